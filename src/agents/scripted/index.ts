@@ -1,0 +1,334 @@
+/**
+ * The scripted agent: deterministic, for the demo and for tests. It runs in the session host,
+ * edits files in its worktree and runs commands there like a real agent, and keeps its progress
+ * in its state folder so a respawned session resumes where it stopped.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
+import { InvalidInputError } from '../../shared/errors.js';
+import type { AgentAdapter, AgentEvent, AgentRun, AgentStartOptions, ApprovalDecision } from '../types.js';
+import { defaultScript, fill, parseScript, type Script, type Step } from './script.js';
+
+const MAX_OUTPUT = 8_000;
+
+export const scriptedAgent: AgentAdapter = {
+  id: 'scripted',
+  capabilities: { approvals: true, resume: true, interrupt: true, streamingInput: true, usage: true },
+  validateOptions(options) {
+    const unknown = Object.keys(options).filter((k) => k !== 'script');
+    if (unknown.length > 0) throw new InvalidInputError(`Unknown option(s) for the scripted agent: ${unknown.join(', ')}`);
+    return options.script === undefined ? {} : { script: parseScript(options.script) };
+  },
+  async start(options, emit) {
+    const run = new ScriptedRun(options, emit);
+    run.begin();
+    return run;
+  },
+};
+
+interface Progress {
+  /** Index of the next step of the current turn's step list. */
+  step: number;
+  /** 0 for the initial script; n for the n-th reply turn. */
+  turn: number;
+  replies: string[];
+  turnDone: boolean;
+}
+
+type Waiter =
+  | { kind: 'question'; resolve: (reply: string | undefined) => void }
+  | { kind: 'approval'; requestId: string; resolve: (decision: ApprovalDecision | undefined) => void };
+
+class Interrupted extends Error {}
+
+class ScriptedRun implements AgentRun {
+  readonly exited: Promise<{ error?: string }>;
+  private resolveExited!: (value: { error?: string }) => void;
+  private readonly script: Script;
+  private readonly progressFile: string;
+  private progress: Progress;
+  private waiter: Waiter | undefined;
+  private child: ChildProcess | undefined;
+  private sleeper: { timer: NodeJS.Timeout; resolve: () => void } | undefined;
+  private interrupted = false;
+  private closed = false;
+  private running: Promise<void> = Promise.resolve();
+  private readonly pendingReplies: string[] = [];
+
+  constructor(
+    private readonly options: AgentStartOptions,
+    private readonly emit: (event: AgentEvent) => void,
+  ) {
+    this.exited = new Promise((r) => (this.resolveExited = r));
+    this.script = options.options.script === undefined ? defaultScript(options.prompt) : parseScript(options.options.script);
+    mkdirSync(options.stateDir, { recursive: true });
+    this.progressFile = join(options.stateDir, 'scripted-progress.json');
+    const resumed = options.resumeId !== undefined && existsSync(this.progressFile);
+    this.progress = resumed
+      ? (JSON.parse(readFileSync(this.progressFile, 'utf8')) as Progress)
+      : { step: 0, turn: 0, replies: [], turnDone: false };
+  }
+
+  begin(): void {
+    this.emit({ type: 'agent.identified', agentSessionId: `scripted-${this.options.sessionId}` });
+    if (this.progress.turnDone) {
+      // Resumed after the last turn had finished: report that and wait for the next reply.
+      this.runTurn([{ say: 'Resumed. The previous turn had finished; waiting for your reply.' }], undefined, false);
+      return;
+    }
+    const steps = this.progress.turn === 0 ? this.script.steps : this.replySteps();
+    const prompt = this.progress.turn === 0 ? this.options.prompt : this.progress.replies[this.progress.turn - 1];
+    this.runTurn(steps, prompt, true);
+  }
+
+  async reply(text: string): Promise<void> {
+    if (this.waiter?.kind === 'question') {
+      const waiter = this.waiter;
+      this.waiter = undefined;
+      waiter.resolve(text);
+      return;
+    }
+    this.pendingReplies.push(text);
+    await this.running;
+    const next = this.pendingReplies.shift();
+    if (next === undefined || this.closed) return;
+    this.progress = { step: 0, turn: this.progress.turn + 1, replies: [...this.progress.replies, next], turnDone: false };
+    this.save();
+    this.runTurn(this.replySteps(), next, true);
+  }
+
+  async resolveApproval(requestId: string, decision: ApprovalDecision): Promise<void> {
+    if (this.waiter?.kind !== 'approval' || this.waiter.requestId !== requestId) return;
+    const waiter = this.waiter;
+    this.waiter = undefined;
+    waiter.resolve(decision);
+  }
+
+  async interrupt(): Promise<void> {
+    this.interrupted = true;
+    this.child?.kill('SIGTERM');
+    if (this.sleeper) {
+      clearTimeout(this.sleeper.timer);
+      this.sleeper.resolve();
+    }
+    const waiter = this.waiter;
+    this.waiter = undefined;
+    waiter?.resolve(undefined);
+    await this.running;
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    await this.interrupt();
+    this.closed = true;
+    this.resolveExited({});
+  }
+
+  private replySteps(): Step[] {
+    return this.script.onReply ?? [{ say: 'Noted: {{reply}}' }];
+  }
+
+  private runTurn(steps: Step[], prompt: string | undefined, persist: boolean): void {
+    this.interrupted = false;
+    this.running = this.executeTurn(steps, prompt, persist).catch((error: unknown) => {
+      this.emit({ type: 'error.raised', message: `scripted agent crashed: ${(error as Error).message}`, fatal: true });
+      this.resolveExited({ error: (error as Error).message });
+    });
+  }
+
+  private async executeTurn(steps: Step[], prompt: string | undefined, persist: boolean): Promise<void> {
+    this.emit({ type: 'turn.started', ...(prompt === undefined ? {} : { prompt }) });
+    try {
+      for (let i = persist ? this.progress.step : 0; i < steps.length; i++) {
+        if (this.interrupted) throw new Interrupted();
+        const step = steps[i];
+        if (step === undefined) break;
+        const failure = await this.execute(step);
+        if (this.interrupted) throw new Interrupted();
+        if (persist) {
+          this.progress.step = i + 1;
+          this.save();
+        }
+        if (failure !== undefined) {
+          this.finishTurn(persist);
+          this.emit({ type: 'turn.completed', outcome: 'error', error: failure });
+          return;
+        }
+      }
+      this.finishTurn(persist);
+      this.emit({ type: 'turn.completed', outcome: 'success' });
+    } catch (error) {
+      if (!(error instanceof Interrupted)) throw error;
+      this.emit({ type: 'turn.completed', outcome: 'interrupted' });
+    }
+  }
+
+  private finishTurn(persist: boolean): void {
+    if (!persist) return;
+    this.progress.turnDone = true;
+    this.save();
+  }
+
+  /** Runs one step; returns a failure message when the step ends the turn in error. */
+  private async execute(step: Step): Promise<string | undefined> {
+    const replies = this.progress.replies;
+    if ('say' in step) this.emit({ type: 'message.added', role: 'assistant', text: fill(step.say, replies) });
+    else if ('think' in step) this.emit({ type: 'thinking.added', text: fill(step.think, replies) });
+    else if ('write' in step) this.writeFile(step.write.path, fill(step.write.content, replies));
+    else if ('edit' in step) this.editFile(step.edit.path, step.edit.old, fill(step.edit.new, replies));
+    else if ('run' in step) await this.runCommand('Bash', step.run);
+    else if ('ask' in step) await this.ask(fill(step.ask, replies));
+    else if ('approve' in step) await this.askApproval(step.approve);
+    else if ('sleep' in step) await this.sleep(step.sleep);
+    else if ('usage' in step) {
+      this.emit({
+        type: 'usage.reported',
+        inputTokens: step.usage.input,
+        outputTokens: step.usage.output,
+        ...(step.usage.usd === undefined ? {} : { costUsd: step.usage.usd }),
+        model: 'scripted',
+      });
+    } else {
+      this.emit({ type: 'error.raised', message: step.fail, fatal: false });
+      return step.fail;
+    }
+    return undefined;
+  }
+
+  private writeFile(path: string, content: string): void {
+    const toolId = this.toolId();
+    this.emit({ type: 'tool.started', toolId, tool: 'Write', input: path, files: [path] });
+    const target = this.insideWorktree(path);
+    if (target === undefined) {
+      this.emit({ type: 'tool.finished', toolId, tool: 'Write', ok: false, output: `refused: ${path} is outside the worktree` });
+      return;
+    }
+    mkdirSync(dirname(target), { recursive: true });
+    writeFileSync(target, content);
+    this.emit({ type: 'tool.finished', toolId, tool: 'Write', ok: true, files: [path] });
+  }
+
+  private editFile(path: string, oldText: string, newText: string): void {
+    const toolId = this.toolId();
+    this.emit({ type: 'tool.started', toolId, tool: 'Edit', input: path, files: [path] });
+    const target = this.insideWorktree(path);
+    const current = target !== undefined && existsSync(target) ? readFileSync(target, 'utf8') : undefined;
+    if (target === undefined || current === undefined || !current.includes(oldText)) {
+      const why = target === undefined ? 'outside the worktree' : current === undefined ? 'no such file' : 'old text not found';
+      this.emit({ type: 'tool.finished', toolId, tool: 'Edit', ok: false, output: `${path}: ${why}` });
+      return;
+    }
+    writeFileSync(target, current.replace(oldText, newText));
+    this.emit({ type: 'tool.finished', toolId, tool: 'Edit', ok: true, files: [path] });
+  }
+
+  private insideWorktree(path: string): string | undefined {
+    const target = resolve(this.options.cwd, path);
+    const rel = relative(this.options.cwd, target);
+    return rel === '' || rel.startsWith('..') || isAbsolute(rel) ? undefined : target;
+  }
+
+  /** Runs a command the way an agent's shell tool does: a string goes to `sh -c`, an array runs directly. */
+  private runCommand(tool: string, command: string | string[]): Promise<void> {
+    const toolId = this.toolId();
+    const display = typeof command === 'string' ? command : command.join(' ');
+    this.emit({ type: 'tool.started', toolId, tool, input: display });
+    const [file, args] = typeof command === 'string' ? ['/bin/sh', ['-c', command]] : [command[0] ?? '', command.slice(1)];
+    return new Promise((done) => {
+      let output = '';
+      const child = spawn(file, args, { cwd: this.options.cwd, env: this.options.env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+      this.child = child;
+      const collect = (chunk: Buffer): void => {
+        if (output.length < MAX_OUTPUT) output += chunk.toString('utf8');
+      };
+      child.stdout?.on('data', collect);
+      child.stderr?.on('data', collect);
+      const finish = (exitCode: number | null, error?: string): void => {
+        if (this.child === child) this.child = undefined;
+        const text = (error ?? output).slice(0, MAX_OUTPUT);
+        this.emit({
+          type: 'tool.finished',
+          toolId,
+          tool,
+          ok: exitCode === 0,
+          ...(exitCode === null ? {} : { exitCode }),
+          ...(text === '' ? {} : { output: text }),
+        });
+        done();
+      };
+      child.on('error', (error) => finish(null, error.message));
+      child.on('close', (code, signal) => finish(code, signal === null ? undefined : `${output}killed by ${signal}`));
+    });
+  }
+
+  private ask(question: string): Promise<void> {
+    this.emit({ type: 'message.added', role: 'assistant', text: question });
+    this.emit({ type: 'question.asked', text: question });
+    return new Promise((done) => {
+      this.waiter = {
+        kind: 'question',
+        resolve: (reply) => {
+          if (reply !== undefined) {
+            this.progress.replies = [...this.progress.replies, reply];
+            this.save();
+          }
+          done();
+        },
+      };
+    });
+  }
+
+  private askApproval(request: { tool: string; input: string; reason?: string | undefined }): Promise<void> {
+    const requestId = this.toolId();
+    this.emit({
+      type: 'approval.requested',
+      requestId,
+      tool: request.tool,
+      input: request.input,
+      ...(request.reason === undefined ? {} : { reason: request.reason }),
+    });
+    return new Promise((done) => {
+      this.waiter = {
+        kind: 'approval',
+        requestId,
+        resolve: (decision) => {
+          if (decision === undefined) return done();
+          if (decision.decision === 'deny') {
+            const why = decision.reason ? `: ${decision.reason}` : '';
+            this.emit({ type: 'message.added', role: 'assistant', text: `Understood, I will not run ${request.tool}${why}.` });
+            return done();
+          }
+          if (request.tool === 'Bash') {
+            this.runCommand('Bash', request.input).then(done, done);
+            return;
+          }
+          const toolId = this.toolId();
+          this.emit({ type: 'tool.started', toolId, tool: request.tool, input: request.input });
+          this.emit({ type: 'tool.finished', toolId, tool: request.tool, ok: true });
+          done();
+        },
+      };
+    });
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise((done) => {
+      const timer = setTimeout(() => {
+        this.sleeper = undefined;
+        done();
+      }, ms);
+      this.sleeper = { timer, resolve: done };
+    });
+  }
+
+  private toolSeq = 0;
+  private toolId(): string {
+    this.toolSeq++;
+    return `t${this.progress.turn}-${this.progress.step}-${this.toolSeq}`;
+  }
+
+  private save(): void {
+    writeFileSync(this.progressFile, JSON.stringify(this.progress));
+  }
+}

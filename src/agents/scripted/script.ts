@@ -1,0 +1,68 @@
+/** The scripted agent's script format: `{"steps": [ … ]}`, one action per step. */
+import { z } from 'zod';
+import { InvalidInputError } from '../../shared/errors.js';
+
+const text = z.string().max(1_000_000);
+
+export const Step = z.union([
+  z.object({ say: text }).strict(),
+  z.object({ think: text }).strict(),
+  z.object({ write: z.object({ path: z.string().min(1), content: text }).strict() }).strict(),
+  z.object({ edit: z.object({ path: z.string().min(1), old: text, new: text }).strict() }).strict(),
+  z.object({ run: z.union([z.string().min(1), z.array(z.string()).min(1)]) }).strict(),
+  z.object({ ask: text.min(1) }).strict(),
+  z
+    .object({
+      approve: z.object({ tool: z.string().min(1), input: z.string(), reason: z.string().optional() }).strict(),
+    })
+    .strict(),
+  z.object({ sleep: z.number().int().min(0).max(24 * 3600 * 1000) }).strict(),
+  z
+    .object({
+      usage: z
+        .object({ input: z.number().int().min(0), output: z.number().int().min(0), usd: z.number().min(0).optional() })
+        .strict(),
+    })
+    .strict(),
+  z.object({ fail: text }).strict(),
+]);
+export type Step = z.infer<typeof Step>;
+
+export const Script = z
+  .object({
+    steps: z.array(Step).max(100_000),
+    /** Steps run for each follow-up reply; `{{reply}}` is the reply's text. */
+    onReply: z.array(Step).max(10_000).optional(),
+  })
+  .strict();
+export type Script = z.infer<typeof Script>;
+
+export function parseScript(raw: unknown, source = 'script'): Script {
+  const result = Script.safeParse(raw);
+  if (result.success) return result.data;
+  const issue = result.error.issues[0];
+  const where = issue && issue.path.length > 0 ? ` at ${issue.path.join('.')}` : '';
+  throw new InvalidInputError(
+    `Invalid ${source}${where}: ${issue?.message ?? 'not a script'}. Expected {"steps": [{"say": "…"}, {"run": "cmd"}, …]}.`,
+  );
+}
+
+/** Used when a scripted session is dispatched without a script. */
+export function defaultScript(prompt: string): Script {
+  return {
+    steps: [
+      { say: `Working on: ${prompt}` },
+      { think: 'Look at the repository, then leave a note of the plan.' },
+      { run: 'git status --short' },
+      { write: { path: 'BATON_NOTES.md', content: `# Notes\n\nTask: ${prompt}\n\n- read the code\n- made this note\n` } },
+      { usage: { input: 1200, output: 300, usd: 0.01 } },
+      { say: 'Done. I wrote BATON_NOTES.md with the plan.' },
+    ],
+    onReply: [{ say: 'Noted: {{reply}}' }],
+  };
+}
+
+/** Replaces `{{reply}}` with the latest reply the agent received. */
+export function fill(template: string, replies: readonly string[]): string {
+  return template.replace(/\{\{reply\}\}/g, replies[replies.length - 1] ?? '');
+}

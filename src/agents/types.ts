@@ -1,0 +1,74 @@
+/**
+ * One interface for every agent. Each agent lives in its own folder, declares what it can do,
+ * and turns its native protocol into normalized event bodies through `emit`.
+ */
+import type { EventBody } from '../events/index.js';
+
+export type AgentId = 'scripted' | 'claude' | 'codex';
+export const AGENT_IDS: readonly AgentId[] = ['scripted', 'claude', 'codex'];
+
+export type PermissionMode = 'default' | 'acceptEdits' | 'bypassPermissions';
+
+export interface AgentCapabilities {
+  /** Tool calls can be held for the user's approval. */
+  approvals: boolean;
+  /** A stopped or crashed conversation can be continued. */
+  resume: boolean;
+  /** The running turn can be interrupted without ending the session. */
+  interrupt: boolean;
+  /** Follow-up messages start new turns in the same conversation. */
+  streamingInput: boolean;
+  /** Token counts and cost are reported. */
+  usage: boolean;
+}
+
+/** Events an adapter may emit; the host adds the envelope and the events only it knows. */
+export type AgentEvent = Exclude<
+  EventBody,
+  { type: 'session.started' | 'state.changed' | 'session.ended' | 'approval.resolved' | 'question.answered' }
+>;
+
+export interface AgentStartOptions {
+  sessionId: string;
+  /** The session's worktree: the agent works here and nowhere else. */
+  cwd: string;
+  prompt: string;
+  model?: string | undefined;
+  permissionMode: PermissionMode;
+  /** The agent's own conversation id from an earlier run (`agent.identified`), to resume. */
+  resumeId?: string | undefined;
+  /** A folder private to this session where the adapter may keep state across restarts. */
+  stateDir: string;
+  /** Agent-specific options from the dispatch (e.g. the scripted agent's script path). */
+  options: Record<string, unknown>;
+  env: NodeJS.ProcessEnv;
+}
+
+export interface ApprovalDecision {
+  decision: 'allow' | 'deny';
+  reason?: string | undefined;
+}
+
+/** A running agent. Every method may be called at any time; irrelevant calls are no-ops. */
+export interface AgentRun {
+  /** A follow-up user message: starts a new turn, or answers a pending question. */
+  reply(text: string): Promise<void>;
+  resolveApproval(requestId: string, decision: ApprovalDecision): Promise<void>;
+  /** Ends the current turn (killing a running tool); the conversation stays usable. */
+  interrupt(): Promise<void>;
+  /** Ends the agent and everything it started. */
+  close(): Promise<void>;
+  /** Settles when the agent has ended for good (closed, or its process exited). */
+  readonly exited: Promise<{ error?: string | undefined }>;
+}
+
+export interface AgentAdapter {
+  readonly id: AgentId;
+  readonly capabilities: AgentCapabilities;
+  /**
+   * Checks the dispatch options before any worktree is created, so bad input fails early and
+   * leaves nothing half-made. Returns the options to store with the session.
+   */
+  validateOptions(options: Record<string, unknown>, cwd: string): Record<string, unknown>;
+  start(options: AgentStartOptions, emit: (event: AgentEvent) => void): Promise<AgentRun>;
+}

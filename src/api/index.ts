@@ -1,0 +1,109 @@
+/**
+ * The HTTP API's shapes: request bodies validated by the server, responses typed for the CLI
+ * and the web UI. Depends only on the event schemas, so any client can import it.
+ */
+import { z } from 'zod';
+import { SessionState, StateReason } from '../events/index.js';
+
+export const AgentName = z.enum(['scripted', 'claude', 'codex']);
+export const PermissionModeSchema = z.enum(['default', 'acceptEdits', 'bypassPermissions']);
+
+export const DispatchRequest = z
+  .object({
+    prompt: z.string().min(1, 'the prompt is empty').max(100_000),
+    /** Any folder inside the repository the session works on. */
+    cwd: z.string().min(1),
+    name: z.string().optional(),
+    agent: AgentName.default('scripted'),
+    model: z.string().min(1).max(200).optional(),
+    base: z.string().min(1).max(500).optional(),
+    permissionMode: PermissionModeSchema.default('default'),
+    /** Agent-specific options, checked by the agent's adapter (e.g. `{script: {...}}`). */
+    options: z.record(z.string(), z.unknown()).default({}),
+  })
+  .strict();
+export type DispatchRequest = z.input<typeof DispatchRequest>;
+
+export const ReplyRequest = z.object({ text: z.string().min(1, 'the reply is empty').max(100_000) }).strict();
+export const ApprovalRequest = z
+  .object({
+    decision: z.enum(['allow', 'deny']),
+    reason: z.string().max(10_000).optional(),
+    requestId: z.string().optional(),
+  })
+  .strict();
+export const PinRequest = z.object({ pinned: z.boolean() }).strict();
+export const RespawnAllRequest = z.object({ project: z.string().optional() }).strict();
+
+export const SessionView = z.object({
+  id: z.string(),
+  name: z.string(),
+  project: z.string(),
+  projectRoot: z.string(),
+  agent: z.string(),
+  model: z.string().nullable(),
+  permissionMode: z.string(),
+  prompt: z.string(),
+  state: SessionState,
+  reason: StateReason.nullable(),
+  pinned: z.boolean(),
+  branch: z.string(),
+  baseRef: z.string(),
+  baseCommit: z.string(),
+  worktree: z.string(),
+  hostPid: z.number().nullable(),
+  running: z.boolean(),
+  activity: z.string().nullable(),
+  lastSeq: z.number(),
+  inputTokens: z.number(),
+  outputTokens: z.number(),
+  costUsd: z.number(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+  lastEventAt: z.string().nullable(),
+  queuePosition: z.number().nullable(),
+});
+export type SessionView = z.infer<typeof SessionView>;
+
+export interface PeekView {
+  session: SessionView;
+  currentStep: string | null;
+  lastOutput: string | null;
+  filesChanged: { path: string; status: string }[];
+}
+
+export interface RemoveView {
+  session: SessionView;
+  snapshotRef: string | null;
+  snapshotCommit: string | null;
+  branchDeleted: boolean;
+}
+
+export interface DaemonStatus {
+  pid: number;
+  port: number;
+  home: string;
+  version: string;
+  startedAt: string;
+  uptimeSeconds: number;
+  maxConcurrent: number;
+  active: number;
+  queued: number;
+  sessions: number;
+}
+
+export interface ApiErrorBody {
+  error: { code: string; message: string; data?: Record<string, unknown> };
+}
+
+/** The order in which `baton ls` and the board group sessions. */
+export const STATE_GROUPS: readonly { state: SessionState; title: string }[] = [
+  { state: 'needs_input', title: 'Needs input' },
+  { state: 'working', title: 'Working' },
+  { state: 'starting', title: 'Starting' },
+  { state: 'ready_for_review', title: 'Ready for review' },
+  { state: 'queued', title: 'Queued' },
+  { state: 'completed', title: 'Completed' },
+  { state: 'failed', title: 'Failed' },
+  { state: 'stopped', title: 'Stopped' },
+];

@@ -1,0 +1,101 @@
+/** One-line, human descriptions of events: the activity line on cards, `peek`, and `logs`. */
+import type { BatonEvent, EventBody } from './index.js';
+
+export function oneLine(text: string, max = 120): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > max ? flat.slice(0, max - 1) + '…' : flat;
+}
+
+const EDIT_TOOLS = new Set(['Write', 'Edit', 'MultiEdit', 'NotebookEdit', 'apply_patch', 'write', 'edit']);
+
+/** What the agent is doing, as of this event; undefined when the event says nothing new. */
+export function describeActivity(event: EventBody): string | undefined {
+  switch (event.type) {
+    case 'tool.started': {
+      if (EDIT_TOOLS.has(event.tool)) {
+        const target = event.files?.[0] ?? event.input;
+        return `editing ${oneLine(target, 80)}`;
+      }
+      return `running ${event.tool}: ${oneLine(event.input, 80)}`;
+    }
+    case 'approval.requested':
+      return `waiting: approve ${event.tool} \`${oneLine(event.input, 60)}\`?`;
+    case 'question.asked':
+      return `asks: ${oneLine(event.text, 90)}`;
+    case 'message.added':
+      return event.role === 'assistant' ? `says: ${oneLine(event.text, 90)}` : `user: ${oneLine(event.text, 90)}`;
+    case 'thinking.added':
+      return 'thinking';
+    case 'turn.started':
+      return 'working';
+    case 'turn.completed':
+      if (event.outcome === 'error') return `turn failed: ${oneLine(event.error ?? 'error', 90)}`;
+      return event.outcome === 'interrupted' ? 'turn interrupted' : 'turn finished';
+    case 'error.raised':
+      return `error: ${oneLine(event.message, 90)}`;
+    case 'session.ended':
+      return `ended (${event.reason})`;
+    case 'session.started':
+    case 'agent.identified':
+    case 'tool.finished':
+    case 'approval.resolved':
+    case 'question.answered':
+    case 'usage.reported':
+    case 'state.changed':
+      return undefined;
+  }
+}
+
+/** A full one-line rendering for `baton logs`. */
+export function formatEvent(event: BatonEvent): string {
+  const time = event.ts.slice(11, 19);
+  return `${String(event.seq).padStart(4)} ${time} ${event.type.padEnd(18)} ${eventDetail(event)}`;
+}
+
+function eventDetail(event: EventBody): string {
+  switch (event.type) {
+    case 'session.started':
+      return `${event.agent}${event.model ? ` (${event.model})` : ''}${event.resumed ? ' resumed' : ''} in ${event.cwd}`;
+    case 'agent.identified':
+      return event.agentSessionId;
+    case 'turn.started':
+      return event.prompt === undefined ? '' : oneLine(event.prompt);
+    case 'message.added':
+      return `${event.role}: ${oneLine(event.text, 200)}`;
+    case 'thinking.added':
+      return oneLine(event.text);
+    case 'tool.started':
+      return `${event.tool} ${oneLine(event.input)}`;
+    case 'tool.finished':
+      return `${event.tool} ${event.ok ? 'ok' : 'failed'}${event.exitCode === undefined ? '' : ` (exit ${event.exitCode})`}${event.output ? ` ${oneLine(event.output, 100)}` : ''}`;
+    case 'approval.requested':
+      return `${event.tool} ${oneLine(event.input)}${event.reason ? ` — ${event.reason}` : ''}`;
+    case 'approval.resolved':
+      return `${event.decision}${event.reason ? `: ${event.reason}` : ''}`;
+    case 'question.asked':
+    case 'question.answered':
+      return oneLine(event.text, 200);
+    case 'usage.reported':
+      return `in ${event.inputTokens} out ${event.outputTokens}${event.costUsd === undefined ? '' : ` $${event.costUsd.toFixed(4)}`}`;
+    case 'turn.completed':
+      return event.outcome + (event.error ? `: ${oneLine(event.error)}` : '');
+    case 'error.raised':
+      return `${event.fatal ? 'fatal: ' : ''}${oneLine(event.message, 200)}`;
+    case 'state.changed':
+      return `${event.from ?? '-'} → ${event.to}${event.reason ? ` (${reasonText(event.reason)})` : ''}`;
+    case 'session.ended':
+      return event.reason + (event.message ? `: ${event.message}` : '');
+  }
+}
+
+export function reasonText(reason: NonNullable<Extract<EventBody, { type: 'state.changed' }>['reason']>): string {
+  switch (reason.kind) {
+    case 'approval':
+      return `approve ${reason.tool}: ${oneLine(reason.input, 80)}${reason.reason ? ` — ${reason.reason}` : ''}`;
+    case 'question':
+      return oneLine(reason.text, 120);
+    case 'error':
+    case 'note':
+      return oneLine(reason.message, 120);
+  }
+}

@@ -1,0 +1,142 @@
+/**
+ * The normalized event union: every agent adapter turns its vendor protocol into these, and the
+ * rest of Baton never looks at vendor formats. Events are append-only and sequence-numbered per
+ * session; the session host assigns `seq` and `ts` when it writes them to `events.jsonl`.
+ *
+ * Bump EVENT_SCHEMA_VERSION when a change is not backwards compatible; readers keep accepting
+ * older versions.
+ */
+import { z } from 'zod';
+
+export const EVENT_SCHEMA_VERSION = 1;
+
+export const SESSION_STATES = [
+  'queued',
+  'starting',
+  'working',
+  'needs_input',
+  'ready_for_review',
+  'completed',
+  'failed',
+  'stopped',
+] as const;
+export const SessionState = z.enum(SESSION_STATES);
+export type SessionState = z.infer<typeof SessionState>;
+
+/** Why a session is in its state: the pending approval or question, or the failure. */
+export const StateReason = z.discriminatedUnion('kind', [
+  z.object({
+    kind: z.literal('approval'),
+    requestId: z.string(),
+    tool: z.string(),
+    input: z.string(),
+    reason: z.string().optional(),
+  }),
+  z.object({ kind: z.literal('question'), text: z.string() }),
+  z.object({ kind: z.literal('error'), message: z.string() }),
+  z.object({ kind: z.literal('note'), message: z.string() }),
+]);
+export type StateReason = z.infer<typeof StateReason>;
+
+const files = z.array(z.string()).optional();
+
+/** Event bodies, without the envelope. Names are dotted and past tense. */
+export const EventBody = z.discriminatedUnion('type', [
+  z.object({
+    type: z.literal('session.started'),
+    agent: z.string(),
+    cwd: z.string(),
+    model: z.string().optional(),
+    hostPid: z.number().int(),
+    resumed: z.boolean(),
+  }),
+  z.object({ type: z.literal('agent.identified'), agentSessionId: z.string() }),
+  z.object({ type: z.literal('turn.started'), prompt: z.string().optional() }),
+  z.object({
+    type: z.literal('message.added'),
+    role: z.enum(['user', 'assistant']),
+    text: z.string(),
+  }),
+  z.object({ type: z.literal('thinking.added'), text: z.string() }),
+  z.object({
+    type: z.literal('tool.started'),
+    toolId: z.string(),
+    tool: z.string(),
+    input: z.string(),
+    files,
+  }),
+  z.object({
+    type: z.literal('tool.finished'),
+    toolId: z.string(),
+    tool: z.string(),
+    ok: z.boolean(),
+    output: z.string().optional(),
+    exitCode: z.number().int().optional(),
+    files,
+  }),
+  z.object({
+    type: z.literal('approval.requested'),
+    requestId: z.string(),
+    tool: z.string(),
+    input: z.string(),
+    reason: z.string().optional(),
+  }),
+  z.object({
+    type: z.literal('approval.resolved'),
+    requestId: z.string(),
+    decision: z.enum(['allow', 'deny']),
+    reason: z.string().optional(),
+  }),
+  z.object({ type: z.literal('question.asked'), text: z.string() }),
+  z.object({ type: z.literal('question.answered'), text: z.string() }),
+  z.object({
+    type: z.literal('usage.reported'),
+    inputTokens: z.number().int().nonnegative(),
+    outputTokens: z.number().int().nonnegative(),
+    cacheReadTokens: z.number().int().nonnegative().optional(),
+    costUsd: z.number().nonnegative().optional(),
+    model: z.string().optional(),
+  }),
+  z.object({
+    type: z.literal('turn.completed'),
+    outcome: z.enum(['success', 'error', 'interrupted']),
+    error: z.string().optional(),
+  }),
+  z.object({
+    type: z.literal('error.raised'),
+    message: z.string(),
+    fatal: z.boolean(),
+    detail: z.string().optional(),
+  }),
+  z.object({
+    type: z.literal('state.changed'),
+    from: SessionState.optional(),
+    to: SessionState,
+    reason: StateReason.optional(),
+  }),
+  z.object({
+    type: z.literal('session.ended'),
+    reason: z.enum(['stopped', 'completed', 'failed', 'host_exited', 'removed']),
+    message: z.string().optional(),
+  }),
+]);
+export type EventBody = z.infer<typeof EventBody>;
+export type EventType = EventBody['type'];
+export type EventOf<T extends EventType> = Extract<BatonEvent, { type: T }>;
+
+const Envelope = z.object({
+  v: z.number().int().positive(),
+  seq: z.number().int().positive(),
+  ts: z.string(),
+});
+export const BatonEvent = z.intersection(Envelope, EventBody);
+export type BatonEvent = z.infer<typeof Envelope> & EventBody;
+
+/** Parses one stored event line; throws a ZodError or SyntaxError on malformed input. */
+export function parseEventLine(line: string): BatonEvent {
+  return BatonEvent.parse(JSON.parse(line)) as BatonEvent;
+}
+
+export function makeEvent(seq: number, body: EventBody, now = new Date()): BatonEvent {
+  return { v: EVENT_SCHEMA_VERSION, seq, ts: now.toISOString(), ...body };
+}

@@ -1,0 +1,126 @@
+/**
+ * Named errors with data. Each maps to one HTTP status and one CLI exit code, here and nowhere
+ * else. Messages say what happened and what to do next.
+ */
+export type ErrorCode =
+  | 'invalid_input'
+  | 'not_found'
+  | 'ambiguous'
+  | 'conflict'
+  | 'not_a_repository'
+  | 'unauthorized'
+  | 'forbidden'
+  | 'supervisor_unreachable'
+  | 'agent_unavailable'
+  | 'internal';
+
+const HTTP_STATUS: Record<ErrorCode, number> = {
+  invalid_input: 400,
+  not_found: 404,
+  ambiguous: 409,
+  conflict: 409,
+  not_a_repository: 400,
+  unauthorized: 401,
+  forbidden: 403,
+  supervisor_unreachable: 503,
+  agent_unavailable: 422,
+  internal: 500,
+};
+
+const EXIT_CODE: Record<ErrorCode, number> = {
+  invalid_input: 2,
+  not_found: 3,
+  ambiguous: 3,
+  conflict: 4,
+  not_a_repository: 2,
+  unauthorized: 5,
+  forbidden: 5,
+  supervisor_unreachable: 6,
+  agent_unavailable: 7,
+  internal: 1,
+};
+
+export class BatonError extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly data: Record<string, unknown> = {},
+  ) {
+    super(message);
+    this.name = new.target.name;
+  }
+  get httpStatus(): number {
+    return HTTP_STATUS[this.code];
+  }
+  get exitCode(): number {
+    return EXIT_CODE[this.code];
+  }
+}
+
+export class InvalidInputError extends BatonError {
+  constructor(message: string, data: Record<string, unknown> = {}) {
+    super('invalid_input', message, data);
+  }
+}
+
+export class SessionNotFoundError extends BatonError {
+  constructor(readonly ref: string) {
+    super('not_found', `No session matches "${ref}". Run \`baton ls\` to see sessions.`, { ref });
+  }
+}
+
+export class AmbiguousSessionError extends BatonError {
+  constructor(readonly ref: string, readonly candidates: string[]) {
+    super('ambiguous', `"${ref}" matches ${candidates.length} sessions (${candidates.join(', ')}); use more of the id or the name.`, {
+      ref,
+      candidates,
+    });
+  }
+}
+
+export class SessionStateError extends BatonError {
+  constructor(message: string, data: Record<string, unknown> = {}) {
+    super('conflict', message, data);
+  }
+}
+
+export class NotAGitRepositoryError extends BatonError {
+  constructor(readonly path: string) {
+    super('not_a_repository', `${path} is not inside a git repository. Run baton from a repository (or \`git init\` first).`, { path });
+  }
+}
+
+export class GitError extends BatonError {
+  constructor(message: string, readonly args: string[], readonly stderr: string) {
+    super('internal', message, { args, stderr });
+  }
+}
+
+export class SupervisorUnreachableError extends BatonError {
+  constructor(message: string) {
+    super('supervisor_unreachable', message);
+  }
+}
+
+export class UnauthorizedError extends BatonError {
+  constructor(message = 'The supervisor rejected the token. Check $BATON_HOME/token, or restart it with `baton daemon stop`.') {
+    super('unauthorized', message);
+  }
+}
+
+export class AgentUnavailableError extends BatonError {
+  constructor(readonly agent: string, message: string) {
+    super('agent_unavailable', message, { agent });
+  }
+}
+
+/** For states that cannot happen; the message is for the bug report. */
+export class InternalError extends BatonError {
+  constructor(message: string, data: Record<string, unknown> = {}) {
+    super('internal', message, data);
+  }
+}
+
+export function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

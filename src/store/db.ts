@@ -1,0 +1,29 @@
+/** The SQLite store: WAL, numbered migrations applied in order inside one transaction each. */
+import Database from 'better-sqlite3';
+import { sql as m001 } from './migrations/001_initial.js';
+
+export type Db = Database.Database;
+
+const MIGRATIONS: readonly string[] = [m001];
+
+export function openDb(path: string): Db {
+  const db = new Database(path);
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = NORMAL');
+  db.pragma('foreign_keys = ON');
+  db.pragma('busy_timeout = 5000');
+  migrate(db);
+  return db;
+}
+
+function migrate(db: Db): void {
+  const current = db.pragma('user_version', { simple: true }) as number;
+  MIGRATIONS.forEach((sql, index) => {
+    const version = index + 1;
+    if (version <= current) return;
+    db.transaction(() => {
+      db.exec(sql);
+      db.pragma(`user_version = ${version}`);
+    })();
+  });
+}

@@ -1,0 +1,101 @@
+/**
+ * Event ingestion: idempotent by (session, seq), so re-reading a log after a crash or restart
+ * neither loses nor duplicates anything. The session's projection (state, usage, activity,
+ * approvals) is updated in the same transaction as the events it derives from.
+ */
+import type { BatonEvent } from '../events/index.js';
+import { describeActivity } from '../events/format.js';
+import type { Db } from './db.js';
+import { projectionOf, type SessionProjection, type SessionRow } from './sessions.js';
+
+export class EventStore {
+  private readonly insertEvent;
+  private readonly insertApproval;
+  private readonly resolveApproval;
+  private readonly ingestTx;
+
+  constructor(
+    private readonly db: Db,
+    private readonly onProjection: (sessionId: string, projection: SessionProjection) => void,
+  ) {
+    this.insertEvent = db.prepare(
+      'INSERT OR IGNORE INTO events (session_id, seq, ts, type, body_json) VALUES (?, ?, ?, ?, ?)',
+    );
+    this.insertApproval = db.prepare(
+      `INSERT OR IGNORE INTO approvals (session_id, request_id, tool, input, reason, requested_seq, requested_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?)`,
+    );
+    this.resolveApproval = db.prepare(
+      `UPDATE approvals SET status = ?, decision_reason = ?, resolved_at = ? WHERE session_id = ? AND request_id = ?`,
+    );
+    this.ingestTx = db.transaction((row: SessionRow, events: BatonEvent[], offset: number) => {
+      const projection = projectionOf(row);
+      let inserted = 0;
+      for (const event of events) {
+        if (event.seq <= projection.lastSeq) continue;
+        const result = this.insertEvent.run(row.id, event.seq, event.ts, event.type, JSON.stringify(event));
+        if (result.changes === 0) continue;
+        inserted++;
+        this.project(row.id, projection, event);
+      }
+      projection.offset = Math.max(projection.offset, offset);
+      this.onProjection(row.id, projection);
+      return inserted;
+    });
+  }
+
+  /** Ingests events read from a session's log up to byte `offset`; returns how many were new. */
+  ingest(row: SessionRow, events: BatonEvent[], offset: number): number {
+    return this.ingestTx(row, events, offset) as number;
+  }
+
+  /** Events with seq > after, oldest first. */
+  list(sessionId: string, after = 0, limit = 10_000): BatonEvent[] {
+    const rows = this.db
+      .prepare('SELECT body_json FROM events WHERE session_id = ? AND seq > ? ORDER BY seq LIMIT ?')
+      .all(sessionId, after, limit) as { body_json: string }[];
+    return rows.map((r) => JSON.parse(r.body_json) as BatonEvent);
+  }
+
+  /** The newest events of the given types, newest first. */
+  latest(sessionId: string, types: string[], limit: number): BatonEvent[] {
+    const placeholders = types.map(() => '?').join(', ');
+    const rows = this.db
+      .prepare(`SELECT body_json FROM events WHERE session_id = ? AND type IN (${placeholders}) ORDER BY seq DESC LIMIT ?`)
+      .all(sessionId, ...types, limit) as { body_json: string }[];
+    return rows.map((r) => JSON.parse(r.body_json) as BatonEvent);
+  }
+
+  count(sessionId: string): number {
+    return (this.db.prepare('SELECT count(*) AS n FROM events WHERE session_id = ?').get(sessionId) as { n: number }).n;
+  }
+
+  private project(sessionId: string, p: SessionProjection, event: BatonEvent): void {
+    p.lastSeq = event.seq;
+    p.lastEventAt = event.ts;
+    const activity = describeActivity(event);
+    if (activity !== undefined) p.activity = activity;
+    switch (event.type) {
+      case 'state.changed':
+        p.state = event.to;
+        p.reason = event.reason;
+        break;
+      case 'usage.reported':
+        p.inputTokens += event.inputTokens;
+        p.outputTokens += event.outputTokens;
+        p.costUsd += event.costUsd ?? 0;
+        break;
+      case 'agent.identified':
+        p.agentSessionId = event.agentSessionId;
+        break;
+      case 'approval.requested':
+        this.insertApproval.run(sessionId, event.requestId, event.tool, event.input, event.reason ?? null, event.seq, event.ts);
+        break;
+      case 'approval.resolved':
+        this.resolveApproval.run(event.decision === 'allow' ? 'allowed' : 'denied', event.reason ?? null, event.ts, sessionId, event.requestId);
+        break;
+      default:
+        break;
+    }
+  }
+}

@@ -1,0 +1,174 @@
+/** The sessions and projects tables. */
+import type { SessionState, StateReason } from '../events/index.js';
+import { newId } from '../shared/ids.js';
+import type { Db } from './db.js';
+
+export interface ProjectRow {
+  id: string;
+  name: string;
+  root: string;
+  created_at: string;
+}
+
+export interface SessionRow {
+  id: string;
+  project_id: string;
+  name: string;
+  agent: string;
+  prompt: string;
+  model: string | null;
+  permission_mode: string;
+  options_json: string;
+  state: SessionState;
+  state_reason_json: string | null;
+  pinned: number;
+  branch: string;
+  base_ref: string;
+  base_commit: string;
+  worktree: string;
+  host_pid: number | null;
+  agent_session_id: string | null;
+  last_seq: number;
+  ingested_offset: number;
+  input_tokens: number;
+  output_tokens: number;
+  cost_usd: number;
+  activity: string | null;
+  created_at: string;
+  updated_at: string;
+  last_event_at: string | null;
+  removed_at: string | null;
+  snapshot_ref: string | null;
+}
+
+export interface SessionWithProject extends SessionRow {
+  project_name: string;
+  project_root: string;
+}
+
+export type NewSession = Pick<
+  SessionRow,
+  'id' | 'project_id' | 'name' | 'agent' | 'prompt' | 'model' | 'permission_mode' | 'options_json' | 'branch' | 'base_ref' | 'base_commit' | 'worktree'
+>;
+
+const SELECT = `SELECT s.*, p.name AS project_name, p.root AS project_root FROM sessions s JOIN projects p ON p.id = s.project_id`;
+
+export class SessionStore {
+  constructor(private readonly db: Db) {}
+
+  /** The project for a repository root, created on first use with a unique folder-friendly name. */
+  ensureProject(root: string): ProjectRow {
+    const existing = this.db.prepare('SELECT * FROM projects WHERE root = ?').get(root) as ProjectRow | undefined;
+    if (existing) return existing;
+    const base = (root.split('/').filter(Boolean).pop() ?? 'project').replace(/[^A-Za-z0-9._-]/g, '-').replace(/^[-.]+/, '') || 'project';
+    let name = base;
+    for (let n = 2; this.db.prepare('SELECT 1 FROM projects WHERE name = ?').get(name); n++) name = `${base}-${n}`;
+    const row: ProjectRow = { id: newId(), name, root, created_at: new Date().toISOString() };
+    this.db.prepare('INSERT INTO projects (id, name, root, created_at) VALUES (@id, @name, @root, @created_at)').run(row);
+    return row;
+  }
+
+  insert(session: NewSession, state: SessionState): void {
+    const now = new Date().toISOString();
+    this.db
+      .prepare(
+        `INSERT INTO sessions (id, project_id, name, agent, prompt, model, permission_mode, options_json, state,
+           branch, base_ref, base_commit, worktree, created_at, updated_at)
+         VALUES (@id, @project_id, @name, @agent, @prompt, @model, @permission_mode, @options_json, @state,
+           @branch, @base_ref, @base_commit, @worktree, @now, @now)`,
+      )
+      .run({ ...session, state, now });
+  }
+
+  delete(id: string): void {
+    this.db.prepare('DELETE FROM events WHERE session_id = ?').run(id);
+    this.db.prepare('DELETE FROM approvals WHERE session_id = ?').run(id);
+    this.db.prepare('DELETE FROM sessions WHERE id = ?').run(id);
+  }
+
+  get(id: string): SessionWithProject | undefined {
+    return this.db.prepare(`${SELECT} WHERE s.id = ?`).get(id) as SessionWithProject | undefined;
+  }
+
+  /** Live (not removed) sessions, oldest first. */
+  listLive(projectId?: string): SessionWithProject[] {
+    if (projectId !== undefined) {
+      return this.db.prepare(`${SELECT} WHERE s.removed_at IS NULL AND s.project_id = ? ORDER BY s.created_at, s.id`).all(projectId) as SessionWithProject[];
+    }
+    return this.db.prepare(`${SELECT} WHERE s.removed_at IS NULL ORDER BY s.created_at, s.id`).all() as SessionWithProject[];
+  }
+
+  nameTaken(projectId: string, name: string): boolean {
+    return this.db.prepare('SELECT 1 FROM sessions WHERE project_id = ? AND name = ? AND removed_at IS NULL').get(projectId, name) !== undefined;
+  }
+
+  findProjectByRoot(root: string): ProjectRow | undefined {
+    return this.db.prepare('SELECT * FROM projects WHERE root = ?').get(root) as ProjectRow | undefined;
+  }
+
+  setHostPid(id: string, pid: number | null): void {
+    this.db.prepare('UPDATE sessions SET host_pid = ?, updated_at = ? WHERE id = ?').run(pid, new Date().toISOString(), id);
+  }
+
+  setPinned(id: string, pinned: boolean): void {
+    this.db.prepare('UPDATE sessions SET pinned = ?, updated_at = ? WHERE id = ?').run(pinned ? 1 : 0, new Date().toISOString(), id);
+  }
+
+  markRemoved(id: string, snapshotRef: string | null): void {
+    const now = new Date().toISOString();
+    this.db.prepare('UPDATE sessions SET removed_at = ?, snapshot_ref = ?, host_pid = NULL, updated_at = ? WHERE id = ?').run(now, snapshotRef, now, id);
+  }
+
+  /** Applies the projection of a batch of ingested events. */
+  applyProjection(id: string, p: SessionProjection): void {
+    this.db
+      .prepare(
+        `UPDATE sessions SET state = @state, state_reason_json = @reason, activity = @activity, last_seq = @lastSeq,
+           ingested_offset = @offset, input_tokens = @inputTokens, output_tokens = @outputTokens, cost_usd = @costUsd,
+           agent_session_id = @agentSessionId, last_event_at = @lastEventAt, updated_at = @now
+         WHERE id = @id`,
+      )
+      .run({
+        id,
+        state: p.state,
+        reason: p.reason === undefined ? null : JSON.stringify(p.reason),
+        activity: p.activity,
+        lastSeq: p.lastSeq,
+        offset: p.offset,
+        inputTokens: p.inputTokens,
+        outputTokens: p.outputTokens,
+        costUsd: p.costUsd,
+        agentSessionId: p.agentSessionId,
+        lastEventAt: p.lastEventAt,
+        now: new Date().toISOString(),
+      });
+  }
+}
+
+export interface SessionProjection {
+  state: SessionState;
+  reason: StateReason | undefined;
+  activity: string | null;
+  lastSeq: number;
+  offset: number;
+  inputTokens: number;
+  outputTokens: number;
+  costUsd: number;
+  agentSessionId: string | null;
+  lastEventAt: string | null;
+}
+
+export function projectionOf(row: SessionRow): SessionProjection {
+  return {
+    state: row.state,
+    reason: row.state_reason_json === null ? undefined : (JSON.parse(row.state_reason_json) as StateReason),
+    activity: row.activity,
+    lastSeq: row.last_seq,
+    offset: row.ingested_offset,
+    inputTokens: row.input_tokens,
+    outputTokens: row.output_tokens,
+    costUsd: row.cost_usd,
+    agentSessionId: row.agent_session_id,
+    lastEventAt: row.last_event_at,
+  };
+}

@@ -1,0 +1,44 @@
+/** Runs the real git CLI: argument arrays, explicit cwd, exit code checked, stderr kept. */
+import { execFile } from 'node:child_process';
+import { GitError } from '../shared/errors.js';
+
+export interface GitResult {
+  stdout: string;
+  stderr: string;
+  exitCode: number;
+}
+
+export interface GitOptions {
+  env?: NodeJS.ProcessEnv;
+  /** Exit codes that are answers, not failures (e.g. 1 from `merge-tree` on conflict). */
+  okExitCodes?: number[];
+}
+
+const GIT_ENV = {
+  // Never wait on a prompt from a background process.
+  GIT_TERMINAL_PROMPT: '0',
+  GIT_OPTIONAL_LOCKS: '0',
+};
+
+export function git(cwd: string, args: string[], options: GitOptions = {}): Promise<GitResult> {
+  return new Promise((resolve, reject) => {
+    execFile(
+      'git',
+      args,
+      { cwd, env: { ...process.env, ...GIT_ENV, ...options.env }, maxBuffer: 64 * 1024 * 1024 },
+      (error, stdout, stderr) => {
+        const exitCode = error === null ? 0 : typeof error.code === 'number' ? error.code : -1;
+        if (exitCode === 0 || options.okExitCodes?.includes(exitCode)) {
+          resolve({ stdout, stderr, exitCode });
+          return;
+        }
+        const firstLine = stderr.trim().split('\n')[0] ?? '';
+        reject(new GitError(`git ${args[0] ?? ''} failed: ${firstLine || error?.message}`, args, stderr));
+      },
+    );
+  });
+}
+
+export async function gitOut(cwd: string, args: string[], options: GitOptions = {}): Promise<string> {
+  return (await git(cwd, args, options)).stdout.trim();
+}

@@ -1,0 +1,164 @@
+/**
+ * Worktrees: each session works on its own branch in its own git worktree, outside the
+ * repository folder. Removing one first saves any uncommitted work as a snapshot commit.
+ */
+import { existsSync, mkdirSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
+import { GitError, InvalidInputError, NotAGitRepositoryError, SessionStateError } from '../shared/errors.js';
+import { git, gitOut } from './git.js';
+
+export { git, gitOut } from './git.js';
+
+export interface RepositoryInfo {
+  /** The main worktree's top folder: the project's identity. */
+  root: string;
+  head: string;
+}
+
+/** Finds the repository containing `path`, resolving linked worktrees to the main one. */
+export async function findRepository(path: string): Promise<RepositoryInfo> {
+  if (!existsSync(path) || !statSync(path).isDirectory()) throw new InvalidInputError(`${path} is not a directory`);
+  let commonDir: string;
+  try {
+    commonDir = await gitOut(path, ['rev-parse', '--path-format=absolute', '--git-common-dir']);
+  } catch (error) {
+    if (error instanceof GitError) throw new NotAGitRepositoryError(path);
+    throw error;
+  }
+  const bare = await gitOut(path, ['rev-parse', '--is-bare-repository']);
+  if (bare === 'true') throw new InvalidInputError(`${path} is a bare repository; run baton from a checkout`);
+  const root = commonDir.endsWith('/.git') ? dirname(commonDir) : await gitOut(path, ['rev-parse', '--show-toplevel']);
+  const head = await resolveCommit(root, 'HEAD').catch(() => {
+    throw new InvalidInputError(`${root} has no commits yet; make a first commit so sessions have a base`);
+  });
+  return { root, head };
+}
+
+export async function resolveCommit(repo: string, ref: string): Promise<string> {
+  if (ref.startsWith('-')) throw new InvalidInputError(`Invalid base "${ref}": a ref cannot start with '-'`);
+  try {
+    return await gitOut(repo, ['rev-parse', '--verify', '--quiet', '--end-of-options', `${ref}^{commit}`]);
+  } catch {
+    throw new InvalidInputError(`Unknown base "${ref}": no such branch, tag or commit in ${repo}`);
+  }
+}
+
+export interface CreateWorktreeInput {
+  repo: string;
+  path: string;
+  branch: string;
+  baseCommit: string;
+}
+
+export async function createWorktree(input: CreateWorktreeInput): Promise<void> {
+  if (existsSync(input.path)) throw new SessionStateError(`Worktree folder ${input.path} already exists; remove it or pick another name`);
+  const branchExists = await git(input.repo, ['show-ref', '--verify', '--quiet', `refs/heads/${input.branch}`], { okExitCodes: [1] });
+  if (branchExists.exitCode === 0) {
+    throw new SessionStateError(`Branch ${input.branch} already exists in ${input.repo}; pick another --name or delete the branch`);
+  }
+  mkdirSync(dirname(input.path), { recursive: true });
+  await git(input.repo, ['worktree', 'add', '--quiet', '-b', input.branch, input.path, input.baseCommit]);
+}
+
+export interface RemoveResult {
+  snapshotRef?: string | undefined;
+  snapshotCommit?: string | undefined;
+  branchDeleted: boolean;
+}
+
+/**
+ * Removes a session's worktree. Uncommitted and untracked work is first committed (without
+ * touching the branch or the worktree's index) to `refs/baton/snapshots/<name>`.
+ */
+export async function removeWorktree(input: {
+  repo: string;
+  path: string;
+  branch: string;
+  baseCommit: string;
+  snapshotName: string;
+}): Promise<RemoveResult> {
+  let snapshot: { ref: string; commit: string } | undefined;
+  if (existsSync(input.path)) {
+    snapshot = await snapshotUncommitted(input.repo, input.path, input.snapshotName);
+    await git(input.repo, ['worktree', 'remove', '--force', input.path]);
+  }
+  await git(input.repo, ['worktree', 'prune']);
+  const branchDeleted = await deleteBranchIfEmpty(input.repo, input.branch, input.baseCommit);
+  return { snapshotRef: snapshot?.ref, snapshotCommit: snapshot?.commit, branchDeleted };
+}
+
+async function snapshotUncommitted(
+  repo: string,
+  worktree: string,
+  name: string,
+): Promise<{ ref: string; commit: string } | undefined> {
+  const status = await gitOut(worktree, ['status', '--porcelain', '--untracked-files=all']);
+  if (status === '') return undefined;
+  // A private index so the snapshot neither stages nor commits anything in the worktree itself.
+  const index = join(tmpdir(), `baton-snapshot-${process.pid}-${Date.now()}.index`);
+  const env = { GIT_INDEX_FILE: index };
+  try {
+    await git(worktree, ['read-tree', 'HEAD'], { env });
+    await git(worktree, ['add', '--all', '--', '.'], { env });
+    const tree = await gitOut(worktree, ['write-tree'], { env });
+    const head = await gitOut(worktree, ['rev-parse', 'HEAD']);
+    const commit = await gitOut(worktree, [
+      '-c', 'user.name=Baton', '-c', 'user.email=baton@localhost',
+      'commit-tree', tree, '-p', head, '-m', `baton: uncommitted work of session ${name}`,
+    ]);
+    const ref = await freeSnapshotRef(repo, name);
+    await git(repo, ['update-ref', ref, commit]);
+    return { ref, commit };
+  } finally {
+    rmSync(index, { force: true });
+  }
+}
+
+async function freeSnapshotRef(repo: string, name: string): Promise<string> {
+  for (let attempt = 0; ; attempt++) {
+    const ref = `refs/baton/snapshots/${name}${attempt === 0 ? '' : `-${attempt + 1}`}`;
+    const found = await git(repo, ['show-ref', '--verify', '--quiet', ref], { okExitCodes: [1] });
+    if (found.exitCode === 1) return ref;
+  }
+}
+
+/** Deletes the session branch only when it holds no commits beyond its base. */
+async function deleteBranchIfEmpty(repo: string, branch: string, baseCommit: string): Promise<boolean> {
+  const ref = `refs/heads/${branch}`;
+  const exists = await git(repo, ['show-ref', '--verify', '--quiet', ref], { okExitCodes: [1] });
+  if (exists.exitCode !== 0) return false;
+  const tip = await gitOut(repo, ['rev-parse', ref]);
+  if (tip !== baseCommit) return false;
+  await git(repo, ['branch', '-D', '--', branch]);
+  return true;
+}
+
+export interface ChangedFile {
+  path: string;
+  status: string;
+}
+
+/** Files changed in the worktree against the session's base: committed, staged, unstaged, untracked. */
+export async function changedFiles(worktree: string, baseCommit: string): Promise<ChangedFile[]> {
+  if (!existsSync(worktree)) return [];
+  const [diff, untracked] = await Promise.all([
+    gitOut(worktree, ['diff', '--name-status', '--no-renames', baseCommit, '--']),
+    gitOut(worktree, ['ls-files', '--others', '--exclude-standard']),
+  ]);
+  const files: ChangedFile[] = [];
+  for (const line of diff.split('\n')) {
+    const [status, path] = line.split('\t');
+    if (status && path) files.push({ path, status });
+  }
+  for (const path of untracked.split('\n')) if (path) files.push({ path, status: '?' });
+  return files;
+}
+
+export function projectWorktreePath(worktreesDir: string, project: string, sessionName: string): string {
+  const path = resolve(worktreesDir, project, sessionName);
+  if (!isAbsolute(path) || !path.startsWith(resolve(worktreesDir) + '/')) {
+    throw new InvalidInputError(`Refusing worktree path outside ${worktreesDir}`);
+  }
+  return path;
+}
