@@ -35,9 +35,10 @@ export function describeActivity(event: EventBody): string | undefined {
       return `error: ${oneLine(event.message, 90)}`;
     case 'session.ended':
       return `ended (${event.reason})`;
+    case 'tool.finished':
+      return `finished ${event.tool}${event.ok ? '' : ' (failed)'}`;
     case 'session.started':
     case 'agent.identified':
-    case 'tool.finished':
     case 'approval.resolved':
     case 'question.answered':
     case 'usage.reported':

@@ -107,7 +107,7 @@ class ScriptedRun implements AgentRun {
 
   async interrupt(): Promise<void> {
     this.interrupted = true;
-    this.child?.kill('SIGTERM');
+    killGroup(this.child);
     if (this.sleeper) {
       clearTimeout(this.sleeper.timer);
       this.sleeper.resolve();
@@ -330,5 +330,15 @@ class ScriptedRun implements AgentRun {
 
   private save(): void {
     writeFileSync(this.progressFile, JSON.stringify(this.progress));
+  }
+}
+
+/** Commands run in their own process group so an interrupt ends everything they started. */
+function killGroup(child: ChildProcess | undefined): void {
+  if (child?.pid === undefined || child.exitCode !== null) return;
+  try {
+    process.kill(-child.pid, 'SIGTERM');
+  } catch {
+    child.kill('SIGTERM');
   }
 }

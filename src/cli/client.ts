@@ -1,0 +1,208 @@
+/**
+ * The CLI's connection to the supervisor: finds it through `supervisor.json`, starts it on demand
+ * (detached, logging to a file), and speaks its HTTP API with the token.
+ */
+import { spawn } from 'node:child_process';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import type { ApiErrorBody } from '../api/index.js';
+import type { BatonEvent } from '../events/index.js';
+import { BatonError, SupervisorUnreachableError, UnauthorizedError, type ErrorCode } from '../shared/errors.js';
+import { homePaths, type HomePaths } from '../shared/paths.js';
+
+const START_TIMEOUT_MS = 15_000;
+const EXIT_ALREADY_RUNNING = 3;
+
+interface SupervisorFile {
+  pid: number;
+  port: number;
+}
+
+export class ApiClient {
+  constructor(
+    readonly baseUrl: string,
+    private readonly token: string,
+    private readonly cwd: string,
+  ) {}
+
+  async request<T>(method: string, path: string, body?: unknown): Promise<T> {
+    let response: Response;
+    try {
+      response = await fetch(this.baseUrl + path, {
+        method,
+        headers: this.headers(body !== undefined),
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
+    } catch (error) {
+      throw new SupervisorUnreachableError(`Cannot reach the supervisor at ${this.baseUrl} (${(error as Error).message}). Try \`baton daemon status\`.`);
+    }
+    const text = await response.text();
+    if (response.ok) return JSON.parse(text) as T;
+    throw errorFromResponse(response.status, text);
+  }
+
+  /** Replays a session's events after `after`, then follows live until `signal` aborts. */
+  async follow(ref: string, after: number, onEvent: (event: BatonEvent) => void, signal: AbortSignal, onLive?: () => void): Promise<void> {
+    let response: Response;
+    try {
+      response = await fetch(`${this.baseUrl}/api/sessions/${encodeURIComponent(ref)}/events?follow=1&after=${after}`, {
+        headers: this.headers(false),
+        signal,
+      });
+    } catch (error) {
+      if (signal.aborted) return;
+      throw new SupervisorUnreachableError(`Cannot reach the supervisor (${(error as Error).message}).`);
+    }
+    if (!response.ok || response.body === null) throw errorFromResponse(response.status, await response.text());
+    const decoder = new TextDecoder();
+    let buffer = '';
+    try {
+      for await (const chunk of response.body) {
+        buffer += decoder.decode(chunk as Uint8Array, { stream: true });
+        for (let end = buffer.indexOf('\n\n'); end !== -1; end = buffer.indexOf('\n\n')) {
+          const message = parseSse(buffer.slice(0, end));
+          buffer = buffer.slice(end + 2);
+          if (message.event === 'event') onEvent(JSON.parse(message.data) as BatonEvent);
+          else if (message.event === 'live') onLive?.();
+        }
+      }
+    } catch (error) {
+      if (signal.aborted) return;
+      throw error;
+    }
+    if (!signal.aborted) throw new SupervisorUnreachableError('The supervisor closed the event stream.');
+  }
+
+  private headers(json: boolean): Record<string, string> {
+    return {
+      authorization: `Bearer ${this.token}`,
+      'x-baton-cwd': this.cwd,
+      ...(json ? { 'content-type': 'application/json' } : {}),
+    };
+  }
+}
+
+function parseSse(block: string): { event: string; data: string } {
+  let event = 'message';
+  const data: string[] = [];
+  for (const line of block.split('\n')) {
+    if (line.startsWith('event:')) event = line.slice(6).trim();
+    else if (line.startsWith('data:')) data.push(line.slice(5).replace(/^ /, ''));
+  }
+  return { event, data: data.join('\n') };
+}
+
+function errorFromResponse(status: number, text: string): BatonError {
+  let body: ApiErrorBody | undefined;
+  try {
+    body = JSON.parse(text) as ApiErrorBody;
+  } catch {
+    body = undefined;
+  }
+  if (status === 401) return new UnauthorizedError();
+  const code = (body?.error.code ?? 'internal') as ErrorCode;
+  return new BatonError(code, body?.error.message ?? `The supervisor answered HTTP ${status}`, body?.error.data ?? {});
+}
+
+export interface ConnectOptions {
+  home: string;
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  /** Start the supervisor when none runs (every command but `daemon status/stop`). */
+  autostart: boolean;
+}
+
+/** A client for the running supervisor, starting one first if needed. */
+export async function connect(options: ConnectOptions): Promise<ApiClient> {
+  const paths = homePaths(options.home);
+  const existing = await tryExisting(paths, options.cwd);
+  if (existing !== undefined) return existing;
+  if (!options.autostart) throw new SupervisorUnreachableError('The supervisor is not running.');
+  await startSupervisor(paths, options.env);
+  const started = await waitForSupervisor(paths, options.cwd);
+  return started;
+}
+
+/** The running supervisor's client, or undefined when none answers. Throws on a wrong token. */
+export async function tryExisting(paths: HomePaths, cwd: string): Promise<ApiClient | undefined> {
+  const info = readSupervisorFile(paths);
+  if (info === undefined) return undefined;
+  const token = readToken(paths);
+  const client = new ApiClient(`http://127.0.0.1:${info.port}`, token, cwd);
+  try {
+    await client.request('GET', '/api/health');
+    return client;
+  } catch (error) {
+    if (error instanceof SupervisorUnreachableError) return undefined;
+    throw error;
+  }
+}
+
+function readSupervisorFile(paths: HomePaths): SupervisorFile | undefined {
+  if (!existsSync(paths.supervisorJson)) return undefined;
+  try {
+    const info = JSON.parse(readFileSync(paths.supervisorJson, 'utf8')) as SupervisorFile;
+    return typeof info.port === 'number' ? info : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function readToken(paths: HomePaths): string {
+  try {
+    return readFileSync(paths.token, 'utf8').trim();
+  } catch {
+    throw new UnauthorizedError(`Cannot read the token at ${paths.token}.`);
+  }
+}
+
+function supervisorEntry(): string {
+  const here = fileURLToPath(new URL('../server/main.js', import.meta.url));
+  return existsSync(here) ? here : here.replace(/\/src\/server\/main\.js$/, '/dist/server/main.js');
+}
+
+/** Spawns a detached supervisor and waits for it to say it is ready (or to lose the start race). */
+function startSupervisor(paths: HomePaths, env: NodeJS.ProcessEnv): Promise<void> {
+  mkdirSync(paths.home, { recursive: true, mode: 0o700 });
+  const logFd = openSync(paths.log, 'a');
+  const child = spawn(process.execPath, [supervisorEntry()], {
+    detached: true,
+    stdio: ['ignore', logFd, logFd, 'ipc'],
+    env: { ...env, BATON_HOME: paths.home },
+    cwd: paths.home,
+  });
+  closeSync(logFd);
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      reject(new SupervisorUnreachableError(`The supervisor did not start within ${START_TIMEOUT_MS / 1000} s; see ${paths.log}`));
+    }, START_TIMEOUT_MS);
+    child.once('message', () => {
+      clearTimeout(timer);
+      child.disconnect();
+      child.unref();
+      resolve();
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      // Another CLI started one at the same moment: use that one.
+      if (code === EXIT_ALREADY_RUNNING) resolve();
+      else reject(new SupervisorUnreachableError(`The supervisor exited during start (code ${code}); see ${paths.log}`));
+    });
+    child.once('error', (error) => {
+      clearTimeout(timer);
+      reject(new SupervisorUnreachableError(`Cannot start the supervisor: ${error.message}`));
+    });
+  });
+}
+
+/** After a start (ours or a racing one), waits until the supervisor answers. */
+async function waitForSupervisor(paths: HomePaths, cwd: string): Promise<ApiClient> {
+  const deadline = Date.now() + START_TIMEOUT_MS;
+  for (;;) {
+    const client = await tryExisting(paths, cwd);
+    if (client !== undefined) return client;
+    if (Date.now() > deadline) throw new SupervisorUnreachableError(`The supervisor did not come up; see ${paths.log}`);
+    // The racing supervisor writes supervisor.json once it listens; there is no event to wait on across processes.
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}

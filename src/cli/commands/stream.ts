@@ -1,0 +1,75 @@
+/** Commands that follow a session live: `logs -f` and `attach`. */
+import { createInterface } from 'node:readline';
+import type { SessionView } from '../../api/index.js';
+import type { BatonEvent } from '../../events/index.js';
+import { formatEvent, reasonText } from '../../events/format.js';
+import { InvalidInputError } from '../../shared/errors.js';
+import type { Context } from '../context.js';
+import { client } from './sessions.js';
+
+export async function logs(ctx: Context, ref: string, opts: { follow?: boolean; json?: boolean; after: string }): Promise<void> {
+  const after = Number(opts.after);
+  if (!Number.isInteger(after) || after < 0) throw new InvalidInputError(`--after must be a non-negative integer, got "${opts.after}"`);
+  const api = await client(ctx);
+  const print = (event: BatonEvent): void => {
+    ctx.out.write((opts.json ? JSON.stringify(event) : formatEvent(event)) + '\n');
+  };
+  if (!opts.follow) {
+    const { events } = await api.request<{ events: BatonEvent[] }>('GET', `/api/sessions/${encodeURIComponent(ref)}/events?after=${after}`);
+    events.forEach(print);
+    return;
+  }
+  ctx.keepAlive = true;
+  const controller = new AbortController();
+  process.once('SIGINT', () => controller.abort());
+  await api.follow(ref, after, print, controller.signal);
+}
+
+export async function attach(ctx: Context, ref: string): Promise<void> {
+  const api = await client(ctx);
+  let { session } = await api.request<{ session: SessionView }>('GET', `/api/sessions/${encodeURIComponent(ref)}`);
+  ctx.keepAlive = true;
+  ctx.out.write(`Attached to ${session.name} (${session.id}). Type a reply and press Enter; y/n answers an approval; Ctrl-C detaches.\n`);
+  const controller = new AbortController();
+  const input = createInterface({ input: process.stdin, terminal: false });
+  const detach = (): void => {
+    if (controller.signal.aborted) return;
+    controller.abort();
+    input.close();
+    ctx.out.write(`\nDetached from ${session.name}; it goes on. Re-attach with: baton attach ${session.name}\n`);
+  };
+  process.once('SIGINT', detach);
+  input.on('close', detach);
+  input.on('line', (line) => {
+    const text = line.trim();
+    if (text === '') return;
+    send(text).catch((error: unknown) => ctx.err.write(`baton: ${(error as Error).message}\n`));
+  });
+
+  const send = async (text: string): Promise<void> => {
+    const path = `/api/sessions/${encodeURIComponent(session.id)}`;
+    const approval = session.state === 'needs_input' && session.reason?.kind === 'approval';
+    const answer = text.toLowerCase();
+    if (approval && ['y', 'yes', 'n', 'no'].includes(answer)) {
+      ({ session } = await api.request<{ session: SessionView }>('POST', `${path}/approval`, { decision: answer.startsWith('y') ? 'allow' : 'deny' }));
+    } else {
+      ({ session } = await api.request<{ session: SessionView }>('POST', `${path}/reply`, { text }));
+    }
+  };
+
+  await api.follow(
+    session.id,
+    0,
+    (event) => {
+      ctx.out.write(formatEvent(event) + '\n');
+      if (event.type === 'state.changed') {
+        session = { ...session, state: event.to, reason: event.reason ?? null };
+        if (event.to === 'needs_input' && event.reason) {
+          const hint = event.reason.kind === 'approval' ? ' [y/n]' : '';
+          ctx.out.write(`>>> ${session.name} needs input: ${reasonText(event.reason)}${hint}\n`);
+        }
+      }
+    },
+    controller.signal,
+  );
+}

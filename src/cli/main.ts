@@ -1,0 +1,173 @@
+/**
+ * The `baton` command line. Holds the one top-level catch and the one process.exit; commands are
+ * lazily imported functions taking a typed options object.
+ */
+import { Command, CommanderError, Option } from 'commander';
+import { BatonError } from '../shared/errors.js';
+import { batonHome } from '../shared/paths.js';
+import type { Context } from './context.js';
+
+export async function main(argv: string[]): Promise<void> {
+  const ctx: Context = { home: batonHome(), cwd: process.cwd(), env: process.env, out: process.stdout, err: process.stderr };
+  const program = buildProgram(ctx);
+  try {
+    await program.parseAsync(argv);
+    process.exitCode ??= 0;
+  } catch (error) {
+    process.exitCode = report(error, ctx);
+  }
+  // Open sockets or timers of a finished command must not keep the CLI alive.
+  if (process.exitCode !== undefined && !ctx.keepAlive) setImmediate(() => process.exit(process.exitCode));
+}
+
+function report(error: unknown, ctx: Context): number {
+  if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : 2;
+  if (error instanceof BatonError) {
+    ctx.err.write(`baton: ${error.message}\n`);
+    return error.exitCode;
+  }
+  ctx.err.write(`baton: internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  return 1;
+}
+
+function buildProgram(ctx: Context): Command {
+  const program = new Command('baton')
+    .description('Run many AI coding agents in parallel on one repository, and keep them in hand.')
+    .version('0.1.0')
+    .exitOverride()
+    .configureOutput({ writeErr: (s) => ctx.err.write(s.startsWith('error:') ? `baton: ${s.slice(7)}` : s) })
+    .showSuggestionAfterError();
+
+  const json = new Option('--json', 'print JSON for scripts');
+
+  program
+    .command('dispatch')
+    .description('start an agent session on its own branch and worktree')
+    .argument('<prompt>', 'what the agent should do')
+    .option('-n, --name <name>', 'session name (default: from the prompt)')
+    .addOption(new Option('-a, --agent <agent>', 'agent to run').choices(['scripted', 'claude', 'codex']).default('scripted'))
+    .option('-m, --model <model>', 'model for the agent')
+    .option('-b, --base <ref>', 'branch, tag or commit to start from (default: HEAD)')
+    .option('-s, --script <file>', 'script file for the scripted agent')
+    .addOption(new Option('-p, --permission-mode <mode>', 'how tool calls are approved').choices(['default', 'acceptEdits', 'bypassPermissions']).default('default'))
+    .addOption(json)
+    .action(async (prompt: string, opts: DispatchFlags) => (await import('./commands/sessions.js')).dispatch(ctx, { prompt, ...opts }));
+
+  program
+    .command('ls')
+    .alias('list')
+    .description('sessions grouped by state')
+    .option('--here', 'only sessions of the repository in the current folder')
+    .addOption(new Option('--json', 'print JSON for scripts'))
+    .action(async (opts: { json?: boolean; here?: boolean }) => (await import('./commands/sessions.js')).list(ctx, opts));
+
+  program
+    .command('peek')
+    .description('what a session is doing right now')
+    .argument('<session>', 'id, id prefix or name')
+    .addOption(new Option('--json', 'print JSON for scripts'))
+    .action(async (ref: string, opts: { json?: boolean }) => (await import('./commands/sessions.js')).peek(ctx, ref, opts));
+
+  program
+    .command('logs')
+    .description("a session's events")
+    .argument('<session>', 'id, id prefix or name')
+    .option('-f, --follow', 'keep printing new events')
+    .option('--after <seq>', 'only events after this sequence number', '0')
+    .addOption(new Option('--json', 'one JSON event per line'))
+    .action(async (ref: string, opts: { follow?: boolean; json?: boolean; after: string }) => (await import('./commands/stream.js')).logs(ctx, ref, opts));
+
+  program
+    .command('attach')
+    .description('follow a session live and type replies; Ctrl-C detaches (the session goes on)')
+    .argument('<session>', 'id, id prefix or name')
+    .action(async (ref: string) => (await import('./commands/stream.js')).attach(ctx, ref));
+
+  program
+    .command('reply')
+    .description('answer a question or send a follow-up message')
+    .argument('<session>', 'id, id prefix or name')
+    .argument('<text...>', 'the reply')
+    .addOption(new Option('--json', 'print JSON for scripts'))
+    .action(async (ref: string, text: string[], opts: { json?: boolean }) => (await import('./commands/sessions.js')).reply(ctx, ref, text.join(' '), opts));
+
+  for (const [name, decision] of [['approve', 'allow'], ['deny', 'deny']] as const) {
+    program
+      .command(name)
+      .description(`${name} the pending tool call`)
+      .argument('<session>', 'id, id prefix or name')
+      .option('-r, --reason <text>', 'why (the agent is told)')
+      .option('--id <request>', 'the approval request id, when several are pending')
+      .addOption(new Option('--json', 'print JSON for scripts'))
+      .action(async (ref: string, opts: { reason?: string; id?: string; json?: boolean }) =>
+        (await import('./commands/sessions.js')).decide(ctx, ref, decision, opts),
+      );
+  }
+
+  const simple: [string, string, 'stop' | 'interrupt' | 'done'][] = [
+    ['stop', 'stop the agent; `respawn` resumes it later', 'stop'],
+    ['interrupt', 'end the current turn; the session stays open for replies', 'interrupt'],
+    ['done', 'mark the work completed', 'done'],
+  ];
+  for (const [name, description, action] of simple) {
+    program
+      .command(name)
+      .description(description)
+      .argument('<session>', 'id, id prefix or name')
+      .addOption(new Option('--json', 'print JSON for scripts'))
+      .action(async (ref: string, opts: { json?: boolean }) => (await import('./commands/sessions.js')).simpleAction(ctx, action, ref, opts));
+  }
+
+  program
+    .command('respawn')
+    .description('restart a failed or stopped session in its worktree (resuming the conversation)')
+    .argument('[session]', 'id, id prefix or name')
+    .option('--all', 'every failed or stopped session')
+    .addOption(new Option('--json', 'print JSON for scripts'))
+    .action(async (ref: string | undefined, opts: { all?: boolean; json?: boolean }) => (await import('./commands/sessions.js')).respawn(ctx, ref, opts));
+
+  for (const [name, pinned] of [['pin', true], ['unpin', false]] as const) {
+    program
+      .command(name)
+      .description(pinned ? 'keep a session at the top' : 'undo pin')
+      .argument('<session>', 'id, id prefix or name')
+      .addOption(new Option('--json', 'print JSON for scripts'))
+      .action(async (ref: string, opts: { json?: boolean }) => (await import('./commands/sessions.js')).pin(ctx, ref, pinned, opts));
+  }
+
+  program
+    .command('rm')
+    .description('remove a session and its worktree (uncommitted work is kept in a snapshot ref)')
+    .argument('<session>', 'id, id prefix or name')
+    .addOption(new Option('--json', 'print JSON for scripts'))
+    .action(async (ref: string, opts: { json?: boolean }) => (await import('./commands/sessions.js')).remove(ctx, ref, opts));
+
+  const daemon = program.command('daemon').description('the background supervisor');
+  daemon
+    .command('status')
+    .addOption(new Option('--json', 'print JSON for scripts'))
+    .action(async (opts: { json?: boolean }) => (await import('./commands/daemon.js')).status(ctx, opts));
+  daemon.command('start').action(async () => (await import('./commands/daemon.js')).start(ctx));
+  daemon.command('stop').action(async () => (await import('./commands/daemon.js')).stop(ctx));
+  daemon
+    .command('logs')
+    .option('-n, --lines <n>', 'how many lines', '50')
+    .action(async (opts: { lines: string }) => (await import('./commands/daemon.js')).logs(ctx, opts));
+
+  program
+    .command('demo')
+    .description('create a demo repository and sessions that show every state')
+    .action(async () => (await import('./commands/demo.js')).demo(ctx));
+
+  return program;
+}
+
+export interface DispatchFlags {
+  name?: string;
+  agent: 'scripted' | 'claude' | 'codex';
+  model?: string;
+  base?: string;
+  script?: string;
+  permissionMode: 'default' | 'acceptEdits' | 'bypassPermissions';
+  json?: boolean;
+}

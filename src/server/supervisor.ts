@@ -1,0 +1,138 @@
+/**
+ * The supervisor process: one per user (per BATON_HOME). It only wires services together: the
+ * single-instance lock, the token, the store, the session manager and the HTTP server.
+ */
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { serve, type ServerType } from '@hono/node-server';
+import { loadConfig } from '../shared/config.js';
+import { errorMessage } from '../shared/errors.js';
+import { newToken } from '../shared/ids.js';
+import { createLogger, setLogFile } from '../shared/log.js';
+import { batonHome, homePaths, type HomePaths } from '../shared/paths.js';
+import { openDb } from '../store/db.js';
+import { SessionManager } from '../sessions/manager.js';
+import { isProcessAlive } from './process.js';
+import { createApp } from './app.js';
+import { VERSION } from './version.js';
+
+/** Exit code of a supervisor that found another one already running (it lost the start race). */
+export const EXIT_ALREADY_RUNNING = 3;
+
+export interface SupervisorInfo {
+  pid: number;
+  port: number;
+  startedAt: string;
+  version: string;
+}
+
+export async function runSupervisor(env: NodeJS.ProcessEnv = process.env): Promise<void> {
+  const home = batonHome(env);
+  const paths = homePaths(home);
+  mkdirSync(home, { recursive: true, mode: 0o700 });
+  setLogFile(paths.log);
+  const log = createLogger('supervisor');
+  if (!acquireLock(paths)) {
+    log.info('another supervisor holds the lock; exiting');
+    process.exit(EXIT_ALREADY_RUNNING);
+  }
+  const token = ensureToken(paths.token);
+  const config = loadConfig(paths.config, env);
+  const db = openDb(paths.db);
+  const manager = new SessionManager({ home, db, maxConcurrent: config.maxConcurrent, env });
+  const startedAt = new Date();
+  let port = 0;
+  let server: ServerType | undefined;
+  let shuttingDown = false;
+
+  const shutdown = (): void => {
+    if (shuttingDown) return;
+    shuttingDown = true;
+    log.info('shutting down; session hosts keep running');
+    manager.close();
+    rmSync(paths.supervisorJson, { force: true });
+    rmSync(paths.supervisorLock, { force: true });
+    server?.close();
+    db.close();
+    process.exit(0);
+  };
+
+  const app = createApp({
+    manager,
+    token,
+    port: () => port,
+    requestShutdown: shutdown,
+    status: () => {
+      const sessions = manager.list();
+      return {
+        pid: process.pid,
+        port,
+        home,
+        version: VERSION,
+        startedAt: startedAt.toISOString(),
+        uptimeSeconds: Math.round((Date.now() - startedAt.getTime()) / 1000),
+        maxConcurrent: manager.maxConcurrent,
+        active: manager.activeCount(),
+        queued: sessions.filter((s) => s.state === 'queued').length,
+        sessions: sessions.length,
+      };
+    },
+  });
+
+  await manager.reattachAll();
+  const requestedPort = Number(env.BATON_PORT ?? 0);
+  await new Promise<void>((resolve) => {
+    server = serve({ fetch: app.fetch, hostname: '127.0.0.1', port: requestedPort }, (info: AddressInfo) => {
+      port = info.port;
+      resolve();
+    });
+  });
+  const info: SupervisorInfo = { pid: process.pid, port, startedAt: startedAt.toISOString(), version: VERSION };
+  writeFileSync(paths.supervisorJson, JSON.stringify(info));
+  log.info('listening', { port, pid: process.pid, maxConcurrent: config.maxConcurrent });
+
+  for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) process.on(signal, shutdown);
+  process.on('uncaughtException', (error) => {
+    log.error('uncaught exception', { error: error.stack ?? error.message });
+  });
+  process.on('unhandledRejection', (error) => {
+    log.error('unhandled rejection', { error: errorMessage(error) });
+  });
+  if (process.send) process.send({ ready: true, port });
+}
+
+/** Exclusive creation of the lock file decides the race; a lock left by a dead process is taken over. */
+function acquireLock(paths: HomePaths): boolean {
+  for (let attempt = 0; attempt < 3; attempt++) {
+    try {
+      const fd = openSync(paths.supervisorLock, 'wx', 0o600);
+      writeSync(fd, String(process.pid));
+      closeSync(fd);
+      return true;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      const holder = Number(readFileSafe(paths.supervisorLock));
+      if (Number.isInteger(holder) && holder > 0 && isProcessAlive(holder)) return false;
+      rmSync(paths.supervisorLock, { force: true });
+    }
+  }
+  return false;
+}
+
+function ensureToken(path: string): string {
+  if (existsSync(path)) {
+    const token = readFileSync(path, 'utf8').trim();
+    if (token.length >= 16) return token;
+  }
+  const token = newToken();
+  writeFileSync(path, token + '\n', { mode: 0o600 });
+  return token;
+}
+
+function readFileSafe(path: string): string {
+  try {
+    return readFileSync(path, 'utf8').trim();
+  } catch {
+    return '';
+  }
+}

@@ -1,0 +1,64 @@
+/** The supervisor's side of a host's control socket. */
+import { readFileSync } from 'node:fs';
+import { connect } from 'node:net';
+import { BatonError, type ErrorCode } from '../shared/errors.js';
+import type { HostRequest, HostResponse } from './spec.js';
+
+type RequestBody = HostRequest extends infer R ? (R extends { id: number } ? Omit<R, 'id'> : never) : never;
+
+let nextId = 1;
+
+/** Sends one request and waits for its answer; rejects when the host is gone. */
+export function sendToHost(socketPath: string, body: RequestBody, timeoutMs = 30_000): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const id = nextId++;
+    const socket = connect(socketPath);
+    let buffer = '';
+    const timer = setTimeout(() => {
+      socket.destroy();
+      reject(new BatonError('internal', `The session host did not answer within ${timeoutMs} ms`));
+    }, timeoutMs);
+    const fail = (error: Error): void => {
+      clearTimeout(timer);
+      reject(new BatonError('conflict', `The session host is not reachable (${error.message}); the session is not running.`));
+    };
+    socket.on('error', fail);
+    socket.on('connect', () => socket.write(JSON.stringify({ ...body, id }) + '\n'));
+    socket.setEncoding('utf8');
+    socket.on('data', (chunk: string) => {
+      buffer += chunk;
+      const nl = buffer.indexOf('\n');
+      if (nl === -1) return;
+      clearTimeout(timer);
+      socket.end();
+      const response = JSON.parse(buffer.slice(0, nl)) as HostResponse;
+      if (response.ok) resolve();
+      else reject(new BatonError((response.error?.code as ErrorCode | undefined) ?? 'internal', response.error?.message ?? 'the session host refused'));
+    });
+    socket.on('close', () => {
+      clearTimeout(timer);
+      if (buffer.indexOf('\n') === -1) fail(new Error('connection closed'));
+    });
+  });
+}
+
+/**
+ * Whether `pid` is a live session host for `sessionId`. The command line is checked too, so a
+ * recycled pid is not mistaken for the host.
+ */
+export function isHostAlive(pid: number | null | undefined, sessionId: string): boolean {
+  if (pid === null || pid === undefined || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  try {
+    const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+    if (cmdline.includes(sessionId)) return true;
+    // A zombie (exited, not yet reaped) has an empty command line.
+    return false;
+  } catch {
+    return true;
+  }
+}

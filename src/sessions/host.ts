@@ -1,0 +1,293 @@
+/**
+ * The session host: one small process per running session. It owns the agent, writes the
+ * session's events to disk itself and derives the session's state, so the session goes on —
+ * and nothing is lost — while the supervisor is down or restarting. The supervisor talks to it
+ * over a Unix socket and re-attaches after a restart.
+ */
+import { existsSync, mkdirSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import { createServer, type Server, type Socket } from 'node:net';
+import { dirname } from 'node:path';
+import { EventBody, type BatonEvent } from '../events/index.js';
+import { loadAdapter, type AgentEvent, type AgentRun } from '../agents/index.js';
+import { BatonError, errorMessage } from '../shared/errors.js';
+import { createLogger } from '../shared/log.js';
+import { sessionPaths, type SessionPaths } from '../shared/paths.js';
+import { EventLogWriter, readLog } from './event-log.js';
+import { HostRequest, type HostInfo, type HostResponse, type HostSpec } from './spec.js';
+import { deriveState, type SessionStatus } from './state.js';
+
+const log = createLogger('host');
+
+export class SessionHost {
+  private readonly paths: SessionPaths;
+  private writer!: EventLogWriter;
+  private server: Server | undefined;
+  private run: AgentRun | undefined;
+  private status: SessionStatus = { state: 'starting' };
+  private lastAssistantText: string | undefined;
+  private pendingApprovals: string[] = [];
+  private stopRequested = false;
+  private ending: Promise<void> | undefined;
+  private readonly exitCallbacks: ((code: number) => void)[] = [];
+  private inflight = 0;
+  private exitCode: number | undefined;
+
+  constructor(private readonly spec: HostSpec) {
+    this.paths = sessionPaths(spec.home, spec.sessionId);
+  }
+
+  /** Starts the agent; resolves once the control socket listens and the agent has started. */
+  async start(): Promise<void> {
+    mkdirSync(this.paths.dir, { recursive: true });
+    this.restoreFromLog();
+    this.writer = new EventLogWriter(this.paths.events, this.lastSeqFromLog);
+    const info: HostInfo = { pid: process.pid, sessionId: this.spec.sessionId, startedAt: new Date().toISOString() };
+    writeFileSync(this.paths.hostJson, JSON.stringify(info));
+    await this.listen();
+    this.record({ type: 'state.changed', from: this.status.state, to: 'starting' }, false);
+    this.status = { state: 'starting' };
+    this.record({
+      type: 'session.started',
+      agent: this.spec.agent,
+      cwd: this.spec.cwd,
+      ...(this.spec.model === undefined ? {} : { model: this.spec.model }),
+      hostPid: process.pid,
+      resumed: this.spec.resumeId !== undefined,
+    });
+    try {
+      const adapter = await loadAdapter(this.spec.agent);
+      this.run = await adapter.start(
+        {
+          sessionId: this.spec.sessionId,
+          cwd: this.spec.cwd,
+          prompt: this.spec.prompt,
+          model: this.spec.model,
+          permissionMode: this.spec.permissionMode,
+          resumeId: this.spec.resumeId,
+          stateDir: this.paths.agentState,
+          options: this.spec.options,
+          env: process.env,
+        },
+        (event) => this.onAgentEvent(event),
+      );
+    } catch (error) {
+      await this.end('failed', `the agent could not start: ${errorMessage(error)}`);
+      return;
+    }
+    this.run.exited.then(
+      (result) => this.onAgentExited(result.error),
+      (error: unknown) => this.onAgentExited(errorMessage(error)),
+    );
+  }
+
+  onExit(callback: (code: number) => void): void {
+    this.exitCallbacks.push(callback);
+  }
+
+  /** SIGTERM and friends: stop like `baton stop` would. */
+  async terminate(): Promise<void> {
+    await this.stop();
+  }
+
+  private lastSeqFromLog = 0;
+
+  /** Picks up where an earlier host of this session left off: sequence, state, pending approvals. */
+  private restoreFromLog(): void {
+    const { events } = readLog(this.paths.events);
+    for (const event of events) {
+      this.lastSeqFromLog = event.seq;
+      this.track(event);
+    }
+    // Approvals pending in a dead host died with its agent.
+    this.pendingApprovals = [];
+  }
+
+  private onAgentEvent(raw: AgentEvent): void {
+    const parsed = EventBody.safeParse(raw);
+    if (!parsed.success) {
+      this.record({ type: 'error.raised', message: 'the agent adapter produced a malformed event', fatal: false, detail: JSON.stringify(raw).slice(0, 500) });
+      return;
+    }
+    this.record(parsed.data);
+  }
+
+  /** Writes one event and, when it changes the session's state, the state change after it. */
+  private record(body: EventBody, derive = true): BatonEvent | undefined {
+    if (this.ending !== undefined && body.type !== 'session.ended' && body.type !== 'state.changed' && body.type !== 'turn.completed') {
+      // After stop/complete began, late agent chatter is still kept, but cannot change state.
+      derive = false;
+    }
+    let event: BatonEvent;
+    try {
+      event = this.writer.append(body);
+    } catch (error) {
+      log.error('could not write event', { session: this.spec.sessionId, error: errorMessage(error) });
+      return undefined;
+    }
+    this.track(event);
+    if (derive) {
+      const next = deriveState(this.status, body, { stopRequested: this.stopRequested, lastAssistantText: this.lastAssistantText });
+      if (next !== undefined && (next.state !== this.status.state || JSON.stringify(next.reason) !== JSON.stringify(this.status.reason))) {
+        const from = this.status.state;
+        this.status = next;
+        this.writer.append({ type: 'state.changed', from, to: next.state, ...(next.reason === undefined ? {} : { reason: next.reason }) });
+      }
+    }
+    return event;
+  }
+
+  private track(event: BatonEvent | EventBody): void {
+    switch (event.type) {
+      case 'state.changed':
+        this.status = { state: event.to, reason: event.reason };
+        break;
+      case 'message.added':
+        if (event.role === 'assistant') this.lastAssistantText = event.text;
+        break;
+      case 'turn.started':
+        this.lastAssistantText = undefined;
+        break;
+      case 'approval.requested':
+        this.pendingApprovals.push(event.requestId);
+        break;
+      case 'approval.resolved':
+        this.pendingApprovals = this.pendingApprovals.filter((id) => id !== event.requestId);
+        break;
+      default:
+        break;
+    }
+  }
+
+  private async handle(request: HostRequest): Promise<void> {
+    const run = this.run;
+    switch (request.op) {
+      case 'ping':
+        return;
+      case 'reply': {
+        if (run === undefined || this.ending !== undefined) throw new BatonError('conflict', 'The session is not accepting replies right now.');
+        const answering = this.status.state === 'needs_input' && this.status.reason?.kind === 'question';
+        this.record({ type: 'message.added', role: 'user', text: request.text });
+        if (answering) this.record({ type: 'question.answered', text: request.text });
+        await run.reply(request.text);
+        return;
+      }
+      case 'approval': {
+        if (run === undefined) throw new BatonError('conflict', 'The session has no running agent.');
+        const requestId = request.requestId ?? this.pendingApprovals[this.pendingApprovals.length - 1];
+        if (requestId === undefined || !this.pendingApprovals.includes(requestId)) {
+          throw new BatonError('conflict', 'The session has no pending approval' + (request.requestId ? ` with id ${request.requestId}` : '') + '.');
+        }
+        this.record({ type: 'approval.resolved', requestId, decision: request.decision, ...(request.reason === undefined ? {} : { reason: request.reason }) });
+        await run.resolveApproval(requestId, { decision: request.decision, reason: request.reason });
+        return;
+      }
+      case 'interrupt':
+        await run?.interrupt();
+        return;
+      case 'stop':
+        await this.stop();
+        return;
+      case 'complete':
+        await this.end('completed');
+        return;
+    }
+  }
+
+  private async stop(): Promise<void> {
+    this.stopRequested = true;
+    await this.end('stopped');
+  }
+
+  /** Ends the session for good: closes the agent, records the end, and exits the host. */
+  private end(reason: 'stopped' | 'completed' | 'failed', message?: string): Promise<void> {
+    this.ending ??= (async () => {
+      try {
+        await this.run?.close();
+      } catch (error) {
+        log.warn('agent close failed', { session: this.spec.sessionId, error: errorMessage(error) });
+      }
+      const target = reason === 'completed' ? 'completed' : reason === 'stopped' ? 'stopped' : 'failed';
+      if (this.status.state !== target) {
+        const stateReason =
+          reason === 'failed'
+            ? { kind: 'error' as const, message: message ?? 'the agent failed' }
+            : reason === 'stopped'
+              ? { kind: 'note' as const, message: 'stopped by the user' }
+              : undefined;
+        this.writer.append({ type: 'state.changed', from: this.status.state, to: target, ...(stateReason ? { reason: stateReason } : {}) });
+        this.status = { state: target, reason: stateReason };
+      }
+      this.writer.append({ type: 'session.ended', reason, ...(message === undefined ? {} : { message }) });
+      this.shutdown(reason === 'failed' ? 1 : 0);
+    })();
+    return this.ending;
+  }
+
+  private onAgentExited(error: string | undefined): void {
+    if (this.ending !== undefined) return;
+    if (error !== undefined) this.record({ type: 'error.raised', message: error, fatal: true });
+    void this.end('failed', error ?? 'the agent exited');
+  }
+
+  private shutdown(code: number): void {
+    this.writer.close();
+    this.server?.close();
+    rmSync(this.paths.socket, { force: true });
+    rmSync(this.paths.hostJson, { force: true });
+    this.exitCode = code;
+    this.exitWhenIdle();
+  }
+
+  /** Exits once every in-flight request has had its answer written. */
+  private exitWhenIdle(): void {
+    if (this.exitCode === undefined || this.inflight > 0) return;
+    const code = this.exitCode;
+    for (const callback of this.exitCallbacks) callback(code);
+  }
+
+  private listen(): Promise<void> {
+    const socketPath = this.paths.socket;
+    mkdirSync(dirname(socketPath), { recursive: true });
+    if (existsSync(socketPath)) unlinkSync(socketPath);
+    this.server = createServer((socket) => this.serve(socket));
+    return new Promise((resolve, reject) => {
+      this.server?.once('error', reject);
+      this.server?.listen(socketPath, () => resolve());
+    });
+  }
+
+  private serve(socket: Socket): void {
+    let buffer = '';
+    socket.setEncoding('utf8');
+    socket.on('error', () => socket.destroy());
+    socket.on('data', (chunk: string) => {
+      buffer += chunk;
+      for (let nl = buffer.indexOf('\n'); nl !== -1; nl = buffer.indexOf('\n')) {
+        const line = buffer.slice(0, nl);
+        buffer = buffer.slice(nl + 1);
+        void this.respond(socket, line);
+      }
+    });
+  }
+
+  private async respond(socket: Socket, line: string): Promise<void> {
+    this.inflight++;
+    let id = 0;
+    let response: HostResponse;
+    try {
+      const request = HostRequest.parse(JSON.parse(line));
+      id = request.id;
+      await this.handle(request);
+      response = { id, ok: true };
+    } catch (error) {
+      const code = error instanceof BatonError ? error.code : 'internal';
+      response = { id, ok: false, error: { code, message: errorMessage(error) } };
+    }
+    const done = (): void => {
+      this.inflight--;
+      this.exitWhenIdle();
+    };
+    if (socket.destroyed) done();
+    else socket.write(JSON.stringify(response) + '\n', done);
+  }
+}

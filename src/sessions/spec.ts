@@ -1,0 +1,45 @@
+/** What a session host needs to run its session, written by the supervisor before it spawns one. */
+import { z } from 'zod';
+
+export const HostSpec = z.object({
+  sessionId: z.string(),
+  home: z.string(),
+  agent: z.enum(['scripted', 'claude', 'codex']),
+  cwd: z.string(),
+  prompt: z.string(),
+  model: z.string().optional(),
+  permissionMode: z.enum(['default', 'acceptEdits', 'bypassPermissions']),
+  options: z.record(z.string(), z.unknown()),
+  /** Set on respawn: the agent's own conversation id to continue. */
+  resumeId: z.string().optional(),
+});
+export type HostSpec = z.infer<typeof HostSpec>;
+
+/** Requests the supervisor sends a host over its control socket, one JSON object per line. */
+export const HostRequest = z.discriminatedUnion('op', [
+  z.object({ id: z.number(), op: z.literal('ping') }),
+  z.object({ id: z.number(), op: z.literal('reply'), text: z.string() }),
+  z.object({
+    id: z.number(),
+    op: z.literal('approval'),
+    requestId: z.string().optional(),
+    decision: z.enum(['allow', 'deny']),
+    reason: z.string().optional(),
+  }),
+  z.object({ id: z.number(), op: z.literal('interrupt') }),
+  z.object({ id: z.number(), op: z.literal('stop') }),
+  z.object({ id: z.number(), op: z.literal('complete') }),
+]);
+export type HostRequest = z.infer<typeof HostRequest>;
+
+export interface HostResponse {
+  id: number;
+  ok: boolean;
+  error?: { code: string; message: string };
+}
+
+export interface HostInfo {
+  pid: number;
+  sessionId: string;
+  startedAt: string;
+}
