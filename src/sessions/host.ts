@@ -142,8 +142,10 @@ export class SessionHost {
         this.status = { state: event.to, reason: event.reason };
         break;
       case 'message.added':
-        if (event.role === 'assistant') this.lastAssistantText = event.text;
+        // A user message answers whatever the assistant said before; only later text can ask anew.
+        this.lastAssistantText = event.role === 'assistant' ? event.text : undefined;
         break;
+      case 'question.answered':
       case 'turn.started':
         this.lastAssistantText = undefined;
         break;

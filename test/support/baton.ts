@@ -1,0 +1,192 @@
+/**
+ * Test harness: a temporary BATON_HOME and git repositories, the real `baton` binary, and waits
+ * on the supervisor's event stream. Everything started is stopped by its own pid at cleanup.
+ */
+import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { SessionView } from '../../src/api/index.js';
+import type { BatonEvent, SessionState } from '../../src/events/index.js';
+import { ApiClient } from '../../src/cli/client.js';
+
+export const ROOT = resolve(fileURLToPath(new URL('../..', import.meta.url)));
+export const BIN = join(ROOT, 'bin', 'baton');
+
+export interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+export class TestBaton {
+  readonly root: string;
+  readonly home: string;
+  readonly env: NodeJS.ProcessEnv;
+  private readonly children: ChildProcess[] = [];
+
+  constructor(extraEnv: NodeJS.ProcessEnv = {}) {
+    // realpath: macOS-style /tmp symlinks would otherwise make paths compare unequal.
+    this.root = realpathSync(mkdtempSync(join(tmpdir(), 'baton-test-')));
+    this.home = join(this.root, 'home');
+    const fakeHome = join(this.root, 'user');
+    mkdirSync(fakeHome);
+    this.env = {
+      PATH: process.env.PATH,
+      HOME: fakeHome,
+      BATON_HOME: this.home,
+      GIT_CONFIG_GLOBAL: join(fakeHome, '.gitconfig'),
+      GIT_CONFIG_NOSYSTEM: '1',
+      ...extraEnv,
+    };
+    writeFileSync(join(fakeHome, '.gitconfig'), '[user]\n\tname = Test\n\temail = test@example.com\n[init]\n\tdefaultBranch = main\n');
+  }
+
+  /** A fresh repository with one commit. */
+  repo(name = 'repo', files: Record<string, string> = { 'README.md': '# test\n' }): string {
+    const dir = join(this.root, name);
+    mkdirSync(dir, { recursive: true });
+    for (const [path, content] of Object.entries(files)) {
+      mkdirSync(join(dir, path, '..'), { recursive: true });
+      writeFileSync(join(dir, path), content);
+    }
+    this.git(dir, 'init', '--quiet');
+    this.git(dir, 'add', '.');
+    this.git(dir, 'commit', '--quiet', '-m', 'initial');
+    return dir;
+  }
+
+  git(cwd: string, ...args: string[]): string {
+    return execFileSync('git', args, { cwd, env: this.env, encoding: 'utf8' }).trim();
+  }
+
+  script(steps: unknown[], extra: Record<string, unknown> = {}): string {
+    const file = join(this.root, `script-${Math.random().toString(36).slice(2)}.json`);
+    writeFileSync(file, JSON.stringify({ steps, ...extra }));
+    return file;
+  }
+
+  /** Runs the real binary to completion. */
+  run(args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): Promise<CliResult> {
+    return new Promise((done) => {
+      execFile(process.execPath, [BIN, ...args], { cwd: options.cwd ?? this.root, env: { ...this.env, ...options.env } }, (error, stdout, stderr) => {
+        const code = error === null ? 0 : typeof error.code === 'number' ? error.code : 1;
+        done({ code, stdout, stderr });
+      });
+    });
+  }
+
+  /** Runs the binary and fails the test unless it exits 0. */
+  async ok(args: string[], options: { cwd?: string } = {}): Promise<string> {
+    const result = await this.run(args, options);
+    if (result.code !== 0) throw new Error(`baton ${args.join(' ')} exited ${result.code}: ${result.stderr}${result.stdout}`);
+    return result.stdout;
+  }
+
+  async json<T>(args: string[], options: { cwd?: string } = {}): Promise<T> {
+    return JSON.parse(await this.ok([...args, '--json'], options)) as T;
+  }
+
+  /** Starts the binary without waiting (attach, logs -f); it is killed at cleanup. */
+  spawn(args: string[], options: { cwd?: string } = {}): ChildProcess {
+    const child = spawn(process.execPath, [BIN, ...args], { cwd: options.cwd ?? this.root, env: this.env, stdio: ['pipe', 'pipe', 'pipe'] });
+    this.children.push(child);
+    return child;
+  }
+
+  client(cwd = this.root): ApiClient {
+    const info = JSON.parse(readFileSync(join(this.home, 'supervisor.json'), 'utf8')) as { port: number };
+    return new ApiClient(`http://127.0.0.1:${info.port}`, readFileSync(join(this.home, 'token'), 'utf8').trim(), cwd);
+  }
+
+  supervisorPid(): number {
+    return (JSON.parse(readFileSync(join(this.home, 'supervisor.json'), 'utf8')) as { pid: number }).pid;
+  }
+
+  /**
+   * Resolves with the first event (replayed or live) that matches; rejects after `timeoutMs`
+   * with the events seen, so a failure says what happened instead.
+   */
+  async waitForEvent(ref: string, match: (event: BatonEvent) => boolean, timeoutMs = 20_000): Promise<BatonEvent> {
+    const controller = new AbortController();
+    const seen: BatonEvent[] = [];
+    let found: BatonEvent | undefined;
+    const timer = setTimeout(() => controller.abort(), timeoutMs);
+    try {
+      await this.client().follow(ref, 0, (event) => {
+        seen.push(event);
+        if (found === undefined && match(event)) {
+          found = event;
+          controller.abort();
+        }
+      }, controller.signal);
+    } finally {
+      clearTimeout(timer);
+    }
+    if (found === undefined) {
+      throw new Error(`timed out waiting on ${ref}; events: ${seen.map((e) => `${e.seq}:${e.type}${e.type === 'state.changed' ? `→${e.to}` : ''}`).join(' ')}`);
+    }
+    return found;
+  }
+
+  /** Waits until the session's latest state is `state` (its most recent state.changed says so). */
+  async waitForState(ref: string, state: SessionState, timeoutMs = 20_000): Promise<SessionView> {
+    const controller = new AbortController();
+    let current: SessionState | undefined;
+    const timer = setTimeout(() => controller.abort(), timeoutMs);
+    const trail: string[] = [];
+    let live = false;
+    try {
+      // During replay only the final state counts; once live, every change is checked.
+      await this.client().follow(
+        ref,
+        0,
+        (event) => {
+          if (event.type !== 'state.changed') return;
+          current = event.to;
+          trail.push(event.to);
+          if (live && current === state) controller.abort();
+        },
+        controller.signal,
+        () => {
+          live = true;
+          if (current === state) controller.abort();
+        },
+      );
+    } catch (error) {
+      if (!controller.signal.aborted) throw error;
+    } finally {
+      clearTimeout(timer);
+    }
+    if (current !== state) throw new Error(`${ref} did not reach ${state}; states: ${trail.join(' → ')}`);
+    const { session } = await this.client().request<{ session: SessionView }>('GET', `/api/sessions/${ref}`);
+    return session;
+  }
+
+  hostPids(): number[] {
+    const sessions = join(this.home, 'sessions');
+    if (!existsSync(sessions)) return [];
+    const pids: number[] = [];
+    for (const id of readdirSync(sessions)) {
+      const hostJson = join(sessions, id, 'host.json');
+      if (existsSync(hostJson)) pids.push((JSON.parse(readFileSync(hostJson, 'utf8')) as { pid: number }).pid);
+    }
+    return pids;
+  }
+
+  /** Stops everything this test started — by pid — and deletes its folders. */
+  cleanup(): void {
+    for (const child of this.children) if (child.exitCode === null) child.kill('SIGKILL');
+    const pids = [...this.hostPids()];
+    if (existsSync(join(this.home, 'supervisor.json'))) pids.push(this.supervisorPid());
+    for (const pid of pids) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    }
+    rmSync(this.root, { recursive: true, force: true });
+  }
+}
