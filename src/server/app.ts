@@ -5,10 +5,10 @@
 import { timingSafeEqual } from 'node:crypto';
 import { Hono, type Context } from 'hono';
 import { streamSSE } from 'hono/streaming';
-import { z, ZodError } from 'zod';
+import { ZodError } from 'zod';
 import { ApprovalRequest, DispatchRequest, PinRequest, ReplyRequest, RespawnAllRequest, type ApiErrorBody, type DaemonStatus, type RemoveView } from '../api/index.js';
 import type { BatonEvent } from '../events/index.js';
-import { BatonError, InvalidInputError } from '../shared/errors.js';
+import { BatonError, InvalidInputError, formatIssues } from '../shared/errors.js';
 import { createLogger } from '../shared/log.js';
 import type { SessionManager } from '../sessions/manager.js';
 
@@ -73,8 +73,8 @@ export function createApp(options: AppOptions): Hono {
   app.get('/api/sessions/:ref/peek', async (c) => c.json(await manager.peek(c.req.param('ref'), cwdOf(c))));
 
   app.get('/api/sessions/:ref/events', (c) => {
-    const session = manager.resolve(c.req.param('ref'), cwdOf(c));
     const after = parseAfter(c.req.query('after'));
+    const session = manager.resolve(c.req.param('ref'), cwdOf(c));
     if (c.req.query('follow') === undefined) return c.json({ events: manager.events.list(session.id, after) });
     return streamSSE(c, async (stream) => {
       const buffered: BatonEvent[] = [];
@@ -174,7 +174,7 @@ function refuse(c: Context, status: 401 | 403, code: string, message: string): R
 /** The one place where errors become HTTP responses. */
 function errorResponse(c: Context, error: unknown): Response {
   if (error instanceof ZodError) {
-    const message = z.prettifyError(error).replace(/\n+/g, '; ').replace(/✖ /g, '');
+    const message = formatIssues(error.issues);
     return c.json<ApiErrorBody>({ error: { code: 'invalid_input', message: `Invalid request: ${message}` } }, 400);
   }
   if (error instanceof BatonError) {

@@ -2,7 +2,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { z } from 'zod';
-import { InvalidInputError } from './errors.js';
+import { InvalidInputError, formatIssues } from './errors.js';
 
 export const UserConfig = z
   .object({
@@ -34,7 +34,7 @@ export function loadConfig(path: string, env: NodeJS.ProcessEnv = process.env): 
       throw new InvalidInputError(`${path} is not valid JSON: ${(error as Error).message}`);
     }
     const parsed = UserConfig.safeParse(raw);
-    if (!parsed.success) throw new InvalidInputError(`${path}: ${z.prettifyError(parsed.error).replace(/\n/g, '; ')}`);
+    if (!parsed.success) throw new InvalidInputError(`${path}: ${formatIssues(parsed.error.issues)}`);
     fileConfig = parsed.data;
   }
   const fromEnv = env.BATON_MAX_CONCURRENT;

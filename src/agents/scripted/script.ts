@@ -1,6 +1,6 @@
 /** The scripted agent's script format: `{"steps": [ … ]}`, one action per step. */
 import { z } from 'zod';
-import { InvalidInputError } from '../../shared/errors.js';
+import { InvalidInputError, formatIssues } from '../../shared/errors.js';
 
 const text = z.string().max(1_000_000);
 
@@ -37,14 +37,38 @@ export const Script = z
   .strict();
 export type Script = z.infer<typeof Script>;
 
+const STEP_KINDS = ['say', 'think', 'write', 'edit', 'run', 'ask', 'approve', 'sleep', 'usage', 'fail'];
+
 export function parseScript(raw: unknown, source = 'script'): Script {
   const result = Script.safeParse(raw);
   if (result.success) return result.data;
-  const issue = result.error.issues[0];
-  const where = issue && issue.path.length > 0 ? ` at ${issue.path.join('.')}` : '';
-  throw new InvalidInputError(
-    `Invalid ${source}${where}: ${issue?.message ?? 'not a script'}. Expected {"steps": [{"say": "…"}, {"run": "cmd"}, …]}.`,
-  );
+  throw new InvalidInputError(`Invalid ${source}${explain(raw)}`);
+}
+
+/** Says which step is wrong and how, rather than zod's "invalid input" for a failed union. */
+function explain(raw: unknown): string {
+  const shape = 'Expected {"steps": [{"say": "…"}, {"run": "cmd"}, …]}';
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return `: not an object. ${shape}.`;
+  const container = z.object({ steps: z.array(z.unknown()), onReply: z.array(z.unknown()).optional() }).strict().safeParse(raw);
+  if (!container.success) return `: ${formatIssues(container.error.issues)}. ${shape}.`;
+  for (const list of ['steps', 'onReply'] as const) {
+    const steps = container.data[list] ?? [];
+    for (const [index, step] of steps.entries()) {
+      const where = ` at ${list}.${index}`;
+      const keys = typeof step === 'object' && step !== null ? Object.keys(step) : [];
+      const kind = keys[0];
+      if (keys.length !== 1 || kind === undefined || !STEP_KINDS.includes(kind)) {
+        return `${where}: a step is an object with exactly one of ${STEP_KINDS.join(', ')}`;
+      }
+      const parsed = Step.safeParse(step);
+      if (!parsed.success) {
+        const issues = parsed.error.issues.flatMap((issue) => ('errors' in issue ? (issue.errors as { path: PropertyKey[]; message: string }[][]).flat() : [issue]));
+        const relevant = issues.filter((issue) => issue.path[0] === kind);
+        return `${where}: ${formatIssues(relevant.length > 0 ? relevant : issues)}`;
+      }
+    }
+  }
+  return `. ${shape}.`;
 }
 
 /** Used when a scripted session is dispatched without a script. */

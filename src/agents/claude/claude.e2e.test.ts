@@ -1,0 +1,272 @@
+/**
+ * End to end with the real `claude` binary (the one the Agent SDK installs) against the scripted
+ * model server. HOME is a temp folder per test; nothing leaves 127.0.0.1.
+ */
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import {
+  bundledClaudePath,
+  claudeEnv,
+  createWorkspace,
+  startModelServer,
+  type ModelServer,
+  type Scenario,
+  type Workspace,
+} from '../../../test/support/model-server/index.js';
+import { EventRecorder, waitForEvent, within } from '../../../test/support/wait.js';
+import type { AgentEvent, PermissionMode } from '../types.js';
+import { claudeAgent, ClaudeRun } from './index.js';
+import { CONTINUE_PROMPT } from './run.js';
+
+type EventOf<T extends AgentEvent['type']> = Extract<AgentEvent, { type: T }>;
+const is =
+  <T extends AgentEvent['type']>(type: T, extra: (e: EventOf<T>) => boolean = () => true) =>
+  (e: AgentEvent): e is EventOf<T> =>
+    e.type === type && extra(e as EventOf<T>);
+
+const scenarios: Scenario[] = [
+  {
+    prompt: 'write edit run',
+    steps: [
+      { tools: [{ name: 'Write', input: { file_path: 'notes.txt', content: 'alpha\n' } }] },
+      { tools: [{ name: 'Edit', input: { file_path: 'notes.txt', old_string: 'alpha', new_string: 'beta' } }] },
+      { tools: [{ name: 'Bash', input: { command: 'cat notes.txt > ran.txt', description: 'copy' } }] },
+      { text: 'Finished the notes.' },
+    ],
+  },
+  {
+    prompt: 'approve a command',
+    steps: [{ tools: [{ name: 'Bash', input: { command: 'echo yes > approved.txt', description: 'write marker' } }] }, { text: 'Ran it.' }],
+  },
+  {
+    prompt: 'deny a command',
+    steps: [{ tools: [{ name: 'Bash', input: { command: 'echo no > denied.txt', description: 'write marker' } }] }, { text: 'I will not run it.' }],
+  },
+  { prompt: 'first question', steps: [{ text: 'First answer.' }] },
+  { prompt: 'second question', steps: [{ text: 'Second answer.' }] },
+  {
+    prompt: 'run a long command',
+    steps: [{ tools: [{ name: 'Bash', input: { command: 'sleep 30; echo late > late.txt', description: 'wait' } }] }, { text: 'Slept.' }],
+  },
+  {
+    prompt: 'start then wait long',
+    steps: [
+      { tools: [{ name: 'Bash', input: { command: 'echo started > started.txt', description: 'mark' } }] },
+      { tools: [{ name: 'Bash', input: { command: 'sleep 30', description: 'wait' } }] },
+      { text: 'Waited.' },
+    ],
+  },
+  { prompt: 'fail with 500', steps: [{ error: { status: 500, message: 'scripted overload' } }] },
+  { prompt: 'fail with 400', steps: [{ error: { status: 400, message: 'scripted bad request' } }] },
+  { prompt: 'remember the word banana', steps: [{ text: 'I will remember banana.' }] },
+  { prompt: 'what was the word', steps: [{ text: 'The word was banana.' }] },
+  { prompt: CONTINUE_PROMPT, steps: [{ text: 'Continuing after the restart.' }] },
+  { prompt: 'say hello', steps: [{ text: 'Hello.' }] },
+];
+
+let server: ModelServer;
+let workspace: Workspace;
+const runs: ClaudeRun[] = [];
+
+beforeAll(async () => {
+  server = await startModelServer(scenarios);
+});
+afterAll(async () => {
+  await server.close();
+});
+afterEach(async () => {
+  await Promise.all(runs.splice(0).map((run) => within(run.close(), 15_000, 'claude close')));
+  workspace?.remove();
+});
+
+interface Started {
+  run: ClaudeRun;
+  events: EventRecorder<AgentEvent>;
+}
+
+async function start(
+  prompt: string,
+  opts: { permissionMode?: PermissionMode; resumeId?: string; autoApprove?: boolean; claudePath?: string; fresh?: boolean } = {},
+): Promise<Started> {
+  if (opts.fresh !== false) workspace = createWorkspace('baton-claude-');
+  const events = new EventRecorder<AgentEvent>();
+  let run: ClaudeRun | undefined;
+  const emit = (event: AgentEvent): void => {
+    events.emit(event);
+    if (opts.autoApprove === true && event.type === 'approval.requested') {
+      void run?.resolveApproval(event.requestId, { decision: 'allow' });
+    }
+  };
+  run = (await claudeAgent.start(
+    {
+      sessionId: 'test',
+      cwd: workspace.repo,
+      prompt,
+      permissionMode: opts.permissionMode ?? 'default',
+      resumeId: opts.resumeId,
+      stateDir: workspace.stateDir,
+      options: { claudePath: opts.claudePath ?? bundledClaudePath() },
+      env: claudeEnv({ url: server.url, home: workspace.home }),
+    },
+    emit,
+  )) as ClaudeRun;
+  runs.push(run);
+  return { run, events };
+}
+
+const completed = is('turn.completed');
+
+describe('the claude adapter with the real claude binary', () => {
+  it('writes, edits and runs a command in its folder, and reports tools, files and usage', async () => {
+    const { events } = await start('write edit run', { autoApprove: true });
+    const done = await waitForEvent(events, completed);
+    expect(done).toEqual({ type: 'turn.completed', outcome: 'success' });
+    expect(readFileSync(join(workspace.repo, 'notes.txt'), 'utf8')).toBe('beta\n');
+    expect(readFileSync(join(workspace.repo, 'ran.txt'), 'utf8')).toBe('beta\n');
+
+    const types = events.events.map((e) => e.type);
+    expect(types[0]).toBe('turn.started');
+    expect(types).toContain('agent.identified');
+    const started = events.events.filter(is('tool.started'));
+    expect(started.map((e) => e.tool)).toEqual(['Write', 'Edit', 'Bash']);
+    expect(started[0]!.files).toEqual(['notes.txt']);
+    const finished = events.events.filter(is('tool.finished'));
+    expect(finished.map((e) => [e.tool, e.ok])).toEqual([['Write', true], ['Edit', true], ['Bash', true]]);
+    expect(finished[1]!.files).toEqual(['notes.txt']);
+    expect(events.events.filter(is('message.added')).at(-1)?.text).toBe('Finished the notes.');
+
+    const usage = events.events.filter(is('usage.reported'));
+    expect(usage.reduce((n, u) => n + u.inputTokens, 0)).toBe(400);
+    expect(usage.reduce((n, u) => n + u.outputTokens, 0)).toBe(80);
+    expect(usage.reduce((n, u) => n + (u.costUsd ?? 0), 0)).toBeGreaterThan(0);
+    expect(server.failures).toEqual([]);
+  });
+
+  it('holds a tool call for approval and runs it once allowed', async () => {
+    const { run, events } = await start('approve a command');
+    const request = await waitForEvent(events, is('approval.requested'));
+    expect(request).toMatchObject({ tool: 'Bash', input: 'echo yes > approved.txt' });
+    expect(existsSync(join(workspace.repo, 'approved.txt'))).toBe(false);
+    expect(events.events.some(completed)).toBe(false);
+
+    await run.resolveApproval(request.requestId, { decision: 'allow' });
+    expect(await waitForEvent(events, completed)).toMatchObject({ outcome: 'success' });
+    expect(readFileSync(join(workspace.repo, 'approved.txt'), 'utf8')).toBe('yes\n');
+    expect(events.events.find(is('tool.finished'))).toMatchObject({ tool: 'Bash', ok: true });
+  });
+
+  it('does not run a denied tool call and tells the agent why', async () => {
+    const { run, events } = await start('deny a command');
+    const request = await waitForEvent(events, is('approval.requested'));
+    await run.resolveApproval(request.requestId, { decision: 'deny', reason: 'not on this branch' });
+    expect(await waitForEvent(events, completed)).toMatchObject({ outcome: 'success' });
+    expect(existsSync(join(workspace.repo, 'denied.txt'))).toBe(false);
+    expect(events.events.find(is('tool.finished'))).toMatchObject({ tool: 'Bash', ok: false });
+    const followUp = server.requestsFor('deny a command').at(-1)!;
+    expect(followUp.stepIndex).toBe(1);
+    expect(followUp.text).toContain('not on this branch');
+  });
+
+  it('starts a second turn in the same conversation for a reply', async () => {
+    const { run, events } = await start('first question');
+    await waitForEvent(events, completed);
+    await run.reply('second question');
+    const second = await waitForEvent(events, completed, 30_000, events.events.findIndex(completed) + 1);
+    expect(second.outcome).toBe('success');
+    expect(events.events.filter(is('turn.started')).map((e) => e.prompt)).toEqual(['first question', 'second question']);
+    expect(events.events.filter(is('message.added')).map((e) => e.text)).toEqual(['First answer.', 'Second answer.']);
+    expect(server.requestsFor('second question').at(-1)!.text).toContain('First answer.');
+  });
+
+  it('interrupts a long command, ends the turn as interrupted and stays usable', async () => {
+    const { run, events } = await start('run a long command', { autoApprove: true });
+    await waitForEvent(events, is('tool.started', (e) => e.tool === 'Bash'));
+    await run.interrupt();
+    const done = await waitForEvent(events, completed);
+    expect(done.outcome).toBe('interrupted');
+    expect(events.events.find(is('tool.finished'))).toMatchObject({ ok: false });
+
+    await run.reply('say hello');
+    const next = await waitForEvent(events, completed, 30_000, events.events.indexOf(done) + 1);
+    expect(next.outcome).toBe('success');
+    expect(existsSync(join(workspace.repo, 'late.txt'))).toBe(false);
+  });
+
+  it.each([
+    [500, 'scripted overload'],
+    [400, 'scripted bad request'],
+  ])('ends the turn in error when the model API answers %i', async (status, message) => {
+    const { events } = await start(`fail with ${status}`);
+    const done = await waitForEvent(events, completed);
+    expect(done.outcome).toBe('error');
+    expect(done.error).toContain(String(status));
+    expect(done.error).toContain(message);
+  });
+
+  it('reports a killed claude process as a failed turn and resumes the conversation afterwards', async () => {
+    const first = await start('start then wait long', { autoApprove: true });
+    const identified = await waitForEvent(first.events, is('agent.identified'));
+    await waitForEvent(first.events, is('tool.started', (e) => e.input === 'sleep 30'));
+    process.kill(first.run.pid!, 'SIGKILL');
+    const exit = await within(first.run.exited, 15_000, 'exited after kill -9');
+    expect(exit.error).toMatch(/SIGKILL/);
+    expect(first.events.events.find(completed)).toMatchObject({ outcome: 'error' });
+    expect(first.events.events.find(is('error.raised', (e) => e.fatal))).toBeDefined();
+
+    const second = await start('ignored on resume', { resumeId: identified.agentSessionId, fresh: false });
+    const done = await waitForEvent(second.events, completed);
+    expect(done.outcome).toBe('success');
+    expect(second.events.events.find(is('turn.started'))?.prompt).toBe(CONTINUE_PROMPT);
+    const resumed = server.requestsFor(CONTINUE_PROMPT).at(-1)!;
+    expect(resumed.text).toContain('echo started > started.txt');
+  });
+
+  it('resumes a finished conversation from its session id in a new process', async () => {
+    const first = await start('remember the word banana');
+    const identified = await waitForEvent(first.events, is('agent.identified'));
+    await waitForEvent(first.events, completed);
+    await first.run.close();
+    expect(await first.run.exited).toEqual({});
+
+    const second = await start('ignored on resume', { resumeId: identified.agentSessionId, fresh: false });
+    await waitForEvent(second.events, completed);
+    await second.run.reply('what was the word');
+    await waitForEvent(second.events, is('message.added', (e) => e.text === 'The word was banana.'));
+    const request = server.requestsFor('what was the word').at(-1)!;
+    expect(request.text).toContain('remember the word banana');
+    expect(request.text).toContain('I will remember banana.');
+  });
+
+  it('starts the task afresh when a resumed conversation was never written down', async () => {
+    workspace = createWorkspace('baton-claude-');
+    // A turn was open as far as Baton knew, so the resume tries to continue it.
+    writeFileSync(join(workspace.stateDir, 'claude.json'), JSON.stringify({ turnOpen: true, usage: {} }));
+    const second = await start('say hello', { resumeId: '00000000-0000-4000-8000-000000000000', fresh: false });
+    expect(await waitForEvent(second.events, is('turn.completed'))).toMatchObject({ outcome: 'success' });
+    expect(second.events.events.find(is('error.raised'))?.message).toMatch(/could not be resumed/);
+    const ids = second.events.events.filter(is('agent.identified')).map((e) => e.agentSessionId);
+    expect(ids[0]).toBe('00000000-0000-4000-8000-000000000000');
+    expect(ids[1]).not.toBe(ids[0]);
+  });
+
+  it('reports malformed and truncated output lines as errors and carries on', async () => {
+    workspace = createWorkspace('baton-claude-');
+    const wrapper = workspace.script(
+      'noisy-claude',
+      `echo 'this is not json'\necho '{"type":"assistant","mess'\nexec '${bundledClaudePath()}' "$@"`,
+    );
+    const { events } = await start('say hello', { claudePath: wrapper, fresh: false });
+    expect(await waitForEvent(events, completed)).toMatchObject({ outcome: 'success' });
+    const malformed = events.events.filter(is('error.raised', (e) => e.message.includes('malformed')));
+    expect(malformed.map((e) => e.detail)).toEqual(['this is not json', '{"type":"assistant","mess']);
+    expect(malformed.every((e) => !e.fatal)).toBe(true);
+  });
+});
+
+describe('claude adapter options', () => {
+  it('refuses a claudePath that is not an executable, saying how to install claude', () => {
+    expect(() => claudeAgent.validateOptions({ claudePath: '/nonexistent/claude' }, '/')).toThrow(/Install Claude Code/);
+    expect(() => claudeAgent.validateOptions({ bogus: 1 }, '/')).toThrow(/Unknown option/);
+  });
+});

@@ -1,0 +1,141 @@
+/** Codex app-server items and usage → normalized events. */
+import { isAbsolute, relative, resolve } from 'node:path';
+import type { AgentEvent } from '../types.js';
+import { ThreadItem, type TokenUsageBreakdown } from './protocol.js';
+
+const MAX_OUTPUT = 8_000;
+export const COMMAND_TOOL = 'shell';
+export const PATCH_TOOL = 'apply_patch';
+
+export interface UsageTotal {
+  input: number;
+  cached: number;
+  output: number;
+}
+
+export class CodexNormalizer {
+  /** Files of each patch, by item id, from when it started (approvals refer to them). */
+  private readonly patchFiles = new Map<string, string[]>();
+  private readonly openTools = new Map<string, string>();
+
+  constructor(private readonly cwd: string) {}
+
+  filesOf(itemId: string): string[] | undefined {
+    return this.patchFiles.get(itemId);
+  }
+
+  /** Returns the events, or an error message when the item did not match the protocol. */
+  itemStarted(raw: unknown): AgentEvent[] | string {
+    const parsed = ThreadItem.safeParse(raw);
+    if (!parsed.success) return knownType(raw) ? `unexpected item shape: ${parsed.error.issues[0]?.message ?? ''}` : [];
+    const item = parsed.data;
+    switch (item.type) {
+      case 'commandExecution':
+        this.openTools.set(item.id, COMMAND_TOOL);
+        return [{ type: 'tool.started', toolId: item.id, tool: COMMAND_TOOL, input: unwrapShell(item.command) }];
+      case 'fileChange': {
+        const files = item.changes.map((c) => relativeToCwd(c.path, this.cwd));
+        this.patchFiles.set(item.id, files);
+        this.openTools.set(item.id, PATCH_TOOL);
+        return [{ type: 'tool.started', toolId: item.id, tool: PATCH_TOOL, input: files.join(', '), files }];
+      }
+      case 'mcpToolCall': {
+        const tool = `${item.server}.${item.tool}`;
+        this.openTools.set(item.id, tool);
+        return [{ type: 'tool.started', toolId: item.id, tool, input: '' }];
+      }
+      case 'agentMessage':
+      case 'reasoning':
+        return [];
+    }
+  }
+
+  itemCompleted(raw: unknown): AgentEvent[] | string {
+    const parsed = ThreadItem.safeParse(raw);
+    if (!parsed.success) return knownType(raw) ? `unexpected item shape: ${parsed.error.issues[0]?.message ?? ''}` : [];
+    const item = parsed.data;
+    switch (item.type) {
+      case 'agentMessage':
+        return item.text.trim() === '' ? [] : [{ type: 'message.added', role: 'assistant', text: item.text }];
+      case 'reasoning': {
+        const text = [...item.summary, ...item.content].join('\n').trim();
+        return text === '' ? [] : [{ type: 'thinking.added', text }];
+      }
+      case 'commandExecution': {
+        this.openTools.delete(item.id);
+        const output = (item.status === 'declined' ? 'declined by the user' : (item.aggregatedOutput ?? '')).slice(0, MAX_OUTPUT);
+        const exitCode = item.exitCode ?? undefined;
+        return [
+          {
+            type: 'tool.finished',
+            toolId: item.id,
+            tool: COMMAND_TOOL,
+            ok: item.status === 'completed' && (exitCode === undefined || exitCode === 0),
+            ...(output === '' ? {} : { output }),
+            ...(exitCode === undefined ? {} : { exitCode }),
+          },
+        ];
+      }
+      case 'fileChange': {
+        this.openTools.delete(item.id);
+        const files = item.changes.map((c) => relativeToCwd(c.path, this.cwd));
+        const ok = item.status === 'completed';
+        return [
+          {
+            type: 'tool.finished',
+            toolId: item.id,
+            tool: PATCH_TOOL,
+            ok,
+            ...(ok ? { files } : { output: item.status === 'declined' ? 'declined by the user' : 'the patch failed' }),
+          },
+        ];
+      }
+      case 'mcpToolCall': {
+        const tool = this.openTools.get(item.id) ?? `${item.server}.${item.tool}`;
+        this.openTools.delete(item.id);
+        return [{ type: 'tool.finished', toolId: item.id, tool, ok: item.status === 'completed' }];
+      }
+    }
+  }
+
+  /** Tool items a turn left open (interrupt, crash) are closed as failed. */
+  closeOpenTools(why: string): AgentEvent[] {
+    const events: AgentEvent[] = [...this.openTools].map(([toolId, tool]) => ({ type: 'tool.finished' as const, toolId, tool, ok: false, output: why }));
+    this.openTools.clear();
+    return events;
+  }
+}
+
+/**
+ * Codex reports usage as thread totals; Baton records deltas. Input excludes cached input, which
+ * is reported on its own (as for Claude).
+ */
+export function usageDelta(previous: UsageTotal, total: TokenUsageBreakdown): { event: AgentEvent | undefined; total: UsageTotal } {
+  const now: UsageTotal = { input: total.inputTokens, cached: total.cachedInputTokens, output: total.outputTokens };
+  const base = now.input < previous.input || now.output < previous.output ? { input: 0, cached: 0, output: 0 } : previous;
+  const cached = Math.max(0, now.cached - base.cached);
+  const input = Math.max(0, now.input - base.input - cached);
+  const output = now.output - base.output;
+  if (input === 0 && output === 0 && cached === 0) return { event: undefined, total: now };
+  return {
+    event: { type: 'usage.reported', inputTokens: input, outputTokens: output, ...(cached === 0 ? {} : { cacheReadTokens: cached }) },
+    total: now,
+  };
+}
+
+/** `/bin/bash -lc 'cmd'` reads better as `cmd`. */
+export function unwrapShell(command: string): string {
+  const match = /^\S*\/(?:ba|z)?sh -lc '([\s\S]*)'$/.exec(command);
+  return match?.[1] === undefined ? command : match[1].replace(/'\\''/g, "'");
+}
+
+function relativeToCwd(path: string, cwd: string): string {
+  const absolute = resolve(cwd, path);
+  const rel = relative(cwd, absolute);
+  return rel === '' || rel.startsWith('..') || isAbsolute(rel) ? absolute : rel;
+}
+
+function knownType(raw: unknown): boolean {
+  const type = (raw as { type?: unknown } | null)?.type;
+  return typeof type === 'string' && ['agentMessage', 'reasoning', 'commandExecution', 'fileChange', 'mcpToolCall'].includes(type);
+}

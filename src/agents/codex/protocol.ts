@@ -1,0 +1,91 @@
+/**
+ * The parts of the `codex app-server` protocol (v2, JSON-RPC over stdio) Baton uses, as zod
+ * schemas written from `codex app-server generate-ts`. Loose objects: newer servers add fields.
+ */
+import { z } from 'zod';
+
+const id = z.union([z.string(), z.number()]);
+
+/** One line from the server: a response, a notification, or a request to us. */
+export const IncomingMessage = z.union([
+  z.looseObject({ id, result: z.unknown() }),
+  z.looseObject({ id, error: z.looseObject({ code: z.number().optional(), message: z.string() }) }),
+  z.looseObject({ id, method: z.string(), params: z.unknown().optional() }),
+  z.looseObject({ method: z.string(), params: z.unknown().optional() }),
+]);
+export type IncomingMessage = z.infer<typeof IncomingMessage>;
+
+export const ThreadResponse = z.looseObject({ thread: z.looseObject({ id: z.string() }) });
+export const TurnResponse = z.looseObject({ turn: z.looseObject({ id: z.string() }) });
+
+export const TurnError = z.looseObject({
+  message: z.string(),
+  codexErrorInfo: z.unknown().optional(),
+  additionalDetails: z.string().nullish(),
+});
+
+const Turn = z.looseObject({
+  id: z.string(),
+  status: z.enum(['completed', 'interrupted', 'failed', 'inProgress']),
+  error: TurnError.nullish(),
+});
+
+const FileUpdateChange = z.looseObject({ path: z.string(), diff: z.string().optional() });
+
+export const ThreadItem = z.discriminatedUnion('type', [
+  z.looseObject({ type: z.literal('agentMessage'), id: z.string(), text: z.string() }),
+  z.looseObject({ type: z.literal('reasoning'), id: z.string(), summary: z.array(z.string()), content: z.array(z.string()) }),
+  z.looseObject({
+    type: z.literal('commandExecution'),
+    id: z.string(),
+    command: z.string(),
+    status: z.enum(['inProgress', 'completed', 'failed', 'declined']),
+    aggregatedOutput: z.string().nullish(),
+    exitCode: z.number().int().nullish(),
+  }),
+  z.looseObject({
+    type: z.literal('fileChange'),
+    id: z.string(),
+    changes: z.array(FileUpdateChange),
+    status: z.enum(['inProgress', 'completed', 'failed', 'declined']),
+  }),
+  z.looseObject({ type: z.literal('mcpToolCall'), id: z.string(), server: z.string(), tool: z.string(), status: z.string() }),
+]);
+export type ThreadItem = z.infer<typeof ThreadItem>;
+
+const TokenUsageBreakdown = z.looseObject({
+  inputTokens: z.number(),
+  cachedInputTokens: z.number(),
+  outputTokens: z.number(),
+});
+export type TokenUsageBreakdown = z.infer<typeof TokenUsageBreakdown>;
+
+export const Notifications = {
+  'turn/started': z.looseObject({ threadId: z.string(), turn: Turn }),
+  'turn/completed': z.looseObject({ threadId: z.string(), turn: Turn }),
+  'item/started': z.looseObject({ threadId: z.string(), turnId: z.string(), item: z.looseObject({ type: z.string() }) }),
+  'item/completed': z.looseObject({ threadId: z.string(), turnId: z.string(), item: z.looseObject({ type: z.string() }) }),
+  'thread/tokenUsage/updated': z.looseObject({
+    threadId: z.string(),
+    tokenUsage: z.looseObject({ total: TokenUsageBreakdown }),
+  }),
+  error: z.looseObject({ error: TurnError, willRetry: z.boolean() }),
+} as const;
+
+export const CommandApprovalParams = z.looseObject({
+  threadId: z.string(),
+  turnId: z.string(),
+  itemId: z.string(),
+  reason: z.string().nullish(),
+  command: z.string().nullish(),
+});
+
+export const FileChangeApprovalParams = z.looseObject({
+  threadId: z.string(),
+  turnId: z.string(),
+  itemId: z.string(),
+  reason: z.string().nullish(),
+  grantRoot: z.string().nullish(),
+});
+
+export type ApprovalDecisionWire = 'accept' | 'decline' | 'cancel';

@@ -1,0 +1,172 @@
+import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { SessionView } from '../../src/api/index.js';
+import { TestBaton, type CliResult } from '../support/baton.js';
+
+let t: TestBaton;
+let repo: string;
+beforeEach(() => {
+  t = new TestBaton();
+  repo = t.repo();
+});
+afterEach(() => t.cleanup());
+
+/** One line on stderr, a non-zero exit, nothing on stdout. */
+function expectOneLineError(result: CliResult, pattern: RegExp, code?: number): void {
+  expect(result.code, result.stderr).not.toBe(0);
+  if (code !== undefined) expect(result.code).toBe(code);
+  expect(result.stderr.trim().split('\n')).toHaveLength(1);
+  expect(result.stderr).toMatch(pattern);
+  expect(result.stdout).toBe('');
+}
+
+async function nothingCreated(): Promise<void> {
+  expect(t.git(repo, 'branch', '--list', 'baton/*')).toBe('');
+  expect(t.git(repo, 'worktree', 'list').split('\n')).toHaveLength(1);
+  const worktrees = join(t.home, 'worktrees', 'repo');
+  expect(existsSync(worktrees) ? readdirSync(worktrees) : []).toEqual([]);
+  expect(await t.json<SessionView[]>(['ls'])).toEqual([]);
+}
+
+describe('bad input gets a one-line error and leaves nothing half-created', () => {
+  it.each([
+    ['has space', /Invalid session name "has space": it contains whitespace/],
+    ['a..b', /contains '\.\.'/],
+    ['x;rm', /characters other than letters/],
+    ['-rf', /starts with '-'/],
+    ['n'.repeat(49), /longer than 48 characters/],
+    ['ünïcode', /characters other than letters/],
+  ])('rejects the session name %j', async (name, pattern) => {
+    expectOneLineError(await t.run(['dispatch', 'x', '--name', name], { cwd: repo }), pattern, 2);
+    await nothingCreated();
+  });
+
+  it('rejects a name already in use in the project', async () => {
+    await t.ok(['dispatch', 'x', '--name', 'dup', '--script', t.script([{ say: 'hi' }])], { cwd: repo });
+    expectOneLineError(await t.run(['dispatch', 'y', '--name', 'dup'], { cwd: repo }), /already exists in this project/, 4);
+  });
+
+  it('refuses to dispatch outside a git repository', async () => {
+    const plain = join(t.root, 'plain');
+    mkdirSync(plain);
+    expectOneLineError(await t.run(['dispatch', 'x'], { cwd: plain }), /is not inside a git repository/, 2);
+  });
+
+  it('refuses a repository without commits', async () => {
+    const empty = join(t.root, 'empty');
+    mkdirSync(empty);
+    t.git(empty, 'init', '--quiet');
+    expectOneLineError(await t.run(['dispatch', 'x'], { cwd: empty }), /has no commits yet/, 2);
+  });
+
+  it.each([['no-such-branch'], ['--upload-pack=evil'], ['HEAD~5']])('rejects the base %j', async (base) => {
+    expectOneLineError(await t.run(['dispatch', 'x', `--base=${base}`], { cwd: repo }), /base/i, 2);
+    await nothingCreated();
+  });
+
+  it('starts from a given base', async () => {
+    const first = t.git(repo, 'rev-parse', 'HEAD');
+    writeFileSync(join(repo, 'later.txt'), 'later');
+    t.git(repo, 'add', '.');
+    t.git(repo, 'commit', '--quiet', '-m', 'later');
+    const session = await t.json<SessionView>(['dispatch', 'x', '--name', 'old', '--base', first, '--script', t.script([{ say: 'hi' }])], { cwd: repo });
+    expect(session.baseCommit).toBe(first);
+    expect(existsSync(join(session.worktree, 'later.txt'))).toBe(false);
+  });
+
+  it.each([
+    ['{ not json', /is not valid JSON/],
+    ['{"steps": [{"dance": 1}]}', /Invalid script at steps\.0/],
+    ['{"steps": [{"sleep": -5}]}', /Invalid script at steps\.0/],
+    ['[1, 2]', /Invalid script/],
+  ])('rejects the malformed script %j', async (content, pattern) => {
+    const file = join(t.root, 'bad.json');
+    writeFileSync(file, content);
+    expectOneLineError(await t.run(['dispatch', 'x', '--script', file], { cwd: repo }), pattern, 2);
+    await nothingCreated();
+  });
+
+  it('rejects a missing script file', async () => {
+    expectOneLineError(await t.run(['dispatch', 'x', '--script', 'nope.json'], { cwd: repo }), /Cannot read script .*nope\.json: ENOENT/, 2);
+  });
+
+  it('rejects unknown flags, agents and permission modes', async () => {
+    expectOneLineError(await t.run(['dispatch', 'x', '--agent', 'gpt'], { cwd: repo }), /argument 'gpt' is invalid/, 2);
+    expectOneLineError(await t.run(['dispatch', 'x', '--permission-mode', 'yolo'], { cwd: repo }), /invalid/, 2);
+    expectOneLineError(await t.run(['ls', '--bogus']), /unknown option '--bogus'/, 2);
+    expectOneLineError(await t.run(['logs', 'x', '--after', '-3']), /--after must be a non-negative integer/, 2);
+  });
+
+  it('reports unknown sessions and ambiguous prefixes', async () => {
+    expectOneLineError(await t.run(['peek', 'ghost']), /No session matches "ghost"/, 3);
+    const ids: string[] = [];
+    for (let i = 0; ids.length < 2 || ids[0]![0] !== ids[1]![0]; i++) {
+      // Dispatch until two ids share a first character (ids are random; 33 letters make this quick).
+      const s = await t.json<SessionView>(['dispatch', 'x', '--name', `s${i}`, '--script', t.script([{ say: 'hi' }])], { cwd: repo });
+      const clash = ids.find((id) => id[0] === s.id[0]);
+      if (clash !== undefined) ids.splice(0, ids.length, clash, s.id);
+      else ids.push(s.id);
+    }
+    expectOneLineError(await t.run(['peek', ids[0]![0]!]), /matches 2 sessions/, 3);
+    const unique = await t.json<{ session: SessionView }>(['peek', ids[0]!.slice(0, 8)]);
+    expect(unique.session.id).toBe(ids[0]);
+  });
+
+  it('refuses replies and approvals a session cannot take', async () => {
+    await t.ok(['dispatch', 'x', '--name', 'r', '--script', t.script([{ say: 'hi' }])], { cwd: repo });
+    await t.waitForState('r', 'ready_for_review');
+    expectOneLineError(await t.run(['approve', 'r']), /not waiting for an approval/, 4);
+    await t.ok(['done', 'r']);
+    expectOneLineError(await t.run(['reply', 'r', 'more']), /Cannot reply to r: it is completed/, 4);
+    expectOneLineError(await t.run(['stop', 'r']), /not running/, 4);
+    expectOneLineError(await t.run(['respawn']), /Which session\?/, 2);
+  });
+
+  it('says so when the token is wrong', async () => {
+    await t.ok(['daemon', 'start']);
+    writeFileSync(join(t.home, 'token'), 'wrong-token-wrong-token\n');
+    expectOneLineError(await t.run(['ls']), /rejected the token/, 5);
+  });
+
+  it('says so when the supervisor is not reachable', async () => {
+    expect((await t.ok(['daemon', 'status'])).trim()).toMatch(/not running/);
+    await t.ok(['daemon', 'start']);
+    const pid = t.supervisorPid();
+    process.kill(pid, 'SIGKILL');
+    const { watchExit } = await import('../support/process.js');
+    await watchExit(pid);
+    // A stale supervisor.json is detected and a new supervisor is started on demand.
+    expect(await t.json<SessionView[]>(['ls'])).toEqual([]);
+    expect(t.supervisorPid()).not.toBe(pid);
+  });
+
+  it('starts exactly one supervisor when several CLIs race', async () => {
+    const results = await Promise.all(Array.from({ length: 6 }, () => t.run(['ls', '--json'])));
+    for (const r of results) expect(r.code, r.stderr).toBe(0);
+    const status = JSON.parse(await t.ok(['daemon', 'status', '--json']));
+    expect(status.pid).toBe(t.supervisorPid());
+    const { execFileSync } = await import('node:child_process');
+    const supervisors = execFileSync('ps', ['-eo', 'pid,args'], { encoding: 'utf8' })
+      .split('\n')
+      .filter((line) => line.includes('dist/server/main.js'))
+      .map((line) => Number(line.trim().split(/\s+/)[0]))
+      .filter((pid) => {
+        try {
+          return execFileSync('cat', [`/proc/${pid}/environ`], { encoding: 'utf8' }).includes(`BATON_HOME=${t.home}`);
+        } catch {
+          return false;
+        }
+      });
+    expect(supervisors).toEqual([status.pid]);
+  });
+
+  it('rejects an invalid config file with a clear error', async () => {
+    mkdirSync(t.home, { recursive: true });
+    writeFileSync(join(t.home, 'config.json'), '{"maxConcurrent": "lots"}');
+    const result = await t.run(['ls']);
+    expect(result.code).not.toBe(0);
+    expect(result.stderr).toMatch(/supervisor exited during start/);
+    expect(await t.ok(['daemon', 'logs'])).toMatch(/maxConcurrent/);
+  });
+});

@@ -1,0 +1,97 @@
+/**
+ * Isolated environments for running the real CLIs against the model server: a private HOME (and
+ * CODEX_HOME), the fake endpoints, fake keys, and every kind of non-essential traffic turned off,
+ * so nothing reaches the internet or touches a real home. Only PATH is taken from the caller.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+
+const require = createRequire(import.meta.url);
+
+export interface AgentEnvOptions {
+  /** The model server's URL (`ModelServer.url`). */
+  url: string;
+  /** A temp folder that becomes HOME. */
+  home: string;
+  /** Model the CLI asks for; codex needs a slug from its bundled catalog to keep its tools. */
+  model?: string;
+  /** Variables to add or override. */
+  extra?: NodeJS.ProcessEnv;
+}
+
+function baseEnv(home: string): NodeJS.ProcessEnv {
+  mkdirSync(home, { recursive: true });
+  return {
+    PATH: process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin',
+    HOME: home,
+    XDG_CONFIG_HOME: join(home, '.config'),
+    XDG_CACHE_HOME: join(home, '.cache'),
+    XDG_STATE_HOME: join(home, '.local', 'state'),
+    LANG: 'C.UTF-8',
+    // Keep git inside the test: no global or system config, fixed identity.
+    GIT_CONFIG_NOSYSTEM: '1',
+    GIT_CONFIG_GLOBAL: join(home, '.gitconfig-none'),
+    GIT_AUTHOR_NAME: 'Baton Test',
+    GIT_AUTHOR_EMAIL: 'test@baton.invalid',
+    GIT_COMMITTER_NAME: 'Baton Test',
+    GIT_COMMITTER_EMAIL: 'test@baton.invalid',
+  };
+}
+
+export function claudeEnv(options: AgentEnvOptions): NodeJS.ProcessEnv {
+  return {
+    ...baseEnv(options.home),
+    ANTHROPIC_BASE_URL: options.url,
+    ANTHROPIC_API_KEY: 'sk-test',
+    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+    DISABLE_AUTOUPDATER: '1',
+    DISABLE_TELEMETRY: '1',
+    DISABLE_ERROR_REPORTING: '1',
+    // Scripted errors would otherwise be retried with back-off for a long while.
+    CLAUDE_CODE_MAX_RETRIES: '0',
+    ...(options.model === undefined ? {} : { ANTHROPIC_MODEL: options.model }),
+    ...options.extra,
+  };
+}
+
+/** Writes `$CODEX_HOME/config.toml` pointing codex at the fake provider. */
+export function codexEnv(options: AgentEnvOptions & { codexHome?: string }): NodeJS.ProcessEnv {
+  const codexHome = options.codexHome ?? join(options.home, '.codex');
+  mkdirSync(codexHome, { recursive: true });
+  const config = [
+    `model = ${JSON.stringify(options.model ?? 'gpt-5.5')}`,
+    'model_provider = "fake"',
+    'check_for_update_on_startup = false',
+    '',
+    '[analytics]',
+    'enabled = false',
+    '',
+    '[model_providers.fake]',
+    'name = "fake"',
+    `base_url = ${JSON.stringify(`${options.url}/v1`)}`,
+    'env_key = "FAKE_OPENAI_API_KEY"',
+    'wire_api = "responses"',
+    'request_max_retries = 0',
+    'stream_max_retries = 0',
+    '',
+  ].join('\n');
+  writeFileSync(join(codexHome, 'config.toml'), config);
+  return {
+    ...baseEnv(options.home),
+    CODEX_HOME: codexHome,
+    FAKE_OPENAI_API_KEY: 'sk-test',
+    ...options.extra,
+  };
+}
+
+/** The `claude` binary the Agent SDK installs in its platform package. */
+export function bundledClaudePath(): string {
+  const pkg = `@anthropic-ai/claude-agent-sdk-${process.platform}-${process.arch}/package.json`;
+  return join(dirname(require.resolve(pkg)), process.platform === 'win32' ? 'claude.exe' : 'claude');
+}
+
+/** The `codex` launcher the @openai/codex devDependency installs. */
+export function installedCodexPath(): string {
+  return join(dirname(require.resolve('@openai/codex/package.json')), 'bin', 'codex.js');
+}

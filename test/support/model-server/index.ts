@@ -1,0 +1,145 @@
+/**
+ * A scripted model server for end-to-end tests of the real `claude` and `codex` binaries: one
+ * process-local HTTP server on 127.0.0.1 with a fake Anthropic Messages endpoint
+ * (`POST /v1/messages`) and a fake OpenAI Responses endpoint (`POST /v1/responses`). Replies come
+ * from scenarios (see scenario.ts); every request is recorded for assertions.
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { anthropicConversation, anthropicError, anthropicFrames, MessagesRequest } from './anthropic.js';
+import { openaiConversation, openaiError, openaiFrames, ResponsesRequest } from './openai.js';
+import { selectStep, type Conversation, type Scenario, type Step } from './scenario.js';
+
+export type { Scenario, Step, ToolCall } from './scenario.js';
+export { createWorkspace, type Workspace } from './workspace.js';
+export { claudeEnv, codexEnv, bundledClaudePath, installedCodexPath, type AgentEnvOptions } from './env.js';
+
+export interface RecordedRequest {
+  api: 'anthropic' | 'openai';
+  /** The parsed JSON body, as the CLI sent it. */
+  body: unknown;
+  headers: IncomingMessage['headers'];
+  /** The latest real user prompt the server found in the conversation. */
+  prompt: string;
+  /** The matched scenario's `prompt`, if any. */
+  scenario: string | undefined;
+  stepIndex: number;
+  /** The whole request serialized, for "did the model see X" checks. */
+  text: string;
+}
+
+export interface ModelServer {
+  /** Base URL without a trailing slash, e.g. `http://127.0.0.1:PORT`. */
+  url: string;
+  readonly requests: RecordedRequest[];
+  /** Requests the server itself could not handle (a bug in a scenario or in the fake). */
+  readonly failures: string[];
+  /** Requests for one scenario, in arrival order. */
+  requestsFor(prompt: string): RecordedRequest[];
+  close(): Promise<void>;
+}
+
+export async function startModelServer(scenarios: readonly Scenario[]): Promise<ModelServer> {
+  const requests: RecordedRequest[] = [];
+  const failures: string[] = [];
+  const sockets = new Set<Socket>();
+  const timers = new Set<NodeJS.Timeout>();
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch((error: unknown) => {
+      failures.push(`${req.method} ${req.url}: ${String(error)}`);
+      if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ error: { message: `model server bug: ${String(error)}` } }));
+    });
+  });
+  server.on('connection', (socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const path = (req.url ?? '/').split('?')[0];
+    if (req.method === 'HEAD' || req.method === 'GET') {
+      // Health probes and model listings: answer politely, with nothing to offer.
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(req.method === 'GET' ? JSON.stringify({ object: 'list', data: [], models: [] }) : undefined);
+      return;
+    }
+    const raw = await readBody(req);
+    const json: unknown = JSON.parse(raw);
+    if (path === '/v1/messages') {
+      const body = MessagesRequest.parse(json);
+      await reply(req, res, 'anthropic', json, raw, anthropicConversation(body), (step) => anthropicFrames(step, body.model));
+      return;
+    }
+    if (path === '/v1/responses') {
+      const body = ResponsesRequest.parse(json);
+      await reply(req, res, 'openai', json, raw, openaiConversation(body), (step) => openaiFrames(step, body.model));
+      return;
+    }
+    res.writeHead(404, { 'content-type': 'application/json' });
+    res.end(JSON.stringify({ error: { message: `no fake for ${req.method} ${path}` } }));
+  }
+
+  async function reply(
+    req: IncomingMessage,
+    res: ServerResponse,
+    api: RecordedRequest['api'],
+    body: unknown,
+    text: string,
+    conversation: Conversation,
+    frames: (step: Step) => string[],
+  ): Promise<void> {
+    const { scenario, stepIndex, step } = selectStep(scenarios, conversation);
+    requests.push({ api, body, headers: req.headers, prompt: conversation.prompt, scenario: scenario?.prompt, stepIndex, text });
+    if (step.delayMs !== undefined) await delay(step.delayMs);
+    if (res.destroyed) return;
+    if (step.error !== undefined) {
+      const message = step.error.message ?? `scripted error ${step.error.status}`;
+      res.writeHead(step.error.status, { 'content-type': 'application/json' });
+      res.end(api === 'anthropic' ? anthropicError(step.error.status, message) : openaiError(step.error.status, message));
+      return;
+    }
+    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
+    for (const frame of frames(step)) res.write(frame);
+    res.end();
+  }
+
+  function delay(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        timers.delete(timer);
+        resolve();
+      }, ms);
+      timers.add(timer);
+    });
+  }
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', resolve);
+  });
+  const { port } = server.address() as AddressInfo;
+
+  return {
+    url: `http://127.0.0.1:${port}`,
+    requests,
+    failures,
+    requestsFor: (prompt) => requests.filter((r) => r.scenario === prompt),
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const timer of timers) clearTimeout(timer);
+        for (const socket of sockets) socket.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+}
