@@ -134,7 +134,7 @@ export type BatonEvent = z.infer<typeof Envelope> & EventBody;
 
 /** Parses one stored event line; throws a ZodError or SyntaxError on malformed input. */
 export function parseEventLine(line: string): BatonEvent {
-  return BatonEvent.parse(JSON.parse(line)) as BatonEvent;
+  return BatonEvent.parse(JSON.parse(line));
 }
 
 export function makeEvent(seq: number, body: EventBody, now = new Date()): BatonEvent {

@@ -4,10 +4,10 @@
  */
 import { EventEmitter } from 'node:events';
 import { existsSync, mkdirSync, rmSync } from 'node:fs';
-import { z } from 'zod';
+import { type z } from 'zod';
 import { DispatchRequest, type PeekView, type SessionView } from '../api/index.js';
 import { loadAdapter, type AgentId } from '../agents/index.js';
-import type { BatonEvent, EventBody, SessionState } from '../events/index.js';
+import type { BatonEvent, EventBody } from '../events/index.js';
 import { BatonError, InvalidInputError, SessionStateError, errorMessage } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
 import { createLogger } from '../shared/log.js';
@@ -109,7 +109,7 @@ export class SessionManager extends EventEmitter<ManagerEvents> {
     const repo = await findRepository(request.cwd);
     const baseCommit = request.base === undefined ? repo.head : await resolveCommit(repo.root, request.base);
     const baseRef = request.base ?? ((await gitOut(repo.root, ['rev-parse', '--abbrev-ref', 'HEAD']).catch(() => 'HEAD')) || 'HEAD');
-    const adapter = await loadAdapter(request.agent as AgentId);
+    const adapter = await loadAdapter(request.agent);
     const agentOptions = adapter.validateOptions(request.options, repo.root);
     const project = this.store.ensureProject(repo.root);
     const name = this.pickName(project.id, request.name, request.prompt);
@@ -458,7 +458,7 @@ export function toView(session: SessionWithProject, running: boolean, queuePosit
     model: session.model,
     permissionMode: session.permission_mode,
     prompt: session.prompt,
-    state: session.state as SessionState,
+    state: session.state,
     reason: session.state_reason_json === null ? null : (JSON.parse(session.state_reason_json) as SessionView['reason']),
     pinned: session.pinned === 1,
     branch: session.branch,

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { SessionView } from '../../src/api/index.js';
+import type { PeekView, SessionView } from '../../src/api/index.js';
 import type { BatonEvent } from '../../src/events/index.js';
 import { TestBaton } from '../support/baton.js';
 
@@ -34,8 +34,8 @@ describe('a scripted session through the CLI binary', () => {
     expect(done.outputTokens).toBe(300);
     expect(done.costUsd).toBeCloseTo(0.01);
 
-    const peek = JSON.parse(await t.ok(['peek', 'verbose', '--json'], { cwd: repo }));
-    expect(peek.filesChanged.map((f: { path: string }) => f.path).sort()).toEqual(['ran.txt', 'src/a.txt']);
+    const peek = await t.json<PeekView>(['peek', 'verbose'], { cwd: repo });
+    expect(peek.filesChanged.map((f) => f.path).sort()).toEqual(['ran.txt', 'src/a.txt']);
     expect(peek.lastOutput).toBe('hello');
 
     const states = (await logEvents(t, 'verbose')).filter((e) => e.type === 'state.changed').map((e) => (e.type === 'state.changed' ? e.to : ''));

@@ -34,3 +34,54 @@ export function waitForFile(path: string, check: () => boolean, timeoutMs = 15_0
     }, timeoutMs);
   });
 }
+
+/**
+ * Collects a child's output from the start, so nothing printed between two waits is lost, and
+ * waits for patterns in what arrived after the previous match.
+ */
+export class OutputWatcher {
+  private text = '';
+  private consumed = 0;
+  private waiters: (() => void)[] = [];
+
+  constructor(stream: NodeJS.ReadableStream) {
+    stream.on('data', (chunk: Buffer | string) => {
+      this.text += chunk.toString();
+      for (const waiter of [...this.waiters]) waiter();
+    });
+  }
+
+  get all(): string {
+    return this.text;
+  }
+
+  waitFor(pattern: RegExp, timeoutMs = 15_000): Promise<string> {
+    return new Promise((resolve, reject) => {
+      const check = (): boolean => {
+        const rest = this.text.slice(this.consumed);
+        const match = pattern.exec(rest);
+        if (match === null) return false;
+        this.consumed += match.index + match[0].length;
+        resolve(rest.slice(0, match.index + match[0].length));
+        return true;
+      };
+      if (check()) return;
+      const waiter = (): void => {
+        if (!check()) return;
+        clearTimeout(timer);
+        this.waiters = this.waiters.filter((w) => w !== waiter);
+      };
+      const timer = setTimeout(() => {
+        this.waiters = this.waiters.filter((w) => w !== waiter);
+        reject(new Error(`output never matched ${pattern}; got:\n${this.text}`));
+      }, timeoutMs);
+      this.waiters.push(waiter);
+    });
+  }
+}
+
+/** Resolves with a child's exit code. */
+export function exitOf(child: import('node:child_process').ChildProcess): Promise<number | null> {
+  if (child.exitCode !== null) return Promise.resolve(child.exitCode);
+  return new Promise((resolve) => child.once('exit', (code) => resolve(code)));
+}

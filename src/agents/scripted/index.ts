@@ -177,9 +177,9 @@ class ScriptedRun implements AgentRun {
     else if ('think' in step) this.emit({ type: 'thinking.added', text: fill(step.think, replies) });
     else if ('write' in step) this.writeFile(step.write.path, fill(step.write.content, replies));
     else if ('edit' in step) this.editFile(step.edit.path, step.edit.old, fill(step.edit.new, replies));
-    else if ('run' in step) await this.runCommand('Bash', step.run);
+    else if ('run' in step) await this.runCommand('Bash', typeof step.run === 'string' ? fill(step.run, replies) : step.run.map((a) => fill(a, replies)));
     else if ('ask' in step) await this.ask(fill(step.ask, replies));
-    else if ('approve' in step) await this.askApproval(step.approve);
+    else if ('approve' in step) await this.askApproval({ ...step.approve, input: fill(step.approve.input, replies) });
     else if ('sleep' in step) await this.sleep(step.sleep);
     else if ('usage' in step) {
       this.emit({
@@ -190,8 +190,9 @@ class ScriptedRun implements AgentRun {
         model: 'scripted',
       });
     } else {
-      this.emit({ type: 'error.raised', message: step.fail, fatal: false });
-      return step.fail;
+      const message = fill(step.fail, replies);
+      this.emit({ type: 'error.raised', message, fatal: false });
+      return message;
     }
     return undefined;
   }
