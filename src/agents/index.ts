@@ -1,5 +1,4 @@
 /** The agent registry. Adapters load lazily so a session host only loads the one it runs. */
-import { AgentUnavailableError } from '../shared/errors.js';
 import type { AgentAdapter, AgentId } from './types.js';
 
 export type { AgentAdapter, AgentCapabilities, AgentEvent, AgentId, AgentRun, AgentStartOptions, ApprovalDecision, PermissionMode } from './types.js';
@@ -7,8 +6,8 @@ export { AGENT_IDS } from './types.js';
 
 const loaders: Record<AgentId, () => Promise<AgentAdapter>> = {
   scripted: async () => (await import('./scripted/index.js')).scriptedAgent,
-  claude: () => Promise.reject(new AgentUnavailableError('claude', 'The claude adapter is not available in this build yet.')),
-  codex: () => Promise.reject(new AgentUnavailableError('codex', 'The codex adapter is not available in this build yet.')),
+  claude: async () => (await import('./claude/index.js')).claudeAgent,
+  codex: async () => (await import('./codex/index.js')).codexAgent,
 };
 
 export function loadAdapter(id: AgentId): Promise<AgentAdapter> {

@@ -96,14 +96,4 @@ export interface ApiErrorBody {
   error: { code: string; message: string; data?: Record<string, unknown> };
 }
 
-/** The order in which `baton ls` and the board group sessions. */
-export const STATE_GROUPS: readonly { state: SessionState; title: string }[] = [
-  { state: 'needs_input', title: 'Needs input' },
-  { state: 'working', title: 'Working' },
-  { state: 'starting', title: 'Starting' },
-  { state: 'ready_for_review', title: 'Ready for review' },
-  { state: 'queued', title: 'Queued' },
-  { state: 'completed', title: 'Completed' },
-  { state: 'failed', title: 'Failed' },
-  { state: 'stopped', title: 'Stopped' },
-];
+export { STATE_GROUPS } from './groups.js';

@@ -9,6 +9,10 @@ import type { Context } from './context.js';
 
 export async function main(argv: string[]): Promise<void> {
   const ctx: Context = { home: batonHome(), cwd: process.cwd(), env: process.env, out: process.stdout, err: process.stderr };
+  // `baton logs x | head` closes the pipe early; that is not an error.
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE') process.exit(0);
+  });
   const program = buildProgram(ctx);
   try {
     await program.parseAsync(argv);
@@ -153,6 +157,13 @@ function buildProgram(ctx: Context): Command {
     .command('logs')
     .option('-n, --lines <n>', 'how many lines', '50')
     .action(async (opts: { lines: string }) => (await import('./commands/daemon.js')).logs(ctx, opts));
+
+  program
+    .command('ui')
+    .description('open the web dashboard (a one-time login link; the token stays here)')
+    .option('--no-open', 'print the link instead of opening a browser')
+    .addOption(new Option('--json', 'print the login link as JSON'))
+    .action(async (opts: { open: boolean; json?: boolean }) => (await import('./commands/ui.js')).ui(ctx, opts));
 
   program
     .command('demo')

@@ -1,5 +1,6 @@
 /** Text rendering of sessions for people. Scripts use --json instead. */
-import { STATE_GROUPS, type PeekView, type SessionView } from '../api/index.js';
+import type { PeekView, SessionView } from '../api/index.js';
+import { STATE_GROUPS } from '../api/groups.js';
 import { oneLine, reasonText } from '../events/format.js';
 
 export function renderList(sessions: SessionView[], now = Date.now()): string {

@@ -11,6 +11,8 @@ import type { BatonEvent } from '../events/index.js';
 import { BatonError, InvalidInputError, formatIssues } from '../shared/errors.js';
 import { createLogger } from '../shared/log.js';
 import type { SessionManager } from '../sessions/manager.js';
+import type { BrowserAuth } from './web-auth.js';
+import { mountWeb } from './web-routes.js';
 
 const log = createLogger('http');
 
@@ -21,6 +23,8 @@ export interface AppOptions {
   port: () => number;
   status: () => DaemonStatus;
   requestShutdown: () => void;
+  /** Browser access (login codes, cookie sessions) and the web UI's routes; without it, the API takes the token only. */
+  browserAuth?: BrowserAuth;
 }
 
 export function createApp(options: AppOptions): Hono {
@@ -38,7 +42,9 @@ export function createApp(options: AppOptions): Hono {
     if (origin !== undefined && !allowedHosts.some((h) => origin === `http://${h}`)) {
       return refuse(c, 403, 'forbidden', `Origin "${origin}" is not allowed`);
     }
-    if (!tokenMatches(c.req.header('authorization'), options.token)) {
+    // The web UI's pages and login are public; its API calls authenticate by cookie (web-auth.ts).
+    if (options.browserAuth !== undefined && !c.req.path.startsWith('/api/')) return next();
+    if (!tokenMatches(c.req.header('authorization'), options.token) && !(options.browserAuth?.allows(c) ?? false)) {
       return refuse(c, 401, 'unauthorized', 'Missing or wrong token. The CLI reads it from $BATON_HOME/token.');
     }
     await next();
@@ -135,6 +141,8 @@ export function createApp(options: AppOptions): Hono {
     return c.json(view);
   });
 
+  // Last: the web routes end with the UI's catch-all.
+  if (options.browserAuth !== undefined) mountWeb(app, { manager, auth: options.browserAuth, port: options.port });
   return app;
 }
 

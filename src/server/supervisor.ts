@@ -14,6 +14,7 @@ import { openDb } from '../store/db.js';
 import { SessionManager } from '../sessions/manager.js';
 import { isProcessAlive } from './process.js';
 import { createApp } from './app.js';
+import { BrowserAuth } from './web-auth.js';
 import { VERSION } from './version.js';
 
 /** Exit code of a supervisor that found another one already running (it lost the start race). */
@@ -61,6 +62,7 @@ export async function runSupervisor(env: NodeJS.ProcessEnv = process.env): Promi
     manager,
     token,
     port: () => port,
+    browserAuth: new BrowserAuth({ port: () => port }),
     requestShutdown: shutdown,
     status: () => {
       const sessions = manager.list();

@@ -1,10 +1,17 @@
-/** Spawns session host processes, detached so they outlive the supervisor. */
-import { spawn } from 'node:child_process';
+/**
+ * Starts session host processes, detached so they outlive the supervisor. One spare host is
+ * kept loaded and waiting, so a dispatch skips Node's start-up and module loading.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, existsSync, mkdirSync, openSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { InternalError } from '../shared/errors.js';
+import { createLogger } from '../shared/log.js';
 import { sessionPaths } from '../shared/paths.js';
 import type { HostSpec } from './spec.js';
+
+const log = createLogger('launcher');
 
 /**
  * The compiled host entry. Under the test runner this module is TypeScript source, so we point
@@ -24,32 +31,73 @@ export interface LaunchedHost {
   exited: Promise<number | null>;
 }
 
-/** Starts a host and resolves once it reports ready (its socket listens and the agent started). */
-export function launchHost(spec: HostSpec, env: NodeJS.ProcessEnv): Promise<LaunchedHost> {
-  const paths = sessionPaths(spec.home, spec.sessionId);
-  mkdirSync(paths.dir, { recursive: true });
-  writeFileSync(paths.spec, JSON.stringify(spec));
-  const logFd = openSync(paths.hostLog, 'a');
-  const child = spawn(process.execPath, [hostEntry(), spec.home, spec.sessionId], {
-    cwd: spec.cwd,
-    env,
-    detached: true,
-    stdio: ['ignore', logFd, logFd, 'ipc'],
-  });
-  closeSync(logFd);
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  return new Promise((resolve, reject) => {
-    const onExit = (code: number | null): void => {
-      reject(new InternalError(`The session host exited during start (code ${code}); see ${paths.hostLog}`));
-    };
-    child.once('exit', onExit);
-    child.once('error', reject);
-    child.once('message', () => {
-      child.off('exit', onExit);
-      // Let go: the host must not depend on us staying alive.
-      child.disconnect();
-      child.unref();
-      resolve({ pid: child.pid ?? -1, exited });
+export class HostLauncher {
+  private spare: { child: ChildProcess; exited: Promise<number | null> } | undefined;
+  private closed = false;
+
+  constructor(
+    private readonly home: string,
+    private readonly env: NodeJS.ProcessEnv,
+    private readonly keepSpare = true,
+  ) {}
+
+  /** Starts a host and resolves once it reports ready (its socket listens and the agent started). */
+  launch(spec: HostSpec): Promise<LaunchedHost> {
+    const paths = sessionPaths(spec.home, spec.sessionId);
+    mkdirSync(paths.dir, { recursive: true });
+    writeFileSync(paths.spec, JSON.stringify(spec));
+    const spare = this.takeSpare();
+    const host = spare ?? this.spawnHost([spec.home, spec.sessionId], paths.hostLog, spec.cwd);
+    if (spare !== undefined) host.child.send({ assign: spec.sessionId });
+    this.refillSpare();
+    return new Promise((resolve, reject) => {
+      const onExit = (code: number | null): void => {
+        reject(new InternalError(`The session host exited during start (code ${code}); see ${paths.hostLog}`));
+      };
+      host.child.once('exit', onExit);
+      host.child.once('message', () => {
+        host.child.off('exit', onExit);
+        // Let go: the host must not depend on us staying alive.
+        host.child.disconnect();
+        host.child.unref();
+        resolve({ pid: host.child.pid ?? -1, exited: host.exited });
+      });
     });
-  });
+  }
+
+  close(): void {
+    this.closed = true;
+    const spare = this.spare;
+    this.spare = undefined;
+    spare?.child.kill('SIGTERM');
+  }
+
+  private takeSpare(): { child: ChildProcess; exited: Promise<number | null> } | undefined {
+    const spare = this.spare;
+    this.spare = undefined;
+    if (spare === undefined || spare.child.exitCode !== null || !spare.child.connected) return undefined;
+    return spare;
+  }
+
+  private refillSpare(): void {
+    if (!this.keepSpare || this.closed || this.spare !== undefined) return;
+    try {
+      const spare = this.spawnHost([this.home, '--warm'], join(this.home, 'host-spare.log'), this.home);
+      spare.child.on('error', (error) => log.warn('spare host failed', { error: error.message }));
+      this.spare = spare;
+    } catch (error) {
+      log.warn('could not start a spare host', { error: (error as Error).message });
+    }
+  }
+
+  private spawnHost(args: string[], logPath: string, cwd: string): { child: ChildProcess; exited: Promise<number | null> } {
+    const logFd = openSync(logPath, 'a');
+    try {
+      const child = spawn(process.execPath, [hostEntry(), ...args], { cwd, env: this.env, detached: true, stdio: ['ignore', logFd, logFd, 'ipc'] });
+      const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+      return { child, exited };
+    } finally {
+      closeSync(logFd);
+    }
+  }
 }

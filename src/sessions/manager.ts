@@ -15,11 +15,11 @@ import { homePaths, sessionPaths } from '../shared/paths.js';
 import type { Db } from '../store/db.js';
 import { EventStore } from '../store/events.js';
 import { SessionStore, type SessionWithProject } from '../store/sessions.js';
-import { changedFiles, createWorktree, findRepository, gitOut, projectWorktreePath, removeWorktree, resolveCommit, type RemoveResult } from '../worktrees/index.js';
+import { changedFiles, createWorktree, findRepository, projectWorktreePath, removeWorktree, resolveCommit, type RemoveResult } from '../worktrees/index.js';
 import { EventLogWriter, readLog, type LogReadResult } from './event-log.js';
 import { isHostAlive, sendToHost } from './host-client.js';
 import { HostWatch } from './host-watch.js';
-import { launchHost } from './launcher.js';
+import { HostLauncher } from './launcher.js';
 import { nameFromPrompt, validateSessionName } from './names.js';
 import { resolveSessionRef } from './resolve.js';
 import { ACTIVE_STATES, RESPAWNABLE_STATES } from './state.js';
@@ -32,6 +32,8 @@ export interface ManagerOptions {
   maxConcurrent: number;
   /** Environment for session hosts (and so for agents). */
   env: NodeJS.ProcessEnv;
+  /** Keep one host process loaded and waiting, to start sessions faster (default true). */
+  spareHost?: boolean;
 }
 
 export interface ManagerEvents {
@@ -47,9 +49,11 @@ export class SessionManager extends EventEmitter<ManagerEvents> {
   private scheduling = false;
   private rescheduleRequested = false;
   private closed = false;
+  private readonly launcher: HostLauncher;
 
   constructor(private readonly options: ManagerOptions) {
     super();
+    this.launcher = new HostLauncher(options.home, options.env, options.spareHost ?? true);
     this.setMaxListeners(0);
     this.store = new SessionStore(options.db);
     this.events = new EventStore(options.db, (id, projection) => this.store.applyProjection(id, projection));
@@ -108,7 +112,7 @@ export class SessionManager extends EventEmitter<ManagerEvents> {
     const request = DispatchRequest.parse(input);
     const repo = await findRepository(request.cwd);
     const baseCommit = request.base === undefined ? repo.head : await resolveCommit(repo.root, request.base);
-    const baseRef = request.base ?? ((await gitOut(repo.root, ['rev-parse', '--abbrev-ref', 'HEAD']).catch(() => 'HEAD')) || 'HEAD');
+    const baseRef = request.base ?? repo.branch;
     const adapter = await loadAdapter(request.agent);
     const agentOptions = adapter.validateOptions(request.options, repo.root);
     const project = this.store.ensureProject(repo.root);
@@ -306,9 +310,10 @@ export class SessionManager extends EventEmitter<ManagerEvents> {
   }
 
   private async startHost(session: SessionWithProject): Promise<void> {
+    const started = performance.now();
     this.launching.add(session.id);
     try {
-      const host = await launchHost(
+      const host = await this.launcher.launch(
         {
           sessionId: session.id,
           home: this.options.home,
@@ -320,10 +325,10 @@ export class SessionManager extends EventEmitter<ManagerEvents> {
           options: JSON.parse(session.options_json) as Record<string, unknown>,
           ...(session.agent_session_id === null ? {} : { resumeId: session.agent_session_id }),
         },
-        this.options.env,
       );
       this.store.setHostPid(session.id, host.pid);
       this.watch(session.id, host.exited);
+      log.info('host started', { session: session.id, pid: host.pid, ms: Math.round(performance.now() - started) });
     } catch (error) {
       log.error('host launch failed', { session: session.id, error: errorMessage(error) });
       this.onHostGone(session.id);
@@ -434,6 +439,7 @@ export class SessionManager extends EventEmitter<ManagerEvents> {
   /** Stops watching; hosts keep running on their own. */
   close(): void {
     this.closed = true;
+    this.launcher.close();
     for (const watch of this.watches.values()) watch.close();
     this.watches.clear();
   }

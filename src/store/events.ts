@@ -46,7 +46,7 @@ export class EventStore {
 
   /** Ingests events read from a session's log up to byte `offset`; returns how many were new. */
   ingest(row: SessionRow, events: BatonEvent[], offset: number): number {
-    return this.ingestTx(row, events, offset) as number;
+    return this.ingestTx(row, events, offset);
   }
 
   /** Events with seq > after, oldest first. */

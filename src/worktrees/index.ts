@@ -14,25 +14,34 @@ export interface RepositoryInfo {
   /** The main worktree's top folder: the project's identity. */
   root: string;
   head: string;
+  /** The checked-out branch, or HEAD when detached. */
+  branch: string;
 }
 
 /** Finds the repository containing `path`, resolving linked worktrees to the main one. */
 export async function findRepository(path: string): Promise<RepositoryInfo> {
   if (!existsSync(path) || !statSync(path).isDirectory()) throw new InvalidInputError(`${path} is not a directory`);
-  let commonDir: string;
+  let lines: string[];
   try {
-    commonDir = await gitOut(path, ['rev-parse', '--path-format=absolute', '--git-common-dir']);
+    // One git call for everything we need: dispatch latency is mostly process start-ups.
+    const out = await gitOut(path, ['rev-parse', '--path-format=absolute', '--git-common-dir', '--is-bare-repository', '--show-toplevel']);
+    lines = out.split('\n');
   } catch (error) {
-    if (error instanceof GitError) throw new NotAGitRepositoryError(path);
+    if (error instanceof GitError) {
+      if (/must be run in a work tree/.test(error.stderr)) throw new InvalidInputError(`${path} is inside a bare repository or a .git folder; run baton from a checkout`);
+      throw new NotAGitRepositoryError(path);
+    }
     throw error;
   }
-  const bare = await gitOut(path, ['rev-parse', '--is-bare-repository']);
+  const [commonDir = '', bare = '', topLevel = ''] = lines;
   if (bare === 'true') throw new InvalidInputError(`${path} is a bare repository; run baton from a checkout`);
-  const root = commonDir.endsWith('/.git') ? dirname(commonDir) : await gitOut(path, ['rev-parse', '--show-toplevel']);
-  const head = await resolveCommit(root, 'HEAD').catch(() => {
+  const root = commonDir.endsWith('/.git') ? dirname(commonDir) : topLevel;
+  const head = await git(root, ['rev-parse', 'HEAD^{commit}', '--abbrev-ref', 'HEAD', '--'], { okExitCodes: [1, 128] });
+  const [commit, branch] = head.stdout.trim().split('\n');
+  if (head.exitCode !== 0 || commit === undefined || !/^[0-9a-f]{40,64}$/.test(commit)) {
     throw new InvalidInputError(`${root} has no commits yet; make a first commit so sessions have a base`);
-  });
-  return { root, head };
+  }
+  return { root, head: commit, branch: branch === undefined || branch === 'HEAD' ? 'HEAD' : branch };
 }
 
 export async function resolveCommit(repo: string, ref: string): Promise<string> {

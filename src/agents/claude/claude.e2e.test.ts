@@ -16,7 +16,7 @@ import {
 } from '../../../test/support/model-server/index.js';
 import { EventRecorder, waitForEvent, within } from '../../../test/support/wait.js';
 import type { AgentEvent, PermissionMode } from '../types.js';
-import { claudeAgent, ClaudeRun } from './index.js';
+import { claudeAgent, type ClaudeRun } from './index.js';
 import { CONTINUE_PROMPT } from './run.js';
 
 type EventOf<T extends AgentEvent['type']> = Extract<AgentEvent, { type: T }>;
@@ -91,14 +91,14 @@ async function start(
 ): Promise<Started> {
   if (opts.fresh !== false) workspace = createWorkspace('baton-claude-');
   const events = new EventRecorder<AgentEvent>();
-  let run: ClaudeRun | undefined;
+  const holder: { run?: ClaudeRun } = {};
   const emit = (event: AgentEvent): void => {
     events.emit(event);
     if (opts.autoApprove === true && event.type === 'approval.requested') {
-      void run?.resolveApproval(event.requestId, { decision: 'allow' });
+      void holder.run?.resolveApproval(event.requestId, { decision: 'allow' });
     }
   };
-  run = (await claudeAgent.start(
+  const run = (await claudeAgent.start(
     {
       sessionId: 'test',
       cwd: workspace.repo,
@@ -111,6 +111,7 @@ async function start(
     },
     emit,
   )) as ClaudeRun;
+  holder.run = run;
   runs.push(run);
   return { run, events };
 }

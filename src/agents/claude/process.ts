@@ -48,7 +48,7 @@ export class ClaudeProcess {
     options.signal.addEventListener('abort', () => this.killGroup('SIGTERM'), { once: true });
     const stdout = screenLines(child, this.hooks);
     return {
-      stdin: child.stdin!,
+      stdin: child.stdin,
       stdout,
       get killed() {
         return child.killed;

@@ -6,13 +6,14 @@ import { z } from 'zod';
 
 const id = z.union([z.string(), z.number()]);
 
-/** One line from the server: a response, a notification, or a request to us. */
-export const IncomingMessage = z.union([
-  z.looseObject({ id, result: z.unknown() }),
-  z.looseObject({ id, error: z.looseObject({ code: z.number().optional(), message: z.string() }) }),
-  z.looseObject({ id, method: z.string(), params: z.unknown().optional() }),
-  z.looseObject({ method: z.string(), params: z.unknown().optional() }),
-]);
+/** One line from the server: a request to us, a notification, or a response. */
+export const IncomingMessage = z.looseObject({
+  id: id.optional(),
+  method: z.string().optional(),
+  params: z.unknown().optional(),
+  result: z.unknown().optional(),
+  error: z.looseObject({ code: z.number().optional(), message: z.string() }).optional(),
+});
 export type IncomingMessage = z.infer<typeof IncomingMessage>;
 
 export const ThreadResponse = z.looseObject({ thread: z.looseObject({ id: z.string() }) });

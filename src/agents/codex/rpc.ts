@@ -118,17 +118,18 @@ export class RpcConnection {
       this.hooks.onMalformed('not a JSON-RPC message', line);
       return;
     }
-    const message = parsed.data;
-    if ('method' in message && 'id' in message) this.hooks.onRequest(message.id, message.method, message.params);
-    else if ('method' in message) this.hooks.onNotification(message.method, message.params);
-    else this.settle(message);
+    const { id, method, params, result, error } = parsed.data;
+    if (method !== undefined && id !== undefined) this.hooks.onRequest(id, method, params);
+    else if (method !== undefined) this.hooks.onNotification(method, params);
+    else if (id !== undefined) this.settle(id, result, error);
+    else this.hooks.onMalformed('neither a request, a notification nor a response', line);
   }
 
-  private settle(message: Extract<IncomingMessage, { id: unknown }>): void {
-    const pending = this.pending.get(message.id);
+  private settle(id: string | number, result: unknown, error: IncomingMessage['error']): void {
+    const pending = this.pending.get(id);
     if (pending === undefined) return;
-    this.pending.delete(message.id);
-    if ('error' in message) pending.reject(new RpcError(pending.method, message.error.message, message.error.code));
-    else pending.resolve('result' in message ? message.result : undefined);
+    this.pending.delete(id);
+    if (error !== undefined) pending.reject(new RpcError(pending.method, error.message, error.code));
+    else pending.resolve(result);
   }
 }

@@ -1,0 +1,36 @@
+/**
+ * `baton ui`: opens the web dashboard. The CLI holds the token; the browser gets only a one-time
+ * login URL, which the supervisor swaps for a cookie of its own.
+ */
+import { spawn } from 'node:child_process';
+import type { LoginCodeView } from '../../api/web.js';
+import { printJson, type Context } from '../context.js';
+import { client } from './sessions.js';
+
+export interface UiOptions {
+  /** Commander's `--no-open` sets this to false. */
+  open: boolean;
+  json?: boolean;
+}
+
+export async function ui(ctx: Context, options: UiOptions): Promise<void> {
+  const api = await client(ctx);
+  const login = await api.request<LoginCodeView>('POST', '/api/ui/login');
+  if (options.json) return printJson(ctx, login);
+  const opened = options.open && ctx.env.BATON_NO_BROWSER === undefined && (await openBrowser(login.url, ctx.env));
+  ctx.out.write(opened ? `Opened the dashboard in your browser.\n` : `Open the dashboard:\n`);
+  ctx.out.write(`  ${login.url}\n  (the link works once, within a minute; run \`baton ui\` again for a new one)\n`);
+}
+
+/** Hands the URL to the desktop's opener; false when there is none (a server, a container). */
+function openBrowser(url: string, env: NodeJS.ProcessEnv): Promise<boolean> {
+  const command = process.platform === 'darwin' ? 'open' : process.platform === 'win32' ? 'explorer' : 'xdg-open';
+  return new Promise((resolve) => {
+    const child = spawn(command, [url], { stdio: 'ignore', detached: true, env });
+    child.once('error', () => resolve(false));
+    child.once('spawn', () => {
+      child.unref();
+      resolve(true);
+    });
+  });
+}

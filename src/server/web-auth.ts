@@ -1,0 +1,116 @@
+/**
+ * Browser access without handing the token to the browser. `baton ui` (holding the token) asks
+ * for a one-time login code; opening `/login?code=…` swaps it for an HttpOnly, SameSite=Strict
+ * cookie carrying a separate random secret. The cookie authenticates pages' API requests; for
+ * anything but GET/HEAD the request must also carry our own Origin, so a cross-site form or
+ * fetch cannot act with it (CSRF). The bearer token path for the CLI is unchanged.
+ */
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { Context } from 'hono';
+
+/** Long enough to open a browser, short enough that a code in a scrollback is useless. */
+export const LOGIN_CODE_TTL_MS = 60_000;
+export const COOKIE_MAX_AGE_S = 7 * 24 * 3600;
+/** Bounds memory if something keeps asking for codes or logging in. */
+const MAX_CODES = 64;
+const MAX_SESSIONS = 256;
+
+export interface BrowserAuthOptions {
+  port: () => number;
+  now?: () => number;
+}
+
+export class BrowserAuth {
+  /** sha256(code) → expiry; only digests are kept, so a heap dump shows no usable code. */
+  private readonly codes = new Map<string, number>();
+  /** sha256(secret) → expiry. */
+  private readonly sessions = new Map<string, number>();
+  /** Requests authenticated by the cookie rather than the token, for routes that demand the token. */
+  private readonly cookieRequests = new WeakSet<Request>();
+  private readonly now: () => number;
+
+  constructor(private readonly options: BrowserAuthOptions) {
+    this.now = options.now ?? Date.now;
+  }
+
+  /** The cookie's name carries the port: cookies ignore ports, and two supervisors must not clobber each other's. */
+  get cookieName(): string {
+    return `baton_${this.options.port()}`;
+  }
+
+  issueCode(): { code: string; expiresAt: Date } {
+    this.prune();
+    if (this.codes.size >= MAX_CODES) this.codes.delete(this.codes.keys().next().value as string);
+    const code = randomBytes(24).toString('base64url');
+    const expiresAt = this.now() + LOGIN_CODE_TTL_MS;
+    this.codes.set(digest(code), expiresAt);
+    return { code, expiresAt: new Date(expiresAt) };
+  }
+
+  /** Spends a login code; returns the new cookie secret, or undefined for an unknown, used or expired code. */
+  redeem(code: string): string | undefined {
+    const key = digest(code);
+    const expiry = this.codes.get(key);
+    this.codes.delete(key);
+    if (expiry === undefined || expiry < this.now()) return undefined;
+    this.prune();
+    if (this.sessions.size >= MAX_SESSIONS) this.sessions.delete(this.sessions.keys().next().value as string);
+    const secret = randomBytes(32).toString('base64url');
+    this.sessions.set(digest(secret), this.now() + COOKIE_MAX_AGE_S * 1000);
+    return secret;
+  }
+
+  setCookieHeader(secret: string): string {
+    return `${this.cookieName}=${secret}; HttpOnly; SameSite=Strict; Path=/; Max-Age=${COOKIE_MAX_AGE_S}`;
+  }
+
+  /**
+   * True when the request carries a live session cookie and, unless it is a safe method, our
+   * Origin. The Host and any Origin present were already checked by the app's guard.
+   */
+  allows(c: Context): boolean {
+    const secret = readCookie(c.req.header('cookie'), this.cookieName);
+    if (secret === undefined || !this.isLive(secret)) return false;
+    const safe = c.req.method === 'GET' || c.req.method === 'HEAD';
+    if (!safe && c.req.header('origin') === undefined) return false;
+    this.cookieRequests.add(c.req.raw);
+    return true;
+  }
+
+  viaCookie(c: Context): boolean {
+    return this.cookieRequests.has(c.req.raw);
+  }
+
+  private isLive(secret: string): boolean {
+    const key = digest(secret);
+    for (const [known, expiry] of this.sessions) {
+      if (expiry >= this.now() && equal(known, key)) return true;
+    }
+    return false;
+  }
+
+  private prune(): void {
+    const now = this.now();
+    for (const [key, expiry] of this.codes) if (expiry < now) this.codes.delete(key);
+    for (const [key, expiry] of this.sessions) if (expiry < now) this.sessions.delete(key);
+  }
+}
+
+function digest(value: string): string {
+  return createHash('sha256').update(value).digest('hex');
+}
+
+function equal(a: string, b: string): boolean {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
+}
+
+function readCookie(header: string | undefined, name: string): string | undefined {
+  if (header === undefined) return undefined;
+  for (const part of header.split(';')) {
+    const eq = part.indexOf('=');
+    if (eq !== -1 && part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim();
+  }
+  return undefined;
+}

@@ -1,0 +1,58 @@
+/**
+ * `GET /api/stream`: the board's live feed. One `snapshot` of every live session, then a
+ * `session` message whenever one changes (state, activity, usage, pin) and `removed` when one is
+ * removed. Changes are coalesced per turn of the event loop, so a burst of events costs one view
+ * per session rather than one per event, without adding a timer's worth of latency.
+ */
+import type { Context } from 'hono';
+import { streamSSE } from 'hono/streaming';
+import type { StreamRemoved, StreamSnapshot } from '../api/web.js';
+import type { SessionManager } from '../sessions/manager.js';
+
+/** Keeps idle connections (and proxies, were there any) from timing out, and finds dead ones. */
+const HEARTBEAT_MS = 20_000;
+
+export function serveBoardStream(c: Context, manager: SessionManager): Response {
+  return streamSSE(c, async (stream) => {
+    const pending = new Set<string>();
+    let flushing: Promise<void> | undefined;
+
+    const flush = async (): Promise<void> => {
+      const ids = [...pending];
+      pending.clear();
+      for (const id of ids) {
+        const row = manager.store.get(id);
+        if (row === undefined || row.removed_at !== null) {
+          await stream.writeSSE({ event: 'removed', data: JSON.stringify({ id } satisfies StreamRemoved) });
+        } else {
+          await stream.writeSSE({ event: 'session', data: JSON.stringify(manager.view(row)) });
+        }
+      }
+    };
+    const onSession = (sessionId: string): void => {
+      pending.add(sessionId);
+      flushing ??= new Promise<void>((resolve) => setImmediate(resolve))
+        .then(flush)
+        .catch(() => stream.abort())
+        .finally(() => {
+          flushing = undefined;
+          if (pending.size > 0) onSession([...pending][0] as string);
+        });
+    };
+
+    // Listen before the snapshot so a change in between is sent after it, not lost.
+    manager.on('session', onSession);
+    const closed = new Promise<void>((resolve) => stream.onAbort(resolve));
+    const heartbeat = setInterval(() => {
+      stream.write(': ping\n\n').catch(() => stream.abort());
+    }, HEARTBEAT_MS);
+    try {
+      const snapshot: StreamSnapshot = { sessions: manager.list().map((s) => manager.view(s)) };
+      await stream.writeSSE({ event: 'snapshot', data: JSON.stringify(snapshot) });
+      await closed;
+    } finally {
+      clearInterval(heartbeat);
+      manager.off('session', onSession);
+    }
+  });
+}
