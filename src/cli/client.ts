@@ -68,7 +68,7 @@ export class ApiClient {
       }
     } catch (error) {
       if (signal.aborted) return;
-      throw error;
+      throw new SupervisorUnreachableError(`The event stream was cut (${(error as Error).message}).`);
     }
     if (!signal.aborted) throw new SupervisorUnreachableError('The supervisor closed the event stream.');
   }

@@ -279,13 +279,19 @@ export class SessionManager extends EventEmitter<ManagerEvents> {
 
   /** Re-attaches to hosts that kept running while the supervisor was away, and ingests what they wrote. */
   async reattachAll(): Promise<void> {
+    const started = performance.now();
+    let ingested = 0;
+    let attached = 0;
     for (const session of this.store.listLive()) {
-      this.ingest(session.id);
+      ingested += this.ingest(session.id);
       const fresh = this.mustGet(session.id);
       if (fresh.host_pid === null) continue;
-      if (isHostAlive(fresh.host_pid, fresh.id)) this.watch(fresh.id);
-      else this.onHostGone(fresh.id);
+      if (isHostAlive(fresh.host_pid, fresh.id)) {
+        this.watch(fresh.id);
+        attached++;
+      } else this.onHostGone(fresh.id);
     }
+    log.info('re-attached', { hosts: attached, eventsIngested: ingested, ms: Math.round(performance.now() - started) });
     await this.schedule();
   }
 
@@ -390,20 +396,22 @@ export class SessionManager extends EventEmitter<ManagerEvents> {
   // ── events ─────────────────────────────────────────────────────────────────
 
   /** Reads new lines of a session's log into the store and announces them. */
-  ingest(sessionId: string): void {
+  /** Returns how many new events were stored. */
+  ingest(sessionId: string): number {
     const session = this.store.get(sessionId);
-    if (session === undefined) return;
+    if (session === undefined) return 0;
     const before = session.state;
     const { events, offset, malformed } = readNew(this.options.home, sessionId, session.ingested_offset);
     for (const bad of malformed) log.warn('malformed event line skipped', { session: sessionId, ...bad });
-    if (events.length === 0 && offset === session.ingested_offset) return;
-    this.events.ingest(session, events, offset);
+    if (events.length === 0 && offset === session.ingested_offset) return 0;
+    const inserted = this.events.ingest(session, events, offset);
     for (const event of events) if (event.seq > session.last_seq) this.emit('event', sessionId, event);
     const after = this.store.get(sessionId)?.state;
     this.emit('session', sessionId);
     if (after !== before && (after === undefined || !ACTIVE_STATES.includes(after))) {
       this.schedule().catch((error: unknown) => log.error('schedule failed', { error: errorMessage(error) }));
     }
+    return inserted;
   }
 
   /** Writes events while no host runs for the session (queued, crashed, ended). */

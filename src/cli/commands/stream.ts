@@ -3,7 +3,8 @@ import { createInterface } from 'node:readline';
 import type { SessionView } from '../../api/index.js';
 import type { BatonEvent } from '../../events/index.js';
 import { formatEvent, reasonText } from '../../events/format.js';
-import { InvalidInputError } from '../../shared/errors.js';
+import { InvalidInputError, SupervisorUnreachableError } from '../../shared/errors.js';
+import type { ApiClient } from '../client.js';
 import type { Context } from '../context.js';
 import { client } from './sessions.js';
 
@@ -22,7 +23,41 @@ export async function logs(ctx: Context, ref: string, opts: { follow?: boolean; 
   ctx.keepAlive = true;
   const controller = new AbortController();
   process.once('SIGINT', () => controller.abort());
-  await api.follow(ref, after, print, controller.signal);
+  let last = after;
+  await followResiliently(ctx, api, ref, () => last, (event) => {
+    last = event.seq;
+    print(event);
+  }, controller.signal);
+}
+
+/**
+ * Follows a session's stream, reconnecting (and starting the supervisor again if need be) when
+ * the stream is cut — e.g. by a supervisor restart — without repeating or skipping events.
+ */
+async function followResiliently(
+  ctx: Context,
+  first: ApiClient,
+  ref: string,
+  lastSeq: () => number,
+  onEvent: (event: BatonEvent) => void,
+  signal: AbortSignal,
+  onLive?: () => void,
+): Promise<void> {
+  let api = first;
+  for (let failures = 0; ; ) {
+    try {
+      await api.follow(ref, lastSeq(), (event) => {
+        failures = 0;
+        onEvent(event);
+      }, signal, onLive);
+      return;
+    } catch (error) {
+      if (signal.aborted) return;
+      if (!(error instanceof SupervisorUnreachableError) || ++failures > 3) throw error;
+      ctx.err.write(`(${error.message} Reconnecting…)\n`);
+      api = await client(ctx);
+    }
+  }
 }
 
 export async function attach(ctx: Context, ref: string): Promise<void> {
@@ -47,6 +82,8 @@ export async function attach(ctx: Context, ref: string): Promise<void> {
   });
 
   const send = async (text: string): Promise<void> => {
+    // A fresh client: the supervisor may have restarted on another port since we attached.
+    const api = await client(ctx);
     const path = `/api/sessions/${encodeURIComponent(session.id)}`;
     const approval = session.state === 'needs_input' && session.reason?.kind === 'approval';
     const answer = text.toLowerCase();
@@ -57,10 +94,14 @@ export async function attach(ctx: Context, ref: string): Promise<void> {
     }
   };
 
-  await api.follow(
+  let last = 0;
+  await followResiliently(
+    ctx,
+    api,
     session.id,
-    0,
+    () => last,
     (event) => {
+      last = event.seq;
       ctx.out.write(formatEvent(event) + '\n');
       if (event.type === 'state.changed') {
         session = { ...session, state: event.to, reason: event.reason ?? null };
