@@ -44,6 +44,15 @@ export default tseslint.config(
     },
   },
   {
+    files: ['web/**'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': restrict(
+        ['**/src/sessions/**', '**/src/server/**', '**/src/cli/**', '**/src/store/**', '**/src/agents/**', '**/src/worktrees/**', '**/src/shared/**'],
+        'The web UI imports only shared types: src/api and src/events.',
+      ),
+    },
+  },
+  {
     files: ['**/*.test.ts', 'test/**'],
     rules: {
       '@typescript-eslint/no-unsafe-assignment': 'off',

@@ -15,6 +15,7 @@ import type { BrowserAuth } from './web-auth.js';
 import { mountWeb } from './web-routes.js';
 
 const log = createLogger('http');
+const SSE_KEEPALIVE_MS = 15_000;
 
 export interface AppOptions {
   manager: SessionManager;
@@ -106,7 +107,12 @@ export function createApp(options: AppOptions): Hono {
         for (const event of buffered) await send(event);
         live = true;
         await stream.writeSSE({ event: 'live', data: JSON.stringify({ seq: last }) });
-        await closed;
+        // A comment line now and then lets clients and proxies see the stream is alive, and
+        // surfaces a vanished client as a write error.
+        const keepAlive = setInterval(() => {
+          stream.write(': keep-alive\n\n').catch(() => stream.abort());
+        }, SSE_KEEPALIVE_MS);
+        await closed.finally(() => clearInterval(keepAlive));
       } finally {
         manager.off('event', onEvent);
       }

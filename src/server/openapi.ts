@@ -71,7 +71,9 @@ const ROUTES: Route[] = [
 export function openApiDocument(): object {
   const schemas: Record<string, unknown> = {};
   for (const [name, schema] of Object.entries(SCHEMAS)) {
-    const { $schema: _ignored, ...json } = z.toJSONSchema(schema, { io: REQUEST_BODIES.has(name as SchemaName) ? 'input' : 'output', unrepresentable: 'any' });
+    const json: Record<string, unknown> = z.toJSONSchema(schema, { io: REQUEST_BODIES.has(name as SchemaName) ? 'input' : 'output', unrepresentable: 'any' });
+    // The dialect is the document's (OpenAPI 3.1), not each schema's.
+    delete json.$schema;
     schemas[name] = json;
   }
   const paths: Record<string, Record<string, unknown>> = {};

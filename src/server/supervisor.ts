@@ -88,6 +88,9 @@ export async function runSupervisor(env: NodeJS.ProcessEnv = process.env): Promi
       port = info.port;
       resolve();
     });
+    // Event streams (`logs -f`, attach, the board) stay open for hours; Node's default cuts
+    // every request at 300 s.
+    (server as import('node:http').Server).requestTimeout = 0;
   });
   const info: SupervisorInfo = { pid: process.pid, port, startedAt: startedAt.toISOString(), version: VERSION };
   writeFileSync(paths.supervisorJson, JSON.stringify(info));

@@ -45,6 +45,10 @@ export class ClaudeProcess {
       this.stderrTail = (this.stderrTail + chunk.toString('utf8')).slice(-STDERR_TAIL);
     });
     child.on('exit', (code, signal) => this.hooks.onExit(code, signal));
+    // A process that never started has no exit to wait for.
+    child.on('error', () => {
+      if (child.pid === undefined) this.hooks.onExit(null, null);
+    });
     options.signal.addEventListener('abort', () => this.killGroup('SIGTERM'), { once: true });
     const stdout = screenLines(child, this.hooks);
     return {

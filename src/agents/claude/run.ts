@@ -16,6 +16,7 @@ import { describeToolInput } from './tools.js';
 import { usageDeltas, type TotalsByModel } from './usage.js';
 
 const log = createLogger('agent.claude');
+const CLOSE_GRACE_MS = 5_000;
 
 /** Sent when a conversation is resumed in the middle of a turn that never finished. */
 export const CONTINUE_PROMPT = 'The session was restarted while you were working. Continue the task where you left off.';
@@ -161,6 +162,8 @@ export class ClaudeRun implements AgentRun {
       this.connection.input.end();
       this.connection.query.close();
       this.connection.process.killGroup('SIGTERM');
+      const force = setTimeout(() => this.connection.process.killGroup('SIGKILL'), CLOSE_GRACE_MS);
+      void this.exited.finally(() => clearTimeout(force));
     }
     await this.exited;
   }

@@ -3,6 +3,17 @@
  * process-local HTTP server on 127.0.0.1 with a fake Anthropic Messages endpoint
  * (`POST /v1/messages`) and a fake OpenAI Responses endpoint (`POST /v1/responses`). Replies come
  * from scenarios (see scenario.ts); every request is recorded for assertions.
+ *
+ *     const server = await startModelServer([
+ *       { prompt: 'add a file', steps: [
+ *         { tools: [{ name: 'Write', input: { file_path: 'a.txt', content: 'a\n' } }] },  // claude
+ *         { text: 'Done.' },
+ *       ] },
+ *     ]);
+ *     const ws = createWorkspace();
+ *     const env = claudeEnv({ url: server.url, home: ws.home });   // or codexEnv(...)
+ *     // run `claude` (bundledClaudePath()) / `codex` (installedCodexPath()) with env, cwd ws.repo
+ *     await server.close(); ws.remove();
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';

@@ -1,0 +1,319 @@
+#!/usr/bin/env node
+/**
+ * Web dashboard figures (issue 4): with 100 sessions and 1,000,000 stored events, the p95 of
+ * board load, switching to a session, first transcript paint, and event-to-page latency.
+ * Goal: p95 < 100 ms each. Runs against the built dist and Debian Chromium (playwright-core).
+ *
+ *   node bench/web.mjs [--sessions 100] [--events 1000000] [--runs 30] [--json]
+ *
+ * `run(options)` is exported for bench/run.mjs; it returns the figures instead of printing.
+ */
+import { execFileSync, spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const DIST = join(ROOT, 'dist');
+const GOAL_MS = 100;
+const CHROMIUM = process.env.BATON_CHROMIUM ?? '/usr/bin/chromium';
+const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'];
+
+export async function run({ sessions = 100, events = 1_000_000, runs = 30, log = () => undefined } = {}) {
+  if (!existsSync(join(DIST, 'server', 'main.js')) || !existsSync(join(ROOT, 'web', 'dist', 'index.html'))) {
+    throw new Error('Build first: npm run build');
+  }
+  if (!existsSync(CHROMIUM)) throw new Error(`Chromium is not installed at ${CHROMIUM}; .ci/run installs it (apt-get install -y chromium).`);
+  const root = realpathSync(mkdtempSync(join(tmpdir(), 'baton-bench-web-')));
+  const home = join(root, 'home');
+  mkdirSync(home, { recursive: true });
+  let supervisor;
+  let browser;
+  try {
+    const seeded = await seed(home, root, sessions, events, log);
+    log(`seeded ${sessions} sessions and ${seeded.events.toLocaleString('en-US')} events in ${seeded.ms} ms`);
+    const repo = makeRepo(root);
+    supervisor = await startSupervisor(home, root);
+    const api = apiClient(supervisor.port, readFileSync(join(home, 'token'), 'utf8').trim());
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, headless: true });
+
+    const figures = {};
+    figures['GET /api/sessions (board data)'] = await timeMany(runs, () => api.get('/api/sessions'));
+    const busiest = seeded.ids[0];
+    figures['GET session + transcript page (API)'] = await timeMany(runs, () => Promise.all([api.get(`/api/sessions/${busiest}`), api.get(`/api/sessions/${busiest}/transcript`)]));
+
+    const page = await loggedInPage(browser, api, sessions);
+    const loads = await timeMany(runs, () => boardLoad(page, sessions), true);
+    figures['board load (navigation → first screen of cards painted)'] = loads.map((l) => l.firstScreen);
+    figures[`board load (navigation → all ${sessions} cards painted)`] = loads.map((l) => l.all);
+    const switching = [];
+    const paint = [];
+    for (let i = 0; i < runs; i++) {
+      const id = seeded.ids[i % seeded.ids.length];
+      const t = await switchToSession(page, id);
+      switching.push(t.header);
+      paint.push(t.transcript);
+    }
+    figures['switch to a session (click → header painted)'] = switching;
+    figures['first transcript paint (click → events painted)'] = paint;
+    figures['event → open page (event ts → painted)'] = await eventToPage(page, api, repo, Math.max(runs, 40));
+    return { sessions, events: seeded.events, goalMs: GOAL_MS, figures: summarize(figures) };
+  } finally {
+    await browser?.close().catch(() => undefined);
+    if (supervisor) {
+      try {
+        process.kill(supervisor.pid, 'SIGTERM');
+      } catch {
+        // gone already
+      }
+      await supervisor.exited;
+    }
+    killHosts(home);
+    rmSync(root, { recursive: true, force: true });
+  }
+}
+
+/** Inserts sessions and events straight into a fresh store, one transaction: no agents needed. */
+async function seed(home, root, sessionCount, eventCount, log) {
+  const started = Date.now();
+  const { openDb } = await import(join(DIST, 'store', 'db.js'));
+  const { SessionStore } = await import(join(DIST, 'store', 'sessions.js'));
+  const db = openDb(join(home, 'baton.db'));
+  const store = new SessionStore(db);
+  const project = store.ensureProject(join(root, 'seeded-repo'));
+  // No `queued`: the supervisor would try to start those. Seeded working ones have no host and stay put.
+  const states = ['working', 'needs_input', 'ready_for_review', 'completed', 'failed', 'stopped'];
+  const perSession = Math.floor(eventCount / sessionCount);
+  const insert = db.prepare('INSERT INTO events (session_id, seq, ts, type, body_json) VALUES (?, ?, ?, ?, ?)');
+  const ids = [];
+  const t0 = Date.now() - 3600_000;
+  db.transaction(() => {
+    for (let s = 0; s < sessionCount; s++) {
+      const id = `bench${String(s).padStart(5, '0')}`;
+      ids.push(id);
+      const name = `session-${s}`;
+      store.insert({ id, project_id: project.id, name, agent: 'scripted', prompt: `Task ${s}: refactor module ${s} and keep the tests green`, model: null, permission_mode: 'default', options_json: '{}', branch: `baton/${name}`, base_ref: 'main', base_commit: '0'.repeat(40), worktree: join(root, 'no-worktree', name) }, 'queued');
+      for (let seq = 1; seq <= perSession; seq++) {
+        const body = syntheticEvent(seq);
+        const event = { v: 1, seq, ts: new Date(t0 + seq * 10).toISOString(), ...body };
+        insert.run(id, seq, event.ts, body.type, JSON.stringify(event));
+      }
+      const state = states[s % states.length];
+      store.applyProjection(id, {
+        state,
+        reason: state === 'needs_input' ? { kind: 'question', text: `Question from session ${s}?` } : undefined,
+        activity: state === 'working' ? `running Bash: npm test -- module-${s}` : 'turn finished',
+        lastSeq: perSession, offset: 0, inputTokens: 1000 * s, outputTokens: 100 * s, costUsd: s / 100, agentSessionId: null,
+        lastEventAt: new Date(t0 + perSession * 10).toISOString(),
+      });
+    }
+  })();
+  db.close();
+  log(`(${perSession} events per session)`);
+  return { ids, events: perSession * sessionCount, ms: Date.now() - started };
+}
+
+function syntheticEvent(seq) {
+  switch (seq % 5) {
+    case 0: return { type: 'message.added', role: 'assistant', text: `Step ${seq}: I looked at the module and changed the watcher to debounce events.` };
+    case 1: return { type: 'tool.started', toolId: `t${seq}`, tool: 'Bash', input: `npm test -- --grep case-${seq}` };
+    case 2: return { type: 'tool.finished', toolId: `t${seq - 1}`, tool: 'Bash', ok: true, exitCode: 0, output: `✓ case-${seq} (12 ms)\n1 passing` };
+    case 3: return { type: 'thinking.added', text: 'Consider the edge case where the file disappears between events.' };
+    default: return { type: 'usage.reported', inputTokens: 1200, outputTokens: 80, costUsd: 0.002 };
+  }
+}
+
+function makeRepo(root) {
+  const repo = join(root, 'live-repo');
+  mkdirSync(repo);
+  writeFileSync(join(repo, 'README.md'), '# bench\n');
+  const git = (...args) => execFileSync('git', ['-c', 'user.name=Bench', '-c', 'user.email=bench@localhost', ...args], { cwd: repo, stdio: 'ignore' });
+  git('init', '--quiet');
+  git('add', '.');
+  git('commit', '--quiet', '-m', 'initial');
+  return repo;
+}
+
+function startSupervisor(home, root) {
+  const child = spawn(process.execPath, [join(DIST, 'server', 'main.js')], { cwd: root, env: { ...process.env, BATON_HOME: home, BATON_MAX_CONCURRENT: '1000' }, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error('the supervisor did not start within 30 s')), 30_000);
+    child.once('exit', (code) => reject(new Error(`the supervisor exited with ${code}`)));
+    child.on('message', (message) => {
+      if (!message?.ready) return;
+      clearTimeout(timer);
+      child.disconnect();
+      resolve({ pid: child.pid, port: message.port, exited });
+    });
+  });
+}
+
+function apiClient(port, token) {
+  const base = `http://127.0.0.1:${port}`;
+  const call = async (method, path, body) => {
+    const response = await fetch(base + path, { method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, ...(body ? { body: JSON.stringify(body) } : {}) });
+    if (!response.ok) throw new Error(`${method} ${path}: HTTP ${response.status} ${await response.text()}`);
+    return response.json();
+  };
+  return { base, get: (path) => call('GET', path), post: (path, body) => call('POST', path, body) };
+}
+
+async function loggedInPage(browser, api, sessions) {
+  const { url } = await api.post('/api/ui/login');
+  const page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
+  // Records when each transcript event arrives and is painted, against the event's own timestamp.
+  await page.addInitScript((count) => {
+    window.__boardPainted = undefined;
+    window.__firstScreen = undefined;
+    const watcher = new MutationObserver(() => {
+      const cards = document.querySelectorAll('[data-testid=board] .card').length;
+      if (!location.pathname.endsWith('/')) return;
+      const mark = (key) => requestAnimationFrame(() => setTimeout(() => (window[key] = { at: performance.now(), cards }), 0));
+      // The first screenful (the board renders the rest right after), then every card.
+      if (cards >= Math.min(count, 24) && !window.__firstScreen) mark('__firstScreen'), (window.__firstScreen = 'pending');
+      if (cards < count) return;
+      watcher.disconnect();
+      mark('__boardPainted');
+    });
+    watcher.observe(document, { childList: true, subtree: true });
+    window.__latencies = [];
+    const Native = window.EventSource;
+    window.EventSource = class extends Native {
+      constructor(...args) {
+        super(...args);
+        this.addEventListener('event', (message) => {
+          const ts = Date.parse(JSON.parse(message.data).ts);
+          requestAnimationFrame(() => setTimeout(() => window.__latencies.push(Date.now() - ts), 0));
+        });
+      }
+    };
+  }, sessions);
+  await page.goto(url);
+  await page.waitForSelector('[data-testid=board] .card');
+  return page;
+}
+
+/**
+ * From navigation start to the frame after every card is in the DOM, on the page's own clock:
+ * an init script watches the DOM from the first byte, so the driver's round trips do not count.
+ */
+async function boardLoad(page, count) {
+  await page.reload({ waitUntil: 'commit' });
+  const handle = await page.waitForFunction(() => window.__boardPainted && typeof window.__firstScreen === 'object' && [window.__firstScreen.at, window.__boardPainted.at, window.__boardPainted.cards], undefined, { timeout: 30_000 });
+  const [firstScreen, all, cards] = await handle.jsonValue();
+  if (cards < count) throw new Error(`only ${cards} of ${count} cards on the board`);
+  return { firstScreen, all };
+}
+
+/** Click a card on the board; measured inside the page from the click to the painted frames. */
+async function switchToSession(page, id) {
+  await page.evaluate(() => {
+    history.pushState(null, '', '/');
+    dispatchEvent(new PopStateEvent('popstate'));
+  });
+  await page.waitForSelector(`[data-session-id="${id}"]`);
+  return page.evaluate(
+    (sessionId) =>
+      new Promise((resolve) => {
+        const painted = () => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
+        const result = {};
+        const t0 = performance.now();
+        const check = async () => {
+          if (result.header === undefined && document.querySelector('[data-testid=session-page] h1')) {
+            await painted();
+            result.header = performance.now() - t0;
+          }
+          if (document.querySelector('[data-testid=transcript] .msg, [data-testid=transcript] .tool')) {
+            observer.disconnect();
+            await painted();
+            result.transcript = performance.now() - t0;
+            result.header ??= result.transcript;
+            resolve(result);
+          }
+        };
+        const observer = new MutationObserver(() => void check());
+        observer.observe(document.body, { childList: true, subtree: true });
+        document.querySelector(`[data-session-id="${sessionId}"]`).click();
+      }),
+    id,
+  );
+}
+
+/** A live scripted session emits a message every 25 ms; the open page records each one's delay. */
+async function eventToPage(page, api, repo, count) {
+  const steps = [{ sleep: 500 }];
+  for (let i = 0; i < count; i++) steps.push({ say: `tick ${i}` }, { sleep: 25 });
+  const { session } = await api.post('/api/sessions', { prompt: 'latency probe', cwd: repo, name: 'latency-probe', options: { script: { steps } } });
+  await page.evaluate((id) => {
+    window.__latencies = [];
+    history.pushState(null, '', `/s/${id}`);
+    dispatchEvent(new PopStateEvent('popstate'));
+  }, session.id);
+  await page.waitForFunction((n) => window.__latencies.length >= n, count, { timeout: 60_000 });
+  return page.evaluate(() => window.__latencies.slice());
+}
+
+/** Times `fn` from here, or collects what it measured itself (`selfTimed`). */
+async function timeMany(runs, fn, selfTimed = false) {
+  await fn(); // warm-up: first requests pay for JIT and cold caches
+  const times = [];
+  for (let i = 0; i < runs; i++) {
+    const started = performance.now();
+    const value = await fn();
+    times.push(selfTimed ? value : performance.now() - started);
+  }
+  return times;
+}
+
+function summarize(figures) {
+  const out = {};
+  for (const [name, values] of Object.entries(figures)) {
+    const sorted = [...values].sort((a, b) => a - b);
+    const at = (q) => sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)];
+    out[name] = { n: sorted.length, p50: round(at(0.5)), p95: round(at(0.95)), max: round(sorted.at(-1)), ok: at(0.95) < GOAL_MS };
+  }
+  return out;
+}
+
+const round = (n) => Math.round(n * 10) / 10;
+
+function killHosts(home) {
+  const dir = join(home, 'sessions');
+  if (!existsSync(dir)) return;
+  for (const id of execFileSync('ls', [dir], { encoding: 'utf8' }).split('\n').filter(Boolean)) {
+    const hostJson = join(dir, id, 'host.json');
+    if (!existsSync(hostJson)) continue;
+    try {
+      process.kill(JSON.parse(readFileSync(hostJson, 'utf8')).pid, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+  }
+}
+
+function parseArgs(argv) {
+  const options = {};
+  for (let i = 0; i < argv.length; i++) {
+    const flag = argv[i];
+    if (flag === '--json') options.json = true;
+    else if (['--sessions', '--events', '--runs'].includes(flag)) options[flag.slice(2)] = Number(argv[++i]);
+    else throw new Error(`unknown option ${flag}`);
+  }
+  return options;
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === realpathSync(process.argv[1])) {
+  const options = parseArgs(process.argv.slice(2));
+  const result = await run({ ...options, log: options.json ? () => undefined : (line) => console.log(line) });
+  if (options.json) {
+    console.log(JSON.stringify(result, null, 2));
+  } else {
+    console.log(`\nWeb dashboard, ${result.sessions} sessions, ${result.events.toLocaleString('en-US')} events — goal: p95 < ${GOAL_MS} ms`);
+    for (const [name, f] of Object.entries(result.figures)) {
+      console.log(`  ${name.padEnd(52)} p50 ${String(f.p50).padStart(6)} ms   p95 ${String(f.p95).padStart(6)} ms   max ${String(f.max).padStart(6)} ms  (n=${f.n}) ${f.ok ? 'ok' : 'OVER GOAL'}`);
+    }
+  }
+}

@@ -1,0 +1,129 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { openDb, type Db } from '../store/db.js';
+import { SessionManager } from '../sessions/manager.js';
+import { createApp } from './app.js';
+import { BrowserAuth, LOGIN_CODE_TTL_MS } from './web-auth.js';
+
+const TOKEN = 'test-token-0123456789';
+const PORT = 4321;
+const SELF = `http://127.0.0.1:${PORT}`;
+let dir: string;
+let db: Db;
+let now: number;
+let app: ReturnType<typeof createApp>;
+
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'baton-web-'));
+  db = openDb(join(dir, 'baton.db'));
+  now = Date.parse('2030-01-01T00:00:00Z');
+  const manager = new SessionManager({ home: dir, db, maxConcurrent: 2, env: {} });
+  app = createApp({
+    manager,
+    token: TOKEN,
+    port: () => PORT,
+    browserAuth: new BrowserAuth({ port: () => PORT, now: () => now }),
+    requestShutdown: () => undefined,
+    status: () => ({ pid: 1, port: PORT, home: dir, version: 'test', startedAt: '', uptimeSeconds: 0, maxConcurrent: 2, active: 0, queued: 0, sessions: 0 }),
+  });
+});
+afterEach(() => {
+  db.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+function request(path: string, init: { method?: string; body?: string; headers?: Record<string, string> } = {}): Promise<Response> {
+  return Promise.resolve(app.request(`${SELF}${path}`, { ...init, headers: { host: `127.0.0.1:${PORT}`, ...init.headers } }));
+}
+
+const bearer = { authorization: `Bearer ${TOKEN}` };
+
+/** Logs in as `baton ui` would and returns the Cookie header a browser would send. */
+async function login(): Promise<string> {
+  const issued = await request('/api/ui/login', { method: 'POST', headers: bearer });
+  expect(issued.status).toBe(201);
+  const { url } = (await issued.json()) as { url: string };
+  const response = await request(new URL(url).pathname + new URL(url).search);
+  expect(response.status).toBe(303);
+  expect(response.headers.get('location')).toBe('/');
+  const setCookie = response.headers.get('set-cookie') ?? '';
+  expect(setCookie).toMatch(/^baton_4321=[\w-]+; HttpOnly; SameSite=Strict; Path=\/; Max-Age=\d+$/);
+  expect(setCookie).not.toContain(TOKEN);
+  return setCookie.split(';')[0] as string;
+}
+
+describe('browser login and cookie auth', () => {
+  it('swaps a one-time code for a cookie that authenticates API reads', async () => {
+    const cookie = await login();
+    const response = await request('/api/sessions', { headers: { cookie } });
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ sessions: [] });
+  });
+
+  it('refuses API requests without the cookie or token, and with a forged cookie', async () => {
+    expect((await request('/api/sessions')).status).toBe(401);
+    expect((await request('/api/stream')).status).toBe(401);
+    expect((await request('/api/sessions', { headers: { cookie: 'baton_4321=forged' } })).status).toBe(401);
+  });
+
+  it('lets a code work once and only within its lifetime', async () => {
+    const first = (await (await request('/api/ui/login', { method: 'POST', headers: bearer })).json()) as { url: string };
+    const path = new URL(first.url).pathname + new URL(first.url).search;
+    expect((await request(path)).status).toBe(303);
+    expect((await request(path)).status).toBe(401);
+
+    const second = (await (await request('/api/ui/login', { method: 'POST', headers: bearer })).json()) as { url: string };
+    now += LOGIN_CODE_TTL_MS + 1;
+    const late = await request(new URL(second.url).pathname + new URL(second.url).search);
+    expect(late.status).toBe(401);
+    expect(late.headers.get('set-cookie')).toBeNull();
+    expect(await late.text()).toContain('Run <code>baton ui</code> again');
+  });
+
+  it('needs our Origin on cookie-authenticated writes (CSRF) and refuses a foreign one', async () => {
+    const cookie = await login();
+    const body = JSON.stringify({ pinned: true });
+    const noOrigin = await request('/api/sessions/x/pin', { method: 'POST', body, headers: { cookie } });
+    expect(noOrigin.status).toBe(401);
+    const foreign = await request('/api/sessions/x/pin', { method: 'POST', body, headers: { cookie, origin: 'http://evil.example' } });
+    expect(foreign.status).toBe(403);
+    const sameSiteOtherPort = await request('/api/sessions/x/pin', { method: 'POST', body, headers: { cookie, origin: 'http://127.0.0.1:9999' } });
+    expect(sameSiteOtherPort.status).toBe(403);
+    // Authenticated and allowed through: the session simply does not exist.
+    const own = await request('/api/sessions/x/pin', { method: 'POST', body, headers: { cookie, origin: SELF } });
+    expect(own.status).toBe(404);
+  });
+
+  it('refuses a foreign Host on pages, login and API alike (DNS rebinding)', async () => {
+    const cookie = await login();
+    for (const path of ['/', '/login?code=x', '/api/sessions']) {
+      const response = await request(path, { headers: { host: `evil.example:${PORT}`, cookie } });
+      expect(response.status, path).toBe(403);
+    }
+  });
+
+  it('mints login codes for the token holder only, not for a page with the cookie', async () => {
+    const cookie = await login();
+    const response = await request('/api/ui/login', { method: 'POST', headers: { cookie, origin: SELF } });
+    expect(response.status).toBe(403);
+  });
+
+  it('serves the UI shell to anyone on a loopback Host, with a strict CSP', async () => {
+    const response = await request('/s/anything');
+    expect([200, 503]).toContain(response.status);
+    expect(response.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
+    expect((await request('/api/nothing', { headers: bearer })).status).toBe(404);
+  });
+
+  it('serves an OpenAPI document generated from the schemas', async () => {
+    const response = await request('/api/openapi.json', { headers: bearer });
+    expect(response.status).toBe(200);
+    const doc = (await response.json()) as { openapi: string; paths: Record<string, unknown>; components: { schemas: Record<string, { properties?: Record<string, unknown> }> } };
+    expect(doc.openapi).toBe('3.1.0');
+    expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(['/api/sessions', '/api/sessions/{ref}/diff', '/api/inbox', '/api/stream']));
+    expect(Object.keys(doc.components.schemas.DispatchRequest?.properties ?? {})).toEqual(expect.arrayContaining(['prompt', 'cwd', 'agent', 'model', 'base']));
+    expect(doc.components.schemas.SessionView?.properties).toHaveProperty('state');
+  });
+});

@@ -1,0 +1,198 @@
+/**
+ * The dashboard in a real browser (Debian Chromium) against a real supervisor running scripted
+ * sessions. Screenshots land in $BATON_SCREENSHOTS (or the temp dir) under `dashboard/`.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { SessionView } from '../../src/api/index.js';
+import type { LoginCodeView } from '../../src/api/web.js';
+import { TestBaton } from '../support/baton.js';
+import { launchChromium, screenshotDir, shot } from '../support/browser.js';
+
+const LONG = 10 * 60 * 1000;
+const shots = screenshotDir('dashboard');
+let browser: Browser;
+
+beforeAll(async () => {
+  browser = await launchChromium();
+});
+afterAll(async () => {
+  await browser?.close();
+});
+
+/** Logs a fresh page in through `baton ui`, as a person would, and lands on the board. */
+async function openDashboard(t: TestBaton): Promise<Page> {
+  const login = await t.json<LoginCodeView>(['ui']);
+  const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
+  const page = await context.newPage();
+  page.on('pageerror', (error) => {
+    throw error;
+  });
+  await page.goto(login.url);
+  await page.waitForSelector('[data-testid=connection]:has-text("Live")');
+  expect(new URL(page.url()).pathname).toBe('/');
+  return page;
+}
+
+const card = (page: Page, group: string, name: string) => page.locator(`[data-group="${group}"] .card:has(.card-name:text-is("${name}"))`);
+
+describe('the board', () => {
+  const t = new TestBaton({ BATON_MAX_CONCURRENT: '4' });
+  let repo: string;
+  afterAll(() => t.cleanup());
+
+  beforeAll(async () => {
+    repo = t.repo('shop', { 'README.md': '# Shop\n\nSells things.\n' });
+    const dispatch = (name: string, prompt: string, steps: unknown[]) => t.ok(['dispatch', prompt, '--name', name, '--script', t.script(steps)], { cwd: repo });
+    await dispatch('review', 'add a price formatter', [
+      { say: 'Adding the formatter.' },
+      { write: { path: 'src/price.ts', content: 'export const price = (cents: number) => `$${(cents / 100).toFixed(2)}`;\n' } },
+      { edit: { path: 'README.md', old: 'Sells things.', new: 'Sells things, with prices.' } },
+      { usage: { input: 4200, output: 900, usd: 0.042 } },
+    ]);
+    await dispatch('pinned', 'document the API', [{ say: 'Documented.' }]);
+    await dispatch('completed', 'fix a typo', [{ say: 'Fixed.' }]);
+    await dispatch('failed', 'upgrade the runner', [{ fail: 'tests failed: 2 of 14' }]);
+    await dispatch('stopped', 'benchmark', [{ say: 'Benchmarking.' }, { sleep: LONG }]);
+    await Promise.all(['review', 'pinned', 'completed'].map((n) => t.waitForState(n, 'ready_for_review')));
+    await t.waitForState('failed', 'failed');
+    await t.waitForEvent('stopped', (e) => e.type === 'message.added');
+    await t.ok(['stop', 'stopped']);
+    await t.ok(['done', 'completed']);
+    await t.ok(['pin', 'pinned']);
+    await dispatch('question', 'refactor the watcher (#432)', [{ say: 'Read watcher.ts.' }, { ask: 'Keep the old onChange signature?' }]);
+    await dispatch('approval', 'clean the build', [{ approve: { tool: 'Bash', input: 'rm -rf build', reason: 'deletes a folder' } }]);
+    await dispatch('working', 'run the long suite', [{ say: 'Running.' }, { sleep: LONG }]);
+    await dispatch('busy', 'hold a slot', [{ say: 'Busy.' }, { sleep: LONG }]);
+    await dispatch('queued', 'write the changelog', [{ say: 'Done.' }]);
+    await Promise.all([t.waitForState('question', 'needs_input'), t.waitForState('approval', 'needs_input'), t.waitForState('working', 'working'), t.waitForState('busy', 'working')]);
+  });
+
+  it('shows every state in its group, with activity, usage and files changed', async () => {
+    const page = await openDashboard(t);
+    const expected: [string, string][] = [
+      ['pinned', 'pinned'],
+      ['needs_input', 'question'],
+      ['needs_input', 'approval'],
+      ['working', 'working'],
+      ['ready_for_review', 'review'],
+      ['queued', 'queued'],
+      ['completed', 'completed'],
+      ['failed', 'failed'],
+      ['stopped', 'stopped'],
+    ];
+    for (const [group, name] of expected) await card(page, group, name).waitFor();
+    const titles = await page.locator('.group-title').allInnerTexts();
+    expect(titles.map((s) => s.replace(/\s*\d+$/, '').trim().toLowerCase())).toEqual(['pinned', 'needs input', 'working', 'ready for review', 'queued', 'completed', 'failed', 'stopped']);
+
+    await expect.poll(() => card(page, 'needs_input', 'question').locator('[data-testid=activity]').innerText()).toContain('asks: Keep the old onChange signature?');
+    expect(await card(page, 'needs_input', 'approval').innerText()).toContain('waiting: approve Bash `rm -rf build`?');
+    expect(await card(page, 'failed', 'failed').innerText()).toContain('tests failed: 2 of 14');
+    const review = card(page, 'ready_for_review', 'review');
+    await review.locator('.card-foot:has-text("2 files")').waitFor();
+    expect(await review.locator('.card-foot').innerText()).toMatch(/5\.1k tok\s+\$0\.04/);
+    expect(await card(page, 'queued', 'queued').innerText()).toContain('#1 in queue');
+    console.log(`screenshot: ${await shot(page, shots, 'board')}`);
+    await page.context().close();
+  });
+
+  it('opens a session with the keyboard and shows its diff against the base, new files included', async () => {
+    const page = await openDashboard(t);
+    await card(page, 'pinned', 'pinned').waitFor();
+    await page.keyboard.press('/');
+    await page.keyboard.type('price formatter');
+    await page.keyboard.press('Escape');
+    await page.locator('.card').first().waitFor();
+    expect(await page.locator('.card').count()).toBe(1);
+    await page.keyboard.press('j');
+    await page.keyboard.press('Enter');
+    await page.waitForSelector('[data-testid=session-page] h1:text-is("review")');
+    await page.waitForSelector('[data-testid=transcript] .msg-text:text-is("Adding the formatter.")');
+    await page.keyboard.press('2');
+    const diff = page.locator('[data-testid=diff]');
+    await diff.waitFor();
+    const text = await diff.innerText();
+    expect(text).toContain('2 files changed');
+    expect(text).toContain('src/price.ts');
+    expect(text).toContain('export const price');
+    expect(text).toContain('Sells things, with prices.');
+    expect(await diff.locator('.d2h-file-wrapper').count()).toBe(2);
+    console.log(`screenshot: ${await shot(page, shots, 'diff')}`);
+    await page.keyboard.press('3');
+    await page.waitForSelector('[data-testid=usage] .total-value:text-is("$0.04")');
+    await page.context().close();
+  });
+});
+
+describe('answering sessions in place', () => {
+  const t = new TestBaton();
+  let repo: string;
+  beforeAll(() => {
+    repo = t.repo();
+  });
+  afterAll(() => t.cleanup());
+
+  it('shows a new question live in the inbox with its context, and the reply from the page reaches the agent', async () => {
+    const page = await openDashboard(t);
+    await page.click('.nav-link:has-text("Inbox")');
+    await page.waitForSelector('text=Inbox zero');
+    const script = t.script([
+      { say: 'Reading src/watcher.ts.' },
+      { run: 'echo watching' },
+      { ask: 'Keep the old onChange(path) signature?' },
+      { write: { path: 'answer.txt', content: '{{reply}}' } },
+    ]);
+    const session = await t.json<SessionView>(['dispatch', 'refactor the watcher (#432)', '--name', 'asker', '--script', script], { cwd: repo });
+
+    const item = page.locator(`.inbox-item[data-session-id="${session.id}"]`);
+    await item.locator('[data-testid=question]:has-text("Keep the old onChange(path) signature?")').waitFor();
+    const context = await item.locator('.context').innerText();
+    expect(context).toContain('Reading src/watcher.ts.');
+    expect(context).toContain('echo watching');
+    expect(await item.locator('.inbox-head').innerText()).toContain('refactor the watcher (#432)');
+    console.log(`screenshot: ${await shot(page, shots, 'inbox')}`);
+
+    await page.keyboard.press('r');
+    await page.keyboard.type('keep it, add onEvent alongside');
+    await page.keyboard.press('Enter');
+    await item.waitFor({ state: 'detached' });
+    const done = await t.waitForState('asker', 'ready_for_review');
+    expect(readFileSync(join(done.worktree, 'answer.txt'), 'utf8')).toBe('keep it, add onEvent alongside');
+    await page.context().close();
+  });
+
+  it('approves from the session page and denies from the board with the keyboard', async () => {
+    const page = await openDashboard(t);
+    const approve = t.script([{ approve: { tool: 'Bash', input: 'echo approved > approved.txt', reason: 'writes a file' } }]);
+    const deny = t.script([{ approve: { tool: 'Bash', input: 'echo no > denied.txt' } }]);
+    const first = await t.json<SessionView>(['dispatch', 'x', '--name', 'ap', '--script', approve], { cwd: repo });
+    await t.ok(['dispatch', 'y', '--name', 'dn', '--script', deny], { cwd: repo });
+    await t.waitForState('ap', 'needs_input');
+    await t.waitForState('dn', 'needs_input');
+
+    await page.goto(page.url().replace(/\/$/, '') + `/s/${first.id}`);
+    const waiting = page.locator('[data-testid=session-page] [data-testid=approval]');
+    await waiting.locator('text=echo approved > approved.txt').waitFor();
+    console.log(`screenshot: ${await shot(page, shots, 'approval')}`);
+    await waiting.locator('button:has-text("Approve")').click();
+    await page.waitForSelector('[data-testid=state-chip]:text-is("Ready for review")');
+    await page.waitForSelector('[data-testid=transcript] .resolved-allow');
+    const approved = await t.waitForState('ap', 'ready_for_review');
+    expect(readFileSync(join(approved.worktree, 'approved.txt'), 'utf8')).toBe('approved\n');
+
+    await page.keyboard.press('Escape');
+    const dnCard = card(page, 'needs_input', 'dn');
+    await dnCard.waitFor();
+    // Needs input comes first on the board: j moves off the first card, k comes back to it.
+    await page.keyboard.press('j');
+    await page.keyboard.press('k');
+    await expect.poll(() => dnCard.getAttribute('class')).toContain('selected');
+    await page.keyboard.press('d');
+    await card(page, 'ready_for_review', 'dn').waitFor();
+    const events = await t.client().request<{ events: { type: string; decision?: string }[] }>('GET', '/api/sessions/dn/events');
+    expect(events.events).toContainEqual(expect.objectContaining({ type: 'approval.resolved', decision: 'deny' }));
+    await page.context().close();
+  });
+});

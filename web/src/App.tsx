@@ -1,0 +1,157 @@
+/** The shell: sidebar navigation, the filter, the connection state, and the current page. */
+import { lazy, Suspense, useEffect, useMemo, useState } from 'react';
+import { useBoard } from './board.js';
+import { Board } from './components/Board.js';
+import { Inbox } from './components/Inbox.js';
+import { SessionPage } from './components/SessionPage.js';
+import { installKeyboard, useKeys } from './keys.js';
+import { notificationsWanted, setNotifications } from './notify.js';
+import { navigate, useRoute } from './router.js';
+import { useToasts } from './toast.js';
+
+// The form pulls in zod; the board should not wait for it.
+const DispatchForm = lazy(() => import('./components/DispatchForm.js').then((m) => ({ default: m.DispatchForm })));
+
+export interface Filter {
+  text: string;
+  project: string;
+}
+
+export function App() {
+  const route = useRoute();
+  const board = useBoard();
+  const [filter, setFilter] = useState<Filter>({ text: '', project: '' });
+  const [notify, setNotify] = useState(notificationsWanted);
+  useEffect(installKeyboard, []);
+  useKeys({
+    '/': () => document.getElementById('filter')?.focus(),
+    g: () => navigate('/'),
+    i: () => navigate('/inbox'),
+    n: () => navigate('/dispatch'),
+  });
+
+  const sessions = [...board.sessions.values()];
+  const projects = useMemo(() => [...new Set(sessions.map((s) => s.project))].sort(), [sessions]);
+  const inboxCount = sessions.filter((s) => s.state === 'needs_input').length;
+
+  if (board.status === 'unauthorized') return <SignedOut />;
+  return (
+    <div className="shell">
+      <aside className="sidebar">
+        <div className="brand">
+          <span className="logo" aria-hidden>
+            ◆
+          </span>
+          Baton
+        </div>
+        <nav>
+          <NavLink to="/" active={route.page === 'board'} label="Board" hint="g" count={sessions.length} />
+          <NavLink to="/inbox" active={route.page === 'inbox'} label="Inbox" hint="i" count={inboxCount} urgent={inboxCount > 0} />
+          <NavLink to="/dispatch" active={route.page === 'dispatch'} label="Dispatch" hint="n" />
+        </nav>
+        <div className="sidebar-foot">
+          <label className="toggle">
+            <input
+              type="checkbox"
+              checked={notify}
+              onChange={(e) => {
+                setNotifications(e.target.checked).then(setNotify, () => setNotify(false));
+              }}
+            />
+            Notify me
+          </label>
+          <div className={`conn conn-${board.status}`} data-testid="connection">
+            <span className="dot" /> {board.status === 'live' ? 'Live' : board.status === 'connecting' ? 'Connecting…' : 'Reconnecting…'}
+          </div>
+          <div className="keys-help">
+            <kbd>j</kbd>/<kbd>k</kbd> move · <kbd>⏎</kbd> open · <kbd>r</kbd> reply · <kbd>a</kbd>/<kbd>d</kbd> approve/deny · <kbd>/</kbd> filter
+          </div>
+        </div>
+      </aside>
+      <main className="main">
+        {route.page !== 'session' && route.page !== 'dispatch' && (
+          <div className="toolbar">
+            <input
+              id="filter"
+              className="filter"
+              placeholder="Filter sessions…  ( / )"
+              value={filter.text}
+              onChange={(e) => setFilter({ ...filter, text: e.target.value })}
+            />
+            <select className="project-select" value={filter.project} onChange={(e) => setFilter({ ...filter, project: e.target.value })} aria-label="Project">
+              <option value="">All projects</option>
+              {projects.map((p) => (
+                <option key={p} value={p}>
+                  {p}
+                </option>
+              ))}
+            </select>
+          </div>
+        )}
+        {route.page === 'board' && <Board filter={filter} />}
+        {route.page === 'inbox' && <Inbox filter={filter} />}
+        {route.page === 'dispatch' && (
+          <Suspense fallback={<div className="empty">Loading…</div>}>
+            <DispatchForm />
+          </Suspense>
+        )}
+        {route.page === 'session' && <SessionPage id={route.id} />}
+      </main>
+      <Toasts />
+    </div>
+  );
+}
+
+function NavLink(props: { to: string; active: boolean; label: string; hint: string; count?: number; urgent?: boolean }) {
+  return (
+    <a
+      href={props.to}
+      className={`nav-link${props.active ? ' active' : ''}`}
+      onClick={(e) => {
+        e.preventDefault();
+        navigate(props.to);
+      }}
+    >
+      <span>{props.label}</span>
+      {props.count !== undefined && props.count > 0 && <span className={`badge${props.urgent ? ' urgent' : ''}`}>{props.count}</span>}
+      <kbd className="nav-hint">{props.hint}</kbd>
+    </a>
+  );
+}
+
+function Toasts() {
+  const toasts = useToasts();
+  return (
+    <div className="toasts" aria-live="polite">
+      {toasts.map((t) => (
+        <div key={t.id} className={`toast toast-${t.kind}`}>
+          {t.text}
+        </div>
+      ))}
+    </div>
+  );
+}
+
+function SignedOut() {
+  return (
+    <div className="signed-out">
+      <div className="signed-out-card">
+        <div className="brand big">
+          <span className="logo">◆</span> Baton
+        </div>
+        <h1>Sign in from your terminal</h1>
+        <p>
+          Run <code>baton ui</code> — it opens a one-time login link for this browser. The dashboard never sees your API token.
+        </p>
+      </div>
+    </div>
+  );
+}
+
+/** Sessions matching the filter box and project picker. */
+export function matches(filter: Filter, s: { name: string; prompt: string; project: string; agent: string; activity: string | null }): boolean {
+  if (filter.project !== '' && s.project !== filter.project) return false;
+  const text = filter.text.trim().toLowerCase();
+  if (text === '') return true;
+  return [s.name, s.prompt, s.project, s.agent, s.activity ?? ''].some((field) => field.toLowerCase().includes(text));
+}

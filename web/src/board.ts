@@ -1,0 +1,93 @@
+/**
+ * The live board: one EventSource on `/api/stream` feeding a small external store that every
+ * view reads with useSyncExternalStore. Files-changed counts follow lazily, since each costs
+ * the supervisor git processes.
+ */
+import { useSyncExternalStore } from 'react';
+import type { SessionView } from '../../src/api/index.js';
+import type { StreamRemoved, StreamSnapshot } from '../../src/api/web.js';
+import { api, authListeners } from './api.js';
+import { notifyTransition } from './notify.js';
+
+export interface BoardState {
+  sessions: ReadonlyMap<string, SessionView>;
+  changes: Readonly<Record<string, number>>;
+  status: 'connecting' | 'live' | 'reconnecting' | 'unauthorized';
+}
+
+let state: BoardState = { sessions: new Map(), changes: {}, status: 'connecting' };
+const listeners = new Set<() => void>();
+let source: EventSource | undefined;
+let changesTimer: ReturnType<typeof setTimeout> | undefined;
+
+function set(next: Partial<BoardState>): void {
+  state = { ...state, ...next };
+  for (const listener of listeners) listener();
+}
+
+authListeners.add(() => set({ status: 'unauthorized' }));
+
+function connect(): void {
+  source = new EventSource('/api/stream');
+  source.addEventListener('snapshot', (message) => {
+    const snapshot = JSON.parse((message as MessageEvent<string>).data) as StreamSnapshot;
+    set({ sessions: new Map(snapshot.sessions.map((s) => [s.id, s])), status: 'live' });
+    refreshChanges(0);
+  });
+  source.addEventListener('session', (message) => {
+    const session = JSON.parse((message as MessageEvent<string>).data) as SessionView;
+    const previous = state.sessions.get(session.id);
+    const sessions = new Map(state.sessions);
+    sessions.set(session.id, session);
+    set({ sessions });
+    notifyTransition(previous, session);
+    if (previous?.lastSeq !== session.lastSeq) refreshChanges(1000);
+  });
+  source.addEventListener('removed', (message) => {
+    const { id } = JSON.parse((message as MessageEvent<string>).data) as StreamRemoved;
+    const sessions = new Map(state.sessions);
+    sessions.delete(id);
+    set({ sessions });
+  });
+  source.onerror = () => {
+    // EventSource retries by itself unless the server refused outright; a 401 closes it for good.
+    if (source?.readyState === EventSource.CLOSED) {
+      api.inbox().then(
+        () => setTimeout(connect, 1000),
+        () => undefined,
+      );
+    }
+    if (state.status !== 'unauthorized') set({ status: 'reconnecting' });
+  };
+}
+
+function refreshChanges(delayMs: number): void {
+  if (changesTimer !== undefined) return;
+  changesTimer = setTimeout(() => {
+    changesTimer = undefined;
+    api.changes().then(
+      ({ counts }) => set({ changes: counts }),
+      () => undefined,
+    );
+  }, delayMs);
+}
+
+/** Called before the first render so the snapshot is on its way while React mounts. */
+export function startBoard(): void {
+  if (source === undefined) connect();
+}
+
+function subscribe(listener: () => void): () => void {
+  listeners.add(listener);
+  startBoard();
+  return () => listeners.delete(listener);
+}
+
+export function useBoard(): BoardState {
+  return useSyncExternalStore(subscribe, () => state);
+}
+
+/** The latest view of one session, or undefined before the snapshot (or after removal). */
+export function useSession(id: string): SessionView | undefined {
+  return useBoard().sessions.get(id);
+}

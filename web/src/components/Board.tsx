@@ -1,0 +1,120 @@
+/** The board: sessions grouped by what they need from you, with j/k/Enter/a/d/r on the cards. */
+import { useDeferredValue, useEffect, useMemo, useState } from 'react';
+import type { SessionView } from '../../../src/api/index.js';
+import type { SessionState } from '../../../src/events/index.js';
+import { matches, type Filter } from '../App.js';
+import { useBoard } from '../board.js';
+import { pendingFocus, useKeys } from '../keys.js';
+import { navigate } from '../router.js';
+import { Card, decide } from './Card.js';
+
+interface Group {
+  key: string;
+  title: string;
+  states: SessionState[];
+}
+
+/** Starting folds into Working and Stopped sits with Failed's neighbours: what a person scans for. */
+const GROUPS: Group[] = [
+  { key: 'needs_input', title: 'Needs input', states: ['needs_input'] },
+  { key: 'working', title: 'Working', states: ['working', 'starting'] },
+  { key: 'ready_for_review', title: 'Ready for review', states: ['ready_for_review'] },
+  { key: 'queued', title: 'Queued', states: ['queued'] },
+  { key: 'completed', title: 'Completed', states: ['completed'] },
+  { key: 'failed', title: 'Failed', states: ['failed'] },
+  { key: 'stopped', title: 'Stopped', states: ['stopped'] },
+];
+
+export function groupSessions(sessions: SessionView[]): { key: string; title: string; sessions: SessionView[] }[] {
+  const byRecent = [...sessions].sort((a, b) => (b.lastEventAt ?? b.createdAt).localeCompare(a.lastEventAt ?? a.createdAt));
+  const pinned = byRecent.filter((s) => s.pinned);
+  const groups = [{ key: 'pinned', title: 'Pinned', sessions: pinned }];
+  for (const group of GROUPS) {
+    const inGroup = byRecent.filter((s) => !s.pinned && group.states.includes(s.state));
+    // Queued sessions start in queue order, so show them that way.
+    if (group.key === 'queued') inGroup.sort((a, b) => (a.queuePosition ?? 0) - (b.queuePosition ?? 0));
+    groups.push({ key: group.key, title: group.title, sessions: inGroup });
+  }
+  return groups.filter((g) => g.sessions.length > 0);
+}
+
+export function Board({ filter }: { filter: Filter }) {
+  const board = useBoard();
+  const groups = useMemo(() => groupSessions([...board.sessions.values()].filter((s) => matches(filter, s))), [board.sessions, filter]);
+  const flat = groups.flatMap((g) => g.sessions);
+  const [selectedId, setSelectedId] = useState<string | undefined>();
+  const [now, setNow] = useState(Date.now());
+  useEffect(() => {
+    const timer = setInterval(() => setNow(Date.now()), 5000);
+    return () => clearInterval(timer);
+  }, []);
+  const index = Math.max(0, flat.findIndex((s) => s.id === selectedId));
+  const selected = flat[index];
+
+  const move = (delta: number) => {
+    const next = flat[Math.min(flat.length - 1, Math.max(0, index + delta))];
+    if (next === undefined) return;
+    setSelectedId(next.id);
+    document.querySelector(`[data-session-id="${next.id}"]`)?.scrollIntoView({ block: 'nearest' });
+  };
+  useKeys({
+    j: () => move(1),
+    k: () => move(-1),
+    ArrowDown: () => move(1),
+    ArrowUp: () => move(-1),
+    Enter: () => selected && navigate(`/s/${selected.id}`),
+    r: () => {
+      if (!selected) return;
+      pendingFocus.reply = true;
+      navigate(`/s/${selected.id}`);
+    },
+    a: () => selected && decide(selected, 'allow'),
+    d: () => selected && decide(selected, 'deny'),
+  });
+
+  if (board.status === 'connecting') return <div className="empty">Loading sessions…</div>;
+  if (board.sessions.size === 0) {
+    return (
+      <div className="empty">
+        <h2>No sessions yet</h2>
+        <p>
+          Start one from <a href="/dispatch" onClick={(e) => (e.preventDefault(), navigate('/dispatch'))}>Dispatch</a> or with{' '}
+          <code>baton dispatch "…"</code> in a repository.
+        </p>
+      </div>
+    );
+  }
+  return <Groups groups={groups} changes={board.changes} selectedId={selected?.id} now={now} onSelect={setSelectedId} />;
+}
+
+/** What fills a first screen; the rest of the board renders right after, without holding up the first paint. */
+const FIRST_SCREEN = 24;
+
+function Groups(props: { groups: ReturnType<typeof groupSessions>; changes: Readonly<Record<string, number>>; selectedId: string | undefined; now: number; onSelect: (id: string) => void }) {
+  const limit = useDeferredValue(Number.POSITIVE_INFINITY, FIRST_SCREEN);
+  let budget = limit;
+  const groups = props.groups.map((g) => {
+    const sessions = g.sessions.slice(0, Math.max(0, budget));
+    budget -= sessions.length;
+    return { ...g, total: g.sessions.length, sessions };
+  });
+  return (
+    <div className="board" data-testid="board">
+      {groups.filter((g) => g.sessions.length > 0).map((group) => (
+        <section key={group.key} className={`group group-${group.key}`} data-group={group.key}>
+          <h2 className="group-title">
+            <span className={`group-dot dot-${group.key}`} />
+            {group.title}
+            <span className="group-count">{group.total}</span>
+          </h2>
+          <div className="cards">
+            {group.sessions.map((s) => (
+              <Card key={s.id} session={s} files={props.changes[s.id]} selected={s.id === props.selectedId} now={props.now} onSelect={() => props.onSelect(s.id)} />
+            ))}
+          </div>
+        </section>
+      ))}
+      {props.groups.length === 0 && <div className="empty">No session matches the filter.</div>}
+    </div>
+  );
+}

@@ -1,0 +1,171 @@
+/** One session: header with actions, then its transcript, its diff, or its usage. */
+import { lazy, Suspense, useState } from 'react';
+import type { SessionView } from '../../../src/api/index.js';
+import { api, errorText } from '../api.js';
+import { useBoard } from '../board.js';
+import { ago, STATE_LABEL, tokens, usd } from '../format.js';
+import { pendingFocus, useKeys } from '../keys.js';
+import { navigate } from '../router.js';
+import { toast } from '../toast.js';
+import { decide } from './Card.js';
+import { ReplyBox } from './Inbox.js';
+import { Transcript } from './Transcript.js';
+
+// diff2html is the biggest dependency and only this tab needs it.
+const DiffView = lazy(() => import('./DiffView.js').then((m) => ({ default: m.DiffView })));
+const UsageChart = lazy(() => import('./UsageChart.js').then((m) => ({ default: m.UsageChart })));
+
+type Tab = 'transcript' | 'changes' | 'usage';
+
+export function SessionPage({ id }: { id: string }) {
+  const board = useBoard();
+  const session = board.sessions.get(id);
+  const [tab, setTab] = useState<Tab>('transcript');
+  const [focusReply] = useState(() => {
+    const wanted = pendingFocus.reply;
+    pendingFocus.reply = false;
+    return wanted;
+  });
+  useKeys({
+    Escape: () => navigate('/'),
+    r: () => document.querySelector<HTMLTextAreaElement>('.session-reply textarea')?.focus(),
+    a: () => session && decide(session, 'allow'),
+    d: () => session && decide(session, 'deny'),
+    1: () => setTab('transcript'),
+    2: () => setTab('changes'),
+    3: () => setTab('usage'),
+  });
+
+  if (session === undefined) {
+    return <div className="empty">{board.status === 'live' ? 'This session does not exist (or was removed).' : 'Loading…'}</div>;
+  }
+  return (
+    <div className="session-page" data-testid="session-page" data-state={session.state}>
+      <Header session={session} files={board.changes[session.id]} />
+      {session.state === 'needs_input' && <Waiting session={session} />}
+      <div className="tabs" role="tablist">
+        {(['transcript', 'changes', 'usage'] as const).map((t, i) => (
+          <button key={t} role="tab" aria-selected={tab === t} className={`tab${tab === t ? ' active' : ''}`} onClick={() => setTab(t)}>
+            {t === 'transcript' ? 'Transcript' : t === 'changes' ? `Changes${board.changes[session.id] ? ` (${board.changes[session.id]})` : ''}` : 'Usage'}
+            <kbd>{i + 1}</kbd>
+          </button>
+        ))}
+      </div>
+      <div className="tab-body">
+        {tab === 'transcript' && <Transcript key={session.id} session={session} />}
+        <Suspense fallback={<div className="empty">Loading…</div>}>
+          {tab === 'changes' && <DiffView session={session} />}
+          {tab === 'usage' && <UsageChart session={session} />}
+        </Suspense>
+      </div>
+      {session.running && (
+        <div className="session-reply">
+          <ReplyBox session={session} autoFocus={focusReply} placeholder={session.state === 'needs_input' ? 'Answer…' : 'Send a follow-up…'} />
+        </div>
+      )}
+    </div>
+  );
+}
+
+function Header({ session: s, files }: { session: SessionView; files: number | undefined }) {
+  const act = (action: 'interrupt' | 'stop' | 'respawn' | 'done') =>
+    api.action(s.id, action).then(
+      () => toast(`${action[0]?.toUpperCase()}${action.slice(1)}: ${s.name}`),
+      (error: unknown) => toast(errorText(error), 'error'),
+    );
+  const active = s.state === 'working' || s.state === 'needs_input' || s.state === 'starting';
+  return (
+    <header className="session-head">
+      <div className="session-title">
+        <a className="back" href="/" onClick={(e) => (e.preventDefault(), navigate('/'))} title="Back to the board (Esc)">
+          ←
+        </a>
+        <h1>{s.name}</h1>
+        <span className={`chip chip-${s.state}`} data-testid="state-chip">
+          {STATE_LABEL[s.state]}
+        </span>
+        <span className="grow" />
+        <div className="actions">
+          <button className="btn btn-sm" onClick={() => void api.pin(s.id, !s.pinned).catch((e: unknown) => toast(errorText(e), 'error'))}>
+            {s.pinned ? 'Unpin' : 'Pin'}
+          </button>
+          {active && s.running && (
+            <button className="btn btn-sm" onClick={() => void act('interrupt')}>
+              Interrupt
+            </button>
+          )}
+          {(s.running || s.state === 'queued') && (
+            <button className="btn btn-sm btn-danger" onClick={() => void act('stop')}>
+              Stop
+            </button>
+          )}
+          {(s.state === 'failed' || s.state === 'stopped' || s.state === 'ready_for_review') && (
+            <button className="btn btn-sm" onClick={() => void act('respawn')}>
+              Respawn
+            </button>
+          )}
+          {s.state === 'ready_for_review' && (
+            <button className="btn btn-sm btn-primary" onClick={() => void act('done')}>
+              Mark done
+            </button>
+          )}
+        </div>
+      </div>
+      <p className="session-task">{s.prompt}</p>
+      <dl className="session-facts">
+        <Fact label="Project" value={s.project} />
+        <Fact label="Agent" value={`${s.agent}${s.model ? ` · ${s.model}` : ''}`} />
+        <Fact label="Branch" value={`${s.branch} ← ${s.baseRef}`} />
+        <Fact label="Files" value={files === undefined ? '…' : String(files)} />
+        <Fact label="Tokens" value={`${tokens(s.inputTokens)} in · ${tokens(s.outputTokens)} out`} />
+        <Fact label="Cost" value={usd(s.costUsd)} />
+        <Fact label="Age" value={ago(s.createdAt)} />
+        <Fact label="Last activity" value={ago(s.lastEventAt)} />
+      </dl>
+      <div className={`session-activity${s.state === 'working' ? ' live' : ''}`}>
+        {s.state === 'working' && <span className="pulse" />} {s.activity ?? 'no activity yet'}
+      </div>
+    </header>
+  );
+}
+
+function Fact({ label, value }: { label: string; value: string }) {
+  return (
+    <div className="fact">
+      <dt>{label}</dt>
+      <dd>{value}</dd>
+    </div>
+  );
+}
+
+function Waiting({ session }: { session: SessionView }) {
+  const reason = session.reason;
+  if (reason?.kind === 'approval') {
+    return (
+      <div className="waiting approval" data-testid="approval">
+        <div>
+          <span className="ask-label">Approval needed</span> <strong>{reason.tool}</strong>
+          {reason.reason && <span className="muted"> — {reason.reason}</span>}
+        </div>
+        <pre className="approval-input">{reason.input}</pre>
+        <div className="row-actions">
+          <button className="btn btn-primary" onClick={() => decide(session, 'allow')}>
+            Approve <kbd>a</kbd>
+          </button>
+          <button className="btn" onClick={() => decide(session, 'deny')}>
+            Deny <kbd>d</kbd>
+          </button>
+        </div>
+      </div>
+    );
+  }
+  if (reason?.kind === 'question') {
+    return (
+      <div className="waiting" data-testid="question">
+        <span className="ask-label">Asks</span> {reason.text}
+      </div>
+    );
+  }
+  return null;
+}
+

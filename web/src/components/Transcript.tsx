@@ -1,0 +1,226 @@
+/**
+ * The live transcript: the newest page of events first (older pages on demand), then the
+ * session's SSE stream from the last one. Tool calls pair with their results and fold.
+ */
+import { useEffect, useMemo, useRef, useState } from 'react';
+import type { SessionView } from '../../../src/api/index.js';
+import type { BatonEvent } from '../../../src/events/index.js';
+import { reasonText } from '../../../src/events/format.js';
+import { api, errorText } from '../api.js';
+import { STATE_LABEL } from '../format.js';
+
+/** Enough to fill a tall screen twice; older events load on demand, so opening stays fast at any length. */
+const FIRST_PAGE = 80;
+
+type Item =
+  | { kind: 'event'; event: BatonEvent }
+  | { kind: 'tool'; start: Extract<BatonEvent, { type: 'tool.started' }>; end?: Extract<BatonEvent, { type: 'tool.finished' }> };
+
+export function Transcript({ session }: { session: SessionView }) {
+  const [events, setEvents] = useState<BatonEvent[]>([]);
+  const [hasMore, setHasMore] = useState(false);
+  const [loaded, setLoaded] = useState(false);
+  const [error, setError] = useState<string | undefined>();
+  const bottom = useRef<HTMLDivElement>(null);
+  const stick = useRef(true);
+
+  useEffect(() => {
+    let source: EventSource | undefined;
+    let closed = false;
+    api.transcript(session.id, undefined, FIRST_PAGE).then(
+      (page) => {
+        if (closed) return;
+        setEvents(page.events);
+        setHasMore(page.hasMore);
+        setLoaded(true);
+        const last = page.events.at(-1)?.seq ?? page.lastSeq;
+        source = new EventSource(`/api/sessions/${encodeURIComponent(session.id)}/events?follow=1&after=${last}`);
+        source.addEventListener('event', (message) => {
+          const event = JSON.parse((message as MessageEvent<string>).data) as BatonEvent;
+          setEvents((current) => (current.length > 0 && (current.at(-1)?.seq ?? 0) >= event.seq ? current : [...current, event]));
+        });
+      },
+      (e: unknown) => setError(errorText(e)),
+    );
+    return () => {
+      closed = true;
+      source?.close();
+    };
+  }, [session.id]);
+
+  useEffect(() => {
+    if (stick.current) bottom.current?.scrollIntoView({ block: 'end' });
+  }, [events]);
+
+  const loadEarlier = () => {
+    const first = events[0]?.seq;
+    if (first === undefined) return;
+    api.transcript(session.id, first).then(
+      (page) => {
+        setEvents((current) => [...page.events, ...current]);
+        setHasMore(page.hasMore);
+        stick.current = false;
+      },
+      (e: unknown) => setError(errorText(e)),
+    );
+  };
+
+  const items = useMemo(() => pair(events), [events]);
+  if (error !== undefined) return <div className="empty error-text">{error}</div>;
+  if (!loaded) return <div className="empty">Loading the transcript…</div>;
+  return (
+    <div
+      className="transcript"
+      data-testid="transcript"
+      onScroll={(e) => {
+        const el = e.currentTarget;
+        stick.current = el.scrollHeight - el.scrollTop - el.clientHeight < 40;
+      }}
+    >
+      {hasMore && (
+        <button className="btn btn-sm load-earlier" onClick={loadEarlier}>
+          Load earlier events
+        </button>
+      )}
+      {items.length === 0 && <div className="muted">Nothing yet.</div>}
+      {items.map((item) => (item.kind === 'tool' ? <ToolCall key={`t${item.start.seq}`} start={item.start} end={item.end} /> : <Entry key={item.event.seq} event={item.event} />))}
+      <div ref={bottom} />
+    </div>
+  );
+}
+
+/** Folds each tool.finished into its tool.started, so a call and its output read as one. */
+function pair(events: BatonEvent[]): Item[] {
+  const items: Item[] = [];
+  const open = new Map<string, Extract<Item, { kind: 'tool' }>>();
+  for (const [i, event] of events.entries()) {
+    // Agents often say their question and then ask it; show it once, as the question.
+    const next = events[i + 1];
+    if (event.type === 'message.added' && next?.type === 'question.asked' && next.text === event.text) continue;
+    if (event.type === 'tool.started') {
+      const item = { kind: 'tool' as const, start: event };
+      open.set(event.toolId, item);
+      items.push(item);
+    } else if (event.type === 'tool.finished' && open.has(event.toolId)) {
+      const item = open.get(event.toolId);
+      if (item) item.end = event;
+      open.delete(event.toolId);
+    } else if (event.type !== 'usage.reported' && event.type !== 'agent.identified') {
+      items.push({ kind: 'event', event });
+    }
+  }
+  return items;
+}
+
+function ToolCall({ start, end }: { start: Extract<BatonEvent, { type: 'tool.started' }>; end: Extract<BatonEvent, { type: 'tool.finished' }> | undefined }) {
+  const status = end === undefined ? 'running' : end.ok ? 'ok' : 'failed';
+  return (
+    <details className={`tool tool-${status}`} data-testid="tool-call">
+      <summary>
+        <span className="tool-status">{status === 'running' ? <span className="spinner" /> : status === 'ok' ? '✓' : '✗'}</span>
+        <span className="tool-name">{start.tool}</span>
+        <code className="tool-input">{start.input.split('\n')[0]}</code>
+        {end?.exitCode !== undefined && <span className="muted">exit {end.exitCode}</span>}
+      </summary>
+      <div className="tool-body">
+        {start.input.includes('\n') && <pre className="tool-pre">{start.input}</pre>}
+        {start.files && start.files.length > 0 && <div className="muted">files: {start.files.join(', ')}</div>}
+        {end?.output ? <pre className="tool-pre output">{end.output}</pre> : <div className="muted">{end ? 'no output' : 'running…'}</div>}
+      </div>
+    </details>
+  );
+}
+
+function Entry({ event }: { event: BatonEvent }) {
+  switch (event.type) {
+    case 'message.added':
+      return (
+        <div className={`msg msg-${event.role}`}>
+          <div className="msg-role">{event.role === 'assistant' ? 'Agent' : 'You'}</div>
+          <div className="msg-text">{event.text}</div>
+        </div>
+      );
+    case 'thinking.added':
+      return (
+        <details className="thinking">
+          <summary>Thinking</summary>
+          <div className="msg-text">{event.text}</div>
+        </details>
+      );
+    case 'question.asked':
+      return (
+        <div className="msg msg-question">
+          <div className="msg-role">Question</div>
+          <div className="msg-text">{event.text}</div>
+        </div>
+      );
+    case 'question.answered':
+      return (
+        <div className="msg msg-user">
+          <div className="msg-role">You answered</div>
+          <div className="msg-text">{event.text}</div>
+        </div>
+      );
+    case 'approval.requested':
+      return (
+        <div className="approval-entry">
+          <span className="ask-label">Approval requested</span> <strong>{event.tool}</strong> <code>{event.input}</code>
+          {event.reason && <span className="muted"> — {event.reason}</span>}
+        </div>
+      );
+    case 'approval.resolved':
+      return (
+        <div className={`approval-entry resolved-${event.decision}`}>
+          {event.decision === 'allow' ? '✓ Approved' : '✗ Denied'}
+          {event.reason && <span className="muted"> — {event.reason}</span>}
+        </div>
+      );
+    case 'error.raised':
+      return (
+        <div className="error-entry">
+          <strong>{event.fatal ? 'Fatal error' : 'Error'}:</strong> {event.message}
+          {event.detail && <pre className="tool-pre">{event.detail}</pre>}
+        </div>
+      );
+    case 'state.changed':
+      // Queued and starting are a blink at the top of every transcript; the header shows them live.
+      if (event.to === 'queued' || event.to === 'starting') return null;
+      return (
+        <div className="divider">
+          <span>
+            {STATE_LABEL[event.to]}
+            {event.reason && event.reason.kind !== 'approval' && event.reason.kind !== 'question' ? ` — ${reasonText(event.reason)}` : ''}
+          </span>
+        </div>
+      );
+    case 'turn.started':
+      return null;
+    case 'turn.completed':
+      return event.outcome === 'success' ? null : (
+        <div className="divider warn">
+          <span>turn {event.outcome}{event.error ? `: ${event.error}` : ''}</span>
+        </div>
+      );
+    case 'session.started':
+      if (!event.resumed) return null;
+      return (
+        <div className="divider">
+          <span>
+            {event.resumed ? 'resumed' : 'started'} {event.agent}
+            {event.model ? ` · ${event.model}` : ''}
+          </span>
+        </div>
+      );
+    case 'session.ended':
+      return (
+        <div className="divider">
+          <span>ended ({event.reason}){event.message ? `: ${event.message}` : ''}</span>
+        </div>
+      );
+    case 'tool.started':
+    case 'tool.finished':
+    case 'usage.reported':
+    case 'agent.identified':
+      return null;
+  }
+}

@@ -1,0 +1,28 @@
+/** A tiny history router: the dashboard has four kinds of page, not worth a dependency. */
+import { useSyncExternalStore } from 'react';
+
+export type Route = { page: 'board' } | { page: 'inbox' } | { page: 'dispatch' } | { page: 'session'; id: string };
+
+function subscribe(listener: () => void): () => void {
+  addEventListener('popstate', listener);
+  return () => removeEventListener('popstate', listener);
+}
+
+export function useRoute(): Route {
+  const path = useSyncExternalStore(subscribe, () => location.pathname);
+  return parse(path);
+}
+
+export function parse(path: string): Route {
+  if (path === '/inbox') return { page: 'inbox' };
+  if (path === '/dispatch') return { page: 'dispatch' };
+  const session = /^\/s\/([^/]+)$/.exec(path);
+  if (session?.[1] !== undefined) return { page: 'session', id: decodeURIComponent(session[1]) };
+  return { page: 'board' };
+}
+
+export function navigate(path: string): void {
+  if (location.pathname === path) return;
+  history.pushState(null, '', path);
+  dispatchEvent(new PopStateEvent('popstate'));
+}
