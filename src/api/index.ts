@@ -33,6 +33,7 @@ export const ApprovalRequest = z
   })
   .strict();
 export const PinRequest = z.object({ pinned: z.boolean() }).strict();
+export const AcceptDangerousModeRequest = z.object({ cwd: z.string().min(1) }).strict();
 export const RespawnAllRequest = z.object({ project: z.string().optional() }).strict();
 
 export const SessionView = z.object({

@@ -166,6 +166,11 @@ function buildProgram(ctx: Context): Command {
     .action(async (opts: { open: boolean; json?: boolean }) => (await import('./commands/ui.js')).ui(ctx, opts));
 
   program
+    .command('accept-dangerous')
+    .description('accept, for this repository, permission modes in which agents act without asking')
+    .action(async () => (await import('./commands/dangerous.js')).acceptDangerous(ctx));
+
+  program
     .command('demo')
     .description('create a demo repository and sessions that show every state')
     .action(async () => (await import('./commands/demo.js')).demo(ctx));

@@ -6,7 +6,7 @@ import { timingSafeEqual } from 'node:crypto';
 import { Hono, type Context } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import { ZodError } from 'zod';
-import { ApprovalRequest, DispatchRequest, PinRequest, ReplyRequest, RespawnAllRequest, type ApiErrorBody, type DaemonStatus, type RemoveView } from '../api/index.js';
+import { AcceptDangerousModeRequest, ApprovalRequest, DispatchRequest, PinRequest, ReplyRequest, RespawnAllRequest, type ApiErrorBody, type DaemonStatus, type RemoveView } from '../api/index.js';
 import type { BatonEvent } from '../events/index.js';
 import { BatonError, InvalidInputError, formatIssues } from '../shared/errors.js';
 import { createLogger } from '../shared/log.js';
@@ -68,6 +68,11 @@ export function createApp(options: AppOptions): Hono {
     const body = DispatchRequest.parse(await readJson(c));
     const session = await manager.dispatch(body);
     return c.json({ session: manager.view(session) }, 201);
+  });
+
+  app.post('/api/dangerous-mode/accept', async (c) => {
+    const body = AcceptDangerousModeRequest.parse(await readJson(c));
+    return c.json({ root: await manager.acceptDangerousMode(body.cwd) });
   });
 
   app.post('/api/sessions/respawn-all', async (c) => {

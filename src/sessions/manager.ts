@@ -8,7 +8,7 @@ import { type z } from 'zod';
 import { DispatchRequest, type PeekView, type SessionView } from '../api/index.js';
 import { loadAdapter, type AgentId } from '../agents/index.js';
 import type { BatonEvent, EventBody } from '../events/index.js';
-import { BatonError, InvalidInputError, SessionStateError, errorMessage } from '../shared/errors.js';
+import { BatonError, DangerousModeNotAcceptedError, InvalidInputError, SessionStateError, errorMessage } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
 import { createLogger } from '../shared/log.js';
 import { homePaths, sessionPaths } from '../shared/paths.js';
@@ -113,6 +113,9 @@ export class SessionManager extends EventEmitter<ManagerEvents> {
     const repo = await findRepository(request.cwd);
     const baseCommit = request.base === undefined ? repo.head : await resolveCommit(repo.root, request.base);
     const baseRef = request.base ?? repo.branch;
+    if (request.permissionMode === 'bypassPermissions' && !this.store.dangerousModeAccepted(repo.root)) {
+      throw new DangerousModeNotAcceptedError(repo.root, request.permissionMode);
+    }
     const adapter = await loadAdapter(request.agent);
     const agentOptions = adapter.validateOptions(request.options, repo.root);
     const project = this.store.ensureProject(repo.root);
@@ -225,6 +228,14 @@ export class SessionManager extends EventEmitter<ManagerEvents> {
     }
     await this.schedule();
     return this.mustGet(session.id);
+  }
+
+  /** Records that the user accepted dangerous permission modes for the repository at `cwd`. */
+  async acceptDangerousMode(cwd: string): Promise<string> {
+    const repo = await findRepository(cwd);
+    this.store.acceptDangerousMode(repo.root);
+    log.info('dangerous permission modes accepted', { root: repo.root });
+    return repo.root;
   }
 
   setPinned(ref: string, pinned: boolean, cwd?: string): SessionWithProject {

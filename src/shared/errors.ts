@@ -108,6 +108,17 @@ export class UnauthorizedError extends BatonError {
   }
 }
 
+/** Dispatch in a dangerous permission mode before the user accepted it for the folder. */
+export class DangerousModeNotAcceptedError extends BatonError {
+  constructor(readonly root: string, readonly mode: string) {
+    super(
+      'forbidden',
+      `--permission-mode ${mode} lets agents edit files and run any command without asking. Accept it once for ${root}: run this dispatch in a terminal and answer the prompt, or run \`baton accept-dangerous\` there.`,
+      { reason: 'dangerous_mode_not_accepted', root, mode },
+    );
+  }
+}
+
 export class AgentUnavailableError extends BatonError {
   constructor(readonly agent: string, message: string) {
     super('agent_unavailable', message, { agent });

@@ -1,10 +1,11 @@
 /** The SQLite store: WAL, numbered migrations applied in order inside one transaction each. */
 import Database from 'better-sqlite3';
 import { sql as m001 } from './migrations/001_initial.js';
+import { sql as m002 } from './migrations/002_dangerous_mode_acceptances.js';
 
 export type Db = Database.Database;
 
-const MIGRATIONS: readonly string[] = [m001];
+const MIGRATIONS: readonly string[] = [m001, m002];
 
 export function openDb(path: string): Db {
   const db = new Database(path);

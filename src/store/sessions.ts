@@ -106,6 +106,14 @@ export class SessionStore {
     return this.db.prepare('SELECT * FROM projects WHERE root = ?').get(root) as ProjectRow | undefined;
   }
 
+  dangerousModeAccepted(root: string): boolean {
+    return this.db.prepare('SELECT 1 FROM dangerous_mode_acceptances WHERE root = ?').get(root) !== undefined;
+  }
+
+  acceptDangerousMode(root: string): void {
+    this.db.prepare('INSERT OR REPLACE INTO dangerous_mode_acceptances (root, accepted_at) VALUES (?, ?)').run(root, new Date().toISOString());
+  }
+
   setHostPid(id: string, pid: number | null): void {
     this.db.prepare('UPDATE sessions SET host_pid = ?, updated_at = ? WHERE id = ?').run(pid, new Date().toISOString(), id);
   }

@@ -6,7 +6,7 @@ import { AgentUnavailableError, InvalidInputError } from '../../shared/errors.js
 
 const INSTALL_HINT =
   'Install Claude Code (`npm install -g @anthropic-ai/claude-code`, then run `claude` once to sign in), ' +
-  'or point Baton at it with --option claudePath=/path/to/claude or $BATON_CLAUDE_PATH.';
+  'or point Baton at it with $BATON_CLAUDE_PATH=/path/to/claude in the environment of the supervisor (`baton daemon stop` first).';
 
 export function findClaude(explicit: unknown, env: NodeJS.ProcessEnv, cwd: string): string {
   if (explicit !== undefined) {

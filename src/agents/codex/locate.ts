@@ -6,7 +6,7 @@ import { AgentUnavailableError, InvalidInputError } from '../../shared/errors.js
 
 const INSTALL_HINT =
   'Install Codex (`npm install -g @openai/codex`, then run `codex` once to sign in), ' +
-  'or point Baton at it with --option codexPath=/path/to/codex or $BATON_CODEX_PATH.';
+  'or point Baton at it with $BATON_CODEX_PATH=/path/to/codex in the environment of the supervisor (`baton daemon stop` first).';
 
 export function findCodex(explicit: unknown, env: NodeJS.ProcessEnv, cwd: string): string {
   if (explicit !== undefined) {

@@ -2,7 +2,8 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { DispatchRequest, PeekView, RemoveView, SessionView } from '../../api/index.js';
-import { InvalidInputError } from '../../shared/errors.js';
+import { BatonError, InvalidInputError } from '../../shared/errors.js';
+import { confirmDangerousMode } from './dangerous.js';
 import { connect, type ApiClient } from '../client.js';
 import { printJson, type Context } from '../context.js';
 import type { DispatchFlags } from '../main.js';
@@ -31,7 +32,15 @@ export async function dispatch(ctx: Context, flags: DispatchFlags & { prompt: st
     ...(flags.base === undefined ? {} : { base: flags.base }),
   };
   const api = await client(ctx);
-  const { session } = await api.request<{ session: SessionView }>('POST', '/api/sessions', body);
+  let session: SessionView;
+  try {
+    ({ session } = await api.request<{ session: SessionView }>('POST', '/api/sessions', body));
+  } catch (error) {
+    if (!(error instanceof BatonError) || error.data.reason !== 'dangerous_mode_not_accepted') throw error;
+    if (!(await confirmDangerousMode(ctx, String(error.data.root), flags.permissionMode))) throw error;
+    await api.request('POST', '/api/dangerous-mode/accept', { cwd: ctx.cwd });
+    ({ session } = await api.request<{ session: SessionView }>('POST', '/api/sessions', body));
+  }
   if (flags.json) return printJson(ctx, session);
   ctx.out.write(`Dispatched ${session.name} (${session.id}) on ${session.branch}: ${session.state.replace(/_/g, ' ')}\n`);
   ctx.out.write(`  worktree: ${session.worktree}\n  follow:   baton logs ${session.name} -f\n`);

@@ -1,0 +1,48 @@
+/**
+ * Dangerous permission modes (agents act without asking) are refused for a folder until the user
+ * has accepted them there once, interactively — never from a script or a pipe.
+ */
+import { createInterface } from 'node:readline/promises';
+import { InvalidInputError } from '../../shared/errors.js';
+import type { Context } from '../context.js';
+import { client } from './sessions.js';
+
+/** Asks on the terminal; false when there is no terminal to ask on, or the answer is not yes. */
+export async function confirmDangerousMode(ctx: Context, root: string, mode: string): Promise<boolean> {
+  if (!process.stdin.isTTY || !process.stdout.isTTY) return false;
+  ctx.out.write(
+    [
+      `WARNING: --permission-mode ${mode} lets agents in ${root}`,
+      '  edit any file and run any command without asking you first.',
+      '  Only accept this for a folder you are prepared to lose or can restore.',
+      '',
+    ].join('\n'),
+  );
+  const prompt = createInterface({ input: process.stdin, output: process.stdout });
+  try {
+    const answer = await prompt.question(`Accept ${mode} for ${root}? Type "yes" to accept: `);
+    return answer.trim().toLowerCase() === 'yes';
+  } finally {
+    prompt.close();
+  }
+}
+
+export async function acceptDangerous(ctx: Context): Promise<void> {
+  if (!process.stdin.isTTY || !process.stdout.isTTY) {
+    throw new InvalidInputError('accept-dangerous must be run in a terminal: accepting is a decision for a person, not a script.');
+  }
+  const api = await client(ctx);
+  const { execFileSync } = await import('node:child_process');
+  let root: string;
+  try {
+    root = execFileSync('git', ['rev-parse', '--show-toplevel'], { cwd: ctx.cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+  } catch {
+    throw new InvalidInputError(`${ctx.cwd} is not inside a git repository`);
+  }
+  if (!(await confirmDangerousMode(ctx, root, 'bypassPermissions'))) {
+    ctx.out.write('Not accepted.\n');
+    return;
+  }
+  const accepted = await api.request<{ root: string }>('POST', '/api/dangerous-mode/accept', { cwd: ctx.cwd });
+  ctx.out.write(`Accepted for ${accepted.root}.\n`);
+}

@@ -1,0 +1,59 @@
+import { execFile } from 'node:child_process';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { SessionView } from '../../src/api/index.js';
+import { BIN, TestBaton } from '../support/baton.js';
+
+let t: TestBaton;
+let repo: string;
+beforeEach(() => {
+  t = new TestBaton();
+  repo = t.repo();
+});
+afterEach(() => t.cleanup());
+
+/** Runs the binary on a pseudo-terminal (util-linux `script`), typing `input`, as a person would. */
+function runOnTerminal(args: string[], input: string, cwd: string): Promise<{ code: number; output: string }> {
+  const command = [process.execPath, BIN, ...args].map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
+  return new Promise((resolve) => {
+    const child = execFile('script', ['-qec', command, '/dev/null'], { cwd, env: t.env }, (error, stdout) => {
+      resolve({ code: error === null ? 0 : typeof error.code === 'number' ? error.code : 1, output: stdout });
+    });
+    child.stdin!.end(input);
+  });
+}
+
+describe('dangerous permission modes', () => {
+  const bypass = ['--permission-mode', 'bypassPermissions'];
+
+  it('are refused for a folder until accepted interactively, and the refusal creates nothing', async () => {
+    const refused = await t.run(['dispatch', 'x', '--name', 'd1', ...bypass], { cwd: repo });
+    expect(refused.code).toBe(5);
+    expect(refused.stderr.trim().split('\n')).toHaveLength(1);
+    expect(refused.stderr).toMatch(/bypassPermissions lets agents edit files and run any command without asking/);
+    expect(await t.json<SessionView[]>(['ls'])).toEqual([]);
+    expect(t.git(repo, 'branch', '--list', 'baton/*')).toBe('');
+  });
+
+  it('are accepted once on a terminal, for that repository only', async () => {
+    const declined = await runOnTerminal(['dispatch', 'x', '--name', 'd1', ...bypass, '--script', t.script([{ say: 'hi' }])], 'no\n', repo);
+    expect(declined.output).toContain('Type "yes" to accept');
+    expect(declined.code).toBe(5);
+
+    const accepted = await runOnTerminal(['dispatch', 'x', '--name', 'd2', ...bypass, '--script', t.script([{ say: 'hi' }])], 'yes\n', repo);
+    expect(accepted.output).toContain('Dispatched d2');
+    expect(accepted.code).toBe(0);
+
+    // Now scripts may use it in this repository…
+    const later = await t.json<SessionView>(['dispatch', 'x', '--name', 'd3', ...bypass, '--script', t.script([{ say: 'hi' }])], { cwd: repo });
+    expect(later.permissionMode).toBe('bypassPermissions');
+    // …but not in another one.
+    const other = t.repo('other');
+    expect((await t.run(['dispatch', 'x', '--name', 'd4', ...bypass], { cwd: other })).code).toBe(5);
+  });
+
+  it('accept-dangerous refuses to run without a terminal', async () => {
+    const result = await t.run(['accept-dangerous'], { cwd: repo });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/must be run in a terminal/);
+  });
+});
