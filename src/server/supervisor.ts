@@ -3,7 +3,8 @@
  * single-instance lock, the token, the store, the session manager and the HTTP server.
  */
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync, writeSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
+import { createHash } from 'node:crypto';
+import { createServer, type AddressInfo } from 'node:net';
 import { serve, type ServerType } from '@hono/node-server';
 import { loadConfig } from '../shared/config.js';
 import { errorMessage } from '../shared/errors.js';
@@ -33,7 +34,7 @@ export async function runSupervisor(env: NodeJS.ProcessEnv = process.env): Promi
   mkdirSync(home, { recursive: true, mode: 0o700 });
   setLogFile(paths.log);
   const log = createLogger('supervisor');
-  if (!acquireLock(paths)) {
+  if (!(await acquireLock(paths))) {
     log.info('another supervisor holds the lock; exiting');
     process.exit(EXIT_ALREADY_RUNNING);
   }
@@ -106,8 +107,30 @@ export async function runSupervisor(env: NodeJS.ProcessEnv = process.env): Promi
   if (process.send) process.send({ ready: true, port });
 }
 
-/** Exclusive creation of the lock file decides the race; a lock left by a dead process is taken over. */
-function acquireLock(paths: HomePaths): boolean {
+/**
+ * One supervisor per BATON_HOME. On Linux the lock is an abstract Unix socket named after the
+ * home: binding is atomic and the kernel releases it when the process dies, so there is no stale
+ * lock to take over (taking over a stale lock file races when two CLIs start at once). Elsewhere
+ * an exclusively created lock file holding the pid is used.
+ */
+async function acquireLock(paths: HomePaths): Promise<boolean> {
+  if (process.platform === 'linux') {
+    const name = '\0baton-supervisor-' + createHash('sha256').update(paths.home).digest('hex').slice(0, 24);
+    const lock = createServer();
+    const held = await new Promise<boolean>((resolve, reject) => {
+      lock.once('error', (error: NodeJS.ErrnoException) => (error.code === 'EADDRINUSE' ? resolve(false) : reject(error)));
+      lock.listen(name, () => resolve(true));
+    });
+    if (held) {
+      lock.unref();
+      writeFileSync(paths.supervisorLock, String(process.pid), { mode: 0o600 });
+    }
+    return held;
+  }
+  return acquireLockFile(paths);
+}
+
+function acquireLockFile(paths: HomePaths): boolean {
   for (let attempt = 0; attempt < 3; attempt++) {
     try {
       const fd = openSync(paths.supervisorLock, 'wx', 0o600);

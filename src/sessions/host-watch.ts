@@ -24,6 +24,8 @@ export class HostWatch {
       // The safety poll still picks changes up.
     }
     this.poll = setInterval(onChange, SAFETY_POLL_MS);
+    // Anything written before the watcher was in place is read now.
+    setImmediate(onChange);
     this.poll.unref();
     exited?.then(() => this.finish(), () => this.finish());
     this.socket = connect(socketPath);

@@ -49,3 +49,26 @@ describe('following sessions live', () => {
     expect(events).toContainEqual(expect.objectContaining({ type: 'message.added', role: 'assistant', text: 'thanks' }));
   });
 });
+
+describe('streams outlive the supervisor', () => {
+  it('logs -f reconnects after the supervisor is killed, without repeating or skipping events', async () => {
+    await t.ok(['dispatch', 'x', '--name', 'rc', '--script', t.script([{ ask: 'first?' }, { ask: 'second?' }, { say: 'end' }])], { cwd: repo });
+    await t.waitForState('rc', 'needs_input');
+    const follow = t.spawn(['logs', 'rc', '-f', '--json']);
+    const out = new OutputWatcher(follow.stdout!);
+    const err = new OutputWatcher(follow.stderr!);
+    await out.waitFor(/"text":"first\?"/);
+    const pid = t.supervisorPid();
+    process.kill(pid, 'SIGKILL');
+    await err.waitFor(/Reconnecting/);
+    await t.ok(['reply', 'rc', 'one']);
+    await out.waitFor(/"text":"second\?"/);
+    await t.ok(['reply', 'rc', 'two']);
+    await out.waitFor(/"to":"ready_for_review"/);
+    follow.kill('SIGINT');
+    expect(await exitOf(follow)).toBe(0);
+    const seqs = out.all.trim().split('\n').map((line) => (JSON.parse(line) as BatonEvent).seq);
+    expect(seqs).toEqual(seqs.map((_, i) => i + 1));
+    expect(t.supervisorPid()).not.toBe(pid);
+  });
+});

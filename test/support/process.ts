@@ -1,5 +1,5 @@
 /** Waiting on things outside our own process, driven by OS notifications where there are any. */
-import { watch } from 'node:fs';
+import { readFileSync, watch } from 'node:fs';
 
 /**
  * Resolves once `pid` is gone. Linux offers no exit notification for a process that is not our
@@ -21,17 +21,20 @@ export async function watchExit(pid: number, timeoutMs = 15_000): Promise<void> 
 /** Resolves when `check()` holds, re-checking on every change of the file (inotify). */
 export function waitForFile(path: string, check: () => boolean, timeoutMs = 15_000): Promise<void> {
   return new Promise((resolve, reject) => {
-    if (check()) return resolve();
-    const watcher = watch(path, () => {
-      if (!check()) return;
+    const finish = (): void => {
       clearTimeout(timer);
       watcher.close();
       resolve();
+    };
+    // Watch first, then check: a change between the two would otherwise go unseen.
+    const watcher = watch(path, () => {
+      if (check()) finish();
     });
     const timer = setTimeout(() => {
       watcher.close();
-      reject(new Error(`timed out waiting on ${path}`));
+      reject(new Error(`timed out waiting on ${path}:\n${readFileSync(path, 'utf8').split('\n').slice(-6).join('\n')}`));
     }, timeoutMs);
+    if (check()) finish();
   });
 }
 
