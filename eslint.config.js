@@ -25,6 +25,7 @@ export default tseslint.config(
       ],
     },
   },
+  { files: ['**/*.js', '**/*.mjs'], ...tseslint.configs.disableTypeChecked },
   {
     files: ['src/events/**', 'src/api/**', 'src/shared/**'],
     rules: {

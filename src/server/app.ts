@@ -38,15 +38,15 @@ export function createApp(options: AppOptions): Hono {
   app.use('*', async (c, next) => {
     const host = c.req.header('host') ?? '';
     const allowedHosts = [`127.0.0.1:${options.port()}`, `localhost:${options.port()}`];
-    if (!allowedHosts.includes(host)) return refuse(c, 403, 'forbidden', `Host "${host}" is not allowed`);
+    if (!allowedHosts.includes(host)) return refuse(403, 'forbidden', `Host "${host}" is not allowed`);
     const origin = c.req.header('origin');
     if (origin !== undefined && !allowedHosts.some((h) => origin === `http://${h}`)) {
-      return refuse(c, 403, 'forbidden', `Origin "${origin}" is not allowed`);
+      return refuse(403, 'forbidden', `Origin "${origin}" is not allowed`);
     }
     // The web UI's pages and login are public; its API calls authenticate by cookie (web-auth.ts).
     if (options.browserAuth !== undefined && !c.req.path.startsWith('/api/')) return next();
-    if (!tokenMatches(c.req.header('authorization'), options.token) && !(options.browserAuth?.allows(c) ?? false)) {
-      return refuse(c, 401, 'unauthorized', 'Missing or wrong token. The CLI reads it from $BATON_HOME/token.');
+    if (!tokenMatches(c.req.header('authorization'), options.token) && !(options.browserAuth?.allows(c.req.raw) ?? false)) {
+      return refuse(401, 'unauthorized', 'Missing or wrong token. The CLI reads it from $BATON_HOME/token.');
     }
     await next();
   });
@@ -186,8 +186,9 @@ function tokenMatches(header: string | undefined, token: string): boolean {
   return given.length === expected.length && timingSafeEqual(given, expected);
 }
 
-function refuse(c: Context, status: 401 | 403, code: string, message: string): Response {
-  return c.json<ApiErrorBody>({ error: { code, message } }, status);
+function refuse(status: 401 | 403, code: string, message: string): Response {
+  const body: ApiErrorBody = { error: { code, message } };
+  return new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } });
 }
 
 /** The one place where errors become HTTP responses. */

@@ -4,6 +4,7 @@
  */
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { createHash } from 'node:crypto';
+import type { Server as HttpServer } from 'node:http';
 import { createServer, type AddressInfo } from 'node:net';
 import { serve, type ServerType } from '@hono/node-server';
 import { loadConfig } from '../shared/config.js';
@@ -91,7 +92,7 @@ export async function runSupervisor(env: NodeJS.ProcessEnv = process.env): Promi
     });
     // Event streams (`logs -f`, attach, the board) stay open for hours; Node's default cuts
     // every request at 300 s.
-    (server as import('node:http').Server).requestTimeout = 0;
+    (server as HttpServer).requestTimeout = 0;
   });
   const info: SupervisorInfo = { pid: process.pid, port, startedAt: startedAt.toISOString(), version: VERSION };
   writeFileSync(paths.supervisorJson, JSON.stringify(info));

@@ -68,12 +68,12 @@ export class BrowserAuth {
    * True when the request carries a live session cookie and, unless it is a safe method, our
    * Origin. The Host and any Origin present were already checked by the app's guard.
    */
-  allows(c: Context): boolean {
-    const secret = readCookie(c.req.header('cookie'), this.cookieName);
+  allows(request: Request): boolean {
+    const secret = readCookie(request.headers.get('cookie') ?? undefined, this.cookieName);
     if (secret === undefined || !this.isLive(secret)) return false;
-    const safe = c.req.method === 'GET' || c.req.method === 'HEAD';
-    if (!safe && c.req.header('origin') === undefined) return false;
-    this.cookieRequests.add(c.req.raw);
+    const safe = request.method === 'GET' || request.method === 'HEAD';
+    if (!safe && request.headers.get('origin') === null) return false;
+    this.cookieRequests.add(request);
     return true;
   }
 

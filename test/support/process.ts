@@ -1,4 +1,5 @@
 /** Waiting on things outside our own process, driven by OS notifications where there are any. */
+import type { ChildProcess } from 'node:child_process';
 import { readFileSync, watch } from 'node:fs';
 
 /**
@@ -84,7 +85,7 @@ export class OutputWatcher {
 }
 
 /** Resolves with a child's exit code. */
-export function exitOf(child: import('node:child_process').ChildProcess): Promise<number | null> {
+export function exitOf(child: ChildProcess): Promise<number | null> {
   if (child.exitCode !== null) return Promise.resolve(child.exitCode);
   return new Promise((resolve) => child.once('exit', (code) => resolve(code)));
 }
