@@ -1,7 +1,7 @@
 /**
  * Entry point of a session host process.
  *   node host-main.js <home> <session-id>   runs that session now;
- *   node host-main.js <home> --warm         loads everything, then waits for the supervisor to
+ *   node host-main.js <home> --warm [agent] loads everything, then waits for the supervisor to
  *                                           assign a session over IPC (a pre-started host makes
  *                                           dispatch ~0.2 s faster; see docs/decisions.md).
  */
@@ -9,6 +9,7 @@ import { readFileSync } from 'node:fs';
 import { setLogFile, createLogger } from '../shared/log.js';
 import { sessionPaths } from '../shared/paths.js';
 import { errorMessage } from '../shared/errors.js';
+import { AGENT_IDS, loadAdapter, type AgentId } from '../agents/index.js';
 import { SessionHost } from './host.js';
 import { HostSpec } from './spec.js';
 
@@ -20,6 +21,12 @@ if (home === undefined || target === undefined) {
 
 if (target === '--warm') {
   let assigned = false;
+  // Load the adapter the supervisor expects next (the last one dispatched) while we wait:
+  // the Claude Agent SDK alone takes ~0.3 s to load.
+  const preload = process.argv[4];
+  if (preload !== undefined && (AGENT_IDS as readonly string[]).includes(preload)) {
+    loadAdapter(preload as AgentId).catch(() => undefined);
+  }
   process.on('message', (message: { assign?: string }) => {
     if (assigned || typeof message.assign !== 'string') return;
     assigned = true;

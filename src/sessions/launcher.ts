@@ -34,6 +34,8 @@ export interface LaunchedHost {
 export class HostLauncher {
   private spare: { child: ChildProcess; exited: Promise<number | null> } | undefined;
   private closed = false;
+  /** The spare preloads the adapter of the last dispatch: people tend to repeat the agent. */
+  private lastAgent: string | undefined;
 
   constructor(
     private readonly home: string,
@@ -49,6 +51,7 @@ export class HostLauncher {
     const spare = this.takeSpare();
     const host = spare ?? this.spawnHost([spec.home, spec.sessionId], paths.hostLog, spec.cwd);
     if (spare !== undefined) host.child.send({ assign: spec.sessionId });
+    this.lastAgent = spec.agent;
     this.refillSpare();
     return new Promise((resolve, reject) => {
       const onExit = (code: number | null): void => {
@@ -82,7 +85,8 @@ export class HostLauncher {
   private refillSpare(): void {
     if (!this.keepSpare || this.closed || this.spare !== undefined) return;
     try {
-      const spare = this.spawnHost([this.home, '--warm'], join(this.home, 'host-spare.log'), this.home);
+      const args = [this.home, '--warm', ...(this.lastAgent === undefined ? [] : [this.lastAgent])];
+      const spare = this.spawnHost(args, join(this.home, 'host-spare.log'), this.home);
       spare.child.on('error', (error) => log.warn('spare host failed', { error: error.message }));
       this.spare = spare;
     } catch (error) {
