@@ -1,30 +1,23 @@
 /** Finding `codex`: explicit option, then $BATON_CODEX_PATH, then PATH. */
-import { accessSync, constants, realpathSync, statSync } from 'node:fs';
+import { realpathSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { delimiter, dirname, isAbsolute, join, resolve, sep } from 'node:path';
-import { AgentUnavailableError, InvalidInputError } from '../../shared/errors.js';
-
-const INSTALL_HINT =
-  'Install Codex (`npm install -g @openai/codex`, then run `codex` once to sign in), ' +
-  'or point Baton at it with $BATON_CODEX_PATH=/path/to/codex in the environment of the supervisor (`baton daemon stop` first).';
+import { dirname, join, sep } from 'node:path';
+import { findExecutable, isExecutable } from '../locate.js';
 
 export function findCodex(explicit: unknown, env: NodeJS.ProcessEnv, cwd: string): string {
-  if (explicit !== undefined) {
-    if (typeof explicit !== 'string' || explicit === '') throw new InvalidInputError('codexPath must be a path to the codex executable.');
-    const path = isAbsolute(explicit) ? explicit : resolve(cwd, explicit);
-    if (!isExecutable(path)) throw new AgentUnavailableError('codex', `codexPath ${path} is not an executable file. ${INSTALL_HINT}`);
-    return path;
-  }
-  const fromEnv = env.BATON_CODEX_PATH;
-  if (fromEnv !== undefined && fromEnv !== '') {
-    if (!isExecutable(fromEnv)) throw new AgentUnavailableError('codex', `$BATON_CODEX_PATH (${fromEnv}) is not an executable file. ${INSTALL_HINT}`);
-    return fromEnv;
-  }
-  for (const dir of (env.PATH ?? '').split(delimiter)) {
-    const candidate = join(dir, 'codex');
-    if (dir !== '' && isExecutable(candidate)) return candidate;
-  }
-  throw new AgentUnavailableError('codex', `Codex was not found on PATH. ${INSTALL_HINT}`);
+  return findExecutable(
+    {
+      agent: 'codex',
+      command: 'codex',
+      option: 'codexPath',
+      envVar: 'BATON_CODEX_PATH',
+      product: 'Codex',
+      install: 'Install Codex (`npm install -g @openai/codex`, then run `codex` once to sign in)',
+    },
+    explicit,
+    env,
+    cwd,
+  );
 }
 
 const TARGETS: Record<string, { pkg: string; triple: string }> = {
@@ -50,14 +43,5 @@ export function nativeCodex(path: string): string {
     return isExecutable(binary) ? binary : path;
   } catch {
     return path;
-  }
-}
-
-function isExecutable(path: string): boolean {
-  try {
-    accessSync(path, constants.X_OK);
-    return statSync(path).isFile();
-  } catch {
-    return false;
   }
 }
