@@ -34,7 +34,8 @@ const CASES: AgentCase[] = [
     approve: (command) => ({ tools: [{ name: 'Bash', input: { command, description: 'marker' } }] }),
     longWait: [
       { tools: [{ name: 'Bash', input: { command: 'echo started > started.txt', description: 'mark' } }] },
-      { tools: [{ name: 'Bash', input: { command: 'sleep 60', description: 'wait' } }] },
+      // Claude Code blocks long `sleep` commands (it wants background tasks); this one is not a sleep.
+      { tools: [{ name: 'Bash', input: { command: 'node -e "setTimeout(() => {}, 60000)" # long wait', description: 'wait' } }] },
       { text: 'Waited.' },
     ],
   },
@@ -49,7 +50,7 @@ const CASES: AgentCase[] = [
     approve: (cmd) => ({ tools: [{ name: 'exec_command', input: escalated(cmd) }] }),
     longWait: [
       { tools: [{ name: 'exec_command', input: { cmd: 'echo started > started.txt' } }] },
-      { tools: [{ name: 'exec_command', input: { cmd: 'sleep 60', yield_time_ms: 120_000 } }] },
+      { tools: [{ name: 'exec_command', input: { cmd: 'sleep 60 # long wait', yield_time_ms: 120_000 } }] },
       { text: 'Waited.' },
     ],
   },
@@ -177,13 +178,31 @@ describe.each(CASES.map((c) => c.agent))('%s through baton', (agent) => {
     await t.ok(['dispatch', `${agent}: start then wait long`, '--agent', agent, '--name', 'st', '--permission-mode', 'acceptEdits', '--base', 'HEAD'], { cwd: repo });
     // Agents may ask before running a command; approve whatever is asked until the sleep runs.
     for (;;) {
-      const next = await t.waitForEvent('st', (e) => (e.type === 'tool.started' && e.input.includes('sleep 60')) || (e.type === 'state.changed' && e.to === 'needs_input' && e.seq > asked), 60_000);
+      const next = await t.waitForEvent('st', (e) => (e.type === 'tool.started' && e.input.includes('# long wait')) || (e.type === 'state.changed' && e.to === 'needs_input' && e.seq > asked), 60_000);
       if (next.type === 'tool.started') break;
       asked = next.seq;
       await t.ok(['approve', 'st']);
     }
     const stopped = await t.json<SessionView>(['stop', 'st']);
     expect(stopped.state).toBe('stopped');
+  });
+
+  it('interrupts a long command from the CLI; the conversation stays open for a reply', async () => {
+    setUp();
+    await t.ok(['dispatch', `${agent}: start then wait long`, '--agent', agent, '--name', 'int', '--permission-mode', 'acceptEdits'], { cwd: repo });
+    let asked = 0;
+    for (;;) {
+      const next = await t.waitForEvent('int', (e) => (e.type === 'tool.started' && e.input.includes('# long wait')) || (e.type === 'state.changed' && e.to === 'needs_input' && e.seq > asked), 60_000);
+      if (next.type === 'tool.started') break;
+      asked = next.seq;
+      await t.ok(['approve', 'int']);
+    }
+    const interrupted = await t.json<SessionView>(['interrupt', 'int']);
+    await t.waitForEvent('int', (e) => e.type === 'turn.completed' && e.outcome === 'interrupted', 60_000);
+    expect(interrupted.running).toBe(true);
+    await t.ok(['reply', 'int', `${agent}: remember the word banana`]);
+    await t.waitForEvent('int', (e) => e.type === 'message.added' && e.text === 'I will remember banana.', 60_000);
+    await t.waitForState('int', 'ready_for_review', 60_000);
   });
 
   it('is marked failed when its agent process is killed, and respawn resumes the same conversation', async () => {
