@@ -27,6 +27,23 @@ describe('the event log', () => {
     expect(fromSecond.events.map((e) => e.seq)).toEqual([2, 3]);
   });
 
+  it('reads in bounded batches that together cover the log, even past an oversized line', () => {
+    const path = join(dir, 'events.jsonl');
+    const writer = new EventLogWriter(path);
+    for (let i = 0; i < 50; i++) writer.append({ type: 'message.added', role: 'assistant', text: i === 20 ? 'x'.repeat(5000) : `line ${i}` });
+    writer.close();
+    const seqs: number[] = [];
+    let batches = 0;
+    for (let offset = 0; ; batches++) {
+      const batch = readLog(path, offset, 1000);
+      if (batch.events.length === 0) break;
+      seqs.push(...batch.events.map((e) => e.seq));
+      offset = batch.offset;
+    }
+    expect(seqs).toEqual(Array.from({ length: 50 }, (_, i) => i + 1));
+    expect(batches).toBeGreaterThanOrEqual(3);
+  });
+
   it('leaves a partial last line for the next read, then reads it whole', () => {
     const path = join(dir, 'events.jsonl');
     const line = JSON.stringify({ v: 1, seq: 1, ts: 'now', type: 'turn.started' });

@@ -15,13 +15,17 @@ export interface LogReadResult {
 
 const CHUNK = 1 << 20;
 
-/** Reads every complete line from `offset`; a trailing partial line is left for the next read. */
-export function readLog(path: string, offset = 0): LogReadResult {
+/**
+ * Reads complete lines from `offset` — all of them, or about `maxBytes` worth — leaving a
+ * trailing partial line for the next read.
+ */
+export function readLog(path: string, offset = 0, maxBytes = Number.POSITIVE_INFINITY): LogReadResult {
   const result: LogReadResult = { events: [], offset, malformed: [] };
   if (!existsSync(path)) return result;
   const fd = openSync(path, 'r');
   try {
-    const size = fstatSync(fd).size;
+    const fileSize = fstatSync(fd).size;
+    const size = Math.min(fileSize, offset + maxBytes);
     let position = offset;
     let carry = Buffer.alloc(0);
     while (position < size) {
@@ -45,6 +49,8 @@ export function readLog(path: string, offset = 0): LogReadResult {
       }
       carry = Buffer.from(data.subarray(start));
     }
+    // One line longer than the budget: read further rather than stall on it.
+    if (result.offset === offset && size < fileSize) return readLog(path, offset, maxBytes * 4);
   } finally {
     closeSync(fd);
   }

@@ -409,14 +409,22 @@ export class SessionManager extends EventEmitter<ManagerEvents> {
   /** Reads new lines of a session's log into the store and announces them. */
   /** Returns how many new events were stored. */
   ingest(sessionId: string): number {
-    const session = this.store.get(sessionId);
-    if (session === undefined) return 0;
-    const before = session.state;
-    const { events, offset, malformed } = readNew(this.options.home, sessionId, session.ingested_offset);
-    for (const bad of malformed) log.warn('malformed event line skipped', { session: sessionId, ...bad });
-    if (events.length === 0 && offset === session.ingested_offset) return 0;
-    const inserted = this.events.ingest(session, events, offset);
-    for (const event of events) if (event.seq > session.last_seq) this.emit('event', sessionId, event);
+    const first = this.store.get(sessionId);
+    if (first === undefined) return 0;
+    const before = first.state;
+    let inserted = 0;
+    // In batches, so a long backlog (a host that ran while we were down) never sits in memory whole.
+    for (let session = first; ; ) {
+      const { events, offset, malformed } = readNew(this.options.home, sessionId, session.ingested_offset);
+      for (const bad of malformed) log.warn('malformed event line skipped', { session: sessionId, ...bad });
+      if (events.length === 0 && offset === session.ingested_offset) break;
+      inserted += this.events.ingest(session, events, offset);
+      for (const event of events) if (event.seq > session.last_seq) this.emit('event', sessionId, event);
+      const next = this.store.get(sessionId);
+      if (next === undefined) break;
+      session = next;
+    }
+    if (inserted === 0 && this.store.get(sessionId)?.ingested_offset === first.ingested_offset) return 0;
     const after = this.store.get(sessionId)?.state;
     this.emit('session', sessionId);
     if (after !== before && (after === undefined || !ACTIVE_STATES.includes(after))) {
@@ -464,8 +472,10 @@ export class SessionManager extends EventEmitter<ManagerEvents> {
   }
 }
 
+const INGEST_BATCH_BYTES = 4 * 1024 * 1024;
+
 function readNew(home: string, sessionId: string, offset: number): LogReadResult {
-  return readLog(sessionPaths(home, sessionId).events, offset);
+  return readLog(sessionPaths(home, sessionId).events, offset, INGEST_BATCH_BYTES);
 }
 
 async function waitForExit(pid: number | null, sessionId: string): Promise<void> {
