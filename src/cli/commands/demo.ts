@@ -112,6 +112,10 @@ export async function demo(ctx: Context): Promise<void> {
       '  baton respawn demo-failed                  # run it again in its worktree',
       '  baton rm demo-review                       # removes the worktree, keeps uncommitted work in a ref',
       '  baton daemon stop                          # sessions keep running; any command restarts it',
+      '  baton ui                                   # the same board in your browser',
+      '',
+      'The demo sessions wait or sleep for up to 30 minutes; `baton rm <name>` removes one, and',
+      'running `npm start` again resets the demo.',
       '',
     ].join('\n'),
   );
