@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { SessionView } from '../src/api/index.js';
-import { bundledClaudePath, claudeEnv, codexEnv, installedCodexPath, startModelServer, type ModelServer } from '../test/support/model-server/index.js';
+import { bundledClaudePath, installedCodexPath, realAgentsEnv, startModelServer, type ModelServer } from '../test/support/model-server/index.js';
 import { TestBaton } from '../test/support/baton.js';
 
 const RUNS = 5;
@@ -22,13 +22,7 @@ const lines: string[] = [];
 beforeAll(async () => {
   server = await startModelServer([{ prompt: 'say hello', steps: [{ text: 'Hello.' }] }]);
   agentHome = mkdtempSync(join(tmpdir(), 'baton-bench-agents-'));
-  t = new TestBaton({
-    ...claudeEnv({ url: server.url, home: agentHome }),
-    ...codexEnv({ url: server.url, home: agentHome }),
-    BATON_CLAUDE_PATH: bundledClaudePath(),
-    BATON_CODEX_PATH: installedCodexPath(),
-    BATON_MAX_CONCURRENT: '50',
-  });
+  t = new TestBaton({ ...realAgentsEnv(server.url, agentHome), BATON_MAX_CONCURRENT: '50' });
   repo = t.repo();
   await t.ok(['daemon', 'start']);
 });

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { PeekView, SessionView } from '../../src/api/index.js';
 import type { BatonEvent } from '../../src/events/index.js';
-import { bundledClaudePath, claudeEnv, codexEnv, installedCodexPath, startModelServer, type ModelServer, type Scenario } from '../support/model-server/index.js';
+import { realAgentsEnv, startModelServer, type ModelServer, type Scenario } from '../support/model-server/index.js';
 import { TestBaton } from '../support/baton.js';
 
 const patch = (body: string): string => `*** Begin Patch\n${body}*** End Patch\n`;
@@ -87,12 +87,7 @@ afterEach(() => {
 
 function setUp(): void {
   agentHome = mkdtempSync(join(tmpdir(), 'baton-agent-home-'));
-  t = new TestBaton({
-    ...claudeEnv({ url: server.url, home: agentHome }),
-    ...codexEnv({ url: server.url, home: agentHome }),
-    BATON_CLAUDE_PATH: bundledClaudePath(),
-    BATON_CODEX_PATH: installedCodexPath(),
-  });
+  t = new TestBaton(realAgentsEnv(server.url, agentHome));
   repo = t.repo();
 }
 

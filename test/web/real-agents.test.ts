@@ -11,7 +11,7 @@ import type { SessionView } from '../../src/api/index.js';
 import type { LoginCodeView } from '../../src/api/web.js';
 import { TestBaton } from '../support/baton.js';
 import { launchChromium, screenshotDir, shot } from '../support/browser.js';
-import { bundledClaudePath, claudeEnv, codexEnv, installedCodexPath, startModelServer, type ModelServer } from '../support/model-server/index.js';
+import { realAgentsEnv, startModelServer, type ModelServer } from '../support/model-server/index.js';
 
 const shots = screenshotDir('real-agents');
 let browser: Browser;
@@ -35,12 +35,7 @@ beforeAll(async () => {
     },
   ]);
   agentHome = mkdtempSync(join(tmpdir(), 'baton-web-agents-'));
-  t = new TestBaton({
-    ...claudeEnv({ url: server.url, home: agentHome }),
-    ...codexEnv({ url: server.url, home: agentHome }),
-    BATON_CLAUDE_PATH: bundledClaudePath(),
-    BATON_CODEX_PATH: installedCodexPath(),
-  });
+  t = new TestBaton(realAgentsEnv(server.url, agentHome));
   repo = t.repo();
   browser = await launchChromium();
 });

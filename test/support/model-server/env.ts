@@ -95,3 +95,16 @@ export function bundledClaudePath(): string {
 export function installedCodexPath(): string {
   return join(dirname(require.resolve('@openai/codex/package.json')), 'bin', 'codex.js');
 }
+
+/**
+ * Everything a supervisor needs to run real `claude` and `codex` sessions against the model
+ * server: both isolated environments under one temp HOME, and the binaries to use.
+ */
+export function realAgentsEnv(url: string, home: string): NodeJS.ProcessEnv {
+  return {
+    ...claudeEnv({ url, home }),
+    ...codexEnv({ url, home }),
+    BATON_CLAUDE_PATH: bundledClaudePath(),
+    BATON_CODEX_PATH: installedCodexPath(),
+  };
+}

@@ -23,7 +23,7 @@ import { selectStep, type Conversation, type Scenario, type Step } from './scena
 
 export type { Scenario, Step, ToolCall } from './scenario.js';
 export { createWorkspace, type Workspace } from './workspace.js';
-export { claudeEnv, codexEnv, bundledClaudePath, installedCodexPath, type AgentEnvOptions } from './env.js';
+export { claudeEnv, codexEnv, bundledClaudePath, installedCodexPath, realAgentsEnv, type AgentEnvOptions } from './env.js';
 
 export interface RecordedRequest {
   api: 'anthropic' | 'openai';
