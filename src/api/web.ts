@@ -56,3 +56,14 @@ export type StreamRemoved = z.infer<typeof StreamRemoved>;
 /** Transcript pages are bounded so a session with a long history opens as fast as a short one. */
 export const TRANSCRIPT_PAGE_DEFAULT = 300;
 export const TRANSCRIPT_PAGE_MAX = 2_000;
+
+/**
+ * What the dashboard's server-render bundle (`web/src/render.tsx`, built by `npm run build:web`)
+ * exports. The supervisor loads it at run time rather than importing UI code, and hands it the
+ * same snapshot it embeds in the page, so the server's markup and the client's first render
+ * (hydration) come from one set of components and one set of data.
+ */
+export interface PageRenderer {
+  /** The page's markup for `path`, or undefined when that page is left to the client. */
+  renderPage(path: string, snapshot: StreamSnapshot): string | undefined;
+}

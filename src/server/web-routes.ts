@@ -13,7 +13,8 @@ import { worktreeDiff } from '../worktrees/diff.js';
 import { openApiDocument } from './openapi.js';
 import { ChangeCounts } from './web-changes.js';
 import type { BrowserAuth } from './web-auth.js';
-import { serveBoardStream } from './web-stream.js';
+import { PageBuilder } from './web-page.js';
+import { boardSnapshot, serveBoardStream } from './web-stream.js';
 import { serveStatic } from './web-static.js';
 
 export interface WebOptions {
@@ -89,7 +90,11 @@ export function mountWeb(app: Hono, options: WebOptions): void {
   let openApi: object | undefined;
   app.get('/api/openapi.json', (c) => c.json((openApi ??= openApiDocument())));
 
-  serveStatic(app);
+  // A logged-in browser gets the board in the HTML itself; anyone else gets the bare shell.
+  const pages = new PageBuilder(() => boardSnapshot(manager));
+  pages.warm();
+  manager.on('session', () => pages.invalidate());
+  serveStatic(app, (c, template) => (auth.allows(c.req.raw) ? pages.build(template, c.req.path) : template));
 }
 
 /** Usage reports come newest first; the session row holds the totals, so walk back from them. */

@@ -1,7 +1,8 @@
 /**
  * Serves the built web UI (`web/dist`). Hashed assets are cached for good; every other path
  * that is not a file gets `index.html`, so the UI's own routes survive a reload. The files are
- * public (no secrets in them); the API they call is not.
+ * public (no secrets in them); the API they call is not, and neither is the page `page` makes
+ * of index.html for a logged-in browser (it embeds the sessions).
  */
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { extname, join, normalize, sep } from 'node:path';
@@ -26,9 +27,15 @@ const TYPES: Record<string, string> = {
 /** Inline styles are allowed because the diff viewer and React set style attributes. */
 const CSP = "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'";
 
-export function serveStatic(app: Hono): void {
+/** Turns index.html into the page for this request; returns it unchanged for a browser not logged in. */
+export type PageHook = (c: Context, template: string) => string | Promise<string>;
+
+/** The server-render bundle sits in web/dist too, but it is the supervisor's, not the browser's. */
+const SERVER_ONLY = join(WEB_DIST, 'ssr') + sep;
+
+export function serveStatic(app: Hono, page: PageHook = (_c, template) => template): void {
   const assets = new Map<string, Buffer>();
-  app.get('*', (c) => {
+  app.get('*', async (c) => {
     const path = c.req.path;
     if (path.startsWith('/api/')) return c.notFound();
     securityHeaders(c);
@@ -42,8 +49,11 @@ export function serveStatic(app: Hono): void {
     if (file !== undefined) return send(c, readFileSync(file), file);
     const index = join(WEB_DIST, 'index.html');
     if (!existsSync(index)) return c.html(NOT_BUILT, 503);
-    c.header('cache-control', 'no-cache');
-    return send(c, readFileSync(index), index);
+    const template = readFileSync(index, 'utf8');
+    const html = await page(c, template);
+    // A logged-in page carries session data: keep it out of caches; the bare shell may be revalidated.
+    c.header('cache-control', html === template ? 'no-cache' : 'no-store');
+    return c.html(html);
   });
 }
 
@@ -55,7 +65,7 @@ function resolveFile(urlPath: string): string | undefined {
     return undefined;
   }
   const file = normalize(join(WEB_DIST, decoded));
-  if (!file.startsWith(WEB_DIST) || file.endsWith(sep) || decoded.includes('\0')) return undefined;
+  if (!file.startsWith(WEB_DIST) || file.endsWith(sep) || file.startsWith(SERVER_ONLY) || decoded.includes('\0')) return undefined;
   if (!existsSync(file) || !statSync(file).isFile()) return undefined;
   return file;
 }

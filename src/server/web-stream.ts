@@ -12,6 +12,11 @@ import type { SessionManager } from '../sessions/manager.js';
 /** Keeps idle connections (and proxies, were there any) from timing out, and finds dead ones. */
 const HEARTBEAT_MS = 20_000;
 
+/** Every live session as the board shows it: the stream's first message, and what pages embed. */
+export function boardSnapshot(manager: SessionManager): StreamSnapshot {
+  return { sessions: manager.list().map((s) => manager.view(s)) };
+}
+
 export function serveBoardStream(c: Context, manager: SessionManager): Response {
   return streamSSE(c, async (stream) => {
     const pending = new Set<string>();
@@ -47,8 +52,7 @@ export function serveBoardStream(c: Context, manager: SessionManager): Response 
       stream.write(': ping\n\n').catch(() => stream.abort());
     }, HEARTBEAT_MS);
     try {
-      const snapshot: StreamSnapshot = { sessions: manager.list().map((s) => manager.view(s)) };
-      await stream.writeSSE({ event: 'snapshot', data: JSON.stringify(snapshot) });
+      await stream.writeSSE({ event: 'snapshot', data: JSON.stringify(boardSnapshot(manager)) });
       await closed;
     } finally {
       clearInterval(heartbeat);

@@ -5,32 +5,43 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { SessionView } from '../../src/api/index.js';
 import type { LoginCodeView } from '../../src/api/web.js';
 import { TestBaton } from '../support/baton.js';
 import { launchChromium, screenshotDir, shot } from '../support/browser.js';
 
 const LONG = 10 * 60 * 1000;
+/** A prompt that would run script if any part of the page inserted it as HTML. */
+const HOSTILE = '</script><img src=x onerror=alert(1)>';
 const shots = screenshotDir('dashboard');
 let browser: Browser;
+const problems: string[] = [];
 
 beforeAll(async () => {
   browser = await launchChromium();
+});
+afterEach(() => {
+  expect(problems.splice(0)).toEqual([]);
 });
 afterAll(async () => {
   await browser?.close();
 });
 
 /** Logs a fresh page in through `baton ui`, as a person would, and lands on the board. */
-async function openDashboard(t: TestBaton): Promise<Page> {
+async function openDashboard(t: TestBaton, options: { javaScript?: boolean } = {}): Promise<Page> {
   const login = await t.json<LoginCodeView>(['ui']);
-  const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
+  const context = await browser.newContext({ viewport: { width: 1440, height: 900 }, javaScriptEnabled: options.javaScript ?? true });
   const page = await context.newPage();
-  page.on('pageerror', (error) => {
-    throw error;
+  // Collected and checked after each test: a throw inside these handlers would not fail it.
+  page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+  // A dialog means injected script ran; React reports a hydration mismatch on the console.
+  page.on('dialog', (dialog) => problems.push(`dialog: ${dialog.message()}`));
+  page.on('console', (message) => {
+    if (message.type() === 'error' && /hydrat|Minified React error/i.test(message.text())) problems.push(`console error: ${message.text()}`);
   });
   await page.goto(login.url);
+  if (options.javaScript === false) return page;
   await page.waitForSelector('[data-testid=connection]:has-text("Live")');
   expect(new URL(page.url()).pathname).toBe('/');
   return page;
@@ -53,10 +64,11 @@ describe('the board', () => {
       { usage: { input: 4200, output: 900, usd: 0.042 } },
     ]);
     await dispatch('pinned', 'document the API', [{ say: 'Documented.' }]);
+    await dispatch('hostile', HOSTILE, [{ say: 'Harmless.' }]);
     await dispatch('completed', 'fix a typo', [{ say: 'Fixed.' }]);
     await dispatch('failed', 'upgrade the runner', [{ fail: 'tests failed: 2 of 14' }]);
     await dispatch('stopped', 'benchmark', [{ say: 'Benchmarking.' }, { sleep: LONG }]);
-    await Promise.all(['review', 'pinned', 'completed'].map((n) => t.waitForState(n, 'ready_for_review')));
+    await Promise.all(['review', 'pinned', 'completed', 'hostile'].map((n) => t.waitForState(n, 'ready_for_review')));
     await t.waitForState('failed', 'failed');
     await t.waitForEvent('stopped', (e) => e.type === 'message.added');
     await t.ok(['stop', 'stopped']);
@@ -94,7 +106,24 @@ describe('the board', () => {
     await review.locator('.card-foot:has-text("2 files")').waitFor();
     expect(await review.locator('.card-foot').innerText()).toMatch(/5\.1k tok\s+\$0\.04/);
     expect(await card(page, 'queued', 'queued').innerText()).toContain('#1 in queue');
+    expect(await card(page, 'ready_for_review', 'hostile').locator('.card-task').innerText()).toBe(HOSTILE);
+    expect(await page.locator('.card img').count()).toBe(0);
     console.log(`screenshot: ${await shot(page, shots, 'board')}`);
+    await page.context().close();
+  });
+
+  it('paints the board from the server\'s HTML alone, with JavaScript off', async () => {
+    const page = await openDashboard(t, { javaScript: false });
+    expect(new URL(page.url()).pathname).toBe('/');
+    const groups = await Promise.all((await page.locator('[data-group]').all()).map((section) => section.getAttribute('data-group')));
+    expect(groups).toEqual(['pinned', 'needs_input', 'working', 'ready_for_review', 'queued', 'completed', 'failed', 'stopped']);
+    for (const [group, name] of [['pinned', 'pinned'], ['needs_input', 'approval'], ['failed', 'failed'], ['queued', 'queued']] as const) {
+      expect(await card(page, group, name).count(), `${group}/${name}`).toBe(1);
+    }
+    expect(await card(page, 'failed', 'failed').locator('.chip').innerText()).toBe('Failed');
+    expect(await card(page, 'ready_for_review', 'hostile').locator('.card-task').innerText()).toBe(HOSTILE);
+    expect(await page.locator('.card img').count()).toBe(0);
+    console.log(`screenshot: ${await shot(page, shots, 'board-no-js')}`);
     await page.context().close();
   });
 

@@ -21,7 +21,9 @@ export function App() {
   const route = useRoute();
   const board = useBoard();
   const [filter, setFilter] = useState<Filter>({ text: '', project: '' });
-  const [notify, setNotify] = useState(notificationsWanted);
+  // Read after mounting: the server (and so hydration) cannot know this browser's choice.
+  const [notify, setNotify] = useState(false);
+  useEffect(() => setNotify(notificationsWanted()), []);
   useEffect(installKeyboard, []);
   useKeys({
     '/': () => document.getElementById('filter')?.focus(),
@@ -38,33 +40,35 @@ export function App() {
   return (
     <div className="shell">
       <aside className="sidebar">
-        <div className="brand">
-          <span className="logo" aria-hidden>
-            ◆
-          </span>
-          Baton
-        </div>
-        <nav>
-          <NavLink to="/" active={route.page === 'board'} label="Board" hint="g" count={sessions.length} />
-          <NavLink to="/inbox" active={route.page === 'inbox'} label="Inbox" hint="i" count={inboxCount} urgent={inboxCount > 0} />
-          <NavLink to="/dispatch" active={route.page === 'dispatch'} label="Dispatch" hint="n" />
-        </nav>
-        <div className="sidebar-foot">
-          <label className="toggle">
-            <input
-              type="checkbox"
-              checked={notify}
-              onChange={(e) => {
-                setNotifications(e.target.checked).then(setNotify, () => setNotify(false));
-              }}
-            />
-            Notify me
-          </label>
-          <div className={`conn conn-${board.status}`} data-testid="connection">
-            <span className="dot" /> {board.status === 'live' ? 'Live' : board.status === 'connecting' ? 'Connecting…' : 'Reconnecting…'}
+        <div className="sidebar-inner">
+          <div className="brand">
+            <span className="logo" aria-hidden>
+              ◆
+            </span>
+            Baton
           </div>
-          <div className="keys-help">
-            <kbd>j</kbd>/<kbd>k</kbd> move · <kbd>⏎</kbd> open · <kbd>r</kbd> reply · <kbd>a</kbd>/<kbd>d</kbd> approve/deny · <kbd>/</kbd> filter
+          <nav>
+            <NavLink to="/" active={route.page === 'board'} label="Board" hint="g" count={sessions.length} />
+            <NavLink to="/inbox" active={route.page === 'inbox'} label="Inbox" hint="i" count={inboxCount} urgent={inboxCount > 0} />
+            <NavLink to="/dispatch" active={route.page === 'dispatch'} label="Dispatch" hint="n" />
+          </nav>
+          <div className="sidebar-foot">
+            <label className="toggle">
+              <input
+                type="checkbox"
+                checked={notify}
+                onChange={(e) => {
+                  setNotifications(e.target.checked).then(setNotify, () => setNotify(false));
+                }}
+              />
+              Notify me
+            </label>
+            <div className={`conn conn-${board.status}`} data-testid="connection">
+              <span className="dot" /> {board.status === 'live' ? 'Live' : board.status === 'connecting' ? 'Connecting…' : 'Reconnecting…'}
+            </div>
+            <div className="keys-help">
+              <kbd>j</kbd>/<kbd>k</kbd> move · <kbd>⏎</kbd> open · <kbd>r</kbd> reply · <kbd>a</kbd>/<kbd>d</kbd> approve/deny · <kbd>/</kbd> filter
+            </div>
           </div>
         </div>
       </aside>

@@ -2,6 +2,10 @@
  * The live board: one EventSource on `/api/stream` feeding a small external store that every
  * view reads with useSyncExternalStore. Files-changed counts follow lazily, since each costs
  * the supervisor git processes.
+ *
+ * The page arrives with a snapshot embedded (`#snapshot`, see src/server/web-page.ts), so the
+ * board has data before the stream opens; the stream's own snapshot then replaces it, which
+ * also covers any change made between the page's rendering and the stream's start.
  */
 import { useSyncExternalStore } from 'react';
 import type { SessionView } from '../../src/api/index.js';
@@ -12,10 +16,15 @@ import { notifyTransition } from './notify.js';
 export interface BoardState {
   sessions: ReadonlyMap<string, SessionView>;
   changes: Readonly<Record<string, number>>;
+  /** Whether the stream is open; the sessions may already be known from the page's snapshot. */
   status: 'connecting' | 'live' | 'reconnecting' | 'unauthorized';
+  /** True once any snapshot (embedded or streamed) has arrived. */
+  loaded: boolean;
 }
 
-let state: BoardState = { sessions: new Map(), changes: {}, status: 'connecting' };
+let state: BoardState = { sessions: new Map(), changes: {}, status: 'connecting', loaded: false };
+/** What the server rendered the page from; hydration must render exactly this. */
+let serverState = state;
 const listeners = new Set<() => void>();
 let source: EventSource | undefined;
 let changesTimer: ReturnType<typeof setTimeout> | undefined;
@@ -31,7 +40,7 @@ function connect(): void {
   source = new EventSource('/api/stream');
   source.addEventListener('snapshot', (message) => {
     const snapshot = JSON.parse((message as MessageEvent<string>).data) as StreamSnapshot;
-    set({ sessions: new Map(snapshot.sessions.map((s) => [s.id, s])), status: 'live' });
+    set({ sessions: reuseUnchanged(snapshot.sessions), status: 'live', loaded: true });
     refreshChanges(0);
   });
   source.addEventListener('session', (message) => {
@@ -72,7 +81,32 @@ function refreshChanges(delayMs: number): void {
   }, delayMs);
 }
 
-/** Called before the first render so the snapshot is on its way while React mounts. */
+/**
+ * The stream's snapshot usually repeats the embedded one; keeping the objects that did not
+ * change lets memoised cards skip re-rendering right after the page loads.
+ */
+function reuseUnchanged(sessions: SessionView[]): Map<string, SessionView> {
+  return new Map(
+    sessions.map((s) => {
+      const known = state.sessions.get(s.id);
+      return [s.id, known !== undefined && JSON.stringify(known) === JSON.stringify(s) ? known : s];
+    }),
+  );
+}
+
+/** Seeds the store from a snapshot the server rendered the page with (in the page, or in the server-render bundle). */
+export function seedBoard(snapshot: StreamSnapshot): void {
+  state = { ...state, sessions: new Map(snapshot.sessions.map((s) => [s.id, s])), loaded: true };
+  serverState = state;
+}
+
+/** Reads the snapshot the supervisor embedded in the page, if it did (it does only for a logged-in browser). */
+export function seedBoardFromPage(): void {
+  const text = document.getElementById('snapshot')?.textContent;
+  if (text) seedBoard(JSON.parse(text) as StreamSnapshot);
+}
+
+/** Called before the first render so the stream is on its way while React mounts. */
 export function startBoard(): void {
   if (source === undefined) connect();
 }
@@ -84,7 +118,7 @@ function subscribe(listener: () => void): () => void {
 }
 
 export function useBoard(): BoardState {
-  return useSyncExternalStore(subscribe, () => state);
+  return useSyncExternalStore(subscribe, () => state, () => serverState);
 }
 
 /** The latest view of one session, or undefined before the snapshot (or after removal). */

@@ -9,7 +9,8 @@ function subscribe(listener: () => void): () => void {
 }
 
 export function useRoute(): Route {
-  const path = useSyncExternalStore(subscribe, () => location.pathname);
+  // The server renders only the board (web/src/render.tsx), and "/" parses as the board.
+  const path = useSyncExternalStore(subscribe, () => location.pathname, () => (typeof location === 'undefined' ? '/' : location.pathname));
   return parse(path);
 }
 

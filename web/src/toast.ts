@@ -32,5 +32,6 @@ export function useToasts(): Toast[] {
       return () => listeners.delete(listener);
     },
     () => toasts,
+    () => toasts,
   );
 }

@@ -1,5 +1,5 @@
 /** The board: sessions grouped by what they need from you, with j/k/Enter/a/d/r on the cards. */
-import { useDeferredValue, useEffect, useMemo, useState } from 'react';
+import { useDeferredValue, useEffect, useMemo, useState, useSyncExternalStore } from 'react';
 import type { SessionView } from '../../../src/api/index.js';
 import type { SessionState } from '../../../src/events/index.js';
 import { matches, type Filter } from '../App.js';
@@ -72,7 +72,7 @@ export function Board({ filter }: { filter: Filter }) {
     d: () => selected && decide(selected, 'deny'),
   });
 
-  if (board.status === 'connecting') return <div className="empty">Loading sessions…</div>;
+  if (!board.loaded) return <div className="empty">Loading sessions…</div>;
   if (board.sessions.size === 0) {
     return (
       <div className="empty">
@@ -89,9 +89,16 @@ export function Board({ filter }: { filter: Filter }) {
 
 /** What fills a first screen; the rest of the board renders right after, without holding up the first paint. */
 const FIRST_SCREEN = 24;
+const ALL = Number.POSITIVE_INFINITY;
+/** A store that never changes: only its server snapshot differs, which is the point. */
+const noUpdates = () => () => undefined;
 
 function Groups(props: { groups: ReturnType<typeof groupSessions>; changes: Readonly<Record<string, number>>; selectedId: string | undefined; now: number; onSelect: (id: string) => void }) {
-  const limit = useDeferredValue(Number.POSITIVE_INFINITY, FIRST_SCREEN);
+  // The server renders every card (the browser paints them before any script runs), so
+  // hydration must start from all of them too; a board rendered in the browser starts with
+  // the first screen. useSyncExternalStore's server snapshot is what tells the two apart.
+  const firstRender = useSyncExternalStore(noUpdates, () => FIRST_SCREEN, () => ALL);
+  const limit = useDeferredValue(ALL, firstRender);
   let budget = limit;
   const groups = props.groups.map((g) => {
     const sessions = g.sessions.slice(0, Math.max(0, budget));
@@ -109,7 +116,7 @@ function Groups(props: { groups: ReturnType<typeof groupSessions>; changes: Read
           </h2>
           <div className="cards">
             {group.sessions.map((s) => (
-              <Card key={s.id} session={s} files={props.changes[s.id]} selected={s.id === props.selectedId} now={props.now} onSelect={() => props.onSelect(s.id)} />
+              <Card key={s.id} session={s} files={props.changes[s.id]} selected={s.id === props.selectedId} now={props.now} onSelect={props.onSelect} />
             ))}
           </div>
         </section>

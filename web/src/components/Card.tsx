@@ -1,4 +1,5 @@
 /** One session on the board: who, what, what it is doing right now, and what it has cost. */
+import { memo } from 'react';
 import type { SessionView } from '../../../src/api/index.js';
 import { api, errorText } from '../api.js';
 import { ago, STATE_LABEL, tokens, usd } from '../format.js';
@@ -13,7 +14,8 @@ export function decide(session: SessionView, decision: 'allow' | 'deny'): void {
   );
 }
 
-export function Card(props: { session: SessionView; files: number | undefined; selected: boolean; now: number; onSelect: () => void }) {
+/** Memoised: a stream update re-renders the one card whose session changed, not the board. */
+export const Card = memo(function Card(props: { session: SessionView; files: number | undefined; selected: boolean; now: number; onSelect: (id: string) => void }) {
   const s = props.session;
   const live = s.state === 'working' || s.state === 'starting';
   return (
@@ -22,13 +24,13 @@ export function Card(props: { session: SessionView; files: number | undefined; s
       data-session-id={s.id}
       data-state={s.state}
       onClick={() => {
-        props.onSelect();
+        props.onSelect(s.id);
         navigate(`/s/${s.id}`);
       }}
     >
       <header className="card-head">
         <span className="card-name">{s.name}</span>
-        {s.pinned && <span className="pin" title="Pinned">📌</span>}
+        {s.pinned && <PinIcon />}
         <span className={`chip chip-${s.state}`}>{STATE_LABEL[s.state]}</span>
       </header>
       <p className="card-task" title={s.prompt}>
@@ -67,9 +69,24 @@ export function Card(props: { session: SessionView; files: number | undefined; s
         <span title={`${s.inputTokens} in / ${s.outputTokens} out`}>{tokens(s.inputTokens + s.outputTokens)} tok</span>
         <span>{usd(s.costUsd)}</span>
         <span className="grow" />
-        <span title={`created ${s.createdAt}`}>age {ago(s.createdAt, props.now)}</span>
-        <span title={s.lastEventAt ?? ''}>last {ago(s.lastEventAt, props.now)}</span>
+        {/* The server rendered these a moment earlier; a second's drift is not worth a mismatch. */}
+        <span title={`created ${s.createdAt}`} suppressHydrationWarning>
+          {`age ${ago(s.createdAt, props.now)}`}
+        </span>
+        <span title={s.lastEventAt ?? ''} suppressHydrationWarning>
+          {`last ${ago(s.lastEventAt, props.now)}`}
+        </span>
       </footer>
     </article>
+  );
+});
+
+/** Drawn rather than an emoji: the pushpin emoji is missing from many system fonts (a box instead). */
+function PinIcon() {
+  return (
+    <svg className="pin" viewBox="0 0 16 16" width="14" height="14" role="img" aria-label="Pinned">
+      <title>Pinned</title>
+      <path d="M5 1.5h6l-1 1.5v3.2l2.5 2.3v1.5H8.75V15h-1.5V10H3.5V8.5L6 6.2V3z" fill="currentColor" />
+    </svg>
   );
 }
