@@ -1,21 +1,14 @@
 /**
  * End to end with the real `claude` binary (the one the Agent SDK installs) against the scripted
- * model server. HOME is a temp folder per test; nothing leaves 127.0.0.1.
+ * model harness.server. HOME is a temp folder per test; nothing leaves 127.0.0.1.
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import {
-  bundledClaudePath,
-  claudeEnv,
-  createWorkspace,
-  startModelServer,
-  type ModelServer,
-  type Scenario,
-  type Workspace,
-} from '../../../test/support/model-server/index.js';
-import { EventRecorder, waitForEvent, within } from '../../../test/support/wait.js';
-import type { AgentEvent, PermissionMode } from '../types.js';
+import { describe, expect, it } from 'vitest';
+import { bundledClaudePath, claudeEnv, type Scenario } from '../../../test/support/model-server/index.js';
+import { adapterHarness } from '../../../test/support/adapter-harness.js';
+import { waitForEvent, within } from '../../../test/support/wait.js';
+import type { AgentEvent } from '../types.js';
 import { claudeAgent, type ClaudeRun } from './index.js';
 import { CONTINUE_PROMPT } from './run.js';
 
@@ -68,56 +61,14 @@ const scenarios: Scenario[] = [
   { prompt: 'say hello', steps: [{ text: 'Hello.' }] },
 ];
 
-let server: ModelServer;
-let workspace: Workspace;
-const runs: ClaudeRun[] = [];
-
-beforeAll(async () => {
-  server = await startModelServer(scenarios);
+const harness = adapterHarness<ClaudeRun>({
+  adapter: claudeAgent,
+  scenarios,
+  executableOption: 'claudePath',
+  defaultExecutable: bundledClaudePath,
+  env: (url, home) => claudeEnv({ url, home }),
 });
-afterAll(async () => {
-  await server.close();
-});
-afterEach(async () => {
-  await Promise.all(runs.splice(0).map((run) => within(run.close(), 15_000, 'claude close')));
-  workspace?.remove();
-});
-
-interface Started {
-  run: ClaudeRun;
-  events: EventRecorder<AgentEvent>;
-}
-
-async function start(
-  prompt: string,
-  opts: { permissionMode?: PermissionMode; resumeId?: string; autoApprove?: boolean; claudePath?: string; fresh?: boolean } = {},
-): Promise<Started> {
-  if (opts.fresh !== false) workspace = createWorkspace('baton-claude-');
-  const events = new EventRecorder<AgentEvent>();
-  const holder: { run?: ClaudeRun } = {};
-  const emit = (event: AgentEvent): void => {
-    events.emit(event);
-    if (opts.autoApprove === true && event.type === 'approval.requested') {
-      void holder.run?.resolveApproval(event.requestId, { decision: 'allow' });
-    }
-  };
-  const run = (await claudeAgent.start(
-    {
-      sessionId: 'test',
-      cwd: workspace.repo,
-      prompt,
-      permissionMode: opts.permissionMode ?? 'default',
-      resumeId: opts.resumeId,
-      stateDir: workspace.stateDir,
-      options: { claudePath: opts.claudePath ?? bundledClaudePath() },
-      env: claudeEnv({ url: server.url, home: workspace.home }),
-    },
-    emit,
-  )) as ClaudeRun;
-  holder.run = run;
-  runs.push(run);
-  return { run, events };
-}
+const start = harness.start.bind(harness);
 
 const completed = is('turn.completed');
 
@@ -126,8 +77,8 @@ describe('the claude adapter with the real claude binary', () => {
     const { events } = await start('write edit run', { autoApprove: true });
     const done = await waitForEvent(events, completed);
     expect(done).toEqual({ type: 'turn.completed', outcome: 'success' });
-    expect(readFileSync(join(workspace.repo, 'notes.txt'), 'utf8')).toBe('beta\n');
-    expect(readFileSync(join(workspace.repo, 'ran.txt'), 'utf8')).toBe('beta\n');
+    expect(readFileSync(join(harness.workspace.repo, 'notes.txt'), 'utf8')).toBe('beta\n');
+    expect(readFileSync(join(harness.workspace.repo, 'ran.txt'), 'utf8')).toBe('beta\n');
 
     const types = events.events.map((e) => e.type);
     expect(types[0]).toBe('turn.started');
@@ -144,19 +95,19 @@ describe('the claude adapter with the real claude binary', () => {
     expect(usage.reduce((n, u) => n + u.inputTokens, 0)).toBe(400);
     expect(usage.reduce((n, u) => n + u.outputTokens, 0)).toBe(80);
     expect(usage.reduce((n, u) => n + (u.costUsd ?? 0), 0)).toBeGreaterThan(0);
-    expect(server.failures).toEqual([]);
+    expect(harness.server.failures).toEqual([]);
   });
 
   it('holds a tool call for approval and runs it once allowed', async () => {
     const { run, events } = await start('approve a command');
     const request = await waitForEvent(events, is('approval.requested'));
     expect(request).toMatchObject({ tool: 'Bash', input: 'echo yes > approved.txt' });
-    expect(existsSync(join(workspace.repo, 'approved.txt'))).toBe(false);
+    expect(existsSync(join(harness.workspace.repo, 'approved.txt'))).toBe(false);
     expect(events.events.some(completed)).toBe(false);
 
     await run.resolveApproval(request.requestId, { decision: 'allow' });
     expect(await waitForEvent(events, completed)).toMatchObject({ outcome: 'success' });
-    expect(readFileSync(join(workspace.repo, 'approved.txt'), 'utf8')).toBe('yes\n');
+    expect(readFileSync(join(harness.workspace.repo, 'approved.txt'), 'utf8')).toBe('yes\n');
     expect(events.events.find(is('tool.finished'))).toMatchObject({ tool: 'Bash', ok: true });
   });
 
@@ -165,9 +116,9 @@ describe('the claude adapter with the real claude binary', () => {
     const request = await waitForEvent(events, is('approval.requested'));
     await run.resolveApproval(request.requestId, { decision: 'deny', reason: 'not on this branch' });
     expect(await waitForEvent(events, completed)).toMatchObject({ outcome: 'success' });
-    expect(existsSync(join(workspace.repo, 'denied.txt'))).toBe(false);
+    expect(existsSync(join(harness.workspace.repo, 'denied.txt'))).toBe(false);
     expect(events.events.find(is('tool.finished'))).toMatchObject({ tool: 'Bash', ok: false });
-    const followUp = server.requestsFor('deny a command').at(-1)!;
+    const followUp = harness.server.requestsFor('deny a command').at(-1)!;
     expect(followUp.stepIndex).toBe(1);
     expect(followUp.text).toContain('not on this branch');
   });
@@ -180,7 +131,7 @@ describe('the claude adapter with the real claude binary', () => {
     expect(second.outcome).toBe('success');
     expect(events.events.filter(is('turn.started')).map((e) => e.prompt)).toEqual(['first question', 'second question']);
     expect(events.events.filter(is('message.added')).map((e) => e.text)).toEqual(['First answer.', 'Second answer.']);
-    expect(server.requestsFor('second question').at(-1)!.text).toContain('First answer.');
+    expect(harness.server.requestsFor('second question').at(-1)!.text).toContain('First answer.');
   });
 
   it('interrupts a long command, ends the turn as interrupted and stays usable', async () => {
@@ -197,7 +148,7 @@ describe('the claude adapter with the real claude binary', () => {
     await run.reply('say hello');
     const next = await waitForEvent(events, completed, 30_000, events.events.indexOf(done) + 1);
     expect(next.outcome).toBe('success');
-    expect(existsSync(join(workspace.repo, 'late.txt'))).toBe(false);
+    expect(existsSync(join(harness.workspace.repo, 'late.txt'))).toBe(false);
   });
 
   it.each([
@@ -225,7 +176,7 @@ describe('the claude adapter with the real claude binary', () => {
     const done = await waitForEvent(second.events, completed);
     expect(done.outcome).toBe('success');
     expect(second.events.events.find(is('turn.started'))?.prompt).toBe(CONTINUE_PROMPT);
-    const resumed = server.requestsFor(CONTINUE_PROMPT).at(-1)!;
+    const resumed = harness.server.requestsFor(CONTINUE_PROMPT).at(-1)!;
     expect(resumed.text).toContain('echo started > started.txt');
   });
 
@@ -240,15 +191,15 @@ describe('the claude adapter with the real claude binary', () => {
     await waitForEvent(second.events, completed);
     await second.run.reply('what was the word');
     await waitForEvent(second.events, is('message.added', (e) => e.text === 'The word was banana.'));
-    const request = server.requestsFor('what was the word').at(-1)!;
+    const request = harness.server.requestsFor('what was the word').at(-1)!;
     expect(request.text).toContain('remember the word banana');
     expect(request.text).toContain('I will remember banana.');
   });
 
   it('starts the task afresh when a resumed conversation was never written down', async () => {
-    workspace = createWorkspace('baton-claude-');
+    harness.newWorkspace();
     // A turn was open as far as Baton knew, so the resume tries to continue it.
-    writeFileSync(join(workspace.stateDir, 'claude.json'), JSON.stringify({ turnOpen: true, usage: {} }));
+    writeFileSync(join(harness.workspace.stateDir, 'claude.json'), JSON.stringify({ turnOpen: true, usage: {} }));
     const second = await start('say hello', { resumeId: '00000000-0000-4000-8000-000000000000', fresh: false });
     expect(await waitForEvent(second.events, is('turn.completed'))).toMatchObject({ outcome: 'success' });
     expect(second.events.events.find(is('error.raised'))?.message).toMatch(/could not be resumed/);
@@ -258,12 +209,12 @@ describe('the claude adapter with the real claude binary', () => {
   });
 
   it('reports malformed and truncated output lines as errors and carries on', async () => {
-    workspace = createWorkspace('baton-claude-');
-    const wrapper = workspace.script(
+    harness.newWorkspace();
+    const wrapper = harness.workspace.script(
       'noisy-claude',
       `echo 'this is not json'\necho '{"type":"assistant","mess'\nexec '${bundledClaudePath()}' "$@"`,
     );
-    const { events } = await start('say hello', { claudePath: wrapper, fresh: false });
+    const { events } = await start('say hello', { executable: wrapper, fresh: false });
     expect(await waitForEvent(events, completed)).toMatchObject({ outcome: 'success' });
     const malformed = events.events.filter(is('error.raised', (e) => e.message.includes('malformed')));
     expect(malformed.map((e) => e.detail)).toEqual(['this is not json', '{"type":"assistant","mess']);

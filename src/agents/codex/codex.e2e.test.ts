@@ -1,21 +1,14 @@
 /**
  * End to end with the real `codex` binary (the @openai/codex devDependency) driven over
- * `codex app-server` against the scripted model server. HOME and CODEX_HOME are temp folders.
+ * `codex app-server` against the scripted model harness.server. HOME and CODEX_HOME are temp folders.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import {
-  codexEnv,
-  createWorkspace,
-  installedCodexPath,
-  startModelServer,
-  type ModelServer,
-  type Scenario,
-  type Workspace,
-} from '../../../test/support/model-server/index.js';
-import { EventRecorder, waitForEvent, within } from '../../../test/support/wait.js';
-import type { AgentEvent, PermissionMode } from '../types.js';
+import { describe, expect, it } from 'vitest';
+import { installedCodexPath, codexEnv, type Scenario } from '../../../test/support/model-server/index.js';
+import { adapterHarness } from '../../../test/support/adapter-harness.js';
+import { waitForEvent, within } from '../../../test/support/wait.js';
+import type { AgentEvent } from '../types.js';
 import { codexAgent, type CodexRun } from './index.js';
 import { CONTINUE_PROMPT } from './run.js';
 
@@ -63,63 +56,21 @@ const scenarios: Scenario[] = [
   { prompt: 'say hello', steps: [{ text: 'Hello.' }] },
 ];
 
-let server: ModelServer;
-let workspace: Workspace;
-const runs: CodexRun[] = [];
-
-beforeAll(async () => {
-  server = await startModelServer(scenarios);
+const harness = adapterHarness<CodexRun>({
+  adapter: codexAgent,
+  scenarios,
+  executableOption: 'codexPath',
+  defaultExecutable: installedCodexPath,
+  env: (url, home) => codexEnv({ url, home }),
 });
-afterAll(async () => {
-  await server.close();
-});
-afterEach(async () => {
-  await Promise.all(runs.splice(0).map((run) => within(run.close(), 15_000, 'codex close')));
-  workspace?.remove();
-});
-
-interface Started {
-  run: CodexRun;
-  events: EventRecorder<AgentEvent>;
-}
-
-async function start(
-  prompt: string,
-  opts: { permissionMode?: PermissionMode; resumeId?: string; autoApprove?: boolean; codexPath?: string; fresh?: boolean } = {},
-): Promise<Started> {
-  if (opts.fresh !== false) workspace = createWorkspace('baton-codex-');
-  const events = new EventRecorder<AgentEvent>();
-  const holder: { run?: CodexRun } = {};
-  const emit = (event: AgentEvent): void => {
-    events.emit(event);
-    if (opts.autoApprove === true && event.type === 'approval.requested') {
-      void holder.run?.resolveApproval(event.requestId, { decision: 'allow' });
-    }
-  };
-  const run = (await codexAgent.start(
-    {
-      sessionId: 'test',
-      cwd: workspace.repo,
-      prompt,
-      permissionMode: opts.permissionMode ?? 'default',
-      resumeId: opts.resumeId,
-      stateDir: workspace.stateDir,
-      options: { codexPath: opts.codexPath ?? installedCodexPath() },
-      env: codexEnv({ url: server.url, home: workspace.home }),
-    },
-    emit,
-  )) as CodexRun;
-  holder.run = run;
-  runs.push(run);
-  return { run, events };
-}
+const start = harness.start.bind(harness);
 
 describe('the codex adapter with the real codex binary', () => {
   it('writes, edits and runs a command in its folder, and reports tools, files and usage', async () => {
     const { events } = await start('write edit run');
     expect(await waitForEvent(events, completed)).toEqual({ type: 'turn.completed', outcome: 'success' });
-    expect(readFileSync(join(workspace.repo, 'notes.txt'), 'utf8')).toBe('beta\n');
-    expect(readFileSync(join(workspace.repo, 'ran.txt'), 'utf8')).toBe('beta\n');
+    expect(readFileSync(join(harness.workspace.repo, 'notes.txt'), 'utf8')).toBe('beta\n');
+    expect(readFileSync(join(harness.workspace.repo, 'ran.txt'), 'utf8')).toBe('beta\n');
 
     expect(events.events[0]?.type).toBe('turn.started');
     expect(events.events.map((e) => e.type)).toContain('agent.identified');
@@ -138,31 +89,31 @@ describe('the codex adapter with the real codex binary', () => {
     const usage = events.events.filter(is('usage.reported'));
     expect(usage.reduce((n, u) => n + u.inputTokens, 0)).toBe(400);
     expect(usage.reduce((n, u) => n + u.outputTokens, 0)).toBe(80);
-    expect(server.failures).toEqual([]);
+    expect(harness.server.failures).toEqual([]);
   });
 
   it('keeps writes outside the worktree out of reach of the sandbox', async () => {
-    workspace = createWorkspace('baton-codex-');
-    const outside = join(workspace.root, 'outside.txt');
+    harness.newWorkspace();
+    const outside = join(harness.workspace.root, 'outside.txt');
     const local: Scenario = { prompt: `write outside ${outside}`, steps: [{ tools: [{ name: 'exec_command', input: { cmd: `echo x > ${outside}` } }] }, { text: 'Tried.' }] };
     scenarios.push(local);
     const { events } = await start(local.prompt, { fresh: false });
     await waitForEvent(events, completed);
     expect(existsSync(outside)).toBe(false);
     // Codex reports no item for a command the sandbox stopped; the model is told, though.
-    expect(server.requestsFor(local.prompt).at(-1)!.text).toContain('Read-only file system');
+    expect(harness.server.requestsFor(local.prompt).at(-1)!.text).toContain('Read-only file system');
   });
 
   it('holds a command for approval and runs it once allowed', async () => {
     const { run, events } = await start('approve a command');
     const request = await waitForEvent(events, is('approval.requested'));
     expect(request).toMatchObject({ tool: 'shell', input: 'echo yes > approved.txt', reason: 'needs your approval' });
-    expect(existsSync(join(workspace.repo, 'approved.txt'))).toBe(false);
+    expect(existsSync(join(harness.workspace.repo, 'approved.txt'))).toBe(false);
     expect(events.events.some(completed)).toBe(false);
 
     await run.resolveApproval(request.requestId, { decision: 'allow' });
     expect(await waitForEvent(events, completed)).toMatchObject({ outcome: 'success' });
-    expect(readFileSync(join(workspace.repo, 'approved.txt'), 'utf8')).toBe('yes\n');
+    expect(readFileSync(join(harness.workspace.repo, 'approved.txt'), 'utf8')).toBe('yes\n');
   });
 
   it('does not run a declined command and the agent is told', async () => {
@@ -170,8 +121,8 @@ describe('the codex adapter with the real codex binary', () => {
     const request = await waitForEvent(events, is('approval.requested'));
     await run.resolveApproval(request.requestId, { decision: 'deny', reason: 'not now' });
     expect(await waitForEvent(events, completed)).toMatchObject({ outcome: 'success' });
-    expect(existsSync(join(workspace.repo, 'denied.txt'))).toBe(false);
-    const followUp = server.requestsFor('deny a command').at(-1)!;
+    expect(existsSync(join(harness.workspace.repo, 'denied.txt'))).toBe(false);
+    const followUp = harness.server.requestsFor('deny a command').at(-1)!;
     expect(followUp.stepIndex).toBe(1);
     expect(followUp.text).toMatch(/rejected|declined|denied/i);
   });
@@ -184,7 +135,7 @@ describe('the codex adapter with the real codex binary', () => {
     expect(second.outcome).toBe('success');
     expect(events.events.filter(is('turn.started')).map((e) => e.prompt)).toEqual(['first question', 'second question']);
     expect(events.events.filter(is('message.added')).map((e) => e.text)).toEqual(['First answer.', 'Second answer.']);
-    expect(server.requestsFor('second question').at(-1)!.text).toContain('First answer.');
+    expect(harness.server.requestsFor('second question').at(-1)!.text).toContain('First answer.');
   });
 
   it('interrupts a long command, ends the turn as interrupted and stays usable', async () => {
@@ -197,7 +148,7 @@ describe('the codex adapter with the real codex binary', () => {
     await run.reply('say hello');
     const next = await waitForEvent(events, completed, 30_000, events.events.indexOf(done) + 1);
     expect(next.outcome).toBe('success');
-    expect(existsSync(join(workspace.repo, 'late.txt'))).toBe(false);
+    expect(existsSync(join(harness.workspace.repo, 'late.txt'))).toBe(false);
   });
 
   it.each([
@@ -223,7 +174,7 @@ describe('the codex adapter with the real codex binary', () => {
     const second = await start('ignored on resume', { resumeId: identified.agentSessionId, fresh: false });
     expect(await waitForEvent(second.events, completed)).toMatchObject({ outcome: 'success' });
     expect(second.events.events.find(is('turn.started'))?.prompt).toBe(CONTINUE_PROMPT);
-    expect(server.requestsFor(CONTINUE_PROMPT).at(-1)!.text).toContain('echo started > started.txt');
+    expect(harness.server.requestsFor(CONTINUE_PROMPT).at(-1)!.text).toContain('echo started > started.txt');
   });
 
   it('resumes a finished thread from its id in a new process', async () => {
@@ -238,25 +189,25 @@ describe('the codex adapter with the real codex binary', () => {
     await waitForEvent(second.events, completed);
     await second.run.reply('what was the word');
     await waitForEvent(second.events, is('message.added', (e) => e.text === 'The word was banana.'));
-    const request = server.requestsFor('what was the word').at(-1)!;
+    const request = harness.server.requestsFor('what was the word').at(-1)!;
     expect(request.text).toContain('remember the word banana');
     expect(request.text).toContain('I will remember banana.');
   });
 
   it('reports malformed and truncated output lines as errors and carries on', async () => {
-    workspace = createWorkspace('baton-codex-');
+    harness.newWorkspace();
     const real = installedCodexPath();
-    const wrapper = workspace.script('noisy-codex', `echo 'this is not json'\necho '{"method":"item/sta'\nexec '${real}' "$@"`);
-    const { events } = await start('say hello', { codexPath: wrapper, fresh: false });
+    const wrapper = harness.workspace.script('noisy-codex', `echo 'this is not json'\necho '{"method":"item/sta'\nexec '${real}' "$@"`);
+    const { events } = await start('say hello', { executable: wrapper, fresh: false });
     expect(await waitForEvent(events, completed)).toMatchObject({ outcome: 'success' });
     const malformed = events.events.filter(is('error.raised', (e) => e.message.includes('malformed')));
     expect(malformed.map((e) => e.detail)).toEqual(['this is not json', '{"method":"item/sta']);
   });
 
   it('reports a line cut off when codex dies', async () => {
-    workspace = createWorkspace('baton-codex-');
-    const wrapper = workspace.script('dying-codex', `printf '{"id":1,"result":{"userAgent":"x"'\nexit 3`);
-    const { run, events } = await start('say hello', { codexPath: wrapper, fresh: false });
+    harness.newWorkspace();
+    const wrapper = harness.workspace.script('dying-codex', `printf '{"id":1,"result":{"userAgent":"x"'\nexit 3`);
+    const { run, events } = await start('say hello', { executable: wrapper, fresh: false });
     const exit = await within(run.exited, 15_000, 'exited');
     expect(exit.error).toMatch(/code 3/);
     expect(events.events.find(is('error.raised', (e) => e.message.includes('truncated')))).toBeDefined();
