@@ -240,7 +240,10 @@ try {
   console.log(`# Baton benchmarks (${new Date().toISOString()}, node ${process.version}, ${(await import('node:os')).availableParallelism()} cores)`);
   if (!only || only === 'dispatch') await benchDispatch();
   if (!only || only === 'fifty') await benchFifty();
-  if ((!only || only === 'web') && existsSync(join(ROOT, 'bench', 'web.mjs'))) await import(join(ROOT, 'bench', 'web.mjs'));
+  if (!only || only === 'web') {
+    const web = await import(join(ROOT, 'bench', 'web.mjs'));
+    web.print(await web.run({ log: (line) => console.log(line) }));
+  }
 } finally {
   for (const home of started) {
     const file = join(home, 'supervisor.json');

@@ -64,6 +64,9 @@ export const TRANSCRIPT_PAGE_MAX = 2_000;
  * (hydration) come from one set of components and one set of data.
  */
 export interface PageRenderer {
-  /** The page's markup for `path`, or undefined when that page is left to the client. */
-  renderPage(path: string, snapshot: StreamSnapshot): string | undefined;
+  /**
+   * The page's markup for `path`, or undefined when that page is left to the client. The board
+   * shows a first screen of cards unless `showAll` (the page's `?all=1`) asks for every one.
+   */
+  renderPage(path: string, snapshot: StreamSnapshot, options?: { showAll?: boolean }): string | undefined;
 }

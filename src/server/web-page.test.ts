@@ -84,6 +84,21 @@ describe('the page for a logged-in browser', () => {
     expect(embedded(html)?.sessions.map((s) => s.name).sort()).toEqual(['broken', 'tidy']);
   });
 
+  it('renders a first screen of cards, with a way to all of them for a browser without JavaScript', async () => {
+    for (let i = 0; i < 30; i++) addSession(`s${String(i).padStart(2, '0')}`, `task ${i}`, 'ready_for_review');
+    const cookie = await login();
+    const first = await (await request('/', { cookie })).text();
+    expect(first.match(/<article class="card/g)).toHaveLength(24);
+    expect(first).toMatch(/<noscript><p class="more">Showing the first <!-- -->24<!-- --> of <!-- -->30<!-- --> sessions\. <a href="\/\?all=1">Show all<\/a><\/p><\/noscript>/);
+    // The script gets every session and renders the rest itself.
+    expect(embedded(first)?.sessions).toHaveLength(30);
+    const all = await (await request('/?all=1', { cookie })).text();
+    expect(all.match(/<article class="card/g)).toHaveLength(30);
+    expect(all).not.toContain('<noscript>');
+    // Each kind of page is kept apart: the first screen is not served for `?all=1`, or back.
+    expect((await (await request('/', { cookie })).text()).match(/<article class="card/g)).toHaveLength(24);
+  });
+
   it('escapes user and agent text in the markup and in the embedded snapshot', async () => {
     addSession('hostile', HOSTILE, 'ready_for_review');
     const html = await (await request('/', { cookie: await login() })).text();

@@ -26,7 +26,7 @@ const REUSE_MS = 5_000;
 export class PageBuilder {
   private loaded: { mtimeMs: number; renderer: Promise<PageRenderer | undefined> } | undefined;
   /** The last page built, reused while no session changes (a reload, a second tab). */
-  private last: { template: string; path: string; at: number; html: string } | undefined;
+  private last: { template: string; path: string; showAll: boolean; at: number; html: string } | undefined;
   private generation = 0;
 
   constructor(private readonly snapshot: () => StreamSnapshot) {}
@@ -42,30 +42,31 @@ export class PageBuilder {
     this.last = undefined;
   }
 
-  async build(template: string, path: string): Promise<string> {
+  /** `showAll`: every card in the markup, not just a first screen (`/?all=1`, for browsers without JavaScript). */
+  async build(template: string, path: string, showAll = false): Promise<string> {
     const last = this.last;
-    if (last !== undefined && last.template === template && last.path === path && Date.now() - last.at < REUSE_MS) return last.html;
+    if (last !== undefined && last.template === template && last.path === path && last.showAll === showAll && Date.now() - last.at < REUSE_MS) return last.html;
     const at = Date.now();
     const generation = this.generation;
-    const html = await this.compose(template, path, this.snapshot());
+    const html = await this.compose(template, path, showAll, this.snapshot());
     // A change while the bundle was loading makes this page stale already: serve it, do not keep it.
-    if (generation === this.generation) this.last = { template, path, at, html };
+    if (generation === this.generation) this.last = { template, path, showAll, at, html };
     return html;
   }
 
-  private async compose(template: string, path: string, snapshot: StreamSnapshot): Promise<string> {
+  private async compose(template: string, path: string, showAll: boolean, snapshot: StreamSnapshot): Promise<string> {
     const at = template.indexOf(ROOT);
     if (at === -1) return template;
-    const markup = (await this.render(path, snapshot)) ?? '';
+    const markup = (await this.render(path, showAll, snapshot)) ?? '';
     const root = `<div id="root">${markup}</div><script type="application/json" id="snapshot">${jsonForScript(snapshot)}</script>`;
     // Sliced rather than String.replace, whose replacement string would interpret `$&` and co. in session text.
     return template.slice(0, at) + root + template.slice(at + ROOT.length);
   }
 
-  private async render(path: string, snapshot: StreamSnapshot): Promise<string | undefined> {
+  private async render(path: string, showAll: boolean, snapshot: StreamSnapshot): Promise<string | undefined> {
     const renderer = await this.renderer();
     try {
-      return renderer?.renderPage(path, snapshot);
+      return renderer?.renderPage(path, snapshot, { showAll });
     } catch (error) {
       // The browser renders the page itself from the embedded snapshot, so this costs speed, not the page.
       log.error('server render failed', { path, error: String(error) });

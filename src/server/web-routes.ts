@@ -94,7 +94,7 @@ export function mountWeb(app: Hono, options: WebOptions): void {
   const pages = new PageBuilder(() => boardSnapshot(manager));
   pages.warm();
   manager.on('session', () => pages.invalidate());
-  serveStatic(app, (c, template) => (auth.allows(c.req.raw) ? pages.build(template, c.req.path) : template));
+  serveStatic(app, (c, template) => (auth.allows(c.req.raw) ? pages.build(template, c.req.path, c.req.query('all') !== undefined) : template));
 }
 
 /** Usage reports come newest first; the session row holds the totals, so walk back from them. */

@@ -2,12 +2,14 @@
  * The dashboard in a real browser (Debian Chromium) against a real supervisor running scripted
  * sessions. Screenshots land in $BATON_SCREENSHOTS (or the temp dir) under `dashboard/`.
  */
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { SessionView } from '../../src/api/index.js';
 import type { LoginCodeView } from '../../src/api/web.js';
+import { openDb } from '../../src/store/db.js';
+import { SessionStore } from '../../src/store/sessions.js';
 import { TestBaton } from '../support/baton.js';
 import { launchChromium, screenshotDir, shot } from '../support/browser.js';
 
@@ -151,6 +153,42 @@ describe('the board', () => {
     console.log(`screenshot: ${await shot(page, shots, 'diff')}`);
     await page.keyboard.press('3');
     await page.waitForSelector('[data-testid=usage] .total-value:text-is("$0.04")');
+    await page.context().close();
+  });
+});
+
+describe('a board longer than a screen', () => {
+  const t = new TestBaton();
+  afterAll(() => t.cleanup());
+  const COUNT = 30;
+
+  beforeAll(() => {
+    // Finished sessions written straight into a fresh store: 30 agents would add nothing here.
+    mkdirSync(t.home, { recursive: true });
+    const db = openDb(join(t.home, 'baton.db'));
+    const store = new SessionStore(db);
+    const project = store.ensureProject(t.repo('big'));
+    for (let i = 0; i < COUNT; i++) {
+      const name = `task-${String(i).padStart(2, '0')}`;
+      store.insert({ id: `seeded${i}`, project_id: project.id, name, agent: 'scripted', prompt: `Task ${i}`, model: null, permission_mode: 'default', options_json: '{}', branch: `baton/${name}`, base_ref: 'main', base_commit: '0'.repeat(40), worktree: join(t.root, 'gone', name) }, 'completed');
+    }
+    db.close();
+  });
+
+  it('paints a first screen from the HTML, then the script adds the rest', async () => {
+    const page = await openDashboard(t);
+    await expect.poll(() => page.locator('.card').count()).toBe(COUNT);
+    expect(await page.locator('.more').count()).toBe(0);
+    await page.context().close();
+  });
+
+  it('without JavaScript, shows the first screen and a link to every card', async () => {
+    const page = await openDashboard(t, { javaScript: false });
+    expect(await page.locator('.card').count()).toBe(24);
+    await page.getByRole('link', { name: 'Show all' }).click();
+    await page.waitForURL(/\?all=1$/);
+    expect(await page.locator('.card').count()).toBe(COUNT);
+    console.log(`screenshot: ${await shot(page, shots, 'board-all-no-js')}`);
     await page.context().close();
   });
 });

@@ -94,16 +94,32 @@ function reuseUnchanged(sessions: SessionView[]): Map<string, SessionView> {
   );
 }
 
-/** Seeds the store from a snapshot the server rendered the page with (in the page, or in the server-render bundle). */
-export function seedBoard(snapshot: StreamSnapshot): void {
+/**
+ * How many cards the board's first render shows: about a first screen, so that it paints
+ * without waiting for the rest, which follow in a deferred render. `/?all=1` asks for every
+ * card at once; only a browser without JavaScript needs it, as it never gets the rest.
+ */
+export const FIRST_SCREEN_CARDS = 24;
+let showAll = false;
+
+export function firstRenderLimit(): number {
+  return showAll ? Number.POSITIVE_INFINITY : FIRST_SCREEN_CARDS;
+}
+
+/**
+ * Seeds the store from the snapshot the server rendered the page with (in the page, or in the
+ * server-render bundle); the server and the hydrating browser must agree on `showAll` too.
+ */
+export function seedBoard(snapshot: StreamSnapshot, options: { showAll?: boolean } = {}): void {
   state = { ...state, sessions: new Map(snapshot.sessions.map((s) => [s.id, s])), loaded: true };
   serverState = state;
+  showAll = options.showAll ?? false;
 }
 
 /** Reads the snapshot the supervisor embedded in the page, if it did (it does only for a logged-in browser). */
 export function seedBoardFromPage(): void {
   const text = document.getElementById('snapshot')?.textContent;
-  if (text) seedBoard(JSON.parse(text) as StreamSnapshot);
+  if (text) seedBoard(JSON.parse(text) as StreamSnapshot, { showAll: new URLSearchParams(location.search).has('all') });
 }
 
 /** Called before the first render so the stream is on its way while React mounts. */

@@ -1,36 +1,36 @@
-import { StrictMode } from 'react';
-import { createRoot, hydrateRoot } from 'react-dom/client';
-import { App } from './App.js';
-import { seedBoardFromPage, startBoard } from './board.js';
+/**
+ * The page's entry, kept tiny: the board arrives rendered in the HTML, and compiling and running
+ * the app (~250 KB) while the browser rasterises that first frame would hold it up, on a small
+ * machine by tens of milliseconds. So the app is imported once the first frame is on screen.
+ */
 import './styles.css';
 
-seedBoardFromPage();
-startBoard();
 const root = document.getElementById('root');
-if (root === null) throw new Error('index.html lacks #root');
-const app = (
-  <StrictMode>
-    <App />
-  </StrictMode>
-);
-// A logged-in board arrives rendered by the supervisor (src/server/web-page.ts): adopt that
-// markup rather than rebuild it. Every other page starts empty and renders here.
-if (root.firstElementChild !== null) afterFirstPaint(() => hydrateRoot(root, app));
-else createRoot(root).render(app);
+if (root?.firstElementChild) afterFirstPaint(() => void import('./start.js'));
+else void import('./start.js');
 
 /**
- * Hydrating a full board is one long task (React does not slice it), and run straight after
- * parsing it would come before the first paint. A frame callback runs just before that paint,
- * a timeout queued from it just after. The timer covers a tab opened in the background, which
- * gets no frames until shown.
+ * "Painted" means presented: the browser reports first-contentful-paint once the frame is on
+ * screen, which is later than a frame callback (that only says the main thread is done with
+ * it). The timeout covers a browser without paint timing and a tab opened in the background,
+ * which paints nothing until shown.
  */
 function afterFirstPaint(run: () => void): void {
   let done = false;
   const once = (): void => {
     if (done) return;
     done = true;
+    observer?.disconnect();
     run();
   };
-  requestAnimationFrame(() => setTimeout(once, 0));
+  let observer: PerformanceObserver | undefined;
+  if (PerformanceObserver.supportedEntryTypes.includes('paint')) {
+    observer = new PerformanceObserver((list) => {
+      if (list.getEntriesByName('first-contentful-paint').length > 0) once();
+    });
+    observer.observe({ type: 'paint', buffered: true });
+  } else {
+    requestAnimationFrame(() => setTimeout(once, 0));
+  }
   setTimeout(once, 500);
 }

@@ -11,10 +11,10 @@ import { App } from './App.js';
 import { seedBoard } from './board.js';
 import { parse } from './router.js';
 
-export const renderPage: PageRenderer['renderPage'] = (path, snapshot) => {
+export const renderPage: PageRenderer['renderPage'] = (path, snapshot, options = {}) => {
   if (parse(path).page !== 'board') return undefined;
   // renderToString is synchronous, so seeding the module's store cannot interleave with another request.
-  seedBoard(snapshot);
+  seedBoard(snapshot, options);
   return renderToString(
     <StrictMode>
       <App />

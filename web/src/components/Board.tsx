@@ -1,9 +1,9 @@
 /** The board: sessions grouped by what they need from you, with j/k/Enter/a/d/r on the cards. */
-import { useDeferredValue, useEffect, useMemo, useState, useSyncExternalStore } from 'react';
+import { useDeferredValue, useEffect, useMemo, useState } from 'react';
 import type { SessionView } from '../../../src/api/index.js';
 import type { SessionState } from '../../../src/events/index.js';
 import { matches, type Filter } from '../App.js';
-import { useBoard } from '../board.js';
+import { firstRenderLimit, useBoard } from '../board.js';
 import { pendingFocus, useKeys } from '../keys.js';
 import { navigate } from '../router.js';
 import { Card, decide } from './Card.js';
@@ -87,24 +87,18 @@ export function Board({ filter }: { filter: Filter }) {
   return <Groups groups={groups} changes={board.changes} selectedId={selected?.id} now={now} onSelect={setSelectedId} />;
 }
 
-/** What fills a first screen; the rest of the board renders right after, without holding up the first paint. */
-const FIRST_SCREEN = 24;
-const ALL = Number.POSITIVE_INFINITY;
-/** A store that never changes: only its server snapshot differs, which is the point. */
-const noUpdates = () => () => undefined;
-
 function Groups(props: { groups: ReturnType<typeof groupSessions>; changes: Readonly<Record<string, number>>; selectedId: string | undefined; now: number; onSelect: (id: string) => void }) {
-  // The server renders every card (the browser paints them before any script runs), so
-  // hydration must start from all of them too; a board rendered in the browser starts with
-  // the first screen. useSyncExternalStore's server snapshot is what tells the two apart.
-  const firstRender = useSyncExternalStore(noUpdates, () => FIRST_SCREEN, () => ALL);
-  const limit = useDeferredValue(ALL, firstRender);
+  // The first render (on the server, in hydration, or in the browser) shows a first screen of
+  // cards; the rest follow in a deferred render, after that first screen is painted.
+  const limit = useDeferredValue(Number.POSITIVE_INFINITY, firstRenderLimit());
   let budget = limit;
   const groups = props.groups.map((g) => {
     const sessions = g.sessions.slice(0, Math.max(0, budget));
     budget -= sessions.length;
     return { ...g, total: g.sessions.length, sessions };
   });
+  const total = props.groups.reduce((sum, g) => sum + g.sessions.length, 0);
+  const shown = groups.reduce((sum, g) => sum + g.sessions.length, 0);
   return (
     <div className="board" data-testid="board">
       {groups.filter((g) => g.sessions.length > 0).map((group) => (
@@ -121,6 +115,14 @@ function Groups(props: { groups: ReturnType<typeof groupSessions>; changes: Read
           </div>
         </section>
       ))}
+      {shown < total && (
+        // Only a browser without JavaScript keeps this: with it, the rest of the cards replace it at once.
+        <noscript>
+          <p className="more">
+            Showing the first {shown} of {total} sessions. <a href="/?all=1">Show all</a>
+          </p>
+        </noscript>
+      )}
       {props.groups.length === 0 && <div className="empty">No session matches the filter.</div>}
     </div>
   );
