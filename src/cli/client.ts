@@ -9,6 +9,7 @@ import type { ApiErrorBody } from '../api/index.js';
 import type { BatonEvent } from '../events/index.js';
 import { BatonError, SupervisorUnreachableError, UnauthorizedError, type ErrorCode } from '../shared/errors.js';
 import { homePaths, type HomePaths } from '../shared/paths.js';
+import { isProcessAlive } from '../shared/process.js';
 
 const START_TIMEOUT_MS = 15_000;
 const EXIT_ALREADY_RUNNING = 3;
@@ -25,13 +26,14 @@ export class ApiClient {
     private readonly cwd: string,
   ) {}
 
-  async request<T>(method: string, path: string, body?: unknown): Promise<T> {
+  async request<T>(method: string, path: string, body?: unknown, timeoutMs?: number): Promise<T> {
     let response: Response;
     try {
       response = await fetch(this.baseUrl + path, {
         method,
         headers: this.headers(body !== undefined),
         ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+        ...(timeoutMs === undefined ? {} : { signal: AbortSignal.timeout(timeoutMs) }),
       });
     } catch (error) {
       throw new SupervisorUnreachableError(`Cannot reach the supervisor at ${this.baseUrl} (${(error as Error).message}). Try \`baton daemon status\`.`);
@@ -123,14 +125,19 @@ export async function connect(options: ConnectOptions): Promise<ApiClient> {
   return started;
 }
 
+/** A live supervisor answers its health check in milliseconds; a hung one must not hang every command. */
+const HEALTH_TIMEOUT_MS = 5_000;
+
 /** The running supervisor's client, or undefined when none answers. Throws on a wrong token. */
 export async function tryExisting(paths: HomePaths, cwd: string): Promise<ApiClient | undefined> {
   const info = readSupervisorFile(paths);
-  if (info === undefined) return undefined;
+  // A supervisor killed with -9 leaves its file behind, and the next one usually takes the same
+  // port: with the process gone, whatever answers there is not ours and must not get the token.
+  if (info === undefined || !isProcessAlive(info.pid)) return undefined;
   const token = readToken(paths);
   const client = new ApiClient(`http://127.0.0.1:${info.port}`, token, cwd);
   try {
-    await client.request('GET', '/api/health');
+    await client.request('GET', '/api/health', undefined, HEALTH_TIMEOUT_MS);
     return client;
   } catch (error) {
     if (error instanceof SupervisorUnreachableError) return undefined;
@@ -142,7 +149,7 @@ function readSupervisorFile(paths: HomePaths): SupervisorFile | undefined {
   if (!existsSync(paths.supervisorJson)) return undefined;
   try {
     const info = JSON.parse(readFileSync(paths.supervisorJson, 'utf8')) as SupervisorFile;
-    return typeof info.port === 'number' ? info : undefined;
+    return typeof info.port === 'number' && typeof info.pid === 'number' ? info : undefined;
   } catch {
     return undefined;
   }

@@ -14,7 +14,7 @@ import { createLogger, setLogFile } from '../shared/log.js';
 import { batonHome, homePaths, type HomePaths } from '../shared/paths.js';
 import { openDb } from '../store/db.js';
 import { SessionManager } from '../sessions/manager.js';
-import { isProcessAlive } from './process.js';
+import { isProcessAlive } from '../shared/process.js';
 import { createApp } from './app.js';
 import { BrowserAuth } from './web-auth.js';
 import { VERSION } from './version.js';
@@ -64,7 +64,7 @@ export async function runSupervisor(env: NodeJS.ProcessEnv = process.env): Promi
     manager,
     token,
     port: () => port,
-    browserAuth: new BrowserAuth({ port: () => port }),
+    browserAuth: new BrowserAuth({ port: () => port, file: paths.browserLogins }),
     requestShutdown: shutdown,
     status: () => {
       const sessions = manager.list();
@@ -84,16 +84,18 @@ export async function runSupervisor(env: NodeJS.ProcessEnv = process.env): Promi
   });
 
   await manager.reattachAll();
-  const requestedPort = Number(env.BATON_PORT ?? 0);
-  await new Promise<void>((resolve) => {
-    server = serve({ fetch: app.fetch, hostname: '127.0.0.1', port: requestedPort }, (info: AddressInfo) => {
-      port = info.port;
-      resolve();
-    });
-    // Event streams (`logs -f`, attach, the board) stay open for hours; Node's default cuts
-    // every request at 300 s.
-    (server as HttpServer).requestTimeout = 0;
-  });
+  // BATON_PORT, or else the last supervisor's port: an open dashboard then reconnects by itself
+  // after a restart (its logins are kept too). Taken meanwhile, any free port will do.
+  const pinned = env.BATON_PORT !== undefined && env.BATON_PORT !== '';
+  const preferred = pinned ? Number(env.BATON_PORT) : readLastPort(paths.lastPort);
+  try {
+    ({ server, port } = await listen(app.fetch, preferred));
+  } catch (error) {
+    if (pinned || preferred === 0) throw error;
+    log.info('the last port is taken; listening on another', { port: preferred, error: errorMessage(error) });
+    ({ server, port } = await listen(app.fetch, 0));
+  }
+  writeFileSync(paths.lastPort, `${port}\n`);
   const info: SupervisorInfo = { pid: process.pid, port, startedAt: startedAt.toISOString(), version: VERSION };
   writeFileSync(paths.supervisorJson, JSON.stringify(info));
   log.info('listening', { port, pid: process.pid, maxConcurrent: config.maxConcurrent });
@@ -106,6 +108,25 @@ export async function runSupervisor(env: NodeJS.ProcessEnv = process.env): Promi
     log.error('unhandled rejection', { error: errorMessage(error) });
   });
   if (process.send) process.send({ ready: true, port });
+}
+
+function listen(fetch: (request: Request) => Response | Promise<Response>, port: number): Promise<{ server: ServerType; port: number }> {
+  return new Promise((resolve, reject) => {
+    const server = serve({ fetch, hostname: '127.0.0.1', port }, (info: AddressInfo) => resolve({ server, port: info.port }));
+    server.once('error', reject);
+    // Event streams (`logs -f`, attach, the board) stay open for hours; Node's default cuts
+    // every request at 300 s.
+    (server as HttpServer).requestTimeout = 0;
+  });
+}
+
+function readLastPort(file: string): number {
+  try {
+    const port = Number(readFileSync(file, 'utf8').trim());
+    return Number.isInteger(port) && port > 0 && port < 65536 ? port : 0;
+  } catch {
+    return 0;
+  }
 }
 
 /**

@@ -6,7 +6,13 @@
  * fetch cannot act with it (CSRF). The bearer token path for the CLI is unchanged.
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import type { Context } from 'hono';
+import { z } from 'zod';
+import { errorMessage } from '../shared/errors.js';
+import { createLogger } from '../shared/log.js';
+
+const log = createLogger('web-auth');
 
 /** Long enough to open a browser, short enough that a code in a scrollback is useless. */
 export const LOGIN_CODE_TTL_MS = 60_000;
@@ -18,7 +24,16 @@ const MAX_SESSIONS = 256;
 export interface BrowserAuthOptions {
   port: () => number;
   now?: () => number;
+  /**
+   * Where logins are kept across supervisor restarts (mode 0600): only sha256 digests of the
+   * cookie secrets, with their expiry, so the file grants nothing to whoever reads it. Without
+   * it, logins live as long as the process.
+   */
+  file?: string;
 }
+
+/** The kept logins: digest → expiry in ms since the epoch. */
+const LoginsFile = z.object({ v: z.literal(1), sessions: z.record(z.string().regex(/^[0-9a-f]{64}$/), z.number()) });
 
 export class BrowserAuth {
   /** sha256(code) → expiry; only digests are kept, so a heap dump shows no usable code. */
@@ -31,6 +46,7 @@ export class BrowserAuth {
 
   constructor(private readonly options: BrowserAuthOptions) {
     this.now = options.now ?? Date.now;
+    this.load();
   }
 
   /** The cookie's name carries the port: cookies ignore ports, and two supervisors must not clobber each other's. */
@@ -57,6 +73,7 @@ export class BrowserAuth {
     if (this.sessions.size >= MAX_SESSIONS) this.sessions.delete(this.sessions.keys().next().value as string);
     const secret = randomBytes(32).toString('base64url');
     this.sessions.set(digest(secret), this.now() + COOKIE_MAX_AGE_S * 1000);
+    this.save();
     return secret;
   }
 
@@ -87,6 +104,39 @@ export class BrowserAuth {
       if (expiry >= this.now() && equal(known, key)) return true;
     }
     return false;
+  }
+
+  /** A missing file is a first start; an unreadable one costs the browsers a new `baton ui`, nothing more. */
+  private load(): void {
+    const file = this.options.file;
+    if (file === undefined) return;
+    let text: string;
+    try {
+      text = readFileSync(file, 'utf8');
+    } catch {
+      return;
+    }
+    try {
+      const kept = LoginsFile.parse(JSON.parse(text));
+      const now = this.now();
+      const live = Object.entries(kept.sessions).filter(([, expiry]) => expiry >= now);
+      for (const [key, expiry] of live.slice(-MAX_SESSIONS)) this.sessions.set(key, expiry);
+    } catch (error) {
+      log.warn('ignoring an unreadable browser-logins file; browsers will need `baton ui` again', { file, error: errorMessage(error) });
+    }
+  }
+
+  /** Written whole and renamed into place, so a crash mid-write leaves the previous file. */
+  private save(): void {
+    const file = this.options.file;
+    if (file === undefined) return;
+    const temporary = `${file}.${process.pid}.tmp`;
+    try {
+      writeFileSync(temporary, JSON.stringify({ v: 1, sessions: Object.fromEntries(this.sessions) }), { mode: 0o600 });
+      renameSync(temporary, file);
+    } catch (error) {
+      log.warn('could not keep browser logins; they last until the supervisor stops', { file, error: errorMessage(error) });
+    }
   }
 
   private prune(): void {

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -125,5 +125,39 @@ describe('browser login and cookie auth', () => {
     expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(['/api/sessions', '/api/sessions/{ref}/diff', '/api/inbox', '/api/stream']));
     expect(Object.keys(doc.components.schemas.DispatchRequest?.properties ?? {})).toEqual(expect.arrayContaining(['prompt', 'cwd', 'agent', 'model', 'base']));
     expect(doc.components.schemas.SessionView?.properties).toHaveProperty('state');
+  });
+});
+
+describe('browser logins across supervisor restarts', () => {
+  const cookieFor = (secret: string) => new Request(`${SELF}/api/sessions`, { headers: { cookie: `baton_${PORT}=${secret}` } });
+
+  it('keeps only digests in a 0600 file, and a new supervisor honours the logins it lists', () => {
+    const file = join(dir, 'browser-logins.json');
+    const first = new BrowserAuth({ port: () => PORT, file, now: () => now });
+    const secret = first.redeem(first.issueCode().code) as string;
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    const text = readFileSync(file, 'utf8');
+    expect(text).not.toContain(secret);
+    const again = new BrowserAuth({ port: () => PORT, file, now: () => now });
+    expect(again.allows(cookieFor(secret))).toBe(true);
+    expect(again.allows(cookieFor('forged'))).toBe(false);
+  });
+
+  it('drops logins that expired while it was down', () => {
+    const file = join(dir, 'browser-logins.json');
+    const first = new BrowserAuth({ port: () => PORT, file, now: () => now });
+    const secret = first.redeem(first.issueCode().code) as string;
+    const later = new BrowserAuth({ port: () => PORT, file, now: () => now + 8 * 24 * 3600 * 1000 });
+    expect(later.allows(cookieFor(secret))).toBe(false);
+  });
+
+  it('starts with no logins from a damaged file, and replaces it at the next login', () => {
+    const file = join(dir, 'browser-logins.json');
+    for (const damaged of ['{"v":1,"sessions":', '{"v":2,"sessions":{}}', '{"v":1,"sessions":{"not-a-digest":1}}', '[]']) {
+      writeFileSync(file, damaged);
+      const auth = new BrowserAuth({ port: () => PORT, file, now: () => now });
+      const secret = auth.redeem(auth.issueCode().code) as string;
+      expect(new BrowserAuth({ port: () => PORT, file, now: () => now }).allows(cookieFor(secret))).toBe(true);
+    }
   });
 });

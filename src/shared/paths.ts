@@ -15,6 +15,10 @@ export interface HomePaths {
   supervisorJson: string;
   supervisorLock: string;
   token: string;
+  /** Digests and expiries of browser logins, so they outlive a supervisor restart. */
+  browserLogins: string;
+  /** The port the last supervisor listened on, which the next one tries first. */
+  lastPort: string;
   log: string;
   config: string;
   sessions: string;
@@ -28,6 +32,8 @@ export function homePaths(home: string): HomePaths {
     supervisorJson: join(home, 'supervisor.json'),
     supervisorLock: join(home, 'supervisor.lock'),
     token: join(home, 'token'),
+    browserLogins: join(home, 'browser-logins.json'),
+    lastPort: join(home, 'last-port'),
     log: join(home, 'supervisor.log'),
     config: join(home, 'config.json'),
     sessions: join(home, 'sessions'),

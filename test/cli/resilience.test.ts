@@ -1,4 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:http';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { RemoveView, SessionView } from '../../src/api/index.js';
@@ -33,6 +34,45 @@ describe('queueing past the concurrency cap', () => {
     await t.waitForState('c', 'needs_input');
     const status = JSON.parse(await t.ok(['daemon', 'status', '--json']));
     expect(status).toMatchObject({ running: true, maxConcurrent: 2, active: 2, queued: 0 });
+  });
+});
+
+describe('the supervisor\'s address', () => {
+  beforeEach(() => {
+    t = new TestBaton();
+  });
+
+  const port = (): number => (JSON.parse(readFileSync(join(t.home, 'supervisor.json'), 'utf8')) as { port: number }).port;
+  async function kill(): Promise<void> {
+    const pid = t.supervisorPid();
+    process.kill(pid, 'SIGKILL');
+    await waitForProcessExit(pid);
+  }
+
+  it('is the same after a restart, so open pages reconnect; another one if that port was taken', async () => {
+    await t.ok(['ls']);
+    const first = port();
+    await kill();
+    await t.ok(['ls']);
+    expect(port()).toBe(first);
+
+    // The dead supervisor's file still names the port, now held by a stranger, which must not
+    // be sent the token.
+    await kill();
+    const seen: (string | undefined)[] = [];
+    const blocker = createServer((request, response) => {
+      seen.push(request.headers.authorization);
+      response.end('{}');
+    });
+    await new Promise<void>((resolve) => blocker.listen(first, '127.0.0.1', resolve));
+    try {
+      await t.ok(['ls']);
+      expect(seen).toEqual([]);
+      expect(port()).not.toBe(first);
+      expect(readFileSync(join(t.home, 'last-port'), 'utf8').trim()).toBe(String(port()));
+    } finally {
+      await new Promise((resolve) => blocker.close(resolve));
+    }
   });
 });
 

@@ -11,6 +11,7 @@ import type { LoginCodeView } from '../../src/api/web.js';
 import { openDb } from '../../src/store/db.js';
 import { SessionStore } from '../../src/store/sessions.js';
 import { TestBaton } from '../support/baton.js';
+import { watchExit } from '../support/process.js';
 import { launchChromium, screenshotDir, shot } from '../support/browser.js';
 
 const LONG = 10 * 60 * 1000;
@@ -161,13 +162,15 @@ describe('a board longer than a screen', () => {
   const t = new TestBaton();
   afterAll(() => t.cleanup());
   const COUNT = 30;
+  let repo: string;
 
   beforeAll(() => {
     // Finished sessions written straight into a fresh store: 30 agents would add nothing here.
     mkdirSync(t.home, { recursive: true });
     const db = openDb(join(t.home, 'baton.db'));
     const store = new SessionStore(db);
-    const project = store.ensureProject(t.repo('big'));
+    repo = t.repo('big');
+    const project = store.ensureProject(repo);
     for (let i = 0; i < COUNT; i++) {
       const name = `task-${String(i).padStart(2, '0')}`;
       store.insert({ id: `seeded${i}`, project_id: project.id, name, agent: 'scripted', prompt: `Task ${i}`, model: null, permission_mode: 'default', options_json: '{}', branch: `baton/${name}`, base_ref: 'main', base_commit: '0'.repeat(40), worktree: join(t.root, 'gone', name) }, 'completed');
@@ -189,6 +192,22 @@ describe('a board longer than a screen', () => {
     await page.waitForURL(/\?all=1$/);
     expect(await page.locator('.card').count()).toBe(COUNT);
     console.log(`screenshot: ${await shot(page, shots, 'board-all-no-js')}`);
+    await page.context().close();
+  });
+
+  it('stays live through kill -9 of the supervisor: same address, same login, new sessions appear', async () => {
+    const page = await openDashboard(t);
+    const pid = t.supervisorPid();
+    process.kill(pid, 'SIGKILL');
+    await watchExit(pid);
+    await page.waitForSelector('[data-testid=connection]:has-text("Reconnecting")');
+    // Any command starts a new supervisor; the page was not told anything.
+    await t.ok(['dispatch', 'after the restart', '--name', 'phoenix', '--script', t.script([{ say: 'Back.' }])], { cwd: repo });
+    const info = JSON.parse(readFileSync(join(t.home, 'supervisor.json'), 'utf8')) as { pid: number; port: number };
+    expect(info.pid).not.toBe(pid);
+    expect(info.port).toBe(Number(new URL(page.url()).port));
+    await page.waitForSelector('[data-testid=connection]:has-text("Live")', { timeout: 20_000 });
+    await card(page, 'ready_for_review', 'phoenix').waitFor({ timeout: 20_000 });
     await page.context().close();
   });
 });

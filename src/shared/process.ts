@@ -1,3 +1,4 @@
+/** Whether a process exists (EPERM: it does, run by someone else). */
 export function isProcessAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
