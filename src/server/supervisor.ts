@@ -86,8 +86,8 @@ export async function runSupervisor(env: NodeJS.ProcessEnv = process.env): Promi
   await manager.reattachAll();
   // BATON_PORT, or else the last supervisor's port: an open dashboard then reconnects by itself
   // after a restart (its logins are kept too). Taken meanwhile, any free port will do.
-  const pinned = env.BATON_PORT !== undefined && env.BATON_PORT !== '';
-  const preferred = pinned ? Number(env.BATON_PORT) : readLastPort(paths.lastPort);
+  const pinned = config.port !== undefined;
+  const preferred = config.port ?? readLastPort(paths.lastPort);
   try {
     ({ server, port } = await listen(app.fetch, preferred));
   } catch (error) {

@@ -14,6 +14,8 @@ export type UserConfig = z.infer<typeof UserConfig>;
 
 export interface ResolvedConfig {
   maxConcurrent: number;
+  /** `BATON_PORT`: the one port to listen on. Unset, the supervisor reuses its last port or takes a free one. */
+  port: number | undefined;
 }
 
 /**
@@ -44,5 +46,11 @@ export function loadConfig(path: string, env: NodeJS.ProcessEnv = process.env): 
     if (!Number.isInteger(n) || n < 1) throw new InvalidInputError(`BATON_MAX_CONCURRENT must be a positive integer, got "${fromEnv}"`);
     maxConcurrent = n;
   }
-  return { maxConcurrent };
+  const portFromEnv = env.BATON_PORT;
+  let port: number | undefined;
+  if (portFromEnv !== undefined && portFromEnv !== '') {
+    port = Number(portFromEnv);
+    if (!Number.isInteger(port) || port < 1 || port > 65535) throw new InvalidInputError(`BATON_PORT must be a port number from 1 to 65535, got "${portFromEnv}"`);
+  }
+  return { maxConcurrent, port };
 }

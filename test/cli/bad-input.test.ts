@@ -1,4 +1,5 @@
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { SessionView } from '../../src/api/index.js';
@@ -168,5 +169,24 @@ describe('bad input gets a one-line error and leaves nothing half-created', () =
     expect(result.code).not.toBe(0);
     expect(result.stderr).toMatch(/supervisor exited during start/);
     expect(await t.ok(['daemon', 'logs'])).toMatch(/maxConcurrent/);
+  });
+
+  it('rejects a BATON_PORT that is not a port, and one that is taken, with a clear error', async () => {
+    for (const bad of ['abc', '0', '70000', '80.5']) {
+      const result = await t.run(['ls'], { env: { BATON_PORT: bad } });
+      expect(result.code, bad).not.toBe(0);
+      expect(result.stderr).toMatch(/supervisor exited during start/);
+    }
+    expect(await t.ok(['daemon', 'logs'])).toContain('BATON_PORT must be a port number from 1 to 65535, got "80.5"');
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    try {
+      const port = (taken.address() as AddressInfo).port;
+      const result = await t.run(['ls'], { env: { BATON_PORT: String(port) } });
+      expect(result.code).not.toBe(0);
+      expect(await t.ok(['daemon', 'logs'])).toContain('EADDRINUSE');
+    } finally {
+      await new Promise((resolve) => taken.close(resolve));
+    }
   });
 });
