@@ -126,6 +126,8 @@ describe('the board', () => {
     expect(await card(page, 'failed', 'failed').locator('.chip').innerText()).toBe('Failed');
     expect(await card(page, 'ready_for_review', 'hostile').locator('.card-task').innerText()).toBe(HOSTILE);
     expect(await page.locator('.card img').count()).toBe(0);
+    expect(await page.locator('.conn-static').innerText()).toContain('reload for changes');
+    expect(await page.locator('[data-testid=connection]').isVisible()).toBe(false);
     console.log(`screenshot: ${await shot(page, shots, 'board-no-js')}`);
     await page.context().close();
   });

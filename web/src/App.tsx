@@ -66,6 +66,11 @@ export function App() {
             <div className={`conn conn-${board.status}`} data-testid="connection">
               <span className="dot" /> {board.status === 'live' ? 'Live' : board.status === 'connecting' ? 'Connecting…' : 'Reconnecting…'}
             </div>
+            {/* Without JavaScript the page is a snapshot: say so rather than "Connecting…" forever. */}
+            <noscript>
+              <style>{'.conn { display: none; }'}</style>
+              <div className="conn-static">A snapshot (JavaScript is off): reload for changes</div>
+            </noscript>
             <div className="keys-help">
               <kbd>j</kbd>/<kbd>k</kbd> move · <kbd>⏎</kbd> open · <kbd>r</kbd> reply · <kbd>a</kbd>/<kbd>d</kbd> approve/deny · <kbd>/</kbd> filter
             </div>
