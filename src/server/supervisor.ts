@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import type { Server as HttpServer } from 'node:http';
 import { createServer, type AddressInfo } from 'node:net';
 import { serve, type ServerType } from '@hono/node-server';
-import { loadConfig } from '../shared/config.js';
+import { loadConfig, parsePort } from '../shared/config.js';
 import { errorMessage } from '../shared/errors.js';
 import { newToken } from '../shared/ids.js';
 import { createLogger, setLogFile } from '../shared/log.js';
@@ -120,10 +120,10 @@ function listen(fetch: (request: Request) => Response | Promise<Response>, port:
   });
 }
 
+/** 0 (any free port) when there is no last port or the file holds something else. */
 function readLastPort(file: string): number {
   try {
-    const port = Number(readFileSync(file, 'utf8').trim());
-    return Number.isInteger(port) && port > 0 && port < 65536 ? port : 0;
+    return parsePort(readFileSync(file, 'utf8')) ?? 0;
   } catch {
     return 0;
   }

@@ -49,8 +49,14 @@ export function loadConfig(path: string, env: NodeJS.ProcessEnv = process.env): 
   const portFromEnv = env.BATON_PORT;
   let port: number | undefined;
   if (portFromEnv !== undefined && portFromEnv !== '') {
-    port = Number(portFromEnv);
-    if (!Number.isInteger(port) || port < 1 || port > 65535) throw new InvalidInputError(`BATON_PORT must be a port number from 1 to 65535, got "${portFromEnv}"`);
+    port = parsePort(portFromEnv);
+    if (port === undefined) throw new InvalidInputError(`BATON_PORT must be a port number from 1 to 65535, got "${portFromEnv}"`);
   }
   return { maxConcurrent, port };
+}
+
+/** A TCP port number written as text, or undefined for anything else. */
+export function parsePort(text: string): number | undefined {
+  const port = Number(text.trim());
+  return Number.isInteger(port) && port >= 1 && port <= 65535 ? port : undefined;
 }

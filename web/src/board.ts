@@ -99,7 +99,7 @@ function reuseUnchanged(sessions: SessionView[]): Map<string, SessionView> {
  * without waiting for the rest, which follow in a deferred render. `/?all=1` asks for every
  * card at once; only a browser without JavaScript needs it, as it never gets the rest.
  */
-export const FIRST_SCREEN_CARDS = 24;
+const FIRST_SCREEN_CARDS = 24;
 let showAll = false;
 
 export function firstRenderLimit(): number {

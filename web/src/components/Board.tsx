@@ -98,7 +98,7 @@ function Groups(props: { groups: ReturnType<typeof groupSessions>; changes: Read
     return { ...g, total: g.sessions.length, sessions };
   });
   const total = props.groups.reduce((sum, g) => sum + g.sessions.length, 0);
-  const shown = groups.reduce((sum, g) => sum + g.sessions.length, 0);
+  const shown = Math.min(limit, total);
   return (
     <div className="board" data-testid="board">
       {groups.filter((g) => g.sessions.length > 0).map((group) => (
