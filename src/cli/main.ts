@@ -89,7 +89,7 @@ function buildProgram(ctx: Context): Command {
 
   program
     .command('reply')
-    .description('answer a question or send a follow-up message')
+    .description('answer a question or send a follow-up message; a stopped or failed session is resumed to take it')
     .argument('<session>', 'id, id prefix or name')
     .argument('<text...>', 'the reply')
     .addOption(new Option('--json', 'print JSON for scripts'))

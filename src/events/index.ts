@@ -22,6 +22,8 @@ export const SESSION_STATES = [
 ] as const;
 export const SessionState = z.enum(SESSION_STATES);
 export type SessionState = z.infer<typeof SessionState>;
+/** States from which a session may be started again (`respawn`, or a reply that resumes it). */
+export const RESPAWNABLE_STATES: readonly SessionState[] = ['failed', 'stopped', 'ready_for_review'];
 
 /** Why a session is in its state: the pending approval or question, or the failure. */
 export const StateReason = z.discriminatedUnion('kind', [

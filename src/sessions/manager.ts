@@ -46,7 +46,8 @@ export class SessionManager extends EventEmitter<ManagerEvents> {
   readonly events: EventStore;
   private readonly watches = new Map<string, HostWatch>();
   private readonly launching = new Set<string>();
-  private scheduling = false;
+  /** The scheduling pass under way; callers during it wait for it, including the rerun they asked for. */
+  private schedulingPass: Promise<void> | undefined;
   private rescheduleRequested = false;
   private closed = false;
   private readonly launcher: HostLauncher;
@@ -172,12 +173,31 @@ export class SessionManager extends EventEmitter<ManagerEvents> {
 
   // ── commands ───────────────────────────────────────────────────────────────
 
+  /**
+   * Sends a reply. A session that is no longer running (stopped, failed, or finished and its
+   * host gone) is respawned first, resuming its conversation, and the reply is its next turn.
+   */
   async reply(ref: string, text: string, cwd?: string): Promise<SessionWithProject> {
     if (text.trim() === '') throw new InvalidInputError('The reply is empty.');
     const session = this.resolve(ref, cwd);
-    this.requireRunning(session, 'reply to');
+    if (!this.isRunning(session) && RESPAWNABLE_STATES.includes(session.state)) await this.resumeToReply(session);
+    else this.requireRunning(session, 'reply to');
     await sendToHost(sessionPaths(this.options.home, session.id).socket, { op: 'reply', text });
     return this.settle(session.id);
+  }
+
+  /** Respawns a session so it can take a reply, or says why it cannot, before changing anything. */
+  private async resumeToReply(session: SessionWithProject): Promise<void> {
+    if (this.activeCount() >= this.options.maxConcurrent) {
+      throw new SessionStateError(
+        `Cannot reply to ${session.name}: it is ${session.state}, and resuming it would exceed the limit of ${this.options.maxConcurrent} running sessions. Stop one, or raise BATON_MAX_CONCURRENT, then reply again.`,
+      );
+    }
+    await this.respawn(session.id);
+    const resumed = this.mustGet(session.id);
+    if (!this.isRunning(resumed)) {
+      throw new SessionStateError(`Cannot reply to ${session.name}: it was respawned to take the reply but did not start (it is ${resumed.state}); its transcript says why.`);
+    }
   }
 
   async resolveApproval(ref: string, decision: 'allow' | 'deny', reason?: string, requestId?: string, cwd?: string): Promise<SessionWithProject> {
@@ -306,24 +326,29 @@ export class SessionManager extends EventEmitter<ManagerEvents> {
     await this.schedule();
   }
 
-  /** Starts queued sessions while there is room under the cap. */
-  async schedule(): Promise<void> {
-    if (this.scheduling) {
+  /**
+   * Starts queued sessions while there is room under the cap. A call during a pass asks for one
+   * more pass and resolves when that is done, so whoever queued a session sees it started.
+   */
+  schedule(): Promise<void> {
+    if (this.schedulingPass !== undefined) {
       this.rescheduleRequested = true;
-      return;
+      return this.schedulingPass;
     }
-    this.scheduling = true;
-    try {
-      do {
-        this.rescheduleRequested = false;
-        const queued = this.store.listLive().filter((s) => s.state === 'queued' && !this.launching.has(s.id));
-        const room = this.options.maxConcurrent - this.activeCount();
-        const starts = queued.slice(0, Math.max(0, room)).map((s) => this.startHost(s));
-        await Promise.all(starts);
-      } while (this.rescheduleRequested && !this.closed);
-    } finally {
-      this.scheduling = false;
-    }
+    this.schedulingPass = (async () => {
+      try {
+        do {
+          this.rescheduleRequested = false;
+          const queued = this.store.listLive().filter((s) => s.state === 'queued' && !this.launching.has(s.id));
+          const room = this.options.maxConcurrent - this.activeCount();
+          const starts = queued.slice(0, Math.max(0, room)).map((s) => this.startHost(s));
+          await Promise.all(starts);
+        } while (this.rescheduleRequested && !this.closed);
+      } finally {
+        this.schedulingPass = undefined;
+      }
+    })();
+    return this.schedulingPass;
   }
 
   private async startHost(session: SessionWithProject): Promise<void> {

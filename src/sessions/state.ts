@@ -5,6 +5,8 @@
  */
 import type { EventBody, SessionState, StateReason } from '../events/index.js';
 
+export { RESPAWNABLE_STATES } from '../events/index.js';
+
 export interface SessionStatus {
   state: SessionState;
   reason?: StateReason | undefined;
@@ -12,8 +14,6 @@ export interface SessionStatus {
 
 /** States in which the agent is mid-turn and holds one of the concurrency slots. */
 export const ACTIVE_STATES: readonly SessionState[] = ['starting', 'working', 'needs_input'];
-/** States from which `respawn` may start the session again. */
-export const RESPAWNABLE_STATES: readonly SessionState[] = ['failed', 'stopped', 'ready_for_review'];
 
 /**
  * The state after `event`, or undefined when the event does not change it.

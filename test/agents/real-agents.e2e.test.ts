@@ -156,6 +156,22 @@ describe.each(CASES.map((c) => c.agent))('%s through baton', (agent) => {
     expect(server.requestsFor(`${agent}: which word was it`)[0]!.text).toContain('I will remember banana.');
   });
 
+  it('takes a reply after being stopped by resuming the same conversation', async () => {
+    setUp();
+    await t.ok(['dispatch', `${agent}: remember the word banana`, '--agent', agent, '--name', 'sr'], { cwd: repo });
+    await t.waitForState('sr', 'ready_for_review', 60_000);
+    const stopped = await t.json<SessionView>(['stop', 'sr']);
+    expect(stopped).toMatchObject({ state: 'stopped', running: false });
+
+    await t.ok(['reply', 'sr', `${agent}: which word was it`]);
+    await t.waitForEvent('sr', (e) => e.type === 'message.added' && e.text === 'The word was banana.', 60_000);
+    await t.waitForState('sr', 'ready_for_review', 60_000);
+    const log = await events('sr');
+    expect(log.filter((e) => e.type === 'session.started').map((e) => (e.type === 'session.started' ? e.resumed : null))).toEqual([false, true]);
+    // The model was asked in the resumed conversation, which still holds the first turn.
+    expect(server.requestsFor(`${agent}: which word was it`).at(-1)!.text).toContain('I will remember banana.');
+  });
+
   it('needs input when the turn ends with a question, showing the question', async () => {
     setUp();
     await t.ok(['dispatch', `${agent}: ask me`, '--agent', agent, '--name', 'qq'], { cwd: repo });

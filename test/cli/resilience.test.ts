@@ -35,6 +35,37 @@ describe('queueing past the concurrency cap', () => {
     const status = JSON.parse(await t.ok(['daemon', 'status', '--json']));
     expect(status).toMatchObject({ running: true, maxConcurrent: 2, active: 2, queued: 0 });
   });
+
+  it('resumes a stopped session to take a reply, but not past the cap, and then changes nothing', async () => {
+    await t.ok(['dispatch', 'a', '--name', 'a', '--script', t.script([{ say: 'first turn' }])], { cwd: repo });
+    await t.waitForState('a', 'ready_for_review');
+    expect((await t.json<SessionView>(['stop', 'a'])).state).toBe('stopped');
+    const hold = t.script([{ ask: 'go on?' }, { say: 'done' }]);
+    await t.ok(['dispatch', 'b', '--name', 'b', '--script', hold], { cwd: repo });
+    await t.ok(['dispatch', 'c', '--name', 'c', '--script', hold], { cwd: repo });
+    await t.waitForState('b', 'needs_input');
+    await t.waitForState('c', 'needs_input');
+
+    const refused = await t.run(['reply', 'a', 'more please']);
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr.trim()).toMatch(/^baton: Cannot reply to a: it is stopped, and resuming it would exceed the limit of 2 running sessions\. Stop one/);
+    const untouched = await t.json<{ session: SessionView }>(['peek', 'a']);
+    expect(untouched.session).toMatchObject({ state: 'stopped', running: false });
+
+    await t.ok(['reply', 'b', 'yes']);
+    await t.waitForState('b', 'ready_for_review');
+    const replied = await t.json<SessionView>(['reply', 'a', 'more please']);
+    expect(replied.running).toBe(true);
+    await t.waitForEvent('a', (e) => e.type === 'message.added' && e.role === 'assistant' && e.text === 'Noted: more please');
+    await t.waitForState('a', 'ready_for_review');
+    const events = (await t.ok(['logs', 'a', '--json'])).trim().split('\n').map((l) => JSON.parse(l) as BatonEvent);
+    const started = events.filter((e) => e.type === 'session.started');
+    expect(started.map((e) => (e.type === 'session.started' ? e.resumed : null))).toEqual([false, true]);
+    // The reply is recorded once, after the resumed start, and answered in the same conversation.
+    const reply = events.filter((e) => e.type === 'message.added' && e.role === 'user');
+    expect(reply).toHaveLength(1);
+    expect(reply[0]!.seq).toBeGreaterThan(started[1]!.seq);
+  });
 });
 
 describe('the supervisor\'s address', () => {

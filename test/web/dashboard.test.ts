@@ -283,4 +283,21 @@ describe('answering sessions in place', () => {
     expect(events.events).toContainEqual(expect.objectContaining({ type: 'approval.resolved', decision: 'deny' }));
     await page.context().close();
   });
+
+  it('resumes a stopped session from its reply box, the reply its next turn', async () => {
+    const page = await openDashboard(t);
+    const session = await t.json<SessionView>(['dispatch', 'x', '--name', 'paused', '--script', t.script([{ say: 'first turn done' }])], { cwd: repo });
+    await t.waitForState('paused', 'ready_for_review');
+    await t.ok(['stop', 'paused']);
+    await page.goto(page.url().replace(/\/$/, '') + `/s/${session.id}`);
+    await page.waitForSelector('[data-testid=state-chip]:text-is("Stopped")');
+    const box = page.locator('.session-reply textarea');
+    expect(await box.getAttribute('placeholder')).toMatch(/^Reply to resume the session/);
+    await box.fill('and the docs too');
+    await box.press('Enter');
+    await page.waitForSelector('[data-testid=transcript] .msg:has-text("Noted: and the docs too")');
+    await page.waitForSelector('[data-testid=state-chip]:text-is("Ready for review")');
+    console.log(`screenshot: ${await shot(page, shots, 'resumed-by-reply')}`);
+    await page.context().close();
+  });
 });

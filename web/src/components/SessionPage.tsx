@@ -1,6 +1,7 @@
 /** One session: header with actions, then its transcript, its diff, or its usage. */
 import { lazy, Suspense, useState } from 'react';
 import type { SessionView } from '../../../src/api/index.js';
+import { RESPAWNABLE_STATES } from '../../../src/events/index.js';
 import { api, errorText } from '../api.js';
 import { useBoard } from '../board.js';
 import { ago, STATE_LABEL, tokens, usd } from '../format.js';
@@ -58,13 +59,20 @@ export function SessionPage({ id }: { id: string }) {
           {tab === 'usage' && <UsageChart session={session} />}
         </Suspense>
       </div>
-      {session.running && (
+      {(session.running || RESPAWNABLE_STATES.includes(session.state)) && (
         <div className="session-reply">
-          <ReplyBox session={session} autoFocus={focusReply} placeholder={session.state === 'needs_input' ? 'Answer…' : 'Send a follow-up…'} />
+          <ReplyBox session={session} autoFocus={focusReply} placeholder={replyPlaceholder(session)} />
         </div>
       )}
     </div>
   );
+}
+
+/** A session that is not running takes a reply by resuming; the box says so before you type. */
+function replyPlaceholder(session: SessionView): string {
+  if (session.state === 'needs_input') return 'Answer…';
+  if (!session.running) return 'Reply to resume the session: your message is its next turn…';
+  return 'Send a follow-up…';
 }
 
 function Header({ session: s, files }: { session: SessionView; files: number | undefined }) {
@@ -99,7 +107,7 @@ function Header({ session: s, files }: { session: SessionView; files: number | u
               Stop
             </button>
           )}
-          {(s.state === 'failed' || s.state === 'stopped' || s.state === 'ready_for_review') && (
+          {RESPAWNABLE_STATES.includes(s.state) && (
             <button className="btn btn-sm" onClick={() => void act('respawn')}>
               Respawn
             </button>
