@@ -34,7 +34,7 @@ export function describeActivity(event: EventBody): string | undefined {
     case 'error.raised':
       return `error: ${oneLine(event.message, 90)}`;
     case 'session.ended':
-      return `ended (${event.reason})`;
+      return event.reason === 'idle' ? 'idle: agent let go, a reply resumes it' : `ended (${event.reason})`;
     case 'tool.finished':
       return `finished ${event.tool}${event.ok ? '' : ' (failed)'}`;
     case 'session.started':

@@ -118,7 +118,8 @@ export const EventBody = z.discriminatedUnion('type', [
   }),
   z.object({
     type: z.literal('session.ended'),
-    reason: z.enum(['stopped', 'completed', 'failed', 'host_exited', 'removed']),
+    /** `idle`: the host let go of an agent that had finished its turn and waited unused; a reply resumes it. */
+    reason: z.enum(['stopped', 'completed', 'failed', 'host_exited', 'removed', 'idle']),
     message: z.string().optional(),
   }),
 ]);

@@ -42,7 +42,7 @@ export async function runSupervisor(env: NodeJS.ProcessEnv = process.env): Promi
   const token = ensureToken(paths.token);
   const config = loadConfig(paths.config, env);
   const db = openDb(paths.db);
-  const manager = new SessionManager({ home, db, maxConcurrent: config.maxConcurrent, env });
+  const manager = new SessionManager({ home, db, maxConcurrent: config.maxConcurrent, idleHostSeconds: config.idleHostSeconds, env });
   const startedAt = new Date();
   let port = 0;
   let server: ServerType | undefined;

@@ -31,6 +31,7 @@ export class SessionHost {
   private readonly exitCallbacks: ((code: number) => void)[] = [];
   private inflight = 0;
   private exitCode: number | undefined;
+  private idleTimer: NodeJS.Timeout | undefined;
 
   constructor(private readonly spec: HostSpec) {
     this.paths = sessionPaths(spec.home, spec.sessionId);
@@ -133,7 +134,28 @@ export class SessionHost {
         this.writer.append({ type: 'state.changed', from, to: next.state, ...(next.reason === undefined ? {} : { reason: next.reason }) });
       }
     }
+    this.watchIdle();
     return event;
+  }
+
+  /**
+   * Ready for review and unused for `idleExitMs`: end the host, keeping the state, so the agent
+   * process does not sit on its memory. A reply resumes the conversation in a new host.
+   */
+  private watchIdle(): void {
+    const idle = this.status.state === 'ready_for_review' && this.ending === undefined;
+    if (!idle) {
+      clearTimeout(this.idleTimer);
+      this.idleTimer = undefined;
+      return;
+    }
+    if (this.idleTimer !== undefined || this.spec.idleExitMs === undefined) return;
+    const ms = this.spec.idleExitMs;
+    this.idleTimer = setTimeout(() => {
+      this.idleTimer = undefined;
+      if (this.status.state !== 'ready_for_review' || this.inflight > 0) return this.watchIdle();
+      void this.end('idle', `unused for ${formatDuration(ms)} after the turn; a reply resumes the conversation`);
+    }, ms);
   }
 
   private track(event: BatonEvent | EventBody): void {
@@ -201,14 +223,15 @@ export class SessionHost {
   }
 
   /** Ends the session for good: closes the agent, records the end, and exits the host. */
-  private end(reason: 'stopped' | 'completed' | 'failed', message?: string): Promise<void> {
+  private end(reason: 'stopped' | 'completed' | 'failed' | 'idle', message?: string): Promise<void> {
+    clearTimeout(this.idleTimer);
     this.ending ??= (async () => {
       try {
         await this.run?.close();
       } catch (error) {
         log.warn('agent close failed', { session: this.spec.sessionId, error: errorMessage(error) });
       }
-      const target = reason === 'completed' ? 'completed' : reason === 'stopped' ? 'stopped' : 'failed';
+      const target = reason === 'idle' ? this.status.state : reason === 'completed' ? 'completed' : reason === 'stopped' ? 'stopped' : 'failed';
       if (this.status.state !== target) {
         const stateReason =
           reason === 'failed'
@@ -292,4 +315,9 @@ export class SessionHost {
     if (socket.destroyed) done();
     else socket.write(JSON.stringify(response) + '\n', done);
   }
+}
+
+/** "45 s", "30 min": how long, for a person. */
+function formatDuration(ms: number): string {
+  return ms < 120_000 ? `${Math.round(ms / 1000)} s` : `${Math.round(ms / 60_000)} min`;
 }

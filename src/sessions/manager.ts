@@ -34,6 +34,8 @@ export interface ManagerOptions {
   env: NodeJS.ProcessEnv;
   /** Keep one host process loaded and waiting, to start sessions faster (default true). */
   spareHost?: boolean;
+  /** Seconds a session ready for review keeps its agent before its host lets go (0 or unset: kept). */
+  idleHostSeconds?: number;
 }
 
 export interface ManagerEvents {
@@ -366,6 +368,7 @@ export class SessionManager extends EventEmitter<ManagerEvents> {
           permissionMode: session.permission_mode as 'default',
           options: JSON.parse(session.options_json) as Record<string, unknown>,
           ...(session.agent_session_id === null ? {} : { resumeId: session.agent_session_id }),
+          ...(this.options.idleHostSeconds ? { idleExitMs: this.options.idleHostSeconds * 1000 } : {}),
         },
       );
       this.store.setHostPid(session.id, host.pid);

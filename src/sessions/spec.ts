@@ -12,6 +12,8 @@ export const HostSpec = z.object({
   options: z.record(z.string(), z.unknown()),
   /** Set on respawn: the agent's own conversation id to continue. */
   resumeId: z.string().optional(),
+  /** Once ready for review, the host ends after this long unused, freeing the agent process. */
+  idleExitMs: z.number().int().positive().optional(),
 });
 export type HostSpec = z.infer<typeof HostSpec>;
 

@@ -90,6 +90,7 @@ function stateAfterEnd(
     case 'host_exited':
       return { state: 'failed', reason: { kind: 'error', message: event.message ?? 'the session host exited' } };
     case 'removed':
+    case 'idle':
       return undefined;
   }
 }

@@ -4,16 +4,25 @@ import { availableParallelism } from 'node:os';
 import { z } from 'zod';
 import { InvalidInputError, formatIssues } from './errors.js';
 
+/** A week: longer than that is "keep it", which 0 already says. */
+const MAX_IDLE_HOST_SECONDS = 7 * 24 * 3600;
+/** Half an hour ready for review and unused: the agent process is let go; a reply resumes it. */
+export const DEFAULT_IDLE_HOST_SECONDS = 1800;
+
 export const UserConfig = z
   .object({
     /** Sessions mid-turn at once; more dispatches queue. */
     maxConcurrent: z.number().int().min(1).max(1000).optional(),
+    /** Seconds a session ready for review keeps its agent process before letting it go; 0 keeps it. */
+    idleHostSeconds: z.number().int().min(0).max(MAX_IDLE_HOST_SECONDS).optional(),
   })
   .strict();
 export type UserConfig = z.infer<typeof UserConfig>;
 
 export interface ResolvedConfig {
   maxConcurrent: number;
+  /** How long a session ready for review keeps its agent process; 0: for as long as it lives. */
+  idleHostSeconds: number;
   /** `BATON_PORT`: the one port to listen on. Unset, the supervisor reuses its last port or takes a free one. */
   port: number | undefined;
 }
@@ -52,7 +61,16 @@ export function loadConfig(path: string, env: NodeJS.ProcessEnv = process.env): 
     port = parsePort(portFromEnv);
     if (port === undefined) throw new InvalidInputError(`BATON_PORT must be a port number from 1 to 65535, got "${portFromEnv}"`);
   }
-  return { maxConcurrent, port };
+  let idleHostSeconds = fileConfig.idleHostSeconds ?? DEFAULT_IDLE_HOST_SECONDS;
+  const idleFromEnv = env.BATON_IDLE_HOST_SECONDS;
+  if (idleFromEnv !== undefined && idleFromEnv !== '') {
+    const n = Number(idleFromEnv);
+    if (!Number.isInteger(n) || n < 0 || n > MAX_IDLE_HOST_SECONDS) {
+      throw new InvalidInputError(`BATON_IDLE_HOST_SECONDS must be a whole number of seconds from 0 (keep agents running) to ${MAX_IDLE_HOST_SECONDS}, got "${idleFromEnv}"`);
+    }
+    idleHostSeconds = n;
+  }
+  return { maxConcurrent, port, idleHostSeconds };
 }
 
 /** A TCP port number written as text, or undefined for anything else. */

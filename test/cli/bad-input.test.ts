@@ -171,6 +171,19 @@ describe('bad input gets a one-line error and leaves nothing half-created', () =
     expect(await t.ok(['daemon', 'logs'])).toMatch(/maxConcurrent/);
   });
 
+  it('rejects a BATON_IDLE_HOST_SECONDS that is not a whole number of seconds, and a bad idleHostSeconds in the config file', async () => {
+    for (const bad of ['soon', '-1', '1.5', '999999999']) {
+      const result = await t.run(['ls'], { env: { BATON_IDLE_HOST_SECONDS: bad } });
+      expect(result.code, bad).not.toBe(0);
+      expect(result.stderr).toMatch(/supervisor exited during start/);
+    }
+    expect(await t.ok(['daemon', 'logs'])).toContain('BATON_IDLE_HOST_SECONDS must be a whole number of seconds from 0 (keep agents running) to 604800, got "999999999"');
+    mkdirSync(t.home, { recursive: true });
+    writeFileSync(join(t.home, 'config.json'), '{"idleHostSeconds": -5}');
+    expect((await t.run(['ls'])).code).not.toBe(0);
+    expect(await t.ok(['daemon', 'logs'])).toMatch(/idleHostSeconds/);
+  });
+
   it('rejects a BATON_PORT that is not a port, and one that is taken, with a clear error', async () => {
     for (const bad of ['abc', '0', '70000', '80.5']) {
       const result = await t.run(['ls'], { env: { BATON_PORT: bad } });

@@ -6,6 +6,7 @@ import type { RemoveView, SessionView } from '../../src/api/index.js';
 import type { BatonEvent } from '../../src/events/index.js';
 import { readLog } from '../../src/sessions/event-log.js';
 import { TestBaton } from '../support/baton.js';
+import { watchExit } from '../support/process.js';
 
 let t: TestBaton;
 let repo: string;
@@ -68,6 +69,33 @@ describe('queueing past the concurrency cap', () => {
   });
 });
 
+describe('idle agents are let go', () => {
+  beforeEach(() => {
+    t = new TestBaton({ BATON_IDLE_HOST_SECONDS: '1' });
+    repo = t.repo();
+  });
+
+  it('ends the host of a session left ready for review, keeps its state, and a reply resumes it; one waiting for input is kept', async () => {
+    await t.ok(['dispatch', 'x', '--name', 'asker', '--script', t.script([{ ask: 'which way?' }])], { cwd: repo });
+    const asking = await t.waitForState('asker', 'needs_input');
+    await t.ok(['dispatch', 'x', '--name', 'idler', '--script', t.script([{ say: 'all done' }])], { cwd: repo });
+    const ready = await t.waitForState('idler', 'ready_for_review');
+    const ended = await t.waitForEvent('idler', (e) => e.type === 'session.ended');
+    expect(ended).toMatchObject({ reason: 'idle', message: 'unused for 1 s after the turn; a reply resumes the conversation' });
+    await watchExit(ready.hostPid!);
+    const idle = await t.json<{ session: SessionView; currentStep: string }>(['peek', 'idler']);
+    expect(idle.session).toMatchObject({ state: 'ready_for_review', running: false });
+    expect(idle.currentStep).toBe('idle: agent let go, a reply resumes it');
+    // Waiting on the user is not idle: the asker has waited longer than a second and still runs.
+    expect((await t.json<{ session: SessionView }>(['peek', 'asker'])).session).toMatchObject({ state: 'needs_input', running: true, hostPid: asking.hostPid });
+
+    await t.ok(['reply', 'idler', 'one more']);
+    await t.waitForEvent('idler', (e) => e.type === 'message.added' && e.role === 'assistant' && e.text === 'Noted: one more');
+    const log = (await t.ok(['logs', 'idler', '--json'])).trim().split('\n').map((l) => JSON.parse(l) as BatonEvent);
+    expect(log.filter((e) => e.type === 'state.changed' && e.to === 'failed')).toEqual([]);
+  });
+});
+
 describe('the supervisor\'s address', () => {
   beforeEach(() => {
     t = new TestBaton();
@@ -77,7 +105,7 @@ describe('the supervisor\'s address', () => {
   async function kill(): Promise<void> {
     const pid = t.supervisorPid();
     process.kill(pid, 'SIGKILL');
-    await waitForProcessExit(pid);
+    await watchExit(pid);
   }
 
   it('is the same after a restart, so open pages reconnect; another one if that port was taken', async () => {
@@ -123,7 +151,7 @@ describe('sessions survive the supervisor', () => {
     const client = t.client();
 
     process.kill(supervisorPid, 'SIGKILL');
-    await waitForProcessExit(supervisorPid);
+    await watchExit(supervisorPid);
     // The host still answers: send the reply straight to its socket, as the supervisor would.
     const { sendToHost } = await import('../../src/sessions/host-client.js');
     const socket = JSON.parse(readFileSync(join(t.home, 'sessions', session.id, 'spec.json'), 'utf8')) as { sessionId: string };
@@ -214,15 +242,10 @@ describe('sessions survive the supervisor', () => {
     const view = await t.json<RemoveView>(['rm', 'busy']);
     expect(view.snapshotRef).toBeNull();
     expect(view.branchDeleted).toBe(true);
-    await waitForProcessExit(running.hostPid!);
+    await watchExit(running.hostPid!);
     expect(existsSync(session.worktree)).toBe(false);
   });
 });
-
-async function waitForProcessExit(pid: number): Promise<void> {
-  const { watchExit } = await import('../support/process.js');
-  await watchExit(pid);
-}
 
 async function waitForFileEvent(path: string, match: (e: BatonEvent) => boolean): Promise<void> {
   const { waitForFile } = await import('../support/process.js');
