@@ -110,11 +110,25 @@ describe('the page for a logged-in browser', () => {
     expect(embedded(html)?.sessions[0]?.prompt).toBe(HOSTILE);
   });
 
-  it('embeds the snapshot on other pages but leaves rendering them to the browser', async () => {
+  it('renders the inbox and a session\'s page with their answer forms, and leaves the dispatch form to the browser', async () => {
     addSession('tidy', 'tidy the imports', 'ready_for_review');
-    const html = await (await request('/inbox', { cookie: await login() })).text();
-    expect(html).toContain('<div id="root"></div>');
-    expect(embedded(html)?.sessions).toHaveLength(1);
+    addSession('asker', 'pick a port', 'needs_input');
+    manager.store.applyProjection('id-asker', {
+      state: 'needs_input', reason: { kind: 'question', text: 'Which port?' }, activity: 'asks: Which port?',
+      lastSeq: 3, offset: 0, inputTokens: 0, outputTokens: 0, costUsd: 0, agentSessionId: null, lastEventAt: new Date().toISOString(),
+    });
+    const cookie = await login();
+    const inbox = await (await request('/inbox', { cookie })).text();
+    // The question, then a form that posts the answer without JavaScript: Send is not disabled.
+    expect(inbox).toMatch(/Which port\?<\/div><form class="reply" action="\/s\/id-asker\/respond" method="post"><input type="hidden" name="action" value="reply"\/><textarea name="text"[^>]*><\/textarea><button class="btn btn-primary" type="submit">/);
+    expect(inbox).not.toContain('<span class="inbox-task">tidy the imports</span>');
+    expect(inbox).toContain('<span class="inbox-task">pick a port</span>');
+    const session = await (await request('/s/id-tidy', { cookie })).text();
+    expect(session).toContain('<h1>tidy</h1>');
+    expect(session).toContain('Loading the transcript');
+    const dispatch = await (await request('/dispatch', { cookie })).text();
+    expect(dispatch).toContain('<div id="root"></div>');
+    expect(embedded(dispatch)?.sessions).toHaveLength(2);
   });
 
   it('renders the next page afresh once a session changes', async () => {

@@ -4,10 +4,11 @@
  * by `mountWeb` after the app's own routes, behind the same guard.
  */
 import type { Context, Hono } from 'hono';
+import { z } from 'zod';
 import { TRANSCRIPT_PAGE_DEFAULT, TRANSCRIPT_PAGE_MAX, type InboxItem, type InboxView, type LoginCodeView, type TranscriptPage, type UsagePoint, type UsageView } from '../api/web.js';
 import type { ApiErrorBody } from '../api/index.js';
 import type { BatonEvent } from '../events/index.js';
-import { InvalidInputError } from '../shared/errors.js';
+import { BatonError, InvalidInputError, formatIssues } from '../shared/errors.js';
 import type { SessionManager } from '../sessions/manager.js';
 import { worktreeDiff } from '../worktrees/diff.js';
 import { openApiDocument } from './openapi.js';
@@ -90,6 +91,25 @@ export function mountWeb(app: Hono, options: WebOptions): void {
   let openApi: object | undefined;
   app.get('/api/openapi.json', (c) => c.json((openApi ??= openApiDocument())));
 
+  // Without JavaScript the Approve, Deny and Send buttons are plain form posts to here; with it,
+  // the page calls the API and never submits. Same cookie and Origin rule as the API.
+  app.post('/s/:ref/respond', async (c) => {
+    if (!auth.allows(c.req.raw)) return c.html(messagePage('Not logged in', 'Run <code>baton ui</code> to open the dashboard logged in.'), 403);
+    const back = backTo(c);
+    try {
+      const form = RespondForm.safeParse(await c.req.parseBody());
+      if (!form.success) throw new InvalidInputError(`Invalid form: ${formatIssues(form.error.issues)}`);
+      const session = manager.resolve(c.req.param('ref'));
+      const { action, text, requestId } = form.data;
+      if (action === 'reply') await manager.reply(session.id, text ?? '');
+      else await manager.resolveApproval(session.id, action === 'approve' ? 'allow' : 'deny', text?.trim() || undefined, requestId);
+      return c.redirect(back, 303);
+    } catch (error) {
+      if (!(error instanceof BatonError)) throw error;
+      return c.html(messagePage('That did not go through', `${escapeHtml(error.message)}</p><p><a href="${escapeHtml(back)}">Back</a>`), error.httpStatus as 400);
+    }
+  });
+
   // A logged-in browser gets the board in the HTML itself; anyone else gets the bare shell.
   const pages = new PageBuilder(() => boardSnapshot(manager));
   pages.warm();
@@ -127,8 +147,36 @@ function noStore(c: Context): void {
 }
 
 function loginFailedPage(): string {
-  return `<!doctype html><meta charset="utf-8"><title>Baton — login link expired</title>
+  return messagePage('This login link was already used or has expired.', 'Login links work once, for a minute. Run <code>baton ui</code> again to get a fresh one.');
+}
+
+/** A bare page for the few answers that are not the app: `title` is text, `html` is trusted markup. */
+function messagePage(title: string, html: string): string {
+  return `<!doctype html><meta charset="utf-8"><title>Baton — ${escapeHtml(title)}</title>
 <body style="font:15px system-ui;margin:4rem auto;max-width:36rem;color:#1c2230">
-<h1 style="font-size:1.3rem">This login link was already used or has expired.</h1>
-<p>Login links work once, for a minute. Run <code>baton ui</code> again to get a fresh one.</p></body>`;
+<h1 style="font-size:1.3rem">${escapeHtml(title)}</h1>
+<p>${html}</p></body>`;
+}
+
+const RespondForm = z.object({
+  action: z.enum(['approve', 'deny', 'reply']),
+  /** The reply, or the reason for a denial. */
+  text: z.string().max(100_000).optional(),
+  requestId: z.string().max(200).optional(),
+});
+
+/** Where a form post returns: the page it came from (same origin, by the guard), else the board. */
+function backTo(c: Context): string {
+  const referer = c.req.header('referer');
+  if (referer === undefined) return '/';
+  try {
+    const url = new URL(referer);
+    return url.host === c.req.header('host') ? url.pathname + url.search : '/';
+  } catch {
+    return '/';
+  }
+}
+
+function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
 }

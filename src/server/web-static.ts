@@ -78,7 +78,9 @@ function send(c: Context, body: Buffer, file: string): Response {
 function securityHeaders(c: Context): void {
   c.header('content-security-policy', CSP);
   c.header('x-content-type-options', 'nosniff');
-  c.header('referrer-policy', 'no-referrer');
+  // same-origin rather than no-referrer: nothing goes to other sites either way, but the page's own
+  // form posts must carry its Origin, which no-referrer turns into "null".
+  c.header('referrer-policy', 'same-origin');
 }
 
 const NOT_BUILT = `<!doctype html><meta charset="utf-8"><title>Baton</title>

@@ -96,6 +96,28 @@ describe('browser login and cookie auth', () => {
     expect(own.status).toBe(404);
   });
 
+  it('takes form posts from its own pages only, and answers bad ones with a page that says why', async () => {
+    const cookie = await login();
+    const form = (body: string, headers: Record<string, string>) =>
+      request('/s/nope/respond', { method: 'POST', body, headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers } });
+    const own = { cookie, origin: SELF, referer: `${SELF}/inbox` };
+    const attempts: Record<string, string>[] = [{ origin: SELF }, { cookie }, { cookie, origin: 'null' }, { cookie: 'baton_4321=forged', origin: SELF }];
+    for (const headers of attempts) {
+      const refused = await form('action=approve', headers);
+      expect(refused.status, JSON.stringify(headers)).toBe(403);
+    }
+    expect((await form('action=approve', { cookie, origin: 'http://evil.example' })).status).toBe(403);
+
+    const unknown = await form('action=approve', own);
+    expect(unknown.status).toBe(404);
+    expect(await unknown.text()).toMatch(/<h1[^>]*>That did not go through<\/h1>[\s\S]*No session matches &#34;nope&#34;[\s\S]*<a href="\/inbox">Back<\/a>/);
+    const badAction = await request('/s/nope/respond', { method: 'POST', body: 'action=%3Cscript%3E', headers: { 'content-type': 'application/x-www-form-urlencoded', ...own } });
+    expect(badAction.status).toBe(400);
+    const page = await badAction.text();
+    expect(page).toContain('Invalid form: action:');
+    expect(page).not.toContain('<script>');
+  });
+
   it('refuses a foreign Host on pages, login and API alike (DNS rebinding)', async () => {
     const cookie = await login();
     for (const path of ['/', '/login?code=x', '/api/sessions']) {

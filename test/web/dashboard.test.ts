@@ -2,7 +2,7 @@
  * The dashboard in a real browser (Debian Chromium) against a real supervisor running scripted
  * sessions. Screenshots land in $BATON_SCREENSHOTS (or the temp dir) under `dashboard/`.
  */
-import { mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -281,6 +281,41 @@ describe('answering sessions in place', () => {
     await card(page, 'ready_for_review', 'dn').waitFor();
     const events = await t.client().request<{ events: { type: string; decision?: string }[] }>('GET', '/api/sessions/dn/events');
     expect(events.events).toContainEqual(expect.objectContaining({ type: 'approval.resolved', decision: 'deny' }));
+    await page.context().close();
+  });
+
+  it('answers without JavaScript: Approve on the board and Send in the inbox are form posts; a stale one says why', async () => {
+    const approve = t.script([{ approve: { tool: 'Bash', input: 'echo plain > plain.txt' } }]);
+    await t.ok(['dispatch', 'x', '--name', 'plain-ap', '--script', approve], { cwd: repo });
+    await t.ok(['dispatch', 'x', '--name', 'plain-ask', '--script', t.script([{ ask: 'Which port?' }, { write: { path: 'port.txt', content: '{{reply}}' } }])], { cwd: repo });
+    await t.waitForState('plain-ap', 'needs_input');
+    await t.waitForState('plain-ask', 'needs_input');
+    const page = await openDashboard(t, { javaScript: false });
+
+    await card(page, 'needs_input', 'plain-ap').locator('button:has-text("Approve")').click();
+    await page.waitForURL((url) => url.pathname === '/');
+    const approved = await t.waitForState('plain-ap', 'ready_for_review');
+    expect(readFileSync(join(approved.worktree, 'plain.txt'), 'utf8')).toBe('plain\n');
+
+    await page.goto(page.url().replace(/\/$/, '') + '/inbox');
+    const item = page.locator('.inbox-item:has-text("Which port?")');
+    console.log(`screenshot: ${await shot(page, shots, 'inbox-no-js')}`);
+    await item.locator('textarea[name=text]').fill('8080');
+    await item.locator('button:has-text("Send")').click();
+    await page.waitForURL((url) => url.pathname === '/inbox');
+    const answered = await t.waitForState('plain-ask', 'ready_for_review');
+    expect(readFileSync(join(answered.worktree, 'port.txt'), 'utf8')).toBe('8080');
+
+    // A page loaded before the approval was answered elsewhere: its form is stale.
+    await t.ok(['dispatch', 'x', '--name', 'plain-stale', '--script', approve], { cwd: repo });
+    const stale = await t.waitForState('plain-stale', 'needs_input');
+    await page.goto(page.url().replace(/\/inbox$/, '/'));
+    await t.ok(['deny', 'plain-stale']);
+    await card(page, 'needs_input', 'plain-stale').locator('button:has-text("Approve")').click();
+    expect(await page.locator('h1').innerText()).toBe('That did not go through');
+    expect(await page.locator('body').innerText()).toContain('Session plain-stale is not waiting for an approval');
+    console.log(`screenshot: ${await shot(page, shots, 'stale-form-no-js')}`);
+    expect(existsSync(join(stale.worktree, 'plain.txt'))).toBe(false);
     await page.context().close();
   });
 

@@ -8,9 +8,14 @@ function subscribe(listener: () => void): () => void {
   return () => removeEventListener('popstate', listener);
 }
 
+/** The path being rendered on the server, where there is no `location` (set by web/src/render.tsx). */
+let serverPath = '/';
+export function setServerPath(path: string): void {
+  serverPath = path;
+}
+
 export function useRoute(): Route {
-  // The server renders only the board (web/src/render.tsx), and "/" parses as the board.
-  const path = useSyncExternalStore(subscribe, () => location.pathname, () => (typeof location === 'undefined' ? '/' : location.pathname));
+  const path = useSyncExternalStore(subscribe, () => location.pathname, () => (typeof location === 'undefined' ? serverPath : location.pathname));
   return parse(path);
 }
 

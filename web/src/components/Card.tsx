@@ -14,6 +14,36 @@ export function decide(session: SessionView, decision: 'allow' | 'deny'): void {
   );
 }
 
+/** Where the page's forms post when JavaScript is off; with it, the handlers call the API instead. */
+export function respondUrl(session: SessionView): string {
+  return `/s/${encodeURIComponent(session.id)}/respond`;
+}
+
+/**
+ * Approve and Deny for a pending approval. They are a form, so they work from the server's HTML
+ * alone; once the app runs, a click calls the API and the form is never submitted.
+ */
+export function DecideButtons(props: { session: SessionView; className: string; small?: boolean; keys?: boolean }) {
+  const s = props.session;
+  if (s.state !== 'needs_input' || s.reason?.kind !== 'approval') return null;
+  const size = props.small ? ' btn-sm' : '';
+  const click = (decision: 'allow' | 'deny') => (e: React.MouseEvent) => {
+    e.preventDefault();
+    decide(s, decision);
+  };
+  return (
+    <form className={props.className} method="post" action={respondUrl(s)} onClick={(e) => e.stopPropagation()}>
+      <input type="hidden" name="requestId" value={s.reason.requestId} />
+      <button className={`btn btn-primary${size}`} name="action" value="approve" onClick={click('allow')}>
+        Approve{props.keys && <> <kbd>a</kbd></>}
+      </button>
+      <button className={`btn${size}`} name="action" value="deny" onClick={click('deny')}>
+        Deny{props.keys && <> <kbd>d</kbd></>}
+      </button>
+    </form>
+  );
+}
+
 /** Memoised: a stream update re-renders the one card whose session changed, not the board. */
 export const Card = memo(function Card(props: { session: SessionView; files: number | undefined; selected: boolean; now: number; onSelect: (id: string) => void }) {
   const s = props.session;
@@ -54,16 +84,7 @@ export const Card = memo(function Card(props: { session: SessionView; files: num
         {live && <span className="pulse" />}
         <span className="activity-text">{s.activity ?? 'no activity yet'}</span>
       </div>
-      {s.state === 'needs_input' && s.reason?.kind === 'approval' && (
-        <div className="card-actions" onClick={(e) => e.stopPropagation()}>
-          <button className="btn btn-sm btn-primary" onClick={() => decide(s, 'allow')}>
-            Approve
-          </button>
-          <button className="btn btn-sm" onClick={() => decide(s, 'deny')}>
-            Deny
-          </button>
-        </div>
-      )}
+      <DecideButtons session={s} className="card-actions" small />
       <footer className="card-foot">
         <span title="Files changed">{props.files === undefined ? '…' : props.files} files</span>
         <span title={`${s.inputTokens} in / ${s.outputTokens} out`}>{tokens(s.inputTokens + s.outputTokens)} tok</span>

@@ -12,7 +12,7 @@ import { ago } from '../format.js';
 import { useKeys } from '../keys.js';
 import { navigate } from '../router.js';
 import { toast } from '../toast.js';
-import { decide } from './Card.js';
+import { decide, DecideButtons, respondUrl } from './Card.js';
 import { EventLine } from './EventLine.js';
 
 export function Inbox({ filter }: { filter: Filter }) {
@@ -33,7 +33,9 @@ export function Inbox({ filter }: { filter: Filter }) {
     };
   }, [signature]);
 
-  const visible = (items ?? []).filter((item) => board.sessions.get(item.session.id)?.state === 'needs_input' && matches(filter, item.session));
+  // Until the context arrives (and in the server's HTML) the questions show on their own.
+  const shown = items ?? waiting.map((session) => ({ session, context: [] }));
+  const visible = shown.filter((item) => board.sessions.get(item.session.id)?.state === 'needs_input' && matches(filter, item.session));
   const [selected, setSelected] = useState(0);
   const index = Math.min(selected, Math.max(0, visible.length - 1));
   const current = visible[index];
@@ -48,7 +50,6 @@ export function Inbox({ filter }: { filter: Filter }) {
   });
 
   if (error !== undefined) return <div className="empty error-text">{error}</div>;
-  if (items === undefined) return <div className="empty">Loading the inbox…</div>;
   if (visible.length === 0) {
     return (
       <div className="empty">
@@ -84,7 +85,9 @@ function InboxCard(props: { item: InboxItem; live: SessionView; selected: boolea
         <span className="inbox-task">{s.prompt}</span>
         <span className="grow" />
         <span className="muted">
-          {s.project} · {s.agent} · waiting {ago(s.lastEventAt)}
+          {s.project} · {s.agent} · waiting{' '}
+          {/* The server rendered this a moment earlier; a second's drift is not worth a mismatch. */}
+          <span suppressHydrationWarning>{ago(s.lastEventAt)}</span>
         </span>
       </header>
       <ol className="context">
@@ -112,14 +115,7 @@ function InboxCard(props: { item: InboxItem; live: SessionView; selected: boolea
             <pre className="approval-input">{reason.input}</pre>
             {reason.reason && <div className="muted">{reason.reason}</div>}
           </div>
-          <div className="row-actions">
-            <button className="btn btn-primary" onClick={() => decide(s, 'allow')}>
-              Approve <kbd>a</kbd>
-            </button>
-            <button className="btn" onClick={() => decide(s, 'deny')}>
-              Deny <kbd>d</kbd>
-            </button>
-          </div>
+          <DecideButtons session={s} className="row-actions" keys />
         </>
       )}
     </article>
@@ -129,6 +125,9 @@ function InboxCard(props: { item: InboxItem; live: SessionView; selected: boolea
 export function ReplyBox(props: { session: SessionView; inputRef?: (el: HTMLTextAreaElement | null) => void; autoFocus?: boolean; placeholder?: string }) {
   const [text, setText] = useState('');
   const [busy, setBusy] = useState(false);
+  // The server's HTML has Send enabled, so the form posts without JavaScript; the app disables it while empty.
+  const [hydrated, setHydrated] = useState(false);
+  useEffect(() => setHydrated(true), []);
   const send = () => {
     if (text.trim() === '' || busy) return;
     setBusy(true);
@@ -147,12 +146,17 @@ export function ReplyBox(props: { session: SessionView; inputRef?: (el: HTMLText
   return (
     <form
       className="reply"
+      method="post"
+      action={respondUrl(props.session)}
       onSubmit={(e) => {
         e.preventDefault();
         send();
       }}
     >
+      <input type="hidden" name="action" value="reply" />
       <textarea
+        name="text"
+        required
         ref={props.inputRef}
         autoFocus={props.autoFocus}
         value={text}
@@ -166,7 +170,7 @@ export function ReplyBox(props: { session: SessionView; inputRef?: (el: HTMLText
           }
         }}
       />
-      <button className="btn btn-primary" type="submit" disabled={busy || text.trim() === ''}>
+      <button className="btn btn-primary" type="submit" disabled={hydrated && (busy || text.trim() === '')}>
         Send
       </button>
     </form>

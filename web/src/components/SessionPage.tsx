@@ -8,7 +8,7 @@ import { ago, STATE_LABEL, tokens, usd } from '../format.js';
 import { pendingFocus, useKeys } from '../keys.js';
 import { navigate } from '../router.js';
 import { toast } from '../toast.js';
-import { decide } from './Card.js';
+import { decide, DecideButtons } from './Card.js';
 import { ReplyBox } from './Inbox.js';
 import { Transcript } from './Transcript.js';
 
@@ -127,8 +127,8 @@ function Header({ session: s, files }: { session: SessionView; files: number | u
         <Fact label="Files" value={files === undefined ? '…' : String(files)} />
         <Fact label="Tokens" value={`${tokens(s.inputTokens)} in · ${tokens(s.outputTokens)} out`} />
         <Fact label="Cost" value={usd(s.costUsd)} />
-        <Fact label="Age" value={ago(s.createdAt)} />
-        <Fact label="Last activity" value={ago(s.lastEventAt)} />
+        <Fact label="Age" value={ago(s.createdAt)} clock />
+        <Fact label="Last activity" value={ago(s.lastEventAt)} clock />
       </dl>
       <div className={`session-activity${s.state === 'working' ? ' live' : ''}`}>
         {s.state === 'working' && <span className="pulse" />} {s.activity ?? 'no activity yet'}
@@ -137,11 +137,12 @@ function Header({ session: s, files }: { session: SessionView; files: number | u
   );
 }
 
-function Fact({ label, value }: { label: string; value: string }) {
+/** `clock`: a time relative to now, which may have moved on since the server rendered it. */
+function Fact({ label, value, clock = false }: { label: string; value: string; clock?: boolean }) {
   return (
     <div className="fact">
       <dt>{label}</dt>
-      <dd>{value}</dd>
+      <dd suppressHydrationWarning={clock}>{value}</dd>
     </div>
   );
 }
@@ -156,14 +157,7 @@ function Waiting({ session }: { session: SessionView }) {
           {reason.reason && <span className="muted"> — {reason.reason}</span>}
         </div>
         <pre className="approval-input">{reason.input}</pre>
-        <div className="row-actions">
-          <button className="btn btn-primary" onClick={() => decide(session, 'allow')}>
-            Approve <kbd>a</kbd>
-          </button>
-          <button className="btn" onClick={() => decide(session, 'deny')}>
-            Deny <kbd>d</kbd>
-          </button>
-        </div>
+        <DecideButtons session={session} className="row-actions" keys />
       </div>
     );
   }
