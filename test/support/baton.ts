@@ -175,18 +175,39 @@ export class TestBaton {
     return pids;
   }
 
-  /** Stops everything this test started — by pid — and deletes its folders. */
+  /**
+   * Stops everything this test started — by pid — and deletes its folders. The supervisor goes
+   * first so it starts nothing more; then every process running with this test's BATON_HOME,
+   * which also finds a host that was being started and has not written its host.json yet.
+   */
   cleanup(): void {
     for (const child of this.children) if (child.exitCode === null) child.kill('SIGKILL');
-    const pids = [...this.hostPids()];
-    if (existsSync(join(this.home, 'supervisor.json'))) pids.push(this.supervisorPid());
-    for (const pid of pids) {
-      try {
-        process.kill(pid, 'SIGKILL');
-      } catch {
-        // already gone
-      }
-    }
+    if (existsSync(join(this.home, 'supervisor.json'))) kill(this.supervisorPid());
+    for (const pid of new Set([...this.hostPids(), ...processesWithEnv(`BATON_HOME=${this.home}`)])) kill(pid);
     rmSync(this.root, { recursive: true, force: true });
   }
+}
+
+function kill(pid: number): void {
+  try {
+    process.kill(pid, 'SIGKILL');
+  } catch {
+    // already gone
+  }
+}
+
+/** Pids of this user's processes whose environment holds `entry` exactly (Linux: /proc). */
+function processesWithEnv(entry: string): number[] {
+  if (!existsSync('/proc/self/environ')) return [];
+  const pids: number[] = [];
+  for (const name of readdirSync('/proc')) {
+    const pid = Number(name);
+    if (!Number.isInteger(pid) || pid === process.pid) continue;
+    try {
+      if (readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').includes(entry)) pids.push(pid);
+    } catch {
+      // gone, or not ours to read
+    }
+  }
+  return pids;
 }
