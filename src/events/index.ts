@@ -7,23 +7,13 @@
  * older versions.
  */
 import { z } from 'zod';
+import { SESSION_STATES } from './states.js';
 
 export const EVENT_SCHEMA_VERSION = 1;
 
-export const SESSION_STATES = [
-  'queued',
-  'starting',
-  'working',
-  'needs_input',
-  'ready_for_review',
-  'completed',
-  'failed',
-  'stopped',
-] as const;
+export { RESPAWNABLE_STATES, SESSION_STATES } from './states.js';
 export const SessionState = z.enum(SESSION_STATES);
 export type SessionState = z.infer<typeof SessionState>;
-/** States from which a session may be started again (`respawn`, or a reply that resumes it). */
-export const RESPAWNABLE_STATES: readonly SessionState[] = ['failed', 'stopped', 'ready_for_review'];
 
 /** Why a session is in its state: the pending approval or question, or the failure. */
 export const StateReason = z.discriminatedUnion('kind', [

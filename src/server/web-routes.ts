@@ -171,7 +171,9 @@ function backTo(c: Context): string {
   if (referer === undefined) return '/';
   try {
     const url = new URL(referer);
-    return url.host === c.req.header('host') ? url.pathname + url.search : '/';
+    // A path starting with two slashes (or a slash and a backslash) is scheme-relative and would leave the site.
+    const path = url.pathname + url.search;
+    return url.host === c.req.header('host') && /^\/(?![/\\])/.test(path) ? path : '/';
   } catch {
     return '/';
   }

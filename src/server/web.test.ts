@@ -111,6 +111,8 @@ describe('browser login and cookie auth', () => {
     const unknown = await form('action=approve', own);
     expect(unknown.status).toBe(404);
     expect(await unknown.text()).toMatch(/<h1[^>]*>That did not go through<\/h1>[\s\S]*No session matches &#34;nope&#34;[\s\S]*<a href="\/inbox">Back<\/a>/);
+    const offSite = await form('action=approve', { ...own, referer: `${SELF}//evil.example/x` });
+    expect(await offSite.text()).toContain('<a href="/">Back</a>');
     const badAction = await request('/s/nope/respond', { method: 'POST', body: 'action=%3Cscript%3E', headers: { 'content-type': 'application/x-www-form-urlencoded', ...own } });
     expect(badAction.status).toBe(400);
     const page = await badAction.text();

@@ -190,13 +190,18 @@ export class SessionManager extends EventEmitter<ManagerEvents> {
 
   /** Respawns a session so it can take a reply, or says why it cannot, before changing anything. */
   private async resumeToReply(session: SessionWithProject): Promise<void> {
-    if (this.activeCount() >= this.options.maxConcurrent) {
+    // Queued sessions are ahead of this one for the next free slot.
+    const queued = this.store.listLive().filter((s) => s.state === 'queued').length;
+    if (this.activeCount() + queued >= this.options.maxConcurrent) {
       throw new SessionStateError(
         `Cannot reply to ${session.name}: it is ${session.state}, and resuming it would exceed the limit of ${this.options.maxConcurrent} running sessions. Stop one, or raise BATON_MAX_CONCURRENT, then reply again.`,
       );
     }
     await this.respawn(session.id);
     const resumed = this.mustGet(session.id);
+    if (resumed.state === 'queued') {
+      throw new SessionStateError(`Cannot reply to ${session.name} yet: it was respawned but another session took the free slot first; it resumes when a slot frees, then reply again.`);
+    }
     if (!this.isRunning(resumed)) {
       throw new SessionStateError(`Cannot reply to ${session.name}: it was respawned to take the reply but did not start (it is ${resumed.state}); its transcript says why.`);
     }

@@ -5,7 +5,7 @@
  */
 import type { EventBody, SessionState, StateReason } from '../events/index.js';
 
-export { RESPAWNABLE_STATES } from '../events/index.js';
+export { RESPAWNABLE_STATES } from '../events/states.js';
 
 export interface SessionStatus {
   state: SessionState;

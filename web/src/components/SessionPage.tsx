@@ -1,7 +1,7 @@
 /** One session: header with actions, then its transcript, its diff, or its usage. */
 import { lazy, Suspense, useState } from 'react';
 import type { SessionView } from '../../../src/api/index.js';
-import { RESPAWNABLE_STATES } from '../../../src/events/index.js';
+import { RESPAWNABLE_STATES } from '../../../src/events/states.js';
 import { api, errorText } from '../api.js';
 import { useBoard } from '../board.js';
 import { ago, STATE_LABEL, tokens, usd } from '../format.js';
