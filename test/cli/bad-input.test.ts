@@ -22,6 +22,15 @@ function expectOneLineError(result: CliResult, pattern: RegExp, code?: number): 
   expect(result.stdout).toBe('');
 }
 
+/** Each value of the variable stops the supervisor from starting, so the command fails. */
+async function expectStartRefused(variable: string, values: string[]): Promise<void> {
+  for (const bad of values) {
+    const result = await t.run(['ls'], { env: { [variable]: bad } });
+    expect(result.code, `${variable}=${bad}`).not.toBe(0);
+    expect(result.stderr).toMatch(/supervisor exited during start/);
+  }
+}
+
 async function nothingCreated(): Promise<void> {
   expect(t.git(repo, 'branch', '--list', 'baton/*')).toBe('');
   expect(t.git(repo, 'worktree', 'list').split('\n')).toHaveLength(1);
@@ -172,11 +181,7 @@ describe('bad input gets a one-line error and leaves nothing half-created', () =
   });
 
   it('rejects a BATON_IDLE_HOST_SECONDS that is not a whole number of seconds, and a bad idleHostSeconds in the config file', async () => {
-    for (const bad of ['soon', '-1', '1.5', '999999999']) {
-      const result = await t.run(['ls'], { env: { BATON_IDLE_HOST_SECONDS: bad } });
-      expect(result.code, bad).not.toBe(0);
-      expect(result.stderr).toMatch(/supervisor exited during start/);
-    }
+    await expectStartRefused('BATON_IDLE_HOST_SECONDS', ['soon', '-1', '1.5', '999999999']);
     expect(await t.ok(['daemon', 'logs'])).toContain('BATON_IDLE_HOST_SECONDS must be a whole number of seconds from 0 (keep agents running) to 604800, got "999999999"');
     mkdirSync(t.home, { recursive: true });
     writeFileSync(join(t.home, 'config.json'), '{"idleHostSeconds": -5}');
@@ -185,11 +190,7 @@ describe('bad input gets a one-line error and leaves nothing half-created', () =
   });
 
   it('rejects a BATON_PORT that is not a port, and one that is taken, with a clear error', async () => {
-    for (const bad of ['abc', '0', '70000', '80.5']) {
-      const result = await t.run(['ls'], { env: { BATON_PORT: bad } });
-      expect(result.code, bad).not.toBe(0);
-      expect(result.stderr).toMatch(/supervisor exited during start/);
-    }
+    await expectStartRefused('BATON_PORT', ['abc', '0', '70000', '80.5']);
     expect(await t.ok(['daemon', 'logs'])).toContain('BATON_PORT must be a port number from 1 to 65535, got "80.5"');
     const taken = createServer();
     await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
