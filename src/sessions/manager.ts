@@ -381,6 +381,17 @@ export class SessionManager extends EventEmitter<ManagerEvents> {
       log.info('host started', { session: session.id, pid: host.pid, ms: Math.round(performance.now() - started) });
     } catch (error) {
       log.error('host launch failed', { session: session.id, error: errorMessage(error) });
+      // A host that died before writing anything leaves the session queued; scheduling it again
+      // would fail the same way, for ever. Record the failure so it stays put and says why.
+      this.ingest(session.id);
+      if (this.mustGet(session.id).state === 'queued') {
+        const message = `its session host could not start: ${errorMessage(error)}`;
+        this.appendAsSupervisor(session.id, [
+          { type: 'error.raised', message, fatal: true },
+          { type: 'state.changed', from: 'queued', to: 'failed', reason: { kind: 'error', message } },
+          { type: 'session.ended', reason: 'failed', message },
+        ]);
+      }
       this.onHostGone(session.id);
     } finally {
       this.launching.delete(session.id);

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -35,6 +35,23 @@ describe('queueing past the concurrency cap', () => {
     await t.waitForState('c', 'needs_input');
     const status = JSON.parse(await t.ok(['daemon', 'status', '--json']));
     expect(status).toMatchObject({ running: true, maxConcurrent: 2, active: 2, queued: 0 });
+  });
+
+  it('fails a queued session whose host cannot start, instead of retrying it for ever', async () => {
+    const hold = t.script([{ ask: 'go on?' }, { say: 'done' }]);
+    await t.ok(['dispatch', 'a', '--name', 'a', '--script', hold], { cwd: repo });
+    await t.ok(['dispatch', 'b', '--name', 'b', '--script', hold], { cwd: repo });
+    const doomed = await t.json<SessionView>(['dispatch', 'c', '--name', 'doomed', '--script', hold], { cwd: repo });
+    expect(doomed.state).toBe('queued');
+    await t.waitForState('a', 'needs_input');
+    rmSync(doomed.worktree, { recursive: true, force: true });
+
+    await t.ok(['reply', 'a', 'yes']);
+    const failed = await t.waitForState('doomed', 'failed');
+    expect(JSON.stringify(failed.reason)).toMatch(/its session host could not start/);
+    // The scheduler is free again: a new dispatch starts in the slot.
+    await t.ok(['dispatch', 'd', '--name', 'after', '--script', hold], { cwd: repo });
+    await t.waitForState('after', 'needs_input');
   });
 
   it('resumes a stopped session to take a reply, but not past the cap, and then changes nothing', async () => {
