@@ -87,7 +87,7 @@ export function createApp(options: AppOptions): Hono {
   app.get('/api/sessions/:ref/events', (c) => {
     const after = parseAfter(c.req.query('after'));
     const session = manager.resolve(c.req.param('ref'), cwdOf(c));
-    if (c.req.query('follow') === undefined) return c.json({ events: manager.events.list(session.id, after) });
+    if (c.req.query('follow') === undefined) return c.json({ events: manager.eventsAfter(session.id, after) });
     return streamSSE(c, async (stream) => {
       const buffered: BatonEvent[] = [];
       let live = false;
@@ -106,7 +106,7 @@ export function createApp(options: AppOptions): Hono {
       manager.on('event', onEvent);
       const closed = new Promise<void>((resolve) => stream.onAbort(resolve));
       try {
-        for (let page = manager.events.list(session.id, after); page.length > 0; page = manager.events.list(session.id, last)) {
+        for (let page = manager.eventsAfter(session.id, after); page.length > 0; page = manager.eventsAfter(session.id, last)) {
           for (const event of page) await send(event);
         }
         for (const event of buffered) await send(event);

@@ -11,6 +11,7 @@ import type { StreamSnapshot } from '../api/web.js';
 import type { SessionState } from '../events/index.js';
 import { SessionManager } from '../sessions/manager.js';
 import { openDb, type Db } from '../store/db.js';
+import { SessionStore } from '../store/sessions.js';
 import { createApp } from './app.js';
 import { BrowserAuth } from './web-auth.js';
 import { jsonForScript, RENDERER } from './web-page.js';
@@ -23,6 +24,8 @@ let dir: string;
 let db: Db;
 let manager: SessionManager;
 let app: ReturnType<typeof createApp>;
+/** The same database the manager uses, to set up sessions in states a test needs. */
+let store: SessionStore;
 
 beforeAll(() => {
   if (!existsSync(RENDERER)) throw new Error('The web UI is not built: run `npm run build` first.');
@@ -31,6 +34,7 @@ beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'baton-web-page-'));
   db = openDb(join(dir, 'baton.db'));
   manager = new SessionManager({ home: dir, db, maxConcurrent: 2, env: {} });
+  store = new SessionStore(db);
   app = createApp({
     manager,
     token: TOKEN,
@@ -57,8 +61,8 @@ async function login(): Promise<string> {
 }
 
 function addSession(name: string, prompt: string, state: SessionState): void {
-  const project = manager.store.ensureProject(join(dir, 'repo'));
-  manager.store.insert(
+  const project = store.ensureProject(join(dir, 'repo'));
+  store.insert(
     { id: `id-${name}`, project_id: project.id, name, agent: 'scripted', prompt, model: null, permission_mode: 'default', options_json: '{}', branch: `baton/${name}`, base_ref: 'main', base_commit: '0'.repeat(40), worktree: join(dir, name) },
     state,
   );
@@ -113,7 +117,7 @@ describe('the page for a logged-in browser', () => {
   it('renders the inbox and a session\'s page with their answer forms, and leaves the dispatch form to the browser', async () => {
     addSession('tidy', 'tidy the imports', 'ready_for_review');
     addSession('asker', 'pick a port', 'needs_input');
-    manager.store.applyProjection('id-asker', {
+    store.applyProjection('id-asker', {
       state: 'needs_input', reason: { kind: 'question', text: 'Which port?' }, activity: 'asks: Which port?',
       lastSeq: 3, offset: 0, inputTokens: 0, outputTokens: 0, costUsd: 0, agentSessionId: null, lastEventAt: new Date().toISOString(),
     });

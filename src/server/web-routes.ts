@@ -57,7 +57,7 @@ export function mountWeb(app: Hono, options: WebOptions): void {
     const items: InboxItem[] = manager
       .list()
       .filter((s) => s.state === 'needs_input')
-      .map((s) => ({ session: manager.view(s), context: manager.events.latest(s.id, CONTEXT_TYPES, INBOX_CONTEXT).reverse() }));
+      .map((s) => ({ session: manager.view(s), context: manager.latestEvents(s.id, CONTEXT_TYPES, INBOX_CONTEXT).reverse() }));
     return c.json<InboxView>({ items });
   });
 
@@ -70,13 +70,13 @@ export function mountWeb(app: Hono, options: WebOptions): void {
     const before = intParam(c.req.query('before'), 'before', session.last_seq + 1, 1, Number.MAX_SAFE_INTEGER);
     // Sequence numbers are dense per session, so the page is a seq range read off the primary key.
     const after = Math.max(0, before - 1 - limit);
-    const events = manager.events.list(session.id, after, before - 1 - after);
+    const events = manager.eventsAfter(session.id, after, before - 1 - after);
     return c.json<TranscriptPage>({ events, hasMore: after > 0, lastSeq: session.last_seq });
   });
 
   app.get('/api/sessions/:ref/usage', (c) => {
     const session = manager.resolve(c.req.param('ref'));
-    const reports = manager.events.latest(session.id, ['usage.reported'], USAGE_POINTS);
+    const reports = manager.latestEvents(session.id, ['usage.reported'], USAGE_POINTS);
     return c.json<UsageView>({ points: runningTotals(reports, session) });
   });
 

@@ -4,12 +4,12 @@ import { connect } from 'node:net';
 import { BatonError, type ErrorCode } from '../shared/errors.js';
 import type { HostRequest, HostResponse } from './spec.js';
 
-type RequestBody = HostRequest extends infer R ? (R extends { id: number } ? Omit<R, 'id'> : never) : never;
+export type HostCommand = HostRequest extends infer R ? (R extends { id: number } ? Omit<R, 'id'> : never) : never;
 
 let nextId = 1;
 
 /** Sends one request and waits for its answer; rejects when the host is gone. */
-export function sendToHost(socketPath: string, body: RequestBody, timeoutMs = 30_000): Promise<void> {
+export function sendToHost(socketPath: string, body: HostCommand, timeoutMs = 30_000): Promise<void> {
   return new Promise((resolve, reject) => {
     const id = nextId++;
     const socket = connect(socketPath);

@@ -27,27 +27,28 @@ if (target === '--warm') {
   if (preload !== undefined && (AGENT_IDS as readonly string[]).includes(preload)) {
     loadAdapter(preload as AgentId).catch(() => undefined);
   }
-  process.on('message', (message: { assign?: string }) => {
-    if (assigned || typeof message.assign !== 'string') return;
+  process.on('message', (message: { assign?: string; env?: Record<string, string> }) => {
+    if (assigned || typeof message.assign !== 'string' || typeof message.env !== 'object') return;
     assigned = true;
-    runSession(home, message.assign);
+    runSession(home, message.assign, message.env);
   });
   // A spare host whose supervisor went away has nothing to do.
   process.once('disconnect', () => {
     if (!assigned) process.exit(0);
   });
 } else {
-  runSession(home, target);
+  // Started for this session: our own environment is the session's.
+  runSession(home, target, { ...process.env } as Record<string, string>);
 }
 
-function runSession(home: string, sessionId: string): void {
+function runSession(home: string, sessionId: string, env: Record<string, string>): void {
   const paths = sessionPaths(home, sessionId);
   setLogFile(paths.hostLog);
   const log = createLogger('host');
   process.title = `baton-host ${sessionId}`;
   const spec = HostSpec.parse(JSON.parse(readFileSync(paths.spec, 'utf8')));
   process.chdir(spec.cwd);
-  const host = new SessionHost(spec);
+  const host = new SessionHost(spec, env);
   host.onExit((code) => process.exit(code));
   for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) {
     process.on(signal, () => {

@@ -14,7 +14,7 @@ import { createLogger } from '../shared/log.js';
 import { sessionPaths, type SessionPaths } from '../shared/paths.js';
 import { EventLogWriter, readLog } from './event-log.js';
 import { HostRequest, type HostInfo, type HostResponse, type HostSpec } from './spec.js';
-import { deriveState, type SessionStatus } from './state.js';
+import { StateMachine, type Trigger } from './state.js';
 
 const log = createLogger('host');
 
@@ -23,7 +23,8 @@ export class SessionHost {
   private writer!: EventLogWriter;
   private server: Server | undefined;
   private run: AgentRun | undefined;
-  private status: SessionStatus = { state: 'starting' };
+  /** The session's state; every change is recorded through it. */
+  private readonly machine = new StateMachine();
   private lastAssistantText: string | undefined;
   private pendingApprovals: string[] = [];
   private stopRequested = false;
@@ -33,7 +34,11 @@ export class SessionHost {
   private exitCode: number | undefined;
   private idleTimer: NodeJS.Timeout | undefined;
 
-  constructor(private readonly spec: HostSpec) {
+  /** `env` is the session's environment, handed to the agent as is (see environment.ts). */
+  constructor(
+    private readonly spec: HostSpec,
+    private readonly env: Record<string, string>,
+  ) {
     this.paths = sessionPaths(spec.home, spec.sessionId);
   }
 
@@ -45,8 +50,7 @@ export class SessionHost {
     const info: HostInfo = { pid: process.pid, sessionId: this.spec.sessionId, startedAt: new Date().toISOString() };
     writeFileSync(this.paths.hostJson, JSON.stringify(info));
     await this.listen();
-    this.record({ type: 'state.changed', from: this.status.state, to: 'starting' }, false);
-    this.status = { state: 'starting' };
+    this.change({ kind: 'host_started' });
     this.record({
       type: 'session.started',
       agent: this.spec.agent,
@@ -67,7 +71,7 @@ export class SessionHost {
           resumeId: this.spec.resumeId,
           stateDir: this.paths.agentState,
           options: this.spec.options,
-          env: process.env,
+          env: this.env,
         },
         (event) => this.onAgentEvent(event),
       );
@@ -126,16 +130,19 @@ export class SessionHost {
       return undefined;
     }
     this.track(event);
-    if (derive) {
-      const next = deriveState(this.status, body, { stopRequested: this.stopRequested, lastAssistantText: this.lastAssistantText });
-      if (next !== undefined && (next.state !== this.status.state || JSON.stringify(next.reason) !== JSON.stringify(this.status.reason))) {
-        const from = this.status.state;
-        this.status = next;
-        this.writer.append({ type: 'state.changed', from, to: next.state, ...(next.reason === undefined ? {} : { reason: next.reason }) });
-      }
-    }
+    if (derive) this.change({ kind: 'event', event: body, stopRequested: this.stopRequested, lastAssistantText: this.lastAssistantText });
     this.watchIdle();
     return event;
+  }
+
+  /** Runs a trigger through the state machine and records the change it makes, if any. */
+  private change(trigger: Trigger): void {
+    const changed = this.machine.apply(trigger);
+    if (changed !== undefined) this.writer.append(changed);
+  }
+
+  private get state(): string | undefined {
+    return this.machine.status?.state;
   }
 
   /**
@@ -143,7 +150,7 @@ export class SessionHost {
    * process does not sit on its memory. A reply resumes the conversation in a new host.
    */
   private watchIdle(): void {
-    const idle = this.status.state === 'ready_for_review' && this.ending === undefined;
+    const idle = this.state === 'ready_for_review' && this.ending === undefined;
     if (!idle) {
       clearTimeout(this.idleTimer);
       this.idleTimer = undefined;
@@ -153,7 +160,7 @@ export class SessionHost {
     const ms = this.spec.idleExitMs;
     this.idleTimer = setTimeout(() => {
       this.idleTimer = undefined;
-      if (this.status.state !== 'ready_for_review' || this.inflight > 0) return this.watchIdle();
+      if (this.state !== 'ready_for_review' || this.inflight > 0) return this.watchIdle();
       void this.end('idle', `unused for ${formatDuration(ms)} after the turn; a reply resumes the conversation`);
     }, ms);
   }
@@ -161,7 +168,7 @@ export class SessionHost {
   private track(event: BatonEvent | EventBody): void {
     switch (event.type) {
       case 'state.changed':
-        this.status = { state: event.to, reason: event.reason };
+        this.machine.restore({ state: event.to, reason: event.reason });
         break;
       case 'message.added':
         // A user message answers whatever the assistant said before; only later text can ask anew.
@@ -189,7 +196,8 @@ export class SessionHost {
         return;
       case 'reply': {
         if (run === undefined || this.ending !== undefined) throw new BatonError('conflict', 'The session is not accepting replies right now.');
-        const answering = this.status.state === 'needs_input' && this.status.reason?.kind === 'question';
+        const status = this.machine.status;
+        const answering = status?.state === 'needs_input' && status.reason?.kind === 'question';
         this.record({ type: 'message.added', role: 'user', text: request.text });
         if (answering) this.record({ type: 'question.answered', text: request.text });
         await run.reply(request.text);
@@ -231,17 +239,7 @@ export class SessionHost {
       } catch (error) {
         log.warn('agent close failed', { session: this.spec.sessionId, error: errorMessage(error) });
       }
-      const target = reason === 'idle' ? this.status.state : reason === 'completed' ? 'completed' : reason === 'stopped' ? 'stopped' : 'failed';
-      if (this.status.state !== target) {
-        const stateReason =
-          reason === 'failed'
-            ? { kind: 'error' as const, message: message ?? 'the agent failed' }
-            : reason === 'stopped'
-              ? { kind: 'note' as const, message: 'stopped by the user' }
-              : undefined;
-        this.writer.append({ type: 'state.changed', from: this.status.state, to: target, ...(stateReason ? { reason: stateReason } : {}) });
-        this.status = { state: target, reason: stateReason };
-      }
+      this.change({ kind: 'host_ending', end: reason, message });
       this.writer.append({ type: 'session.ended', reason, ...(message === undefined ? {} : { message }) });
       this.shutdown(reason === 'failed' ? 1 : 0);
     })();

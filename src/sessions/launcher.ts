@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { InternalError } from '../shared/errors.js';
 import { createLogger } from '../shared/log.js';
 import { sessionPaths } from '../shared/paths.js';
+import type { SessionEnv } from './environment.js';
 import type { HostSpec } from './spec.js';
 
 const log = createLogger('launcher');
@@ -43,14 +44,18 @@ export class HostLauncher {
     private readonly keepSpare = true,
   ) {}
 
-  /** Starts a host and resolves once it reports ready (its socket listens and the agent started). */
-  launch(spec: HostSpec): Promise<LaunchedHost> {
+  /**
+   * Starts a host and resolves once it reports ready (its socket listens and the agent started).
+   * The spec goes to disk (a restarted host reads it); the environment does not, since it holds
+   * the user's keys: a fresh host gets it as its process environment, the spare over IPC.
+   */
+  launch(spec: HostSpec, env: SessionEnv): Promise<LaunchedHost> {
     const paths = sessionPaths(spec.home, spec.sessionId);
     mkdirSync(paths.dir, { recursive: true });
     writeFileSync(paths.spec, JSON.stringify(spec));
     const spare = this.takeSpare();
-    const host = spare ?? this.spawnHost([spec.home, spec.sessionId], paths.hostLog, spec.cwd);
-    if (spare !== undefined) host.child.send({ assign: spec.sessionId });
+    const host = spare ?? this.spawnHost([spec.home, spec.sessionId], paths.hostLog, spec.cwd, env);
+    if (spare !== undefined) host.child.send({ assign: spec.sessionId, env });
     this.lastAgent = spec.agent;
     this.refillSpare();
     return new Promise((resolve, reject) => {
@@ -86,7 +91,7 @@ export class HostLauncher {
     if (!this.keepSpare || this.closed || this.spare !== undefined) return;
     try {
       const args = [this.home, '--warm', ...(this.lastAgent === undefined ? [] : [this.lastAgent])];
-      const spare = this.spawnHost(args, join(this.home, 'host-spare.log'), this.home);
+      const spare = this.spawnHost(args, join(this.home, 'host-spare.log'), this.home, this.env);
       spare.child.on('error', (error) => log.warn('spare host failed', { error: error.message }));
       this.spare = spare;
     } catch (error) {
@@ -94,10 +99,10 @@ export class HostLauncher {
     }
   }
 
-  private spawnHost(args: string[], logPath: string, cwd: string): { child: ChildProcess; exited: Promise<number | null> } {
+  private spawnHost(args: string[], logPath: string, cwd: string, env: NodeJS.ProcessEnv): { child: ChildProcess; exited: Promise<number | null> } {
     const logFd = openSync(logPath, 'a');
     try {
-      const child = spawn(process.execPath, [hostEntry(), ...args], { cwd, env: this.env, detached: true, stdio: ['ignore', logFd, logFd, 'ipc'] });
+      const child = spawn(process.execPath, [hostEntry(), ...args], { cwd, env, detached: true, stdio: ['ignore', logFd, logFd, 'ipc'] });
       const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
       return { child, exited };
     } finally {

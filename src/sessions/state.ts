@@ -1,7 +1,12 @@
 /**
- * Session state derived from the protocol's own signals — never from timers or screen text.
- * The session host runs every event through `deriveState` and records each change as a
- * `state.changed` event, so the event log alone is the truth about a session's state.
+ * The one state machine of a session. Every `state.changed` event in Baton is built here, by
+ * `StateMachine.apply`, from a trigger: a protocol event the agent's adapter produced (inside
+ * the host), or a lifecycle fact the host or the supervisor observed (queued, host started,
+ * host ended, host lost, launch failed). Which moves are legal is one table, `MOVES`; a trigger
+ * that asks for an illegal move changes nothing.
+ *
+ * States come from the protocol's own signals — never from timers or screen text — and the event
+ * log alone is the truth: the store's `state` column is a projection of these events.
  */
 import type { EventBody, SessionState, StateReason } from '../events/index.js';
 
@@ -15,17 +20,106 @@ export interface SessionStatus {
 /** States in which the agent is mid-turn and holds one of the concurrency slots. */
 export const ACTIVE_STATES: readonly SessionState[] = ['starting', 'working', 'needs_input'];
 
+/** How a host ended: by request (`completed`, `stopped`), by failure, or let go while idle. */
+export type HostEnd = 'completed' | 'stopped' | 'failed' | 'idle';
+
+export type Trigger =
+  /** A protocol event from the agent, seen by the host. */
+  | { kind: 'event'; event: EventBody; stopRequested: boolean; lastAssistantText?: string | undefined }
+  /** Dispatched, or asked to run again (respawn): waits for a slot. */
+  | { kind: 'queued'; note?: string }
+  /** A host took the session and is starting its agent. */
+  | { kind: 'host_started' }
+  /** The host is ending the session (it writes `session.ended` next). */
+  | { kind: 'host_ending'; end: HostEnd; message?: string | undefined }
+  /** The supervisor found the host gone without ending the session, or it could not start one. */
+  | { kind: 'host_lost'; message: string }
+  /** The user stopped a session that has no host (queued). */
+  | { kind: 'stopped_by_user' }
+  /** The user marked a session with no host done. */
+  | { kind: 'marked_done' };
+
 /**
- * The state after `event`, or undefined when the event does not change it.
- *
- * `stopRequested` tells whether the user asked to stop: the agent then reports an aborted turn,
- * which is `stopped`, not `failed`.
+ * Legal moves: from each state, the states a trigger may take it to. A move to the same state
+ * is legal only with a different reason (a second approval while one is pending). Adding a state
+ * (`preparing` while a worktree is set up, `paused` by the watchdog) is one row here and its
+ * triggers below.
  */
-export function deriveState(
-  current: SessionStatus,
-  event: EventBody,
-  context: { stopRequested: boolean; lastAssistantText?: string | undefined },
-): SessionStatus | undefined {
+export const MOVES: Readonly<Record<SessionState, readonly SessionState[]>> = {
+  queued: ['starting', 'stopped', 'failed', 'completed'],
+  starting: ['working', 'needs_input', 'ready_for_review', 'failed', 'stopped', 'completed'],
+  // `starting` from mid-turn states: a host taking over from one that died unrecorded.
+  working: ['needs_input', 'ready_for_review', 'starting', 'failed', 'stopped', 'completed'],
+  needs_input: ['working', 'needs_input', 'ready_for_review', 'starting', 'failed', 'stopped', 'completed'],
+  ready_for_review: ['working', 'needs_input', 'queued', 'starting', 'failed', 'stopped', 'completed'],
+  failed: ['queued', 'starting', 'completed'],
+  stopped: ['queued', 'starting', 'failed', 'completed'],
+  completed: [],
+};
+
+const STOPPED_BY_USER: StateReason = { kind: 'note', message: 'stopped by the user' };
+
+/**
+ * Holds a session's status and turns triggers into `state.changed` bodies. `current` is
+ * undefined for a session that has no state yet (being dispatched).
+ */
+export class StateMachine {
+  constructor(private current?: SessionStatus) {}
+
+  get status(): SessionStatus | undefined {
+    return this.current;
+  }
+
+  /** Takes a recorded `state.changed` as the truth (replaying a log). */
+  restore(status: SessionStatus): void {
+    this.current = status;
+  }
+
+  /** The `state.changed` body to record for `trigger`, or undefined when the state stays. */
+  apply(trigger: Trigger): EventBody | undefined {
+    const from = this.current;
+    const next = transition(from, trigger);
+    if (next === undefined) return undefined;
+    this.current = next;
+    return {
+      type: 'state.changed',
+      ...(from === undefined ? {} : { from: from.state }),
+      to: next.state,
+      ...(next.reason === undefined ? {} : { reason: next.reason }),
+    };
+  }
+}
+
+/** The status after `trigger`, or undefined when it does not change (or the move is illegal). */
+export function transition(from: SessionStatus | undefined, trigger: Trigger): SessionStatus | undefined {
+  const next = target(from, trigger);
+  if (next === undefined) return undefined;
+  if (from === undefined) return next.state === 'queued' ? next : undefined;
+  if (next.state === from.state && JSON.stringify(next.reason) === JSON.stringify(from.reason)) return undefined;
+  return MOVES[from.state].includes(next.state) ? next : undefined;
+}
+
+function target(from: SessionStatus | undefined, trigger: Trigger): SessionStatus | undefined {
+  switch (trigger.kind) {
+    case 'event':
+      return from === undefined ? undefined : afterEvent(from, trigger);
+    case 'queued':
+      return { state: 'queued', ...(trigger.note === undefined ? {} : { reason: { kind: 'note', message: trigger.note } }) };
+    case 'host_started':
+      return { state: 'starting' };
+    case 'host_ending':
+      return afterHostEnd(from, trigger.end, trigger.message);
+    case 'host_lost':
+      return { state: 'failed', reason: { kind: 'error', message: trigger.message } };
+    case 'stopped_by_user':
+      return { state: 'stopped', reason: STOPPED_BY_USER };
+    case 'marked_done':
+      return { state: 'completed' };
+  }
+}
+
+function afterEvent(current: SessionStatus, trigger: Extract<Trigger, { kind: 'event' }>): SessionStatus | undefined {
+  const { event } = trigger;
   switch (event.type) {
     case 'turn.started':
       return { state: 'working' };
@@ -46,10 +140,9 @@ export function deriveState(
     case 'question.answered':
       return current.state === 'needs_input' ? { state: 'working' } : undefined;
     case 'turn.completed':
-      return stateAfterTurn(event, context);
-    case 'session.ended':
-      return stateAfterEnd(current, event);
+      return afterTurn(event, trigger.stopRequested, trigger.lastAssistantText);
     case 'session.started':
+    case 'session.ended':
     case 'agent.identified':
     case 'message.added':
     case 'thinking.added':
@@ -62,35 +155,26 @@ export function deriveState(
   }
 }
 
-function stateAfterTurn(
-  event: Extract<EventBody, { type: 'turn.completed' }>,
-  context: { stopRequested: boolean; lastAssistantText?: string | undefined },
-): SessionStatus {
-  if (context.stopRequested || event.outcome === 'interrupted') {
-    return { state: 'stopped', reason: { kind: 'note', message: 'stopped by the user' } };
-  }
-  if (event.outcome === 'error') {
-    return { state: 'failed', reason: { kind: 'error', message: event.error ?? 'the agent reported an error' } };
-  }
-  const question = trailingQuestion(context.lastAssistantText);
+function afterTurn(event: Extract<EventBody, { type: 'turn.completed' }>, stopRequested: boolean, lastAssistantText: string | undefined): SessionStatus {
+  // Agents report an abort as an error; the user's stop wins.
+  if (stopRequested || event.outcome === 'interrupted') return { state: 'stopped', reason: STOPPED_BY_USER };
+  if (event.outcome === 'error') return { state: 'failed', reason: { kind: 'error', message: event.error ?? 'the agent reported an error' } };
+  const question = trailingQuestion(lastAssistantText);
   if (question !== undefined) return { state: 'needs_input', reason: { kind: 'question', text: question } };
   return { state: 'ready_for_review' };
 }
 
-function stateAfterEnd(
-  current: SessionStatus,
-  event: Extract<EventBody, { type: 'session.ended' }>,
-): SessionStatus | undefined {
-  switch (event.reason) {
+function afterHostEnd(from: SessionStatus | undefined, end: HostEnd, message: string | undefined): SessionStatus | undefined {
+  switch (end) {
     case 'completed':
       return { state: 'completed' };
     case 'stopped':
-      return current.state === 'stopped' ? undefined : { state: 'stopped', reason: { kind: 'note', message: 'stopped by the user' } };
+      // A turn that already ended as stopped keeps its reason.
+      return from?.state === 'stopped' ? undefined : { state: 'stopped', reason: STOPPED_BY_USER };
     case 'failed':
-    case 'host_exited':
-      return { state: 'failed', reason: { kind: 'error', message: event.message ?? 'the session host exited' } };
-    case 'removed':
+      return { state: 'failed', reason: { kind: 'error', message: message ?? 'the agent failed' } };
     case 'idle':
+      // Letting an idle agent go keeps the state: a reply resumes the conversation.
       return undefined;
   }
 }

@@ -17,6 +17,8 @@ export class EventStore {
   constructor(
     private readonly db: Db,
     private readonly onProjection: (sessionId: string, projection: SessionProjection) => void,
+    /** Called inside the ingesting transaction for each newly stored event. */
+    private readonly onStored: (row: SessionRow, event: BatonEvent) => void = () => undefined,
   ) {
     this.insertEvent = db.prepare(
       'INSERT OR IGNORE INTO events (session_id, seq, ts, type, body_json) VALUES (?, ?, ?, ?, ?)',
@@ -37,6 +39,7 @@ export class EventStore {
         if (result.changes === 0) continue;
         inserted++;
         this.project(row.id, projection, event);
+        this.onStored(row, event);
       }
       projection.offset = Math.max(projection.offset, offset);
       this.onProjection(row.id, projection);

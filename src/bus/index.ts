@@ -1,0 +1,84 @@
+/**
+ * The workspace bus: every domain publishes its events here (defined once in
+ * `src/events/workspace.ts`). Events are validated, stored in SQLite with one global sequence
+ * number, and delivered to subscribers; `follow` replays from any sequence number and then goes
+ * live without a gap or a duplicate, which is what `/api/stream` serves to the CLI and the page.
+ */
+import { EventEmitter } from 'node:events';
+import type { z } from 'zod';
+import type { WorkspaceEvent, WorkspaceEventDefinition } from '../events/workspace.js';
+import type { Db } from '../store/db.js';
+import { WorkspaceEventStore } from '../store/workspace-events.js';
+
+const PAGE = 1_000;
+
+export type Clock = () => Date;
+
+export class WorkspaceBus {
+  private readonly store: WorkspaceEventStore;
+  private readonly emitter = new EventEmitter<{ event: [WorkspaceEvent] }>();
+
+  constructor(
+    db: Db,
+    private readonly clock: Clock = () => new Date(),
+  ) {
+    this.store = new WorkspaceEventStore(db);
+    this.emitter.setMaxListeners(0);
+  }
+
+  /** Validates, stores and delivers one event; returns it with its sequence number. */
+  publish<T extends string, S extends z.ZodType>(definition: WorkspaceEventDefinition<T, S>, data: z.input<S>): WorkspaceEvent {
+    const parsed = definition.schema.parse(data);
+    const stored = this.store.append(this.clock().toISOString(), definition.type, parsed);
+    const event = stored as WorkspaceEvent;
+    this.emitter.emit('event', event);
+    return event;
+  }
+
+  /** Stored events after `after`, oldest first. */
+  list(after = 0, limit = PAGE): WorkspaceEvent[] {
+    return this.store.list(after, limit) as WorkspaceEvent[];
+  }
+
+  lastSeq(): number {
+    return this.store.lastSeq();
+  }
+
+  /** Calls `listener` for every event published from now on; returns the unsubscribe. */
+  subscribe(listener: (event: WorkspaceEvent) => void): () => void {
+    this.emitter.on('event', listener);
+    return () => this.emitter.off('event', listener);
+  }
+
+  /**
+   * Replays events after `after`, then delivers live ones, each exactly once and in order,
+   * until `closed` settles. `send` may be slow (a network write): live events wait for it.
+   */
+  async follow(after: number, send: (event: WorkspaceEvent) => Promise<void>, closed: Promise<void>, onLive?: () => Promise<void>): Promise<void> {
+    let last = after;
+    let live = false;
+    const buffered: WorkspaceEvent[] = [];
+    let chain = Promise.resolve();
+    const deliver = (event: WorkspaceEvent): Promise<void> => {
+      if (event.seq <= last) return Promise.resolve();
+      last = event.seq;
+      return send(event);
+    };
+    // Subscribe before replaying so nothing published in between is missed; `last` drops repeats.
+    const unsubscribe = this.subscribe((event) => {
+      if (!live) buffered.push(event);
+      else chain = chain.then(() => deliver(event)).catch(() => undefined); // `send` handles its own failures (an SSE write aborts the stream)
+    });
+    try {
+      for (let page = this.list(last); page.length > 0; page = this.list(last)) {
+        for (const event of page) await deliver(event);
+      }
+      for (const event of buffered) await deliver(event);
+      live = true;
+      await onLive?.();
+      await closed;
+    } finally {
+      unsubscribe();
+    }
+  }
+}

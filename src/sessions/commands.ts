@@ -1,0 +1,152 @@
+/** The user's commands on a session: reply, approve or deny, interrupt, stop, done, pin, remove, respawn. */
+import { existsSync } from 'node:fs';
+import { SessionPinned, SessionRemoved } from '../events/workspace.js';
+import { InvalidInputError, SessionStateError } from '../shared/errors.js';
+import type { SessionWithProject } from '../store/sessions.js';
+import { removeWorktree, type RemoveResult } from '../worktrees/index.js';
+import type { SessionsCore } from './core.js';
+import { RESPAWNABLE_STATES } from './state.js';
+
+export class SessionCommands {
+  constructor(private readonly core: SessionsCore) {}
+
+  /**
+   * Sends a reply. A session that is no longer running (stopped, failed, or finished and its
+   * host gone) is respawned first, resuming its conversation, and the reply is its next turn.
+   */
+  async reply(ref: string, text: string, cwd?: string): Promise<SessionWithProject> {
+    if (text.trim() === '') throw new InvalidInputError('The reply is empty.');
+    const session = this.core.resolve(ref, cwd);
+    if (!this.core.isRunning(session) && RESPAWNABLE_STATES.includes(session.state)) await this.resumeToReply(session);
+    else this.requireRunning(session, 'reply to');
+    await this.core.hosts.send(session.id, { op: 'reply', text });
+    return this.core.settle(session.id);
+  }
+
+  async resolveApproval(ref: string, decision: 'allow' | 'deny', reason?: string, requestId?: string, cwd?: string): Promise<SessionWithProject> {
+    const session = this.core.resolve(ref, cwd);
+    if (session.state !== 'needs_input' || session.state_reason_json === null || !session.state_reason_json.includes('"approval"')) {
+      throw new SessionStateError(`Session ${session.name} is not waiting for an approval (it is ${session.state}).`);
+    }
+    this.requireRunning(session, decision === 'allow' ? 'approve' : 'deny');
+    await this.core.hosts.send(session.id, {
+      op: 'approval',
+      decision,
+      ...(reason === undefined ? {} : { reason }),
+      ...(requestId === undefined ? {} : { requestId }),
+    });
+    return this.core.settle(session.id);
+  }
+
+  async interrupt(ref: string, cwd?: string): Promise<SessionWithProject> {
+    const session = this.core.resolve(ref, cwd);
+    this.requireRunning(session, 'interrupt');
+    await this.core.hosts.send(session.id, { op: 'interrupt' });
+    return this.core.settle(session.id);
+  }
+
+  async stop(ref: string, cwd?: string): Promise<SessionWithProject> {
+    const session = this.core.resolve(ref, cwd);
+    if (session.state === 'queued') {
+      this.core.ingestor.record(session.id, { kind: 'stopped_by_user' });
+      return this.core.mustGet(session.id);
+    }
+    if (!this.core.isRunning(session)) throw new SessionStateError(`Session ${session.name} is not running (it is ${session.state}).`);
+    await this.core.hosts.stop(session);
+    return this.core.mustGet(session.id);
+  }
+
+  async done(ref: string, cwd?: string): Promise<SessionWithProject> {
+    const session = this.core.resolve(ref, cwd);
+    if (session.state === 'completed') return session;
+    if (this.core.isRunning(session)) {
+      await this.core.hosts.send(session.id, { op: 'complete' });
+      await this.core.hosts.gone(session.id);
+      this.core.ingestor.ingest(session.id);
+    } else {
+      this.core.ingestor.record(session.id, { kind: 'marked_done' }, { after: [{ type: 'session.ended', reason: 'completed' }] });
+    }
+    await this.core.scheduler.run();
+    return this.core.mustGet(session.id);
+  }
+
+  setPinned(ref: string, pinned: boolean, cwd?: string): SessionWithProject {
+    const session = this.core.resolve(ref, cwd);
+    this.core.store.setPinned(session.id, pinned);
+    this.core.bus.publish(SessionPinned, { sessionId: session.id, name: session.name, project: session.project_name, pinned });
+    this.core.ingestor.emit('session', session.id);
+    return this.core.mustGet(session.id);
+  }
+
+  async remove(ref: string, cwd?: string): Promise<{ session: SessionWithProject; result: RemoveResult }> {
+    const session = this.core.resolve(ref, cwd);
+    if (this.core.isRunning(session)) await this.core.hosts.stop(session);
+    const result = await removeWorktree({
+      repo: session.project_root,
+      path: session.worktree,
+      branch: session.branch,
+      baseCommit: session.base_commit,
+      snapshotName: session.name,
+    });
+    this.core.store.markRemoved(session.id, result.snapshotRef ?? null);
+    this.core.hosts.unwatch(session.id);
+    this.core.bus.publish(SessionRemoved, {
+      sessionId: session.id,
+      name: session.name,
+      project: session.project_name,
+      snapshotRef: result.snapshotRef ?? null,
+      branchDeleted: result.branchDeleted,
+    });
+    this.core.ingestor.emit('session', session.id);
+    await this.core.scheduler.run();
+    return { session: this.core.mustGet(session.id), result };
+  }
+
+  async respawn(ref: string, cwd?: string): Promise<SessionWithProject> {
+    const session = this.core.resolve(ref, cwd);
+    if (!RESPAWNABLE_STATES.includes(session.state) && this.core.isRunning(session)) {
+      throw new SessionStateError(`Session ${session.name} is ${session.state}; respawn restarts sessions that are failed, stopped or ready for review.`);
+    }
+    if (session.state === 'completed') throw new SessionStateError(`Session ${session.name} is completed; dispatch a new session instead.`);
+    if (!existsSync(session.worktree)) throw new SessionStateError(`The worktree of ${session.name} is gone (${session.worktree}); it cannot be respawned.`);
+    if (this.core.isRunning(session)) await this.core.hosts.stop(session);
+    this.core.ingestor.record(session.id, { kind: 'queued', note: 'respawn requested' });
+    await this.core.scheduler.run();
+    return this.core.mustGet(session.id);
+  }
+
+  async respawnAll(projectRoot?: string): Promise<SessionWithProject[]> {
+    const targets = this.core.store
+      .listLive()
+      .filter((s) => (s.state === 'failed' || s.state === 'stopped') && (projectRoot === undefined || s.project_root === projectRoot));
+    const respawned: SessionWithProject[] = [];
+    for (const session of targets) respawned.push(await this.respawn(session.id));
+    return respawned;
+  }
+
+  /** Respawns a session so it can take a reply, or says why it cannot, before changing anything. */
+  private async resumeToReply(session: SessionWithProject): Promise<void> {
+    const { core } = this;
+    // Queued sessions are ahead of this one for the next free slot.
+    if (core.scheduler.used() + core.queued().length >= core.maxConcurrent) {
+      throw new SessionStateError(
+        `Cannot reply to ${session.name}: it is ${session.state}, and resuming it would exceed the limit of ${core.maxConcurrent} running sessions. Stop one, or raise BATON_MAX_CONCURRENT, then reply again.`,
+      );
+    }
+    await this.respawn(session.id);
+    const resumed = core.mustGet(session.id);
+    if (resumed.state === 'queued') {
+      throw new SessionStateError(`Cannot reply to ${session.name} yet: it was respawned but another session took the free slot first; it resumes when a slot frees, then reply again.`);
+    }
+    if (!core.isRunning(resumed)) {
+      throw new SessionStateError(`Cannot reply to ${session.name}: it was respawned to take the reply but did not start (it is ${resumed.state}); its transcript says why.`);
+    }
+  }
+
+  private requireRunning(session: SessionWithProject, action: string): void {
+    if (!this.core.isRunning(session)) {
+      const hint = session.state === 'queued' ? 'it is queued and has not started yet' : `it is ${session.state}; \`baton respawn ${session.name}\` restarts it`;
+      throw new SessionStateError(`Cannot ${action} ${session.name}: ${hint}.`);
+    }
+  }
+}

@@ -1,0 +1,44 @@
+/** What the session commands share: the store, the log writer, the hosts, the scheduler and the bus. */
+import type { WorkspaceBus } from '../bus/index.js';
+import type { Scheduler } from '../scheduler/index.js';
+import { BatonError } from '../shared/errors.js';
+import type { SessionStore, SessionWithProject } from '../store/sessions.js';
+import type { HostSupervisor } from './hosts.js';
+import type { Ingestor } from './ingest.js';
+import { resolveSessionRef } from './resolve.js';
+
+export class SessionsCore {
+  constructor(
+    readonly home: string,
+    readonly store: SessionStore,
+    readonly ingestor: Ingestor,
+    readonly hosts: HostSupervisor,
+    readonly scheduler: Scheduler<SessionWithProject>,
+    readonly bus: WorkspaceBus,
+    readonly maxConcurrent: number,
+  ) {}
+
+  resolve(ref: string, cwd?: string): SessionWithProject {
+    return resolveSessionRef(this.store.listLive(), ref, cwd);
+  }
+
+  mustGet(id: string): SessionWithProject {
+    const session = this.store.get(id);
+    if (session === undefined) throw new BatonError('internal', `session ${id} vanished`);
+    return session;
+  }
+
+  /** After a command, take in what the host wrote in answer. */
+  settle(sessionId: string): SessionWithProject {
+    this.ingestor.ingest(sessionId);
+    return this.mustGet(sessionId);
+  }
+
+  isRunning(session: SessionWithProject): boolean {
+    return this.hosts.isRunning(session);
+  }
+
+  queued(): SessionWithProject[] {
+    return this.store.listLive().filter((s) => s.state === 'queued');
+  }
+}

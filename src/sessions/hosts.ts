@@ -1,0 +1,183 @@
+/**
+ * Host supervision: starting a session's host, watching it (its log and its exit), re-attaching
+ * to hosts that kept running while the supervisor was away, noticing a host that died without
+ * ending its session, and stopping one.
+ */
+import type { AgentId, PermissionMode } from '../agents/index.js';
+import { BatonError, errorMessage } from '../shared/errors.js';
+import { createLogger } from '../shared/log.js';
+import { sessionPaths } from '../shared/paths.js';
+import type { EventStore } from '../store/events.js';
+import type { SessionStore, SessionWithProject } from '../store/sessions.js';
+import { sessionEnvironment } from './environment.js';
+import { isHostAlive, sendToHost, type HostCommand } from './host-client.js';
+import { HostWatch } from './host-watch.js';
+import type { Ingestor } from './ingest.js';
+import { HostLauncher } from './launcher.js';
+import { ACTIVE_STATES } from './state.js';
+
+const log = createLogger('hosts');
+
+export interface HostsOptions {
+  home: string;
+  /** The user's environment, the base of every session's own (see environment.ts). */
+  env: NodeJS.ProcessEnv;
+  spareHost: boolean;
+  idleHostSeconds?: number | undefined;
+  store: SessionStore;
+  events: EventStore;
+  ingestor: Ingestor;
+  /** A host has gone and its session was settled: a slot may be free. */
+  onGone: (sessionId: string) => void;
+}
+
+export class HostSupervisor {
+  private readonly watches = new Map<string, HostWatch>();
+  private readonly launcher: HostLauncher;
+  private closed = false;
+
+  constructor(private readonly options: HostsOptions) {
+    this.launcher = new HostLauncher(options.home, options.env, options.spareHost);
+  }
+
+  isRunning(session: Pick<SessionWithProject, 'id' | 'host_pid'>): boolean {
+    return isHostAlive(session.host_pid, session.id);
+  }
+
+  /** Sends a command to a session's host and waits for its answer. */
+  send(sessionId: string, command: HostCommand): Promise<void> {
+    return sendToHost(sessionPaths(this.options.home, sessionId).socket, command);
+  }
+
+  /** Starts the host of a queued session. Never throws: a host that cannot start fails its session, with the reason. */
+  async launch(session: SessionWithProject): Promise<void> {
+    const started = performance.now();
+    const { ingestor, store } = this.options;
+    try {
+      const host = await this.launcher.launch(
+        {
+          sessionId: session.id,
+          home: this.options.home,
+          agent: session.agent as AgentId,
+          cwd: session.worktree,
+          prompt: session.prompt,
+          ...(session.model === null ? {} : { model: session.model }),
+          permissionMode: session.permission_mode as PermissionMode,
+          options: JSON.parse(session.options_json) as Record<string, unknown>,
+          ...(session.agent_session_id === null ? {} : { resumeId: session.agent_session_id }),
+          ...(this.options.idleHostSeconds ? { idleExitMs: this.options.idleHostSeconds * 1000 } : {}),
+        },
+        sessionEnvironment(this.options.env, session),
+      );
+      store.setHostPid(session.id, host.pid);
+      this.watch(session.id, host.exited);
+      log.info('host started', { session: session.id, pid: host.pid, ms: Math.round(performance.now() - started) });
+    } catch (error) {
+      log.error('host launch failed', { session: session.id, error: errorMessage(error) });
+      // A host that died before writing anything leaves the session queued; scheduling it again
+      // would fail the same way, for ever. Record the failure so it stays put and says why.
+      ingestor.ingest(session.id);
+      if (store.get(session.id)?.state === 'queued') {
+        const message = `its session host could not start: ${errorMessage(error)}`;
+        ingestor.record(
+          session.id,
+          { kind: 'host_lost', message },
+          { before: [{ type: 'error.raised', message, fatal: true }], after: [{ type: 'session.ended', reason: 'failed', message }] },
+        );
+      }
+      this.onGone(session.id);
+    } finally {
+      ingestor.ingest(session.id);
+    }
+  }
+
+  /** Re-attaches to hosts that kept running while the supervisor was away, and ingests what they wrote. */
+  reattachAll(): { attached: number; ingested: number } {
+    const { store, ingestor } = this.options;
+    let ingested = 0;
+    let attached = 0;
+    for (const session of store.listLive()) {
+      ingested += ingestor.ingest(session.id);
+      const fresh = store.get(session.id);
+      if (fresh?.host_pid === null || fresh === undefined) continue;
+      if (this.isRunning(fresh)) {
+        this.watch(fresh.id);
+        attached++;
+      } else this.onGone(fresh.id);
+    }
+    return { attached, ingested };
+  }
+
+  /** Asks a host to stop and waits until it has gone. */
+  async stop(session: SessionWithProject): Promise<void> {
+    const watch = this.watches.get(session.id);
+    try {
+      await this.send(session.id, { op: 'stop' });
+    } catch (error) {
+      if (!(error instanceof BatonError) || error.code !== 'conflict') throw error;
+    }
+    if (watch !== undefined) await watch.gone;
+    else await waitForExit(session.host_pid, session.id);
+    this.options.ingestor.ingest(session.id);
+    this.options.store.setHostPid(session.id, null);
+  }
+
+  /** Resolves when the session's watched host has exited (at once when none is watched). */
+  async gone(sessionId: string): Promise<void> {
+    await this.watches.get(sessionId)?.gone;
+  }
+
+  unwatch(sessionId: string): void {
+    this.watches.get(sessionId)?.close();
+    this.watches.delete(sessionId);
+  }
+
+  /** Stops watching; hosts keep running on their own. */
+  close(): void {
+    this.closed = true;
+    this.launcher.close();
+    for (const watch of this.watches.values()) watch.close();
+    this.watches.clear();
+  }
+
+  private watch(sessionId: string, exited?: Promise<number | null>): void {
+    this.watches.get(sessionId)?.close();
+    const paths = sessionPaths(this.options.home, sessionId);
+    const watch = new HostWatch(paths.events, paths.socket, () => this.options.ingestor.ingest(sessionId), exited);
+    this.watches.set(sessionId, watch);
+    watch.gone
+      .then(() => {
+        if (this.watches.get(sessionId) !== watch) return;
+        this.watches.delete(sessionId);
+        this.onGone(sessionId);
+      })
+      .catch((error: unknown) => log.error('host watch failed', { session: sessionId, error: errorMessage(error) }));
+  }
+
+  /** The host has exited: ingest its last events, and record a crash if it did not end the session itself. */
+  private onGone(sessionId: string): void {
+    if (this.closed) return;
+    const { ingestor, store, events } = this.options;
+    ingestor.ingest(sessionId);
+    const session = store.get(sessionId);
+    if (session === undefined || this.isRunning(session)) return;
+    const [last] = events.latest(sessionId, ['session.started', 'session.ended'], 1);
+    if (last?.type === 'session.started' || ACTIVE_STATES.includes(session.state)) {
+      const message = `the session host (pid ${session.host_pid ?? '?'}) exited unexpectedly; \`baton respawn ${session.name}\` restarts it`;
+      ingestor.record(
+        sessionId,
+        { kind: 'host_lost', message },
+        { before: [{ type: 'error.raised', message, fatal: true }], after: [{ type: 'session.ended', reason: 'host_exited', message }] },
+      );
+    }
+    store.setHostPid(sessionId, null);
+    ingestor.emit('session', sessionId);
+    this.options.onGone(sessionId);
+  }
+}
+
+async function waitForExit(pid: number | null, sessionId: string): Promise<void> {
+  const deadline = Date.now() + 15_000;
+  // A host we did not spawn (re-attached) has no exit event to wait on; its pid is all we have.
+  while (isHostAlive(pid, sessionId) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+}

@@ -1,0 +1,109 @@
+/**
+ * Ingestion: reads new lines of a session's `events.jsonl` into SQLite (idempotent by seq) and
+ * announces them; and the supervisor's own writes to a log while no host runs (queued, a crash
+ * it noticed, `done` on an ended session), whose state changes come from the state machine.
+ */
+import { EventEmitter } from 'node:events';
+import type { BatonEvent, EventBody, SessionState } from '../events/index.js';
+import { SessionStateChanged } from '../events/workspace.js';
+import type { WorkspaceBus } from '../bus/index.js';
+import { createLogger } from '../shared/log.js';
+import { sessionPaths } from '../shared/paths.js';
+import type { Db } from '../store/db.js';
+import { EventStore } from '../store/events.js';
+import { projectionOf, type SessionStore, type SessionRow } from '../store/sessions.js';
+import { EventLogWriter, readLog } from './event-log.js';
+import { StateMachine, type Trigger } from './state.js';
+
+const log = createLogger('ingest');
+
+/** A long backlog (a host that ran while the supervisor was down) is read in batches of this size. */
+const INGEST_BATCH_BYTES = 4 * 1024 * 1024;
+
+export interface IngestEvents {
+  /** A new event of a session, once stored. */
+  event: [sessionId: string, event: BatonEvent];
+  /** Something about a session changed (state, activity, usage, pin, host). */
+  session: [sessionId: string];
+  /** A session's state changed in this batch of ingestion. */
+  state: [sessionId: string, before: SessionState, after: SessionState | undefined];
+}
+
+export class Ingestor extends EventEmitter<IngestEvents> {
+  readonly events: EventStore;
+
+  constructor(
+    private readonly home: string,
+    db: Db,
+    private readonly store: SessionStore,
+    bus: WorkspaceBus,
+  ) {
+    super();
+    this.setMaxListeners(0);
+    this.events = new EventStore(
+      db,
+      (id, projection) => store.applyProjection(id, projection),
+      (row, event) => {
+        if (event.type !== 'state.changed') return;
+        const session = store.get(row.id);
+        bus.publish(SessionStateChanged, {
+          sessionId: row.id,
+          name: row.name,
+          project: session?.project_name ?? '',
+          ...(event.from === undefined ? {} : { from: event.from }),
+          to: event.to,
+          ...(event.reason === undefined ? {} : { reason: event.reason }),
+        });
+      },
+    );
+  }
+
+  /** Reads new lines of a session's log into the store and announces them; returns how many were new. */
+  ingest(sessionId: string): number {
+    const first = this.store.get(sessionId);
+    if (first === undefined) return 0;
+    let inserted = 0;
+    for (let session: SessionRow = first; ; ) {
+      const { events, offset, malformed } = readLog(sessionPaths(this.home, sessionId).events, session.ingested_offset, INGEST_BATCH_BYTES);
+      for (const bad of malformed) log.warn('malformed event line skipped', { session: sessionId, ...bad });
+      if (events.length === 0 && offset === session.ingested_offset) break;
+      inserted += this.events.ingest(session, events, offset);
+      for (const event of events) if (event.seq > session.last_seq) this.emit('event', sessionId, event);
+      const next = this.store.get(sessionId);
+      if (next === undefined) break;
+      session = next;
+    }
+    const after = this.store.get(sessionId);
+    if (inserted === 0 && after?.ingested_offset === first.ingested_offset) return 0;
+    this.emit('session', sessionId);
+    if (after?.state !== first.state) this.emit('state', sessionId, first.state, after?.state);
+    return inserted;
+  }
+
+  /**
+   * Writes events to the log of a session that has no host, then ingests them: `before`, the
+   * state change `trigger` makes (if any), then `after`.
+   */
+  record(sessionId: string, trigger: Trigger | undefined, extra: { before?: EventBody[]; after?: EventBody[] } = {}): void {
+    // Everything the log holds is in the store first, so the store knows its last seq and state.
+    this.ingest(sessionId);
+    const row = this.store.get(sessionId);
+    const bodies: EventBody[] = [...(extra.before ?? [])];
+    if (trigger !== undefined) {
+      const projection = row === undefined ? undefined : projectionOf(row);
+      const known = row !== undefined && row.last_seq > 0;
+      const machine = new StateMachine(known && projection !== undefined ? { state: projection.state, reason: projection.reason } : undefined);
+      const change = machine.apply(trigger);
+      if (change !== undefined) bodies.push(change);
+    }
+    bodies.push(...(extra.after ?? []));
+    if (bodies.length === 0) return;
+    const writer = new EventLogWriter(sessionPaths(this.home, sessionId).events, row?.last_seq);
+    try {
+      for (const body of bodies) writer.append(body);
+    } finally {
+      writer.close();
+    }
+    this.ingest(sessionId);
+  }
+}
