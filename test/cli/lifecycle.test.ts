@@ -42,6 +42,16 @@ describe('a scripted session through the CLI binary', () => {
     expect(states).toEqual(['queued', 'starting', 'working', 'ready_for_review']);
   });
 
+  it("hands each agent its session's own environment, from a freshly started host and from the spare", async () => {
+    const script = t.script([{ run: ['sh', '-c', 'printf "%s %s" "$BATON_SESSION_NAME" "$BATON_BRANCH" > env.txt'] }]);
+    // The first dispatch starts a host for itself; the second takes the spare kept loaded since.
+    for (const name of ['first', 'second']) {
+      await t.ok(['dispatch', 'print the environment', '--name', name, '--script', script], { cwd: repo });
+      const done = await t.waitForState(name, 'ready_for_review');
+      expect(readFileSync(join(done.worktree, 'env.txt'), 'utf8')).toBe(`${name} baton/${name}`);
+    }
+  });
+
   it('asks a question, waits in needs_input, and uses the reply in later steps', async () => {
     const script = t.script([{ ask: 'keep the old signature?' }, { write: { path: 'answer.txt', content: 'answer: {{reply}}' } }]);
     await t.ok(['dispatch', 'refactor', '--name', 'q', '--script', script], { cwd: repo });

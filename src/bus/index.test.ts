@@ -1,0 +1,87 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { SessionDispatched, SessionPinned, type WorkspaceEvent } from '../events/workspace.js';
+import { openDb, type Db } from '../store/db.js';
+import { WorkspaceBus } from './index.js';
+
+let dir: string;
+let db: Db;
+let bus: WorkspaceBus;
+const at = new Date('2026-01-02T03:04:05.000Z');
+
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'baton-bus-'));
+  db = openDb(join(dir, 'baton.db'));
+  bus = new WorkspaceBus(db, () => at);
+});
+afterEach(() => {
+  db.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const ref = { sessionId: 's1', name: 'w', project: 'repo' };
+
+describe('the workspace bus', () => {
+  it('stores events with one global sequence and the injected clock', () => {
+    const a = bus.publish(SessionDispatched, { ...ref, agent: 'claude', branch: 'baton/w' });
+    const b = bus.publish(SessionPinned, { ...ref, pinned: true });
+    expect([a.seq, b.seq]).toEqual([1, 2]);
+    expect(bus.list()).toEqual([
+      { seq: 1, ts: at.toISOString(), type: 'session.dispatched', data: { ...ref, agent: 'claude', branch: 'baton/w' } },
+      { seq: 2, ts: at.toISOString(), type: 'session.pinned', data: { ...ref, pinned: true } },
+    ]);
+    expect(bus.lastSeq()).toBe(2);
+  });
+
+  it('keeps its sequence across a reopen of the database', () => {
+    bus.publish(SessionPinned, { ...ref, pinned: true });
+    db.close();
+    db = openDb(join(dir, 'baton.db'));
+    bus = new WorkspaceBus(db, () => at);
+    expect(bus.publish(SessionPinned, { ...ref, pinned: false }).seq).toBe(2);
+  });
+
+  it('refuses data that does not match the event definition, and stores nothing', () => {
+    expect(() => bus.publish(SessionPinned, { ...ref, pinned: 'yes' } as never)).toThrow();
+    expect(bus.list()).toEqual([]);
+  });
+
+  it('replays from a sequence number, then delivers live events, each once and in order', async () => {
+    for (let i = 0; i < 3; i++) bus.publish(SessionPinned, { ...ref, pinned: i % 2 === 0 });
+    const got: number[] = [];
+    let close!: () => void;
+    const closed = new Promise<void>((resolve) => (close = resolve));
+    let live!: () => void;
+    const isLive = new Promise<void>((resolve) => (live = resolve));
+    const following = bus.follow(
+      1,
+      async (event: WorkspaceEvent) => {
+        got.push(event.seq);
+        // Publishing while the replay is under way must neither be lost nor repeated.
+        if (event.seq === 2) bus.publish(SessionPinned, { ...ref, pinned: true });
+        await Promise.resolve();
+      },
+      closed,
+      async () => live(),
+    );
+    await isLive;
+    bus.publish(SessionPinned, { ...ref, pinned: false });
+    await new Promise<void>((resolve) => {
+      const check = (): void => (got.length >= 4 ? resolve() : void setImmediate(check));
+      check();
+    });
+    close();
+    await following;
+    expect(got).toEqual([2, 3, 4, 5]);
+  });
+
+  it('stops delivering once the follower has gone', async () => {
+    const got: number[] = [];
+    const following = bus.follow(0, async (e) => void got.push(e.seq), Promise.resolve());
+    await following;
+    bus.publish(SessionPinned, { ...ref, pinned: true });
+    expect(got).toEqual([]);
+  });
+});

@@ -1,0 +1,135 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { makeEvent, type BatonEvent, type EventBody } from '../events/index.js';
+import { openDb, type Db } from './db.js';
+import { EventStore } from './events.js';
+import { SessionStore, type NewSession } from './sessions.js';
+import { WorkspaceEventStore } from './workspace-events.js';
+
+let dir: string;
+let db: Db;
+let sessions: SessionStore;
+
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'baton-store-'));
+  db = openDb(join(dir, 'baton.db'));
+  sessions = new SessionStore(db);
+});
+afterEach(() => {
+  db.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+function addSession(id: string, name: string, root = '/work/repo'): NewSession {
+  const project = sessions.ensureProject(root);
+  const row: NewSession = {
+    id,
+    project_id: project.id,
+    name,
+    agent: 'scripted',
+    prompt: 'p',
+    model: null,
+    permission_mode: 'default',
+    options_json: '{}',
+    branch: `baton/${name}`,
+    base_ref: 'main',
+    base_commit: '0'.repeat(40),
+    worktree: `/w/${name}`,
+  };
+  sessions.insert(row, 'queued');
+  return row;
+}
+
+const events = (...bodies: EventBody[]): BatonEvent[] => bodies.map((body, i) => makeEvent(i + 1, body, new Date(Date.UTC(2026, 0, 1, 0, 0, i))));
+
+describe('the sessions store', () => {
+  it('gives each repository root one project, with a unique folder-friendly name', () => {
+    const a = sessions.ensureProject('/one/app');
+    expect(sessions.ensureProject('/one/app').id).toBe(a.id);
+    expect(sessions.ensureProject('/two/app').name).toBe('app-2');
+    expect(sessions.ensureProject('/x/.hidden dir').name).toBe('hidden-dir');
+  });
+
+  it('takes a name only among live sessions, and lists live ones oldest first', () => {
+    addSession('s1', 'a');
+    addSession('s2', 'b');
+    const project = sessions.findProjectByRoot('/work/repo');
+    expect(sessions.nameTaken(project?.id ?? '', 'a')).toBe(true);
+    sessions.markRemoved('s1', 'refs/baton/snapshots/a');
+    expect(sessions.nameTaken(project?.id ?? '', 'a')).toBe(false);
+    expect(sessions.listLive().map((s) => s.name)).toEqual(['b']);
+    expect(sessions.get('s1')?.snapshot_ref).toBe('refs/baton/snapshots/a');
+  });
+
+  it('remembers a dangerous-mode acceptance per repository root', () => {
+    expect(sessions.dangerousModeAccepted('/r')).toBe(false);
+    sessions.acceptDangerousMode('/r');
+    expect(sessions.dangerousModeAccepted('/r')).toBe(true);
+    expect(sessions.dangerousModeAccepted('/r/sub')).toBe(false);
+  });
+});
+
+describe('the events store', () => {
+  it('ingests idempotently by seq and projects state, usage, activity and the agent id', () => {
+    addSession('s1', 'a');
+    const stored: number[] = [];
+    const store = new EventStore(db, (id, p) => sessions.applyProjection(id, p), (_row, e) => stored.push(e.seq));
+    const log = events(
+      { type: 'state.changed', to: 'queued' },
+      { type: 'agent.identified', agentSessionId: 'conv-1' },
+      { type: 'state.changed', from: 'queued', to: 'working' },
+      { type: 'usage.reported', inputTokens: 10, outputTokens: 5, costUsd: 0.5 },
+      { type: 'tool.started', toolId: 't1', tool: 'Bash', input: 'npm test' },
+    );
+    expect(store.ingest(sessions.get('s1')!, log, 500)).toBe(5);
+    // The same lines again (a restart re-reading from an old offset) change nothing.
+    expect(store.ingest(sessions.get('s1')!, log, 500)).toBe(0);
+    expect(stored).toEqual([1, 2, 3, 4, 5]);
+    const row = sessions.get('s1')!;
+    expect(row).toMatchObject({ state: 'working', last_seq: 5, ingested_offset: 500, input_tokens: 10, output_tokens: 5, cost_usd: 0.5, agent_session_id: 'conv-1' });
+    expect(row.activity).toMatch(/npm test/);
+    expect(store.count('s1')).toBe(5);
+  });
+
+  it('lists after a seq and finds the newest of given types', () => {
+    addSession('s1', 'a');
+    const store = new EventStore(db, (id, p) => sessions.applyProjection(id, p));
+    store.ingest(
+      sessions.get('s1')!,
+      events({ type: 'message.added', role: 'assistant', text: 'one' }, { type: 'turn.started' }, { type: 'message.added', role: 'assistant', text: 'two' }),
+      100,
+    );
+    expect(store.list('s1', 1).map((e) => e.seq)).toEqual([2, 3]);
+    expect(store.list('s1', 0, 1).map((e) => e.seq)).toEqual([1]);
+    expect(store.latest('s1', ['message.added'], 5).map((e) => e.seq)).toEqual([3, 1]);
+  });
+
+  it('keeps approvals as rows with their resolution', () => {
+    addSession('s1', 'a');
+    const store = new EventStore(db, (id, p) => sessions.applyProjection(id, p));
+    store.ingest(
+      sessions.get('s1')!,
+      events(
+        { type: 'approval.requested', requestId: 'r1', tool: 'Bash', input: 'rm -rf build' },
+        { type: 'approval.resolved', requestId: 'r1', decision: 'deny', reason: 'no' },
+      ),
+      10,
+    );
+    expect(db.prepare('SELECT status, decision_reason FROM approvals WHERE request_id = ?').get('r1')).toEqual({ status: 'denied', decision_reason: 'no' });
+  });
+});
+
+describe('the workspace events store', () => {
+  it('numbers events globally and pages through them', () => {
+    const store = new WorkspaceEventStore(db);
+    expect(store.lastSeq()).toBe(0);
+    for (let i = 0; i < 5; i++) store.append('t', 'x.happened', { i });
+    expect(store.list(2, 2)).toEqual([
+      { seq: 3, ts: 't', type: 'x.happened', data: { i: 2 } },
+      { seq: 4, ts: 't', type: 'x.happened', data: { i: 3 } },
+    ]);
+    expect(store.lastSeq()).toBe(5);
+  });
+});
