@@ -11,6 +11,8 @@ export interface LogReadResult {
   offset: number;
   /** Lines that could not be parsed, with their byte offsets (reported, never fatal). */
   malformed: { offset: number; line: string; error: string }[];
+  /** Lines that held a fragment of a torn write followed by a whole event: the event was kept. */
+  torn: { offset: number; fragment: string }[];
 }
 
 const CHUNK = 1 << 20;
@@ -20,7 +22,7 @@ const CHUNK = 1 << 20;
  * trailing partial line for the next read.
  */
 export function readLog(path: string, offset = 0, maxBytes = Number.POSITIVE_INFINITY): LogReadResult {
-  const result: LogReadResult = { events: [], offset, malformed: [] };
+  const result: LogReadResult = { events: [], offset, malformed: [], torn: [] };
   if (!existsSync(path)) return result;
   const fd = openSync(path, 'r');
   try {
@@ -44,7 +46,11 @@ export function readLog(path: string, offset = 0, maxBytes = Number.POSITIVE_INF
         try {
           result.events.push(parseEventLine(line));
         } catch (error) {
-          result.malformed.push({ offset: lineOffset, line: line.slice(0, 200), error: (error as Error).message.slice(0, 200) });
+          const recovered = afterTornWrite(line);
+          if (recovered !== undefined) {
+            result.events.push(recovered.event);
+            result.torn.push({ offset: lineOffset, fragment: recovered.fragment.slice(0, 200) });
+          } else result.malformed.push({ offset: lineOffset, line: line.slice(0, 200), error: (error as Error).message.slice(0, 200) });
         }
       }
       carry = Buffer.from(data.subarray(start));
@@ -55,6 +61,22 @@ export function readLog(path: string, offset = 0, maxBytes = Number.POSITIVE_INF
     closeSync(fd);
   }
   return result;
+}
+
+/**
+ * A writer killed mid-line leaves a fragment without a newline, and the next append lands on the
+ * same line. The whole event is the line's last `{"v":` that parses; the fragment before it is
+ * what was torn.
+ */
+function afterTornWrite(line: string): { event: BatonEvent; fragment: string } | undefined {
+  for (let at = line.lastIndexOf('{"v":'); at > 0; at = line.lastIndexOf('{"v":', at - 1)) {
+    try {
+      return { event: parseEventLine(line.slice(at)), fragment: line.slice(0, at) };
+    } catch {
+      // not there: an earlier start, perhaps
+    }
+  }
+  return undefined;
 }
 
 /** Appends events, continuing the sequence found in the log. Only one writer may hold it. */

@@ -64,11 +64,20 @@ export class Ingestor extends EventEmitter<IngestEvents> {
     if (first === undefined) return 0;
     let inserted = 0;
     for (let session: SessionRow = first; ; ) {
-      const { events, offset, malformed } = readLog(sessionPaths(this.home, sessionId).events, session.ingested_offset, INGEST_BATCH_BYTES);
+      const { events, offset, malformed, torn } = readLog(sessionPaths(this.home, sessionId).events, session.ingested_offset, INGEST_BATCH_BYTES);
       for (const bad of malformed) log.warn('malformed event line skipped', { session: sessionId, ...bad });
+      for (const cut of torn) log.warn('torn write in the event log: kept the whole event after the fragment', { session: sessionId, ...cut });
       if (events.length === 0 && offset === session.ingested_offset) break;
-      inserted += this.events.ingest(session, events, offset);
-      for (const event of events) if (event.seq > session.last_seq) this.emit('event', sessionId, event);
+      const { stored, renumbered } = this.events.ingest(session, events, offset);
+      if (renumbered.length > 0) {
+        log.warn('event log sequence out of order: events stored in the order written', {
+          session: sessionId,
+          count: renumbered.length,
+          first: renumbered[0],
+        });
+      }
+      inserted += stored.length;
+      for (const event of stored) this.emit('event', sessionId, event);
       const next = this.store.get(sessionId);
       if (next === undefined) break;
       session = next;

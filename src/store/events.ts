@@ -8,6 +8,12 @@ import { describeActivity } from '../events/format.js';
 import type { Db } from './db.js';
 import { projectionOf, type SessionProjection, type SessionRow } from './sessions.js';
 
+/** An event whose seq in the file was not the next one, and the seq it was stored under. */
+export interface Renumbered {
+  written: number;
+  stored: number;
+}
+
 export class EventStore {
   private readonly insertEvent;
   private readonly insertApproval;
@@ -30,14 +36,20 @@ export class EventStore {
     this.resolveApproval = db.prepare(
       `UPDATE approvals SET status = ?, decision_reason = ?, resolved_at = ? WHERE session_id = ? AND request_id = ?`,
     );
-    this.ingestTx = db.transaction((row: SessionRow, events: BatonEvent[], offset: number) => {
+    this.ingestTx = db.transaction((row: SessionRow, events: BatonEvent[], offset: number, out: { stored: BatonEvent[]; renumbered: Renumbered[] }) => {
       const projection = projectionOf(row);
       let inserted = 0;
-      for (const event of events) {
-        if (event.seq <= projection.lastSeq) continue;
+      for (const read of events) {
+        // The byte offset, stored in this same transaction, is what makes ingestion exactly-once;
+        // the seq written in the file is not trusted: a line with a wrong one (a gap, a repeat)
+        // would otherwise hide every event after it. Events are numbered in the order written.
+        const seq = projection.lastSeq + 1;
+        const event = read.seq === seq ? read : { ...read, seq };
+        if (read.seq !== seq) out.renumbered.push({ written: read.seq, stored: seq });
         const result = this.insertEvent.run(row.id, event.seq, event.ts, event.type, JSON.stringify(event));
         if (result.changes === 0) continue;
         inserted++;
+        out.stored.push(event);
         this.project(row.id, projection, event);
         this.onStored(row, event);
       }
@@ -47,9 +59,14 @@ export class EventStore {
     });
   }
 
-  /** Ingests events read from a session's log up to byte `offset`; returns how many were new. */
-  ingest(row: SessionRow, events: BatonEvent[], offset: number): number {
-    return this.ingestTx(row, events, offset);
+  /**
+   * Ingests events read from a session's log up to byte `offset` (all of them new: read from the
+   * stored offset). Returns the events as stored, and where the file's seq was not the next one.
+   */
+  ingest(row: SessionRow, events: BatonEvent[], offset: number): { stored: BatonEvent[]; renumbered: Renumbered[] } {
+    const out = { stored: [] as BatonEvent[], renumbered: [] as Renumbered[] };
+    this.ingestTx(row, events, offset, out);
+    return out;
   }
 
   /** Events with seq > after, oldest first. */

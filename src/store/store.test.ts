@@ -72,7 +72,7 @@ describe('the sessions store', () => {
 });
 
 describe('the events store', () => {
-  it('ingests idempotently by seq and projects state, usage, activity and the agent id', () => {
+  it('stores events in the order written and projects state, usage, activity and the agent id', () => {
     addSession('s1', 'a');
     const stored: number[] = [];
     const store = new EventStore(db, (id, p) => sessions.applyProjection(id, p), (_row, e) => stored.push(e.seq));
@@ -83,14 +83,26 @@ describe('the events store', () => {
       { type: 'usage.reported', inputTokens: 10, outputTokens: 5, costUsd: 0.5 },
       { type: 'tool.started', toolId: 't1', tool: 'Bash', input: 'npm test' },
     );
-    expect(store.ingest(sessions.get('s1')!, log, 500)).toBe(5);
-    // The same lines again (a restart re-reading from an old offset) change nothing.
-    expect(store.ingest(sessions.get('s1')!, log, 500)).toBe(0);
+    expect(store.ingest(sessions.get('s1')!, log, 500).stored).toHaveLength(5);
     expect(stored).toEqual([1, 2, 3, 4, 5]);
     const row = sessions.get('s1')!;
     expect(row).toMatchObject({ state: 'working', last_seq: 5, ingested_offset: 500, input_tokens: 10, output_tokens: 5, cost_usd: 0.5, agent_session_id: 'conv-1' });
     expect(row.activity).toMatch(/npm test/);
     expect(store.count('s1')).toBe(5);
+  });
+
+  it('does not trust the seq written in the file: a wrong one neither hides nor drops the events after it', () => {
+    addSession('s1', 'a');
+    const store = new EventStore(db, (id, p) => sessions.applyProjection(id, p));
+    const [one, two, three] = events({ type: 'turn.started' }, { type: 'message.added', role: 'assistant', text: 'x' }, { type: 'turn.completed', outcome: 'success' });
+    const result = store.ingest(sessions.get('s1')!, [one!, { ...two!, seq: 52 }, three!], 300);
+    expect(result.renumbered).toEqual([{ written: 52, stored: 2 }]);
+    expect(store.list('s1').map((e) => [e.seq, e.type])).toEqual([
+      [1, 'turn.started'],
+      [2, 'message.added'],
+      [3, 'turn.completed'],
+    ]);
+    expect(sessions.get('s1')).toMatchObject({ last_seq: 3, ingested_offset: 300 });
   });
 
   it('lists after a seq and finds the newest of given types', () => {

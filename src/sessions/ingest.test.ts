@@ -1,0 +1,97 @@
+import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { WorkspaceBus } from '../bus/index.js';
+import { makeEvent, type BatonEvent, type EventBody } from '../events/index.js';
+import { setLogFile } from '../shared/log.js';
+import { sessionPaths } from '../shared/paths.js';
+import { openDb, type Db } from '../store/db.js';
+import { SessionStore } from '../store/sessions.js';
+import { Ingestor } from './ingest.js';
+
+let home: string;
+let db: Db;
+let store: SessionStore;
+let bus: WorkspaceBus;
+let ingestor: Ingestor;
+let logFile: string;
+const ID = 'sess-1';
+
+beforeEach(() => {
+  home = mkdtempSync(join(tmpdir(), 'baton-ingest-'));
+  logFile = join(home, 'supervisor.log');
+  setLogFile(logFile);
+  db = openDb(join(home, 'baton.db'));
+  store = new SessionStore(db);
+  bus = new WorkspaceBus(db);
+  ingestor = new Ingestor(home, db, store, bus);
+  const project = store.ensureProject('/repo');
+  store.insert(
+    { id: ID, project_id: project.id, name: 'w', agent: 'scripted', prompt: 'p', model: null, permission_mode: 'default', options_json: '{}', branch: 'baton/w', base_ref: 'main', base_commit: '0'.repeat(40), worktree: '/w' },
+    'queued',
+  );
+  mkdirSync(sessionPaths(home, ID).dir, { recursive: true });
+});
+afterEach(() => {
+  db.close();
+  rmSync(home, { recursive: true, force: true });
+});
+
+const line = (seq: number, body: EventBody): string => JSON.stringify(makeEvent(seq, body)) + '\n';
+const write = (text: string): void => appendFileSync(sessionPaths(home, ID).events, text);
+const stored = (): BatonEvent[] => ingestor.events.list(ID);
+const warnings = (): string[] =>
+  readFileSync(logFile, 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as { level: string; msg: string })
+    .filter((r) => r.level === 'warn')
+    .map((r) => r.msg);
+
+describe('ingestion', () => {
+  it('stores each line once: reading again from the stored offset finds nothing new', () => {
+    write(line(1, { type: 'state.changed', to: 'queued' }) + line(2, { type: 'turn.started' }));
+    expect(ingestor.ingest(ID)).toBe(2);
+    expect(ingestor.ingest(ID)).toBe(0);
+    write(line(3, { type: 'turn.completed', outcome: 'success' }));
+    expect(ingestor.ingest(ID)).toBe(1);
+    expect(stored().map((e) => e.seq)).toEqual([1, 2, 3]);
+  });
+
+  it('keeps every event after a line whose seq jumps ahead, and says so in the log', () => {
+    write(line(1, { type: 'state.changed', to: 'queued' }) + line(51, { type: 'message.added', role: 'assistant', text: 'injected' }));
+    for (let seq = 2; seq <= 31; seq++) write(line(seq, { type: 'message.added', role: 'assistant', text: `real ${seq}` }));
+    expect(ingestor.ingest(ID)).toBe(32);
+    expect(stored().map((e) => e.seq)).toEqual(Array.from({ length: 32 }, (_, i) => i + 1));
+    expect(stored().at(-1)).toMatchObject({ text: 'real 31' });
+    expect(warnings()).toContain('event log sequence out of order: events stored in the order written');
+  });
+
+  it('keeps the whole event written after a torn one on the same line, and says so in the log', () => {
+    const torn = line(2, { type: 'message.added', role: 'assistant', text: 'cut short' }).slice(0, 30);
+    write(line(1, { type: 'state.changed', to: 'queued' }) + torn + line(3, { type: 'turn.started' }));
+    expect(ingestor.ingest(ID)).toBe(2);
+    expect(stored().map((e) => [e.seq, e.type])).toEqual([
+      [1, 'state.changed'],
+      [2, 'turn.started'],
+    ]);
+    expect(warnings()).toContain('torn write in the event log: kept the whole event after the fragment');
+  });
+
+  it('reports a line that holds no event at all, and goes on past it', () => {
+    write(line(1, { type: 'state.changed', to: 'queued' }) + 'not json\n' + line(2, { type: 'turn.started' }));
+    expect(ingestor.ingest(ID)).toBe(2);
+    expect(warnings()).toContain('malformed event line skipped');
+  });
+
+  it("records the supervisor's own changes through the state machine, and publishes them on the bus", () => {
+    ingestor.record(ID, { kind: 'queued' });
+    ingestor.record(ID, { kind: 'stopped_by_user' }, { after: [{ type: 'session.ended', reason: 'stopped' }] });
+    // Stopping again is not a move: nothing is written but what was asked for besides.
+    ingestor.record(ID, { kind: 'stopped_by_user' });
+    expect(stored().map((e) => (e.type === 'state.changed' ? `${e.from ?? ''}->${e.to}` : e.type))).toEqual(['->queued', 'queued->stopped', 'session.ended']);
+    expect(store.get(ID)?.state).toBe('stopped');
+    expect(bus.list().map((e) => (e.type === 'session.state_changed' ? e.data.to : e.type))).toEqual(['queued', 'stopped']);
+  });
+});
