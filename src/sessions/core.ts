@@ -2,6 +2,7 @@
 import type { WorkspaceBus } from '../bus/index.js';
 import type { Scheduler } from '../scheduler/index.js';
 import { BatonError } from '../shared/errors.js';
+import type { PendingDispatchStore } from '../store/pending-dispatches.js';
 import type { SessionStore, SessionWithProject } from '../store/sessions.js';
 import type { HostSupervisor } from './hosts.js';
 import type { Ingestor } from './ingest.js';
@@ -16,6 +17,7 @@ export class SessionsCore {
     readonly scheduler: Scheduler<SessionWithProject>,
     readonly bus: WorkspaceBus,
     readonly maxConcurrent: number,
+    readonly pending: PendingDispatchStore,
   ) {}
 
   resolve(ref: string, cwd?: string): SessionWithProject {

@@ -8,13 +8,16 @@ import type { z } from 'zod';
 import { DispatchRequest } from '../api/index.js';
 import { loadAdapter } from '../agents/index.js';
 import { SessionDispatched } from '../events/workspace.js';
-import { DangerousModeNotAcceptedError, SessionStateError } from '../shared/errors.js';
+import { DangerousModeNotAcceptedError, errorMessage, SessionStateError } from '../shared/errors.js';
+import { createLogger } from '../shared/log.js';
 import { newId } from '../shared/ids.js';
 import { homePaths, sessionPaths } from '../shared/paths.js';
 import type { SessionWithProject } from '../store/sessions.js';
 import { createWorktree, findRepository, projectWorktreePath, removeWorktree, resolveCommit } from '../worktrees/index.js';
 import type { SessionsCore } from './core.js';
 import { nameFromPrompt, validateSessionName } from './names.js';
+
+const log = createLogger('dispatch');
 
 /** Permission modes in which nothing asks; a repository must accept them once (decision 12). */
 const DANGEROUS_MODES: readonly string[] = ['bypassPermissions'];
@@ -35,9 +38,17 @@ export async function dispatchSession(core: SessionsCore, input: z.input<typeof 
   const worktree = projectWorktreePath(homePaths(core.home).worktrees, project.name, name);
   const branch = `baton/${name}`;
   const id = newId();
-  await createWorktree({ repo: repo.root, path: worktree, branch, baseCommit });
+  // Noted before the worktree exists, cleared with the session's insert: a supervisor killed in
+  // between leaves this note, and the next one removes the worktree (recoverInterruptedDispatches).
+  core.pending.add({ session_id: id, repo: repo.root, worktree, branch, base_commit: baseCommit, name });
   try {
-    store.insert(
+    await oneAtATime(repo.root, () => createWorktree({ repo: repo.root, path: worktree, branch, baseCommit }));
+  } catch (error) {
+    core.pending.remove(id);
+    throw error;
+  }
+  try {
+    core.pending.commit(
       {
         id,
         project_id: project.id,
@@ -61,6 +72,7 @@ export async function dispatchSession(core: SessionsCore, input: z.input<typeof 
     // Leave nothing half-created.
     await removeWorktree({ repo: repo.root, path: worktree, branch, baseCommit, snapshotName: name }).catch(() => undefined);
     store.delete(id);
+    core.pending.remove(id);
     rmSync(sessionPaths(core.home, id).dir, { recursive: true, force: true });
     throw error;
   }
@@ -68,16 +80,57 @@ export async function dispatchSession(core: SessionsCore, input: z.input<typeof 
   return core.mustGet(id);
 }
 
+/**
+ * Undoes dispatches a killed supervisor left between making a worktree and recording its
+ * session: the worktree (just made, never given to an agent) and its branch go, so the name is
+ * free again. Runs before the supervisor takes requests.
+ */
+export async function recoverInterruptedDispatches(core: SessionsCore): Promise<number> {
+  let undone = 0;
+  for (const p of core.pending.list()) {
+    if (core.store.get(p.session_id) === undefined) {
+      await removeWorktree({ repo: p.repo, path: p.worktree, branch: p.branch, baseCommit: p.base_commit, snapshotName: p.name }).catch((error: unknown) => {
+        log.warn('could not remove the worktree of an interrupted dispatch', { worktree: p.worktree, error: errorMessage(error) });
+      });
+      undone++;
+    }
+    core.pending.remove(p.session_id);
+  }
+  if (undone > 0) log.info('undid interrupted dispatches', { count: undone });
+  return undone;
+}
+
+/**
+ * git itself races when two `worktree add` run at once in one repository ("failed to read
+ * .git/worktrees/…/commondir"), so worktrees of one repository are made one at a time.
+ */
+const queues = new Map<string, Promise<unknown>>();
+function oneAtATime<T>(repo: string, work: () => Promise<T>): Promise<T> {
+  const previous = queues.get(repo) ?? Promise.resolve();
+  const next = previous.then(work, work);
+  const settled = next.then(
+    () => undefined,
+    () => undefined,
+  );
+  queues.set(repo, settled);
+  void settled.then(() => {
+    if (queues.get(repo) === settled) queues.delete(repo);
+  });
+  return next;
+}
+
 function pickName(core: SessionsCore, projectId: string, requested: string | undefined, prompt: string): string {
+  const pendingNames = new Set(core.pending.list().map((p) => p.name));
+  const taken = (name: string): boolean => pendingNames.has(name) || core.store.nameTaken(projectId, name);
   if (requested !== undefined) {
     validateSessionName(requested);
-    if (core.store.nameTaken(projectId, requested)) {
+    if (taken(requested)) {
       throw new SessionStateError(`A session named "${requested}" already exists in this project; pick another --name or \`baton rm ${requested}\` first.`);
     }
     return requested;
   }
   const base = nameFromPrompt(prompt);
   let name = base;
-  for (let n = 2; core.store.nameTaken(projectId, name); n++) name = `${base}-${n}`;
+  for (let n = 2; taken(name); n++) name = `${base}-${n}`;
   return name;
 }

@@ -64,8 +64,17 @@ function runSession(home: string, sessionId: string, env: Record<string, string>
   });
   host.start().then(
     () => {
-      // Tell the supervisor we are up; it then lets go of us.
-      if (process.send) process.send({ ready: true });
+      // Tell the supervisor we are up; it then lets go of us. A supervisor that died meanwhile
+      // cannot be told, and that is no reason to stop: the session runs on, and the next
+      // supervisor re-attaches by the pid recorded at spawn.
+      if (process.send === undefined || !process.connected) return;
+      try {
+        process.send({ ready: true }, (error: Error | null) => {
+          if (error) log.warn('the supervisor went away before the host was ready', { error: error.message });
+        });
+      } catch (error) {
+        log.warn('the supervisor went away before the host was ready', { error: errorMessage(error) });
+      }
     },
     (error: unknown) => {
       log.error('host failed to start', { error: errorMessage(error) });

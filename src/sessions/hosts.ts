@@ -68,6 +68,7 @@ export class HostSupervisor {
           ...(this.options.idleHostSeconds ? { idleExitMs: this.options.idleHostSeconds * 1000 } : {}),
         },
         sessionEnvironment(this.options.env, session),
+        (pid) => store.setHostPid(session.id, pid),
       );
       store.setHostPid(session.id, host.pid);
       this.watch(session.id, host.exited);
@@ -99,7 +100,9 @@ export class HostSupervisor {
     for (const session of store.listLive()) {
       ingested += ingestor.ingest(session.id);
       const fresh = store.get(session.id);
-      if (fresh?.host_pid === null || fresh === undefined) continue;
+      if (fresh === undefined) continue;
+      // No host recorded: fine while queued; mid-turn it means the host is gone unrecorded.
+      if (fresh.host_pid === null && !ACTIVE_STATES.includes(fresh.state)) continue;
       if (this.isRunning(fresh)) {
         this.watch(fresh.id);
         attached++;

@@ -49,12 +49,15 @@ export class HostLauncher {
    * The spec goes to disk (a restarted host reads it); the environment does not, since it holds
    * the user's keys: a fresh host gets it as its process environment, the spare over IPC.
    */
-  launch(spec: HostSpec, env: SessionEnv): Promise<LaunchedHost> {
+  launch(spec: HostSpec, env: SessionEnv, onSpawned: (pid: number) => void = () => undefined): Promise<LaunchedHost> {
     const paths = sessionPaths(spec.home, spec.sessionId);
     mkdirSync(paths.dir, { recursive: true });
     writeFileSync(paths.spec, JSON.stringify(spec));
     const spare = this.takeSpare();
     const host = spare ?? this.spawnHost([spec.home, spec.sessionId], paths.hostLog, spec.cwd, env);
+    // Known at once, so a supervisor killed before the host reports ready leaves its pid behind
+    // for the next one to re-attach to (or to notice it gone).
+    if (host.child.pid !== undefined) onSpawned(host.child.pid);
     if (spare !== undefined) host.child.send({ assign: spec.sessionId, env });
     this.lastAgent = spec.agent;
     this.refillSpare();

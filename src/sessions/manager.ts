@@ -12,11 +12,12 @@ import { Scheduler } from '../scheduler/index.js';
 import { errorMessage } from '../shared/errors.js';
 import { createLogger } from '../shared/log.js';
 import type { Db } from '../store/db.js';
+import { PendingDispatchStore } from '../store/pending-dispatches.js';
 import { SessionStore, type SessionWithProject } from '../store/sessions.js';
 import { findRepository, type RemoveResult } from '../worktrees/index.js';
 import { SessionCommands } from './commands.js';
 import { SessionsCore } from './core.js';
-import { dispatchSession } from './dispatch.js';
+import { dispatchSession, recoverInterruptedDispatches } from './dispatch.js';
 import { HostSupervisor } from './hosts.js';
 import { Ingestor } from './ingest.js';
 import { ACTIVE_STATES } from './state.js';
@@ -72,11 +73,12 @@ export class SessionManager extends EventEmitter<ManagerEvents> {
     this.scheduler = new Scheduler<SessionWithProject>({
       slots: () => options.maxConcurrent,
       busy: (starting) => this.store.listLive().filter((s) => ACTIVE_STATES.includes(s.state) && !starting(s.id)).length,
-      waiting: () => this.core.queued(),
+      // A queued session whose host is already up (adopted after a restart) is not started twice.
+      waiting: () => this.core.queued().filter((s) => !this.hosts.isRunning(s)),
       id: (session) => session.id,
       start: (session) => this.hosts.launch(session),
     });
-    this.core = new SessionsCore(options.home, this.store, this.ingestor, this.hosts, this.scheduler, this.bus, options.maxConcurrent);
+    this.core = new SessionsCore(options.home, this.store, this.ingestor, this.hosts, this.scheduler, this.bus, options.maxConcurrent, new PendingDispatchStore(options.db, this.store));
     this.commands = new SessionCommands(this.core);
     this.ingestor.on('event', (id, event) => this.emit('event', id, event));
     this.ingestor.on('session', (id) => this.emit('session', id));
@@ -189,9 +191,13 @@ export class SessionManager extends EventEmitter<ManagerEvents> {
 
   // ── lifecycle ──────────────────────────────────────────────────────────────
 
-  /** Re-attaches to hosts that kept running while the supervisor was away, then starts what is queued. */
+  /**
+   * After a start: undoes dispatches the last supervisor was killed in the middle of, re-attaches
+   * to hosts that kept running while it was away, then starts what is queued.
+   */
   async reattachAll(): Promise<void> {
     const started = performance.now();
+    await recoverInterruptedDispatches(this.core);
     const { attached, ingested } = this.hosts.reattachAll();
     log.info('re-attached', { hosts: attached, eventsIngested: ingested, ms: Math.round(performance.now() - started) });
     await this.scheduler.run();
