@@ -20,6 +20,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
+import { ensureChromium } from '../scripts/chromium.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const DIST = join(ROOT, 'dist');
@@ -28,14 +29,14 @@ const BOARD_LOAD = 'board load (navigation → first screen of cards on screen)'
 /** Baselines are indented under the figure they are for, and have no goal of their own. */
 const STATIC_MARKUP = '  baseline: the same markup as a static file, no script';
 const ONE_LINE_PAGE = '  baseline: a one-line page';
-const CHROMIUM = process.env.BATON_CHROMIUM ?? '/usr/bin/chromium';
 const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'];
 
 export async function run({ sessions = 100, events = 1_000_000, runs = 30, log = () => undefined } = {}) {
   if (!existsSync(join(DIST, 'server', 'main.js')) || !existsSync(join(ROOT, 'web', 'dist', 'index.html'))) {
     throw new Error('Build first: npm run build');
   }
-  if (!existsSync(CHROMIUM)) throw new Error(`Chromium is not installed at ${CHROMIUM}; .ci/run installs it (apt-get install -y chromium).`);
+  const found = await ensureChromium({ install: false });
+  if (!found.ok) throw new Error(found.message);
   const root = realpathSync(mkdtempSync(join(tmpdir(), 'baton-bench-web-')));
   const home = join(root, 'home');
   mkdirSync(home, { recursive: true });
@@ -47,7 +48,7 @@ export async function run({ sessions = 100, events = 1_000_000, runs = 30, log =
     const repo = makeRepo(root);
     supervisor = await startSupervisor(home, root);
     const api = apiClient(supervisor.port, readFileSync(join(home, 'token'), 'utf8').trim());
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, headless: true });
+    browser = await chromium.launch({ executablePath: found.path, args: CHROMIUM_ARGS, headless: true });
 
     const figures = {};
     figures['GET /api/sessions (board data)'] = await timeMany(runs, () => api.get('/api/sessions'));

@@ -6,6 +6,7 @@ import { Command, CommanderError, Option } from 'commander';
 import { BatonError } from '../shared/errors.js';
 import { batonHome } from '../shared/paths.js';
 import type { Context } from './context.js';
+import type { DispatchFlags } from './flags.js';
 
 export async function main(argv: string[]): Promise<void> {
   const ctx: Context = { home: batonHome(), cwd: process.cwd(), env: process.env, out: process.stdout, err: process.stderr };
@@ -176,14 +177,4 @@ function buildProgram(ctx: Context): Command {
     .action(async () => (await import('./commands/demo.js')).demo(ctx));
 
   return program;
-}
-
-export interface DispatchFlags {
-  name?: string;
-  agent: 'scripted' | 'claude' | 'codex';
-  model?: string;
-  base?: string;
-  script?: string;
-  permissionMode: 'default' | 'acceptEdits' | 'bypassPermissions';
-  json?: boolean;
 }

@@ -1,13 +1,13 @@
 /**
- * Debian Chromium driven by playwright-core. Chromium is a system package here, not a download:
- * when it is missing the tests fail and say how to get it, rather than skipping.
+ * A system Chrome/Chromium driven by playwright-core, found by the same finder `npm test` runs
+ * first (scripts/chromium.mjs, which installs Debian's chromium when it can). When none is found
+ * the tests fail and say how to get one, rather than skipping.
  */
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
-
-export const CHROMIUM = process.env.BATON_CHROMIUM ?? '/usr/bin/chromium';
+import { ensureChromium } from '../../scripts/chromium.mjs';
 
 /** Flags that keep a headless run quiet and offline: no sandbox (root in CI), no GPU, no phoning home. */
 const ARGS = [
@@ -22,10 +22,10 @@ const ARGS = [
 ];
 
 export async function launchChromium(): Promise<Browser> {
-  if (!existsSync(CHROMIUM)) {
-    throw new Error(`Chromium is not installed at ${CHROMIUM}. \`.ci/run\` installs it (apt-get install -y chromium); set BATON_CHROMIUM to use another binary.`);
-  }
-  return chromium.launch({ executablePath: CHROMIUM, args: ARGS, headless: true });
+  // Never installs from inside a test run: `npm test` did that before vitest started.
+  const found = await ensureChromium({ install: false });
+  if (!found.ok) throw new Error(found.message);
+  return chromium.launch({ executablePath: found.path, args: ARGS, headless: true });
 }
 
 /** Where a test's screenshots go; printed so a person can look at them. */

@@ -4,6 +4,7 @@ import { useBoard } from './board.js';
 import { Board } from './components/Board.js';
 import { Inbox } from './components/Inbox.js';
 import { SessionPage } from './components/SessionPage.js';
+import type { Filter } from './filter.js';
 import { installKeyboard, useKeys } from './keys.js';
 import { notificationsWanted, setNotifications } from './notify.js';
 import { navigate, useRoute } from './router.js';
@@ -11,11 +12,6 @@ import { useToasts } from './toast.js';
 
 // The form pulls in zod; the board should not wait for it.
 const DispatchForm = lazy(() => import('./components/DispatchForm.js').then((m) => ({ default: m.DispatchForm })));
-
-export interface Filter {
-  text: string;
-  project: string;
-}
 
 export function App() {
   const route = useRoute();
@@ -155,12 +151,4 @@ function SignedOut() {
       </div>
     </div>
   );
-}
-
-/** Sessions matching the filter box and project picker. */
-export function matches(filter: Filter, s: { name: string; prompt: string; project: string; agent: string; activity: string | null }): boolean {
-  if (filter.project !== '' && s.project !== filter.project) return false;
-  const text = filter.text.trim().toLowerCase();
-  if (text === '') return true;
-  return [s.name, s.prompt, s.project, s.agent, s.activity ?? ''].some((field) => field.toLowerCase().includes(text));
 }

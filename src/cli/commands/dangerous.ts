@@ -4,8 +4,8 @@
  */
 import { createInterface } from 'node:readline/promises';
 import { InvalidInputError } from '../../shared/errors.js';
+import { client } from '../connect.js';
 import type { Context } from '../context.js';
-import { client } from './sessions.js';
 
 /** Asks on the terminal; false when there is no terminal to ask on, or the answer is not yes. */
 export async function confirmDangerousMode(ctx: Context, root: string, mode: string): Promise<boolean> {

@@ -8,9 +8,9 @@ import { join } from 'node:path';
 import type { DaemonStatus, SessionView } from '../../api/index.js';
 import type { SessionState } from '../../events/index.js';
 import type { ApiClient } from '../client.js';
+import { client } from '../connect.js';
 import type { Context } from '../context.js';
 import { renderList } from '../render.js';
-import { client } from './sessions.js';
 
 const LONG = 30 * 60 * 1000;
 

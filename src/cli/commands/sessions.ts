@@ -4,14 +4,10 @@ import { resolve } from 'node:path';
 import type { DispatchRequest, PeekView, RemoveView, SessionView } from '../../api/index.js';
 import { BatonError, InvalidInputError } from '../../shared/errors.js';
 import { confirmDangerousMode } from './dangerous.js';
-import { connect, type ApiClient } from '../client.js';
+import { client } from '../connect.js';
 import { printJson, type Context } from '../context.js';
-import type { DispatchFlags } from '../main.js';
+import type { DispatchFlags } from '../flags.js';
 import { renderList, renderPeek, renderSessionLine } from '../render.js';
-
-export function client(ctx: Context): Promise<ApiClient> {
-  return connect({ home: ctx.home, cwd: ctx.cwd, env: ctx.env, autostart: true });
-}
 
 const path = (ref: string, action = ''): string => `/api/sessions/${encodeURIComponent(ref)}${action}`;
 

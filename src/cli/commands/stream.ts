@@ -5,8 +5,8 @@ import type { BatonEvent } from '../../events/index.js';
 import { formatEvent, reasonText } from '../../events/format.js';
 import { InvalidInputError, SupervisorUnreachableError } from '../../shared/errors.js';
 import type { ApiClient } from '../client.js';
+import { client } from '../connect.js';
 import type { Context } from '../context.js';
-import { client } from './sessions.js';
 
 export async function logs(ctx: Context, ref: string, opts: { follow?: boolean; json?: boolean; after: string }): Promise<void> {
   const after = Number(opts.after);

@@ -4,8 +4,8 @@
  */
 import { spawn } from 'node:child_process';
 import type { LoginCodeView } from '../../api/web.js';
+import { client } from '../connect.js';
 import { printJson, type Context } from '../context.js';
-import { client } from './sessions.js';
 
 export interface UiOptions {
   /** Commander's `--no-open` sets this to false. */

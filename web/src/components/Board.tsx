@@ -2,8 +2,8 @@
 import { useDeferredValue, useEffect, useMemo, useState } from 'react';
 import type { SessionView } from '../../../src/api/index.js';
 import type { SessionState } from '../../../src/events/index.js';
-import { matches, type Filter } from '../App.js';
 import { firstRenderLimit, useBoard } from '../board.js';
+import { matches, type Filter } from '../filter.js';
 import { pendingFocus, useKeys } from '../keys.js';
 import { navigate } from '../router.js';
 import { Card, decide } from './Card.js';

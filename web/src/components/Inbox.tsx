@@ -5,9 +5,9 @@
 import { useEffect, useRef, useState } from 'react';
 import type { SessionView } from '../../../src/api/index.js';
 import type { InboxItem } from '../../../src/api/web.js';
-import { matches, type Filter } from '../App.js';
 import { api, errorText } from '../api.js';
 import { useBoard } from '../board.js';
+import { matches, type Filter } from '../filter.js';
 import { ago } from '../format.js';
 import { useKeys } from '../keys.js';
 import { navigate } from '../router.js';
