@@ -9,12 +9,12 @@ import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { InvalidInputError } from '../../shared/errors.js';
 import type { AgentAdapter, AgentEvent, AgentRun, AgentStartOptions, ApprovalDecision } from '../types.js';
 import { defaultScript, fill, parseScript, type Script, type Step } from './script.js';
+import { EDIT_TOOL, SHELL_TOOL, WRITE_TOOL, toolKind } from './tools.js';
 
 const MAX_OUTPUT = 8_000;
 
 export const scriptedAgent: AgentAdapter = {
   id: 'scripted',
-  capabilities: { approvals: true, resume: true, interrupt: true, streamingInput: true, usage: true },
   validateOptions(options) {
     const unknown = Object.keys(options).filter((k) => k !== 'script');
     if (unknown.length > 0) throw new InvalidInputError(`Unknown option(s) for the scripted agent: ${unknown.join(', ')}`);
@@ -179,7 +179,7 @@ class ScriptedRun implements AgentRun {
     else if ('think' in step) this.emit({ type: 'thinking.added', text: fill(step.think, replies) });
     else if ('write' in step) this.writeFile(step.write.path, fill(step.write.content, replies));
     else if ('edit' in step) this.editFile(step.edit.path, step.edit.old, fill(step.edit.new, replies));
-    else if ('run' in step) await this.runCommand('Bash', typeof step.run === 'string' ? fill(step.run, replies) : step.run.map((a) => fill(a, replies)));
+    else if ('run' in step) await this.runCommand(SHELL_TOOL, typeof step.run === 'string' ? fill(step.run, replies) : step.run.map((a) => fill(a, replies)));
     else if ('ask' in step) await this.ask(fill(step.ask, replies));
     else if ('approve' in step) await this.askApproval({ ...step.approve, input: fill(step.approve.input, replies) });
     else if ('sleep' in step) await this.sleep(step.sleep);
@@ -201,29 +201,29 @@ class ScriptedRun implements AgentRun {
 
   private writeFile(path: string, content: string): void {
     const toolId = this.toolId();
-    this.emit({ type: 'tool.started', toolId, tool: 'Write', input: path, files: [path] });
+    this.emit({ type: 'tool.started', toolId, tool: WRITE_TOOL, kind: 'edit', input: path, files: [path] });
     const target = this.insideWorktree(path);
     if (target === undefined) {
-      this.emit({ type: 'tool.finished', toolId, tool: 'Write', ok: false, output: `refused: ${path} is outside the worktree` });
+      this.emit({ type: 'tool.finished', toolId, tool: WRITE_TOOL, ok: false, output: `refused: ${path} is outside the worktree` });
       return;
     }
     mkdirSync(dirname(target), { recursive: true });
     writeFileSync(target, content);
-    this.emit({ type: 'tool.finished', toolId, tool: 'Write', ok: true, files: [path] });
+    this.emit({ type: 'tool.finished', toolId, tool: WRITE_TOOL, ok: true, files: [path] });
   }
 
   private editFile(path: string, oldText: string, newText: string): void {
     const toolId = this.toolId();
-    this.emit({ type: 'tool.started', toolId, tool: 'Edit', input: path, files: [path] });
+    this.emit({ type: 'tool.started', toolId, tool: EDIT_TOOL, kind: 'edit', input: path, files: [path] });
     const target = this.insideWorktree(path);
     const current = target !== undefined && existsSync(target) ? readFileSync(target, 'utf8') : undefined;
     if (target === undefined || current === undefined || !current.includes(oldText)) {
       const why = target === undefined ? 'outside the worktree' : current === undefined ? 'no such file' : 'old text not found';
-      this.emit({ type: 'tool.finished', toolId, tool: 'Edit', ok: false, output: `${path}: ${why}` });
+      this.emit({ type: 'tool.finished', toolId, tool: EDIT_TOOL, ok: false, output: `${path}: ${why}` });
       return;
     }
     writeFileSync(target, current.replace(oldText, newText));
-    this.emit({ type: 'tool.finished', toolId, tool: 'Edit', ok: true, files: [path] });
+    this.emit({ type: 'tool.finished', toolId, tool: EDIT_TOOL, ok: true, files: [path] });
   }
 
   private insideWorktree(path: string): string | undefined {
@@ -236,7 +236,7 @@ class ScriptedRun implements AgentRun {
   private runCommand(tool: string, command: string | string[]): Promise<void> {
     const toolId = this.toolId();
     const display = typeof command === 'string' ? command : command.join(' ');
-    this.emit({ type: 'tool.started', toolId, tool, input: display });
+    this.emit({ type: 'tool.started', toolId, tool, kind: toolKind(tool), input: display });
     const [file, args] = typeof command === 'string' ? ['/bin/sh', ['-c', command]] : [command[0] ?? '', command.slice(1)];
     return new Promise((done) => {
       let output = '';
@@ -288,6 +288,7 @@ class ScriptedRun implements AgentRun {
       type: 'approval.requested',
       requestId,
       tool: request.tool,
+      kind: toolKind(request.tool),
       input: request.input,
       ...(request.reason === undefined ? {} : { reason: request.reason }),
     });
@@ -302,12 +303,12 @@ class ScriptedRun implements AgentRun {
             this.emit({ type: 'message.added', role: 'assistant', text: `Understood, I will not run ${request.tool}${why}.` });
             return done();
           }
-          if (request.tool === 'Bash') {
-            this.runCommand('Bash', request.input).then(done, done);
+          if (request.tool === SHELL_TOOL) {
+            this.runCommand(SHELL_TOOL, request.input).then(done, done);
             return;
           }
           const toolId = this.toolId();
-          this.emit({ type: 'tool.started', toolId, tool: request.tool, input: request.input });
+          this.emit({ type: 'tool.started', toolId, tool: request.tool, kind: toolKind(request.tool), input: request.input });
           this.emit({ type: 'tool.finished', toolId, tool: request.tool, ok: true });
           done();
         },
