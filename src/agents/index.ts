@@ -1,8 +1,8 @@
 /** The agent registry. Adapters load lazily so a session host only loads the one it runs. */
 import type { AgentAdapter, AgentId } from './types.js';
 
-export type { AgentAdapter, AgentCapabilities, AgentEvent, AgentId, AgentRun, AgentStartOptions, ApprovalDecision, PermissionMode } from './types.js';
-export { AGENT_IDS } from './types.js';
+export type { AgentAdapter, AgentEvent, AgentId, AgentRun, AgentStartOptions, ApprovalDecision, PermissionMode, ToolKind } from './types.js';
+export { AGENT_IDS } from '../events/vocabulary.js';
 
 const loaders: Record<AgentId, () => Promise<AgentAdapter>> = {
   scripted: async () => (await import('./scripted/index.js')).scriptedAgent,

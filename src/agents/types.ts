@@ -1,32 +1,18 @@
 /**
- * One interface for every agent. Each agent lives in its own folder, declares what it can do,
- * and turns its native protocol into normalized event bodies through `emit`.
+ * One interface for every agent. Each agent lives in its own folder and turns its native
+ * protocol into normalized event bodies through `emit`, naming the kind of every tool it uses.
  */
 import type { EventBody } from '../events/index.js';
+import type { AgentId, PermissionMode, ToolKind } from '../events/vocabulary.js';
 
-export type AgentId = 'scripted' | 'claude' | 'codex';
-export const AGENT_IDS: readonly AgentId[] = ['scripted', 'claude', 'codex'];
+export type { AgentId, PermissionMode, ToolKind } from '../events/vocabulary.js';
 
-export type PermissionMode = 'default' | 'acceptEdits' | 'bypassPermissions';
-
-export interface AgentCapabilities {
-  /** Tool calls can be held for the user's approval. */
-  approvals: boolean;
-  /** A stopped or crashed conversation can be continued. */
-  resume: boolean;
-  /** The running turn can be interrupted without ending the session. */
-  interrupt: boolean;
-  /** Follow-up messages start new turns in the same conversation. */
-  streamingInput: boolean;
-  /** Token counts and cost are reported. */
-  usage: boolean;
-}
+type HostOnly = 'session.started' | 'state.changed' | 'session.ended' | 'approval.resolved' | 'question.answered';
+/** Stored events may lack `kind` (older logs); an adapter must always say it. */
+type WithKind<E> = E extends { type: 'tool.started' | 'approval.requested' } ? E & { kind: ToolKind } : E;
 
 /** Events an adapter may emit; the host adds the envelope and the events only it knows. */
-export type AgentEvent = Exclude<
-  EventBody,
-  { type: 'session.started' | 'state.changed' | 'session.ended' | 'approval.resolved' | 'question.answered' }
->;
+export type AgentEvent = WithKind<Exclude<EventBody, { type: HostOnly }>>;
 
 export interface AgentStartOptions {
   sessionId: string;
@@ -64,7 +50,6 @@ export interface AgentRun {
 
 export interface AgentAdapter {
   readonly id: AgentId;
-  readonly capabilities: AgentCapabilities;
   /**
    * Checks the dispatch options before any worktree is created, so bad input fails early and
    * leaves nothing half-made. Returns the options to store with the session.

@@ -3,10 +3,10 @@
  * and the web UI. Depends only on the event schemas, so any client can import it.
  */
 import { z } from 'zod';
-import { SessionState, StateReason } from '../events/index.js';
+import { AGENT_IDS, DEFAULT_AGENT, DEFAULT_PERMISSION_MODE, PERMISSION_MODES, SessionState, StateReason } from '../events/index.js';
 
-export const AgentName = z.enum(['scripted', 'claude', 'codex']);
-export const PermissionModeSchema = z.enum(['default', 'acceptEdits', 'bypassPermissions']);
+export const AgentName = z.enum(AGENT_IDS);
+export const PermissionModeSchema = z.enum(PERMISSION_MODES);
 
 export const DispatchRequest = z
   .object({
@@ -14,10 +14,10 @@ export const DispatchRequest = z
     /** Any folder inside the repository the session works on. */
     cwd: z.string().min(1),
     name: z.string().optional(),
-    agent: AgentName.default('scripted'),
+    agent: AgentName.default(DEFAULT_AGENT),
     model: z.string().min(1).max(200).optional(),
     base: z.string().min(1).max(500).optional(),
-    permissionMode: PermissionModeSchema.default('default'),
+    permissionMode: PermissionModeSchema.default(DEFAULT_PERMISSION_MODE),
     /** Agent-specific options, checked by the agent's adapter (e.g. `{script: {...}}`). */
     options: z.record(z.string(), z.unknown()).default({}),
   })

@@ -1,10 +1,12 @@
 /** Option shapes commander hands to commands; main.ts declares them, commands/ read them. */
+import type { AgentId, PermissionMode } from '../events/vocabulary.js';
+
 export interface DispatchFlags {
   name?: string;
-  agent: 'scripted' | 'claude' | 'codex';
+  agent: AgentId;
   model?: string;
   base?: string;
   script?: string;
-  permissionMode: 'default' | 'acceptEdits' | 'bypassPermissions';
+  permissionMode: PermissionMode;
   json?: boolean;
 }

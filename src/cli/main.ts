@@ -3,6 +3,7 @@
  * lazily imported functions taking a typed options object.
  */
 import { Command, CommanderError, Option } from 'commander';
+import { AGENT_IDS, DEFAULT_AGENT, DEFAULT_PERMISSION_MODE, PERMISSION_MODES } from '../events/vocabulary.js';
 import { BatonError } from '../shared/errors.js';
 import { batonHome } from '../shared/paths.js';
 import type { Context } from './context.js';
@@ -50,11 +51,11 @@ function buildProgram(ctx: Context): Command {
     .description('start an agent session on its own branch and worktree')
     .argument('<prompt>', 'what the agent should do')
     .option('-n, --name <name>', 'session name (default: from the prompt)')
-    .addOption(new Option('-a, --agent <agent>', 'agent to run').choices(['scripted', 'claude', 'codex']).default('scripted'))
+    .addOption(new Option('-a, --agent <agent>', 'agent to run').choices(AGENT_IDS).default(DEFAULT_AGENT))
     .option('-m, --model <model>', 'model for the agent')
     .option('-b, --base <ref>', 'branch, tag or commit to start from (default: HEAD)')
     .option('-s, --script <file>', 'script file for the scripted agent')
-    .addOption(new Option('-p, --permission-mode <mode>', 'how tool calls are approved').choices(['default', 'acceptEdits', 'bypassPermissions']).default('default'))
+    .addOption(new Option('-p, --permission-mode <mode>', 'how tool calls are approved').choices(PERMISSION_MODES).default(DEFAULT_PERMISSION_MODE))
     .addOption(json)
     .action(async (prompt: string, opts: DispatchFlags) => (await import('./commands/sessions.js')).dispatch(ctx, { prompt, ...opts }));
 

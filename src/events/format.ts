@@ -1,21 +1,25 @@
 /** One-line, human descriptions of events: the activity line on cards, `peek`, and `logs`. */
 import type { BatonEvent, EventBody } from './index.js';
+import type { ToolKind } from './vocabulary.js';
 
 export function oneLine(text: string, max = 120): string {
   const flat = text.replace(/\s+/g, ' ').trim();
   return flat.length > max ? flat.slice(0, max - 1) + '…' : flat;
 }
 
-const EDIT_TOOLS = new Set(['Write', 'Edit', 'MultiEdit', 'NotebookEdit', 'apply_patch', 'write', 'edit']);
+/** Events logged before tool kinds existed carry none. */
+export function toolKindOf(event: { kind?: ToolKind | undefined }): ToolKind {
+  return event.kind ?? 'other';
+}
 
 /** What the agent is doing, as of this event; undefined when the event says nothing new. */
 export function describeActivity(event: EventBody): string | undefined {
   switch (event.type) {
     case 'tool.started': {
-      if (EDIT_TOOLS.has(event.tool)) {
-        const target = event.files?.[0] ?? event.input;
-        return `editing ${oneLine(target, 80)}`;
-      }
+      const kind = toolKindOf(event);
+      if (kind === 'edit') return `editing ${oneLine(event.files?.[0] ?? event.input, 80)}`;
+      if (kind === 'read') return `reading ${oneLine(event.input, 80)}`;
+      if (kind === 'search') return `searching ${oneLine(event.input, 80)}`;
       return `running ${event.tool}: ${oneLine(event.input, 80)}`;
     }
     case 'approval.requested':

@@ -8,12 +8,20 @@
  */
 import { z } from 'zod';
 import { SESSION_STATES } from './states.js';
+import { TOOL_KINDS } from './vocabulary.js';
 
 export const EVENT_SCHEMA_VERSION = 1;
 
 export { RESPAWNABLE_STATES, SESSION_STATES } from './states.js';
 export const SessionState = z.enum(SESSION_STATES);
 export type SessionState = z.infer<typeof SessionState>;
+
+export * from './vocabulary.js';
+/**
+ * Optional because event logs written before tool kinds existed lack it; read a missing kind
+ * as 'other' (it cannot be derived later without the vendor's tool names).
+ */
+const toolKind = z.enum(TOOL_KINDS).optional();
 
 /** Why a session is in its state: the pending approval or question, or the failure. */
 export const StateReason = z.discriminatedUnion('kind', [
@@ -54,6 +62,7 @@ export const EventBody = z.discriminatedUnion('type', [
     type: z.literal('tool.started'),
     toolId: z.string(),
     tool: z.string(),
+    kind: toolKind,
     input: z.string(),
     files,
   }),
@@ -70,6 +79,7 @@ export const EventBody = z.discriminatedUnion('type', [
     type: z.literal('approval.requested'),
     requestId: z.string(),
     tool: z.string(),
+    kind: toolKind,
     input: z.string(),
     reason: z.string().optional(),
   }),

@@ -7,6 +7,7 @@ import { mkdirSync, rmSync } from 'node:fs';
 import type { z } from 'zod';
 import { DispatchRequest } from '../api/index.js';
 import { loadAdapter } from '../agents/index.js';
+import { DANGEROUS_PERMISSION_MODE } from '../events/vocabulary.js';
 import { SessionDispatched } from '../events/workspace.js';
 import { DangerousModeNotAcceptedError, errorMessage, SessionStateError } from '../shared/errors.js';
 import { createLogger } from '../shared/log.js';
@@ -19,16 +20,14 @@ import { nameFromPrompt, validateSessionName } from './names.js';
 
 const log = createLogger('dispatch');
 
-/** Permission modes in which nothing asks; a repository must accept them once (decision 12). */
-const DANGEROUS_MODES: readonly string[] = ['bypassPermissions'];
-
 export async function dispatchSession(core: SessionsCore, input: z.input<typeof DispatchRequest>): Promise<SessionWithProject> {
   const { store, ingestor } = core;
   const request = DispatchRequest.parse(input);
   const repo = await findRepository(request.cwd);
   const baseCommit = request.base === undefined ? repo.head : await resolveCommit(repo.root, request.base);
   const baseRef = request.base ?? repo.branch;
-  if (DANGEROUS_MODES.includes(request.permissionMode) && !store.dangerousModeAccepted(repo.root)) {
+  // A mode in which nothing asks must be accepted once per repository (decision 12).
+  if (request.permissionMode === DANGEROUS_PERMISSION_MODE && !store.dangerousModeAccepted(repo.root)) {
     throw new DangerousModeNotAcceptedError(repo.root, request.permissionMode);
   }
   const adapter = await loadAdapter(request.agent);

@@ -1,14 +1,15 @@
 /** What a session host needs to run its session, written by the supervisor before it spawns one. */
 import { z } from 'zod';
+import { AGENT_IDS, PERMISSION_MODES } from '../events/vocabulary.js';
 
 export const HostSpec = z.object({
   sessionId: z.string(),
   home: z.string(),
-  agent: z.enum(['scripted', 'claude', 'codex']),
+  agent: z.enum(AGENT_IDS),
   cwd: z.string(),
   prompt: z.string(),
   model: z.string().optional(),
-  permissionMode: z.enum(['default', 'acceptEdits', 'bypassPermissions']),
+  permissionMode: z.enum(PERMISSION_MODES),
   options: z.record(z.string(), z.unknown()),
   /** Set on respawn: the agent's own conversation id to continue. */
   resumeId: z.string().optional(),

@@ -84,7 +84,7 @@ describe('the claude adapter with the real claude binary', () => {
     expect(types[0]).toBe('turn.started');
     expect(types).toContain('agent.identified');
     const started = events.events.filter(is('tool.started'));
-    expect(started.map((e) => e.tool)).toEqual(['Write', 'Edit', 'Bash']);
+    expect(started.map((e) => [e.tool, e.kind])).toEqual([['Write', 'edit'], ['Edit', 'edit'], ['Bash', 'run']]);
     expect(started[0]!.files).toEqual(['notes.txt']);
     const finished = events.events.filter(is('tool.finished'));
     expect(finished.map((e) => [e.tool, e.ok])).toEqual([['Write', true], ['Edit', true], ['Bash', true]]);
@@ -101,7 +101,7 @@ describe('the claude adapter with the real claude binary', () => {
   it('holds a tool call for approval and runs it once allowed', async () => {
     const { run, events } = await start('approve a command');
     const request = await waitForEvent(events, is('approval.requested'));
-    expect(request).toMatchObject({ tool: 'Bash', input: 'echo yes > approved.txt' });
+    expect(request).toMatchObject({ tool: 'Bash', kind: 'run', input: 'echo yes > approved.txt' });
     expect(existsSync(join(harness.workspace.repo, 'approved.txt'))).toBe(false);
     expect(events.events.some(completed)).toBe(false);
 

@@ -1,7 +1,7 @@
 /** Claude Agent SDK messages → normalized events. Pure apart from remembering open tool calls. */
 import type { SDKAPIRetryMessage, SDKAssistantMessage, SDKResultMessage, SDKUserMessage } from '@anthropic-ai/claude-agent-sdk';
 import type { AgentEvent } from '../types.js';
-import { describeToolInput, filesOfToolInput } from './tools.js';
+import { describeToolInput, filesOfToolInput, toolKind } from './tools.js';
 
 const MAX_OUTPUT = 8_000;
 
@@ -32,6 +32,7 @@ export class ClaudeNormalizer {
           type: 'tool.started',
           toolId: block.id,
           tool: block.name,
+          kind: toolKind(block.name),
           input: describeToolInput(block.name, input),
           ...(files === undefined ? {} : { files }),
         });

@@ -1,33 +1,24 @@
 /**
  * One running Claude Code conversation, driven through the Agent SDK's `query()` with streaming
- * input. Each prompt or reply is one turn that ends with the CLI's `result`; replies sent while a
- * turn runs wait for it to end, so every reply is a turn of its own.
+ * input. The shared turn loop (`../conversation.ts`) decides when a prompt is sent; this file
+ * speaks the SDK: each turn ends with the CLI's `result`, approvals and questions go through
+ * `canUseTool`.
  */
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { query, type CanUseTool, type PermissionResult, type Query, type SDKMessage, type SDKResultMessage } from '@anthropic-ai/claude-agent-sdk';
+import { query, type Query, type SDKMessage, type SDKResultMessage } from '@anthropic-ai/claude-agent-sdk';
+import { DANGEROUS_PERMISSION_MODE } from '../../events/vocabulary.js';
 import { errorMessage } from '../../shared/errors.js';
 import { createLogger } from '../../shared/log.js';
+import { Conversation, type TurnDriver } from '../conversation.js';
 import type { AgentEvent, AgentRun, AgentStartOptions, ApprovalDecision } from '../types.js';
+import { ClaudeApprovals } from './approvals.js';
 import { InputQueue } from './input.js';
 import { ClaudeNormalizer, turnOutcome } from './normalize.js';
 import { ClaudeProcess } from './process.js';
-import { describeToolInput } from './tools.js';
 import { usageDeltas, type TotalsByModel } from './usage.js';
 
+export { CONTINUE_PROMPT } from '../conversation.js';
+
 const log = createLogger('agent.claude');
-const CLOSE_GRACE_MS = 5_000;
-
-/** Sent when a conversation is resumed in the middle of a turn that never finished. */
-export const CONTINUE_PROMPT = 'The session was restarted while you were working. Continue the task where you left off.';
-
-interface SavedState {
-  /** A turn was sent and its result not yet seen: a resume continues it. */
-  turnOpen: boolean;
-  usage: TotalsByModel;
-}
-
-type Waiter = (answer: ApprovalDecision | undefined) => void;
 
 /** One claude process with its SDK query; replaced once if a resume finds no conversation. */
 interface Connection {
@@ -38,31 +29,24 @@ interface Connection {
   resumed: boolean;
 }
 
-export class ClaudeRun implements AgentRun {
-  readonly exited: Promise<{ error?: string | undefined }>;
-  private resolveExited!: (value: { error?: string | undefined }) => void;
+export class ClaudeRun implements AgentRun, TurnDriver {
+  private readonly turns: Conversation<{ usage: TotalsByModel }>;
   private readonly normalizer: ClaudeNormalizer;
-  private readonly stateFile: string;
-  private saved: SavedState;
+  private readonly asks: ClaudeApprovals;
   private connection!: Connection;
-  private identified: string | undefined;
-  private turnActive = false;
-  private interruptRequested = false;
-  private closing = false;
-  private readonly pendingReplies: string[] = [];
-  private readonly approvals = new Map<string, Waiter>();
-  private question: ((text: string | undefined) => void) | undefined;
 
   constructor(
     private readonly options: AgentStartOptions,
     private readonly emit: (event: AgentEvent) => void,
     private readonly claudePath: string,
   ) {
-    this.exited = new Promise((resolve) => (this.resolveExited = resolve));
+    this.turns = new Conversation({ agent: 'claude', start: options, emit, initialState: { usage: {} }, ready: true });
     this.normalizer = new ClaudeNormalizer(options.cwd);
-    mkdirSync(options.stateDir, { recursive: true });
-    this.stateFile = join(options.stateDir, 'claude.json');
-    this.saved = this.loadState();
+    this.asks = new ClaudeApprovals(emit);
+  }
+
+  get exited(): Promise<{ error?: string | undefined }> {
+    return this.turns.exited;
   }
 
   /** The agent child's pid, for resource figures and tests. */
@@ -71,21 +55,9 @@ export class ClaudeRun implements AgentRun {
   }
 
   start(): void {
-    const { options } = this;
-    this.connection = this.connect(options.resumeId);
-    if (options.resumeId === undefined) {
-      this.startTurn(options.prompt);
-      return;
-    }
-    this.identify(options.resumeId);
-    if (this.saved.turnOpen) {
-      this.startTurn(CONTINUE_PROMPT);
-      return;
-    }
-    // The last turn had finished: say so in a turn of our own and wait for the next reply.
-    this.emit({ type: 'turn.started' });
-    this.emit({ type: 'message.added', role: 'assistant', text: 'Resumed the conversation; waiting for your reply.' });
-    this.emit({ type: 'turn.completed', outcome: 'success' });
+    this.connection = this.connect(this.options.resumeId);
+    if (this.options.resumeId !== undefined) this.turns.identify(this.options.resumeId);
+    this.turns.begin(this);
   }
 
   private connect(resumeId: string | undefined): Connection {
@@ -112,10 +84,10 @@ export class ClaudeRun implements AgentRun {
           env: options.env,
           ...(options.model === undefined ? {} : { model: options.model }),
           permissionMode: options.permissionMode,
-          allowDangerouslySkipPermissions: options.permissionMode === 'bypassPermissions',
+          allowDangerouslySkipPermissions: options.permissionMode === DANGEROUS_PERMISSION_MODE,
           // The user's and the project's settings must not widen what the session may do unasked.
           settingSources: [],
-          canUseTool: this.canUseTool,
+          canUseTool: this.asks.canUseTool,
           ...(resumeId === undefined ? {} : { resume: resumeId }),
         },
       }),
@@ -125,29 +97,28 @@ export class ClaudeRun implements AgentRun {
   }
 
   async reply(text: string): Promise<void> {
-    if (this.closing) return;
-    if (this.question !== undefined) {
-      const answer = this.question;
-      this.question = undefined;
-      answer(text);
-      return;
-    }
-    if (this.turnActive) this.pendingReplies.push(text);
-    else this.startTurn(text);
+    if (!this.turns.closing && !this.asks.answer(text)) this.turns.reply(text);
   }
 
   async resolveApproval(requestId: string, decision: ApprovalDecision): Promise<void> {
-    const waiter = this.approvals.get(requestId);
-    if (waiter === undefined) return;
-    this.approvals.delete(requestId);
-    waiter(decision);
+    this.asks.resolve(requestId, decision);
   }
 
-  async interrupt(): Promise<void> {
-    if (!this.turnActive) return;
-    this.interruptRequested = true;
-    this.pendingReplies.length = 0;
-    this.releaseWaiters();
+  interrupt(): Promise<void> {
+    return this.turns.interrupt();
+  }
+
+  close(): Promise<void> {
+    return this.turns.close();
+  }
+
+  // ── TurnDriver ─────────────────────────────────────────────────────────────
+
+  sendTurn(prompt: string): void {
+    this.connection.input.push(prompt);
+  }
+
+  async interruptTurn(): Promise<void> {
     try {
       await this.connection.query.interrupt();
     } catch (error) {
@@ -155,26 +126,25 @@ export class ClaudeRun implements AgentRun {
     }
   }
 
-  async close(): Promise<void> {
-    if (!this.closing) {
-      this.closing = true;
-      this.releaseWaiters();
-      this.connection.input.end();
-      this.connection.query.close();
-      this.connection.process.killGroup('SIGTERM');
-      const force = setTimeout(() => this.connection.process.killGroup('SIGKILL'), CLOSE_GRACE_MS);
-      void this.exited.finally(() => clearTimeout(force));
-    }
-    await this.exited;
+  shutDown(): void {
+    this.connection.input.end();
+    this.connection.query.close();
+    this.connection.process.killGroup('SIGTERM');
   }
 
-  private startTurn(prompt: string): void {
-    this.turnActive = true;
-    this.interruptRequested = false;
-    this.save({ turnOpen: true });
-    this.emit({ type: 'turn.started', prompt });
-    this.connection.input.push(prompt);
+  kill(): void {
+    this.connection.process.killGroup('SIGKILL');
   }
+
+  closeOpenTools(why: string): AgentEvent[] {
+    return this.normalizer.closeOpenTools(why);
+  }
+
+  releaseWaiters(): void {
+    this.asks.release();
+  }
+
+  // ── the SDK's messages ─────────────────────────────────────────────────────
 
   private async consume(connection: Connection): Promise<void> {
     let failure: string | undefined;
@@ -192,7 +162,7 @@ export class ClaudeRun implements AgentRun {
   private handle(message: SDKMessage): void {
     switch (message.type) {
       case 'system':
-        if (message.subtype === 'init') this.identify(message.session_id);
+        if (message.subtype === 'init') this.turns.identify(message.session_id);
         else if (message.subtype === 'api_retry') this.emit(this.normalizer.apiRetry(message));
         return;
       case 'assistant':
@@ -209,28 +179,16 @@ export class ClaudeRun implements AgentRun {
     }
   }
 
-  private identify(sessionId: string): void {
-    if (sessionId === this.identified || sessionId === '') return;
-    this.identified = sessionId;
-    this.emit({ type: 'agent.identified', agentSessionId: sessionId });
-  }
-
   private completeTurn(result: SDKResultMessage): void {
     if (this.connection.resumed && isMissingConversation(result)) {
       this.startAfresh();
       return;
     }
     this.connection.resumed = false;
-    this.normalizer.closeOpenTools('the turn ended before the tool finished').forEach(this.emit);
-    const usage = usageDeltas(this.saved.usage, result.modelUsage);
+    const outcome = turnOutcome(result, this.turns.interruptRequested);
+    const usage = usageDeltas(this.turns.state.usage, result.modelUsage);
     usage.events.forEach(this.emit);
-    const outcome = turnOutcome(result, this.interruptRequested);
-    this.turnActive = false;
-    this.interruptRequested = false;
-    this.save({ turnOpen: false, usage: usage.totals });
-    this.emit(outcome);
-    const next = this.pendingReplies.shift();
-    if (next !== undefined && !this.closing) this.startTurn(next);
+    this.turns.completeTurn(outcome, { usage: usage.totals });
   }
 
   /**
@@ -242,112 +200,28 @@ export class ClaudeRun implements AgentRun {
     const stale = this.connection;
     this.emit({
       type: 'error.raised',
-      message: `The conversation ${this.identified ?? ''} could not be resumed (claude has no transcript of it); starting the task again in a new conversation.`,
+      message: `The conversation ${this.turns.agentSessionId ?? ''} could not be resumed (claude has no transcript of it); starting the task again in a new conversation.`,
       fatal: false,
     });
     this.connection = this.connect(undefined);
     stale.input.end();
     stale.query.close();
-    this.turnActive = false;
-    this.startTurn(this.options.prompt);
+    this.turns.startTurn(this.options.prompt);
   }
 
   /** The CLI is gone: a close we asked for, or a crash. */
   private finish(failure: string | undefined, exit: { code: number | null; signal: NodeJS.Signals | null } | undefined): void {
-    if (this.closing) {
-      this.resolveExited({});
-      return;
-    }
-    const crashed = failure !== undefined || this.turnActive || (exit !== undefined && (exit.code !== 0 || exit.signal !== null));
-    if (!crashed) {
-      this.resolveExited({});
+    const crashed = failure !== undefined || this.turns.turnActive || (exit !== undefined && (exit.code !== 0 || exit.signal !== null));
+    if (this.turns.closing || !crashed) {
+      this.turns.ended();
       return;
     }
     const how = exit === undefined ? 'stopped' : exit.signal !== null ? `was killed by ${exit.signal}` : `exited with code ${exit.code}`;
-    const stderr = this.connection.process.stderr;
-    const error = `claude ${how}${failure === undefined ? '' : `: ${failure}`}`;
-    this.releaseWaiters();
-    if (this.turnActive) {
-      this.normalizer.closeOpenTools(error).forEach(this.emit);
-      this.turnActive = false;
-      this.emit({ type: 'turn.completed', outcome: 'error', error });
-    }
-    this.emit({ type: 'error.raised', message: error, fatal: true, ...(stderr === '' ? {} : { detail: stderr.slice(-2_000) }) });
-    this.resolveExited({ error });
-  }
-
-  private readonly canUseTool: CanUseTool = async (toolName, input, context): Promise<PermissionResult> => {
-    if (toolName === 'AskUserQuestion') return this.askUser(input, context.signal);
-    const requestId = context.toolUseID;
-    const reason = context.title ?? context.decisionReason ?? (context.blockedPath === undefined ? undefined : `touches ${context.blockedPath}`);
-    const decision = await new Promise<ApprovalDecision | undefined>((resolve) => {
-      this.approvals.set(requestId, resolve);
-      context.signal.addEventListener('abort', () => resolve(undefined), { once: true });
-      this.emit({
-        type: 'approval.requested',
-        requestId,
-        tool: toolName,
-        input: describeToolInput(toolName, input),
-        ...(reason === undefined ? {} : { reason }),
-      });
-    });
-    this.approvals.delete(requestId);
-    if (decision === undefined) return { behavior: 'deny', message: 'The user interrupted the turn.', interrupt: true };
-    if (decision.decision === 'allow') return { behavior: 'allow', updatedInput: input };
-    const why = decision.reason === undefined || decision.reason === '' ? '' : ` Reason: ${decision.reason}`;
-    return { behavior: 'deny', message: `The user denied this ${toolName} call.${why}` };
-  };
-
-  /** Claude's own question tool: the question goes to the user, the next reply answers it. */
-  private async askUser(input: Record<string, unknown>, signal: AbortSignal): Promise<PermissionResult> {
-    const questions = questionTexts(input);
-    const answer = await new Promise<string | undefined>((resolve) => {
-      this.question = resolve;
-      signal.addEventListener('abort', () => resolve(undefined), { once: true });
-      this.emit({ type: 'question.asked', text: questions.join('\n') });
-    });
-    this.question = undefined;
-    if (answer === undefined) return { behavior: 'deny', message: 'The user interrupted the turn.', interrupt: true };
-    const answers = Object.fromEntries(questions.map((q) => [q, answer]));
-    return { behavior: 'allow', updatedInput: { ...input, answers } };
-  }
-
-  private releaseWaiters(): void {
-    const approvals = [...this.approvals.values()];
-    this.approvals.clear();
-    approvals.forEach((waiter) => waiter(undefined));
-    const question = this.question;
-    this.question = undefined;
-    question?.(undefined);
-  }
-
-  private loadState(): SavedState {
-    const fresh: SavedState = { turnOpen: false, usage: {} };
-    if (!existsSync(this.stateFile)) return fresh;
-    try {
-      return { ...fresh, ...(JSON.parse(readFileSync(this.stateFile, 'utf8')) as Partial<SavedState>) };
-    } catch (error) {
-      log.warn('unreadable claude state; starting afresh', { file: this.stateFile, error: errorMessage(error) });
-      return fresh;
-    }
-  }
-
-  private save(change: Partial<SavedState>): void {
-    this.saved = { ...this.saved, ...change };
-    writeFileSync(this.stateFile, JSON.stringify(this.saved));
+    this.turns.crashed(`claude ${how}${failure === undefined ? '' : `: ${failure}`}`, this.connection.process.stderr);
   }
 }
 
 function isMissingConversation(result: SDKResultMessage): boolean {
   const text = result.subtype === 'success' ? result.result : result.errors.join('\n');
   return result.is_error && text.includes('No conversation found');
-}
-
-function questionTexts(input: Record<string, unknown>): string[] {
-  const questions = Array.isArray(input.questions) ? (input.questions as unknown[]) : [];
-  const texts = questions.flatMap((q) => {
-    const text = (q as { question?: unknown } | null)?.question;
-    return typeof text === 'string' ? [text] : [];
-  });
-  return texts.length > 0 ? texts : ['Claude asked a question.'];
 }

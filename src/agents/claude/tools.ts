@@ -1,7 +1,31 @@
-/** How Claude Code's tool inputs read in events: a short description and the files they touch. */
+/** How Claude Code's tools read in events: their kind, a short description and the files they touch. */
 import { isAbsolute, relative, resolve } from 'node:path';
+import type { ToolKind } from '../types.js';
 
 const MAX_INPUT = 2_000;
+
+/** Claude Code's built-in tools by kind; anything else (Task, TodoWrite, MCP tools, …) is 'other'. */
+const TOOL_KINDS: Record<string, ToolKind> = {
+  Write: 'edit',
+  Edit: 'edit',
+  MultiEdit: 'edit',
+  NotebookEdit: 'edit',
+  Read: 'read',
+  NotebookRead: 'read',
+  Bash: 'run',
+  BashOutput: 'run',
+  KillShell: 'run',
+  KillBash: 'run',
+  Glob: 'search',
+  Grep: 'search',
+  LS: 'search',
+  WebFetch: 'web',
+  WebSearch: 'web',
+};
+
+export function toolKind(tool: string): ToolKind {
+  return Object.hasOwn(TOOL_KINDS, tool) ? (TOOL_KINDS[tool] ?? 'other') : 'other';
+}
 
 /** Tools whose input names a file they write. */
 const FILE_WRITERS: Record<string, string> = {
@@ -12,7 +36,7 @@ const FILE_WRITERS: Record<string, string> = {
 };
 
 export function describeToolInput(tool: string, input: Record<string, unknown>): string {
-  const main = tool === 'Bash' ? input.command : (input[FILE_WRITERS[tool] ?? 'file_path'] ?? input.pattern ?? input.url);
+  const main = tool === 'Bash' ? input.command : (input[FILE_WRITERS[tool] ?? 'file_path'] ?? input.pattern ?? input.url ?? input.query);
   const text = typeof main === 'string' ? main : JSON.stringify(input);
   return text.length > MAX_INPUT ? `${text.slice(0, MAX_INPUT)}…` : text;
 }

@@ -75,10 +75,10 @@ describe('the codex adapter with the real codex binary', () => {
     expect(events.events[0]?.type).toBe('turn.started');
     expect(events.events.map((e) => e.type)).toContain('agent.identified');
     const started = events.events.filter(is('tool.started'));
-    expect(started.map((e) => [e.tool, e.input])).toEqual([
-      ['apply_patch', 'notes.txt'],
-      ['apply_patch', 'notes.txt'],
-      ['shell', 'cat notes.txt > ran.txt'],
+    expect(started.map((e) => [e.tool, e.kind, e.input])).toEqual([
+      ['apply_patch', 'edit', 'notes.txt'],
+      ['apply_patch', 'edit', 'notes.txt'],
+      ['shell', 'run', 'cat notes.txt > ran.txt'],
     ]);
     const finished = events.events.filter(is('tool.finished'));
     expect(finished.map((e) => [e.tool, e.ok])).toEqual([['apply_patch', true], ['apply_patch', true], ['shell', true]]);
@@ -107,7 +107,7 @@ describe('the codex adapter with the real codex binary', () => {
   it('holds a command for approval and runs it once allowed', async () => {
     const { run, events } = await start('approve a command');
     const request = await waitForEvent(events, is('approval.requested'));
-    expect(request).toMatchObject({ tool: 'shell', input: 'echo yes > approved.txt', reason: 'needs your approval' });
+    expect(request).toMatchObject({ tool: 'shell', kind: 'run', input: 'echo yes > approved.txt', reason: 'needs your approval' });
     expect(existsSync(join(harness.workspace.repo, 'approved.txt'))).toBe(false);
     expect(events.events.some(completed)).toBe(false);
 

@@ -13,7 +13,6 @@ const OPTION_KEYS = ['codexPath'] as const;
 
 export const codexAgent: AgentAdapter = {
   id: 'codex',
-  capabilities: { approvals: true, resume: true, interrupt: true, streamingInput: true, usage: true },
   validateOptions(options, cwd) {
     const unknown = Object.keys(options).filter((k) => !(OPTION_KEYS as readonly string[]).includes(k));
     if (unknown.length > 0) throw new InvalidInputError(`Unknown option(s) for the codex agent: ${unknown.join(', ')}. Known: ${OPTION_KEYS.join(', ')}.`);

@@ -2,10 +2,9 @@
 import { isAbsolute, relative, resolve } from 'node:path';
 import type { AgentEvent } from '../types.js';
 import { ThreadItem, type TokenUsageBreakdown } from './protocol.js';
+import { COMMAND_TOOL, ITEM_KINDS, PATCH_TOOL, WEB_SEARCH_TOOL } from './tools.js';
 
 const MAX_OUTPUT = 8_000;
-export const COMMAND_TOOL = 'shell';
-export const PATCH_TOOL = 'apply_patch';
 
 export interface UsageTotal {
   input: number;
@@ -32,18 +31,21 @@ export class CodexNormalizer {
     switch (item.type) {
       case 'commandExecution':
         this.openTools.set(item.id, COMMAND_TOOL);
-        return [{ type: 'tool.started', toolId: item.id, tool: COMMAND_TOOL, input: unwrapShell(item.command) }];
+        return [{ type: 'tool.started', toolId: item.id, tool: COMMAND_TOOL, kind: ITEM_KINDS.commandExecution, input: unwrapShell(item.command) }];
       case 'fileChange': {
         const files = item.changes.map((c) => relativeToCwd(c.path, this.cwd));
         this.patchFiles.set(item.id, files);
         this.openTools.set(item.id, PATCH_TOOL);
-        return [{ type: 'tool.started', toolId: item.id, tool: PATCH_TOOL, input: files.join(', '), files }];
+        return [{ type: 'tool.started', toolId: item.id, tool: PATCH_TOOL, kind: ITEM_KINDS.fileChange, input: files.join(', '), files }];
       }
       case 'mcpToolCall': {
         const tool = `${item.server}.${item.tool}`;
         this.openTools.set(item.id, tool);
-        return [{ type: 'tool.started', toolId: item.id, tool, input: '' }];
+        return [{ type: 'tool.started', toolId: item.id, tool, kind: ITEM_KINDS.mcpToolCall, input: '' }];
       }
+      case 'webSearch':
+        this.openTools.set(item.id, WEB_SEARCH_TOOL);
+        return [{ type: 'tool.started', toolId: item.id, tool: WEB_SEARCH_TOOL, kind: ITEM_KINDS.webSearch, input: item.query }];
       case 'agentMessage':
       case 'reasoning':
         return [];
@@ -95,6 +97,9 @@ export class CodexNormalizer {
         this.openTools.delete(item.id);
         return [{ type: 'tool.finished', toolId: item.id, tool, ok: item.status === 'completed' }];
       }
+      case 'webSearch':
+        this.openTools.delete(item.id);
+        return [{ type: 'tool.finished', toolId: item.id, tool: WEB_SEARCH_TOOL, ok: true }];
     }
   }
 
@@ -123,6 +128,13 @@ export function usageDelta(previous: UsageTotal, total: TokenUsageBreakdown): { 
   };
 }
 
+/** A turn's or the server's error, with whatever detail codex gave. */
+export function describeError(error: { message: string; codexErrorInfo?: unknown; additionalDetails?: string | null | undefined }): string {
+  const info = typeof error.codexErrorInfo === 'string' ? error.codexErrorInfo : error.codexErrorInfo ? JSON.stringify(error.codexErrorInfo) : undefined;
+  const details = error.additionalDetails ? ` ${error.additionalDetails}` : '';
+  return `${error.message}${details}${info === undefined ? '' : ` [${info}]`}`;
+}
+
 /** `/bin/bash -lc 'cmd'` reads better as `cmd`. */
 export function unwrapShell(command: string): string {
   const match = /^\S*\/(?:ba|z)?sh -lc '([\s\S]*)'$/.exec(command);
@@ -137,5 +149,5 @@ function relativeToCwd(path: string, cwd: string): string {
 
 function knownType(raw: unknown): boolean {
   const type = (raw as { type?: unknown } | null)?.type;
-  return typeof type === 'string' && ['agentMessage', 'reasoning', 'commandExecution', 'fileChange', 'mcpToolCall'].includes(type);
+  return typeof type === 'string' && ['agentMessage', 'reasoning', ...Object.keys(ITEM_KINDS)].includes(type);
 }

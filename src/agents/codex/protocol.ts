@@ -51,6 +51,7 @@ export const ThreadItem = z.discriminatedUnion('type', [
     status: z.enum(['inProgress', 'completed', 'failed', 'declined']),
   }),
   z.looseObject({ type: z.literal('mcpToolCall'), id: z.string(), server: z.string(), tool: z.string(), status: z.string() }),
+  z.looseObject({ type: z.literal('webSearch'), id: z.string(), query: z.string() }),
 ]);
 export type ThreadItem = z.infer<typeof ThreadItem>;
 

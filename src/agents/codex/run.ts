@@ -1,52 +1,32 @@
 /**
- * One running Codex conversation (a thread) on `codex app-server`. Each prompt or reply is a
- * turn; replies sent while a turn runs wait for it to end, so every reply is a turn of its own.
+ * One running Codex conversation (a thread) on `codex app-server`. The shared turn loop
+ * (`../conversation.ts`) decides when a prompt is sent; this file speaks the app-server's
+ * JSON-RPC: thread start or resume, turns, item notifications and approval requests.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { DANGEROUS_PERMISSION_MODE } from '../../events/vocabulary.js';
 import { errorMessage } from '../../shared/errors.js';
 import { createLogger } from '../../shared/log.js';
+import { Conversation, type TurnDriver } from '../conversation.js';
 import type { AgentEvent, AgentRun, AgentStartOptions, ApprovalDecision } from '../types.js';
-import { CodexNormalizer, COMMAND_TOOL, PATCH_TOOL, unwrapShell, usageDelta, type UsageTotal } from './normalize.js';
-import {
-  CommandApprovalParams,
-  FileChangeApprovalParams,
-  Notifications,
-  ThreadResponse,
-  TurnResponse,
-  type ApprovalDecisionWire,
-} from './protocol.js';
+import { CodexApprovals } from './approvals.js';
+import { CodexNormalizer, describeError, usageDelta, type UsageTotal } from './normalize.js';
+import { Notifications, ThreadResponse, TurnResponse } from './protocol.js';
 import { RpcConnection } from './rpc.js';
+
+export { CONTINUE_PROMPT } from '../conversation.js';
 
 const log = createLogger('agent.codex');
 const STDERR_TAIL = 4_000;
-const CLOSE_GRACE_MS = 5_000;
 
-/** Sent when a thread is resumed in the middle of a turn that never finished. */
-export const CONTINUE_PROMPT = 'The session was restarted while you were working. Continue the task where you left off.';
-
-interface SavedState {
-  turnOpen: boolean;
-  usage: UsageTotal;
-}
-
-export class CodexRun implements AgentRun {
-  readonly exited: Promise<{ error?: string | undefined }>;
-  private resolveExited!: (value: { error?: string | undefined }) => void;
+export class CodexRun implements AgentRun, TurnDriver {
+  private readonly turns: Conversation<{ usage: UsageTotal }>;
   private child!: ChildProcess;
   private rpc!: RpcConnection;
   private readonly normalizer: CodexNormalizer;
-  private readonly stateFile: string;
-  private saved: SavedState;
   private threadId: string | undefined;
   private turnId: string | undefined;
-  private turnActive = false;
-  private interruptRequested = false;
-  private closing = false;
-  private readonly pendingReplies: string[] = [];
-  /** Pending approvals: our request id → the server's JSON-RPC id. */
-  private readonly approvals = new Map<string, string | number>();
+  private readonly approvals: CodexApprovals;
   private stderrTail = '';
 
   constructor(
@@ -54,11 +34,14 @@ export class CodexRun implements AgentRun {
     private readonly emit: (event: AgentEvent) => void,
     private readonly codexPath: string,
   ) {
-    this.exited = new Promise((resolve) => (this.resolveExited = resolve));
+    // Not ready until the thread is started or resumed: a prompt before that waits.
+    this.turns = new Conversation({ agent: 'codex', start: options, emit, initialState: { usage: { input: 0, cached: 0, output: 0 } }, ready: false });
     this.normalizer = new CodexNormalizer(options.cwd);
-    mkdirSync(options.stateDir, { recursive: true });
-    this.stateFile = join(options.stateDir, 'codex.json');
-    this.saved = this.loadState();
+    this.approvals = new CodexApprovals(() => this.rpc, emit, (itemId) => this.normalizer.filesOf(itemId));
+  }
+
+  get exited(): Promise<{ error?: string | undefined }> {
+    return this.turns.exited;
   }
 
   get pid(): number | undefined {
@@ -85,52 +68,73 @@ export class CodexRun implements AgentRun {
       onMalformed: (reason, line) =>
         this.emit({ type: 'error.raised', message: `codex wrote a malformed output line (${reason})`, fatal: false, detail: line.slice(0, 500) }),
     });
-
-    const resuming = this.options.resumeId !== undefined;
-    const prompt = !resuming ? this.options.prompt : this.saved.turnOpen ? CONTINUE_PROMPT : undefined;
-    if (prompt !== undefined) this.beginTurn(prompt);
-    this.boot(prompt).catch((error: unknown) => this.failToStart(errorMessage(error)));
+    this.turns.begin(this);
+    this.boot().catch((error: unknown) => this.failToStart(errorMessage(error)));
   }
 
   async reply(text: string): Promise<void> {
-    if (this.closing) return;
-    if (this.turnActive || this.threadId === undefined) {
-      this.pendingReplies.push(text);
-      return;
-    }
-    this.beginTurn(text);
-    this.sendTurn(text);
+    this.turns.reply(text);
   }
 
   async resolveApproval(requestId: string, decision: ApprovalDecision): Promise<void> {
-    const rpcId = this.approvals.get(requestId);
-    if (rpcId === undefined) return;
-    this.approvals.delete(requestId);
-    this.rpc.respond(rpcId, { decision: decision.decision === 'allow' ? 'accept' : 'decline' });
+    this.approvals.resolve(requestId, decision);
   }
 
-  async interrupt(): Promise<void> {
-    if (!this.turnActive) return;
-    this.interruptRequested = true;
-    this.pendingReplies.length = 0;
-    this.cancelApprovals();
-    await this.sendInterrupt();
+  interrupt(): Promise<void> {
+    return this.turns.interrupt();
   }
 
-  async close(): Promise<void> {
-    if (!this.closing) {
-      this.closing = true;
-      this.cancelApprovals();
-      this.rpc.close('the session was closed');
-      this.child.stdin?.end();
-      this.killGroup('SIGTERM');
-      const force = setTimeout(() => this.killGroup('SIGKILL'), CLOSE_GRACE_MS);
-      void this.exited.finally(() => clearTimeout(force));
+  close(): Promise<void> {
+    return this.turns.close();
+  }
+
+  // ── TurnDriver ─────────────────────────────────────────────────────────────
+
+  sendTurn(prompt: string): void {
+    this.turnId = undefined;
+    const params = { threadId: this.threadId, input: [{ type: 'text', text: prompt, text_elements: [] }] };
+    this.rpc.request('turn/start', params).then(
+      (response) => {
+        this.turnId ??= TurnResponse.parse(response).turn.id;
+        if (this.turns.interruptRequested) void this.interruptTurn();
+      },
+      (error: unknown) => {
+        if (!this.turns.turnActive || this.turns.closing) return;
+        this.turns.completeTurn({ type: 'turn.completed', outcome: 'error', error: `codex refused the turn: ${errorMessage(error)}` });
+      },
+    );
+  }
+
+  async interruptTurn(): Promise<void> {
+    if (this.threadId === undefined || this.turnId === undefined) return;
+    try {
+      await this.rpc.request('turn/interrupt', { threadId: this.threadId, turnId: this.turnId });
+    } catch (error) {
+      log.warn('turn/interrupt failed', { error: errorMessage(error) });
     }
-    await this.exited;
   }
 
-  private async boot(prompt: string | undefined): Promise<void> {
+  shutDown(): void {
+    this.rpc.close('the session was closed');
+    this.child.stdin?.end();
+    this.killGroup('SIGTERM');
+  }
+
+  kill(): void {
+    this.killGroup('SIGKILL');
+  }
+
+  closeOpenTools(why: string): AgentEvent[] {
+    return this.normalizer.closeOpenTools(why);
+  }
+
+  releaseWaiters(): void {
+    this.approvals.cancelAll();
+  }
+
+  // ── the app-server's messages ──────────────────────────────────────────────
+
+  private async boot(): Promise<void> {
     await this.rpc.request('initialize', {
       clientInfo: { name: 'baton', title: 'Baton', version: '0.1.0' },
       capabilities: { experimentalApi: false, requestAttestation: false },
@@ -140,21 +144,13 @@ export class CodexRun implements AgentRun {
     const resumeId = this.options.resumeId;
     const response = resumeId === undefined ? await this.rpc.request('thread/start', settings) : await this.rpc.request('thread/resume', { ...settings, threadId: resumeId });
     this.threadId = ThreadResponse.parse(response).thread.id;
-    this.emit({ type: 'agent.identified', agentSessionId: this.threadId });
-    if (prompt !== undefined) {
-      this.sendTurn(prompt);
-      return;
-    }
-    // Resumed after the last turn had finished: say so in a turn of our own and wait for a reply.
-    this.emit({ type: 'turn.started' });
-    this.emit({ type: 'message.added', role: 'assistant', text: 'Resumed the conversation; waiting for your reply.' });
-    this.emit({ type: 'turn.completed', outcome: 'success' });
-    this.startNextReply();
+    this.turns.identify(this.threadId);
+    this.turns.ready();
   }
 
   /** Approvals go to Baton; the sandbox keeps writes inside the worktree (not even /tmp). */
   private threadSettings(): Record<string, unknown> {
-    const bypass = this.options.permissionMode === 'bypassPermissions';
+    const bypass = this.options.permissionMode === DANGEROUS_PERMISSION_MODE;
     return {
       cwd: this.options.cwd,
       ...(this.options.model === undefined ? {} : { model: this.options.model }),
@@ -162,37 +158,6 @@ export class CodexRun implements AgentRun {
       sandbox: bypass ? 'danger-full-access' : 'workspace-write',
       config: { sandbox_workspace_write: { network_access: false, exclude_slash_tmp: true, exclude_tmpdir_env_var: true } },
     };
-  }
-
-  private beginTurn(prompt: string): void {
-    this.turnActive = true;
-    this.interruptRequested = false;
-    this.turnId = undefined;
-    this.save({ turnOpen: true });
-    this.emit({ type: 'turn.started', prompt });
-  }
-
-  private sendTurn(prompt: string): void {
-    const params = { threadId: this.threadId, input: [{ type: 'text', text: prompt, text_elements: [] }] };
-    this.rpc.request('turn/start', params).then(
-      (response) => {
-        this.turnId ??= TurnResponse.parse(response).turn.id;
-        if (this.interruptRequested) void this.sendInterrupt();
-      },
-      (error: unknown) => {
-        if (!this.turnActive || this.closing) return;
-        this.completeTurn({ type: 'turn.completed', outcome: 'error', error: `codex refused the turn: ${errorMessage(error)}` });
-      },
-    );
-  }
-
-  private async sendInterrupt(): Promise<void> {
-    if (this.threadId === undefined || this.turnId === undefined) return;
-    try {
-      await this.rpc.request('turn/interrupt', { threadId: this.threadId, turnId: this.turnId });
-    } catch (error) {
-      log.warn('turn/interrupt failed', { error: errorMessage(error) });
-    }
   }
 
   private onNotification(method: string, params: unknown): void {
@@ -220,8 +185,8 @@ export class CodexRun implements AgentRun {
         return;
       }
       case 'thread/tokenUsage/updated': {
-        const { event, total } = usageDelta(this.saved.usage, Notifications[method].parse(params).tokenUsage.total);
-        this.save({ usage: total });
+        const { event, total } = usageDelta(this.turns.state.usage, Notifications[method].parse(params).tokenUsage.total);
+        this.turns.save({ usage: total });
         if (event !== undefined) this.emit(event);
         return;
       }
@@ -241,90 +206,30 @@ export class CodexRun implements AgentRun {
       return;
     }
     const { turn } = params;
-    if (turn.status === 'completed') this.completeTurn({ type: 'turn.completed', outcome: 'success' });
-    else if (turn.status === 'interrupted' || this.interruptRequested) this.completeTurn({ type: 'turn.completed', outcome: 'interrupted' });
-    else this.completeTurn({ type: 'turn.completed', outcome: 'error', error: turn.error ? describeError(turn.error) : `the turn ended as ${turn.status}` });
-  }
-
-  private completeTurn(outcome: Extract<AgentEvent, { type: 'turn.completed' }>): void {
-    if (!this.turnActive) return;
-    this.normalizer.closeOpenTools('the turn ended before the tool finished').forEach(this.emit);
-    this.turnActive = false;
-    this.interruptRequested = false;
-    this.turnId = undefined;
-    this.save({ turnOpen: false });
-    this.emit(outcome);
-    this.startNextReply();
-  }
-
-  private startNextReply(): void {
-    const next = this.pendingReplies.shift();
-    if (next === undefined || this.closing) return;
-    this.beginTurn(next);
-    this.sendTurn(next);
+    if (turn.status === 'completed') this.turns.completeTurn({ type: 'turn.completed', outcome: 'success' });
+    else if (turn.status === 'interrupted' || this.turns.interruptRequested) this.turns.completeTurn({ type: 'turn.completed', outcome: 'interrupted' });
+    else this.turns.completeTurn({ type: 'turn.completed', outcome: 'error', error: turn.error ? describeError(turn.error) : `the turn ended as ${turn.status}` });
   }
 
   private onRequest(id: string | number, method: string, params: unknown): void {
-    if (method === 'item/commandExecution/requestApproval') {
-      const parsed = CommandApprovalParams.safeParse(params);
-      if (!parsed.success) return this.refuse(id, method, params);
-      const { itemId, command, reason } = parsed.data;
-      this.requestApproval(id, itemId, COMMAND_TOOL, unwrapShell(command ?? ''), reason ?? undefined);
-      return;
-    }
-    if (method === 'item/fileChange/requestApproval') {
-      const parsed = FileChangeApprovalParams.safeParse(params);
-      if (!parsed.success) return this.refuse(id, method, params);
-      const { itemId, reason, grantRoot } = parsed.data;
-      const files = this.normalizer.filesOf(itemId)?.join(', ') ?? '';
-      const why = reason ?? (grantRoot ? `write access to ${grantRoot}` : undefined);
-      this.requestApproval(id, itemId, PATCH_TOOL, files, why ?? undefined);
-      return;
-    }
-    this.rpc.respondError(id, -32601, `Baton does not handle ${method}`);
-  }
-
-  private requestApproval(rpcId: string | number, itemId: string, tool: string, input: string, reason: string | undefined): void {
-    const requestId = this.approvals.has(itemId) ? `${itemId}-${String(rpcId)}` : itemId;
-    this.approvals.set(requestId, rpcId);
-    this.emit({ type: 'approval.requested', requestId, tool, input, ...(reason === undefined ? {} : { reason }) });
-  }
-
-  private refuse(id: string | number, method: string, params: unknown): void {
-    this.emit({ type: 'error.raised', message: `codex sent a malformed ${method} request`, fatal: false, detail: JSON.stringify(params).slice(0, 500) });
-    this.rpc.respondError(id, -32602, 'invalid params');
-  }
-
-  private cancelApprovals(): void {
-    const decision: ApprovalDecisionWire = 'cancel';
-    for (const rpcId of this.approvals.values()) this.rpc.respond(rpcId, { decision });
-    this.approvals.clear();
+    if (!this.approvals.request(id, method, params)) this.rpc.respondError(id, -32601, `Baton does not handle ${method}`);
   }
 
   private failToStart(message: string): void {
-    if (this.closing) return;
+    if (this.turns.closing) return;
     this.emit({ type: 'error.raised', message: `codex could not start the conversation: ${message}`, fatal: true, detail: this.stderrTail.trim().slice(-2_000) || undefined });
-    if (this.turnActive) this.completeTurn({ type: 'turn.completed', outcome: 'error', error: message });
+    this.turns.completeTurn({ type: 'turn.completed', outcome: 'error', error: message });
     void this.close();
   }
 
   /** The process is gone: a close we asked for, or a crash. */
   private finish(code: number | null, signal: NodeJS.Signals | null): void {
     this.rpc.close('codex exited');
-    if (this.closing) {
-      this.resolveExited({});
+    if (this.turns.closing) {
+      this.turns.ended();
       return;
     }
-    const error = signal !== null ? `codex was killed by ${signal}` : `codex exited with code ${code ?? '?'}`;
-    this.approvals.clear();
-    if (this.turnActive) {
-      this.normalizer.closeOpenTools(error).forEach(this.emit);
-      this.turnActive = false;
-      this.emit({ type: 'turn.completed', outcome: 'error', error });
-    }
-    const stderr = this.stderrTail.trim();
-    this.emit({ type: 'error.raised', message: error, fatal: true, ...(stderr === '' ? {} : { detail: stderr.slice(-2_000) }) });
-    this.resolveExited({ error });
+    this.turns.crashed(signal !== null ? `codex was killed by ${signal}` : `codex exited with code ${code ?? '?'}`, this.stderrTail.trim());
   }
 
   private killGroup(signal: NodeJS.Signals): void {
@@ -336,26 +241,4 @@ export class CodexRun implements AgentRun {
       // The group is already gone.
     }
   }
-
-  private loadState(): SavedState {
-    const fresh: SavedState = { turnOpen: false, usage: { input: 0, cached: 0, output: 0 } };
-    if (!existsSync(this.stateFile)) return fresh;
-    try {
-      return { ...fresh, ...(JSON.parse(readFileSync(this.stateFile, 'utf8')) as Partial<SavedState>) };
-    } catch (error) {
-      log.warn('unreadable codex state; starting afresh', { file: this.stateFile, error: errorMessage(error) });
-      return fresh;
-    }
-  }
-
-  private save(change: Partial<SavedState>): void {
-    this.saved = { ...this.saved, ...change };
-    writeFileSync(this.stateFile, JSON.stringify(this.saved));
-  }
-}
-
-function describeError(error: { message: string; codexErrorInfo?: unknown; additionalDetails?: string | null | undefined }): string {
-  const info = typeof error.codexErrorInfo === 'string' ? error.codexErrorInfo : error.codexErrorInfo ? JSON.stringify(error.codexErrorInfo) : undefined;
-  const details = error.additionalDetails ? ` ${error.additionalDetails}` : '';
-  return `${error.message}${details}${info === undefined ? '' : ` [${info}]`}`;
 }

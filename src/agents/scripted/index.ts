@@ -3,18 +3,16 @@
  * edits files in its worktree and runs commands there like a real agent, and keeps its progress
  * in its state folder so a respawned session resumes where it stopped.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { closeSync, existsSync, ftruncateSync, mkdirSync, openSync, readFileSync, writeFileSync, writeSync } from 'node:fs';
-import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
+import type { ChildProcess } from 'node:child_process';
+import { closeSync, existsSync, ftruncateSync, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
 import { InvalidInputError } from '../../shared/errors.js';
 import type { AgentAdapter, AgentEvent, AgentRun, AgentStartOptions, ApprovalDecision } from '../types.js';
 import { defaultScript, fill, parseScript, type Script, type Step } from './script.js';
-
-const MAX_OUTPUT = 8_000;
+import { SHELL_TOOL, editFile, killGroup, runCommand, toolKind, writeFile, type ToolContext } from './tools.js';
 
 export const scriptedAgent: AgentAdapter = {
   id: 'scripted',
-  capabilities: { approvals: true, resume: true, interrupt: true, streamingInput: true, usage: true },
   validateOptions(options) {
     const unknown = Object.keys(options).filter((k) => k !== 'script');
     if (unknown.length > 0) throw new InvalidInputError(`Unknown option(s) for the scripted agent: ${unknown.join(', ')}`);
@@ -55,12 +53,14 @@ class ScriptedRun implements AgentRun {
   private closed = false;
   private running: Promise<void> = Promise.resolve();
   private readonly pendingReplies: string[] = [];
+  private readonly tools: ToolContext;
 
   constructor(
     private readonly options: AgentStartOptions,
     private readonly emit: (event: AgentEvent) => void,
   ) {
     this.exited = new Promise((r) => (this.resolveExited = r));
+    this.tools = { cwd: options.cwd, env: options.env, emit, toolId: () => this.toolId() };
     this.script = options.options.script === undefined ? defaultScript(options.prompt) : parseScript(options.options.script);
     mkdirSync(options.stateDir, { recursive: true });
     this.progressFile = join(options.stateDir, 'scripted-progress.json');
@@ -177,9 +177,9 @@ class ScriptedRun implements AgentRun {
     const replies = this.progress.replies;
     if ('say' in step) this.emit({ type: 'message.added', role: 'assistant', text: fill(step.say, replies) });
     else if ('think' in step) this.emit({ type: 'thinking.added', text: fill(step.think, replies) });
-    else if ('write' in step) this.writeFile(step.write.path, fill(step.write.content, replies));
-    else if ('edit' in step) this.editFile(step.edit.path, step.edit.old, fill(step.edit.new, replies));
-    else if ('run' in step) await this.runCommand('Bash', typeof step.run === 'string' ? fill(step.run, replies) : step.run.map((a) => fill(a, replies)));
+    else if ('write' in step) writeFile(this.tools, step.write.path, fill(step.write.content, replies));
+    else if ('edit' in step) editFile(this.tools, step.edit.path, step.edit.old, fill(step.edit.new, replies));
+    else if ('run' in step) await this.runCommand(typeof step.run === 'string' ? fill(step.run, replies) : step.run.map((a) => fill(a, replies)));
     else if ('ask' in step) await this.ask(fill(step.ask, replies));
     else if ('approve' in step) await this.askApproval({ ...step.approve, input: fill(step.approve.input, replies) });
     else if ('sleep' in step) await this.sleep(step.sleep);
@@ -199,70 +199,8 @@ class ScriptedRun implements AgentRun {
     return undefined;
   }
 
-  private writeFile(path: string, content: string): void {
-    const toolId = this.toolId();
-    this.emit({ type: 'tool.started', toolId, tool: 'Write', input: path, files: [path] });
-    const target = this.insideWorktree(path);
-    if (target === undefined) {
-      this.emit({ type: 'tool.finished', toolId, tool: 'Write', ok: false, output: `refused: ${path} is outside the worktree` });
-      return;
-    }
-    mkdirSync(dirname(target), { recursive: true });
-    writeFileSync(target, content);
-    this.emit({ type: 'tool.finished', toolId, tool: 'Write', ok: true, files: [path] });
-  }
-
-  private editFile(path: string, oldText: string, newText: string): void {
-    const toolId = this.toolId();
-    this.emit({ type: 'tool.started', toolId, tool: 'Edit', input: path, files: [path] });
-    const target = this.insideWorktree(path);
-    const current = target !== undefined && existsSync(target) ? readFileSync(target, 'utf8') : undefined;
-    if (target === undefined || current === undefined || !current.includes(oldText)) {
-      const why = target === undefined ? 'outside the worktree' : current === undefined ? 'no such file' : 'old text not found';
-      this.emit({ type: 'tool.finished', toolId, tool: 'Edit', ok: false, output: `${path}: ${why}` });
-      return;
-    }
-    writeFileSync(target, current.replace(oldText, newText));
-    this.emit({ type: 'tool.finished', toolId, tool: 'Edit', ok: true, files: [path] });
-  }
-
-  private insideWorktree(path: string): string | undefined {
-    const target = resolve(this.options.cwd, path);
-    const rel = relative(this.options.cwd, target);
-    return rel === '' || rel.startsWith('..') || isAbsolute(rel) ? undefined : target;
-  }
-
-  /** Runs a command the way an agent's shell tool does: a string goes to `sh -c`, an array runs directly. */
-  private runCommand(tool: string, command: string | string[]): Promise<void> {
-    const toolId = this.toolId();
-    const display = typeof command === 'string' ? command : command.join(' ');
-    this.emit({ type: 'tool.started', toolId, tool, input: display });
-    const [file, args] = typeof command === 'string' ? ['/bin/sh', ['-c', command]] : [command[0] ?? '', command.slice(1)];
-    return new Promise((done) => {
-      let output = '';
-      const child = spawn(file, args, { cwd: this.options.cwd, env: this.options.env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
-      this.child = child;
-      const collect = (chunk: Buffer): void => {
-        if (output.length < MAX_OUTPUT) output += chunk.toString('utf8');
-      };
-      child.stdout?.on('data', collect);
-      child.stderr?.on('data', collect);
-      const finish = (exitCode: number | null, error?: string): void => {
-        if (this.child === child) this.child = undefined;
-        const text = (error ?? output).slice(0, MAX_OUTPUT);
-        this.emit({
-          type: 'tool.finished',
-          toolId,
-          tool,
-          ok: exitCode === 0,
-          ...(exitCode === null ? {} : { exitCode }),
-          ...(text === '' ? {} : { output: text }),
-        });
-        done();
-      };
-      child.on('error', (error) => finish(null, error.message));
-      child.on('close', (code, signal) => finish(code, signal === null ? undefined : `${output}killed by ${signal}`));
-    });
+  private runCommand(command: string | string[]): Promise<void> {
+    return runCommand(this.tools, SHELL_TOOL, command, (child) => (this.child = child));
   }
 
   private ask(question: string): Promise<void> {
@@ -288,6 +226,7 @@ class ScriptedRun implements AgentRun {
       type: 'approval.requested',
       requestId,
       tool: request.tool,
+      kind: toolKind(request.tool),
       input: request.input,
       ...(request.reason === undefined ? {} : { reason: request.reason }),
     });
@@ -302,12 +241,12 @@ class ScriptedRun implements AgentRun {
             this.emit({ type: 'message.added', role: 'assistant', text: `Understood, I will not run ${request.tool}${why}.` });
             return done();
           }
-          if (request.tool === 'Bash') {
-            this.runCommand('Bash', request.input).then(done, done);
+          if (request.tool === SHELL_TOOL) {
+            this.runCommand(request.input).then(done, done);
             return;
           }
           const toolId = this.toolId();
-          this.emit({ type: 'tool.started', toolId, tool: request.tool, input: request.input });
+          this.emit({ type: 'tool.started', toolId, tool: request.tool, kind: toolKind(request.tool), input: request.input });
           this.emit({ type: 'tool.finished', toolId, tool: request.tool, ok: true });
           done();
         },
@@ -343,14 +282,4 @@ class ScriptedRun implements AgentRun {
   }
 
   private progressFd: number | undefined;
-}
-
-/** Commands run in their own process group so an interrupt ends everything they started. */
-function killGroup(child: ChildProcess | undefined): void {
-  if (child?.pid === undefined || child.exitCode !== null) return;
-  try {
-    process.kill(-child.pid, 'SIGTERM');
-  } catch {
-    child.kill('SIGTERM');
-  }
 }

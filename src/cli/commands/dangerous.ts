@@ -3,6 +3,7 @@
  * has accepted them there once, interactively — never from a script or a pipe.
  */
 import { createInterface } from 'node:readline/promises';
+import { DANGEROUS_PERMISSION_MODE } from '../../events/vocabulary.js';
 import { InvalidInputError } from '../../shared/errors.js';
 import { client } from '../connect.js';
 import type { Context } from '../context.js';
@@ -39,7 +40,7 @@ export async function acceptDangerous(ctx: Context): Promise<void> {
   } catch {
     throw new InvalidInputError(`${ctx.cwd} is not inside a git repository`);
   }
-  if (!(await confirmDangerousMode(ctx, root, 'bypassPermissions'))) {
+  if (!(await confirmDangerousMode(ctx, root, DANGEROUS_PERMISSION_MODE))) {
     ctx.out.write('Not accepted.\n');
     return;
   }

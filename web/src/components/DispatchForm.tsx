@@ -1,6 +1,7 @@
 /** Start a session: the same request `baton dispatch` sends, validated by the same schema. */
 import { useMemo, useState } from 'react';
-import { AgentName, DispatchRequest, PermissionModeSchema } from '../../../src/api/index.js';
+import { DispatchRequest } from '../../../src/api/index.js';
+import { AGENT_IDS, DEFAULT_AGENT, DEFAULT_PERMISSION_MODE, PERMISSION_MODES } from '../../../src/events/vocabulary.js';
 import { api, errorText } from '../api.js';
 import { useBoard } from '../board.js';
 import { navigate } from '../router.js';
@@ -9,7 +10,7 @@ import { toast } from '../toast.js';
 export function DispatchForm() {
   const board = useBoard();
   const roots = useMemo(() => [...new Set([...board.sessions.values()].map((s) => s.projectRoot))].sort(), [board.sessions]);
-  const [form, setForm] = useState({ prompt: '', name: '', agent: 'scripted', model: '', base: '', cwd: '', permissionMode: 'default', script: '' });
+  const [form, setForm] = useState({ prompt: '', name: '', agent: DEFAULT_AGENT, model: '', base: '', cwd: '', permissionMode: DEFAULT_PERMISSION_MODE, script: '' });
   const [error, setError] = useState<string | undefined>();
   const [busy, setBusy] = useState(false);
   const field = (key: keyof typeof form) => ({
@@ -84,7 +85,7 @@ export function DispatchForm() {
         <label className="field">
           <span>Agent</span>
           <select name="agent" {...field('agent')}>
-            {AgentName.options.map((a) => (
+            {AGENT_IDS.map((a) => (
               <option key={a}>{a}</option>
             ))}
           </select>
@@ -102,7 +103,7 @@ export function DispatchForm() {
         <label className="field">
           <span>Approvals</span>
           <select name="permissionMode" {...field('permissionMode')}>
-            {PermissionModeSchema.options.map((m) => (
+            {PERMISSION_MODES.map((m) => (
               <option key={m}>{m}</option>
             ))}
           </select>

@@ -1,0 +1,21 @@
+/**
+ * The words every layer shares: which agents exist, how their tool calls are approved, and what
+ * kind of thing a tool call does. Plain `as const` arrays without zod, so the CLI's fast paths and
+ * the web UI can use them without loading schemas; schemas build their enums from these.
+ */
+export const AGENT_IDS = ['scripted', 'claude', 'codex'] as const;
+export type AgentId = (typeof AGENT_IDS)[number];
+export const DEFAULT_AGENT: AgentId = 'scripted';
+
+export const PERMISSION_MODES = ['default', 'acceptEdits', 'bypassPermissions'] as const;
+export type PermissionMode = (typeof PERMISSION_MODES)[number];
+export const DEFAULT_PERMISSION_MODE: PermissionMode = 'default';
+/** Agents edit files and run commands without asking; refused until accepted for the repository. */
+export const DANGEROUS_PERMISSION_MODE: PermissionMode = 'bypassPermissions';
+
+/**
+ * What a tool call does, whatever the vendor calls the tool. Each adapter maps its own tool
+ * names to these; nothing outside `src/agents/` knows vendor tool names.
+ */
+export const TOOL_KINDS = ['edit', 'read', 'run', 'search', 'web', 'other'] as const;
+export type ToolKind = (typeof TOOL_KINDS)[number];
