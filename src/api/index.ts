@@ -24,7 +24,13 @@ export const DispatchRequest = z
   .strict();
 export type DispatchRequest = z.input<typeof DispatchRequest>;
 
-export const ReplyRequest = z.object({ text: z.string().min(1, 'the reply is empty').max(100_000) }).strict();
+export const ReplyRequest = z
+  .object({
+    text: z.string().min(1, 'the reply is empty').max(100_000),
+    /** Any id unique to this reply: sent again (a retry after a timeout), the reply is applied once. */
+    clientId: z.string().min(1).max(200).optional(),
+  })
+  .strict();
 export const ApprovalRequest = z
   .object({
     decision: z.enum(['allow', 'deny']),

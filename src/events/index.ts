@@ -56,6 +56,8 @@ export const EventBody = z.discriminatedUnion('type', [
     type: z.literal('message.added'),
     role: z.enum(['user', 'assistant']),
     text: z.string(),
+    /** A user's reply: the id its client gave it, so a retry is recognised and not applied twice. */
+    clientId: z.string().optional(),
   }),
   z.object({ type: z.literal('thinking.added'), text: z.string() }),
   z.object({

@@ -126,7 +126,7 @@ export function createApp(options: AppOptions): Hono {
 
   app.post('/api/sessions/:ref/reply', async (c) => {
     const body = ReplyRequest.parse(await readJson(c));
-    return c.json({ session: manager.view(await manager.reply(c.req.param('ref'), body.text, cwdOf(c))) });
+    return c.json({ session: manager.view(await manager.reply(c.req.param('ref'), body.text, cwdOf(c), body.clientId)) });
   });
   app.post('/api/sessions/:ref/approval', async (c) => {
     const body = ApprovalRequest.parse(await readJson(c));

@@ -14,12 +14,12 @@ export class SessionCommands {
    * Sends a reply. A session that is no longer running (stopped, failed, or finished and its
    * host gone) is respawned first, resuming its conversation, and the reply is its next turn.
    */
-  async reply(ref: string, text: string, cwd?: string): Promise<SessionWithProject> {
+  async reply(ref: string, text: string, cwd?: string, clientId?: string): Promise<SessionWithProject> {
     if (text.trim() === '') throw new InvalidInputError('The reply is empty.');
     const session = this.core.resolve(ref, cwd);
     if (!this.core.isRunning(session) && RESPAWNABLE_STATES.includes(session.state)) await this.resumeToReply(session);
     else this.requireRunning(session, 'reply to');
-    await this.core.hosts.send(session.id, { op: 'reply', text });
+    await this.core.hosts.send(session.id, { op: 'reply', text, ...(clientId === undefined ? {} : { clientId }) });
     return this.core.settle(session.id);
   }
 

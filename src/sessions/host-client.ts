@@ -1,7 +1,7 @@
 /** The supervisor's side of a host's control socket. */
 import { readFileSync } from 'node:fs';
 import { connect } from 'node:net';
-import { BatonError, type ErrorCode } from '../shared/errors.js';
+import { BatonError, HostUnresponsiveError, type ErrorCode } from '../shared/errors.js';
 import type { HostRequest, HostResponse } from './spec.js';
 
 export type HostCommand = HostRequest extends infer R ? (R extends { id: number } ? Omit<R, 'id'> : never) : never;
@@ -16,7 +16,7 @@ export function sendToHost(socketPath: string, body: HostCommand, timeoutMs = 30
     let buffer = '';
     const timer = setTimeout(() => {
       socket.destroy();
-      reject(new BatonError('internal', `The session host did not answer within ${timeoutMs} ms`));
+      reject(new HostUnresponsiveError(timeoutMs));
     }, timeoutMs);
     const fail = (error: Error): void => {
       clearTimeout(timer);

@@ -14,6 +14,7 @@ import { createLogger } from '../shared/log.js';
 import { sessionPaths, type SessionPaths } from '../shared/paths.js';
 import { EventLogWriter, readLog } from './event-log.js';
 import { HostRequest, type HostInfo, type HostResponse, type HostSpec } from './spec.js';
+import { ReplyQueue } from './host-replies.js';
 import { StateMachine, type Trigger } from './state.js';
 
 const log = createLogger('host');
@@ -25,6 +26,11 @@ export class SessionHost {
   private run: AgentRun | undefined;
   /** The session's state; every change is recorded through it. */
   private readonly machine = new StateMachine();
+  private readonly replies = new ReplyQueue({
+    status: () => this.machine.status,
+    deliver: (text, answering) => this.deliverReply(text, answering),
+    failed: (_text, error) => this.record({ type: 'error.raised', message: `the reply could not be handed to the agent: ${errorMessage(error)}`, fatal: false }),
+  });
   private lastAssistantText: string | undefined;
   private pendingApprovals: string[] = [];
   private stopRequested = false;
@@ -102,6 +108,8 @@ export class SessionHost {
     for (const event of events) {
       this.lastSeqFromLog = event.seq;
       this.track(event);
+      // Replies an earlier host took stay taken: a client's retry must not apply them again.
+      if (event.type === 'message.added' && event.role === 'user' && event.clientId !== undefined) this.replies.remember(event.clientId);
     }
     // Approvals pending in a dead host died with its agent.
     this.pendingApprovals = [];
@@ -138,7 +146,9 @@ export class SessionHost {
   /** Runs a trigger through the state machine and records the change it makes, if any. */
   private change(trigger: Trigger): void {
     const changed = this.machine.apply(trigger);
-    if (changed !== undefined) this.writer.append(changed);
+    if (changed === undefined) return;
+    this.writer.append(changed);
+    this.replies.stateChanged();
   }
 
   private get state(): string | undefined {
@@ -196,11 +206,10 @@ export class SessionHost {
         return;
       case 'reply': {
         if (run === undefined || this.ending !== undefined) throw new BatonError('conflict', 'The session is not accepting replies right now.');
-        const status = this.machine.status;
-        const answering = status?.state === 'needs_input' && status.reason?.kind === 'question';
-        this.record({ type: 'message.added', role: 'user', text: request.text });
-        if (answering) this.record({ type: 'question.answered', text: request.text });
-        await run.reply(request.text);
+        // Answered as soon as it is recorded: the agent gets it when it can take it (host-replies.ts).
+        if (this.replies.isRetry(request.clientId)) return;
+        this.record({ type: 'message.added', role: 'user', text: request.text, ...(request.clientId === undefined ? {} : { clientId: request.clientId }) });
+        this.replies.accept(request.text, request.clientId);
         return;
       }
       case 'approval': {
@@ -214,6 +223,7 @@ export class SessionHost {
         return;
       }
       case 'interrupt':
+        this.replies.clear();
         await run?.interrupt();
         return;
       case 'stop':
@@ -223,6 +233,12 @@ export class SessionHost {
         await this.end('completed');
         return;
     }
+  }
+
+  private async deliverReply(text: string, answering: boolean): Promise<void> {
+    if (this.run === undefined || this.ending !== undefined) return;
+    if (answering) this.record({ type: 'question.answered', text });
+    await this.run.reply(text);
   }
 
   private async stop(): Promise<void> {

@@ -145,8 +145,8 @@ export class SessionManager extends EventEmitter<ManagerEvents> {
     return dispatchSession(this.core, input);
   }
 
-  reply(ref: string, text: string, cwd?: string): Promise<SessionWithProject> {
-    return this.commands.reply(ref, text, cwd);
+  reply(ref: string, text: string, cwd?: string, clientId?: string): Promise<SessionWithProject> {
+    return this.commands.reply(ref, text, cwd, clientId);
   }
 
   resolveApproval(ref: string, decision: 'allow' | 'deny', reason?: string, requestId?: string, cwd?: string): Promise<SessionWithProject> {

@@ -21,7 +21,7 @@ export type HostSpec = z.infer<typeof HostSpec>;
 /** Requests the supervisor sends a host over its control socket, one JSON object per line. */
 export const HostRequest = z.discriminatedUnion('op', [
   z.object({ id: z.number(), op: z.literal('ping') }),
-  z.object({ id: z.number(), op: z.literal('reply'), text: z.string() }),
+  z.object({ id: z.number(), op: z.literal('reply'), text: z.string(), clientId: z.string().optional() }),
   z.object({
     id: z.number(),
     op: z.literal('approval'),

@@ -12,6 +12,7 @@ export type ErrorCode =
   | 'forbidden'
   | 'supervisor_unreachable'
   | 'agent_unavailable'
+  | 'host_unresponsive'
   | 'internal';
 
 const HTTP_STATUS: Record<ErrorCode, number> = {
@@ -24,6 +25,7 @@ const HTTP_STATUS: Record<ErrorCode, number> = {
   forbidden: 403,
   supervisor_unreachable: 503,
   agent_unavailable: 422,
+  host_unresponsive: 504,
   internal: 500,
 };
 
@@ -37,6 +39,7 @@ const EXIT_CODE: Record<ErrorCode, number> = {
   forbidden: 5,
   supervisor_unreachable: 6,
   agent_unavailable: 7,
+  host_unresponsive: 8,
   internal: 1,
 };
 
@@ -122,6 +125,17 @@ export class DangerousModeNotAcceptedError extends BatonError {
 export class AgentUnavailableError extends BatonError {
   constructor(readonly agent: string, message: string) {
     super('agent_unavailable', message, { agent });
+  }
+}
+
+/** A session host took the request but did not answer in time: it may still act on it. */
+export class HostUnresponsiveError extends BatonError {
+  constructor(readonly ms: number) {
+    super(
+      'host_unresponsive',
+      `The session host did not answer within ${Math.round(ms / 1000)} s; it may still act on the request. Check with \`baton peek\`; a reply sent again with the same client id is applied once.`,
+      { ms },
+    );
   }
 }
 

@@ -1,0 +1,76 @@
+/**
+ * The replies a host holds for its agent. A reply is accepted at once — recorded in the
+ * transcript, answered to the caller — and handed to the agent one turn at a time: straight away
+ * when the agent waits for it (a question, or an idle conversation), otherwise when the running
+ * turn ends. A reply carrying a client id already seen is a retry and is not applied again.
+ */
+import type { SessionStatus } from './state.js';
+
+export interface ReplyQueueOptions {
+  /** The session's state now. */
+  status(): SessionStatus | undefined;
+  /** Hands one reply to the agent; `answering` when it answers the pending question. */
+  deliver(text: string, answering: boolean): Promise<void>;
+  /** A delivery failed; the queue goes on with the next reply. */
+  failed(text: string, error: unknown): void;
+}
+
+/** States in which the agent takes a reply as a new turn. */
+const IDLE = new Set(['ready_for_review', 'stopped', 'failed']);
+
+export class ReplyQueue {
+  private readonly waiting: string[] = [];
+  private readonly seen = new Set<string>();
+  private delivering = false;
+
+  constructor(private readonly options: ReplyQueueOptions) {}
+
+  /** Client ids of replies taken before (from the log of an earlier host of the session). */
+  remember(clientId: string): void {
+    this.seen.add(clientId);
+  }
+
+  /** Whether a reply with `clientId` was taken before: a retry, already applied. */
+  isRetry(clientId: string | undefined): boolean {
+    return clientId !== undefined && this.seen.has(clientId);
+  }
+
+  /** Takes a reply; false (and nothing done) when it is a retry. */
+  accept(text: string, clientId?: string): boolean {
+    if (this.isRetry(clientId)) return false;
+    if (clientId !== undefined) this.seen.add(clientId);
+    this.waiting.push(text);
+    this.pump();
+    return true;
+  }
+
+  get size(): number {
+    return this.waiting.length;
+  }
+
+  /** The session's state changed: a turn that ended may let the next reply go. */
+  stateChanged(): void {
+    this.pump();
+  }
+
+  /** An interrupt drops replies not yet handed over (they are in the transcript, unanswered). */
+  clear(): string[] {
+    return this.waiting.splice(0);
+  }
+
+  private pump(): void {
+    if (this.delivering || this.waiting.length === 0) return;
+    const status = this.options.status();
+    const answering = status?.state === 'needs_input' && status.reason?.kind === 'question';
+    if (!answering && !IDLE.has(status?.state ?? '')) return;
+    const text = this.waiting.shift() as string;
+    this.delivering = true;
+    this.options
+      .deliver(text, answering)
+      .catch((error: unknown) => this.options.failed(text, error))
+      .finally(() => {
+        this.delivering = false;
+        this.pump();
+      });
+  }
+}
