@@ -175,6 +175,17 @@ export class TestBaton {
     return pids;
   }
 
+  /** Pids of every process running with this test's BATON_HOME, with their command lines. */
+  processes(): { pid: number; cmdline: string }[] {
+    return processesWithEnv(`BATON_HOME=${this.home}`).map((pid) => {
+      try {
+        return { pid, cmdline: readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ').trim() };
+      } catch {
+        return { pid, cmdline: '' };
+      }
+    });
+  }
+
   /**
    * Stops everything this test started — by pid — and deletes its folders. The supervisor goes
    * first so it starts nothing more; then every process running with this test's BATON_HOME,
