@@ -3,12 +3,11 @@
  * respawning. Whatever order they land in: one decision per approval, turns that never
  * overlap, and a state that agrees with the session's own log.
  */
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { SessionView } from '../../src/api/index.js';
 import type { BatonEvent } from '../../src/events/index.js';
 import { TestBaton } from '../support/baton.js';
+import { callApi } from '../support/http.js';
 
 let t: TestBaton;
 let repo: string;
@@ -18,17 +17,8 @@ beforeEach(() => {
 });
 afterEach(() => t.cleanup());
 
-function call(method: string, path: string, body?: unknown): Promise<number> {
-  const { port } = JSON.parse(readFileSync(join(t.home, 'supervisor.json'), 'utf8')) as { port: number };
-  const token = readFileSync(join(t.home, 'token'), 'utf8').trim();
-  return fetch(`http://127.0.0.1:${port}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  }).then(async (response) => {
-    await response.text();
-    return response.status;
-  });
+async function call(method: string, path: string, body?: unknown): Promise<number> {
+  return (await callApi(t.home, method, path, body)).status;
 }
 
 async function log(ref: string): Promise<BatonEvent[]> {

@@ -1,8 +1,8 @@
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { BatonEvent } from '../../src/events/index.js';
 import { TestBaton } from '../support/baton.js';
+import { callApi } from '../support/http.js';
 
 let t: TestBaton;
 let repo: string;
@@ -14,15 +14,8 @@ afterEach(() => t.cleanup());
 
 /** A reply straight to the API, as any client (a page, a script) would send it. */
 async function reply(ref: string, text: string, clientId?: string): Promise<{ status: number; state: string }> {
-  const { port } = JSON.parse(readFileSync(join(t.home, 'supervisor.json'), 'utf8')) as { port: number };
-  const token = readFileSync(join(t.home, 'token'), 'utf8').trim();
-  const response = await fetch(`http://127.0.0.1:${port}/api/sessions/${ref}/reply`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ text, ...(clientId === undefined ? {} : { clientId }) }),
-  });
-  const body = (await response.json()) as { session?: { state: string } };
-  return { status: response.status, state: body.session?.state ?? '' };
+  const { status, body } = await callApi(t.home, 'POST', `/api/sessions/${ref}/reply`, { text, ...(clientId === undefined ? {} : { clientId }) });
+  return { status, state: (body as { session?: { state: string } }).session?.state ?? '' };
 }
 
 async function events(ref: string): Promise<BatonEvent[]> {

@@ -14,6 +14,8 @@ export async function watchExit(pid: number, timeoutMs = 15_000): Promise<void> 
     } catch {
       return;
     }
+    // A killed process whose parent has not reaped it yet is a zombie: gone for our purposes.
+    if (isZombie(pid)) return;
     if (Date.now() > deadline) throw new Error(`process ${pid} still alive after ${timeoutMs} ms`);
     await new Promise((r) => setTimeout(r, 20));
   }
@@ -88,4 +90,14 @@ export class OutputWatcher {
 export function exitOf(child: ChildProcess): Promise<number | null> {
   if (child.exitCode !== null) return Promise.resolve(child.exitCode);
   return new Promise((resolve) => child.once('exit', (code) => resolve(code)));
+}
+
+function isZombie(pid: number): boolean {
+  try {
+    // The state follows the command name in parentheses, which may itself hold spaces.
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) === 'Z';
+  } catch {
+    return false;
+  }
 }
