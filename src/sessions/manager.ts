@@ -514,6 +514,18 @@ export class SessionManager extends EventEmitter<ManagerEvents> {
     for (const watch of this.watches.values()) watch.close();
     this.watches.clear();
   }
+
+  get(id: string): SessionWithProject | undefined {
+    return this.store.get(id);
+  }
+
+  eventsAfter(sessionId: string, after: number, limit?: number): BatonEvent[] {
+    return this.events.list(sessionId, after, limit);
+  }
+
+  latestEvents(sessionId: string, types: string[], limit: number): BatonEvent[] {
+    return this.events.latest(sessionId, types, limit);
+  }
 }
 
 const INGEST_BATCH_BYTES = 4 * 1024 * 1024;
