@@ -26,7 +26,7 @@ export function serveBoardStream(c: Context, manager: SessionManager): Response 
       const ids = [...pending];
       pending.clear();
       for (const id of ids) {
-        const row = manager.store.get(id);
+        const row = manager.get(id);
         if (row === undefined || row.removed_at !== null) {
           await stream.writeSSE({ event: 'removed', data: JSON.stringify({ id } satisfies StreamRemoved) });
         } else {
