@@ -10,7 +10,7 @@
 import { useSyncExternalStore } from 'react';
 import type { SessionView } from '../../src/api/index.js';
 import type { StreamRemoved, StreamSnapshot } from '../../src/api/web.js';
-import { api, authListeners } from './api.js';
+import { api, authListeners, streamUrl } from './api.js';
 import { notifyTransition } from './notify.js';
 
 export interface BoardState {
@@ -37,7 +37,7 @@ function set(next: Partial<BoardState>): void {
 authListeners.add(() => set({ status: 'unauthorized' }));
 
 function connect(): void {
-  source = new EventSource('/api/stream');
+  source = new EventSource(streamUrl('GET /api/stream', {}));
   source.addEventListener('snapshot', (message) => {
     const snapshot = JSON.parse((message as MessageEvent<string>).data) as StreamSnapshot;
     set({ sessions: reuseUnchanged(snapshot.sessions), status: 'live', loaded: true });
@@ -61,7 +61,7 @@ function connect(): void {
   source.onerror = () => {
     // EventSource retries by itself unless the server refused outright; a 401 closes it for good.
     if (source?.readyState === EventSource.CLOSED) {
-      api.inbox().then(
+      api.call('GET /api/inbox').then(
         () => setTimeout(connect, 1000),
         () => undefined,
       );
@@ -74,7 +74,7 @@ function refreshChanges(delayMs: number): void {
   if (changesTimer !== undefined) return;
   changesTimer = setTimeout(() => {
     changesTimer = undefined;
-    api.changes().then(
+    api.call('GET /api/changes').then(
       ({ counts }) => set({ changes: counts }),
       () => undefined,
     );

@@ -32,7 +32,7 @@ export function mount<T extends Table>(app: Hono, table: T, handlers: Handlers<T
     app.on(method, path, async (c) => {
       const body = (spec.body === undefined ? undefined : spec.body.parse(await readJson(c))) as Untyped['body'];
       const query = spec.query === undefined ? {} : parseQuery(spec, c.req.query());
-      const result = await handler({ params: c.req.param() as ParamsOf<string>, query, body, cwd: cwdOf(c), c });
+      const result = await handler({ params: c.req.param(), query, body, cwd: cwdOf(c), c });
       return result instanceof Response ? result : c.json(result as object, spec.status ?? 200);
     });
   }
