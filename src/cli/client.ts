@@ -4,7 +4,6 @@
  * fetch would load undici, tens of milliseconds on every command). The typed calls themselves are
  * the shared client's (src/api/client.ts); this module loads no schema and no zod.
  */
-import { spawn } from 'node:child_process';
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync } from 'node:fs';
 import { request, type IncomingMessage } from 'node:http';
 import { fileURLToPath } from 'node:url';
@@ -194,7 +193,9 @@ function supervisorEntry(): string {
 }
 
 /** Spawns a detached supervisor and waits for it to say it is ready (or to lose the start race). */
-function startSupervisor(paths: HomePaths, env: NodeJS.ProcessEnv): Promise<void> {
+async function startSupervisor(paths: HomePaths, env: NodeJS.ProcessEnv): Promise<void> {
+  // Only the first command after a stop gets here; the rest need not load node:child_process.
+  const { spawn } = await import('node:child_process');
   mkdirSync(paths.home, { recursive: true, mode: 0o700 });
   const logFd = openSync(paths.log, 'a');
   const child = spawn(process.execPath, [supervisorEntry()], {

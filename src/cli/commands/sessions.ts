@@ -3,7 +3,6 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { DispatchRequest, SessionView } from '../../api/index.js';
 import { BatonError, InvalidInputError } from '../../shared/errors.js';
-import { confirmDangerousMode } from './dangerous.js';
 import { connect, type SupervisorClient } from '../client.js';
 import { printJson, type Context } from '../context.js';
 import type { DispatchFlags } from '../main.js';
@@ -35,6 +34,7 @@ export async function dispatch(ctx: Context, flags: DispatchFlags & { prompt: st
     ({ session } = await api.call('POST /api/sessions', { body }));
   } catch (error) {
     if (!(error instanceof BatonError) || error.data.reason !== 'dangerous_mode_not_accepted') throw error;
+    const { confirmDangerousMode } = await import('./dangerous.js');
     if (!(await confirmDangerousMode(ctx, String(error.data.root), flags.permissionMode))) throw error;
     await api.call('POST /api/dangerous-mode/accept', { body: { cwd: ctx.cwd } });
     ({ session } = await api.call('POST /api/sessions', { body }));

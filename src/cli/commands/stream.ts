@@ -1,5 +1,4 @@
 /** Commands that follow a session live: `logs -f` and `attach`. */
-import { createInterface } from 'node:readline';
 import type { BatonEvent } from '../../events/index.js';
 import { formatEvent, reasonText } from '../../events/format.js';
 import { InvalidInputError, SupervisorUnreachableError } from '../../shared/errors.js';
@@ -65,6 +64,7 @@ export async function attach(ctx: Context, ref: string): Promise<void> {
   ctx.keepAlive = true;
   ctx.out.write(`Attached to ${session.name} (${session.id}). Type a reply and press Enter; y/n answers an approval; Ctrl-C detaches.\n`);
   const controller = new AbortController();
+  const { createInterface } = await import('node:readline');
   const input = createInterface({ input: process.stdin, terminal: false });
   const detach = (): void => {
     if (controller.signal.aborted) return;
