@@ -5,6 +5,7 @@
  * transport (node:http with the token in the CLI, fetch with the cookie in the browser) and the
  * mapping of error answers to errors are the caller's.
  */
+import type { z } from 'zod';
 import type { BodyInputOf, ParamsOf, QueryInputOf, ResponseOf } from './endpoint.js';
 import type { Endpoints, Route } from './endpoints.js';
 import type { ApiErrorBody } from './index.js';
@@ -32,6 +33,10 @@ export type ErrorMapper = (status: number, body: ApiErrorBody | undefined) => Er
 type Spec<R extends Route> = Endpoints[R];
 type JsonRoute = { [R in Route]: Spec<R> extends { response: unknown } ? R : never }[Route];
 type TextRoute = { [R in Route]: Spec<R> extends { text: string } ? R : never }[Route];
+export type StreamRoute = { [R in Route]: Spec<R> extends { sse: object } ? R : never }[Route];
+type Messages<R extends StreamRoute> = Spec<R> extends { sse: infer M } ? M : never;
+/** A stream's message types by event name, from the table: `StreamMessage<'GET /api/stream', 'session'>`. */
+export type StreamMessage<R extends StreamRoute, E extends keyof Messages<R>> = Messages<R>[E] extends z.ZodType ? z.output<Messages<R>[E]> : never;
 
 type Optional<K extends string, T> = keyof T extends never ? { [P in K]?: T } : { [P in K]: T };
 /** What a call takes: `params` when the path has any, `body` when the endpoint takes one, `query` always optional. */
@@ -78,6 +83,26 @@ export function requestLine<R extends Route>(route: R, input: { params?: unknown
     .map(([key, value]) => `${encodeURIComponent(key)}=${encodeURIComponent(value === true ? '1' : String(value))}`)
     .join('&');
   return { method: route.slice(0, space), path: query === '' ? path : `${path}?${query}` };
+}
+
+/** One message of a stream (an SSE `data` line), typed by the table for its route and event. */
+export function streamMessage<R extends StreamRoute, E extends keyof Messages<R>>(_route: R, _event: E, data: string): StreamMessage<R, E> {
+  return JSON.parse(data) as StreamMessage<R, E>;
+}
+
+/** What the browser's EventSource offers, so this module needs no DOM types. */
+export interface MessageSource {
+  addEventListener(type: string, listener: (message: { data: string }) => void): void;
+}
+
+/** Calls `handler` with each `event` message of a stream opened on `route`. */
+export function onStreamMessage<R extends StreamRoute, E extends keyof Messages<R> & string>(
+  source: MessageSource,
+  route: R,
+  event: E,
+  handler: (message: StreamMessage<R, E>) => void,
+): void {
+  source.addEventListener(event, (message) => handler(streamMessage(route, event, message.data)));
 }
 
 function errorBody(text: string): ApiErrorBody | undefined {

@@ -7,7 +7,7 @@
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync } from 'node:fs';
 import { request, type IncomingMessage } from 'node:http';
 import { fileURLToPath } from 'node:url';
-import { ApiClient, requestLine, type ErrorMapper, type Transport } from '../api/client.js';
+import { ApiClient, requestLine, streamMessage, type ErrorMapper, type Transport } from '../api/client.js';
 import type { BatonEvent } from '../events/index.js';
 import { BatonError, SupervisorUnreachableError, UnauthorizedError, type ErrorCode } from '../shared/errors.js';
 import { homePaths, type HomePaths } from '../shared/paths.js';
@@ -54,7 +54,7 @@ export class SupervisorClient extends ApiClient {
         for (let end = buffer.indexOf('\n\n'); end !== -1; end = buffer.indexOf('\n\n')) {
           const message = parseSse(buffer.slice(0, end));
           buffer = buffer.slice(end + 2);
-          if (message.event === 'event') onEvent(JSON.parse(message.data) as BatonEvent);
+          if (message.event === 'event') onEvent(streamMessage('GET /api/sessions/:ref/events', 'event', message.data));
           else if (message.event === 'live') onLive?.();
         }
       }

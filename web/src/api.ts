@@ -39,6 +39,8 @@ export function streamUrl<R extends 'GET /api/stream' | 'GET /api/sessions/:ref/
   return requestLine(route, input).path;
 }
 
+export { onStreamMessage } from '../../src/api/client.js';
+
 export function errorText(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }

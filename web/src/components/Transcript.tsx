@@ -6,7 +6,7 @@ import { useEffect, useMemo, useRef, useState } from 'react';
 import type { SessionView } from '../../../src/api/index.js';
 import type { BatonEvent } from '../../../src/events/index.js';
 import { reasonText } from '../../../src/events/format.js';
-import { api, errorText, streamUrl } from '../api.js';
+import { api, errorText, onStreamMessage, streamUrl } from '../api.js';
 import { STATE_LABEL } from '../format.js';
 
 /** Enough to fill a tall screen twice; older events load on demand, so opening stays fast at any length. */
@@ -34,9 +34,9 @@ export function Transcript({ session }: { session: SessionView }) {
         setHasMore(page.hasMore);
         setLoaded(true);
         const last = page.events.at(-1)?.seq ?? page.lastSeq;
-        source = new EventSource(streamUrl('GET /api/sessions/:ref/events', { params: { ref: session.id }, query: { follow: true, after: last } }));
-        source.addEventListener('event', (message) => {
-          const event = JSON.parse((message as MessageEvent<string>).data) as BatonEvent;
+        const route = 'GET /api/sessions/:ref/events';
+        source = new EventSource(streamUrl(route, { params: { ref: session.id }, query: { follow: true, after: last } }));
+        onStreamMessage(source, route, 'event', (event) => {
           setEvents((current) => (current.length > 0 && (current.at(-1)?.seq ?? 0) >= event.seq ? current : [...current, event]));
         });
       },
