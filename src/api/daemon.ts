@@ -1,6 +1,6 @@
 /** The supervisor itself: liveness, status, stop, and the API's own description. */
 import { z } from 'zod';
-import { endpoint } from './endpoint.js';
+import { endpoint, type Table } from './endpoint.js';
 
 export const Health = z.object({ ok: z.literal(true), pid: z.number().int() });
 export type Health = z.infer<typeof Health>;
@@ -26,4 +26,4 @@ export const DAEMON = {
   'GET /api/daemon': endpoint({ summary: 'Supervisor status', response: DaemonStatus }),
   'POST /api/daemon/stop': endpoint({ summary: 'Stop the supervisor (sessions keep running)', response: Ok }),
   'GET /api/openapi.json': endpoint({ summary: 'This document (OpenAPI 3.1)', response: z.record(z.string(), z.unknown()) }),
-};
+} satisfies Table;

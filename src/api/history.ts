@@ -1,7 +1,7 @@
 /** A session's history: its events (as a list or a live stream), transcript pages, usage and diff. */
 import { z } from 'zod';
 import { BatonEvent } from '../events/index.js';
-import { endpoint } from './endpoint.js';
+import { endpoint, type Table } from './endpoint.js';
 import { flagQuery, intQuery } from './query.js';
 import { TRANSCRIPT_PAGE_MAX, TranscriptPage, UsageView } from './web.js';
 
@@ -31,4 +31,4 @@ export const HISTORY = {
     summary: 'Unified diff of the worktree against the base, untracked files included (header x-baton-diff-truncated: 1 when cut)',
     text: 'text/x-diff',
   }),
-};
+} satisfies Table;

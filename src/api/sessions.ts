@@ -1,6 +1,6 @@
 /** Sessions: dispatch, look, answer, steer and remove. Shapes are in `index.ts`. */
 import { z } from 'zod';
-import { endpoint } from './endpoint.js';
+import { endpoint, type Table } from './endpoint.js';
 import {
   AcceptDangerousModeRequest,
   ApprovalRequest,
@@ -42,4 +42,4 @@ export const SESSIONS = {
   'POST /api/sessions/:ref/done': endpoint({ summary: ACTIONS.done, response: SessionEnvelope }),
   'POST /api/sessions/:ref/pin': endpoint({ summary: 'Pin or unpin', body: PinRequest, response: SessionEnvelope }),
   'DELETE /api/sessions/:ref': endpoint({ summary: 'Remove the session and its worktree (uncommitted work kept in a ref)', response: RemoveView }),
-};
+} satisfies Table;
