@@ -43,6 +43,9 @@ type Optional<K extends string, T> = keyof T extends never ? { [P in K]?: T } : 
 export type CallInput<R extends Route> = Optional<'params', ParamsOf<R>> &
   (BodyInputOf<Spec<R>> extends undefined ? { body?: undefined } : { body: BodyInputOf<Spec<R>> }) & { query?: QueryInputOf<Spec<R>>; timeoutMs?: number };
 
+/** What a request line needs: the path's params and the query. */
+export type LineInput<R extends Route> = Pick<CallInput<R>, 'params' | 'query'>;
+
 export class ApiClient {
   constructor(
     private readonly transport: Transport,
@@ -61,7 +64,7 @@ export class ApiClient {
   }
 
   private async send(route: Route, input: Partial<CallInput<Route>> = {}): Promise<TransportResponse> {
-    const { method, path } = requestLine(route, input);
+    const { method, path } = line(route, input);
     const response = await this.transport({
       method,
       path,
@@ -74,7 +77,11 @@ export class ApiClient {
 }
 
 /** The method and the path with query of a call; streams (SSE) are opened on this path by the caller. */
-export function requestLine<R extends Route>(route: R, input: { params?: unknown; query?: unknown }): { method: string; path: string } {
+export function requestLine<R extends Route>(route: R, input: LineInput<R>): { method: string; path: string } {
+  return line(route, input);
+}
+
+function line(route: Route, input: { params?: unknown; query?: unknown }): { method: string; path: string } {
   const space = route.indexOf(' ');
   const params = (input.params ?? {}) as Record<string, string>;
   const path = route.slice(space + 1).replace(/:(\w+)/g, (_, name: string) => encodeURIComponent(params[name] ?? ''));

@@ -4,7 +4,7 @@
  * supervisor requires for cookie-authenticated writes. Tables are types only here, so no
  * schema reaches the board's bundle.
  */
-import { ApiClient, requestLine, type CallInput, type Transport } from '../../src/api/client.js';
+import { ApiClient, requestLine, type LineInput, type StreamRoute, type Transport } from '../../src/api/client.js';
 
 export class ApiError extends Error {
   constructor(
@@ -35,7 +35,7 @@ export const api = new ApiClient(fetchTransport, (status, body) => {
 });
 
 /** The URL of a stream endpoint, for an EventSource. */
-export function streamUrl<R extends 'GET /api/stream' | 'GET /api/sessions/:ref/events'>(route: R, input: CallInput<R>): string {
+export function streamUrl<R extends StreamRoute>(route: R, input: LineInput<R>): string {
   return requestLine(route, input).path;
 }
 
