@@ -8,7 +8,6 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import type { SessionView } from '../src/api/index.js';
 import { bundledClaudePath, installedCodexPath, realAgentsEnv, startModelServer, type ModelServer } from '../test/support/model-server/index.js';
 import { TestBaton } from '../test/support/baton.js';
 
@@ -76,7 +75,7 @@ for (const agent of ['claude', 'codex'] as const) {
     for (let i = 0; i < RUNS; i++) {
       const client = t.client(repo);
       const t0 = performance.now();
-      const { session } = await client.request<{ session: SessionView }>('POST', '/api/sessions', { prompt: 'say hello', cwd: repo, agent, name: `${agent}-${i}` });
+      const { session } = await client.call('POST /api/sessions', { body: { prompt: 'say hello', cwd: repo, agent, name: `${agent}-${i}` } });
       const identified = await t.waitForEvent(session.id, (e) => e.type === 'agent.identified', 60_000);
       const firstAt = Date.parse(identified.ts);
       const ended = await t.waitForEvent(session.id, (e) => e.type === 'turn.completed', 60_000);

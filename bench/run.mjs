@@ -239,8 +239,25 @@ async function waitFor(check, timeoutMs) {
 }
 
 
+async function benchCli() {
+  const runs = Number(process.env.BATON_BENCH_CLI_RUNS ?? 10);
+  console.log(`\n## Read-only CLI commands against a running supervisor vs a bare \`node -e 0\` (median of ${runs}, taken in turn; goal ≤ 1.5× in wall time and peak RSS)`);
+  const repo = makeRepo('repo-cli', 10);
+  const home = join(work, 'home-cli');
+  await baton(home, ['daemon', 'start'], repo);
+  started.push(home);
+  const call = api(home);
+  const { session } = await call('POST', '/api/sessions', { prompt: 'bench', cwd: repo, name: 'cli', options: { script: { steps: [{ say: 'hello' }, { write: { path: 'a.txt', content: 'a\n' } }] } } });
+  await waitFor(async () => (await call('GET', `/api/sessions/${session.id}`)).session.state === 'ready_for_review', 20_000);
+  const cli = await import(join(ROOT, 'bench', 'cli.mjs'));
+  const commands = [['ls'], ['ls', '--json'], ['peek', 'cli'], ['logs', 'cli'], ['daemon', 'status']];
+  cli.print(cli.run({ bin: BIN, env: { ...process.env, BATON_HOME: home }, cwd: repo, commands, runs }));
+  await baton(home, ['daemon', 'stop'], repo);
+}
+
 try {
   console.log(`# Baton benchmarks (${new Date().toISOString()}, node ${process.version}, ${(await import('node:os')).availableParallelism()} cores)`);
+  if (!only || only === 'cli') await benchCli();
   if (!only || only === 'dispatch') await benchDispatch();
   if (!only || only === 'fifty') await benchFifty();
   if (!only || only === 'web') {

@@ -72,32 +72,26 @@ export const SessionView = z.object({
 });
 export type SessionView = z.infer<typeof SessionView>;
 
-export interface PeekView {
-  session: SessionView;
-  currentStep: string | null;
-  lastOutput: string | null;
-  filesChanged: { path: string; status: string }[];
-}
+export const FileChange = z.object({ path: z.string(), status: z.string() });
 
-export interface RemoveView {
-  session: SessionView;
-  snapshotRef: string | null;
-  snapshotCommit: string | null;
-  branchDeleted: boolean;
-}
+export const PeekView = z.object({
+  session: SessionView,
+  currentStep: z.string().nullable(),
+  lastOutput: z.string().nullable(),
+  filesChanged: z.array(FileChange),
+});
+export type PeekView = z.infer<typeof PeekView>;
 
-export interface DaemonStatus {
-  pid: number;
-  port: number;
-  home: string;
-  version: string;
-  startedAt: string;
-  uptimeSeconds: number;
-  maxConcurrent: number;
-  active: number;
-  queued: number;
-  sessions: number;
-}
+export const RemoveView = z.object({
+  session: SessionView,
+  /** Where uncommitted work was saved, when there was any. */
+  snapshotRef: z.string().nullable(),
+  snapshotCommit: z.string().nullable(),
+  branchDeleted: z.boolean(),
+});
+export type RemoveView = z.infer<typeof RemoveView>;
+
+export { DaemonStatus } from './daemon.js';
 
 export interface ApiErrorBody {
   error: { code: string; message: string; data?: Record<string, unknown> };

@@ -1,11 +1,13 @@
 /**
  * The CLI's connection to the supervisor: finds it through `supervisor.json`, starts it on demand
- * (detached, logging to a file), and speaks its HTTP API with the token.
+ * (detached, logging to a file), and speaks its HTTP API with the token over node:http (Node's
+ * fetch would load undici, tens of milliseconds on every command). The typed calls themselves are
+ * the shared client's (src/api/client.ts); this module loads no schema and no zod.
  */
-import { spawn } from 'node:child_process';
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync } from 'node:fs';
+import { request, type IncomingMessage } from 'node:http';
 import { fileURLToPath } from 'node:url';
-import type { ApiErrorBody } from '../api/index.js';
+import { ApiClient, requestLine, streamMessage, type ErrorMapper, type Transport } from '../api/client.js';
 import type { BatonEvent } from '../events/index.js';
 import { BatonError, SupervisorUnreachableError, UnauthorizedError, type ErrorCode } from '../shared/errors.js';
 import { homePaths, type HomePaths } from '../shared/paths.js';
@@ -19,52 +21,40 @@ interface SupervisorFile {
   port: number;
 }
 
-export class ApiClient {
+/** The typed API client on node:http, plus the event stream that `logs -f` and `attach` follow. */
+export class SupervisorClient extends ApiClient {
+  private readonly headers: Record<string, string>;
+
   constructor(
     readonly baseUrl: string,
-    private readonly token: string,
-    private readonly cwd: string,
-  ) {}
-
-  async request<T>(method: string, path: string, body?: unknown, timeoutMs?: number): Promise<T> {
-    let response: Response;
-    try {
-      response = await fetch(this.baseUrl + path, {
-        method,
-        headers: this.headers(body !== undefined),
-        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-        ...(timeoutMs === undefined ? {} : { signal: AbortSignal.timeout(timeoutMs) }),
-      });
-    } catch (error) {
-      throw new SupervisorUnreachableError(`Cannot reach the supervisor at ${this.baseUrl} (${(error as Error).message}). Try \`baton daemon status\`.`);
-    }
-    const text = await response.text();
-    if (response.ok) return JSON.parse(text) as T;
-    throw errorFromResponse(response.status, text);
+    token: string,
+    cwd: string,
+  ) {
+    const headers = { authorization: `Bearer ${token}`, 'x-baton-cwd': cwd };
+    super(httpTransport(baseUrl, headers), toBatonError);
+    this.headers = headers;
   }
 
   /** Replays a session's events after `after`, then follows live until `signal` aborts. */
   async follow(ref: string, after: number, onEvent: (event: BatonEvent) => void, signal: AbortSignal, onLive?: () => void): Promise<void> {
-    let response: Response;
+    const { path } = requestLine('GET /api/sessions/:ref/events', { params: { ref }, query: { follow: true, after } });
+    let response: IncomingMessage;
     try {
-      response = await fetch(`${this.baseUrl}/api/sessions/${encodeURIComponent(ref)}/events?follow=1&after=${after}`, {
-        headers: this.headers(false),
-        signal,
-      });
+      response = await open(this.baseUrl + path, this.headers, signal);
     } catch (error) {
       if (signal.aborted) return;
       throw new SupervisorUnreachableError(`Cannot reach the supervisor (${(error as Error).message}).`);
     }
-    if (!response.ok || response.body === null) throw errorFromResponse(response.status, await response.text());
-    const decoder = new TextDecoder();
+    if (response.statusCode !== 200) throw toBatonError(response.statusCode ?? 0, parseError(await readAll(response)));
+    response.setEncoding('utf8');
     let buffer = '';
     try {
-      for await (const chunk of response.body) {
-        buffer += decoder.decode(chunk as Uint8Array, { stream: true });
+      for await (const chunk of response) {
+        buffer += chunk as string;
         for (let end = buffer.indexOf('\n\n'); end !== -1; end = buffer.indexOf('\n\n')) {
           const message = parseSse(buffer.slice(0, end));
           buffer = buffer.slice(end + 2);
-          if (message.event === 'event') onEvent(JSON.parse(message.data) as BatonEvent);
+          if (message.event === 'event') onEvent(streamMessage('GET /api/sessions/:ref/events', 'event', message.data));
           else if (message.event === 'live') onLive?.();
         }
       }
@@ -74,14 +64,45 @@ export class ApiClient {
     }
     if (!signal.aborted) throw new SupervisorUnreachableError('The supervisor closed the event stream.');
   }
+}
 
-  private headers(json: boolean): Record<string, string> {
-    return {
-      authorization: `Bearer ${this.token}`,
-      'x-baton-cwd': this.cwd,
-      ...(json ? { 'content-type': 'application/json' } : {}),
-    };
-  }
+function httpTransport(baseUrl: string, headers: Record<string, string>): Transport {
+  return ({ method, path, body, timeoutMs }) =>
+    new Promise((resolve, reject) => {
+      const unreachable = (error: Error): void => {
+        reject(new SupervisorUnreachableError(`Cannot reach the supervisor at ${baseUrl} (${error.message}). Try \`baton daemon status\`.`));
+      };
+      const req = request(baseUrl + path, { method, headers: { ...headers, ...(body === undefined ? {} : { 'content-type': 'application/json' }) } }, (res) => {
+        readAll(res).then((text) => {
+          resolve({ status: res.statusCode ?? 0, text, header: (name) => headerValue(res, name) });
+        }, unreachable);
+      });
+      req.on('error', unreachable);
+      if (timeoutMs !== undefined) req.setTimeout(timeoutMs, () => req.destroy(new Error(`no answer within ${timeoutMs} ms`)));
+      req.end(body);
+    });
+}
+
+function open(url: string, headers: Record<string, string>, signal: AbortSignal): Promise<IncomingMessage> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { headers, signal }, resolve);
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+function readAll(res: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    res.on('data', (chunk: Buffer) => chunks.push(chunk));
+    res.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    res.on('error', reject);
+  });
+}
+
+function headerValue(res: IncomingMessage, name: string): string | undefined {
+  const value = res.headers[name.toLowerCase()];
+  return Array.isArray(value) ? value.join(', ') : value;
 }
 
 function parseSse(block: string): { event: string; data: string } {
@@ -94,17 +115,20 @@ function parseSse(block: string): { event: string; data: string } {
   return { event, data: data.join('\n') };
 }
 
-function errorFromResponse(status: number, text: string): BatonError {
-  let body: ApiErrorBody | undefined;
+function parseError(text: string): Parameters<ErrorMapper>[1] {
   try {
-    body = JSON.parse(text) as ApiErrorBody;
+    return JSON.parse(text) as Parameters<ErrorMapper>[1];
   } catch {
-    body = undefined;
+    return undefined;
   }
+}
+
+/** Error answers as the CLI's errors: a 401 is the token's fault; the rest carry the API's code and data. */
+const toBatonError: ErrorMapper = (status, body) => {
   if (status === 401) return new UnauthorizedError();
   const code = (body?.error.code ?? 'internal') as ErrorCode;
   return new BatonError(code, body?.error.message ?? `The supervisor answered HTTP ${status}`, body?.error.data ?? {});
-}
+};
 
 export interface ConnectOptions {
   home: string;
@@ -115,7 +139,7 @@ export interface ConnectOptions {
 }
 
 /** A client for the running supervisor, starting one first if needed. */
-export async function connect(options: ConnectOptions): Promise<ApiClient> {
+export async function connect(options: ConnectOptions): Promise<SupervisorClient> {
   const paths = homePaths(options.home);
   const existing = await tryExisting(paths, options.cwd);
   if (existing !== undefined) return existing;
@@ -129,15 +153,15 @@ export async function connect(options: ConnectOptions): Promise<ApiClient> {
 const HEALTH_TIMEOUT_MS = 5_000;
 
 /** The running supervisor's client, or undefined when none answers. Throws on a wrong token. */
-export async function tryExisting(paths: HomePaths, cwd: string): Promise<ApiClient | undefined> {
+export async function tryExisting(paths: HomePaths, cwd: string): Promise<SupervisorClient | undefined> {
   const info = readSupervisorFile(paths);
   // A supervisor killed with -9 leaves its file behind, and the next one usually takes the same
   // port: with the process gone, whatever answers there is not ours and must not get the token.
   if (info === undefined || !isProcessAlive(info.pid)) return undefined;
   const token = readToken(paths);
-  const client = new ApiClient(`http://127.0.0.1:${info.port}`, token, cwd);
+  const client = new SupervisorClient(`http://127.0.0.1:${info.port}`, token, cwd);
   try {
-    await client.request('GET', '/api/health', undefined, HEALTH_TIMEOUT_MS);
+    await client.call('GET /api/health', { timeoutMs: HEALTH_TIMEOUT_MS });
     return client;
   } catch (error) {
     if (error instanceof SupervisorUnreachableError) return undefined;
@@ -169,7 +193,9 @@ function supervisorEntry(): string {
 }
 
 /** Spawns a detached supervisor and waits for it to say it is ready (or to lose the start race). */
-function startSupervisor(paths: HomePaths, env: NodeJS.ProcessEnv): Promise<void> {
+async function startSupervisor(paths: HomePaths, env: NodeJS.ProcessEnv): Promise<void> {
+  // Only the first command after a stop gets here; the rest need not load node:child_process.
+  const { spawn } = await import('node:child_process');
   mkdirSync(paths.home, { recursive: true, mode: 0o700 });
   const logFd = openSync(paths.log, 'a');
   const child = spawn(process.execPath, [supervisorEntry()], {
@@ -203,7 +229,7 @@ function startSupervisor(paths: HomePaths, env: NodeJS.ProcessEnv): Promise<void
 }
 
 /** After a start (ours or a racing one), waits until the supervisor answers. */
-async function waitForSupervisor(paths: HomePaths, cwd: string): Promise<ApiClient> {
+async function waitForSupervisor(paths: HomePaths, cwd: string): Promise<SupervisorClient> {
   const deadline = Date.now() + START_TIMEOUT_MS;
   for (;;) {
     const client = await tryExisting(paths, cwd);

@@ -4,18 +4,22 @@
  */
 import { timingSafeEqual } from 'node:crypto';
 import { Hono, type Context } from 'hono';
-import { streamSSE } from 'hono/streaming';
 import { ZodError } from 'zod';
-import { AcceptDangerousModeRequest, ApprovalRequest, DispatchRequest, PinRequest, ReplyRequest, RespawnAllRequest, type ApiErrorBody, type DaemonStatus, type RemoveView } from '../api/index.js';
-import type { BatonEvent } from '../events/index.js';
-import { BatonError, InvalidInputError, formatIssues } from '../shared/errors.js';
+import { DAEMON, type DaemonStatus } from '../api/daemon.js';
+import { HISTORY } from '../api/history.js';
+import type { ApiErrorBody } from '../api/index.js';
+import { SESSIONS } from '../api/sessions.js';
+import { BatonError, formatIssues } from '../shared/errors.js';
 import { createLogger } from '../shared/log.js';
 import type { SessionManager } from '../sessions/manager.js';
 import type { BrowserAuth } from './web-auth.js';
+import { daemonHandlers } from './routes/daemon.js';
+import { historyHandlers } from './routes/history.js';
+import { mount } from './routes/mount.js';
+import { sessionHandlers } from './routes/sessions.js';
 import { mountWeb } from './web-routes.js';
 
 const log = createLogger('http');
-const SSE_KEEPALIVE_MS = 15_000;
 
 export interface AppOptions {
   manager: SessionManager;
@@ -51,132 +55,13 @@ export function createApp(options: AppOptions): Hono {
     await next();
   });
 
-  app.get('/api/health', (c) => c.json({ ok: true, pid: process.pid }));
-  app.get('/api/daemon', (c) => c.json(options.status()));
-  app.post('/api/daemon/stop', (c) => {
-    setImmediate(options.requestShutdown);
-    return c.json({ ok: true });
-  });
-
-  app.get('/api/sessions', (c) => {
-    const project = c.req.query('project');
-    const sessions = manager.list().filter((s) => project === undefined || s.project_root === project || s.project_name === project);
-    return c.json({ sessions: sessions.map((s) => manager.view(s)) });
-  });
-
-  app.post('/api/sessions', async (c) => {
-    const body = DispatchRequest.parse(await readJson(c));
-    const session = await manager.dispatch(body);
-    return c.json({ session: manager.view(session) }, 201);
-  });
-
-  app.post('/api/dangerous-mode/accept', async (c) => {
-    const body = AcceptDangerousModeRequest.parse(await readJson(c));
-    return c.json({ root: await manager.acceptDangerousMode(body.cwd) });
-  });
-
-  app.post('/api/sessions/respawn-all', async (c) => {
-    const body = RespawnAllRequest.parse(await readJson(c));
-    const sessions = await manager.respawnAll(body.project);
-    return c.json({ sessions: sessions.map((s) => manager.view(manager.resolve(s.id))) });
-  });
-
-  app.get('/api/sessions/:ref', (c) => c.json({ session: manager.view(manager.resolve(c.req.param('ref'), cwdOf(c))) }));
-  app.get('/api/sessions/:ref/peek', async (c) => c.json(await manager.peek(c.req.param('ref'), cwdOf(c))));
-
-  app.get('/api/sessions/:ref/events', (c) => {
-    const after = parseAfter(c.req.query('after'));
-    const session = manager.resolve(c.req.param('ref'), cwdOf(c));
-    if (c.req.query('follow') === undefined) return c.json({ events: manager.eventsAfter(session.id, after) });
-    return streamSSE(c, async (stream) => {
-      const buffered: BatonEvent[] = [];
-      let live = false;
-      let last = after;
-      const send = async (event: BatonEvent): Promise<void> => {
-        if (event.seq <= last) return;
-        last = event.seq;
-        await stream.writeSSE({ id: String(event.seq), event: 'event', data: JSON.stringify(event) });
-      };
-      const onEvent = (sessionId: string, event: BatonEvent): void => {
-        if (sessionId !== session.id) return;
-        if (!live) buffered.push(event);
-        else send(event).catch(() => stream.abort());
-      };
-      // Subscribe before replaying so nothing written in between is missed; `last` drops duplicates.
-      manager.on('event', onEvent);
-      const closed = new Promise<void>((resolve) => stream.onAbort(resolve));
-      try {
-        for (let page = manager.eventsAfter(session.id, after); page.length > 0; page = manager.eventsAfter(session.id, last)) {
-          for (const event of page) await send(event);
-        }
-        for (const event of buffered) await send(event);
-        live = true;
-        await stream.writeSSE({ event: 'live', data: JSON.stringify({ seq: last }) });
-        // A comment line now and then lets clients and proxies see the stream is alive, and
-        // surfaces a vanished client as a write error.
-        const keepAlive = setInterval(() => {
-          stream.write(': keep-alive\n\n').catch(() => stream.abort());
-        }, SSE_KEEPALIVE_MS);
-        await closed.finally(() => clearInterval(keepAlive));
-      } finally {
-        manager.off('event', onEvent);
-      }
-    });
-  });
-
-  app.post('/api/sessions/:ref/reply', async (c) => {
-    const body = ReplyRequest.parse(await readJson(c));
-    return c.json({ session: manager.view(await manager.reply(c.req.param('ref'), body.text, cwdOf(c), body.clientId)) });
-  });
-  app.post('/api/sessions/:ref/approval', async (c) => {
-    const body = ApprovalRequest.parse(await readJson(c));
-    const session = await manager.resolveApproval(c.req.param('ref'), body.decision, body.reason, body.requestId, cwdOf(c));
-    return c.json({ session: manager.view(session) });
-  });
-  app.post('/api/sessions/:ref/interrupt', async (c) => c.json({ session: manager.view(await manager.interrupt(c.req.param('ref'), cwdOf(c))) }));
-  app.post('/api/sessions/:ref/stop', async (c) => c.json({ session: manager.view(await manager.stop(c.req.param('ref'), cwdOf(c))) }));
-  app.post('/api/sessions/:ref/respawn', async (c) => c.json({ session: manager.view(await manager.respawn(c.req.param('ref'), cwdOf(c))) }));
-  app.post('/api/sessions/:ref/done', async (c) => c.json({ session: manager.view(await manager.done(c.req.param('ref'), cwdOf(c))) }));
-  app.post('/api/sessions/:ref/pin', async (c) => {
-    const body = PinRequest.parse(await readJson(c));
-    return c.json({ session: manager.view(manager.setPinned(c.req.param('ref'), body.pinned, cwdOf(c))) });
-  });
-  app.delete('/api/sessions/:ref', async (c) => {
-    const { session, result } = await manager.remove(c.req.param('ref'), cwdOf(c));
-    const view: RemoveView = {
-      session: manager.view(session),
-      snapshotRef: result.snapshotRef ?? null,
-      snapshotCommit: result.snapshotCommit ?? null,
-      branchDeleted: result.branchDeleted,
-    };
-    return c.json(view);
-  });
+  mount(app, DAEMON, daemonHandlers(options));
+  mount(app, SESSIONS, sessionHandlers(manager));
+  mount(app, HISTORY, historyHandlers(manager));
 
   // Last: the web routes end with the UI's catch-all.
   if (options.browserAuth !== undefined) mountWeb(app, { manager, auth: options.browserAuth, port: options.port });
   return app;
-}
-
-/** The caller's working directory, so names resolve in the caller's project first. */
-function cwdOf(c: Context): string | undefined {
-  return c.req.header('x-baton-cwd') ?? c.req.query('cwd');
-}
-
-function parseAfter(value: string | undefined): number {
-  if (value === undefined || value === '') return 0;
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 0) throw new InvalidInputError(`"after" must be a non-negative integer, got "${value}"`);
-  return n;
-}
-
-async function readJson(c: Context): Promise<unknown> {
-  const text = await c.req.text();
-  if (text.trim() === '') return {};
-  try {
-    return JSON.parse(text);
-  } catch {
-    throw new InvalidInputError('The request body is not valid JSON.');
-  }
 }
 
 function tokenMatches(header: string | undefined, token: string): boolean {

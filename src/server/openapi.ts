@@ -1,86 +1,42 @@
 /**
- * The OpenAPI 3.1 document of the supervisor's API, generated from the same zod schemas that
- * validate requests and type the CLI and the UI, so it cannot drift from them.
+ * The OpenAPI 3.1 document of the supervisor's API, generated from the endpoint tables that also
+ * drive the handlers and type the client, so it cannot drift from them. Every schema a domain
+ * module exports by name becomes a named component; others are inlined.
  */
 import { z } from 'zod';
-import { ApprovalRequest, DispatchRequest, PinRequest, ReplyRequest, RespawnAllRequest, SessionView } from '../api/index.js';
-import { InboxView, LoginCodeView, StreamRemoved, StreamSnapshot, TranscriptPage, UsageView } from '../api/web.js';
+import * as daemon from '../api/daemon.js';
+import type { EndpointSpec } from '../api/endpoint.js';
+import * as history from '../api/history.js';
+import * as shapes from '../api/index.js';
+import * as sessions from '../api/sessions.js';
+import * as ui from '../api/ui.js';
+import * as web from '../api/web.js';
 import { BatonEvent } from '../events/index.js';
 import { VERSION } from './version.js';
 
-const SCHEMAS = {
-  DispatchRequest,
-  ReplyRequest,
-  ApprovalRequest,
-  PinRequest,
-  RespawnAllRequest,
-  SessionView,
-  BatonEvent,
-  InboxView,
-  TranscriptPage,
-  UsageView,
-  LoginCodeView,
-  StreamSnapshot,
-  StreamRemoved,
-  SessionEnvelope: z.object({ session: SessionView }),
-  SessionList: z.object({ sessions: z.array(SessionView) }),
-  ChangeCounts: z.object({ counts: z.record(z.string(), z.number().int()) }),
-  EventList: z.object({ events: z.array(BatonEvent) }),
-  Error: z.object({ error: z.object({ code: z.string(), message: z.string(), data: z.record(z.string(), z.unknown()).optional() }) }),
-} as const;
-type SchemaName = keyof typeof SCHEMAS;
+export const TABLES = { ...daemon.DAEMON, ...sessions.SESSIONS, ...history.HISTORY, ...ui.UI } as const;
 
-const REQUEST_BODIES = new Set<SchemaName>(['DispatchRequest', 'ReplyRequest', 'ApprovalRequest', 'PinRequest', 'RespawnAllRequest']);
+const ErrorBody = z.object({ error: z.object({ code: z.string(), message: z.string(), data: z.record(z.string(), z.unknown()).optional() }) });
 
-interface Route {
-  method: 'get' | 'post' | 'delete';
-  path: string;
-  summary: string;
-  body?: SchemaName;
-  response?: SchemaName | 'sse' | 'diff' | 'any';
-}
-
-const ref = ':ref';
-const ROUTES: Route[] = [
-  { method: 'get', path: '/api/health', summary: 'Liveness', response: 'any' },
-  { method: 'get', path: '/api/daemon', summary: 'Supervisor status', response: 'any' },
-  { method: 'post', path: '/api/daemon/stop', summary: 'Stop the supervisor (sessions keep running)', response: 'any' },
-  { method: 'get', path: '/api/sessions', summary: 'Live sessions (optionally ?project=root-or-name)', response: 'SessionList' },
-  { method: 'post', path: '/api/sessions', summary: 'Dispatch a session', body: 'DispatchRequest', response: 'SessionEnvelope' },
-  { method: 'post', path: '/api/sessions/respawn-all', summary: 'Respawn every failed or stopped session', body: 'RespawnAllRequest', response: 'SessionList' },
-  { method: 'get', path: `/api/sessions/${ref}`, summary: 'One session by id, id prefix or name', response: 'SessionEnvelope' },
-  { method: 'get', path: `/api/sessions/${ref}/peek`, summary: 'What the session is doing now', response: 'any' },
-  { method: 'get', path: `/api/sessions/${ref}/events`, summary: 'Events after ?after=N; with ?follow=1 an SSE replay then live (event `event`, then one `live`)', response: 'EventList' },
-  { method: 'get', path: `/api/sessions/${ref}/transcript`, summary: 'A bounded page of events: ?limit=N (≤ 2000) before ?before=SEQ', response: 'TranscriptPage' },
-  { method: 'get', path: `/api/sessions/${ref}/usage`, summary: 'Token and cost running totals per usage report', response: 'UsageView' },
-  { method: 'get', path: `/api/sessions/${ref}/diff`, summary: 'Unified diff of the worktree against the base, untracked files included', response: 'diff' },
-  { method: 'post', path: `/api/sessions/${ref}/reply`, summary: 'Answer a question or send a follow-up', body: 'ReplyRequest', response: 'SessionEnvelope' },
-  { method: 'post', path: `/api/sessions/${ref}/approval`, summary: 'Allow or deny the pending tool call', body: 'ApprovalRequest', response: 'SessionEnvelope' },
-  { method: 'post', path: `/api/sessions/${ref}/interrupt`, summary: 'End the current turn', response: 'SessionEnvelope' },
-  { method: 'post', path: `/api/sessions/${ref}/stop`, summary: 'Stop the agent', response: 'SessionEnvelope' },
-  { method: 'post', path: `/api/sessions/${ref}/respawn`, summary: 'Restart in the same worktree', response: 'SessionEnvelope' },
-  { method: 'post', path: `/api/sessions/${ref}/done`, summary: 'Mark completed', response: 'SessionEnvelope' },
-  { method: 'post', path: `/api/sessions/${ref}/pin`, summary: 'Pin or unpin', body: 'PinRequest', response: 'SessionEnvelope' },
-  { method: 'delete', path: `/api/sessions/${ref}`, summary: 'Remove the session and its worktree (uncommitted work kept in a ref)', response: 'any' },
-  { method: 'get', path: '/api/changes', summary: 'Files-changed count per live session id', response: 'ChangeCounts' },
-  { method: 'get', path: '/api/inbox', summary: 'Sessions needing input, each with the events before its question', response: 'InboxView' },
-  { method: 'get', path: '/api/stream', summary: 'SSE: `snapshot` (StreamSnapshot), then `session` (SessionView) and `removed` (StreamRemoved)', response: 'sse' },
-  { method: 'post', path: '/api/ui/login', summary: 'A one-time browser login URL (token only, not the cookie)', response: 'LoginCodeView' },
-];
-
-export function openApiDocument(): object {
+export function openApiDocument(): Record<string, unknown> {
+  const names = new Map<z.ZodType, string>([[BatonEvent, 'BatonEvent'], [ErrorBody, 'Error']]);
+  for (const module of [shapes, web, daemon, sessions, history, ui] as Record<string, unknown>[]) {
+    for (const [name, value] of Object.entries(module)) if (value instanceof z.ZodType && !names.has(value)) names.set(value, name);
+  }
   const schemas: Record<string, unknown> = {};
-  for (const [name, schema] of Object.entries(SCHEMAS)) {
-    const json: Record<string, unknown> = z.toJSONSchema(schema, { io: REQUEST_BODIES.has(name as SchemaName) ? 'input' : 'output', unrepresentable: 'any' });
-    // The dialect is the document's (OpenAPI 3.1), not each schema's.
-    delete json.$schema;
-    schemas[name] = json;
-  }
+  const ref = (schema: z.ZodType, io: 'input' | 'output'): Record<string, unknown> => {
+    const name = names.get(schema);
+    if (name === undefined) return jsonSchema(schema, io);
+    schemas[name] ??= jsonSchema(schema, io);
+    return { $ref: `#/components/schemas/${name}` };
+  };
+
   const paths: Record<string, Record<string, unknown>> = {};
-  for (const route of ROUTES) {
-    const path = route.path.replace(':ref', '{ref}');
-    (paths[path] ??= {})[route.method] = operation(route);
+  for (const [route, spec] of Object.entries(TABLES) as [string, EndpointSpec][]) {
+    const [method, path] = route.split(' ') as [string, string];
+    (paths[path.replace(/:(\w+)/g, '{$1}')] ??= {})[method.toLowerCase()] = operation(path, spec, ref);
   }
+  ref(ErrorBody, 'output');
   return {
     openapi: '3.1.0',
     info: {
@@ -100,30 +56,38 @@ export function openApiDocument(): object {
   };
 }
 
-function operation(route: Route): Record<string, unknown> {
-  const op: Record<string, unknown> = { summary: route.summary, responses: { ...responses(route), default: { description: 'Error', content: json('Error') } } };
-  if (route.path.includes(':ref')) {
-    op.parameters = [{ name: 'ref', in: 'path', required: true, description: 'Session id, id prefix or name', schema: { type: 'string' } }];
+type Ref = (schema: z.ZodType, io: 'input' | 'output') => Record<string, unknown>;
+
+function operation(path: string, spec: EndpointSpec, ref: Ref): Record<string, unknown> {
+  const parameters: Record<string, unknown>[] = [];
+  for (const [, name] of path.matchAll(/:(\w+)/g)) {
+    parameters.push({ name, in: 'path', required: true, description: 'Session id, id prefix or name', schema: { type: 'string' } });
   }
-  if (route.body !== undefined) op.requestBody = { required: true, content: json(route.body) };
+  for (const [name, field] of Object.entries(spec.query?.shape ?? {}) as [string, z.ZodType][]) {
+    parameters.push({ name, in: 'query', required: false, description: field.description, schema: { type: 'string' } });
+  }
+  const content: Record<string, unknown> = {};
+  if (spec.response !== undefined) content['application/json'] = { schema: ref(spec.response, 'output') };
+  if (spec.sse !== undefined) {
+    const messages = Object.entries(spec.sse).map(([event, schema]) => ({ title: event, ...ref(schema, 'output') }));
+    content['text/event-stream'] = { schema: { type: 'string', description: `Server-sent events: ${Object.keys(spec.sse).map((e) => `\`${e}\``).join(', ')}` }, 'x-events': messages };
+  }
+  if (spec.text !== undefined) content[spec.text] = { schema: { type: 'string' } };
+  const op: Record<string, unknown> = {
+    summary: spec.summary,
+    responses: {
+      [String(spec.status ?? 200)]: { description: 'OK', content },
+      default: { description: 'Error', content: { 'application/json': { schema: ref(ErrorBody, 'output') } } },
+    },
+  };
+  if (parameters.length > 0) op.parameters = parameters;
+  if (spec.body !== undefined) op.requestBody = { required: true, content: { 'application/json': { schema: ref(spec.body, 'input') } } };
   return op;
 }
 
-function responses(route: Route): Record<string, unknown> {
-  const status = route.method === 'post' && (route.path === '/api/sessions' || route.path === '/api/ui/login') ? '201' : '200';
-  switch (route.response) {
-    case 'sse':
-      return { [status]: { description: 'Server-sent events', content: { 'text/event-stream': { schema: { type: 'string' } } } } };
-    case 'diff':
-      return { [status]: { description: 'Unified diff', content: { 'text/x-diff': { schema: { type: 'string' } } } } };
-    case 'any':
-    case undefined:
-      return { [status]: { description: 'OK', content: { 'application/json': { schema: { type: 'object' } } } } };
-    default:
-      return { [status]: { description: 'OK', content: json(route.response) } };
-  }
-}
-
-function json(name: SchemaName): Record<string, unknown> {
-  return { 'application/json': { schema: { $ref: `#/components/schemas/${name}` } } };
+function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): Record<string, unknown> {
+  const json: Record<string, unknown> = z.toJSONSchema(schema, { io, unrepresentable: 'any' });
+  // The dialect is the document's (OpenAPI 3.1), not each schema's.
+  delete json.$schema;
+  return json;
 }

@@ -5,7 +5,7 @@
  */
 import { mkdirSync, rmSync } from 'node:fs';
 import type { z } from 'zod';
-import { DispatchRequest } from '../api/index.js';
+import type { DispatchRequest } from '../api/index.js';
 import { loadAdapter } from '../agents/index.js';
 import { DANGEROUS_PERMISSION_MODE } from '../events/vocabulary.js';
 import { SessionDispatched } from '../events/workspace.js';
@@ -20,9 +20,8 @@ import { nameFromPrompt, validateSessionName } from './names.js';
 
 const log = createLogger('dispatch');
 
-export async function dispatchSession(core: SessionsCore, input: z.input<typeof DispatchRequest>): Promise<SessionWithProject> {
+export async function dispatchSession(core: SessionsCore, request: z.output<typeof DispatchRequest>): Promise<SessionWithProject> {
   const { store, ingestor } = core;
-  const request = DispatchRequest.parse(input);
   const repo = await findRepository(request.cwd);
   const baseCommit = request.base === undefined ? repo.head : await resolveCommit(repo.root, request.base);
   const baseRef = request.base ?? repo.branch;

@@ -141,8 +141,9 @@ export class SessionManager extends EventEmitter<ManagerEvents> {
 
   // ── commands ───────────────────────────────────────────────────────────────
 
-  dispatch(input: z.input<typeof DispatchRequest>): Promise<SessionWithProject> {
-    return dispatchSession(this.core, input);
+  /** `request` is parsed once, at the boundary (the endpoint table's schema). */
+  dispatch(request: z.output<typeof DispatchRequest>): Promise<SessionWithProject> {
+    return dispatchSession(this.core, request);
   }
 
   reply(ref: string, text: string, cwd?: string, clientId?: string): Promise<SessionWithProject> {

@@ -111,6 +111,13 @@ export class UnauthorizedError extends BatonError {
   }
 }
 
+/** A request the caller may not make this way (e.g. a cookie-authenticated page asking for login codes). */
+export class ForbiddenError extends BatonError {
+  constructor(message: string) {
+    super('forbidden', message);
+  }
+}
+
 /** Dispatch in a dangerous permission mode before the user accepted it for the folder. */
 export class DangerousModeNotAcceptedError extends BatonError {
   constructor(readonly root: string, readonly mode: string) {

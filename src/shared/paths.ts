@@ -1,5 +1,4 @@
 /** Where Baton keeps its state. Every path derives from BATON_HOME so tests never touch a real home. */
-import { createHash } from 'node:crypto';
 import { homedir, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
@@ -71,6 +70,8 @@ export function sessionPaths(home: string, sessionId: string): SessionPaths {
 function socketPath(home: string, sessionId: string): string {
   const preferred = join(home, 'sessions', sessionId, 'host.sock');
   if (Buffer.byteLength(preferred) < 100) return preferred;
+  // Loaded here, not at the top: node:crypto costs every CLI command ~4 ms and 2 MB, and only long homes need it.
+  const { createHash } = process.getBuiltinModule('node:crypto');
   const digest = createHash('sha256').update(home).digest('hex').slice(0, 12);
   return join(tmpdir(), `baton-${digest}`, `${sessionId}.sock`);
 }

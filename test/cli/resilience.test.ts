@@ -177,7 +177,7 @@ describe('sessions survive the supervisor', () => {
     await sendToHost(sessionPaths(t.home, session.id).socket, { op: 'reply', text: 'go' });
     await waitForFileEvent(join(t.home, 'sessions', session.id, 'events.jsonl'), (e) => e.type === 'state.changed' && e.to === 'ready_for_review');
     expect(readFileSync(join(session.worktree, 'after.txt'), 'utf8')).toContain('supervisor was down');
-    await expect(client.request('GET', '/api/health')).rejects.toThrow(/Cannot reach/);
+    await expect(client.call('GET /api/health')).rejects.toThrow(/Cannot reach/);
 
     // Any command starts a new supervisor, which re-attaches and ingests what it missed.
     const after = await t.json<SessionView>(['peek', 'survivor']).then((p) => (p as unknown as { session: SessionView }).session);

@@ -9,7 +9,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { SessionView } from '../../src/api/index.js';
 import type { BatonEvent, SessionState } from '../../src/events/index.js';
-import { ApiClient } from '../../src/cli/client.js';
+import { SupervisorClient } from '../../src/cli/client.js';
 
 export const ROOT = resolve(fileURLToPath(new URL('../..', import.meta.url)));
 export const BIN = join(ROOT, 'bin', 'baton');
@@ -95,9 +95,9 @@ export class TestBaton {
     return child;
   }
 
-  client(cwd = this.root): ApiClient {
+  client(cwd = this.root): SupervisorClient {
     const info = JSON.parse(readFileSync(join(this.home, 'supervisor.json'), 'utf8')) as { port: number };
-    return new ApiClient(`http://127.0.0.1:${info.port}`, readFileSync(join(this.home, 'token'), 'utf8').trim(), cwd);
+    return new SupervisorClient(`http://127.0.0.1:${info.port}`, readFileSync(join(this.home, 'token'), 'utf8').trim(), cwd);
   }
 
   supervisorPid(): number {
@@ -160,7 +160,7 @@ export class TestBaton {
       clearTimeout(timer);
     }
     if (current !== state) throw new Error(`${ref} did not reach ${state}; states: ${trail.join(' → ')}`);
-    const { session } = await this.client().request<{ session: SessionView }>('GET', `/api/sessions/${ref}`);
+    const { session } = await this.client().call('GET /api/sessions/:ref', { params: { ref } });
     return session;
   }
 

@@ -293,7 +293,7 @@ describe('answering sessions in place', () => {
     await expect.poll(() => dnCard.getAttribute('class')).toContain('selected');
     await page.keyboard.press('d');
     await card(page, 'ready_for_review', 'dn').waitFor();
-    const events = await t.client().request<{ events: { type: string; decision?: string }[] }>('GET', '/api/sessions/dn/events');
+    const events = await t.client().call('GET /api/sessions/:ref/events', { params: { ref: 'dn' } });
     expect(events.events).toContainEqual(expect.objectContaining({ type: 'approval.resolved', decision: 'deny' }));
     await page.context().close();
   });

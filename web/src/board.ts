@@ -9,8 +9,8 @@
  */
 import { useSyncExternalStore } from 'react';
 import type { SessionView } from '../../src/api/index.js';
-import type { StreamRemoved, StreamSnapshot } from '../../src/api/web.js';
-import { api, authListeners } from './api.js';
+import type { StreamSnapshot } from '../../src/api/web.js';
+import { api, authListeners, onStreamMessage, streamUrl } from './api.js';
 import { notifyTransition } from './notify.js';
 
 export interface BoardState {
@@ -37,14 +37,13 @@ function set(next: Partial<BoardState>): void {
 authListeners.add(() => set({ status: 'unauthorized' }));
 
 function connect(): void {
-  source = new EventSource('/api/stream');
-  source.addEventListener('snapshot', (message) => {
-    const snapshot = JSON.parse((message as MessageEvent<string>).data) as StreamSnapshot;
+  const route = 'GET /api/stream';
+  source = new EventSource(streamUrl(route, {}));
+  onStreamMessage(source, route, 'snapshot', (snapshot) => {
     set({ sessions: reuseUnchanged(snapshot.sessions), status: 'live', loaded: true });
     refreshChanges(0);
   });
-  source.addEventListener('session', (message) => {
-    const session = JSON.parse((message as MessageEvent<string>).data) as SessionView;
+  onStreamMessage(source, route, 'session', (session) => {
     const previous = state.sessions.get(session.id);
     const sessions = new Map(state.sessions);
     sessions.set(session.id, session);
@@ -52,8 +51,7 @@ function connect(): void {
     notifyTransition(previous, session);
     if (previous?.lastSeq !== session.lastSeq) refreshChanges(1000);
   });
-  source.addEventListener('removed', (message) => {
-    const { id } = JSON.parse((message as MessageEvent<string>).data) as StreamRemoved;
+  onStreamMessage(source, route, 'removed', ({ id }) => {
     const sessions = new Map(state.sessions);
     sessions.delete(id);
     set({ sessions });
@@ -61,7 +59,7 @@ function connect(): void {
   source.onerror = () => {
     // EventSource retries by itself unless the server refused outright; a 401 closes it for good.
     if (source?.readyState === EventSource.CLOSED) {
-      api.inbox().then(
+      api.call('GET /api/inbox').then(
         () => setTimeout(connect, 1000),
         () => undefined,
       );
@@ -74,7 +72,7 @@ function refreshChanges(delayMs: number): void {
   if (changesTimer !== undefined) return;
   changesTimer = setTimeout(() => {
     changesTimer = undefined;
-    api.changes().then(
+    api.call('GET /api/changes').then(
       ({ counts }) => set({ changes: counts }),
       () => undefined,
     );

@@ -1,6 +1,5 @@
 /** `baton daemon status|start|stop|logs`. */
 import { existsSync, readFileSync } from 'node:fs';
-import type { DaemonStatus } from '../../api/index.js';
 import { homePaths } from '../../shared/paths.js';
 import { connect, tryExisting } from '../client.js';
 import { printJson, type Context } from '../context.js';
@@ -12,7 +11,7 @@ export async function status(ctx: Context, opts: { json?: boolean }): Promise<vo
     else ctx.out.write(`Supervisor: not running (home ${ctx.home}). Any baton command starts it.\n`);
     return;
   }
-  const s = await api.request<DaemonStatus>('GET', '/api/daemon');
+  const s = await api.call('GET /api/daemon');
   if (opts.json) return printJson(ctx, { running: true, ...s });
   ctx.out.write(
     [
@@ -25,7 +24,7 @@ export async function status(ctx: Context, opts: { json?: boolean }): Promise<vo
 
 export async function start(ctx: Context): Promise<void> {
   const api = await connect({ home: ctx.home, cwd: ctx.cwd, env: ctx.env, autostart: true });
-  const s = await api.request<DaemonStatus>('GET', '/api/daemon');
+  const s = await api.call('GET /api/daemon');
   ctx.out.write(`Supervisor running, pid ${s.pid}, port ${s.port}.\n`);
 }
 
@@ -36,8 +35,8 @@ export async function stop(ctx: Context): Promise<void> {
     ctx.out.write('Supervisor: not running.\n');
     return;
   }
-  const s = await api.request<DaemonStatus>('GET', '/api/daemon');
-  await api.request('POST', '/api/daemon/stop');
+  const s = await api.call('GET /api/daemon');
+  await api.call('POST /api/daemon/stop');
   await waitUntilGone(s.pid);
   ctx.out.write(`Supervisor stopped (pid ${s.pid}). Running sessions keep going and are re-attached on the next start.\n`);
 }

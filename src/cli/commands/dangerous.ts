@@ -44,6 +44,6 @@ export async function acceptDangerous(ctx: Context): Promise<void> {
     ctx.out.write('Not accepted.\n');
     return;
   }
-  const accepted = await api.request<{ root: string }>('POST', '/api/dangerous-mode/accept', { cwd: ctx.cwd });
+  const accepted = await api.call('POST /api/dangerous-mode/accept', { body: { cwd: ctx.cwd } });
   ctx.out.write(`Accepted for ${accepted.root}.\n`);
 }

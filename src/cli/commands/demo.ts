@@ -5,9 +5,8 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { DaemonStatus, SessionView } from '../../api/index.js';
 import type { SessionState } from '../../events/index.js';
-import type { ApiClient } from '../client.js';
+import type { SupervisorClient } from '../client.js';
 import { client } from '../connect.js';
 import type { Context } from '../context.js';
 import { renderList } from '../render.js';
@@ -85,19 +84,15 @@ export async function demo(ctx: Context): Promise<void> {
   ctx.out.write(`Demo repository: ${repo}\n`);
 
   for (const session of SESSIONS) {
-    await apiInRepo.request('POST', '/api/sessions', {
-      prompt: session.prompt,
-      cwd: repo,
-      name: session.name,
-      agent: 'scripted',
-      options: { script: { steps: session.steps } },
+    await apiInRepo.call('POST /api/sessions', {
+      body: { prompt: session.prompt, cwd: repo, name: session.name, agent: 'scripted', options: { script: { steps: session.steps } } },
     });
     await waitForState(apiInRepo, session.name, session.expect);
-    if (session.then !== undefined) await apiInRepo.request('POST', `/api/sessions/${session.name}/${session.then}`);
+    if (session.then !== undefined) await apiInRepo.call(`POST /api/sessions/:ref/${session.then}`, { params: { ref: session.name } });
   }
   await fillToShowQueue(apiInRepo, repo, ctx);
 
-  const { sessions } = await apiInRepo.request<{ sessions: SessionView[] }>('GET', `/api/sessions?project=${encodeURIComponent(repo)}`);
+  const { sessions } = await apiInRepo.call('GET /api/sessions', { query: { project: repo } });
   ctx.out.write('\n' + renderList(sessions));
   ctx.out.write(
     [
@@ -121,9 +116,9 @@ export async function demo(ctx: Context): Promise<void> {
   );
 }
 
-async function removeOldDemoSessions(api: ApiClient, repo: string): Promise<void> {
-  const { sessions } = await api.request<{ sessions: SessionView[] }>('GET', `/api/sessions?project=${encodeURIComponent(repo)}`);
-  for (const session of sessions) await api.request('DELETE', `/api/sessions/${session.id}`);
+async function removeOldDemoSessions(api: SupervisorClient, repo: string): Promise<void> {
+  const { sessions } = await api.call('GET /api/sessions', { query: { project: repo } });
+  for (const session of sessions) await api.call('DELETE /api/sessions/:ref', { params: { ref: session.id } });
 }
 
 function createDemoRepository(repo: string): void {
@@ -143,33 +138,37 @@ function createDemoRepository(repo: string): void {
 }
 
 /** Occupies the free slots with long-running sessions, then dispatches one more that must queue. */
-async function fillToShowQueue(api: ApiClient, repo: string, ctx: Context): Promise<void> {
-  const status = await api.request<DaemonStatus>('GET', '/api/daemon');
+async function fillToShowQueue(api: SupervisorClient, repo: string, ctx: Context): Promise<void> {
+  const status = await api.call('GET /api/daemon');
   const free = status.maxConcurrent - status.active;
   if (free > 6) {
     ctx.out.write(`(Skipping the queue demo: ${free} free slots. Set BATON_MAX_CONCURRENT lower to see queueing.)\n`);
     return;
   }
   for (let i = 1; i <= free; i++) {
-    await api.request('POST', '/api/sessions', {
-      prompt: `keep a slot busy (${i})`,
-      cwd: repo,
-      name: `demo-busy-${i}`,
-      options: { script: { steps: [{ say: 'Busy for a while.' }, { sleep: LONG }] } },
+    await api.call('POST /api/sessions', {
+      body: {
+        prompt: `keep a slot busy (${i})`,
+        cwd: repo,
+        name: `demo-busy-${i}`,
+        options: { script: { steps: [{ say: 'Busy for a while.' }, { sleep: LONG }] } },
+      },
     });
   }
-  await api.request('POST', '/api/sessions', {
-    prompt: 'write the changelog once a slot frees up',
-    cwd: repo,
-    name: 'demo-queued',
-    options: { script: { steps: [{ write: { path: 'CHANGELOG.md', content: '# Changelog\n' } }, { say: 'Changelog written.' }] } },
+  await api.call('POST /api/sessions', {
+    body: {
+      prompt: 'write the changelog once a slot frees up',
+      cwd: repo,
+      name: 'demo-queued',
+      options: { script: { steps: [{ write: { path: 'CHANGELOG.md', content: '# Changelog\n' } }, { say: 'Changelog written.' }] } },
+    },
   });
 }
 
-async function waitForState(api: ApiClient, name: string, state: SessionState): Promise<void> {
+async function waitForState(api: SupervisorClient, name: string, state: SessionState): Promise<void> {
   const deadline = Date.now() + 20_000;
   for (;;) {
-    const { session } = await api.request<{ session: SessionView }>('GET', `/api/sessions/${name}`);
+    const { session } = await api.call('GET /api/sessions/:ref', { params: { ref: name } });
     if (session.state === state) return;
     if (Date.now() > deadline) throw new Error(`demo session ${name} did not reach ${state} (it is ${session.state})`);
     // A demo, not a test: a short poll keeps it simple.

@@ -1,15 +1,13 @@
 /** Session commands: thin calls to the supervisor API, printed for people or as JSON. */
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import type { DispatchRequest, PeekView, RemoveView, SessionView } from '../../api/index.js';
+import type { DispatchRequest, SessionView } from '../../api/index.js';
 import { BatonError, InvalidInputError } from '../../shared/errors.js';
-import { confirmDangerousMode } from './dangerous.js';
 import { client } from '../connect.js';
 import { printJson, type Context } from '../context.js';
 import type { DispatchFlags } from '../flags.js';
 import { renderList, renderPeek, renderSessionLine } from '../render.js';
 
-const path = (ref: string, action = ''): string => `/api/sessions/${encodeURIComponent(ref)}${action}`;
 
 export async function dispatch(ctx: Context, flags: DispatchFlags & { prompt: string }): Promise<void> {
   const options: Record<string, unknown> = {};
@@ -30,12 +28,13 @@ export async function dispatch(ctx: Context, flags: DispatchFlags & { prompt: st
   const api = await client(ctx);
   let session: SessionView;
   try {
-    ({ session } = await api.request<{ session: SessionView }>('POST', '/api/sessions', body));
+    ({ session } = await api.call('POST /api/sessions', { body }));
   } catch (error) {
     if (!(error instanceof BatonError) || error.data.reason !== 'dangerous_mode_not_accepted') throw error;
+    const { confirmDangerousMode } = await import('./dangerous.js');
     if (!(await confirmDangerousMode(ctx, String(error.data.root), flags.permissionMode))) throw error;
-    await api.request('POST', '/api/dangerous-mode/accept', { cwd: ctx.cwd });
-    ({ session } = await api.request<{ session: SessionView }>('POST', '/api/sessions', body));
+    await api.call('POST /api/dangerous-mode/accept', { body: { cwd: ctx.cwd } });
+    ({ session } = await api.call('POST /api/sessions', { body }));
   }
   if (flags.json) return printJson(ctx, session);
   ctx.out.write(`Dispatched ${session.name} (${session.id}) on ${session.branch}: ${session.state.replace(/_/g, ' ')}\n`);
@@ -58,8 +57,8 @@ function readScriptFile(file: string): unknown {
 
 export async function list(ctx: Context, opts: { json?: boolean; here?: boolean }): Promise<void> {
   const api = await client(ctx);
-  const query = opts.here ? `?project=${encodeURIComponent(await repoRoot(ctx))}` : '';
-  const { sessions } = await api.request<{ sessions: SessionView[] }>('GET', `/api/sessions${query}`);
+  const project = opts.here ? await repoRoot(ctx) : undefined;
+  const { sessions } = await api.call('GET /api/sessions', { query: { project } });
   if (opts.json) return printJson(ctx, sessions);
   ctx.out.write(renderList(sessions));
 }
@@ -76,27 +75,27 @@ async function repoRoot(ctx: Context): Promise<string> {
 
 export async function peek(ctx: Context, ref: string, opts: { json?: boolean }): Promise<void> {
   const api = await client(ctx);
-  const view = await api.request<PeekView>('GET', path(ref, '/peek'));
+  const view = await api.call('GET /api/sessions/:ref/peek', { params: { ref } });
   if (opts.json) return printJson(ctx, view);
   ctx.out.write(renderPeek(view));
 }
 
 export async function reply(ctx: Context, ref: string, text: string, opts: { json?: boolean }): Promise<void> {
   const api = await client(ctx);
-  const { session } = await api.request<{ session: SessionView }>('POST', path(ref, '/reply'), { text });
+  const { session } = await api.call('POST /api/sessions/:ref/reply', { params: { ref }, body: { text } });
   printResult(ctx, session, opts);
 }
 
 export async function decide(ctx: Context, ref: string, decision: 'allow' | 'deny', opts: { reason?: string; id?: string; json?: boolean }): Promise<void> {
   const api = await client(ctx);
   const body = { decision, ...(opts.reason === undefined ? {} : { reason: opts.reason }), ...(opts.id === undefined ? {} : { requestId: opts.id }) };
-  const { session } = await api.request<{ session: SessionView }>('POST', path(ref, '/approval'), body);
+  const { session } = await api.call('POST /api/sessions/:ref/approval', { params: { ref }, body });
   printResult(ctx, session, opts);
 }
 
 export async function simpleAction(ctx: Context, action: 'stop' | 'interrupt' | 'done', ref: string, opts: { json?: boolean }): Promise<void> {
   const api = await client(ctx);
-  const { session } = await api.request<{ session: SessionView }>('POST', path(ref, `/${action}`));
+  const { session } = await api.call(`POST /api/sessions/:ref/${action}`, { params: { ref } });
   printResult(ctx, session, opts);
 }
 
@@ -104,26 +103,26 @@ export async function respawn(ctx: Context, ref: string | undefined, opts: { all
   if (opts.all === true && ref !== undefined) throw new InvalidInputError('Give a session or --all, not both.');
   const api = await client(ctx);
   if (opts.all === true) {
-    const { sessions } = await api.request<{ sessions: SessionView[] }>('POST', '/api/sessions/respawn-all', {});
+    const { sessions } = await api.call('POST /api/sessions/respawn-all', { body: {} });
     if (opts.json) return printJson(ctx, sessions);
     if (sessions.length === 0) ctx.out.write('Nothing to respawn: no failed or stopped sessions.\n');
     for (const s of sessions) ctx.out.write(renderSessionLine(s));
     return;
   }
   if (ref === undefined) throw new InvalidInputError('Which session? Give its name or id, or --all.');
-  const { session } = await api.request<{ session: SessionView }>('POST', path(ref, '/respawn'));
+  const { session } = await api.call('POST /api/sessions/:ref/respawn', { params: { ref } });
   printResult(ctx, session, opts);
 }
 
 export async function pin(ctx: Context, ref: string, pinned: boolean, opts: { json?: boolean }): Promise<void> {
   const api = await client(ctx);
-  const { session } = await api.request<{ session: SessionView }>('POST', path(ref, '/pin'), { pinned });
+  const { session } = await api.call('POST /api/sessions/:ref/pin', { params: { ref }, body: { pinned } });
   printResult(ctx, session, opts);
 }
 
 export async function remove(ctx: Context, ref: string, opts: { json?: boolean }): Promise<void> {
   const api = await client(ctx);
-  const view = await api.request<RemoveView>('DELETE', path(ref));
+  const view = await api.call('DELETE /api/sessions/:ref', { params: { ref } });
   if (opts.json) return printJson(ctx, view);
   ctx.out.write(`Removed ${view.session.name} (${view.session.id}) and its worktree.\n`);
   if (view.snapshotRef !== null) {

@@ -1,10 +1,8 @@
 /** Commands that follow a session live: `logs -f` and `attach`. */
-import { createInterface } from 'node:readline';
-import type { SessionView } from '../../api/index.js';
 import type { BatonEvent } from '../../events/index.js';
 import { formatEvent, reasonText } from '../../events/format.js';
 import { InvalidInputError, SupervisorUnreachableError } from '../../shared/errors.js';
-import type { ApiClient } from '../client.js';
+import type { SupervisorClient } from '../client.js';
 import { client } from '../connect.js';
 import type { Context } from '../context.js';
 
@@ -16,7 +14,7 @@ export async function logs(ctx: Context, ref: string, opts: { follow?: boolean; 
     ctx.out.write((opts.json ? JSON.stringify(event) : formatEvent(event)) + '\n');
   };
   if (!opts.follow) {
-    const { events } = await api.request<{ events: BatonEvent[] }>('GET', `/api/sessions/${encodeURIComponent(ref)}/events?after=${after}`);
+    const { events } = await api.call('GET /api/sessions/:ref/events', { params: { ref }, query: { after } });
     events.forEach(print);
     return;
   }
@@ -36,7 +34,7 @@ export async function logs(ctx: Context, ref: string, opts: { follow?: boolean; 
  */
 async function followResiliently(
   ctx: Context,
-  first: ApiClient,
+  first: SupervisorClient,
   ref: string,
   lastSeq: () => number,
   onEvent: (event: BatonEvent) => void,
@@ -62,10 +60,11 @@ async function followResiliently(
 
 export async function attach(ctx: Context, ref: string): Promise<void> {
   const api = await client(ctx);
-  let { session } = await api.request<{ session: SessionView }>('GET', `/api/sessions/${encodeURIComponent(ref)}`);
+  let { session } = await api.call('GET /api/sessions/:ref', { params: { ref } });
   ctx.keepAlive = true;
   ctx.out.write(`Attached to ${session.name} (${session.id}). Type a reply and press Enter; y/n answers an approval; Ctrl-C detaches.\n`);
   const controller = new AbortController();
+  const { createInterface } = await import('node:readline');
   const input = createInterface({ input: process.stdin, terminal: false });
   const detach = (): void => {
     if (controller.signal.aborted) return;
@@ -84,13 +83,12 @@ export async function attach(ctx: Context, ref: string): Promise<void> {
   const send = async (text: string): Promise<void> => {
     // A fresh client: the supervisor may have restarted on another port since we attached.
     const api = await client(ctx);
-    const path = `/api/sessions/${encodeURIComponent(session.id)}`;
     const approval = session.state === 'needs_input' && session.reason?.kind === 'approval';
     const answer = text.toLowerCase();
     if (approval && ['y', 'yes', 'n', 'no'].includes(answer)) {
-      ({ session } = await api.request<{ session: SessionView }>('POST', `${path}/approval`, { decision: answer.startsWith('y') ? 'allow' : 'deny' }));
+      ({ session } = await api.call('POST /api/sessions/:ref/approval', { params: { ref: session.id }, body: { decision: answer.startsWith('y') ? 'allow' : 'deny' } }));
     } else {
-      ({ session } = await api.request<{ session: SessionView }>('POST', `${path}/reply`, { text }));
+      ({ session } = await api.call('POST /api/sessions/:ref/reply', { params: { ref: session.id }, body: { text } }));
     }
   };
 

@@ -3,7 +3,6 @@
  * login URL, which the supervisor swaps for a cookie of its own.
  */
 import { spawn } from 'node:child_process';
-import type { LoginCodeView } from '../../api/web.js';
 import { client } from '../connect.js';
 import { printJson, type Context } from '../context.js';
 
@@ -15,7 +14,7 @@ export interface UiOptions {
 
 export async function ui(ctx: Context, options: UiOptions): Promise<void> {
   const api = await client(ctx);
-  const login = await api.request<LoginCodeView>('POST', '/api/ui/login');
+  const login = await api.call('POST /api/ui/login');
   if (options.json) return printJson(ctx, login);
   const opened = options.open && ctx.env.BATON_NO_BROWSER === undefined && (await openBrowser(login.url, ctx.env));
   ctx.out.write(opened ? `Opened the dashboard in your browser.\n` : `Open the dashboard:\n`);

@@ -8,7 +8,7 @@ import { toast } from '../toast.js';
 
 export function decide(session: SessionView, decision: 'allow' | 'deny'): void {
   if (session.state !== 'needs_input' || session.reason?.kind !== 'approval') return;
-  api.approval(session.id, decision, session.reason.requestId).then(
+  api.call('POST /api/sessions/:ref/approval', { params: { ref: session.id }, body: { decision, ...(session.reason.requestId ? { requestId: session.reason.requestId } : {}) } }).then(
     () => toast(`${decision === 'allow' ? 'Approved' : 'Denied'} ${session.name}`),
     (error: unknown) => toast(errorText(error), 'error'),
   );

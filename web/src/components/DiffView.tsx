@@ -7,7 +7,7 @@ import 'diff2html/bundles/css/diff2html.min.css';
 import type { ColorSchemeType } from 'diff2html/lib/types';
 import { useEffect, useMemo, useState } from 'react';
 import type { SessionView } from '../../../src/api/index.js';
-import { api, errorText } from '../api.js';
+import { api, ApiError, errorText } from '../api.js';
 
 type Layout = 'line-by-line' | 'side-by-side';
 
@@ -17,7 +17,7 @@ export function DiffView({ session }: { session: SessionView }) {
   const [layout, setLayout] = useState<Layout>(() => (localStorage.getItem('baton.diffLayout') as Layout | null) ?? 'line-by-line');
   useEffect(() => {
     let current = true;
-    api.diff(session.id).then(
+    loadDiff(session.id).then(
       (d) => current && (setDiff(d), setError(undefined)),
       (e: unknown) => current && setError(errorText(e)),
     );
@@ -63,4 +63,14 @@ export function DiffView({ session }: { session: SessionView }) {
       <div className="diff-body" dangerouslySetInnerHTML={{ __html: rendered }} />
     </div>
   );
+}
+
+async function loadDiff(id: string): Promise<{ text: string; truncated: boolean }> {
+  try {
+    const response = await api.text('GET /api/sessions/:ref/diff', { params: { ref: id } });
+    return { text: response.text, truncated: response.header('x-baton-diff-truncated') === '1' };
+  } catch (error) {
+    if (!(error instanceof ApiError)) throw error;
+    throw new ApiError(error.status, error.code, `The diff could not be loaded (HTTP ${error.status}).`);
+  }
 }

@@ -41,7 +41,7 @@ export function DispatchForm() {
     if (!parsed.success) return setError(parsed.error.issues.map((i) => (i.path.length ? `${i.path.join('.')}: ${i.message}` : i.message)).join('; '));
     setBusy(true);
     setError(undefined);
-    api.dispatch(parsed.data).then(
+    api.call('POST /api/sessions', { body: parsed.data }).then(
       ({ session }) => {
         toast(`Dispatched ${session.name}`);
         navigate(`/s/${session.id}`);

@@ -24,7 +24,7 @@ export function Inbox({ filter }: { filter: Filter }) {
   const [error, setError] = useState<string | undefined>();
   useEffect(() => {
     let current = true;
-    api.inbox().then(
+    api.call('GET /api/inbox').then(
       (inbox) => current && (setItems(inbox.items), setError(undefined)),
       (e: unknown) => current && setError(errorText(e)),
     );
@@ -131,7 +131,7 @@ export function ReplyBox(props: { session: SessionView; inputRef?: (el: HTMLText
   const send = () => {
     if (text.trim() === '' || busy) return;
     setBusy(true);
-    api.reply(props.session.id, text).then(
+    api.call('POST /api/sessions/:ref/reply', { params: { ref: props.session.id }, body: { text } }).then(
       () => {
         setText('');
         setBusy(false);

@@ -77,7 +77,7 @@ function replyPlaceholder(session: SessionView): string {
 
 function Header({ session: s, files }: { session: SessionView; files: number | undefined }) {
   const act = (action: 'interrupt' | 'stop' | 'respawn' | 'done') =>
-    api.action(s.id, action).then(
+    api.call(`POST /api/sessions/:ref/${action}`, { params: { ref: s.id } }).then(
       () => toast(`${action[0]?.toUpperCase()}${action.slice(1)}: ${s.name}`),
       (error: unknown) => toast(errorText(error), 'error'),
     );
@@ -94,7 +94,7 @@ function Header({ session: s, files }: { session: SessionView; files: number | u
         </span>
         <span className="grow" />
         <div className="actions">
-          <button className="btn btn-sm" onClick={() => void api.pin(s.id, !s.pinned).catch((e: unknown) => toast(errorText(e), 'error'))}>
+          <button className="btn btn-sm" onClick={() => void api.call('POST /api/sessions/:ref/pin', { params: { ref: s.id }, body: { pinned: !s.pinned } }).catch((e: unknown) => toast(errorText(e), 'error'))}>
             {s.pinned ? 'Unpin' : 'Pin'}
           </button>
           {active && s.running && (

@@ -6,7 +6,7 @@ import { useEffect, useMemo, useRef, useState } from 'react';
 import type { SessionView } from '../../../src/api/index.js';
 import type { BatonEvent } from '../../../src/events/index.js';
 import { reasonText } from '../../../src/events/format.js';
-import { api, errorText } from '../api.js';
+import { api, errorText, onStreamMessage, streamUrl } from '../api.js';
 import { STATE_LABEL } from '../format.js';
 
 /** Enough to fill a tall screen twice; older events load on demand, so opening stays fast at any length. */
@@ -27,16 +27,16 @@ export function Transcript({ session }: { session: SessionView }) {
   useEffect(() => {
     let source: EventSource | undefined;
     let closed = false;
-    api.transcript(session.id, undefined, FIRST_PAGE).then(
+    api.call('GET /api/sessions/:ref/transcript', { params: { ref: session.id }, query: { limit: FIRST_PAGE } }).then(
       (page) => {
         if (closed) return;
         setEvents(page.events);
         setHasMore(page.hasMore);
         setLoaded(true);
         const last = page.events.at(-1)?.seq ?? page.lastSeq;
-        source = new EventSource(`/api/sessions/${encodeURIComponent(session.id)}/events?follow=1&after=${last}`);
-        source.addEventListener('event', (message) => {
-          const event = JSON.parse((message as MessageEvent<string>).data) as BatonEvent;
+        const route = 'GET /api/sessions/:ref/events';
+        source = new EventSource(streamUrl(route, { params: { ref: session.id }, query: { follow: true, after: last } }));
+        onStreamMessage(source, route, 'event', (event) => {
           setEvents((current) => (current.length > 0 && (current.at(-1)?.seq ?? 0) >= event.seq ? current : [...current, event]));
         });
       },
@@ -55,7 +55,7 @@ export function Transcript({ session }: { session: SessionView }) {
   const loadEarlier = () => {
     const first = events[0]?.seq;
     if (first === undefined) return;
-    api.transcript(session.id, first).then(
+    api.call('GET /api/sessions/:ref/transcript', { params: { ref: session.id }, query: { before: first, limit: 300 } }).then(
       (page) => {
         setEvents((current) => [...page.events, ...current]);
         setHasMore(page.hasMore);

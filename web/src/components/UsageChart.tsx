@@ -12,7 +12,7 @@ export function UsageChart({ session }: { session: SessionView }) {
   const [points, setPoints] = useState<UsagePoint[] | undefined>();
   const [error, setError] = useState<string | undefined>();
   useEffect(() => {
-    api.usage(session.id).then(
+    api.call('GET /api/sessions/:ref/usage', { params: { ref: session.id } }).then(
       (u) => setPoints(u.points),
       (e: unknown) => setError(errorText(e)),
     );

@@ -1,0 +1,29 @@
+/** The supervisor itself: liveness, status, stop, and the API's own description. */
+import { z } from 'zod';
+import { endpoint, type Table } from './endpoint.js';
+
+export const Health = z.object({ ok: z.literal(true), pid: z.number().int() });
+export type Health = z.infer<typeof Health>;
+
+export const DaemonStatus = z.object({
+  pid: z.number().int(),
+  port: z.number().int(),
+  home: z.string(),
+  version: z.string(),
+  startedAt: z.string(),
+  uptimeSeconds: z.number(),
+  maxConcurrent: z.number().int(),
+  active: z.number().int(),
+  queued: z.number().int(),
+  sessions: z.number().int(),
+});
+export type DaemonStatus = z.infer<typeof DaemonStatus>;
+
+export const Ok = z.object({ ok: z.literal(true) });
+
+export const DAEMON = {
+  'GET /api/health': endpoint({ summary: 'Liveness', response: Health }),
+  'GET /api/daemon': endpoint({ summary: 'Supervisor status', response: DaemonStatus }),
+  'POST /api/daemon/stop': endpoint({ summary: 'Stop the supervisor (sessions keep running)', response: Ok }),
+  'GET /api/openapi.json': endpoint({ summary: 'This document (OpenAPI 3.1)', response: z.record(z.string(), z.unknown()) }),
+} satisfies Table;

@@ -1,0 +1,34 @@
+/** A session's history: its events (as a list or a live stream), transcript pages, usage and diff. */
+import { z } from 'zod';
+import { BatonEvent } from '../events/index.js';
+import { endpoint, type Table } from './endpoint.js';
+import { flagQuery, intQuery } from './query.js';
+import { TRANSCRIPT_PAGE_MAX, TranscriptPage, UsageView } from './web.js';
+
+export const EventList = z.object({ events: z.array(BatonEvent) });
+export type EventList = { events: BatonEvent[] };
+export const LiveMarker = z.object({ seq: z.number().int() });
+
+export const EventsQuery = z.object({
+  after: intQuery('after', 0, Number.MAX_SAFE_INTEGER, 'a non-negative integer').describe('Only events after this seq'),
+  follow: flagQuery.describe('Answer with an SSE stream: the events after `after` (`event`), one `live`, then new events'),
+});
+export const TranscriptQuery = z.object({
+  limit: intQuery('limit', 1, TRANSCRIPT_PAGE_MAX).describe('Events per page (default 300)'),
+  before: intQuery('before', 1, Number.MAX_SAFE_INTEGER).describe('Only events before this seq (default: the newest)'),
+});
+
+export const HISTORY = {
+  'GET /api/sessions/:ref/events': endpoint({
+    summary: 'Events after ?after=N; with ?follow=1 an SSE replay then live',
+    query: EventsQuery,
+    response: EventList,
+    sse: { event: BatonEvent, live: LiveMarker },
+  }),
+  'GET /api/sessions/:ref/transcript': endpoint({ summary: 'A bounded page of events, newest last', query: TranscriptQuery, response: TranscriptPage }),
+  'GET /api/sessions/:ref/usage': endpoint({ summary: 'Token and cost running totals per usage report', response: UsageView }),
+  'GET /api/sessions/:ref/diff': endpoint({
+    summary: 'Unified diff of the worktree against the base, untracked files included (header x-baton-diff-truncated: 1 when cut)',
+    text: 'text/x-diff',
+  }),
+} satisfies Table;

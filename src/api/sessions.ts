@@ -1,0 +1,45 @@
+/** Sessions: dispatch, look, answer, steer and remove. Shapes are in `index.ts`. */
+import { z } from 'zod';
+import { endpoint, type Table } from './endpoint.js';
+import {
+  AcceptDangerousModeRequest,
+  ApprovalRequest,
+  DispatchRequest,
+  PeekView,
+  PinRequest,
+  RemoveView,
+  ReplyRequest,
+  RespawnAllRequest,
+  SessionView,
+} from './index.js';
+
+export const SessionEnvelope = z.object({ session: SessionView });
+export type SessionEnvelope = z.infer<typeof SessionEnvelope>;
+export const SessionList = z.object({ sessions: z.array(SessionView) });
+export type SessionList = z.infer<typeof SessionList>;
+export const SessionListQuery = z.object({ project: z.string().optional().describe('Project root or name') });
+export const DangerousModeAccepted = z.object({ root: z.string() });
+
+const ACTIONS = {
+  interrupt: 'End the current turn',
+  stop: 'Stop the agent',
+  respawn: 'Restart in the same worktree',
+  done: 'Mark completed',
+} as const;
+
+export const SESSIONS = {
+  'GET /api/sessions': endpoint({ summary: 'Live sessions', query: SessionListQuery, response: SessionList }),
+  'POST /api/sessions': endpoint({ summary: 'Dispatch a session', body: DispatchRequest, response: SessionEnvelope, status: 201 }),
+  'POST /api/sessions/respawn-all': endpoint({ summary: 'Respawn every failed or stopped session', body: RespawnAllRequest, response: SessionList }),
+  'POST /api/dangerous-mode/accept': endpoint({ summary: 'Accept dangerous permission modes for the repository holding `cwd`', body: AcceptDangerousModeRequest, response: DangerousModeAccepted }),
+  'GET /api/sessions/:ref': endpoint({ summary: 'One session by id, id prefix or name', response: SessionEnvelope }),
+  'GET /api/sessions/:ref/peek': endpoint({ summary: 'What the session is doing now', response: PeekView }),
+  'POST /api/sessions/:ref/reply': endpoint({ summary: 'Answer a question or send a follow-up', body: ReplyRequest, response: SessionEnvelope }),
+  'POST /api/sessions/:ref/approval': endpoint({ summary: 'Allow or deny the pending tool call', body: ApprovalRequest, response: SessionEnvelope }),
+  'POST /api/sessions/:ref/interrupt': endpoint({ summary: ACTIONS.interrupt, response: SessionEnvelope }),
+  'POST /api/sessions/:ref/stop': endpoint({ summary: ACTIONS.stop, response: SessionEnvelope }),
+  'POST /api/sessions/:ref/respawn': endpoint({ summary: ACTIONS.respawn, response: SessionEnvelope }),
+  'POST /api/sessions/:ref/done': endpoint({ summary: ACTIONS.done, response: SessionEnvelope }),
+  'POST /api/sessions/:ref/pin': endpoint({ summary: 'Pin or unpin', body: PinRequest, response: SessionEnvelope }),
+  'DELETE /api/sessions/:ref': endpoint({ summary: 'Remove the session and its worktree (uncommitted work kept in a ref)', response: RemoveView }),
+} satisfies Table;

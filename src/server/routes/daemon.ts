@@ -1,0 +1,23 @@
+/** The supervisor's own endpoints. */
+import type { DaemonStatus } from '../../api/daemon.js';
+import type { DAEMON } from '../../api/daemon.js';
+import { openApiDocument } from '../openapi.js';
+import type { Handlers } from './mount.js';
+
+export interface DaemonDeps {
+  status: () => DaemonStatus;
+  requestShutdown: () => void;
+}
+
+export function daemonHandlers(deps: DaemonDeps): Handlers<typeof DAEMON> {
+  let openApi: Record<string, unknown> | undefined;
+  return {
+    'GET /api/health': () => ({ ok: true, pid: process.pid }),
+    'GET /api/daemon': () => deps.status(),
+    'POST /api/daemon/stop': () => {
+      setImmediate(deps.requestShutdown);
+      return { ok: true };
+    },
+    'GET /api/openapi.json': () => (openApi ??= openApiDocument()),
+  };
+}

@@ -1,0 +1,98 @@
+/** A session's history: events (listed, or replayed then followed live), transcript pages, usage, diff. */
+import type { Context } from 'hono';
+import { streamSSE } from 'hono/streaming';
+import type { HISTORY } from '../../api/history.js';
+import { TRANSCRIPT_PAGE_DEFAULT, type UsagePoint } from '../../api/web.js';
+import type { BatonEvent } from '../../events/index.js';
+import type { SessionManager } from '../../sessions/manager.js';
+import { worktreeDiff } from '../../worktrees/diff.js';
+import type { Handlers } from './mount.js';
+
+const SSE_KEEPALIVE_MS = 15_000;
+const USAGE_POINTS = 500;
+
+export function historyHandlers(manager: SessionManager): Handlers<typeof HISTORY> {
+  return {
+    'GET /api/sessions/:ref/events': ({ params, query, cwd, c }) => {
+      const after = query.after ?? 0;
+      const session = manager.resolve(params.ref, cwd);
+      if (!query.follow) return { events: manager.eventsAfter(session.id, after) };
+      return follow(c, manager, session.id, after);
+    },
+    'GET /api/sessions/:ref/transcript': ({ params, query }) => {
+      const session = manager.resolve(params.ref);
+      const limit = query.limit ?? TRANSCRIPT_PAGE_DEFAULT;
+      const before = query.before ?? session.last_seq + 1;
+      // Sequence numbers are dense per session, so the page is a seq range read off the primary key.
+      const after = Math.max(0, before - 1 - limit);
+      const events = manager.eventsAfter(session.id, after, before - 1 - after);
+      return { events, hasMore: after > 0, lastSeq: session.last_seq };
+    },
+    'GET /api/sessions/:ref/usage': ({ params }) => {
+      const session = manager.resolve(params.ref);
+      const reports = manager.latestEvents(session.id, ['usage.reported'], USAGE_POINTS);
+      return { points: runningTotals(reports, session) };
+    },
+    'GET /api/sessions/:ref/diff': async ({ params, c }) => {
+      const session = manager.resolve(params.ref);
+      const diff = await worktreeDiff(session.worktree, session.base_commit);
+      c.header('x-baton-diff-truncated', diff.truncated ? '1' : '0');
+      c.header('content-type', 'text/x-diff; charset=utf-8');
+      return c.body(diff.text);
+    },
+  };
+}
+
+/** SSE: the events after `after` (`event`), one `live`, then each new event as it is stored. */
+function follow(c: Context, manager: SessionManager, sessionId: string, after: number): Response {
+  return streamSSE(c, async (stream) => {
+    const buffered: BatonEvent[] = [];
+    let live = false;
+    let last = after;
+    const send = async (event: BatonEvent): Promise<void> => {
+      if (event.seq <= last) return;
+      last = event.seq;
+      await stream.writeSSE({ id: String(event.seq), event: 'event', data: JSON.stringify(event) });
+    };
+    const onEvent = (id: string, event: BatonEvent): void => {
+      if (id !== sessionId) return;
+      if (!live) buffered.push(event);
+      else send(event).catch(() => stream.abort());
+    };
+    // Subscribe before replaying so nothing written in between is missed; `last` drops duplicates.
+    manager.on('event', onEvent);
+    const closed = new Promise<void>((resolve) => stream.onAbort(resolve));
+    try {
+      for (let page = manager.eventsAfter(sessionId, after); page.length > 0; page = manager.eventsAfter(sessionId, last)) {
+        for (const event of page) await send(event);
+      }
+      for (const event of buffered) await send(event);
+      live = true;
+      await stream.writeSSE({ event: 'live', data: JSON.stringify({ seq: last }) });
+      // A comment line now and then lets clients and proxies see the stream is alive, and
+      // surfaces a vanished client as a write error.
+      const keepAlive = setInterval(() => {
+        stream.write(': keep-alive\n\n').catch(() => stream.abort());
+      }, SSE_KEEPALIVE_MS);
+      await closed.finally(() => clearInterval(keepAlive));
+    } finally {
+      manager.off('event', onEvent);
+    }
+  });
+}
+
+/** Usage reports come newest first; the session row holds the totals, so walk back from them. */
+function runningTotals(newestFirst: BatonEvent[], totals: { input_tokens: number; output_tokens: number; cost_usd: number }): UsagePoint[] {
+  let input = totals.input_tokens;
+  let output = totals.output_tokens;
+  let cost = totals.cost_usd;
+  const points: UsagePoint[] = [];
+  for (const event of newestFirst) {
+    if (event.type !== 'usage.reported') continue;
+    points.push({ seq: event.seq, ts: event.ts, inputTokens: input, outputTokens: output, costUsd: Math.max(0, cost) });
+    input -= event.inputTokens;
+    output -= event.outputTokens;
+    cost -= event.costUsd ?? 0;
+  }
+  return points.reverse();
+}
