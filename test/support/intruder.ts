@@ -58,8 +58,8 @@ export class Intruder {
       ? spawn('runuser', ['-u', NAME, '--', process.execPath, ...args], { stdio: ['pipe', 'pipe', 'pipe'] })
       : spawn(process.execPath, args, { stdio: ['pipe', 'pipe', 'pipe'] });
     this.children.push(child);
-    const output = new OutputWatcher(child.stdout!);
-    const errors = new OutputWatcher(child.stderr!);
+    const output = new OutputWatcher(child.stdout);
+    const errors = new OutputWatcher(child.stderr);
     try {
       await output.waitFor(/listening/);
     } catch (error) {
