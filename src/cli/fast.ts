@@ -8,6 +8,7 @@
  * one source of usage and error messages.
  */
 import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { sessionRef } from './arguments.js';
 import type { Context } from './context.js';
 
 interface ReadOnlyCommand {
@@ -32,12 +33,12 @@ const COMMANDS: Record<string, ReadOnlyCommand> = {
   peek: {
     options: { json },
     positionals: 1,
-    run: async (ctx, [ref], v) => (await import('./commands/sessions.js')).peek(ctx, ref as string, { json: bool(v.json) }),
+    run: async (ctx, [ref], v) => (await import('./commands/sessions.js')).peek(ctx, sessionRef(ref as string), { json: bool(v.json) }),
   },
   logs: {
     options: { json, after: { type: 'string', default: '0' } },
     positionals: 1,
-    run: async (ctx, [ref], v) => (await import('./commands/stream.js')).logs(ctx, ref as string, { json: bool(v.json), after: String(v.after) }),
+    run: async (ctx, [ref], v) => (await import('./commands/stream.js')).logs(ctx, sessionRef(ref as string), { json: bool(v.json), after: String(v.after) }),
   },
   'daemon status': {
     options: { json },

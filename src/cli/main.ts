@@ -6,6 +6,7 @@ import { createRequire } from 'node:module';
 import type * as Commander from 'commander';
 import { BatonError } from '../shared/errors.js';
 import { batonHome } from '../shared/paths.js';
+import { sessionRef } from './arguments.js';
 import type { Context } from './context.js';
 import { readOnlyCommand } from './fast.js';
 import { AGENT_IDS, DEFAULT_AGENT, DEFAULT_PERMISSION_MODE, PERMISSION_MODES } from '../events/vocabulary.js';
@@ -82,14 +83,14 @@ function buildProgram(ctx: Context): Commander.Command {
   program
     .command('peek')
     .description('what a session is doing right now')
-    .argument('<session>', 'id, id prefix or name')
+    .argument('<session>', 'id, id prefix or name', sessionRef)
     .addOption(new Option('--json', 'print JSON for scripts'))
     .action(async (ref: string, opts: { json?: boolean }) => (await import('./commands/sessions.js')).peek(ctx, ref, opts));
 
   program
     .command('logs')
     .description("a session's events")
-    .argument('<session>', 'id, id prefix or name')
+    .argument('<session>', 'id, id prefix or name', sessionRef)
     .option('-f, --follow', 'keep printing new events')
     .option('--after <seq>', 'only events after this sequence number', '0')
     .addOption(new Option('--json', 'one JSON event per line'))
@@ -98,13 +99,13 @@ function buildProgram(ctx: Context): Commander.Command {
   program
     .command('attach')
     .description('follow a session live and type replies; Ctrl-C detaches (the session goes on)')
-    .argument('<session>', 'id, id prefix or name')
+    .argument('<session>', 'id, id prefix or name', sessionRef)
     .action(async (ref: string) => (await import('./commands/stream.js')).attach(ctx, ref));
 
   program
     .command('reply')
     .description('answer a question or send a follow-up message; a stopped or failed session is resumed to take it')
-    .argument('<session>', 'id, id prefix or name')
+    .argument('<session>', 'id, id prefix or name', sessionRef)
     .argument('<text...>', 'the reply')
     .addOption(new Option('--json', 'print JSON for scripts'))
     .action(async (ref: string, text: string[], opts: { json?: boolean }) => (await import('./commands/sessions.js')).reply(ctx, ref, text.join(' '), opts));
@@ -113,7 +114,7 @@ function buildProgram(ctx: Context): Commander.Command {
     program
       .command(name)
       .description(`${name} the pending tool call`)
-      .argument('<session>', 'id, id prefix or name')
+      .argument('<session>', 'id, id prefix or name', sessionRef)
       .option('-r, --reason <text>', 'why (the agent is told)')
       .option('--id <request>', 'the approval request id, when several are pending')
       .addOption(new Option('--json', 'print JSON for scripts'))
@@ -131,7 +132,7 @@ function buildProgram(ctx: Context): Commander.Command {
     program
       .command(name)
       .description(description)
-      .argument('<session>', 'id, id prefix or name')
+      .argument('<session>', 'id, id prefix or name', sessionRef)
       .addOption(new Option('--json', 'print JSON for scripts'))
       .action(async (ref: string, opts: { json?: boolean }) => (await import('./commands/sessions.js')).simpleAction(ctx, action, ref, opts));
   }
@@ -139,7 +140,7 @@ function buildProgram(ctx: Context): Commander.Command {
   program
     .command('respawn')
     .description('restart a failed or stopped session in its worktree (resuming the conversation)')
-    .argument('[session]', 'id, id prefix or name')
+    .argument('[session]', 'id, id prefix or name', sessionRef)
     .option('--all', 'every failed or stopped session')
     .addOption(new Option('--json', 'print JSON for scripts'))
     .action(async (ref: string | undefined, opts: { all?: boolean; json?: boolean }) => (await import('./commands/sessions.js')).respawn(ctx, ref, opts));
@@ -148,7 +149,7 @@ function buildProgram(ctx: Context): Commander.Command {
     program
       .command(name)
       .description(pinned ? 'keep a session at the top' : 'undo pin')
-      .argument('<session>', 'id, id prefix or name')
+      .argument('<session>', 'id, id prefix or name', sessionRef)
       .addOption(new Option('--json', 'print JSON for scripts'))
       .action(async (ref: string, opts: { json?: boolean }) => (await import('./commands/sessions.js')).pin(ctx, ref, pinned, opts));
   }
@@ -156,7 +157,7 @@ function buildProgram(ctx: Context): Commander.Command {
   program
     .command('rm')
     .description('remove a session and its worktree (uncommitted work is kept in a snapshot ref)')
-    .argument('<session>', 'id, id prefix or name')
+    .argument('<session>', 'id, id prefix or name', sessionRef)
     .addOption(new Option('--json', 'print JSON for scripts'))
     .action(async (ref: string, opts: { json?: boolean }) => (await import('./commands/sessions.js')).remove(ctx, ref, opts));
 

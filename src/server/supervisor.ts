@@ -2,20 +2,19 @@
  * The supervisor process: one per user (per BATON_HOME). It only wires services together: the
  * single-instance lock, the token, the store, the session manager and the HTTP server.
  */
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync, writeSync } from 'node:fs';
-import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import type { Server as HttpServer } from 'node:http';
-import { createServer, type AddressInfo } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { serve, type ServerType } from '@hono/node-server';
 import { loadConfig, parsePort } from '../shared/config.js';
 import { errorMessage } from '../shared/errors.js';
 import { newToken } from '../shared/ids.js';
 import { createLogger, setLogFile } from '../shared/log.js';
-import { batonHome, homePaths, type HomePaths } from '../shared/paths.js';
+import { batonHome, homePaths } from '../shared/paths.js';
 import { openDb } from '../store/db.js';
 import { SessionManager } from '../sessions/manager.js';
-import { isProcessAlive } from '../shared/process.js';
 import { createApp } from './app.js';
+import { acquireLock } from './lock.js';
 import { BrowserAuth } from './web-auth.js';
 import { VERSION } from './version.js';
 
@@ -33,9 +32,12 @@ export async function runSupervisor(env: NodeJS.ProcessEnv = process.env): Promi
   const home = batonHome(env);
   const paths = homePaths(home);
   mkdirSync(home, { recursive: true, mode: 0o700 });
+  // Paths relative to the home stay short enough for a socket address however deep it is.
+  process.chdir(home);
   setLogFile(paths.log);
   const log = createLogger('supervisor');
-  if (!(await acquireLock(paths))) {
+  const lock = await acquireLock(paths.supervisorLock);
+  if (lock === undefined) {
     log.info('another supervisor holds the lock; exiting');
     process.exit(EXIT_ALREADY_RUNNING);
   }
@@ -54,7 +56,7 @@ export async function runSupervisor(env: NodeJS.ProcessEnv = process.env): Promi
     log.info('shutting down; session hosts keep running');
     manager.close();
     rmSync(paths.supervisorJson, { force: true });
-    rmSync(paths.supervisorLock, { force: true });
+    lock.release();
     server?.close();
     db.close();
     process.exit(0);
@@ -129,46 +131,6 @@ function readLastPort(file: string): number {
   }
 }
 
-/**
- * One supervisor per BATON_HOME. On Linux the lock is an abstract Unix socket named after the
- * home: binding is atomic and the kernel releases it when the process dies, so there is no stale
- * lock to take over (taking over a stale lock file races when two CLIs start at once). Elsewhere
- * an exclusively created lock file holding the pid is used.
- */
-async function acquireLock(paths: HomePaths): Promise<boolean> {
-  if (process.platform === 'linux') {
-    const name = '\0baton-supervisor-' + createHash('sha256').update(paths.home).digest('hex').slice(0, 24);
-    const lock = createServer();
-    const held = await new Promise<boolean>((resolve, reject) => {
-      lock.once('error', (error: NodeJS.ErrnoException) => (error.code === 'EADDRINUSE' ? resolve(false) : reject(error)));
-      lock.listen(name, () => resolve(true));
-    });
-    if (held) {
-      lock.unref();
-      writeFileSync(paths.supervisorLock, String(process.pid), { mode: 0o600 });
-    }
-    return held;
-  }
-  return acquireLockFile(paths);
-}
-
-function acquireLockFile(paths: HomePaths): boolean {
-  for (let attempt = 0; attempt < 3; attempt++) {
-    try {
-      const fd = openSync(paths.supervisorLock, 'wx', 0o600);
-      writeSync(fd, String(process.pid));
-      closeSync(fd);
-      return true;
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-      const holder = Number(readFileSafe(paths.supervisorLock));
-      if (Number.isInteger(holder) && holder > 0 && isProcessAlive(holder)) return false;
-      rmSync(paths.supervisorLock, { force: true });
-    }
-  }
-  return false;
-}
-
 function ensureToken(path: string): string {
   if (existsSync(path)) {
     const token = readFileSync(path, 'utf8').trim();
@@ -177,12 +139,4 @@ function ensureToken(path: string): string {
   const token = newToken();
   writeFileSync(path, token + '\n', { mode: 0o600 });
   return token;
-}
-
-function readFileSafe(path: string): string {
-  try {
-    return readFileSync(path, 'utf8').trim();
-  } catch {
-    return '';
-  }
 }

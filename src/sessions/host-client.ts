@@ -2,11 +2,38 @@
 import { readFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { BatonError, HostUnresponsiveError, type ErrorCode } from '../shared/errors.js';
-import type { HostRequest, HostResponse } from './spec.js';
+import { sessionPaths } from '../shared/paths.js';
+import { checkSocketFolder } from '../shared/private-folder.js';
+import type { HostInfo, HostRequest, HostResponse } from './spec.js';
 
 export type HostCommand = HostRequest extends infer R ? (R extends { id: number } ? Omit<R, 'id'> : never) : never;
 
 let nextId = 1;
+
+/**
+ * Where a session's host listens: the path it recorded at start (hosts outlive supervisors, which
+ * may have been started with another $XDG_RUNTIME_DIR), else where it would be now.
+ */
+export function hostSocket(home: string, sessionId: string): string {
+  const paths = sessionPaths(home, sessionId);
+  try {
+    const info = JSON.parse(readFileSync(paths.hostJson, 'utf8')) as Partial<HostInfo>;
+    if (typeof info.socket === 'string' && info.socket !== '') return info.socket;
+  } catch {
+    // No host.json (no host yet, or one that has gone): the computed path.
+  }
+  return paths.socket;
+}
+
+/**
+ * Sends one request to a session's host and waits for its answer; rejects when the host is gone,
+ * and before connecting when the socket's folder is not the user's alone (UnsafeSocketFolderError).
+ */
+export async function sendToSessionHost(home: string, sessionId: string, body: HostCommand): Promise<void> {
+  const socket = hostSocket(home, sessionId);
+  checkSocketFolder(home, socket);
+  await sendToHost(socket, body);
+}
 
 /** Sends one request and waits for its answer; rejects when the host is gone. */
 export function sendToHost(socketPath: string, body: HostCommand, timeoutMs = 30_000): Promise<void> {

@@ -6,12 +6,12 @@
  */
 import { existsSync, mkdirSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
-import { dirname } from 'node:path';
 import { EventBody, type BatonEvent } from '../events/index.js';
 import { loadAdapter, type AgentEvent, type AgentRun } from '../agents/index.js';
 import { BatonError, errorMessage } from '../shared/errors.js';
 import { createLogger } from '../shared/log.js';
 import { sessionPaths, type SessionPaths } from '../shared/paths.js';
+import { ensureSocketFolder } from '../shared/private-folder.js';
 import { EventLogWriter, readLog } from './event-log.js';
 import { HostRequest, type HostInfo, type HostResponse, type HostSpec } from './spec.js';
 import { ReplyQueue } from './host-replies.js';
@@ -53,7 +53,7 @@ export class SessionHost {
     mkdirSync(this.paths.dir, { recursive: true });
     this.restoreFromLog();
     this.writer = new EventLogWriter(this.paths.events, this.lastSeqFromLog);
-    const info: HostInfo = { pid: process.pid, sessionId: this.spec.sessionId, startedAt: new Date().toISOString() };
+    const info: HostInfo = { pid: process.pid, sessionId: this.spec.sessionId, startedAt: new Date().toISOString(), socket: this.paths.socket };
     writeFileSync(this.paths.hostJson, JSON.stringify(info));
     await this.listen();
     this.change({ kind: 'host_started' });
@@ -286,7 +286,8 @@ export class SessionHost {
 
   private listen(): Promise<void> {
     const socketPath = this.paths.socket;
-    mkdirSync(dirname(socketPath), { recursive: true });
+    // Outside BATON_HOME the folder must be the user's alone, or another user could take the socket's place.
+    ensureSocketFolder(this.spec.home, socketPath);
     if (existsSync(socketPath)) unlinkSync(socketPath);
     this.server = createServer((socket) => this.serve(socket));
     return new Promise((resolve, reject) => {

@@ -7,10 +7,11 @@ import type { AgentId, PermissionMode } from '../agents/index.js';
 import { BatonError, errorMessage } from '../shared/errors.js';
 import { createLogger } from '../shared/log.js';
 import { sessionPaths } from '../shared/paths.js';
+import { ensureSocketFolder } from '../shared/private-folder.js';
 import type { EventStore } from '../store/events.js';
 import type { SessionStore, SessionWithProject } from '../store/sessions.js';
 import { sessionEnvironment } from './environment.js';
-import { isHostAlive, sendToHost, type HostCommand } from './host-client.js';
+import { hostSocket, isHostAlive, sendToSessionHost, type HostCommand } from './host-client.js';
 import { HostWatch } from './host-watch.js';
 import type { Ingestor } from './ingest.js';
 import { HostLauncher } from './launcher.js';
@@ -46,7 +47,7 @@ export class HostSupervisor {
 
   /** Sends a command to a session's host and waits for its answer. */
   send(sessionId: string, command: HostCommand): Promise<void> {
-    return sendToHost(sessionPaths(this.options.home, sessionId).socket, command);
+    return sendToSessionHost(this.options.home, sessionId, command);
   }
 
   /** Starts the host of a queued session. Never throws: a host that cannot start fails its session, with the reason. */
@@ -54,6 +55,8 @@ export class HostSupervisor {
     const started = performance.now();
     const { ingestor, store } = this.options;
     try {
+      // Checked here too, so a socket folder another user made fails the session with the reason.
+      ensureSocketFolder(this.options.home, sessionPaths(this.options.home, session.id, this.options.env).socket);
       const host = await this.launcher.launch(
         {
           sessionId: session.id,
@@ -146,7 +149,7 @@ export class HostSupervisor {
   private watch(sessionId: string, exited?: Promise<number | null>): void {
     this.watches.get(sessionId)?.close();
     const paths = sessionPaths(this.options.home, sessionId);
-    const watch = new HostWatch(paths.events, paths.socket, () => this.options.ingestor.ingest(sessionId), exited);
+    const watch = new HostWatch(paths.events, hostSocket(this.options.home, sessionId), () => this.options.ingestor.ingest(sessionId), exited);
     this.watches.set(sessionId, watch);
     watch.gone
       .then(() => {

@@ -45,4 +45,9 @@ export interface HostInfo {
   pid: number;
   sessionId: string;
   startedAt: string;
+  /**
+   * Where the host's control socket is. Kept because a long home's sockets follow
+   * $XDG_RUNTIME_DIR, which a supervisor started from another shell may not share.
+   */
+  socket: string;
 }

@@ -129,6 +129,20 @@ export class DangerousModeNotAcceptedError extends BatonError {
   }
 }
 
+/**
+ * A folder Baton would put its sockets in is not the user's alone: another user could replace a
+ * socket there and receive what Baton sends (replies, approvals).
+ */
+export class UnsafeSocketFolderError extends BatonError {
+  constructor(readonly folder: string, readonly problem: string) {
+    super(
+      'forbidden',
+      `Baton will not use ${folder} for its sockets: ${problem}. Another user may have made it to intercept Baton. Remove it (as its owner or root) and try again, or set a shorter BATON_HOME (under ~70 characters), whose sockets then stay inside it.`,
+      { reason: 'unsafe_socket_folder', folder, problem },
+    );
+  }
+}
+
 export class AgentUnavailableError extends BatonError {
   constructor(readonly agent: string, message: string) {
     super('agent_unavailable', message, { agent });

@@ -123,6 +123,23 @@ describe('bad input gets a one-line error and leaves nothing half-created', () =
     expect(unique.session.id).toBe(ids[0]);
   });
 
+  it.each<[string[], string[]]>([
+    [['peek'], []],
+    [['logs', '--json'], []],
+    [['reply'], ['more']],
+    [['approve', '--reason', 'ok'], []],
+    [['stop'], []],
+    [['respawn'], []],
+    [['rm'], []],
+  ])('refuses a 100 KB session reference to %j before sending anything', async (command, rest) => {
+    const ref = 'x'.repeat(100_000);
+    const result = await t.run([...command, ref, ...rest]);
+    expectOneLineError(result, /^baton: The session reference "x{24}…" is 100000 characters long; a session is named by its id, an id prefix or its name \(at most 200 characters\)/, 2);
+    expect(result.stderr.length).toBeLessThan(400);
+    // Refused before connecting: no supervisor was even started.
+    expect(existsSync(join(t.home, 'supervisor.json'))).toBe(false);
+  });
+
   it('refuses replies and approvals a session cannot take', async () => {
     await t.ok(['dispatch', 'x', '--name', 'r', '--script', t.script([{ say: 'hi' }])], { cwd: repo });
     await t.waitForState('r', 'ready_for_review');

@@ -26,10 +26,11 @@ export class TestBaton {
   readonly env: NodeJS.ProcessEnv;
   private readonly children: ChildProcess[] = [];
 
-  constructor(extraEnv: NodeJS.ProcessEnv = {}) {
+  /** `options.home`: BATON_HOME's path below the test's folder (a deep one, say). */
+  constructor(extraEnv: NodeJS.ProcessEnv = {}, options: { home?: string } = {}) {
     // realpath: macOS-style /tmp symlinks would otherwise make paths compare unequal.
     this.root = realpathSync(mkdtempSync(join(tmpdir(), 'baton-test-')));
-    this.home = join(this.root, 'home');
+    this.home = join(this.root, options.home ?? 'home');
     const fakeHome = join(this.root, 'user');
     mkdirSync(fakeHome);
     this.env = {

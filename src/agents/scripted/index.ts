@@ -8,7 +8,7 @@ import { closeSync, existsSync, ftruncateSync, mkdirSync, openSync, readFileSync
 import { join } from 'node:path';
 import { InvalidInputError } from '../../shared/errors.js';
 import type { AgentAdapter, AgentEvent, AgentRun, AgentStartOptions, ApprovalDecision } from '../types.js';
-import { defaultScript, fill, parseScript, type Script, type Step } from './script.js';
+import { REPLY_VARIABLE, defaultScript, fill, fillShell, latestReply, parseScript, type Script, type Step } from './script.js';
 import { SHELL_TOOL, editFile, killGroup, runCommand, toolKind, writeFile, type ToolContext } from './tools.js';
 
 export const scriptedAgent: AgentAdapter = {
@@ -179,9 +179,13 @@ class ScriptedRun implements AgentRun {
     else if ('think' in step) this.emit({ type: 'thinking.added', text: fill(step.think, replies) });
     else if ('write' in step) writeFile(this.tools, step.write.path, fill(step.write.content, replies));
     else if ('edit' in step) editFile(this.tools, step.edit.path, step.edit.old, fill(step.edit.new, replies));
-    else if ('run' in step) await this.runCommand(typeof step.run === 'string' ? fill(step.run, replies) : step.run.map((a) => fill(a, replies)));
+    else if ('run' in step) await this.runCommand(typeof step.run === 'string' ? fillShell(step.run) : step.run.map((a) => fill(a, replies)));
     else if ('ask' in step) await this.ask(fill(step.ask, replies));
-    else if ('approve' in step) await this.askApproval({ ...step.approve, input: fill(step.approve.input, replies) });
+    else if ('approve' in step) {
+      // A shell command is shown as it will run: the reply goes in as a variable, not as shell text.
+      const input = step.approve.tool === SHELL_TOOL ? fillShell(step.approve.input) : fill(step.approve.input, replies);
+      await this.askApproval({ ...step.approve, input });
+    }
     else if ('sleep' in step) await this.sleep(step.sleep);
     else if ('usage' in step) {
       this.emit({
@@ -199,8 +203,10 @@ class ScriptedRun implements AgentRun {
     return undefined;
   }
 
+  /** An array runs without a shell, each reply a plain argument; a string gets the reply as $BATON_REPLY. */
   private runCommand(command: string | string[]): Promise<void> {
-    return runCommand(this.tools, SHELL_TOOL, command, (child) => (this.child = child));
+    const tools = { ...this.tools, env: { ...this.tools.env, [REPLY_VARIABLE]: latestReply(this.progress.replies) } };
+    return runCommand(tools, SHELL_TOOL, command, (child) => (this.child = child));
   }
 
   private ask(question: string): Promise<void> {

@@ -31,7 +31,7 @@ export type Step = z.infer<typeof Step>;
 export const Script = z
   .object({
     steps: z.array(Step).max(100_000),
-    /** Steps run for each follow-up reply; `{{reply}}` is the reply's text. */
+    /** Steps run for each follow-up reply; `{{reply}}` is the reply's text (in a shell command, `"$BATON_REPLY"`). */
     onReply: z.array(Step).max(10_000).optional(),
   })
   .strict();
@@ -88,5 +88,40 @@ export function defaultScript(prompt: string): Script {
 
 /** Replaces `{{reply}}` with the latest reply the agent received. */
 export function fill(template: string, replies: readonly string[]): string {
-  return template.replace(/\{\{reply\}\}/g, replies[replies.length - 1] ?? '');
+  return template.replace(REPLY_PLACEHOLDER, latestReply(replies));
 }
+
+export function latestReply(replies: readonly string[]): string {
+  return replies[replies.length - 1] ?? '';
+}
+
+/** Commands run by the scripted agent find the latest reply in this variable. */
+export const REPLY_VARIABLE = 'BATON_REPLY';
+
+/**
+ * A shell command's `{{reply}}`: a reply is data, so it reaches the shell as the variable
+ * $BATON_REPLY, quoted for where the placeholder stands (bare, in "…" or in '…'), and never as
+ * shell text it would parse (`$(…)`, `;`, quotes).
+ */
+export function fillShell(template: string): string {
+  const variable = `\${${REPLY_VARIABLE}}`;
+  const bySpot = { bare: `"${variable}"`, double: variable, single: `'"${variable}"'` };
+  let out = '';
+  let quote: 'bare' | 'double' | 'single' = 'bare';
+  for (let i = 0; i < template.length; i++) {
+    if (template.startsWith(PLACEHOLDER, i)) {
+      out += bySpot[quote];
+      i += PLACEHOLDER.length - 1;
+      continue;
+    }
+    const char = template[i];
+    out += char;
+    if (char === '\\' && quote !== 'single') out += template[++i] ?? '';
+    else if (char === "'" && quote !== 'double') quote = quote === 'single' ? 'bare' : 'single';
+    else if (char === '"' && quote !== 'single') quote = quote === 'double' ? 'bare' : 'double';
+  }
+  return out;
+}
+
+const PLACEHOLDER = '{{reply}}';
+const REPLY_PLACEHOLDER = /\{\{reply\}\}/g;

@@ -3,8 +3,8 @@
  * there, reported as tool events the way a real agent's are.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname, isAbsolute, relative, resolve } from 'node:path';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
 import type { AgentEvent, ToolKind } from '../types.js';
 
 const MAX_OUTPUT = 8_000;
@@ -31,34 +31,59 @@ export function toolKind(tool: string): ToolKind {
 export function writeFile(ctx: ToolContext, path: string, content: string): void {
   const toolId = ctx.toolId();
   ctx.emit({ type: 'tool.started', toolId, tool: WRITE_TOOL, kind: 'edit', input: path, files: [path] });
-  const target = insideWorktree(ctx.cwd, path);
-  if (target === undefined) {
-    ctx.emit({ type: 'tool.finished', toolId, tool: WRITE_TOOL, ok: false, output: `refused: ${path} is outside the worktree` });
+  const target = fileTarget(ctx.cwd, path);
+  if ('refused' in target) {
+    ctx.emit({ type: 'tool.finished', toolId, tool: WRITE_TOOL, ok: false, output: target.refused });
     return;
   }
-  mkdirSync(dirname(target), { recursive: true });
-  writeFileSync(target, content);
+  try {
+    mkdirSync(dirname(target.path), { recursive: true });
+    writeFileSync(target.path, content);
+  } catch (error) {
+    // A file where a folder should be, a folder where the file should be, no permission: the
+    // tool fails, as a real agent's would, and the agent goes on.
+    ctx.emit({ type: 'tool.finished', toolId, tool: WRITE_TOOL, ok: false, output: `${path}: ${(error as Error).message}` });
+    return;
+  }
   ctx.emit({ type: 'tool.finished', toolId, tool: WRITE_TOOL, ok: true, files: [path] });
 }
 
 export function editFile(ctx: ToolContext, path: string, oldText: string, newText: string): void {
   const toolId = ctx.toolId();
   ctx.emit({ type: 'tool.started', toolId, tool: EDIT_TOOL, kind: 'edit', input: path, files: [path] });
-  const target = insideWorktree(ctx.cwd, path);
-  const current = target !== undefined && existsSync(target) ? readFileSync(target, 'utf8') : undefined;
-  if (target === undefined || current === undefined || !current.includes(oldText)) {
-    const why = target === undefined ? 'outside the worktree' : current === undefined ? 'no such file' : 'old text not found';
-    ctx.emit({ type: 'tool.finished', toolId, tool: EDIT_TOOL, ok: false, output: `${path}: ${why}` });
-    return;
+  const fail = (output: string): void => ctx.emit({ type: 'tool.finished', toolId, tool: EDIT_TOOL, ok: false, output });
+  const target = fileTarget(ctx.cwd, path);
+  if ('refused' in target) return fail(target.refused);
+  const current = readText(target.path);
+  if (current === undefined) return fail(`${path}: no such file`);
+  if (!current.includes(oldText)) return fail(`${path}: old text not found`);
+  try {
+    writeFileSync(target.path, current.replace(oldText, newText));
+  } catch (error) {
+    return fail(`${path}: ${(error as Error).message}`);
   }
-  writeFileSync(target, current.replace(oldText, newText));
   ctx.emit({ type: 'tool.finished', toolId, tool: EDIT_TOOL, ok: true, files: [path] });
 }
 
-function insideWorktree(cwd: string, path: string): string | undefined {
+/**
+ * Where a file tool may write `path`: inside the worktree, and not in `.git` (a file in a
+ * worktree, a folder in a repository), which holds git's state, not the agent's work.
+ */
+function fileTarget(cwd: string, path: string): { path: string } | { refused: string } {
   const target = resolve(cwd, path);
   const rel = relative(cwd, target);
-  return rel === '' || rel.startsWith('..') || isAbsolute(rel) ? undefined : target;
+  if (rel === '' || rel.startsWith('..') || isAbsolute(rel)) return { refused: `refused: ${path} is outside the worktree` };
+  if (rel.split(sep)[0] === '.git') return { refused: `refused: ${path} is inside .git, which is git's, not the agent's` };
+  return { path: target };
+}
+
+/** A file's text; undefined when there is no such file (or a folder is there). */
+function readText(path: string): string | undefined {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch {
+    return undefined;
+  }
 }
 
 /**
