@@ -1,3 +1,5 @@
+import { readdirSync, readFileSync } from 'node:fs';
+
 /** Whether a process exists (EPERM: it does, run by someone else). */
 export function isProcessAlive(pid: number): boolean {
   try {
@@ -5,5 +7,49 @@ export function isProcessAlive(pid: number): boolean {
     return true;
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * Every process below `pid` (children, their children, …), read from /proc; empty where there
+ * is no /proc. Finds what left `pid`'s process group (setsid, sandboxes) but is still its offspring.
+ */
+export function descendantsOf(pid: number): number[] {
+  const children = new Map<number, number[]>();
+  let names: string[];
+  try {
+    names = readdirSync('/proc');
+  } catch {
+    return [];
+  }
+  for (const name of names) {
+    const child = Number(name);
+    if (!Number.isInteger(child)) continue;
+    try {
+      // The command name (field 2) may hold spaces and parentheses: the ppid follows its last ')'.
+      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      children.set(ppid, [...(children.get(ppid) ?? []), child]);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  const found: number[] = [];
+  for (let queue = [pid]; queue.length > 0; ) {
+    const next = children.get(queue.shift()!) ?? [];
+    found.push(...next);
+    queue.push(...next);
+  }
+  return found;
+}
+
+/** Sends `signal` to each pid, ignoring those already gone. */
+export function signalAll(pids: readonly number[], signal: NodeJS.Signals): void {
+  for (const pid of pids) {
+    try {
+      process.kill(pid, signal);
+    } catch {
+      // already gone
+    }
   }
 }
