@@ -53,7 +53,8 @@ export const MOVES: Readonly<Record<SessionState, readonly SessionState[]>> = {
   needs_input: ['working', 'needs_input', 'ready_for_review', 'starting', 'failed', 'stopped', 'completed'],
   ready_for_review: ['working', 'needs_input', 'queued', 'starting', 'failed', 'stopped', 'completed'],
   failed: ['queued', 'starting', 'completed'],
-  stopped: ['queued', 'starting', 'failed', 'completed'],
+  // `working` from `stopped`: an interrupted turn stops the session, but its agent stays up and a reply starts the next turn.
+  stopped: ['working', 'queued', 'starting', 'failed', 'completed'],
   completed: [],
 };
 
