@@ -50,8 +50,8 @@ const EXPECTED: Record<SessionState, string[]> = {
   working:          ['-',     'needs_input', 'needs_input', '-', 'ready_for_review', 'failed', 'stopped', 'stopped', 'needs_input', '-', '-', 'starting', 'completed', 'stopped', 'failed', '-', 'failed', 'stopped', 'completed'],
   needs_input:      ['working', 'needs_input', 'needs_input', 'working', 'ready_for_review', 'failed', 'stopped', 'stopped', 'needs_input', '-', '-', 'starting', 'completed', 'stopped', 'failed', '-', 'failed', 'stopped', 'completed'],
   ready_for_review: ['working', 'needs_input', 'needs_input', '-', '-', 'failed', 'stopped', 'stopped', 'needs_input', '-', 'queued', 'starting', 'completed', 'stopped', 'failed', '-', 'failed', 'stopped', 'completed'],
-  failed:           ['-',     '-',       '-',       '-',      '-',              '-',      '-',       '-',       '-',       '-',  'queued', 'starting', 'completed', '-',       '-',      '-', '-',      '-',       'completed'],
-  stopped:          ['-',     '-',       '-',       '-',      '-',              'failed', '-',       '-',       '-',       '-',  'queued', 'starting', 'completed', '-',       'failed', '-', 'failed', '-',       'completed'],
+  failed:           ['working', '-',       '-',       '-',      '-',              '-',      '-',       '-',       '-',       '-',  'queued', 'starting', 'completed', '-',       '-',      '-', '-',      '-',       'completed'],
+  stopped:          ['working', '-',     '-',       '-',      '-',              'failed', '-',       '-',       '-',       '-',  'queued', 'starting', 'completed', '-',       'failed', '-', 'failed', '-',       'completed'],
   completed:        ['-',     '-',       '-',       '-',      '-',              '-',      '-',       '-',       '-',       '-',  '-',      '-',        '-',         '-',       '-',      '-', '-',      '-',       '-'],
 };
 

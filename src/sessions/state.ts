@@ -52,8 +52,9 @@ export const MOVES: Readonly<Record<SessionState, readonly SessionState[]>> = {
   working: ['needs_input', 'ready_for_review', 'starting', 'failed', 'stopped', 'completed'],
   needs_input: ['working', 'needs_input', 'ready_for_review', 'starting', 'failed', 'stopped', 'completed'],
   ready_for_review: ['working', 'needs_input', 'queued', 'starting', 'failed', 'stopped', 'completed'],
-  failed: ['queued', 'starting', 'completed'],
-  stopped: ['queued', 'starting', 'failed', 'completed'],
+  failed: ['working', 'queued', 'starting', 'completed'],
+  // `working` from `stopped`: an interrupted turn stops the session, but its agent stays up and a reply starts the next turn.
+  stopped: ['working', 'queued', 'starting', 'failed', 'completed'],
   completed: [],
 };
 

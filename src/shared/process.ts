@@ -1,4 +1,5 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
+
 /**
  * Whether a process exists (EPERM: it does, run by someone else). A zombie — killed, not yet
  * reaped by its parent, which for a detached supervisor may take a while or never happen —
@@ -21,5 +22,49 @@ function isZombie(pid: number): boolean {
     return stat.charAt(stat.lastIndexOf(')') + 2) === 'Z';
   } catch {
     return false;
+  }
+}
+
+/**
+ * Every process below `pid` (children, their children, …), read from /proc; empty where there
+ * is no /proc. Finds what left `pid`'s process group (setsid, sandboxes) but is still its offspring.
+ */
+export function descendantsOf(pid: number): number[] {
+  const children = new Map<number, number[]>();
+  let names: string[];
+  try {
+    names = readdirSync('/proc');
+  } catch {
+    return [];
+  }
+  for (const name of names) {
+    const child = Number(name);
+    if (!Number.isInteger(child)) continue;
+    try {
+      // The command name (field 2) may hold spaces and parentheses: the ppid follows its last ')'.
+      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      children.set(ppid, [...(children.get(ppid) ?? []), child]);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  const found: number[] = [];
+  for (let queue = [pid]; queue.length > 0; ) {
+    const next = children.get(queue.shift()!) ?? [];
+    found.push(...next);
+    queue.push(...next);
+  }
+  return found;
+}
+
+/** Sends `signal` to each pid, ignoring those already gone. */
+export function signalAll(pids: readonly number[], signal: NodeJS.Signals): void {
+  for (const pid of pids) {
+    try {
+      process.kill(pid, signal);
+    } catch {
+      // already gone
+    }
   }
 }

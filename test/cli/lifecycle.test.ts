@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { PeekView, SessionView } from '../../src/api/index.js';
@@ -117,6 +117,36 @@ describe('a scripted session through the CLI binary', () => {
     const done = await t.waitForState('fu', 'ready_for_review');
     expect(readFileSync(join(done.worktree, 'reply.txt'), 'utf8')).toBe('also cover renames');
     expect((await logEvents(t, 'fu')).filter((e) => e.type === 'turn.started')).toHaveLength(2);
+  });
+
+  it('rm keeps a branch that has commits, and says so', async () => {
+    const steps = [{ write: { path: 'feature.txt', content: 'committed work\n' } }, { run: ['sh', '-c', 'git add feature.txt && git commit --quiet -m "add feature"'] }];
+    const session = await t.json<SessionView>(['dispatch', 'x', '--name', 'committed', '--script', t.script(steps)], { cwd: repo });
+    await t.waitForState('committed', 'ready_for_review');
+    const tip = t.git(repo, 'rev-parse', 'baton/committed');
+    expect(tip).not.toBe(t.git(repo, 'rev-parse', 'main'));
+
+    const said = await t.ok(['rm', 'committed'], { cwd: repo });
+    expect(said).toContain('Branch baton/committed is kept.');
+    expect(existsSync(session.worktree)).toBe(false);
+    expect(t.git(repo, 'rev-parse', 'baton/committed')).toBe(tip);
+    expect(t.git(repo, 'show', 'baton/committed:feature.txt')).toBe('committed work');
+  });
+
+  it('answers a reply to a stopped session that cannot resume with a clear error, and changes nothing', async () => {
+    const session = await t.json<SessionView>(['dispatch', 'x', '--name', 'gone', '--script', t.script([{ say: 'first turn' }])], { cwd: repo });
+    await t.waitForState('gone', 'ready_for_review');
+    await t.ok(['stop', 'gone']);
+    const before = await logEvents(t, 'gone');
+    rmSync(session.worktree, { recursive: true, force: true });
+
+    const refused = await t.run(['reply', 'gone', 'more please']);
+    expect(refused.code).not.toBe(0);
+    const message = refused.stderr.trim();
+    expect(message.split('\n')).toHaveLength(1);
+    expect(message).toMatch(/^baton: The worktree of gone is gone \(.+\); it cannot be /);
+    expect((await t.json<{ session: SessionView }>(['peek', 'gone'])).session).toMatchObject({ state: 'stopped', running: false });
+    expect(await logEvents(t, 'gone')).toEqual(before);
   });
 
   it('pins a session and shows it first', async () => {

@@ -56,6 +56,8 @@ export function adapterHarness<R extends AgentRun>(setup: {
     // Only after every run is closed: a run may still be working in an earlier workspace.
     for (const ws of workspaces.splice(0)) ws.remove();
     workspace = undefined;
+    // A prompt no scenario matches is answered "OK." so the CLI carries on; the test fails here.
+    server?.assertClean();
   });
 
   const must = <T>(value: T | undefined, what: string): T => {

@@ -1,6 +1,6 @@
 /** Waiting on things outside our own process, driven by OS notifications where there are any. */
 import type { ChildProcess } from 'node:child_process';
-import { readFileSync, watch } from 'node:fs';
+import { readdirSync, readFileSync, watch } from 'node:fs';
 
 /**
  * Resolves once `pid` is gone. Linux offers no exit notification for a process that is not our
@@ -99,5 +99,37 @@ function isZombie(pid: number): boolean {
     return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) === 'Z';
   } catch {
     return false;
+  }
+}
+
+/** Pids of processes whose command line contains `marker` (Linux: /proc), this one excluded. */
+export function processesMatching(marker: string): number[] {
+  const pids: number[] = [];
+  for (const name of readdirSync('/proc')) {
+    const pid = Number(name);
+    if (!Number.isInteger(pid) || pid === process.pid) continue;
+    try {
+      if (readFileSync(`/proc/${name}/cmdline`, 'utf8').replaceAll('\0', ' ').includes(marker)) pids.push(pid);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return pids;
+}
+
+/**
+ * Resolves once some process runs with `marker` in its command line (`present`), or once none
+ * does any more (`gone`). Like `watchExit`, this checks on a short interval: Linux does not
+ * notify about processes that are not our children.
+ */
+export async function watchProcesses(marker: string, until: 'present' | 'gone', timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const pids = processesMatching(marker);
+    if ((until === 'present') === pids.length > 0) return;
+    if (Date.now() > deadline) {
+      throw new Error(until === 'present' ? `no process running "${marker}" after ${timeoutMs} ms` : `still running "${marker}" after ${timeoutMs} ms: pids ${pids.join(', ')}`);
+    }
+    await new Promise((r) => setTimeout(r, 50));
   }
 }

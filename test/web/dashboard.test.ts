@@ -191,6 +191,14 @@ describe('a board longer than a screen', () => {
 
   it('paints a first screen from the HTML, then the script adds the rest', async () => {
     const page = await openDashboard(t);
+    // The markup as the server sent it, with this browser's login cookie: no script has run on it.
+    const sent = await page.context().request.get(new URL('/', page.url()).href);
+    expect(sent.status()).toBe(200);
+    const html = await sent.text();
+    const names = [...html.matchAll(/<span class="card-name">([^<]*)<\/span>/g)].map((m) => m[1]);
+    expect(html.match(/class="card state-completed/g)).toHaveLength(24);
+    expect(names).toHaveLength(24);
+    expect(names.every((name) => /^task-\d\d$/.test(name ?? ''))).toBe(true);
     await expect.poll(() => page.locator('.card').count()).toBe(COUNT);
     expect(await page.locator('.more').count()).toBe(0);
     await page.context().close();

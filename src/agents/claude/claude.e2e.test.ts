@@ -2,11 +2,13 @@
  * End to end with the real `claude` binary (the one the Agent SDK installs) against the scripted
  * model harness.server. HOME is a temp folder per test; nothing leaves 127.0.0.1.
  */
+import { randomUUID } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { bundledClaudePath, claudeEnv, type Scenario } from '../../../test/support/model-server/index.js';
 import { adapterHarness } from '../../../test/support/adapter-harness.js';
+import { watchProcesses } from '../../../test/support/process.js';
 import { waitForEvent, within } from '../../../test/support/wait.js';
 import type { AgentEvent } from '../types.js';
 import { claudeAgent, type ClaudeRun } from './index.js';
@@ -19,6 +21,8 @@ const is =
     e.type === type && extra(e as EventOf<T>);
 
 const LONG_WAIT = 'node -e "setTimeout(() => {}, 30000)"';
+/** What the long command writes if it is not really ended; unique, so its processes can be found. */
+const LATE = `late-${randomUUID()}.txt`;
 
 const scenarios: Scenario[] = [
   {
@@ -43,7 +47,7 @@ const scenarios: Scenario[] = [
   {
     prompt: 'run a long command',
     // Claude Code blocks long `sleep` commands (it wants background tasks), so these waits are not sleeps.
-    steps: [{ tools: [{ name: 'Bash', input: { command: `${LONG_WAIT} && echo late > late.txt`, description: 'wait' } }] }, { text: 'Slept.' }],
+    steps: [{ tools: [{ name: 'Bash', input: { command: `${LONG_WAIT} && echo late > ${LATE}`, description: 'wait' } }] }, { text: 'Slept.' }],
   },
   {
     prompt: 'start then wait long',
@@ -137,6 +141,8 @@ describe('the claude adapter with the real claude binary', () => {
   it('interrupts a long command, ends the turn as interrupted and stays usable', async () => {
     const { run, events } = await start('run a long command', { autoApprove: true });
     await waitForEvent(events, is('tool.started', (e) => e.tool === 'Bash'));
+    // The command's shell is found by the file name in its command line; it must be running now.
+    await watchProcesses(LATE, 'present');
     await run.interrupt();
     const done = await waitForEvent(events, completed);
     expect(done.outcome).toBe('interrupted');
@@ -148,7 +154,9 @@ describe('the claude adapter with the real claude binary', () => {
     await run.reply('say hello');
     const next = await waitForEvent(events, completed, 30_000, events.events.indexOf(done) + 1);
     expect(next.outcome).toBe('success');
-    expect(existsSync(join(harness.workspace.repo, 'late.txt'))).toBe(false);
+    // Only once nothing that could still write the file is running does its absence mean anything.
+    await watchProcesses(LATE, 'gone');
+    expect(existsSync(join(harness.workspace.repo, LATE))).toBe(false);
   });
 
   it.each([

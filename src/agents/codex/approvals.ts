@@ -2,15 +2,24 @@
  * Codex's approval requests: the app-server asks before a command or a patch, as a JSON-RPC
  * request that stays unanswered until the user decides.
  */
+import { errorMessage } from '../../shared/errors.js';
 import type { AgentEvent, ApprovalDecision, ToolKind } from '../types.js';
 import { unwrapShell } from './normalize.js';
 import { CommandApprovalParams, FileChangeApprovalParams, type ApprovalDecisionWire } from './protocol.js';
 import type { RpcConnection } from './rpc.js';
 import { COMMAND_TOOL, ITEM_KINDS, PATCH_TOOL } from './tools.js';
 
+/** Where a pending approval came from: the server's JSON-RPC id, and the turn that asked. */
+interface Pending {
+  rpcId: string | number;
+  threadId: string;
+  turnId: string;
+  input: string;
+}
+
 export class CodexApprovals {
-  /** Pending approvals: our request id → the server's JSON-RPC id. */
-  private readonly pending = new Map<string, string | number>();
+  /** Pending approvals by our request id. */
+  private readonly pending = new Map<string, Pending>();
 
   constructor(
     private readonly rpc: () => RpcConnection,
@@ -24,40 +33,52 @@ export class CodexApprovals {
     if (method === 'item/commandExecution/requestApproval') {
       const parsed = CommandApprovalParams.safeParse(params);
       if (!parsed.success) return this.refuse(id, method, params);
-      const { itemId, command, reason } = parsed.data;
-      this.ask(id, itemId, COMMAND_TOOL, ITEM_KINDS.commandExecution, unwrapShell(command ?? ''), reason ?? undefined);
+      const { threadId, turnId, itemId, command, reason } = parsed.data;
+      this.ask({ rpcId: id, threadId, turnId, input: unwrapShell(command ?? '') }, itemId, COMMAND_TOOL, ITEM_KINDS.commandExecution, reason ?? undefined);
       return true;
     }
     if (method === 'item/fileChange/requestApproval') {
       const parsed = FileChangeApprovalParams.safeParse(params);
       if (!parsed.success) return this.refuse(id, method, params);
-      const { itemId, reason, grantRoot } = parsed.data;
+      const { threadId, turnId, itemId, reason, grantRoot } = parsed.data;
       const files = this.filesOf(itemId)?.join(', ') ?? '';
       const why = reason ?? (grantRoot ? `write access to ${grantRoot}` : undefined);
-      this.ask(id, itemId, PATCH_TOOL, ITEM_KINDS.fileChange, files, why ?? undefined);
+      this.ask({ rpcId: id, threadId, turnId, input: files }, itemId, PATCH_TOOL, ITEM_KINDS.fileChange, why ?? undefined);
       return true;
     }
     return false;
   }
 
-  resolve(requestId: string, decision: ApprovalDecision): void {
-    const rpcId = this.pending.get(requestId);
-    if (rpcId === undefined) return;
+  async resolve(requestId: string, decision: ApprovalDecision): Promise<void> {
+    const pending = this.pending.get(requestId);
+    if (pending === undefined) return;
     this.pending.delete(requestId);
-    this.rpc().respond(rpcId, { decision: decision.decision === 'allow' ? 'accept' : 'decline' });
+    // A decline carries no words on the wire: the reason goes into the turn first, so the
+    // model reads it beside the refusal in its next request.
+    if (decision.decision === 'deny' && decision.reason !== undefined && decision.reason !== '') await this.steer(pending, decision.reason);
+    this.rpc().respond(pending.rpcId, { decision: decision.decision === 'allow' ? 'accept' : 'decline' });
+  }
+
+  private async steer({ threadId, turnId, input }: Pending, reason: string): Promise<void> {
+    const text = `<approval_denied>The user declined \`${input}\`: ${reason}</approval_denied>`;
+    try {
+      await this.rpc().request('turn/steer', { threadId, expectedTurnId: turnId, input: [{ type: 'text', text, text_elements: [] }] });
+    } catch (error) {
+      this.emit({ type: 'error.raised', message: 'codex did not take the reason for a denial', fatal: false, detail: errorMessage(error) });
+    }
   }
 
   /** Cancels every pending approval; after the process is gone the answers go nowhere. */
   cancelAll(): void {
     const decision: ApprovalDecisionWire = 'cancel';
-    for (const rpcId of this.pending.values()) this.rpc().respond(rpcId, { decision });
+    for (const { rpcId } of this.pending.values()) this.rpc().respond(rpcId, { decision });
     this.pending.clear();
   }
 
-  private ask(rpcId: string | number, itemId: string, tool: string, kind: ToolKind, input: string, reason: string | undefined): void {
-    const requestId = this.pending.has(itemId) ? `${itemId}-${String(rpcId)}` : itemId;
-    this.pending.set(requestId, rpcId);
-    this.emit({ type: 'approval.requested', requestId, tool, kind, input, ...(reason === undefined ? {} : { reason }) });
+  private ask(pending: Pending, itemId: string, tool: string, kind: ToolKind, reason: string | undefined): void {
+    const requestId = this.pending.has(itemId) ? `${itemId}-${String(pending.rpcId)}` : itemId;
+    this.pending.set(requestId, pending);
+    this.emit({ type: 'approval.requested', requestId, tool, kind, input: pending.input, ...(reason === undefined ? {} : { reason }) });
   }
 
   private refuse(id: string | number, method: string, params: unknown): true {

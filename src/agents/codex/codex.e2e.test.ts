@@ -2,11 +2,13 @@
  * End to end with the real `codex` binary (the @openai/codex devDependency) driven over
  * `codex app-server` against the scripted model harness.server. HOME and CODEX_HOME are temp folders.
  */
+import { randomUUID } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { installedCodexPath, codexEnv, type Scenario } from '../../../test/support/model-server/index.js';
 import { adapterHarness } from '../../../test/support/adapter-harness.js';
+import { watchProcesses } from '../../../test/support/process.js';
 import { waitForEvent, within } from '../../../test/support/wait.js';
 import type { AgentEvent } from '../types.js';
 import { codexAgent, type CodexRun } from './index.js';
@@ -20,6 +22,8 @@ const is =
 const completed = is('turn.completed');
 
 const patch = (body: string): string => `*** Begin Patch\n${body}*** End Patch\n`;
+/** What the long command writes if it is not really ended; unique, so its processes can be found. */
+const LATE = `late-${randomUUID()}.txt`;
 const escalated = (cmd: string) => ({ cmd, sandbox_permissions: 'require_escalated', justification: 'needs your approval' });
 
 const scenarios: Scenario[] = [
@@ -38,7 +42,7 @@ const scenarios: Scenario[] = [
   { prompt: 'second question', steps: [{ text: 'Second answer.' }] },
   {
     prompt: 'run a long command',
-    steps: [{ tools: [{ name: 'exec_command', input: { cmd: 'sleep 30; echo late > late.txt', yield_time_ms: 60_000 } }] }, { text: 'Slept.' }],
+    steps: [{ tools: [{ name: 'exec_command', input: { cmd: `sleep 30; echo late > ${LATE}`, yield_time_ms: 60_000 } }] }, { text: 'Slept.' }],
   },
   {
     prompt: 'start then wait long',
@@ -55,6 +59,13 @@ const scenarios: Scenario[] = [
   { prompt: CONTINUE_PROMPT, steps: [{ text: 'Continuing after the restart.' }] },
   { prompt: 'say hello', steps: [{ text: 'Hello.' }] },
 ];
+
+/** What codex sent after the model's last tool call: the call's output and anything added to the turn. */
+function itemsAfterLastCall(body: unknown): string {
+  const input = (body as { input: { type?: string }[] }).input;
+  const calls = input.map((item, i) => (item.type === 'function_call' ? i : -1)).filter((i) => i >= 0);
+  return JSON.stringify(input.slice(calls.at(-1) ?? 0));
+}
 
 const harness = adapterHarness<CodexRun>({
   adapter: codexAgent,
@@ -116,7 +127,7 @@ describe('the codex adapter with the real codex binary', () => {
     expect(readFileSync(join(harness.workspace.repo, 'approved.txt'), 'utf8')).toBe('yes\n');
   });
 
-  it('does not run a declined command and the agent is told', async () => {
+  it('does not run a declined command and the agent is told why', async () => {
     const { run, events } = await start('deny a command');
     const request = await waitForEvent(events, is('approval.requested'));
     await run.resolveApproval(request.requestId, { decision: 'deny', reason: 'not now' });
@@ -124,7 +135,10 @@ describe('the codex adapter with the real codex binary', () => {
     expect(existsSync(join(harness.workspace.repo, 'denied.txt'))).toBe(false);
     const followUp = harness.server.requestsFor('deny a command').at(-1)!;
     expect(followUp.stepIndex).toBe(1);
-    expect(followUp.text).toMatch(/rejected|declined|denied/i);
+    // The refusal on the wire has no words of its own: the reason must reach the model beside it.
+    const afterCall = itemsAfterLastCall(followUp.body);
+    expect(afterCall).toMatch(/"function_call_output".*rejected by user/);
+    expect(afterCall).toContain('not now');
   });
 
   it('starts a second turn in the same thread for a reply', async () => {
@@ -141,6 +155,8 @@ describe('the codex adapter with the real codex binary', () => {
   it('interrupts a long command, ends the turn as interrupted and stays usable', async () => {
     const { run, events } = await start('run a long command');
     await waitForEvent(events, is('tool.started', (e) => e.tool === 'shell'));
+    // The command's shell is found by the file name in its command line; it must be running now.
+    await watchProcesses(LATE, 'present');
     await run.interrupt();
     const done = await waitForEvent(events, completed);
     expect(done.outcome).toBe('interrupted');
@@ -148,7 +164,10 @@ describe('the codex adapter with the real codex binary', () => {
     await run.reply('say hello');
     const next = await waitForEvent(events, completed, 30_000, events.events.indexOf(done) + 1);
     expect(next.outcome).toBe('success');
-    expect(existsSync(join(harness.workspace.repo, 'late.txt'))).toBe(false);
+    // Only once nothing that could still write the file is running does its absence mean anything:
+    // the shell surviving its `sleep` would write it.
+    await watchProcesses(LATE, 'gone');
+    expect(existsSync(join(harness.workspace.repo, LATE))).toBe(false);
   });
 
   it.each([

@@ -7,6 +7,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { DANGEROUS_PERMISSION_MODE } from '../../events/vocabulary.js';
 import { errorMessage } from '../../shared/errors.js';
 import { createLogger } from '../../shared/log.js';
+import { descendantsOf, signalAll } from '../../shared/process.js';
 import { Conversation, type TurnDriver } from '../conversation.js';
 import type { AgentEvent, AgentRun, AgentStartOptions, ApprovalDecision } from '../types.js';
 import { CodexApprovals } from './approvals.js';
@@ -28,6 +29,8 @@ export class CodexRun implements AgentRun, TurnDriver {
   private turnId: string | undefined;
   private readonly approvals: CodexApprovals;
   private stderrTail = '';
+  /** The processes below codex when the current turn was sent. */
+  private beforeTurn = new Set<number>();
 
   constructor(
     private readonly options: AgentStartOptions,
@@ -77,7 +80,7 @@ export class CodexRun implements AgentRun, TurnDriver {
   }
 
   async resolveApproval(requestId: string, decision: ApprovalDecision): Promise<void> {
-    this.approvals.resolve(requestId, decision);
+    await this.approvals.resolve(requestId, decision);
   }
 
   interrupt(): Promise<void> {
@@ -92,6 +95,7 @@ export class CodexRun implements AgentRun, TurnDriver {
 
   sendTurn(prompt: string): void {
     this.turnId = undefined;
+    this.beforeTurn = new Set(this.offspring());
     const params = { threadId: this.threadId, input: [{ type: 'text', text: prompt, text_elements: [] }] };
     this.rpc.request('turn/start', params).then(
       (response) => {
@@ -112,16 +116,29 @@ export class CodexRun implements AgentRun, TurnDriver {
     } catch (error) {
       log.warn('turn/interrupt failed', { error: errorMessage(error) });
     }
+    // Codex ends the turn but leaves its commands running (in sandboxes outside our process
+    // group): what the turn started goes with it, what was there before (MCP servers) stays.
+    signalAll(
+      this.offspring().filter((pid) => !this.beforeTurn.has(pid)),
+      'SIGKILL',
+    );
   }
 
   shutDown(): void {
     this.rpc.close('the session was closed');
     this.child.stdin?.end();
+    signalAll(this.offspring(), 'SIGTERM');
     this.killGroup('SIGTERM');
   }
 
   kill(): void {
+    signalAll(this.offspring(), 'SIGKILL');
     this.killGroup('SIGKILL');
+  }
+
+  /** Every process codex started and that still runs, sandboxed commands (own sessions) included. */
+  private offspring(): number[] {
+    return this.child.pid === undefined ? [] : descendantsOf(this.child.pid);
   }
 
   closeOpenTools(why: string): AgentEvent[] {

@@ -43,8 +43,14 @@ export interface ModelServer {
   /** Base URL without a trailing slash, e.g. `http://127.0.0.1:PORT`. */
   url: string;
   readonly requests: RecordedRequest[];
-  /** Requests the server itself could not handle (a bug in a scenario or in the fake). */
+  /**
+   * Requests the server could not answer as scripted: a bug in the fake, a prompt no scenario
+   * matches, or a step past a scenario's end. Each was still answered (with "OK."), so the CLI
+   * carries on and the test must look here: `assertClean()` does.
+   */
   readonly failures: string[];
+  /** Throws, naming every failure since the last call (and forgetting them), if there were any. */
+  assertClean(): void;
   /** Requests for one scenario, in arrival order. */
   requestsFor(prompt: string): RecordedRequest[];
   close(): Promise<void>;
@@ -102,6 +108,10 @@ export async function startModelServer(scenarios: readonly Scenario[]): Promise<
     frames: (step: Step) => string[],
   ): Promise<void> {
     const { scenario, stepIndex, step } = selectStep(scenarios, conversation);
+    if (scenario === undefined) failures.push(`${api} request matched no scenario; its prompt: ${JSON.stringify(conversation.prompt)}`);
+    else if (stepIndex >= scenario.steps.length) {
+      failures.push(`${api} request for step ${stepIndex + 1} of scenario ${JSON.stringify(scenario.prompt)}, which has ${scenario.steps.length}`);
+    }
     requests.push({ api, body, headers: req.headers, prompt: conversation.prompt, scenario: scenario?.prompt, stepIndex, text });
     if (step.delayMs !== undefined) await delay(step.delayMs);
     if (res.destroyed) return;
@@ -136,6 +146,10 @@ export async function startModelServer(scenarios: readonly Scenario[]): Promise<
     url: `http://127.0.0.1:${port}`,
     requests,
     failures,
+    assertClean: () => {
+      const seen = failures.splice(0);
+      if (seen.length > 0) throw new Error(`the model server was asked for what no scenario scripts:\n  ${seen.join('\n  ')}`);
+    },
     requestsFor: (prompt) => requests.filter((r) => r.scenario === prompt),
     close: () =>
       new Promise<void>((resolve) => {

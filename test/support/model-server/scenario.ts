@@ -33,7 +33,7 @@ export interface Scenario {
 
 export const DEFAULT_USAGE = { input: 100, output: 20 } as const;
 
-/** What an unmatched prompt (or a step past a scenario's end) gets: a plain final answer. */
+/** What an unmatched prompt (or a step past a scenario's end) gets: a plain final answer, and a recorded failure. */
 export const FALLBACK_STEP: Step = { text: 'OK.' };
 
 export interface Conversation {
