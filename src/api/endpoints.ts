@@ -3,6 +3,7 @@ import type { DAEMON } from './daemon.js';
 import type { HISTORY } from './history.js';
 import type { SESSIONS } from './sessions.js';
 import type { UI } from './ui.js';
+import type { WORKSPACE } from './workspace.js';
 
-export type Endpoints = typeof DAEMON & typeof SESSIONS & typeof HISTORY & typeof UI;
+export type Endpoints = typeof DAEMON & typeof SESSIONS & typeof HISTORY & typeof UI & typeof WORKSPACE;
 export type Route = keyof Endpoints;

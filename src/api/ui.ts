@@ -3,14 +3,27 @@ import { z } from 'zod';
 import { endpoint, type Table } from './endpoint.js';
 import { SessionView } from './index.js';
 import { InboxView, LoginCodeView, StreamRemoved, StreamSnapshot } from './web.js';
+import { WorkspaceEvent } from '../events/workspace.js';
+import { intQuery } from './query.js';
+
+export const StreamQuery = z.object({
+  after: intQuery('after', 0, Number.MAX_SAFE_INTEGER, 'a non-negative integer').describe('Replay workspace events after this sequence number first'),
+  sessions: z
+    .string()
+    .optional()
+    .transform((value) => value !== '0' && value !== 'false')
+    .describe('0 leaves out the snapshot and the session messages (a client that wants workspace events only)'),
+});
 
 export const ChangeCounts = z.object({ counts: z.record(z.string(), z.number().int()) });
 export type ChangeCounts = z.infer<typeof ChangeCounts>;
 
 export const UI = {
   'GET /api/stream': endpoint({
-    summary: 'SSE: one `snapshot`, then `session` for each change and `removed` for each removal',
-    sse: { snapshot: StreamSnapshot, session: SessionView, removed: StreamRemoved },
+    summary:
+      'SSE, the one live feed of the workspace: one `snapshot` of the sessions, then `session` for each change and `removed` for each removal; and `workspace` for each workspace event (every domain, one global sequence: replayed after ?after=N, else from now). ?sessions=0 leaves the session messages out.',
+    query: StreamQuery,
+    sse: { snapshot: StreamSnapshot, session: SessionView, removed: StreamRemoved, workspace: WorkspaceEvent },
   }),
   'GET /api/inbox': endpoint({ summary: 'Sessions needing input, each with the events before its question', response: InboxView }),
   'GET /api/changes': endpoint({ summary: 'Files-changed count per live session id', response: ChangeCounts }),

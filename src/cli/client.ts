@@ -9,6 +9,7 @@ import { request, type IncomingMessage } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { ApiClient, requestLine, streamMessage, type ErrorMapper, type Transport } from '../api/client.js';
 import type { BatonEvent } from '../events/index.js';
+import type { WorkspaceEvent } from '../events/workspace.js';
 import { BatonError, SupervisorUnreachableError, UnauthorizedError, type ErrorCode } from '../shared/errors.js';
 import { homePaths, type HomePaths } from '../shared/paths.js';
 import { isProcessAlive } from '../shared/process.js';
@@ -36,8 +37,23 @@ export class SupervisorClient extends ApiClient {
   }
 
   /** Replays a session's events after `after`, then follows live until `signal` aborts. */
-  async follow(ref: string, after: number, onEvent: (event: BatonEvent) => void, signal: AbortSignal, onLive?: () => void): Promise<void> {
+  follow(ref: string, after: number, onEvent: (event: BatonEvent) => void, signal: AbortSignal, onLive?: () => void): Promise<void> {
     const { path } = requestLine('GET /api/sessions/:ref/events', { params: { ref }, query: { follow: true, after } });
+    return this.stream(path, signal, (message) => {
+      if (message.event === 'event') onEvent(streamMessage('GET /api/sessions/:ref/events', 'event', message.data));
+      else if (message.event === 'live') onLive?.();
+    });
+  }
+
+  /** Workspace events after `after` (replayed), then live ones, until `signal` aborts. */
+  followWorkspace(after: number, onEvent: (event: WorkspaceEvent) => void, signal: AbortSignal): Promise<void> {
+    const { path } = requestLine('GET /api/stream', { query: { after, sessions: '0' } });
+    return this.stream(path, signal, (message) => {
+      if (message.event === 'workspace') onEvent(streamMessage('GET /api/stream', 'workspace', message.data));
+    });
+  }
+
+  private async stream(path: string, signal: AbortSignal, onMessage: (message: { event: string; data: string }) => void): Promise<void> {
     let response: IncomingMessage;
     try {
       response = await open(this.baseUrl + path, this.headers, signal);
@@ -54,8 +70,7 @@ export class SupervisorClient extends ApiClient {
         for (let end = buffer.indexOf('\n\n'); end !== -1; end = buffer.indexOf('\n\n')) {
           const message = parseSse(buffer.slice(0, end));
           buffer = buffer.slice(end + 2);
-          if (message.event === 'event') onEvent(streamMessage('GET /api/sessions/:ref/events', 'event', message.data));
-          else if (message.event === 'live') onLive?.();
+          onMessage(message);
         }
       }
     } catch (error) {

@@ -97,6 +97,14 @@ function buildProgram(ctx: Context): Commander.Command {
     .action(async (ref: string, opts: { follow?: boolean; json?: boolean; after: string }) => (await import('./commands/stream.js')).logs(ctx, ref, opts));
 
   program
+    .command('events')
+    .description('what happened across the workspace: sessions dispatched, changing state, pinned, removed')
+    .option('-f, --follow', 'keep printing new events')
+    .option('--after <seq>', 'only events after this sequence number', '0')
+    .addOption(new Option('--json', 'one JSON event per line'))
+    .action(async (opts: { follow?: boolean; json?: boolean; after: string }) => (await import('./commands/events.js')).events(ctx, opts));
+
+  program
     .command('attach')
     .description('follow a session live and type replies; Ctrl-C detaches (the session goes on)')
     .argument('<session>', 'id, id prefix or name', sessionRef)

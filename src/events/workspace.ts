@@ -40,11 +40,11 @@ type Envelope<D> = D extends WorkspaceEventDefinition<infer T, infer S> ? { seq:
 export type WorkspaceEvent = Envelope<Definitions>;
 export type WorkspaceEventType = WorkspaceEvent['type'];
 
-const envelope = <D extends Definitions>(d: D) => z.object({ seq: z.number().int().positive(), ts: z.string(), type: z.literal(d.type), data: d.schema });
+const envelope = { seq: z.number().int().positive(), ts: z.string() };
 
 export const WorkspaceEvent = z.discriminatedUnion('type', [
-  envelope(SessionDispatched),
-  envelope(SessionStateChanged),
-  envelope(SessionPinned),
-  envelope(SessionRemoved),
+  z.object({ ...envelope, type: z.literal(SessionDispatched.type), data: SessionDispatched.schema }),
+  z.object({ ...envelope, type: z.literal(SessionStateChanged.type), data: SessionStateChanged.schema }),
+  z.object({ ...envelope, type: z.literal(SessionPinned.type), data: SessionPinned.schema }),
+  z.object({ ...envelope, type: z.literal(SessionRemoved.type), data: SessionRemoved.schema }),
 ]);

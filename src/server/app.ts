@@ -9,6 +9,7 @@ import { DAEMON, type DaemonStatus } from '../api/daemon.js';
 import { HISTORY } from '../api/history.js';
 import type { ApiErrorBody } from '../api/index.js';
 import { SESSIONS } from '../api/sessions.js';
+import { WORKSPACE } from '../api/workspace.js';
 import { BatonError, formatIssues } from '../shared/errors.js';
 import { createLogger } from '../shared/log.js';
 import type { SessionManager } from '../sessions/manager.js';
@@ -17,6 +18,7 @@ import { daemonHandlers } from './routes/daemon.js';
 import { historyHandlers } from './routes/history.js';
 import { mount } from './routes/mount.js';
 import { sessionHandlers } from './routes/sessions.js';
+import { workspaceHandlers } from './routes/workspace.js';
 import { mountWeb } from './web-routes.js';
 
 const log = createLogger('http');
@@ -58,6 +60,7 @@ export function createApp(options: AppOptions): Hono {
   mount(app, DAEMON, daemonHandlers(options));
   mount(app, SESSIONS, sessionHandlers(manager));
   mount(app, HISTORY, historyHandlers(manager));
+  mount(app, WORKSPACE, workspaceHandlers(manager.bus));
 
   // Last: the web routes end with the UI's catch-all.
   if (options.browserAuth !== undefined) mountWeb(app, { manager, auth: options.browserAuth, port: options.port });

@@ -11,10 +11,11 @@ import * as shapes from '../api/index.js';
 import * as sessions from '../api/sessions.js';
 import * as ui from '../api/ui.js';
 import * as web from '../api/web.js';
+import * as workspace from '../api/workspace.js';
 import { BatonEvent } from '../events/index.js';
 import { VERSION } from './version.js';
 
-export const TABLES = { ...daemon.DAEMON, ...sessions.SESSIONS, ...history.HISTORY, ...ui.UI } as const;
+export const TABLES = { ...daemon.DAEMON, ...sessions.SESSIONS, ...history.HISTORY, ...ui.UI, ...workspace.WORKSPACE } as const;
 
 const ErrorBody = z.object({ error: z.object({ code: z.string(), message: z.string(), data: z.record(z.string(), z.unknown()).optional() }) });
 

@@ -1,7 +1,8 @@
 /**
- * `GET /api/stream`: the board's live feed. One `snapshot` of every live session, then a
- * `session` message whenever one changes (state, activity, usage, pin) and `removed` when one is
- * removed. Changes are coalesced per turn of the event loop, so a burst of events costs one view
+ * `GET /api/stream`: the workspace's live feed, for the page and the CLI alike. One `snapshot` of
+ * every live session, then a `session` message whenever one changes (state, activity, usage, pin)
+ * and `removed` when one is removed; and a `workspace` message for each event on the workspace
+ * bus — replayed from `?after=N`, else from now. `?sessions=0` leaves the session messages out. Changes are coalesced per turn of the event loop, so a burst of events costs one view
  * per session rather than one per event, without adding a timer's worth of latency.
  */
 import type { Context } from 'hono';
@@ -17,8 +18,9 @@ export function boardSnapshot(manager: SessionManager): StreamSnapshot {
   return { sessions: manager.list().map((s) => manager.view(s)) };
 }
 
-export function serveBoardStream(c: Context, manager: SessionManager): Response {
+export function serveBoardStream(c: Context, manager: SessionManager, query: { after?: number | undefined; sessions: boolean } = { sessions: true }): Response {
   return streamSSE(c, async (stream) => {
+    const startSeq = query.after ?? manager.bus.lastSeq();
     const pending = new Set<string>();
     let flushing: Promise<void> | undefined;
 
@@ -46,14 +48,18 @@ export function serveBoardStream(c: Context, manager: SessionManager): Response 
     };
 
     // Listen before the snapshot so a change in between is sent after it, not lost.
-    manager.on('session', onSession);
+    if (query.sessions) manager.on('session', onSession);
     const closed = new Promise<void>((resolve) => stream.onAbort(resolve));
     const heartbeat = setInterval(() => {
       stream.write(': ping\n\n').catch(() => stream.abort());
     }, HEARTBEAT_MS);
     try {
-      await stream.writeSSE({ event: 'snapshot', data: JSON.stringify(boardSnapshot(manager)) });
-      await closed;
+      if (query.sessions) await stream.writeSSE({ event: 'snapshot', data: JSON.stringify(boardSnapshot(manager)) });
+      await manager.bus.follow(
+        startSeq,
+        (event) => stream.writeSSE({ id: String(event.seq), event: 'workspace', data: JSON.stringify(event) }).catch(() => stream.abort()),
+        closed,
+      );
     } finally {
       clearInterval(heartbeat);
       manager.off('session', onSession);

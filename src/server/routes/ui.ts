@@ -20,7 +20,7 @@ export interface UiDeps {
 export function uiHandlers({ manager, auth, port }: UiDeps): Handlers<typeof UI> {
   const changes = new ChangeCounts(manager);
   return {
-    'GET /api/stream': ({ c }) => serveBoardStream(c, manager),
+    'GET /api/stream': ({ c, query }) => serveBoardStream(c, manager, query),
     'GET /api/inbox': () => ({
       items: manager
         .list()
