@@ -23,6 +23,11 @@ export interface EndpointSpec {
   sse?: Record<string, z.ZodType>;
   /** A plain-text answer of this content type (e.g. a diff) rather than JSON. */
   text?: string;
+  /**
+   * Only for the token's holder (the CLI), never for a browser's login cookie: actions a page
+   * must not be able to take for the user, however it was made to send the request.
+   */
+  tokenOnly?: true;
 }
 
 /** Identity at run time; keeps each entry's literal type for the client and the handlers. */

@@ -27,5 +27,5 @@ export const UI = {
   }),
   'GET /api/inbox': endpoint({ summary: 'Sessions needing input, each with the events before its question', response: InboxView }),
   'GET /api/changes': endpoint({ summary: 'Files-changed count per live session id', response: ChangeCounts }),
-  'POST /api/ui/login': endpoint({ summary: 'A one-time browser login URL (token only, not the cookie)', response: LoginCodeView, status: 201 }),
+  'POST /api/ui/login': endpoint({ summary: 'A one-time browser login URL (token only, not the cookie)', response: LoginCodeView, status: 201, tokenOnly: true }),
 } satisfies Table;

@@ -20,8 +20,13 @@ import { mount } from './routes/mount.js';
 import { sessionHandlers } from './routes/sessions.js';
 import { workspaceHandlers } from './routes/workspace.js';
 import { mountWeb } from './web-routes.js';
+import { TABLES } from './openapi.js';
+import type { EndpointSpec } from '../api/endpoint.js';
 
 const log = createLogger('http');
+
+/** Routes the endpoint tables mark `tokenOnly`: a browser's cookie never reaches them. */
+const TOKEN_ONLY = new Set(Object.entries(TABLES).flatMap(([route, spec]) => ((spec as EndpointSpec).tokenOnly === true ? [route] : [])));
 
 export interface AppOptions {
   manager: SessionManager;
@@ -51,8 +56,12 @@ export function createApp(options: AppOptions): Hono {
     }
     // The web UI's pages and login are public; its API calls authenticate by cookie (web-auth.ts).
     if (options.browserAuth !== undefined && !c.req.path.startsWith('/api/')) return next();
-    if (!tokenMatches(c.req.header('authorization'), options.token) && !(options.browserAuth?.allows(c.req.raw) ?? false)) {
+    const byToken = tokenMatches(c.req.header('authorization'), options.token);
+    if (!byToken && !(options.browserAuth?.allows(c.req.raw) ?? false)) {
       return refuse(401, 'unauthorized', 'Missing or wrong token. The CLI reads it from $BATON_HOME/token.');
+    }
+    if (!byToken && TOKEN_ONLY.has(`${c.req.method} ${c.req.path}`)) {
+      return refuse(403, 'forbidden', 'This needs the token, not a browser login: run it with the `baton` command line.');
     }
     await next();
   });

@@ -81,6 +81,7 @@ function operation(path: string, spec: EndpointSpec, ref: Ref): Record<string, u
       default: { description: 'Error', content: { 'application/json': { schema: ref(ErrorBody, 'output') } } },
     },
   };
+  if (spec.tokenOnly === true) op.security = [{ bearer: [] }];
   if (parameters.length > 0) op.parameters = parameters;
   if (spec.body !== undefined) op.requestBody = { required: true, content: { 'application/json': { schema: ref(spec.body, 'input') } } };
   return op;

@@ -96,6 +96,31 @@ describe('browser login and cookie auth', () => {
     expect(own.status).toBe(404);
   });
 
+  it('keeps a browser login away from token-only actions: accepting dangerous modes, stopping the supervisor, minting logins', async () => {
+    let stopped = 0;
+    app = createApp({
+      manager: new SessionManager({ home: dir, db, maxConcurrent: 2, env: {} }),
+      token: TOKEN,
+      port: () => PORT,
+      browserAuth: new BrowserAuth({ port: () => PORT, now: () => now }),
+      requestShutdown: () => void stopped++,
+      status: () => ({ pid: 1, port: PORT, home: dir, version: 'test', startedAt: '', uptimeSeconds: 0, maxConcurrent: 2, active: 0, queued: 0, sessions: 0 }),
+    });
+    const browser = await login();
+    const asPage = { cookie: browser, origin: SELF, 'content-type': 'application/json' };
+    const accept = await request('/api/dangerous-mode/accept', { method: 'POST', body: JSON.stringify({ cwd: dir }), headers: asPage });
+    expect(accept.status).toBe(403);
+    expect(((await accept.json()) as { error: { message: string } }).error.message).toMatch(/needs the token/);
+    expect((await request('/api/daemon/stop', { method: 'POST', headers: asPage })).status).toBe(403);
+    expect((await request('/api/ui/login', { method: 'POST', headers: asPage })).status).toBe(403);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(stopped).toBe(0);
+    // The token holder may.
+    expect((await request('/api/daemon/stop', { method: 'POST', headers: bearer })).status).toBe(200);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(stopped).toBe(1);
+  });
+
   it('takes form posts from its own pages only, and answers bad ones with a page that says why', async () => {
     const cookie = await login();
     const form = (body: string, headers: Record<string, string>) =>
