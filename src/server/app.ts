@@ -88,6 +88,11 @@ function errorResponse(c: Context, error: unknown): Response {
   if (error instanceof BatonError) {
     return c.json<ApiErrorBody>({ error: { code: error.code, message: error.message, data: error.data } }, error.httpStatus as 400);
   }
+  // A client that hung up mid-request (its body cut short) is not the supervisor's error.
+  if (c.req.raw.signal.aborted) {
+    log.info('request aborted by the client', { method: c.req.method, path: c.req.path });
+    return c.body(null, 400);
+  }
   log.error('unhandled error', { error: error instanceof Error ? (error.stack ?? error.message) : String(error) });
   return c.json<ApiErrorBody>({ error: { code: 'internal', message: 'Internal error; see supervisor.log' } }, 500);
 }
