@@ -5,6 +5,12 @@
 import { z } from 'zod';
 import { AGENT_IDS, DEFAULT_AGENT, DEFAULT_PERMISSION_MODE, PERMISSION_MODES, SessionState, StateReason } from '../events/index.js';
 
+/**
+ * The largest request body the supervisor reads (1 MiB), refused with 413 before it is buffered.
+ * The largest legitimate body, a dispatch with a 100,000-character prompt and a script, fits.
+ */
+export const MAX_BODY_BYTES = 1024 * 1024;
+
 export const AgentName = z.enum(AGENT_IDS);
 export const PermissionModeSchema = z.enum(PERMISSION_MODES);
 

@@ -26,8 +26,19 @@ export async function main(argv: string[]): Promise<void> {
   } catch (error) {
     process.exitCode = report(error, ctx);
   }
-  // Open sockets or timers of a finished command must not keep the CLI alive.
-  if (process.exitCode !== undefined && !ctx.keepAlive) setImmediate(() => process.exit(process.exitCode));
+  if (process.exitCode === undefined || ctx.keepAlive) return;
+  // Output to a pipe is written asynchronously once the pipe is full: exiting now would drop
+  // what is still queued. Then open sockets or timers of a finished command must not keep the CLI alive.
+  await Promise.all([flushed(process.stdout), flushed(process.stderr)]);
+  setImmediate(() => process.exit(process.exitCode));
+}
+
+/** Resolves once everything written so far has been handed to the OS (or the stream has failed). */
+function flushed(stream: NodeJS.WriteStream): Promise<void> {
+  return new Promise((resolve) => {
+    if (stream.writableLength === 0 || stream.destroyed) resolve();
+    else stream.write('', () => resolve());
+  });
 }
 
 function report(error: unknown, ctx: Context): number {

@@ -4,13 +4,14 @@
  */
 import { timingSafeEqual } from 'node:crypto';
 import { Hono, type Context } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
 import { ZodError } from 'zod';
 import { DAEMON, type DaemonStatus } from '../api/daemon.js';
 import { HISTORY } from '../api/history.js';
-import type { ApiErrorBody } from '../api/index.js';
+import { MAX_BODY_BYTES, type ApiErrorBody } from '../api/index.js';
 import { SESSIONS } from '../api/sessions.js';
 import { WORKSPACE } from '../api/workspace.js';
-import { BatonError, formatIssues } from '../shared/errors.js';
+import { BatonError, formatIssues, RequestTooLargeError } from '../shared/errors.js';
 import { createLogger } from '../shared/log.js';
 import type { SessionManager } from '../sessions/manager.js';
 import type { BrowserAuth } from './web-auth.js';
@@ -65,6 +66,8 @@ export function createApp(options: AppOptions): Hono {
     }
     await next();
   });
+  // By Content-Length when given, else counted while read: an oversized body is never held whole.
+  app.use('*', bodyLimit({ maxSize: MAX_BODY_BYTES, onError: () => { throw new RequestTooLargeError(MAX_BODY_BYTES); } }));
 
   mount(app, DAEMON, daemonHandlers(options));
   mount(app, SESSIONS, sessionHandlers(manager));
@@ -96,6 +99,11 @@ function errorResponse(c: Context, error: unknown): Response {
   }
   if (error instanceof BatonError) {
     return c.json<ApiErrorBody>({ error: { code: error.code, message: error.message, data: error.data } }, error.httpStatus as 400);
+  }
+  // A client that hung up mid-request (its body cut short) is not the supervisor's error.
+  if (c.req.raw.signal.aborted) {
+    log.info('request aborted by the client', { method: c.req.method, path: c.req.path });
+    return c.body(null, 400);
   }
   log.error('unhandled error', { error: error instanceof Error ? (error.stack ?? error.message) : String(error) });
   return c.json<ApiErrorBody>({ error: { code: 'internal', message: 'Internal error; see supervisor.log' } }, 500);

@@ -43,7 +43,8 @@ export function openApiDocument(): Record<string, unknown> {
     info: {
       title: 'Baton supervisor API',
       version: VERSION,
-      description: 'Loopback only. Authenticate with `Authorization: Bearer <$BATON_HOME/token>`, or from a browser with the cookie `baton ui` sets (non-GET requests must then carry the page Origin).',
+      description: 'Loopback only. Authenticate with `Authorization: Bearer <$BATON_HOME/token>`, or from a browser with the cookie `baton ui` sets (non-GET requests must then carry the page Origin). ' +
+        `Request bodies are limited to ${shapes.MAX_BODY_BYTES} bytes; a larger one is refused with 413 (\`too_large\`) before it is read.`,
     },
     components: {
       schemas,

@@ -4,6 +4,7 @@
  */
 export type ErrorCode =
   | 'invalid_input'
+  | 'too_large'
   | 'not_found'
   | 'ambiguous'
   | 'conflict'
@@ -17,6 +18,7 @@ export type ErrorCode =
 
 const HTTP_STATUS: Record<ErrorCode, number> = {
   invalid_input: 400,
+  too_large: 413,
   not_found: 404,
   ambiguous: 409,
   conflict: 409,
@@ -31,6 +33,7 @@ const HTTP_STATUS: Record<ErrorCode, number> = {
 
 const EXIT_CODE: Record<ErrorCode, number> = {
   invalid_input: 2,
+  too_large: 2,
   not_found: 3,
   ambiguous: 3,
   conflict: 4,
@@ -63,6 +66,12 @@ export class BatonError extends Error {
 export class InvalidInputError extends BatonError {
   constructor(message: string, data: Record<string, unknown> = {}) {
     super('invalid_input', message, data);
+  }
+}
+
+export class RequestTooLargeError extends BatonError {
+  constructor(limitBytes: number) {
+    super('too_large', `The request body is larger than the limit of ${limitBytes} bytes.`, { limitBytes });
   }
 }
 

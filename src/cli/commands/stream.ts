@@ -1,4 +1,5 @@
 /** Commands that follow a session live: `logs -f` and `attach`. */
+import { once } from 'node:events';
 import type { BatonEvent } from '../../events/index.js';
 import { formatEvent, reasonText } from '../../events/format.js';
 import { InvalidInputError, SupervisorUnreachableError } from '../../shared/errors.js';
@@ -14,9 +15,15 @@ export async function logs(ctx: Context, ref: string, opts: { follow?: boolean; 
     ctx.out.write((opts.json ? JSON.stringify(event) : formatEvent(event)) + '\n');
   };
   if (!opts.follow) {
-    const { events } = await api.call('GET /api/sessions/:ref/events', { params: { ref }, query: { after } });
-    events.forEach(print);
-    return;
+    // The server answers a page at a time; page on until one comes back empty, writing each page
+    // before asking for the next and waiting whenever the output is full (a slow pipe).
+    for (let last = after; ; ) {
+      const { events } = await api.call('GET /api/sessions/:ref/events', { params: { ref }, query: { after: last } });
+      const final = events.at(-1);
+      if (final === undefined) return;
+      last = final.seq;
+      await write(ctx.out, events.map((event) => (opts.json ? JSON.stringify(event) : formatEvent(event)) + '\n').join(''));
+    }
   }
   ctx.keepAlive = true;
   const controller = new AbortController();
@@ -26,6 +33,11 @@ export async function logs(ctx: Context, ref: string, opts: { follow?: boolean; 
     last = event.seq;
     print(event);
   }, controller.signal);
+}
+
+/** Writes, then waits while the stream holds more than it wants buffered. */
+async function write(out: NodeJS.WritableStream, text: string): Promise<void> {
+  if (!out.write(text)) await once(out, 'drain');
 }
 
 /**

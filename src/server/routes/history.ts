@@ -6,8 +6,10 @@ import { TRANSCRIPT_PAGE_DEFAULT, type UsagePoint } from '../../api/web.js';
 import type { BatonEvent } from '../../events/index.js';
 import type { SessionManager } from '../../sessions/manager.js';
 import { worktreeDiff } from '../../worktrees/diff.js';
+import { createLogger } from '../../shared/log.js';
 import type { Handlers } from './mount.js';
 
+const log = createLogger('http');
 const SSE_KEEPALIVE_MS = 15_000;
 const USAGE_POINTS = 500;
 
@@ -75,6 +77,7 @@ function follow(c: Context, manager: SessionManager, sessionId: string, after: n
         stream.write(': keep-alive\n\n').catch(() => stream.abort());
       }, SSE_KEEPALIVE_MS);
       await closed.finally(() => clearInterval(keepAlive));
+      log.info('event stream aborted by the client', { session: sessionId });
     } finally {
       manager.off('event', onEvent);
     }

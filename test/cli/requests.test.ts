@@ -1,0 +1,131 @@
+import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
+import { watch } from 'node:fs/promises';
+import { request, type ClientRequest, type IncomingMessage } from 'node:http';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { TestBaton } from '../support/baton.js';
+
+let t: TestBaton;
+beforeEach(() => {
+  t = new TestBaton();
+});
+afterEach(() => t.cleanup());
+
+function target(): { base: string; headers: Record<string, string> } {
+  const { port } = JSON.parse(readFileSync(join(t.home, 'supervisor.json'), 'utf8')) as { port: number };
+  return { base: `http://127.0.0.1:${port}`, headers: { authorization: `Bearer ${readFileSync(join(t.home, 'token'), 'utf8').trim()}` } };
+}
+
+/** Resolves with the answer's status and body; the server may answer (and close) before the whole body is sent. */
+function send(req: ClientRequest): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    req.on('response', (res: IncomingMessage) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
+    });
+    req.on('error', reject);
+  });
+}
+
+interface LogLine {
+  level: string;
+  msg: string;
+}
+
+function logLines(): LogLine[] {
+  return readFileSync(join(t.home, 'supervisor.log'), 'utf8')
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .map((line) => {
+      try {
+        return JSON.parse(line) as LogLine;
+      } catch {
+        // Anything printed to stderr (a stack trace, say) is not a log record, and is treated as an error.
+        return { level: 'error', msg: line };
+      }
+    });
+}
+
+/** Waits on file notifications until the supervisor's log satisfies `enough`. */
+async function waitForLog(enough: (lines: LogLine[]) => boolean): Promise<void> {
+  const file = join(t.home, 'supervisor.log');
+  if (enough(logLines())) return;
+  const controller = new AbortController();
+  try {
+    for await (const change of watch(file, { signal: controller.signal })) if (change.filename !== null && enough(logLines())) return;
+  } finally {
+    controller.abort();
+  }
+}
+
+describe('request bodies are limited', () => {
+  it('answers 413 with the JSON error naming the limit to a 2 MB body, and goes on answering', async () => {
+    await t.ok(['daemon', 'start']);
+    const { base, headers } = target();
+    const body = JSON.stringify({ text: 'x'.repeat(2 * 1024 * 1024) });
+
+    // With a Content-Length (as the CLI and browsers send): refused by its length, unread.
+    const req = request(`${base}/api/sessions/nope/reply`, {
+      method: 'POST',
+      headers: { ...headers, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) },
+    });
+    const answer = send(req);
+    req.end(body);
+    const { status, body: text } = await answer;
+    expect(status).toBe(413);
+    expect(JSON.parse(text)).toEqual({
+      error: { code: 'too_large', message: 'The request body is larger than the limit of 1048576 bytes.', data: { limitBytes: 1048576 } },
+    });
+
+    // Chunked (no length given): counted while read and refused at the limit; the connection may be cut mid-upload.
+    const chunked = request(`${base}/api/sessions/nope/reply`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' } });
+    const refused = send(chunked).then(
+      (answer) => answer.status,
+      (error: Error) => error.message,
+    );
+    chunked.write(body.slice(0, body.length / 2));
+    chunked.end(body.slice(body.length / 2));
+    expect(String(await refused)).toMatch(/^413$|socket hang up|ECONNRESET|EPIPE/);
+
+    await expect(t.client().call('GET /api/health')).resolves.toMatchObject({ ok: true });
+    expect(await t.run(['ls'])).toMatchObject({ code: 0 });
+  });
+});
+
+describe('a client that goes away is not an error', () => {
+  it('logs no error when a stream or a request is cut by its client', async () => {
+    const repo = t.repo();
+    await t.ok(['dispatch', 'x', '--name', 'cut', '--script', t.script([{ say: 'hi' }])], { cwd: repo });
+    await t.waitForState('cut', 'ready_for_review');
+    const { base, headers } = target();
+
+    // Mid-stream: follow the events until the stream is live, then hang up.
+    const stream = request(`${base}/api/sessions/cut/events?follow=1`, { headers });
+    stream.on('error', () => undefined);
+    stream.end();
+    const [res] = (await once(stream, 'response')) as [IncomingMessage];
+    res.setEncoding('utf8');
+    let seen = '';
+    for await (const chunk of res) {
+      seen += chunk as string;
+      if (seen.includes('event: live')) break;
+    }
+    stream.destroy();
+
+    // Mid-request: half a body, then hang up.
+    const half = request(`${base}/api/sessions/cut/reply`, {
+      method: 'POST',
+      headers: { ...headers, 'content-type': 'application/json', 'content-length': '1000' },
+    });
+    half.on('error', () => undefined);
+    half.write('{"text": "never fin');
+    await once(half, 'socket');
+    half.destroy();
+
+    // The supervisor notes both hang-ups; an error (or a stack trace on stderr) would show first.
+    await waitForLog((lines) => lines.some((line) => line.level === 'error') || lines.filter((line) => /aborted by the client/.test(line.msg)).length >= 2);
+    expect(logLines().filter((line) => !['debug', 'info', 'warn'].includes(line.level))).toEqual([]);
+  });
+});
