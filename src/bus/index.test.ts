@@ -77,6 +77,27 @@ describe('the workspace bus', () => {
     expect(got).toEqual([2, 3, 4, 5]);
   });
 
+  it('delivers an event published inside a transaction only once it commits, and never one rolled back', () => {
+    const got: number[] = [];
+    bus.subscribe((e) => got.push(e.seq));
+    db.transaction(() => {
+      bus.publish(SessionPinned, { ...ref, pinned: true });
+      expect(got).toEqual([]);
+    })();
+    bus.release();
+    expect(got).toEqual([1]);
+    expect(() =>
+      db.transaction(() => {
+        bus.publish(SessionPinned, { ...ref, pinned: false });
+        throw new Error('rolled back');
+      })(),
+    ).toThrow('rolled back');
+    bus.discard();
+    bus.release();
+    expect(got).toEqual([1]);
+    expect(bus.list().map((e) => e.seq)).toEqual([1]);
+  });
+
   it('stops delivering once the follower has gone', async () => {
     const got: number[] = [];
     const following = bus.follow(0, async (e) => void got.push(e.seq), Promise.resolve());

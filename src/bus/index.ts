@@ -17,9 +17,11 @@ export type Clock = () => Date;
 export class WorkspaceBus {
   private readonly store: WorkspaceEventStore;
   private readonly emitter = new EventEmitter<{ event: [WorkspaceEvent] }>();
+  /** Published inside a transaction not yet committed: delivered by `release`, dropped by `discard`. */
+  private held: WorkspaceEvent[] = [];
 
   constructor(
-    db: Db,
+    private readonly db: Db,
     private readonly clock: Clock = () => new Date(),
   ) {
     this.store = new WorkspaceEventStore(db);
@@ -31,8 +33,22 @@ export class WorkspaceBus {
     const parsed = definition.schema.parse(data);
     const stored = this.store.append(this.clock().toISOString(), definition.type, parsed);
     const event = stored as WorkspaceEvent;
-    this.emitter.emit('event', event);
+    // Inside a transaction the event may yet be rolled back: nobody may see it before the commit.
+    if (this.db.inTransaction) this.held.push(event);
+    else this.emitter.emit('event', event);
     return event;
+  }
+
+  /** After the transaction that published them has committed: delivers the held events. */
+  release(): void {
+    const held = this.held;
+    this.held = [];
+    for (const event of held) this.emitter.emit('event', event);
+  }
+
+  /** After the transaction that published them was rolled back: forgets the held events. */
+  discard(): void {
+    this.held = [];
   }
 
   /** Stored events after `after`, oldest first. */

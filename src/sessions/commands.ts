@@ -47,7 +47,9 @@ export class SessionCommands {
 
   async stop(ref: string, cwd?: string): Promise<SessionWithProject> {
     const session = this.core.resolve(ref, cwd);
-    if (session.state === 'queued') {
+    // A host being started counts as running (its pid is recorded at spawn): it must do the
+    // stopping, or two writers would share the log and the host would never learn of it.
+    if (session.state === 'queued' && !this.core.isRunning(session)) {
       this.core.ingestor.record(session.id, { kind: 'stopped_by_user' });
       return this.core.mustGet(session.id);
     }
@@ -110,6 +112,7 @@ export class SessionCommands {
     if (session.state === 'completed') throw new SessionStateError(`Session ${session.name} is completed; dispatch a new session instead.`);
     if (!existsSync(session.worktree)) throw new SessionStateError(`The worktree of ${session.name} is gone (${session.worktree}); it cannot be respawned.`);
     if (this.core.isRunning(session)) await this.core.hosts.stop(session);
+    else this.core.hosts.settleLost(session);
     this.core.ingestor.record(session.id, { kind: 'queued', note: 'respawn requested' });
     await this.core.scheduler.run();
     return this.core.mustGet(session.id);

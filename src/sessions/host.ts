@@ -19,6 +19,9 @@ import { StateMachine, type Trigger } from './state.js';
 
 const log = createLogger('host');
 
+/** Events only the host writes: an adapter claiming one would bypass the state machine. */
+const HOST_ONLY = new Set(['session.started', 'state.changed', 'session.ended', 'approval.resolved', 'question.answered']);
+
 export class SessionHost {
   private readonly paths: SessionPaths;
   private writer!: EventLogWriter;
@@ -117,8 +120,8 @@ export class SessionHost {
 
   private onAgentEvent(raw: AgentEvent): void {
     const parsed = EventBody.safeParse(raw);
-    if (!parsed.success) {
-      this.record({ type: 'error.raised', message: 'the agent adapter produced a malformed event', fatal: false, detail: JSON.stringify(raw).slice(0, 500) });
+    if (!parsed.success || HOST_ONLY.has(parsed.data.type)) {
+      this.record({ type: 'error.raised', message: 'the agent adapter produced a malformed event, or one only the host may write', fatal: false, detail: JSON.stringify(raw).slice(0, 500) });
       return;
     }
     this.record(parsed.data);

@@ -101,17 +101,27 @@ export class HostSupervisor {
     let ingested = 0;
     let attached = 0;
     for (const session of store.listLive()) {
-      ingested += ingestor.ingest(session.id);
-      const fresh = store.get(session.id);
-      if (fresh === undefined) continue;
-      // No host recorded: fine while queued; mid-turn it means the host is gone unrecorded.
-      if (fresh.host_pid === null && !ACTIVE_STATES.includes(fresh.state)) continue;
-      if (this.isRunning(fresh)) {
-        this.watch(fresh.id);
-        attached++;
-      } else this.onGone(fresh.id);
+      // One session's trouble (a log made unreadable by hand) must not keep the supervisor from starting.
+      try {
+        ingested += ingestor.ingest(session.id);
+        const fresh = store.get(session.id);
+        if (fresh === undefined) continue;
+        // No host recorded: fine while queued; mid-turn it means the host is gone unrecorded.
+        if (fresh.host_pid === null && !ACTIVE_STATES.includes(fresh.state)) continue;
+        if (this.isRunning(fresh)) {
+          this.watch(fresh.id);
+          attached++;
+        } else this.onGone(fresh.id);
+      } catch (error) {
+        log.error('could not re-attach a session', { session: session.id, error: errorMessage(error) });
+      }
     }
     return { attached, ingested };
+  }
+
+  /** A session recorded mid-turn whose host is gone: recorded as failed now, so commands see the truth. */
+  settleLost(session: SessionWithProject): void {
+    if (!this.isRunning(session) && ACTIVE_STATES.includes(session.state) && session.state !== 'queued') this.onGone(session.id);
   }
 
   /** Asks a host to stop and waits until it has gone. */

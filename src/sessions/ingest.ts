@@ -4,6 +4,7 @@
  * it noticed, `done` on an ended session), whose state changes come from the state machine.
  */
 import { EventEmitter } from 'node:events';
+import { mkdirSync } from 'node:fs';
 import type { BatonEvent, EventBody, SessionState } from '../events/index.js';
 import { SessionStateChanged } from '../events/workspace.js';
 import type { WorkspaceBus } from '../bus/index.js';
@@ -36,7 +37,7 @@ export class Ingestor extends EventEmitter<IngestEvents> {
     private readonly home: string,
     db: Db,
     private readonly store: SessionStore,
-    bus: WorkspaceBus,
+    private readonly bus: WorkspaceBus,
   ) {
     super();
     this.setMaxListeners(0);
@@ -68,7 +69,15 @@ export class Ingestor extends EventEmitter<IngestEvents> {
       for (const bad of malformed) log.warn('malformed event line skipped', { session: sessionId, ...bad });
       for (const cut of torn) log.warn('torn write in the event log: kept the whole event after the fragment', { session: sessionId, ...cut });
       if (events.length === 0 && offset === session.ingested_offset) break;
-      const { stored, renumbered } = this.events.ingest(session, events, offset);
+      let result: ReturnType<EventStore['ingest']>;
+      try {
+        result = this.events.ingest(session, events, offset);
+      } catch (error) {
+        this.bus.discard();
+        throw error;
+      }
+      this.bus.release();
+      const { stored, renumbered } = result;
       if (renumbered.length > 0) {
         log.warn('event log sequence out of order: events stored in the order written', {
           session: sessionId,
@@ -107,7 +116,10 @@ export class Ingestor extends EventEmitter<IngestEvents> {
     }
     bodies.push(...(extra.after ?? []));
     if (bodies.length === 0) return;
-    const writer = new EventLogWriter(sessionPaths(this.home, sessionId).events, row?.last_seq);
+    const paths = sessionPaths(this.home, sessionId);
+    // A session folder deleted by hand (or a row made without one) is made again, not a crash.
+    mkdirSync(paths.dir, { recursive: true });
+    const writer = new EventLogWriter(paths.events, row?.last_seq);
     try {
       for (const body of bodies) writer.append(body);
     } finally {

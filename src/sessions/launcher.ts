@@ -14,6 +14,9 @@ import type { HostSpec } from './spec.js';
 
 const log = createLogger('launcher');
 
+/** Claude's SDK and binary take ~1 s to start here; two minutes is far past any healthy start. */
+const START_TIMEOUT_MS = 120_000;
+
 /**
  * The compiled host entry. Under the test runner this module is TypeScript source, so we point
  * at the build output instead (npm test builds first).
@@ -42,6 +45,7 @@ export class HostLauncher {
     private readonly home: string,
     private readonly env: NodeJS.ProcessEnv,
     private readonly keepSpare = true,
+    private readonly startTimeoutMs = START_TIMEOUT_MS,
   ) {}
 
   /**
@@ -63,10 +67,19 @@ export class HostLauncher {
     this.refillSpare();
     return new Promise((resolve, reject) => {
       const onExit = (code: number | null): void => {
+        clearTimeout(timer);
         reject(new InternalError(`The session host exited during start (code ${code}); see ${paths.hostLog}`));
       };
+      // An agent that never finishes starting (a login prompt, a hung binary) must not hold the
+      // scheduler's pass, and with it every dispatch, for ever: the host is ended and the start fails.
+      const timer = setTimeout(() => {
+        host.child.off('exit', onExit);
+        host.child.kill('SIGKILL');
+        reject(new InternalError(`The session host did not finish starting within ${this.startTimeoutMs / 1000} s; see ${paths.hostLog}`));
+      }, this.startTimeoutMs);
       host.child.once('exit', onExit);
       host.child.once('message', () => {
+        clearTimeout(timer);
         host.child.off('exit', onExit);
         // Let go: the host must not depend on us staying alive.
         host.child.disconnect();

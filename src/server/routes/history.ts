@@ -56,10 +56,12 @@ function follow(c: Context, manager: SessionManager, sessionId: string, after: n
       last = event.seq;
       await stream.writeSSE({ id: String(event.seq), event: 'event', data: JSON.stringify(event) });
     };
+    // Live writes are chained, so two events arriving together go out in order.
+    let chain = Promise.resolve();
     const onEvent = (id: string, event: BatonEvent): void => {
       if (id !== sessionId) return;
       if (!live) buffered.push(event);
-      else send(event).catch(() => stream.abort());
+      else chain = chain.then(() => send(event)).catch(() => stream.abort());
     };
     // Subscribe before replaying so nothing written in between is missed; `last` drops duplicates.
     manager.on('event', onEvent);
