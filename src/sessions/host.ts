@@ -4,8 +4,7 @@
  * and nothing is lost — while the supervisor is down or restarting. The supervisor talks to it
  * over a Unix socket and re-attaches after a restart.
  */
-import { existsSync, mkdirSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
-import { createServer, type Server, type Socket } from 'node:net';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { EventBody, type BatonEvent } from '../events/index.js';
 import { loadAdapter, type AgentEvent, type AgentRun } from '../agents/index.js';
 import { BatonError, errorMessage } from '../shared/errors.js';
@@ -13,7 +12,8 @@ import { createLogger } from '../shared/log.js';
 import { sessionPaths, type SessionPaths } from '../shared/paths.js';
 import { ensureSocketFolder } from '../shared/private-folder.js';
 import { EventLogWriter, readLog } from './event-log.js';
-import { HostRequest, type HostInfo, type HostResponse, type HostSpec } from './spec.js';
+import { ControlSocket } from './host-control.js';
+import type { HostInfo, HostRequest, HostSpec } from './spec.js';
 import { ReplyQueue } from './host-replies.js';
 import { StateMachine, type Trigger } from './state.js';
 
@@ -25,7 +25,7 @@ const HOST_ONLY = new Set(['session.started', 'state.changed', 'session.ended', 
 export class SessionHost {
   private readonly paths: SessionPaths;
   private writer!: EventLogWriter;
-  private server: Server | undefined;
+  private control: ControlSocket | undefined;
   private run: AgentRun | undefined;
   /** The session's state; every change is recorded through it. */
   private readonly machine = new StateMachine();
@@ -39,8 +39,6 @@ export class SessionHost {
   private stopRequested = false;
   private ending: Promise<void> | undefined;
   private readonly exitCallbacks: ((code: number) => void)[] = [];
-  private inflight = 0;
-  private exitCode: number | undefined;
   private idleTimer: NodeJS.Timeout | undefined;
 
   /** `env` is the session's environment, handed to the agent as is (see environment.ts). */
@@ -173,7 +171,7 @@ export class SessionHost {
     const ms = this.spec.idleExitMs;
     this.idleTimer = setTimeout(() => {
       this.idleTimer = undefined;
-      if (this.state !== 'ready_for_review' || this.inflight > 0) return this.watchIdle();
+      if (this.state !== 'ready_for_review' || this.control?.busy === true) return this.watchIdle();
       void this.end('idle', `unused for ${formatDuration(ms)} after the turn; a reply resumes the conversation`);
     }, ms);
   }
@@ -273,65 +271,20 @@ export class SessionHost {
 
   private shutdown(code: number): void {
     this.writer.close();
-    this.server?.close();
+    this.control?.close();
     rmSync(this.paths.socket, { force: true });
     rmSync(this.paths.hostJson, { force: true });
-    this.exitCode = code;
-    this.exitWhenIdle();
-  }
-
-  /** Exits once every in-flight request has had its answer written. */
-  private exitWhenIdle(): void {
-    if (this.exitCode === undefined || this.inflight > 0) return;
-    const code = this.exitCode;
-    for (const callback of this.exitCallbacks) callback(code);
+    // Exits once every in-flight request has had its answer written.
+    const exit = (): void => this.exitCallbacks.forEach((callback) => callback(code));
+    if (this.control === undefined) exit();
+    else this.control.whenIdle(exit);
   }
 
   private listen(): Promise<void> {
-    const socketPath = this.paths.socket;
     // Outside BATON_HOME the folder must be the user's alone, or another user could take the socket's place.
-    ensureSocketFolder(this.spec.home, socketPath);
-    if (existsSync(socketPath)) unlinkSync(socketPath);
-    this.server = createServer((socket) => this.serve(socket));
-    return new Promise((resolve, reject) => {
-      this.server?.once('error', reject);
-      this.server?.listen(socketPath, () => resolve());
-    });
-  }
-
-  private serve(socket: Socket): void {
-    let buffer = '';
-    socket.setEncoding('utf8');
-    socket.on('error', () => socket.destroy());
-    socket.on('data', (chunk: string) => {
-      buffer += chunk;
-      for (let nl = buffer.indexOf('\n'); nl !== -1; nl = buffer.indexOf('\n')) {
-        const line = buffer.slice(0, nl);
-        buffer = buffer.slice(nl + 1);
-        void this.respond(socket, line);
-      }
-    });
-  }
-
-  private async respond(socket: Socket, line: string): Promise<void> {
-    this.inflight++;
-    let id = 0;
-    let response: HostResponse;
-    try {
-      const request = HostRequest.parse(JSON.parse(line));
-      id = request.id;
-      await this.handle(request);
-      response = { id, ok: true };
-    } catch (error) {
-      const code = error instanceof BatonError ? error.code : 'internal';
-      response = { id, ok: false, error: { code, message: errorMessage(error) } };
-    }
-    const done = (): void => {
-      this.inflight--;
-      this.exitWhenIdle();
-    };
-    if (socket.destroyed) done();
-    else socket.write(JSON.stringify(response) + '\n', done);
+    ensureSocketFolder(this.spec.home, this.paths.socket);
+    this.control = new ControlSocket(this.paths.socket, (request) => this.handle(request));
+    return this.control.listen();
   }
 }
 
