@@ -1,17 +1,13 @@
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { SessionView } from '../../src/api/index.js';
-import { TestBaton, type CliResult } from '../support/baton.js';
+import { eachTest, type CliResult, type TestBaton } from '../support/baton.js';
 
 let t: TestBaton;
 let repo: string;
-beforeEach(() => {
-  t = new TestBaton();
-  repo = t.repo();
-});
-afterEach(() => t.cleanup());
+eachTest((baton, dir) => ((t = baton), (repo = dir)));
 
 /** One line on stderr, a non-zero exit, nothing on stdout. */
 function expectOneLineError(result: CliResult, pattern: RegExp, code?: number): void {

@@ -7,19 +7,15 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { SessionView } from '../../src/api/index.js';
-import { TestBaton } from '../support/baton.js';
+import { eachTest, type TestBaton } from '../support/baton.js';
 import { callApi } from '../support/http.js';
 import { watchExit } from '../support/process.js';
 
 let t: TestBaton;
 let repo: string;
-beforeEach(() => {
-  t = new TestBaton();
-  repo = t.repo();
-});
-afterEach(() => t.cleanup());
+eachTest((baton, dir) => ((t = baton), (repo = dir)));
 
 /**
  * Offsets after the dispatch request (ms): a dispatch takes ~100–400 ms here, a host start

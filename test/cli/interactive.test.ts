@@ -1,18 +1,14 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { SessionView } from '../../src/api/index.js';
 import type { BatonEvent } from '../../src/events/index.js';
-import { TestBaton } from '../support/baton.js';
+import { eachTest, type TestBaton } from '../support/baton.js';
 import { OutputWatcher, exitOf } from '../support/process.js';
 
 let t: TestBaton;
 let repo: string;
-beforeEach(() => {
-  t = new TestBaton();
-  repo = t.repo();
-});
-afterEach(() => t.cleanup());
+eachTest((baton, dir) => ((t = baton), (repo = dir)));
 
 describe('following sessions live', () => {
   it('attach streams events, takes typed replies and y/n approvals, and Ctrl-C detaches without stopping', async () => {

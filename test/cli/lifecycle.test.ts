@@ -1,17 +1,13 @@
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { PeekView, SessionView } from '../../src/api/index.js';
 import type { BatonEvent } from '../../src/events/index.js';
-import { TestBaton } from '../support/baton.js';
+import { eachTest, type TestBaton } from '../support/baton.js';
 
 let t: TestBaton;
 let repo: string;
-beforeEach(() => {
-  t = new TestBaton();
-  repo = t.repo();
-});
-afterEach(() => t.cleanup());
+eachTest((baton, dir) => ((t = baton), (repo = dir)));
 
 describe('a scripted session through the CLI binary', () => {
   it('runs in its own worktree and ends ready for review, leaving the main checkout untouched', async () => {

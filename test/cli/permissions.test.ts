@@ -1,15 +1,11 @@
 import { execFile } from 'node:child_process';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { SessionView } from '../../src/api/index.js';
-import { BIN, TestBaton } from '../support/baton.js';
+import { BIN, eachTest, type TestBaton } from '../support/baton.js';
 
 let t: TestBaton;
 let repo: string;
-beforeEach(() => {
-  t = new TestBaton();
-  repo = t.repo();
-});
-afterEach(() => t.cleanup());
+eachTest((baton, dir) => ((t = baton), (repo = dir)));
 
 /** Runs the binary on a pseudo-terminal (util-linux `script`), typing `input`, as a person would. */
 function runOnTerminal(args: string[], input: string, cwd: string): Promise<{ code: number; output: string }> {

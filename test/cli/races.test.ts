@@ -3,19 +3,15 @@
  * respawning. Whatever order they land in: one decision per approval, turns that never
  * overlap, and a state that agrees with the session's own log.
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { SessionView } from '../../src/api/index.js';
 import type { BatonEvent } from '../../src/events/index.js';
-import { TestBaton } from '../support/baton.js';
+import { eachTest, type TestBaton } from '../support/baton.js';
 import { callApi } from '../support/http.js';
 
 let t: TestBaton;
 let repo: string;
-beforeEach(() => {
-  t = new TestBaton();
-  repo = t.repo();
-});
-afterEach(() => t.cleanup());
+eachTest((baton, dir) => ((t = baton), (repo = dir)));
 
 async function call(method: string, path: string, body?: unknown): Promise<number> {
   return (await callApi(t.home, method, path, body)).status;

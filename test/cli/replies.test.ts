@@ -1,16 +1,12 @@
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { BatonEvent } from '../../src/events/index.js';
-import { TestBaton } from '../support/baton.js';
+import { eachTest, type TestBaton } from '../support/baton.js';
 import { callApi } from '../support/http.js';
 
 let t: TestBaton;
 let repo: string;
-beforeEach(() => {
-  t = new TestBaton();
-  repo = t.repo();
-});
-afterEach(() => t.cleanup());
+eachTest((baton, dir) => ((t = baton), (repo = dir)));
 
 /** A reply straight to the API, as any client (a page, a script) would send it. */
 async function reply(ref: string, text: string, clientId?: string): Promise<{ status: number; state: string }> {

@@ -7,9 +7,20 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpath
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { afterEach, beforeEach } from 'vitest';
 import type { SessionView } from '../../src/api/index.js';
 import type { BatonEvent, SessionState } from '../../src/events/index.js';
 import { SupervisorClient } from '../../src/cli/client.js';
+
+/** Each test gets its own Baton home and repository, and everything it started is stopped after it. */
+export function eachTest(use: (baton: TestBaton, repo: string) => void): void {
+  let current: TestBaton | undefined;
+  beforeEach(() => {
+    current = new TestBaton();
+    use(current, current.repo());
+  });
+  afterEach(() => current?.cleanup());
+}
 
 export const ROOT = resolve(fileURLToPath(new URL('../..', import.meta.url)));
 export const BIN = join(ROOT, 'bin', 'baton');
