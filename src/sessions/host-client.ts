@@ -26,6 +26,21 @@ export function hostSocket(home: string, sessionId: string): string {
 }
 
 /**
+ * The pid of a live host of the session other than `self`, by its `host.json`: a session has one
+ * host at a time, and a second one started by mistake (a supervisor killed as it handed the
+ * session to its spare) must find the first and leave.
+ */
+export function runningHostOf(home: string, sessionId: string, self?: number): number | undefined {
+  try {
+    const info = JSON.parse(readFileSync(sessionPaths(home, sessionId).hostJson, 'utf8')) as Partial<HostInfo>;
+    const pid = info.pid;
+    return typeof pid === 'number' && pid !== self && isHostAlive(pid, sessionId) ? pid : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
  * Sends one request to a session's host and waits for its answer; rejects when the host is gone,
  * and before connecting when the socket's folder is not the user's alone (UnsafeSocketFolderError).
  */

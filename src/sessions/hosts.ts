@@ -11,7 +11,7 @@ import { ensureSocketFolder } from '../shared/private-folder.js';
 import type { EventStore } from '../store/events.js';
 import type { SessionStore, SessionWithProject } from '../store/sessions.js';
 import { sessionEnvironment } from './environment.js';
-import { hostSocket, isHostAlive, sendToSessionHost, type HostCommand } from './host-client.js';
+import { hostSocket, isHostAlive, runningHostOf, sendToSessionHost, type HostCommand } from './host-client.js';
 import { HostWatch } from './host-watch.js';
 import type { Ingestor } from './ingest.js';
 import { HostLauncher } from './launcher.js';
@@ -77,6 +77,8 @@ export class HostSupervisor {
       this.watch(session.id, host.exited);
       log.info('host started', { session: session.id, pid: host.pid, ms: Math.round(performance.now() - started) });
     } catch (error) {
+      // The session's host may be one an earlier supervisor started: ours then stood down.
+      if (this.adopt(session.id)) return;
       log.error('host launch failed', { session: session.id, error: errorMessage(error) });
       // A host that died before writing anything leaves the session queued; scheduling it again
       // would fail the same way, for ever. Record the failure so it stays put and says why.
@@ -122,6 +124,16 @@ export class HostSupervisor {
   /** A session recorded mid-turn whose host is gone: recorded as failed now, so commands see the truth. */
   settleLost(session: SessionWithProject): void {
     if (!this.isRunning(session) && ACTIVE_STATES.includes(session.state) && session.state !== 'queued') this.onGone(session.id);
+  }
+
+  /** Takes on a live host of the session not recorded as its host (see `runningHostOf`). */
+  private adopt(sessionId: string): boolean {
+    const pid = runningHostOf(this.options.home, sessionId);
+    if (pid === undefined) return false;
+    this.options.store.setHostPid(sessionId, pid);
+    this.watch(sessionId);
+    log.info("re-attached a host not recorded as the session's", { session: sessionId, pid });
+    return true;
   }
 
   /** Asks a host to stop and waits until it has gone. */
@@ -176,7 +188,7 @@ export class HostSupervisor {
     const { ingestor, store, events } = this.options;
     ingestor.ingest(sessionId);
     const session = store.get(sessionId);
-    if (session === undefined || this.isRunning(session)) return;
+    if (session === undefined || this.isRunning(session) || this.adopt(sessionId)) return;
     const [last] = events.latest(sessionId, ['session.started', 'session.ended'], 1);
     if (last?.type === 'session.started' || ACTIVE_STATES.includes(session.state)) {
       const message = `the session host (pid ${session.host_pid ?? '?'}) exited unexpectedly; \`baton respawn ${session.name}\` restarts it`;
