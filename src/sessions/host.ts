@@ -117,6 +117,9 @@ export class SessionHost {
     }
     // Approvals pending in a dead host died with its agent.
     this.pendingApprovals = [];
+    // A log with no state yet: the supervisor was killed between recording the session and
+    // writing its first event. The session is queued (that is how it was recorded).
+    if (this.machine.status === undefined) this.machine.restore({ state: 'queued' });
   }
 
   private onAgentEvent(raw: AgentEvent): void {
