@@ -4,6 +4,7 @@ import { connect } from 'node:net';
 import { BatonError, HostUnresponsiveError, type ErrorCode } from '../shared/errors.js';
 import { sessionPaths } from '../shared/paths.js';
 import { checkSocketFolder } from '../shared/private-folder.js';
+import { claimant } from './host-claim.js';
 import type { HostInfo, HostRequest, HostResponse } from './spec.js';
 
 export type HostCommand = HostRequest extends infer R ? (R extends { id: number } ? Omit<R, 'id'> : never) : never;
@@ -26,18 +27,12 @@ export function hostSocket(home: string, sessionId: string): string {
 }
 
 /**
- * The pid of a live host of the session other than `self`, by its `host.json`: a session has one
- * host at a time, and a second one started by mistake (a supervisor killed as it handed the
- * session to its spare) must find the first and leave.
+ * The pid of the session's live host, by its claim (host-claim.ts), whether or not a supervisor
+ * recorded it: one started for the session by a supervisor killed before it could say so.
  */
-export function runningHostOf(home: string, sessionId: string, self?: number): number | undefined {
-  try {
-    const info = JSON.parse(readFileSync(sessionPaths(home, sessionId).hostJson, 'utf8')) as Partial<HostInfo>;
-    const pid = info.pid;
-    return typeof pid === 'number' && pid !== self && isHostAlive(pid, sessionId) ? pid : undefined;
-  } catch {
-    return undefined;
-  }
+export function runningHostOf(home: string, sessionId: string): number | undefined {
+  const pid = claimant(sessionPaths(home, sessionId).dir);
+  return pid !== undefined && isHostAlive(pid, sessionId) ? pid : undefined;
 }
 
 /**

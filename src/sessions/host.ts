@@ -7,12 +7,12 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { EventBody, type BatonEvent } from '../events/index.js';
 import { loadAdapter, type AgentEvent, type AgentRun } from '../agents/index.js';
-import { BatonError, errorMessage, SessionStateError } from '../shared/errors.js';
+import { BatonError, errorMessage } from '../shared/errors.js';
 import { createLogger } from '../shared/log.js';
 import { sessionPaths, type SessionPaths } from '../shared/paths.js';
 import { ensureSocketFolder } from '../shared/private-folder.js';
 import { EventLogWriter, readLog } from './event-log.js';
-import { runningHostOf } from './host-client.js';
+import { claimSession, releaseClaim } from './host-claim.js';
 import { ControlSocket } from './host-control.js';
 import type { HostInfo, HostRequest, HostSpec } from './spec.js';
 import { ReplyQueue } from './host-replies.js';
@@ -53,8 +53,7 @@ export class SessionHost {
   /** Starts the agent; resolves once the control socket listens and the agent has started. */
   async start(): Promise<void> {
     mkdirSync(this.paths.dir, { recursive: true });
-    const other = runningHostOf(this.spec.home, this.spec.sessionId, process.pid);
-    if (other !== undefined) throw new SessionStateError(`session ${this.spec.sessionId} already has a host (pid ${other}); this one leaves it alone`);
+    claimSession(this.paths.dir);
     this.restoreFromLog();
     this.writer = new EventLogWriter(this.paths.events, this.lastSeqFromLog);
     const info: HostInfo = { pid: process.pid, sessionId: this.spec.sessionId, startedAt: new Date().toISOString(), socket: this.paths.socket };
@@ -280,6 +279,7 @@ export class SessionHost {
     this.control?.close();
     rmSync(this.paths.socket, { force: true });
     rmSync(this.paths.hostJson, { force: true });
+    releaseClaim(this.paths.dir);
     // Exits once every in-flight request has had its answer written.
     const exit = (): void => this.exitCallbacks.forEach((callback) => callback(code));
     if (this.control === undefined) exit();
