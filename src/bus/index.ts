@@ -85,9 +85,12 @@ export class WorkspaceBus {
       if (!live) buffered.push(event);
       else chain = chain.then(() => deliver(event)).catch(() => undefined); // `send` handles its own failures (an SSE write aborts the stream)
     });
+    // A follower that goes away during a long replay stops costing pages.
+    let gone = false;
+    void closed.then(() => (gone = true));
     try {
-      for (let page = this.list(last); page.length > 0; page = this.list(last)) {
-        for (const event of page) await deliver(event);
+      for (let page = this.list(last); page.length > 0 && !gone; page = this.list(last)) {
+        for (const event of page) if (!gone) await deliver(event);
       }
       for (const event of buffered) await deliver(event);
       live = true;
