@@ -140,10 +140,16 @@ describe('the supervisor\'s address', () => {
       seen.push(request.headers.authorization);
       response.end('{}');
     });
-    // Another test's process may have been given the freed port first: then that is the stranger.
+    // The killed supervisor's port can take a moment to be released after its process is gone:
+    // bind again on EADDRINUSE, for a few seconds at most.
+    const deadline = Date.now() + 5_000;
     await new Promise<void>((resolve, reject) => {
-      blocker.once('error', (error: NodeJS.ErrnoException) => (error.code === 'EADDRINUSE' ? resolve() : reject(error)));
-      blocker.listen(first, '127.0.0.1', resolve);
+      const attempt = (): void => void blocker.listen(first, '127.0.0.1', resolve);
+      blocker.on('error', (error: NodeJS.ErrnoException) => {
+        if (error.code === 'EADDRINUSE' && Date.now() < deadline) setTimeout(attempt, 20);
+        else reject(error);
+      });
+      attempt();
     });
     try {
       await t.ok(['ls']);
@@ -151,7 +157,7 @@ describe('the supervisor\'s address', () => {
       expect(port()).not.toBe(first);
       expect(readFileSync(join(t.home, 'last-port'), 'utf8').trim()).toBe(String(port()));
     } finally {
-      if (blocker.listening) await new Promise((resolve) => blocker.close(resolve));
+      await new Promise((resolve) => blocker.close(resolve));
     }
   });
 });
