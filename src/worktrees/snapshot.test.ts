@@ -1,0 +1,72 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { snapshotCommit, snapshotWork } from './snapshot.js';
+
+let repo: string;
+const run = (...args: string[]): string => execFileSync('git', args, { cwd: repo, encoding: 'utf8' }).trim();
+
+beforeEach(() => {
+  repo = mkdtempSync(join(tmpdir(), 'baton-snapshot-test-'));
+  run('init', '-q', '-b', 'main');
+  run('config', 'user.email', 't@example.com');
+  run('config', 'user.name', 'T');
+  writeFileSync(join(repo, 'a.txt'), 'one\n');
+  writeFileSync(join(repo, '.gitignore'), 'ignored.txt\n');
+  run('add', '.');
+  run('commit', '-qm', 'first');
+});
+afterEach(() => rmSync(repo, { recursive: true, force: true }));
+
+describe('snapshotWork', () => {
+  it('is the head tree when nothing changed', async () => {
+    const snapshot = await snapshotWork(repo);
+    expect(snapshot).toEqual({ head: run('rev-parse', 'HEAD'), tree: run('rev-parse', 'HEAD^{tree}') });
+  });
+
+  it('takes unstaged, staged and untracked work, leaves ignored files, and touches neither index nor files', async () => {
+    writeFileSync(join(repo, 'a.txt'), 'two\n');
+    writeFileSync(join(repo, 'b.txt'), 'staged\n');
+    run('add', 'b.txt');
+    writeFileSync(join(repo, 'c.txt'), 'untracked\n');
+    writeFileSync(join(repo, 'ignored.txt'), 'secret\n');
+    const indexBefore = readFileSync(join(repo, '.git', 'index'));
+    const statusBefore = run('status', '--porcelain');
+    const mtime = statSync(join(repo, 'a.txt')).mtimeMs;
+
+    const snapshot = await snapshotWork(repo);
+
+    expect(run('ls-tree', '--name-only', snapshot.tree).split('\n').sort()).toEqual(['.gitignore', 'a.txt', 'b.txt', 'c.txt']);
+    expect(run('cat-file', '-p', `${snapshot.tree}:a.txt`)).toBe('two');
+    expect(readFileSync(join(repo, '.git', 'index')).equals(indexBefore)).toBe(true);
+    expect(run('status', '--porcelain')).toBe(statusBefore);
+    expect(statSync(join(repo, 'a.txt')).mtimeMs).toBe(mtime);
+  });
+
+  it('gives the same tree id for the same work, and a commit on the head that nothing points at', async () => {
+    writeFileSync(join(repo, 'a.txt'), 'two\n');
+    const first = await snapshotWork(repo);
+    expect((await snapshotWork(repo)).tree).toBe(first.tree);
+    const commit = await snapshotCommit(repo, first, 'work');
+    expect(run('rev-parse', `${commit}^`)).toBe(first.head);
+    expect(run('rev-parse', `${commit}^{tree}`)).toBe(first.tree);
+    expect(run('for-each-ref', '--contains', commit)).toBe('');
+    writeFileSync(join(repo, 'a.txt'), 'one\n');
+    expect(await snapshotCommit(repo, await snapshotWork(repo), 'no work')).toBe(first.head);
+  });
+
+  it('works in a linked worktree, whose index lives under the main repository', async () => {
+    const linked = join(repo, '..', `${repo.split('/').pop()}-linked`);
+    run('worktree', 'add', '-q', '-b', 'side', linked);
+    try {
+      writeFileSync(join(linked, 'new.txt'), 'x\n');
+      const snapshot = await snapshotWork(linked);
+      expect(run('ls-tree', '--name-only', snapshot.tree).split('\n')).toContain('new.txt');
+      expect(execFileSync('git', ['status', '--porcelain'], { cwd: linked, encoding: 'utf8' })).toBe('?? new.txt\n');
+    } finally {
+      rmSync(linked, { recursive: true, force: true });
+    }
+  });
+});

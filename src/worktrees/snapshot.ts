@@ -1,0 +1,45 @@
+/**
+ * A session's work as one git tree, uncommitted and untracked files included, without touching
+ * its worktree or its index: the worktree's index is copied to a private file (so git's stat
+ * cache still spares it from re-hashing unchanged files), `git add --all` runs against the copy,
+ * and `git write-tree` stores the result. The tree id is a cheap, exact cache key for the work:
+ * two snapshots of unchanged work give the same id.
+ */
+import { copyFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { isAbsolute, join } from 'node:path';
+import { git, gitOut } from './git.js';
+
+export interface WorkSnapshot {
+  /** The branch tip the work sits on. */
+  head: string;
+  /** The tree of the work as it is on disk: committed, staged, unstaged and untracked (ignored files left out). */
+  tree: string;
+}
+
+export async function snapshotWork(worktree: string): Promise<WorkSnapshot> {
+  const [head = '', indexPath = ''] = (await gitOut(worktree, ['rev-parse', 'HEAD', '--git-path', 'index'])).split('\n');
+  const realIndex = isAbsolute(indexPath) ? indexPath : join(worktree, indexPath);
+  const folder = mkdtempSync(join(tmpdir(), 'baton-snapshot-'));
+  const index = join(folder, 'index');
+  const env = { GIT_INDEX_FILE: index };
+  try {
+    if (existsSync(realIndex)) copyFileSync(realIndex, index);
+    else await git(worktree, ['read-tree', 'HEAD'], { env });
+    await git(worktree, ['add', '--all', '--', '.'], { env });
+    const tree = await gitOut(worktree, ['write-tree'], { env });
+    return { head, tree };
+  } finally {
+    rmSync(folder, { recursive: true, force: true });
+  }
+}
+
+/** The snapshot as a commit on top of its head (nothing points at it; pin it with a ref to keep it). */
+export async function snapshotCommit(worktree: string, snapshot: WorkSnapshot, message: string): Promise<string> {
+  const headTree = await gitOut(worktree, ['rev-parse', `${snapshot.head}^{tree}`]);
+  if (headTree === snapshot.tree) return snapshot.head;
+  return gitOut(worktree, [
+    '-c', 'user.name=Baton', '-c', 'user.email=baton@localhost',
+    'commit-tree', snapshot.tree, '-p', snapshot.head, '-m', message,
+  ]);
+}
