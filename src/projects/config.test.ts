@@ -1,0 +1,41 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { loadRepoConfig } from './config.js';
+
+let root: string;
+const write = (text: string): void => {
+  mkdirSync(join(root, '.baton'), { recursive: true });
+  writeFileSync(join(root, '.baton', 'config.json'), text);
+};
+
+beforeEach(() => {
+  root = mkdtempSync(join(tmpdir(), 'baton-repo-config-'));
+});
+afterEach(() => rmSync(root, { recursive: true, force: true }));
+
+describe("a repository's config", () => {
+  it('is empty when the repository has none', () => {
+    expect(loadRepoConfig(root)).toEqual({});
+  });
+
+  it('reads each section', () => {
+    write(JSON.stringify({ merge: { check: ['npm', 'test'], checkTimeoutSeconds: 90 }, pr: { remote: 'fork' }, radar: { tellAgents: true } }));
+    expect(loadRepoConfig(root)).toEqual({ merge: { check: ['npm', 'test'], checkTimeoutSeconds: 90 }, pr: { remote: 'fork' }, radar: { tellAgents: true } });
+  });
+
+  it('names an unknown key, however deep', () => {
+    write(JSON.stringify({ merge: { chek: 'npm test' } }));
+    expect(() => loadRepoConfig(root)).toThrow(/config\.json: .*chek/);
+    write(JSON.stringify({ mergee: {} }));
+    expect(() => loadRepoConfig(root)).toThrow(/mergee/);
+  });
+
+  it('names a bad value and bad JSON', () => {
+    write(JSON.stringify({ merge: { checkTimeoutSeconds: -1 } }));
+    expect(() => loadRepoConfig(root)).toThrow(/merge\.checkTimeoutSeconds/);
+    write('{ "merge": ');
+    expect(() => loadRepoConfig(root)).toThrow(/is not valid JSON/);
+  });
+});

@@ -1,0 +1,66 @@
+/**
+ * A repository's own Baton settings, in `.baton/config.json` at its root, committed with the code
+ * so every clone (and every session's worktree) agrees: how to check a change before it lands,
+ * where to push, whether agents hear about each other's overlapping work. Each domain owns its
+ * section; an unknown key, anywhere, is an error that names it.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { z } from 'zod';
+import { formatIssues, InvalidInputError } from '../shared/errors.js';
+
+export const REPO_CONFIG_FILE = join('.baton', 'config.json');
+
+/** An hour: a check longer than that is a hang, not a test suite. */
+const MAX_CHECK_SECONDS = 3600;
+export const DEFAULT_CHECK_SECONDS = 600;
+
+export const RepoConfig = z
+  .object({
+    merge: z
+      .object({
+        /**
+         * The command that must pass before work lands, run in a scratch worktree of the merged
+         * result: an argument list (`["npm", "test"]`) or one command line for `sh -c`, as a
+         * package.json script is. Unset: no check runs, and the merge says so.
+         */
+        check: z.union([z.string().trim().min(1), z.array(z.string()).min(1)]).optional(),
+        /** Seconds the check may run before it is stopped and the merge refused. */
+        checkTimeoutSeconds: z.number().int().min(1).max(MAX_CHECK_SECONDS).optional(),
+        /** The branch work lands on; unset, each session's own base branch. */
+        base: z.string().min(1).optional(),
+      })
+      .strict()
+      .optional(),
+    pr: z
+      .object({
+        /** The remote pull requests are pushed to (default `origin`). */
+        remote: z.string().min(1).optional(),
+      })
+      .strict()
+      .optional(),
+    radar: z
+      .object({
+        /** Tell both agents, in their next turn, what the other is changing where they overlap. */
+        tellAgents: z.boolean().optional(),
+      })
+      .strict()
+      .optional(),
+  })
+  .strict();
+export type RepoConfig = z.infer<typeof RepoConfig>;
+
+/** The repository's `.baton/config.json`, or `{}` when it has none; bad JSON or a bad key is a clear error. */
+export function loadRepoConfig(root: string): RepoConfig {
+  const path = join(root, REPO_CONFIG_FILE);
+  if (!existsSync(path)) return {};
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(path, 'utf8'));
+  } catch (error) {
+    throw new InvalidInputError(`${path} is not valid JSON: ${(error as Error).message}`);
+  }
+  const parsed = RepoConfig.safeParse(raw);
+  if (!parsed.success) throw new InvalidInputError(`${path}: ${formatIssues(parsed.error.issues)}`);
+  return parsed.data;
+}

@@ -1,0 +1,2 @@
+/** Projects: a repository Baton works in, and its own settings (`.baton/config.json`). */
+export { DEFAULT_CHECK_SECONDS, loadRepoConfig, REPO_CONFIG_FILE, RepoConfig } from './config.js';
