@@ -99,6 +99,14 @@ function buildProgram(ctx: Context): Commander.Command {
     .action(async (ref: string, opts: { json?: boolean }) => (await import('./commands/sessions.js')).peek(ctx, ref, opts));
 
   program
+    .command('diff')
+    .description("a session's work against its base: committed, uncommitted and new files")
+    .argument('<session>', 'id, id prefix or name', sessionRef)
+    .option('--stat', 'files changed with line counts, not the patch')
+    .addOption(new Option('--json', 'print JSON for scripts: the files, counts and (without --stat) the patch'))
+    .action(async (ref: string, opts: { stat?: boolean; json?: boolean }) => (await import('./commands/diff.js')).diff(ctx, ref, opts));
+
+  program
     .command('logs')
     .description("a session's events")
     .argument('<session>', 'id, id prefix or name', sessionRef)
