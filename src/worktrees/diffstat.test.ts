@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { diffStat, parseStat } from './diffstat.js';
+import { diffStat, parseRawNumstat } from './diffstat.js';
 
 let repo: string;
 const run = (...args: string[]): string => execFileSync('git', args, { cwd: repo, encoding: 'utf8' }).trim();
@@ -50,7 +50,14 @@ describe('diffStat', () => {
   });
 
   it('keeps a path with a tab or newline whole', () => {
-    const stat = parseStat('1\t0\tweird\tname\n.txt\0', 'A\0weird\tname\n.txt\0');
-    expect(stat.files).toEqual([{ path: 'weird\tname\n.txt', status: 'A', additions: 1, deletions: 0, binary: false }]);
+    const raw = ':000000 100644 0000000 1234567 A\0weird\tname\n.txt\0' + '1\t0\tweird\tname\n.txt\0';
+    expect(parseRawNumstat(raw)).toEqual([{ path: 'weird\tname\n.txt', status: 'A', additions: 1, deletions: 0, binary: false }]);
+  });
+
+  it('does not write to the repository', async () => {
+    writeFileSync(join(repo, 'untracked.txt'), 'u\n');
+    const objects = run('count-objects');
+    await diffStat(repo, run('rev-parse', 'HEAD'));
+    expect(run('count-objects')).toBe(objects);
   });
 });

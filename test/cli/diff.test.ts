@@ -50,3 +50,24 @@ describe('baton diff', () => {
     expect(unknown.stderr).not.toMatch(/at .*\.js:\d+/);
   });
 });
+
+describe('the review queue', () => {
+  it('counts the sessions ready for review and the size of their work, in baton ls and for the board', async () => {
+    const two = t.script([{ write: { path: 'a.txt', content: '1\n2\n' } }, { write: { path: 'b.txt', content: '3\n' } }]);
+    const one = t.script([{ edit: { path: 'README.md', old: '# test', new: '# tested' } }]);
+    const asks = t.script([{ write: { path: 'c.txt', content: 'x\n' } }, { ask: 'which way?' }]);
+    await t.ok(['dispatch', 'two files', '--name', 'two', '--script', two], { cwd: repo });
+    await t.ok(['dispatch', 'one edit', '--name', 'one', '--script', one], { cwd: repo });
+    await t.ok(['dispatch', 'asks', '--name', 'asks', '--script', asks], { cwd: repo });
+    const [first] = await Promise.all([t.waitForState('two', 'ready_for_review'), t.waitForState('one', 'ready_for_review'), t.waitForState('asks', 'needs_input')]);
+
+    // The board's read measures every session and waits for it; later reads use the figures.
+    const changes = (await t.client(repo).call('GET /api/changes')) as { counts: Record<string, number>; sizes: Record<string, { files: number; additions: number; deletions: number }>; reviewQueue: unknown };
+    expect(changes.sizes[first.id]).toEqual({ files: 2, additions: 3, deletions: 0 });
+    expect(changes.counts[first.id]).toBe(2);
+    expect(changes.reviewQueue).toEqual({ sessions: 2, measuring: 0, files: 3, additions: 4, deletions: 1 });
+
+    const ls = await t.ok(['ls'], { cwd: repo });
+    expect(ls).toMatch(/\nReview queue: 2 sessions ready, 3 files, \+4 -1 lines\n$/);
+  });
+});

@@ -9,6 +9,7 @@
  */
 import { useSyncExternalStore } from 'react';
 import type { SessionView } from '../../src/api/index.js';
+import type { ReviewQueueView } from '../../src/api/sessions.js';
 import type { StreamSnapshot } from '../../src/api/web.js';
 import { api, authListeners, onStreamMessage, streamUrl } from './api.js';
 import { notifyTransition } from './notify.js';
@@ -16,6 +17,8 @@ import { notifyTransition } from './notify.js';
 export interface BoardState {
   sessions: ReadonlyMap<string, SessionView>;
   changes: Readonly<Record<string, number>>;
+  /** Sessions ready for review and the size of their work; known once the change counts arrive. */
+  reviewQueue?: ReviewQueueView;
   /** Whether the stream is open; the sessions may already be known from the page's snapshot. */
   status: 'connecting' | 'live' | 'reconnecting' | 'unauthorized';
   /** True once any snapshot (embedded or streamed) has arrived. */
@@ -73,7 +76,7 @@ function refreshChanges(delayMs: number): void {
   changesTimer = setTimeout(() => {
     changesTimer = undefined;
     api.call('GET /api/changes').then(
-      ({ counts }) => set({ changes: counts }),
+      ({ counts, reviewQueue }) => set({ changes: counts, reviewQueue }),
       () => undefined,
     );
   }, delayMs);

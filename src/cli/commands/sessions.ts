@@ -58,9 +58,9 @@ function readScriptFile(file: string): unknown {
 export async function list(ctx: Context, opts: { json?: boolean; here?: boolean }): Promise<void> {
   const api = await client(ctx);
   const project = opts.here ? await repoRoot(ctx) : undefined;
-  const { sessions } = await api.call('GET /api/sessions', { query: { project } });
+  const { sessions, reviewQueue } = await api.call('GET /api/sessions', { query: { project } });
   if (opts.json) return printJson(ctx, sessions);
-  ctx.out.write(renderList(sessions));
+  ctx.out.write(renderList(sessions, Date.now(), reviewQueue));
 }
 
 async function repoRoot(ctx: Context): Promise<string> {
