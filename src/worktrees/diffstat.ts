@@ -38,7 +38,7 @@ export async function diffStat(worktree: string, baseCommit: string): Promise<Di
   ]);
   const files = parseRawNumstat(tracked);
   const added = untracked.split('\0').filter(Boolean);
-  const counted = await Promise.all(added.map((path, i) => (i < MAX_UNTRACKED_READ ? countLines(join(worktree, path)) : { lines: 0, binary: false })));
+  const counted = await Promise.all(added.map((path, i) => (i < MAX_UNTRACKED_READ ? countLines(join(worktree, path)) : Promise.resolve({ lines: 0, binary: false }))));
   added.forEach((path, i) => {
     const { lines, binary } = counted[i] ?? { lines: 0, binary: false };
     files.push({ path, status: 'A', additions: lines, deletions: 0, binary });
