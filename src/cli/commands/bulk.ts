@@ -1,7 +1,7 @@
 /** Commands over many sessions at once: `rm a b c`, `rm --completed`, `stop --all`. */
 import type { SessionView } from '../../api/index.js';
 import type { SessionState } from '../../events/index.js';
-import { BatonError, InvalidInputError, SessionStateError } from '../../shared/errors.js';
+import { InvalidInputError, SessionStateError } from '../../shared/errors.js';
 import type { SupervisorClient } from '../client.js';
 import { client } from '../connect.js';
 import { printJson, type Context } from '../context.js';
@@ -84,8 +84,8 @@ async function targetsOf(api: SupervisorClient, refs: string[], filter?: (s: Ses
 function finish(ctx: Context, failures: unknown[]): void {
   const last = failures.at(-1);
   if (last === undefined) return;
-  for (const error of failures.slice(0, -1)) ctx.err.write(`baton: ${error instanceof BatonError ? error.message : String(error)}\n`);
-  throw last;
+  for (const error of failures.slice(0, -1)) ctx.err.write(`baton: ${error instanceof Error ? error.message : String(error)}\n`);
+  throw last instanceof Error ? last : new Error(String(last));
 }
 
 async function confirm(session: SessionView): Promise<boolean> {
