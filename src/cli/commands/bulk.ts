@@ -35,7 +35,7 @@ export async function remove(ctx: Context, refs: string[], opts: RemoveFlags): P
       results.push(view);
       if (opts.json !== true) printRemoved(ctx, view);
     } catch (error) {
-      failures.push(error);
+      failures.push(asError(error));
     }
   }
   if (opts.json === true) printJson(ctx, refs.length === 1 && opts.completed !== true ? results[0] ?? null : results);
@@ -60,7 +60,7 @@ export async function stop(ctx: Context, refs: string[], opts: { all?: boolean; 
       stopped.push(session);
       if (opts.json !== true) ctx.out.write(renderSessionLine(session));
     } catch (error) {
-      failures.push(error);
+      failures.push(asError(error));
     }
   }
   if (opts.json === true) printJson(ctx, refs.length === 1 ? stopped[0] ?? null : stopped);
@@ -68,24 +68,28 @@ export async function stop(ctx: Context, refs: string[], opts: { all?: boolean; 
 }
 
 /** The named sessions (each looked up; one unknown name does not stop the others), or every session that `filter` picks. */
-async function targetsOf(api: SupervisorClient, refs: string[], filter?: (s: SessionView) => boolean): Promise<{ sessions: SessionView[]; failures: unknown[] }> {
+async function targetsOf(api: SupervisorClient, refs: string[], filter?: (s: SessionView) => boolean): Promise<{ sessions: SessionView[]; failures: Error[] }> {
   if (filter !== undefined) return { sessions: (await api.call('GET /api/sessions')).sessions.filter(filter), failures: [] };
   const found = await Promise.allSettled(refs.map((ref) => api.call('GET /api/sessions/:ref', { params: { ref } })));
   const sessions = new Map<string, SessionView>();
-  const failures: unknown[] = [];
+  const failures: Error[] = [];
   for (const result of found) {
     if (result.status === 'fulfilled') sessions.set(result.value.session.id, result.value.session);
-    else failures.push(result.reason);
+    else failures.push(asError(result.reason));
   }
   return { sessions: [...sessions.values()], failures };
 }
 
 /** Each failure printed; the command fails with the last one (and its exit code) once the others are done. */
-function finish(ctx: Context, failures: unknown[]): void {
+function finish(ctx: Context, failures: Error[]): void {
   const last = failures.at(-1);
   if (last === undefined) return;
-  for (const error of failures.slice(0, -1)) ctx.err.write(`baton: ${error instanceof Error ? error.message : String(error)}\n`);
-  throw last instanceof Error ? last : new Error(String(last));
+  for (const error of failures.slice(0, -1)) ctx.err.write(`baton: ${error.message}\n`);
+  throw last;
+}
+
+function asError(error: unknown): Error {
+  return error instanceof Error ? error : new Error(String(error));
 }
 
 async function confirm(session: SessionView): Promise<boolean> {
