@@ -11,6 +11,7 @@ import type { Context } from './context.js';
 import { readOnlyCommand } from './fast.js';
 import { AGENT_IDS, DEFAULT_AGENT, DEFAULT_PERMISSION_MODE, PERMISSION_MODES } from '../events/vocabulary.js';
 import type { DispatchFlags } from './flags.js';
+import type { LogsFlags } from './commands/stream.js';
 
 export async function main(argv: string[]): Promise<void> {
   const ctx: Context = { home: batonHome(), cwd: process.cwd(), env: process.env, out: process.stdout, err: process.stderr };
@@ -21,10 +22,10 @@ export async function main(argv: string[]): Promise<void> {
   try {
     const fast = readOnlyCommand(ctx, argv.slice(2));
     if (fast !== undefined) await fast();
-    else await buildProgram(ctx).parseAsync(argv);
+    else await buildProgram(ctx, argv.includes('--json')).parseAsync(argv);
     process.exitCode ??= 0;
   } catch (error) {
-    process.exitCode = report(error, ctx);
+    process.exitCode = report(error, ctx, argv.includes('--json'));
   }
   if (process.exitCode === undefined || ctx.keepAlive) return;
   // Output to a pipe is written asynchronously once the pipe is full: exiting now would drop
@@ -41,14 +42,24 @@ function flushed(stream: NodeJS.WriteStream): Promise<void> {
   });
 }
 
-function report(error: unknown, ctx: Context): number {
-  if (isCommanderError(error)) return error.exitCode === 0 ? 0 : 2;
+/** Prints the error for a person, or with --json as one JSON object on stderr; answers the exit code. */
+function report(error: unknown, ctx: Context, json: boolean): number {
+  if (isCommanderError(error)) {
+    const exitCode = error.exitCode === 0 ? 0 : 2;
+    if (json && exitCode !== 0) writeJsonError(ctx, 'invalid_input', error.message.replace(/^error: /, ''), exitCode);
+    return exitCode;
+  }
   if (error instanceof BatonError) {
-    ctx.err.write(`baton: ${error.message}\n`);
+    if (json) writeJsonError(ctx, error.code, error.message, error.exitCode, error.data);
+    else ctx.err.write(`baton: ${error.message}\n`);
     return error.exitCode;
   }
   ctx.err.write(`baton: internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
   return 1;
+}
+
+function writeJsonError(ctx: Context, code: string, message: string, exitCode: number, data: Record<string, unknown> = {}): void {
+  ctx.err.write(JSON.stringify({ error: { code, message, exitCode, ...(Object.keys(data).length === 0 ? {} : { data }) } }) + '\n');
 }
 
 /** Commander's own errors (usage, --help, --version) carry a `commander.*` code. */
@@ -57,7 +68,7 @@ function isCommanderError(error: unknown): error is Commander.CommanderError {
   return typeof code === 'string' && code.startsWith('commander.');
 }
 
-function buildProgram(ctx: Context): Commander.Command {
+function buildProgram(ctx: Context, jsonErrors: boolean): Commander.Command {
   // Loaded only here: the read-only commands of fast.ts run without it. Its CommonJS build is
   // required directly, since the ESM entry makes Node scan it with cjs-module-lexer (~2 ms, 2 MB).
   const { Command, Option } = createRequire(import.meta.url)('commander') as typeof Commander;
@@ -65,7 +76,10 @@ function buildProgram(ctx: Context): Commander.Command {
     .description('Run many AI coding agents in parallel on one repository, and keep them in hand.')
     .version('0.1.0')
     .exitOverride()
-    .configureOutput({ writeErr: (s) => ctx.err.write(s.startsWith('error:') ? `baton: ${s.slice(7)}` : s) })
+    .configureOutput({
+      // With --json the error is printed once, as JSON, by report().
+      writeErr: (s) => (jsonErrors && s.startsWith('error:') ? undefined : ctx.err.write(s.startsWith('error:') ? `baton: ${s.slice(7)}` : s)),
+    })
     .showSuggestionAfterError();
 
   const json = new Option('--json', 'print JSON for scripts');
@@ -114,8 +128,16 @@ function buildProgram(ctx: Context): Commander.Command {
     .argument('<session>', 'id, id prefix or name', sessionRef)
     .option('-f, --follow', 'keep printing new events')
     .option('--after <seq>', 'only events after this sequence number', '0')
+    .option('-n, --lines <n>', 'only the last n events')
+    .option('--full', 'messages, commands and tool output whole, not cut to one line')
     .addOption(new Option('--json', 'one JSON event per line'))
-    .action(async (ref: string, opts: { follow?: boolean; json?: boolean; after: string }) => (await import('./commands/stream.js')).logs(ctx, ref, opts));
+    .action(async (ref: string, opts: LogsFlags) => (await import('./commands/stream.js')).logs(ctx, ref, opts));
+
+  program
+    .command('path')
+    .description("print a session's worktree folder, for cd \"$(baton path flaky)\"")
+    .argument('<session>', 'id, id prefix or name', sessionRef)
+    .action(async (ref: string) => (await import('./commands/sessions.js')).path(ctx, ref));
 
   program
     .command('events')
@@ -129,7 +151,8 @@ function buildProgram(ctx: Context): Commander.Command {
     .command('attach')
     .description('follow a session live and type replies; Ctrl-C detaches (the session goes on)')
     .argument('<session>', 'id, id prefix or name', sessionRef)
-    .action(async (ref: string) => (await import('./commands/stream.js')).attach(ctx, ref));
+    .option('--all', 'replay the whole history first, not only the last 20 events')
+    .action(async (ref: string, opts: { all?: boolean }) => (await import('./commands/stream.js')).attach(ctx, ref, opts));
 
   program
     .command('wait')
@@ -215,14 +238,18 @@ function buildProgram(ctx: Context): Commander.Command {
   const daemon = program.command('daemon').description('the background supervisor');
   daemon
     .command('status')
+    .description('whether the supervisor runs (exit 6 when it does not), its port, version and sessions')
     .addOption(new Option('--json', 'print JSON for scripts'))
     .action(async (opts: { json?: boolean }) => (await import('./commands/daemon.js')).status(ctx, opts));
-  daemon.command('start').action(async () => (await import('./commands/daemon.js')).start(ctx));
-  daemon.command('stop').action(async () => (await import('./commands/daemon.js')).stop(ctx));
+  daemon.command('start').description('start the supervisor (any command does when needed)').action(async () => (await import('./commands/daemon.js')).start(ctx));
+  daemon.command('stop').description('stop the supervisor; sessions keep running and are re-attached on the next start').action(async () => (await import('./commands/daemon.js')).stop(ctx));
   daemon
     .command('logs')
-    .option('-n, --lines <n>', 'how many lines', '50')
-    .action(async (opts: { lines: string }) => (await import('./commands/daemon.js')).logs(ctx, opts));
+    .description("the supervisor's log, one readable line per record")
+    .option('-n, --lines <n>', 'how many of the last lines', '50')
+    .option('-f, --follow', 'keep printing new lines')
+    .addOption(new Option('--json', 'the JSON records as written'))
+    .action(async (opts: { lines: string; follow?: boolean; json?: boolean }) => (await import('./commands/daemon.js')).logs(ctx, opts));
 
   program
     .command('ui')

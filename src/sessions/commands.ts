@@ -26,7 +26,8 @@ export class SessionCommands {
   async resolveApproval(ref: string, decision: 'allow' | 'deny', reason?: string, requestId?: string, cwd?: string): Promise<SessionWithProject> {
     const session = this.core.resolve(ref, cwd);
     if (session.state !== 'needs_input' || session.state_reason_json === null || !session.state_reason_json.includes('"approval"')) {
-      throw new SessionStateError(`Session ${session.name} is not waiting for an approval (it is ${session.state}).`);
+      const hint = session.state === 'needs_input' ? `; it is waiting for an answer: baton reply ${session.name} "…"` : ` (it is ${session.state.replace(/_/g, ' ')})`;
+      throw new SessionStateError(`Session ${session.name} is not waiting for an approval${hint}.`);
     }
     this.requireRunning(session, decision === 'allow' ? 'approve' : 'deny');
     await this.core.hosts.send(session.id, {
@@ -107,9 +108,12 @@ export class SessionCommands {
   async respawn(ref: string, cwd?: string): Promise<SessionWithProject> {
     const session = this.core.resolve(ref, cwd);
     if (!RESPAWNABLE_STATES.includes(session.state) && this.core.isRunning(session)) {
-      throw new SessionStateError(`Session ${session.name} is ${session.state}; respawn restarts sessions that are failed, stopped or ready for review.`);
+      throw new SessionStateError(`Session ${session.name} is ${session.state.replace(/_/g, ' ')}; respawn restarts a session that failed or was stopped (or whose agent was let go while ready for review).`);
     }
-    if (session.state === 'completed') throw new SessionStateError(`Session ${session.name} is completed; dispatch a new session instead.`);
+    if (session.state === 'completed') throw new SessionStateError(`Session ${session.name} is completed (marked done); to go on with the work, dispatch a new session.`);
+    if (session.state === 'ready_for_review' && this.core.isRunning(session)) {
+      throw new SessionStateError(`Session ${session.name} is ready for review and its agent is still up: there is nothing to respawn. Send it more work with: baton reply ${session.name} "…"`);
+    }
     if (!existsSync(session.worktree)) throw new SessionStateError(`The worktree of ${session.name} is gone (${session.worktree}); it cannot be respawned.`);
     if (this.core.isRunning(session)) await this.core.hosts.stop(session);
     else this.core.hosts.settleLost(session);
@@ -148,7 +152,12 @@ export class SessionCommands {
 
   private requireRunning(session: SessionWithProject, action: string): void {
     if (!this.core.isRunning(session)) {
-      const hint = session.state === 'queued' ? 'it is queued and has not started yet' : `it is ${session.state}; \`baton respawn ${session.name}\` restarts it`;
+      const hint =
+        session.state === 'queued'
+          ? 'it is queued and has not started yet'
+          : session.state === 'completed'
+            ? 'it is completed (marked done); to go on with the work, dispatch a new session'
+            : `it is ${session.state.replace(/_/g, ' ')}; \`baton respawn ${session.name}\` restarts it`;
       throw new SessionStateError(`Cannot ${action} ${session.name}: ${hint}.`);
     }
   }

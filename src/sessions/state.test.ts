@@ -45,11 +45,11 @@ const FROM: Record<SessionState, SessionStatus> = {
 /** Expected state after each trigger ('-': unchanged), columns in TRIGGERS order. */
 const EXPECTED: Record<SessionState, string[]> = {
   //                turn.st  appr.req   question   appr.res  ok                error     interr.   stop-ask  asks       tool  queued    host_st   e.compl    e.stop    e.fail    e.idle lost      by_user   done
-  queued:           ['-',     '-',       '-',       '-',      '-',              'failed', 'stopped', 'stopped', '-',       '-',  '-',      'starting', 'completed', 'stopped', 'failed', '-', 'failed', 'stopped', 'completed'],
-  starting:         ['working', 'needs_input', 'needs_input', '-', 'ready_for_review', 'failed', 'stopped', 'stopped', 'needs_input', '-', '-', '-', 'completed', 'stopped', 'failed', '-', 'failed', 'stopped', 'completed'],
-  working:          ['-',     'needs_input', 'needs_input', '-', 'ready_for_review', 'failed', 'stopped', 'stopped', 'needs_input', '-', '-', 'starting', 'completed', 'stopped', 'failed', '-', 'failed', 'stopped', 'completed'],
-  needs_input:      ['working', 'needs_input', 'needs_input', 'working', 'ready_for_review', 'failed', 'stopped', 'stopped', 'needs_input', '-', '-', 'starting', 'completed', 'stopped', 'failed', '-', 'failed', 'stopped', 'completed'],
-  ready_for_review: ['working', 'needs_input', 'needs_input', '-', '-', 'failed', 'stopped', 'stopped', 'needs_input', '-', 'queued', 'starting', 'completed', 'stopped', 'failed', '-', 'failed', 'stopped', 'completed'],
+  queued:           ['-', '-', '-', '-', '-', 'failed', '-', 'stopped', '-', '-', '-', 'starting', 'completed', 'stopped', 'failed', '-', 'failed', 'stopped', 'completed'],
+  starting:         ['working', 'needs_input', 'needs_input', '-', 'ready_for_review', 'failed', 'needs_input', 'stopped', 'needs_input', '-', '-', '-', 'completed', 'stopped', 'failed', '-', 'failed', 'stopped', 'completed'],
+  working:          ['-', 'needs_input', 'needs_input', '-', 'ready_for_review', 'failed', 'needs_input', 'stopped', 'needs_input', '-', '-', 'starting', 'completed', 'stopped', 'failed', '-', 'failed', 'stopped', 'completed'],
+  needs_input:      ['working', 'needs_input', 'needs_input', 'working', 'ready_for_review', 'failed', 'needs_input', 'stopped', 'needs_input', '-', '-', 'starting', 'completed', 'stopped', 'failed', '-', 'failed', 'stopped', 'completed'],
+  ready_for_review: ['working', 'needs_input', 'needs_input', '-', '-', 'failed', 'needs_input', 'stopped', 'needs_input', '-', 'queued', 'starting', 'completed', 'stopped', 'failed', '-', 'failed', 'stopped', 'completed'],
   failed:           ['working', '-',       '-',       '-',      '-',              '-',      '-',       '-',       '-',       '-',  'queued', 'starting', 'completed', '-',       '-',      '-', '-',      '-',       'completed'],
   stopped:          ['working', '-',     '-',       '-',      '-',              'failed', '-',       '-',       '-',       '-',  'queued', 'starting', 'completed', '-',       'failed', '-', 'failed', '-',       'completed'],
   completed:        ['-',     '-',       '-',       '-',      '-',              '-',      '-',       '-',       '-',       '-',  '-',      '-',        '-',         '-',       '-',      '-', '-',      '-',       '-'],

@@ -1,9 +1,9 @@
 /** Session commands: thin calls to the supervisor API, printed for people or as JSON. */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { DispatchRequest, SessionView } from '../../api/index.js';
 import { SESSION_STATES, type SessionState } from '../../events/states.js';
-import { BatonError, InvalidInputError } from '../../shared/errors.js';
+import { BatonError, InvalidInputError, SessionStateError } from '../../shared/errors.js';
 import type { SupervisorClient } from '../client.js';
 import { client } from '../connect.js';
 import { printJson, type Context } from '../context.js';
@@ -146,6 +146,16 @@ export async function pin(ctx: Context, ref: string, pinned: boolean, opts: { js
   const api = await client(ctx);
   const { session } = await api.call('POST /api/sessions/:ref/pin', { params: { ref }, body: { pinned } });
   printResult(ctx, session, opts);
+}
+
+/** The worktree folder alone, for `cd "$(baton path flaky)"`. */
+export async function path(ctx: Context, ref: string): Promise<void> {
+  const api = await client(ctx);
+  const { session } = await api.call('GET /api/sessions/:ref', { params: { ref } });
+  if (!existsSync(session.worktree)) {
+    throw new SessionStateError(`The worktree of ${session.name} is gone (${session.worktree}); \`baton rm\` kept its uncommitted work in refs/baton/snapshots/.`);
+  }
+  ctx.out.write(session.worktree + '\n');
 }
 
 function printResult(ctx: Context, session: SessionView, opts: { json?: boolean }): void {
