@@ -83,7 +83,7 @@ describe('reading a session', () => {
     writeFileSync(opener, '#!/bin/sh\necho "no method available for opening" >&2\nexit 3\n');
     chmodSync(opener, 0o755);
     const result = await t.run(['ui'], { cwd: repo, env: { BATON_OPENER: opener } });
-    expect(result.stdout).toMatch(/^Could not open a browser here; open the dashboard yourself:\n  http:\/\/127\.0\.0\.1:\d+\/login\?code=/);
+    expect(result.stdout).toMatch(/^Could not open a browser here; open the dashboard yourself:\n {2}http:\/\/127\.0\.0\.1:\d+\/login\?code=/);
     const session = await t.json<SessionView[]>(['ls', '--json']);
     expect(session).toEqual([]);
   });
