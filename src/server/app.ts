@@ -4,17 +4,17 @@
  */
 import { timingSafeEqual } from 'node:crypto';
 import { Hono, type Context } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
 import { ZodError } from 'zod';
 import { DAEMON, type DaemonStatus } from '../api/daemon.js';
 import { HISTORY } from '../api/history.js';
 import { MAX_BODY_BYTES, type ApiErrorBody } from '../api/index.js';
 import { SESSIONS } from '../api/sessions.js';
 import { WORKSPACE } from '../api/workspace.js';
-import { BatonError, formatIssues, RequestTooLargeError } from '../shared/errors.js';
+import { BatonError, formatIssues } from '../shared/errors.js';
 import { createLogger } from '../shared/log.js';
 import type { SessionManager } from '../sessions/manager.js';
 import type { BrowserAuth } from './web-auth.js';
+import { bodyLimit } from './body-limit.js';
 import { daemonHandlers } from './routes/daemon.js';
 import { historyHandlers } from './routes/history.js';
 import { mount } from './routes/mount.js';
@@ -66,8 +66,7 @@ export function createApp(options: AppOptions): Hono {
     }
     await next();
   });
-  // By Content-Length when given, else counted while read: an oversized body is never held whole.
-  app.use('*', bodyLimit({ maxSize: MAX_BODY_BYTES, onError: () => { throw new RequestTooLargeError(MAX_BODY_BYTES); } }));
+  app.use('*', bodyLimit(MAX_BODY_BYTES));
 
   mount(app, DAEMON, daemonHandlers(options));
   mount(app, SESSIONS, sessionHandlers(manager));

@@ -95,7 +95,7 @@ export function argv(ctx: CliFuzzContext, command: CliCommand): string[] {
   }
   if (rng.chance(0.08)) out.splice(rng.int(command.words.length, out.length), 0, rng.pick(['--nope', '-z', '---', '--json=3', '--', '-', `--${'x'.repeat(2000)}`, '--🙂']));
   // Arguments with a NUL cannot be passed to a process at all; that is the OS's refusal, not ours.
-  return out.map((arg) => arg.replace(/\u0000/g, ''));
+  return out.map((arg) => arg.split(String.fromCharCode(0)).join(''));
 }
 
 export interface CliOutcome {

@@ -110,7 +110,7 @@ function encode(value: string): string {
 
 function queryString(ctx: HttpFuzzContext, spec: EndpointSpec): string {
   const { rng } = ctx;
-  const keys = Object.keys((spec.query?.shape ?? {}) as Record<string, unknown>);
+  const keys = Object.keys(spec.query?.shape ?? {});
   const parts: string[] = [];
   for (const key of keys) {
     if (!rng.chance(0.6)) continue;
@@ -169,13 +169,16 @@ function bodyFor(ctx: HttpFuzzContext, route: string, schema: z.ZodType | undefi
     return json({ ...value, [key]: anyValue(rng) });
   } else if (mutation === 5 && names.length > 0) {
     const name = rng.pick(names);
-    const size = rng.pick([100_001, 500_000, 1_040_000]);
-    value[name] = rng.pick(['x', 'é', '🙂']).repeat(Math.floor(size / 4));
-    labels.push(`${name} huge (${size} units)`);
+    // Bytes: over the field's limit, near the body's limit, and over it (413).
+    const size = rng.pick([100_001, 1_040_000, 1_100_000]);
+    const unit = rng.pick(['x', 'é', '🙂']);
+    value[name] = unit.repeat(Math.ceil(size / Buffer.byteLength(unit)));
+    labels.push(`${name} huge (${size} bytes)`);
   } else if (mutation === 6 && names.length > 0) {
     // Deep nesting inside a field, as text.
     const name = rng.pick(names);
-    const { [name]: _, ...rest } = value;
+    const rest = { ...value };
+    delete rest[name];
     const prefix = JSON.stringify(rest).slice(0, -1);
     labels.push(`${name} nested deep`);
     return { text: `${prefix}${prefix.length > 1 ? ',' : ''}"${name}":${deepJson(rng.pick([100, 5_000, 50_000]))}}`, contentType: 'application/json' };
