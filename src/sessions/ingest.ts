@@ -121,7 +121,7 @@ export class Ingestor extends EventEmitter<IngestEvents> {
     mkdirSync(paths.dir, { recursive: true });
     const writer = new EventLogWriter(paths.events, row?.last_seq);
     try {
-      for (const body of bodies) writer.append(body);
+      writer.appendAll(bodies);
     } finally {
       writer.close();
     }
