@@ -17,7 +17,8 @@ export class ChangeCounts {
 
   async all(): Promise<Record<string, number>> {
     const sessions = this.manager.list();
-    const now = Date.now();
+    // Monotonic: a wall clock set back would keep stale counts for as long as it went back.
+    const now = performance.now();
     const stale = sessions.filter((s) => {
       const cached = this.cache.get(s.id);
       return cached === undefined || cached.seq !== s.last_seq || now - cached.at > MAX_AGE_MS;

@@ -227,7 +227,8 @@ export class HostSupervisor {
 }
 
 async function waitForExit(pid: number | null, sessionId: string): Promise<void> {
-  const deadline = Date.now() + 15_000;
+  // Monotonic: a wall clock that jumps must not cut the wait short or stretch it.
+  const deadline = performance.now() + 15_000;
   // A host we did not spawn (re-attached) has no exit event to wait on; its pid is all we have.
-  while (isHostAlive(pid, sessionId) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+  while (isHostAlive(pid, sessionId) && performance.now() < deadline) await new Promise((r) => setTimeout(r, 20));
 }
