@@ -222,7 +222,8 @@ export async function send(port: number, c: HttpCase, timeoutMs = 30_000): Promi
 function sendOnce(port: number, c: HttpCase, timeoutMs: number, keepAlive: boolean): Promise<HttpAnswer> {
   return new Promise((resolve, reject) => {
     const headers = { ...c.headers };
-    if (c.body !== undefined && !c.chunked) headers['content-length'] = String(Buffer.byteLength(c.body));
+    // Chunked said out loud: Node frames a GET's body only when told, and unframed bytes are no request at all.
+    if (c.body !== undefined) headers[c.chunked === true ? 'transfer-encoding' : 'content-length'] = c.chunked === true ? 'chunked' : String(Buffer.byteLength(c.body));
     const req = request({ host: '127.0.0.1', port, method: c.method, path: c.path, headers, agent: keepAlive ? agent : false, setHost: false }, (res) => {
       const contentType = String(res.headers['content-type'] ?? '');
       if (contentType.startsWith('text/event-stream')) {
