@@ -267,7 +267,7 @@ export class SessionHost {
       }
       this.change({ kind: 'host_ending', end: reason, message });
       this.writer.append({ type: 'session.ended', reason, ...(message === undefined ? {} : { message }) });
-      this.shutdown(reason === 'failed' ? 1 : 0);
+      void this.shutdown(reason === 'failed' ? 1 : 0);
     })();
     return this.ending;
   }
@@ -278,12 +278,9 @@ export class SessionHost {
     void this.end('failed', error ?? 'the agent exited');
   }
 
-  private shutdown(code: number): void {
-    // Events held while the disk is full are written before the host goes: none is lost.
-    void this.writer.drained().then(() => this.exit(code));
-  }
-
-  private exit(code: number): void {
+  /** Goes once events held while the disk is full are written: none is lost. */
+  private async shutdown(code: number): Promise<void> {
+    await this.writer.drained();
     this.writer.close();
     this.control?.close();
     rmSync(this.paths.socket, { force: true });
