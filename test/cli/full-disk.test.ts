@@ -58,6 +58,10 @@ describe('the state folder runs out of space', () => {
     expect((dispatch.body as { error: { message: string } }).error.message).toMatch(/disk .* is full/);
     expect(t.git(repo, 'branch', '--list', 'baton/second')).toBe('');
     expect(existsSync(join(t.home, 'worktrees', 'repo', 'second'))).toBe(false);
+    // The command line says the same in one line, with its own exit code.
+    const cli = await t.run(['dispatch', 'z', '--name', 'third', '--script', t.script([{ say: 'hi' }])], { cwd: repo });
+    expect(cli.code, cli.stderr).toBe(9);
+    expect(cli.stderr).toMatch(/^baton: The disk holding Baton's state is full .*free some space and retry\.\n$/);
 
     // Other commands answer: reads work, writes say the disk is full.
     for (const [method, path] of [['GET', '/api/sessions'], ['GET', '/api/sessions/full/peek'], ['POST', '/api/sessions/full/pin'], ['GET', '/api/health']] as const) {
