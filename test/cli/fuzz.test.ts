@@ -7,12 +7,14 @@
  * What must hold: the supervisor never crashes (the same pid answers /api/health after), a
  * client's mistake never gets a 5xx, no answer or CLI output shows a stack trace, nothing is
  * written outside the state folder and the test repository (not even by a value made to look
- * like a git option or a shell command), the user's checkout is untouched, and the supervisor
- * logs no error. Its RSS before and after is printed.
+ * like a git option or a shell command), the user's checkout is untouched, the supervisor
+ * logs no error and its database passes SQLite's integrity check. Its RSS before and after is
+ * printed.
  */
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { EndpointSpec } from '../../src/api/endpoint.js';
 import { TABLES } from '../../src/server/openapi.js';
@@ -195,6 +197,10 @@ describe('fuzzing', () => {
     if (strayInPlain.length > 0) failures.push({ what: 'after the run', problem: `files written in the working folder: ${strayInPlain.join(', ')}` });
     if (t.git(repo, 'status', '--porcelain') !== '' || t.git(repo, 'rev-parse', 'HEAD') !== headBefore) failures.push({ what: 'after the run', problem: 'the main checkout changed' });
     for (const line of loggedErrors()) failures.push({ what: 'supervisor.log', problem: withHostLog(line) });
+    const db = new Database(join(t.home, 'baton.db'), { readonly: true });
+    const integrity = db.pragma('integrity_check', { simple: true }) as string;
+    db.close();
+    if (integrity !== 'ok') failures.push({ what: 'baton.db', problem: `integrity_check: ${integrity}` });
 
     const summary = [...outcomes].sort().map(([key, n]) => `${key}: ${n}`).join(', ');
     console.log(`fuzz seed ${seed}: ${cases.length} requests, ${vectors.length} command lines; ${summary}; supervisor RSS ${rssBefore} kB before, ${rssAfter} kB after`);
