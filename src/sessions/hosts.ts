@@ -173,7 +173,7 @@ export class HostSupervisor {
   private watch(sessionId: string, exited?: Promise<number | null>): void {
     this.watches.get(sessionId)?.close();
     const paths = sessionPaths(this.options.home, sessionId);
-    const watch = new HostWatch(paths.events, hostSocket(this.options.home, sessionId), () => void this.ingestWhenRoom(sessionId), exited);
+    const watch = new HostWatch(paths.events, hostSocket(this.options.home, sessionId), () => this.options.ingestor.ingestSoon(sessionId), exited);
     this.watches.set(sessionId, watch);
     watch.gone
       .then(() => {
@@ -184,25 +184,18 @@ export class HostSupervisor {
       .catch((error: unknown) => log.error('host watch failed', { session: sessionId, error: errorMessage(error) }));
   }
 
-  /**
-   * Ingests, or, while the disk is full (SQLite cannot grow), says so once and leaves the events
-   * in the log for the next try: the watch's safety poll, or `retryMs` later when asked.
-   */
-  private ingestWhenRoom(sessionId: string, retry?: () => void): boolean {
+  /** Ingests, or, while the disk is full (SQLite cannot grow), runs `retry` a second later and says false. */
+  private ingestWhenRoom(sessionId: string, retry: () => void): boolean {
     try {
       this.options.ingestor.ingest(sessionId);
-      if (this.full.delete(sessionId)) log.info('the disk has room again: events ingested', { session: sessionId });
       return true;
     } catch (error) {
       if (!isDiskFull(error)) throw error;
-      if (!this.full.has(sessionId)) log.warn('the disk is full: events wait in the session log', { session: sessionId, error: errorMessage(error) });
-      this.full.add(sessionId);
-      if (retry !== undefined) setTimeout(retry, DISK_FULL_RETRY_MS);
+      log.warn('the disk is full: a host that ended is looked at again in a second', { session: sessionId, error: errorMessage(error) });
+      setTimeout(retry, DISK_FULL_RETRY_MS);
       return false;
     }
   }
-
-  private readonly full = new Set<string>();
 
   /** The host has exited: ingest its last events, and record a crash if it did not end the session itself. */
   private onGone(sessionId: string): void {
