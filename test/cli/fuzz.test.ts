@@ -39,9 +39,17 @@ beforeEach(() => {
   outside = mkdtempSync(join(tmpdir(), 'baton-fuzz-outside-'));
   mkdirSync(join(outside, 'tmp'));
   const stub = join(outside, 'no-agent');
-  // The network edge: a real agent binary would call its vendor; this stand-in refuses at once.
-  writeFileSync(stub, '#!/bin/sh\necho "no agents in the fuzz run" >&2\nexit 1\n', { mode: 0o755 });
-  t = new TestBaton({ TMPDIR: join(outside, 'tmp'), BATON_CLAUDE_PATH: stub, BATON_CODEX_PATH: stub, BATON_NO_BROWSER: '1' });
+  // The network edge: a real agent binary would call its vendor, `gh` GitHub; these stand-ins refuse at once.
+  writeFileSync(stub, '#!/bin/sh\necho "no network in the fuzz run" >&2\nexit 1\n', { mode: 0o755 });
+  mkdirSync(join(outside, 'bin'));
+  for (const name of ['gh', 'claude', 'codex']) writeFileSync(join(outside, 'bin', name), '#!/bin/sh\necho "no network in the fuzz run" >&2\nexit 1\n', { mode: 0o755 });
+  t = new TestBaton({
+    TMPDIR: join(outside, 'tmp'),
+    PATH: `${join(outside, 'bin')}:${process.env.PATH ?? ''}`,
+    BATON_CLAUDE_PATH: stub,
+    BATON_CODEX_PATH: stub,
+    BATON_NO_BROWSER: '1',
+  });
 });
 afterEach(() => {
   closeAgent();
