@@ -3,7 +3,8 @@
  * moves the clock of this test's supervisor, hosts and CLI; see test/support/fake-clock.ts).
  * What must hold: the queue stays first in, first out, and workspace events stay in the order
  * they happened, by their sequence numbers, whatever their timestamps say; nothing times out or
- * hangs for the jump; the supervisor's uptime is never negative.
+ * hangs for the jump; the supervisor's uptime is never negative; an idle host is let go after
+ * its idle time, neither at once nor hours late.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { SessionView } from '../../src/api/index.js';
@@ -15,13 +16,16 @@ import { FakeClock } from '../support/fake-clock.js';
 let t: TestBaton;
 let clock: FakeClock;
 let repo: string;
-beforeEach(() => {
+beforeEach(async () => {
   t = new TestBaton({ BATON_MAX_CONCURRENT: '1' });
-  clock = new FakeClock(t.root);
+  clock = await FakeClock.start(t.root);
   Object.assign(t.env, clock.env());
   repo = t.repo();
 });
-afterEach(() => t.cleanup());
+afterEach(() => {
+  t.cleanup();
+  clock.stop();
+});
 
 const HOUR = 3600;
 
@@ -66,6 +70,23 @@ describe('a wall clock that jumps', () => {
 
     const status = JSON.parse(await t.ok(['daemon', 'status', '--json'])) as { uptimeSeconds: number };
     expect(status.uptimeSeconds).toBeGreaterThanOrEqual(0);
+  });
+});
+
+describe('an idle host under a clock that jumps', () => {
+  it('is let go after its idle time by the monotonic clock: not at once when the clock jumps ahead, not hours late when it jumps back', async () => {
+    Object.assign(t.env, { BATON_IDLE_HOST_SECONDS: '2' });
+    await t.ok(['daemon', 'start']);
+    for (const [name, offset] of [['ahead', 2 * HOUR], ['behind', -2 * HOUR]] as const) {
+      await t.ok(['dispatch', name, '--name', name, '--script', t.script([{ say: 'done' }])], { cwd: repo });
+      await t.waitForState(name, 'ready_for_review');
+      const seen = performance.now();
+      clock.set(offset);
+      const ended = await t.waitForEvent(name, (e) => e.type === 'session.ended', 15_000);
+      expect(ended).toMatchObject({ reason: 'idle' });
+      // Two seconds after the turn, less the moments it took us to see the turn end.
+      expect(performance.now() - seen, name).toBeGreaterThan(1_000);
+    }
   });
 });
 
