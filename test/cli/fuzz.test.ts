@@ -21,7 +21,7 @@ import { TABLES } from '../../src/server/openapi.js';
 import { BIN, TestBaton } from '../support/baton.js';
 import { fuzzSeed, nastyStrings, seeded, STACK_LINE } from '../support/fuzz.js';
 import { argv, readCommands, runCli, type CliCommand } from '../support/fuzz-cli.js';
-import { closeAgent, httpCase, send, type HttpCase } from '../support/fuzz-http.js';
+import { closeAgent, httpCase, send, webCase, type HttpCase } from '../support/fuzz-http.js';
 
 const TOTAL = Number(process.env.BATON_SOAK_FUZZ ?? 2_100);
 const HTTP_CASES = Math.round(TOTAL * 0.8);
@@ -100,6 +100,7 @@ function withHostLog(line: string): string {
 function checkAnswer(c: HttpCase, status: number, body: string, contentType: string): string | undefined {
   if (status >= 500) return `status ${status}: ${body.slice(0, 300)}`;
   if (STACK_LINE.test(body)) return `a stack trace in the answer: ${body.slice(0, 500)}`;
+  if (/root:.*:0:0:/.test(body)) return `a file outside the web UI was served: ${body.slice(0, 200)}`;
   if (status >= 400 && c.method !== 'HEAD' && contentType.includes('json')) {
     const error = (JSON.parse(body) as { error?: { code?: unknown; message?: unknown } }).error;
     if (typeof error?.code !== 'string' || typeof error.message !== 'string' || error.message === '') return `an error without code and message: ${body.slice(0, 300)}`;
@@ -133,7 +134,8 @@ describe('fuzzing', () => {
     const cases: HttpCase[] = [];
     for (let i = 0; i < HTTP_CASES; i++) {
       const [route, spec] = routes[i % routes.length] as [string, EndpointSpec];
-      cases.push(httpCase({ rng, port, token, refs, strings, repo }, route, spec));
+      // One in twenty goes to the web UI's routes, outside the tables.
+      cases.push(rng.chance(0.05) ? webCase({ rng, port, token, refs, strings, repo }) : httpCase({ rng, port, token, refs, strings, repo }, route, spec));
     }
     for (let i = 0; i < VALID_DISPATCHES; i++) {
       const body: Record<string, unknown> = { prompt: rng.pick(strings) || 'p', cwd: repo, agent: 'scripted', options: { script: { steps: [{ say: 'hi' }] } } };

@@ -90,6 +90,34 @@ export function httpCase(ctx: HttpFuzzContext, route: string, spec: EndpointSpec
   return out;
 }
 
+/**
+ * A request to the web UI's own routes (the page, its login, its assets), which are outside the
+ * tables: odd paths, traversal in every spelling, odd login codes.
+ */
+export function webCase(ctx: HttpFuzzContext): HttpCase {
+  const { rng } = ctx;
+  const odd = encode(rng.pick(ctx.strings));
+  const path = rng.pick([
+    '/',
+    `/?all=${odd}`,
+    `/login?code=${odd}`,
+    '/login',
+    `/assets/${odd}`,
+    '/assets/..%2f..%2f..%2f..%2f..%2f..%2fetc%2fpasswd',
+    '/assets/%2e%2e/%2e%2e/%2e%2e/%2e%2e/%2e%2e/etc/passwd',
+    '/..%2f..%2f..%2f..%2f..%2fetc/passwd',
+    '/ssr/entry-server.js',
+    '/%00',
+    '/%ZZ',
+    `/sessions/${rng.pick(ctx.refs.length > 0 ? ctx.refs : ['x'])}`,
+    `/${'a/'.repeat(500)}`,
+    '//etc/passwd',
+  ]);
+  const headers: Record<string, string> = { host: `127.0.0.1:${ctx.port}` };
+  if (rng.chance(0.3)) headers.cookie = rng.pick([`baton_${ctx.port}=${odd}`, 'baton_1=x', `${'a'.repeat(4000)}=1`]);
+  return { method: rng.pick(['GET', 'GET', 'GET', 'POST', 'HEAD']), path, headers, label: `web ${path.slice(0, 80)}` };
+}
+
 function paramValue(ctx: HttpFuzzContext): string {
   const { rng } = ctx;
   const roll = rng.next();
