@@ -257,11 +257,11 @@ async function startSupervisor(paths: HomePaths, env: NodeJS.ProcessEnv): Promis
 
 /** After a start (ours or a racing one), waits until the supervisor answers. */
 async function waitForSupervisor(paths: HomePaths, cwd: string): Promise<SupervisorClient> {
-  const deadline = Date.now() + START_TIMEOUT_MS;
+  const deadline = performance.now() + START_TIMEOUT_MS;
   for (;;) {
     const client = await tryExisting(paths, cwd);
     if (client !== undefined) return client;
-    if (Date.now() > deadline) throw new SupervisorUnreachableError(`The supervisor did not come up; see ${paths.log}`);
+    if (performance.now() > deadline) throw new SupervisorUnreachableError(`The supervisor did not come up; see ${paths.log}`);
     // The racing supervisor writes supervisor.json once it listens; there is no event to wait on across processes.
     await new Promise((r) => setTimeout(r, 50));
   }

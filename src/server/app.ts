@@ -4,17 +4,17 @@
  */
 import { timingSafeEqual } from 'node:crypto';
 import { Hono, type Context } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
 import { ZodError } from 'zod';
 import { DAEMON, type DaemonStatus } from '../api/daemon.js';
 import { HISTORY } from '../api/history.js';
 import { MAX_BODY_BYTES, type ApiErrorBody } from '../api/index.js';
 import { SESSIONS } from '../api/sessions.js';
 import { WORKSPACE } from '../api/workspace.js';
-import { BatonError, formatIssues, RequestTooLargeError } from '../shared/errors.js';
+import { BatonError, DiskFullError, errorMessage, formatIssues, isDiskFull } from '../shared/errors.js';
 import { createLogger } from '../shared/log.js';
 import type { SessionManager } from '../sessions/manager.js';
 import type { BrowserAuth } from './web-auth.js';
+import { bodyLimit } from './body-limit.js';
 import { daemonHandlers } from './routes/daemon.js';
 import { historyHandlers } from './routes/history.js';
 import { mount } from './routes/mount.js';
@@ -66,8 +66,7 @@ export function createApp(options: AppOptions): Hono {
     }
     await next();
   });
-  // By Content-Length when given, else counted while read: an oversized body is never held whole.
-  app.use('*', bodyLimit({ maxSize: MAX_BODY_BYTES, onError: () => { throw new RequestTooLargeError(MAX_BODY_BYTES); } }));
+  app.use('*', bodyLimit(MAX_BODY_BYTES));
 
   mount(app, DAEMON, daemonHandlers(options));
   mount(app, SESSIONS, sessionHandlers(manager));
@@ -96,6 +95,12 @@ function errorResponse(c: Context, error: unknown): Response {
   if (error instanceof ZodError) {
     const message = formatIssues(error.issues);
     return c.json<ApiErrorBody>({ error: { code: 'invalid_input', message: `Invalid request: ${message}` } }, 400);
+  }
+  // A full disk (SQLite's or the OS's word for it) is the machine's state, not a bug: say so.
+  if (isDiskFull(error) && !(error instanceof DiskFullError)) {
+    const full = new DiskFullError(`answering ${c.req.method} ${c.req.path}`, errorMessage(error));
+    log.warn('disk full', { method: c.req.method, path: c.req.path, error: errorMessage(error) });
+    return c.json<ApiErrorBody>({ error: { code: full.code, message: full.message, data: full.data } }, 507);
   }
   if (error instanceof BatonError) {
     return c.json<ApiErrorBody>({ error: { code: error.code, message: error.message, data: error.data } }, error.httpStatus as 400);

@@ -46,6 +46,8 @@ export async function runSupervisor(env: NodeJS.ProcessEnv = process.env): Promi
   const db = openDb(paths.db);
   const manager = new SessionManager({ home, db, maxConcurrent: config.maxConcurrent, idleHostSeconds: config.idleHostSeconds, env });
   const startedAt = new Date();
+  // Uptime by the monotonic clock: a wall clock set back would make it negative.
+  const startedMs = performance.now();
   let port = 0;
   let server: ServerType | undefined;
   let shuttingDown = false;
@@ -76,7 +78,7 @@ export async function runSupervisor(env: NodeJS.ProcessEnv = process.env): Promi
         home,
         version: VERSION,
         startedAt: startedAt.toISOString(),
-        uptimeSeconds: Math.round((Date.now() - startedAt.getTime()) / 1000),
+        uptimeSeconds: Math.round((performance.now() - startedMs) / 1000),
         maxConcurrent: manager.maxConcurrent,
         active: manager.activeCount(),
         queued: sessions.filter((s) => s.state === 'queued').length,

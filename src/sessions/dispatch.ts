@@ -42,7 +42,11 @@ export async function dispatchSession(core: SessionsCore, request: z.output<type
   try {
     await oneAtATime(repo.root, () => createWorktree({ repo: repo.root, path: worktree, branch, baseCommit }));
   } catch (error) {
-    core.pending.remove(id);
+    try {
+      core.pending.remove(id);
+    } catch {
+      // A full disk may refuse this too; the note only makes the next start look for a worktree that is not there.
+    }
     throw error;
   }
   try {

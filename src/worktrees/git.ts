@@ -1,5 +1,6 @@
 /** Runs the real git CLI: argument arrays, explicit cwd, exit code checked, stderr kept. */
 import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { GitError } from '../shared/errors.js';
 
 export interface GitResult {
@@ -33,7 +34,9 @@ export function git(cwd: string, args: string[], options: GitOptions = {}): Prom
           return;
         }
         const firstLine = stderr.trim().split('\n')[0] ?? '';
-        reject(new GitError(`git ${args[0] ?? ''} failed: ${firstLine || error?.message}`, args, stderr));
+        // A spawn in a folder that is gone fails with ENOENT, which reads as "no git installed".
+        const why = firstLine || (existsSync(cwd) ? error?.message : `the folder ${cwd} does not exist`);
+        reject(new GitError(`git ${args[0] ?? ''} failed: ${why}`, args, stderr));
       },
     );
   });

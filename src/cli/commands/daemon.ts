@@ -48,8 +48,8 @@ export async function stop(ctx: Context): Promise<void> {
 }
 
 async function waitUntilGone(pid: number): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  while (Date.now() < deadline) {
+  const deadline = performance.now() + 10_000;
+  while (performance.now() < deadline) {
     try {
       process.kill(pid, 0);
     } catch {
