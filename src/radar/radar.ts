@@ -8,11 +8,14 @@ import { existsSync } from 'node:fs';
 import type { Conflict, ConflictSide, ConflictsView, RadarPassStats } from '../api/conflicts.js';
 import type { WorkspaceBus } from '../bus/index.js';
 import { errorMessage, ProjectNotFoundError } from '../shared/errors.js';
+import { createLogger } from '../shared/log.js';
 import type { SessionWithProject } from '../store/sessions.js';
 import { snapshotWork, type WorkSnapshot } from '../worktrees/snapshot.js';
 import { Comparer, type PairResult, type Side } from './compare.js';
 import { publishChanges } from './events.js';
 import { eachLimited, GitRunner } from './git-runner.js';
+
+const log = createLogger('radar');
 
 /** What the radar needs of the sessions domain (the SessionManager has it). */
 export interface RadarSessions {
@@ -27,6 +30,11 @@ export interface RadarOptions {
   /** Called with the conflicts that turned hot this pass (telling the agents). */
   onHot?: (conflicts: Conflict[], sessions: Map<string, SessionWithProject>) => void;
   now?: () => Date;
+}
+
+interface Job {
+  key: string;
+  run: () => Promise<void>;
 }
 
 interface Tracked {
@@ -111,11 +119,11 @@ export class ConflictRadar {
       }
     });
     const next = new Map<string, Conflict>();
+    const failed = new Set<string>();
     const projects = new Map<string, Tracked[]>();
     for (const t of this.tracked.values()) projects.set(t.session.project_root, [...(projects.get(t.session.project_root) ?? []), t]);
     for (const [root, members] of projects) {
       stats.sessions += members.length;
-      const jobs: (() => Promise<void>)[] = [];
       const record = (key: string, a: Tracked, b: ConflictSide, outcome: { result: PairResult; cached: boolean }): void => {
         stats.pairsChecked += outcome.cached ? 0 : 1;
         stats.pairsCached += outcome.cached ? 1 : 0;
@@ -124,43 +132,72 @@ export class ConflictRadar {
         if (r.level === null) return;
         next.set(key, { key, project: a.session.project_name, projectRoot: root, level: r.level, a: sessionSide(a.session), b, mergeBase: r.mergeBase, files: r.files, note: r.note });
       };
-      const sorted = [...members].sort((x, y) => x.session.id.localeCompare(y.session.id));
-      for (let i = 0; i < sorted.length; i++) {
-        for (let j = i + 1; j < sorted.length; j++) {
-          const [a, b] = [sorted[i] as Tracked, sorted[j] as Tracked];
-          jobs.push(async () => {
-            const pairKey = `${a.snapshot.head}:${a.snapshot.tree}|${b.snapshot.head}:${b.snapshot.tree}`;
-            const outcome = await this.comparer.pair(pairKey, async () => {
-              const base = await this.comparer.mergeBase(root, { head: a.snapshot.head, baseCommit: a.session.base_commit }, { head: b.snapshot.head, baseCommit: b.session.base_commit });
-              return this.comparer.compare(root, base, side(a), side(b));
-            });
-            record(`${a.session.id}:${b.session.id}`, a, sessionSide(b.session), outcome);
-          });
+      const jobs = await this.jobs(root, members, record);
+      await eachLimited(jobs, 4, async (job) => {
+        try {
+          await job.run();
+        } catch (error) {
+          failed.add(job.key);
+          // One pair git could not answer (a diff that timed out) leaves the others standing.
+          log.warn('a radar pair failed', { project: root, error: errorMessage(error) });
+          stats.timedOut += /timed out/.test(errorMessage(error)) ? 1 : 0;
         }
-      }
-      const tips = await this.baseTips(root);
-      for (const t of sorted) {
-        const tip = movingBase(t.session.base_ref, tips);
-        if (tip === undefined || tip === t.session.base_commit) continue;
-        jobs.push(async () => {
-          const outcome = await this.comparer.pair(`${t.snapshot.head}:${t.snapshot.tree}|${t.session.base_commit}>${tip}`, async () =>
-            this.comparer.compare(root, t.session.base_commit, side(t), { head: tip, tree: tip }),
-          );
-          record(`${t.session.id}:base`, t, { kind: 'base', ref: t.session.base_ref, tip }, outcome);
-        });
-      }
-      await eachLimited(jobs, 4, (job) => job());
+      });
     }
     this.comparer.sweep();
     const previous = this.current;
+    // A pair that failed this pass keeps its last answer rather than clearing by accident.
+    for (const [key, conflict] of previous) if (!next.has(key) && failed.has(key)) next.set(key, conflict);
     this.current = next;
     const turnedHot = publishChanges(this.options.bus, previous, next, (id) => byId.has(id));
     if (turnedHot.length > 0) this.options.onHot?.(turnedHot, byId);
     stats.cacheHits = counters.cacheHits;
-    stats.timedOut = counters.timedOut;
+    stats.timedOut += counters.timedOut;
     stats.gitCalls = this.git.calls - callsBefore;
     stats.ms = Math.round((performance.now() - started) * 10) / 10;
     this.last = stats;
+  }
+
+  /** One job per pair of sessions, and per session whose base branch has moved since it started. */
+  private async jobs(root: string, members: Tracked[], record: (key: string, a: Tracked, b: ConflictSide, outcome: { result: PairResult; cached: boolean }) => void): Promise<Job[]> {
+    const jobs: Job[] = [];
+    const sorted = [...members].sort((x, y) => x.session.id.localeCompare(y.session.id));
+    const workKey = (t: Tracked): string => `${t.snapshot.head}:${t.snapshot.tree}`;
+    for (let i = 0; i < sorted.length; i++) {
+      for (let j = i + 1; j < sorted.length; j++) {
+        const [a, b] = [sorted[i] as Tracked, sorted[j] as Tracked];
+        const key = `${a.session.id}:${b.session.id}`;
+        const run = async (): Promise<void> => {
+          const outcome = await this.comparer.pair(`${workKey(a)}|${workKey(b)}`, async () => {
+            const base = await this.comparer.mergeBase(root, { head: a.snapshot.head, baseCommit: a.session.base_commit }, { head: b.snapshot.head, baseCommit: b.session.base_commit });
+            return this.comparer.compare(root, base, side(a), side(b));
+          });
+          record(key, a, sessionSide(b.session), outcome);
+        };
+        jobs.push({ key, run });
+      }
+    }
+    let tips: Map<string, string>;
+    try {
+      tips = await this.baseTips(root);
+    } catch (error) {
+      log.warn('could not read the branch tips; bases are not compared this pass', { project: root, error: errorMessage(error) });
+      return jobs;
+    }
+    for (const t of sorted) {
+      const tip = movingBase(t.session.base_ref, tips);
+      if (tip === undefined || tip === t.session.base_commit) continue;
+      const key = `${t.session.id}:base`;
+      const run = async (): Promise<void> => {
+        // The session's work merged with the tip: the merge base is the session's own base commit.
+        const outcome = await this.comparer.pair(`${workKey(t)}|${t.session.base_commit}>${tip}`, async () =>
+          this.comparer.compare(root, t.session.base_commit, side(t), { head: tip, tree: tip }),
+        );
+        record(key, t, { kind: 'base', ref: t.session.base_ref, tip }, outcome);
+      };
+      jobs.push({ key, run });
+    }
+    return jobs;
   }
 
   /** Every branch tip of the repository (local and remote-tracking), in one git call per pass. */
