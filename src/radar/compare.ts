@@ -46,7 +46,7 @@ class MarkedCache<V> {
   /** Caches a promise; a failure is not an answer, so it is forgotten and the next pass tries again. */
   setPromise<T>(this: MarkedCache<Promise<T>>, key: string, value: Promise<T>): Promise<T> {
     this.set(key, value);
-    value.catch(() => {
+    void value.catch(() => {
       if (this.entries.get(key)?.value === value) this.entries.delete(key);
     });
     return value;
