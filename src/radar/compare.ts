@@ -45,7 +45,7 @@ class MarkedCache<V> {
   }
   /** Caches a promise; a failure is not an answer, so it is forgotten and the next pass tries again. */
   setPromise<T>(this: MarkedCache<Promise<T>>, key: string, value: Promise<T>): Promise<T> {
-    this.set(key, value);
+    this.entries.set(key, { value, used: true });
     void value.catch(() => {
       if (this.entries.get(key)?.value === value) this.entries.delete(key);
     });
