@@ -27,8 +27,8 @@ export interface RadarOptions {
   sessions: RadarSessions;
   bus: WorkspaceBus;
   git?: GitRunner;
-  /** Called with the conflicts that turned hot this pass (telling the agents). */
-  onHot?: (conflicts: Conflict[], sessions: Map<string, SessionWithProject>) => void;
+  /** After each pass: the conflicts that turned hot in it, and all conflicts now (telling the agents). */
+  onPass?: (turnedHot: Conflict[], current: Conflict[]) => void;
   now?: () => Date;
 }
 
@@ -150,7 +150,11 @@ export class ConflictRadar {
     for (const [key, conflict] of previous) if (!next.has(key) && failed.has(key)) next.set(key, conflict);
     this.current = next;
     const turnedHot = publishChanges(this.options.bus, previous, next, (id) => byId.has(id));
-    if (turnedHot.length > 0) this.options.onHot?.(turnedHot, byId);
+    try {
+      this.options.onPass?.(turnedHot, [...next.values()]);
+    } catch (error) {
+      log.error('after-pass hook failed', { error: errorMessage(error) });
+    }
     stats.cacheHits = counters.cacheHits;
     stats.timedOut += counters.timedOut;
     stats.gitCalls = this.git.calls - callsBefore;

@@ -1,0 +1,20 @@
+/** The conflict radar: the last pass's conflicts, or a pass run now. */
+import type { CONFLICTS } from '../../api/conflicts.js';
+import type { ConflictRadar } from '../../radar/index.js';
+import type { Handlers } from './mount.js';
+
+export function conflictHandlers(radar: ConflictRadar): Handlers<typeof CONFLICTS> {
+  return {
+    'GET /api/conflicts': async ({ query }) => {
+      // Before the first pass there is nothing to show yet: run it rather than answer "none".
+      if (!radar.ready) await radar.pass();
+      return radar.view(query);
+    },
+    'POST /api/conflicts/refresh': async ({ query }) => {
+      // Checked first: a bad project or session is refused before a pass is paid for.
+      radar.view(query);
+      await radar.pass();
+      return radar.view(query);
+    },
+  };
+}
