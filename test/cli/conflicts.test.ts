@@ -68,7 +68,7 @@ describe('baton conflicts', () => {
     expect((await t.json<ConflictsView>(['conflicts'], { cwd: repo })).conflicts).toEqual([]);
     expect(await t.ok(['conflicts'], { cwd: repo })).toMatch(/^No live sessions collide, with each other or with their base \(1 live session checked/);
     const events = jsonLines(await t.ok(['events', '--json'], { cwd: repo })) as WorkspaceEvent[];
-    const radar = events.filter((e) => e.type.startsWith('radar.')).map((e) => [e.type, 'reason' in e.data ? e.data.reason : e.data.level]);
+    const radar = events.filter((e) => e.type.startsWith('radar.')).map((e) => [e.type, e.type === 'radar.conflict_cleared' ? e.data.reason : e.type === 'radar.conflict_found' ? e.data.level : '']);
     expect(radar).toEqual([['radar.conflict_found', 'hot'], ['radar.conflict_cleared', 'removed']]);
 
     const unknown = await t.run(['conflicts', 'nope'], { cwd: repo });
