@@ -63,6 +63,9 @@ export const RadarPassStats = z.object({
   cacheHits: z.number().int(),
   gitCalls: z.number().int(),
   timedOut: z.number().int(),
+  /** Milliseconds per pair this pass (cached pairs included), median and 95th percentile. */
+  pairMsP50: z.number(),
+  pairMsP95: z.number(),
   /** Sessions that could not be snapshotted, with why. */
   errors: z.array(z.object({ sessionId: z.string(), name: z.string(), message: z.string() })),
 });

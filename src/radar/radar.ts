@@ -97,7 +97,7 @@ export class ConflictRadar {
     counters.timedOut = 0;
     const stats: RadarPassStats = {
       at: (this.options.now?.() ?? new Date()).toISOString(),
-      ms: 0, sessions: 0, snapshots: 0, pairsChecked: 0, pairsSkippedDisjoint: 0, pairsCached: 0, cacheHits: 0, gitCalls: 0, timedOut: 0, errors: [],
+      ms: 0, sessions: 0, snapshots: 0, pairsChecked: 0, pairsSkippedDisjoint: 0, pairsCached: 0, cacheHits: 0, gitCalls: 0, timedOut: 0, pairMsP50: 0, pairMsP95: 0, errors: [],
     };
     const live = this.options.sessions.list().filter((s) => s.removed_at === null && existsSync(s.worktree));
     const byId = new Map(live.map((s) => [s.id, s]));
@@ -120,6 +120,7 @@ export class ConflictRadar {
     });
     const next = new Map<string, Conflict>();
     const failed = new Set<string>();
+    const pairTimes: number[] = [];
     const projects = new Map<string, Tracked[]>();
     for (const t of this.tracked.values()) projects.set(t.session.project_root, [...(projects.get(t.session.project_root) ?? []), t]);
     for (const [root, members] of projects) {
@@ -134,8 +135,10 @@ export class ConflictRadar {
       };
       const jobs = await this.jobs(root, members, record);
       await eachLimited(jobs, 4, async (job) => {
+        const t0 = performance.now();
         try {
           await job.run();
+          pairTimes.push(performance.now() - t0);
         } catch (error) {
           failed.add(job.key);
           // One pair git could not answer (a diff that timed out) leaves the others standing.
@@ -158,6 +161,10 @@ export class ConflictRadar {
     stats.cacheHits = counters.cacheHits;
     stats.timedOut += counters.timedOut;
     stats.gitCalls = this.git.calls - callsBefore;
+    pairTimes.sort((x, y) => x - y);
+    const at = (q: number): number => Math.round((pairTimes[Math.min(pairTimes.length - 1, Math.floor(q * pairTimes.length))] ?? 0) * 100) / 100;
+    stats.pairMsP50 = at(0.5);
+    stats.pairMsP95 = at(0.95);
     stats.ms = Math.round((performance.now() - started) * 10) / 10;
     this.last = stats;
   }
