@@ -25,8 +25,11 @@ export const ConflictFile = z.object({
   level: ConflictLevel,
   /** Overlapping or adjacent hunks. */
   overlapping: z.boolean(),
-  /** `git merge-tree` could not merge this path. */
-  mergeConflict: z.boolean(),
+  /**
+   * `git merge-tree` could not merge this path; null when it was not asked because the hunks of
+   * every shared file already overlap (the pair is hot either way, and git would refuse them).
+   */
+  mergeConflict: z.boolean().nullable(),
   a: FileChangeSide,
   b: FileChangeSide,
 });

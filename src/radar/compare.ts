@@ -88,24 +88,30 @@ export class Comparer {
     const [diffA, diffB] = await Promise.all([this.diff(repo, base, a.tree), this.diff(repo, base, b.tree)]);
     const shared = [...diffA.keys()].filter((path) => diffB.has(path));
     if (shared.length === 0) return { level: null, mergeBase: base, files: [], note: null, disjoint: true };
+    const overlap = new Map(shared.map((path) => [path, hunksCollide(diffA.get(path)!.hunks, diffB.get(path)!.hunks)]));
+    // Git's verdict only matters when the hunks leave the level open: with every shared file
+    // overlapping the pair is hot already, and a merge-tree (the costliest call) is saved.
+    const ask = [...overlap.values()].some((overlapping) => !overlapping);
     let conflicted = new Set<string>();
     let note: string | null = null;
-    try {
-      conflicted = await this.mergeTree(repo, a, b);
-    } catch (error) {
-      if (!(error instanceof GitError)) throw error;
-      if (/timed out/.test(error.message)) this.counters.timedOut++;
-      note = `${error.message}; the level rests on the hunks alone`;
+    if (ask) {
+      try {
+        conflicted = await this.mergeTree(repo, a, b);
+      } catch (error) {
+        if (!(error instanceof GitError)) throw error;
+        if (/timed out/.test(error.message)) this.counters.timedOut++;
+        note = `${error.message}; the level rests on the hunks alone`;
+      }
     }
     const files: ConflictFile[] = [];
     for (const path of new Set([...shared, ...conflicted])) {
       const fa: FileChange | undefined = diffA.get(path);
       const fb: FileChange | undefined = diffB.get(path);
-      const overlapping = fa !== undefined && fb !== undefined && hunksCollide(fa.hunks, fb.hunks);
-      const mergeConflict = conflicted.has(path);
+      const overlapping = overlap.get(path) ?? false;
+      const mergeConflict = ask && note === null ? conflicted.has(path) : null;
       files.push({
         path,
-        level: overlapping || mergeConflict ? 'hot' : 'soft',
+        level: overlapping || mergeConflict === true ? 'hot' : 'soft',
         overlapping,
         mergeConflict,
         a: fa === undefined ? EMPTY_SIDE : { hunks: fa.hunks, diff: fa.diff, binary: fa.binary },

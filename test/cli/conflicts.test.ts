@@ -30,7 +30,7 @@ describe('baton conflicts', () => {
     await session(repo, 'three', [{ write: { path: 'b.txt', content: numbered(40, { 1: 'three' }) } }, { write: { path: 'c.txt', content: 'new\n' } }]);
 
     const view = await t.json<ConflictsView>(['conflicts'], { cwd: repo });
-    expect(pairOf(view, 'one', 'two')).toMatchObject({ level: 'hot', files: [{ path: 'a.txt', level: 'hot', mergeConflict: true }] });
+    expect(pairOf(view, 'one', 'two')).toMatchObject({ level: 'hot', files: [{ path: 'a.txt', level: 'hot', overlapping: true }] });
     expect(pairOf(view, 'one', 'three')).toBeUndefined();
     expect(pairOf(view, 'two', 'three')).toBeUndefined();
     const file = pairOf(view, 'one', 'two')!.files[0]!;
@@ -42,7 +42,7 @@ describe('baton conflicts', () => {
     const text = await t.run(['conflicts'], { cwd: repo });
     expect(text.code).toBe(0);
     expect(text.stdout).toMatch(/^HOT {3}(one ↔ two|two ↔ one) {3}\[repo\]$/m);
-    expect(text.stdout).toMatch(/hot +a\.txt .*line 1[01].*line 1[01].*git cannot merge it/);
+    expect(text.stdout).toMatch(/hot +a\.txt .*line 1[01].*line 1[01].*same lines/);
     expect(text.stdout).toMatch(/see both sides' changes: baton conflicts (one|two) --diff/);
     expect(text.stdout).toMatch(/1 collision: 1 hot, 0 soft \(3 live sessions checked in \d+ ms\)\./);
     expect((await t.ok(['conflicts', 'three'], { cwd: repo }))).toMatch(/^three collides with no live session, with each other or with their base/);

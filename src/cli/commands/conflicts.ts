@@ -37,7 +37,7 @@ function block(c: Conflict, withDiff: boolean): string {
   const lines = [`${c.level === 'hot' ? 'HOT ' : 'soft'}  ${c.a.name} ↔ ${other}   [${c.project}]`];
   const width = Math.min(40, Math.max(...c.files.map((f) => f.path.length)));
   for (const f of c.files) {
-    const why = f.mergeConflict ? 'git cannot merge it' : f.overlapping ? 'same lines' : 'same file, other lines';
+    const why = f.overlapping ? 'same lines' : f.mergeConflict === true ? 'git cannot merge it' : 'same file, other lines';
     lines.push(`  ${f.level === 'hot' ? 'hot ' : 'soft'} ${f.path.padEnd(width)}  ${c.a.name}: ${ranges(f.a.hunks)}  ·  ${c.b.kind === 'session' ? c.b.name : c.b.ref}: ${ranges(f.b.hunks)}   (${why})`);
     if (withDiff) {
       for (const [name, side] of [[c.a.name, f.a], [c.b.kind === 'session' ? c.b.name : c.b.ref, f.b]] as const) {
