@@ -82,6 +82,14 @@ export const ConflictsView = z.object({
 });
 export type ConflictsView = z.infer<typeof ConflictsView>;
 
+/** What a session's card shows: its worst level and whom it collides with. */
+export const ConflictBadge = z.object({
+  level: ConflictLevel,
+  with: z.array(z.object({ name: z.string(), level: ConflictLevel, base: z.boolean() })),
+});
+export type ConflictBadge = z.infer<typeof ConflictBadge>;
+export const ConflictBadges = z.object({ badges: z.record(z.string(), ConflictBadge) });
+
 export const ConflictsQuery = z.object({
   project: z.string().optional().describe('Project root or name'),
   session: z.string().optional().describe('Only conflicts of this session (id, id prefix or name)'),
@@ -92,6 +100,10 @@ export const CONFLICTS = {
     summary: 'Live sessions that will collide with each other or with their moving base (from the last radar pass)',
     query: ConflictsQuery,
     response: ConflictsView,
+  }),
+  'GET /api/conflicts/badges': endpoint({
+    summary: "Each colliding session's worst level and the sessions (or base) it collides with, by session id: what the board's cards show",
+    response: ConflictBadges,
   }),
   'POST /api/conflicts/refresh': endpoint({
     summary: 'Run a radar pass now (every live session snapshotted afresh) and answer its conflicts',
