@@ -42,11 +42,11 @@ const radarPair = {
 };
 const radarLevel = z.enum(['hot', 'soft']);
 
-export const RadarConflictFound = defineWorkspaceEvent('radar.conflict_found', z.object({ ...radarPair, level: radarLevel, files: z.array(z.string()) }));
-export const RadarConflictChanged = defineWorkspaceEvent(
-  'radar.conflict_changed',
-  z.object({ ...radarPair, level: radarLevel, previous: radarLevel, files: z.array(z.string()) }),
-);
+/** Every file both sides change, and those of them that are hot. */
+const radarFiles = { files: z.array(z.string()), hotFiles: z.array(z.string()) };
+
+export const RadarConflictFound = defineWorkspaceEvent('radar.conflict_found', z.object({ ...radarPair, level: radarLevel, ...radarFiles }));
+export const RadarConflictChanged = defineWorkspaceEvent('radar.conflict_changed', z.object({ ...radarPair, level: radarLevel, previous: radarLevel, ...radarFiles }));
 export const RadarConflictCleared = defineWorkspaceEvent(
   'radar.conflict_cleared',
   z.object({ ...radarPair, previous: radarLevel, reason: z.enum(['resolved', 'removed']) }),

@@ -5,6 +5,9 @@
  * events in `events/workspace.ts` (`radar.*`).
  */
 import type { WorkspaceBus } from '../bus/index.js';
+import type { Db } from '../store/db.js';
+import { radarEvents } from '../store/radar-events.js';
+import { replay } from './events.js';
 import { ConflictRadar, type RadarSessions } from './radar.js';
 import { AgentTeller, type AgentMessenger } from './tell.js';
 import { RadarWatch, type RadarWatchOptions, type SessionSignals } from './watch.js';
@@ -21,9 +24,9 @@ export type RadarHost = RadarSessions & AgentMessenger & SessionSignals & { bus:
  * The supervisor's radar, telling agents when their repository asks for it. `start` makes it pass
  * on session changes and periodically (the first pass at once); `close` stops that.
  */
-export function createRadar(host: RadarHost, options: RadarWatchOptions = {}): { radar: ConflictRadar; start: () => void; close: () => void } {
+export function createRadar(host: RadarHost, db: Db, options: RadarWatchOptions = {}): { radar: ConflictRadar; start: () => void; close: () => void } {
   const teller = new AgentTeller(host);
-  const radar = new ConflictRadar({ sessions: host, bus: host.bus, onPass: (turnedHot, current) => teller.afterPass(turnedHot, current) });
+  const radar = new ConflictRadar({ sessions: host, bus: host.bus, told: replay(radarEvents(db)), onPass: (turnedHot, current) => teller.afterPass(turnedHot, current) });
   const watch = new RadarWatch(radar, options);
   return { radar, start: () => watch.start(host, host.bus), close: () => watch.close() };
 }

@@ -2,6 +2,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { WorkspaceEvent } from '../events/workspace.js';
 import { ProjectNotFoundError, SessionNotFoundError } from '../shared/errors.js';
 import { git as realGit } from '../worktrees/git.js';
+import { radarEvents as storedRadarEvents } from '../store/radar-events.js';
+import { replay } from './events.js';
 import { GitRunner } from './git-runner.js';
 import { ConflictRadar } from './radar.js';
 import { numbered, RadarFixture } from './testing.js';
@@ -127,6 +129,29 @@ describe('the conflict radar on real repositories', () => {
     expect(radar.view().conflicts).toEqual([]);
     const cleared = radarEvents().filter((e) => e.type === 'radar.conflict_cleared');
     expect(cleared.map((e) => e.data)).toEqual([expect.objectContaining({ reason: 'removed', previous: 'hot' })]);
+  });
+
+  it('after a restart announces only what changed while it was away, from its own stored events', async () => {
+    const one = f.session('one');
+    const two = f.session('two');
+    const three = f.session('three');
+    f.write(one, 'a.txt', numbered(40, { 10: 'one' }));
+    f.write(two, 'a.txt', numbered(40, { 10: 'two' }));
+    f.write(three, 'a.txt', numbered(40, { 30: 'three' }));
+    await radar.pass();
+    expect(radarEvents().map((e) => e.type)).toEqual(['radar.conflict_found', 'radar.conflict_found', 'radar.conflict_found']);
+
+    // While no supervisor runs, three goes elsewhere.
+    f.write(three, 'a.txt', numbered(40));
+    f.write(three, 'b.txt', numbered(40, { 1: 'three' }));
+    const restarted = new ConflictRadar({ sessions: f, bus: f.bus, told: replay(storedRadarEvents(f.db)) });
+    const before = f.events.length;
+    await restarted.pass();
+    expect(f.events.slice(before).map((e) => [e.type, e.type === 'radar.conflict_cleared' ? e.data.reason : ''])).toEqual([
+      ['radar.conflict_cleared', 'resolved'],
+      ['radar.conflict_cleared', 'resolved'],
+    ]);
+    expect(restarted.view().conflicts.map((c) => c.level)).toEqual(['hot']);
   });
 
   it('names an unknown session or project clearly', async () => {

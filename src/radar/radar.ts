@@ -12,7 +12,7 @@ import { createLogger } from '../shared/log.js';
 import type { SessionWithProject } from '../store/sessions.js';
 import { snapshotWork, type WorkSnapshot } from '../worktrees/snapshot.js';
 import { Comparer, type PairResult, type Side } from './compare.js';
-import { publishChanges } from './events.js';
+import { knownOf, publishChanges, type Known } from './events.js';
 import { eachLimited, GitRunner } from './git-runner.js';
 
 const log = createLogger('radar');
@@ -30,6 +30,8 @@ export interface RadarOptions {
   /** After each pass: the conflicts that turned hot in it, and all conflicts now (telling the agents). */
   onPass?: (turnedHot: Conflict[], current: Conflict[]) => void;
   now?: () => Date;
+  /** What the radar last told (its stored events, replayed): a restarted supervisor announces only what changed. */
+  told?: Map<string, Known>;
 }
 
 interface Job {
@@ -47,12 +49,14 @@ export class ConflictRadar {
   private readonly comparer: Comparer;
   private readonly tracked = new Map<string, Tracked>();
   private current = new Map<string, Conflict>();
+  private told: Map<string, Known>;
   private last: RadarPassStats | null = null;
   private running: Promise<void> | undefined;
 
   constructor(private readonly options: RadarOptions) {
     this.git = options.git ?? new GitRunner();
     this.comparer = new Comparer(this.git);
+    this.told = options.told ?? new Map();
   }
 
   /** The conflicts of the last pass, hot first; filtered to a project and/or a session. */
@@ -148,11 +152,11 @@ export class ConflictRadar {
       });
     }
     this.comparer.sweep();
-    const previous = this.current;
     // A pair that failed this pass keeps its last answer rather than clearing by accident.
-    for (const [key, conflict] of previous) if (!next.has(key) && failed.has(key)) next.set(key, conflict);
+    for (const [key, conflict] of this.current) if (!next.has(key) && failed.has(key)) next.set(key, conflict);
     this.current = next;
-    const turnedHot = publishChanges(this.options.bus, previous, next, (id) => byId.has(id));
+    const turnedHot = publishChanges(this.options.bus, this.told, next, (id) => byId.has(id));
+    this.told = new Map([...next].map(([key, conflict]) => [key, knownOf(conflict)]));
     try {
       this.options.onPass?.(turnedHot, [...next.values()]);
     } catch (error) {

@@ -46,7 +46,7 @@ export async function runSupervisor(env: NodeJS.ProcessEnv = process.env): Promi
   const config = loadConfig(paths.config, env);
   const db = openDb(paths.db);
   const manager = new SessionManager({ home, db, maxConcurrent: config.maxConcurrent, idleHostSeconds: config.idleHostSeconds, env });
-  const radar = createRadar(manager);
+  const radar = createRadar(manager, db);
   const startedAt = new Date();
   let port = 0;
   let server: ServerType | undefined;
