@@ -56,7 +56,7 @@ export class ConflictRadar {
   constructor(private readonly options: RadarOptions) {
     this.git = options.git ?? new GitRunner();
     this.comparer = new Comparer(this.git);
-    this.told = options.told ?? new Map();
+    this.told = options.told ?? new Map<string, Known>();
   }
 
   /** The conflicts of the last pass, hot first; filtered to a project and/or a session. */
