@@ -9,10 +9,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { WorkspaceBus } from '../bus/index.js';
 import type { WorkspaceEvent } from '../events/workspace.js';
+import { SessionNotFoundError } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
 import { openDb, type Db } from '../store/db.js';
 import { SessionStore, type SessionWithProject } from '../store/sessions.js';
-import { resolveSessionRef } from '../sessions/resolve.js';
 import type { RadarSessions } from './radar.js';
 
 export const numbered = (n: number, change: Record<number, string> = {}): string =>
@@ -70,8 +70,11 @@ export class RadarFixture implements RadarSessions {
     return this.store.listLive();
   }
 
-  resolve(ref: string, cwd?: string): SessionWithProject {
-    return resolveSessionRef(this.list(), ref, cwd);
+  /** By id or name (the radar takes the session manager's resolution as given). */
+  resolve(ref: string): SessionWithProject {
+    const found = this.list().find((s) => s.id === ref || s.name === ref);
+    if (found === undefined) throw new SessionNotFoundError(ref);
+    return found;
   }
 
   cleanup(): void {
