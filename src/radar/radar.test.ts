@@ -117,6 +117,26 @@ describe('the conflict radar on real repositories', () => {
     expect(base[0]!.files[0]!.b.diff).toContain('+landed on main');
   });
 
+  it('does not count against the base work that has already landed on it', async () => {
+    const one = f.session('one');
+    f.write(one, 'a.txt', numbered(40, { 20: 'session' }));
+    f.git(one.worktree, 'commit', '-qam', 'work');
+    await radar.pass();
+    expect(radar.view().conflicts).toEqual([]);
+    // The session's branch is merged into main (and main moves on elsewhere): nothing collides.
+    f.git(f.repo, 'merge', '-q', '--no-ff', '-m', 'land one', 'baton/one');
+    f.write({ ...one, worktree: f.repo }, 'b.txt', numbered(40, { 3: 'later on main' }));
+    f.git(f.repo, 'commit', '-qam', 'later');
+    await radar.pass();
+    expect(radar.view().conflicts).toEqual([]);
+    // Uncommitted work on the same lines still counts.
+    f.write(one, 'a.txt', numbered(40, { 20: 'session', 21: 'more' }));
+    f.write({ ...one, worktree: f.repo }, 'a.txt', numbered(40, { 20: 'session', 22: 'main' }));
+    f.git(f.repo, 'commit', '-qam', 'main edits next to it');
+    await radar.pass();
+    expect(radar.view().conflicts.map((c) => [c.b.kind, c.level])).toEqual([['base', 'hot']]);
+  });
+
   it("clears a removed session's pairs with an event", async () => {
     const one = f.session('one');
     const two = f.session('two');

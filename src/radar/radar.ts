@@ -204,10 +204,12 @@ export class ConflictRadar {
       if (tip === undefined || tip === t.session.base_commit) continue;
       const key = `${t.session.id}:base`;
       const run = async (): Promise<void> => {
-        // The session's work merged with the tip: the merge base is the session's own base commit.
-        const outcome = await this.comparer.pair(`${workKey(t)}|${t.session.base_commit}>${tip}`, async () =>
-          this.comparer.compare(root, t.session.base_commit, side(t), { head: tip, tree: tip }),
-        );
+        // The true merge base, not the session's base commit: once its commits have landed on the
+        // base branch they are behind the merge base and no longer count against it.
+        const outcome = await this.comparer.pair(`${workKey(t)}|${tip}`, async () => {
+          const base = await this.comparer.mergeBase(root, { head: t.snapshot.head, baseCommit: t.session.base_commit }, { head: tip, baseCommit: tip });
+          return this.comparer.compare(root, base, side(t), { head: tip, tree: tip });
+        });
         record(key, t, { kind: 'base', ref: t.session.base_ref, tip }, outcome);
       };
       jobs.push({ key, run });
