@@ -60,7 +60,7 @@ export class ConflictRadar {
   }
 
   /** The conflicts of the last pass, hot first; filtered to a project and/or a session. */
-  view(filter: { project?: string | undefined; session?: string | undefined } = {}): ConflictsView {
+  view(filter: { project?: string | undefined; session?: string | undefined } = {}, cwd?: string): ConflictsView {
     let conflicts = [...this.current.values()];
     if (filter.project !== undefined) {
       const live = this.options.sessions.list();
@@ -69,7 +69,8 @@ export class ConflictRadar {
       conflicts = conflicts.filter((c) => c.projectRoot === root);
     }
     if (filter.session !== undefined) {
-      const id = this.options.sessions.resolve(filter.session).id;
+      // Resolved like every session name: the caller's own project first.
+      const id = this.options.sessions.resolve(filter.session, cwd).id;
       conflicts = conflicts.filter((c) => c.a.sessionId === id || (c.b.kind === 'session' && c.b.sessionId === id));
     }
     return { conflicts: conflicts.sort(order), pass: this.last };
