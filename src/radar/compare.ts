@@ -67,6 +67,7 @@ const EMPTY_SIDE = { hunks: [], diff: '', binary: false };
 export class Comparer {
   private readonly diffs = new MarkedCache<Promise<WorkDiff>>();
   private readonly mergeBases = new MarkedCache<Promise<string>>();
+  private readonly lines = new MarkedCache<Promise<Set<string> | undefined>>();
   private readonly commits = new MarkedCache<Promise<string>>();
   private readonly pairs = new MarkedCache<Promise<PairResult>>();
   readonly counters: CompareCounters = { cacheHits: 0, timedOut: 0 };
@@ -134,9 +135,16 @@ export class Comparer {
     return this.diffs.setPromise(key, this.git.run(repo, diffArgs(base, tree)).then((r) => parseDiff(r.stdout)));
   }
 
-  /** The merge base of two commits; no git call when both sit on the same base commit untouched. */
-  mergeBase(repo: string, a: { head: string; baseCommit: string }, b: { head: string; baseCommit: string }): Promise<string> {
-    if (a.head === a.baseCommit && b.head === b.baseCommit && a.baseCommit === b.baseCommit) return Promise.resolve(a.baseCommit);
+  /**
+   * The merge base of two sessions' heads. No git call when both branched from the same base
+   * commit and each has only its own straight line of commits since (the usual case: one
+   * `rev-list` per head, cached, instead of a `merge-base` per pair); `git merge-base` otherwise.
+   */
+  async mergeBase(repo: string, a: { head: string; baseCommit: string }, b: { head: string; baseCommit: string }): Promise<string> {
+    if (a.baseCommit === b.baseCommit) {
+      const [la, lb] = await Promise.all([this.line(repo, a), this.line(repo, b)]);
+      if (la !== undefined && lb !== undefined && ![...la].some((commit) => lb.has(commit))) return a.baseCommit;
+    }
     const key = [a.head, b.head].sort().join(':');
     const hit = this.mergeBases.get(key);
     if (hit !== undefined) {
@@ -144,6 +152,24 @@ export class Comparer {
       return hit;
     }
     return this.mergeBases.setPromise(key, this.git.out(repo, ['merge-base', a.head, b.head]));
+  }
+
+  /** The commits from `baseCommit` to `head` when they are one straight line on top of it; undefined otherwise (a merge, or a head not descending from it). */
+  private line(repo: string, side: { head: string; baseCommit: string }): Promise<Set<string> | undefined> {
+    if (side.head === side.baseCommit) return Promise.resolve(new Set());
+    const key = `${side.baseCommit}..${side.head}`;
+    const hit = this.lines.get(key);
+    if (hit !== undefined) {
+      this.counters.cacheHits++;
+      return hit;
+    }
+    const listed = this.git.out(repo, ['rev-list', '--parents', '--end-of-options', key]).then((out) => {
+      const rows = out === '' ? [] : out.split('\n').map((row) => row.split(' '));
+      // Straight: every commit has one parent, and the last one's parent is the base commit.
+      if (rows.some((row) => row.length !== 2) || rows.at(-1)?.[1] !== side.baseCommit) return undefined;
+      return new Set(rows.map((row) => row[0] as string));
+    });
+    return this.lines.setPromise(key, listed);
   }
 
   /** Paths `git merge-tree --write-tree` cannot merge; its natural merge base is the sides' heads' own. */
@@ -170,10 +196,10 @@ export class Comparer {
   }
 
   sweep(): void {
-    for (const cache of [this.diffs, this.mergeBases, this.commits, this.pairs]) cache.sweep();
+    for (const cache of [this.diffs, this.mergeBases, this.lines, this.commits, this.pairs]) cache.sweep();
   }
 
   get cacheSize(): number {
-    return this.diffs.size + this.mergeBases.size + this.commits.size + this.pairs.size;
+    return this.diffs.size + this.mergeBases.size + this.lines.size + this.commits.size + this.pairs.size;
   }
 }

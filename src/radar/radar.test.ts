@@ -117,6 +117,34 @@ describe('the conflict radar on real repositories', () => {
     expect(base[0]!.files[0]!.b.diff).toContain('+landed on main');
   });
 
+  it('takes the true merge base when one session has merged the other: what they share is not a collision', async () => {
+    const one = f.session('one');
+    const two = f.session('two');
+    f.write(one, 'a.txt', numbered(40, { 10: 'one' }));
+    f.git(one.worktree, 'commit', '-qam', 'one');
+    f.write(two, 'b.txt', numbered(40, { 1: 'two' }));
+    f.git(two.worktree, 'commit', '-qam', 'two');
+    f.git(two.worktree, 'merge', '-q', '--no-edit', 'baton/one');
+    gitArgs.length = 0;
+    await radar.pass();
+    expect(radar.view().conflicts).toEqual([]);
+    expect(gitArgs.filter((a) => a[0] === 'merge-base')).toHaveLength(1);
+
+    // Straight lines of their own commits on one base need no merge-base call (one and three);
+    // the branch with a merge in it does (two and three).
+    const three = f.session('three');
+    f.write(three, 'a.txt', numbered(40, { 11: 'three' }));
+    f.git(three.worktree, 'commit', '-qam', 'three');
+    gitArgs.length = 0;
+    await radar.pass([three.id]);
+    const twoHead = f.git(two.worktree, 'rev-parse', 'HEAD');
+    expect(gitArgs.filter((a) => a[0] === 'merge-base').map((a) => a.includes(twoHead))).toEqual([true]);
+    expect(radar.view().conflicts.map((c) => [[c.a.name, c.b.kind === 'session' ? c.b.name : ''].sort().join(), c.level]).sort()).toEqual([
+      ['one,three', 'hot'],
+      ['three,two', 'hot'],
+    ]);
+  });
+
   it('does not count against the base work that has already landed on it', async () => {
     const one = f.session('one');
     f.write(one, 'a.txt', numbered(40, { 20: 'session' }));
