@@ -18,6 +18,24 @@ export const TranscriptQuery = z.object({
   before: intQuery('before', 1, Number.MAX_SAFE_INTEGER).describe('Only events before this seq (default: the newest)'),
 });
 
+export const FileStat = z.object({
+  path: z.string(),
+  status: z.string().describe('A added, M modified, D deleted, T type changed'),
+  additions: z.number().int(),
+  deletions: z.number().int(),
+  binary: z.boolean(),
+});
+export const DiffStatView = z.object({
+  session: z.string().describe('The session name'),
+  branch: z.string(),
+  baseRef: z.string(),
+  baseCommit: z.string(),
+  files: z.array(FileStat),
+  additions: z.number().int(),
+  deletions: z.number().int(),
+});
+export type DiffStatView = z.infer<typeof DiffStatView>;
+
 export const HISTORY = {
   'GET /api/sessions/:ref/events': endpoint({
     summary: 'Events after ?after=N; with ?follow=1 an SSE replay then live',
@@ -30,5 +48,9 @@ export const HISTORY = {
   'GET /api/sessions/:ref/diff': endpoint({
     summary: 'Unified diff of the worktree against the base, untracked files included (header x-baton-diff-truncated: 1 when cut)',
     text: 'text/x-diff',
+  }),
+  'GET /api/sessions/:ref/diffstat': endpoint({
+    summary: 'Files changed against the base, uncommitted and untracked included, with added and deleted line counts',
+    response: DiffStatView,
   }),
 } satisfies Table;

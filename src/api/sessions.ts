@@ -15,7 +15,13 @@ import {
 
 export const SessionEnvelope = z.object({ session: SessionView });
 export type SessionEnvelope = z.infer<typeof SessionEnvelope>;
-export const SessionList = z.object({ sessions: z.array(SessionView) });
+export const WorkSizeView = z.object({ files: z.number().int(), additions: z.number().int(), deletions: z.number().int() });
+export const ReviewQueueView = WorkSizeView.extend({
+  sessions: z.number().int().describe('Sessions ready for review'),
+  measuring: z.number().int().describe('Of those, how many are not measured yet (left out of the sums)'),
+}).describe('Sessions ready for review and the size of their work: review, not agent count, is the bottleneck');
+export type ReviewQueueView = z.infer<typeof ReviewQueueView>;
+export const SessionList = z.object({ sessions: z.array(SessionView), reviewQueue: ReviewQueueView.optional() });
 export type SessionList = z.infer<typeof SessionList>;
 export const SessionListQuery = z.object({ project: z.string().optional().describe('Project root or name') });
 export const DangerousModeAccepted = z.object({ root: z.string() });

@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { endpoint, type Table } from './endpoint.js';
 import { SessionView } from './index.js';
+import { ReviewQueueView, WorkSizeView } from './sessions.js';
 import { InboxView, LoginCodeView, StreamRemoved, StreamSnapshot } from './web.js';
 import { WorkspaceEvent } from '../events/workspace.js';
 import { intQuery } from './query.js';
@@ -15,7 +16,11 @@ export const StreamQuery = z.object({
     .describe('0 leaves out the snapshot and the session messages (a client that wants workspace events only)'),
 });
 
-export const ChangeCounts = z.object({ counts: z.record(z.string(), z.number().int()) });
+export const ChangeCounts = z.object({
+  counts: z.record(z.string(), z.number().int()).describe('Files changed per live session id'),
+  sizes: z.record(z.string(), WorkSizeView).describe('Files changed and lines added and deleted per live session id'),
+  reviewQueue: ReviewQueueView,
+});
 export type ChangeCounts = z.infer<typeof ChangeCounts>;
 
 export const UI = {
@@ -26,6 +31,6 @@ export const UI = {
     sse: { snapshot: StreamSnapshot, session: SessionView, removed: StreamRemoved, workspace: WorkspaceEvent },
   }),
   'GET /api/inbox': endpoint({ summary: 'Sessions needing input, each with the events before its question', response: InboxView }),
-  'GET /api/changes': endpoint({ summary: 'Files-changed count per live session id', response: ChangeCounts }),
+  'GET /api/changes': endpoint({ summary: 'The size of each live session\'s work against its base, and the review queue', response: ChangeCounts }),
   'POST /api/ui/login': endpoint({ summary: 'A one-time browser login URL (token only, not the cookie)', response: LoginCodeView, status: 201, tokenOnly: true }),
 } satisfies Table;

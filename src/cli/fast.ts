@@ -21,9 +21,10 @@ const json = { type: 'boolean' } as const;
 const bool = (value: string | boolean | undefined): boolean | undefined => (value === undefined ? undefined : value === true);
 
 const list: ReadOnlyCommand = {
-  options: { json, here: { type: 'boolean' } },
+  options: { json, here: { type: 'boolean' }, state: { type: 'string' } },
   positionals: 0,
-  run: async (ctx, _, v) => (await import('./commands/sessions.js')).list(ctx, { json: bool(v.json), here: bool(v.here) }),
+  run: async (ctx, _, v) =>
+    (await import('./commands/sessions.js')).list(ctx, { json: bool(v.json), here: bool(v.here), ...(typeof v.state === 'string' ? { state: v.state } : {}) }),
 };
 
 /** Keyed by the command's words; options as main.ts declares them for commander. */

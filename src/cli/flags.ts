@@ -8,5 +8,6 @@ export interface DispatchFlags {
   base?: string;
   script?: string;
   permissionMode: PermissionMode;
+  wait?: boolean;
   json?: boolean;
 }

@@ -80,6 +80,7 @@ function buildProgram(ctx: Context): Commander.Command {
     .option('-b, --base <ref>', 'branch, tag or commit to start from (default: HEAD)')
     .option('-s, --script <file>', 'script file for the scripted agent')
     .addOption(new Option('-p, --permission-mode <mode>', 'how tool calls are approved').choices(PERMISSION_MODES).default(DEFAULT_PERMISSION_MODE))
+    .option('-w, --wait', 'then block until the session needs input or ends, with `baton wait`\'s exit codes')
     .addOption(json)
     .action(async (prompt: string, opts: DispatchFlags) => (await import('./commands/sessions.js')).dispatch(ctx, { prompt, ...opts }));
 
@@ -88,8 +89,9 @@ function buildProgram(ctx: Context): Commander.Command {
     .alias('list')
     .description('sessions grouped by state')
     .option('--here', 'only sessions of the repository in the current folder')
+    .option('-s, --state <states>', 'only sessions in these states, comma-separated (e.g. needs_input,working)')
     .addOption(new Option('--json', 'print JSON for scripts'))
-    .action(async (opts: { json?: boolean; here?: boolean }) => (await import('./commands/sessions.js')).list(ctx, opts));
+    .action(async (opts: { json?: boolean; here?: boolean; state?: string }) => (await import('./commands/sessions.js')).list(ctx, opts));
 
   program
     .command('peek')
@@ -97,6 +99,14 @@ function buildProgram(ctx: Context): Commander.Command {
     .argument('<session>', 'id, id prefix or name', sessionRef)
     .addOption(new Option('--json', 'print JSON for scripts'))
     .action(async (ref: string, opts: { json?: boolean }) => (await import('./commands/sessions.js')).peek(ctx, ref, opts));
+
+  program
+    .command('diff')
+    .description("a session's work against its base: committed, uncommitted and new files")
+    .argument('<session>', 'id, id prefix or name', sessionRef)
+    .option('--stat', 'files changed with line counts, not the patch')
+    .addOption(new Option('--json', 'print JSON for scripts: the files, counts and (without --stat) the patch'))
+    .action(async (ref: string, opts: { stat?: boolean; json?: boolean }) => (await import('./commands/diff.js')).diff(ctx, ref, opts));
 
   program
     .command('logs')
@@ -122,6 +132,17 @@ function buildProgram(ctx: Context): Commander.Command {
     .action(async (ref: string) => (await import('./commands/stream.js')).attach(ctx, ref));
 
   program
+    .command('wait')
+    .description('block until each session needs input or has ended; the exit code says which (0 ready or done, 10 needs input, 11 failed, 12 stopped, 13 removed, 124 timed out)')
+    .argument('<session...>', 'ids, id prefixes or names')
+    .option('--any', 'return as soon as one of them settles')
+    .option('-t, --timeout <seconds>', 'give up after this long (exit 124)')
+    .addOption(new Option('--json', 'print each session\'s outcome as JSON'))
+    .action(async (refs: string[], opts: { any?: boolean; timeout?: string; json?: boolean }) =>
+      (await import('./commands/wait.js')).wait(ctx, refs.map((r) => sessionRef(r)), opts),
+    );
+
+  program
     .command('reply')
     .description('answer a question or send a follow-up message; a stopped or failed session is resumed to take it')
     .argument('<session>', 'id, id prefix or name', sessionRef)
@@ -142,8 +163,15 @@ function buildProgram(ctx: Context): Commander.Command {
       );
   }
 
-  const simple: [string, string, 'stop' | 'interrupt' | 'done'][] = [
-    ['stop', 'stop the agent; `respawn` resumes it later', 'stop'],
+  program
+    .command('stop')
+    .description('stop agents; `respawn` resumes them later, `reply` too')
+    .argument('[session...]', 'ids, id prefixes or names')
+    .option('--all', 'every session that is queued, working or waiting for input')
+    .addOption(new Option('--json', 'print JSON for scripts'))
+    .action(async (refs: string[], opts: { all?: boolean; json?: boolean }) => (await import('./commands/bulk.js')).stop(ctx, refs.map((r) => sessionRef(r)), opts));
+
+  const simple: [string, string, 'interrupt' | 'done'][] = [
     ['interrupt', 'end the current turn; the session stays open for replies', 'interrupt'],
     ['done', 'mark the work completed', 'done'],
   ];
@@ -175,10 +203,14 @@ function buildProgram(ctx: Context): Commander.Command {
 
   program
     .command('rm')
-    .description('remove a session and its worktree (uncommitted work is kept in a snapshot ref)')
-    .argument('<session>', 'id, id prefix or name', sessionRef)
+    .description('remove sessions and their worktrees (uncommitted work is kept in refs/baton/snapshots/<name>; a branch without commits is deleted)')
+    .argument('[session...]', 'ids, id prefixes or names')
+    .option('--completed', 'every completed session')
+    .option('-f, --force', 'remove a session that is still queued, working or waiting, without asking')
     .addOption(new Option('--json', 'print JSON for scripts'))
-    .action(async (ref: string, opts: { json?: boolean }) => (await import('./commands/sessions.js')).remove(ctx, ref, opts));
+    .action(async (refs: string[], opts: { completed?: boolean; force?: boolean; json?: boolean }) =>
+      (await import('./commands/bulk.js')).remove(ctx, refs.map((r) => sessionRef(r)), opts),
+    );
 
   program
     .command('conflicts')

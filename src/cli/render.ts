@@ -1,9 +1,10 @@
 /** Text rendering of sessions for people. Scripts use --json instead. */
 import type { PeekView, SessionView } from '../api/index.js';
+import type { ReviewQueueView } from '../api/sessions.js';
 import { STATE_GROUPS } from '../api/groups.js';
 import { oneLine, reasonText } from '../events/format.js';
 
-export function renderList(sessions: SessionView[], now = Date.now()): string {
+export function renderList(sessions: SessionView[], now = Date.now(), reviewQueue?: ReviewQueueView): string {
   if (sessions.length === 0) return 'No sessions. Start one with: baton dispatch "what to do" --name my-task\n';
   const manyProjects = new Set(sessions.map((s) => s.project)).size > 1;
   const lines: string[] = [];
@@ -18,7 +19,17 @@ export function renderList(sessions: SessionView[], now = Date.now()): string {
     lines.push(`${group.title} (${group.sessions.length})`);
     for (const s of group.sessions) lines.push('  ' + renderRow(s, manyProjects, now));
   }
+  if (reviewQueue !== undefined && reviewQueue.sessions > 0) lines.push('', renderReviewQueue(reviewQueue));
   return lines.join('\n') + '\n';
+}
+
+/** `Review queue: 3 sessions, 14 files, +412 -32 lines`: what waits on a person, by size. */
+export function renderReviewQueue(queue: ReviewQueueView): string {
+  const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
+  const measured = queue.sessions - queue.measuring;
+  const size = measured > 0 ? `, ${plural(queue.files, 'file')}, +${queue.additions} -${queue.deletions} lines` : '';
+  const pending = queue.measuring > 0 ? ` (${queue.measuring} not measured yet)` : '';
+  return `Review queue: ${plural(queue.sessions, 'session')} ready${size}${pending}`;
 }
 
 function renderRow(s: SessionView, showProject: boolean, now: number): string {

@@ -42,7 +42,7 @@ describe('the supervisor API guards', () => {
   it('answers a request with the token and a loopback Host', async () => {
     const response = await request('/api/sessions');
     expect(response.status).toBe(200);
-    expect(await response.json()).toEqual({ sessions: [] });
+    expect(await response.json()).toEqual({ sessions: [], reviewQueue: { sessions: 0, measuring: 0, files: 0, additions: 0, deletions: 0 } });
   });
 
   it('refuses requests without the token or with a wrong one', async () => {

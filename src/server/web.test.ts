@@ -59,7 +59,7 @@ describe('browser login and cookie auth', () => {
     const cookie = await login();
     const response = await request('/api/sessions', { headers: { cookie } });
     expect(response.status).toBe(200);
-    expect(await response.json()).toEqual({ sessions: [] });
+    expect(await response.json()).toEqual({ sessions: [], reviewQueue: { sessions: 0, measuring: 0, files: 0, additions: 0, deletions: 0 } });
   });
 
   it('refuses API requests without the cookie or token, and with a forged cookie', async () => {

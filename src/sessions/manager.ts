@@ -22,6 +22,7 @@ import { HostSupervisor } from './hosts.js';
 import { Ingestor } from './ingest.js';
 import { ACTIVE_STATES } from './state.js';
 import { peekAt, toView } from './views.js';
+import { WorkSizes } from './work-sizes.js';
 
 const log = createLogger('sessions');
 
@@ -46,6 +47,8 @@ export interface ManagerEvents {
 
 export class SessionManager extends EventEmitter<ManagerEvents> {
   readonly bus: WorkspaceBus;
+  /** The size of each session's work, and the review queue. */
+  readonly workSizes: WorkSizes;
   private readonly store: SessionStore;
   private readonly ingestor: Ingestor;
   private readonly hosts: HostSupervisor;
@@ -80,6 +83,7 @@ export class SessionManager extends EventEmitter<ManagerEvents> {
     });
     this.core = new SessionsCore(options.home, this.store, this.ingestor, this.hosts, this.scheduler, this.bus, options.maxConcurrent, new PendingDispatchStore(options.db, this.store));
     this.commands = new SessionCommands(this.core);
+    this.workSizes = new WorkSizes(this, this.bus);
     this.ingestor.on('event', (id, event) => this.emit('event', id, event));
     this.ingestor.on('session', (id) => this.emit('session', id));
     // A session leaving a mid-turn state frees a slot.
@@ -213,6 +217,7 @@ export class SessionManager extends EventEmitter<ManagerEvents> {
   close(): void {
     this.closed = true;
     this.scheduler.close();
+    this.workSizes.close();
     this.hosts.close();
   }
 

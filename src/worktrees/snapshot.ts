@@ -31,8 +31,7 @@ export async function snapshotWork(worktree: string): Promise<WorkSnapshot> {
       // that kept the file's size. The copy keeps the index's own time.
       const { atime, mtime } = statSync(realIndex);
       utimesSync(index, atime, mtime);
-    }
-    else await git(worktree, ['read-tree', 'HEAD'], { env });
+    } else await git(worktree, ['read-tree', 'HEAD'], { env });
     await git(worktree, ['add', '--all', '--', '.'], { env });
     const tree = await gitOut(worktree, ['write-tree'], { env });
     return { head, tree };

@@ -1,6 +1,7 @@
 /** Waiting on things outside our own process, driven by OS notifications where there are any. */
 import type { ChildProcess } from 'node:child_process';
-import { readdirSync, readFileSync, watch } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, watch } from 'node:fs';
+import { join } from 'node:path';
 
 /**
  * Resolves once `pid` is gone. Linux offers no exit notification for a process that is not our
@@ -132,4 +133,39 @@ export async function watchProcesses(marker: string, until: 'present' | 'gone', 
     }
     await new Promise((r) => setTimeout(r, 50));
   }
+}
+
+/**
+ * Waits until some file named `name` somewhere under `folder` holds `text`. Watches the folder
+ * tree (created on the way if need be), so a file written after the call is seen too.
+ */
+export function waitForFileContaining(folder: string, name: string, text: string, timeoutMs = 15_000): Promise<string> {
+  mkdirSync(folder, { recursive: true });
+  const find = (): string | undefined => {
+    for (const entry of readdirSync(folder, { recursive: true, encoding: 'utf8' })) {
+      if (!entry.endsWith(`/${name}`) && entry !== name) continue;
+      const path = join(folder, entry);
+      try {
+        if (readFileSync(path, 'utf8').includes(text)) return path;
+      } catch {
+        // Listed, then gone or not readable yet: the next change looks again.
+      }
+    }
+    return undefined;
+  };
+  return new Promise((resolve, reject) => {
+    const check = (): void => {
+      const found = find();
+      if (found === undefined) return;
+      clearTimeout(timer);
+      watcher.close();
+      resolve(found);
+    };
+    const watcher = watch(folder, { recursive: true }, check);
+    const timer = setTimeout(() => {
+      watcher.close();
+      reject(new Error(`timed out waiting for ${JSON.stringify(text)} in a ${name} under ${folder}`));
+    }, timeoutMs);
+    check();
+  });
 }

@@ -109,7 +109,7 @@ describe('the board', () => {
     ];
     for (const [group, name] of expected) await card(page, group, name).waitFor();
     const titles = await page.locator('.group-title').allInnerTexts();
-    expect(titles.map((s) => s.replace(/\s*\d+$/, '').trim().toLowerCase())).toEqual(['pinned', 'needs input', 'working', 'ready for review', 'queued', 'completed', 'failed', 'stopped']);
+    expect(titles.map((s) => s.replace(/\s*\d+ files? · .*$/s, '').replace(/\s*\d+$/, '').trim().toLowerCase())).toEqual(['pinned', 'needs input', 'working', 'ready for review', 'queued', 'completed', 'failed', 'stopped']);
 
     await expect.poll(() => card(page, 'needs_input', 'question').locator('[data-testid=activity]').innerText()).toContain('asks: Keep the old onChange signature?');
     expect(await card(page, 'needs_input', 'approval').innerText()).toContain('waiting: approve Bash `rm -rf build`?');
@@ -118,6 +118,8 @@ describe('the board', () => {
     await review.locator('.card-foot:has-text("2 files")').waitFor();
     expect(await review.locator('.card-foot').innerText()).toMatch(/5\.1k tok\s+\$0\.04/);
     expect(await card(page, 'queued', 'queued').innerText()).toContain('#1 in queue');
+    // The review queue's size: 'review' added src/price.ts and changed a README line; 'hostile' changed nothing.
+    await expect.poll(() => page.locator('[data-group="ready_for_review"] [data-testid=review-queue]').innerText()).toBe('2 files · +2 −1');
     expect(await card(page, 'ready_for_review', 'hostile').locator('.card-task').innerText()).toBe(HOSTILE);
     expect(await page.locator('.card img').count()).toBe(0);
     console.log(`screenshot: ${await shot(page, shots, 'board')}`);

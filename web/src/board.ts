@@ -10,6 +10,7 @@
 import { useSyncExternalStore } from 'react';
 import type { ConflictBadge } from '../../src/api/conflicts.js';
 import type { SessionView } from '../../src/api/index.js';
+import type { ReviewQueueView } from '../../src/api/sessions.js';
 import type { StreamSnapshot } from '../../src/api/web.js';
 import { api, authListeners, onStreamMessage, streamUrl } from './api.js';
 import { notifyTransition } from './notify.js';
@@ -17,6 +18,8 @@ import { notifyTransition } from './notify.js';
 export interface BoardState {
   sessions: ReadonlyMap<string, SessionView>;
   changes: Readonly<Record<string, number>>;
+  /** Sessions ready for review and the size of their work; known once the change counts arrive. */
+  reviewQueue?: ReviewQueueView;
   /** The conflict radar's badges by session id: fetched once, then again when a `radar.*` event says they changed. */
   conflicts: Readonly<Record<string, ConflictBadge>>;
   /** Whether the stream is open; the sessions may already be known from the page's snapshot. */
@@ -81,7 +84,7 @@ function refreshChanges(delayMs: number): void {
   changesTimer = setTimeout(() => {
     changesTimer = undefined;
     api.call('GET /api/changes').then(
-      ({ counts }) => set({ changes: counts }),
+      ({ counts, reviewQueue }) => set({ changes: counts, reviewQueue }),
       () => undefined,
     );
   }, delayMs);

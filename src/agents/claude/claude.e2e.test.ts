@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { bundledClaudePath, claudeEnv, type Scenario } from '../../../test/support/model-server/index.js';
 import { adapterHarness } from '../../../test/support/adapter-harness.js';
-import { watchProcesses } from '../../../test/support/process.js';
+import { waitForFileContaining, watchProcesses } from '../../../test/support/process.js';
 import { waitForEvent, within } from '../../../test/support/wait.js';
 import type { AgentEvent } from '../types.js';
 import { claudeAgent, type ClaudeRun } from './index.js';
@@ -174,6 +174,8 @@ describe('the claude adapter with the real claude binary', () => {
     const first = await start('start then wait long', { autoApprove: true });
     const identified = await waitForEvent(first.events, is('agent.identified'));
     await waitForEvent(first.events, is('tool.started', (e) => e.input === LONG_WAIT));
+    // Claude writes its transcript on its own schedule; the resume can only replay what reached it.
+    await waitForFileContaining(join(harness.workspace.home, '.claude', 'projects'), `${identified.agentSessionId}.jsonl`, 'started.txt');
     process.kill(first.run.pid!, 'SIGKILL');
     const exit = await within(first.run.exited, 15_000, 'exited after kill -9');
     expect(exit.error).toMatch(/SIGKILL/);

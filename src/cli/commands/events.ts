@@ -1,14 +1,14 @@
 /** `baton events`: the workspace bus — what happened across sessions (and, later, tasks, merges, routines). */
 import type { WorkspaceEvent } from '../../events/workspace.js';
-import { InvalidInputError, SupervisorUnreachableError } from '../../shared/errors.js';
-import type { SupervisorClient } from '../client.js';
+import { InvalidInputError } from '../../shared/errors.js';
 import { client } from '../connect.js';
+import { followWorkspace } from '../follow.js';
 import type { Context } from '../context.js';
 
 export async function events(ctx: Context, opts: { follow?: boolean; json?: boolean; after: string }): Promise<void> {
   let last = Number(opts.after);
   if (!Number.isInteger(last) || last < 0) throw new InvalidInputError(`--after must be a non-negative integer, got "${opts.after}"`);
-  let api: SupervisorClient = await client(ctx);
+  const api = await client(ctx);
   const print = (event: WorkspaceEvent): void => {
     last = event.seq;
     ctx.out.write((opts.json ? JSON.stringify(event) : formatWorkspaceEvent(event)) + '\n');
@@ -24,21 +24,7 @@ export async function events(ctx: Context, opts: { follow?: boolean; json?: bool
   ctx.keepAlive = true;
   const controller = new AbortController();
   process.once('SIGINT', () => controller.abort());
-  // A cut stream (a supervisor restart) is picked up again from the last event printed.
-  for (let failures = 0; ; ) {
-    try {
-      await api.followWorkspace(last, (event) => {
-        failures = 0;
-        print(event);
-      }, controller.signal);
-      return;
-    } catch (error) {
-      if (controller.signal.aborted) return;
-      if (!(error instanceof SupervisorUnreachableError) || ++failures > 3) throw error;
-      ctx.err.write(`(${error.message} Reconnecting…)\n`);
-      api = await client(ctx);
-    }
-  }
+  await followWorkspace(ctx, api, () => last, print, controller.signal);
 }
 
 /** One line for people: sequence, time, what happened. */

@@ -2,9 +2,9 @@
 import { once } from 'node:events';
 import type { BatonEvent } from '../../events/index.js';
 import { formatEvent, reasonText } from '../../events/format.js';
-import { InvalidInputError, SupervisorUnreachableError } from '../../shared/errors.js';
-import type { SupervisorClient } from '../client.js';
+import { InvalidInputError } from '../../shared/errors.js';
 import { client } from '../connect.js';
+import { followSession } from '../follow.js';
 import type { Context } from '../context.js';
 
 export async function logs(ctx: Context, ref: string, opts: { follow?: boolean; json?: boolean; after: string }): Promise<void> {
@@ -29,7 +29,7 @@ export async function logs(ctx: Context, ref: string, opts: { follow?: boolean; 
   const controller = new AbortController();
   process.once('SIGINT', () => controller.abort());
   let last = after;
-  await followResiliently(ctx, api, ref, () => last, (event) => {
+  await followSession(ctx, api, ref, () => last, (event) => {
     last = event.seq;
     print(event);
   }, controller.signal);
@@ -38,36 +38,6 @@ export async function logs(ctx: Context, ref: string, opts: { follow?: boolean; 
 /** Writes, then waits while the stream holds more than it wants buffered. */
 async function write(out: NodeJS.WritableStream, text: string): Promise<void> {
   if (!out.write(text)) await once(out, 'drain');
-}
-
-/**
- * Follows a session's stream, reconnecting (and starting the supervisor again if need be) when
- * the stream is cut — e.g. by a supervisor restart — without repeating or skipping events.
- */
-async function followResiliently(
-  ctx: Context,
-  first: SupervisorClient,
-  ref: string,
-  lastSeq: () => number,
-  onEvent: (event: BatonEvent) => void,
-  signal: AbortSignal,
-  onLive?: () => void,
-): Promise<void> {
-  let api = first;
-  for (let failures = 0; ; ) {
-    try {
-      await api.follow(ref, lastSeq(), (event) => {
-        failures = 0;
-        onEvent(event);
-      }, signal, onLive);
-      return;
-    } catch (error) {
-      if (signal.aborted) return;
-      if (!(error instanceof SupervisorUnreachableError) || ++failures > 3) throw error;
-      ctx.err.write(`(${error.message} Reconnecting…)\n`);
-      api = await client(ctx);
-    }
-  }
 }
 
 export async function attach(ctx: Context, ref: string): Promise<void> {
@@ -105,7 +75,7 @@ export async function attach(ctx: Context, ref: string): Promise<void> {
   };
 
   let last = 0;
-  await followResiliently(
+  await followSession(
     ctx,
     api,
     session.id,

@@ -6,6 +6,7 @@ import { TRANSCRIPT_PAGE_DEFAULT, type UsagePoint } from '../../api/web.js';
 import type { BatonEvent } from '../../events/index.js';
 import type { SessionManager } from '../../sessions/manager.js';
 import { worktreeDiff } from '../../worktrees/diff.js';
+import { diffStat } from '../../worktrees/diffstat.js';
 import { createLogger } from '../../shared/log.js';
 import type { Handlers } from './mount.js';
 
@@ -41,6 +42,11 @@ export function historyHandlers(manager: SessionManager): Handlers<typeof HISTOR
       c.header('x-baton-diff-truncated', diff.truncated ? '1' : '0');
       c.header('content-type', 'text/x-diff; charset=utf-8');
       return c.body(diff.text);
+    },
+    'GET /api/sessions/:ref/diffstat': async ({ params }) => {
+      const session = manager.resolve(params.ref);
+      const stat = await diffStat(session.worktree, session.base_commit);
+      return { session: session.name, branch: session.branch, baseRef: session.base_ref, baseCommit: session.base_commit, ...stat };
     },
   };
 }

@@ -9,7 +9,7 @@ export function sessionHandlers(manager: SessionManager): Handlers<typeof SESSIO
   return {
     'GET /api/sessions': ({ query: { project } }) => {
       const sessions = manager.list().filter((s) => project === undefined || s.project_root === project || s.project_name === project);
-      return { sessions: sessions.map((s) => manager.view(s)) };
+      return { sessions: sessions.map((s) => manager.view(s)), reviewQueue: manager.workSizes.reviewQueue(sessions) };
     },
     'POST /api/sessions': async ({ body }) => envelope(await manager.dispatch(body)),
     'POST /api/sessions/respawn-all': async ({ body }) => {

@@ -3,7 +3,6 @@ import type { UI } from '../../api/ui.js';
 import { ForbiddenError } from '../../shared/errors.js';
 import type { SessionManager } from '../../sessions/manager.js';
 import type { BrowserAuth } from '../web-auth.js';
-import { ChangeCounts } from '../web-changes.js';
 import { serveBoardStream } from '../web-stream.js';
 import type { Handlers } from './mount.js';
 
@@ -18,7 +17,6 @@ export interface UiDeps {
 }
 
 export function uiHandlers({ manager, auth, port }: UiDeps): Handlers<typeof UI> {
-  const changes = new ChangeCounts(manager);
   return {
     'GET /api/stream': ({ c, query }) => serveBoardStream(c, manager, query),
     'GET /api/inbox': () => ({
@@ -27,7 +25,11 @@ export function uiHandlers({ manager, auth, port }: UiDeps): Handlers<typeof UI>
         .filter((s) => s.state === 'needs_input')
         .map((s) => ({ session: manager.view(s), context: manager.latestEvents(s.id, CONTEXT_TYPES, INBOX_CONTEXT).reverse() })),
     }),
-    'GET /api/changes': async () => ({ counts: await changes.all() }),
+    'GET /api/changes': async () => {
+      const sizes = await manager.workSizes.all();
+      const counts = Object.fromEntries(Object.entries(sizes).map(([id, size]) => [id, size.files]));
+      return { counts, sizes, reviewQueue: manager.workSizes.reviewQueue() };
+    },
     'POST /api/ui/login': ({ c }) => {
       // A page already logged in must not mint codes for others: only the token holder may.
       if (auth.viaCookie(c)) throw new ForbiddenError('Login codes need the token; run `baton ui`.');

@@ -1,6 +1,7 @@
 /** The board: sessions grouped by what they need from you, with j/k/Enter/a/d/r on the cards. */
 import { useDeferredValue, useEffect, useMemo, useState } from 'react';
 import type { SessionView } from '../../../src/api/index.js';
+import type { ReviewQueueView } from '../../../src/api/sessions.js';
 import type { SessionState } from '../../../src/events/index.js';
 import { firstRenderLimit, useBoard, type BoardState } from '../board.js';
 import { matches, type Filter } from '../filter.js';
@@ -84,10 +85,18 @@ export function Board({ filter }: { filter: Filter }) {
       </div>
     );
   }
-  return <Groups groups={groups} changes={board.changes} conflicts={board.conflicts} selectedId={selected?.id} now={now} onSelect={setSelectedId} />;
+  return <Groups groups={groups} changes={board.changes} reviewQueue={board.reviewQueue} conflicts={board.conflicts} selectedId={selected?.id} now={now} onSelect={setSelectedId} />;
 }
 
-function Groups(props: { groups: ReturnType<typeof groupSessions>; changes: Readonly<Record<string, number>>; conflicts: BoardState['conflicts']; selectedId: string | undefined; now: number; onSelect: (id: string) => void }) {
+function Groups(props: {
+  groups: ReturnType<typeof groupSessions>;
+  changes: Readonly<Record<string, number>>;
+  reviewQueue: ReviewQueueView | undefined;
+  conflicts: BoardState['conflicts'];
+  selectedId: string | undefined;
+  now: number;
+  onSelect: (id: string) => void;
+}) {
   // The first render (on the server, in hydration, or in the browser) shows a first screen of
   // cards; the rest follow in a deferred render, after that first screen is painted.
   const limit = useDeferredValue(Number.POSITIVE_INFINITY, firstRenderLimit());
@@ -107,6 +116,7 @@ function Groups(props: { groups: ReturnType<typeof groupSessions>; changes: Read
             <span className={`group-dot dot-${group.key}`} />
             {group.title}
             <span className="group-count">{group.total}</span>
+            {group.key === 'ready_for_review' && props.reviewQueue !== undefined && <ReviewQueueSize queue={props.reviewQueue} />}
           </h2>
           <div className="cards">
             {group.sessions.map((s) => (
@@ -125,5 +135,15 @@ function Groups(props: { groups: ReturnType<typeof groupSessions>; changes: Read
       )}
       {props.groups.length === 0 && <div className="empty">No session matches the filter.</div>}
     </div>
+  );
+}
+
+/** The review queue's size next to its title: review, not agent count, is what limits parallel agents. */
+function ReviewQueueSize({ queue }: { queue: ReviewQueueView }) {
+  if (queue.sessions === queue.measuring) return null;
+  return (
+    <span className="group-meta" data-testid="review-queue" title="Files and lines waiting for review, across every session ready for review">
+      {queue.files} {queue.files === 1 ? 'file' : 'files'} · <span className="added">+{queue.additions}</span> <span className="deleted">−{queue.deletions}</span>
+    </span>
   );
 }
