@@ -17,6 +17,9 @@ import { eachLimited, GitRunner } from './git-runner.js';
 
 const log = createLogger('radar');
 
+/** A snapshot hashes whatever changed (a first one after a big generated folder appears can be slow); longer than this is a hang. */
+export const SNAPSHOT_TIMEOUT_MS = 60_000;
+
 /** What the radar needs of the sessions domain (the SessionManager has it). */
 export interface RadarSessions {
   list(): SessionWithProject[];
@@ -114,7 +117,7 @@ export class ConflictRadar {
         return;
       }
       try {
-        const snapshot = await snapshotWork(session.worktree);
+        const snapshot = await snapshotWork(session.worktree, { timeoutMs: SNAPSHOT_TIMEOUT_MS });
         stats.snapshots++;
         this.tracked.set(session.id, { session, snapshot });
       } catch (error) {

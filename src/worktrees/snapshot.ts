@@ -17,8 +17,10 @@ export interface WorkSnapshot {
   tree: string;
 }
 
-export async function snapshotWork(worktree: string): Promise<WorkSnapshot> {
-  const [head = '', indexPath = ''] = (await gitOut(worktree, ['rev-parse', 'HEAD', '--git-path', 'index'])).split('\n');
+/** `timeoutMs`: each git call is stopped after this long and the snapshot fails (see `git()`); unset, no limit. */
+export async function snapshotWork(worktree: string, options: { timeoutMs?: number } = {}): Promise<WorkSnapshot> {
+  const limit = options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs };
+  const [head = '', indexPath = ''] = (await gitOut(worktree, ['rev-parse', 'HEAD', '--git-path', 'index'], limit)).split('\n');
   const realIndex = isAbsolute(indexPath) ? indexPath : join(worktree, indexPath);
   const folder = mkdtempSync(join(tmpdir(), 'baton-snapshot-'));
   const index = join(folder, 'index');
@@ -31,9 +33,9 @@ export async function snapshotWork(worktree: string): Promise<WorkSnapshot> {
       // that kept the file's size. The copy keeps the index's own time.
       const { atime, mtime } = statSync(realIndex);
       utimesSync(index, atime, mtime);
-    } else await git(worktree, ['read-tree', 'HEAD'], { env });
-    await git(worktree, ['add', '--all', '--', '.'], { env });
-    const tree = await gitOut(worktree, ['write-tree'], { env });
+    } else await git(worktree, ['read-tree', 'HEAD'], { env, ...limit });
+    await git(worktree, ['add', '--all', '--', '.'], { env, ...limit });
+    const tree = await gitOut(worktree, ['write-tree'], { env, ...limit });
     return { head, tree };
   } finally {
     rmSync(folder, { recursive: true, force: true });
