@@ -132,4 +132,16 @@ describe('telling the agents', () => {
     teller.afterPass([c], [c]);
     expect(sent).toEqual([]);
   });
+
+  it("tells nobody, and goes on, when the repository's config cannot be read", () => {
+    const one = f.session('one');
+    const two = f.session('two');
+    const sent: string[] = [];
+    const teller = new AgentTeller({ get: (id) => f.store.get(id), isRunning: () => true, reply: async (id) => void sent.push(id) }, () => {
+      throw new Error('.baton/config.json: radar: unknown key "tellAgent"');
+    });
+    const c = conflict(one, two);
+    expect(() => teller.afterPass([c], [c])).not.toThrow();
+    expect(sent).toEqual([]);
+  });
 });
