@@ -39,7 +39,7 @@ describe('conflicts on the board', () => {
   const t = new TestBaton();
   afterAll(() => t.cleanup());
 
-  it('badges both cards of a hot pair live, naming the other, and mentions it in the inbox; a disjoint session has no badge', async () => {
+  it('badges both cards of a hot pair live, naming the other, details it on the session page and mentions it in the inbox; a disjoint session has no badge', async () => {
     const repo = t.repo('shop', { 'a.txt': numbered({}), 'b.txt': numbered({}) });
     const page = await openDashboard(t);
     const dispatch = (name: string, steps: unknown[]) => t.ok(['dispatch', `work on ${name}`, '--name', name, '--script', t.script(steps)], { cwd: repo });
@@ -58,6 +58,15 @@ describe('conflicts on the board', () => {
     expect(await badge('left').getAttribute('class')).toContain('conflict-hot');
     expect(await badge('apart').count()).toBe(0);
     console.log(`screenshot: ${await shot(page, shots, 'board')}`);
+
+    // The session's page says where: the file, both sides' lines, and the other side's change.
+    await page.click('.card:has(.card-name:text-is("left"))');
+    const panel = page.locator('[data-testid=conflicts]');
+    await expect.poll(() => panel.innerText()).toContain('hot with right');
+    expect(await panel.innerText()).toContain('a.txt: your line 7; theirs line 7 (same lines)');
+    await panel.locator('summary').click();
+    expect(await panel.locator('.conflict-diff').innerText()).toContain('+right');
+    console.log(`screenshot: ${await shot(page, shots, 'session')}`);
 
     await page.click('.nav-link:has-text("Inbox")');
     const mention = page.locator('.inbox-item:has(.inbox-name:text-is("right")) [data-testid=inbox-conflict]');
