@@ -34,7 +34,7 @@ beforeEach(() => (f = new RadarFixture({ 'a.txt': numbered(20) })));
 afterEach(() => f.cleanup());
 
 describe('when the radar runs', () => {
-  it('passes at once, then on session events coalesced into one pass of the changed sessions, then on its period; and stops on close', async () => {
+  it('passes soon after the start, then on session events coalesced into one pass of the changed sessions, then on its period; and stops on close', async () => {
     const passes: (string[] | undefined)[] = [];
     const radar = new ConflictRadar({ sessions: f, bus: f.bus });
     const pass = radar.pass.bind(radar);
@@ -47,8 +47,10 @@ describe('when the radar runs', () => {
     };
     const timers = new ManualTimers();
     const signals = new EventEmitter<{ event: [string, { type: string }] }>();
-    const watch = new RadarWatch(radar, { debounceMs: 300, intervalMs: 30_000, timers });
+    const watch = new RadarWatch(radar, { debounceMs: 300, intervalMs: 30_000, firstPassMs: 3_000, timers });
     watch.start(signals, f.bus);
+    expect(passes).toEqual([]);
+    timers.fire(3_000);
     expect(passes).toEqual([undefined]);
     await done;
 

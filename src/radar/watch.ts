@@ -13,6 +13,8 @@ const log = createLogger('radar');
 
 export const DEFAULT_DEBOUNCE_MS = 300;
 export const DEFAULT_INTERVAL_MS = 30_000;
+/** The first full pass waits this long after the start: a starting supervisor is busy re-attaching and ingesting. */
+export const DEFAULT_FIRST_PASS_MS = 3_000;
 
 export interface Timers {
   setTimeout(callback: () => void, ms: number): unknown;
@@ -41,6 +43,7 @@ const CHANGING = new Set(['tool.finished', 'turn.completed', 'state.changed', 's
 export interface RadarWatchOptions {
   debounceMs?: number;
   intervalMs?: number;
+  firstPassMs?: number;
   timers?: Timers;
 }
 
@@ -59,7 +62,7 @@ export class RadarWatch {
     this.timers = options.timers ?? REAL_TIMERS;
   }
 
-  /** Listens to the sessions' events and the workspace bus, and starts the periodic pass (the first at once). */
+  /** Listens to the sessions' events and the workspace bus, and starts the periodic pass (the first a moment later). */
   start(signals: SessionSignals, bus: WorkspaceBus): void {
     const onEvent = (sessionId: string, event: { type: string }): void => {
       if (CHANGING.has(event.type)) this.poke(sessionId);
@@ -72,7 +75,7 @@ export class RadarWatch {
         else if (event.type === 'session.removed') this.poke(null);
       }),
     );
-    this.tick();
+    this.periodic = this.timers.setTimeout(() => this.tick(), this.options.firstPassMs ?? DEFAULT_FIRST_PASS_MS);
   }
 
   /** A session's work may have changed (`null`: only the set of sessions did). */
