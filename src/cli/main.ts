@@ -235,6 +235,17 @@ function buildProgram(ctx: Context, jsonErrors: boolean): Commander.Command {
       (await import('./commands/bulk.js')).remove(ctx, refs.map((r) => sessionRef(r)), opts),
     );
 
+  program
+    .command('conflicts')
+    .description('live sessions that will collide with each other or with their base, before anyone merges')
+    .argument('[session]', 'only the conflicts of this session (id, id prefix or name)', sessionRef)
+    .option('--project <project>', 'only this project (its name or root folder)')
+    .option('--diff', "print both sides' changes to each file")
+    .addOption(new Option('--json', 'print JSON for scripts'))
+    .action(async (session: string | undefined, opts: { json?: boolean; project?: string; diff?: boolean }) =>
+      (await import('./commands/conflicts.js')).conflicts(ctx, session, opts),
+    );
+
   const daemon = program.command('daemon').description('the background supervisor');
   daemon
     .command('status')

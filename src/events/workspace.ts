@@ -30,8 +30,38 @@ export const SessionStateChanged = defineWorkspaceEvent(
 export const SessionPinned = defineWorkspaceEvent('session.pinned', z.object({ ...sessionRef, pinned: z.boolean() }));
 export const SessionRemoved = defineWorkspaceEvent('session.removed', z.object({ ...sessionRef, snapshotRef: z.string().nullable(), branchDeleted: z.boolean() }));
 
+// ── radar (conflicts between live sessions, and with their moving base) ─────
+
+const radarPair = {
+  /** `<idA>:<idB>` (ids sorted) or `<id>:base`. */
+  key: z.string(),
+  project: z.string(),
+  a: z.object({ sessionId: z.string(), name: z.string() }),
+  /** The other session, or the base branch (`sessionId` null, `name` the branch). */
+  b: z.object({ sessionId: z.string().nullable(), name: z.string() }),
+};
+const radarLevel = z.enum(['hot', 'soft']);
+
+/** Every file both sides change, and those of them that are hot. */
+const radarFiles = { files: z.array(z.string()), hotFiles: z.array(z.string()) };
+
+export const RadarConflictFound = defineWorkspaceEvent('radar.conflict_found', z.object({ ...radarPair, level: radarLevel, ...radarFiles }));
+export const RadarConflictChanged = defineWorkspaceEvent('radar.conflict_changed', z.object({ ...radarPair, level: radarLevel, previous: radarLevel, ...radarFiles }));
+export const RadarConflictCleared = defineWorkspaceEvent(
+  'radar.conflict_cleared',
+  z.object({ ...radarPair, previous: radarLevel, reason: z.enum(['resolved', 'removed']) }),
+);
+
 /** Every workspace event there is; a new domain adds its definitions here. */
-export const WORKSPACE_EVENTS = [SessionDispatched, SessionStateChanged, SessionPinned, SessionRemoved] as const;
+export const WORKSPACE_EVENTS = [
+  SessionDispatched,
+  SessionStateChanged,
+  SessionPinned,
+  SessionRemoved,
+  RadarConflictFound,
+  RadarConflictChanged,
+  RadarConflictCleared,
+] as const;
 
 type Definitions = (typeof WORKSPACE_EVENTS)[number];
 type Envelope<D> = D extends WorkspaceEventDefinition<infer T, infer S> ? { seq: number; ts: string; type: T; data: z.output<S> } : never;
@@ -47,4 +77,7 @@ export const WorkspaceEvent = z.discriminatedUnion('type', [
   z.object({ ...envelope, type: z.literal(SessionStateChanged.type), data: SessionStateChanged.schema }),
   z.object({ ...envelope, type: z.literal(SessionPinned.type), data: SessionPinned.schema }),
   z.object({ ...envelope, type: z.literal(SessionRemoved.type), data: SessionRemoved.schema }),
+  z.object({ ...envelope, type: z.literal(RadarConflictFound.type), data: RadarConflictFound.schema }),
+  z.object({ ...envelope, type: z.literal(RadarConflictChanged.type), data: RadarConflictChanged.schema }),
+  z.object({ ...envelope, type: z.literal(RadarConflictCleared.type), data: RadarConflictCleared.schema }),
 ]);

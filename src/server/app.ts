@@ -5,6 +5,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import { Hono, type Context } from 'hono';
 import { ZodError } from 'zod';
+import { CONFLICTS } from '../api/conflicts.js';
 import { DAEMON, type DaemonStatus } from '../api/daemon.js';
 import { HISTORY } from '../api/history.js';
 import { MAX_BODY_BYTES, type ApiErrorBody } from '../api/index.js';
@@ -12,9 +13,11 @@ import { SESSIONS } from '../api/sessions.js';
 import { WORKSPACE } from '../api/workspace.js';
 import { BatonError, DiskFullError, errorMessage, formatIssues, isDiskFull } from '../shared/errors.js';
 import { createLogger } from '../shared/log.js';
+import { ConflictRadar } from '../radar/index.js';
 import type { SessionManager } from '../sessions/manager.js';
 import type { BrowserAuth } from './web-auth.js';
 import { bodyLimit } from './body-limit.js';
+import { conflictHandlers } from './routes/conflicts.js';
 import { daemonHandlers } from './routes/daemon.js';
 import { historyHandlers } from './routes/history.js';
 import { mount } from './routes/mount.js';
@@ -36,6 +39,8 @@ export interface AppOptions {
   port: () => number;
   status: () => DaemonStatus;
   requestShutdown: () => void;
+  /** The conflict radar the supervisor runs; without it, a passive one answers (a pass per request). */
+  radar?: ConflictRadar;
   /** Browser access (login codes, cookie sessions) and the web UI's routes; without it, the API takes the token only. */
   browserAuth?: BrowserAuth;
 }
@@ -72,6 +77,7 @@ export function createApp(options: AppOptions): Hono {
   mount(app, SESSIONS, sessionHandlers(manager));
   mount(app, HISTORY, historyHandlers(manager));
   mount(app, WORKSPACE, workspaceHandlers(manager.bus));
+  mount(app, CONFLICTS, conflictHandlers(options.radar ?? new ConflictRadar({ sessions: manager, bus: manager.bus })));
 
   // Last: the web routes end with the UI's catch-all.
   if (options.browserAuth !== undefined) mountWeb(app, { manager, auth: options.browserAuth, port: options.port });

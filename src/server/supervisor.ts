@@ -12,6 +12,7 @@ import { newToken } from '../shared/ids.js';
 import { createLogger, setLogFile } from '../shared/log.js';
 import { batonHome, homePaths } from '../shared/paths.js';
 import { openDb } from '../store/db.js';
+import { createRadar } from '../radar/index.js';
 import { SessionManager } from '../sessions/manager.js';
 import { createApp } from './app.js';
 import { acquireLock } from './lock.js';
@@ -45,6 +46,7 @@ export async function runSupervisor(env: NodeJS.ProcessEnv = process.env): Promi
   const config = loadConfig(paths.config, env);
   const db = openDb(paths.db);
   const manager = new SessionManager({ home, db, maxConcurrent: config.maxConcurrent, idleHostSeconds: config.idleHostSeconds, env });
+  const radar = createRadar(manager, db);
   const startedAt = new Date();
   // Uptime by the monotonic clock: a wall clock set back would make it negative.
   const startedMs = performance.now();
@@ -56,6 +58,7 @@ export async function runSupervisor(env: NodeJS.ProcessEnv = process.env): Promi
     if (shuttingDown) return;
     shuttingDown = true;
     log.info('shutting down; session hosts keep running');
+    radar.close();
     manager.close();
     rmSync(paths.supervisorJson, { force: true });
     lock.release();
@@ -66,6 +69,7 @@ export async function runSupervisor(env: NodeJS.ProcessEnv = process.env): Promi
 
   const app = createApp({
     manager,
+    radar: radar.radar,
     token,
     port: () => port,
     browserAuth: new BrowserAuth({ port: () => port, file: paths.browserLogins }),
@@ -88,6 +92,8 @@ export async function runSupervisor(env: NodeJS.ProcessEnv = process.env): Promi
   });
 
   await manager.reattachAll();
+  // After the sessions are back, so the first pass sees them all.
+  radar.start();
   // BATON_PORT, or else the last supervisor's port: an open dashboard then reconnects by itself
   // after a restart (its logins are kept too). Taken meanwhile, any free port will do.
   const pinned = config.port !== undefined;

@@ -84,6 +84,16 @@ export class SessionNotFoundError extends BatonError {
   }
 }
 
+export class ProjectNotFoundError extends BatonError {
+  constructor(readonly ref: string, known: string[]) {
+    super(
+      'not_found',
+      `No live session belongs to a project "${ref}"${known.length === 0 ? ' (there are no live sessions)' : `; projects with live sessions: ${known.join(', ')}`}. Give a project's name or root folder.`,
+      { ref, known },
+    );
+  }
+}
+
 export class AmbiguousSessionError extends BatonError {
   constructor(readonly ref: string, readonly candidates: string[]) {
     super('ambiguous', `"${ref}" matches ${candidates.length} sessions (${candidates.join(', ')}); use more of the id or the name.`, {

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -68,5 +68,18 @@ describe('snapshotWork', () => {
     } finally {
       rmSync(linked, { recursive: true, force: true });
     }
+  });
+
+  it('sees an edit that kept the size and the time of the cached stat (a racily clean entry)', async () => {
+    // The index records a.txt; then a same-size edit lands with the very same mtime, as two
+    // writes in one second do, and the index is dated that second too.
+    const at = new Date(Math.floor(Date.now() / 1000) * 1000 - 5000);
+    utimesSync(join(repo, 'a.txt'), at, at);
+    run('add', 'a.txt');
+    writeFileSync(join(repo, 'a.txt'), 'eno\n');
+    utimesSync(join(repo, 'a.txt'), at, at);
+    utimesSync(join(repo, '.git', 'index'), at, at);
+    const snapshot = await snapshotWork(repo);
+    expect(run('cat-file', '-p', `${snapshot.tree}:a.txt`)).toBe('eno');
   });
 });

@@ -43,5 +43,11 @@ function describe(event: WorkspaceEvent): string {
       return `${event.data.name} ${event.data.pinned ? 'pinned' : 'unpinned'}`;
     case 'session.removed':
       return `${event.data.name} removed${event.data.snapshotRef === null ? '' : `; uncommitted work kept in ${event.data.snapshotRef}`}`;
+    case 'radar.conflict_found':
+      return `${event.data.a.name} ↔ ${event.data.b.name}: ${event.data.level} (${event.data.files.join(', ')})`;
+    case 'radar.conflict_changed':
+      return `${event.data.a.name} ↔ ${event.data.b.name}: ${event.data.previous} → ${event.data.level} (${event.data.files.join(', ')})`;
+    case 'radar.conflict_cleared':
+      return `${event.data.a.name} ↔ ${event.data.b.name}: cleared (${event.data.reason})`;
   }
 }

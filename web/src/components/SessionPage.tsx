@@ -9,6 +9,7 @@ import { pendingFocus, useKeys } from '../keys.js';
 import { navigate } from '../router.js';
 import { toast } from '../toast.js';
 import { decide, DecideButtons } from './Card.js';
+import { ConflictPanel } from './Conflicts.js';
 import { ReplyBox } from './Inbox.js';
 import { Transcript } from './Transcript.js';
 
@@ -44,6 +45,7 @@ export function SessionPage({ id }: { id: string }) {
     <div className="session-page" data-testid="session-page" data-state={session.state}>
       <Header session={session} files={board.changes[session.id]} />
       {session.state === 'needs_input' && <Waiting session={session} />}
+      <ConflictPanel sessionId={session.id} badge={board.conflicts[session.id]} />
       <div className="tabs" role="tablist">
         {(['transcript', 'changes', 'usage'] as const).map((t, i) => (
           <button key={t} role="tab" aria-selected={tab === t} className={`tab${tab === t ? ' active' : ''}`} onClick={() => setTab(t)}>
