@@ -8,15 +8,18 @@ import { bodyLimit } from 'hono/body-limit';
 import { ZodError } from 'zod';
 import { DAEMON, type DaemonStatus } from '../api/daemon.js';
 import { HISTORY } from '../api/history.js';
+import { MERGE } from '../api/merge.js';
 import { MAX_BODY_BYTES, type ApiErrorBody } from '../api/index.js';
 import { SESSIONS } from '../api/sessions.js';
 import { WORKSPACE } from '../api/workspace.js';
 import { BatonError, formatIssues, RequestTooLargeError } from '../shared/errors.js';
+import { MergeService } from '../merge/index.js';
 import { createLogger } from '../shared/log.js';
 import type { SessionManager } from '../sessions/manager.js';
 import type { BrowserAuth } from './web-auth.js';
 import { daemonHandlers } from './routes/daemon.js';
 import { historyHandlers } from './routes/history.js';
+import { mergeHandlers } from './routes/merge.js';
 import { mount } from './routes/mount.js';
 import { sessionHandlers } from './routes/sessions.js';
 import { workspaceHandlers } from './routes/workspace.js';
@@ -38,6 +41,8 @@ export interface AppOptions {
   requestShutdown: () => void;
   /** Browser access (login codes, cookie sessions) and the web UI's routes; without it, the API takes the token only. */
   browserAuth?: BrowserAuth;
+  /** The merge queue; made on first use (in the status's home) when not given. */
+  merges?: MergeService;
 }
 
 export function createApp(options: AppOptions): Hono {
@@ -73,6 +78,8 @@ export function createApp(options: AppOptions): Hono {
   mount(app, SESSIONS, sessionHandlers(manager));
   mount(app, HISTORY, historyHandlers(manager));
   mount(app, WORKSPACE, workspaceHandlers(manager.bus));
+  let merges = options.merges;
+  mount(app, MERGE, mergeHandlers(() => (merges ??= new MergeService({ home: options.status().home, sessions: manager, bus: manager.bus, env: process.env }))));
 
   // Last: the web routes end with the UI's catch-all.
   if (options.browserAuth !== undefined) mountWeb(app, { manager, auth: options.browserAuth, port: options.port });
