@@ -118,6 +118,7 @@ describe('advancing the base', () => {
     const { from, to } = await landable();
     writeFileSync(join(repo, 'a.txt'), 'my edit\n');
     await expect(advanceBase(repo, 'main', from, to)).rejects.toBeInstanceOf(DirtyCheckoutError);
+    await expect(advanceBase(repo, 'main', from, to)).rejects.toMatchObject({ files: ['a.txt'] });
     expect(git(repo, 'rev-parse', 'main')).toBe(from);
     expect(readFileSync(join(repo, 'a.txt'), 'utf8')).toBe('my edit\n');
   });

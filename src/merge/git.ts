@@ -110,8 +110,9 @@ export async function checkoutOf(repo: string, branch: string): Promise<string |
 
 /** Tracked files changed (staged or not) in a checkout; untracked files do not stop a fast-forward unless in its way. */
 export async function dirtyFiles(checkout: string): Promise<string[]> {
-  const status = await gitOut(checkout, ['status', '--porcelain', '--untracked-files=no']);
-  return status.split('\n').filter(Boolean).map((line) => line.slice(3));
+  // Not trimmed: each line starts with its two status columns, the first often a space.
+  const { stdout } = await git(checkout, ['status', '--porcelain', '--untracked-files=no']);
+  return stdout.split('\n').filter(Boolean).map((line) => line.slice(3));
 }
 
 export class DirtyCheckoutError extends SessionStateError {

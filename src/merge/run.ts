@@ -12,7 +12,7 @@ import { loadRepoConfig, DEFAULT_CHECK_SECONDS } from '../projects/index.js';
 import { errorMessage, SessionStateError } from '../shared/errors.js';
 import type { SessionWithProject } from '../store/sessions.js';
 import { git } from '../worktrees/index.js';
-import { runCheck, type CheckCommand, type CheckResult } from './check.js';
+import { describeCheck, runCheck, type CheckCommand, type CheckResult } from './check.js';
 import { advanceBase, branchTip, checkoutOf, commitSessionWork, DirtyCheckoutError, dirtyFiles, identityArgs, isAncestor, mergeInto, withScratchWorktree } from './git.js';
 
 type Check = z.infer<typeof MergeCheckOutcome>;
@@ -102,7 +102,7 @@ async function mergeAndCheck(input: RunInput, scratch: string, tips: string[], c
   const commit = heads[heads.length - 1]!;
   if (check === undefined) return { kind: 'ready', commit, check: NO_CHECK };
   const run = async (head: string): Promise<CheckResult> => {
-    input.onChecking(typeof check === 'string' ? check : check.join(' '), head, heads.indexOf(head) + 1);
+    input.onChecking(describeCheck(check), head, heads.indexOf(head) + 1);
     return runCheck(check, { cwd: scratch, timeoutSeconds, env: input.env });
   };
   const whole = await run(commit);
