@@ -14,7 +14,8 @@ export interface PushResult {
   commit: string;
 }
 
-export async function pushBranch(repo: string, remote: string, branch: string): Promise<PushResult> {
+/** The remote's URL, or a clear error naming the remotes there are. */
+export async function remoteUrl(repo: string, remote: string): Promise<string> {
   const url = await git(repo, ['remote', 'get-url', '--', remote], { okExitCodes: [2, 128] });
   if (url.exitCode !== 0) {
     const remotes = (await gitOut(repo, ['remote'])).split('\n').filter(Boolean);
@@ -23,12 +24,17 @@ export async function pushBranch(repo: string, remote: string, branch: string): 
       { reason: 'no_remote', remote },
     );
   }
+  return url.stdout.trim();
+}
+
+export async function pushBranch(repo: string, remote: string, branch: string): Promise<PushResult> {
+  const url = await remoteUrl(repo, remote);
   const commit = await gitOut(repo, ['rev-parse', `refs/heads/${branch}`]);
   const pushed = await git(repo, ['push', '--porcelain', '--', remote, `refs/heads/${branch}:refs/heads/${branch}`], { okExitCodes: [1, 128] });
   if (pushed.exitCode !== 0) {
     throw new SessionStateError(`git push to ${remote} failed: ${(pushed.stderr || pushed.stdout).trim().split('\n').slice(-3).join(' ')}`, { reason: 'push_failed', remote });
   }
-  return { remote, remoteUrl: url.stdout.trim(), commit };
+  return { remote, remoteUrl: url, commit };
 }
 
 /** Where to open the request by hand, from the remote's URL; undefined for hosts we do not know. */

@@ -7,7 +7,7 @@ import { loadRepoConfig } from '../projects/index.js';
 import { SessionStateError } from '../shared/errors.js';
 import { gitOut } from '../worktrees/index.js';
 import { branchTip, commitSessionWork, isAncestor } from './git.js';
-import { compareUrl, describePr, openWithGh, pushBranch } from './pr.js';
+import { compareUrl, describePr, openWithGh, pushBranch, remoteUrl } from './pr.js';
 import { baseOf, requireMergeable, type MergeSessions } from './sessions.js';
 
 export async function openPullRequest(input: { ref: string; cwd?: string | undefined; sessions: MergeSessions; bus: WorkspaceBus; env: NodeJS.ProcessEnv }): Promise<PrView> {
@@ -16,6 +16,8 @@ export async function openPullRequest(input: { ref: string; cwd?: string | undef
   const root = session.project_root;
   const remote = loadRepoConfig(root).pr?.remote ?? 'origin';
   const base = baseOf([session]);
+  // Said before the session's work is touched.
+  await remoteUrl(root, remote);
   const committed = existsSync(session.worktree) ? await commitSessionWork({ worktree: session.worktree, branch: session.branch, name: session.name }) : undefined;
   const tip = committed?.tip ?? (await branchTip(root, session.branch));
   if (tip === undefined) throw new SessionStateError(`The branch ${session.branch} of ${session.name} is gone; there is nothing to push.`);

@@ -219,3 +219,112 @@ describe('baton merge', () => {
     expect(t.git(repo, 'log', '--first-parent', '--format=%s', '-2', 'main').split('\n')).toEqual(['Merge session second into main: second: do the thing', 'first: committed work']);
   }, 60_000);
 });
+
+describe('baton merge refuses bad input, changing nothing', () => {
+  it('an unknown session, a session named twice, names with --plan', async () => {
+    const unknown = await t.run(['merge', 'nope'], { cwd: repo });
+    expect(unknown.code).toBe(3);
+    expect(unknown.stderr).toMatch(/No session matches "nope"/);
+    await session('twice', { committed: { 't.txt': 't\n' } });
+    const twice = await t.run(['merge', 'twice', 'twice'], { cwd: repo });
+    expect(twice.code).toBe(2);
+    expect(twice.stderr).toMatch(/named twice/);
+    const plan = await t.run(['merge', '--plan', 'twice'], { cwd: repo });
+    expect(plan.code).toBe(2);
+    expect(plan.stderr).toMatch(/--plan orders every ready session/);
+    expect(t.git(repo, 'rev-list', '--count', 'main')).toBe('1');
+  });
+
+  it('a session whose agent is still at work', async () => {
+    await t.ok(['dispatch', 'ask first', '--name', 'asking', '--script', t.script([{ write: { path: 'w.txt', content: 'w' } }, { ask: 'which way?' }])], { cwd: repo });
+    const s = await t.waitForState('asking', 'needs_input');
+    const run = await t.run(['merge', 'asking'], { cwd: repo });
+    expect(run.code).toBe(4);
+    expect(run.stderr).toMatch(/asking is needs input: its agent is still changing the work\. Merge it when it is ready for review, or stop it first/);
+    expect(t.git(s.worktree, 'status', '--porcelain')).toBe('?? w.txt');
+    expect(t.git(repo, 'rev-list', '--count', 'main')).toBe('1');
+  });
+
+  it('a session with nothing to merge', async () => {
+    await session('idle', {});
+    const run = await t.run(['merge', 'idle'], { cwd: repo });
+    expect(run.code).toBe(4);
+    expect(run.stderr).toMatch(/idle has nothing to merge: its branch baton\/idle has no commits beyond main and no uncommitted work/);
+  });
+
+  it('a base branch that was deleted', async () => {
+    t.git(repo, 'branch', 'feature');
+    await t.ok(['dispatch', 'on feature', '--name', 'feat', '--base', 'feature', '--script', t.script([{ write: { path: 'f.txt', content: 'f' } }])], { cwd: repo });
+    await t.waitForState('feat', 'ready_for_review');
+    t.git(repo, 'branch', '-D', 'feature');
+    const run = await t.run(['merge', 'feat'], { cwd: repo });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/The base branch feature does not exist in .*; recreate it, or set "merge": \{"base": "<branch>"\}/);
+    expect(t.git(repo, 'rev-list', '--count', 'main')).toBe('1');
+  });
+});
+
+describe('baton pr', () => {
+  /** A remote whose URL is GitHub's but which pushes to a local bare repository: nothing reaches the network. */
+  function remote(baton: TestBaton, dir: string): string {
+    const bare = join(baton.root, 'remote.git');
+    baton.git(baton.root, 'init', '--quiet', '--bare', bare);
+    baton.git(dir, 'remote', 'add', 'origin', 'https://github.com/octo/repo.git');
+    baton.git(dir, 'config', 'remote.origin.pushurl', bare);
+    return bare;
+  }
+
+  it('pushes the branch with its uncommitted work and, without gh, prints the compare URL', async () => {
+    const bare = remote(t, repo);
+    const s = await session('propose', { committed: { 'p.txt': 'p\n' }, uncommitted: { 'q.txt': 'q\n' } });
+    const view = await t.json<PrView>(['pr', 'propose'], { cwd: repo });
+    expect(view).toMatchObject({
+      remote: 'origin',
+      branch: 'baton/propose',
+      base: 'main',
+      via: 'url',
+      url: 'https://github.com/octo/repo/compare/main...baton/propose?expand=1',
+      committedWork: true,
+    });
+    expect(view.note).toMatch(/gh \(the GitHub CLI\) is not installed/);
+    expect(t.git(bare, 'rev-parse', 'refs/heads/baton/propose')).toBe(view.commit);
+    expect(t.git(bare, 'show', `${view.commit}:q.txt`)).toBe('q');
+    expect(t.git(s.worktree, 'status', '--porcelain')).toBe('');
+    const types = (await t.client().call('GET /api/workspace/events')).events.map((e) => e.type).filter((type) => type.startsWith('pr.'));
+    expect(types).toEqual(['pr.pushed', 'pr.opened']);
+    const text = await t.ok(['pr', 'propose'], { cwd: repo });
+    expect(text).toMatch(/Pushed baton\/propose \([0-9a-f]{12}\) to origin\.\nNot opened with gh: gh \(the GitHub CLI\) is not installed; open the pull request at the URL\.\nOpen the pull request: https:\/\/github\.com\/octo\/repo\/compare\/main\.\.\.baton\/propose\?expand=1/);
+  });
+
+  it('opens the pull request with gh when it is logged in, passing head, base, title and body', async () => {
+    const bin = join(t.root, 'fake-bin');
+    mkdirSync(bin);
+    const log = join(t.root, 'gh-argv');
+    // Records each call's arguments, NUL-separated, one call per line of the log.
+    writeFileSync(join(bin, 'gh'), `#!/bin/sh\nprintf '%s\\0' "$@" >> '${log}'\nprintf '\\n' >> '${log}'\n[ "$1" = auth ] && exit 0\necho https://github.com/octo/repo/pull/1\n`);
+    chmodSync(join(bin, 'gh'), 0o755);
+    const baton = new TestBaton({ PATH: `${bin}:${process.env.PATH ?? ''}` });
+    try {
+      const dir = baton.repo();
+      remote(baton, dir);
+      await session('ghpr', { committed: { 'g.txt': 'g\n' } }, baton, dir);
+      const view = JSON.parse(await baton.ok(['pr', 'ghpr', '--json'], { cwd: dir })) as PrView;
+      expect(view).toMatchObject({ via: 'gh', url: 'https://github.com/octo/repo/pull/1', note: null });
+      const calls = readFileSync(log, 'utf8').split('\0\n').filter(Boolean).map((line) => line.split('\0'));
+      expect(calls[0]).toEqual(['auth', 'status']);
+      expect(calls[1]?.slice(0, 8)).toEqual(['pr', 'create', '--head', 'baton/ghpr', '--base', 'main', '--title', 'ghpr: do the thing']);
+      expect(calls[1]?.[8]).toBe('--body');
+      expect(calls[1]?.[9]).toMatch(/Baton session \*\*ghpr\*\*[\s\S]*> ghpr: do the thing\n> with detail[\s\S]*1 commit, 1 file changed:\n- `g.txt`/);
+    } finally {
+      baton.cleanup();
+    }
+  });
+
+  it('refuses a missing remote before touching the session’s work', async () => {
+    const s = await session('noremote', { uncommitted: { 'n.txt': 'n\n' } });
+    const run = await t.run(['pr', 'noremote'], { cwd: repo });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/The repository has no remote "origin"\. Add it with `git remote add origin <url>`, or set "pr": \{"remote": "…"\}/);
+    expect(t.git(s.worktree, 'status', '--porcelain')).toBe('?? n.txt');
+  });
+});
