@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileS
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { advanceBase, checkoutOf, commitSessionWork, conflictsBetween, DirtyCheckoutError, mergeInto, withScratchWorktree } from './git.js';
+import { advanceBase, checkoutOf, commitSessionWork, conflictsBetween, DirtyCheckoutError, mergeInto, removeStaleScratches, withScratchWorktree } from './git.js';
 
 let root: string;
 let repo: string;
@@ -74,6 +74,17 @@ describe('merging in a scratch worktree', () => {
 
     await expect(withScratchWorktree(repo, scratch, 'main', () => Promise.reject(new Error('boom')))).rejects.toThrow('boom');
     expect(existsSync(scratch)).toBe(false);
+  });
+
+  it('removes scratch worktrees a killed supervisor left behind, from the folder and from the repository', async () => {
+    const folder = join(root, 'merges');
+    git(repo, 'worktree', 'add', '-q', '--detach', join(folder, 'm1'), 'main');
+    execFileSync('mkdir', ['-p', join(folder, 'not-a-worktree')]);
+    expect(await removeStaleScratches(folder)).toBe(2);
+    expect(existsSync(join(folder, 'm1'))).toBe(false);
+    expect(existsSync(join(folder, 'not-a-worktree'))).toBe(false);
+    expect(git(repo, 'worktree', 'list', '--porcelain')).not.toContain('m1');
+    expect(await removeStaleScratches(join(root, 'none'))).toBe(0);
   });
 
   it('squashes a branch into one commit with the given message', async () => {

@@ -4,8 +4,8 @@
  * squash) in it, and the compare-and-swap that advances the base branch. Nothing here runs a
  * merge in the user's own checkout: at most a fast-forward, and only when it is clean.
  */
-import { existsSync, mkdirSync, rmSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { GitError, SessionStateError } from '../shared/errors.js';
 import { git, gitOut, snapshotCommit, snapshotWork } from '../worktrees/index.js';
 
@@ -52,6 +52,24 @@ export async function withScratchWorktree<T>(repo: string, path: string, commit:
   } finally {
     await removeScratch(repo, path);
   }
+}
+
+/**
+ * Scratch worktrees a killed supervisor left in `folder`: each is removed from its repository
+ * (nothing in one is anyone's work: the base only moves after a merge is done). Returns how many.
+ */
+export async function removeStaleScratches(folder: string): Promise<number> {
+  if (!existsSync(folder)) return 0;
+  let removed = 0;
+  for (const name of readdirSync(folder)) {
+    const path = join(folder, name);
+    const common = await git(path, ['rev-parse', '--path-format=absolute', '--git-common-dir'], { okExitCodes: [128] }).catch(() => undefined);
+    const dir = common?.exitCode === 0 ? common.stdout.trim() : '';
+    if (dir.endsWith('/.git')) await removeScratch(dirname(dir), path);
+    else rmSync(path, { recursive: true, force: true });
+    removed++;
+  }
+  return removed;
 }
 
 async function removeScratch(repo: string, path: string): Promise<void> {

@@ -5,6 +5,7 @@
  * itself (run.ts) then reports on the bus — merge.queued, started, checking, then landed,
  * conflicted or failed — and a failure goes back to the session that caused it as a reply.
  */
+import { join } from 'node:path';
 import type { MergePlanView, MergeResult, MergeView, PrView } from '../api/merge.js';
 import type { WorkspaceBus } from '../bus/index.js';
 import { MergeConflicted, MergeFailed, MergeLanded, MergeQueued, MergeStarted, MergeChecking } from '../events/workspace.js';
@@ -18,7 +19,7 @@ import { NO_CHECK, runMerge, type RunOutcome } from './run.js';
 import { conflictReport, checkReport } from './reports.js';
 import { baseOf, requireMergeable } from './sessions.js';
 import type { MergeSessions } from './sessions.js';
-import { branchTip, checkoutOf, DirtyCheckoutError, dirtyFiles, isAncestor } from './git.js';
+import { branchTip, checkoutOf, DirtyCheckoutError, dirtyFiles, isAncestor, removeStaleScratches } from './git.js';
 import { git } from '../worktrees/index.js';
 
 const log = createLogger('merge');
@@ -47,6 +48,12 @@ export class MergeService {
 
   constructor(private readonly options: MergeServiceOptions) {
     this.clock = options.clock ?? (() => new Date());
+  }
+
+  /** After a start: removes the scratch worktrees of merges a killed supervisor left half done. */
+  async recover(): Promise<void> {
+    const removed = await removeStaleScratches(join(this.options.home, 'merges'));
+    if (removed > 0) log.info('removed scratch worktrees of interrupted merges', { removed });
   }
 
   /** Pushes a session's branch and opens its pull request (pull-request.ts). */
@@ -80,13 +87,14 @@ export class MergeService {
     const root = members[0]!.project_root;
     const other = members.find((m) => m.project_root !== root);
     if (other !== undefined) throw new InvalidInputError(`${members[0]!.name} and ${other.name} belong to different repositories; merge them separately.`);
+    for (const member of members) requireMergeable(member, this.options.sessions);
+    const base = baseOf(members);
+    await this.precheck(root, base, members);
+    // After the last await, so two requests for one session cannot both pass.
     for (const member of members) {
-      requireMergeable(member, this.options.sessions);
       const queued = this.jobs.find((job) => job.members.some((m) => m.id === member.id));
       if (queued !== undefined) throw new SessionStateError(`${member.name} is already in the merge queue (merge ${queued.view.mergeId}); wait for it.`);
     }
-    const base = baseOf(members);
-    await this.precheck(root, base, members);
 
     const view: MergeView = {
       mergeId: newId().slice(0, 12),

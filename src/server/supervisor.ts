@@ -89,6 +89,7 @@ export async function runSupervisor(env: NodeJS.ProcessEnv = process.env): Promi
   });
 
   await manager.reattachAll();
+  await merges.recover().catch((error: unknown) => log.error('merge recovery failed', { error: error instanceof Error ? error.message : String(error) }));
   // BATON_PORT, or else the last supervisor's port: an open dashboard then reconnects by itself
   // after a restart (its logins are kept too). Taken meanwhile, any free port will do.
   const pinned = config.port !== undefined;

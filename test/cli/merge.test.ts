@@ -195,6 +195,24 @@ describe('baton merge', () => {
     expect(t.git(repo, 'rev-parse', 'main')).toBe(before);
   });
 
+  it('merges again when the base moved while it was checked, never clobbering the new commit', async () => {
+    // The check, on its first run only, moves main the way another push would.
+    const marker = join(t.root, 'moved');
+    const script = 'if [ ! -e "$1" ]; then touch "$1"; c=$(git -C "$2" commit-tree main^{tree} -p main -m "moved meanwhile"); git -C "$2" update-ref refs/heads/main "$c"; fi';
+    configure(t, repo, { merge: { check: ['sh', '-c', script, 'sh', marker, repo] } });
+    await session('racer', { committed: { 'r.txt': 'r\n' } });
+    // main not checked out anywhere: the base moves by compare-and-swap alone.
+    t.git(repo, 'checkout', '--quiet', '--detach');
+    const { result } = await merge(['racer']);
+    expect(result.outcome).toBe('landed');
+    const parents = t.git(repo, 'log', '-1', '--format=%P', 'main').split(' ');
+    expect(parents).toHaveLength(2);
+    expect(t.git(repo, 'log', '-1', '--format=%s', parents[0]!)).toBe('moved meanwhile');
+    expect(result.previous).toBe(parents[0]);
+    const started = (await t.client().call('GET /api/workspace/events')).events.filter((e) => e.type === 'merge.checking');
+    expect(started).toHaveLength(2);
+  });
+
   it('runs merges one at a time per repository, a waiting one visible with its position', async () => {
     // The check waits for a file the test creates.
     const gate = join(t.root, 'gate');
