@@ -8,6 +8,7 @@ export const MergeMember = z.object({ sessionId: z.string(), name: z.string() })
 export const MergeRequest = z.object({
   sessions: z.array(z.string().min(1)).min(1).max(50).describe('Sessions (id, id prefix or name), merged in this order as one group'),
   squash: z.boolean().default(false).describe('One commit per session instead of its history'),
+  planned: z.boolean().default(false).describe('Merge them in the order with the fewest conflicts (as the plan) instead of the given one'),
 });
 
 export const MergeView = z.object({

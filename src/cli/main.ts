@@ -186,8 +186,9 @@ function buildProgram(ctx: Context): Commander.Command {
     .argument('[sessions...]', 'sessions to land, as one group in this order (none: show the queue)')
     .option('--squash', 'one commit per session (its prompt as the message) instead of its history')
     .option('--plan', 'the order that lands the ready sessions with the fewest conflicts')
+    .option('--planned', 'merge the sessions given in the order with the fewest conflicts, not as given')
     .addOption(new Option('--json', 'print JSON for scripts'))
-    .action(async (refs: string[], opts: { squash?: boolean; plan?: boolean; json?: boolean }) => (await import('./commands/merge.js')).merge(ctx, refs, opts));
+    .action(async (refs: string[], opts: { squash?: boolean; plan?: boolean; planned?: boolean; json?: boolean }) => (await import('./commands/merge.js')).merge(ctx, refs, opts));
 
   program
     .command('pr')

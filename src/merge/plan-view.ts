@@ -7,6 +7,7 @@ import { findRepository, snapshotCommit, snapshotWork } from '../worktrees/index
 import { branchTip, isAncestor } from './git.js';
 import { planOrder, type PlanCandidate } from './plan.js';
 import type { MergeSessions } from './sessions.js';
+import type { SessionWithProject } from '../store/sessions.js';
 
 /** Sessions whose agent is done with the work: finished its turn and waiting for review, or marked done. */
 const READY = new Set(['ready_for_review', 'completed']);
@@ -30,10 +31,7 @@ export async function mergePlan(sessions: MergeSessions, where: { cwd?: string |
       skipped.push({ name: session.name, reason: `lands on ${session.base_ref}, not ${base}` });
       continue;
     }
-    // The work as it is now, uncommitted included, as a commit nothing points at: the plan moves no branch.
-    const commit = existsSync(session.worktree)
-      ? await snapshotCommit(session.worktree, await snapshotWork(session.worktree), `plan: ${session.name}`)
-      : await branchTip(root, session.branch);
+    const commit = await workCommit(session);
     if (commit === undefined || (await isAncestor(root, commit, baseCommit))) {
       skipped.push({ name: session.name, reason: 'nothing to merge' });
       continue;
@@ -48,6 +46,24 @@ export async function mergePlan(sessions: MergeSessions, where: { cwd?: string |
     steps: steps.map((s) => ({ sessionId: s.id, name: s.name, conflicts: s.conflicts, conflictsWith: s.conflictsWith })),
     skipped,
   };
+}
+
+/** The session's work as it is now, uncommitted included, as a commit nothing points at: a plan moves no branch. */
+export async function workCommit(session: SessionWithProject): Promise<string | undefined> {
+  return existsSync(session.worktree)
+    ? snapshotCommit(session.worktree, await snapshotWork(session.worktree), `plan: ${session.name}`)
+    : branchTip(session.project_root, session.branch);
+}
+
+/** `members` in the order that lands them with the fewest conflicts onto `baseTip`. */
+export async function plannedOrder(members: SessionWithProject[], baseTip: string): Promise<SessionWithProject[]> {
+  const candidates: PlanCandidate[] = [];
+  for (const member of members) {
+    const commit = await workCommit(member);
+    if (commit !== undefined) candidates.push({ id: member.id, name: member.name, commit });
+  }
+  const steps = await planOrder(members[0]!.project_root, baseTip, candidates);
+  return steps.map((step) => members.find((m) => m.id === step.id)!);
 }
 
 function projectRoot(sessions: MergeSessions, project: string): string {

@@ -13,7 +13,7 @@ import { newId } from '../shared/ids.js';
 import { errorMessage, InvalidInputError, SessionStateError } from '../shared/errors.js';
 import { createLogger } from '../shared/log.js';
 import type { SessionWithProject } from '../store/sessions.js';
-import { mergePlan } from './plan-view.js';
+import { mergePlan, plannedOrder } from './plan-view.js';
 import { openPullRequest } from './pull-request.js';
 import { NO_CHECK, runMerge, type RunOutcome } from './run.js';
 import { conflictReport, checkReport } from './reports.js';
@@ -80,8 +80,8 @@ export class MergeService {
    * the queued merge and the sequence number of its `merge.queued` event; `result` settles when
    * it has landed or failed.
    */
-  async enqueue(refs: string[], options: { squash: boolean; cwd?: string | undefined }): Promise<{ view: MergeView; seq: number; result: Promise<MergeResult> }> {
-    const members = refs.map((ref) => this.options.sessions.resolve(ref, options.cwd));
+  async enqueue(refs: string[], options: { squash: boolean; planned?: boolean; cwd?: string | undefined }): Promise<{ view: MergeView; seq: number; result: Promise<MergeResult> }> {
+    let members = refs.map((ref) => this.options.sessions.resolve(ref, options.cwd));
     const ids = new Set(members.map((m) => m.id));
     if (ids.size !== members.length) throw new InvalidInputError('A session is named twice in this merge; name each once.');
     const root = members[0]!.project_root;
@@ -89,7 +89,8 @@ export class MergeService {
     if (other !== undefined) throw new InvalidInputError(`${members[0]!.name} and ${other.name} belong to different repositories; merge them separately.`);
     for (const member of members) requireMergeable(member, this.options.sessions);
     const base = baseOf(members);
-    await this.precheck(root, base, members);
+    const baseTip = await this.precheck(root, base, members);
+    if (options.planned === true && members.length > 1) members = await plannedOrder(members, baseTip);
     // After the last await, so two requests for one session cannot both pass.
     for (const member of members) {
       const queued = this.jobs.find((job) => job.members.some((m) => m.id === member.id));
@@ -118,13 +119,13 @@ export class MergeService {
   }
 
   /** Lands an ordered list of sessions as one group and resolves with the result (for groups built elsewhere). */
-  async mergeGroup(refs: string[], options: { squash?: boolean; cwd?: string } = {}): Promise<MergeResult> {
-    const { result } = await this.enqueue(refs, { squash: options.squash ?? false, cwd: options.cwd });
+  async mergeGroup(refs: string[], options: { squash?: boolean; planned?: boolean; cwd?: string } = {}): Promise<MergeResult> {
+    const { result } = await this.enqueue(refs, { squash: options.squash ?? false, planned: options.planned ?? false, cwd: options.cwd });
     return result;
   }
 
   /** Refusals that need no merge: said before anything is queued or changed. */
-  private async precheck(root: string, base: string, members: SessionWithProject[]): Promise<void> {
+  private async precheck(root: string, base: string, members: SessionWithProject[]): Promise<string> {
     const tip = await branchTip(root, base);
     if (tip === undefined) {
       throw new InvalidInputError(`The base branch ${base} does not exist in ${root} (deleted, or the session started from a tag or commit); recreate it, or set "merge": {"base": "<branch>"} in .baton/config.json.`, { reason: 'no_base', base });
@@ -143,6 +144,7 @@ export class MergeService {
         throw new SessionStateError(`${member.name} has nothing to merge: its branch ${member.branch} has no commits beyond ${base} and no uncommitted work.`, { reason: 'nothing_to_merge' });
       }
     }
+    return tip;
   }
 
   private position(job: Job): number {

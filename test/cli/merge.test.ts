@@ -168,6 +168,18 @@ describe('baton merge', () => {
     await replyReached('two', /conflicts in\n {2}- README\.md/);
   });
 
+  it('--planned merges a group in the planned order: work that overlaps nothing first', async () => {
+    await session('x', { committed: { 'README.md': '# x\n' } });
+    await session('y', { committed: { 'README.md': '# y\n' } });
+    await session('z', { committed: { 'z.txt': 'z\n' } });
+    const before = t.git(repo, 'rev-parse', 'main');
+    const { code, result } = await merge(['x', 'y', 'z', '--planned']);
+    expect(code).toBe(4);
+    expect(result.sessions.map((s) => s.name)).toEqual(['z', 'x', 'y']);
+    expect(result).toMatchObject({ outcome: 'conflicted', culprit: { name: 'y' }, files: ['README.md'] });
+    expect(t.git(repo, 'rev-parse', 'main')).toBe(before);
+  });
+
   it('refuses when the base is checked out with uncommitted changes, changing nothing', async () => {
     const s = await session('dirty', { committed: { 'x.txt': 'x\n' }, uncommitted: { 'y.txt': 'y\n' } });
     writeFileSync(join(repo, 'README.md'), 'my own edit\n');

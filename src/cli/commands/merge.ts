@@ -8,7 +8,7 @@ import { printJson, type Context } from '../context.js';
 /** Exit status of a merge that did not land (as a `conflict` error's). */
 const EXIT_NOT_LANDED = 4;
 
-export async function merge(ctx: Context, refs: string[], opts: { squash?: boolean; plan?: boolean; json?: boolean }): Promise<void> {
+export async function merge(ctx: Context, refs: string[], opts: { squash?: boolean; plan?: boolean; planned?: boolean; json?: boolean }): Promise<void> {
   if (opts.plan) {
     if (refs.length > 0) throw new InvalidInputError('--plan orders every ready session of the repository; give it no session names.');
     return plan(ctx, opts);
@@ -21,10 +21,11 @@ export async function merge(ctx: Context, refs: string[], opts: { squash?: boole
     if (list.recent.length > 0) ctx.out.write(`Recent:\n${list.recent.slice(0, 10).map((r) => `  ${r.outcome.padEnd(10)} ${r.message}\n`).join('')}`);
     return;
   }
-  const { merge: queued, seq } = await api.call('POST /api/merges', { body: { sessions: refs, squash: opts.squash ?? false } });
+  const { merge: queued, seq } = await api.call('POST /api/merges', { body: { sessions: refs, squash: opts.squash ?? false, planned: opts.planned ?? false } });
   const say = (line: string): void => {
     if (!opts.json) ctx.out.write(line + '\n');
   };
+  if (opts.planned && refs.length > 1) say(`Planned order: ${names(queued)}`);
   say(queued.position === 1 ? `Merging ${names(queued)} into ${queued.base}…` : `Queued ${names(queued)} for ${queued.base} at position ${queued.position} (${queued.position - 1} ahead).`);
 
   const controller = new AbortController();
