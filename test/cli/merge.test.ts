@@ -225,6 +225,23 @@ describe('baton merge', () => {
     expect(started).toHaveLength(2);
   });
 
+  it('Ctrl-C stops waiting, not the merge, which lands anyway', async () => {
+    const gate = join(t.root, 'gate');
+    configure(t, repo, { merge: { check: ['sh', '-c', 'while [ ! -e "$1" ]; do sleep 0.05; done', 'sh', gate] } });
+    await session('bg', { committed: { 'bg.txt': 'bg\n' } });
+    const child = t.spawn(['merge', 'bg'], { cwd: repo });
+    let stderr = '';
+    child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    await workspaceEvent((e) => e.type === 'merge.checking');
+    child.kill('SIGINT');
+    expect(await exited).toBe(130);
+    expect(stderr).toMatch(/Stopped waiting; the merge \w+ goes on/);
+    writeFileSync(gate, '');
+    const landed = await workspaceEvent((e) => e.type === 'merge.landed');
+    expect(landed.type === 'merge.landed' && t.git(repo, 'rev-parse', 'main') === landed.data.commit).toBe(true);
+  });
+
   it('runs merges one at a time per repository, a waiting one visible with its position', async () => {
     // The check waits for a file the test creates.
     const gate = join(t.root, 'gate');

@@ -29,6 +29,12 @@ export async function merge(ctx: Context, refs: string[], opts: { squash?: boole
   say(queued.position === 1 ? `Merging ${names(queued)} into ${queued.base}…` : `Queued ${names(queued)} for ${queued.base} at position ${queued.position} (${queued.position - 1} ahead).`);
 
   const controller = new AbortController();
+  let detached = false;
+  // Ctrl-C stops waiting, not the merge: it goes on in the supervisor.
+  process.once('SIGINT', () => {
+    detached = true;
+    controller.abort();
+  });
   let final: WorkspaceEvent | undefined;
   await api.followWorkspace(seq - 1, (event) => {
     if (!('mergeId' in event.data) || event.data.mergeId !== queued.mergeId) return;
@@ -39,6 +45,11 @@ export async function merge(ctx: Context, refs: string[], opts: { squash?: boole
       controller.abort();
     }
   }, controller.signal);
+  if (detached) {
+    ctx.err.write(`Stopped waiting; the merge ${queued.mergeId} goes on (\`baton merge\` shows the queue, \`baton events\` the result).\n`);
+    process.exitCode = 130;
+    return;
+  }
   const { recent } = await api.call('GET /api/merges');
   const result = recent.find((r) => r.mergeId === queued.mergeId);
   if (result === undefined) throw new InvalidInputError(`The merge ${queued.mergeId} ended (${final?.type ?? 'unknown'}) but its result is gone; see \`baton events\`.`);
