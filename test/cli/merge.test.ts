@@ -1,40 +1,25 @@
 /**
  * Landing work through the real binary: sessions dispatched with the scripted agent make real
  * commits and leave real uncommitted files in real repositories; `baton merge` lands them (or
- * refuses, changing nothing) and `baton pr` pushes to a local bare remote.
+ * refuses, changing nothing). `baton pr` is in pr.test.ts.
  */
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { MergePlanView, MergeResult, PrView } from '../../src/api/merge.js';
+import type { MergePlanView, MergeResult } from '../../src/api/merge.js';
 import type { SessionView } from '../../src/api/index.js';
 import type { WorkspaceEvent } from '../../src/events/workspace.js';
-import { eachTest, TestBaton } from '../support/baton.js';
+import { eachTest, type TestBaton } from '../support/baton.js';
+import { configure, finishedSession } from '../support/landing.js';
 
 let t: TestBaton;
 let repo: string;
 eachTest((baton, dir) => ((t = baton), (repo = dir)));
 
-/** Commits `.baton/config.json` in the repository. */
-function configure(baton: TestBaton, dir: string, config: unknown): void {
-  mkdirSync(join(dir, '.baton'), { recursive: true });
-  writeFileSync(join(dir, '.baton', 'config.json'), JSON.stringify(config));
-  baton.git(dir, 'add', '.baton');
-  baton.git(dir, 'commit', '-qm', 'baton config');
-}
+const session = (name: string, files: Parameters<typeof finishedSession>[3]): Promise<SessionView> => finishedSession(t, repo, name, files);
 
-/** A session that commits `committed` files and leaves `uncommitted` ones on disk, finished and ready for review. */
-async function session(name: string, files: { committed?: Record<string, string>; uncommitted?: Record<string, string> }, baton = t, dir = repo): Promise<SessionView> {
-  const steps: unknown[] = [];
-  for (const [path, content] of Object.entries(files.committed ?? {})) steps.push({ write: { path, content } });
-  if (files.committed !== undefined) steps.push({ run: ['git', 'add', '--all'] }, { run: ['git', 'commit', '-qm', `${name}: committed work`] });
-  for (const [path, content] of Object.entries(files.uncommitted ?? {})) steps.push({ write: { path, content } });
-  await baton.ok(['dispatch', `${name}: do the thing\nwith detail`, '--name', name, '--script', baton.script(steps)], { cwd: dir });
-  return baton.waitForState(name, 'ready_for_review');
-}
-
-async function merge(args: string[], baton = t, dir = repo): Promise<{ code: number; result: MergeResult; stderr: string }> {
-  const run = await baton.run(['merge', ...args, '--json'], { cwd: dir });
+async function merge(args: string[]): Promise<{ code: number; result: MergeResult; stderr: string }> {
+  const run = await t.run(['merge', ...args, '--json'], { cwd: repo });
   if (run.stdout.trim() === '') throw new Error(`baton merge printed nothing (exit ${run.code}): ${run.stderr}`);
   return { code: run.code, result: JSON.parse(run.stdout) as MergeResult, stderr: run.stderr };
 }
@@ -308,70 +293,5 @@ describe('baton merge refuses bad input, changing nothing', () => {
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(/The base branch feature does not exist in .*; recreate it, or set "merge": \{"base": "<branch>"\}/);
     expect(t.git(repo, 'rev-list', '--count', 'main')).toBe('1');
-  });
-});
-
-describe('baton pr', () => {
-  /** A remote whose URL is GitHub's but which pushes to a local bare repository: nothing reaches the network. */
-  function remote(baton: TestBaton, dir: string): string {
-    const bare = join(baton.root, 'remote.git');
-    baton.git(baton.root, 'init', '--quiet', '--bare', bare);
-    baton.git(dir, 'remote', 'add', 'origin', 'https://github.com/octo/repo.git');
-    baton.git(dir, 'config', 'remote.origin.pushurl', bare);
-    return bare;
-  }
-
-  it('pushes the branch with its uncommitted work and, without gh, prints the compare URL', async () => {
-    const bare = remote(t, repo);
-    const s = await session('propose', { committed: { 'p.txt': 'p\n' }, uncommitted: { 'q.txt': 'q\n' } });
-    const view = await t.json<PrView>(['pr', 'propose'], { cwd: repo });
-    expect(view).toMatchObject({
-      remote: 'origin',
-      branch: 'baton/propose',
-      base: 'main',
-      via: 'url',
-      url: 'https://github.com/octo/repo/compare/main...baton/propose?expand=1',
-      committedWork: true,
-    });
-    expect(view.note).toMatch(/gh \(the GitHub CLI\) is not installed/);
-    expect(t.git(bare, 'rev-parse', 'refs/heads/baton/propose')).toBe(view.commit);
-    expect(t.git(bare, 'show', `${view.commit}:q.txt`)).toBe('q');
-    expect(t.git(s.worktree, 'status', '--porcelain')).toBe('');
-    const types = (await t.client().call('GET /api/workspace/events')).events.map((e) => e.type).filter((type) => type.startsWith('pr.'));
-    expect(types).toEqual(['pr.pushed', 'pr.opened']);
-    const text = await t.ok(['pr', 'propose'], { cwd: repo });
-    expect(text).toMatch(/Pushed baton\/propose \([0-9a-f]{12}\) to origin\.\nNot opened with gh: gh \(the GitHub CLI\) is not installed; open the pull request at the URL\.\nOpen the pull request: https:\/\/github\.com\/octo\/repo\/compare\/main\.\.\.baton\/propose\?expand=1/);
-  });
-
-  it('opens the pull request with gh when it is logged in, passing head, base, title and body', async () => {
-    const bin = join(t.root, 'fake-bin');
-    mkdirSync(bin);
-    const log = join(t.root, 'gh-argv');
-    // Records each call's arguments, NUL-separated, one call per line of the log.
-    writeFileSync(join(bin, 'gh'), `#!/bin/sh\nprintf '%s\\0' "$@" >> '${log}'\nprintf '\\n' >> '${log}'\n[ "$1" = auth ] && exit 0\necho https://github.com/octo/repo/pull/1\n`);
-    chmodSync(join(bin, 'gh'), 0o755);
-    const baton = new TestBaton({ PATH: `${bin}:${process.env.PATH ?? ''}` });
-    try {
-      const dir = baton.repo();
-      remote(baton, dir);
-      await session('ghpr', { committed: { 'g.txt': 'g\n' } }, baton, dir);
-      const view = JSON.parse(await baton.ok(['pr', 'ghpr', '--json'], { cwd: dir })) as PrView;
-      expect(view).toMatchObject({ via: 'gh', url: 'https://github.com/octo/repo/pull/1', note: null });
-      const calls = readFileSync(log, 'utf8').split('\0\n').filter(Boolean).map((line) => line.split('\0'));
-      expect(calls[0]).toEqual(['auth', 'status']);
-      expect(calls[1]?.slice(0, 8)).toEqual(['pr', 'create', '--head', 'baton/ghpr', '--base', 'main', '--title', 'ghpr: do the thing']);
-      expect(calls[1]?.[8]).toBe('--body');
-      expect(calls[1]?.[9]).toMatch(/Baton session \*\*ghpr\*\*[\s\S]*> ghpr: do the thing\n> with detail[\s\S]*1 commit, 1 file changed:\n- `g.txt`/);
-    } finally {
-      baton.cleanup();
-    }
-  });
-
-  it('refuses a missing remote before touching the session’s work', async () => {
-    const s = await session('noremote', { uncommitted: { 'n.txt': 'n\n' } });
-    const run = await t.run(['pr', 'noremote'], { cwd: repo });
-    expect(run.code).toBe(2);
-    expect(run.stderr).toMatch(/The repository has no remote "origin"\. Add it with `git remote add origin <url>`, or set "pr": \{"remote": "…"\}/);
-    expect(t.git(s.worktree, 'status', '--porcelain')).toBe('?? n.txt');
   });
 });
