@@ -246,6 +246,23 @@ function buildProgram(ctx: Context, jsonErrors: boolean): Commander.Command {
       (await import('./commands/conflicts.js')).conflicts(ctx, session, opts),
     );
 
+  program
+    .command('merge')
+    .description('land sessions on their base branch through the merge queue: merge in a scratch worktree, run the check, then advance the base')
+    .argument('[sessions...]', 'sessions to land, as one group in this order (none: show the queue)')
+    .option('--squash', 'one commit per session (its prompt as the message) instead of its history')
+    .option('--plan', 'the order that lands the ready sessions with the fewest conflicts')
+    .option('--planned', 'merge the sessions given in the order with the fewest conflicts, not as given')
+    .addOption(new Option('--json', 'print JSON for scripts'))
+    .action(async (refs: string[], opts: { squash?: boolean; plan?: boolean; planned?: boolean; json?: boolean }) => (await import('./commands/merge.js')).merge(ctx, refs, opts));
+
+  program
+    .command('pr')
+    .description("push a session's branch and open a pull request (with gh when logged in, else print where to open it)")
+    .argument('<session>', 'id, id prefix or name', sessionRef)
+    .addOption(new Option('--json', 'print JSON for scripts'))
+    .action(async (ref: string, opts: { json?: boolean }) => (await import('./commands/merge.js')).pr(ctx, ref, opts));
+
   const daemon = program.command('daemon').description('the background supervisor');
   daemon
     .command('status')

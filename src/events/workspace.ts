@@ -52,6 +52,48 @@ export const RadarConflictCleared = defineWorkspaceEvent(
   z.object({ ...radarPair, previous: radarLevel, reason: z.enum(['resolved', 'removed']) }),
 );
 
+// ── merge (the merge queue and pull requests: src/merge) ─────────────────────
+
+const mergeMember = z.object({ sessionId: z.string(), name: z.string() });
+const mergeRef = { mergeId: z.string(), project: z.string(), base: z.string(), sessions: z.array(mergeMember), squash: z.boolean() };
+/** What the check did: `none` when the repository configures no check (said plainly, not hidden). */
+export const MergeCheckOutcome = z.object({
+  outcome: z.enum(['none', 'passed', 'failed', 'timed_out']),
+  command: z.string().nullable(),
+  durationMs: z.number().int().nullable(),
+  exitCode: z.number().int().nullable(),
+  outputTail: z.string().nullable(),
+});
+
+export const MergeQueued = defineWorkspaceEvent('merge.queued', z.object({ ...mergeRef, position: z.number().int().positive() }));
+export const MergeStarted = defineWorkspaceEvent('merge.started', z.object({ ...mergeRef, baseCommit: z.string() }));
+export const MergeChecking = defineWorkspaceEvent('merge.checking', z.object({ ...mergeRef, command: z.string(), commit: z.string(), members: z.number().int() }));
+export const MergeLanded = defineWorkspaceEvent(
+  'merge.landed',
+  z.object({ ...mergeRef, commit: z.string(), previous: z.string(), check: MergeCheckOutcome, durationMs: z.number().int(), checkoutUpdated: z.string().nullable() }),
+);
+export const MergeConflicted = defineWorkspaceEvent(
+  'merge.conflicted',
+  z.object({ ...mergeRef, culprit: mergeMember, files: z.array(z.string()), durationMs: z.number().int(), replied: z.boolean() }),
+);
+export const MergeFailed = defineWorkspaceEvent(
+  'merge.failed',
+  z.object({
+    ...mergeRef,
+    reason: z.enum(['check_failed', 'check_timed_out', 'refused', 'error']),
+    message: z.string(),
+    culprit: mergeMember.nullable(),
+    check: MergeCheckOutcome,
+    durationMs: z.number().int(),
+    replied: z.boolean(),
+  }),
+);
+export const PrPushed = defineWorkspaceEvent('pr.pushed', z.object({ ...sessionRef, remote: z.string(), branch: z.string(), commit: z.string() }));
+export const PrOpened = defineWorkspaceEvent(
+  'pr.opened',
+  z.object({ ...sessionRef, via: z.enum(['gh', 'url', 'none']), url: z.string().nullable(), base: z.string(), branch: z.string() }),
+);
+
 /** Every workspace event there is; a new domain adds its definitions here. */
 export const WORKSPACE_EVENTS = [
   SessionDispatched,
@@ -61,6 +103,14 @@ export const WORKSPACE_EVENTS = [
   RadarConflictFound,
   RadarConflictChanged,
   RadarConflictCleared,
+  MergeQueued,
+  MergeStarted,
+  MergeChecking,
+  MergeLanded,
+  MergeConflicted,
+  MergeFailed,
+  PrPushed,
+  PrOpened,
 ] as const;
 
 type Definitions = (typeof WORKSPACE_EVENTS)[number];
@@ -80,4 +130,13 @@ export const WorkspaceEvent = z.discriminatedUnion('type', [
   z.object({ ...envelope, type: z.literal(RadarConflictFound.type), data: RadarConflictFound.schema }),
   z.object({ ...envelope, type: z.literal(RadarConflictChanged.type), data: RadarConflictChanged.schema }),
   z.object({ ...envelope, type: z.literal(RadarConflictCleared.type), data: RadarConflictCleared.schema }),
+  // merge
+  z.object({ ...envelope, type: z.literal(MergeQueued.type), data: MergeQueued.schema }),
+  z.object({ ...envelope, type: z.literal(MergeStarted.type), data: MergeStarted.schema }),
+  z.object({ ...envelope, type: z.literal(MergeChecking.type), data: MergeChecking.schema }),
+  z.object({ ...envelope, type: z.literal(MergeLanded.type), data: MergeLanded.schema }),
+  z.object({ ...envelope, type: z.literal(MergeConflicted.type), data: MergeConflicted.schema }),
+  z.object({ ...envelope, type: z.literal(MergeFailed.type), data: MergeFailed.schema }),
+  z.object({ ...envelope, type: z.literal(PrPushed.type), data: PrPushed.schema }),
+  z.object({ ...envelope, type: z.literal(PrOpened.type), data: PrOpened.schema }),
 ]);

@@ -8,10 +8,12 @@ import { ZodError } from 'zod';
 import { CONFLICTS } from '../api/conflicts.js';
 import { DAEMON, type DaemonStatus } from '../api/daemon.js';
 import { HISTORY } from '../api/history.js';
+import { MERGE } from '../api/merge.js';
 import { MAX_BODY_BYTES, type ApiErrorBody } from '../api/index.js';
 import { SESSIONS } from '../api/sessions.js';
 import { WORKSPACE } from '../api/workspace.js';
 import { BatonError, DiskFullError, errorMessage, formatIssues, isDiskFull } from '../shared/errors.js';
+import { MergeService } from '../merge/index.js';
 import { createLogger } from '../shared/log.js';
 import { ConflictRadar } from '../radar/index.js';
 import type { SessionManager } from '../sessions/manager.js';
@@ -20,6 +22,7 @@ import { bodyLimit } from './body-limit.js';
 import { conflictHandlers } from './routes/conflicts.js';
 import { daemonHandlers } from './routes/daemon.js';
 import { historyHandlers } from './routes/history.js';
+import { mergeHandlers } from './routes/merge.js';
 import { mount } from './routes/mount.js';
 import { sessionHandlers } from './routes/sessions.js';
 import { workspaceHandlers } from './routes/workspace.js';
@@ -43,6 +46,8 @@ export interface AppOptions {
   radar?: ConflictRadar;
   /** Browser access (login codes, cookie sessions) and the web UI's routes; without it, the API takes the token only. */
   browserAuth?: BrowserAuth;
+  /** The merge queue; made on first use (in the status's home) when not given. */
+  merges?: MergeService;
 }
 
 export function createApp(options: AppOptions): Hono {
@@ -78,6 +83,8 @@ export function createApp(options: AppOptions): Hono {
   mount(app, HISTORY, historyHandlers(manager));
   mount(app, WORKSPACE, workspaceHandlers(manager.bus));
   mount(app, CONFLICTS, conflictHandlers(options.radar ?? new ConflictRadar({ sessions: manager, bus: manager.bus })));
+  let merges = options.merges;
+  mount(app, MERGE, mergeHandlers(() => (merges ??= new MergeService({ home: options.status().home, sessions: manager, bus: manager.bus, env: process.env }))));
 
   // Last: the web routes end with the UI's catch-all.
   if (options.browserAuth !== undefined) mountWeb(app, { manager, auth: options.browserAuth, port: options.port });

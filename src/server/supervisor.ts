@@ -13,6 +13,7 @@ import { createLogger, setLogFile } from '../shared/log.js';
 import { batonHome, homePaths } from '../shared/paths.js';
 import { openDb } from '../store/db.js';
 import { createRadar } from '../radar/index.js';
+import { MergeService } from '../merge/index.js';
 import { SessionManager } from '../sessions/manager.js';
 import { createApp } from './app.js';
 import { acquireLock } from './lock.js';
@@ -47,6 +48,7 @@ export async function runSupervisor(env: NodeJS.ProcessEnv = process.env): Promi
   const db = openDb(paths.db);
   const manager = new SessionManager({ home, db, maxConcurrent: config.maxConcurrent, idleHostSeconds: config.idleHostSeconds, env });
   const radar = createRadar(manager, db);
+  const merges = new MergeService({ home, sessions: manager, bus: manager.bus, env });
   const startedAt = new Date();
   // Uptime by the monotonic clock: a wall clock set back would make it negative.
   const startedMs = performance.now();
@@ -70,6 +72,7 @@ export async function runSupervisor(env: NodeJS.ProcessEnv = process.env): Promi
   const app = createApp({
     manager,
     radar: radar.radar,
+    merges,
     token,
     port: () => port,
     browserAuth: new BrowserAuth({ port: () => port, file: paths.browserLogins }),
@@ -94,6 +97,7 @@ export async function runSupervisor(env: NodeJS.ProcessEnv = process.env): Promi
   await manager.reattachAll();
   // After the sessions are back, so the first pass sees them all.
   radar.start();
+  await merges.recover().catch((error: unknown) => log.error('merge recovery failed', { error: error instanceof Error ? error.message : String(error) }));
   // BATON_PORT, or else the last supervisor's port: an open dashboard then reconnects by itself
   // after a restart (its logins are kept too). Taken meanwhile, any free port will do.
   const pinned = config.port !== undefined;

@@ -49,5 +49,25 @@ function describe(event: WorkspaceEvent): string {
       return `${event.data.a.name} ↔ ${event.data.b.name}: ${event.data.previous} → ${event.data.level} (${event.data.files.join(', ')})`;
     case 'radar.conflict_cleared':
       return `${event.data.a.name} ↔ ${event.data.b.name}: cleared (${event.data.reason})`;
+    case 'merge.queued':
+      return `${members(event.data.sessions)} → ${event.data.base}: queued at position ${event.data.position}`;
+    case 'merge.started':
+      return `${members(event.data.sessions)} → ${event.data.base}: merging onto ${event.data.baseCommit.slice(0, 12)}`;
+    case 'merge.checking':
+      return `${members(event.data.sessions)}: checking \`${event.data.command}\``;
+    case 'merge.landed':
+      return `${members(event.data.sessions)} landed on ${event.data.base} at ${event.data.commit.slice(0, 12)} (check: ${event.data.check.outcome.replace(/_/g, ' ')})`;
+    case 'merge.conflicted':
+      return `${members(event.data.sessions)}: ${event.data.culprit.name} conflicts in ${event.data.files.join(', ')}`;
+    case 'merge.failed':
+      return `${members(event.data.sessions)} not landed: ${event.data.message}`;
+    case 'pr.pushed':
+      return `${event.data.name}: pushed ${event.data.branch} to ${event.data.remote}`;
+    case 'pr.opened':
+      return `${event.data.name}: pull request ${event.data.url ?? `(open it by hand for ${event.data.branch})`}`;
   }
+}
+
+function members(sessions: { name: string }[]): string {
+  return sessions.map((s) => s.name).join(', ');
 }
