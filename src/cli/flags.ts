@@ -10,3 +10,15 @@ export interface DispatchFlags {
   permissionMode: PermissionMode;
   json?: boolean;
 }
+
+export interface ReviewFlags {
+  json?: boolean;
+  open?: boolean;
+  project?: string;
+  comment?: string;
+  to?: string;
+  approve?: string;
+  viewed?: string;
+  requestChanges?: string;
+  clear?: string;
+}

@@ -8,6 +8,7 @@ import { bodyLimit } from 'hono/body-limit';
 import { ZodError } from 'zod';
 import { DAEMON, type DaemonStatus } from '../api/daemon.js';
 import { HISTORY } from '../api/history.js';
+import { REVIEW } from '../api/review.js';
 import { MAX_BODY_BYTES, type ApiErrorBody } from '../api/index.js';
 import { SESSIONS } from '../api/sessions.js';
 import { WORKSPACE } from '../api/workspace.js';
@@ -20,6 +21,8 @@ import { historyHandlers } from './routes/history.js';
 import { mount } from './routes/mount.js';
 import { sessionHandlers } from './routes/sessions.js';
 import { workspaceHandlers } from './routes/workspace.js';
+import { reviewHandlers } from './routes/review.js';
+import type { ReviewService } from '../review/index.js';
 import { mountWeb } from './web-routes.js';
 import { TABLES } from './openapi.js';
 import type { EndpointSpec } from '../api/endpoint.js';
@@ -38,6 +41,8 @@ export interface AppOptions {
   requestShutdown: () => void;
   /** Browser access (login codes, cookie sessions) and the web UI's routes; without it, the API takes the token only. */
   browserAuth?: BrowserAuth;
+  /** Coupled groups and combined reviews (src/review); without it, the review endpoints answer that it is off. */
+  review?: ReviewService;
 }
 
 export function createApp(options: AppOptions): Hono {
@@ -73,6 +78,7 @@ export function createApp(options: AppOptions): Hono {
   mount(app, SESSIONS, sessionHandlers(manager));
   mount(app, HISTORY, historyHandlers(manager));
   mount(app, WORKSPACE, workspaceHandlers(manager.bus));
+  mount(app, REVIEW, reviewHandlers(options.review));
 
   // Last: the web routes end with the UI's catch-all.
   if (options.browserAuth !== undefined) mountWeb(app, { manager, auth: options.browserAuth, port: options.port });

@@ -12,6 +12,7 @@ import { newToken } from '../shared/ids.js';
 import { createLogger, setLogFile } from '../shared/log.js';
 import { batonHome, homePaths } from '../shared/paths.js';
 import { openDb } from '../store/db.js';
+import { ReviewService, watchGroups } from '../review/index.js';
 import { SessionManager } from '../sessions/manager.js';
 import { createApp } from './app.js';
 import { acquireLock } from './lock.js';
@@ -45,6 +46,8 @@ export async function runSupervisor(env: NodeJS.ProcessEnv = process.env): Promi
   const config = loadConfig(paths.config, env);
   const db = openDb(paths.db);
   const manager = new SessionManager({ home, db, maxConcurrent: config.maxConcurrent, idleHostSeconds: config.idleHostSeconds, env });
+  const review = new ReviewService({ db, bus: manager.bus, sessions: () => manager.list(), reply: (id, text) => manager.reply(id, text) });
+  watchGroups(manager.bus, review, (error) => log.error('review groups refresh failed', { error: errorMessage(error) }));
   const startedAt = new Date();
   let port = 0;
   let server: ServerType | undefined;
@@ -64,6 +67,7 @@ export async function runSupervisor(env: NodeJS.ProcessEnv = process.env): Promi
 
   const app = createApp({
     manager,
+    review,
     token,
     port: () => port,
     browserAuth: new BrowserAuth({ port: () => port, file: paths.browserLogins }),

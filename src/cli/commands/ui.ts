@@ -22,7 +22,7 @@ export async function ui(ctx: Context, options: UiOptions): Promise<void> {
 }
 
 /** Hands the URL to the desktop's opener; false when there is none (a server, a container). */
-function openBrowser(url: string, env: NodeJS.ProcessEnv): Promise<boolean> {
+export function openBrowser(url: string, env: NodeJS.ProcessEnv): Promise<boolean> {
   const command = process.platform === 'darwin' ? 'open' : process.platform === 'win32' ? 'explorer' : 'xdg-open';
   return new Promise((resolve) => {
     const child = spawn(command, [url], { stdio: 'ignore', detached: true, env });
