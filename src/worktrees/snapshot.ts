@@ -5,7 +5,7 @@
  * and `git write-tree` stores the result. The tree id is a cheap, exact cache key for the work:
  * two snapshots of unchanged work give the same id.
  */
-import { copyFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, rmSync, statSync, utimesSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { isAbsolute, join } from 'node:path';
 import { git, gitOut } from './git.js';
@@ -24,7 +24,14 @@ export async function snapshotWork(worktree: string): Promise<WorkSnapshot> {
   const index = join(folder, 'index');
   const env = { GIT_INDEX_FILE: index };
   try {
-    if (existsSync(realIndex)) copyFileSync(realIndex, index);
+    if (existsSync(realIndex)) {
+      copyFileSync(realIndex, index);
+      // The copy keeps the index's own time: git trusts a file's cached stat only when the file is
+      // older than the index, so a copy stamped "now" would hide an edit made in the same second
+      // as the last checkout or add that kept the size (8080 → 9090). Rounded down: safe side.
+      const { atime, mtimeMs } = statSync(realIndex);
+      utimesSync(index, atime, Math.floor(mtimeMs) / 1000);
+    }
     else await git(worktree, ['read-tree', 'HEAD'], { env });
     await git(worktree, ['add', '--all', '--', '.'], { env });
     const tree = await gitOut(worktree, ['write-tree'], { env });
