@@ -50,7 +50,7 @@ export function parseDiff(text: string): FileDiff[] {
       hunk = undefined;
       files.push(file);
       const m = /^diff --git a\/(.*) b\/(.*)$/.exec(line);
-      if (m) file.path = unquote(m[2]!);
+      if (m) file.path = m[2]!;
       continue;
     }
     if (file === undefined) continue;
@@ -63,10 +63,10 @@ export function parseDiff(text: string): FileDiff[] {
         file.hunks.push(hunk);
       } else if (line.startsWith('--- ')) {
         if (line === '--- /dev/null') file.status = 'added';
-        else file.oldPath = unquote(line.slice(6));
+        else file.oldPath = unquote(line.slice(4));
       } else if (line.startsWith('+++ ')) {
         if (line === '+++ /dev/null') file.status = 'deleted';
-        else file.path = unquote(line.slice(6));
+        else file.path = unquote(line.slice(4));
       } else if (line.startsWith('new file mode')) file.status = 'added';
       else if (line.startsWith('deleted file mode')) file.status = 'deleted';
       else if (line.startsWith('Binary files ')) file.binary = true;
@@ -86,10 +86,13 @@ export function parseDiff(text: string): FileDiff[] {
   return files;
 }
 
-/** Git quotes paths with unusual characters: `"a\tb.ts"`; a trailing tab ends a path with spaces. */
+/**
+ * A `---`/`+++` path without its `a/`/`b/` prefix. Git quotes paths with unusual characters
+ * (`"a/caf\303\251.ts"`, octal bytes) and ends a path holding spaces with a tab.
+ */
 function unquote(path: string): string {
   const trimmed = path.replace(/\t$/, '');
-  if (!trimmed.startsWith('"')) return trimmed;
+  if (!trimmed.startsWith('"')) return trimmed.replace(/^[ab]\//, '');
   const body = trimmed.slice(1, -1).replace(/^[ab]\//, '');
   const bytes: number[] = [];
   for (let i = 0; i < body.length; i++) {

@@ -1,8 +1,8 @@
 /**
- * What a file points at. For TypeScript and JavaScript, the import graph: TypeScript's own
- * `preProcessFile` (the scanner the compiler uses to find a program's files, so comments,
- * strings, template literals, regular expressions and JSX that only look like imports are not
- * taken for them) lists `import`, `export … from`, `import type`, `require(…)` and `import(…)`;
+ * What a file points at. For TypeScript and JavaScript, the import graph: the file is parsed by
+ * TypeScript's own parser (so comments, strings, template literals, regular expressions and JSX
+ * that only look like imports are not taken for them), and its `import`, `export … from`,
+ * `import type`, `import x = require(…)`, `require(…)` and `import(…)` are listed;
  * relative specifiers are then resolved against the files of the session's tree the way Node and
  * TypeScript do (extensions, `index` files, a `.js` specifier naming a `.ts` file). For other
  * languages, a file points at another when its text names that file's path, or names its module
@@ -33,10 +33,27 @@ export function isTest(path: string): boolean {
   return /\.(?:test|spec)\.[^/]+$/.test(path) || /(?:^|\/)(?:test|tests|__tests__)\//.test(path);
 }
 
-/** Every module specifier a TypeScript/JavaScript source names, in order. */
-export function importSpecifiers(source: string): string[] {
-  const info = typescript().preProcessFile(source, true, true);
-  return info.importedFiles.map((f) => f.fileName);
+/**
+ * Every module specifier a TypeScript/JavaScript source names, in source order. The file is
+ * parsed (not scanned) so that even a regular expression containing `import('…')` is one.
+ */
+export function importSpecifiers(source: string, path = 'module.ts'): string[] {
+  const t = typescript();
+  const kind = /\.tsx$/.test(path) ? t.ScriptKind.TSX : /\.[cm]?[jt]s$/.test(path) && !/\.[cm]?js$/.test(path) ? t.ScriptKind.TS : t.ScriptKind.JSX;
+  const file = t.createSourceFile(path, source, t.ScriptTarget.Latest, false, kind);
+  const out: string[] = [];
+  const literal = (node: TypeScript.Node | undefined): void => {
+    if (node !== undefined && t.isStringLiteralLike(node)) out.push(node.text);
+  };
+  const visit = (node: TypeScript.Node): void => {
+    if (t.isImportDeclaration(node) || t.isExportDeclaration(node)) literal(node.moduleSpecifier);
+    else if (t.isImportEqualsDeclaration(node) && t.isExternalModuleReference(node.moduleReference)) literal(node.moduleReference.expression);
+    else if (t.isCallExpression(node) && (node.expression.kind === t.SyntaxKind.ImportKeyword || (t.isIdentifier(node.expression) && node.expression.text === 'require'))) literal(node.arguments[0]);
+    else if (t.isImportTypeNode(node) && t.isLiteralTypeNode(node.argument)) literal(node.argument.literal);
+    t.forEachChild(node, visit);
+  };
+  visit(file);
+  return out;
 }
 
 /**

@@ -54,7 +54,7 @@ export class WorkAnalyzer {
     const paths = new Set(files.keys());
     const present = changed.filter((p) => files.has(p) && files.get(p)!.size <= MAX_SCANNED_BYTES);
     const code = present.filter(isCode);
-    await this.scan(cwd, code.map((p) => files.get(p)!.oid));
+    await this.scan(cwd, code.map((p) => [p, files.get(p)!.oid]));
 
     const edges: Edge[] = [];
     const hops: { test: string; through: string }[] = [];
@@ -66,7 +66,7 @@ export class WorkAnalyzer {
       }
     }
     // A test exercises what it imports, and what those import in turn (one hop).
-    await this.scan(cwd, hops.map((h) => files.get(h.through)!.oid));
+    await this.scan(cwd, hops.map((h) => [h.through, files.get(h.through)!.oid]));
     for (const { test, through } of hops) {
       for (const to of resolvedImports(through, this.specifiers.get(files.get(through)!.oid) ?? [], paths)) {
         if (to !== test) edges.push({ from: test, to, kind: 'tests', via: through });
@@ -85,14 +85,15 @@ export class WorkAnalyzer {
   }
 
   /** Reads and scans the blobs whose imports are not known yet. */
-  private async scan(cwd: string, oids: string[]): Promise<void> {
-    const unknown = [...new Set(oids)].filter((oid) => this.specifiers.get(oid) === undefined);
-    if (unknown.length === 0) return;
-    const blobs = await readBlobs(cwd, unknown);
-    for (const oid of unknown) {
+  private async scan(cwd: string, files: [path: string, oid: string][]): Promise<void> {
+    const unknown = new Map(files.filter(([, oid]) => this.specifiers.get(oid) === undefined).map(([path, oid]) => [oid, path]));
+    if (unknown.size === 0) return;
+    const blobs = await readBlobs(cwd, [...unknown.keys()]);
+    for (const [oid, path] of unknown) {
       this.stats.scanned++;
       const text = blobs.get(oid) ?? '';
-      this.specifiers.set(oid, isBinary(text) ? [] : importSpecifiers(text));
+      // The blob's syntax (TSX or not) is its path's: one blob under two names is rare enough to parse once.
+      this.specifiers.set(oid, isBinary(text) ? [] : importSpecifiers(text, path));
     }
   }
 }
