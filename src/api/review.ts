@@ -59,6 +59,8 @@ export const ReviewFile = z.object({
   conflict: z.object({ sessions: z.array(z.string()) }).nullable(),
   state: ReviewFileState,
   hunks: z.array(ReviewHunk),
+  /** Changed lines left out because the file's change is too large to read here (lock files, generated code); 0 normally. */
+  omittedLines: z.number().int(),
 });
 export const GroupReview = z.object({
   project: z.string(),

@@ -16,7 +16,11 @@ export interface CombineMember {
   changed: readonly string[];
 }
 
+/** Past this many changed lines a file's hunks are left out (a lock file, generated code); its state still works. */
+export const MAX_FILE_LINES = 3000;
+
 export interface CombinedFile extends FileDiff {
+  omittedLines: number;
   /** Sessions that changed the file. */
   sessions: string[];
   /** Set when the members' changes to the file do not merge: the hunks are then each member's own. */
@@ -78,7 +82,7 @@ export async function combine(cwd: string, base: string, members: readonly Combi
       continue;
     }
     attribute(file, sides);
-    files.push({ ...file, sessions: sides.map((s) => s.name), conflict: null, contentKey: blobs.get(`0:${file.path}`) ?? 'deleted' });
+    files.push({ ...file, sessions: sides.map((s) => s.name), conflict: null, contentKey: blobs.get(`0:${file.path}`) ?? 'deleted', omittedLines: 0 });
   }
   // A conflict the merge resolved to the base's content (say, one side deleted what the other changed) still needs a look.
   for (const [path, who] of conflicted) {
@@ -87,6 +91,13 @@ export async function combine(cwd: string, base: string, members: readonly Combi
     if (sides.length > 0) files.push(conflictFile({ ...sides[0]!.file, hunks: [] }, sides, [...who], blobs));
   }
   files.sort((a, b) => a.path.localeCompare(b.path));
+  for (const file of files) {
+    const changed = file.hunks.reduce((n, h) => n + h.lines.filter((l) => l.kind !== ' ').length, 0);
+    if (changed > MAX_FILE_LINES) {
+      file.hunks = [];
+      file.omittedLines = changed;
+    }
+  }
   return { tree, files };
 }
 
@@ -100,7 +111,7 @@ function conflictFile(file: FileDiff, sides: { name: string; file: FileDiff }[],
   );
   // The merged blob holds both sides (between conflict markers), so it changes when either does.
   const contentKey = `conflict:${blobs.get(`0:${file.path}`) ?? 'deleted'}`;
-  return { ...file, hunks, sessions: sides.map((s) => s.name), conflict: { sessions: who.length > 0 ? who : sides.map((s) => s.name) }, contentKey };
+  return { ...file, hunks, sessions: sides.map((s) => s.name), conflict: { sessions: who.length > 0 ? who : sides.map((s) => s.name) }, contentKey, omittedLines: 0 };
 }
 
 /** Blob ids of the combined tree, by `0:<path>`. */

@@ -173,3 +173,44 @@ describe('baton review', () => {
     expect(events.filter((e) => e.type === 'review.comment_sent')).toHaveLength(1);
   });
 });
+
+describe('baton review, while sessions go on working', () => {
+  const t = new TestBaton();
+  afterAll(() => t.cleanup());
+
+  /** Resolves with the first workspace event (replayed or live) that matches. */
+  async function workspaceEvent(match: (event: WorkspaceEvent) => boolean, timeoutMs = 20_000): Promise<WorkspaceEvent> {
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(), timeoutMs);
+    let found: WorkspaceEvent | undefined;
+    const seen: string[] = [];
+    try {
+      await t.client().followWorkspace(0, (event) => {
+        seen.push(`${event.type} ${JSON.stringify(event.data)}`);
+        if (found === undefined && match(event)) {
+          found = event;
+          controller.abort();
+        }
+      }, controller.signal);
+    } catch (error) {
+      if (!controller.signal.aborted) throw error;
+    } finally {
+      clearTimeout(timer);
+    }
+    if (found === undefined) throw new Error(`no matching workspace event; seen:\n${seen.join('\n')}`);
+    return found;
+  }
+
+  it('regroups by itself when a session of a project under review ends a turn, and announces it', async () => {
+    const repo = t.repo('lib', { 'src/a.ts': 'export const a = 1;\n', 'src/b.ts': "import { a } from './a';\nexport const b = a;\n" });
+    await t.ok(['dispatch', 'change a', '--name', 'first', '--script', t.script([{ edit: { path: 'src/a.ts', old: '= 1', new: '= 2' } }])], { cwd: repo });
+    await t.waitForState('first', 'ready_for_review');
+    await t.ok(['review'], { cwd: repo });
+    await workspaceEvent((e) => e.type === 'review.groups_changed' && JSON.stringify(e.data.groups) === '[{"number":1,"sessions":["first"]}]');
+
+    // Nobody asks again: the second session's turn ending is what regroups.
+    await t.ok(['dispatch', 'change b', '--name', 'second', '--script', t.script([{ edit: { path: 'src/b.ts', old: 'b = a', new: 'b = a * 2' } }])], { cwd: repo });
+    const changed = await workspaceEvent((e) => e.type === 'review.groups_changed' && e.data.groups.length === 1 && e.data.groups[0]!.sessions.length === 2);
+    expect(changed.data).toEqual({ project: 'lib', groups: [{ number: 1, sessions: ['first', 'second'] }] });
+  });
+});

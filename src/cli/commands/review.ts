@@ -107,6 +107,7 @@ function renderFile(file: ReviewFile, tag: (names: string[]) => string, width: n
   const state = file.state === 'none' ? '' : `  [${file.state.replace(/_/g, ' ')}]`;
   const out = [`━━ ${file.path}  (${file.status}${file.conflict === null ? '' : ', CONFLICT'}; ${tag(file.sessions)})${state}`];
   if (file.binary) out.push('   binary file');
+  if (file.omittedLines > 0) out.push(`   ${file.omittedLines} changed lines, too many to show here (the members' own diffs have them: baton peek)`);
   for (const hunk of file.hunks) {
     out.push(`${hunk.header}  ${file.conflict === null ? '' : 'side of '}${tag(hunk.sessions) || '(no session: from the merge)'}`);
     for (const line of hunk.lines) {

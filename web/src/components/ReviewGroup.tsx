@@ -11,6 +11,7 @@ import type { ColorSchemeType } from 'diff2html/lib/types';
 import { useEffect, useMemo, useState } from 'react';
 import type { GroupReview, ReviewFile, ReviewHunk } from '../../../src/api/review.js';
 import { api, errorText } from '../api.js';
+import { useBoard } from '../board.js';
 import { toast } from '../toast.js';
 import { colourOf, SessionTag } from './ReviewTags.js';
 
@@ -25,6 +26,10 @@ export function ReviewGroup({ project, group }: { project: string; group: string
   const [view, setView] = useState<GroupReview | undefined>();
   const [error, setError] = useState<string | undefined>();
   const [loads, setLoads] = useState(0);
+  // Combined again when a member ends a turn (its state changes): its work may have changed.
+  const board = useBoard();
+  const memberIds = view?.members.map((m) => m.id) ?? [];
+  const turns = memberIds.map((id) => `${id}:${board.sessions.get(id)?.state ?? 'gone'}`).join(',');
   useEffect(() => {
     let current = true;
     api.call('GET /api/review/groups/:n', { params: { n: group }, query: { project } }).then(
@@ -34,7 +39,7 @@ export function ReviewGroup({ project, group }: { project: string; group: string
     return () => {
       current = false;
     };
-  }, [project, group, loads]);
+  }, [project, group, loads, turns]);
   const reload = () => setLoads((n) => n + 1);
 
   if (error !== undefined) return <div className="empty error-text">{error}</div>;
@@ -122,6 +127,7 @@ function FileReview({ view, file, names, ids, onChange }: { view: GroupReview; f
         </div>
       </div>
       {file.binary && <div className="empty">Binary file.</div>}
+      {file.omittedLines > 0 && <div className="empty">{file.omittedLines} changed lines: too many to show here.</div>}
       {file.hunks.map((hunk, i) => (
         <HunkReview key={i} view={view} file={file} hunk={hunk} names={names} ids={ids} />
       ))}

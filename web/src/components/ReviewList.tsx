@@ -2,6 +2,7 @@
 import { useEffect, useState } from 'react';
 import type { ReviewGroupList } from '../../../src/api/review.js';
 import { api, errorText } from '../api.js';
+import { useBoard } from '../board.js';
 import { navigate } from '../router.js';
 import { SessionTag } from './ReviewTags.js';
 
@@ -11,6 +12,9 @@ export function ReviewList() {
   const [list, setList] = useState<ReviewGroupList | undefined>();
   const [error, setError] = useState<string | undefined>();
   const [loads, setLoads] = useState(0);
+  // Regrouped when a session arrives, leaves or ends a turn (its state changes), not on every event.
+  const board = useBoard();
+  const turns = [...board.sessions.values()].map((s) => `${s.id}:${s.state}`).join(',');
   useEffect(() => {
     let current = true;
     api.call('GET /api/review/groups').then(
@@ -20,7 +24,7 @@ export function ReviewList() {
     return () => {
       current = false;
     };
-  }, [loads]);
+  }, [loads, turns]);
 
   if (error !== undefined) return <div className="empty error-text">{error}</div>;
   if (list === undefined) return <div className="empty">Grouping the sessions’ work…</div>;
