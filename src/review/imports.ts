@@ -24,6 +24,11 @@ function typescript(): typeof TypeScript {
   return ts;
 }
 
+/** The files of a tree, as resolution needs them (a Set will do). */
+export interface FileSet {
+  has(path: string): boolean;
+}
+
 export function isCode(path: string): boolean {
   return CODE.test(path);
 }
@@ -60,7 +65,7 @@ export function importSpecifiers(source: string, path = 'module.ts'): string[] {
  * The repository path a relative specifier written in `from` names, among `files`; undefined for
  * a package (`react`, `node:fs`), an alias, or a file not in the tree.
  */
-export function resolveSpecifier(from: string, specifier: string, files: ReadonlySet<string>): string | undefined {
+export function resolveSpecifier(from: string, specifier: string, files: FileSet): string | undefined {
   if (!specifier.startsWith('./') && !specifier.startsWith('../') && specifier !== '.' && specifier !== '..') return undefined;
   const bare = specifier.split(/[?#]/)[0] ?? specifier;
   const target = posix.normalize(posix.join(posix.dirname(from), bare));
@@ -74,7 +79,7 @@ export function resolveSpecifier(from: string, specifier: string, files: Readonl
 }
 
 /** The files of `files` that a code file imports (resolved, deduplicated). */
-export function resolvedImports(from: string, specifiers: readonly string[], files: ReadonlySet<string>): string[] {
+export function resolvedImports(from: string, specifiers: readonly string[], files: FileSet): string[] {
   const out = new Set<string>();
   for (const s of specifiers) {
     const resolved = resolveSpecifier(from, s, files);

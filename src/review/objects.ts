@@ -48,26 +48,50 @@ export async function listTree(cwd: string, tree: string): Promise<Map<string, T
   return files;
 }
 
-/** The paths whose content differs between a commit and a tree, renames taken as delete + add. */
-export async function changedPaths(cwd: string, base: string, tree: string): Promise<string[]> {
-  const { stdout } = await git(cwd, ['diff', '--name-only', '-z', '--no-renames', '--no-ext-diff', base, tree, '--']);
-  return stdout.split('\0').filter(Boolean);
+/** The paths whose content differs between a commit and a tree (renames as delete + add), with the new blob (null: deleted). */
+export async function changedBlobs(cwd: string, base: string, tree: string): Promise<{ path: string; oid: string | null }[]> {
+  const { stdout } = await git(cwd, ['diff', '--raw', '-z', '--no-abbrev', '--no-renames', '--no-ext-diff', base, tree, '--']);
+  const fields = stdout.split('\0');
+  const out: { path: string; oid: string | null }[] = [];
+  // ":100644 100644 <old> <new> M" NUL path NUL, repeated.
+  for (let i = 0; i + 1 < fields.length; i += 2) {
+    const [, newMode = '', , oid = '', status = ''] = fields[i]!.split(' ');
+    if (status === 'D' || newMode === '160000') out.push({ path: fields[i + 1]!, oid: null });
+    else out.push({ path: fields[i + 1]!, oid: newMode === '120000' ? null : oid });
+  }
+  return out;
+}
+
+/** Blob sizes by object id, through one `git cat-file --batch-check`. */
+export function blobSizes(cwd: string, oids: readonly string[]): Promise<Map<string, number>> {
+  return batch(cwd, '--batch-check', oids, (out) => {
+    const sizes = new Map<string, number>();
+    for (const line of out.toString().split('\n')) {
+      const [oid = '', type = '', size = ''] = line.split(' ');
+      if (type === 'blob') sizes.set(oid, Number(size));
+    }
+    return sizes;
+  });
 }
 
 /** The contents of blobs by object id, read through one `git cat-file --batch`. */
 export function readBlobs(cwd: string, oids: readonly string[]): Promise<Map<string, string>> {
+  return batch(cwd, '--batch', oids, parseBatch);
+}
+
+function batch<T>(cwd: string, mode: '--batch' | '--batch-check', oids: readonly string[], parse: (out: Buffer) => Map<string, T>): Promise<Map<string, T>> {
   const wanted = [...new Set(oids)];
-  if (wanted.length === 0) return Promise.resolve(new Map<string, string>());
+  if (wanted.length === 0) return Promise.resolve(new Map<string, T>());
   return new Promise((resolve, reject) => {
-    const child = spawn('git', ['cat-file', '--batch'], { cwd, stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, GIT_OPTIONAL_LOCKS: '0' } });
+    const child = spawn('git', ['cat-file', mode], { cwd, stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, GIT_OPTIONAL_LOCKS: '0' } });
     const chunks: Buffer[] = [];
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => chunks.push(chunk));
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     child.once('error', reject);
     child.once('close', (code) => {
-      if (code !== 0) return reject(new GitError(`git cat-file failed: ${stderr.trim()}`, ['cat-file', '--batch'], stderr));
-      resolve(parseBatch(Buffer.concat(chunks)));
+      if (code !== 0) return reject(new GitError(`git cat-file failed: ${stderr.trim()}`, ['cat-file', mode], stderr));
+      resolve(parse(Buffer.concat(chunks)));
     });
     child.stdin.end(wanted.join('\n') + '\n');
   });

@@ -2,12 +2,12 @@
  * One session's work as coupling needs it: the files it changed against its base, and where
  * those files point (imports, and for tests one import further). Read from the snapshot's tree,
  * not from any checkout, and cached by object ids: a (base, tree) pair is analysed once, a blob's
- * imports are scanned once, a tree is listed once — so listing groups again over unchanged work
- * costs only the snapshots.
+ * imports are scanned once, a base commit is listed once for all the sessions started from it —
+ * so listing groups again over unchanged work costs only the snapshots.
  */
 import type { Edge } from './coupling.js';
 import { importSpecifiers, isCode, isTest, resolvedImports } from './imports.js';
-import { Bounded, changedPaths, isBinary, listTree, MAX_SCANNED_BYTES, readBlobs, type TreeFile } from './objects.js';
+import { blobSizes, Bounded, changedBlobs, isBinary, listTree, MAX_SCANNED_BYTES, readBlobs, type TreeFile } from './objects.js';
 
 export interface WorkAnalysis {
   changed: string[];
@@ -18,7 +18,8 @@ export interface WorkAnalysis {
 }
 
 export class WorkAnalyzer {
-  private readonly trees = new Bounded<string, Promise<Map<string, TreeFile>>>(64);
+  /** Listings of base commits: few (sessions mostly share a base), and large in a big repository. */
+  private readonly trees = new Bounded<string, Promise<Map<string, TreeFile>>>(8);
   private readonly analyses = new Bounded<string, Promise<WorkAnalysis>>(1024);
   private readonly specifiers = new Bounded<string, string[]>(50_000);
   private readonly texts = new Bounded<string, string>(5_000);
@@ -45,14 +46,31 @@ export class WorkAnalyzer {
   }
 
   tree(cwd: string, tree: string): Promise<Map<string, TreeFile>> {
-    return this.trees.get(tree) ?? this.trees.set(tree, listTree(cwd, tree));
+    const cached = this.trees.get(tree);
+    if (cached !== undefined) return cached;
+    const listing = listTree(cwd, tree);
+    listing.catch(() => this.trees.delete(tree));
+    return this.trees.set(tree, listing);
   }
 
   private async run(cwd: string, base: string, tree: string): Promise<WorkAnalysis> {
     this.stats.analyses++;
-    const [changed, files] = await Promise.all([changedPaths(cwd, base, tree), this.tree(cwd, tree)]);
-    const paths = new Set(files.keys());
-    const present = changed.filter((p) => files.has(p) && files.get(p)!.size <= MAX_SCANNED_BYTES);
+    // The base is listed once for every session started from it; a session's tree is the base
+    // plus its own changes, so nothing per session lists the whole repository.
+    const [changes, baseFiles] = await Promise.all([changedBlobs(cwd, base, tree), this.tree(cwd, base)]);
+    const changed = changes.map((c) => c.path);
+    const own = new Map(changes.filter((c) => c.oid !== null).map((c) => [c.path, c.oid!]));
+    const removed = new Set(changes.filter((c) => c.oid === null).map((c) => c.path));
+    const sizes = await blobSizes(cwd, [...own.values()]);
+    const files: { get(path: string): TreeFile | undefined } = {
+      get: (path) => {
+        const oid = own.get(path);
+        if (oid !== undefined) return { oid, size: sizes.get(oid) ?? Number.MAX_SAFE_INTEGER };
+        return removed.has(path) ? undefined : baseFiles.get(path);
+      },
+    };
+    const paths = { has: (path: string) => files.get(path) !== undefined };
+    const present = changed.filter((p) => own.has(p) && files.get(p)!.size <= MAX_SCANNED_BYTES);
     const code = present.filter(isCode);
     await this.scan(cwd, code.map((p) => [p, files.get(p)!.oid]));
 
