@@ -10,6 +10,8 @@ import { attribute, parseDiff, type FileDiff } from './attribution.js';
 
 export interface CombineMember {
   name: string;
+  /** The commit the member started from: its own diff, what it wrote, is read against this. */
+  base: string;
   /** The member's snapshot as a commit (its work on top of its branch tip). */
   commit: string;
   tree: string;
@@ -66,7 +68,9 @@ export async function combine(cwd: string, base: string, members: readonly Combi
 
   const [combinedText, ...ownTexts] = await Promise.all([
     gitOut(cwd, [...DIFF, base, tree, '--']),
-    ...members.map((m) => gitOut(cwd, [...DIFF, base, m.tree, '--'])),
+    // What each member wrote is its tree against its own base: a member started from a newer
+    // commit did not write what that commit added, and lines of it stay unattributed.
+    ...members.map((m) => gitOut(cwd, [...DIFF, m.base, m.tree, '--'])),
   ]);
   const own = ownTexts.map((text, i) => ({ name: members[i]!.name, files: new Map(parseDiff(text).map((f) => [f.path, f])) }));
   const blobs = await blobIds(cwd, tree);

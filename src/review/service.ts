@@ -174,7 +174,7 @@ export class ReviewService {
     if (cached !== undefined) return cached;
     const running = (async () => {
       const commits = await Promise.all(members.map((m) => snapshotCommit(m.session.worktree, m.snapshot, `baton review: ${m.session.name}`)));
-      return combine(root, base, members.map((m, i) => ({ name: m.session.name, commit: commits[i]!, tree: m.snapshot.tree, changed: m.analysis.changed })));
+      return combine(root, base, members.map((m, i) => ({ name: m.session.name, base: m.session.base_commit, commit: commits[i]!, tree: m.snapshot.tree, changed: m.analysis.changed })));
     })();
     running.catch(() => this.combined.delete(key));
     return this.combined.set(key, running);

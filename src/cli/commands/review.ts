@@ -109,7 +109,7 @@ function renderFile(file: ReviewFile, tag: (names: string[]) => string, width: n
   if (file.binary) out.push('   binary file');
   if (file.omittedLines > 0) out.push(`   ${file.omittedLines} changed lines, too many to show here (the members' own diffs have them: baton peek)`);
   for (const hunk of file.hunks) {
-    out.push(`${hunk.header}  ${file.conflict === null ? '' : 'side of '}${tag(hunk.sessions) || '(no session: from the merge)'}`);
+    out.push(`${hunk.header}  ${file.conflict === null ? '' : 'side of '}${tag(hunk.sessions) || '(none of these sessions: a newer base, or the merge)'}`);
     for (const line of hunk.lines) {
       const who = line.kind === ' ' || line.by.length === 0 ? ''.padEnd(width) : line.by.length === 1 ? paint(index.get(line.by[0]!) ?? 0, line.by[0]!.padEnd(width)) : 'several'.padEnd(width);
       out.push(`${who} │${line.kind}${line.text}`);

@@ -166,7 +166,7 @@ function HunkReview({ view, file, hunk, names, ids }: { view: GroupReview; file:
     <div className="review-hunk" data-testid="review-hunk" data-sessions={hunk.sessions.join(',')} style={colour}>
       <div className="review-hunk-bar">
         <span className="muted">{file.conflict === null ? 'written by' : 'side of'}</span>
-        {hunk.sessions.length === 0 ? <span className="muted">no session (from the merge)</span> : hunk.sessions.map((n) => <SessionTag key={n} names={names} name={n} id={ids.get(n)} />)}
+        {hunk.sessions.length === 0 ? <span className="muted">none of these sessions (a newer base, or the merge)</span> : hunk.sessions.map((n) => <SessionTag key={n} names={names} name={n} id={ids.get(n)} />)}
         <span className="grow" />
         <button className="btn btn-sm" onClick={() => setOpen(!open)}>
           Comment
