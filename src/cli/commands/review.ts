@@ -67,6 +67,7 @@ export async function review(ctx: Context, group: string | undefined, text: stri
 
 export function renderGroups(list: ReviewGroupList): string {
   const lines: string[] = [];
+  if (list.projects.length === 0) lines.push('No live sessions to review. Start some with: baton dispatch "what to do" --name my-task');
   for (const project of list.projects) {
     if (list.projects.length > 1) lines.push(`${project.project} (${project.root})`, '');
     if (project.groups.length === 0) lines.push('No live sessions to review.');
