@@ -3,11 +3,12 @@ import { BatonError, InvalidInputError } from '../shared/errors.js';
 
 export class ReviewGroupNotFoundError extends BatonError {
   constructor(ref: string, project: string, count: number) {
+    const what = /^\d+$/.test(ref) ? `no group ${ref}` : `no group with a live session "${ref}"`;
     super(
       'not_found',
       count === 0
-        ? `Project ${project} has no live sessions, so no group ${ref}. Run \`baton review\` to see the groups.`
-        : `Project ${project} has no group ${ref} (it has ${count === 1 ? 'group 1' : `groups 1–${count}`}). Run \`baton review\` to see them.`,
+        ? `Project ${project} has no live sessions, so ${what}. Run \`baton review\` to see the groups.`
+        : `Project ${project} has ${what} (it has ${count === 1 ? 'group 1' : `groups 1–${count}`}). Run \`baton review\` to see them.`,
       { ref, project, groups: count },
     );
   }

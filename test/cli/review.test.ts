@@ -149,6 +149,14 @@ describe('baton review', () => {
     expect(unknown.code).toBe(3);
     expect(unknown.stderr).toContain('Project app has no group 9 (it has groups 1–3)');
 
+    const unknownSession = await t.run(['review', 'nobody'], { cwd: repo });
+    expect(unknownSession.code).toBe(3);
+    expect(unknownSession.stderr).toContain('Project app has no group with a live session "nobody"');
+
+    const unknownProject = await t.run(['review', '--project', 'elsewhere'], { cwd: repo });
+    expect(unknownProject.code).toBe(3);
+    expect(unknownProject.stderr).toContain('No project "elsewhere" has live sessions (projects: app)');
+
     const notInGroup = await t.run(['review', '2', '--approve', 'src/watcher.ts'], { cwd: repo });
     expect(notInGroup.code).toBe(2);
     expect(notInGroup.stderr).toContain('src/watcher.ts is not among the files group 2 changes: docs/guide.md');

@@ -26,10 +26,12 @@ export function ReviewGroup({ project, group }: { project: string; group: string
   const [view, setView] = useState<GroupReview | undefined>();
   const [error, setError] = useState<string | undefined>();
   const [loads, setLoads] = useState(0);
-  // Combined again when a member ends a turn (its state changes): its work may have changed.
+  // Combined again when a session of the project arrives, leaves or ends a turn: the group or its work may have changed.
   const board = useBoard();
-  const memberIds = view?.members.map((m) => m.id) ?? [];
-  const turns = memberIds.map((id) => `${id}:${board.sessions.get(id)?.state ?? 'gone'}`).join(',');
+  const turns = [...board.sessions.values()]
+    .filter((s) => s.project === project)
+    .map((s) => `${s.id}:${s.state}`)
+    .join(',');
   useEffect(() => {
     let current = true;
     api.call('GET /api/review/groups/:n', { params: { n: group }, query: { project } }).then(
