@@ -89,6 +89,8 @@ function batch<T>(cwd: string, mode: '--batch' | '--batch-check', oids: readonly
     child.stdout.on('data', (chunk: Buffer) => chunks.push(chunk));
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     child.once('error', reject);
+    // A git that exits early (a bad repository) closes its stdin: the exit code reports that, not an EPIPE crash.
+    child.stdin.on('error', () => undefined);
     child.once('close', (code) => {
       if (code !== 0) return reject(new GitError(`git cat-file failed: ${stderr.trim()}`, ['cat-file', mode], stderr));
       resolve(parse(Buffer.concat(chunks)));
