@@ -8,7 +8,7 @@ import { existsSync } from 'node:fs';
 import type { SessionWithProject } from '../store/sessions.js';
 import { snapshotWork, type WorkSnapshot } from '../worktrees/snapshot.js';
 import { coupledGroups, type Edge, type Group, type MemberWork } from './coupling.js';
-import { mentions } from './imports.js';
+import { isTest, mentions } from './imports.js';
 import type { WorkAnalysis, WorkAnalyzer } from './work.js';
 
 const PARALLEL = 4;
@@ -42,7 +42,8 @@ export async function computeGroups(analyzer: WorkAnalyzer, sessions: readonly S
     for (const { path, oid } of member.analysis.texts) {
       if (others.size === 0) break;
       const text = await analyzer.text(member.session.project_root, oid);
-      for (const target of others) if (mentions(text, target)) edges.push({ from: path, to: target, kind: 'mentions' });
+      // A test in another language naming the other's module tests it (tests/test_watcher.py: `from app.watcher import …`).
+      for (const target of others) if (mentions(text, target)) edges.push({ from: path, to: target, kind: isTest(path) ? 'tests' : 'mentions' });
     }
     works.push({ id: member.session.id, name: member.session.name, createdAt: member.session.created_at, changed: member.analysis.changed, edges });
   }

@@ -221,4 +221,19 @@ describe('baton review, while sessions go on working', () => {
     const changed = await workspaceEvent((e) => e.type === 'review.groups_changed' && e.data.groups.length === 1 && e.data.groups[0]!.sessions.length === 2);
     expect(changed.data).toEqual({ project: 'lib', groups: [{ number: 1, sessions: ['first', 'second'] }] });
   });
+
+  it('couples other languages by path and module references: a Python test of a changed module', async () => {
+    const repo = t.repo('py', { 'app/watcher.py': 'def watch(path):\n    return path\n', 'README.md': '# py\n' });
+    const run = async (name: string, steps: unknown[]) => {
+      await t.ok(['dispatch', `work on ${name}`, '--name', name, '--script', t.script(steps)], { cwd: repo });
+      await t.waitForState(name, 'ready_for_review');
+    };
+    await run('pywatch', [{ edit: { path: 'app/watcher.py', old: 'return path', new: 'return path.strip()' } }]);
+    await run('pytest', [{ write: { path: 'tests/test_watcher.py', content: 'from app.watcher import watch\n\ndef test_watch():\n    assert watch(" x ") == "x"\n' } }]);
+    await run('prose', [{ edit: { path: 'README.md', old: '# py', new: '# py\n\nThe watcher strips paths.' } }]);
+    const list = await t.json<ReviewGroupList>(['review'], { cwd: repo });
+    const groups = list.projects[0]!.groups;
+    expect(groups.map((g) => g.members.map((m) => m.name))).toEqual([['pywatch', 'pytest'], ['prose']]);
+    expect(groups[0]!.reasons.map((r) => r.text)).toEqual(['tests/test_watcher.py (pytest) tests app/watcher.py (pywatch)']);
+  });
 });
