@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { combine, groupBase, type CombineMember } from './combine.js';
+import { combine, groupBase, MAX_FILE_LINES, type CombineMember } from './combine.js';
 
 let repo: string;
 const run = (...args: string[]): string => execFileSync('git', args, { cwd: repo, encoding: 'utf8' }).trim();
@@ -46,6 +46,17 @@ describe('combine', () => {
     expect(combined.files[0]!.hunks.map((h) => h.sessions)).toEqual([['a'], ['b']]);
     expect(run('cat-file', '-p', `${combined.tree}:f.txt`).split('\n')).toEqual(['line one', ...LINES.slice(1, 11), 'line twelve']);
     expect(run('status', '--porcelain')).toBe('');
+  });
+
+  it('lists a file with too many changed lines without its hunks', async () => {
+    const base = run('rev-parse', 'HEAD');
+    const big = Array.from({ length: MAX_FILE_LINES + 1 }, (_, i) => `generated ${i}`).join('\n') + '\n';
+    const a = member('a', base, { 'lock.json': big, 'f.txt': edit({ 1: 'small' }) });
+    const combined = await combine(repo, base, [a]);
+    expect(combined.files.map((f) => [f.path, f.hunks.length, f.omittedLines])).toEqual([
+      ['f.txt', 1, 0],
+      ['lock.json', 0, MAX_FILE_LINES + 1],
+    ]);
   });
 
   it('marks a file whose changes do not merge as a conflict and shows each side', async () => {

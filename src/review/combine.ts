@@ -20,6 +20,8 @@ export interface CombineMember {
 
 /** Past this many changed lines a file's hunks are left out (a lock file, generated code); its state still works. */
 export const MAX_FILE_LINES = 3000;
+/** Past this many changed lines in all, the remaining files are listed without their hunks (the page stays usable). */
+export const MAX_TOTAL_LINES = 30_000;
 
 export interface CombinedFile extends FileDiff {
   omittedLines: number;
@@ -95,12 +97,13 @@ export async function combine(cwd: string, base: string, members: readonly Combi
     if (sides.length > 0) files.push(conflictFile({ ...sides[0]!.file, hunks: [] }, sides, [...who], blobs));
   }
   files.sort((a, b) => a.path.localeCompare(b.path));
+  let shown = 0;
   for (const file of files) {
     const changed = file.hunks.reduce((n, h) => n + h.lines.filter((l) => l.kind !== ' ').length, 0);
-    if (changed > MAX_FILE_LINES) {
+    if (changed > MAX_FILE_LINES || shown + changed > MAX_TOTAL_LINES) {
       file.hunks = [];
       file.omittedLines = changed;
-    }
+    } else shown += changed;
   }
   return { tree, files };
 }
