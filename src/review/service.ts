@@ -21,6 +21,9 @@ import { computeGroups, type Member, type ProjectGroups } from './groups.js';
 import { Bounded } from './objects.js';
 import { WorkAnalyzer } from './work.js';
 
+/** How long after the last question about a project its groups are kept current by themselves. */
+export const WATCH_MS = 30 * 60 * 1000;
+
 export interface ReviewDeps {
   db: Db;
   bus: WorkspaceBus;
@@ -49,6 +52,8 @@ export class ReviewService {
   private readonly combined = new Bounded<string, Promise<Combined>>(32);
   /** The last groups published per project, to publish `review.groups_changed` only on a change. */
   private readonly published = new Map<string, string>();
+  /** When someone last asked about each project's review (a listing, a group, a state, a comment). */
+  private readonly asked = new Map<string, number>();
   private readonly clock: () => Date;
 
   constructor(private readonly deps: ReviewDeps) {
@@ -119,15 +124,16 @@ export class ReviewService {
     return { sentTo: recipients.map((m) => ({ id: m.id, name: m.name })), reply };
   }
 
-  /** Whether the project's groups were computed since the supervisor started (someone is reviewing it). */
+  /** Whether someone asked about the project's review in the last half hour: its groups are then kept current by `watchGroups`. */
   watched(projectName: string): boolean {
-    return this.published.has(projectName);
+    const at = this.asked.get(projectName);
+    return at !== undefined && this.clock().getTime() - at < WATCH_MS;
   }
 
   /** Recomputes a project's groups (after a session's turn ends or it is removed), publishing a change. */
   async refresh(projectName: string): Promise<void> {
     const project = this.projects().find((p) => p.name === projectName);
-    if (project !== undefined) await this.compute(project);
+    if (project !== undefined) await this.compute(project, false);
     else if (this.published.has(projectName)) {
       this.published.delete(projectName);
       this.deps.bus.publish(ReviewGroupsChanged, { project: projectName, groups: [] });
@@ -145,7 +151,8 @@ export class ReviewService {
     );
   }
 
-  private async compute(project: Project): Promise<ProjectGroups> {
+  private async compute(project: Project, asked = true): Promise<ProjectGroups> {
+    if (asked) this.asked.set(project.name, this.clock().getTime());
     const computed = await computeGroups(this.analyzer, this.deps.sessions().filter((s) => s.project_id === project.id));
     const groups = computed.groups.map((g) => ({ number: g.number, sessions: g.members.map((id) => computed.members.get(id)!.session.name) }));
     const signature = JSON.stringify(groups);
