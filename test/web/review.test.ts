@@ -90,6 +90,10 @@ describe('the combined review page', () => {
 
     await file('src/watcher.ts').locator('button:has-text("Approve")').click();
     await page.waitForSelector('[data-testid=review-file][data-path="src/watcher.ts"][data-state=approved]');
+    // An approved file folds away; its arrow opens it again.
+    expect(await file('src/watcher.ts').locator('[data-testid=review-hunk]').count()).toBe(0);
+    await file('src/watcher.ts').locator('button.fold').click();
+    expect(await file('src/watcher.ts').locator('[data-testid=review-hunk]').count()).toBe(1);
     const view = await t.json<GroupReview>(['review', '1'], { cwd: repo });
     expect(view.files.find((f) => f.path === 'src/watcher.ts')!.state).toBe('approved');
 

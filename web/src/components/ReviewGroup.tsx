@@ -93,10 +93,14 @@ export function ReviewGroup({ project, group }: { project: string; group: string
 
 function FileReview({ view, file, names, ids, onChange }: { view: GroupReview; file: ReviewFile; names: string[]; ids: Map<string, string>; onChange: () => void }) {
   const [busy, setBusy] = useState(false);
+  // A file already looked at folds away, as in a code review; a click opens it again.
+  const [folded, setFolded] = useState<boolean | undefined>();
+  const isFolded = folded ?? (file.state === 'viewed' || file.state === 'approved');
   const setState = async (state: FileState) => {
     setBusy(true);
     try {
       await api.call('POST /api/review/groups/:n/files', { params: { n: String(view.number) }, query: { project: view.project }, body: { path: file.path, state } });
+      setFolded(undefined);
       onChange();
     } catch (e) {
       toast(errorText(e), 'error');
@@ -107,6 +111,9 @@ function FileReview({ view, file, names, ids, onChange }: { view: GroupReview; f
   return (
     <section className={`review-file state-${file.state}`} data-testid="review-file" data-path={file.path} data-state={file.state}>
       <div className="review-file-head">
+        <button className="fold" aria-expanded={!isFolded} onClick={() => setFolded(!isFolded)} title={isFolded ? 'Show the changes' : 'Fold'}>
+          {isFolded ? '▸' : '▾'}
+        </button>
         <code className="review-path">{file.path}</code>
         <span className="muted">{file.status}</span>
         {file.conflict !== null && <span className="chip chip-failed">conflict</span>}
@@ -128,11 +135,9 @@ function FileReview({ view, file, names, ids, onChange }: { view: GroupReview; f
           ))}
         </div>
       </div>
-      {file.binary && <div className="empty">Binary file.</div>}
-      {file.omittedLines > 0 && <div className="empty">{file.omittedLines} changed lines: too many to show here.</div>}
-      {file.hunks.map((hunk, i) => (
-        <HunkReview key={i} view={view} file={file} hunk={hunk} names={names} ids={ids} />
-      ))}
+      {!isFolded && file.binary && <div className="empty">Binary file.</div>}
+      {!isFolded && file.omittedLines > 0 && <div className="empty">{file.omittedLines} changed lines: too many to show here.</div>}
+      {!isFolded && file.hunks.map((hunk, i) => <HunkReview key={i} view={view} file={file} hunk={hunk} names={names} ids={ids} />)}
     </section>
   );
 }
