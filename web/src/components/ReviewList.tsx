@@ -64,7 +64,7 @@ export function ReviewList() {
                     <SessionTag key={m.id} names={names} name={m.name} />
                   ))}
                   <span className="muted">
-                    {group.members.reduce((n, m) => n + m.filesChanged, 0)} file changes
+                    {group.members.map((m) => `${m.name}: ${m.filesChanged} file${m.filesChanged === 1 ? '' : 's'}`).join(' · ')}
                   </span>
                 </div>
                 {group.reasons.length === 0 ? (
