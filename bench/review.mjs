@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `node bench/review.mjs [sessions...]` (after `npm run build`): how long `baton review` takes to
+// `node bench/review.mjs [sessions...]` (after `npm run build`; BATON_BENCH_FILES=400 the repository's size): how long `baton review` takes to
 // group N live sessions, each with committed, uncommitted and untracked work in a repository of
 // 400 TypeScript files that import each other. Cold is the first listing (TypeScript's parser
 // loads, every tree is listed and every changed file scanned); warm repeats it over unchanged work
@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 const ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)));
 const BIN = join(ROOT, 'bin', 'baton');
 const counts = process.argv.slice(2).map(Number).filter((n) => n > 0);
-const FILES = 400;
+const FILES = Number(process.env.BATON_BENCH_FILES ?? 400);
 const gitEnv = { ...process.env, GIT_CONFIG_NOSYSTEM: '1', GIT_AUTHOR_NAME: 'b', GIT_AUTHOR_EMAIL: 'b@b', GIT_COMMITTER_NAME: 'b', GIT_COMMITTER_EMAIL: 'b@b' };
 
 function baton(home, args, cwd) {
