@@ -83,8 +83,15 @@ export const ReviewQuery = z.object({ project: z.string().optional().describe('P
 export const ReviewFileStateRequest = z.object({
   path: z.string().min(1),
   state: ReviewFileState.describe('`none` clears the state'),
+  message: z.string().max(20_000).optional().describe('With `changes_requested` only: what to change, sent to the sessions that changed the file as a reply'),
 });
-export const ReviewFileStateView = z.object({ path: z.string(), state: ReviewFileState, sessions: z.array(z.string()) });
+export const ReviewFileStateView = z.object({
+  path: z.string(),
+  state: ReviewFileState,
+  sessions: z.array(z.string()),
+  /** The sessions the message went to (none without a message). */
+  sentTo: z.array(z.object({ id: z.string(), name: z.string() })),
+});
 
 export const ReviewCommentRequest = z.object({
   path: z.string().min(1),

@@ -103,13 +103,28 @@ export class ReviewService {
     return { review, project, keys: new Map(combined.files.map((f) => [f.path, f.contentKey])) };
   }
 
-  async setFileState(ref: string, path: string, state: ReviewFileState | 'none', projectRef?: string, cwd?: string): Promise<{ path: string; state: ReviewFileState | 'none'; sessions: string[] }> {
+  async setFileState(
+    ref: string,
+    path: string,
+    state: ReviewFileState | 'none',
+    projectRef?: string,
+    cwd?: string,
+    message?: string,
+  ): Promise<{ path: string; state: ReviewFileState | 'none'; sessions: string[]; sentTo: { id: string; name: string }[] }> {
+    const text = message?.trim() ?? '';
+    if (text !== '' && state !== 'changes_requested') throw new InvalidInputError('A message goes with requesting changes only; to say something about lines, comment on them.');
     const { review, project, keys } = await this.review(ref, projectRef, cwd);
     const file = this.fileOf(review, path);
     if (state === 'none') this.files.clear(project.id, file.path);
     else this.files.set(project.id, file.path, state, keys.get(file.path)!, this.clock());
     this.deps.bus.publish(ReviewFileStateSet, { project: project.name, group: review.number, path: file.path, state, sessions: file.sessions });
-    return { path: file.path, state, sessions: file.sessions };
+    const recipients = text === '' ? [] : review.members.filter((m) => file.sessions.includes(m.name));
+    for (const member of recipients) {
+      const others = file.sessions.filter((n) => n !== member.name);
+      const reply = `Changes requested on ${file.path}${others.length > 0 ? ` (changed by you and ${others.join(', ')})` : ''}, in the combined review of group ${review.number}:\n\n${text}`;
+      await this.deps.reply(member.id, reply);
+    }
+    return { path: file.path, state, sessions: file.sessions, sentTo: recipients.map((m) => ({ id: m.id, name: m.name })) };
   }
 
   async comment(ref: string, request: z.output<typeof ReviewCommentRequest>, projectRef?: string, cwd?: string): Promise<{ sentTo: { id: string; name: string }[]; reply: string }> {

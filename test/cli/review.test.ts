@@ -144,6 +144,19 @@ describe('baton review', () => {
     expect(events.find((e) => e.type === 'review.comment_sent')?.data).toMatchObject({ path: 'src/ipc.ts', startLine: 7, endLine: 8, name: 'ipc', group: 1 });
   });
 
+  it('requests changes on a file, telling its writer what to change', async () => {
+    const out = await t.ok(['review', '1', '--request-changes', 'test/ipc.test.ts', 'assert', 'the', 'result', 'of', 'handle'], { cwd: repo });
+    expect(out).toContain('test/ipc.test.ts: changes requested (group 1; written by tests)\nSent to tests as a reply.');
+    const turn = await t.waitForEvent('tests', (e) => e.type === 'turn.started' && (e.prompt ?? '').includes('assert the result of handle'));
+    expect(turn.type === 'turn.started' && turn.prompt).toBe('Changes requested on test/ipc.test.ts, in the combined review of group 1:\n\nassert the result of handle');
+    const view = await t.json<GroupReview>(['review', '1'], { cwd: repo });
+    expect(view.files.find((f) => f.path === 'test/ipc.test.ts')!.state).toBe('changes_requested');
+
+    const misplaced = await t.run(['review', '1', '--approve', 'test/ipc.test.ts', 'looks', 'good'], { cwd: repo });
+    expect(misplaced.code).toBe(2);
+    expect(misplaced.stderr).toContain('only --comment and --request-changes take text');
+  });
+
   it('refuses bad input with a clear error and changes nothing', async () => {
     const unknown = await t.run(['review', '9'], { cwd: repo });
     expect(unknown.code).toBe(3);

@@ -105,6 +105,14 @@ describe('the combined review page', () => {
     await page.waitForSelector('.toast:has-text("Sent to ipc as a reply.")');
     const turn = await t.waitForEvent('ipc', (e) => e.type === 'turn.started' && (e.prompt ?? '').includes('close() should stop the watcher too'));
     expect(turn.type === 'turn.started' && turn.prompt).toContain('Review comment on src/ipc.ts, lines 6–9');
+
+    // Requesting changes asks what to change and tells the file's writer.
+    const tests = file('test/watcher.test.ts');
+    await tests.locator('button:has-text("Request changes")').click();
+    await tests.locator('[data-testid=request-changes] textarea').fill('assert what watch returns');
+    await tests.locator('[data-testid=request-changes] button').click();
+    await page.waitForSelector('[data-testid=review-file][data-path="test/watcher.test.ts"][data-state=changes_requested]');
+    await t.waitForEvent('tests', (e) => e.type === 'turn.started' && (e.prompt ?? '').includes('assert what watch returns'));
     await page.context().close();
   });
 });

@@ -19,7 +19,9 @@ export async function review(ctx: Context, group: string | undefined, text: stri
   const states = (['approve', 'viewed', 'requestChanges', 'clear'] as const).filter((k) => options[k] !== undefined);
   const acting = states.length + (options.comment === undefined ? 0 : 1) + (options.open ? 1 : 0);
   if (acting > 1) throw new InvalidInputError('Give one of --comment, --approve, --viewed, --request-changes, --clear or --open at a time.');
-  if (text.length > 0 && options.comment === undefined) throw new InvalidInputError(`Unexpected "${text.join(' ')}": only --comment takes text.`);
+  if (text.length > 0 && options.comment === undefined && options.requestChanges === undefined) {
+    throw new InvalidInputError(`Unexpected "${text.join(' ')}": only --comment and --request-changes take text.`);
+  }
 
   if (group === undefined) {
     if (acting > 0) throw new InvalidInputError('Name the group: `baton review 2 --approve src/a.ts` (run `baton review` to see the numbers).');
@@ -45,10 +47,13 @@ export async function review(ctx: Context, group: string | undefined, text: stri
   }
   if (states.length === 1) {
     const key = states[0]!;
-    const state = key === 'approve' ? 'approved' : key === 'requestChanges' ? 'changes_requested' : key === 'clear' ? 'none' : 'viewed';
-    const result = await api.call('POST /api/review/groups/:n/files', { params, query, body: { path: options[key]!, state } });
+    const state = (({ approve: 'approved', requestChanges: 'changes_requested', clear: 'none', viewed: 'viewed' }) as const)[key];
+    const message = text.join(' ');
+    const body = { path: options[key]!, state, ...(message === '' ? {} : { message }) };
+    const result = await api.call('POST /api/review/groups/:n/files', { params, query, body });
     if (options.json) return printJson(ctx, result);
     ctx.out.write(`${result.path}: ${state === 'none' ? 'state cleared' : state.replace(/_/g, ' ')} (group ${group}; written by ${result.sessions.join(', ')})\n`);
+    if (result.sentTo.length > 0) ctx.out.write(`Sent to ${result.sentTo.map((s) => s.name).join(' and ')} as a reply.\n`);
     return;
   }
 

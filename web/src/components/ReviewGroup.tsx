@@ -96,11 +96,18 @@ function FileReview({ view, file, names, ids, onChange }: { view: GroupReview; f
   // A file already looked at folds away, as in a code review; a click opens it again.
   const [folded, setFolded] = useState<boolean | undefined>();
   const isFolded = folded ?? (file.state === 'viewed' || file.state === 'approved');
-  const setState = async (state: FileState) => {
+  // Requesting changes asks what to change first; the text goes to the file's writers.
+  const [asking, setAsking] = useState(false);
+  const [message, setMessage] = useState('');
+  const setState = async (state: FileState, text = '') => {
     setBusy(true);
     try {
-      await api.call('POST /api/review/groups/:n/files', { params: { n: String(view.number) }, query: { project: view.project }, body: { path: file.path, state } });
+      const body = { path: file.path, state, ...(text.trim() === '' ? {} : { message: text }) };
+      const result = await api.call('POST /api/review/groups/:n/files', { params: { n: String(view.number) }, query: { project: view.project }, body });
+      if (result.sentTo.length > 0) toast(`Sent to ${result.sentTo.map((s) => s.name).join(' and ')} as a reply.`);
       setFolded(undefined);
+      setAsking(false);
+      setMessage('');
       onChange();
     } catch (e) {
       toast(errorText(e), 'error');
@@ -128,13 +135,21 @@ function FileReview({ view, file, names, ids, onChange }: { view: GroupReview; f
               className={`seg-btn${file.state === state ? ' active' : ''}`}
               disabled={busy}
               aria-pressed={file.state === state}
-              onClick={() => void setState(file.state === state ? 'none' : state)}
+              onClick={() => (state === 'changes_requested' && file.state !== state ? setAsking(!asking) : void setState(file.state === state ? 'none' : state))}
             >
               {file.state === state && state === 'approved' ? 'Approved' : label}
             </button>
           ))}
         </div>
       </div>
+      {asking && (
+        <div className="review-comment" data-testid="request-changes">
+          <textarea value={message} onChange={(e) => setMessage(e.target.value)} placeholder={`What should change? Sent to ${file.sessions.join(' and ')} as a reply (optional)`} rows={3} />
+          <button className="btn btn-sm btn-primary" disabled={busy} onClick={() => void setState('changes_requested', message)}>
+            Request changes
+          </button>
+        </div>
+      )}
       {!isFolded && file.binary && <div className="empty">Binary file.</div>}
       {!isFolded && file.omittedLines > 0 && <div className="empty">{file.omittedLines} changed lines: too many to show here.</div>}
       {!isFolded && file.hunks.map((hunk, i) => <HunkReview key={i} view={view} file={file} hunk={hunk} names={names} ids={ids} />)}
