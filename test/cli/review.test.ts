@@ -142,6 +142,9 @@ describe('baton review', () => {
     expect(turn.type === 'turn.started' && turn.prompt).toContain('close should stop the watcher');
     const events = (await t.ok(['events', '--json'])).trim().split('\n').map((l) => JSON.parse(l) as WorkspaceEvent);
     expect(events.find((e) => e.type === 'review.comment_sent')?.data).toMatchObject({ path: 'src/ipc.ts', startLine: 7, endLine: 8, name: 'ipc', group: 1 });
+    const text = await t.ok(['events']);
+    expect(text).toMatch(/review\.comment_sent +app group 1: comment on src\/ipc\.ts:7 sent to ipc/);
+    expect(text).toMatch(/review\.groups_changed +app: 1: watcher\+ipc\+tests, 2: docs, 3: left\+right/);
   });
 
   it('requests changes on a file, telling its writer what to change', async () => {
