@@ -115,4 +115,15 @@ describe('the combined review page', () => {
     await t.waitForEvent('tests', (e) => e.type === 'turn.started' && (e.prompt ?? '').includes('assert what watch returns'));
     await page.context().close();
   });
+
+  it("reaches a session's group from the session's page", async () => {
+    const { session } = await t.client().call('GET /api/sessions/:ref', { params: { ref: 'tests' } });
+    const login = await t.json<{ url: string }>(['ui']);
+    const page = await open(`${login.url}&next=${encodeURIComponent(`/s/${session.id}`)}`);
+    await page.click('[data-testid=review-link]');
+    await page.waitForSelector('[data-testid=review-page]');
+    expect(await page.locator('.review-head h1').innerText()).toContain('Group 1');
+    expect(await page.locator('[data-testid=review-file]').count()).toBe(3);
+    await page.context().close();
+  });
 });
