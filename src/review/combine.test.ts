@@ -74,6 +74,24 @@ describe('combine', () => {
     expect(combined.files.find((x) => x.path === 'h.txt')!.conflict).toBeNull();
   });
 
+  it('shows a file one member deleted and another changed as a conflict with both sides', async () => {
+    const base = run('rev-parse', 'HEAD');
+    run('checkout', '-q', '-b', 'gone', base);
+    run('rm', '-q', 'f.txt');
+    run('commit', '-qm', 'delete');
+    const deleted = run('rev-parse', 'HEAD');
+    run('checkout', '-q', 'main');
+    const a: CombineMember = { name: 'a', base, commit: deleted, tree: run('rev-parse', `${deleted}^{tree}`), changed: ['f.txt'] };
+    const b = member('b', base, { 'f.txt': edit({ 3: 'kept and changed' }) });
+    const combined = await combine(repo, base, [a, b]);
+    expect(combined.files.map((f) => [f.path, f.conflict])).toEqual([['f.txt', { sessions: ['a', 'b'] }]]);
+    const sides = combined.files[0]!.hunks.map((h) => [h.sessions, h.lines.filter((l) => l.kind === '-').length, h.lines.filter((l) => l.kind === '+').length]);
+    expect(sides).toEqual([
+      [['a'], LINES.length, 0],
+      [['b'], 1, 1],
+    ]);
+  });
+
   it('diffs against what members share when they started from different commits, leaving the newer base unattributed', async () => {
     const first = run('rev-parse', 'HEAD');
     const a = member('a', first, { 'f.txt': edit({ 2: 'by a' }) });
