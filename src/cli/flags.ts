@@ -11,3 +11,15 @@ export interface DispatchFlags {
   wait?: boolean;
   json?: boolean;
 }
+
+export interface ReviewFlags {
+  json?: boolean;
+  open?: boolean;
+  project?: string;
+  comment?: string;
+  to?: string;
+  approve?: string;
+  viewed?: string;
+  requestChanges?: string;
+  clear?: string;
+}

@@ -10,8 +10,8 @@ import { sessionRef } from './arguments.js';
 import type { Context } from './context.js';
 import { readOnlyCommand } from './fast.js';
 import { AGENT_IDS, DEFAULT_AGENT, DEFAULT_PERMISSION_MODE, PERMISSION_MODES } from '../events/vocabulary.js';
-import type { DispatchFlags } from './flags.js';
 import type { LogsFlags } from './commands/stream.js';
+import type { DispatchFlags, ReviewFlags } from './flags.js';
 
 export async function main(argv: string[]): Promise<void> {
   const ctx: Context = { home: batonHome(), cwd: process.cwd(), env: process.env, out: process.stdout, err: process.stderr };
@@ -285,6 +285,24 @@ function buildProgram(ctx: Context, jsonErrors: boolean): Commander.Command {
     .option('--no-open', 'print the link instead of opening a browser')
     .addOption(new Option('--json', 'print the login link as JSON'))
     .action(async (opts: { open: boolean; json?: boolean }) => (await import('./commands/ui.js')).ui(ctx, opts));
+
+  program
+    .command('review')
+    .description('coupled sessions grouped (shared files, imports, tests); `review <n>` one group as one combined diff')
+    .argument('[group]', 'group number from `baton review` (or a member session)')
+    .argument('[text...]', 'the comment, with --comment (or what to change, with --request-changes)')
+    .option('--open', "open the group's combined review in the browser")
+    .option('--comment <file:line>', 'comment on a changed line (or first-last) of the combined diff; sent to its writer as a reply')
+    .option('--to <session>', 'with --comment: only this session, when several wrote the lines')
+    .option('--approve <file>', 'mark a file approved')
+    .option('--viewed <file>', 'mark a file viewed')
+    .option('--request-changes <file>', 'mark a file as needing changes; text after it is sent to the file\'s writers')
+    .option('--clear <file>', "clear a file's review state")
+    .option('--project <name>', 'project name or root (default: the repository here)')
+    .addOption(new Option('--json', 'print JSON for scripts'))
+    .action(async (group: string | undefined, text: string[], opts: ReviewFlags) =>
+      (await import('./commands/review.js')).review(ctx, group, text, opts),
+    );
 
   program
     .command('accept-dangerous')

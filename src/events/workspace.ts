@@ -94,6 +94,25 @@ export const PrOpened = defineWorkspaceEvent(
   z.object({ ...sessionRef, via: z.enum(['gh', 'url', 'none']), url: z.string().nullable(), base: z.string(), branch: z.string() }),
 );
 
+// ── review (src/review) ───────────────────────────────────────────────────────
+
+const reviewGroup = z.object({ number: z.number().int().positive(), sessions: z.array(z.string()) });
+/** The coupled groups of a project differ from the last ones computed (sessions named, oldest first). */
+export const ReviewGroupsChanged = defineWorkspaceEvent('review.groups_changed', z.object({ project: z.string(), groups: z.array(reviewGroup) }));
+export const ReviewFileStateSet = defineWorkspaceEvent(
+  'review.file_state_set',
+  z.object({ project: z.string(), group: z.number().int().positive(), path: z.string(), state: z.enum(['none', 'viewed', 'approved', 'changes_requested']), sessions: z.array(z.string()) }),
+);
+/** A file's review state no longer holds: its content changed since it was set. */
+export const ReviewFileStateReset = defineWorkspaceEvent(
+  'review.file_state_reset',
+  z.object({ project: z.string(), path: z.string(), previous: z.enum(['viewed', 'approved', 'changes_requested']) }),
+);
+export const ReviewCommentSent = defineWorkspaceEvent(
+  'review.comment_sent',
+  z.object({ project: z.string(), group: z.number().int().positive(), path: z.string(), startLine: z.number().int(), endLine: z.number().int(), sessionId: z.string(), name: z.string() }),
+);
+
 /** Every workspace event there is; a new domain adds its definitions here. */
 export const WORKSPACE_EVENTS = [
   SessionDispatched,
@@ -111,6 +130,10 @@ export const WORKSPACE_EVENTS = [
   MergeFailed,
   PrPushed,
   PrOpened,
+  ReviewGroupsChanged,
+  ReviewFileStateSet,
+  ReviewFileStateReset,
+  ReviewCommentSent,
 ] as const;
 
 type Definitions = (typeof WORKSPACE_EVENTS)[number];
@@ -139,4 +162,8 @@ export const WorkspaceEvent = z.discriminatedUnion('type', [
   z.object({ ...envelope, type: z.literal(MergeFailed.type), data: MergeFailed.schema }),
   z.object({ ...envelope, type: z.literal(PrPushed.type), data: PrPushed.schema }),
   z.object({ ...envelope, type: z.literal(PrOpened.type), data: PrOpened.schema }),
+  z.object({ ...envelope, type: z.literal(ReviewGroupsChanged.type), data: ReviewGroupsChanged.schema }),
+  z.object({ ...envelope, type: z.literal(ReviewFileStateSet.type), data: ReviewFileStateSet.schema }),
+  z.object({ ...envelope, type: z.literal(ReviewFileStateReset.type), data: ReviewFileStateReset.schema }),
+  z.object({ ...envelope, type: z.literal(ReviewCommentSent.type), data: ReviewCommentSent.schema }),
 ]);

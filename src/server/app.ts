@@ -9,6 +9,7 @@ import { CONFLICTS } from '../api/conflicts.js';
 import { DAEMON, type DaemonStatus } from '../api/daemon.js';
 import { HISTORY } from '../api/history.js';
 import { MERGE } from '../api/merge.js';
+import { REVIEW } from '../api/review.js';
 import { MAX_BODY_BYTES, type ApiErrorBody } from '../api/index.js';
 import { SESSIONS } from '../api/sessions.js';
 import { WORKSPACE } from '../api/workspace.js';
@@ -26,6 +27,8 @@ import { mergeHandlers } from './routes/merge.js';
 import { mount } from './routes/mount.js';
 import { sessionHandlers } from './routes/sessions.js';
 import { workspaceHandlers } from './routes/workspace.js';
+import { reviewHandlers } from './routes/review.js';
+import type { ReviewService } from '../review/index.js';
 import { mountWeb } from './web-routes.js';
 import { TABLES } from './openapi.js';
 import type { EndpointSpec } from '../api/endpoint.js';
@@ -48,6 +51,8 @@ export interface AppOptions {
   browserAuth?: BrowserAuth;
   /** The merge queue; made on first use (in the status's home) when not given. */
   merges?: MergeService;
+  /** Coupled groups and combined reviews (src/review); without it, the review endpoints answer that it is off. */
+  review?: ReviewService;
 }
 
 export function createApp(options: AppOptions): Hono {
@@ -85,6 +90,7 @@ export function createApp(options: AppOptions): Hono {
   mount(app, CONFLICTS, conflictHandlers(options.radar ?? new ConflictRadar({ sessions: manager, bus: manager.bus })));
   let merges = options.merges;
   mount(app, MERGE, mergeHandlers(() => (merges ??= new MergeService({ home: options.status().home, sessions: manager, bus: manager.bus, env: process.env }))));
+  mount(app, REVIEW, reviewHandlers(options.review));
 
   // Last: the web routes end with the UI's catch-all.
   if (options.browserAuth !== undefined) mountWeb(app, { manager, auth: options.browserAuth, port: options.port });

@@ -14,6 +14,7 @@ import { batonHome, homePaths } from '../shared/paths.js';
 import { openDb } from '../store/db.js';
 import { createRadar } from '../radar/index.js';
 import { MergeService } from '../merge/index.js';
+import { ReviewService, watchGroups } from '../review/index.js';
 import { SessionManager } from '../sessions/manager.js';
 import { createApp } from './app.js';
 import { acquireLock } from './lock.js';
@@ -49,6 +50,8 @@ export async function runSupervisor(env: NodeJS.ProcessEnv = process.env): Promi
   const manager = new SessionManager({ home, db, maxConcurrent: config.maxConcurrent, idleHostSeconds: config.idleHostSeconds, env });
   const radar = createRadar(manager, db);
   const merges = new MergeService({ home, sessions: manager, bus: manager.bus, env });
+  const review = new ReviewService({ db, bus: manager.bus, sessions: () => manager.list(), reply: (id, text) => manager.reply(id, text) });
+  watchGroups(manager.bus, review, (error) => log.error('review groups refresh failed', { error: errorMessage(error) }));
   const startedAt = new Date();
   // Uptime by the monotonic clock: a wall clock set back would make it negative.
   const startedMs = performance.now();
@@ -73,6 +76,7 @@ export async function runSupervisor(env: NodeJS.ProcessEnv = process.env): Promi
     manager,
     radar: radar.radar,
     merges,
+    review,
     token,
     port: () => port,
     browserAuth: new BrowserAuth({ port: () => port, file: paths.browserLogins }),

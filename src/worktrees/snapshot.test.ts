@@ -45,6 +45,21 @@ describe('snapshotWork', () => {
     expect(statSync(join(repo, 'a.txt')).mtimeMs).toBe(mtime);
   });
 
+  it('sees an edit that keeps the size, made in the same second as the index was written', async () => {
+    // As after a checkout and an agent's quick edit: the index, the cached stat of a.txt and the
+    // edited file all carry one time. git re-reads such a "racily clean" file only if it can tell,
+    // from the index's own time, that the edit may have come after the index was written.
+    const then = new Date(Math.floor(Date.now() / 1000) * 1000 - 10_000);
+    writeFileSync(join(repo, 'a.txt'), 'two\n');
+    utimesSync(join(repo, 'a.txt'), then, then);
+    run('add', 'a.txt');
+    writeFileSync(join(repo, 'a.txt'), 'six\n');
+    utimesSync(join(repo, 'a.txt'), then, then);
+    utimesSync(join(repo, '.git', 'index'), then, then);
+    const snapshot = await snapshotWork(repo);
+    expect(run('cat-file', '-p', `${snapshot.tree}:a.txt`)).toBe('six');
+  });
+
   it('gives the same tree id for the same work, and a commit on the head that nothing points at', async () => {
     writeFileSync(join(repo, 'a.txt'), 'two\n');
     const first = await snapshotWork(repo);

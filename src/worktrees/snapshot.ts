@@ -31,8 +31,9 @@ export async function snapshotWork(worktree: string, options: { timeoutMs?: numb
       // Git trusts an entry's cached stat unless the file changed at or after the index was
       // written ("racily clean"); a copy dated now would hide an edit made in the same second
       // that kept the file's size. The copy keeps the index's own time.
-      const { atime, mtime } = statSync(realIndex);
-      utimesSync(index, atime, mtime);
+      const { atime, mtimeMs } = statSync(realIndex);
+      // Rounded down to the second: the safe side for git's comparison.
+      utimesSync(index, atime, Math.floor(mtimeMs) / 1000);
     } else await git(worktree, ['read-tree', 'HEAD'], { env, ...limit });
     await git(worktree, ['add', '--all', '--', '.'], { env, ...limit });
     const tree = await gitOut(worktree, ['write-tree'], { env, ...limit });

@@ -65,6 +65,14 @@ function describe(event: WorkspaceEvent): string {
       return `${event.data.name}: pushed ${event.data.branch} to ${event.data.remote}`;
     case 'pr.opened':
       return `${event.data.name}: pull request ${event.data.url ?? `(open it by hand for ${event.data.branch})`}`;
+    case 'review.groups_changed':
+      return `${event.data.project}: ${event.data.groups.map((g) => `${g.number}: ${g.sessions.join('+')}`).join(', ') || 'no groups'}`;
+    case 'review.file_state_set':
+      return `${event.data.project} group ${event.data.group}: ${event.data.path} ${event.data.state.replace(/_/g, ' ')}`;
+    case 'review.file_state_reset':
+      return `${event.data.project}: ${event.data.path} changed, no longer ${event.data.previous.replace(/_/g, ' ')}`;
+    case 'review.comment_sent':
+      return `${event.data.project} group ${event.data.group}: comment on ${event.data.path}:${event.data.startLine} sent to ${event.data.name}`;
   }
 }
 

@@ -29,7 +29,7 @@ const OPENER_VERDICT_MS = 3_000;
  * Hands the URL to the desktop's opener. True only when it says it opened it: an opener that
  * exists but finds no browser (a server, a container) exits non-zero, and we say so.
  */
-function openBrowser(url: string, env: NodeJS.ProcessEnv): Promise<boolean> {
+export function openBrowser(url: string, env: NodeJS.ProcessEnv): Promise<boolean> {
   const command = env.BATON_OPENER ?? (process.platform === 'darwin' ? 'open' : process.platform === 'win32' ? 'explorer' : 'xdg-open');
   return new Promise((resolve) => {
     const child = spawn(command, [url], { stdio: 'ignore', detached: true, env });

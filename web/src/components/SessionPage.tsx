@@ -96,6 +96,15 @@ function Header({ session: s, files }: { session: SessionView; files: number | u
         </span>
         <span className="grow" />
         <div className="actions">
+          {/* The combined review of the group this session is in (the API takes a member's name for the group). */}
+          <a
+            className="btn btn-sm"
+            href={`/review/${encodeURIComponent(s.project)}/${encodeURIComponent(s.name)}`}
+            onClick={(e) => (e.preventDefault(), navigate(`/review/${encodeURIComponent(s.project)}/${encodeURIComponent(s.name)}`))}
+            data-testid="review-link"
+          >
+            Review with coupled work
+          </a>
           <button className="btn btn-sm" onClick={() => void api.call('POST /api/sessions/:ref/pin', { params: { ref: s.id }, body: { pinned: !s.pinned } }).catch((e: unknown) => toast(errorText(e), 'error'))}>
             {s.pinned ? 'Unpin' : 'Pin'}
           </button>
