@@ -11,6 +11,7 @@ import type { Context } from './context.js';
 import { readOnlyCommand } from './fast.js';
 import { AGENT_IDS, DEFAULT_AGENT, DEFAULT_PERMISSION_MODE, PERMISSION_MODES } from '../events/vocabulary.js';
 import type { LogsFlags } from './commands/stream.js';
+import type { MergeFlags } from './commands/merge.js';
 import type { DispatchFlags, ReviewFlags } from './flags.js';
 
 export async function main(argv: string[]): Promise<void> {
@@ -253,8 +254,9 @@ function buildProgram(ctx: Context, jsonErrors: boolean): Commander.Command {
     .option('--squash', 'one commit per session (its prompt as the message) instead of its history')
     .option('--plan', 'the order that lands the ready sessions with the fewest conflicts')
     .option('--planned', 'merge the sessions given in the order with the fewest conflicts, not as given')
+    .option('-g, --group <n>', 'land coupled group n from `baton review`, tested once as a whole, in the planned order')
     .addOption(new Option('--json', 'print JSON for scripts'))
-    .action(async (refs: string[], opts: { squash?: boolean; plan?: boolean; planned?: boolean; json?: boolean }) => (await import('./commands/merge.js')).merge(ctx, refs, opts));
+    .action(async (refs: string[], opts: MergeFlags) => (await import('./commands/merge.js')).merge(ctx, refs, opts));
 
   program
     .command('pr')

@@ -295,3 +295,29 @@ describe('baton merge refuses bad input, changing nothing', () => {
     expect(t.git(repo, 'rev-list', '--count', 'main')).toBe('1');
   });
 });
+
+describe('baton merge --group', () => {
+  it('lands a coupled group from baton review together, checked as a whole, and refuses a group that does not exist', async () => {
+    writeFileSync(join(repo, 'watcher.js'), 'export const watch = () => 1;\n');
+    t.git(repo, 'add', '.');
+    t.git(repo, 'commit', '-qm', 'watcher');
+    configure(t, repo, { merge: { check: 'test -f handler.js && test -f watcher.test.js && echo checked >> checks.log' } });
+    await finishedSession(t, repo, 'watcher', { uncommitted: { 'watcher.js': 'export const watch = () => 2;\n' } });
+    await finishedSession(t, repo, 'handler', { committed: { 'handler.js': "import { watch } from './watcher.js';\nexport const handle = () => watch();\n" } });
+    await finishedSession(t, repo, 'tests', { uncommitted: { 'watcher.test.js': "import { watch } from './watcher.js';\nwatch();\n" } });
+    await finishedSession(t, repo, 'docs', { uncommitted: { 'README.md': '# other\n' } });
+
+    const groups = await t.json<{ projects: { groups: { number: number; members: { name: string }[] }[] }[] }>(['review', '--json'], { cwd: repo });
+    const coupled = groups.projects[0]!.groups.find((g) => g.members.length === 3)!;
+    expect(coupled.members.map((m) => m.name).sort()).toEqual(['handler', 'tests', 'watcher']);
+
+    const result = await t.json<MergeResult>(['merge', '--group', String(coupled.number), '--json'], { cwd: repo });
+    expect(result.outcome).toBe('landed');
+    for (const file of ['watcher.test.js', 'handler.js']) expect(t.git(repo, 'show', `main:${file}`)).not.toBe('');
+    expect(t.git(repo, 'show', 'main:watcher.js')).toBe('export const watch = () => 2;');
+    expect(t.git(repo, 'show', 'main:README.md')).toBe('# test');
+
+    const missing = await t.run(['merge', '--group', '99'], { cwd: repo });
+    expect([missing.code, missing.stderr]).toEqual([2, 'baton: No coupled group 99; `baton review` lists the groups.\n']);
+  });
+});

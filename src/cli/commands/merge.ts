@@ -8,7 +8,19 @@ import { printJson, type Context } from '../context.js';
 /** Exit status of a merge that did not land (as a `conflict` error's). */
 const EXIT_NOT_LANDED = 4;
 
-export async function merge(ctx: Context, refs: string[], opts: { squash?: boolean; plan?: boolean; planned?: boolean; json?: boolean }): Promise<void> {
+export interface MergeFlags {
+  squash?: boolean;
+  plan?: boolean;
+  planned?: boolean;
+  group?: string;
+  json?: boolean;
+}
+
+export async function merge(ctx: Context, refs: string[], opts: MergeFlags): Promise<void> {
+  if (opts.group !== undefined) {
+    if (refs.length > 0 || opts.plan === true) throw new InvalidInputError('--group lands one coupled group (from `baton review`); give it no session names and no --plan.');
+    return merge(ctx, await groupMembers(ctx, opts.group), { ...opts, group: undefined, planned: true });
+  }
   if (opts.plan) {
     if (refs.length > 0) throw new InvalidInputError('--plan orders every ready session of the repository; give it no session names.');
     return plan(ctx, opts);
@@ -56,6 +68,18 @@ export async function merge(ctx: Context, refs: string[], opts: { squash?: boole
   if (result.outcome !== 'landed') process.exitCode = EXIT_NOT_LANDED;
   if (opts.json) return printJson(ctx, result);
   printResult(ctx, result);
+}
+
+/** The members of coupled group `n` of this repository, as `baton review` numbers them. */
+async function groupMembers(ctx: Context, text: string): Promise<string[]> {
+  const n = Number(text);
+  if (!Number.isInteger(n) || n < 1) throw new InvalidInputError(`--group takes a group number from \`baton review\`, got "${text}"`);
+  const api = await client(ctx);
+  const { projects } = await api.call('GET /api/review/groups', { query: {} });
+  const matches = projects.flatMap((p) => p.groups.filter((g) => g.number === n).map((g) => ({ project: p.project, group: g })));
+  if (matches.length === 0) throw new InvalidInputError(`No coupled group ${n}; \`baton review\` lists the groups.`);
+  if (matches.length > 1) throw new InvalidInputError(`Group ${n} exists in several projects (${matches.map((m) => m.project).join(', ')}); run baton merge --group from inside the repository.`);
+  return (matches[0]?.group.members ?? []).map((m) => m.id);
 }
 
 function printResult(ctx: Context, result: MergeResult): void {
