@@ -28,7 +28,14 @@ export async function computeGroups(analyzer: WorkAnalyzer, sessions: readonly S
   const live = sessions.filter((s) => s.removed_at === null && existsSync(s.worktree));
   const members = new Map<string, Member>();
   await mapLimit(live, PARALLEL, async (session) => {
-    const snapshot = await snapshotWork(session.worktree);
+    let snapshot: WorkSnapshot;
+    try {
+      snapshot = await snapshotWork(session.worktree);
+    } catch (error) {
+      // Removed (or being removed) since the list was read: it is simply no longer in a group.
+      if (!existsSync(session.worktree)) return;
+      throw error;
+    }
     const analysis = await analyzer.analyze(session.project_root, session.base_commit, snapshot.tree);
     members.set(session.id, { session, snapshot, analysis });
   });
