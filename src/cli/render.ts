@@ -4,9 +4,30 @@ import type { ReviewQueueView } from '../api/sessions.js';
 import { STATE_GROUPS } from '../api/groups.js';
 import { oneLine, reasonText } from '../events/format.js';
 
-export function renderList(sessions: SessionView[], now = Date.now(), reviewQueue?: ReviewQueueView): string {
+export interface ListLayout {
+  /** The terminal's width: each row's activity is cut to fit (never the name). Unset: no limit. */
+  width?: number | undefined;
+  /** ANSI colours for the group titles (a terminal without NO_COLOR). */
+  color?: boolean;
+}
+
+/** Group titles' colours: what needs a person stands out. */
+const TITLE_COLOR: Record<string, string> = {
+  'Needs input': '\x1b[1;33m',
+  Failed: '\x1b[1;31m',
+  Working: '\x1b[34m',
+  'Ready for review': '\x1b[32m',
+  Pinned: '\x1b[1m',
+};
+
+export function renderList(sessions: SessionView[], now = Date.now(), reviewQueue?: ReviewQueueView, layout: ListLayout = {}): string {
   if (sessions.length === 0) return 'No sessions. Start one with: baton dispatch "what to do" --name my-task\n';
   const manyProjects = new Set(sessions.map((s) => s.project)).size > 1;
+  const label = (s: SessionView): string => (manyProjects ? `${s.project}/${s.name}` : s.name);
+  const nameWidth = Math.min(40, Math.max(4, ...sessions.map((s) => label(s).length)));
+  // The usage column only as wide as its widest figure, and gone when nobody has used anything.
+  const usageWidth = Math.max(0, ...sessions.map((s) => usageOf(s).length));
+  const columns = { name: nameWidth, usage: usageWidth === 0 ? 0 : Math.max(5, usageWidth) };
   const lines: string[] = [];
   const pinned = sessions.filter((s) => s.pinned);
   const groups: { title: string; sessions: SessionView[] }[] = [];
@@ -15,12 +36,20 @@ export function renderList(sessions: SessionView[], now = Date.now(), reviewQueu
     const members = sessions.filter((s) => !s.pinned && s.state === group.state);
     if (members.length > 0) groups.push({ title: group.title, sessions: members });
   }
+  const usageHead = columns.usage === 0 ? '' : `${'USAGE'.padEnd(columns.usage)} `;
+  lines.push(fit(`  ${'ID'.padEnd(6)}  ${'NAME'.padEnd(nameWidth)} ${'AGENT'.padEnd(8)} ${'AGE'.padStart(4)}  ${usageHead}ACTIVITY`, layout.width));
   for (const group of groups) {
-    lines.push(`${group.title} (${group.sessions.length})`);
-    for (const s of group.sessions) lines.push('  ' + renderRow(s, manyProjects, now));
+    const title = `${group.title} (${group.sessions.length})`;
+    const color = layout.color === true ? TITLE_COLOR[group.title] : undefined;
+    lines.push(color === undefined ? title : `${color}${title}\x1b[0m`);
+    for (const s of group.sessions) lines.push(renderRow(s, label(s).padEnd(nameWidth), columns.usage, now, layout.width));
   }
   if (reviewQueue !== undefined && reviewQueue.sessions > 0) lines.push('', renderReviewQueue(reviewQueue));
   return lines.join('\n') + '\n';
+}
+
+function fit(line: string, width: number | undefined): string {
+  return width === undefined || line.length <= width ? line : line.slice(0, Math.max(0, width - 1)) + '…';
 }
 
 /** `Review queue: 3 sessions, 14 files, +412 -32 lines`: what waits on a person, by size. */
@@ -32,16 +61,23 @@ export function renderReviewQueue(queue: ReviewQueueView): string {
   return `Review queue: ${plural(queue.sessions, 'session')} ready${size}${pending}`;
 }
 
-function renderRow(s: SessionView, showProject: boolean, now: number): string {
-  const name = (showProject ? `${s.project}/${s.name}` : s.name).padEnd(showProject ? 32 : 22);
-  const usage = s.inputTokens + s.outputTokens > 0 ? `${formatTokens(s.inputTokens + s.outputTokens)} tok $${s.costUsd.toFixed(2)}` : '';
+function usageOf(s: SessionView): string {
+  return s.inputTokens + s.outputTokens > 0 ? `${formatTokens(s.inputTokens + s.outputTokens)} tok $${s.costUsd.toFixed(2)}` : '';
+}
+
+function renderRow(s: SessionView, name: string, usageWidth: number, now: number, width: number | undefined): string {
+  const usage = usageWidth === 0 ? '' : `${usageOf(s).padEnd(usageWidth)} `;
   const detail = s.state === 'queued' && s.queuePosition !== null ? `queued #${s.queuePosition}` : describe(s);
-  return `${s.id.slice(0, 6)}  ${name} ${s.agent.padEnd(8)} ${age(s.lastEventAt ?? s.createdAt, now).padStart(4)}  ${usage.padEnd(18)} ${detail}`.trimEnd();
+  const head = `  ${s.id.slice(0, 6)}  ${name} ${s.agent.padEnd(8)} ${age(s.lastEventAt ?? s.createdAt, now).padStart(4)}  ${usage}`;
+  // The activity gives way to the width; the name never does (a row too narrow even for it stays whole).
+  const room = width === undefined ? detail.length : Math.max(0, width - head.length);
+  const shown = detail.length <= room ? detail : room <= 1 ? '' : detail.slice(0, room - 1) + '…';
+  return (head + shown).trimEnd();
 }
 
 function describe(s: SessionView): string {
   if (s.reason !== null && (s.state === 'needs_input' || s.state === 'failed')) {
-    const prefix = s.reason.kind === 'approval' ? 'approve? ' : s.reason.kind === 'question' ? 'asks: ' : '';
+    const prefix = s.reason.kind === 'approval' ? 'waiting: ' : s.reason.kind === 'question' ? 'asks: ' : '';
     return oneLine(prefix + reasonText(s.reason), 80);
   }
   return oneLine(s.activity ?? '', 80);
@@ -56,7 +92,7 @@ export function renderPeek(view: PeekView, now = Date.now()): string {
     `  branch:   ${s.branch} from ${s.baseRef} (${s.baseCommit.slice(0, 8)})`,
     `  worktree: ${s.worktree}`,
   ];
-  if (s.reason !== null) lines.push(`  ${s.reason.kind === 'approval' ? 'approve?' : s.reason.kind === 'question' ? 'question:' : 'reason:  '} ${reasonText(s.reason)}`);
+  if (s.reason !== null) lines.push(`  ${s.reason.kind === 'approval' ? 'waiting:' : s.reason.kind === 'question' ? 'question:' : 'reason:  '} ${reasonText(s.reason)}`);
   if (view.currentStep) lines.push(`  now:      ${oneLine(view.currentStep, 100)}`);
   if (view.lastOutput) lines.push(`  last said: ${oneLine(view.lastOutput, 100)}`);
   lines.push(`  usage:    ${formatTokens(s.inputTokens)} in, ${formatTokens(s.outputTokens)} out, $${s.costUsd.toFixed(4)}`);

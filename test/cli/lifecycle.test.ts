@@ -149,7 +149,7 @@ describe('a scripted session through the CLI binary', () => {
     await t.ok(['dispatch', 'x', '--name', 'p1', '--script', t.script([{ say: 'ok' }])], { cwd: repo });
     await t.waitForState('p1', 'ready_for_review');
     await t.ok(['pin', 'p1']);
-    expect(await t.ok(['ls'])).toMatch(/^Pinned \(1\)\n.*p1/);
+    expect(await t.ok(['ls'])).toMatch(/^ {2}ID .*\nPinned \(1\)\n.*p1/);
     expect((await t.json<SessionView>(['unpin', 'p1'])).pinned).toBe(false);
   });
 });

@@ -2,7 +2,7 @@ import { chmodSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { SessionView } from '../../src/api/index.js';
-import { eachTest, type TestBaton } from '../support/baton.js';
+import { BIN, eachTest, type TestBaton } from '../support/baton.js';
 import { exitOf, OutputWatcher } from '../support/process.js';
 
 let t: TestBaton;
@@ -86,5 +86,28 @@ describe('reading a session', () => {
     expect(result.stdout).toMatch(/^Could not open a browser here; open the dashboard yourself:\n {2}http:\/\/127\.0\.0\.1:\d+\/login\?code=/);
     const session = await t.json<SessionView[]>(['ls', '--json']);
     expect(session).toEqual([]);
+  });
+});
+
+describe('ls in a terminal', () => {
+  it('fits 80 columns (COLUMNS, or a pseudo-terminal set to 80), colours the groups on a terminal and not in a pipe', async () => {
+    const question = 'Should the watcher keep the old onChange signature, given three callers outside src/ depend on it and the new one batches events?';
+    await t.ok(['dispatch', 'x', '--name', 'a-long-but-whole-session-name', '--script', t.script([{ ask: question }])], { cwd: repo });
+    await t.waitForState('a-long-but-whole-session-name', 'needs_input');
+
+    const piped = await t.run(['ls'], { cwd: repo, env: { COLUMNS: '80' } });
+    for (const line of piped.stdout.trimEnd().split('\n')) expect(line.length).toBeLessThanOrEqual(80);
+    expect(piped.stdout).toContain('a-long-but-whole-session-name');
+    expect(piped.stdout).not.toContain('\x1b[');
+    expect(piped.stdout).toMatch(/^ {2}ID {6}NAME/);
+
+    // `script` gives the CLI a real terminal, 80 columns wide.
+    const { execFileSync } = await import('node:child_process');
+    const command = `stty cols 80 rows 40; ${JSON.stringify(process.execPath)} ${JSON.stringify(BIN)} ls`;
+    const tty = execFileSync('script', ['-qec', command, '/dev/null'], { cwd: repo, env: { ...t.env, TERM: 'xterm' }, encoding: 'utf8' });
+    expect(tty).toContain('\x1b[1;33mNeeds input (1)\x1b[0m');
+    const visible = tty.replace(/\x1b\[[0-9;]*m/g, '').replace(/\r/g, '').trimEnd().split('\n');
+    for (const line of visible) expect(line.length).toBeLessThanOrEqual(80);
+    expect(visible.join('\n')).toContain('a-long-but-whole-session-name');
   });
 });

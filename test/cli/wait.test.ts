@@ -90,7 +90,7 @@ describe('acting on many sessions', () => {
 
     const working = await t.json<{ name: string }[]>(['ls', '--state', 'working,needs-input', '--json'], { cwd: repo });
     expect(working.map((s) => s.name).sort()).toEqual(['q', 'w1', 'w2']);
-    expect(await t.ok(['ls', '--state', 'ready_for_review'], { cwd: repo })).toMatch(/^Ready for review \(1\)\n .* idle /);
+    expect(await t.ok(['ls', '--state', 'ready_for_review'], { cwd: repo })).toMatch(/^ {2}ID .*\nReady for review \(1\)\n .* idle /);
     const bad = await t.run(['ls', '--state', 'sleeping'], { cwd: repo });
     expect([bad.code, bad.stderr]).toEqual([2, 'baton: Unknown state "sleeping"; states are: queued, starting, working, needs_input, ready_for_review, completed, failed, stopped\n']);
 

@@ -8,7 +8,7 @@ import type { SupervisorClient } from '../client.js';
 import { client } from '../connect.js';
 import { printJson, type Context } from '../context.js';
 import type { DispatchFlags } from '../flags.js';
-import { renderList, renderPeek, renderSessionLine } from '../render.js';
+import { renderList, renderPeek, renderSessionLine, type ListLayout } from '../render.js';
 
 
 export async function dispatch(ctx: Context, flags: DispatchFlags & { prompt: string }): Promise<void> {
@@ -77,7 +77,15 @@ export async function list(ctx: Context, opts: { json?: boolean; here?: boolean;
   const answer = await api.call('GET /api/sessions', { query: { project } });
   const sessions = states === undefined ? answer.sessions : answer.sessions.filter((s) => states.includes(s.state));
   if (opts.json) return printJson(ctx, sessions);
-  ctx.out.write(renderList(sessions, Date.now(), states === undefined ? answer.reviewQueue : undefined));
+  ctx.out.write(renderList(sessions, Date.now(), states === undefined ? answer.reviewQueue : undefined, terminalLayout(ctx)));
+}
+
+/** The terminal's width (or `COLUMNS` when output is not a terminal) and whether to colour. */
+function terminalLayout(ctx: Context): ListLayout {
+  const out = ctx.out as NodeJS.WritableStream & { isTTY?: boolean; columns?: number };
+  const fromEnv = Number(ctx.env.COLUMNS);
+  const width = out.isTTY === true && typeof out.columns === 'number' && out.columns > 0 ? out.columns : Number.isInteger(fromEnv) && fromEnv > 0 ? fromEnv : undefined;
+  return { width, color: out.isTTY === true && (ctx.env.NO_COLOR ?? '') === '' && ctx.env.TERM !== 'dumb' };
 }
 
 /** `working,needs-input` → the states, each checked; `-` and `_` both work. */
