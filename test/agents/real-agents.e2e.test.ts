@@ -134,7 +134,7 @@ describe.each(CASES.map((c) => c.agent))('%s through baton', (agent) => {
     expect(waiting.reason).toMatchObject({ kind: 'approval' });
     expect(JSON.stringify(waiting.reason)).toContain('echo yes > approved.txt');
     expect(existsSync(join(waiting.worktree, 'approved.txt'))).toBe(false);
-    expect(await t.ok(['ls'])).toMatch(/Needs input \(1\)\n.*ap .*approve\?.*echo yes > approved\.txt/);
+    expect(await t.ok(['ls'])).toMatch(/Needs input \(1\)\n.*ap .*waiting: approve .*echo yes > approved\.txt/);
     await t.ok(['approve', 'ap']);
     const done = await t.waitForState('ap', 'ready_for_review', WAIT);
     expect(readFileSync(join(done.worktree, 'approved.txt'), 'utf8')).toBe('yes\n');

@@ -106,7 +106,7 @@ describe('ls in a terminal', () => {
     const command = `stty cols 80 rows 40; ${JSON.stringify(process.execPath)} ${JSON.stringify(BIN)} ls`;
     const tty = execFileSync('script', ['-qec', command, '/dev/null'], { cwd: repo, env: { ...t.env, TERM: 'xterm' }, encoding: 'utf8' });
     expect(tty).toContain('\x1b[1;33mNeeds input (1)\x1b[0m');
-    const visible = tty.replace(/\x1b\[[0-9;]*m/g, '').replace(/\r/g, '').trimEnd().split('\n');
+    const visible = tty.replace(new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*m`, 'g'), '').replace(/\r/g, '').trimEnd().split('\n');
     for (const line of visible) expect(line.length).toBeLessThanOrEqual(80);
     expect(visible.join('\n')).toContain('a-long-but-whole-session-name');
   });
