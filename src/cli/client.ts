@@ -4,13 +4,13 @@
  * fetch would load undici, tens of milliseconds on every command). The typed calls themselves are
  * the shared client's (src/api/client.ts); this module loads no schema and no zod.
  */
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync } from 'node:fs';
+import { closeSync, existsSync, fstatSync, mkdirSync, openSync, readFileSync } from 'node:fs';
 import { request, type IncomingMessage } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { ApiClient, requestLine, streamMessage, type ErrorMapper, type Transport } from '../api/client.js';
 import type { BatonEvent } from '../events/index.js';
 import type { WorkspaceEvent } from '../events/workspace.js';
-import { BatonError, SupervisorUnreachableError, UnauthorizedError, type ErrorCode } from '../shared/errors.js';
+import { BatonError, InvalidInputError, SupervisorUnreachableError, UnauthorizedError, type ErrorCode } from '../shared/errors.js';
 import { homePaths, type HomePaths } from '../shared/paths.js';
 import { isProcessAlive } from '../shared/process.js';
 
@@ -219,12 +219,32 @@ function supervisorEntry(): string {
   return existsSync(here) ? here : here.replace(/\/src\/server\/main\.js$/, '/dist/server/main.js');
 }
 
+/** The reason a supervisor gave for failing to start, from what it wrote to the log after `offset`. */
+function startFailure(log: string, offset: number): string | undefined {
+  try {
+    const text = readFileSync(log).subarray(offset).toString('utf8');
+    const line = text.split('\n').find((l) => l.startsWith('supervisor failed to start: '));
+    return line?.slice('supervisor failed to start: '.length).trim();
+  } catch {
+    return undefined;
+  }
+}
+
 /** Spawns a detached supervisor and waits for it to say it is ready (or to lose the start race). */
 async function startSupervisor(paths: HomePaths, env: NodeJS.ProcessEnv): Promise<void> {
   // Only the first command after a stop gets here; the rest need not load node:child_process.
   const { spawn } = await import('node:child_process');
-  mkdirSync(paths.home, { recursive: true, mode: 0o700 });
-  const logFd = openSync(paths.log, 'a');
+  let logFd: number;
+  try {
+    mkdirSync(paths.home, { recursive: true, mode: 0o700 });
+    logFd = openSync(paths.log, 'a');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+    const why = code === 'ENOTDIR' || code === 'EEXIST' ? 'a file is in the way of that folder' : code === 'EACCES' || code === 'EPERM' ? 'you may not write there' : code;
+    throw new InvalidInputError(`Baton's state folder ${paths.home} (BATON_HOME) cannot be used: ${why} (${code}). Point BATON_HOME at a folder you own.`);
+  }
+  // Where this start's own output begins in the log, to quote its reason if it fails.
+  const logStart = fstatSync(logFd).size;
   const child = spawn(process.execPath, [supervisorEntry()], {
     detached: true,
     stdio: ['ignore', logFd, logFd, 'ipc'],
@@ -246,7 +266,10 @@ async function startSupervisor(paths: HomePaths, env: NodeJS.ProcessEnv): Promis
       clearTimeout(timer);
       // Another CLI started one at the same moment: use that one.
       if (code === EXIT_ALREADY_RUNNING) resolve();
-      else reject(new SupervisorUnreachableError(`The supervisor exited during start (code ${code}); see ${paths.log}`));
+      else {
+        const reason = startFailure(paths.log, logStart);
+        reject(new SupervisorUnreachableError(`The supervisor could not start${reason === undefined ? ` (exit code ${code})` : `: ${reason}`}. Its log: ${paths.log}`));
+      }
     });
     child.once('error', (error) => {
       clearTimeout(timer);

@@ -29,8 +29,9 @@ function expectOneLineError(result: CliResult, pattern: RegExp, code?: number): 
 async function expectStartRefused(variable: string, values: string[]): Promise<void> {
   for (const bad of values) {
     const result = await t.run(['ls'], { env: { [variable]: bad } });
-    expect(result.code, `${variable}=${bad}`).not.toBe(0);
-    expect(result.stderr).toMatch(/supervisor exited during start/);
+    expect(result.code, `${variable}=${bad}`).toBe(6);
+    // The reason itself, not only a pointer to the log.
+    expect(result.stderr).toMatch(new RegExp(`^baton: The supervisor could not start: .*${variable}.*\\. Its log: `));
   }
 }
 
@@ -196,9 +197,30 @@ describe('bad input gets a one-line error and leaves nothing half-created', () =
     mkdirSync(t.home, { recursive: true });
     writeFileSync(join(t.home, 'config.json'), '{"maxConcurrent": "lots"}');
     const result = await t.run(['ls']);
-    expect(result.code).not.toBe(0);
-    expect(result.stderr).toMatch(/supervisor exited during start/);
+    expect(result.code).toBe(6);
+    expect(result.stderr).toMatch(/^baton: The supervisor could not start: .*config\.json: maxConcurrent/);
     expect(await t.ok(['daemon', 'logs'])).toMatch(/maxConcurrent/);
+  });
+
+  it('says why when BATON_HOME cannot be a folder, without a stack trace', async () => {
+    const file = join(t.root, 'a-file');
+    writeFileSync(file, 'not a folder');
+    const result = await t.run(['ls'], { env: { BATON_HOME: join(file, 'home') } });
+    expect([result.code, result.stderr]).toEqual([2, expect.stringMatching(/^baton: Baton's state folder .*a-file\/home \(BATON_HOME\) cannot be used: a file is in the way of that folder \(ENOTDIR\)\. Point BATON_HOME at a folder you own\.\n$/)]);
+  });
+
+  it('says why a taken BATON_PORT stops the supervisor', async () => {
+    const { createServer } = await import('node:net');
+    const blocker = createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+    const port = (blocker.address() as { port: number }).port;
+    try {
+      const result = await t.run(['ls'], { env: { BATON_PORT: String(port) } });
+      expect(result.code).toBe(6);
+      expect(result.stderr).toMatch(new RegExp(`^baton: The supervisor could not start: .*${port}`));
+    } finally {
+      blocker.close();
+    }
   });
 
   it('rejects a BATON_IDLE_HOST_SECONDS that is not a whole number of seconds, and a bad idleHostSeconds in the config file', async () => {
