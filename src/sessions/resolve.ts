@@ -1,4 +1,4 @@
-/** Finds a session by id, name or unique id prefix — preferring the caller's own project. */
+/** Finds a session by id, name, `project/name` or unique id prefix — preferring the caller's own project. */
 import { AmbiguousSessionError, InvalidInputError, SessionNotFoundError } from '../shared/errors.js';
 import type { SessionWithProject } from '../store/sessions.js';
 
@@ -13,6 +13,13 @@ export function resolveSessionRef(sessions: SessionWithProject[], ref: string, c
     const local = cwd === undefined ? [] : named.filter((s) => isInside(cwd, s.project_root) || isInside(cwd, s.worktree));
     if (local.length === 1 && local[0]) return local[0];
     throw new AmbiguousSessionError(ref, named.map((s) => `${s.project_name}/${s.name} (${s.id})`));
+  }
+
+  // `project/name`, as `baton ls` shows sessions of several projects.
+  const slash = ref.indexOf('/');
+  if (slash > 0) {
+    const qualified = sessions.filter((s) => s.project_name === ref.slice(0, slash) && s.name === ref.slice(slash + 1));
+    if (qualified.length === 1 && qualified[0]) return qualified[0];
   }
 
   const prefixed = sessions.filter((s) => s.id.startsWith(ref));
