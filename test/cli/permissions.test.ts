@@ -47,6 +47,28 @@ describe('dangerous permission modes', () => {
     expect((await t.run(['dispatch', 'x', '--name', 'd4', ...bypass], { cwd: other })).code).toBe(5);
   });
 
+  it('accept-dangerous answered "no" on a terminal exits 5, and bypassPermissions then asks nothing, as documented', async () => {
+    const no = await runOnTerminal(['accept-dangerous'], 'no\n', repo);
+    expect([no.code, no.output.includes('Not accepted.')]).toEqual([5, true]);
+    const yes = await runOnTerminal(['accept-dangerous'], 'yes\n', repo);
+    expect(yes.code).toBe(0);
+
+    const steps = [{ approve: { tool: 'Bash', input: 'echo ran > bypassed.txt', reason: 'writes a file' } }];
+    await t.ok(['dispatch', 'x', '--name', 'free', ...bypass, '--script', t.script(steps)], { cwd: repo });
+    await t.waitForState('free', 'ready_for_review');
+    const log = await t.ok(['logs', 'free', '--json']);
+    expect(log).not.toContain('approval.requested');
+    expect(log).toContain('echo ran > bypassed.txt');
+  });
+
+  it('acceptEdits lets a file edit through and still asks before a command', async () => {
+    const steps = [{ approve: { tool: 'Edit', input: 'src/a.ts' } }, { approve: { tool: 'Bash', input: 'echo hi' } }];
+    await t.ok(['dispatch', 'x', '--name', 'edits', '--permission-mode', 'acceptEdits', '--script', t.script(steps)], { cwd: repo });
+    const waiting = await t.waitForState('edits', 'needs_input');
+    expect(waiting.reason).toMatchObject({ kind: 'approval', tool: 'Bash' });
+    expect((await t.ok(['logs', 'edits', '--json'])).match(/approval\.requested/g)).toHaveLength(1);
+  });
+
   it('accept-dangerous refuses to run without a terminal', async () => {
     const result = await t.run(['accept-dangerous'], { cwd: repo });
     expect(result.code).toBe(2);

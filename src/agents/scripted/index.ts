@@ -232,6 +232,9 @@ class ScriptedRun implements AgentRun {
   }
 
   private askApproval(request: { tool: string; input: string; reason?: string | undefined }): Promise<void> {
+    // As the real agents do: bypassPermissions asks nothing; acceptEdits lets file edits through.
+    const mode = this.options.permissionMode;
+    if (mode === 'bypassPermissions' || (mode === 'acceptEdits' && toolKind(request.tool) === 'edit')) return this.runApproved(request);
     const requestId = this.toolId();
     this.emit({
       type: 'approval.requested',
@@ -252,17 +255,17 @@ class ScriptedRun implements AgentRun {
             this.emit({ type: 'message.added', role: 'assistant', text: `Understood, I will not run ${request.tool}${why}.` });
             return done();
           }
-          if (request.tool === SHELL_TOOL) {
-            this.runCommand(request.input).then(done, done);
-            return;
-          }
-          const toolId = this.toolId();
-          this.emit({ type: 'tool.started', toolId, tool: request.tool, kind: toolKind(request.tool), input: request.input });
-          this.emit({ type: 'tool.finished', toolId, tool: request.tool, ok: true });
-          done();
+          this.runApproved(request).then(done, done);
         },
       };
     });
+  }
+
+  private async runApproved(request: { tool: string; input: string }): Promise<void> {
+    if (request.tool === SHELL_TOOL) return this.runCommand(request.input);
+    const toolId = this.toolId();
+    this.emit({ type: 'tool.started', toolId, tool: request.tool, kind: toolKind(request.tool), input: request.input });
+    this.emit({ type: 'tool.finished', toolId, tool: request.tool, ok: true });
   }
 
   private sleep(ms: number): Promise<void> {
