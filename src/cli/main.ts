@@ -265,6 +265,13 @@ function buildProgram(ctx: Context, jsonErrors: boolean): Commander.Command {
     .addOption(new Option('--json', 'print JSON for scripts'))
     .action(async (ref: string, opts: { json?: boolean }) => (await import('./commands/merge.js')).pr(ctx, ref, opts));
 
+  program
+    .command('completion')
+    .description('a completion script for your shell: source <(baton completion bash)  (zsh the same; fish: baton completion fish | source)')
+    .argument('<shell>', 'bash, zsh or fish')
+    .action(async (shell: string) => (await import('./commands/completion.js')).completion(ctx, shell, program));
+  program.command('__sessions', { hidden: true }).action(async () => (await import('./commands/completion.js')).sessionNames(ctx));
+
   const daemon = program.command('daemon').description('the background supervisor');
   daemon
     .command('status')

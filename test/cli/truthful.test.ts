@@ -111,3 +111,50 @@ describe('ls in a terminal', () => {
     expect(visible.join('\n')).toContain('a-long-but-whole-session-name');
   });
 });
+
+describe('shell completion', () => {
+  it('completes commands, options and live session names in bash, and refuses an unknown shell', async () => {
+    await t.ok(['dispatch', 'x', '--name', 'flaky-watcher', '--script', t.script([{ say: 'hi' }])], { cwd: repo });
+    await t.waitForState('flaky-watcher', 'ready_for_review');
+    const script = join(t.root, 'baton-completion.bash');
+    writeFileSync(script, await t.ok(['completion', 'bash']));
+    const bin = join(t.root, 'bin');
+    const { mkdirSync } = await import('node:fs');
+    mkdirSync(bin, { recursive: true });
+    writeFileSync(join(bin, 'baton'), `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(BIN)} "$@"\n`);
+    chmodSync(join(bin, 'baton'), 0o755);
+    const complete = async (...words: string[]): Promise<string[]> => {
+      const { execFileSync } = await import('node:child_process');
+      const array = words.map((w) => `'${w}'`).join(' ');
+      const out = execFileSync('bash', ['-c', `source ${JSON.stringify(script)}; COMP_WORDS=(${array}); COMP_CWORD=${words.length - 1}; _baton; printf '%s\\n' "\${COMPREPLY[@]}"`], {
+        cwd: repo,
+        env: { ...t.env, PATH: `${bin}:${t.env.PATH ?? ''}` },
+        encoding: 'utf8',
+      });
+      return out.split('\n').filter(Boolean);
+    };
+    expect(await complete('baton', 'pe')).toEqual(['peek']);
+    expect(await complete('baton', 'wa')).toEqual(['wait']);
+    expect((await complete('baton', 'logs', '--f')).sort()).toEqual(['--follow', '--full']);
+    expect(await complete('baton', 'peek', 'fla')).toEqual(['flaky-watcher']);
+    expect(await complete('baton', 'daemon', 'st')).toEqual(expect.arrayContaining(['status', 'start', 'stop']));
+
+    for (const shell of ['zsh', 'fish']) expect(await t.ok(['completion', shell])).toContain('baton');
+    expect((await t.run(['completion', 'tcsh'])).stderr).toBe('baton: No completion for "tcsh"; shells: bash, zsh, fish\n');
+  });
+});
+
+describe('daemon stop', () => {
+  it('stays stopped while a logs -f runs elsewhere: the follower ends and says why', async () => {
+    await t.ok(['dispatch', 'x', '--name', 'long', '--script', t.script([{ say: 'busy' }, { sleep: 60_000 }])], { cwd: repo });
+    await t.waitForState('long', 'working');
+    const follower = t.spawn(['logs', 'long', '-f'], { cwd: repo });
+    const out = new OutputWatcher(follower.stdout!);
+    const err = new OutputWatcher(follower.stderr!);
+    await out.waitFor(/message\.added/);
+    await t.ok(['daemon', 'stop']);
+    expect(await exitOf(follower)).toBe(0);
+    await err.waitFor(/The supervisor was stopped; stopped following/);
+    expect((await t.run(['daemon', 'status'])).code).toBe(6);
+  });
+});
