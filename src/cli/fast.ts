@@ -13,7 +13,8 @@ import type { Context } from './context.js';
 
 interface ReadOnlyCommand {
   options: NonNullable<ParseArgsConfig['options']>;
-  positionals: number;
+  /** How many positionals it takes: exactly n, or at least one ('some'). */
+  positionals: number | 'some';
   run(ctx: Context, positionals: string[], values: Record<string, string | boolean | undefined>): Promise<void>;
 }
 
@@ -47,6 +48,16 @@ const COMMANDS: Record<string, ReadOnlyCommand> = {
         ...(typeof v.lines === 'string' ? { lines: v.lines } : {}),
       }),
   },
+  wait: {
+    options: { json, any: { type: 'boolean' }, timeout: { type: 'string', short: 't' } },
+    positionals: 'some',
+    run: async (ctx, refs, v) =>
+      (await import('./commands/wait.js')).wait(ctx, refs.map((r) => sessionRef(r)), {
+        json: bool(v.json),
+        any: bool(v.any),
+        ...(typeof v.timeout === 'string' ? { timeout: v.timeout } : {}),
+      }),
+  },
   path: {
     options: {},
     positionals: 1,
@@ -70,7 +81,8 @@ export function readOnlyCommand(ctx: Context, args: string[]): (() => Promise<vo
   } catch {
     return undefined;
   }
-  if (parsed.positionals.length !== command.positionals) return undefined;
+  const count = parsed.positionals.length;
+  if (command.positionals === 'some' ? count === 0 : count !== command.positionals) return undefined;
   const values = parsed.values as Record<string, string | boolean | undefined>;
   return () => command.run(ctx, parsed.positionals, values);
 }

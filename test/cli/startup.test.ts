@@ -15,11 +15,11 @@ async function modulesLoaded(args: string[], cwd: string): Promise<string> {
 }
 
 describe('the read-only commands load only what they need', () => {
-  it('run ls, peek, logs and daemon status without zod or commander', async () => {
+  it('run ls, peek, logs, wait, path and daemon status without zod or commander', async () => {
     const repo = t.repo();
     await t.ok(['dispatch', 'x', '--name', 'quick', '--script', t.script([{ say: 'hi' }])], { cwd: repo });
     await t.waitForState('quick', 'ready_for_review');
-    for (const args of [['ls'], ['ls', '--json'], ['peek', 'quick'], ['logs', 'quick'], ['daemon', 'status']]) {
+    for (const args of [['ls'], ['ls', '--json'], ['peek', 'quick'], ['logs', 'quick'], ['daemon', 'status'], ['wait', 'quick'], ['path', 'quick']]) {
       const loaded = await modulesLoaded(args, repo);
       expect(loaded, args.join(' ')).toContain('dist/cli/main.js');
       expect(loaded, args.join(' ')).not.toMatch(/node_modules\/(zod|commander)\//);
