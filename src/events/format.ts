@@ -90,6 +90,12 @@ function eventDetail(event: EventBody): string {
       return `${event.from ?? '-'} → ${event.to}${event.reason ? ` (${reasonText(event.reason)})` : ''}`;
     case 'session.ended':
       return event.reason + (event.message ? `: ${event.message}` : '');
+    case 'setup.step':
+      return `${event.index + 1}. ${event.kind} ${oneLine(event.label)}`;
+    case 'setup.output':
+      return oneLine(event.text, 200);
+    case 'setup.finished':
+      return `${event.ok ? 'ready' : 'failed'} in ${(event.durationMs / 1000).toFixed(1)} s${event.error ? `: ${oneLine(event.error, 200)}` : ''}`;
   }
 }
 

@@ -7,7 +7,9 @@ import { mkdirSync, rmSync } from 'node:fs';
 import type { z } from 'zod';
 import type { DispatchRequest } from '../api/index.js';
 import { loadAdapter } from '../agents/index.js';
+import { checkEnvironment, completePlan, leasePorts, writePlan } from '../environments/index.js';
 import { DANGEROUS_PERMISSION_MODE } from '../events/vocabulary.js';
+import { loadRepoConfig } from '../projects/index.js';
 import { SessionDispatched } from '../events/workspace.js';
 import { DangerousModeNotAcceptedError, errorMessage, SessionStateError } from '../shared/errors.js';
 import { createLogger } from '../shared/log.js';
@@ -31,11 +33,15 @@ export async function dispatchSession(core: SessionsCore, request: z.output<type
   }
   const adapter = await loadAdapter(request.agent);
   const agentOptions = adapter.validateOptions(request.options, repo.root);
+  // The repository's own settings, checked before anything is made: a bad key or path refuses the dispatch.
+  const environment = await checkEnvironment(repo.root, loadRepoConfig(repo.root));
   const project = store.ensureProject(repo.root);
   const name = pickName(core, project.id, request.name, request.prompt);
   const worktree = projectWorktreePath(homePaths(core.home).worktrees, project.name, name);
   const branch = `baton/${name}`;
   const id = newId();
+  // Leased before the worktree is made, so "no free ports" leaves nothing behind.
+  const ports = environment.ports === undefined ? [] : await leasePorts(core.ports, id, `${repo.root}\0${name}`, environment.ports);
   // Noted before the worktree exists, cleared with the session's insert: a supervisor killed in
   // between leaves this note, and the next one removes the worktree (recoverInterruptedDispatches).
   core.pending.add({ session_id: id, repo: repo.root, worktree, branch, base_commit: baseCommit, name });
@@ -43,6 +49,7 @@ export async function dispatchSession(core: SessionsCore, request: z.output<type
     await oneAtATime(repo.root, () => createWorktree({ repo: repo.root, path: worktree, branch, baseCommit }));
   } catch (error) {
     core.pending.remove(id);
+    core.ports.release(id);
     throw error;
   }
   try {
@@ -64,12 +71,14 @@ export async function dispatchSession(core: SessionsCore, request: z.output<type
       'queued',
     );
     mkdirSync(sessionPaths(core.home, id).dir, { recursive: true });
+    writePlan(sessionPaths(core.home, id).dir, completePlan(environment, { id, name, branch, worktree }, ports));
     core.bus.publish(SessionDispatched, { sessionId: id, name, project: project.name, agent: request.agent, branch });
     ingestor.record(id, { kind: 'queued' });
   } catch (error) {
     // Leave nothing half-created.
     await removeWorktree({ repo: repo.root, path: worktree, branch, baseCommit, snapshotName: name }).catch(() => undefined);
     store.delete(id);
+    core.ports.release(id);
     core.pending.remove(id);
     rmSync(sessionPaths(core.home, id).dir, { recursive: true, force: true });
     throw error;

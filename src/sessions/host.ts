@@ -21,7 +21,7 @@ import { StateMachine, type Trigger } from './state.js';
 const log = createLogger('host');
 
 /** Events only the host writes: an adapter claiming one would bypass the state machine. */
-const HOST_ONLY = new Set(['session.started', 'state.changed', 'session.ended', 'approval.resolved', 'question.answered']);
+const HOST_ONLY = new Set(['session.started', 'state.changed', 'session.ended', 'approval.resolved', 'question.answered', 'setup.step', 'setup.output', 'setup.finished']);
 
 export class SessionHost {
   private readonly paths: SessionPaths;

@@ -13,6 +13,7 @@ import { errorMessage } from '../shared/errors.js';
 import { createLogger } from '../shared/log.js';
 import type { Db } from '../store/db.js';
 import { PendingDispatchStore } from '../store/pending-dispatches.js';
+import { PortLeaseStore } from '../store/port-leases.js';
 import { SessionStore, type SessionWithProject } from '../store/sessions.js';
 import { findRepository, type RemoveResult } from '../worktrees/index.js';
 import { SessionCommands } from './commands.js';
@@ -81,13 +82,15 @@ export class SessionManager extends EventEmitter<ManagerEvents> {
       id: (session) => session.id,
       start: (session) => this.hosts.launch(session),
     });
-    this.core = new SessionsCore(options.home, this.store, this.ingestor, this.hosts, this.scheduler, this.bus, options.maxConcurrent, new PendingDispatchStore(options.db, this.store));
+    this.core = new SessionsCore(options.home, this.store, this.ingestor, this.hosts, this.scheduler, this.bus, options.maxConcurrent, new PendingDispatchStore(options.db, this.store), new PortLeaseStore(options.db));
     this.commands = new SessionCommands(this.core);
     this.workSizes = new WorkSizes(this, this.bus);
     this.ingestor.on('event', (id, event) => this.emit('event', id, event));
     this.ingestor.on('session', (id) => this.emit('session', id));
     // A session leaving a mid-turn state frees a slot.
-    this.ingestor.on('state', (_id, _before, after) => {
+    this.ingestor.on('state', (id, _before, after) => {
+      // A session that has ended for good gives its ports back (a failed or stopped one keeps them for a respawn).
+      if (after === 'completed') this.core.ports.release(id);
       if (after === undefined || !ACTIVE_STATES.includes(after)) this.reschedule();
     });
   }

@@ -47,7 +47,7 @@ export function DecideButtons(props: { session: SessionView; className: string; 
 /** Memoised: a stream update re-renders the one card whose session changed, not the board. */
 export const Card = memo(function Card(props: { session: SessionView; files: number | undefined; selected: boolean; now: number; onSelect: (id: string) => void }) {
   const s = props.session;
-  const live = s.state === 'working' || s.state === 'starting';
+  const live = s.state === 'working' || s.state === 'starting' || s.state === 'preparing';
   return (
     <article
       className={`card state-${s.state}${props.selected ? ' selected' : ''}`}
