@@ -8,3 +8,7 @@ export { agentInstructions, checkEnvironment, completePlan, templateValues, type
 export { EnvironmentPlan, needsPreparing, PLAN_FILE, readPlan, writePlan, type Command } from './plan.js';
 export { bindable, DEFAULT_PORT_RANGE, leasePorts, portNames, type PortRequest } from './ports.js';
 export { fillTemplates, identifierOf } from './template.js';
+export { prepareWorktree, type PrepareReporter, type PrepareResult } from './prepare.js';
+export { commandLabel, runCommand, type CommandResult } from './run.js';
+export { detectShareMode, shareFolder, type ShareMode } from './share.js';
+export { runTeardown } from './teardown.js';

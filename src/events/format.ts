@@ -41,6 +41,11 @@ export function describeActivity(event: EventBody): string | undefined {
       return event.reason === 'idle' ? 'idle: agent let go, a reply resumes it' : `ended (${event.reason})`;
     case 'tool.finished':
       return `finished ${event.tool}${event.ok ? '' : ' (failed)'}`;
+    case 'setup.step':
+      return `preparing: ${event.kind} ${oneLine(event.label, 80)}`;
+    case 'setup.finished':
+      return event.ok ? 'worktree ready' : `setup failed: ${oneLine(event.error ?? 'error', 90)}`;
+    case 'setup.output':
     case 'session.started':
     case 'agent.identified':
     case 'approval.resolved':

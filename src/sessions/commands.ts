@@ -1,7 +1,10 @@
 /** The user's commands on a session: reply, approve or deny, interrupt, stop, done, pin, remove, respawn. */
 import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { readPlan, runTeardown } from '../environments/index.js';
 import { SessionPinned, SessionRemoved } from '../events/workspace.js';
 import { InvalidInputError, SessionStateError } from '../shared/errors.js';
+import { sessionPaths } from '../shared/paths.js';
 import type { SessionWithProject } from '../store/sessions.js';
 import { removeWorktree, type RemoveResult } from '../worktrees/index.js';
 import type { SessionsCore } from './core.js';
@@ -80,9 +83,10 @@ export class SessionCommands {
     return this.core.mustGet(session.id);
   }
 
-  async remove(ref: string, cwd?: string): Promise<{ session: SessionWithProject; result: RemoveResult }> {
+  async remove(ref: string, cwd?: string): Promise<{ session: SessionWithProject; result: RemoveResult & { teardownFailures?: string[] } }> {
     const session = this.core.resolve(ref, cwd);
     if (this.core.isRunning(session)) await this.core.hosts.stop(session);
+    const teardown = await this.teardown(session);
     const result = await removeWorktree({
       repo: session.project_root,
       path: session.worktree,
@@ -91,6 +95,7 @@ export class SessionCommands {
       snapshotName: session.name,
     });
     this.core.store.markRemoved(session.id, result.snapshotRef ?? null);
+    this.core.ports.release(session.id);
     this.core.hosts.unwatch(session.id);
     this.core.bus.publish(SessionRemoved, {
       sessionId: session.id,
@@ -101,7 +106,16 @@ export class SessionCommands {
     });
     this.core.ingestor.emit('session', session.id);
     await this.core.scheduler.run();
-    return { session: this.core.mustGet(session.id), result };
+    return { session: this.core.mustGet(session.id), result: { ...result, ...(teardown.length === 0 ? {} : { teardownFailures: teardown }) } };
+  }
+
+  /** The repository's teardown commands, in the worktree while it still exists (issue 15). */
+  private async teardown(session: SessionWithProject): Promise<string[]> {
+    const dir = sessionPaths(this.core.home, session.id).dir;
+    const plan = readPlan(dir, session.worktree);
+    if (plan.teardown.length === 0 || !existsSync(session.worktree)) return [];
+    const { failures } = await runTeardown(plan, session.worktree, this.core.hosts.sessionEnv(session), join(dir, 'teardown.log'));
+    return failures;
   }
 
   async respawn(ref: string, cwd?: string): Promise<SessionWithProject> {

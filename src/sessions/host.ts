@@ -7,6 +7,7 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { EventBody, type BatonEvent } from '../events/index.js';
 import { loadAdapter, type AgentEvent, type AgentRun } from '../agents/index.js';
+import { agentInstructions, needsPreparing, readPlan, type EnvironmentPlan } from '../environments/index.js';
 import { BatonError, errorMessage } from '../shared/errors.js';
 import { createLogger } from '../shared/log.js';
 import { sessionPaths, type SessionPaths } from '../shared/paths.js';
@@ -14,6 +15,7 @@ import { ensureSocketFolder } from '../shared/private-folder.js';
 import { EventLogWriter, readLog } from './event-log.js';
 import { claimSession, releaseClaim } from './host-claim.js';
 import { ControlSocket } from './host-control.js';
+import { prepareSession } from './host-prepare.js';
 import type { HostInfo, HostRequest, HostSpec } from './spec.js';
 import { ReplyQueue } from './host-replies.js';
 import { StateMachine, type Trigger } from './state.js';
@@ -41,6 +43,10 @@ export class SessionHost {
   private ending: Promise<void> | undefined;
   private readonly exitCallbacks: ((code: number) => void)[] = [];
   private idleTimer: NodeJS.Timeout | undefined;
+  private plan!: EnvironmentPlan;
+  /** The worktree was made ready by an earlier host (its log holds a successful `setup.finished`). */
+  private prepared = false;
+  private readonly preparing = new AbortController();
 
   /** `env` is the session's environment, handed to the agent as is (see environment.ts). */
   constructor(
@@ -59,6 +65,35 @@ export class SessionHost {
     const info: HostInfo = { pid: process.pid, sessionId: this.spec.sessionId, startedAt: new Date().toISOString(), socket: this.paths.socket };
     writeFileSync(this.paths.hostJson, JSON.stringify(info));
     await this.listen();
+    this.plan = readPlan(this.paths.dir, this.spec.cwd);
+    if (needsPreparing(this.plan) && !this.prepared) {
+      // Ready is reported now; setup may take minutes and must not hold the supervisor's launch.
+      this.change({ kind: 'preparing' });
+      void this.prepareThenStart();
+      return;
+    }
+    await this.startAgent();
+  }
+
+  private async prepareThenStart(): Promise<void> {
+    const result = await prepareSession({
+      plan: this.plan,
+      worktree: this.spec.cwd,
+      sessionDir: this.paths.dir,
+      env: this.env,
+      record: (body) => this.record(body),
+      signal: this.preparing.signal,
+    });
+    if (this.ending !== undefined) return;
+    if (!result.ok) {
+      this.record({ type: 'error.raised', message: result.message, fatal: true });
+      await this.end('failed', result.message);
+      return;
+    }
+    await this.startAgent();
+  }
+
+  private async startAgent(): Promise<void> {
     this.change({ kind: 'host_started' });
     this.record({
       type: 'session.started',
@@ -81,6 +116,8 @@ export class SessionHost {
           stateDir: this.paths.agentState,
           options: this.spec.options,
           env: this.env,
+          settingSources: this.plan.settingSources[this.spec.agent],
+          instructions: agentInstructions({ cwd: this.spec.cwd, branch: this.env.BATON_BRANCH }, this.plan),
         },
         (event) => this.onAgentEvent(event),
       );
@@ -111,6 +148,7 @@ export class SessionHost {
     for (const event of events) {
       this.lastSeqFromLog = event.seq;
       this.track(event);
+      if (event.type === 'setup.finished') this.prepared = event.ok;
       // Replies an earlier host took stay taken: a client's retry must not apply them again.
       if (event.type === 'message.added' && event.role === 'user' && event.clientId !== undefined) this.replies.remember(event.clientId);
     }
@@ -255,6 +293,7 @@ export class SessionHost {
   /** Ends the session for good: closes the agent, records the end, and exits the host. */
   private end(reason: 'stopped' | 'completed' | 'failed' | 'idle', message?: string): Promise<void> {
     clearTimeout(this.idleTimer);
+    this.preparing.abort();
     this.ending ??= (async () => {
       try {
         await this.run?.close();

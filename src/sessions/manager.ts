@@ -177,7 +177,7 @@ export class SessionManager extends EventEmitter<ManagerEvents> {
     return this.commands.setPinned(ref, pinned, cwd);
   }
 
-  remove(ref: string, cwd?: string): Promise<{ session: SessionWithProject; result: RemoveResult }> {
+  remove(ref: string, cwd?: string): Promise<{ session: SessionWithProject; result: RemoveResult & { teardownFailures?: string[] } }> {
     return this.commands.remove(ref, cwd);
   }
 

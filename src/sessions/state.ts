@@ -159,6 +159,9 @@ function afterEvent(current: SessionStatus, trigger: Extract<Trigger, { kind: 'e
     case 'usage.reported':
     case 'error.raised':
     case 'state.changed':
+    case 'setup.step':
+    case 'setup.output':
+    case 'setup.finished':
       return undefined;
   }
 }

@@ -1,0 +1,187 @@
+/**
+ * Worktrees that are ready to work in (issue 15), through the real binary: copies, shared
+ * folders, setup commands while `preparing`, ports and variables per session, teardown, and the
+ * repository's config refused with the bad key named.
+ */
+import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { BatonEvent } from '../../src/events/index.js';
+import { eachTest, type TestBaton } from '../support/baton.js';
+
+let t: TestBaton;
+eachTest((baton) => (t = baton));
+
+/** A repository with a .gitignore, a config, and (uncommitted, ignored) files in its main checkout. */
+function repoWith(config: unknown, extra: Record<string, string> = {}): string {
+  const repo = t.repo('app', { 'README.md': '# app\n', '.gitignore': 'node_modules/\n.env\n*.local\n', '.baton/config.json': JSON.stringify(config), ...extra });
+  writeFileSync(join(repo, '.env'), 'SECRET=main\n');
+  return repo;
+}
+
+async function logEvents(ref: string): Promise<BatonEvent[]> {
+  const out = await t.ok(['logs', ref, '--json']);
+  return out.trim().split('\n').map((line) => JSON.parse(line) as BatonEvent);
+}
+
+function states(events: BatonEvent[]): string[] {
+  return events.flatMap((e) => (e.type === 'state.changed' ? [e.to] : []));
+}
+
+/** Blocks the files of a tree really take on disk, counting each inode once (as `du` does). */
+function diskBlocks(dir: string, seen = new Set<number>()): number {
+  let blocks = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    const st = lstatSync(path);
+    if (seen.has(st.ino)) continue;
+    seen.add(st.ino);
+    blocks += st.blocks;
+    if (entry.isDirectory()) blocks += diskBlocks(path, seen);
+  }
+  return blocks;
+}
+
+function bindable(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+  });
+}
+
+describe('a worktree made ready while the session is preparing', () => {
+  it('copies .env and .worktreeinclude files, shares node_modules without duplicating it, and runs setup with live progress', async () => {
+    const repo = repoWith(
+      { worktree: { copy: ['.env', 'missing.env'], share: ['node_modules'], setup: ['echo installing; test -f .env && echo "dep:$(cat node_modules/dep/index.js)" > setup-ran.txt'] } },
+      { '.worktreeinclude': 'config.local\n' },
+    );
+    writeFileSync(join(repo, 'config.local'), 'local=1\n');
+    writeFileSync(join(repo, 'notes.local'), 'not named by .worktreeinclude\n');
+    mkdirSync(join(repo, 'node_modules', 'dep'), { recursive: true });
+    // 2 MB of dependency, so a copy would show in the blocks on disk.
+    writeFileSync(join(repo, 'node_modules', 'dep', 'big.bin'), Buffer.alloc(2 * 1024 * 1024, 7));
+    writeFileSync(join(repo, 'node_modules', 'dep', 'index.js'), 'module.exports = 1;');
+    const before = diskBlocks(join(repo, 'node_modules'));
+
+    const script = t.script([{ run: 'cat .env > seen-env.txt' }]);
+    await t.ok(['dispatch', 'use the env', '--name', 'ready', '--script', script], { cwd: repo });
+    const done = await t.waitForState('ready', 'ready_for_review');
+    const wt = done.worktree;
+    expect(readFileSync(join(wt, 'seen-env.txt'), 'utf8')).toBe('SECRET=main\n');
+    expect(readFileSync(join(wt, 'config.local'), 'utf8')).toBe('local=1\n');
+    expect(existsSync(join(wt, 'notes.local'))).toBe(false);
+    expect(readFileSync(join(wt, 'setup-ran.txt'), 'utf8')).toBe('dep:module.exports = 1;\n');
+    // Shared, not copied: both trees together take what one did.
+    const together = new Set<number>();
+    const both = diskBlocks(join(repo, 'node_modules'), together) + diskBlocks(join(wt, 'node_modules'), together);
+    expect(both).toBeLessThan(before * 1.2);
+    // The main checkout is left as it was; the shared folder is not work git sees.
+    expect(t.git(repo, 'status', '--porcelain')).toBe('');
+    expect(t.git(wt, 'status', '--porcelain', '--', 'node_modules')).toBe('');
+
+    const events = await logEvents('ready');
+    expect(states(events)).toEqual(['queued', 'preparing', 'starting', 'working', 'ready_for_review']);
+    const steps = events.flatMap((e) => (e.type === 'setup.step' ? [`${e.kind} ${e.label}`] : []));
+    expect(steps).toEqual(['copy .env', 'copy missing.env', 'copy .worktreeinclude', 'share node_modules', expect.stringMatching(/^run echo installing/)]);
+    const output = events.flatMap((e) => (e.type === 'setup.output' ? [e.text] : [])).join('');
+    expect(output).toContain('installing');
+    expect(output).toMatch(/missing\.env is not in the main checkout; skipped/);
+    expect(events.find((e) => e.type === 'setup.finished')).toMatchObject({ ok: true });
+    expect(readFileSync(join(t.home, 'sessions', done.id, 'setup.log'), 'utf8')).toContain('installing');
+  });
+
+  it('fails the session when setup fails, with its output, and runs it again on respawn', async () => {
+    const repo = repoWith({ worktree: { setup: ['echo checking the flag; cat "$BATON_PROJECT_ROOT/flag" || { echo "no flag here" >&2; exit 3; }'] } });
+    await t.ok(['dispatch', 'x', '--name', 'broken', '--script', t.script([{ say: 'agent ran' }])], { cwd: repo });
+    const failed = await t.waitForState('broken', 'failed');
+    expect(failed.reason).toMatchObject({ kind: 'error' });
+    const message = (failed.reason as { message: string }).message;
+    expect(message).toMatch(/setup command .* failed: exited with code 3/);
+    expect(message).toContain('no flag here');
+    expect(message).toContain('baton respawn');
+    expect((await logEvents('broken')).some((e) => e.type === 'session.started')).toBe(false);
+
+    writeFileSync(join(repo, 'flag'), 'up\n');
+    await t.ok(['respawn', 'broken'], { cwd: repo });
+    await t.waitForState('broken', 'ready_for_review');
+    const events = await logEvents('broken');
+    expect(events.filter((e) => e.type === 'setup.finished').map((e) => (e.type === 'setup.finished' ? e.ok : undefined))).toEqual([false, true]);
+    expect(events.some((e) => e.type === 'message.added' && e.text === 'agent ran')).toBe(true);
+  });
+
+  it('ends a setup command that hangs at the time limit and fails the session saying so', async () => {
+    const repo = repoWith({ worktree: { setup: [['node', '-e', 'console.log("hanging"); setInterval(() => {}, 1000)']], setupTimeoutSeconds: 1 } });
+    await t.ok(['dispatch', 'x', '--name', 'hang', '--script', t.script([{ say: 'never' }])], { cwd: repo });
+    const failed = await t.waitForState('hang', 'failed');
+    expect((failed.reason as { message: string }).message).toMatch(/did not finish within 1 s \(worktree\.setupTimeoutSeconds\)/);
+    expect((failed.reason as { message: string }).message).toContain('hanging');
+  });
+});
+
+describe('ports and variables per session', () => {
+  it('leases unique, bindable ports to 10 concurrent sessions, exports them with templated variables, and frees them on rm', async () => {
+    const repo = repoWith({
+      ports: { count: 2, env: ['PORT', 'API_PORT'] },
+      env: { DATABASE_URL: 'postgres://localhost:${PORT}/app_${SESSION}' },
+      worktree: { setup: ['printf "%s %s %s" "$PORT" "$API_PORT" "$DATABASE_URL" > ports.txt'] },
+    });
+    const names = Array.from({ length: 10 }, (_, i) => `port-${i}`);
+    await Promise.all(names.map((name) => t.ok(['dispatch', 'serve', '--name', name, '--script', t.script([{ say: 'ok' }])], { cwd: repo })));
+    const seen: number[] = [];
+    for (const name of names) {
+      const done = await t.waitForState(name, 'ready_for_review', 60_000);
+      const [port, api, url] = readFileSync(join(done.worktree, 'ports.txt'), 'utf8').split(' ');
+      expect(url).toBe(`postgres://localhost:${port}/app_${name.replace('-', '_')}`);
+      seen.push(Number(port), Number(api));
+    }
+    expect(new Set(seen).size).toBe(20);
+    for (const port of seen) expect(await bindable(port)).toBe(true);
+  });
+
+  it('refuses a dispatch when no port is free in the range, leaving nothing behind', async () => {
+    const blocker = createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+    const port = (blocker.address() as { port: number }).port;
+    try {
+      const repo = repoWith({ ports: { count: 1, range: [port, port] } });
+      const result = await t.run(['dispatch', 'x', '--name', 'noports', '--script', t.script([{ say: 'x' }])], { cwd: repo });
+      expect(result.code).not.toBe(0);
+      expect(result.stderr).toMatch(/No 1 free port\(s\) in/);
+      expect(existsSync(join(t.home, 'worktrees', 'app', 'noports'))).toBe(false);
+      expect(t.git(repo, 'branch', '--list', 'baton/noports')).toBe('');
+    } finally {
+      blocker.close();
+    }
+  });
+});
+
+describe("the repository's config", () => {
+  it.each([
+    [{ worktree: { setpu: ['x'] } }, /setpu/],
+    [{ worktree: { copy: ['../outside.env'] } }, /worktree\.copy\[0\] "\.\.\/outside\.env" is outside the repository/],
+    [{ worktree: { share: ['src'] } }, /worktree\.share\[0\] "src" is not ignored by git/],
+    [{ env: { DB: 'app_${NOPE}' } }, /env\.DB uses \$\{NOPE\}/],
+    [{ agents: { claude: { settingSources: ['everything'] } } }, /agents\.claude\.settingSources/],
+  ])('refuses %j, naming what is wrong, and makes nothing', async (config, message) => {
+    const repo = repoWith(config, { 'src/a.txt': 'a\n' });
+    const result = await t.run(['dispatch', 'x', '--name', 'bad', '--script', t.script([{ say: 'x' }])], { cwd: repo });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(message);
+    expect(existsSync(join(t.home, 'worktrees', 'app', 'bad'))).toBe(false);
+    expect(t.git(repo, 'branch', '--list', 'baton/bad')).toBe('');
+  });
+});
+
+describe('teardown', () => {
+  it('runs the teardown commands in the worktree before rm removes it, and keeps their output', async () => {
+    const repo = repoWith({ worktree: { teardown: ['echo "down $BATON_SESSION_NAME" > "$BATON_PROJECT_ROOT/../teardown.txt"'] } });
+    await t.ok(['dispatch', 'x', '--name', 'td', '--script', t.script([{ say: 'x' }])], { cwd: repo });
+    const done = await t.waitForState('td', 'ready_for_review');
+    await t.ok(['rm', 'td'], { cwd: repo });
+    expect(readFileSync(join(repo, '..', 'teardown.txt'), 'utf8')).toBe('down td\n');
+    expect(existsSync(done.worktree)).toBe(false);
+    expect(statSync(join(t.home, 'sessions', done.id, 'teardown.log')).size).toBeGreaterThan(0);
+  });
+});
