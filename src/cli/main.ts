@@ -99,6 +99,13 @@ function buildProgram(ctx: Context): Commander.Command {
     .action(async (ref: string, opts: { json?: boolean }) => (await import('./commands/sessions.js')).peek(ctx, ref, opts));
 
   program
+    .command('env')
+    .description("a session's leased ports, variables, setup log and disk use")
+    .argument('<session>', 'id, id prefix or name', sessionRef)
+    .addOption(new Option('--json', 'print JSON for scripts'))
+    .action(async (ref: string, opts: { json?: boolean }) => (await import('./commands/env.js')).env(ctx, ref, opts));
+
+  program
     .command('diff')
     .description("a session's work against its base: committed, uncommitted and new files")
     .argument('<session>', 'id, id prefix or name', sessionRef)

@@ -12,3 +12,4 @@ export { prepareWorktree, type PrepareReporter, type PrepareResult } from './pre
 export { commandLabel, runCommand, type CommandResult } from './run.js';
 export { detectShareMode, shareFolder, type ShareMode } from './share.js';
 export { runTeardown } from './teardown.js';
+export { diskUse } from './disk.js';

@@ -7,6 +7,7 @@ import { Hono, type Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { ZodError } from 'zod';
 import { DAEMON, type DaemonStatus } from '../api/daemon.js';
+import { ENVIRONMENTS } from '../api/environments.js';
 import { HISTORY } from '../api/history.js';
 import { MAX_BODY_BYTES, type ApiErrorBody } from '../api/index.js';
 import { SESSIONS } from '../api/sessions.js';
@@ -16,6 +17,7 @@ import { createLogger } from '../shared/log.js';
 import type { SessionManager } from '../sessions/manager.js';
 import type { BrowserAuth } from './web-auth.js';
 import { daemonHandlers } from './routes/daemon.js';
+import { environmentHandlers } from './routes/environments.js';
 import { historyHandlers } from './routes/history.js';
 import { mount } from './routes/mount.js';
 import { sessionHandlers } from './routes/sessions.js';
@@ -73,6 +75,7 @@ export function createApp(options: AppOptions): Hono {
   mount(app, SESSIONS, sessionHandlers(manager));
   mount(app, HISTORY, historyHandlers(manager));
   mount(app, WORKSPACE, workspaceHandlers(manager.bus));
+  mount(app, ENVIRONMENTS, environmentHandlers(manager));
 
   // Last: the web routes end with the UI's catch-all.
   if (options.browserAuth !== undefined) mountWeb(app, { manager, auth: options.browserAuth, port: options.port });

@@ -5,6 +5,7 @@
  */
 import { EventEmitter } from 'node:events';
 import type { z } from 'zod';
+import type { EnvironmentView } from '../api/environments.js';
 import type { DispatchRequest, PeekView, SessionView } from '../api/index.js';
 import { WorkspaceBus } from '../bus/index.js';
 import type { BatonEvent } from '../events/index.js';
@@ -19,6 +20,7 @@ import { findRepository, type RemoveResult } from '../worktrees/index.js';
 import { SessionCommands } from './commands.js';
 import { SessionsCore } from './core.js';
 import { dispatchSession, recoverInterruptedDispatches } from './dispatch.js';
+import { environmentView } from './environment-view.js';
 import { HostSupervisor } from './hosts.js';
 import { Ingestor } from './ingest.js';
 import { ACTIVE_STATES } from './state.js';
@@ -103,6 +105,11 @@ export class SessionManager extends EventEmitter<ManagerEvents> {
 
   resolve(ref: string, cwd?: string): SessionWithProject {
     return this.core.resolve(ref, cwd);
+  }
+
+  /** `baton env`: ports, variables, setup log and disk of one session (issue 15). */
+  environment(ref: string, cwd?: string): EnvironmentView {
+    return environmentView(this.options.home, this.core.resolve(ref, cwd));
   }
 
   get(id: string): SessionWithProject | undefined {

@@ -121,7 +121,7 @@ describe('a worktree made ready while the session is preparing', () => {
 });
 
 describe('ports and variables per session', () => {
-  it('leases unique, bindable ports to 10 concurrent sessions, exports them with templated variables, and frees them on rm', async () => {
+  it('leases unique, bindable ports to 10 concurrent sessions, exports them with templated variables, and shows them in baton env', async () => {
     const repo = repoWith({
       ports: { count: 2, env: ['PORT', 'API_PORT'] },
       env: { DATABASE_URL: 'postgres://localhost:${PORT}/app_${SESSION}' },
@@ -138,6 +138,11 @@ describe('ports and variables per session', () => {
     }
     expect(new Set(seen).size).toBe(20);
     for (const port of seen) expect(await bindable(port)).toBe(true);
+
+    const env = JSON.parse(await t.ok(['env', 'port-0', '--json'], { cwd: repo })) as { ports: { name: string; port: number }[]; env: Record<string, string> };
+    expect(env.ports.map((p) => p.port)).toEqual(seen.slice(0, 2));
+    expect(env.env.DATABASE_URL).toBe(`postgres://localhost:${seen[0]}/app_port_0`);
+    expect(await t.ok(['env', 'port-0'], { cwd: repo })).toMatch(/ports: PORT=\d+ API_PORT=\d+/);
   });
 
   it('refuses a dispatch when no port is free in the range, leaving nothing behind', async () => {
