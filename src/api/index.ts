@@ -26,6 +26,8 @@ export const DispatchRequest = z
     permissionMode: PermissionModeSchema.default(DEFAULT_PERMISSION_MODE),
     /** Agent-specific options, checked by the agent's adapter (e.g. `{script: {...}}`). */
     options: z.record(z.string(), z.unknown()).default({}),
+    /** Bring the main checkout's uncommitted changes (tracked and untracked) into the new worktree. */
+    carryChanges: z.boolean().optional(),
   })
   .strict();
 export type DispatchRequest = z.input<typeof DispatchRequest>;

@@ -9,4 +9,5 @@ export interface DispatchFlags {
   script?: string;
   permissionMode: PermissionMode;
   json?: boolean;
+  carryChanges?: boolean;
 }

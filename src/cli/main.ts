@@ -79,6 +79,7 @@ function buildProgram(ctx: Context): Commander.Command {
     .option('-m, --model <model>', 'model for the agent')
     .option('-b, --base <ref>', 'branch, tag or commit to start from (default: HEAD)')
     .option('-s, --script <file>', 'script file for the scripted agent')
+    .option('--carry-changes', "bring the main checkout's uncommitted changes (tracked and untracked) into the new worktree")
     .addOption(new Option('-p, --permission-mode <mode>', 'how tool calls are approved').choices(PERMISSION_MODES).default(DEFAULT_PERMISSION_MODE))
     .addOption(json)
     .action(async (prompt: string, opts: DispatchFlags) => (await import('./commands/sessions.js')).dispatch(ctx, { prompt, ...opts }));

@@ -11,18 +11,21 @@ import { checkEnvironment, completePlan, leasePorts, writePlan } from '../enviro
 import { DANGEROUS_PERMISSION_MODE } from '../events/vocabulary.js';
 import { loadRepoConfig } from '../projects/index.js';
 import { SessionDispatched } from '../events/workspace.js';
-import { DangerousModeNotAcceptedError, errorMessage, SessionStateError } from '../shared/errors.js';
+import { DangerousModeNotAcceptedError, errorMessage, InvalidInputError, SessionStateError } from '../shared/errors.js';
 import { createLogger } from '../shared/log.js';
 import { newId } from '../shared/ids.js';
 import { homePaths, sessionPaths } from '../shared/paths.js';
 import type { SessionWithProject } from '../store/sessions.js';
-import { createWorktree, findRepository, projectWorktreePath, removeWorktree, resolveCommit } from '../worktrees/index.js';
+import { applyWork, createWorktree, findRepository, mainCheckoutWork, uncommittedCount, projectWorktreePath, removeWorktree, resolveCommit } from '../worktrees/index.js';
 import type { SessionsCore } from './core.js';
 import { nameFromPrompt, validateSessionName } from './names.js';
 
 const log = createLogger('dispatch');
 
-export async function dispatchSession(core: SessionsCore, request: z.output<typeof DispatchRequest>): Promise<SessionWithProject> {
+export async function dispatchSession(
+  core: SessionsCore,
+  request: z.output<typeof DispatchRequest>,
+): Promise<{ session: SessionWithProject; mainCheckout: { changedFiles: number; carried: boolean } }> {
   const { store, ingestor } = core;
   const repo = await findRepository(request.cwd);
   const baseCommit = request.base === undefined ? repo.head : await resolveCommit(repo.root, request.base);
@@ -35,6 +38,12 @@ export async function dispatchSession(core: SessionsCore, request: z.output<type
   const agentOptions = adapter.validateOptions(request.options, repo.root);
   // The repository's own settings, checked before anything is made: a bad key or path refuses the dispatch.
   const environment = await checkEnvironment(repo.root, loadRepoConfig(repo.root));
+  // The main checkout's uncommitted work is read, never changed; mentioned whether it is carried or not.
+  const changedFiles = await uncommittedCount(repo.root);
+  const carried = request.carryChanges === true && changedFiles > 0 ? await mainCheckoutWork(repo.root) : undefined;
+  if (carried !== undefined && carried.head !== baseCommit) {
+    throw new InvalidInputError(`--carry-changes brings the main checkout's changes on top of its HEAD (${carried.head.slice(0, 10)}); it cannot be combined with --base ${request.base ?? ''}.`);
+  }
   const project = store.ensureProject(repo.root);
   const name = pickName(core, project.id, request.name, request.prompt);
   const worktree = projectWorktreePath(homePaths(core.home).worktrees, project.name, name);
@@ -48,6 +57,15 @@ export async function dispatchSession(core: SessionsCore, request: z.output<type
   try {
     await oneAtATime(repo.root, () => createWorktree({ repo: repo.root, path: worktree, branch, baseCommit }));
   } catch (error) {
+    core.pending.remove(id);
+    core.ports.release(id);
+    throw error;
+  }
+  try {
+    if (carried !== undefined) await applyWork(worktree, carried);
+  } catch (error) {
+    // Only just made, and holding nothing but copies of the main checkout's changes.
+    await removeWorktree({ repo: repo.root, path: worktree, branch, baseCommit, snapshotName: name }).catch(() => undefined);
     core.pending.remove(id);
     core.ports.release(id);
     throw error;
@@ -84,7 +102,7 @@ export async function dispatchSession(core: SessionsCore, request: z.output<type
     throw error;
   }
   await core.scheduler.run();
-  return core.mustGet(id);
+  return { session: core.mustGet(id), mainCheckout: { changedFiles, carried: carried !== undefined } };
 }
 
 /**

@@ -156,7 +156,12 @@ export class SessionManager extends EventEmitter<ManagerEvents> {
   // ── commands ───────────────────────────────────────────────────────────────
 
   /** `request` is parsed once, at the boundary (the endpoint table's schema). */
-  dispatch(request: z.output<typeof DispatchRequest>): Promise<SessionWithProject> {
+  async dispatch(request: z.output<typeof DispatchRequest>): Promise<SessionWithProject> {
+    return (await dispatchSession(this.core, request)).session;
+  }
+
+  /** A dispatch, and what the main checkout held: uncommitted changes, and whether they were carried. */
+  dispatchWithNotes(request: z.output<typeof DispatchRequest>): Promise<{ session: SessionWithProject; mainCheckout: { changedFiles: number; carried: boolean } }> {
     return dispatchSession(this.core, request);
   }
 

@@ -172,3 +172,4 @@ export function projectWorktreePath(worktreesDir: string, project: string, sessi
   }
   return path;
 }
+export { applyWork, mainCheckoutWork, uncommittedCount } from './carry.js';

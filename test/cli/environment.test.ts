@@ -190,3 +190,36 @@ describe('teardown', () => {
     expect(statSync(join(t.home, 'sessions', done.id, 'teardown.log')).size).toBeGreaterThan(0);
   });
 });
+
+describe('carrying the main checkout’s changes', () => {
+  it('brings tracked and untracked changes into the new worktree and leaves the main checkout exactly as it was', async () => {
+    const repo = t.repo('carry', { 'README.md': '# carry\n', 'src/a.txt': 'a\n', 'gone.txt': 'bye\n' });
+    writeFileSync(join(repo, 'README.md'), '# carry, edited\n');
+    writeFileSync(join(repo, 'new.txt'), 'untracked\n');
+    t.git(repo, 'rm', '--quiet', 'gone.txt');
+    writeFileSync(join(repo, 'src/a.txt'), 'staged\n');
+    t.git(repo, 'add', 'src/a.txt');
+    const statusBefore = t.git(repo, 'status', '--porcelain');
+    const diffBefore = t.git(repo, 'diff', 'HEAD');
+
+    const out = await t.ok(['dispatch', 'x', '--name', 'carried', '--carry-changes', '--script', t.script([{ run: 'cat README.md new.txt src/a.txt > seen.txt' }])], { cwd: repo });
+    expect(out).toMatch(/carried: {2}4 uncommitted file\(s\) from the main checkout/);
+    const done = await t.waitForState('carried', 'ready_for_review');
+    expect(readFileSync(join(done.worktree, 'seen.txt'), 'utf8')).toBe('# carry, edited\nuntracked\nstaged\n');
+    expect(existsSync(join(done.worktree, 'gone.txt'))).toBe(false);
+    // Uncommitted in the worktree too, on the session's branch at the main checkout's HEAD.
+    expect(t.git(done.worktree, 'rev-parse', 'HEAD')).toBe(t.git(repo, 'rev-parse', 'HEAD'));
+    expect(t.git(done.worktree, 'status', '--porcelain').split('\n').map((l) => l.trim()).sort()).toEqual(['?? new.txt', '?? seen.txt', 'D gone.txt', 'M README.md', 'M src/a.txt']);
+    expect(t.git(repo, 'status', '--porcelain')).toBe(statusBefore);
+    expect(t.git(repo, 'diff', 'HEAD')).toBe(diffBefore);
+  });
+
+  it('mentions a dirty main checkout when its changes are not carried', async () => {
+    const repo = t.repo('dirty', { 'README.md': '# dirty\n' });
+    writeFileSync(join(repo, 'README.md'), '# dirty, edited\n');
+    const out = await t.ok(['dispatch', 'x', '--name', 'plain', '--script', t.script([{ say: 'x' }])], { cwd: repo });
+    expect(out).toMatch(/the main checkout has 1 uncommitted file\(s\), not in this session \(--carry-changes brings them\)/);
+    const done = await t.waitForState('plain', 'ready_for_review');
+    expect(readFileSync(join(done.worktree, 'README.md'), 'utf8')).toBe('# dirty\n');
+  });
+});

@@ -24,21 +24,26 @@ export async function dispatch(ctx: Context, flags: DispatchFlags & { prompt: st
     ...(flags.name === undefined ? {} : { name: flags.name }),
     ...(flags.model === undefined ? {} : { model: flags.model }),
     ...(flags.base === undefined ? {} : { base: flags.base }),
+    ...(flags.carryChanges === true ? { carryChanges: true } : {}),
   };
   const api = await client(ctx);
   let session: SessionView;
+  let mainCheckout: { changedFiles: number; carried: boolean };
   try {
-    ({ session } = await api.call('POST /api/sessions', { body }));
+    ({ session, mainCheckout } = await api.call('POST /api/sessions', { body }));
   } catch (error) {
     if (!(error instanceof BatonError) || error.data.reason !== 'dangerous_mode_not_accepted') throw error;
     const { confirmDangerousMode } = await import('./dangerous.js');
     if (!(await confirmDangerousMode(ctx, String(error.data.root), flags.permissionMode))) throw error;
     await api.call('POST /api/dangerous-mode/accept', { body: { cwd: ctx.cwd } });
-    ({ session } = await api.call('POST /api/sessions', { body }));
+    ({ session, mainCheckout } = await api.call('POST /api/sessions', { body }));
   }
   if (flags.json) return printJson(ctx, session);
   ctx.out.write(`Dispatched ${session.name} (${session.id}) on ${session.branch}: ${session.state.replace(/_/g, ' ')}\n`);
   ctx.out.write(`  worktree: ${session.worktree}\n  follow:   baton logs ${session.name} -f\n`);
+  const n = mainCheckout.changedFiles;
+  if (mainCheckout.carried) ctx.out.write(`  carried:  ${n} uncommitted file(s) from the main checkout, which is left as it was\n`);
+  else if (n > 0) ctx.out.write(`  note:     the main checkout has ${n} uncommitted file(s), not in this session (--carry-changes brings them)\n`);
 }
 
 function readScriptFile(file: string): unknown {
