@@ -100,6 +100,33 @@ function buildProgram(ctx: Context): Commander.Command {
     .action(async (ref: string, opts: { json?: boolean }) => (await import('./commands/sessions.js')).peek(ctx, ref, opts));
 
   program
+    .command('du')
+    .description('disk per worktree and in total, owned against shared')
+    .addOption(new Option('--json', 'print JSON for scripts'))
+    .action(async (opts: { json?: boolean }) => (await import('./commands/archive.js')).du(ctx, opts));
+
+  program
+    .command('gc')
+    .description("archive this repository's idle worktrees by its cleanup policy (uncommitted work snapshotted first)")
+    .option('--dry-run', 'only say what would be archived')
+    .addOption(new Option('--json', 'print JSON for scripts'))
+    .action(async (opts: { dryRun?: boolean; json?: boolean }) => (await import('./commands/archive.js')).gc(ctx, opts));
+
+  program
+    .command('snapshots')
+    .description("archived work of this repository's removed sessions")
+    .addOption(new Option('--json', 'print JSON for scripts'))
+    .action(async (opts: { json?: boolean }) => (await import('./commands/archive.js')).snapshots(ctx, opts));
+
+  program
+    .command('restore')
+    .description('bring a snapshot back as a worktree on baton/<name>, its uncommitted work as it was')
+    .argument('<snapshot>', 'snapshot name (see baton snapshots)')
+    .option('--as <name>', 'restore under another name')
+    .addOption(new Option('--json', 'print JSON for scripts'))
+    .action(async (name: string, opts: { as?: string; json?: boolean }) => (await import('./commands/archive.js')).restore(ctx, name, opts));
+
+  program
     .command('env')
     .description("a session's leased ports, variables, setup log and disk use")
     .argument('<session>', 'id, id prefix or name', sessionRef)

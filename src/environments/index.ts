@@ -13,3 +13,4 @@ export { commandLabel, runCommand, type CommandResult } from './run.js';
 export { detectShareMode, shareFolder, type ShareMode } from './share.js';
 export { runTeardown } from './teardown.js';
 export { diskUse } from './disk.js';
+export { pickForArchive, type GcCandidate, type GcDecision, type GcPolicy } from './gc.js';

@@ -17,6 +17,7 @@ import { PendingDispatchStore } from '../store/pending-dispatches.js';
 import { PortLeaseStore } from '../store/port-leases.js';
 import { SessionStore, type SessionWithProject } from '../store/sessions.js';
 import { findRepository, type RemoveResult } from '../worktrees/index.js';
+import { Archive } from './archive.js';
 import { SessionCommands } from './commands.js';
 import { SessionsCore } from './core.js';
 import { dispatchSession, recoverInterruptedDispatches } from './dispatch.js';
@@ -52,6 +53,8 @@ export class SessionManager extends EventEmitter<ManagerEvents> {
   readonly bus: WorkspaceBus;
   /** The size of each session's work, and the review queue. */
   readonly workSizes: WorkSizes;
+  /** Disk, cleanup, snapshots and restore (issue 15). */
+  readonly archive: Archive;
   private readonly store: SessionStore;
   private readonly ingestor: Ingestor;
   private readonly hosts: HostSupervisor;
@@ -86,6 +89,7 @@ export class SessionManager extends EventEmitter<ManagerEvents> {
     });
     this.core = new SessionsCore(options.home, this.store, this.ingestor, this.hosts, this.scheduler, this.bus, options.maxConcurrent, new PendingDispatchStore(options.db, this.store), new PortLeaseStore(options.db));
     this.commands = new SessionCommands(this.core);
+    this.archive = new Archive(this.core, this.commands);
     this.workSizes = new WorkSizes(this, this.bus);
     this.ingestor.on('event', (id, event) => this.emit('event', id, event));
     this.ingestor.on('session', (id) => this.emit('session', id));

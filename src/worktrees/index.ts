@@ -173,3 +173,4 @@ export function projectWorktreePath(worktreesDir: string, project: string, sessi
   return path;
 }
 export { applyWork, mainCheckoutWork, uncommittedCount } from './carry.js';
+export { listSnapshots, restoreSnapshot, SNAPSHOT_PREFIX, type SnapshotInfo } from './archive.js';

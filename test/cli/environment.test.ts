@@ -223,3 +223,51 @@ describe('carrying the main checkout’s changes', () => {
     expect(readFileSync(join(done.worktree, 'README.md'), 'utf8')).toBe('# dirty\n');
   });
 });
+
+describe('disk and cleanup', () => {
+  it('gc --dry-run changes nothing; gc archives the oldest idle worktree past the cap, and restore brings its work back byte for byte', async () => {
+    const repo = repoWith({ cleanup: { maxWorktrees: 1 } });
+    const bytes = Buffer.from(Array.from({ length: 4096 }, (_, i) => (i * 7) % 256));
+    await t.ok(['dispatch', 'x', '--name', 'older', '--script', t.script([{ write: { path: 'kept.txt', content: 'uncommitted\n' } }, { run: ['git', 'add', 'kept.txt'] }, { run: ['git', 'commit', '-qm', 'committed work'] }, { write: { path: 'notes.txt', content: 'not committed\n' } }])], { cwd: repo });
+    const older = await t.waitForState('older', 'ready_for_review');
+    writeFileSync(join(older.worktree, 'blob.bin'), bytes);
+    writeFileSync(join(older.worktree, 'README.md'), '# edited, uncommitted\n');
+    await t.ok(['dispatch', 'x', '--name', 'newer', '--script', t.script([{ say: 'x' }])], { cwd: repo });
+    await t.waitForState('newer', 'ready_for_review');
+
+    const du = JSON.parse(await t.ok(['du', '--json'], { cwd: repo })) as { worktrees: { session: string; ownedBytes: number }[] };
+    expect(du.worktrees.map((w) => w.session).sort()).toEqual(['newer', 'older']);
+    expect(du.worktrees.every((w) => w.ownedBytes > 0)).toBe(true);
+
+    const dry = await t.ok(['gc', '--dry-run'], { cwd: repo });
+    expect(dry).toMatch(/would archive older: 2 worktrees, over cleanup\.maxWorktrees 1/);
+    expect(existsSync(older.worktree)).toBe(true);
+
+    const out = await t.ok(['gc'], { cwd: repo });
+    expect(out).toMatch(/archived older: .* → uncommitted work in refs\/baton\/snapshots\/older/);
+    expect(existsSync(older.worktree)).toBe(false);
+
+    expect(await t.ok(['snapshots'], { cwd: repo })).toMatch(/^older .* baton: uncommitted work of session older/m);
+    // A name in use is refused, and nothing is made.
+    const taken = await t.run(['restore', 'older', '--as', 'newer'], { cwd: repo });
+    expect(taken.code).not.toBe(0);
+    expect(taken.stderr).toMatch(/A session named "newer" exists/);
+
+    const restored = JSON.parse(await t.ok(['restore', 'older', '--json'], { cwd: repo })) as { worktree: string; branch: string };
+    expect(restored.branch).toBe('baton/older');
+    expect(readFileSync(join(restored.worktree, 'blob.bin')).equals(bytes)).toBe(true);
+    expect(readFileSync(join(restored.worktree, 'README.md'), 'utf8')).toBe('# edited, uncommitted\n');
+    expect(readFileSync(join(restored.worktree, 'notes.txt'), 'utf8')).toBe('not committed\n');
+    expect(t.git(restored.worktree, 'log', '-1', '--format=%s')).toBe('committed work');
+    expect(t.git(restored.worktree, 'status', '--porcelain').split('\n').map((l) => l.trim()).sort()).toEqual(['?? blob.bin', '?? notes.txt', 'M README.md']);
+    // The snapshot is kept after a restore.
+    expect(t.git(repo, 'for-each-ref', 'refs/baton/snapshots/')).toMatch(/refs\/baton\/snapshots\/older/);
+  });
+
+  it('refuses gc in a repository without a cleanup policy', async () => {
+    const repo = repoWith({});
+    const result = await t.run(['gc'], { cwd: repo });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/no cleanup policy; set cleanup\.idleHours/);
+  });
+});
