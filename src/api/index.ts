@@ -28,6 +28,10 @@ export const DispatchRequest = z
     options: z.record(z.string(), z.unknown()).default({}),
     /** Bring the main checkout's uncommitted changes (tracked and untracked) into the new worktree. */
     carryChanges: z.boolean().optional(),
+    /** Continue this existing branch in a new worktree instead of starting `baton/<name>`. */
+    branch: z.string().min(1).max(250).optional(),
+    /** No worktree: the session works in the main checkout itself, one such session at a time. */
+    inPlace: z.boolean().optional(),
   })
   .strict();
 export type DispatchRequest = z.input<typeof DispatchRequest>;

@@ -10,4 +10,6 @@ export interface DispatchFlags {
   permissionMode: PermissionMode;
   json?: boolean;
   carryChanges?: boolean;
+  branch?: string;
+  inPlace?: boolean;
 }

@@ -79,6 +79,8 @@ function buildProgram(ctx: Context): Commander.Command {
     .option('-m, --model <model>', 'model for the agent')
     .option('-b, --base <ref>', 'branch, tag or commit to start from (default: HEAD)')
     .option('-s, --script <file>', 'script file for the scripted agent')
+    .option('--branch <branch>', 'continue this existing branch in a new worktree')
+    .option('--in-place', 'no worktree: work in the main checkout itself (one in-place session at a time)')
     .option('--carry-changes', "bring the main checkout's uncommitted changes (tracked and untracked) into the new worktree")
     .addOption(new Option('-p, --permission-mode <mode>', 'how tool calls are approved').choices(PERMISSION_MODES).default(DEFAULT_PERMISSION_MODE))
     .addOption(json)

@@ -45,20 +45,29 @@ export async function checkEnvironment(root: string, config: RepoConfig): Promis
   return { root, config, worktree, ports };
 }
 
-export function completePlan(checked: CheckedEnvironment, session: SessionFacts, ports: readonly { name: string; port: number }[]): EnvironmentPlan {
+export function completePlan(
+  checked: CheckedEnvironment,
+  session: SessionFacts,
+  ports: readonly { name: string; port: number }[],
+  mode: { keepBranch?: boolean; inPlace?: boolean } = {},
+): EnvironmentPlan {
   const { config } = checked;
   const values = templateValues(session, checked.root, ports);
   const portEnv = Object.fromEntries(ports.map((p) => [p.name, String(p.port)]));
   const settingSources: Record<string, string[]> = {};
   if (config.agents?.claude !== undefined) settingSources.claude = config.agents.claude.settingSources;
   if (config.agents?.codex !== undefined) settingSources.codex = config.agents.codex.settingSources;
+  // In place, the checkout is the user's own, already set up: nothing is copied, shared, run or torn down.
+  const inPlace = mode.inPlace === true;
   return EnvironmentPlan.parse({
     source: checked.root,
     settingSources,
-    ...checked.worktree,
-    setup: config.worktree?.setup ?? [],
+    ...(inPlace ? {} : checked.worktree),
+    setup: inPlace ? [] : (config.worktree?.setup ?? []),
     setupTimeoutSeconds: config.worktree?.setupTimeoutSeconds ?? DEFAULT_SETUP_SECONDS,
-    teardown: config.worktree?.teardown ?? [],
+    teardown: inPlace ? [] : (config.worktree?.teardown ?? []),
+    keepBranch: mode.keepBranch === true,
+    inPlace,
     ports,
     env: { ...portEnv, ...fillTemplates(config.env ?? {}, values) },
   });

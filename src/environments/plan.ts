@@ -29,6 +29,10 @@ export const EnvironmentPlan = z.object({
   setupTimeoutSeconds: z.number().int().positive().default(DEFAULT_SETUP_SECONDS),
   teardown: z.array(Command).default([]),
   ports: z.array(z.object({ name: z.string(), port: z.number().int() })).default([]),
+  /** The session continues a branch of the user's (`--branch`): removing it never deletes the branch. */
+  keepBranch: z.boolean().default(false),
+  /** The session works in the main checkout itself (`--in-place`): nothing to copy, share or remove. */
+  inPlace: z.boolean().default(false),
   /** Variables for the session, templates filled in, ports included. */
   env: z.record(z.string(), z.string()).default({}),
 });

@@ -52,7 +52,8 @@ export class Archive {
     if (policy.idleHours === undefined && policy.maxWorktrees === undefined) {
       throw new InvalidInputError(`${repo.root} has no cleanup policy; set cleanup.idleHours and/or cleanup.maxWorktrees in .baton/config.json.`);
     }
-    const sessions = this.core.store.listLive().filter((s) => s.project_root === repo.root && existsSync(s.worktree));
+    // In-place sessions work in the main checkout, which is never archived.
+    const sessions = this.core.store.listLive().filter((s) => s.project_root === repo.root && s.worktree !== repo.root && existsSync(s.worktree));
     const decisions = pickForArchive(
       sessions.map((s) => ({ id: s.id, name: s.name, state: s.state, pinned: s.pinned === 1, lastActivity: s.last_event_at ?? s.created_at })),
       policy,

@@ -86,14 +86,20 @@ export class SessionCommands {
   async remove(ref: string, cwd?: string): Promise<{ session: SessionWithProject; result: RemoveResult & { teardownFailures?: string[] } }> {
     const session = this.core.resolve(ref, cwd);
     if (this.core.isRunning(session)) await this.core.hosts.stop(session);
+    const plan = readPlan(sessionPaths(this.core.home, session.id).dir, session.worktree);
     const teardown = await this.teardown(session);
-    const result = await removeWorktree({
-      repo: session.project_root,
-      path: session.worktree,
-      branch: session.branch,
-      baseCommit: session.base_commit,
-      snapshotName: session.name,
-    });
+    // In place, the worktree is the user's main checkout: it stays exactly as it is.
+    const inPlace = plan.inPlace || session.worktree === session.project_root;
+    const result: RemoveResult = inPlace
+      ? { branchDeleted: false }
+      : await removeWorktree({
+          repo: session.project_root,
+          path: session.worktree,
+          branch: session.branch,
+          baseCommit: session.base_commit,
+          snapshotName: session.name,
+          keepBranch: plan.keepBranch,
+        });
     this.core.store.markRemoved(session.id, result.snapshotRef ?? null);
     this.core.ports.release(session.id);
     this.core.hosts.unwatch(session.id);
@@ -113,7 +119,7 @@ export class SessionCommands {
   private async teardown(session: SessionWithProject): Promise<string[]> {
     const dir = sessionPaths(this.core.home, session.id).dir;
     const plan = readPlan(dir, session.worktree);
-    if (plan.teardown.length === 0 || !existsSync(session.worktree)) return [];
+    if (plan.teardown.length === 0 || plan.inPlace || !existsSync(session.worktree)) return [];
     const { failures } = await runTeardown(plan, session.worktree, this.core.hosts.sessionEnv(session), join(dir, 'teardown.log'));
     return failures;
   }

@@ -17,6 +17,7 @@ import { newId } from '../shared/ids.js';
 import { homePaths, sessionPaths } from '../shared/paths.js';
 import type { SessionWithProject } from '../store/sessions.js';
 import { applyWork, createWorktree, findRepository, mainCheckoutWork, uncommittedCount, projectWorktreePath, removeWorktree, resolveCommit } from '../worktrees/index.js';
+import { checkoutMode, claimInPlace } from './checkout-mode.js';
 import type { SessionsCore } from './core.js';
 import { nameFromPrompt, validateSessionName } from './names.js';
 
@@ -28,8 +29,9 @@ export async function dispatchSession(
 ): Promise<{ session: SessionWithProject; mainCheckout: { changedFiles: number; carried: boolean } }> {
   const { store, ingestor } = core;
   const repo = await findRepository(request.cwd);
-  const baseCommit = request.base === undefined ? repo.head : await resolveCommit(repo.root, request.base);
-  const baseRef = request.base ?? repo.branch;
+  const checkout = await checkoutMode(core, repo, request);
+  const baseCommit = checkout.baseCommit ?? (request.base === undefined ? repo.head : await resolveCommit(repo.root, request.base));
+  const baseRef = checkout.baseRef ?? request.base ?? repo.branch;
   // A mode in which nothing asks must be accepted once per repository (decision 12).
   if (request.permissionMode === DANGEROUS_PERMISSION_MODE && !store.dangerousModeAccepted(repo.root)) {
     throw new DangerousModeNotAcceptedError(repo.root, request.permissionMode);
@@ -45,17 +47,19 @@ export async function dispatchSession(
     throw new InvalidInputError(`--carry-changes brings the main checkout's changes on top of its HEAD (${carried.head.slice(0, 10)}); it cannot be combined with --base ${request.base ?? ''}.`);
   }
   const project = store.ensureProject(repo.root);
-  const name = pickName(core, project.id, request.name, request.prompt);
-  const worktree = projectWorktreePath(homePaths(core.home).worktrees, project.name, name);
-  const branch = `baton/${name}`;
+  const name = pickName(core, project.id, request.name ?? checkout.defaultName, request.prompt);
+  const worktree = checkout.inPlace ? repo.root : projectWorktreePath(homePaths(core.home).worktrees, project.name, name);
+  const branch = checkout.branch ?? `baton/${name}`;
+  const keepBranch = checkout.branch !== undefined;
   const id = newId();
   // Leased before the worktree is made, so "no free ports" leaves nothing behind.
   const ports = environment.ports === undefined ? [] : await leasePorts(core.ports, id, `${repo.root}\0${name}`, environment.ports);
   // Noted before the worktree exists, cleared with the session's insert: a supervisor killed in
   // between leaves this note, and the next one removes the worktree (recoverInterruptedDispatches).
-  core.pending.add({ session_id: id, repo: repo.root, worktree, branch, base_commit: baseCommit, name });
+  // An existing branch is noted without its name, so undoing the dispatch can never delete it.
+  if (!checkout.inPlace) core.pending.add({ session_id: id, repo: repo.root, worktree, branch: keepBranch ? '' : branch, base_commit: baseCommit, name });
   try {
-    await oneAtATime(repo.root, () => createWorktree({ repo: repo.root, path: worktree, branch, baseCommit }));
+    if (!checkout.inPlace) await oneAtATime(repo.root, () => createWorktree({ repo: repo.root, path: worktree, branch, baseCommit, existingBranch: keepBranch }));
   } catch (error) {
     core.pending.remove(id);
     core.ports.release(id);
@@ -65,12 +69,13 @@ export async function dispatchSession(
     if (carried !== undefined) await applyWork(worktree, carried);
   } catch (error) {
     // Only just made, and holding nothing but copies of the main checkout's changes.
-    await removeWorktree({ repo: repo.root, path: worktree, branch, baseCommit, snapshotName: name }).catch(() => undefined);
+    await removeWorktree({ repo: repo.root, path: worktree, branch, baseCommit, snapshotName: name, keepBranch }).catch(() => undefined);
     core.pending.remove(id);
     core.ports.release(id);
     throw error;
   }
   try {
+    if (checkout.inPlace) claimInPlace(core, repo.root);
     core.pending.commit(
       {
         id,
@@ -89,12 +94,12 @@ export async function dispatchSession(
       'queued',
     );
     mkdirSync(sessionPaths(core.home, id).dir, { recursive: true });
-    writePlan(sessionPaths(core.home, id).dir, completePlan(environment, { id, name, branch, worktree }, ports));
+    writePlan(sessionPaths(core.home, id).dir, completePlan(environment, { id, name, branch, worktree }, ports, { keepBranch, inPlace: checkout.inPlace }));
     core.bus.publish(SessionDispatched, { sessionId: id, name, project: project.name, agent: request.agent, branch });
     ingestor.record(id, { kind: 'queued' });
   } catch (error) {
-    // Leave nothing half-created.
-    await removeWorktree({ repo: repo.root, path: worktree, branch, baseCommit, snapshotName: name }).catch(() => undefined);
+    // Leave nothing half-created (and never touch the main checkout of an in-place session).
+    if (!checkout.inPlace) await removeWorktree({ repo: repo.root, path: worktree, branch, baseCommit, snapshotName: name, keepBranch }).catch(() => undefined);
     store.delete(id);
     core.ports.release(id);
     core.pending.remove(id);
@@ -102,7 +107,8 @@ export async function dispatchSession(
     throw error;
   }
   await core.scheduler.run();
-  return { session: core.mustGet(id), mainCheckout: { changedFiles, carried: carried !== undefined } };
+  // In place, the session works on those changes itself: nothing to mention.
+  return { session: core.mustGet(id), mainCheckout: { changedFiles: checkout.inPlace ? 0 : changedFiles, carried: carried !== undefined } };
 }
 
 /**

@@ -271,3 +271,49 @@ describe('disk and cleanup', () => {
     expect(result.stderr).toMatch(/no cleanup policy; set cleanup\.idleHours/);
   });
 });
+
+describe('in-place sessions and existing branches', () => {
+  it('works in the main checkout itself, holds it against a second in-place session, and rm leaves the checkout and its branch as they are', async () => {
+    const repo = t.repo('inplace', { 'README.md': '# in place\n' });
+    const branchBefore = t.git(repo, 'branch', '--show-current');
+    const headBefore = t.git(repo, 'rev-parse', 'HEAD');
+    await t.ok(['dispatch', 'x', '--in-place', '--name', 'here', '--script', t.script([{ write: { path: 'made-here.txt', content: 'in place\n' } }])], { cwd: repo });
+    const done = await t.waitForState('here', 'ready_for_review');
+    expect(done.worktree).toBe(repo);
+    expect(readFileSync(join(repo, 'made-here.txt'), 'utf8')).toBe('in place\n');
+
+    const second = await t.run(['dispatch', 'y', '--in-place', '--name', 'there', '--script', t.script([{ say: 'x' }])], { cwd: repo });
+    expect(second.code).toBe(4);
+    expect(second.stderr).toMatch(/Session here is working in place .* one in-place session at a time/);
+    // A worktree session alongside is fine.
+    await t.ok(['dispatch', 'z', '--name', 'beside', '--script', t.script([{ say: 'x' }])], { cwd: repo });
+
+    await t.ok(['rm', 'here'], { cwd: repo });
+    expect(readFileSync(join(repo, 'made-here.txt'), 'utf8')).toBe('in place\n');
+    expect(t.git(repo, 'branch', '--show-current')).toBe(branchBefore);
+    expect(t.git(repo, 'rev-parse', `refs/heads/${branchBefore}`)).toBe(headBefore);
+    // Released: another in-place session may start.
+    await t.ok(['dispatch', 'y', '--in-place', '--name', 'there', '--script', t.script([{ say: 'x' }])], { cwd: repo });
+  });
+
+  it('continues an existing branch in a new worktree and never deletes that branch on rm', async () => {
+    const repo = t.repo('branches', { 'README.md': '# branches\n' });
+    t.git(repo, 'checkout', '--quiet', '-b', 'feature/x');
+    writeFileSync(join(repo, 'feature.txt'), 'feature work\n');
+    t.git(repo, 'add', 'feature.txt');
+    t.git(repo, 'commit', '--quiet', '-m', 'feature work');
+    const tip = t.git(repo, 'rev-parse', 'HEAD');
+    t.git(repo, 'checkout', '--quiet', '-');
+
+    await t.ok(['dispatch', 'x', '--branch', 'feature/x', '--script', t.script([{ run: 'cat feature.txt > seen.txt' }])], { cwd: repo });
+    const done = await t.waitForState('feature-x', 'ready_for_review');
+    expect(done.branch).toBe('feature/x');
+    expect(readFileSync(join(done.worktree, 'seen.txt'), 'utf8')).toBe('feature work\n');
+    await t.ok(['rm', 'feature-x'], { cwd: repo });
+    expect(t.git(repo, 'rev-parse', 'refs/heads/feature/x')).toBe(tip);
+
+    const missing = await t.run(['dispatch', 'x', '--branch', 'no/such', '--script', t.script([{ say: 'x' }])], { cwd: repo });
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toMatch(/No branch "no\/such"/);
+  });
+});

@@ -25,6 +25,8 @@ export async function dispatch(ctx: Context, flags: DispatchFlags & { prompt: st
     ...(flags.model === undefined ? {} : { model: flags.model }),
     ...(flags.base === undefined ? {} : { base: flags.base }),
     ...(flags.carryChanges === true ? { carryChanges: true } : {}),
+    ...(flags.branch === undefined ? {} : { branch: flags.branch }),
+    ...(flags.inPlace === true ? { inPlace: true } : {}),
   };
   const api = await client(ctx);
   let session: SessionView;
