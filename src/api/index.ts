@@ -81,6 +81,8 @@ export const SessionView = z.object({
   updatedAt: z.string(),
   lastEventAt: z.string().nullable(),
   queuePosition: z.number().nullable(),
+  /** Ports leased to the session (issue 15), when its repository asks for any. */
+  ports: z.array(z.object({ name: z.string(), port: z.number().int() })).optional(),
 });
 export type SessionView = z.infer<typeof SessionView>;
 

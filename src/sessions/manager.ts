@@ -139,7 +139,9 @@ export class SessionManager extends EventEmitter<ManagerEvents> {
   }
 
   view(session: SessionWithProject): SessionView {
-    return toView(session, this.isRunning(session), this.queuePosition(session));
+    const view = toView(session, this.isRunning(session), this.queuePosition(session));
+    const ports = this.core.ports.of(session.id);
+    return ports.length === 0 ? view : { ...view, ports: ports.map((p) => ({ name: p.name, port: p.port })) };
   }
 
   peek(ref: string, cwd?: string): Promise<PeekView> {

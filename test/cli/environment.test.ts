@@ -135,6 +135,8 @@ describe('ports and variables per session', () => {
       const [port, api, url] = readFileSync(join(done.worktree, 'ports.txt'), 'utf8').split(' ');
       expect(url).toBe(`postgres://localhost:${port}/app_${name.replace('-', '_')}`);
       seen.push(Number(port), Number(api));
+      // Shown with the session (the card on the board reads the same view).
+      expect(done.ports).toEqual([{ name: 'PORT', port: Number(port) }, { name: 'API_PORT', port: Number(api) }]);
     }
     expect(new Set(seen).size).toBe(20);
     for (const port of seen) expect(await bindable(port)).toBe(true);
@@ -143,6 +145,13 @@ describe('ports and variables per session', () => {
     expect(env.ports.map((p) => p.port)).toEqual(seen.slice(0, 2));
     expect(env.env.DATABASE_URL).toBe(`postgres://localhost:${seen[0]}/app_port_0`);
     expect(await t.ok(['env', 'port-0'], { cwd: repo })).toMatch(/ports: PORT=\d+ API_PORT=\d+/);
+
+    // A completed session gives its ports back; the others keep theirs.
+    await t.ok(['done', 'port-1'], { cwd: repo });
+    const after = await t.client(repo).call('GET /api/sessions/:ref', { params: { ref: 'port-1' } });
+    expect(after.session.ports).toBeUndefined();
+    const still = await t.client(repo).call('GET /api/sessions/:ref', { params: { ref: 'port-2' } });
+    expect(still.session.ports).toHaveLength(2);
   });
 
   it('refuses a dispatch when no port is free in the range, leaving nothing behind', async () => {

@@ -73,6 +73,14 @@ export const Card = memo(function Card(props: { session: SessionView; files: num
           {s.agent}
           {s.model ? ` · ${s.model}` : ''}
         </span>
+        {s.ports !== undefined && s.ports.length > 0 && (
+          <>
+            <span className="sep">·</span>
+            <span className="card-ports" title={s.ports.map((p) => `${p.name}=${p.port}`).join(' ')}>
+              ports {s.ports.map((p) => p.port).join(', ')}
+            </span>
+          </>
+        )}
         {s.queuePosition !== null && (
           <>
             <span className="sep">·</span>
