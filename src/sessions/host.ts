@@ -15,6 +15,7 @@ import { ensureSocketFolder } from '../shared/private-folder.js';
 import { EventLogWriter, readLog } from './event-log.js';
 import { claimSession, releaseClaim } from './host-claim.js';
 import { ControlSocket } from './host-control.js';
+import { IdleExit } from './host-idle.js';
 import { prepareSession } from './host-prepare.js';
 import type { HostInfo, HostRequest, HostSpec } from './spec.js';
 import { ReplyQueue } from './host-replies.js';
@@ -42,7 +43,7 @@ export class SessionHost {
   private stopRequested = false;
   private ending: Promise<void> | undefined;
   private readonly exitCallbacks: ((code: number) => void)[] = [];
-  private idleTimer: NodeJS.Timeout | undefined;
+  private readonly idle: IdleExit;
   private plan!: EnvironmentPlan;
   /** The worktree was made ready by an earlier host (its log holds a successful `setup.finished`). */
   private prepared = false;
@@ -54,6 +55,12 @@ export class SessionHost {
     private readonly env: Record<string, string>,
   ) {
     this.paths = sessionPaths(spec.home, spec.sessionId);
+    this.idle = new IdleExit(
+      spec.idleExitMs,
+      () => this.state === 'ready_for_review' && this.ending === undefined,
+      () => this.control?.busy === true,
+      (message) => void this.end('idle', message),
+    );
   }
 
   /** Starts the agent; resolves once the control socket listens and the agent has started. */
@@ -183,7 +190,7 @@ export class SessionHost {
     }
     this.track(event);
     if (derive) this.change({ kind: 'event', event: body, stopRequested: this.stopRequested, lastAssistantText: this.lastAssistantText });
-    this.watchIdle();
+    this.idle.update();
     return event;
   }
 
@@ -197,26 +204,6 @@ export class SessionHost {
 
   private get state(): string | undefined {
     return this.machine.status?.state;
-  }
-
-  /**
-   * Ready for review and unused for `idleExitMs`: end the host, keeping the state, so the agent
-   * process does not sit on its memory. A reply resumes the conversation in a new host.
-   */
-  private watchIdle(): void {
-    const idle = this.state === 'ready_for_review' && this.ending === undefined;
-    if (!idle) {
-      clearTimeout(this.idleTimer);
-      this.idleTimer = undefined;
-      return;
-    }
-    if (this.idleTimer !== undefined || this.spec.idleExitMs === undefined) return;
-    const ms = this.spec.idleExitMs;
-    this.idleTimer = setTimeout(() => {
-      this.idleTimer = undefined;
-      if (this.state !== 'ready_for_review' || this.control?.busy === true) return this.watchIdle();
-      void this.end('idle', `unused for ${formatDuration(ms)} after the turn; a reply resumes the conversation`);
-    }, ms);
   }
 
   private track(event: BatonEvent | EventBody): void {
@@ -292,7 +279,7 @@ export class SessionHost {
 
   /** Ends the session for good: closes the agent, records the end, and exits the host. */
   private end(reason: 'stopped' | 'completed' | 'failed' | 'idle', message?: string): Promise<void> {
-    clearTimeout(this.idleTimer);
+    this.idle.clear();
     this.preparing.abort();
     this.ending ??= (async () => {
       try {
@@ -331,9 +318,4 @@ export class SessionHost {
     this.control = new ControlSocket(this.paths.socket, (request) => this.handle(request));
     return this.control.listen();
   }
-}
-
-/** "45 s", "30 min": how long, for a person. */
-function formatDuration(ms: number): string {
-  return ms < 120_000 ? `${Math.round(ms / 1000)} s` : `${Math.round(ms / 60_000)} min`;
 }
