@@ -48,6 +48,8 @@ export class SessionHost {
   /** The worktree was made ready by an earlier host (its log holds a successful `setup.finished`). */
   private prepared = false;
   private readonly preparing = new AbortController();
+  /** The running preparation, which a stop waits for: its commands are ended before the session is. */
+  private preparation: Promise<unknown> | undefined;
 
   /** `env` is the session's environment, handed to the agent as is (see environment.ts). */
   constructor(
@@ -83,7 +85,7 @@ export class SessionHost {
   }
 
   private async prepareThenStart(): Promise<void> {
-    const result = await prepareSession({
+    this.preparation = prepareSession({
       plan: this.plan,
       worktree: this.spec.cwd,
       sessionDir: this.paths.dir,
@@ -91,6 +93,8 @@ export class SessionHost {
       record: (body) => this.record(body),
       signal: this.preparing.signal,
     });
+    const result = await this.preparation as Awaited<ReturnType<typeof prepareSession>>;
+    this.preparation = undefined;
     if (this.ending !== undefined) return;
     if (!result.ok) {
       this.record({ type: 'error.raised', message: result.message, fatal: true });
@@ -282,6 +286,7 @@ export class SessionHost {
     this.idle.clear();
     this.preparing.abort();
     this.ending ??= (async () => {
+      await this.preparation?.catch(() => undefined);
       try {
         await this.run?.close();
       } catch (error) {

@@ -120,6 +120,19 @@ describe('a worktree made ready while the session is preparing', () => {
   });
 });
 
+describe('stopping a session while it prepares', () => {
+  it('ends the running setup command before the session is recorded stopped', async () => {
+    const repo = repoWith({ worktree: { setup: [['node', '-e', 'require("fs").writeFileSync("setup.pid", String(process.pid)); console.log("started"); setInterval(() => {}, 1000)']] } });
+    await t.ok(['dispatch', 'x', '--name', 'halt', '--script', t.script([{ say: 'x' }])], { cwd: repo });
+    await t.waitForEvent('halt', (e) => e.type === 'setup.output' && e.text.includes('started'));
+    await t.ok(['stop', 'halt'], { cwd: repo });
+    const stopped = await t.waitForState('halt', 'stopped');
+    const pid = Number(readFileSync(join(stopped.worktree, 'setup.pid'), 'utf8'));
+    expect(() => process.kill(pid, 0)).toThrow();
+    expect(states(await logEvents('halt'))).toEqual(['queued', 'preparing', 'stopped']);
+  });
+});
+
 describe('ports and variables per session', () => {
   it('leases unique, bindable ports to 10 concurrent sessions, exports them with templated variables, and shows them in baton env', async () => {
     const repo = repoWith({
