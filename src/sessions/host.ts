@@ -85,23 +85,15 @@ export class SessionHost {
   }
 
   private async prepareThenStart(): Promise<void> {
-    this.preparation = prepareSession({
-      plan: this.plan,
-      worktree: this.spec.cwd,
-      sessionDir: this.paths.dir,
-      env: this.env,
-      record: (body) => this.record(body),
-      signal: this.preparing.signal,
-    });
-    const result = await this.preparation as Awaited<ReturnType<typeof prepareSession>>;
+    const { plan, env, paths, preparing } = this;
+    const running = prepareSession({ plan, worktree: this.spec.cwd, sessionDir: paths.dir, env, record: (body) => this.record(body), signal: preparing.signal });
+    this.preparation = running;
+    const result = await running;
     this.preparation = undefined;
     if (this.ending !== undefined) return;
-    if (!result.ok) {
-      this.record({ type: 'error.raised', message: result.message, fatal: true });
-      await this.end('failed', result.message);
-      return;
-    }
-    await this.startAgent();
+    if (result.ok) return this.startAgent();
+    this.record({ type: 'error.raised', message: result.message, fatal: true });
+    await this.end('failed', result.message);
   }
 
   private async startAgent(): Promise<void> {
