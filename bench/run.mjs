@@ -260,6 +260,10 @@ try {
   if (!only || only === 'cli') await benchCli();
   if (!only || only === 'dispatch') await benchDispatch();
   if (!only || only === 'fifty') await benchFifty();
+  if (!only || only === 'radar') {
+    const radar = await import(join(ROOT, 'bench', 'radar.mjs'));
+    await radar.run({ log: (line) => console.log(line) });
+  }
   if (!only || only === 'web') {
     const web = await import(join(ROOT, 'bench', 'web.mjs'));
     web.print(await web.run({ log: (line) => console.log(line) }));

@@ -8,6 +8,7 @@ import { TRANSCRIPT_PAGE_MAX, TranscriptPage, UsageView } from './web.js';
 export const EventList = z.object({ events: z.array(BatonEvent) });
 export type EventList = { events: BatonEvent[] };
 export const LiveMarker = z.object({ seq: z.number().int() });
+export const StreamEnded = z.object({ reason: z.enum(['completed', 'removed']) }).describe('The session will write nothing more; the stream ends');
 
 export const EventsQuery = z.object({
   after: intQuery('after', 0, Number.MAX_SAFE_INTEGER, 'a non-negative integer').describe('Only events after this seq'),
@@ -38,10 +39,10 @@ export type DiffStatView = z.infer<typeof DiffStatView>;
 
 export const HISTORY = {
   'GET /api/sessions/:ref/events': endpoint({
-    summary: 'Events after ?after=N; with ?follow=1 an SSE replay then live',
+    summary: 'Events after ?after=N; with ?follow=1 an SSE replay then live, ending with `ended` once the session is completed or removed',
     query: EventsQuery,
     response: EventList,
-    sse: { event: BatonEvent, live: LiveMarker },
+    sse: { event: BatonEvent, live: LiveMarker, ended: StreamEnded },
   }),
   'GET /api/sessions/:ref/transcript': endpoint({ summary: 'A bounded page of events, newest last', query: TranscriptQuery, response: TranscriptPage }),
   'GET /api/sessions/:ref/usage': endpoint({ summary: 'Token and cost running totals per usage report', response: UsageView }),

@@ -35,6 +35,35 @@ describe('the workspace bus', () => {
     expect(bus.lastSeq()).toBe(2);
   });
 
+  it('orders by sequence, never by time: a clock that jumps back and forward changes only the timestamps', async () => {
+    const times = ['2026-01-02T03:00:00.000Z', '2026-01-02T02:00:00.000Z', '2026-01-02T05:00:00.000Z', '2026-01-02T04:59:59.000Z'];
+    let tick = 0;
+    const jumping = new WorkspaceBus(db, () => new Date(times[tick++] as string));
+    for (const pinned of [true, false, true, false]) jumping.publish(SessionPinned, { ...ref, pinned });
+    expect(jumping.list().map((e) => [e.seq, e.ts])).toEqual(times.map((ts, i) => [i + 1, ts]));
+    expect(jumping.list(2).map((e) => e.seq)).toEqual([3, 4]);
+    // Replay then live, after a seq whose timestamp is later than the ones after it.
+    const seen: number[] = [];
+    const controller = new AbortController();
+    const closed = new Promise<void>((resolve) => controller.signal.addEventListener('abort', () => resolve()));
+    const following = jumping.follow(
+      1,
+      (event) => {
+        seen.push(event.seq);
+        if (event.seq === 5) controller.abort();
+        return Promise.resolve();
+      },
+      closed,
+      () => {
+        times.push('2020-01-01T00:00:00.000Z');
+        jumping.publish(SessionPinned, { ...ref, pinned: true });
+        return Promise.resolve();
+      },
+    );
+    await following;
+    expect(seen).toEqual([2, 3, 4, 5]);
+  });
+
   it('keeps its sequence across a reopen of the database', () => {
     bus.publish(SessionPinned, { ...ref, pinned: true });
     db.close();

@@ -36,13 +36,20 @@ export class SupervisorClient extends ApiClient {
     this.headers = headers;
   }
 
-  /** Replays a session's events after `after`, then follows live until `signal` aborts. */
-  follow(ref: string, after: number, onEvent: (event: BatonEvent) => void, signal: AbortSignal, onLive?: () => void): Promise<void> {
+  /**
+   * Replays a session's events after `after`, then follows live until `signal` aborts or the
+   * session ends (completed or removed), which the answer says.
+   */
+  async follow(ref: string, after: number, onEvent: (event: BatonEvent) => void, signal: AbortSignal, onLive?: () => void): Promise<'completed' | 'removed' | undefined> {
     const { path } = requestLine('GET /api/sessions/:ref/events', { params: { ref }, query: { follow: true, after } });
-    return this.stream(path, signal, (message) => {
+    let ended: 'completed' | 'removed' | undefined;
+    await this.stream(path, signal, (message) => {
       if (message.event === 'event') onEvent(streamMessage('GET /api/sessions/:ref/events', 'event', message.data));
       else if (message.event === 'live') onLive?.();
+      else if (message.event === 'ended') ended = streamMessage('GET /api/sessions/:ref/events', 'ended', message.data).reason;
+      return ended !== undefined;
     });
+    return ended;
   }
 
   /** Workspace events after `after` (replayed), then live ones, until `signal` aborts. */
@@ -50,10 +57,12 @@ export class SupervisorClient extends ApiClient {
     const { path } = requestLine('GET /api/stream', { query: { after, sessions: '0' } });
     return this.stream(path, signal, (message) => {
       if (message.event === 'workspace') onEvent(streamMessage('GET /api/stream', 'workspace', message.data));
+      return false;
     });
   }
 
-  private async stream(path: string, signal: AbortSignal, onMessage: (message: { event: string; data: string }) => void): Promise<void> {
+  /** Reads SSE messages until `signal` aborts or `onMessage` answers true (the stream has said its last). */
+  private async stream(path: string, signal: AbortSignal, onMessage: (message: { event: string; data: string }) => boolean): Promise<void> {
     let response: IncomingMessage;
     try {
       response = await open(this.baseUrl + path, this.headers, signal);
@@ -70,7 +79,10 @@ export class SupervisorClient extends ApiClient {
         for (let end = buffer.indexOf('\n\n'); end !== -1; end = buffer.indexOf('\n\n')) {
           const message = parseSse(buffer.slice(0, end));
           buffer = buffer.slice(end + 2);
-          onMessage(message);
+          if (onMessage(message)) {
+            response.destroy();
+            return;
+          }
         }
       }
     } catch (error) {
@@ -245,11 +257,11 @@ async function startSupervisor(paths: HomePaths, env: NodeJS.ProcessEnv): Promis
 
 /** After a start (ours or a racing one), waits until the supervisor answers. */
 async function waitForSupervisor(paths: HomePaths, cwd: string): Promise<SupervisorClient> {
-  const deadline = Date.now() + START_TIMEOUT_MS;
+  const deadline = performance.now() + START_TIMEOUT_MS;
   for (;;) {
     const client = await tryExisting(paths, cwd);
     if (client !== undefined) return client;
-    if (Date.now() > deadline) throw new SupervisorUnreachableError(`The supervisor did not come up; see ${paths.log}`);
+    if (performance.now() > deadline) throw new SupervisorUnreachableError(`The supervisor did not come up; see ${paths.log}`);
     // The racing supervisor writes supervisor.json once it listens; there is no event to wait on across processes.
     await new Promise((r) => setTimeout(r, 50));
   }

@@ -21,9 +21,10 @@ const json = { type: 'boolean' } as const;
 const bool = (value: string | boolean | undefined): boolean | undefined => (value === undefined ? undefined : value === true);
 
 const list: ReadOnlyCommand = {
-  options: { json, here: { type: 'boolean' } },
+  options: { json, here: { type: 'boolean' }, state: { type: 'string' } },
   positionals: 0,
-  run: async (ctx, _, v) => (await import('./commands/sessions.js')).list(ctx, { json: bool(v.json), here: bool(v.here) }),
+  run: async (ctx, _, v) =>
+    (await import('./commands/sessions.js')).list(ctx, { json: bool(v.json), here: bool(v.here), ...(typeof v.state === 'string' ? { state: v.state } : {}) }),
 };
 
 /** Keyed by the command's words; options as main.ts declares them for commander. */
@@ -36,9 +37,20 @@ const COMMANDS: Record<string, ReadOnlyCommand> = {
     run: async (ctx, [ref], v) => (await import('./commands/sessions.js')).peek(ctx, sessionRef(ref as string), { json: bool(v.json) }),
   },
   logs: {
-    options: { json, after: { type: 'string', default: '0' } },
+    options: { json, after: { type: 'string', default: '0' }, lines: { type: 'string', short: 'n' }, full: { type: 'boolean' } },
     positionals: 1,
-    run: async (ctx, [ref], v) => (await import('./commands/stream.js')).logs(ctx, sessionRef(ref as string), { json: bool(v.json), after: String(v.after) }),
+    run: async (ctx, [ref], v) =>
+      (await import('./commands/stream.js')).logs(ctx, sessionRef(ref as string), {
+        json: bool(v.json),
+        after: String(v.after),
+        full: bool(v.full),
+        ...(typeof v.lines === 'string' ? { lines: v.lines } : {}),
+      }),
+  },
+  path: {
+    options: {},
+    positionals: 1,
+    run: async (ctx, [ref]) => (await import('./commands/sessions.js')).path(ctx, sessionRef(ref as string)),
   },
   'daemon status': {
     options: { json },

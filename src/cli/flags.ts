@@ -8,8 +8,21 @@ export interface DispatchFlags {
   base?: string;
   script?: string;
   permissionMode: PermissionMode;
+  wait?: boolean;
   json?: boolean;
   carryChanges?: boolean;
   branch?: string;
   inPlace?: boolean;
+}
+
+export interface ReviewFlags {
+  json?: boolean;
+  open?: boolean;
+  project?: string;
+  comment?: string;
+  to?: string;
+  approve?: string;
+  viewed?: string;
+  requestChanges?: string;
+  clear?: string;
 }

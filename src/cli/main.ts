@@ -10,7 +10,9 @@ import { sessionRef } from './arguments.js';
 import type { Context } from './context.js';
 import { readOnlyCommand } from './fast.js';
 import { AGENT_IDS, DEFAULT_AGENT, DEFAULT_PERMISSION_MODE, PERMISSION_MODES } from '../events/vocabulary.js';
-import type { DispatchFlags } from './flags.js';
+import type { LogsFlags } from './commands/stream.js';
+import type { MergeFlags } from './commands/merge.js';
+import type { DispatchFlags, ReviewFlags } from './flags.js';
 
 export async function main(argv: string[]): Promise<void> {
   const ctx: Context = { home: batonHome(), cwd: process.cwd(), env: process.env, out: process.stdout, err: process.stderr };
@@ -21,10 +23,10 @@ export async function main(argv: string[]): Promise<void> {
   try {
     const fast = readOnlyCommand(ctx, argv.slice(2));
     if (fast !== undefined) await fast();
-    else await buildProgram(ctx).parseAsync(argv);
+    else await buildProgram(ctx, argv.includes('--json')).parseAsync(argv);
     process.exitCode ??= 0;
   } catch (error) {
-    process.exitCode = report(error, ctx);
+    process.exitCode = report(error, ctx, argv.includes('--json'));
   }
   if (process.exitCode === undefined || ctx.keepAlive) return;
   // Output to a pipe is written asynchronously once the pipe is full: exiting now would drop
@@ -41,14 +43,24 @@ function flushed(stream: NodeJS.WriteStream): Promise<void> {
   });
 }
 
-function report(error: unknown, ctx: Context): number {
-  if (isCommanderError(error)) return error.exitCode === 0 ? 0 : 2;
+/** Prints the error for a person, or with --json as one JSON object on stderr; answers the exit code. */
+function report(error: unknown, ctx: Context, json: boolean): number {
+  if (isCommanderError(error)) {
+    const exitCode = error.exitCode === 0 ? 0 : 2;
+    if (json && exitCode !== 0) writeJsonError(ctx, 'invalid_input', error.message.replace(/^error: /, ''), exitCode);
+    return exitCode;
+  }
   if (error instanceof BatonError) {
-    ctx.err.write(`baton: ${error.message}\n`);
+    if (json) writeJsonError(ctx, error.code, error.message, error.exitCode, error.data);
+    else ctx.err.write(`baton: ${error.message}\n`);
     return error.exitCode;
   }
   ctx.err.write(`baton: internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
   return 1;
+}
+
+function writeJsonError(ctx: Context, code: string, message: string, exitCode: number, data: Record<string, unknown> = {}): void {
+  ctx.err.write(JSON.stringify({ error: { code, message, exitCode, ...(Object.keys(data).length === 0 ? {} : { data }) } }) + '\n');
 }
 
 /** Commander's own errors (usage, --help, --version) carry a `commander.*` code. */
@@ -57,7 +69,7 @@ function isCommanderError(error: unknown): error is Commander.CommanderError {
   return typeof code === 'string' && code.startsWith('commander.');
 }
 
-function buildProgram(ctx: Context): Commander.Command {
+function buildProgram(ctx: Context, jsonErrors: boolean): Commander.Command {
   // Loaded only here: the read-only commands of fast.ts run without it. Its CommonJS build is
   // required directly, since the ESM entry makes Node scan it with cjs-module-lexer (~2 ms, 2 MB).
   const { Command, Option } = createRequire(import.meta.url)('commander') as typeof Commander;
@@ -65,7 +77,10 @@ function buildProgram(ctx: Context): Commander.Command {
     .description('Run many AI coding agents in parallel on one repository, and keep them in hand.')
     .version('0.1.0')
     .exitOverride()
-    .configureOutput({ writeErr: (s) => ctx.err.write(s.startsWith('error:') ? `baton: ${s.slice(7)}` : s) })
+    .configureOutput({
+      // With --json the error is printed once, as JSON, by report().
+      writeErr: (s) => (jsonErrors && s.startsWith('error:') ? undefined : ctx.err.write(s.startsWith('error:') ? `baton: ${s.slice(7)}` : s)),
+    })
     .showSuggestionAfterError();
 
   const json = new Option('--json', 'print JSON for scripts');
@@ -83,6 +98,7 @@ function buildProgram(ctx: Context): Commander.Command {
     .option('--in-place', 'no worktree: work in the main checkout itself (one in-place session at a time)')
     .option('--carry-changes', "bring the main checkout's uncommitted changes (tracked and untracked) into the new worktree")
     .addOption(new Option('-p, --permission-mode <mode>', 'how tool calls are approved').choices(PERMISSION_MODES).default(DEFAULT_PERMISSION_MODE))
+    .option('-w, --wait', 'then block until the session needs input or ends, with `baton wait`\'s exit codes')
     .addOption(json)
     .action(async (prompt: string, opts: DispatchFlags) => (await import('./commands/sessions.js')).dispatch(ctx, { prompt, ...opts }));
 
@@ -91,8 +107,9 @@ function buildProgram(ctx: Context): Commander.Command {
     .alias('list')
     .description('sessions grouped by state')
     .option('--here', 'only sessions of the repository in the current folder')
+    .option('-s, --state <states>', 'only sessions in these states, comma-separated (e.g. needs_input,working)')
     .addOption(new Option('--json', 'print JSON for scripts'))
-    .action(async (opts: { json?: boolean; here?: boolean }) => (await import('./commands/sessions.js')).list(ctx, opts));
+    .action(async (opts: { json?: boolean; here?: boolean; state?: string }) => (await import('./commands/sessions.js')).list(ctx, opts));
 
   program
     .command('peek')
@@ -149,8 +166,16 @@ function buildProgram(ctx: Context): Commander.Command {
     .argument('<session>', 'id, id prefix or name', sessionRef)
     .option('-f, --follow', 'keep printing new events')
     .option('--after <seq>', 'only events after this sequence number', '0')
+    .option('-n, --lines <n>', 'only the last n events')
+    .option('--full', 'messages, commands and tool output whole, not cut to one line')
     .addOption(new Option('--json', 'one JSON event per line'))
-    .action(async (ref: string, opts: { follow?: boolean; json?: boolean; after: string }) => (await import('./commands/stream.js')).logs(ctx, ref, opts));
+    .action(async (ref: string, opts: LogsFlags) => (await import('./commands/stream.js')).logs(ctx, ref, opts));
+
+  program
+    .command('path')
+    .description("print a session's worktree folder, for cd \"$(baton path flaky)\"")
+    .argument('<session>', 'id, id prefix or name', sessionRef)
+    .action(async (ref: string) => (await import('./commands/sessions.js')).path(ctx, ref));
 
   program
     .command('events')
@@ -164,7 +189,19 @@ function buildProgram(ctx: Context): Commander.Command {
     .command('attach')
     .description('follow a session live and type replies; Ctrl-C detaches (the session goes on)')
     .argument('<session>', 'id, id prefix or name', sessionRef)
-    .action(async (ref: string) => (await import('./commands/stream.js')).attach(ctx, ref));
+    .option('--all', 'replay the whole history first, not only the last 20 events')
+    .action(async (ref: string, opts: { all?: boolean }) => (await import('./commands/stream.js')).attach(ctx, ref, opts));
+
+  program
+    .command('wait')
+    .description('block until each session needs input or has ended; the exit code says which (0 ready or done, 10 needs input, 11 failed, 12 stopped, 13 removed, 124 timed out)')
+    .argument('<session...>', 'ids, id prefixes or names')
+    .option('--any', 'return as soon as one of them settles')
+    .option('-t, --timeout <seconds>', 'give up after this long (exit 124)')
+    .addOption(new Option('--json', 'print each session\'s outcome as JSON'))
+    .action(async (refs: string[], opts: { any?: boolean; timeout?: string; json?: boolean }) =>
+      (await import('./commands/wait.js')).wait(ctx, refs.map((r) => sessionRef(r)), opts),
+    );
 
   program
     .command('reply')
@@ -187,8 +224,15 @@ function buildProgram(ctx: Context): Commander.Command {
       );
   }
 
-  const simple: [string, string, 'stop' | 'interrupt' | 'done'][] = [
-    ['stop', 'stop the agent; `respawn` resumes it later', 'stop'],
+  program
+    .command('stop')
+    .description('stop agents; `respawn` resumes them later, `reply` too')
+    .argument('[session...]', 'ids, id prefixes or names')
+    .option('--all', 'every session that is queued, working or waiting for input')
+    .addOption(new Option('--json', 'print JSON for scripts'))
+    .action(async (refs: string[], opts: { all?: boolean; json?: boolean }) => (await import('./commands/bulk.js')).stop(ctx, refs.map((r) => sessionRef(r)), opts));
+
+  const simple: [string, string, 'interrupt' | 'done'][] = [
     ['interrupt', 'end the current turn; the session stays open for replies', 'interrupt'],
     ['done', 'mark the work completed', 'done'],
   ];
@@ -220,22 +264,59 @@ function buildProgram(ctx: Context): Commander.Command {
 
   program
     .command('rm')
-    .description('remove a session and its worktree (uncommitted work is kept in a snapshot ref)')
+    .description('remove sessions and their worktrees (uncommitted work is kept in refs/baton/snapshots/<name>; a branch without commits is deleted)')
+    .argument('[session...]', 'ids, id prefixes or names')
+    .option('--completed', 'every completed session')
+    .option('-f, --force', 'remove a session that is still queued, working or waiting, without asking')
+    .addOption(new Option('--json', 'print JSON for scripts'))
+    .action(async (refs: string[], opts: { completed?: boolean; force?: boolean; json?: boolean }) =>
+      (await import('./commands/bulk.js')).remove(ctx, refs.map((r) => sessionRef(r)), opts),
+    );
+
+  program
+    .command('conflicts')
+    .description('live sessions that will collide with each other or with their base, before anyone merges')
+    .argument('[session]', 'only the conflicts of this session (id, id prefix or name)', sessionRef)
+    .option('--project <project>', 'only this project (its name or root folder)')
+    .option('--diff', "print both sides' changes to each file")
+    .addOption(new Option('--json', 'print JSON for scripts'))
+    .action(async (session: string | undefined, opts: { json?: boolean; project?: string; diff?: boolean }) =>
+      (await import('./commands/conflicts.js')).conflicts(ctx, session, opts),
+    );
+
+  program
+    .command('merge')
+    .description('land sessions on their base branch through the merge queue: merge in a scratch worktree, run the check, then advance the base')
+    .argument('[sessions...]', 'sessions to land, as one group in this order (none: show the queue)')
+    .option('--squash', 'one commit per session (its prompt as the message) instead of its history')
+    .option('--plan', 'the order that lands the ready sessions with the fewest conflicts')
+    .option('--planned', 'merge the sessions given in the order with the fewest conflicts, not as given')
+    .option('-g, --group <n>', 'land coupled group n from `baton review`, tested once as a whole, in the planned order')
+    .addOption(new Option('--json', 'print JSON for scripts'))
+    .action(async (refs: string[], opts: MergeFlags) => (await import('./commands/merge.js')).merge(ctx, refs, opts));
+
+  program
+    .command('pr')
+    .description("push a session's branch and open a pull request (with gh when logged in, else print where to open it)")
     .argument('<session>', 'id, id prefix or name', sessionRef)
     .addOption(new Option('--json', 'print JSON for scripts'))
-    .action(async (ref: string, opts: { json?: boolean }) => (await import('./commands/sessions.js')).remove(ctx, ref, opts));
+    .action(async (ref: string, opts: { json?: boolean }) => (await import('./commands/merge.js')).pr(ctx, ref, opts));
 
   const daemon = program.command('daemon').description('the background supervisor');
   daemon
     .command('status')
+    .description('whether the supervisor runs (exit 6 when it does not), its port, version and sessions')
     .addOption(new Option('--json', 'print JSON for scripts'))
     .action(async (opts: { json?: boolean }) => (await import('./commands/daemon.js')).status(ctx, opts));
-  daemon.command('start').action(async () => (await import('./commands/daemon.js')).start(ctx));
-  daemon.command('stop').action(async () => (await import('./commands/daemon.js')).stop(ctx));
+  daemon.command('start').description('start the supervisor (any command does when needed)').action(async () => (await import('./commands/daemon.js')).start(ctx));
+  daemon.command('stop').description('stop the supervisor; sessions keep running and are re-attached on the next start').action(async () => (await import('./commands/daemon.js')).stop(ctx));
   daemon
     .command('logs')
-    .option('-n, --lines <n>', 'how many lines', '50')
-    .action(async (opts: { lines: string }) => (await import('./commands/daemon.js')).logs(ctx, opts));
+    .description("the supervisor's log, one readable line per record")
+    .option('-n, --lines <n>', 'how many of the last lines', '50')
+    .option('-f, --follow', 'keep printing new lines')
+    .addOption(new Option('--json', 'the JSON records as written'))
+    .action(async (opts: { lines: string; follow?: boolean; json?: boolean }) => (await import('./commands/daemon.js')).logs(ctx, opts));
 
   program
     .command('ui')
@@ -243,6 +324,24 @@ function buildProgram(ctx: Context): Commander.Command {
     .option('--no-open', 'print the link instead of opening a browser')
     .addOption(new Option('--json', 'print the login link as JSON'))
     .action(async (opts: { open: boolean; json?: boolean }) => (await import('./commands/ui.js')).ui(ctx, opts));
+
+  program
+    .command('review')
+    .description('coupled sessions grouped (shared files, imports, tests); `review <n>` one group as one combined diff')
+    .argument('[group]', 'group number from `baton review` (or a member session)')
+    .argument('[text...]', 'the comment, with --comment (or what to change, with --request-changes)')
+    .option('--open', "open the group's combined review in the browser")
+    .option('--comment <file:line>', 'comment on a changed line (or first-last) of the combined diff; sent to its writer as a reply')
+    .option('--to <session>', 'with --comment: only this session, when several wrote the lines')
+    .option('--approve <file>', 'mark a file approved')
+    .option('--viewed <file>', 'mark a file viewed')
+    .option('--request-changes <file>', 'mark a file as needing changes; text after it is sent to the file\'s writers')
+    .option('--clear <file>', "clear a file's review state")
+    .option('--project <name>', 'project name or root (default: the repository here)')
+    .addOption(new Option('--json', 'print JSON for scripts'))
+    .action(async (group: string | undefined, text: string[], opts: ReviewFlags) =>
+      (await import('./commands/review.js')).review(ctx, group, text, opts),
+    );
 
   program
     .command('accept-dangerous')

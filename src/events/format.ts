@@ -57,9 +57,42 @@ export function describeActivity(event: EventBody): string | undefined {
 }
 
 /** A full one-line rendering for `baton logs`. */
-export function formatEvent(event: BatonEvent): string {
+export function formatEvent(event: BatonEvent, options: { full?: boolean } = {}): string {
   const time = event.ts.slice(11, 19);
-  return `${String(event.seq).padStart(4)} ${time} ${event.type.padEnd(18)} ${eventDetail(event)}`;
+  const line = `${String(event.seq).padStart(4)} ${time} ${event.type.padEnd(18)} ${eventDetail(event)}`;
+  if (options.full !== true) return line;
+  const whole = fullText(event);
+  // The one-line summary, then the text it cut, whole and indented under it.
+  const cut = whole !== undefined && (whole.trim().includes('\n') || whole.length > 80);
+  return cut ? `${line}\n${indent(whole)}` : line;
+}
+
+/** The long text an event carries (a message, a command, a tool's output), when it has one. */
+function fullText(event: EventBody): string | undefined {
+  switch (event.type) {
+    case 'message.added':
+    case 'thinking.added':
+    case 'question.asked':
+    case 'question.answered':
+      return event.text;
+    case 'turn.started':
+      return event.prompt;
+    case 'tool.started':
+    case 'approval.requested':
+      return event.input;
+    case 'tool.finished':
+      return event.output;
+    default:
+      return undefined;
+  }
+}
+
+function indent(text: string): string {
+  return text
+    .replace(/\n+$/, '')
+    .split('\n')
+    .map((line) => `       │ ${line}`)
+    .join('\n');
 }
 
 function eventDetail(event: EventBody): string {

@@ -30,8 +30,111 @@ export const SessionStateChanged = defineWorkspaceEvent(
 export const SessionPinned = defineWorkspaceEvent('session.pinned', z.object({ ...sessionRef, pinned: z.boolean() }));
 export const SessionRemoved = defineWorkspaceEvent('session.removed', z.object({ ...sessionRef, snapshotRef: z.string().nullable(), branchDeleted: z.boolean() }));
 
+// ── radar (conflicts between live sessions, and with their moving base) ─────
+
+const radarPair = {
+  /** `<idA>:<idB>` (ids sorted) or `<id>:base`. */
+  key: z.string(),
+  project: z.string(),
+  a: z.object({ sessionId: z.string(), name: z.string() }),
+  /** The other session, or the base branch (`sessionId` null, `name` the branch). */
+  b: z.object({ sessionId: z.string().nullable(), name: z.string() }),
+};
+const radarLevel = z.enum(['hot', 'soft']);
+
+/** Every file both sides change, and those of them that are hot. */
+const radarFiles = { files: z.array(z.string()), hotFiles: z.array(z.string()) };
+
+export const RadarConflictFound = defineWorkspaceEvent('radar.conflict_found', z.object({ ...radarPair, level: radarLevel, ...radarFiles }));
+export const RadarConflictChanged = defineWorkspaceEvent('radar.conflict_changed', z.object({ ...radarPair, level: radarLevel, previous: radarLevel, ...radarFiles }));
+export const RadarConflictCleared = defineWorkspaceEvent(
+  'radar.conflict_cleared',
+  z.object({ ...radarPair, previous: radarLevel, reason: z.enum(['resolved', 'removed']) }),
+);
+
+// ── merge (the merge queue and pull requests: src/merge) ─────────────────────
+
+const mergeMember = z.object({ sessionId: z.string(), name: z.string() });
+const mergeRef = { mergeId: z.string(), project: z.string(), base: z.string(), sessions: z.array(mergeMember), squash: z.boolean() };
+/** What the check did: `none` when the repository configures no check (said plainly, not hidden). */
+export const MergeCheckOutcome = z.object({
+  outcome: z.enum(['none', 'passed', 'failed', 'timed_out']),
+  command: z.string().nullable(),
+  durationMs: z.number().int().nullable(),
+  exitCode: z.number().int().nullable(),
+  outputTail: z.string().nullable(),
+});
+
+export const MergeQueued = defineWorkspaceEvent('merge.queued', z.object({ ...mergeRef, position: z.number().int().positive() }));
+export const MergeStarted = defineWorkspaceEvent('merge.started', z.object({ ...mergeRef, baseCommit: z.string() }));
+export const MergeChecking = defineWorkspaceEvent('merge.checking', z.object({ ...mergeRef, command: z.string(), commit: z.string(), members: z.number().int() }));
+export const MergeLanded = defineWorkspaceEvent(
+  'merge.landed',
+  z.object({ ...mergeRef, commit: z.string(), previous: z.string(), check: MergeCheckOutcome, durationMs: z.number().int(), checkoutUpdated: z.string().nullable() }),
+);
+export const MergeConflicted = defineWorkspaceEvent(
+  'merge.conflicted',
+  z.object({ ...mergeRef, culprit: mergeMember, files: z.array(z.string()), durationMs: z.number().int(), replied: z.boolean() }),
+);
+export const MergeFailed = defineWorkspaceEvent(
+  'merge.failed',
+  z.object({
+    ...mergeRef,
+    reason: z.enum(['check_failed', 'check_timed_out', 'refused', 'error']),
+    message: z.string(),
+    culprit: mergeMember.nullable(),
+    check: MergeCheckOutcome,
+    durationMs: z.number().int(),
+    replied: z.boolean(),
+  }),
+);
+export const PrPushed = defineWorkspaceEvent('pr.pushed', z.object({ ...sessionRef, remote: z.string(), branch: z.string(), commit: z.string() }));
+export const PrOpened = defineWorkspaceEvent(
+  'pr.opened',
+  z.object({ ...sessionRef, via: z.enum(['gh', 'url', 'none']), url: z.string().nullable(), base: z.string(), branch: z.string() }),
+);
+
+// ── review (src/review) ───────────────────────────────────────────────────────
+
+const reviewGroup = z.object({ number: z.number().int().positive(), sessions: z.array(z.string()) });
+/** The coupled groups of a project differ from the last ones computed (sessions named, oldest first). */
+export const ReviewGroupsChanged = defineWorkspaceEvent('review.groups_changed', z.object({ project: z.string(), groups: z.array(reviewGroup) }));
+export const ReviewFileStateSet = defineWorkspaceEvent(
+  'review.file_state_set',
+  z.object({ project: z.string(), group: z.number().int().positive(), path: z.string(), state: z.enum(['none', 'viewed', 'approved', 'changes_requested']), sessions: z.array(z.string()) }),
+);
+/** A file's review state no longer holds: its content changed since it was set. */
+export const ReviewFileStateReset = defineWorkspaceEvent(
+  'review.file_state_reset',
+  z.object({ project: z.string(), path: z.string(), previous: z.enum(['viewed', 'approved', 'changes_requested']) }),
+);
+export const ReviewCommentSent = defineWorkspaceEvent(
+  'review.comment_sent',
+  z.object({ project: z.string(), group: z.number().int().positive(), path: z.string(), startLine: z.number().int(), endLine: z.number().int(), sessionId: z.string(), name: z.string() }),
+);
+
 /** Every workspace event there is; a new domain adds its definitions here. */
-export const WORKSPACE_EVENTS = [SessionDispatched, SessionStateChanged, SessionPinned, SessionRemoved] as const;
+export const WORKSPACE_EVENTS = [
+  SessionDispatched,
+  SessionStateChanged,
+  SessionPinned,
+  SessionRemoved,
+  RadarConflictFound,
+  RadarConflictChanged,
+  RadarConflictCleared,
+  MergeQueued,
+  MergeStarted,
+  MergeChecking,
+  MergeLanded,
+  MergeConflicted,
+  MergeFailed,
+  PrPushed,
+  PrOpened,
+  ReviewGroupsChanged,
+  ReviewFileStateSet,
+  ReviewFileStateReset,
+  ReviewCommentSent,
+] as const;
 
 type Definitions = (typeof WORKSPACE_EVENTS)[number];
 type Envelope<D> = D extends WorkspaceEventDefinition<infer T, infer S> ? { seq: number; ts: string; type: T; data: z.output<S> } : never;
@@ -47,4 +150,20 @@ export const WorkspaceEvent = z.discriminatedUnion('type', [
   z.object({ ...envelope, type: z.literal(SessionStateChanged.type), data: SessionStateChanged.schema }),
   z.object({ ...envelope, type: z.literal(SessionPinned.type), data: SessionPinned.schema }),
   z.object({ ...envelope, type: z.literal(SessionRemoved.type), data: SessionRemoved.schema }),
+  z.object({ ...envelope, type: z.literal(RadarConflictFound.type), data: RadarConflictFound.schema }),
+  z.object({ ...envelope, type: z.literal(RadarConflictChanged.type), data: RadarConflictChanged.schema }),
+  z.object({ ...envelope, type: z.literal(RadarConflictCleared.type), data: RadarConflictCleared.schema }),
+  // merge
+  z.object({ ...envelope, type: z.literal(MergeQueued.type), data: MergeQueued.schema }),
+  z.object({ ...envelope, type: z.literal(MergeStarted.type), data: MergeStarted.schema }),
+  z.object({ ...envelope, type: z.literal(MergeChecking.type), data: MergeChecking.schema }),
+  z.object({ ...envelope, type: z.literal(MergeLanded.type), data: MergeLanded.schema }),
+  z.object({ ...envelope, type: z.literal(MergeConflicted.type), data: MergeConflicted.schema }),
+  z.object({ ...envelope, type: z.literal(MergeFailed.type), data: MergeFailed.schema }),
+  z.object({ ...envelope, type: z.literal(PrPushed.type), data: PrPushed.schema }),
+  z.object({ ...envelope, type: z.literal(PrOpened.type), data: PrOpened.schema }),
+  z.object({ ...envelope, type: z.literal(ReviewGroupsChanged.type), data: ReviewGroupsChanged.schema }),
+  z.object({ ...envelope, type: z.literal(ReviewFileStateSet.type), data: ReviewFileStateSet.schema }),
+  z.object({ ...envelope, type: z.literal(ReviewFileStateReset.type), data: ReviewFileStateReset.schema }),
+  z.object({ ...envelope, type: z.literal(ReviewCommentSent.type), data: ReviewCommentSent.schema }),
 ]);

@@ -4,24 +4,33 @@
  */
 import { timingSafeEqual } from 'node:crypto';
 import { Hono, type Context } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
 import { ZodError } from 'zod';
+import { CONFLICTS } from '../api/conflicts.js';
 import { DAEMON, type DaemonStatus } from '../api/daemon.js';
 import { ENVIRONMENTS } from '../api/environments.js';
 import { HISTORY } from '../api/history.js';
+import { MERGE } from '../api/merge.js';
+import { REVIEW } from '../api/review.js';
 import { MAX_BODY_BYTES, type ApiErrorBody } from '../api/index.js';
 import { SESSIONS } from '../api/sessions.js';
 import { WORKSPACE } from '../api/workspace.js';
-import { BatonError, formatIssues, RequestTooLargeError } from '../shared/errors.js';
+import { BatonError, DiskFullError, errorMessage, formatIssues, isDiskFull } from '../shared/errors.js';
+import { MergeService } from '../merge/index.js';
 import { createLogger } from '../shared/log.js';
+import { ConflictRadar } from '../radar/index.js';
 import type { SessionManager } from '../sessions/manager.js';
 import type { BrowserAuth } from './web-auth.js';
+import { bodyLimit } from './body-limit.js';
+import { conflictHandlers } from './routes/conflicts.js';
 import { daemonHandlers } from './routes/daemon.js';
 import { environmentHandlers } from './routes/environments.js';
 import { historyHandlers } from './routes/history.js';
+import { mergeHandlers } from './routes/merge.js';
 import { mount } from './routes/mount.js';
 import { sessionHandlers } from './routes/sessions.js';
 import { workspaceHandlers } from './routes/workspace.js';
+import { reviewHandlers } from './routes/review.js';
+import type { ReviewService } from '../review/index.js';
 import { mountWeb } from './web-routes.js';
 import { TABLES } from './openapi.js';
 import type { EndpointSpec } from '../api/endpoint.js';
@@ -38,8 +47,14 @@ export interface AppOptions {
   port: () => number;
   status: () => DaemonStatus;
   requestShutdown: () => void;
+  /** The conflict radar the supervisor runs; without it, a passive one answers (a pass per request). */
+  radar?: ConflictRadar;
   /** Browser access (login codes, cookie sessions) and the web UI's routes; without it, the API takes the token only. */
   browserAuth?: BrowserAuth;
+  /** The merge queue; made on first use (in the status's home) when not given. */
+  merges?: MergeService;
+  /** Coupled groups and combined reviews (src/review); without it, the review endpoints answer that it is off. */
+  review?: ReviewService;
 }
 
 export function createApp(options: AppOptions): Hono {
@@ -68,13 +83,16 @@ export function createApp(options: AppOptions): Hono {
     }
     await next();
   });
-  // By Content-Length when given, else counted while read: an oversized body is never held whole.
-  app.use('*', bodyLimit({ maxSize: MAX_BODY_BYTES, onError: () => { throw new RequestTooLargeError(MAX_BODY_BYTES); } }));
+  app.use('*', bodyLimit(MAX_BODY_BYTES));
 
   mount(app, DAEMON, daemonHandlers(options));
   mount(app, SESSIONS, sessionHandlers(manager));
   mount(app, HISTORY, historyHandlers(manager));
   mount(app, WORKSPACE, workspaceHandlers(manager.bus));
+  mount(app, CONFLICTS, conflictHandlers(options.radar ?? new ConflictRadar({ sessions: manager, bus: manager.bus })));
+  let merges = options.merges;
+  mount(app, MERGE, mergeHandlers(() => (merges ??= new MergeService({ home: options.status().home, sessions: manager, bus: manager.bus, env: process.env }))));
+  mount(app, REVIEW, reviewHandlers(options.review));
   mount(app, ENVIRONMENTS, environmentHandlers(manager));
 
   // Last: the web routes end with the UI's catch-all.
@@ -99,6 +117,12 @@ function errorResponse(c: Context, error: unknown): Response {
   if (error instanceof ZodError) {
     const message = formatIssues(error.issues);
     return c.json<ApiErrorBody>({ error: { code: 'invalid_input', message: `Invalid request: ${message}` } }, 400);
+  }
+  // A full disk (SQLite's or the OS's word for it) is the machine's state, not a bug: say so.
+  if (isDiskFull(error) && !(error instanceof DiskFullError)) {
+    const full = new DiskFullError(`answering ${c.req.method} ${c.req.path}`, errorMessage(error));
+    log.warn('disk full', { method: c.req.method, path: c.req.path, error: errorMessage(error) });
+    return c.json<ApiErrorBody>({ error: { code: full.code, message: full.message, data: full.data } }, 507);
   }
   if (error instanceof BatonError) {
     return c.json<ApiErrorBody>({ error: { code: error.code, message: error.message, data: error.data } }, error.httpStatus as 400);

@@ -10,6 +10,8 @@ import { basename, dirname, join, relative } from 'node:path';
 
 /** A takeover marker this old belongs to a process that died mid-takeover (a takeover takes microseconds). */
 const ABANDONED_TAKEOVER_MS = 10_000;
+/** A marker this far in the future is still taken as just made: clocks of one machine agree, files stamps round. */
+const CLOCK_SLACK_MS = 2_000;
 
 export interface Lock {
   release(): void;
@@ -93,7 +95,10 @@ function removeStale(name: string): boolean {
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
     const since = modifiedAt(marker);
-    if (since !== undefined && Date.now() - since < ABANDONED_TAKEOVER_MS) return false;
+    // Its age by the wall clock, the only clock two processes share; a marker from the future
+    // (the clock was set back since) is as abandoned as an old one, or it would hold for hours.
+    const age = since === undefined ? undefined : Date.now() - since;
+    if (age !== undefined && age >= -CLOCK_SLACK_MS && age < ABANDONED_TAKEOVER_MS) return false;
     rmSync(marker, { force: true });
     return true;
   }

@@ -12,6 +12,9 @@ import { newToken } from '../shared/ids.js';
 import { createLogger, setLogFile } from '../shared/log.js';
 import { batonHome, homePaths } from '../shared/paths.js';
 import { openDb } from '../store/db.js';
+import { createRadar } from '../radar/index.js';
+import { MergeService } from '../merge/index.js';
+import { ReviewService, watchGroups } from '../review/index.js';
 import { SessionManager } from '../sessions/manager.js';
 import { createApp } from './app.js';
 import { acquireLock } from './lock.js';
@@ -45,7 +48,13 @@ export async function runSupervisor(env: NodeJS.ProcessEnv = process.env): Promi
   const config = loadConfig(paths.config, env);
   const db = openDb(paths.db);
   const manager = new SessionManager({ home, db, maxConcurrent: config.maxConcurrent, idleHostSeconds: config.idleHostSeconds, env });
+  const radar = createRadar(manager, db);
+  const merges = new MergeService({ home, sessions: manager, bus: manager.bus, env });
+  const review = new ReviewService({ db, bus: manager.bus, sessions: () => manager.list(), reply: (id, text) => manager.reply(id, text) });
+  watchGroups(manager.bus, review, (error) => log.error('review groups refresh failed', { error: errorMessage(error) }));
   const startedAt = new Date();
+  // Uptime by the monotonic clock: a wall clock set back would make it negative.
+  const startedMs = performance.now();
   let port = 0;
   let server: ServerType | undefined;
   let shuttingDown = false;
@@ -54,6 +63,7 @@ export async function runSupervisor(env: NodeJS.ProcessEnv = process.env): Promi
     if (shuttingDown) return;
     shuttingDown = true;
     log.info('shutting down; session hosts keep running');
+    radar.close();
     manager.close();
     rmSync(paths.supervisorJson, { force: true });
     lock.release();
@@ -64,6 +74,9 @@ export async function runSupervisor(env: NodeJS.ProcessEnv = process.env): Promi
 
   const app = createApp({
     manager,
+    radar: radar.radar,
+    merges,
+    review,
     token,
     port: () => port,
     browserAuth: new BrowserAuth({ port: () => port, file: paths.browserLogins }),
@@ -76,7 +89,7 @@ export async function runSupervisor(env: NodeJS.ProcessEnv = process.env): Promi
         home,
         version: VERSION,
         startedAt: startedAt.toISOString(),
-        uptimeSeconds: Math.round((Date.now() - startedAt.getTime()) / 1000),
+        uptimeSeconds: Math.round((performance.now() - startedMs) / 1000),
         maxConcurrent: manager.maxConcurrent,
         active: manager.activeCount(),
         queued: sessions.filter((s) => s.state === 'queued').length,
@@ -86,6 +99,9 @@ export async function runSupervisor(env: NodeJS.ProcessEnv = process.env): Promi
   });
 
   await manager.reattachAll();
+  // After the sessions are back, so the first pass sees them all.
+  radar.start();
+  await merges.recover().catch((error: unknown) => log.error('merge recovery failed', { error: error instanceof Error ? error.message : String(error) }));
   // BATON_PORT, or else the last supervisor's port: an open dashboard then reconnects by itself
   // after a restart (its logins are kept too). Taken meanwhile, any free port will do.
   const pinned = config.port !== undefined;

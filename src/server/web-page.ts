@@ -45,8 +45,9 @@ export class PageBuilder {
   /** `showAll`: every card in the markup, not just a first screen (`/?all=1`, for browsers without JavaScript). */
   async build(template: string, path: string, showAll = false): Promise<string> {
     const last = this.last;
-    if (last !== undefined && last.template === template && last.path === path && last.showAll === showAll && Date.now() - last.at < REUSE_MS) return last.html;
-    const at = Date.now();
+    if (last !== undefined && last.template === template && last.path === path && last.showAll === showAll && performance.now() - last.at < REUSE_MS) return last.html;
+    // Monotonic, as every deadline here: the wall clock may jump.
+    const at = performance.now();
     const generation = this.generation;
     const html = await this.compose(template, path, showAll, this.snapshot());
     // A change while the bundle was loading makes this page stale already: serve it, do not keep it.

@@ -34,7 +34,10 @@ export function mountWeb(app: Hono, options: WebOptions): void {
       return c.html(loginFailedPage(), 401);
     }
     c.header('set-cookie', auth.setCookieHeader(secret));
-    return c.redirect('/', 303);
+    // `baton review 2 --open` lands on the group's page; only a path on this site is followed.
+    // Plain path characters only: no other site (`//host`, `/\\host`), no header tricks.
+    const next = c.req.query('next') ?? '/';
+    return c.redirect(/^\/(?![/\\])[\w\-./%]*$/.test(next) ? next : '/', 303);
   });
 
   // Without JavaScript the Approve, Deny and Send buttons are plain form posts to here; with it,

@@ -9,6 +9,9 @@ import type { Context } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import type { StreamRemoved, StreamSnapshot } from '../api/web.js';
 import type { SessionManager } from '../sessions/manager.js';
+import { createLogger } from '../shared/log.js';
+
+const log = createLogger('http');
 
 /** Keeps idle connections (and proxies, were there any) from timing out, and finds dead ones. */
 const HEARTBEAT_MS = 20_000;
@@ -60,6 +63,8 @@ export function serveBoardStream(c: Context, manager: SessionManager, query: { a
         (event) => stream.writeSSE({ id: String(event.seq), event: 'workspace', data: JSON.stringify(event) }).catch(() => stream.abort()),
         closed,
       );
+      // The follow ends only when the client has gone: an operator's note, not an error.
+      log.info('workspace stream aborted by the client', { after: startSeq });
     } finally {
       clearInterval(heartbeat);
       manager.off('session', onSession);

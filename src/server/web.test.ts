@@ -68,6 +68,22 @@ describe('browser login and cookie auth', () => {
     expect((await request('/api/sessions', { headers: { cookie: 'baton_4321=forged' } })).status).toBe(401);
   });
 
+  it('lands on the page the login asks for (`baton review 2 --open`), but only a path of this site', async () => {
+    const cases: [string, string][] = [
+      ['/review/app/2', '/review/app/2'],
+      ['//evil.example/x', '/'],
+      ['/\\evil.example', '/'],
+      ['https://evil.example/', '/'],
+      ['/x\r\nset-cookie: a=b', '/'],
+    ];
+    for (const [next, location] of cases) {
+      const { url } = (await (await request('/api/ui/login', { method: 'POST', headers: bearer })).json()) as { url: string };
+      const response = await request(`${new URL(url).pathname}${new URL(url).search}&next=${encodeURIComponent(next)}`);
+      expect(response.status).toBe(303);
+      expect(response.headers.get('location')).toBe(location);
+    }
+  });
+
   it('lets a code work once and only within its lifetime', async () => {
     const first = (await (await request('/api/ui/login', { method: 'POST', headers: bearer })).json()) as { url: string };
     const path = new URL(first.url).pathname + new URL(first.url).search;

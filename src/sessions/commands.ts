@@ -11,7 +11,31 @@ import type { SessionsCore } from './core.js';
 import { RESPAWNABLE_STATES } from './state.js';
 
 export class SessionCommands {
+  /** The command in progress on each session, which the next one on that session waits for. */
+  private readonly inProgress = new Map<string, Promise<unknown>>();
+
   constructor(private readonly core: SessionsCore) {}
+
+  /**
+   * Runs `command` on the session once the commands before it on the same session have
+   * finished, with the session looked up again then: two removals at once (a page and a script,
+   * say) or a respawn during a removal would otherwise both work on one worktree, the second
+   * finding it half gone. A session removed meanwhile is not found, as for any later command.
+   */
+  private async exclusive<T>(ref: string, cwd: string | undefined, command: (session: SessionWithProject) => Promise<T>): Promise<T> {
+    const { id } = this.core.resolve(ref, cwd);
+    const before = this.inProgress.get(id) ?? Promise.resolve();
+    const run = before.then(
+      () => command(this.core.resolve(id)),
+      () => command(this.core.resolve(id)),
+    );
+    this.inProgress.set(id, run);
+    try {
+      return await run;
+    } finally {
+      if (this.inProgress.get(id) === run) this.inProgress.delete(id);
+    }
+  }
 
   /**
    * Sends a reply. A session that is no longer running (stopped, failed, or finished and its
@@ -19,7 +43,10 @@ export class SessionCommands {
    */
   async reply(ref: string, text: string, cwd?: string, clientId?: string): Promise<SessionWithProject> {
     if (text.trim() === '') throw new InvalidInputError('The reply is empty.');
-    const session = this.core.resolve(ref, cwd);
+    return this.exclusive(ref, cwd, (session) => this.replyNow(session, text, clientId));
+  }
+
+  private async replyNow(session: SessionWithProject, text: string, clientId: string | undefined): Promise<SessionWithProject> {
     if (!this.core.isRunning(session) && RESPAWNABLE_STATES.includes(session.state)) await this.resumeToReply(session);
     else this.requireRunning(session, 'reply to');
     await this.core.hosts.send(session.id, { op: 'reply', text, ...(clientId === undefined ? {} : { clientId }) });
@@ -29,7 +56,8 @@ export class SessionCommands {
   async resolveApproval(ref: string, decision: 'allow' | 'deny', reason?: string, requestId?: string, cwd?: string): Promise<SessionWithProject> {
     const session = this.core.resolve(ref, cwd);
     if (session.state !== 'needs_input' || session.state_reason_json === null || !session.state_reason_json.includes('"approval"')) {
-      throw new SessionStateError(`Session ${session.name} is not waiting for an approval (it is ${session.state}).`);
+      const hint = session.state === 'needs_input' ? `; it is waiting for an answer: baton reply ${session.name} "…"` : ` (it is ${session.state.replace(/_/g, ' ')})`;
+      throw new SessionStateError(`Session ${session.name} is not waiting for an approval${hint}.`);
     }
     this.requireRunning(session, decision === 'allow' ? 'approve' : 'deny');
     await this.core.hosts.send(session.id, {
@@ -48,8 +76,11 @@ export class SessionCommands {
     return this.core.settle(session.id);
   }
 
-  async stop(ref: string, cwd?: string): Promise<SessionWithProject> {
-    const session = this.core.resolve(ref, cwd);
+  stop(ref: string, cwd?: string): Promise<SessionWithProject> {
+    return this.exclusive(ref, cwd, (session) => this.stopNow(session));
+  }
+
+  private async stopNow(session: SessionWithProject): Promise<SessionWithProject> {
     // A host being started counts as running (its pid is recorded at spawn): it must do the
     // stopping, or two writers would share the log and the host would never learn of it.
     if (session.state === 'queued' && !this.core.isRunning(session)) {
@@ -61,8 +92,11 @@ export class SessionCommands {
     return this.core.mustGet(session.id);
   }
 
-  async done(ref: string, cwd?: string): Promise<SessionWithProject> {
-    const session = this.core.resolve(ref, cwd);
+  done(ref: string, cwd?: string): Promise<SessionWithProject> {
+    return this.exclusive(ref, cwd, (session) => this.doneNow(session));
+  }
+
+  private async doneNow(session: SessionWithProject): Promise<SessionWithProject> {
     if (session.state === 'completed') return session;
     if (this.core.isRunning(session)) {
       await this.core.hosts.send(session.id, { op: 'complete' });
@@ -83,8 +117,11 @@ export class SessionCommands {
     return this.core.mustGet(session.id);
   }
 
-  async remove(ref: string, cwd?: string): Promise<{ session: SessionWithProject; result: RemoveResult & { teardownFailures?: string[] } }> {
-    const session = this.core.resolve(ref, cwd);
+  remove(ref: string, cwd?: string): Promise<{ session: SessionWithProject; result: RemoveResult & { teardownFailures?: string[] } }> {
+    return this.exclusive(ref, cwd, (session) => this.removeNow(session));
+  }
+
+  private async removeNow(session: SessionWithProject): Promise<{ session: SessionWithProject; result: RemoveResult & { teardownFailures?: string[] } }> {
     if (this.core.isRunning(session)) await this.core.hosts.stop(session);
     const plan = readPlan(sessionPaths(this.core.home, session.id).dir, session.worktree);
     const teardown = await this.teardown(session);
@@ -124,12 +161,18 @@ export class SessionCommands {
     return failures;
   }
 
-  async respawn(ref: string, cwd?: string): Promise<SessionWithProject> {
-    const session = this.core.resolve(ref, cwd);
+  respawn(ref: string, cwd?: string): Promise<SessionWithProject> {
+    return this.exclusive(ref, cwd, (session) => this.respawnNow(session));
+  }
+
+  private async respawnNow(session: SessionWithProject): Promise<SessionWithProject> {
     if (!RESPAWNABLE_STATES.includes(session.state) && this.core.isRunning(session)) {
-      throw new SessionStateError(`Session ${session.name} is ${session.state}; respawn restarts sessions that are failed, stopped or ready for review.`);
+      throw new SessionStateError(`Session ${session.name} is ${session.state.replace(/_/g, ' ')}; respawn restarts a session that failed or was stopped (or whose agent was let go while ready for review).`);
     }
-    if (session.state === 'completed') throw new SessionStateError(`Session ${session.name} is completed; dispatch a new session instead.`);
+    if (session.state === 'completed') throw new SessionStateError(`Session ${session.name} is completed (marked done); to go on with the work, dispatch a new session.`);
+    if (session.state === 'ready_for_review' && this.core.isRunning(session)) {
+      throw new SessionStateError(`Session ${session.name} is ready for review and its agent is still up: there is nothing to respawn. Send it more work with: baton reply ${session.name} "…"`);
+    }
     if (!existsSync(session.worktree)) throw new SessionStateError(`The worktree of ${session.name} is gone (${session.worktree}); it cannot be respawned.`);
     if (this.core.isRunning(session)) await this.core.hosts.stop(session);
     else this.core.hosts.settleLost(session);
@@ -156,7 +199,7 @@ export class SessionCommands {
         `Cannot reply to ${session.name}: it is ${session.state}, and resuming it would exceed the limit of ${core.maxConcurrent} running sessions. Stop one, or raise BATON_MAX_CONCURRENT, then reply again.`,
       );
     }
-    await this.respawn(session.id);
+    await this.respawnNow(session);
     const resumed = core.mustGet(session.id);
     if (resumed.state === 'queued') {
       throw new SessionStateError(`Cannot reply to ${session.name} yet: it was respawned but another session took the free slot first; it resumes when a slot frees, then reply again.`);
@@ -168,7 +211,12 @@ export class SessionCommands {
 
   private requireRunning(session: SessionWithProject, action: string): void {
     if (!this.core.isRunning(session)) {
-      const hint = session.state === 'queued' ? 'it is queued and has not started yet' : `it is ${session.state}; \`baton respawn ${session.name}\` restarts it`;
+      const hint =
+        session.state === 'queued'
+          ? 'it is queued and has not started yet'
+          : session.state === 'completed'
+            ? 'it is completed (marked done); to go on with the work, dispatch a new session'
+            : `it is ${session.state.replace(/_/g, ' ')}; \`baton respawn ${session.name}\` restarts it`;
       throw new SessionStateError(`Cannot ${action} ${session.name}: ${hint}.`);
     }
   }

@@ -34,7 +34,8 @@ export class SessionsCore {
 
   /** After a command, take in what the host wrote in answer. */
   settle(sessionId: string): SessionWithProject {
-    this.ingestor.ingest(sessionId);
+    // The command is done (the host has it); on a full disk the view catches up later.
+    this.ingestor.ingestSoon(sessionId);
     return this.mustGet(sessionId);
   }
 

@@ -61,7 +61,11 @@ export async function dispatchSession(
   try {
     if (!checkout.inPlace) await oneAtATime(repo.root, () => createWorktree({ repo: repo.root, path: worktree, branch, baseCommit, existingBranch: keepBranch }));
   } catch (error) {
-    core.pending.remove(id);
+    try {
+      core.pending.remove(id);
+    } catch {
+      // A full disk may refuse this too; the note only makes the next start look for a worktree that is not there.
+    }
     core.ports.release(id);
     throw error;
   }

@@ -2,8 +2,9 @@
  * A session's append-only event log (`events.jsonl`): one JSON event per line, written by one
  * writer at a time (the session host while it runs, else the supervisor), read by offset.
  */
-import { closeSync, existsSync, fstatSync, openSync, readSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, fstatSync, ftruncateSync, openSync, readSync, writeSync } from 'node:fs';
 import { makeEvent, parseEventLine, type BatonEvent, type EventBody } from '../events/index.js';
+import { DiskFullError, errorMessage, isDiskFull } from '../shared/errors.js';
 
 export interface LogReadResult {
   events: BatonEvent[];
@@ -79,31 +80,107 @@ function afterTornWrite(line: string): { event: BatonEvent; fragment: string } |
   return undefined;
 }
 
-/** Appends events, continuing the sequence found in the log. Only one writer may hold it. */
+/**
+ * Appends events, continuing the sequence found in the log. Only one writer may hold it.
+ *
+ * A full disk must lose no event and leave no fragment: every write is whole or undone (the file
+ * cut back to where it was), and the sequence moves on only with what is kept. `append` (the
+ * host's) keeps an event it cannot write yet in order in memory and writes the backlog when
+ * space returns (retried every `retryMs`, and with every later append); `appendAll` (the
+ * supervisor's, answering a command) writes all or nothing and throws `DiskFullError`.
+ */
 export class EventLogWriter {
   private readonly fd: number;
   private seq: number;
+  private readonly backlog: BatonEvent[] = [];
+  private retry: NodeJS.Timeout | undefined;
+  private readonly drainedCallbacks: (() => void)[] = [];
 
-  constructor(readonly path: string, lastSeq?: number) {
+  constructor(
+    readonly path: string,
+    lastSeq?: number,
+    private readonly options: { retryMs?: number; onBlocked?: (error: string, held: number) => void; onUnblocked?: (written: number) => void } = {},
+  ) {
     this.seq = lastSeq ?? lastSeqOf(path);
     this.fd = openSync(path, 'a+');
     // A writer killed mid-line leaves a partial line; end it so our first event starts clean.
-    if (!endsWithNewline(this.fd)) writeSync(this.fd, '\n');
+    if (!endsWithNewline(this.fd)) writeWhole(this.fd, Buffer.from('\n'));
   }
 
   get lastSeq(): number {
     return this.seq;
   }
 
+  /** Events numbered but not yet on disk (the disk was full). */
+  get held(): number {
+    return this.backlog.length;
+  }
+
   append(body: EventBody): BatonEvent {
+    const event = makeEvent(this.seq + 1, body);
     this.seq++;
-    const event = makeEvent(this.seq, body);
-    writeSync(this.fd, JSON.stringify(event) + '\n');
+    this.backlog.push(event);
+    this.flush();
     return event;
   }
 
+  /** Writes every body or none; a full disk throws `DiskFullError` with the log as it was. */
+  appendAll(bodies: EventBody[]): BatonEvent[] {
+    if (this.backlog.length > 0) throw new DiskFullError('writing a session event', 'events are still held from an earlier write');
+    const events = bodies.map((body, i) => makeEvent(this.seq + 1 + i, body));
+    try {
+      writeWhole(this.fd, Buffer.from(events.map((e) => JSON.stringify(e) + '\n').join('')));
+    } catch (error) {
+      if (isDiskFull(error)) throw new DiskFullError('writing a session event', errorMessage(error));
+      throw error;
+    }
+    this.seq += events.length;
+    return events;
+  }
+
+  /** Resolves once nothing is held: at once, or when the disk has room again. */
+  drained(): Promise<void> {
+    if (this.backlog.length === 0) return Promise.resolve();
+    return new Promise((resolve) => this.drainedCallbacks.push(resolve));
+  }
+
   close(): void {
+    clearTimeout(this.retry);
     closeSync(this.fd);
+  }
+
+  private flush(): void {
+    if (this.backlog.length === 0) return;
+    const wasBlocked = this.retry !== undefined;
+    clearTimeout(this.retry);
+    this.retry = undefined;
+    try {
+      writeWhole(this.fd, Buffer.from(this.backlog.map((e) => JSON.stringify(e) + '\n').join('')));
+    } catch (error) {
+      if (!isDiskFull(error)) throw error;
+      if (!wasBlocked) this.options.onBlocked?.(errorMessage(error), this.backlog.length);
+      this.retry = setTimeout(() => this.flush(), this.options.retryMs ?? 1000);
+      return;
+    }
+    const count = this.backlog.length;
+    this.backlog.length = 0;
+    if (wasBlocked) this.options.onUnblocked?.(count);
+    for (const callback of this.drainedCallbacks.splice(0)) callback();
+  }
+}
+
+/**
+ * Writes all of `data` at the end of the file, or none: a short write (the disk filled midway)
+ * is continued, and a failure cuts the file back to its length before, so no fragment is left.
+ */
+function writeWhole(fd: number, data: Buffer): void {
+  const before = fstatSync(fd).size;
+  let done = 0;
+  try {
+    while (done < data.length) done += writeSync(fd, data, done, data.length - done);
+  } catch (error) {
+    if (done > 0) ftruncateSync(fd, before);
+    throw error;
   }
 }
 

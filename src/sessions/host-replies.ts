@@ -62,7 +62,9 @@ export class ReplyQueue {
     if (this.delivering || this.waiting.length === 0) return;
     const status = this.options.status();
     const answering = status?.state === 'needs_input' && status.reason?.kind === 'question';
-    if (!answering && !IDLE.has(status?.state ?? '')) return;
+    // An interrupted turn leaves the agent waiting (needs input, with a note): a reply is its next turn.
+    const idle = IDLE.has(status?.state ?? '') || (status?.state === 'needs_input' && status.reason?.kind === 'note');
+    if (!answering && !idle) return;
     const text = this.waiting.shift() as string;
     this.delivering = true;
     this.options

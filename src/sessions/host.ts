@@ -36,7 +36,8 @@ export class SessionHost {
   private readonly replies = new ReplyQueue({
     status: () => this.machine.status,
     deliver: (text, answering) => this.deliverReply(text, answering),
-    failed: (_text, error) => this.record({ type: 'error.raised', message: `the reply could not be handed to the agent: ${errorMessage(error)}`, fatal: false }),
+    // The session would say "working" with no turn running: it fails, truthfully, and a reply or respawn resumes it.
+    failed: (_text, error) => this.onAgentExited(`the reply could not be handed to the agent: ${errorMessage(error)}`),
   });
   private lastAssistantText: string | undefined;
   private pendingApprovals: string[] = [];
@@ -70,7 +71,10 @@ export class SessionHost {
     mkdirSync(this.paths.dir, { recursive: true });
     claimSession(this.paths.dir);
     this.restoreFromLog();
-    this.writer = new EventLogWriter(this.paths.events, this.lastSeqFromLog);
+    this.writer = new EventLogWriter(this.paths.events, this.lastSeqFromLog, {
+      onBlocked: (error, held) => log.warn('the disk is full: events are held in order until it has room', { session: this.spec.sessionId, error, held }),
+      onUnblocked: (written) => log.info('the disk has room again: held events written', { session: this.spec.sessionId, written }),
+    });
     const info: HostInfo = { pid: process.pid, sessionId: this.spec.sessionId, startedAt: new Date().toISOString(), socket: this.paths.socket };
     writeFileSync(this.paths.hostJson, JSON.stringify(info));
     await this.listen();
@@ -286,7 +290,7 @@ export class SessionHost {
       }
       this.change({ kind: 'host_ending', end: reason, message });
       this.writer.append({ type: 'session.ended', reason, ...(message === undefined ? {} : { message }) });
-      this.shutdown(reason === 'failed' ? 1 : 0);
+      void this.shutdown(reason === 'failed' ? 1 : 0);
     })();
     return this.ending;
   }
@@ -297,7 +301,9 @@ export class SessionHost {
     void this.end('failed', error ?? 'the agent exited');
   }
 
-  private shutdown(code: number): void {
+  /** Goes once events held while the disk is full are written: none is lost. */
+  private async shutdown(code: number): Promise<void> {
+    await this.writer.drained();
     this.writer.close();
     this.control?.close();
     rmSync(this.paths.socket, { force: true });

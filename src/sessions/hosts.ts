@@ -5,7 +5,7 @@
  */
 import type { AgentId, PermissionMode } from '../agents/index.js';
 import { readPlan } from '../environments/index.js';
-import { BatonError, errorMessage } from '../shared/errors.js';
+import { BatonError, errorMessage, isDiskFull } from '../shared/errors.js';
 import { createLogger } from '../shared/log.js';
 import { sessionPaths } from '../shared/paths.js';
 import { ensureSocketFolder } from '../shared/private-folder.js';
@@ -19,6 +19,8 @@ import { HostLauncher } from './launcher.js';
 import { ACTIVE_STATES } from './state.js';
 
 const log = createLogger('hosts');
+/** How soon a session's exit is looked at again while the disk is full. */
+const DISK_FULL_RETRY_MS = 1000;
 
 export interface HostsOptions {
   home: string;
@@ -178,7 +180,7 @@ export class HostSupervisor {
   private watch(sessionId: string, exited?: Promise<number | null>): void {
     this.watches.get(sessionId)?.close();
     const paths = sessionPaths(this.options.home, sessionId);
-    const watch = new HostWatch(paths.events, hostSocket(this.options.home, sessionId), () => this.options.ingestor.ingest(sessionId), exited);
+    const watch = new HostWatch(paths.events, hostSocket(this.options.home, sessionId), () => this.options.ingestor.ingestSoon(sessionId), exited);
     this.watches.set(sessionId, watch);
     watch.gone
       .then(() => {
@@ -189,11 +191,24 @@ export class HostSupervisor {
       .catch((error: unknown) => log.error('host watch failed', { session: sessionId, error: errorMessage(error) }));
   }
 
+  /** Ingests, or, while the disk is full (SQLite cannot grow), runs `retry` a second later and says false. */
+  private ingestWhenRoom(sessionId: string, retry: () => void): boolean {
+    try {
+      this.options.ingestor.ingest(sessionId);
+      return true;
+    } catch (error) {
+      if (!isDiskFull(error)) throw error;
+      log.warn('the disk is full: a host that ended is looked at again in a second', { session: sessionId, error: errorMessage(error) });
+      setTimeout(retry, DISK_FULL_RETRY_MS);
+      return false;
+    }
+  }
+
   /** The host has exited: ingest its last events, and record a crash if it did not end the session itself. */
   private onGone(sessionId: string): void {
     if (this.closed) return;
-    const { ingestor, store, events } = this.options;
-    ingestor.ingest(sessionId);
+    const { store, events, ingestor } = this.options;
+    if (!this.ingestWhenRoom(sessionId, () => this.onGone(sessionId))) return;
     const session = store.get(sessionId);
     if (session === undefined || this.isRunning(session) || this.adopt(sessionId)) return;
     const [last] = events.latest(sessionId, ['session.started', 'session.ended'], 1);
@@ -212,7 +227,8 @@ export class HostSupervisor {
 }
 
 async function waitForExit(pid: number | null, sessionId: string): Promise<void> {
-  const deadline = Date.now() + 15_000;
+  // Monotonic: a wall clock that jumps must not cut the wait short or stretch it.
+  const deadline = performance.now() + 15_000;
   // A host we did not spawn (re-attached) has no exit event to wait on; its pid is all we have.
-  while (isHostAlive(pid, sessionId) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+  while (isHostAlive(pid, sessionId) && performance.now() < deadline) await new Promise((r) => setTimeout(r, 20));
 }

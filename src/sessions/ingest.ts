@@ -8,6 +8,7 @@ import { mkdirSync } from 'node:fs';
 import type { BatonEvent, EventBody, SessionState } from '../events/index.js';
 import { SessionStateChanged } from '../events/workspace.js';
 import type { WorkspaceBus } from '../bus/index.js';
+import { errorMessage, isDiskFull } from '../shared/errors.js';
 import { createLogger } from '../shared/log.js';
 import { sessionPaths } from '../shared/paths.js';
 import type { Db } from '../store/db.js';
@@ -20,6 +21,8 @@ const log = createLogger('ingest');
 
 /** A long backlog (a host that ran while the supervisor was down) is read in batches of this size. */
 const INGEST_BATCH_BYTES = 4 * 1024 * 1024;
+/** How soon ingestion is tried again while the disk is full. */
+const DISK_FULL_RETRY_MS = 1000;
 
 export interface IngestEvents {
   /** A new event of a session, once stored. */
@@ -121,10 +124,38 @@ export class Ingestor extends EventEmitter<IngestEvents> {
     mkdirSync(paths.dir, { recursive: true });
     const writer = new EventLogWriter(paths.events, row?.last_seq);
     try {
-      for (const body of bodies) writer.append(body);
+      writer.appendAll(bodies);
     } finally {
       writer.close();
     }
-    this.ingest(sessionId);
+    // Written, so done: the store catches up as soon as SQLite has room.
+    this.ingestSoon(sessionId);
+  }
+
+  /**
+   * Ingests now, or, while the disk is full (SQLite cannot grow), says so once and tries again
+   * every second until it can: what is in the log has happened, and a command that made it
+   * happen has succeeded, whether or not the store has caught up yet. One retry per session at
+   * a time, however often this is called meanwhile.
+   */
+  ingestSoon(sessionId: string): void {
+    if (!this.retries.has(sessionId)) this.tryIngest(sessionId, false);
+  }
+
+  private readonly retries = new Map<string, NodeJS.Timeout>();
+
+  private tryIngest(sessionId: string, retrying: boolean): void {
+    try {
+      this.ingest(sessionId);
+      if (retrying) log.info('the disk has room again: events ingested', { session: sessionId });
+    } catch (error) {
+      if (!isDiskFull(error)) throw error;
+      if (!retrying) log.warn('the disk is full: events wait in the session log', { session: sessionId, error: errorMessage(error) });
+      const retry = setTimeout(() => {
+        this.retries.delete(sessionId);
+        this.tryIngest(sessionId, true);
+      }, DISK_FULL_RETRY_MS);
+      this.retries.set(sessionId, retry.unref());
+    }
   }
 }

@@ -58,12 +58,13 @@ export const MOVES: Readonly<Record<SessionState, readonly SessionState[]>> = {
   needs_input: ['working', 'needs_input', 'ready_for_review', 'starting', 'failed', 'stopped', 'completed'],
   ready_for_review: ['working', 'needs_input', 'queued', 'starting', 'failed', 'stopped', 'completed'],
   failed: ['working', 'queued', 'starting', 'completed'],
-  // `working` from `stopped`: an interrupted turn stops the session, but its agent stays up and a reply starts the next turn.
+  // `working` from `stopped`: a stopped session whose agent is still up takes a reply as its next turn.
   stopped: ['working', 'queued', 'starting', 'failed', 'completed'],
   completed: [],
 };
 
 const STOPPED_BY_USER: StateReason = { kind: 'note', message: 'stopped by the user' };
+const INTERRUPTED_BY_USER: StateReason = { kind: 'note', message: 'turn interrupted by you; reply to steer the agent' };
 
 /**
  * Holds a session's status and turns triggers into `state.changed` bodies. `current` is
@@ -168,7 +169,9 @@ function afterEvent(current: SessionStatus, trigger: Extract<Trigger, { kind: 'e
 
 function afterTurn(event: Extract<EventBody, { type: 'turn.completed' }>, stopRequested: boolean, lastAssistantText: string | undefined): SessionStatus {
   // Agents report an abort as an error; the user's stop wins.
-  if (stopRequested || event.outcome === 'interrupted') return { state: 'stopped', reason: STOPPED_BY_USER };
+  if (stopRequested) return { state: 'stopped', reason: STOPPED_BY_USER };
+  // An interrupt ends the turn, not the session: the agent waits for the person to steer it.
+  if (event.outcome === 'interrupted') return { state: 'needs_input', reason: INTERRUPTED_BY_USER };
   if (event.outcome === 'error') return { state: 'failed', reason: { kind: 'error', message: event.error ?? 'the agent reported an error' } };
   const question = trailingQuestion(lastAssistantText);
   if (question !== undefined) return { state: 'needs_input', reason: { kind: 'question', text: question } };

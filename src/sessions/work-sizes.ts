@@ -42,7 +42,8 @@ export class WorkSizes {
   constructor(
     private readonly sessions: { list(): SessionWithProject[]; get(id: string): SessionWithProject | undefined },
     bus: WorkspaceBus,
-    private readonly now: () => number = Date.now,
+    // Monotonic: a wall clock set back would keep stale sizes for as long as it went back.
+    private readonly now: () => number = () => performance.now(),
   ) {
     this.unsubscribe = bus.subscribe((event) => {
       if (event.type !== 'session.state_changed' || event.data.to !== 'ready_for_review') return;

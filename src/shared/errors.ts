@@ -14,6 +14,7 @@ export type ErrorCode =
   | 'supervisor_unreachable'
   | 'agent_unavailable'
   | 'host_unresponsive'
+  | 'disk_full'
   | 'internal';
 
 const HTTP_STATUS: Record<ErrorCode, number> = {
@@ -28,6 +29,7 @@ const HTTP_STATUS: Record<ErrorCode, number> = {
   supervisor_unreachable: 503,
   agent_unavailable: 422,
   host_unresponsive: 504,
+  disk_full: 507,
   internal: 500,
 };
 
@@ -43,6 +45,7 @@ const EXIT_CODE: Record<ErrorCode, number> = {
   supervisor_unreachable: 6,
   agent_unavailable: 7,
   host_unresponsive: 8,
+  disk_full: 9,
   internal: 1,
 };
 
@@ -81,6 +84,16 @@ export class SessionNotFoundError extends BatonError {
   }
 }
 
+export class ProjectNotFoundError extends BatonError {
+  constructor(readonly ref: string, known: string[]) {
+    super(
+      'not_found',
+      `No live session belongs to a project "${ref}"${known.length === 0 ? ' (there are no live sessions)' : `; projects with live sessions: ${known.join(', ')}`}. Give a project's name or root folder.`,
+      { ref, known },
+    );
+  }
+}
+
 export class AmbiguousSessionError extends BatonError {
   constructor(readonly ref: string, readonly candidates: string[]) {
     super('ambiguous', `"${ref}" matches ${candidates.length} sessions (${candidates.join(', ')}); use more of the id or the name.`, {
@@ -100,6 +113,23 @@ export class NotAGitRepositoryError extends BatonError {
   constructor(readonly path: string) {
     super('not_a_repository', `${path} is not inside a git repository. Run baton from a repository (or \`git init\` first).`, { path });
   }
+}
+
+/** No space (or quota) left where Baton keeps its state: nothing was half-written; free space and retry. */
+export class DiskFullError extends BatonError {
+  constructor(what: string, cause: string) {
+    super('disk_full', `The disk holding Baton's state is full (${cause}) while ${what}. Nothing was half-written; free some space and retry.`, { cause });
+  }
+}
+
+/** The error codes of a full disk or quota: ENOSPC and EDQUOT from the OS, SQLITE_FULL from SQLite. */
+export function isDiskFull(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (code === 'ENOSPC' || code === 'EDQUOT' || code === 'SQLITE_FULL') return true;
+  // SQLite's message, and git's (whose stderr a GitError carries).
+  const stderr = (error as { stderr?: unknown } | null)?.stderr;
+  const text = error instanceof Error ? `${error.message} ${typeof stderr === 'string' ? stderr : ''}` : '';
+  return /database or disk is full|No space left on device|Disk quota exceeded/.test(text);
 }
 
 export class GitError extends BatonError {

@@ -93,9 +93,9 @@ export class SessionStore {
   /** Live (not removed) sessions, oldest first. */
   listLive(projectId?: string): SessionWithProject[] {
     if (projectId !== undefined) {
-      return this.db.prepare(`${SELECT} WHERE s.removed_at IS NULL AND s.project_id = ? ORDER BY s.created_at, s.id`).all(projectId) as SessionWithProject[];
+      return this.db.prepare(`${SELECT} WHERE s.removed_at IS NULL AND s.project_id = ? ORDER BY s.rowid`).all(projectId) as SessionWithProject[];
     }
-    return this.db.prepare(`${SELECT} WHERE s.removed_at IS NULL ORDER BY s.created_at, s.id`).all() as SessionWithProject[];
+    return this.db.prepare(`${SELECT} WHERE s.removed_at IS NULL ORDER BY s.rowid`).all() as SessionWithProject[];
   }
 
   nameTaken(projectId: string, name: string): boolean {

@@ -1,5 +1,6 @@
 /** Runs the real git CLI: argument arrays, explicit cwd, exit code checked, stderr kept. */
 import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { GitError } from '../shared/errors.js';
 
 export interface GitResult {
@@ -12,6 +13,8 @@ export interface GitOptions {
   env?: NodeJS.ProcessEnv;
   /** Exit codes that are answers, not failures (e.g. 1 from `merge-tree` on conflict). */
   okExitCodes?: number[];
+  /** Stops git (SIGKILL) after this long and fails with a message saying so; unset: no limit. */
+  timeoutMs?: number;
 }
 
 const GIT_ENV = {
@@ -25,15 +28,26 @@ export function git(cwd: string, args: string[], options: GitOptions = {}): Prom
     execFile(
       'git',
       args,
-      { cwd, env: { ...process.env, ...GIT_ENV, ...options.env }, maxBuffer: 64 * 1024 * 1024 },
+      {
+        cwd,
+        env: { ...process.env, ...GIT_ENV, ...options.env },
+        maxBuffer: 64 * 1024 * 1024,
+        ...(options.timeoutMs === undefined ? {} : { timeout: options.timeoutMs, killSignal: 'SIGKILL' as const }),
+      },
       (error, stdout, stderr) => {
         const exitCode = error === null ? 0 : typeof error.code === 'number' ? error.code : -1;
         if (exitCode === 0 || options.okExitCodes?.includes(exitCode)) {
           resolve({ stdout, stderr, exitCode });
           return;
         }
+        if (options.timeoutMs !== undefined && error?.killed === true) {
+          reject(new GitError(`git ${args[0] ?? ''} timed out after ${options.timeoutMs} ms and was stopped`, args, stderr));
+          return;
+        }
         const firstLine = stderr.trim().split('\n')[0] ?? '';
-        reject(new GitError(`git ${args[0] ?? ''} failed: ${firstLine || error?.message}`, args, stderr));
+        // A spawn in a folder that is gone fails with ENOENT, which reads as "no git installed".
+        const why = firstLine || (existsSync(cwd) ? error?.message : `the folder ${cwd} does not exist`);
+        reject(new GitError(`git ${args[0] ?? ''} failed: ${why}`, args, stderr));
       },
     );
   });

@@ -78,7 +78,16 @@ export async function createWorktree(input: CreateWorktreeInput): Promise<void> 
     throw new SessionStateError(`Branch ${input.branch} already exists in ${input.repo}; pick another --name or delete the branch`);
   }
   mkdirSync(dirname(input.path), { recursive: true });
-  await git(input.repo, ['worktree', 'add', '--quiet', '-b', input.branch, input.path, input.baseCommit]);
+  try {
+    await git(input.repo, ['worktree', 'add', '--quiet', '-b', input.branch, input.path, input.baseCommit]);
+  } catch (error) {
+    // Failed midway (a full disk, say), git leaves the new branch and perhaps a partial folder.
+    // Both are ours alone (the branch did not exist a moment ago, and has no commit of its own).
+    rmSync(input.path, { recursive: true, force: true });
+    await git(input.repo, ['worktree', 'prune']).catch(() => undefined);
+    await git(input.repo, ['branch', '-D', input.branch]).catch(() => undefined);
+    throw error;
+  }
 }
 
 export interface RemoveResult {

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -45,6 +45,21 @@ describe('snapshotWork', () => {
     expect(statSync(join(repo, 'a.txt')).mtimeMs).toBe(mtime);
   });
 
+  it('sees an edit that keeps the size, made in the same second as the index was written', async () => {
+    // As after a checkout and an agent's quick edit: the index, the cached stat of a.txt and the
+    // edited file all carry one time. git re-reads such a "racily clean" file only if it can tell,
+    // from the index's own time, that the edit may have come after the index was written.
+    const then = new Date(Math.floor(Date.now() / 1000) * 1000 - 10_000);
+    writeFileSync(join(repo, 'a.txt'), 'two\n');
+    utimesSync(join(repo, 'a.txt'), then, then);
+    run('add', 'a.txt');
+    writeFileSync(join(repo, 'a.txt'), 'six\n');
+    utimesSync(join(repo, 'a.txt'), then, then);
+    utimesSync(join(repo, '.git', 'index'), then, then);
+    const snapshot = await snapshotWork(repo);
+    expect(run('cat-file', '-p', `${snapshot.tree}:a.txt`)).toBe('six');
+  });
+
   it('gives the same tree id for the same work, and a commit on the head that nothing points at', async () => {
     writeFileSync(join(repo, 'a.txt'), 'two\n');
     const first = await snapshotWork(repo);
@@ -68,5 +83,18 @@ describe('snapshotWork', () => {
     } finally {
       rmSync(linked, { recursive: true, force: true });
     }
+  });
+
+  it('sees an edit that kept the size and the time of the cached stat (a racily clean entry)', async () => {
+    // The index records a.txt; then a same-size edit lands with the very same mtime, as two
+    // writes in one second do, and the index is dated that second too.
+    const at = new Date(Math.floor(Date.now() / 1000) * 1000 - 5000);
+    utimesSync(join(repo, 'a.txt'), at, at);
+    run('add', 'a.txt');
+    writeFileSync(join(repo, 'a.txt'), 'eno\n');
+    utimesSync(join(repo, 'a.txt'), at, at);
+    utimesSync(join(repo, '.git', 'index'), at, at);
+    const snapshot = await snapshotWork(repo);
+    expect(run('cat-file', '-p', `${snapshot.tree}:a.txt`)).toBe('eno');
   });
 });

@@ -5,7 +5,7 @@
  * and `git write-tree` stores the result. The tree id is a cheap, exact cache key for the work:
  * two snapshots of unchanged work give the same id.
  */
-import { copyFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, rmSync, statSync, utimesSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { isAbsolute, join } from 'node:path';
 import { git, gitOut } from './git.js';
@@ -17,17 +17,26 @@ export interface WorkSnapshot {
   tree: string;
 }
 
-export async function snapshotWork(worktree: string): Promise<WorkSnapshot> {
-  const [head = '', indexPath = ''] = (await gitOut(worktree, ['rev-parse', 'HEAD', '--git-path', 'index'])).split('\n');
+/** `timeoutMs`: each git call is stopped after this long and the snapshot fails (see `git()`); unset, no limit. */
+export async function snapshotWork(worktree: string, options: { timeoutMs?: number } = {}): Promise<WorkSnapshot> {
+  const limit = options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs };
+  const [head = '', indexPath = ''] = (await gitOut(worktree, ['rev-parse', 'HEAD', '--git-path', 'index'], limit)).split('\n');
   const realIndex = isAbsolute(indexPath) ? indexPath : join(worktree, indexPath);
   const folder = mkdtempSync(join(tmpdir(), 'baton-snapshot-'));
   const index = join(folder, 'index');
   const env = { GIT_INDEX_FILE: index };
   try {
-    if (existsSync(realIndex)) copyFileSync(realIndex, index);
-    else await git(worktree, ['read-tree', 'HEAD'], { env });
-    await git(worktree, ['add', '--all', '--', '.'], { env });
-    const tree = await gitOut(worktree, ['write-tree'], { env });
+    if (existsSync(realIndex)) {
+      copyFileSync(realIndex, index);
+      // Git trusts an entry's cached stat unless the file changed at or after the index was
+      // written ("racily clean"); a copy dated now would hide an edit made in the same second
+      // that kept the file's size. The copy keeps the index's own time.
+      const { atime, mtimeMs } = statSync(realIndex);
+      // Rounded down to the second: the safe side for git's comparison.
+      utimesSync(index, atime, Math.floor(mtimeMs) / 1000);
+    } else await git(worktree, ['read-tree', 'HEAD'], { env, ...limit });
+    await git(worktree, ['add', '--all', '--', '.'], { env, ...limit });
+    const tree = await gitOut(worktree, ['write-tree'], { env, ...limit });
     return { head, tree };
   } finally {
     rmSync(folder, { recursive: true, force: true });

@@ -42,7 +42,7 @@ describe("a claude session with the user's own setup", () => {
       '.claude/settings.json': JSON.stringify({ permissions: { allow: ['Bash(npm --version)'] } }),
       '.baton/config.json': JSON.stringify({ ports: { count: 1 } }),
     });
-    // The user has trusted their checkout in their own Claude Code; its rules apply there (decision 50).
+    // The user has trusted their checkout in their own Claude Code; its rules apply there (decision 58).
     writeFileSync(join(agentHome, '.claude.json'), JSON.stringify({ projects: { [repo]: { hasTrustDialogAccepted: true } } }));
 
     await t.ok(['dispatch', 'claude: check the tools', '--agent', 'claude', '--in-place', '--name', 'tools'], { cwd: repo });

@@ -14,8 +14,15 @@ function expectOneLineError(result: CliResult, pattern: RegExp, code?: number): 
   expect(result.code, result.stderr).not.toBe(0);
   if (code !== undefined) expect(result.code).toBe(code);
   expect(result.stderr.trim().split('\n')).toHaveLength(1);
-  expect(result.stderr).toMatch(pattern);
   expect(result.stdout).toBe('');
+  // With --json the one line is a JSON error object carrying the same message.
+  if (result.stderr.startsWith('{')) {
+    const { error } = JSON.parse(result.stderr) as { error: { code: string; message: string; exitCode: number } };
+    expect(error.exitCode).toBe(result.code);
+    expect(`baton: ${error.message}`).toMatch(pattern);
+  } else {
+    expect(result.stderr).toMatch(pattern);
+  }
 }
 
 /** Each value of the variable stops the supervisor from starting, so the command fails. */
@@ -153,7 +160,8 @@ describe('bad input gets a one-line error and leaves nothing half-created', () =
   });
 
   it('says so when the supervisor is not reachable', async () => {
-    expect((await t.ok(['daemon', 'status'])).trim()).toMatch(/not running/);
+    const down = await t.run(['daemon', 'status']);
+    expect([down.code, down.stdout]).toEqual([6, expect.stringMatching(/not running/)]);
     await t.ok(['daemon', 'start']);
     const pid = t.supervisorPid();
     process.kill(pid, 'SIGKILL');

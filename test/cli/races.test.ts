@@ -68,6 +68,25 @@ describe('twenty clients at once on one session', () => {
   });
 });
 
+describe('removing one session from several clients at once', () => {
+  it('removes it once, keeps its uncommitted work, and answers the others "not found", never a 5xx', async () => {
+    await t.ok(['dispatch', 'x', '--name', 'twice', '--script', t.script([{ write: { path: 'work.txt', content: 'uncommitted\n' } }])], { cwd: repo });
+    const { id } = await t.waitForState('twice', 'ready_for_review');
+    // By name, id and id prefix, while a respawn asks to start it again in the same worktree.
+    const answers = await Promise.all([
+      ...['twice', id, id.slice(0, 6), 'twice', id].map((ref) => callApi(t.home, 'DELETE', `/api/sessions/${ref}`)),
+      callApi(t.home, 'POST', `/api/sessions/${id}/respawn`),
+    ]);
+    const statuses = answers.map((a) => a.status);
+    expect(statuses.filter((s) => s >= 500), JSON.stringify(answers)).toEqual([]);
+    expect(answers.slice(0, 5).filter((a) => a.status === 200)).toHaveLength(1);
+    const removed = answers.find((a) => a.status === 200)?.body as { snapshotRef: string | null };
+    expect(removed.snapshotRef).not.toBeNull();
+    expect(t.git(repo, 'show', `${removed.snapshotRef as string}:work.txt`)).toBe('uncommitted');
+    expect(t.git(repo, 'worktree', 'list', '--porcelain')).not.toContain('twice');
+  });
+});
+
 /** Waits until the session is in a state where nothing runs by itself, and returns it. */
 async function settle(ref: string): Promise<SessionView> {
   for (;;) {

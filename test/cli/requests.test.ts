@@ -66,7 +66,7 @@ describe('request bodies are limited', () => {
     const { base, headers } = target();
     const body = JSON.stringify({ text: 'x'.repeat(2 * 1024 * 1024) });
 
-    // With a Content-Length (as the CLI and browsers send): refused by its length, unread.
+    // With a Content-Length (as the CLI and browsers send): refused by its length.
     const req = request(`${base}/api/sessions/nope/reply`, {
       method: 'POST',
       headers: { ...headers, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) },
@@ -79,15 +79,23 @@ describe('request bodies are limited', () => {
       error: { code: 'too_large', message: 'The request body is larger than the limit of 1048576 bytes.', data: { limitBytes: 1048576 } },
     });
 
-    // Chunked (no length given): counted while read and refused at the limit; the connection may be cut mid-upload.
-    const chunked = request(`${base}/api/sessions/nope/reply`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' } });
-    const refused = send(chunked).then(
-      (answer) => answer.status,
-      (error: Error) => error.message,
-    );
-    chunked.write(body.slice(0, body.length / 2));
-    chunked.end(body.slice(body.length / 2));
-    expect(String(await refused)).toMatch(/^413$|socket hang up|ECONNRESET|EPIPE/);
+    // Chunked (no length given), sent in pieces as a streaming client does, and larger still:
+    // counted while read, refused at the limit, the rest read and dropped, so the answer arrives
+    // instead of a cut connection.
+    for (const size of [2, 20]) {
+      const chunked = request(`${base}/api/sessions/nope/reply`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' } });
+      let answered = false;
+      const refused = send(chunked).finally(() => (answered = true));
+      const big = JSON.stringify({ text: 'x'.repeat(size * 1024 * 1024) });
+      // Like curl: stop sending once the answer has come.
+      for (let at = 0; at < big.length && !answered; at += 64 * 1024) {
+        if (!chunked.write(big.slice(at, at + 64 * 1024))) await Promise.race([once(chunked, 'drain'), refused]);
+      }
+      chunked.end();
+      const answer = await refused;
+      expect(answer.status).toBe(413);
+      expect(JSON.parse(answer.body)).toMatchObject({ error: { code: 'too_large' } });
+    }
 
     await expect(t.client().call('GET /api/health')).resolves.toMatchObject({ ok: true });
     expect(await t.run(['ls'])).toMatchObject({ code: 0 });
@@ -95,6 +103,40 @@ describe('request bodies are limited', () => {
 });
 
 describe('a client that goes away is not an error', () => {
+  it('logs no error when /api/stream is cut by its client, at any point, with events still coming', async () => {
+    const repo = t.repo();
+    await t.ok(['dispatch', 'x', '--name', 'board', '--script', t.script([{ say: 'hi' }])], { cwd: repo });
+    await t.waitForState('board', 'ready_for_review');
+    const { base, headers } = target();
+    const cuts: [string, string | undefined][] = [
+      ['/api/stream', undefined], // as soon as the answer starts
+      ['/api/stream', 'event: snapshot'], // after the snapshot
+      ['/api/stream?after=0', 'event: workspace'], // mid-replay
+      ['/api/stream?sessions=0&after=0', 'event: workspace'],
+    ];
+    for (const [path, until] of cuts) {
+      const stream = request(`${base}${path}`, { headers });
+      stream.on('error', () => undefined);
+      stream.end();
+      const [res] = (await once(stream, 'response')) as [IncomingMessage];
+      expect(res.statusCode).toBe(200);
+      res.setEncoding('utf8');
+      let seen = '';
+      if (until !== undefined) {
+        for await (const chunk of res) {
+          seen += chunk as string;
+          if (seen.includes(until)) break;
+        }
+      }
+      stream.destroy();
+    }
+    // Events after the hang-ups: a stream that still wrote to its gone client would fail here.
+    await t.ok(['pin', 'board']);
+    await t.ok(['unpin', 'board']);
+    await waitForLog((lines) => lines.some((line) => line.level === 'error') || lines.filter((line) => /workspace stream aborted by the client/.test(line.msg)).length >= cuts.length);
+    expect(logLines().filter((line) => !['debug', 'info', 'warn'].includes(line.level))).toEqual([]);
+  });
+
   it('logs no error when a stream or a request is cut by its client', async () => {
     const repo = t.repo();
     await t.ok(['dispatch', 'x', '--name', 'cut', '--script', t.script([{ say: 'hi' }])], { cwd: repo });

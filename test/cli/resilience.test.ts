@@ -263,10 +263,13 @@ describe('sessions survive the supervisor', () => {
     expect(t.git(repo, 'show', 'refs/baton/snapshots/keep:new-file.txt')).toBe('untracked work');
   });
 
-  it('rm of a running session stops it first', async () => {
+  it('rm of a running session asks for --force, then stops it first', async () => {
     const session = await t.json<SessionView>(['dispatch', 'x', '--name', 'busy', '--script', t.script([{ say: 'hi' }, { sleep: 600_000 }])], { cwd: repo });
     const running = await t.waitForState('busy', 'working');
-    const view = await t.json<RemoveView>(['rm', 'busy']);
+    const refused = await t.run(['rm', 'busy']);
+    expect([refused.code, refused.stderr]).toEqual([4, 'baton: busy is working; not removed. Add --force to remove it anyway (its uncommitted work is kept in a snapshot ref).\n']);
+    expect(existsSync(session.worktree)).toBe(true);
+    const view = await t.json<RemoveView>(['rm', 'busy', '--force']);
     expect(view.snapshotRef).toBeNull();
     expect(view.branchDeleted).toBe(true);
     await watchExit(running.hostPid!);

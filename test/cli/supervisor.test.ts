@@ -69,7 +69,9 @@ describe('the supervisor', () => {
     expect(said).toContain(`Supervisor stopped (pid ${supervisor})`);
     expect(isProcessAlive(supervisor)).toBe(false);
     expect(isProcessAlive(waiting.hostPid!)).toBe(true);
-    expect(JSON.parse(await t.ok(['daemon', 'status', '--json']))).toMatchObject({ running: false });
+    const status = await t.run(['daemon', 'status', '--json']);
+    expect(status.code).toBe(6);
+    expect(JSON.parse(status.stdout)).toMatchObject({ running: false });
 
     // Any command starts a new supervisor, which finds the host still there and talks to it.
     const peek = await t.json<{ session: SessionView }>(['peek', 'keeper']);

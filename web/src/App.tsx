@@ -12,6 +12,9 @@ import { useToasts } from './toast.js';
 
 // The form pulls in zod; the board should not wait for it.
 const DispatchForm = lazy(() => import('./components/DispatchForm.js').then((m) => ({ default: m.DispatchForm })));
+// The combined review renders diffs with diff2html, the biggest dependency: loaded when opened.
+const ReviewList = lazy(() => import('./components/ReviewList.js').then((m) => ({ default: m.ReviewList })));
+const ReviewGroup = lazy(() => import('./components/ReviewGroup.js').then((m) => ({ default: m.ReviewGroup })));
 
 export function App() {
   const route = useRoute();
@@ -26,6 +29,7 @@ export function App() {
     g: () => navigate('/'),
     i: () => navigate('/inbox'),
     n: () => navigate('/dispatch'),
+    v: () => navigate('/review'),
   });
 
   const sessions = [...board.sessions.values()];
@@ -46,6 +50,7 @@ export function App() {
           <nav>
             <NavLink to="/" active={route.page === 'board'} label="Board" hint="g" count={sessions.length} />
             <NavLink to="/inbox" active={route.page === 'inbox'} label="Inbox" hint="i" count={inboxCount} urgent={inboxCount > 0} />
+            <NavLink to="/review" active={route.page === 'review' || route.page === 'review-group'} label="Review" hint="v" />
             <NavLink to="/dispatch" active={route.page === 'dispatch'} label="Dispatch" hint="n" />
           </nav>
           <div className="sidebar-foot">
@@ -74,7 +79,7 @@ export function App() {
         </div>
       </aside>
       <main className="main">
-        {route.page !== 'session' && route.page !== 'dispatch' && (
+        {(route.page === 'board' || route.page === 'inbox') && (
           <div className="toolbar">
             <input
               id="filter"
@@ -101,6 +106,11 @@ export function App() {
           </Suspense>
         )}
         {route.page === 'session' && <SessionPage id={route.id} />}
+        {(route.page === 'review' || route.page === 'review-group') && (
+          <Suspense fallback={<div className="empty">Loading…</div>}>
+            {route.page === 'review' ? <ReviewList /> : <ReviewGroup project={route.project} group={route.group} />}
+          </Suspense>
+        )}
       </main>
       <Toasts />
     </div>

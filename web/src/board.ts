@@ -8,6 +8,7 @@
  * also covers any change made between the page's rendering and the stream's start.
  */
 import { useSyncExternalStore } from 'react';
+import type { ConflictBadge } from '../../src/api/conflicts.js';
 import type { SessionView } from '../../src/api/index.js';
 import type { ReviewQueueView } from '../../src/api/sessions.js';
 import type { StreamSnapshot } from '../../src/api/web.js';
@@ -19,18 +20,21 @@ export interface BoardState {
   changes: Readonly<Record<string, number>>;
   /** Sessions ready for review and the size of their work; known once the change counts arrive. */
   reviewQueue?: ReviewQueueView;
+  /** The conflict radar's badges by session id: fetched once, then again when a `radar.*` event says they changed. */
+  conflicts: Readonly<Record<string, ConflictBadge>>;
   /** Whether the stream is open; the sessions may already be known from the page's snapshot. */
   status: 'connecting' | 'live' | 'reconnecting' | 'unauthorized';
   /** True once any snapshot (embedded or streamed) has arrived. */
   loaded: boolean;
 }
 
-let state: BoardState = { sessions: new Map(), changes: {}, status: 'connecting', loaded: false };
+let state: BoardState = { sessions: new Map(), changes: {}, conflicts: {}, status: 'connecting', loaded: false };
 /** What the server rendered the page from; hydration must render exactly this. */
 let serverState = state;
 const listeners = new Set<() => void>();
 let source: EventSource | undefined;
 let changesTimer: ReturnType<typeof setTimeout> | undefined;
+let conflictsTimer: ReturnType<typeof setTimeout> | undefined;
 
 function set(next: Partial<BoardState>): void {
   state = { ...state, ...next };
@@ -45,6 +49,10 @@ function connect(): void {
   onStreamMessage(source, route, 'snapshot', (snapshot) => {
     set({ sessions: reuseUnchanged(snapshot.sessions), status: 'live', loaded: true });
     refreshChanges(0);
+    refreshConflicts(0);
+  });
+  onStreamMessage(source, route, 'workspace', (event) => {
+    if (event.type.startsWith('radar.')) refreshConflicts(250);
   });
   onStreamMessage(source, route, 'session', (session) => {
     const previous = state.sessions.get(session.id);
@@ -77,6 +85,25 @@ function refreshChanges(delayMs: number): void {
     changesTimer = undefined;
     api.call('GET /api/changes').then(
       ({ counts, reviewQueue }) => set({ changes: counts, reviewQueue }),
+      () => undefined,
+    );
+  }, delayMs);
+}
+
+/** Badges are few and small; a burst of radar events makes one request. Unchanged badges keep their objects, so their cards skip re-rendering. */
+function refreshConflicts(delayMs: number): void {
+  if (conflictsTimer !== undefined) return;
+  conflictsTimer = setTimeout(() => {
+    conflictsTimer = undefined;
+    api.call('GET /api/conflicts/badges').then(
+      ({ badges }) => {
+        const kept: Record<string, ConflictBadge> = {};
+        for (const [id, badge] of Object.entries(badges)) {
+          const known = state.conflicts[id];
+          kept[id] = known !== undefined && JSON.stringify(known) === JSON.stringify(badge) ? known : badge;
+        }
+        set({ conflicts: kept });
+      },
       () => undefined,
     );
   }, delayMs);

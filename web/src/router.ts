@@ -1,7 +1,13 @@
-/** A tiny history router: the dashboard has four kinds of page, not worth a dependency. */
+/** A tiny history router: the dashboard has six kinds of page, not worth a dependency. */
 import { useSyncExternalStore } from 'react';
 
-export type Route = { page: 'board' } | { page: 'inbox' } | { page: 'dispatch' } | { page: 'session'; id: string };
+export type Route =
+  | { page: 'board' }
+  | { page: 'inbox' }
+  | { page: 'dispatch' }
+  | { page: 'session'; id: string }
+  | { page: 'review' }
+  | { page: 'review-group'; project: string; group: string };
 
 function subscribe(listener: () => void): () => void {
   addEventListener('popstate', listener);
@@ -22,6 +28,9 @@ export function useRoute(): Route {
 export function parse(path: string): Route {
   if (path === '/inbox') return { page: 'inbox' };
   if (path === '/dispatch') return { page: 'dispatch' };
+  if (path === '/review') return { page: 'review' };
+  const group = /^\/review\/([^/]+)\/([^/]+)$/.exec(path);
+  if (group?.[1] !== undefined && group[2] !== undefined) return { page: 'review-group', project: decodeURIComponent(group[1]), group: decodeURIComponent(group[2]) };
   const session = /^\/s\/([^/]+)$/.exec(path);
   if (session?.[1] !== undefined) return { page: 'session', id: decodeURIComponent(session[1]) };
   return { page: 'board' };

@@ -85,7 +85,7 @@ export class ClaudeRun implements AgentRun, TurnDriver {
           ...(options.model === undefined ? {} : { model: options.model }),
           permissionMode: options.permissionMode,
           allowDangerouslySkipPermissions: options.permissionMode === DANGEROUS_PERMISSION_MODE,
-          // The user's own Claude Code: CLAUDE.md, settings rules, hooks, skills and MCP servers (decision 50).
+          // The user's own Claude Code: CLAUDE.md, settings rules, hooks, skills and MCP servers (decision 58).
           settingSources: claudeSettingSources(options.settingSources),
           systemPrompt:
             options.instructions === undefined ? { type: 'preset', preset: 'claude_code' } : { type: 'preset', preset: 'claude_code', append: options.instructions },

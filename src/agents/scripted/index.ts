@@ -212,15 +212,20 @@ class ScriptedRun implements AgentRun {
   private ask(question: string): Promise<void> {
     this.emit({ type: 'message.added', role: 'assistant', text: question });
     this.emit({ type: 'question.asked', text: question });
-    return new Promise((done) => {
+    return new Promise((done, fail) => {
       this.waiter = {
         kind: 'question',
         resolve: (reply) => {
-          if (reply !== undefined) {
-            this.progress.replies = [...this.progress.replies, reply];
-            this.save();
+          // Saving can fail (a full disk): the turn then fails with the reason instead of waiting for ever.
+          try {
+            if (reply !== undefined) {
+              this.progress.replies = [...this.progress.replies, reply];
+              this.save();
+            }
+            done();
+          } catch (error) {
+            fail(error instanceof Error ? error : new Error(String(error)));
           }
-          done();
         },
       };
     });

@@ -1,14 +1,20 @@
 /** `baton daemon status|start|stop|logs`. */
 import { existsSync, readFileSync } from 'node:fs';
+import { InvalidInputError } from '../../shared/errors.js';
 import { homePaths } from '../../shared/paths.js';
 import { connect, tryExisting } from '../client.js';
 import { printJson, type Context } from '../context.js';
+
+/** `daemon status` when no supervisor runs: the supervisor-unreachable code. */
+const EXIT_NOT_RUNNING = 6;
 
 export async function status(ctx: Context, opts: { json?: boolean }): Promise<void> {
   const api = await tryExisting(homePaths(ctx.home), ctx.cwd);
   if (api === undefined) {
     if (opts.json) printJson(ctx, { running: false, home: ctx.home });
     else ctx.out.write(`Supervisor: not running (home ${ctx.home}). Any baton command starts it.\n`);
+    // Scripts test `baton daemon status` like any status command: non-zero when it is down.
+    process.exitCode = EXIT_NOT_RUNNING;
     return;
   }
   const s = await api.call('GET /api/daemon');
@@ -42,8 +48,8 @@ export async function stop(ctx: Context): Promise<void> {
 }
 
 async function waitUntilGone(pid: number): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  while (Date.now() < deadline) {
+  const deadline = performance.now() + 10_000;
+  while (performance.now() < deadline) {
     try {
       process.kill(pid, 0);
     } catch {
@@ -54,13 +60,48 @@ async function waitUntilGone(pid: number): Promise<void> {
   }
 }
 
-export async function logs(ctx: Context, opts: { lines: string }): Promise<void> {
+export interface LogsFlags {
+  lines: string;
+  follow?: boolean;
+  json?: boolean;
+}
+
+/** The supervisor's log: readable lines (or its JSON records with --json), the last N, optionally followed. */
+export async function logs(ctx: Context, opts: LogsFlags): Promise<void> {
+  const n = Number(opts.lines);
+  if (!Number.isInteger(n) || n < 1) throw new InvalidInputError(`--lines must be a whole number of lines, 1 or more, got "${opts.lines}"`);
   const path = homePaths(ctx.home).log;
-  if (!existsSync(path)) {
+  const show = (line: string): string => (opts.json === true ? line : readableLogLine(line));
+  if (!existsSync(path) && opts.follow !== true) {
     ctx.out.write(`No supervisor log yet at ${path}.\n`);
     return;
   }
-  const n = Math.max(1, Number(opts.lines) || 50);
-  const lines = readFileSync(path, 'utf8').trimEnd().split('\n');
-  ctx.out.write(lines.slice(-n).join('\n') + '\n');
+  let offset = 0;
+  if (existsSync(path)) {
+    const text = readFileSync(path, 'utf8');
+    offset = Buffer.byteLength(text);
+    const lines = text.split('\n').filter(Boolean);
+    if (lines.length > 0) ctx.out.write(lines.slice(-n).map(show).join('\n') + '\n');
+  }
+  if (opts.follow !== true) return;
+  ctx.keepAlive = true;
+  const { followFile } = await import('../tail.js');
+  await followFile(path, offset, (line) => ctx.out.write(show(line) + '\n'));
+}
+
+/** `12:04:05 warn  hosts  could not remove … worktree=/x error=…` from one JSON log record. */
+export function readableLogLine(line: string): string {
+  let record: Record<string, unknown>;
+  try {
+    record = JSON.parse(line) as Record<string, unknown>;
+  } catch {
+    return line;
+  }
+  const { time, level, service, msg, ...rest } = record;
+  const clock = typeof time === 'string' ? time.slice(11, 19) : '';
+  const extra = Object.entries(rest)
+    .map(([key, value]) => `${key}=${typeof value === 'string' ? value : JSON.stringify(value)}`)
+    .join(' ');
+  const text = (value: unknown): string => (typeof value === 'string' ? value : JSON.stringify(value) ?? '');
+  return `${clock} ${text(level).padEnd(5)} ${text(service).padEnd(10)} ${text(msg)}${extra === '' ? '' : `  ${extra}`}`;
 }

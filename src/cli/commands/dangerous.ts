@@ -42,6 +42,8 @@ export async function acceptDangerous(ctx: Context): Promise<void> {
   }
   if (!(await confirmDangerousMode(ctx, root, DANGEROUS_PERMISSION_MODE))) {
     ctx.out.write('Not accepted.\n');
+    // Consent refused: the consent-needed exit code, so a wrapper script does not carry on.
+    process.exitCode = 5;
     return;
   }
   const accepted = await api.call('POST /api/dangerous-mode/accept', { body: { cwd: ctx.cwd } });

@@ -1,8 +1,10 @@
 /** Session commands: thin calls to the supervisor API, printed for people or as JSON. */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { DispatchRequest, SessionView } from '../../api/index.js';
-import { BatonError, InvalidInputError } from '../../shared/errors.js';
+import { SESSION_STATES, type SessionState } from '../../events/states.js';
+import { BatonError, InvalidInputError, SessionStateError } from '../../shared/errors.js';
+import type { SupervisorClient } from '../client.js';
 import { client } from '../connect.js';
 import { printJson, type Context } from '../context.js';
 import type { DispatchFlags } from '../flags.js';
@@ -29,6 +31,8 @@ export async function dispatch(ctx: Context, flags: DispatchFlags & { prompt: st
     ...(flags.inPlace === true ? { inPlace: true } : {}),
   };
   const api = await client(ctx);
+  // Taken before the dispatch, so `--wait` cannot miss a state the session passes through at once.
+  const busPosition = flags.wait === true ? (await api.call('GET /api/workspace/events', { query: { after: Number.MAX_SAFE_INTEGER, limit: 1 } })).lastSeq : 0;
   let session: SessionView;
   let mainCheckout: { changedFiles: number; carried: boolean };
   try {
@@ -40,12 +44,23 @@ export async function dispatch(ctx: Context, flags: DispatchFlags & { prompt: st
     await api.call('POST /api/dangerous-mode/accept', { body: { cwd: ctx.cwd } });
     ({ session, mainCheckout } = await api.call('POST /api/sessions', { body }));
   }
+  if (flags.wait === true) return dispatchAndWait(ctx, api, session, busPosition, flags.json === true);
   if (flags.json) return printJson(ctx, session);
   ctx.out.write(`Dispatched ${session.name} (${session.id}) on ${session.branch}: ${session.state.replace(/_/g, ' ')}\n`);
   ctx.out.write(`  worktree: ${session.worktree}\n  follow:   baton logs ${session.name} -f\n`);
   const n = mainCheckout.changedFiles;
   if (mainCheckout.carried) ctx.out.write(`  carried:  ${n} uncommitted file(s) from the main checkout, which is left as it was\n`);
   else if (n > 0) ctx.out.write(`  note:     the main checkout has ${n} uncommitted file(s), not in this session (--carry-changes brings them)\n`);
+}
+
+async function dispatchAndWait(ctx: Context, api: SupervisorClient, session: SessionView, after: number, json: boolean): Promise<void> {
+  const { waitFor, describeOutcome, exitCodeOf } = await import('./wait.js');
+  if (!json) ctx.out.write(`Dispatched ${session.name} (${session.id}) on ${session.branch}; waiting until it needs input or ends…\n`);
+  const outcomes = await waitFor(ctx, api, [session], after, { any: false, timeoutMs: undefined });
+  const outcome = outcomes.get(session.id);
+  if (json) printJson(ctx, (await api.call('GET /api/sessions/:ref', { params: { ref: session.id } }).catch(() => ({ session }))).session);
+  else if (outcome !== undefined) ctx.out.write(describeOutcome(outcome));
+  process.exitCode = exitCodeOf(outcome === undefined ? [] : [outcome], outcome === undefined);
 }
 
 function readScriptFile(file: string): unknown {
@@ -62,12 +77,25 @@ function readScriptFile(file: string): unknown {
   }
 }
 
-export async function list(ctx: Context, opts: { json?: boolean; here?: boolean }): Promise<void> {
+export async function list(ctx: Context, opts: { json?: boolean; here?: boolean; state?: string }): Promise<void> {
+  const states = opts.state === undefined ? undefined : parseStates(opts.state);
   const api = await client(ctx);
   const project = opts.here ? await repoRoot(ctx) : undefined;
-  const { sessions, reviewQueue } = await api.call('GET /api/sessions', { query: { project } });
+  const answer = await api.call('GET /api/sessions', { query: { project } });
+  const sessions = states === undefined ? answer.sessions : answer.sessions.filter((s) => states.includes(s.state));
   if (opts.json) return printJson(ctx, sessions);
-  ctx.out.write(renderList(sessions, Date.now(), reviewQueue));
+  ctx.out.write(renderList(sessions, Date.now(), states === undefined ? answer.reviewQueue : undefined));
+}
+
+/** `working,needs-input` → the states, each checked; `-` and `_` both work. */
+export function parseStates(text: string): SessionState[] {
+  return text.split(',').map((word) => {
+    const state = word.trim().toLowerCase().replace(/-/g, '_');
+    if (!(SESSION_STATES as readonly string[]).includes(state)) {
+      throw new InvalidInputError(`Unknown state "${word.trim()}"; states are: ${SESSION_STATES.join(', ')}`);
+    }
+    return state as SessionState;
+  });
 }
 
 async function repoRoot(ctx: Context): Promise<string> {
@@ -127,16 +155,14 @@ export async function pin(ctx: Context, ref: string, pinned: boolean, opts: { js
   printResult(ctx, session, opts);
 }
 
-export async function remove(ctx: Context, ref: string, opts: { json?: boolean }): Promise<void> {
+/** The worktree folder alone, for `cd "$(baton path flaky)"`. */
+export async function path(ctx: Context, ref: string): Promise<void> {
   const api = await client(ctx);
-  const view = await api.call('DELETE /api/sessions/:ref', { params: { ref } });
-  if (opts.json) return printJson(ctx, view);
-  ctx.out.write(`Removed ${view.session.name} (${view.session.id}) and its worktree.\n`);
-  if (view.snapshotRef !== null) {
-    ctx.out.write(`Uncommitted work saved as ${view.snapshotRef} (${view.snapshotCommit?.slice(0, 10)}).\n`);
-    ctx.out.write(`  restore it with: git checkout ${view.snapshotRef} -- .   (or: git show --stat ${view.snapshotRef})\n`);
+  const { session } = await api.call('GET /api/sessions/:ref', { params: { ref } });
+  if (!existsSync(session.worktree)) {
+    throw new SessionStateError(`The worktree of ${session.name} is gone (${session.worktree}); \`baton rm\` kept its uncommitted work in refs/baton/snapshots/.`);
   }
-  ctx.out.write(view.branchDeleted ? `Branch ${view.session.branch} had no commits and was deleted.\n` : `Branch ${view.session.branch} is kept.\n`);
+  ctx.out.write(session.worktree + '\n');
 }
 
 function printResult(ctx: Context, session: SessionView, opts: { json?: boolean }): void {

@@ -2,17 +2,34 @@
 import { once } from 'node:events';
 import type { BatonEvent } from '../../events/index.js';
 import { formatEvent, reasonText } from '../../events/format.js';
-import { InvalidInputError, SupervisorUnreachableError } from '../../shared/errors.js';
-import type { SupervisorClient } from '../client.js';
+import { InvalidInputError } from '../../shared/errors.js';
 import { client } from '../connect.js';
+import { followSession } from '../follow.js';
 import type { Context } from '../context.js';
 
-export async function logs(ctx: Context, ref: string, opts: { follow?: boolean; json?: boolean; after: string }): Promise<void> {
-  const after = Number(opts.after);
+export interface LogsFlags {
+  follow?: boolean;
+  json?: boolean;
+  after: string;
+  /** Only the last N events. */
+  lines?: string;
+  /** Messages, commands and tool output whole, not cut to one line. */
+  full?: boolean;
+}
+
+export async function logs(ctx: Context, ref: string, opts: LogsFlags): Promise<void> {
+  let after = Number(opts.after);
   if (!Number.isInteger(after) || after < 0) throw new InvalidInputError(`--after must be a non-negative integer, got "${opts.after}"`);
+  const tail = opts.lines === undefined ? undefined : Number(opts.lines);
+  if (tail !== undefined && (!Number.isInteger(tail) || tail < 1)) throw new InvalidInputError(`--lines must be a whole number of events, 1 or more, got "${opts.lines}"`);
   const api = await client(ctx);
+  if (tail !== undefined) {
+    const { session } = await api.call('GET /api/sessions/:ref', { params: { ref } });
+    after = Math.max(after, session.lastSeq - tail);
+  }
+  const format = (event: BatonEvent): string => (opts.json ? JSON.stringify(event) : formatEvent(event, { full: opts.full === true }));
   const print = (event: BatonEvent): void => {
-    ctx.out.write((opts.json ? JSON.stringify(event) : formatEvent(event)) + '\n');
+    ctx.out.write(format(event) + '\n');
   };
   if (!opts.follow) {
     // The server answers a page at a time; page on until one comes back empty, writing each page
@@ -22,17 +39,21 @@ export async function logs(ctx: Context, ref: string, opts: { follow?: boolean; 
       const final = events.at(-1);
       if (final === undefined) return;
       last = final.seq;
-      await write(ctx.out, events.map((event) => (opts.json ? JSON.stringify(event) : formatEvent(event)) + '\n').join(''));
+      await write(ctx.out, events.map((event) => format(event) + '\n').join(''));
     }
   }
   ctx.keepAlive = true;
   const controller = new AbortController();
   process.once('SIGINT', () => controller.abort());
   let last = after;
-  await followResiliently(ctx, api, ref, () => last, (event) => {
+  const ended = await followSession(ctx, api, ref, () => last, (event) => {
     last = event.seq;
     print(event);
   }, controller.signal);
+  if (ended !== undefined) {
+    ctx.err.write(`(The session is ${ended}; nothing more will come.)\n`);
+    ctx.keepAlive = false;
+  }
 }
 
 /** Writes, then waits while the stream holds more than it wants buffered. */
@@ -40,49 +61,30 @@ async function write(out: NodeJS.WritableStream, text: string): Promise<void> {
   if (!out.write(text)) await once(out, 'drain');
 }
 
-/**
- * Follows a session's stream, reconnecting (and starting the supervisor again if need be) when
- * the stream is cut — e.g. by a supervisor restart — without repeating or skipping events.
- */
-async function followResiliently(
-  ctx: Context,
-  first: SupervisorClient,
-  ref: string,
-  lastSeq: () => number,
-  onEvent: (event: BatonEvent) => void,
-  signal: AbortSignal,
-  onLive?: () => void,
-): Promise<void> {
-  let api = first;
-  for (let failures = 0; ; ) {
-    try {
-      await api.follow(ref, lastSeq(), (event) => {
-        failures = 0;
-        onEvent(event);
-      }, signal, onLive);
-      return;
-    } catch (error) {
-      if (signal.aborted) return;
-      if (!(error instanceof SupervisorUnreachableError) || ++failures > 3) throw error;
-      ctx.err.write(`(${error.message} Reconnecting…)\n`);
-      api = await client(ctx);
-    }
-  }
-}
+/** Events replayed on attach unless --all: enough to see where the session is. */
+const ATTACH_CONTEXT = 20;
 
-export async function attach(ctx: Context, ref: string): Promise<void> {
+export async function attach(ctx: Context, ref: string, opts: { all?: boolean } = {}): Promise<void> {
   const api = await client(ctx);
   let { session } = await api.call('GET /api/sessions/:ref', { params: { ref } });
+  if (session.state === 'completed') {
+    ctx.out.write(`${session.name} is completed; there is nothing to attach to. Its transcript: baton logs ${session.name}\n`);
+    return;
+  }
   ctx.keepAlive = true;
-  ctx.out.write(`Attached to ${session.name} (${session.id}). Type a reply and press Enter; y/n answers an approval; Ctrl-C detaches.\n`);
+  const startedAt = session.lastSeq;
+  let last = opts.all === true ? 0 : Math.max(0, startedAt - ATTACH_CONTEXT);
+  const skipped = last > 0 ? ` (the last ${ATTACH_CONTEXT} events; --all replays everything)` : '';
+  ctx.out.write(`Attached to ${session.name} (${session.id})${skipped}. Type a reply and press Enter; y/n answers an approval; Ctrl-C detaches.\n`);
   const controller = new AbortController();
   const { createInterface } = await import('node:readline');
   const input = createInterface({ input: process.stdin, terminal: false });
+  let farewell = (): string => `\nDetached from ${session.name}; it goes on. Re-attach with: baton attach ${session.name}\n`;
   const detach = (): void => {
     if (controller.signal.aborted) return;
     controller.abort();
     input.close();
-    ctx.out.write(`\nDetached from ${session.name}; it goes on. Re-attach with: baton attach ${session.name}\n`);
+    ctx.out.write(farewell());
   };
   process.once('SIGINT', detach);
   input.on('close', detach);
@@ -103,9 +105,19 @@ export async function attach(ctx: Context, ref: string): Promise<void> {
       ({ session } = await api.call('POST /api/sessions/:ref/reply', { params: { ref: session.id }, body: { text } }));
     }
   };
+  let asked = '';
+  const prompt = (): void => {
+    if (session.state !== 'needs_input' || session.reason === null) return;
+    // Once per question: the replay and the live marker may both come to it.
+    const question = JSON.stringify(session.reason);
+    if (question === asked) return;
+    asked = question;
+    const hint = session.reason.kind === 'approval' ? ' [y/n]' : '';
+    ctx.out.write(`>>> ${session.name} needs input: ${reasonText(session.reason)}${hint}\n`);
+  };
 
-  let last = 0;
-  await followResiliently(
+  let live = false;
+  const ended = await followSession(
     ctx,
     api,
     session.id,
@@ -113,14 +125,19 @@ export async function attach(ctx: Context, ref: string): Promise<void> {
     (event) => {
       last = event.seq;
       ctx.out.write(formatEvent(event) + '\n');
-      if (event.type === 'state.changed') {
-        session = { ...session, state: event.to, reason: event.reason ?? null };
-        if (event.to === 'needs_input' && event.reason) {
-          const hint = event.reason.kind === 'approval' ? ' [y/n]' : '';
-          ctx.out.write(`>>> ${session.name} needs input: ${reasonText(event.reason)}${hint}\n`);
-        }
-      }
+      if (event.type !== 'state.changed') return;
+      session = { ...session, state: event.to, reason: event.reason ?? null };
+      // Replayed questions were answered long ago; only the one open now is asked.
+      if (live || event.seq > startedAt) prompt();
     },
     controller.signal,
+    () => {
+      live = true;
+      prompt();
+    },
   );
+  if (ended !== undefined) {
+    farewell = () => `${session.name} is ${ended}; detached.\n`;
+    detach();
+  }
 }

@@ -69,9 +69,24 @@ function follow(c: Context, manager: SessionManager, sessionId: string, after: n
       if (!live) buffered.push(event);
       else chain = chain.then(() => send(event)).catch(() => stream.abort());
     };
+    // A completed or removed session writes nothing more: the stream says so and ends.
+    let ended: 'completed' | 'removed' | undefined;
+    let endStream = (): void => undefined;
+    const onSession = (id: string): void => {
+      if (id !== sessionId || ended !== undefined) return;
+      const session = manager.get(sessionId);
+      ended = session === undefined || session.removed_at !== null ? 'removed' : session.state === 'completed' ? 'completed' : undefined;
+      if (ended !== undefined && live) endStream();
+    };
     // Subscribe before replaying so nothing written in between is missed; `last` drops duplicates.
     manager.on('event', onEvent);
-    const closed = new Promise<void>((resolve) => stream.onAbort(resolve));
+    manager.on('session', onSession);
+    const closed = new Promise<void>((resolve) => {
+      stream.onAbort(resolve);
+      endStream = () => {
+        chain = chain.then(() => stream.writeSSE({ event: 'ended', data: JSON.stringify({ reason: ended }) })).finally(resolve);
+      };
+    });
     try {
       for (let page = manager.eventsAfter(sessionId, after); page.length > 0; page = manager.eventsAfter(sessionId, last)) {
         for (const event of page) await send(event);
@@ -79,15 +94,18 @@ function follow(c: Context, manager: SessionManager, sessionId: string, after: n
       for (const event of buffered) await send(event);
       live = true;
       await stream.writeSSE({ event: 'live', data: JSON.stringify({ seq: last }) });
+      onSession(sessionId);
+      if (ended !== undefined) endStream();
       // A comment line now and then lets clients and proxies see the stream is alive, and
       // surfaces a vanished client as a write error.
       const keepAlive = setInterval(() => {
         stream.write(': keep-alive\n\n').catch(() => stream.abort());
       }, SSE_KEEPALIVE_MS);
       await closed.finally(() => clearInterval(keepAlive));
-      log.info('event stream aborted by the client', { session: sessionId });
+      if (ended === undefined) log.info('event stream aborted by the client', { session: sessionId });
     } finally {
       manager.off('event', onEvent);
+      manager.off('session', onSession);
     }
   });
 }

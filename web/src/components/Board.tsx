@@ -3,7 +3,7 @@ import { useDeferredValue, useEffect, useMemo, useState } from 'react';
 import type { SessionView } from '../../../src/api/index.js';
 import type { ReviewQueueView } from '../../../src/api/sessions.js';
 import type { SessionState } from '../../../src/events/index.js';
-import { firstRenderLimit, useBoard } from '../board.js';
+import { firstRenderLimit, useBoard, type BoardState } from '../board.js';
 import { matches, type Filter } from '../filter.js';
 import { pendingFocus, useKeys } from '../keys.js';
 import { navigate } from '../router.js';
@@ -85,10 +85,18 @@ export function Board({ filter }: { filter: Filter }) {
       </div>
     );
   }
-  return <Groups groups={groups} changes={board.changes} reviewQueue={board.reviewQueue} selectedId={selected?.id} now={now} onSelect={setSelectedId} />;
+  return <Groups groups={groups} changes={board.changes} reviewQueue={board.reviewQueue} conflicts={board.conflicts} selectedId={selected?.id} now={now} onSelect={setSelectedId} />;
 }
 
-function Groups(props: { groups: ReturnType<typeof groupSessions>; changes: Readonly<Record<string, number>>; reviewQueue: ReviewQueueView | undefined; selectedId: string | undefined; now: number; onSelect: (id: string) => void }) {
+function Groups(props: {
+  groups: ReturnType<typeof groupSessions>;
+  changes: Readonly<Record<string, number>>;
+  reviewQueue: ReviewQueueView | undefined;
+  conflicts: BoardState['conflicts'];
+  selectedId: string | undefined;
+  now: number;
+  onSelect: (id: string) => void;
+}) {
   // The first render (on the server, in hydration, or in the browser) shows a first screen of
   // cards; the rest follow in a deferred render, after that first screen is painted.
   const limit = useDeferredValue(Number.POSITIVE_INFINITY, firstRenderLimit());
@@ -112,7 +120,7 @@ function Groups(props: { groups: ReturnType<typeof groupSessions>; changes: Read
           </h2>
           <div className="cards">
             {group.sessions.map((s) => (
-              <Card key={s.id} session={s} files={props.changes[s.id]} selected={s.id === props.selectedId} now={props.now} onSelect={props.onSelect} />
+              <Card key={s.id} session={s} files={props.changes[s.id]} conflict={props.conflicts[s.id]} selected={s.id === props.selectedId} now={props.now} onSelect={props.onSelect} />
             ))}
           </div>
         </section>

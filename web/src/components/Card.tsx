@@ -1,5 +1,6 @@
 /** One session on the board: who, what, what it is doing right now, and what it has cost. */
 import { memo } from 'react';
+import type { ConflictBadge } from '../../../src/api/conflicts.js';
 import type { SessionView } from '../../../src/api/index.js';
 import { api, errorText } from '../api.js';
 import { ago, STATE_LABEL, tokens, usd } from '../format.js';
@@ -45,7 +46,7 @@ export function DecideButtons(props: { session: SessionView; className: string; 
 }
 
 /** Memoised: a stream update re-renders the one card whose session changed, not the board. */
-export const Card = memo(function Card(props: { session: SessionView; files: number | undefined; selected: boolean; now: number; onSelect: (id: string) => void }) {
+export const Card = memo(function Card(props: { session: SessionView; files: number | undefined; conflict?: ConflictBadge | undefined; selected: boolean; now: number; onSelect: (id: string) => void }) {
   const s = props.session;
   const live = s.state === 'working' || s.state === 'starting' || s.state === 'preparing';
   return (
@@ -61,6 +62,7 @@ export const Card = memo(function Card(props: { session: SessionView; files: num
       <header className="card-head">
         <span className="card-name">{s.name}</span>
         {s.pinned && <PinIcon />}
+        {props.conflict && <ConflictChip badge={props.conflict} />}
         <span className={`chip chip-${s.state}`}>{STATE_LABEL[s.state]}</span>
       </header>
       <p className="card-task" title={s.prompt}>
@@ -109,6 +111,19 @@ export const Card = memo(function Card(props: { session: SessionView; files: num
     </article>
   );
 });
+
+/** Who this session will collide with before anyone merges (the conflict radar): `baton conflicts <name>` shows where. */
+export function ConflictChip({ badge }: { badge: ConflictBadge }) {
+  const names = badge.with.map((w) => (w.base ? `base ${w.name}` : w.name));
+  const first = names[0] ?? '';
+  const label = names.length > 1 ? `${first} +${names.length - 1}` : first;
+  const title = `${badge.level === 'hot' ? 'Same lines as' : 'Same files as'} ${badge.with.map((w) => `${w.base ? `base ${w.name}` : w.name} (${w.level})`).join(', ')}`;
+  return (
+    <span className={`conflict conflict-${badge.level}`} data-testid="conflict" title={title}>
+      {badge.level} · {label}
+    </span>
+  );
+}
 
 /** Drawn rather than an emoji: the pushpin emoji is missing from many system fonts (a box instead). */
 function PinIcon() {

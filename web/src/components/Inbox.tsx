@@ -3,6 +3,7 @@
  * few things it said and did), answered right here.
  */
 import { useEffect, useRef, useState } from 'react';
+import type { ConflictBadge } from '../../../src/api/conflicts.js';
 import type { SessionView } from '../../../src/api/index.js';
 import type { InboxItem } from '../../../src/api/web.js';
 import { api, errorText } from '../api.js';
@@ -12,7 +13,7 @@ import { ago } from '../format.js';
 import { useKeys } from '../keys.js';
 import { navigate } from '../router.js';
 import { toast } from '../toast.js';
-import { decide, DecideButtons, respondUrl } from './Card.js';
+import { ConflictChip, decide, DecideButtons, respondUrl } from './Card.js';
 import { EventLine } from './EventLine.js';
 
 export function Inbox({ filter }: { filter: Filter }) {
@@ -65,6 +66,7 @@ export function Inbox({ filter }: { filter: Filter }) {
           key={item.session.id}
           item={item}
           live={board.sessions.get(item.session.id) ?? item.session}
+          conflict={board.conflicts[item.session.id]}
           selected={i === index}
           replyRef={(el) => (el ? replyRefs.current.set(item.session.id, el) : replyRefs.current.delete(item.session.id))}
         />
@@ -73,7 +75,7 @@ export function Inbox({ filter }: { filter: Filter }) {
   );
 }
 
-function InboxCard(props: { item: InboxItem; live: SessionView; selected: boolean; replyRef: (el: HTMLTextAreaElement | null) => void }) {
+function InboxCard(props: { item: InboxItem; live: SessionView; conflict: ConflictBadge | undefined; selected: boolean; replyRef: (el: HTMLTextAreaElement | null) => void }) {
   const s = props.live;
   const reason = s.reason;
   return (
@@ -90,6 +92,13 @@ function InboxCard(props: { item: InboxItem; live: SessionView; selected: boolea
           <span suppressHydrationWarning>{ago(s.lastEventAt)}</span>
         </span>
       </header>
+      {props.conflict && (
+        <p className="inbox-conflict" data-testid="inbox-conflict">
+          <ConflictChip badge={props.conflict} /> Will collide with{' '}
+          {props.conflict.with.map((w) => `${w.base ? `base ${w.name}` : w.name} (${w.level === 'hot' ? 'same lines' : 'same files'})`).join(', ')}: answer with that in mind. See where:{' '}
+          <code>baton conflicts {s.name}</code>
+        </p>
+      )}
       <ol className="context">
         {props.item.context
           .filter((e) => e.type !== 'question.asked' && e.type !== 'approval.requested')

@@ -9,6 +9,7 @@ import { pendingFocus, useKeys } from '../keys.js';
 import { navigate } from '../router.js';
 import { toast } from '../toast.js';
 import { decide, DecideButtons } from './Card.js';
+import { ConflictPanel } from './Conflicts.js';
 import { ReplyBox } from './Inbox.js';
 import { Transcript } from './Transcript.js';
 
@@ -44,6 +45,7 @@ export function SessionPage({ id }: { id: string }) {
     <div className="session-page" data-testid="session-page" data-state={session.state}>
       <Header session={session} files={board.changes[session.id]} />
       {session.state === 'needs_input' && <Waiting session={session} />}
+      <ConflictPanel sessionId={session.id} badge={board.conflicts[session.id]} />
       <div className="tabs" role="tablist">
         {(['transcript', 'changes', 'usage'] as const).map((t, i) => (
           <button key={t} role="tab" aria-selected={tab === t} className={`tab${tab === t ? ' active' : ''}`} onClick={() => setTab(t)}>
@@ -94,6 +96,15 @@ function Header({ session: s, files }: { session: SessionView; files: number | u
         </span>
         <span className="grow" />
         <div className="actions">
+          {/* The combined review of the group this session is in (the API takes a member's name for the group). */}
+          <a
+            className="btn btn-sm"
+            href={`/review/${encodeURIComponent(s.project)}/${encodeURIComponent(s.name)}`}
+            onClick={(e) => (e.preventDefault(), navigate(`/review/${encodeURIComponent(s.project)}/${encodeURIComponent(s.name)}`))}
+            data-testid="review-link"
+          >
+            Review with coupled work
+          </a>
           <button className="btn btn-sm" onClick={() => void api.call('POST /api/sessions/:ref/pin', { params: { ref: s.id }, body: { pinned: !s.pinned } }).catch((e: unknown) => toast(errorText(e), 'error'))}>
             {s.pinned ? 'Unpin' : 'Pin'}
           </button>

@@ -1,0 +1,148 @@
+// Conflict radar benchmark (`node bench/run.mjs radar`): a generated repository of 20,000 files,
+// 20 live sessions in real worktrees (a few edits each, some overlapping, some committed, most
+// not), the radar's full pass and its update after one session's edit, against the raw baseline
+// measured in the same run: snapshotting each worktree and `git merge-tree --write-tree` over
+// every pair by hand.
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)));
+const FILES = 20_000;
+const SESSIONS = 20;
+const RUNS = Number(process.env.BATON_BENCH_RADAR_RUNS ?? 5);
+
+const stats = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const at = (q) => s[Math.min(s.length - 1, Math.floor(q * s.length))];
+  return { p50: at(0.5), p95: at(0.95), min: s[0], n: s.length };
+};
+const ms = (x) => `${x.toFixed(1)} ms`;
+
+export async function run({ log }) {
+  const { ConflictRadar } = await import(join(ROOT, 'dist/radar/index.js'));
+  const { openDb } = await import(join(ROOT, 'dist/store/db.js'));
+  const { SessionStore } = await import(join(ROOT, 'dist/store/sessions.js'));
+  const { WorkspaceBus } = await import(join(ROOT, 'dist/bus/index.js'));
+  const { resolveSessionRef } = await import(join(ROOT, 'dist/sessions/resolve.js'));
+  const work = mkdtempSync(join(tmpdir(), 'baton-bench-radar-'));
+  const env = { ...process.env, GIT_CONFIG_NOSYSTEM: '1', GIT_AUTHOR_NAME: 'b', GIT_AUTHOR_EMAIL: 'b@b', GIT_COMMITTER_NAME: 'b', GIT_COMMITTER_EMAIL: 'b@b' };
+  const git = (cwd, ...args) => execFileSync('git', args, { cwd, env, encoding: 'utf8', maxBuffer: 256 << 20 }).trim();
+  const lines = (i, change = {}) => Array.from({ length: 30 }, (_, n) => change[n + 1] ?? `file ${i} line ${n + 1}`).join('\n') + '\n';
+  const path = (i) => `d${Math.floor(i / 500)}/f${i}.txt`;
+  try {
+    const t0 = performance.now();
+    const repo = join(work, 'repo');
+    for (let i = 0; i < FILES; i++) {
+      if (i % 500 === 0) mkdirSync(join(repo, `d${i / 500}`), { recursive: true });
+      writeFileSync(join(repo, path(i)), lines(i));
+    }
+    git(repo, 'init', '-q', '-b', 'main');
+    git(repo, 'add', '.');
+    git(repo, 'commit', '-qm', 'init');
+    const db = openDb(join(work, 'baton.db'));
+    const store = new SessionStore(db);
+    const bus = new WorkspaceBus(db);
+    const project = store.ensureProject(repo);
+    const base = git(repo, 'rev-parse', 'HEAD');
+    const sessions = [];
+    for (let s = 0; s < SESSIONS; s++) {
+      const name = `s${s}`;
+      const worktree = join(work, 'wt', name);
+      git(repo, 'worktree', 'add', '-q', '-b', `baton/${name}`, worktree, base);
+      // Each session: its own file (line 5), and one of three shared files — a hot spot (the
+      // same line, sessions 0-4), a soft one (other lines, 5-9) — or a file of its own (10-19).
+      const edit = (i, change) => writeFileSync(join(worktree, path(i)), lines(i, change));
+      edit(100 + s, { 5: `s${s}` });
+      edit(200 + s * 7, { 12: `s${s}`, 20: `s${s}` });
+      if (s < 5) edit(1000, { 10: `hot ${s}` });
+      else if (s < 10) edit(1500, { [s * 2]: `soft ${s}` });
+      else edit(3000 + s, { 1: `s${s}` });
+      if (s % 3 === 0) git(worktree, 'commit', '-qam', `work of ${name}`);
+      store.insert({ id: `id-${String(s).padStart(2, '0')}`, project_id: project.id, name, agent: 'scripted', prompt: name, model: null, permission_mode: 'default', options_json: '{}', branch: `baton/${name}`, base_ref: 'main', base_commit: base, worktree }, 'working');
+      sessions.push({ id: `id-${String(s).padStart(2, '0')}`, name, worktree });
+    }
+    const source = { list: () => store.listLive(), resolve: (ref) => resolveSessionRef(store.listLive(), ref) };
+    log(`\n## Conflict radar: ${FILES.toLocaleString('en')}-file repository, ${SESSIONS} live sessions (${(SESSIONS * (SESSIONS - 1)) / 2} pairs), median of ${RUNS} (set up in ${ms(performance.now() - t0)})`);
+
+    // Raw baseline, by hand: each worktree's work as a commit (a private index, as the radar's
+    // snapshot), then `git merge-tree --write-tree` over every pair.
+    const raw = [];
+    const rawPair = [];
+    for (let r = 0; r < RUNS; r++) {
+      const t1 = performance.now();
+      const commits = sessions.map((s) => {
+        const index = join(work, `raw-index-${s.name}`);
+        const e = { ...env, GIT_INDEX_FILE: index };
+        writeFileSync(index, readFileSync(join(repo, '.git', 'worktrees', s.name, 'index')));
+        execFileSync('git', ['add', '--all', '--', '.'], { cwd: s.worktree, env: e });
+        const tree = execFileSync('git', ['write-tree'], { cwd: s.worktree, env: e, encoding: 'utf8' }).trim();
+        return execFileSync('git', ['commit-tree', tree, '-p', 'HEAD', '-m', 'raw'], { cwd: s.worktree, env, encoding: 'utf8' }).trim();
+      });
+      for (let a = 0; a < commits.length; a++) {
+        for (let b = a + 1; b < commits.length; b++) {
+          const tp = performance.now();
+          try {
+            execFileSync('git', ['merge-tree', '--write-tree', '--name-only', commits[a], commits[b]], { cwd: repo, env, stdio: ['ignore', 'pipe', 'ignore'] });
+          } catch (error) {
+            if (error.status !== 1) throw error;
+          }
+          if (r === 0) rawPair.push(performance.now() - tp);
+        }
+      }
+      raw.push(performance.now() - t1);
+    }
+
+    const full = [];
+    const fullPair = [];
+    let figures;
+    for (let r = 0; r < RUNS; r++) {
+      const radar = new ConflictRadar({ sessions: source, bus });
+      const t1 = performance.now();
+      figures = await radar.pass();
+      full.push(performance.now() - t1);
+      fullPair.push(figures.pairMsP50, figures.pairMsP95);
+      if (r === 0) var found = radar.view().conflicts;
+    }
+    // Updates: one session edits a file (alternately touching the hot spot and its own file), then the pass the edit triggers.
+    const radar = new ConflictRadar({ sessions: source, bus });
+    await radar.pass();
+    const update = [];
+    let last;
+    for (let r = 0; r < RUNS * 2; r++) {
+      const s = sessions[(r * 7) % SESSIONS];
+      const i = r % 2 === 0 ? 1000 : 5000 + r;
+      writeFileSync(join(s.worktree, path(i)), lines(i, { 10: `update ${r}` }));
+      const t1 = performance.now();
+      last = await radar.pass([s.id]);
+      update.push(performance.now() - t1);
+    }
+    const steady = [];
+    for (let r = 0; r < RUNS; r++) {
+      const t1 = performance.now();
+      await radar.pass([]);
+      steady.push(performance.now() - t1);
+    }
+
+    const rw = stats(raw);
+    const rp = stats(rawPair);
+    const f = stats(full);
+    const u = stats(update);
+    const st = stats(steady);
+    const hot = found.filter((c) => c.level === 'hot').length;
+    log(`raw by hand: snapshot 20 worktrees + merge-tree over ${rawPair.length} pairs: p50 ${ms(rw.p50)} (p95 ${ms(rw.p95)}); per pair p50 ${ms(rp.p50)}, p95 ${ms(rp.p95)}`);
+    log(`radar full pass (cold caches): p50 ${ms(f.p50)} (p95 ${ms(f.p95)}) = ${(f.p50 / rw.p50).toFixed(2)}× raw; goal < 2 s: ${f.p95 < 2000 ? 'MET' : 'NOT MET'}`);
+    log(`  last full pass: ${figures.pairsChecked} pairs checked, ${figures.pairsSkippedDisjoint} settled as disjoint without git, ${figures.gitCalls} git calls, per pair p50 ${ms(figures.pairMsP50)} p95 ${ms(figures.pairMsP95)}; found ${found.length} collisions (${hot} hot)`);
+    log(`radar update after one session's edit: p50 ${ms(u.p50)} (p95 ${ms(u.p95)}) = ${(u.p50 / rw.p50).toFixed(3)}× raw; goal < 200 ms: ${u.p95 < 200 ? 'MET' : 'NOT MET'}`);
+    log(`  last update: ${last.snapshots} snapshot, ${last.pairsChecked} pairs recomputed, ${last.pairsCached} from cache, ${last.gitCalls} git calls, per pair p50 ${ms(last.pairMsP50)} p95 ${ms(last.pairMsP95)}`);
+    log(`radar pass with nothing changed (membership only): p50 ${ms(st.p50)} (p95 ${ms(st.p95)})`);
+    db.close();
+    return { raw: rw, rawPair: rp, full: f, update: u, steady: st };
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) await run({ log: (line) => console.log(line) });

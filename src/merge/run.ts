@@ -1,0 +1,149 @@
+/**
+ * One merge, start to finish, in a scratch worktree: commit each member's uncommitted work on
+ * its branch, merge the members in order onto the base's tip, run the check once on the whole
+ * (bisecting a failing group to the member that broke it), then advance the base with a
+ * compare-and-swap. Returns what happened; the caller reports it and cleans up.
+ */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import type { z } from 'zod';
+import type { MergeCheckOutcome } from '../events/workspace.js';
+import { loadRepoConfig, DEFAULT_CHECK_SECONDS } from '../projects/index.js';
+import { errorMessage, SessionStateError } from '../shared/errors.js';
+import type { SessionWithProject } from '../store/sessions.js';
+import { git } from '../worktrees/index.js';
+import { describeCheck, runCheck, type CheckCommand, type CheckResult } from './check.js';
+import { advanceBase, branchTip, checkoutOf, commitSessionWork, DirtyCheckoutError, dirtyFiles, identityArgs, isAncestor, mergeInto, withScratchWorktree } from './git.js';
+
+type Check = z.infer<typeof MergeCheckOutcome>;
+
+export const NO_CHECK: Check = { outcome: 'none', command: null, durationMs: null, exitCode: null, outputTail: null };
+
+export type RunOutcome =
+  | { kind: 'landed'; commit: string; previous: string; check: Check; checkoutUpdated: string | null }
+  | { kind: 'conflicted'; culprit: SessionWithProject; files: string[]; baseCommit: string }
+  | { kind: 'check_failed'; culprit: SessionWithProject; check: Check; bisected: boolean }
+  | { kind: 'refused'; message: string; check: Check };
+
+export interface RunInput {
+  mergeId: string;
+  home: string;
+  root: string;
+  base: string;
+  members: SessionWithProject[];
+  squash: boolean;
+  env: NodeJS.ProcessEnv;
+  onStarted(baseCommit: string): void;
+  onChecking(command: string, commit: string, members: number): void;
+}
+
+/** Times the base may move under a merge before it gives up. */
+const ATTEMPTS = 3;
+
+export async function runMerge(input: RunInput): Promise<RunOutcome> {
+  const { root, base } = input;
+  let config;
+  try {
+    config = loadRepoConfig(root);
+  } catch (error) {
+    return { kind: 'refused', message: errorMessage(error), check: NO_CHECK };
+  }
+  const check = config.merge?.check;
+  const timeoutSeconds = config.merge?.checkTimeoutSeconds ?? DEFAULT_CHECK_SECONDS;
+  let started = false;
+  for (let attempt = 1; attempt <= ATTEMPTS; attempt++) {
+    const baseTip = await branchTip(root, base);
+    if (baseTip === undefined) return { kind: 'refused', message: `The base branch ${base} no longer exists in ${root}; recreate it, or set "merge": {"base": "…"} in .baton/config.json.`, check: NO_CHECK };
+    if (!started) {
+      started = true;
+      input.onStarted(baseTip);
+    }
+    // Said before any work: a checkout that would stop the landing stops the merge.
+    const checkout = await checkoutOf(root, base);
+    if (checkout !== undefined) {
+      const dirty = await dirtyFiles(checkout);
+      if (dirty.length > 0) return { kind: 'refused', message: new DirtyCheckoutError(checkout, base, dirty).message, check: NO_CHECK };
+    }
+    const tips: string[] = [];
+    for (const member of input.members) {
+      const tip = existsSync(member.worktree)
+        ? (await commitSessionWork({ worktree: member.worktree, branch: member.branch, name: member.name })).tip
+        : await branchTip(root, member.branch);
+      if (tip === undefined) return { kind: 'refused', message: `The branch ${member.branch} of ${member.name} is gone; there is nothing to merge.`, check: NO_CHECK };
+      if (await isAncestor(root, tip, baseTip)) return { kind: 'refused', message: `${member.name} has nothing to merge: its work is already on ${base}.`, check: NO_CHECK };
+      tips.push(tip);
+    }
+    const merged = await withScratchWorktree(root, join(input.home, 'merges', input.mergeId), baseTip, (scratch) =>
+      mergeAndCheck(input, scratch, tips, check, timeoutSeconds, baseTip),
+    );
+    if (merged.kind !== 'ready') return merged;
+    try {
+      const advanced = await advanceBase(root, base, baseTip, merged.commit);
+      if (advanced === 'moved') continue;
+    } catch (error) {
+      if (error instanceof SessionStateError) return { kind: 'refused', message: error.message, check: merged.check };
+      throw error;
+    }
+    return { kind: 'landed', commit: merged.commit, previous: baseTip, check: merged.check, checkoutUpdated: checkout ?? null };
+  }
+  return { kind: 'refused', message: `${base} moved ${ATTEMPTS} times while this merge ran; nothing was landed. Merge again when it is quieter.`, check: NO_CHECK };
+}
+
+type Merged = { kind: 'ready'; commit: string; check: Check } | Exclude<RunOutcome, { kind: 'landed' }>;
+
+async function mergeAndCheck(input: RunInput, scratch: string, tips: string[], check: CheckCommand | undefined, timeoutSeconds: number, baseTip: string): Promise<Merged> {
+  const identity = await identityArgs(scratch);
+  const heads: string[] = [];
+  for (const [index, member] of input.members.entries()) {
+    const step = await mergeInto(scratch, tips[index]!, { squash: input.squash, message: commitMessage(member, input.base, input.squash), identity });
+    if (!step.ok) return { kind: 'conflicted', culprit: member, files: step.files, baseCommit: baseTip };
+    heads.push(step.head);
+  }
+  const commit = heads[heads.length - 1]!;
+  if (check === undefined) return { kind: 'ready', commit, check: NO_CHECK };
+  const run = async (head: string): Promise<CheckResult> => {
+    input.onChecking(describeCheck(check), head, heads.indexOf(head) + 1);
+    return runCheck(check, { cwd: scratch, timeoutSeconds, env: input.env });
+  };
+  const whole = await run(commit);
+  if (whole.outcome === 'passed') return { kind: 'ready', commit, check: outcomeOf(whole) };
+  // Bisect: the first prefix of the order whose check fails names the member that broke it.
+  let lo = 0;
+  let hi = heads.length - 1;
+  let failing = whole;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    await resetScratch(scratch, heads[mid]!);
+    const result = await run(heads[mid]!);
+    if (result.outcome === 'passed') lo = mid + 1;
+    else {
+      hi = mid;
+      failing = result;
+    }
+  }
+  return { kind: 'check_failed', culprit: input.members[hi]!, check: outcomeOf(failing), bisected: heads.length > 1 };
+}
+
+async function resetScratch(scratch: string, head: string): Promise<void> {
+  await git(scratch, ['checkout', '--quiet', '--force', '--detach', head]);
+  // What the last check built or left behind must not decide the next one.
+  await git(scratch, ['clean', '-fdxq']);
+}
+
+function outcomeOf(result: CheckResult): Check {
+  return {
+    outcome: result.outcome,
+    command: result.command,
+    durationMs: result.durationMs,
+    exitCode: result.exitCode,
+    outputTail: result.outputTail,
+  };
+}
+
+/** A landed session's commit message: its prompt's first line, then which session it was. */
+export function commitMessage(member: SessionWithProject, base: string, squash: boolean): string {
+  const firstLine = member.prompt.split('\n').find((line) => line.trim() !== '')?.trim() ?? member.name;
+  const subject = squash ? firstLine : `Merge session ${member.name} into ${base}: ${firstLine}`;
+  const short = subject.length > 100 ? `${subject.slice(0, 99)}…` : subject;
+  return `${short}\n\nBaton session ${member.name} (branch ${member.branch}, agent ${member.agent}).${squash ? `\n\nPrompt:\n${member.prompt}` : ''}`;
+}

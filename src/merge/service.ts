@@ -1,0 +1,255 @@
+/**
+ * The merge queue: merges run one at a time per repository, in the order asked, each visible
+ * with its position while it waits. A request is checked when it is made (unknown or running
+ * sessions, a missing base, a dirty checkout are refused at once, changing nothing); the merge
+ * itself (run.ts) then reports on the bus — merge.queued, started, checking, then landed,
+ * conflicted or failed — and a failure goes back to the session that caused it as a reply.
+ */
+import { join } from 'node:path';
+import type { MergePlanView, MergeResult, MergeView, PrView } from '../api/merge.js';
+import type { WorkspaceBus } from '../bus/index.js';
+import { MergeConflicted, MergeFailed, MergeLanded, MergeQueued, MergeStarted, MergeChecking } from '../events/workspace.js';
+import { newId } from '../shared/ids.js';
+import { errorMessage, InvalidInputError, SessionStateError } from '../shared/errors.js';
+import { createLogger } from '../shared/log.js';
+import type { SessionWithProject } from '../store/sessions.js';
+import { mergePlan, plannedOrder } from './plan-view.js';
+import { openPullRequest } from './pull-request.js';
+import { NO_CHECK, runMerge, type RunOutcome } from './run.js';
+import { conflictReport, checkReport } from './reports.js';
+import { baseOf, requireMergeable } from './sessions.js';
+import type { MergeSessions } from './sessions.js';
+import { branchTip, checkoutOf, DirtyCheckoutError, dirtyFiles, isAncestor, removeStaleScratches } from './git.js';
+import { git } from '../worktrees/index.js';
+
+const log = createLogger('merge');
+const RECENT = 50;
+
+export interface MergeServiceOptions {
+  home: string;
+  sessions: MergeSessions;
+  bus: WorkspaceBus;
+  /** The environment checks and gh run in (the supervisor's). */
+  env: NodeJS.ProcessEnv;
+  clock?: () => Date;
+}
+
+interface Job {
+  view: MergeView;
+  members: SessionWithProject[];
+  done: Promise<MergeResult>;
+}
+
+export class MergeService {
+  private readonly jobs: Job[] = [];
+  private readonly chains = new Map<string, Promise<unknown>>();
+  private readonly recent: MergeResult[] = [];
+  private readonly clock: () => Date;
+
+  constructor(private readonly options: MergeServiceOptions) {
+    this.clock = options.clock ?? (() => new Date());
+  }
+
+  /** After a start: removes the scratch worktrees of merges a killed supervisor left half done. */
+  async recover(): Promise<void> {
+    const removed = await removeStaleScratches(join(this.options.home, 'merges'));
+    if (removed > 0) log.info('removed scratch worktrees of interrupted merges', { removed });
+  }
+
+  /** Pushes a session's branch and opens its pull request (pull-request.ts). */
+  pullRequest(ref: string, cwd?: string): Promise<PrView> {
+    return openPullRequest({ ref, cwd, sessions: this.options.sessions, bus: this.options.bus, env: this.options.env });
+  }
+
+  /** The landing order of a repository's ready sessions (plan-view.ts). */
+  plan(where: { cwd?: string | undefined; project?: string | undefined }): Promise<MergePlanView> {
+    return mergePlan(this.options.sessions, where);
+  }
+
+  /** Waiting and running merges, each with its position in its repository's queue. */
+  queue(): MergeView[] {
+    return this.jobs.map((job) => ({ ...job.view, position: this.position(job) }));
+  }
+
+  recentResults(): MergeResult[] {
+    return [...this.recent];
+  }
+
+  /**
+   * Queues `refs` (resolved from `cwd`) to land as one group in this order. Returns at once with
+   * the queued merge and the sequence number of its `merge.queued` event; `result` settles when
+   * it has landed or failed.
+   */
+  async enqueue(refs: string[], options: { squash: boolean; planned?: boolean; cwd?: string | undefined }): Promise<{ view: MergeView; seq: number; result: Promise<MergeResult> }> {
+    let members = refs.map((ref) => this.options.sessions.resolve(ref, options.cwd));
+    const ids = new Set(members.map((m) => m.id));
+    if (ids.size !== members.length) throw new InvalidInputError('A session is named twice in this merge; name each once.');
+    const root = members[0]!.project_root;
+    const other = members.find((m) => m.project_root !== root);
+    if (other !== undefined) throw new InvalidInputError(`${members[0]!.name} and ${other.name} belong to different repositories; merge them separately.`);
+    for (const member of members) requireMergeable(member, this.options.sessions);
+    const base = baseOf(members);
+    const baseTip = await this.precheck(root, base, members);
+    if (options.planned === true && members.length > 1) members = await plannedOrder(members, baseTip);
+    // After the last await, so two requests for one session cannot both pass.
+    for (const member of members) {
+      const queued = this.jobs.find((job) => job.members.some((m) => m.id === member.id));
+      if (queued !== undefined) throw new SessionStateError(`${member.name} is already in the merge queue (merge ${queued.view.mergeId}); wait for it.`);
+    }
+
+    const view: MergeView = {
+      mergeId: newId().slice(0, 12),
+      project: members[0]!.project_name,
+      root,
+      base,
+      sessions: members.map((m) => ({ sessionId: m.id, name: m.name })),
+      squash: options.squash,
+      state: 'queued',
+      position: 1,
+      queuedAt: this.clock().toISOString(),
+    };
+    const job = { view, members } as Job;
+    this.jobs.push(job);
+    view.position = this.position(job);
+    const event = this.options.bus.publish(MergeQueued, { ...this.ref(view), position: view.position });
+    const previous = this.chains.get(root) ?? Promise.resolve();
+    job.done = previous.then(() => this.run(job));
+    this.chains.set(root, job.done.catch(() => undefined));
+    return { view: { ...view }, seq: event.seq, result: job.done };
+  }
+
+  /** Lands an ordered list of sessions as one group and resolves with the result (for groups built elsewhere). */
+  async mergeGroup(refs: string[], options: { squash?: boolean; planned?: boolean; cwd?: string } = {}): Promise<MergeResult> {
+    const { result } = await this.enqueue(refs, { squash: options.squash ?? false, planned: options.planned ?? false, cwd: options.cwd });
+    return result;
+  }
+
+  /** Refusals that need no merge: said before anything is queued or changed. */
+  private async precheck(root: string, base: string, members: SessionWithProject[]): Promise<string> {
+    const tip = await branchTip(root, base);
+    if (tip === undefined) {
+      throw new InvalidInputError(`The base branch ${base} does not exist in ${root} (deleted, or the session started from a tag or commit); recreate it, or set "merge": {"base": "<branch>"} in .baton/config.json.`, { reason: 'no_base', base });
+    }
+    const checkout = await checkoutOf(root, base);
+    if (checkout !== undefined) {
+      const dirty = await dirtyFiles(checkout);
+      if (dirty.length > 0) throw new DirtyCheckoutError(checkout, base, dirty);
+    }
+    for (const member of members) {
+      const branch = await branchTip(root, member.branch);
+      if (branch === undefined) throw new SessionStateError(`The branch ${member.branch} of ${member.name} is gone; there is nothing to merge.`);
+      const status = await git(member.worktree, ['status', '--porcelain', '--untracked-files=all'], { okExitCodes: [128] }).catch(() => undefined);
+      const uncommitted = status !== undefined && status.exitCode === 0 && status.stdout.trim() !== '';
+      if (!uncommitted && (await isAncestor(root, branch, tip))) {
+        throw new SessionStateError(`${member.name} has nothing to merge: its branch ${member.branch} has no commits beyond ${base} and no uncommitted work.`, { reason: 'nothing_to_merge' });
+      }
+    }
+    return tip;
+  }
+
+  private position(job: Job): number {
+    return this.jobs.filter((j) => j.view.root === job.view.root).indexOf(job) + 1;
+  }
+
+  private ref(view: MergeView) {
+    return { mergeId: view.mergeId, project: view.project, base: view.base, sessions: view.sessions, squash: view.squash };
+  }
+
+  private async run(job: Job): Promise<MergeResult> {
+    const started = performance.now();
+    const { view } = job;
+    const ref = this.ref(view);
+    view.state = 'merging';
+    let outcome: RunOutcome;
+    try {
+      // Fresh rows: a member may have been started again or removed while it waited.
+      const members = job.members.map((m) => this.options.sessions.get(m.id) ?? m);
+      for (const member of members) requireMergeable(member, this.options.sessions);
+      outcome = await runMerge({
+        mergeId: view.mergeId,
+        home: this.options.home,
+        root: view.root,
+        base: view.base,
+        members,
+        squash: view.squash,
+        env: this.options.env,
+        onStarted: (baseCommit) => this.options.bus.publish(MergeStarted, { ...ref, baseCommit }),
+        onChecking: (command, commit, count) => {
+          view.state = 'checking';
+          this.options.bus.publish(MergeChecking, { ...ref, command, commit, members: count });
+        },
+      });
+    } catch (error) {
+      const known = error instanceof InvalidInputError || error instanceof SessionStateError;
+      if (!known) log.error('merge failed', { mergeId: view.mergeId, error: errorMessage(error) });
+      outcome = { kind: 'refused', message: known ? error.message : `The merge failed: ${errorMessage(error)}`, check: NO_CHECK };
+    }
+    const durationMs = Math.round(performance.now() - started);
+    const result = await this.report(job, outcome, durationMs);
+    this.jobs.splice(this.jobs.indexOf(job), 1);
+    this.recent.unshift(result);
+    this.recent.splice(RECENT);
+    return result;
+  }
+
+  /** Cleans up after a landing, or sends the failure to its session; then publishes the result. */
+  private async report(job: Job, outcome: RunOutcome, durationMs: number): Promise<MergeResult> {
+    const { view } = job;
+    const ref = this.ref(view);
+    const common = { ...ref, durationMs, finishedAt: this.clock().toISOString(), files: [] as string[], commit: null, previous: null, culprit: null, replied: false, checkoutUpdated: null };
+    switch (outcome.kind) {
+      case 'landed': {
+        for (const member of job.members) await this.retire(member, outcome.commit);
+        const names = job.members.map((m) => m.name).join(', ');
+        this.options.bus.publish(MergeLanded, { ...ref, commit: outcome.commit, previous: outcome.previous, check: outcome.check, durationMs, checkoutUpdated: outcome.checkoutUpdated });
+        const checked = outcome.check.outcome === 'none' ? 'no check is configured (.baton/config.json merge.check), so none ran' : `the check passed in ${((outcome.check.durationMs ?? 0) / 1000).toFixed(1)} s`;
+        return { ...common, outcome: 'landed', reason: 'landed', message: `Landed ${names} on ${view.base} at ${outcome.commit.slice(0, 12)}; ${checked}.`, commit: outcome.commit, previous: outcome.previous, check: outcome.check, checkoutUpdated: outcome.checkoutUpdated };
+      }
+      case 'conflicted': {
+        const culprit = { sessionId: outcome.culprit.id, name: outcome.culprit.name };
+        const replied = await this.tell(outcome.culprit, conflictReport(outcome.culprit, view.base, outcome.files, job.members));
+        this.options.bus.publish(MergeConflicted, { ...ref, culprit, files: outcome.files, durationMs, replied });
+        const message = `${outcome.culprit.name} conflicts with ${view.base}${job.members.length > 1 ? ' and the members before it' : ''} in ${outcome.files.join(', ') || 'its changes'}; nothing was landed.`;
+        return { ...common, outcome: 'conflicted', reason: 'conflict', message, culprit, files: outcome.files, replied, check: NO_CHECK };
+      }
+      case 'check_failed': {
+        const culprit = { sessionId: outcome.culprit.id, name: outcome.culprit.name };
+        const replied = await this.tell(outcome.culprit, checkReport(outcome.culprit, view.base, outcome.check, job.members, outcome.bisected));
+        const reason = outcome.check.outcome === 'timed_out' ? 'check_timed_out' : 'check_failed';
+        const what = reason === 'check_timed_out' ? `did not finish within its time limit (${((outcome.check.durationMs ?? 0) / 1000).toFixed(1)} s) and was stopped` : `failed (exit ${outcome.check.exitCode ?? 'by signal'})`;
+        const message = `The check \`${outcome.check.command ?? ''}\` ${what}${outcome.bisected ? `; bisected to ${outcome.culprit.name}` : ''}; nothing was landed.`;
+        this.options.bus.publish(MergeFailed, { ...ref, reason, message, culprit, check: outcome.check, durationMs, replied });
+        return { ...common, outcome: 'failed', reason, message, culprit, replied, check: outcome.check };
+      }
+      case 'refused': {
+        this.options.bus.publish(MergeFailed, { ...ref, reason: 'refused', message: outcome.message, culprit: null, check: outcome.check, durationMs, replied: false });
+        return { ...common, outcome: 'failed', reason: 'refused', message: outcome.message, check: outcome.check };
+      }
+    }
+  }
+
+  /** A landed session: completed, its worktree removed (a snapshot kept of anything left), its branch deleted once in the base's history. */
+  private async retire(member: SessionWithProject, landed: string): Promise<void> {
+    const { sessions } = this.options;
+    try {
+      await sessions.done(member.id);
+      await sessions.remove(member.id);
+      const tip = await branchTip(member.project_root, member.branch);
+      if (tip !== undefined && (await isAncestor(member.project_root, tip, landed))) {
+        await git(member.project_root, ['branch', '--quiet', '-D', '--', member.branch]);
+      }
+    } catch (error) {
+      log.error('landed session not cleaned up', { session: member.name, error: errorMessage(error) });
+    }
+  }
+
+  private async tell(session: SessionWithProject, text: string): Promise<boolean> {
+    try {
+      await this.options.sessions.reply(session.id, text);
+      return true;
+    } catch (error) {
+      log.info('merge report not delivered as a reply', { session: session.name, error: errorMessage(error) });
+      return false;
+    }
+  }
+}

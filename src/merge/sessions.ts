@@ -1,0 +1,46 @@
+/** What the merge domain needs of the sessions domain, and which sessions may land. */
+import type { RemoveResult } from '../worktrees/index.js';
+import { loadRepoConfig } from '../projects/index.js';
+import { InvalidInputError, SessionStateError } from '../shared/errors.js';
+import { ACTIVE_STATES } from '../sessions/state.js';
+import type { SessionWithProject } from '../store/sessions.js';
+
+/** The session manager's face, as far as landing work goes. */
+export interface MergeSessions {
+  resolve(ref: string, cwd?: string): SessionWithProject;
+  get(id: string): SessionWithProject | undefined;
+  list(): SessionWithProject[];
+  reply(ref: string, text: string): Promise<SessionWithProject>;
+  done(ref: string): Promise<SessionWithProject>;
+  remove(ref: string): Promise<{ session: SessionWithProject; result: RemoveResult }>;
+}
+
+/**
+ * A session whose agent is mid-turn (or about to start) is still changing its work: landing it
+ * would take half of a change. Ready for review, completed, stopped and failed sessions may land.
+ */
+export function requireMergeable(session: SessionWithProject, sessions: MergeSessions): void {
+  const current = sessions.get(session.id) ?? session;
+  if (current.removed_at !== null) throw new SessionStateError(`${current.name} was removed; there is nothing left to merge.`);
+  if (current.state === 'queued' || ACTIVE_STATES.includes(current.state)) {
+    throw new SessionStateError(
+      `${current.name} is ${current.state.replace(/_/g, ' ')}: its agent is still changing the work. Merge it when it is ready for review, or stop it first (\`baton stop ${current.name}\`).`,
+      { reason: 'session_running', state: current.state },
+    );
+  }
+}
+
+/** The branch the members land on: the repository's `merge.base`, else their own base branch (all the same). */
+export function baseOf(members: SessionWithProject[]): string {
+  const config = loadRepoConfig(members[0]!.project_root);
+  if (config.merge?.base !== undefined) return config.merge.base;
+  const bases = [...new Set(members.map((m) => m.base_ref))];
+  if (bases.length > 1) {
+    throw new InvalidInputError(`These sessions started from different branches (${bases.join(', ')}); merge them separately, or set "merge": {"base": "<branch>"} in .baton/config.json.`);
+  }
+  const base = bases[0]!;
+  if (base === 'HEAD') {
+    throw new InvalidInputError(`${members[0]!.name} started from a detached HEAD, so it has no base branch to land on; set "merge": {"base": "<branch>"} in .baton/config.json.`);
+  }
+  return base;
+}

@@ -1,0 +1,205 @@
+/**
+ * Comparing two sides' work against their merge base, with caches keyed by content: a side's
+ * diff by (base, tree), a pair's answer by both sides' (head, tree) — or the base tip — so a
+ * pass recomputes only the pairs whose work changed. Pairs whose changed paths are disjoint are
+ * settled without a git call. Every entry is marked when used; `sweep` drops the rest after a pass.
+ */
+import type { ConflictFile, ConflictLevel } from '../api/conflicts.js';
+import { GitError } from '../shared/errors.js';
+import { snapshotCommit, type WorkSnapshot } from '../worktrees/snapshot.js';
+import { diffArgs, hunksCollide, parseDiff, type FileChange, type WorkDiff } from './diff.js';
+import type { GitRunner } from './git-runner.js';
+
+/** One side of a comparison: a session's snapshot, or a base branch's tip (head = tree's commit). */
+export interface Side {
+  head: string;
+  tree: string;
+  /** Where to run git for this side's snapshot commit (its worktree); undefined for a base tip. */
+  worktree?: string;
+}
+
+export interface PairResult {
+  level: ConflictLevel | null;
+  mergeBase: string;
+  files: ConflictFile[];
+  note: string | null;
+  /** Settled by disjoint paths, without a git call. */
+  disjoint: boolean;
+}
+
+export interface CompareCounters {
+  cacheHits: number;
+  timedOut: number;
+}
+
+class MarkedCache<V> {
+  private readonly entries = new Map<string, { value: V; used: boolean }>();
+  get(key: string): V | undefined {
+    const entry = this.entries.get(key);
+    if (entry !== undefined) entry.used = true;
+    return entry?.value;
+  }
+  set(key: string, value: V): V {
+    this.entries.set(key, { value, used: true });
+    return value;
+  }
+  /** Caches a promise; a failure is not an answer, so it is forgotten and the next pass tries again. */
+  setPromise<T>(this: MarkedCache<Promise<T>>, key: string, value: Promise<T>): Promise<T> {
+    this.entries.set(key, { value, used: true });
+    void value.catch(() => {
+      if (this.entries.get(key)?.value === value) this.entries.delete(key);
+    });
+    return value;
+  }
+  sweep(): void {
+    for (const [key, entry] of this.entries) {
+      if (!entry.used) this.entries.delete(key);
+      else entry.used = false;
+    }
+  }
+  get size(): number {
+    return this.entries.size;
+  }
+}
+
+const EMPTY_SIDE = { hunks: [], diff: '', binary: false };
+
+export class Comparer {
+  private readonly diffs = new MarkedCache<Promise<WorkDiff>>();
+  private readonly mergeBases = new MarkedCache<Promise<string>>();
+  private readonly lines = new MarkedCache<Promise<Set<string> | undefined>>();
+  private readonly commits = new MarkedCache<Promise<string>>();
+  private readonly pairs = new MarkedCache<Promise<PairResult>>();
+  readonly counters: CompareCounters = { cacheHits: 0, timedOut: 0 };
+
+  constructor(private readonly git: GitRunner) {}
+
+  /** Cached answer for a pair; `compute` runs only when either side's work (or the base tip) changed. */
+  pair(key: string, compute: () => Promise<PairResult>): Promise<{ result: PairResult; cached: boolean }> {
+    const hit = this.pairs.get(key);
+    if (hit !== undefined) {
+      this.counters.cacheHits++;
+      return hit.then((result) => ({ result, cached: true }));
+    }
+    return this.pairs.setPromise(key, compute()).then((result) => ({ result, cached: false }));
+  }
+
+  /** Compares two sides' work against the merge base `base`: shared files, their hunks, and git's own verdict. */
+  async compare(repo: string, base: string, a: Side, b: Side): Promise<PairResult> {
+    const [diffA, diffB] = await Promise.all([this.diff(repo, base, a.tree), this.diff(repo, base, b.tree)]);
+    const shared = [...diffA.keys()].filter((path) => diffB.has(path));
+    if (shared.length === 0) return { level: null, mergeBase: base, files: [], note: null, disjoint: true };
+    const overlap = new Map(shared.map((path) => [path, hunksCollide(diffA.get(path)!.hunks, diffB.get(path)!.hunks)]));
+    // Git's verdict only matters when the hunks leave the level open: with every shared file
+    // overlapping the pair is hot already, and a merge-tree (the costliest call) is saved.
+    const ask = [...overlap.values()].some((overlapping) => !overlapping);
+    let conflicted = new Set<string>();
+    let note: string | null = null;
+    if (ask) {
+      try {
+        conflicted = await this.mergeTree(repo, a, b);
+      } catch (error) {
+        if (!(error instanceof GitError)) throw error;
+        if (/timed out/.test(error.message)) this.counters.timedOut++;
+        note = `${error.message}; the level rests on the hunks alone`;
+      }
+    }
+    const files: ConflictFile[] = [];
+    for (const path of new Set([...shared, ...conflicted])) {
+      const fa: FileChange | undefined = diffA.get(path);
+      const fb: FileChange | undefined = diffB.get(path);
+      const overlapping = overlap.get(path) ?? false;
+      const mergeConflict = ask && note === null ? conflicted.has(path) : null;
+      files.push({
+        path,
+        level: overlapping || mergeConflict === true ? 'hot' : 'soft',
+        overlapping,
+        mergeConflict,
+        a: fa === undefined ? EMPTY_SIDE : { hunks: fa.hunks, diff: fa.diff, binary: fa.binary },
+        b: fb === undefined ? EMPTY_SIDE : { hunks: fb.hunks, diff: fb.diff, binary: fb.binary },
+      });
+    }
+    files.sort((x, y) => (x.level === y.level ? x.path.localeCompare(y.path) : x.level === 'hot' ? -1 : 1));
+    const level = files.some((f) => f.level === 'hot') ? 'hot' : 'soft';
+    return { level, mergeBase: base, files, note, disjoint: false };
+  }
+
+  /** The changed paths of `tree` against `base`, with hunks and diff text: one git call per (base, tree), ever. */
+  diff(repo: string, base: string, tree: string): Promise<WorkDiff> {
+    const key = `${base}:${tree}`;
+    const hit = this.diffs.get(key);
+    if (hit !== undefined) {
+      this.counters.cacheHits++;
+      return hit;
+    }
+    return this.diffs.setPromise(key, this.git.run(repo, diffArgs(base, tree)).then((r) => parseDiff(r.stdout)));
+  }
+
+  /**
+   * The merge base of two sessions' heads. No git call when both branched from the same base
+   * commit and each has only its own straight line of commits since (the usual case: one
+   * `rev-list` per head, cached, instead of a `merge-base` per pair); `git merge-base` otherwise.
+   */
+  async mergeBase(repo: string, a: { head: string; baseCommit: string }, b: { head: string; baseCommit: string }): Promise<string> {
+    if (a.baseCommit === b.baseCommit) {
+      const [la, lb] = await Promise.all([this.line(repo, a), this.line(repo, b)]);
+      if (la !== undefined && lb !== undefined && ![...la].some((commit) => lb.has(commit))) return a.baseCommit;
+    }
+    const key = [a.head, b.head].sort().join(':');
+    const hit = this.mergeBases.get(key);
+    if (hit !== undefined) {
+      this.counters.cacheHits++;
+      return hit;
+    }
+    return this.mergeBases.setPromise(key, this.git.out(repo, ['merge-base', a.head, b.head]));
+  }
+
+  /** The commits from `baseCommit` to `head` when they are one straight line on top of it; undefined otherwise (a merge, or a head not descending from it). */
+  private line(repo: string, side: { head: string; baseCommit: string }): Promise<Set<string> | undefined> {
+    if (side.head === side.baseCommit) return Promise.resolve(new Set());
+    const key = `${side.baseCommit}..${side.head}`;
+    const hit = this.lines.get(key);
+    if (hit !== undefined) {
+      this.counters.cacheHits++;
+      return hit;
+    }
+    const listed = this.git.out(repo, ['rev-list', '--parents', '--end-of-options', key]).then((out) => {
+      const rows = out === '' ? [] : out.split('\n').map((row) => row.split(' '));
+      // Straight: every commit has one parent, and the last one's parent is the base commit.
+      if (rows.some((row) => row.length !== 2) || rows.at(-1)?.[1] !== side.baseCommit) return undefined;
+      return new Set(rows.map((row) => row[0] as string));
+    });
+    return this.lines.setPromise(key, listed);
+  }
+
+  /** Paths `git merge-tree --write-tree` cannot merge; its natural merge base is the sides' heads' own. */
+  private async mergeTree(repo: string, a: Side, b: Side): Promise<Set<string>> {
+    const [ca, cb] = await Promise.all([this.commit(a), this.commit(b)]);
+    const result = await this.git.run(repo, ['merge-tree', '--write-tree', '--name-only', '--no-messages', '-z', ca, cb], { okExitCodes: [1] });
+    if (result.exitCode === 0) return new Set();
+    const [, ...paths] = result.stdout.split('\0');
+    return new Set(paths.filter((p) => p !== ''));
+  }
+
+  /** A side as a commit: the snapshot commit of its work (made once per head and tree), or the tip itself. */
+  private commit(side: Side): Promise<string> {
+    if (side.worktree === undefined) return Promise.resolve(side.head);
+    const key = `${side.head}:${side.tree}`;
+    const hit = this.commits.get(key);
+    if (hit !== undefined) {
+      this.counters.cacheHits++;
+      return hit;
+    }
+    this.git.calls += 2;
+    const snapshot: WorkSnapshot = { head: side.head, tree: side.tree };
+    return this.commits.setPromise(key, snapshotCommit(side.worktree, snapshot, 'baton radar: work in progress'));
+  }
+
+  sweep(): void {
+    for (const cache of [this.diffs, this.mergeBases, this.lines, this.commits, this.pairs]) cache.sweep();
+  }
+
+  get cacheSize(): number {
+    return this.diffs.size + this.mergeBases.size + this.lines.size + this.commits.size + this.pairs.size;
+  }
+}

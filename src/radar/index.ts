@@ -1,0 +1,32 @@
+/**
+ * The conflict radar: which live sessions will collide with each other and with their moving
+ * base, before anyone merges — files, hunks, hot (the same lines, or a real merge conflict) or
+ * soft (the same file, other lines), with the other side's diff. Shapes are in `api/conflicts.ts`,
+ * events in `events/workspace.ts` (`radar.*`).
+ */
+import type { WorkspaceBus } from '../bus/index.js';
+import type { Db } from '../store/db.js';
+import { radarEvents } from '../store/radar-events.js';
+import { replay } from './events.js';
+import { ConflictRadar, type RadarSessions } from './radar.js';
+import { AgentTeller, type AgentMessenger } from './tell.js';
+import { RadarWatch, type RadarWatchOptions, type SessionSignals } from './watch.js';
+
+export { ConflictRadar, movingBase, type RadarOptions, type RadarSessions } from './radar.js';
+export { AgentTeller, messageFor, ranges } from './tell.js';
+export { GitRunner, DEFAULT_GIT_TIMEOUT_MS } from './git-runner.js';
+export { RadarWatch, DEFAULT_DEBOUNCE_MS, DEFAULT_INTERVAL_MS, type Timers } from './watch.js';
+
+/** What the supervisor hands the radar: the session manager has all of it. */
+export type RadarHost = RadarSessions & AgentMessenger & SessionSignals & { bus: WorkspaceBus };
+
+/**
+ * The supervisor's radar, telling agents when their repository asks for it. `start` makes it pass
+ * on session changes and periodically (the first pass at once); `close` stops that.
+ */
+export function createRadar(host: RadarHost, db: Db, options: RadarWatchOptions = {}): { radar: ConflictRadar; start: () => void; close: () => void } {
+  const teller = new AgentTeller(host);
+  const radar = new ConflictRadar({ sessions: host, bus: host.bus, told: replay(radarEvents(db)), onPass: (turnedHot, current) => teller.afterPass(turnedHot, current) });
+  const watch = new RadarWatch(radar, options);
+  return { radar, start: () => watch.start(host, host.bus), close: () => watch.close() };
+}

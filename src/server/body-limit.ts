@@ -1,0 +1,48 @@
+/**
+ * Request bodies of at most `maxBytes`: by Content-Length when one is given, else counted while
+ * read, so an oversized body is never held whole. An oversized one is answered 413 with the
+ * JSON error, and the rest of it is read and dropped meanwhile: a server that stops reading and
+ * closes while the client is still sending makes the kernel reset the connection, and the reset
+ * discards the 413 before the client reads it (a chunked upload saw a cut connection, not the
+ * answer). The HTTP server's own drain (after the answer) bounds how much more is read; a
+ * `Connection: close` was tried and brought the reset back, since it closes at once.
+ */
+import type { MiddlewareHandler } from 'hono';
+import { RequestTooLargeError } from '../shared/errors.js';
+
+export function bodyLimit(maxBytes: number): MiddlewareHandler {
+  return async (c, next) => {
+    const body = c.req.raw.body;
+    if (body === null) return next();
+    const tooLarge = (reader: ReadableStreamDefaultReader<Uint8Array>): never => {
+      void discard(reader);
+      throw new RequestTooLargeError(maxBytes);
+    };
+    const length = c.req.header('content-length');
+    if (length !== undefined && c.req.header('transfer-encoding') === undefined) {
+      if (Number(length) > maxBytes) tooLarge(body.getReader());
+      return next();
+    }
+    const reader: ReadableStreamDefaultReader<Uint8Array> = body.getReader();
+    const chunks: Uint8Array[] = [];
+    let size = 0;
+    for (;;) {
+      const read = (await reader.read()) as { done: true; value?: undefined } | { done: false; value: Uint8Array };
+      if (read.done) break;
+      const { value } = read;
+      size += value.length;
+      if (size > maxBytes) tooLarge(reader);
+      chunks.push(value);
+    }
+    c.req.raw = new Request(c.req.raw, { body: Buffer.concat(chunks) });
+    return next();
+  };
+}
+
+async function discard(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<void> {
+  try {
+    for (;;) if ((await reader.read()).done) return;
+  } catch {
+    // the connection was closed: nothing left to drop
+  }
+}
