@@ -7,7 +7,7 @@ import type { AgentId, PermissionMode, ToolKind } from '../events/vocabulary.js'
 
 export type { AgentId, PermissionMode, ToolKind } from '../events/vocabulary.js';
 
-type HostOnly = 'session.started' | 'state.changed' | 'session.ended' | 'approval.resolved' | 'question.answered';
+type HostOnly = 'session.started' | 'state.changed' | 'session.ended' | 'approval.resolved' | 'question.answered' | 'setup.step' | 'setup.output' | 'setup.finished';
 /** Stored events may lack `kind` (older logs); an adapter must always say it. */
 type WithKind<E> = E extends { type: 'tool.started' | 'approval.requested' } ? E & { kind: ToolKind } : E;
 
@@ -28,6 +28,14 @@ export interface AgentStartOptions {
   /** Agent-specific options from the dispatch (e.g. the scripted agent's script path). */
   options: Record<string, unknown>;
   env: NodeJS.ProcessEnv;
+  /**
+   * Whose own setup the agent loads, in the agent's terms (Claude: `user`, `project`, `local`;
+   * Codex: `user` for CODEX_HOME, `project` for AGENTS.md). Unset: all of them, as the agent's
+   * own CLI would; `[]` loads none.
+   */
+  settingSources?: readonly string[] | undefined;
+  /** Baton's own instructions, appended to the agent's system prompt; never written to the user's files. */
+  instructions?: string | undefined;
 }
 
 export interface ApprovalDecision {

@@ -5,6 +5,7 @@ import type { SessionState } from '../events/index.js';
 export const STATE_GROUPS: readonly { state: SessionState; title: string }[] = [
   { state: 'needs_input', title: 'Needs input' },
   { state: 'working', title: 'Working' },
+  { state: 'preparing', title: 'Preparing' },
   { state: 'starting', title: 'Starting' },
   { state: 'ready_for_review', title: 'Ready for review' },
   { state: 'queued', title: 'Queued' },

@@ -26,6 +26,12 @@ export const DispatchRequest = z
     permissionMode: PermissionModeSchema.default(DEFAULT_PERMISSION_MODE),
     /** Agent-specific options, checked by the agent's adapter (e.g. `{script: {...}}`). */
     options: z.record(z.string(), z.unknown()).default({}),
+    /** Bring the main checkout's uncommitted changes (tracked and untracked) into the new worktree. */
+    carryChanges: z.boolean().optional(),
+    /** Continue this existing branch in a new worktree instead of starting `baton/<name>`. */
+    branch: z.string().min(1).max(250).optional(),
+    /** No worktree: the session works in the main checkout itself, one such session at a time. */
+    inPlace: z.boolean().optional(),
   })
   .strict();
 export type DispatchRequest = z.input<typeof DispatchRequest>;
@@ -75,6 +81,8 @@ export const SessionView = z.object({
   updatedAt: z.string(),
   lastEventAt: z.string().nullable(),
   queuePosition: z.number().nullable(),
+  /** Ports leased to the session (issue 15), when its repository asks for any. */
+  ports: z.array(z.object({ name: z.string(), port: z.number().int() })).optional(),
 });
 export type SessionView = z.infer<typeof SessionView>;
 

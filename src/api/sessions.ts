@@ -15,6 +15,8 @@ import {
 
 export const SessionEnvelope = z.object({ session: SessionView });
 export type SessionEnvelope = z.infer<typeof SessionEnvelope>;
+/** A dispatch's answer also says whether the main checkout had uncommitted changes, and whether they came along. */
+export const DispatchedEnvelope = SessionEnvelope.extend({ mainCheckout: z.object({ changedFiles: z.number().int(), carried: z.boolean() }) });
 export const WorkSizeView = z.object({ files: z.number().int(), additions: z.number().int(), deletions: z.number().int() });
 export const ReviewQueueView = WorkSizeView.extend({
   sessions: z.number().int().describe('Sessions ready for review'),
@@ -35,7 +37,7 @@ const ACTIONS = {
 
 export const SESSIONS = {
   'GET /api/sessions': endpoint({ summary: 'Live sessions', query: SessionListQuery, response: SessionList }),
-  'POST /api/sessions': endpoint({ summary: 'Dispatch a session', body: DispatchRequest, response: SessionEnvelope, status: 201 }),
+  'POST /api/sessions': endpoint({ summary: 'Dispatch a session', body: DispatchRequest, response: DispatchedEnvelope, status: 201 }),
   'POST /api/sessions/respawn-all': endpoint({ summary: 'Respawn every failed or stopped session', body: RespawnAllRequest, response: SessionList }),
   'POST /api/dangerous-mode/accept': endpoint({ summary: 'Accept dangerous permission modes for the repository holding `cwd`', body: AcceptDangerousModeRequest, response: DangerousModeAccepted, tokenOnly: true }),
   'GET /api/sessions/:ref': endpoint({ summary: 'One session by id, id prefix or name', response: SessionEnvelope }),

@@ -10,6 +10,9 @@ export interface DispatchFlags {
   permissionMode: PermissionMode;
   wait?: boolean;
   json?: boolean;
+  carryChanges?: boolean;
+  branch?: string;
+  inPlace?: boolean;
 }
 
 export interface ReviewFlags {

@@ -94,6 +94,9 @@ function buildProgram(ctx: Context, jsonErrors: boolean): Commander.Command {
     .option('-m, --model <model>', 'model for the agent')
     .option('-b, --base <ref>', 'branch, tag or commit to start from (default: HEAD)')
     .option('-s, --script <file>', 'script file for the scripted agent')
+    .option('--branch <branch>', 'continue this existing branch in a new worktree')
+    .option('--in-place', 'no worktree: work in the main checkout itself (one in-place session at a time)')
+    .option('--carry-changes', "bring the main checkout's uncommitted changes (tracked and untracked) into the new worktree")
     .addOption(new Option('-p, --permission-mode <mode>', 'how tool calls are approved').choices(PERMISSION_MODES).default(DEFAULT_PERMISSION_MODE))
     .option('-w, --wait', 'then block until the session needs input or ends, with `baton wait`\'s exit codes')
     .addOption(json)
@@ -114,6 +117,40 @@ function buildProgram(ctx: Context, jsonErrors: boolean): Commander.Command {
     .argument('<session>', 'id, id prefix or name', sessionRef)
     .addOption(new Option('--json', 'print JSON for scripts'))
     .action(async (ref: string, opts: { json?: boolean }) => (await import('./commands/sessions.js')).peek(ctx, ref, opts));
+
+  program
+    .command('du')
+    .description('disk per worktree and in total, owned against shared')
+    .addOption(new Option('--json', 'print JSON for scripts'))
+    .action(async (opts: { json?: boolean }) => (await import('./commands/archive.js')).du(ctx, opts));
+
+  program
+    .command('gc')
+    .description("archive this repository's idle worktrees by its cleanup policy (uncommitted work snapshotted first)")
+    .option('--dry-run', 'only say what would be archived')
+    .addOption(new Option('--json', 'print JSON for scripts'))
+    .action(async (opts: { dryRun?: boolean; json?: boolean }) => (await import('./commands/archive.js')).gc(ctx, opts));
+
+  program
+    .command('snapshots')
+    .description("archived work of this repository's removed sessions")
+    .addOption(new Option('--json', 'print JSON for scripts'))
+    .action(async (opts: { json?: boolean }) => (await import('./commands/archive.js')).snapshots(ctx, opts));
+
+  program
+    .command('restore')
+    .description('bring a snapshot back as a worktree on baton/<name>, its uncommitted work as it was')
+    .argument('<snapshot>', 'snapshot name (see baton snapshots)')
+    .option('--as <name>', 'restore under another name')
+    .addOption(new Option('--json', 'print JSON for scripts'))
+    .action(async (name: string, opts: { as?: string; json?: boolean }) => (await import('./commands/archive.js')).restore(ctx, name, opts));
+
+  program
+    .command('env')
+    .description("a session's leased ports, variables, setup log and disk use")
+    .argument('<session>', 'id, id prefix or name', sessionRef)
+    .addOption(new Option('--json', 'print JSON for scripts'))
+    .action(async (ref: string, opts: { json?: boolean }) => (await import('./commands/env.js')).env(ctx, ref, opts));
 
   program
     .command('diff')

@@ -41,6 +41,11 @@ export function describeActivity(event: EventBody): string | undefined {
       return event.reason === 'idle' ? 'idle: agent let go, a reply resumes it' : `ended (${event.reason})`;
     case 'tool.finished':
       return `finished ${event.tool}${event.ok ? '' : ' (failed)'}`;
+    case 'setup.step':
+      return `preparing: ${event.kind} ${oneLine(event.label, 80)}`;
+    case 'setup.finished':
+      return event.ok ? 'worktree ready' : `setup failed: ${oneLine(event.error ?? 'error', 90)}`;
+    case 'setup.output':
     case 'session.started':
     case 'agent.identified':
     case 'approval.resolved':
@@ -123,6 +128,12 @@ function eventDetail(event: EventBody): string {
       return `${event.from ?? '-'} → ${event.to}${event.reason ? ` (${reasonText(event.reason)})` : ''}`;
     case 'session.ended':
       return event.reason + (event.message ? `: ${event.message}` : '');
+    case 'setup.step':
+      return `${event.index + 1}. ${event.kind} ${oneLine(event.label)}`;
+    case 'setup.output':
+      return oneLine(event.text, 200);
+    case 'setup.finished':
+      return `${event.ok ? 'ready' : 'failed'} in ${(event.durationMs / 1000).toFixed(1)} s${event.error ? `: ${oneLine(event.error, 200)}` : ''}`;
   }
 }
 

@@ -118,6 +118,12 @@ export const EventBody = z.discriminatedUnion('type', [
     to: SessionState,
     reason: StateReason.optional(),
   }),
+  // ── Worktree setup (issue 15): written by the host while the session is `preparing` ──
+  /** One step of making the worktree ready: a copy, a shared folder, a setup command. */
+  z.object({ type: z.literal('setup.step'), index: z.number().int().nonnegative(), kind: z.enum(['copy', 'share', 'run']), label: z.string() }),
+  /** Output of the running step, in the order it came (stdout and stderr together). */
+  z.object({ type: z.literal('setup.output'), index: z.number().int().nonnegative(), text: z.string() }),
+  z.object({ type: z.literal('setup.finished'), ok: z.boolean(), durationMs: z.number().nonnegative(), error: z.string().optional() }),
   z.object({
     type: z.literal('session.ended'),
     /** `idle`: the host let go of an agent that had finished its turn and waited unused; a reply resumes it. */

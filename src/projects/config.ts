@@ -8,6 +8,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { formatIssues, InvalidInputError } from '../shared/errors.js';
+import { EnvironmentSections } from './environment-config.js';
 
 export const REPO_CONFIG_FILE = join('.baton', 'config.json');
 
@@ -46,6 +47,8 @@ export const RepoConfig = z
       })
       .strict()
       .optional(),
+    // Worktrees ready to work in (issue 15): agents, worktree, ports, env, cleanup.
+    ...EnvironmentSections,
   })
   .strict();
 export type RepoConfig = z.infer<typeof RepoConfig>;

@@ -7,7 +7,7 @@
 import type { WorkspaceBus } from '../bus/index.js';
 import type { WorkspaceEvent } from '../events/workspace.js';
 
-const MID_TURN = new Set(['queued', 'starting', 'working']);
+const MID_TURN = new Set(['queued', 'preparing', 'starting', 'working']);
 
 export interface Refreshable {
   refresh(project: string): Promise<void>;

@@ -7,6 +7,7 @@ import { Hono, type Context } from 'hono';
 import { ZodError } from 'zod';
 import { CONFLICTS } from '../api/conflicts.js';
 import { DAEMON, type DaemonStatus } from '../api/daemon.js';
+import { ENVIRONMENTS } from '../api/environments.js';
 import { HISTORY } from '../api/history.js';
 import { MERGE } from '../api/merge.js';
 import { REVIEW } from '../api/review.js';
@@ -22,6 +23,7 @@ import type { BrowserAuth } from './web-auth.js';
 import { bodyLimit } from './body-limit.js';
 import { conflictHandlers } from './routes/conflicts.js';
 import { daemonHandlers } from './routes/daemon.js';
+import { environmentHandlers } from './routes/environments.js';
 import { historyHandlers } from './routes/history.js';
 import { mergeHandlers } from './routes/merge.js';
 import { mount } from './routes/mount.js';
@@ -91,6 +93,7 @@ export function createApp(options: AppOptions): Hono {
   let merges = options.merges;
   mount(app, MERGE, mergeHandlers(() => (merges ??= new MergeService({ home: options.status().home, sessions: manager, bus: manager.bus, env: process.env }))));
   mount(app, REVIEW, reviewHandlers(options.review));
+  mount(app, ENVIRONMENTS, environmentHandlers(manager));
 
   // Last: the web routes end with the UI's catch-all.
   if (options.browserAuth !== undefined) mountWeb(app, { manager, auth: options.browserAuth, port: options.port });

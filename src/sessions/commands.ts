@@ -1,7 +1,10 @@
 /** The user's commands on a session: reply, approve or deny, interrupt, stop, done, pin, remove, respawn. */
 import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { readPlan, runTeardown } from '../environments/index.js';
 import { SessionPinned, SessionRemoved } from '../events/workspace.js';
 import { InvalidInputError, SessionStateError } from '../shared/errors.js';
+import { sessionPaths } from '../shared/paths.js';
 import type { SessionWithProject } from '../store/sessions.js';
 import { removeWorktree, type RemoveResult } from '../worktrees/index.js';
 import type { SessionsCore } from './core.js';
@@ -114,20 +117,28 @@ export class SessionCommands {
     return this.core.mustGet(session.id);
   }
 
-  remove(ref: string, cwd?: string): Promise<{ session: SessionWithProject; result: RemoveResult }> {
+  remove(ref: string, cwd?: string): Promise<{ session: SessionWithProject; result: RemoveResult & { teardownFailures?: string[] } }> {
     return this.exclusive(ref, cwd, (session) => this.removeNow(session));
   }
 
-  private async removeNow(session: SessionWithProject): Promise<{ session: SessionWithProject; result: RemoveResult }> {
+  private async removeNow(session: SessionWithProject): Promise<{ session: SessionWithProject; result: RemoveResult & { teardownFailures?: string[] } }> {
     if (this.core.isRunning(session)) await this.core.hosts.stop(session);
-    const result = await removeWorktree({
-      repo: session.project_root,
-      path: session.worktree,
-      branch: session.branch,
-      baseCommit: session.base_commit,
-      snapshotName: session.name,
-    });
+    const plan = readPlan(sessionPaths(this.core.home, session.id).dir, session.worktree);
+    const teardown = await this.teardown(session);
+    // In place, the worktree is the user's main checkout: it stays exactly as it is.
+    const inPlace = plan.inPlace || session.worktree === session.project_root;
+    const result: RemoveResult = inPlace
+      ? { branchDeleted: false }
+      : await removeWorktree({
+          repo: session.project_root,
+          path: session.worktree,
+          branch: session.branch,
+          baseCommit: session.base_commit,
+          snapshotName: session.name,
+          keepBranch: plan.keepBranch,
+        });
     this.core.store.markRemoved(session.id, result.snapshotRef ?? null);
+    this.core.ports.release(session.id);
     this.core.hosts.unwatch(session.id);
     this.core.bus.publish(SessionRemoved, {
       sessionId: session.id,
@@ -138,7 +149,16 @@ export class SessionCommands {
     });
     this.core.ingestor.emit('session', session.id);
     await this.core.scheduler.run();
-    return { session: this.core.mustGet(session.id), result };
+    return { session: this.core.mustGet(session.id), result: { ...result, ...(teardown.length === 0 ? {} : { teardownFailures: teardown }) } };
+  }
+
+  /** The repository's teardown commands, in the worktree while it still exists (issue 15). */
+  private async teardown(session: SessionWithProject): Promise<string[]> {
+    const dir = sessionPaths(this.core.home, session.id).dir;
+    const plan = readPlan(dir, session.worktree);
+    if (plan.teardown.length === 0 || plan.inPlace || !existsSync(session.worktree)) return [];
+    const { failures } = await runTeardown(plan, session.worktree, this.core.hosts.sessionEnv(session), join(dir, 'teardown.log'));
+    return failures;
   }
 
   respawn(ref: string, cwd?: string): Promise<SessionWithProject> {

@@ -3,6 +3,7 @@ import type { WorkspaceBus } from '../bus/index.js';
 import type { Scheduler } from '../scheduler/index.js';
 import { BatonError } from '../shared/errors.js';
 import type { PendingDispatchStore } from '../store/pending-dispatches.js';
+import type { PortLeaseStore } from '../store/port-leases.js';
 import type { SessionStore, SessionWithProject } from '../store/sessions.js';
 import type { HostSupervisor } from './hosts.js';
 import type { Ingestor } from './ingest.js';
@@ -18,6 +19,7 @@ export class SessionsCore {
     readonly bus: WorkspaceBus,
     readonly maxConcurrent: number,
     readonly pending: PendingDispatchStore,
+    readonly ports: PortLeaseStore,
   ) {}
 
   resolve(ref: string, cwd?: string): SessionWithProject {

@@ -7,49 +7,79 @@ import { mkdirSync, rmSync } from 'node:fs';
 import type { z } from 'zod';
 import type { DispatchRequest } from '../api/index.js';
 import { loadAdapter } from '../agents/index.js';
+import { checkEnvironment, completePlan, leasePorts, writePlan } from '../environments/index.js';
 import { DANGEROUS_PERMISSION_MODE } from '../events/vocabulary.js';
+import { loadRepoConfig } from '../projects/index.js';
 import { SessionDispatched } from '../events/workspace.js';
-import { DangerousModeNotAcceptedError, errorMessage, SessionStateError } from '../shared/errors.js';
+import { DangerousModeNotAcceptedError, errorMessage, InvalidInputError, SessionStateError } from '../shared/errors.js';
 import { createLogger } from '../shared/log.js';
 import { newId } from '../shared/ids.js';
 import { homePaths, sessionPaths } from '../shared/paths.js';
 import type { SessionWithProject } from '../store/sessions.js';
-import { createWorktree, findRepository, projectWorktreePath, removeWorktree, resolveCommit } from '../worktrees/index.js';
+import { applyWork, createWorktree, findRepository, mainCheckoutWork, uncommittedCount, projectWorktreePath, removeWorktree, resolveCommit } from '../worktrees/index.js';
+import { checkoutMode, claimInPlace } from './checkout-mode.js';
 import type { SessionsCore } from './core.js';
 import { nameFromPrompt, validateSessionName } from './names.js';
 
 const log = createLogger('dispatch');
 
-export async function dispatchSession(core: SessionsCore, request: z.output<typeof DispatchRequest>): Promise<SessionWithProject> {
+export async function dispatchSession(
+  core: SessionsCore,
+  request: z.output<typeof DispatchRequest>,
+): Promise<{ session: SessionWithProject; mainCheckout: { changedFiles: number; carried: boolean } }> {
   const { store, ingestor } = core;
   const repo = await findRepository(request.cwd);
-  const baseCommit = request.base === undefined ? repo.head : await resolveCommit(repo.root, request.base);
-  const baseRef = request.base ?? repo.branch;
+  const checkout = await checkoutMode(core, repo, request);
+  const baseCommit = checkout.baseCommit ?? (request.base === undefined ? repo.head : await resolveCommit(repo.root, request.base));
+  const baseRef = checkout.baseRef ?? request.base ?? repo.branch;
   // A mode in which nothing asks must be accepted once per repository (decision 12).
   if (request.permissionMode === DANGEROUS_PERMISSION_MODE && !store.dangerousModeAccepted(repo.root)) {
     throw new DangerousModeNotAcceptedError(repo.root, request.permissionMode);
   }
   const adapter = await loadAdapter(request.agent);
   const agentOptions = adapter.validateOptions(request.options, repo.root);
+  // The repository's own settings, checked before anything is made: a bad key or path refuses the dispatch.
+  const environment = await checkEnvironment(repo.root, loadRepoConfig(repo.root));
+  // The main checkout's uncommitted work is read, never changed; mentioned whether it is carried or not.
+  const changedFiles = await uncommittedCount(repo.root);
+  const carried = request.carryChanges === true && changedFiles > 0 ? await mainCheckoutWork(repo.root) : undefined;
+  if (carried !== undefined && carried.head !== baseCommit) {
+    throw new InvalidInputError(`--carry-changes brings the main checkout's changes on top of its HEAD (${carried.head.slice(0, 10)}); it cannot be combined with --base ${request.base ?? ''}.`);
+  }
   const project = store.ensureProject(repo.root);
-  const name = pickName(core, project.id, request.name, request.prompt);
-  const worktree = projectWorktreePath(homePaths(core.home).worktrees, project.name, name);
-  const branch = `baton/${name}`;
+  const name = pickName(core, project.id, request.name ?? checkout.defaultName, request.prompt);
+  const worktree = checkout.inPlace ? repo.root : projectWorktreePath(homePaths(core.home).worktrees, project.name, name);
+  const branch = checkout.branch ?? `baton/${name}`;
+  const keepBranch = checkout.branch !== undefined;
   const id = newId();
+  // Leased before the worktree is made, so "no free ports" leaves nothing behind.
+  const ports = environment.ports === undefined ? [] : await leasePorts(core.ports, id, `${repo.root}\0${name}`, environment.ports);
   // Noted before the worktree exists, cleared with the session's insert: a supervisor killed in
   // between leaves this note, and the next one removes the worktree (recoverInterruptedDispatches).
-  core.pending.add({ session_id: id, repo: repo.root, worktree, branch, base_commit: baseCommit, name });
+  // An existing branch is noted without its name, so undoing the dispatch can never delete it.
+  if (!checkout.inPlace) core.pending.add({ session_id: id, repo: repo.root, worktree, branch: keepBranch ? '' : branch, base_commit: baseCommit, name });
   try {
-    await oneAtATime(repo.root, () => createWorktree({ repo: repo.root, path: worktree, branch, baseCommit }));
+    if (!checkout.inPlace) await oneAtATime(repo.root, () => createWorktree({ repo: repo.root, path: worktree, branch, baseCommit, existingBranch: keepBranch }));
   } catch (error) {
     try {
       core.pending.remove(id);
     } catch {
       // A full disk may refuse this too; the note only makes the next start look for a worktree that is not there.
     }
+    core.ports.release(id);
     throw error;
   }
   try {
+    if (carried !== undefined) await applyWork(worktree, carried);
+  } catch (error) {
+    // Only just made, and holding nothing but copies of the main checkout's changes.
+    await removeWorktree({ repo: repo.root, path: worktree, branch, baseCommit, snapshotName: name, keepBranch }).catch(() => undefined);
+    core.pending.remove(id);
+    core.ports.release(id);
+    throw error;
+  }
+  try {
+    if (checkout.inPlace) claimInPlace(core, repo.root);
     core.pending.commit(
       {
         id,
@@ -68,18 +98,21 @@ export async function dispatchSession(core: SessionsCore, request: z.output<type
       'queued',
     );
     mkdirSync(sessionPaths(core.home, id).dir, { recursive: true });
+    writePlan(sessionPaths(core.home, id).dir, completePlan(environment, { id, name, branch, worktree }, ports, { keepBranch, inPlace: checkout.inPlace }));
     core.bus.publish(SessionDispatched, { sessionId: id, name, project: project.name, agent: request.agent, branch });
     ingestor.record(id, { kind: 'queued' });
   } catch (error) {
-    // Leave nothing half-created.
-    await removeWorktree({ repo: repo.root, path: worktree, branch, baseCommit, snapshotName: name }).catch(() => undefined);
+    // Leave nothing half-created (and never touch the main checkout of an in-place session).
+    if (!checkout.inPlace) await removeWorktree({ repo: repo.root, path: worktree, branch, baseCommit, snapshotName: name, keepBranch }).catch(() => undefined);
     store.delete(id);
+    core.ports.release(id);
     core.pending.remove(id);
     rmSync(sessionPaths(core.home, id).dir, { recursive: true, force: true });
     throw error;
   }
   await core.scheduler.run();
-  return core.mustGet(id);
+  // In place, the session works on those changes itself: nothing to mention.
+  return { session: core.mustGet(id), mainCheckout: { changedFiles: checkout.inPlace ? 0 : changedFiles, carried: carried !== undefined } };
 }
 
 /**

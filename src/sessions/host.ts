@@ -7,6 +7,7 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { EventBody, type BatonEvent } from '../events/index.js';
 import { loadAdapter, type AgentEvent, type AgentRun } from '../agents/index.js';
+import { agentInstructions, needsPreparing, readPlan, type EnvironmentPlan } from '../environments/index.js';
 import { BatonError, errorMessage } from '../shared/errors.js';
 import { createLogger } from '../shared/log.js';
 import { sessionPaths, type SessionPaths } from '../shared/paths.js';
@@ -14,6 +15,8 @@ import { ensureSocketFolder } from '../shared/private-folder.js';
 import { EventLogWriter, readLog } from './event-log.js';
 import { claimSession, releaseClaim } from './host-claim.js';
 import { ControlSocket } from './host-control.js';
+import { IdleExit } from './host-idle.js';
+import { prepareSession } from './host-prepare.js';
 import type { HostInfo, HostRequest, HostSpec } from './spec.js';
 import { ReplyQueue } from './host-replies.js';
 import { StateMachine, type Trigger } from './state.js';
@@ -21,7 +24,7 @@ import { StateMachine, type Trigger } from './state.js';
 const log = createLogger('host');
 
 /** Events only the host writes: an adapter claiming one would bypass the state machine. */
-const HOST_ONLY = new Set(['session.started', 'state.changed', 'session.ended', 'approval.resolved', 'question.answered']);
+const HOST_ONLY = new Set(['session.started', 'state.changed', 'session.ended', 'approval.resolved', 'question.answered', 'setup.step', 'setup.output', 'setup.finished']);
 
 export class SessionHost {
   private readonly paths: SessionPaths;
@@ -41,7 +44,13 @@ export class SessionHost {
   private stopRequested = false;
   private ending: Promise<void> | undefined;
   private readonly exitCallbacks: ((code: number) => void)[] = [];
-  private idleTimer: NodeJS.Timeout | undefined;
+  private readonly idle: IdleExit;
+  private plan!: EnvironmentPlan;
+  /** The worktree was made ready by an earlier host (its log holds a successful `setup.finished`). */
+  private prepared = false;
+  private readonly preparing = new AbortController();
+  /** The running preparation, which a stop waits for: its commands are ended before the session is. */
+  private preparation: Promise<unknown> | undefined;
 
   /** `env` is the session's environment, handed to the agent as is (see environment.ts). */
   constructor(
@@ -49,6 +58,12 @@ export class SessionHost {
     private readonly env: Record<string, string>,
   ) {
     this.paths = sessionPaths(spec.home, spec.sessionId);
+    this.idle = new IdleExit(
+      spec.idleExitMs,
+      () => this.state === 'ready_for_review' && this.ending === undefined,
+      () => this.control?.busy === true,
+      (message) => void this.end('idle', message),
+    );
   }
 
   /** Starts the agent; resolves once the control socket listens and the agent has started. */
@@ -63,6 +78,29 @@ export class SessionHost {
     const info: HostInfo = { pid: process.pid, sessionId: this.spec.sessionId, startedAt: new Date().toISOString(), socket: this.paths.socket };
     writeFileSync(this.paths.hostJson, JSON.stringify(info));
     await this.listen();
+    this.plan = readPlan(this.paths.dir, this.spec.cwd);
+    if (needsPreparing(this.plan) && !this.prepared) {
+      // Ready is reported now; setup may take minutes and must not hold the supervisor's launch.
+      this.change({ kind: 'preparing' });
+      void this.prepareThenStart();
+      return;
+    }
+    await this.startAgent();
+  }
+
+  private async prepareThenStart(): Promise<void> {
+    const { plan, env, paths, preparing } = this;
+    const running = prepareSession({ plan, worktree: this.spec.cwd, sessionDir: paths.dir, env, record: (body) => this.record(body), signal: preparing.signal });
+    this.preparation = running;
+    const result = await running;
+    this.preparation = undefined;
+    if (this.ending !== undefined) return;
+    if (result.ok) return this.startAgent();
+    this.record({ type: 'error.raised', message: result.message, fatal: true });
+    await this.end('failed', result.message);
+  }
+
+  private async startAgent(): Promise<void> {
     this.change({ kind: 'host_started' });
     this.record({
       type: 'session.started',
@@ -85,6 +123,8 @@ export class SessionHost {
           stateDir: this.paths.agentState,
           options: this.spec.options,
           env: this.env,
+          settingSources: this.plan.settingSources[this.spec.agent],
+          instructions: agentInstructions({ cwd: this.spec.cwd, branch: this.env.BATON_BRANCH }, this.plan),
         },
         (event) => this.onAgentEvent(event),
       );
@@ -115,6 +155,7 @@ export class SessionHost {
     for (const event of events) {
       this.lastSeqFromLog = event.seq;
       this.track(event);
+      if (event.type === 'setup.finished') this.prepared = event.ok;
       // Replies an earlier host took stay taken: a client's retry must not apply them again.
       if (event.type === 'message.added' && event.role === 'user' && event.clientId !== undefined) this.replies.remember(event.clientId);
     }
@@ -149,7 +190,7 @@ export class SessionHost {
     }
     this.track(event);
     if (derive) this.change({ kind: 'event', event: body, stopRequested: this.stopRequested, lastAssistantText: this.lastAssistantText });
-    this.watchIdle();
+    this.idle.update();
     return event;
   }
 
@@ -163,26 +204,6 @@ export class SessionHost {
 
   private get state(): string | undefined {
     return this.machine.status?.state;
-  }
-
-  /**
-   * Ready for review and unused for `idleExitMs`: end the host, keeping the state, so the agent
-   * process does not sit on its memory. A reply resumes the conversation in a new host.
-   */
-  private watchIdle(): void {
-    const idle = this.state === 'ready_for_review' && this.ending === undefined;
-    if (!idle) {
-      clearTimeout(this.idleTimer);
-      this.idleTimer = undefined;
-      return;
-    }
-    if (this.idleTimer !== undefined || this.spec.idleExitMs === undefined) return;
-    const ms = this.spec.idleExitMs;
-    this.idleTimer = setTimeout(() => {
-      this.idleTimer = undefined;
-      if (this.state !== 'ready_for_review' || this.control?.busy === true) return this.watchIdle();
-      void this.end('idle', `unused for ${formatDuration(ms)} after the turn; a reply resumes the conversation`);
-    }, ms);
   }
 
   private track(event: BatonEvent | EventBody): void {
@@ -258,8 +279,10 @@ export class SessionHost {
 
   /** Ends the session for good: closes the agent, records the end, and exits the host. */
   private end(reason: 'stopped' | 'completed' | 'failed' | 'idle', message?: string): Promise<void> {
-    clearTimeout(this.idleTimer);
+    this.idle.clear();
+    this.preparing.abort();
     this.ending ??= (async () => {
+      await this.preparation?.catch(() => undefined);
       try {
         await this.run?.close();
       } catch (error) {
@@ -298,9 +321,4 @@ export class SessionHost {
     this.control = new ControlSocket(this.paths.socket, (request) => this.handle(request));
     return this.control.listen();
   }
-}
-
-/** "45 s", "30 min": how long, for a person. */
-function formatDuration(ms: number): string {
-  return ms < 120_000 ? `${Math.round(ms / 1000)} s` : `${Math.round(ms / 60_000)} min`;
 }

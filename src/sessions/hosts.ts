@@ -4,6 +4,7 @@
  * ending its session, and stopping one.
  */
 import type { AgentId, PermissionMode } from '../agents/index.js';
+import { readPlan } from '../environments/index.js';
 import { BatonError, errorMessage, isDiskFull } from '../shared/errors.js';
 import { createLogger } from '../shared/log.js';
 import { sessionPaths } from '../shared/paths.js';
@@ -52,6 +53,11 @@ export class HostSupervisor {
     return sendToSessionHost(this.options.home, sessionId, command);
   }
 
+  /** A session's environment: the user's, Baton's variables, then its leased ports and templated variables (issue 15). */
+  sessionEnv(session: SessionWithProject): Record<string, string> {
+    return { ...sessionEnvironment(this.options.env, session), ...readPlan(sessionPaths(this.options.home, session.id).dir, session.worktree).env };
+  }
+
   /** Starts the host of a queued session. Never throws: a host that cannot start fails its session, with the reason. */
   async launch(session: SessionWithProject): Promise<void> {
     const started = performance.now();
@@ -72,7 +78,8 @@ export class HostSupervisor {
           ...(session.agent_session_id === null ? {} : { resumeId: session.agent_session_id }),
           ...(this.options.idleHostSeconds ? { idleExitMs: this.options.idleHostSeconds * 1000 } : {}),
         },
-        sessionEnvironment(this.options.env, session),
+        // Its leased ports and templated variables (issue 15) on top of the user's environment.
+        this.sessionEnv(session),
         (pid) => store.setHostPid(session.id, pid),
       );
       store.setHostPid(session.id, host.pid);

@@ -5,6 +5,7 @@
  */
 import { EventEmitter } from 'node:events';
 import type { z } from 'zod';
+import type { EnvironmentView } from '../api/environments.js';
 import type { DispatchRequest, PeekView, SessionView } from '../api/index.js';
 import { WorkspaceBus } from '../bus/index.js';
 import type { BatonEvent } from '../events/index.js';
@@ -13,11 +14,14 @@ import { errorMessage } from '../shared/errors.js';
 import { createLogger } from '../shared/log.js';
 import type { Db } from '../store/db.js';
 import { PendingDispatchStore } from '../store/pending-dispatches.js';
+import { PortLeaseStore } from '../store/port-leases.js';
 import { SessionStore, type SessionWithProject } from '../store/sessions.js';
 import { findRepository, type RemoveResult } from '../worktrees/index.js';
+import { Archive } from './archive.js';
 import { SessionCommands } from './commands.js';
 import { SessionsCore } from './core.js';
 import { dispatchSession, recoverInterruptedDispatches } from './dispatch.js';
+import { environmentView } from './environment-view.js';
 import { HostSupervisor } from './hosts.js';
 import { Ingestor } from './ingest.js';
 import { ACTIVE_STATES } from './state.js';
@@ -49,6 +53,8 @@ export class SessionManager extends EventEmitter<ManagerEvents> {
   readonly bus: WorkspaceBus;
   /** The size of each session's work, and the review queue. */
   readonly workSizes: WorkSizes;
+  /** Disk, cleanup, snapshots and restore (issue 15). */
+  readonly archive: Archive;
   private readonly store: SessionStore;
   private readonly ingestor: Ingestor;
   private readonly hosts: HostSupervisor;
@@ -81,13 +87,16 @@ export class SessionManager extends EventEmitter<ManagerEvents> {
       id: (session) => session.id,
       start: (session) => this.hosts.launch(session),
     });
-    this.core = new SessionsCore(options.home, this.store, this.ingestor, this.hosts, this.scheduler, this.bus, options.maxConcurrent, new PendingDispatchStore(options.db, this.store));
+    this.core = new SessionsCore(options.home, this.store, this.ingestor, this.hosts, this.scheduler, this.bus, options.maxConcurrent, new PendingDispatchStore(options.db, this.store), new PortLeaseStore(options.db));
     this.commands = new SessionCommands(this.core);
+    this.archive = new Archive(this.core, this.commands);
     this.workSizes = new WorkSizes(this, this.bus);
     this.ingestor.on('event', (id, event) => this.emit('event', id, event));
     this.ingestor.on('session', (id) => this.emit('session', id));
     // A session leaving a mid-turn state frees a slot.
-    this.ingestor.on('state', (_id, _before, after) => {
+    this.ingestor.on('state', (id, _before, after) => {
+      // A session that has ended for good gives its ports back (a failed or stopped one keeps them for a respawn).
+      if (after === 'completed') this.core.ports.release(id);
       if (after === undefined || !ACTIVE_STATES.includes(after)) this.reschedule();
     });
   }
@@ -100,6 +109,11 @@ export class SessionManager extends EventEmitter<ManagerEvents> {
 
   resolve(ref: string, cwd?: string): SessionWithProject {
     return this.core.resolve(ref, cwd);
+  }
+
+  /** `baton env`: ports, variables, setup log and disk of one session (issue 15). */
+  environment(ref: string, cwd?: string): EnvironmentView {
+    return environmentView(this.options.home, this.core.resolve(ref, cwd));
   }
 
   get(id: string): SessionWithProject | undefined {
@@ -125,7 +139,9 @@ export class SessionManager extends EventEmitter<ManagerEvents> {
   }
 
   view(session: SessionWithProject): SessionView {
-    return toView(session, this.isRunning(session), this.queuePosition(session));
+    const view = toView(session, this.isRunning(session), this.queuePosition(session));
+    const ports = this.core.ports.of(session.id);
+    return ports.length === 0 ? view : { ...view, ports: ports.map((p) => ({ name: p.name, port: p.port })) };
   }
 
   peek(ref: string, cwd?: string): Promise<PeekView> {
@@ -146,7 +162,12 @@ export class SessionManager extends EventEmitter<ManagerEvents> {
   // ── commands ───────────────────────────────────────────────────────────────
 
   /** `request` is parsed once, at the boundary (the endpoint table's schema). */
-  dispatch(request: z.output<typeof DispatchRequest>): Promise<SessionWithProject> {
+  async dispatch(request: z.output<typeof DispatchRequest>): Promise<SessionWithProject> {
+    return (await dispatchSession(this.core, request)).session;
+  }
+
+  /** A dispatch, and what the main checkout held: uncommitted changes, and whether they were carried. */
+  dispatchWithNotes(request: z.output<typeof DispatchRequest>): Promise<{ session: SessionWithProject; mainCheckout: { changedFiles: number; carried: boolean } }> {
     return dispatchSession(this.core, request);
   }
 
@@ -174,7 +195,7 @@ export class SessionManager extends EventEmitter<ManagerEvents> {
     return this.commands.setPinned(ref, pinned, cwd);
   }
 
-  remove(ref: string, cwd?: string): Promise<{ session: SessionWithProject; result: RemoveResult }> {
+  remove(ref: string, cwd?: string): Promise<{ session: SessionWithProject; result: RemoveResult & { teardownFailures?: string[] } }> {
     return this.commands.remove(ref, cwd);
   }
 

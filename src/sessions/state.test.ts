@@ -27,11 +27,13 @@ const TRIGGERS: Record<string, Trigger> = {
   host_lost: { kind: 'host_lost', message: 'the host exited' },
   stopped_by_user: { kind: 'stopped_by_user' },
   marked_done: { kind: 'marked_done' },
+  preparing: { kind: 'preparing' },
 };
 
 /** The status each state is tested from; needs_input waits on approval r0. */
 const FROM: Record<SessionState, SessionStatus> = {
   queued: { state: 'queued' },
+  preparing: { state: 'preparing' },
   starting: { state: 'starting' },
   working: { state: 'working' },
   needs_input: { state: 'needs_input', reason: { kind: 'approval', requestId: 'r0', tool: 'Bash', input: 'ls' } },
@@ -44,15 +46,16 @@ const FROM: Record<SessionState, SessionStatus> = {
 // prettier-ignore
 /** Expected state after each trigger ('-': unchanged), columns in TRIGGERS order. */
 const EXPECTED: Record<SessionState, string[]> = {
-  //                turn.st  appr.req   question   appr.res  ok                error     interr.   stop-ask  asks       tool  queued    host_st   e.compl    e.stop    e.fail    e.idle lost      by_user   done
-  queued:           ['-', '-', '-', '-', '-', 'failed', '-', 'stopped', '-', '-', '-', 'starting', 'completed', 'stopped', 'failed', '-', 'failed', 'stopped', 'completed'],
-  starting:         ['working', 'needs_input', 'needs_input', '-', 'ready_for_review', 'failed', 'needs_input', 'stopped', 'needs_input', '-', '-', '-', 'completed', 'stopped', 'failed', '-', 'failed', 'stopped', 'completed'],
-  working:          ['-', 'needs_input', 'needs_input', '-', 'ready_for_review', 'failed', 'needs_input', 'stopped', 'needs_input', '-', '-', 'starting', 'completed', 'stopped', 'failed', '-', 'failed', 'stopped', 'completed'],
-  needs_input:      ['working', 'needs_input', 'needs_input', 'working', 'ready_for_review', 'failed', 'needs_input', 'stopped', 'needs_input', '-', '-', 'starting', 'completed', 'stopped', 'failed', '-', 'failed', 'stopped', 'completed'],
-  ready_for_review: ['working', 'needs_input', 'needs_input', '-', '-', 'failed', 'needs_input', 'stopped', 'needs_input', '-', 'queued', 'starting', 'completed', 'stopped', 'failed', '-', 'failed', 'stopped', 'completed'],
-  failed:           ['working', '-',       '-',       '-',      '-',              '-',      '-',       '-',       '-',       '-',  'queued', 'starting', 'completed', '-',       '-',      '-', '-',      '-',       'completed'],
-  stopped:          ['working', '-',     '-',       '-',      '-',              'failed', '-',       '-',       '-',       '-',  'queued', 'starting', 'completed', '-',       'failed', '-', 'failed', '-',       'completed'],
-  completed:        ['-',     '-',       '-',       '-',      '-',              '-',      '-',       '-',       '-',       '-',  '-',      '-',        '-',         '-',       '-',      '-', '-',      '-',       '-'],
+  //                turn.st  appr.req   question   appr.res  ok                error     interr.   stop-ask  asks       tool  queued    host_st   e.compl    e.stop    e.fail    e.idle lost      by_user   done       prep
+  queued:           ['-', '-', '-', '-', '-', 'failed', '-', 'stopped', '-', '-', '-', 'starting', 'completed', 'stopped', 'failed', '-', 'failed', 'stopped', 'completed', 'preparing'],
+  preparing:        ['-', '-', '-', '-', '-', 'failed', '-', 'stopped', '-', '-', '-', 'starting', 'completed', 'stopped', 'failed', '-', 'failed', 'stopped', 'completed', '-'],
+  starting:         ['working', 'needs_input', 'needs_input', '-', 'ready_for_review', 'failed', 'needs_input', 'stopped', 'needs_input', '-', '-', '-', 'completed', 'stopped', 'failed', '-', 'failed', 'stopped', 'completed', '-'],
+  working:          ['-', 'needs_input', 'needs_input', '-', 'ready_for_review', 'failed', 'needs_input', 'stopped', 'needs_input', '-', '-', 'starting', 'completed', 'stopped', 'failed', '-', 'failed', 'stopped', 'completed', '-'],
+  needs_input:      ['working', 'needs_input', 'needs_input', 'working', 'ready_for_review', 'failed', 'needs_input', 'stopped', 'needs_input', '-', '-', 'starting', 'completed', 'stopped', 'failed', '-', 'failed', 'stopped', 'completed', '-'],
+  ready_for_review: ['working', 'needs_input', 'needs_input', '-', '-', 'failed', 'needs_input', 'stopped', 'needs_input', '-', 'queued', 'starting', 'completed', 'stopped', 'failed', '-', 'failed', 'stopped', 'completed', '-'],
+  failed:           ['working', '-',       '-',       '-',      '-',              '-',      '-',       '-',       '-',       '-',  'queued', 'starting', 'completed', '-',       '-',      '-', '-',      '-',       'completed', '-'],
+  stopped:          ['working', '-',     '-',       '-',      '-',              'failed', '-',       '-',       '-',       '-',  'queued', 'starting', 'completed', '-',       'failed', '-', 'failed', '-',       'completed', '-'],
+  completed:        ['-',     '-',       '-',       '-',      '-',              '-',      '-',       '-',       '-',       '-',  '-',      '-',        '-',         '-',       '-',      '-', '-',      '-',       '-', '-'],
 };
 
 describe('the session state machine', () => {

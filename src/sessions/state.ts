@@ -18,7 +18,8 @@ export interface SessionStatus {
 }
 
 /** States in which the agent is mid-turn and holds one of the concurrency slots. */
-export const ACTIVE_STATES: readonly SessionState[] = ['starting', 'working', 'needs_input'];
+/** `preparing` counts too: copying, sharing and setup commands are work of their own. */
+export const ACTIVE_STATES: readonly SessionState[] = ['preparing', 'starting', 'working', 'needs_input'];
 
 /** How a host ended: by request (`completed`, `stopped`), by failure, or let go while idle. */
 export type HostEnd = 'completed' | 'stopped' | 'failed' | 'idle';
@@ -28,6 +29,8 @@ export type Trigger =
   | { kind: 'event'; event: EventBody; stopRequested: boolean; lastAssistantText?: string | undefined }
   /** Dispatched, or asked to run again (respawn): waits for a slot. */
   | { kind: 'queued'; note?: string }
+  /** A host took the session and is making its worktree ready (copies, shares, setup commands). */
+  | { kind: 'preparing' }
   /** A host took the session and is starting its agent. */
   | { kind: 'host_started' }
   /** The host is ending the session (it writes `session.ended` next). */
@@ -46,7 +49,9 @@ export type Trigger =
  * triggers below.
  */
 export const MOVES: Readonly<Record<SessionState, readonly SessionState[]>> = {
-  queued: ['starting', 'stopped', 'failed', 'completed'],
+  queued: ['preparing', 'starting', 'stopped', 'failed', 'completed'],
+  // Copies, shared folders and setup commands (issue 15); a host that dies here is lost like any other.
+  preparing: ['starting', 'failed', 'stopped', 'completed'],
   starting: ['working', 'needs_input', 'ready_for_review', 'failed', 'stopped', 'completed'],
   // `starting` from mid-turn states: a host taking over from one that died unrecorded.
   working: ['needs_input', 'ready_for_review', 'starting', 'failed', 'stopped', 'completed'],
@@ -107,6 +112,8 @@ function target(from: SessionStatus | undefined, trigger: Trigger): SessionStatu
       return from === undefined ? undefined : afterEvent(from, trigger);
     case 'queued':
       return { state: 'queued', ...(trigger.note === undefined ? {} : { reason: { kind: 'note', message: trigger.note } }) };
+    case 'preparing':
+      return { state: 'preparing' };
     case 'host_started':
       return { state: 'starting' };
     case 'host_ending':
@@ -153,6 +160,9 @@ function afterEvent(current: SessionStatus, trigger: Extract<Trigger, { kind: 'e
     case 'usage.reported':
     case 'error.raised':
     case 'state.changed':
+    case 'setup.step':
+    case 'setup.output':
+    case 'setup.finished':
       return undefined;
   }
 }

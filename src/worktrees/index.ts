@@ -59,10 +59,20 @@ export interface CreateWorktreeInput {
   path: string;
   branch: string;
   baseCommit: string;
+  /** Check out this existing branch instead of creating one. */
+  existingBranch?: boolean;
 }
 
 export async function createWorktree(input: CreateWorktreeInput): Promise<void> {
   if (existsSync(input.path)) throw new SessionStateError(`Worktree folder ${input.path} already exists; remove it or pick another name`);
+  if (input.existingBranch === true) {
+    mkdirSync(dirname(input.path), { recursive: true });
+    const added = await git(input.repo, ['worktree', 'add', '--quiet', input.path, input.branch], { okExitCodes: [128] });
+    if (added.exitCode !== 0) {
+      throw new SessionStateError(`Branch ${input.branch} cannot get a worktree: ${added.stderr.trim().split('\n').at(-1) ?? ''}. A branch checked out elsewhere (your main checkout, say) cannot be checked out twice; switch that checkout away from it or use --in-place.`);
+    }
+    return;
+  }
   const branchExists = await git(input.repo, ['show-ref', '--verify', '--quiet', `refs/heads/${input.branch}`], { okExitCodes: [1] });
   if (branchExists.exitCode === 0) {
     throw new SessionStateError(`Branch ${input.branch} already exists in ${input.repo}; pick another --name or delete the branch`);
@@ -96,6 +106,8 @@ export async function removeWorktree(input: {
   branch: string;
   baseCommit: string;
   snapshotName: string;
+  /** The branch is the user's own (`--branch`): never deleted, even with nothing new on it. */
+  keepBranch?: boolean;
 }): Promise<RemoveResult> {
   let snapshot: { ref: string; commit: string } | undefined;
   if (existsSync(input.path)) {
@@ -103,7 +115,7 @@ export async function removeWorktree(input: {
     await git(input.repo, ['worktree', 'remove', '--force', input.path]);
   }
   await git(input.repo, ['worktree', 'prune']);
-  const branchDeleted = await deleteBranchIfEmpty(input.repo, input.branch, input.baseCommit);
+  const branchDeleted = input.keepBranch === true ? false : await deleteBranchIfEmpty(input.repo, input.branch, input.baseCommit);
   return { snapshotRef: snapshot?.ref, snapshotCommit: snapshot?.commit, branchDeleted };
 }
 
@@ -181,3 +193,5 @@ export function projectWorktreePath(worktreesDir: string, project: string, sessi
   }
   return path;
 }
+export { applyWork, mainCheckoutWork, uncommittedCount } from './carry.js';
+export { listSnapshots, restoreSnapshot, SNAPSHOT_PREFIX, type SnapshotInfo } from './archive.js';

@@ -92,7 +92,7 @@ describe('acting on many sessions', () => {
     expect(working.map((s) => s.name).sort()).toEqual(['q', 'w1', 'w2']);
     expect(await t.ok(['ls', '--state', 'ready_for_review'], { cwd: repo })).toMatch(/^ {2}ID .*\nReady for review \(1\)\n .* idle /);
     const bad = await t.run(['ls', '--state', 'sleeping'], { cwd: repo });
-    expect([bad.code, bad.stderr]).toEqual([2, 'baton: Unknown state "sleeping"; states are: queued, starting, working, needs_input, ready_for_review, completed, failed, stopped\n']);
+    expect([bad.code, bad.stderr]).toEqual([2, 'baton: Unknown state "sleeping"; states are: queued, preparing, starting, working, needs_input, ready_for_review, completed, failed, stopped\n']);
 
     const stopped = await t.json<{ name: string; state: string }[]>(['stop', '--all', '--json'], { cwd: repo });
     expect(stopped.map((s) => [s.name, s.state]).sort()).toEqual([['q', 'stopped'], ['w1', 'stopped'], ['w2', 'stopped']]);

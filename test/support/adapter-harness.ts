@@ -16,6 +16,8 @@ export interface StartOptions {
   executable?: string;
   /** false: reuse the previous run's workspace (for resume). */
   fresh?: boolean;
+  settingSources?: readonly string[];
+  instructions?: string;
 }
 
 export interface AdapterHarness<R extends AgentRun> {
@@ -93,6 +95,8 @@ export function adapterHarness<R extends AgentRun>(setup: {
           stateDir: ws.stateDir,
           options: { [setup.executableOption]: options.executable ?? setup.defaultExecutable() },
           env: setup.env(must(server, 'the model server').url, ws.home),
+          settingSources: options.settingSources,
+          instructions: options.instructions,
         },
         emit,
       )) as R;

@@ -24,6 +24,7 @@ export function usd(n: number): string {
 
 export const STATE_LABEL: Record<SessionState, string> = {
   queued: 'Queued',
+  preparing: 'Preparing',
   starting: 'Starting',
   working: 'Working',
   needs_input: 'Needs input',

@@ -3,7 +3,7 @@
  * model harness.server. HOME is a temp folder per test; nothing leaves 127.0.0.1.
  */
 import { randomUUID } from 'node:crypto';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { bundledClaudePath, claudeEnv, type Scenario } from '../../../test/support/model-server/index.js';
@@ -63,6 +63,10 @@ const scenarios: Scenario[] = [
   { prompt: 'what was the word', steps: [{ text: 'The word was banana.' }] },
   { prompt: CONTINUE_PROMPT, steps: [{ text: 'Continuing after the restart.' }] },
   { prompt: 'say hello', steps: [{ text: 'Hello.' }] },
+  {
+    prompt: 'use the project setup',
+    steps: [{ tools: [{ name: 'Bash', input: { command: 'npm --version', description: 'allowed by the repository' } }] }, { text: 'Used it.' }],
+  },
 ];
 
 const harness = adapterHarness<ClaudeRun>({
@@ -229,6 +233,47 @@ describe('the claude adapter with the real claude binary', () => {
     const malformed = events.events.filter(is('error.raised', (e) => e.message.includes('malformed')));
     expect(malformed.map((e) => e.detail)).toEqual(['this is not json', '{"type":"assistant","mess']);
     expect(malformed.every((e) => !e.fatal)).toBe(true);
+  });
+});
+
+describe("the user's own Claude Code setup", () => {
+  /** A repository CLAUDE.md and a `.claude/settings.json` allow rule, as a user would have them. */
+  const projectSetup = (): void => {
+    const ws = harness.newWorkspace();
+    writeFileSync(join(ws.repo, 'CLAUDE.md'), 'Project rule: the magic word is PELICAN-7.\n');
+    mkdirSync(join(ws.repo, '.claude'), { recursive: true });
+    writeFileSync(join(ws.repo, '.claude', 'settings.json'), JSON.stringify({ permissions: { allow: ['Bash(npm --version)'] } }));
+    mkdirSync(join(ws.home, '.claude'), { recursive: true });
+    writeFileSync(join(ws.home, '.claude', 'CLAUDE.md'), 'User rule: sign off as HERON-3.\n');
+    // The user has trusted this folder in their own Claude Code, as anyone who uses it there has.
+    writeFileSync(join(ws.home, '.claude.json'), JSON.stringify({ projects: { [ws.repo]: { hasTrustDialogAccepted: true } } }));
+  };
+
+  it("loads the repository's CLAUDE.md and settings and the user's own, runs what they allow without asking, and appends Baton's instructions", async () => {
+    projectSetup();
+    const { events } = await start('use the project setup', { fresh: false, instructions: 'Baton says: work in worktree W-42.' });
+    expect(await waitForEvent(events, completed)).toMatchObject({ outcome: 'success' });
+    expect(events.events.some(is('approval.requested'))).toBe(false);
+    expect(events.events.find(is('tool.finished'))).toMatchObject({ tool: 'Bash', ok: true, output: expect.stringMatching(/^\d+\.\d+/) });
+    const first = harness.server.requestsFor('use the project setup')[0]!;
+    expect(first.text).toContain('PELICAN-7');
+    expect(first.text).toContain('HERON-3');
+    expect(first.text).toContain('Baton says: work in worktree W-42.');
+    // Appended to Claude Code's own system prompt, not in place of it.
+    expect(JSON.stringify((first.body as { system?: unknown }).system)).toMatch(/Claude/);
+    // Nothing was written into the user's files.
+    expect(readFileSync(join(harness.workspace.repo, 'CLAUDE.md'), 'utf8')).toBe('Project rule: the magic word is PELICAN-7.\n');
+  });
+
+  it('loads none of it when the repository turns the setting sources off, and the command then asks', async () => {
+    projectSetup();
+    const { run, events } = await start('use the project setup', { fresh: false, settingSources: [] });
+    const request = await waitForEvent(events, is('approval.requested'));
+    await run.resolveApproval(request.requestId, { decision: 'allow' });
+    expect(await waitForEvent(events, completed)).toMatchObject({ outcome: 'success' });
+    const first = harness.server.requestsFor('use the project setup').at(-2)!;
+    expect(first.text).not.toContain('PELICAN-7');
+    expect(first.text).not.toContain('HERON-3');
   });
 });
 

@@ -85,8 +85,10 @@ export class ClaudeRun implements AgentRun, TurnDriver {
           ...(options.model === undefined ? {} : { model: options.model }),
           permissionMode: options.permissionMode,
           allowDangerouslySkipPermissions: options.permissionMode === DANGEROUS_PERMISSION_MODE,
-          // The user's and the project's settings must not widen what the session may do unasked.
-          settingSources: [],
+          // The user's own Claude Code: CLAUDE.md, settings rules, hooks, skills and MCP servers (decision 58).
+          settingSources: claudeSettingSources(options.settingSources),
+          systemPrompt:
+            options.instructions === undefined ? { type: 'preset', preset: 'claude_code' } : { type: 'preset', preset: 'claude_code', append: options.instructions },
           canUseTool: this.asks.canUseTool,
           ...(resumeId === undefined ? {} : { resume: resumeId }),
         },
@@ -219,6 +221,15 @@ export class ClaudeRun implements AgentRun, TurnDriver {
     const how = exit === undefined ? 'stopped' : exit.signal !== null ? `was killed by ${exit.signal}` : `exited with code ${exit.code}`;
     this.turns.crashed(`claude ${how}${failure === undefined ? '' : `: ${failure}`}`, this.connection.process.stderr);
   }
+}
+
+type SettingSource = 'user' | 'project' | 'local';
+const ALL_SOURCES: readonly SettingSource[] = ['user', 'project', 'local'];
+
+/** What the `claude` CLI itself loads unless the repository's config narrows it. */
+export function claudeSettingSources(sources: readonly string[] | undefined): SettingSource[] {
+  if (sources === undefined) return [...ALL_SOURCES];
+  return ALL_SOURCES.filter((s) => sources.includes(s));
 }
 
 function isMissingConversation(result: SDKResultMessage): boolean {

@@ -3,7 +3,7 @@
  * `codex app-server` against the scripted model harness.server. HOME and CODEX_HOME are temp folders.
  */
 import { randomUUID } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { installedCodexPath, codexEnv, type Scenario } from '../../../test/support/model-server/index.js';
@@ -58,6 +58,7 @@ const scenarios: Scenario[] = [
   { prompt: 'what was the word', steps: [{ text: 'The word was banana.' }] },
   { prompt: CONTINUE_PROMPT, steps: [{ text: 'Continuing after the restart.' }] },
   { prompt: 'say hello', steps: [{ text: 'Hello.' }] },
+  { prompt: 'follow the project rules', steps: [{ text: 'Following them.' }] },
 ];
 
 /** What codex sent after the model's last tool call: the call's output and anything added to the turn. */
@@ -238,5 +239,26 @@ describe('codex adapter options', () => {
   it('refuses a codexPath that is not an executable, saying how to install codex', () => {
     expect(() => codexAgent.validateOptions({ codexPath: '/nonexistent/codex' }, '/')).toThrow(/Install Codex/);
     expect(() => codexAgent.validateOptions({ bogus: 1 }, '/')).toThrow(/Unknown option/);
+  });
+});
+
+describe("the user's own Codex setup", () => {
+  it("reads the repository's AGENTS.md and gets Baton's instructions as developer instructions", async () => {
+    const ws = harness.newWorkspace();
+    writeFileSync(join(ws.repo, 'AGENTS.md'), 'Project rule: the magic word is OSPREY-9.\n');
+    const { events } = await start('follow the project rules', { fresh: false, instructions: 'Baton says: work in worktree W-77.' });
+    expect(await waitForEvent(events, is('turn.completed'))).toMatchObject({ outcome: 'success' });
+    const request = harness.server.requestsFor('follow the project rules').at(-1)!;
+    expect(request.text).toContain('OSPREY-9');
+    expect(request.text).toContain('Baton says: work in worktree W-77.');
+    expect(readFileSync(join(ws.repo, 'AGENTS.md'), 'utf8')).toBe('Project rule: the magic word is OSPREY-9.\n');
+  });
+
+  it('reads no AGENTS.md when the repository turns the project source off', async () => {
+    const ws = harness.newWorkspace();
+    writeFileSync(join(ws.repo, 'AGENTS.md'), 'Project rule: the magic word is OSPREY-9.\n');
+    const { events } = await start('follow the project rules', { fresh: false, settingSources: ['user'] });
+    expect(await waitForEvent(events, is('turn.completed'))).toMatchObject({ outcome: 'success' });
+    expect(harness.server.requestsFor('follow the project rules').at(-1)!.text).not.toContain('OSPREY-9');
   });
 });

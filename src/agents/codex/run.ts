@@ -14,6 +14,7 @@ import { CodexApprovals } from './approvals.js';
 import { CodexNormalizer, describeError, usageDelta, type UsageTotal } from './normalize.js';
 import { Notifications, ThreadResponse, TurnResponse } from './protocol.js';
 import { RpcConnection } from './rpc.js';
+import { codexSetup, type CodexSetup } from './setup.js';
 
 export { CONTINUE_PROMPT } from '../conversation.js';
 
@@ -31,6 +32,7 @@ export class CodexRun implements AgentRun, TurnDriver {
   private stderrTail = '';
   /** The processes below codex when the current turn was sent. */
   private beforeTurn = new Set<number>();
+  private readonly setup: CodexSetup;
 
   constructor(
     private readonly options: AgentStartOptions,
@@ -40,6 +42,7 @@ export class CodexRun implements AgentRun, TurnDriver {
     // Not ready until the thread is started or resumed: a prompt before that waits.
     this.turns = new Conversation({ agent: 'codex', start: options, emit, initialState: { usage: { input: 0, cached: 0, output: 0 } }, ready: false });
     this.normalizer = new CodexNormalizer(options.cwd);
+    this.setup = codexSetup(options.settingSources, options.env, options.stateDir);
     this.approvals = new CodexApprovals(() => this.rpc, emit, (itemId) => this.normalizer.filesOf(itemId));
   }
 
@@ -54,7 +57,7 @@ export class CodexRun implements AgentRun, TurnDriver {
   start(): void {
     this.child = spawn(this.codexPath, ['app-server'], {
       cwd: this.options.cwd,
-      env: this.options.env,
+      env: this.setup.env,
       stdio: ['pipe', 'pipe', 'pipe'],
       // Its own process group, so ending the agent also ends the commands it is running.
       detached: true,
@@ -173,7 +176,9 @@ export class CodexRun implements AgentRun, TurnDriver {
       ...(this.options.model === undefined ? {} : { model: this.options.model }),
       approvalPolicy: bypass ? 'never' : 'on-request',
       sandbox: bypass ? 'danger-full-access' : 'workspace-write',
-      config: { sandbox_workspace_write: { network_access: false, exclude_slash_tmp: true, exclude_tmpdir_env_var: true } },
+      config: { ...this.setup.config, sandbox_workspace_write: { network_access: false, exclude_slash_tmp: true, exclude_tmpdir_env_var: true } },
+      // Baton's own instructions go with the thread, never into the user's AGENTS.md.
+      ...(this.options.instructions === undefined ? {} : { developerInstructions: this.options.instructions }),
     };
   }
 

@@ -8,7 +8,7 @@ import { printJson, type Context } from '../context.js';
 import { renderSessionLine } from '../render.js';
 
 /** States in which an agent is (or is about to be) at work: removing one loses its turn. */
-const BUSY: readonly SessionState[] = ['queued', 'starting', 'working', 'needs_input'];
+const BUSY: readonly SessionState[] = ['queued', 'preparing', 'starting', 'working', 'needs_input'];
 
 export interface RemoveFlags {
   completed?: boolean;

@@ -26,24 +26,31 @@ export async function dispatch(ctx: Context, flags: DispatchFlags & { prompt: st
     ...(flags.name === undefined ? {} : { name: flags.name }),
     ...(flags.model === undefined ? {} : { model: flags.model }),
     ...(flags.base === undefined ? {} : { base: flags.base }),
+    ...(flags.carryChanges === true ? { carryChanges: true } : {}),
+    ...(flags.branch === undefined ? {} : { branch: flags.branch }),
+    ...(flags.inPlace === true ? { inPlace: true } : {}),
   };
   const api = await client(ctx);
   // Taken before the dispatch, so `--wait` cannot miss a state the session passes through at once.
   const busPosition = flags.wait === true ? (await api.call('GET /api/workspace/events', { query: { after: Number.MAX_SAFE_INTEGER, limit: 1 } })).lastSeq : 0;
   let session: SessionView;
+  let mainCheckout: { changedFiles: number; carried: boolean };
   try {
-    ({ session } = await api.call('POST /api/sessions', { body }));
+    ({ session, mainCheckout } = await api.call('POST /api/sessions', { body }));
   } catch (error) {
     if (!(error instanceof BatonError) || error.data.reason !== 'dangerous_mode_not_accepted') throw error;
     const { confirmDangerousMode } = await import('./dangerous.js');
     if (!(await confirmDangerousMode(ctx, String(error.data.root), flags.permissionMode))) throw error;
     await api.call('POST /api/dangerous-mode/accept', { body: { cwd: ctx.cwd } });
-    ({ session } = await api.call('POST /api/sessions', { body }));
+    ({ session, mainCheckout } = await api.call('POST /api/sessions', { body }));
   }
   if (flags.wait === true) return dispatchAndWait(ctx, api, session, busPosition, flags.json === true);
   if (flags.json) return printJson(ctx, session);
   ctx.out.write(`Dispatched ${session.name} (${session.id}) on ${session.branch}: ${session.state.replace(/_/g, ' ')}\n`);
   ctx.out.write(`  worktree: ${session.worktree}\n  follow:   baton logs ${session.name} -f\n`);
+  const n = mainCheckout.changedFiles;
+  if (mainCheckout.carried) ctx.out.write(`  carried:  ${n} uncommitted file(s) from the main checkout, which is left as it was\n`);
+  else if (n > 0) ctx.out.write(`  note:     the main checkout has ${n} uncommitted file(s), not in this session (--carry-changes brings them)\n`);
 }
 
 async function dispatchAndWait(ctx: Context, api: SupervisorClient, session: SessionView, after: number, json: boolean): Promise<void> {

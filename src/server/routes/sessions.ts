@@ -11,7 +11,10 @@ export function sessionHandlers(manager: SessionManager): Handlers<typeof SESSIO
       const sessions = manager.list().filter((s) => project === undefined || s.project_root === project || s.project_name === project);
       return { sessions: sessions.map((s) => manager.view(s)), reviewQueue: manager.workSizes.reviewQueue(sessions) };
     },
-    'POST /api/sessions': async ({ body }) => envelope(await manager.dispatch(body)),
+    'POST /api/sessions': async ({ body }) => {
+      const { session, mainCheckout } = await manager.dispatchWithNotes(body);
+      return { ...envelope(session), mainCheckout };
+    },
     'POST /api/sessions/respawn-all': async ({ body }) => {
       const sessions = await manager.respawnAll(body.project);
       return { sessions: sessions.map((s) => manager.view(manager.resolve(s.id))) };

@@ -18,7 +18,7 @@ interface Group {
 /** Starting folds into Working and Stopped sits with Failed's neighbours: what a person scans for. */
 const GROUPS: Group[] = [
   { key: 'needs_input', title: 'Needs input', states: ['needs_input'] },
-  { key: 'working', title: 'Working', states: ['working', 'starting'] },
+  { key: 'working', title: 'Working', states: ['working', 'starting', 'preparing'] },
   { key: 'ready_for_review', title: 'Ready for review', states: ['ready_for_review'] },
   { key: 'queued', title: 'Queued', states: ['queued'] },
   { key: 'completed', title: 'Completed', states: ['completed'] },

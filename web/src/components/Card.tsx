@@ -48,7 +48,7 @@ export function DecideButtons(props: { session: SessionView; className: string; 
 /** Memoised: a stream update re-renders the one card whose session changed, not the board. */
 export const Card = memo(function Card(props: { session: SessionView; files: number | undefined; conflict?: ConflictBadge | undefined; selected: boolean; now: number; onSelect: (id: string) => void }) {
   const s = props.session;
-  const live = s.state === 'working' || s.state === 'starting';
+  const live = s.state === 'working' || s.state === 'starting' || s.state === 'preparing';
   return (
     <article
       className={`card state-${s.state}${props.selected ? ' selected' : ''}`}
@@ -75,6 +75,14 @@ export const Card = memo(function Card(props: { session: SessionView; files: num
           {s.agent}
           {s.model ? ` · ${s.model}` : ''}
         </span>
+        {s.ports !== undefined && s.ports.length > 0 && (
+          <>
+            <span className="sep">·</span>
+            <span className="card-ports" title={s.ports.map((p) => `${p.name}=${p.port}`).join(' ')}>
+              ports {s.ports.map((p) => p.port).join(', ')}
+            </span>
+          </>
+        )}
         {s.queuePosition !== null && (
           <>
             <span className="sep">·</span>

@@ -83,7 +83,7 @@ function Header({ session: s, files }: { session: SessionView; files: number | u
       () => toast(`${action[0]?.toUpperCase()}${action.slice(1)}: ${s.name}`),
       (error: unknown) => toast(errorText(error), 'error'),
     );
-  const active = s.state === 'working' || s.state === 'needs_input' || s.state === 'starting';
+  const active = s.state === 'working' || s.state === 'needs_input' || s.state === 'starting' || s.state === 'preparing';
   return (
     <header className="session-head">
       <div className="session-title">

@@ -217,6 +217,23 @@ function Entry({ event }: { event: BatonEvent }) {
           <span>ended ({event.reason}){event.message ? `: ${event.message}` : ''}</span>
         </div>
       );
+    // The worktree being made ready (issue 15): each step, its output live, and the outcome.
+    case 'setup.step':
+      return (
+        <div className="approval-entry">
+          <span className="muted">setup {event.kind}</span> <code>{event.label}</code>
+        </div>
+      );
+    case 'setup.output':
+      return <pre className="tool-pre output">{event.text}</pre>;
+    case 'setup.finished':
+      return (
+        <div className={event.ok ? 'divider' : 'divider warn'}>
+          <span>
+            {event.ok ? 'worktree ready' : 'setup failed'} in {(event.durationMs / 1000).toFixed(1)} s{event.error ? `: ${event.error}` : ''}
+          </span>
+        </div>
+      );
     case 'tool.started':
     case 'tool.finished':
     case 'usage.reported':
