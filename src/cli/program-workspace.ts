@@ -1,0 +1,99 @@
+/**
+ * The workspace's commands, beside the per-session ones in main.ts: conflicts, landing work
+ * (merge, pr), review, environments and archives, the supervisor, the page, completion.
+ * Commander is passed in: main.ts alone loads it, and only when a command needs it.
+ */
+import type * as Commander from 'commander';
+import { sessionRef } from './arguments.js';
+import type { Context } from './context.js';
+import type { MergeFlags } from './commands/merge.js';
+import type { ReviewFlags } from './flags.js';
+
+export function addWorkspaceCommands(program: Commander.Command, Option: typeof Commander.Option, ctx: Context): void {
+  program
+    .command('conflicts')
+    .description('live sessions that will collide with each other or with their base, before anyone merges')
+    .argument('[session]', 'only the conflicts of this session (id, id prefix or name)', sessionRef)
+    .option('--project <project>', 'only this project (its name or root folder)')
+    .option('--diff', "print both sides' changes to each file")
+    .addOption(new Option('--json', 'print JSON for scripts'))
+    .action(async (session: string | undefined, opts: { json?: boolean; project?: string; diff?: boolean }) =>
+      (await import('./commands/conflicts.js')).conflicts(ctx, session, opts),
+    );
+
+  program
+    .command('merge')
+    .description('land sessions on their base branch through the merge queue: merge in a scratch worktree, run the check, then advance the base')
+    .argument('[sessions...]', 'sessions to land, as one group in this order (none: show the queue)')
+    .option('--squash', 'one commit per session (its prompt as the message) instead of its history')
+    .option('--plan', 'the order that lands the ready sessions with the fewest conflicts')
+    .option('--planned', 'merge the sessions given in the order with the fewest conflicts, not as given')
+    .option('-g, --group <n>', 'land coupled group n from `baton review`, tested once as a whole, in the planned order')
+    .addOption(new Option('--json', 'print JSON for scripts'))
+    .action(async (refs: string[], opts: MergeFlags) => (await import('./commands/merge.js')).merge(ctx, refs, opts));
+
+  program
+    .command('pr')
+    .description("push a session's branch and open a pull request (with gh when logged in, else print where to open it)")
+    .argument('<session>', 'id, id prefix or name', sessionRef)
+    .addOption(new Option('--json', 'print JSON for scripts'))
+    .action(async (ref: string, opts: { json?: boolean }) => (await import('./commands/merge.js')).pr(ctx, ref, opts));
+
+  program
+    .command('completion')
+    .description('a completion script for your shell: source <(baton completion bash)  (zsh the same; fish: baton completion fish | source)')
+    .argument('<shell>', 'bash, zsh or fish')
+    .action(async (shell: string) => (await import('./commands/completion.js')).completion(ctx, shell, program));
+  program.command('__sessions', { hidden: true }).action(async () => (await import('./commands/completion.js')).sessionNames(ctx));
+
+  const daemon = program.command('daemon').description('the background supervisor');
+  daemon
+    .command('status')
+    .description('whether the supervisor runs (exit 6 when it does not), its port, version and sessions')
+    .addOption(new Option('--json', 'print JSON for scripts'))
+    .action(async (opts: { json?: boolean }) => (await import('./commands/daemon.js')).status(ctx, opts));
+  daemon.command('start').description('start the supervisor (any command does when needed)').action(async () => (await import('./commands/daemon.js')).start(ctx));
+  daemon.command('stop').description('stop the supervisor; sessions keep running and are re-attached on the next start').action(async () => (await import('./commands/daemon.js')).stop(ctx));
+  daemon
+    .command('logs')
+    .description("the supervisor's log, one readable line per record")
+    .option('-n, --lines <n>', 'how many of the last lines', '50')
+    .option('-f, --follow', 'keep printing new lines')
+    .addOption(new Option('--json', 'the JSON records as written'))
+    .action(async (opts: { lines: string; follow?: boolean; json?: boolean }) => (await import('./commands/daemon.js')).logs(ctx, opts));
+
+  program
+    .command('ui')
+    .description('open the web dashboard (a one-time login link; the token stays here)')
+    .option('--no-open', 'print the link instead of opening a browser')
+    .addOption(new Option('--json', 'print the login link as JSON'))
+    .action(async (opts: { open: boolean; json?: boolean }) => (await import('./commands/ui.js')).ui(ctx, opts));
+
+  program
+    .command('review')
+    .description('coupled sessions grouped (shared files, imports, tests); `review <n>` one group as one combined diff')
+    .argument('[group]', 'group number from `baton review` (or a member session)')
+    .argument('[text...]', 'the comment, with --comment (or what to change, with --request-changes)')
+    .option('--open', "open the group's combined review in the browser")
+    .option('--comment <file:line>', 'comment on a changed line (or first-last) of the combined diff; sent to its writer as a reply')
+    .option('--to <session>', 'with --comment: only this session, when several wrote the lines')
+    .option('--approve <file>', 'mark a file approved')
+    .option('--viewed <file>', 'mark a file viewed')
+    .option('--request-changes <file>', 'mark a file as needing changes; text after it is sent to the file\'s writers')
+    .option('--clear <file>', "clear a file's review state")
+    .option('--project <name>', 'project name or root (default: the repository here)')
+    .addOption(new Option('--json', 'print JSON for scripts'))
+    .action(async (group: string | undefined, text: string[], opts: ReviewFlags) =>
+      (await import('./commands/review.js')).review(ctx, group, text, opts),
+    );
+
+  program
+    .command('accept-dangerous')
+    .description('accept, for this repository, permission modes in which agents act without asking')
+    .action(async () => (await import('./commands/dangerous.js')).acceptDangerous(ctx));
+
+  program
+    .command('demo')
+    .description('create a demo repository and sessions that show every state')
+    .action(async () => (await import('./commands/demo.js')).demo(ctx));
+}
