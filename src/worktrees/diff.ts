@@ -17,8 +17,15 @@ export interface WorktreeDiff {
 
 export async function worktreeDiff(worktree: string, baseCommit: string): Promise<WorktreeDiff> {
   if (!existsSync(worktree)) return { text: '', truncated: false };
-  const { tree } = await snapshotWork(worktree);
-  const diff = await git(worktree, ['diff', '--no-color', '--no-ext-diff', '--no-renames', baseCommit, tree, '--']);
+  let diff: { stdout: string };
+  try {
+    const { tree } = await snapshotWork(worktree);
+    diff = await git(worktree, ['diff', '--no-color', '--no-ext-diff', '--no-renames', baseCommit, tree, '--']);
+  } catch (error) {
+    // Removed while we read it: no work left to show.
+    if (!existsSync(worktree)) return { text: '', truncated: false };
+    throw error;
+  }
   let text = diff.stdout;
   let truncated = false;
   if (text.length > MAX_DIFF_BYTES) {

@@ -32,10 +32,18 @@ const MAX_UNTRACKED_BYTES = 8 * 1024 * 1024;
 
 export async function diffStat(worktree: string, baseCommit: string): Promise<DiffStat> {
   if (!existsSync(worktree)) return EMPTY_STAT;
-  const [tracked, untracked] = await Promise.all([
-    gitOut(worktree, ['diff', '--no-renames', '--no-ext-diff', '--raw', '--numstat', '-z', baseCommit, '--']),
-    gitOut(worktree, ['ls-files', '--others', '--exclude-standard', '-z']),
-  ]);
+  let tracked: string;
+  let untracked: string;
+  try {
+    [tracked, untracked] = await Promise.all([
+      gitOut(worktree, ['diff', '--no-renames', '--no-ext-diff', '--raw', '--numstat', '-z', baseCommit, '--']),
+      gitOut(worktree, ['ls-files', '--others', '--exclude-standard', '-z']),
+    ]);
+  } catch (error) {
+    // Removed while we read it: no work left to count.
+    if (!existsSync(worktree)) return EMPTY_STAT;
+    throw error;
+  }
   const files = parseRawNumstat(tracked);
   const added = untracked.split('\0').filter(Boolean);
   const counted = await Promise.all(added.map((path, i) => (i < MAX_UNTRACKED_READ ? countLines(join(worktree, path)) : Promise.resolve({ lines: 0, binary: false }))));

@@ -94,8 +94,8 @@ function follow(c: Context, manager: SessionManager, sessionId: string, after: n
       for (const event of buffered) await send(event);
       live = true;
       await stream.writeSSE({ event: 'live', data: JSON.stringify({ seq: last }) });
+      // Already completed or removed: say so now (onSession ends the stream once live).
       onSession(sessionId);
-      if (ended !== undefined) endStream();
       // A comment line now and then lets clients and proxies see the stream is alive, and
       // surfaces a vanished client as a write error.
       const keepAlive = setInterval(() => {
