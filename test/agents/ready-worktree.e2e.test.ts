@@ -42,10 +42,11 @@ describe("a claude session with the user's own setup", () => {
       '.claude/settings.json': JSON.stringify({ permissions: { allow: ['Bash(npm --version)'] } }),
       '.baton/config.json': JSON.stringify({ ports: { count: 1 } }),
     });
-    // The user has trusted their checkout in their own Claude Code; its rules apply there (decision 58).
+    // The user has trusted their checkout in their own Claude Code, not the session's new
+    // worktree: Baton hands the repository's rules over itself (decision 58).
     writeFileSync(join(agentHome, '.claude.json'), JSON.stringify({ projects: { [repo]: { hasTrustDialogAccepted: true } } }));
 
-    await t.ok(['dispatch', 'claude: check the tools', '--agent', 'claude', '--in-place', '--name', 'tools'], { cwd: repo });
+    await t.ok(['dispatch', 'claude: check the tools', '--agent', 'claude', '--name', 'tools'], { cwd: repo });
     const done = await t.waitForState('tools', 'ready_for_review', WAIT);
     const events = (await t.ok(['logs', 'tools', '--json'])).trim().split('\n').map((l) => JSON.parse(l) as BatonEvent);
     expect(events.some((e) => e.type === 'approval.requested')).toBe(false);
