@@ -264,6 +264,15 @@ try {
     const radar = await import(join(ROOT, 'bench', 'radar.mjs'));
     await radar.run({ log: (line) => console.log(line) });
   }
+  // Standalone scripts, each printing its own figures and baselines.
+  for (const [name, script, args] of [
+    ['review', 'review.mjs', ['10', '20']],
+    ['environments', 'environments.mjs', []],
+    ['environments', 'environments-ready.mjs', []],
+  ]) {
+    if (only && only !== name) continue;
+    execFileSync(process.execPath, [join(ROOT, 'bench', script), ...args], { cwd: ROOT, stdio: 'inherit' });
+  }
   if (!only || only === 'web') {
     const web = await import(join(ROOT, 'bench', 'web.mjs'));
     web.print(await web.run({ log: (line) => console.log(line) }));
