@@ -158,3 +158,32 @@ describe('daemon stop', () => {
     expect((await t.run(['daemon', 'status'])).code).toBe(6);
   });
 });
+
+describe('attach', () => {
+  it('shows only the last 20 events (--all: everything), asks only the open question, and refuses a completed session', async () => {
+    const says = Array.from({ length: 30 }, (_, i) => ({ say: `line ${i}` }));
+    await t.ok(['dispatch', 'x', '--name', 'chatty', '--script', t.script([...says, { ask: 'which one?' }])], { cwd: repo });
+    const waiting = await t.waitForState('chatty', 'needs_input');
+
+    const attach = t.spawn(['attach', 'chatty'], { cwd: repo });
+    const out = new OutputWatcher(attach.stdout!);
+    await out.waitFor(/>>> chatty needs input: which one\?/);
+    attach.kill('SIGINT');
+    expect(await exitOf(attach)).toBe(0);
+    const shown = out.all;
+    expect(shown).toContain(`(the last 20 events; --all replays everything)`);
+    expect(shown).not.toMatch(/^ {3}1 /m);
+    expect(shown).toMatch(new RegExp(`^ *${waiting.lastSeq} `, 'm'));
+    expect(shown.match(/>>> chatty needs input/g)).toHaveLength(1);
+
+    const all = t.spawn(['attach', 'chatty', '--all'], { cwd: repo });
+    const allOut = new OutputWatcher(all.stdout!);
+    await allOut.waitFor(/>>> chatty needs input/);
+    all.kill('SIGINT');
+    await exitOf(all);
+    expect(allOut.all).toMatch(/^ {3}1 /m);
+
+    await t.ok(['done', 'chatty'], { cwd: repo });
+    expect(await t.ok(['attach', 'chatty'], { cwd: repo })).toBe('chatty is completed; there is nothing to attach to. Its transcript: baton logs chatty\n');
+  });
+});
