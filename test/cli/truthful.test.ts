@@ -76,6 +76,19 @@ describe('reading a session', () => {
     expect(text).toMatch(/^\d\d:\d\d:\d\d (info |warn |error|debug) \S+/m);
     expect(text).not.toContain('{"time"');
     expect((await t.run(['daemon', 'logs', '-n', 'abc'])).code).toBe(2);
+
+    // -f follows: new records show as readable lines (a dispatch logs some).
+    const follower = t.spawn(['daemon', 'logs', '-f', '-n', '1']);
+    const out = new OutputWatcher(follower.stdout!);
+    await out.waitFor(/\n/);
+    const before = out.all.split('\n').length;
+    await t.ok(['dispatch', 'x', '--name', 'logged', '--script', t.script([{ say: 'hi' }])], { cwd: repo });
+    await t.waitForState('logged', 'ready_for_review');
+    await out.waitFor(/^\d\d:\d\d:\d\d \S+ +\S+ +.+$/m);
+    expect(out.all.split('\n').length).toBeGreaterThan(before);
+    follower.kill('SIGINT');
+    expect(await exitOf(follower)).toBe(0);
+    expect(out.all).not.toContain('{"time"');
   });
 
   it('ui says so when the opener finds no browser', async () => {
