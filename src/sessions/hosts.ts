@@ -45,7 +45,8 @@ export class HostSupervisor {
   }
 
   isRunning(session: Pick<SessionWithProject, 'id' | 'host_pid'>): boolean {
-    return isHostAlive(session.host_pid, session.id);
+    // The recorded host may be the spare it was handed to, not yet showing the session (decision 65).
+    return isHostAlive(session.host_pid, session.id, this.options.home);
   }
 
   /** Sends a command to a session's host and waits for its answer. */
