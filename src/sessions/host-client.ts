@@ -81,13 +81,9 @@ export function sendToHost(socketPath: string, body: HostCommand, timeoutMs = 30
 
 /**
  * Whether `pid` is a live session host for `sessionId`. The command line is checked too, so a
- * recycled pid is not mistaken for the host. With `home`, the recorded host may also be the spare
- * host of that home (`host-main.js <home> --warm`) it was handed to: until the spare has read the
- * hand-over its command line does not name the session yet, and a supervisor started in that
- * moment must not write the session's host off (decision 65) — the spare then takes the session
- * unrecorded and is left over. A spare whose hand-over never arrived exits with its supervisor.
+ * recycled pid is not mistaken for the host.
  */
-export function isHostAlive(pid: number | null | undefined, sessionId: string, home?: string): boolean {
+export function isHostAlive(pid: number | null | undefined, sessionId: string): boolean {
   if (pid === null || pid === undefined || pid <= 0) return false;
   try {
     process.kill(pid, 0);
@@ -97,7 +93,6 @@ export function isHostAlive(pid: number | null | undefined, sessionId: string, h
   try {
     const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
     if (cmdline.includes(sessionId)) return true;
-    if (home !== undefined && cmdline.includes('host-main') && cmdline.includes(`\0${home}\0--warm`)) return true;
     // A zombie (exited, not yet reaped) has an empty command line.
     return false;
   } catch {

@@ -45,8 +45,7 @@ export class HostSupervisor {
   }
 
   isRunning(session: Pick<SessionWithProject, 'id' | 'host_pid'>): boolean {
-    // The recorded host may be the spare it was handed to, not yet showing the session (decision 65).
-    return isHostAlive(session.host_pid, session.id, this.options.home);
+    return isHostAlive(session.host_pid, session.id);
   }
 
   /** Sends a command to a session's host and waits for its answer. */
