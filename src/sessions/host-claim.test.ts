@@ -1,7 +1,8 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { claimSession, claimant, releaseClaim } from './host-claim.js';
 
@@ -33,5 +34,44 @@ describe("a host's claim on its session", () => {
     writeFileSync(join(dir, 'host.lock'), String(process.ppid));
     releaseClaim(dir);
     expect(claimant(dir)).toBe(process.ppid);
+  });
+
+  it('is never taken from a host that has created it but not yet written its pid', () => {
+    // What a second host saw when the claim was made in two steps (create, then write the pid):
+    // it took the empty claim for stale, removed it and claimed too, and two hosts ran one session.
+    writeFileSync(join(dir, 'host.lock'), '');
+    expect(() => claimSession(dir)).toThrow(/names no host/);
+    expect(readFileSync(join(dir, 'host.lock'), 'utf8')).toBe('');
+    expect(readdirSync(dir)).toEqual(['host.lock']);
+  });
+
+  it('goes to exactly one of many hosts claiming at once, and always holds its pid', async () => {
+    const built = fileURLToPath(new URL('../../dist/sessions/host-claim.js', import.meta.url));
+    expect(existsSync(built), 'run `npm run build` first').toBe(true);
+    const go = join(dir, 'go');
+    // Each claimer spins until the go file appears, then claims; it prints "won" or "lost".
+    const program = `
+      const { existsSync } = require('node:fs');
+      import(${JSON.stringify(built)}).then(({ claimSession, claimant }) => {
+        process.stdout.write('ready\\n');
+        while (!existsSync(${JSON.stringify(go)}));
+        try { claimSession(${JSON.stringify(dir)}); process.stdout.write(claimant(${JSON.stringify(dir)}) === process.pid ? 'won\\n' : 'bad\\n'); }
+        catch { process.stdout.write('lost\\n'); }
+      });`;
+    const claimers = Array.from({ length: 6 }, () => spawn(process.execPath, ['-e', program], { stdio: ['ignore', 'pipe', 'inherit'] }));
+    const outputs = claimers.map((child) => {
+      let out = '';
+      child.stdout.setEncoding('utf8');
+      const ready = new Promise<void>((resolve) => child.stdout.on('data', (chunk: string) => ((out += chunk), out.includes('ready') && resolve())));
+      const done = new Promise<string>((resolve) => child.once('exit', () => resolve(out.replace('ready\n', '').trim())));
+      return { ready, done };
+    });
+    await Promise.all(outputs.map((o) => o.ready));
+    writeFileSync(go, '');
+    const results = await Promise.all(outputs.map((o) => o.done));
+    expect(results.filter((r) => r === 'won')).toHaveLength(1);
+    expect(results.filter((r) => r === 'lost')).toHaveLength(5);
+    // The winner has exited, leaving its claim (it did not release it) and nothing else.
+    expect(readdirSync(dir).sort()).toEqual(['go', 'host.lock']);
   });
 });

@@ -135,6 +135,16 @@ export class HostSupervisor {
     if (!this.isRunning(session) && ACTIVE_STATES.includes(session.state) && session.state !== 'queued') this.onGone(session.id);
   }
 
+  /**
+   * A session that has left `queued` with no host recorded: its host was written off while it had
+   * not yet shown the session (a spare handed it by a supervisor killed at once, decision 65) and
+   * then took it. Its claim names it; it is recorded and watched, not left running unknown.
+   */
+  adoptUnrecorded(sessionId: string): void {
+    if (this.closed || this.options.store.get(sessionId)?.host_pid !== null) return;
+    this.adopt(sessionId);
+  }
+
   /** Takes on a live host of the session not recorded as its host (see `runningHostOf`). */
   private adopt(sessionId: string): boolean {
     const pid = runningHostOf(this.options.home, sessionId);

@@ -94,9 +94,11 @@ export class SessionManager extends EventEmitter<ManagerEvents> {
     this.ingestor.on('event', (id, event) => this.emit('event', id, event));
     this.ingestor.on('session', (id) => this.emit('session', id));
     // A session leaving a mid-turn state frees a slot.
-    this.ingestor.on('state', (id, _before, after) => {
+    this.ingestor.on('state', (id, before, after) => {
       // A session that has ended for good gives its ports back (a failed or stopped one keeps them for a respawn).
       if (after === 'completed') this.core.ports.release(id);
+      // A host that took its session while no supervisor had it recorded (decision 65) is taken on.
+      if (before === 'queued') this.hosts.adoptUnrecorded(id);
       if (after === undefined || !ACTIVE_STATES.includes(after)) this.reschedule();
     });
   }

@@ -47,6 +47,46 @@ async function killSupervisor(): Promise<void> {
   await watchExit(pid);
 }
 
+/** Whether `pid` is gone — exited and reaped by its parent — within `timeoutMs`. */
+async function reaped(pid: number, timeoutMs = 10_000): Promise<boolean> {
+  const deadline = performance.now() + timeoutMs;
+  for (;;) {
+    try {
+      process.kill(pid, 0);
+    } catch {
+      return true;
+    }
+    if (performance.now() > deadline) return false;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+/** For a left-over host (`baton-host <id>`): its session's recorded host and the pid in its claim. */
+function sessionOf(cmdline: string, live: SessionView[]): { session?: string; recordedHost?: number | null; claim?: string } {
+  const id = /^baton-host (\S+)/.exec(cmdline)?.[1];
+  if (id === undefined) return {};
+  let claim = 'none';
+  try {
+    claim = readFileSync(join(t.home, 'sessions', id, 'host.lock'), 'utf8');
+  } catch {
+    // no claim
+  }
+  const session = live.find((s) => s.id === id);
+  return { session: session === undefined ? `${id} (not live)` : `${id} (${session.name}, ${session.state})`, recordedHost: session?.hostPid ?? null, claim };
+}
+
+/** A left-over process's state and parent, for the failure message. */
+function processStatus(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/status`, 'utf8')
+      .split('\n')
+      .filter((line) => /^(State|PPid):/.test(line))
+      .join(' ');
+  } catch {
+    return 'gone';
+  }
+}
+
 describe('a supervisor killed during a dispatch', () => {
   it('leaves no stuck session, no worktree or branch without a session, and no stray process', { timeout: 60_000 + KILL_AFTER_MS.length * 5_000 }, async () => {
     const script = t.script([{ say: 'hello' }]);
@@ -88,7 +128,11 @@ describe('a supervisor killed during a dispatch', () => {
     // Processes: the supervisor, its spare host, and one host per session (kept ready for review).
     const supervisor = t.supervisorPid();
     const hosts = new Set(live.map((s) => s.hostPid));
-    const strays = t.processes().filter((p) => p.pid !== supervisor && !hosts.has(p.pid) && !p.cmdline.includes('--warm'));
+    // A child the supervisor has just finished with (a git command of its own) may not be reaped
+    // yet at this instant — a zombie, exited — or be a moment from exiting: only what is still
+    // there after a bounded wait is left over. An orphaned host never goes, so it is still caught.
+    const candidates = t.processes().filter((p) => p.pid !== supervisor && !hosts.has(p.pid) && !p.cmdline.includes('--warm'));
+    const strays = (await Promise.all(candidates.map(async (p) => ((await reaped(p.pid)) ? undefined : { ...p, status: processStatus(p.pid), ...sessionOf(p.cmdline, live) })))).filter((p) => p !== undefined);
     expect(strays).toEqual([]);
     const undone = report.filter((line) => line.endsWith('undone')).length;
     // The figures `npm run soak` reports.
