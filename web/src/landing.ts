@@ -1,14 +1,14 @@
 /**
  * Landing work from the page: every merge the page knows of, followed live from the board's one
- * stream (`merge.*` workspace events), and the pull requests opened from it. The board only hands
- * events over (a function call, nothing fetched); the pages that show merges (a session, a group,
- * Landing) ask for the queue and the recent results when they open, and again after each merge
- * event while they are open, which also corrects a position or a result missed while the stream
- * was reconnecting. A merge is kept after its session is removed (a landed session is), so its
- * page can still say what happened.
+ * stream (`merge.*` workspace events). The board only hands events over (a function call,
+ * nothing fetched); the pages that show merges (a session, a group, Landing) ask for the queue
+ * and the recent results when they open, and again after each merge event while they are open,
+ * which also corrects a position or a result missed while the stream was reconnecting. A merge
+ * is kept after its session is removed (a landed session is), so its page can still say what
+ * happened. Pull requests opened from the page are in pull-requests.ts.
  */
 import { useEffect, useSyncExternalStore } from 'react';
-import type { MergeListView, MergeResult, MergeView, PrView } from '../../src/api/merge.js';
+import type { MergeListView, MergeResult, MergeView } from '../../src/api/merge.js';
 import type { WorkspaceEvent } from '../../src/events/workspace.js';
 import { api } from './api.js';
 
@@ -35,16 +35,10 @@ export interface MergeTrack {
   since: string;
 }
 
-export interface PullRequestState {
-  status: 'pushing' | 'opened';
-  view?: PrView;
-}
-
 interface LandingState {
   tracks: ReadonlyMap<string, MergeTrack>;
   /** The queue and the recent results as the supervisor last said, once a page asked. */
   list?: MergeListView;
-  prs: Readonly<Record<string, PullRequestState>>;
   /** The merge a page started, by the page's key (a group's, the plan's), so it is still shown after a visit elsewhere. */
   started: Readonly<Record<string, string>>;
 }
@@ -53,13 +47,15 @@ const FINAL: readonly MergePhase[] = ['landed', 'conflicted', 'failed'];
 const RANK: Record<MergePhase, number> = { queued: 0, merging: 1, checking: 2, landed: 3, conflicted: 3, failed: 3 };
 const KEPT = 100;
 
-let state: LandingState = { tracks: new Map(), prs: {}, started: {} };
+let state: LandingState = { tracks: new Map(), started: {} };
 /** What the server renders (it knows no merges), so hydration matches whatever the stream brought meanwhile. */
 const serverState = state;
 const listeners = new Set<() => void>();
 /** Pages showing merges right now; only while there are any is the list fetched. */
 let watchers = 0;
 let refreshTimer: ReturnType<typeof setTimeout> | undefined;
+/** Running merges missing from the last list (see fold). */
+const misses = new Set<string>();
 
 function set(next: Partial<LandingState>): void {
   state = { ...state, ...next };
@@ -166,9 +162,22 @@ function fromEvent(e: MergeEvent, track: MergeTrack): Partial<MergeTrack> {
   }
 }
 
-/** Folds the supervisor's queue and results in: positions move as merges ahead finish; a phase never goes back. */
+/**
+ * Folds the supervisor's queue and results in: positions move as merges ahead finish; a phase
+ * never goes back. A running merge the supervisor no longer knows (it was restarted, and the
+ * queue is in memory) is dropped after two lists without it: one list may simply predate it.
+ */
 function fold(list: MergeListView): void {
   const tracks = new Map(state.tracks);
+  const listed = new Set([...list.queue.map((m) => m.mergeId), ...list.recent.map((r) => r.mergeId)]);
+  for (const track of state.tracks.values()) {
+    if (isFinal(track.phase) || listed.has(track.mergeId)) continue;
+    if (misses.has(track.mergeId)) {
+      tracks.delete(track.mergeId);
+      misses.delete(track.mergeId);
+    } else misses.add(track.mergeId);
+  }
+  for (const id of listed) misses.delete(id);
   for (const view of list.queue) {
     const known = tracks.get(view.mergeId);
     if (known !== undefined && isFinal(known.phase)) continue;
@@ -223,32 +232,11 @@ export async function startMerge(sessions: string[], options: { squash: boolean;
   return state.tracks.get(merge.mergeId)!;
 }
 
-/** Pushes the session's branch and opens its pull request; the outcome stays with the session while the page is open. */
-export async function startPullRequest(sessionId: string): Promise<PrView> {
-  set({ prs: { ...state.prs, [sessionId]: { status: 'pushing' } } });
-  try {
-    const view = await api.call('POST /api/sessions/:ref/pr', { params: { ref: sessionId } });
-    set({ prs: { ...state.prs, [sessionId]: { status: 'opened', view } } });
-    return view;
-  } catch (error) {
-    const prs = { ...state.prs };
-    delete prs[sessionId];
-    set({ prs });
-    throw error;
-  }
-}
-
 /** Forgets the merge a page started (its result was dismissed). */
 export function forgetStarted(key: string): void {
   const started = { ...state.started };
   delete started[key];
   set({ started });
-}
-
-export function dismissPullRequest(sessionId: string): void {
-  const prs = { ...state.prs };
-  delete prs[sessionId];
-  set({ prs });
 }
 
 function subscribe(listener: () => void): () => void {

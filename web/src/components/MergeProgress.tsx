@@ -106,7 +106,7 @@ function status(track: MergeTrack) {
   }
 }
 
-function ResultDetail({ result }: { result: MergeResult }) {
+export function ResultDetail({ result }: { result: MergeResult }) {
   if (result.outcome === 'landed') {
     return (
       <div className="merge-detail">
