@@ -9,7 +9,7 @@ import { execFileSync } from 'node:child_process';
 import { constants } from 'node:fs';
 import { open as openFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { SessionView } from '../../src/api/index.js';
 import { TestBaton } from '../support/baton.js';
@@ -65,6 +65,8 @@ describe('landing work from the dashboard', () => {
     return page;
   }
 
+  /** An attribute of every element the locator finds, in page order. */
+  const attrs = async (locator: Locator, name: string) => Promise.all((await locator.all()).map((e) => e.getAttribute(name)));
   const progress = (page: Page, phase?: string) => page.locator(`[data-testid=merge-progress]${phase === undefined ? '' : `[data-phase=${phase}]`}`);
   const askMerge = async (page: Page, squash = false) => {
     await page.click('[data-testid=merge-button]');
@@ -100,7 +102,7 @@ describe('landing work from the dashboard', () => {
     const landing = await open('/landing');
     await landing.waitForSelector('[data-testid=queue-row] >> nth=1');
     expect(await landing.locator('[data-testid=queue-row] .queue-position').allInnerTexts()).toEqual(['1', '2']);
-    expect(await landing.locator('[data-testid=queue-row] [data-testid=merge-progress]').evaluateAll((els) => els.map((e) => e.getAttribute('data-phase')))).toEqual(['checking', 'queued']);
+    expect(await attrs(landing.locator('[data-testid=queue-row] [data-testid=merge-progress]'), 'data-phase')).toEqual(['checking', 'queued']);
     await shot(landing, shots, 'landing-queue');
 
     await writeFile(fifo, 'go\n');
@@ -125,7 +127,7 @@ describe('landing work from the dashboard', () => {
 
     await landing.waitForSelector('[data-testid=merge-queue]:has-text("No merge is running or waiting.")');
     await landing.waitForSelector('[data-testid=recent-row] >> nth=1');
-    expect(await landing.locator('[data-testid=recent-row]').evaluateAll((els) => els.map((e) => e.getAttribute('data-outcome')))).toEqual(['landed', 'landed']);
+    expect(await attrs(landing.locator('[data-testid=recent-row]'), 'data-outcome')).toEqual(['landed', 'landed']);
     expect(await landing.locator('[data-testid=recent-row] .recent-names').allInnerTexts()).toEqual(['second → main', 'feat → main']);
     for (const p of [page, other, landing]) await p.context().close();
   });
@@ -236,7 +238,7 @@ describe('landing work from the dashboard', () => {
     await page.selectOption('.plan-project', { label: 'lib' });
     const steps = page.locator('[data-testid=plan-step]');
     await page.waitForSelector('[data-testid=plan-step][data-session=two]');
-    expect(await steps.evaluateAll((els) => els.map((e) => e.getAttribute('data-session')))).toEqual(['three', 'one', 'two']);
+    expect(await attrs(steps, 'data-session')).toEqual(['three', 'one', 'two']);
     expect(await steps.nth(2).innerText()).toContain('expect conflicts in README.md; overlaps one');
     await shot(page, shots, 'plan');
 
@@ -244,7 +246,8 @@ describe('landing work from the dashboard', () => {
     await page.locator('[data-testid=merge-plan] [data-testid=merge-progress][data-phase=landed]').waitFor();
     expect(t.git(lib, 'show', 'main:three.txt')).toBe('3');
     // Planned again once it landed: the rest, in order.
-    await page.waitForFunction(() => [...document.querySelectorAll('[data-testid=plan-step]')].map((e) => e.getAttribute('data-session')).join() === 'one,two');
+    await page.waitForSelector('[data-testid=plan-step][data-session=three]', { state: 'detached' });
+    expect(await attrs(steps, 'data-session')).toEqual(['one', 'two']);
     const tip = t.git(lib, 'rev-parse', 'main');
     await page.click('[data-testid=plan-merge-all]');
     const result = page.locator('[data-testid=merge-plan] [data-testid=merge-progress][data-phase=conflicted]');

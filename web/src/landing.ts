@@ -239,6 +239,11 @@ export function forgetStarted(key: string): void {
   set({ started });
 }
 
+/** The store as it is now, outside React (tests). */
+export function landingSnapshot(): LandingState {
+  return state;
+}
+
 function subscribe(listener: () => void): () => void {
   listeners.add(listener);
   return () => listeners.delete(listener);

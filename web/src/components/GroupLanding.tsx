@@ -5,7 +5,7 @@
  */
 import type { GroupReview } from '../../../src/api/review.js';
 import { useBoard } from '../board.js';
-import { forgetStarted, isFinal, useLanding, useLandingFeed } from '../landing.js';
+import { forgetStarted, isFinal, useLanding, useLandingFeed, type MergeTrack } from '../landing.js';
 import { MergeForm } from './MergeForm.js';
 import { MergeProgress } from './MergeProgress.js';
 
@@ -64,9 +64,9 @@ export function GroupLanding({ storeKey, view, asking, onClose }: { storeKey: st
   );
 }
 
-export function useGroupMerging(storeKey: string): boolean {
+/** Where the merge this page started is: undefined before one, then its phase. */
+export function useGroupMergePhase(storeKey: string): MergeTrack['phase'] | undefined {
   const { tracks, started } = useLanding();
   const id = started[storeKey];
-  const track = id === undefined ? undefined : tracks.get(id);
-  return track !== undefined && !isFinal(track.phase);
+  return id === undefined ? undefined : tracks.get(id)?.phase;
 }

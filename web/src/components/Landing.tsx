@@ -47,7 +47,7 @@ export function Landing() {
         ) : list.recent.length === 0 ? (
           <div className="muted">No merge has finished since the supervisor started.</div>
         ) : (
-          list.recent.map((result) => <RecentRow key={result.mergeId} result={result} />)
+          list.recent.map((result) => <RecentRow key={result.mergeId} result={result} multi={new Set(list.recent.map((r) => r.project)).size > 1} />)
         )}
       </section>
     </div>
@@ -66,12 +66,13 @@ function QueueRow({ track }: { track: MergeTrack }) {
   );
 }
 
-function RecentRow({ result }: { result: MergeResult }) {
+function RecentRow({ result, multi }: { result: MergeResult; multi: boolean }) {
   const landed = result.outcome === 'landed';
   return (
     <details className="recent-row" data-testid="recent-row" data-outcome={result.outcome}>
       <summary>
         <span className={`chip ${landed ? 'chip-ready_for_review' : 'chip-failed'}`}>{landed ? 'landed' : 'not landed'}</span>
+        {multi && <span className="muted">{result.project}</span>}
         <span className="recent-names">
           {result.sessions.map((s, i) => (
             <span key={s.sessionId}>

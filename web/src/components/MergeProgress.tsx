@@ -96,7 +96,8 @@ function status(track: MergeTrack) {
       return (
         <>
           {track.checked !== null && track.checked < total && total > 1 ? `Bisecting: checking the first ${track.checked} of ${total} with ` : 'Checking: '}
-          <code>{track.command}</code>
+          {/* A page opened mid-check knows the merge from the queue, which does not name the command. */}
+          {track.command === null ? 'running the repository’s check…' : <code>{track.command}</code>}
         </>
       );
     case 'landed':
@@ -150,7 +151,7 @@ export function ResultDetail({ result }: { result: MergeResult }) {
       )}
       {result.check.outputTail !== null && result.outcome === 'failed' && (
         <div>
-          End of the check’s output{result.check.command !== null ? <> (<code>{result.check.command}</code>)</> : null}:
+          End of the check’s output:
           <pre className="merge-output" data-testid="merge-output">
             {result.check.outputTail}
           </pre>

@@ -13,7 +13,9 @@ import type { GroupReview, ReviewFile, ReviewHunk } from '../../../src/api/revie
 import { api, errorText } from '../api.js';
 import { useBoard } from '../board.js';
 import { toast } from '../toast.js';
-import { GroupLanding, GroupMergeButton, groupKey, useGroupMerging } from './GroupLanding.js';
+import { GroupLanding, GroupMergeButton, groupKey, useGroupMergePhase } from './GroupLanding.js';
+import { isFinal } from '../landing.js';
+import { navigate } from '../router.js';
 import { colourOf, SessionTag } from './ReviewTags.js';
 
 type FileState = ReviewFile['state'];
@@ -46,7 +48,8 @@ export function ReviewGroup({ project, group }: { project: string; group: string
   const reload = () => setLoads((n) => n + 1);
   const [asking, setAsking] = useState(false);
   const storeKey = groupKey(project, group);
-  const merging = useGroupMerging(storeKey);
+  const phase = useGroupMergePhase(storeKey);
+  const merging = phase !== undefined && !isFinal(phase);
   // Its members are removed once the group lands, so the merge is shown even when the group is gone.
   const landing = <GroupLanding storeKey={storeKey} view={view} asking={asking} onClose={() => setAsking(false)} />;
 
@@ -54,7 +57,16 @@ export function ReviewGroup({ project, group }: { project: string; group: string
     return (
       <div className="review-page">
         {landing}
-        <div className="empty error-text">{error}</div>
+        {phase === 'landed' ? (
+          <div className="empty">
+            Its sessions landed and were removed.{' '}
+            <a href="/review" onClick={(e) => (e.preventDefault(), navigate('/review'))}>
+              Back to the review
+            </a>
+          </div>
+        ) : (
+          <div className="empty error-text">{error}</div>
+        )}
       </div>
     );
   if (view === undefined) return <div className="empty">Combining the group’s work…</div>;
