@@ -6,7 +6,7 @@
  * seen mid-check and a second merge seen waiting behind it.
  */
 import { execFileSync } from 'node:child_process';
-import { constants } from 'node:fs';
+import { constants, readFileSync, writeFileSync } from 'node:fs';
 import { open as openFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Browser, Locator, Page } from 'playwright-core';
@@ -185,12 +185,18 @@ describe('landing work from the dashboard', () => {
     await second.context().close();
   });
 
-  it('an error says why and changes nothing: a session with nothing to merge', async () => {
+  it('an error says why and changes nothing: a dirty main checkout, a session with nothing to merge', async () => {
     await t.ok(['dispatch', 'look around', '--name', 'idle', '--script', t.script([{ say: 'Nothing to change.' }])], { cwd: repo });
     const idle = await t.waitForState('idle', 'ready_for_review');
     const before = t.git(repo, 'rev-parse', 'main');
+    writeFileSync(join(repo, 'README.md'), '# my own edit\n');
     const page = await open(`/s/${idle.id}`);
     await askMerge(page);
+    await page.waitForSelector('.toast-error:has-text("which has uncommitted changes (README.md)")');
+    expect(readFileSync(join(repo, 'README.md'), 'utf8')).toBe('# my own edit\n');
+    t.git(repo, 'checkout', '--', 'README.md');
+    // The form is still open: asking again, now with a clean checkout.
+    await page.click('[data-testid=merge-submit]');
     await page.waitForSelector('.toast-error:has-text("idle has nothing to merge")');
     expect(await progress(page).count()).toBe(0);
     expect(await page.locator('[data-testid=merge-button]').isEnabled()).toBe(true);

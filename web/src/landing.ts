@@ -12,6 +12,12 @@ import type { MergeListView, MergeResult, MergeView } from '../../src/api/merge.
 import type { WorkspaceEvent } from '../../src/events/workspace.js';
 import { api } from './api.js';
 
+/**
+ * Sessions whose agent is not changing the work may land (the merge domain refuses the others).
+ * Listed rather than excluded, so a state added later is not offered until it is known to be safe.
+ */
+export const LANDABLE_STATES: readonly string[] = ['ready_for_review', 'completed', 'stopped', 'failed'];
+
 export type MergePhase = 'queued' | 'merging' | 'checking' | 'landed' | 'conflicted' | 'failed';
 export type MergeMember = MergeView['sessions'][number];
 

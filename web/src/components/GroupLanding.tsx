@@ -5,7 +5,7 @@
  */
 import type { GroupReview } from '../../../src/api/review.js';
 import { useBoard } from '../board.js';
-import { forgetStarted, isFinal, useLanding, useLandingFeed, type MergeTrack } from '../landing.js';
+import { forgetStarted, isFinal, LANDABLE_STATES, useLanding, useLandingFeed, type MergeTrack } from '../landing.js';
 import { MergeForm } from './MergeForm.js';
 import { MergeProgress } from './MergeProgress.js';
 
@@ -13,12 +13,9 @@ export function groupKey(project: string, group: string): string {
   return `group:${project}/${group}`;
 }
 
-/** States whose agent is still at work (or about to be): the merge domain refuses them. */
-const AT_WORK = ['queued', 'starting', 'working', 'needs_input'];
-
-/** Members whose agent is still at work: the group cannot land until they finish (or are stopped). */
+/** Members whose agent is still at work (or about to be): the group cannot land until they finish or are stopped. */
 export function busyMembers(view: GroupReview): string[] {
-  return view.members.filter((m) => AT_WORK.includes(m.state)).map((m) => m.name);
+  return view.members.filter((m) => !LANDABLE_STATES.includes(m.state)).map((m) => m.name);
 }
 
 export function GroupMergeButton({ view, merging, onMerge }: { view: GroupReview; merging: boolean; onMerge: () => void }) {

@@ -5,9 +5,8 @@
  */
 import { lazy, Suspense, useState } from 'react';
 import type { SessionView } from '../../../src/api/index.js';
-import type { SessionState } from '../../../src/events/states.js';
 import { errorText } from '../api.js';
-import { isFinal, latestMergeOf, useLanding, useLandingFeed } from '../landing.js';
+import { isFinal, LANDABLE_STATES, latestMergeOf, useLanding, useLandingFeed } from '../landing.js';
 import { startPullRequest, usePullRequests } from '../pull-requests.js';
 import { navigate } from '../router.js';
 import { toast } from '../toast.js';
@@ -16,14 +15,9 @@ import { toast } from '../toast.js';
 const SessionPanels = lazy(() => import('./SessionLandingPanels.js').then((m) => ({ default: m.SessionPanels })));
 const MergeProgress = lazy(() => import('./SessionLandingPanels.js').then((m) => ({ default: m.MergeProgress })));
 
-/**
- * Sessions whose agent is not changing the work: these may land (as the merge domain allows).
- * By state, not by `running`: a session ready for review keeps its host, idle, for a reply.
- */
-const MERGEABLE: readonly SessionState[] = ['ready_for_review', 'completed', 'stopped', 'failed'];
-
+/** By state, not by `running`: a session ready for review keeps its host, idle, for a reply. */
 export function canLand(session: SessionView): boolean {
-  return MERGEABLE.includes(session.state);
+  return LANDABLE_STATES.includes(session.state);
 }
 
 export function LandingButtons({ session, onMerge }: { session: SessionView; onMerge: () => void }) {
