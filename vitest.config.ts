@@ -2,7 +2,7 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    include: ['src/**/*.test.ts', 'test/**/*.test.ts', 'scripts/**/*.test.ts'],
+    include: ['src/**/*.test.ts', 'test/**/*.test.ts', 'scripts/**/*.test.ts', 'web/src/**/*.test.ts'],
     // Integration tests start real processes; two workers suit the 2-core CI machine.
     pool: 'forks',
     maxWorkers: 2,

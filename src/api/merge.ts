@@ -51,6 +51,7 @@ export type MergeResult = z.infer<typeof MergeResult>;
 
 export const MergeQueuedView = z.object({ merge: MergeView, seq: z.number().int().describe('The merge.queued event: follow /api/stream after seq − 1 for its progress') });
 export const MergeListView = z.object({ queue: z.array(MergeView), recent: z.array(MergeResult) });
+export type MergeListView = z.infer<typeof MergeListView>;
 
 export const PlanStepView = z.object({
   sessionId: z.string(),

@@ -15,6 +15,8 @@ const DispatchForm = lazy(() => import('./components/DispatchForm.js').then((m) 
 // The combined review renders diffs with diff2html, the biggest dependency: loaded when opened.
 const ReviewList = lazy(() => import('./components/ReviewList.js').then((m) => ({ default: m.ReviewList })));
 const ReviewGroup = lazy(() => import('./components/ReviewGroup.js').then((m) => ({ default: m.ReviewGroup })));
+// The merge queue, the plan and recent results: fetched and loaded only when opened.
+const Landing = lazy(() => import('./components/Landing.js').then((m) => ({ default: m.Landing })));
 
 export function App() {
   const route = useRoute();
@@ -30,6 +32,7 @@ export function App() {
     i: () => navigate('/inbox'),
     n: () => navigate('/dispatch'),
     v: () => navigate('/review'),
+    l: () => navigate('/landing'),
   });
 
   const sessions = [...board.sessions.values()];
@@ -51,6 +54,7 @@ export function App() {
             <NavLink to="/" active={route.page === 'board'} label="Board" hint="g" count={sessions.length} />
             <NavLink to="/inbox" active={route.page === 'inbox'} label="Inbox" hint="i" count={inboxCount} urgent={inboxCount > 0} />
             <NavLink to="/review" active={route.page === 'review' || route.page === 'review-group'} label="Review" hint="v" />
+            <NavLink to="/landing" active={route.page === 'landing'} label="Landing" hint="l" />
             <NavLink to="/dispatch" active={route.page === 'dispatch'} label="Dispatch" hint="n" />
           </nav>
           <div className="sidebar-foot">
@@ -106,6 +110,11 @@ export function App() {
           </Suspense>
         )}
         {route.page === 'session' && <SessionPage id={route.id} />}
+        {route.page === 'landing' && (
+          <Suspense fallback={<div className="empty">Loading…</div>}>
+            <Landing />
+          </Suspense>
+        )}
         {(route.page === 'review' || route.page === 'review-group') && (
           <Suspense fallback={<div className="empty">Loading…</div>}>
             {route.page === 'review' ? <ReviewList /> : <ReviewGroup project={route.project} group={route.group} />}

@@ -13,6 +13,7 @@ import type { SessionView } from '../../src/api/index.js';
 import type { ReviewQueueView } from '../../src/api/sessions.js';
 import type { StreamSnapshot } from '../../src/api/web.js';
 import { api, authListeners, onStreamMessage, streamUrl } from './api.js';
+import { landingReconnected, trackWorkspaceEvent } from './landing.js';
 import { notifyTransition } from './notify.js';
 
 export interface BoardState {
@@ -50,9 +51,11 @@ function connect(): void {
     set({ sessions: reuseUnchanged(snapshot.sessions), status: 'live', loaded: true });
     refreshChanges(0);
     refreshConflicts(0);
+    landingReconnected();
   });
   onStreamMessage(source, route, 'workspace', (event) => {
     if (event.type.startsWith('radar.')) refreshConflicts(250);
+    trackWorkspaceEvent(event);
   });
   onStreamMessage(source, route, 'session', (session) => {
     const previous = state.sessions.get(session.id);

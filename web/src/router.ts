@@ -1,4 +1,4 @@
-/** A tiny history router: the dashboard has six kinds of page, not worth a dependency. */
+/** A tiny history router: the dashboard has seven kinds of page, not worth a dependency. */
 import { useSyncExternalStore } from 'react';
 
 export type Route =
@@ -7,6 +7,7 @@ export type Route =
   | { page: 'dispatch' }
   | { page: 'session'; id: string }
   | { page: 'review' }
+  | { page: 'landing' }
   | { page: 'review-group'; project: string; group: string };
 
 function subscribe(listener: () => void): () => void {
@@ -29,6 +30,7 @@ export function parse(path: string): Route {
   if (path === '/inbox') return { page: 'inbox' };
   if (path === '/dispatch') return { page: 'dispatch' };
   if (path === '/review') return { page: 'review' };
+  if (path === '/landing') return { page: 'landing' };
   const group = /^\/review\/([^/]+)\/([^/]+)$/.exec(path);
   if (group?.[1] !== undefined && group[2] !== undefined) return { page: 'review-group', project: decodeURIComponent(group[1]), group: decodeURIComponent(group[2]) };
   const session = /^\/s\/([^/]+)$/.exec(path);

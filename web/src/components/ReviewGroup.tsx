@@ -13,6 +13,9 @@ import type { GroupReview, ReviewFile, ReviewHunk } from '../../../src/api/revie
 import { api, errorText } from '../api.js';
 import { useBoard } from '../board.js';
 import { toast } from '../toast.js';
+import { GroupLanding, GroupMergeButton, groupKey, useGroupMergePhase } from './GroupLanding.js';
+import { isFinal } from '../landing.js';
+import { navigate } from '../router.js';
 import { colourOf, SessionTag } from './ReviewTags.js';
 
 type FileState = ReviewFile['state'];
@@ -43,8 +46,29 @@ export function ReviewGroup({ project, group }: { project: string; group: string
     };
   }, [project, group, loads, turns]);
   const reload = () => setLoads((n) => n + 1);
+  const [asking, setAsking] = useState(false);
+  const storeKey = groupKey(project, group);
+  const phase = useGroupMergePhase(storeKey);
+  const merging = phase !== undefined && !isFinal(phase);
+  // Its members are removed once the group lands, so the merge is shown even when the group is gone.
+  const landing = <GroupLanding storeKey={storeKey} view={view} asking={asking} onClose={() => setAsking(false)} />;
 
-  if (error !== undefined) return <div className="empty error-text">{error}</div>;
+  if (error !== undefined)
+    return (
+      <div className="review-page">
+        {landing}
+        {phase === 'landed' ? (
+          <div className="empty">
+            Its sessions landed and were removed.{' '}
+            <a href="/review" onClick={(e) => (e.preventDefault(), navigate('/review'))}>
+              Back to the review
+            </a>
+          </div>
+        ) : (
+          <div className="empty error-text">{error}</div>
+        )}
+      </div>
+    );
   if (view === undefined) return <div className="empty">Combining the group’s work…</div>;
   const names = view.members.map((m) => m.name);
   const ids = new Map(view.members.map((m) => [m.name, m.id]));
@@ -62,7 +86,9 @@ export function ReviewGroup({ project, group }: { project: string; group: string
         <button className="btn btn-sm" onClick={reload}>
           Refresh
         </button>
+        <GroupMergeButton view={view} merging={merging} onMerge={() => setAsking(true)} />
       </div>
+      {landing}
       <div className="review-members">
         {view.members.map((m) => (
           <span key={m.id} className="review-member">

@@ -11,6 +11,7 @@ import { toast } from '../toast.js';
 import { decide, DecideButtons } from './Card.js';
 import { ConflictPanel } from './Conflicts.js';
 import { ReplyBox } from './Inbox.js';
+import { canLand, LandedSession, LandingButtons, SessionLanding } from './SessionLanding.js';
 import { Transcript } from './Transcript.js';
 
 // diff2html is the biggest dependency and only this tab needs it.
@@ -23,6 +24,7 @@ export function SessionPage({ id }: { id: string }) {
   const board = useBoard();
   const session = board.sessions.get(id);
   const [tab, setTab] = useState<Tab>('transcript');
+  const [asking, setAsking] = useState(false);
   const [focusReply] = useState(() => {
     const wanted = pendingFocus.reply;
     pendingFocus.reply = false;
@@ -36,14 +38,15 @@ export function SessionPage({ id }: { id: string }) {
     1: () => setTab('transcript'),
     2: () => setTab('changes'),
     3: () => setTab('usage'),
+    m: () => session && canLand(session) && setAsking(true),
   });
 
-  if (session === undefined) {
-    return <div className="empty">{board.status === 'live' ? 'This session does not exist (or was removed).' : 'Loading…'}</div>;
-  }
+  // A landed session is removed: its page then says what landed.
+  if (session === undefined) return <LandedSession id={id} live={board.status === 'live'} />;
   return (
     <div className="session-page" data-testid="session-page" data-state={session.state}>
-      <Header session={session} files={board.changes[session.id]} />
+      <Header session={session} files={board.changes[session.id]} onMerge={() => setAsking(true)} />
+      <SessionLanding session={session} asking={asking} onClose={() => setAsking(false)} />
       {session.state === 'needs_input' && <Waiting session={session} />}
       <ConflictPanel sessionId={session.id} badge={board.conflicts[session.id]} />
       <div className="tabs" role="tablist">
@@ -77,7 +80,7 @@ function replyPlaceholder(session: SessionView): string {
   return 'Send a follow-up…';
 }
 
-function Header({ session: s, files }: { session: SessionView; files: number | undefined }) {
+function Header({ session: s, files, onMerge }: { session: SessionView; files: number | undefined; onMerge: () => void }) {
   const act = (action: 'interrupt' | 'stop' | 'respawn' | 'done') =>
     api.call(`POST /api/sessions/:ref/${action}`, { params: { ref: s.id } }).then(
       () => toast(`${action[0]?.toUpperCase()}${action.slice(1)}: ${s.name}`),
@@ -128,6 +131,7 @@ function Header({ session: s, files }: { session: SessionView; files: number | u
               Mark done
             </button>
           )}
+          <LandingButtons session={s} onMerge={onMerge} />
         </div>
       </div>
       <p className="session-task">{s.prompt}</p>
