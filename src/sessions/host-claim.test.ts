@@ -49,7 +49,10 @@ describe("a host's claim on its session", () => {
     const built = fileURLToPath(new URL('../../dist/sessions/host-claim.js', import.meta.url));
     expect(existsSync(built), 'run `npm run build` first').toBe(true);
     const go = join(dir, 'go');
-    // Each claimer spins until the go file appears, then claims; it prints "won" or "lost".
+    const end = join(dir, 'end');
+    // Each claimer spins until the go file appears, then claims; it prints "won" or "lost", and
+    // stays alive until the end file appears (a winner that exited would leave a stale claim,
+    // which a slower claimer then rightly takes over).
     const program = `
       const { existsSync } = require('node:fs');
       import(${JSON.stringify(built)}).then(({ claimSession, claimant }) => {
@@ -57,21 +60,25 @@ describe("a host's claim on its session", () => {
         while (!existsSync(${JSON.stringify(go)}));
         try { claimSession(${JSON.stringify(dir)}); process.stdout.write(claimant(${JSON.stringify(dir)}) === process.pid ? 'won\\n' : 'bad\\n'); }
         catch { process.stdout.write('lost\\n'); }
+        const wait = setInterval(() => { if (existsSync(${JSON.stringify(end)})) clearInterval(wait); }, 10);
       });`;
     const claimers = Array.from({ length: 6 }, () => spawn(process.execPath, ['-e', program], { stdio: ['ignore', 'pipe', 'inherit'] }));
     const outputs = claimers.map((child) => {
       let out = '';
       child.stdout.setEncoding('utf8');
       const ready = new Promise<void>((resolve) => child.stdout.on('data', (chunk: string) => ((out += chunk), out.includes('ready') && resolve())));
-      const done = new Promise<string>((resolve) => child.once('exit', () => resolve(out.replace('ready\n', '').trim())));
-      return { ready, done };
+      const answered = new Promise<string>((resolve) => child.stdout.on('data', () => /(won|lost|bad)\n/.test(out) && resolve(out.replace('ready\n', '').trim())));
+      const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+      return { ready, answered, exited };
     });
     await Promise.all(outputs.map((o) => o.ready));
     writeFileSync(go, '');
-    const results = await Promise.all(outputs.map((o) => o.done));
+    const results = await Promise.all(outputs.map((o) => o.answered));
+    writeFileSync(end, '');
+    await Promise.all(outputs.map((o) => o.exited));
     expect(results.filter((r) => r === 'won')).toHaveLength(1);
     expect(results.filter((r) => r === 'lost')).toHaveLength(5);
     // The winner has exited, leaving its claim (it did not release it) and nothing else.
-    expect(readdirSync(dir).sort()).toEqual(['go', 'host.lock']);
+    expect(readdirSync(dir).sort()).toEqual(['end', 'go', 'host.lock']);
   });
 });
