@@ -5,14 +5,15 @@
  * over a Unix socket and re-attaches after a restart.
  */
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import { EventBody, type BatonEvent } from '../events/index.js';
+import type { BatonEvent, EventBody } from '../events/index.js';
 import { loadAdapter, type AgentEvent, type AgentRun } from '../agents/index.js';
-import { agentInstructions, needsPreparing, readPlan, type EnvironmentPlan } from '../environments/index.js';
+import { needsPreparing, readPlan, type EnvironmentPlan } from '../environments/index.js';
 import { BatonError, errorMessage } from '../shared/errors.js';
 import { createLogger } from '../shared/log.js';
 import { sessionPaths, type SessionPaths } from '../shared/paths.js';
 import { ensureSocketFolder } from '../shared/private-folder.js';
 import { EventLogWriter, readLog } from './event-log.js';
+import { agentStartOptions, checkedAgentEvent, sessionStarted } from './host-agent.js';
 import { claimSession, releaseClaim } from './host-claim.js';
 import { ControlSocket } from './host-control.js';
 import { IdleExit } from './host-idle.js';
@@ -22,9 +23,6 @@ import { ReplyQueue } from './host-replies.js';
 import { StateMachine, type Trigger } from './state.js';
 
 const log = createLogger('host');
-
-/** Events only the host writes: an adapter claiming one would bypass the state machine. */
-const HOST_ONLY = new Set(['session.started', 'state.changed', 'session.ended', 'approval.resolved', 'question.answered', 'setup.step', 'setup.output', 'setup.finished']);
 
 export class SessionHost {
   private readonly paths: SessionPaths;
@@ -102,30 +100,11 @@ export class SessionHost {
 
   private async startAgent(): Promise<void> {
     this.change({ kind: 'host_started' });
-    this.record({
-      type: 'session.started',
-      agent: this.spec.agent,
-      cwd: this.spec.cwd,
-      ...(this.spec.model === undefined ? {} : { model: this.spec.model }),
-      hostPid: process.pid,
-      resumed: this.spec.resumeId !== undefined,
-    });
+    this.record(sessionStarted(this.spec, process.pid));
     try {
       const adapter = await loadAdapter(this.spec.agent);
       this.run = await adapter.start(
-        {
-          sessionId: this.spec.sessionId,
-          cwd: this.spec.cwd,
-          prompt: this.spec.prompt,
-          model: this.spec.model,
-          permissionMode: this.spec.permissionMode,
-          resumeId: this.spec.resumeId,
-          stateDir: this.paths.agentState,
-          options: this.spec.options,
-          env: this.env,
-          settingSources: this.plan.settingSources[this.spec.agent],
-          instructions: agentInstructions({ cwd: this.spec.cwd, branch: this.env.BATON_BRANCH }, this.plan),
-        },
+        agentStartOptions(this.spec, this.paths.agentState, this.env, this.plan),
         (event) => this.onAgentEvent(event),
       );
     } catch (error) {
@@ -167,12 +146,7 @@ export class SessionHost {
   }
 
   private onAgentEvent(raw: AgentEvent): void {
-    const parsed = EventBody.safeParse(raw);
-    if (!parsed.success || HOST_ONLY.has(parsed.data.type)) {
-      this.record({ type: 'error.raised', message: 'the agent adapter produced a malformed event, or one only the host may write', fatal: false, detail: JSON.stringify(raw).slice(0, 500) });
-      return;
-    }
-    this.record(parsed.data);
+    this.record(checkedAgentEvent(raw));
   }
 
   /** Writes one event and, when it changes the session's state, the state change after it. */

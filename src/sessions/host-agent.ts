@@ -1,0 +1,44 @@
+/** What the session host hands its agent, and records when it starts it: derived from the host's spec alone. */
+import type { AgentEvent, AgentStartOptions } from '../agents/index.js';
+import { agentInstructions, type EnvironmentPlan } from '../environments/index.js';
+import { EventBody } from '../events/index.js';
+import type { HostSpec } from './spec.js';
+
+/** The `session.started` event of one start (or resume) of the agent in `hostPid`. */
+export function sessionStarted(spec: HostSpec, hostPid: number): EventBody {
+  return {
+    type: 'session.started',
+    agent: spec.agent,
+    cwd: spec.cwd,
+    ...(spec.model === undefined ? {} : { model: spec.model }),
+    hostPid,
+    resumed: spec.resumeId !== undefined,
+  };
+}
+
+/** The adapter's start options: the session's task, its environment, the user's setup and Baton's instructions. */
+export function agentStartOptions(spec: HostSpec, stateDir: string, env: Record<string, string>, plan: EnvironmentPlan): AgentStartOptions {
+  return {
+    sessionId: spec.sessionId,
+    cwd: spec.cwd,
+    prompt: spec.prompt,
+    model: spec.model,
+    permissionMode: spec.permissionMode,
+    resumeId: spec.resumeId,
+    stateDir,
+    options: spec.options,
+    env,
+    settingSources: plan.settingSources[spec.agent],
+    instructions: agentInstructions({ cwd: spec.cwd, branch: env.BATON_BRANCH }, plan),
+  };
+}
+
+/** Events only the host writes: an adapter claiming one would bypass the state machine. */
+const HOST_ONLY = new Set(['session.started', 'state.changed', 'session.ended', 'approval.resolved', 'question.answered', 'setup.step', 'setup.output', 'setup.finished']);
+
+/** An adapter's event as the host records it: itself when valid and the adapter's to write, else an error saying why. */
+export function checkedAgentEvent(raw: AgentEvent): EventBody {
+  const parsed = EventBody.safeParse(raw);
+  if (parsed.success && !HOST_ONLY.has(parsed.data.type)) return parsed.data;
+  return { type: 'error.raised', message: 'the agent adapter produced a malformed event, or one only the host may write', fatal: false, detail: JSON.stringify(raw).slice(0, 500) };
+}
