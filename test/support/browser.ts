@@ -6,6 +6,7 @@
 import { mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, expect } from 'vitest';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { ensureChromium } from '../../scripts/chromium.mjs';
 
@@ -39,4 +40,23 @@ export async function shot(page: Page, dir: string, name: string): Promise<strin
   const path = join(dir, `${name}.png`);
   await page.screenshot({ path, fullPage: true });
   return path;
+}
+
+/**
+ * One Chromium for a test file: launched before its tests (handed over through `use`), closed
+ * after them; and after each test, the page problems it collected (console and page errors)
+ * must be none.
+ */
+export function chromiumForFile(use: (browser: Browser) => void, problems: string[]): void {
+  let launched: Browser | undefined;
+  beforeAll(async () => {
+    launched = await launchChromium();
+    use(launched);
+  });
+  afterEach(() => {
+    expect(problems.splice(0)).toEqual([]);
+  });
+  afterAll(async () => {
+    await launched?.close();
+  });
 }

@@ -3,25 +3,17 @@
  * each colliding session's card naming the other, appearing live, and a mention in the inbox.
  */
 import type { Browser, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import type { LoginCodeView } from '../../src/api/web.js';
 import { TestBaton } from '../support/baton.js';
-import { launchChromium, screenshotDir, shot } from '../support/browser.js';
+import { chromiumForFile, screenshotDir, shot } from '../support/browser.js';
 
 const shots = screenshotDir('conflicts');
 let browser: Browser;
 const problems: string[] = [];
 const numbered = (change: Record<number, string>): string => Array.from({ length: 30 }, (_, i) => change[i + 1] ?? `line ${i + 1}`).join('\n') + '\n';
 
-beforeAll(async () => {
-  browser = await launchChromium();
-});
-afterEach(() => {
-  expect(problems.splice(0)).toEqual([]);
-});
-afterAll(async () => {
-  await browser?.close();
-});
+chromiumForFile((launched) => (browser = launched), problems);
 
 async function openDashboard(t: TestBaton): Promise<Page> {
   const login = await t.json<LoginCodeView>(['ui']);

@@ -5,14 +5,14 @@
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SessionView } from '../../src/api/index.js';
 import type { LoginCodeView } from '../../src/api/web.js';
 import { openDb } from '../../src/store/db.js';
 import { SessionStore } from '../../src/store/sessions.js';
 import { TestBaton } from '../support/baton.js';
 import { watchExit } from '../support/process.js';
-import { launchChromium, screenshotDir, shot } from '../support/browser.js';
+import { chromiumForFile, screenshotDir, shot } from '../support/browser.js';
 
 const LONG = 10 * 60 * 1000;
 /** A prompt that would run script if any part of the page inserted it as HTML. */
@@ -21,15 +21,7 @@ const shots = screenshotDir('dashboard');
 let browser: Browser;
 const problems: string[] = [];
 
-beforeAll(async () => {
-  browser = await launchChromium();
-});
-afterEach(() => {
-  expect(problems.splice(0)).toEqual([]);
-});
-afterAll(async () => {
-  await browser?.close();
-});
+chromiumForFile((launched) => (browser = launched), problems);
 
 /** Logs a fresh page in through `baton ui`, as a person would, and lands on the board. */
 async function openDashboard(t: TestBaton, options: { javaScript?: boolean } = {}): Promise<Page> {

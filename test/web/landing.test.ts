@@ -10,25 +10,17 @@ import { constants, readFileSync, writeFileSync } from 'node:fs';
 import { open as openFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Browser, Locator, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SessionView } from '../../src/api/index.js';
 import { TestBaton } from '../support/baton.js';
-import { launchChromium, screenshotDir, shot } from '../support/browser.js';
+import { chromiumForFile, screenshotDir, shot } from '../support/browser.js';
 import { configure, finishedSession } from '../support/landing.js';
 
 const shots = screenshotDir('landing');
 let browser: Browser;
 const problems: string[] = [];
 
-beforeAll(async () => {
-  browser = await launchChromium();
-});
-afterEach(() => {
-  expect(problems.splice(0)).toEqual([]);
-});
-afterAll(async () => {
-  await browser?.close();
-});
+chromiumForFile((launched) => (browser = launched), problems);
 
 describe('landing work from the dashboard', () => {
   const t = new TestBaton({ BATON_NO_BROWSER: '1' });

@@ -4,24 +4,16 @@
  * shows who wrote each hunk, takes an approval and sends a comment that reaches the session.
  */
 import type { Browser, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { GroupReview } from '../../src/api/review.js';
 import { TestBaton } from '../support/baton.js';
-import { launchChromium, screenshotDir, shot } from '../support/browser.js';
+import { chromiumForFile, screenshotDir, shot } from '../support/browser.js';
 
 const shots = screenshotDir('review');
 let browser: Browser;
 const problems: string[] = [];
 
-beforeAll(async () => {
-  browser = await launchChromium();
-});
-afterEach(() => {
-  expect(problems.splice(0)).toEqual([]);
-});
-afterAll(async () => {
-  await browser?.close();
-});
+chromiumForFile((launched) => (browser = launched), problems);
 
 describe('the combined review page', () => {
   const t = new TestBaton({ BATON_NO_BROWSER: '1' });
