@@ -32,6 +32,8 @@ export const DispatchRequest = z
     branch: z.string().min(1).max(250).optional(),
     /** No worktree: the session works in the main checkout itself, one such session at a time. */
     inPlace: z.boolean().optional(),
+    /** More instructions for the agent (a task's context, a routine's brief), added to Baton's own system-prompt instructions; never written into the user's files. */
+    instructions: z.string().max(200_000).optional(),
   })
   .strict();
 export type DispatchRequest = z.input<typeof DispatchRequest>;

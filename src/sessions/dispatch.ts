@@ -3,7 +3,7 @@
  * refused (the repository, the base, a dangerous mode not accepted, the agent's options, the
  * name) is checked before the worktree is made; a failure after it removes what was made.
  */
-import { mkdirSync, rmSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import type { z } from 'zod';
 import type { DispatchRequest } from '../api/index.js';
 import { loadAdapter } from '../agents/index.js';
@@ -98,6 +98,7 @@ export async function dispatchSession(
       'queued',
     );
     mkdirSync(sessionPaths(core.home, id).dir, { recursive: true });
+    if (request.instructions !== undefined && request.instructions !== '') writeFileSync(sessionPaths(core.home, id).instructions, request.instructions, { mode: 0o600 });
     writePlan(sessionPaths(core.home, id).dir, completePlan(environment, { id, name, branch, worktree }, ports, { keepBranch, inPlace: checkout.inPlace }));
     core.bus.publish(SessionDispatched, { sessionId: id, name, project: project.name, agent: request.agent, branch });
     ingestor.record(id, { kind: 'queued' });

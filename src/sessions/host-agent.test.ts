@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { AgentEvent } from '../agents/index.js';
-import { checkedAgentEvent } from './host-agent.js';
+import { EnvironmentPlan } from '../environments/index.js';
+import { agentStartOptions, checkedAgentEvent } from './host-agent.js';
+import type { HostSpec } from './spec.js';
 
 describe("the host's check of an adapter's events", () => {
   it('records a valid event as it came', () => {
@@ -14,5 +16,19 @@ describe("the host's check of an adapter's events", () => {
       expect(checked).toMatchObject({ type: 'error.raised', fatal: false, message: expect.stringContaining('only the host may write') });
       expect(checked.type === 'error.raised' && checked.detail).toContain(raw.type);
     }
+  });
+});
+
+describe("the agent's start options", () => {
+  const plan = EnvironmentPlan.parse({ source: '/repo' });
+  const spec: HostSpec = { sessionId: 's1', home: '/h', agent: 'scripted', cwd: '/wt/s1', prompt: 'p', permissionMode: 'default', options: {} };
+
+  it("hold Baton's own instructions, and the ones given at dispatch after them", () => {
+    const plain = agentStartOptions(spec, '/state', { BATON_BRANCH: 'baton/s1' }, plan).instructions ?? '';
+    expect(plain).toContain('/wt/s1');
+    expect(plain).toContain('baton/s1');
+    const given = agentStartOptions({ ...spec, instructions: 'Task: fix the watcher. Do not modify files outside src/watcher/**.' }, '/state', {}, plan).instructions ?? '';
+    expect(given.startsWith(plain.split('\n')[0]!.replace(', on branch baton/s1', ''))).toBe(true);
+    expect(given.endsWith('Do not modify files outside src/watcher/**.')).toBe(true);
   });
 });

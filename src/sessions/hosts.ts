@@ -3,6 +3,7 @@
  * to hosts that kept running while the supervisor was away, noticing a host that died without
  * ending its session, and stopping one.
  */
+import { readFileSync } from 'node:fs';
 import type { AgentId, PermissionMode } from '../agents/index.js';
 import { readPlan } from '../environments/index.js';
 import { BatonError, errorMessage, isDiskFull } from '../shared/errors.js';
@@ -77,6 +78,7 @@ export class HostSupervisor {
           options: JSON.parse(session.options_json) as Record<string, unknown>,
           ...(session.agent_session_id === null ? {} : { resumeId: session.agent_session_id }),
           ...(this.options.idleHostSeconds ? { idleExitMs: this.options.idleHostSeconds * 1000 } : {}),
+          ...readInstructions(sessionPaths(this.options.home, session.id).instructions),
         },
         // Its leased ports and templated variables (issue 15) on top of the user's environment.
         this.sessionEnv(session),
@@ -241,4 +243,13 @@ async function waitForExit(pid: number | null, sessionId: string): Promise<void>
   const deadline = performance.now() + 15_000;
   // A host we did not spawn (re-attached) has no exit event to wait on; its pid is all we have.
   while (isHostAlive(pid, sessionId) && performance.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+}
+
+/** The instructions given at dispatch, when there were any. */
+function readInstructions(file: string): { instructions?: string } {
+  try {
+    return { instructions: readFileSync(file, 'utf8') };
+  } catch {
+    return {};
+  }
 }

@@ -15,6 +15,8 @@ export const HostSpec = z.object({
   resumeId: z.string().optional(),
   /** Once ready for review, the host ends after this long unused, freeing the agent process. */
   idleExitMs: z.number().int().positive().optional(),
+  /** Instructions given at dispatch, added to Baton's own (see `agentStartOptions`). */
+  instructions: z.string().optional(),
 });
 export type HostSpec = z.infer<typeof HostSpec>;
 

@@ -49,6 +49,7 @@ export interface SessionPaths {
   spec: string;
   socket: string;
   agentState: string;
+  instructions: string;
 }
 
 export function sessionPaths(home: string, sessionId: string, env: NodeJS.ProcessEnv = process.env): SessionPaths {
@@ -61,6 +62,8 @@ export function sessionPaths(home: string, sessionId: string, env: NodeJS.Proces
     spec: join(dir, 'spec.json'),
     socket: socketPath(home, sessionId, env),
     agentState: join(dir, 'agent'),
+    /** Instructions given at dispatch (a task's context, a routine's brief, a handoff pack), added to Baton's own. */
+    instructions: join(dir, 'instructions.md'),
   };
 }
 
