@@ -114,6 +114,34 @@ export const ReviewCommentSent = defineWorkspaceEvent(
 );
 
 /** Every workspace event there is; a new domain adds its definitions here. */
+// ── routines (scheduled and triggered agents: src/routines) ──────────────────
+
+const routineRef = { routineId: z.string(), routine: z.string(), project: z.string() };
+/** What started (or would have started) a run: `schedule`, `missed`, `manual`, or a trigger such as `tag:v1.2`. */
+const routineRun = { runId: z.number().int(), trigger: z.string() };
+
+export const RoutineAdded = defineWorkspaceEvent('routine.added', z.object({ ...routineRef, when: z.string(), nextRunAt: z.string().nullable() }));
+export const RoutineChanged = defineWorkspaceEvent('routine.changed', z.object({ ...routineRef, paused: z.boolean(), nextRunAt: z.string().nullable() }));
+export const RoutineRemoved = defineWorkspaceEvent('routine.removed', z.object({ ...routineRef }));
+export const RoutineFired = defineWorkspaceEvent('routine.fired', z.object({ ...routineRef, ...routineRun, dueAt: z.string().nullable(), sessionId: z.string(), sessionName: z.string() }));
+export const RoutineSkipped = defineWorkspaceEvent(
+  'routine.skipped',
+  z.object({ ...routineRef, ...routineRun, outcome: z.enum(['skipped', 'missed']), cause: z.string() }),
+);
+export const RoutineFinished = defineWorkspaceEvent(
+  'routine.finished',
+  z.object({
+    ...routineRef,
+    ...routineRun,
+    outcome: z.enum(['findings', 'nothing', 'failed']),
+    /** The finding's first lines, the failure's cause, or why there was nothing. */
+    summary: z.string(),
+    sessionId: z.string().nullable(),
+    sessionName: z.string().nullable(),
+    costUsd: z.number().nullable(),
+  }),
+);
+
 export const WORKSPACE_EVENTS = [
   SessionDispatched,
   SessionStateChanged,
@@ -134,6 +162,12 @@ export const WORKSPACE_EVENTS = [
   ReviewFileStateSet,
   ReviewFileStateReset,
   ReviewCommentSent,
+  RoutineAdded,
+  RoutineChanged,
+  RoutineRemoved,
+  RoutineFired,
+  RoutineSkipped,
+  RoutineFinished,
 ] as const;
 
 type Definitions = (typeof WORKSPACE_EVENTS)[number];
@@ -166,4 +200,11 @@ export const WorkspaceEvent = z.discriminatedUnion('type', [
   z.object({ ...envelope, type: z.literal(ReviewFileStateSet.type), data: ReviewFileStateSet.schema }),
   z.object({ ...envelope, type: z.literal(ReviewFileStateReset.type), data: ReviewFileStateReset.schema }),
   z.object({ ...envelope, type: z.literal(ReviewCommentSent.type), data: ReviewCommentSent.schema }),
+  // routines
+  z.object({ ...envelope, type: z.literal(RoutineAdded.type), data: RoutineAdded.schema }),
+  z.object({ ...envelope, type: z.literal(RoutineChanged.type), data: RoutineChanged.schema }),
+  z.object({ ...envelope, type: z.literal(RoutineRemoved.type), data: RoutineRemoved.schema }),
+  z.object({ ...envelope, type: z.literal(RoutineFired.type), data: RoutineFired.schema }),
+  z.object({ ...envelope, type: z.literal(RoutineSkipped.type), data: RoutineSkipped.schema }),
+  z.object({ ...envelope, type: z.literal(RoutineFinished.type), data: RoutineFinished.schema }),
 ]);

@@ -30,6 +30,9 @@ import { mount } from './routes/mount.js';
 import { sessionHandlers } from './routes/sessions.js';
 import { workspaceHandlers } from './routes/workspace.js';
 import { reviewHandlers } from './routes/review.js';
+import { routineHandlers } from './routes/routines.js';
+import { ROUTINES } from '../api/routines.js';
+import type { RoutineService } from '../routines/index.js';
 import type { ReviewService } from '../review/index.js';
 import { mountWeb } from './web-routes.js';
 import { TABLES } from './openapi.js';
@@ -55,6 +58,8 @@ export interface AppOptions {
   merges?: MergeService;
   /** Coupled groups and combined reviews (src/review); without it, the review endpoints answer that it is off. */
   review?: ReviewService;
+  /** Scheduled and triggered agents (src/routines); without it, the routine endpoints answer that they are off. */
+  routines?: RoutineService;
 }
 
 export function createApp(options: AppOptions): Hono {
@@ -74,6 +79,8 @@ export function createApp(options: AppOptions): Hono {
     }
     // The web UI's pages and login are public; its API calls authenticate by cookie (web-auth.ts).
     if (options.browserAuth !== undefined && !c.req.path.startsWith('/api/')) return next();
+    // A routine's HTTP trigger carries the routine's own token, checked by its handler, never the workspace's.
+    if (c.req.method === 'POST' && c.req.path.startsWith('/api/hooks/routines/')) return next();
     const byToken = tokenMatches(c.req.header('authorization'), options.token);
     if (!byToken && !(options.browserAuth?.allows(c.req.raw) ?? false)) {
       return refuse(401, 'unauthorized', 'Missing or wrong token. The CLI reads it from $BATON_HOME/token.');
@@ -94,6 +101,7 @@ export function createApp(options: AppOptions): Hono {
   mount(app, MERGE, mergeHandlers(() => (merges ??= new MergeService({ home: options.status().home, sessions: manager, bus: manager.bus, env: process.env }))));
   mount(app, REVIEW, reviewHandlers(options.review));
   mount(app, ENVIRONMENTS, environmentHandlers(manager));
+  mount(app, ROUTINES, routineHandlers(options.routines));
 
   // Last: the web routes end with the UI's catch-all.
   if (options.browserAuth !== undefined) mountWeb(app, { manager, auth: options.browserAuth, port: options.port });

@@ -16,6 +16,8 @@ import { createRadar } from '../radar/index.js';
 import { MergeService } from '../merge/index.js';
 import { ReviewService, watchGroups } from '../review/index.js';
 import { SessionManager } from '../sessions/manager.js';
+import { radarConflicts, routineSessions } from '../routines/wiring.js';
+import { RoutineService } from '../routines/index.js';
 import { createApp } from './app.js';
 import { acquireLock } from './lock.js';
 import { BrowserAuth } from './web-auth.js';
@@ -51,6 +53,7 @@ export async function runSupervisor(env: NodeJS.ProcessEnv = process.env): Promi
   const radar = createRadar(manager, db);
   const merges = new MergeService({ home, sessions: manager, bus: manager.bus, env });
   const review = new ReviewService({ db, bus: manager.bus, sessions: () => manager.list(), reply: (id, text) => manager.reply(id, text) });
+  const routines = new RoutineService({ db, bus: manager.bus, sessions: routineSessions(manager), session: (id) => manager.get(id), conflicts: radarConflicts(radar.radar) });
   watchGroups(manager.bus, review, (error) => log.error('review groups refresh failed', { error: errorMessage(error) }));
   const startedAt = new Date();
   // Uptime by the monotonic clock: a wall clock set back would make it negative.
@@ -64,6 +67,7 @@ export async function runSupervisor(env: NodeJS.ProcessEnv = process.env): Promi
     shuttingDown = true;
     log.info('shutting down; session hosts keep running');
     radar.close();
+    routines.close();
     manager.close();
     rmSync(paths.supervisorJson, { force: true });
     lock.release();
@@ -77,6 +81,7 @@ export async function runSupervisor(env: NodeJS.ProcessEnv = process.env): Promi
     radar: radar.radar,
     merges,
     review,
+    routines,
     token,
     port: () => port,
     browserAuth: new BrowserAuth({ port: () => port, file: paths.browserLogins }),
@@ -101,6 +106,7 @@ export async function runSupervisor(env: NodeJS.ProcessEnv = process.env): Promi
   await manager.reattachAll();
   // After the sessions are back, so the first pass sees them all.
   radar.start();
+  await routines.start().catch((error: unknown) => log.error('routines did not start', { error: errorMessage(error) }));
   await merges.recover().catch((error: unknown) => log.error('merge recovery failed', { error: error instanceof Error ? error.message : String(error) }));
   // BATON_PORT, or else the last supervisor's port: an open dashboard then reconnects by itself
   // after a restart (its logins are kept too). Taken meanwhile, any free port will do.

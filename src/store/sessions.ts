@@ -57,6 +57,10 @@ export class SessionStore {
   constructor(private readonly db: Db) {}
 
   /** The project for a repository root, created on first use with a unique folder-friendly name. */
+  projects(): ProjectRow[] {
+    return this.db.prepare('SELECT * FROM projects ORDER BY name').all() as ProjectRow[];
+  }
+
   ensureProject(root: string): ProjectRow {
     const existing = this.db.prepare('SELECT * FROM projects WHERE root = ?').get(root) as ProjectRow | undefined;
     if (existing) return existing;

@@ -73,6 +73,18 @@ function describe(event: WorkspaceEvent): string {
       return `${event.data.project}: ${event.data.path} changed, no longer ${event.data.previous.replace(/_/g, ' ')}`;
     case 'review.comment_sent':
       return `${event.data.project} group ${event.data.group}: comment on ${event.data.path}:${event.data.startLine} sent to ${event.data.name}`;
+    case 'routine.added':
+      return `${event.data.routine} (${event.data.project}): ${event.data.when}${event.data.nextRunAt === null ? '' : `, next ${event.data.nextRunAt}`}`;
+    case 'routine.changed':
+      return `${event.data.routine}: ${event.data.paused ? 'paused' : `active${event.data.nextRunAt === null ? '' : `, next ${event.data.nextRunAt}`}`}`;
+    case 'routine.removed':
+      return `${event.data.routine} (${event.data.project}) removed`;
+    case 'routine.fired':
+      return `${event.data.routine} run ${event.data.runId} (${event.data.trigger}): session ${event.data.sessionName}`;
+    case 'routine.skipped':
+      return `${event.data.routine} run ${event.data.runId} (${event.data.trigger}) ${event.data.outcome}: ${event.data.cause}`;
+    case 'routine.finished':
+      return `${event.data.routine} run ${event.data.runId}: ${event.data.outcome} — ${event.data.summary.split('\n')[0] ?? ''}`;
   }
 }
 

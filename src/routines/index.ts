@@ -1,0 +1,12 @@
+/**
+ * Routines (issue 16): scheduled and triggered agents that run as ordinary Baton sessions with
+ * the workspace brief, report findings to the inbox, and archive quiet runs.
+ */
+export { NOTHING_TO_REPORT, workspaceBrief } from './brief.js';
+export { describeWhen, RoutineNotFoundError } from './definitions.js';
+export { systemClock, type ConflictSummary, type RoutineClock, type RoutineSessions, type RoutineTasks, type TaskSummary } from './ports.js';
+export { checkSchedule, checkTimeZone, nextRun } from './schedule.js';
+export { RoutineService, type RoutineServiceOptions } from './service.js';
+export { GRACE_MS, MAX_SLEEP_MS } from './timer.js';
+export { oldTodos, TEMPLATES, templateNamed, todoKey } from './templates/index.js';
+export type { RoutineDetailView, RoutineRunView, RoutineView } from './views.js';

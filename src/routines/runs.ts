@@ -1,0 +1,182 @@
+/**
+ * A routine's runs: firing one (an ordinary Baton session started with the workspace brief),
+ * skipping a fire while the last run still goes, and finishing a run when its session stops —
+ * findings to the inbox, nothing archived quietly, a failure with its cause.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { WorkspaceBus } from '../bus/index.js';
+import { RoutineFinished, RoutineFired, RoutineSkipped } from '../events/workspace.js';
+import type { RoutineSpec } from '../projects/index.js';
+import { errorMessage } from '../shared/errors.js';
+import { createLogger } from '../shared/log.js';
+import type { RoutineRunRow, RoutineStore, RoutineWithProject } from '../store/routines.js';
+import type { SessionWithProject } from '../store/sessions.js';
+import { clip, NOTHING_TO_REPORT, workspaceBrief } from './brief.js';
+import type { ConflictSummary, RoutineClock, RoutineSessions, RoutineTasks } from './ports.js';
+import { templateNamed, type Prepared, type TemplateContext } from './templates/index.js';
+
+const log = createLogger('routines');
+
+/** Session states in which a run has ended (its session no longer works). */
+const ENDED = new Set(['ready_for_review', 'completed', 'failed', 'stopped']);
+
+export interface RunnerOptions {
+  store: RoutineStore;
+  bus: WorkspaceBus;
+  clock: RoutineClock;
+  sessions: RoutineSessions;
+  tasks?: RoutineTasks | undefined;
+  conflicts?: (() => ConflictSummary[]) | undefined;
+}
+
+export interface Fire {
+  trigger: string;
+  dueAt?: Date | undefined;
+  detail?: Record<string, string> | undefined;
+  /** Said in the run's record (e.g. "3 runs missed while Baton was stopped"). */
+  note?: string | undefined;
+}
+
+export class RoutineRunner {
+  /** Fires in progress (between the overlap check and the session's start), by routine. */
+  private readonly firing = new Set<string>();
+
+  constructor(private readonly options: RunnerOptions) {}
+
+  /** Starts a run of `routine` unless one is still going; returns the run's record. */
+  async fire(routine: RoutineWithProject, fire: Fire): Promise<RoutineRunRow> {
+    const { store, clock } = this.options;
+    const now = clock.now();
+    const ongoing = store.running().find((run) => run.routine_id === routine.id);
+    if (ongoing !== undefined || this.firing.has(routine.id)) {
+      const cause = `the previous run${ongoing?.session_name ? ` (session ${ongoing.session_name})` : ''} is still going`;
+      return this.record(routine, fire, 'skipped', cause);
+    }
+    this.firing.add(routine.id);
+    const runId = store.addRun({ routine_id: routine.id, trigger: fire.trigger, due_at: fire.dueAt?.toISOString() ?? null, started_at: now.toISOString(), outcome: 'running', cause: fire.note ?? null, session_id: null, session_name: null });
+    try {
+      const spec = JSON.parse(routine.spec_json) as RoutineSpec;
+      const context = this.context(routine, spec, fire);
+      const prepared = await this.prepare(routine, spec, context);
+      if ('nothing' in prepared) return this.finish(routine, runId, fire.trigger, 'nothing', prepared.nothing, undefined);
+      const session = await this.options.sessions.dispatch({
+        prompt: prepared.prompt,
+        cwd: routine.project_root,
+        name: `${routine.name}-${runId}`,
+        agent: spec.agent,
+        ...(spec.model === undefined ? {} : { model: spec.model }),
+        permissionMode: spec.permissionMode ?? 'default',
+        options: spec.agentOptions ?? {},
+        instructions: workspaceBrief({ routine: routine.name, projectRoot: routine.project_root, now, sessions: this.options.sessions, tasks: this.options.tasks }),
+      });
+      store.attachSession(runId, session.id, session.name);
+      this.options.bus.publish(RoutineFired, { ...ref(routine), runId, trigger: fire.trigger, dueAt: fire.dueAt?.toISOString() ?? null, sessionId: session.id, sessionName: session.name });
+      log.info('routine fired', { routine: routine.name, run: runId, session: session.name, trigger: fire.trigger });
+      return runOf(store, routine.id, runId);
+    } catch (error) {
+      log.warn('routine run failed to start', { routine: routine.name, run: runId, error: errorMessage(error) });
+      return this.finish(routine, runId, fire.trigger, 'failed', `could not start: ${errorMessage(error)}`, undefined);
+    } finally {
+      this.firing.delete(routine.id);
+    }
+  }
+
+  /** A skipped or missed fire, recorded (and published) without a session. */
+  record(routine: RoutineWithProject, fire: Fire, outcome: 'skipped' | 'missed', cause: string): RoutineRunRow {
+    const { store, clock } = this.options;
+    const now = clock.now().toISOString();
+    const runId = store.addRun({ routine_id: routine.id, trigger: fire.trigger, due_at: fire.dueAt?.toISOString() ?? null, started_at: now, finished_at: now, outcome, cause, session_id: null, session_name: null });
+    this.options.bus.publish(RoutineSkipped, { ...ref(routine), runId, trigger: fire.trigger, outcome, cause });
+    return runOf(store, routine.id, runId);
+  }
+
+  /** Called when a session changed state or went away: ends its run if the session has stopped working. */
+  async sessionSettled(session: SessionWithProject | undefined, sessionId: string): Promise<void> {
+    const run = this.options.store.runOfSession(sessionId);
+    if (run === undefined || run.outcome !== 'running') return;
+    const routine = this.options.store.get(run.routine_id);
+    if (routine === undefined) return;
+    if (session === undefined || session.removed_at !== null) {
+      this.finish(routine, run.id, run.trigger, 'failed', 'its session was removed before it finished', session);
+      return;
+    }
+    if (!ENDED.has(session.state)) return;
+    if (session.state === 'failed' || session.state === 'stopped') {
+      const reason = session.state_reason_json === null ? undefined : (JSON.parse(session.state_reason_json) as { message?: string }).message;
+      this.finish(routine, run.id, run.trigger, 'failed', `its session ${session.state === 'failed' ? 'failed' : 'was stopped'}${reason === undefined ? '' : `: ${reason}`}`, session);
+      return;
+    }
+    const report = this.options.sessions.lastMessage(session.id) ?? '';
+    const changed = await this.options.sessions.changedFiles(session.id).catch(() => 0);
+    if (report.trim().startsWith(NOTHING_TO_REPORT) && changed === 0) {
+      this.finish(routine, run.id, run.trigger, 'nothing', 'the agent found nothing to report; the session was archived', session);
+      // Archived quietly: removed from the board, its work (none) kept as any removal keeps it.
+      await this.options.sessions.remove(session.id).catch((error: unknown) => log.warn('archiving a quiet run failed', { session: session.name, error: errorMessage(error) }));
+      return;
+    }
+    const spec = JSON.parse(routine.spec_json) as RoutineSpec;
+    let did: string | undefined;
+    try {
+      did = spec.template === undefined ? undefined : templateNamed(spec.template).finish?.(this.context(routine, spec, { trigger: run.trigger }), report);
+    } catch (error) {
+      this.finish(routine, run.id, run.trigger, 'failed', `its report could not be saved: ${errorMessage(error)}`, session);
+      return;
+    }
+    const summary = [did, clip(report.trim(), 1000) || `(no final message; ${changed} file(s) changed)`].filter((part) => part !== undefined).join('\n');
+    this.finish(routine, run.id, run.trigger, 'findings', summary, session);
+  }
+
+  private finish(routine: RoutineWithProject, runId: number, trigger: string, outcome: 'findings' | 'nothing' | 'failed', summary: string, session: SessionWithProject | undefined): RoutineRunRow {
+    const { store, clock, bus } = this.options;
+    const cost = session === undefined ? null : session.cost_usd;
+    store.finishRun(runId, outcome, summary, cost, clock.now());
+    const run = runOf(store, routine.id, runId);
+    bus.publish(RoutineFinished, { ...ref(routine), runId, trigger, outcome, summary, sessionId: run.session_id, sessionName: run.session_name, costUsd: cost });
+    return run;
+  }
+
+  private context(routine: RoutineWithProject, spec: RoutineSpec, fire: Fire): TemplateContext {
+    const { store, clock } = this.options;
+    return {
+      routineId: routine.id,
+      routine: routine.name,
+      projectRoot: routine.project_root,
+      now: clock.now(),
+      tz: spec.tz,
+      trigger: fire.trigger,
+      detail: fire.detail ?? {},
+      options: spec.options ?? {},
+      sessions: this.options.sessions,
+      tasks: this.options.tasks,
+      conflicts: this.options.conflicts,
+      see: (key) => store.see(routine.id, key, clock.now()),
+      seen: (key) => store.seen(routine.id, key),
+    };
+  }
+
+  private async prepare(routine: RoutineWithProject, spec: RoutineSpec, context: TemplateContext): Promise<Prepared> {
+    if (spec.template !== undefined) return templateNamed(spec.template).prepare(context);
+    if (spec.prompt !== undefined) return { prompt: withTrigger(spec.prompt, context) };
+    const file = join(routine.project_root, spec.promptFile ?? '');
+    if (!existsSync(file)) throw new Error(`its prompt file ${spec.promptFile ?? ''} does not exist`);
+    return { prompt: withTrigger(readFileSync(file, 'utf8'), context) };
+  }
+}
+
+/** A prompt of the user's, with what triggered it appended when a trigger brought something. */
+function withTrigger(prompt: string, context: TemplateContext): string {
+  const detail = Object.entries(context.detail);
+  if (detail.length === 0) return prompt;
+  return `${prompt}\n\n(Triggered by ${context.trigger}: ${detail.map(([k, v]) => `${k} ${v}`).join(', ')}.)`;
+}
+
+function runOf(store: RoutineStore, _routineId: string, runId: number): RoutineRunRow {
+  const run = store.run(runId);
+  if (run === undefined) throw new Error(`routine run ${runId} is gone`);
+  return run;
+}
+
+export function ref(routine: RoutineWithProject): { routineId: string; routine: string; project: string } {
+  return { routineId: routine.id, routine: routine.name, project: routine.project_name };
+}
