@@ -2,13 +2,14 @@
 import type * as Commander from 'commander';
 import type { Context } from './context.js';
 import type { AddFlags } from './commands/routines.js';
+import type * as RoutineCommands from './commands/routines.js';
 
 const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
 
 export function addRoutineCommands(program: Commander.Command, Option: typeof Commander.Option, ctx: Context): void {
   const routine = program.command('routine').description('scheduled and triggered agents that run as ordinary sessions with the workspace brief');
   const json = (): Commander.Option => new Option('--json', 'print JSON for scripts');
-  const load = (): Promise<typeof import('./commands/routines.js')> => import('./commands/routines.js');
+  const load = (): Promise<typeof RoutineCommands> => import('./commands/routines.js');
 
   routine
     .command('add')

@@ -60,7 +60,7 @@ export class RoutineDefinitions {
       } catch (error) {
         throw new InvalidInputError(`.baton/config.json: routines.${name}: ${(error as Error).message}`);
       }
-      await this.upsert(project, name, spec, 'config', existing);
+      this.upsert(project, name, spec, 'config', existing);
     }
     for (const routine of this.options.store.all()) {
       if (routine.project_id === project.id && routine.source === 'config' && !(routine.name in section)) this.remove(routine);

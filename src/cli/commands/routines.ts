@@ -1,6 +1,6 @@
 /** `baton routine …`: scheduled and triggered agents (src/routines), through the supervisor. */
 import { existsSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { relative, resolve } from 'node:path';
 import type { z } from 'zod';
 import type { RoutineDetailView, RoutineRunView, RoutineView } from '../../api/routines.js';
 import type { RoutineSpec } from '../../projects/index.js';
@@ -132,9 +132,8 @@ function parseOptions(pairs: string[]): Record<string, string | number | boolean
 }
 
 async function repoRelative(ctx: Context, file: string): Promise<string> {
-  const { findRepository } = await import('../../worktrees/index.js');
-  const root = (await findRepository(ctx.cwd)).root;
-  const { relative } = await import('node:path');
+  const worktrees = await import('../../worktrees/index.js');
+  const root = (await worktrees.findRepository(ctx.cwd)).root;
   const rel = relative(root, resolve(ctx.cwd, file));
   if (rel.startsWith('..')) throw new InvalidInputError(`--prompt-file ${file} is outside the repository ${root}.`);
   return rel;
