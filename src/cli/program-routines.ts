@@ -24,6 +24,7 @@ export function addRoutineCommands(program: Commander.Command, Option: typeof Co
     .option('--prompt <text>', 'what the agent is asked')
     .option('--prompt-file <file>', 'a Markdown file in the repository, read at every run')
     .option('--option <key=value>', "a template's setting, e.g. days=30 (repeatable)", collect)
+    .option('-s, --script <file>', 'script file for --agent scripted (the demo and tests)')
     .option('--no-catch-up', 'record a run missed while Baton was stopped instead of running it on return')
     .option('--replace', 'redefine a routine of that name')
     .addOption(json())

@@ -8,6 +8,8 @@ import type { SessionWithProject } from '../store/sessions.js';
 
 export interface RoutineSessions {
   list(): SessionWithProject[];
+  /** A session by id, removed ones too. */
+  get(id: string): SessionWithProject | undefined;
   dispatch(request: z.output<typeof DispatchRequest>): Promise<SessionWithProject>;
   /** Removes a session, keeping its uncommitted work recoverable (a run with nothing to report). */
   remove(sessionId: string): Promise<unknown>;

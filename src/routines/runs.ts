@@ -41,6 +41,8 @@ export interface Fire {
 export class RoutineRunner {
   /** Fires in progress (between the overlap check and the session's start), by routine. */
   private readonly firing = new Set<string>();
+  /** Runs being finished now: the bus and the fire itself may both see a session end. */
+  private readonly settling = new Set<number>();
 
   constructor(private readonly options: RunnerOptions) {}
 
@@ -73,6 +75,8 @@ export class RoutineRunner {
       store.attachSession(runId, session.id, session.name);
       this.options.bus.publish(RoutineFired, { ...ref(routine), runId, trigger: fire.trigger, dueAt: fire.dueAt?.toISOString() ?? null, sessionId: session.id, sessionName: session.name });
       log.info('routine fired', { routine: routine.name, run: runId, session: session.name, trigger: fire.trigger });
+      // A quick agent may have finished before its run knew its session: settle it now if so.
+      await this.sessionSettled(this.options.sessions.get(session.id), session.id);
       return runOf(store, routine.id, runId);
     } catch (error) {
       log.warn('routine run failed to start', { routine: routine.name, run: runId, error: errorMessage(error) });
@@ -94,7 +98,16 @@ export class RoutineRunner {
   /** Called when a session changed state or went away: ends its run if the session has stopped working. */
   async sessionSettled(session: SessionWithProject | undefined, sessionId: string): Promise<void> {
     const run = this.options.store.runOfSession(sessionId);
-    if (run === undefined || run.outcome !== 'running') return;
+    if (run === undefined || run.outcome !== 'running' || this.settling.has(run.id)) return;
+    this.settling.add(run.id);
+    try {
+      await this.settle(run, session);
+    } finally {
+      this.settling.delete(run.id);
+    }
+  }
+
+  private async settle(run: RoutineRunRow, session: SessionWithProject | undefined): Promise<void> {
     const routine = this.options.store.get(run.routine_id);
     if (routine === undefined) return;
     if (session === undefined || session.removed_at !== null) {
@@ -130,7 +143,9 @@ export class RoutineRunner {
   private finish(routine: RoutineWithProject, runId: number, trigger: string, outcome: 'findings' | 'nothing' | 'failed', summary: string, session: SessionWithProject | undefined): RoutineRunRow {
     const { store, clock, bus } = this.options;
     const cost = session === undefined ? null : session.cost_usd;
-    store.finishRun(runId, outcome, summary, cost, clock.now());
+    // What the fire noted (missed runs, say) stays first in the record.
+    const note = store.run(runId)?.cause;
+    store.finishRun(runId, outcome, note ? `${note}\n${summary}` : summary, cost, clock.now());
     const run = runOf(store, routine.id, runId);
     bus.publish(RoutineFinished, { ...ref(routine), runId, trigger, outcome, summary, sessionId: run.session_id, sessionName: run.session_name, costUsd: cost });
     return run;

@@ -22,8 +22,6 @@ export interface RoutineServiceOptions {
   db: Db;
   bus: WorkspaceBus;
   sessions: RoutineSessions;
-  /** The session row by id (removed ones too), for the triggers. */
-  session: (id: string) => SessionWithProject | undefined;
   clock?: RoutineClock;
   tasks?: RoutineTasks | undefined;
   conflicts?: (() => ConflictSummary[]) | undefined;
@@ -42,9 +40,9 @@ export class RoutineService {
     const projects = new SessionStore(options.db);
     this.definitions = new RoutineDefinitions({ store: this.store, bus: options.bus, clock, projects: { ensure: (root) => projects.ensureProject(root), all: () => projects.projects() } });
     this.runner = new RoutineRunner({ store: this.store, bus: options.bus, clock, sessions: options.sessions, tasks: options.tasks, conflicts: options.conflicts });
-    this.triggers = new RoutineTriggers(options.bus, this.store, this.runner, options.session);
+    this.triggers = new RoutineTriggers(options.bus, this.store, this.runner, (id) => options.sessions.get(id));
     this.timer = new RoutineTimer(this.store, this.runner, clock, () => void this.triggers.checkTags());
-    this.session = options.session;
+    this.session = (id) => options.sessions.get(id);
   }
 
   private readonly session: (id: string) => SessionWithProject | undefined;

@@ -60,7 +60,7 @@ export class RoutineFixture {
     this.store = new SessionStore(this.db);
     this.bus = new WorkspaceBus(this.db);
     this.bus.subscribe((event) => this.events.push(event));
-    this.service = new RoutineService({ db: this.db, bus: this.bus, sessions: this.sessions(), session: (id) => this.store.get(id), clock, tasks: withTasks ? this.taskPort() : undefined });
+    this.service = new RoutineService({ db: this.db, bus: this.bus, sessions: this.sessions(), clock, tasks: withTasks ? this.taskPort() : undefined });
   }
 
   git(...args: string[]): string {
@@ -101,6 +101,7 @@ export class RoutineFixture {
   private sessions(): RoutineSessions {
     return {
       list: () => this.store.listLive(),
+      get: (id) => this.store.get(id),
       dispatch: (request) => {
         this.dispatched.push(request);
         const project = this.store.ensureProject(this.repo);

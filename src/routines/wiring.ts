@@ -7,6 +7,7 @@ import type { ConflictSummary, RoutineSessions } from './ports.js';
 export function routineSessions(manager: SessionManager): RoutineSessions {
   return {
     list: () => manager.list(),
+    get: (id) => manager.get(id),
     dispatch: (request) => manager.dispatch(request),
     remove: (id) => manager.remove(id),
     lastMessage: (id) => {

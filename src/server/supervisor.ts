@@ -53,7 +53,7 @@ export async function runSupervisor(env: NodeJS.ProcessEnv = process.env): Promi
   const radar = createRadar(manager, db);
   const merges = new MergeService({ home, sessions: manager, bus: manager.bus, env });
   const review = new ReviewService({ db, bus: manager.bus, sessions: () => manager.list(), reply: (id, text) => manager.reply(id, text) });
-  const routines = new RoutineService({ db, bus: manager.bus, sessions: routineSessions(manager), session: (id) => manager.get(id), conflicts: radarConflicts(radar.radar) });
+  const routines = new RoutineService({ db, bus: manager.bus, sessions: routineSessions(manager), conflicts: radarConflicts(radar.radar) });
   watchGroups(manager.bus, review, (error) => log.error('review groups refresh failed', { error: errorMessage(error) }));
   const startedAt = new Date();
   // Uptime by the monotonic clock: a wall clock set back would make it negative.

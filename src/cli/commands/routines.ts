@@ -23,12 +23,15 @@ export interface AddFlags {
   promptFile?: string;
   option?: string[];
   catchUp?: boolean;
+  script?: string;
   replace?: boolean;
   json?: boolean;
 }
 
 export async function add(ctx: Context, name: string, flags: AddFlags): Promise<void> {
   if (flags.promptFile !== undefined && !existsSync(resolve(ctx.cwd, flags.promptFile))) throw new InvalidInputError(`--prompt-file ${flags.promptFile}: no such file.`);
+  if (flags.script !== undefined && flags.agent !== 'scripted') throw new InvalidInputError('--script is only for --agent scripted');
+  const script = flags.script === undefined ? undefined : (await import('./sessions.js')).readScriptFile(resolve(ctx.cwd, flags.script));
   const spec = {
     ...(flags.cron === undefined ? {} : { cron: flags.cron }),
     ...(flags.tz === undefined ? {} : { tz: flags.tz }),
@@ -41,6 +44,7 @@ export async function add(ctx: Context, name: string, flags: AddFlags): Promise<
     ...(flags.promptFile === undefined ? {} : { promptFile: await repoRelative(ctx, flags.promptFile) }),
     ...(flags.option === undefined ? {} : { options: parseOptions(flags.option) }),
     ...(flags.catchUp === false ? { catchUp: false } : {}),
+    ...(script === undefined ? {} : { agentOptions: { script } }),
   } as RoutineSpec;
   const api = await client(ctx);
   const routine = await api.call('POST /api/routines', { body: { name, cwd: ctx.cwd, spec, replace: flags.replace ?? false } });

@@ -63,7 +63,7 @@ async function dispatchAndWait(ctx: Context, api: SupervisorClient, session: Ses
   process.exitCode = exitCodeOf(outcome === undefined ? [] : [outcome], outcome === undefined);
 }
 
-function readScriptFile(file: string): unknown {
+export function readScriptFile(file: string): unknown {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
