@@ -3,6 +3,7 @@ import { lazy, Suspense, useEffect, useMemo, useState } from 'react';
 import { useBoard } from './board.js';
 import { Board } from './components/Board.js';
 import { Inbox } from './components/Inbox.js';
+import { RoutineFindings } from './components/RoutineFindings.js';
 import { SessionPage } from './components/SessionPage.js';
 import type { Filter } from './filter.js';
 import { installKeyboard, useKeys } from './keys.js';
@@ -17,6 +18,7 @@ const ReviewList = lazy(() => import('./components/ReviewList.js').then((m) => (
 const ReviewGroup = lazy(() => import('./components/ReviewGroup.js').then((m) => ({ default: m.ReviewGroup })));
 // The merge queue, the plan and recent results: fetched and loaded only when opened.
 const Landing = lazy(() => import('./components/Landing.js').then((m) => ({ default: m.Landing })));
+const Routines = lazy(() => import('./components/Routines.js').then((m) => ({ default: m.Routines })));
 
 export function App() {
   const route = useRoute();
@@ -33,6 +35,7 @@ export function App() {
     n: () => navigate('/dispatch'),
     v: () => navigate('/review'),
     l: () => navigate('/landing'),
+    o: () => navigate('/routines'),
   });
 
   const sessions = [...board.sessions.values()];
@@ -55,6 +58,7 @@ export function App() {
             <NavLink to="/inbox" active={route.page === 'inbox'} label="Inbox" hint="i" count={inboxCount} urgent={inboxCount > 0} />
             <NavLink to="/review" active={route.page === 'review' || route.page === 'review-group'} label="Review" hint="v" />
             <NavLink to="/landing" active={route.page === 'landing'} label="Landing" hint="l" />
+            <NavLink to="/routines" active={route.page === 'routines'} label="Routines" hint="o" />
             <NavLink to="/dispatch" active={route.page === 'dispatch'} label="Dispatch" hint="n" />
           </nav>
           <div className="sidebar-foot">
@@ -103,6 +107,7 @@ export function App() {
           </div>
         )}
         {route.page === 'board' && <Board filter={filter} />}
+        {route.page === 'inbox' && <RoutineFindings />}
         {route.page === 'inbox' && <Inbox filter={filter} />}
         {route.page === 'dispatch' && (
           <Suspense fallback={<div className="empty">Loading…</div>}>
@@ -113,6 +118,11 @@ export function App() {
         {route.page === 'landing' && (
           <Suspense fallback={<div className="empty">Loading…</div>}>
             <Landing />
+          </Suspense>
+        )}
+        {route.page === 'routines' && (
+          <Suspense fallback={<div className="empty">Loading…</div>}>
+            <Routines />
           </Suspense>
         )}
         {(route.page === 'review' || route.page === 'review-group') && (

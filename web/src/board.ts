@@ -14,6 +14,7 @@ import type { ReviewQueueView } from '../../src/api/sessions.js';
 import type { StreamSnapshot } from '../../src/api/web.js';
 import { api, authListeners, onStreamMessage, streamUrl } from './api.js';
 import { landingReconnected, trackWorkspaceEvent } from './landing.js';
+import { trackRoutineEvent } from './routines.js';
 import { notifyTransition } from './notify.js';
 
 export interface BoardState {
@@ -56,6 +57,7 @@ function connect(): void {
   onStreamMessage(source, route, 'workspace', (event) => {
     if (event.type.startsWith('radar.')) refreshConflicts(250);
     trackWorkspaceEvent(event);
+    trackRoutineEvent(event);
   });
   onStreamMessage(source, route, 'session', (session) => {
     const previous = state.sessions.get(session.id);
