@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { formatIssues, InvalidInputError } from '../shared/errors.js';
 import { EnvironmentSections } from './environment-config.js';
+import { TasksSection } from './task-config.js';
 
 export const REPO_CONFIG_FILE = join('.baton', 'config.json');
 
@@ -47,6 +48,8 @@ export const RepoConfig = z
       })
       .strict()
       .optional(),
+    // Work items (issue 12): tracker links, auto-start after dependencies, committed or ignored files.
+    tasks: TasksSection.optional(),
     // Worktrees ready to work in (issue 15): agents, worktree, ports, env, cleanup.
     ...EnvironmentSections,
   })

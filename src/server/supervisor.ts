@@ -16,6 +16,7 @@ import { createRadar } from '../radar/index.js';
 import { MergeService } from '../merge/index.js';
 import { ReviewService, watchGroups } from '../review/index.js';
 import { SessionManager } from '../sessions/manager.js';
+import { createTasks } from '../tasks/index.js';
 import { createApp } from './app.js';
 import { acquireLock } from './lock.js';
 import { BrowserAuth } from './web-auth.js';
@@ -51,6 +52,9 @@ export async function runSupervisor(env: NodeJS.ProcessEnv = process.env): Promi
   const radar = createRadar(manager, db);
   const merges = new MergeService({ home, sessions: manager, bus: manager.bus, env });
   const review = new ReviewService({ db, bus: manager.bus, sessions: () => manager.list(), reply: (id, text) => manager.reply(id, text) });
+  const tasks = createTasks(db, manager.bus, manager);
+  // Before the sessions are scheduled: a task's dependency gate and its sessions' context.
+  tasks.watch.start();
   watchGroups(manager.bus, review, (error) => log.error('review groups refresh failed', { error: errorMessage(error) }));
   const startedAt = new Date();
   // Uptime by the monotonic clock: a wall clock set back would make it negative.
@@ -64,6 +68,7 @@ export async function runSupervisor(env: NodeJS.ProcessEnv = process.env): Promi
     shuttingDown = true;
     log.info('shutting down; session hosts keep running');
     radar.close();
+    tasks.watch.close();
     manager.close();
     rmSync(paths.supervisorJson, { force: true });
     lock.release();
@@ -77,6 +82,7 @@ export async function runSupervisor(env: NodeJS.ProcessEnv = process.env): Promi
     radar: radar.radar,
     merges,
     review,
+    tasks: tasks.service,
     token,
     port: () => port,
     browserAuth: new BrowserAuth({ port: () => port, file: paths.browserLogins }),

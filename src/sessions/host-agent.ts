@@ -29,7 +29,7 @@ export function agentStartOptions(spec: HostSpec, stateDir: string, env: Record<
     options: spec.options,
     env,
     settingSources: plan.settingSources[spec.agent],
-    instructions: agentInstructions({ cwd: spec.cwd, branch: env.BATON_BRANCH }, plan),
+    instructions: [agentInstructions({ cwd: spec.cwd, branch: env.BATON_BRANCH }, plan), spec.context].filter((part) => part !== undefined).join('\n\n'),
   };
 }
 

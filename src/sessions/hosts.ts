@@ -33,6 +33,8 @@ export interface HostsOptions {
   ingestor: Ingestor;
   /** A host has gone and its session was settled: a slot may be free. */
   onGone: (sessionId: string) => void;
+  /** Instructions another domain adds for this session at its start (a task's context), read at each launch. */
+  contextFor?: (session: SessionWithProject) => string | undefined;
 }
 
 export class HostSupervisor {
@@ -77,6 +79,7 @@ export class HostSupervisor {
           options: JSON.parse(session.options_json) as Record<string, unknown>,
           ...(session.agent_session_id === null ? {} : { resumeId: session.agent_session_id }),
           ...(this.options.idleHostSeconds ? { idleExitMs: this.options.idleHostSeconds * 1000 } : {}),
+          ...contextOf(this.options.contextFor, session),
         },
         // Its leased ports and templated variables (issue 15) on top of the user's environment.
         this.sessionEnv(session),
@@ -241,4 +244,15 @@ async function waitForExit(pid: number | null, sessionId: string): Promise<void>
   const deadline = performance.now() + 15_000;
   // A host we did not spawn (re-attached) has no exit event to wait on; its pid is all we have.
   while (isHostAlive(pid, sessionId) && performance.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+}
+
+/** The other domains' instructions for a session, or nothing; their failure never keeps a session from starting. */
+function contextOf(contextFor: HostsOptions['contextFor'], session: SessionWithProject): { context?: string } {
+  try {
+    const context = contextFor?.(session);
+    return context === undefined ? {} : { context };
+  } catch (error) {
+    log.error('could not build the session context', { session: session.id, error: errorMessage(error) });
+    return {};
+  }
 }
