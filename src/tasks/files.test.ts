@@ -16,7 +16,7 @@ describe('decision and note files', () => {
     const a = files.add(root, 'decisions', 3, 'Keep the old onChange signature: three callers depend on it.', now);
     const b = files.add(root, 'decisions', 3, 'Keep the old onChange signature, again', now);
     files.add(root, 'decisions', 4, 'Another task', now);
-    expect(a.file).toBe('.baton/decisions/3-1-keep-the-old-onchange-signature-three-call.md');
+    expect(a.file).toBe('.baton/decisions/3-1-keep-the-old-onchange-signature-three-ca.md');
     expect(b.file).toMatch(/^\.baton\/decisions\/3-2-/);
     expect(readFileSync(join(root, a.file), 'utf8')).toBe('---\ntask: 3\ndate: 2026-01-31T12:00:00.000Z\n---\n\nKeep the old onChange signature: three callers depend on it.\n');
     expect(files.read(root, 'decisions', 3).map((e) => e.text)).toEqual([a.text, b.text]);
