@@ -134,6 +134,12 @@ export class SessionStore {
     this.db.prepare('UPDATE sessions SET base_commit = ?, updated_at = ? WHERE id = ?').run(commit, new Date().toISOString(), id);
   }
 
+  /** Every session started from a task (of one project, or all), removed ones included, oldest first. */
+  withTasks(projectId?: string): SessionRow[] {
+    if (projectId !== undefined) return this.db.prepare('SELECT * FROM sessions WHERE task_id IS NOT NULL AND project_id = ? ORDER BY rowid').all(projectId) as SessionRow[];
+    return this.db.prepare('SELECT * FROM sessions WHERE task_id IS NOT NULL ORDER BY rowid').all() as SessionRow[];
+  }
+
   /** Sessions started from a task, removed ones included, oldest first. */
   ofTask(taskId: number): SessionWithProject[] {
     return this.db.prepare(`${SELECT} WHERE s.task_id = ? ORDER BY s.rowid`).all(taskId) as SessionWithProject[];

@@ -95,9 +95,15 @@ export class TaskStore {
     return (this.db.prepare('SELECT after_id FROM task_dependencies WHERE task_id = ? ORDER BY after_id').all(id) as { after_id: number }[]).map((r) => r.after_id);
   }
 
+  /** Every dependency edge, of one project or all: for the board, built in one read. */
+  allEdges(projectId?: string): { task_id: number; after_id: number }[] {
+    if (projectId !== undefined) return this.edges(projectId);
+    return this.db.prepare('SELECT task_id, after_id FROM task_dependencies ORDER BY task_id, after_id').all() as { task_id: number; after_id: number }[];
+  }
+
   /** Every dependency edge of a project, for the cycle check. */
   edges(projectId: string): { task_id: number; after_id: number }[] {
-    return this.db.prepare('SELECT d.task_id, d.after_id FROM task_dependencies d JOIN tasks t ON t.id = d.task_id WHERE t.project_id = ?').all(projectId) as { task_id: number; after_id: number }[];
+    return this.db.prepare('SELECT d.task_id, d.after_id FROM task_dependencies d JOIN tasks t ON t.id = d.task_id WHERE t.project_id = ? ORDER BY d.task_id, d.after_id').all(projectId) as { task_id: number; after_id: number }[];
   }
 
   /** Tasks that wait for `id`. */

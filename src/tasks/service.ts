@@ -37,7 +37,7 @@ export class TaskService {
 
   constructor(readonly options: TaskServiceOptions) {
     this.clock = options.clock ?? (() => new Date());
-    this.cards = new Cards(options.tasks, (id) => options.sessions.ofTask(id));
+    this.cards = new Cards(options.tasks, options.sessions);
   }
 
   async board(query: z.output<typeof TaskBoardQuery>, cwd: string | undefined): Promise<TaskBoard> {
@@ -48,7 +48,7 @@ export class TaskService {
     });
     const templates = new Map<string, string | undefined>();
     const template = (root: string): string | undefined => (templates.has(root) ? templates.get(root) : templates.set(root, trackerTemplate(root)).get(root));
-    const cards = this.options.tasks.list(project?.id).map((task) => this.cards.card(task, template(task.project_root)));
+    const cards = this.cards.cards(this.options.tasks.list(project?.id), project?.id, template);
     return { project: project?.name ?? null, columns: TASK_COLUMNS.map((column) => ({ column, tasks: cards.filter((c) => c.column === column) })) };
   }
 
