@@ -100,6 +100,20 @@ describe('bad input to tasks', () => {
     expect(await tasks()).toHaveLength(2);
   });
 
+  it('refuses an API body with an unknown key, naming it, and an empty decision', async () => {
+    await t.ok(['daemon', 'start'], { cwd: repo });
+    const client = t.client(repo);
+    // Cast: the typed client would not let a wrong body through; a hand-made request does.
+    const body = { title: 'x', colour: 'red' } as unknown as { title: string };
+    await expect(client.call('POST /api/tasks', { body })).rejects.toThrow(/colour/);
+    await expect(client.call('POST /api/tasks/:id/move', { params: { id: '1' }, body: { column: 'doing' as 'done' } })).rejects.toThrow(/column/);
+    expect(await tasks()).toEqual([]);
+    await addTask(t, repo, 'a');
+    const empty = await t.run(['decide', '1', ' '], { cwd: repo });
+    expect(empty.code).toBe(2);
+    expect(empty.stderr).toContain('the text is empty');
+  });
+
   it('refuses a column that does not exist and an empty title', async () => {
     await addTask(t, repo, 'a');
     const move = await t.run(['task', 'move', '1', 'doing'], { cwd: repo });
