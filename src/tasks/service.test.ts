@@ -53,6 +53,10 @@ describe('the tasks service', () => {
       ['done', []],
     ]);
     expect(board.columns[1]?.tasks[0]).toMatchObject({ tracker: '#7', trackerUrl: null, columnSetBy: 'hand' });
+    // Outside any repository: every project's tasks.
+    const everywhere = await tasks.board({}, dir);
+    expect(everywhere.project).toBeNull();
+    expect(everywhere.columns.flatMap((col) => col.tasks.map((t) => t.id)).sort()).toEqual([a.id, b.id, c.id].sort());
   });
 
   it('moves a card to a place in a column, closing the gap it left', async () => {

@@ -73,6 +73,10 @@ describe('baton task', () => {
     await t.ok(['task', 'edit', String(task.id), '--title', 'fix the flaky watcher test'], { cwd: repo });
     await workspaceEvent(t, (e) => e.type === 'task.edited');
     expect(status()).toContain(`| ${task.id}. fix the flaky watcher test (ABC-12) |`);
+    await t.ok(['rm', 'flaky'], { cwd: repo });
+    await workspaceEvent(t, (e) => e.type === 'session.removed');
+    expect(status()).not.toContain('| flaky |');
+    expect(status()).toContain('| — | — | — | — | — |');
   });
 
   it('shows the task beside its session in ls, peek and the session view', async () => {
