@@ -2,7 +2,7 @@
  * Bad input to tasks through the real binary (issue 12): each refused with a clear message
  * naming the problem and the right exit code, and nothing half-made.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { TaskBoard } from '../../src/api/tasks.js';
@@ -112,6 +112,18 @@ describe('bad input to tasks', () => {
     const empty = await t.run(['decide', '1', ' '], { cwd: repo });
     expect(empty.code).toBe(2);
     expect(empty.stderr).toContain('the text is empty');
+  });
+
+  it('with tasks.autoStart off, refuses to start a task before its prerequisites land; with commitFiles, leaves git alone', async () => {
+    mkdirSync(join(repo, '.baton'), { recursive: true });
+    writeFileSync(join(repo, '.baton', 'config.json'), JSON.stringify({ tasks: { autoStart: false, commitFiles: true } }));
+    const a = await addTask(t, repo, 'a');
+    await addTask(t, repo, 'b', '--after', String(a.id));
+    const run = await t.run(['task', 'start', '2', '--agent', 'scripted'], { cwd: repo });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('Task 2 waits for task 1 to land, and this repository has tasks.autoStart off');
+    expect((await t.client().call('GET /api/sessions')).sessions).toEqual([]);
+    expect(readFileSync(join(repo, '.git', 'info', 'exclude'), 'utf8')).not.toContain('.baton');
   });
 
   it('refuses a column that does not exist and an empty title', async () => {
