@@ -270,6 +270,7 @@ try {
     ['environments', 'environments.mjs', []],
     ['environments', 'environments-ready.mjs', []],
     ['routines', 'routines.mjs', []],
+    ['tasks', 'tasks.mjs', []],
   ]) {
     if (only && only !== name) continue;
     execFileSync(process.execPath, [join(ROOT, 'bench', script), ...args], { cwd: ROOT, stdio: 'inherit' });

@@ -6,9 +6,10 @@ import type { HISTORY } from './history.js';
 import type { MERGE } from './merge.js';
 import type { REVIEW } from './review.js';
 import type { ROUTINES } from './routines.js';
+import type { TASKS } from './tasks.js';
 import type { SESSIONS } from './sessions.js';
 import type { UI } from './ui.js';
 import type { WORKSPACE } from './workspace.js';
 
-export type Endpoints = typeof DAEMON & typeof SESSIONS & typeof HISTORY & typeof UI & typeof WORKSPACE & typeof CONFLICTS & typeof MERGE & typeof REVIEW & typeof ENVIRONMENTS & typeof ROUTINES;
+export type Endpoints = typeof DAEMON & typeof SESSIONS & typeof HISTORY & typeof UI & typeof WORKSPACE & typeof CONFLICTS & typeof MERGE & typeof REVIEW & typeof ENVIRONMENTS & typeof ROUTINES & typeof TASKS;
 export type Route = keyof Endpoints;

@@ -83,6 +83,8 @@ export const SessionView = z.object({
   updatedAt: z.string(),
   lastEventAt: z.string().nullable(),
   queuePosition: z.number().nullable(),
+  /** The task the session works on (issue 12), shown beside its questions and approvals. */
+  task: z.object({ id: z.number().int(), title: z.string(), tracker: z.string().nullable() }).nullable().optional(),
   /** Ports leased to the session (issue 15), when its repository asks for any. */
   ports: z.array(z.object({ name: z.string(), port: z.number().int() })).optional(),
 });

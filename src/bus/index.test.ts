@@ -24,6 +24,30 @@ afterEach(() => {
 const ref = { sessionId: 's1', name: 'w', project: 'repo' };
 
 describe('the workspace bus', () => {
+  it('delivers an event a subscriber publishes only after the one it answers has reached every subscriber', async () => {
+    // The first subscriber answers a dispatch with a pin (as tasks answer a state change with a move).
+    bus.subscribe((event) => {
+      if (event.type === 'session.dispatched') bus.publish(SessionPinned, { ...ref, pinned: true });
+    });
+    const heard: number[] = [];
+    bus.subscribe((event) => heard.push(event.seq));
+    const followed: number[] = [];
+    const controller = new AbortController();
+    const closed = new Promise<void>((resolve) => controller.signal.addEventListener('abort', () => resolve()));
+    const following = bus.follow(0, (event) => {
+      followed.push(event.seq);
+      if (event.seq === 2) controller.abort();
+      return Promise.resolve();
+    }, closed, () => {
+      bus.publish(SessionDispatched, { ...ref, agent: 'claude', branch: 'baton/w' });
+      return Promise.resolve();
+    });
+    await following;
+    expect(heard).toEqual([1, 2]);
+    // A follower drops what is older than the last it saw: delivered out of order, seq 1 would be lost.
+    expect(followed).toEqual([1, 2]);
+  });
+
   it('stores events with one global sequence and the injected clock', () => {
     const a = bus.publish(SessionDispatched, { ...ref, agent: 'claude', branch: 'baton/w' });
     const b = bus.publish(SessionPinned, { ...ref, pinned: true });

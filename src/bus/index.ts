@@ -19,6 +19,9 @@ export class WorkspaceBus {
   private readonly emitter = new EventEmitter<{ event: [WorkspaceEvent] }>();
   /** Published inside a transaction not yet committed: delivered by `release`, dropped by `discard`. */
   private held: WorkspaceEvent[] = [];
+  /** Events waiting for the one being delivered: a subscriber that publishes must not be heard before it. */
+  private readonly outbox: WorkspaceEvent[] = [];
+  private delivering = false;
 
   constructor(
     private readonly db: Db,
@@ -35,7 +38,7 @@ export class WorkspaceBus {
     const event = stored as WorkspaceEvent;
     // Inside a transaction the event may yet be rolled back: nobody may see it before the commit.
     if (this.db.inTransaction) this.held.push(event);
-    else this.emitter.emit('event', event);
+    else this.deliver(event);
     return event;
   }
 
@@ -43,7 +46,24 @@ export class WorkspaceBus {
   release(): void {
     const held = this.held;
     this.held = [];
-    for (const event of held) this.emitter.emit('event', event);
+    for (const event of held) this.deliver(event);
+  }
+
+  /**
+   * Delivers events in sequence order to every subscriber. An event published by a subscriber
+   * while another is being delivered waits until that one has reached everyone; otherwise later
+   * subscribers would see it first, and a follower (which drops what is older than the last it
+   * saw) would lose the earlier one.
+   */
+  private deliver(event: WorkspaceEvent): void {
+    this.outbox.push(event);
+    if (this.delivering) return;
+    this.delivering = true;
+    try {
+      for (let next = this.outbox.shift(); next !== undefined; next = this.outbox.shift()) this.emitter.emit('event', next);
+    } finally {
+      this.delivering = false;
+    }
   }
 
   /** After the transaction that published them was rolled back: forgets the held events. */

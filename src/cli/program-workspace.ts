@@ -8,6 +8,7 @@ import { sessionRef } from './arguments.js';
 import type { Context } from './context.js';
 import type { MergeFlags } from './commands/merge.js';
 import type { ReviewFlags } from './flags.js';
+import { addTaskCommands } from './program-tasks.js';
 
 export function addWorkspaceCommands(program: Commander.Command, Option: typeof Commander.Option, ctx: Context): void {
   program
@@ -91,6 +92,8 @@ export function addWorkspaceCommands(program: Commander.Command, Option: typeof 
     .command('accept-dangerous')
     .description('accept, for this repository, permission modes in which agents act without asking')
     .action(async () => (await import('./commands/dangerous.js')).acceptDangerous(ctx));
+
+  addTaskCommands(program, Option, ctx);
 
   program
     .command('demo')

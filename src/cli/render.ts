@@ -67,7 +67,9 @@ function usageOf(s: SessionView): string {
 
 function renderRow(s: SessionView, name: string, usageWidth: number, now: number, width: number | undefined): string {
   const usage = usageWidth === 0 ? '' : `${usageOf(s).padEnd(usageWidth)} `;
-  const detail = s.state === 'queued' && s.queuePosition !== null ? `queued #${s.queuePosition}` : describe(s);
+  const activity = s.state === 'queued' && s.queuePosition !== null ? `queued #${s.queuePosition}` : describe(s);
+  // The task beside every question and approval: what the session is for, not only what it asks.
+  const detail = s.task === null || s.task === undefined ? activity : `(${s.task.title}${s.task.tracker === null ? '' : `, ${s.task.tracker}`}) ${activity}`.trimEnd();
   const head = `  ${s.id.slice(0, 6)}  ${name} ${s.agent.padEnd(8)} ${age(s.lastEventAt ?? s.createdAt, now).padStart(4)}  ${usage}`;
   // The activity gives way to the width; the name never does (a row too narrow even for it stays whole).
   const room = width === undefined ? detail.length : Math.max(0, width - head.length);
@@ -87,7 +89,9 @@ export function renderPeek(view: PeekView, now = Date.now()): string {
   const s = view.session;
   const lines = [
     `${s.name} (${s.id}) — ${s.state.replace(/_/g, ' ')}${s.pinned ? ', pinned' : ''}`,
-    `  task:     ${oneLine(s.prompt, 100)}`,
+    ...(s.task === null || s.task === undefined
+      ? [`  task:     ${oneLine(s.prompt, 100)}`]
+      : [`  task:     ${s.task.id}. ${oneLine(s.task.title, 100)}${s.task.tracker === null ? '' : ` (${s.task.tracker})`}`, `  prompt:   ${oneLine(s.prompt, 100)}`]),
     `  agent:    ${s.agent}${s.model ? ` (${s.model})` : ''}, ${s.running ? `host pid ${s.hostPid}` : 'not running'}`,
     `  branch:   ${s.branch} from ${s.baseRef} (${s.baseCommit.slice(0, 8)})`,
     `  worktree: ${s.worktree}`,

@@ -8,6 +8,7 @@
  */
 import { z } from 'zod';
 import { SessionState, StateReason } from './index.js';
+import { ColumnSetBy, TaskCard, TaskColumn } from './task-card.js';
 
 export interface WorkspaceEventDefinition<T extends string = string, S extends z.ZodType = z.ZodType> {
   readonly type: T;
@@ -113,6 +114,17 @@ export const ReviewCommentSent = defineWorkspaceEvent(
   z.object({ project: z.string(), group: z.number().int().positive(), path: z.string(), startLine: z.number().int(), endLine: z.number().int(), sessionId: z.string(), name: z.string() }),
 );
 
+// ── tasks (src/tasks): each carries the whole card, so a page updates without asking again ──
+
+export const TaskAdded = defineWorkspaceEvent('task.added', z.object({ task: TaskCard }));
+export const TaskEdited = defineWorkspaceEvent('task.edited', z.object({ task: TaskCard, fields: z.array(z.string()) }));
+export const TaskMoved = defineWorkspaceEvent('task.moved', z.object({ task: TaskCard, from: TaskColumn, to: TaskColumn, by: ColumnSetBy }));
+export const TaskRemoved = defineWorkspaceEvent('task.removed', z.object({ taskId: z.number().int(), project: z.string(), title: z.string() }));
+export const TaskSessionLinked = defineWorkspaceEvent('task.session_linked', z.object({ task: TaskCard, sessionId: z.string(), name: z.string(), agent: z.string() }));
+const taskEntry = z.object({ taskId: z.number().int(), project: z.string(), title: z.string(), file: z.string(), text: z.string() });
+export const TaskDecided = defineWorkspaceEvent('task.decided', taskEntry);
+export const TaskNoted = defineWorkspaceEvent('task.noted', taskEntry);
+
 /** Every workspace event there is; a new domain adds its definitions here. */
 // ── routines (scheduled and triggered agents: src/routines) ──────────────────
 
@@ -168,6 +180,13 @@ export const WORKSPACE_EVENTS = [
   RoutineFired,
   RoutineSkipped,
   RoutineFinished,
+  TaskAdded,
+  TaskEdited,
+  TaskMoved,
+  TaskRemoved,
+  TaskSessionLinked,
+  TaskDecided,
+  TaskNoted,
 ] as const;
 
 type Definitions = (typeof WORKSPACE_EVENTS)[number];
@@ -207,4 +226,12 @@ export const WorkspaceEvent = z.discriminatedUnion('type', [
   z.object({ ...envelope, type: z.literal(RoutineFired.type), data: RoutineFired.schema }),
   z.object({ ...envelope, type: z.literal(RoutineSkipped.type), data: RoutineSkipped.schema }),
   z.object({ ...envelope, type: z.literal(RoutineFinished.type), data: RoutineFinished.schema }),
+  // tasks
+  z.object({ ...envelope, type: z.literal(TaskAdded.type), data: TaskAdded.schema }),
+  z.object({ ...envelope, type: z.literal(TaskEdited.type), data: TaskEdited.schema }),
+  z.object({ ...envelope, type: z.literal(TaskMoved.type), data: TaskMoved.schema }),
+  z.object({ ...envelope, type: z.literal(TaskRemoved.type), data: TaskRemoved.schema }),
+  z.object({ ...envelope, type: z.literal(TaskSessionLinked.type), data: TaskSessionLinked.schema }),
+  z.object({ ...envelope, type: z.literal(TaskDecided.type), data: TaskDecided.schema }),
+  z.object({ ...envelope, type: z.literal(TaskNoted.type), data: TaskNoted.schema }),
 ]);

@@ -10,6 +10,7 @@ import { z } from 'zod';
 import { formatIssues, InvalidInputError } from '../shared/errors.js';
 import { EnvironmentSections } from './environment-config.js';
 import { RoutinesSection } from './routine-config.js';
+import { TasksSection } from './task-config.js';
 
 export const REPO_CONFIG_FILE = join('.baton', 'config.json');
 
@@ -48,6 +49,8 @@ export const RepoConfig = z
       })
       .strict()
       .optional(),
+    // Work items (issue 12): tracker links, auto-start after dependencies, committed or ignored files.
+    tasks: TasksSection.optional(),
     // Worktrees ready to work in (issue 15): agents, worktree, ports, env, cleanup.
     ...EnvironmentSections,
     /** Scheduled and triggered agents (issue 16), by name. */

@@ -6,7 +6,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { SessionWithProject } from '../store/sessions.js';
-import type { RoutineSessions, RoutineTasks } from './ports.js';
+import type { RoutineSessions, TaskSummary } from './ports.js';
 
 /** The final message that means "nothing found": the run is then archived quietly. */
 export const NOTHING_TO_REPORT = 'NOTHING TO REPORT';
@@ -20,7 +20,8 @@ export interface BriefInput {
   projectRoot: string;
   now: Date;
   sessions: RoutineSessions;
-  tasks: RoutineTasks | undefined;
+  /** The repository's tasks, when the tasks domain is there. */
+  tasks: TaskSummary[] | undefined;
 }
 
 export function workspaceBrief(input: BriefInput): string {
@@ -55,7 +56,7 @@ export function workspaceBrief(input: BriefInput): string {
 
 function taskLines(input: BriefInput): string[] {
   if (input.tasks === undefined) return ['(tasks are not available)'];
-  const tasks = input.tasks.list(input.projectRoot);
+  const tasks = input.tasks;
   if (tasks.length === 0) return ['(none)'];
   return tasks.slice(0, 50).map((t) => `- #${t.id} [${t.column}] ${t.title}${t.tracker ? ` (${t.tracker})` : ''}`);
 }

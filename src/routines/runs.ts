@@ -70,7 +70,7 @@ export class RoutineRunner {
         ...(spec.model === undefined ? {} : { model: spec.model }),
         permissionMode: spec.permissionMode ?? 'default',
         options: spec.agentOptions ?? {},
-        instructions: workspaceBrief({ routine: routine.name, projectRoot: routine.project_root, now, sessions: this.options.sessions, tasks: this.options.tasks }),
+        instructions: workspaceBrief({ routine: routine.name, projectRoot: routine.project_root, now, sessions: this.options.sessions, tasks: await this.options.tasks?.list(routine.project_root) }),
       });
       store.attachSession(runId, session.id, session.name);
       this.options.bus.publish(RoutineFired, { ...ref(routine), runId, trigger: fire.trigger, dueAt: fire.dueAt?.toISOString() ?? null, sessionId: session.id, sessionName: session.name });

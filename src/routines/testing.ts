@@ -124,11 +124,11 @@ export class RoutineFixture {
 
   private taskPort(): RoutineTasks {
     return {
-      list: () => this.tasks,
+      list: () => Promise.resolve(this.tasks),
       create: (_root, task) => {
         const made = { id: String(this.tasks.length + 1), title: task.title, column: 'backlog' };
         this.tasks.push(made);
-        return made;
+        return Promise.resolve(made);
       },
     };
   }

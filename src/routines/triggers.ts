@@ -118,15 +118,12 @@ export class RoutineTriggers {
         if (!fromRoutines) await this.fireAll('merge.landed', event.data.project, { sessions: event.data.sessions.map((s) => s.name).join(', '), commit: event.data.commit.slice(0, 12) });
         return;
       }
-      default: {
-        // Tasks are another domain's; its move is recognised by name, whatever else it carries.
-        const type: string = event.type;
-        if (type === 'task.moved') {
-          const data = event.data as unknown as Record<string, unknown>;
-          const detail = Object.fromEntries(Object.entries(data).filter(([, v]) => typeof v === 'string' || typeof v === 'number').map(([k, v]) => [k, String(v)]));
-          if (typeof data.project === 'string') await this.fireAll('task.moved', data.project, detail);
-        }
+      case 'task.moved': {
+        const { task, from, to } = event.data;
+        await this.fireAll('task.moved', task.projectRoot, { task: `#${task.id} ${task.title}`, from, to });
+        return;
       }
+      default:
     }
   }
 

@@ -13,6 +13,7 @@ import { MERGE } from '../api/merge.js';
 import { REVIEW } from '../api/review.js';
 import { MAX_BODY_BYTES, type ApiErrorBody } from '../api/index.js';
 import { SESSIONS } from '../api/sessions.js';
+import { TASKS } from '../api/tasks.js';
 import { WORKSPACE } from '../api/workspace.js';
 import { BatonError, DiskFullError, errorMessage, formatIssues, isDiskFull } from '../shared/errors.js';
 import { MergeService } from '../merge/index.js';
@@ -33,6 +34,8 @@ import { reviewHandlers } from './routes/review.js';
 import { routineHandlers } from './routes/routines.js';
 import { ROUTINES } from '../api/routines.js';
 import type { RoutineService } from '../routines/index.js';
+import { taskHandlers } from './routes/tasks.js';
+import { createTasks, type TaskService } from '../tasks/index.js';
 import type { ReviewService } from '../review/index.js';
 import { mountWeb } from './web-routes.js';
 import { TABLES } from './openapi.js';
@@ -60,6 +63,8 @@ export interface AppOptions {
   review?: ReviewService;
   /** Scheduled and triggered agents (src/routines); without it, the routine endpoints answer that they are off. */
   routines?: RoutineService;
+  /** Tasks (issue 12); made on the manager's bus when not given (its watch then not started). */
+  tasks?: TaskService;
 }
 
 export function createApp(options: AppOptions): Hono {
@@ -102,6 +107,7 @@ export function createApp(options: AppOptions): Hono {
   mount(app, REVIEW, reviewHandlers(options.review));
   mount(app, ENVIRONMENTS, environmentHandlers(manager));
   mount(app, ROUTINES, routineHandlers(options.routines));
+  mount(app, TASKS, taskHandlers(options.tasks ?? createTasks(manager.db, manager.bus, manager).service, manager));
 
   // Last: the web routes end with the UI's catch-all.
   if (options.browserAuth !== undefined) mountWeb(app, { manager, auth: options.browserAuth, port: options.port });

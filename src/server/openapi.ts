@@ -14,19 +14,20 @@ import * as shapes from '../api/index.js';
 import * as review from '../api/review.js';
 import * as sessions from '../api/sessions.js';
 import * as routines from '../api/routines.js';
+import * as tasks from '../api/tasks.js';
 import * as ui from '../api/ui.js';
 import * as web from '../api/web.js';
 import * as workspace from '../api/workspace.js';
 import { BatonEvent } from '../events/index.js';
 import { VERSION } from './version.js';
 
-export const TABLES = { ...daemon.DAEMON, ...sessions.SESSIONS, ...history.HISTORY, ...ui.UI, ...workspace.WORKSPACE, ...conflicts.CONFLICTS, ...merge.MERGE, ...review.REVIEW, ...environments.ENVIRONMENTS, ...routines.ROUTINES } as const;
+export const TABLES = { ...daemon.DAEMON, ...sessions.SESSIONS, ...history.HISTORY, ...ui.UI, ...workspace.WORKSPACE, ...conflicts.CONFLICTS, ...merge.MERGE, ...review.REVIEW, ...environments.ENVIRONMENTS, ...routines.ROUTINES, ...tasks.TASKS } as const;
 
 const ErrorBody = z.object({ error: z.object({ code: z.string(), message: z.string(), data: z.record(z.string(), z.unknown()).optional() }) });
 
 export function openApiDocument(): Record<string, unknown> {
   const names = new Map<z.ZodType, string>([[BatonEvent, 'BatonEvent'], [ErrorBody, 'Error']]);
-  for (const module of [shapes, web, daemon, sessions, history, ui, conflicts, merge, review, environments, routines] as Record<string, unknown>[]) {
+  for (const module of [shapes, web, daemon, sessions, history, ui, conflicts, merge, review, environments, routines, tasks] as Record<string, unknown>[]) {
     for (const [name, value] of Object.entries(module)) if (value instanceof z.ZodType && !names.has(value)) names.set(value, name);
   }
   const schemas: Record<string, unknown> = {};
@@ -68,7 +69,7 @@ type Ref = (schema: z.ZodType, io: 'input' | 'output') => Record<string, unknown
 function operation(path: string, spec: EndpointSpec, ref: Ref): Record<string, unknown> {
   const parameters: Record<string, unknown>[] = [];
   for (const [, name] of path.matchAll(/:(\w+)/g)) {
-    parameters.push({ name, in: 'path', required: true, description: name === 'n' ? 'Group number (as `baton review` lists them)' : 'Session id, id prefix or name', schema: { type: 'string' } });
+    parameters.push({ name, in: 'path', required: true, description: name === 'n' ? 'Group number (as `baton review` lists them)' : name === 'id' ? 'Task number' : 'Session id, id prefix or name', schema: { type: 'string' } });
   }
   for (const [name, field] of Object.entries(spec.query?.shape ?? {}) as [string, z.ZodType][]) {
     parameters.push({ name, in: 'query', required: false, description: field.description, schema: { type: 'string' } });

@@ -16,8 +16,9 @@ import { createRadar } from '../radar/index.js';
 import { MergeService } from '../merge/index.js';
 import { ReviewService, watchGroups } from '../review/index.js';
 import { SessionManager } from '../sessions/manager.js';
-import { radarConflicts, routineSessions } from '../routines/wiring.js';
+import { radarConflicts, routineSessions, routineTasks } from '../routines/wiring.js';
 import { RoutineService } from '../routines/index.js';
+import { createTasks } from '../tasks/index.js';
 import { createApp } from './app.js';
 import { acquireLock } from './lock.js';
 import { BrowserAuth } from './web-auth.js';
@@ -53,7 +54,10 @@ export async function runSupervisor(env: NodeJS.ProcessEnv = process.env): Promi
   const radar = createRadar(manager, db);
   const merges = new MergeService({ home, sessions: manager, bus: manager.bus, env });
   const review = new ReviewService({ db, bus: manager.bus, sessions: () => manager.list(), reply: (id, text) => manager.reply(id, text) });
-  const routines = new RoutineService({ db, bus: manager.bus, sessions: routineSessions(manager), conflicts: radarConflicts(radar.radar) });
+  const tasks = createTasks(db, manager.bus, manager);
+  const routines = new RoutineService({ db, bus: manager.bus, sessions: routineSessions(manager), tasks: routineTasks(tasks.service), conflicts: radarConflicts(radar.radar) });
+  // Before the sessions are scheduled: a task's dependency gate and its sessions' context.
+  tasks.watch.start();
   watchGroups(manager.bus, review, (error) => log.error('review groups refresh failed', { error: errorMessage(error) }));
   const startedAt = new Date();
   // Uptime by the monotonic clock: a wall clock set back would make it negative.
@@ -68,6 +72,7 @@ export async function runSupervisor(env: NodeJS.ProcessEnv = process.env): Promi
     log.info('shutting down; session hosts keep running');
     radar.close();
     routines.close();
+    tasks.watch.close();
     manager.close();
     rmSync(paths.supervisorJson, { force: true });
     lock.release();
@@ -82,6 +87,7 @@ export async function runSupervisor(env: NodeJS.ProcessEnv = process.env): Promi
     merges,
     review,
     routines,
+    tasks: tasks.service,
     token,
     port: () => port,
     browserAuth: new BrowserAuth({ port: () => port, file: paths.browserLogins }),

@@ -26,6 +26,7 @@ const log = createLogger('dispatch');
 export async function dispatchSession(
   core: SessionsCore,
   request: z.output<typeof DispatchRequest>,
+  link: { taskId?: number } = {},
 ): Promise<{ session: SessionWithProject; mainCheckout: { changedFiles: number; carried: boolean } }> {
   const { store, ingestor } = core;
   const repo = await findRepository(request.cwd);
@@ -94,6 +95,7 @@ export async function dispatchSession(
         base_ref: baseRef,
         base_commit: baseCommit,
         worktree,
+        task_id: link.taskId ?? null,
       },
       'queued',
     );

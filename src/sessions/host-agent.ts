@@ -29,7 +29,8 @@ export function agentStartOptions(spec: HostSpec, stateDir: string, env: Record<
     options: spec.options,
     env,
     settingSources: plan.settingSources[spec.agent],
-    instructions: [agentInstructions({ cwd: spec.cwd, branch: env.BATON_BRANCH }, plan), spec.instructions].filter((part) => part !== undefined && part !== '').join('\n\n'),
+    // Baton's own, then what other domains add at each start (a task's context), then what the dispatch gave (a routine's brief).
+    instructions: [agentInstructions({ cwd: spec.cwd, branch: env.BATON_BRANCH }, plan), spec.context, spec.instructions].filter((part) => part !== undefined && part !== '').join('\n\n'),
   };
 }
 

@@ -34,6 +34,8 @@ export interface HostsOptions {
   ingestor: Ingestor;
   /** A host has gone and its session was settled: a slot may be free. */
   onGone: (sessionId: string) => void;
+  /** Instructions another domain adds for this session at its start (a task's context), read at each launch. */
+  contextFor?: (session: SessionWithProject) => string | undefined;
 }
 
 export class HostSupervisor {
@@ -79,6 +81,7 @@ export class HostSupervisor {
           ...(session.agent_session_id === null ? {} : { resumeId: session.agent_session_id }),
           ...(this.options.idleHostSeconds ? { idleExitMs: this.options.idleHostSeconds * 1000 } : {}),
           ...readInstructions(sessionPaths(this.options.home, session.id).instructions),
+          ...contextOf(this.options.contextFor, session),
         },
         // Its leased ports and templated variables (issue 15) on top of the user's environment.
         this.sessionEnv(session),
@@ -250,6 +253,17 @@ function readInstructions(file: string): { instructions?: string } {
   try {
     return { instructions: readFileSync(file, 'utf8') };
   } catch {
+    return {};
+  }
+}
+
+/** The other domains' instructions for a session, or nothing; their failure never keeps a session from starting. */
+function contextOf(contextFor: HostsOptions['contextFor'], session: SessionWithProject): { context?: string } {
+  try {
+    const context = contextFor?.(session);
+    return context === undefined ? {} : { context };
+  } catch (error) {
+    log.error('could not build the session context', { session: session.id, error: errorMessage(error) });
     return {};
   }
 }

@@ -9,7 +9,7 @@ import type { EnvironmentView } from '../api/environments.js';
 import type { DispatchRequest, PeekView, SessionView } from '../api/index.js';
 import { WorkspaceBus } from '../bus/index.js';
 import type { BatonEvent } from '../events/index.js';
-import { Scheduler } from '../scheduler/index.js';
+import { Scheduler, type Gate } from '../scheduler/index.js';
 import { errorMessage } from '../shared/errors.js';
 import { createLogger } from '../shared/log.js';
 import type { Db } from '../store/db.js';
@@ -62,6 +62,7 @@ export class SessionManager extends EventEmitter<ManagerEvents> {
   private readonly core: SessionsCore;
   private readonly commands: SessionCommands;
   private closed = false;
+  private context: ((session: SessionWithProject) => string | undefined) | undefined;
 
   constructor(private readonly options: ManagerOptions) {
     super();
@@ -78,6 +79,7 @@ export class SessionManager extends EventEmitter<ManagerEvents> {
       events: this.ingestor.events,
       ingestor: this.ingestor,
       onGone: () => this.reschedule(),
+      contextFor: (session) => this.context?.(session),
     });
     this.scheduler = new Scheduler<SessionWithProject>({
       slots: () => options.maxConcurrent,
@@ -101,6 +103,11 @@ export class SessionManager extends EventEmitter<ManagerEvents> {
       if (before === 'queued') this.hosts.adoptUnrecorded(id);
       if (after === undefined || !ACTIVE_STATES.includes(after)) this.reschedule();
     });
+  }
+
+  /** The store's database, for domains wired beside sessions (tasks). */
+  get db(): Db {
+    return this.options.db;
   }
 
   get maxConcurrent(): number {
@@ -166,6 +173,36 @@ export class SessionManager extends EventEmitter<ManagerEvents> {
   /** `request` is parsed once, at the boundary (the endpoint table's schema). */
   async dispatch(request: z.output<typeof DispatchRequest>): Promise<SessionWithProject> {
     return (await dispatchSession(this.core, request)).session;
+  }
+
+  /** A dispatch from a task (issue 12): the session records the task it works on. */
+  dispatchForTask(request: z.output<typeof DispatchRequest>, taskId: number): Promise<SessionWithProject> {
+    return dispatchSession(this.core, request, { taskId }).then((r) => r.session);
+  }
+
+  /** Sessions started from a task, removed ones included. */
+  sessionsOfTask(taskId: number): SessionWithProject[] {
+    return this.store.ofTask(taskId);
+  }
+
+  /** Moves a queued session, not yet started, onto a new base commit (its worktree already reset there). */
+  rebaseQueued(sessionId: string, commit: string): void {
+    this.store.setBaseCommit(sessionId, commit);
+  }
+
+  /** Holds queued sessions back until the gate lets them through (task dependencies, budgets); returns its removal. */
+  addGate(gate: Gate<SessionWithProject>): () => void {
+    return this.scheduler.addGate(gate);
+  }
+
+  /** Why each held session waits, from the last scheduling pass. */
+  heldSessions(): readonly { id: string; gate: string; reason: string }[] {
+    return this.scheduler.held();
+  }
+
+  /** Instructions another domain adds to a session's own at each start (a task's context). */
+  setContextProvider(provider: (session: SessionWithProject) => string | undefined): void {
+    this.context = provider;
   }
 
   /** A dispatch, and what the main checkout held: uncommitted changes, and whether they were carried. */

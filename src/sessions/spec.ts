@@ -13,6 +13,8 @@ export const HostSpec = z.object({
   options: z.record(z.string(), z.unknown()),
   /** Set on respawn: the agent's own conversation id to continue. */
   resumeId: z.string().optional(),
+  /** More of Baton's instructions, from other domains (a task's context: scope, decisions, the other sessions). */
+  context: z.string().optional(),
   /** Once ready for review, the host ends after this long unused, freeing the agent process. */
   idleExitMs: z.number().int().positive().optional(),
   /** Instructions given at dispatch, added to Baton's own (see `agentStartOptions`). */

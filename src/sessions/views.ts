@@ -32,6 +32,7 @@ export function toView(session: SessionWithProject, running: boolean, queuePosit
     updatedAt: session.updated_at,
     lastEventAt: session.last_event_at,
     queuePosition,
+    ...(session.task_id === null || session.task_title === null ? {} : { task: { id: session.task_id, title: session.task_title, tracker: session.task_tracker } }),
   };
 }
 

@@ -39,19 +39,25 @@ export interface SessionRow {
   last_event_at: string | null;
   removed_at: string | null;
   snapshot_ref: string | null;
+  /** The task the session was started from (issue 12), if any. */
+  task_id: number | null;
 }
 
 export interface SessionWithProject extends SessionRow {
   project_name: string;
   project_root: string;
+  /** The title and tracker reference of the session's task, shown beside its questions. */
+  task_title: string | null;
+  task_tracker: string | null;
 }
 
 export type NewSession = Pick<
   SessionRow,
   'id' | 'project_id' | 'name' | 'agent' | 'prompt' | 'model' | 'permission_mode' | 'options_json' | 'branch' | 'base_ref' | 'base_commit' | 'worktree'
->;
+> & { task_id?: number | null };
 
-const SELECT = `SELECT s.*, p.name AS project_name, p.root AS project_root FROM sessions s JOIN projects p ON p.id = s.project_id`;
+const SELECT = `SELECT s.*, p.name AS project_name, p.root AS project_root, t.title AS task_title, t.tracker AS task_tracker
+  FROM sessions s JOIN projects p ON p.id = s.project_id LEFT JOIN tasks t ON t.id = s.task_id`;
 
 export class SessionStore {
   constructor(private readonly db: Db) {}
@@ -77,11 +83,11 @@ export class SessionStore {
     this.db
       .prepare(
         `INSERT INTO sessions (id, project_id, name, agent, prompt, model, permission_mode, options_json, state,
-           branch, base_ref, base_commit, worktree, created_at, updated_at)
+           branch, base_ref, base_commit, worktree, task_id, created_at, updated_at)
          VALUES (@id, @project_id, @name, @agent, @prompt, @model, @permission_mode, @options_json, @state,
-           @branch, @base_ref, @base_commit, @worktree, @now, @now)`,
+           @branch, @base_ref, @base_commit, @worktree, @task_id, @now, @now)`,
       )
-      .run({ ...session, state, now });
+      .run({ ...session, task_id: session.task_id ?? null, state, now });
   }
 
   delete(id: string): void {
@@ -106,6 +112,11 @@ export class SessionStore {
     return this.db.prepare('SELECT 1 FROM sessions WHERE project_id = ? AND name = ? AND removed_at IS NULL').get(projectId, name) !== undefined;
   }
 
+  /** A project by its name or its root folder. */
+  findProject(ref: string): ProjectRow | undefined {
+    return this.db.prepare('SELECT * FROM projects WHERE name = ? OR root = ? ORDER BY root = ? DESC LIMIT 1').get(ref, ref, ref) as ProjectRow | undefined;
+  }
+
   findProjectByRoot(root: string): ProjectRow | undefined {
     return this.db.prepare('SELECT * FROM projects WHERE root = ?').get(root) as ProjectRow | undefined;
   }
@@ -120,6 +131,22 @@ export class SessionStore {
 
   setHostPid(id: string, pid: number | null): void {
     this.db.prepare('UPDATE sessions SET host_pid = ?, updated_at = ? WHERE id = ?').run(pid, new Date().toISOString(), id);
+  }
+
+  /** A queued session moved onto a new base before it starts (a task's prerequisite landed). */
+  setBaseCommit(id: string, commit: string): void {
+    this.db.prepare('UPDATE sessions SET base_commit = ?, updated_at = ? WHERE id = ?').run(commit, new Date().toISOString(), id);
+  }
+
+  /** Every session started from a task (of one project, or all), removed ones included, oldest first. */
+  withTasks(projectId?: string): SessionRow[] {
+    if (projectId !== undefined) return this.db.prepare('SELECT * FROM sessions WHERE task_id IS NOT NULL AND project_id = ? ORDER BY rowid').all(projectId) as SessionRow[];
+    return this.db.prepare('SELECT * FROM sessions WHERE task_id IS NOT NULL ORDER BY rowid').all() as SessionRow[];
+  }
+
+  /** Sessions started from a task, removed ones included, oldest first. */
+  ofTask(taskId: number): SessionWithProject[] {
+    return this.db.prepare(`${SELECT} WHERE s.task_id = ? ORDER BY s.rowid`).all(taskId) as SessionWithProject[];
   }
 
   setPinned(id: string, pinned: boolean): void {

@@ -85,6 +85,20 @@ function describe(event: WorkspaceEvent): string {
       return `${event.data.routine} run ${event.data.runId} (${event.data.trigger}) ${event.data.outcome}: ${event.data.cause}`;
     case 'routine.finished':
       return `${event.data.routine} run ${event.data.runId}: ${event.data.outcome} — ${event.data.summary.split('\n')[0] ?? ''}`;
+    case 'task.added':
+      return `task ${event.data.task.id}: ${event.data.task.title} (${event.data.task.column})`;
+    case 'task.edited':
+      return `task ${event.data.task.id}: ${event.data.fields.join(', ')} changed`;
+    case 'task.moved':
+      return `task ${event.data.task.id}: ${event.data.from.replace(/_/g, ' ')} → ${event.data.to.replace(/_/g, ' ')} (${event.data.by === 'hand' ? 'by hand' : `by its ${event.data.by}`})`;
+    case 'task.removed':
+      return `task ${event.data.taskId} removed: ${event.data.title}`;
+    case 'task.session_linked':
+      return `task ${event.data.task.id}: ${event.data.name} (${event.data.agent}) started on it`;
+    case 'task.decided':
+      return `task ${event.data.taskId}: decision ${event.data.file}`;
+    case 'task.noted':
+      return `task ${event.data.taskId}: note ${event.data.file}`;
   }
 }
 

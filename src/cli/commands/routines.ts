@@ -31,7 +31,7 @@ export interface AddFlags {
 export async function add(ctx: Context, name: string, flags: AddFlags): Promise<void> {
   if (flags.promptFile !== undefined && !existsSync(resolve(ctx.cwd, flags.promptFile))) throw new InvalidInputError(`--prompt-file ${flags.promptFile}: no such file.`);
   if (flags.script !== undefined && flags.agent !== 'scripted') throw new InvalidInputError('--script is only for --agent scripted');
-  const script = flags.script === undefined ? undefined : (await import('./sessions.js')).readScriptFile(resolve(ctx.cwd, flags.script));
+  const script = flags.script === undefined ? undefined : (await import('../script-file.js')).readScriptFile(resolve(ctx.cwd, flags.script));
   const spec = {
     ...(flags.cron === undefined ? {} : { cron: flags.cron }),
     ...(flags.tz === undefined ? {} : { tz: flags.tz }),

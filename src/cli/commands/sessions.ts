@@ -1,5 +1,5 @@
 /** Session commands: thin calls to the supervisor API, printed for people or as JSON. */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { DispatchRequest, SessionView } from '../../api/index.js';
 import { SESSION_STATES, type SessionState } from '../../events/states.js';
@@ -8,6 +8,7 @@ import type { SupervisorClient } from '../client.js';
 import { client } from '../connect.js';
 import { printJson, type Context } from '../context.js';
 import type { DispatchFlags } from '../flags.js';
+import { readScriptFile } from '../script-file.js';
 import { renderList, renderPeek, renderSessionLine, type ListLayout } from '../render.js';
 
 
@@ -61,20 +62,6 @@ async function dispatchAndWait(ctx: Context, api: SupervisorClient, session: Ses
   if (json) printJson(ctx, (await api.call('GET /api/sessions/:ref', { params: { ref: session.id } }).catch(() => ({ session }))).session);
   else if (outcome !== undefined) ctx.out.write(describeOutcome(outcome));
   process.exitCode = exitCodeOf(outcome === undefined ? [] : [outcome], outcome === undefined);
-}
-
-export function readScriptFile(file: string): unknown {
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (error) {
-    throw new InvalidInputError(`Cannot read script ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
-  }
-  try {
-    return JSON.parse(text);
-  } catch (error) {
-    throw new InvalidInputError(`Script ${file} is not valid JSON: ${(error as Error).message}`);
-  }
 }
 
 export async function list(ctx: Context, opts: { json?: boolean; here?: boolean; state?: string }): Promise<void> {

@@ -26,15 +26,16 @@ export const todoSweep: RoutineTemplate = {
     const old = await oldTodos(ctx.projectRoot, ctx.now, days);
     const fresh = old.filter((todo) => !ctx.seen(todoKey(todo)));
     if (fresh.length === 0) return { nothing: `no TODO or FIXME older than ${days} days that is not already a task (${old.length} old ones in all)` };
-    const made = fresh.map((todo) => {
-      const task = ctx.tasks!.create(ctx.projectRoot, {
+    const made: { todo: OldTodo; task: { id: string } }[] = [];
+    for (const todo of fresh) {
+      const task = await ctx.tasks.create(ctx.projectRoot, {
         title: `${todo.text.slice(0, 100)} (${todo.file}:${todo.line})`,
         description: `Found by the TODO sweep: ${todo.file}:${todo.line}, unchanged since ${todo.committedAt.toISOString().slice(0, 10)}.\n\n    ${todo.text}`,
         scope: [todo.file],
       });
       ctx.see(todoKey(todo));
-      return { todo, task };
-    });
+      made.push({ todo, task });
+    }
     return {
       prompt: [
         `The TODO sweep found ${made.length} TODO/FIXME comment(s) older than ${days} days and filed each as a task:`,

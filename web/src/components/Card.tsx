@@ -6,6 +6,7 @@ import { api, errorText } from '../api.js';
 import { ago, STATE_LABEL, tokens, usd } from '../format.js';
 import { navigate } from '../router.js';
 import { toast } from '../toast.js';
+import { TaskTag } from './TaskTag.js';
 
 export function decide(session: SessionView, decision: 'allow' | 'deny'): void {
   if (session.state !== 'needs_input' || session.reason?.kind !== 'approval') return;
@@ -61,6 +62,7 @@ export const Card = memo(function Card(props: { session: SessionView; files: num
     >
       <header className="card-head">
         <span className="card-name">{s.name}</span>
+        <TaskTag session={s} />
         {s.pinned && <PinIcon />}
         {props.conflict && <ConflictChip badge={props.conflict} />}
         <span className={`chip chip-${s.state}`}>{STATE_LABEL[s.state]}</span>

@@ -15,6 +15,7 @@ import { navigate } from '../router.js';
 import { toast } from '../toast.js';
 import { ConflictChip, decide, DecideButtons, respondUrl } from './Card.js';
 import { EventLine } from './EventLine.js';
+import { TaskTag } from './TaskTag.js';
 
 export function Inbox({ filter }: { filter: Filter }) {
   const board = useBoard();
@@ -84,6 +85,7 @@ function InboxCard(props: { item: InboxItem; live: SessionView; conflict: Confli
         <a className="inbox-name" href={`/s/${s.id}`} onClick={(e) => (e.preventDefault(), navigate(`/s/${s.id}`))}>
           {s.name}
         </a>
+        <TaskTag session={s} />
         <span className="inbox-task">{s.prompt}</span>
         <span className="grow" />
         <span className="muted">

@@ -1,0 +1,194 @@
+/**
+ * The tasks domain's face to the server: the board, adding, editing, moving and removing tasks,
+ * and their decisions and notes. Starting sessions is in start.ts; following the workspace (the
+ * columns, status.md, dependencies) in watch.ts.
+ */
+import type { z } from 'zod';
+import type { TaskAddRequest, TaskBoard, TaskBoardQuery, TaskDetail, TaskEditRequest, TaskEntry, TaskMoveRequest } from '../api/tasks.js';
+import type { WorkspaceBus } from '../bus/index.js';
+import { TASK_COLUMNS, type TaskCard } from '../events/task-card.js';
+import { TaskAdded, TaskDecided, TaskEdited, TaskMoved, TaskNoted, TaskRemoved } from '../events/workspace.js';
+import { loadRepoConfig } from '../projects/index.js';
+import { InvalidInputError, NotAGitRepositoryError, SessionStateError } from '../shared/errors.js';
+import type { SessionStore } from '../store/sessions.js';
+import type { TaskFields, TaskStore, TaskWithProject } from '../store/tasks.js';
+import { Cards, trackerTemplate } from './cards.js';
+import { DependencyCycleError, ScopeOverlapError, TaskNotFoundError, type Overlap } from './errors.js';
+import { EntryFiles, type EntryKind } from './files.js';
+import { projectFor, repositoryFiles } from './repo.js';
+import { parseScope, scopeOverlap, unmatchedGlobs } from './scope.js';
+import { excludeTaskFiles } from './status-file.js';
+import { parseTrackerRef } from './tracker.js';
+
+export interface TaskServiceOptions {
+  tasks: TaskStore;
+  sessions: SessionStore;
+  bus: WorkspaceBus;
+  clock?: () => Date;
+}
+
+/** Columns whose tasks are being worked on: a new scope that meets theirs is an overlap. */
+const BUSY = new Set(['running', 'needs_input', 'review']);
+
+export class TaskService {
+  readonly files = new EntryFiles();
+  readonly cards: Cards;
+  readonly clock: () => Date;
+
+  constructor(readonly options: TaskServiceOptions) {
+    this.clock = options.clock ?? (() => new Date());
+    this.cards = new Cards(options.tasks, options.sessions);
+  }
+
+  async board(query: z.output<typeof TaskBoardQuery>, cwd: string | undefined): Promise<TaskBoard> {
+    const project = query.all === 'true' || (query.project === undefined && cwd === undefined) ? undefined : await projectFor(this.options.sessions, query.project, cwd).catch((error: unknown) => {
+      // Outside any repository, without a project named: every project's tasks.
+      if (query.project === undefined && error instanceof NotAGitRepositoryError) return undefined;
+      throw error;
+    });
+    const templates = new Map<string, string | undefined>();
+    const template = (root: string): string | undefined => (templates.has(root) ? templates.get(root) : templates.set(root, trackerTemplate(root)).get(root));
+    const cards = this.cards.cards(this.options.tasks.list(project?.id), project?.id, template);
+    return { project: project?.name ?? null, columns: TASK_COLUMNS.map((column) => ({ column, tasks: cards.filter((c) => c.column === column) })) };
+  }
+
+  get(ref: string | number): TaskWithProject {
+    const id = typeof ref === 'number' ? ref : Number(ref.replace(/^#/, ''));
+    const task = Number.isInteger(id) && id > 0 ? this.options.tasks.get(id) : undefined;
+    if (task === undefined) throw new TaskNotFoundError(String(ref));
+    return task;
+  }
+
+  card(ref: string | number): TaskCard {
+    return this.cards.card(this.get(ref));
+  }
+
+  detail(ref: string): TaskDetail {
+    const task = this.get(ref);
+    return { task: this.cards.card(task), decisions: this.files.read(task.project_root, 'decisions', task.id), notes: this.files.read(task.project_root, 'notes', task.id) };
+  }
+
+  async add(body: z.output<typeof TaskAddRequest>, cwd: string | undefined): Promise<{ task: TaskCard; warnings: string[] }> {
+    const project = await projectFor(this.options.sessions, body.project, cwd);
+    const tracker = body.tracker === undefined ? null : parseTrackerRef(body.tracker);
+    const scope = parseScope(body.scope);
+    for (const id of body.after) this.sameProject(id, project.id);
+    const warnings = await this.checkScope(project.root, scope, body.after, body.force, undefined);
+    await this.prepareFiles(project.root);
+    const id = this.options.tasks.insert({ project_id: project.id, title: body.title, description: body.description, scope_json: JSON.stringify(scope), tracker, board_column: body.column }, body.after, this.now());
+    const task = this.card(id);
+    this.options.bus.publish(TaskAdded, { task });
+    return { task, warnings };
+  }
+
+  async edit(ref: string, body: z.output<typeof TaskEditRequest>): Promise<{ task: TaskCard; warnings: string[] }> {
+    const task = this.get(ref);
+    const fields: TaskFields = {};
+    if (body.title !== undefined) fields.title = body.title;
+    if (body.description !== undefined) fields.description = body.description;
+    if (body.tracker !== undefined) fields.tracker = body.tracker === null ? null : parseTrackerRef(body.tracker);
+    if (body.review !== undefined) fields.review = body.review;
+    let warnings: string[] = [];
+    const after = body.after ?? this.options.tasks.dependencies(task.id);
+    if (body.after !== undefined) {
+      for (const id of body.after) this.sameProject(id, task.project_id);
+      this.refuseCycle(task.id, body.after, task.project_id);
+    }
+    if (body.scope !== undefined) {
+      const scope = parseScope(body.scope);
+      warnings = await this.checkScope(task.project_root, scope, after, body.force, task.id);
+      fields.scope_json = JSON.stringify(scope);
+    }
+    const changed = [...Object.keys(fields).map((key) => (key === 'scope_json' ? 'scope' : key)), ...(body.after === undefined ? [] : ['after'])];
+    if (changed.length === 0) throw new InvalidInputError('Nothing to change: give a title, description, scope, tracker, after or review.');
+    this.options.tasks.update(task.id, fields, this.now());
+    if (body.after !== undefined) this.options.tasks.setDependencies(task.id, body.after);
+    const card = this.card(task.id);
+    this.options.bus.publish(TaskEdited, { task: card, fields: changed });
+    return { task: card, warnings };
+  }
+
+  move(ref: string, body: z.output<typeof TaskMoveRequest>): { task: TaskCard; warnings: string[] } {
+    const task = this.get(ref);
+    this.options.tasks.move(task.id, body.column, 'hand', body.position, this.now());
+    const card = this.card(task.id);
+    this.options.bus.publish(TaskMoved, { task: card, from: task.board_column as TaskCard['column'], to: body.column, by: 'hand' });
+    return { task: card, warnings: [] };
+  }
+
+  remove(ref: string): { taskId: number; title: string } {
+    const task = this.get(ref);
+    const waiting = this.options.tasks.dependents(task.id).filter((id) => this.options.tasks.get(id)?.merged_commit === null);
+    if (waiting.length > 0) {
+      throw new SessionStateError(`Task ${task.id} cannot go: ${waiting.map((id) => `task ${id}`).join(', ')} wait${waiting.length === 1 ? 's' : ''} for it. Change their --after first (\`baton task edit ${waiting[0] ?? ''} --after …\`).`, { waiting });
+    }
+    this.options.tasks.delete(task.id);
+    this.options.bus.publish(TaskRemoved, { taskId: task.id, project: task.project_name, title: task.title });
+    return { taskId: task.id, title: task.title };
+  }
+
+  entry(ref: string, kind: EntryKind, text: string): TaskEntry {
+    const task = this.get(ref);
+    const entry = this.files.add(task.project_root, kind, task.id, text, this.clock());
+    this.options.bus.publish(kind === 'decisions' ? TaskDecided : TaskNoted, { taskId: task.id, project: task.project_name, title: task.title, file: entry.file, text: entry.text });
+    return entry;
+  }
+
+  /**
+   * Globs that match no file are warnings; a scope meeting that of a task being worked on is
+   * refused (unless forced, or the other task is one this one waits for).
+   */
+  async checkScope(root: string, scope: readonly string[], after: readonly number[], force: boolean, self: number | undefined): Promise<string[]> {
+    if (scope.length === 0) return [];
+    const files = await repositoryFiles(root);
+    const warnings = unmatchedGlobs(scope, files).map((glob) => `Scope "${glob}" matches no file in the repository (yet).`);
+    const overlaps: Overlap[] = [];
+    const project = this.options.sessions.findProjectByRoot(root);
+    for (const other of this.options.tasks.list(project?.id)) {
+      if (other.id === self || after.includes(other.id) || !BUSY.has(other.board_column) || other.merged_commit !== null) continue;
+      const shared = scopeOverlap(scope, JSON.parse(other.scope_json) as string[], files);
+      if (shared.length > 0) overlaps.push({ taskId: other.id, title: other.title, files: shared });
+    }
+    if (overlaps.length > 0 && !force) throw new ScopeOverlapError(overlaps);
+    for (const o of overlaps) warnings.push(`The scope overlaps running task ${o.taskId} (${o.title}) on ${o.files.slice(0, 5).join(', ')}; going ahead as forced.`);
+    return warnings;
+  }
+
+  now(): string {
+    return this.clock().toISOString();
+  }
+
+  /** Baton's task files kept out of git unless the repository commits them (tasks.commitFiles). */
+  private async prepareFiles(root: string): Promise<void> {
+    if (loadRepoConfig(root).tasks?.commitFiles !== true) await excludeTaskFiles(root);
+  }
+
+  private sameProject(id: number, projectId: string): void {
+    const other = this.options.tasks.get(id);
+    if (other === undefined) throw new TaskNotFoundError(String(id));
+    if (other.project_id !== projectId) throw new InvalidInputError(`Task ${id} belongs to another repository (${other.project_name}); --after takes tasks of the same repository.`);
+  }
+
+  /** Refuses dependencies that would lead back to `id`, naming the cycle. */
+  private refuseCycle(id: number, after: readonly number[], projectId: string): void {
+    const next = new Map<number, number[]>();
+    for (const edge of this.options.tasks.edges(projectId)) if (edge.task_id !== id) next.set(edge.task_id, [...(next.get(edge.task_id) ?? []), edge.after_id]);
+    next.set(id, [...after]);
+    const path: number[] = [];
+    const seen = new Set<number>();
+    const walk = (node: number): number[] | undefined => {
+      if (node === id && path.length > 0) return [...path, id];
+      if (seen.has(node)) return undefined;
+      seen.add(node);
+      path.push(node);
+      for (const to of next.get(node) ?? []) {
+        const cycle = walk(to);
+        if (cycle !== undefined) return cycle;
+      }
+      path.pop();
+      return undefined;
+    };
+    const cycle = walk(id);
+    if (cycle !== undefined) throw new DependencyCycleError(cycle);
+  }
+}
