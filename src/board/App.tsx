@@ -108,7 +108,8 @@ export function App({ ctx, here, color, onFrame }: AppProps) {
     (input, key) => {
       if (mode.kind === 'attach') return;
       if (key.escape) {
-        if (mode.kind === 'filter') setFilter('');
+        // Esc closes a panel; on the bare list (or in the filter box) it clears the filter.
+        if (mode.kind === 'filter' || mode.kind === 'list') setFilter('');
         setMode({ kind: 'list' });
         return;
       }
@@ -182,25 +183,25 @@ export function App({ ctx, here, color, onFrame }: AppProps) {
         return selected === undefined ? null : <PeekPanel session={selected} data={context?.data} error={context?.error} width={width} height={panel} />;
       case 'answer': {
         if (selected === undefined) return null;
-        const submit = (): void => {
-          if (mode.answer === 'reply') run((c) => act.reply(c, selected, mode.text));
-          else run((c) => act.decide(c, selected, mode.answer === 'deny' ? 'deny' : 'allow', mode.text));
+        const submit = (text: string): void => {
+          if (mode.answer === 'reply') run((c) => act.reply(c, selected, text));
+          else run((c) => act.decide(c, selected, mode.answer === 'deny' ? 'deny' : 'allow', text));
         };
         return <AnswerPanel kind={mode.answer} session={selected} data={context?.data} error={context?.error} text={mode.text} onChange={(text) => setMode({ ...mode, text })} onSubmit={submit} width={width} height={panel} />;
       }
       case 'dispatch': {
         const cwd = onlyHere && here !== undefined ? here : (selected?.projectRoot ?? here ?? ctx.cwd);
-        const submit = (): void => {
-          if (mode.field < 2) return setMode({ ...mode, field: mode.field + 1 });
-          withApi((c) => act.dispatch(c, mode.form, cwd)).then(
+        const submit = (form: act.DispatchForm): void => {
+          if (mode.field < 2) return setMode({ ...mode, form, field: mode.field + 1 });
+          withApi((c) => act.dispatch(c, form, cwd)).then(
             (message) => {
               setNote(message);
               setMode({ kind: 'list' });
             },
-            (error: unknown) => setMode({ ...mode, error: act.failure(error) }),
+            (error: unknown) => setMode({ ...mode, form, error: act.failure(error) }),
           );
         };
-        return <DispatchPanel form={mode.form} field={mode.field} cwd={cwd} error={mode.error} onChange={(form) => setMode({ ...mode, form, error: '' })} onSubmit={submit} width={width} height={panel} />;
+        return <DispatchPanel color={color} form={mode.form} field={mode.field} cwd={cwd} error={mode.error} onChange={(form) => setMode({ ...mode, form, error: '' })} onSubmit={submit} width={width} height={panel} />;
       }
       case 'filter':
         return <FilterPanel text={filter} onChange={setFilter} onSubmit={() => setMode({ kind: 'list' })} width={width} />;

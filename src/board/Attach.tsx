@@ -5,7 +5,6 @@
  */
 import { Writable } from 'node:stream';
 import { Box, Text, useInput } from 'ink';
-import TextInput from 'ink-text-input';
 import { useEffect, useRef, useState } from 'react';
 import type { SessionView } from '../api/index.js';
 import { connect } from '../cli/client.js';
@@ -13,6 +12,7 @@ import type { Context } from '../cli/context.js';
 import { followSession } from '../cli/follow.js';
 import { formatEvent } from '../events/format.js';
 import { failure } from './actions.js';
+import { Field } from './Field.js';
 import { fit } from './lines.js';
 import { waitingOn } from './Panels.js';
 
@@ -72,8 +72,8 @@ export function Attach(props: { ctx: Context; session: SessionView; width: numbe
     };
   }, [session.id]);
 
-  const send = (): void => {
-    const answer = text.trim();
+  const send = (typed: string): void => {
+    const answer = typed.trim();
     if (answer === '') return;
     setText('');
     const current = latest.current;
@@ -113,7 +113,7 @@ export function Attach(props: { ctx: Context; session: SessionView; width: numbe
       </Text>
       <Box>
         <Text>{'> '}</Text>
-        <TextInput value={text} onChange={setText} onSubmit={send} />
+        <Field value={text} onChange={setText} onSubmit={send} />
       </Box>
     </Box>
   );

@@ -3,12 +3,12 @@
  * to it), dispatch, filter, remove and help. Each is at most `height` lines and `width` columns.
  */
 import { Box, Text } from 'ink';
-import TextInput from 'ink-text-input';
 import type { SessionView } from '../api/index.js';
 import { formatEvent, oneLine, reasonText } from '../events/format.js';
 import { AGENT_IDS } from '../events/vocabulary.js';
 import type { PeekData, DispatchForm } from './actions.js';
 import { removeWarning } from './actions.js';
+import { Field } from './Field.js';
 import { fit, HELP_LINES } from './lines.js';
 
 const rule = (title: string, width: number): string => [...`── ${title} ${'─'.repeat(width)}`].slice(0, width).join('');
@@ -64,7 +64,7 @@ export function AnswerPanel(props: {
   error: string | undefined;
   text: string;
   onChange: (text: string) => void;
-  onSubmit: () => void;
+  onSubmit: (text: string) => void;
   width: number;
   height: number;
 }) {
@@ -87,7 +87,7 @@ export function AnswerPanel(props: {
       ) : (
         <Box>
           <Text>{prompt}</Text>
-          <TextInput value={props.text} onChange={props.onChange} onSubmit={props.onSubmit} />
+          <Field value={props.text} onChange={props.onChange} onSubmit={props.onSubmit} />
         </Box>
       )}
     </Box>
@@ -96,7 +96,7 @@ export function AnswerPanel(props: {
 
 const FIELDS = ['prompt', 'agent', 'name'] as const;
 
-export function DispatchPanel(props: { form: DispatchForm; field: number; cwd: string; error: string; onChange: (form: DispatchForm) => void; onSubmit: () => void; width: number; height: number }) {
+export function DispatchPanel(props: { color: boolean; form: DispatchForm; field: number; cwd: string; error: string; onChange: (form: DispatchForm) => void; onSubmit: (form: DispatchForm) => void; width: number; height: number }) {
   const labels = { prompt: 'prompt', agent: `agent (${AGENT_IDS.join(', ')})`, name: 'name (optional)' };
   return (
     <Box flexDirection="column" height={props.height}>
@@ -106,14 +106,14 @@ export function DispatchPanel(props: { form: DispatchForm; field: number; cwd: s
         <Box key={field}>
           <Text bold={i === props.field}>{`${i === props.field ? '›' : ' '} ${labels[field]}: `}</Text>
           {i === props.field ? (
-            <TextInput value={props.form[field]} onChange={(value) => props.onChange({ ...props.form, [field]: value })} onSubmit={props.onSubmit} />
+            <Field value={props.form[field]} onChange={(value) => props.onChange({ ...props.form, [field]: value })} onSubmit={(value) => props.onSubmit({ ...props.form, [field]: value })} />
           ) : (
             <Text wrap="truncate">{props.form[field]}</Text>
           )}
         </Box>
       ))}
       {props.error === '' ? null : (
-        <Text color="red" wrap="truncate">
+        <Text color={props.color ? 'red' : undefined} bold wrap="truncate">
           {fit(props.error, props.width)}
         </Text>
       )}
@@ -127,7 +127,7 @@ export function FilterPanel({ text, onChange, onSubmit, width }: { text: string;
       <Text dimColor>{rule('filter by name, task, agent, state (enter keeps, esc clears)', width)}</Text>
       <Box>
         <Text>/ </Text>
-        <TextInput value={text} onChange={onChange} onSubmit={onSubmit} />
+        <Field value={text} onChange={onChange} onSubmit={onSubmit} />
       </Box>
     </Box>
   );
