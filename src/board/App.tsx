@@ -128,8 +128,9 @@ export function App({ ctx, here, color, onFrame }: AppProps) {
         return;
       }
       if (input === 'q') return exit();
-      if (input === 'j' || key.downArrow) return move(1);
-      if (input === 'k' || key.upArrow) return move(-1);
+      // Ink hands a burst of plain keys over as one input: a held j or k moves as far as it was pressed.
+      if (/^j+$/.test(input) || key.downArrow) return move(Math.max(1, input.length));
+      if (/^k+$/.test(input) || key.upArrow) return move(-Math.max(1, input.length));
       if (key.pageDown) return move(listHeight);
       if (key.pageUp) return move(-listHeight);
       if (input === '?') return setMode(mode.kind === 'help' ? { kind: 'list' } : { kind: 'help' });

@@ -139,7 +139,7 @@ describe('the terminal board', () => {
     await term.waitFor('busy is not waiting for an approval.');
     await dispatch('approver', APPROVE);
     await term.waitFor('waiting: approve Bash');
-    term.keys('k', 'k');
+    // The cursor starts on the first session, and the one asking comes first.
     await term.waitFor(/› approver/);
     term.keys('d');
     await term.waitFor('reason (optional)>');
