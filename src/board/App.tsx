@@ -49,7 +49,7 @@ export function App({ ctx, here, color, onFrame }: AppProps) {
   const [onlyHere, setOnlyHere] = useState(here !== undefined);
   const [note, setNote] = useState('');
   const [peek, setPeek] = useState<{ id: string; seq: number; data?: act.PeekData; error?: string } | undefined>();
-  const now = Date.now();
+  const now = useClock(AGE_TICK_MS);
 
   useEffect(() => {
     const controller = new AbortController();
@@ -212,6 +212,20 @@ export function App({ ctx, here, color, onFrame }: AppProps) {
         return <HelpPanel width={width} height={panel} />;
     }
   }
+}
+
+/** Ages are shown to the second only below a minute: redrawing them every few seconds is enough. */
+const AGE_TICK_MS = 5_000;
+
+/** The time, moved on every `tickMs`: the rows' ages follow without every frame asking the clock. */
+function useClock(tickMs: number): number {
+  const [now, setNow] = useState(Date.now);
+  useEffect(() => {
+    const timer = setInterval(() => setNow(Date.now()), tickMs);
+    timer.unref();
+    return () => clearInterval(timer);
+  }, [tickMs]);
+  return now;
 }
 
 /** Lines under the list: the workspace feed grows on a tall terminal; forms take what they need. */

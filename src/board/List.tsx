@@ -1,5 +1,6 @@
 /** The board's list screen: header, grouped sessions in a scrolling window, and the footer. */
 import { Box, Text } from 'ink';
+import { memo } from 'react';
 import type { SessionView } from '../api/index.js';
 import type { WorkspaceEvent } from '../events/workspace.js';
 import { columnsFor, fit, groupColor, keyHints, sessionLine, workspaceLine } from './lines.js';
@@ -72,13 +73,14 @@ export function SessionList(props: ListProps) {
   );
 }
 
-function SessionRow({ session, selected, text }: { session: SessionView; selected: boolean; text: string }) {
+/** A row re-renders only when its text or selection changes, not on every frame of the board. */
+const SessionRow = memo(function SessionRow({ session, selected, text }: { session: SessionView; selected: boolean; text: string }) {
   return (
     <Text inverse={selected} wrap="truncate" dimColor={!selected && (session.state === 'completed' || session.state === 'stopped')}>
       {text}
     </Text>
   );
-}
+});
 
 /** The latest workspace events of every domain, newest last. */
 export function WorkspaceFeed({ events, height, width, color }: { events: readonly WorkspaceEvent[]; height: number; width: number; color: boolean }) {

@@ -28,6 +28,9 @@ function board(options: { columns?: number; rows?: number; env?: NodeJS.ProcessE
   return terminal;
 }
 
+/** The escape character that starts ANSI colour and attribute codes. */
+const ESC = String.fromCharCode(27);
+
 const ASK = [{ say: 'Looking around' }, { ask: 'Which database should I use?' }];
 const APPROVE = [{ say: 'About to clean' }, { approve: { tool: 'Bash', input: 'rm -rf build', reason: 'clean the build' } }, { say: 'cleaned' }];
 const LONG = [{ say: 'Working for a long time' }, { sleep: 600_000 }];
@@ -79,8 +82,8 @@ describe('the terminal board', () => {
     expect(lines(screen).length).toBeLessThanOrEqual(24);
     // NO_COLOR: attributes (the cursor's inverse, bold titles) but no colour codes at all.
     const raw = term.screen({ escapes: true });
-    expect(raw).toMatch(/\x1b\[[0-9;]*7m/);
-    expect(raw).not.toMatch(/\x1b\[(?:[0-9;]*;)?(?:3[0-7]|4[0-7]|9[0-7]|10[0-7]|38;|48;)[0-9;]*m/);
+    expect(raw).toMatch(new RegExp(`${ESC}\\[[0-9;]*7m`));
+    expect(raw).not.toMatch(new RegExp(`${ESC}\\[(?:[0-9;]*;)?(?:3[0-7]|4[0-7]|9[0-7]|10[0-7]|38;|48;)[0-9;]*m`));
 
     // The same list as `baton ls --json`, one row per session.
     const listed = await t.json<SessionView[]>(['ls']);
@@ -92,7 +95,7 @@ describe('the terminal board', () => {
     await t.waitForState('asker', 'needs_input');
     const term = board({ columns: 80, rows: 24 });
     await term.waitFor('● live');
-    expect(term.screen({ escapes: true })).toMatch(/\x1b\[[0-9;]*33m[^\n]*Needs input/);
+    expect(term.screen({ escapes: true })).toMatch(new RegExp(`${ESC}\\[[0-9;]*33m[^\\n]*Needs input`));
     term.resize(160, 40);
     const wide = await term.waitFor((s) => lines(s)[0]!.trimEnd().length > 100);
     expect(lines(wide)[0]).toMatch(/● live$/);
