@@ -2,7 +2,7 @@
  * The terminal board: the live list, its keys and the panel under it. State comes from the one
  * feed (feed.ts) through the pure model (model.ts); keys call the typed client (actions.ts).
  */
-import { Box, useApp, useInput } from 'ink';
+import { Box, useApp, useInput, type Key } from 'ink';
 import { useEffect, useMemo, useRef, useState } from 'react';
 import type { SessionView } from '../api/index.js';
 import type { SupervisorClient } from '../cli/client.js';
@@ -104,59 +104,61 @@ export function App({ ctx, here, color, onFrame }: AppProps) {
   };
   const move = (delta: number): void => select(moveCursor(order, selected?.id, delta));
 
-  useInput(
-    (input, key) => {
-      if (mode.kind === 'attach') return;
-      if (key.escape) {
-        // Esc closes a panel; on the bare list (or in the filter box) it clears the filter.
-        if (mode.kind === 'filter' || mode.kind === 'list') setFilter('');
-        setMode({ kind: 'list' });
-        return;
-      }
-      if (mode.kind === 'dispatch') {
-        if (key.tab || key.downArrow) setMode({ ...mode, field: (mode.field + 1) % 3 });
-        if (key.upArrow) setMode({ ...mode, field: (mode.field + 2) % 3 });
-        return;
-      }
-      if (mode.kind === 'answer' || mode.kind === 'filter') {
-        if (mode.kind === 'answer' && mode.answer === 'allow' && key.return && selected !== undefined) run((c) => act.decide(c, selected, 'allow', ''));
-        return;
-      }
-      if (mode.kind === 'remove') {
-        if (input === 'y' && selected !== undefined) run((c) => act.remove(c, selected));
-        else setMode({ kind: 'list' });
-        return;
-      }
-      if (input === 'q') return exit();
-      // Ink hands a burst of plain keys over as one input: a held j or k moves as far as it was pressed.
-      if (/^j+$/.test(input) || key.downArrow) return move(Math.max(1, input.length));
-      if (/^k+$/.test(input) || key.upArrow) return move(-Math.max(1, input.length));
-      if (key.pageDown) return move(listHeight);
-      if (key.pageUp) return move(-listHeight);
-      if (input === '?') return setMode(mode.kind === 'help' ? { kind: 'list' } : { kind: 'help' });
-      if (input === '/') return setMode({ kind: 'filter' });
-      if (input === 'n') return setMode({ kind: 'dispatch', form: act.emptyDispatch, field: 0, error: '' });
-      if (key.tab && here !== undefined) return setOnlyHere(!onlyHere);
-      if (input === 'R' && board.status.kind === 'stopped') return setFeedRun((n) => n + 1);
-      if (selected === undefined) return;
-      if (key.return || key.rightArrow) return setMode({ kind: 'attach', id: selected.id });
-      if (input === ' ') return setMode(mode.kind === 'peek' ? { kind: 'list' } : { kind: 'peek' });
-      if (input === 'r') return setMode({ kind: 'answer', answer: 'reply', text: '' });
-      if (input === 'a' || input === 'd') {
-        if (selected.state !== 'needs_input' || selected.reason?.kind !== 'approval') return setNote(`${selected.name} is not waiting for an approval.`);
-        return setMode({ kind: 'answer', answer: input === 'a' ? 'allow' : 'deny', text: '' });
-      }
-      if (input === 'p') return run((c) => act.togglePin(c, selected), mode);
-      if (input === 's') return run((c) => act.stop(c, selected), mode);
-      if (input === 'x') return setMode({ kind: 'remove' });
-    },
-    { isActive: mode.kind !== 'attach' },
-  );
+  // Keys read this render's state through a ref: Ink re-subscribes a new handler only after
+  // React's passive effects run, and a key arriving before that (a person quick on a changed
+  // screen) must not meet the previous screen's state.
+  const onKey = useRef<(input: string, key: Key) => void>(() => undefined);
+  onKey.current = (input, key) => {
+    if (mode.kind === 'attach') return;
+    if (key.escape) {
+      // Esc closes a panel; on the bare list (or in the filter box) it clears the filter.
+      if (mode.kind === 'filter' || mode.kind === 'list') setFilter('');
+      setMode({ kind: 'list' });
+      return;
+    }
+    if (mode.kind === 'dispatch') {
+      if (key.tab || key.downArrow) setMode({ ...mode, field: (mode.field + 1) % 3 });
+      if (key.upArrow) setMode({ ...mode, field: (mode.field + 2) % 3 });
+      return;
+    }
+    if (mode.kind === 'answer' || mode.kind === 'filter') {
+      if (mode.kind === 'answer' && mode.answer === 'allow' && key.return && selected !== undefined) run((c) => act.decide(c, selected, 'allow', ''));
+      return;
+    }
+    if (mode.kind === 'remove') {
+      if (input === 'y' && selected !== undefined) run((c) => act.remove(c, selected));
+      else setMode({ kind: 'list' });
+      return;
+    }
+    if (input === 'q') return exit();
+    // Ink hands a burst of plain keys over as one input: a held j or k moves as far as it was pressed.
+    if (/^j+$/.test(input) || key.downArrow) return move(Math.max(1, input.length));
+    if (/^k+$/.test(input) || key.upArrow) return move(-Math.max(1, input.length));
+    if (key.pageDown) return move(listHeight);
+    if (key.pageUp) return move(-listHeight);
+    if (input === '?') return setMode(mode.kind === 'help' ? { kind: 'list' } : { kind: 'help' });
+    if (input === '/') return setMode({ kind: 'filter' });
+    if (input === 'n') return setMode({ kind: 'dispatch', form: act.emptyDispatch, field: 0, error: '' });
+    if (key.tab && here !== undefined) return setOnlyHere(!onlyHere);
+    if (input === 'R' && board.status.kind === 'stopped') return setFeedRun((n) => n + 1);
+    if (selected === undefined) return;
+    if (key.return || key.rightArrow) return setMode({ kind: 'attach', id: selected.id });
+    if (input === ' ') return setMode(mode.kind === 'peek' ? { kind: 'list' } : { kind: 'peek' });
+    if (input === 'r') return setMode({ kind: 'answer', answer: 'reply', text: '' });
+    if (input === 'a' || input === 'd') {
+      if (selected.state !== 'needs_input' || selected.reason?.kind !== 'approval') return setNote(`${selected.name} is not waiting for an approval.`);
+      return setMode({ kind: 'answer', answer: input === 'a' ? 'allow' : 'deny', text: '' });
+    }
+    if (input === 'p') return run((c) => act.togglePin(c, selected), mode);
+    if (input === 's') return run((c) => act.stop(c, selected), mode);
+    if (input === 'x') return setMode({ kind: 'remove' });
+  };
+  useInput((input, key) => onKey.current(input, key), { isActive: mode.kind !== 'attach' });
 
   if (mode.kind === 'attach') {
     const session = board.sessions.get(mode.id);
     if (session !== undefined) {
-      return <Attach ctx={ctx} session={session} width={size.columns} height={size.rows - 1} color={color} onBack={() => setMode({ kind: 'list' })} />;
+      return <Attach ctx={ctx} api={api.current} session={session} width={size.columns} height={size.rows - 1} color={color} onBack={() => setMode({ kind: 'list' })} />;
     }
   }
 

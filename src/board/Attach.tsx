@@ -7,7 +7,7 @@ import { Writable } from 'node:stream';
 import { Box, Text, useInput } from 'ink';
 import { useEffect, useRef, useState } from 'react';
 import type { SessionView } from '../api/index.js';
-import { connect } from '../cli/client.js';
+import { connect, type SupervisorClient } from '../cli/client.js';
 import type { Context } from '../cli/context.js';
 import { followSession } from '../cli/follow.js';
 import { formatEvent } from '../events/format.js';
@@ -21,7 +21,7 @@ const ATTACH_CONTEXT = 20;
 /** Lines kept in memory; the screen shows the last that fit. */
 const KEPT_LINES = 500;
 
-export function Attach(props: { ctx: Context; session: SessionView; width: number; height: number; color: boolean; onBack: () => void }) {
+export function Attach(props: { ctx: Context; api: SupervisorClient | undefined; session: SessionView; width: number; height: number; color: boolean; onBack: () => void }) {
   const { session } = props;
   const [lines, setLines] = useState<string[]>([]);
   const [text, setText] = useState('');
@@ -55,7 +55,8 @@ export function Attach(props: { ctx: Context; session: SessionView; width: numbe
         setLines((previous) => [...previous, ...batch].slice(-KEPT_LINES));
       });
     };
-    connect({ home: ctx.home, cwd: ctx.cwd, env: ctx.env, autostart: true })
+    // The board's own client when it has one: no second health check before the first event.
+    (props.api === undefined ? connect({ home: ctx.home, cwd: ctx.cwd, env: ctx.env, autostart: true }) : Promise.resolve(props.api))
       .then((api) =>
         followSession(ctx, api, session.id, () => last, (event) => {
           last = event.seq;
