@@ -290,5 +290,9 @@ describe('the terminal board', () => {
     expect(bare.stdout.replace(/\s+\d+[smhd]\s+/g, ' AGE ')).toBe(ls.stdout.replace(/\s+\d+[smhd]\s+/g, ' AGE '));
     expect(bare.stdout).toContain('plain');
     expect(readFileSync(join(t.home, 'supervisor.json'), 'utf8')).toContain('pid');
+    // And it pays nothing for the board: neither Ink and React, nor zod and commander are loaded.
+    const traced = await t.run([], { cwd: repo, env: { NODE_DEBUG: 'esm,module' } });
+    expect(traced.stderr).toContain('dist/cli/main.js');
+    expect(traced.stderr).not.toMatch(/node_modules\/(ink|react|zod|commander)\//);
   });
 });
