@@ -251,6 +251,15 @@ describe('the terminal board', () => {
     expect(screen.split('session.pinned busy pinned').length - 1).toBe(1);
   });
 
+  it("shows other domains' workspace events live: the radar's conflict between two sessions", async () => {
+    const term = board();
+    await term.waitFor('● live');
+    // The default script of both writes BATON_NOTES.md: the radar finds them colliding.
+    await dispatch('left');
+    await dispatch('right');
+    await term.waitFor(/radar\.conflict_found (left ↔ right|right ↔ left): \w+ \(BATON_NOTES\.md\)/);
+  });
+
   it('shows the opening repository first and every repository after tab', async () => {
     const other = t.repo('other');
     await t.ok(['dispatch', 'elsewhere', '--name', 'far', '--agent', 'scripted'], { cwd: other });
