@@ -2,7 +2,7 @@
  * The terminal board (`baton` with no arguments), driven as a person drives it: in tmux, keys
  * sent and the screen read, against a real supervisor with scripted sessions.
  */
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { SessionView } from '../../src/api/index.js';
@@ -50,33 +50,39 @@ describe('the terminal board', () => {
   });
 
   it('shows every state grouped like the page, readable at 80×24 without colour (NO_COLOR)', async () => {
-    await dispatch('asker', ASK);
-    await dispatch('approver', APPROVE);
+    // Three sessions at work at most, so the last one waits in the queue.
+    mkdirSync(t.home, { recursive: true });
+    writeFileSync(join(t.home, 'config.json'), JSON.stringify({ maxConcurrent: 3 }));
     await dispatch('failing', [{ fail: 'the tests broke' }]);
     await dispatch('finished');
     await dispatch('landed');
-    await dispatch('halted', LONG);
-    await dispatch('busy', LONG);
-    await t.waitForState('asker', 'needs_input');
-    await t.waitForState('approver', 'needs_input');
     await t.waitForState('failing', 'failed');
     await t.waitForState('finished', 'ready_for_review');
     await t.waitForState('landed', 'ready_for_review');
     await t.ok(['done', 'landed']);
+    await dispatch('halted', LONG);
     await t.waitForState('halted', 'working');
     await t.ok(['stop', 'halted']);
+    await dispatch('asker', ASK);
+    await dispatch('approver', APPROVE);
+    await dispatch('busy', LONG);
+    await t.waitForState('asker', 'needs_input');
+    await t.waitForState('approver', 'needs_input');
     await t.waitForState('busy', 'working');
+    await dispatch('waiting');
+    await t.waitForState('waiting', 'queued');
     await t.ok(['pin', 'finished']);
 
     const term = board({ env: { NO_COLOR: '1' } });
     const screen = await term.waitFor((s) => s.includes('Stopped (1)') && s.includes('● live'));
-    for (const title of ['Pinned (1)', 'Needs input (2)', 'Working (1)', 'Completed (1)', 'Failed (1)', 'Stopped (1)']) expect(screen).toContain(title);
+    for (const title of ['Pinned (1)', 'Needs input (2)', 'Working (1)', 'Queued (1)', 'Completed (1)', 'Failed (1)', 'Stopped (1)']) expect(screen).toContain(title);
     // The order of the page: pinned, needs input, working, ready for review, queued, completed, failed, stopped.
-    const order = ['Pinned', 'Needs input', 'Working', 'Completed', 'Failed', 'Stopped'].map((title) => screen.indexOf(`${title} (`));
+    const order = ['Pinned', 'Needs input', 'Working', 'Queued', 'Completed', 'Failed', 'Stopped'].map((title) => screen.indexOf(`${title} (`));
     expect([...order].sort((a, b) => a - b)).toEqual(order);
     expect(screen).toMatch(/asker\s+scripted\s+\S+\s+asks: Which database should I use\?/);
     expect(screen).toMatch(/approver\s+scripted\s+\S+\s+waiting: approve Bash: rm -rf build/);
     expect(screen).toMatch(/\*finished\s+scripted\s+\S+\s+\[ready for review\]/);
+    expect(screen).toMatch(/waiting\s+scripted\s+\S+\s+queued #1/);
     expect(screen).toContain('q quit');
     for (const line of lines(screen)) expect([...line].length).toBeLessThanOrEqual(80);
     expect(lines(screen).length).toBeLessThanOrEqual(24);
