@@ -40,7 +40,7 @@ describe("the terminal board's keys", () => {
     await term.waitFor('Approved for approver');
   });
 
-  it('denies with d and a reason, and says so when nothing waits for approval', async () => {
+  it('denies with d and a reason, says so when nothing waits for approval, and stops with s', async () => {
     await b.dispatch('busy', LONG);
     await b.t.waitForState('busy', 'working');
     const term = b.board();
@@ -58,6 +58,17 @@ describe("the terminal board's keys", () => {
     term.keys('Enter');
     const resolved = await b.t.waitForEvent('approver', (e) => e.type === 'approval.resolved');
     expect(resolved).toMatchObject({ decision: 'deny' });
+    await term.waitFor('Denied for approver');
+    // s stops the selected session: filtered down to it first.
+    term.keys('/');
+    await term.waitFor('filter by name');
+    term.type('busy');
+    await term.waitFor(/1 of 2 sessions/);
+    term.keys('Enter');
+    await term.waitFor('── workspace');
+    term.keys('s');
+    await term.waitFor(/busy is stopped; `baton respawn busy` or a reply resumes it/);
+    await b.t.waitForState('busy', 'stopped');
   });
 
   it('attaches with enter: the live transcript, a pasted reply sent, esc back to the board', async () => {
@@ -140,5 +151,8 @@ describe("the terminal board's keys", () => {
     expect(b.t.git(b.repo, 'rev-parse', '--verify', 'refs/baton/snapshots/alpha')).toMatch(/^[0-9a-f]{40}$/);
     term.keys('Escape');
     await term.waitFor('beta');
+    term.keys('?');
+    const help = await term.waitFor('keys (? or esc closes)');
+    expect(help).toContain('q              quit the board; sessions go on');
   });
 });
