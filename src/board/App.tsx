@@ -170,7 +170,7 @@ export function App({ ctx, here, color, onFrame }: AppProps) {
   return (
     <Box flexDirection="column" height={size.rows - 1} width={width}>
       <Header scope={scopeLabel} count={shownCount} total={totalCount} filter={filter} status={board.status} width={width} color={color} />
-      <SessionList rows={rows} top={Math.min(top, Math.max(0, rows.length - listHeight))} height={listHeight} selectedId={selected?.id} manyProjects={manyProjects} now={now} width={width} color={color} empty={emptyText(board, filter, onlyHere)} />
+      <SessionList rows={rows} top={Math.min(top, Math.max(0, rows.length - listHeight))} height={listHeight} selectedId={selected?.id} manyProjects={manyProjects} now={now} width={width} color={color} empty={emptyText(board, filter, onlyHere)} conflicts={board.conflicts} />
       {renderPanel()}
       <Footer note={note} width={width} color={color} />
     </Box>

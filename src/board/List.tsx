@@ -4,6 +4,7 @@ import { memo } from 'react';
 import type { SessionView } from '../api/index.js';
 import type { WorkspaceEvent } from '../events/workspace.js';
 import { columnsFor, fit, groupColor, keyHints, sessionLine, workspaceLine } from './lines.js';
+import type { ConflictBadge } from '../api/conflicts.js';
 import type { ConnectionStatus, Row } from './model.js';
 
 export function Header(props: { scope: string; count: number; total: number; filter: string; status: ConnectionStatus; width: number; color: boolean }) {
@@ -47,6 +48,7 @@ export interface ListProps {
   width: number;
   color: boolean;
   empty: string;
+  conflicts: Readonly<Record<string, ConflictBadge>>;
 }
 
 /** The window of rows from `top`, `height` lines tall (padded, so the screen below stays put). */
@@ -64,7 +66,7 @@ export function SessionList(props: ListProps) {
       );
     }
     const selected = row.session.id === props.selectedId;
-    return <SessionRow key={row.session.id} session={row.session} selected={selected} text={sessionLine(row.session, selected, columns, props.manyProjects, props.now, props.width)} />;
+    return <SessionRow key={row.session.id} session={row.session} selected={selected} text={sessionLine(row.session, selected, columns, props.manyProjects, props.now, props.width, props.conflicts[row.session.id])} />;
   });
   return (
     <Box flexDirection="column" height={props.height}>

@@ -46,9 +46,12 @@ export async function runFeed(options: FeedOptions): Promise<void> {
         positioned = true;
       }
       const { path } = requestLine(ROUTE, { query: { after: options.lastSeq() } });
+      const badges = conflictBadges(api, onUpdate);
       await api.stream(path, signal, (message) => {
         failures = 0;
         deliver(message, onUpdate);
+        // The radar's badges, as the page fetches them: after each snapshot and each radar event.
+        if (message.event === 'snapshot' || (message.event === 'workspace' && message.data.includes('"type":"radar.'))) badges();
         return false;
       });
     } catch (error) {
@@ -82,6 +85,31 @@ function deliver(message: { event: string; data: string }, onUpdate: (update: St
       // A message this board does not know yet (a newer supervisor): nothing to show.
       return;
   }
+}
+
+/** Fetches the badges; a burst of radar events while one fetch is out makes one more, not one each. */
+function conflictBadges(api: SupervisorClient, onUpdate: (update: StreamUpdate) => void): () => void {
+  let inFlight = false;
+  let again = false;
+  const fetch = (): void => {
+    if (inFlight) {
+      again = true;
+      return;
+    }
+    inFlight = true;
+    api
+      .call('GET /api/conflicts/badges')
+      .then(({ badges }) => onUpdate({ kind: 'conflicts', badges }))
+      .catch(() => undefined) // the next radar event or reconnect fetches them again
+      .finally(() => {
+        inFlight = false;
+        if (again) {
+          again = false;
+          fetch();
+        }
+      });
+  };
+  return fetch;
 }
 
 function wait(ms: number, signal: AbortSignal): Promise<void> {

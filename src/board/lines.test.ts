@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { WorkspaceEvent } from '../events/workspace.js';
-import { colorsWanted, fit, keyHints, sessionLine, workspaceLine } from './lines.js';
+import { colorsWanted, conflictWord, fit, keyHints, sessionLine, workspaceLine } from './lines.js';
 import type { SessionView } from '../api/index.js';
 
 const base = {
@@ -39,5 +39,12 @@ describe('board lines', () => {
     expect(fit('ab', 4, true)).toBe('ab  ');
     expect(keyHints(80).length).toBeLessThanOrEqual(80);
     expect(keyHints(200)).toContain('x remove');
+  });
+
+  it("puts the radar's badge before the activity, the base named as such", () => {
+    expect(conflictWord(undefined)).toBe('');
+    expect(conflictWord({ level: 'hot', with: [{ name: 'beta', level: 'hot', base: false }, { name: 'main', level: 'soft', base: true }] })).toBe('⚠ hot: beta, base · ');
+    const line = sessionLine({ ...base, state: 'working', reason: null, activity: 'editing a.ts' }, false, { name: 20, agent: 8 }, false, Date.parse('2026-01-01T00:00:10.000Z'), 120, { level: 'soft', with: [{ name: 'beta', level: 'soft', base: false }] });
+    expect(line).toContain('10s  ⚠ soft: beta · editing a.ts');
   });
 });

@@ -3,6 +3,7 @@
  * is decided here (and unit-tested), not by wrapping. Colours are chosen here too, and only when
  * the terminal has them and NO_COLOR is not set.
  */
+import type { ConflictBadge } from '../api/conflicts.js';
 import type { SessionView } from '../api/index.js';
 import { age, describe } from '../cli/render.js';
 import { describeWorkspaceEvent } from '../cli/commands/events.js';
@@ -57,11 +58,17 @@ export function label(s: SessionView, manyProjects: boolean): string {
 }
 
 /** `› name  agent  age  activity`, exactly `width` columns. */
-export function sessionLine(s: SessionView, selected: boolean, columns: Columns, manyProjects: boolean, now: number, width: number): string {
+export function sessionLine(s: SessionView, selected: boolean, columns: Columns, manyProjects: boolean, now: number, width: number, conflict?: ConflictBadge): string {
   const pin = s.pinned ? '*' : ' ';
   const head = `${selected ? '›' : ' '}${pin}${fit(label(s, manyProjects), columns.name, true)} ${fit(s.agent, columns.agent, true)} ${age(s.lastEventAt ?? s.createdAt, now).padStart(3)}  `;
-  const detail = s.state === 'queued' && s.queuePosition !== null ? `queued #${s.queuePosition}` : stateWord(s) + describe(s);
+  const detail = conflictWord(conflict) + (s.state === 'queued' && s.queuePosition !== null ? `queued #${s.queuePosition}` : stateWord(s) + describe(s));
   return fit(head + detail, width, true);
+}
+
+/** `⚠ hot: beta, base · ` before the activity, as the page's card badge says it. */
+export function conflictWord(badge: ConflictBadge | undefined): string {
+  if (badge === undefined || badge.with.length === 0) return '';
+  return `⚠ ${badge.level}: ${badge.with.map((w) => (w.base ? 'base' : w.name)).join(', ')} · `;
 }
 
 /** Inside a group the state is known, except where a group holds several (Pinned, Working). */

@@ -4,6 +4,7 @@
  * the page show), the latest workspace events of every domain, and the connection's status.
  * Rendering and I/O live elsewhere; this is what the unit tests pin down.
  */
+import type { ConflictBadge } from '../api/conflicts.js';
 import { groupSessions } from '../api/groups.js';
 import type { SessionView } from '../api/index.js';
 import type { WorkspaceEvent } from '../events/workspace.js';
@@ -21,9 +22,11 @@ export interface BoardData {
   lastSeq: number;
   status: ConnectionStatus;
   loaded: boolean;
+  /** The conflict radar's badges by session id, as the page shows them. */
+  conflicts: Readonly<Record<string, ConflictBadge>>;
 }
 
-export const emptyBoard: BoardData = { sessions: new Map(), events: [], lastSeq: 0, status: { kind: 'connecting' }, loaded: false };
+export const emptyBoard: BoardData = { sessions: new Map(), events: [], lastSeq: 0, status: { kind: 'connecting' }, loaded: false, conflicts: {} };
 
 /** One message of `GET /api/stream`, as the feed hands it over. */
 export type StreamUpdate =
@@ -32,7 +35,8 @@ export type StreamUpdate =
   | { kind: 'removed'; id: string }
   | { kind: 'workspace'; event: WorkspaceEvent }
   | { kind: 'status'; status: ConnectionStatus }
-  | { kind: 'position'; lastSeq: number };
+  | { kind: 'position'; lastSeq: number }
+  | { kind: 'conflicts'; badges: Record<string, ConflictBadge> };
 
 export function applyUpdate(board: BoardData, update: StreamUpdate): BoardData {
   switch (update.kind) {
@@ -57,6 +61,8 @@ export function applyUpdate(board: BoardData, update: StreamUpdate): BoardData {
       return { ...board, status: update.status };
     case 'position':
       return update.lastSeq > board.lastSeq ? { ...board, lastSeq: update.lastSeq } : board;
+    case 'conflicts':
+      return { ...board, conflicts: update.badges };
   }
 }
 

@@ -101,13 +101,16 @@ describe('the terminal board', () => {
     expect(screen.split('session.pinned busy pinned').length - 1).toBe(1);
   });
 
-  it("shows other domains' workspace events live: the radar's conflict between two sessions", async () => {
+  it("shows other domains' workspace events live: the radar's conflict in the feed and on both rows", async () => {
     const term = b.board();
     await term.waitFor('● live');
     // The default script of both writes BATON_NOTES.md: the radar finds them colliding.
     await b.dispatch('left');
     await b.dispatch('right');
     await term.waitFor(/radar\.conflict_found (left ↔ right|right ↔ left): \w+ \(BATON_NOTES\.md\)/);
+    // And each row carries the radar's badge, as the page's cards do.
+    const rows = await term.waitFor((s) => /left .*⚠ (hot|soft): right/.test(s) && /right .*⚠ (hot|soft): left/.test(s));
+    expect(rows).toMatch(/⚠ (hot|soft): right · turn finished/);
   });
 
   it('shows the opening repository first and every repository after tab', async () => {
