@@ -98,7 +98,7 @@ export async function run({ sessions = 100, events = 1_000_000, runs = 30, log =
 }
 
 /** Inserts sessions and events straight into a fresh store, one transaction: no agents needed. */
-async function seed(home, root, sessionCount, eventCount, log) {
+export async function seed(home, root, sessionCount, eventCount, log) {
   const started = Date.now();
   const { openDb } = await import(join(DIST, 'store', 'db.js'));
   const { SessionStore } = await import(join(DIST, 'store', 'sessions.js'));
@@ -147,7 +147,7 @@ function syntheticEvent(seq) {
   }
 }
 
-function makeRepo(root) {
+export function makeRepo(root) {
   const repo = join(root, 'live-repo');
   mkdirSync(repo);
   writeFileSync(join(repo, 'README.md'), '# bench\n');
@@ -158,7 +158,7 @@ function makeRepo(root) {
   return repo;
 }
 
-function startSupervisor(home, root) {
+export function startSupervisor(home, root) {
   const child = spawn(process.execPath, [join(DIST, 'server', 'main.js')], { cwd: root, env: { ...process.env, BATON_HOME: home, BATON_MAX_CONCURRENT: '1000' }, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
   const exited = new Promise((resolve) => child.once('exit', resolve));
   return new Promise((resolve, reject) => {
@@ -364,7 +364,7 @@ function summarize(figures) {
 
 const round = (n) => Math.round(n * 10) / 10;
 
-function killHosts(home) {
+export function killHosts(home) {
   const dir = join(home, 'sessions');
   if (!existsSync(dir)) return;
   for (const id of execFileSync('ls', [dir], { encoding: 'utf8' }).split('\n').filter(Boolean)) {

@@ -61,8 +61,8 @@ export class SupervisorClient extends ApiClient {
     });
   }
 
-  /** Reads SSE messages until `signal` aborts or `onMessage` answers true (the stream has said its last). */
-  private async stream(path: string, signal: AbortSignal, onMessage: (message: { event: string; data: string }) => boolean): Promise<void> {
+  /** Reads SSE messages of `path` until `signal` aborts or `onMessage` answers true (the stream has said its last). */
+  async stream(path: string, signal: AbortSignal, onMessage: (message: { event: string; data: string }) => boolean): Promise<void> {
     let response: IncomingMessage;
     try {
       response = await open(this.baseUrl + path, this.headers, signal);

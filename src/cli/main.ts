@@ -23,7 +23,9 @@ export async function main(argv: string[]): Promise<void> {
   });
   try {
     const fast = readOnlyCommand(ctx, argv.slice(2));
-    if (fast !== undefined) await fast();
+    // A bare `baton` is the terminal board (or, off a terminal, the list `baton ls` prints).
+    if (argv.length === 2) await (await import('../board/index.js')).openBoard(ctx);
+    else if (fast !== undefined) await fast();
     else await buildProgram(ctx, argv.includes('--json')).parseAsync(argv);
     process.exitCode ??= 0;
   } catch (error) {

@@ -77,7 +77,8 @@ function renderRow(s: SessionView, name: string, usageWidth: number, now: number
   return (head + shown).trimEnd();
 }
 
-function describe(s: SessionView): string {
+/** A session's activity line: the question or approval it waits on, else what it is doing. */
+export function describe(s: SessionView): string {
   if (s.reason !== null && (s.state === 'needs_input' || s.state === 'failed')) {
     const prefix = s.reason.kind === 'approval' ? 'waiting: ' : s.reason.kind === 'question' ? 'asks: ' : '';
     return oneLine(prefix + reasonText(s.reason), 80);
@@ -116,7 +117,8 @@ function formatTokens(n: number): string {
   return n >= 1_000_000 ? `${(n / 1_000_000).toFixed(1)}M` : n >= 1000 ? `${(n / 1000).toFixed(1)}k` : String(n);
 }
 
-function age(iso: string, now: number): string {
+/** How long ago, in one short word: `12s`, `5m`, `3h`, `2d`. */
+export function age(iso: string, now: number): string {
   const seconds = Math.max(0, Math.round((now - Date.parse(iso)) / 1000));
   if (seconds < 60) return `${seconds}s`;
   if (seconds < 3600) return `${Math.round(seconds / 60)}m`;

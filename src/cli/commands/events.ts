@@ -30,10 +30,27 @@ export async function events(ctx: Context, opts: { follow?: boolean; json?: bool
 /** One line for people: sequence, time, what happened. */
 export function formatWorkspaceEvent(event: WorkspaceEvent): string {
   const time = event.ts.slice(11, 19);
-  return `${String(event.seq).padStart(5)} ${time} ${event.type.padEnd(22)} ${describe(event)}`;
+  return `${String(event.seq).padStart(5)} ${time} ${event.type.padEnd(22)} ${describeWorkspaceEvent(event)}`;
 }
 
-function describe(event: WorkspaceEvent): string {
+/**
+ * What happened, in words. An event of a domain this build does not know (a newer supervisor)
+ * still reads: its type and the names and words in its data.
+ */
+export function describeWorkspaceEvent(event: WorkspaceEvent): string {
+  const known: string | undefined = describeKnown(event);
+  return known ?? describeUnknown((event as { data?: unknown }).data);
+}
+
+function describeUnknown(data: unknown): string {
+  if (typeof data !== 'object' || data === null) return typeof data === 'string' || typeof data === 'number' ? String(data) : '';
+  const words = Object.entries(data as Record<string, unknown>)
+    .filter(([key, value]) => key !== 'id' && (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean'))
+    .map(([key, value]) => (key === 'name' || key === 'title' ? String(value) : `${key}: ${String(value)}`));
+  return words.join(', ').replace(/\s+/g, ' ');
+}
+
+function describeKnown(event: WorkspaceEvent): string {
   switch (event.type) {
     case 'session.dispatched':
       return `${event.data.name} (${event.data.agent}) on ${event.data.branch}`;

@@ -2,42 +2,12 @@
 import { useDeferredValue, useEffect, useMemo, useState } from 'react';
 import type { SessionView } from '../../../src/api/index.js';
 import type { ReviewQueueView } from '../../../src/api/sessions.js';
-import type { SessionState } from '../../../src/events/index.js';
+import { groupSessions } from '../../../src/api/groups.js';
 import { firstRenderLimit, useBoard, type BoardState } from '../board.js';
 import { matches, type Filter } from '../filter.js';
 import { pendingFocus, useKeys } from '../keys.js';
 import { navigate } from '../router.js';
 import { Card, decide } from './Card.js';
-
-interface Group {
-  key: string;
-  title: string;
-  states: SessionState[];
-}
-
-/** Starting folds into Working and Stopped sits with Failed's neighbours: what a person scans for. */
-const GROUPS: Group[] = [
-  { key: 'needs_input', title: 'Needs input', states: ['needs_input'] },
-  { key: 'working', title: 'Working', states: ['working', 'starting', 'preparing'] },
-  { key: 'ready_for_review', title: 'Ready for review', states: ['ready_for_review'] },
-  { key: 'queued', title: 'Queued', states: ['queued'] },
-  { key: 'completed', title: 'Completed', states: ['completed'] },
-  { key: 'failed', title: 'Failed', states: ['failed'] },
-  { key: 'stopped', title: 'Stopped', states: ['stopped'] },
-];
-
-export function groupSessions(sessions: SessionView[]): { key: string; title: string; sessions: SessionView[] }[] {
-  const byRecent = [...sessions].sort((a, b) => (b.lastEventAt ?? b.createdAt).localeCompare(a.lastEventAt ?? a.createdAt));
-  const pinned = byRecent.filter((s) => s.pinned);
-  const groups = [{ key: 'pinned', title: 'Pinned', sessions: pinned }];
-  for (const group of GROUPS) {
-    const inGroup = byRecent.filter((s) => !s.pinned && group.states.includes(s.state));
-    // Queued sessions start in queue order, so show them that way.
-    if (group.key === 'queued') inGroup.sort((a, b) => (a.queuePosition ?? 0) - (b.queuePosition ?? 0));
-    groups.push({ key: group.key, title: group.title, sessions: inGroup });
-  }
-  return groups.filter((g) => g.sessions.length > 0);
-}
 
 export function Board({ filter }: { filter: Filter }) {
   const board = useBoard();
@@ -89,7 +59,7 @@ export function Board({ filter }: { filter: Filter }) {
 }
 
 function Groups(props: {
-  groups: ReturnType<typeof groupSessions>;
+  groups: { key: string; title: string; sessions: SessionView[] }[];
   changes: Readonly<Record<string, number>>;
   reviewQueue: ReviewQueueView | undefined;
   conflicts: BoardState['conflicts'];

@@ -1,0 +1,123 @@
+/**
+ * The board's one live feed: `GET /api/stream`, the same stream the page reads. A cut stream
+ * (the supervisor killed or restarted) is opened again after the last workspace event seen, so
+ * nothing is lost or repeated, and its fresh snapshot replaces the sessions. The supervisor is
+ * started again if it crashed, as `logs -f` does (src/cli/follow.ts), but not if it was stopped
+ * on purpose: then the board says so and waits for the user.
+ */
+import { existsSync } from 'node:fs';
+import { requestLine, streamMessage } from '../api/client.js';
+import type { SupervisorClient } from '../cli/client.js';
+import { client } from '../cli/connect.js';
+import type { Context } from '../cli/context.js';
+import { SupervisorUnreachableError } from '../shared/errors.js';
+import { homePaths } from '../shared/paths.js';
+import type { StreamUpdate } from './model.js';
+
+const ROUTE = 'GET /api/stream';
+/** Pauses between attempts while the supervisor comes back: short at first, then at most this. */
+const RETRY_MS = [100, 250, 500, 1000, 2000] as const;
+
+export interface FeedOptions {
+  ctx: Context;
+  signal: AbortSignal;
+  onUpdate: (update: StreamUpdate) => void;
+  /** The last workspace event the board holds; a reconnect resumes after it. */
+  lastSeq(): number;
+  /** Waits before the next attempt; a test or bench may pass its own. */
+  pause?: (ms: number, signal: AbortSignal) => Promise<void>;
+  /** Called with each client connected, so actions use the live supervisor's port. */
+  onClient?: (api: SupervisorClient) => void;
+}
+
+/** Follows the stream until `signal` aborts, or until the supervisor was stopped on purpose. */
+export async function runFeed(options: FeedOptions): Promise<void> {
+  const { ctx, signal, onUpdate } = options;
+  const pause = options.pause ?? wait;
+  let positioned = false;
+  for (let failures = 0; !signal.aborted; ) {
+    try {
+      const api = await client(ctx);
+      options.onClient?.(api);
+      if (!positioned) {
+        // Where the bus stands now: the stream then starts there, and a reconnect later resumes from what was seen.
+        const { lastSeq } = await api.call('GET /api/workspace/events', { query: { after: Number.MAX_SAFE_INTEGER, limit: 1 } });
+        onUpdate({ kind: 'position', lastSeq });
+        positioned = true;
+      }
+      const { path } = requestLine(ROUTE, { query: { after: options.lastSeq() } });
+      const badges = conflictBadges(api, onUpdate);
+      await api.stream(path, signal, (message) => {
+        failures = 0;
+        deliver(message, onUpdate);
+        // The radar's badges, as the page fetches them: after each snapshot and each radar event.
+        if (message.event === 'snapshot' || (message.event === 'workspace' && message.data.includes('"type":"radar.'))) badges();
+        return false;
+      });
+    } catch (error) {
+      if (signal.aborted) return;
+      const why = error instanceof Error ? error.message : String(error);
+      if (error instanceof SupervisorUnreachableError && !existsSync(homePaths(ctx.home).supervisorJson)) {
+        onUpdate({ kind: 'status', status: { kind: 'stopped', why: 'The supervisor was stopped.' } });
+        return;
+      }
+      onUpdate({ kind: 'status', status: { kind: 'reconnecting', why } });
+      await pause(RETRY_MS[Math.min(failures++, RETRY_MS.length - 1)] ?? 2000, signal);
+    }
+  }
+}
+
+function deliver(message: { event: string; data: string }, onUpdate: (update: StreamUpdate) => void): void {
+  switch (message.event) {
+    case 'snapshot':
+      onUpdate({ kind: 'snapshot', sessions: streamMessage(ROUTE, 'snapshot', message.data).sessions });
+      return;
+    case 'session':
+      onUpdate({ kind: 'session', session: streamMessage(ROUTE, 'session', message.data) });
+      return;
+    case 'removed':
+      onUpdate({ kind: 'removed', id: streamMessage(ROUTE, 'removed', message.data).id });
+      return;
+    case 'workspace':
+      onUpdate({ kind: 'workspace', event: streamMessage(ROUTE, 'workspace', message.data) });
+      return;
+    default:
+      // A message this board does not know yet (a newer supervisor): nothing to show.
+      return;
+  }
+}
+
+/** Fetches the badges; a burst of radar events while one fetch is out makes one more, not one each. */
+function conflictBadges(api: SupervisorClient, onUpdate: (update: StreamUpdate) => void): () => void {
+  let inFlight = false;
+  let again = false;
+  const fetch = (): void => {
+    if (inFlight) {
+      again = true;
+      return;
+    }
+    inFlight = true;
+    api
+      .call('GET /api/conflicts/badges')
+      .then(({ badges }) => onUpdate({ kind: 'conflicts', badges }))
+      .catch(() => undefined) // the next radar event or reconnect fetches them again
+      .finally(() => {
+        inFlight = false;
+        if (again) {
+          again = false;
+          fetch();
+        }
+      });
+  };
+  return fetch;
+}
+
+function wait(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    signal.addEventListener('abort', () => {
+      clearTimeout(timer);
+      resolve();
+    }, { once: true });
+  });
+}

@@ -1,0 +1,50 @@
+import { describe, expect, it } from 'vitest';
+import type { WorkspaceEvent } from '../events/workspace.js';
+import { colorsWanted, conflictWord, fit, keyHints, sessionLine, workspaceLine } from './lines.js';
+import type { SessionView } from '../api/index.js';
+
+const base = {
+  id: 'a1', name: 'refactor-watcher', project: 'repo', projectRoot: '/r', agent: 'claude', model: null, permissionMode: 'default', prompt: 'p',
+  state: 'needs_input', reason: { kind: 'question', text: 'Which of the two watcher APIs should the new code use, and should the old one stay?' }, pinned: false,
+  branch: 'b', baseRef: 'main', baseCommit: 'c', worktree: '/w', hostPid: 1, running: true, activity: null, lastSeq: 3, inputTokens: 0, outputTokens: 0, costUsd: 0,
+  createdAt: '2026-01-01T00:00:00.000Z', updatedAt: '2026-01-01T00:00:00.000Z', lastEventAt: '2026-01-01T00:00:00.000Z', queuePosition: null,
+} as SessionView;
+
+describe('board lines', () => {
+  it('fits a session into 80 columns, the question cut and never the name', () => {
+    const line = sessionLine(base, true, { name: 20, agent: 8 }, false, Date.parse('2026-01-01T00:01:00.000Z'), 80);
+    expect([...line].length).toBe(80);
+    expect(line.startsWith('› refactor-watcher')).toBe(true);
+    expect(line).toContain('claude');
+    expect(line).toContain('1m  asks: Which of the two watcher APIs');
+    expect(line.endsWith('…')).toBe(true);
+  });
+
+  it('describes a workspace event of a domain it does not know by its type and its words', () => {
+    const event = { seq: 4, ts: '2026-01-01T12:34:56.000Z', type: 'alert.raised', data: { id: 'x', name: 'w3', message: 'over budget', spent: 2.5, nested: { a: 1 } } } as unknown as WorkspaceEvent;
+    expect(workspaceLine(event, 200)).toBe('12:34:56 alert.raised w3, message: over budget, spent: 2.5');
+  });
+
+  it('colours only a colour terminal without NO_COLOR', () => {
+    const tty = { isTTY: true, hasColors: () => true };
+    expect(colorsWanted({}, tty)).toBe(true);
+    expect(colorsWanted({ NO_COLOR: '1' }, tty)).toBe(false);
+    expect(colorsWanted({ NO_COLOR: '' }, tty)).toBe(true);
+    expect(colorsWanted({ TERM: 'dumb' }, tty)).toBe(false);
+    expect(colorsWanted({}, { isTTY: true, hasColors: () => false })).toBe(false);
+  });
+
+  it('cuts with an ellipsis, pads on request, and shortens the key hints to the width', () => {
+    expect(fit('abcdef', 4)).toBe('abc…');
+    expect(fit('ab', 4, true)).toBe('ab  ');
+    expect(keyHints(80).length).toBeLessThanOrEqual(80);
+    expect(keyHints(200)).toContain('x remove');
+  });
+
+  it("puts the radar's badge before the activity, the base named as such", () => {
+    expect(conflictWord(undefined)).toBe('');
+    expect(conflictWord({ level: 'hot', with: [{ name: 'beta', level: 'hot', base: false }, { name: 'main', level: 'soft', base: true }] })).toBe('⚠ hot: beta, base · ');
+    const line = sessionLine({ ...base, state: 'working', reason: null, activity: 'editing a.ts' }, false, { name: 20, agent: 8 }, false, Date.parse('2026-01-01T00:00:10.000Z'), 120, { level: 'soft', with: [{ name: 'beta', level: 'soft', base: false }] });
+    expect(line).toContain('10s  ⚠ soft: beta · editing a.ts');
+  });
+});

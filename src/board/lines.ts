@@ -1,0 +1,105 @@
+/**
+ * The board's lines as plain strings cut to the terminal's width, so that what 80 columns show
+ * is decided here (and unit-tested), not by wrapping. Colours are chosen here too, and only when
+ * the terminal has them and NO_COLOR is not set.
+ */
+import type { ConflictBadge } from '../api/conflicts.js';
+import type { SessionView } from '../api/index.js';
+import { age, describe } from '../cli/render.js';
+import { describeWorkspaceEvent } from '../cli/commands/events.js';
+import type { WorkspaceEvent } from '../events/workspace.js';
+
+/** Colours by group and state; `undefined` leaves the terminal's own. */
+const GROUP_COLOR: Record<string, string> = {
+  'Needs input': 'yellow',
+  Failed: 'red',
+  Working: 'blue',
+  'Ready for review': 'green',
+  Stopped: 'gray',
+  Completed: 'gray',
+};
+
+/**
+ * Whether to colour: not when NO_COLOR is set (to anything but empty), not on a dumb terminal,
+ * and only when the terminal says it has colours.
+ */
+export function colorsWanted(env: NodeJS.ProcessEnv, out: { hasColors?: () => boolean; isTTY?: boolean }): boolean {
+  if ((env.NO_COLOR ?? '') !== '' || env.TERM === 'dumb') return false;
+  if ((env.FORCE_COLOR ?? '') !== '' && env.FORCE_COLOR !== '0') return true;
+  return out.isTTY === true && (out.hasColors?.() ?? false);
+}
+
+export function groupColor(title: string, color: boolean): string | undefined {
+  if (!color) return undefined;
+  return GROUP_COLOR[title.replace(/ \(\d+\)$/, '')];
+}
+
+/** Cuts `text` to `width` columns with an ellipsis; pads it when `pad` asks. */
+export function fit(text: string, width: number, pad = false): string {
+  if (width <= 0) return '';
+  const chars = [...text];
+  if (chars.length > width) return chars.slice(0, Math.max(0, width - 1)).join('') + '…';
+  return pad ? text + ' '.repeat(width - chars.length) : text;
+}
+
+export interface Columns {
+  name: number;
+  agent: number;
+}
+
+/** The name column as wide as the longest shown name, within 12..28 (narrower on a narrow terminal). */
+export function columnsFor(sessions: readonly SessionView[], width: number, manyProjects: boolean): Columns {
+  const longest = Math.max(4, ...sessions.map((s) => label(s, manyProjects).length));
+  return { name: Math.min(longest, width < 100 ? 20 : 28), agent: 8 };
+}
+
+export function label(s: SessionView, manyProjects: boolean): string {
+  return manyProjects ? `${s.project}/${s.name}` : s.name;
+}
+
+/** `› name  agent  age  activity`, exactly `width` columns. */
+export function sessionLine(s: SessionView, selected: boolean, columns: Columns, manyProjects: boolean, now: number, width: number, conflict?: ConflictBadge): string {
+  const pin = s.pinned ? '*' : ' ';
+  const head = `${selected ? '›' : ' '}${pin}${fit(label(s, manyProjects), columns.name, true)} ${fit(s.agent, columns.agent, true)} ${age(s.lastEventAt ?? s.createdAt, now).padStart(3)}  `;
+  const detail = conflictWord(conflict) + (s.state === 'queued' && s.queuePosition !== null ? `queued #${s.queuePosition}` : stateWord(s) + describe(s));
+  return fit(head + detail, width, true);
+}
+
+/** `⚠ hot: beta, base · ` before the activity, as the page's card badge says it. */
+export function conflictWord(badge: ConflictBadge | undefined): string {
+  if (badge === undefined || badge.with.length === 0) return '';
+  return `⚠ ${badge.level}: ${badge.with.map((w) => (w.base ? 'base' : w.name)).join(', ')} · `;
+}
+
+/** Inside a group the state is known, except where a group holds several (Pinned, Working). */
+function stateWord(s: SessionView): string {
+  if (s.pinned) return `[${s.state.replace(/_/g, ' ')}] `;
+  if (s.state === 'starting' || s.state === 'preparing') return `[${s.state}] `;
+  return '';
+}
+
+/** One workspace event of any domain, known or not: `12:01:03 merge.landed  a landed on main`. */
+export function workspaceLine(event: WorkspaceEvent, width: number): string {
+  const time = typeof event.ts === 'string' ? event.ts.slice(11, 19) : '';
+  return fit(`${time} ${event.type}  ${describeWorkspaceEvent(event)}`.replace(/\s+/g, ' '), width);
+}
+
+/** The footer's keys, shorter on a narrow terminal. */
+export function keyHints(width: number): string {
+  const wide = 'j/k move  enter attach  space peek  r reply  a/d approve/deny  n new  p pin  s stop  x remove  / filter  tab scope  ? help  q quit';
+  const narrow = 'j/k move, → attach, space peek, r/a/d answer, n new, / filter, ? help, q quit';
+  return fit(width >= wide.length ? wide : narrow, width);
+}
+
+export const HELP_LINES = [
+  'j / k, ↑ / ↓   move between sessions (PgUp / PgDn by a screen)',
+  'enter, →       attach: the live transcript; type a reply; esc back',
+  'space          peek: the last events and the question or approval',
+  'r              reply to the selected session (its question shown)',
+  'a / d          approve / deny its pending tool call',
+  'n              dispatch a new session: prompt, agent, name',
+  'p / s / x      pin or unpin / stop / remove (asks first)',
+  '/              filter by name, task, agent or state; esc clears',
+  'tab            this repository only / every repository',
+  'q              quit the board; sessions go on',
+];
