@@ -30,9 +30,10 @@ export class SupervisorClient extends ApiClient {
     readonly baseUrl: string,
     token: string,
     cwd: string,
+    toError: ErrorMapper = toBatonError,
   ) {
     const headers = { authorization: `Bearer ${token}`, 'x-baton-cwd': cwd };
-    super(httpTransport(baseUrl, headers), toBatonError);
+    super(httpTransport(baseUrl, headers), toError);
     this.headers = headers;
   }
 
@@ -178,6 +179,21 @@ export async function connect(options: ConnectOptions): Promise<SupervisorClient
 
 /** A live supervisor answers its health check in milliseconds; a hung one must not hang every command. */
 const HEALTH_TIMEOUT_MS = 5_000;
+
+/**
+ * A client of the running supervisor that presents a session's own credential (Baton's MCP server
+ * inside a session). It never starts a supervisor, and a refusal says the supervisor's reason
+ * (an ended session's revoked credential, a call a session may not make).
+ */
+export async function connectAsSession(home: string, cwd: string, credential: string): Promise<SupervisorClient> {
+  const paths = homePaths(home);
+  const info = readSupervisorFile(paths);
+  if (info === undefined || !isProcessAlive(info.pid)) throw new SupervisorUnreachableError("Baton's supervisor is not running; it is started again by any `baton` command.");
+  return new SupervisorClient(`http://127.0.0.1:${info.port}`, credential, cwd, toSessionError);
+}
+
+const toSessionError: ErrorMapper = (status, body) =>
+  status === 401 && body !== undefined ? new UnauthorizedError(body.error.message) : toBatonError(status, body);
 
 /** The running supervisor's client, or undefined when none answers. Throws on a wrong token. */
 export async function tryExisting(paths: HomePaths, cwd: string): Promise<SupervisorClient | undefined> {

@@ -113,6 +113,23 @@ export const ReviewCommentSent = defineWorkspaceEvent(
   z.object({ project: z.string(), group: z.number().int().positive(), path: z.string(), startLine: z.number().int(), endLine: z.number().int(), sessionId: z.string(), name: z.string() }),
 );
 
+// ── agents through Baton's MCP server (src/mcp) ──────────────────────────────
+
+/** Who acted: a session's agent, or (sessionId null) an MCP client outside Baton. */
+const agentAuthor = z.object({ sessionId: z.string().nullable(), name: z.string() });
+export const SessionMessageSent = defineWorkspaceEvent(
+  'session.message_sent',
+  z.object({ from: agentAuthor, to: z.object(sessionRef), text: z.string(), delivery: z.enum(['now', 'after_turn', 'after_answer']) }),
+);
+/**
+ * What agents record through the MCP server until the tasks domain holds them: each is its own
+ * event (its seq is the record's id), listed back by type (decision 97). `project` is the author's project root, or null.
+ */
+const agentRecord = { author: agentAuthor, project: z.string().nullable() };
+export const AgentDecisionRecorded = defineWorkspaceEvent('agent.decision_recorded', z.object({ ...agentRecord, title: z.string(), text: z.string() }));
+export const AgentNoteAdded = defineWorkspaceEvent('agent.note_added', z.object({ ...agentRecord, text: z.string() }));
+export const AgentTaskCreated = defineWorkspaceEvent('agent.task_created', z.object({ ...agentRecord, title: z.string(), description: z.string() }));
+
 /** Every workspace event there is; a new domain adds its definitions here. */
 export const WORKSPACE_EVENTS = [
   SessionDispatched,
@@ -134,6 +151,10 @@ export const WORKSPACE_EVENTS = [
   ReviewFileStateSet,
   ReviewFileStateReset,
   ReviewCommentSent,
+  SessionMessageSent,
+  AgentDecisionRecorded,
+  AgentNoteAdded,
+  AgentTaskCreated,
 ] as const;
 
 type Definitions = (typeof WORKSPACE_EVENTS)[number];
@@ -166,4 +187,9 @@ export const WorkspaceEvent = z.discriminatedUnion('type', [
   z.object({ ...envelope, type: z.literal(ReviewFileStateSet.type), data: ReviewFileStateSet.schema }),
   z.object({ ...envelope, type: z.literal(ReviewFileStateReset.type), data: ReviewFileStateReset.schema }),
   z.object({ ...envelope, type: z.literal(ReviewCommentSent.type), data: ReviewCommentSent.schema }),
+  // agents through the MCP server
+  z.object({ ...envelope, type: z.literal(SessionMessageSent.type), data: SessionMessageSent.schema }),
+  z.object({ ...envelope, type: z.literal(AgentDecisionRecorded.type), data: AgentDecisionRecorded.schema }),
+  z.object({ ...envelope, type: z.literal(AgentNoteAdded.type), data: AgentNoteAdded.schema }),
+  z.object({ ...envelope, type: z.literal(AgentTaskCreated.type), data: AgentTaskCreated.schema }),
 ]);

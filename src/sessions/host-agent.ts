@@ -1,5 +1,7 @@
 /** What the session host hands its agent, and records when it starts it: derived from the host's spec alone. */
-import type { AgentEvent, AgentStartOptions } from '../agents/index.js';
+import { fileURLToPath } from 'node:url';
+import type { AgentEvent, AgentStartOptions, McpServerCommand } from '../agents/index.js';
+import { credentialPath } from '../mcp/credentials.js';
 import { agentInstructions, type EnvironmentPlan } from '../environments/index.js';
 import { EventBody } from '../events/index.js';
 import type { HostSpec } from './spec.js';
@@ -30,6 +32,21 @@ export function agentStartOptions(spec: HostSpec, stateDir: string, env: Record<
     env,
     settingSources: plan.settingSources[spec.agent],
     instructions: agentInstructions({ cwd: spec.cwd, branch: env.BATON_BRANCH }, plan),
+    batonMcp: batonMcpCommand(spec),
+  };
+}
+
+/**
+ * `baton mcp` for this session: this Baton's own CLI, run by this Node, in the session's worktree,
+ * with the path of the session's credential (never the credential: agents put their MCP
+ * configuration on command lines).
+ */
+export function batonMcpCommand(spec: Pick<HostSpec, 'home' | 'sessionId' | 'cwd'>): McpServerCommand {
+  return {
+    command: process.execPath,
+    args: [fileURLToPath(new URL('../../bin/baton', import.meta.url)), 'mcp'],
+    env: { BATON_HOME: spec.home, BATON_SESSION_CREDENTIAL_FILE: credentialPath(spec.home, spec.sessionId) },
+    cwd: spec.cwd,
   };
 }
 

@@ -73,7 +73,20 @@ function describe(event: WorkspaceEvent): string {
       return `${event.data.project}: ${event.data.path} changed, no longer ${event.data.previous.replace(/_/g, ' ')}`;
     case 'review.comment_sent':
       return `${event.data.project} group ${event.data.group}: comment on ${event.data.path}:${event.data.startLine} sent to ${event.data.name}`;
+    case 'session.message_sent':
+      return `${event.data.from.name} → ${event.data.to.name}: ${oneLine(event.data.text)}`;
+    case 'agent.decision_recorded':
+      return `${event.data.author.name} decided: ${oneLine(event.data.title)}`;
+    case 'agent.note_added':
+      return `${event.data.author.name} noted: ${oneLine(event.data.text)}`;
+    case 'agent.task_created':
+      return `${event.data.author.name} created task ${event.seq}: ${oneLine(event.data.title)}`;
   }
+}
+
+function oneLine(text: string): string {
+  const line = text.replace(/\s+/g, ' ').trim();
+  return line.length > 80 ? `${line.slice(0, 79)}…` : line;
 }
 
 function members(sessions: { name: string }[]): string {
