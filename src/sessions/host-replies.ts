@@ -20,6 +20,11 @@ export interface ReplyQueueOptions {
 /** States in which the agent takes a reply as a new turn. */
 const IDLE = new Set(['ready_for_review', 'stopped', 'failed']);
 
+/** What the agent reads for a message from another session: who sent it, and how it came. */
+export function messagePrompt(from: { name: string }, text: string): string {
+  return `Message from ${from.name} (another agent's session in this workspace), sent through Baton:\n\n${text}`;
+}
+
 interface Waiting {
   text: string;
   /** Sent by another session's agent, not by the user. */

@@ -22,7 +22,7 @@ import { ControlSocket } from './host-control.js';
 import { IdleExit } from './host-idle.js';
 import { prepareSession } from './host-prepare.js';
 import type { HostInfo, HostRequest, HostSpec } from './spec.js';
-import { ReplyQueue } from './host-replies.js';
+import { messagePrompt, ReplyQueue } from './host-replies.js';
 import type { Trigger } from './state.js';
 
 const log = createLogger('host');
@@ -194,7 +194,7 @@ export class SessionHost {
         if (this.replies.isRetry(request.clientId)) return;
         const { text, clientId, from } = request;
         this.record({ type: 'message.added', role: 'user', text, ...(clientId === undefined ? {} : { clientId }), ...(from === undefined ? {} : { from }) });
-        this.replies.accept(text, clientId, from !== undefined);
+        this.replies.accept(from === undefined ? text : messagePrompt(from, text), clientId, from !== undefined);
         return;
       }
       case 'ask':
