@@ -14,10 +14,10 @@ import { TestBaton } from '../support/baton.js';
 type Agent = 'claude' | 'codex';
 const AGENTS: Agent[] = ['claude', 'codex'];
 
-/** How each agent names a tool of the `baton` MCP server. */
-const TOOL: Record<Agent, (name: string) => string> = {
-  claude: (name) => `mcp__baton__${name}`,
-  codex: (name) => `mcp__baton__${name}`,
+/** How each agent's model calls a tool of the `baton` MCP server. */
+const TOOL: Record<Agent, (name: string) => { name: string; namespace?: string }> = {
+  claude: (name) => ({ name: `mcp__baton__${name}` }),
+  codex: (name) => ({ namespace: 'mcp__baton', name }),
 };
 
 const QUESTION = 'Keep the old onChange signature?';
@@ -26,11 +26,11 @@ const MESSAGE = 'I changed the event schema; rebase on it before you touch the h
 const scenarios: Scenario[] = AGENTS.flatMap((agent) => [
   {
     prompt: `${agent}: ask the user through baton`,
-    steps: [{ tools: [{ name: TOOL[agent]('ask_user'), input: { question: QUESTION } }] }, { text: 'Keeping it, as you said.' }],
+    steps: [{ tools: [{ ...TOOL[agent]('ask_user'), input: { question: QUESTION } }] }, { text: 'Keeping it, as you said.' }],
   },
   {
     prompt: `${agent}: message the other session`,
-    steps: [{ tools: [{ name: TOOL[agent]('send_message'), input: { to: `${agent}-target`, text: MESSAGE } }] }, { text: 'Told them.' }],
+    steps: [{ tools: [{ ...TOOL[agent]('send_message'), input: { to: `${agent}-target`, text: MESSAGE } }] }, { text: 'Told them.' }],
   },
   { prompt: `${agent}: wait for news`, steps: [{ text: 'Waiting for news.' }] },
   { prompt: MESSAGE, steps: [{ text: 'Rebasing on the new schema.' }] },

@@ -1,17 +1,32 @@
 /**
- * Baton's MCP server in Codex's terms: an `mcp_servers.baton` entry of the thread's config
- * overrides (the user's own `config.toml` is not touched), started in the session's worktree.
+ * Baton's MCP server in Codex's terms: an `mcp_servers.baton` entry given to `codex app-server`
+ * as `-c` overrides on its command line (the user's own `config.toml` is not touched; a thread's
+ * config overrides do not start MCP servers), run in the session's worktree. The entry holds
+ * paths only — the credential stays in its file — so the command line may carry it. Codex
+ * offers MCP tools to the model in a namespace (`mcp__baton` + the tool's name), and may defer
+ * them behind its `tool_search` tool; either way a call reaches this server.
  */
 import { BATON_MCP_SERVER, type McpServerCommand } from '../types.js';
 
 /** An `ask_user` call waits for the user; Codex's default (60 s) would end it long before a person answers. */
 const TOOL_TIMEOUT_S = 24 * 3600;
 
-export function codexMcpConfig(server: McpServerCommand | undefined): Record<string, unknown> {
-  if (server === undefined) return {};
-  return {
-    mcp_servers: {
-      [BATON_MCP_SERVER]: { command: server.command, args: server.args, env: server.env, cwd: server.cwd, tool_timeout_sec: TOOL_TIMEOUT_S },
-    },
-  };
+export function codexMcpArgs(server: McpServerCommand | undefined): string[] {
+  if (server === undefined) return [];
+  const key = `mcp_servers.${BATON_MCP_SERVER}`;
+  const env = Object.entries(server.env).map(([name, value]) => `${name}=${toml(value)}`);
+  return [
+    ['command', toml(server.command)],
+    ['args', `[${server.args.map(toml).join(', ')}]`],
+    ['env', `{ ${env.join(', ')} }`],
+    ['cwd', toml(server.cwd)],
+    ['tool_timeout_sec', String(TOOL_TIMEOUT_S)],
+    // Its tools act only as this session, through the session's own credential: no approval each call.
+    ['default_tools_approval_mode', '"approve"'],
+  ].flatMap(([field, value]) => ['-c', `${key}.${field}=${value}`]);
+}
+
+/** A TOML basic string: JSON's escapes are TOML's. */
+function toml(value: string): string {
+  return JSON.stringify(value);
 }

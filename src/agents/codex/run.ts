@@ -14,7 +14,7 @@ import { CodexApprovals } from './approvals.js';
 import { CodexNormalizer, describeError, usageDelta, type UsageTotal } from './normalize.js';
 import { Notifications, ThreadResponse, TurnResponse } from './protocol.js';
 import { RpcConnection } from './rpc.js';
-import { codexMcpConfig } from './mcp.js';
+import { codexMcpArgs } from './mcp.js';
 import { codexSetup, type CodexSetup } from './setup.js';
 
 export { CONTINUE_PROMPT } from '../conversation.js';
@@ -56,7 +56,7 @@ export class CodexRun implements AgentRun, TurnDriver {
   }
 
   start(): void {
-    this.child = spawn(this.codexPath, ['app-server'], {
+    this.child = spawn(this.codexPath, ['app-server', ...codexMcpArgs(this.options.batonMcp)], {
       cwd: this.options.cwd,
       env: this.setup.env,
       stdio: ['pipe', 'pipe', 'pipe'],
@@ -177,7 +177,7 @@ export class CodexRun implements AgentRun, TurnDriver {
       ...(this.options.model === undefined ? {} : { model: this.options.model }),
       approvalPolicy: bypass ? 'never' : 'on-request',
       sandbox: bypass ? 'danger-full-access' : 'workspace-write',
-      config: { ...this.setup.config, ...codexMcpConfig(this.options.batonMcp), sandbox_workspace_write: { network_access: false, exclude_slash_tmp: true, exclude_tmpdir_env_var: true } },
+      config: { ...this.setup.config, sandbox_workspace_write: { network_access: false, exclude_slash_tmp: true, exclude_tmpdir_env_var: true } },
       // Baton's own instructions go with the thread, never into the user's AGENTS.md.
       ...(this.options.instructions === undefined ? {} : { developerInstructions: this.options.instructions }),
     };
