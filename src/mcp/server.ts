@@ -33,7 +33,7 @@ export function createBatonMcpServer(options: BatonMcpOptions): McpServer {
         'ask your user, message another session, search what every session did, and record decisions, notes and tasks. You act only as your own session.',
     },
   );
-  const { connect } = options;
+  const connect = (): Promise<BatonApi> => options.connect();
   let me: string | null | undefined;
   const whoAmI = async (api: BatonApi): Promise<string | undefined> => {
     me ??= (await api.call('GET /api/mcp/me')).session?.id ?? null;

@@ -86,7 +86,7 @@ export function createApp(options: AppOptions): Hono {
     const authorization = c.req.header('authorization');
     const byToken = tokenMatches(authorization, options.token);
     // A session's own credential (its MCP server): scoped to what that session may do (session-callers.ts).
-    if (!byToken && authorization?.startsWith('Bearer ') === true && authorizeSession(c, authorization.slice('Bearer '.length), options.status().home, manager) !== undefined) {
+    if (!byToken && authorization?.startsWith('Bearer ') === true && authorizeSession(c.req.raw, authorization.slice('Bearer '.length), options.status().home, manager) !== undefined) {
       return next();
     }
     if (!byToken && !(options.browserAuth?.allows(c.req.raw) ?? false)) {

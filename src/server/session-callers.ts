@@ -26,29 +26,31 @@ interface RouteMatcher {
 const ROUTES: RouteMatcher[] = Object.entries(TABLES).map(([route, spec]) => {
   const [method, path] = route.split(' ') as [string, string];
   const pattern = new RegExp(`^${path.replace(/:(\w+)/g, '(?<$1>[^/]+)')}$`);
-  return { method, pattern, spec: spec as EndpointSpec };
+  return { method, pattern, spec };
 });
 
 /**
  * For a bearer value shaped as a session credential: the caller's session id once the credential
  * holds and the endpoint allows it; throws a named error saying why not. Undefined for any other value.
  */
-export function authorizeSession(c: Context, bearer: string, home: string, manager: SessionManager): string | undefined {
+export function authorizeSession(request: Request, bearer: string, home: string, manager: SessionManager): string | undefined {
   if (!isSessionCredential(bearer)) return undefined;
   const check = checkCredential(home, bearer);
   if (!check.ok) throw new UnauthorizedError(revokedMessage(check.sessionId, manager));
   const sessionId = check.sessionId;
-  const route = ROUTES.find((r) => r.method === c.req.method && r.pattern.test(c.req.path));
+  const method = request.method;
+  const path = new URL(request.url).pathname;
+  const route = ROUTES.find((r) => r.method === method && r.pattern.test(path));
   const access = route?.spec.sessions;
   if (route === undefined || access === undefined) {
-    throw new ForbiddenError(`A session's Baton credential may not call ${c.req.method} ${c.req.path}${route === undefined ? '' : ` (${route.spec.summary.toLowerCase()})`}: that is for the user.`);
+    throw new ForbiddenError(`A session's Baton credential may not call ${method} ${path}${route === undefined ? '' : ` (${route.spec.summary.toLowerCase()})`}: that is for the user.`);
   }
-  const ref = route.pattern.exec(c.req.path)?.groups?.ref;
+  const ref = route.pattern.exec(path)?.groups?.ref;
   if (access === 'own' && ref !== undefined) {
     const target = manager.resolve(decodeURIComponent(ref));
     if (target.id !== sessionId) throw new ForbiddenError(`A session may act only on itself through Baton; ${target.name} is another session.`);
   }
-  callers.set(c.req.raw, sessionId);
+  callers.set(request, sessionId);
   return sessionId;
 }
 

@@ -33,6 +33,10 @@ const scenarios: Scenario[] = AGENTS.flatMap((agent) => [
     steps: [{ tools: [{ ...TOOL[agent]('send_message'), input: { to: `${agent}-target`, text: MESSAGE } }] }, { text: 'Told them.' }],
   },
   { prompt: `${agent}: wait for news`, steps: [{ text: 'Waiting for news.' }] },
+  {
+    prompt: `${agent}: record a decision through baton`,
+    steps: [{ tools: [{ ...TOOL[agent]('record_decision'), input: { title: `${agent} keeps onChange`, text: 'Callers outside the repository use it.' } }] }, { text: 'Recorded.' }],
+  },
   { prompt: MESSAGE, steps: [{ text: 'Rebasing on the new schema.' }] },
 ]);
 
@@ -91,6 +95,16 @@ describe.each(AGENTS)('%s calling Baton’s MCP server', (agent) => {
     expect(log).toContainEqual(expect.objectContaining({ type: 'question.asked', text: QUESTION }));
     expect(log).toContainEqual(expect.objectContaining({ type: 'question.answered', text: 'yes, keep it' }));
     expect(log.filter((e) => e.type === 'turn.started')).toHaveLength(1);
+  });
+
+  it('record_decision: the decision is in the workspace, with the session as its author', async () => {
+    setUp();
+    await t.ok(['dispatch', `${agent}: record a decision through baton`, '--agent', agent, '--name', 'decider'], { cwd: repo });
+    const done = await t.waitForState('decider', 'ready_for_review', WAIT);
+    const { records } = await t.client().call('GET /api/mcp/decisions');
+    expect(records).toEqual([expect.objectContaining({ kind: 'decision', title: `${agent} keeps onChange`, text: 'Callers outside the repository use it.', author: { sessionId: done.id, name: 'decider' } })]);
+    const [, afterCall] = server.requestsFor(`${agent}: record a decision through baton`);
+    expect(afterCall?.text).toMatch(new RegExp(`decision \\d+ by decider: ${agent} keeps onChange`));
   });
 
   it("send_message: the other session's next turn holds the message, with who sent it", async () => {
