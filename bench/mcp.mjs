@@ -3,7 +3,7 @@
 // `baton mcp` over stdio and the MCP SDK's own client, against a supervisor with 20 sessions.
 // Run after `npm run build`: node bench/mcp.mjs
 import { execFile, execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -56,11 +56,13 @@ try {
   const script = join(root, 'script.json');
   writeFileSync(script, JSON.stringify({ steps: [{ sleep: 600_000 }] }));
   for (let i = 0; i < SESSIONS; i++) await baton(['dispatch', `bench ${i}`, '--name', `s${i}`, '--script', script, '--json'], repo);
-  const { sessions } = JSON.parse(await baton(['ls', '--json'], repo));
-  const first = sessions.find((s) => s.name === 's0');
   const info = JSON.parse(readFileSync(join(home, 'supervisor.json'), 'utf8'));
   supervisorPid = info.pid;
   const token = readFileSync(join(home, 'token'), 'utf8').trim();
+  const { sessions } = JSON.parse(await rawGet(info.port, token, '/api/sessions'));
+  const first = sessions.find((s) => s.name === 's0');
+  // Its credential is minted when its host starts (the bench's only wait without an event to follow).
+  while (!existsSync(join(home, 'sessions', first.id, 'mcp-credential'))) await new Promise((r) => setTimeout(r, 50));
   const credential = readFileSync(join(home, 'sessions', first.id, 'mcp-credential'), 'utf8').trim();
 
   // Start-up: from spawning `baton mcp` to its first answered tool call, as an agent sees it.
