@@ -152,7 +152,7 @@ function parseError(text: string): Parameters<ErrorMapper>[1] {
 }
 
 /** Error answers as the CLI's errors: a 401 is the token's fault; the rest carry the API's code and data. */
-const toBatonError: ErrorMapper = (status, body) => {
+export const toBatonError: ErrorMapper = (status, body) => {
   if (status === 401) return new UnauthorizedError();
   const code = (body?.error.code ?? 'internal') as ErrorCode;
   return new BatonError(code, body?.error.message ?? `The supervisor answered HTTP ${status}`, body?.error.data ?? {});
@@ -180,21 +180,6 @@ export async function connect(options: ConnectOptions): Promise<SupervisorClient
 /** A live supervisor answers its health check in milliseconds; a hung one must not hang every command. */
 const HEALTH_TIMEOUT_MS = 5_000;
 
-/**
- * A client of the running supervisor that presents a session's own credential (Baton's MCP server
- * inside a session). It never starts a supervisor, and a refusal says the supervisor's reason
- * (an ended session's revoked credential, a call a session may not make).
- */
-export async function connectAsSession(home: string, cwd: string, credential: string): Promise<SupervisorClient> {
-  const paths = homePaths(home);
-  const info = readSupervisorFile(paths);
-  if (info === undefined || !isProcessAlive(info.pid)) throw new SupervisorUnreachableError("Baton's supervisor is not running; it is started again by any `baton` command.");
-  return new SupervisorClient(`http://127.0.0.1:${info.port}`, credential, cwd, toSessionError);
-}
-
-const toSessionError: ErrorMapper = (status, body) =>
-  status === 401 && body !== undefined ? new UnauthorizedError(body.error.message) : toBatonError(status, body);
-
 /** The running supervisor's client, or undefined when none answers. Throws on a wrong token. */
 export async function tryExisting(paths: HomePaths, cwd: string): Promise<SupervisorClient | undefined> {
   const info = readSupervisorFile(paths);
@@ -212,7 +197,7 @@ export async function tryExisting(paths: HomePaths, cwd: string): Promise<Superv
   }
 }
 
-function readSupervisorFile(paths: HomePaths): SupervisorFile | undefined {
+export function readSupervisorFile(paths: HomePaths): SupervisorFile | undefined {
   if (!existsSync(paths.supervisorJson)) return undefined;
   try {
     const info = JSON.parse(readFileSync(paths.supervisorJson, 'utf8')) as SupervisorFile;

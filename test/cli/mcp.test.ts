@@ -85,6 +85,17 @@ describe('baton mcp', () => {
     expect(log).toContainEqual(expect.objectContaining({ type: 'question.answered', text: 'yes, keep it' }));
   });
 
+  it('as a session: ask_user still gets the answer across a supervisor restart', async () => {
+    const a = await dispatch('alpha', [LONG]);
+    const mcp = await mcpAs(a.id, a.worktree);
+    const answer = mcp.call('ask_user', { question: 'Which database?' });
+    await t.waitForState('alpha', 'needs_input');
+    await t.ok(['daemon', 'stop']);
+    // The reply starts a new supervisor (on another port, maybe); the server finds it and reads on.
+    await t.ok(['reply', 'alpha', 'SQLite']);
+    expect(await answer).toEqual({ text: 'The user answered: SQLite', isError: false });
+  });
+
   it('as a session: ask_user ends with an error when the turn is interrupted before the user answers', async () => {
     const a = await dispatch('alpha', [LONG]);
     const mcp = await mcpAs(a.id, a.worktree);

@@ -9,7 +9,7 @@ import { createBatonMcpServer } from '../../mcp/server.js';
 import { readCredentialFile } from '../../mcp/credentials.js';
 import { InvalidInputError } from '../../shared/errors.js';
 import { VERSION } from '../../server/version.js';
-import { connectAsSession } from '../client.js';
+import { connectAsSession } from '../session-client.js';
 import { client } from '../connect.js';
 import type { Context } from '../context.js';
 
