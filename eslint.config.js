@@ -9,6 +9,8 @@ const shared = [
   'Shared types and helpers depend on nothing above them.',
 ];
 const middle = [['**/sessions/**', '**/server/**', '**/cli/**'], 'Agents, store, worktrees, the bus, the scheduler and review sit below sessions, server and the CLI: they may not import them.'];
+// Spelled relative: the MCP SDK's own modules live under a `server/` folder too.
+const mcp = [['../sessions/**', '../server/**', '../cli/**'], "The MCP server (src/mcp) sits below sessions, server and the CLI: it takes them through interfaces (McpSessions, BatonApi)."];
 const cli = [['**/store/**', '**/sessions/host*', '**/agents/**', '**/bus/**', '**/scheduler/**'], 'The CLI is a thin client of the supervisor API: import api/, events/ and shared/ only.'];
 // Commands share code through cli/ modules (connect.ts, flags.ts); importing main.ts or another command made circles.
 const commands = [['**/main', '**/main.js', '**/sessions', '**/sessions.js'], 'Commands import cli/ modules (connect.ts, flags.ts), not main.ts or commands/sessions.ts.'];
@@ -42,6 +44,7 @@ export default tseslint.config(
   { files: ['**/*.js', '**/*.mjs'], ...tseslint.configs.disableTypeChecked },
   { files: ['src/events/**', 'src/api/**', 'src/shared/**'], rules: { '@typescript-eslint/no-restricted-imports': restrict(shared) } },
   { files: ['src/agents/**', 'src/store/**', 'src/worktrees/**', 'src/bus/**', 'src/scheduler/**', 'src/review/**', 'src/environments/**', 'src/tasks/**'], rules: { '@typescript-eslint/no-restricted-imports': restrict(middle) } },
+  { files: ['src/mcp/**'], rules: { '@typescript-eslint/no-restricted-imports': restrict(mcp) } },
   { files: ['src/cli/**', 'src/board/**'], rules: { '@typescript-eslint/no-restricted-imports': restrict(cli) } },
   { files: ['src/cli/commands/**'], rules: { '@typescript-eslint/no-restricted-imports': restrict(cli, commands) } },
   { files: ['web/**'], rules: { '@typescript-eslint/no-restricted-imports': restrict(web) } },

@@ -271,6 +271,7 @@ try {
     ['environments', 'environments-ready.mjs', []],
     ['routines', 'routines.mjs', []],
     ['tasks', 'tasks.mjs', []],
+    ['mcp', 'mcp.mjs', []],
   ]) {
     if (only && only !== name) continue;
     execFileSync(process.execPath, [join(ROOT, 'bench', script), ...args], { cwd: ROOT, stdio: 'inherit' });

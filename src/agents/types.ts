@@ -36,7 +36,24 @@ export interface AgentStartOptions {
   settingSources?: readonly string[] | undefined;
   /** Baton's own instructions, appended to the agent's system prompt; never written to the user's files. */
   instructions?: string | undefined;
+  /**
+   * Baton's MCP server for this session (`baton mcp`, scoped to it by its credential): a stdio
+   * command each adapter adds to its agent's MCP servers, in its agent's terms, as `baton`.
+   */
+  batonMcp?: McpServerCommand | undefined;
 }
+
+/** A stdio MCP server to start: the command, its arguments and the variables it needs. */
+export interface McpServerCommand {
+  command: string;
+  args: string[];
+  env: Record<string, string>;
+  /** The folder it runs in: the session's worktree, never the main checkout. */
+  cwd: string;
+}
+
+/** The name Baton's MCP server goes by among the agent's MCP servers (Claude's tools: `mcp__baton__<tool>`). */
+export const BATON_MCP_SERVER = 'baton';
 
 export interface ApprovalDecision {
   decision: 'allow' | 'deny';

@@ -28,6 +28,12 @@ export interface EndpointSpec {
    * must not be able to take for the user, however it was made to send the request.
    */
   tokenOnly?: true;
+  /**
+   * What a session's own credential (the MCP server Baton attaches to a session) may do here:
+   * `read` — anything the endpoint shows, workspace-wide; `own` — only as that session (a `:ref`
+   * must name it; otherwise the handler acts for the caller). Unset: refused to a session.
+   */
+  sessions?: 'read' | 'own';
 }
 
 /** Identity at run time; keeps each entry's literal type for the client and the handlers. */

@@ -3,6 +3,7 @@ import type { CONFLICTS } from './conflicts.js';
 import type { DAEMON } from './daemon.js';
 import type { ENVIRONMENTS } from './environments.js';
 import type { HISTORY } from './history.js';
+import type { MCP } from './mcp.js';
 import type { MERGE } from './merge.js';
 import type { REVIEW } from './review.js';
 import type { ROUTINES } from './routines.js';
@@ -11,5 +12,5 @@ import type { SESSIONS } from './sessions.js';
 import type { UI } from './ui.js';
 import type { WORKSPACE } from './workspace.js';
 
-export type Endpoints = typeof DAEMON & typeof SESSIONS & typeof HISTORY & typeof UI & typeof WORKSPACE & typeof CONFLICTS & typeof MERGE & typeof REVIEW & typeof ENVIRONMENTS & typeof ROUTINES & typeof TASKS;
+export type Endpoints = typeof DAEMON & typeof SESSIONS & typeof HISTORY & typeof UI & typeof WORKSPACE & typeof CONFLICTS & typeof MERGE & typeof REVIEW & typeof ENVIRONMENTS & typeof ROUTINES & typeof TASKS & typeof MCP;
 export type Route = keyof Endpoints;

@@ -43,8 +43,9 @@ export const HISTORY = {
     query: EventsQuery,
     response: EventList,
     sse: { event: BatonEvent, live: LiveMarker, ended: StreamEnded },
+    sessions: 'read',
   }),
-  'GET /api/sessions/:ref/transcript': endpoint({ summary: 'A bounded page of events, newest last', query: TranscriptQuery, response: TranscriptPage }),
+  'GET /api/sessions/:ref/transcript': endpoint({ summary: 'A bounded page of events, newest last', query: TranscriptQuery, response: TranscriptPage, sessions: 'read' }),
   'GET /api/sessions/:ref/usage': endpoint({ summary: 'Token and cost running totals per usage report', response: UsageView }),
   'GET /api/sessions/:ref/diff': endpoint({
     summary: 'Unified diff of the worktree against the base, untracked files included (header x-baton-diff-truncated: 1 when cut)',

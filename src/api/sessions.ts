@@ -36,12 +36,12 @@ const ACTIONS = {
 } as const;
 
 export const SESSIONS = {
-  'GET /api/sessions': endpoint({ summary: 'Live sessions', query: SessionListQuery, response: SessionList }),
+  'GET /api/sessions': endpoint({ summary: 'Live sessions', query: SessionListQuery, response: SessionList, sessions: 'read' }),
   'POST /api/sessions': endpoint({ summary: 'Dispatch a session', body: DispatchRequest, response: DispatchedEnvelope, status: 201 }),
   'POST /api/sessions/respawn-all': endpoint({ summary: 'Respawn every failed or stopped session', body: RespawnAllRequest, response: SessionList }),
   'POST /api/dangerous-mode/accept': endpoint({ summary: 'Accept dangerous permission modes for the repository holding `cwd`', body: AcceptDangerousModeRequest, response: DangerousModeAccepted, tokenOnly: true }),
-  'GET /api/sessions/:ref': endpoint({ summary: 'One session by id, id prefix or name', response: SessionEnvelope }),
-  'GET /api/sessions/:ref/peek': endpoint({ summary: 'What the session is doing now', response: PeekView }),
+  'GET /api/sessions/:ref': endpoint({ summary: 'One session by id, id prefix or name', response: SessionEnvelope, sessions: 'read' }),
+  'GET /api/sessions/:ref/peek': endpoint({ summary: 'What the session is doing now', response: PeekView, sessions: 'read' }),
   'POST /api/sessions/:ref/reply': endpoint({ summary: 'Answer a question or send a follow-up', body: ReplyRequest, response: SessionEnvelope }),
   'POST /api/sessions/:ref/approval': endpoint({ summary: 'Allow or deny the pending tool call', body: ApprovalRequest, response: SessionEnvelope }),
   'POST /api/sessions/:ref/interrupt': endpoint({ summary: ACTIONS.interrupt, response: SessionEnvelope }),

@@ -72,6 +72,11 @@ export class WorkspaceBus {
   }
 
   /** Stored events after `after`, oldest first. */
+  /** The newest events of one type, newest first. */
+  latestOfType<T extends WorkspaceEvent['type']>(type: T, limit: number): Extract<WorkspaceEvent, { type: T }>[] {
+    return this.store.latestOfType(type, limit) as Extract<WorkspaceEvent, { type: T }>[];
+  }
+
   list(after = 0, limit = PAGE): WorkspaceEvent[] {
     return this.store.list(after, limit) as WorkspaceEvent[];
   }

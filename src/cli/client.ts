@@ -30,9 +30,10 @@ export class SupervisorClient extends ApiClient {
     readonly baseUrl: string,
     token: string,
     cwd: string,
+    toError: ErrorMapper = toBatonError,
   ) {
     const headers = { authorization: `Bearer ${token}`, 'x-baton-cwd': cwd };
-    super(httpTransport(baseUrl, headers), toBatonError);
+    super(httpTransport(baseUrl, headers), toError);
     this.headers = headers;
   }
 
@@ -151,7 +152,7 @@ function parseError(text: string): Parameters<ErrorMapper>[1] {
 }
 
 /** Error answers as the CLI's errors: a 401 is the token's fault; the rest carry the API's code and data. */
-const toBatonError: ErrorMapper = (status, body) => {
+export const toBatonError: ErrorMapper = (status, body) => {
   if (status === 401) return new UnauthorizedError();
   const code = (body?.error.code ?? 'internal') as ErrorCode;
   return new BatonError(code, body?.error.message ?? `The supervisor answered HTTP ${status}`, body?.error.data ?? {});
@@ -196,7 +197,7 @@ export async function tryExisting(paths: HomePaths, cwd: string): Promise<Superv
   }
 }
 
-function readSupervisorFile(paths: HomePaths): SupervisorFile | undefined {
+export function readSupervisorFile(paths: HomePaths): SupervisorFile | undefined {
   if (!existsSync(paths.supervisorJson)) return undefined;
   try {
     const info = JSON.parse(readFileSync(paths.supervisorJson, 'utf8')) as SupervisorFile;

@@ -89,6 +89,11 @@ export function addWorkspaceCommands(program: Commander.Command, Option: typeof 
     );
 
   program
+    .command('mcp')
+    .description("Baton's MCP server on stdio, for any MCP client (sessions Baton starts get their own, scoped to them)")
+    .action(async () => (await import('./commands/mcp.js')).mcp(ctx));
+
+  program
     .command('accept-dangerous')
     .description('accept, for this repository, permission modes in which agents act without asking')
     .action(async () => (await import('./commands/dangerous.js')).acceptDangerous(ctx));

@@ -58,6 +58,8 @@ export const EventBody = z.discriminatedUnion('type', [
     text: z.string(),
     /** A user's reply: the id its client gave it, so a retry is recognised and not applied twice. */
     clientId: z.string().optional(),
+    /** A message another session's agent sent through Baton's MCP server (`send_message`), rather than the user's. */
+    from: z.object({ sessionId: z.string().nullable(), name: z.string() }).optional(),
   }),
   z.object({ type: z.literal('thinking.added'), text: z.string() }),
   z.object({

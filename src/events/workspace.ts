@@ -124,6 +124,22 @@ export const TaskSessionLinked = defineWorkspaceEvent('task.session_linked', z.o
 const taskEntry = z.object({ taskId: z.number().int(), project: z.string(), title: z.string(), file: z.string(), text: z.string() });
 export const TaskDecided = defineWorkspaceEvent('task.decided', taskEntry);
 export const TaskNoted = defineWorkspaceEvent('task.noted', taskEntry);
+// ── agents through Baton's MCP server (src/mcp) ──────────────────────────────
+
+/** Who acted: a session's agent, or (sessionId null) an MCP client outside Baton. */
+const agentAuthor = z.object({ sessionId: z.string().nullable(), name: z.string() });
+export const SessionMessageSent = defineWorkspaceEvent(
+  'session.message_sent',
+  z.object({ from: agentAuthor, to: z.object(sessionRef), text: z.string(), delivery: z.enum(['now', 'after_turn', 'after_answer']) }),
+);
+/**
+ * What agents record through the MCP server until the tasks domain holds them: each is its own
+ * event (its seq is the record's id), listed back by type (decision 97). `project` is the author's project root, or null.
+ */
+const agentRecord = { author: agentAuthor, project: z.string().nullable() };
+export const AgentDecisionRecorded = defineWorkspaceEvent('agent.decision_recorded', z.object({ ...agentRecord, title: z.string(), text: z.string() }));
+export const AgentNoteAdded = defineWorkspaceEvent('agent.note_added', z.object({ ...agentRecord, text: z.string() }));
+export const AgentTaskCreated = defineWorkspaceEvent('agent.task_created', z.object({ ...agentRecord, title: z.string(), description: z.string() }));
 
 /** Every workspace event there is; a new domain adds its definitions here. */
 // ── routines (scheduled and triggered agents: src/routines) ──────────────────
@@ -187,6 +203,10 @@ export const WORKSPACE_EVENTS = [
   TaskSessionLinked,
   TaskDecided,
   TaskNoted,
+  SessionMessageSent,
+  AgentDecisionRecorded,
+  AgentNoteAdded,
+  AgentTaskCreated,
 ] as const;
 
 type Definitions = (typeof WORKSPACE_EVENTS)[number];
@@ -234,4 +254,9 @@ export const WorkspaceEvent = z.discriminatedUnion('type', [
   z.object({ ...envelope, type: z.literal(TaskSessionLinked.type), data: TaskSessionLinked.schema }),
   z.object({ ...envelope, type: z.literal(TaskDecided.type), data: TaskDecided.schema }),
   z.object({ ...envelope, type: z.literal(TaskNoted.type), data: TaskNoted.schema }),
+  // agents through the MCP server
+  z.object({ ...envelope, type: z.literal(SessionMessageSent.type), data: SessionMessageSent.schema }),
+  z.object({ ...envelope, type: z.literal(AgentDecisionRecorded.type), data: AgentDecisionRecorded.schema }),
+  z.object({ ...envelope, type: z.literal(AgentNoteAdded.type), data: AgentNoteAdded.schema }),
+  z.object({ ...envelope, type: z.literal(AgentTaskCreated.type), data: AgentTaskCreated.schema }),
 ]);

@@ -9,6 +9,7 @@ import { CONFLICTS } from '../api/conflicts.js';
 import { DAEMON, type DaemonStatus } from '../api/daemon.js';
 import { ENVIRONMENTS } from '../api/environments.js';
 import { HISTORY } from '../api/history.js';
+import { MCP } from '../api/mcp.js';
 import { MERGE } from '../api/merge.js';
 import { REVIEW } from '../api/review.js';
 import { MAX_BODY_BYTES, type ApiErrorBody } from '../api/index.js';
@@ -17,15 +18,19 @@ import { TASKS } from '../api/tasks.js';
 import { WORKSPACE } from '../api/workspace.js';
 import { BatonError, DiskFullError, errorMessage, formatIssues, isDiskFull } from '../shared/errors.js';
 import { MergeService } from '../merge/index.js';
+import { McpService } from '../mcp/index.js';
+import type { Db } from '../store/db.js';
 import { createLogger } from '../shared/log.js';
 import { ConflictRadar } from '../radar/index.js';
 import type { SessionManager } from '../sessions/manager.js';
 import type { BrowserAuth } from './web-auth.js';
 import { bodyLimit } from './body-limit.js';
+import { authorizeSession } from './session-callers.js';
 import { conflictHandlers } from './routes/conflicts.js';
 import { daemonHandlers } from './routes/daemon.js';
 import { environmentHandlers } from './routes/environments.js';
 import { historyHandlers } from './routes/history.js';
+import { mcpHandlers } from './routes/mcp.js';
 import { mergeHandlers } from './routes/merge.js';
 import { mount } from './routes/mount.js';
 import { sessionHandlers } from './routes/sessions.js';
@@ -65,6 +70,10 @@ export interface AppOptions {
   routines?: RoutineService;
   /** Tasks (issue 12); made on the manager's bus when not given (its watch then not started). */
   tasks?: TaskService;
+  /** What agents ask through Baton's MCP server; made on `db` when not given. */
+  mcp?: McpService;
+  /** The store, for the MCP service's search and records when `mcp` is not given. */
+  db?: Db;
 }
 
 export function createApp(options: AppOptions): Hono {
@@ -86,7 +95,12 @@ export function createApp(options: AppOptions): Hono {
     if (options.browserAuth !== undefined && !c.req.path.startsWith('/api/')) return next();
     // A routine's HTTP trigger carries the routine's own token, checked by its handler, never the workspace's.
     if (c.req.method === 'POST' && c.req.path.startsWith('/api/hooks/routines/')) return next();
-    const byToken = tokenMatches(c.req.header('authorization'), options.token);
+    const authorization = c.req.header('authorization');
+    const byToken = tokenMatches(authorization, options.token);
+    // A session's own credential (its MCP server): scoped to what that session may do (session-callers.ts).
+    if (!byToken && authorization?.startsWith('Bearer ') === true && authorizeSession(c.req.raw, authorization.slice('Bearer '.length), options.status().home, manager) !== undefined) {
+      return next();
+    }
     if (!byToken && !(options.browserAuth?.allows(c.req.raw) ?? false)) {
       return refuse(401, 'unauthorized', 'Missing or wrong token. The CLI reads it from $BATON_HOME/token.');
     }
@@ -108,6 +122,7 @@ export function createApp(options: AppOptions): Hono {
   mount(app, ENVIRONMENTS, environmentHandlers(manager));
   mount(app, ROUTINES, routineHandlers(options.routines));
   mount(app, TASKS, taskHandlers(options.tasks ?? createTasks(manager.db, manager.bus, manager).service, manager));
+  mount(app, MCP, mcpHandlers(options.mcp ?? new McpService({ db: options.db, sessions: manager, bus: manager.bus })));
 
   // Last: the web routes end with the UI's catch-all.
   if (options.browserAuth !== undefined) mountWeb(app, { manager, auth: options.browserAuth, port: options.port });

@@ -9,6 +9,7 @@ import * as daemon from '../api/daemon.js';
 import * as environments from '../api/environments.js';
 import type { EndpointSpec } from '../api/endpoint.js';
 import * as history from '../api/history.js';
+import * as mcp from '../api/mcp.js';
 import * as merge from '../api/merge.js';
 import * as shapes from '../api/index.js';
 import * as review from '../api/review.js';
@@ -21,13 +22,13 @@ import * as workspace from '../api/workspace.js';
 import { BatonEvent } from '../events/index.js';
 import { VERSION } from './version.js';
 
-export const TABLES = { ...daemon.DAEMON, ...sessions.SESSIONS, ...history.HISTORY, ...ui.UI, ...workspace.WORKSPACE, ...conflicts.CONFLICTS, ...merge.MERGE, ...review.REVIEW, ...environments.ENVIRONMENTS, ...routines.ROUTINES, ...tasks.TASKS } as const;
+export const TABLES = { ...daemon.DAEMON, ...sessions.SESSIONS, ...history.HISTORY, ...ui.UI, ...workspace.WORKSPACE, ...conflicts.CONFLICTS, ...merge.MERGE, ...review.REVIEW, ...environments.ENVIRONMENTS, ...routines.ROUTINES, ...tasks.TASKS, ...mcp.MCP } as const;
 
 const ErrorBody = z.object({ error: z.object({ code: z.string(), message: z.string(), data: z.record(z.string(), z.unknown()).optional() }) });
 
 export function openApiDocument(): Record<string, unknown> {
   const names = new Map<z.ZodType, string>([[BatonEvent, 'BatonEvent'], [ErrorBody, 'Error']]);
-  for (const module of [shapes, web, daemon, sessions, history, ui, conflicts, merge, review, environments, routines, tasks] as Record<string, unknown>[]) {
+  for (const module of [shapes, web, daemon, sessions, history, ui, conflicts, merge, review, environments, routines, tasks, mcp] as Record<string, unknown>[]) {
     for (const [name, value] of Object.entries(module)) if (value instanceof z.ZodType && !names.has(value)) names.set(value, name);
   }
   const schemas: Record<string, unknown> = {};
@@ -49,7 +50,8 @@ export function openApiDocument(): Record<string, unknown> {
     info: {
       title: 'Baton supervisor API',
       version: VERSION,
-      description: 'Loopback only. Authenticate with `Authorization: Bearer <$BATON_HOME/token>`, or from a browser with the cookie `baton ui` sets (non-GET requests must then carry the page Origin). ' +
+      description: 'Loopback only. Authenticate with `Authorization: Bearer <$BATON_HOME/token>`, or from a browser with the cookie `baton ui` sets (non-GET requests must then carry the page Origin), ' +
+        'or with a session credential (the MCP server Baton attaches to a session): only operations marked `x-baton-sessions`, reading (`read`) or acting as that session only (`own`). ' +
         `Request bodies are limited to ${shapes.MAX_BODY_BYTES} bytes; a larger one is refused with 413 (\`too_large\`) before it is read.`,
     },
     components: {
@@ -89,6 +91,7 @@ function operation(path: string, spec: EndpointSpec, ref: Ref): Record<string, u
     },
   };
   if (spec.tokenOnly === true) op.security = [{ bearer: [] }];
+  if (spec.sessions !== undefined) op['x-baton-sessions'] = spec.sessions;
   if (parameters.length > 0) op.parameters = parameters;
   if (spec.body !== undefined) op.requestBody = { required: true, content: { 'application/json': { schema: ref(spec.body, 'input') } } };
   return op;

@@ -13,6 +13,7 @@ import { createLogger, setLogFile } from '../shared/log.js';
 import { batonHome, homePaths } from '../shared/paths.js';
 import { openDb } from '../store/db.js';
 import { createRadar } from '../radar/index.js';
+import { McpService } from '../mcp/index.js';
 import { MergeService } from '../merge/index.js';
 import { ReviewService, watchGroups } from '../review/index.js';
 import { SessionManager } from '../sessions/manager.js';
@@ -88,6 +89,7 @@ export async function runSupervisor(env: NodeJS.ProcessEnv = process.env): Promi
     review,
     routines,
     tasks: tasks.service,
+    mcp: new McpService({ sessions: manager, bus: manager.bus, db }),
     token,
     port: () => port,
     browserAuth: new BrowserAuth({ port: () => port, file: paths.browserLogins }),

@@ -10,6 +10,23 @@ import { removeWorktree, type RemoveResult } from '../worktrees/index.js';
 import type { SessionsCore } from './core.js';
 import { RESPAWNABLE_STATES } from './state.js';
 
+/** Who sent a message: a session's agent, or (sessionId null) an MCP client outside Baton. */
+export interface MessageAuthor {
+  sessionId: string | null;
+  name: string;
+}
+
+/** When a message reaches its session: at once, when its running turn ends, or after its user's answer. */
+export type MessageDelivery = 'now' | 'after_turn' | 'after_answer';
+
+function deliveryOf(session: SessionWithProject, running: boolean): MessageDelivery {
+  if (!running || !['preparing', 'starting', 'working', 'needs_input'].includes(session.state)) return 'now';
+  if (session.state !== 'needs_input') return 'after_turn';
+  const reason = session.state_reason_json ?? '';
+  // Interrupted: the agent waits for whoever speaks next.
+  return reason.includes('"kind":"question"') ? 'after_answer' : reason.includes('"kind":"note"') ? 'now' : 'after_turn';
+}
+
 export class SessionCommands {
   /** The command in progress on each session, which the next one on that session waits for. */
   private readonly inProgress = new Map<string, Promise<unknown>>();
@@ -46,10 +63,33 @@ export class SessionCommands {
     return this.exclusive(ref, cwd, (session) => this.replyNow(session, text, clientId));
   }
 
-  private async replyNow(session: SessionWithProject, text: string, clientId: string | undefined): Promise<SessionWithProject> {
+  private async replyNow(session: SessionWithProject, text: string, clientId: string | undefined, from?: MessageAuthor): Promise<SessionWithProject> {
     if (!this.core.isRunning(session) && RESPAWNABLE_STATES.includes(session.state)) await this.resumeToReply(session);
-    else this.requireRunning(session, 'reply to');
-    await this.core.hosts.send(session.id, { op: 'reply', text, ...(clientId === undefined ? {} : { clientId }) });
+    else this.requireRunning(session, from === undefined ? 'reply to' : 'send a message to');
+    await this.core.hosts.send(session.id, { op: 'reply', text, ...(clientId === undefined ? {} : { clientId }), ...(from === undefined ? {} : { from }) });
+    return this.core.settle(session.id);
+  }
+
+  /**
+   * A message from another session's agent (or an MCP client outside Baton), delivered as the
+   * target's next turn: now when it is idle, else when its turn ends — never as the answer to a
+   * question it asked its user (decision 96).
+   */
+  async message(ref: string, text: string, from: MessageAuthor, cwd?: string): Promise<{ session: SessionWithProject; delivery: MessageDelivery }> {
+    if (text.trim() === '') throw new InvalidInputError('The message is empty.');
+    return this.exclusive(ref, cwd, async (target) => {
+      if (target.id === from.sessionId) throw new InvalidInputError(`${target.name} is the sending session itself; a message goes to another session.`);
+      const delivery = deliveryOf(target, this.core.isRunning(target));
+      return { session: await this.replyNow(target, text, undefined, from), delivery };
+    });
+  }
+
+  /** The session's agent asks its user (MCP `ask_user`): its host records the question, and the session needs input. */
+  async ask(sessionId: string, text: string): Promise<SessionWithProject> {
+    if (text.trim() === '') throw new InvalidInputError('The question is empty.');
+    const session = this.core.resolve(sessionId);
+    this.requireRunning(session, 'ask the user for');
+    await this.core.hosts.send(session.id, { op: 'ask', text });
     return this.core.settle(session.id);
   }
 

@@ -1,5 +1,7 @@
 /** What the session host hands its agent, and records when it starts it: derived from the host's spec alone. */
-import type { AgentEvent, AgentStartOptions } from '../agents/index.js';
+import { fileURLToPath } from 'node:url';
+import type { AgentEvent, AgentStartOptions, McpServerCommand } from '../agents/index.js';
+import { credentialPath } from '../mcp/credentials.js';
 import { agentInstructions, type EnvironmentPlan } from '../environments/index.js';
 import { EventBody } from '../events/index.js';
 import type { HostSpec } from './spec.js';
@@ -31,6 +33,21 @@ export function agentStartOptions(spec: HostSpec, stateDir: string, env: Record<
     settingSources: plan.settingSources[spec.agent],
     // Baton's own, then what other domains add at each start (a task's context), then what the dispatch gave (a routine's brief).
     instructions: [agentInstructions({ cwd: spec.cwd, branch: env.BATON_BRANCH }, plan), spec.context, spec.instructions].filter((part) => part !== undefined && part !== '').join('\n\n'),
+    batonMcp: batonMcpCommand(spec),
+  };
+}
+
+/**
+ * `baton mcp` for this session: this Baton's own CLI, run by this Node, in the session's worktree,
+ * with the path of the session's credential (never the credential: agents put their MCP
+ * configuration on command lines).
+ */
+export function batonMcpCommand(spec: Pick<HostSpec, 'home' | 'sessionId' | 'cwd'>): McpServerCommand {
+  return {
+    command: process.execPath,
+    args: [fileURLToPath(new URL('../../bin/baton', import.meta.url)), 'mcp'],
+    env: { BATON_HOME: spec.home, BATON_SESSION_CREDENTIAL_FILE: credentialPath(spec.home, spec.sessionId) },
+    cwd: spec.cwd,
   };
 }
 

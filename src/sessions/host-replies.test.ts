@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ReplyQueue } from './host-replies.js';
+import { messagePrompt, ReplyQueue } from './host-replies.js';
 import type { SessionStatus } from './state.js';
 
 /** A queue over a status the test sets, recording deliveries; each settles when the test says. */
@@ -89,5 +89,39 @@ describe('replies held by a host', () => {
     expect(h.queue.clear()).toEqual(['a']);
     h.set({ state: 'ready_for_review' });
     expect(h.delivered).toEqual([]);
+  });
+});
+
+describe('messages from other sessions', () => {
+  const QUESTION: SessionStatus = { state: 'needs_input', reason: { kind: 'question', text: 'keep it?' } };
+
+  it('never answer a question meant for the user: they wait behind the answer for the next turn', async () => {
+    const h = harness(QUESTION);
+    h.queue.accept('rebase please', undefined, true);
+    expect(h.delivered).toEqual([]);
+    h.queue.accept('yes, keep it');
+    expect(h.delivered).toEqual([{ text: 'yes, keep it', answering: true }]);
+    await h.settleNext();
+    h.set({ state: 'working' });
+    expect(h.delivered).toHaveLength(1);
+    h.set({ state: 'ready_for_review' });
+    expect(h.delivered).toEqual([
+      { text: 'yes, keep it', answering: true },
+      { text: 'rebase please', answering: false },
+    ]);
+  });
+
+  it('start a turn at once when the session is idle, and wait while it works', () => {
+    const h = harness({ state: 'working' });
+    h.queue.accept('news', undefined, true);
+    expect(h.delivered).toEqual([]);
+    h.set({ state: 'ready_for_review' });
+    expect(h.delivered).toEqual([{ text: 'news', answering: false }]);
+  });
+});
+
+describe('messagePrompt', () => {
+  it('tells the agent who sent the message and how it came', () => {
+    expect(messagePrompt({ name: 'alpha' }, 'rebase on main')).toBe("Message from alpha (another agent's session in this workspace), sent through Baton:\n\nrebase on main");
   });
 });

@@ -3,6 +3,8 @@
  * transcript, answered to the caller — and handed to the agent one turn at a time: straight away
  * when the agent waits for it (a question, or an idle conversation), otherwise when the running
  * turn ends. A reply carrying a client id already seen is a retry and is not applied again.
+ * A message from another session's agent is never taken as the answer to a question meant for the
+ * user: it waits, behind the user's answer, for the turn after it (decision 96).
  */
 import type { SessionStatus } from './state.js';
 
@@ -18,8 +20,19 @@ export interface ReplyQueueOptions {
 /** States in which the agent takes a reply as a new turn. */
 const IDLE = new Set(['ready_for_review', 'stopped', 'failed']);
 
+/** What the agent reads for a message from another session: who sent it, and how it came. */
+export function messagePrompt(from: { name: string }, text: string): string {
+  return `Message from ${from.name} (another agent's session in this workspace), sent through Baton:\n\n${text}`;
+}
+
+interface Waiting {
+  text: string;
+  /** Sent by another session's agent, not by the user. */
+  fromSession: boolean;
+}
+
 export class ReplyQueue {
-  private readonly waiting: string[] = [];
+  private readonly waiting: Waiting[] = [];
   private readonly seen = new Set<string>();
   private delivering = false;
 
@@ -36,10 +49,10 @@ export class ReplyQueue {
   }
 
   /** Takes a reply; false (and nothing done) when it is a retry. */
-  accept(text: string, clientId?: string): boolean {
+  accept(text: string, clientId?: string, fromSession = false): boolean {
     if (this.isRetry(clientId)) return false;
     if (clientId !== undefined) this.seen.add(clientId);
-    this.waiting.push(text);
+    this.waiting.push({ text, fromSession });
     this.pump();
     return true;
   }
@@ -55,7 +68,7 @@ export class ReplyQueue {
 
   /** An interrupt drops replies not yet handed over (they are in the transcript, unanswered). */
   clear(): string[] {
-    return this.waiting.splice(0);
+    return this.waiting.splice(0).map((w) => w.text);
   }
 
   private pump(): void {
@@ -65,7 +78,10 @@ export class ReplyQueue {
     // An interrupted turn leaves the agent waiting (needs input, with a note): a reply is its next turn.
     const idle = IDLE.has(status?.state ?? '') || (status?.state === 'needs_input' && status.reason?.kind === 'note');
     if (!answering && !idle) return;
-    const text = this.waiting.shift() as string;
+    // A question is the user's to answer: messages from other sessions wait for the turn after it.
+    const index = idle ? 0 : this.waiting.findIndex((w) => !w.fromSession);
+    if (index === -1) return;
+    const [{ text }] = this.waiting.splice(index, 1) as [Waiting];
     this.delivering = true;
     this.options
       .deliver(text, answering)

@@ -13,14 +13,17 @@ import { createLogger } from '../shared/log.js';
 import { sessionPaths, type SessionPaths } from '../shared/paths.js';
 import { ensureSocketFolder } from '../shared/private-folder.js';
 import { EventLogWriter, readLog } from './event-log.js';
+import { revokeCredential } from '../mcp/credentials.js';
 import { agentStartOptions, checkedAgentEvent, sessionStarted } from './host-agent.js';
+import { AgentQuestion } from './host-ask.js';
+import { HostMemory } from './host-memory.js';
 import { claimSession, releaseClaim } from './host-claim.js';
 import { ControlSocket } from './host-control.js';
 import { IdleExit } from './host-idle.js';
 import { prepareSession } from './host-prepare.js';
 import type { HostInfo, HostRequest, HostSpec } from './spec.js';
-import { ReplyQueue } from './host-replies.js';
-import { StateMachine, type Trigger } from './state.js';
+import { messagePrompt, ReplyQueue } from './host-replies.js';
+import type { Trigger } from './state.js';
 
 const log = createLogger('host');
 
@@ -29,16 +32,15 @@ export class SessionHost {
   private writer!: EventLogWriter;
   private control: ControlSocket | undefined;
   private run: AgentRun | undefined;
-  /** The session's state; every change is recorded through it. */
-  private readonly machine = new StateMachine();
+  /** The session's state, the agent's last words and pending approvals, from the events written. */
+  private readonly memory = new HostMemory();
   private readonly replies = new ReplyQueue({
-    status: () => this.machine.status,
+    status: () => this.memory.machine.status,
     deliver: (text, answering) => this.deliverReply(text, answering),
     // The session would say "working" with no turn running: it fails, truthfully, and a reply or respawn resumes it.
     failed: (_text, error) => this.onAgentExited(`the reply could not be handed to the agent: ${errorMessage(error)}`),
   });
-  private lastAssistantText: string | undefined;
-  private pendingApprovals: string[] = [];
+  private readonly question = new AgentQuestion((body) => this.record(body));
   private stopRequested = false;
   private ending: Promise<void> | undefined;
   private readonly exitCallbacks: ((code: number) => void)[] = [];
@@ -133,19 +135,20 @@ export class SessionHost {
     const { events } = readLog(this.paths.events);
     for (const event of events) {
       this.lastSeqFromLog = event.seq;
-      this.track(event);
+      this.memory.track(event);
       if (event.type === 'setup.finished') this.prepared = event.ok;
       // Replies an earlier host took stay taken: a client's retry must not apply them again.
       if (event.type === 'message.added' && event.role === 'user' && event.clientId !== undefined) this.replies.remember(event.clientId);
     }
     // Approvals pending in a dead host died with its agent.
-    this.pendingApprovals = [];
+    this.memory.pendingApprovals = [];
     // A log with no state yet: the supervisor was killed between recording the session and
     // writing its first event. The session is queued (that is how it was recorded).
-    if (this.machine.status === undefined) this.machine.restore({ state: 'queued' });
+    if (this.memory.machine.status === undefined) this.memory.machine.restore({ state: 'queued' });
   }
 
   private onAgentEvent(raw: AgentEvent): void {
+    if (raw.type === 'turn.completed') this.question.drop();
     this.record(checkedAgentEvent(raw));
   }
 
@@ -162,46 +165,22 @@ export class SessionHost {
       log.error('could not write event', { session: this.spec.sessionId, error: errorMessage(error) });
       return undefined;
     }
-    this.track(event);
-    if (derive) this.change({ kind: 'event', event: body, stopRequested: this.stopRequested, lastAssistantText: this.lastAssistantText });
+    this.memory.track(event);
+    if (derive) this.change({ kind: 'event', event: body, stopRequested: this.stopRequested, lastAssistantText: this.memory.lastAssistantText });
     this.idle.update();
     return event;
   }
 
   /** Runs a trigger through the state machine and records the change it makes, if any. */
   private change(trigger: Trigger): void {
-    const changed = this.machine.apply(trigger);
+    const changed = this.memory.machine.apply(trigger);
     if (changed === undefined) return;
     this.writer.append(changed);
     this.replies.stateChanged();
   }
 
   private get state(): string | undefined {
-    return this.machine.status?.state;
-  }
-
-  private track(event: BatonEvent | EventBody): void {
-    switch (event.type) {
-      case 'state.changed':
-        this.machine.restore({ state: event.to, reason: event.reason });
-        break;
-      case 'message.added':
-        // A user message answers whatever the assistant said before; only later text can ask anew.
-        this.lastAssistantText = event.role === 'assistant' ? event.text : undefined;
-        break;
-      case 'question.answered':
-      case 'turn.started':
-        this.lastAssistantText = undefined;
-        break;
-      case 'approval.requested':
-        this.pendingApprovals.push(event.requestId);
-        break;
-      case 'approval.resolved':
-        this.pendingApprovals = this.pendingApprovals.filter((id) => id !== event.requestId);
-        break;
-      default:
-        break;
-    }
+    return this.memory.machine.status?.state;
   }
 
   private async handle(request: HostRequest): Promise<void> {
@@ -213,14 +192,19 @@ export class SessionHost {
         if (run === undefined || this.ending !== undefined) throw new BatonError('conflict', 'The session is not accepting replies right now.');
         // Answered as soon as it is recorded: the agent gets it when it can take it (host-replies.ts).
         if (this.replies.isRetry(request.clientId)) return;
-        this.record({ type: 'message.added', role: 'user', text: request.text, ...(request.clientId === undefined ? {} : { clientId: request.clientId }) });
-        this.replies.accept(request.text, request.clientId);
+        const { text, clientId, from } = request;
+        this.record({ type: 'message.added', role: 'user', text, ...(clientId === undefined ? {} : { clientId }), ...(from === undefined ? {} : { from }) });
+        this.replies.accept(from === undefined ? text : messagePrompt(from, text), clientId, from !== undefined);
         return;
       }
+      case 'ask':
+        if (run === undefined || this.ending !== undefined) throw new BatonError('conflict', 'The session is ending; it cannot ask anything now.');
+        this.question.ask(request.text, this.state);
+        return;
       case 'approval': {
         if (run === undefined) throw new BatonError('conflict', 'The session has no running agent.');
-        const requestId = request.requestId ?? this.pendingApprovals[this.pendingApprovals.length - 1];
-        if (requestId === undefined || !this.pendingApprovals.includes(requestId)) {
+        const requestId = request.requestId ?? this.memory.pendingApprovals[this.memory.pendingApprovals.length - 1];
+        if (requestId === undefined || !this.memory.pendingApprovals.includes(requestId)) {
           throw new BatonError('conflict', 'The session has no pending approval' + (request.requestId ? ` with id ${request.requestId}` : '') + '.');
         }
         this.record({ type: 'approval.resolved', requestId, decision: request.decision, ...(request.reason === undefined ? {} : { reason: request.reason }) });
@@ -243,6 +227,8 @@ export class SessionHost {
   private async deliverReply(text: string, answering: boolean): Promise<void> {
     if (this.run === undefined || this.ending !== undefined) return;
     if (answering) this.record({ type: 'question.answered', text });
+    // The answer to the agent's `ask_user` is that tool's result, which its MCP server reads from the log.
+    if (answering && this.question.take()) return;
     await this.run.reply(text);
   }
 
@@ -282,6 +268,8 @@ export class SessionHost {
     this.control?.close();
     rmSync(this.paths.socket, { force: true });
     rmSync(this.paths.hostJson, { force: true });
+    // The agent is gone, and with it the MCP server that held the session's credential.
+    revokeCredential(this.spec.home, this.spec.sessionId);
     releaseClaim(this.paths.dir);
     // Exits once every in-flight request has had its answer written.
     const exit = (): void => this.exitCallbacks.forEach((callback) => callback(code));

@@ -6,6 +6,7 @@
 import { readFileSync } from 'node:fs';
 import type { AgentId, PermissionMode } from '../agents/index.js';
 import { readPlan } from '../environments/index.js';
+import { mintCredential, revokeCredential } from '../mcp/credentials.js';
 import { BatonError, errorMessage, isDiskFull } from '../shared/errors.js';
 import { createLogger } from '../shared/log.js';
 import { sessionPaths } from '../shared/paths.js';
@@ -68,6 +69,8 @@ export class HostSupervisor {
     try {
       // Checked here too, so a socket folder another user made fails the session with the reason.
       ensureSocketFolder(this.options.home, sessionPaths(this.options.home, session.id, this.options.env).socket);
+      // Each start of the agent gets its own credential for Baton's MCP server; the last one's is void.
+      mintCredential(this.options.home, session.id);
       const host = await this.launcher.launch(
         {
           sessionId: session.id,
@@ -226,6 +229,8 @@ export class HostSupervisor {
     if (!this.ingestWhenRoom(sessionId, () => this.onGone(sessionId))) return;
     const session = store.get(sessionId);
     if (session === undefined || this.isRunning(session) || this.adopt(sessionId)) return;
+    // A host that died without ending its session left its credential behind.
+    revokeCredential(this.options.home, sessionId);
     const [last] = events.latest(sessionId, ['session.started', 'session.ended'], 1);
     if (last?.type === 'session.started' || ACTIVE_STATES.includes(session.state)) {
       const message = `the session host (pid ${session.host_pid ?? '?'}) exited unexpectedly; \`baton respawn ${session.name}\` restarts it`;

@@ -18,7 +18,7 @@ import { PortLeaseStore } from '../store/port-leases.js';
 import { SessionStore, type SessionWithProject } from '../store/sessions.js';
 import { findRepository, type RemoveResult } from '../worktrees/index.js';
 import { Archive } from './archive.js';
-import { SessionCommands } from './commands.js';
+import { SessionCommands, type MessageAuthor, type MessageDelivery } from './commands.js';
 import { SessionsCore } from './core.js';
 import { dispatchSession, recoverInterruptedDispatches } from './dispatch.js';
 import { environmentView } from './environment-view.js';
@@ -212,6 +212,16 @@ export class SessionManager extends EventEmitter<ManagerEvents> {
 
   reply(ref: string, text: string, cwd?: string, clientId?: string): Promise<SessionWithProject> {
     return this.commands.reply(ref, text, cwd, clientId);
+  }
+
+  /** A message from another session's agent through Baton's MCP server (see commands.ts). */
+  message(ref: string, text: string, from: MessageAuthor, cwd?: string): Promise<{ session: SessionWithProject; delivery: MessageDelivery }> {
+    return this.commands.message(ref, text, from, cwd);
+  }
+
+  /** The session's agent asks its user through Baton's MCP server. */
+  ask(sessionId: string, text: string): Promise<SessionWithProject> {
+    return this.commands.ask(sessionId, text);
   }
 
   resolveApproval(ref: string, decision: 'allow' | 'deny', reason?: string, requestId?: string, cwd?: string): Promise<SessionWithProject> {

@@ -25,7 +25,16 @@ export type HostSpec = z.infer<typeof HostSpec>;
 /** Requests the supervisor sends a host over its control socket, one JSON object per line. */
 export const HostRequest = z.discriminatedUnion('op', [
   z.object({ id: z.number(), op: z.literal('ping') }),
-  z.object({ id: z.number(), op: z.literal('reply'), text: z.string(), clientId: z.string().optional() }),
+  z.object({
+    id: z.number(),
+    op: z.literal('reply'),
+    text: z.string(),
+    clientId: z.string().optional(),
+    /** A message from another session's agent (MCP `send_message`): it starts a turn, it never answers a question. */
+    from: z.object({ sessionId: z.string().nullable(), name: z.string() }).optional(),
+  }),
+  /** The agent asks the user through Baton's MCP server (`ask_user`): the session needs input until the user answers. */
+  z.object({ id: z.number(), op: z.literal('ask'), text: z.string() }),
   z.object({
     id: z.number(),
     op: z.literal('approval'),

@@ -12,9 +12,10 @@ export interface RawResponse {
   body: unknown;
 }
 
-export function callApi(home: string, method: string, path: string, body?: unknown): Promise<RawResponse> {
+/** `bearer`: what to authenticate with instead of the token (a session's credential, say). */
+export function callApi(home: string, method: string, path: string, body?: unknown, bearer?: string): Promise<RawResponse> {
   const { port } = JSON.parse(readFileSync(join(home, 'supervisor.json'), 'utf8')) as { port: number };
-  const token = readFileSync(join(home, 'token'), 'utf8').trim();
+  const token = bearer ?? readFileSync(join(home, 'token'), 'utf8').trim();
   const payload = body === undefined ? undefined : JSON.stringify(body);
   return new Promise((resolve, reject) => {
     const req = request(

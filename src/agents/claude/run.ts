@@ -12,6 +12,7 @@ import { Conversation, type TurnDriver } from '../conversation.js';
 import type { AgentEvent, AgentRun, AgentStartOptions, ApprovalDecision } from '../types.js';
 import { ClaudeApprovals } from './approvals.js';
 import { InputQueue } from './input.js';
+import { claudeMcpOptions } from './mcp.js';
 import { ClaudeNormalizer, turnOutcome } from './normalize.js';
 import { ClaudeProcess } from './process.js';
 import { usageDeltas, type TotalsByModel } from './usage.js';
@@ -90,6 +91,7 @@ export class ClaudeRun implements AgentRun, TurnDriver {
           systemPrompt:
             options.instructions === undefined ? { type: 'preset', preset: 'claude_code' } : { type: 'preset', preset: 'claude_code', append: options.instructions },
           canUseTool: this.asks.canUseTool,
+          ...claudeMcpOptions(options.batonMcp),
           ...(resumeId === undefined ? {} : { resume: resumeId }),
         },
       }),

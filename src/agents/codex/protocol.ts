@@ -72,6 +72,8 @@ export const Notifications = {
     tokenUsage: z.looseObject({ total: TokenUsageBreakdown }),
   }),
   error: z.looseObject({ error: TurnError, willRetry: z.boolean() }),
+  /** An MCP server of the thread is starting, ready or failed (`status`). */
+  'mcpServer/startupStatus/updated': z.looseObject({ name: z.string(), status: z.string(), error: z.string().nullish() }),
 } as const;
 
 export const CommandApprovalParams = z.looseObject({

@@ -14,6 +14,7 @@ import { CodexApprovals } from './approvals.js';
 import { CodexNormalizer, describeError, usageDelta, type UsageTotal } from './normalize.js';
 import { Notifications, ThreadResponse, TurnResponse } from './protocol.js';
 import { RpcConnection } from './rpc.js';
+import { BatonMcpStartup, codexMcpArgs } from './mcp.js';
 import { codexSetup, type CodexSetup } from './setup.js';
 
 export { CONTINUE_PROMPT } from '../conversation.js';
@@ -33,6 +34,8 @@ export class CodexRun implements AgentRun, TurnDriver {
   /** The processes below codex when the current turn was sent. */
   private beforeTurn = new Set<number>();
   private readonly setup: CodexSetup;
+  /** The first turn waits for Baton's MCP server, so the model's first request already has its tools. */
+  private readonly batonMcp: BatonMcpStartup;
 
   constructor(
     private readonly options: AgentStartOptions,
@@ -43,6 +46,7 @@ export class CodexRun implements AgentRun, TurnDriver {
     this.turns = new Conversation({ agent: 'codex', start: options, emit, initialState: { usage: { input: 0, cached: 0, output: 0 } }, ready: false });
     this.normalizer = new CodexNormalizer(options.cwd);
     this.setup = codexSetup(options.settingSources, options.env, options.stateDir);
+    this.batonMcp = new BatonMcpStartup(options.batonMcp !== undefined, () => this.turns.ready(), (message) => emit({ type: 'error.raised', message, fatal: false }));
     this.approvals = new CodexApprovals(() => this.rpc, emit, (itemId) => this.normalizer.filesOf(itemId));
   }
 
@@ -55,7 +59,7 @@ export class CodexRun implements AgentRun, TurnDriver {
   }
 
   start(): void {
-    this.child = spawn(this.codexPath, ['app-server'], {
+    this.child = spawn(this.codexPath, ['app-server', ...codexMcpArgs(this.options.batonMcp)], {
       cwd: this.options.cwd,
       env: this.setup.env,
       stdio: ['pipe', 'pipe', 'pipe'],
@@ -165,7 +169,7 @@ export class CodexRun implements AgentRun, TurnDriver {
     const response = resumeId === undefined ? await this.rpc.request('thread/start', settings) : await this.rpc.request('thread/resume', { ...settings, threadId: resumeId });
     this.threadId = ThreadResponse.parse(response).thread.id;
     this.turns.identify(this.threadId);
-    this.turns.ready();
+    this.batonMcp.threadStarted();
   }
 
   /** Approvals go to Baton; the sandbox keeps writes inside the worktree (not even /tmp). */
@@ -191,6 +195,8 @@ export class CodexRun implements AgentRun, TurnDriver {
       return;
     }
     const data = parsed.data;
+    // May come before thread/start's answer names the thread.
+    if (method === 'mcpServer/startupStatus/updated') return this.batonMcp.status(Notifications[method].parse(params));
     // Sub-agents run in threads of their own; only this thread's turn decides the state.
     if ('threadId' in data && data.threadId !== this.threadId) return;
     switch (method) {

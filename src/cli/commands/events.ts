@@ -116,7 +116,20 @@ function describeKnown(event: WorkspaceEvent): string {
       return `task ${event.data.taskId}: decision ${event.data.file}`;
     case 'task.noted':
       return `task ${event.data.taskId}: note ${event.data.file}`;
+    case 'session.message_sent':
+      return `${event.data.from.name} → ${event.data.to.name}: ${oneLine(event.data.text)}`;
+    case 'agent.decision_recorded':
+      return `${event.data.author.name} decided: ${oneLine(event.data.title)}`;
+    case 'agent.note_added':
+      return `${event.data.author.name} noted: ${oneLine(event.data.text)}`;
+    case 'agent.task_created':
+      return `${event.data.author.name} created task ${event.seq}: ${oneLine(event.data.title)}`;
   }
+}
+
+function oneLine(text: string): string {
+  const line = text.replace(/\s+/g, ' ').trim();
+  return line.length > 80 ? `${line.slice(0, 79)}…` : line;
 }
 
 function members(sessions: { name: string }[]): string {

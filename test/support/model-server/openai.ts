@@ -115,7 +115,8 @@ export function openaiFrames(step: Step, model: string): string[] {
       });
     } else {
       const args = JSON.stringify(tool.input);
-      addItem({ id: itemId, type: 'function_call', call_id: callId, name: tool.name, arguments: args }, (outputIndex) => {
+      const namespace = tool.namespace === undefined ? {} : { namespace: tool.namespace };
+      addItem({ id: itemId, type: 'function_call', call_id: callId, name: tool.name, ...namespace, arguments: args }, (outputIndex) => {
         send('response.function_call_arguments.delta', { item_id: itemId, output_index: outputIndex, delta: args });
         send('response.function_call_arguments.done', { item_id: itemId, output_index: outputIndex, arguments: args });
       });

@@ -9,6 +9,8 @@
  * input: '*** Begin Patch…'}` (a string input makes a custom tool call). */
 export interface ToolCall {
   name: string;
+  /** OpenAI only: the tool's namespace, as Codex offers MCP tools (`mcp__baton` + `ask_user`). */
+  namespace?: string;
   input: Record<string, unknown> | string;
 }
 

@@ -1,0 +1,9 @@
+/**
+ * Baton's MCP server for agents. Its face:
+ * - `createBatonMcpServer` (server.ts): the MCP tools, on the official SDK, calling the
+ *   supervisor's API with the typed client — what `baton mcp` serves on stdio;
+ * - `McpService` (service.ts): the supervisor's side of those calls;
+ * - credentials.ts: each session's own credential, minted per run of its agent and revoked when it ends.
+ */
+export { McpService, type McpSessions, type McpServiceOptions } from './service.js';
+export { checkCredential, credentialPath, isSessionCredential, mintCredential, readCredentialFile, revokeCredential, type CredentialCheck } from './credentials.js';

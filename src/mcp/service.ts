@@ -1,0 +1,131 @@
+/**
+ * The supervisor's side of Baton's MCP server: what an agent's calls do, acting for the caller —
+ * a session (by its credential) or, with the user's token, an MCP client outside Baton. It takes
+ * the sessions domain through an interface (`McpSessions`), as the radar does, and publishes what
+ * agents record on the workspace bus.
+ */
+import type { AgentAuthor, AgentRecordView, AskView, CallerView, MessageView, SearchView } from '../api/mcp.js';
+import type { SessionView } from '../api/index.js';
+import type { WorkspaceBus } from '../bus/index.js';
+import { AgentDecisionRecorded, AgentNoteAdded, AgentTaskCreated, SessionMessageSent, type WorkspaceEvent } from '../events/workspace.js';
+import { InternalError, InvalidInputError } from '../shared/errors.js';
+import type { Db } from '../store/db.js';
+import { EventTextSearch } from '../store/event-search.js';
+import type { SessionWithProject } from '../store/sessions.js';
+
+/** What the MCP service needs of the sessions domain (the SessionManager has it). */
+export interface McpSessions {
+  resolve(ref: string, cwd?: string): SessionWithProject;
+  view(session: SessionWithProject): SessionView;
+  ask(sessionId: string, text: string): Promise<SessionWithProject>;
+  message(ref: string, text: string, from: AgentAuthor, cwd?: string): Promise<{ session: SessionWithProject; delivery: MessageView['delivery'] }>;
+}
+
+export interface McpServiceOptions {
+  sessions: McpSessions;
+  bus: WorkspaceBus;
+  /** The store, for search; without it search says it is unavailable. */
+  db?: Db | undefined;
+}
+
+/** How an MCP client outside Baton (the user's token) is named as an author. */
+const OUTSIDE: AgentAuthor = { sessionId: null, name: 'an MCP client outside Baton' };
+const SNIPPET_CHARS = 160;
+
+type RecordKind = AgentRecordView['kind'];
+type RecordEvent = Extract<WorkspaceEvent, { type: 'agent.decision_recorded' | 'agent.note_added' | 'agent.task_created' }>;
+
+export class McpService {
+  private search: EventTextSearch | undefined;
+
+  constructor(private readonly options: McpServiceOptions) {}
+
+  me(caller: string | undefined): CallerView {
+    const { sessions } = this.options;
+    return { session: caller === undefined ? null : sessions.view(sessions.resolve(caller)) };
+  }
+
+  /** The caller's session asks its user; the answer is followed in the session's events after `after`. */
+  async ask(caller: string | undefined, question: string): Promise<AskView> {
+    if (caller === undefined) throw new InvalidInputError('Asking the user works only from a session Baton started (its MCP server has the session’s credential); outside Baton, ask your user yourself.');
+    const before = this.options.sessions.resolve(caller);
+    await this.options.sessions.ask(caller, question);
+    return { sessionId: before.id, name: before.name, after: before.last_seq };
+  }
+
+  async message(caller: string | undefined, to: string, text: string, cwd: string | undefined): Promise<MessageView> {
+    const from = this.author(caller);
+    const { session, delivery } = await this.options.sessions.message(to, text, from, cwd);
+    this.options.bus.publish(SessionMessageSent, { from, to: { sessionId: session.id, name: session.name, project: session.project_name }, text, delivery });
+    return { to: this.options.sessions.view(session), delivery };
+  }
+
+  find(query: string, limit: number, sessionRef: string | undefined, cwd: string | undefined): SearchView {
+    const { db, sessions } = this.options;
+    if (db === undefined) throw new InternalError('Search is not available in this process (no store).');
+    this.search ??= new EventTextSearch(db);
+    const sessionId = sessionRef === undefined ? undefined : sessions.resolve(sessionRef, cwd).id;
+    const hits = this.search.find(query, limit, sessionId).map((hit) => ({ ...hit, snippet: snippet(hit.body, query) }));
+    return { query, hits: hits.map(({ body: _body, ...hit }) => hit) };
+  }
+
+  record(caller: string | undefined, kind: RecordKind, fields: { title?: string; text: string }): AgentRecordView {
+    const author = this.author(caller);
+    const project = caller === undefined ? null : this.options.sessions.resolve(caller).project_root;
+    const { bus } = this.options;
+    const title = fields.title ?? firstLine(fields.text);
+    const event =
+      kind === 'decision'
+        ? bus.publish(AgentDecisionRecorded, { author, project, title, text: fields.text })
+        : kind === 'note'
+          ? bus.publish(AgentNoteAdded, { author, project, text: fields.text })
+          : bus.publish(AgentTaskCreated, { author, project, title, description: fields.text });
+    return recordView(event as RecordEvent);
+  }
+
+  records(kind: 'decision' | 'task', limit: number): AgentRecordView[] {
+    const type = kind === 'decision' ? AgentDecisionRecorded.type : AgentTaskCreated.type;
+    return this.options.bus.latestOfType(type, limit).map((event) => recordView(event));
+  }
+
+  private author(caller: string | undefined): AgentAuthor {
+    if (caller === undefined) return OUTSIDE;
+    const session = this.options.sessions.resolve(caller);
+    return { sessionId: session.id, name: session.name };
+  }
+}
+
+function recordView(event: RecordEvent): AgentRecordView {
+  const base = { id: event.seq, ts: event.ts, author: event.data.author, project: event.data.project };
+  switch (event.type) {
+    case 'agent.decision_recorded':
+      return { ...base, kind: 'decision', title: event.data.title, text: event.data.text };
+    case 'agent.note_added':
+      return { ...base, kind: 'note', title: firstLine(event.data.text), text: event.data.text };
+    case 'agent.task_created':
+      return { ...base, kind: 'task', title: event.data.title, text: event.data.description };
+  }
+}
+
+function firstLine(text: string): string {
+  const line = text.trim().split('\n')[0] ?? '';
+  return line.length > 80 ? `${line.slice(0, 79)}…` : line;
+}
+
+/** The words around the first match, from the event's text fields (not its JSON). */
+export function snippet(body: string, query: string): string {
+  const text = textOf(JSON.parse(body) as Record<string, unknown>);
+  const at = text.toLowerCase().indexOf(query.toLowerCase());
+  if (at === -1) return text.slice(0, SNIPPET_CHARS);
+  const start = Math.max(0, at - SNIPPET_CHARS / 2);
+  const end = Math.min(text.length, at + query.length + SNIPPET_CHARS / 2);
+  return `${start > 0 ? '…' : ''}${text.slice(start, end)}${end < text.length ? '…' : ''}`;
+}
+
+function textOf(event: Record<string, unknown>): string {
+  return ['text', 'input', 'output', 'tool', 'error']
+    .map((key) => event[key])
+    .filter((value): value is string => typeof value === 'string' && value !== '')
+    .join(' · ')
+    .replace(/\s+/g, ' ');
+}
