@@ -8,6 +8,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { formatIssues, InvalidInputError } from '../shared/errors.js';
+import { PolicySection } from '../policy/config.js';
 import { EnvironmentSections } from './environment-config.js';
 
 export const REPO_CONFIG_FILE = join('.baton', 'config.json');
@@ -47,6 +48,8 @@ export const RepoConfig = z
       })
       .strict()
       .optional(),
+    /** The destructive-action gate (src/policy): rule actions, the repository's own rules, writable folders. */
+    policy: PolicySection.optional(),
     // Worktrees ready to work in (issue 15): agents, worktree, ports, env, cleanup.
     ...EnvironmentSections,
   })
