@@ -5,7 +5,7 @@
  * each with its arguments, so a rule never matches on text.
  */
 import { basename } from 'node:path';
-import { parseCommands, UNKNOWN, type Redirect, type SimpleCommand, type Word } from './shell.js';
+import { parseCommands, type Redirect, type SimpleCommand, type Word } from './shell.js';
 
 /** A program that would run, after its wrappers. */
 export interface Command {
