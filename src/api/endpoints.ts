@@ -4,10 +4,11 @@ import type { DAEMON } from './daemon.js';
 import type { ENVIRONMENTS } from './environments.js';
 import type { HISTORY } from './history.js';
 import type { MERGE } from './merge.js';
+import type { POLICY } from './policy.js';
 import type { REVIEW } from './review.js';
 import type { SESSIONS } from './sessions.js';
 import type { UI } from './ui.js';
 import type { WORKSPACE } from './workspace.js';
 
-export type Endpoints = typeof DAEMON & typeof SESSIONS & typeof HISTORY & typeof UI & typeof WORKSPACE & typeof CONFLICTS & typeof MERGE & typeof REVIEW & typeof ENVIRONMENTS;
+export type Endpoints = typeof DAEMON & typeof SESSIONS & typeof HISTORY & typeof UI & typeof WORKSPACE & typeof CONFLICTS & typeof MERGE & typeof REVIEW & typeof ENVIRONMENTS & typeof POLICY;
 export type Route = keyof Endpoints;

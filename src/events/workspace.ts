@@ -113,6 +113,23 @@ export const ReviewCommentSent = defineWorkspaceEvent(
   z.object({ project: z.string(), group: z.number().int().positive(), path: z.string(), startLine: z.number().int(), endLine: z.number().int(), sessionId: z.string(), name: z.string() }),
 );
 
+// ── policy (the destructive-action gate's allow rules) ──────────────────────
+
+/** An allow rule: calls of `tool` (or any command-running tool) whose command starts with `pattern`, in `project` (or everywhere). */
+const allowRule = {
+  ruleId: z.number().int().positive(),
+  project: z.string().nullable(),
+  tool: z.string().nullable(),
+  pattern: z.string().nullable(),
+};
+export const PolicyAllowAdded = defineWorkspaceEvent('policy.allow_added', z.object({ ...allowRule, source: z.enum(['cli', 'approval', 'page']) }));
+export const PolicyAllowRevoked = defineWorkspaceEvent('policy.allow_revoked', z.object(allowRule));
+/** An approval answered by an allow rule, without reaching the user. */
+export const PolicyAutoApproved = defineWorkspaceEvent(
+  'policy.auto_approved',
+  z.object({ ...sessionRef, ruleId: z.number().int().positive(), requestId: z.string(), tool: z.string(), input: z.string() }),
+);
+
 /** Every workspace event there is; a new domain adds its definitions here. */
 export const WORKSPACE_EVENTS = [
   SessionDispatched,
@@ -134,6 +151,9 @@ export const WORKSPACE_EVENTS = [
   ReviewFileStateSet,
   ReviewFileStateReset,
   ReviewCommentSent,
+  PolicyAllowAdded,
+  PolicyAllowRevoked,
+  PolicyAutoApproved,
 ] as const;
 
 type Definitions = (typeof WORKSPACE_EVENTS)[number];
@@ -166,4 +186,7 @@ export const WorkspaceEvent = z.discriminatedUnion('type', [
   z.object({ ...envelope, type: z.literal(ReviewFileStateSet.type), data: ReviewFileStateSet.schema }),
   z.object({ ...envelope, type: z.literal(ReviewFileStateReset.type), data: ReviewFileStateReset.schema }),
   z.object({ ...envelope, type: z.literal(ReviewCommentSent.type), data: ReviewCommentSent.schema }),
+  z.object({ ...envelope, type: z.literal(PolicyAllowAdded.type), data: PolicyAllowAdded.schema }),
+  z.object({ ...envelope, type: z.literal(PolicyAllowRevoked.type), data: PolicyAllowRevoked.schema }),
+  z.object({ ...envelope, type: z.literal(PolicyAutoApproved.type), data: PolicyAutoApproved.schema }),
 ]);

@@ -10,12 +10,15 @@ import { DAEMON, type DaemonStatus } from '../api/daemon.js';
 import { ENVIRONMENTS } from '../api/environments.js';
 import { HISTORY } from '../api/history.js';
 import { MERGE } from '../api/merge.js';
+import { POLICY } from '../api/policy.js';
 import { REVIEW } from '../api/review.js';
 import { MAX_BODY_BYTES, type ApiErrorBody } from '../api/index.js';
 import { SESSIONS } from '../api/sessions.js';
 import { WORKSPACE } from '../api/workspace.js';
 import { BatonError, DiskFullError, errorMessage, formatIssues, isDiskFull } from '../shared/errors.js';
 import { MergeService } from '../merge/index.js';
+import { PolicyService } from '../policy/index.js';
+import { AllowRuleStore } from '../store/allow-rules.js';
 import { createLogger } from '../shared/log.js';
 import { ConflictRadar } from '../radar/index.js';
 import type { SessionManager } from '../sessions/manager.js';
@@ -26,6 +29,7 @@ import { daemonHandlers } from './routes/daemon.js';
 import { environmentHandlers } from './routes/environments.js';
 import { historyHandlers } from './routes/history.js';
 import { mergeHandlers } from './routes/merge.js';
+import { policyHandlers } from './routes/policy.js';
 import { mount } from './routes/mount.js';
 import { sessionHandlers } from './routes/sessions.js';
 import { workspaceHandlers } from './routes/workspace.js';
@@ -55,6 +59,8 @@ export interface AppOptions {
   merges?: MergeService;
   /** Coupled groups and combined reviews (src/review); without it, the review endpoints answer that it is off. */
   review?: ReviewService;
+  /** The gate's rules and allow rules (src/policy); made over the manager's store when not given. */
+  policy?: PolicyService;
 }
 
 export function createApp(options: AppOptions): Hono {
@@ -86,7 +92,8 @@ export function createApp(options: AppOptions): Hono {
   app.use('*', bodyLimit(MAX_BODY_BYTES));
 
   mount(app, DAEMON, daemonHandlers(options));
-  mount(app, SESSIONS, sessionHandlers(manager));
+  const policy = options.policy ?? new PolicyService(manager, new AllowRuleStore(manager.db), manager.bus);
+  mount(app, SESSIONS, sessionHandlers(manager, policy));
   mount(app, HISTORY, historyHandlers(manager));
   mount(app, WORKSPACE, workspaceHandlers(manager.bus));
   mount(app, CONFLICTS, conflictHandlers(options.radar ?? new ConflictRadar({ sessions: manager, bus: manager.bus })));
@@ -94,6 +101,7 @@ export function createApp(options: AppOptions): Hono {
   mount(app, MERGE, mergeHandlers(() => (merges ??= new MergeService({ home: options.status().home, sessions: manager, bus: manager.bus, env: process.env }))));
   mount(app, REVIEW, reviewHandlers(options.review));
   mount(app, ENVIRONMENTS, environmentHandlers(manager));
+  mount(app, POLICY, policyHandlers(policy));
 
   // Last: the web routes end with the UI's catch-all.
   if (options.browserAuth !== undefined) mountWeb(app, { manager, auth: options.browserAuth, port: options.port });

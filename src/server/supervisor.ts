@@ -14,6 +14,8 @@ import { batonHome, homePaths } from '../shared/paths.js';
 import { openDb } from '../store/db.js';
 import { createRadar } from '../radar/index.js';
 import { MergeService } from '../merge/index.js';
+import { PolicyService } from '../policy/index.js';
+import { AllowRuleStore } from '../store/allow-rules.js';
 import { ReviewService, watchGroups } from '../review/index.js';
 import { SessionManager } from '../sessions/manager.js';
 import { createApp } from './app.js';
@@ -51,6 +53,8 @@ export async function runSupervisor(env: NodeJS.ProcessEnv = process.env): Promi
   const radar = createRadar(manager, db);
   const merges = new MergeService({ home, sessions: manager, bus: manager.bus, env });
   const review = new ReviewService({ db, bus: manager.bus, sessions: () => manager.list(), reply: (id, text) => manager.reply(id, text) });
+  const policy = new PolicyService(manager, new AllowRuleStore(db), manager.bus);
+  policy.watch();
   watchGroups(manager.bus, review, (error) => log.error('review groups refresh failed', { error: errorMessage(error) }));
   const startedAt = new Date();
   // Uptime by the monotonic clock: a wall clock set back would make it negative.
@@ -77,6 +81,7 @@ export async function runSupervisor(env: NodeJS.ProcessEnv = process.env): Promi
     radar: radar.radar,
     merges,
     review,
+    policy,
     token,
     port: () => port,
     browserAuth: new BrowserAuth({ port: () => port, file: paths.browserLogins }),

@@ -103,6 +103,11 @@ export class SessionManager extends EventEmitter<ManagerEvents> {
     });
   }
 
+  /** The store's database, for domains that keep tables of their own beside the sessions (allow rules). */
+  get db(): Db {
+    return this.options.db;
+  }
+
   get maxConcurrent(): number {
     return this.options.maxConcurrent;
   }

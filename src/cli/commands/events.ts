@@ -73,7 +73,18 @@ function describe(event: WorkspaceEvent): string {
       return `${event.data.project}: ${event.data.path} changed, no longer ${event.data.previous.replace(/_/g, ' ')}`;
     case 'review.comment_sent':
       return `${event.data.project} group ${event.data.group}: comment on ${event.data.path}:${event.data.startLine} sent to ${event.data.name}`;
+    case 'policy.allow_added':
+      return `allow rule ${event.data.ruleId}: ${allowText(event.data)} (from ${event.data.source})`;
+    case 'policy.allow_revoked':
+      return `allow rule ${event.data.ruleId} revoked: ${allowText(event.data)}`;
+    case 'policy.auto_approved':
+      return `${event.data.name}: ${event.data.tool} \`${event.data.input.slice(0, 80)}\` approved by allow rule ${event.data.ruleId}`;
   }
+}
+
+function allowText(rule: { tool: string | null; pattern: string | null; project: string | null }): string {
+  const what = rule.pattern === null ? `every ${rule.tool ?? ''} call` : `\`${rule.pattern}\`${rule.tool === null ? '' : ` (${rule.tool})`}`;
+  return `${what} in ${rule.project ?? 'every repository'}`;
 }
 
 function members(sessions: { name: string }[]): string {
