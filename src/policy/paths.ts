@@ -1,4 +1,5 @@
 /** Where a path a command touches lies: in the worktree, the repository itself, a writable place, or outside. */
+import { dirname } from 'node:path';
 import { joinPath, UNKNOWN, type Word } from './shell.js';
 
 export interface Place {
@@ -42,9 +43,13 @@ export function placeOf(path: string, child: boolean, place: Place): Where {
     const rel = path.slice(worktree.length + 1);
     return rel === '.git' || rel.startsWith('.git/') ? 'repository' : 'inside';
   }
-  const writable = place.writable.find((w) => within(path, w) || (child && path === w));
-  if (writable !== undefined) return 'writable';
-  return 'outside';
+  // A writable folder never covers the worktree's own folders above it, the home folder when it
+  // is the broader of the two (a home under /tmp stays the home), 
+  // nor the worktree's siblings (other sessions' worktrees).
+  if (within(worktree, path) || within(path, dirname(worktree))) return 'outside';
+  const inHome = path === place.home || within(path, place.home);
+  const writable = place.writable.find((w) => (within(path, w) || (child && path === w)) && (!inHome || within(w, place.home)));
+  return writable === undefined ? 'outside' : 'writable';
 }
 
 export function within(path: string, folder: string): boolean {
