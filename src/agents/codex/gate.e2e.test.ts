@@ -50,13 +50,16 @@ describe('the gate with the real codex binary', () => {
       writeFileSync(join(ws.home, 'precious.txt'), 'keep\n');
       mkdirSync(join(ws.repo, 'build'));
       writeFileSync(join(ws.repo, 'build', 'x'), 'x\n');
-      const { events } = await harness.start(`delete home then build in ${mode}`, { permissionMode: mode, fresh: false, gate });
+      // Codex's own approvals (it asks before any `rm -rf` in a sandboxed mode) are granted, as a user would.
+      const { events } = await harness.start(`delete home then build in ${mode}`, { permissionMode: mode, fresh: false, gate, autoApprove: true });
       await waitForEvent(events, is('turn.completed'));
       expect(events.events.find(is('tool.blocked'))).toMatchObject({ tool: 'shell', rule: 'recursive-delete' });
       expect(existsSync(join(ws.home, 'precious.txt'))).toBe(true);
       expect(existsSync(join(ws.repo, 'build'))).toBe(false);
-      // Nothing reached the user: the block needs no one, the near miss runs in the sandbox or, in bypass, by the gate's leave.
-      expect(events.events.filter(is('approval.requested'))).toEqual([]);
+      // The block needed no one. In bypass mode nothing reached the user at all: the near miss ran by the gate's leave.
+      const asked = events.events.filter(is('approval.requested'));
+      expect(asked.every((e) => e.gate === undefined && e.input === 'rm -rf build/')).toBe(true);
+      if (mode === 'bypassPermissions') expect(asked).toEqual([]);
       expect(JSON.stringify(harness.server.requestsFor(`delete home then build in ${mode}`).at(-1)?.body)).toMatch(/Baton's safety gate blocked this call/);
     });
 
