@@ -5,11 +5,14 @@
  * with its words (quotes removed, variables marked as unknown), its redirections, what it reads
  * on stdin when that is known (a heredoc, a here-string, an `echo` piped into it) and the
  * directory it runs in when a `cd` before it changed it.
+ *
+ * The tree is read through the GopherJS objects underneath mvdan-sh's JavaScript wrapper
+ * (`__internal_object__`): the wrapper converts a whole subtree on every property access
+ * (~150 µs each, measured), the objects themselves are plain fields (decision 80).
  */
 import sh, { type ShNode } from 'mvdan-sh';
 
-const { syntax } = sh;
-const parser = syntax.NewParser();
+const parser = sh.syntax.NewParser();
 
 /** One word after quote removal; `dynamic` when part of it is only known at run time (`$X`, `$(…)`). */
 export interface Word {
@@ -47,7 +50,7 @@ const REDIRECT_OPS: Record<number, string> = { 54: '>', 55: '>>', 56: '<', 57: '
 export function parseCommands(script: string, cwd: string, home: string): SimpleCommand[] {
   let file: ShNode;
   try {
-    file = parser.Parse(script, '');
+    file = parser.Parse(script, '').__internal_object__ as ShNode;
   } catch (error) {
     const text = (error as { Error?: () => string } | null)?.Error?.() ?? String(error);
     throw new ShellSyntaxError(text);
@@ -75,14 +78,14 @@ class Flattener {
   }
 
   private stmt(stmt: ShNode, scope: Scope, piped: Piped): void {
-    const cmd = stmt.Cmd as ShNode | null;
+    const cmd = node(stmt.Cmd);
     const redirects = list(stmt.Redirs);
-    if (cmd !== null && cmd !== undefined) this.command(cmd, scope, piped, redirects);
+    if (cmd !== undefined) this.command(cmd, scope, piped, redirects);
     else this.nested(redirects, scope);
   }
 
   private command(cmd: ShNode, scope: Scope, piped: Piped, redirects: ShNode[]): void {
-    switch (syntax.NodeType(cmd)) {
+    switch (typeOf(cmd)) {
       case 'CallExpr':
         return this.call(cmd, scope, piped, redirects);
       case 'BinaryCmd': {
@@ -117,12 +120,13 @@ class Flattener {
     const words = list(call.Args).map((w) => this.word(w));
     const redirects: Redirect[] = [];
     let stdin: string | undefined = piped !== undefined && piped !== 'unknown' ? piped.text : undefined;
-    for (const node of redirectNodes) {
-      const op = REDIRECT_OPS[node.Op as number] ?? '?';
-      const hdoc = node.Hdoc as ShNode | null;
+    for (const redirect of redirectNodes) {
+      const op = REDIRECT_OPS[redirect.Op as number] ?? '?';
+      const hdoc = node(redirect.Hdoc);
+      const target = node(redirect.Word);
       if ((op === '<<' || op === '<<-') && hdoc) stdin = this.word(hdoc).text;
-      else if (op === '<<<' && node.Word) stdin = this.word(node.Word as ShNode).text + '\n';
-      else if (node.Word) redirects.push({ op, target: this.word(node.Word as ShNode) });
+      else if (op === '<<<' && target) stdin = this.word(target).text + '\n';
+      else if (target) redirects.push({ op, target: this.word(target) });
     }
     for (const assign of list(call.Assigns)) this.inner(assign, scope);
     this.out.push({ words, redirects, stdin, stdinUnknown: piped === 'unknown' && stdin === undefined, cwd: scope.cwd });
@@ -133,15 +137,17 @@ class Flattener {
 
   /** The text a statement writes to a pipe, when the script says it: `echo`, `printf`, `cat <<EOF`. */
   private output(stmt: ShNode): Piped {
-    const cmd = stmt.Cmd as ShNode | null;
-    if (cmd === null || syntax.NodeType(cmd) !== 'CallExpr') return 'unknown';
+    const cmd = node(stmt.Cmd);
+    if (cmd === undefined || typeOf(cmd) !== 'CallExpr') return 'unknown';
     const words = list(cmd.Args).map((w) => this.word(w));
     const name = words[0]?.text;
     if (words.some((w) => w.dynamic)) return 'unknown';
     if (name === 'echo' || name === 'printf') return { text: words.slice(1).filter((w) => !/^-[neE]+$/.test(w.text)).map((w) => w.text).join(' ') + '\n' };
     if (name === 'cat' && words.length === 1) {
-      const hdoc = list(stmt.Redirs).find((r) => r.Hdoc);
-      if (hdoc) return { text: this.word(hdoc.Hdoc as ShNode).text };
+      const hdoc = list(stmt.Redirs)
+        .map((r) => node(r.Hdoc))
+        .find((h) => h !== undefined);
+      if (hdoc) return { text: this.word(hdoc).text };
     }
     return 'unknown';
   }
@@ -159,15 +165,15 @@ class Flattener {
   }
 
   /** Every statement anywhere below a node, each run with its own scope. */
-  private inner(node: ShNode, scope: Scope): void {
-    syntax.Walk(node, (child) => {
-      if (child === null || child === node) return true;
-      if (syntax.NodeType(child) === 'Stmt') {
-        this.stmt(child, { ...scope }, undefined);
-        return false;
-      }
-      return true;
-    });
+  private inner(start: ShNode, scope: Scope): void {
+    const visit = (value: unknown): void => {
+      if (isSlice(value)) return list(value).forEach(visit);
+      const child = node(value);
+      if (child === undefined) return;
+      if (typeOf(child) === 'Stmt') return this.stmt(child, { ...scope }, undefined);
+      for (const key of Object.keys(child)) if (key !== '$val') visit(child[key]);
+    };
+    for (const key of Object.keys(start)) if (key !== '$val') visit(start[key]);
   }
 
   word(word: ShNode): Word {
@@ -177,16 +183,16 @@ class Flattener {
   }
 
   private part(part: ShNode, out: Word, quoted: boolean, first: boolean): void {
-    switch (syntax.NodeType(part)) {
+    switch (typeOf(part)) {
       case 'Lit': {
-        let value = String(part.Value);
+        let value = text(part.Value);
         if (!quoted && first && (value === '~' || value.startsWith('~/'))) value = this.home + value.slice(1);
         if (!quoted && /[*?[]/.test(value.replace(/\\./g, ''))) out.glob = true;
         out.text += quoted ? value.replace(/\\([$`"\\\n])/g, '$1') : value.replace(/\\\n/g, '').replace(/\\(.)/g, '$1');
         return;
       }
       case 'SglQuoted': {
-        const value = String(part.Value);
+        const value = text(part.Value);
         out.text += part.Dollar === true ? ansiC(value) : value;
         return;
       }
@@ -194,8 +200,8 @@ class Flattener {
         list(part.Parts).forEach((p) => this.part(p, out, true, false));
         return;
       case 'ParamExp': {
-        const name = (part.Param as ShNode | null)?.Value;
-        const plain = part.Exp === null && part.Index === null && part.Slice === null && part.Repl === null && part.Length !== true && part.Excl !== true;
+        const name = node(part.Param)?.Value;
+        const plain = [part.Exp, part.Index, part.Slice, part.Repl].every((p) => node(p) === undefined) && part.Length !== true && part.Excl !== true;
         if (plain && name === 'HOME') out.text += this.home;
         else {
           out.text += UNKNOWN;
@@ -211,8 +217,34 @@ class Flattener {
   }
 }
 
+/** A Go slice's elements. */
 function list(value: unknown): ShNode[] {
-  return Array.isArray(value) ? (value as ShNode[]) : [];
+  if (!isSlice(value)) return [];
+  const { $array, $offset, $length } = value;
+  return $array.slice($offset, $offset + $length) as ShNode[];
+}
+
+function isSlice(value: unknown): value is { $array: unknown[]; $offset: number; $length: number } {
+  return typeof value === 'object' && value !== null && '$array' in value && '$length' in value;
+}
+
+/** A syntax node, or undefined for a nil pointer or interface (and for anything that is not a node). */
+function node(value: unknown): ShNode | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const type = (value.constructor as { string?: unknown; nil?: unknown } | undefined) ?? undefined;
+  if (typeof type?.string !== 'string' || !type.string.startsWith('*syntax.') || type.nil === value) return undefined;
+  return value as ShNode;
+}
+
+/** `CallExpr` for a `*syntax.CallExpr`. */
+function typeOf(value: ShNode): string {
+  return (value.constructor as unknown as { string: string }).string.slice('*syntax.'.length);
+}
+
+/** Go strings are byte strings here: non-ASCII text arrives as UTF-8 bytes, one character each. */
+function text(value: unknown): string {
+  const raw = String(value);
+  return /[\x80-\xff]/.test(raw) ? Buffer.from(raw, 'latin1').toString('utf8') : raw;
 }
 
 function ansiC(value: string): string {
