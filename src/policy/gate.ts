@@ -98,7 +98,7 @@ function decide(policy: Policy, findings: Finding[], parsed: string[]): Verdict 
   const byId = new Map(policy.rules.map((r) => [r.id, r]));
   const judged = findings
     .filter((f) => byId.has(f.rule))
-    .map((f) => ({ ...f, action: f.uncertain === true ? ('ask' as const) : ((byId.get(f.rule)?.action ?? 'ask') as 'block' | 'ask') }))
+    .map((f) => ({ ...f, action: f.uncertain === true ? ('ask' as const) : (byId.get(f.rule)?.action ?? 'ask') }))
     .sort((a, b) => STRENGTH[b.action] - STRENGTH[a.action]);
   const top = judged[0];
   if (top === undefined) return { action: 'allow', findings: [], parsed };
