@@ -63,6 +63,8 @@ function writeTargets(command: Command): Word[] {
   const targets = command.redirects.filter((r) => ['>', '>>', '>|', '&>', '&>>', '<>'].includes(r.op)).map((r) => r.target);
   const { name, args } = command;
   const operands = operandsOf(args);
+  // A recursive rm is the recursive-delete rule's: judged once, there.
+  if (name === 'rm' && deleteTargets(command) !== undefined) return targets;
   if (WRITES_ALL.has(name)) targets.push(...(name === 'chmod' || name === 'chown' || name === 'chgrp' ? operands.slice(1) : operands));
   else if (WRITES_LAST.has(name)) {
     const dir = args.findIndex((a) => a.text === '-t' || a.text === '--target-directory');

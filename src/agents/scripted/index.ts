@@ -8,7 +8,7 @@ import { closeSync, existsSync, ftruncateSync, mkdirSync, openSync, readFileSync
 import { join } from 'node:path';
 import { InvalidInputError } from '../../shared/errors.js';
 import type { AgentAdapter, AgentEvent, AgentRun, AgentStartOptions, ApprovalDecision, GateCall } from '../types.js';
-import { blockedEvent, blockedMessage, gateReason, judge } from '../gate.js';
+import { approvalReason, blockedMessage, judge, screen } from '../gate.js';
 import { REPLY_VARIABLE, defaultScript, fill, fillShell, latestReply, parseScript, type Script, type Step } from './script.js';
 import { SHELL_TOOL, editFile, killGroup, runCommand, toolKind, writeFile, type ToolContext } from './tools.js';
 
@@ -243,27 +243,16 @@ class ScriptedRun implements AgentRun {
   private askApproval(request: { tool: string; input: string; reason?: string | undefined }): Promise<void> {
     const kind = toolKind(request.tool);
     const call: GateCall = { tool: request.tool, kind, ...(request.tool === SHELL_TOOL ? { command: request.input } : kind === 'edit' ? { paths: [request.input] } : {}) };
-    const verdict = judge(this.options.gate, call);
+    const verdict = screen(this.options.gate, call, request.input, this.emit);
     if (verdict.action === 'block') {
-      this.emit(blockedEvent(call, request.input, verdict));
       this.emit({ type: 'message.added', role: 'assistant', text: `I did not run it: ${blockedMessage(verdict)}` });
       return Promise.resolve();
     }
-    const gated = verdict.action === 'ask';
     // As the real agents do: bypassPermissions asks nothing; acceptEdits lets file edits through — unless the gate asks.
     const mode = this.options.permissionMode;
-    if (!gated && (mode === 'bypassPermissions' || (mode === 'acceptEdits' && kind === 'edit'))) return this.runApproved(request);
+    if (verdict.action === 'allow' && (mode === 'bypassPermissions' || (mode === 'acceptEdits' && kind === 'edit'))) return this.runApproved(request);
     const requestId = this.toolId();
-    const reason = gated ? gateReason(verdict) : request.reason;
-    this.emit({
-      type: 'approval.requested',
-      requestId,
-      tool: request.tool,
-      kind,
-      input: request.input,
-      ...(reason === undefined ? {} : { reason }),
-      ...(gated && verdict.rule !== undefined ? { gate: verdict.rule } : {}),
-    });
+    this.emit({ type: 'approval.requested', requestId, tool: request.tool, kind, input: request.input, ...approvalReason(verdict, request.reason) });
     return new Promise((done) => {
       this.waiter = {
         kind: 'approval',
