@@ -43,7 +43,7 @@ export default tseslint.config(
   },
   { files: ['**/*.js', '**/*.mjs'], ...tseslint.configs.disableTypeChecked },
   { files: ['src/events/**', 'src/api/**', 'src/shared/**'], rules: { '@typescript-eslint/no-restricted-imports': restrict(shared) } },
-  { files: ['src/agents/**', 'src/store/**', 'src/worktrees/**', 'src/bus/**', 'src/scheduler/**', 'src/review/**', 'src/environments/**', 'src/tasks/**'], rules: { '@typescript-eslint/no-restricted-imports': restrict(middle) } },
+  { files: ['src/agents/**', 'src/store/**', 'src/worktrees/**', 'src/bus/**', 'src/scheduler/**', 'src/review/**', 'src/environments/**', 'src/tasks/**', 'src/policy/**'], rules: { '@typescript-eslint/no-restricted-imports': restrict(middle) } },
   { files: ['src/mcp/**'], rules: { '@typescript-eslint/no-restricted-imports': restrict(mcp) } },
   { files: ['src/cli/**', 'src/board/**'], rules: { '@typescript-eslint/no-restricted-imports': restrict(cli) } },
   { files: ['src/cli/commands/**'], rules: { '@typescript-eslint/no-restricted-imports': restrict(cli, commands) } },

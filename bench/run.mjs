@@ -272,6 +272,7 @@ try {
     ['routines', 'routines.mjs', []],
     ['tasks', 'tasks.mjs', []],
     ['mcp', 'mcp.mjs', []],
+    ['policy', 'policy.mjs', []],
   ]) {
     if (only && only !== name) continue;
     execFileSync(process.execPath, [join(ROOT, 'bench', script), ...args], { cwd: ROOT, stdio: 'inherit' });

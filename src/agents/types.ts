@@ -34,6 +34,11 @@ export interface AgentStartOptions {
    * own CLI would; `[]` loads none.
    */
   settingSources?: readonly string[] | undefined;
+  /**
+   * The destructive-action gate (src/policy), asked before every tool call in every permission
+   * mode: `block` refuses the call, `ask` makes it an approval even where the mode asks nothing.
+   */
+  gate?: ToolGate | undefined;
   /** Baton's own instructions, appended to the agent's system prompt; never written to the user's files. */
   instructions?: string | undefined;
   /**
@@ -54,6 +59,24 @@ export interface McpServerCommand {
 
 /** The name Baton's MCP server goes by among the agent's MCP servers (Claude's tools: `mcp__baton__<tool>`). */
 export const BATON_MCP_SERVER = 'baton';
+/** A tool call as the gate sees it, whatever the vendor calls the tool. */
+export interface GateCall {
+  tool: string;
+  kind: ToolKind;
+  /** The command line, for a tool that runs one. */
+  command?: string | undefined;
+  /** The files an edit writes. */
+  paths?: readonly string[] | undefined;
+}
+
+export interface GateVerdict {
+  action: 'allow' | 'ask' | 'block';
+  rule?: string | undefined;
+  why?: string | undefined;
+  suggest?: string | undefined;
+}
+
+export type ToolGate = (call: GateCall) => GateVerdict;
 
 export interface ApprovalDecision {
   decision: 'allow' | 'deny';

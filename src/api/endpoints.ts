@@ -5,6 +5,7 @@ import type { ENVIRONMENTS } from './environments.js';
 import type { HISTORY } from './history.js';
 import type { MCP } from './mcp.js';
 import type { MERGE } from './merge.js';
+import type { POLICY } from './policy.js';
 import type { REVIEW } from './review.js';
 import type { ROUTINES } from './routines.js';
 import type { TASKS } from './tasks.js';
@@ -12,5 +13,5 @@ import type { SESSIONS } from './sessions.js';
 import type { UI } from './ui.js';
 import type { WORKSPACE } from './workspace.js';
 
-export type Endpoints = typeof DAEMON & typeof SESSIONS & typeof HISTORY & typeof UI & typeof WORKSPACE & typeof CONFLICTS & typeof MERGE & typeof REVIEW & typeof ENVIRONMENTS & typeof ROUTINES & typeof TASKS & typeof MCP;
+export type Endpoints = typeof DAEMON & typeof SESSIONS & typeof HISTORY & typeof UI & typeof WORKSPACE & typeof CONFLICTS & typeof MERGE & typeof REVIEW & typeof ENVIRONMENTS & typeof ROUTINES & typeof TASKS & typeof MCP & typeof POLICY;
 export type Route = keyof Endpoints;

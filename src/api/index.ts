@@ -50,6 +50,8 @@ export const ApprovalRequest = z
     decision: z.enum(['allow', 'deny']),
     reason: z.string().max(10_000).optional(),
     requestId: z.string().optional(),
+    /** With allow: also allow this command (this tool, for edits) in this repository from now on (an allow rule). */
+    always: z.boolean().optional(),
   })
   .strict();
 export const PinRequest = z.object({ pinned: z.boolean() }).strict();

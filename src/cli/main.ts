@@ -215,16 +215,17 @@ function buildProgram(ctx: Context, jsonErrors: boolean): Commander.Command {
     .action(async (ref: string, text: string[], opts: { json?: boolean }) => (await import('./commands/sessions.js')).reply(ctx, ref, text.join(' '), opts));
 
   for (const [name, decision] of [['approve', 'allow'], ['deny', 'deny']] as const) {
-    program
+    const command = program
       .command(name)
       .description(`${name} the pending tool call`)
       .argument('<session>', 'id, id prefix or name', sessionRef)
       .option('-r, --reason <text>', 'why (the agent is told)')
       .option('--id <request>', 'the approval request id, when several are pending')
-      .addOption(new Option('--json', 'print JSON for scripts'))
-      .action(async (ref: string, opts: { reason?: string; id?: string; json?: boolean }) =>
-        (await import('./commands/sessions.js')).decide(ctx, ref, decision, opts),
-      );
+      .addOption(new Option('--json', 'print JSON for scripts'));
+    if (decision === 'allow') command.option('--always', 'and from now on approve calls like it in this repository without asking (an allow rule; the gate still wins)');
+    command.action(async (ref: string, opts: { reason?: string; id?: string; json?: boolean; always?: boolean }) =>
+      (await import('./commands/sessions.js')).decide(ctx, ref, decision, opts),
+    );
   }
 
   program

@@ -40,6 +40,34 @@ export function addWorkspaceCommands(program: Commander.Command, Option: typeof 
     .addOption(new Option('--json', 'print JSON for scripts'))
     .action(async (ref: string, opts: { json?: boolean }) => (await import('./commands/merge.js')).pr(ctx, ref, opts));
 
+  const policy = program.command('policy').description('the destructive-action gate: its rules, explained verdicts, and allow rules');
+  policy
+    .command('ls')
+    .description("the gate's rules in this repository and the allow rules that apply here")
+    .addOption(new Option('--json', 'print JSON for scripts'))
+    .action(async (opts: { json?: boolean }) => (await import('./commands/policy.js')).list(ctx, opts));
+  policy
+    .command('test')
+    .description("the gate's verdict on a command, explained: the rule, why, and the command as parsed")
+    .argument('[command]', 'the command line, as an agent would run it in this repository')
+    .option('--path <file>', 'judge a file edit of this path instead')
+    .addOption(new Option('--json', 'print JSON for scripts'))
+    .action(async (command: string | undefined, opts: { path?: string; json?: boolean }) => (await import('./commands/policy.js')).test(ctx, command, opts));
+  policy
+    .command('allow')
+    .description('approve, from now on, the commands starting with these words (or every call of --tool) without asking; the gate still wins')
+    .argument('[pattern]', 'a command prefix such as "npm test"')
+    .option('--tool <name>', 'a tool (Edit, Bash, apply_patch, …): every call of it, or with a pattern only its commands')
+    .option('--here', 'only in the repository of this folder (otherwise in every repository)')
+    .addOption(new Option('--json', 'print JSON for scripts'))
+    .action(async (pattern: string | undefined, opts: { tool?: string; here?: boolean; json?: boolean }) => (await import('./commands/policy.js')).allow(ctx, pattern, opts));
+  policy
+    .command('revoke')
+    .description('remove an allow rule')
+    .argument('<id>', 'the rule number (baton policy ls)')
+    .addOption(new Option('--json', 'print JSON for scripts'))
+    .action(async (id: string, opts: { json?: boolean }) => (await import('./commands/policy.js')).revoke(ctx, id, opts));
+
   program
     .command('completion')
     .description('a completion script for your shell: source <(baton completion bash)  (zsh the same; fish: baton completion fish | source)')

@@ -26,6 +26,8 @@ export function describeActivity(event: EventBody): string | undefined {
       return `waiting: approve ${event.tool} \`${oneLine(event.input, 60)}\`?`;
     case 'question.asked':
       return `asks: ${oneLine(event.text, 90)}`;
+    case 'tool.blocked':
+      return `blocked ${event.tool} (${event.rule}): ${oneLine(event.input, 70)}`;
     case 'message.added':
       return event.role === 'assistant' ? `says: ${oneLine(event.text, 90)}` : `user: ${oneLine(event.text, 90)}`;
     case 'thinking.added':
@@ -79,6 +81,7 @@ function fullText(event: EventBody): string | undefined {
       return event.prompt;
     case 'tool.started':
     case 'approval.requested':
+    case 'tool.blocked':
       return event.input;
     case 'tool.finished':
       return event.output;
@@ -113,6 +116,8 @@ function eventDetail(event: EventBody): string {
       return `${event.tool} ${event.ok ? 'ok' : 'failed'}${event.exitCode === undefined ? '' : ` (exit ${event.exitCode})`}${event.output ? ` ${oneLine(event.output, 100)}` : ''}`;
     case 'approval.requested':
       return `${event.tool} ${oneLine(event.input)}${event.reason ? ` — ${event.reason}` : ''}`;
+    case 'tool.blocked':
+      return `${event.tool} ${oneLine(event.input)} — ${event.rule}: ${event.why}`;
     case 'approval.resolved':
       return `${event.decision}${event.reason ? `: ${event.reason}` : ''}`;
     case 'question.asked':

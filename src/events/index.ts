@@ -86,6 +86,18 @@ export const EventBody = z.discriminatedUnion('type', [
     kind: toolKind,
     input: z.string(),
     reason: z.string().optional(),
+    /** The gate's rule that turned this call into an approval (src/policy): an allow rule never answers it. */
+    gate: z.string().optional(),
+  }),
+  /** The gate refused a tool call before it ran (src/policy): the agent was told why and what to do instead. */
+  z.object({
+    type: z.literal('tool.blocked'),
+    tool: z.string(),
+    kind: toolKind,
+    input: z.string(),
+    rule: z.string(),
+    why: z.string(),
+    suggest: z.string().optional(),
   }),
   z.object({
     type: z.literal('approval.resolved'),

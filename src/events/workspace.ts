@@ -140,6 +140,22 @@ const agentRecord = { author: agentAuthor, project: z.string().nullable() };
 export const AgentDecisionRecorded = defineWorkspaceEvent('agent.decision_recorded', z.object({ ...agentRecord, title: z.string(), text: z.string() }));
 export const AgentNoteAdded = defineWorkspaceEvent('agent.note_added', z.object({ ...agentRecord, text: z.string() }));
 export const AgentTaskCreated = defineWorkspaceEvent('agent.task_created', z.object({ ...agentRecord, title: z.string(), description: z.string() }));
+// ── policy (the destructive-action gate's allow rules) ──────────────────────
+
+/** An allow rule: calls of `tool` (or any command-running tool) whose command starts with `pattern`, in `project` (or everywhere). */
+const allowRule = {
+  ruleId: z.number().int().positive(),
+  project: z.string().nullable(),
+  tool: z.string().nullable(),
+  pattern: z.string().nullable(),
+};
+export const PolicyAllowAdded = defineWorkspaceEvent('policy.allow_added', z.object({ ...allowRule, source: z.enum(['cli', 'approval', 'page']) }));
+export const PolicyAllowRevoked = defineWorkspaceEvent('policy.allow_revoked', z.object(allowRule));
+/** An approval answered by an allow rule, without reaching the user. */
+export const PolicyAutoApproved = defineWorkspaceEvent(
+  'policy.auto_approved',
+  z.object({ ...sessionRef, ruleId: z.number().int().positive(), requestId: z.string(), tool: z.string(), input: z.string() }),
+);
 
 /** Every workspace event there is; a new domain adds its definitions here. */
 // ── routines (scheduled and triggered agents: src/routines) ──────────────────
@@ -207,6 +223,9 @@ export const WORKSPACE_EVENTS = [
   AgentDecisionRecorded,
   AgentNoteAdded,
   AgentTaskCreated,
+  PolicyAllowAdded,
+  PolicyAllowRevoked,
+  PolicyAutoApproved,
 ] as const;
 
 type Definitions = (typeof WORKSPACE_EVENTS)[number];
@@ -259,4 +278,7 @@ export const WorkspaceEvent = z.discriminatedUnion('type', [
   z.object({ ...envelope, type: z.literal(AgentDecisionRecorded.type), data: AgentDecisionRecorded.schema }),
   z.object({ ...envelope, type: z.literal(AgentNoteAdded.type), data: AgentNoteAdded.schema }),
   z.object({ ...envelope, type: z.literal(AgentTaskCreated.type), data: AgentTaskCreated.schema }),
+  z.object({ ...envelope, type: z.literal(PolicyAllowAdded.type), data: PolicyAllowAdded.schema }),
+  z.object({ ...envelope, type: z.literal(PolicyAllowRevoked.type), data: PolicyAllowRevoked.schema }),
+  z.object({ ...envelope, type: z.literal(PolicyAutoApproved.type), data: PolicyAutoApproved.schema }),
 ]);

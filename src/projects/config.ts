@@ -8,6 +8,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { formatIssues, InvalidInputError } from '../shared/errors.js';
+import { PolicySection } from '../policy/config.js';
 import { EnvironmentSections } from './environment-config.js';
 import { RoutinesSection } from './routine-config.js';
 import { TasksSection } from './task-config.js';
@@ -51,6 +52,8 @@ export const RepoConfig = z
       .optional(),
     // Work items (issue 12): tracker links, auto-start after dependencies, committed or ignored files.
     tasks: TasksSection.optional(),
+    /** The destructive-action gate (src/policy): rule actions, the repository's own rules, writable folders. */
+    policy: PolicySection.optional(),
     // Worktrees ready to work in (issue 15): agents, worktree, ports, env, cleanup.
     ...EnvironmentSections,
     /** Scheduled and triggered agents (issue 16), by name. */

@@ -11,6 +11,7 @@ import { ENVIRONMENTS } from '../api/environments.js';
 import { HISTORY } from '../api/history.js';
 import { MCP } from '../api/mcp.js';
 import { MERGE } from '../api/merge.js';
+import { POLICY } from '../api/policy.js';
 import { REVIEW } from '../api/review.js';
 import { MAX_BODY_BYTES, type ApiErrorBody } from '../api/index.js';
 import { SESSIONS } from '../api/sessions.js';
@@ -20,6 +21,8 @@ import { BatonError, DiskFullError, errorMessage, formatIssues, isDiskFull } fro
 import { MergeService } from '../merge/index.js';
 import { McpService } from '../mcp/index.js';
 import type { Db } from '../store/db.js';
+import { PolicyService } from '../policy/index.js';
+import { AllowRuleStore } from '../store/allow-rules.js';
 import { createLogger } from '../shared/log.js';
 import { ConflictRadar } from '../radar/index.js';
 import type { SessionManager } from '../sessions/manager.js';
@@ -32,6 +35,7 @@ import { environmentHandlers } from './routes/environments.js';
 import { historyHandlers } from './routes/history.js';
 import { mcpHandlers } from './routes/mcp.js';
 import { mergeHandlers } from './routes/merge.js';
+import { policyHandlers } from './routes/policy.js';
 import { mount } from './routes/mount.js';
 import { sessionHandlers } from './routes/sessions.js';
 import { workspaceHandlers } from './routes/workspace.js';
@@ -74,6 +78,8 @@ export interface AppOptions {
   mcp?: McpService;
   /** The store, for the MCP service's search and records when `mcp` is not given. */
   db?: Db;
+  /** The gate's rules and allow rules (src/policy); made over the manager's store when not given. */
+  policy?: PolicyService;
 }
 
 export function createApp(options: AppOptions): Hono {
@@ -112,7 +118,8 @@ export function createApp(options: AppOptions): Hono {
   app.use('*', bodyLimit(MAX_BODY_BYTES));
 
   mount(app, DAEMON, daemonHandlers(options));
-  mount(app, SESSIONS, sessionHandlers(manager));
+  const policy = options.policy ?? new PolicyService(manager, new AllowRuleStore(manager.db), manager.bus);
+  mount(app, SESSIONS, sessionHandlers(manager, policy));
   mount(app, HISTORY, historyHandlers(manager));
   mount(app, WORKSPACE, workspaceHandlers(manager.bus));
   mount(app, CONFLICTS, conflictHandlers(options.radar ?? new ConflictRadar({ sessions: manager, bus: manager.bus })));
@@ -123,6 +130,7 @@ export function createApp(options: AppOptions): Hono {
   mount(app, ROUTINES, routineHandlers(options.routines));
   mount(app, TASKS, taskHandlers(options.tasks ?? createTasks(manager.db, manager.bus, manager).service, manager));
   mount(app, MCP, mcpHandlers(options.mcp ?? new McpService({ db: options.db, sessions: manager, bus: manager.bus })));
+  mount(app, POLICY, policyHandlers(policy));
 
   // Last: the web routes end with the UI's catch-all.
   if (options.browserAuth !== undefined) mountWeb(app, { manager, auth: options.browserAuth, port: options.port });

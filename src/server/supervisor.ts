@@ -15,6 +15,8 @@ import { openDb } from '../store/db.js';
 import { createRadar } from '../radar/index.js';
 import { McpService } from '../mcp/index.js';
 import { MergeService } from '../merge/index.js';
+import { PolicyService } from '../policy/index.js';
+import { AllowRuleStore } from '../store/allow-rules.js';
 import { ReviewService, watchGroups } from '../review/index.js';
 import { SessionManager } from '../sessions/manager.js';
 import { radarConflicts, routineSessions, routineTasks } from '../routines/wiring.js';
@@ -59,6 +61,8 @@ export async function runSupervisor(env: NodeJS.ProcessEnv = process.env): Promi
   const routines = new RoutineService({ db, bus: manager.bus, sessions: routineSessions(manager), tasks: routineTasks(tasks.service), conflicts: radarConflicts(radar.radar) });
   // Before the sessions are scheduled: a task's dependency gate and its sessions' context.
   tasks.watch.start();
+  const policy = new PolicyService(manager, new AllowRuleStore(db), manager.bus);
+  policy.watch();
   watchGroups(manager.bus, review, (error) => log.error('review groups refresh failed', { error: errorMessage(error) }));
   const startedAt = new Date();
   // Uptime by the monotonic clock: a wall clock set back would make it negative.
@@ -90,6 +94,7 @@ export async function runSupervisor(env: NodeJS.ProcessEnv = process.env): Promi
     routines,
     tasks: tasks.service,
     mcp: new McpService({ sessions: manager, bus: manager.bus, db }),
+    policy,
     token,
     port: () => port,
     browserAuth: new BrowserAuth({ port: () => port, file: paths.browserLogins }),

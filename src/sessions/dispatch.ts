@@ -9,6 +9,7 @@ import type { DispatchRequest } from '../api/index.js';
 import { loadAdapter } from '../agents/index.js';
 import { checkEnvironment, completePlan, leasePorts, writePlan } from '../environments/index.js';
 import { DANGEROUS_PERMISSION_MODE } from '../events/vocabulary.js';
+import { writeSessionPolicy } from '../policy/index.js';
 import { loadRepoConfig } from '../projects/index.js';
 import { SessionDispatched } from '../events/workspace.js';
 import { DangerousModeNotAcceptedError, errorMessage, InvalidInputError, SessionStateError } from '../shared/errors.js';
@@ -40,7 +41,8 @@ export async function dispatchSession(
   const adapter = await loadAdapter(request.agent);
   const agentOptions = adapter.validateOptions(request.options, repo.root);
   // The repository's own settings, checked before anything is made: a bad key or path refuses the dispatch.
-  const environment = await checkEnvironment(repo.root, loadRepoConfig(repo.root));
+  const config = loadRepoConfig(repo.root);
+  const environment = await checkEnvironment(repo.root, config);
   // The main checkout's uncommitted work is read, never changed; mentioned whether it is carried or not.
   const changedFiles = await uncommittedCount(repo.root);
   const carried = request.carryChanges === true && changedFiles > 0 ? await mainCheckoutWork(repo.root) : undefined;
@@ -102,6 +104,7 @@ export async function dispatchSession(
     mkdirSync(sessionPaths(core.home, id).dir, { recursive: true });
     if (request.instructions !== undefined && request.instructions !== '') writeFileSync(sessionPaths(core.home, id).instructions, request.instructions, { mode: 0o600 });
     writePlan(sessionPaths(core.home, id).dir, completePlan(environment, { id, name, branch, worktree }, ports, { keepBranch, inPlace: checkout.inPlace }));
+    writeSessionPolicy(sessionPaths(core.home, id).dir, { section: config.policy ?? {}, worktree, baseBranch: baseRef, branch });
     core.bus.publish(SessionDispatched, { sessionId: id, name, project: project.name, agent: request.agent, branch });
     ingestor.record(id, { kind: 'queued' });
   } catch (error) {

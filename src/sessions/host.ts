@@ -5,6 +5,7 @@
  * over a Unix socket and re-attaches after a restart.
  */
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { homedir } from 'node:os';
 import type { BatonEvent, EventBody } from '../events/index.js';
 import { loadAdapter, type AgentEvent, type AgentRun } from '../agents/index.js';
 import { needsPreparing, readPlan, type EnvironmentPlan } from '../environments/index.js';
@@ -105,8 +106,11 @@ export class SessionHost {
     this.record(sessionStarted(this.spec, process.pid));
     try {
       const adapter = await loadAdapter(this.spec.agent);
+      // Loaded here, not at start: the shell parser costs ~80 ms, which a spare host pays while it waits.
+      const { readSessionPolicy, sessionGate } = await import('../policy/index.js');
+      const gate = sessionGate(readSessionPolicy(this.paths.dir, this.spec.cwd), this.env.HOME ?? homedir());
       this.run = await adapter.start(
-        agentStartOptions(this.spec, this.paths.agentState, this.env, this.plan),
+        { ...agentStartOptions(this.spec, this.paths.agentState, this.env, this.plan), gate },
         (event) => this.onAgentEvent(event),
       );
     } catch (error) {

@@ -105,7 +105,7 @@ export class SessionManager extends EventEmitter<ManagerEvents> {
     });
   }
 
-  /** The store's database, for domains wired beside sessions (tasks). */
+  /** The store's database, for domains that keep tables of their own beside the sessions (tasks, allow rules). */
   get db(): Db {
     return this.options.db;
   }

@@ -157,6 +157,7 @@ function afterEvent(current: SessionStatus, trigger: Extract<Trigger, { kind: 'e
     case 'thinking.added':
     case 'tool.started':
     case 'tool.finished':
+    case 'tool.blocked':
     case 'usage.reported':
     case 'error.raised':
     case 'state.changed':

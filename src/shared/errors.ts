@@ -103,6 +103,19 @@ export class AmbiguousSessionError extends BatonError {
   }
 }
 
+export class AllowRuleNotFoundError extends BatonError {
+  constructor(readonly id: string) {
+    super('not_found', `No allow rule ${id}. Run \`baton policy ls\` to see them.`, { id });
+  }
+}
+
+/** An allow rule asked for where the gate decides: the gate always wins over allow rules. */
+export class GateWinsError extends BatonError {
+  constructor(readonly rule: string, what: string) {
+    super('conflict', `The gate's rule ${rule} decides about ${what}; an allow rule cannot cover it. Approve it once, or change the rule under "policy" in .baton/config.json.`, { rule });
+  }
+}
+
 export class SessionStateError extends BatonError {
   constructor(message: string, data: Record<string, unknown> = {}) {
     super('conflict', message, data);

@@ -4,7 +4,7 @@
  * as they come.
  */
 import { afterAll, afterEach, beforeAll } from 'vitest';
-import type { AgentAdapter, AgentEvent, AgentRun, PermissionMode } from '../../src/agents/types.js';
+import type { AgentAdapter, AgentEvent, AgentRun, PermissionMode, ToolGate } from '../../src/agents/types.js';
 import { createWorkspace, startModelServer, type ModelServer, type Scenario, type Workspace } from './model-server/index.js';
 import { EventRecorder, within } from './wait.js';
 
@@ -18,6 +18,8 @@ export interface StartOptions {
   fresh?: boolean;
   settingSources?: readonly string[];
   instructions?: string;
+  /** The destructive-action gate, built for the run's workspace (src/policy). */
+  gate?: (workspace: Workspace) => ToolGate;
 }
 
 export interface AdapterHarness<R extends AgentRun> {
@@ -97,6 +99,7 @@ export function adapterHarness<R extends AgentRun>(setup: {
           env: setup.env(must(server, 'the model server').url, ws.home),
           settingSources: options.settingSources,
           instructions: options.instructions,
+          gate: options.gate?.(ws),
         },
         emit,
       )) as R;

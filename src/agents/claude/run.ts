@@ -20,6 +20,7 @@ import { usageDeltas, type TotalsByModel } from './usage.js';
 export { CONTINUE_PROMPT } from '../conversation.js';
 
 const log = createLogger('agent.claude');
+const HELD_APPROVAL_SECONDS = 24 * 3600;
 
 /** One claude process with its SDK query; replaced once if a resume finds no conversation. */
 interface Connection {
@@ -43,7 +44,7 @@ export class ClaudeRun implements AgentRun, TurnDriver {
   ) {
     this.turns = new Conversation({ agent: 'claude', start: options, emit, initialState: { usage: {} }, ready: true });
     this.normalizer = new ClaudeNormalizer(options.cwd);
-    this.asks = new ClaudeApprovals(emit);
+    this.asks = new ClaudeApprovals(emit, options.gate);
   }
 
   get exited(): Promise<{ error?: string | undefined }> {
@@ -92,6 +93,8 @@ export class ClaudeRun implements AgentRun, TurnDriver {
             options.instructions === undefined ? { type: 'preset', preset: 'claude_code' } : { type: 'preset', preset: 'claude_code', append: options.instructions },
           canUseTool: this.asks.canUseTool,
           ...claudeMcpOptions(options.batonMcp),
+          // The gate sees every call, bypassPermissions included; a held approval may wait a day.
+          hooks: { PreToolUse: [{ hooks: [this.asks.preToolUse], timeout: HELD_APPROVAL_SECONDS }] },
           ...(resumeId === undefined ? {} : { resume: resumeId }),
         },
       }),

@@ -1,6 +1,6 @@
 /** How Claude Code's tools read in events: their kind, a short description and the files they touch. */
 import { isAbsolute, relative, resolve } from 'node:path';
-import type { ToolKind } from '../types.js';
+import type { GateCall, ToolKind } from '../types.js';
 
 const MAX_INPUT = 2_000;
 
@@ -52,4 +52,13 @@ export function relativeToCwd(path: string, cwd: string): string {
   const absolute = resolve(cwd, path);
   const rel = relative(cwd, absolute);
   return rel === '' || rel.startsWith('..') || isAbsolute(rel) ? absolute : rel;
+}
+
+/** A Claude Code tool call as the gate sees it: a command to run, or the file an edit writes. */
+export function gateCall(tool: string, input: Record<string, unknown>): GateCall {
+  const kind = toolKind(tool);
+  if (tool === 'Bash' && typeof input.command === 'string') return { tool, kind, command: input.command };
+  const key = FILE_WRITERS[tool];
+  const path = key === undefined ? undefined : input[key];
+  return typeof path === 'string' ? { tool, kind, paths: [path] } : { tool, kind };
 }

@@ -3,7 +3,8 @@
  * request that stays unanswered until the user decides.
  */
 import { errorMessage } from '../../shared/errors.js';
-import type { AgentEvent, ApprovalDecision, ToolKind } from '../types.js';
+import { blockedEvent, blockedMessage, gateReason, judge } from '../gate.js';
+import type { AgentEvent, ApprovalDecision, GateCall, ToolGate, ToolKind } from '../types.js';
 import { unwrapShell } from './normalize.js';
 import { CommandApprovalParams, FileChangeApprovalParams, type ApprovalDecisionWire } from './protocol.js';
 import type { RpcConnection } from './rpc.js';
@@ -26,6 +27,9 @@ export class CodexApprovals {
     private readonly emit: (event: AgentEvent) => void,
     /** The files of a patch item, known from when it started. */
     private readonly filesOf: (itemId: string) => string[] | undefined,
+    private readonly gate: ToolGate | undefined,
+    /** The session is in bypass mode: what the gate allows runs unasked. */
+    private readonly bypass: boolean,
   ) {}
 
   /** A request from the server; false when it is not an approval. */
@@ -34,16 +38,19 @@ export class CodexApprovals {
       const parsed = CommandApprovalParams.safeParse(params);
       if (!parsed.success) return this.refuse(id, method, params);
       const { threadId, turnId, itemId, command, reason } = parsed.data;
-      this.ask({ rpcId: id, threadId, turnId, input: unwrapShell(command ?? '') }, itemId, COMMAND_TOOL, ITEM_KINDS.commandExecution, reason ?? undefined);
+      const input = unwrapShell(command ?? '');
+      const call: GateCall = { tool: COMMAND_TOOL, kind: ITEM_KINDS.commandExecution, command: input };
+      this.gated({ rpcId: id, threadId, turnId, input }, itemId, call, reason ?? undefined);
       return true;
     }
     if (method === 'item/fileChange/requestApproval') {
       const parsed = FileChangeApprovalParams.safeParse(params);
       if (!parsed.success) return this.refuse(id, method, params);
       const { threadId, turnId, itemId, reason, grantRoot } = parsed.data;
-      const files = this.filesOf(itemId)?.join(', ') ?? '';
+      const paths = this.filesOf(itemId) ?? [];
       const why = reason ?? (grantRoot ? `write access to ${grantRoot}` : undefined);
-      this.ask({ rpcId: id, threadId, turnId, input: files }, itemId, PATCH_TOOL, ITEM_KINDS.fileChange, why ?? undefined);
+      const call: GateCall = { tool: PATCH_TOOL, kind: ITEM_KINDS.fileChange, paths: grantRoot ? [...paths, grantRoot] : paths };
+      this.gated({ rpcId: id, threadId, turnId, input: paths.join(', ') }, itemId, call, why ?? undefined);
       return true;
     }
     return false;
@@ -59,8 +66,8 @@ export class CodexApprovals {
     this.rpc().respond(pending.rpcId, { decision: decision.decision === 'allow' ? 'accept' : 'decline' });
   }
 
-  private async steer({ threadId, turnId, input }: Pending, reason: string): Promise<void> {
-    const text = `<approval_denied>The user declined \`${input}\`: ${reason}</approval_denied>`;
+  private async steer({ threadId, turnId, input }: Pending, reason: string, who = 'The user declined'): Promise<void> {
+    const text = `<approval_denied>${who} \`${input}\`: ${reason}</approval_denied>`;
     try {
       await this.rpc().request('turn/steer', { threadId, expectedTurnId: turnId, input: [{ type: 'text', text, text_elements: [] }] });
     } catch (error) {
@@ -75,10 +82,30 @@ export class CodexApprovals {
     this.pending.clear();
   }
 
-  private ask(pending: Pending, itemId: string, tool: string, kind: ToolKind, reason: string | undefined): void {
+  /**
+   * The gate first (src/policy): a blocked call is declined with the reason, a call it asks about
+   * goes to the user in every mode, and in bypass mode — where Codex asks Baton about every
+   * command only so that the gate sees it — a call it allows runs without asking anyone.
+   */
+  private gated(pending: Pending, itemId: string, call: GateCall, reason: string | undefined): void {
+    const verdict = judge(this.gate, call);
+    if (verdict.action === 'block') {
+      this.emit(blockedEvent(call, pending.input, verdict));
+      void this.steer(pending, blockedMessage(verdict), 'Baton blocked').finally(() => this.rpc().respond(pending.rpcId, { decision: 'decline' }));
+      return;
+    }
+    if (verdict.action === 'allow' && this.bypass) {
+      this.rpc().respond(pending.rpcId, { decision: 'accept' });
+      return;
+    }
+    const gate = verdict.action === 'ask' ? verdict.rule : undefined;
+    this.ask(pending, itemId, call.tool, call.kind, gate === undefined ? reason : gateReason(verdict), gate);
+  }
+
+  private ask(pending: Pending, itemId: string, tool: string, kind: ToolKind, reason: string | undefined, gate: string | undefined): void {
     const requestId = this.pending.has(itemId) ? `${itemId}-${String(pending.rpcId)}` : itemId;
     this.pending.set(requestId, pending);
-    this.emit({ type: 'approval.requested', requestId, tool, kind, input: pending.input, ...(reason === undefined ? {} : { reason }) });
+    this.emit({ type: 'approval.requested', requestId, tool, kind, input: pending.input, ...(reason === undefined ? {} : { reason }), ...(gate === undefined ? {} : { gate }) });
   }
 
   private refuse(id: string | number, method: string, params: unknown): true {

@@ -47,7 +47,7 @@ export class CodexRun implements AgentRun, TurnDriver {
     this.normalizer = new CodexNormalizer(options.cwd);
     this.setup = codexSetup(options.settingSources, options.env, options.stateDir);
     this.batonMcp = new BatonMcpStartup(options.batonMcp !== undefined, () => this.turns.ready(), (message) => emit({ type: 'error.raised', message, fatal: false }));
-    this.approvals = new CodexApprovals(() => this.rpc, emit, (itemId) => this.normalizer.filesOf(itemId));
+    this.approvals = new CodexApprovals(() => this.rpc, emit, (itemId) => this.normalizer.filesOf(itemId), options.gate, options.permissionMode === DANGEROUS_PERMISSION_MODE);
   }
 
   get exited(): Promise<{ error?: string | undefined }> {
@@ -172,13 +172,17 @@ export class CodexRun implements AgentRun, TurnDriver {
     this.batonMcp.threadStarted();
   }
 
-  /** Approvals go to Baton; the sandbox keeps writes inside the worktree (not even /tmp). */
+  /**
+   * Approvals go to Baton; the sandbox keeps writes inside the worktree (not even /tmp). In bypass
+   * mode nothing is sandboxed, and Codex asks about every command it does not know to be safe
+   * (`untrusted`) so that the gate sees it; what the gate allows is accepted at once (decision 82).
+   */
   private threadSettings(): Record<string, unknown> {
     const bypass = this.options.permissionMode === DANGEROUS_PERMISSION_MODE;
     return {
       cwd: this.options.cwd,
       ...(this.options.model === undefined ? {} : { model: this.options.model }),
-      approvalPolicy: bypass ? 'never' : 'on-request',
+      approvalPolicy: bypass ? 'untrusted' : 'on-request',
       sandbox: bypass ? 'danger-full-access' : 'workspace-write',
       config: { ...this.setup.config, sandbox_workspace_write: { network_access: false, exclude_slash_tmp: true, exclude_tmpdir_env_var: true } },
       // Baton's own instructions go with the thread, never into the user's AGENTS.md.

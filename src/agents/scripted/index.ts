@@ -7,7 +7,8 @@ import type { ChildProcess } from 'node:child_process';
 import { closeSync, existsSync, ftruncateSync, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { InvalidInputError } from '../../shared/errors.js';
-import type { AgentAdapter, AgentEvent, AgentRun, AgentStartOptions, ApprovalDecision } from '../types.js';
+import type { AgentAdapter, AgentEvent, AgentRun, AgentStartOptions, ApprovalDecision, GateCall } from '../types.js';
+import { approvalReason, blockedMessage, judge, screen } from '../gate.js';
 import { REPLY_VARIABLE, defaultScript, fill, fillShell, latestReply, parseScript, type Script, type Step } from './script.js';
 import { SHELL_TOOL, editFile, killGroup, runCommand, toolKind, writeFile, type ToolContext } from './tools.js';
 
@@ -179,7 +180,7 @@ class ScriptedRun implements AgentRun {
     else if ('think' in step) this.emit({ type: 'thinking.added', text: fill(step.think, replies) });
     else if ('write' in step) writeFile(this.tools, step.write.path, fill(step.write.content, replies));
     else if ('edit' in step) editFile(this.tools, step.edit.path, step.edit.old, fill(step.edit.new, replies));
-    else if ('run' in step) await this.runCommand(typeof step.run === 'string' ? fillShell(step.run) : step.run.map((a) => fill(a, replies)));
+    else if ('run' in step) await this.runGated(typeof step.run === 'string' ? fillShell(step.run) : step.run.map((a) => fill(a, replies)));
     else if ('ask' in step) await this.ask(fill(step.ask, replies));
     else if ('approve' in step) {
       // A shell command is shown as it will run: the reply goes in as a variable, not as shell text.
@@ -231,19 +232,27 @@ class ScriptedRun implements AgentRun {
     });
   }
 
+  /** A command the script runs unasked, as an agent's auto-run: the gate still sees it. */
+  private async runGated(command: string | string[]): Promise<void> {
+    if (Array.isArray(command)) return this.runCommand(command);
+    const verdict = judge(this.options.gate, { tool: SHELL_TOOL, kind: 'run', command });
+    if (verdict.action === 'allow') return this.runCommand(command);
+    return this.askApproval({ tool: SHELL_TOOL, input: command });
+  }
+
   private askApproval(request: { tool: string; input: string; reason?: string | undefined }): Promise<void> {
-    // As the real agents do: bypassPermissions asks nothing; acceptEdits lets file edits through.
+    const kind = toolKind(request.tool);
+    const call: GateCall = { tool: request.tool, kind, ...(request.tool === SHELL_TOOL ? { command: request.input } : kind === 'edit' ? { paths: [request.input] } : {}) };
+    const verdict = screen(this.options.gate, call, request.input, this.emit);
+    if (verdict.action === 'block') {
+      this.emit({ type: 'message.added', role: 'assistant', text: `I did not run it: ${blockedMessage(verdict)}` });
+      return Promise.resolve();
+    }
+    // As the real agents do: bypassPermissions asks nothing; acceptEdits lets file edits through — unless the gate asks.
     const mode = this.options.permissionMode;
-    if (mode === 'bypassPermissions' || (mode === 'acceptEdits' && toolKind(request.tool) === 'edit')) return this.runApproved(request);
+    if (verdict.action === 'allow' && (mode === 'bypassPermissions' || (mode === 'acceptEdits' && kind === 'edit'))) return this.runApproved(request);
     const requestId = this.toolId();
-    this.emit({
-      type: 'approval.requested',
-      requestId,
-      tool: request.tool,
-      kind: toolKind(request.tool),
-      input: request.input,
-      ...(request.reason === undefined ? {} : { reason: request.reason }),
-    });
+    this.emit({ type: 'approval.requested', requestId, tool: request.tool, kind, input: request.input, ...approvalReason(verdict, request.reason) });
     return new Promise((done) => {
       this.waiter = {
         kind: 'approval',

@@ -124,12 +124,23 @@ function describeKnown(event: WorkspaceEvent): string {
       return `${event.data.author.name} noted: ${oneLine(event.data.text)}`;
     case 'agent.task_created':
       return `${event.data.author.name} created task ${event.seq}: ${oneLine(event.data.title)}`;
+    case 'policy.allow_added':
+      return `allow rule ${event.data.ruleId}: ${allowText(event.data)} (from ${event.data.source})`;
+    case 'policy.allow_revoked':
+      return `allow rule ${event.data.ruleId} revoked: ${allowText(event.data)}`;
+    case 'policy.auto_approved':
+      return `${event.data.name}: ${event.data.tool} \`${event.data.input.slice(0, 80)}\` approved by allow rule ${event.data.ruleId}`;
   }
 }
 
 function oneLine(text: string): string {
   const line = text.replace(/\s+/g, ' ').trim();
   return line.length > 80 ? `${line.slice(0, 79)}…` : line;
+}
+
+function allowText(rule: { tool: string | null; pattern: string | null; project: string | null }): string {
+  const what = rule.pattern === null ? `every ${rule.tool ?? ''} call` : `\`${rule.pattern}\`${rule.tool === null ? '' : ` (${rule.tool})`}`;
+  return `${what} in ${rule.project ?? 'every repository'}`;
 }
 
 function members(sessions: { name: string }[]): string {

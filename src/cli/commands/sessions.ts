@@ -116,11 +116,17 @@ export async function reply(ctx: Context, ref: string, text: string, opts: { jso
   printResult(ctx, session, opts);
 }
 
-export async function decide(ctx: Context, ref: string, decision: 'allow' | 'deny', opts: { reason?: string; id?: string; json?: boolean }): Promise<void> {
+export async function decide(ctx: Context, ref: string, decision: 'allow' | 'deny', opts: { reason?: string; id?: string; json?: boolean; always?: boolean }): Promise<void> {
   const api = await client(ctx);
-  const body = { decision, ...(opts.reason === undefined ? {} : { reason: opts.reason }), ...(opts.id === undefined ? {} : { requestId: opts.id }) };
+  const body = {
+    decision,
+    ...(opts.reason === undefined ? {} : { reason: opts.reason }),
+    ...(opts.id === undefined ? {} : { requestId: opts.id }),
+    ...(opts.always === true ? { always: true } : {}),
+  };
   const { session } = await api.call('POST /api/sessions/:ref/approval', { params: { ref }, body });
   printResult(ctx, session, opts);
+  if (opts.always === true && opts.json !== true) ctx.out.write('From now on calls like it are approved in this repository without asking (`baton policy ls` lists the rule, `baton policy revoke <id>` removes it).\n');
 }
 
 export async function simpleAction(ctx: Context, action: 'stop' | 'interrupt' | 'done', ref: string, opts: { json?: boolean }): Promise<void> {

@@ -1,10 +1,12 @@
 /** Sessions: thin calls to the SessionManager, answered as views. */
 import type { SESSIONS } from '../../api/sessions.js';
+import type { PolicyService } from '../../policy/index.js';
 import type { SessionManager } from '../../sessions/manager.js';
+import { InvalidInputError } from '../../shared/errors.js';
 import type { SessionWithProject } from '../../store/sessions.js';
 import type { Handlers } from './mount.js';
 
-export function sessionHandlers(manager: SessionManager): Handlers<typeof SESSIONS> {
+export function sessionHandlers(manager: SessionManager, policy: PolicyService): Handlers<typeof SESSIONS> {
   const envelope = (session: SessionWithProject) => ({ session: manager.view(session) });
   return {
     'GET /api/sessions': ({ query: { project } }) => {
@@ -23,8 +25,13 @@ export function sessionHandlers(manager: SessionManager): Handlers<typeof SESSIO
     'GET /api/sessions/:ref': ({ params, cwd }) => envelope(manager.resolve(params.ref, cwd)),
     'GET /api/sessions/:ref/peek': ({ params, cwd }) => manager.peek(params.ref, cwd),
     'POST /api/sessions/:ref/reply': async ({ params, body, cwd }) => envelope(await manager.reply(params.ref, body.text, cwd, body.clientId)),
-    'POST /api/sessions/:ref/approval': async ({ params, body, cwd }) =>
-      envelope(await manager.resolveApproval(params.ref, body.decision, body.reason, body.requestId, cwd)),
+    'POST /api/sessions/:ref/approval': async ({ params, body, cwd }) => {
+      if (body.always !== true) return envelope(await manager.resolveApproval(params.ref, body.decision, body.reason, body.requestId, cwd));
+      if (body.decision !== 'allow') throw new InvalidInputError('"Always" goes with allowing a call, not with denying it.');
+      // Approved, and an allow rule for its like in this repository (src/policy); refused where the gate asked.
+      await policy.approveAlways(params.ref, body.requestId, body.reason, cwd, 'approval');
+      return envelope(manager.resolve(params.ref, cwd));
+    },
     'POST /api/sessions/:ref/interrupt': async ({ params, cwd }) => envelope(await manager.interrupt(params.ref, cwd)),
     'POST /api/sessions/:ref/stop': async ({ params, cwd }) => envelope(await manager.stop(params.ref, cwd)),
     'POST /api/sessions/:ref/respawn': async ({ params, cwd }) => envelope(await manager.respawn(params.ref, cwd)),

@@ -8,10 +8,12 @@ import { navigate } from '../router.js';
 import { toast } from '../toast.js';
 import { TaskTag } from './TaskTag.js';
 
-export function decide(session: SessionView, decision: 'allow' | 'deny'): void {
+/** `always`: approve, and add an allow rule for calls like it in this repository (src/policy). */
+export function decide(session: SessionView, decision: 'allow' | 'deny', always = false): void {
   if (session.state !== 'needs_input' || session.reason?.kind !== 'approval') return;
-  api.call('POST /api/sessions/:ref/approval', { params: { ref: session.id }, body: { decision, ...(session.reason.requestId ? { requestId: session.reason.requestId } : {}) } }).then(
-    () => toast(`${decision === 'allow' ? 'Approved' : 'Denied'} ${session.name}`),
+  const body = { decision, ...(session.reason.requestId ? { requestId: session.reason.requestId } : {}), ...(always ? { always: true } : {}) };
+  api.call('POST /api/sessions/:ref/approval', { params: { ref: session.id }, body }).then(
+    () => toast(`${decision === 'allow' ? 'Approved' : 'Denied'} ${session.name}${always ? '; calls like it are approved here from now on' : ''}`),
     (error: unknown) => toast(errorText(error), 'error'),
   );
 }
@@ -29,10 +31,12 @@ export function DecideButtons(props: { session: SessionView; className: string; 
   const s = props.session;
   if (s.state !== 'needs_input' || s.reason?.kind !== 'approval') return null;
   const size = props.small ? ' btn-sm' : '';
-  const click = (decision: 'allow' | 'deny') => (e: React.MouseEvent) => {
+  const click = (decision: 'allow' | 'deny', always = false) => (e: React.MouseEvent) => {
     e.preventDefault();
-    decide(s, decision);
+    decide(s, decision, always);
   };
+  // The gate's own approvals cannot become allow rules (the gate wins); the supervisor refuses them too.
+  const byGate = s.reason.reason?.startsWith("Baton's gate") === true;
   return (
     <form className={props.className} method="post" action={respondUrl(s)} onClick={(e) => e.stopPropagation()}>
       <input type="hidden" name="requestId" value={s.reason.requestId} />
@@ -42,6 +46,11 @@ export function DecideButtons(props: { session: SessionView; className: string; 
       <button className={`btn${size}`} name="action" value="deny" onClick={click('deny')}>
         Deny{props.keys && <> <kbd>d</kbd></>}
       </button>
+      {!byGate && (
+        <button className={`btn${size}`} type="button" title="Approve, and from now on approve calls like it in this repository without asking" onClick={click('allow', true)}>
+          Always allow in this repository
+        </button>
+      )}
     </form>
   );
 }

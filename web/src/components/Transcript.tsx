@@ -168,6 +168,13 @@ function Entry({ event }: { event: BatonEvent }) {
           {event.reason && <span className="muted"> — {event.reason}</span>}
         </div>
       );
+    case 'tool.blocked':
+      return (
+        <div className="approval-entry resolved-deny">
+          <span className="ask-label">Blocked by the gate ({event.rule})</span> <strong>{event.tool}</strong> <code>{event.input}</code>
+          <span className="muted"> — {event.why}{event.suggest ? `; instead: ${event.suggest}` : ''}</span>
+        </div>
+      );
     case 'approval.resolved':
       return (
         <div className={`approval-entry resolved-${event.decision}`}>

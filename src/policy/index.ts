@@ -1,0 +1,13 @@
+/**
+ * The destructive-action gate: one verdict (allow, ask, block) for a tool call of any agent in
+ * any permission mode, from rules that are data (`policy` in `.baton/config.json`, built-in
+ * defaults), explained by rule, reason and the command as parsed. The agents call it through
+ * `AgentStartOptions.gate`; allow rules (approvals the user said always to give) live in the
+ * store and are matched by `matchAllowRule`.
+ */
+export { BUILT_IN_RULE_IDS, CustomRule, PolicySection } from './config.js';
+export { compilePolicy, DEFAULT_WRITABLE, describeRules, evaluate, render, UNPARSEABLE, type Policy } from './gate.js';
+export { GATE_ACTIONS, RULE_ACTIONS, type Finding, type GateAction, type GateContext, type RuleAction, type ToolCall, type Verdict } from './types.js';
+export { readSessionPolicy, sessionGate, SessionPolicy, writeSessionPolicy } from './session.js';
+export { matchAllowRule, patternWords, type AllowRule, type PendingCall } from './allow.js';
+export { PolicyService, type PolicySessions } from './service.js';

@@ -1,0 +1,65 @@
+/** Where a path a command touches lies: in the worktree, the repository itself, a writable place, or outside. */
+import { dirname } from 'node:path';
+import { joinPath, UNKNOWN, type Word } from './shell.js';
+
+export interface Place {
+  /** The session's worktree: the agent works here and nowhere else. */
+  worktree: string;
+  home: string;
+  /** Folders outside the worktree where writes and deletes are fine (temporary folders). */
+  writable: readonly string[];
+}
+
+export type Where = 'inside' | 'worktree' | 'repository' | 'writable' | 'outside' | 'unknown';
+
+/** The absolute path a word names from `cwd`, or undefined when it is only known at run time. */
+export function absolute(word: Word, cwd: string | undefined): string | undefined {
+  if (word.dynamic || cwd === undefined) return undefined;
+  return joinPath(cwd, word.text);
+}
+
+/** Where the path a word names lies; a pattern (`*.o`, `/*`) lies where its fixed folder does, one level down. */
+export function whereIs(word: Word, cwd: string | undefined, place: Place): Where {
+  if (cwd === undefined) return 'unknown';
+  let text = word.text;
+  let child = false;
+  if (word.dynamic || word.glob) {
+    // A variable or pattern after a fixed folder (`build/$X`, `dist/*`) stays below that folder.
+    const cut = Math.min(...[UNKNOWN, '*', '?', '['].map((c) => (text.includes(c) ? text.indexOf(c) : text.length)));
+    const slash = text.lastIndexOf('/', cut);
+    if (word.dynamic && slash < 0) return 'unknown';
+    if (word.dynamic && text.slice(cut).includes('..')) return 'unknown';
+    text = slash < 0 ? '.' : text.slice(0, slash + 1) || '/';
+    child = true;
+  }
+  return placeOf(joinPath(cwd, text), child, place);
+}
+
+/** Where an absolute path lies; `child` when the path is only some entry below it. */
+export function placeOf(path: string, child: boolean, place: Place): Where {
+  const { worktree } = place;
+  if (path === worktree) return child ? 'inside' : 'worktree';
+  if (within(path, worktree)) {
+    const rel = path.slice(worktree.length + 1);
+    return rel === '.git' || rel.startsWith('.git/') ? 'repository' : 'inside';
+  }
+  // A writable folder never covers the worktree's own folders above it, the home folder when it
+  // is the broader of the two (a home under /tmp stays the home), 
+  // nor the worktree's siblings (other sessions' worktrees).
+  if (within(worktree, path) || within(path, dirname(worktree))) return 'outside';
+  const inHome = path === place.home || within(path, place.home);
+  const writable = place.writable.find((w) => (within(path, w) || (child && path === w)) && (!inHome || within(w, place.home)));
+  return writable === undefined ? 'outside' : 'writable';
+}
+
+export function within(path: string, folder: string): boolean {
+  return folder === '/' ? path !== '/' : path.startsWith(folder.endsWith('/') ? folder : `${folder}/`);
+}
+
+/** Device files a write to is harmless. */
+export const HARMLESS_DEVICES = new Set(['/dev/null', '/dev/stdout', '/dev/stderr', '/dev/tty', '/dev/zero', '/dev/random', '/dev/urandom']);
+
+/** A block device: a disk, a partition, a volume. */
+export function isDisk(path: string): boolean {
+  return /^\/dev\/(sd|hd|vd|xvd|nvme|mmcblk|disk|rdisk|md|dm-|mapper\/|loop|sr)/.test(path);
+}

@@ -1,0 +1,131 @@
+/** Rules about git: force pushes, and rewriting or deleting the base branch. */
+import { placeOf } from './paths.js';
+import { joinPath, type Word } from './shell.js';
+import type { CommandRule, RuleContext } from './types.js';
+import type { Command } from './unwrap.js';
+
+export const FORCE_PUSH = 'git-force-push';
+export const BASE_BRANCH = 'git-base-branch';
+
+/** Options of `git` itself that take a value. */
+const GIT_VALUE_OPTIONS = new Set(['-C', '-c', '--git-dir', '--work-tree', '--namespace', '--exec-path', '--config-env']);
+
+export interface GitCall {
+  sub: string;
+  args: Word[];
+  /** The checkout it works in, when known. */
+  dir: string | undefined;
+  /** The checkout is not the session's worktree (`git -C ../main …`, `cd ~/repo && git …`). */
+  elsewhere: boolean;
+}
+
+export function gitCall(command: Command, context: RuleContext): GitCall | undefined {
+  if (command.name !== 'git') return undefined;
+  let dir = command.cwd;
+  let elsewhere = false;
+  let i = 0;
+  const args = command.args;
+  for (; i < args.length; i++) {
+    const word = args[i] as Word;
+    const text = word.text;
+    if (!text.startsWith('-')) break;
+    if (text === '-C') {
+      const next = args[i + 1];
+      dir = next === undefined || next.dynamic || dir === undefined ? undefined : joinPath(dir, next.text);
+    }
+    if (text.startsWith('--git-dir') || text.startsWith('--work-tree')) elsewhere = true;
+    if (GIT_VALUE_OPTIONS.has(text)) i++;
+  }
+  const sub = args[i];
+  if (sub === undefined) return undefined;
+  if (dir !== undefined && placeOf(dir, false, context) !== 'inside' && placeOf(dir, false, context) !== 'worktree') elsewhere = true;
+  return { sub: sub.text, args: args.slice(i + 1), dir, elsewhere };
+}
+
+const forcePush: CommandRule = {
+  id: FORCE_PUSH,
+  title: 'git push --force (or a +refspec, or --mirror)',
+  action: 'block',
+  suggest: 'git push --force-with-lease origin <the session branch>',
+  check(command, context) {
+    const git = gitCall(command, context);
+    if (git?.sub !== 'push') return undefined;
+    const { args } = git;
+    const forced = args.some((a) => a.text === '--force' || /^-[a-zA-Z]*f[a-zA-Z]*$/.test(a.text) || a.text === '--mirror');
+    const plus = positional(args).slice(1).find((a) => a.text.startsWith('+'));
+    if (forced) return { rule: FORCE_PUSH, why: 'force-pushing overwrites the remote branch and the work others pushed to it' };
+    if (plus !== undefined) return { rule: FORCE_PUSH, why: `the refspec ${plus.text} force-pushes` };
+    const lease = args.some((a) => a.text.startsWith('--force-with-lease') || a.text.startsWith('--force-if-includes'));
+    const base = context.baseBranch;
+    if (lease && base !== undefined && pushTargets(args).includes(base)) return { rule: FORCE_PUSH, why: `force-pushes (with lease) onto the base branch ${base}`, uncertain: true };
+    return undefined;
+  },
+};
+
+const baseBranch: CommandRule = {
+  id: BASE_BRANCH,
+  title: 'git reset --hard or branch deletion on the base branch, or discarding work in another checkout',
+  action: 'block',
+  suggest: "reset the session's own branch in its worktree, or git stash to keep the changes",
+  check(command, context) {
+    const git = gitCall(command, context);
+    if (git === undefined) return undefined;
+    const base = context.baseBranch;
+    const { sub, args } = git;
+    const named = (branch: string | undefined): boolean => base !== undefined && branch !== undefined && stripRef(branch) === base;
+    if (sub === 'reset' && args.some((a) => a.text === '--hard')) {
+      if (git.elsewhere) return { rule: BASE_BRANCH, why: `git reset --hard in ${git.dir ?? 'another checkout'}, outside the session's worktree` };
+      const on = context.switchedTo ?? context.branch;
+      if (named(on)) return { rule: BASE_BRANCH, why: `git reset --hard on the base branch ${base ?? ''}` };
+    }
+    if (sub === 'clean' && git.elsewhere && args.some((a) => /^-[a-zA-Z]*f/.test(a.text) || a.text === '--force')) {
+      return { rule: BASE_BRANCH, why: `git clean deletes files in ${git.dir ?? 'another checkout'}, outside the session's worktree` };
+    }
+    if (sub === 'branch') {
+      const deletes = args.some((a) => /^-[a-zA-Z]*[dD]/.test(a.text) || a.text === '--delete');
+      const forces = args.some((a) => /^-[a-zA-Z]*[fMC]/.test(a.text) || a.text === '--force');
+      const target = positional(args).find((a) => named(a.text));
+      if (target !== undefined && (deletes || forces)) return { rule: BASE_BRANCH, why: `${deletes ? 'deletes' : 'force-moves'} the base branch ${base ?? ''}` };
+    }
+    if ((sub === 'checkout' || sub === 'switch') && args.some((a) => a.text === '-B' || a.text === '-C' || a.text === '--force-create')) {
+      const index = args.findIndex((a) => a.text === '-B' || a.text === '-C' || a.text === '--force-create');
+      if (named(args[index + 1]?.text)) return { rule: BASE_BRANCH, why: `resets the base branch ${base ?? ''} to another commit` };
+    }
+    if (sub === 'push') {
+      const deletes = args.some((a) => a.text === '-d' || a.text === '--delete');
+      const targets = positional(args).slice(1);
+      const hit = targets.find((a) => (deletes && named(a.text)) || (a.text.startsWith(':') && named(a.text.slice(1))));
+      if (hit !== undefined) return { rule: BASE_BRANCH, why: `deletes the base branch ${base ?? ''} on the remote` };
+    }
+    if (sub === 'update-ref' && args.some((a) => a.text === '-d') && positional(args).some((a) => named(a.text))) {
+      return { rule: BASE_BRANCH, why: `deletes the base branch ${base ?? ''}` };
+    }
+    return undefined;
+  },
+};
+
+/** The branch a `git checkout X` / `git switch X` moves to (not a new branch, not files). */
+export function switchTarget(command: Command, context: RuleContext): string | undefined {
+  const git = gitCall(command, context);
+  if (git === undefined || (git.sub !== 'checkout' && git.sub !== 'switch')) return undefined;
+  if (git.args.some((a) => a.text === '--' || a.text === '-b' || a.text === '-c')) return undefined;
+  const target = positional(git.args)[0];
+  return target === undefined || target.dynamic ? undefined : target.text;
+}
+
+function positional(args: Word[]): Word[] {
+  return args.filter((a) => !a.text.startsWith('-') || a.dynamic);
+}
+
+/** The remote branches a push writes. */
+function pushTargets(args: Word[]): string[] {
+  return positional(args)
+    .slice(1)
+    .map((a) => stripRef(a.text.replace(/^\+/, '').split(':').pop() ?? ''));
+}
+
+function stripRef(ref: string): string {
+  return ref.replace(/^\+/, '').replace(/^refs\/heads\//, '');
+}
+
+export const GIT_RULES: CommandRule[] = [forcePush, baseBranch];
