@@ -158,6 +158,7 @@ function afterEvent(current: SessionStatus, trigger: Extract<Trigger, { kind: 'e
     case 'tool.started':
     case 'tool.finished':
     case 'usage.reported':
+    case 'limits.reported':
     case 'error.raised':
     case 'state.changed':
     case 'setup.step':
