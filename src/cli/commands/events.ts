@@ -73,6 +73,16 @@ function describe(event: WorkspaceEvent): string {
       return `${event.data.project}: ${event.data.path} changed, no longer ${event.data.previous.replace(/_/g, ' ')}`;
     case 'review.comment_sent':
       return `${event.data.project} group ${event.data.group}: comment on ${event.data.path}:${event.data.startLine} sent to ${event.data.name}`;
+    case 'watchdog.alert_raised':
+      return `${event.data.name ?? 'workspace'}: ${event.data.message}${event.data.action === 'alert' ? '' : ` (${event.data.action === 'pause' ? 'paused' : 'stopped'})`} [${event.data.rule}, alert ${event.data.alertId}]`;
+    case 'watchdog.alert_acknowledged':
+      return `alert ${event.data.alertId} acknowledged`;
+    case 'budget.set':
+      return `budget ${event.data.scope}: $${event.data.limitUsd} (warn at ${Math.round(event.data.warnRatio * 100)}%)`;
+    case 'budget.removed':
+      return `budget ${event.data.scope} removed`;
+    case 'budget.resumed':
+      return `${event.data.name}: resumed within its budget ($${event.data.spentUsd.toFixed(2)} of $${event.data.limitUsd})`;
   }
 }
 
