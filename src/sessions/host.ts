@@ -40,6 +40,8 @@ export class SessionHost {
   private lastAssistantText: string | undefined;
   private pendingApprovals: string[] = [];
   private stopRequested = false;
+  /** Why the running turn is being interrupted, when the watchdog (not the user) asked. */
+  private interruptNote: string | undefined;
   private ending: Promise<void> | undefined;
   private readonly exitCallbacks: ((code: number) => void)[] = [];
   private readonly idle: IdleExit;
@@ -120,12 +122,10 @@ export class SessionHost {
   onExit(callback: (code: number) => void): void {
     this.exitCallbacks.push(callback);
   }
-
   /** SIGTERM and friends: stop like `baton stop` would. */
   async terminate(): Promise<void> {
     await this.stop();
   }
-
   private lastSeqFromLog = 0;
 
   /** Picks up where an earlier host of this session left off: sequence, state, pending approvals. */
@@ -163,7 +163,7 @@ export class SessionHost {
       return undefined;
     }
     this.track(event);
-    if (derive) this.change({ kind: 'event', event: body, stopRequested: this.stopRequested, lastAssistantText: this.lastAssistantText });
+    if (derive) this.change({ kind: 'event', event: body, stopRequested: this.stopRequested, lastAssistantText: this.lastAssistantText, interruptNote: this.interruptNote });
     this.idle.update();
     return event;
   }
@@ -192,6 +192,7 @@ export class SessionHost {
       case 'question.answered':
       case 'turn.started':
         this.lastAssistantText = undefined;
+        if (event.type === 'turn.started') this.interruptNote = undefined;
         break;
       case 'approval.requested':
         this.pendingApprovals.push(event.requestId);
@@ -229,6 +230,9 @@ export class SessionHost {
       }
       case 'interrupt':
         this.replies.clear();
+        // A pause with a reason (the watchdog's) between turns has no turn to end: the pause alone holds the session.
+        if (request.reason !== undefined && this.state === 'ready_for_review') return this.change({ kind: 'paused', message: request.reason });
+        this.interruptNote = request.reason;
         await run?.interrupt();
         return;
       case 'stop':
