@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { formatIssues, InvalidInputError } from '../shared/errors.js';
 import { EnvironmentSections } from './environment-config.js';
+import { WatchdogSection } from './watchdog-config.js';
 
 export const REPO_CONFIG_FILE = join('.baton', 'config.json');
 
@@ -49,6 +50,8 @@ export const RepoConfig = z
       .optional(),
     // Worktrees ready to work in (issue 15): agents, worktree, ports, env, cleanup.
     ...EnvironmentSections,
+    // Intervention triggers (issue 14): src/watchdog.
+    ...WatchdogSection,
   })
   .strict();
 export type RepoConfig = z.infer<typeof RepoConfig>;

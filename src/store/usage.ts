@@ -12,12 +12,12 @@ export interface UsageEventRow {
   project_name: string;
 }
 
-export function listUsageEvents(db: Db): UsageEventRow[] {
+export function listUsageEvents(db: Db, type: 'usage.reported' | 'limits.reported' = 'usage.reported'): UsageEventRow[] {
   return db
     .prepare(
       `SELECT e.session_id, e.seq, e.ts, e.body_json, s.name, s.agent, s.model, p.name AS project_name
          FROM events e JOIN sessions s ON s.id = e.session_id JOIN projects p ON p.id = s.project_id
-        WHERE e.type = 'usage.reported' ORDER BY e.ts, e.session_id, e.seq`,
+        WHERE e.type = ? ORDER BY e.ts, e.session_id, e.seq`,
     )
-    .all() as UsageEventRow[];
+    .all(type) as UsageEventRow[];
 }
