@@ -7,7 +7,8 @@ import type { MERGE } from './merge.js';
 import type { REVIEW } from './review.js';
 import type { SESSIONS } from './sessions.js';
 import type { UI } from './ui.js';
+import type { WATCHDOG } from './watchdog.js';
 import type { WORKSPACE } from './workspace.js';
 
-export type Endpoints = typeof DAEMON & typeof SESSIONS & typeof HISTORY & typeof UI & typeof WORKSPACE & typeof CONFLICTS & typeof MERGE & typeof REVIEW & typeof ENVIRONMENTS;
+export type Endpoints = typeof DAEMON & typeof SESSIONS & typeof HISTORY & typeof UI & typeof WORKSPACE & typeof CONFLICTS & typeof MERGE & typeof REVIEW & typeof ENVIRONMENTS & typeof WATCHDOG;
 export type Route = keyof Endpoints;

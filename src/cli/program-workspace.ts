@@ -8,6 +8,7 @@ import { sessionRef } from './arguments.js';
 import type { Context } from './context.js';
 import type { MergeFlags } from './commands/merge.js';
 import type { ReviewFlags } from './flags.js';
+import { addCostCommands } from './program-cost.js';
 
 export function addWorkspaceCommands(program: Commander.Command, Option: typeof Commander.Option, ctx: Context): void {
   program
@@ -38,6 +39,8 @@ export function addWorkspaceCommands(program: Commander.Command, Option: typeof 
     .argument('<session>', 'id, id prefix or name', sessionRef)
     .addOption(new Option('--json', 'print JSON for scripts'))
     .action(async (ref: string, opts: { json?: boolean }) => (await import('./commands/merge.js')).pr(ctx, ref, opts));
+
+  addCostCommands(program, Option, ctx);
 
   program
     .command('completion')

@@ -115,7 +115,7 @@ export const ReviewCommentSent = defineWorkspaceEvent(
 
 // ── watchdog and budgets (src/watchdog, src/usage) ──────────────────────────
 
-export const ALERT_RULES = ['budget', 'budget_warning', 'window', 'no_progress', 'loop', 'repeated_errors', 'out_of_scope', 'approval_wait', 'no_change'] as const;
+export const ALERT_RULES = ['budget', 'budget_warning', 'window', 'no_progress', 'loop', 'repeated_errors', 'out_of_scope', 'approval_wait', 'no_change', 'config'] as const;
 export const AlertRule = z.enum(ALERT_RULES);
 export const AlertAction = z.enum(['alert', 'pause', 'stop']);
 

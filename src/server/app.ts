@@ -13,6 +13,7 @@ import { MERGE } from '../api/merge.js';
 import { REVIEW } from '../api/review.js';
 import { MAX_BODY_BYTES, type ApiErrorBody } from '../api/index.js';
 import { SESSIONS } from '../api/sessions.js';
+import { WATCHDOG } from '../api/watchdog.js';
 import { WORKSPACE } from '../api/workspace.js';
 import { BatonError, DiskFullError, errorMessage, formatIssues, isDiskFull } from '../shared/errors.js';
 import { MergeService } from '../merge/index.js';
@@ -30,6 +31,8 @@ import { mount } from './routes/mount.js';
 import { sessionHandlers } from './routes/sessions.js';
 import { workspaceHandlers } from './routes/workspace.js';
 import { reviewHandlers } from './routes/review.js';
+import { watchdogHandlers } from './routes/watchdog.js';
+import type { Watchdog } from '../watchdog/index.js';
 import type { ReviewService } from '../review/index.js';
 import { mountWeb } from './web-routes.js';
 import { TABLES } from './openapi.js';
@@ -55,6 +58,8 @@ export interface AppOptions {
   merges?: MergeService;
   /** Coupled groups and combined reviews (src/review); without it, the review endpoints answer that it is off. */
   review?: ReviewService;
+  /** Budgets, alerts and cost (src/watchdog); without it, those endpoints answer that it is off. */
+  watchdog?: Watchdog;
 }
 
 export function createApp(options: AppOptions): Hono {
@@ -94,6 +99,7 @@ export function createApp(options: AppOptions): Hono {
   mount(app, MERGE, mergeHandlers(() => (merges ??= new MergeService({ home: options.status().home, sessions: manager, bus: manager.bus, env: process.env }))));
   mount(app, REVIEW, reviewHandlers(options.review));
   mount(app, ENVIRONMENTS, environmentHandlers(manager));
+  mount(app, WATCHDOG, watchdogHandlers(options.watchdog));
 
   // Last: the web routes end with the UI's catch-all.
   if (options.browserAuth !== undefined) mountWeb(app, { manager, auth: options.browserAuth, port: options.port });

@@ -16,6 +16,8 @@ import { createRadar } from '../radar/index.js';
 import { MergeService } from '../merge/index.js';
 import { ReviewService, watchGroups } from '../review/index.js';
 import { SessionManager } from '../sessions/manager.js';
+import { UsageTracker } from '../usage/index.js';
+import { DesktopNotifier, Watchdog } from '../watchdog/index.js';
 import { createApp } from './app.js';
 import { acquireLock } from './lock.js';
 import { BrowserAuth } from './web-auth.js';
@@ -52,6 +54,12 @@ export async function runSupervisor(env: NodeJS.ProcessEnv = process.env): Promi
   const merges = new MergeService({ home, sessions: manager, bus: manager.bus, env });
   const review = new ReviewService({ db, bus: manager.bus, sessions: () => manager.list(), reply: (id, text) => manager.reply(id, text) });
   watchGroups(manager.bus, review, (error) => log.error('review groups refresh failed', { error: errorMessage(error) }));
+  // Loaded before re-attaching, so what the hosts wrote meanwhile is counted once, as it is ingested.
+  const watchdog = new Watchdog({ db, bus: manager.bus, sessions: manager, usage: new UsageTracker(db) });
+  watchdog.start();
+  watchdog.every(watchdogTickMs(env));
+  const notifier = new DesktopNotifier(db, manager.bus, config.notifications, env);
+  notifier.start();
   const startedAt = new Date();
   // Uptime by the monotonic clock: a wall clock set back would make it negative.
   const startedMs = performance.now();
@@ -64,6 +72,8 @@ export async function runSupervisor(env: NodeJS.ProcessEnv = process.env): Promi
     shuttingDown = true;
     log.info('shutting down; session hosts keep running');
     radar.close();
+    watchdog.close();
+    notifier.close();
     manager.close();
     rmSync(paths.supervisorJson, { force: true });
     lock.release();
@@ -77,6 +87,7 @@ export async function runSupervisor(env: NodeJS.ProcessEnv = process.env): Promi
     radar: radar.radar,
     merges,
     review,
+    watchdog,
     token,
     port: () => port,
     browserAuth: new BrowserAuth({ port: () => port, file: paths.browserLogins }),
@@ -145,6 +156,12 @@ function readLastPort(file: string): number {
   } catch {
     return 0;
   }
+}
+
+/** How often the time-driven triggers look: 15 s, or `BATON_WATCHDOG_TICK_MS` (tests, tuning). */
+function watchdogTickMs(env: NodeJS.ProcessEnv): number {
+  const given = Number(env.BATON_WATCHDOG_TICK_MS);
+  return Number.isInteger(given) && given >= 50 ? given : 15_000;
 }
 
 function ensureToken(path: string): string {

@@ -9,7 +9,7 @@ import type { EnvironmentView } from '../api/environments.js';
 import type { DispatchRequest, PeekView, SessionView } from '../api/index.js';
 import { WorkspaceBus } from '../bus/index.js';
 import type { BatonEvent } from '../events/index.js';
-import { Scheduler } from '../scheduler/index.js';
+import { Scheduler, type Gate } from '../scheduler/index.js';
 import { errorMessage } from '../shared/errors.js';
 import { createLogger } from '../shared/log.js';
 import type { Db } from '../store/db.js';
@@ -234,6 +234,11 @@ export class SessionManager extends EventEmitter<ManagerEvents> {
     const { attached, ingested } = this.hosts.reattachAll();
     log.info('re-attached', { hosts: attached, eventsIngested: ingested, ms: Math.round(performance.now() - started) });
     await this.scheduler.run();
+  }
+
+  /** Holds queued sessions back while `gate` says so (a budget spent); returns its removal. */
+  addGate(gate: Gate<SessionWithProject>): () => void {
+    return this.scheduler.addGate(gate);
   }
 
   /** Starts queued sessions while there is room under the cap. */

@@ -68,3 +68,10 @@ export function formatDuration(ms: number): string {
   const hours = Math.floor(minutes / 60);
   return `${hours} h${minutes % 60 === 0 ? '' : ` ${minutes % 60} min`}`;
 }
+
+/** Milliseconds since the start of the local day of `now`: a day budget counts from midnight. */
+export function sinceMidnightMs(now: Date): number {
+  const midnight = new Date(now);
+  midnight.setHours(0, 0, 0, 0);
+  return now.getTime() - midnight.getTime();
+}

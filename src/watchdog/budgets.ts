@@ -4,7 +4,7 @@
  */
 import { InvalidInputError } from '../shared/errors.js';
 import type { BudgetRow } from '../store/watchdog.js';
-import { formatDuration, projectWindow, type Spend } from '../usage/burn.js';
+import { formatDuration, projectWindow, sinceMidnightMs, type Spend } from '../usage/index.js';
 
 export const DEFAULT_WARN_RATIO = 0.8;
 const MAX_USD = 1_000_000;
@@ -90,16 +90,9 @@ export function budgetLabel(row: Pick<BudgetRow, 'scope' | 'window_ms'>): string
   return `${durationName(row.window_ms ?? 0)} window`;
 }
 
-/** Milliseconds since the start of the local day of `now`. */
-export function sinceMidnight(now: Date): number {
-  const midnight = new Date(now);
-  midnight.setHours(0, 0, 0, 0);
-  return now.getTime() - midnight.getTime();
-}
-
 /** How much of a workspace-wide budget (day, window) is spent and when it runs out at this rate. */
 export function standing(row: BudgetRow, series: readonly Spend[], now: Date): { used: number; perHour: number; exhaustsInMs: number | null; summary: string } {
-  const span = row.scope === 'day' ? sinceMidnight(now) : (row.window_ms ?? 0);
+  const span = row.scope === 'day' ? sinceMidnightMs(now) : (row.window_ms ?? 0);
   const projection = projectWindow(series, now.getTime(), Math.max(span, 1), row.limit_usd);
   const label = budgetLabel(row);
   const head = `${label}: $${projection.used.toFixed(2)} of $${row.limit_usd.toFixed(2)}`;
