@@ -88,7 +88,7 @@ export class BudgetGuard {
     for (const row of this.store.list()) {
       if (row.scope === 'session') continue;
       const s = standing(row, this.o.usage.ledger.series(), this.o.clock());
-      if (s.used >= row.limit_usd) return `the ${budgetLabel(row)} budget is spent ($${s.used.toFixed(2)} of $${row.limit_usd.toFixed(2)}); raise it with baton budget set`;
+      if (reaches(s.used, row.limit_usd)) return `the ${budgetLabel(row)} budget is spent ($${s.used.toFixed(2)} of $${row.limit_usd.toFixed(2)}); raise it with baton budget set`;
     }
     return undefined;
   }
@@ -112,8 +112,8 @@ export class BudgetGuard {
   private over(row: BudgetRow, session: SessionWithProject): { hard: boolean; message: string; evidence: string[] } | undefined {
     if (row.scope === 'session') {
       const spent = this.o.usage.ledger.session(session.id).usd;
-      if (spent < row.limit_usd * row.warn_ratio) return undefined;
-      const hard = spent >= row.limit_usd;
+      if (!reaches(spent, row.limit_usd * row.warn_ratio)) return undefined;
+      const hard = reaches(spent, row.limit_usd);
       return {
         hard,
         message: `${hard ? 'budget reached' : 'budget nearly spent'}: ${session.name} spent $${spent.toFixed(2)} of its $${row.limit_usd.toFixed(2)}`,
@@ -121,8 +121,8 @@ export class BudgetGuard {
       };
     }
     const s = standing(row, this.o.usage.ledger.series(), this.o.clock());
-    if (s.used < row.limit_usd * row.warn_ratio) return undefined;
-    const hard = s.used >= row.limit_usd;
+    if (!reaches(s.used, row.limit_usd * row.warn_ratio)) return undefined;
+    const hard = reaches(s.used, row.limit_usd);
     return { hard, message: `${hard ? 'budget reached' : 'budget nearly spent'}: ${s.summary}`, evidence: [s.summary] };
   }
 
@@ -169,6 +169,11 @@ export class BudgetGuard {
     await this.o.sessions.schedule();
     return resumed;
   }
+}
+
+/** Sums of float dollars (0.02 + 0.02) land a hair below the limit they equal: a nano-dollar of slack. */
+function reaches(spent: number, limit: number): boolean {
+  return spent + 1e-9 >= limit;
 }
 
 function view(row: BudgetRow, used: number, perHour: number | null, exhaustsInMs: number | null, summary: string): BudgetView {
