@@ -29,7 +29,7 @@ export interface Finding {
   message: string;
   evidence: string[];
   action: WatchdogAction;
-  /** What makes it the same finding again (added to the session's id). */
+  /** What makes it the same finding again (added to the session's id): one open loop alert per session, say. */
   key: string;
 }
 
@@ -97,7 +97,7 @@ export class SessionRules {
         message: `the same tool call ${loop.limit} times in a row: ${short(call)}`,
         evidence: [`${this.sameCalls}× ${short(call, 200)}`],
         action: loop.action,
-        key: `call:${call}`,
+        key: 'loop',
       });
     }
     if (event.kind === 'edit') findings.push(...this.scopeCheck(event.files ?? [], rules));
@@ -128,7 +128,7 @@ export class SessionRules {
           message: `the same failing command ${count} times with no file changed in between: ${short(call.input)}`,
           evidence: [`${call.input}`, ...(event.output === undefined ? [] : [`last output: ${short(event.output, 300)}`])],
           action: loop.action,
-          key: `failing:${call.input}`,
+          key: 'loop',
         });
       }
     }
