@@ -273,6 +273,10 @@ try {
     if (only && only !== name) continue;
     execFileSync(process.execPath, [join(ROOT, 'bench', script), ...args], { cwd: ROOT, stdio: 'inherit' });
   }
+  if (!only || only === 'watchdog') {
+    const watchdog = await import(join(ROOT, 'bench', 'watchdog.mjs'));
+    await watchdog.run({ log: (line) => console.log(line) });
+  }
   if (!only || only === 'web') {
     const web = await import(join(ROOT, 'bench', 'web.mjs'));
     web.print(await web.run({ log: (line) => console.log(line) }));

@@ -79,6 +79,7 @@ export const BudgetRequest = z
   })
   .strict();
 export const BudgetList = z.object({ budgets: z.array(BudgetView), resumed: z.array(z.string()).describe('Sessions the watchdog had paused for a budget, resumed now that they are within it') });
+export type BudgetList = z.infer<typeof BudgetList>;
 
 export const AlertView = z.object({
   id: z.string(),
@@ -95,6 +96,7 @@ export const AlertView = z.object({
 export type AlertView = z.infer<typeof AlertView>;
 export const AlertsQuery = z.object({ all: flagQuery.describe('Acknowledged alerts too') });
 export const AlertList = z.object({ alerts: z.array(AlertView) });
+export type AlertList = z.infer<typeof AlertList>;
 
 export const WATCHDOG = {
   'GET /api/cost': endpoint({ summary: 'Tokens and cost by session, task, agent or day; burn rate, budgets and the agents’ subscription windows', query: CostQuery, response: CostReport }),

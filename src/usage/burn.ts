@@ -22,32 +22,85 @@ export interface WindowProjection {
 /** How far back the rate looks: long enough to smooth one turn's burst, short enough to follow a change of pace. */
 export const DEFAULT_RATE_MS = 30 * 60_000;
 
-/** Spent in `[now - windowMs, now]`. */
-export function spentWithin(series: readonly Spend[], now: number, windowMs: number): number {
-  let sum = 0;
-  for (const spend of series) if (spend.at > now - windowMs && spend.at <= now) sum += spend.amount;
-  return sum;
+/**
+ * Spends in time order with running sums, so what a window holds is two binary searches: a budget
+ * check on every usage report costs the same after a thousand reports as after one.
+ */
+export class SpendLog {
+  private readonly times: number[] = [];
+  private readonly amounts: number[] = [];
+  /** cum[i]: the sum of the first i spends. */
+  private readonly cum: number[] = [0];
+
+  static of(series: readonly Spend[] | SpendLog): SpendLog {
+    if (series instanceof SpendLog) return series;
+    const log = new SpendLog();
+    for (const spend of series) log.add(spend.at, spend.amount);
+    return log;
+  }
+
+  add(at: number, amount: number): void {
+    const index = this.after(at);
+    this.times.splice(index, 0, at);
+    this.amounts.splice(index, 0, amount);
+    // In order (the usual case) this appends one sum; a report ingested late (another session's
+    // backlog) recomputes the sums after it.
+    this.cum.length = index + 1;
+    for (let i = index; i < this.times.length; i++) this.cum.push((this.cum[i] ?? 0) + (this.amounts[i] ?? 0));
+  }
+
+  /** Spent in `(since, until]`. */
+  sum(since: number, until: number): number {
+    return (this.cum[this.after(until)] ?? 0) - (this.cum[this.after(since)] ?? 0);
+  }
+
+  /** The time of the first spend in `(since, until]`, if any. */
+  first(since: number, until: number): number | undefined {
+    const index = this.after(since);
+    const at = this.times[index];
+    return at !== undefined && at <= until ? at : undefined;
+  }
+
+  get length(): number {
+    return this.times.length;
+  }
+
+  /** How many spends are at or before `at`. */
+  private after(at: number): number {
+    let lo = 0;
+    let hi = this.times.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if ((this.times[mid] ?? 0) <= at) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+}
+
+/** Spent in `(now - windowMs, now]`. */
+export function spentWithin(series: readonly Spend[] | SpendLog, now: number, windowMs: number): number {
+  return SpendLog.of(series).sum(now - windowMs, now);
 }
 
 /**
  * The rate over the last `rateOverMs`, measured from the first spend inside that stretch (a session
  * that started five minutes ago burns at its five-minute pace, not diluted over thirty).
  */
-export function burnPerHour(series: readonly Spend[], now: number, rateOverMs = DEFAULT_RATE_MS): number {
-  const recent = series.filter((spend) => spend.at > now - rateOverMs && spend.at <= now);
-  if (recent.length === 0) return 0;
-  const first = Math.min(...recent.map((spend) => spend.at));
+export function burnPerHour(series: readonly Spend[] | SpendLog, now: number, rateOverMs = DEFAULT_RATE_MS): number {
+  const log = SpendLog.of(series);
+  const first = log.first(now - rateOverMs, now);
+  if (first === undefined) return 0;
   // One minute at least: a single report a moment ago is not an infinite rate.
   const elapsed = Math.max(now - first, 60_000);
-  const sum = recent.reduce((total, spend) => total + spend.amount, 0);
-  return (sum / elapsed) * 3_600_000;
+  return (log.sum(now - rateOverMs, now) / elapsed) * 3_600_000;
 }
 
 /**
  * Where a rolling window stands. Spends leaving the window free room as time passes, which a
  * constant-rate projection ignores: the figure is the conservative "at this rate" estimate.
  */
-export function projectWindow(series: readonly Spend[], now: number, windowMs: number, limit: number, rateOverMs = DEFAULT_RATE_MS): WindowProjection {
+export function projectWindow(series: readonly Spend[] | SpendLog, now: number, windowMs: number, limit: number, rateOverMs = DEFAULT_RATE_MS): WindowProjection {
   const used = spentWithin(series, now, windowMs);
   const perHour = burnPerHour(series, now, Math.min(rateOverMs, windowMs));
   const left = limit - used;

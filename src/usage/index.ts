@@ -12,7 +12,7 @@ import { UsageLedger, type CostRow, type Grouping, type UsageEntry, type UsageSe
 import { PRICE_TABLE, type PriceTable } from './prices.js';
 import { AgentWindows, type WindowReport } from './windows.js';
 
-export { burnPerHour, formatDuration, projectWindow, sinceMidnightMs, spentWithin, wouldExhaust, type Spend, type WindowProjection } from './burn.js';
+export { burnPerHour, formatDuration, projectWindow, sinceMidnightMs, SpendLog, spentWithin, wouldExhaust, type Spend, type WindowProjection } from './burn.js';
 export { GROUPINGS, UsageLedger, type CostRow, type Grouping, type UsageEntry, type UsageSession } from './ledger.js';
 export { priceOf, priceUsage } from './price.js';
 export { PRICE_TABLE, type ModelPrice, type PriceTable } from './prices.js';
@@ -59,10 +59,10 @@ export class UsageTracker {
       rows,
       total: total(rows),
       perHourUsd: round(burnPerHour(series, nowMs)),
-      todayUsd: round(series.filter((s) => s.at > nowMs - sinceMidnightMs(now) && s.at <= nowMs).reduce((sum, s) => sum + s.amount, 0)),
+      todayUsd: round(series.sum(nowMs - sinceMidnightMs(now), nowMs)),
       priceTable: { date: this.ledger.priceTable.date, models: Object.keys(this.ledger.priceTable.models) },
       windows: this.windows.list(nowMs),
-      hourly: hourly(series, nowMs),
+      hourly: hourly(this.ledger.list().flatMap((e) => (e.usd === null ? [] : [{ at: e.at, amount: e.usd }])), nowMs),
     };
   }
 }

@@ -5,7 +5,7 @@
  */
 import type { Db } from '../store/db.js';
 import { listUsageEvents } from '../store/usage.js';
-import type { Spend } from './burn.js';
+import { SpendLog } from './burn.js';
 import { priceUsage, type Priced } from './price.js';
 import { PRICE_TABLE, type PriceTable } from './prices.js';
 
@@ -58,6 +58,8 @@ export interface CostRow {
 
 export class UsageLedger {
   private readonly entries: UsageEntry[] = [];
+  /** Priced spends in time order, kept as entries come (budgets read it on every report). */
+  private readonly spends = new SpendLog();
   private readonly perSession = new Map<string, { usd: number; tokens: number }>();
 
   constructor(private readonly table: PriceTable = PRICE_TABLE) {}
@@ -93,6 +95,7 @@ export class UsageLedger {
       source: priced.source,
     };
     this.entries.push(entry);
+    if (entry.usd !== null) this.spends.add(at, entry.usd);
     const total = this.perSession.get(session.id) ?? { usd: 0, tokens: 0 };
     total.usd += entry.usd ?? 0;
     total.tokens += entry.inputTokens + entry.outputTokens + entry.cacheReadTokens;
@@ -106,10 +109,8 @@ export class UsageLedger {
   }
 
   /** Priced spends in time order, for windows and burn rates. */
-  series(filter?: (entry: UsageEntry) => boolean): Spend[] {
-    const spends: Spend[] = [];
-    for (const entry of this.entries) if (entry.usd !== null && (filter === undefined || filter(entry))) spends.push({ at: entry.at, amount: entry.usd });
-    return spends;
+  series(): SpendLog {
+    return this.spends;
   }
 
   list(): readonly UsageEntry[] {

@@ -20,6 +20,8 @@ import { sessionRef, type WatchdogSessions } from './sessions.js';
 
 const log = createLogger('watchdog');
 
+type Named = Pick<SessionWithProject, 'id' | 'name' | 'project_name'>;
+
 /** A dispatch warns when a workspace budget runs out within this long at the current rate. */
 const DISPATCH_HORIZON_MS = 60 * 60_000;
 const AT_WORK = new Set(['starting', 'working']);
@@ -35,10 +37,16 @@ export interface GuardOptions {
 }
 
 export class BudgetGuard {
-  private readonly store: BudgetStore;
+  private readonly table: BudgetStore;
+  /** The rows, read once and again after each change: every usage report reads them. */
+  private rows: BudgetRow[] | undefined;
 
   constructor(private readonly o: GuardOptions) {
-    this.store = new BudgetStore(o.db);
+    this.table = new BudgetStore(o.db);
+  }
+
+  private get store(): { list(): BudgetRow[] } {
+    return { list: () => (this.rows ??= this.table.list()) };
   }
 
   list(): BudgetView[] {
@@ -58,7 +66,8 @@ export class BudgetGuard {
   async set(input: BudgetInput): Promise<{ budgets: BudgetView[]; resumed: string[] }> {
     const rows = parseBudgets(input, this.o.clock());
     for (const row of rows) {
-      this.store.put(row);
+      this.table.put(row);
+      this.rows = undefined;
       this.o.bus.publish(BudgetSet, { scope: row.scope, windowMs: row.window_ms, limitUsd: row.limit_usd, warnRatio: row.warn_ratio });
     }
     return { budgets: this.list(), resumed: await this.resumeWithinBudget() };
@@ -66,15 +75,16 @@ export class BudgetGuard {
 
   async remove(scopeText: string): Promise<{ budgets: BudgetView[]; resumed: string[] }> {
     const scope = normalizeScope(scopeText);
-    if (!this.store.remove(scope)) throw new BudgetNotFoundError(scope, this.store.list().map((row) => row.scope));
+    this.rows = undefined;
+    if (!this.table.remove(scope)) throw new BudgetNotFoundError(scope, this.store.list().map((row) => row.scope));
     this.o.bus.publish(BudgetRemoved, { scope });
     return { budgets: this.list(), resumed: await this.resumeWithinBudget() };
   }
 
   /** One usage report, just ingested: the budgets it reaches. */
   check(entry: UsageEntry): void {
-    const session = this.o.sessions.get(entry.sessionId);
-    if (session === undefined) return;
+    // Named from the report itself: a usage report must not cost a query.
+    const session = { id: entry.sessionId, name: entry.name, project_name: entry.project };
     for (const row of this.store.list()) {
       const over = this.over(row, session);
       if (over === undefined) continue;
@@ -109,7 +119,7 @@ export class BudgetGuard {
     }
   }
 
-  private over(row: BudgetRow, session: SessionWithProject): { hard: boolean; message: string; evidence: string[] } | undefined {
+  private over(row: BudgetRow, session: Named): { hard: boolean; message: string; evidence: string[] } | undefined {
     if (row.scope === 'session') {
       const spent = this.o.usage.ledger.session(session.id).usd;
       if (!reaches(spent, row.limit_usd * row.warn_ratio)) return undefined;
@@ -126,8 +136,8 @@ export class BudgetGuard {
     return { hard, message: `${hard ? 'budget reached' : 'budget nearly spent'}: ${s.summary}`, evidence: [s.summary] };
   }
 
-  private reached(row: BudgetRow, crossing: SessionWithProject, message: string): void {
-    const targets = row.scope === 'session' ? [crossing] : this.o.sessions.list().filter((s) => s.id === crossing.id || AT_WORK.has(s.state));
+  private reached(row: BudgetRow, crossing: Named, message: string): void {
+    const targets: Named[] = row.scope === 'session' ? [crossing] : this.o.sessions.list().filter((s) => s.id === crossing.id || AT_WORK.has(s.state));
     for (const session of targets) {
       const raised = this.o.alerts.raise({
         rule: 'budget',

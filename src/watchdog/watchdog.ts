@@ -13,14 +13,14 @@ import { loadRepoConfig, REPO_CONFIG_FILE, type WatchdogConfig } from '../projec
 import { errorMessage } from '../shared/errors.js';
 import { createLogger } from '../shared/log.js';
 import type { Db } from '../store/db.js';
-import type { SessionWithProject } from '../store/sessions.js';
 import { formatDuration, type Grouping, type UsageTracker } from '../usage/index.js';
 import { Alerts } from './alerts.js';
 import { BudgetGuard } from './enforce.js';
 import { resolveRules, SessionRules, type Finding, type RuleSettings } from './rules.js';
-import { sessionRef, type WatchdogSessions } from './sessions.js';
+import { sessionRef, type SessionIdentity, type WatchdogSessions } from './sessions.js';
 
 const log = createLogger('watchdog');
+const CONFIG_RECHECK_MS = 1000;
 
 export interface WatchdogOptions {
   db: Db;
@@ -39,7 +39,8 @@ export class Watchdog {
   readonly budgets: BudgetGuard;
   private readonly clock: () => Date;
   private readonly perSession = new Map<string, SessionRules>();
-  private readonly configs = new Map<string, { mtimeMs: number; rules: RuleSettings }>();
+  private readonly identities = new Map<string, SessionIdentity>();
+  private readonly configs = new Map<string, { mtimeMs: number; checkedAt: number; rules: RuleSettings }>();
   private readonly closers: (() => void)[] = [];
 
   constructor(private readonly o: WatchdogOptions) {
@@ -81,11 +82,12 @@ export class Watchdog {
 
   /** One ingested event of a session. */
   observe(sessionId: string, event: BatonEvent): void {
-    const session = this.o.sessions.get(sessionId);
+    const session = this.identity(sessionId);
     if (session === undefined) return;
     this.o.usage.observe({ id: session.id, name: session.name, project: session.project_name, agent: session.agent, model: session.model }, event);
     if (event.type === 'session.ended') {
       this.perSession.delete(sessionId);
+      this.identities.delete(sessionId);
       return;
     }
     let rules = this.perSession.get(sessionId);
@@ -93,7 +95,7 @@ export class Watchdog {
       rules = new SessionRules(session.worktree, this.o.scopeOf?.(sessionId));
       this.perSession.set(sessionId, rules);
     }
-    for (const finding of rules.observe(event, this.settingsFor(session))) this.act(session, finding);
+    for (const finding of rules.observe(event, this.settingsFor(session, event.type === 'turn.started'))) this.act(session, finding);
   }
 
   /** The time-driven triggers, as of now: a working session gone quiet, an approval nobody answers. */
@@ -127,7 +129,19 @@ export class Watchdog {
     }
   }
 
-  private act(session: SessionWithProject, finding: Finding): void {
+  /** A session's unchanging facts, read once: a busy session's every event must not cost a query. */
+  private identity(sessionId: string): SessionIdentity | undefined {
+    let known = this.identities.get(sessionId);
+    if (known === undefined) {
+      const row = this.o.sessions.get(sessionId);
+      if (row === undefined) return undefined;
+      known = { id: row.id, name: row.name, project_name: row.project_name, project_root: row.project_root, agent: row.agent, model: row.model, worktree: row.worktree };
+      this.identities.set(sessionId, known);
+    }
+    return known;
+  }
+
+  private act(session: SessionIdentity, finding: Finding): void {
     const raised = this.alerts.raise({ ...finding, session: sessionRef(session), key: `${finding.rule}:${session.id}:${finding.key}` });
     if (raised === undefined || finding.action === 'alert') return;
     const done =
@@ -138,16 +152,22 @@ export class Watchdog {
   }
 
   /** The repository's `watchdog` settings, read again when its config file changes. A bad file is an alert, and the defaults hold. */
-  private settingsFor(session: SessionWithProject): RuleSettings {
+  private settingsFor(session: Pick<SessionIdentity, 'project_root'>, fresh = false): RuleSettings {
     const root = session.project_root;
+    const now = this.clock().getTime();
+    const known = this.configs.get(root);
+    // Looked at when a turn starts and else once a second at most: a busy session's every event must not stat the file.
+    if (!fresh && known !== undefined && now - known.checkedAt < CONFIG_RECHECK_MS && now >= known.checkedAt) return known.rules;
     let mtimeMs = 0;
     try {
       mtimeMs = statSync(join(root, REPO_CONFIG_FILE)).mtimeMs;
     } catch {
       mtimeMs = 0;
     }
-    const cached = this.configs.get(root);
-    if (cached !== undefined && cached.mtimeMs === mtimeMs) return cached.rules;
+    if (known !== undefined && known.mtimeMs === mtimeMs) {
+      known.checkedAt = now;
+      return known.rules;
+    }
     let config: WatchdogConfig | undefined;
     try {
       config = loadRepoConfig(root).watchdog;
@@ -155,7 +175,7 @@ export class Watchdog {
       this.alerts.raise({ rule: 'config', message: `the watchdog uses its defaults: ${errorMessage(error)}`, evidence: [join(root, REPO_CONFIG_FILE)], action: 'alert', key: `config:${root}:${mtimeMs}` });
     }
     const rules = resolveRules(config);
-    this.configs.set(root, { mtimeMs, rules });
+    this.configs.set(root, { mtimeMs, checkedAt: now, rules });
     return rules;
   }
 }

@@ -3,7 +3,7 @@
  * failing commands in real worktrees; the supervisor pauses them (needs input, with the reason)
  * and a raised budget or a reply resumes them.
  */
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { AlertList, BudgetList, CostReport } from '../../src/api/watchdog.js';
