@@ -21,6 +21,8 @@ import { sessionRef, type SessionIdentity, type WatchdogSessions } from './sessi
 
 const log = createLogger('watchdog');
 const CONFIG_RECHECK_MS = 1000;
+/** Events after which the repository's settings are read again (a turn begins or ends, a person answered). */
+const FRESH_CONFIG = new Set(['turn.started', 'turn.completed', 'question.answered']);
 
 export interface WatchdogOptions {
   db: Db;
@@ -95,7 +97,7 @@ export class Watchdog {
       rules = new SessionRules(session.worktree, this.o.scopeOf?.(sessionId));
       this.perSession.set(sessionId, rules);
     }
-    for (const finding of rules.observe(event, this.settingsFor(session, event.type === 'turn.started'))) this.act(session, finding);
+    for (const finding of rules.observe(event, this.settingsFor(session, FRESH_CONFIG.has(event.type)))) this.act(session, finding);
   }
 
   /** The time-driven triggers, as of now: a working session gone quiet, an approval nobody answers. */
@@ -156,7 +158,7 @@ export class Watchdog {
     const root = session.project_root;
     const now = this.clock().getTime();
     const known = this.configs.get(root);
-    // Looked at when a turn starts and else once a second at most: a busy session's every event must not stat the file.
+    // Looked at on turn boundaries and else once a second at most: a busy session's every event must not stat the file.
     if (!fresh && known !== undefined && now - known.checkedAt < CONFIG_RECHECK_MS && now >= known.checkedAt) return known.rules;
     let mtimeMs = 0;
     try {
