@@ -17,6 +17,7 @@ const ReviewList = lazy(() => import('./components/ReviewList.js').then((m) => (
 const ReviewGroup = lazy(() => import('./components/ReviewGroup.js').then((m) => ({ default: m.ReviewGroup })));
 // The merge queue, the plan and recent results: fetched and loaded only when opened.
 const Landing = lazy(() => import('./components/Landing.js').then((m) => ({ default: m.Landing })));
+const Cost = lazy(() => import('./components/Cost.js').then((m) => ({ default: m.Cost })));
 
 export function App() {
   const route = useRoute();
@@ -33,6 +34,7 @@ export function App() {
     n: () => navigate('/dispatch'),
     v: () => navigate('/review'),
     l: () => navigate('/landing'),
+    c: () => navigate('/cost'),
   });
 
   const sessions = [...board.sessions.values()];
@@ -55,6 +57,7 @@ export function App() {
             <NavLink to="/inbox" active={route.page === 'inbox'} label="Inbox" hint="i" count={inboxCount} urgent={inboxCount > 0} />
             <NavLink to="/review" active={route.page === 'review' || route.page === 'review-group'} label="Review" hint="v" />
             <NavLink to="/landing" active={route.page === 'landing'} label="Landing" hint="l" />
+            <NavLink to="/cost" active={route.page === 'cost'} label="Cost" hint="c" />
             <NavLink to="/dispatch" active={route.page === 'dispatch'} label="Dispatch" hint="n" />
           </nav>
           <div className="sidebar-foot">
@@ -113,6 +116,11 @@ export function App() {
         {route.page === 'landing' && (
           <Suspense fallback={<div className="empty">Loading…</div>}>
             <Landing />
+          </Suspense>
+        )}
+        {route.page === 'cost' && (
+          <Suspense fallback={<div className="empty">Loading…</div>}>
+            <Cost />
           </Suspense>
         )}
         {(route.page === 'review' || route.page === 'review-group') && (

@@ -15,6 +15,7 @@ import type { StreamSnapshot } from '../../src/api/web.js';
 import { api, authListeners, onStreamMessage, streamUrl } from './api.js';
 import { landingReconnected, trackWorkspaceEvent } from './landing.js';
 import { notifyTransition } from './notify.js';
+import { watchdogEvent } from './watchdog.js';
 
 export interface BoardState {
   sessions: ReadonlyMap<string, SessionView>;
@@ -56,6 +57,7 @@ function connect(): void {
   onStreamMessage(source, route, 'workspace', (event) => {
     if (event.type.startsWith('radar.')) refreshConflicts(250);
     trackWorkspaceEvent(event);
+    watchdogEvent(event);
   });
   onStreamMessage(source, route, 'session', (session) => {
     const previous = state.sessions.get(session.id);
