@@ -280,6 +280,9 @@ try {
   if (!only || only === 'board') {
     const board = await import(join(ROOT, 'bench', 'board.mjs'));
     board.print(await board.run({ log: (line) => console.log(line) }));
+  if (!only || only === 'watchdog') {
+    const watchdog = await import(join(ROOT, 'bench', 'watchdog.mjs'));
+    await watchdog.run({ log: (line) => console.log(line) });
   }
   if (!only || only === 'web') {
     const web = await import(join(ROOT, 'bench', 'web.mjs'));

@@ -11,7 +11,8 @@ import type { ROUTINES } from './routines.js';
 import type { TASKS } from './tasks.js';
 import type { SESSIONS } from './sessions.js';
 import type { UI } from './ui.js';
+import type { WATCHDOG } from './watchdog.js';
 import type { WORKSPACE } from './workspace.js';
 
-export type Endpoints = typeof DAEMON & typeof SESSIONS & typeof HISTORY & typeof UI & typeof WORKSPACE & typeof CONFLICTS & typeof MERGE & typeof REVIEW & typeof ENVIRONMENTS & typeof ROUTINES & typeof TASKS & typeof MCP & typeof POLICY;
+export type Endpoints = typeof DAEMON & typeof SESSIONS & typeof HISTORY & typeof UI & typeof WORKSPACE & typeof CONFLICTS & typeof MERGE & typeof REVIEW & typeof ENVIRONMENTS & typeof ROUTINES & typeof TASKS & typeof MCP & typeof POLICY & typeof WATCHDOG;
 export type Route = keyof Endpoints;

@@ -193,7 +193,8 @@ function buildProgram(ctx: Context, jsonErrors: boolean): Commander.Command {
     .description('follow a session live and type replies; Ctrl-C detaches (the session goes on)')
     .argument('<session>', 'id, id prefix or name', sessionRef)
     .option('--all', 'replay the whole history first, not only the last 20 events')
-    .action(async (ref: string, opts: { all?: boolean }) => (await import('./commands/stream.js')).attach(ctx, ref, opts));
+    .option('--no-bell', 'no terminal bell when the session needs input')
+    .action(async (ref: string, opts: { all?: boolean; bell?: boolean }) => (await import('./commands/stream.js')).attach(ctx, ref, opts));
 
   program
     .command('wait')

@@ -9,6 +9,7 @@ import type { Context } from './context.js';
 import type { MergeFlags } from './commands/merge.js';
 import type { ReviewFlags } from './flags.js';
 import { addTaskCommands } from './program-tasks.js';
+import { addCostCommands } from './program-cost.js';
 
 export function addWorkspaceCommands(program: Commander.Command, Option: typeof Commander.Option, ctx: Context): void {
   program
@@ -67,6 +68,7 @@ export function addWorkspaceCommands(program: Commander.Command, Option: typeof 
     .argument('<id>', 'the rule number (baton policy ls)')
     .addOption(new Option('--json', 'print JSON for scripts'))
     .action(async (id: string, opts: { json?: boolean }) => (await import('./commands/policy.js')).revoke(ctx, id, opts));
+  addCostCommands(program, Option, ctx);
 
   program
     .command('completion')

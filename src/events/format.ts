@@ -53,6 +53,7 @@ export function describeActivity(event: EventBody): string | undefined {
     case 'approval.resolved':
     case 'question.answered':
     case 'usage.reported':
+    case 'limits.reported':
     case 'state.changed':
       return undefined;
   }
@@ -125,6 +126,8 @@ function eventDetail(event: EventBody): string {
       return oneLine(event.text, 200);
     case 'usage.reported':
       return `in ${event.inputTokens} out ${event.outputTokens}${event.costUsd === undefined ? '' : ` $${event.costUsd.toFixed(4)}`}`;
+    case 'limits.reported':
+      return event.windows.map((w) => `${w.name} ${Math.round(w.usedPercent)}% used`).join(', ');
     case 'turn.completed':
       return event.outcome + (event.error ? `: ${oneLine(event.error)}` : '');
     case 'error.raised':

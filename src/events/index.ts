@@ -115,6 +115,20 @@ export const EventBody = z.discriminatedUnion('type', [
     costUsd: z.number().nonnegative().optional(),
     model: z.string().optional(),
   }),
+  /** The subscription windows the agent reports (Codex: 5-hour and weekly used-%), as last seen. */
+  z.object({
+    type: z.literal('limits.reported'),
+    windows: z.array(
+      z.object({
+        /** `5h`, `7d`, …: from the window's length when the agent gives one. */
+        name: z.string(),
+        usedPercent: z.number().min(0),
+        windowMinutes: z.number().int().positive().optional(),
+        /** When the window resets (ISO time), if the agent says. */
+        resetsAt: z.string().optional(),
+      }),
+    ),
+  }),
   z.object({
     type: z.literal('turn.completed'),
     outcome: z.enum(['success', 'error', 'interrupted']),

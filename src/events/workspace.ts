@@ -156,6 +156,32 @@ export const PolicyAutoApproved = defineWorkspaceEvent(
   'policy.auto_approved',
   z.object({ ...sessionRef, ruleId: z.number().int().positive(), requestId: z.string(), tool: z.string(), input: z.string() }),
 );
+// ── watchdog and budgets (src/watchdog, src/usage) ──────────────────────────
+
+export const ALERT_RULES = ['budget', 'budget_warning', 'window', 'no_progress', 'loop', 'repeated_errors', 'out_of_scope', 'approval_wait', 'no_change', 'config'] as const;
+export const AlertRule = z.enum(ALERT_RULES);
+export const AlertAction = z.enum(['alert', 'pause', 'stop']);
+
+/** Something a person should look at, with what was seen; `action` is what the watchdog did about it. */
+export const WatchdogAlertRaised = defineWorkspaceEvent(
+  'watchdog.alert_raised',
+  z.object({
+    alertId: z.string(),
+    rule: AlertRule,
+    sessionId: z.string().nullable(),
+    name: z.string().nullable(),
+    project: z.string().nullable(),
+    message: z.string(),
+    evidence: z.array(z.string()),
+    action: AlertAction,
+  }),
+);
+export const WatchdogAlertAcknowledged = defineWorkspaceEvent('watchdog.alert_acknowledged', z.object({ alertId: z.string() }));
+const budgetScope = { scope: z.string(), windowMs: z.number().int().positive().nullable() };
+export const BudgetSet = defineWorkspaceEvent('budget.set', z.object({ ...budgetScope, limitUsd: z.number().positive(), warnRatio: z.number() }));
+export const BudgetRemoved = defineWorkspaceEvent('budget.removed', z.object({ scope: z.string() }));
+/** A session the watchdog paused for its budget was let go on again (the budget was raised). */
+export const BudgetResumed = defineWorkspaceEvent('budget.resumed', z.object({ ...sessionRef, spentUsd: z.number(), limitUsd: z.number() }));
 
 /** Every workspace event there is; a new domain adds its definitions here. */
 // ── routines (scheduled and triggered agents: src/routines) ──────────────────
@@ -226,6 +252,11 @@ export const WORKSPACE_EVENTS = [
   PolicyAllowAdded,
   PolicyAllowRevoked,
   PolicyAutoApproved,
+  WatchdogAlertRaised,
+  WatchdogAlertAcknowledged,
+  BudgetSet,
+  BudgetRemoved,
+  BudgetResumed,
 ] as const;
 
 type Definitions = (typeof WORKSPACE_EVENTS)[number];
@@ -281,4 +312,10 @@ export const WorkspaceEvent = z.discriminatedUnion('type', [
   z.object({ ...envelope, type: z.literal(PolicyAllowAdded.type), data: PolicyAllowAdded.schema }),
   z.object({ ...envelope, type: z.literal(PolicyAllowRevoked.type), data: PolicyAllowRevoked.schema }),
   z.object({ ...envelope, type: z.literal(PolicyAutoApproved.type), data: PolicyAutoApproved.schema }),
+  // watchdog
+  z.object({ ...envelope, type: z.literal(WatchdogAlertRaised.type), data: WatchdogAlertRaised.schema }),
+  z.object({ ...envelope, type: z.literal(WatchdogAlertAcknowledged.type), data: WatchdogAlertAcknowledged.schema }),
+  z.object({ ...envelope, type: z.literal(BudgetSet.type), data: BudgetSet.schema }),
+  z.object({ ...envelope, type: z.literal(BudgetRemoved.type), data: BudgetRemoved.schema }),
+  z.object({ ...envelope, type: z.literal(BudgetResumed.type), data: BudgetResumed.schema }),
 ]);

@@ -12,6 +12,7 @@ import { PolicySection } from '../policy/config.js';
 import { EnvironmentSections } from './environment-config.js';
 import { RoutinesSection } from './routine-config.js';
 import { TasksSection } from './task-config.js';
+import { WatchdogSection } from './watchdog-config.js';
 
 export const REPO_CONFIG_FILE = join('.baton', 'config.json');
 
@@ -58,6 +59,8 @@ export const RepoConfig = z
     ...EnvironmentSections,
     /** Scheduled and triggered agents (issue 16), by name. */
     routines: RoutinesSection.optional(),
+    // Intervention triggers (issue 14): src/watchdog.
+    ...WatchdogSection,
   })
   .strict();
 export type RepoConfig = z.infer<typeof RepoConfig>;

@@ -16,6 +16,7 @@ import { REVIEW } from '../api/review.js';
 import { MAX_BODY_BYTES, type ApiErrorBody } from '../api/index.js';
 import { SESSIONS } from '../api/sessions.js';
 import { TASKS } from '../api/tasks.js';
+import { WATCHDOG } from '../api/watchdog.js';
 import { WORKSPACE } from '../api/workspace.js';
 import { BatonError, DiskFullError, errorMessage, formatIssues, isDiskFull } from '../shared/errors.js';
 import { MergeService } from '../merge/index.js';
@@ -45,6 +46,8 @@ import { ROUTINES } from '../api/routines.js';
 import type { RoutineService } from '../routines/index.js';
 import { taskHandlers } from './routes/tasks.js';
 import { createTasks, type TaskService } from '../tasks/index.js';
+import { watchdogHandlers } from './routes/watchdog.js';
+import type { Watchdog } from '../watchdog/index.js';
 import type { ReviewService } from '../review/index.js';
 import { mountWeb } from './web-routes.js';
 import { TABLES } from './openapi.js';
@@ -80,6 +83,8 @@ export interface AppOptions {
   db?: Db;
   /** The gate's rules and allow rules (src/policy); made over the manager's store when not given. */
   policy?: PolicyService;
+  /** Budgets, alerts and cost (src/watchdog); without it, those endpoints answer that it is off. */
+  watchdog?: Watchdog;
 }
 
 export function createApp(options: AppOptions): Hono {
@@ -131,6 +136,7 @@ export function createApp(options: AppOptions): Hono {
   mount(app, TASKS, taskHandlers(options.tasks ?? createTasks(manager.db, manager.bus, manager).service, manager));
   mount(app, MCP, mcpHandlers(options.mcp ?? new McpService({ db: options.db, sessions: manager, bus: manager.bus })));
   mount(app, POLICY, policyHandlers(policy));
+  mount(app, WATCHDOG, watchdogHandlers(options.watchdog));
 
   // Last: the web routes end with the UI's catch-all.
   if (options.browserAuth !== undefined) mountWeb(app, { manager, auth: options.browserAuth, port: options.port });

@@ -22,6 +22,8 @@ import { SessionManager } from '../sessions/manager.js';
 import { radarConflicts, routineSessions, routineTasks } from '../routines/wiring.js';
 import { RoutineService } from '../routines/index.js';
 import { createTasks } from '../tasks/index.js';
+import { UsageTracker } from '../usage/index.js';
+import { DesktopNotifier, Watchdog } from '../watchdog/index.js';
 import { createApp } from './app.js';
 import { acquireLock } from './lock.js';
 import { BrowserAuth } from './web-auth.js';
@@ -64,6 +66,12 @@ export async function runSupervisor(env: NodeJS.ProcessEnv = process.env): Promi
   const policy = new PolicyService(manager, new AllowRuleStore(db), manager.bus);
   policy.watch();
   watchGroups(manager.bus, review, (error) => log.error('review groups refresh failed', { error: errorMessage(error) }));
+  // Loaded before re-attaching, so what the hosts wrote meanwhile is counted once, as it is ingested.
+  const watchdog = new Watchdog({ db, bus: manager.bus, sessions: manager, usage: new UsageTracker(db) });
+  watchdog.start();
+  watchdog.every(watchdogTickMs(env));
+  const notifier = new DesktopNotifier(db, manager.bus, config.notifications, env);
+  notifier.start();
   const startedAt = new Date();
   // Uptime by the monotonic clock: a wall clock set back would make it negative.
   const startedMs = performance.now();
@@ -78,6 +86,8 @@ export async function runSupervisor(env: NodeJS.ProcessEnv = process.env): Promi
     radar.close();
     routines.close();
     tasks.watch.close();
+    watchdog.close();
+    notifier.close();
     manager.close();
     rmSync(paths.supervisorJson, { force: true });
     lock.release();
@@ -95,6 +105,7 @@ export async function runSupervisor(env: NodeJS.ProcessEnv = process.env): Promi
     tasks: tasks.service,
     mcp: new McpService({ sessions: manager, bus: manager.bus, db }),
     policy,
+    watchdog,
     token,
     port: () => port,
     browserAuth: new BrowserAuth({ port: () => port, file: paths.browserLogins }),
@@ -164,6 +175,12 @@ function readLastPort(file: string): number {
   } catch {
     return 0;
   }
+}
+
+/** How often the time-driven triggers look: 15 s, or `BATON_WATCHDOG_TICK_MS` (tests, tuning). */
+function watchdogTickMs(env: NodeJS.ProcessEnv): number {
+  const given = Number(env.BATON_WATCHDOG_TICK_MS);
+  return Number.isInteger(given) && given >= 50 ? given : 15_000;
 }
 
 function ensureToken(path: string): string {

@@ -116,6 +116,17 @@ export class SessionCommands {
     return this.core.settle(session.id);
   }
 
+  /**
+   * The watchdog's pause: ends the running turn (or holds a session between turns) in needs input
+   * with `reason`, so a reply resumes it. A session whose host was let go is held by the record alone.
+   */
+  async pause(sessionId: string, reason: string): Promise<SessionWithProject> {
+    const session = this.core.mustGet(sessionId);
+    if (this.core.isRunning(session)) await this.core.hosts.send(session.id, { op: 'interrupt', reason });
+    else if (session.state === 'ready_for_review') this.core.ingestor.record(session.id, { kind: 'paused', message: reason });
+    return this.core.settle(session.id);
+  }
+
   stop(ref: string, cwd?: string): Promise<SessionWithProject> {
     return this.exclusive(ref, cwd, (session) => this.stopNow(session));
   }

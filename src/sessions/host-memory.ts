@@ -12,6 +12,8 @@ export class HostMemory {
   /** The assistant's text since the user last spoke: a trailing question in it asks for input. */
   lastAssistantText: string | undefined;
   pendingApprovals: string[] = [];
+  /** Why the running turn is being interrupted, when the watchdog (not the user) asked. */
+  interruptNote: string | undefined;
 
   track(event: BatonEvent | EventBody): void {
     switch (event.type) {
@@ -25,6 +27,7 @@ export class HostMemory {
       case 'question.answered':
       case 'turn.started':
         this.lastAssistantText = undefined;
+        if (event.type === 'turn.started') this.interruptNote = undefined;
         break;
       case 'approval.requested':
         this.pendingApprovals.push(event.requestId);

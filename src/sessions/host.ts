@@ -126,12 +126,10 @@ export class SessionHost {
   onExit(callback: (code: number) => void): void {
     this.exitCallbacks.push(callback);
   }
-
   /** SIGTERM and friends: stop like `baton stop` would. */
   async terminate(): Promise<void> {
     await this.stop();
   }
-
   private lastSeqFromLog = 0;
 
   /** Picks up where an earlier host of this session left off: sequence, state, pending approvals. */
@@ -170,7 +168,7 @@ export class SessionHost {
       return undefined;
     }
     this.memory.track(event);
-    if (derive) this.change({ kind: 'event', event: body, stopRequested: this.stopRequested, lastAssistantText: this.memory.lastAssistantText });
+    if (derive) this.change({ kind: 'event', event: body, stopRequested: this.stopRequested, lastAssistantText: this.memory.lastAssistantText, interruptNote: this.memory.interruptNote });
     this.idle.update();
     return event;
   }
@@ -217,6 +215,9 @@ export class SessionHost {
       }
       case 'interrupt':
         this.replies.clear();
+        // A pause with a reason (the watchdog's) between turns has no turn to end: the pause alone holds the session.
+        if (request.reason !== undefined && this.state === 'ready_for_review') return this.change({ kind: 'paused', message: request.reason });
+        this.memory.interruptNote = request.reason;
         await run?.interrupt();
         return;
       case 'stop':

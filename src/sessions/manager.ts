@@ -232,6 +232,11 @@ export class SessionManager extends EventEmitter<ManagerEvents> {
     return this.commands.interrupt(ref, cwd);
   }
 
+  /** The watchdog's pause (a budget, a loop): needs input with `reason`; a reply resumes. */
+  pause(sessionId: string, reason: string): Promise<SessionWithProject> {
+    return this.commands.pause(sessionId, reason);
+  }
+
   stop(ref: string, cwd?: string): Promise<SessionWithProject> {
     return this.commands.stop(ref, cwd);
   }

@@ -42,7 +42,8 @@ export const HostRequest = z.discriminatedUnion('op', [
     decision: z.enum(['allow', 'deny']),
     reason: z.string().optional(),
   }),
-  z.object({ id: z.number(), op: z.literal('interrupt') }),
+  /** `reason`: the watchdog's pause (a budget, a loop), shown as why the session needs input. */
+  z.object({ id: z.number(), op: z.literal('interrupt'), reason: z.string().max(2000).optional() }),
   z.object({ id: z.number(), op: z.literal('stop') }),
   z.object({ id: z.number(), op: z.literal('complete') }),
 ]);

@@ -28,6 +28,7 @@ const TRIGGERS: Record<string, Trigger> = {
   stopped_by_user: { kind: 'stopped_by_user' },
   marked_done: { kind: 'marked_done' },
   preparing: { kind: 'preparing' },
+  paused: { kind: 'paused', message: 'session budget reached' },
 };
 
 /** The status each state is tested from; needs_input waits on approval r0. */
@@ -46,17 +47,32 @@ const FROM: Record<SessionState, SessionStatus> = {
 // prettier-ignore
 /** Expected state after each trigger ('-': unchanged), columns in TRIGGERS order. */
 const EXPECTED: Record<SessionState, string[]> = {
-  //                turn.st  appr.req   question   appr.res  ok                error     interr.   stop-ask  asks       tool  queued    host_st   e.compl    e.stop    e.fail    e.idle lost      by_user   done       prep
-  queued:           ['-', '-', '-', '-', '-', 'failed', '-', 'stopped', '-', '-', '-', 'starting', 'completed', 'stopped', 'failed', '-', 'failed', 'stopped', 'completed', 'preparing'],
-  preparing:        ['-', '-', '-', '-', '-', 'failed', '-', 'stopped', '-', '-', '-', 'starting', 'completed', 'stopped', 'failed', '-', 'failed', 'stopped', 'completed', '-'],
-  starting:         ['working', 'needs_input', 'needs_input', '-', 'ready_for_review', 'failed', 'needs_input', 'stopped', 'needs_input', '-', '-', '-', 'completed', 'stopped', 'failed', '-', 'failed', 'stopped', 'completed', '-'],
-  working:          ['-', 'needs_input', 'needs_input', '-', 'ready_for_review', 'failed', 'needs_input', 'stopped', 'needs_input', '-', '-', 'starting', 'completed', 'stopped', 'failed', '-', 'failed', 'stopped', 'completed', '-'],
-  needs_input:      ['working', 'needs_input', 'needs_input', 'working', 'ready_for_review', 'failed', 'needs_input', 'stopped', 'needs_input', '-', '-', 'starting', 'completed', 'stopped', 'failed', '-', 'failed', 'stopped', 'completed', '-'],
-  ready_for_review: ['working', 'needs_input', 'needs_input', '-', '-', 'failed', 'needs_input', 'stopped', 'needs_input', '-', 'queued', 'starting', 'completed', 'stopped', 'failed', '-', 'failed', 'stopped', 'completed', '-'],
-  failed:           ['working', '-',       '-',       '-',      '-',              '-',      '-',       '-',       '-',       '-',  'queued', 'starting', 'completed', '-',       '-',      '-', '-',      '-',       'completed', '-'],
-  stopped:          ['working', '-',     '-',       '-',      '-',              'failed', '-',       '-',       '-',       '-',  'queued', 'starting', 'completed', '-',       'failed', '-', 'failed', '-',       'completed', '-'],
-  completed:        ['-',     '-',       '-',       '-',      '-',              '-',      '-',       '-',       '-',       '-',  '-',      '-',        '-',         '-',       '-',      '-', '-',      '-',       '-', '-'],
+  //                turn.st  appr.req   question   appr.res  ok                error     interr.   stop-ask  asks       tool  queued    host_st   e.compl    e.stop    e.fail    e.idle lost      by_user   done       prep   paused
+  queued:           ['-', '-', '-', '-', '-', 'failed', '-', 'stopped', '-', '-', '-', 'starting', 'completed', 'stopped', 'failed', '-', 'failed', 'stopped', 'completed', 'preparing', '-'],
+  preparing:        ['-', '-', '-', '-', '-', 'failed', '-', 'stopped', '-', '-', '-', 'starting', 'completed', 'stopped', 'failed', '-', 'failed', 'stopped', 'completed', '-', '-'],
+  starting:         ['working', 'needs_input', 'needs_input', '-', 'ready_for_review', 'failed', 'needs_input', 'stopped', 'needs_input', '-', '-', '-', 'completed', 'stopped', 'failed', '-', 'failed', 'stopped', 'completed', '-', '-'],
+  working:          ['-', 'needs_input', 'needs_input', '-', 'ready_for_review', 'failed', 'needs_input', 'stopped', 'needs_input', '-', '-', 'starting', 'completed', 'stopped', 'failed', '-', 'failed', 'stopped', 'completed', '-', '-'],
+  needs_input:      ['working', 'needs_input', 'needs_input', 'working', 'ready_for_review', 'failed', 'needs_input', 'stopped', 'needs_input', '-', '-', 'starting', 'completed', 'stopped', 'failed', '-', 'failed', 'stopped', 'completed', '-', '-'],
+  ready_for_review: ['working', 'needs_input', 'needs_input', '-', '-', 'failed', 'needs_input', 'stopped', 'needs_input', '-', 'queued', 'starting', 'completed', 'stopped', 'failed', '-', 'failed', 'stopped', 'completed', '-', 'needs_input'],
+  failed:           ['working', '-',       '-',       '-',      '-',              '-',      '-',       '-',       '-',       '-',  'queued', 'starting', 'completed', '-',       '-',      '-', '-',      '-',       'completed', '-', '-'],
+  stopped:          ['working', '-',     '-',       '-',      '-',              'failed', '-',       '-',       '-',       '-',  'queued', 'starting', 'completed', '-',       'failed', '-', 'failed', '-',       'completed', '-', '-'],
+  completed:        ['-',     '-',       '-',       '-',      '-',              '-',      '-',       '-',       '-',       '-',  '-',      '-',        '-',         '-',       '-',      '-', '-',      '-',       '-', '-', '-'],
 };
+
+describe('the watchdog pausing a session', () => {
+  it('ends an interrupted turn in needs input with the watchdog reason, whatever the agent reported', () => {
+    const note = 'session budget $2.00 reached';
+    for (const outcome of ['interrupted', 'success', 'error'] as const) {
+      const trigger: Trigger = { kind: 'event', event: { type: 'turn.completed', outcome }, stopRequested: false, interruptNote: note };
+      expect(transition({ state: 'working' }, trigger)).toEqual({ state: 'needs_input', reason: { kind: 'note', message: note } });
+    }
+  });
+
+  it('holds a session between turns only when it is ready for review', () => {
+    expect(transition({ state: 'ready_for_review' }, { kind: 'paused', message: 'm' })).toEqual({ state: 'needs_input', reason: { kind: 'note', message: 'm' } });
+    expect(transition({ state: 'working' }, { kind: 'paused', message: 'm' })).toBeUndefined();
+  });
+});
 
 describe('the session state machine', () => {
   const names = Object.keys(TRIGGERS);

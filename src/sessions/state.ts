@@ -26,7 +26,9 @@ export type HostEnd = 'completed' | 'stopped' | 'failed' | 'idle';
 
 export type Trigger =
   /** A protocol event from the agent, seen by the host. */
-  | { kind: 'event'; event: EventBody; stopRequested: boolean; lastAssistantText?: string | undefined }
+  | { kind: 'event'; event: EventBody; stopRequested: boolean; lastAssistantText?: string | undefined; interruptNote?: string | undefined }
+  /** The watchdog paused a session between turns (a budget reached): it waits for a reply. */
+  | { kind: 'paused'; message: string }
   /** Dispatched, or asked to run again (respawn): waits for a slot. */
   | { kind: 'queued'; note?: string }
   /** A host took the session and is making its worktree ready (copies, shares, setup commands). */
@@ -124,6 +126,8 @@ function target(from: SessionStatus | undefined, trigger: Trigger): SessionStatu
       return { state: 'stopped', reason: STOPPED_BY_USER };
     case 'marked_done':
       return { state: 'completed' };
+    case 'paused':
+      return from?.state === 'ready_for_review' ? { state: 'needs_input', reason: { kind: 'note', message: trigger.message } } : undefined;
   }
 }
 
@@ -149,7 +153,7 @@ function afterEvent(current: SessionStatus, trigger: Extract<Trigger, { kind: 'e
     case 'question.answered':
       return current.state === 'needs_input' ? { state: 'working' } : undefined;
     case 'turn.completed':
-      return afterTurn(event, trigger.stopRequested, trigger.lastAssistantText);
+      return afterTurn(event, trigger.stopRequested, trigger.lastAssistantText, trigger.interruptNote);
     case 'session.started':
     case 'session.ended':
     case 'agent.identified':
@@ -159,6 +163,7 @@ function afterEvent(current: SessionStatus, trigger: Extract<Trigger, { kind: 'e
     case 'tool.finished':
     case 'tool.blocked':
     case 'usage.reported':
+    case 'limits.reported':
     case 'error.raised':
     case 'state.changed':
     case 'setup.step':
@@ -168,10 +173,12 @@ function afterEvent(current: SessionStatus, trigger: Extract<Trigger, { kind: 'e
   }
 }
 
-function afterTurn(event: Extract<EventBody, { type: 'turn.completed' }>, stopRequested: boolean, lastAssistantText: string | undefined): SessionStatus {
+function afterTurn(event: Extract<EventBody, { type: 'turn.completed' }>, stopRequested: boolean, lastAssistantText: string | undefined, interruptNote: string | undefined): SessionStatus {
   // Agents report an abort as an error; the user's stop wins.
   if (stopRequested) return { state: 'stopped', reason: STOPPED_BY_USER };
   // An interrupt ends the turn, not the session: the agent waits for the person to steer it.
+  // The watchdog's interrupt says why (a budget reached, a loop), whatever the agent reports.
+  if (interruptNote !== undefined) return { state: 'needs_input', reason: { kind: 'note', message: interruptNote } };
   if (event.outcome === 'interrupted') return { state: 'needs_input', reason: INTERRUPTED_BY_USER };
   if (event.outcome === 'error') return { state: 'failed', reason: { kind: 'error', message: event.error ?? 'the agent reported an error' } };
   const question = trailingQuestion(lastAssistantText);

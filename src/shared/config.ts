@@ -15,6 +15,11 @@ export const UserConfig = z
     maxConcurrent: z.number().int().min(1).max(1000).optional(),
     /** Seconds a session ready for review keeps its agent process before letting it go; 0 keeps it. */
     idleHostSeconds: z.number().int().min(0).max(MAX_IDLE_HOST_SECONDS).optional(),
+    /** Desktop notifications (notify-send / osascript): all off with `desktop: false`, or by kind. */
+    notifications: z
+      .object({ desktop: z.boolean().optional(), needsInput: z.boolean().optional(), failed: z.boolean().optional(), alerts: z.boolean().optional() })
+      .strict()
+      .optional(),
   })
   .strict();
 export type UserConfig = z.infer<typeof UserConfig>;
@@ -25,6 +30,8 @@ export interface ResolvedConfig {
   idleHostSeconds: number;
   /** `BATON_PORT`: the one port to listen on. Unset, the supervisor reuses its last port or takes a free one. */
   port: number | undefined;
+  /** Which desktop notifications are sent; `BATON_NOTIFY=off` turns them all off. */
+  notifications: { desktop: boolean; needsInput: boolean; failed: boolean; alerts: boolean };
 }
 
 /**
@@ -70,7 +77,14 @@ export function loadConfig(path: string, env: NodeJS.ProcessEnv = process.env): 
     }
     idleHostSeconds = n;
   }
-  return { maxConcurrent, port, idleHostSeconds };
+  const wanted = fileConfig.notifications ?? {};
+  const notifications = {
+    desktop: (wanted.desktop ?? true) && env.BATON_NOTIFY !== 'off',
+    needsInput: wanted.needsInput ?? true,
+    failed: wanted.failed ?? true,
+    alerts: wanted.alerts ?? true,
+  };
+  return { maxConcurrent, port, idleHostSeconds, notifications };
 }
 
 /** A TCP port number written as text, or undefined for anything else. */

@@ -19,6 +19,7 @@ const ReviewGroup = lazy(() => import('./components/ReviewGroup.js').then((m) =>
 // The merge queue, the plan and recent results: fetched and loaded only when opened.
 const Landing = lazy(() => import('./components/Landing.js').then((m) => ({ default: m.Landing })));
 const Routines = lazy(() => import('./components/Routines.js').then((m) => ({ default: m.Routines })));
+const Cost = lazy(() => import('./components/Cost.js').then((m) => ({ default: m.Cost })));
 
 export function App() {
   const route = useRoute();
@@ -36,6 +37,7 @@ export function App() {
     v: () => navigate('/review'),
     l: () => navigate('/landing'),
     o: () => navigate('/routines'),
+    c: () => navigate('/cost'),
   });
 
   const sessions = [...board.sessions.values()];
@@ -59,6 +61,7 @@ export function App() {
             <NavLink to="/review" active={route.page === 'review' || route.page === 'review-group'} label="Review" hint="v" />
             <NavLink to="/landing" active={route.page === 'landing'} label="Landing" hint="l" />
             <NavLink to="/routines" active={route.page === 'routines'} label="Routines" hint="o" />
+            <NavLink to="/cost" active={route.page === 'cost'} label="Cost" hint="c" />
             <NavLink to="/dispatch" active={route.page === 'dispatch'} label="Dispatch" hint="n" />
           </nav>
           <div className="sidebar-foot">
@@ -123,6 +126,11 @@ export function App() {
         {route.page === 'routines' && (
           <Suspense fallback={<div className="empty">Loading…</div>}>
             <Routines />
+          </Suspense>
+        )}
+        {route.page === 'cost' && (
+          <Suspense fallback={<div className="empty">Loading…</div>}>
+            <Cost />
           </Suspense>
         )}
         {(route.page === 'review' || route.page === 'review-group') && (

@@ -16,6 +16,7 @@ import { api, authListeners, onStreamMessage, streamUrl } from './api.js';
 import { landingReconnected, trackWorkspaceEvent } from './landing.js';
 import { trackRoutineEvent } from './routines.js';
 import { notifyTransition } from './notify.js';
+import { watchdogEvent } from './watchdog.js';
 
 export interface BoardState {
   sessions: ReadonlyMap<string, SessionView>;
@@ -58,6 +59,7 @@ function connect(): void {
     if (event.type.startsWith('radar.')) refreshConflicts(250);
     trackWorkspaceEvent(event);
     trackRoutineEvent(event);
+    watchdogEvent(event);
   });
   onStreamMessage(source, route, 'session', (session) => {
     const previous = state.sessions.get(session.id);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CodexNormalizer, describeError, unwrapShell, usageDelta } from './normalize.js';
+import { CodexNormalizer, describeError, limitsEvent, unwrapShell, usageDelta, windowName } from './normalize.js';
 
 const CWD = '/work/repo';
 
@@ -76,5 +76,31 @@ describe('codex usage and errors', () => {
     expect(unwrapShell("/bin/bash -lc 'echo '\\''hi'\\'''")).toBe("echo 'hi'");
     expect(unwrapShell('ls')).toBe('ls');
     expect(describeError({ message: 'stream error', additionalDetails: 'HTTP 500', codexErrorInfo: 'internalServerError' })).toBe('stream error HTTP 500 [internalServerError]');
+  });
+});
+
+describe('codex usage for pricing and windows', () => {
+  it('names the model on its usage so the price table can price it', () => {
+    const { event } = usageDelta({ input: 0, cached: 0, output: 0 }, { inputTokens: 1000, cachedInputTokens: 0, outputTokens: 50 }, 'gpt-5.5');
+    expect(event).toEqual({ type: 'usage.reported', inputTokens: 1000, outputTokens: 50, model: 'gpt-5.5' });
+  });
+
+  it('turns the account rate limits into named windows with their reset times', () => {
+    const event = limitsEvent({
+      primary: { usedPercent: 42.5, windowDurationMins: 300, resetsAt: 1_800_000_000 },
+      secondary: { usedPercent: 7, windowDurationMins: 10080, resetsAt: null },
+    });
+    expect(event).toEqual({
+      type: 'limits.reported',
+      windows: [
+        { name: '5h', usedPercent: 42.5, windowMinutes: 300, resetsAt: new Date(1_800_000_000_000).toISOString() },
+        { name: '7d', usedPercent: 7, windowMinutes: 10080 },
+      ],
+    });
+  });
+
+  it('says nothing for a sparse update without windows', () => {
+    expect(limitsEvent({ primary: null, secondary: null })).toBeUndefined();
+    expect(windowName(45)).toBe('45m');
   });
 });

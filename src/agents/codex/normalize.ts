@@ -1,7 +1,7 @@
 /** Codex app-server items and usage → normalized events. */
 import { isAbsolute, relative, resolve } from 'node:path';
 import type { AgentEvent } from '../types.js';
-import { ThreadItem, type TokenUsageBreakdown } from './protocol.js';
+import { ThreadItem, type RateLimitWindow, type TokenUsageBreakdown } from './protocol.js';
 import { COMMAND_TOOL, ITEM_KINDS, PATCH_TOOL, WEB_SEARCH_TOOL } from './tools.js';
 
 const MAX_OUTPUT = 8_000;
@@ -115,7 +115,7 @@ export class CodexNormalizer {
  * Codex reports usage as thread totals; Baton records deltas. Input excludes cached input, which
  * is reported on its own (as for Claude).
  */
-export function usageDelta(previous: UsageTotal, total: TokenUsageBreakdown): { event: AgentEvent | undefined; total: UsageTotal } {
+export function usageDelta(previous: UsageTotal, total: TokenUsageBreakdown, model?: string): { event: AgentEvent | undefined; total: UsageTotal } {
   const now: UsageTotal = { input: total.inputTokens, cached: total.cachedInputTokens, output: total.outputTokens };
   const base = now.input < previous.input || now.output < previous.output ? { input: 0, cached: 0, output: 0 } : previous;
   const cached = Math.max(0, now.cached - base.cached);
@@ -123,9 +123,37 @@ export function usageDelta(previous: UsageTotal, total: TokenUsageBreakdown): { 
   const output = now.output - base.output;
   if (input === 0 && output === 0 && cached === 0) return { event: undefined, total: now };
   return {
-    event: { type: 'usage.reported', inputTokens: input, outputTokens: output, ...(cached === 0 ? {} : { cacheReadTokens: cached }) },
+    event: { type: 'usage.reported', inputTokens: input, outputTokens: output, ...(cached === 0 ? {} : { cacheReadTokens: cached }), ...(model === undefined ? {} : { model }) },
     total: now,
   };
+}
+
+/**
+ * The account's rolling windows (`account/rateLimits/updated`): primary is the 5-hour one and
+ * secondary the weekly one today, but the names come from the lengths codex gives. A sparse
+ * update without either window says nothing new.
+ */
+export function limitsEvent(limits: { primary?: RateLimitWindow | null | undefined; secondary?: RateLimitWindow | null | undefined }): AgentEvent | undefined {
+  const windows = [limits.primary, limits.secondary].flatMap((window, index) => {
+    if (window === null || window === undefined) return [];
+    const minutes = window.windowDurationMins ?? undefined;
+    return [
+      {
+        name: minutes === undefined ? (index === 0 ? 'primary' : 'secondary') : windowName(minutes),
+        usedPercent: Math.max(0, window.usedPercent),
+        ...(minutes === undefined || minutes <= 0 ? {} : { windowMinutes: Math.round(minutes) }),
+        ...(window.resetsAt === null || window.resetsAt === undefined ? {} : { resetsAt: new Date(window.resetsAt * 1000).toISOString() }),
+      },
+    ];
+  });
+  return windows.length === 0 ? undefined : { type: 'limits.reported', windows };
+}
+
+/** 300 → `5h`, 10080 → `7d`, 45 → `45m`. */
+export function windowName(minutes: number): string {
+  if (minutes % 1440 === 0) return `${minutes / 1440}d`;
+  if (minutes % 60 === 0) return `${minutes / 60}h`;
+  return `${Math.round(minutes)}m`;
 }
 
 /** A turn's or the server's error, with whatever detail codex gave. */

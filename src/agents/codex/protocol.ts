@@ -16,7 +16,7 @@ export const IncomingMessage = z.looseObject({
 });
 export type IncomingMessage = z.infer<typeof IncomingMessage>;
 
-export const ThreadResponse = z.looseObject({ thread: z.looseObject({ id: z.string() }) });
+export const ThreadResponse = z.looseObject({ thread: z.looseObject({ id: z.string() }), model: z.string().optional() });
 export const TurnResponse = z.looseObject({ turn: z.looseObject({ id: z.string() }) });
 
 export const TurnError = z.looseObject({
@@ -62,6 +62,10 @@ const TokenUsageBreakdown = z.looseObject({
 });
 export type TokenUsageBreakdown = z.infer<typeof TokenUsageBreakdown>;
 
+/** One of the account's rolling windows (`resetsAt` in seconds since the epoch). */
+export const RateLimitWindow = z.looseObject({ usedPercent: z.number(), windowDurationMins: z.number().nullish(), resetsAt: z.number().nullish() });
+export type RateLimitWindow = z.infer<typeof RateLimitWindow>;
+
 export const Notifications = {
   'turn/started': z.looseObject({ threadId: z.string(), turn: Turn }),
   'turn/completed': z.looseObject({ threadId: z.string(), turn: Turn }),
@@ -74,6 +78,7 @@ export const Notifications = {
   error: z.looseObject({ error: TurnError, willRetry: z.boolean() }),
   /** An MCP server of the thread is starting, ready or failed (`status`). */
   'mcpServer/startupStatus/updated': z.looseObject({ name: z.string(), status: z.string(), error: z.string().nullish() }),
+  'account/rateLimits/updated': z.looseObject({ rateLimits: z.looseObject({ primary: RateLimitWindow.nullish(), secondary: RateLimitWindow.nullish() }) }),
 } as const;
 
 export const CommandApprovalParams = z.looseObject({

@@ -11,7 +11,7 @@ import { descendantsOf, signalAll } from '../../shared/process.js';
 import { Conversation, type TurnDriver } from '../conversation.js';
 import type { AgentEvent, AgentRun, AgentStartOptions, ApprovalDecision } from '../types.js';
 import { CodexApprovals } from './approvals.js';
-import { CodexNormalizer, describeError, usageDelta, type UsageTotal } from './normalize.js';
+import { CodexNormalizer, describeError, limitsEvent, usageDelta, type UsageTotal } from './normalize.js';
 import { Notifications, ThreadResponse, TurnResponse } from './protocol.js';
 import { RpcConnection } from './rpc.js';
 import { BatonMcpStartup, codexMcpArgs } from './mcp.js';
@@ -29,6 +29,8 @@ export class CodexRun implements AgentRun, TurnDriver {
   private readonly normalizer: CodexNormalizer;
   private threadId: string | undefined;
   private turnId: string | undefined;
+  /** The model the thread runs (codex's answer to thread/start), for pricing usage. */
+  private model: string | undefined;
   private readonly approvals: CodexApprovals;
   private stderrTail = '';
   /** The processes below codex when the current turn was sent. */
@@ -167,7 +169,10 @@ export class CodexRun implements AgentRun, TurnDriver {
     const settings = this.threadSettings();
     const resumeId = this.options.resumeId;
     const response = resumeId === undefined ? await this.rpc.request('thread/start', settings) : await this.rpc.request('thread/resume', { ...settings, threadId: resumeId });
-    this.threadId = ThreadResponse.parse(response).thread.id;
+    const thread = ThreadResponse.parse(response);
+    this.threadId = thread.thread.id;
+    // Usage is priced by model (src/usage): codex names the one it chose when none was asked for.
+    this.model = thread.model ?? this.options.model;
     this.turns.identify(this.threadId);
     this.batonMcp.threadStarted();
   }
@@ -217,8 +222,13 @@ export class CodexRun implements AgentRun, TurnDriver {
         return;
       }
       case 'thread/tokenUsage/updated': {
-        const { event, total } = usageDelta(this.turns.state.usage, Notifications[method].parse(params).tokenUsage.total);
+        const { event, total } = usageDelta(this.turns.state.usage, Notifications[method].parse(params).tokenUsage.total, this.model);
         this.turns.save({ usage: total });
+        if (event !== undefined) this.emit(event);
+        return;
+      }
+      case 'account/rateLimits/updated': {
+        const event = limitsEvent(Notifications[method].parse(params).rateLimits);
         if (event !== undefined) this.emit(event);
         return;
       }

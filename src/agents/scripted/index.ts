@@ -194,7 +194,8 @@ class ScriptedRun implements AgentRun {
         inputTokens: step.usage.input,
         outputTokens: step.usage.output,
         ...(step.usage.usd === undefined ? {} : { costUsd: step.usage.usd }),
-        model: 'scripted',
+        // A model of the price table prices tokens the way a Codex session's are (no cost reported).
+        model: step.usage.model ?? 'scripted',
       });
     } else {
       const message = fill(step.fail, replies);

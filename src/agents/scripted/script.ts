@@ -20,7 +20,7 @@ export const Step = z.union([
   z
     .object({
       usage: z
-        .object({ input: z.number().int().min(0), output: z.number().int().min(0), usd: z.number().min(0).optional() })
+        .object({ input: z.number().int().min(0), output: z.number().int().min(0), usd: z.number().min(0).optional(), model: z.string().min(1).max(200).optional() })
         .strict(),
     })
     .strict(),

@@ -130,6 +130,16 @@ function describeKnown(event: WorkspaceEvent): string {
       return `allow rule ${event.data.ruleId} revoked: ${allowText(event.data)}`;
     case 'policy.auto_approved':
       return `${event.data.name}: ${event.data.tool} \`${event.data.input.slice(0, 80)}\` approved by allow rule ${event.data.ruleId}`;
+    case 'watchdog.alert_raised':
+      return `${event.data.name ?? 'workspace'}: ${event.data.message}${event.data.action === 'alert' ? '' : ` (${event.data.action === 'pause' ? 'paused' : 'stopped'})`} [${event.data.rule}, alert ${event.data.alertId}]`;
+    case 'watchdog.alert_acknowledged':
+      return `alert ${event.data.alertId} acknowledged`;
+    case 'budget.set':
+      return `budget ${event.data.scope}: $${event.data.limitUsd} (warn at ${Math.round(event.data.warnRatio * 100)}%)`;
+    case 'budget.removed':
+      return `budget ${event.data.scope} removed`;
+    case 'budget.resumed':
+      return `${event.data.name}: resumed within its budget ($${event.data.spentUsd.toFixed(2)} of $${event.data.limitUsd})`;
   }
 }
 

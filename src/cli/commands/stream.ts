@@ -64,7 +64,7 @@ async function write(out: NodeJS.WritableStream, text: string): Promise<void> {
 /** Events replayed on attach unless --all: enough to see where the session is. */
 const ATTACH_CONTEXT = 20;
 
-export async function attach(ctx: Context, ref: string, opts: { all?: boolean } = {}): Promise<void> {
+export async function attach(ctx: Context, ref: string, opts: { all?: boolean; bell?: boolean } = {}): Promise<void> {
   const api = await client(ctx);
   let { session } = await api.call('GET /api/sessions/:ref', { params: { ref } });
   if (session.state === 'completed') {
@@ -113,7 +113,9 @@ export async function attach(ctx: Context, ref: string, opts: { all?: boolean } 
     if (question === asked) return;
     asked = question;
     const hint = session.reason.kind === 'approval' ? ' [y/n]' : '';
-    ctx.out.write(`>>> ${session.name} needs input: ${reasonText(session.reason)}${hint}\n`);
+    // The terminal's bell, so a session asking is heard from another window (--no-bell: silent).
+    const bell = opts.bell === false ? '' : '\x07';
+    ctx.out.write(`${bell}>>> ${session.name} needs input: ${reasonText(session.reason)}${hint}\n`);
   };
 
   let live = false;

@@ -16,6 +16,7 @@ import { toast } from '../toast.js';
 import { ConflictChip, decide, DecideButtons, respondUrl } from './Card.js';
 import { EventLine } from './EventLine.js';
 import { TaskTag } from './TaskTag.js';
+import { OpenAlerts } from './Alerts.js';
 
 export function Inbox({ filter }: { filter: Filter }) {
   const board = useBoard();
@@ -54,14 +55,18 @@ export function Inbox({ filter }: { filter: Filter }) {
   if (error !== undefined) return <div className="empty error-text">{error}</div>;
   if (visible.length === 0) {
     return (
-      <div className="empty">
-        <h2>Inbox zero</h2>
-        <p>No session is waiting on you. Questions and approvals show up here the moment they are asked.</p>
-      </div>
+      <>
+        <div className="empty">
+          <h2>Inbox zero</h2>
+          <p>No session is waiting on you. Questions and approvals show up here the moment they are asked.</p>
+        </div>
+        <OpenAlerts hideWhenNone />
+      </>
     );
   }
   return (
     <div className="inbox" data-testid="inbox">
+      <OpenAlerts hideWhenNone />
       {visible.map((item, i) => (
         <InboxCard
           key={item.session.id}

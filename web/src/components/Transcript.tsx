@@ -244,6 +244,7 @@ function Entry({ event }: { event: BatonEvent }) {
     case 'tool.started':
     case 'tool.finished':
     case 'usage.reported':
+    case 'limits.reported':
     case 'agent.identified':
       return null;
   }

@@ -1,0 +1,100 @@
+/**
+ * Alerts: stored (one open alert per dedupe key, so a rule that keeps seeing the same thing does
+ * not repeat itself) and published as `watchdog.alert_raised` for the CLI, the inbox and the page.
+ */
+import type { z } from 'zod';
+import type { AlertView } from '../api/watchdog.js';
+import type { WorkspaceBus } from '../bus/index.js';
+import { WatchdogAlertAcknowledged, WatchdogAlertRaised, type AlertAction, type AlertRule } from '../events/workspace.js';
+import { AlertNotFoundError } from './errors.js';
+import { newId } from '../shared/ids.js';
+import type { Db } from '../store/db.js';
+import { AlertStore, type AlertRow } from '../store/watchdog.js';
+
+export interface AlertSession {
+  id: string;
+  name: string;
+  project: string;
+}
+
+export interface NewAlert {
+  rule: z.infer<typeof AlertRule>;
+  session?: AlertSession | undefined;
+  message: string;
+  evidence: string[];
+  action: z.infer<typeof AlertAction>;
+  /** What makes two alerts the same one (default: rule and session). */
+  key?: string;
+}
+
+export class Alerts {
+  private readonly store: AlertStore;
+
+  constructor(
+    db: Db,
+    private readonly bus: WorkspaceBus,
+    private readonly clock: () => Date,
+  ) {
+    this.store = new AlertStore(db);
+  }
+
+  /** Raises `alert` unless the same one is still open; returns the stored alert when it was new. */
+  raise(alert: NewAlert): AlertView | undefined {
+    const row: AlertRow = {
+      id: newId().slice(0, 12),
+      raised_at: this.clock().toISOString(),
+      rule: alert.rule,
+      session_id: alert.session?.id ?? null,
+      session_name: alert.session?.name ?? null,
+      project: alert.session?.project ?? null,
+      message: alert.message,
+      evidence_json: JSON.stringify(alert.evidence.slice(0, 20)),
+      action: alert.action,
+      dedupe_key: alert.key ?? `${alert.rule}:${alert.session?.id ?? '-'}`,
+      acknowledged_at: null,
+    };
+    if (!this.store.insert(row)) return undefined;
+    this.bus.publish(WatchdogAlertRaised, {
+      alertId: row.id,
+      rule: alert.rule,
+      sessionId: row.session_id,
+      name: row.session_name,
+      project: row.project,
+      message: row.message,
+      evidence: alert.evidence.slice(0, 20),
+      action: alert.action,
+    });
+    return toView(row);
+  }
+
+  acknowledge(id: string): AlertView {
+    const row = this.store.get(id) ?? this.store.list({ limit: 10_000 }).find((alert) => alert.id.startsWith(id));
+    if (row === undefined) throw new AlertNotFoundError(id);
+    if (this.store.acknowledge(row.id, this.clock().toISOString())) this.bus.publish(WatchdogAlertAcknowledged, { alertId: row.id });
+    return toView(this.store.get(row.id) ?? row);
+  }
+
+  list(all: boolean): AlertView[] {
+    return this.store.list({ open: !all }).map(toView);
+  }
+
+  /** Open alerts of a session raised by `rule`. */
+  openFor(sessionId: string, rule: string): AlertView[] {
+    return this.store.openFor(sessionId).filter((row) => row.rule === rule).map(toView);
+  }
+}
+
+export function toView(row: AlertRow): AlertView {
+  return {
+    id: row.id,
+    raisedAt: row.raised_at,
+    rule: row.rule as AlertView['rule'],
+    sessionId: row.session_id,
+    name: row.session_name,
+    project: row.project,
+    message: row.message,
+    evidence: JSON.parse(row.evidence_json) as string[],
+    action: row.action as AlertView['action'],
+    acknowledgedAt: row.acknowledged_at,
+  };
+}

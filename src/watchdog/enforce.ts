@@ -1,0 +1,191 @@
+/**
+ * Budgets held to: each usage report is checked as it is ingested. The soft limit (a share of the
+ * limit) raises an alert; the hard limit pauses the session at once (needs input, with the reason)
+ * and, for a day or window budget, every session at work, and holds queued work back. A reply
+ * resumes a paused session; so does a budget raised (or removed) above what was spent.
+ */
+import type { BudgetView } from '../api/watchdog.js';
+import type { WorkspaceBus } from '../bus/index.js';
+import { BudgetRemoved, BudgetResumed, BudgetSet } from '../events/workspace.js';
+import { createLogger } from '../shared/log.js';
+import { errorMessage } from '../shared/errors.js';
+import type { Db } from '../store/db.js';
+import type { SessionWithProject } from '../store/sessions.js';
+import { BudgetStore, type BudgetRow } from '../store/watchdog.js';
+import { formatDuration, type UsageEntry, type UsageTracker } from '../usage/index.js';
+import type { Alerts } from './alerts.js';
+import { budgetLabel, normalizeScope, parseBudgets, standing, type BudgetInput } from './budgets.js';
+import { BudgetNotFoundError } from './errors.js';
+import { sessionRef, type WatchdogSessions } from './sessions.js';
+
+const log = createLogger('watchdog');
+
+type Named = Pick<SessionWithProject, 'id' | 'name' | 'project_name'>;
+
+/** A dispatch warns when a workspace budget runs out within this long at the current rate. */
+const DISPATCH_HORIZON_MS = 60 * 60_000;
+const AT_WORK = new Set(['starting', 'working']);
+export const PAUSED_FOR_BUDGET = 'paused for its budget';
+
+export interface GuardOptions {
+  db: Db;
+  bus: WorkspaceBus;
+  usage: UsageTracker;
+  alerts: Alerts;
+  sessions: WatchdogSessions;
+  clock: () => Date;
+}
+
+export class BudgetGuard {
+  private readonly table: BudgetStore;
+  /** The rows, read once and again after each change: every usage report reads them. */
+  private rows: BudgetRow[] | undefined;
+
+  constructor(private readonly o: GuardOptions) {
+    this.table = new BudgetStore(o.db);
+  }
+
+  private get store(): { list(): BudgetRow[] } {
+    return { list: () => (this.rows ??= this.table.list()) };
+  }
+
+  list(): BudgetView[] {
+    const now = this.o.clock();
+    const series = this.o.usage.ledger.series();
+    return this.store.list().map((row) => {
+      if (row.scope === 'session') {
+        const live = this.o.sessions.list().map((s) => this.o.usage.ledger.session(s.id).usd);
+        const used = Math.max(0, ...live);
+        return view(row, used, null, null, `each session: up to $${row.limit_usd.toFixed(2)} (the most spent now: $${used.toFixed(2)})`);
+      }
+      const s = standing(row, series, now);
+      return view(row, s.used, s.perHour, s.exhaustsInMs, s.summary);
+    });
+  }
+
+  async set(input: BudgetInput): Promise<{ budgets: BudgetView[]; resumed: string[] }> {
+    const rows = parseBudgets(input, this.o.clock());
+    for (const row of rows) {
+      this.table.put(row);
+      this.rows = undefined;
+      this.o.bus.publish(BudgetSet, { scope: row.scope, windowMs: row.window_ms, limitUsd: row.limit_usd, warnRatio: row.warn_ratio });
+    }
+    return { budgets: this.list(), resumed: await this.resumeWithinBudget() };
+  }
+
+  async remove(scopeText: string): Promise<{ budgets: BudgetView[]; resumed: string[] }> {
+    const scope = normalizeScope(scopeText);
+    this.rows = undefined;
+    if (!this.table.remove(scope)) throw new BudgetNotFoundError(scope, this.store.list().map((row) => row.scope));
+    this.o.bus.publish(BudgetRemoved, { scope });
+    return { budgets: this.list(), resumed: await this.resumeWithinBudget() };
+  }
+
+  /** One usage report, just ingested: the budgets it reaches. */
+  check(entry: UsageEntry): void {
+    // Named from the report itself: a usage report must not cost a query.
+    const session = { id: entry.sessionId, name: entry.name, project_name: entry.project };
+    for (const row of this.store.list()) {
+      const over = this.over(row, session);
+      if (over === undefined) continue;
+      if (over.hard) this.reached(row, session, over.message);
+      else this.o.alerts.raise({ rule: 'budget_warning', session: row.scope === 'session' ? sessionRef(session) : undefined, message: over.message, evidence: over.evidence, action: 'alert', key: `budget_warning:${row.scope}:${row.scope === 'session' ? session.id : this.period(row)}` });
+    }
+  }
+
+  /** The scheduler gate: queued work waits while a day or window budget is spent. */
+  holds(): string | undefined {
+    for (const row of this.store.list()) {
+      if (row.scope === 'session') continue;
+      const s = standing(row, this.o.usage.ledger.series(), this.o.clock());
+      if (reaches(s.used, row.limit_usd)) return `the ${budgetLabel(row)} budget is spent ($${s.used.toFixed(2)} of $${row.limit_usd.toFixed(2)}); raise it with baton budget set`;
+    }
+    return undefined;
+  }
+
+  /** A dispatch when a budget runs out soon at this rate: an alert before the work starts. */
+  warnDispatch(session: SessionWithProject): void {
+    const now = this.o.clock();
+    for (const row of this.store.list()) {
+      if (row.scope === 'session') continue;
+      const s = standing(row, this.o.usage.ledger.series(), now);
+      if (s.exhaustsInMs === null || s.exhaustsInMs > DISPATCH_HORIZON_MS) continue;
+      const when = s.exhaustsInMs === 0 ? 'is already spent' : `runs out in ${formatDuration(s.exhaustsInMs)} at this rate`;
+      this.o.alerts.raise({ rule: 'window', session: sessionRef(session), message: `dispatched while the ${budgetLabel(row)} budget ${when}`, evidence: [s.summary], action: 'alert', key: `window:${row.scope}:${session.id}` });
+    }
+    for (const window of this.o.usage.windows.list(now.getTime())) {
+      if (window.agent !== session.agent || window.exhaustsInMs === null || window.exhaustsInMs > DISPATCH_HORIZON_MS) continue;
+      this.o.alerts.raise({ rule: 'window', session: sessionRef(session), message: `dispatched while ${window.summary}`, evidence: [window.summary], action: 'alert', key: `window:${window.agent}:${window.name}:${session.id}` });
+    }
+  }
+
+  private over(row: BudgetRow, session: Named): { hard: boolean; message: string; evidence: string[] } | undefined {
+    if (row.scope === 'session') {
+      const spent = this.o.usage.ledger.session(session.id).usd;
+      if (!reaches(spent, row.limit_usd * row.warn_ratio)) return undefined;
+      const hard = reaches(spent, row.limit_usd);
+      return {
+        hard,
+        message: `${hard ? 'budget reached' : 'budget nearly spent'}: ${session.name} spent $${spent.toFixed(2)} of its $${row.limit_usd.toFixed(2)}`,
+        evidence: [`session ${session.name}: $${spent.toFixed(4)}`, `limit $${row.limit_usd} (warn at ${Math.round(row.warn_ratio * 100)}%)`],
+      };
+    }
+    const s = standing(row, this.o.usage.ledger.series(), this.o.clock());
+    if (!reaches(s.used, row.limit_usd * row.warn_ratio)) return undefined;
+    const hard = reaches(s.used, row.limit_usd);
+    return { hard, message: `${hard ? 'budget reached' : 'budget nearly spent'}: ${s.summary}`, evidence: [s.summary] };
+  }
+
+  private reached(row: BudgetRow, crossing: Named, message: string): void {
+    const targets: Named[] = row.scope === 'session' ? [crossing] : this.o.sessions.list().filter((s) => s.id === crossing.id || AT_WORK.has(s.state));
+    for (const session of targets) {
+      const raised = this.o.alerts.raise({
+        rule: 'budget',
+        session: sessionRef(session),
+        message,
+        evidence: [`${budgetLabel(row)} limit $${row.limit_usd.toFixed(2)}`],
+        action: 'pause',
+        key: `budget:${row.scope}:${this.period(row)}:${session.id}`,
+      });
+      // Paused once per alert: a reply carries on past the limit until the alert is acknowledged.
+      if (raised === undefined) continue;
+      const reason = `${PAUSED_FOR_BUDGET}: ${message}. Raise it (baton budget set) or reply to continue.`;
+      this.o.sessions.pause(session.id, reason).catch((error: unknown) => log.warn('could not pause a session for its budget', { session: session.id, error: errorMessage(error) }));
+    }
+  }
+
+  /** Day budgets renew each day; one alert per day. */
+  private period(row: BudgetRow): string {
+    return row.scope === 'day' ? this.o.clock().toISOString().slice(0, 10) : 'current';
+  }
+
+  /** Sessions paused for a budget that they are now within: told to carry on. */
+  private async resumeWithinBudget(): Promise<string[]> {
+    const resumed: string[] = [];
+    for (const alert of this.o.alerts.list(false)) {
+      if (alert.rule !== 'budget' || alert.sessionId === null) continue;
+      const session = this.o.sessions.get(alert.sessionId);
+      if (session === undefined || session.removed_at !== null) continue;
+      if (this.store.list().some((row) => this.over(row, session)?.hard === true)) continue;
+      this.o.alerts.acknowledge(alert.id);
+      const paused = session.state === 'needs_input' && (session.state_reason_json ?? '').includes(PAUSED_FOR_BUDGET);
+      if (!paused) continue;
+      await this.o.sessions.reply(session.id, 'The budget was raised: carry on where you stopped.');
+      const spent = this.o.usage.ledger.session(session.id).usd;
+      const limit = this.store.list().find((row) => row.scope === 'session')?.limit_usd ?? 0;
+      this.o.bus.publish(BudgetResumed, { ...{ sessionId: session.id, name: session.name, project: session.project_name }, spentUsd: spent, limitUsd: limit });
+      resumed.push(session.name);
+    }
+    await this.o.sessions.schedule();
+    return resumed;
+  }
+}
+
+/** Sums of float dollars (0.02 + 0.02) land a hair below the limit they equal: a nano-dollar of slack. */
+function reaches(spent: number, limit: number): boolean {
+  return spent + 1e-9 >= limit;
+}
+
+function view(row: BudgetRow, used: number, perHour: number | null, exhaustsInMs: number | null, summary: string): BudgetView {
+  return { scope: row.scope, label: budgetLabel(row), limitUsd: row.limit_usd, warnRatio: row.warn_ratio, windowMs: row.window_ms, usedUsd: Math.round(used * 1e6) / 1e6, perHourUsd: perHour, exhaustsInMs, summary };
+}

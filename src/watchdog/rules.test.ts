@@ -1,0 +1,73 @@
+import { describe, expect, it } from 'vitest';
+import type { BatonEvent, EventBody } from '../events/index.js';
+import { resolveRules, SessionRules, type Finding } from './rules.js';
+
+let seq = 0;
+const at = (body: EventBody): BatonEvent => ({ ...body, seq: ++seq, ts: new Date(0).toISOString() }) as BatonEvent;
+const run = (id: string, command: string, ok: boolean): BatonEvent[] => [
+  at({ type: 'tool.started', toolId: id, tool: 'shell', kind: 'run', input: command }),
+  at({ type: 'tool.finished', toolId: id, tool: 'shell', ok, ...(ok ? {} : { exitCode: 1, output: 'FAIL src/a.test.ts' }) }),
+];
+const edit = (id: string, path: string): BatonEvent[] => [
+  at({ type: 'tool.started', toolId: id, tool: 'write', kind: 'edit', input: path, files: [path] }),
+  at({ type: 'tool.finished', toolId: id, tool: 'write', ok: true, files: [path] }),
+];
+const feed = (rules: SessionRules, events: BatonEvent[], settings = resolveRules(undefined)): Finding[] => events.flatMap((event) => rules.observe(event, settings));
+
+describe('the watchdog rules on a session’s events', () => {
+  it('flags the same failing command repeated with nothing changed, and pauses by default', () => {
+    const rules = new SessionRules('/w', undefined);
+    const findings = feed(rules, [...run('1', 'npm test', false), ...run('2', 'cat log', true), ...run('3', 'npm test', false), ...run('4', 'npm test', false)]);
+    const loop = findings.filter((f) => f.rule === 'loop');
+    expect(loop).toEqual([expect.objectContaining({ rule: 'loop', action: 'pause', key: 'loop', evidence: ['npm test', 'last output: FAIL src/a.test.ts'] })]);
+  });
+
+  it('does not call it a loop when a file changed between the failures', () => {
+    const rules = new SessionRules('/w', undefined);
+    const findings = feed(rules, [...run('1', 'npm test', false), ...edit('e1', 'src/a.ts'), ...run('2', 'npm test', false), ...edit('e2', 'src/a.ts'), ...run('3', 'npm test', false)]);
+    expect(findings.filter((f) => f.rule === 'loop')).toEqual([]);
+  });
+
+  it('flags the same tool call three times in a row', () => {
+    const findings = feed(new SessionRules('/w', undefined), [...run('1', 'ls', true), ...run('2', 'ls', true), ...run('3', 'ls', true)]);
+    expect(findings).toEqual([expect.objectContaining({ rule: 'loop', key: 'loop', message: 'the same tool call 3 times in a row: shell ls' })]);
+  });
+
+  it('counts errors in a row and forgets them after a success', () => {
+    const rules = new SessionRules('/w', undefined);
+    const twice = feed(rules, [at({ type: 'error.raised', message: 'boom', fatal: false }), ...run('1', 'a', false), ...run('2', 'b', true)]);
+    expect(twice).toEqual([]);
+    const thrice = feed(rules, [...run('3', 'c', false), ...run('4', 'd', false), at({ type: 'error.raised', message: 'api 500', fatal: false })]);
+    expect(thrice).toEqual([expect.objectContaining({ rule: 'repeated_errors', evidence: ['shell failed (exit 1): c', 'shell failed (exit 1): d', 'api 500'] })]);
+  });
+
+  it('catches an edit outside the task scope (relative or absolute, or outside the worktree)', () => {
+    const rules = new SessionRules('/w', ['src/watcher/**']);
+    const findings = feed(rules, [...edit('1', 'src/watcher/index.ts'), ...edit('2', 'src/ipc/handlers.ts'), ...edit('3', '/w/src/watcher/a.ts'), ...edit('4', '/etc/hosts')]);
+    expect(findings.map((f) => [f.rule, f.key])).toEqual([
+      ['out_of_scope', 'scope:src/ipc/handlers.ts'],
+      ['out_of_scope', 'scope:/etc/hosts'],
+    ]);
+    expect(findings[0]?.evidence).toEqual(['edited src/ipc/handlers.ts', 'scope: src/watcher/**']);
+  });
+
+  it('has no scope to check without one', () => {
+    expect(feed(new SessionRules('/w', undefined), edit('1', 'anything.ts'))).toEqual([]);
+  });
+
+  it('flags many turns that change no file', () => {
+    const rules = new SessionRules('/w', undefined);
+    const settings = resolveRules({ noChange: { turns: 2, action: 'stop' } });
+    const turn = (): BatonEvent => at({ type: 'turn.completed', outcome: 'success' });
+    expect(feed(rules, [...edit('1', 'a'), turn(), turn()], settings)).toEqual([]);
+    expect(feed(rules, [turn()], settings)).toEqual([expect.objectContaining({ rule: 'no_change', action: 'stop' })]);
+  });
+
+  it('takes the repository settings over the defaults, and false turns a rule off', () => {
+    const settings = resolveRules({ loop: false, noProgress: { minutes: 2 }, approvalWait: { minutes: 1, action: 'stop' } });
+    expect(settings.loop).toBeUndefined();
+    expect(settings.noProgressMs).toEqual({ action: 'alert', limit: 120_000 });
+    expect(settings.approvalWaitMs).toEqual({ action: 'stop', limit: 60_000 });
+    expect(resolveRules(undefined).noProgressMs?.limit).toBe(600_000);
+  });
+});

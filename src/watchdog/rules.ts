@@ -1,0 +1,180 @@
+/**
+ * The event-driven intervention triggers, per session: a loop (the same tool call, or the same
+ * failing command with nothing changed in between), repeated errors, edits outside the task's
+ * scope, and turns that change nothing. Pure: events in, findings out, so each is unit-tested.
+ */
+import { isAbsolute, relative } from 'node:path';
+import picomatch from 'picomatch';
+import type { BatonEvent } from '../events/index.js';
+import type { WatchdogAction, WatchdogConfig } from '../projects/index.js';
+import type { AlertRule } from '../events/workspace.js';
+import type { z } from 'zod';
+
+export interface Rule<T> {
+  action: WatchdogAction;
+  limit: T;
+}
+
+export interface RuleSettings {
+  noProgressMs: Rule<number> | undefined;
+  loop: Rule<number> | undefined;
+  repeatedErrors: Rule<number> | undefined;
+  outOfScope: Rule<null> | undefined;
+  approvalWaitMs: Rule<number> | undefined;
+  noChange: Rule<number> | undefined;
+}
+
+export interface Finding {
+  rule: z.infer<typeof AlertRule>;
+  message: string;
+  evidence: string[];
+  action: WatchdogAction;
+  /** What makes it the same finding again (added to the session's id): one open loop alert per session, say. */
+  key: string;
+}
+
+const MINUTE = 60_000;
+
+/** The repository's settings over the defaults: no progress 10 min, loops of 3 pause, the rest alert. */
+export function resolveRules(config: WatchdogConfig | undefined): RuleSettings {
+  const c = config ?? {};
+  const pick = <T, C extends { action?: WatchdogAction | undefined }>(value: false | C | undefined, action: WatchdogAction, limit: (given: C | undefined) => T): Rule<T> | undefined =>
+    value === false ? undefined : { action: value?.action ?? action, limit: limit(value) };
+  return {
+    noProgressMs: pick(c.noProgress, 'alert', (v) => (v?.minutes ?? 10) * MINUTE),
+    loop: pick(c.loop, 'pause', (v) => v?.repeats ?? 3),
+    repeatedErrors: pick(c.repeatedErrors, 'alert', (v) => v?.count ?? 3),
+    outOfScope: pick(c.outOfScope, 'alert', () => null),
+    approvalWaitMs: pick(c.approvalWait, 'alert', (v) => (v?.minutes ?? 15) * MINUTE),
+    noChange: pick(c.noChange, 'alert', (v) => v?.turns ?? 5),
+  };
+}
+
+/** One session's running counts. */
+export class SessionRules {
+  private readonly calls = new Map<string, { tool: string; input: string; kind: string | undefined }>();
+  private lastCall: string | undefined;
+  private sameCalls = 0;
+  /** Failures of each command since a file last changed. */
+  private failures = new Map<string, number>();
+  private errors: string[] = [];
+  private changedThisTurn = false;
+  private quietTurns = 0;
+  private readonly inScope: ((path: string) => boolean) | undefined;
+
+  constructor(
+    private readonly worktree: string,
+    private readonly scope: readonly string[] | undefined,
+  ) {
+    this.inScope = scope === undefined || scope.length === 0 ? undefined : picomatch([...scope], { dot: true });
+  }
+
+  observe(event: BatonEvent, rules: RuleSettings): Finding[] {
+    switch (event.type) {
+      case 'tool.started':
+        return this.started(event, rules);
+      case 'tool.finished':
+        return this.finished(event, rules);
+      case 'error.raised':
+        return this.error(event.message, rules);
+      case 'turn.completed':
+        return this.turnEnded(event.outcome, rules);
+      default:
+        return [];
+    }
+  }
+
+  private started(event: Extract<BatonEvent, { type: 'tool.started' }>, rules: RuleSettings): Finding[] {
+    this.calls.set(event.toolId, { tool: event.tool, input: event.input, kind: event.kind });
+    const call = `${event.tool} ${event.input}`;
+    this.sameCalls = call === this.lastCall ? this.sameCalls + 1 : 1;
+    this.lastCall = call;
+    const findings: Finding[] = [];
+    const loop = rules.loop;
+    if (loop !== undefined && this.sameCalls === loop.limit) {
+      findings.push({
+        rule: 'loop',
+        message: `the same tool call ${loop.limit} times in a row: ${short(call)}`,
+        evidence: [`${this.sameCalls}× ${short(call, 200)}`],
+        action: loop.action,
+        key: 'loop',
+      });
+    }
+    if (event.kind === 'edit') findings.push(...this.scopeCheck(event.files ?? [], rules));
+    return findings;
+  }
+
+  private finished(event: Extract<BatonEvent, { type: 'tool.finished' }>, rules: RuleSettings): Finding[] {
+    const call = this.calls.get(event.toolId);
+    this.calls.delete(event.toolId);
+    const files = event.files ?? [];
+    if (event.ok && files.length > 0) {
+      // Something changed: the same command failing again is a fresh attempt, not a loop.
+      this.changedThisTurn = true;
+      this.failures.clear();
+    }
+    if (event.ok) {
+      this.errors = [];
+      return [];
+    }
+    const findings = this.error(`${event.tool} failed${event.exitCode === undefined ? '' : ` (exit ${event.exitCode})`}: ${short(call?.input ?? '', 120)}`, rules);
+    const loop = rules.loop;
+    if (call !== undefined && call.kind === 'run' && loop !== undefined) {
+      const count = (this.failures.get(call.input) ?? 0) + 1;
+      this.failures.set(call.input, count);
+      if (count === loop.limit) {
+        findings.push({
+          rule: 'loop',
+          message: `the same failing command ${count} times with no file changed in between: ${short(call.input)}`,
+          evidence: [`${call.input}`, ...(event.output === undefined ? [] : [`last output: ${short(event.output, 300)}`])],
+          action: loop.action,
+          key: 'loop',
+        });
+      }
+    }
+    return findings;
+  }
+
+  private error(what: string, rules: RuleSettings): Finding[] {
+    this.errors.push(what);
+    const rule = rules.repeatedErrors;
+    if (rule === undefined || this.errors.length !== rule.limit) return [];
+    return [{ rule: 'repeated_errors', message: `${rule.limit} errors in a row`, evidence: this.errors.slice(-rule.limit).map((e) => short(e, 200)), action: rule.action, key: 'errors' }];
+  }
+
+  private turnEnded(outcome: string, rules: RuleSettings): Finding[] {
+    this.quietTurns = this.changedThisTurn ? 0 : this.quietTurns + 1;
+    this.changedThisTurn = false;
+    if (outcome === 'success') this.errors = [];
+    const rule = rules.noChange;
+    if (rule === undefined || this.quietTurns !== rule.limit) return [];
+    return [{ rule: 'no_change', message: `${rule.limit} turns in a row changed no file`, evidence: [`${this.quietTurns} turns since the last change`], action: rule.action, key: 'turns' }];
+  }
+
+  private scopeCheck(files: readonly string[], rules: RuleSettings): Finding[] {
+    const rule = rules.outOfScope;
+    if (rule === undefined || this.inScope === undefined) return [];
+    const outside = files.filter((file) => {
+      const rel = this.relative(file);
+      return rel === undefined || !(this.inScope?.(rel) ?? true);
+    });
+    return outside.map((file) => ({
+      rule: 'out_of_scope' as const,
+      message: `an edit outside the task's scope: ${file}`,
+      evidence: [`edited ${file}`, `scope: ${this.scope?.join(', ') ?? ''}`],
+      action: rule.action,
+      key: `scope:${file}`,
+    }));
+  }
+
+  /** The path inside the worktree, or undefined when it is outside. */
+  private relative(file: string): string | undefined {
+    const rel = isAbsolute(file) ? relative(this.worktree, file) : file;
+    return rel.startsWith('..') || isAbsolute(rel) ? undefined : rel.replace(/^\.\//, '');
+  }
+}
+
+function short(text: string, max = 80): string {
+  const line = text.replace(/\s+/g, ' ').trim();
+  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
+}

@@ -1,0 +1,183 @@
+/**
+ * The watchdog: watches every session's ingested events (usage priced, budgets held, the
+ * event-driven triggers) and, on a timer it is given, the time-driven triggers (no progress, an
+ * approval waiting). What it finds is an alert with its evidence; the rule's action may also pause
+ * the session (needs input, with the reason: a reply resumes it) or stop it.
+ */
+import { statSync } from 'node:fs';
+import { join } from 'node:path';
+import type { CostReport } from '../api/watchdog.js';
+import type { WorkspaceBus } from '../bus/index.js';
+import type { BatonEvent, StateReason } from '../events/index.js';
+import { loadRepoConfig, REPO_CONFIG_FILE, type WatchdogConfig } from '../projects/index.js';
+import { errorMessage } from '../shared/errors.js';
+import { createLogger } from '../shared/log.js';
+import type { Db } from '../store/db.js';
+import { formatDuration, type Grouping, type UsageTracker } from '../usage/index.js';
+import { Alerts } from './alerts.js';
+import { BudgetGuard } from './enforce.js';
+import { resolveRules, SessionRules, type Finding, type RuleSettings } from './rules.js';
+import { sessionRef, type SessionIdentity, type WatchdogSessions } from './sessions.js';
+
+const log = createLogger('watchdog');
+const CONFIG_RECHECK_MS = 1000;
+/** Events after which the repository's settings are read again (a turn begins or ends, a person answered). */
+const FRESH_CONFIG = new Set(['turn.started', 'turn.completed', 'question.answered']);
+
+export interface WatchdogOptions {
+  db: Db;
+  bus: WorkspaceBus;
+  sessions: WatchdogSessions;
+  usage: UsageTracker;
+  clock?: () => Date;
+  /** The task a session works on, once tasks exist (the coordinator wires it). */
+  taskOf?: (sessionId: string) => string | undefined;
+  /** The globs a session's task may touch, or undefined for no scope. */
+  scopeOf?: (sessionId: string) => string[] | undefined;
+}
+
+export class Watchdog {
+  readonly alerts: Alerts;
+  readonly budgets: BudgetGuard;
+  private readonly clock: () => Date;
+  private readonly perSession = new Map<string, SessionRules>();
+  private readonly identities = new Map<string, SessionIdentity>();
+  private readonly configs = new Map<string, { mtimeMs: number; checkedAt: number; rules: RuleSettings }>();
+  private readonly closers: (() => void)[] = [];
+
+  constructor(private readonly o: WatchdogOptions) {
+    this.clock = o.clock ?? (() => new Date());
+    this.alerts = new Alerts(o.db, o.bus, this.clock);
+    this.budgets = new BudgetGuard({ db: o.db, bus: o.bus, usage: o.usage, alerts: this.alerts, sessions: o.sessions, clock: this.clock });
+  }
+
+  /** Listens to the sessions, the usage and the bus; holds queued work while a budget is spent. */
+  start(): void {
+    const onEvent = (sessionId: string, event: BatonEvent): void => this.observe(sessionId, event);
+    this.o.sessions.on('event', onEvent);
+    this.closers.push(() => this.o.sessions.off('event', onEvent));
+    this.o.usage.onEntry((entry) => this.budgets.check(entry));
+    this.closers.push(this.o.sessions.addGate({ name: 'within budget', holds: () => this.budgets.holds() }));
+    this.closers.push(
+      this.o.bus.subscribe((event) => {
+        if (event.type !== 'session.dispatched') return;
+        const session = this.o.sessions.get(event.data.sessionId);
+        if (session !== undefined) this.budgets.warnDispatch(session);
+      }),
+    );
+  }
+
+  /** Runs `tick` every `everyMs` (the supervisor's clock; tests call `tick` with their own time). */
+  every(everyMs: number): void {
+    const timer = setInterval(() => this.tick(), everyMs);
+    timer.unref();
+    this.closers.push(() => clearInterval(timer));
+  }
+
+  close(): void {
+    for (const close of this.closers.splice(0)) close();
+  }
+
+  cost(by: Grouping): CostReport {
+    return { ...this.o.usage.report(by, this.o.taskOf), budgets: this.budgets.list() };
+  }
+
+  /** One ingested event of a session. */
+  observe(sessionId: string, event: BatonEvent): void {
+    const session = this.identity(sessionId);
+    if (session === undefined) return;
+    this.o.usage.observe({ id: session.id, name: session.name, project: session.project_name, agent: session.agent, model: session.model }, event);
+    if (event.type === 'session.ended') {
+      this.perSession.delete(sessionId);
+      this.identities.delete(sessionId);
+      return;
+    }
+    let rules = this.perSession.get(sessionId);
+    if (rules === undefined) {
+      rules = new SessionRules(session.worktree, this.o.scopeOf?.(sessionId));
+      this.perSession.set(sessionId, rules);
+    }
+    for (const finding of rules.observe(event, this.settingsFor(session, FRESH_CONFIG.has(event.type)))) this.act(session, finding);
+  }
+
+  /** The time-driven triggers, as of now: a working session gone quiet, an approval nobody answers. */
+  tick(): void {
+    const now = this.clock().getTime();
+    for (const session of this.o.sessions.list()) {
+      if (session.removed_at !== null || session.last_event_at === null) continue;
+      const quietMs = now - Date.parse(session.last_event_at);
+      const rules = this.settingsFor(session);
+      const noProgress = rules.noProgressMs;
+      if (session.state === 'working' && noProgress !== undefined && quietMs >= noProgress.limit) {
+        this.act(session, {
+          rule: 'no_progress',
+          message: `no progress for ${formatDuration(quietMs)}`,
+          evidence: [`last event at ${session.last_event_at}`, ...(session.activity === null ? [] : [`last activity: ${session.activity}`])],
+          action: noProgress.action,
+          key: `since:${session.last_event_at}`,
+        });
+      }
+      const wait = rules.approvalWaitMs;
+      const reason = session.state_reason_json === null ? undefined : (JSON.parse(session.state_reason_json) as StateReason);
+      if (session.state === 'needs_input' && reason?.kind === 'approval' && wait !== undefined && quietMs >= wait.limit) {
+        this.act(session, {
+          rule: 'approval_wait',
+          message: `an approval has waited ${formatDuration(quietMs)}: ${reason.tool} ${reason.input.slice(0, 80)}`,
+          evidence: [`requested ${reason.requestId} at ${session.last_event_at}`],
+          action: wait.action,
+          key: `approval:${reason.requestId}`,
+        });
+      }
+    }
+  }
+
+  /** A session's unchanging facts, read once: a busy session's every event must not cost a query. */
+  private identity(sessionId: string): SessionIdentity | undefined {
+    let known = this.identities.get(sessionId);
+    if (known === undefined) {
+      const row = this.o.sessions.get(sessionId);
+      if (row === undefined) return undefined;
+      known = { id: row.id, name: row.name, project_name: row.project_name, project_root: row.project_root, agent: row.agent, model: row.model, worktree: row.worktree };
+      this.identities.set(sessionId, known);
+    }
+    return known;
+  }
+
+  private act(session: SessionIdentity, finding: Finding): void {
+    const raised = this.alerts.raise({ ...finding, session: sessionRef(session), key: `${finding.rule}:${session.id}:${finding.key}` });
+    if (raised === undefined || finding.action === 'alert') return;
+    const done =
+      finding.action === 'pause'
+        ? this.o.sessions.pause(session.id, `paused by the watchdog: ${finding.message}. Reply to continue.`)
+        : this.o.sessions.stop(session.id);
+    done.catch((error: unknown) => log.warn(`could not ${finding.action} a session`, { session: session.id, rule: finding.rule, error: errorMessage(error) }));
+  }
+
+  /** The repository's `watchdog` settings, read again when its config file changes. A bad file is an alert, and the defaults hold. */
+  private settingsFor(session: Pick<SessionIdentity, 'project_root'>, fresh = false): RuleSettings {
+    const root = session.project_root;
+    const now = this.clock().getTime();
+    const known = this.configs.get(root);
+    // Looked at on turn boundaries and else once a second at most: a busy session's every event must not stat the file.
+    if (!fresh && known !== undefined && now - known.checkedAt < CONFIG_RECHECK_MS && now >= known.checkedAt) return known.rules;
+    let mtimeMs = 0;
+    try {
+      mtimeMs = statSync(join(root, REPO_CONFIG_FILE)).mtimeMs;
+    } catch {
+      mtimeMs = 0;
+    }
+    if (known !== undefined && known.mtimeMs === mtimeMs) {
+      known.checkedAt = now;
+      return known.rules;
+    }
+    let config: WatchdogConfig | undefined;
+    try {
+      config = loadRepoConfig(root).watchdog;
+    } catch (error) {
+      this.alerts.raise({ rule: 'config', message: `the watchdog uses its defaults: ${errorMessage(error)}`, evidence: [join(root, REPO_CONFIG_FILE)], action: 'alert', key: `config:${root}:${mtimeMs}` });
+    }
+    const rules = resolveRules(config);
+    this.configs.set(root, { mtimeMs, checkedAt: now, rules });
+    return rules;
+  }
+}

@@ -1,0 +1,95 @@
+/**
+ * Desktop notifications through a recording stand-in for `notify-send`, first on the PATH of the
+ * real supervisor: a session needing input, a failure and an alert each notify once, a restart of
+ * the supervisor sends nothing twice, and the user's config turns them off.
+ */
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { AlertList } from '../../src/api/watchdog.js';
+import { TestBaton } from '../support/baton.js';
+import { waitForFileContaining } from '../support/process.js';
+
+let t: TestBaton | undefined;
+afterEach(() => t?.cleanup());
+
+/** A `notify-send` that appends its arguments, one JSON array a line, to `log`. */
+function recordingNotifier(root: string): { bin: string; log: string } {
+  const bin = join(root, 'bin');
+  const log = join(root, 'notified.jsonl');
+  mkdirSync(bin, { recursive: true });
+  const program = join(bin, 'notify-send');
+  writeFileSync(program, `#!/usr/bin/env node\nrequire('node:fs').appendFileSync(${JSON.stringify(log)}, JSON.stringify(process.argv.slice(2)) + '\\n');\n`);
+  chmodSync(program, 0o755);
+  return { bin, log };
+}
+
+function recorded(log: string): string[][] {
+  return existsSync(log) ? readFileSync(log, 'utf8').trim().split('\n').filter(Boolean).map((line) => JSON.parse(line) as string[]) : [];
+}
+
+function setup(): { baton: TestBaton; repo: string; log: string } {
+  const probe = new TestBaton();
+  const { bin, log } = recordingNotifier(probe.root);
+  const baton = new TestBaton({ PATH: `${bin}:${process.env.PATH ?? ''}` });
+  // The stand-in lives in the probe's folder; the probe itself started nothing.
+  const cleanup = baton.cleanup.bind(baton);
+  baton.cleanup = () => (cleanup(), probe.cleanup());
+  t = baton;
+  return { baton, repo: baton.repo(), log };
+}
+
+describe('desktop notifications', () => {
+  it('tells you through notify-send when a session needs input, fails or an alert fires — once per event, even across a restart', async () => {
+    const { baton, repo, log } = setup();
+    await baton.ok(['dispatch', 'x', '--name', 'asker', '--script', baton.script([{ ask: 'which database?' }])], { cwd: repo });
+    await waitForFileContaining(join(log, '..'), 'notified.jsonl', 'asker needs input');
+    expect(recorded(log)).toEqual([['--app-name=Baton', '--', 'asker needs input', 'which database?']]);
+
+    await baton.ok(['dispatch', 'y', '--name', 'breaker', '--script', baton.script([{ fail: 'the build is broken' }])], { cwd: repo });
+    await waitForFileContaining(join(log, '..'), 'notified.jsonl', 'breaker failed');
+
+    await baton.ok(['dispatch', 'z', '--name', 'looper', '--script', baton.script([{ run: 'ls nothing-here' }, { run: 'ls nothing-here' }, { run: 'ls nothing-here' }, { sleep: 60_000 }])], { cwd: repo });
+    await waitForFileContaining(join(log, '..'), 'notified.jsonl', 'looper needs input');
+    const before = recorded(log).map((args) => args[2]);
+    // Each notifier runs as its own process: ones sent moments apart may land in either order.
+    expect(before).toEqual(expect.arrayContaining(['asker needs input', 'breaker failed', 'Baton: looper — loop', 'looper needs input']));
+
+    // A new supervisor replays nothing it already told you.
+    await baton.ok(['daemon', 'stop']);
+    await baton.ok(['daemon', 'start']);
+    await baton.ok(['reply', 'asker', 'postgres'], { cwd: repo });
+    await baton.waitForState('asker', 'ready_for_review');
+    await baton.ok(['dispatch', 'w', '--name', 'second', '--script', baton.script([{ ask: 'again?' }])], { cwd: repo });
+    await waitForFileContaining(join(log, '..'), 'notified.jsonl', 'second needs input');
+    const after = recorded(log).map((args) => args[2]);
+    // Each event once: the loop's failing command may still add its repeated errors, but nothing repeats.
+    expect(new Set(after).size).toBe(after.length);
+    expect(after).toEqual(expect.arrayContaining(before));
+    expect(after).toContain('second needs input');
+    const { alerts } = await baton.json<AlertList>(['alerts'], { cwd: repo });
+    expect(alerts.map((a) => a.rule)).toContain('loop');
+  });
+
+  it('sends none of a kind the user config turns off', async () => {
+    const { baton, repo, log } = setup();
+    mkdirSync(baton.home, { recursive: true });
+    writeFileSync(join(baton.home, 'config.json'), JSON.stringify({ notifications: { needsInput: false } }));
+    await baton.ok(['dispatch', 'x', '--name', 'quiet', '--script', baton.script([{ ask: 'anyone?' }])], { cwd: repo });
+    await baton.waitForState('quiet', 'needs_input');
+    // Notifications go out in the order of the events: the failure after it is the marker.
+    await baton.ok(['dispatch', 'y', '--name', 'loud', '--script', baton.script([{ fail: 'broken' }])], { cwd: repo });
+    await waitForFileContaining(join(log, '..'), 'notified.jsonl', 'loud failed');
+    expect(recorded(log).map((args) => args[2])).toEqual(['loud failed']);
+  });
+
+  it('names a bad notifications key in the user config', async () => {
+    const { baton, repo } = setup();
+    mkdirSync(baton.home, { recursive: true });
+    writeFileSync(join(baton.home, 'config.json'), JSON.stringify({ notifications: { desktp: false } }));
+    const run = await baton.run(['ls'], { cwd: repo });
+    // The supervisor refuses to start on it, as on any bad key of that file, and says which.
+    expect(run.code).toBe(6);
+    expect(run.stderr).toMatch(/could not start: .*config\.json: notifications: Unrecognized key: "desktp"/);
+  });
+});

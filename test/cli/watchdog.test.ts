@@ -1,0 +1,162 @@
+/**
+ * Budgets and the watchdog through the real binary: scripted sessions report usage and run
+ * failing commands in real worktrees; the supervisor pauses them (needs input, with the reason)
+ * and a raised budget or a reply resumes them.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { AlertList, BudgetList, CostReport } from '../../src/api/watchdog.js';
+import type { BatonEvent } from '../../src/events/index.js';
+import { eachTest, type TestBaton } from '../support/baton.js';
+
+let t: TestBaton;
+let repo: string;
+eachTest((baton, dir) => ((t = baton), (repo = dir)));
+
+async function events(name: string): Promise<BatonEvent[]> {
+  return (await t.client().call('GET /api/sessions/:ref/events', { params: { ref: name }, query: { after: 0 } })).events;
+}
+
+describe('budgets', () => {
+  it('interrupts a session within 1 s of the usage report that crosses its hard limit, says why, and resumes it when the budget is raised', async () => {
+    await t.ok(['budget', 'set', '--session', '0.05usd'], { cwd: repo });
+    const script = t.script(
+      [
+        { usage: { input: 1000, output: 100, usd: 0.02 } },
+        { sleep: 100 },
+        { usage: { input: 1000, output: 100, usd: 0.02 } },
+        { sleep: 100 },
+        { usage: { input: 1000, output: 100, usd: 0.02 } },
+        { sleep: 60_000 },
+        { say: 'never reached: the budget stopped me' },
+      ],
+      { onReply: [{ say: 'carrying on: {{reply}}' }] },
+    );
+    await t.ok(['dispatch', 'spend', '--name', 'spender', '--script', script], { cwd: repo });
+    const paused = await t.waitForEvent('spender', (e) => e.type === 'state.changed' && e.to === 'needs_input');
+    const crossing = (await events('spender')).filter((e) => e.type === 'usage.reported' && e.seq < paused.seq).pop();
+    if (crossing === undefined) throw new Error('no usage report before the pause');
+    expect(paused.type === 'state.changed' && paused.reason).toEqual({ kind: 'note', message: expect.stringMatching(/^paused for its budget: budget reached: spender spent \$0\.06 of its \$0\.05/) });
+    const latencyMs = Date.parse(paused.ts) - Date.parse(crossing.ts);
+    expect(latencyMs).toBeLessThan(1000);
+
+    const alerts = await t.json<AlertList>(['alerts'], { cwd: repo });
+    expect(alerts.alerts.map((a) => [a.rule, a.action, a.name])).toEqual(
+      expect.arrayContaining([
+        ['budget', 'pause', 'spender'],
+        ['budget_warning', 'alert', 'spender'],
+      ]),
+    );
+
+    const raised = await t.json<BudgetList>(['budget', 'set', '--session', '1usd'], { cwd: repo });
+    expect(raised.resumed).toEqual(['spender']);
+    await t.waitForEvent('spender', (e) => e.type === 'message.added' && e.role === 'assistant' && /carrying on: The budget was raised/.test(e.text));
+    await t.waitForState('spender', 'ready_for_review');
+    const open = await t.json<AlertList>(['alerts'], { cwd: repo });
+    expect(open.alerts.filter((a) => a.rule === 'budget')).toEqual([]);
+  });
+});
+
+describe('the watchdog', () => {
+  it('flags a looping agent (the same failing command again and again) with its evidence and pauses it; a reply resumes it', async () => {
+    const script = t.script(
+      [
+        { say: 'running the tests' },
+        { run: 'ls no-such-file' },
+        { run: 'ls no-such-file' },
+        { run: 'ls no-such-file' },
+        { sleep: 60_000 },
+        { say: 'never reached' },
+      ],
+      { onReply: [{ say: 'trying something else' }] },
+    );
+    await t.ok(['dispatch', 'loop', '--name', 'looper', '--script', script], { cwd: repo });
+    const paused = await t.waitForEvent('looper', (e) => e.type === 'state.changed' && e.to === 'needs_input');
+    expect(paused.type === 'state.changed' && paused.reason).toEqual({ kind: 'note', message: expect.stringMatching(/^paused by the watchdog: the same .* 3 times.*ls no-such-file\. Reply to continue\.$/) });
+    const { alerts } = await t.json<AlertList>(['alerts'], { cwd: repo });
+    const loop = alerts.find((a) => a.rule === 'loop');
+    expect(loop).toMatchObject({ name: 'looper', action: 'pause' });
+    expect(loop?.evidence.join('\n')).toMatch(/ls no-such-file/);
+    const printed = await t.ok(['alerts'], { cwd: repo });
+    expect(printed).toMatch(/looper {2}loop: the same .* \(paused\)\n {4}.*ls no-such-file/);
+    await t.ok(['reply', 'looper', 'stop running that'], { cwd: repo });
+    await t.waitForEvent('looper', (e) => e.type === 'message.added' && e.role === 'assistant' && e.text === 'trying something else');
+    await t.waitForState('looper', 'ready_for_review');
+  });
+
+  it('names the bad key of a watchdog section: a dispatch refuses it, and a session running when it is hand-edited keeps the defaults and says so', async () => {
+    mkdirSync(join(repo, '.baton'), { recursive: true });
+    const config = join(repo, '.baton', 'config.json');
+    writeFileSync(config, JSON.stringify({ watchdog: { loop: { repats: 3 } } }));
+    const refused = await t.run(['dispatch', 'x', '--name', 'cfg', '--script', t.script([{ say: 'hi' }])], { cwd: repo });
+    expect([refused.code, refused.stderr]).toEqual([2, expect.stringMatching(/watchdog\.loop: Unrecognized key: "repats"/)]);
+    writeFileSync(config, JSON.stringify({ watchdog: { loop: { repeats: 3 } } }));
+    await t.ok(['dispatch', 'x', '--name', 'cfg', '--script', t.script([{ ask: 'ready?' }], { onReply: [{ say: 'going on' }] })], { cwd: repo });
+    await t.waitForState('cfg', 'needs_input');
+    writeFileSync(config, JSON.stringify({ watchdog: { noChange: { turnz: 2 } } }));
+    await t.ok(['reply', 'cfg', 'yes'], { cwd: repo });
+    await t.waitForState('cfg', 'ready_for_review');
+    const { alerts } = await t.json<AlertList>(['alerts'], { cwd: repo });
+    expect(alerts.find((a) => a.rule === 'config')?.message).toMatch(/the watchdog uses its defaults: .*watchdog\.noChange.*"turnz"/);
+  });
+});
+
+describe('cost', () => {
+  it('prices tokens from the price table by model, keeps an agent’s own cost, and counts an unknown model’s tokens without pricing them', async () => {
+    const script = t.script([
+      { usage: { input: 1_000_000, output: 100_000, model: 'gpt-5.5' } },
+      { usage: { input: 500, output: 50, usd: 0.25 } },
+      { usage: { input: 7000, output: 700, model: 'mystery-model-1' } },
+    ]);
+    await t.ok(['dispatch', 'price', '--name', 'priced', '--script', script], { cwd: repo });
+    await t.waitForState('priced', 'ready_for_review');
+    const report = await t.json<CostReport>(['cost', '--by', 'agent'], { cwd: repo });
+    // $1.25 for a million input tokens and $1 for 100k output at the table's gpt-5.5 prices, plus $0.25 reported.
+    expect(report.rows).toEqual([expect.objectContaining({ key: 'scripted', usd: 2.5, unpricedTokens: 7700, unpricedModels: ['mystery-model-1'], inputTokens: 1_007_500 })]);
+    expect(report.priceTable.date).toMatch(/^\d{4}-\d{2}-\d{2}$/);
+    const text = await t.ok(['cost'], { cwd: repo });
+    expect(text).toMatch(/priced .*\$2\.50 {2}\+ 7700 tokens not priced \(mystery-model-1: not in the price table\)/);
+    expect(text).toMatch(/Prices as of \d{4}-\d{2}-\d{2}/);
+    const byDay = await t.json<CostReport>(['cost', '--by', 'day'], { cwd: repo });
+    expect(byDay.rows.map((r) => r.usd)).toEqual([2.5]);
+  });
+});
+
+describe('bad input', () => {
+  it('names the bad key of a budget and sets nothing', async () => {
+    const cases: [string[], RegExp][] = [
+      [['--session', '2eur'], /session: "2eur" is not an amount of dollars/],
+      [['--day', '-5'], /day: "-5" is not an amount/],
+      [['--window', '5x:200usd'], /window: "5x" is not a duration/],
+      [['--window', '5h'], /window: "5h" is not <duration>:<amount>/],
+      [['--session', '2usd', '--warn-at', '150%'], /warnAt: "150%" is not a share of the limit/],
+      [[], /Nothing to set/],
+    ];
+    for (const [args, message] of cases) {
+      const run = await t.run(['budget', 'set', ...args], { cwd: repo });
+      expect([run.code, run.stderr]).toEqual([2, expect.stringMatching(message)]);
+    }
+    expect((await t.json<BudgetList>(['budget', 'ls'], { cwd: repo })).budgets).toEqual([]);
+    const rm = await t.run(['budget', 'rm', 'week'], { cwd: repo });
+    expect([rm.code, rm.stderr]).toEqual([2, expect.stringMatching(/"week" is not a budget: use session, day or window:<duration>/)]);
+    const missing = await t.run(['budget', 'rm', 'day'], { cwd: repo });
+    expect([missing.code, missing.stderr]).toEqual([3, expect.stringMatching(/No day budget is set/)]);
+    const by = await t.run(['cost', '--by', 'week'], { cwd: repo });
+    expect(by.code).toBe(2);
+    expect(by.stderr).toMatch(/--by.*week/);
+    const ack = await t.run(['alerts', '--ack', 'nope'], { cwd: repo });
+    expect([ack.code, ack.stderr]).toEqual([3, expect.stringMatching(/No alert nope/)]);
+  });
+
+  it('sets, lists and removes budgets', async () => {
+    const set = await t.json<BudgetList>(['budget', 'set', '--session', '$2', '--day', '40usd', '--window', '5h:200usd', '--warn-at', '90%'], { cwd: repo });
+    expect(set.budgets.map((b) => [b.scope, b.limitUsd, b.warnRatio])).toEqual([
+      ['day', 40, 0.9],
+      ['session', 2, 0.9],
+      ['window:5h', 200, 0.9],
+    ]);
+    await t.ok(['budget', 'rm', 'window:5h'], { cwd: repo });
+    expect((await t.json<BudgetList>(['budget', 'ls'], { cwd: repo })).budgets.map((b) => b.scope)).toEqual(['day', 'session']);
+  });
+});
