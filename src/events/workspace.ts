@@ -113,6 +113,23 @@ export const ReviewCommentSent = defineWorkspaceEvent(
   z.object({ project: z.string(), group: z.number().int().positive(), path: z.string(), startLine: z.number().int(), endLine: z.number().int(), sessionId: z.string(), name: z.string() }),
 );
 
+// ── context (transcripts, search, handoff, import: src/context) ──────────────
+
+export const HandoffCreated = defineWorkspaceEvent(
+  'handoff.created',
+  z.object({
+    handoffId: z.string(),
+    from: z.object({ sessionId: z.string(), name: z.string(), agent: z.string() }),
+    to: z.object({ sessionId: z.string(), name: z.string(), agent: z.string() }),
+    packTokens: z.number().int(),
+    budgetTokens: z.number().int(),
+  }),
+);
+export const TranscriptsImported = defineWorkspaceEvent(
+  'transcripts.imported',
+  z.object({ vendor: z.enum(['claude', 'codex']), files: z.number().int(), sessions: z.number().int(), events: z.number().int() }),
+);
+
 /** Every workspace event there is; a new domain adds its definitions here. */
 export const WORKSPACE_EVENTS = [
   SessionDispatched,
@@ -134,6 +151,8 @@ export const WORKSPACE_EVENTS = [
   ReviewFileStateSet,
   ReviewFileStateReset,
   ReviewCommentSent,
+  HandoffCreated,
+  TranscriptsImported,
 ] as const;
 
 type Definitions = (typeof WORKSPACE_EVENTS)[number];
@@ -166,4 +185,7 @@ export const WorkspaceEvent = z.discriminatedUnion('type', [
   z.object({ ...envelope, type: z.literal(ReviewFileStateSet.type), data: ReviewFileStateSet.schema }),
   z.object({ ...envelope, type: z.literal(ReviewFileStateReset.type), data: ReviewFileStateReset.schema }),
   z.object({ ...envelope, type: z.literal(ReviewCommentSent.type), data: ReviewCommentSent.schema }),
+  // context
+  z.object({ ...envelope, type: z.literal(HandoffCreated.type), data: HandoffCreated.schema }),
+  z.object({ ...envelope, type: z.literal(TranscriptsImported.type), data: TranscriptsImported.schema }),
 ]);

@@ -18,6 +18,7 @@ import { homePaths, sessionPaths } from '../shared/paths.js';
 import type { SessionWithProject } from '../store/sessions.js';
 import { applyWork, createWorktree, findRepository, mainCheckoutWork, uncommittedCount, projectWorktreePath, removeWorktree, resolveCommit } from '../worktrees/index.js';
 import { checkoutMode, claimInPlace } from './checkout-mode.js';
+import { writeSessionInstructions } from './instructions.js';
 import type { SessionsCore } from './core.js';
 import { nameFromPrompt, validateSessionName } from './names.js';
 
@@ -26,6 +27,8 @@ const log = createLogger('dispatch');
 export async function dispatchSession(
   core: SessionsCore,
   request: z.output<typeof DispatchRequest>,
+  /** Instructions the session carries into its agent's system prompt (a handoff pack). */
+  extra: { instructions?: string } = {},
 ): Promise<{ session: SessionWithProject; mainCheckout: { changedFiles: number; carried: boolean } }> {
   const { store, ingestor } = core;
   const repo = await findRepository(request.cwd);
@@ -98,6 +101,7 @@ export async function dispatchSession(
       'queued',
     );
     mkdirSync(sessionPaths(core.home, id).dir, { recursive: true });
+    if (extra.instructions !== undefined) writeSessionInstructions(sessionPaths(core.home, id).dir, extra.instructions);
     writePlan(sessionPaths(core.home, id).dir, completePlan(environment, { id, name, branch, worktree }, ports, { keepBranch, inPlace: checkout.inPlace }));
     core.bus.publish(SessionDispatched, { sessionId: id, name, project: project.name, agent: request.agent, branch });
     ingestor.record(id, { kind: 'queued' });

@@ -2,6 +2,8 @@
 import type { AgentEvent, AgentStartOptions } from '../agents/index.js';
 import { agentInstructions, type EnvironmentPlan } from '../environments/index.js';
 import { EventBody } from '../events/index.js';
+import { sessionPaths } from '../shared/paths.js';
+import { readSessionInstructions } from './instructions.js';
 import type { HostSpec } from './spec.js';
 
 /** The `session.started` event of one start (or resume) of the agent in `hostPid`. */
@@ -29,8 +31,13 @@ export function agentStartOptions(spec: HostSpec, stateDir: string, env: Record<
     options: spec.options,
     env,
     settingSources: plan.settingSources[spec.agent],
-    instructions: agentInstructions({ cwd: spec.cwd, branch: env.BATON_BRANCH }, plan),
+    instructions: withCarried(agentInstructions({ cwd: spec.cwd, branch: env.BATON_BRANCH }, plan), readSessionInstructions(sessionPaths(spec.home, spec.sessionId).dir)),
   };
+}
+
+/** Baton's instructions, then what the session was given to carry (a handoff pack). */
+function withCarried(own: string, carried: string | undefined): string {
+  return carried === undefined ? own : `${own}\n\n${carried}`;
 }
 
 /** Events only the host writes: an adapter claiming one would bypass the state machine. */

@@ -73,6 +73,10 @@ function describe(event: WorkspaceEvent): string {
       return `${event.data.project}: ${event.data.path} changed, no longer ${event.data.previous.replace(/_/g, ' ')}`;
     case 'review.comment_sent':
       return `${event.data.project} group ${event.data.group}: comment on ${event.data.path}:${event.data.startLine} sent to ${event.data.name}`;
+    case 'handoff.created':
+      return `${event.data.from.name} (${event.data.from.agent}) handed off to ${event.data.to.name} (${event.data.to.agent}), ${event.data.packTokens} tokens`;
+    case 'transcripts.imported':
+      return `${event.data.events} events of ${event.data.sessions} ${event.data.vendor} sessions imported`;
   }
 }
 
