@@ -13,16 +13,46 @@ export function ftsQuery(input: string): string {
   const text = input.trim();
   if (text === '') throw new InvalidInputError('The search is empty: give a word or "a phrase".');
   if ((text.match(/"/g)?.length ?? 0) % 2 === 1) throw new InvalidInputError(`The search ${JSON.stringify(input)} has an unclosed quote: close the "phrase" or drop the quote.`);
-  const parts: string[] = [];
-  for (const match of text.matchAll(/"([^"]*)"|(\()|(\))|([^\s"()]+)/g)) {
-    const [, phrase, open, close, word] = match;
-    if (open !== undefined || close !== undefined) parts.push(open ?? close ?? '');
-    else if (word !== undefined && OPERATORS.has(word)) parts.push(word);
-    else if (word !== undefined) parts.push(literal(word));
-    else if (phrase !== undefined && phrase.trim() !== '') parts.push(literal(phrase));
-  }
+  const parts = tokens(text).map((token) => (token.kind === 'word' ? (OPERATORS.has(token.text) ? token.text : literal(token.text)) : token.kind === 'phrase' ? literal(token.text) : token.text));
   if (parts.length === 0) throw new InvalidInputError(`The search ${JSON.stringify(input)} has no words to look for.`);
   return parts.join(' ');
+}
+
+interface Token {
+  kind: 'word' | 'phrase' | 'group';
+  text: string;
+}
+
+/**
+ * Quoted phrases, then words. Parentheses group only at a word's edges (`(a OR b)`) and only
+ * when they balance; elsewhere (`onChange()`, `works(`) they are part of the word.
+ */
+function tokens(text: string): Token[] {
+  const out: Token[] = [];
+  for (const match of text.matchAll(/"([^"]*)"|([^\s"]+)/g)) {
+    const [, phrase, chunk] = match;
+    if (phrase !== undefined) {
+      if (phrase.trim() !== '') out.push({ kind: 'phrase', text: phrase });
+      continue;
+    }
+    const word = chunk ?? '';
+    const opens = /^\(*/.exec(word)![0].length;
+    const closes = /\)*$/.exec(word.slice(opens))![0].length;
+    const core = word.slice(opens, word.length - closes);
+    for (let i = 0; i < opens; i++) out.push({ kind: 'group', text: '(' });
+    if (core !== '') out.push({ kind: 'word', text: core });
+    for (let i = 0; i < closes; i++) out.push({ kind: 'group', text: ')' });
+  }
+  let depth = 0;
+  let balanced = true;
+  for (const t of out) {
+    if (t.kind !== 'group') continue;
+    depth += t.text === '(' ? 1 : -1;
+    if (depth < 0) balanced = false;
+  }
+  if (balanced && depth === 0) return out;
+  // Unbalanced: every parenthesis is literal, joined back to its word.
+  return tokens(text.replace(/[()]/g, (p) => (p === '(' ? '\u0001' : '\u0002'))).map((t) => ({ ...t, text: t.text.replace(/\u0001/g, '(').replace(/\u0002/g, ')') }));
 }
 
 function literal(words: string): string {

@@ -66,7 +66,7 @@ export class SearchIndex {
   private readonly deleteDoc;
   private readonly deleteText;
 
-  constructor(private readonly db: Db) {
+  constructor(readonly db: Db) {
     this.insertDoc = db.prepare(
       `INSERT OR IGNORE INTO search_docs (source, kind, session_id, seq, doc_id, project_id, agent, task_id, ts) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );

@@ -6,6 +6,8 @@ import { timingSafeEqual } from 'node:crypto';
 import { Hono, type Context } from 'hono';
 import { ZodError } from 'zod';
 import { CONFLICTS } from '../api/conflicts.js';
+import { CONTEXT } from '../api/context.js';
+import { ContextService } from '../context/index.js';
 import { DAEMON, type DaemonStatus } from '../api/daemon.js';
 import { ENVIRONMENTS } from '../api/environments.js';
 import { HISTORY } from '../api/history.js';
@@ -22,6 +24,7 @@ import type { SessionManager } from '../sessions/manager.js';
 import type { BrowserAuth } from './web-auth.js';
 import { bodyLimit } from './body-limit.js';
 import { conflictHandlers } from './routes/conflicts.js';
+import { contextHandlers } from './routes/context.js';
 import { daemonHandlers } from './routes/daemon.js';
 import { environmentHandlers } from './routes/environments.js';
 import { historyHandlers } from './routes/history.js';
@@ -55,6 +58,8 @@ export interface AppOptions {
   merges?: MergeService;
   /** Coupled groups and combined reviews (src/review); without it, the review endpoints answer that it is off. */
   review?: ReviewService;
+  /** Transcripts, search, handoff and import (src/context); made on the manager's database when not given. */
+  context?: ContextService;
 }
 
 export function createApp(options: AppOptions): Hono {
@@ -94,6 +99,8 @@ export function createApp(options: AppOptions): Hono {
   mount(app, MERGE, mergeHandlers(() => (merges ??= new MergeService({ home: options.status().home, sessions: manager, bus: manager.bus, env: process.env }))));
   mount(app, REVIEW, reviewHandlers(options.review));
   mount(app, ENVIRONMENTS, environmentHandlers(manager));
+  const context = options.context ?? new ContextService({ db: manager.search.db, search: manager.search, sessions: manager, bus: manager.bus });
+  mount(app, CONTEXT, contextHandlers(context, manager));
 
   // Last: the web routes end with the UI's catch-all.
   if (options.browserAuth !== undefined) mountWeb(app, { manager, auth: options.browserAuth, port: options.port });
