@@ -27,6 +27,8 @@ export interface PackInput {
   budgetTokens?: number;
   /** Decisions recorded for the work; when none, the pack draws decision-like lines from the transcript. */
   decisions?: readonly RecordedDecision[];
+  /** Decisions an earlier handoff brought into the session: kept like recorded ones. */
+  carried?: readonly RecordedDecision[];
   /** Seqs of the transcript's entries most relevant to the new task, best first (from search). */
   relevant?: readonly number[];
 }
@@ -47,9 +49,9 @@ export function buildHandoffPack(input: PackInput): HandoffPack {
   const t = input.transcript;
   const budget = input.budgetTokens ?? DEFAULT_BUDGET_TOKENS;
   const recorded = input.decisions ?? [];
-  const decisions = recorded.length > 0 ? recorded.map((d) => (d.text === undefined || d.text === '' ? d.title : `${d.title}: ${d.text}`)) : [];
+  const decisions = [...(input.carried ?? []), ...recorded].map((d) => (d.text === undefined || d.text === '' ? d.title : `${d.title}: ${d.text}`));
   const head = [
-    `# Handoff from session ${t.name} (${t.agent})`,
+    `# Handoff from session ${t.name} (${t.agent}${t.origin === 'baton' ? '' : ', imported from its own transcript'})`,
     '',
     `You are taking over from another coding agent (${t.agent}, session ${t.name}). This is what it decided, did and learned, condensed; trust it, and check the code where it matters.`,
     '',
@@ -68,7 +70,7 @@ export function buildHandoffPack(input: PackInput): HandoffPack {
   if (needed > budget) throw new PackBudgetError(budget, needed, decisions.length);
 
   const writer = new SectionWriter(mandatory, budget);
-  if (decisions.length === 0) writer.section('Decisions (drawn from the transcript; none were recorded)', decisionsFromTranscript(t).map((d) => clip(d, ITEM_CHARS)));
+  if (recorded.length === 0) writer.section('Decisions (drawn from the transcript; none were recorded)', decisionsFromTranscript(t).map((d) => clip(d, ITEM_CHARS)));
   writer.section('Open questions', openQuestions(t).map((q) => clip(q, ITEM_CHARS)));
   writer.section('Files touched and why', filesTouched(t).map((f) => `\`${f.path}\` (${f.tools.join(', ')})${f.why === null ? '' : ` — ${clip(f.why, 240)}`}`));
   writer.section('Tried and ruled out', triedAndRuledOut(t).map((x) => clip(x, ITEM_CHARS)));
@@ -107,7 +109,7 @@ class SectionWriter {
     start: string,
     private readonly budget: number,
   ) {
-    this.body = start;
+    this.body = start.endsWith('\n\n') ? start : `${start}\n`;
   }
 
   section(title: string, items: string[]): void {

@@ -80,6 +80,16 @@ export interface HandoffLink {
   createdAt: string;
 }
 
+/** The items of a pack's decisions section (recorded or drawn from the transcript). */
+function decisionLines(pack: string): string[] {
+  const section = /^## Decisions[^\n]*\n\n((?:- [^\n]*\n)+)/m.exec(pack);
+  if (section === null) return [];
+  return section[1]!
+    .split('\n')
+    .filter((l) => l.startsWith('- ') && !l.startsWith('- ('))
+    .map((l) => l.slice(2));
+}
+
 export class ContextService {
   private readonly db: Db;
   private readonly clock: () => Date;
@@ -146,8 +156,10 @@ export class ContextService {
         .search(words.join(' OR '), { sessionId: transcript.sessionId, limit: 30 })
         .flatMap((h) => (h.seq === null ? [] : [h.seq]));
     }
+    // Decisions a handoff brought into this session travel on: a chain keeps the first one's.
+    const carried = this.carriedDecisions(transcript.sessionId);
     const decisions = this.options.decisionsFor?.(transcript.sessionId) ?? [];
-    const pack = buildHandoffPack({ transcript, task: request.task, toAgent: request.to, budgetTokens: request.budgetTokens, decisions, relevant });
+    const pack = buildHandoffPack({ transcript, task: request.task, toAgent: request.to, budgetTokens: request.budgetTokens, decisions, carried, relevant });
     return { transcript, pack };
   }
 
@@ -171,8 +183,8 @@ export class ContextService {
     );
     const handoffId = newId();
     this.db
-      .prepare('INSERT INTO handoffs (id, from_session, to_session, agent, task, budget_tokens, pack_tokens, source_tokens, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)')
-      .run(handoffId, transcript.sessionId, session.id, session.agent, request.task, pack.budgetTokens, pack.tokens, pack.sourceTokens, this.clock().toISOString());
+      .prepare('INSERT INTO handoffs (id, from_session, to_session, agent, task, budget_tokens, pack_tokens, source_tokens, pack_text, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)')
+      .run(handoffId, transcript.sessionId, session.id, session.agent, request.task, pack.budgetTokens, pack.tokens, pack.sourceTokens, pack.text, this.clock().toISOString());
     this.options.bus.publish(HandoffCreated, {
       handoffId,
       from: { sessionId: transcript.sessionId, name: transcript.name, agent: transcript.agent },
@@ -211,6 +223,12 @@ export class ContextService {
       if (report.events > 0) this.options.bus.publish(TranscriptsImported, { vendor, files: report.filesRead, sessions: report.sessions, events: report.events });
     }
     return reports;
+  }
+
+  /** The decisions of the packs that started `sessionId`, as recorded decisions of its own. */
+  private carriedDecisions(sessionId: string): RecordedDecision[] {
+    const rows = this.db.prepare('SELECT from_session, pack_text FROM handoffs WHERE to_session = ? ORDER BY created_at').all(sessionId) as { from_session: string; pack_text: string }[];
+    return rows.flatMap((row) => decisionLines(row.pack_text).map((line) => ({ title: / \(from [^)]*\)$/.test(line) ? line : `${line} (from ${this.nameOf(row.from_session)})` })));
   }
 
   private findSession(ref: string, cwd?: string): SessionWithProject | undefined {

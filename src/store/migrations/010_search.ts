@@ -73,6 +73,7 @@ CREATE TABLE handoffs (
   budget_tokens INTEGER NOT NULL,
   pack_tokens INTEGER NOT NULL,
   source_tokens INTEGER NOT NULL,
+  pack_text TEXT NOT NULL,
   created_at TEXT NOT NULL
 );
 CREATE INDEX handoffs_from ON handoffs (from_session);
