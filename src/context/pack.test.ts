@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { BatonEvent, EventBody } from '../events/index.js';
+import type { EventBody } from '../events/index.js';
 import { PackBudgetError } from './errors.js';
 import { buildHandoffPack } from './pack.js';
 import { estimateTokens, transcriptFromEvents, transcriptText, type Transcript } from './transcript.js';
@@ -7,7 +7,7 @@ import { estimateTokens, transcriptFromEvents, transcriptText, type Transcript }
 const head = { sessionId: 's1', name: 'designer', agent: 'claude', origin: 'baton' as const, prompt: 'design the tenant cache', cwd: null, startedAt: '2026-01-01T00:00:00Z' };
 
 function transcriptOf(bodies: EventBody[]): Transcript {
-  const events = bodies.map((body, i) => ({ v: 1, seq: i + 1, ts: `2026-01-01T00:00:${String(i % 60).padStart(2, '0')}Z`, ...body }) as BatonEvent);
+  const events = bodies.map((body, i) => ({ v: 1, seq: i + 1, ts: `2026-01-01T00:00:${String(i % 60).padStart(2, '0')}Z`, ...body }));
   return transcriptFromEvents(head, events);
 }
 

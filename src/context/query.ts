@@ -27,7 +27,7 @@ interface Token {
  * Quoted phrases, then words. Parentheses group only at a word's edges (`(a OR b)`) and only
  * when they balance; elsewhere (`onChange()`, `works(`) they are part of the word.
  */
-function tokens(text: string): Token[] {
+function tokens(text: string, grouping = true): Token[] {
   const out: Token[] = [];
   for (const match of text.matchAll(/"([^"]*)"|([^\s"]+)/g)) {
     const [, phrase, chunk] = match;
@@ -36,6 +36,10 @@ function tokens(text: string): Token[] {
       continue;
     }
     const word = chunk ?? '';
+    if (!grouping) {
+      out.push({ kind: 'word', text: word });
+      continue;
+    }
     const opens = /^\(*/.exec(word)![0].length;
     const closes = /\)*$/.exec(word.slice(opens))![0].length;
     const core = word.slice(opens, word.length - closes);
@@ -51,8 +55,8 @@ function tokens(text: string): Token[] {
     if (depth < 0) balanced = false;
   }
   if (balanced && depth === 0) return out;
-  // Unbalanced: every parenthesis is literal, joined back to its word.
-  return tokens(text.replace(/[()]/g, (p) => (p === '(' ? '\u0001' : '\u0002'))).map((t) => ({ ...t, text: t.text.replace(/\u0001/g, '(').replace(/\u0002/g, ')') }));
+  // Unbalanced: every parenthesis is part of its word.
+  return tokens(text, false);
 }
 
 function literal(words: string): string {
