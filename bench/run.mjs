@@ -273,6 +273,10 @@ try {
     if (only && only !== name) continue;
     execFileSync(process.execPath, [join(ROOT, 'bench', script), ...args], { cwd: ROOT, stdio: 'inherit' });
   }
+  if (!only || only === 'search') {
+    const search = await import(join(ROOT, 'bench', 'search.mjs'));
+    await search.run({ log: (line) => console.log(line) });
+  }
   if (!only || only === 'web') {
     const web = await import(join(ROOT, 'bench', 'web.mjs'));
     web.print(await web.run({ log: (line) => console.log(line) }));
