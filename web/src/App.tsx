@@ -16,6 +16,7 @@ const DispatchForm = lazy(() => import('./components/DispatchForm.js').then((m) 
 const ReviewList = lazy(() => import('./components/ReviewList.js').then((m) => ({ default: m.ReviewList })));
 const ReviewGroup = lazy(() => import('./components/ReviewGroup.js').then((m) => ({ default: m.ReviewGroup })));
 // The merge queue, the plan and recent results: fetched and loaded only when opened.
+const Search = lazy(() => import('./components/Search.js').then((m) => ({ default: m.Search })));
 const Landing = lazy(() => import('./components/Landing.js').then((m) => ({ default: m.Landing })));
 
 export function App() {
@@ -33,6 +34,7 @@ export function App() {
     n: () => navigate('/dispatch'),
     v: () => navigate('/review'),
     l: () => navigate('/landing'),
+    s: () => navigate('/search'),
   });
 
   const sessions = [...board.sessions.values()];
@@ -55,6 +57,7 @@ export function App() {
             <NavLink to="/inbox" active={route.page === 'inbox'} label="Inbox" hint="i" count={inboxCount} urgent={inboxCount > 0} />
             <NavLink to="/review" active={route.page === 'review' || route.page === 'review-group'} label="Review" hint="v" />
             <NavLink to="/landing" active={route.page === 'landing'} label="Landing" hint="l" />
+            <NavLink to="/search" active={route.page === 'search'} label="Search" hint="s" />
             <NavLink to="/dispatch" active={route.page === 'dispatch'} label="Dispatch" hint="n" />
           </nav>
           <div className="sidebar-foot">
@@ -110,6 +113,11 @@ export function App() {
           </Suspense>
         )}
         {route.page === 'session' && <SessionPage id={route.id} />}
+        {route.page === 'search' && (
+          <Suspense fallback={<div className="empty">Loading…</div>}>
+            <Search />
+          </Suspense>
+        )}
         {route.page === 'landing' && (
           <Suspense fallback={<div className="empty">Loading…</div>}>
             <Landing />

@@ -8,6 +8,7 @@ export type Route =
   | { page: 'session'; id: string }
   | { page: 'review' }
   | { page: 'landing' }
+  | { page: 'search' }
   | { page: 'review-group'; project: string; group: string };
 
 function subscribe(listener: () => void): () => void {
@@ -31,6 +32,7 @@ export function parse(path: string): Route {
   if (path === '/dispatch') return { page: 'dispatch' };
   if (path === '/review') return { page: 'review' };
   if (path === '/landing') return { page: 'landing' };
+  if (path === '/search') return { page: 'search' };
   const group = /^\/review\/([^/]+)\/([^/]+)$/.exec(path);
   if (group?.[1] !== undefined && group[2] !== undefined) return { page: 'review-group', project: decodeURIComponent(group[1]), group: decodeURIComponent(group[2]) };
   const session = /^\/s\/([^/]+)$/.exec(path);
@@ -39,7 +41,7 @@ export function parse(path: string): Route {
 }
 
 export function navigate(path: string): void {
-  if (location.pathname === path) return;
+  if (location.pathname + location.search === path) return;
   history.pushState(null, '', path);
   dispatchEvent(new PopStateEvent('popstate'));
 }
