@@ -50,9 +50,10 @@ describe('search from the dashboard', () => {
     expect(await target.textContent()).toContain('quartz-zebra-lantern found it');
     expect(await target.isVisible()).toBe(true);
     // Opened at the hit, not at the end: the hit is in view, the session's last message is not.
-    const inView = (el: Element): boolean => {
+    // Runs in the page (this project's test types carry no DOM).
+    const inView = (el: { getBoundingClientRect(): { top: number; bottom: number } }): boolean => {
       const r = el.getBoundingClientRect();
-      return r.bottom > 0 && r.top < innerHeight;
+      return r.bottom > 0 && r.top < (globalThis as unknown as { innerHeight: number }).innerHeight;
     };
     await expect.poll(() => target.evaluate(inView)).toBe(true);
     const last = page.locator('text=Step 149 of the long session.');
