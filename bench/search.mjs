@@ -87,22 +87,27 @@ async function searchBench(log) {
     const filtered = queries.slice(0, 10);
     const times = [];
     const hits = [];
+    const classes = { rare: [], common: [], 'two words': [], prefix: [], filtered: [] };
+    const classOf = (i) => (i < 15 ? 'rare' : i < 30 ? 'common' : i < 40 ? 'two words' : 'prefix');
     for (let round = 0; round < 2; round++) {
-      for (const q of queries) {
+      for (const [i, q] of queries.entries()) {
         const t0 = performance.now();
         const found = ingestor.search.search(q, { limit: 20 });
         times.push(performance.now() - t0);
+        classes[classOf(i)].push(performance.now() - t0);
         if (round === 0) hits.push(found.length);
       }
       for (const q of filtered) {
         const t0 = performance.now();
         ingestor.search.search(q, { limit: 20, agent: 'codex', since: '2026-01-01T00:05:00Z' });
         times.push(performance.now() - t0);
+        classes.filtered.push(performance.now() - t0);
       }
     }
     const s = stats(times);
     log(`- Baton search (FTS5, BM25, top 20 with snippets), ${s.n} queries: p50 ${ms(s.p50)}, p95 ${ms(s.p95)} (goal p95 < 100 ms); ${hits.filter((h) => h > 0).length}/${hits.length} queries found something`);
 
+    log(`  by kind of query: ${Object.entries(classes).map(([name, xs]) => `${name} p50 ${ms(stats(xs).p50)} / p95 ${ms(stats(xs).p95)}`).join('; ')}`);
     const rg = spawnSync('rg', ['--version']).status === 0;
     const tool = rg ? 'rg -F -i' : 'grep -rFi';
     const scanTimes = [];

@@ -120,31 +120,50 @@ export class SearchIndex {
       args.push(...filters.kinds);
     }
     args.push(filters.limit ?? DEFAULT_LIMIT);
-    const sql = `SELECT d.source, d.kind, d.session_id, d.seq, d.doc_id, d.project_id, d.agent, d.task_id, d.ts,
-        snippet(search_fts, 0, '«', '»', '…', ${SNIPPET_WORDS}) AS snippet, bm25(search_fts) AS score
-      FROM search_fts JOIN search_docs d ON d.rowid = search_fts.rowid
-      WHERE ${where.join(' AND ')} ORDER BY score LIMIT ?`;
-    let rows: HitRow[];
+    // Ranked first, with no snippet: a snippet per match (thousands for a common word) would
+    // cost more than the ranking. Snippets are made for the page of hits only.
+    const filtered = where.length > 1;
+    const rankSql = filtered
+      ? `SELECT d.rowid AS rowid, bm25(search_fts) AS score FROM search_fts JOIN search_docs d ON d.rowid = search_fts.rowid WHERE ${where.join(' AND ')} ORDER BY score LIMIT ?`
+      : 'SELECT rowid, rank AS score FROM search_fts WHERE search_fts MATCH ? ORDER BY rank LIMIT ?';
+    let ranked: { rowid: number; score: number }[];
     try {
-      rows = this.db.prepare(sql).all(...args) as HitRow[];
+      ranked = this.db.prepare(rankSql).all(...args) as { rowid: number; score: number }[];
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       if (/fts5|syntax error|no such column/i.test(message)) throw querySyntaxError(query, message);
       throw error;
     }
-    return rows.map((r) => ({
-      source: r.source,
-      kind: r.kind,
-      sessionId: r.session_id,
-      seq: r.seq,
-      docId: r.doc_id,
-      projectId: r.project_id,
-      agent: r.agent,
-      taskId: r.task_id,
-      ts: r.ts,
-      snippet: r.snippet,
-      score: r.score,
-    }));
+    if (ranked.length === 0) return [];
+    const marks = ranked.map(() => '?').join(', ');
+    const rows = this.db
+      .prepare(
+        `SELECT d.rowid AS rowid, d.source, d.kind, d.session_id, d.seq, d.doc_id, d.project_id, d.agent, d.task_id, d.ts,
+           snippet(search_fts, 0, '«', '»', '…', ${SNIPPET_WORDS}) AS snippet
+         FROM search_fts JOIN search_docs d ON d.rowid = search_fts.rowid
+         WHERE search_fts MATCH ? AND search_fts.rowid IN (${marks})`,
+      )
+      .all(match, ...ranked.map((r) => r.rowid)) as (HitRow & { rowid: number })[];
+    const byRowid = new Map(rows.map((r) => [r.rowid, r]));
+    return ranked.flatMap(({ rowid, score }) => {
+      const r = byRowid.get(rowid);
+      if (r === undefined) return [];
+      return [
+        {
+          source: r.source,
+          kind: r.kind,
+          sessionId: r.session_id,
+          seq: r.seq,
+          docId: r.doc_id,
+          projectId: r.project_id,
+          agent: r.agent,
+          taskId: r.task_id,
+          ts: r.ts,
+          snippet: r.snippet,
+          score,
+        },
+      ];
+    });
   }
 
   /** How many rows the index holds. */
@@ -190,5 +209,4 @@ interface HitRow {
   task_id: string | null;
   ts: string;
   snippet: string;
-  score: number;
 }
