@@ -129,6 +129,8 @@ describe('baton handoff', () => {
     const out = await t.client(repo).call('GET /api/handoffs/:ref', { params: { ref: 'designer' } });
     expect(into.from).toEqual([expect.objectContaining({ from: 'designer', to: 'migrator', agent: 'scripted' })]);
     expect(out.to).toEqual([expect.objectContaining({ from: 'designer', to: 'migrator' })]);
+    expect(await t.ok(['transcript', 'migrator'])).toMatch(/^migrator \(scripted\)\nHanded off from designer \(\d+-token pack\): write the cache migration for tenants\n/);
+    expect(await t.ok(['transcript', 'designer'])).toContain('Handed off to migrator (scripted): write the cache migration for tenants\n');
     expect(await t.ok(['events'])).toMatch(/handoff\.created +designer \(scripted\) handed off to migrator \(scripted\)/);
   });
 

@@ -66,6 +66,11 @@ export async function transcript(ctx: Context, ref: string, opts: TranscriptFlag
   }
   const t = result.transcript;
   ctx.out.write(`${t.name} (${t.agent}${t.origin === 'baton' ? '' : `, imported from ${t.origin}`})\n`);
+  if (t.origin === 'baton') {
+    const links = await api.call('GET /api/handoffs/:ref', { params: { ref: t.sessionId } });
+    for (const l of links.from) ctx.out.write(`Handed off from ${l.from} (${l.packTokens}-token pack): ${l.task}\n`);
+    for (const l of links.to) ctx.out.write(`Handed off to ${l.to} (${l.agent}): ${l.task}\n`);
+  }
   for (const e of t.entries) {
     const head = e.role === 'tool' ? `tool ${e.tool ?? ''}${e.ok === false ? ' (failed)' : ''}: ${e.input ?? ''}` : `${e.role}: ${e.text}`;
     ctx.out.write(`${String(e.seq).padStart(5)} ${head.replace(/\s+/g, ' ').slice(0, 300)}\n`);
