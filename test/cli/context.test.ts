@@ -3,7 +3,7 @@
  * searchable as soon as the board shows them, transcripts export redacted, and a handoff starts
  * a session carrying the pack.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { HandoffView, SearchResult } from '../../src/api/context.js';
@@ -54,18 +54,18 @@ describe('baton search', () => {
 
   it('refuses bad queries and filters with a clear error, and keeps working after', async () => {
     await finished('zoo', [{ say: 'Search still works after bad queries.' }]);
-    const cases: [string[], RegExp][] = [
-      [['search', 'works', 'AND'], /not a valid query.*AND, OR, NOT and parentheses need something on each side/],
-      [['search', '"unclosed', 'phrase'], /unclosed quote/],
-      [['search', 'works', '--since', 'yesterday'], /--since "yesterday" is not a time: give an age such as 30m, 12h, 7d/],
-      [['search', 'works', '--kind', 'gossip'], /"kind" must be among message, reasoning/],
-      [['search', 'works', '--project', 'nope'], /No project "nope"/],
-      [['search', 'works', '--session', 'ghost'], /No session or imported session "ghost"/],
-      [['search', 'works', '--limit', 'many'], /--limit must be a whole number/],
+    const cases: [string[], RegExp, number][] = [
+      [['search', 'works', 'AND'], /not a valid query.*AND, OR, NOT and parentheses need something on each side/, 2],
+      [['search', '"unclosed', 'phrase'], /unclosed quote/, 2],
+      [['search', 'works', '--since', 'yesterday'], /--since "yesterday" is not a time: give an age such as 30m, 12h, 7d/, 2],
+      [['search', 'works', '--kind', 'gossip'], /"kind" must be among message, reasoning/, 2],
+      [['search', 'works', '--project', 'nope'], /No project "nope"/, 2],
+      [['search', 'works', '--session', 'ghost'], /No session or imported session "ghost"/, 3],
+      [['search', 'works', '--limit', 'many'], /--limit must be a whole number/, 2],
     ];
-    for (const [args, message] of cases) {
+    for (const [args, message, code] of cases) {
       const run = await t.run(args, { cwd: repo });
-      expect(run.code, args.join(' ')).toBe(args.includes('ghost') || args.includes('nope') ? (args.includes('ghost') ? 3 : 2) : 2);
+      expect(run.code, args.join(' ')).toBe(code);
       expect(run.stderr).toMatch(message);
     }
     // Words that look like FTS5 syntax are taken literally.
@@ -162,5 +162,27 @@ describe('baton handoff', () => {
     const sessions = await t.json<SessionView[]>(['ls']);
     expect(sessions.map((s) => s.name)).toEqual(['src']);
     expect(existsSync(join(repo, '.baton', 'transcripts'))).toBe(false);
+  });
+});
+
+describe('baton import', () => {
+  it('reads the folders CLAUDE_CONFIG_DIR and CODEX_HOME name, and says what it found', async () => {
+    const claudeDir = join(t.root, 'claude-config');
+    const projects = join(claudeDir, 'projects', '-work-app');
+    mkdirSync(projects, { recursive: true });
+    const id = 'aaaaaaaa-bbbb-4ccc-8ddd-eeeeeeeeeeee';
+    const line = (type: string, message: unknown) => JSON.stringify({ type, sessionId: id, cwd: '/work/app', timestamp: '2026-01-01T00:00:00Z', message });
+    writeFileSync(join(projects, `${id}.jsonl`), [line('user', { role: 'user', content: 'find the flaky pelican test' }), '{"type":"mystery"}', 'not json', line('assistant', { role: 'assistant', content: [{ type: 'text', text: 'The pelican test races the clock.' }] })].join('\n') + '\n');
+    const env = { CLAUDE_CONFIG_DIR: claudeDir, CODEX_HOME: join(t.root, 'no-codex-here') };
+    const run = await t.run(['import', '--claude', '--codex'], { env });
+    expect(run.stderr).toBe('');
+    expect(run.stdout).toBe(
+      'claude: 1 files (1 with new lines), 2 new events in 1 sessions; 1 lines of other kinds skipped, 1 malformed.\n' + 'codex: 0 files (0 with new lines), 0 new events in 0 sessions; 0 lines of other kinds skipped, 0 malformed.\n',
+    );
+    expect((await t.json<SearchResult>(['search', 'pelican', '--session', `claude-${id}`])).hits).toHaveLength(2);
+    expect(await t.ok(['transcript', 'aaaaaaaa-bbbb'])).toContain('The pelican test races the clock.');
+    const none = await t.run(['import']);
+    expect(none.code).toBe(2);
+    expect(none.stderr).toMatch(/Say what to import: --claude, --codex or both/);
   });
 });
