@@ -95,13 +95,18 @@ export const HandoffLinkView = z.object({ handoffId: z.string(), from: z.string(
 export const HandoffLinks = z.object({ from: z.array(HandoffLinkView).describe('Handoffs that started this session'), to: z.array(HandoffLinkView).describe('Sessions this one handed off to') });
 export type HandoffLinks = z.infer<typeof HandoffLinks>;
 
+const absolute = z
+  .string()
+  .min(2)
+  .max(4096)
+  .refine((p) => p.startsWith('/') && !p.includes('\0'), 'must be an absolute path');
 export const ImportRequest = z
   .object({
-    claudeDir: z.string().min(1).optional().describe("Claude Code's projects folder ($CLAUDE_CONFIG_DIR/projects or ~/.claude/projects)"),
-    codexDir: z.string().min(1).optional().describe("Codex's sessions folder ($CODEX_HOME/sessions or ~/.codex/sessions)"),
+    claudeHome: absolute.optional().describe("Claude Code's folder ($CLAUDE_CONFIG_DIR or ~/.claude); its projects/ is read"),
+    codexHome: absolute.optional().describe("Codex's folder ($CODEX_HOME or ~/.codex); its sessions/ is read"),
   })
   .strict()
-  .refine((r) => r.claudeDir !== undefined || r.codexDir !== undefined, 'say what to import: claudeDir, codexDir or both');
+  .refine((r) => r.claudeHome !== undefined || r.codexHome !== undefined, 'say what to import: claudeHome, codexHome or both');
 export const ImportReportView = z.object({
   vendor: z.enum(['claude', 'codex']),
   root: z.string(),

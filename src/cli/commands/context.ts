@@ -1,5 +1,5 @@
 /** `baton search`, `transcript`, `handoff` and `import`: the context domain through the supervisor. */
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { SearchResult } from '../../api/context.js';
 import { InvalidInputError } from '../../shared/errors.js';
 import { client } from '../connect.js';
@@ -129,10 +129,10 @@ export interface ImportFlags {
 export async function importNative(ctx: Context, opts: ImportFlags): Promise<void> {
   if (opts.claude !== true && opts.codex !== true) throw new InvalidInputError('Say what to import: --claude, --codex or both.');
   const home = ctx.env.HOME ?? '';
-  const claudeDir = join(ctx.env.CLAUDE_CONFIG_DIR ?? join(home, '.claude'), 'projects');
-  const codexDir = join(ctx.env.CODEX_HOME ?? join(home, '.codex'), 'sessions');
+  const claudeHome = resolve(ctx.cwd, ctx.env.CLAUDE_CONFIG_DIR ?? join(home, '.claude'));
+  const codexHome = resolve(ctx.cwd, ctx.env.CODEX_HOME ?? join(home, '.codex'));
   const api = await client(ctx);
-  const { reports } = await api.call('POST /api/import', { body: { ...(opts.claude ? { claudeDir } : {}), ...(opts.codex ? { codexDir } : {}) } });
+  const { reports } = await api.call('POST /api/import', { body: { ...(opts.claude ? { claudeHome } : {}), ...(opts.codex ? { codexHome } : {}) } });
   if (opts.json) return printJson(ctx, reports);
   for (const r of reports) {
     const skipped = Object.values(r.skipped).reduce((a, b) => a + b, 0);

@@ -39,7 +39,14 @@ export function importTranscripts(db: Db, search: SearchIndex, vendor: Vendor, r
   const sessions = new Set<string>();
   for (const path of transcriptFiles(vendor, root)) {
     report.files++;
-    importFile(db, search, vendor, path, report, sessions);
+    try {
+      importFile(db, search, vendor, path, report, sessions);
+    } catch (error) {
+      // A file removed or made unreadable since the folder was listed is passed over, and counted.
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code !== 'ENOENT' && code !== 'EACCES' && code !== 'EISDIR') throw error;
+      report.skipped['unreadable file'] = (report.skipped['unreadable file'] ?? 0) + 1;
+    }
   }
   report.sessions = sessions.size;
   return report;
@@ -48,8 +55,16 @@ export function importTranscripts(db: Db, search: SearchIndex, vendor: Vendor, r
 function transcriptFiles(vendor: Vendor, root: string): string[] {
   if (!existsSync(root)) return [];
   const out: string[] = [];
+  // Symbolic links are not followed (a loop, or a link out of the folder, is not walked), and
+  // a folder that cannot be read is passed over.
   const walk = (dir: string): void => {
-    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    let entries;
+    try {
+      entries = readdirSync(dir, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const entry of entries) {
       const path = join(dir, entry.name);
       if (entry.isDirectory()) walk(path);
       else if (entry.isFile() && entry.name.endsWith('.jsonl') && (vendor === 'claude' || entry.name.startsWith('rollout-'))) out.push(path);

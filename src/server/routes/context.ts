@@ -1,4 +1,5 @@
 /** Transcripts, search, handoff and import: thin calls to the context domain. */
+import { join } from 'node:path';
 import type { CONTEXT } from '../../api/context.js';
 import type { ContextService } from '../../context/index.js';
 import type { SearchKind } from '../../context/index.js';
@@ -31,7 +32,7 @@ export function contextHandlers(context: ContextService, manager: SessionManager
     },
     'GET /api/handoffs/:ref': ({ params, cwd }) => context.handoffsOf(manager.resolve(params.ref, cwd).id),
     'POST /api/import': ({ body }) => ({
-      reports: context.importNative({ ...(body.claudeDir === undefined ? {} : { claude: body.claudeDir }), ...(body.codexDir === undefined ? {} : { codex: body.codexDir }) }),
+      reports: context.importNative({ ...(body.claudeHome === undefined ? {} : { claude: join(body.claudeHome, 'projects') }), ...(body.codexHome === undefined ? {} : { codex: join(body.codexHome, 'sessions') }) }),
     }),
   };
 }
