@@ -283,6 +283,9 @@ try {
   if (!only || only === 'watchdog') {
     const watchdog = await import(join(ROOT, 'bench', 'watchdog.mjs'));
     await watchdog.run({ log: (line) => console.log(line) });
+  if (!only || only === 'search') {
+    const search = await import(join(ROOT, 'bench', 'search.mjs'));
+    await search.run({ log: (line) => console.log(line) });
   }
   if (!only || only === 'web') {
     const web = await import(join(ROOT, 'bench', 'web.mjs'));

@@ -1,5 +1,6 @@
 /** Every table of the API, by domain. Clients import this with `import type` only. */
 import type { CONFLICTS } from './conflicts.js';
+import type { CONTEXT } from './context.js';
 import type { DAEMON } from './daemon.js';
 import type { ENVIRONMENTS } from './environments.js';
 import type { HISTORY } from './history.js';
@@ -14,5 +15,5 @@ import type { UI } from './ui.js';
 import type { WATCHDOG } from './watchdog.js';
 import type { WORKSPACE } from './workspace.js';
 
-export type Endpoints = typeof DAEMON & typeof SESSIONS & typeof HISTORY & typeof UI & typeof WORKSPACE & typeof CONFLICTS & typeof MERGE & typeof REVIEW & typeof ENVIRONMENTS & typeof ROUTINES & typeof TASKS & typeof MCP & typeof POLICY & typeof WATCHDOG;
+export type Endpoints = typeof DAEMON & typeof SESSIONS & typeof HISTORY & typeof UI & typeof WORKSPACE & typeof CONFLICTS & typeof MERGE & typeof REVIEW & typeof ENVIRONMENTS & typeof ROUTINES & typeof TASKS & typeof MCP & typeof POLICY & typeof WATCHDOG & typeof CONTEXT;
 export type Route = keyof Endpoints;

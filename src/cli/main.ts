@@ -11,6 +11,7 @@ import type { Context } from './context.js';
 import { readOnlyCommand } from './fast.js';
 import { addWorkspaceCommands } from './program-workspace.js';
 import { addRoutineCommands } from './program-routines.js';
+import { addContextCommands } from './program-context.js';
 import { AGENT_IDS, DEFAULT_AGENT, DEFAULT_PERMISSION_MODE, PERMISSION_MODES } from '../events/vocabulary.js';
 import type { LogsFlags } from './commands/stream.js';
 import type { DispatchFlags } from './flags.js';
@@ -280,6 +281,7 @@ function buildProgram(ctx: Context, jsonErrors: boolean): Commander.Command {
 
   addWorkspaceCommands(program, Option, ctx);
   addRoutineCommands(program, Option, ctx);
+  addContextCommands(program, Option, ctx);
 
   return program;
 }

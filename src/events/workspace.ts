@@ -182,6 +182,22 @@ export const BudgetSet = defineWorkspaceEvent('budget.set', z.object({ ...budget
 export const BudgetRemoved = defineWorkspaceEvent('budget.removed', z.object({ scope: z.string() }));
 /** A session the watchdog paused for its budget was let go on again (the budget was raised). */
 export const BudgetResumed = defineWorkspaceEvent('budget.resumed', z.object({ ...sessionRef, spentUsd: z.number(), limitUsd: z.number() }));
+// ── context (transcripts, search, handoff, import: src/context) ──────────────
+
+export const HandoffCreated = defineWorkspaceEvent(
+  'handoff.created',
+  z.object({
+    handoffId: z.string(),
+    from: z.object({ sessionId: z.string(), name: z.string(), agent: z.string() }),
+    to: z.object({ sessionId: z.string(), name: z.string(), agent: z.string() }),
+    packTokens: z.number().int(),
+    budgetTokens: z.number().int(),
+  }),
+);
+export const TranscriptsImported = defineWorkspaceEvent(
+  'transcripts.imported',
+  z.object({ vendor: z.enum(['claude', 'codex']), files: z.number().int(), sessions: z.number().int(), events: z.number().int() }),
+);
 
 /** Every workspace event there is; a new domain adds its definitions here. */
 // ── routines (scheduled and triggered agents: src/routines) ──────────────────
@@ -257,6 +273,8 @@ export const WORKSPACE_EVENTS = [
   BudgetSet,
   BudgetRemoved,
   BudgetResumed,
+  HandoffCreated,
+  TranscriptsImported,
 ] as const;
 
 type Definitions = (typeof WORKSPACE_EVENTS)[number];
@@ -318,4 +336,7 @@ export const WorkspaceEvent = z.discriminatedUnion('type', [
   z.object({ ...envelope, type: z.literal(BudgetSet.type), data: BudgetSet.schema }),
   z.object({ ...envelope, type: z.literal(BudgetRemoved.type), data: BudgetRemoved.schema }),
   z.object({ ...envelope, type: z.literal(BudgetResumed.type), data: BudgetResumed.schema }),
+  // context
+  z.object({ ...envelope, type: z.literal(HandoffCreated.type), data: HandoffCreated.schema }),
+  z.object({ ...envelope, type: z.literal(TranscriptsImported.type), data: TranscriptsImported.schema }),
 ]);

@@ -6,6 +6,8 @@ import { timingSafeEqual } from 'node:crypto';
 import { Hono, type Context } from 'hono';
 import { ZodError } from 'zod';
 import { CONFLICTS } from '../api/conflicts.js';
+import { CONTEXT } from '../api/context.js';
+import { ContextService } from '../context/index.js';
 import { DAEMON, type DaemonStatus } from '../api/daemon.js';
 import { ENVIRONMENTS } from '../api/environments.js';
 import { HISTORY } from '../api/history.js';
@@ -31,6 +33,7 @@ import type { BrowserAuth } from './web-auth.js';
 import { bodyLimit } from './body-limit.js';
 import { authorizeSession } from './session-callers.js';
 import { conflictHandlers } from './routes/conflicts.js';
+import { contextHandlers } from './routes/context.js';
 import { daemonHandlers } from './routes/daemon.js';
 import { environmentHandlers } from './routes/environments.js';
 import { historyHandlers } from './routes/history.js';
@@ -85,6 +88,8 @@ export interface AppOptions {
   policy?: PolicyService;
   /** Budgets, alerts and cost (src/watchdog); without it, those endpoints answer that it is off. */
   watchdog?: Watchdog;
+  /** Transcripts, search, handoff and import (src/context); made on the manager's database when not given. */
+  context?: ContextService;
 }
 
 export function createApp(options: AppOptions): Hono {
@@ -137,6 +142,8 @@ export function createApp(options: AppOptions): Hono {
   mount(app, MCP, mcpHandlers(options.mcp ?? new McpService({ db: options.db, sessions: manager, bus: manager.bus })));
   mount(app, POLICY, policyHandlers(policy));
   mount(app, WATCHDOG, watchdogHandlers(options.watchdog));
+  const context = options.context ?? new ContextService({ db: manager.search.db, search: manager.search, sessions: manager, bus: manager.bus });
+  mount(app, CONTEXT, contextHandlers(context, manager));
 
   // Last: the web routes end with the UI's catch-all.
   if (options.browserAuth !== undefined) mountWeb(app, { manager, auth: options.browserAuth, port: options.port });

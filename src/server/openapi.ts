@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import * as conflicts from '../api/conflicts.js';
+import * as context from '../api/context.js';
 import * as daemon from '../api/daemon.js';
 import * as environments from '../api/environments.js';
 import type { EndpointSpec } from '../api/endpoint.js';
@@ -24,13 +25,13 @@ import * as workspace from '../api/workspace.js';
 import { BatonEvent } from '../events/index.js';
 import { VERSION } from './version.js';
 
-export const TABLES = { ...daemon.DAEMON, ...sessions.SESSIONS, ...history.HISTORY, ...ui.UI, ...workspace.WORKSPACE, ...conflicts.CONFLICTS, ...merge.MERGE, ...review.REVIEW, ...environments.ENVIRONMENTS, ...routines.ROUTINES, ...tasks.TASKS, ...mcp.MCP, ...policy.POLICY, ...watchdog.WATCHDOG } as const;
+export const TABLES = { ...daemon.DAEMON, ...sessions.SESSIONS, ...history.HISTORY, ...ui.UI, ...workspace.WORKSPACE, ...conflicts.CONFLICTS, ...merge.MERGE, ...review.REVIEW, ...environments.ENVIRONMENTS, ...routines.ROUTINES, ...tasks.TASKS, ...mcp.MCP, ...policy.POLICY, ...watchdog.WATCHDOG, ...context.CONTEXT } as const;
 
 const ErrorBody = z.object({ error: z.object({ code: z.string(), message: z.string(), data: z.record(z.string(), z.unknown()).optional() }) });
 
 export function openApiDocument(): Record<string, unknown> {
   const names = new Map<z.ZodType, string>([[BatonEvent, 'BatonEvent'], [ErrorBody, 'Error']]);
-  for (const module of [shapes, web, daemon, sessions, history, ui, conflicts, merge, review, environments, routines, tasks, mcp, policy, watchdog] as Record<string, unknown>[]) {
+  for (const module of [shapes, web, daemon, sessions, history, ui, conflicts, merge, review, environments, routines, tasks, mcp, policy, watchdog, context] as Record<string, unknown>[]) {
     for (const [name, value] of Object.entries(module)) if (value instanceof z.ZodType && !names.has(value)) names.set(value, name);
   }
   const schemas: Record<string, unknown> = {};

@@ -127,6 +127,9 @@ export async function runSupervisor(env: NodeJS.ProcessEnv = process.env): Promi
     },
   });
 
+  // Events stored before the search index existed are indexed once, before sessions come back.
+  const backfilled = manager.search.backfill();
+  if (backfilled > 0) log.info('search index back-filled', { events: backfilled });
   await manager.reattachAll();
   // After the sessions are back, so the first pass sees them all.
   radar.start();

@@ -8,6 +8,7 @@ import { mkdirSync } from 'node:fs';
 import type { BatonEvent, EventBody, SessionState } from '../events/index.js';
 import { SessionStateChanged } from '../events/workspace.js';
 import type { WorkspaceBus } from '../bus/index.js';
+import { SearchIndex } from '../context/search-index.js';
 import { errorMessage, isDiskFull } from '../shared/errors.js';
 import { createLogger } from '../shared/log.js';
 import { sessionPaths } from '../shared/paths.js';
@@ -35,19 +36,24 @@ export interface IngestEvents {
 
 export class Ingestor extends EventEmitter<IngestEvents> {
   readonly events: EventStore;
+  /** Full-text search over every session's events, written in the same transaction as the events. */
+  readonly search: SearchIndex;
 
   constructor(
     private readonly home: string,
     db: Db,
     private readonly store: SessionStore,
     private readonly bus: WorkspaceBus,
+    search?: SearchIndex,
   ) {
     super();
     this.setMaxListeners(0);
+    const index = (this.search = search ?? new SearchIndex(db));
     this.events = new EventStore(
       db,
       (id, projection) => store.applyProjection(id, projection),
       (row, event) => {
+        index.indexEvent({ sessionId: row.id, projectId: row.project_id, agent: row.agent }, event);
         if (event.type !== 'state.changed') return;
         const session = store.get(row.id);
         bus.publish(SessionStateChanged, {

@@ -15,6 +15,7 @@ import { createLogger } from '../shared/log.js';
 import type { Db } from '../store/db.js';
 import { PendingDispatchStore } from '../store/pending-dispatches.js';
 import { PortLeaseStore } from '../store/port-leases.js';
+import type { SearchIndex } from '../context/search-index.js';
 import { SessionStore, type SessionWithProject } from '../store/sessions.js';
 import { findRepository, type RemoveResult } from '../worktrees/index.js';
 import { Archive } from './archive.js';
@@ -55,6 +56,8 @@ export class SessionManager extends EventEmitter<ManagerEvents> {
   readonly workSizes: WorkSizes;
   /** Disk, cleanup, snapshots and restore (issue 15). */
   readonly archive: Archive;
+  /** Search over every session's events (src/context), indexed as they are ingested. */
+  readonly search: SearchIndex;
   private readonly store: SessionStore;
   private readonly ingestor: Ingestor;
   private readonly hosts: HostSupervisor;
@@ -70,6 +73,7 @@ export class SessionManager extends EventEmitter<ManagerEvents> {
     this.bus = options.bus ?? new WorkspaceBus(options.db);
     this.store = new SessionStore(options.db);
     this.ingestor = new Ingestor(options.home, options.db, this.store, this.bus);
+    this.search = this.ingestor.search;
     this.hosts = new HostSupervisor({
       home: options.home,
       env: options.env,

@@ -17,6 +17,7 @@ const DispatchForm = lazy(() => import('./components/DispatchForm.js').then((m) 
 const ReviewList = lazy(() => import('./components/ReviewList.js').then((m) => ({ default: m.ReviewList })));
 const ReviewGroup = lazy(() => import('./components/ReviewGroup.js').then((m) => ({ default: m.ReviewGroup })));
 // The merge queue, the plan and recent results: fetched and loaded only when opened.
+const Search = lazy(() => import('./components/Search.js').then((m) => ({ default: m.Search })));
 const Landing = lazy(() => import('./components/Landing.js').then((m) => ({ default: m.Landing })));
 const Routines = lazy(() => import('./components/Routines.js').then((m) => ({ default: m.Routines })));
 const Cost = lazy(() => import('./components/Cost.js').then((m) => ({ default: m.Cost })));
@@ -38,6 +39,7 @@ export function App() {
     l: () => navigate('/landing'),
     o: () => navigate('/routines'),
     c: () => navigate('/cost'),
+    s: () => navigate('/search'),
   });
 
   const sessions = [...board.sessions.values()];
@@ -62,6 +64,7 @@ export function App() {
             <NavLink to="/landing" active={route.page === 'landing'} label="Landing" hint="l" />
             <NavLink to="/routines" active={route.page === 'routines'} label="Routines" hint="o" />
             <NavLink to="/cost" active={route.page === 'cost'} label="Cost" hint="c" />
+            <NavLink to="/search" active={route.page === 'search'} label="Search" hint="s" />
             <NavLink to="/dispatch" active={route.page === 'dispatch'} label="Dispatch" hint="n" />
           </nav>
           <div className="sidebar-foot">
@@ -118,6 +121,11 @@ export function App() {
           </Suspense>
         )}
         {route.page === 'session' && <SessionPage id={route.id} />}
+        {route.page === 'search' && (
+          <Suspense fallback={<div className="empty">Loading…</div>}>
+            <Search />
+          </Suspense>
+        )}
         {route.page === 'landing' && (
           <Suspense fallback={<div className="empty">Loading…</div>}>
             <Landing />

@@ -10,6 +10,7 @@ export type Route =
   | { page: 'landing' }
   | { page: 'routines' }
   | { page: 'cost' }
+  | { page: 'search' }
   | { page: 'review-group'; project: string; group: string };
 
 function subscribe(listener: () => void): () => void {
@@ -35,6 +36,7 @@ export function parse(path: string): Route {
   if (path === '/landing') return { page: 'landing' };
   if (path === '/routines') return { page: 'routines' };
   if (path === '/cost') return { page: 'cost' };
+  if (path === '/search') return { page: 'search' };
   const group = /^\/review\/([^/]+)\/([^/]+)$/.exec(path);
   if (group?.[1] !== undefined && group[2] !== undefined) return { page: 'review-group', project: decodeURIComponent(group[1]), group: decodeURIComponent(group[2]) };
   const session = /^\/s\/([^/]+)$/.exec(path);
@@ -43,7 +45,7 @@ export function parse(path: string): Route {
 }
 
 export function navigate(path: string): void {
-  if (location.pathname === path) return;
+  if (location.pathname + location.search === path) return;
   history.pushState(null, '', path);
   dispatchEvent(new PopStateEvent('popstate'));
 }

@@ -140,6 +140,10 @@ function describeKnown(event: WorkspaceEvent): string {
       return `budget ${event.data.scope} removed`;
     case 'budget.resumed':
       return `${event.data.name}: resumed within its budget ($${event.data.spentUsd.toFixed(2)} of $${event.data.limitUsd})`;
+    case 'handoff.created':
+      return `${event.data.from.name} (${event.data.from.agent}) handed off to ${event.data.to.name} (${event.data.to.agent}), ${event.data.packTokens} tokens`;
+    case 'transcripts.imported':
+      return `${event.data.events} events of ${event.data.sessions} ${event.data.vendor} sessions imported`;
   }
 }
 

@@ -22,12 +22,15 @@ export function Transcript({ session }: { session: SessionView }) {
   const [loaded, setLoaded] = useState(false);
   const [error, setError] = useState<string | undefined>();
   const bottom = useRef<HTMLDivElement>(null);
-  const stick = useRef(true);
+  // Opened from a search hit (`?at=<seq>`): the page around that event, scrolled to it.
+  const at = useMemo(() => openedAt(), [session.id]);
+  const stick = useRef(at === undefined);
 
   useEffect(() => {
     let source: EventSource | undefined;
     let closed = false;
-    api.call('GET /api/sessions/:ref/transcript', { params: { ref: session.id }, query: { limit: FIRST_PAGE } }).then(
+    const query = at === undefined ? { limit: FIRST_PAGE } : { limit: FIRST_PAGE, before: at + FIRST_PAGE / 2 };
+    api.call('GET /api/sessions/:ref/transcript', { params: { ref: session.id }, query }).then(
       (page) => {
         if (closed) return;
         setEvents(page.events);
@@ -51,6 +54,11 @@ export function Transcript({ session }: { session: SessionView }) {
   useEffect(() => {
     if (stick.current) bottom.current?.scrollIntoView({ block: 'end' });
   }, [events]);
+
+  const shownAt = loaded && at !== undefined;
+  useEffect(() => {
+    if (shownAt) document.querySelector(`[data-seq="${at}"]`)?.scrollIntoView({ block: 'center' });
+  }, [shownAt, at]);
 
   const loadEarlier = () => {
     const first = events[0]?.seq;
@@ -83,10 +91,25 @@ export function Transcript({ session }: { session: SessionView }) {
         </button>
       )}
       {items.length === 0 && <div className="muted">Nothing yet.</div>}
-      {items.map((item) => (item.kind === 'tool' ? <ToolCall key={`t${item.start.seq}`} start={item.start} end={item.end} /> : <Entry key={item.event.seq} event={item.event} />))}
+      {items.map((item) => {
+        const seqs = item.kind === 'tool' ? [item.start.seq, item.end?.seq] : [item.event.seq];
+        const hit = at !== undefined && seqs.includes(at);
+        return (
+          <div key={seqs[0]} data-seq={hit ? at : seqs[0]} className={hit ? 'search-target' : undefined} data-testid={hit ? 'search-target' : undefined}>
+            {item.kind === 'tool' ? <ToolCall start={item.start} end={item.end} open={hit} /> : <Entry event={item.event} />}
+          </div>
+        );
+      })}
       <div ref={bottom} />
     </div>
   );
+}
+
+/** The seq in the address's `?at=`, when a search hit opened the page. */
+function openedAt(): number | undefined {
+  if (typeof location === 'undefined') return undefined;
+  const at = Number(new URLSearchParams(location.search).get('at'));
+  return Number.isInteger(at) && at > 0 ? at : undefined;
 }
 
 /** Folds each tool.finished into its tool.started, so a call and its output read as one. */
@@ -112,10 +135,10 @@ function pair(events: BatonEvent[]): Item[] {
   return items;
 }
 
-function ToolCall({ start, end }: { start: Extract<BatonEvent, { type: 'tool.started' }>; end: Extract<BatonEvent, { type: 'tool.finished' }> | undefined }) {
+function ToolCall({ start, end, open }: { start: Extract<BatonEvent, { type: 'tool.started' }>; end: Extract<BatonEvent, { type: 'tool.finished' }> | undefined; open?: boolean }) {
   const status = end === undefined ? 'running' : end.ok ? 'ok' : 'failed';
   return (
-    <details className={`tool tool-${status}`} data-testid="tool-call">
+    <details className={`tool tool-${status}`} data-testid="tool-call" open={open}>
       <summary>
         <span className="tool-status">{status === 'running' ? <span className="spinner" /> : status === 'ok' ? '✓' : '✗'}</span>
         <span className="tool-name">{start.tool}</span>

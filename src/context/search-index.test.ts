@@ -1,0 +1,85 @@
+import { appendFileSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { WorkspaceBus } from '../bus/index.js';
+import { makeEvent, type EventBody } from '../events/index.js';
+import { sessionPaths } from '../shared/paths.js';
+import { Ingestor } from '../sessions/ingest.js';
+import { openDb, type Db } from '../store/db.js';
+import { SessionStore } from '../store/sessions.js';
+import { SearchIndex } from './search-index.js';
+
+let home: string;
+let db: Db;
+let store: SessionStore;
+let ingestor: Ingestor;
+const ID = 'sess-1';
+
+beforeEach(() => {
+  home = mkdtempSync(join(tmpdir(), 'baton-search-'));
+  db = openDb(join(home, 'baton.db'));
+  store = new SessionStore(db);
+  ingestor = new Ingestor(home, db, store, new WorkspaceBus(db));
+  const project = store.ensureProject('/repo');
+  store.insert(
+    { id: ID, project_id: project.id, name: 'w', agent: 'claude', prompt: 'p', model: null, permission_mode: 'default', options_json: '{}', branch: 'baton/w', base_ref: 'main', base_commit: '0'.repeat(40), worktree: '/w' },
+    'queued',
+  );
+  mkdirSync(sessionPaths(home, ID).dir, { recursive: true });
+});
+afterEach(() => {
+  db.close();
+  rmSync(home, { recursive: true, force: true });
+});
+
+const write = (seq: number, body: EventBody): void => appendFileSync(sessionPaths(home, ID).events, JSON.stringify(makeEvent(seq, body)) + '\n');
+
+describe('the search index', () => {
+  it('is written by the ingesting transaction: an event stored is an event found, and once only', () => {
+    write(1, { type: 'tool.started', toolId: 't', tool: 'Bash', input: 'npm test' });
+    write(2, { type: 'tool.finished', toolId: 't', tool: 'Bash', ok: false, output: 'FAIL onChange keeps its signature' });
+    ingestor.ingest(ID);
+    const hits = ingestor.search.search('onchange signature');
+    expect(hits).toEqual([expect.objectContaining({ sessionId: ID, seq: 2, kind: 'tool_output', agent: 'claude', source: 'event' })]);
+    ingestor.ingest(ID);
+    expect(ingestor.search.size()).toBe(2);
+  });
+
+  it('rolls back with the events when the transaction fails, so the index never holds what the store does not', () => {
+    write(1, { type: 'message.added', role: 'assistant', text: 'phantom words' });
+    db.exec('CREATE TRIGGER refuse BEFORE UPDATE ON sessions BEGIN SELECT RAISE(ABORT, "refused"); END');
+    expect(() => ingestor.ingest(ID)).toThrow(/refused/);
+    expect(ingestor.search.search('phantom')).toEqual([]);
+    db.exec('DROP TRIGGER refuse');
+    ingestor.ingest(ID);
+    expect(ingestor.search.search('phantom')).toHaveLength(1);
+  });
+
+  it('ranks by BM25, filters by kind and time, and indexes decisions and notes by id', () => {
+    write(1, { type: 'message.added', role: 'assistant', text: 'tenant tenant tenant cache' });
+    write(2, { type: 'thinking.added', text: 'a cache for each tenant maybe' });
+    ingestor.ingest(ID);
+    const search = ingestor.search;
+    expect(search.search('tenant').map((h) => h.seq)).toEqual([1, 2]);
+    expect(search.search('tenant', { kinds: ['reasoning'] }).map((h) => h.seq)).toEqual([2]);
+    expect(search.search('tenant', { since: '2999-01-01T00:00:00Z' })).toEqual([]);
+    search.indexDocument('decision', 'd1', 'Key the cache by tenant', { taskId: '7' });
+    search.indexDocument('decision', 'd1', 'Key the cache by tenant id, never user', { taskId: '7' });
+    const decisions = search.search('never', { task: '7' });
+    expect(decisions).toEqual([expect.objectContaining({ source: 'decision', docId: 'd1', taskId: '7' })]);
+    search.removeDocument('decision', 'd1');
+    expect(search.search('never')).toEqual([]);
+  });
+
+  it('back-fills events stored before the index existed, once', () => {
+    write(1, { type: 'message.added', role: 'assistant', text: 'older than the index' });
+    ingestor.ingest(ID);
+    db.exec('DELETE FROM search_fts; DELETE FROM search_docs;');
+    const index = new SearchIndex(db);
+    expect(index.search('older')).toEqual([]);
+    expect(index.backfill()).toBe(1);
+    expect(index.search('older')).toHaveLength(1);
+    expect(index.backfill()).toBe(0);
+  });
+});
