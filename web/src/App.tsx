@@ -17,6 +17,8 @@ const ReviewList = lazy(() => import('./components/ReviewList.js').then((m) => (
 const ReviewGroup = lazy(() => import('./components/ReviewGroup.js').then((m) => ({ default: m.ReviewGroup })));
 // The merge queue, the plan and recent results: fetched and loaded only when opened.
 const Landing = lazy(() => import('./components/Landing.js').then((m) => ({ default: m.Landing })));
+// The kanban: fetched and loaded only when opened, then kept live by the board's stream.
+const Tasks = lazy(() => import('./components/Tasks.js').then((m) => ({ default: m.Tasks })));
 
 export function App() {
   const route = useRoute();
@@ -33,6 +35,7 @@ export function App() {
     n: () => navigate('/dispatch'),
     v: () => navigate('/review'),
     l: () => navigate('/landing'),
+    t: () => navigate('/tasks'),
   });
 
   const sessions = [...board.sessions.values()];
@@ -53,6 +56,7 @@ export function App() {
           <nav>
             <NavLink to="/" active={route.page === 'board'} label="Board" hint="g" count={sessions.length} />
             <NavLink to="/inbox" active={route.page === 'inbox'} label="Inbox" hint="i" count={inboxCount} urgent={inboxCount > 0} />
+            <NavLink to="/tasks" active={route.page === 'tasks'} label="Tasks" hint="t" />
             <NavLink to="/review" active={route.page === 'review' || route.page === 'review-group'} label="Review" hint="v" />
             <NavLink to="/landing" active={route.page === 'landing'} label="Landing" hint="l" />
             <NavLink to="/dispatch" active={route.page === 'dispatch'} label="Dispatch" hint="n" />
@@ -110,6 +114,11 @@ export function App() {
           </Suspense>
         )}
         {route.page === 'session' && <SessionPage id={route.id} />}
+        {route.page === 'tasks' && (
+          <Suspense fallback={<div className="empty">Loading…</div>}>
+            <Tasks />
+          </Suspense>
+        )}
         {route.page === 'landing' && (
           <Suspense fallback={<div className="empty">Loading…</div>}>
             <Landing />

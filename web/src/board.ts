@@ -15,6 +15,7 @@ import type { StreamSnapshot } from '../../src/api/web.js';
 import { api, authListeners, onStreamMessage, streamUrl } from './api.js';
 import { landingReconnected, trackWorkspaceEvent } from './landing.js';
 import { notifyTransition } from './notify.js';
+import { tasksReconnected, trackTaskEvent } from './tasks.js';
 
 export interface BoardState {
   sessions: ReadonlyMap<string, SessionView>;
@@ -52,10 +53,12 @@ function connect(): void {
     refreshChanges(0);
     refreshConflicts(0);
     landingReconnected();
+    tasksReconnected();
   });
   onStreamMessage(source, route, 'workspace', (event) => {
     if (event.type.startsWith('radar.')) refreshConflicts(250);
     trackWorkspaceEvent(event);
+    trackTaskEvent(event);
   });
   onStreamMessage(source, route, 'session', (session) => {
     const previous = state.sessions.get(session.id);

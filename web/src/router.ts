@@ -1,4 +1,4 @@
-/** A tiny history router: the dashboard has seven kinds of page, not worth a dependency. */
+/** A tiny history router: the dashboard has eight kinds of page, not worth a dependency. */
 import { useSyncExternalStore } from 'react';
 
 export type Route =
@@ -8,6 +8,7 @@ export type Route =
   | { page: 'session'; id: string }
   | { page: 'review' }
   | { page: 'landing' }
+  | { page: 'tasks' }
   | { page: 'review-group'; project: string; group: string };
 
 function subscribe(listener: () => void): () => void {
@@ -31,6 +32,7 @@ export function parse(path: string): Route {
   if (path === '/dispatch') return { page: 'dispatch' };
   if (path === '/review') return { page: 'review' };
   if (path === '/landing') return { page: 'landing' };
+  if (path === '/tasks') return { page: 'tasks' };
   const group = /^\/review\/([^/]+)\/([^/]+)$/.exec(path);
   if (group?.[1] !== undefined && group[2] !== undefined) return { page: 'review-group', project: decodeURIComponent(group[1]), group: decodeURIComponent(group[2]) };
   const session = /^\/s\/([^/]+)$/.exec(path);
