@@ -31,6 +31,22 @@ export function parseAfter(text: string): number[] {
     .map((t) => (/^#?\d+$/.test(t) ? Number(t.replace('#', '')) : Number.NaN));
 }
 
+type Editable = Pick<TaskCard, 'title' | 'description' | 'scope' | 'tracker' | 'after'>;
+
+/**
+ * Only the fields a person changed are sent: saving a new title must not re-check a scope left
+ * as it was (a running task's overlap would refuse it).
+ */
+export function changes(task: Editable, form: Editable): Partial<Editable> {
+  const out: Partial<Editable> = {};
+  if (form.title !== task.title) out.title = form.title;
+  if (form.description !== task.description) out.description = form.description;
+  if (form.tracker !== task.tracker) out.tracker = form.tracker;
+  if (form.scope.join('\n') !== task.scope.join('\n')) out.scope = form.scope;
+  if (form.after.join(',') !== task.after.join(',')) out.after = form.after;
+  return out;
+}
+
 export function TaskForm({ task, projects, onDone }: TaskFormProps) {
   const [form, setForm] = useState({
     title: task?.title ?? '',
@@ -59,11 +75,16 @@ export function TaskForm({ task, projects, onDone }: TaskFormProps) {
     setBusy(true);
     setError(undefined);
     try {
-      const common = { title: form.title, description: form.description, scope: lines(form.scope), after, force };
+      const common = { title: form.title, description: form.description, scope: lines(form.scope), after };
+      const tracker = form.tracker.trim() === '' ? null : form.tracker.trim();
+      if (task !== undefined && Object.keys(changes(task, { ...common, tracker })).length === 0) {
+        onDone();
+        return;
+      }
       const { task: saved, warnings } =
         task === undefined
-          ? await api.call('POST /api/tasks', { body: { ...common, ...(form.tracker.trim() === '' ? {} : { tracker: form.tracker.trim() }), project: form.project } })
-          : await api.call('POST /api/tasks/:id', { params: { id: String(task.id) }, body: { ...common, tracker: form.tracker.trim() === '' ? null : form.tracker.trim() } });
+          ? await api.call('POST /api/tasks', { body: { ...common, ...(tracker === null ? {} : { tracker }), project: form.project, force } })
+          : await api.call('POST /api/tasks/:id', { params: { id: String(task.id) }, body: { ...changes(task, { ...common, tracker }), force } });
       toast(task === undefined ? `Added task #${saved.id}` : `Saved task #${saved.id}`);
       for (const warning of warnings) toast(warning);
       onDone();
