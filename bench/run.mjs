@@ -274,6 +274,10 @@ try {
     if (only && only !== name) continue;
     execFileSync(process.execPath, [join(ROOT, 'bench', script), ...args], { cwd: ROOT, stdio: 'inherit' });
   }
+  if (!only || only === 'kanban') {
+    const kanban = await import(join(ROOT, 'bench', 'kanban.mjs'));
+    kanban.print(await kanban.run({ log: (line) => console.log(line) }));
+  }
   if (!only || only === 'web') {
     const web = await import(join(ROOT, 'bench', 'web.mjs'));
     web.print(await web.run({ log: (line) => console.log(line) }));

@@ -95,7 +95,7 @@ export const KanbanCard = memo(function KanbanCard({ task, entries, states, drag
         </div>
       )}
       <div className="kcard-foot">
-        <span data-testid="task-entries">
+        <span className="kcard-entries" data-testid="task-entries">
           {entries?.decisions ?? 0} decision{entries?.decisions === 1 ? '' : 's'} · {entries?.notes ?? 0} note{entries?.notes === 1 ? '' : 's'}
         </span>
         {task.review !== 'none' && <span className={`kcard-review review-${task.review}`}>{task.review === 'approved' ? 'approved' : 'changes requested'}</span>}

@@ -4,13 +4,12 @@
  * kanban-keys.ts, listed in the page's help). Everything shown comes from the tasks store, which
  * the board's one stream keeps current, and the sessions' live states from the board itself.
  */
-import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
-import type { SessionState } from '../../../src/events/index.js';
+import { useEffect, useMemo, useRef, useState } from 'react';
 import { useBoard } from '../board.js';
 import { KANBAN_KEYS, kanbanKey } from '../kanban-keys.js';
 import { useKeys } from '../keys.js';
-import { COLUMN_TITLES, moveTask, TASK_COLUMNS, useTasks, type TaskColumnName } from '../tasks.js';
-import { KanbanCard } from './KanbanCard.js';
+import { moveTask, TASK_COLUMNS, useTasks, type TaskColumnName } from '../tasks.js';
+import { KanbanColumn, type ColumnHandlers } from './KanbanColumn.js';
 import { TaskForm } from './TaskForm.js';
 import { TaskStart } from './TaskStart.js';
 
@@ -29,7 +28,6 @@ export function Tasks() {
 
   useKeys({ c: () => setPanel({ kind: 'add' }), '?': () => setHelp((h) => !h) });
 
-  const stateOf = (id: string, known: SessionState): SessionState => board.sessions.get(id)?.state ?? known;
   const projects = useMemo(() => {
     const roots = new Set<string>();
     for (const card of tasks.cards.values()) roots.add(card.projectRoot);
@@ -46,40 +44,58 @@ export function Tasks() {
     }
   });
 
-  const columnsRef = useRef(tasks.columns);
-  columnsRef.current = tasks.columns;
-  const onKey = useCallback((id: number, event: React.KeyboardEvent) => {
-    if (event.target !== event.currentTarget || event.metaKey || event.ctrlKey || event.altKey) return;
-    const action = kanbanKey(columnsRef.current, id, event);
-    if (action.kind === 'none') return;
-    // Handled here: the page-wide keys (l for Landing, …) must not act on it too.
-    event.preventDefault();
-    event.stopPropagation();
-    if (action.kind === 'focus') page.current?.querySelector<HTMLElement>(`[data-task-id="${action.id}"]`)?.focus();
-    else if (action.kind === 'move') {
-      focusNext.current = id;
-      void moveTask(id, action.column, action.position);
-    } else if (action.kind === 'edit') setPanel({ kind: 'edit', id });
-    else setPanel({ kind: 'start', id });
-  }, []);
-  const onDragStart = useCallback((id: number, event: React.DragEvent) => {
-    event.dataTransfer.setData('text/plain', String(id));
-    event.dataTransfer.effectAllowed = 'move';
-    setDragging(id);
-  }, []);
-  const onDragEnd = useCallback(() => {
-    setDragging(undefined);
-    setDrop(undefined);
-  }, []);
-  const onEdit = useCallback((id: number) => setPanel({ kind: 'edit', id }), []);
-  const onStart = useCallback((id: number) => setPanel({ kind: 'start', id }), []);
-
-  /** Where in `column` a card dropped at `y` goes: after every other card whose middle is above it. */
-  const dropIndex = (list: HTMLElement, y: number): number =>
-    [...list.querySelectorAll<HTMLElement>('[data-task-id]')].filter((el) => Number(el.dataset.taskId) !== dragging).filter((el) => {
-      const r = el.getBoundingClientRect();
-      return r.top + r.height / 2 < y;
-    }).length;
+  // Read through refs, so the handlers stay one object and the memoised columns skip re-rendering.
+  const live = useRef({ columns: tasks.columns, cards: tasks.cards, drop, dragging });
+  live.current = { columns: tasks.columns, cards: tasks.cards, drop, dragging };
+  const handlers = useMemo<ColumnHandlers>(
+    () => ({
+      onKey: (id, event) => {
+        if (event.target !== event.currentTarget || event.metaKey || event.ctrlKey || event.altKey) return;
+        const action = kanbanKey(live.current.columns, id, event);
+        if (action.kind === 'none') return;
+        // Handled here: the page-wide keys (l for Landing, …) must not act on it too.
+        event.preventDefault();
+        event.stopPropagation();
+        if (action.kind === 'focus') page.current?.querySelector<HTMLElement>(`[data-task-id="${action.id}"]`)?.focus();
+        else if (action.kind === 'move') {
+          focusNext.current = id;
+          void moveTask(id, action.column, action.position);
+        } else if (action.kind === 'edit') setPanel({ kind: 'edit', id });
+        else setPanel({ kind: 'start', id });
+      },
+      onDragStart: (id, event) => {
+        event.dataTransfer.setData('text/plain', String(id));
+        event.dataTransfer.effectAllowed = 'move';
+        setDragging(id);
+      },
+      onDragEnd: () => {
+        setDragging(undefined);
+        setDrop(undefined);
+      },
+      onEdit: (id) => setPanel({ kind: 'edit', id }),
+      onStart: (id) => setPanel({ kind: 'start', id }),
+      onDragOver: (column, event) => {
+        const { dragging, drop } = live.current;
+        if (dragging === undefined) return;
+        event.preventDefault();
+        event.dataTransfer.dropEffect = 'move';
+        const index = dropIndex(event.currentTarget, event.clientY, dragging);
+        if (drop?.column !== column || drop.index !== index) setDrop({ column, index });
+      },
+      onDragLeave: (event) => {
+        if (!event.currentTarget.contains(event.relatedTarget as Node | null)) setDrop(undefined);
+      },
+      onDrop: (column, event) => {
+        event.preventDefault();
+        const id = Number(event.dataTransfer.getData('text/plain'));
+        const index = dropIndex(event.currentTarget, event.clientY, live.current.dragging);
+        setDrop(undefined);
+        setDragging(undefined);
+        if (live.current.cards.has(id)) void moveTask(id, column, index);
+      },
+    }),
+    [],
+  );
 
   const closePanel = (): void => setPanel(undefined);
   const panelTask = panel !== undefined && panel.kind !== 'add' ? tasks.cards.get(panel.id) : undefined;
@@ -116,63 +132,28 @@ export function Tasks() {
       {panel?.kind === 'edit' && panelTask !== undefined && <TaskForm key={panelTask.id} task={panelTask} projects={projects} onDone={closePanel} />}
       {panel?.kind === 'start' && panelTask !== undefined && <TaskStart key={panelTask.id} task={panelTask} onDone={closePanel} />}
       <div className="kanban" data-testid="kanban">
-        {TASK_COLUMNS.map((column) => {
-          const ids = tasks.columns[column];
-          return (
-            <section
-              key={column}
-              className={`kcolumn kcolumn-${column}${drop?.column === column ? ' drop-here' : ''}`}
-              data-testid="task-column"
-              data-column={column}
-              onDragOver={(e) => {
-                if (dragging === undefined) return;
-                e.preventDefault();
-                e.dataTransfer.dropEffect = 'move';
-                const index = dropIndex(e.currentTarget, e.clientY);
-                if (drop?.column !== column || drop.index !== index) setDrop({ column, index });
-              }}
-              onDragLeave={(e) => {
-                if (!e.currentTarget.contains(e.relatedTarget as Node | null)) setDrop(undefined);
-              }}
-              onDrop={(e) => {
-                e.preventDefault();
-                const id = Number(e.dataTransfer.getData('text/plain'));
-                const index = dropIndex(e.currentTarget, e.clientY);
-                setDrop(undefined);
-                setDragging(undefined);
-                if (tasks.cards.has(id)) void moveTask(id, column, index);
-              }}
-            >
-              <h2 className="kcolumn-title">
-                {COLUMN_TITLES[column]} <span className="group-count">{ids.length}</span>
-              </h2>
-              <div className="kcolumn-cards">
-                {ids.map((id, index) => {
-                  const task = tasks.cards.get(id);
-                  if (task === undefined) return null;
-                  return (
-                    <div key={id} className={drop?.column === column && drop.index === index ? 'drop-before' : undefined}>
-                      <KanbanCard
-                        task={task}
-                        entries={tasks.entries[String(id)]}
-                        states={task.sessions.map((s) => stateOf(s.id, s.state)).join(',')}
-                        dragging={dragging === id}
-                        onKey={onKey}
-                        onDragStart={onDragStart}
-                        onDragEnd={onDragEnd}
-                        onEdit={onEdit}
-                        onStart={onStart}
-                      />
-                    </div>
-                  );
-                })}
-                {drop?.column === column && drop.index >= ids.filter((id) => id !== dragging).length && <div className="drop-end" />}
-                {ids.length === 0 && <p className="kcolumn-empty muted">No tasks</p>}
-              </div>
-            </section>
-          );
-        })}
+        {TASK_COLUMNS.map((column) => (
+          <KanbanColumn
+            key={column}
+            column={column}
+            ids={tasks.columns[column]}
+            cards={tasks.cards}
+            entries={tasks.entries}
+            sessions={board.sessions}
+            dropIndex={drop?.column === column ? drop.index : undefined}
+            dragging={dragging}
+            handlers={handlers}
+          />
+        ))}
       </div>
     </div>
   );
+}
+
+/** Where in a column a card dropped at `y` goes: after every other card whose middle is above it. */
+function dropIndex(list: HTMLElement, y: number, dragging: number | undefined): number {
+  return [...list.querySelectorAll<HTMLElement>('[data-task-id]')].filter((el) => Number(el.dataset.taskId) !== dragging).filter((el) => {
+    const r = el.getBoundingClientRect();
+    return r.top + r.height / 2 < y;
+  }).length;
 }
