@@ -30,9 +30,11 @@ export interface KanbanColumnProps {
   dropIndex: number | undefined;
   dragging: number | undefined;
   handlers: ColumnHandlers;
+  /** How many cards to render (the first render shows a screenful; see Tasks). */
+  limit: number | undefined;
 }
 
-function KanbanColumnView({ column, ids, cards, entries, sessions, dropIndex, dragging, handlers }: KanbanColumnProps) {
+function KanbanColumnView({ column, ids, cards, entries, sessions, dropIndex, dragging, handlers, limit }: KanbanColumnProps) {
   return (
     <section
       className={`kcolumn kcolumn-${column}${dropIndex !== undefined ? ' drop-here' : ''}`}
@@ -46,7 +48,7 @@ function KanbanColumnView({ column, ids, cards, entries, sessions, dropIndex, dr
         {COLUMN_TITLES[column]} <span className="group-count">{ids.length}</span>
       </h2>
       <div className="kcolumn-cards">
-        {ids.map((id, index) => {
+        {(limit === undefined ? ids : ids.slice(0, limit)).map((id, index) => {
           const task = cards.get(id);
           if (task === undefined) return null;
           return (
@@ -74,7 +76,7 @@ function KanbanColumnView({ column, ids, cards, entries, sessions, dropIndex, dr
 
 /** Same column when its list, its cards, their counts and the drag state are the same objects. */
 function same(a: KanbanColumnProps, b: KanbanColumnProps): boolean {
-  if (a.ids !== b.ids || a.dropIndex !== b.dropIndex || a.dragging !== b.dragging || a.handlers !== b.handlers || a.sessions !== b.sessions || a.column !== b.column) return false;
+  if (a.ids !== b.ids || a.dropIndex !== b.dropIndex || a.dragging !== b.dragging || a.handlers !== b.handlers || a.sessions !== b.sessions || a.column !== b.column || a.limit !== b.limit) return false;
   return a.ids.every((id) => a.cards.get(id) === b.cards.get(id) && a.entries[String(id)] === b.entries[String(id)]);
 }
 

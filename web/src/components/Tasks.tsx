@@ -4,7 +4,7 @@
  * kanban-keys.ts, listed in the page's help). Everything shown comes from the tasks store, which
  * the board's one stream keeps current, and the sessions' live states from the board itself.
  */
-import { useEffect, useMemo, useRef, useState } from 'react';
+import { startTransition, useEffect, useMemo, useRef, useState } from 'react';
 import { useBoard } from '../board.js';
 import { KANBAN_KEYS, kanbanKey } from '../kanban-keys.js';
 import { useKeys } from '../keys.js';
@@ -12,6 +12,9 @@ import { moveTask, TASK_COLUMNS, useTasks, type TaskColumnName } from '../tasks.
 import { KanbanColumn, type ColumnHandlers } from './KanbanColumn.js';
 import { TaskForm } from './TaskForm.js';
 import { TaskStart } from './TaskStart.js';
+
+/** Cards per column in the first render: more than a tall screen holds. */
+const FIRST_SCREEN_CARDS = 12;
 
 type Panel = { kind: 'add' } | { kind: 'edit'; id: number } | { kind: 'start'; id: number } | undefined;
 
@@ -27,6 +30,15 @@ export function Tasks() {
   const page = useRef<HTMLDivElement>(null);
 
   useKeys({ c: () => setPanel({ kind: 'add' }), '?': () => setHelp((h) => !h) });
+
+  // About a screen of each column first, so it paints without waiting for a thousand cards; the rest follow in a deferred render.
+  const [whole, setWhole] = useState(false);
+  const loaded = tasks.status === 'loaded';
+  useEffect(() => {
+    if (!loaded || whole) return;
+    const frame = requestAnimationFrame(() => startTransition(() => setWhole(true)));
+    return () => cancelAnimationFrame(frame);
+  }, [loaded, whole]);
 
   const projects = useMemo(() => {
     const roots = new Set<string>();
@@ -143,6 +155,7 @@ export function Tasks() {
             dropIndex={drop?.column === column ? drop.index : undefined}
             dragging={dragging}
             handlers={handlers}
+            limit={whole ? undefined : FIRST_SCREEN_CARDS}
           />
         ))}
       </div>
