@@ -9,7 +9,7 @@ import type { WorkspaceBus } from '../bus/index.js';
 import { TASK_COLUMNS, type TaskCard } from '../events/task-card.js';
 import { TaskAdded, TaskDecided, TaskEdited, TaskMoved, TaskNoted, TaskRemoved } from '../events/workspace.js';
 import { loadRepoConfig } from '../projects/index.js';
-import { InvalidInputError, SessionStateError } from '../shared/errors.js';
+import { InvalidInputError, NotAGitRepositoryError, SessionStateError } from '../shared/errors.js';
 import type { SessionStore } from '../store/sessions.js';
 import type { TaskFields, TaskStore, TaskWithProject } from '../store/tasks.js';
 import { Cards, trackerTemplate } from './cards.js';
@@ -43,7 +43,7 @@ export class TaskService {
   async board(query: z.output<typeof TaskBoardQuery>, cwd: string | undefined): Promise<TaskBoard> {
     const project = query.all === 'true' || (query.project === undefined && cwd === undefined) ? undefined : await projectFor(this.options.sessions, query.project, cwd).catch((error: unknown) => {
       // Outside any repository, without a project named: every project's tasks.
-      if (query.project === undefined && error instanceof Error && 'code' in error && error.code === 'not_a_repository') return undefined;
+      if (query.project === undefined && error instanceof NotAGitRepositoryError) return undefined;
       throw error;
     });
     const templates = new Map<string, string | undefined>();

@@ -2,7 +2,7 @@
  * Bad input to tasks through the real binary (issue 12): each refused with a clear message
  * naming the problem and the right exit code, and nothing half-made.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { TaskBoard } from '../../src/api/tasks.js';
@@ -98,6 +98,32 @@ describe('bad input to tasks', () => {
     expect(rm.code).toBe(4);
     expect(rm.stderr).toContain('Task 1 cannot go: task 2 waits for it');
     expect(await tasks()).toHaveLength(2);
+  });
+
+  it('refuses an API body with an unknown key, naming it, and an empty decision', async () => {
+    await t.ok(['daemon', 'start'], { cwd: repo });
+    const client = t.client(repo);
+    // Cast: the typed client would not let a wrong body through; a hand-made request does.
+    const body = { title: 'x', colour: 'red' } as unknown as { title: string };
+    await expect(client.call('POST /api/tasks', { body })).rejects.toThrow(/colour/);
+    await expect(client.call('POST /api/tasks/:id/move', { params: { id: '1' }, body: { column: 'doing' as 'done' } })).rejects.toThrow(/column/);
+    expect(await tasks()).toEqual([]);
+    await addTask(t, repo, 'a');
+    const empty = await t.run(['decide', '1', ' '], { cwd: repo });
+    expect(empty.code).toBe(2);
+    expect(empty.stderr).toContain('the text is empty');
+  });
+
+  it('with tasks.autoStart off, refuses to start a task before its prerequisites land; with commitFiles, leaves git alone', async () => {
+    mkdirSync(join(repo, '.baton'), { recursive: true });
+    writeFileSync(join(repo, '.baton', 'config.json'), JSON.stringify({ tasks: { autoStart: false, commitFiles: true } }));
+    const a = await addTask(t, repo, 'a');
+    await addTask(t, repo, 'b', '--after', String(a.id));
+    const run = await t.run(['task', 'start', '2', '--agent', 'scripted'], { cwd: repo });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('Task 2 waits for task 1 to land, and this repository has tasks.autoStart off');
+    expect((await t.client().call('GET /api/sessions')).sessions).toEqual([]);
+    expect(readFileSync(join(repo, '.git', 'info', 'exclude'), 'utf8')).not.toContain('.baton');
   });
 
   it('refuses a column that does not exist and an empty title', async () => {

@@ -51,6 +51,21 @@ describe('baton task', () => {
     expect(await card(t, repo, second.id)).toMatchObject({ column: 'review', columnSetBy: 'session', waitingFor: [] });
   });
 
+  it('keeps a dependent task held across a supervisor restart', async () => {
+    const first = await addTask(t, repo, 'first');
+    const second = await addTask(t, repo, 'second', '--after', String(first.id));
+    await start(second.id, 'second', [{ say: 'ran' }]);
+    await start(first.id, 'first', [{ write: { path: 'first.txt', content: 'first\n' } }]);
+    await t.waitForState('first', 'ready_for_review');
+    await t.ok(['daemon', 'stop'], { cwd: repo });
+    await t.ok(['daemon', 'start'], { cwd: repo });
+    expect((await t.client().call('GET /api/sessions/:ref', { params: { ref: 'second' } })).session.state).toBe('queued');
+    const merged = await t.run(['merge', 'first'], { cwd: repo });
+    expect(merged.code, merged.stderr).toBe(0);
+    const second2 = await t.waitForState('second', 'ready_for_review');
+    expect(readFileSync(join(second2.worktree, 'first.txt'), 'utf8')).toBe('first\n');
+  });
+
   it('keeps .baton/status.md matching the sessions after every transition, out of git by default', async () => {
     const task = await addTask(t, repo, 'fix the flaky test', '--tracker', 'ABC-12');
     const status = (): string => readFileSync(join(repo, '.baton', 'status.md'), 'utf8');
@@ -73,6 +88,10 @@ describe('baton task', () => {
     await t.ok(['task', 'edit', String(task.id), '--title', 'fix the flaky watcher test'], { cwd: repo });
     await workspaceEvent(t, (e) => e.type === 'task.edited');
     expect(status()).toContain(`| ${task.id}. fix the flaky watcher test (ABC-12) |`);
+    await t.ok(['rm', 'flaky'], { cwd: repo });
+    await workspaceEvent(t, (e) => e.type === 'session.removed');
+    expect(status()).not.toContain('| flaky |');
+    expect(status()).toContain('| — | — | — | — | — |');
   });
 
   it('shows the task beside its session in ls, peek and the session view', async () => {
