@@ -59,7 +59,8 @@ describe('the Tasks page', () => {
 
   const cardOn = (page: Page, id: number) => page.locator(`[data-testid=task-card][data-task-id="${id}"]`);
   const column = (page: Page, name: string) => page.locator(`[data-testid=task-column][data-column=${name}]`);
-  const idsIn = async (page: Page, name: string) => (await column(page, name).locator('[data-testid=task-card]').evaluateAll((cards) => cards.map((c) => Number(c.getAttribute('data-task-id')))));
+  const idsIn = async (page: Page, name: string) => (await Promise.all((await column(page, name).locator('[data-testid=task-card]').all()).map((c) => c.getAttribute('data-task-id')))).map(Number);
+  const focused = (page: Page) => page.locator('[data-testid=task-card]:focus').getAttribute('data-task-id');
   const cliColumn = async (name: string): Promise<number[]> => (await t.json<TaskBoard>(['task', 'ls'], { cwd: repo })).columns.find((c) => c.column === name)?.tasks.map((c) => c.id) ?? [];
 
   /** `baton task ls --watch`, and a wait for a line it prints. */
@@ -123,7 +124,7 @@ describe('the Tasks page', () => {
     // And back down within the column, below the other.
     const box = await cardOn(page, docs.id).boundingBox();
     await cardOn(page, ipc.id).dragTo(cardOn(page, docs.id), { targetPosition: { x: 20, y: (box?.height ?? 10) - 3 } });
-    await page.waitForFunction((id) => document.querySelector('[data-column=ready] .kcolumn-cards > div:last-child [data-task-id]')?.getAttribute('data-task-id') === String(id), ipc.id);
+    await page.waitForSelector(`[data-column=ready] .kcolumn-cards > div:last-child [data-task-id="${ipc.id}"]`);
     await expect.poll(() => cliColumn('ready')).toEqual([docs.id, ipc.id]);
     await page.context().close();
   });
@@ -134,19 +135,19 @@ describe('the Tasks page', () => {
     await page.keyboard.press('Shift+ArrowRight');
     await page.waitForSelector(`[data-column=ready] [data-task-id="${watcher.id}"]`);
     // It went in at the height it had (the top), and stays focused for the next key.
-    expect(await page.evaluate(() => document.activeElement?.getAttribute('data-task-id'))).toBe(String(watcher.id));
+    expect(await focused(page)).toBe(String(watcher.id));
     await expect.poll(() => cliColumn('ready')).toEqual([watcher.id, docs.id, ipc.id]);
     await page.keyboard.press('Shift+ArrowDown');
     await expect.poll(() => cliColumn('ready')).toEqual([docs.id, watcher.id, ipc.id]);
     await page.keyboard.press('5');
     await page.waitForSelector(`[data-column=review] [data-task-id="${watcher.id}"]`);
     expect((await t.json<{ task: TaskCard }>(['task', 'show', String(watcher.id)], { cwd: repo })).task).toMatchObject({ column: 'review', columnSetBy: 'hand' });
-    expect(await page.evaluate(() => document.activeElement?.getAttribute('data-task-id'))).toBe(String(watcher.id));
+    expect(await focused(page)).toBe(String(watcher.id));
     // Arrows move the focus, not the card; `l` does not leave for the Landing page while a card has it.
     await page.keyboard.press('ArrowLeft');
-    expect(await page.evaluate(() => document.activeElement?.getAttribute('data-task-id'))).toBe(String(docs.id));
+    expect(await focused(page)).toBe(String(docs.id));
     await page.keyboard.press('l');
-    expect(await page.evaluate(() => document.activeElement?.getAttribute('data-task-id'))).toBe(String(watcher.id));
+    expect(await focused(page)).toBe(String(watcher.id));
     expect(new URL(page.url()).pathname).toBe('/tasks');
     // The keys are listed in the page's help.
     await page.keyboard.press('?');
