@@ -30,7 +30,7 @@ export interface EntryCounts {
 }
 
 export interface TasksState {
-  /** 'idle' until a page asks; 'stale' after the stream reconnected while no page showed tasks. */
+  /** 'idle' until a page asks, and again after the stream reconnected while no page showed tasks (the next one asks). */
   status: 'idle' | 'loading' | 'loaded' | 'error';
   error?: string;
   cards: ReadonlyMap<number, TaskCard>;
