@@ -286,6 +286,9 @@ try {
   if (!only || only === 'search') {
     const search = await import(join(ROOT, 'bench', 'search.mjs'));
     await search.run({ log: (line) => console.log(line) });
+  if (!only || only === 'kanban') {
+    const kanban = await import(join(ROOT, 'bench', 'kanban.mjs'));
+    kanban.print(await kanban.run({ log: (line) => console.log(line) }));
   }
   if (!only || only === 'web') {
     const web = await import(join(ROOT, 'bench', 'web.mjs'));

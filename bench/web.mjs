@@ -29,7 +29,7 @@ const BOARD_LOAD = 'board load (navigation → first screen of cards on screen)'
 /** Baselines are indented under the figure they are for, and have no goal of their own. */
 const STATIC_MARKUP = '  baseline: the same markup as a static file, no script';
 const ONE_LINE_PAGE = '  baseline: a one-line page';
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'];
+export const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'];
 
 export async function run({ sessions = 100, events = 1_000_000, runs = 30, log = () => undefined } = {}) {
   if (!existsSync(join(DIST, 'server', 'main.js')) || !existsSync(join(ROOT, 'web', 'dist', 'index.html'))) {
@@ -173,7 +173,7 @@ export function startSupervisor(home, root) {
   });
 }
 
-function apiClient(port, token) {
+export function apiClient(port, token) {
   const base = `http://127.0.0.1:${port}`;
   const call = async (method, path, body) => {
     const response = await fetch(base + path, { method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, ...(body ? { body: JSON.stringify(body) } : {}) });
@@ -352,7 +352,7 @@ async function timeMany(runs, fn, selfTimed = false) {
   return times;
 }
 
-function summarize(figures) {
+export function summarize(figures) {
   const out = {};
   for (const [name, values] of Object.entries(figures)) {
     const sorted = [...values].sort((a, b) => a - b);

@@ -69,6 +69,8 @@ export const TaskBoard = z.object({
   /** The project shown, or null for every project. */
   project: z.string().nullable(),
   columns: z.array(z.object({ column: TaskColumn, tasks: z.array(TaskCard) })).describe(`Always the six columns, in order: ${TASK_COLUMNS.join(', ')}`),
+  /** How many decisions and notes each task has in `.baton/` (tasks with none are left out; a repository whose files cannot be read gives none). */
+  entries: z.record(z.string(), z.object({ decisions: z.number().int(), notes: z.number().int() })).default({}),
 });
 export type TaskBoard = z.infer<typeof TaskBoard>;
 export const TaskBoardQuery = z.object({ project, all: z.enum(['true', 'false']).optional().describe('Every project’s tasks') });

@@ -49,7 +49,27 @@ export class TaskService {
     const templates = new Map<string, string | undefined>();
     const template = (root: string): string | undefined => (templates.has(root) ? templates.get(root) : templates.set(root, trackerTemplate(root)).get(root));
     const cards = this.cards.cards(this.options.tasks.list(project?.id), project?.id, template);
-    return { project: project?.name ?? null, columns: TASK_COLUMNS.map((column) => ({ column, tasks: cards.filter((c) => c.column === column) })) };
+    return { project: project?.name ?? null, columns: TASK_COLUMNS.map((column) => ({ column, tasks: cards.filter((c) => c.column === column) })), entries: this.entryCounts(new Set(cards.map((c) => c.projectRoot))) };
+  }
+
+  /** Decisions and notes per task, for the page's cards; read from the (cached) `.baton/` files. */
+  private entryCounts(roots: ReadonlySet<string>): TaskBoard['entries'] {
+    const counts: TaskBoard['entries'] = {};
+    for (const root of roots) {
+      for (const kind of ['decisions', 'notes'] as const) {
+        let entries;
+        try {
+          entries = this.files.read(root, kind);
+        } catch {
+          continue; // a hand-broken file is reported by `task show`; the board still loads
+        }
+        for (const entry of entries) {
+          const count = (counts[String(entry.task)] ??= { decisions: 0, notes: 0 });
+          count[kind]++;
+        }
+      }
+    }
+    return counts;
   }
 
   get(ref: string | number): TaskWithProject {

@@ -21,6 +21,8 @@ const Search = lazy(() => import('./components/Search.js').then((m) => ({ defaul
 const Landing = lazy(() => import('./components/Landing.js').then((m) => ({ default: m.Landing })));
 const Routines = lazy(() => import('./components/Routines.js').then((m) => ({ default: m.Routines })));
 const Cost = lazy(() => import('./components/Cost.js').then((m) => ({ default: m.Cost })));
+// The kanban: fetched and loaded only when opened, then kept live by the board's stream.
+const Tasks = lazy(() => import('./components/Tasks.js').then((m) => ({ default: m.Tasks })));
 
 export function App() {
   const route = useRoute();
@@ -40,6 +42,7 @@ export function App() {
     o: () => navigate('/routines'),
     c: () => navigate('/cost'),
     s: () => navigate('/search'),
+    t: () => navigate('/tasks'),
   });
 
   const sessions = [...board.sessions.values()];
@@ -60,6 +63,7 @@ export function App() {
           <nav>
             <NavLink to="/" active={route.page === 'board'} label="Board" hint="g" count={sessions.length} />
             <NavLink to="/inbox" active={route.page === 'inbox'} label="Inbox" hint="i" count={inboxCount} urgent={inboxCount > 0} />
+            <NavLink to="/tasks" active={route.page === 'tasks'} label="Tasks" hint="t" />
             <NavLink to="/review" active={route.page === 'review' || route.page === 'review-group'} label="Review" hint="v" />
             <NavLink to="/landing" active={route.page === 'landing'} label="Landing" hint="l" />
             <NavLink to="/routines" active={route.page === 'routines'} label="Routines" hint="o" />
@@ -124,6 +128,11 @@ export function App() {
         {route.page === 'search' && (
           <Suspense fallback={<div className="empty">Loading…</div>}>
             <Search />
+          </Suspense>
+        )}
+        {route.page === 'tasks' && (
+          <Suspense fallback={<div className="empty">Loading…</div>}>
+            <Tasks />
           </Suspense>
         )}
         {route.page === 'landing' && (

@@ -17,6 +17,7 @@ import { landingReconnected, trackWorkspaceEvent } from './landing.js';
 import { trackRoutineEvent } from './routines.js';
 import { notifyTransition } from './notify.js';
 import { watchdogEvent } from './watchdog.js';
+import { tasksReconnected, trackTaskEvent } from './tasks.js';
 
 export interface BoardState {
   sessions: ReadonlyMap<string, SessionView>;
@@ -54,12 +55,14 @@ function connect(): void {
     refreshChanges(0);
     refreshConflicts(0);
     landingReconnected();
+    tasksReconnected();
   });
   onStreamMessage(source, route, 'workspace', (event) => {
     if (event.type.startsWith('radar.')) refreshConflicts(250);
     trackWorkspaceEvent(event);
     trackRoutineEvent(event);
     watchdogEvent(event);
+    trackTaskEvent(event);
   });
   onStreamMessage(source, route, 'session', (session) => {
     const previous = state.sessions.get(session.id);

@@ -11,6 +11,7 @@ export type Route =
   | { page: 'routines' }
   | { page: 'cost' }
   | { page: 'search' }
+  | { page: 'tasks' }
   | { page: 'review-group'; project: string; group: string };
 
 function subscribe(listener: () => void): () => void {
@@ -37,6 +38,7 @@ export function parse(path: string): Route {
   if (path === '/routines') return { page: 'routines' };
   if (path === '/cost') return { page: 'cost' };
   if (path === '/search') return { page: 'search' };
+  if (path === '/tasks') return { page: 'tasks' };
   const group = /^\/review\/([^/]+)\/([^/]+)$/.exec(path);
   if (group?.[1] !== undefined && group[2] !== undefined) return { page: 'review-group', project: decodeURIComponent(group[1]), group: decodeURIComponent(group[2]) };
   const session = /^\/s\/([^/]+)$/.exec(path);

@@ -1,0 +1,77 @@
+/** Starting a session on a task from the page: the agent picked, then the supervisor dispatches it told the task's context. */
+import { useState } from 'react';
+import { AGENT_IDS, DEFAULT_AGENT } from '../../../src/events/vocabulary.js';
+import { api, errorText } from '../api.js';
+import { navigate } from '../router.js';
+import { toast } from '../toast.js';
+import { isScopeOverlap, type TaskCard } from '../tasks.js';
+
+export function TaskStart({ task, onDone }: { task: TaskCard; onDone: () => void }) {
+  const [agent, setAgent] = useState<string>(DEFAULT_AGENT);
+  const [model, setModel] = useState('');
+  const [error, setError] = useState<string>();
+  const [overlap, setOverlap] = useState(false);
+  const [force, setForce] = useState(false);
+  const [busy, setBusy] = useState(false);
+
+  const start = async (e: React.FormEvent): Promise<void> => {
+    e.preventDefault();
+    setBusy(true);
+    setError(undefined);
+    try {
+      const started = await api.call('POST /api/tasks/:id/start', {
+        params: { id: String(task.id) },
+        body: { agent: agent as (typeof AGENT_IDS)[number], ...(model.trim() === '' ? {} : { model: model.trim() }), force },
+      });
+      toast(started.heldBy === null ? `Started ${started.session.name} on task #${task.id}` : `${started.session.name} waits: ${started.heldBy}`);
+      for (const warning of started.warnings) toast(warning);
+      onDone();
+      navigate(`/s/${started.session.id}`);
+    } catch (failure) {
+      setError(errorText(failure));
+      setOverlap(isScopeOverlap(failure));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <form className="task-form" data-testid="task-start-form" onSubmit={(e) => void start(e)}>
+      <h2>
+        Start task #{task.id}: {task.title}
+      </h2>
+      <div className="field-row">
+        <label className="field">
+          <span>Agent</span>
+          <select name="agent" value={agent} onChange={(e) => setAgent(e.target.value)} autoFocus>
+            {AGENT_IDS.map((a) => (
+              <option key={a}>{a}</option>
+            ))}
+          </select>
+        </label>
+        <label className="field">
+          <span>Model</span>
+          <input name="model" placeholder="agent default" value={model} onChange={(e) => setModel(e.target.value)} />
+        </label>
+      </div>
+      {error !== undefined && (
+        <p className="error-text" data-testid="task-start-error">
+          {error}
+        </p>
+      )}
+      {overlap && (
+        <label className="toggle">
+          <input type="checkbox" checked={force} onChange={(e) => setForce(e.target.checked)} /> Go ahead although the scope overlaps
+        </label>
+      )}
+      <div className="row-actions">
+        <button className="btn btn-primary" type="submit" disabled={busy} data-testid="task-start-submit">
+          Start
+        </button>
+        <button className="btn" type="button" onClick={onDone}>
+          Cancel
+        </button>
+      </div>
+    </form>
+  );
+}
