@@ -5,6 +5,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import { Hono, type Context } from 'hono';
 import { ZodError } from 'zod';
+import { ATTEMPTS } from '../api/attempts.js';
 import { CONFLICTS } from '../api/conflicts.js';
 import { DAEMON, type DaemonStatus } from '../api/daemon.js';
 import { ENVIRONMENTS } from '../api/environments.js';
@@ -16,11 +17,13 @@ import { SESSIONS } from '../api/sessions.js';
 import { WORKSPACE } from '../api/workspace.js';
 import { BatonError, DiskFullError, errorMessage, formatIssues, isDiskFull } from '../shared/errors.js';
 import { MergeService } from '../merge/index.js';
+import type { AttemptService } from '../attempts/index.js';
 import { createLogger } from '../shared/log.js';
 import { ConflictRadar } from '../radar/index.js';
 import type { SessionManager } from '../sessions/manager.js';
 import type { BrowserAuth } from './web-auth.js';
 import { bodyLimit } from './body-limit.js';
+import { attemptHandlers } from './routes/attempts.js';
 import { conflictHandlers } from './routes/conflicts.js';
 import { daemonHandlers } from './routes/daemon.js';
 import { environmentHandlers } from './routes/environments.js';
@@ -53,6 +56,8 @@ export interface AppOptions {
   browserAuth?: BrowserAuth;
   /** The merge queue; made on first use (in the status's home) when not given. */
   merges?: MergeService;
+  /** Best-of groups and fan-outs (src/attempts); without it, their endpoints answer that they are off. */
+  attempts?: AttemptService;
   /** Coupled groups and combined reviews (src/review); without it, the review endpoints answer that it is off. */
   review?: ReviewService;
 }
@@ -92,6 +97,7 @@ export function createApp(options: AppOptions): Hono {
   mount(app, CONFLICTS, conflictHandlers(options.radar ?? new ConflictRadar({ sessions: manager, bus: manager.bus })));
   let merges = options.merges;
   mount(app, MERGE, mergeHandlers(() => (merges ??= new MergeService({ home: options.status().home, sessions: manager, bus: manager.bus, env: process.env }))));
+  mount(app, ATTEMPTS, attemptHandlers(options.attempts));
   mount(app, REVIEW, reviewHandlers(options.review));
   mount(app, ENVIRONMENTS, environmentHandlers(manager));
 

@@ -4,6 +4,7 @@
  * module exports by name becomes a named component; others are inlined.
  */
 import { z } from 'zod';
+import * as attempts from '../api/attempts.js';
 import * as conflicts from '../api/conflicts.js';
 import * as daemon from '../api/daemon.js';
 import * as environments from '../api/environments.js';
@@ -19,13 +20,13 @@ import * as workspace from '../api/workspace.js';
 import { BatonEvent } from '../events/index.js';
 import { VERSION } from './version.js';
 
-export const TABLES = { ...daemon.DAEMON, ...sessions.SESSIONS, ...history.HISTORY, ...ui.UI, ...workspace.WORKSPACE, ...conflicts.CONFLICTS, ...merge.MERGE, ...review.REVIEW, ...environments.ENVIRONMENTS } as const;
+export const TABLES = { ...daemon.DAEMON, ...sessions.SESSIONS, ...history.HISTORY, ...ui.UI, ...workspace.WORKSPACE, ...conflicts.CONFLICTS, ...merge.MERGE, ...review.REVIEW, ...environments.ENVIRONMENTS, ...attempts.ATTEMPTS } as const;
 
 const ErrorBody = z.object({ error: z.object({ code: z.string(), message: z.string(), data: z.record(z.string(), z.unknown()).optional() }) });
 
 export function openApiDocument(): Record<string, unknown> {
   const names = new Map<z.ZodType, string>([[BatonEvent, 'BatonEvent'], [ErrorBody, 'Error']]);
-  for (const module of [shapes, web, daemon, sessions, history, ui, conflicts, merge, review, environments] as Record<string, unknown>[]) {
+  for (const module of [shapes, web, daemon, sessions, history, ui, conflicts, merge, review, environments, attempts] as Record<string, unknown>[]) {
     for (const [name, value] of Object.entries(module)) if (value instanceof z.ZodType && !names.has(value)) names.set(value, name);
   }
   const schemas: Record<string, unknown> = {};
@@ -67,7 +68,7 @@ type Ref = (schema: z.ZodType, io: 'input' | 'output') => Record<string, unknown
 function operation(path: string, spec: EndpointSpec, ref: Ref): Record<string, unknown> {
   const parameters: Record<string, unknown>[] = [];
   for (const [, name] of path.matchAll(/:(\w+)/g)) {
-    parameters.push({ name, in: 'path', required: true, description: name === 'n' ? 'Group number (as `baton review` lists them)' : 'Session id, id prefix or name', schema: { type: 'string' } });
+    parameters.push({ name, in: 'path', required: true, description: name === 'n' ? 'Group number (as `baton review` lists them)' : name === 'group' ? 'Attempt group or fan-out id (or a unique prefix)' : 'Session id, id prefix or name', schema: { type: 'string' } });
   }
   for (const [name, field] of Object.entries(spec.query?.shape ?? {}) as [string, z.ZodType][]) {
     parameters.push({ name, in: 'query', required: false, description: field.description, schema: { type: 'string' } });

@@ -14,6 +14,7 @@ import { batonHome, homePaths } from '../shared/paths.js';
 import { openDb } from '../store/db.js';
 import { createRadar } from '../radar/index.js';
 import { MergeService } from '../merge/index.js';
+import { AttemptService } from '../attempts/index.js';
 import { ReviewService, watchGroups } from '../review/index.js';
 import { SessionManager } from '../sessions/manager.js';
 import { createApp } from './app.js';
@@ -50,6 +51,7 @@ export async function runSupervisor(env: NodeJS.ProcessEnv = process.env): Promi
   const manager = new SessionManager({ home, db, maxConcurrent: config.maxConcurrent, idleHostSeconds: config.idleHostSeconds, env });
   const radar = createRadar(manager, db);
   const merges = new MergeService({ home, sessions: manager, bus: manager.bus, env });
+  const attempts = new AttemptService({ home, db, sessions: manager, bus: manager.bus, merges: () => merges, conflicts: () => radar.radar.view(), env });
   const review = new ReviewService({ db, bus: manager.bus, sessions: () => manager.list(), reply: (id, text) => manager.reply(id, text) });
   watchGroups(manager.bus, review, (error) => log.error('review groups refresh failed', { error: errorMessage(error) }));
   const startedAt = new Date();
@@ -64,6 +66,7 @@ export async function runSupervisor(env: NodeJS.ProcessEnv = process.env): Promi
     shuttingDown = true;
     log.info('shutting down; session hosts keep running');
     radar.close();
+    attempts.close();
     manager.close();
     rmSync(paths.supervisorJson, { force: true });
     lock.release();
@@ -76,6 +79,7 @@ export async function runSupervisor(env: NodeJS.ProcessEnv = process.env): Promi
     manager,
     radar: radar.radar,
     merges,
+    attempts,
     review,
     token,
     port: () => port,
@@ -102,6 +106,8 @@ export async function runSupervisor(env: NodeJS.ProcessEnv = process.env): Promi
   // After the sessions are back, so the first pass sees them all.
   radar.start();
   await merges.recover().catch((error: unknown) => log.error('merge recovery failed', { error: error instanceof Error ? error.message : String(error) }));
+  // After the sessions are back: retries and picks the last supervisor left undone.
+  await attempts.start().catch((error: unknown) => log.error('attempts recovery failed', { error: errorMessage(error) }));
   // BATON_PORT, or else the last supervisor's port: an open dashboard then reconnects by itself
   // after a restart (its logins are kept too). Taken meanwhile, any free port will do.
   const pinned = config.port !== undefined;

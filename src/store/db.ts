@@ -6,10 +6,12 @@ import { sql as m003 } from './migrations/003_workspace_events.js';
 import { sql as m004 } from './migrations/004_pending_dispatches.js';
 import { sql as m005 } from './migrations/005_review_files.js';
 import { sql as m006 } from './migrations/006_port_leases.js';
+// 007-011 are other branches'; the coordinator renumbers at merge.
+import { sql as m012 } from './migrations/012_attempts.js';
 
 export type Db = Database.Database;
 
-const MIGRATIONS: readonly string[] = [m001, m002, m003, m004, m005, m006];
+const MIGRATIONS: readonly string[] = [m001, m002, m003, m004, m005, m006, m012];
 
 export function openDb(path: string): Db {
   const db = new Database(path);

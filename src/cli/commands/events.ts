@@ -73,6 +73,16 @@ function describe(event: WorkspaceEvent): string {
       return `${event.data.project}: ${event.data.path} changed, no longer ${event.data.previous.replace(/_/g, ' ')}`;
     case 'review.comment_sent':
       return `${event.data.project} group ${event.data.group}: comment on ${event.data.path}:${event.data.startLine} sent to ${event.data.name}`;
+    case 'attempt.started':
+      return `${event.data.kind === 'best_of' ? 'best-of' : 'fan-out'} ${event.data.groupId}: ${members(event.data.sessions)}`;
+    case 'attempt.picked':
+      return `${event.data.groupId}: picked ${event.data.winner.name} (merge ${event.data.mergeId})`;
+    case 'attempt.settled':
+      return `${event.data.groupId}: ${event.data.message}`;
+    case 'attempt.batch_retried':
+      return `${event.data.groupId} batch ${event.data.batch}: ${event.data.failed.name} failed, retried as ${event.data.retry.name}`;
+    case 'attempt.fanout_finished':
+      return `${event.data.groupId}: ${event.data.done} of ${event.data.batches} batches done, ${event.data.failed} failed`;
   }
 }
 
