@@ -8,5 +8,6 @@
  */
 export { AttemptService, type AttemptServiceOptions } from './service.js';
 export { AttemptGroupNotFoundError, AmbiguousGroupError } from './errors.js';
-export { attemptAgents, batches, batchPrompt, parseItems, DEFAULT_MAX_ATTEMPTS, DEFAULT_MAX_BATCHES } from './plan.js';
+export { attemptAgents, batches, batchPrompt, DEFAULT_MAX_ATTEMPTS, DEFAULT_MAX_BATCHES } from './plan.js';
 export type { AttemptSessions } from './sessions.js';
+export { parseItems } from '../shared/items.js';

@@ -25,19 +25,6 @@ export function attemptAgents(agents: readonly AgentId[], n: number | undefined,
   return [...agents];
 }
 
-/**
- * The items of an item file: one per line, surrounding blanks trimmed; blank lines and lines
- * starting with `#` are skipped. No item at all is an error: a fan-out over nothing is a mistake.
- */
-export function parseItems(text: string, source = 'the item file'): string[] {
-  const items = text
-    .split(/\r?\n/)
-    .map((line) => line.trim())
-    .filter((line) => line !== '' && !line.startsWith('#'));
-  if (items.length === 0) throw new InvalidInputError(`${source} has no items: put one item per line (blank lines and # comments are skipped).`, { reason: 'no_items' });
-  return items;
-}
-
 /** `items` in batches of `size`, in order; the last may be smaller. */
 export function batches<T>(items: readonly T[], size: number, config: RepoConfig): T[][] {
   if (!Number.isInteger(size) || size < 1) throw new InvalidInputError(`--batch takes a whole number of items per batch, at least 1 (got ${size}).`);
