@@ -39,18 +39,24 @@ export function onMemberChanged(deps: FanoutDeps, sessionId: string): void {
   if (member === undefined) return;
   const group = deps.store.get(member.group_id);
   if (group?.kind !== 'fanout' || group.state !== 'running') return;
-  const previous = chains.get(group.id) ?? Promise.resolve();
+  void step(deps, group.id);
+}
+
+/** Runs `advance` for the group after the steps already queued for it (never two at once). */
+export function step(deps: FanoutDeps, groupId: string): Promise<void> {
+  const previous = chains.get(groupId) ?? Promise.resolve();
   const next = previous
-    .then(() => advance(deps, group.id))
-    .catch((error: unknown) => log.error('fan-out step failed', { group: group.id, error: errorMessage(error) }));
-  chains.set(group.id, next);
+    .then(() => advance(deps, groupId))
+    .catch((error: unknown) => log.error('fan-out step failed', { group: groupId, error: errorMessage(error) }));
+  chains.set(groupId, next);
   void next.then(() => {
-    if (chains.get(group.id) === next) chains.delete(group.id);
+    if (chains.get(groupId) === next) chains.delete(groupId);
   });
+  return next;
 }
 
 /** Retries the batches whose first try failed, then finishes the fan-out when nothing is left to run. */
-export async function advance(deps: FanoutDeps, groupId: string): Promise<void> {
+async function advance(deps: FanoutDeps, groupId: string): Promise<void> {
   const group = deps.store.get(groupId);
   if (group === undefined || group.state !== 'running') return;
   for (const [slot, tries] of bySlot(deps.store.members(groupId))) {

@@ -17,7 +17,7 @@ import { AttemptStore, type AttemptGroupWithProject, type AttemptKind } from '..
 import type { Db } from '../store/db.js';
 import { compareAttempt, type CompareContext } from './compare.js';
 import { AmbiguousGroupError, AttemptGroupNotFoundError } from './errors.js';
-import { advance, fanoutReport, onMemberChanged } from './fanout.js';
+import { fanoutReport, onMemberChanged, step } from './fanout.js';
 import { groupOfPick, pick, resumePicks } from './pick.js';
 import type { AttemptSessions } from './sessions.js';
 import { planBestOf, planFanout, startMembers, type StartedGroup } from './start.js';
@@ -56,7 +56,7 @@ export class AttemptService {
     });
     await removeStaleScratches(join(this.options.home, 'attempts')).catch((error: unknown) => log.warn('stale attempt scratches not removed', { error: errorMessage(error) }));
     await resumePicks(this.pickDeps());
-    for (const group of this.store.inStates(['running'])) await advance(this.fanoutDeps(), group.id);
+    for (const group of this.store.inStates(['running'])) await step(this.fanoutDeps(), group.id);
   }
 
   close(): void {
@@ -77,7 +77,7 @@ export class AttemptService {
     const started = await startMembers(this.options.sessions, 'fanout', request, planned);
     const group = this.record(started, request, request.batch);
     // A batch may have ended already (a fast agent): its retry or the finish is not missed.
-    await advance(this.fanoutDeps(), group.id);
+    await step(this.fanoutDeps(), group.id);
     return this.fanout(group.id);
   }
 

@@ -92,3 +92,186 @@ describe('best-of-N', () => {
     expect(await t.ok(['events'], { cwd: repo })).toMatch(/attempt\.settled\s+\S+: fix-a2 landed; archived fix-a1, fix-a3 with their work kept/);
   });
 });
+
+describe('best-of-N, more', () => {
+  it('shows conflicts with other live work (not between the attempts), and a pick that does not land archives nothing', async () => {
+    configure(t, repo, { merge: { check: 'test "$(cat who.txt)" = never' } });
+    const other = await t.json<SessionView>(['dispatch', 'other work', '--name', 'other', '--script', t.script([{ write: { path: 'who.txt', content: 'other\n' } }])], { cwd: repo });
+    await t.waitForState(other.name, 'ready_for_review');
+    const started = await t.json<AttemptGroupView>(['dispatch', '--best-of', '2', '--name', 'try', '--script', attemptScript(), 'write who'], { cwd: repo });
+    for (const a of started.attempts) await t.waitForState(a.name, 'ready_for_review');
+    // The radar passes after sessions change; both attempts collide with `other` in who.txt.
+    await workspaceEvent((e) => e.type === 'radar.conflict_found' && [e.data.a.name, e.data.b.name].includes('try-a2') && [e.data.a.name, e.data.b.name].includes('other'));
+    await workspaceEvent((e) => e.type === 'radar.conflict_found' && [e.data.a.name, e.data.b.name].includes('try-a1') && [e.data.a.name, e.data.b.name].includes('other'));
+    const compared = await t.json<AttemptGroupView>(['attempts', 'show', started.id, '--no-check'], { cwd: repo });
+    for (const a of compared.attempts) {
+      expect(a.conflicts).toEqual([{ with: 'other', level: 'hot', files: ['who.txt'] }]);
+      expect(a.check.outcome).toBe('pending');
+    }
+
+    const before = t.git(repo, 'rev-parse', 'main');
+    const picked = await t.run(['attempts', 'pick', 'try-a1'], { cwd: repo });
+    expect(picked.code).toBe(4);
+    expect(picked.stderr).toMatch(/try-a1 did not land: .*Nothing was archived; pick again/);
+    expect(t.git(repo, 'rev-parse', 'main')).toBe(before);
+    expect((await liveNames()).sort()).toEqual(['other', 'try-a1', 'try-a2']);
+    const after = await t.json<AttemptGroupView>(['attempts', 'show', started.id], { cwd: repo });
+    expect(after.state).toBe('pick_failed');
+    expect(after.attempts.map((a) => [a.archived, a.check.outcome])).toEqual([[false, 'failed'], [false, 'failed']]);
+  });
+
+  it('stores the task it is for and takes options per agent (over the API)', async () => {
+    await t.ok(['daemon', 'start']);
+    const group = await t.client(repo).call('POST /api/attempts', {
+      body: { prompt: 'mixed', cwd: repo, agents: ['scripted', 'scripted'], name: 'mix', taskId: 'ABC-12', options: { scripted: { script: { steps: [{ say: 'hi' }] } } } },
+    });
+    expect(group).toMatchObject({ taskId: 'ABC-12', kind: 'best_of', state: 'open', sessions: 2 });
+    const listed = await t.json<GroupSummary[]>(['attempts', 'ls'], { cwd: repo });
+    expect(listed[0]).toMatchObject({ id: group.id, taskId: 'ABC-12' });
+    expect(await t.ok(['attempts', 'ls'], { cwd: repo })).toContain('(task ABC-12)');
+  });
+});
+
+describe('fan-out', () => {
+  const items = (n: number, extra = ''): string => {
+    const file = join(t.root, `items-${n}.txt`);
+    writeFileSync(file, `# files to update\n\n${Array.from({ length: n }, (_, i) => `src/file-${i + 1}.ts`).join('\n')}\n${extra}`);
+    return file;
+  };
+  /** Each batch writes down the items its prompt gave it, so the report's diff is the batch's own. */
+  const batchScript = (requires: unknown[] = []): string =>
+    t.script([...requires, { run: 'echo "$BATON_SESSION_NAME" > "done-$BATON_SESSION_NAME.txt"' }, { say: 'Updated the imports of my batch.' }]);
+
+  it('25 items in batches of 10 make 3 sessions and one report', async () => {
+    const started = await t.json<FanoutView>(['fanout', items(25), '--batch', '10', '--name', 'imp', '--prompt', 'update the import in each file', '--script', batchScript()], { cwd: repo });
+    expect(started.batches.map((b) => [b.batch, b.items.length, b.tries.map((x) => x.name)])).toEqual([
+      [1, 10, ['imp-b1']],
+      [2, 10, ['imp-b2']],
+      [3, 5, ['imp-b3']],
+    ]);
+    const { session } = await t.client().call('GET /api/sessions/:ref', { params: { ref: 'imp-b3' } });
+    expect(session.prompt).toContain('update the import in each file');
+    expect(session.prompt).toContain('batch 3 of 3');
+    expect(session.prompt).toContain('- src/file-25.ts');
+    expect(session.prompt).not.toContain('src/file-20.ts');
+    const finished = await workspaceEvent((e) => e.type === 'attempt.fanout_finished' && e.data.groupId === started.id);
+    expect(finished.data).toMatchObject({ batches: 3, done: 3, failed: 0 });
+
+    const report = await t.json<FanoutView>(['fanout', 'show', started.id], { cwd: repo });
+    expect(report).toMatchObject({ state: 'finished', items: 25, batchSize: 10, done: 3, failed: 0, running: 0, agent: 'scripted' });
+    for (const b of report.batches) {
+      expect(b.state).toBe('done');
+      expect(b.finalMessage).toBe('Updated the imports of my batch.');
+      expect(b.diff).toEqual({ files: [`done-imp-b${b.batch}.txt`], additions: 1, deletions: 0 });
+    }
+    const markdown = await t.ok(['fanout', 'show', started.id], { cwd: repo });
+    expect(markdown).toMatch(/^# Fan-out \S+ \(repo\)/);
+    expect(markdown).toContain('25 items in 3 batches of up to 10, agent scripted: 3 done, 0 failed, 0 running.');
+    expect(markdown).toContain('## Batch 3: done\n\n- sessions: imp-b3 (ready for review)\n- items: src/file-21.ts, src/file-22.ts, src/file-23.ts, src/file-24.ts, src/file-25.ts');
+    expect(markdown).toContain('> Updated the imports of my batch.');
+    const listed = await t.json<GroupSummary[]>(['fanout', 'ls'], { cwd: repo });
+    expect(listed.map((g) => [g.id, g.kind, g.state, g.sessions])).toEqual([[started.id, 'fanout', 'finished', 3]]);
+  });
+
+  it('retries a failed batch once, then lists it as failed; a retry that passes counts as done', async () => {
+    // Batch 2 fails both times; batch 3 only on its first try.
+    const flaky = { require: ['sh', '-c', 'case "$BATON_SESSION_NAME" in *-b2|*-b2-retry|*-b3) echo "cannot update these"; exit 1;; esac'] };
+    const started = await t.json<FanoutView>(['fanout', items(25), '--batch', '10', '--name', 'up', '--prompt', 'update', '--script', batchScript([flaky])], { cwd: repo });
+    const finished = await workspaceEvent((e) => e.type === 'attempt.fanout_finished' && e.data.groupId === started.id);
+    expect(finished.data).toMatchObject({ batches: 3, done: 2, failed: 1 });
+    const retried = (await t.client().call('GET /api/workspace/events')).events.filter((e) => e.type === 'attempt.batch_retried');
+    expect(retried.map((e) => (e.type === 'attempt.batch_retried' ? [e.data.batch, e.data.failed.name, e.data.retry.name] : []))).toEqual([
+      [2, 'up-b2', 'up-b2-retry'],
+      [3, 'up-b3', 'up-b3-retry'],
+    ]);
+    const report = await t.json<FanoutView>(['fanout', 'show', started.id], { cwd: repo });
+    expect(report.batches.map((b) => [b.batch, b.state, b.tries.map((x) => `${x.name}:${x.state}`)])).toEqual([
+      [1, 'done', ['up-b1:ready_for_review']],
+      [2, 'failed', ['up-b2:failed', 'up-b2-retry:failed']],
+      [3, 'done', ['up-b3:failed', 'up-b3-retry:ready_for_review']],
+    ]);
+    expect(report).toMatchObject({ done: 2, failed: 1, running: 0 });
+    const markdown = await t.ok(['fanout', 'show', started.id], { cwd: repo });
+    expect(markdown).toContain('## Batch 2: failed\n\n- sessions: up-b2 (failed), then up-b2-retry (failed) (retried once)');
+  });
+});
+
+describe('attempts: bad input is refused, naming the problem, and starts nothing', () => {
+  it('N over the cap, a bad count, unknown agents, a mismatched agent list', async () => {
+    const over = await t.run(['dispatch', '--best-of', '9', 'too many'], { cwd: repo });
+    expect(over.code).toBe(2);
+    expect(over.stderr).toContain("--best-of 9 is over this repository's cap of 8 attempts");
+    configure(t, repo, { attempts: { maxAttempts: 2 } });
+    const capped = await t.run(['dispatch', '--best-of', '3', 'three'], { cwd: repo });
+    expect(capped.stderr).toContain("cap of 2 attempts; ask for fewer, or raise attempts.maxAttempts in .baton/config.json");
+    for (const [args, message] of [
+      [['--best-of', '0'], '--best-of takes a whole number of at least 1, got "0"'],
+      [['--best-of', 'two'], '--best-of takes a whole number of at least 1, got "two"'],
+      [['--best-of', '1'], '--best-of needs at least 2 attempts'],
+      [['--agents', 'scripted,gemini'], 'Unknown agent "gemini" in --agents; the agents are scripted, claude, codex.'],
+      [['--best-of', '2', '--agents', 'scripted,scripted,scripted'], '--agents names 3 agents for 2 attempts'],
+      [['--best-of', '2', '--in-place'], 'cannot be combined with --in-place'],
+    ] as const) {
+      const run = await t.run(['dispatch', ...args, 'prompt'], { cwd: repo });
+      expect(run.code, args.join(' ')).toBe(2);
+      expect(run.stderr).toContain(message);
+    }
+    // The API says the same of an unknown agent.
+    await expect(t.client(repo).call('POST /api/attempts', { body: { prompt: 'p', cwd: repo, agents: ['gemini' as 'claude'] } })).rejects.toThrow(/unknown agent "gemini"; the agents are scripted, claude, codex/);
+    expect(await liveNames()).toEqual([]);
+    expect(await t.json<GroupSummary[]>(['attempts', 'ls'], { cwd: repo })).toEqual([]);
+  });
+
+  it('a bad attempts key in .baton/config.json is named', async () => {
+    configure(t, repo, { attempts: { maxAttemps: 3 } });
+    const run = await t.run(['dispatch', '--best-of', '2', 'p'], { cwd: repo });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/attempts.*maxAttemps/);
+    expect(await liveNames()).toEqual([]);
+  });
+
+  it('empty or comment-only item files, a missing one, too many batches, no prompt', async () => {
+    const empty = join(t.root, 'empty.txt');
+    writeFileSync(empty, '');
+    const comments = join(t.root, 'comments.txt');
+    writeFileSync(comments, '# only a comment\n\n   \n');
+    const many = join(t.root, 'many.txt');
+    writeFileSync(many, Array.from({ length: 60 }, (_, i) => `item-${i}`).join('\n'));
+    for (const [args, message] of [
+      [['fanout', empty, '--prompt', 'x'], 'has no items: put one item per line'],
+      [['fanout', comments, '--prompt', 'x'], 'has no items'],
+      [['fanout', join(t.root, 'nope.txt'), '--prompt', 'x'], 'Cannot read the item file'],
+      [['fanout', many, '--prompt', 'x', '--batch', '1'], "60 items in batches of 1 make 60 batches, over this repository's cap of 50"],
+      [['fanout', many, '--prompt', 'x', '--batch', '0'], '--batch takes a whole number of at least 1'],
+      [['fanout', many], 'baton fanout needs --prompt'],
+      [['fanout', 'show', 'zzzzzz'], 'No fan-out matches "zzzzzz"'],
+      [['attempts', 'show', 'zzzzzz'], 'No best-of group matches "zzzzzz"'],
+    ] as const) {
+      const run = await t.run([...args], { cwd: repo });
+      expect(run.code, args.join(' ')).not.toBe(0);
+      expect(run.stderr).toContain(message);
+    }
+    expect(await liveNames()).toEqual([]);
+  });
+
+  it('picking a session outside the group, or outside any group, changes nothing', async () => {
+    const script = t.script([{ write: { path: 'x.txt', content: 'x\n' } }]);
+    const one = await t.json<AttemptGroupView>(['dispatch', '--best-of', '2', '--name', 'one', '--script', script, 'one'], { cwd: repo });
+    await t.json<AttemptGroupView>(['dispatch', '--best-of', '2', '--name', 'two', '--script', script, 'two'], { cwd: repo });
+    const plain = await t.json<SessionView>(['dispatch', 'plain', '--name', 'plain', '--script', script], { cwd: repo });
+    for (const name of ['one-a1', 'one-a2', 'two-a1', 'two-a2', plain.name]) await t.waitForState(name, 'ready_for_review');
+    const before = t.git(repo, 'rev-parse', 'main');
+    const elsewhere = await t.run(['attempts', 'pick', 'two-a1', '--group', one.id], { cwd: repo });
+    expect(elsewhere.code).toBe(2);
+    expect(elsewhere.stderr).toContain(`two-a1 is not an attempt of group ${one.id}`);
+    const outside = await t.run(['attempts', 'pick', 'plain'], { cwd: repo });
+    expect(outside.code).toBe(2);
+    expect(outside.stderr).toContain('plain is not an attempt of any best-of group');
+    const unknown = await t.run(['attempts', 'pick', 'nobody'], { cwd: repo });
+    expect(unknown.code).toBe(3);
+    expect(t.git(repo, 'rev-parse', 'main')).toBe(before);
+    expect((await liveNames()).sort()).toEqual(['one-a1', 'one-a2', 'plain', 'two-a1', 'two-a2']);
+    const groups = await t.json<GroupSummary[]>(['attempts', 'ls'], { cwd: repo });
+    expect(groups.map((g) => g.state)).toEqual(['open', 'open']);
+  });
+});
