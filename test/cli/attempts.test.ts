@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import type { AttemptGroupView, FanoutView, GroupSummary } from '../../src/api/attempts.js';
 import type { SessionView } from '../../src/api/index.js';
 import type { WorkspaceEvent } from '../../src/events/workspace.js';
-import { eachTest, type TestBaton } from '../support/baton.js';
+import { eachTest, TestBaton } from '../support/baton.js';
 import { configure } from '../support/landing.js';
 
 let t: TestBaton;
@@ -193,6 +193,36 @@ describe('fan-out', () => {
     expect(report).toMatchObject({ done: 2, failed: 1, running: 0 });
     const markdown = await t.ok(['fanout', 'show', started.id], { cwd: repo });
     expect(markdown).toContain('## Batch 2: failed\n\n- sessions: up-b2 (failed), then up-b2-retry (failed) (retried once)');
+  });
+});
+
+describe('fan-out under the scheduler', () => {
+  it('starts batches only as slots free up (BATON_MAX_CONCURRENT=1)', async () => {
+    const one = new TestBaton({ BATON_MAX_CONCURRENT: '1' });
+    try {
+      const dir = one.repo();
+      const file = join(one.root, 'items.txt');
+      writeFileSync(file, 'a\nb\nc\n');
+      const script = one.script([{ ask: 'Which style?' }, { say: 'Done with my batch.' }]);
+      const started = JSON.parse(await one.ok(['fanout', file, '--batch', '1', '--name', 'slot', '--prompt', 'style each', '--script', script, '--json'], { cwd: dir })) as FanoutView;
+      expect(started.batches.map((b) => b.tries[0]!.name)).toEqual(['slot-b1', 'slot-b2', 'slot-b3']);
+      // Each batch asks and holds its slot until answered; the next one starts only then.
+      for (const [i, name] of ['slot-b1', 'slot-b2', 'slot-b3'].entries()) {
+        await one.waitForState(name, 'needs_input');
+        const states = (JSON.parse(await one.ok(['ls', '--json'], { cwd: dir })) as SessionView[]).map((s) => `${s.name}:${s.state}`);
+        expect(states.filter((s) => s.endsWith(':queued'))).toEqual(['slot-b1', 'slot-b2', 'slot-b3'].slice(i + 1).map((n) => `${n}:queued`));
+        await one.ok(['reply', name, 'tabs'], { cwd: dir });
+      }
+      await one.waitForState('slot-b3', 'ready_for_review');
+      const report = JSON.parse(await one.ok(['fanout', 'show', started.id, '--json'], { cwd: dir })) as FanoutView;
+      expect(report.batches.map((b) => [b.items, b.state, b.finalMessage])).toEqual([
+        [['a'], 'done', 'Done with my batch.'],
+        [['b'], 'done', 'Done with my batch.'],
+        [['c'], 'done', 'Done with my batch.'],
+      ]);
+    } finally {
+      one.cleanup();
+    }
   });
 });
 
