@@ -48,7 +48,12 @@ const EMPTY_DIFF = { files: [], additions: 0, deletions: 0 };
 export async function compareAttempt(member: AttemptMemberRow, session: SessionWithProject, ctx: CompareContext): Promise<{ view: AttemptView; saved: SavedSummary }> {
   const saved = member.summary_json === null ? undefined : (JSON.parse(member.summary_json) as SavedSummary);
   const gone = session.removed_at !== null || !existsSync(session.worktree);
-  const summary = gone ? (saved ?? { tree: null, check: NO_CHECK, diff: EMPTY_DIFF }) : await measure(session, saved, ctx);
+  const kept = saved ?? { tree: null, check: NO_CHECK, diff: EMPTY_DIFF };
+  const summary = gone ? kept : await measure(session, saved, ctx).catch((error: unknown) => {
+    // Archived (or removed) while we read it: what was kept of it stands.
+    if (!existsSync(session.worktree)) return kept;
+    throw error;
+  });
   const active = session.state === 'queued' || ACTIVE_STATES.includes(session.state);
   const end = active ? ctx.now.getTime() : Date.parse(session.last_event_at ?? session.updated_at);
   const view: AttemptView = {

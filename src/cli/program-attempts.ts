@@ -61,5 +61,5 @@ export function addAttemptCommands(program: Commander.Command, Option: typeof Co
 
 /** `fanout ls --json`: commander gives `--json` to \`fanout\` itself, which has one too. */
 function withParentJson(parent: Commander.Command, opts: { json?: boolean }): { json?: boolean } {
-  return { ...opts, json: opts.json === true || (parent.opts() as { json?: boolean }).json === true };
+  return { ...opts, json: opts.json === true || parent.opts<{ json?: boolean }>().json === true };
 }

@@ -17,6 +17,10 @@ const ReviewList = lazy(() => import('./components/ReviewList.js').then((m) => (
 const ReviewGroup = lazy(() => import('./components/ReviewGroup.js').then((m) => ({ default: m.ReviewGroup })));
 // The merge queue, the plan and recent results: fetched and loaded only when opened.
 const Landing = lazy(() => import('./components/Landing.js').then((m) => ({ default: m.Landing })));
+// Best-of comparisons and fan-out reports: loaded when opened.
+const AttemptsList = lazy(() => import('./components/Attempts.js').then((m) => ({ default: m.AttemptsList })));
+const AttemptGroup = lazy(() => import('./components/Attempts.js').then((m) => ({ default: m.AttemptGroup })));
+const FanoutReport = lazy(() => import('./components/Attempts.js').then((m) => ({ default: m.FanoutReport })));
 
 export function App() {
   const route = useRoute();
@@ -33,6 +37,7 @@ export function App() {
     n: () => navigate('/dispatch'),
     v: () => navigate('/review'),
     l: () => navigate('/landing'),
+    b: () => navigate('/attempts'),
   });
 
   const sessions = [...board.sessions.values()];
@@ -55,6 +60,7 @@ export function App() {
             <NavLink to="/inbox" active={route.page === 'inbox'} label="Inbox" hint="i" count={inboxCount} urgent={inboxCount > 0} />
             <NavLink to="/review" active={route.page === 'review' || route.page === 'review-group'} label="Review" hint="v" />
             <NavLink to="/landing" active={route.page === 'landing'} label="Landing" hint="l" />
+            <NavLink to="/attempts" active={route.page === 'attempts' || route.page === 'attempt' || route.page === 'fanout'} label="Attempts" hint="b" />
             <NavLink to="/dispatch" active={route.page === 'dispatch'} label="Dispatch" hint="n" />
           </nav>
           <div className="sidebar-foot">
@@ -113,6 +119,11 @@ export function App() {
         {route.page === 'landing' && (
           <Suspense fallback={<div className="empty">Loading…</div>}>
             <Landing />
+          </Suspense>
+        )}
+        {(route.page === 'attempts' || route.page === 'attempt' || route.page === 'fanout') && (
+          <Suspense fallback={<div className="empty">Loading…</div>}>
+            {route.page === 'attempts' ? <AttemptsList /> : route.page === 'attempt' ? <AttemptGroup id={route.id} /> : <FanoutReport id={route.id} />}
           </Suspense>
         )}
         {(route.page === 'review' || route.page === 'review-group') && (

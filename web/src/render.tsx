@@ -14,8 +14,8 @@ import { seedBoard } from './board.js';
 import { parse, setServerPath } from './router.js';
 
 export const renderPage: PageRenderer['renderPage'] = (path, snapshot, options = {}) => {
-  // The dispatch form, the review pages and Landing are the browser's: they hold nothing a person must answer.
-  if (['dispatch', 'review', 'review-group', 'landing'].includes(parse(path).page)) return undefined;
+  // The dispatch form, the review pages, Landing and Attempts are the browser's: they hold nothing a person must answer.
+  if (['dispatch', 'review', 'review-group', 'landing', 'attempts', 'attempt', 'fanout'].includes(parse(path).page)) return undefined;
   // renderToString is synchronous, so seeding the module's stores cannot interleave with another request.
   seedBoard(snapshot, options);
   setServerPath(path);

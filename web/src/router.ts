@@ -1,4 +1,4 @@
-/** A tiny history router: the dashboard has seven kinds of page, not worth a dependency. */
+/** A tiny history router: the dashboard has ten kinds of page, not worth a dependency. */
 import { useSyncExternalStore } from 'react';
 
 export type Route =
@@ -8,6 +8,9 @@ export type Route =
   | { page: 'session'; id: string }
   | { page: 'review' }
   | { page: 'landing' }
+  | { page: 'attempts' }
+  | { page: 'attempt'; id: string }
+  | { page: 'fanout'; id: string }
   | { page: 'review-group'; project: string; group: string };
 
 function subscribe(listener: () => void): () => void {
@@ -31,6 +34,9 @@ export function parse(path: string): Route {
   if (path === '/dispatch') return { page: 'dispatch' };
   if (path === '/review') return { page: 'review' };
   if (path === '/landing') return { page: 'landing' };
+  if (path === '/attempts') return { page: 'attempts' };
+  const attempt = /^\/(attempts|fanouts)\/([^/]+)$/.exec(path);
+  if (attempt?.[2] !== undefined) return { page: attempt[1] === 'attempts' ? 'attempt' : 'fanout', id: decodeURIComponent(attempt[2]) };
   const group = /^\/review\/([^/]+)\/([^/]+)$/.exec(path);
   if (group?.[1] !== undefined && group[2] !== undefined) return { page: 'review-group', project: decodeURIComponent(group[1]), group: decodeURIComponent(group[2]) };
   const session = /^\/s\/([^/]+)$/.exec(path);
