@@ -4,6 +4,7 @@
  * worktrees; a pick lands through the merge queue and archives the others, whose work `baton
  * restore` brings back; a fan-out's failed batch is retried once by the supervisor.
  */
+import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -12,6 +13,7 @@ import type { SessionView } from '../../src/api/index.js';
 import type { WorkspaceEvent } from '../../src/events/workspace.js';
 import { eachTest, TestBaton } from '../support/baton.js';
 import { configure } from '../support/landing.js';
+import { waitForFile } from '../support/process.js';
 
 let t: TestBaton;
 let repo: string;
@@ -193,6 +195,28 @@ describe('fan-out', () => {
     expect(report).toMatchObject({ done: 2, failed: 1, running: 0 });
     const markdown = await t.ok(['fanout', 'show', started.id], { cwd: repo });
     expect(markdown).toContain('## Batch 2: failed\n\n- sessions: up-b2 (failed), then up-b2-retry (failed) (retried once)');
+  });
+});
+
+describe('fan-out across a supervisor restart', () => {
+  it('a batch that failed while no supervisor ran is retried when one starts', async () => {
+    const gate = join(t.root, 'gate');
+    execFileSync('mkfifo', [gate]);
+    const file = join(t.root, 'items.txt');
+    writeFileSync(file, 'only\n');
+    // The first try waits on the gate, then fails; the retry passes at once.
+    const script = t.script([{ require: ['sh', '-c', 'case "$BATON_SESSION_NAME" in *-retry) exit 0;; esac; read go < "$0"; exit 1', gate] }, { say: 'done' }]);
+    const started = await t.json<FanoutView>(['fanout', file, '--batch', '1', '--name', 'rs', '--prompt', 'p', '--script', script], { cwd: repo });
+    const first = started.batches[0]!.tries[0]!;
+    await t.waitForEvent(first.name, (e) => e.type === 'tool.started');
+    await t.ok(['daemon', 'stop']);
+    writeFileSync(gate, 'go\n');
+    await waitForFile(join(t.home, 'sessions', first.sessionId, 'events.jsonl'), () => /"to":"failed"/.test(readFileSync(join(t.home, 'sessions', first.sessionId, 'events.jsonl'), 'utf8')));
+    await t.ok(['daemon', 'start']);
+    const retried = await workspaceEvent((e) => e.type === 'attempt.batch_retried' && e.data.groupId === started.id);
+    expect(retried.data).toMatchObject({ batch: 1, failed: { name: 'rs-b1' }, retry: { name: 'rs-b1-retry' } });
+    const finished = await workspaceEvent((e) => e.type === 'attempt.fanout_finished' && e.data.groupId === started.id);
+    expect(finished.data).toMatchObject({ batches: 1, done: 1, failed: 0 });
   });
 });
 
