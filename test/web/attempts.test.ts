@@ -5,7 +5,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AttemptGroupView, FanoutView } from '../../src/api/attempts.js';
 import { TestBaton } from '../support/baton.js';
@@ -38,6 +38,9 @@ describe('attempts on the dashboard', () => {
     return page;
   }
 
+  /** Two attributes of every element the locator finds, in page order. */
+  const pairs = async (locator: Locator, a: string, b: string) => Promise.all((await locator.all()).map(async (e) => [await e.getAttribute(a), await e.getAttribute(b)]));
+
   it('compares a best-of group, picks the winner with a click, and shows the others archived', async () => {
     const script = t.script([{ run: 'echo "$BATON_SESSION_NAME" > who.txt' }, { usage: { input: 100, output: 20, usd: 0.02 } }]);
     const group = await t.json<AttemptGroupView>(['dispatch', '--best-of', '3', '--name', 'best', '--script', script, 'pick the best'], { cwd: repo });
@@ -49,7 +52,7 @@ describe('attempts on the dashboard', () => {
     // The checks run when the page asks: each row says how its attempt did.
     await page.waitForSelector('[data-testid=attempt][data-name=best-a3][data-check=failed]', { timeout: 30_000 });
     const rows = page.locator('[data-testid=attempt]');
-    expect(await rows.evaluateAll((els) => els.map((el) => [el.getAttribute('data-name'), el.getAttribute('data-check')]))).toEqual([
+    expect(await pairs(rows, 'data-name', 'data-check')).toEqual([
       ['best-a1', 'failed'],
       ['best-a2', 'passed'],
       ['best-a3', 'failed'],
@@ -60,7 +63,7 @@ describe('attempts on the dashboard', () => {
     await page.locator('[data-testid=attempt][data-name=best-a2] button:has-text("Pick")').click();
     await page.waitForSelector('[data-testid=attempt-comparison][data-state=landed]', { timeout: 30_000 });
     await page.waitForSelector('[data-testid=attempt][data-name=best-a2][data-winner=true]');
-    expect(await rows.evaluateAll((els) => els.map((el) => [el.getAttribute('data-name'), el.getAttribute('data-archived')]))).toEqual([
+    expect(await pairs(rows, 'data-name', 'data-archived')).toEqual([
       ['best-a1', 'true'],
       ['best-a2', 'false'],
       ['best-a3', 'true'],
@@ -82,7 +85,7 @@ describe('attempts on the dashboard', () => {
     const page = await open(`/fanouts/${fanout.id}`);
     await page.waitForSelector('[data-testid=fanout-report]');
     const batches = page.locator('[data-testid=fanout-batch]');
-    expect(await batches.evaluateAll((els) => els.map((el) => el.getAttribute('data-state')))).toEqual(['done', 'done']);
+    expect(await Promise.all((await batches.all()).map((e) => e.getAttribute('data-state')))).toEqual(['done', 'done']);
     await batches.first().locator('summary').click();
     expect(await batches.first().innerText()).toMatch(/Batch 1 · done · fan-b1[\s\S]*a\.ts, b\.ts[\s\S]*Batch finished\./);
     expect(problems).toEqual([]);
