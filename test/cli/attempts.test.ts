@@ -122,6 +122,31 @@ describe('best-of-N, more', () => {
     expect(after.attempts.map((a) => [a.archived, a.check.outcome])).toEqual([[false, 'failed'], [false, 'failed']]);
   });
 
+  it('a pick cut short by a supervisor restart leaves the group open to pick again, nothing archived', async () => {
+    const gate = join(t.root, 'gate');
+    execFileSync('mkfifo', [gate]);
+    // The check waits on the gate the first time it runs.
+    configure(t, repo, { merge: { check: ['sh', '-c', 'if [ ! -e "$1" ]; then read go < "$0"; touch "$1"; fi', gate, join(t.root, 'passed')] } });
+    const started = await t.json<AttemptGroupView>(['dispatch', '--best-of', '2', '--name', 'cut', '--script', attemptScript(), 'write who'], { cwd: repo });
+    for (const a of started.attempts) await t.waitForState(a.name, 'ready_for_review');
+    const picked = await t.client(repo).call('POST /api/attempts/pick', { body: { session: 'cut-a1' } });
+    await workspaceEvent((e) => e.type === 'merge.checking' && e.data.mergeId === picked.mergeId);
+    await t.ok(['daemon', 'stop']);
+    writeFileSync(gate, 'go\n');
+    await t.ok(['daemon', 'start']);
+    const settled = await workspaceEvent((e) => e.type === 'attempt.settled' && e.data.groupId === started.id);
+    if (settled.type !== 'attempt.settled') throw new Error(`unexpected ${settled.type}`);
+    expect(settled.data).toMatchObject({ outcome: 'not_landed', archived: [] });
+    expect(settled.data.message).toContain('The supervisor restarted while it merged.');
+    const open = await t.json<AttemptGroupView>(['attempts', 'show', started.id, '--no-check'], { cwd: repo });
+    expect(open.state).toBe('pick_failed');
+    expect(open.attempts.map((a) => a.archived)).toEqual([false, false]);
+    const again = await t.run(['attempts', 'pick', 'cut-a1'], { cwd: repo });
+    expect(again.code, again.stderr).toBe(0);
+    expect(t.git(repo, 'show', 'main:who.txt')).toBe('cut-a1');
+    expect(await liveNames()).toEqual([]);
+  });
+
   it('stores the task it is for and takes options per agent (over the API)', async () => {
     await t.ok(['daemon', 'start']);
     const group = await t.client(repo).call('POST /api/attempts', {
