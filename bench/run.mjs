@@ -269,6 +269,7 @@ try {
     ['review', 'review.mjs', ['10', '20']],
     ['environments', 'environments.mjs', []],
     ['environments', 'environments-ready.mjs', []],
+    ['attempts', 'attempts.mjs', []],
   ]) {
     if (only && only !== name) continue;
     execFileSync(process.execPath, [join(ROOT, 'bench', script), ...args], { cwd: ROOT, stdio: 'inherit' });
