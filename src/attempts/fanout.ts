@@ -8,7 +8,7 @@ import { existsSync } from 'node:fs';
 import type { BatchView, FanoutView } from '../api/attempts.js';
 import type { WorkspaceBus } from '../bus/index.js';
 import { AttemptBatchRetried, AttemptFanoutFinished } from '../events/workspace.js';
-import type { AgentId } from '../events/vocabulary.js';
+import type { AgentId, PermissionMode } from '../events/vocabulary.js';
 import { errorMessage } from '../shared/errors.js';
 import { createLogger } from '../shared/log.js';
 import type { AttemptGroupWithProject, AttemptMemberRow, AttemptStore } from '../store/attempts.js';
@@ -74,7 +74,17 @@ async function advance(deps: FanoutDeps, groupId: string): Promise<void> {
 }
 
 async function retry(deps: FanoutDeps, group: AttemptGroupWithProject, slot: number, failed: AttemptMemberRow, session: SessionWithProject): Promise<void> {
-  const request = { prompt: session.prompt, cwd: group.project_root, name: undefined, model: session.model ?? undefined, base: session.base_ref === 'HEAD' ? session.base_commit : session.base_ref, permissionMode: session.permission_mode as never, options: { [failed.agent]: JSON.parse(session.options_json) as Record<string, unknown> }, instructions: undefined };
+  // The failed session's own settings: its prompt already holds the batch's items and any instructions.
+  const request = {
+    prompt: session.prompt,
+    cwd: group.project_root,
+    name: undefined,
+    model: session.model ?? undefined,
+    base: session.base_ref === 'HEAD' ? session.base_commit : session.base_ref,
+    permissionMode: session.permission_mode as PermissionMode,
+    options: { [failed.agent]: JSON.parse(session.options_json) as Record<string, unknown> },
+    instructions: undefined,
+  };
   let again: SessionWithProject;
   try {
     again = await dispatchOne(deps.sessions, request, { agent: failed.agent as AgentId, name: `${session.name}-retry`, prompt: session.prompt });
