@@ -273,6 +273,7 @@ try {
     ['tasks', 'tasks.mjs', []],
     ['mcp', 'mcp.mjs', []],
     ['policy', 'policy.mjs', []],
+    ['attempts', 'attempts.mjs', []],
   ]) {
     if (only && only !== name) continue;
     execFileSync(process.execPath, [join(ROOT, 'bench', script), ...args], { cwd: ROOT, stdio: 'inherit' });

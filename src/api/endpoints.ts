@@ -1,4 +1,5 @@
 /** Every table of the API, by domain. Clients import this with `import type` only. */
+import type { ATTEMPTS } from './attempts.js';
 import type { CONFLICTS } from './conflicts.js';
 import type { CONTEXT } from './context.js';
 import type { DAEMON } from './daemon.js';
@@ -15,5 +16,5 @@ import type { UI } from './ui.js';
 import type { WATCHDOG } from './watchdog.js';
 import type { WORKSPACE } from './workspace.js';
 
-export type Endpoints = typeof DAEMON & typeof SESSIONS & typeof HISTORY & typeof UI & typeof WORKSPACE & typeof CONFLICTS & typeof MERGE & typeof REVIEW & typeof ENVIRONMENTS & typeof ROUTINES & typeof TASKS & typeof MCP & typeof POLICY & typeof WATCHDOG & typeof CONTEXT;
+export type Endpoints = typeof DAEMON & typeof SESSIONS & typeof HISTORY & typeof UI & typeof WORKSPACE & typeof CONFLICTS & typeof MERGE & typeof REVIEW & typeof ENVIRONMENTS & typeof ROUTINES & typeof TASKS & typeof MCP & typeof POLICY & typeof WATCHDOG & typeof CONTEXT & typeof ATTEMPTS;
 export type Route = keyof Endpoints;

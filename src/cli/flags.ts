@@ -13,6 +13,9 @@ export interface DispatchFlags {
   carryChanges?: boolean;
   branch?: string;
   inPlace?: boolean;
+  /** Several attempts at the prompt, compared (`baton attempts`). */
+  bestOf?: string;
+  agents?: string;
 }
 
 export interface ReviewFlags {

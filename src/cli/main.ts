@@ -103,8 +103,14 @@ function buildProgram(ctx: Context, jsonErrors: boolean): Commander.Command {
     .option('--carry-changes', "bring the main checkout's uncommitted changes (tracked and untracked) into the new worktree")
     .addOption(new Option('-p, --permission-mode <mode>', 'how tool calls are approved').choices(PERMISSION_MODES).default(DEFAULT_PERMISSION_MODE))
     .option('-w, --wait', 'then block until the session needs input or ends, with `baton wait`\'s exit codes')
+    .option('--best-of <n>', 'start n attempts at the prompt, compared with `baton attempts show` (any mix of agents with --agents)')
+    .option('--agents <list>', 'with --best-of: the agents, one per attempt (claude,codex,claude) or one for all')
     .addOption(json)
-    .action(async (prompt: string, opts: DispatchFlags) => (await import('./commands/sessions.js')).dispatch(ctx, { prompt, ...opts }));
+    .action(async (prompt: string, opts: DispatchFlags) =>
+      opts.bestOf !== undefined || opts.agents !== undefined
+        ? (await import('./commands/attempts.js')).dispatchBestOf(ctx, { prompt, ...opts })
+        : (await import('./commands/sessions.js')).dispatch(ctx, { prompt, ...opts }),
+    );
 
   program
     .command('ls')

@@ -5,6 +5,7 @@
  */
 import type * as Commander from 'commander';
 import { sessionRef } from './arguments.js';
+import { addAttemptCommands } from './program-attempts.js';
 import type { Context } from './context.js';
 import type { MergeFlags } from './commands/merge.js';
 import type { ReviewFlags } from './flags.js';
@@ -33,6 +34,8 @@ export function addWorkspaceCommands(program: Commander.Command, Option: typeof 
     .option('-g, --group <n>', 'land coupled group n from `baton review`, tested once as a whole, in the planned order')
     .addOption(new Option('--json', 'print JSON for scripts'))
     .action(async (refs: string[], opts: MergeFlags) => (await import('./commands/merge.js')).merge(ctx, refs, opts));
+
+  addAttemptCommands(program, Option, ctx);
 
   program
     .command('pr')

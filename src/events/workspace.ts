@@ -199,6 +199,37 @@ export const TranscriptsImported = defineWorkspaceEvent(
   z.object({ vendor: z.enum(['claude', 'codex']), files: z.number().int(), sessions: z.number().int(), events: z.number().int() }),
 );
 
+// ── attempts (best-of groups and fan-outs: src/attempts) ─────────────────────
+
+const attemptMember = z.object({ sessionId: z.string(), name: z.string() });
+const attemptGroupRef = { groupId: z.string(), project: z.string(), taskId: z.string().nullable() };
+
+export const AttemptStarted = defineWorkspaceEvent(
+  'attempt.started',
+  z.object({ ...attemptGroupRef, kind: z.enum(['best_of', 'fanout']), sessions: z.array(attemptMember.extend({ agent: z.string() })) }),
+);
+/** A person picked the winner; its merge is queued (`mergeId`, followed by merge.* events). */
+export const AttemptPicked = defineWorkspaceEvent('attempt.picked', z.object({ ...attemptGroupRef, winner: attemptMember, mergeId: z.string() }));
+/** The pick ended: landed (the others archived, their work kept) or not (nothing archived). */
+export const AttemptSettled = defineWorkspaceEvent(
+  'attempt.settled',
+  z.object({
+    ...attemptGroupRef,
+    winner: attemptMember,
+    outcome: z.enum(['landed', 'not_landed']),
+    message: z.string(),
+    archived: z.array(attemptMember.extend({ snapshotRef: z.string().nullable(), branch: z.string() })),
+  }),
+);
+export const AttemptBatchRetried = defineWorkspaceEvent(
+  'attempt.batch_retried',
+  z.object({ ...attemptGroupRef, batch: z.number().int().positive(), failed: attemptMember, retry: attemptMember }),
+);
+export const AttemptFanoutFinished = defineWorkspaceEvent(
+  'attempt.fanout_finished',
+  z.object({ ...attemptGroupRef, batches: z.number().int(), done: z.number().int(), failed: z.number().int() }),
+);
+
 /** Every workspace event there is; a new domain adds its definitions here. */
 // ── routines (scheduled and triggered agents: src/routines) ──────────────────
 
@@ -275,6 +306,11 @@ export const WORKSPACE_EVENTS = [
   BudgetResumed,
   HandoffCreated,
   TranscriptsImported,
+  AttemptStarted,
+  AttemptPicked,
+  AttemptSettled,
+  AttemptBatchRetried,
+  AttemptFanoutFinished,
 ] as const;
 
 type Definitions = (typeof WORKSPACE_EVENTS)[number];
@@ -339,4 +375,10 @@ export const WorkspaceEvent = z.discriminatedUnion('type', [
   // context
   z.object({ ...envelope, type: z.literal(HandoffCreated.type), data: HandoffCreated.schema }),
   z.object({ ...envelope, type: z.literal(TranscriptsImported.type), data: TranscriptsImported.schema }),
+  // attempts
+  z.object({ ...envelope, type: z.literal(AttemptStarted.type), data: AttemptStarted.schema }),
+  z.object({ ...envelope, type: z.literal(AttemptPicked.type), data: AttemptPicked.schema }),
+  z.object({ ...envelope, type: z.literal(AttemptSettled.type), data: AttemptSettled.schema }),
+  z.object({ ...envelope, type: z.literal(AttemptBatchRetried.type), data: AttemptBatchRetried.schema }),
+  z.object({ ...envelope, type: z.literal(AttemptFanoutFinished.type), data: AttemptFanoutFinished.schema }),
 ]);

@@ -55,6 +55,15 @@ export const RepoConfig = z
     tasks: TasksSection.optional(),
     /** The destructive-action gate (src/policy): rule actions, the repository's own rules, writable folders. */
     policy: PolicySection.optional(),
+    attempts: z
+      .object({
+        /** The most attempts one best-of may start (default 8): each is a session, a worktree and an agent's cost. */
+        maxAttempts: z.number().int().min(1).max(100).optional(),
+        /** The most batches one fan-out may make (default 50). */
+        maxBatches: z.number().int().min(1).max(1000).optional(),
+      })
+      .strict()
+      .optional(),
     // Worktrees ready to work in (issue 15): agents, worktree, ports, env, cleanup.
     ...EnvironmentSections,
     /** Scheduled and triggered agents (issue 16), by name. */

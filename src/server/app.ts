@@ -5,6 +5,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import { Hono, type Context } from 'hono';
 import { ZodError } from 'zod';
+import { ATTEMPTS } from '../api/attempts.js';
 import { CONFLICTS } from '../api/conflicts.js';
 import { CONTEXT } from '../api/context.js';
 import { ContextService } from '../context/index.js';
@@ -26,12 +27,14 @@ import { McpService } from '../mcp/index.js';
 import type { Db } from '../store/db.js';
 import { PolicyService } from '../policy/index.js';
 import { AllowRuleStore } from '../store/allow-rules.js';
+import type { AttemptService } from '../attempts/index.js';
 import { createLogger } from '../shared/log.js';
 import { ConflictRadar } from '../radar/index.js';
 import type { SessionManager } from '../sessions/manager.js';
 import type { BrowserAuth } from './web-auth.js';
 import { bodyLimit } from './body-limit.js';
 import { authorizeSession } from './session-callers.js';
+import { attemptHandlers } from './routes/attempts.js';
 import { conflictHandlers } from './routes/conflicts.js';
 import { contextHandlers } from './routes/context.js';
 import { daemonHandlers } from './routes/daemon.js';
@@ -74,6 +77,8 @@ export interface AppOptions {
   browserAuth?: BrowserAuth;
   /** The merge queue; made on first use (in the status's home) when not given. */
   merges?: MergeService;
+  /** Best-of groups and fan-outs (src/attempts); without it, their endpoints answer that they are off. */
+  attempts?: AttemptService;
   /** Coupled groups and combined reviews (src/review); without it, the review endpoints answer that it is off. */
   review?: ReviewService;
   /** Scheduled and triggered agents (src/routines); without it, the routine endpoints answer that they are off. */
@@ -135,6 +140,7 @@ export function createApp(options: AppOptions): Hono {
   mount(app, CONFLICTS, conflictHandlers(options.radar ?? new ConflictRadar({ sessions: manager, bus: manager.bus })));
   let merges = options.merges;
   mount(app, MERGE, mergeHandlers(() => (merges ??= new MergeService({ home: options.status().home, sessions: manager, bus: manager.bus, env: process.env }))));
+  mount(app, ATTEMPTS, attemptHandlers(options.attempts));
   mount(app, REVIEW, reviewHandlers(options.review));
   mount(app, ENVIRONMENTS, environmentHandlers(manager));
   mount(app, ROUTINES, routineHandlers(options.routines));

@@ -4,6 +4,7 @@
  * module exports by name becomes a named component; others are inlined.
  */
 import { z } from 'zod';
+import * as attempts from '../api/attempts.js';
 import * as conflicts from '../api/conflicts.js';
 import * as context from '../api/context.js';
 import * as daemon from '../api/daemon.js';
@@ -25,13 +26,13 @@ import * as workspace from '../api/workspace.js';
 import { BatonEvent } from '../events/index.js';
 import { VERSION } from './version.js';
 
-export const TABLES = { ...daemon.DAEMON, ...sessions.SESSIONS, ...history.HISTORY, ...ui.UI, ...workspace.WORKSPACE, ...conflicts.CONFLICTS, ...merge.MERGE, ...review.REVIEW, ...environments.ENVIRONMENTS, ...routines.ROUTINES, ...tasks.TASKS, ...mcp.MCP, ...policy.POLICY, ...watchdog.WATCHDOG, ...context.CONTEXT } as const;
+export const TABLES = { ...daemon.DAEMON, ...sessions.SESSIONS, ...history.HISTORY, ...ui.UI, ...workspace.WORKSPACE, ...conflicts.CONFLICTS, ...merge.MERGE, ...review.REVIEW, ...environments.ENVIRONMENTS, ...routines.ROUTINES, ...tasks.TASKS, ...mcp.MCP, ...policy.POLICY, ...watchdog.WATCHDOG, ...context.CONTEXT, ...attempts.ATTEMPTS } as const;
 
 const ErrorBody = z.object({ error: z.object({ code: z.string(), message: z.string(), data: z.record(z.string(), z.unknown()).optional() }) });
 
 export function openApiDocument(): Record<string, unknown> {
   const names = new Map<z.ZodType, string>([[BatonEvent, 'BatonEvent'], [ErrorBody, 'Error']]);
-  for (const module of [shapes, web, daemon, sessions, history, ui, conflicts, merge, review, environments, routines, tasks, mcp, policy, watchdog, context] as Record<string, unknown>[]) {
+  for (const module of [shapes, web, daemon, sessions, history, ui, conflicts, merge, review, environments, routines, tasks, mcp, policy, watchdog, context, attempts] as Record<string, unknown>[]) {
     for (const [name, value] of Object.entries(module)) if (value instanceof z.ZodType && !names.has(value)) names.set(value, name);
   }
   const schemas: Record<string, unknown> = {};
@@ -74,7 +75,7 @@ type Ref = (schema: z.ZodType, io: 'input' | 'output') => Record<string, unknown
 function operation(path: string, spec: EndpointSpec, ref: Ref): Record<string, unknown> {
   const parameters: Record<string, unknown>[] = [];
   for (const [, name] of path.matchAll(/:(\w+)/g)) {
-    parameters.push({ name, in: 'path', required: true, description: name === 'n' ? 'Group number (as `baton review` lists them)' : name === 'id' ? 'Task number' : 'Session id, id prefix or name', schema: { type: 'string' } });
+    parameters.push({ name, in: 'path', required: true, description: pathParameter(path, name ?? ''), schema: { type: 'string' } });
   }
   for (const [name, field] of Object.entries(spec.query?.shape ?? {}) as [string, z.ZodType][]) {
     parameters.push({ name, in: 'query', required: false, description: field.description, schema: { type: 'string' } });
@@ -105,4 +106,14 @@ function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): Record<string, u
   // The dialect is the document's (OpenAPI 3.1), not each schema's.
   delete json.$schema;
   return json;
+}
+
+/** What a path parameter names, by its name and the route it is in. */
+function pathParameter(path: string, name: string): string {
+  if (name === 'n') return 'Group number (as `baton review` lists them)';
+  if (name === 'group') return 'Attempt group or fan-out id (or a unique prefix)';
+  if (name === 'name' && path.startsWith('/api/routines/')) return 'Routine name';
+  if (name === 'id' && path.startsWith('/api/hooks/routines/')) return 'Routine id (from `baton routine show`)';
+  if (name === 'id' && path.startsWith('/api/tasks/')) return 'Task number';
+  return 'Session id, id prefix or name';
 }

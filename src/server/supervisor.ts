@@ -17,6 +17,7 @@ import { McpService } from '../mcp/index.js';
 import { MergeService } from '../merge/index.js';
 import { PolicyService } from '../policy/index.js';
 import { AllowRuleStore } from '../store/allow-rules.js';
+import { AttemptService } from '../attempts/index.js';
 import { ReviewService, watchGroups } from '../review/index.js';
 import { SessionManager } from '../sessions/manager.js';
 import { radarConflicts, routineSessions, routineTasks } from '../routines/wiring.js';
@@ -58,6 +59,7 @@ export async function runSupervisor(env: NodeJS.ProcessEnv = process.env): Promi
   const manager = new SessionManager({ home, db, maxConcurrent: config.maxConcurrent, idleHostSeconds: config.idleHostSeconds, env });
   const radar = createRadar(manager, db);
   const merges = new MergeService({ home, sessions: manager, bus: manager.bus, env });
+  const attempts = new AttemptService({ home, db, sessions: manager, bus: manager.bus, merges: () => merges, conflicts: () => radar.radar.view(), env });
   const review = new ReviewService({ db, bus: manager.bus, sessions: () => manager.list(), reply: (id, text) => manager.reply(id, text) });
   const tasks = createTasks(db, manager.bus, manager);
   const routines = new RoutineService({ db, bus: manager.bus, sessions: routineSessions(manager), tasks: routineTasks(tasks.service), conflicts: radarConflicts(radar.radar) });
@@ -88,6 +90,7 @@ export async function runSupervisor(env: NodeJS.ProcessEnv = process.env): Promi
     tasks.watch.close();
     watchdog.close();
     notifier.close();
+    attempts.close();
     manager.close();
     rmSync(paths.supervisorJson, { force: true });
     lock.release();
@@ -100,6 +103,7 @@ export async function runSupervisor(env: NodeJS.ProcessEnv = process.env): Promi
     manager,
     radar: radar.radar,
     merges,
+    attempts,
     review,
     routines,
     tasks: tasks.service,
@@ -135,6 +139,8 @@ export async function runSupervisor(env: NodeJS.ProcessEnv = process.env): Promi
   radar.start();
   await routines.start().catch((error: unknown) => log.error('routines did not start', { error: errorMessage(error) }));
   await merges.recover().catch((error: unknown) => log.error('merge recovery failed', { error: error instanceof Error ? error.message : String(error) }));
+  // After the sessions are back: retries and picks the last supervisor left undone.
+  await attempts.start().catch((error: unknown) => log.error('attempts recovery failed', { error: errorMessage(error) }));
   // BATON_PORT, or else the last supervisor's port: an open dashboard then reconnects by itself
   // after a restart (its logins are kept too). Taken meanwhile, any free port will do.
   const pinned = config.port !== undefined;

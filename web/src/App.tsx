@@ -23,6 +23,10 @@ const Routines = lazy(() => import('./components/Routines.js').then((m) => ({ de
 const Cost = lazy(() => import('./components/Cost.js').then((m) => ({ default: m.Cost })));
 // The kanban: fetched and loaded only when opened, then kept live by the board's stream.
 const Tasks = lazy(() => import('./components/Tasks.js').then((m) => ({ default: m.Tasks })));
+// Best-of comparisons and fan-out reports: loaded when opened.
+const AttemptsList = lazy(() => import('./components/Attempts.js').then((m) => ({ default: m.AttemptsList })));
+const AttemptGroup = lazy(() => import('./components/Attempts.js').then((m) => ({ default: m.AttemptGroup })));
+const FanoutReport = lazy(() => import('./components/Attempts.js').then((m) => ({ default: m.FanoutReport })));
 
 export function App() {
   const route = useRoute();
@@ -43,6 +47,7 @@ export function App() {
     c: () => navigate('/cost'),
     s: () => navigate('/search'),
     t: () => navigate('/tasks'),
+    b: () => navigate('/attempts'),
   });
 
   const sessions = [...board.sessions.values()];
@@ -69,6 +74,7 @@ export function App() {
             <NavLink to="/routines" active={route.page === 'routines'} label="Routines" hint="o" />
             <NavLink to="/cost" active={route.page === 'cost'} label="Cost" hint="c" />
             <NavLink to="/search" active={route.page === 'search'} label="Search" hint="s" />
+            <NavLink to="/attempts" active={route.page === 'attempts' || route.page === 'attempt' || route.page === 'fanout'} label="Attempts" hint="b" />
             <NavLink to="/dispatch" active={route.page === 'dispatch'} label="Dispatch" hint="n" />
           </nav>
           <div className="sidebar-foot">
@@ -148,6 +154,11 @@ export function App() {
         {route.page === 'cost' && (
           <Suspense fallback={<div className="empty">Loading…</div>}>
             <Cost />
+          </Suspense>
+        )}
+        {(route.page === 'attempts' || route.page === 'attempt' || route.page === 'fanout') && (
+          <Suspense fallback={<div className="empty">Loading…</div>}>
+            {route.page === 'attempts' ? <AttemptsList /> : route.page === 'attempt' ? <AttemptGroup id={route.id} /> : <FanoutReport id={route.id} />}
           </Suspense>
         )}
         {(route.page === 'review' || route.page === 'review-group') && (

@@ -12,6 +12,7 @@ import type { ConflictBadge } from '../../src/api/conflicts.js';
 import type { SessionView } from '../../src/api/index.js';
 import type { ReviewQueueView } from '../../src/api/sessions.js';
 import type { StreamSnapshot } from '../../src/api/web.js';
+import type { WorkspaceEvent } from '../../src/events/workspace.js';
 import { api, authListeners, onStreamMessage, streamUrl } from './api.js';
 import { landingReconnected, trackWorkspaceEvent } from './landing.js';
 import { trackRoutineEvent } from './routines.js';
@@ -47,6 +48,9 @@ function set(next: Partial<BoardState>): void {
 
 authListeners.add(() => set({ status: 'unauthorized' }));
 
+/** Pages that follow workspace events of their own (the attempts pages follow `attempt.*`). */
+export const workspaceListeners = new Set<(event: WorkspaceEvent) => void>();
+
 function connect(): void {
   const route = 'GET /api/stream';
   source = new EventSource(streamUrl(route, {}));
@@ -63,6 +67,7 @@ function connect(): void {
     trackRoutineEvent(event);
     watchdogEvent(event);
     trackTaskEvent(event);
+    for (const listener of workspaceListeners) listener(event);
   });
   onStreamMessage(source, route, 'session', (session) => {
     const previous = state.sessions.get(session.id);

@@ -1,4 +1,5 @@
 /** A tiny history router: the dashboard has eight kinds of page, not worth a dependency. */
+/** A tiny history router: the dashboard has ten kinds of page, not worth a dependency. */
 import { useSyncExternalStore } from 'react';
 
 export type Route =
@@ -12,6 +13,9 @@ export type Route =
   | { page: 'cost' }
   | { page: 'search' }
   | { page: 'tasks' }
+  | { page: 'attempts' }
+  | { page: 'attempt'; id: string }
+  | { page: 'fanout'; id: string }
   | { page: 'review-group'; project: string; group: string };
 
 function subscribe(listener: () => void): () => void {
@@ -39,6 +43,9 @@ export function parse(path: string): Route {
   if (path === '/cost') return { page: 'cost' };
   if (path === '/search') return { page: 'search' };
   if (path === '/tasks') return { page: 'tasks' };
+  if (path === '/attempts') return { page: 'attempts' };
+  const attempt = /^\/(attempts|fanouts)\/([^/]+)$/.exec(path);
+  if (attempt?.[2] !== undefined) return { page: attempt[1] === 'attempts' ? 'attempt' : 'fanout', id: decodeURIComponent(attempt[2]) };
   const group = /^\/review\/([^/]+)\/([^/]+)$/.exec(path);
   if (group?.[1] !== undefined && group[2] !== undefined) return { page: 'review-group', project: decodeURIComponent(group[1]), group: decodeURIComponent(group[2]) };
   const session = /^\/s\/([^/]+)$/.exec(path);

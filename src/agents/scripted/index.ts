@@ -181,6 +181,15 @@ class ScriptedRun implements AgentRun {
     else if ('write' in step) writeFile(this.tools, step.write.path, fill(step.write.content, replies));
     else if ('edit' in step) editFile(this.tools, step.edit.path, step.edit.old, fill(step.edit.new, replies));
     else if ('run' in step) await this.runGated(typeof step.run === 'string' ? fillShell(step.run) : step.run.map((a) => fill(a, replies)));
+    else if ('require' in step) {
+      const command = typeof step.require === 'string' ? fillShell(step.require) : step.require.map((a) => fill(a, replies));
+      const exitCode = await this.runCommand(command);
+      if (exitCode !== 0 && !this.interrupted) {
+        const message = `required command failed (exit ${exitCode ?? 'by signal'}): ${typeof command === 'string' ? command : command.join(' ')}`;
+        this.emit({ type: 'error.raised', message, fatal: false });
+        return message;
+      }
+    }
     else if ('ask' in step) await this.ask(fill(step.ask, replies));
     else if ('approve' in step) {
       // A shell command is shown as it will run: the reply goes in as a variable, not as shell text.
@@ -206,7 +215,7 @@ class ScriptedRun implements AgentRun {
   }
 
   /** An array runs without a shell, each reply a plain argument; a string gets the reply as $BATON_REPLY. */
-  private runCommand(command: string | string[]): Promise<void> {
+  private runCommand(command: string | string[]): Promise<number | null> {
     const tools = { ...this.tools, env: { ...this.tools.env, [REPLY_VARIABLE]: latestReply(this.progress.replies) } };
     return runCommand(tools, SHELL_TOOL, command, (child) => (this.child = child));
   }
@@ -235,9 +244,10 @@ class ScriptedRun implements AgentRun {
 
   /** A command the script runs unasked, as an agent's auto-run: the gate still sees it. */
   private async runGated(command: string | string[]): Promise<void> {
-    if (Array.isArray(command)) return this.runCommand(command);
-    const verdict = judge(this.options.gate, { tool: SHELL_TOOL, kind: 'run', command });
-    if (verdict.action === 'allow') return this.runCommand(command);
+    if (Array.isArray(command) || judge(this.options.gate, { tool: SHELL_TOOL, kind: 'run', command }).action === 'allow') {
+      await this.runCommand(command);
+      return;
+    }
     return this.askApproval({ tool: SHELL_TOOL, input: command });
   }
 
@@ -272,7 +282,10 @@ class ScriptedRun implements AgentRun {
   }
 
   private async runApproved(request: { tool: string; input: string }): Promise<void> {
-    if (request.tool === SHELL_TOOL) return this.runCommand(request.input);
+    if (request.tool === SHELL_TOOL) {
+      await this.runCommand(request.input);
+      return;
+    }
     const toolId = this.toolId();
     this.emit({ type: 'tool.started', toolId, tool: request.tool, kind: toolKind(request.tool), input: request.input });
     this.emit({ type: 'tool.finished', toolId, tool: request.tool, ok: true });

@@ -25,6 +25,8 @@ export const Step = z.union([
     })
     .strict(),
   z.object({ fail: text }).strict(),
+  /** Runs a command as `run` does; when it exits non-zero the turn ends in error (an agent giving up on a failing check). */
+  z.object({ require: z.union([z.string().min(1), z.array(z.string()).min(1)]) }).strict(),
 ]);
 export type Step = z.infer<typeof Step>;
 
@@ -37,7 +39,7 @@ export const Script = z
   .strict();
 export type Script = z.infer<typeof Script>;
 
-const STEP_KINDS = ['say', 'think', 'write', 'edit', 'run', 'ask', 'approve', 'sleep', 'usage', 'fail'];
+const STEP_KINDS = ['say', 'think', 'write', 'edit', 'run', 'ask', 'approve', 'sleep', 'usage', 'fail', 'require'];
 
 export function parseScript(raw: unknown, source = 'script'): Script {
   const result = Script.safeParse(raw);

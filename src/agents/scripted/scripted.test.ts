@@ -89,3 +89,16 @@ describe('the scripted agent\'s file tools fail cleanly', () => {
     expect(readFileSync(join(cwd, '.git'), 'utf8')).toMatch(/^gitdir: /);
   });
 });
+
+describe('the scripted agent\'s require step', () => {
+  it('ends the turn in error when the command exits non-zero, and goes on when it passes', async () => {
+    const failing = await start([{ require: 'test -e missing.txt' }, { say: 'never said' }]);
+    const failed = await waitForEvent(failing.events, turnCompleted);
+    expect(failed).toMatchObject({ type: 'turn.completed', outcome: 'error', error: expect.stringMatching(/required command failed \(exit 1\): test -e missing.txt/) });
+    expect(failing.events.events.some((e) => e.type === 'message.added' && e.text === 'never said')).toBe(false);
+
+    const passing = await start([{ require: ['git', 'status', '--short'] }, { say: 'passed' }]);
+    expect(await waitForEvent(passing.events, turnCompleted)).toMatchObject({ outcome: 'success' });
+    expect(passing.events.events.some((e) => e.type === 'message.added' && e.text === 'passed')).toBe(true);
+  });
+});

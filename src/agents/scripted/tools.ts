@@ -90,7 +90,7 @@ function readText(path: string): string | undefined {
  * Runs a command the way an agent's shell tool does: a string goes to `sh -c`, an array runs
  * directly. `onChild` hears of the process while it runs, so an interrupt can end it.
  */
-export function runCommand(ctx: ToolContext, tool: string, command: string | string[], onChild: (child: ChildProcess | undefined) => void): Promise<void> {
+export function runCommand(ctx: ToolContext, tool: string, command: string | string[], onChild: (child: ChildProcess | undefined) => void): Promise<number | null> {
   const toolId = ctx.toolId();
   const display = typeof command === 'string' ? command : command.join(' ');
   ctx.emit({ type: 'tool.started', toolId, tool, kind: toolKind(tool), input: display });
@@ -115,7 +115,7 @@ export function runCommand(ctx: ToolContext, tool: string, command: string | str
         ...(exitCode === null ? {} : { exitCode }),
         ...(text === '' ? {} : { output: text }),
       });
-      done();
+      done(exitCode);
     };
     child.on('error', (error) => finish(null, error.message));
     child.on('close', (code, signal) => finish(code, signal === null ? undefined : `${output}killed by ${signal}`));

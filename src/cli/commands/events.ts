@@ -144,6 +144,16 @@ function describeKnown(event: WorkspaceEvent): string {
       return `${event.data.from.name} (${event.data.from.agent}) handed off to ${event.data.to.name} (${event.data.to.agent}), ${event.data.packTokens} tokens`;
     case 'transcripts.imported':
       return `${event.data.events} events of ${event.data.sessions} ${event.data.vendor} sessions imported`;
+    case 'attempt.started':
+      return `${event.data.kind === 'best_of' ? 'best-of' : 'fan-out'} ${event.data.groupId}: ${members(event.data.sessions)}`;
+    case 'attempt.picked':
+      return `${event.data.groupId}: picked ${event.data.winner.name} (merge ${event.data.mergeId})`;
+    case 'attempt.settled':
+      return `${event.data.groupId}: ${event.data.message}`;
+    case 'attempt.batch_retried':
+      return `${event.data.groupId} batch ${event.data.batch}: ${event.data.failed.name} failed, retried as ${event.data.retry.name}`;
+    case 'attempt.fanout_finished':
+      return `${event.data.groupId}: ${event.data.done} of ${event.data.batches} batches done, ${event.data.failed} failed`;
   }
 }
 
