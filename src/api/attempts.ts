@@ -25,7 +25,7 @@ const common = {
   options: z.partialRecord(AttemptAgent, z.record(z.string(), z.unknown())).default({}),
   /** Told to every session besides the prompt (a task's context, say). */
   instructions: z.string().max(100_000).optional(),
-  /** A task this work is for: stored and shown, nothing more. */
+  /** The task this work is for (its number): each session records it and is told the task's context. */
   taskId: z.string().min(1).max(200).optional(),
 };
 

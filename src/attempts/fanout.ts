@@ -83,7 +83,9 @@ async function retry(deps: FanoutDeps, group: AttemptGroupWithProject, slot: num
     base: session.base_ref === 'HEAD' ? session.base_commit : session.base_ref,
     permissionMode: session.permission_mode as PermissionMode,
     options: { [failed.agent]: JSON.parse(session.options_json) as Record<string, unknown> },
-    instructions: undefined,
+    // The retry is told what the batch was told, and works for the same task.
+    instructions: group.instructions ?? undefined,
+    taskId: group.task_id ?? undefined,
   };
   let again: SessionWithProject;
   try {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { attemptAgents, batchPrompt, batches, memberName, withInstructions } from './plan.js';
+import { attemptAgents, batchPrompt, batches, memberName } from './plan.js';
 
 describe('attemptAgents', () => {
   it('repeats one agent n times and takes one agent per attempt as given', () => {
@@ -39,12 +39,6 @@ describe('prompts and names', () => {
     const prompt = batchPrompt('update the import', ['a.ts', 'b.ts'], 2, 3);
     expect(prompt).toMatch(/^update the import\n\nDo this for each of the 2 items below \(batch 2 of 3;/);
     expect(prompt.endsWith('- a.ts\n- b.ts\n')).toBe(true);
-  });
-
-  it('extra instructions follow the prompt; blank ones add nothing', () => {
-    expect(withInstructions('p', 'Stay in src/.')).toBe('p\n\nStay in src/.\n');
-    expect(withInstructions('p', '  ')).toBe('p');
-    expect(withInstructions('p', undefined)).toBe('p');
   });
 
   it('names attempts a1…, batches b1…, and a retry after its batch', () => {

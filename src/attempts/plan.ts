@@ -42,11 +42,6 @@ export function batchPrompt(prompt: string, items: readonly string[], batch: num
   return `${prompt}\n\nDo this for each of the ${items.length} items below (batch ${batch} of ${of}; other sessions have the other batches, so touch only what these items need):\n${items.map((item) => `- ${item}`).join('\n')}\n`;
 }
 
-/** The prompt with the extra instructions, when there are any (a task's context, say). */
-export function withInstructions(prompt: string, instructions: string | undefined): string {
-  return instructions === undefined || instructions.trim() === '' ? prompt : `${prompt}\n\n${instructions.trim()}\n`;
-}
-
 /** Names of a group's sessions: `<base>-a1`… for attempts, `<base>-b1`… for batches, `<name>-retry` for a retried batch. */
 export function memberName(base: string, kind: 'best_of' | 'fanout', slot: number, attempt = 1): string {
   return `${base}-${kind === 'best_of' ? 'a' : 'b'}${slot}${attempt > 1 ? '-retry' : ''}`;

@@ -7,6 +7,8 @@ import type { RemoveResult } from '../worktrees/index.js';
 
 export interface AttemptSessions {
   dispatch(request: z.output<typeof DispatchRequest>): Promise<SessionWithProject>;
+  /** A dispatch that records the session's task (src/tasks), when the tasks domain is there. */
+  dispatchForTask?(request: z.output<typeof DispatchRequest>, taskId: number): Promise<SessionWithProject>;
   resolve(ref: string, cwd?: string): SessionWithProject;
   get(id: string): SessionWithProject | undefined;
   list(): SessionWithProject[];

@@ -17,7 +17,7 @@ import type { AttemptKind, NewMember } from '../store/attempts.js';
 import type { SessionWithProject } from '../store/sessions.js';
 import { findRepository } from '../worktrees/index.js';
 import type { z } from 'zod';
-import { attemptAgents, batchPrompt, batches, memberName, withInstructions } from './plan.js';
+import { attemptAgents, batchPrompt, batches, memberName } from './plan.js';
 import type { AttemptSessions } from './sessions.js';
 
 const log = createLogger('attempts');
@@ -40,13 +40,13 @@ export interface StartedGroup {
   members: { member: NewMember; session: SessionWithProject }[];
 }
 
-type Common = Pick<z.output<typeof FanoutRequest>, 'prompt' | 'cwd' | 'name' | 'model' | 'base' | 'permissionMode' | 'options' | 'instructions'>;
+type Common = Pick<z.output<typeof FanoutRequest>, 'prompt' | 'cwd' | 'name' | 'model' | 'base' | 'permissionMode' | 'options' | 'instructions' | 'taskId'>;
 
 export async function planBestOf(sessions: AttemptSessions, request: z.output<typeof BestOfRequest>): Promise<PlannedMember[]> {
   const root = (await findRepository(request.cwd)).root;
   const agents = attemptAgents(request.agents, request.n, loadRepoConfig(root));
   const base = baseName(sessions, root, request.name, request.prompt, agents.length, 'best_of');
-  const prompt = withInstructions(request.prompt, request.instructions);
+  const prompt = request.prompt;
   return agents.map((agent, i) => ({ slot: i + 1, agent, name: memberName(base, 'best_of', i + 1), prompt, items: null }));
 }
 
@@ -58,7 +58,7 @@ export async function planFanout(sessions: AttemptSessions, request: z.output<ty
     slot: i + 1,
     agent: request.agent,
     name: memberName(base, 'fanout', i + 1),
-    prompt: withInstructions(batchPrompt(request.prompt, items, i + 1, split.length), request.instructions),
+    prompt: batchPrompt(request.prompt, items, i + 1, split.length),
     items,
   }));
 }
@@ -91,7 +91,12 @@ export function dispatchOne(sessions: AttemptSessions, request: Common, plan: Pi
     options: request.options[plan.agent] ?? {},
     ...(request.model === undefined ? {} : { model: request.model }),
     ...(request.base === undefined ? {} : { base: request.base }),
+    // Baton's instructions channel (system prompt append / developer instructions), not the prompt.
+    ...(request.instructions === undefined || request.instructions.trim() === '' ? {} : { instructions: request.instructions }),
   });
+  // A task's attempts are its sessions: each records the task and is told its context at every start.
+  const taskId = request.taskId === undefined ? undefined : Number(request.taskId.replace(/^#/, ''));
+  if (taskId !== undefined && Number.isInteger(taskId) && taskId > 0 && sessions.dispatchForTask !== undefined) return sessions.dispatchForTask(dispatch, taskId);
   return sessions.dispatch(dispatch);
 }
 

@@ -88,6 +88,8 @@ export function addTaskCommands(program: Commander.Command, Option: typeof Comma
     .option('-s, --script <file>', 'script file for the scripted agent')
     .addOption(new Option('-p, --permission-mode <mode>', 'how tool calls are approved').choices(PERMISSION_MODES))
     .option('--force', "start although its scope overlaps a running task's")
+    .option('--best-of <n>', 'start n attempts at the task, compared with `baton attempts show` and one picked to land')
+    .option('--agents <list>', 'with --best-of: the agents, one per attempt (claude,codex,claude) or one for all')
     .addOption(json())
     .action(async (ref: string, opts: TaskStartFlags) => (await run()).start(ctx, ref, opts));
 

@@ -354,3 +354,23 @@ describe('attempts: bad input is refused, naming the problem, and starts nothing
     expect(groups.map((g) => g.state)).toEqual(['open', 'open']);
   });
 });
+
+describe('best-of on a task', () => {
+  it('starts N sessions of the task, each recording it, as one compared group; a task at work is refused', async () => {
+    await t.ok(['task', 'add', 'fix the watcher', '--description', 'keep onChange'], { cwd: repo });
+    const started = await t.json<AttemptGroupView>(['task', 'start', '1', '--best-of', '2', '--agents', 'scripted', '--name', 'watch', '--script', attemptScript()], { cwd: repo });
+    expect(started).toMatchObject({ taskId: '1' });
+    expect(started.attempts.map((a) => a.name)).toEqual(['watch-a1', 'watch-a2']);
+    for (const a of started.attempts) await t.waitForState(a.name, 'ready_for_review');
+    const sessions = (await t.json<SessionView[]>(['ls'], { cwd: repo })).filter((s) => s.name.startsWith('watch-'));
+    expect(sessions.map((s) => [s.name, s.task?.id, s.prompt])).toEqual([
+      ['watch-a1', 1, 'fix the watcher\n\nkeep onChange'],
+      ['watch-a2', 1, 'fix the watcher\n\nkeep onChange'],
+    ]);
+    const card = await t.json<{ task: { sessions: { name: string }[]; column: string } }>(['task', 'show', '1'], { cwd: repo });
+    expect(card.task.sessions.map((s) => s.name).sort()).toEqual(['watch-a1', 'watch-a2']);
+    const again = await t.run(['task', 'start', '1', '--best-of', '2', '--agents', 'scripted'], { cwd: repo });
+    expect(again.code).not.toBe(0);
+    expect(again.stderr).toMatch(/already being worked on by watch-a\d \(ready for review\)/);
+  });
+});

@@ -12,7 +12,7 @@ import type { DispatchFlags } from '../flags.js';
 /** Exit status of a pick whose winner did not land (as `baton merge`'s). */
 const EXIT_NOT_LANDED = 4;
 
-export async function dispatchBestOf(ctx: Context, flags: DispatchFlags & { prompt: string }): Promise<void> {
+export async function dispatchBestOf(ctx: Context, flags: DispatchFlags & { prompt: string; taskId?: string }): Promise<void> {
   if (flags.inPlace === true || flags.branch !== undefined || flags.carryChanges === true || flags.wait === true) {
     throw new InvalidInputError('--best-of starts several sessions, each on its own new branch; it cannot be combined with --in-place, --branch, --carry-changes or --wait.');
   }
@@ -28,6 +28,7 @@ export async function dispatchBestOf(ctx: Context, flags: DispatchFlags & { prom
     ...(flags.name === undefined ? {} : { name: flags.name }),
     ...(flags.model === undefined ? {} : { model: flags.model }),
     ...(flags.base === undefined ? {} : { base: flags.base }),
+    ...(flags.taskId === undefined ? {} : { taskId: flags.taskId }),
   };
   const api = await client(ctx);
   const group = await api.call('POST /api/attempts', { body });

@@ -2,7 +2,7 @@
 import { resolve } from 'node:path';
 import type { TaskBoard, TaskCard, TaskDetail, TaskEntry } from '../../api/tasks.js';
 import { TASK_COLUMNS, type TaskColumnName as TaskColumn } from '../../events/task-columns.js';
-import type { AgentId, PermissionMode } from '../../events/vocabulary.js';
+import { DEFAULT_AGENT, type AgentId, type PermissionMode } from '../../events/vocabulary.js';
 import type { WorkspaceEvent } from '../../events/workspace.js';
 import { BatonError, InvalidInputError } from '../../shared/errors.js';
 import { client } from '../connect.js';
@@ -44,6 +44,9 @@ export interface TaskStartFlags {
   script?: string;
   permissionMode?: PermissionMode;
   force?: boolean;
+  /** N attempts at the task, compared with `baton attempts show` (issue 12's best-of). */
+  bestOf?: string;
+  agents?: string;
   json?: boolean;
 }
 
@@ -146,6 +149,7 @@ export async function remove(ctx: Context, ref: string, opts: { json?: boolean }
 }
 
 export async function start(ctx: Context, ref: string, opts: TaskStartFlags): Promise<void> {
+  if (opts.bestOf !== undefined || opts.agents !== undefined) return startBestOf(ctx, ref, opts);
   const options: Record<string, unknown> = {};
   if (opts.script !== undefined) {
     if (opts.agent !== 'scripted') throw new InvalidInputError('--script is only for --agent scripted');
@@ -235,4 +239,31 @@ function taskNumber(text: string, what: string): number {
 
 function quote(text: string): string {
   return `'${text.replace(/'/g, `'\\''`)}'`;
+}
+
+/** Best-of on a task: N sessions of it (any mix of agents), each recording the task and told its context. */
+async function startBestOf(ctx: Context, ref: string, opts: TaskStartFlags): Promise<void> {
+  const id = taskNumber(ref, 'task');
+  const api = await client(ctx);
+  const { task } = await api.call('GET /api/tasks/:id', { params: { id: String(id) } });
+  if (task.mergedCommit !== null) throw new InvalidInputError(`Task ${task.id} has landed already (${task.mergedCommit.slice(0, 12)}); add a new task for more work.`);
+  const busy = task.sessions.find((s) => !s.removed && ['queued', 'preparing', 'starting', 'working', 'needs_input', 'ready_for_review'].includes(s.state));
+  if (busy !== undefined) throw new InvalidInputError(`Task ${task.id} is already being worked on by ${busy.name} (${busy.state.replace(/_/g, ' ')}); stop or finish it first.`);
+  const prompt = task.description.trim() === '' ? task.title : `${task.title}\n\n${task.description.trim()}`;
+  const attempts = await import('./attempts.js');
+  await attempts.dispatchBestOf(
+    { ...ctx, cwd: task.projectRoot },
+    {
+      prompt,
+      taskId: String(task.id),
+      ...(opts.bestOf === undefined ? {} : { bestOf: opts.bestOf }),
+      ...(opts.agents === undefined ? {} : { agents: opts.agents }),
+      agent: opts.agent ?? DEFAULT_AGENT,
+      ...(opts.model === undefined ? {} : { model: opts.model }),
+      ...(opts.name === undefined ? {} : { name: opts.name }),
+      ...(opts.script === undefined ? {} : { script: resolve(ctx.cwd, opts.script) }),
+      permissionMode: opts.permissionMode ?? 'default',
+      ...(opts.json === undefined ? {} : { json: opts.json }),
+    },
+  );
 }
