@@ -21,11 +21,24 @@ export interface McpSessions {
   message(ref: string, text: string, from: AgentAuthor, cwd?: string): Promise<{ session: SessionWithProject; delivery: MessageView['delivery'] }>;
 }
 
+/**
+ * The rest of the workspace, when the supervisor has it: full-text search (src/context) and the
+ * tasks domain (src/tasks). Without it, search is a plain text match over the events and records
+ * are workspace events only.
+ */
+export interface McpWorkspace {
+  search(query: string, limit: number, sessionId: string | undefined): SearchView['hits'];
+  /** Writes a decision or note of the task into the repository's `.baton/`; returns the file. */
+  entry(taskId: number, kind: 'decisions' | 'notes', text: string): string;
+  createTask(projectRoot: string, title: string, description: string): Promise<{ id: number; title: string }>;
+}
+
 export interface McpServiceOptions {
   sessions: McpSessions;
   bus: WorkspaceBus;
   /** The store, for search; without it search says it is unavailable. */
   db?: Db | undefined;
+  workspace?: McpWorkspace | undefined;
 }
 
 /** How an MCP client outside Baton (the user's token) is named as an author. */
@@ -61,7 +74,8 @@ export class McpService {
   }
 
   find(query: string, limit: number, sessionRef: string | undefined, cwd: string | undefined): SearchView {
-    const { db, sessions } = this.options;
+    const { db, sessions, workspace } = this.options;
+    if (workspace !== undefined) return { query, hits: workspace.search(query, limit, sessionRef === undefined ? undefined : sessions.resolve(sessionRef, cwd).id) };
     if (db === undefined) throw new InternalError('Search is not available in this process (no store).');
     this.search ??= new EventTextSearch(db);
     const sessionId = sessionRef === undefined ? undefined : sessions.resolve(sessionRef, cwd).id;
@@ -69,11 +83,22 @@ export class McpService {
     return { query, hits: hits.map(({ body: _body, ...hit }) => hit) };
   }
 
-  record(caller: string | undefined, kind: RecordKind, fields: { title?: string; text: string }): AgentRecordView {
+  async record(caller: string | undefined, kind: RecordKind, fields: { title?: string; text: string }): Promise<AgentRecordView> {
     const author = this.author(caller);
-    const project = caller === undefined ? null : this.options.sessions.resolve(caller).project_root;
-    const { bus } = this.options;
+    const session = caller === undefined ? undefined : this.options.sessions.resolve(caller);
+    const project = session?.project_root ?? null;
+    const { bus, workspace } = this.options;
     const title = fields.title ?? firstLine(fields.text);
+    // Into the tasks domain when it is there: a decision or note of the session's task becomes a
+    // file in the repository's .baton/ (so every agent and person reads it), a task a card.
+    if (workspace !== undefined && kind !== 'task' && session?.task_id !== null && session?.task_id !== undefined) {
+      const file = workspace.entry(session.task_id, kind === 'decision' ? 'decisions' : 'notes', kind === 'decision' ? `${title}\n\n${fields.text}` : fields.text);
+      fields = { ...fields, text: `${fields.text}\n\n(recorded for task ${session.task_id} in ${file})` };
+    }
+    if (workspace !== undefined && kind === 'task' && project !== null) {
+      const made = await workspace.createTask(project, title, fields.text);
+      fields = { ...fields, text: `${fields.text}${fields.text === '' ? '' : '\n\n'}(task ${made.id} on the board)` };
+    }
     const event =
       kind === 'decision'
         ? bus.publish(AgentDecisionRecorded, { author, project, title, text: fields.text })

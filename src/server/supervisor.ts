@@ -25,7 +25,9 @@ import { RoutineService } from '../routines/index.js';
 import { createTasks } from '../tasks/index.js';
 import { UsageTracker } from '../usage/index.js';
 import { DesktopNotifier, Watchdog } from '../watchdog/index.js';
+import { ContextService } from '../context/index.js';
 import { createApp } from './app.js';
+import { decisionsOf, indexTaskEntries, mcpWorkspace, taskLookups } from './wiring.js';
 import { acquireLock } from './lock.js';
 import { BrowserAuth } from './web-auth.js';
 import { VERSION } from './version.js';
@@ -62,6 +64,9 @@ export async function runSupervisor(env: NodeJS.ProcessEnv = process.env): Promi
   const attempts = new AttemptService({ home, db, sessions: manager, bus: manager.bus, merges: () => merges, conflicts: () => radar.radar.view(), env });
   const review = new ReviewService({ db, bus: manager.bus, sessions: () => manager.list(), reply: (id, text) => manager.reply(id, text) });
   const tasks = createTasks(db, manager.bus, manager);
+  // The domains wired to one another (src/server/wiring.ts).
+  const context = new ContextService({ db: manager.search.db, search: manager.search, sessions: manager, bus: manager.bus, decisionsFor: decisionsOf(manager, tasks.service) });
+  const unindex = indexTaskEntries(manager.bus, manager.search, tasks.service);
   const routines = new RoutineService({ db, bus: manager.bus, sessions: routineSessions(manager), tasks: routineTasks(tasks.service), conflicts: radarConflicts(radar.radar) });
   // Before the sessions are scheduled: a task's dependency gate and its sessions' context.
   tasks.watch.start();
@@ -69,7 +74,7 @@ export async function runSupervisor(env: NodeJS.ProcessEnv = process.env): Promi
   policy.watch();
   watchGroups(manager.bus, review, (error) => log.error('review groups refresh failed', { error: errorMessage(error) }));
   // Loaded before re-attaching, so what the hosts wrote meanwhile is counted once, as it is ingested.
-  const watchdog = new Watchdog({ db, bus: manager.bus, sessions: manager, usage: new UsageTracker(db) });
+  const watchdog = new Watchdog({ db, bus: manager.bus, sessions: manager, usage: new UsageTracker(db), ...taskLookups(manager, tasks.service) });
   watchdog.start();
   watchdog.every(watchdogTickMs(env));
   const notifier = new DesktopNotifier(db, manager.bus, config.notifications, env);
@@ -88,6 +93,7 @@ export async function runSupervisor(env: NodeJS.ProcessEnv = process.env): Promi
     radar.close();
     routines.close();
     tasks.watch.close();
+    unindex();
     watchdog.close();
     notifier.close();
     attempts.close();
@@ -107,7 +113,8 @@ export async function runSupervisor(env: NodeJS.ProcessEnv = process.env): Promi
     review,
     routines,
     tasks: tasks.service,
-    mcp: new McpService({ sessions: manager, bus: manager.bus, db }),
+    context,
+    mcp: new McpService({ sessions: manager, bus: manager.bus, db, workspace: mcpWorkspace(context, tasks.service) }),
     policy,
     watchdog,
     token,

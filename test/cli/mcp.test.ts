@@ -66,7 +66,8 @@ describe('baton mcp', () => {
     expect(read.text).toContain('Task: work of beta');
     expect(read.text).toMatch(/#\d+ agent: I renamed onChange to onUpdate\./);
     const found = await mcp.call('search', { query: 'onupdate' });
-    expect(found.text).toMatch(/^- beta #\d+ \(message\.added, .*\): I renamed onChange to onUpdate\./);
+    // Ranked full-text search (src/context): the kind of entry, and the matching word marked.
+    expect(found.text).toMatch(/^- beta #\d+ \(message, .*\): .*«onUpdate»/);
   });
 
   it('as a session: ask_user puts the session in needs_input with the question, and returns the user’s reply as the tool’s result', async () => {
@@ -143,6 +144,25 @@ describe('baton mcp', () => {
     expect((await mcp.call('list_tasks')).text).toMatch(/^task \d+ by alpha: Migrate the callers/);
     const { body } = await callApi(t.home, 'GET', '/api/mcp/decisions');
     expect(body).toMatchObject({ records: [{ kind: 'decision', title: 'Keep onChange', author: { sessionId: a.id, name: 'alpha' }, project: repo }] });
+  });
+
+  it("as a task's session: a decision and a note land in the task's .baton/ files (searchable at once), a new task on the board", async () => {
+    await t.ok(['task', 'add', 'rename the watcher callback'], { cwd: repo });
+    const script = t.script([LONG]);
+    await t.ok(['task', 'start', '1', '--name', 'tasked', '--script', script, '--agent', 'scripted'], { cwd: repo });
+    const a = await t.waitForState('tasked', 'working');
+    const mcp = await mcpAs(a.id, a.worktree);
+    expect((await mcp.call('record_decision', { title: 'Keep onChange', text: 'Three callers outside src/ depend on it (KESTREL).' })).text).toMatch(/recorded for task 1 in \.baton\/decisions\//);
+    await mcp.call('add_note', { text: 'The fixture in test/watcher is shared.' });
+    const detail = await t.json<{ decisions: { text: string }[]; notes: { text: string }[] }>(['task', 'show', '1'], { cwd: repo });
+    expect(detail.decisions.map((d) => d.text)).toEqual(['Keep onChange\n\nThree callers outside src/ depend on it (KESTREL).']);
+    expect(detail.notes.map((n) => n.text)).toEqual(['The fixture in test/watcher is shared.']);
+    // Indexed as it was recorded: search finds the decision's words.
+    const found = await t.json<{ hits: { source: string; taskId: string | null }[] }>(['search', 'KESTREL'], { cwd: repo });
+    expect(found.hits).toContainEqual(expect.objectContaining({ source: 'decision', taskId: '1' }));
+    expect((await mcp.call('create_task', { title: 'Migrate the callers', description: 'to onUpdate' })).text).toMatch(/Migrate the callers/);
+    const board = await t.json<{ columns: { tasks: { id: number; title: string }[] }[] }>(['task', 'ls'], { cwd: repo });
+    expect(board.columns.flatMap((c) => c.tasks.map((x) => x.title))).toContain('Migrate the callers');
   });
 
   it('outside Baton (the token): lists sessions and messages one, as an MCP client outside Baton; ask_user says it needs a session', async () => {
