@@ -134,6 +134,16 @@ describe('baton handoff', () => {
     expect(await t.ok(['events'])).toMatch(/handoff\.created +designer \(scripted\) handed off to migrator \(scripted\)/);
   });
 
+  it("keeps the task's recorded decisions (from .baton/decisions/) in the pack of a session started from the task", async () => {
+    await t.ok(['task', 'add', 'rework the cache'], { cwd: repo });
+    await t.ok(['decide', '1', 'key the cache by tenant: users move between tenants (PELICAN-7)'], { cwd: repo });
+    await t.ok(['task', 'start', '1', '--name', 'cacher', '--agent', 'scripted', '--script', t.script([{ say: 'Started on the cache.' }])], { cwd: repo });
+    await t.waitForState('cacher', 'ready_for_review');
+    const view = await t.json<HandoffView>(['handoff', 'cacher', '--to', 'scripted', '--preview', 'write the migration'], { cwd: repo });
+    expect(view.session).toBeNull();
+    expect(view.pack.text).toContain('key the cache by tenant: users move between tenants (PELICAN-7)');
+  });
+
   it('refuses a session with no transcript yet, a bad budget, a missing task and an unknown agent, starting nothing', async () => {
     const waiting = new (t.constructor as typeof TestBaton)({ BATON_MAX_CONCURRENT: '1' });
     try {
