@@ -147,7 +147,8 @@ describe('shell completion', () => {
       return out.split('\n').filter(Boolean);
     };
     expect(await complete('baton', 'pe')).toEqual(['peek']);
-    expect(await complete('baton', 'wa')).toEqual(['wait']);
+    expect(await complete('baton', 'wa')).toEqual(['wait', 'watch']);
+    expect(await complete('baton', 'routine', 'hi')).toEqual(['history']);
     expect((await complete('baton', 'logs', '--f')).sort()).toEqual(['--follow', '--full']);
     expect(await complete('baton', 'peek', 'fla')).toEqual(['flaky-watcher']);
     expect(await complete('baton', 'daemon', 'st')).toEqual(expect.arrayContaining(['status', 'start', 'stop']));
