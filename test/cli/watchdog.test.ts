@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 import type { AlertList, BudgetList, CostReport } from '../../src/api/watchdog.js';
 import type { BatonEvent } from '../../src/events/index.js';
 import { eachTest, type TestBaton } from '../support/baton.js';
+import { callApi } from '../support/http.js';
 
 let t: TestBaton;
 let repo: string;
@@ -158,5 +159,10 @@ describe('bad input', () => {
     ]);
     await t.ok(['budget', 'rm', 'window:5h'], { cwd: repo });
     expect((await t.json<BudgetList>(['budget', 'ls'], { cwd: repo })).budgets.map((b) => b.scope)).toEqual(['day', 'session']);
+    // A scope the path escapes is taken as it was sent (decoded once), never a 500: a % alone once was.
+    for (const scope of ['%25', 'window%3A5h', '%E0%A4%A']) {
+      const { status } = await callApi(t.home, 'DELETE', `/api/budgets/${scope}`);
+      expect(status).toBeLessThan(500);
+    }
   });
 });

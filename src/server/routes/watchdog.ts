@@ -13,7 +13,7 @@ export function watchdogHandlers(watchdog: Watchdog | undefined): Handlers<typeo
     'GET /api/cost': ({ query }) => on().cost(query.by),
     'GET /api/budgets': () => ({ budgets: on().budgets.list(), resumed: [] }),
     'POST /api/budgets': ({ body }) => on().budgets.set(body),
-    'DELETE /api/budgets/:scope': ({ params }) => on().budgets.remove(decodeURIComponent(params.scope)),
+    'DELETE /api/budgets/:scope': ({ params }) => on().budgets.remove(params.scope),
     'GET /api/alerts': ({ query }) => ({ alerts: on().alerts.list(query.all) }),
     'POST /api/alerts/:id/ack': ({ params }) => on().alerts.acknowledge(params.id),
   };
