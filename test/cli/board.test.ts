@@ -57,7 +57,8 @@ describe('the terminal board', () => {
     expect([...order].sort((a, b) => a - b)).toEqual(order);
     expect(screen).toMatch(/asker\s+scripted\s+\S+\s+asks: Which database should I use\?/);
     expect(screen).toMatch(/approver\s+scripted\s+\S+\s+waiting: approve Bash: rm -rf build/);
-    expect(screen).toMatch(/\*finished\s+scripted\s+\S+\s+\[ready for review\]/);
+    // Both default scripts write BATON_NOTES.md: the radar may have marked the pair hot by now, rightly.
+    expect(screen).toMatch(/\*finished\s+scripted\s+\S+\s+(?:⚠ hot: landed · )?\[ready for review\]/);
     expect(screen).toMatch(/waiting\s+scripted\s+\S+\s+queued #1/);
     expect(screen).toContain('q quit');
     for (const line of lines(screen)) expect([...line].length).toBeLessThanOrEqual(80);
