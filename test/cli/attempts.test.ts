@@ -23,24 +23,7 @@ eachTest((baton, dir) => ((t = baton), (repo = dir)));
 const attemptScript = (): string =>
   t.script([{ run: 'echo "$BATON_SESSION_NAME" > who.txt' }, { usage: { input: 100, output: 20, usd: 0.02 } }, { say: 'wrote who.txt' }]);
 
-/** Waits for the first workspace event (replayed or live) that matches. */
-async function workspaceEvent(match: (event: WorkspaceEvent) => boolean, timeoutMs = 30_000): Promise<WorkspaceEvent> {
-  const controller = new AbortController();
-  let found: WorkspaceEvent | undefined;
-  const timer = setTimeout(() => controller.abort(), timeoutMs);
-  try {
-    await t.client().followWorkspace(0, (event) => {
-      if (found === undefined && match(event)) {
-        found = event;
-        controller.abort();
-      }
-    }, controller.signal);
-  } finally {
-    clearTimeout(timer);
-  }
-  if (found === undefined) throw new Error('timed out waiting for a workspace event');
-  return found;
-}
+const workspaceEvent = (match: (event: WorkspaceEvent) => boolean, timeoutMs?: number): Promise<WorkspaceEvent> => t.workspaceEvent(match, timeoutMs);
 
 async function liveNames(): Promise<string[]> {
   return (await t.json<SessionView[]>(['ls'], { cwd: repo })).map((s) => s.name);

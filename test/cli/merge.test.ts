@@ -24,24 +24,7 @@ async function merge(args: string[]): Promise<{ code: number; result: MergeResul
   return { code: run.code, result: JSON.parse(run.stdout) as MergeResult, stderr: run.stderr };
 }
 
-/** Waits for the first workspace event (replayed or live) that matches. */
-async function workspaceEvent(match: (event: WorkspaceEvent) => boolean, timeoutMs = 30_000): Promise<WorkspaceEvent> {
-  const controller = new AbortController();
-  let found: WorkspaceEvent | undefined;
-  const timer = setTimeout(() => controller.abort(), timeoutMs);
-  try {
-    await t.client().followWorkspace(0, (event) => {
-      if (found === undefined && match(event)) {
-        found = event;
-        controller.abort();
-      }
-    }, controller.signal);
-  } finally {
-    clearTimeout(timer);
-  }
-  if (found === undefined) throw new Error('timed out waiting for a workspace event');
-  return found;
-}
+const workspaceEvent = (match: (event: WorkspaceEvent) => boolean, timeoutMs?: number): Promise<WorkspaceEvent> => t.workspaceEvent(match, timeoutMs);
 
 const replyReached = (name: string, text: RegExp) =>
   t.waitForEvent(name, (e) => e.type === 'message.added' && e.role === 'user' && text.test(e.text));

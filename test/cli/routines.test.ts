@@ -29,23 +29,7 @@ afterEach(() => {
 const quiet = (): string => t.script([{ say: 'NOTHING TO REPORT' }]);
 const finding = (text: string): string => t.script([{ say: text }]);
 
-async function workspaceEvent(match: (event: WorkspaceEvent) => boolean, timeoutMs = 30_000): Promise<WorkspaceEvent> {
-  const controller = new AbortController();
-  let found: WorkspaceEvent | undefined;
-  const timer = setTimeout(() => controller.abort(), timeoutMs);
-  try {
-    await t.client().followWorkspace(0, (event) => {
-      if (found === undefined && match(event)) {
-        found = event;
-        controller.abort();
-      }
-    }, controller.signal);
-  } finally {
-    clearTimeout(timer);
-  }
-  if (found === undefined) throw new Error('timed out waiting for a workspace event');
-  return found;
-}
+const workspaceEvent = (match: (event: WorkspaceEvent) => boolean, timeoutMs?: number): Promise<WorkspaceEvent> => t.workspaceEvent(match, timeoutMs);
 
 async function sessionNamed(name: string): Promise<SessionView> {
   const found = (await t.json<SessionView[]>(['ls'])).find((s) => s.name === name);

@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach } from 'vitest';
 import type { SessionView } from '../../src/api/index.js';
 import type { BatonEvent, SessionState } from '../../src/events/index.js';
+import type { WorkspaceEvent } from '../../src/events/workspace.js';
 import { SupervisorClient } from '../../src/cli/client.js';
 
 /** Each test gets its own Baton home and repository, and everything it started is stopped after it. */
@@ -105,6 +106,27 @@ export class TestBaton {
     const child = spawn(process.execPath, [BIN, ...args], { cwd: options.cwd ?? this.root, env: this.env, stdio: ['pipe', 'pipe', 'pipe'] });
     this.children.push(child);
     return child;
+  }
+
+  /** The first workspace event (replayed or live) that matches; fails after `timeoutMs` naming what it saw. */
+  async workspaceEvent(match: (event: WorkspaceEvent) => boolean, timeoutMs = 30_000): Promise<WorkspaceEvent> {
+    const controller = new AbortController();
+    const seen: string[] = [];
+    let found: WorkspaceEvent | undefined;
+    const timer = setTimeout(() => controller.abort(), timeoutMs);
+    try {
+      await this.client().followWorkspace(0, (event) => {
+        seen.push(event.type);
+        if (found === undefined && match(event)) {
+          found = event;
+          controller.abort();
+        }
+      }, controller.signal);
+    } finally {
+      clearTimeout(timer);
+    }
+    if (found === undefined) throw new Error(`timed out waiting for a workspace event; saw ${seen.join(' ')}`);
+    return found;
   }
 
   client(cwd = this.root): SupervisorClient {

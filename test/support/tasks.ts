@@ -12,24 +12,8 @@ export async function card(baton: TestBaton, repo: string, id: number): Promise<
 }
 
 /** The first workspace event (replayed or live) that matches, or a timeout listing what was seen. */
-export async function workspaceEvent(baton: TestBaton, match: (event: WorkspaceEvent) => boolean, timeoutMs = 30_000): Promise<WorkspaceEvent> {
-  const controller = new AbortController();
-  const seen: string[] = [];
-  let found: WorkspaceEvent | undefined;
-  const timer = setTimeout(() => controller.abort(), timeoutMs);
-  try {
-    await baton.client().followWorkspace(0, (event) => {
-      seen.push(event.type);
-      if (found === undefined && match(event)) {
-        found = event;
-        controller.abort();
-      }
-    }, controller.signal);
-  } finally {
-    clearTimeout(timer);
-  }
-  if (found === undefined) throw new Error(`timed out waiting for a workspace event; saw ${seen.join(' ')}`);
-  return found;
+export function workspaceEvent(baton: TestBaton, match: (event: WorkspaceEvent) => boolean, timeoutMs = 30_000): Promise<WorkspaceEvent> {
+  return baton.workspaceEvent(match, timeoutMs);
 }
 
 /** A scripted session's script: `steps`, each a scripted agent step. */
