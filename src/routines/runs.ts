@@ -28,6 +28,8 @@ export interface RunnerOptions {
   sessions: RoutineSessions;
   tasks?: RoutineTasks | undefined;
   conflicts?: (() => ConflictSummary[]) | undefined;
+  /** Why no new work may start now (a day or window budget spent), from the watchdog. */
+  budgetHolds?: (() => string | undefined) | undefined;
 }
 
 export interface Fire {
@@ -55,6 +57,9 @@ export class RoutineRunner {
       const cause = `the previous run${ongoing?.session_name ? ` (session ${ongoing.session_name})` : ''} is still going`;
       return this.record(routine, fire, 'skipped', cause);
     }
+    // A spent budget: the run is refused with the reason, not queued behind the budget unseen.
+    const spent = this.options.budgetHolds?.();
+    if (spent !== undefined) return this.record(routine, fire, 'skipped', `not run: ${spent}`);
     this.firing.add(routine.id);
     const runId = store.addRun({ routine_id: routine.id, trigger: fire.trigger, due_at: fire.dueAt?.toISOString() ?? null, started_at: now.toISOString(), outcome: 'running', cause: fire.note ?? null, session_id: null, session_name: null });
     try {

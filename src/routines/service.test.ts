@@ -85,6 +85,18 @@ describe('scheduled routines', () => {
     expect((await f.service.runNow('daily', f.repo)).outcome).toBe('running');
   });
 
+  it('do not start a run while a budget is spent: the run is recorded as skipped with the reason', async () => {
+    const f = make('2026-11-23T08:59:00Z');
+    await f.service.add({ name: 'daily', cwd: f.repo, spec: daily });
+    f.budgetReason = 'the day budget is spent ($40.00 of $40.00); raise it with baton budget set';
+    f.clock.set('2026-11-23T09:00:05Z');
+    await f.service.tick();
+    expect(f.dispatched).toHaveLength(0);
+    expect((await f.service.history('daily', f.repo, 5))[0]).toMatchObject({ outcome: 'skipped', cause: 'not run: the day budget is spent ($40.00 of $40.00); raise it with baton budget set' });
+    f.budgetReason = undefined;
+    expect((await f.service.runNow('daily', f.repo)).outcome).toBe('running');
+  });
+
   it('do not fire when paused, and resume from now without a flood of missed runs', async () => {
     const f = make('2026-11-23T08:59:00Z');
     await f.service.add({ name: 'daily', cwd: f.repo, spec: daily });

@@ -25,6 +25,7 @@ export interface RoutineServiceOptions {
   clock?: RoutineClock;
   tasks?: RoutineTasks | undefined;
   conflicts?: (() => ConflictSummary[]) | undefined;
+  budgetHolds?: (() => string | undefined) | undefined;
 }
 
 export class RoutineService {
@@ -39,7 +40,7 @@ export class RoutineService {
     this.store = new RoutineStore(options.db);
     const projects = new SessionStore(options.db);
     this.definitions = new RoutineDefinitions({ store: this.store, bus: options.bus, clock, projects: { ensure: (root) => projects.ensureProject(root), all: () => projects.projects() } });
-    this.runner = new RoutineRunner({ store: this.store, bus: options.bus, clock, sessions: options.sessions, tasks: options.tasks, conflicts: options.conflicts });
+    this.runner = new RoutineRunner({ store: this.store, bus: options.bus, clock, sessions: options.sessions, tasks: options.tasks, conflicts: options.conflicts, budgetHolds: options.budgetHolds });
     this.triggers = new RoutineTriggers(options.bus, this.store, this.runner, (id) => options.sessions.get(id));
     this.timer = new RoutineTimer(this.store, this.runner, clock, () => void this.triggers.checkTags());
     this.session = (id) => options.sessions.get(id);

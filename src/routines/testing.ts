@@ -50,6 +50,8 @@ export class RoutineFixture {
   readonly changed = new Map<string, number>();
   readonly tasks: TaskSummary[] = [];
   readonly service: RoutineService;
+  /** What the watchdog would say holds new work back (a spent budget), if anything. */
+  budgetReason: string | undefined;
 
   constructor(readonly clock: TestClock, withTasks = true) {
     execFileSync('git', ['init', '-q', '-b', 'main', this.repo]);
@@ -60,7 +62,7 @@ export class RoutineFixture {
     this.store = new SessionStore(this.db);
     this.bus = new WorkspaceBus(this.db);
     this.bus.subscribe((event) => this.events.push(event));
-    this.service = new RoutineService({ db: this.db, bus: this.bus, sessions: this.sessions(), clock, tasks: withTasks ? this.taskPort() : undefined });
+    this.service = new RoutineService({ db: this.db, bus: this.bus, sessions: this.sessions(), clock, tasks: withTasks ? this.taskPort() : undefined, budgetHolds: () => this.budgetReason });
   }
 
   git(...args: string[]): string {

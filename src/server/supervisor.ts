@@ -67,7 +67,6 @@ export async function runSupervisor(env: NodeJS.ProcessEnv = process.env): Promi
   // The domains wired to one another (src/server/wiring.ts).
   const context = new ContextService({ db: manager.search.db, search: manager.search, sessions: manager, bus: manager.bus, decisionsFor: decisionsOf(manager, tasks.service) });
   const unindex = indexTaskEntries(manager.bus, manager.search, tasks.service);
-  const routines = new RoutineService({ db, bus: manager.bus, sessions: routineSessions(manager), tasks: routineTasks(tasks.service), conflicts: radarConflicts(radar.radar) });
   // Before the sessions are scheduled: a task's dependency gate and its sessions' context.
   tasks.watch.start();
   const policy = new PolicyService(manager, new AllowRuleStore(db), manager.bus);
@@ -77,6 +76,7 @@ export async function runSupervisor(env: NodeJS.ProcessEnv = process.env): Promi
   const watchdog = new Watchdog({ db, bus: manager.bus, sessions: manager, usage: new UsageTracker(db), ...taskLookups(manager, tasks.service) });
   watchdog.start();
   watchdog.every(watchdogTickMs(env));
+  const routines = new RoutineService({ db, bus: manager.bus, sessions: routineSessions(manager), tasks: routineTasks(tasks.service), conflicts: radarConflicts(radar.radar), budgetHolds: () => watchdog.budgets.holds() });
   const notifier = new DesktopNotifier(db, manager.bus, config.notifications, env);
   notifier.start();
   const startedAt = new Date();
