@@ -178,16 +178,16 @@ export class SearchIndex {
   backfill(batch = 20_000): number {
     if (this.db.prepare("SELECT 1 FROM search_meta WHERE key = 'backfilled'").get() !== undefined) return 0;
     const select = this.db.prepare(
-      `SELECT e.session_id, e.seq, e.body_json, s.project_id, s.agent FROM events e JOIN sessions s ON s.id = e.session_id
+      `SELECT e.session_id, e.seq, e.body_json, s.project_id, s.agent, s.task_id FROM events e JOIN sessions s ON s.id = e.session_id
        WHERE (e.session_id, e.seq) > (?, ?) ORDER BY e.session_id, e.seq LIMIT ?`,
     );
     let after: [string, number] = ['', 0];
     let seen = 0;
     for (;;) {
-      const rows = select.all(after[0], after[1], batch) as { session_id: string; seq: number; body_json: string; project_id: string; agent: string }[];
+      const rows = select.all(after[0], after[1], batch) as { session_id: string; seq: number; body_json: string; project_id: string; agent: string; task_id: number | null }[];
       if (rows.length === 0) break;
       this.db.transaction(() => {
-        for (const row of rows) this.indexEvent({ sessionId: row.session_id, projectId: row.project_id, agent: row.agent }, JSON.parse(row.body_json) as BatonEvent);
+        for (const row of rows) this.indexEvent({ sessionId: row.session_id, projectId: row.project_id, agent: row.agent, taskId: row.task_id === null ? null : String(row.task_id) }, JSON.parse(row.body_json) as BatonEvent);
       })();
       seen += rows.length;
       const last = rows[rows.length - 1]!;

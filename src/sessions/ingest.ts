@@ -53,7 +53,7 @@ export class Ingestor extends EventEmitter<IngestEvents> {
       db,
       (id, projection) => store.applyProjection(id, projection),
       (row, event) => {
-        index.indexEvent({ sessionId: row.id, projectId: row.project_id, agent: row.agent }, event);
+        index.indexEvent({ sessionId: row.id, projectId: row.project_id, agent: row.agent, taskId: row.task_id === null || row.task_id === undefined ? null : String(row.task_id) }, event);
         if (event.type !== 'state.changed') return;
         const session = store.get(row.id);
         bus.publish(SessionStateChanged, {

@@ -139,6 +139,10 @@ describe('baton handoff', () => {
     await t.ok(['decide', '1', 'key the cache by tenant: users move between tenants (PELICAN-7)'], { cwd: repo });
     await t.ok(['task', 'start', '1', '--name', 'cacher', '--agent', 'scripted', '--script', t.script([{ say: 'Started on the cache.' }])], { cwd: repo });
     await t.waitForState('cacher', 'ready_for_review');
+    // The task filter: the decision, and what the task's session said.
+    const byTask = await t.json<SearchResult>(['search', 'cache', '--task', '1'], { cwd: repo });
+    expect(byTask.hits.map((h) => h.source).sort()).toEqual(['decision', 'event']);
+    expect((await t.json<SearchResult>(['search', 'cache', '--task', '2'], { cwd: repo })).hits).toEqual([]);
     const view = await t.json<HandoffView>(['handoff', 'cacher', '--to', 'scripted', '--preview', 'write the migration'], { cwd: repo });
     expect(view.session).toBeNull();
     expect(view.pack.text).toContain('key the cache by tenant: users move between tenants (PELICAN-7)');
