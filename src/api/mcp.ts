@@ -65,6 +65,6 @@ export const MCP = {
   'POST /api/mcp/decisions': endpoint({ summary: 'Record a decision', body: DecisionRequest, response: AgentRecordView, status: 201, sessions: 'own' }),
   'POST /api/mcp/notes': endpoint({ summary: 'Add a note', body: NoteRequest, response: AgentRecordView, status: 201, sessions: 'own' }),
   'POST /api/mcp/tasks': endpoint({ summary: 'Create a task', body: TaskRequest, response: AgentRecordView, status: 201, sessions: 'own' }),
-  'GET /api/mcp/tasks': endpoint({ summary: 'Tasks agents created, newest first', query: RecordsQuery, response: AgentRecordList, sessions: 'read' }),
+  'GET /api/mcp/tasks': endpoint({ summary: 'The tasks on the board of the caller’s repository (every repository’s outside a session)', query: RecordsQuery, response: AgentRecordList, sessions: 'read' }),
   'GET /api/mcp/decisions': endpoint({ summary: 'Decisions agents recorded, newest first', query: RecordsQuery, response: AgentRecordList, sessions: 'read' }),
 } satisfies Table;

@@ -81,7 +81,7 @@ export function createBatonMcpServer(options: BatonMcpOptions): McpServer {
     recordLine(await (await connect()).call('POST /api/mcp/tasks', { body })),
   );
 
-  tool(server, 'list_tasks', 'Tasks in the workspace, newest first.', {}, async () => {
+  tool(server, 'list_tasks', 'The tasks on the board of your repository: number, column, title and description.', {}, async () => {
     const { records } = await (await connect()).call('GET /api/mcp/tasks');
     return records.length === 0 ? 'No tasks.' : records.map(recordLine).join('\n');
   });

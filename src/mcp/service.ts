@@ -31,6 +31,8 @@ export interface McpWorkspace {
   /** Writes a decision or note of the task into the repository's `.baton/`; returns the file. */
   entry(taskId: number, kind: 'decisions' | 'notes', text: string): string;
   createTask(projectRoot: string, title: string, description: string): Promise<{ id: number; title: string }>;
+  /** The board's tasks (of one repository, or all), as records. */
+  listTasks(projectRoot: string | undefined, limit: number): Promise<AgentRecordView[]>;
 }
 
 export interface McpServiceOptions {
@@ -106,6 +108,13 @@ export class McpService {
           ? bus.publish(AgentNoteAdded, { author, project, text: fields.text })
           : bus.publish(AgentTaskCreated, { author, project, title, description: fields.text });
     return recordView(event as RecordEvent);
+  }
+
+  /** The board's tasks of the caller's repository when the tasks domain is there; else the tasks agents created. */
+  async tasks(caller: string | undefined, limit: number): Promise<AgentRecordView[]> {
+    const { workspace, sessions } = this.options;
+    if (workspace === undefined) return this.records('task', limit);
+    return workspace.listTasks(caller === undefined ? undefined : sessions.resolve(caller).project_root, limit);
   }
 
   records(kind: 'decision' | 'task', limit: number): AgentRecordView[] {

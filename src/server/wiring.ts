@@ -45,6 +45,13 @@ export function mcpWorkspace(context: ContextService, tasks: TaskService): McpWo
         .search({ query, limit, ...(sessionId === undefined ? {} : { session: sessionId }) })
         .flatMap((hit) => (hit.sessionId === null || hit.seq === null ? [] : [{ sessionId: hit.sessionId, name: hit.sessionName ?? hit.sessionId, seq: hit.seq, ts: hit.ts, type: hit.kind, snippet: hit.snippet }])),
     entry: (taskId, kind, text) => tasks.entry(String(taskId), kind, text).file,
+    listTasks: async (root, limit) => {
+      const board = await tasks.board(root === undefined ? { all: 'true' } : { project: root }, undefined);
+      return board.columns
+        .flatMap((c) => c.tasks)
+        .slice(0, limit)
+        .map((task) => ({ id: task.id, kind: 'task' as const, ts: task.createdAt, author: { sessionId: null, name: 'the board' }, project: task.projectRoot, title: `[${task.column.replace(/_/g, ' ')}] ${task.title}`, text: task.description }));
+    },
     createTask: async (root, title, description) => {
       const { task } = await tasks.add({ title, description, scope: [], after: [], column: 'backlog', project: root, force: false }, undefined);
       return { id: task.id, title: task.title };

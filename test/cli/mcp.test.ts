@@ -141,7 +141,7 @@ describe('baton mcp', () => {
     expect((await mcp.call('record_decision', { title: 'Keep onChange', text: 'Callers outside the repo use it.' })).text).toMatch(/^decision \d+ by alpha: Keep onChange/);
     expect((await mcp.call('add_note', { text: 'The watcher test is flaky on CI.' })).text).toMatch(/^note \d+ by alpha: The watcher test is flaky on CI\./);
     expect((await mcp.call('create_task', { title: 'Migrate the callers', description: 'to onUpdate' })).text).toMatch(/^task \d+ by alpha: Migrate the callers — to onUpdate/);
-    expect((await mcp.call('list_tasks')).text).toMatch(/^task \d+ by alpha: Migrate the callers/);
+    expect((await mcp.call('list_tasks')).text).toMatch(/^task \d+ by the board: \[backlog\] Migrate the callers — to onUpdate/);
     const { body } = await callApi(t.home, 'GET', '/api/mcp/decisions');
     expect(body).toMatchObject({ records: [{ kind: 'decision', title: 'Keep onChange', author: { sessionId: a.id, name: 'alpha' }, project: repo }] });
   });

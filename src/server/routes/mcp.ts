@@ -13,7 +13,7 @@ export function mcpHandlers(service: McpService): Handlers<typeof MCP> {
     'POST /api/mcp/decisions': ({ c, body }) => service.record(sessionCallerOf(c), 'decision', body),
     'POST /api/mcp/notes': ({ c, body }) => service.record(sessionCallerOf(c), 'note', body),
     'POST /api/mcp/tasks': ({ c, body }) => service.record(sessionCallerOf(c), 'task', { title: body.title, text: body.description }),
-    'GET /api/mcp/tasks': ({ query }) => ({ records: service.records('task', query.limit ?? 100) }),
+    'GET /api/mcp/tasks': async ({ c, query }) => ({ records: await service.tasks(sessionCallerOf(c), query.limit ?? 100) }),
     'GET /api/mcp/decisions': ({ query }) => ({ records: service.records('decision', query.limit ?? 100) }),
   };
 }
