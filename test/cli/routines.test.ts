@@ -4,6 +4,7 @@
  * firing its routine, the routine's own HTTP trigger, and a run missed while the supervisor
  * was stopped (libfaketime moves the wall clock of this test's processes only).
  */
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -150,6 +151,26 @@ describe('baton routine', () => {
     expect(listed.routines.map((r) => [r.name, r.source, r.when])).toEqual([['digest', 'config', 'cron 0 8 * * *']]);
     const rm = await t.run(['routine', 'rm', 'digest'], { cwd: repo });
     expect(rm.stderr).toContain('defined in .baton/config.json');
+  });
+});
+
+describe('the TODO sweep with the real tasks domain', () => {
+  it('files exactly the TODOs older than the cutoff as tasks on the board, and none twice', async () => {
+    const old = '2026-06-01T12:00:00Z';
+    writeFileSync(join(repo, 'watcher.ts'), 'export const a = 1; // TODO: drop the legacy poller\n// FIXME: handle EOF\n');
+    execFileSync('git', ['add', '.'], { cwd: repo, env: t.env });
+    execFileSync('git', ['commit', '-qm', 'old work'], { cwd: repo, env: { ...t.env, GIT_AUTHOR_DATE: old, GIT_COMMITTER_DATE: old } });
+    writeFileSync(join(repo, 'fresh.ts'), '// TODO: a thought from today\n');
+    t.git(repo, 'add', '.');
+    t.git(repo, 'commit', '-qm', 'new work');
+    await t.ok(['routine', 'add', 'sweep', '--on', 'http', '--agent', 'scripted', '--template', 'todo-sweep', '--option', 'days=30', '--script', finding('Both still apply.')], { cwd: repo });
+    await t.ok(['routine', 'run', 'sweep', '--now'], { cwd: repo });
+    await finished('sweep');
+    const titles = async (): Promise<string[]> => (await t.json<{ columns: { tasks: { title: string; scope: string[] }[] }[] }>(['task', 'ls'], { cwd: repo })).columns.flatMap((c) => c.tasks.map((x) => `${x.title} [${x.scope.join(',')}]`)).sort();
+    expect(await titles()).toEqual(['// FIXME: handle EOF (watcher.ts:2) [watcher.ts]', 'export const a = 1; // TODO: drop the legacy poller (watcher.ts:1) [watcher.ts]']);
+    const second = await t.json<RoutineRunView>(['routine', 'run', 'sweep', '--now'], { cwd: repo });
+    expect(second).toMatchObject({ outcome: 'nothing', sessionId: null });
+    expect(await titles()).toHaveLength(2);
   });
 });
 
