@@ -184,7 +184,7 @@ describe('fuzzing', () => {
           // Commands that rightly keep running: followers, and waits on a session still at work.
           const waits = command.words[0] === 'wait' || (command.words[0] === 'dispatch' && args.some((a) => a === '-w' || a === '--wait'));
           // `baton watch` (alerts as they happen) and `task ls --watch` follow until stopped, by design.
-          const watches = command.words[0] === 'watch' || (command.words.join(' ') === 'task ls' && args.includes('--watch'));
+          const watches = command.words[0] === 'watch' || (command.words.join(' ') === 'task ls' && (args.includes('--watch') || args.includes('-w')));
           const follower = waits || watches || (FOLLOWERS.test(command.words[0] as string) && (command.words[0] === 'attach' || follows)) || (command.words.join(' ') === 'daemon logs' && follows);
           const outcome = await runCli(BIN, args, { cwd, env: t.env, timeoutMs: follower ? 1_500 : 30_000 });
           const what = `baton ${args.map((a) => JSON.stringify(a.slice(0, 60))).join(' ')} (in ${cwd === repo ? 'the repo' : 'a plain folder'})`;
