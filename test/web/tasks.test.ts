@@ -175,7 +175,7 @@ describe('the Tasks page', () => {
     await t.ok(['task', 'move', String(watcher.id), 'review'], { cwd: repo });
     const { page } = await open();
     const before = (await t.json<TaskBoard>(['task', 'ls'], { cwd: repo })).columns.flatMap((c) => c.tasks).length;
-    await page.keyboard.press('c');
+    await page.keyboard.press('a');
     const form = page.locator('[data-testid=task-form]');
     await form.locator('input[name=title]').fill('IPC tests');
     await form.locator('textarea[name=scope]').fill('test/ipc/**\nsrc/ipc.ts');

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { kanbanKey, type Columns } from './kanban-keys.js';
+import { kanbanKey, ownsKey, type Columns } from './kanban-keys.js';
 
 const columns: Columns = { backlog: [1, 2, 3], ready: [4], running: [], needs_input: [], review: [5, 6], done: [] };
 const press = (id: number, key: string, shiftKey = false) => kanbanKey(columns, id, { key, shiftKey });
@@ -43,5 +43,12 @@ describe('the kanban keyboard', () => {
     expect(press(1, 's')).toEqual({ kind: 'start' });
     expect(press(1, 'x')).toEqual({ kind: 'none' });
     expect(press(99, 'ArrowDown')).toEqual({ kind: 'none' });
+  });
+});
+
+describe('the keys a card owns', () => {
+  it('include the moves that can do nothing (l on the last column), and not the page-wide ones', () => {
+    for (const key of ['l', 'h', 'ArrowRight', 'Enter', 's', '6']) expect(ownsKey(key)).toBe(true);
+    for (const key of ['g', 'i', 'c', 'o', 'a', '/']) expect(ownsKey(key)).toBe(false);
   });
 });

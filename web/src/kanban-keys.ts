@@ -17,7 +17,7 @@ export const KANBAN_KEYS: readonly [string, string][] = [
   ['1 – 6', 'move the card to that column'],
   ['Enter or e', 'edit the card'],
   ['s', 'start a session on it'],
-  ['c', 'a new task'],
+  ['a', 'a new task'],
 ];
 
 interface KeyLike {
@@ -61,4 +61,11 @@ export function kanbanKey(columns: Columns, id: number, event: KeyLike): KeyActi
   if (key === 'Enter' || key === 'e') return { kind: 'edit' };
   if (key === 's') return { kind: 'start' };
   return { kind: 'none' };
+}
+
+/** The keys a focused card owns: they never reach the page-wide keys (l is Landing), even when they do nothing here. */
+const OWNED = new Set(['ArrowLeft', 'ArrowRight', 'ArrowUp', 'ArrowDown', 'h', 'j', 'k', 'l', 'H', 'J', 'K', 'L', '1', '2', '3', '4', '5', '6', 'e', 'Enter', 's']);
+
+export function ownsKey(key: string): boolean {
+  return OWNED.has(key);
 }

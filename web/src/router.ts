@@ -1,5 +1,4 @@
-/** A tiny history router: the dashboard has eight kinds of page, not worth a dependency. */
-/** A tiny history router: the dashboard has ten kinds of page, not worth a dependency. */
+/** A tiny history router: the dashboard's few kinds of page are not worth a dependency. */
 import { useSyncExternalStore } from 'react';
 
 export type Route =

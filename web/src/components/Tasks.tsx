@@ -6,7 +6,7 @@
  */
 import { startTransition, useEffect, useMemo, useRef, useState } from 'react';
 import { useBoard } from '../board.js';
-import { KANBAN_KEYS, kanbanKey } from '../kanban-keys.js';
+import { KANBAN_KEYS, kanbanKey, ownsKey } from '../kanban-keys.js';
 import { useKeys } from '../keys.js';
 import { moveTask, TASK_COLUMNS, useTasks, type TaskColumnName } from '../tasks.js';
 import { KanbanColumn, type ColumnHandlers } from './KanbanColumn.js';
@@ -29,7 +29,8 @@ export function Tasks() {
   const focusNext = useRef<number | undefined>(undefined);
   const page = useRef<HTMLDivElement>(null);
 
-  useKeys({ c: () => setPanel({ kind: 'add' }), '?': () => setHelp((h) => !h) });
+  // `a` (add): `c` is the shell's key for the Cost page.
+  useKeys({ a: () => setPanel({ kind: 'add' }), '?': () => setHelp((h) => !h) });
 
   // About a screen of each column first, so it paints without waiting for a thousand cards; the rest follow in a deferred render.
   const [whole, setWhole] = useState(false);
@@ -64,7 +65,14 @@ export function Tasks() {
       onKey: (id, event) => {
         if (event.target !== event.currentTarget || event.metaKey || event.ctrlKey || event.altKey) return;
         const action = kanbanKey(live.current.columns, id, event);
-        if (action.kind === 'none') return;
+        if (action.kind === 'none') {
+          // A card's own key that does nothing here (l on the last column) must not act page-wide either.
+          if (ownsKey(event.key)) {
+            event.preventDefault();
+            event.stopPropagation();
+          }
+          return;
+        }
         // Handled here: the page-wide keys (l for Landing, …) must not act on it too.
         event.preventDefault();
         event.stopPropagation();
