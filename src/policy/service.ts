@@ -33,6 +33,7 @@ export interface PolicySessions {
   latestEvents(sessionId: string, types: string[], limit: number): BatonEvent[];
   resolveApproval(ref: string, decision: 'allow' | 'deny', reason?: string, requestId?: string): Promise<unknown>;
   on(event: 'event', listener: (sessionId: string, event: BatonEvent) => void): unknown;
+  off(event: 'event', listener: (sessionId: string, event: BatonEvent) => void): unknown;
 }
 
 type Source = AllowRuleRow['source'];
@@ -46,11 +47,14 @@ export class PolicyService {
   ) {}
 
   /** Answers approvals an allow rule covers as soon as their session waits on them. */
-  watch(): void {
-    this.sessions.on('event', (sessionId, event) => {
+  /** Answers approvals an allow rule covers, as they are asked; returns its removal. */
+  watch(): () => void {
+    const listener = (sessionId: string, event: BatonEvent): void => {
       if (event.type !== 'state.changed' || event.to !== 'needs_input' || event.reason?.kind !== 'approval') return;
       this.autoApprove(sessionId, event.reason.requestId).catch((error: unknown) => log.warn('an allow rule could not answer an approval', { session: sessionId, error: errorMessage(error) }));
-    });
+    };
+    this.sessions.on('event', listener);
+    return () => void this.sessions.off('event', listener);
   }
 
   private async autoApprove(sessionId: string, requestId: string): Promise<void> {

@@ -70,8 +70,8 @@ export async function runSupervisor(env: NodeJS.ProcessEnv = process.env): Promi
   // Before the sessions are scheduled: a task's dependency gate and its sessions' context.
   tasks.watch.start();
   const policy = new PolicyService(manager, new AllowRuleStore(db), manager.bus);
-  policy.watch();
-  watchGroups(manager.bus, review, (error) => log.error('review groups refresh failed', { error: errorMessage(error) }));
+  const unwatchPolicy = policy.watch();
+  const unwatchGroups = watchGroups(manager.bus, review, (error) => log.error('review groups refresh failed', { error: errorMessage(error) }));
   // Loaded before re-attaching, so what the hosts wrote meanwhile is counted once, as it is ingested.
   const watchdog = new Watchdog({ db, bus: manager.bus, sessions: manager, usage: new UsageTracker(db), ...taskLookups(manager, tasks.service) });
   watchdog.start();
@@ -94,6 +94,8 @@ export async function runSupervisor(env: NodeJS.ProcessEnv = process.env): Promi
     routines.close();
     tasks.watch.close();
     unindex();
+    unwatchPolicy();
+    unwatchGroups();
     watchdog.close();
     notifier.close();
     attempts.close();
