@@ -185,7 +185,7 @@ describe('baton import', () => {
     const projects = join(claudeDir, 'projects', '-work-app');
     mkdirSync(projects, { recursive: true });
     const id = 'aaaaaaaa-bbbb-4ccc-8ddd-eeeeeeeeeeee';
-    const line = (type: string, message: unknown) => JSON.stringify({ type, sessionId: id, cwd: '/work/app', timestamp: '2026-01-01T00:00:00Z', message });
+    const line = (type: string, message: unknown) => JSON.stringify({ type, sessionId: id, cwd: '/home/user/app', timestamp: '2026-01-01T00:00:00Z', message });
     writeFileSync(join(projects, `${id}.jsonl`), [line('user', { role: 'user', content: 'find the flaky pelican test' }), '{"type":"mystery"}', 'not json', line('assistant', { role: 'assistant', content: [{ type: 'text', text: 'The pelican test races the clock.' }] })].join('\n') + '\n');
     const env = { CLAUDE_CONFIG_DIR: claudeDir, CODEX_HOME: join(t.root, 'no-codex-here') };
     const run = await t.run(['import', '--claude', '--codex'], { env });
