@@ -141,18 +141,13 @@ export class SessionManager extends EventEmitter<ManagerEvents> {
     return this.hosts.isRunning(session);
   }
 
-  queuePosition(session: SessionWithProject): number | null {
-    if (session.state !== 'queued') return null;
-    return this.core.queued().findIndex((s) => s.id === session.id) + 1;
-  }
-
   /** Slots in use: sessions mid-turn plus those whose host is starting. */
   activeCount(): number {
     return this.scheduler.used();
   }
 
   view(session: SessionWithProject): SessionView {
-    const view = toView(session, this.isRunning(session), this.queuePosition(session));
+    const view = toView(session, this.isRunning(session), session.state === 'queued' ? this.core.queued().findIndex((s) => s.id === session.id) + 1 : null);
     const ports = this.core.ports.of(session.id);
     return ports.length === 0 ? view : { ...view, ports: ports.map((p) => ({ name: p.name, port: p.port })) };
   }
@@ -182,11 +177,6 @@ export class SessionManager extends EventEmitter<ManagerEvents> {
   /** A dispatch from a task (issue 12): the session records the task it works on. */
   dispatchForTask(request: z.output<typeof DispatchRequest>, taskId: number): Promise<SessionWithProject> {
     return dispatchSession(this.core, request, { taskId }).then((r) => r.session);
-  }
-
-  /** Sessions started from a task, removed ones included. */
-  sessionsOfTask(taskId: number): SessionWithProject[] {
-    return this.store.ofTask(taskId);
   }
 
   /** Moves a queued session, not yet started, onto a new base commit (its worktree already reset there). */

@@ -4,12 +4,11 @@
  * in its state folder so a respawned session resumes where it stopped.
  */
 import type { ChildProcess } from 'node:child_process';
-import { closeSync, existsSync, ftruncateSync, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs';
-import { join } from 'node:path';
 import { InvalidInputError } from '../../shared/errors.js';
 import type { AgentAdapter, AgentEvent, AgentRun, AgentStartOptions, ApprovalDecision, GateCall } from '../types.js';
 import { approvalReason, blockedMessage, judge, screen } from '../gate.js';
 import { REPLY_VARIABLE, defaultScript, fill, fillShell, latestReply, parseScript, type Script, type Step } from './script.js';
+import { ProgressFile, type Progress } from './progress.js';
 import { SHELL_TOOL, editFile, killGroup, runCommand, toolKind, writeFile, type ToolContext } from './tools.js';
 
 export const scriptedAgent: AgentAdapter = {
@@ -26,14 +25,6 @@ export const scriptedAgent: AgentAdapter = {
   },
 };
 
-interface Progress {
-  /** Index of the next step of the current turn's step list. */
-  step: number;
-  /** 0 for the initial script; n for the n-th reply turn. */
-  turn: number;
-  replies: string[];
-  turnDone: boolean;
-}
 
 type Waiter =
   | { kind: 'question'; resolve: (reply: string | undefined) => void }
@@ -45,7 +36,7 @@ class ScriptedRun implements AgentRun {
   readonly exited: Promise<{ error?: string }>;
   private resolveExited!: (value: { error?: string }) => void;
   private readonly script: Script;
-  private readonly progressFile: string;
+  private readonly progressFile: ProgressFile;
   private progress: Progress;
   private waiter: Waiter | undefined;
   private child: ChildProcess | undefined;
@@ -63,12 +54,8 @@ class ScriptedRun implements AgentRun {
     this.exited = new Promise((r) => (this.resolveExited = r));
     this.tools = { cwd: options.cwd, env: options.env, emit, toolId: () => this.toolId() };
     this.script = options.options.script === undefined ? defaultScript(options.prompt) : parseScript(options.options.script);
-    mkdirSync(options.stateDir, { recursive: true });
-    this.progressFile = join(options.stateDir, 'scripted-progress.json');
-    const resumed = options.resumeId !== undefined && existsSync(this.progressFile);
-    this.progress = resumed
-      ? (JSON.parse(readFileSync(this.progressFile, 'utf8')) as Progress)
-      : { step: 0, turn: 0, replies: [], turnDone: false };
+    this.progressFile = new ProgressFile(options.stateDir);
+    this.progress = this.progressFile.load(options.resumeId !== undefined);
   }
 
   begin(): void {
@@ -123,8 +110,7 @@ class ScriptedRun implements AgentRun {
     if (this.closed) return;
     await this.interrupt();
     this.closed = true;
-    if (this.progressFd !== undefined) closeSync(this.progressFd);
-    this.progressFd = undefined;
+    this.progressFile.close();
     this.resolveExited({});
   }
 
@@ -307,16 +293,8 @@ class ScriptedRun implements AgentRun {
     return `t${this.progress.turn}-${this.progress.step}-${this.toolSeq}`;
   }
 
-  /**
-   * Progress is saved after every step so a respawn resumes there. Rewriting through one open
-   * descriptor is ~30× cheaper than writeFileSync's open/truncate/close on some file systems.
-   */
+  /** After every step, so a respawn resumes there. */
   private save(): void {
-    this.progressFd ??= openSync(this.progressFile, 'w');
-    const data = Buffer.from(JSON.stringify(this.progress));
-    writeSync(this.progressFd, data, 0, data.length, 0);
-    ftruncateSync(this.progressFd, data.length);
+    this.progressFile.save(this.progress);
   }
-
-  private progressFd: number | undefined;
 }
