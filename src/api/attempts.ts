@@ -9,7 +9,10 @@ import { SessionState } from '../events/index.js';
 import { endpoint, type Table } from './endpoint.js';
 
 const agentList = AGENT_IDS.join(', ');
-export const AttemptAgent = z.enum(AGENT_IDS, { error: (issue) => `unknown agent ${JSON.stringify(issue.input)}; the agents are ${agentList}` });
+/** The bad value as a user would recognise it: a string quoted (cut short), anything else by its kind. Never serialised whole: a body can nest deeper than the stack. */
+const shown = (input: unknown): string =>
+  typeof input === 'string' ? JSON.stringify(input.length > 60 ? `${input.slice(0, 60)}…` : input) : input === null ? 'null' : Array.isArray(input) ? 'a list' : `a ${typeof input}`;
+export const AttemptAgent = z.enum(AGENT_IDS, { error: (issue) => `unknown agent ${shown(issue.input)}; the agents are ${agentList}` });
 
 /** What every session of a group shares. */
 const common = {
