@@ -281,12 +281,15 @@ try {
   if (!only || only === 'board') {
     const board = await import(join(ROOT, 'bench', 'board.mjs'));
     board.print(await board.run({ log: (line) => console.log(line) }));
+  }
   if (!only || only === 'watchdog') {
     const watchdog = await import(join(ROOT, 'bench', 'watchdog.mjs'));
     await watchdog.run({ log: (line) => console.log(line) });
+  }
   if (!only || only === 'search') {
     const search = await import(join(ROOT, 'bench', 'search.mjs'));
     await search.run({ log: (line) => console.log(line) });
+  }
   if (!only || only === 'kanban') {
     const kanban = await import(join(ROOT, 'bench', 'kanban.mjs'));
     kanban.print(await kanban.run({ log: (line) => console.log(line) }));
