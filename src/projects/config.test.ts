@@ -38,4 +38,15 @@ describe("a repository's config", () => {
     write('{ "merge": ');
     expect(() => loadRepoConfig(root)).toThrow(/is not valid JSON/);
   });
+
+  it('takes the idle rule as false or minutes, and names an action it does not have or a bad time', () => {
+    write(JSON.stringify({ watchdog: { idle: { minutes: 45 } } }));
+    expect(loadRepoConfig(root).watchdog).toEqual({ idle: { minutes: 45 } });
+    write(JSON.stringify({ watchdog: { idle: false } }));
+    expect(loadRepoConfig(root).watchdog).toEqual({ idle: false });
+    write(JSON.stringify({ watchdog: { idle: { minutes: 45, action: 'stop' } } }));
+    expect(() => loadRepoConfig(root)).toThrow(/watchdog\.idle.*"action"/);
+    write(JSON.stringify({ watchdog: { idle: { minutes: 0 } } }));
+    expect(() => loadRepoConfig(root)).toThrow(/watchdog\.idle\.minutes/);
+  });
 });

@@ -23,6 +23,12 @@ export const WatchdogSection = {
       approvalWait: rule({ minutes: z.number().min(0.01).max(7 * 24 * 60).optional() }),
       /** This many turns in a row that changed no file. */
       noChange: rule({ turns: z.number().int().min(2).max(1000).optional() }),
+      /**
+       * A session ready for review and unused this long has its agent process let go (its state
+       * kept: a reply resumes it). Quiet housekeeping, so it has no action; the user's
+       * `idleHostSeconds` is the default.
+       */
+      idle: z.union([z.literal(false), z.object({ minutes: z.number().min(0.01).max(7 * 24 * 60).optional() }).strict()]).optional(),
     })
     .strict()
     .optional(),

@@ -58,7 +58,7 @@ export async function runSupervisor(env: NodeJS.ProcessEnv = process.env): Promi
   const token = ensureToken(paths.token);
   const config = loadConfig(paths.config, env);
   const db = openDb(paths.db);
-  const manager = new SessionManager({ home, db, maxConcurrent: config.maxConcurrent, idleHostSeconds: config.idleHostSeconds, env });
+  const manager = new SessionManager({ home, db, maxConcurrent: config.maxConcurrent, env });
   const radar = createRadar(manager, db);
   const merges = new MergeService({ home, sessions: manager, bus: manager.bus, env });
   const attempts = new AttemptService({ home, db, sessions: manager, bus: manager.bus, merges: () => merges, conflicts: () => radar.radar.view(), env });
@@ -73,7 +73,9 @@ export async function runSupervisor(env: NodeJS.ProcessEnv = process.env): Promi
   const unwatchPolicy = policy.watch();
   const unwatchGroups = watchGroups(manager.bus, review, (error) => log.error('review groups refresh failed', { error: errorMessage(error) }));
   // Loaded before re-attaching, so what the hosts wrote meanwhile is counted once, as it is ingested.
-  const watchdog = new Watchdog({ db, bus: manager.bus, sessions: manager, usage: new UsageTracker(db), ...taskLookups(manager, tasks.service) });
+  // The user's idleHostSeconds (0: kept) is the idle rule's default; a repository's watchdog.idle overrides it.
+  const idleMs = config.idleHostSeconds > 0 ? config.idleHostSeconds * 1000 : undefined;
+  const watchdog = new Watchdog({ db, bus: manager.bus, sessions: manager, usage: new UsageTracker(db), idleMs, ...taskLookups(manager, tasks.service) });
   watchdog.start();
   watchdog.every(watchdogTickMs(env));
   const routines = new RoutineService({ db, bus: manager.bus, sessions: routineSessions(manager), tasks: routineTasks(tasks.service), conflicts: radarConflicts(radar.radar), budgetHolds: () => watchdog.budgets.holds() });

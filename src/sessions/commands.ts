@@ -131,6 +131,17 @@ export class SessionCommands {
     return this.exclusive(ref, cwd, (session) => this.stopNow(session));
   }
 
+  /**
+   * The watchdog's idle rule: the host of a session resting in ready for review lets its agent
+   * go, keeping the state. In turn with the session's other commands, so a reply sent meanwhile
+   * either comes first (and the host refuses: in use) or finds the host gone and resumes it.
+   */
+  release(sessionId: string, message: string): Promise<boolean> {
+    return this.exclusive(sessionId, undefined, (session) =>
+      session.state === 'ready_for_review' && this.core.isRunning(session) ? this.core.hosts.release(session, message) : Promise.resolve(false),
+    );
+  }
+
   private async stopNow(session: SessionWithProject): Promise<SessionWithProject> {
     // A host being started counts as running (its pid is recorded at spawn): it must do the
     // stopping, or two writers would share the log and the host would never learn of it.

@@ -18,9 +18,9 @@ export class ControlSocket {
     private readonly handle: (request: HostRequest) => Promise<void>,
   ) {}
 
-  /** Requests being answered now. */
-  get busy(): boolean {
-    return this.inflight > 0;
+  /** Requests being answered now, the asking one among them. */
+  get inFlight(): number {
+    return this.inflight;
   }
 
   listen(): Promise<void> {

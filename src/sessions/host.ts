@@ -20,7 +20,6 @@ import { AgentQuestion } from './host-ask.js';
 import { HostMemory } from './host-memory.js';
 import { claimSession, releaseClaim } from './host-claim.js';
 import { ControlSocket } from './host-control.js';
-import { IdleExit } from './host-idle.js';
 import { prepareSession } from './host-prepare.js';
 import type { HostInfo, HostRequest, HostSpec } from './spec.js';
 import { messagePrompt, ReplyQueue } from './host-replies.js';
@@ -45,7 +44,6 @@ export class SessionHost {
   private stopRequested = false;
   private ending: Promise<void> | undefined;
   private readonly exitCallbacks: ((code: number) => void)[] = [];
-  private readonly idle: IdleExit;
   private plan!: EnvironmentPlan;
   /** The worktree was made ready by an earlier host (its log holds a successful `setup.finished`). */
   private prepared = false;
@@ -59,12 +57,6 @@ export class SessionHost {
     private readonly env: Record<string, string>,
   ) {
     this.paths = sessionPaths(spec.home, spec.sessionId);
-    this.idle = new IdleExit(
-      spec.idleExitMs,
-      () => this.state === 'ready_for_review' && this.ending === undefined,
-      () => this.control?.busy === true,
-      (message) => void this.end('idle', message),
-    );
   }
 
   /** Starts the agent; resolves once the control socket listens and the agent has started. */
@@ -169,7 +161,6 @@ export class SessionHost {
     }
     this.memory.track(event);
     if (derive) this.change({ kind: 'event', event: body, stopRequested: this.stopRequested, lastAssistantText: this.memory.lastAssistantText, interruptNote: this.memory.interruptNote });
-    this.idle.update();
     return event;
   }
 
@@ -226,6 +217,13 @@ export class SessionHost {
       case 'complete':
         await this.end('completed');
         return;
+      case 'release':
+        // Checked here, in the one process that takes requests in order: a reply that arrived first wins.
+        if (this.state !== 'ready_for_review' || this.ending !== undefined || this.replies.size > 0 || (this.control?.inFlight ?? 0) > 1) {
+          throw new BatonError('conflict', 'The session is in use; its agent is kept.');
+        }
+        await this.end('idle', request.message);
+        return;
     }
   }
 
@@ -244,7 +242,6 @@ export class SessionHost {
 
   /** Ends the session for good: closes the agent, records the end, and exits the host. */
   private end(reason: 'stopped' | 'completed' | 'failed' | 'idle', message?: string): Promise<void> {
-    this.idle.clear();
     this.preparing.abort();
     this.ending ??= (async () => {
       await this.preparation?.catch(() => undefined);

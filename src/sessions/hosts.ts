@@ -29,7 +29,6 @@ export interface HostsOptions {
   /** The user's environment, the base of every session's own (see environment.ts). */
   env: NodeJS.ProcessEnv;
   spareHost: boolean;
-  idleHostSeconds?: number | undefined;
   store: SessionStore;
   events: EventStore;
   ingestor: Ingestor;
@@ -82,7 +81,6 @@ export class HostSupervisor {
           permissionMode: session.permission_mode as PermissionMode,
           options: JSON.parse(session.options_json) as Record<string, unknown>,
           ...(session.agent_session_id === null ? {} : { resumeId: session.agent_session_id }),
-          ...(this.options.idleHostSeconds ? { idleExitMs: this.options.idleHostSeconds * 1000 } : {}),
           ...readInstructions(sessionPaths(this.options.home, session.id).instructions),
           ...contextOf(this.options.contextFor, session),
         },
@@ -171,6 +169,27 @@ export class HostSupervisor {
     } catch (error) {
       if (!(error instanceof BatonError) || error.code !== 'conflict') throw error;
     }
+    await this.settleExit(session, watch);
+  }
+
+  /**
+   * Asks the host of an idle session to let its agent go (the watchdog's idle rule) and waits until
+   * it has gone; false when the host refused, the session being in use.
+   */
+  async release(session: SessionWithProject, message: string): Promise<boolean> {
+    const watch = this.watches.get(session.id);
+    try {
+      await this.send(session.id, { op: 'release', message });
+    } catch (error) {
+      if (error instanceof BatonError && error.code === 'conflict') return false;
+      throw error;
+    }
+    await this.settleExit(session, watch);
+    return true;
+  }
+
+  /** Waits for a host asked to end, then records what it wrote last and that it has gone. */
+  private async settleExit(session: SessionWithProject, watch: HostWatch | undefined): Promise<void> {
     if (watch !== undefined) await watch.gone;
     else await waitForExit(session.host_pid, session.id);
     this.options.ingestor.ingest(session.id);

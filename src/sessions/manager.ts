@@ -39,8 +39,6 @@ export interface ManagerOptions {
   env: NodeJS.ProcessEnv;
   /** Keep one host process loaded and waiting, to start sessions faster (default true). */
   spareHost?: boolean;
-  /** Seconds a session ready for review keeps its agent before its host lets go (0 or unset: kept). */
-  idleHostSeconds?: number;
   /** The workspace bus; one is made on the same database when not given. */
   bus?: WorkspaceBus;
 }
@@ -78,7 +76,6 @@ export class SessionManager extends EventEmitter<ManagerEvents> {
       home: options.home,
       env: options.env,
       spareHost: options.spareHost ?? true,
-      idleHostSeconds: options.idleHostSeconds,
       store: this.store,
       events: this.ingestor.events,
       ingestor: this.ingestor,
@@ -235,6 +232,11 @@ export class SessionManager extends EventEmitter<ManagerEvents> {
     return this.commands.stop(ref, cwd);
   }
 
+  /** The watchdog's idle rule: an unused agent let go, the session kept; false when it was in use. */
+  release(sessionId: string, message: string): Promise<boolean> {
+    return this.commands.release(sessionId, message);
+  }
+
   done(ref: string, cwd?: string): Promise<SessionWithProject> {
     return this.commands.done(ref, cwd);
   }
@@ -295,5 +297,3 @@ export class SessionManager extends EventEmitter<ManagerEvents> {
     this.scheduler.run().catch((error: unknown) => log.error('schedule failed', { error: errorMessage(error) }));
   }
 }
-
-export { toView };

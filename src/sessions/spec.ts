@@ -15,8 +15,6 @@ export const HostSpec = z.object({
   resumeId: z.string().optional(),
   /** More of Baton's instructions, from other domains (a task's context: scope, decisions, the other sessions). */
   context: z.string().optional(),
-  /** Once ready for review, the host ends after this long unused, freeing the agent process. */
-  idleExitMs: z.number().int().positive().optional(),
   /** Instructions given at dispatch, added to Baton's own (see `agentStartOptions`). */
   instructions: z.string().optional(),
 });
@@ -45,6 +43,8 @@ export const HostRequest = z.discriminatedUnion('op', [
   /** `reason`: the watchdog's pause (a budget, a loop), shown as why the session needs input. */
   z.object({ id: z.number(), op: z.literal('interrupt'), reason: z.string().max(2000).optional() }),
   z.object({ id: z.number(), op: z.literal('stop') }),
+  /** The watchdog's idle rule: end the host, keeping the state, unless the session is in use; `message` says why. */
+  z.object({ id: z.number(), op: z.literal('release'), message: z.string().max(2000) }),
   z.object({ id: z.number(), op: z.literal('complete') }),
 ]);
 export type HostRequest = z.infer<typeof HostRequest>;

@@ -22,6 +22,8 @@ export interface RuleSettings {
   outOfScope: Rule<null> | undefined;
   approvalWaitMs: Rule<number> | undefined;
   noChange: Rule<number> | undefined;
+  /** How long a session rests ready for review before its host is let go; undefined: kept. */
+  idleMs: number | undefined;
 }
 
 export interface Finding {
@@ -35,8 +37,11 @@ export interface Finding {
 
 const MINUTE = 60_000;
 
-/** The repository's settings over the defaults: no progress 10 min, loops of 3 pause, the rest alert. */
-export function resolveRules(config: WatchdogConfig | undefined): RuleSettings {
+/**
+ * The repository's settings over the defaults: no progress 10 min, loops of 3 pause, the rest
+ * alert; idle hosts let go after `idleMs`, the user's default (undefined: kept).
+ */
+export function resolveRules(config: WatchdogConfig | undefined, idleMs?: number): RuleSettings {
   const c = config ?? {};
   const pick = <T, C extends { action?: WatchdogAction | undefined }>(value: false | C | undefined, action: WatchdogAction, limit: (given: C | undefined) => T): Rule<T> | undefined =>
     value === false ? undefined : { action: value?.action ?? action, limit: limit(value) };
@@ -47,6 +52,7 @@ export function resolveRules(config: WatchdogConfig | undefined): RuleSettings {
     outOfScope: pick(c.outOfScope, 'alert', () => null),
     approvalWaitMs: pick(c.approvalWait, 'alert', (v) => (v?.minutes ?? 15) * MINUTE),
     noChange: pick(c.noChange, 'alert', (v) => v?.turns ?? 5),
+    idleMs: c.idle === false ? undefined : c.idle?.minutes === undefined ? idleMs : c.idle.minutes * MINUTE,
   };
 }
 

@@ -11,6 +11,12 @@ export interface WatchdogSessions {
   /** Needs input with `reason`: the running turn ends (or the session is held between turns). */
   pause(sessionId: string, reason: string): Promise<unknown>;
   stop(ref: string): Promise<unknown>;
+  /**
+   * Lets an idle session's agent go: its host ends the way a stop does, keeping the state (ready
+   * for review), with `message` as the reason. Resolves false, doing nothing, when the session is
+   * not running, no longer ready for review, or its host is answering a request.
+   */
+  release(sessionId: string, message: string): Promise<boolean>;
   reply(ref: string, text: string): Promise<unknown>;
   addGate(gate: Gate<SessionWithProject>): () => void;
   /** Starts what the gates now let through. */

@@ -3,7 +3,7 @@
  * domain is the interface the watchdog is given (WatchdogSessions), here a recording stand-in,
  * and time is the test's clock: the time-driven triggers run on `tick()`.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -28,6 +28,8 @@ class StandInSessions implements WatchdogSessions {
   readonly rows = new Map<string, SessionWithProject>();
   readonly actions: string[] = [];
   readonly gates: Gate<SessionWithProject>[] = [];
+  /** What a host asked to let its agent go answers. */
+  releases = true;
   private listener: ((id: string, event: BatonEvent) => void) | undefined;
   get(id: string) {
     return this.rows.get(id);
@@ -50,6 +52,10 @@ class StandInSessions implements WatchdogSessions {
   async stop(id: string) {
     this.actions.push(`stop ${id}`);
   }
+  async release(id: string, message: string) {
+    this.actions.push(`release ${id}: ${message}`);
+    return this.releases;
+  }
   async reply(id: string, text: string) {
     this.actions.push(`reply ${id}: ${text}`);
   }
@@ -58,6 +64,11 @@ class StandInSessions implements WatchdogSessions {
     return () => undefined;
   }
   async schedule() {}
+}
+
+function writeRepoConfig(root: string, config: unknown): void {
+  mkdirSync(join(root, '.baton'), { recursive: true });
+  writeFileSync(join(root, '.baton', 'config.json'), JSON.stringify(config));
 }
 
 function session(id: string, extra: Partial<SessionWithProject> = {}): SessionWithProject {
@@ -70,10 +81,13 @@ function session(id: string, extra: Partial<SessionWithProject> = {}): SessionWi
 let seq = 0;
 const event = (body: EventBody): BatonEvent => ({ ...body, seq: ++seq, ts: new Date(now).toISOString() }) as BatonEvent;
 
-function start(options: { scope?: Record<string, string[]> } = {}): { dog: Watchdog; sessions: StandInSessions } {
+function start(options: { scope?: Record<string, string[]>; idleMs?: number } = {}): { dog: Watchdog; sessions: StandInSessions } {
   const sessions = new StandInSessions();
   const clock = () => new Date(now);
-  const dog = new Watchdog({ db, bus, sessions, usage: new UsageTracker(db, clock), clock, scopeOf: (id) => options.scope?.[id], taskOf: (id) => (id === 'a' ? 'task-7' : undefined) });
+  const dog = new Watchdog({
+    db, bus, sessions, usage: new UsageTracker(db, clock), clock, monotonic: () => now, idleMs: options.idleMs,
+    scopeOf: (id) => options.scope?.[id], taskOf: (id) => (id === 'a' ? 'task-7' : undefined),
+  });
   dog.start();
   return { dog, sessions };
 }
@@ -102,21 +116,59 @@ describe('the watchdog', () => {
     expect(sessions.actions).toEqual([]);
   });
 
-  it('raises no progress after ten quiet minutes of work and a long approval wait, once each, as the clock moves', () => {
+  it('raises no progress after ten quiet minutes of work and a long approval wait, once each, as the clock moves', async () => {
     const { dog, sessions } = start();
     sessions.rows.set('w', session('w'));
     sessions.rows.set('q', session('q', { state: 'needs_input', state_reason_json: JSON.stringify({ kind: 'approval', requestId: 'r1', tool: 'Bash', input: 'rm -rf build' }) }));
     now += 9 * MIN;
-    dog.tick();
+    await dog.tick();
     expect(published).toEqual([]);
     now += MIN;
-    dog.tick();
-    dog.tick();
+    await dog.tick();
+    await dog.tick();
     expect(published.map((e) => e.type === 'watchdog.alert_raised' && [e.data.rule, e.data.name, e.data.message])).toEqual([['no_progress', 'w', 'no progress for 10 min']]);
     now += 5 * MIN;
-    dog.tick();
+    await dog.tick();
     expect(published.map((e) => e.type === 'watchdog.alert_raised' && e.data.rule)).toEqual(['no_progress', 'approval_wait']);
     expect(dog.alerts.list(false).find((a) => a.rule === 'approval_wait')?.message).toBe('an approval has waited 15 min: Bash rm -rf build');
+  });
+
+  it('lets the host of a session resting ready for review go after the user’s default, quietly; a repository may change the time or keep its agents', async () => {
+    const { dog, sessions } = start({ idleMs: 30 * MIN });
+    const other = join(dir, 'other');
+    writeRepoConfig(join(dir, 'repo'), { watchdog: { idle: { minutes: 5 } } });
+    writeRepoConfig(other, { watchdog: { idle: false } });
+    sessions.rows.set('soon', session('soon', { state: 'ready_for_review', host_pid: 11 }));
+    sessions.rows.set('kept', session('kept', { state: 'ready_for_review', host_pid: 12, project_root: other }));
+    await dog.tick();
+    now += 5 * MIN;
+    await dog.tick();
+    now += 60 * MIN;
+    await dog.tick();
+    expect(sessions.actions).toEqual(['release soon: unused for 5 min after the turn; a reply resumes the conversation']);
+    expect(published).toEqual([]);
+    expect(dog.alerts.list(false)).toEqual([]);
+
+    // Without a repository setting, the user's default holds.
+    const third = join(dir, 'third');
+    sessions.rows.clear();
+    sessions.rows.set('late', session('late', { state: 'ready_for_review', host_pid: 13, project_root: third }));
+    await dog.tick();
+    now += 30 * MIN - 1;
+    await dog.tick();
+    expect(sessions.actions).toHaveLength(1);
+    now += 1;
+    await dog.tick();
+    expect(sessions.actions.at(-1)).toBe('release late: unused for 30 min after the turn; a reply resumes the conversation');
+  });
+
+  it('keeps every agent when the user set no idle time and the repository none either', async () => {
+    const { dog, sessions } = start();
+    sessions.rows.set('r', session('r', { state: 'ready_for_review', host_pid: 11 }));
+    await dog.tick();
+    now += 7 * 24 * 60 * MIN;
+    await dog.tick();
+    expect(sessions.actions).toEqual([]);
   });
 
   it('pauses every session at work when the day budget is spent, holds queued work, and resumes them when it is raised', async () => {

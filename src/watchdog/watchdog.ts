@@ -1,8 +1,9 @@
 /**
  * The watchdog: watches every session's ingested events (usage priced, budgets held, the
  * event-driven triggers) and, on a timer it is given, the time-driven triggers (no progress, an
- * approval waiting). What it finds is an alert with its evidence; the rule's action may also pause
- * the session (needs input, with the reason: a reply resumes it) or stop it.
+ * approval waiting) and the idle rule (an unused agent let go, quietly). What it finds is an alert
+ * with its evidence; the rule's action may also pause the session (needs input, with the reason: a
+ * reply resumes it) or stop it.
  */
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -16,6 +17,7 @@ import type { Db } from '../store/db.js';
 import { formatDuration, type Grouping, type UsageTracker } from '../usage/index.js';
 import { Alerts } from './alerts.js';
 import { BudgetGuard } from './enforce.js';
+import { IdleHosts, type IdleCheck } from './idle.js';
 import { resolveRules, SessionRules, type Finding, type RuleSettings } from './rules.js';
 import { sessionRef, type SessionIdentity, type WatchdogSessions } from './sessions.js';
 
@@ -30,6 +32,10 @@ export interface WatchdogOptions {
   sessions: WatchdogSessions;
   usage: UsageTracker;
   clock?: () => Date;
+  /** Milliseconds by a clock that never jumps (default `performance.now`), which the idle rule times by. */
+  monotonic?: () => number;
+  /** How long a session ready for review keeps its agent unless its repository says otherwise; undefined: kept. */
+  idleMs?: number | undefined;
   /** The task a session works on, once tasks exist (the coordinator wires it). */
   taskOf?: (sessionId: string) => string | undefined;
   /** The globs a session's task may touch, or undefined for no scope. */
@@ -44,9 +50,11 @@ export class Watchdog {
   private readonly identities = new Map<string, SessionIdentity>();
   private readonly configs = new Map<string, { mtimeMs: number; checkedAt: number; rules: RuleSettings }>();
   private readonly closers: (() => void)[] = [];
+  private readonly idle: IdleHosts;
 
   constructor(private readonly o: WatchdogOptions) {
     this.clock = o.clock ?? (() => new Date());
+    this.idle = new IdleHosts(o.monotonic ?? (() => performance.now()), (id, message) => o.sessions.release(id, message));
     this.alerts = new Alerts(o.db, o.bus, this.clock);
     this.budgets = new BudgetGuard({ db: o.db, bus: o.bus, usage: o.usage, alerts: this.alerts, sessions: o.sessions, clock: this.clock });
   }
@@ -69,7 +77,7 @@ export class Watchdog {
 
   /** Runs `tick` every `everyMs` (the supervisor's clock; tests call `tick` with their own time). */
   every(everyMs: number): void {
-    const timer = setInterval(() => this.tick(), everyMs);
+    const timer = setInterval(() => void this.tick(), everyMs);
     timer.unref();
     this.closers.push(() => clearInterval(timer));
   }
@@ -86,6 +94,7 @@ export class Watchdog {
   observe(sessionId: string, event: BatonEvent): void {
     const session = this.identity(sessionId);
     if (session === undefined) return;
+    this.idle.observe(sessionId, event);
     this.o.usage.observe({ id: session.id, name: session.name, project: session.project_name, agent: session.agent, model: session.model }, event);
     if (event.type === 'session.ended') {
       this.perSession.delete(sessionId);
@@ -100,13 +109,19 @@ export class Watchdog {
     for (const finding of rules.observe(event, this.settingsFor(session, FRESH_CONFIG.has(event.type)))) this.act(session, finding);
   }
 
-  /** The time-driven triggers, as of now: a working session gone quiet, an approval nobody answers. */
-  tick(): void {
+  /**
+   * The time-driven triggers, as of now: a working session gone quiet, an approval nobody answers,
+   * an agent left unused. Resolves once the hosts asked to let go have answered.
+   */
+  tick(): Promise<void> {
     const now = this.clock().getTime();
+    const resting: IdleCheck[] = [];
     for (const session of this.o.sessions.list()) {
-      if (session.removed_at !== null || session.last_event_at === null) continue;
-      const quietMs = now - Date.parse(session.last_event_at);
+      if (session.removed_at !== null) continue;
       const rules = this.settingsFor(session);
+      resting.push({ session, limitMs: rules.idleMs });
+      if (session.last_event_at === null) continue;
+      const quietMs = now - Date.parse(session.last_event_at);
       const noProgress = rules.noProgressMs;
       if (session.state === 'working' && noProgress !== undefined && quietMs >= noProgress.limit) {
         this.act(session, {
@@ -129,6 +144,7 @@ export class Watchdog {
         });
       }
     }
+    return this.idle.tick(resting);
   }
 
   /** A session's unchanging facts, read once: a busy session's every event must not cost a query. */
@@ -176,7 +192,7 @@ export class Watchdog {
     } catch (error) {
       this.alerts.raise({ rule: 'config', message: `the watchdog uses its defaults: ${errorMessage(error)}`, evidence: [join(root, REPO_CONFIG_FILE)], action: 'alert', key: `config:${root}:${mtimeMs}` });
     }
-    const rules = resolveRules(config);
+    const rules = resolveRules(config, this.o.idleMs);
     this.configs.set(root, { mtimeMs, checkedAt: now, rules });
     return rules;
   }

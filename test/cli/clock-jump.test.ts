@@ -75,7 +75,8 @@ describe('a wall clock that jumps', () => {
 
 describe('an idle host under a clock that jumps', () => {
   it('is let go after its idle time by the monotonic clock: not at once when the clock jumps ahead, not hours late when it jumps back', async () => {
-    Object.assign(t.env, { BATON_IDLE_HOST_SECONDS: '2' });
+    // The watchdog lets idle hosts go; it looks every 100 ms here.
+    Object.assign(t.env, { BATON_IDLE_HOST_SECONDS: '2', BATON_WATCHDOG_TICK_MS: '100' });
     await t.ok(['daemon', 'start']);
     for (const [name, offset] of [['ahead', 2 * HOUR], ['behind', -2 * HOUR]] as const) {
       await t.ok(['dispatch', name, '--name', name, '--script', t.script([{ say: 'done' }])], { cwd: repo });

@@ -86,33 +86,6 @@ describe('queueing past the concurrency cap', () => {
   });
 });
 
-describe('idle agents are let go', () => {
-  beforeEach(() => {
-    t = new TestBaton({ BATON_IDLE_HOST_SECONDS: '1' });
-    repo = t.repo();
-  });
-
-  it('ends the host of a session left ready for review, keeps its state, and a reply resumes it; one waiting for input is kept', async () => {
-    await t.ok(['dispatch', 'x', '--name', 'asker', '--script', t.script([{ ask: 'which way?' }])], { cwd: repo });
-    const asking = await t.waitForState('asker', 'needs_input');
-    await t.ok(['dispatch', 'x', '--name', 'idler', '--script', t.script([{ say: 'all done' }])], { cwd: repo });
-    const ready = await t.waitForState('idler', 'ready_for_review');
-    const ended = await t.waitForEvent('idler', (e) => e.type === 'session.ended');
-    expect(ended).toMatchObject({ reason: 'idle', message: 'unused for 1 s after the turn; a reply resumes the conversation' });
-    await watchExit(ready.hostPid!);
-    const idle = await t.json<{ session: SessionView; currentStep: string }>(['peek', 'idler']);
-    expect(idle.session).toMatchObject({ state: 'ready_for_review', running: false });
-    expect(idle.currentStep).toBe('idle: agent let go, a reply resumes it');
-    // Waiting on the user is not idle: the asker has waited longer than a second and still runs.
-    expect((await t.json<{ session: SessionView }>(['peek', 'asker'])).session).toMatchObject({ state: 'needs_input', running: true, hostPid: asking.hostPid });
-
-    await t.ok(['reply', 'idler', 'one more']);
-    await t.waitForEvent('idler', (e) => e.type === 'message.added' && e.role === 'assistant' && e.text === 'Noted: one more');
-    const log = (await t.ok(['logs', 'idler', '--json'])).trim().split('\n').map((l) => JSON.parse(l) as BatonEvent);
-    expect(log.filter((e) => e.type === 'state.changed' && e.to === 'failed')).toEqual([]);
-  });
-});
-
 describe('the supervisor\'s address', () => {
   beforeEach(() => {
     t = new TestBaton();
