@@ -154,7 +154,7 @@ export const EventBody = z.discriminatedUnion('type', [
   z.object({ type: z.literal('setup.finished'), ok: z.boolean(), durationMs: z.number().nonnegative(), error: z.string().optional() }),
   z.object({
     type: z.literal('session.ended'),
-    /** `idle`: the host let go of an agent that had finished its turn and waited unused; a reply resumes it. */
+    /** `idle`: the host let go, at the watchdog's request, of an agent that had finished its turn and waited unused; a reply resumes it. */
     reason: z.enum(['stopped', 'completed', 'failed', 'host_exited', 'removed', 'idle']),
     message: z.string().optional(),
   }),
