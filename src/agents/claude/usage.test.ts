@@ -42,6 +42,11 @@ describe('Claude usage during a turn', () => {
     ]);
   });
 
+  it('passes over a synthetic reply without usage (the CLI writes one after an API error)', () => {
+    const synthetic = { type: 'assistant', message: { model: '<synthetic>', role: 'assistant', content: [] }, parent_tool_use_id: null } as unknown as SDKAssistantMessage;
+    expect(new ClaudeUsage().responseStarted(synthetic)).toBeUndefined();
+  });
+
   it("leaves a model the price table does not know to the turn's end, where claude prices it", () => {
     const usage = new ClaudeUsage();
     expect(usage.responseStarted(block('msg_1', 'claude-mystery-9', 5000))).toBeUndefined();

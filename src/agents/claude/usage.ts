@@ -31,8 +31,9 @@ export class ClaudeUsage {
    * model the table does not know is left to the result, which carries claude's own price.
    */
   responseStarted(message: SDKAssistantMessage): UsageEvent | undefined {
-    const { id, model, usage } = message.message;
-    if (this.responses.has(id)) return undefined;
+    const { id, model, usage } = message.message as Partial<SDKAssistantMessage['message']>;
+    // A synthetic reply (the CLI's own, after an API error) may come without an id or usage.
+    if (id === undefined || model === undefined || usage === undefined || usage === null || this.responses.has(id)) return undefined;
     this.responses.add(id);
     const report = {
       inputTokens: usage.input_tokens + (usage.cache_creation_input_tokens ?? 0),
