@@ -51,7 +51,7 @@ export const CostReport = z.object({
   todayUsd: z.number(),
   priceTable: z.object({ date: z.string(), models: z.array(z.string()) }),
   budgets: z.array(BudgetView),
-  windows: z.array(WindowView).describe('Subscription windows as the agents report them (Codex: 5-hour and weekly used-%)'),
+  windows: z.array(WindowView).describe('Subscription windows as the agents report them (Codex, and Claude for a claude.ai login: 5-hour and weekly used-%)'),
   /** Spend per hour of the last 24 hours, oldest first, for the chart. */
   hourly: z.array(z.object({ hour: z.string(), usd: z.number() })),
 });

@@ -115,7 +115,7 @@ export const EventBody = z.discriminatedUnion('type', [
     costUsd: z.number().nonnegative().optional(),
     model: z.string().optional(),
   }),
-  /** The subscription windows the agent reports (Codex: 5-hour and weekly used-%), as last seen. */
+  /** The subscription windows the agent reports (Codex, and Claude for a claude.ai login: 5-hour and weekly used-%), as last seen. */
   z.object({
     type: z.literal('limits.reported'),
     windows: z.array(

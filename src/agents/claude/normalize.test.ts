@@ -1,6 +1,6 @@
-import type { SDKAPIRetryMessage, SDKAssistantMessage, SDKResultMessage, SDKUserMessage } from '@anthropic-ai/claude-agent-sdk';
+import type { SDKAPIRetryMessage, SDKAssistantMessage, SDKRateLimitInfo, SDKResultMessage, SDKUserMessage } from '@anthropic-ai/claude-agent-sdk';
 import { describe, expect, it } from 'vitest';
-import { ClaudeNormalizer, turnOutcome } from './normalize.js';
+import { ClaudeNormalizer, limitsEvent, turnOutcome } from './normalize.js';
 import { toolKind } from './tools.js';
 
 const CWD = '/work/repo';
@@ -104,5 +104,37 @@ describe('turnOutcome', () => {
       outcome: 'error',
       error: 'error_during_execution (aborted_tools)',
     });
+  });
+});
+
+describe("Claude's subscription windows", () => {
+  const at = (seconds: number) => new Date(seconds * 1000).toISOString();
+
+  it('reports every window the CLI read from the rate-limit headers, named as Codex names them', () => {
+    // As the real CLI sent it for a claude.ai login (see test/agents/watchdog.e2e.test.ts).
+    const info = {
+      status: 'allowed',
+      resetsAt: 1_795_473_293,
+      rateLimitType: 'five_hour',
+      isUsingOverage: false,
+      unifiedWindows: { five_hour: { utilization: 0.42, resetsAt: 1_795_473_293 }, seven_day: { utilization: 0.13, resetsAt: 1_795_728_893 }, something_new: { utilization: 0.5 } },
+    } as SDKRateLimitInfo;
+    expect(limitsEvent(info)).toEqual({
+      type: 'limits.reported',
+      windows: [
+        { name: '5h', usedPercent: 42, windowMinutes: 300, resetsAt: at(1_795_473_293) },
+        { name: '7d', usedPercent: 13, windowMinutes: 10_080, resetsAt: at(1_795_728_893) },
+      ],
+    });
+  });
+
+  it("reports the event's own window from the SDK's documented fields, and nothing when it does not say how much is used", () => {
+    expect(limitsEvent({ status: 'allowed_warning', rateLimitType: 'seven_day_opus', utilization: 0.915, resetsAt: 1_795_728_893 })).toEqual({
+      type: 'limits.reported',
+      windows: [{ name: '7d-opus', usedPercent: 91.5, windowMinutes: 10_080, resetsAt: at(1_795_728_893) }],
+    });
+    expect(limitsEvent({ status: 'rejected', rateLimitType: 'overage', utilization: 1.2 })).toEqual({ type: 'limits.reported', windows: [{ name: 'overage', usedPercent: 120 }] });
+    expect(limitsEvent({ status: 'allowed', rateLimitType: 'five_hour', resetsAt: 1_795_473_293 })).toBeUndefined();
+    expect(limitsEvent({ status: 'allowed' })).toBeUndefined();
   });
 });

@@ -1,5 +1,5 @@
 /** Claude Agent SDK messages → normalized events. Pure apart from remembering open tool calls. */
-import type { SDKAPIRetryMessage, SDKAssistantMessage, SDKResultMessage, SDKUserMessage } from '@anthropic-ai/claude-agent-sdk';
+import type { SDKAPIRetryMessage, SDKAssistantMessage, SDKRateLimitInfo, SDKResultMessage, SDKUserMessage } from '@anthropic-ai/claude-agent-sdk';
 import type { AgentEvent } from '../types.js';
 import { describeToolInput, filesOfToolInput, toolKind } from './tools.js';
 
@@ -88,6 +88,48 @@ export class ClaudeNormalizer {
       fatal: false,
     };
   }
+}
+
+/** Claude's subscription windows, named as Codex's are (by their length). */
+const WINDOWS: Record<string, { name: string; minutes?: number }> = {
+  five_hour: { name: '5h', minutes: 300 },
+  seven_day: { name: '7d', minutes: 10_080 },
+  seven_day_opus: { name: '7d-opus', minutes: 10_080 },
+  seven_day_sonnet: { name: '7d-sonnet', minutes: 10_080 },
+  seven_day_overage_included: { name: '7d-overage-included', minutes: 10_080 },
+  overage: { name: 'overage' },
+};
+
+interface WindowUsage {
+  utilization?: number | undefined;
+  resetsAt?: number | undefined;
+}
+
+/**
+ * A `rate_limit_event` (claude.ai accounts only: the CLI reads the API's
+ * `anthropic-ratelimit-unified-*` headers) → `limits.reported`. Utilization is a fraction (above
+ * 1 past a cap); resets are seconds since the epoch. The CLI also sends every window it read
+ * (`unifiedWindows`, not in the SDK's types); without them the one window the event is about
+ * counts, when it says how much is used.
+ */
+export function limitsEvent(info: SDKRateLimitInfo): Extract<AgentEvent, { type: 'limits.reported' }> | undefined {
+  const all = (info as { unifiedWindows?: Record<string, WindowUsage | undefined> }).unifiedWindows;
+  const reported: [string, WindowUsage | undefined][] = all === undefined ? [[info.rateLimitType ?? '', info]] : Object.entries(all);
+  const windows = reported.flatMap(([type, usage]) => {
+    const known = WINDOWS[type];
+    const utilization = usage?.utilization;
+    if (known === undefined || typeof utilization !== 'number' || !Number.isFinite(utilization)) return [];
+    const resetsAt = usage?.resetsAt;
+    return [
+      {
+        name: known.name,
+        usedPercent: Math.max(0, Math.round(utilization * 10_000) / 100),
+        ...(known.minutes === undefined ? {} : { windowMinutes: known.minutes }),
+        ...(typeof resetsAt === 'number' && Number.isFinite(resetsAt) ? { resetsAt: new Date(resetsAt * 1000).toISOString() } : {}),
+      },
+    ];
+  });
+  return windows.length === 0 ? undefined : { type: 'limits.reported', windows };
 }
 
 /**

@@ -13,9 +13,9 @@ import type { AgentEvent, AgentRun, AgentStartOptions, ApprovalDecision } from '
 import { ClaudeApprovals } from './approvals.js';
 import { InputQueue } from './input.js';
 import { claudeMcpOptions } from './mcp.js';
-import { ClaudeNormalizer, turnOutcome } from './normalize.js';
+import { ClaudeNormalizer, limitsEvent, turnOutcome } from './normalize.js';
 import { ClaudeProcess } from './process.js';
-import { usageDeltas, type TotalsByModel } from './usage.js';
+import { ClaudeUsage, type TotalsByModel } from './usage.js';
 
 export { CONTINUE_PROMPT } from '../conversation.js';
 
@@ -35,6 +35,7 @@ export class ClaudeRun implements AgentRun, TurnDriver {
   private readonly turns: Conversation<{ usage: TotalsByModel }>;
   private readonly normalizer: ClaudeNormalizer;
   private readonly asks: ClaudeApprovals;
+  private readonly usage = new ClaudeUsage();
   private connection!: Connection;
 
   constructor(
@@ -172,9 +173,18 @@ export class ClaudeRun implements AgentRun, TurnDriver {
         if (message.subtype === 'init') this.turns.identify(message.session_id);
         else if (message.subtype === 'api_retry') this.emit(this.normalizer.apiRetry(message));
         return;
-      case 'assistant':
+      case 'assistant': {
+        // Reported before the blocks: a budget the response crosses stops the tool it asks for.
+        const usage = this.usage.responseStarted(message);
+        if (usage !== undefined) this.emit(usage);
         this.normalizer.assistant(message).forEach(this.emit);
         return;
+      }
+      case 'rate_limit_event': {
+        const limits = limitsEvent(message.rate_limit_info);
+        if (limits !== undefined) this.emit(limits);
+        return;
+      }
       case 'user':
         this.normalizer.user(message).forEach(this.emit);
         return;
@@ -193,7 +203,7 @@ export class ClaudeRun implements AgentRun, TurnDriver {
     }
     this.connection.resumed = false;
     const outcome = turnOutcome(result, this.turns.interruptRequested);
-    const usage = usageDeltas(this.turns.state.usage, result.modelUsage);
+    const usage = this.usage.turnEnded(this.turns.state.usage, result.modelUsage);
     usage.events.forEach(this.emit);
     this.turns.completeTurn(outcome, { usage: usage.totals });
   }

@@ -1,9 +1,13 @@
 /**
- * Usage as deltas. Claude's results carry running totals per model (`modelUsage`) for the whole
- * conversation — a resumed one starts from the totals its transcript saved — so we keep the last
- * totals we reported in the session's state folder and report only what is new.
+ * Usage as deltas, reported as soon as each API response starts. Claude's results carry running
+ * totals per model (`modelUsage`) for the whole conversation — a resumed one starts from the totals
+ * its transcript saved — so we keep the last totals we reported in the session's state folder.
+ * A result comes only when the turn ends, which is too late for a budget: so the first content
+ * block of each response reports that response's input tokens (final at `message_start`) at once,
+ * and the result adds only what those reports left out (the output, claude's own price).
  */
-import type { ModelUsage } from '@anthropic-ai/claude-agent-sdk';
+import type { ModelUsage, SDKAssistantMessage } from '@anthropic-ai/claude-agent-sdk';
+import { priceUsage } from '../../usage/price.js';
 import type { AgentEvent } from '../types.js';
 
 export interface UsageTotals {
@@ -14,10 +18,76 @@ export interface UsageTotals {
 }
 
 export type TotalsByModel = Record<string, UsageTotals>;
+type UsageEvent = Extract<AgentEvent, { type: 'usage.reported' }>;
 
-export function usageDeltas(previous: TotalsByModel, current: Record<string, ModelUsage>): { events: AgentEvent[]; totals: TotalsByModel } {
+/** One conversation's usage: the reports sent during the running turn, and the turn-end reckoning. */
+export class ClaudeUsage {
+  /** Responses already reported this turn (a response arrives as one message per content block). */
+  private readonly responses = new Set<string>();
+  private midTurn: TotalsByModel = {};
+
+  /**
+   * The first block of a response: its input, and the output so far, priced by Baton's table. A
+   * model the table does not know is left to the result, which carries claude's own price.
+   */
+  responseStarted(message: SDKAssistantMessage): UsageEvent | undefined {
+    const { id, model, usage } = message.message as Partial<SDKAssistantMessage['message']>;
+    // A synthetic reply (the CLI's own, after an API error) may come without an id or usage.
+    if (id === undefined || model === undefined || usage === undefined || usage === null || this.responses.has(id)) return undefined;
+    this.responses.add(id);
+    const report = {
+      inputTokens: usage.input_tokens + (usage.cache_creation_input_tokens ?? 0),
+      outputTokens: usage.output_tokens,
+      cacheReadTokens: usage.cache_read_input_tokens ?? 0,
+    };
+    const priced = priceUsage(report, model);
+    if (priced.usd === null || report.inputTokens + report.outputTokens + report.cacheReadTokens === 0) return undefined;
+    const sent = (this.midTurn[model] ??= zero());
+    sent.input += report.inputTokens;
+    sent.output += report.outputTokens;
+    sent.cacheRead += report.cacheReadTokens;
+    sent.costUsd += priced.usd;
+    return { type: 'usage.reported', inputTokens: report.inputTokens, outputTokens: report.outputTokens, ...(report.cacheReadTokens === 0 ? {} : { cacheReadTokens: report.cacheReadTokens }), model };
+  }
+
+  /** The turn's result: its usage beyond `previous` totals, less what was reported during the turn. */
+  turnEnded(previous: TotalsByModel, current: Record<string, ModelUsage>): { events: AgentEvent[]; totals: TotalsByModel } {
+    const { events, totals } = usageDeltas(previous, current);
+    const sent = this.attribute(events);
+    this.responses.clear();
+    this.midTurn = {};
+    const rest = events.flatMap((event): UsageEvent[] => {
+      const before = sent.get(event) ?? zero();
+      const input = Math.max(0, event.inputTokens - before.input);
+      const output = Math.max(0, event.outputTokens - before.output);
+      const cacheRead = Math.max(0, (event.cacheReadTokens ?? 0) - before.cacheRead);
+      const costUsd = roundCost(Math.max(0, (event.costUsd ?? 0) - before.costUsd));
+      if (input === 0 && output === 0 && cacheRead === 0 && costUsd === 0) return [];
+      return [{ type: 'usage.reported', inputTokens: input, outputTokens: output, ...(cacheRead === 0 ? {} : { cacheReadTokens: cacheRead }), costUsd, ...(event.model === undefined ? {} : { model: event.model }) }];
+    });
+    return { events: rest, totals };
+  }
+
+  /** Which turn-end delta each model's mid-turn reports belong to: its own, or the only one there is. */
+  private attribute(events: UsageEvent[]): Map<UsageEvent, UsageTotals> {
+    const byEvent = new Map<UsageEvent, UsageTotals>();
+    for (const [model, sent] of Object.entries(this.midTurn)) {
+      const event = events.find((e) => e.model === model) ?? (events.length === 1 ? events[0] : undefined);
+      if (event === undefined) continue;
+      const into = byEvent.get(event) ?? zero();
+      into.input += sent.input;
+      into.output += sent.output;
+      into.cacheRead += sent.cacheRead;
+      into.costUsd += sent.costUsd;
+      byEvent.set(event, into);
+    }
+    return byEvent;
+  }
+}
+
+export function usageDeltas(previous: TotalsByModel, current: Record<string, ModelUsage>): { events: UsageEvent[]; totals: TotalsByModel } {
   const totals: TotalsByModel = { ...previous };
-  const events: AgentEvent[] = [];
+  const events: UsageEvent[] = [];
   for (const [model, usage] of Object.entries(current)) {
     const now: UsageTotals = {
       input: usage.inputTokens + usage.cacheCreationInputTokens,

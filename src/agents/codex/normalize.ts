@@ -115,7 +115,7 @@ export class CodexNormalizer {
  * Codex reports usage as thread totals; Baton records deltas. Input excludes cached input, which
  * is reported on its own (as for Claude).
  */
-export function usageDelta(previous: UsageTotal, total: TokenUsageBreakdown, model?: string): { event: AgentEvent | undefined; total: UsageTotal } {
+export function usageDelta(previous: UsageTotal, total: TokenUsageBreakdown, model?: string): { event: Extract<AgentEvent, { type: 'usage.reported' }> | undefined; total: UsageTotal } {
   const now: UsageTotal = { input: total.inputTokens, cached: total.cachedInputTokens, output: total.outputTokens };
   const base = now.input < previous.input || now.output < previous.output ? { input: 0, cached: 0, output: 0 } : previous;
   const cached = Math.max(0, now.cached - base.cached);

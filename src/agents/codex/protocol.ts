@@ -75,6 +75,8 @@ export const Notifications = {
     threadId: z.string(),
     tokenUsage: z.looseObject({ total: TokenUsageBreakdown }),
   }),
+  /** One model response's own usage, as soon as it completes (an experimental event: `experimentalRawEvents`). */
+  'rawResponse/completed': z.looseObject({ threadId: z.string(), responseId: z.string(), usage: TokenUsageBreakdown.nullish() }),
   error: z.looseObject({ error: TurnError, willRetry: z.boolean() }),
   /** An MCP server of the thread is starting, ready or failed (`status`). */
   'mcpServer/startupStatus/updated': z.looseObject({ name: z.string(), status: z.string(), error: z.string().nullish() }),

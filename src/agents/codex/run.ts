@@ -11,7 +11,8 @@ import { descendantsOf, signalAll } from '../../shared/process.js';
 import { Conversation, type TurnDriver } from '../conversation.js';
 import type { AgentEvent, AgentRun, AgentStartOptions, ApprovalDecision } from '../types.js';
 import { CodexApprovals } from './approvals.js';
-import { CodexNormalizer, describeError, limitsEvent, usageDelta, type UsageTotal } from './normalize.js';
+import { CodexNormalizer, describeError, limitsEvent } from './normalize.js';
+import { responseUsage, threadUsage, type CodexUsageState } from './usage.js';
 import { Notifications, ThreadResponse, TurnResponse } from './protocol.js';
 import { RpcConnection } from './rpc.js';
 import { BatonMcpStartup, codexMcpArgs } from './mcp.js';
@@ -23,7 +24,7 @@ const log = createLogger('agent.codex');
 const STDERR_TAIL = 4_000;
 
 export class CodexRun implements AgentRun, TurnDriver {
-  private readonly turns: Conversation<{ usage: UsageTotal }>;
+  private readonly turns: Conversation<CodexUsageState>;
   private child!: ChildProcess;
   private rpc!: RpcConnection;
   private readonly normalizer: CodexNormalizer;
@@ -163,12 +164,15 @@ export class CodexRun implements AgentRun, TurnDriver {
   private async boot(): Promise<void> {
     await this.rpc.request('initialize', {
       clientInfo: { name: 'baton', title: 'Baton', version: '0.1.0' },
-      capabilities: { experimentalApi: false, requestAttestation: false },
+      // The experimental API for experimentalRawEvents alone (each response's usage: ./usage.ts).
+      capabilities: { experimentalApi: true, requestAttestation: false },
     });
     this.rpc.notify('initialized');
     const settings = this.threadSettings();
     const resumeId = this.options.resumeId;
-    const response = resumeId === undefined ? await this.rpc.request('thread/start', settings) : await this.rpc.request('thread/resume', { ...settings, threadId: resumeId });
+    // Raw events bring each response's usage at once (./usage.ts); thread/resume cannot ask for them.
+    const response =
+      resumeId === undefined ? await this.rpc.request('thread/start', { ...settings, experimentalRawEvents: true }) : await this.rpc.request('thread/resume', { ...settings, threadId: resumeId });
     const thread = ThreadResponse.parse(response);
     this.threadId = thread.thread.id;
     // Usage is priced by model (src/usage): codex names the one it chose when none was asked for.
@@ -221,10 +225,11 @@ export class CodexRun implements AgentRun, TurnDriver {
         else result.forEach(this.emit);
         return;
       }
-      case 'thread/tokenUsage/updated': {
-        const { event, total } = usageDelta(this.turns.state.usage, Notifications[method].parse(params).tokenUsage.total, this.model);
-        this.turns.save({ usage: total });
-        if (event !== undefined) this.emit(event);
+      case 'thread/tokenUsage/updated':
+        return this.reportUsage(threadUsage(this.turns.state, Notifications[method].parse(params).tokenUsage.total, this.model));
+      case 'rawResponse/completed': {
+        const { usage } = Notifications[method].parse(params);
+        if (usage !== null && usage !== undefined) this.reportUsage(responseUsage(this.turns.state, usage, this.model));
         return;
       }
       case 'account/rateLimits/updated': {
@@ -240,6 +245,11 @@ export class CodexRun implements AgentRun, TurnDriver {
       default:
         return;
     }
+  }
+
+  private reportUsage({ event, state }: ReturnType<typeof threadUsage>): void {
+    this.turns.save(state);
+    if (event !== undefined) this.emit(event);
   }
 
   private onTurn(method: 'turn/started' | 'turn/completed', params: { turn: { id: string; status: string; error?: Parameters<typeof describeError>[0] | null | undefined } }): void {

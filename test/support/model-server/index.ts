@@ -37,6 +37,8 @@ export interface RecordedRequest {
   stepIndex: number;
   /** The whole request serialized, for "did the model see X" checks. */
   text: string;
+  /** When the reply started (ms since the epoch), after any scripted delay. */
+  answeredAt?: number;
 }
 
 export interface ModelServer {
@@ -112,16 +114,18 @@ export async function startModelServer(scenarios: readonly Scenario[]): Promise<
     else if (stepIndex >= scenario.steps.length) {
       failures.push(`${api} request for step ${stepIndex + 1} of scenario ${JSON.stringify(scenario.prompt)}, which has ${scenario.steps.length}`);
     }
-    requests.push({ api, body, headers: req.headers, prompt: conversation.prompt, scenario: scenario?.prompt, stepIndex, text });
+    const recorded: RecordedRequest = { api, body, headers: req.headers, prompt: conversation.prompt, scenario: scenario?.prompt, stepIndex, text };
+    requests.push(recorded);
     if (step.delayMs !== undefined) await delay(step.delayMs);
     if (res.destroyed) return;
+    recorded.answeredAt = Date.now();
     if (step.error !== undefined) {
       const message = step.error.message ?? `scripted error ${step.error.status}`;
       res.writeHead(step.error.status, { 'content-type': 'application/json' });
       res.end(api === 'anthropic' ? anthropicError(step.error.status, message) : openaiError(step.error.status, message));
       return;
     }
-    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
+    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive', ...step.headers });
     for (const frame of frames(step)) res.write(frame);
     res.end();
   }

@@ -25,6 +25,8 @@ export interface Step {
   /** Wait this long before answering (the headers included). */
   delayMs?: number;
   usage?: { input: number; output: number };
+  /** Extra response headers, e.g. Anthropic's `anthropic-ratelimit-unified-*` subscription windows. */
+  headers?: Record<string, string>;
 }
 
 export interface Scenario {

@@ -1,0 +1,189 @@
+/**
+ * Budgets and the watchdog with the real `claude` and `codex` binaries, driven through the `baton`
+ * CLI against the scripted model server: a usage report in the middle of a multi-step turn crosses
+ * the session's hard budget and the session is interrupted within a second; the same failing
+ * command run again and again is flagged as a loop and paused; a raised budget or a reply resumes
+ * each. Claude also reports its subscription windows from the API's rate-limit headers.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import type { AlertList, BudgetList, CostReport } from '../../src/api/watchdog.js';
+import type { BatonEvent } from '../../src/events/index.js';
+import { priceUsage } from '../../src/usage/price.js';
+import { TestBaton } from '../support/baton.js';
+import { realAgentsEnv, startModelServer, type ModelServer, type Scenario } from '../support/model-server/index.js';
+
+type Agent = 'claude' | 'codex';
+type Steps = Scenario['steps'];
+
+const LONG_WAIT = 'node -e "setTimeout(() => {}, 60000)" # long wait';
+const run = (agent: Agent, command: string, extra: Partial<Steps[number]> = {}): Steps[number] =>
+  agent === 'claude'
+    ? { ...extra, tools: [{ name: 'Bash', input: { command, description: 'run' } }] }
+    : { ...extra, tools: [{ name: 'exec_command', input: { cmd: command, yield_time_ms: 120_000 } }] };
+
+/**
+ * Each agent's model and the input tokens one step reports: two steps cross a $0.25 session budget
+ * (claude-sonnet-4-5 at $3 and gpt-5.5 at $1.25 per million input tokens), the first stays under
+ * its 80% warning. Few enough tokens that neither agent compacts its context.
+ */
+const LIMIT_USD = 0.25;
+const MODEL: Record<Agent, { model: string; stepTokens: number }> = {
+  claude: { model: 'claude-sonnet-4-5', stepTokens: 50_000 },
+  codex: { model: 'gpt-5.5', stepTokens: 110_000 },
+};
+
+const NOW_S = Math.floor(Date.now() / 1000);
+/** Anthropic's subscription headers, as the API sends them to a claude.ai account. */
+const UNIFIED_LIMITS = {
+  'anthropic-ratelimit-unified-status': 'allowed',
+  'anthropic-ratelimit-unified-representative-claim': 'five_hour',
+  'anthropic-ratelimit-unified-reset': String(NOW_S + 3600),
+  'anthropic-ratelimit-unified-5h-utilization': '0.42',
+  'anthropic-ratelimit-unified-5h-reset': String(NOW_S + 3600),
+  'anthropic-ratelimit-unified-7d-utilization': '0.13',
+  'anthropic-ratelimit-unified-7d-reset': String(NOW_S + 3 * 86_400),
+};
+
+const scenarios: Scenario[] = [
+  ...(['claude', 'codex'] as const).flatMap((agent): Scenario[] => {
+    const usage = { input: MODEL[agent].stepTokens, output: 100 };
+    return [
+      {
+        prompt: `${agent}: spend past the budget`,
+        steps: [run(agent, 'echo one > one.txt', { usage }), run(agent, LONG_WAIT, { usage }), { text: 'never reached: the budget stopped me' }],
+      },
+      {
+        prompt: `${agent}: run the tests`,
+        steps: [run(agent, 'ls no-such-file'), run(agent, 'ls no-such-file'), run(agent, 'ls no-such-file'), run(agent, LONG_WAIT), { text: 'never reached' }],
+      },
+      { prompt: `${agent}: stop running that`, steps: [{ text: 'Trying something else.' }] },
+    ];
+  }),
+  // What Baton tells a session paused for its budget once the budget is raised.
+  { prompt: 'The budget was raised', steps: [{ text: 'Carrying on within the new budget.' }] },
+  { prompt: 'claude: how much is left', steps: [{ text: 'Plenty.', headers: UNIFIED_LIMITS }] },
+];
+
+/** One wait for a turn of a real agent; a test of several waits gets far longer. */
+const WAIT = 45_000;
+vi.setConfig({ testTimeout: 4 * WAIT });
+
+let server: ModelServer;
+beforeAll(async () => {
+  server = await startModelServer(scenarios);
+});
+afterAll(async () => {
+  await server?.close();
+});
+
+describe.each(['claude', 'codex'] as const)('%s under the watchdog', (agent) => {
+  let t: TestBaton;
+  let repo: string;
+  let agentHome: string;
+
+  beforeAll(() => {
+    agentHome = mkdtempSync(join(tmpdir(), 'baton-agent-home-'));
+    // Claude reads the subscription headers only for a claude.ai login: an OAuth token, not an API key.
+    const subscriber = agent === 'claude' ? { CLAUDE_CODE_OAUTH_TOKEN: 'sk-ant-oat01-scripted', ANTHROPIC_API_KEY: '' } : {};
+    t = new TestBaton({ ...realAgentsEnv(server.url, agentHome), ...subscriber });
+    repo = t.repo();
+  });
+  afterAll(() => {
+    t?.cleanup();
+    rmSync(agentHome, { recursive: true, force: true });
+    server.assertClean();
+  });
+
+  async function events(ref: string): Promise<BatonEvent[]> {
+    return (await t.ok(['logs', ref, '--json'])).trim().split('\n').map((l) => JSON.parse(l) as BatonEvent);
+  }
+
+  /** Approves whatever the agent asks before `until` matches (codex may ask before a command). */
+  async function approveUntil(ref: string, until: (e: BatonEvent) => boolean): Promise<BatonEvent> {
+    let asked = 0;
+    for (;;) {
+      const next = await t.waitForEvent(ref, (e) => until(e) || (e.type === 'state.changed' && e.to === 'needs_input' && e.reason?.kind === 'approval' && e.seq > asked), WAIT);
+      if (until(next)) return next;
+      asked = next.seq;
+      // The watchdog may pause the session while it waits: then it waits for an answer instead.
+      const approved = await t.run(['approve', ref]);
+      if (approved.code !== 0 && !/not waiting for an approval/.test(approved.stderr)) throw new Error(`baton approve ${ref}: ${approved.stderr}`);
+    }
+  }
+
+  it('interrupts a session within 1 s of the mid-turn usage report that crosses its hard budget, and resumes it when the budget is raised', async () => {
+    const { model } = MODEL[agent];
+    await t.ok(['budget', 'set', '--session', `${LIMIT_USD}usd`], { cwd: repo });
+    await t.ok(['dispatch', `${agent}: spend past the budget`, '--agent', agent, '--model', model, '--name', 'spender', '--permission-mode', 'acceptEdits'], { cwd: repo });
+    const paused = await approveUntil('spender', (e) => e.type === 'state.changed' && e.to === 'needs_input' && e.reason?.kind === 'note');
+    expect(paused.type === 'state.changed' && paused.reason).toEqual({ kind: 'note', message: expect.stringMatching(/^paused for its budget: budget reached: spender spent \$0\.\d\d of its \$0\.25/) });
+
+    const log = await events('spender');
+    const interrupted = log.find((e) => e.type === 'turn.completed');
+    expect(interrupted).toMatchObject({ outcome: 'interrupted' });
+    // The crossing report: the first at which the session's priced spend reaches the limit.
+    let spent = 0;
+    let crossing: (BatonEvent & { type: 'usage.reported' }) | undefined;
+    let tokensFromCrossing = 0;
+    for (const e of log) {
+      if (e.type !== 'usage.reported' || e.seq > paused.seq) continue;
+      spent += priceUsage(e, e.model ?? model).usd ?? 0;
+      if (crossing === undefined && spent >= LIMIT_USD) crossing = e;
+      if (crossing !== undefined) tokensFromCrossing += e.inputTokens + e.outputTokens + (e.cacheReadTokens ?? 0);
+    }
+    if (crossing === undefined || interrupted === undefined) throw new Error(`no usage report crossed the budget: ${JSON.stringify(log.filter((e) => e.type === 'usage.reported'))}`);
+    // Mid-turn: the report came before the turn ended, not with its end.
+    expect(crossing.seq).toBeLessThan(interrupted.seq);
+    const latencyMs = Date.parse(interrupted.ts) - Date.parse(crossing.ts);
+    // And the report itself came promptly: the interrupt follows the model's crossing reply, not the end of the tool it asked for.
+    const answered = server.requestsFor(`${agent}: spend past the budget`).find((r) => r.stepIndex === 1)?.answeredAt ?? 0;
+    const sinceReplyMs = Date.parse(interrupted.ts) - answered;
+    const perToken = (priceUsage({ inputTokens: 1, outputTokens: 0 }, model).usd ?? 0) || 1;
+    console.log(
+      `${agent}: crossing usage report → interrupt ${latencyMs} ms (model's crossing reply → interrupt ${sinceReplyMs} ms); spent $${spent.toFixed(4)} of $${LIMIT_USD.toFixed(2)} (over by $${(spent - LIMIT_USD).toFixed(4)} ≈ ${Math.round((spent - LIMIT_USD) / perToken)} input tokens); ` +
+        `${tokensFromCrossing} tokens reported from the crossing report to the pause`,
+    );
+    expect(latencyMs).toBeLessThan(1000);
+    expect(sinceReplyMs).toBeLessThan(1000);
+    expect(server.requestsFor(`${agent}: spend past the budget`).map((r) => r.stepIndex)).not.toContain(2);
+
+    const raised = await t.json<BudgetList>(['budget', 'set', '--session', '100usd'], { cwd: repo });
+    expect(raised.resumed).toEqual(['spender']);
+    await t.waitForEvent('spender', (e) => e.type === 'message.added' && e.role === 'assistant' && e.text === 'Carrying on within the new budget.', WAIT);
+    await t.waitForState('spender', 'ready_for_review', WAIT);
+    const { alerts } = await t.json<AlertList>(['alerts'], { cwd: repo });
+    expect(alerts.filter((a) => a.rule === 'budget')).toEqual([]);
+  });
+
+  it('flags the same failing command run again and again as a loop, with its evidence, pauses the session, and a reply resumes it', async () => {
+    await t.ok(['dispatch', `${agent}: run the tests`, '--agent', agent, '--name', 'looper', '--permission-mode', 'acceptEdits'], { cwd: repo });
+    const paused = await approveUntil('looper', (e) => e.type === 'state.changed' && e.to === 'needs_input' && e.reason?.kind === 'note');
+    expect(paused.type === 'state.changed' && paused.reason).toEqual({ kind: 'note', message: expect.stringMatching(/^paused by the watchdog: the same .* 3 times.*ls no-such-file\. Reply to continue\.$/) });
+    const { alerts } = await t.json<AlertList>(['alerts'], { cwd: repo });
+    const loop = alerts.find((a) => a.rule === 'loop' && a.name === 'looper');
+    expect(loop).toMatchObject({ action: 'pause' });
+    expect(loop?.evidence.join('\n')).toMatch(/ls no-such-file/);
+    expect((await events('looper')).filter((e) => e.type === 'tool.started' && e.input.includes('ls no-such-file')).length).toBeGreaterThanOrEqual(3);
+
+    await t.ok(['reply', 'looper', `${agent}: stop running that`]);
+    await t.waitForEvent('looper', (e) => e.type === 'message.added' && e.role === 'assistant' && e.text === 'Trying something else.', WAIT);
+    await t.waitForState('looper', 'ready_for_review', WAIT);
+  });
+
+  if (agent === 'claude') it("shows claude's subscription windows (5-hour and weekly) from the API's rate-limit headers in baton cost", async () => {
+    await t.ok(['dispatch', 'claude: how much is left', '--agent', 'claude', '--name', 'windows'], { cwd: repo });
+    await t.waitForState('windows', 'ready_for_review', WAIT);
+    const report = await t.json<CostReport>(['cost'], { cwd: repo });
+    expect(report.windows.map((w) => [w.agent, w.name, w.usedPercent])).toEqual(
+      expect.arrayContaining([
+        ['claude', '5h', 42],
+        ['claude', '7d', 13],
+      ]),
+    );
+    expect(report.windows.find((w) => w.name === '5h')?.resetsAt).toBe(new Date((NOW_S + 3600) * 1000).toISOString());
+    expect(await t.ok(['cost'], { cwd: repo })).toMatch(/claude 5h window 42% used/);
+  });
+});
