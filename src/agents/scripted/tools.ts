@@ -5,6 +5,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
+import { quoteArgv } from '../../shared/shell-quote.js';
 import type { AgentEvent, ToolKind } from '../types.js';
 
 const MAX_OUTPUT = 8_000;
@@ -92,7 +93,7 @@ function readText(path: string): string | undefined {
  */
 export function runCommand(ctx: ToolContext, tool: string, command: string | string[], onChild: (child: ChildProcess | undefined) => void): Promise<number | null> {
   const toolId = ctx.toolId();
-  const display = typeof command === 'string' ? command : command.join(' ');
+  const display = typeof command === 'string' ? command : quoteArgv(command);
   ctx.emit({ type: 'tool.started', toolId, tool, kind: toolKind(tool), input: display });
   const [file, args] = typeof command === 'string' ? ['/bin/sh', ['-c', command]] : [command[0] ?? '', command.slice(1)];
   return new Promise((done) => {
