@@ -103,6 +103,41 @@ describe('the watchdog', () => {
   });
 });
 
+describe('the watchdog on turns that change nothing', () => {
+  /** Resolves when the session has completed `n` turns. */
+  const turns = (name: string, n: number): Promise<BatonEvent> => {
+    let seen = 0;
+    return t.waitForEvent(name, (e) => e.type === 'turn.completed' && ++seen === n);
+  };
+
+  it('counts a change in the test results (the merge check run again) as progress, and flags turns where they stay the same', async () => {
+    mkdirSync(join(repo, '.baton'), { recursive: true });
+    writeFileSync(join(repo, '.baton', 'config.json'), JSON.stringify({ merge: { check: ['node', 'check.js'] }, watchdog: { noChange: { turns: 2 }, loop: false } }));
+    // One fewer failure each run (counted in a file the check keeps), or the same three failures every time.
+    const improving = "const fs = require('fs'); const n = fs.existsSync('.runs') ? Number(fs.readFileSync('.runs', 'utf8')) : 0; fs.writeFileSync('.runs', String(n + 1)); const failed = Math.max(0, 4 - n); console.log(` Tests  ${failed} failed | ${15 - failed} passed (15)`); process.exit(failed > 0 ? 1 : 0);\n";
+    const stuck = "console.log(' Tests  3 failed | 12 passed (15)'); process.exit(1);\n";
+    const session = async (name: string, check: string): Promise<void> => {
+      const script = t.script([{ write: { path: 'check.js', content: check } }, { run: ['node', 'check.js'] }], { onReply: [{ say: 'trying again' }, { run: ['node', 'check.js'] }] });
+      await t.ok(['dispatch', 'fix the tests', '--name', name, '--script', script], { cwd: repo });
+      await turns(name, 1);
+      for (let turn = 2; turn <= 4; turn++) {
+        await t.waitForState(name, 'ready_for_review');
+        await t.ok(['reply', name, `attempt ${turn}`], { cwd: repo });
+        await turns(name, turn);
+      }
+    };
+    await session('stuck', stuck);
+    const raised = await t.workspaceEvent((e) => e.type === 'watchdog.alert_raised' && e.data.rule === 'no_change');
+    expect(raised.type === 'watchdog.alert_raised' && raised.data.name).toBe('stuck');
+    await session('improving', improving);
+    const { alerts } = await t.json<AlertList>(['alerts'], { cwd: repo });
+    const quiet = alerts.filter((a) => a.rule === 'no_change');
+    expect(quiet.map((a) => [a.name, a.message, a.evidence])).toEqual([
+      ['stuck', '2 turns in a row changed no file and no test result', ['2 turns: no file changed; `node check.js` failed the same way each time (3 failed, 12 passed)']],
+    ]);
+  });
+});
+
 describe('cost', () => {
   it('prices tokens from the price table by model, keeps an agent’s own cost, and counts an unknown model’s tokens without pricing them', async () => {
     const script = t.script([
