@@ -59,6 +59,27 @@ describe('budgets', () => {
   });
 });
 
+describe('a dispatch near the end of a budget window', () => {
+  it('warns on stderr and in the API answer, and starts the session all the same', async () => {
+    await t.ok(['budget', 'set', '--window', '5h:1usd'], { cwd: repo });
+    const quiet = await t.run(['dispatch', 'spend', '--name', 'first', '--script', t.script([{ usage: { input: 1000, output: 100, usd: 0.5 } }])], { cwd: repo });
+    expect([quiet.code, quiet.stderr]).toEqual([0, '']);
+    await t.waitForState('first', 'ready_for_review');
+
+    // $0.50 spent a moment ago is a rate of at least $0.50 a minute: the $0.50 left lasts a minute.
+    const warned = await t.run(['dispatch', 'more', '--name', 'second', '--json', '--script', t.script([{ say: 'still started' }])], { cwd: repo });
+    expect(warned.code).toBe(0);
+    expect(warned.stderr).toMatch(/^baton: warning: dispatched while the 5h window budget runs out in \d+ (s|min) at this rate\n$/);
+    expect(JSON.parse(warned.stdout)).toMatchObject({ name: 'second' });
+    await t.waitForEvent('second', (e) => e.type === 'message.added' && e.text === 'still started');
+
+    const answer = await t.client(repo).call('POST /api/sessions', { body: { prompt: 'third', cwd: repo, agent: 'scripted', permissionMode: 'default', options: { script: { steps: [{ say: 'hi' }] } }, name: 'third' } });
+    expect(answer.warnings).toEqual([expect.stringMatching(/^the 5h window budget runs out in \d+ (s|min) at this rate$/)]);
+    const { alerts } = await t.json<AlertList>(['alerts'], { cwd: repo });
+    expect(alerts.filter((a) => a.rule === 'window').map((a) => a.name).sort()).toEqual(['second', 'third']);
+  });
+});
+
 describe('the watchdog', () => {
   it('flags a looping agent (the same failing command again and again) with its evidence and pauses it; a reply resumes it', async () => {
     const script = t.script(
