@@ -121,6 +121,20 @@ describe('the scripted agent\'s argument-list commands go through the gate', () 
     expect(existsSync(join(cwd, 'build'))).toBe(false);
   });
 
+  it('asks before an argument list the gate asks about, shown as its command line, and runs it once allowed', async () => {
+    const home = mkdtempSync(join(tmpdir(), 'baton-home-'));
+    folders.push(home);
+    const target = join(home, 'two words.txt');
+    const gate = (cwd: string): ToolGate => (call) => evaluate(call, { cwd, worktree: cwd, home, writable: [], baseBranch: 'main', branch: 'baton/s1' }, compilePolicy());
+    const { run, events } = await start([{ run: ['touch', target] }, { say: 'done' }], undefined, gate);
+    const request = await waitForEvent(events, (e) => e.type === 'approval.requested');
+    expect(request).toMatchObject({ tool: 'Bash', input: `touch '${target}'`, gate: 'write-outside' });
+    expect(existsSync(target)).toBe(false);
+    await run.resolveApproval((request as { requestId: string }).requestId, { decision: 'allow' });
+    expect(await waitForEvent(events, turnCompleted)).toMatchObject({ outcome: 'success' });
+    expect(existsSync(target)).toBe(true);
+  });
+
   it('judges the words, not their joined text: a quoted argument is one word to the gate as to the program', async () => {
     const gate = (cwd: string): ToolGate => (call) => evaluate(call, { cwd, worktree: cwd, home: '/nonexistent-home', writable: [], baseBranch: 'main', branch: 'baton/s1' }, compilePolicy());
     const { events, cwd } = await start([{ run: ['sh', '-c', 'echo $0 > seen.txt', 'a; rm -rf /'] }], undefined, gate);
