@@ -15,8 +15,15 @@ import {
 
 export const SessionEnvelope = z.object({ session: SessionView });
 export type SessionEnvelope = z.infer<typeof SessionEnvelope>;
-/** A dispatch's answer also says whether the main checkout had uncommitted changes, and whether they came along. */
-export const DispatchedEnvelope = SessionEnvelope.extend({ mainCheckout: z.object({ changedFiles: z.number().int(), carried: z.boolean() }) });
+/**
+ * A dispatch's answer also says whether the main checkout had uncommitted changes, and whether
+ * they came along, and what the session was dispatched into: a budget or subscription window
+ * that runs out within the hour at the current rate (the dispatch goes ahead all the same).
+ */
+export const DispatchedEnvelope = SessionEnvelope.extend({
+  mainCheckout: z.object({ changedFiles: z.number().int(), carried: z.boolean() }),
+  warnings: z.array(z.string()).describe('Budgets and subscription windows that run out within the hour at the current burn rate, e.g. "the 5h window budget runs out in 20 min at this rate"'),
+});
 export const WorkSizeView = z.object({ files: z.number().int(), additions: z.number().int(), deletions: z.number().int() });
 export const ReviewQueueView = WorkSizeView.extend({
   sessions: z.number().int().describe('Sessions ready for review'),

@@ -85,7 +85,7 @@ export async function dispatch(api: SupervisorClient, form: DispatchForm, cwd: s
   const agent = form.agent.trim() === '' ? DEFAULT_AGENT : form.agent.trim();
   if (!(AGENT_IDS as readonly string[]).includes(agent)) throw new InvalidInputError(`Unknown agent "${agent}"; agents are: ${AGENT_IDS.join(', ')}.`);
   const name = form.name.trim();
-  const { session } = await api.call('POST /api/sessions', {
+  const { session, warnings } = await api.call('POST /api/sessions', {
     body: {
       prompt,
       cwd,
@@ -95,7 +95,8 @@ export async function dispatch(api: SupervisorClient, form: DispatchForm, cwd: s
       ...(name === '' ? {} : { name }),
     },
   });
-  return `Dispatched ${session.name} (${session.agent}) on ${session.branch}.`;
+  const warned = warnings.map((w) => ` Warning: dispatched while ${w}.`).join('');
+  return `Dispatched ${session.name} (${session.agent}) on ${session.branch}.${warned}`;
 }
 
 /** A failed call's message for the status bar (the supervisor's own words). */

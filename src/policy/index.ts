@@ -11,3 +11,4 @@ export { GATE_ACTIONS, RULE_ACTIONS, type Finding, type GateAction, type GateCon
 export { readSessionPolicy, sessionGate, SessionPolicy, writeSessionPolicy } from './session.js';
 export { matchAllowRule, patternWords, type AllowRule, type PendingCall } from './allow.js';
 export { PolicyService, type PolicySessions } from './service.js';
+export { parseCommands, ShellSyntaxError, type SimpleCommand, type Word } from './shell.js';

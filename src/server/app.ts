@@ -134,7 +134,8 @@ export function createApp(options: AppOptions): Hono {
 
   mount(app, DAEMON, daemonHandlers(options));
   const policy = options.policy ?? new PolicyService(manager, new AllowRuleStore(manager.db), manager.bus);
-  mount(app, SESSIONS, sessionHandlers(manager, policy));
+  const watchdog = options.watchdog;
+  mount(app, SESSIONS, sessionHandlers(manager, policy, watchdog === undefined ? undefined : (session) => watchdog.budgets.dispatchWarnings(session).map((w) => w.text)));
   mount(app, HISTORY, historyHandlers(manager));
   mount(app, WORKSPACE, workspaceHandlers(manager.bus));
   mount(app, CONFLICTS, conflictHandlers(options.radar ?? new ConflictRadar({ sessions: manager, bus: manager.bus })));

@@ -105,18 +105,31 @@ export class BudgetGuard {
 
   /** A dispatch when a budget runs out soon at this rate: an alert before the work starts. */
   warnDispatch(session: SessionWithProject): void {
+    for (const warning of this.dispatchWarnings(session)) {
+      this.o.alerts.raise({ rule: 'window', session: sessionRef(session), message: `dispatched while ${warning.text}`, evidence: [warning.evidence], action: 'alert', key: `window:${warning.key}:${session.id}` });
+    }
+  }
+
+  /**
+   * What a dispatch of this agent should be warned of now: each workspace budget and each of the
+   * agent's subscription windows that runs out within the hour at the current burn rate. The
+   * dispatch still goes ahead; the answer and the CLI say it, and `warnDispatch` records it.
+   */
+  dispatchWarnings(session: Pick<SessionWithProject, 'agent'>): { key: string; text: string; evidence: string }[] {
     const now = this.o.clock();
+    const warnings: { key: string; text: string; evidence: string }[] = [];
     for (const row of this.store.list()) {
       if (row.scope === 'session') continue;
       const s = standing(row, this.o.usage.ledger.series(), now);
       if (s.exhaustsInMs === null || s.exhaustsInMs > DISPATCH_HORIZON_MS) continue;
       const when = s.exhaustsInMs === 0 ? 'is already spent' : `runs out in ${formatDuration(s.exhaustsInMs)} at this rate`;
-      this.o.alerts.raise({ rule: 'window', session: sessionRef(session), message: `dispatched while the ${budgetLabel(row)} budget ${when}`, evidence: [s.summary], action: 'alert', key: `window:${row.scope}:${session.id}` });
+      warnings.push({ key: row.scope, text: `the ${budgetLabel(row)} budget ${when}`, evidence: s.summary });
     }
     for (const window of this.o.usage.windows.list(now.getTime())) {
       if (window.agent !== session.agent || window.exhaustsInMs === null || window.exhaustsInMs > DISPATCH_HORIZON_MS) continue;
-      this.o.alerts.raise({ rule: 'window', session: sessionRef(session), message: `dispatched while ${window.summary}`, evidence: [window.summary], action: 'alert', key: `window:${window.agent}:${window.name}:${session.id}` });
+      warnings.push({ key: `${window.agent}:${window.name}`, text: window.summary, evidence: window.summary });
     }
+    return warnings;
   }
 
   private over(row: BudgetRow, session: Named): { hard: boolean; message: string; evidence: string[] } | undefined {

@@ -8,11 +8,17 @@ const run = (id: string, command: string, ok: boolean): BatonEvent[] => [
   at({ type: 'tool.started', toolId: id, tool: 'shell', kind: 'run', input: command }),
   at({ type: 'tool.finished', toolId: id, tool: 'shell', ok, ...(ok ? {} : { exitCode: 1, output: 'FAIL src/a.test.ts' }) }),
 ];
+const tested = (id: string, command: string, exitCode: number, output: string): BatonEvent[] => [
+  at({ type: 'tool.started', toolId: id, tool: 'shell', kind: 'run', input: command }),
+  at({ type: 'tool.finished', toolId: id, tool: 'shell', ok: exitCode === 0, exitCode, output }),
+];
 const edit = (id: string, path: string): BatonEvent[] => [
   at({ type: 'tool.started', toolId: id, tool: 'write', kind: 'edit', input: path, files: [path] }),
   at({ type: 'tool.finished', toolId: id, tool: 'write', ok: true, files: [path] }),
 ];
 const feed = (rules: SessionRules, events: BatonEvent[], settings = resolveRules(undefined)): Finding[] => events.flatMap((event) => rules.observe(event, settings));
+/** Only the no-change findings: a test command run again and again is also a loop, which other tests cover. */
+const quiet = (rules: SessionRules, events: BatonEvent[], settings: ReturnType<typeof resolveRules>): Finding[] => feed(rules, events, settings).filter((f) => f.rule === 'no_change');
 
 describe('the watchdog rules on a session’s events', () => {
   it('flags the same failing command repeated with nothing changed, and pauses by default', () => {
@@ -25,6 +31,12 @@ describe('the watchdog rules on a session’s events', () => {
   it('does not call it a loop when a file changed between the failures', () => {
     const rules = new SessionRules('/w', undefined);
     const findings = feed(rules, [...run('1', 'npm test', false), ...edit('e1', 'src/a.ts'), ...run('2', 'npm test', false), ...edit('e2', 'src/a.ts'), ...run('3', 'npm test', false)]);
+    expect(findings.filter((f) => f.rule === 'loop')).toEqual([]);
+  });
+
+  it('does not call it a loop when the failing test run ends differently each time', () => {
+    const rules = new SessionRules('/w', undefined);
+    const findings = feed(rules, [...tested('1', 'npm test', 1, '3 failed, 12 passed'), ...run('x', 'cat log', true), ...tested('2', 'npm test', 1, '2 failed, 13 passed'), ...run('y', 'cat log', true), ...tested('3', 'npm test', 1, '1 failed, 14 passed')]);
     expect(findings.filter((f) => f.rule === 'loop')).toEqual([]);
   });
 
@@ -61,6 +73,37 @@ describe('the watchdog rules on a session’s events', () => {
     const turn = (): BatonEvent => at({ type: 'turn.completed', outcome: 'success' });
     expect(feed(rules, [...edit('1', 'a'), turn(), turn()], settings)).toEqual([]);
     expect(feed(rules, [turn()], settings)).toEqual([expect.objectContaining({ rule: 'no_change', action: 'stop' })]);
+  });
+
+  it('counts a turn whose test result changed as progress, though it changed no file', () => {
+    const rules = new SessionRules('/w', undefined);
+    const settings = resolveRules({ noChange: { turns: 3 } });
+    const turn = (command: string, output: string): BatonEvent[] => [...tested(`${++seq}`, command, 1, output), at({ type: 'turn.completed', outcome: 'success' })];
+    const fewer = [' Tests  3 failed | 12 passed (15)', ' Tests  2 failed | 13 passed (15)', ' Tests  1 failed | 14 passed (15)', ' Tests  1 failed | 14 passed (15)'];
+    expect(fewer.flatMap((output) => quiet(rules, turn('npm test', output), settings))).toEqual([]);
+    const same = quiet(rules, [...turn('npm test', ' Tests  1 failed | 14 passed (15) in 2.1s'), ...turn('npx vitest run', 'Tests: 1 failed, 14 passed, 15 total')], settings);
+    expect(same).toEqual([
+      expect.objectContaining({
+        rule: 'no_change',
+        message: '3 turns in a row changed no file and no test result',
+        evidence: ['3 turns: no file changed; `npm test` failed the same way each time (1 failed, 14 passed); `npx vitest run` ran once and failed (1 failed, 14 passed)'],
+      }),
+    ]);
+  });
+
+  it('says when no tests ran in the quiet turns, and leaves commands that are not test runs out', () => {
+    const rules = new SessionRules('/w', undefined);
+    const turn = (): BatonEvent[] => [...tested(`${++seq}`, 'echo 3 passed', 0, '3 passed'), at({ type: 'turn.completed', outcome: 'success' })];
+    const findings = quiet(rules, [...turn(), ...turn()], resolveRules({ noChange: { turns: 2 } }));
+    expect(findings.map((f) => f.evidence)).toEqual([['2 turns: no file changed; no tests run']]);
+  });
+
+  it('takes the repository’s merge check as a test run: a new exit code resets the count', () => {
+    const rules = new SessionRules('/w', undefined);
+    const settings = resolveRules({ noChange: { turns: 2 } }, undefined, ['./scripts/check.sh', '--fast']);
+    const turn = (code: number): BatonEvent[] => [...tested(`${++seq}`, 'cd sub && ./scripts/check.sh --fast', code, 'boom'), at({ type: 'turn.completed', outcome: 'success' })];
+    expect(quiet(rules, [...turn(1), ...turn(2), ...turn(3)], settings)).toEqual([]);
+    expect(quiet(rules, [...turn(3), ...turn(3)], settings).map((f) => f.evidence)).toEqual([['2 turns: no file changed; `./scripts/check.sh --fast` failed the same way each time (exit 3)']]);
   });
 
   it('takes the repository settings over the defaults, and false turns a rule off', () => {

@@ -1,7 +1,8 @@
 /**
  * The event-driven intervention triggers, per session: a loop (the same tool call, or the same
  * failing command with nothing changed in between), repeated errors, edits outside the task's
- * scope, and turns that change nothing. Pure: events in, findings out, so each is unit-tested.
+ * scope, and turns that change nothing (no file, no test result). Pure: events in, findings out,
+ * so each is unit-tested.
  */
 import { isAbsolute, relative } from 'node:path';
 import picomatch from 'picomatch';
@@ -9,6 +10,7 @@ import type { BatonEvent } from '../events/index.js';
 import type { WatchdogAction, WatchdogConfig } from '../projects/index.js';
 import type { AlertRule } from '../events/workspace.js';
 import type { z } from 'zod';
+import { testOutcome, testRunOf, type CheckCommand } from './test-runs.js';
 
 export interface Rule<T> {
   action: WatchdogAction;
@@ -24,6 +26,8 @@ export interface RuleSettings {
   noChange: Rule<number> | undefined;
   /** How long a session rests ready for review before its host is let go; undefined: kept. */
   idleMs: number | undefined;
+  /** The repository's merge check: a run of it is a test run, as the common runners' are. */
+  check: CheckCommand;
 }
 
 export interface Finding {
@@ -39,9 +43,10 @@ const MINUTE = 60_000;
 
 /**
  * The repository's settings over the defaults: no progress 10 min, loops of 3 pause, the rest
- * alert; idle hosts let go after `idleMs`, the user's default (undefined: kept).
+ * alert; idle hosts let go after `idleMs`, the user's default (undefined: kept). `check` is the
+ * repository's merge check, whose runs count as test runs.
  */
-export function resolveRules(config: WatchdogConfig | undefined, idleMs?: number): RuleSettings {
+export function resolveRules(config: WatchdogConfig | undefined, idleMs?: number, check?: CheckCommand): RuleSettings {
   const c = config ?? {};
   const pick = <T, C extends { action?: WatchdogAction | undefined }>(value: false | C | undefined, action: WatchdogAction, limit: (given: C | undefined) => T): Rule<T> | undefined =>
     value === false ? undefined : { action: value?.action ?? action, limit: limit(value) };
@@ -53,12 +58,13 @@ export function resolveRules(config: WatchdogConfig | undefined, idleMs?: number
     approvalWaitMs: pick(c.approvalWait, 'alert', (v) => (v?.minutes ?? 15) * MINUTE),
     noChange: pick(c.noChange, 'alert', (v) => v?.turns ?? 5),
     idleMs: c.idle === false ? undefined : c.idle?.minutes === undefined ? idleMs : c.idle.minutes * MINUTE,
+    check,
   };
 }
 
 /** One session's running counts. */
 export class SessionRules {
-  private readonly calls = new Map<string, { tool: string; input: string; kind: string | undefined }>();
+  private readonly calls = new Map<string, { tool: string; input: string; kind: string | undefined; test: string | undefined }>();
   private lastCall: string | undefined;
   private sameCalls = 0;
   /** Failures of each command since a file last changed. */
@@ -66,6 +72,9 @@ export class SessionRules {
   private errors: string[] = [];
   private changedThisTurn = false;
   private quietTurns = 0;
+  /** Each test command's last outcome (its digest), and the test runs of the turns since the last change. */
+  private readonly testResults = new Map<string, string>();
+  private quietRuns = new Map<string, { detail: string; passed: boolean; runs: number }>();
   private readonly inScope: ((path: string) => boolean) | undefined;
 
   constructor(
@@ -91,7 +100,8 @@ export class SessionRules {
   }
 
   private started(event: Extract<BatonEvent, { type: 'tool.started' }>, rules: RuleSettings): Finding[] {
-    this.calls.set(event.toolId, { tool: event.tool, input: event.input, kind: event.kind });
+    const test = event.kind === 'run' ? testRunOf(event.input, rules.check, this.worktree) : undefined;
+    this.calls.set(event.toolId, { tool: event.tool, input: event.input, kind: event.kind, test });
     const call = `${event.tool} ${event.input}`;
     this.sameCalls = call === this.lastCall ? this.sameCalls + 1 : 1;
     this.lastCall = call;
@@ -119,6 +129,8 @@ export class SessionRules {
       this.changedThisTurn = true;
       this.failures.clear();
     }
+    // A test run that ends differently is a fresh attempt too, even with no file changed (a fixed environment, say).
+    if (call?.test !== undefined && this.testRan(call.test, testOutcome(event.ok, event.exitCode, event.output))) this.failures.delete(call.input);
     if (event.ok) {
       this.errors = [];
       return [];
@@ -148,13 +160,34 @@ export class SessionRules {
     return [{ rule: 'repeated_errors', message: `${rule.limit} errors in a row`, evidence: this.errors.slice(-rule.limit).map((e) => short(e, 200)), action: rule.action, key: 'errors' }];
   }
 
+  /** A test run's outcome: a different one from the same command's last is a change, as an edit is. */
+  private testRan(test: string, outcome: ReturnType<typeof testOutcome>): boolean {
+    const before = this.testResults.get(test);
+    this.testResults.set(test, outcome.digest);
+    const seen = this.quietRuns.get(test);
+    this.quietRuns.set(test, { detail: outcome.detail, passed: outcome.passed, runs: (seen?.runs ?? 0) + 1 });
+    const changed = before !== undefined && before !== outcome.digest;
+    if (changed) this.changedThisTurn = true;
+    return changed;
+  }
+
   private turnEnded(outcome: string, rules: RuleSettings): Finding[] {
     this.quietTurns = this.changedThisTurn ? 0 : this.quietTurns + 1;
+    if (this.changedThisTurn) this.quietRuns = new Map();
     this.changedThisTurn = false;
     if (outcome === 'success') this.errors = [];
     const rule = rules.noChange;
     if (rule === undefined || this.quietTurns !== rule.limit) return [];
-    return [{ rule: 'no_change', message: `${rule.limit} turns in a row changed no file`, evidence: [`${this.quietTurns} turns since the last change`], action: rule.action, key: 'turns' }];
+    return [{ rule: 'no_change', message: `${rule.limit} turns in a row changed no file and no test result`, evidence: [this.quietEvidence()], action: rule.action, key: 'turns' }];
+  }
+
+  /** `5 turns: no file changed; `npm test` failed the same way each time (3 failed, 12 passed)`. */
+  private quietEvidence(): string {
+    const runs = [...this.quietRuns].map(([test, r]) => {
+      const how = r.passed ? 'passed' : 'failed';
+      return r.runs === 1 ? `\`${short(test)}\` ran once and ${how} (${r.detail})` : `\`${short(test)}\` ${how} the same way each time (${r.detail})`;
+    });
+    return [`${this.quietTurns} turns: no file changed`, ...(runs.length === 0 ? ['no tests run'] : runs)].join('; ');
   }
 
   private scopeCheck(files: readonly string[], rules: RuleSettings): Finding[] {

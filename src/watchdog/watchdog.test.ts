@@ -210,6 +210,7 @@ describe('the watchdog', () => {
     // $5 in 20 min is $15/h: the $5 left lasts 20 min.
     const warned = dog.alerts.list(false).find((a) => a.rule === 'window');
     expect(warned?.message).toBe('dispatched while the 5h window budget runs out in 20 min at this rate');
+    expect(dog.budgets.dispatchWarnings({ agent: 'claude' }).map((w) => w.text)).toEqual(['the 5h window budget runs out in 20 min at this rate']);
   });
 
   it('takes the windows codex reports and projects them', () => {

@@ -20,6 +20,7 @@ import { BudgetGuard } from './enforce.js';
 import { IdleHosts, type IdleCheck } from './idle.js';
 import { resolveRules, SessionRules, type Finding, type RuleSettings } from './rules.js';
 import { sessionRef, type SessionIdentity, type WatchdogSessions } from './sessions.js';
+import type { CheckCommand } from './test-runs.js';
 
 const log = createLogger('watchdog');
 const CONFIG_RECHECK_MS = 1000;
@@ -169,7 +170,7 @@ export class Watchdog {
     done.catch((error: unknown) => log.warn(`could not ${finding.action} a session`, { session: session.id, rule: finding.rule, error: errorMessage(error) }));
   }
 
-  /** The repository's `watchdog` settings, read again when its config file changes. A bad file is an alert, and the defaults hold. */
+  /** The repository's `watchdog` settings and merge check, read again when its config file changes. A bad file is an alert, and the defaults hold. */
   private settingsFor(session: Pick<SessionIdentity, 'project_root'>, fresh = false): RuleSettings {
     const root = session.project_root;
     const now = this.clock().getTime();
@@ -187,12 +188,15 @@ export class Watchdog {
       return known.rules;
     }
     let config: WatchdogConfig | undefined;
+    let check: CheckCommand;
     try {
-      config = loadRepoConfig(root).watchdog;
+      const repo = loadRepoConfig(root);
+      config = repo.watchdog;
+      check = repo.merge?.check;
     } catch (error) {
       this.alerts.raise({ rule: 'config', message: `the watchdog uses its defaults: ${errorMessage(error)}`, evidence: [join(root, REPO_CONFIG_FILE)], action: 'alert', key: `config:${root}:${mtimeMs}` });
     }
-    const rules = resolveRules(config, this.o.idleMs);
+    const rules = resolveRules(config, this.o.idleMs, check);
     this.configs.set(root, { mtimeMs, checkedAt: now, rules });
     return rules;
   }

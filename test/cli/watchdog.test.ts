@@ -59,6 +59,27 @@ describe('budgets', () => {
   });
 });
 
+describe('a dispatch near the end of a budget window', () => {
+  it('warns on stderr and in the API answer, and starts the session all the same', async () => {
+    await t.ok(['budget', 'set', '--window', '5h:1usd'], { cwd: repo });
+    const quiet = await t.run(['dispatch', 'spend', '--name', 'first', '--script', t.script([{ usage: { input: 1000, output: 100, usd: 0.5 } }])], { cwd: repo });
+    expect([quiet.code, quiet.stderr]).toEqual([0, '']);
+    await t.waitForState('first', 'ready_for_review');
+
+    // $0.50 spent a moment ago is a rate of at least $0.50 a minute: the $0.50 left lasts a minute.
+    const warned = await t.run(['dispatch', 'more', '--name', 'second', '--json', '--script', t.script([{ say: 'still started' }])], { cwd: repo });
+    expect(warned.code).toBe(0);
+    expect(warned.stderr).toMatch(/^baton: warning: dispatched while the 5h window budget runs out in \d+ (s|min) at this rate\n$/);
+    expect(JSON.parse(warned.stdout)).toMatchObject({ name: 'second' });
+    await t.waitForEvent('second', (e) => e.type === 'message.added' && e.text === 'still started');
+
+    const answer = await t.client(repo).call('POST /api/sessions', { body: { prompt: 'third', cwd: repo, agent: 'scripted', permissionMode: 'default', options: { script: { steps: [{ say: 'hi' }] } }, name: 'third' } });
+    expect(answer.warnings).toEqual([expect.stringMatching(/^the 5h window budget runs out in \d+ (s|min) at this rate$/)]);
+    const { alerts } = await t.json<AlertList>(['alerts'], { cwd: repo });
+    expect(alerts.filter((a) => a.rule === 'window').map((a) => a.name).sort()).toEqual(['second', 'third']);
+  });
+});
+
 describe('the watchdog', () => {
   it('flags a looping agent (the same failing command again and again) with its evidence and pauses it; a reply resumes it', async () => {
     const script = t.script(
@@ -100,6 +121,43 @@ describe('the watchdog', () => {
     await t.waitForState('cfg', 'ready_for_review');
     const { alerts } = await t.json<AlertList>(['alerts'], { cwd: repo });
     expect(alerts.find((a) => a.rule === 'config')?.message).toMatch(/the watchdog uses its defaults: .*watchdog\.noChange.*"turnz"/);
+  });
+});
+
+describe('the watchdog on turns that change nothing', () => {
+  /** Resolves when the session has completed `n` turns. */
+  const turns = (name: string, n: number): Promise<BatonEvent> => {
+    let seen = 0;
+    return t.waitForEvent(name, (e) => e.type === 'turn.completed' && ++seen === n);
+  };
+
+  it('counts a change in the test results (the merge check run again) as progress, and flags turns where they stay the same', async () => {
+    mkdirSync(join(repo, '.baton'), { recursive: true });
+    writeFileSync(join(repo, '.baton', 'config.json'), JSON.stringify({ merge: { check: ['node', 'check.js'] }, watchdog: { noChange: { turns: 2 }, loop: false } }));
+    // One fewer failure each run (counted in a file the check keeps), or the same three failures
+    // every time; each after a long report, so the counts are only seen at the output's end.
+    const noise = "for (let i = 0; i < 3000; i++) console.log(`  ✓ case ${i}`); ";
+    const improving = noise + "const fs = require('fs'); const n = fs.existsSync('.runs') ? Number(fs.readFileSync('.runs', 'utf8')) : 0; fs.writeFileSync('.runs', String(n + 1)); const failed = Math.max(0, 4 - n); console.log(` Tests  ${failed} failed | ${15 - failed} passed (15)`); process.exitCode = failed > 0 ? 1 : 0;\n";
+    const stuck = noise + "console.log(' Tests  3 failed | 12 passed (15)'); process.exitCode = 1;\n";
+    const session = async (name: string, check: string): Promise<void> => {
+      const script = t.script([{ write: { path: 'check.js', content: check } }, { run: ['node', 'check.js'] }], { onReply: [{ say: 'trying again' }, { run: ['node', 'check.js'] }] });
+      await t.ok(['dispatch', 'fix the tests', '--name', name, '--script', script], { cwd: repo });
+      await turns(name, 1);
+      for (let turn = 2; turn <= 4; turn++) {
+        await t.waitForState(name, 'ready_for_review');
+        await t.ok(['reply', name, `attempt ${turn}`], { cwd: repo });
+        await turns(name, turn);
+      }
+    };
+    await session('stuck', stuck);
+    const raised = await t.workspaceEvent((e) => e.type === 'watchdog.alert_raised' && e.data.rule === 'no_change');
+    expect(raised.type === 'watchdog.alert_raised' && raised.data.name).toBe('stuck');
+    await session('improving', improving);
+    const { alerts } = await t.json<AlertList>(['alerts'], { cwd: repo });
+    const quiet = alerts.filter((a) => a.rule === 'no_change');
+    expect(quiet.map((a) => [a.name, a.message, a.evidence])).toEqual([
+      ['stuck', '2 turns in a row changed no file and no test result', ['2 turns: no file changed; `node check.js` failed the same way each time (3 failed, 12 passed)']],
+    ]);
   });
 });
 

@@ -2,8 +2,8 @@
 import type { SDKAPIRetryMessage, SDKAssistantMessage, SDKRateLimitInfo, SDKResultMessage, SDKUserMessage } from '@anthropic-ai/claude-agent-sdk';
 import type { AgentEvent } from '../types.js';
 import { describeToolInput, filesOfToolInput, toolKind } from './tools.js';
+import { clipOutput } from '../output.js';
 
-const MAX_OUTPUT = 8_000;
 
 interface OpenTool {
   name: string;
@@ -52,7 +52,7 @@ export class ClaudeNormalizer {
       if (open === undefined) continue;
       this.openTools.delete(block.tool_use_id);
       const ok = block.is_error !== true;
-      const output = resultText(block.content).slice(0, MAX_OUTPUT);
+      const output = clipOutput(resultText(block.content));
       const exitCode = ok ? undefined : exitCodeOf(output);
       events.push({
         type: 'tool.finished',

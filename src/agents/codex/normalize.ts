@@ -3,8 +3,8 @@ import { isAbsolute, relative, resolve } from 'node:path';
 import type { AgentEvent } from '../types.js';
 import { ThreadItem, type RateLimitWindow, type TokenUsageBreakdown } from './protocol.js';
 import { COMMAND_TOOL, ITEM_KINDS, PATCH_TOOL, WEB_SEARCH_TOOL } from './tools.js';
+import { clipOutput } from '../output.js';
 
-const MAX_OUTPUT = 8_000;
 
 export interface UsageTotal {
   input: number;
@@ -65,7 +65,7 @@ export class CodexNormalizer {
       }
       case 'commandExecution': {
         this.openTools.delete(item.id);
-        const output = (item.status === 'declined' ? 'declined by the user' : (item.aggregatedOutput ?? '')).slice(0, MAX_OUTPUT);
+        const output = clipOutput(item.status === 'declined' ? 'declined by the user' : (item.aggregatedOutput ?? ''));
         const exitCode = item.exitCode ?? undefined;
         return [
           {

@@ -9,6 +9,7 @@ import type { AgentAdapter, AgentEvent, AgentRun, AgentStartOptions, ApprovalDec
 import { approvalReason, blockedMessage, judge, screen } from '../gate.js';
 import { REPLY_VARIABLE, defaultScript, fill, fillShell, latestReply, parseScript, type Script, type Step } from './script.js';
 import { ProgressFile, type Progress } from './progress.js';
+import { quoteArgv } from '../../shared/shell-quote.js';
 import { SHELL_TOOL, editFile, killGroup, runCommand, toolKind, writeFile, type ToolContext } from './tools.js';
 
 export const scriptedAgent: AgentAdapter = {
@@ -25,12 +26,14 @@ export const scriptedAgent: AgentAdapter = {
   },
 };
 
-
 type Waiter =
   | { kind: 'question'; resolve: (reply: string | undefined) => void }
   | { kind: 'approval'; requestId: string; resolve: (decision: ApprovalDecision | undefined) => void };
 
 class Interrupted extends Error {}
+
+/** A call waiting for the gate or a person; a shell call from an argument list keeps it, to run without a shell. */
+type Approval = { tool: string; input: string; reason?: string | undefined; argv?: string[] };
 
 class ScriptedRun implements AgentRun {
   readonly exited: Promise<{ error?: string }>;
@@ -171,7 +174,7 @@ class ScriptedRun implements AgentRun {
       const command = typeof step.require === 'string' ? fillShell(step.require) : step.require.map((a) => fill(a, replies));
       const exitCode = await this.runCommand(command);
       if (exitCode !== 0 && !this.interrupted) {
-        const message = `required command failed (exit ${exitCode ?? 'by signal'}): ${typeof command === 'string' ? command : command.join(' ')}`;
+        const message = `required command failed (exit ${exitCode ?? 'by signal'}): ${typeof command === 'string' ? command : quoteArgv(command)}`;
         this.emit({ type: 'error.raised', message, fatal: false });
         return message;
       }
@@ -228,16 +231,17 @@ class ScriptedRun implements AgentRun {
     });
   }
 
-  /** A command the script runs unasked, as an agent's auto-run: the gate still sees it. */
+  /** A command the script runs unasked, as an agent's auto-run: the gate still sees it (an argument list as the command line that runs the same words). */
   private async runGated(command: string | string[]): Promise<void> {
-    if (Array.isArray(command) || judge(this.options.gate, { tool: SHELL_TOOL, kind: 'run', command }).action === 'allow') {
+    const line = typeof command === 'string' ? command : quoteArgv(command);
+    if (judge(this.options.gate, { tool: SHELL_TOOL, kind: 'run', command: line }).action === 'allow') {
       await this.runCommand(command);
       return;
     }
-    return this.askApproval({ tool: SHELL_TOOL, input: command });
+    return this.askApproval({ tool: SHELL_TOOL, input: line, ...(typeof command === 'string' ? {} : { argv: command }) });
   }
 
-  private askApproval(request: { tool: string; input: string; reason?: string | undefined }): Promise<void> {
+  private askApproval(request: Approval): Promise<void> {
     const kind = toolKind(request.tool);
     const call: GateCall = { tool: request.tool, kind, ...(request.tool === SHELL_TOOL ? { command: request.input } : kind === 'edit' ? { paths: [request.input] } : {}) };
     const verdict = screen(this.options.gate, call, request.input, this.emit);
@@ -267,9 +271,9 @@ class ScriptedRun implements AgentRun {
     });
   }
 
-  private async runApproved(request: { tool: string; input: string }): Promise<void> {
+  private async runApproved(request: Approval): Promise<void> {
     if (request.tool === SHELL_TOOL) {
-      await this.runCommand(request.input);
+      await this.runCommand(request.argv ?? request.input);
       return;
     }
     const toolId = this.toolId();
@@ -279,10 +283,7 @@ class ScriptedRun implements AgentRun {
 
   private sleep(ms: number): Promise<void> {
     return new Promise((done) => {
-      const timer = setTimeout(() => {
-        this.sleeper = undefined;
-        done();
-      }, ms);
+      const timer = setTimeout(() => ((this.sleeper = undefined), done()), ms);
       this.sleeper = { timer, resolve: done };
     });
   }

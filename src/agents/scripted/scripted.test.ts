@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { EventRecorder, waitForEvent, within } from '../../../test/support/wait.js';
-import type { AgentEvent, AgentRun } from '../types.js';
+import { compilePolicy, evaluate } from '../../policy/index.js';
+import type { AgentEvent, AgentRun, ToolGate } from '../types.js';
 import { scriptedAgent } from './index.js';
 
 const folders: string[] = [];
@@ -30,12 +31,12 @@ function workspace(): { cwd: string; stateDir: string } {
   return { cwd: join(root, 'wt'), stateDir: join(root, 'state') };
 }
 
-async function start(steps: unknown[], onReply?: unknown[]): Promise<{ run: AgentRun; events: EventRecorder<AgentEvent>; cwd: string }> {
+async function start(steps: unknown[], onReply?: unknown[], gateFor?: (cwd: string) => ToolGate): Promise<{ run: AgentRun; events: EventRecorder<AgentEvent>; cwd: string }> {
   const { cwd, stateDir } = workspace();
   const events = new EventRecorder<AgentEvent>();
   const script = { steps, ...(onReply === undefined ? {} : { onReply }) };
   const run = await scriptedAgent.start(
-    { sessionId: 's1', cwd, prompt: 'test', permissionMode: 'default', stateDir, options: { script }, env: { PATH: process.env.PATH ?? '' } },
+    { sessionId: 's1', cwd, prompt: 'test', permissionMode: 'default', stateDir, options: { script }, env: { PATH: process.env.PATH ?? '' }, gate: gateFor?.(cwd) },
     events.emit,
   );
   runs.push(run);
@@ -100,5 +101,46 @@ describe('the scripted agent\'s require step', () => {
     const passing = await start([{ require: ['git', 'status', '--short'] }, { say: 'passed' }]);
     expect(await waitForEvent(passing.events, turnCompleted)).toMatchObject({ outcome: 'success' });
     expect(passing.events.events.some((e) => e.type === 'message.added' && e.text === 'passed')).toBe(true);
+  });
+});
+
+describe('the scripted agent\'s argument-list commands go through the gate', () => {
+  it('blocks `rm -rf <home>` given as an argument list, and runs `rm -rf build`', async () => {
+    const home = mkdtempSync(join(tmpdir(), 'baton-home-'));
+    folders.push(home);
+    writeFileSync(join(home, 'keep.txt'), 'precious\n');
+    const gate = (cwd: string): ToolGate => (call) => evaluate(call, { cwd, worktree: cwd, home, writable: [], baseBranch: 'main', branch: 'baton/s1' }, compilePolicy());
+    const steps = [{ run: ['mkdir', '-p', 'build/out'] }, { run: ['rm', '-rf', home] }, { run: ['rm', '-rf', 'build'] }, { say: 'done' }];
+    const { events, cwd } = await start(steps, undefined, gate);
+    expect(await waitForEvent(events, turnCompleted)).toMatchObject({ outcome: 'success' });
+    const blocked = events.events.filter((e) => e.type === 'tool.blocked');
+    expect(blocked).toEqual([expect.objectContaining({ tool: 'Bash', rule: 'recursive-delete', input: `rm -rf ${home}` })]);
+    expect(events.events.filter((e) => e.type === 'approval.requested')).toEqual([]);
+    expect(readFileSync(join(home, 'keep.txt'), 'utf8')).toBe('precious\n');
+    expect(events.events.filter(finished).map((e) => e.ok)).toEqual([true, true]);
+    expect(existsSync(join(cwd, 'build'))).toBe(false);
+  });
+
+  it('asks before an argument list the gate asks about, shown as its command line, and runs it once allowed', async () => {
+    const home = mkdtempSync(join(tmpdir(), 'baton-home-'));
+    folders.push(home);
+    const target = join(home, 'two words.txt');
+    const gate = (cwd: string): ToolGate => (call) => evaluate(call, { cwd, worktree: cwd, home, writable: [], baseBranch: 'main', branch: 'baton/s1' }, compilePolicy());
+    const { run, events } = await start([{ run: ['touch', target] }, { say: 'done' }], undefined, gate);
+    const request = await waitForEvent(events, (e) => e.type === 'approval.requested');
+    expect(request).toMatchObject({ tool: 'Bash', input: `touch '${target}'`, gate: 'write-outside' });
+    expect(existsSync(target)).toBe(false);
+    await run.resolveApproval((request as { requestId: string }).requestId, { decision: 'allow' });
+    expect(await waitForEvent(events, turnCompleted)).toMatchObject({ outcome: 'success' });
+    expect(existsSync(target)).toBe(true);
+  });
+
+  it('judges the words, not their joined text: a quoted argument is one word to the gate as to the program', async () => {
+    const gate = (cwd: string): ToolGate => (call) => evaluate(call, { cwd, worktree: cwd, home: '/nonexistent-home', writable: [], baseBranch: 'main', branch: 'baton/s1' }, compilePolicy());
+    const { events, cwd } = await start([{ run: ['sh', '-c', 'echo $0 > seen.txt', 'a; rm -rf /'] }], undefined, gate);
+    expect(await waitForEvent(events, turnCompleted)).toMatchObject({ outcome: 'success' });
+    expect(events.events.filter((e) => e.type === 'tool.blocked')).toEqual([]);
+    expect(events.events.find((e) => e.type === 'tool.started')).toMatchObject({ input: `sh -c 'echo $0 > seen.txt' 'a; rm -rf /'` });
+    expect(readFileSync(join(cwd, 'seen.txt'), 'utf8')).toBe('a; rm -rf /\n');
   });
 });

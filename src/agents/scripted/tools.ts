@@ -5,9 +5,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
+import { quoteArgv } from '../../shared/shell-quote.js';
+import { clipOutput, OutputClip } from '../output.js';
 import type { AgentEvent, ToolKind } from '../types.js';
-
-const MAX_OUTPUT = 8_000;
 
 export interface ToolContext {
   cwd: string;
@@ -92,21 +92,19 @@ function readText(path: string): string | undefined {
  */
 export function runCommand(ctx: ToolContext, tool: string, command: string | string[], onChild: (child: ChildProcess | undefined) => void): Promise<number | null> {
   const toolId = ctx.toolId();
-  const display = typeof command === 'string' ? command : command.join(' ');
+  const display = typeof command === 'string' ? command : quoteArgv(command);
   ctx.emit({ type: 'tool.started', toolId, tool, kind: toolKind(tool), input: display });
   const [file, args] = typeof command === 'string' ? ['/bin/sh', ['-c', command]] : [command[0] ?? '', command.slice(1)];
   return new Promise((done) => {
-    let output = '';
+    const output = new OutputClip();
     const child = spawn(file, args, { cwd: ctx.cwd, env: ctx.env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
     onChild(child);
-    const collect = (chunk: Buffer): void => {
-      if (output.length < MAX_OUTPUT) output += chunk.toString('utf8');
-    };
+    const collect = (chunk: Buffer): void => output.add(chunk.toString('utf8'));
     child.stdout?.on('data', collect);
     child.stderr?.on('data', collect);
     const finish = (exitCode: number | null, error?: string): void => {
       onChild(undefined);
-      const text = (error ?? output).slice(0, MAX_OUTPUT);
+      const text = clipOutput(error ?? output.toString());
       ctx.emit({
         type: 'tool.finished',
         toolId,
@@ -118,7 +116,7 @@ export function runCommand(ctx: ToolContext, tool: string, command: string | str
       done(exitCode);
     };
     child.on('error', (error) => finish(null, error.message));
-    child.on('close', (code, signal) => finish(code, signal === null ? undefined : `${output}killed by ${signal}`));
+    child.on('close', (code, signal) => finish(code, signal === null ? undefined : `${output.toString()}killed by ${signal}`));
   });
 }
 

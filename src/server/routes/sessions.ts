@@ -6,7 +6,10 @@ import { InvalidInputError } from '../../shared/errors.js';
 import type { SessionWithProject } from '../../store/sessions.js';
 import type { Handlers } from './mount.js';
 
-export function sessionHandlers(manager: SessionManager, policy: PolicyService): Handlers<typeof SESSIONS> {
+/** What a dispatch of this agent is warned of (the watchdog's budgets and windows); none without a watchdog. */
+export type DispatchWarnings = (session: { agent: string }) => string[];
+
+export function sessionHandlers(manager: SessionManager, policy: PolicyService, warnings: DispatchWarnings = () => []): Handlers<typeof SESSIONS> {
   const envelope = (session: SessionWithProject) => ({ session: manager.view(session) });
   return {
     'GET /api/sessions': ({ query: { project } }) => {
@@ -14,8 +17,10 @@ export function sessionHandlers(manager: SessionManager, policy: PolicyService):
       return { sessions: sessions.map((s) => manager.view(s)), reviewQueue: manager.workSizes.reviewQueue(sessions) };
     },
     'POST /api/sessions': async ({ body }) => {
+      // Judged as the work starts, before the new session's own first report counts.
+      const warned = warnings({ agent: body.agent });
       const { session, mainCheckout } = await manager.dispatchWithNotes(body);
-      return { ...envelope(session), mainCheckout };
+      return { ...envelope(session), mainCheckout, warnings: warned };
     },
     'POST /api/sessions/respawn-all': async ({ body }) => {
       const sessions = await manager.respawnAll(body.project);

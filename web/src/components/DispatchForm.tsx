@@ -42,8 +42,8 @@ export function DispatchForm() {
     setBusy(true);
     setError(undefined);
     api.call('POST /api/sessions', { body: parsed.data }).then(
-      ({ session }) => {
-        toast(`Dispatched ${session.name}`);
+      ({ session, warnings }) => {
+        toast(warnings.length === 0 ? `Dispatched ${session.name}` : `Dispatched ${session.name}; warning: ${warnings.join('; ')}`);
         navigate(`/s/${session.id}`);
       },
       (e: unknown) => {
