@@ -6,8 +6,8 @@
 import type { ChildProcess } from 'node:child_process';
 import { InvalidInputError } from '../../shared/errors.js';
 import type { AgentAdapter, AgentEvent, AgentRun, AgentStartOptions, ApprovalDecision, GateCall } from '../types.js';
-import { approvalReason, blockedMessage, judge, screen } from '../gate.js';
-import { REPLY_VARIABLE, defaultScript, fill, fillShell, latestReply, parseScript, type Script, type Step } from './script.js';
+import { approvalReason, blockedMessage, gateReason, judge, screen } from '../gate.js';
+import { REPLY_VARIABLE, defaultScript, fill, fillShell, latestReply, parseScript, usageEvent, type Script, type Step } from './script.js';
 import { ProgressFile, type Progress } from './progress.js';
 import { quoteArgv } from '../../shared/shell-quote.js';
 import { SHELL_TOOL, editFile, killGroup, runCommand, toolKind, writeFile, type ToolContext } from './tools.js';
@@ -170,15 +170,7 @@ class ScriptedRun implements AgentRun {
     else if ('write' in step) writeFile(this.tools, step.write.path, fill(step.write.content, replies));
     else if ('edit' in step) editFile(this.tools, step.edit.path, step.edit.old, fill(step.edit.new, replies));
     else if ('run' in step) await this.runGated(typeof step.run === 'string' ? fillShell(step.run) : step.run.map((a) => fill(a, replies)));
-    else if ('require' in step) {
-      const command = typeof step.require === 'string' ? fillShell(step.require) : step.require.map((a) => fill(a, replies));
-      const exitCode = await this.runCommand(command);
-      if (exitCode !== 0 && !this.interrupted) {
-        const message = `required command failed (exit ${exitCode ?? 'by signal'}): ${typeof command === 'string' ? command : quoteArgv(command)}`;
-        this.emit({ type: 'error.raised', message, fatal: false });
-        return message;
-      }
-    }
+    else if ('require' in step) return this.require(typeof step.require === 'string' ? fillShell(step.require) : step.require.map((a) => fill(a, replies)));
     else if ('ask' in step) await this.ask(fill(step.ask, replies));
     else if ('approve' in step) {
       // A shell command is shown as it will run: the reply goes in as a variable, not as shell text.
@@ -186,16 +178,8 @@ class ScriptedRun implements AgentRun {
       await this.askApproval({ ...step.approve, input });
     }
     else if ('sleep' in step) await this.sleep(step.sleep);
-    else if ('usage' in step) {
-      this.emit({
-        type: 'usage.reported',
-        inputTokens: step.usage.input,
-        outputTokens: step.usage.output,
-        ...(step.usage.usd === undefined ? {} : { costUsd: step.usage.usd }),
-        // A model of the price table prices tokens the way a Codex session's are (no cost reported).
-        model: step.usage.model ?? 'scripted',
-      });
-    } else {
+    else if ('usage' in step) this.emit(usageEvent(step.usage));
+    else {
       const message = fill(step.fail, replies);
       this.emit({ type: 'error.raised', message, fatal: false });
       return message;
@@ -232,6 +216,17 @@ class ScriptedRun implements AgentRun {
   }
 
   /** A command the script runs unasked, as an agent's auto-run: the gate still sees it (an argument list as the command line that runs the same words). */
+  /** A command the turn depends on: judged by the gate like any run (it cannot wait for an approval), its failure ends the turn. */
+  private async require(command: string | string[]): Promise<string | undefined> {
+    const line = typeof command === 'string' ? command : quoteArgv(command);
+    const verdict = screen(this.options.gate, { tool: SHELL_TOOL, kind: 'run', command: line }, line, this.emit);
+    const exitCode = verdict.action === 'allow' ? await this.runCommand(command) : undefined;
+    if (exitCode === 0 || this.interrupted) return undefined;
+    const message = exitCode === undefined ? `required command not run: ${verdict.action === 'block' ? blockedMessage(verdict) : gateReason(verdict)}: ${line}` : `required command failed (exit ${exitCode ?? 'by signal'}): ${line}`;
+    this.emit({ type: 'error.raised', message, fatal: false });
+    return message;
+  }
+
   private async runGated(command: string | string[]): Promise<void> {
     const line = typeof command === 'string' ? command : quoteArgv(command);
     if (judge(this.options.gate, { tool: SHELL_TOOL, kind: 'run', command: line }).action === 'allow') {

@@ -1,6 +1,7 @@
 /** The scripted agent's script format: `{"steps": [ … ]}`, one action per step. */
 import { z } from 'zod';
 import { InvalidInputError, formatIssues } from '../../shared/errors.js';
+import type { AgentEvent } from '../types.js';
 
 const text = z.string().max(1_000_000);
 
@@ -127,3 +128,8 @@ export function fillShell(template: string): string {
 
 const PLACEHOLDER = '{{reply}}';
 const REPLY_PLACEHOLDER = /\{\{reply\}\}/g;
+
+/** A `usage` step's report. A model of the price table prices its tokens the way a Codex session's are (no cost reported). */
+export function usageEvent(usage: Extract<Step, { usage: unknown }>['usage']): Extract<AgentEvent, { type: 'usage.reported' }> {
+  return { type: 'usage.reported', inputTokens: usage.input, outputTokens: usage.output, ...(usage.usd === undefined ? {} : { costUsd: usage.usd }), model: usage.model ?? 'scripted' };
+}

@@ -135,6 +135,23 @@ describe('the scripted agent\'s argument-list commands go through the gate', () 
     expect(existsSync(target)).toBe(true);
   });
 
+  it('judges a required command too: a blocked or asked one never runs and ends the turn saying why', async () => {
+    const home = mkdtempSync(join(tmpdir(), 'baton-home-'));
+    folders.push(home);
+    writeFileSync(join(home, 'keep.txt'), 'precious\n');
+    const gate = (cwd: string): ToolGate => (call) => evaluate(call, { cwd, worktree: cwd, home, writable: [], baseBranch: 'main', branch: 'baton/s1' }, compilePolicy());
+    const blocked = await start([{ require: ['rm', '-rf', home] }, { say: 'never said' }], undefined, gate);
+    expect(await waitForEvent(blocked.events, turnCompleted)).toMatchObject({ outcome: 'error', error: expect.stringMatching(/^required command not run: Baton's safety gate blocked this call \(rule recursive-delete\)/) });
+    expect(blocked.events.events.filter((e) => e.type === 'tool.blocked')).toEqual([expect.objectContaining({ rule: 'recursive-delete', input: `rm -rf ${home}` })]);
+    expect(readFileSync(join(home, 'keep.txt'), 'utf8')).toBe('precious\n');
+    const target = join(home, 'made.txt');
+    const asked = await start([{ require: `touch ${target}` }], undefined, gate);
+    expect(await waitForEvent(asked.events, turnCompleted)).toMatchObject({ outcome: 'error', error: expect.stringMatching(/^required command not run: Baton's gate \(write-outside\)/) });
+    expect(existsSync(target)).toBe(false);
+    const allowed = await start([{ require: ['rm', '-rf', 'build'] }, { say: 'passed' }], undefined, gate);
+    expect(await waitForEvent(allowed.events, turnCompleted)).toMatchObject({ outcome: 'success' });
+  });
+
   it('judges the words, not their joined text: a quoted argument is one word to the gate as to the program', async () => {
     const gate = (cwd: string): ToolGate => (call) => evaluate(call, { cwd, worktree: cwd, home: '/nonexistent-home', writable: [], baseBranch: 'main', branch: 'baton/s1' }, compilePolicy());
     const { events, cwd } = await start([{ run: ['sh', '-c', 'echo $0 > seen.txt', 'a; rm -rf /'] }], undefined, gate);
