@@ -143,11 +143,15 @@ export const FanoutView = GroupSummary.extend({
 });
 export type FanoutView = z.infer<typeof FanoutView>;
 
+const Warnings = z.array(z.string()).describe('Budgets and subscription windows that run out within the hour at the current burn rate, one line each (the sessions start all the same)');
+export const AttemptGroupStarted = AttemptGroupView.extend({ warnings: Warnings });
+export const FanoutStarted = FanoutView.extend({ warnings: Warnings });
+
 export const ATTEMPTS = {
-  'POST /api/attempts': endpoint({ summary: 'Start N attempts at one prompt (best-of), any mix of agents, as one group', body: BestOfRequest, response: AttemptGroupView, status: 201 }),
+  'POST /api/attempts': endpoint({ summary: 'Start N attempts at one prompt (best-of), any mix of agents, as one group', body: BestOfRequest, response: AttemptGroupStarted, status: 201 }),
   'GET /api/attempts': endpoint({ summary: 'Best-of groups and fan-outs', query: GroupListQuery, response: GroupList }),
   'GET /api/attempts/:group': endpoint({ summary: "A best-of group's comparison: check result, diff size, files, cost, time, conflicts", query: CompareQuery, response: AttemptGroupView }),
   'POST /api/attempts/pick': endpoint({ summary: 'Land the winner through the merge queue; the other attempts are archived once it lands', body: PickRequest, response: PickView }),
-  'POST /api/fanouts': endpoint({ summary: 'Split items into batches, one session per batch', body: FanoutRequest, response: FanoutView, status: 201 }),
+  'POST /api/fanouts': endpoint({ summary: 'Split items into batches, one session per batch', body: FanoutRequest, response: FanoutStarted, status: 201 }),
   'GET /api/fanouts/:group': endpoint({ summary: "A fan-out's report: per batch its sessions, state, items, diff and final message", response: FanoutView }),
 } satisfies Table;

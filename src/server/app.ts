@@ -135,13 +135,14 @@ export function createApp(options: AppOptions): Hono {
   mount(app, DAEMON, daemonHandlers(options));
   const policy = options.policy ?? new PolicyService(manager, new AllowRuleStore(manager.db), manager.bus);
   const watchdog = options.watchdog;
-  mount(app, SESSIONS, sessionHandlers(manager, policy, watchdog === undefined ? undefined : (session) => watchdog.budgets.dispatchWarnings(session).map((w) => w.text)));
+  const warnings = watchdog === undefined ? undefined : (session: { agent: string }) => watchdog.budgets.dispatchWarnings(session).map((w) => w.text);
+  mount(app, SESSIONS, sessionHandlers(manager, policy, warnings));
   mount(app, HISTORY, historyHandlers(manager));
   mount(app, WORKSPACE, workspaceHandlers(manager.bus));
   mount(app, CONFLICTS, conflictHandlers(options.radar ?? new ConflictRadar({ sessions: manager, bus: manager.bus })));
   let merges = options.merges;
   mount(app, MERGE, mergeHandlers(() => (merges ??= new MergeService({ home: options.status().home, sessions: manager, bus: manager.bus, env: process.env }))));
-  mount(app, ATTEMPTS, attemptHandlers(options.attempts));
+  mount(app, ATTEMPTS, attemptHandlers(options.attempts, warnings));
   mount(app, REVIEW, reviewHandlers(options.review));
   mount(app, ENVIRONMENTS, environmentHandlers(manager));
   mount(app, ROUTINES, routineHandlers(options.routines));
