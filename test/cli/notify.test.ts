@@ -51,6 +51,8 @@ describe('desktop notifications', () => {
 
     await baton.ok(['dispatch', 'z', '--name', 'looper', '--script', baton.script([{ run: 'ls nothing-here' }, { run: 'ls nothing-here' }, { run: 'ls nothing-here' }, { sleep: 60_000 }])], { cwd: repo });
     await waitForFileContaining(join(log, '..'), 'notified.jsonl', 'looper needs input');
+    // The loop's alert and the pause it causes are two notifiers, started moments apart: wait for both.
+    await waitForFileContaining(join(log, '..'), 'notified.jsonl', 'Baton: looper — loop');
     const before = recorded(log).map((args) => args[2]);
     // Each notifier runs as its own process: ones sent moments apart may land in either order.
     expect(before).toEqual(expect.arrayContaining(['asker needs input', 'breaker failed', 'Baton: looper — loop', 'looper needs input']));
