@@ -15,6 +15,7 @@ export type ErrorCode =
   | 'agent_unavailable'
   | 'host_unresponsive'
   | 'disk_full'
+  | 'store_unreachable'
   | 'internal';
 
 const HTTP_STATUS: Record<ErrorCode, number> = {
@@ -30,6 +31,7 @@ const HTTP_STATUS: Record<ErrorCode, number> = {
   agent_unavailable: 422,
   host_unresponsive: 504,
   disk_full: 507,
+  store_unreachable: 503,
   internal: 500,
 };
 
@@ -46,6 +48,7 @@ const EXIT_CODE: Record<ErrorCode, number> = {
   agent_unavailable: 7,
   host_unresponsive: 8,
   disk_full: 9,
+  store_unreachable: 10,
   internal: 1,
 };
 

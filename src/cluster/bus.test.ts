@@ -1,0 +1,135 @@
+import pg from 'pg';
+import { afterEach, describe, expect, test } from 'vitest';
+import { postgresForFile } from '../../test/support/postgres.js';
+import { BUS_CHANNEL, PgWorkspaceLog, type LoggedEvent } from './bus.js';
+import { Listener } from './listener.js';
+import { migrate } from './schema.js';
+
+const server = postgresForFile();
+const cleanups: (() => Promise<unknown>)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+/** One "process": its own pool and its own LISTEN connection. */
+async function machine(url: string, clock?: () => Date): Promise<{ log: PgWorkspaceLog; listener: Listener; pool: pg.Pool }> {
+  const pool = new pg.Pool({ connectionString: url, max: 3 });
+  const listener = new Listener(url, [BUS_CHANNEL], { firstMs: 20, maxMs: 200 });
+  cleanups.push(() => pool.end(), () => listener.close());
+  return { log: new PgWorkspaceLog(pool, listener, clock), listener, pool };
+}
+
+async function database(): Promise<string> {
+  const url = await server().database();
+  const pool = new pg.Pool({ connectionString: url, max: 1 });
+  await migrate(pool);
+  await pool.end();
+  return url;
+}
+
+const ref = (i: number): { sessionId: string; name: string; project: string } => ({ sessionId: `s${i}`, name: `w${i}`, project: 'repo' });
+
+/** Collects a follower's events and resolves once it has `count` of them. */
+function collector(count: number): { seen: LoggedEvent[]; done: Promise<void>; onEvent: (event: LoggedEvent) => void } {
+  const seen: LoggedEvent[] = [];
+  let resolve!: () => void;
+  const done = new Promise<void>((r) => (resolve = r));
+  return {
+    seen,
+    done,
+    onEvent: (event) => {
+      seen.push(event);
+      if (seen.length === count) resolve();
+    },
+  };
+}
+
+describe('PgWorkspaceLog', () => {
+  test('stores a validated event with its seq and the injected clock, and lists it back', async () => {
+    const at = new Date('2026-03-04T05:06:07.000Z');
+    const { log } = await machine(await database(), () => at);
+    const stored = await log.append('session.pinned', { ...ref(1), pinned: true });
+    expect(stored).toEqual({ seq: 1, ts: at.toISOString(), type: 'session.pinned', data: { ...ref(1), pinned: true } });
+    expect(await log.list(0)).toEqual([stored]);
+  });
+
+  test('an unknown type or bad data is refused naming the bad key, and nothing is stored', async () => {
+    const { log } = await machine(await database());
+    await expect(log.append('session.teleported', {})).rejects.toThrow('Unknown workspace event type "session.teleported".');
+    await expect(log.append('session.pinned', { ...ref(1), pinned: 'yes' })).rejects.toMatchObject({
+      code: 'invalid_input',
+      data: { key: 'data.pinned', type: 'session.pinned' },
+    });
+    expect(await log.list(0)).toEqual([]);
+  });
+
+  test('3 publishers × 500 events reach 2 followers each exactly once, in seq order', async () => {
+    const url = await database();
+    const publishers = await Promise.all([1, 2, 3].map(() => machine(url)));
+    const followers = await Promise.all([1, 2].map(() => machine(url)));
+    const total = 1_500;
+    const collected = [collector(total), collector(total)];
+    for (const [i, { log }] of followers.entries()) {
+      const follow = await log.follow(0, collected[i]!.onEvent);
+      cleanups.push(() => follow.close());
+    }
+    await Promise.all(
+      publishers.map(async ({ log }, p) => {
+        for (let i = 0; i < 500; i++) await log.append('session.pinned', { ...ref(p * 1000 + i), pinned: i % 2 === 0 });
+      }),
+    );
+    await Promise.all(collected.map((c) => c.done));
+    const stored = (await publishers[0]!.log.list(0, 10_000)).map((e) => e.seq);
+    expect(stored).toHaveLength(total);
+    for (const { seen } of collected) {
+      expect(seen.map((e) => e.seq)).toEqual(stored);
+      expect(new Set(seen.map((e) => (e.data as { sessionId: string }).sessionId)).size).toBe(total);
+    }
+  });
+
+  test('a follower whose LISTEN connection is killed reconnects and catches up without a gap or a duplicate', async () => {
+    const url = await database();
+    const name = new URL(url).pathname.slice(1);
+    const publisher = await machine(url);
+    const follower = await machine(url);
+    const admin = new pg.Client(server().url);
+    await admin.connect();
+    cleanups.push(() => admin.end());
+    const total = 300;
+    const { seen, done, onEvent } = collector(total);
+    let connects = 0;
+    let redialled!: () => void;
+    const reconnected = new Promise<void>((resolve) => (redialled = resolve));
+    follower.listener.on('connected', () => {
+      if (++connects === 2) redialled();
+    });
+    const follow = await follower.log.follow(0, onEvent);
+    cleanups.push(() => follow.close());
+    for (let i = 0; i < 100; i++) await publisher.log.append('session.pinned', { ...ref(i), pinned: true });
+    // Keep the follower from redialling while events are published: only the catch-up on
+    // reconnect can deliver them, since no notification reaches a connection that is down.
+    await admin.query(`ALTER DATABASE "${name}" ALLOW_CONNECTIONS false`);
+    const pid = await follower.listener.backendPid();
+    await admin.query('SELECT pg_terminate_backend($1)', [pid]);
+    for (let i = 100; i < total; i++) await publisher.log.append('session.pinned', { ...ref(i), pinned: true });
+    expect(connects).toBe(1);
+    await admin.query(`ALTER DATABASE "${name}" ALLOW_CONNECTIONS true`);
+    await reconnected;
+    await done;
+    expect(await follower.listener.backendPid()).not.toBe(pid);
+    expect(seen.map((e) => e.seq)).toEqual(Array.from({ length: total }, (_, i) => i + 1));
+  });
+
+  test('following from a seq replays only what came after it, then goes live', async () => {
+    const url = await database();
+    const { log } = await machine(url);
+    for (let i = 0; i < 5; i++) await log.append('session.pinned', { ...ref(i), pinned: true });
+    const { seen, done, onEvent } = collector(4);
+    const follow = await log.follow(3, onEvent);
+    cleanups.push(() => follow.close());
+    await log.append('session.pinned', { ...ref(9), pinned: false });
+    await log.append('session.pinned', { ...ref(10), pinned: false });
+    await done;
+    expect(seen.map((e) => e.seq)).toEqual([4, 5, 6, 7]);
+  });
+});

@@ -1,0 +1,34 @@
+/** The cluster layer's named errors; codes map to HTTP statuses and exit codes in src/shared/errors.ts. */
+import { BatonError, InvalidInputError } from '../shared/errors.js';
+
+/** A store URL that is not a PostgreSQL URL: names the key it came from and what is wrong. */
+export class StoreUrlError extends InvalidInputError {
+  constructor(readonly key: string, readonly value: string, problem: string) {
+    super(`${key} is not a PostgreSQL URL (${problem}): expected postgres://user[:password]@host[:port]/database.`, { key, value: redact(value) });
+  }
+}
+
+/** The database could not be reached or refused us; nothing was written. */
+export class StoreUnreachableError extends BatonError {
+  constructor(readonly target: string, readonly cause: string) {
+    super('store_unreachable', `Cannot reach the PostgreSQL store at ${target} (${cause}). Check that the server is running and the URL, user and password are right.`, { target, cause });
+  }
+}
+
+/** A worker name that cannot name a machine (it becomes part of a queue name). */
+export class WorkerNameError extends InvalidInputError {
+  constructor(readonly key: string, readonly value: unknown) {
+    super(`${key} must be a machine name of 1–63 letters, digits, dots, hyphens or underscores; got ${JSON.stringify(value)}.`, { key, value });
+  }
+}
+
+export class WorkerNotRegisteredError extends BatonError {
+  constructor(readonly worker: string) {
+    super('not_found', `No worker named "${worker}" is registered (it may have been reaped as stale); register it again.`, { worker });
+  }
+}
+
+/** A URL with its password replaced, for messages and logs. */
+export function redact(url: string): string {
+  return url.replace(/^([a-z]+:\/\/[^:/@]*):[^@]*@/i, '$1:***@');
+}

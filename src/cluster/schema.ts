@@ -1,0 +1,79 @@
+/**
+ * The cluster's tables in PostgreSQL. Migrations are numbered, applied in order under a
+ * session-level advisory lock (so two machines starting at once apply each exactly once), and
+ * recorded in `baton_schema`.
+ */
+import type pg from 'pg';
+
+/** Advisory lock keys: one per purpose, so they never collide. */
+export const LOCKS = { migrate: 20_001, bus: 20_002 } as const;
+
+export interface Migration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: 'workspace events, workers and placements',
+    sql: `
+      CREATE TABLE workspace_events (
+        seq bigserial PRIMARY KEY,
+        at timestamptz NOT NULL,
+        type text NOT NULL,
+        data jsonb NOT NULL
+      );
+      CREATE TABLE workers (
+        name text PRIMARY KEY,
+        capacity integer NOT NULL CHECK (capacity >= 0),
+        running integer NOT NULL DEFAULT 0 CHECK (running >= 0),
+        started_at timestamptz NOT NULL,
+        heartbeat_at timestamptz NOT NULL,
+        version text NOT NULL
+      );
+      CREATE TABLE placements (
+        session_id text PRIMARY KEY,
+        worker text,
+        state text NOT NULL CHECK (state IN ('queued', 'placed', 'failed', 'finished')),
+        reason text,
+        target text NOT NULL,
+        updated_at timestamptz NOT NULL
+      );
+      CREATE INDEX placements_worker ON placements (worker) WHERE state = 'placed';
+    `,
+  },
+];
+
+/** Applies the migrations not yet recorded; returns the versions it applied. */
+export async function migrate(pool: pg.Pool, migrations: readonly Migration[] = MIGRATIONS): Promise<number[]> {
+  const client = await pool.connect();
+  try {
+    await client.query('SELECT pg_advisory_lock($1)', [LOCKS.migrate]);
+    try {
+      await client.query('CREATE TABLE IF NOT EXISTS baton_schema (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())');
+      const { rows } = await client.query<{ version: number }>('SELECT version FROM baton_schema');
+      const applied = new Set(rows.map((row) => row.version));
+      const done: number[] = [];
+      for (const migration of [...migrations].sort((a, b) => a.version - b.version)) {
+        if (applied.has(migration.version)) continue;
+        await client.query('BEGIN');
+        try {
+          await client.query(migration.sql);
+          await client.query('INSERT INTO baton_schema (version, name) VALUES ($1, $2)', [migration.version, migration.name]);
+          await client.query('COMMIT');
+        } catch (error) {
+          await client.query('ROLLBACK');
+          throw new Error(`migration ${migration.version} (${migration.name}) failed: ${error instanceof Error ? error.message : String(error)}`);
+        }
+        done.push(migration.version);
+      }
+      return done;
+    } finally {
+      await client.query('SELECT pg_advisory_unlock($1)', [LOCKS.migrate]);
+    }
+  } finally {
+    client.release();
+  }
+}
