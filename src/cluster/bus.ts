@@ -12,7 +12,7 @@ import type { z } from 'zod';
 import { WORKSPACE_EVENTS, type WorkspaceEventDefinition } from '../events/workspace.js';
 import { InvalidInputError } from '../shared/errors.js';
 import { createLogger } from '../shared/log.js';
-import { type Listener } from './listener.js';
+import type { Listener } from './listener.js';
 import { LOCKS } from './schema.js';
 
 export const BUS_CHANNEL = 'baton_bus';

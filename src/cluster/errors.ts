@@ -10,8 +10,8 @@ export class StoreUrlError extends InvalidInputError {
 
 /** The database could not be reached or refused us; nothing was written. */
 export class StoreUnreachableError extends BatonError {
-  constructor(readonly target: string, readonly cause: string) {
-    super('store_unreachable', `Cannot reach the PostgreSQL store at ${target} (${cause}). Check that the server is running and the URL, user and password are right.`, { target, cause });
+  constructor(readonly target: string, reason: string) {
+    super('store_unreachable', `Cannot reach the PostgreSQL store at ${target} (${reason}). Check that the server is running and the URL, user and password are right.`, { target, reason });
   }
 }
 

@@ -1,0 +1,20 @@
+/**
+ * The cluster layer (issue 20, first step): one workspace served by several machines through a
+ * shared PostgreSQL. Not wired into the supervisor or the CLI yet — that needs the store to
+ * become asynchronous (decision 120).
+ *
+ * - `openPool` / `parseStoreUrl`: the store URL checked, and an unreachable server named.
+ * - `migrate`: the cluster's tables, applied once under an advisory lock.
+ * - `PgWorkspaceLog`: the workspace events with one global seq; followers never see a gap or a
+ *   duplicate, and catch up after a dropped connection.
+ * - `WorkerRegistry`: machines, their capacity and heartbeats; stale after missed beats.
+ * - `Placement` / `Claimer`: dispatches as pg-boss jobs claimed by workers with free slots;
+ *   `reap` fails the sessions of a stale worker once, for respawn.
+ */
+export { openClient, openPool, parseStoreUrl, type PoolOptions, type StoreTarget } from './connect.js';
+export { StoreUnreachableError, StoreUrlError, WorkerNameError, WorkerNotRegisteredError } from './errors.js';
+export { Listener, type Backoff } from './listener.js';
+export { LOCKS, migrate, MIGRATIONS, type Migration } from './schema.js';
+export { BUS_CHANNEL, PgWorkspaceLog, type Follow, type LoggedEvent } from './bus.js';
+export { checkWorkerName, WorkerRegistry, type WorkerRow, type WorkerTiming } from './workers.js';
+export { Claimer, DISPATCH_CHANNEL, DISPATCH_QUEUE, Placement, queueFor, type ClaimerOptions, type Dispatched, type Reaped, type Target } from './placement.js';

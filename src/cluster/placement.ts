@@ -1,0 +1,252 @@
+/**
+ * Placement: which machine runs a dispatched session. A dispatch becomes a pg-boss job (one per
+ * session: the queues are `stately`, keyed by session id) on `baton.dispatch`, or on
+ * `baton.dispatch.<machine>` when it names a machine. A worker with free slots fetches as many
+ * jobs as it has slots, records the placement and completes the job at once: pg-boss 10 has no
+ * job heartbeat and caps expiry, so a job covers placement only; a session's life after that is
+ * watched through worker heartbeats (`reap`).
+ */
+import PgBoss from 'pg-boss';
+import type pg from 'pg';
+import { InvalidInputError } from '../shared/errors.js';
+import { createLogger } from '../shared/log.js';
+import { parseStoreUrl } from './connect.js';
+import type { Listener } from './listener.js';
+import { checkWorkerName, type Clock, type WorkerRegistry } from './workers.js';
+
+export const DISPATCH_QUEUE = 'baton.dispatch';
+/** Dispatchers NOTIFY here (payload: the queue) so claimers wake at once instead of at their next poll. */
+export const DISPATCH_CHANNEL = 'baton_dispatch';
+const log = createLogger('cluster.placement');
+
+/** Where a dispatch may run: any machine with a free slot, or one machine by name. */
+export type Target = string;
+
+export function queueFor(on: Target): string {
+  return on === 'any' ? DISPATCH_QUEUE : `${DISPATCH_QUEUE}.${on}`;
+}
+
+export interface Dispatched {
+  sessionId: string;
+  queue: string;
+  /** False when the session is already queued or placed: nothing new was queued. */
+  queued: boolean;
+}
+
+export interface Reaped {
+  sessionId: string;
+  worker: string;
+  reason: string;
+  /** Where it was dispatched to (`any` or a machine), for the respawn. */
+  on: Target;
+}
+
+export class Placement {
+  private readonly queues = new Set<string>();
+
+  private constructor(
+    private readonly boss: PgBoss,
+    private readonly pool: pg.Pool,
+    private readonly clock: Clock,
+  ) {}
+
+  /** Starts pg-boss on the store (creating its schema the first time) with the dispatch queue. */
+  static async start(options: { url: string; pool: pg.Pool; clock?: Clock }): Promise<Placement> {
+    const { url } = parseStoreUrl(options.url);
+    const boss = new PgBoss({ connectionString: url, max: 3, application_name: 'baton-placement', schedule: false, supervise: false });
+    boss.on('error', (error: Error) => log.error('pg-boss', { error: error.message }));
+    await boss.start();
+    const placement = new Placement(boss, options.pool, options.clock ?? (() => new Date()));
+    await placement.ensureQueue(DISPATCH_QUEUE);
+    return placement;
+  }
+
+  /** Queues a session for a machine; a session already queued or placed is left as it is. */
+  async dispatch(input: { sessionId: unknown; on?: unknown }): Promise<Dispatched> {
+    const sessionId = input.sessionId;
+    if (typeof sessionId !== 'string' || sessionId.trim() === '') throw new InvalidInputError('sessionId must name the session to place.', { key: 'sessionId', value: sessionId });
+    const on: Target = input.on === undefined || input.on === 'any' ? 'any' : checkWorkerName(input.on, 'on');
+    const queue = queueFor(on);
+    await this.ensureQueue(queue);
+    // The placement row first, so a claimer that fetches the job at once finds it queued.
+    const { rowCount } = await this.pool.query(
+      `INSERT INTO placements (session_id, worker, state, reason, target, updated_at) VALUES ($1, NULL, 'queued', NULL, $2, $3)
+       ON CONFLICT (session_id) DO UPDATE SET worker = NULL, state = 'queued', reason = NULL, target = $2, updated_at = $3
+       WHERE placements.state IN ('failed', 'finished')`,
+      [sessionId, on, this.clock()],
+    );
+    if (rowCount === 0) return { sessionId, queue, queued: false };
+    await this.boss.send(queue, { sessionId }, { singletonKey: sessionId });
+    await this.pool.query('SELECT pg_notify($1, $2)', [DISPATCH_CHANNEL, queue]);
+    return { sessionId, queue, queued: true };
+  }
+
+  /** A worker's side: claims jobs while it has free slots. */
+  claimer(options: ClaimerOptions): Claimer {
+    return new Claimer(this, options);
+  }
+
+  /**
+   * Fails every session placed on a stale (or vanished) worker, with the reason, and returns them
+   * for respawn. One UPDATE…RETURNING: two reapers racing never both report a session.
+   */
+  async reap(registry: WorkerRegistry): Promise<Reaped[]> {
+    const { missedBeats } = registry.timing;
+    const { rows } = await this.pool.query<{ session_id: string; worker: string; reason: string; target: string }>(
+      `UPDATE placements p SET state = 'failed', updated_at = $2,
+         reason = 'worker ' || p.worker || ' stopped heartbeating (' || $3 || ' missed heartbeats, '
+           || COALESCE('last at ' || to_char((SELECT heartbeat_at FROM workers WHERE name = p.worker) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), 'deregistered') || ')'
+       WHERE p.state = 'placed'
+         AND NOT EXISTS (SELECT 1 FROM workers w WHERE w.name = p.worker AND w.heartbeat_at >= $1)
+       RETURNING p.session_id, p.worker, p.reason, p.target`,
+      [registry.staleBefore(), this.clock(), String(missedBeats)],
+    );
+    return rows.map((row) => ({ sessionId: row.session_id, worker: row.worker, reason: row.reason, on: row.target }));
+  }
+
+  async placementOf(sessionId: string): Promise<{ worker: string | null; state: string; reason: string | null } | undefined> {
+    const { rows } = await this.pool.query<{ worker: string | null; state: string; reason: string | null }>('SELECT worker, state, reason FROM placements WHERE session_id = $1', [sessionId]);
+    return rows[0];
+  }
+
+  async stop(): Promise<void> {
+    await this.boss.stop({ graceful: false, wait: true });
+  }
+
+  /** @internal Fetches up to `slots` jobs from `queue` and records them as placed on `worker`. */
+  async claimFrom(queue: string, worker: string, slots: number): Promise<{ fetched: number; placed: string[] }> {
+    await this.ensureQueue(queue);
+    const jobs = await this.boss.fetch<{ sessionId: string }>(queue, { batchSize: slots });
+    if (jobs.length === 0) return { fetched: 0, placed: [] };
+    const { rows } = await this.pool.query<{ session_id: string }>(
+      `UPDATE placements SET state = 'placed', worker = $1, updated_at = $2 WHERE session_id = ANY($3) AND state = 'queued' RETURNING session_id`,
+      [worker, this.clock(), jobs.map((job) => job.data.sessionId)],
+    );
+    await this.boss.complete(queue, jobs.map((job) => job.id));
+    const placed = new Set(rows.map((row) => row.session_id));
+    // Job order (oldest first), not the UPDATE's.
+    return { fetched: jobs.length, placed: jobs.map((job) => job.data.sessionId).filter((id) => placed.has(id)) };
+  }
+
+  /** @internal Marks a session's placement finished (its slot is free again). */
+  async finish(sessionId: string, worker: string): Promise<void> {
+    await this.pool.query(`UPDATE placements SET state = 'finished', updated_at = $3 WHERE session_id = $1 AND worker = $2 AND state = 'placed'`, [sessionId, worker, this.clock()]);
+  }
+
+  /**
+   * Creates a queue the first time it is needed. pg-boss 10 attaches a partition per queue, and
+   * that DDL can deadlock with another machine's fetch on the job table: PostgreSQL then aborts
+   * one side, and the create is simply tried again.
+   */
+  private async ensureQueue(queue: string): Promise<void> {
+    if (this.queues.has(queue)) return;
+    for (let attempt = 1; (await this.boss.getQueue(queue)) === null; attempt++) {
+      try {
+        await this.boss.createQueue(queue, { name: queue, policy: 'stately' });
+      } catch (error) {
+        const deadlock = (error as { code?: unknown } | null)?.code === '40P01';
+        // Or another machine created it between our look and our create: the loop looks again.
+        if (deadlock && attempt < 5) continue;
+        if ((await this.boss.getQueue(queue)) === null) throw error;
+      }
+    }
+    this.queues.add(queue);
+  }
+}
+
+export interface ClaimerOptions {
+  worker: string;
+  capacity: number;
+  /** The process's LISTEN connection; it must listen on DISPATCH_CHANNEL. */
+  listener: Listener;
+  /** Polls this often as well, in case a notification was lost; default 5 s. */
+  pollMs?: number;
+  /** Called once per session placed here, in claim order. */
+  onPlaced: (sessionId: string) => void | Promise<void>;
+}
+
+/**
+ * Claims jobs for one worker: its own queue first, then the shared one, as many as it has free
+ * slots. Woken by a dispatcher's NOTIFY, by the listener reconnecting (notifications may have been
+ * missed) and by a slow poll. pg-boss's own `work()` loop takes a fixed batch size, so the claimer
+ * calls `fetch` itself with the slots free at that moment.
+ */
+export class Claimer {
+  readonly running = new Set<string>();
+  private readonly own: string;
+  private claiming: Promise<number> | undefined;
+  private again = false;
+  private closed = false;
+  private readonly poll: NodeJS.Timeout;
+
+  constructor(
+    private readonly placement: Placement,
+    private readonly options: ClaimerOptions,
+  ) {
+    this.own = queueFor(checkWorkerName(options.worker, 'worker'));
+    options.listener.on('notification', this.onNotification);
+    options.listener.on('connected', this.wake);
+    this.poll = setInterval(this.wake, options.pollMs ?? 5_000);
+    this.wake();
+  }
+
+  get free(): number {
+    return Math.max(0, this.options.capacity - this.running.size);
+  }
+
+  /** Claims now (joining a claim in progress); resolves with how many sessions it placed. */
+  claim(): Promise<number> {
+    if (this.claiming !== undefined) {
+      this.again = true;
+      return this.claiming;
+    }
+    this.claiming = this.claimWhileFree().finally(() => {
+      this.claiming = undefined;
+      if (this.again && !this.closed) {
+        this.again = false;
+        this.wake();
+      }
+    });
+    return this.claiming;
+  }
+
+  /** A session placed here has ended: its slot is free, so look for more work. */
+  async release(sessionId: string): Promise<void> {
+    if (!this.running.delete(sessionId)) return;
+    await this.placement.finish(sessionId, this.options.worker);
+    this.wake();
+  }
+
+  close(): Promise<unknown> {
+    this.closed = true;
+    clearInterval(this.poll);
+    this.options.listener.off('notification', this.onNotification);
+    this.options.listener.off('connected', this.wake);
+    return this.claiming ?? Promise.resolve();
+  }
+
+  private readonly wake = (): void => {
+    if (this.closed || this.free === 0) return;
+    this.claim().catch((error: unknown) => log.warn('claiming dispatch jobs failed; the next wake-up retries', { error: error instanceof Error ? error.message : String(error) }));
+  };
+
+  private readonly onNotification = (channel: string, queue: string): void => {
+    if (channel === DISPATCH_CHANNEL && (queue === DISPATCH_QUEUE || queue === this.own)) this.wake();
+  };
+
+  private async claimWhileFree(): Promise<number> {
+    let placed = 0;
+    for (const queue of [this.own, DISPATCH_QUEUE]) {
+      while (!this.closed && this.free > 0) {
+        const { fetched, placed: sessions } = await this.placement.claimFrom(queue, this.options.worker, this.free);
+        if (fetched === 0) break;
+        for (const sessionId of sessions) {
+          this.running.add(sessionId);
+          placed++;
+          await this.options.onPlaced(sessionId);
+        }
+      }
+    }
+    return placed;
+  }
+}
