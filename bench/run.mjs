@@ -274,6 +274,7 @@ try {
     ['mcp', 'mcp.mjs', []],
     ['policy', 'policy.mjs', []],
     ['attempts', 'attempts.mjs', []],
+    ['cluster', 'cluster.mjs', []],
   ]) {
     if (only && only !== name) continue;
     execFileSync(process.execPath, [join(ROOT, 'bench', script), ...args], { cwd: ROOT, stdio: 'inherit' });

@@ -1,0 +1,194 @@
+// Cluster benchmark (`node bench/run.mjs cluster`, after a build): the PostgreSQL layer of issue 20.
+//
+// 1. Events per second through PgWorkspaceLog.append (validate, advisory lock, INSERT, NOTIFY,
+//    one transaction) against a raw INSERT loop on one connection, in the same run; and with 3
+//    publishers at once.
+// 2. Append → follower delivery latency (another process's log instance, its own LISTEN
+//    connection), against a bare pg_notify → LISTEN round trip.
+// 3. Dispatch → claim latency: Placement.dispatch until a claimer on another connection has
+//    recorded the placement, woken by NOTIFY (the poll is set to 10 minutes, so it never helps).
+//
+// Starts its own PostgreSQL (initdb + pg_ctl from scripts/postgres.mjs; as root, run by the
+// `baton-test` user), or uses BATON_BENCH_PG_URL's server if set (tables are created there).
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import pg from 'pg';
+import { findPostgres } from '../scripts/postgres.mjs';
+
+const ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)));
+const cluster = await import(pathToFileURL(join(ROOT, 'dist', 'cluster', 'index.js')).href);
+const EVENTS = Number(process.env.BATON_BENCH_CLUSTER_EVENTS ?? 3_000);
+const ROUND_TRIPS = 500;
+const DISPATCHES = 200;
+
+const now = () => Number(process.hrtime.bigint()) / 1e6;
+const stats = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const at = (q) => s[Math.min(s.length - 1, Math.floor(q * s.length))];
+  return { p50: at(0.5), p95: at(0.95), n: s.length };
+};
+const ms = (x) => `${x.toFixed(2)} ms`;
+const ref = (i) => ({ sessionId: `s${i}`, name: `w${i}`, project: 'bench' });
+
+async function main() {
+  const server = process.env.BATON_BENCH_PG_URL ? { url: process.env.BATON_BENCH_PG_URL, stop: () => {} } : await startServer();
+  try {
+    console.log(`\n## Cluster on PostgreSQL (${EVENTS} events, ${ROUND_TRIPS} deliveries, ${DISPATCHES} dispatches)`);
+    const pool = new pg.Pool({ connectionString: server.url, max: 6 });
+    await cluster.migrate(pool);
+    await throughput(server.url, pool);
+    await delivery(server.url, pool);
+    await dispatch(server.url, pool);
+    await pool.end();
+  } finally {
+    server.stop();
+  }
+}
+
+async function throughput(url, pool) {
+  const raw = await pool.connect();
+  let t = now();
+  for (let i = 0; i < EVENTS; i++) {
+    await raw.query('INSERT INTO workspace_events (at, type, data) VALUES ($1, $2, $3)', [new Date(), 'session.pinned', JSON.stringify({ ...ref(i), pinned: true })]);
+  }
+  const rawRate = EVENTS / ((now() - t) / 1000);
+  raw.release();
+
+  const listener = new cluster.Listener(url, [cluster.BUS_CHANNEL]);
+  const log = new cluster.PgWorkspaceLog(pool, listener);
+  t = now();
+  for (let i = 0; i < EVENTS; i++) await log.append('session.pinned', { ...ref(i), pinned: true });
+  const appendRate = EVENTS / ((now() - t) / 1000);
+
+  t = now();
+  await Promise.all([0, 1, 2].map(async (p) => {
+    for (let i = 0; i < EVENTS / 3; i++) await log.append('session.pinned', { ...ref(p * EVENTS + i), pinned: true });
+  }));
+  const concurrentRate = EVENTS / ((now() - t) / 1000);
+  await listener.close();
+  console.log(`raw INSERT loop (one connection, autocommit): ${Math.round(rawRate)} events/s`);
+  console.log(`PgWorkspaceLog.append, one publisher:         ${Math.round(appendRate)} events/s (${(appendRate / rawRate).toFixed(2)}× raw)`);
+  console.log(`PgWorkspaceLog.append, 3 publishers at once:  ${Math.round(concurrentRate)} events/s (${(concurrentRate / rawRate).toFixed(2)}× raw)`);
+}
+
+async function delivery(url, pool) {
+  // Baseline: a bare NOTIFY from one connection to a LISTENing one.
+  const listen = new pg.Client(url);
+  await listen.connect();
+  await listen.query('LISTEN bench_raw');
+  let waiting;
+  listen.on('notification', () => waiting?.());
+  const bare = [];
+  for (let i = 0; i < ROUND_TRIPS; i++) {
+    const got = new Promise((r) => (waiting = r));
+    const t = now();
+    await pool.query("SELECT pg_notify('bench_raw', $1)", [String(i)]);
+    await got;
+    bare.push(now() - t);
+  }
+  await listen.end();
+
+  const publisherListener = new cluster.Listener(url, [cluster.BUS_CHANNEL]);
+  const followerListener = new cluster.Listener(url, [cluster.BUS_CHANNEL]);
+  const followerPool = new pg.Pool({ connectionString: url, max: 2 });
+  const publisher = new cluster.PgWorkspaceLog(pool, publisherListener);
+  const follower = new cluster.PgWorkspaceLog(followerPool, followerListener);
+  const last = (await publisher.list(0, 1_000_000)).at(-1)?.seq ?? 0;
+  // The follower may hear an event before the publisher's COMMIT returns: arrivals are kept by seq.
+  const arrivals = new Map();
+  let waiter;
+  const follow = await follower.follow(last, (event) => {
+    arrivals.set(event.seq, now());
+    if (waiter?.seq === event.seq) waiter.resolve();
+  });
+  const latency = [];
+  for (let i = 0; i < ROUND_TRIPS; i++) {
+    const t = now();
+    const { seq } = await publisher.append('session.pinned', { ...ref(i), pinned: true });
+    if (!arrivals.has(seq)) await new Promise((resolve) => (waiter = { seq, resolve }));
+    latency.push(arrivals.get(seq) - t);
+  }
+  await follow.close();
+  await Promise.all([publisherListener.close(), followerListener.close(), followerPool.end()]);
+  const b = stats(bare);
+  const d = stats(latency);
+  console.log(`bare pg_notify → LISTEN:                       p50 ${ms(b.p50)}, p95 ${ms(b.p95)}`);
+  console.log(`append → follower onEvent (other connection):  p50 ${ms(d.p50)}, p95 ${ms(d.p95)} (${(d.p50 / b.p50).toFixed(1)}× bare at p50)`);
+}
+
+async function dispatch(url, pool) {
+  const dispatcherListener = new cluster.Listener(url, [cluster.DISPATCH_CHANNEL]);
+  const workerListener = new cluster.Listener(url, [cluster.DISPATCH_CHANNEL]);
+  await Promise.all([dispatcherListener.start(), workerListener.start()]);
+  const workerPool = new pg.Pool({ connectionString: url, max: 3 });
+  const dispatcher = await cluster.Placement.start({ url, pool });
+  const worker = await cluster.Placement.start({ url, pool: workerPool });
+  const waiting = new Map();
+  const claimer = worker.claimer({
+    worker: 'bench-worker',
+    capacity: 4,
+    listener: workerListener,
+    pollMs: 600_000,
+    onPlaced: (id) => {
+      waiting.get(id)?.();
+    },
+  });
+  const latency = [];
+  for (let i = 0; i < DISPATCHES; i++) {
+    const id = `bench-${i}`;
+    const placed = new Promise((r) => waiting.set(id, r));
+    const t = now();
+    await dispatcher.dispatch({ sessionId: id });
+    await placed;
+    latency.push(now() - t);
+    await claimer.release(id);
+  }
+  await claimer.close();
+  await Promise.all([dispatcher.stop(), worker.stop()]);
+  await Promise.all([dispatcherListener.close(), workerListener.close(), workerPool.end()]);
+  const d = stats(latency);
+  console.log(`dispatch → claimed on another connection:      p50 ${ms(d.p50)}, p95 ${ms(d.p95)} (pg-boss's own poll floor is 500 ms)`);
+}
+
+/** initdb + start on a free loopback port; as root, run by the `baton-test` user (created if missing). */
+async function startServer() {
+  const bins = findPostgres();
+  if (bins === undefined) throw new Error('No PostgreSQL found: run `node scripts/postgres.mjs`, or set BATON_BENCH_PG_URL.');
+  const root = mkdtempSync(join(tmpdir(), 'baton-bench-pg-'));
+  const data = join(root, 'data');
+  const asRoot = process.getuid?.() === 0;
+  if (asRoot) {
+    try {
+      execFileSync('id', ['-u', 'baton-test'], { stdio: 'ignore' });
+    } catch {
+      execFileSync('useradd', ['--system', '--no-create-home', '--shell', '/usr/sbin/nologin', 'baton-test']);
+    }
+    execFileSync('chown', ['baton-test:', root]);
+  }
+  const as = (file, args) => execFileSync(asRoot ? 'runuser' : file, asRoot ? ['-u', 'baton-test', '--', file, ...args] : args, { stdio: 'pipe' });
+  const port = await new Promise((r) => {
+    const probe = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = probe.address();
+      probe.close(() => r(port));
+    });
+  });
+  as(bins.initdb, ['-D', data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-locale', '--no-sync']);
+  // fsync stays on: the figures are for a server that keeps what it acknowledges.
+  as(bins.pgCtl, ['-D', data, '-o', `-c listen_addresses=127.0.0.1 -p ${port} -k ${data}`, '-l', join(root, 'server.log'), '-w', 'start']);
+  return {
+    url: `postgres://postgres@127.0.0.1:${port}/postgres`,
+    stop: () => {
+      try {
+        as(bins.pgCtl, ['-D', data, '-m', 'immediate', '-w', 'stop']);
+      } finally {
+        rmSync(root, { recursive: true, force: true });
+      }
+    },
+  };
+}
+
+await main();
