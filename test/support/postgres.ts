@@ -6,7 +6,7 @@
  * (`baton-test`) owns the data and runs the server. Everything started is stopped by its pid.
  */
 import { execFile, execFileSync } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -51,8 +51,9 @@ export async function startPostgres(): Promise<TestPostgres> {
   const template = ensureTemplate(bins, user);
   const root = mkdtempSync(join(tmpdir(), 'baton-pg-'));
   const data = join(root, 'data');
-  cpSync(template, data, { recursive: true });
-  if (user !== undefined) execFileSync('chown', ['-R', `${user}:`, root]);
+  // cp -a keeps the template's owner; half the time of fs.cpSync here (~1,000 small files).
+  await run(undefined, 'cp', ['-a', template, data]);
+  if (user !== undefined) execFileSync('chown', [`${user}:`, root]);
   let port = 0;
   // A free port can be taken by another process between choosing it and binding it: try again.
   for (let attempt = 1; ; attempt++) {
@@ -124,7 +125,8 @@ function ensureTemplate(bins: FoundPostgres, user: string | undefined): string {
   const building = mkdtempSync(join(tmpdir(), `${prefix}building-`));
   const data = join(building, 'data');
   if (user !== undefined) execFileSync('chown', [`${user}:`, building]);
-  const initdb = ['-D', data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-locale', '--no-sync'];
+  // 1 MB WAL segments instead of 16: a smaller folder to copy for every server.
+  const initdb = ['-D', data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-locale', '--no-sync', '--wal-segsize=1'];
   execFileSync(user === undefined ? bins.initdb : 'runuser', user === undefined ? initdb : ['-u', user, '--', bins.initdb, ...initdb], { stdio: 'pipe' });
   try {
     renameSync(data, template);
