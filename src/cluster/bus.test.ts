@@ -29,11 +29,15 @@ async function database(): Promise<string> {
 
 const ref = (i: number): { sessionId: string; name: string; project: string } => ({ sessionId: `s${i}`, name: `w${i}`, project: 'repo' });
 
-/** Collects a follower's events and resolves once it has `count` of them. */
-function collector(count: number): { seen: LoggedEvent[]; done: Promise<void>; onEvent: (event: LoggedEvent) => void } {
+/** Collects a follower's events; `done` resolves at `count` of them, or fails naming what it saw. */
+function collector(count: number, timeoutMs = 30_000): { seen: LoggedEvent[]; done: Promise<void>; onEvent: (event: LoggedEvent) => void } {
   const seen: LoggedEvent[] = [];
   let resolve!: () => void;
-  const done = new Promise<void>((r) => (resolve = r));
+  let timer: NodeJS.Timeout | undefined;
+  const done = new Promise<void>((ok, fail) => {
+    resolve = ok;
+    timer = setTimeout(() => fail(new Error(`the follower saw ${seen.length} of ${count} events (last seq ${seen.at(-1)?.seq ?? 'none'})`)), timeoutMs);
+  }).finally(() => clearTimeout(timer));
   return {
     seen,
     done,
