@@ -255,15 +255,21 @@ async function benchCli() {
   await baton(home, ['daemon', 'stop'], repo);
 }
 
+/** A bench module run in this process: `run({ log })`, printed by its `print` when it has one. */
+async function inProcess(name) {
+  if (only && only !== name) return;
+  const bench = await import(join(ROOT, 'bench', `${name}.mjs`));
+  const result = await bench.run({ log: (line) => console.log(line) });
+  if (typeof bench.print === 'function') bench.print(result);
+}
+
 try {
   console.log(`# Baton benchmarks (${new Date().toISOString()}, node ${process.version}, ${(await import('node:os')).availableParallelism()} cores)`);
   if (!only || only === 'cli') await benchCli();
   if (!only || only === 'dispatch') await benchDispatch();
   if (!only || only === 'fifty') await benchFifty();
-  if (!only || only === 'radar') {
-    const radar = await import(join(ROOT, 'bench', 'radar.mjs'));
-    await radar.run({ log: (line) => console.log(line) });
-  }
+  // Modules with a run({ log }); those that also print their own table export print.
+  await inProcess('radar');
   // Standalone scripts, each printing its own figures and baselines.
   for (const [name, script, args] of [
     ['review', 'review.mjs', ['10', '20']],
@@ -279,26 +285,7 @@ try {
     if (only && only !== name) continue;
     execFileSync(process.execPath, [join(ROOT, 'bench', script), ...args], { cwd: ROOT, stdio: 'inherit' });
   }
-  if (!only || only === 'board') {
-    const board = await import(join(ROOT, 'bench', 'board.mjs'));
-    board.print(await board.run({ log: (line) => console.log(line) }));
-  }
-  if (!only || only === 'watchdog') {
-    const watchdog = await import(join(ROOT, 'bench', 'watchdog.mjs'));
-    await watchdog.run({ log: (line) => console.log(line) });
-  }
-  if (!only || only === 'search') {
-    const search = await import(join(ROOT, 'bench', 'search.mjs'));
-    await search.run({ log: (line) => console.log(line) });
-  }
-  if (!only || only === 'kanban') {
-    const kanban = await import(join(ROOT, 'bench', 'kanban.mjs'));
-    kanban.print(await kanban.run({ log: (line) => console.log(line) }));
-  }
-  if (!only || only === 'web') {
-    const web = await import(join(ROOT, 'bench', 'web.mjs'));
-    web.print(await web.run({ log: (line) => console.log(line) }));
-  }
+  for (const name of ['board', 'watchdog', 'search', 'kanban', 'web']) await inProcess(name);
 } finally {
   for (const home of started) {
     const file = join(home, 'supervisor.json');

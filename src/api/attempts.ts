@@ -143,7 +143,8 @@ export const FanoutView = GroupSummary.extend({
 });
 export type FanoutView = z.infer<typeof FanoutView>;
 
-const Warnings = z.array(z.string()).describe('Budgets and subscription windows that run out within the hour at the current burn rate, one line each (the sessions start all the same)');
+/** Optional only for a supervisor started before it existed: this one always sends it. */
+const Warnings = z.array(z.string()).optional().describe('Budgets and subscription windows that run out within the hour at the current burn rate, one line each (the sessions start all the same)');
 export const AttemptGroupStarted = AttemptGroupView.extend({ warnings: Warnings });
 export const FanoutStarted = FanoutView.extend({ warnings: Warnings });
 

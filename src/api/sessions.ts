@@ -22,7 +22,8 @@ export type SessionEnvelope = z.infer<typeof SessionEnvelope>;
  */
 export const DispatchedEnvelope = SessionEnvelope.extend({
   mainCheckout: z.object({ changedFiles: z.number().int(), carried: z.boolean() }),
-  warnings: z.array(z.string()).describe('Budgets and subscription windows that run out within the hour at the current burn rate, e.g. "the 5h window budget runs out in 20 min at this rate"'),
+  /** Optional only for a supervisor started before it existed: this one always sends it. */
+  warnings: z.array(z.string()).optional().describe('Budgets and subscription windows that run out within the hour at the current burn rate, e.g. "the 5h window budget runs out in 20 min at this rate"'),
 });
 export const WorkSizeView = z.object({ files: z.number().int(), additions: z.number().int(), deletions: z.number().int() });
 export const ReviewQueueView = WorkSizeView.extend({

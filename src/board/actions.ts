@@ -95,7 +95,7 @@ export async function dispatch(api: SupervisorClient, form: DispatchForm, cwd: s
       ...(name === '' ? {} : { name }),
     },
   });
-  const warned = warnings.map((w) => ` Warning: dispatched while ${w}.`).join('');
+  const warned = (warnings ?? []).map((w) => ` Warning: dispatched while ${w}.`).join('');
   return `Dispatched ${session.name} (${session.agent}) on ${session.branch}.${warned}`;
 }
 

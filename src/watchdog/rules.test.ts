@@ -40,6 +40,20 @@ describe('the watchdog rules on a session’s events', () => {
     expect(findings.filter((f) => f.rule === 'loop')).toEqual([]);
   });
 
+  it('sees through a flaky suite: flipping between results already had is neither progress nor a fresh attempt', () => {
+    const rules = new SessionRules('/w', undefined);
+    const settings = resolveRules({ noChange: { turns: 3 } });
+    const turn = (failed: number): BatonEvent[] => [...tested(`${++seq}`, 'npm test', 1, `${failed} failed, 12 passed`), at({ type: 'turn.completed', outcome: 'success' })];
+    const findings = feed(rules, [...turn(3), ...turn(2), ...turn(3), ...turn(2), ...turn(3)], settings);
+    expect(findings.filter((f) => f.rule === 'loop').map((f) => f.message)).toContain('the same failing command 3 times with no file changed in between: npm test');
+    expect(findings.filter((f) => f.rule === 'no_change').map((f) => f.evidence)).toEqual([
+      ['3 turns: no file changed; `npm test` ran 3 times, flipping between 2 results it had already had (last: failed, 3 failed, 12 passed)'],
+    ]);
+    // A file change starts a new stretch: the result it brings is progress, as before.
+    const fresh = feed(rules, [...edit('e', 'src/a.ts'), at({ type: 'turn.completed', outcome: 'success' }), ...turn(1), ...turn(0)], settings);
+    expect(fresh.filter((f) => f.rule === 'no_change' || f.rule === 'loop')).toEqual([]);
+  });
+
   it('flags the same tool call three times in a row', () => {
     const findings = feed(new SessionRules('/w', undefined), [...run('1', 'ls', true), ...run('2', 'ls', true), ...run('3', 'ls', true)]);
     expect(findings).toEqual([expect.objectContaining({ rule: 'loop', key: 'loop', message: 'the same tool call 3 times in a row: shell ls' })]);

@@ -72,9 +72,13 @@ export class SessionRules {
   private errors: string[] = [];
   private changedThisTurn = false;
   private quietTurns = 0;
-  /** Each test command's last outcome (its digest), and the test runs of the turns since the last change. */
-  private readonly testResults = new Map<string, string>();
-  private quietRuns = new Map<string, { detail: string; passed: boolean; runs: number }>();
+  /**
+   * Each test command's outcomes (digests) since a file last changed, its last one first: only an
+   * outcome not seen in that stretch is a change, so a flaky suite flipping between two results
+   * is not progress. The test runs of the turns since the last change are kept for the evidence.
+   */
+  private testResults = new Map<string, { last: string; seen: Set<string> }>();
+  private quietRuns = new Map<string, { detail: string; passed: boolean; runs: number; outcomes: Set<string> }>();
   private readonly inScope: ((path: string) => boolean) | undefined;
 
   constructor(
@@ -128,6 +132,7 @@ export class SessionRules {
       // Something changed: the same command failing again is a fresh attempt, not a loop.
       this.changedThisTurn = true;
       this.failures.clear();
+      this.testResults = new Map([...this.testResults].map(([test, r]) => [test, { last: r.last, seen: new Set([r.last]) }]));
     }
     // A test run that ends differently is a fresh attempt too, even with no file changed (a fixed environment, say).
     if (call?.test !== undefined && this.testRan(call.test, testOutcome(event.ok, event.exitCode, event.output))) this.failures.delete(call.input);
@@ -160,13 +165,13 @@ export class SessionRules {
     return [{ rule: 'repeated_errors', message: `${rule.limit} errors in a row`, evidence: this.errors.slice(-rule.limit).map((e) => short(e, 200)), action: rule.action, key: 'errors' }];
   }
 
-  /** A test run's outcome: a different one from the same command's last is a change, as an edit is. */
+  /** A test run's outcome: one the same command has not had since a file last changed is a change, as an edit is. */
   private testRan(test: string, outcome: ReturnType<typeof testOutcome>): boolean {
     const before = this.testResults.get(test);
-    this.testResults.set(test, outcome.digest);
+    const changed = before !== undefined && !before.seen.has(outcome.digest);
+    this.testResults.set(test, { last: outcome.digest, seen: (before?.seen ?? new Set()).add(outcome.digest) });
     const seen = this.quietRuns.get(test);
-    this.quietRuns.set(test, { detail: outcome.detail, passed: outcome.passed, runs: (seen?.runs ?? 0) + 1 });
-    const changed = before !== undefined && before !== outcome.digest;
+    this.quietRuns.set(test, { detail: outcome.detail, passed: outcome.passed, runs: (seen?.runs ?? 0) + 1, outcomes: (seen?.outcomes ?? new Set()).add(outcome.digest) });
     if (changed) this.changedThisTurn = true;
     return changed;
   }
@@ -185,7 +190,9 @@ export class SessionRules {
   private quietEvidence(): string {
     const runs = [...this.quietRuns].map(([test, r]) => {
       const how = r.passed ? 'passed' : 'failed';
-      return r.runs === 1 ? `\`${short(test)}\` ran once and ${how} (${r.detail})` : `\`${short(test)}\` ${how} the same way each time (${r.detail})`;
+      if (r.runs === 1) return `\`${short(test)}\` ran once and ${how} (${r.detail})`;
+      if (r.outcomes.size === 1) return `\`${short(test)}\` ${how} the same way each time (${r.detail})`;
+      return `\`${short(test)}\` ran ${r.runs} times, flipping between ${r.outcomes.size} results it had already had (last: ${how}, ${r.detail})`;
     });
     return [`${this.quietTurns} turns: no file changed`, ...(runs.length === 0 ? ['no tests run'] : runs)].join('; ');
   }

@@ -215,7 +215,6 @@ class ScriptedRun implements AgentRun {
     });
   }
 
-  /** A command the script runs unasked, as an agent's auto-run: the gate still sees it (an argument list as the command line that runs the same words). */
   /** A command the turn depends on: judged by the gate like any run (it cannot wait for an approval), its failure ends the turn. */
   private async require(command: string | string[]): Promise<string | undefined> {
     const line = typeof command === 'string' ? command : quoteArgv(command);
@@ -227,6 +226,7 @@ class ScriptedRun implements AgentRun {
     return message;
   }
 
+  /** A command the script runs unasked, as an agent's auto-run: the gate still sees it (an argument list as the command line that runs the same words). */
   private async runGated(command: string | string[]): Promise<void> {
     const line = typeof command === 'string' ? command : quoteArgv(command);
     if (judge(this.options.gate, { tool: SHELL_TOOL, kind: 'run', command: line }).action === 'allow') {

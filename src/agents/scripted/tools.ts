@@ -116,7 +116,11 @@ export function runCommand(ctx: ToolContext, tool: string, command: string | str
       done(exitCode);
     };
     child.on('error', (error) => finish(null, error.message));
-    child.on('close', (code, signal) => finish(code, signal === null ? undefined : `${output.toString()}killed by ${signal}`));
+    child.on('close', (code, signal) => {
+      // Added to the clip, so its count of characters left out stays true.
+      if (signal !== null) output.add(`killed by ${signal}`);
+      finish(code);
+    });
   });
 }
 

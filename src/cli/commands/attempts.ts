@@ -32,7 +32,7 @@ export async function dispatchBestOf(ctx: Context, flags: DispatchFlags & { prom
   };
   const api = await client(ctx);
   const group = await api.call('POST /api/attempts', { body });
-  for (const warning of group.warnings) ctx.err.write(`baton: warning: dispatched while ${warning}\n`);
+  for (const warning of group.warnings ?? []) ctx.err.write(`baton: warning: dispatched while ${warning}\n`);
   if (flags.json) return printJson(ctx, group);
   ctx.out.write(`Started best-of ${group.id}: ${group.attempts.length} attempts\n`);
   for (const a of group.attempts) ctx.out.write(`  ${a.name.padEnd(24)} ${a.agent.padEnd(9)} ${a.state.replace(/_/g, ' ')}\n`);

@@ -40,7 +40,7 @@ export async function fanout(ctx: Context, file: string, flags: FanoutFlags): Pr
   };
   const api = await client(ctx);
   const view = await api.call('POST /api/fanouts', { body });
-  for (const warning of view.warnings) ctx.err.write(`baton: warning: dispatched while ${warning}\n`);
+  for (const warning of view.warnings ?? []) ctx.err.write(`baton: warning: dispatched while ${warning}\n`);
   if (flags.json) return printJson(ctx, view);
   ctx.out.write(`Started fan-out ${view.id}: ${view.items} items in ${view.batches.length} batches of up to ${view.batchSize}\n`);
   for (const b of view.batches) ctx.out.write(`  batch ${b.batch}: ${b.tries[0]?.name ?? '?'} (${b.items.length} items)\n`);

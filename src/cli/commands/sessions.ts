@@ -36,7 +36,7 @@ export async function dispatch(ctx: Context, flags: DispatchFlags & { prompt: st
   const busPosition = flags.wait === true ? (await api.call('GET /api/workspace/events', { query: { after: Number.MAX_SAFE_INTEGER, limit: 1 } })).lastSeq : 0;
   let session: SessionView;
   let mainCheckout: { changedFiles: number; carried: boolean };
-  let warnings: string[];
+  let warnings: string[] | undefined;
   try {
     ({ session, mainCheckout, warnings } = await api.call('POST /api/sessions', { body }));
   } catch (error) {
@@ -47,7 +47,7 @@ export async function dispatch(ctx: Context, flags: DispatchFlags & { prompt: st
     ({ session, mainCheckout, warnings } = await api.call('POST /api/sessions', { body }));
   }
   // On stderr, so it reaches a person even with --json; the session is started all the same.
-  for (const warning of warnings) ctx.err.write(`baton: warning: dispatched while ${warning}\n`);
+  for (const warning of warnings ?? []) ctx.err.write(`baton: warning: dispatched while ${warning}\n`);
   if (flags.wait === true) return dispatchAndWait(ctx, api, session, busPosition, flags.json === true);
   if (flags.json) return printJson(ctx, session);
   ctx.out.write(`Dispatched ${session.name} (${session.id}) on ${session.branch}: ${session.state.replace(/_/g, ' ')}\n`);

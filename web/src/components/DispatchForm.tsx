@@ -43,7 +43,7 @@ export function DispatchForm() {
     setError(undefined);
     api.call('POST /api/sessions', { body: parsed.data }).then(
       ({ session, warnings }) => {
-        toast(warnings.length === 0 ? `Dispatched ${session.name}` : `Dispatched ${session.name}; warning: ${warnings.join('; ')}`);
+        toast(warnings === undefined || warnings.length === 0 ? `Dispatched ${session.name}` : `Dispatched ${session.name}; warning: ${warnings.join('; ')}`);
         navigate(`/s/${session.id}`);
       },
       (e: unknown) => {
