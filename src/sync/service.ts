@@ -7,6 +7,7 @@
  * hammered by a busy session. What each session's last push did is rebuilt from the bus's stored
  * `sync.*` events at start, so it survives a supervisor restart.
  */
+import { existsSync } from 'node:fs';
 import type { SyncStatusView } from '../api/sync.js';
 import type { WorkspaceBus } from '../bus/index.js';
 import { SyncFailed, SyncPushed, type WorkspaceEvent } from '../events/workspace.js';
@@ -140,12 +141,13 @@ export class SyncService {
 
   private async pushOnce(sessionId: string): Promise<void> {
     const session = this.options.sessions.get(sessionId);
-    if (session === undefined) return;
+    if (session === undefined) return log.info('not pushed: the session is gone', { sessionId });
     const force = this.forced.delete(sessionId);
     const remote = this.configOf(session)?.remote ?? DEFAULT_SYNC_REMOTE;
     const who = { sessionId: session.id, name: session.name, project: session.project_name };
     const started = performance.now();
     const push = this.options.push ?? pushSessionWork;
+    const hadWorktree = existsSync(session.worktree);
     try {
       const pushed = await push({
         repo: session.project_root,
@@ -159,11 +161,19 @@ export class SyncService {
       });
       const ms = Math.round(performance.now() - started);
       this.options.bus.publish(SyncPushed, { ...who, remote, ...pushed, ms });
+      log.info('pushed', { session: session.name, remote, commit: pushed.commit, snapshot: pushed.snapshotCommit, ms });
     } catch (error) {
+      // Removed under the push (a landed session is completed, then removed at once): its work is
+      // on the base or in its local snapshot, and nothing is wrong with the remote.
+      if (hadWorktree && (!existsSync(session.worktree) || this.options.sessions.get(sessionId) === undefined)) {
+        log.info('not pushed: the session was removed meanwhile', { session: session.name, error: errorMessage(error) });
+        return;
+      }
       const kind = error instanceof SyncPushError ? error.kind : 'error';
       const failures = (this.statuses.get(sessionId)?.failures ?? 0) + 1;
       if (!(error instanceof SyncPushError)) log.error('a push failed unexpectedly', { session: session.name, error: errorMessage(error) });
       this.options.bus.publish(SyncFailed, { ...who, remote, kind, reason: errorMessage(error), failures });
+      log.warn('push failed', { session: session.name, remote, kind, reason: errorMessage(error), failures });
     }
   }
 

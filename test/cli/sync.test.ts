@@ -1,5 +1,6 @@
 /** Sync through the real binary: each session's work pushed to a local bare remote at turn ends, and restored on a fresh clone. */
 import { existsSync, readFileSync } from 'node:fs';
+import { watch } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { SyncStatusView, RestoreView } from '../../src/api/sync.js';
@@ -138,4 +139,39 @@ describe('sync: sessions pushed to the shared remote at turn ends', () => {
     expect(missing.stderr).toMatch(/The remote "origin" has no work of a session "nobody"/);
     expect(existsSync(join(t.root, 'fresh-nobody'))).toBe(false);
   });
+
+  it('a session landed by baton merge is pushed as it completes, with no failure from its worktree going', async () => {
+    withRemote();
+    const s = await session('lands');
+    await pushedEvent('lands')();
+    await t.ok(['merge', 'lands'], { cwd: repo });
+    await t.workspaceEvent((e) => e.type === 'session.removed' && e.data.name === 'lands');
+    // The completion's push ends in the log: pushed, failed, or not pushed (the session removed under it).
+    const outcomes = await waitForLog((lines) => lines.filter((l) => l.service === 'sync' && (l.session === 'lands' || l.sessionId === s.id)).length >= 2);
+    const last = outcomes.filter((l) => l.service === 'sync').at(-1);
+    expect(last?.msg).toMatch(/^(pushed|not pushed: the session (is gone|was removed meanwhile))$/);
+    const events = (await t.client().call('GET /api/workspace/events')).events;
+    expect(events.filter((e) => e.type === 'sync.failed')).toEqual([]);
+  });
 });
+
+interface LogLine {
+  service?: string;
+  msg: string;
+  session?: string;
+  sessionId?: string;
+}
+
+/** Waits on file notifications until the supervisor's log satisfies `enough`; answers its lines. */
+async function waitForLog(enough: (lines: LogLine[]) => boolean): Promise<LogLine[]> {
+  const file = join(t.home, 'supervisor.log');
+  const lines = (): LogLine[] => readFileSync(file, 'utf8').split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as LogLine);
+  if (enough(lines())) return lines();
+  const controller = new AbortController();
+  try {
+    for await (const change of watch(file, { signal: controller.signal })) if (change.filename !== null && enough(lines())) return lines();
+  } finally {
+    controller.abort();
+  }
+  return lines();
+}
