@@ -42,6 +42,18 @@ describe('a push of a session’s work', () => {
     expect(remoteRef('refs/heads/baton/s')).toBe(second.commit);
   });
 
+  it('makes the same snapshot commit of the same work, so a turn that changed nothing pushes nothing', async () => {
+    writeFileSync(join(worktree, 'u.txt'), 'u\n');
+    const first = await pushSessionWork(input());
+    // Were anything pushed, the remote would refuse it: the hook stands for a push that must not happen.
+    writeFileSync(join(bare, 'hooks', 'pre-receive'), '#!/bin/sh\necho no push expected >&2\nexit 1\n', { mode: 0o755 });
+    const again = await pushSessionWork(input({ lastPushed: first.commit }));
+    expect(again).toEqual(first);
+    writeFileSync(join(worktree, 'u.txt'), 'changed\n');
+    const refused = await pushSessionWork(input({ lastPushed: first.commit })).catch((error: unknown) => error);
+    expect(refused).toMatchObject({ kind: 'rejected', message: expect.stringMatching(/no push expected|pre-receive hook declined/) as unknown });
+  });
+
   it('moves a branch the session rewrote from the commit it pushed last, and refuses to without knowing it', async () => {
     writeFileSync(join(worktree, 'c.txt'), 'c\n');
     git(worktree, 'add', '.');

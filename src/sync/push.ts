@@ -13,7 +13,7 @@
 import { existsSync } from 'node:fs';
 import { remoteUrl } from '../merge/pr.js';
 import { BatonError, GitError, InvalidInputError } from '../shared/errors.js';
-import { git, gitOut, snapshotCommit, snapshotWork } from '../worktrees/index.js';
+import { git, gitOut, snapshotWork } from '../worktrees/index.js';
 
 export type SyncFailureKind = 'no_remote' | 'moved' | 'rejected' | 'timed_out' | 'error';
 
@@ -80,10 +80,15 @@ export async function pushSessionWork(input: PushInput): Promise<PushOutcome> {
       specs.push(`:${snapshotRef}`);
       leases.push(`--force-with-lease=${snapshotRef}:${snapshotFrom}`);
     }
+    if (branchFrom === work.commit && snapshotFrom === (work.snapshot ?? undefined)) return outcome(ref, snapshotRef, work);
     const pushed = await git(input.repo, ['push', '--porcelain', '--atomic', ...leases, '--', input.remote, ...specs], { okExitCodes: [1, 128], ...network });
     if (pushed.exitCode !== 0) throw refusal(pushed.stdout, pushed.stderr, ref);
-    return { ref, commit: work.commit, snapshotRef: work.snapshot === null ? null : snapshotRef, snapshotCommit: work.snapshot };
+    return outcome(ref, snapshotRef, work);
   });
+}
+
+function outcome(ref: string, snapshotRef: string, work: { commit: string; snapshot: string | null }): PushOutcome {
+  return { ref, commit: work.commit, snapshotRef: work.snapshot === null ? null : snapshotRef, snapshotCommit: work.snapshot };
 }
 
 /** The branch tip and, when the worktree holds uncommitted work, a snapshot commit on top of it. */
@@ -94,9 +99,14 @@ async function localWork(input: PushInput, timeoutMs: number): Promise<{ commit:
     return { commit: tip.stdout.trim(), snapshot: null };
   }
   const work = await snapshotWork(input.worktree, { timeoutMs });
+  const [headTree = '', headDate = ''] = (await gitOut(input.worktree, ['log', '-1', '--format=%T%n%cI', work.head, '--'], { timeoutMs })).split('\n');
+  if (headTree === work.tree) return { commit: work.head, snapshot: null };
   const message = `baton: uncommitted work of session ${input.name}\n\nBaton-Session: ${input.sessionId}\nBaton-Name: ${input.name}\nBaton-Branch: baton/${input.name}\n`;
-  const commit = await snapshotCommit(input.worktree, work, message);
-  return { commit: work.head, snapshot: commit === work.head ? null : commit };
+  // Dated as its parent, so the same work on the same tip is the same commit: a turn that changed
+  // nothing pushes nothing.
+  const dates = { GIT_AUTHOR_DATE: headDate, GIT_COMMITTER_DATE: headDate };
+  const snapshot = await gitOut(input.worktree, ['-c', 'user.name=Baton', '-c', 'user.email=baton@localhost', 'commit-tree', work.tree, '-p', work.head, '-m', message], { timeoutMs, env: dates });
+  return { commit: work.head, snapshot };
 }
 
 /** What the remote holds under these refs (absent ones are missing from the map). */
