@@ -12,9 +12,10 @@ import type { REVIEW } from './review.js';
 import type { ROUTINES } from './routines.js';
 import type { TASKS } from './tasks.js';
 import type { SESSIONS } from './sessions.js';
+import type { SYNC } from './sync.js';
 import type { UI } from './ui.js';
 import type { WATCHDOG } from './watchdog.js';
 import type { WORKSPACE } from './workspace.js';
 
-export type Endpoints = typeof DAEMON & typeof SESSIONS & typeof HISTORY & typeof UI & typeof WORKSPACE & typeof CONFLICTS & typeof MERGE & typeof REVIEW & typeof ENVIRONMENTS & typeof ROUTINES & typeof TASKS & typeof MCP & typeof POLICY & typeof WATCHDOG & typeof CONTEXT & typeof ATTEMPTS;
+export type Endpoints = typeof DAEMON & typeof SESSIONS & typeof HISTORY & typeof UI & typeof WORKSPACE & typeof CONFLICTS & typeof MERGE & typeof REVIEW & typeof ENVIRONMENTS & typeof ROUTINES & typeof TASKS & typeof MCP & typeof POLICY & typeof WATCHDOG & typeof CONTEXT & typeof ATTEMPTS & typeof SYNC;
 export type Route = keyof Endpoints;

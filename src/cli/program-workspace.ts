@@ -44,6 +44,23 @@ export function addWorkspaceCommands(program: Commander.Command, Option: typeof 
     .addOption(new Option('--json', 'print JSON for scripts'))
     .action(async (ref: string, opts: { json?: boolean }) => (await import('./commands/merge.js')).pr(ctx, ref, opts));
 
+  const sync = program
+    .command('sync')
+    .description("each session's last push to the shared remote (its branch, and its uncommitted work as a snapshot), or the failure; \"sync\": {\"push\": \"turn\"} in .baton/config.json pushes at every turn end")
+    .argument('[session]', 'only this session (id, id prefix or name)', sessionRef)
+    .option('--now', "push the session's work now (whatever the repository's setting)")
+    .option('--force', 'with --now: push over a remote branch someone else moved')
+    .addOption(new Option('--json', 'print JSON for scripts'))
+    .action(async (ref: string | undefined, opts: { json?: boolean; now?: boolean; force?: boolean }) => (await import('./commands/sync.js')).status(ctx, ref, opts));
+  sync
+    .command('restore')
+    .description("bring a session's pushed branch back into a new worktree of this clone, with its uncommitted work laid over it as it was at its last turn end")
+    .argument('<session>', "the session's id (its snapshot names its branch), or its name (the branch only)", sessionRef)
+    .option('--path <folder>', 'where the worktree goes (default: beside the repository, <repo>-<name>)')
+    .option('--remote <remote>', "the remote to restore from (default: the repository's sync.remote, else origin)")
+    .addOption(new Option('--json', 'print JSON for scripts'))
+    .action(async (session: string, opts: { json?: boolean; path?: string; remote?: string }) => (await import('./commands/sync.js')).restore(ctx, session, { ...opts, json: opts.json === true || sync.opts<{ json?: boolean }>().json === true }));
+
   const policy = program.command('policy').description('the destructive-action gate: its rules, explained verdicts, and allow rules');
   policy
     .command('ls')

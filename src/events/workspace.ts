@@ -32,6 +32,8 @@ import {
   RoutineFired,
   RoutineSkipped,
   RoutineFinished,
+  SyncPushed,
+  SyncFailed,
 } from './workspace-more.js';
 
 export { defineWorkspaceEvent, sessionRef, type WorkspaceEventDefinition } from './workspace-define.js';
@@ -209,6 +211,8 @@ export const WORKSPACE_EVENTS = [
   AttemptSettled,
   AttemptBatchRetried,
   AttemptFanoutFinished,
+  SyncPushed,
+  SyncFailed,
 ] as const;
 
 type Definitions = (typeof WORKSPACE_EVENTS)[number];
@@ -279,4 +283,7 @@ export const WorkspaceEvent = z.discriminatedUnion('type', [
   z.object({ ...envelope, type: z.literal(AttemptSettled.type), data: AttemptSettled.schema }),
   z.object({ ...envelope, type: z.literal(AttemptBatchRetried.type), data: AttemptBatchRetried.schema }),
   z.object({ ...envelope, type: z.literal(AttemptFanoutFinished.type), data: AttemptFanoutFinished.schema }),
+  // sync
+  z.object({ ...envelope, type: z.literal(SyncPushed.type), data: SyncPushed.schema }),
+  z.object({ ...envelope, type: z.literal(SyncFailed.type), data: SyncFailed.schema }),
 ]);

@@ -14,13 +14,14 @@ export interface PushResult {
   commit: string;
 }
 
-/** The remote's URL, or a clear error naming the remotes there are. */
-export async function remoteUrl(repo: string, remote: string): Promise<string> {
-  const url = await git(repo, ['remote', 'get-url', '--', remote], { okExitCodes: [2, 128] });
+/** The remote's URL, or a clear error naming the remotes there are (and the config section that picks the remote). */
+export async function remoteUrl(repo: string, remote: string, section: 'pr' | 'sync' = 'pr', timeoutMs?: number): Promise<string> {
+  const limit = timeoutMs === undefined ? {} : { timeoutMs };
+  const url = await git(repo, ['remote', 'get-url', '--', remote], { okExitCodes: [2, 128], ...limit });
   if (url.exitCode !== 0) {
-    const remotes = (await gitOut(repo, ['remote'])).split('\n').filter(Boolean);
+    const remotes = (await gitOut(repo, ['remote'], limit)).split('\n').filter(Boolean);
     throw new InvalidInputError(
-      `The repository has no remote "${remote}"${remotes.length > 0 ? ` (it has: ${remotes.join(', ')})` : ''}. Add it with \`git remote add ${remote} <url>\`, or set "pr": {"remote": "…"} in .baton/config.json.`,
+      `The repository has no remote "${remote}"${remotes.length > 0 ? ` (it has: ${remotes.join(', ')})` : ''}. Add it with \`git remote add ${remote} <url>\`, or set "${section}": {"remote": "…"} in .baton/config.json.`,
       { reason: 'no_remote', remote },
     );
   }

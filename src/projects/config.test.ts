@@ -50,3 +50,21 @@ describe("a repository's config", () => {
     expect(() => loadRepoConfig(root)).toThrow(/watchdog\.idle\.minutes/);
   });
 });
+
+describe("a repository's sync section", () => {
+  it('is off unless asked, and reads the remote and the push mode', () => {
+    write(JSON.stringify({}));
+    expect(loadRepoConfig(root).sync).toBeUndefined();
+    write(JSON.stringify({ sync: { remote: 'backup', push: 'turn' } }));
+    expect(loadRepoConfig(root).sync).toEqual({ remote: 'backup', push: 'turn' });
+  });
+
+  it('names an unknown key and a bad push mode or remote', () => {
+    write(JSON.stringify({ sync: { remote: 'origin', pushes: 'turn' } }));
+    expect(() => loadRepoConfig(root)).toThrow(/sync.*"pushes"/);
+    write(JSON.stringify({ sync: { push: 'always' } }));
+    expect(() => loadRepoConfig(root)).toThrow(/sync\.push/);
+    write(JSON.stringify({ sync: { remote: '--upload-pack=x' } }));
+    expect(() => loadRepoConfig(root)).toThrow(/sync\.remote/);
+  });
+});

@@ -11,6 +11,7 @@ import { formatIssues, InvalidInputError } from '../shared/errors.js';
 import { PolicySection } from '../policy/config.js';
 import { EnvironmentSections } from './environment-config.js';
 import { RoutinesSection } from './routine-config.js';
+import { SyncSection } from './sync-config.js';
 import { TasksSection } from './task-config.js';
 import { WatchdogSection } from './watchdog-config.js';
 
@@ -70,6 +71,8 @@ export const RepoConfig = z
     routines: RoutinesSection.optional(),
     // Intervention triggers (issue 14): src/watchdog.
     ...WatchdogSection,
+    /** Sessions' branches and uncommitted work pushed to a shared remote at turn ends (src/sync). */
+    sync: SyncSection.optional(),
   })
   .strict();
 export type RepoConfig = z.infer<typeof RepoConfig>;

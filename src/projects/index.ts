@@ -4,3 +4,4 @@ export { CLAUDE_SETTING_SOURCES, CODEX_SETTING_SOURCES, DEFAULT_SETUP_SECONDS, S
 export { ROUTINE_TRIGGERS, RoutineSpec, RoutinesSection, type RoutineTrigger } from './routine-config.js';
 export { TasksSection } from './task-config.js';
 export type { WatchdogAction, WatchdogConfig } from './watchdog-config.js';
+export { DEFAULT_SYNC_REMOTE, SYNC_PUSH_MODES, SyncSection, type SyncConfig } from './sync-config.js';

@@ -20,6 +20,7 @@ import { MAX_BODY_BYTES, type ApiErrorBody } from '../api/index.js';
 import { SESSIONS } from '../api/sessions.js';
 import { TASKS } from '../api/tasks.js';
 import { WATCHDOG } from '../api/watchdog.js';
+import { SYNC } from '../api/sync.js';
 import { WORKSPACE } from '../api/workspace.js';
 import { BatonError, DiskFullError, errorMessage, formatIssues, isDiskFull } from '../shared/errors.js';
 import { MergeService } from '../merge/index.js';
@@ -53,6 +54,8 @@ import type { RoutineService } from '../routines/index.js';
 import { taskHandlers } from './routes/tasks.js';
 import { createTasks, type TaskService } from '../tasks/index.js';
 import { watchdogHandlers } from './routes/watchdog.js';
+import { syncHandlers } from './routes/sync.js';
+import type { SyncService } from '../sync/index.js';
 import type { Watchdog } from '../watchdog/index.js';
 import type { ReviewService } from '../review/index.js';
 import { mountWeb } from './web-routes.js';
@@ -95,6 +98,8 @@ export interface AppOptions {
   watchdog?: Watchdog;
   /** Transcripts, search, handoff and import (src/context); made on the manager's database when not given. */
   context?: ContextService;
+  /** Pushes of sessions' work to the shared remote (src/sync); without it, those endpoints answer that it is off. */
+  sync?: SyncService;
 }
 
 export function createApp(options: AppOptions): Hono {
@@ -152,6 +157,7 @@ export function createApp(options: AppOptions): Hono {
   mount(app, WATCHDOG, watchdogHandlers(options.watchdog));
   const context = options.context ?? new ContextService({ db: manager.search.db, search: manager.search, sessions: manager, bus: manager.bus });
   mount(app, CONTEXT, contextHandlers(context, manager));
+  mount(app, SYNC, syncHandlers(options.sync));
 
   // Last: the web routes end with the UI's catch-all.
   if (options.browserAuth !== undefined) mountWeb(app, { manager, auth: options.browserAuth, port: options.port });

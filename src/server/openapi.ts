@@ -17,6 +17,7 @@ import * as policy from '../api/policy.js';
 import * as shapes from '../api/index.js';
 import * as review from '../api/review.js';
 import * as sessions from '../api/sessions.js';
+import * as sync from '../api/sync.js';
 import * as routines from '../api/routines.js';
 import * as tasks from '../api/tasks.js';
 import * as ui from '../api/ui.js';
@@ -26,7 +27,7 @@ import * as workspace from '../api/workspace.js';
 import { BatonEvent } from '../events/index.js';
 import { VERSION } from './version.js';
 
-export const TABLES = { ...daemon.DAEMON, ...sessions.SESSIONS, ...history.HISTORY, ...ui.UI, ...workspace.WORKSPACE, ...conflicts.CONFLICTS, ...merge.MERGE, ...review.REVIEW, ...environments.ENVIRONMENTS, ...routines.ROUTINES, ...tasks.TASKS, ...mcp.MCP, ...policy.POLICY, ...watchdog.WATCHDOG, ...context.CONTEXT, ...attempts.ATTEMPTS } as const;
+export const TABLES = { ...daemon.DAEMON, ...sessions.SESSIONS, ...history.HISTORY, ...ui.UI, ...workspace.WORKSPACE, ...conflicts.CONFLICTS, ...merge.MERGE, ...review.REVIEW, ...environments.ENVIRONMENTS, ...routines.ROUTINES, ...tasks.TASKS, ...mcp.MCP, ...policy.POLICY, ...watchdog.WATCHDOG, ...context.CONTEXT, ...attempts.ATTEMPTS, ...sync.SYNC } as const;
 
 const ErrorBody = z.object({ error: z.object({ code: z.string(), message: z.string(), data: z.record(z.string(), z.unknown()).optional() }) });
 

@@ -26,6 +26,7 @@ import { createTasks } from '../tasks/index.js';
 import { UsageTracker } from '../usage/index.js';
 import { DesktopNotifier, Watchdog } from '../watchdog/index.js';
 import { ContextService } from '../context/index.js';
+import { SyncService } from '../sync/index.js';
 import { createApp } from './app.js';
 import { decisionsOf, indexTaskEntries, mcpWorkspace, taskLookups } from './wiring.js';
 import { acquireLock } from './lock.js';
@@ -81,6 +82,9 @@ export async function runSupervisor(env: NodeJS.ProcessEnv = process.env): Promi
   const routines = new RoutineService({ db, bus: manager.bus, sessions: routineSessions(manager), tasks: routineTasks(tasks.service), conflicts: radarConflicts(radar.radar), budgetHolds: () => watchdog.budgets.holds() });
   const notifier = new DesktopNotifier(db, manager.bus, config.notifications, env);
   notifier.start();
+  // Before the sessions come back, so a turn that ends as they re-attach is pushed too.
+  const sync = new SyncService({ bus: manager.bus, sessions: manager, ...syncBackoff(env) });
+  sync.start();
   const startedAt = new Date();
   // Uptime by the monotonic clock: a wall clock set back would make it negative.
   const startedMs = performance.now();
@@ -100,6 +104,7 @@ export async function runSupervisor(env: NodeJS.ProcessEnv = process.env): Promi
     unwatchGroups();
     watchdog.close();
     notifier.close();
+    sync.close();
     attempts.close();
     manager.close();
     rmSync(paths.supervisorJson, { force: true });
@@ -121,6 +126,7 @@ export async function runSupervisor(env: NodeJS.ProcessEnv = process.env): Promi
     mcp: new McpService({ sessions: manager, bus: manager.bus, db, workspace: mcpWorkspace(context, tasks.service) }),
     policy,
     watchdog,
+    sync,
     token,
     port: () => port,
     browserAuth: new BrowserAuth({ port: () => port, file: paths.browserLogins }),
@@ -201,6 +207,12 @@ function readLastPort(file: string): number {
 function watchdogTickMs(env: NodeJS.ProcessEnv): number {
   const given = Number(env.BATON_WATCHDOG_TICK_MS);
   return Number.isInteger(given) && given >= 50 ? given : 15_000;
+}
+
+/** The first wait after a failed push: 30 s, or `BATON_SYNC_BACKOFF_MS` (tests, tuning). */
+function syncBackoff(env: NodeJS.ProcessEnv): { backoffMs?: number } {
+  const given = env.BATON_SYNC_BACKOFF_MS === undefined || env.BATON_SYNC_BACKOFF_MS === '' ? NaN : Number(env.BATON_SYNC_BACKOFF_MS);
+  return Number.isInteger(given) && given >= 0 ? { backoffMs: given } : {};
 }
 
 function ensureToken(path: string): string {

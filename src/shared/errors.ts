@@ -119,6 +119,17 @@ export class GateWinsError extends BatonError {
   }
 }
 
+/** `baton sync restore`: the remote holds neither the session's snapshot nor its branch. */
+export class RemoteSessionNotFoundError extends BatonError {
+  constructor(readonly ref: string, readonly remote: string) {
+    super(
+      'not_found',
+      `The remote "${remote}" has no work of a session "${ref}": neither refs/baton/snapshots/${ref} (by session id) nor the branch baton/${ref} (by name). \`baton sync\` on the machine that ran it shows its id and whether its pushes reached the remote.`,
+      { ref, remote },
+    );
+  }
+}
+
 export class SessionStateError extends BatonError {
   constructor(message: string, data: Record<string, unknown> = {}) {
     super('conflict', message, data);

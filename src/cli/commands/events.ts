@@ -154,6 +154,10 @@ function describeKnown(event: WorkspaceEvent): string {
       return `${event.data.groupId} batch ${event.data.batch}: ${event.data.failed.name} failed, retried as ${event.data.retry.name}`;
     case 'attempt.fanout_finished':
       return `${event.data.groupId}: ${event.data.done} of ${event.data.batches} batches done, ${event.data.failed} failed`;
+    case 'sync.pushed':
+      return `${event.data.name}: pushed ${event.data.commit.slice(0, 8)} to ${event.data.remote} ${event.data.ref}${event.data.snapshotCommit === null ? '' : ` with uncommitted work ${event.data.snapshotCommit.slice(0, 8)}`} (${event.data.ms} ms)`;
+    case 'sync.failed':
+      return `${event.data.name}: push to ${event.data.remote} failed: ${event.data.reason}`;
   }
 }
 

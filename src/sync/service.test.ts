@@ -1,0 +1,124 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { WorkspaceBus } from '../bus/index.js';
+import { SessionStateChanged, type WorkspaceEvent } from '../events/workspace.js';
+import { SessionNotFoundError } from '../shared/errors.js';
+import { openDb, type Db } from '../store/db.js';
+import type { SessionWithProject } from '../store/sessions.js';
+import { SyncPushError, type PushInput, type PushOutcome } from './push.js';
+import { SyncService } from './service.js';
+
+let dir: string;
+let db: Db;
+let now: number;
+let bus: WorkspaceBus;
+let timers: { fn: () => void; at: number }[];
+const session = { id: 'sid1', name: 'one', project_name: 'proj', branch: 'baton/one', worktree: '/nowhere' } as SessionWithProject;
+const sessions = { get: (id: string) => (id === session.id ? session : undefined), resolve: (ref: string) => (ref === session.name ? session : (() => { throw new SessionNotFoundError(ref); })()), list: () => [session] };
+
+function config(sync: unknown): void {
+  mkdirSync(join(dir, '.baton'), { recursive: true });
+  writeFileSync(join(dir, '.baton', 'config.json'), JSON.stringify({ sync }));
+}
+
+/** A push that answers as told, and records what it was asked. */
+function pusher(outcomes: (PushOutcome | SyncPushError)[]): { calls: PushInput[]; push: (input: PushInput) => Promise<PushOutcome> } {
+  const calls: PushInput[] = [];
+  return {
+    calls,
+    push: async (input) => {
+      calls.push(input);
+      const next = outcomes.shift();
+      if (next === undefined || next instanceof Error) throw next ?? new Error('no outcome scripted');
+      return next;
+    },
+  };
+}
+
+const ok = (commit: string): PushOutcome => ({ ref: 'refs/heads/baton/one', commit, snapshotRef: null, snapshotCommit: null });
+const turnEnds = (to: 'ready_for_review' | 'needs_input' = 'ready_for_review', reason?: unknown): void =>
+  void bus.publish(SessionStateChanged, { sessionId: session.id, name: session.name, project: 'proj', from: 'working', to, ...(reason === undefined ? {} : { reason }) } as never);
+
+function service(push: (input: PushInput) => Promise<PushOutcome>): SyncService {
+  const s = new SyncService({ bus, sessions, push, now: () => now, schedule: (fn, ms) => (timers.push({ fn, at: now + ms }), () => (timers = timers.filter((t) => t.fn !== fn))), backoffMs: 1_000 });
+  s.start();
+  return s;
+}
+const syncEvents = (): WorkspaceEvent[] => bus.list().filter((e) => e.type.startsWith('sync.'));
+
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'baton-sync-service-'));
+  db = openDb(join(dir, 'baton.db'));
+  now = Date.parse('2026-01-01T00:00:00Z');
+  bus = new WorkspaceBus(db, () => new Date(now));
+  timers = [];
+  Object.assign(session, { project_root: dir });
+});
+afterEach(() => {
+  db.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('pushes at turn ends', () => {
+  it('pushes only in a repository that asks for it, and not while an approval is waited on', async () => {
+    const { calls, push } = pusher([ok('c1')]);
+    const s = service(push);
+    turnEnds();
+    await s.idle();
+    expect(calls).toHaveLength(0);
+    config({ push: 'turn', remote: 'backup' });
+    turnEnds('needs_input', { kind: 'approval', requestId: 'r', tool: 'Bash', input: 'rm' });
+    await s.idle();
+    expect(calls).toHaveLength(0);
+    turnEnds();
+    await s.idle();
+    expect(calls.map((c) => c.remote)).toEqual(['backup']);
+    expect(syncEvents().map((e) => e.type)).toEqual(['sync.pushed']);
+    s.close();
+  });
+
+  it('after a failure, waits out a doubling backoff: turn ends within it fold into one push when it is over', async () => {
+    config({ push: 'turn' });
+    const { calls, push } = pusher([new SyncPushError('error', 'network down'), new SyncPushError('error', 'still down'), ok('c3')]);
+    const s = service(push);
+    turnEnds();
+    await s.idle();
+    expect(syncEvents().at(-1)).toMatchObject({ type: 'sync.failed', data: { reason: 'network down', failures: 1 } });
+    now += 500;
+    turnEnds();
+    turnEnds();
+    await s.idle();
+    expect(calls).toHaveLength(1);
+    expect(timers.map((t) => t.at - now)).toEqual([500]);
+    now += 500;
+    timers.shift()?.fn();
+    await s.idle();
+    expect(calls).toHaveLength(2);
+    expect(s.list()[0]).toMatchObject({ failures: 2, nextTryAt: new Date(now + 2_000).toISOString() });
+    // The second failure doubles the wait; a push asked for now goes at once and clears the timer.
+    turnEnds();
+    expect(timers.map((t) => t.at - now)).toEqual([2_000]);
+    const pushed = await s.pushNow('one', undefined, false);
+    expect(timers).toEqual([]);
+    expect(pushed).toMatchObject({ commit: 'c3', failure: null, failures: 0, nextTryAt: null });
+    s.close();
+  });
+
+  it('remembers the last push across a restart, from the stored events, and leases the next push on it', async () => {
+    config({ push: 'turn' });
+    const first = pusher([ok('c1')]);
+    const before = service(first.push);
+    turnEnds();
+    await before.idle();
+    before.close();
+    const second = pusher([ok('c2')]);
+    const after = service(second.push);
+    expect(after.list('one')[0]).toMatchObject({ commit: 'c1', pushedAt: new Date(now).toISOString() });
+    turnEnds();
+    await after.idle();
+    expect(second.calls[0]?.lastPushed).toBe('c1');
+    after.close();
+  });
+});

@@ -1,0 +1,247 @@
+/**
+ * Sync: in a repository whose `.baton/config.json` says `"sync": {"push": "turn"}`, every turn
+ * end of a session (and its stop, completion or failure) pushes its work to the shared remote in
+ * the background (push.ts), never holding the session up. One push at a time per session; turn
+ * ends during a push fold into one more (coalesce.ts). A failure is a `sync.failed` event; after
+ * one, a turn end within the backoff waits for it (a timer then pushes), so a dead remote is not
+ * hammered by a busy session. What each session's last push did is rebuilt from the bus's stored
+ * `sync.*` events at start, so it survives a supervisor restart.
+ */
+import { existsSync } from 'node:fs';
+import type { SyncStatusView } from '../api/sync.js';
+import type { WorkspaceBus } from '../bus/index.js';
+import { SyncFailed, SyncPushed, type WorkspaceEvent } from '../events/workspace.js';
+import { DEFAULT_SYNC_REMOTE, loadRepoConfig, type SyncConfig } from '../projects/index.js';
+import { errorMessage } from '../shared/errors.js';
+import { createLogger } from '../shared/log.js';
+import type { SessionWithProject } from '../store/sessions.js';
+import { Coalescer } from './coalesce.js';
+import { pushSessionWork, remoteBranchRef, SyncPushError, type PushInput, type PushOutcome } from './push.js';
+
+const log = createLogger('sync');
+
+/** States a turn ends in; an approval wait is mid-turn (the agent goes on once answered). */
+const TURN_ENDS = new Set(['ready_for_review', 'completed', 'failed', 'stopped', 'needs_input']);
+/** How many stored sync events of each kind are read back at start. */
+const HISTORY = 2_000;
+
+export interface SyncSessions {
+  get(id: string): SessionWithProject | undefined;
+  resolve(ref: string, cwd?: string): SessionWithProject;
+  list(): SessionWithProject[];
+}
+
+export interface SyncServiceOptions {
+  bus: WorkspaceBus;
+  sessions: SyncSessions;
+  /** Wall-clock milliseconds, for the backoff; tests inject their own. */
+  now?: () => number;
+  /** Runs `fn` after `ms`; returns a cancel. Tests inject their own. */
+  schedule?: (fn: () => void, ms: number) => () => void;
+  /** First wait after a failure (doubled per failure in a row, up to `maxBackoffMs`). */
+  backoffMs?: number;
+  maxBackoffMs?: number;
+  /** The push itself (push.ts); replaceable for the backoff's unit test. */
+  push?: (input: PushInput) => Promise<PushOutcome>;
+}
+
+interface Status {
+  remote: string;
+  commit: string | null;
+  snapshotRef: string | null;
+  snapshotCommit: string | null;
+  pushedAt: string | null;
+  ms: number | null;
+  failure: { kind: SyncPushError['kind']; reason: string; at: string } | null;
+  failures: number;
+  failedAtMs: number | null;
+}
+
+export class SyncService {
+  private readonly statuses = new Map<string, Status>();
+  private readonly pushes: Coalescer;
+  private readonly retries = new Map<string, () => void>();
+  private readonly forced = new Set<string>();
+  private readonly now: () => number;
+  private readonly schedule: (fn: () => void, ms: number) => () => void;
+  private unsubscribe: (() => void) | undefined;
+
+  constructor(private readonly options: SyncServiceOptions) {
+    this.now = options.now ?? (() => Date.now());
+    this.schedule =
+      options.schedule ??
+      ((fn, ms) => {
+        const timer = setTimeout(fn, ms);
+        timer.unref();
+        return () => clearTimeout(timer);
+      });
+    this.pushes = new Coalescer((sessionId) => this.pushOnce(sessionId));
+  }
+
+  /** Reads back the last pushes, then pushes at each turn end from now on. */
+  start(): void {
+    this.replay();
+    // The status follows the stored events as the bus delivers them, published here or not.
+    this.unsubscribe = this.options.bus.subscribe((event) => {
+      this.record(event);
+      this.onEvent(event);
+    });
+  }
+
+  close(): void {
+    this.unsubscribe?.();
+    for (const cancel of this.retries.values()) cancel();
+    this.retries.clear();
+  }
+
+  /** Pushes under way (and any asked for after them) finished. */
+  idle(): Promise<void> {
+    return this.pushes.idle();
+  }
+
+  /** The sessions with a push behind them or ahead of them (their repository pushes at turn ends), or one session. */
+  list(ref?: string, cwd?: string): SyncStatusView[] {
+    if (ref !== undefined) return [this.view(this.options.sessions.resolve(ref, cwd))];
+    return this.options.sessions
+      .list()
+      .filter((s) => this.statuses.has(s.id) || this.configOf(s)?.push === 'turn')
+      .map((s) => this.view(s));
+  }
+
+  /** Pushes now, whatever the repository's setting and the backoff, and answers with the outcome. */
+  async pushNow(ref: string, cwd: string | undefined, force: boolean): Promise<SyncStatusView> {
+    const session = this.options.sessions.resolve(ref, cwd);
+    if (force) this.forced.add(session.id);
+    this.cancelRetry(session.id);
+    await this.pushes.request(session.id);
+    return this.view(this.options.sessions.get(session.id) ?? session);
+  }
+
+  private onEvent(event: WorkspaceEvent): void {
+    if (event.type !== 'session.state_changed' || !TURN_ENDS.has(event.data.to)) return;
+    if (event.data.to === 'needs_input' && event.data.reason?.kind === 'approval') return;
+    const session = this.options.sessions.get(event.data.sessionId);
+    if (session === undefined || this.configOf(session)?.push !== 'turn') return;
+    const status = this.statuses.get(session.id);
+    const wait = status === undefined ? 0 : this.backoffLeft(status);
+    if (wait <= 0) {
+      void this.pushes.request(session.id);
+      return;
+    }
+    // Within the backoff: one push when it is over, whatever number of turns end meanwhile.
+    if (this.retries.has(session.id)) return;
+    this.retries.set(
+      session.id,
+      this.schedule(() => {
+        this.retries.delete(session.id);
+        void this.pushes.request(session.id);
+      }, wait),
+    );
+  }
+
+  private async pushOnce(sessionId: string): Promise<void> {
+    const session = this.options.sessions.get(sessionId);
+    if (session === undefined) return log.info('not pushed: the session is gone', { sessionId });
+    const force = this.forced.delete(sessionId);
+    const remote = this.configOf(session)?.remote ?? DEFAULT_SYNC_REMOTE;
+    const who = { sessionId: session.id, name: session.name, project: session.project_name };
+    const started = performance.now();
+    const push = this.options.push ?? pushSessionWork;
+    const hadWorktree = existsSync(session.worktree);
+    try {
+      const pushed = await push({
+        repo: session.project_root,
+        worktree: session.worktree,
+        branch: session.branch,
+        name: session.name,
+        sessionId: session.id,
+        remote,
+        lastPushed: this.statuses.get(sessionId)?.commit ?? undefined,
+        force,
+      });
+      const ms = Math.round(performance.now() - started);
+      this.options.bus.publish(SyncPushed, { ...who, remote, ...pushed, ms });
+      log.info('pushed', { session: session.name, remote, commit: pushed.commit, snapshot: pushed.snapshotCommit, ms });
+    } catch (error) {
+      // Removed under the push (a landed session is completed, then removed at once): its work is
+      // on the base or in its local snapshot, and nothing is wrong with the remote.
+      if (hadWorktree && (!existsSync(session.worktree) || this.options.sessions.get(sessionId) === undefined)) {
+        log.info('not pushed: the session was removed meanwhile', { session: session.name, error: errorMessage(error) });
+        return;
+      }
+      const kind = error instanceof SyncPushError ? error.kind : 'error';
+      const failures = (this.statuses.get(sessionId)?.failures ?? 0) + 1;
+      if (!(error instanceof SyncPushError)) log.error('a push failed unexpectedly', { session: session.name, error: errorMessage(error) });
+      this.options.bus.publish(SyncFailed, { ...who, remote, kind, reason: errorMessage(error), failures });
+      log.warn('push failed', { session: session.name, remote, kind, reason: errorMessage(error), failures });
+    }
+  }
+
+  /** A session's status from a stored `sync.*` event. */
+  private record(event: WorkspaceEvent): void {
+    if (event.type === 'sync.pushed') {
+      const d = event.data;
+      this.statuses.set(d.sessionId, { remote: d.remote, commit: d.commit, snapshotRef: d.snapshotRef, snapshotCommit: d.snapshotCommit, pushedAt: event.ts, ms: d.ms, failure: null, failures: 0, failedAtMs: null });
+    } else if (event.type === 'sync.failed') {
+      const d = event.data;
+      const before = this.statuses.get(d.sessionId);
+      this.statuses.set(d.sessionId, {
+        ...(before ?? { commit: null, snapshotRef: null, snapshotCommit: null, pushedAt: null, ms: null }),
+        remote: d.remote,
+        failure: { kind: d.kind, reason: d.reason, at: event.ts },
+        failures: d.failures,
+        failedAtMs: Date.parse(event.ts),
+      });
+    }
+  }
+
+  private replay(): void {
+    const stored = [...this.options.bus.latestOfType('sync.pushed', HISTORY), ...this.options.bus.latestOfType('sync.failed', HISTORY)];
+    for (const event of stored.sort((a, b) => a.seq - b.seq)) this.record(event);
+  }
+
+  private backoffLeft(status: Status): number {
+    if (status.failures === 0 || status.failedAtMs === null) return 0;
+    const base = this.options.backoffMs ?? 30_000;
+    const wait = Math.min(base * 2 ** (status.failures - 1), this.options.maxBackoffMs ?? 15 * 60_000);
+    return status.failedAtMs + wait - this.now();
+  }
+
+  private cancelRetry(sessionId: string): void {
+    this.retries.get(sessionId)?.();
+    this.retries.delete(sessionId);
+  }
+
+  private configOf(session: SessionWithProject): SyncConfig | undefined {
+    try {
+      return loadRepoConfig(session.project_root).sync;
+    } catch (error) {
+      // The config's owner (the watchdog's config alert, the next dispatch) names the bad key.
+      log.warn('the repository config cannot be read; not pushing', { project: session.project_root, error: errorMessage(error) });
+      return undefined;
+    }
+  }
+
+  private view(session: SessionWithProject): SyncStatusView {
+    const status = this.statuses.get(session.id);
+    const config = this.configOf(session);
+    const wait = status === undefined ? 0 : this.backoffLeft(status);
+    return {
+      sessionId: session.id,
+      name: session.name,
+      project: session.project_name,
+      remote: status?.remote ?? config?.remote ?? DEFAULT_SYNC_REMOTE,
+      push: config?.push ?? 'off',
+      ref: remoteBranchRef(session.name),
+      commit: status?.commit ?? null,
+      snapshotRef: status?.snapshotRef ?? null,
+      snapshotCommit: status?.snapshotCommit ?? null,
+      pushedAt: status?.pushedAt ?? null,
+      ms: status?.ms ?? null,
+      failure: status?.failure ?? null,
+      failures: status?.failures ?? 0,
+      pushing: this.pushes.busy(session.id),
+      nextTryAt: wait > 0 ? new Date(this.now() + wait).toISOString() : null,
+    };
+  }
+}
