@@ -226,10 +226,13 @@ export class CodexRun implements AgentRun, TurnDriver {
         return;
       }
       case 'thread/tokenUsage/updated':
-        return this.reportUsage(threadUsage(this.turns.state, Notifications[method].parse(params).tokenUsage.total, this.model));
+      {
+        const { turnId, tokenUsage } = Notifications[method].parse(params);
+        return this.reportUsage(threadUsage(this.turns.state, { turnId, ...tokenUsage }, this.model));
+      }
       case 'rawResponse/completed': {
-        const { usage } = Notifications[method].parse(params);
-        if (usage !== null && usage !== undefined) this.reportUsage(responseUsage(this.turns.state, usage, this.model));
+        const { turnId, usage } = Notifications[method].parse(params);
+        if (usage !== null && usage !== undefined) this.reportUsage(responseUsage(this.turns.state, turnId, usage, this.model));
         return;
       }
       case 'account/rateLimits/updated': {
