@@ -16,6 +16,7 @@ import { TestBaton } from '../support/baton.js';
 import { realAgentsEnv, startModelServer, type ModelServer, type Scenario } from '../support/model-server/index.js';
 
 type Agent = 'claude' | 'codex';
+const API = { claude: 'anthropic', codex: 'openai' } as const;
 type Steps = Scenario['steps'];
 
 const LONG_WAIT = 'node -e "setTimeout(() => {}, 60000)" # long wait';
@@ -156,6 +157,14 @@ describe.each(['claude', 'codex'] as const)('%s under the watchdog', (agent) => 
     await t.waitForState('spender', 'ready_for_review', WAIT);
     const { alerts } = await t.json<AlertList>(['alerts'], { cwd: repo });
     expect(alerts.filter((a) => a.rule === 'budget')).toEqual([]);
+
+    // Every token the model served the session is recorded once: the interrupted response's
+    // reported early and never again, none lost at the pause or counted twice after the resume.
+    const served = server.requests.filter((r) => r.api === API[agent] && [`${agent}: spend past the budget`, 'The budget was raised'].includes(r.scenario ?? ''));
+    const want = served.reduce((sum, r) => ({ input: sum.input + (r.served?.input ?? 0), output: sum.output + (r.served?.output ?? 0) }), { input: 0, output: 0 });
+    const row = (await t.json<CostReport>(['cost'], { cwd: repo })).rows.find((r) => r.key.endsWith('/spender'));
+    expect({ input: (row?.inputTokens ?? 0) + (row?.cacheReadTokens ?? 0), output: row?.outputTokens }).toEqual(want);
+    expect(want.input).toBeGreaterThanOrEqual(2 * MODEL[agent].stepTokens);
   });
 
   it('flags the same failing command run again and again as a loop, with its evidence, pauses the session, and a reply resumes it', async () => {
