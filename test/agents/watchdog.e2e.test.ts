@@ -61,8 +61,12 @@ const scenarios: Scenario[] = [
         steps: [run(agent, 'ls no-such-file'), run(agent, 'ls no-such-file'), run(agent, 'ls no-such-file'), run(agent, LONG_WAIT), { text: 'never reached' }],
       },
       { prompt: `${agent}: stop running that`, steps: [{ text: 'Trying something else.' }] },
+      { prompt: `${agent}: stop me mid-command`, steps: [run(agent, LONG_WAIT, { usage: { input: 20_000, output: 100 } }), { text: 'never reached: I was stopped' }] },
+      { prompt: `${agent}: carry on after the stop`, steps: [{ text: 'Carried on.' }] },
     ];
   }),
+  // What a resumed conversation is told when its last turn never finished.
+  { prompt: 'The session was restarted while you were working', steps: [{ text: 'Continuing.' }] },
   // What Baton tells a session paused for its budget once the budget is raised.
   { prompt: 'The budget was raised', steps: [{ text: 'Carrying on within the new budget.' }] },
   { prompt: 'claude: how much is left', steps: [{ text: 'Plenty.', headers: UNIFIED_LIMITS }] },
@@ -160,11 +164,9 @@ describe.each(['claude', 'codex'] as const)('%s under the watchdog', (agent) => 
 
     // Every token the model served the session is recorded once: the interrupted response's
     // reported early and never again, none lost at the pause or counted twice after the resume.
-    const served = server.requests.filter((r) => r.api === API[agent] && [`${agent}: spend past the budget`, 'The budget was raised'].includes(r.scenario ?? ''));
-    const want = served.reduce((sum, r) => ({ input: sum.input + (r.served?.input ?? 0), output: sum.output + (r.served?.output ?? 0) }), { input: 0, output: 0 });
-    const row = (await t.json<CostReport>(['cost'], { cwd: repo })).rows.find((r) => r.key.endsWith('/spender'));
-    expect({ input: (row?.inputTokens ?? 0) + (row?.cacheReadTokens ?? 0), output: row?.outputTokens }).toEqual(want);
-    expect(want.input).toBeGreaterThanOrEqual(2 * MODEL[agent].stepTokens);
+    const { recorded, served } = await recordedAndServed('spender', [`${agent}: spend past the budget`, 'The budget was raised']);
+    expect(recorded).toEqual(served);
+    expect(served.input).toBeGreaterThanOrEqual(2 * MODEL[agent].stepTokens);
   });
 
   it('flags the same failing command run again and again as a loop, with its evidence, pauses the session, and a reply resumes it', async () => {
@@ -180,6 +182,28 @@ describe.each(['claude', 'codex'] as const)('%s under the watchdog', (agent) => 
     await t.ok(['reply', 'looper', `${agent}: stop running that`]);
     await t.waitForEvent('looper', (e) => e.type === 'message.added' && e.role === 'assistant' && e.text === 'Trying something else.', WAIT);
     await t.waitForState('looper', 'ready_for_review', WAIT);
+  });
+
+  /** The tokens Baton recorded for a session, and those the model server served for the given scenarios. */
+  async function recordedAndServed(name: string, prompts: string[]): Promise<{ recorded: unknown; served: { input: number; output: number } }> {
+    const requests = server.requests.filter((r) => r.api === API[agent] && prompts.includes(r.scenario ?? ''));
+    const served = requests.reduce((sum, r) => ({ input: sum.input + (r.served?.input ?? 0), output: sum.output + (r.served?.output ?? 0) }), { input: 0, output: 0 });
+    const row = (await t.json<CostReport>(['cost'], { cwd: repo })).rows.find((r) => r.key.endsWith(`/${name}`));
+    return { recorded: { input: (row?.inputTokens ?? 0) + (row?.cacheReadTokens ?? 0), output: row?.outputTokens }, served };
+  }
+
+  it('counts once the response of a turn stopped before it ended, when a reply resumes the conversation in a new process', async () => {
+    await t.ok(['dispatch', `${agent}: stop me mid-command`, '--agent', agent, '--model', MODEL[agent].model, '--name', 'halted', '--permission-mode', 'acceptEdits'], { cwd: repo });
+    // The response is reported as it arrives; the stop comes before claude's result or codex's totals
+    // (the command it asked for is waiting for its approval or running).
+    await t.waitForEvent('halted', (e) => e.type === 'usage.reported' && e.inputTokens + (e.cacheReadTokens ?? 0) >= 20_000, WAIT);
+    await t.ok(['stop', 'halted']);
+    await t.ok(['reply', 'halted', `${agent}: carry on after the stop`]);
+    await t.waitForEvent('halted', (e) => e.type === 'message.added' && e.role === 'assistant' && e.text === 'Carried on.', WAIT);
+    await t.waitForState('halted', 'ready_for_review', WAIT);
+    const { recorded, served } = await recordedAndServed('halted', [`${agent}: stop me mid-command`, `${agent}: carry on after the stop`, 'The session was restarted while you were working']);
+    expect(recorded).toEqual(served);
+    expect(served.input).toBeGreaterThanOrEqual(20_000);
   });
 
   if (agent === 'claude') it("shows claude's subscription windows (5-hour and weekly) from the API's rate-limit headers in baton cost", async () => {

@@ -226,13 +226,10 @@ export class CodexRun implements AgentRun, TurnDriver {
         return;
       }
       case 'thread/tokenUsage/updated':
-      {
-        const { turnId, tokenUsage } = Notifications[method].parse(params);
-        return this.reportUsage(threadUsage(this.turns.state, { turnId, ...tokenUsage }, this.model));
-      }
+        return this.reportUsage(threadUsage(this.turns.state, Notifications[method].parse(params).tokenUsage, this.model));
       case 'rawResponse/completed': {
-        const { turnId, usage } = Notifications[method].parse(params);
-        if (usage !== null && usage !== undefined) this.reportUsage(responseUsage(this.turns.state, turnId, usage, this.model));
+        const { usage } = Notifications[method].parse(params);
+        if (usage !== null && usage !== undefined) this.reportUsage(responseUsage(this.turns.state, usage, this.model));
         return;
       }
       case 'account/rateLimits/updated': {

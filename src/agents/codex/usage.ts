@@ -6,10 +6,12 @@
  * reported as soon as the response completes, and the totals add only what those reports did not
  * cover (a resumed thread, which cannot ask for raw events, is counted by its totals alone).
  *
- * Each early report is matched to the totals that cover it: same turn, and the totals' `last`
- * (the latest response's usage) equal to it. A response whose totals never come (its turn was
- * interrupted while its tool ran) is dropped when another turn reports, so it cannot absorb the
- * real usage of later turns.
+ * Each early report is matched to the totals that cover it: their `last` (the latest response's
+ * own usage) equals it. Totals matched to a response cover every earlier report too, so a report
+ * the totals never took in (its turn was interrupted while its tool ran) is dropped there and
+ * cannot absorb the real usage of later turns. Totals that match no report (a resumed thread has
+ * no raw events) cover what is left, as far as they add: codex's totals after a resume do count
+ * a response reported before a stop.
  */
 import type { AgentEvent } from '../types.js';
 import { usageDelta, type UsageTotal } from './normalize.js';
@@ -24,56 +26,47 @@ export interface ReportedTokens {
   output: number;
 }
 
-/** One response reported early, not yet seen in the totals. */
-export interface EarlyReport {
-  turnId: string;
-  tokens: ReportedTokens;
-}
-
 export interface CodexUsageState {
   /** The thread's totals as last seen. */
   usage: UsageTotal;
   /** Responses reported early whose totals have not come yet, oldest first. */
-  unmatched?: EarlyReport[] | undefined;
+  unmatched?: ReportedTokens[] | undefined;
 }
 
 const FIELDS = ['input', 'cached', 'output'] as const;
 
 /** One response's own usage, reported at once. */
-export function responseUsage(state: CodexUsageState, turnId: string, usage: TokenUsageBreakdown, model?: string): { event: UsageEvent | undefined; state: CodexUsageState } {
+export function responseUsage(state: CodexUsageState, usage: TokenUsageBreakdown, model?: string): { event: UsageEvent | undefined; state: CodexUsageState } {
   const tokens = reportedTokens(usage);
-  // Another turn's responses whose totals never came (an interrupt while their tool ran) are stale.
-  const unmatched = (state.unmatched ?? []).filter((r) => r.turnId === turnId);
-  return { event: usageEvent(tokens, model), state: { ...state, unmatched: [...unmatched, { turnId, tokens }] } };
+  return { event: usageEvent(tokens, model), state: { ...state, unmatched: [...(state.unmatched ?? []), tokens] } };
 }
 
 /**
  * The thread's totals: what they add beyond the last totals, less the early reports they cover —
- * this turn's, up to the one equal to `last` (all of this turn's when none is, capped by what the
- * totals add).
+ * up to the one equal to `last`, or all of them when none is, never more than the totals add.
  */
 export function threadUsage(
   state: CodexUsageState,
-  update: { turnId?: string | undefined; total: TokenUsageBreakdown; last?: TokenUsageBreakdown | undefined },
+  update: { total: TokenUsageBreakdown; last?: TokenUsageBreakdown | undefined },
   model?: string,
 ): { event: UsageEvent | undefined; state: CodexUsageState } {
   const { event, total: now } = usageDelta(state.usage, update.total, model);
-  const unmatched = (state.unmatched ?? []).filter((r) => update.turnId === undefined || r.turnId === update.turnId);
+  const unmatched = state.unmatched ?? [];
   if (event === undefined) return { event: undefined, state: { usage: now, unmatched } };
   const last = update.last === undefined ? undefined : reportedTokens(update.last);
-  const matched = last === undefined ? -1 : unmatched.findIndex((r) => FIELDS.every((f) => r.tokens[f] === last[f]));
+  const matched = last === undefined ? -1 : unmatched.findIndex((r) => FIELDS.every((f) => r[f] === last[f]));
   const candidates = matched === -1 ? unmatched : unmatched.slice(0, matched + 1);
   const left = { input: event.inputTokens, cached: event.cacheReadTokens ?? 0, output: event.outputTokens };
   // Oldest first, each field taken from the reports only as far as the totals add to it.
-  const remaining = candidates.flatMap((report): EarlyReport[] => {
-    const rest = { ...report.tokens };
+  const remaining = candidates.flatMap((report): ReportedTokens[] => {
+    const rest = { ...report };
     for (const f of FIELDS) {
       const take = Math.min(left[f], rest[f]);
       left[f] -= take;
       rest[f] -= take;
     }
-    // A matched report is covered whole: what the totals did not add to it was never real.
-    return matched === -1 && FIELDS.some((f) => rest[f] > 0) ? [{ ...report, tokens: rest }] : [];
+    // Reports up to a matched one are covered whole: what the totals did not add to them, codex never counted.
+    return matched === -1 && FIELDS.some((f) => rest[f] > 0) ? [rest] : [];
   });
   return { event: usageEvent(left, model), state: { usage: now, unmatched: [...remaining, ...unmatched.slice(candidates.length)] } };
 }
