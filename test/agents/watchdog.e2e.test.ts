@@ -3,7 +3,9 @@
  * CLI against the scripted model server: a usage report in the middle of a multi-step turn crosses
  * the session's hard budget and the session is interrupted within a second; the same failing
  * command run again and again is flagged as a loop and paused; a raised budget or a reply resumes
- * each. Claude also reports its subscription windows from the API's rate-limit headers.
+ * each. The tokens Baton records for a session equal those the model server served, across a
+ * budget pause and its resume, and across a stop before the turn ended and the reply that resumes
+ * it in a new process. Claude also reports its subscription windows from the API's rate-limit headers.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
