@@ -3,7 +3,9 @@
  * CLI against the scripted model server: a usage report in the middle of a multi-step turn crosses
  * the session's hard budget and the session is interrupted within a second; the same failing
  * command run again and again is flagged as a loop and paused; a raised budget or a reply resumes
- * each. Claude also reports its subscription windows from the API's rate-limit headers.
+ * each. The tokens Baton records for a session equal those the model server served, across a
+ * budget pause and its resume, and across a stop before the turn ended and the reply that resumes
+ * it in a new process. Claude also reports its subscription windows from the API's rate-limit headers.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -16,6 +18,7 @@ import { TestBaton } from '../support/baton.js';
 import { realAgentsEnv, startModelServer, type ModelServer, type Scenario } from '../support/model-server/index.js';
 
 type Agent = 'claude' | 'codex';
+const API = { claude: 'anthropic', codex: 'openai' } as const;
 type Steps = Scenario['steps'];
 
 const LONG_WAIT = 'node -e "setTimeout(() => {}, 60000)" # long wait';
@@ -60,8 +63,12 @@ const scenarios: Scenario[] = [
         steps: [run(agent, 'ls no-such-file'), run(agent, 'ls no-such-file'), run(agent, 'ls no-such-file'), run(agent, LONG_WAIT), { text: 'never reached' }],
       },
       { prompt: `${agent}: stop running that`, steps: [{ text: 'Trying something else.' }] },
+      { prompt: `${agent}: stop me mid-command`, steps: [run(agent, LONG_WAIT, { usage: { input: 20_000, output: 100 } }), { text: 'never reached: I was stopped' }] },
+      { prompt: `${agent}: carry on after the stop`, steps: [{ text: 'Carried on.' }] },
     ];
   }),
+  // What a resumed conversation is told when its last turn never finished.
+  { prompt: 'The session was restarted while you were working', steps: [{ text: 'Continuing.' }] },
   // What Baton tells a session paused for its budget once the budget is raised.
   { prompt: 'The budget was raised', steps: [{ text: 'Carrying on within the new budget.' }] },
   { prompt: 'claude: how much is left', steps: [{ text: 'Plenty.', headers: UNIFIED_LIMITS }] },
@@ -156,6 +163,12 @@ describe.each(['claude', 'codex'] as const)('%s under the watchdog', (agent) => 
     await t.waitForState('spender', 'ready_for_review', WAIT);
     const { alerts } = await t.json<AlertList>(['alerts'], { cwd: repo });
     expect(alerts.filter((a) => a.rule === 'budget')).toEqual([]);
+
+    // Every token the model served the session is recorded once: the interrupted response's
+    // reported early and never again, none lost at the pause or counted twice after the resume.
+    const { recorded, served } = await recordedAndServed('spender', [`${agent}: spend past the budget`, 'The budget was raised']);
+    expect(recorded).toEqual(served);
+    expect(served.input).toBeGreaterThanOrEqual(2 * MODEL[agent].stepTokens);
   });
 
   it('flags the same failing command run again and again as a loop, with its evidence, pauses the session, and a reply resumes it', async () => {
@@ -171,6 +184,28 @@ describe.each(['claude', 'codex'] as const)('%s under the watchdog', (agent) => 
     await t.ok(['reply', 'looper', `${agent}: stop running that`]);
     await t.waitForEvent('looper', (e) => e.type === 'message.added' && e.role === 'assistant' && e.text === 'Trying something else.', WAIT);
     await t.waitForState('looper', 'ready_for_review', WAIT);
+  });
+
+  /** The tokens Baton recorded for a session, and those the model server served for the given scenarios. */
+  async function recordedAndServed(name: string, prompts: string[]): Promise<{ recorded: unknown; served: { input: number; output: number } }> {
+    const requests = server.requests.filter((r) => r.api === API[agent] && prompts.includes(r.scenario ?? ''));
+    const served = requests.reduce((sum, r) => ({ input: sum.input + (r.served?.input ?? 0), output: sum.output + (r.served?.output ?? 0) }), { input: 0, output: 0 });
+    const row = (await t.json<CostReport>(['cost'], { cwd: repo })).rows.find((r) => r.key.endsWith(`/${name}`));
+    return { recorded: { input: (row?.inputTokens ?? 0) + (row?.cacheReadTokens ?? 0), output: row?.outputTokens }, served };
+  }
+
+  it('counts once the response of a turn stopped before it ended, when a reply resumes the conversation in a new process', async () => {
+    await t.ok(['dispatch', `${agent}: stop me mid-command`, '--agent', agent, '--model', MODEL[agent].model, '--name', 'halted', '--permission-mode', 'acceptEdits'], { cwd: repo });
+    // The response is reported as it arrives; the stop comes before claude's result or codex's totals
+    // (the command it asked for is waiting for its approval or running).
+    await t.waitForEvent('halted', (e) => e.type === 'usage.reported' && e.inputTokens + (e.cacheReadTokens ?? 0) >= 20_000, WAIT);
+    await t.ok(['stop', 'halted']);
+    await t.ok(['reply', 'halted', `${agent}: carry on after the stop`]);
+    await t.waitForEvent('halted', (e) => e.type === 'message.added' && e.role === 'assistant' && e.text === 'Carried on.', WAIT);
+    await t.waitForState('halted', 'ready_for_review', WAIT);
+    const { recorded, served } = await recordedAndServed('halted', [`${agent}: stop me mid-command`, `${agent}: carry on after the stop`, 'The session was restarted while you were working']);
+    expect(recorded).toEqual(served);
+    expect(served.input).toBeGreaterThanOrEqual(20_000);
   });
 
   if (agent === 'claude') it("shows claude's subscription windows (5-hour and weekly) from the API's rate-limit headers in baton cost", async () => {

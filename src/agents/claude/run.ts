@@ -15,7 +15,7 @@ import { InputQueue } from './input.js';
 import { claudeMcpOptions } from './mcp.js';
 import { ClaudeNormalizer, limitsEvent, turnOutcome } from './normalize.js';
 import { ClaudeProcess } from './process.js';
-import { ClaudeUsage, type TotalsByModel } from './usage.js';
+import { ClaudeUsage, type ClaudeUsageState } from './usage.js';
 
 export { CONTINUE_PROMPT } from '../conversation.js';
 
@@ -32,7 +32,7 @@ interface Connection {
 }
 
 export class ClaudeRun implements AgentRun, TurnDriver {
-  private readonly turns: Conversation<{ usage: TotalsByModel }>;
+  private readonly turns: Conversation<ClaudeUsageState>;
   private readonly normalizer: ClaudeNormalizer;
   private readonly asks: ClaudeApprovals;
   private readonly usage = new ClaudeUsage();
@@ -175,8 +175,12 @@ export class ClaudeRun implements AgentRun, TurnDriver {
         return;
       case 'assistant': {
         // Reported before the blocks: a budget the response crosses stops the tool it asks for.
-        const usage = this.usage.responseStarted(message);
-        if (usage !== undefined) this.emit(usage);
+        const usage = this.usage.responseStarted(message, this.turns.state.reported);
+        if (usage !== undefined) {
+          // Saved first: a turn stopped before its result must not count this response again.
+          this.turns.save({ reported: usage.reported });
+          this.emit(usage.event);
+        }
         this.normalizer.assistant(message).forEach(this.emit);
         return;
       }
@@ -203,9 +207,9 @@ export class ClaudeRun implements AgentRun, TurnDriver {
     }
     this.connection.resumed = false;
     const outcome = turnOutcome(result, this.turns.interruptRequested);
-    const usage = this.usage.turnEnded(this.turns.state.usage, result.modelUsage);
+    const usage = this.usage.turnEnded(this.turns.state, result.modelUsage);
     usage.events.forEach(this.emit);
-    this.turns.completeTurn(outcome, { usage: usage.totals });
+    this.turns.completeTurn(outcome, { usage: usage.totals, reported: {} });
   }
 
   /**

@@ -73,7 +73,8 @@ export const Notifications = {
   'item/completed': z.looseObject({ threadId: z.string(), turnId: z.string(), item: z.looseObject({ type: z.string() }) }),
   'thread/tokenUsage/updated': z.looseObject({
     threadId: z.string(),
-    tokenUsage: z.looseObject({ total: TokenUsageBreakdown }),
+    /** `last`: the latest response's own usage, which matches it to the early report of that response. */
+    tokenUsage: z.looseObject({ total: TokenUsageBreakdown, last: TokenUsageBreakdown.optional() }),
   }),
   /** One model response's own usage, as soon as it completes (an experimental event: `experimentalRawEvents`). */
   'rawResponse/completed': z.looseObject({ threadId: z.string(), responseId: z.string(), usage: TokenUsageBreakdown.nullish() }),

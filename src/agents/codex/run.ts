@@ -226,7 +226,7 @@ export class CodexRun implements AgentRun, TurnDriver {
         return;
       }
       case 'thread/tokenUsage/updated':
-        return this.reportUsage(threadUsage(this.turns.state, Notifications[method].parse(params).tokenUsage.total, this.model));
+        return this.reportUsage(threadUsage(this.turns.state, Notifications[method].parse(params).tokenUsage, this.model));
       case 'rawResponse/completed': {
         const { usage } = Notifications[method].parse(params);
         if (usage !== null && usage !== undefined) this.reportUsage(responseUsage(this.turns.state, usage, this.model));

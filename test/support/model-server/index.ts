@@ -19,7 +19,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo, Socket } from 'node:net';
 import { anthropicConversation, anthropicError, anthropicFrames, MessagesRequest } from './anthropic.js';
 import { openaiConversation, openaiError, openaiFrames, ResponsesRequest } from './openai.js';
-import { selectStep, type Conversation, type Scenario, type Step } from './scenario.js';
+import { DEFAULT_USAGE, selectStep, type Conversation, type Scenario, type Step } from './scenario.js';
 
 export type { Scenario, Step, ToolCall } from './scenario.js';
 export { createWorkspace, type Workspace } from './workspace.js';
@@ -39,6 +39,8 @@ export interface RecordedRequest {
   text: string;
   /** When the reply started (ms since the epoch), after any scripted delay. */
   answeredAt?: number;
+  /** The usage the reply reported to the CLI, once it was sent in full (not for an error). */
+  served?: { input: number; output: number };
 }
 
 export interface ModelServer {
@@ -128,6 +130,7 @@ export async function startModelServer(scenarios: readonly Scenario[]): Promise<
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive', ...step.headers });
     for (const frame of frames(step)) res.write(frame);
     res.end();
+    recorded.served = { ...(step.usage ?? DEFAULT_USAGE) };
   }
 
   function delay(ms: number): Promise<void> {
