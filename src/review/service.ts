@@ -195,7 +195,8 @@ export class ReviewService {
     const cached = this.combined.get(key);
     if (cached !== undefined) return cached;
     const running = (async () => {
-      const commits = await Promise.all(members.map((m) => snapshotCommit(m.session.worktree, m.snapshot, `baton review: ${m.session.name}`)));
+      // In the repository, not the worktree: the objects are shared, and a worktree removed since it was read must not fail the review.
+      const commits = await Promise.all(members.map((m) => snapshotCommit(root, m.snapshot, `baton review: ${m.session.name}`)));
       return combine(root, base, members.map((m, i) => ({ name: m.session.name, base: m.session.base_commit, commit: commits[i]!, tree: m.snapshot.tree, changed: m.analysis.changed })));
     })();
     running.catch(() => this.combined.delete(key));

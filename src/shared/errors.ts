@@ -160,8 +160,8 @@ export function isDiskFull(error: unknown): boolean {
 }
 
 export class GitError extends BatonError {
-  constructor(message: string, readonly args: string[], readonly stderr: string) {
-    super('internal', message, { args, stderr });
+  constructor(message: string, readonly args: string[], readonly stderr: string, code: 'internal' | 'conflict' = 'internal') {
+    super(code, message, { args, stderr });
   }
 }
 

@@ -46,8 +46,12 @@ export function git(cwd: string, args: string[], options: GitOptions = {}): Prom
         }
         const firstLine = stderr.trim().split('\n')[0] ?? '';
         // A spawn in a folder that is gone fails with ENOENT, which reads as "no git installed".
-        const why = firstLine || (existsSync(cwd) ? error?.message : `the folder ${cwd} does not exist`);
-        reject(new GitError(`git ${args[0] ?? ''} failed: ${why}`, args, stderr));
+        if (firstLine === '' && !existsSync(cwd)) {
+          // Not a fault of Baton's: the folder (a session's worktree, say) was removed meanwhile.
+          reject(new GitError(`git ${args[0] ?? ''} failed: the folder ${cwd} does not exist (removed meanwhile?)`, args, stderr, 'conflict'));
+          return;
+        }
+        reject(new GitError(`git ${args[0] ?? ''} failed: ${firstLine || error?.message}`, args, stderr));
       },
     );
   });

@@ -98,3 +98,20 @@ describe('snapshotWork', () => {
     expect(run('cat-file', '-p', `${snapshot.tree}:a.txt`)).toBe('eno');
   });
 });
+
+describe('a worktree removed after its work was read', () => {
+  it('still makes the snapshot commit from the repository, and a git call in the gone folder is a conflict, not a fault', async () => {
+    const worktree = join(repo, '..', `${repo.split('/').pop() ?? 'r'}-wt`);
+    run('worktree', 'add', '-q', '-b', 'side', worktree);
+    try {
+      writeFileSync(join(worktree, 'new.txt'), 'work\n');
+      const snapshot = await snapshotWork(worktree);
+      rmSync(worktree, { recursive: true, force: true });
+      const commit = await snapshotCommit(repo, snapshot, 'from the repository');
+      expect(run('rev-parse', `${commit}^{tree}`)).toBe(snapshot.tree);
+      await expect(snapshotCommit(worktree, snapshot, 'from the gone folder')).rejects.toMatchObject({ code: 'conflict', message: expect.stringMatching(/does not exist \(removed meanwhile\?\)/) });
+    } finally {
+      rmSync(worktree, { recursive: true, force: true });
+    }
+  });
+});
