@@ -80,7 +80,11 @@ export function ensureTemplate(root: string, version: string, user: ServerUser |
     const problem = folderProblem(template, ownerUid(user));
     if (problem === undefined) return template;
     report(`The test PostgreSQL template ${template} is not reused: ${problem}. Making a new one.`);
-    rmSync(template, { recursive: true, force: true });
+    try {
+      rmSync(template, { recursive: true, force: true });
+    } catch (error) {
+      throw new Error(`Cannot remove the untrusted test PostgreSQL template ${template} (${error instanceof Error ? error.message : String(error)}); remove it by hand.`);
+    }
   }
   const building = makeFolder(root, `building-${process.pid}-`, user);
   const data = join(building, 'data');
@@ -121,6 +125,13 @@ export async function sweepLeftovers(root: string, stop: (data: string, postmast
 
 /** The pid in `data`'s postmaster.pid, if that pid is a postgres process serving `data`. */
 export function postmasterOf(data: string): number | undefined {
+  const pid = recordedPostmaster(data);
+  const args = pid === undefined ? undefined : processArgs(pid);
+  return args !== undefined && basename(args.split(' ')[0] ?? '') === 'postgres' && args.includes(data) ? pid : undefined;
+}
+
+/** The pid `data`'s postmaster.pid records, unchecked: for a server this process started. */
+export function recordedPostmaster(data: string): number | undefined {
   let lines: string[];
   try {
     lines = readFileSync(join(data, 'postmaster.pid'), 'utf8').split('\n');
@@ -128,14 +139,7 @@ export function postmasterOf(data: string): number | undefined {
     return undefined;
   }
   const pid = Number(lines[0]);
-  if (!Number.isInteger(pid) || pid <= 0 || lines[1] !== data) return undefined;
-  let args: string;
-  try {
-    args = execFileSync('ps', ['-o', 'args=', '-p', String(pid)], { encoding: 'utf8' }).trim();
-  } catch {
-    return undefined; // not running
-  }
-  return basename(args.split(' ')[0] ?? '') === 'postgres' && args.includes(data) ? pid : undefined;
+  return Number.isInteger(pid) && pid > 0 && lines[1] === data ? pid : undefined;
 }
 
 /** Running: a zombie (exited, not yet reaped) counts as dead. */
@@ -145,14 +149,36 @@ export function alive(pid: number): boolean {
   } catch {
     return false;
   }
+  return processState(pid) !== 'Z';
+}
+
+/** A process's command line, from /proc where there is one, else from ps; undefined if it is gone. */
+function processArgs(pid: number): string | undefined {
   try {
-    return !execFileSync('ps', ['-o', 'stat=', '-p', String(pid)], { encoding: 'utf8' }).trim().startsWith('Z');
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ').trim();
   } catch {
-    return false;
+    return psField(pid, 'args');
   }
 }
 
-/** Made complete (mode, owner) under another name and renamed into place: never seen half-made. */
+function processState(pid: number): string | undefined {
+  try {
+    // The state follows the command name in parentheses, which may itself hold spaces.
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
+  } catch {
+    return psField(pid, 'stat')?.slice(0, 1);
+  }
+}
+
+function psField(pid: number, field: 'args' | 'stat'): string | undefined {
+  try {
+    return execFileSync('ps', ['-o', `${field}=`, '-p', String(pid)], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim() || undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 function placeFolder(path: string, user: ServerUser | undefined): void {
   const made = makeFolder(dirname(path), `${basename(path)}-new-`, user);
   try {

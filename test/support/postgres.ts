@@ -21,7 +21,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll } from 'vitest';
 import { findPostgres, type FoundPostgres } from '../../scripts/postgres.mjs';
-import { ensureTemplate, folderProblem, makeFolder, ownerUid, postmasterOf, privateRoot, sweepLeftovers, type ServerUser } from './postgres-folders.js';
+import { ensureTemplate, folderProblem, makeFolder, ownerUid, privateRoot, recordedPostmaster, sweepLeftovers, type ServerUser } from './postgres-folders.js';
 import { serverUser } from './postgres-user.js';
 
 export { TEST_USER } from './postgres-user.js';
@@ -85,7 +85,7 @@ export async function startPostgres(options: StartOptions = {}): Promise<TestPos
   try {
     await run(user, bins.pgCtl, ['-D', data, '-o', settings.join(' '), '-l', join(data, 'server.log'), '-w', '-t', '30', 'start']);
   } catch (error) {
-    await stopServer(bins, user, data, postmasterOf(data));
+    await stopServer(bins, user, data, recordedPostmaster(data));
     rmSync(dir, { recursive: true, force: true });
     throw error;
   }
@@ -110,13 +110,16 @@ export async function startPostgres(options: StartOptions = {}): Promise<TestPos
       return urlFor(name);
     },
     stop() {
-      stopped ??= stopServer(bins, user, data, postmasterOf(data)).finally(() => rmSync(dir, { recursive: true, force: true }));
+      stopped ??= stopServer(bins, user, data, recordedPostmaster(data)).finally(() => rmSync(dir, { recursive: true, force: true }));
       return stopped;
     },
   };
 }
 
-/** Stops the server immediately; kills the postmaster (confirmed to be this server's) if pg_ctl could not. */
+/**
+ * Stops the server immediately; kills the postmaster if pg_ctl could not. `postmaster` is this
+ * server's: recorded by a server this process started, or confirmed by the sweep.
+ */
 async function stopServer(bins: FoundPostgres, user: ServerUser | undefined, data: string, postmaster: number | undefined): Promise<void> {
   if (postmaster === undefined) return;
   try {
