@@ -77,7 +77,10 @@ export async function startPostgres(options: StartOptions = {}): Promise<TestPos
   // cp -a keeps the template's owner and mode; half the time of fs.cpSync here (~1,000 small files).
   await run(undefined, 'cp', ['-a', template, data]);
   const problem = folderProblem(data, ownerUid(user));
-  if (problem !== undefined) throw new Error(`The test PostgreSQL's data folder ${data} is not private (${problem}); its socket would be open to others.`);
+  if (problem !== undefined) {
+    rmSync(dir, { recursive: true, force: true });
+    throw new Error(`The test PostgreSQL's data folder ${data} is not private (${problem}); its socket would be open to others.`);
+  }
   // pg_ctl hands these to a shell, hence the quotes. The port only names the socket; a free TCP
   // one keeps `port` unique, though nothing listens on it.
   const port = await freePort();
