@@ -31,6 +31,22 @@ describe('connecting to the store', () => {
     })();
     expect(refused).toMatchObject({ code: 'invalid_input', data: { key: 'store', value: 'mysql://u:***@db/baton' } });
     expect(String(refused)).not.toContain('secret');
+    const inQuery = ((): unknown => {
+      try {
+        return parseStoreUrl('mysql:///baton?host=/run/pg&password=secret');
+      } catch (error) {
+        return error;
+      }
+    })();
+    expect(inQuery).toMatchObject({ data: { key: 'store', value: 'mysql:///baton?host=/run/pg&password=***' } });
+  });
+
+  test('a Unix socket URL names its folder as the host, as node-postgres reads it', () => {
+    expect(parseStoreUrl('postgres:///baton?host=/run/postgresql&port=6543&user=baton').target).toBe('/run/postgresql:6543/baton');
+    expect(parseStoreUrl('postgres://baton@%2Frun%2Fpostgresql/baton').target).toBe('/run/postgresql:5432/baton');
+    expect(parseStoreUrl('postgres://u@db.internal:5433/baton?host=/run/pg').target).toBe('/run/pg:5433/baton');
+    expect(() => parseStoreUrl('postgres:///baton?user=baton', 'BATON_STORE')).toThrow('BATON_STORE is not a PostgreSQL URL (it names no host)');
+    expect(() => parseStoreUrl('postgres://%zz/baton', '--store')).toThrow('--store is not a PostgreSQL URL (%zz is not valid percent-encoding)');
   });
 
   test('an unreachable server is one clear error naming host, port and database', async () => {
@@ -43,14 +59,18 @@ describe('connecting to the store', () => {
   });
 
   test('a database that does not exist on a running server is named in the error', async () => {
-    const url = server().url.replace(/\/postgres$/, '/no_such_db');
-    await expect(openPool(url)).rejects.toThrow(/store at 127\.0\.0\.1:\d+\/no_such_db \(.*database "no_such_db" does not exist/);
+    const { socketDir, port } = server();
+    await expect(openPool(server().urlFor('no_such_db'))).rejects.toThrow(`store at ${socketDir}:${port}/no_such_db (`);
+    await expect(openPool(server().urlFor('no_such_db'))).rejects.toThrow(/database "no_such_db" does not exist/);
   });
 
-  test('a good URL opens a pool that answers', async () => {
+  test('a Unix socket URL opens a pool that answers, and a listening client too', async () => {
+    expect(server().url).toMatch(/^postgres:\/\/\/postgres\?host=/);
     const pool = await openPool(server().url, { applicationName: 'baton-test' });
     const { rows } = await pool.query<{ name: string }>('SELECT current_setting($1) AS name', ['application_name']);
     await pool.end();
     expect(rows[0]?.name).toBe('baton-test');
+    const client = await openClient(server().url, 'baton-listener');
+    await client.end();
   });
 });

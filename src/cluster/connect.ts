@@ -21,10 +21,22 @@ export function parseStoreUrl(value: unknown, key = 'store'): StoreTarget {
     throw new StoreUrlError(key, value, 'it does not parse as a URL');
   }
   if (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:') throw new StoreUrlError(key, value, `the scheme is ${url.protocol.replace(/:$/, '')}, not postgres`);
-  if (url.hostname === '') throw new StoreUrlError(key, value, 'it names no host');
-  const database = decodeURIComponent(url.pathname.replace(/^\//, ''));
+  // As node-postgres reads it: `host` and `port` parameters win over the URL's own; a host that
+  // is a folder (`?host=/run/postgresql`, or a percent-encoded `%2Frun%2Fpostgresql`) is a Unix socket.
+  const host = url.searchParams.get('host') || decoded(url.hostname, key, value);
+  if (host === '') throw new StoreUrlError(key, value, 'it names no host');
+  const port = url.searchParams.get('port') || url.port || '5432';
+  const database = decoded(url.pathname.replace(/^\//, ''), key, value);
   if (database === '' || database.includes('/')) throw new StoreUrlError(key, value, 'it names no database');
-  return { url: value, target: `${url.hostname}:${url.port || '5432'}/${database}` };
+  return { url: value, target: `${host}:${port}/${database}` };
+}
+
+function decoded(part: string, key: string, value: string): string {
+  try {
+    return decodeURIComponent(part);
+  } catch {
+    throw new StoreUrlError(key, value, `${part} is not valid percent-encoding`);
+  }
 }
 
 export interface PoolOptions {

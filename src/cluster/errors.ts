@@ -4,7 +4,7 @@ import { BatonError, InvalidInputError } from '../shared/errors.js';
 /** A store URL that is not a PostgreSQL URL: names the key it came from and what is wrong. */
 export class StoreUrlError extends InvalidInputError {
   constructor(readonly key: string, readonly value: string, problem: string) {
-    super(`${key} is not a PostgreSQL URL (${problem}): expected postgres://user[:password]@host[:port]/database.`, { key, value: redact(value) });
+    super(`${key} is not a PostgreSQL URL (${problem}): expected postgres://user[:password]@host[:port]/database, or postgres:///database?host=/socket/folder&user=user for a Unix socket.`, { key, value: redact(value) });
   }
 }
 
@@ -28,7 +28,7 @@ export class WorkerNotRegisteredError extends BatonError {
   }
 }
 
-/** A URL with its password replaced, for messages and logs. */
+/** A URL with its password (in the user part or a `password` parameter) replaced, for messages and logs. */
 export function redact(url: string): string {
-  return url.replace(/^([a-z]+:\/\/[^:/@]*):[^@]*@/i, '$1:***@');
+  return url.replace(/^([a-z]+:\/\/[^:/@]*):[^@]*@/i, '$1:***@').replace(/([?&]password=)[^&#]*/i, '$1***');
 }

@@ -1,32 +1,53 @@
 /**
  * Test harness: a real, throwaway PostgreSQL server. The first call in a test run initdb's a
- * template (in the OS temp folder, keyed by the server's version and the run); every call copies
- * it and starts the copy on a free loopback port — a fraction of a second against 1–3 s for a
- * fresh initdb. PostgreSQL refuses to run as root, so under root a created system user
- * (`baton-test`) owns the data and runs the server. Everything started is stopped by its pid.
+ * template (keyed by the server's version and the run); every call copies it and starts the copy
+ * — a fraction of a second against 1–3 s for a fresh initdb. Everything started is stopped by its
+ * pid, and servers left by a test process that died are stopped by the next start.
+ *
+ * Isolation on a machine shared with other users: the server listens on no TCP address
+ * (`listen_addresses=''`), only on a Unix socket inside its own data folder, which like every
+ * folder here is 0700 and owned by the server's user in a private per-user folder checked before
+ * use (see postgres-folders.ts). Only that user (and root) can reach the socket, which is why
+ * `trust` authentication is safe; TCP lines in pg_hba.conf say `reject` should TCP ever be
+ * switched on.
+ *
+ * PostgreSQL refuses to run as root, so under root a created system user (`baton-test`, no login
+ * shell, no home) owns the data and runs the server; root still reaches its socket.
  */
 import { execFile, execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll } from 'vitest';
 import { findPostgres, type FoundPostgres } from '../../scripts/postgres.mjs';
+import { ensureTemplate, folderProblem, makeFolder, ownerUid, privateRoot, recordedPostmaster, sweepLeftovers, type ServerUser } from './postgres-folders.js';
+import { serverUser } from './postgres-user.js';
 
-/** The system user that runs the server when the tests run as root. */
-export const TEST_USER = 'baton-test';
+export { TEST_USER } from './postgres-user.js';
 
 export interface TestPostgres {
-  /** A superuser URL to the `postgres` database. */
+  /** A superuser URL to the `postgres` database, over the server's Unix socket. */
   readonly url: string;
+  /** The port number in the socket's name (`.s.PGSQL.<port>`); nothing listens on it over TCP. */
   readonly port: number;
-  /** The folder holding the server's data, socket and log (deleted by stop()). */
+  /** The folder holding the server's data and socket (deleted by stop()). */
   readonly dir: string;
+  /** The folder holding the Unix socket (the data folder). */
+  readonly socketDir: string;
+  /** A superuser URL to `database` on this server (which need not exist). */
+  urlFor(database: string): string;
   /** Creates an empty database and returns its URL: one per test keeps tests apart cheaply. */
   database(name?: string): Promise<string>;
   /** Stops the server (immediately) and deletes its data. Safe to call twice. */
   stop(): Promise<void>;
+}
+
+export interface StartOptions {
+  /** The private folder to use instead of this user's (tests of the harness itself). */
+  root?: string;
+  /** The test process that owns the server: when it is dead, the next start stops the server. */
+  ownerPid?: number;
 }
 
 /** One server for the test file: started before its tests, stopped after them. */
@@ -44,39 +65,43 @@ export function postgresForFile(): () => TestPostgres {
   };
 }
 
-export async function startPostgres(): Promise<TestPostgres> {
+export async function startPostgres(options: StartOptions = {}): Promise<TestPostgres> {
   const bins = findPostgres();
   if (bins === undefined) throw new Error('No PostgreSQL server binaries found; run `node scripts/postgres.mjs` to install them or see what to install.');
   const user = serverUser();
-  const template = ensureTemplate(bins, user);
-  const root = mkdtempSync(join(tmpdir(), 'baton-pg-'));
-  const data = join(root, 'data');
-  // cp -a keeps the template's owner; half the time of fs.cpSync here (~1,000 small files).
+  const root = options.root ?? privateRoot(user);
+  await sweepLeftovers(root, (data, postmaster) => stopServer(bins, user, data, postmaster));
+  const template = ensureTemplate(root, version(bins), user, (data) => initdb(bins, user, data));
+  const dir = makeFolder(root, `server-${options.ownerPid ?? process.pid}-`, user);
+  const data = join(dir, 'data');
+  // cp -a keeps the template's owner and mode; half the time of fs.cpSync here (~1,000 small files).
   await run(undefined, 'cp', ['-a', template, data]);
-  if (user !== undefined) execFileSync('chown', [`${user}:`, root]);
-  let port = 0;
-  // A free port can be taken by another process between choosing it and binding it: try again.
-  for (let attempt = 1; ; attempt++) {
-    port = await freePort();
-    const options = `-c fsync=off -c listen_addresses=127.0.0.1 -p ${port} -k ${data}`;
-    try {
-      await run(user, bins.pgCtl, ['-D', data, '-o', options, '-l', join(data, 'server.log'), '-w', '-t', '30', 'start']);
-      break;
-    } catch (error) {
-      await stopServer(bins, user, data);
-      if (attempt === 3) {
-        rmSync(root, { recursive: true, force: true });
-        throw error;
-      }
-    }
+  const problem = folderProblem(data, ownerUid(user));
+  if (problem !== undefined) {
+    rmSync(dir, { recursive: true, force: true });
+    throw new Error(`The test PostgreSQL's data folder ${data} is not private (${problem}); its socket would be open to others.`);
   }
-  const url = `postgres://postgres@127.0.0.1:${port}/postgres`;
+  // pg_ctl hands these to a shell, hence the quotes. The port only names the socket; a free TCP
+  // one keeps `port` unique, though nothing listens on it.
+  const port = await freePort();
+  const settings = ['-c fsync=off', "-c listen_addresses=''", `-c unix_socket_directories='${data}'`, '-c unix_socket_permissions=0700', `-p ${port}`];
+  try {
+    await run(user, bins.pgCtl, ['-D', data, '-o', settings.join(' '), '-l', join(data, 'server.log'), '-w', '-t', '30', 'start']);
+  } catch (error) {
+    await stopServer(bins, user, data, recordedPostmaster(data));
+    rmSync(dir, { recursive: true, force: true });
+    throw error;
+  }
+  const urlFor = (database: string): string => `postgres:///${encodeURIComponent(database)}?host=${encodeURIComponent(data)}&port=${port}&user=postgres`;
+  const url = urlFor('postgres');
   let stopped: Promise<void> | undefined;
   let databases = 0;
   return {
     url,
     port,
-    dir: root,
+    dir,
+    socketDir: data,
+    urlFor,
     async database(name = `test_${++databases}`) {
       const client = new pg.Client(url);
       await client.connect();
@@ -85,97 +110,41 @@ export async function startPostgres(): Promise<TestPostgres> {
       } finally {
         await client.end();
       }
-      return `postgres://postgres@127.0.0.1:${port}/${name}`;
+      return urlFor(name);
     },
     stop() {
-      stopped ??= stopServer(bins, user, data).finally(() => rmSync(root, { recursive: true, force: true }));
+      stopped ??= stopServer(bins, user, data, recordedPostmaster(data)).finally(() => rmSync(dir, { recursive: true, force: true }));
       return stopped;
     },
   };
 }
 
-/** Stops the server immediately; kills the postmaster by its pid if pg_ctl could not. */
-async function stopServer(bins: FoundPostgres, user: string | undefined, data: string): Promise<void> {
-  const pidFile = join(data, 'postmaster.pid');
-  if (!existsSync(pidFile)) return;
-  const pid = Number(readFileSync(pidFile, 'utf8').split('\n')[0]);
+/**
+ * Stops the server immediately; kills the postmaster if pg_ctl could not. `postmaster` is this
+ * server's: recorded by a server this process started, or confirmed by the sweep.
+ */
+async function stopServer(bins: FoundPostgres, user: ServerUser | undefined, data: string, postmaster: number | undefined): Promise<void> {
+  if (postmaster === undefined) return;
   try {
     await run(user, bins.pgCtl, ['-D', data, '-m', 'immediate', '-w', '-t', '10', 'stop']);
   } catch {
     try {
-      if (Number.isInteger(pid) && pid > 0) process.kill(pid, 'SIGKILL');
+      process.kill(postmaster, 'SIGKILL');
     } catch {
       // already gone
     }
   }
 }
 
-/**
- * The template for this run and version, made once: initdb into a private folder, then renamed
- * into place, so two test files racing to make it never see a half-made one. Templates of runs
- * that have ended are deleted on the way.
- */
-function ensureTemplate(bins: FoundPostgres, user: string | undefined): string {
-  const version = /\d+(\.\d+)*/.exec(execFileSync(bins.postgres, ['--version'], { encoding: 'utf8' }))?.[0] ?? 'unknown';
-  const run = runId();
-  const prefix = 'baton-pg-template-';
-  const template = join(tmpdir(), `${prefix}${version}-${run}`);
-  if (existsSync(join(template, 'PG_VERSION'))) return template;
-  sweepTemplates(prefix);
-  const building = mkdtempSync(join(tmpdir(), `${prefix}building-`));
-  const data = join(building, 'data');
-  if (user !== undefined) execFileSync('chown', [`${user}:`, building]);
-  // 1 MB WAL segments instead of 16: a smaller folder to copy for every server.
-  const initdb = ['-D', data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-locale', '--no-sync', '--wal-segsize=1'];
-  execFileSync(user === undefined ? bins.initdb : 'runuser', user === undefined ? initdb : ['-u', user, '--', bins.initdb, ...initdb], { stdio: 'pipe' });
-  try {
-    renameSync(data, template);
-  } catch (error) {
-    // Another file of this run made it first: use theirs.
-    if (!existsSync(join(template, 'PG_VERSION'))) throw error;
-  } finally {
-    rmSync(building, { recursive: true, force: true });
-  }
-  return template;
+function initdb(bins: FoundPostgres, user: ServerUser | undefined, data: string): void {
+  // Local (socket) connections trusted, TCP ones rejected; 1 MB WAL segments instead of 16: a
+  // smaller folder to copy for every server.
+  const args = ['-D', data, '-U', 'postgres', '--auth-local=trust', '--auth-host=reject', '-E', 'UTF8', '--no-locale', '--no-sync', '--wal-segsize=1'];
+  execFileSync(user === undefined ? bins.initdb : 'runuser', user === undefined ? args : ['-u', user.name, '--', bins.initdb, ...args], { stdio: 'pipe' });
 }
 
-/** Vitest's main process (the forks pool's workers are its children): one id per test run. */
-function runId(): number {
-  return process.env.VITEST_POOL_ID === undefined ? process.pid : process.ppid;
-}
-
-function sweepTemplates(prefix: string): void {
-  for (const name of readdirSync(tmpdir())) {
-    if (!name.startsWith(prefix) || name.startsWith(`${prefix}building-`)) continue;
-    const pid = Number(name.slice(name.lastIndexOf('-') + 1));
-    if (Number.isInteger(pid) && !alive(pid)) rmSync(join(tmpdir(), name), { recursive: true, force: true });
-  }
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/** Under root, the created user that owns the data and runs the server; otherwise none. */
-function serverUser(): string | undefined {
-  if (process.getuid?.() !== 0) return undefined;
-  try {
-    execFileSync('id', ['-u', TEST_USER], { stdio: 'ignore' });
-  } catch {
-    try {
-      execFileSync('useradd', ['--system', '--no-create-home', '--shell', '/usr/sbin/nologin', TEST_USER], { stdio: 'pipe' });
-    } catch (error) {
-      // Two test files may race to create it; only a user that is still missing is a failure.
-      execFileSync('id', ['-u', TEST_USER], { stdio: 'ignore' });
-      void error;
-    }
-  }
-  return TEST_USER;
+function version(bins: FoundPostgres): string {
+  return /\d+(\.\d+)*/.exec(execFileSync(bins.postgres, ['--version'], { encoding: 'utf8' }))?.[0] ?? 'unknown';
 }
 
 function freePort(): Promise<number> {
@@ -191,8 +160,8 @@ function freePort(): Promise<number> {
 }
 
 /** Runs a binary (as `user` when given), rejecting with its output when it fails. */
-function run(user: string | undefined, file: string, args: string[]): Promise<string> {
-  const [command, argv] = user === undefined ? [file, args] : ['runuser', ['-u', user, '--', file, ...args]];
+function run(user: ServerUser | undefined, file: string, args: string[]): Promise<string> {
+  const [command, argv] = user === undefined ? [file, args] : ['runuser', ['-u', user.name, '--', file, ...args]];
   return new Promise((resolve, reject) => {
     execFile(command, argv, { encoding: 'utf8' }, (error, stdout, stderr) => {
       if (error === null) resolve(stdout);
