@@ -22,13 +22,32 @@ export class WorkerNameError extends InvalidInputError {
   }
 }
 
+/** The worker is gone, or registered again since (a newer incarnation): it holds no session. */
 export class WorkerNotRegisteredError extends BatonError {
-  constructor(readonly worker: string) {
-    super('not_found', `No worker named "${worker}" is registered (it may have been reaped as stale); register it again.`, { worker });
+  constructor(readonly worker: string, readonly incarnation?: number) {
+    super(
+      'not_found',
+      incarnation === undefined
+        ? `No worker named "${worker}" is registered; register it again.`
+        : `No worker named "${worker}" is registered as incarnation ${incarnation} (it was deregistered or registered again since): stop its sessions and register it again.`,
+      { worker, incarnation },
+    );
   }
 }
 
-/** A URL with its password replaced, for messages and logs. */
+/** Query parameters that carry a secret (libpq's `password`, `sslpassword`, …). */
+const SECRET_KEY = /pass/i;
+
+/** A URL with its password (in the user part or the query) replaced, for messages and logs. */
 export function redact(url: string): string {
-  return url.replace(/^([a-z]+:\/\/[^:/@]*):[^@]*@/i, '$1:***@');
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    // Not a URL: hide everything between the scheme and the last `@`, and every secret-looking value.
+    return url.replace(/^([a-z][a-z0-9+.-]*:\/\/).*@/i, '$1***@').replace(/([?&][^=&]*pass[^=&]*=)[^&]*/gi, '$1***');
+  }
+  if (parsed.password !== '') parsed.password = '***';
+  for (const key of [...parsed.searchParams.keys()]) if (SECRET_KEY.test(key)) parsed.searchParams.set(key, '***');
+  return parsed.toString().replace(/%2A%2A%2A/g, '***');
 }
