@@ -130,6 +130,7 @@ async function dispatch(url, pool) {
   const waiting = new Map();
   const claimer = worker.claimer({
     worker: 'bench-worker',
+    incarnation: 1,
     capacity: 4,
     listener: workerListener,
     pollMs: 600_000,

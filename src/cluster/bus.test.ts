@@ -136,4 +136,62 @@ describe('PgWorkspaceLog', () => {
     await done;
     expect(seen.map((e) => e.seq)).toEqual([4, 5, 6, 7]);
   });
+
+  test('a failing read waits out its backoff however many notifications arrive, then catches up', async () => {
+    const url = await database();
+    const { log, pool, listener } = await machine(url);
+    const publisher = await machine(url);
+    await publisher.log.append('session.pinned', { ...ref(1), pinned: true });
+    // Reads fail while the table is away; count them, and learn when the first has failed.
+    await pool.query('ALTER TABLE workspace_events RENAME TO workspace_events_away');
+    const read = log.list.bind(log);
+    let reads = 0;
+    let inFlight: Promise<unknown> = Promise.resolve();
+    let firstFailed!: () => void;
+    const failed = new Promise<void>((resolve) => (firstFailed = resolve));
+    log.list = (...args) => {
+      reads++;
+      const reading = read(...args).catch((error: unknown) => {
+        firstFailed();
+        throw error;
+      });
+      inFlight = reading.catch(() => {});
+      return reading;
+    };
+    const { seen, done, onEvent } = collector(2);
+    const follow = await log.follow(0, onEvent);
+    cleanups.push(() => follow.close());
+    await failed;
+    let heard!: () => void;
+    listener.on('notification', (_channel, payload) => payload === 'wake' && heard());
+    const since = performance.now();
+    // 40 wake-ups, each heard (and any read it started finished) before the next; each used to
+    // start a read at once. Backing off (50, 100, 200 … ms) allows only one read per doubling of
+    // the time elapsed, plus the first and one in flight.
+    for (let i = 0; i < 40; i++) {
+      const hearing = new Promise<void>((resolve) => (heard = resolve));
+      await publisher.pool.query("SELECT pg_notify($1, 'wake')", [BUS_CHANNEL]);
+      await hearing;
+      await inFlight;
+    }
+    const elapsed = performance.now() - since;
+    expect(reads).toBeLessThanOrEqual(2 + Math.ceil(Math.log2(elapsed / 50 + 1)));
+    await pool.query('ALTER TABLE workspace_events_away RENAME TO workspace_events');
+    await publisher.log.append('session.pinned', { ...ref(2), pinned: true });
+    await done;
+    expect(seen.map((e) => e.seq)).toEqual([1, 2]);
+  });
+
+  test('a follow whose listener cannot start leaves no handler behind', async () => {
+    const url = await database();
+    const name = new URL(url).pathname.slice(1);
+    const admin = new pg.Client(server().url);
+    await admin.connect();
+    cleanups.push(() => admin.end());
+    const { log, listener } = await machine(url);
+    await admin.query(`ALTER DATABASE "${name}" ALLOW_CONNECTIONS false`);
+    await expect(log.follow(0, () => {})).rejects.toMatchObject({ code: 'store_unreachable' });
+    expect([listener.listenerCount('notification'), listener.listenerCount('connected')]).toEqual([0, 0]);
+    await admin.query(`ALTER DATABASE "${name}" ALLOW_CONNECTIONS true`);
+  });
 });

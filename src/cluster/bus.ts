@@ -106,7 +106,8 @@ export class PgWorkspaceLog {
     };
     const wake = (): void => {
       if (closed) return;
-      if (running !== undefined) {
+      // A read in progress, or a failed one waiting out its backoff, picks this up when it runs.
+      if (running !== undefined || retry !== undefined) {
         pending = true;
         return;
       }
@@ -115,28 +116,41 @@ export class PgWorkspaceLog {
           failures = 0;
         })
         .catch((error: unknown) => {
+          if (closed) return;
           log.warn('reading the workspace log failed; retrying', { error: error instanceof Error ? error.message : String(error), after: last });
-          retry = setTimeout(wake, Math.min(2_000, 50 * 2 ** failures++));
+          retry = setTimeout(() => {
+            retry = undefined;
+            wake();
+          }, Math.min(2_000, 50 * 2 ** failures++));
         })
         .finally(() => {
           running = undefined;
-          if (pending) wake();
+          if (pending && retry === undefined) wake();
         });
     };
     const onNotification = (channel: string): void => {
       if (channel === BUS_CHANNEL) wake();
     };
+    const detach = (): void => {
+      this.listener.off('notification', onNotification);
+      this.listener.off('connected', wake);
+    };
     this.listener.on('notification', onNotification);
     this.listener.on('connected', wake);
-    await this.listener.start();
+    try {
+      await this.listener.start();
+    } catch (error) {
+      detach();
+      throw error;
+    }
     // LISTEN is in place before the first read, so nothing committed after it goes unheard.
     wake();
     return {
       close: async () => {
         closed = true;
         clearTimeout(retry);
-        this.listener.off('notification', onNotification);
-        this.listener.off('connected', wake);
+        retry = undefined;
+        detach();
         await running;
       },
     };

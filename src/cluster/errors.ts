@@ -22,13 +22,24 @@ export class WorkerNameError extends InvalidInputError {
   }
 }
 
+/** The worker is gone, or registered again since (a newer incarnation): it holds no session. */
 export class WorkerNotRegisteredError extends BatonError {
-  constructor(readonly worker: string) {
-    super('not_found', `No worker named "${worker}" is registered (it may have been reaped as stale); register it again.`, { worker });
+  constructor(readonly worker: string, readonly incarnation?: number) {
+    super(
+      'not_found',
+      incarnation === undefined
+        ? `No worker named "${worker}" is registered; register it again.`
+        : `No worker named "${worker}" is registered as incarnation ${incarnation} (it was deregistered or registered again since): stop its sessions and register it again.`,
+      { worker, incarnation },
+    );
   }
 }
 
-/** A URL with its password (in the user part or a `password` parameter) replaced, for messages and logs. */
+/**
+ * A URL with its password (in the user part, up to the authority's last `@`, or any query
+ * parameter whose key says pass — libpq's `password`, `sslpassword`, …) replaced, for messages
+ * and logs. The rest is left exactly as written, so a socket folder still reads as given.
+ */
 export function redact(url: string): string {
-  return url.replace(/^([a-z]+:\/\/[^:/@]*):[^@]*@/i, '$1:***@').replace(/([?&]password=)[^&#]*/i, '$1***');
+  return url.replace(/^([a-z][a-z0-9+.-]*:\/\/[^:/?#@]*):[^/?#]*@/i, '$1:***@').replace(/([?&][^=&#]*pass[^=&#]*=)[^&#]*/gi, '$1***');
 }

@@ -7,7 +7,8 @@
  * - `migrate`: the cluster's tables, applied once under an advisory lock.
  * - `PgWorkspaceLog`: the workspace events with one global seq; followers never see a gap or a
  *   duplicate, and catch up after a dropped connection.
- * - `WorkerRegistry`: machines, their capacity and heartbeats; stale after missed beats.
+ * - `WorkerRegistry`: machines, their capacity and heartbeats (on the database's clock); stale after
+ *   missed beats; each registration a new incarnation, whose heartbeat fences what it lost.
  * - `Placement` / `Claimer`: dispatches as pg-boss jobs claimed by workers with free slots;
  *   `reap` fails the sessions of a stale worker once, for respawn.
  */
@@ -16,5 +17,5 @@ export { StoreUnreachableError, StoreUrlError, WorkerNameError, WorkerNotRegiste
 export { Listener, type Backoff } from './listener.js';
 export { LOCKS, migrate, MIGRATIONS, type Migration } from './schema.js';
 export { BUS_CHANNEL, PgWorkspaceLog, type Follow, type LoggedEvent } from './bus.js';
-export { checkWorkerName, WorkerRegistry, type WorkerRow, type WorkerTiming } from './workers.js';
+export { checkWorkerName, WorkerRegistry, type Heartbeat, type WorkerRow, type WorkerTiming } from './workers.js';
 export { Claimer, DISPATCH_CHANNEL, DISPATCH_QUEUE, Placement, queueFor, type ClaimerOptions, type Dispatched, type Reaped, type Target } from './placement.js';

@@ -13,6 +13,11 @@ const log = createLogger('cluster.listener');
 export interface Backoff {
   firstMs: number;
   maxMs: number;
+  /**
+   * How long a connection must stay up before the backoff starts over (default 5 s): a server that
+   * accepts and then drops us at once is redialled ever more slowly, not every `firstMs`.
+   */
+  stableMs?: number;
 }
 
 interface ListenerEvents {
@@ -27,6 +32,7 @@ export class Listener extends EventEmitter<ListenerEvents> {
   private closed = false;
   private attempt = 0;
   private retry: NodeJS.Timeout | undefined;
+  private stable: NodeJS.Timeout | undefined;
   private ready: Promise<void> | undefined;
 
   constructor(
@@ -38,9 +44,15 @@ export class Listener extends EventEmitter<ListenerEvents> {
     this.setMaxListeners(0);
   }
 
-  /** Connects and LISTENs; rejects only if the first attempt fails (later drops are retried). */
+  /**
+   * Connects and LISTENs; rejects if that first attempt fails (later drops are retried). After a
+   * rejection the next call tries again.
+   */
   start(): Promise<void> {
-    this.ready ??= this.connect();
+    this.ready ??= this.connect().catch((error: unknown) => {
+      this.ready = undefined;
+      throw error;
+    });
     return this.ready;
   }
 
@@ -58,6 +70,7 @@ export class Listener extends EventEmitter<ListenerEvents> {
   async close(): Promise<void> {
     this.closed = true;
     clearTimeout(this.retry);
+    clearTimeout(this.stable);
     const client = this.client;
     this.client = undefined;
     await client?.end().catch(() => {});
@@ -65,22 +78,32 @@ export class Listener extends EventEmitter<ListenerEvents> {
 
   private async connect(): Promise<void> {
     const client = await openClient(this.url, 'baton-listener');
+    client.on('notification', (message) => this.emit('notification', message.channel, message.payload ?? ''));
+    client.on('error', (error) => this.dropped(client, error));
+    client.on('end', () => this.dropped(client, new Error('connection ended')));
+    try {
+      for (const channel of this.channels) {
+        if (this.closed) break;
+        await client.query(`LISTEN ${quoteIdent(channel)}`);
+      }
+    } catch (error) {
+      await client.end().catch(() => {});
+      throw error;
+    }
+    // close() may have run while LISTEN was in flight: this connection is then nobody's.
     if (this.closed) {
       await client.end().catch(() => {});
       return;
     }
-    client.on('notification', (message) => this.emit('notification', message.channel, message.payload ?? ''));
-    client.on('error', (error) => this.dropped(client, error));
-    client.on('end', () => this.dropped(client, new Error('connection ended')));
-    for (const channel of this.channels) await client.query(`LISTEN ${quoteIdent(channel)}`);
     this.client = client;
-    this.attempt = 0;
+    this.stable = setTimeout(() => (this.attempt = 0), this.backoff.stableMs ?? 5_000);
     this.emit('connected');
   }
 
   private dropped(client: pg.Client, error: Error): void {
     if (this.client !== client || this.closed) return;
     this.client = undefined;
+    clearTimeout(this.stable);
     client.end().catch(() => {});
     log.warn('LISTEN connection dropped; reconnecting', { error: error.message });
     this.scheduleReconnect();

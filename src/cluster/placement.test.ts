@@ -12,12 +12,6 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-/** A clock the test moves by hand. */
-function manualClock(start = '2026-05-01T10:00:00.000Z'): { now: () => Date; advance: (ms: number) => void } {
-  let at = new Date(start).getTime();
-  return { now: () => new Date(at), advance: (ms) => (at += ms) };
-}
-
 async function database(): Promise<string> {
   const url = await server().database();
   const pool = new pg.Pool({ connectionString: url, max: 1 });
@@ -27,22 +21,28 @@ async function database(): Promise<string> {
 }
 
 /** One "machine": its pool, its LISTEN connection and its pg-boss. */
-async function machine(url: string, clock?: () => Date): Promise<{ pool: pg.Pool; listener: Listener; placement: Placement }> {
+async function machine(url: string): Promise<{ pool: pg.Pool; listener: Listener; placement: Placement }> {
   const pool = new pg.Pool({ connectionString: url, max: 3 });
   const listener = new Listener(url, [DISPATCH_CHANNEL]);
   await listener.start();
-  const placement = await Placement.start({ url, pool, clock });
+  const placement = await Placement.start({ url, pool });
   cleanups.push(() => pool.end(), () => listener.close(), () => placement.stop());
   return { pool, listener, placement };
 }
 
+/** Moves a worker's last heartbeat `ms` into the past (on the database's clock). */
+async function age(pool: pg.Pool, name: string, ms: number): Promise<void> {
+  await pool.query('UPDATE workers SET heartbeat_at = now() - make_interval(secs => $2::double precision / 1000) WHERE name = $1', [name, ms]);
+}
+
 /** A claimer whose placements can be awaited one by one. */
-function claimerOn(m: Awaited<ReturnType<typeof machine>>, worker: string, capacity: number): { claimer: Claimer; next: () => Promise<string> } {
+function claimerOn(m: Awaited<ReturnType<typeof machine>>, worker: string, capacity: number, incarnation = 1): { claimer: Claimer; next: () => Promise<string> } {
   const placed: string[] = [];
   const waiting: ((id: string) => void)[] = [];
   // A long poll: only a NOTIFY (or an explicit claim) may wake it within a test.
   const claimer = m.placement.claimer({
     worker,
+    incarnation,
     capacity,
     listener: m.listener,
     pollMs: 600_000,
@@ -105,39 +105,77 @@ describe('placement through pg-boss', () => {
 
   test('a worker whose heartbeats stop is reaped once when two reapers race, and its session can be respawned', async () => {
     const url = await database();
-    const clock = manualClock();
-    const [a, b] = await Promise.all([machine(url, clock.now), machine(url, clock.now)]);
-    const registry = new WorkerRegistry(a.pool, clock.now, { heartbeatMs: 1_000, missedBeats: 3 });
-    await registry.register({ name: 'machine-a', capacity: 1, version: '0.1.0' });
-    await registry.register({ name: 'machine-b', capacity: 1, version: '0.1.0' });
-    const onA = claimerOn(a, 'machine-a', 1);
+    const [a, b] = await Promise.all([machine(url), machine(url)]);
+    const registry = new WorkerRegistry(a.pool, { heartbeatMs: 1_000, missedBeats: 3 });
+    const machineA = await registry.register({ name: 'machine-a', capacity: 1, version: '0.1.0' });
+    const machineB = await registry.register({ name: 'machine-b', capacity: 1, version: '0.1.0' });
+    const onA = claimerOn(a, 'machine-a', 1, machineA.incarnation);
     await a.placement.dispatch({ sessionId: 'doomed' });
     expect(await onA.next()).toBe('doomed');
     await onA.claimer.close();
 
-    // B keeps heartbeating; A stops. Three missed beats are not yet stale; past them it is.
-    for (let beat = 1; beat <= 3; beat++) {
-      clock.advance(1_000);
-      await registry.heartbeat('machine-b', 0);
-    }
+    // B keeps heartbeating; A stops. Just under three missed beats is not yet stale; past them it is.
+    await age(a.pool, 'machine-a', 2_900);
+    await registry.heartbeat({ name: 'machine-b', incarnation: machineB.incarnation, sessions: [] });
     expect(await a.placement.reap(registry)).toEqual([]);
-    clock.advance(1);
-    await registry.heartbeat('machine-b', 0);
+    await age(a.pool, 'machine-a', 3_100);
     expect((await registry.list()).map((w) => [w.name, w.stale])).toEqual([['machine-a', true], ['machine-b', false]]);
+    const { rows } = await a.pool.query<{ last: Date }>("SELECT heartbeat_at AS last FROM workers WHERE name = 'machine-a'");
 
-    const secondRegistry = new WorkerRegistry(b.pool, clock.now, registry.timing);
+    const secondRegistry = new WorkerRegistry(b.pool, registry.timing);
     const [first, second] = await Promise.all([a.placement.reap(registry), b.placement.reap(secondRegistry)]);
     const reaped = [...first, ...second];
     expect(reaped).toEqual([
-      { sessionId: 'doomed', worker: 'machine-a', on: 'any', reason: 'worker machine-a stopped heartbeating (3 missed heartbeats, last at 2026-05-01T10:00:00.000Z)' },
+      { sessionId: 'doomed', worker: 'machine-a', on: 'any', reason: `worker machine-a stopped heartbeating (3 missed heartbeats, last at ${rows[0]!.last.toISOString()})` },
     ]);
     expect(await a.placement.placementOf('doomed')).toEqual({ worker: 'machine-a', state: 'failed', reason: reaped[0]!.reason });
     expect(await a.placement.reap(registry)).toEqual([]);
 
-    // Respawn: dispatched again, B (alive, free) takes it.
-    const onB = claimerOn(b, 'machine-b', 1);
+    // A comes back to life: its heartbeat succeeds but fences the session it no longer holds.
+    expect(await registry.heartbeat({ name: 'machine-a', incarnation: machineA.incarnation, sessions: ['doomed'] })).toEqual({ fenced: ['doomed'] });
+
+    // Respawn: dispatched again, B (alive, free) takes it; A's heartbeat still fences it.
+    const onB = claimerOn(b, 'machine-b', 1, machineB.incarnation);
     expect(await b.placement.dispatch({ sessionId: 'doomed', on: reaped[0]!.on })).toMatchObject({ queued: true });
     expect(await onB.next()).toBe('doomed');
+    expect(await registry.heartbeat({ name: 'machine-a', incarnation: machineA.incarnation, sessions: ['doomed'] })).toEqual({ fenced: ['doomed'] });
+    expect(await registry.heartbeat({ name: 'machine-b', incarnation: machineB.incarnation, sessions: ['doomed'] })).toEqual({ fenced: [] });
+  });
+
+  test('a worker that registers again is a new incarnation: what the old one held is fenced and reaped at once', async () => {
+    const url = await database();
+    const a = await machine(url);
+    const registry = new WorkerRegistry(a.pool, { heartbeatMs: 60_000, missedBeats: 3 });
+    const before = await registry.register({ name: 'machine-a', capacity: 1, version: '0.1.0' });
+    const onA = claimerOn(a, 'machine-a', 1, before.incarnation);
+    await a.placement.dispatch({ sessionId: 's1' });
+    expect(await onA.next()).toBe('s1');
+    await onA.claimer.close();
+
+    const after = await registry.register({ name: 'machine-a', capacity: 1, version: '0.1.0' });
+    expect(after.incarnation).toBe(before.incarnation + 1);
+    expect(await registry.heartbeat({ name: 'machine-a', incarnation: after.incarnation, sessions: ['s1'] })).toEqual({ fenced: ['s1'] });
+    await expect(registry.heartbeat({ name: 'machine-a', incarnation: before.incarnation, sessions: ['s1'] })).rejects.toMatchObject({ code: 'not_found' });
+    expect(await a.placement.reap(registry)).toEqual([
+      { sessionId: 's1', worker: 'machine-a', on: 'any', reason: `worker machine-a restarted (incarnation ${before.incarnation} is gone)` },
+    ]);
+  });
+
+  test('a dispatch whose job cannot be sent leaves nothing queued, and dispatching again places it', async () => {
+    const url = await database();
+    const a = await machine(url);
+    // The first job insert fails (a sequence is not rolled back, so only the first call sees 1).
+    await a.pool.query(`
+      CREATE SEQUENCE fail_once;
+      CREATE FUNCTION fail_first_job() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN IF nextval('fail_once') = 1 THEN RAISE EXCEPTION 'the job table is unavailable'; END IF; RETURN NEW; END $$;
+      CREATE TRIGGER fail_first_job BEFORE INSERT ON pgboss.job FOR EACH ROW EXECUTE FUNCTION fail_first_job();`);
+    await expect(a.placement.dispatch({ sessionId: 's1' })).rejects.toThrow('the job table is unavailable');
+    expect(await a.placement.placementOf('s1')).toBeUndefined();
+
+    const onA = claimerOn(a, 'machine-a', 1);
+    expect(await a.placement.dispatch({ sessionId: 's1' })).toMatchObject({ queued: true });
+    expect(await onA.next()).toBe('s1');
   });
 
   test('bad dispatch input is refused naming the bad key', async () => {

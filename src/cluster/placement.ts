@@ -12,7 +12,7 @@ import { InvalidInputError } from '../shared/errors.js';
 import { createLogger } from '../shared/log.js';
 import { parseStoreUrl } from './connect.js';
 import type { Listener } from './listener.js';
-import { checkWorkerName, type Clock, type WorkerRegistry } from './workers.js';
+import { checkWorkerName, staleSql, type WorkerRegistry } from './workers.js';
 
 export const DISPATCH_QUEUE = 'baton.dispatch';
 /** Dispatchers NOTIFY here (payload: the queue) so claimers wake at once instead of at their next poll. */
@@ -47,16 +47,15 @@ export class Placement {
   private constructor(
     private readonly boss: PgBoss,
     private readonly pool: pg.Pool,
-    private readonly clock: Clock,
   ) {}
 
   /** Starts pg-boss on the store (creating its schema the first time) with the dispatch queue. */
-  static async start(options: { url: string; pool: pg.Pool; clock?: Clock }): Promise<Placement> {
+  static async start(options: { url: string; pool: pg.Pool }): Promise<Placement> {
     const { url } = parseStoreUrl(options.url);
     const boss = new PgBoss({ connectionString: url, max: 3, application_name: 'baton-placement', schedule: false, supervise: false });
     boss.on('error', (error: Error) => log.error('pg-boss', { error: error.message }));
     await boss.start();
-    const placement = new Placement(boss, options.pool, options.clock ?? (() => new Date()));
+    const placement = new Placement(boss, options.pool);
     await placement.ensureQueue(DISPATCH_QUEUE);
     return placement;
   }
@@ -68,17 +67,32 @@ export class Placement {
     const on: Target = input.on === undefined || input.on === 'any' ? 'any' : checkWorkerName(input.on, 'on');
     const queue = queueFor(on);
     await this.ensureQueue(queue);
-    // The placement row first, so a claimer that fetches the job at once finds it queued.
-    const { rowCount } = await this.pool.query(
-      `INSERT INTO placements (session_id, worker, state, reason, target, updated_at) VALUES ($1, NULL, 'queued', NULL, $2, $3)
-       ON CONFLICT (session_id) DO UPDATE SET worker = NULL, state = 'queued', reason = NULL, target = $2, updated_at = $3
-       WHERE placements.state IN ('failed', 'finished')`,
-      [sessionId, on, this.clock()],
-    );
-    if (rowCount === 0) return { sessionId, queue, queued: false };
-    await this.boss.send(queue, { sessionId }, { singletonKey: sessionId });
-    await this.pool.query('SELECT pg_notify($1, $2)', [DISPATCH_CHANNEL, queue]);
-    return { sessionId, queue, queued: true };
+    // The placement row, the job and the wake-up commit together: a failure anywhere leaves no
+    // row queued without a job (which no claimer would ever take), and a retry starts clean.
+    const client = await this.pool.connect();
+    try {
+      await client.query('BEGIN');
+      const { rowCount } = await client.query(
+        `INSERT INTO placements (session_id, worker, incarnation, state, reason, target, updated_at) VALUES ($1, NULL, NULL, 'queued', NULL, $2, now())
+         ON CONFLICT (session_id) DO UPDATE SET worker = NULL, incarnation = NULL, state = 'queued', reason = NULL, target = $2, updated_at = now()
+         WHERE placements.state IN ('failed', 'finished')`,
+        [sessionId, on],
+      );
+      if (rowCount === 0) {
+        await client.query('ROLLBACK');
+        return { sessionId, queue, queued: false };
+      }
+      const db = { executeSql: (text: string, values: unknown[]) => client.query(text, values) };
+      await this.boss.send(queue, { sessionId }, { singletonKey: sessionId, db });
+      await client.query('SELECT pg_notify($1, $2)', [DISPATCH_CHANNEL, queue]);
+      await client.query('COMMIT');
+      return { sessionId, queue, queued: true };
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => {});
+      throw error;
+    } finally {
+      client.release();
+    }
   }
 
   /** A worker's side: claims jobs while it has free slots. */
@@ -87,19 +101,23 @@ export class Placement {
   }
 
   /**
-   * Fails every session placed on a stale (or vanished) worker, with the reason, and returns them
-   * for respawn. One UPDATE…RETURNING: two reapers racing never both report a session.
+   * Fails every session placed on a stale, vanished or restarted worker (a placement held by an
+   * earlier incarnation), with the reason, and returns them for respawn. Staleness is judged on
+   * the database's clock. One UPDATE…RETURNING: two reapers racing never both report a session.
    */
   async reap(registry: WorkerRegistry): Promise<Reaped[]> {
-    const { missedBeats } = registry.timing;
     const { rows } = await this.pool.query<{ session_id: string; worker: string; reason: string; target: string }>(
-      `UPDATE placements p SET state = 'failed', updated_at = $2,
-         reason = 'worker ' || p.worker || ' stopped heartbeating (' || $3 || ' missed heartbeats, '
-           || COALESCE('last at ' || to_char((SELECT heartbeat_at FROM workers WHERE name = p.worker) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), 'deregistered') || ')'
-       WHERE p.state = 'placed'
-         AND NOT EXISTS (SELECT 1 FROM workers w WHERE w.name = p.worker AND w.heartbeat_at >= $1)
+      `UPDATE placements p SET state = 'failed', updated_at = now(),
+         reason = 'worker ' || p.worker || CASE
+           WHEN w.name IS NULL THEN ' stopped heartbeating (deregistered)'
+           WHEN w.incarnation <> p.incarnation THEN ' restarted (incarnation ' || p.incarnation || ' is gone)'
+           ELSE ' stopped heartbeating (' || $2 || ' missed heartbeats, last at '
+             || to_char(w.heartbeat_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') || ')' END
+       FROM placements q LEFT JOIN workers w ON w.name = q.worker
+       WHERE p.session_id = q.session_id AND p.state = 'placed'
+         AND (w.name IS NULL OR w.incarnation IS DISTINCT FROM p.incarnation OR ${staleSql('w.heartbeat_at', '$1')})
        RETURNING p.session_id, p.worker, p.reason, p.target`,
-      [registry.staleBefore(), this.clock(), String(missedBeats)],
+      [registry.staleAfterMs, String(registry.timing.missedBeats)],
     );
     return rows.map((row) => ({ sessionId: row.session_id, worker: row.worker, reason: row.reason, on: row.target }));
   }
@@ -113,14 +131,14 @@ export class Placement {
     await this.boss.stop({ graceful: false, wait: true });
   }
 
-  /** @internal Fetches up to `slots` jobs from `queue` and records them as placed on `worker`. */
-  async claimFrom(queue: string, worker: string, slots: number): Promise<{ fetched: number; placed: string[] }> {
+  /** @internal Fetches up to `slots` jobs from `queue` and records them as placed on this incarnation of `worker`. */
+  async claimFrom(queue: string, worker: string, incarnation: number, slots: number): Promise<{ fetched: number; placed: string[] }> {
     await this.ensureQueue(queue);
     const jobs = await this.boss.fetch<{ sessionId: string }>(queue, { batchSize: slots });
     if (jobs.length === 0) return { fetched: 0, placed: [] };
     const { rows } = await this.pool.query<{ session_id: string }>(
-      `UPDATE placements SET state = 'placed', worker = $1, updated_at = $2 WHERE session_id = ANY($3) AND state = 'queued' RETURNING session_id`,
-      [worker, this.clock(), jobs.map((job) => job.data.sessionId)],
+      `UPDATE placements SET state = 'placed', worker = $1, incarnation = $2, updated_at = now() WHERE session_id = ANY($3) AND state = 'queued' RETURNING session_id`,
+      [worker, incarnation, jobs.map((job) => job.data.sessionId)],
     );
     await this.boss.complete(queue, jobs.map((job) => job.id));
     const placed = new Set(rows.map((row) => row.session_id));
@@ -129,8 +147,8 @@ export class Placement {
   }
 
   /** @internal Marks a session's placement finished (its slot is free again). */
-  async finish(sessionId: string, worker: string): Promise<void> {
-    await this.pool.query(`UPDATE placements SET state = 'finished', updated_at = $3 WHERE session_id = $1 AND worker = $2 AND state = 'placed'`, [sessionId, worker, this.clock()]);
+  async finish(sessionId: string, worker: string, incarnation: number): Promise<void> {
+    await this.pool.query(`UPDATE placements SET state = 'finished', updated_at = now() WHERE session_id = $1 AND worker = $2 AND incarnation = $3 AND state = 'placed'`, [sessionId, worker, incarnation]);
   }
 
   /**
@@ -156,6 +174,8 @@ export class Placement {
 
 export interface ClaimerOptions {
   worker: string;
+  /** The incarnation `WorkerRegistry.register` returned: placements are held by it. */
+  incarnation: number;
   capacity: number;
   /** The process's LISTEN connection; it must listen on DISPATCH_CHANNEL. */
   listener: Listener;
@@ -213,7 +233,7 @@ export class Claimer {
   /** A session placed here has ended: its slot is free, so look for more work. */
   async release(sessionId: string): Promise<void> {
     if (!this.running.delete(sessionId)) return;
-    await this.placement.finish(sessionId, this.options.worker);
+    await this.placement.finish(sessionId, this.options.worker, this.options.incarnation);
     this.wake();
   }
 
@@ -238,7 +258,7 @@ export class Claimer {
     let placed = 0;
     for (const queue of [this.own, DISPATCH_QUEUE]) {
       while (!this.closed && this.free > 0) {
-        const { fetched, placed: sessions } = await this.placement.claimFrom(queue, this.options.worker, this.free);
+        const { fetched, placed: sessions } = await this.placement.claimFrom(queue, this.options.worker, this.options.incarnation, this.free);
         if (fetched === 0) break;
         for (const sessionId of sessions) {
           this.running.add(sessionId);

@@ -44,6 +44,14 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX placements_worker ON placements (worker) WHERE state = 'placed';
     `,
   },
+  {
+    version: 2,
+    name: 'worker incarnations, and the incarnation that holds each placement',
+    sql: `
+      ALTER TABLE workers ADD COLUMN incarnation bigint NOT NULL DEFAULT 1;
+      ALTER TABLE placements ADD COLUMN incarnation bigint;
+    `,
+  },
 ];
 
 /** Applies the migrations not yet recorded; returns the versions it applied. */

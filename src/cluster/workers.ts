@@ -1,17 +1,22 @@
 /**
- * The machines serving a workspace: each registers with its capacity, heartbeats with how many
- * sessions it runs, and is stale once it has missed `missedBeats` heartbeats in a row. Time comes
- * from an injected clock (stored as given), so staleness is decided on that clock, not the
- * database's.
+ * The machines serving a workspace: each registers with its capacity, heartbeats with the sessions
+ * it runs, and is stale once it has missed `missedBeats` heartbeats in a row. Every time is the
+ * database's `now()`, both when a heartbeat is written and when staleness is judged, so machines
+ * whose clocks disagree never reap one another by mistake.
+ *
+ * Each registration is a new incarnation: placements record the incarnation that claimed them, so
+ * a worker that restarts (or was reaped and comes back) never counts as still holding what an
+ * earlier incarnation ran. A heartbeat answers with the sessions the worker no longer holds (its
+ * fence): it must stop running them, since a respawn may already run them elsewhere.
  */
 import type pg from 'pg';
 import { InvalidInputError } from '../shared/errors.js';
 import { WorkerNameError, WorkerNotRegisteredError } from './errors.js';
 
-export type Clock = () => Date;
-
 export interface WorkerRow {
   name: string;
+  /** Bumped by every registration; a claimer and its heartbeats carry it. */
+  incarnation: number;
   capacity: number;
   running: number;
   startedAt: string;
@@ -27,12 +32,24 @@ export interface WorkerTiming {
   missedBeats: number;
 }
 
+export interface Heartbeat {
+  /** Sessions the worker said it runs that are no longer placed on this incarnation: stop them. */
+  fenced: string[];
+}
+
 const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/;
+/** `any` targets every machine (the shared queue), so no machine may be called that. */
+const RESERVED = new Set(['any']);
 
 /** Checks a machine name: it becomes part of a queue name, so it is kept plain. */
 export function checkWorkerName(value: unknown, key = 'name'): string {
-  if (typeof value !== 'string' || !NAME.test(value)) throw new WorkerNameError(key, value);
+  if (typeof value !== 'string' || !NAME.test(value) || RESERVED.has(value.toLowerCase())) throw new WorkerNameError(key, value);
   return value;
+}
+
+/** SQL for "this worker row is stale", judged on the database's clock; `$n` is the window in ms. */
+export function staleSql(column: string, windowParam: string): string {
+  return `${column} < now() - make_interval(secs => ${windowParam}::double precision / 1000)`;
 }
 
 export class WorkerRegistry {
@@ -40,13 +57,17 @@ export class WorkerRegistry {
 
   constructor(
     private readonly pool: pg.Pool,
-    private readonly clock: Clock = () => new Date(),
     timing: Partial<WorkerTiming> = {},
   ) {
     this.timing = { heartbeatMs: 5_000, missedBeats: 3, ...timing };
   }
 
-  /** Registers (or re-registers after a restart) a machine with `capacity` session slots. */
+  /** How long without a heartbeat before a worker is stale, in ms. */
+  get staleAfterMs(): number {
+    return this.timing.heartbeatMs * this.timing.missedBeats;
+  }
+
+  /** Registers a machine with `capacity` session slots; registering again (a restart) is a new incarnation. */
   async register(input: { name: unknown; capacity: unknown; version: unknown }): Promise<WorkerRow> {
     const name = checkWorkerName(input.name);
     const capacity = input.capacity;
@@ -54,55 +75,66 @@ export class WorkerRegistry {
       throw new InvalidInputError(`capacity must be a whole number of session slots, 0 or more; got ${JSON.stringify(capacity)}.`, { key: 'capacity', value: capacity });
     }
     if (typeof input.version !== 'string' || input.version === '') throw new InvalidInputError('version must name the Baton version the worker runs.', { key: 'version' });
-    const now = this.clock();
     const { rows } = await this.pool.query<Row>(
-      `INSERT INTO workers (name, capacity, running, started_at, heartbeat_at, version) VALUES ($1, $2, 0, $3, $3, $4)
-       ON CONFLICT (name) DO UPDATE SET capacity = $2, running = 0, started_at = $3, heartbeat_at = $3, version = $4
-       RETURNING *`,
-      [name, capacity, now, input.version],
+      `INSERT INTO workers (name, incarnation, capacity, running, started_at, heartbeat_at, version) VALUES ($1, 1, $2, 0, now(), now(), $3)
+       ON CONFLICT (name) DO UPDATE SET incarnation = workers.incarnation + 1, capacity = $2, running = 0, started_at = now(), heartbeat_at = now(), version = $3
+       RETURNING *, ${staleSql('heartbeat_at', '$4')} AS stale`,
+      [name, capacity, input.version, this.staleAfterMs],
     );
-    return this.view(rows[0]!);
+    return view(rows[0]!);
   }
 
-  /** Records that `name` is alive and runs `running` sessions. */
-  async heartbeat(name: string, running: number): Promise<void> {
-    const { rowCount } = await this.pool.query('UPDATE workers SET heartbeat_at = $2, running = $3 WHERE name = $1', [checkWorkerName(name), this.clock(), running]);
-    if (rowCount === 0) throw new WorkerNotRegisteredError(name);
+  /**
+   * Records that this incarnation of `name` is alive and runs `sessions`; returns those of them it
+   * no longer holds (reaped, or placed elsewhere). Throws WorkerNotRegisteredError when the worker
+   * was deregistered or registered again since (then it holds nothing and must register anew).
+   */
+  async heartbeat(input: { name: string; incarnation: number; sessions: readonly string[] }): Promise<Heartbeat> {
+    const name = checkWorkerName(input.name);
+    const sessions = [...new Set(input.sessions)];
+    const { rows } = await this.pool.query<{ beat: string; fenced: string[] }>(
+      `WITH beat AS (UPDATE workers SET heartbeat_at = now(), running = $3 WHERE name = $1 AND incarnation = $2 RETURNING 1)
+       SELECT (SELECT count(*) FROM beat) AS beat,
+              ARRAY(SELECT s.id FROM unnest($4::text[]) WITH ORDINALITY AS s(id, n)
+                     WHERE NOT EXISTS (SELECT 1 FROM placements p WHERE p.session_id = s.id AND p.worker = $1 AND p.incarnation = $2 AND p.state = 'placed')
+                     ORDER BY s.n) AS fenced`,
+      [name, input.incarnation, sessions.length, sessions],
+    );
+    if (Number(rows[0]!.beat) === 0) throw new WorkerNotRegisteredError(name, input.incarnation);
+    return { fenced: rows[0]!.fenced };
   }
 
   async list(): Promise<WorkerRow[]> {
-    const { rows } = await this.pool.query<Row>('SELECT * FROM workers ORDER BY name');
-    return rows.map((row) => this.view(row));
+    const { rows } = await this.pool.query<Row>(`SELECT *, ${staleSql('heartbeat_at', '$1')} AS stale FROM workers ORDER BY name`, [this.staleAfterMs]);
+    return rows.map(view);
   }
 
   async deregister(name: string): Promise<boolean> {
     const { rowCount } = await this.pool.query('DELETE FROM workers WHERE name = $1', [checkWorkerName(name)]);
     return rowCount === 1;
   }
+}
 
-  /** A worker whose last heartbeat is before this is stale. */
-  staleBefore(): Date {
-    return new Date(this.clock().getTime() - this.timing.heartbeatMs * this.timing.missedBeats);
-  }
-
-  private view(row: Row): WorkerRow {
-    return {
-      name: row.name,
-      capacity: row.capacity,
-      running: row.running,
-      startedAt: row.started_at.toISOString(),
-      heartbeatAt: row.heartbeat_at.toISOString(),
-      version: row.version,
-      stale: row.heartbeat_at.getTime() < this.staleBefore().getTime(),
-    };
-  }
+function view(row: Row): WorkerRow {
+  return {
+    name: row.name,
+    incarnation: Number(row.incarnation),
+    capacity: row.capacity,
+    running: row.running,
+    startedAt: row.started_at.toISOString(),
+    heartbeatAt: row.heartbeat_at.toISOString(),
+    version: row.version,
+    stale: row.stale,
+  };
 }
 
 interface Row {
   name: string;
+  incarnation: string;
   capacity: number;
   running: number;
   started_at: Date;
   heartbeat_at: Date;
   version: string;
+  stale: boolean;
 }
