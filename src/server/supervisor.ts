@@ -85,6 +85,7 @@ export async function runSupervisor(env: NodeJS.ProcessEnv = process.env): Promi
   // Before the sessions come back, so a turn that ends as they re-attach is pushed too.
   const sync = new SyncService({ bus: manager.bus, sessions: manager, ...syncBackoff(env) });
   sync.start();
+  manager.guardRemovals((session, remove) => sync.whileRemoving(session.id, remove));
   const startedAt = new Date();
   // Uptime by the monotonic clock: a wall clock set back would make it negative.
   const startedMs = performance.now();
