@@ -85,6 +85,7 @@ export async function runSupervisor(env: NodeJS.ProcessEnv = process.env): Promi
   // Before the sessions come back, so a turn that ends as they re-attach is pushed too.
   const sync = new SyncService({ bus: manager.bus, sessions: manager, ...syncBackoff(env) });
   sync.start();
+  manager.guardRemovals((session, remove) => sync.whileRemoving(session.id, remove));
   const startedAt = new Date();
   // Uptime by the monotonic clock: a wall clock set back would make it negative.
   const startedMs = performance.now();
@@ -209,10 +210,13 @@ function watchdogTickMs(env: NodeJS.ProcessEnv): number {
   return Number.isInteger(given) && given >= 50 ? given : 15_000;
 }
 
-/** The first wait after a failed push: 30 s, or `BATON_SYNC_BACKOFF_MS` (tests, tuning). */
+/**
+ * The first wait after a failed push: 30 s, or `BATON_SYNC_BACKOFF_MS` (tests, tuning). At least
+ * 50 ms: a timer retries each failure, and no wait would retry a dead remote in a tight loop.
+ */
 function syncBackoff(env: NodeJS.ProcessEnv): { backoffMs?: number } {
   const given = env.BATON_SYNC_BACKOFF_MS === undefined || env.BATON_SYNC_BACKOFF_MS === '' ? NaN : Number(env.BATON_SYNC_BACKOFF_MS);
-  return Number.isInteger(given) && given >= 0 ? { backoffMs: given } : {};
+  return Number.isInteger(given) && given >= 50 ? { backoffMs: given } : {};
 }
 
 function ensureToken(path: string): string {

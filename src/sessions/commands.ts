@@ -189,16 +189,18 @@ export class SessionCommands {
     const teardown = await this.teardown(session);
     // In place, the worktree is the user's main checkout: it stays exactly as it is.
     const inPlace = plan.inPlace || session.worktree === session.project_root;
-    const result: RemoveResult = inPlace
-      ? { branchDeleted: false }
-      : await removeWorktree({
-          repo: session.project_root,
-          path: session.worktree,
-          branch: session.branch,
-          baseCommit: session.base_commit,
-          snapshotName: session.name,
-          keepBranch: plan.keepBranch,
-        });
+    const result: RemoveResult = await this.core.removalGuard(session, async () =>
+      inPlace
+        ? { branchDeleted: false }
+        : removeWorktree({
+            repo: session.project_root,
+            path: session.worktree,
+            branch: session.branch,
+            baseCommit: session.base_commit,
+            snapshotName: session.name,
+            keepBranch: plan.keepBranch,
+          }),
+    );
     this.core.store.markRemoved(session.id, result.snapshotRef ?? null);
     this.core.ports.release(session.id);
     this.core.hosts.unwatch(session.id);

@@ -9,7 +9,12 @@ import type { HostSupervisor } from './hosts.js';
 import type { Ingestor } from './ingest.js';
 import { resolveSessionRef } from './resolve.js';
 
+/** Another domain's hold on a session's worktree removal: it runs `remove` when it is ready (sync: once a snapshot being taken is taken). */
+export type RemovalGuard = <T>(session: SessionWithProject, remove: () => Promise<T>) => Promise<T>;
+
 export class SessionsCore {
+  removalGuard: RemovalGuard = (_session, remove) => remove();
+
   constructor(
     readonly home: string,
     readonly store: SessionStore,

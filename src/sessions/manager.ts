@@ -20,7 +20,7 @@ import { SessionStore, type SessionWithProject } from '../store/sessions.js';
 import { findRepository, type RemoveResult } from '../worktrees/index.js';
 import { Archive } from './archive.js';
 import { SessionCommands, type MessageAuthor, type MessageDelivery } from './commands.js';
-import { SessionsCore } from './core.js';
+import { SessionsCore, type RemovalGuard } from './core.js';
 import { dispatchSession, recoverInterruptedDispatches } from './dispatch.js';
 import { environmentView } from './environment-view.js';
 import { HostSupervisor } from './hosts.js';
@@ -194,6 +194,11 @@ export class SessionManager extends EventEmitter<ManagerEvents> {
   /** Instructions another domain adds to a session's own at each start (a task's context). */
   setContextProvider(provider: (session: SessionWithProject) => string | undefined): void {
     this.context = provider;
+  }
+
+  /** Another domain's hold on worktree removals (see `RemovalGuard`). */
+  guardRemovals(guard: RemovalGuard): void {
+    this.core.removalGuard = guard;
   }
 
   /** A dispatch, and what the main checkout held: uncommitted changes, and whether they were carried. */

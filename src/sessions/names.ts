@@ -5,14 +5,15 @@ export const MAX_NAME_LENGTH = 48;
 const NAME_PATTERN = /^[a-z0-9][a-z0-9._-]*$/i;
 
 export function validateSessionName(name: string): string {
-  const problem = nameProblem(name);
+  const problem = sessionNameProblem(name);
   if (problem !== undefined) {
     throw new InvalidInputError(`Invalid session name "${name}": ${problem}. Use letters, digits, '.', '_' or '-', starting with a letter or digit.`);
   }
   return name;
 }
 
-function nameProblem(name: string): string | undefined {
+/** Why `name` cannot be a session name (a branch `baton/<name>` and a folder name), or undefined. */
+export function sessionNameProblem(name: string): string | undefined {
   if (name.length === 0) return 'it is empty';
   if (name.length > MAX_NAME_LENGTH) return `it is longer than ${MAX_NAME_LENGTH} characters`;
   if (name.startsWith('-')) return "it starts with '-'";

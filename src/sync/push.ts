@@ -39,6 +39,8 @@ export interface PushInput {
   lastPushed?: string | undefined;
   /** Push over whatever the remote branch holds (`baton sync --now --force`). */
   force?: boolean;
+  /** Runs the read of the worktree (the snapshot): the caller holds its removal off meanwhile. */
+  readWorktree?: <T>(read: () => Promise<T>) => Promise<T>;
   /** Each local git call's limit; the push itself gets `networkTimeoutMs`. */
   timeoutMs?: number;
   networkTimeoutMs?: number;
@@ -61,7 +63,8 @@ export async function pushSessionWork(input: PushInput): Promise<PushOutcome> {
     await remoteUrl(input.repo, input.remote, 'sync', local.timeoutMs);
     const ref = remoteBranchRef(input.name);
     const snapshotRef = remoteSnapshotRef(input.sessionId);
-    const work = await localWork(input, local.timeoutMs);
+    const read = input.readWorktree ?? (<T>(fn: () => Promise<T>): Promise<T> => fn());
+    const work = await read(() => localWork(input, local.timeoutMs));
     const remote = await remoteRefs(input.repo, input.remote, [ref, snapshotRef], network.timeoutMs);
     const branchFrom = remote.get(ref);
     if (!(input.force === true || (await mayMove(input, branchFrom, work.commit, local.timeoutMs)))) {
@@ -106,6 +109,8 @@ async function localWork(input: PushInput, timeoutMs: number): Promise<{ commit:
   // nothing pushes nothing.
   const dates = { GIT_AUTHOR_DATE: headDate, GIT_COMMITTER_DATE: headDate };
   const snapshot = await gitOut(input.worktree, ['-c', 'user.name=Baton', '-c', 'user.email=baton@localhost', 'commit-tree', work.tree, '-p', work.head, '-m', message], { timeoutMs, env: dates });
+  // Removed while it was read, the tree may be half the work: the snapshot on the remote stays the last whole one.
+  if (!existsSync(input.worktree)) throw new SyncPushError('error', `the worktree ${input.worktree} was removed while its work was read; nothing was pushed`);
   return { commit: work.head, snapshot };
 }
 

@@ -10,6 +10,7 @@ import { basename, dirname, isAbsolute, join } from 'node:path';
 import type { RestoreView } from '../api/sync.js';
 import { remoteUrl } from '../merge/pr.js';
 import { DEFAULT_SYNC_REMOTE, loadRepoConfig } from '../projects/index.js';
+import { sessionNameProblem } from '../sessions/names.js';
 import { InvalidInputError, RemoteSessionNotFoundError, SessionStateError } from '../shared/errors.js';
 import { createWorktree, findRepository, git, gitOut } from '../worktrees/index.js';
 import { remoteBranchRef, remoteSnapshotRef } from './push.js';
@@ -23,7 +24,7 @@ export async function restoreSession(input: { cwd: string; session: string; path
   await remoteUrl(repo, remote, 'sync', LOCAL.timeoutMs);
   const ref = input.session;
   const valid = await git(repo, ['check-ref-format', remoteSnapshotRef(ref)], { okExitCodes: [1], ...LOCAL });
-  if (ref.startsWith('-') || valid.exitCode !== 0) throw new InvalidInputError(`"${ref}" is not a session id or name (it cannot be part of a git ref).`, { session: ref });
+  if (ref.startsWith('-') || valid.exitCode !== 0 || sessionNameProblem(ref) !== undefined) throw new InvalidInputError(`"${ref}" is not a session id or name (it cannot be part of a git ref).`, { session: ref });
 
   const snapshotRef = remoteSnapshotRef(ref);
   const branchRef = remoteBranchRef(ref);
@@ -40,6 +41,11 @@ export async function restoreSession(input: { cwd: string; session: string; path
     snapshot = await gitOut(repo, ['rev-parse', `${local}^{commit}`], LOCAL);
     name = await trailer(repo, snapshot, 'Baton-Name');
     if (name === '') throw new InvalidInputError(`${snapshotRef} on ${remote} is not a Baton snapshot (its commit has no Baton-Name trailer).`, { session: ref });
+    // Anyone who can push wrote this trailer; it becomes a branch and a folder only as a valid session name.
+    const problem = sessionNameProblem(name) ?? (await refProblem(repo, `refs/heads/baton/${name}`));
+    if (problem !== undefined) {
+      throw new InvalidInputError(`${snapshotRef} on ${remote} has a Baton-Name trailer "${name}" that is not a session name (${problem}); nothing was restored. Restore it by hand under a name you choose (the README's sync section shows how).`, { session: ref, trailer: 'Baton-Name', name });
+    }
     // The snapshot's parent is the branch tip it was taken on: the two were pushed together.
     commit = await gitOut(repo, ['rev-parse', `${snapshot}^1`], LOCAL);
   } else if (has(branchRef)) {
@@ -71,6 +77,11 @@ async function layOver(worktree: string, snapshot: string): Promise<string[]> {
   await git(worktree, ['reset', '--quiet'], LOCAL);
   const changed = await gitOut(worktree, ['diff', '--name-only', '--no-renames', 'HEAD', snapshot, '--'], LOCAL);
   return changed.split('\n').filter(Boolean);
+}
+
+async function refProblem(repo: string, ref: string): Promise<string | undefined> {
+  const checked = await git(repo, ['check-ref-format', ref], { okExitCodes: [1], ...LOCAL });
+  return checked.exitCode === 0 ? undefined : `git refuses ${ref} as a branch`;
 }
 
 async function trailer(repo: string, commit: string, key: string): Promise<string> {

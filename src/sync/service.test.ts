@@ -15,7 +15,7 @@ let db: Db;
 let now: number;
 let bus: WorkspaceBus;
 let timers: { fn: () => void; at: number }[];
-const session = { id: 'sid1', name: 'one', project_name: 'proj', branch: 'baton/one', worktree: '/nowhere' } as SessionWithProject;
+const session = { id: 'sid1', name: 'one', project_name: 'proj', branch: 'baton/one', worktree: '/nowhere', removed_at: null } as SessionWithProject;
 const sessions = { get: (id: string) => (id === session.id ? session : undefined), resolve: (ref: string) => (ref === session.name ? session : (() => { throw new SessionNotFoundError(ref); })()), list: () => [session] };
 
 function config(sync: unknown): void {
@@ -54,7 +54,7 @@ beforeEach(() => {
   now = Date.parse('2026-01-01T00:00:00Z');
   bus = new WorkspaceBus(db, () => new Date(now));
   timers = [];
-  Object.assign(session, { project_root: dir });
+  Object.assign(session, { project_root: dir, removed_at: null });
 });
 afterEach(() => {
   db.close();
@@ -120,5 +120,114 @@ describe('pushes at turn ends', () => {
     await after.idle();
     expect(second.calls[0]?.lastPushed).toBe('c1');
     after.close();
+  });
+
+  it('retries a failed push when its backoff is over, with no turn end after it (the last turn’s work is not left behind)', async () => {
+    config({ push: 'turn' });
+    const { calls, push } = pusher([new SyncPushError('error', 'network down'), new SyncPushError('error', 'still down'), ok('c1')]);
+    const s = service(push);
+    turnEnds('ready_for_review');
+    await s.idle();
+    expect(timers.map((t) => t.at - now)).toEqual([1_000]);
+    now += 1_000;
+    timers.shift()?.fn();
+    await s.idle();
+    expect(calls).toHaveLength(2);
+    // The second failure arms the doubled wait by itself.
+    expect(timers.map((t) => t.at - now)).toEqual([2_000]);
+    now += 2_000;
+    timers.shift()?.fn();
+    await s.idle();
+    expect(syncEvents().map((e) => e.type)).toEqual(['sync.failed', 'sync.failed', 'sync.pushed']);
+    expect(timers).toEqual([]);
+    s.close();
+  });
+
+  it('re-arms a retry still owed after a restart, for what is left of its backoff; close clears it', async () => {
+    config({ push: 'turn' });
+    const before = service(pusher([new SyncPushError('error', 'network down')]).push);
+    turnEnds('ready_for_review');
+    await before.idle();
+    before.close();
+    expect(timers).toEqual([]);
+    now += 400;
+    const second = pusher([ok('c1')]);
+    const after = service(second.push);
+    expect(timers.map((t) => t.at - now)).toEqual([600]);
+    now += 600;
+    timers.shift()?.fn();
+    await after.idle();
+    expect(second.calls).toHaveLength(1);
+    expect(after.list('one')[0]).toMatchObject({ commit: 'c1', failures: 0 });
+    after.close();
+  });
+});
+
+describe('a session removed around a push', () => {
+  it('is removed only once the push reading its worktree has taken the snapshot; then it is not pushed again', async () => {
+    config({ push: 'turn' });
+    const order: string[] = [];
+    let finishRead = (): void => undefined;
+    const calls: PushInput[] = [];
+    const push = async (input: PushInput): Promise<PushOutcome> => {
+      calls.push(input);
+      await input.readWorktree?.(async () => {
+        order.push('read started');
+        await new Promise<void>((resolve) => (finishRead = resolve));
+        order.push('read done');
+      });
+      return ok('c1');
+    };
+    const s = service(push);
+    turnEnds('completed' as never);
+    await Promise.resolve();
+    const removal = s.whileRemoving(session.id, async () => void order.push('removed'));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(order).toEqual(['read started']);
+    finishRead();
+    await removal;
+    await s.idle();
+    expect(order).toEqual(['read started', 'read done', 'removed']);
+    turnEnds();
+    await s.idle();
+    expect(calls).toHaveLength(1);
+    expect(syncEvents().map((e) => e.type)).toEqual(['sync.pushed']);
+    s.close();
+  });
+
+  it('gets no sync.failed for a turn end heard after its worktree was removed, and its retry is cancelled', async () => {
+    config({ push: 'turn' });
+    const { calls, push } = pusher([new SyncPushError('error', 'network down'), new SyncPushError('error', 'the branch baton/one and its worktree are gone; there is nothing to push')]);
+    const s = service(push);
+    turnEnds();
+    await s.idle();
+    expect(timers).toHaveLength(1);
+    await s.whileRemoving(session.id, async () => undefined);
+    expect(timers).toEqual([]);
+    session.removed_at = new Date(now).toISOString();
+    now += 60_000;
+    turnEnds('completed' as never);
+    await s.idle();
+    expect(calls).toHaveLength(1);
+    expect(syncEvents().map((e) => e.type)).toEqual(['sync.failed']);
+    // After a restart too (the store says removed).
+    s.close();
+    const after = service(push);
+    turnEnds('completed' as never);
+    await after.idle();
+    expect(calls).toHaveLength(1);
+    expect(timers).toEqual([]);
+    after.close();
+  });
+
+  it('is pushed again when its removal failed', async () => {
+    config({ push: 'turn' });
+    const { calls, push } = pusher([ok('c1')]);
+    const s = service(push);
+    await expect(s.whileRemoving(session.id, () => Promise.reject(new Error('disk full')))).rejects.toThrow('disk full');
+    turnEnds();
+    await s.idle();
+    expect(calls).toHaveLength(1);
+    s.close();
   });
 });

@@ -3,9 +3,11 @@
  * end of a session (and its stop, completion or failure) pushes its work to the shared remote in
  * the background (push.ts), never holding the session up. One push at a time per session; turn
  * ends during a push fold into one more (coalesce.ts). A failure is a `sync.failed` event; after
- * one, a turn end within the backoff waits for it (a timer then pushes), so a dead remote is not
- * hammered by a busy session. What each session's last push did is rebuilt from the bus's stored
- * `sync.*` events at start, so it survives a supervisor restart.
+ * one, a timer pushes again when the backoff is over (turn ends meanwhile wait for it), so a dead
+ * remote is not hammered by a busy session and the last turn's work is not left behind. What each
+ * session's last push did is rebuilt from the bus's stored `sync.*` events at start, so it, and a
+ * retry still owed, survive a supervisor restart. A session's worktree is removed only once the
+ * push reading it has taken its snapshot (`whileRemoving`); a removed session is not pushed again.
  */
 import { existsSync } from 'node:fs';
 import type { SyncStatusView } from '../api/sync.js';
@@ -62,6 +64,10 @@ export class SyncService {
   private readonly pushes: Coalescer;
   private readonly retries = new Map<string, () => void>();
   private readonly forced = new Set<string>();
+  /** Sessions being removed or removed: never pushed again, never reported for their worktree going. */
+  private readonly removed = new Set<string>();
+  /** Each session's read of its worktree under way (the snapshot), which a removal waits for. */
+  private readonly reading = new Map<string, Promise<unknown>>();
   private readonly now: () => number;
   private readonly schedule: (fn: () => void, ms: number) => () => void;
   private unsubscribe: (() => void) | undefined;
@@ -84,6 +90,8 @@ export class SyncService {
     // The status follows the stored events as the bus delivers them, published here or not.
     this.unsubscribe = this.options.bus.subscribe((event) => {
       this.record(event);
+      // A failure is retried when its backoff is over, whether a turn ends meanwhile or not.
+      if (event.type === 'sync.failed') this.armRetry(event.data.sessionId);
       this.onEvent(event);
     });
   }
@@ -92,6 +100,23 @@ export class SyncService {
     this.unsubscribe?.();
     for (const cancel of this.retries.values()) cancel();
     this.retries.clear();
+  }
+
+  /**
+   * Runs `remove` (the session's worktree removal) once a push reading that worktree has taken
+   * its snapshot, so a half-deleted tree is never pushed; from then on the session is not pushed.
+   */
+  async whileRemoving<T>(sessionId: string, remove: () => Promise<T>): Promise<T> {
+    this.removed.add(sessionId);
+    this.cancelRetry(sessionId);
+    await this.reading.get(sessionId)?.catch(() => undefined);
+    try {
+      return await remove();
+    } catch (error) {
+      // Still there: pushed at its turn ends again.
+      this.removed.delete(sessionId);
+      throw error;
+    }
   }
 
   /** Pushes under way (and any asked for after them) finished. */
@@ -124,24 +149,48 @@ export class SyncService {
     if (session === undefined || this.configOf(session)?.push !== 'turn') return;
     const status = this.statuses.get(session.id);
     const wait = status === undefined ? 0 : this.backoffLeft(status);
-    if (wait <= 0) {
-      void this.pushes.request(session.id);
-      return;
-    }
-    // Within the backoff: one push when it is over, whatever number of turns end meanwhile.
-    if (this.retries.has(session.id)) return;
+    if (wait <= 0) void this.pushes.request(session.id);
+    // Within the backoff: the one push armed for its end carries this turn's work too.
+    else this.armRetry(session.id);
+  }
+
+  /** One push at the end of the session's backoff, unless one is armed already or the session is gone. */
+  private armRetry(sessionId: string): void {
+    const session = this.options.sessions.get(sessionId);
+    const status = this.statuses.get(sessionId);
+    if (session === undefined || status === undefined || status.failures === 0 || this.retries.has(sessionId) || this.gone(session)) return;
+    if (this.configOf(session)?.push !== 'turn') return;
     this.retries.set(
-      session.id,
+      sessionId,
       this.schedule(() => {
-        this.retries.delete(session.id);
-        void this.pushes.request(session.id);
-      }, wait),
+        this.retries.delete(sessionId);
+        void this.pushes.request(sessionId);
+      }, Math.max(0, this.backoffLeft(status))),
     );
+  }
+
+  private gone(session: SessionWithProject): boolean {
+    return this.removed.has(session.id) || (session.removed_at !== null && session.removed_at !== undefined);
+  }
+
+  /** The push's read of the worktree, which a removal of the session waits for (and which does not start once one has begun). */
+  private readWorktree(sessionId: string): <T>(read: () => Promise<T>) => Promise<T> {
+    return async (read) => {
+      if (this.removed.has(sessionId)) throw new SyncPushError('error', 'the session is being removed');
+      const reading = read();
+      this.reading.set(sessionId, reading);
+      try {
+        return await reading;
+      } finally {
+        if (this.reading.get(sessionId) === reading) this.reading.delete(sessionId);
+      }
+    };
   }
 
   private async pushOnce(sessionId: string): Promise<void> {
     const session = this.options.sessions.get(sessionId);
     if (session === undefined) return log.info('not pushed: the session is gone', { sessionId });
+    if (this.gone(session)) return log.info('not pushed: the session was removed', { session: session.name });
     const force = this.forced.delete(sessionId);
     const remote = this.configOf(session)?.remote ?? DEFAULT_SYNC_REMOTE;
     const who = { sessionId: session.id, name: session.name, project: session.project_name };
@@ -158,6 +207,7 @@ export class SyncService {
         remote,
         lastPushed: this.statuses.get(sessionId)?.commit ?? undefined,
         force,
+        readWorktree: this.readWorktree(sessionId),
       });
       const ms = Math.round(performance.now() - started);
       this.options.bus.publish(SyncPushed, { ...who, remote, ...pushed, ms });
@@ -165,7 +215,7 @@ export class SyncService {
     } catch (error) {
       // Removed under the push (a landed session is completed, then removed at once): its work is
       // on the base or in its local snapshot, and nothing is wrong with the remote.
-      if (hadWorktree && (!existsSync(session.worktree) || this.options.sessions.get(sessionId) === undefined)) {
+      if (this.removed.has(sessionId) || (hadWorktree && !existsSync(session.worktree))) {
         log.info('not pushed: the session was removed meanwhile', { session: session.name, error: errorMessage(error) });
         return;
       }
@@ -198,6 +248,8 @@ export class SyncService {
   private replay(): void {
     const stored = [...this.options.bus.latestOfType('sync.pushed', HISTORY), ...this.options.bus.latestOfType('sync.failed', HISTORY)];
     for (const event of stored.sort((a, b) => a.seq - b.seq)) this.record(event);
+    // A push that failed before the restart, with no turn end to come (a completed session), is still owed.
+    for (const sessionId of this.statuses.keys()) this.armRetry(sessionId);
   }
 
   private backoffLeft(status: Status): number {

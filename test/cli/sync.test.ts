@@ -7,6 +7,7 @@ import type { SyncStatusView, RestoreView } from '../../src/api/sync.js';
 import type { WorkspaceEvent } from '../../src/events/workspace.js';
 import { eachTest, type TestBaton } from '../support/baton.js';
 import { configure } from '../support/landing.js';
+import { watchExit } from '../support/process.js';
 
 let t: TestBaton;
 let repo: string;
@@ -88,6 +89,25 @@ describe('sync: sessions pushed to the shared remote at turn ends', () => {
     expect(now.stdout).toMatch(/failed .* ago \(2 in a row\): The repository has no remote "nowhere"/);
   });
 
+  it('pushes the last turn’s work once the remote is back, with no turn after it, after a supervisor restart too', async () => {
+    // A short first backoff; the supervisor starts with the test's environment at the first command.
+    t.env.BATON_SYNC_BACKOFF_MS = '200';
+    const bare = join(t.root, 'remote.git');
+    t.git(repo, 'remote', 'add', 'origin', bare);
+    configure(t, repo, { sync: { push: 'turn' } });
+    const s = await session('late');
+    expect((await failedEvent('late')()).data).toMatchObject({ remote: 'origin', kind: 'error', failures: 1 });
+    // The supervisor goes down with the push still owed, and the remote comes back meanwhile.
+    const pid = t.supervisorPid();
+    process.kill(pid, 'SIGKILL');
+    await watchExit(pid);
+    t.git(t.root, 'init', '--quiet', '--bare', bare);
+    await t.ok(['ls'], { cwd: repo });
+    const pushed = await pushedEvent('late')();
+    expect(pushed.data).toMatchObject({ commit: t.git(s.worktree, 'rev-parse', 'HEAD'), snapshotRef: `refs/baton/snapshots/${s.id}` });
+    expect(t.git(bare, 'rev-parse', 'refs/heads/baton/late')).toBe(pushed.data.commit);
+  });
+
   it('does not overwrite a remote branch someone else moved, and says so; --now --force does', async () => {
     const bare = withRemote();
     const s = await session('contested');
@@ -146,10 +166,11 @@ describe('sync: sessions pushed to the shared remote at turn ends', () => {
     await pushedEvent('lands')();
     await t.ok(['merge', 'lands'], { cwd: repo });
     await t.workspaceEvent((e) => e.type === 'session.removed' && e.data.name === 'lands');
-    // The completion's push ends in the log: pushed, failed, or not pushed (the session removed under it).
+    // The completion's push ends in the log: pushed (the removal waited for its snapshot), or not
+    // pushed (the completion heard after the removal); never a failure for the worktree going.
     const outcomes = await waitForLog((lines) => lines.filter((l) => l.service === 'sync' && (l.session === 'lands' || l.sessionId === s.id)).length >= 2);
     const last = outcomes.filter((l) => l.service === 'sync').at(-1);
-    expect(last?.msg).toMatch(/^(pushed|not pushed: the session (is gone|was removed meanwhile))$/);
+    expect(last?.msg).toMatch(/^(pushed|not pushed: the session (is gone|was removed|was removed meanwhile))$/);
     const events = (await t.client().call('GET /api/workspace/events')).events;
     expect(events.filter((e) => e.type === 'sync.failed')).toEqual([]);
   });
