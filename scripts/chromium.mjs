@@ -5,12 +5,12 @@
  *
  * Plain JavaScript (types in chromium.d.mts): it runs before anything is compiled.
  */
-import { spawn } from 'node:child_process';
-import { accessSync, constants, readdirSync, statSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { delimiter, join } from 'node:path';
+import { join } from 'node:path';
 import process from 'node:process';
 import { pathToFileURL } from 'node:url';
+import { isExecutable, onPath, run } from './tools.mjs';
 
 /** Variables naming a binary, in the order they win. */
 export const ENV_VARS = ['BATON_CHROMIUM', 'CHROME_PATH'];
@@ -96,24 +96,6 @@ function missingMessage(command) {
   ].join('\n');
 }
 
-function onPath(name, env) {
-  for (const dir of (env.PATH ?? '').split(delimiter)) {
-    if (dir === '') continue;
-    const path = join(dir, name);
-    if (isExecutable(path)) return path;
-  }
-  return undefined;
-}
-
-function isExecutable(path) {
-  try {
-    accessSync(path, constants.X_OK);
-    return statSync(path).isFile();
-  } catch {
-    return false;
-  }
-}
-
 /** Build folders such as chromium-1200, highest build number first. */
 function builds(cache, prefix) {
   let names;
@@ -124,21 +106,6 @@ function builds(cache, prefix) {
   }
   const number = (name) => Number(name.slice(prefix.length));
   return names.filter((name) => name.startsWith(prefix) && Number.isInteger(number(name))).sort((a, b) => number(b) - number(a));
-}
-
-/** Runs a command with an argument array; output is kept to explain a failure. */
-function run(file, args, env) {
-  return new Promise((resolve) => {
-    const child = spawn(file, args, { env, cwd: process.cwd(), stdio: ['ignore', 'pipe', 'pipe'] });
-    let output = '';
-    const keep = (chunk) => {
-      output = (output + chunk.toString()).slice(-8000);
-    };
-    child.stdout.on('data', keep);
-    child.stderr.on('data', keep);
-    child.on('error', (error) => resolve({ code: null, signal: null, output: `${output}${error.message}` }));
-    child.on('close', (code, signal) => resolve({ code, signal, output }));
-  });
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {

@@ -6,11 +6,11 @@
  *
  * Plain JavaScript (types in postgres.d.mts): it runs before anything is compiled.
  */
-import { spawn } from 'node:child_process';
-import { accessSync, constants, readdirSync, realpathSync, statSync } from 'node:fs';
-import { delimiter, dirname, join } from 'node:path';
+import { readdirSync, realpathSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import process from 'node:process';
 import { pathToFileURL } from 'node:url';
+import { isExecutable, onPath, run } from './tools.mjs';
 
 /** A folder holding initdb, pg_ctl and postgres; when set it must hold all three. */
 export const BIN_VAR = 'BATON_PG_BIN';
@@ -56,7 +56,7 @@ export async function ensurePostgres({
 } = {}) {
   const found = findPostgres(env, debianRoot);
   if (found !== undefined) return { ok: true, ...found };
-  const aptGet = which('apt-get', env);
+  const aptGet = onPath('apt-get', env);
   if (aptGet === undefined) return { ok: false, message: missingMessage('your package manager\'s PostgreSQL server package (15 or newer)') };
   const sudo = isRoot ? '' : 'sudo ';
   const command = `${sudo}apt-get update && ${sudo}apt-get install -y postgresql`;
@@ -95,19 +95,10 @@ function missingMessage(command) {
  * some binaries into PATH, so the link is followed to the folder it points into.
  */
 function resolveOnPath(env) {
-  const initdb = which('initdb', env);
+  const initdb = onPath('initdb', env);
   if (initdb === undefined) return undefined;
   for (const dir of [dirname(initdb), dirname(realpath(initdb))]) {
     if (BINARIES.every((name) => isExecutable(join(dir, name)))) return dir;
-  }
-  return undefined;
-}
-
-function which(name, env) {
-  for (const dir of (env.PATH ?? '').split(delimiter)) {
-    if (dir === '') continue;
-    const path = join(dir, name);
-    if (isExecutable(path)) return path;
   }
   return undefined;
 }
@@ -120,15 +111,6 @@ function realpath(path) {
   }
 }
 
-function isExecutable(path) {
-  try {
-    accessSync(path, constants.X_OK);
-    return statSync(path).isFile();
-  } catch {
-    return false;
-  }
-}
-
 /** Major versions installed under Debian's root, newest first. */
 function versions(root) {
   let names;
@@ -138,21 +120,6 @@ function versions(root) {
     return [];
   }
   return names.filter((name) => /^\d+(\.\d+)?$/.test(name)).sort((a, b) => Number(b) - Number(a));
-}
-
-/** Runs a command with an argument array; output is kept to explain a failure. */
-function run(file, args, env) {
-  return new Promise((resolve) => {
-    const child = spawn(file, args, { env, cwd: process.cwd(), stdio: ['ignore', 'pipe', 'pipe'] });
-    let output = '';
-    const keep = (chunk) => {
-      output = (output + chunk.toString()).slice(-8000);
-    };
-    child.stdout.on('data', keep);
-    child.stderr.on('data', keep);
-    child.on('error', (error) => resolve({ code: null, signal: null, output: `${output}${error.message}` }));
-    child.on('close', (code, signal) => resolve({ code, signal, output }));
-  });
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
