@@ -28,25 +28,9 @@ import { Ingestor } from './ingest.js';
 import { ACTIVE_STATES } from './state.js';
 import { peekAt, toView } from './views.js';
 import { WorkSizes } from './work-sizes.js';
+import type { ManagerEvents, ManagerOptions } from './manager-options.js';
 
 const log = createLogger('sessions');
-
-export interface ManagerOptions {
-  home: string;
-  db: Db;
-  maxConcurrent: number;
-  /** The user's environment, the base of each session's own (see environment.ts). */
-  env: NodeJS.ProcessEnv;
-  /** Keep one host process loaded and waiting, to start sessions faster (default true). */
-  spareHost?: boolean;
-  /** The workspace bus; one is made on the same database when not given. */
-  bus?: WorkspaceBus;
-}
-
-export interface ManagerEvents {
-  event: [sessionId: string, event: BatonEvent];
-  session: [sessionId: string];
-}
 
 export class SessionManager extends EventEmitter<ManagerEvents> {
   readonly bus: WorkspaceBus;

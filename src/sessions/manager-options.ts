@@ -1,0 +1,21 @@
+/** What the session manager is made with, and the events it emits. */
+import type { BatonEvent } from '../events/index.js';
+import type { WorkspaceBus } from '../bus/index.js';
+import type { Db } from '../store/db.js';
+
+export interface ManagerOptions {
+  home: string;
+  db: Db;
+  maxConcurrent: number;
+  /** The user's environment, the base of each session's own (see environment.ts). */
+  env: NodeJS.ProcessEnv;
+  /** Keep one host process loaded and waiting, to start sessions faster (default true). */
+  spareHost?: boolean;
+  /** The workspace bus; one is made on the same database when not given. */
+  bus?: WorkspaceBus;
+}
+
+export interface ManagerEvents {
+  event: [sessionId: string, event: BatonEvent];
+  session: [sessionId: string];
+}
