@@ -8,6 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { serve, type ServerType } from '@hono/node-server';
 import { loadConfig, parsePort } from '../shared/config.js';
 import { errorMessage } from '../shared/errors.js';
+import { sweepSnapshotFolders } from '../worktrees/index.js';
 import { newToken } from '../shared/ids.js';
 import { createLogger, setLogFile } from '../shared/log.js';
 import { batonHome, homePaths } from '../shared/paths.js';
@@ -153,6 +154,8 @@ export async function runSupervisor(env: NodeJS.ProcessEnv = process.env): Promi
   const backfilled = manager.search.backfill();
   if (backfilled > 0) log.info('search index back-filled', { events: backfilled });
   await manager.reattachAll();
+  const swept = sweepSnapshotFolders();
+  if (swept > 0) log.info('removed index copies left by processes killed mid-snapshot', { folders: swept });
   // After the sessions are back, so the first pass sees them all.
   radar.start();
   await routines.start().catch((error: unknown) => log.error('routines did not start', { error: errorMessage(error) }));

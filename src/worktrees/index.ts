@@ -9,7 +9,7 @@ import { GitError, InvalidInputError, NotAGitRepositoryError, SessionStateError 
 import { git, gitOut } from './git.js';
 
 export { git, gitOut } from './git.js';
-export { snapshotCommit, snapshotWork, type WorkSnapshot } from './snapshot.js';
+export { snapshotCommit, snapshotWork, sweepSnapshotFolders, type WorkSnapshot } from './snapshot.js';
 
 export interface RepositoryInfo {
   /** The main worktree's top folder: the project's identity. */

@@ -1,9 +1,9 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { snapshotCommit, snapshotWork } from './snapshot.js';
+import { snapshotCommit, snapshotWork, sweepSnapshotFolders } from './snapshot.js';
 
 let repo: string;
 const run = (...args: string[]): string => execFileSync('git', args, { cwd: repo, encoding: 'utf8' }).trim();
@@ -112,6 +112,29 @@ describe('a worktree removed after its work was read', () => {
       await expect(snapshotCommit(worktree, snapshot, 'from the gone folder')).rejects.toMatchObject({ code: 'conflict', message: expect.stringMatching(/does not exist \(removed meanwhile\?\)/) });
     } finally {
       rmSync(worktree, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('sweepSnapshotFolders', () => {
+  it('removes the index copies older than its limit and leaves newer ones and other folders alone', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'baton-sweep-test-'));
+    try {
+      const now = Date.now();
+      const old = join(dir, 'baton-snapshot-old123');
+      const fresh = join(dir, 'baton-snapshot-new123');
+      const other = join(dir, 'someone-else-old');
+      for (const folder of [old, fresh, other]) {
+        mkdirSync(folder);
+        writeFileSync(join(folder, 'index'), 'x');
+      }
+      const hoursAgo = (now - 2 * 60 * 60_000) / 1000;
+      utimesSync(old, hoursAgo, hoursAgo);
+      utimesSync(other, hoursAgo, hoursAgo);
+      expect(sweepSnapshotFolders(now, 60 * 60_000, dir)).toBe(1);
+      expect(readdirSync(dir).sort()).toEqual(['baton-snapshot-new123', 'someone-else-old']);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });

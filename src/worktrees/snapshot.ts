@@ -5,10 +5,12 @@
  * and `git write-tree` stores the result. The tree id is a cheap, exact cache key for the work:
  * two snapshots of unchanged work give the same id.
  */
-import { copyFileSync, existsSync, mkdtempSync, rmSync, statSync, utimesSync } from 'node:fs';
+import { copyFileSync, existsSync, lstatSync, mkdtempSync, readdirSync, rmSync, statSync, utimesSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { isAbsolute, join } from 'node:path';
 import { git, gitOut } from './git.js';
+
+const FOLDER_PREFIX = 'baton-snapshot-';
 
 export interface WorkSnapshot {
   /** The branch tip the work sits on. */
@@ -22,7 +24,7 @@ export async function snapshotWork(worktree: string, options: { timeoutMs?: numb
   const limit = options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs };
   const [head = '', indexPath = ''] = (await gitOut(worktree, ['rev-parse', 'HEAD', '--git-path', 'index'], limit)).split('\n');
   const realIndex = isAbsolute(indexPath) ? indexPath : join(worktree, indexPath);
-  const folder = mkdtempSync(join(tmpdir(), 'baton-snapshot-'));
+  const folder = mkdtempSync(join(tmpdir(), FOLDER_PREFIX));
   const index = join(folder, 'index');
   const env = { GIT_INDEX_FILE: index };
   try {
@@ -51,4 +53,31 @@ export async function snapshotCommit(worktree: string, snapshot: WorkSnapshot, m
     '-c', 'user.name=Baton', '-c', 'user.email=baton@localhost',
     'commit-tree', snapshot.tree, '-p', snapshot.head, '-m', message,
   ]);
+}
+
+/**
+ * The private index copies that processes killed mid-snapshot left behind (the `finally` above
+ * never ran): this user's folders of ours in the temp folder older than `maxAgeMs`, which no
+ * snapshot still uses — one takes well under a minute. Returns how many were removed.
+ */
+export function sweepSnapshotFolders(now = Date.now(), maxAgeMs = 60 * 60_000, dir = tmpdir()): number {
+  let removed = 0;
+  let names: string[];
+  try {
+    names = readdirSync(dir).filter((name) => name.startsWith(FOLDER_PREFIX));
+  } catch {
+    return 0;
+  }
+  for (const name of names) {
+    const path = join(dir, name);
+    try {
+      const stat = lstatSync(path);
+      if (!stat.isDirectory() || stat.uid !== process.getuid?.() || now - stat.mtimeMs < maxAgeMs) continue;
+      rmSync(path, { recursive: true, force: true });
+      removed++;
+    } catch {
+      // Gone meanwhile, or not ours to remove: left as it is.
+    }
+  }
+  return removed;
 }
