@@ -10,7 +10,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import process from 'node:process';
 import { pathToFileURL } from 'node:url';
-import { isExecutable, onPath, run } from './tools.mjs';
+import { aptInstall, isExecutable, onPath } from './tools.mjs';
 
 /** Variables naming a binary, in the order they win. */
 export const ENV_VARS = ['BATON_CHROMIUM', 'CHROME_PATH'];
@@ -73,13 +73,8 @@ export async function ensureChromium({
   if (!isRoot || !install) return { ok: false, message: missingMessage(command) };
 
   log('No Chrome or Chromium found for the browser tests; installing Debian\'s chromium (apt-get install -y chromium)...');
-  const aptEnv = { ...env, DEBIAN_FRONTEND: 'noninteractive' };
-  for (const args of [['update'], ['install', '-y', 'chromium']]) {
-    const result = await run(aptGet, args, aptEnv);
-    if (result.code !== 0) {
-      return { ok: false, message: `apt-get ${args.join(' ')} failed (${result.code ?? result.signal}):\n${result.output.trim()}\n\n${missingMessage(command)}` };
-    }
-  }
+  const failed = await aptInstall(aptGet, 'chromium', env);
+  if (failed !== undefined) return { ok: false, message: `${failed}\n\n${missingMessage(command)}` };
   const installed = findChromium(env);
   if (installed === undefined) return { ok: false, message: `apt-get installed chromium, but it is not on PATH.\n\n${missingMessage(command)}` };
   return { ok: true, ...installed, installed: true };

@@ -10,7 +10,7 @@ import { readdirSync, realpathSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import process from 'node:process';
 import { pathToFileURL } from 'node:url';
-import { isExecutable, onPath, run } from './tools.mjs';
+import { aptInstall, isExecutable, onPath } from './tools.mjs';
 
 /** A folder holding initdb, pg_ctl and postgres; when set it must hold all three. */
 export const BIN_VAR = 'BATON_PG_BIN';
@@ -63,13 +63,8 @@ export async function ensurePostgres({
   if (!isRoot || !install) return { ok: false, message: missingMessage(command) };
 
   log("No PostgreSQL found for the cluster tests; installing Debian's postgresql (apt-get install -y postgresql)...");
-  const aptEnv = { ...env, DEBIAN_FRONTEND: 'noninteractive' };
-  for (const args of [['update'], ['install', '-y', 'postgresql']]) {
-    const result = await run(aptGet, args, aptEnv);
-    if (result.code !== 0) {
-      return { ok: false, message: `apt-get ${args.join(' ')} failed (${result.code ?? result.signal}):\n${result.output.trim()}\n\n${missingMessage(command)}` };
-    }
-  }
+  const failed = await aptInstall(aptGet, 'postgresql', env);
+  if (failed !== undefined) return { ok: false, message: `${failed}\n\n${missingMessage(command)}` };
   const installed = findPostgres(env, debianRoot);
   if (installed === undefined) return { ok: false, message: `apt-get installed postgresql, but no initdb, pg_ctl and postgres were found under ${debianRoot}.\n\n${missingMessage(command)}` };
   return { ok: true, ...installed, installed: true };

@@ -42,3 +42,16 @@ export function run(file, args, env) {
     child.on('close', (code, signal) => resolve({ code, signal, output }));
   });
 }
+
+/**
+ * `apt-get update` and `apt-get install -y <pkg>` with `aptGet`, non-interactively. Returns
+ * undefined when both succeeded, else what failed with its output.
+ */
+export async function aptInstall(aptGet, pkg, env) {
+  const aptEnv = { ...env, DEBIAN_FRONTEND: 'noninteractive' };
+  for (const args of [['update'], ['install', '-y', pkg]]) {
+    const result = await run(aptGet, args, aptEnv);
+    if (result.code !== 0) return `apt-get ${args.join(' ')} failed (${result.code ?? result.signal}):\n${result.output.trim()}`;
+  }
+  return undefined;
+}
