@@ -3,7 +3,7 @@
  * feed (feed.ts) through the pure model (model.ts); keys call the typed client (actions.ts).
  */
 import { Box, useApp, useInput, type Key } from 'ink';
-import { useEffect, useMemo, useRef, useState } from 'react';
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import type { SessionView } from '../api/index.js';
 import type { SupervisorClient } from '../cli/client.js';
 import { client } from '../cli/connect.js';
@@ -11,9 +11,11 @@ import type { Context } from '../cli/context.js';
 import * as act from './actions.js';
 import { Attach } from './Attach.js';
 import { runFeed } from './feed.js';
+import { editLine, emptyLine } from './line-edit.js';
 import { Footer, Header, SessionList, WorkspaceFeed } from './List.js';
 import { applyUpdate, boardRows, cursorOrder, emptyBoard, moveCursor, scrollTop, type BoardData, type StreamUpdate } from './model.js';
-import { AnswerPanel, DispatchPanel, FilterPanel, HelpPanel, PeekPanel, RemovePanel } from './Panels.js';
+import { AGE_TICK_MS, basename, emptyText, panelHeight, useClock, type Mode } from './layout.js';
+import { AnswerPanel, DispatchPanel, FIELDS, FilterPanel, HelpPanel, PeekPanel, RemovePanel } from './Panels.js';
 import { useTerminalSize } from './size.js';
 
 export interface AppProps {
@@ -25,16 +27,6 @@ export interface AppProps {
   onFrame?: (board: BoardData) => void;
 }
 
-type Mode =
-  | { kind: 'list' }
-  | { kind: 'peek' }
-  | { kind: 'answer'; answer: 'reply' | 'allow' | 'deny'; text: string }
-  | { kind: 'dispatch'; form: act.DispatchForm; field: number; error: string }
-  | { kind: 'filter' }
-  | { kind: 'remove' }
-  | { kind: 'help' }
-  | { kind: 'attach'; id: string };
-
 export function App({ ctx, here, color, onFrame }: AppProps) {
   const { exit } = useApp();
   const size = useTerminalSize();
@@ -42,10 +34,24 @@ export function App({ ctx, here, color, onFrame }: AppProps) {
   const [board, setBoard] = useState<BoardData>(emptyBoard);
   const [feedRun, setFeedRun] = useState(0);
   const api = useRef<SupervisorClient | undefined>(undefined);
-  const [mode, setMode] = useState<Mode>({ kind: 'list' });
+  const [mode, setModeState] = useState<Mode>({ kind: 'list' });
+  // Keys read and write the mode (and the filter) through refs: several keys can arrive in one read,
+  // before React renders again, and each must see what the one before it typed.
+  const modeRef = useRef(mode);
+  const setMode = (next: Mode): void => {
+    modeRef.current = next;
+    setModeState(next);
+  };
   const [selectedId, setSelectedId] = useState<string | undefined>();
   const [top, setTop] = useState(0);
-  const [filter, setFilter] = useState('');
+  const [filter, setFilterState] = useState('');
+  const filterRef = useRef(filter);
+  const setFilter = (next: string): void => {
+    filterRef.current = next;
+    setFilterState(next);
+  };
+  /** The attached view's key handler, set as it renders: one listener serves the whole board. */
+  const attachKeys = useRef<((input: string, key: Key) => void) | undefined>(undefined);
   const [onlyHere, setOnlyHere] = useState(here !== undefined);
   const [note, setNote] = useState('');
   const [peek, setPeek] = useState<{ id: string; seq: number; data?: act.PeekData; error?: string } | undefined>();
@@ -104,26 +110,25 @@ export function App({ ctx, here, color, onFrame }: AppProps) {
   };
   const move = (delta: number): void => select(moveCursor(order, selected?.id, delta));
 
-  // Keys read this render's state through a ref: Ink re-subscribes a new handler only after
-  // React's passive effects run, and a key arriving before that (a person quick on a changed
-  // screen) must not meet the previous screen's state.
+  // One listener for the whole board, subscribed once: a handler that Ink re-subscribes after
+  // React's effects run would miss (or misread) a key typed the moment the screen changed.
   const onKey = useRef<(input: string, key: Key) => void>(() => undefined);
   onKey.current = (input, key) => {
-    if (mode.kind === 'attach') return;
+    const mode = modeRef.current;
+    if (mode.kind === 'attach') return attachKeys.current?.(input, key);
     if (key.escape) {
       // Esc closes a panel; on the bare list (or in the filter box) it clears the filter.
       if (mode.kind === 'filter' || mode.kind === 'list') setFilter('');
       setMode({ kind: 'list' });
       return;
     }
-    if (mode.kind === 'dispatch') {
-      if (key.tab || key.downArrow) setMode({ ...mode, field: (mode.field + 1) % 3 });
-      if (key.upArrow) setMode({ ...mode, field: (mode.field + 2) % 3 });
-      return;
-    }
-    if (mode.kind === 'answer' || mode.kind === 'filter') {
-      if (mode.kind === 'answer' && mode.answer === 'allow' && key.return && selected !== undefined) run((c) => act.decide(c, selected, 'allow', ''));
-      return;
+    if (mode.kind === 'dispatch') return dispatchKey(mode, input, key);
+    if (mode.kind === 'answer') return answerKey(mode, input, key);
+    if (mode.kind === 'filter') {
+      const edit = editLine({ value: filterRef.current, cursor: mode.cursor }, input, key);
+      if (edit.kind === 'other') return;
+      setFilter(edit.line.value);
+      return setMode(edit.kind === 'submit' ? { kind: 'list' } : { kind: 'filter', cursor: edit.line.cursor });
     }
     if (mode.kind === 'remove') {
       if (input === 'y' && selected !== undefined) run((c) => act.remove(c, selected));
@@ -137,28 +142,79 @@ export function App({ ctx, here, color, onFrame }: AppProps) {
     if (key.pageDown) return move(listHeight);
     if (key.pageUp) return move(-listHeight);
     if (input === '?') return setMode(mode.kind === 'help' ? { kind: 'list' } : { kind: 'help' });
-    if (input === '/') return setMode({ kind: 'filter' });
-    if (input === 'n') return setMode({ kind: 'dispatch', form: act.emptyDispatch, field: 0, error: '' });
+    if (input === '/') return setMode({ kind: 'filter', cursor: filterRef.current.length });
+    if (input === 'n') return setMode({ kind: 'dispatch', form: act.emptyDispatch, field: 0, cursor: 0, error: '' });
     if (key.tab && here !== undefined) return setOnlyHere(!onlyHere);
     if (input === 'R' && board.status.kind === 'stopped') return setFeedRun((n) => n + 1);
     if (selected === undefined) return;
     if (key.return || key.rightArrow) return setMode({ kind: 'attach', id: selected.id });
     if (input === ' ') return setMode(mode.kind === 'peek' ? { kind: 'list' } : { kind: 'peek' });
-    if (input === 'r') return setMode({ kind: 'answer', answer: 'reply', text: '' });
+    if (input === 'r') return setMode({ kind: 'answer', answer: 'reply', line: emptyLine });
     if (input === 'a' || input === 'd') {
       if (selected.state !== 'needs_input' || selected.reason?.kind !== 'approval') return setNote(`${selected.name} is not waiting for an approval.`);
-      return setMode({ kind: 'answer', answer: input === 'a' ? 'allow' : 'deny', text: '' });
+      return setMode({ kind: 'answer', answer: input === 'a' ? 'allow' : 'deny', line: emptyLine });
     }
     if (input === 'p') return run((c) => act.togglePin(c, selected), mode);
     if (input === 's') return run((c) => act.stop(c, selected), mode);
     if (input === 'x') return setMode({ kind: 'remove' });
   };
-  useInput((input, key) => onKey.current(input, key), { isActive: mode.kind !== 'attach' });
+  const listen = useCallback((input: string, key: Key) => onKey.current(input, key), []);
+  useInput(listen);
+
+  /** Tab and the arrows move between the form's fields; enter on the last one dispatches. */
+  function dispatchKey(mode: Extract<Mode, { kind: 'dispatch' }>, input: string, key: Key): void {
+    const to = (from: typeof mode, field: number): void => setMode({ ...from, field, cursor: from.form[fieldAt(field)].length });
+    if (key.tab || key.downArrow) return to(mode, (mode.field + 1) % FIELDS.length);
+    if (key.upArrow) return to(mode, (mode.field + FIELDS.length - 1) % FIELDS.length);
+    const name = fieldAt(mode.field);
+    const edit = editLine({ value: mode.form[name], cursor: mode.cursor }, input, key);
+    if (edit.kind === 'other') return;
+    const typed = { ...mode, form: { ...mode.form, [name]: edit.line.value }, cursor: edit.line.cursor };
+    if (edit.kind === 'changed') return setMode({ ...typed, error: '' });
+    if (mode.field < FIELDS.length - 1) return to(typed, mode.field + 1);
+    const cwd = dispatchFolder();
+    setMode(typed);
+    withApi((c) => act.dispatch(c, typed.form, cwd)).then(
+      (message) => {
+        setNote(message);
+        if (modeRef.current.kind === 'dispatch') setMode({ kind: 'list' });
+      },
+      (error: unknown) => {
+        const now = modeRef.current;
+        if (now.kind === 'dispatch') setMode({ ...now, error: act.failure(error) });
+      },
+    );
+  }
+
+  /** A reply or a denial's reason is typed; an approval needs only enter. */
+  function answerKey(mode: Extract<Mode, { kind: 'answer' }>, input: string, key: Key): void {
+    if (selected === undefined) return;
+    if (mode.answer === 'allow') {
+      if (key.return) run((c) => act.decide(c, selected, 'allow', ''));
+      return;
+    }
+    const edit = editLine(mode.line, input, key);
+    if (edit.kind === 'other') return;
+    setMode({ ...mode, line: edit.line });
+    if (edit.kind !== 'submit') return;
+    const text = edit.line.value;
+    if (mode.answer === 'reply') run((c) => act.reply(c, selected, text));
+    else run((c) => act.decide(c, selected, 'deny', text));
+  }
+
+  function fieldAt(index: number): (typeof FIELDS)[number] {
+    return FIELDS[index] ?? 'prompt';
+  }
+
+  function dispatchFolder(): string {
+    return onlyHere && here !== undefined ? here : (selected?.projectRoot ?? here ?? ctx.cwd);
+  }
+
 
   if (mode.kind === 'attach') {
     const session = board.sessions.get(mode.id);
     if (session !== undefined) {
-      return <Attach ctx={ctx} api={api.current} session={session} width={size.columns} height={size.rows - 1} color={color} onBack={() => setMode({ kind: 'list' })} />;
+      return <Attach keys={attachKeys} ctx={ctx} api={api.current} session={session} width={size.columns} height={size.rows - 1} color={color} onBack={() => setMode({ kind: 'list' })} />;
     }
   }
 
@@ -184,79 +240,16 @@ export function App({ ctx, here, color, onFrame }: AppProps) {
         return <WorkspaceFeed events={board.events} height={panel} width={width} color={color} />;
       case 'peek':
         return selected === undefined ? null : <PeekPanel session={selected} data={context?.data} error={context?.error} width={width} height={panel} />;
-      case 'answer': {
-        if (selected === undefined) return null;
-        const submit = (text: string): void => {
-          if (mode.answer === 'reply') run((c) => act.reply(c, selected, text));
-          else run((c) => act.decide(c, selected, mode.answer === 'deny' ? 'deny' : 'allow', text));
-        };
-        return <AnswerPanel kind={mode.answer} session={selected} data={context?.data} error={context?.error} text={mode.text} onChange={(text) => setMode({ ...mode, text })} onSubmit={submit} width={width} height={panel} />;
-      }
-      case 'dispatch': {
-        const cwd = onlyHere && here !== undefined ? here : (selected?.projectRoot ?? here ?? ctx.cwd);
-        const submit = (form: act.DispatchForm): void => {
-          if (mode.field < 2) return setMode({ ...mode, form, field: mode.field + 1 });
-          withApi((c) => act.dispatch(c, form, cwd)).then(
-            (message) => {
-              setNote(message);
-              setMode({ kind: 'list' });
-            },
-            (error: unknown) => setMode({ ...mode, form, error: act.failure(error) }),
-          );
-        };
-        return <DispatchPanel color={color} form={mode.form} field={mode.field} cwd={cwd} error={mode.error} onChange={(form) => setMode({ ...mode, form, error: '' })} onSubmit={submit} width={width} height={panel} />;
-      }
+      case 'answer':
+        return selected === undefined ? null : <AnswerPanel kind={mode.answer} session={selected} data={context?.data} error={context?.error} line={mode.line} width={width} height={panel} />;
+      case 'dispatch':
+        return <DispatchPanel color={color} form={mode.form} field={mode.field} cursor={mode.cursor} cwd={dispatchFolder()} error={mode.error} width={width} height={panel} />;
       case 'filter':
-        return <FilterPanel text={filter} onChange={setFilter} onSubmit={() => setMode({ kind: 'list' })} width={width} />;
+        return <FilterPanel line={{ value: filter, cursor: mode.cursor }} width={width} />;
       case 'remove':
         return selected === undefined ? null : <RemovePanel session={selected} width={width} />;
       case 'help':
         return <HelpPanel width={width} height={panel} />;
     }
   }
-}
-
-/** Ages are shown to the second only below a minute: redrawing them every few seconds is enough. */
-const AGE_TICK_MS = 5_000;
-
-/** The time, moved on every `tickMs`: the rows' ages follow without every frame asking the clock. */
-function useClock(tickMs: number): number {
-  const [now, setNow] = useState(Date.now);
-  useEffect(() => {
-    const timer = setInterval(() => setNow(Date.now()), tickMs);
-    timer.unref();
-    return () => clearInterval(timer);
-  }, [tickMs]);
-  return now;
-}
-
-/** Lines under the list: the workspace feed grows on a tall terminal; forms take what they need. */
-function panelHeight(mode: Mode, rows: number): number {
-  switch (mode.kind) {
-    case 'list':
-    case 'attach':
-      return rows >= 40 ? 8 : 4;
-    case 'peek':
-    case 'answer':
-      return rows >= 40 ? 14 : 10;
-    case 'dispatch':
-      return 6;
-    case 'filter':
-      return 2;
-    case 'remove':
-      return 5;
-    case 'help':
-      return 11;
-  }
-}
-
-function emptyText(board: BoardData, filter: string, onlyHere: boolean): string {
-  if (!board.loaded) return 'Connecting to the supervisor…';
-  if (filter !== '') return `No session matches "${filter}" (esc clears the filter).`;
-  if (onlyHere && board.sessions.size > 0) return 'No session in this repository yet; tab shows every repository, n dispatches one here.';
-  return 'No sessions yet. n dispatches one (or: baton dispatch "what to do").';
-}
-
-function basename(path: string): string {
-  return path.split('/').filter(Boolean).at(-1) ?? path;
 }

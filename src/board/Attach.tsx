@@ -4,8 +4,8 @@
  * sends a reply, y/n answers an approval; esc goes back to the board.
  */
 import { Writable } from 'node:stream';
-import { Box, Text, useInput } from 'ink';
-import { useEffect, useRef, useState } from 'react';
+import { Box, Text, type Key } from 'ink';
+import { useEffect, useRef, useState, type MutableRefObject } from 'react';
 import type { SessionView } from '../api/index.js';
 import { connect, type SupervisorClient } from '../cli/client.js';
 import type { Context } from '../cli/context.js';
@@ -13,6 +13,7 @@ import { followSession } from '../cli/follow.js';
 import { formatEvent } from '../events/format.js';
 import { failure } from './actions.js';
 import { Field } from './Field.js';
+import { editLine, emptyLine } from './line-edit.js';
 import { fit } from './lines.js';
 import { waitingOn } from './Panels.js';
 
@@ -21,17 +22,29 @@ const ATTACH_CONTEXT = 20;
 /** Lines kept in memory; the screen shows the last that fit. */
 const KEPT_LINES = 500;
 
-export function Attach(props: { ctx: Context; api: SupervisorClient | undefined; session: SessionView; width: number; height: number; color: boolean; onBack: () => void }) {
+export function Attach(props: {
+  /** Where the board's one key listener finds this view's handler (set as it renders, so no key is missed). */
+  keys: MutableRefObject<((input: string, key: Key) => void) | undefined>;
+  ctx: Context; api: SupervisorClient | undefined; session: SessionView; width: number; height: number; color: boolean; onBack: () => void }) {
   const { session } = props;
   const [lines, setLines] = useState<string[]>([]);
-  const [text, setText] = useState('');
+  const [line, setLineState] = useState(emptyLine);
+  const lineRef = useRef(line);
+  const setLine = (next: typeof line): void => {
+    lineRef.current = next;
+    setLineState(next);
+  };
   const [note, setNote] = useState('Type a reply and press enter; y/n answers an approval; esc goes back to the board.');
   const latest = useRef(session);
   latest.current = session;
 
-  useInput((_input, key) => {
-    if (key.escape) props.onBack();
-  });
+  props.keys.current = (input, key) => {
+    if (key.escape) return props.onBack();
+    const edit = editLine(lineRef.current, input, key);
+    if (edit.kind === 'other') return;
+    setLine(edit.kind === 'submit' ? emptyLine : edit.line);
+    if (edit.kind === 'submit') send(edit.line.value);
+  };
 
   useEffect(() => {
     const controller = new AbortController();
@@ -76,7 +89,6 @@ export function Attach(props: { ctx: Context; api: SupervisorClient | undefined;
   const send = (typed: string): void => {
     const answer = typed.trim();
     if (answer === '') return;
-    setText('');
     const current = latest.current;
     const approval = current.state === 'needs_input' && current.reason?.kind === 'approval' && ['y', 'yes', 'n', 'no'].includes(answer.toLowerCase());
     connect({ home: props.ctx.home, cwd: props.ctx.cwd, env: props.ctx.env, autostart: true })
@@ -114,7 +126,7 @@ export function Attach(props: { ctx: Context; api: SupervisorClient | undefined;
       </Text>
       <Box>
         <Text>{'> '}</Text>
-        <Field value={text} onChange={setText} onSubmit={send} />
+        <Field line={line} />
       </Box>
     </Box>
   );

@@ -1,16 +1,19 @@
 /**
- * A one-line input (ink-text-input). Ink hands a burst of plain keys over as one piece — a paste,
- * or fast typing over a slow link — so "yes⏎" would arrive as text with a return inside it; here
- * it is typed and sent, as it would be key by key.
+ * A one-line input as drawn: the text with the cursor shown in reverse video. It listens to no
+ * keys itself; the board's one key handler edits its line (line-edit.ts), so keys typed the moment
+ * a field appears are not lost.
  */
-import TextInput from 'ink-text-input';
+import { Text } from 'ink';
+import type { Line } from './line-edit.js';
 
-export function Field({ value, onChange, onSubmit }: { value: string; onChange: (value: string) => void; onSubmit: (value: string) => void }) {
-  const change = (next: string): void => {
-    if (!/[\r\n]/.test(next)) return onChange(next);
-    const typed = next.replace(/[\r\n]+/g, '');
-    onChange(typed);
-    onSubmit(typed);
-  };
-  return <TextInput value={value} onChange={change} onSubmit={onSubmit} />;
+export function Field({ line }: { line: Line }) {
+  const { value, cursor } = line;
+  const under = value[cursor] ?? ' ';
+  return (
+    <Text wrap="truncate">
+      {value.slice(0, cursor)}
+      <Text inverse>{under}</Text>
+      {value.slice(cursor + 1)}
+    </Text>
+  );
 }

@@ -9,6 +9,7 @@ import { AGENT_IDS } from '../events/vocabulary.js';
 import type { PeekData, DispatchForm } from './actions.js';
 import { removeWarning } from './actions.js';
 import { Field } from './Field.js';
+import type { Line } from './line-edit.js';
 import { fit, HELP_LINES } from './lines.js';
 
 const rule = (title: string, width: number): string => [...`── ${title} ${'─'.repeat(width)}`].slice(0, width).join('');
@@ -62,9 +63,7 @@ export function AnswerPanel(props: {
   session: SessionView;
   data: PeekData | undefined;
   error: string | undefined;
-  text: string;
-  onChange: (text: string) => void;
-  onSubmit: (text: string) => void;
+  line: Line;
   width: number;
   height: number;
 }) {
@@ -87,16 +86,17 @@ export function AnswerPanel(props: {
       ) : (
         <Box>
           <Text>{prompt}</Text>
-          <Field value={props.text} onChange={props.onChange} onSubmit={props.onSubmit} />
+          <Field line={props.line} />
         </Box>
       )}
     </Box>
   );
 }
 
-const FIELDS = ['prompt', 'agent', 'name'] as const;
+/** The dispatch form's fields, in tab order. */
+export const FIELDS = ['prompt', 'agent', 'name'] as const;
 
-export function DispatchPanel(props: { color: boolean; form: DispatchForm; field: number; cwd: string; error: string; onChange: (form: DispatchForm) => void; onSubmit: (form: DispatchForm) => void; width: number; height: number }) {
+export function DispatchPanel(props: { color: boolean; form: DispatchForm; field: number; cursor: number; cwd: string; error: string; width: number; height: number }) {
   const labels = { prompt: 'prompt', agent: `agent (${AGENT_IDS.join(', ')})`, name: 'name (optional)' };
   return (
     <Box flexDirection="column" height={props.height}>
@@ -106,7 +106,7 @@ export function DispatchPanel(props: { color: boolean; form: DispatchForm; field
         <Box key={field}>
           <Text bold={i === props.field}>{`${i === props.field ? '›' : ' '} ${labels[field]}: `}</Text>
           {i === props.field ? (
-            <Field value={props.form[field]} onChange={(value) => props.onChange({ ...props.form, [field]: value })} onSubmit={(value) => props.onSubmit({ ...props.form, [field]: value })} />
+            <Field line={{ value: props.form[field], cursor: props.cursor }} />
           ) : (
             <Text wrap="truncate">{props.form[field]}</Text>
           )}
@@ -121,13 +121,13 @@ export function DispatchPanel(props: { color: boolean; form: DispatchForm; field
   );
 }
 
-export function FilterPanel({ text, onChange, onSubmit, width }: { text: string; onChange: (text: string) => void; onSubmit: () => void; width: number }) {
+export function FilterPanel({ line, width }: { line: Line; width: number }) {
   return (
     <Box flexDirection="column" height={2}>
       <Text dimColor>{rule('filter by name, task, agent, state (enter keeps, esc clears)', width)}</Text>
       <Box>
         <Text>/ </Text>
-        <Field value={text} onChange={onChange} onSubmit={onSubmit} />
+        <Field line={line} />
       </Box>
     </Box>
   );

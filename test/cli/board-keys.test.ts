@@ -60,8 +60,8 @@ describe("the terminal board's keys", () => {
     expect(resolved).toMatchObject({ decision: 'deny' });
     await term.waitFor('Denied for approver');
     // s stops the selected session: filtered down to it first.
+    // The filter text follows / at once; the box takes all of it.
     term.keys('/');
-    await term.waitFor('filter by name');
     term.type('busy');
     await term.waitFor(/1 of 2 sessions/);
     term.keys('Enter');
@@ -92,8 +92,8 @@ describe("the terminal board's keys", () => {
   it('dispatches from n: prompt, agent and name, a wrong agent named first', async () => {
     const term = b.board();
     await term.waitFor('● live');
+    // Typed the moment n is pressed, before the form is drawn, as a quick person types: nothing is lost.
     term.keys('n');
-    await term.waitFor('› prompt:');
     term.type('write the release notes');
     await term.waitFor('prompt: write the release notes');
     term.keys('Tab');
