@@ -59,6 +59,16 @@ describe('pull requests', () => {
     expect(pushed.remoteUrl).toBe(remote);
   });
 
+  it('stops a push to a remote that does not answer, and says so', async () => {
+    const remote = join(root, 'remote.git');
+    execFileSync('git', ['init', '-q', '--bare', remote]);
+    git(repo, 'remote', 'add', 'origin', remote);
+    // The remote's receive-pack never answers (it reads until git hangs up, so it ends with git):
+    // git waits on it as it would on a hung server.
+    git(repo, 'config', 'remote.origin.receivepack', 'cat >/dev/null; :');
+    await expect(pushBranch(repo, 'origin', 'baton/s', 500)).rejects.toThrow(/did not finish within 1 s and was stopped/);
+  });
+
   it('refuses a missing remote, naming the ones there are', async () => {
     git(repo, 'remote', 'add', 'fork', join(root, 'nowhere.git'));
     await expect(pushBranch(repo, 'origin', 'baton/s')).rejects.toThrow(/no remote "origin" \(it has: fork\)/);

@@ -5,7 +5,7 @@
  * argument array; the title and body are data, never parsed by a shell.
  */
 import { execFile } from 'node:child_process';
-import { InvalidInputError, SessionStateError } from '../shared/errors.js';
+import { GitError, InvalidInputError, SessionStateError } from '../shared/errors.js';
 import { git, gitOut } from '../worktrees/index.js';
 
 export interface PushResult {
@@ -28,10 +28,18 @@ export async function remoteUrl(repo: string, remote: string, section: 'pr' | 's
   return url.stdout.trim();
 }
 
-export async function pushBranch(repo: string, remote: string, branch: string): Promise<PushResult> {
-  const url = await remoteUrl(repo, remote);
-  const commit = await gitOut(repo, ['rev-parse', `refs/heads/${branch}`]);
-  const pushed = await git(repo, ['push', '--porcelain', '--', remote, `refs/heads/${branch}:refs/heads/${branch}`], { okExitCodes: [1, 128] });
+/** How long a push to the remote may take before it is stopped (a remote that hangs is common). */
+export const PUSH_TIMEOUT_MS = 120_000;
+
+export async function pushBranch(repo: string, remote: string, branch: string, timeoutMs = PUSH_TIMEOUT_MS): Promise<PushResult> {
+  const url = await remoteUrl(repo, remote, 'pr', 30_000);
+  const commit = await gitOut(repo, ['rev-parse', `refs/heads/${branch}`], { timeoutMs: 30_000 });
+  const pushed = await git(repo, ['push', '--porcelain', '--', remote, `refs/heads/${branch}:refs/heads/${branch}`], { okExitCodes: [1, 128], timeoutMs }).catch((error: unknown) => {
+    if (error instanceof GitError && /timed out/.test(error.message)) {
+      throw new SessionStateError(`git push to ${remote} did not finish within ${Math.round(timeoutMs / 1000)} s and was stopped; check that the remote answers (git push ${remote} ${branch}) and try again.`, { reason: 'push_timed_out', remote });
+    }
+    throw error;
+  });
   if (pushed.exitCode !== 0) {
     throw new SessionStateError(`git push to ${remote} failed: ${(pushed.stderr || pushed.stdout).trim().split('\n').slice(-3).join(' ')}`, { reason: 'push_failed', remote });
   }
