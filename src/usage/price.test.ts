@@ -18,7 +18,13 @@ describe('pricing usage', () => {
     expect(priceOf('GPT-5.5-2026-01-15')).toBe(PRICE_TABLE.models['gpt-5.5']);
   });
 
-  it('never prices an unknown model at $0: the cost is unknown', () => {
+  it('prices the Claude models the bundled Claude Code picks by default', () => {
+    // One million tokens each way on Opus 4.8 is $5 in and $25 out.
+    expect(priceUsage({ inputTokens: 1_000_000, outputTokens: 1_000_000 }, 'claude-opus-4-8')).toEqual({ usd: 30, source: 'table' });
+    for (const model of ['claude-opus-4-6', 'claude-opus-4-7', 'claude-sonnet-4-6']) expect(priceOf(model), model).toBeDefined();
+  });
+
+    it('never prices an unknown model at $0: the cost is unknown', () => {
     expect(priceUsage({ inputTokens: 5000, outputTokens: 100 }, 'llama-9')).toEqual({ usd: null, source: 'unknown' });
     expect(priceUsage({ inputTokens: 5000, outputTokens: 100 }, undefined)).toEqual({ usd: null, source: 'unknown' });
   });

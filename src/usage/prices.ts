@@ -21,7 +21,7 @@ export interface PriceTable {
 }
 
 export const PRICE_TABLE: PriceTable = {
-  date: '2026-11-01',
+  date: '2026-11-24',
   models: {
     // OpenAI (Codex)
     'gpt-5.5': { input: 1.25, output: 10, cacheRead: 0.125, cacheWrite: 1.25 },
@@ -37,5 +37,10 @@ export const PRICE_TABLE: PriceTable = {
     'claude-sonnet-4': { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 },
     'claude-sonnet-4-5': { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 },
     'claude-haiku-4-5': { input: 1, output: 5, cacheRead: 0.1, cacheWrite: 1.25 },
+    // The models the bundled Claude Code knows by name (cache: reads 0.1×, 5-minute writes 1.25× of input).
+    'claude-opus-4-6': { input: 5, output: 25, cacheRead: 0.5, cacheWrite: 6.25 },
+    'claude-opus-4-7': { input: 5, output: 25, cacheRead: 0.5, cacheWrite: 6.25 },
+    'claude-opus-4-8': { input: 5, output: 25, cacheRead: 0.5, cacheWrite: 6.25 },
+    'claude-sonnet-4-6': { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 },
   },
 };
