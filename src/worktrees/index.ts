@@ -3,10 +3,10 @@
  * repository folder. Removing one first saves any uncommitted work as a snapshot commit.
  */
 import { existsSync, mkdirSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, isAbsolute, join, resolve } from 'node:path';
+import { dirname, isAbsolute, resolve } from 'node:path';
 import { GitError, InvalidInputError, NotAGitRepositoryError, SessionStateError } from '../shared/errors.js';
 import { git, gitOut } from './git.js';
+import { snapshotCommit, snapshotWork } from './snapshot.js';
 
 export { git, gitOut } from './git.js';
 export { snapshotCommit, snapshotWork, sweepSnapshotFolders, type WorkSnapshot } from './snapshot.js';
@@ -119,31 +119,22 @@ export async function removeWorktree(input: {
   return { snapshotRef: snapshot?.ref, snapshotCommit: snapshot?.commit, branchDeleted };
 }
 
-async function snapshotUncommitted(
-  repo: string,
-  worktree: string,
-  name: string,
-): Promise<{ ref: string; commit: string } | undefined> {
-  const status = await gitOut(worktree, ['status', '--porcelain', '--untracked-files=all']);
-  if (status === '') return undefined;
-  // A private index so the snapshot neither stages nor commits anything in the worktree itself.
-  const index = join(tmpdir(), `baton-snapshot-${process.pid}-${Date.now()}.index`);
-  const env = { GIT_INDEX_FILE: index };
-  try {
-    await git(worktree, ['read-tree', 'HEAD'], { env });
-    await git(worktree, ['add', '--all', '--', '.'], { env });
-    const tree = await gitOut(worktree, ['write-tree'], { env });
-    const head = await gitOut(worktree, ['rev-parse', 'HEAD']);
-    const commit = await gitOut(worktree, [
-      '-c', 'user.name=Baton', '-c', 'user.email=baton@localhost',
-      'commit-tree', tree, '-p', head, '-m', `baton: uncommitted work of session ${name}`,
-    ]);
-    const ref = await freeSnapshotRef(repo, name);
-    await git(repo, ['update-ref', ref, commit]);
-    return { ref, commit };
-  } finally {
-    rmSync(index, { force: true });
-  }
+/**
+ * How long each git call of the removal snapshot may take. A git that hangs (a stuck lock, a
+ * filesystem gone away) fails the removal, and the worktree stays where it is: nothing is
+ * deleted without its copy.
+ */
+const REMOVAL_SNAPSHOT_TIMEOUT_MS = 300_000;
+
+/** The worktree's work as a commit on its head (the same snapshot as diff and radar), pinned by a ref; none when it holds nothing uncommitted. */
+async function snapshotUncommitted(repo: string, worktree: string, name: string): Promise<{ ref: string; commit: string } | undefined> {
+  const limit = { timeoutMs: REMOVAL_SNAPSHOT_TIMEOUT_MS };
+  const work = await snapshotWork(worktree, limit);
+  const commit = await snapshotCommit(worktree, work, `baton: uncommitted work of session ${name}`, limit);
+  if (commit === work.head) return undefined;
+  const ref = await freeSnapshotRef(repo, name);
+  await git(repo, ['update-ref', ref, commit], limit);
+  return { ref, commit };
 }
 
 async function freeSnapshotRef(repo: string, name: string): Promise<string> {

@@ -46,13 +46,14 @@ export async function snapshotWork(worktree: string, options: { timeoutMs?: numb
 }
 
 /** The snapshot as a commit on top of its head (nothing points at it; pin it with a ref to keep it). */
-export async function snapshotCommit(worktree: string, snapshot: WorkSnapshot, message: string): Promise<string> {
-  const headTree = await gitOut(worktree, ['rev-parse', `${snapshot.head}^{tree}`]);
+export async function snapshotCommit(worktree: string, snapshot: WorkSnapshot, message: string, options: { timeoutMs?: number } = {}): Promise<string> {
+  const limit = options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs };
+  const headTree = await gitOut(worktree, ['rev-parse', `${snapshot.head}^{tree}`], limit);
   if (headTree === snapshot.tree) return snapshot.head;
   return gitOut(worktree, [
     '-c', 'user.name=Baton', '-c', 'user.email=baton@localhost',
     'commit-tree', snapshot.tree, '-p', snapshot.head, '-m', message,
-  ]);
+  ], limit);
 }
 
 /**
