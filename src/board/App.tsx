@@ -116,6 +116,15 @@ export function App({ ctx, here, color, onFrame }: AppProps) {
   onKey.current = (input, key) => {
     const mode = modeRef.current;
     if (mode.kind === 'attach') return attachKeys.current?.(input, key);
+    // Keys typed faster than the board reads arrive as one piece ("n" and the prompt after it):
+    // where a key is a command, the first is taken alone and the rest goes where it leads.
+    const keys = [...input];
+    if (keys.length > 1 && !typing(mode) && !key.ctrl && !key.meta && !/^(j+|k+)$/.test(input)) {
+      const [first = '', ...rest] = keys;
+      onKey.current(first, { ...key, shift: /[A-Z]/.test(first) });
+      onKey.current(rest.join(''), key);
+      return;
+    }
     if (key.escape) {
       // Esc closes a panel; on the bare list (or in the filter box) it clears the filter.
       if (mode.kind === 'filter' || mode.kind === 'list') setFilter('');
@@ -200,6 +209,11 @@ export function App({ ctx, here, color, onFrame }: AppProps) {
     const text = edit.line.value;
     if (mode.answer === 'reply') run((c) => act.reply(c, selected, text));
     else run((c) => act.decide(c, selected, 'deny', text));
+  }
+
+  /** Whether the panel has a text field taking what is typed. */
+  function typing(m: Mode): boolean {
+    return m.kind === 'dispatch' || m.kind === 'filter' || (m.kind === 'answer' && m.answer !== 'allow');
   }
 
   function fieldAt(index: number): (typeof FIELDS)[number] {

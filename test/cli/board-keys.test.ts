@@ -60,9 +60,8 @@ describe("the terminal board's keys", () => {
     expect(resolved).toMatchObject({ decision: 'deny' });
     await term.waitFor('Denied for approver');
     // s stops the selected session: filtered down to it first.
-    // The filter text follows / at once; the box takes all of it.
-    term.keys('/');
-    term.type('busy');
+    // The filter text follows / in the same write; the box takes all of it.
+    term.type('/busy');
     await term.waitFor(/1 of 2 sessions/);
     term.keys('Enter');
     await term.waitFor('── workspace');
@@ -92,9 +91,9 @@ describe("the terminal board's keys", () => {
   it('dispatches from n: prompt, agent and name, a wrong agent named first', async () => {
     const term = b.board();
     await term.waitFor('● live');
-    // Typed the moment n is pressed, before the form is drawn, as a quick person types: nothing is lost.
-    term.keys('n');
-    term.type('write the release notes');
+    // n and the prompt in one write, as a quick typist (or a slow link) delivers them: the board
+    // reads them as one piece, takes n as the command and the rest as the prompt. Nothing is lost.
+    term.type('nwrite the release notes');
     await term.waitFor('prompt: write the release notes');
     term.keys('Tab');
     await term.waitFor('› agent');
