@@ -19,8 +19,12 @@ export interface StoreTarget {
 
 /** A store URL that is not a PostgreSQL URL: names the key it came from and what is wrong. */
 export class StoreUrlError extends InvalidInputError {
-  constructor(readonly key: string, readonly value: string, problem: string) {
+  /** The URL given, its password removed: an error may be logged or serialised whole. */
+  readonly value: string;
+
+  constructor(readonly key: string, value: string, problem: string) {
     super(`${key} is not a PostgreSQL URL (${problem}): expected postgres://user[:password]@host[:port]/database, or postgres:///database?host=/socket/folder&user=user for a Unix socket.`, { key, value: redact(value) });
+    this.value = redact(value);
   }
 }
 
