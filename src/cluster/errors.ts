@@ -9,7 +9,7 @@ export class StoreUnreachableError extends BatonError {
   constructor(readonly target: string, readonly reason: string, readonly source?: string) {
     super(
       'store_unreachable',
-      `Cannot reach the PostgreSQL store at ${target}${source === undefined ? '' : `, the URL given by ${source},`} (${reason}). Check that the server is running and the URL, user and password are right.`,
+      `Cannot reach the PostgreSQL store at ${target} (${reason})${source === undefined ? '' : `; its URL came from ${source}`}. Check that the server is running and the URL, user and password are right.`,
       source === undefined ? { target, reason } : { target, reason, source },
     );
   }
