@@ -61,6 +61,13 @@ describe('baton workers across two machines sharing a store', () => {
     expect(table).toMatch(/^alpha \*\s+\d+\s+0\s+\d+\s+\ds ago\s+live$/m);
     expect(table).toMatch(/^beta\s+\d+\s+0\s+\d+\s+\ds ago\s+live$/m);
 
+    // Started again with the same store: the running one is it; with another machine name, it is not.
+    expect(await alpha.ok(['daemon', 'start', '--store', url])).toMatch(/^Supervisor running/);
+    const renamed = await alpha.run(['daemon', 'start', '--machine', 'gamma']);
+    expect(renamed.code).toBe(4);
+    expect(renamed.stderr).toContain('A supervisor is already running');
+    expect(renamed.stderr).toContain('as machine alpha on the store');
+
     const betaPid = beta.supervisorPid();
     process.kill(betaPid, 'SIGKILL');
     await watchExit(betaPid);
