@@ -49,8 +49,19 @@ export async function openClient(value: unknown, applicationName: string, key = 
   return client;
 }
 
-export function unreachable(target: string, error: unknown): StoreUnreachableError {
+export function unreachable(target: string, error: unknown, source?: string): StoreUnreachableError {
   const code = (error as { code?: unknown } | null)?.code;
   const message = error instanceof Error ? error.message : String(error);
-  return new StoreUnreachableError(target, typeof code === 'string' && !message.includes(code) ? `${code}: ${message}` : message);
+  return new StoreUnreachableError(target, typeof code === 'string' && !message.includes(code) ? `${code}: ${message}` : message, source);
+}
+
+/**
+ * Whether a failed query failed for want of the server (refused, timed out, cut off, shut down)
+ * rather than for the query: the server's own errors carry a severity, and only its connection
+ * (08) and operator-intervention (57P) classes mean it went away.
+ */
+export function isConnectionLoss(error: unknown): boolean {
+  const { severity, code } = (error ?? {}) as { severity?: unknown; code?: unknown };
+  if (typeof severity !== 'string') return true;
+  return typeof code === 'string' && (code.startsWith('08') || code.startsWith('57P'));
 }

@@ -1,7 +1,7 @@
 import { createServer } from 'node:net';
 import pg from 'pg';
 import { afterEach, describe, expect, test } from 'vitest';
-import { postgresForFile } from '../../test/support/postgres.js';
+import { postgresForFile, startPostgres } from '../../test/support/postgres.js';
 import { joinCluster, type ClusterMember, type JoinOptions } from './runtime.js';
 
 const server = postgresForFile();
@@ -115,6 +115,19 @@ describe('joining a shared workspace', () => {
     await pool.query('ALTER TABLE workers_away RENAME TO workers');
     await member.beat();
     expect(failures).toHaveLength(1);
+  });
+
+  test('a store that goes away is named when the workers are asked for, and closing does not hang', async () => {
+    const own = await startPostgres();
+    try {
+      const member = await joinCluster({ url: await own.database(), source: 'BATON_STORE', machine: 'laptop', capacity: 1, running: () => 0, version: '1', every: handTimer().every });
+      await own.stop();
+      await expect(member.workers()).rejects.toMatchObject({ code: 'store_unreachable', message: expect.stringContaining(`Cannot reach the PostgreSQL store at ${own.socketDir}:${own.port}/`) as unknown, data: { source: 'BATON_STORE' } });
+      await expect(member.beat()).rejects.toBeDefined();
+      await member.close().catch(() => {});
+    } finally {
+      await own.stop();
+    }
   });
 
   test('an unreachable store or a bad URL fails the join naming where the URL came from, never the password', async () => {

@@ -4,8 +4,8 @@
  * on close the worker deregistered. Only this runs on the timer; everything else here is a call.
  */
 import type pg from 'pg';
-import { redact } from '../shared/cluster-settings.js';
-import { openPool } from './connect.js';
+import { parseStoreUrl, redact } from '../shared/cluster-settings.js';
+import { isConnectionLoss, openPool, unreachable } from './connect.js';
 import { StoreUnreachableError, WorkerNotRegisteredError } from './errors.js';
 import { migrate } from './schema.js';
 import { WorkerRegistry, type WorkerRow, type WorkerTiming } from './workers.js';
@@ -125,8 +125,14 @@ class Member implements ClusterMember {
     }
   }
 
-  workers(): Promise<WorkerRow[]> {
-    return this.registry.list();
+  /** A store gone away is `store_unreachable`, naming it, rather than the driver's bare error. */
+  async workers(): Promise<WorkerRow[]> {
+    try {
+      return await this.registry.list();
+    } catch (error) {
+      if (!isConnectionLoss(error)) throw error;
+      throw unreachable(parseStoreUrl(this.options.url).target, error, this.options.source);
+    }
   }
 
   close(): Promise<void> {
