@@ -102,6 +102,15 @@ describe('joining a shared workspace', () => {
     expect(await member.workers()).toMatchObject([{ name: 'laptop', incarnation: 8, running: 1 }]);
   });
 
+  test('closing removes only its own incarnation: a supervisor started meanwhile under the name stays', async () => {
+    const url = await server().database();
+    const stopping = await join(url, { every: handTimer().every });
+    const successor = await join(url, { every: handTimer().every, capacity: 8 });
+    expect(successor.incarnation()).toBe(2);
+    await stopping.close();
+    expect(await successor.workers()).toMatchObject([{ name: 'laptop', incarnation: 2, capacity: 8 }]);
+  });
+
   test('a failed heartbeat is reported and the next one tries again', async () => {
     const url = await server().database();
     const failures: string[] = [];

@@ -144,7 +144,8 @@ class Member implements ClusterMember {
     this.stop?.();
     await this.beating?.catch(() => {});
     try {
-      await this.registry.deregister(this.machine);
+      // Only this incarnation: a supervisor started meanwhile under the name keeps its row.
+      await this.registry.deregister(this.machine, this.current);
     } finally {
       await this.pool.end();
     }

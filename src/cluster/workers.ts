@@ -112,8 +112,12 @@ export class WorkerRegistry {
     return rows.map(view);
   }
 
-  async deregister(name: string): Promise<boolean> {
-    const { rowCount } = await this.pool.query('DELETE FROM workers WHERE name = $1', [checkWorkerName(name)]);
+  /** Removes the worker; with `incarnation`, only that one (a newer registration of the name stays). */
+  async deregister(name: string, incarnation?: number): Promise<boolean> {
+    const { rowCount } =
+      incarnation === undefined
+        ? await this.pool.query('DELETE FROM workers WHERE name = $1', [checkWorkerName(name)])
+        : await this.pool.query('DELETE FROM workers WHERE name = $1 AND incarnation = $2', [checkWorkerName(name), incarnation]);
     return rowCount === 1;
   }
 }
