@@ -15,7 +15,8 @@ import type { SESSIONS } from './sessions.js';
 import type { SYNC } from './sync.js';
 import type { UI } from './ui.js';
 import type { WATCHDOG } from './watchdog.js';
+import type { WORKERS } from './workers.js';
 import type { WORKSPACE } from './workspace.js';
 
-export type Endpoints = typeof DAEMON & typeof SESSIONS & typeof HISTORY & typeof UI & typeof WORKSPACE & typeof CONFLICTS & typeof MERGE & typeof REVIEW & typeof ENVIRONMENTS & typeof ROUTINES & typeof TASKS & typeof MCP & typeof POLICY & typeof WATCHDOG & typeof CONTEXT & typeof ATTEMPTS & typeof SYNC;
+export type Endpoints = typeof DAEMON & typeof SESSIONS & typeof HISTORY & typeof UI & typeof WORKSPACE & typeof CONFLICTS & typeof MERGE & typeof REVIEW & typeof ENVIRONMENTS & typeof ROUTINES & typeof TASKS & typeof MCP & typeof POLICY & typeof WATCHDOG & typeof CONTEXT & typeof ATTEMPTS & typeof SYNC & typeof WORKERS;
 export type Route = keyof Endpoints;

@@ -269,7 +269,7 @@ async function startSupervisor(paths: HomePaths, env: NodeJS.ProcessEnv): Promis
       if (code === EXIT_ALREADY_RUNNING) resolve();
       else {
         const reason = startFailure(paths.log, logStart);
-        reject(new SupervisorUnreachableError(`The supervisor could not start${reason === undefined ? ` (exit code ${code})` : `: ${reason}`}. Its log: ${paths.log}`));
+        reject(new SupervisorUnreachableError(`The supervisor could not start${reason === undefined ? ` (exit code ${code})` : `: ${reason.replace(/\.$/, '')}`}. Its log: ${paths.log}`));
       }
     });
     child.once('error', (error) => {

@@ -103,7 +103,12 @@ export function addWorkspaceCommands(program: Commander.Command, Option: typeof 
     .description('whether the supervisor runs (exit 6 when it does not), its port, version and sessions')
     .addOption(new Option('--json', 'print JSON for scripts'))
     .action(async (opts: { json?: boolean }) => (await import('./commands/daemon.js')).status(ctx, opts));
-  daemon.command('start').description('start the supervisor (any command does when needed)').action(async () => (await import('./commands/daemon.js')).start(ctx));
+  daemon
+    .command('start')
+    .description('start the supervisor (any command does when needed)')
+    .option('--store <url>', 'serve a workspace shared by several machines through this PostgreSQL (postgres://user@host/database); else BATON_STORE or config.json\'s "store"')
+    .option('--machine <name>', 'this machine\'s name among the workers (default BATON_MACHINE, config.json\'s "machine", or the host name)')
+    .action(async (opts: { store?: string; machine?: string }) => (await import('./commands/daemon.js')).start(ctx, opts));
   daemon.command('stop').description('stop the supervisor; sessions keep running and are re-attached on the next start').action(async () => (await import('./commands/daemon.js')).stop(ctx));
   daemon
     .command('logs')
@@ -112,6 +117,12 @@ export function addWorkspaceCommands(program: Commander.Command, Option: typeof 
     .option('-f, --follow', 'keep printing new lines')
     .addOption(new Option('--json', 'the JSON records as written'))
     .action(async (opts: { lines: string; follow?: boolean; json?: boolean }) => (await import('./commands/daemon.js')).logs(ctx, opts));
+
+  program
+    .command('workers')
+    .description('the machines serving this workspace (with a shared store): capacity, sessions running, last heartbeat')
+    .addOption(new Option('--json', 'print JSON for scripts'))
+    .action(async (opts: { json?: boolean }) => (await import('./commands/workers.js')).workers(ctx, opts));
 
   program
     .command('ui')

@@ -3,41 +3,10 @@
  * first connection turned into one clear error naming the server (never the password).
  */
 import pg from 'pg';
-import { StoreUnreachableError, StoreUrlError } from './errors.js';
+import { parseStoreUrl } from '../shared/cluster-settings.js';
+import { StoreUnreachableError } from './errors.js';
 
-export interface StoreTarget {
-  url: string;
-  /** host:port/database, for messages. */
-  target: string;
-}
-
-/** Checks a store URL; `key` names where it came from (`--store`, BATON_STORE, config.json's "store"). */
-export function parseStoreUrl(value: unknown, key = 'store'): StoreTarget {
-  if (typeof value !== 'string' || value.trim() === '') throw new StoreUrlError(key, String(value), 'it is empty');
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    throw new StoreUrlError(key, value, 'it does not parse as a URL');
-  }
-  if (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:') throw new StoreUrlError(key, value, `the scheme is ${url.protocol.replace(/:$/, '')}, not postgres`);
-  // As node-postgres reads it: `host` and `port` parameters win over the URL's own; a host that
-  // is a folder (`?host=/run/postgresql`, or a percent-encoded `%2Frun%2Fpostgresql`) is a Unix socket.
-  const host = url.searchParams.get('host') || decoded(url.hostname, key, value);
-  if (host === '') throw new StoreUrlError(key, value, 'it names no host');
-  const port = url.searchParams.get('port') || url.port || '5432';
-  const database = decoded(url.pathname.replace(/^\//, ''), key, value);
-  if (database === '' || database.includes('/')) throw new StoreUrlError(key, value, 'it names no database');
-  return { url: value, target: `${host}:${port}/${database}` };
-}
-
-function decoded(part: string, key: string, value: string): string {
-  try {
-    return decodeURIComponent(part);
-  } catch {
-    throw new StoreUrlError(key, value, `${part} is not valid percent-encoding`);
-  }
-}
+export { parseStoreUrl, type StoreTarget } from '../shared/cluster-settings.js';
 
 export interface PoolOptions {
   /** Connections kept open; default 4. */
@@ -80,8 +49,19 @@ export async function openClient(value: unknown, applicationName: string, key = 
   return client;
 }
 
-export function unreachable(target: string, error: unknown): StoreUnreachableError {
+export function unreachable(target: string, error: unknown, source?: string): StoreUnreachableError {
   const code = (error as { code?: unknown } | null)?.code;
   const message = error instanceof Error ? error.message : String(error);
-  return new StoreUnreachableError(target, typeof code === 'string' && !message.includes(code) ? `${code}: ${message}` : message);
+  return new StoreUnreachableError(target, typeof code === 'string' && !message.includes(code) ? `${code}: ${message}` : message, source);
+}
+
+/**
+ * Whether a failed query failed for want of the server (refused, timed out, cut off, shut down)
+ * rather than for the query: the server's own errors carry a severity, and only its connection
+ * (08) and operator-intervention (57P) classes mean it went away.
+ */
+export function isConnectionLoss(error: unknown): boolean {
+  const { severity, code } = (error ?? {}) as { severity?: unknown; code?: unknown };
+  if (typeof severity !== 'string') return true;
+  return typeof code === 'string' && (code.startsWith('08') || code.startsWith('57P'));
 }

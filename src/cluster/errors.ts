@@ -1,24 +1,17 @@
 /** The cluster layer's named errors; codes map to HTTP statuses and exit codes in src/shared/errors.ts. */
-import { BatonError, InvalidInputError } from '../shared/errors.js';
+import { BatonError } from '../shared/errors.js';
 
-/** A store URL that is not a PostgreSQL URL: names the key it came from and what is wrong. */
-export class StoreUrlError extends InvalidInputError {
-  constructor(readonly key: string, readonly value: string, problem: string) {
-    super(`${key} is not a PostgreSQL URL (${problem}): expected postgres://user[:password]@host[:port]/database, or postgres:///database?host=/socket/folder&user=user for a Unix socket.`, { key, value: redact(value) });
-  }
-}
+export { redact, StoreUrlError, WorkerNameError } from '../shared/cluster-settings.js';
 
 /** The database could not be reached or refused us; nothing was written. */
 export class StoreUnreachableError extends BatonError {
-  constructor(readonly target: string, reason: string) {
-    super('store_unreachable', `Cannot reach the PostgreSQL store at ${target} (${reason}). Check that the server is running and the URL, user and password are right.`, { target, reason });
-  }
-}
-
-/** A worker name that cannot name a machine (it becomes part of a queue name). */
-export class WorkerNameError extends InvalidInputError {
-  constructor(readonly key: string, readonly value: unknown) {
-    super(`${key} must be a machine name of 1–63 letters, digits, dots, hyphens or underscores; got ${JSON.stringify(value)}.`, { key, value });
+  /** `source`: where the URL came from (`--store`, BATON_STORE, config.json's "store"), when known. */
+  constructor(readonly target: string, readonly reason: string, readonly source?: string) {
+    super(
+      'store_unreachable',
+      `Cannot reach the PostgreSQL store at ${target} (${reason})${source === undefined ? '' : `; its URL came from ${source}`}. Check that the server is running and the URL, user and password are right.`,
+      source === undefined ? { target, reason } : { target, reason, source },
+    );
   }
 }
 
@@ -33,13 +26,4 @@ export class WorkerNotRegisteredError extends BatonError {
       { worker, incarnation },
     );
   }
-}
-
-/**
- * A URL with its password (in the user part, up to the authority's last `@`, or any query
- * parameter whose key says pass — libpq's `password`, `sslpassword`, …) replaced, for messages
- * and logs. The rest is left exactly as written, so a socket folder still reads as given.
- */
-export function redact(url: string): string {
-  return url.replace(/^([a-z][a-z0-9+.-]*:\/\/[^:/?#@]*):[^/?#]*@/i, '$1:***@').replace(/([?&][^=&#]*pass[^=&#]*=)[^&#]*/gi, '$1***');
 }

@@ -11,7 +11,10 @@
  */
 import type pg from 'pg';
 import { InvalidInputError } from '../shared/errors.js';
-import { WorkerNameError, WorkerNotRegisteredError } from './errors.js';
+import { checkWorkerName } from '../shared/cluster-settings.js';
+import { WorkerNotRegisteredError } from './errors.js';
+
+export { checkWorkerName } from '../shared/cluster-settings.js';
 
 export interface WorkerRow {
   name: string;
@@ -22,6 +25,8 @@ export interface WorkerRow {
   startedAt: string;
   heartbeatAt: string;
   version: string;
+  /** Seconds since the last heartbeat, on the database's clock. */
+  ageSeconds: number;
   stale: boolean;
 }
 
@@ -37,20 +42,13 @@ export interface Heartbeat {
   fenced: string[];
 }
 
-const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/;
-/** `any` targets every machine (the shared queue), so no machine may be called that. */
-const RESERVED = new Set(['any']);
-
-/** Checks a machine name: it becomes part of a queue name, so it is kept plain. */
-export function checkWorkerName(value: unknown, key = 'name'): string {
-  if (typeof value !== 'string' || !NAME.test(value) || RESERVED.has(value.toLowerCase())) throw new WorkerNameError(key, value);
-  return value;
-}
-
 /** SQL for "this worker row is stale", judged on the database's clock; `$n` is the window in ms. */
 export function staleSql(column: string, windowParam: string): string {
   return `${column} < now() - make_interval(secs => ${windowParam}::double precision / 1000)`;
 }
+
+/** Seconds since a worker's last heartbeat, judged on the database's clock like staleness. */
+const AGE_SQL = 'extract(epoch from now() - heartbeat_at)::double precision AS age_seconds';
 
 export class WorkerRegistry {
   readonly timing: WorkerTiming;
@@ -78,7 +76,7 @@ export class WorkerRegistry {
     const { rows } = await this.pool.query<Row>(
       `INSERT INTO workers (name, incarnation, capacity, running, started_at, heartbeat_at, version) VALUES ($1, 1, $2, 0, now(), now(), $3)
        ON CONFLICT (name) DO UPDATE SET incarnation = workers.incarnation + 1, capacity = $2, running = 0, started_at = now(), heartbeat_at = now(), version = $3
-       RETURNING *, ${staleSql('heartbeat_at', '$4')} AS stale`,
+       RETURNING *, ${AGE_SQL}, ${staleSql('heartbeat_at', '$4')} AS stale`,
       [name, capacity, input.version, this.staleAfterMs],
     );
     return view(rows[0]!);
@@ -89,28 +87,37 @@ export class WorkerRegistry {
    * no longer holds (reaped, or placed elsewhere). Throws WorkerNotRegisteredError when the worker
    * was deregistered or registered again since (then it holds nothing and must register anew).
    */
-  async heartbeat(input: { name: string; incarnation: number; sessions: readonly string[] }): Promise<Heartbeat> {
+  async heartbeat(input: { name: string; incarnation: number; sessions: readonly string[]; running?: number }): Promise<Heartbeat> {
     const name = checkWorkerName(input.name);
     const sessions = [...new Set(input.sessions)];
+    // Sessions started on the machine itself (not placed through the store) load it too.
+    const running = input.running ?? sessions.length;
+    if (!Number.isInteger(running) || running < sessions.length) {
+      throw new InvalidInputError(`running must be a whole number of sessions, at least the ${sessions.length} placed ones; got ${JSON.stringify(running)}.`, { key: 'running', value: running });
+    }
     const { rows } = await this.pool.query<{ beat: string; fenced: string[] }>(
       `WITH beat AS (UPDATE workers SET heartbeat_at = now(), running = $3 WHERE name = $1 AND incarnation = $2 RETURNING 1)
        SELECT (SELECT count(*) FROM beat) AS beat,
               ARRAY(SELECT s.id FROM unnest($4::text[]) WITH ORDINALITY AS s(id, n)
                      WHERE NOT EXISTS (SELECT 1 FROM placements p WHERE p.session_id = s.id AND p.worker = $1 AND p.incarnation = $2 AND p.state = 'placed')
                      ORDER BY s.n) AS fenced`,
-      [name, input.incarnation, sessions.length, sessions],
+      [name, input.incarnation, running, sessions],
     );
     if (Number(rows[0]!.beat) === 0) throw new WorkerNotRegisteredError(name, input.incarnation);
     return { fenced: rows[0]!.fenced };
   }
 
   async list(): Promise<WorkerRow[]> {
-    const { rows } = await this.pool.query<Row>(`SELECT *, ${staleSql('heartbeat_at', '$1')} AS stale FROM workers ORDER BY name`, [this.staleAfterMs]);
+    const { rows } = await this.pool.query<Row>(`SELECT *, ${AGE_SQL}, ${staleSql('heartbeat_at', '$1')} AS stale FROM workers ORDER BY name`, [this.staleAfterMs]);
     return rows.map(view);
   }
 
-  async deregister(name: string): Promise<boolean> {
-    const { rowCount } = await this.pool.query('DELETE FROM workers WHERE name = $1', [checkWorkerName(name)]);
+  /** Removes the worker; with `incarnation`, only that one (a newer registration of the name stays). */
+  async deregister(name: string, incarnation?: number): Promise<boolean> {
+    const { rowCount } =
+      incarnation === undefined
+        ? await this.pool.query('DELETE FROM workers WHERE name = $1', [checkWorkerName(name)])
+        : await this.pool.query('DELETE FROM workers WHERE name = $1 AND incarnation = $2', [checkWorkerName(name), incarnation]);
     return rowCount === 1;
   }
 }
@@ -124,6 +131,7 @@ function view(row: Row): WorkerRow {
     startedAt: row.started_at.toISOString(),
     heartbeatAt: row.heartbeat_at.toISOString(),
     version: row.version,
+    ageSeconds: Math.max(0, Number(row.age_seconds)),
     stale: row.stale,
   };
 }
@@ -136,5 +144,6 @@ interface Row {
   started_at: Date;
   heartbeat_at: Date;
   version: string;
+  age_seconds: number | string;
   stale: boolean;
 }

@@ -21,6 +21,7 @@ import { SESSIONS } from '../api/sessions.js';
 import { TASKS } from '../api/tasks.js';
 import { WATCHDOG } from '../api/watchdog.js';
 import { SYNC } from '../api/sync.js';
+import { WORKERS, type WorkersView } from '../api/workers.js';
 import { WORKSPACE } from '../api/workspace.js';
 import { BatonError, DiskFullError, errorMessage, formatIssues, isDiskFull } from '../shared/errors.js';
 import { MergeService } from '../merge/index.js';
@@ -55,6 +56,7 @@ import { taskHandlers } from './routes/tasks.js';
 import { createTasks, type TaskService } from '../tasks/index.js';
 import { watchdogHandlers } from './routes/watchdog.js';
 import { syncHandlers } from './routes/sync.js';
+import { workerHandlers } from './routes/workers.js';
 import type { SyncService } from '../sync/index.js';
 import type { Watchdog } from '../watchdog/index.js';
 import type { ReviewService } from '../review/index.js';
@@ -100,6 +102,8 @@ export interface AppOptions {
   context?: ContextService;
   /** Pushes of sessions' work to the shared remote (src/sync); without it, those endpoints answer that it is off. */
   sync?: SyncService;
+  /** The machines serving the workspace (src/server/cluster.ts); without it, that endpoint answers that it is off. */
+  workers?: () => Promise<WorkersView>;
 }
 
 export function createApp(options: AppOptions): Hono {
@@ -158,6 +162,7 @@ export function createApp(options: AppOptions): Hono {
   const context = options.context ?? new ContextService({ db: manager.search.db, search: manager.search, sessions: manager, bus: manager.bus });
   mount(app, CONTEXT, contextHandlers(context, manager));
   mount(app, SYNC, syncHandlers(options.sync));
+  mount(app, WORKERS, workerHandlers(options.workers));
 
   // Last: the web routes end with the UI's catch-all.
   if (options.browserAuth !== undefined) mountWeb(app, { manager, auth: options.browserAuth, port: options.port });

@@ -23,17 +23,18 @@ import * as tasks from '../api/tasks.js';
 import * as ui from '../api/ui.js';
 import * as watchdog from '../api/watchdog.js';
 import * as web from '../api/web.js';
+import * as workers from '../api/workers.js';
 import * as workspace from '../api/workspace.js';
 import { BatonEvent } from '../events/index.js';
 import { VERSION } from './version.js';
 
-export const TABLES = { ...daemon.DAEMON, ...sessions.SESSIONS, ...history.HISTORY, ...ui.UI, ...workspace.WORKSPACE, ...conflicts.CONFLICTS, ...merge.MERGE, ...review.REVIEW, ...environments.ENVIRONMENTS, ...routines.ROUTINES, ...tasks.TASKS, ...mcp.MCP, ...policy.POLICY, ...watchdog.WATCHDOG, ...context.CONTEXT, ...attempts.ATTEMPTS, ...sync.SYNC } as const;
+export const TABLES = { ...daemon.DAEMON, ...sessions.SESSIONS, ...history.HISTORY, ...ui.UI, ...workspace.WORKSPACE, ...conflicts.CONFLICTS, ...merge.MERGE, ...review.REVIEW, ...environments.ENVIRONMENTS, ...routines.ROUTINES, ...tasks.TASKS, ...mcp.MCP, ...policy.POLICY, ...watchdog.WATCHDOG, ...context.CONTEXT, ...attempts.ATTEMPTS, ...sync.SYNC, ...workers.WORKERS } as const;
 
 const ErrorBody = z.object({ error: z.object({ code: z.string(), message: z.string(), data: z.record(z.string(), z.unknown()).optional() }) });
 
 export function openApiDocument(): Record<string, unknown> {
   const names = new Map<z.ZodType, string>([[BatonEvent, 'BatonEvent'], [ErrorBody, 'Error']]);
-  for (const module of [shapes, web, daemon, sessions, history, ui, conflicts, merge, review, environments, routines, tasks, mcp, policy, watchdog, context, attempts] as Record<string, unknown>[]) {
+  for (const module of [shapes, web, daemon, sessions, history, ui, conflicts, merge, review, environments, routines, tasks, mcp, policy, watchdog, context, attempts, workers] as Record<string, unknown>[]) {
     for (const [name, value] of Object.entries(module)) if (value instanceof z.ZodType && !names.has(value)) names.set(value, name);
   }
   const schemas: Record<string, unknown> = {};

@@ -29,6 +29,7 @@ import { DesktopNotifier, Watchdog } from '../watchdog/index.js';
 import { ContextService } from '../context/index.js';
 import { SyncService } from '../sync/index.js';
 import { createApp } from './app.js';
+import { joinWorkspace } from './cluster.js';
 import { decisionsOf, indexTaskEntries, mcpWorkspace, taskLookups } from './wiring.js';
 import { acquireLock } from './lock.js';
 import { BrowserAuth } from './web-auth.js';
@@ -61,6 +62,8 @@ export async function runSupervisor(env: NodeJS.ProcessEnv = process.env): Promi
   const config = loadConfig(paths.config, env);
   const db = openDb(paths.db);
   const manager = new SessionManager({ home, db, maxConcurrent: config.maxConcurrent, env });
+  // With a shared store: this machine registered and heartbeating, or the start fails here.
+  const membership = await joinWorkspace({ config, env, capacity: manager.maxConcurrent, running: () => manager.activeCount(), version: VERSION });
   const radar = createRadar(manager, db);
   const merges = new MergeService({ home, sessions: manager, bus: manager.bus, env });
   const attempts = new AttemptService({ home, db, sessions: manager, bus: manager.bus, merges: () => merges, conflicts: () => radar.radar.view(), env });
@@ -113,7 +116,7 @@ export async function runSupervisor(env: NodeJS.ProcessEnv = process.env): Promi
     lock.release();
     server?.close();
     db.close();
-    process.exit(0);
+    void membership.leave().finally(() => process.exit(0));
   };
 
   const app = createApp({
@@ -129,6 +132,7 @@ export async function runSupervisor(env: NodeJS.ProcessEnv = process.env): Promi
     policy,
     watchdog,
     sync,
+    workers: () => membership.view(),
     token,
     port: () => port,
     browserAuth: new BrowserAuth({ port: () => port, file: paths.browserLogins }),
@@ -176,7 +180,7 @@ export async function runSupervisor(env: NodeJS.ProcessEnv = process.env): Promi
   writeFileSync(paths.lastPort, `${port}\n`);
   const info: SupervisorInfo = { pid: process.pid, port, startedAt: startedAt.toISOString(), version: VERSION };
   writeFileSync(paths.supervisorJson, JSON.stringify(info));
-  log.info('listening', { port, pid: process.pid, maxConcurrent: config.maxConcurrent });
+  log.info('listening', { port, pid: process.pid, maxConcurrent: config.maxConcurrent, machine: config.machine.name });
 
   for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) process.on(signal, shutdown);
   process.on('uncaughtException', (error) => {

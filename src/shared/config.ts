@@ -1,7 +1,8 @@
 /** User-level configuration in `$BATON_HOME/config.json`, validated at the boundary. */
 import { existsSync, readFileSync } from 'node:fs';
-import { availableParallelism } from 'node:os';
+import { availableParallelism, hostname } from 'node:os';
 import { z } from 'zod';
+import { checkWorkerName, FLAG_ENV, machineNameFrom, parseStoreUrl } from './cluster-settings.js';
 import { InvalidInputError, formatIssues } from './errors.js';
 
 /** A week: longer than that is "keep it", which 0 already says. */
@@ -20,6 +21,10 @@ export const UserConfig = z
       .object({ desktop: z.boolean().optional(), needsInput: z.boolean().optional(), failed: z.boolean().optional(), alerts: z.boolean().optional() })
       .strict()
       .optional(),
+    /** The shared PostgreSQL store of a workspace served by several machines (`postgres://…`). */
+    store: z.string().optional(),
+    /** This machine's name among the workers sharing the store; default the host name. */
+    machine: z.string().optional(),
   })
   .strict();
 export type UserConfig = z.infer<typeof UserConfig>;
@@ -32,7 +37,12 @@ export interface ResolvedConfig {
   port: number | undefined;
   /** Which desktop notifications are sent; `BATON_NOTIFY=off` turns them all off. */
   notifications: { desktop: boolean; needsInput: boolean; failed: boolean; alerts: boolean };
+  /** The shared store to join, and where its URL came from (for messages); undefined: this machine alone. */
+  store: { url: string; source: string } | undefined;
+  /** This machine's worker name, and where it came from. */
+  machine: { name: string; source: string };
 }
+
 
 /**
  * Agents spend most of their time waiting on a model, so two per core is a fair default; four is
@@ -84,7 +94,36 @@ export function loadConfig(path: string, env: NodeJS.ProcessEnv = process.env): 
     failed: wanted.failed ?? true,
     alerts: wanted.alerts ?? true,
   };
-  return { maxConcurrent, port, idleHostSeconds, notifications };
+  return { maxConcurrent, port, idleHostSeconds, notifications, store: resolveStore(fileConfig, env), machine: resolveMachine(fileConfig, env) };
+}
+
+/** `--store`, else BATON_STORE, else config.json's "store"; checked, naming the one that is wrong. */
+function resolveStore(file: UserConfig, env: NodeJS.ProcessEnv): ResolvedConfig['store'] {
+  const given = firstGiven([
+    ['--store', env[FLAG_ENV.store]],
+    ['BATON_STORE', env.BATON_STORE],
+    [`config.json's "store"`, file.store],
+  ]);
+  if (given === undefined) return undefined;
+  parseStoreUrl(given.value, given.source);
+  return { url: given.value, source: given.source };
+}
+
+/** `--machine`, else BATON_MACHINE, else config.json's "machine", else the host name made valid. */
+function resolveMachine(file: UserConfig, env: NodeJS.ProcessEnv): ResolvedConfig['machine'] {
+  const given = firstGiven([
+    ['--machine', env[FLAG_ENV.machine]],
+    ['BATON_MACHINE', env.BATON_MACHINE],
+    [`config.json's "machine"`, file.machine],
+  ]);
+  if (given === undefined) return { name: machineNameFrom(hostname()), source: 'the host name' };
+  return { name: checkWorkerName(given.value, given.source), source: given.source };
+}
+
+/** The first source that says something: an empty environment variable counts as unset. */
+function firstGiven(sources: [string, string | undefined][]): { source: string; value: string } | undefined {
+  for (const [source, value] of sources) if (value !== undefined && (value !== '' || !source.startsWith('BATON_'))) return { source, value };
+  return undefined;
 }
 
 /** A TCP port number written as text, or undefined for anything else. */

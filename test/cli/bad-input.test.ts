@@ -232,6 +232,20 @@ describe('bad input gets a one-line error and leaves nothing half-created', () =
     expect(await t.ok(['daemon', 'logs'])).toMatch(/idleHostSeconds/);
   });
 
+  it('rejects a store URL or machine name that is not one, and a bad heartbeat interval, naming the variable or key', async () => {
+    await expectStartRefused('BATON_STORE', ['mysql://baton:hunter2@db/baton', 'db.internal/baton']);
+    await expectStartRefused('BATON_MACHINE', ['has space', 'any']);
+    const log = await t.ok(['daemon', 'logs']);
+    expect(log).toContain('BATON_STORE is not a PostgreSQL URL (the scheme is mysql, not postgres)');
+    expect(log).not.toContain('hunter2');
+    // Checked before the store is dialled: the URL here leads nowhere.
+    const heartbeat = await t.run(['ls'], { env: { BATON_STORE: 'postgres://baton@127.0.0.1:1/baton', BATON_CLUSTER_HEARTBEAT_MS: '10' } });
+    expect(heartbeat.stderr).toMatch(/^baton: The supervisor could not start: BATON_CLUSTER_HEARTBEAT_MS must be a whole number of milliseconds, 50 or more; got "10"\. Its log: /);
+    mkdirSync(t.home, { recursive: true });
+    writeFileSync(join(t.home, 'config.json'), '{"store": "postgres://baton@db.internal"}');
+    expect((await t.run(['ls'])).stderr).toContain(`could not start: config.json's "store" is not a PostgreSQL URL (it names no database)`);
+  });
+
   it('rejects a BATON_PORT that is not a port, and one that is taken, with a clear error', async () => {
     await expectStartRefused('BATON_PORT', ['abc', '0', '70000', '80.5']);
     expect(await t.ok(['daemon', 'logs'])).toContain('BATON_PORT must be a port number from 1 to 65535, got "80.5"');

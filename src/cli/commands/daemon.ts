@@ -1,6 +1,7 @@
 /** `baton daemon status|start|stop|logs`. */
 import { existsSync, readFileSync } from 'node:fs';
-import { InvalidInputError } from '../../shared/errors.js';
+import { checkWorkerName, FLAG_ENV, parseStoreUrl, redact } from '../../shared/cluster-settings.js';
+import { BatonError, InvalidInputError } from '../../shared/errors.js';
 import { homePaths } from '../../shared/paths.js';
 import { connect, tryExisting } from '../client.js';
 import { printJson, type Context } from '../context.js';
@@ -28,9 +29,29 @@ export async function status(ctx: Context, opts: { json?: boolean }): Promise<vo
   );
 }
 
-export async function start(ctx: Context): Promise<void> {
-  const api = await connect({ home: ctx.home, cwd: ctx.cwd, env: ctx.env, autostart: true });
+export interface StartFlags {
+  store?: string;
+  machine?: string;
+}
+
+export async function start(ctx: Context, opts: StartFlags = {}): Promise<void> {
+  // Checked here, so a wrong flag fails before a supervisor is started at all.
+  if (opts.store !== undefined) parseStoreUrl(opts.store, '--store');
+  if (opts.machine !== undefined) checkWorkerName(opts.machine, '--machine');
+  const env = { ...ctx.env, ...(opts.store === undefined ? {} : { [FLAG_ENV.store]: opts.store }), ...(opts.machine === undefined ? {} : { [FLAG_ENV.machine]: opts.machine }) };
+  const api = await connect({ home: ctx.home, cwd: ctx.cwd, env, autostart: true });
   const s = await api.call('GET /api/daemon');
+  if (opts.store !== undefined || opts.machine !== undefined) {
+    const view = await api.call('GET /api/workers');
+    const wanted = opts.store === undefined ? undefined : redact(opts.store);
+    if ((wanted !== undefined && view.store !== wanted) || (opts.machine !== undefined && view.machine !== opts.machine)) {
+      throw new BatonError(
+        'conflict',
+        `A supervisor is already running (pid ${s.pid}) as machine ${view.machine} ${view.store === null ? 'with no store' : `on the store ${view.store}`}; run \`baton daemon stop\` first to start it with these flags.`,
+        { pid: s.pid, machine: view.machine, store: view.store },
+      );
+    }
+  }
   ctx.out.write(`Supervisor running, pid ${s.pid}, port ${s.port}.\n`);
 }
 

@@ -1,0 +1,100 @@
+/**
+ * The supervisor's side of a shared workspace (issue 20): with a store configured it joins the
+ * cluster — loading the PostgreSQL driver only then — and answers `GET /api/workers` from the
+ * store; without one it answers from this machine's own figures and nothing else changes.
+ */
+import type { WorkersView } from '../api/workers.js';
+import type { ClusterMember } from '../cluster/index.js';
+import type { ResolvedConfig } from '../shared/config.js';
+import { errorMessage, InvalidInputError } from '../shared/errors.js';
+import { createLogger } from '../shared/log.js';
+
+const log = createLogger('cluster');
+
+/** How long a stopping supervisor waits to deregister before it exits regardless. */
+const LEAVE_TIMEOUT_MS = 3_000;
+
+export interface Membership {
+  view(): Promise<WorkersView>;
+  /** Deregisters from the store (bounded by a timeout); nothing to do when alone. */
+  leave(): Promise<void>;
+}
+
+export interface MembershipOptions {
+  config: Pick<ResolvedConfig, 'store' | 'machine'>;
+  env: NodeJS.ProcessEnv;
+  capacity: number;
+  running: () => number;
+  version: string;
+}
+
+/** Joins the configured store's workspace, or stays alone; throws when the store cannot be joined. */
+export async function joinWorkspace(options: MembershipOptions): Promise<Membership> {
+  const { store, machine } = options.config;
+  if (store === undefined) return alone(options);
+  const heartbeatMs = heartbeatMsOf(options.env);
+  const { joinCluster } = await import('../cluster/index.js');
+  const member = await joinCluster({
+    url: store.url,
+    source: store.source,
+    machine: machine.name,
+    capacity: options.capacity,
+    running: options.running,
+    version: options.version,
+    ...(heartbeatMs === undefined ? {} : { timing: { heartbeatMs } }),
+    onBeatError: (error) => log.warn('heartbeat failed; the next one tries again', { error: errorMessage(error) }),
+    onRejoin: (incarnation) => log.warn('the store no longer knew this worker; registered again', { machine: machine.name, incarnation }),
+  });
+  log.info('joined the shared workspace', { machine: machine.name, store: member.store, incarnation: member.incarnation(), heartbeatMs: member.timing.heartbeatMs });
+  return clustered(member);
+}
+
+function alone(options: MembershipOptions): Membership {
+  return {
+    view: async () => {
+      const running = options.running();
+      const row = { name: options.config.machine.name, capacity: options.capacity, running, free: Math.max(0, options.capacity - running), heartbeatAt: new Date().toISOString(), ageSeconds: 0, stale: false, version: options.version, you: true };
+      return { clustered: false, machine: row.name, store: null, workers: [row] };
+    },
+    leave: async () => {},
+  };
+}
+
+function clustered(member: ClusterMember): Membership {
+  return {
+    view: async () => {
+      const rows = await member.workers();
+      return {
+        clustered: true,
+        machine: member.machine,
+        store: member.store,
+        workers: rows.map((w) => ({
+          name: w.name,
+          capacity: w.capacity,
+          running: w.running,
+          free: Math.max(0, w.capacity - w.running),
+          heartbeatAt: w.heartbeatAt,
+          ageSeconds: w.ageSeconds,
+          stale: w.stale,
+          version: w.version,
+          you: w.name === member.machine,
+        })),
+      };
+    },
+    leave: async () => {
+      let timer: NodeJS.Timeout | undefined;
+      const timeout = new Promise<void>((resolve) => (timer = setTimeout(resolve, LEAVE_TIMEOUT_MS)));
+      await Promise.race([member.close().catch((error: unknown) => log.warn('could not deregister; this worker will go stale instead', { error: errorMessage(error) })), timeout]);
+      clearTimeout(timer);
+    },
+  };
+}
+
+/** `BATON_CLUSTER_HEARTBEAT_MS` (tests, tuning): at least 50; unset, the registry's 5 s. */
+export function heartbeatMsOf(env: NodeJS.ProcessEnv): number | undefined {
+  const text = env.BATON_CLUSTER_HEARTBEAT_MS;
+  if (text === undefined || text === '') return undefined;
+  const ms = Number(text);
+  if (!Number.isInteger(ms) || ms < 50) throw new InvalidInputError(`BATON_CLUSTER_HEARTBEAT_MS must be a whole number of milliseconds, 50 or more; got "${text}"`, { key: 'BATON_CLUSTER_HEARTBEAT_MS', value: text });
+  return ms;
+}
