@@ -13,9 +13,14 @@
  *   `reap` fails the sessions of a stale worker once, for respawn.
  */
 export { openClient, openPool, parseStoreUrl, type PoolOptions, type StoreTarget } from './connect.js';
-export { StoreUnreachableError, StoreUrlError, WorkerNameError, WorkerNotRegisteredError } from './errors.js';
+export { RemoteCommandFailedError, RemoteCommandTimeoutError, StoreUnreachableError, StoreUrlError, WorkerNameError, WorkerNotRegisteredError } from './errors.js';
 export { Listener, type Backoff } from './listener.js';
 export { LOCKS, migrate, MIGRATIONS, type Migration } from './schema.js';
 export { BUS_CHANNEL, PgWorkspaceLog, type Follow, type LoggedEvent } from './bus.js';
 export { checkWorkerName, WorkerRegistry, type Heartbeat, type WorkerRow, type WorkerTiming } from './workers.js';
 export { Claimer, DISPATCH_CHANNEL, DISPATCH_QUEUE, Placement, queueFor, type ClaimerOptions, type Dispatched, type Reaped, type Target } from './placement.js';
+export { CLUSTER_EVENTS, ClusterEventPublished, ClusterSessionPublished, ClusterSessionRemoved, MirroredEvent, SessionView } from './events.js';
+export { capEvent, CUT_MARK } from './cut.js';
+export { EVENT_CAP_BYTES } from './mirror-publish.js';
+export { MIRROR_EVENTS_PAGE_MAX, SessionMirror, type MirrorChange, type RemoteEvent, type RemoteSession, type SessionMirrorOptions } from './mirror.js';
+export { COMMAND_CHANNEL, COMMAND_CHANNELS, COMMAND_DONE_CHANNEL, RemoteCommand, RemoteCommands, type CommandHandler, type CommandTiming, type Serving } from './commands.js';
