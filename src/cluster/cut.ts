@@ -7,6 +7,7 @@
 import type { MirroredEvent } from './events.js';
 
 export const CUT_MARK = '…[cut]';
+const SHORTEST_CUT = 64;
 
 export interface Capped {
   event: MirroredEvent;
@@ -20,7 +21,8 @@ export function capEvent(event: MirroredEvent, capBytes: number): Capped {
   const copy = structuredClone(event);
   for (let size = originalBytes; size > capBytes; size = bytes(copy)) {
     const longest = longestString(copy);
-    if (longest === undefined || longest.value.length <= CUT_MARK.length) {
+    // Cutting strings this short saves little, and a list of thousands would be walked once per cut.
+    if (longest === undefined || longest.value.length <= SHORTEST_CUT) {
       return { event: { seq: event.seq, ts: event.ts, type: event.type, ...('v' in event ? { v: event.v } : {}) }, originalBytes };
     }
     // Each character cut saves at least one byte; the mark costs its own length back.
