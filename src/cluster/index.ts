@@ -11,6 +11,10 @@
  *   missed beats; each registration a new incarnation, whose heartbeat fences what it lost.
  * - `Placement` / `Claimer`: dispatches as pg-boss jobs claimed by workers with free slots;
  *   `reap` fails the sessions of a stale worker once, for respawn.
+ * - `SessionMirror`: every machine sees every session — each publishes its sessions' latest views
+ *   (coalesced), their events (capped) and tombstones to the log, and keeps the others' (decision 125).
+ * - `RemoteCommands`: a reply, approval or stop for a session on another machine, run there once,
+ *   answered or refused, withdrawn if nobody takes it in time.
  */
 export { openClient, openPool, parseStoreUrl, type PoolOptions, type StoreTarget } from './connect.js';
 export { RemoteCommandFailedError, RemoteCommandTimeoutError, StoreUnreachableError, StoreUrlError, WorkerNameError, WorkerNotRegisteredError } from './errors.js';
