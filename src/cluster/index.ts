@@ -25,6 +25,6 @@ export { checkWorkerName, WorkerRegistry, type Heartbeat, type WorkerRow, type W
 export { Claimer, DISPATCH_CHANNEL, DISPATCH_QUEUE, Placement, queueFor, type ClaimerOptions, type Dispatched, type Reaped, type Target } from './placement.js';
 export { CLUSTER_EVENTS, ClusterEventPublished, ClusterSessionPublished, ClusterSessionRemoved, MirroredEvent, SessionView } from './events.js';
 export { capEvent, CUT_MARK } from './cut.js';
-export { EVENT_CAP_BYTES } from './mirror-publish.js';
+export { EVENT_CAP_BYTES, type RetryTiming } from './mirror-publish.js';
 export { MIRROR_EVENTS_PAGE_MAX, SessionMirror, type MirrorChange, type RemoteEvent, type RemoteSession, type SessionMirrorOptions } from './mirror.js';
 export { COMMAND_CHANNEL, COMMAND_CHANNELS, COMMAND_DONE_CHANNEL, RemoteCommand, RemoteCommands, type CommandHandler, type CommandTiming, type Serving } from './commands.js';

@@ -27,14 +27,23 @@ interface Slot {
   running: Promise<void> | undefined;
 }
 
+/** How a failed view append is retried: after `firstMs`, doubling up to `maxMs`. */
+export interface RetryTiming {
+  firstMs: number;
+  maxMs: number;
+}
+
 export class SessionPublisher {
   private readonly slots = new Map<string, Slot>();
   private readonly eventChains = new Map<string, Promise<unknown>>();
+  private readonly retries = new Set<() => void>();
+  private closed = false;
 
   constructor(
     private readonly log: PgWorkspaceLog,
     private readonly machine: string,
     private readonly capBytes = EVENT_CAP_BYTES,
+    private readonly retry: RetryTiming = { firstMs: 500, maxMs: 30_000 },
   ) {}
 
   /**
@@ -66,6 +75,13 @@ export class SessionPublisher {
     return appended.then(() => {});
   }
 
+  /** Drops the retries waiting, then resolves once nothing is being appended. */
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const stop of this.retries) stop();
+    await this.idle();
+  }
+
   /** Resolves once nothing is being appended. */
   async idle(): Promise<void> {
     while (this.slots.size > 0 || this.eventChains.size > 0) {
@@ -86,7 +102,8 @@ export class SessionPublisher {
   }
 
   private async drain(sessionId: string, slot: Slot): Promise<void> {
-    while (slot.next !== undefined) {
+    let failures = 0;
+    while (slot.next !== undefined && !this.closed) {
       const next = slot.next;
       const waiters = slot.waiters;
       slot.next = undefined;
@@ -95,11 +112,29 @@ export class SessionPublisher {
         if (next.kind === 'view') await this.log.append(ClusterSessionPublished.type, { machine: this.machine, sessionId, view: next.view });
         else await this.log.append(ClusterSessionRemoved.type, { machine: this.machine, sessionId });
         for (const waiter of waiters) waiter.resolve();
+        failures = 0;
       } catch (error) {
+        // The caller hears of it now; the others still get this view (or a newer one) once the
+        // store is back, without waiting for the session's next change.
         for (const waiter of waiters) waiter.reject(error);
+        slot.next ??= next;
+        await this.pause(Math.min(this.retry.maxMs, this.retry.firstMs * 2 ** failures++));
       }
     }
+    for (const waiter of slot.waiters) waiter.reject(new Error('the session mirror is closed'));
     this.slots.delete(sessionId);
+  }
+
+  private pause(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const stop = (): void => {
+        clearTimeout(timer);
+        this.retries.delete(stop);
+        resolve();
+      };
+      const timer = setTimeout(stop, ms);
+      this.retries.add(stop);
+    });
   }
 }
 

@@ -119,6 +119,19 @@ describe('the session mirror', () => {
     expect(seen.length).toBe(appends);
   });
 
+  test('a view whose append failed still reaches the others once the store is back, without another publish', async () => {
+    const url = await database();
+    const a = machine(url, 'laptop', { retry: { firstMs: 20, maxMs: 100 } });
+    const b = machine(url, 'build-box');
+    await b.mirror.start();
+    await a.mirror.publish(view('s1', 1));
+    await until(b.mirror, () => b.mirror.remoteSessions()[0]?.view.lastSeq === 1, 'the first view arrives');
+    await a.pool.query('ALTER TABLE workspace_events RENAME TO workspace_events_away');
+    await expect(a.mirror.publish(view('s1', 2))).rejects.toThrow(/workspace_events/);
+    await a.pool.query('ALTER TABLE workspace_events_away RENAME TO workspace_events');
+    await until(b.mirror, () => b.mirror.remoteSessions()[0]?.view.lastSeq === 2, 'the failed view arrives on a retry');
+  });
+
   test('a session\'s events page by their own seq, a republished event counts once, and a huge one is cut and marked', async () => {
     const url = await database();
     const a = machine(url, 'laptop', { eventCapBytes: 4_096 });

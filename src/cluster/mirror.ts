@@ -9,11 +9,11 @@
  * skipped with a warning, never fatal.
  */
 import type { z } from 'zod';
-import { InvalidInputError } from '../shared/errors.js';
+import { InternalError, InvalidInputError } from '../shared/errors.js';
 import { createLogger, type Logger } from '../shared/log.js';
 import type { Follow, LoggedEvent, PgWorkspaceLog } from './bus.js';
 import { ClusterEventPublished, ClusterSessionPublished, ClusterSessionRemoved, type MirroredEvent, type SessionView } from './events.js';
-import { SessionPublisher } from './mirror-publish.js';
+import { SessionPublisher, type RetryTiming } from './mirror-publish.js';
 import { checkWorkerName } from './workers.js';
 
 export const MIRROR_EVENTS_PAGE_MAX = 1_000;
@@ -46,6 +46,8 @@ export interface SessionMirrorOptions {
   rebuild?: 'latest' | 'replay';
   /** Events larger than this (serialized) are cut; default 64 KiB. */
   eventCapBytes?: number;
+  /** A view or tombstone whose append failed is appended again after this; default 0.5 s doubling to 30 s. */
+  retry?: RetryTiming;
   logger?: Pick<Logger, 'warn'>;
 }
 
@@ -63,7 +65,7 @@ export class SessionMirror {
   constructor(private readonly options: SessionMirrorOptions) {
     this.machine = checkWorkerName(options.machine, 'machine');
     this.log = options.log;
-    this.publisher = new SessionPublisher(options.log, this.machine, options.eventCapBytes);
+    this.publisher = new SessionPublisher(options.log, this.machine, options.eventCapBytes, options.retry);
     this.logger = options.logger ?? createLogger('cluster.mirror');
   }
 
@@ -85,7 +87,7 @@ export class SessionMirror {
    * here that it no longer runs). Resolves with the seq the view is current to.
    */
   async start(afterSeq = 0): Promise<number> {
-    if (this.follow !== undefined) throw new Error('the session mirror is already started');
+    if (this.follow !== undefined) throw new InternalError('the session mirror is already started');
     const { head, rows } = (this.options.rebuild ?? 'latest') === 'latest' ? await this.latestRows(afterSeq) : await this.replayRows(afterSeq);
     // The rebuild is the starting state, not news: listeners hear what changes after it.
     for (const row of rows) {
@@ -133,11 +135,11 @@ export class SessionMirror {
     return () => this.listeners.delete(listener);
   }
 
-  /** Stops following; resolves once what was being published is in the log. */
+  /** Stops following and retrying; resolves once the appends in flight are done. */
   async close(): Promise<void> {
     await this.follow?.close();
     this.follow = undefined;
-    await this.publisher.idle();
+    await this.publisher.close();
   }
 
   /**
