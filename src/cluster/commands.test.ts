@@ -196,4 +196,24 @@ describe('remote commands', () => {
     expect(rows[0]).toMatchObject({ state: 'failed', error: { code: 'invalid_input', message: expect.stringContaining('cannot read this command') } });
     expect(ran).toEqual([{ kind: 'stop', sessionId: 's1' }]);
   });
+
+  test('finished commands older than the given age are pruned; pending and running ones stay', async () => {
+    const url = await database();
+    const laptop = processOn(url);
+    const buildBox = processOn(url);
+    buildBox.serve('build-box', (command) => {
+      if (command.kind === 'stop') throw new Error('refused');
+      return 'ok';
+    });
+    await laptop.commands.send('build-box', reply(1));
+    await laptop.commands.send('build-box', { kind: 'stop', sessionId: 's1' }).catch(() => {});
+    await laptop.commands.send('build-box', reply(2));
+    await laptop.pool.query("INSERT INTO cluster_commands (machine, body) VALUES ('elsewhere', '{}')");
+    await laptop.pool.query("INSERT INTO cluster_commands (machine, body, state) VALUES ('elsewhere', '{}', 'running')");
+    // The first two finished an hour ago; the third just now.
+    await laptop.pool.query("UPDATE cluster_commands SET done_at = now() - interval '1 hour' WHERE id IN (1, 2)");
+    await expect(laptop.commands.prune(-1)).rejects.toMatchObject({ code: 'invalid_input', data: { key: 'olderThanMs' } });
+    expect(await laptop.commands.prune(60_000)).toBe(2);
+    expect(await states(laptop.pool)).toEqual(['done', 'pending', 'running']);
+  });
 });

@@ -161,6 +161,21 @@ export class RemoteCommands {
     };
   }
 
+  /**
+   * Deletes the commands finished (answered, failed or withdrawn) more than `olderThanMs` ago,
+   * judged on the database's clock; returns how many. Pending and running ones are kept.
+   */
+  async prune(olderThanMs: unknown): Promise<number> {
+    if (typeof olderThanMs !== 'number' || !Number.isFinite(olderThanMs) || olderThanMs < 0) {
+      throw new InvalidInputError(`olderThanMs must be a number of milliseconds ≥ 0; got ${JSON.stringify(olderThanMs)}.`, { key: 'olderThanMs', value: olderThanMs });
+    }
+    const { rowCount } = await this.pool.query(
+      `DELETE FROM cluster_commands WHERE state IN ('done', 'failed', 'expired') AND done_at < now() - make_interval(secs => $1::double precision / 1000)`,
+      [olderThanMs],
+    );
+    return rowCount ?? 0;
+  }
+
   /** Stops waiting for answers (pending `send`s time out as usual). */
   close(): void {
     this.listener.off('notification', this.onDone);
