@@ -216,4 +216,18 @@ describe('remote commands', () => {
     expect(await laptop.commands.prune(60_000)).toBe(2);
     expect(await states(laptop.pool)).toEqual(['done', 'pending', 'running']);
   });
+
+  test('an error code this version does not know comes back as internal, with its message', async () => {
+    const url = await database();
+    const laptop = processOn(url);
+    const sent = laptop.commands.send('old-box', reply(1)).catch((error: unknown) => error);
+    // A server of another version answers: poll (bounded) until the command is there, then fail it by hand.
+    const deadline = Date.now() + 10_000;
+    while ((await states(laptop.pool)).length === 0) if (Date.now() > deadline) throw new Error('the command was never stored');
+    await laptop.pool.query(
+      `WITH failed AS (UPDATE cluster_commands SET state = 'failed', error = '{"code":"brand_new_code","message":"the session is hibernating"}', done_at = now() RETURNING id)
+       SELECT pg_notify('baton_command_done', id::text) FROM failed`,
+    );
+    expect(await sent).toMatchObject({ name: 'RemoteCommandFailedError', code: 'internal', message: 'the session is hibernating', data: { machine: 'old-box' } });
+  });
 });
