@@ -92,7 +92,9 @@ export class RemoteCommands {
     const id = rows[0]!.id;
     return new Promise<unknown>((resolve, reject) => {
       const timer = setTimeout(() => {
-        this.expire(id, target, timeoutMs).then((error) => error !== undefined && reject(error), reject);
+        this.expire(id, target, timeoutMs)
+          .then((error) => error !== undefined && reject(error), reject)
+          .finally(() => this.waiters.delete(id));
       }, timeoutMs);
       const finish = (row: CommandRow): boolean => {
         if (row.state === 'pending' || row.state === 'running') return false;
