@@ -7,6 +7,9 @@
 //    connection), against a bare pg_notify → LISTEN round trip.
 // 3. Dispatch → claim latency: Placement.dispatch until a claimer on another connection has
 //    recorded the placement, woken by NOTIFY (the poll is set to 10 minutes, so it never helps).
+// 4. The session mirror: publish → the view visible on another machine's mirror; a command's
+//    round trip to another machine's server; the view rebuilt at start from 10,000 log rows by
+//    the latest-row query against a replay of the log.
 //
 // Starts its own PostgreSQL (initdb + pg_ctl from scripts/postgres.mjs; as root, run by the
 // `baton-test` user), or uses BATON_BENCH_PG_URL's server if set (tables are created there).
@@ -43,6 +46,9 @@ async function main() {
     await throughput(server.url, pool);
     await delivery(server.url, pool);
     await dispatch(server.url, pool);
+    await mirror(server.url);
+    await commands(server.url);
+    await rebuild(server.url);
     await pool.end();
   } finally {
     server.stop();
@@ -153,6 +159,91 @@ async function dispatch(url, pool) {
   await Promise.all([dispatcherListener.close(), workerListener.close(), workerPool.end()]);
   const d = stats(latency);
   console.log(`dispatch → claimed on another connection:      p50 ${ms(d.p50)}, p95 ${ms(d.p95)} (pg-boss's own poll floor is 500 ms)`);
+}
+
+/** One machine's mirror on its own pool and LISTEN connection. */
+function mirrorOn(url, machine, options = {}) {
+  const pool = new pg.Pool({ connectionString: url, max: 3 });
+  const listener = new cluster.Listener(url, [cluster.BUS_CHANNEL]);
+  const mirror = new cluster.SessionMirror({ log: new cluster.PgWorkspaceLog(pool, listener), machine, ...options });
+  return { mirror, close: async () => (await mirror.close(), await listener.close(), await pool.end()) };
+}
+
+async function mirror(url) {
+  const a = mirrorOn(url, 'bench-a');
+  const b = mirrorOn(url, 'bench-b');
+  await b.mirror.start();
+  let waiter;
+  b.mirror.onChange((change) => {
+    if (change.kind === 'session' && change.view.lastSeq === waiter?.seq) waiter.resolve(now());
+  });
+  const latency = [];
+  for (let i = 1; i <= DISPATCHES; i++) {
+    const seen = new Promise((resolve) => (waiter = { seq: i, resolve }));
+    const t = now();
+    await a.mirror.publish({ id: 'bench-session', name: 'bench', state: 'running', lastSeq: i, project: 'bench' });
+    latency.push((await seen) - t);
+  }
+  await Promise.all([a.close(), b.close()]);
+  const d = stats(latency);
+  console.log(`mirror publish → view on another machine:      p50 ${ms(d.p50)}, p95 ${ms(d.p95)} (${d.n} updates, one at a time)`);
+}
+
+async function commands(url) {
+  const side = () => {
+    const pool = new pg.Pool({ connectionString: url, max: 3 });
+    const listener = new cluster.Listener(url, cluster.COMMAND_CHANNELS);
+    return { commands: new cluster.RemoteCommands(pool, listener, { pollMs: 600_000 }), close: async () => (await listener.close(), await pool.end()) };
+  };
+  const sender = side();
+  const owner = side();
+  const serving = owner.commands.serve('bench-owner', (command) => ({ ok: command.kind }));
+  const latency = [];
+  for (let i = 0; i < DISPATCHES; i++) {
+    const t = now();
+    await sender.commands.send('bench-owner', { kind: 'reply', sessionId: 's1', text: `reply ${i}` });
+    latency.push(now() - t);
+  }
+  await serving.close();
+  sender.commands.close();
+  owner.commands.close();
+  await Promise.all([sender.close(), owner.close()]);
+  const d = stats(latency);
+  console.log(`command send → answered by another machine:    p50 ${ms(d.p50)}, p95 ${ms(d.p95)} (${d.n} replies)`);
+}
+
+async function rebuild(url) {
+  // A log of 10,000 mirror rows on a fresh database: 200 sessions × 10 view updates, and 8,000
+  // events of theirs (a log is mostly events), from one machine; another machine starts cold.
+  const admin = new pg.Client(url);
+  await admin.connect();
+  await admin.query('DROP DATABASE IF EXISTS bench_rebuild');
+  await admin.query('CREATE DATABASE bench_rebuild');
+  await admin.end();
+  const db = new URL(url);
+  db.pathname = '/bench_rebuild';
+  const pool = new pg.Pool({ connectionString: db.href, max: 2 });
+  await cluster.migrate(pool);
+  const rows = [];
+  for (let i = 0; i < 10_000; i++) {
+    const s = `s${(i % 5 === 0 ? i / 5 : i) % 200}`;
+    if (i % 5 === 0) rows.push(['cluster.session', { machine: 'bench-a', sessionId: s, view: { id: s, name: s, state: 'running', lastSeq: i } }]);
+    else rows.push(['cluster.event', { machine: 'bench-a', sessionId: s, eventSeq: i + 1, event: { v: 1, seq: i + 1, ts: new Date().toISOString(), type: 'message.added', role: 'assistant', text: `message ${i} `.repeat(20) } }]);
+  }
+  await pool.query('INSERT INTO workspace_events (at, type, data) SELECT now(), r->>0, r->1 FROM jsonb_array_elements($1::jsonb) AS r', [JSON.stringify(rows)]);
+  await pool.query('ANALYZE workspace_events');
+  const figures = {};
+  for (const mode of ['latest', 'replay', 'latest', 'replay']) {
+    const b = mirrorOn(db.href, 'bench-b', { rebuild: mode });
+    const t = now();
+    await b.mirror.start();
+    const took = now() - t;
+    if (b.mirror.remoteSessions().length !== 200) throw new Error(`the ${mode} rebuild saw ${b.mirror.remoteSessions().length} sessions, not 200`);
+    await b.close();
+    figures[mode] = Math.min(figures[mode] ?? Infinity, took);
+  }
+  await pool.end();
+  console.log(`mirror rebuild at start, 10,000 log rows:      latest-row query ${ms(figures.latest)}, replay ${ms(figures.replay)} (${(figures.replay / figures.latest).toFixed(1)}×; best of 2)`);
 }
 
 /** initdb + start on a free loopback port; as root, run by the `baton-test` user (created if missing). */

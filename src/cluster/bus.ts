@@ -12,6 +12,7 @@ import type { z } from 'zod';
 import { WORKSPACE_EVENTS, type WorkspaceEventDefinition } from '../events/workspace.js';
 import { InvalidInputError } from '../shared/errors.js';
 import { createLogger } from '../shared/log.js';
+import { CLUSTER_EVENTS } from './events.js';
 import type { Listener } from './listener.js';
 import { LOCKS } from './schema.js';
 
@@ -28,7 +29,8 @@ export interface LoggedEvent {
 
 export type Clock = () => Date;
 
-const DEFINITIONS = new Map<string, WorkspaceEventDefinition>(WORKSPACE_EVENTS.map((definition) => [definition.type, definition]));
+// The cluster's own events (src/cluster/events.ts) share the log but not the workspace's list.
+const DEFINITIONS = new Map<string, WorkspaceEventDefinition>([...WORKSPACE_EVENTS, ...CLUSTER_EVENTS].map((definition) => [definition.type, definition]));
 
 export interface Follow {
   /** Stops delivering; resolves once no callback is running. */
@@ -37,7 +39,8 @@ export interface Follow {
 
 export class PgWorkspaceLog {
   constructor(
-    private readonly pool: pg.Pool,
+    /** Public for the cluster's own lookups on `workspace_events` (the session mirror's). */
+    readonly pool: pg.Pool,
     private readonly listener: Listener,
     private readonly clock: Clock = () => new Date(),
   ) {}

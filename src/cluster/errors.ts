@@ -1,5 +1,5 @@
 /** The cluster layer's named errors; codes map to HTTP statuses and exit codes in src/shared/errors.ts. */
-import { BatonError } from '../shared/errors.js';
+import { BatonError, type ErrorCode } from '../shared/errors.js';
 
 export { redact, StoreUrlError, WorkerNameError } from '../shared/cluster-settings.js';
 
@@ -25,5 +25,24 @@ export class WorkerNotRegisteredError extends BatonError {
         : `No worker named "${worker}" is registered as incarnation ${incarnation} (it was deregistered or registered again since): stop its sessions and register it again.`,
       { worker, incarnation },
     );
+  }
+}
+/** A command for another machine was not answered in time. */
+export class RemoteCommandTimeoutError extends BatonError {
+  constructor(readonly machine: string, readonly ms: number, readonly taken: boolean) {
+    super(
+      'host_unresponsive',
+      taken
+        ? `The machine "${machine}" took the command but did not answer within ${ms} ms; it may still take effect. Check the session again before repeating it.`
+        : `The machine "${machine}" did not take the command within ${ms} ms, so it was withdrawn and will not run: the machine may be down (\`baton workers\` shows its last heartbeat).`,
+      { machine, ms, taken },
+    );
+  }
+}
+
+/** The owning machine ran a command and its handler refused or failed: its message, and its code when it had one. */
+export class RemoteCommandFailedError extends BatonError {
+  constructor(readonly machine: string, code: ErrorCode, message: string) {
+    super(code, message, { machine });
   }
 }

@@ -13,12 +13,21 @@
  * - `joinCluster`: a supervisor's membership — registered, heartbeating with its load, deregistered on close.
  * - `Placement` / `Claimer`: dispatches as pg-boss jobs claimed by workers with free slots;
  *   `reap` fails the sessions of a stale worker once, for respawn.
+ * - `SessionMirror`: every machine sees every session — each publishes its sessions' latest views
+ *   (coalesced), their events (capped) and tombstones to the log, and keeps the others' (decision 126).
+ * - `RemoteCommands`: a reply, approval or stop for a session on another machine, run there once,
+ *   answered or refused, withdrawn if nobody takes it in time.
  */
 export { openClient, openPool, parseStoreUrl, type PoolOptions, type StoreTarget } from './connect.js';
-export { StoreUnreachableError, StoreUrlError, WorkerNameError, WorkerNotRegisteredError } from './errors.js';
+export { RemoteCommandFailedError, RemoteCommandTimeoutError, StoreUnreachableError, StoreUrlError, WorkerNameError, WorkerNotRegisteredError } from './errors.js';
 export { Listener, type Backoff } from './listener.js';
 export { LOCKS, migrate, MIGRATIONS, type Migration } from './schema.js';
 export { BUS_CHANNEL, PgWorkspaceLog, type Follow, type LoggedEvent } from './bus.js';
 export { checkWorkerName, WorkerRegistry, type Heartbeat, type WorkerRow, type WorkerTiming } from './workers.js';
 export { Claimer, DISPATCH_CHANNEL, DISPATCH_QUEUE, Placement, queueFor, type ClaimerOptions, type Dispatched, type Reaped, type Target } from './placement.js';
 export { joinCluster, type ClusterMember, type JoinOptions } from './runtime.js';
+export { CLUSTER_EVENTS, ClusterEventPublished, ClusterSessionPublished, ClusterSessionRemoved, MirroredEvent, SessionView } from './events.js';
+export { capEvent, CUT_MARK } from './cut.js';
+export { EVENT_CAP_BYTES, type RetryTiming } from './mirror-publish.js';
+export { MIRROR_EVENTS_PAGE_MAX, SessionMirror, type MirrorChange, type RemoteEvent, type RemoteSession, type SessionMirrorOptions } from './mirror.js';
+export { COMMAND_CHANNEL, COMMAND_CHANNELS, COMMAND_DONE_CHANNEL, RemoteCommand, RemoteCommands, type CommandHandler, type CommandTiming, type Serving } from './commands.js';

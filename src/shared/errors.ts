@@ -52,6 +52,11 @@ const EXIT_CODE: Record<ErrorCode, number> = {
   internal: 1,
 };
 
+/** A code this version knows (one carried back from another machine may not be). */
+export function isErrorCode(value: unknown): value is ErrorCode {
+  return typeof value === 'string' && Object.hasOwn(HTTP_STATUS, value);
+}
+
 export class BatonError extends Error {
   constructor(
     readonly code: ErrorCode,
