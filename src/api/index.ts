@@ -89,6 +89,8 @@ export const SessionView = z.object({
   task: z.object({ id: z.number().int(), title: z.string(), tracker: z.string().nullable() }).nullable().optional(),
   /** Ports leased to the session (issue 15), when its repository asks for any. */
   ports: z.array(z.object({ name: z.string(), port: z.number().int() })).optional(),
+  /** The machine running it, when the workspace is shared across machines (issue 20). */
+  machine: z.string().optional(),
 });
 export type SessionView = z.infer<typeof SessionView>;
 

@@ -27,7 +27,9 @@ export function renderList(sessions: SessionView[], now = Date.now(), reviewQueu
   const nameWidth = Math.min(40, Math.max(4, ...sessions.map((s) => label(s).length)));
   // The usage column only as wide as its widest figure, and gone when nobody has used anything.
   const usageWidth = Math.max(0, ...sessions.map((s) => usageOf(s).length));
-  const columns = { name: nameWidth, usage: usageWidth === 0 ? 0 : Math.max(5, usageWidth) };
+  // Which machine runs each session, when the workspace is shared across machines (issue 20).
+  const machineWidth = sessions.some((s) => s.machine !== undefined) ? Math.max(7, ...sessions.map((s) => (s.machine ?? '').length)) : 0;
+  const columns = { name: nameWidth, usage: usageWidth === 0 ? 0 : Math.max(5, usageWidth), machine: machineWidth };
   const lines: string[] = [];
   const pinned = sessions.filter((s) => s.pinned);
   const groups: { title: string; sessions: SessionView[] }[] = [];
@@ -37,12 +39,13 @@ export function renderList(sessions: SessionView[], now = Date.now(), reviewQueu
     if (members.length > 0) groups.push({ title: group.title, sessions: members });
   }
   const usageHead = columns.usage === 0 ? '' : `${'USAGE'.padEnd(columns.usage)} `;
-  lines.push(fit(`  ${'ID'.padEnd(6)}  ${'NAME'.padEnd(nameWidth)} ${'AGENT'.padEnd(8)} ${'AGE'.padStart(4)}  ${usageHead}ACTIVITY`, layout.width));
+  const machineHead = columns.machine === 0 ? '' : `${'MACHINE'.padEnd(columns.machine)} `;
+  lines.push(fit(`  ${'ID'.padEnd(6)}  ${'NAME'.padEnd(nameWidth)} ${'AGENT'.padEnd(8)} ${machineHead}${'AGE'.padStart(4)}  ${usageHead}ACTIVITY`, layout.width));
   for (const group of groups) {
     const title = `${group.title} (${group.sessions.length})`;
     const color = layout.color === true ? TITLE_COLOR[group.title] : undefined;
     lines.push(color === undefined ? title : `${color}${title}\x1b[0m`);
-    for (const s of group.sessions) lines.push(renderRow(s, label(s).padEnd(nameWidth), columns.usage, now, layout.width));
+    for (const s of group.sessions) lines.push(renderRow(s, label(s).padEnd(nameWidth), columns, now, layout.width));
   }
   if (reviewQueue !== undefined && reviewQueue.sessions > 0) lines.push('', renderReviewQueue(reviewQueue));
   return lines.join('\n') + '\n';
@@ -65,12 +68,13 @@ function usageOf(s: SessionView): string {
   return s.inputTokens + s.outputTokens > 0 ? `${formatTokens(s.inputTokens + s.outputTokens)} tok $${s.costUsd.toFixed(2)}` : '';
 }
 
-function renderRow(s: SessionView, name: string, usageWidth: number, now: number, width: number | undefined): string {
-  const usage = usageWidth === 0 ? '' : `${usageOf(s).padEnd(usageWidth)} `;
+function renderRow(s: SessionView, name: string, columns: { usage: number; machine: number }, now: number, width: number | undefined): string {
+  const usage = columns.usage === 0 ? '' : `${usageOf(s).padEnd(columns.usage)} `;
+  const machine = columns.machine === 0 ? '' : `${(s.machine ?? '').padEnd(columns.machine)} `;
   const activity = s.state === 'queued' && s.queuePosition !== null ? `queued #${s.queuePosition}` : describe(s);
   // The task beside every question and approval: what the session is for, not only what it asks.
   const detail = s.task === null || s.task === undefined ? activity : `(${s.task.title}${s.task.tracker === null ? '' : `, ${s.task.tracker}`}) ${activity}`.trimEnd();
-  const head = `  ${s.id.slice(0, 6)}  ${name} ${s.agent.padEnd(8)} ${age(s.lastEventAt ?? s.createdAt, now).padStart(4)}  ${usage}`;
+  const head = `  ${s.id.slice(0, 6)}  ${name} ${s.agent.padEnd(8)} ${machine}${age(s.lastEventAt ?? s.createdAt, now).padStart(4)}  ${usage}`;
   // The activity gives way to the width; the name never does (a row too narrow even for it stays whole).
   const room = width === undefined ? detail.length : Math.max(0, width - head.length);
   const shown = detail.length <= room ? detail : room <= 1 ? '' : detail.slice(0, room - 1) + '…';

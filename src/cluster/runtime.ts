@@ -33,6 +33,8 @@ export interface JoinOptions {
 
 export interface ClusterMember {
   readonly machine: string;
+  /** The store's connections, shared with the session mirror and the commands. */
+  readonly pool: pg.Pool;
   /** The store's URL with its password removed. */
   readonly store: string;
   readonly timing: WorkerTiming;
@@ -64,8 +66,8 @@ export async function joinCluster(options: JoinOptions): Promise<ClusterMember> 
 
 async function openNamed(options: JoinOptions): Promise<pg.Pool> {
   try {
-    // Two connections: the heartbeat and a `baton workers` read never wait on each other.
-    return await openPool(options.url, { max: 2, applicationName: `baton ${options.machine}` }, options.source);
+    // The heartbeat, a `baton workers` read, the session mirror's appends and the commands' claims never wait long on each other.
+    return await openPool(options.url, { max: 6, applicationName: `baton ${options.machine}` }, options.source);
   } catch (error) {
     if (error instanceof StoreUnreachableError && options.source !== undefined) throw new StoreUnreachableError(error.target, error.reason, options.source);
     throw error;
@@ -80,7 +82,7 @@ class Member implements ClusterMember {
   private closed: Promise<void> | undefined;
 
   constructor(
-    private readonly pool: pg.Pool,
+    readonly pool: pg.Pool,
     private readonly registry: WorkerRegistry,
     private readonly options: JoinOptions,
     private current: number,

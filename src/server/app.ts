@@ -57,6 +57,7 @@ import { createTasks, type TaskService } from '../tasks/index.js';
 import { watchdogHandlers } from './routes/watchdog.js';
 import { syncHandlers } from './routes/sync.js';
 import { workerHandlers } from './routes/workers.js';
+import type { RemoteSessions } from './cluster-sessions.js';
 import type { SyncService } from '../sync/index.js';
 import type { Watchdog } from '../watchdog/index.js';
 import type { ReviewService } from '../review/index.js';
@@ -104,6 +105,8 @@ export interface AppOptions {
   sync?: SyncService;
   /** The machines serving the workspace (src/server/cluster.ts); without it, that endpoint answers that it is off. */
   workers?: () => Promise<WorkersView>;
+  /** The other machines' sessions when the workspace is shared (issue 20). */
+  remote?: () => RemoteSessions | undefined;
 }
 
 export function createApp(options: AppOptions): Hono {
@@ -145,8 +148,8 @@ export function createApp(options: AppOptions): Hono {
   const policy = options.policy ?? new PolicyService(manager, new AllowRuleStore(manager.db), manager.bus);
   const watchdog = options.watchdog;
   const warnings = watchdog === undefined ? undefined : (session: { agent: string }) => watchdog.budgets.dispatchWarnings(session).map((w) => w.text);
-  mount(app, SESSIONS, sessionHandlers(manager, policy, warnings));
-  mount(app, HISTORY, historyHandlers(manager));
+  mount(app, SESSIONS, sessionHandlers(manager, policy, warnings, options.remote));
+  mount(app, HISTORY, historyHandlers(manager, options.remote));
   mount(app, WORKSPACE, workspaceHandlers(manager.bus));
   mount(app, CONFLICTS, conflictHandlers(options.radar ?? new ConflictRadar({ sessions: manager, bus: manager.bus })));
   let merges = options.merges;

@@ -5,9 +5,11 @@
  */
 import type { WorkersView } from '../api/workers.js';
 import type { ClusterMember } from '../cluster/index.js';
+import type { SessionManager } from '../sessions/manager.js';
 import type { ResolvedConfig } from '../shared/config.js';
 import { errorMessage, InvalidInputError } from '../shared/errors.js';
 import { createLogger } from '../shared/log.js';
+import type { RemoteSessions } from './cluster-sessions.js';
 
 const log = createLogger('cluster');
 
@@ -16,6 +18,8 @@ const LEAVE_TIMEOUT_MS = 3_000;
 
 export interface Membership {
   view(): Promise<WorkersView>;
+  /** The other machines' sessions, and commands for them; undefined when this machine is alone. */
+  remote(): RemoteSessions | undefined;
   /** Deregisters from the store (bounded by a timeout); nothing to do when alone. */
   leave(): Promise<void>;
 }
@@ -26,6 +30,8 @@ export interface MembershipOptions {
   capacity: number;
   running: () => number;
   version: string;
+  /** This machine's sessions, shared with the others (not given: membership only). */
+  manager?: SessionManager;
 }
 
 /** Joins the configured store's workspace, or stays alone; throws when the store cannot be joined. */
@@ -46,7 +52,15 @@ export async function joinWorkspace(options: MembershipOptions): Promise<Members
     onRejoin: (incarnation) => log.warn('the store no longer knew this worker; registered again', { machine: machine.name, incarnation }),
   });
   log.info('joined the shared workspace', { machine: machine.name, store: member.store, incarnation: member.incarnation(), heartbeatMs: member.timing.heartbeatMs });
-  return clustered(member);
+  let sessions: RemoteSessions | undefined;
+  if (options.manager !== undefined) {
+    const { shareSessions } = await import('./cluster-sessions.js');
+    sessions = await shareSessions({ member, url: store.url, manager: options.manager, ...commandTimeoutOf(options.env) }).catch(async (error: unknown) => {
+      await member.close().catch(() => {});
+      throw error;
+    });
+  }
+  return clustered(member, sessions);
 }
 
 function alone(options: MembershipOptions): Membership {
@@ -56,12 +70,14 @@ function alone(options: MembershipOptions): Membership {
       const row = { name: options.config.machine.name, capacity: options.capacity, running, free: Math.max(0, options.capacity - running), heartbeatAt: new Date().toISOString(), ageSeconds: 0, stale: false, version: options.version, you: true };
       return { clustered: false, machine: row.name, store: null, workers: [row] };
     },
+    remote: () => undefined,
     leave: async () => {},
   };
 }
 
-function clustered(member: ClusterMember): Membership {
+function clustered(member: ClusterMember, sessions: RemoteSessions | undefined): Membership {
   return {
+    remote: () => sessions,
     view: async () => {
       const rows = await member.workers();
       return {
@@ -84,7 +100,7 @@ function clustered(member: ClusterMember): Membership {
     leave: async () => {
       let timer: NodeJS.Timeout | undefined;
       const timeout = new Promise<void>((resolve) => (timer = setTimeout(resolve, LEAVE_TIMEOUT_MS)));
-      await Promise.race([member.close().catch((error: unknown) => log.warn('could not deregister; this worker will go stale instead', { error: errorMessage(error) })), timeout]);
+      await Promise.race([(sessions?.close() ?? Promise.resolve()).catch(() => {}).then(() => member.close()).catch((error: unknown) => log.warn('could not deregister; this worker will go stale instead', { error: errorMessage(error) })), timeout]);
       clearTimeout(timer);
     },
   };
@@ -97,4 +113,13 @@ export function heartbeatMsOf(env: NodeJS.ProcessEnv): number | undefined {
   const ms = Number(text);
   if (!Number.isInteger(ms) || ms < 50) throw new InvalidInputError(`BATON_CLUSTER_HEARTBEAT_MS must be a whole number of milliseconds, 50 or more; got "${text}"`, { key: 'BATON_CLUSTER_HEARTBEAT_MS', value: text });
   return ms;
+}
+
+/** `BATON_CLUSTER_COMMAND_TIMEOUT_MS` (tests): how long a command for another machine waits; at least 100. */
+function commandTimeoutOf(env: NodeJS.ProcessEnv): { commandTimeoutMs?: number } {
+  const text = env.BATON_CLUSTER_COMMAND_TIMEOUT_MS;
+  if (text === undefined || text === '') return {};
+  const ms = Number(text);
+  if (!Number.isInteger(ms) || ms < 100) throw new InvalidInputError(`BATON_CLUSTER_COMMAND_TIMEOUT_MS must be a whole number of milliseconds, 100 or more; got "${text}"`, { key: 'BATON_CLUSTER_COMMAND_TIMEOUT_MS', value: text });
+  return { commandTimeoutMs: ms };
 }

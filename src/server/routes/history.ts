@@ -8,17 +8,21 @@ import type { SessionManager } from '../../sessions/manager.js';
 import { worktreeDiff } from '../../worktrees/diff.js';
 import { diffStat } from '../../worktrees/diffstat.js';
 import { createLogger } from '../../shared/log.js';
+import type { RemoteSessions } from '../cluster-sessions.js';
 import type { Handlers } from './mount.js';
+import { followRemote, targetOf } from './remote-sessions.js';
 
 const log = createLogger('http');
 const SSE_KEEPALIVE_MS = 15_000;
 const USAGE_POINTS = 500;
 
-export function historyHandlers(manager: SessionManager): Handlers<typeof HISTORY> {
+export function historyHandlers(manager: SessionManager, remote: () => RemoteSessions | undefined = () => undefined): Handlers<typeof HISTORY> {
   return {
-    'GET /api/sessions/:ref/events': ({ params, query, cwd, c }) => {
+    'GET /api/sessions/:ref/events': async ({ params, query, cwd, c }) => {
       const after = query.after ?? 0;
-      const session = manager.resolve(params.ref, cwd);
+      const found = targetOf(manager, remote(), params.ref, cwd);
+      if (found.kind === 'remote') return query.follow ? followRemote(c, found.remote, found.view, after) : { events: await found.remote.events(found.view, after) };
+      const session = found.session;
       if (!query.follow) return { events: manager.eventsAfter(session.id, after) };
       return follow(c, manager, session.id, after);
     },

@@ -4,17 +4,29 @@ import type { PolicyService } from '../../policy/index.js';
 import type { SessionManager } from '../../sessions/manager.js';
 import { InvalidInputError } from '../../shared/errors.js';
 import type { SessionWithProject } from '../../store/sessions.js';
+import type { RemoteSessions } from '../cluster-sessions.js';
 import type { Handlers } from './mount.js';
+import { remotePeek, targetOf } from './remote-sessions.js';
 
 /** What a dispatch of this agent is warned of (the watchdog's budgets and windows); none without a watchdog. */
 export type DispatchWarnings = (session: { agent: string }) => string[];
 
-export function sessionHandlers(manager: SessionManager, policy: PolicyService, warnings: DispatchWarnings = () => []): Handlers<typeof SESSIONS> {
-  const envelope = (session: SessionWithProject) => ({ session: manager.view(session) });
+/**
+ * `remote`: the other machines' sessions when the workspace is shared (issue 20); a session
+ * found there is shown, peeked and answered through its machine.
+ */
+export function sessionHandlers(manager: SessionManager, policy: PolicyService, warnings: DispatchWarnings = () => [], remote: () => RemoteSessions | undefined = () => undefined): Handlers<typeof SESSIONS> {
+  const view = (session: SessionWithProject) => {
+    const machine = remote()?.machine;
+    return machine === undefined ? manager.view(session) : { ...manager.view(session), machine };
+  };
+  const envelope = (session: SessionWithProject) => ({ session: view(session) });
+  const target = (ref: string, cwd: string | undefined) => targetOf(manager, remote(), ref, cwd);
   return {
     'GET /api/sessions': ({ query: { project } }) => {
       const sessions = manager.list().filter((s) => project === undefined || s.project_root === project || s.project_name === project);
-      return { sessions: sessions.map((s) => manager.view(s)), reviewQueue: manager.workSizes.reviewQueue(sessions) };
+      const others = (remote()?.list() ?? []).filter((s) => project === undefined || s.projectRoot === project || s.project === project);
+      return { sessions: [...sessions.map(view), ...others], reviewQueue: manager.workSizes.reviewQueue(sessions) };
     },
     'POST /api/sessions': async ({ body }) => {
       // Judged as the work starts, before the new session's own first report counts.
@@ -27,18 +39,39 @@ export function sessionHandlers(manager: SessionManager, policy: PolicyService, 
       return { sessions: sessions.map((s) => manager.view(manager.resolve(s.id))) };
     },
     'POST /api/dangerous-mode/accept': async ({ body }) => ({ root: await manager.acceptDangerousMode(body.cwd) }),
-    'GET /api/sessions/:ref': ({ params, cwd }) => envelope(manager.resolve(params.ref, cwd)),
-    'GET /api/sessions/:ref/peek': ({ params, cwd }) => manager.peek(params.ref, cwd),
-    'POST /api/sessions/:ref/reply': async ({ params, body, cwd }) => envelope(await manager.reply(params.ref, body.text, cwd, body.clientId)),
+    'GET /api/sessions/:ref': ({ params, cwd }) => {
+      const found = target(params.ref, cwd);
+      return found.kind === 'remote' ? { session: found.view } : envelope(found.session);
+    },
+    'GET /api/sessions/:ref/peek': async ({ params, cwd }) => {
+      const found = target(params.ref, cwd);
+      if (found.kind === 'local') return { ...(await manager.peek(found.session.id)), session: view(found.session) };
+      return remotePeek(found.remote, found.view);
+    },
+    'POST /api/sessions/:ref/reply': async ({ params, body, cwd }) => {
+      const found = target(params.ref, cwd);
+      if (found.kind === 'remote') return { session: await found.remote.send(found.view, { kind: 'reply', sessionId: found.view.id, text: body.text }) };
+      return envelope(await manager.reply(found.session.id, body.text, cwd, body.clientId));
+    },
     'POST /api/sessions/:ref/approval': async ({ params, body, cwd }) => {
-      if (body.always !== true) return envelope(await manager.resolveApproval(params.ref, body.decision, body.reason, body.requestId, cwd));
+      const found = target(params.ref, cwd);
+      if (found.kind === 'remote') {
+        if (body.always === true) throw new InvalidInputError(`"Always" makes an allow rule in the repository of the machine running ${found.view.name} (${found.view.machine ?? '?'}); approve it there, or approve this call once.`);
+        const command = { kind: 'approval' as const, sessionId: found.view.id, decision: body.decision, ...(body.reason === undefined ? {} : { reason: body.reason }), ...(body.requestId === undefined ? {} : { approvalId: body.requestId }) };
+        return { session: await found.remote.send(found.view, command) };
+      }
+      if (body.always !== true) return envelope(await manager.resolveApproval(found.session.id, body.decision, body.reason, body.requestId, cwd));
       if (body.decision !== 'allow') throw new InvalidInputError('"Always" goes with allowing a call, not with denying it.');
       // Approved, and an allow rule for its like in this repository (src/policy); refused where the gate asked.
       await policy.approveAlways(params.ref, body.requestId, body.reason, cwd, 'approval');
       return envelope(manager.resolve(params.ref, cwd));
     },
     'POST /api/sessions/:ref/interrupt': async ({ params, cwd }) => envelope(await manager.interrupt(params.ref, cwd)),
-    'POST /api/sessions/:ref/stop': async ({ params, cwd }) => envelope(await manager.stop(params.ref, cwd)),
+    'POST /api/sessions/:ref/stop': async ({ params, cwd }) => {
+      const found = target(params.ref, cwd);
+      if (found.kind === 'remote') return { session: await found.remote.send(found.view, { kind: 'stop', sessionId: found.view.id }) };
+      return envelope(await manager.stop(found.session.id, cwd));
+    },
     'POST /api/sessions/:ref/respawn': async ({ params, cwd }) => envelope(await manager.respawn(params.ref, cwd)),
     'POST /api/sessions/:ref/done': async ({ params, cwd }) => envelope(await manager.done(params.ref, cwd)),
     'POST /api/sessions/:ref/pin': ({ params, body, cwd }) => envelope(manager.setPinned(params.ref, body.pinned, cwd)),

@@ -1,0 +1,112 @@
+/**
+ * Sessions across machines (issue 20, decision 126): this machine's sessions published to the
+ * shared log as they change (their views, coalesced, and their events), the other machines'
+ * sessions kept from it, and a reply, approval or stop for another machine's session sent there
+ * as a command it runs once with its own session manager. Loaded only when a store is configured.
+ */
+import type { SessionView } from '../api/index.js';
+import type { BatonEvent } from '../events/index.js';
+import { BUS_CHANNEL, COMMAND_CHANNELS, Listener, PgWorkspaceLog, RemoteCommands, SessionMirror, type ClusterMember, type RemoteCommand } from '../cluster/index.js';
+import type { SessionManager } from '../sessions/manager.js';
+import { AmbiguousSessionError, errorMessage } from '../shared/errors.js';
+import { createLogger } from '../shared/log.js';
+
+const log = createLogger('cluster');
+
+/** How long a command for another machine may wait for it (it is withdrawn after). */
+const COMMAND_TIMEOUT_MS = 15_000;
+/** Answered commands are kept this long for a look, then pruned. */
+const COMMAND_KEEP_MS = 24 * 60 * 60_000;
+
+export interface RemoteSessions {
+  readonly machine: string;
+  /** Every session of the other machines, each with its machine. */
+  list(): SessionView[];
+  /** One by id, id prefix or name (exact); undefined when no other machine has it. */
+  find(ref: string): SessionView | undefined;
+  /** Runs a reply, approval or stop on the session's machine; resolves with the session as it is after. */
+  send(session: SessionView, command: RemoteCommand): Promise<SessionView>;
+  /** A session's events after `after` (its own seq), as its machine published them. */
+  events(session: SessionView, after: number, limit?: number): Promise<BatonEvent[]>;
+  /** Each event, new view and removal of another machine's session as it arrives; returns the unsubscribe. */
+  onChange(listener: (change: RemoteChange) => void): () => void;
+  close(): Promise<void>;
+}
+
+export type RemoteChange = { kind: 'event'; sessionId: string; event: BatonEvent } | { kind: 'session'; view: SessionView } | { kind: 'removed'; sessionId: string };
+
+export async function shareSessions(options: { member: ClusterMember; url: string; manager: SessionManager; commandTimeoutMs?: number }): Promise<RemoteSessions> {
+  const { member, manager } = options;
+  const listener = new Listener(options.url, [BUS_CHANNEL, ...COMMAND_CHANNELS]);
+  await listener.start();
+  const workspaceLog = new PgWorkspaceLog(member.pool, listener);
+  const localViews = (): SessionView[] => manager.list().map((s) => ({ ...manager.view(s), machine: member.machine }));
+  const mirror = new SessionMirror({ log: workspaceLog, machine: member.machine, localSessions: localViews });
+  const commands = new RemoteCommands(member.pool, listener, { timeoutMs: options.commandTimeoutMs ?? COMMAND_TIMEOUT_MS });
+
+  const published = (what: string) => (error: unknown) => log.warn(`a ${what} did not reach the shared store`, { error: errorMessage(error) });
+  const publishSession = (id: string): void => {
+    const session = manager.get(id);
+    if (session === undefined || session.removed_at !== null) {
+      void mirror.removed(id).catch(published('removal'));
+      return;
+    }
+    void mirror.publish({ ...manager.view(session), machine: member.machine }).catch(published('session view'));
+  };
+  const publishEvent = (id: string, event: BatonEvent): void => void mirror.publishEvent(id, event).catch(published('session event'));
+  manager.on('session', publishSession);
+  manager.on('event', publishEvent);
+  const unsubscribe = manager.bus.subscribe((event) => {
+    if (event.type === 'session.removed') publishSession(event.data.sessionId);
+  });
+
+  await mirror.start();
+  const serving = commands.serve(member.machine, async (command) => {
+    const session = await run(manager, command);
+    return { ...manager.view(session), machine: member.machine };
+  });
+  void commands.prune(COMMAND_KEEP_MS).catch(published('prune of old commands'));
+
+  const remote = (): SessionView[] => mirror.remoteSessions().map((r) => ({ ...(r.view as unknown as SessionView), machine: r.machine }));
+  return {
+    machine: member.machine,
+    list: remote,
+    find: (ref) => {
+      const sessions = remote();
+      const exact = sessions.find((s) => s.id === ref) ?? sessions.find((s) => s.name === ref);
+      if (exact !== undefined) return exact;
+      const byPrefix = ref.length >= 4 ? sessions.filter((s) => s.id.startsWith(ref)) : [];
+      if (byPrefix.length > 1) throw new AmbiguousSessionError(ref, byPrefix.map((s) => `${s.name} on ${s.machine ?? '?'}`));
+      return byPrefix[0];
+    },
+    send: async (session, command) => (await commands.send(session.machine, command)) as SessionView,
+    events: async (session, after, limit = 200) => (await mirror.events(session.id, after, limit)).map((e) => e.event as unknown as BatonEvent),
+    onChange: (listener) =>
+      mirror.onChange((change) => {
+        if (change.kind === 'event') listener({ kind: 'event', sessionId: change.sessionId, event: change.event as unknown as BatonEvent });
+        else if (change.kind === 'session') listener({ kind: 'session', view: { ...(change.view as unknown as SessionView), machine: change.machine } });
+        else listener({ kind: 'removed', sessionId: change.sessionId });
+      }),
+    close: async () => {
+      manager.off('session', publishSession);
+      manager.off('event', publishEvent);
+      unsubscribe();
+      await serving.close();
+      commands.close();
+      await mirror.close();
+      await listener.close();
+    },
+  };
+}
+
+/** A command from another machine, run by this machine's session manager as a local one would be. */
+function run(manager: SessionManager, command: RemoteCommand) {
+  switch (command.kind) {
+    case 'reply':
+      return manager.reply(command.sessionId, command.text);
+    case 'approval':
+      return manager.resolveApproval(command.sessionId, command.decision, command.reason, command.approvalId);
+    case 'stop':
+      return manager.stop(command.sessionId);
+  }
+}

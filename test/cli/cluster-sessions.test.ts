@@ -1,0 +1,136 @@
+/**
+ * Sessions across machines sharing one PostgreSQL (issue 20): two supervisors with their own
+ * BATON_HOME, one running a scripted session; the other lists it (with its machine), peeks at
+ * it, reads and follows its events, answers its question and its approval (one decision only,
+ * however many machines answer), and stops it — each through the machine that runs it.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import type { PeekView, SessionView } from '../../src/api/index.js';
+import type { BatonEvent } from '../../src/events/index.js';
+import { TestBaton } from '../support/baton.js';
+import { exitOf, OutputWatcher } from '../support/process.js';
+import { postgresForFile } from '../support/postgres.js';
+
+const server = postgresForFile();
+const started: TestBaton[] = [];
+afterEach(() => {
+  for (const baton of started.splice(0)) baton.cleanup();
+});
+
+async function machine(name: string, url: string): Promise<TestBaton> {
+  const baton = new TestBaton({ BATON_STORE: url, BATON_MACHINE: name, BATON_CLUSTER_HEARTBEAT_MS: '200' });
+  started.push(baton);
+  await baton.ok(['daemon', 'start']);
+  return baton;
+}
+
+/** `baton logs <ref> --json`: one event per line. */
+async function logs(side: TestBaton, ref: string): Promise<BatonEvent[]> {
+  const out = await side.ok(['logs', ref, '--json']);
+  return out.split('\n').filter(Boolean).map((line) => JSON.parse(line) as BatonEvent);
+}
+
+/** Polls `baton ls --json` on `side` until another machine's session matches: its news comes through the log. */
+async function sessionUntil(side: TestBaton, name: string, check: (s: SessionView) => boolean, what: string, timeoutMs = 20_000): Promise<SessionView> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const found = (await side.json<SessionView[]>(['ls'])).find((s) => s.name === name);
+    if (found !== undefined && check(found)) return found;
+    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}; last: ${JSON.stringify(found)}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+describe('sessions across two machines sharing a store', () => {
+  it('lists, peeks at and answers the other machine’s session, which runs where it started', async () => {
+    const url = await server().database();
+    const alpha = await machine('alpha', url);
+    const beta = await machine('beta', url);
+    const repo = beta.repo();
+    const script = beta.script([{ say: 'Looking around' }, { ask: 'Which database should I use?' }, { say: 'Using {{reply}}' }], { onReply: [{ say: 'Noted: {{reply}}' }] });
+    await beta.ok(['dispatch', 'pick a database', '--name', 'asker', '--agent', 'scripted', '--script', script], { cwd: repo });
+    await beta.waitForState('asker', 'needs_input');
+
+    const seen = await sessionUntil(alpha, 'asker', (s) => s.state === 'needs_input', 'alpha sees asker waiting');
+    expect(seen).toMatchObject({ machine: 'beta', agent: 'scripted', reason: { kind: 'question' } });
+    // The table shows which machine runs each session.
+    const table = await alpha.ok(['ls']);
+    expect(table).toMatch(/MACHINE/);
+    expect(table).toMatch(/asker\s+scripted\s+beta\s/);
+
+    const peek = await alpha.json<PeekView>(['peek', 'asker']);
+    expect(peek.session.machine).toBe('beta');
+    // What the machine running it would show, from the events it published.
+    const there = await beta.json<PeekView>(['peek', 'asker']);
+    expect(peek.lastOutput).toBe('Which database should I use?');
+    expect([peek.lastOutput, peek.currentStep]).toEqual([there.lastOutput, there.currentStep]);
+    const events = await logs(alpha, 'asker');
+    expect(events.map((e) => e.type)).toContain('question.asked');
+
+    // Followed from alpha as it happens on beta: replayed, then live, no gap and no repeat.
+    const follow = alpha.spawn(['logs', 'asker', '-f', '--json']);
+    const out = new OutputWatcher(follow.stdout!);
+    await out.waitFor(/"type":"question\.asked"/);
+
+    // The reply runs on beta: beta's own store records it.
+    await alpha.ok(['reply', 'asker', 'postgres']);
+    await beta.waitForEvent('asker', (e) => e.type === 'question.answered' && e.text === 'postgres');
+    await sessionUntil(alpha, 'asker', (s) => s.state === 'ready_for_review', 'alpha sees asker done');
+    await out.waitFor(/"to":"ready_for_review"/);
+    expect(out.all).toContain('"text":"Using postgres"');
+    follow.kill('SIGINT');
+    expect(await exitOf(follow)).toBe(0);
+    const followed = out.all.trim().split('\n').map((line) => JSON.parse(line) as BatonEvent);
+    expect(followed.map((e) => e.seq)).toEqual(followed.map((_, i) => i + 1));
+    expect(beta.processes().length).toBeGreaterThan(0);
+  });
+
+  it('decides an approval once when both machines answer it, and stops the other machine’s session', async () => {
+    const url = await server().database();
+    const alpha = await machine('alpha', url);
+    const beta = await machine('beta', url);
+    const repo = beta.repo();
+    const script = beta.script([{ say: 'About to clean' }, { approve: { tool: 'Bash', input: 'rm -rf build', reason: 'clean the build' } }, { say: 'cleaned' }, { sleep: 600_000 }]);
+    await beta.ok(['dispatch', 'clean up', '--name', 'cleaner', '--agent', 'scripted', '--script', script], { cwd: repo });
+    await beta.waitForState('cleaner', 'needs_input');
+    await sessionUntil(alpha, 'cleaner', (s) => s.state === 'needs_input', 'alpha sees the approval');
+
+    const [remote, local] = await Promise.all([alpha.run(['approve', 'cleaner']), beta.run(['deny', 'cleaner'])]);
+    const outcomes = [remote, local].map((r) => r.code);
+    expect(outcomes.filter((code) => code === 0)).toHaveLength(1);
+    const refused = remote.code === 0 ? local : remote;
+    expect(refused.stderr).toMatch(/^baton: /);
+    expect(refused.stderr).not.toMatch(/\n\s+at /);
+    const decisions = (await logs(beta, 'cleaner')).filter((e) => e.type === 'approval.resolved');
+    expect(decisions).toHaveLength(1);
+
+    // Allowed or denied, the script goes on to its long sleep: a session at work to stop.
+    await beta.waitForEvent('cleaner', (e) => e.type === 'message.added' && e.text === 'cleaned');
+    await alpha.ok(['stop', 'cleaner']);
+    await beta.waitForState('cleaner', 'stopped');
+    await sessionUntil(alpha, 'cleaner', (s) => s.state === 'stopped', 'alpha sees it stopped');
+  });
+
+  it('names the machine when it does not answer, and withdraws the command', async () => {
+    const url = await server().database();
+    const alpha = new TestBaton({ BATON_STORE: url, BATON_MACHINE: 'alpha', BATON_CLUSTER_HEARTBEAT_MS: '200', BATON_CLUSTER_COMMAND_TIMEOUT_MS: '1500' });
+    started.push(alpha);
+    await alpha.ok(['daemon', 'start']);
+    const beta = await machine('beta', url);
+    const repo = beta.repo();
+    await beta.ok(['dispatch', 'wait', '--name', 'waiter', '--agent', 'scripted', '--script', beta.script([{ ask: 'Go on?' }])], { cwd: repo });
+    await sessionUntil(alpha, 'waiter', (s) => s.state === 'needs_input', 'alpha sees it waiting');
+    process.kill(beta.supervisorPid(), 'SIGSTOP');
+    try {
+      const answer = await alpha.run(['reply', 'waiter', 'yes']);
+      expect(answer.code).not.toBe(0);
+      expect(answer.stderr).toContain('The machine "beta" did not take the command within 1500 ms, so it was withdrawn and will not run');
+    } finally {
+      process.kill(beta.supervisorPid(), 'SIGCONT');
+    }
+    // Beta, back, never runs the withdrawn reply: the next one is the only answer it records.
+    await alpha.ok(['reply', 'waiter', 'second']);
+    const answers = (await logs(beta, 'waiter')).filter((e) => e.type === 'question.answered');
+    expect(answers.map((e) => (e.type === 'question.answered' ? e.text : ''))).toEqual(['second']);
+  });
+});
