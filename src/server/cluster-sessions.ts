@@ -67,7 +67,21 @@ export async function shareSessions(options: { member: ClusterMember; url: strin
   });
   void commands.prune(COMMAND_KEEP_MS).catch(published('prune of old commands'));
 
-  const remote = (): SessionView[] => mirror.remoteSessions().map((r) => ({ ...(r.view as unknown as SessionView), machine: r.machine }));
+  // Machines that stopped heartbeating: their sessions are shown failed, with the reason, until
+  // they come back (a machine's sessions are its own; nobody else may change them in the log).
+  let lost = new Map<string, string>();
+  const refresh = async (): Promise<void> => {
+    const workers = await member.workers();
+    lost = new Map(workers.filter((w) => w.stale && w.name !== member.machine).map((w) => [w.name, `machine ${w.name} stopped heartbeating (last at ${w.heartbeatAt}); its work is on the remote if sync pushed it`]));
+  };
+  await refresh().catch(published('look at the workers'));
+  const watch = setInterval(() => void refresh().catch(published('look at the workers')), member.timing.heartbeatMs);
+  watch.unref();
+  const overlay = (view: SessionView): SessionView => {
+    const why = lost.get(view.machine ?? '');
+    return why === undefined ? view : { ...view, state: 'failed', reason: { kind: 'error', message: why }, running: false, activity: why };
+  };
+  const remote = (): SessionView[] => mirror.remoteSessions().map((r) => overlay({ ...(r.view as unknown as SessionView), machine: r.machine }));
   return {
     machine: member.machine,
     list: remote,
@@ -88,6 +102,7 @@ export async function shareSessions(options: { member: ClusterMember; url: strin
         else listener({ kind: 'removed', sessionId: change.sessionId });
       }),
     close: async () => {
+      clearInterval(watch);
       manager.off('session', publishSession);
       manager.off('event', publishEvent);
       unsubscribe();

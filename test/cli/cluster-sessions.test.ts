@@ -111,6 +111,24 @@ describe('sessions across two machines sharing a store', () => {
     await sessionUntil(alpha, 'cleaner', (s) => s.state === 'stopped', 'alpha sees it stopped');
   });
 
+  it('shows a dead machine’s sessions as failed, naming the machine, and live again when it is back', async () => {
+    const url = await server().database();
+    const alpha = await machine('alpha', url);
+    const beta = await machine('beta', url);
+    const repo = beta.repo();
+    await beta.ok(['dispatch', 'wait', '--name', 'orphan', '--agent', 'scripted', '--script', beta.script([{ ask: 'Go on?' }])], { cwd: repo });
+    await sessionUntil(alpha, 'orphan', (s) => s.state === 'needs_input', 'alpha sees it waiting');
+
+    process.kill(beta.supervisorPid(), 'SIGKILL');
+    const failed = await sessionUntil(alpha, 'orphan', (s) => s.state === 'failed', 'alpha sees it failed');
+    expect(failed).toMatchObject({ machine: 'beta', running: false, reason: { kind: 'error', message: expect.stringMatching(/^machine beta stopped heartbeating \(last at /) as unknown } });
+    expect(await alpha.ok(['ls'])).toMatch(/Failed \(1\)/);
+
+    // Back (its session host outlived its supervisor): the session is as it was.
+    await beta.ok(['daemon', 'start']);
+    await sessionUntil(alpha, 'orphan', (s) => s.state === 'needs_input', 'alpha sees it waiting again');
+  });
+
   it('names the machine when it does not answer, and withdraws the command', async () => {
     const url = await server().database();
     const alpha = new TestBaton({ BATON_STORE: url, BATON_MACHINE: 'alpha', BATON_CLUSTER_HEARTBEAT_MS: '200', BATON_CLUSTER_COMMAND_TIMEOUT_MS: '1500' });
