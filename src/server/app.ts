@@ -168,7 +168,7 @@ export function createApp(options: AppOptions): Hono {
   mount(app, WORKERS, workerHandlers(options.workers));
 
   // Last: the web routes end with the UI's catch-all.
-  if (options.browserAuth !== undefined) mountWeb(app, { manager, auth: options.browserAuth, port: options.port });
+  if (options.browserAuth !== undefined) mountWeb(app, { manager, auth: options.browserAuth, port: options.port, ...(options.remote === undefined ? {} : { remote: options.remote }) });
   return app;
 }
 

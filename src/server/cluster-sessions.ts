@@ -70,18 +70,24 @@ export async function shareSessions(options: { member: ClusterMember; url: strin
   // Machines that stopped heartbeating: their sessions are shown failed, with the reason, until
   // they come back (a machine's sessions are its own; nobody else may change them in the log).
   let lost = new Map<string, string>();
+  const listeners = new Set<(change: RemoteChange) => void>();
   const refresh = async (): Promise<void> => {
     const workers = await member.workers();
+    const before = lost;
     lost = new Map(workers.filter((w) => w.stale && w.name !== member.machine).map((w) => [w.name, `machine ${w.name} stopped heartbeating (last at ${w.heartbeatAt}); its work is on the remote if sync pushed it`]));
+    // A machine lost or back: its sessions change on every open board and page.
+    const turned = new Set([...before.keys(), ...lost.keys()].filter((m) => before.has(m) !== lost.has(m)));
+    if (turned.size === 0) return;
+    for (const view of remote()) if (turned.has(view.machine ?? '')) for (const listener of listeners) listener({ kind: 'session', view });
   };
-  await refresh().catch(published('look at the workers'));
-  const watch = setInterval(() => void refresh().catch(published('look at the workers')), member.timing.heartbeatMs);
-  watch.unref();
   const overlay = (view: SessionView): SessionView => {
     const why = lost.get(view.machine ?? '');
     return why === undefined ? view : { ...view, state: 'failed', reason: { kind: 'error', message: why }, running: false, activity: why };
   };
   const remote = (): SessionView[] => mirror.remoteSessions().map((r) => overlay({ ...(r.view as unknown as SessionView), machine: r.machine }));
+  await refresh().catch(published('look at the workers'));
+  const watch = setInterval(() => void refresh().catch(published('look at the workers')), member.timing.heartbeatMs);
+  watch.unref();
   return {
     machine: member.machine,
     list: remote,
@@ -95,12 +101,18 @@ export async function shareSessions(options: { member: ClusterMember; url: strin
     },
     send: async (session, command) => (await commands.send(session.machine, command)) as SessionView,
     events: async (session, after, limit = 200) => (await mirror.events(session.id, after, limit)).map((e) => e.event as unknown as BatonEvent),
-    onChange: (listener) =>
-      mirror.onChange((change) => {
+    onChange: (listener) => {
+      listeners.add(listener);
+      const off = mirror.onChange((change) => {
         if (change.kind === 'event') listener({ kind: 'event', sessionId: change.sessionId, event: change.event as unknown as BatonEvent });
-        else if (change.kind === 'session') listener({ kind: 'session', view: { ...(change.view as unknown as SessionView), machine: change.machine } });
+        else if (change.kind === 'session') listener({ kind: 'session', view: overlay({ ...(change.view as unknown as SessionView), machine: change.machine }) });
         else listener({ kind: 'removed', sessionId: change.sessionId });
-      }),
+      });
+      return () => {
+        listeners.delete(listener);
+        off();
+      };
+    },
     close: async () => {
       clearInterval(watch);
       manager.off('session', publishSession);

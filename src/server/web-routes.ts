@@ -13,12 +13,15 @@ import { uiHandlers } from './routes/ui.js';
 import type { BrowserAuth } from './web-auth.js';
 import { PageBuilder } from './web-page.js';
 import { boardSnapshot } from './web-stream.js';
+import type { RemoteSessions } from './cluster-sessions.js';
 import { serveStatic } from './web-static.js';
 
 export interface WebOptions {
   manager: SessionManager;
   auth: BrowserAuth;
   port: () => number;
+  /** The other machines' sessions when the workspace is shared (issue 20). */
+  remote?: () => RemoteSessions | undefined;
 }
 
 /** Registers the web routes; must come after every other route since it ends with the static catch-all. */
@@ -60,7 +63,7 @@ export function mountWeb(app: Hono, options: WebOptions): void {
   });
 
   // A logged-in browser gets the board in the HTML itself; anyone else gets the bare shell.
-  const pages = new PageBuilder(() => boardSnapshot(manager));
+  const pages = new PageBuilder(() => boardSnapshot(manager, options.remote?.()));
   pages.warm();
   manager.on('session', () => pages.invalidate());
   serveStatic(app, (c, template) => (auth.allows(c.req.raw) ? pages.build(template, c.req.path, c.req.query('all') !== undefined) : template));

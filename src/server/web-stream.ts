@@ -7,8 +7,11 @@
  */
 import type { Context } from 'hono';
 import { streamSSE } from 'hono/streaming';
+import type { SessionView } from '../api/index.js';
 import type { StreamRemoved, StreamSnapshot } from '../api/web.js';
 import type { SessionManager } from '../sessions/manager.js';
+import type { SessionWithProject } from '../store/sessions.js';
+import type { RemoteSessions } from './cluster-sessions.js';
 import { createLogger } from '../shared/log.js';
 
 const log = createLogger('http');
@@ -16,12 +19,19 @@ const log = createLogger('http');
 /** Keeps idle connections (and proxies, were there any) from timing out, and finds dead ones. */
 const HEARTBEAT_MS = 20_000;
 
-/** Every live session as the board shows it: the stream's first message, and what pages embed. */
-export function boardSnapshot(manager: SessionManager): StreamSnapshot {
-  return { sessions: manager.list().map((s) => manager.view(s)) };
+/**
+ * Every live session as the board shows it: the stream's first message, and what pages embed.
+ * With the workspace shared (issue 20), each carries its machine, and the other machines' follow.
+ */
+export function boardSnapshot(manager: SessionManager, remote?: RemoteSessions): StreamSnapshot {
+  return { sessions: [...manager.list().map((s) => viewOf(manager, s, remote)), ...(remote?.list() ?? [])] };
 }
 
-export function serveBoardStream(c: Context, manager: SessionManager, query: { after?: number | undefined; sessions: boolean } = { sessions: true }): Response {
+function viewOf(manager: SessionManager, session: SessionWithProject, remote: RemoteSessions | undefined): SessionView {
+  return remote === undefined ? manager.view(session) : { ...manager.view(session), machine: remote.machine };
+}
+
+export function serveBoardStream(c: Context, manager: SessionManager, query: { after?: number | undefined; sessions: boolean } = { sessions: true }, remote?: RemoteSessions): Response {
   return streamSSE(c, async (stream) => {
     const startSeq = query.after ?? manager.bus.lastSeq();
     const pending = new Set<string>();
@@ -35,7 +45,7 @@ export function serveBoardStream(c: Context, manager: SessionManager, query: { a
         if (row === undefined || row.removed_at !== null) {
           await stream.writeSSE({ event: 'removed', data: JSON.stringify({ id } satisfies StreamRemoved) });
         } else {
-          await stream.writeSSE({ event: 'session', data: JSON.stringify(manager.view(row)) });
+          await stream.writeSSE({ event: 'session', data: JSON.stringify(viewOf(manager, row, remote)) });
         }
       }
     };
@@ -52,12 +62,22 @@ export function serveBoardStream(c: Context, manager: SessionManager, query: { a
 
     // Listen before the snapshot so a change in between is sent after it, not lost.
     if (query.sessions) manager.on('session', onSession);
+    // Another machine's sessions as its news arrives (in log order, so written in order).
+    let remoteChain = Promise.resolve();
+    const offRemote =
+      query.sessions && remote !== undefined
+        ? remote.onChange((change) => {
+            if (change.kind === 'event') return;
+            const message = change.kind === 'session' ? { event: 'session', data: JSON.stringify(change.view) } : { event: 'removed', data: JSON.stringify({ id: change.sessionId } satisfies StreamRemoved) };
+            remoteChain = remoteChain.then(() => stream.writeSSE(message)).catch(() => stream.abort());
+          })
+        : () => undefined;
     const closed = new Promise<void>((resolve) => stream.onAbort(resolve));
     const heartbeat = setInterval(() => {
       stream.write(': ping\n\n').catch(() => stream.abort());
     }, HEARTBEAT_MS);
     try {
-      if (query.sessions) await stream.writeSSE({ event: 'snapshot', data: JSON.stringify(boardSnapshot(manager)) });
+      if (query.sessions) await stream.writeSSE({ event: 'snapshot', data: JSON.stringify(boardSnapshot(manager, remote)) });
       await manager.bus.follow(
         startSeq,
         (event) => stream.writeSSE({ id: String(event.seq), event: 'workspace', data: JSON.stringify(event) }).catch(() => stream.abort()),
@@ -68,6 +88,7 @@ export function serveBoardStream(c: Context, manager: SessionManager, query: { a
     } finally {
       clearInterval(heartbeat);
       manager.off('session', onSession);
+      offRemote();
     }
   });
 }

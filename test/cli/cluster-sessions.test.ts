@@ -119,7 +119,23 @@ describe('sessions across two machines sharing a store', () => {
     await beta.ok(['dispatch', 'wait', '--name', 'orphan', '--agent', 'scripted', '--script', beta.script([{ ask: 'Go on?' }])], { cwd: repo });
     await sessionUntil(alpha, 'orphan', (s) => s.state === 'needs_input', 'alpha sees it waiting');
 
+    // The board's and the page's live feed on alpha: a snapshot with beta's session, then its changes.
+    const feed: { event: string; view: SessionView }[] = [];
+    const reading = new AbortController();
+    const stream = alpha.client().stream('/api/stream', reading.signal, (message) => {
+      if (message.event === 'snapshot') for (const view of (JSON.parse(message.data) as { sessions: SessionView[] }).sessions) feed.push({ event: 'snapshot', view });
+      if (message.event === 'session') feed.push({ event: 'session', view: JSON.parse(message.data) as SessionView });
+      return false;
+    });
+    const fed = async (check: (item: { event: string; view: SessionView }) => boolean, what: string): Promise<void> => {
+      for (const deadline = Date.now() + 20_000; !feed.some(check); await new Promise((r) => setTimeout(r, 50))) {
+        if (Date.now() > deadline) throw new Error(`the feed never showed ${what}: ${JSON.stringify(feed.map((f) => [f.event, f.view.name, f.view.state]))}`);
+      }
+    };
+    await fed((f) => f.event === 'snapshot' && f.view.name === 'orphan' && f.view.machine === 'beta', 'beta’s session in the snapshot');
+
     process.kill(beta.supervisorPid(), 'SIGKILL');
+    await fed((f) => f.event === 'session' && f.view.name === 'orphan' && f.view.state === 'failed', 'the session failed');
     const failed = await sessionUntil(alpha, 'orphan', (s) => s.state === 'failed', 'alpha sees it failed');
     expect(failed).toMatchObject({ machine: 'beta', running: false, reason: { kind: 'error', message: expect.stringMatching(/^machine beta stopped heartbeating \(last at /) as unknown } });
     expect(await alpha.ok(['ls'])).toMatch(/Failed \(1\)/);
@@ -127,6 +143,9 @@ describe('sessions across two machines sharing a store', () => {
     // Back (its session host outlived its supervisor): the session is as it was.
     await beta.ok(['daemon', 'start']);
     await sessionUntil(alpha, 'orphan', (s) => s.state === 'needs_input', 'alpha sees it waiting again');
+    await fed((f) => f.event === 'session' && f.view.name === 'orphan' && f.view.state === 'needs_input', 'the session back');
+    reading.abort();
+    await stream;
   });
 
   it('names the machine when it does not answer, and withdraws the command', async () => {

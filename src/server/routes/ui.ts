@@ -2,6 +2,7 @@
 import type { UI } from '../../api/ui.js';
 import { ForbiddenError } from '../../shared/errors.js';
 import type { SessionManager } from '../../sessions/manager.js';
+import type { RemoteSessions } from '../cluster-sessions.js';
 import type { BrowserAuth } from '../web-auth.js';
 import { serveBoardStream } from '../web-stream.js';
 import type { Handlers } from './mount.js';
@@ -14,11 +15,13 @@ export interface UiDeps {
   manager: SessionManager;
   auth: BrowserAuth;
   port: () => number;
+  /** The other machines' sessions when the workspace is shared (issue 20): on the board's stream too. */
+  remote?: () => RemoteSessions | undefined;
 }
 
-export function uiHandlers({ manager, auth, port }: UiDeps): Handlers<typeof UI> {
+export function uiHandlers({ manager, auth, port, remote }: UiDeps): Handlers<typeof UI> {
   return {
-    'GET /api/stream': ({ c, query }) => serveBoardStream(c, manager, query),
+    'GET /api/stream': ({ c, query }) => serveBoardStream(c, manager, query, remote?.()),
     'GET /api/inbox': () => ({
       items: manager
         .list()
