@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { WorkspaceEvent } from '../events/workspace.js';
-import { colorsWanted, conflictWord, fit, keyHints, sessionLine, workspaceLine } from './lines.js';
+import { colorsWanted, columnsFor, conflictWord, fit, keyHints, sessionLine, workspaceLine } from './lines.js';
 import type { SessionView } from '../api/index.js';
 
 const base = {
@@ -12,12 +12,20 @@ const base = {
 
 describe('board lines', () => {
   it('fits a session into 80 columns, the question cut and never the name', () => {
-    const line = sessionLine(base, true, { name: 20, agent: 8 }, false, Date.parse('2026-01-01T00:01:00.000Z'), 80);
+    const line = sessionLine(base, true, { name: 20, agent: 8, machine: 0 }, false, Date.parse('2026-01-01T00:01:00.000Z'), 80);
     expect([...line].length).toBe(80);
     expect(line.startsWith('› refactor-watcher')).toBe(true);
     expect(line).toContain('claude');
     expect(line).toContain('1m  asks: Which of the two watcher APIs');
     expect(line.endsWith('…')).toBe(true);
+  });
+
+  it('names the machine running each session when the workspace is shared', () => {
+    const sessions = [{ ...base, machine: 'alpha' }, { ...base, id: 'b2', name: 'other', machine: 'build-box' }];
+    const columns = columnsFor(sessions, 100, false);
+    expect(columns.machine).toBe('build-box'.length);
+    expect(sessionLine(sessions[1]!, false, columns, false, Date.parse('2026-01-01T00:01:00.000Z'), 100)).toMatch(/^ {2}other\s+claude\s+build-box\s+1m {2}asks:/);
+    expect(columnsFor([base], 100, false).machine).toBe(0);
   });
 
   it('describes a workspace event of a domain it does not know by its type and its words', () => {
@@ -44,7 +52,7 @@ describe('board lines', () => {
   it("puts the radar's badge before the activity, the base named as such", () => {
     expect(conflictWord(undefined)).toBe('');
     expect(conflictWord({ level: 'hot', with: [{ name: 'beta', level: 'hot', base: false }, { name: 'main', level: 'soft', base: true }] })).toBe('⚠ hot: beta, base · ');
-    const line = sessionLine({ ...base, state: 'working', reason: null, activity: 'editing a.ts' }, false, { name: 20, agent: 8 }, false, Date.parse('2026-01-01T00:00:10.000Z'), 120, { level: 'soft', with: [{ name: 'beta', level: 'soft', base: false }] });
+    const line = sessionLine({ ...base, state: 'working', reason: null, activity: 'editing a.ts' }, false, { name: 20, agent: 8, machine: 0 }, false, Date.parse('2026-01-01T00:00:10.000Z'), 120, { level: 'soft', with: [{ name: 'beta', level: 'soft', base: false }] });
     expect(line).toContain('10s  ⚠ soft: beta · editing a.ts');
   });
 });

@@ -45,22 +45,25 @@ export function fit(text: string, width: number, pad = false): string {
 export interface Columns {
   name: number;
   agent: number;
+  /** The machine running each session, when the workspace is shared (0: no column). */
+  machine: number;
 }
 
 /** The name column as wide as the longest shown name, within 12..28 (narrower on a narrow terminal). */
 export function columnsFor(sessions: readonly SessionView[], width: number, manyProjects: boolean): Columns {
   const longest = Math.max(4, ...sessions.map((s) => label(s, manyProjects).length));
-  return { name: Math.min(longest, width < 100 ? 20 : 28), agent: 8 };
+  const machine = sessions.some((s) => s.machine !== undefined) ? Math.min(12, Math.max(4, ...sessions.map((s) => (s.machine ?? '').length))) : 0;
+  return { name: Math.min(longest, width < 100 ? 20 : 28), agent: 8, machine };
 }
 
 export function label(s: SessionView, manyProjects: boolean): string {
   return manyProjects ? `${s.project}/${s.name}` : s.name;
 }
 
-/** `› name  agent  age  activity`, exactly `width` columns. */
+/** `› name  agent  [machine]  age  activity`, exactly `width` columns. */
 export function sessionLine(s: SessionView, selected: boolean, columns: Columns, manyProjects: boolean, now: number, width: number, conflict?: ConflictBadge): string {
   const pin = s.pinned ? '*' : ' ';
-  const head = `${selected ? '›' : ' '}${pin}${fit(label(s, manyProjects), columns.name, true)} ${fit(s.agent, columns.agent, true)} ${age(s.lastEventAt ?? s.createdAt, now).padStart(3)}  `;
+  const head = `${selected ? '›' : ' '}${pin}${fit(label(s, manyProjects), columns.name, true)} ${fit(s.agent, columns.agent, true)} ${columns.machine === 0 ? '' : `${fit(s.machine ?? '', columns.machine, true)} `}${age(s.lastEventAt ?? s.createdAt, now).padStart(3)}  `;
   const detail = conflictWord(conflict) + (s.state === 'queued' && s.queuePosition !== null ? `queued #${s.queuePosition}` : stateWord(s) + describe(s));
   return fit(head + detail, width, true);
 }
