@@ -7,7 +7,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { StreamSnapshot } from '../api/web.js';
+import type { PageRenderer, StreamSnapshot } from '../api/web.js';
 import type { SessionState } from '../events/index.js';
 import { SessionManager } from '../sessions/manager.js';
 import { openDb, type Db } from '../store/db.js';
@@ -103,7 +103,17 @@ describe('the page for a logged-in browser', () => {
     expect((await (await request('/', { cookie })).text()).match(/<article class="card/g)).toHaveLength(24);
   });
 
-  it('escapes user and agent text in the markup and in the embedded snapshot', async () => {
+  it('names the machine running each session when the workspace is shared across machines', async () => {
+    addSession('tidy', 'tidy the imports', 'ready_for_review');
+    const { renderPage } = (await import(RENDERER)) as PageRenderer;
+    const view = manager.view(manager.resolve('tidy'));
+    const shared = renderPage('/', { sessions: [{ ...view, machine: 'build-box' }] }) ?? '';
+    expect(shared).toMatch(/<span class="card-name">tidy<\/span>.*<span class="card-machine" title="The machine running it">on <!-- -->build-box<\/span>/s);
+    expect(renderPage('/', { sessions: [view] }) ?? '').not.toContain('card-machine');
+    expect(renderPage('/s/id-tidy', { sessions: [{ ...view, machine: 'build-box' }] }) ?? '').toMatch(/Machine.*build-box/s);
+  });
+
+    it('escapes user and agent text in the markup and in the embedded snapshot', async () => {
     addSession('hostile', HOSTILE, 'ready_for_review');
     const html = await (await request('/', { cookie: await login() })).text();
     expect(html).not.toContain('<img');

@@ -86,6 +86,14 @@ export const Card = memo(function Card(props: { session: SessionView; files: num
           {s.agent}
           {s.model ? ` · ${s.model}` : ''}
         </span>
+        {s.machine !== undefined && (
+          <>
+            <span className="sep">·</span>
+            <span className="card-machine" title="The machine running it">
+              on {s.machine}
+            </span>
+          </>
+        )}
         {s.ports !== undefined && s.ports.length > 0 && (
           <>
             <span className="sep">·</span>

@@ -138,6 +138,7 @@ function Header({ session: s, files, onMerge }: { session: SessionView; files: n
       <dl className="session-facts">
         <Fact label="Project" value={s.project} />
         <Fact label="Agent" value={`${s.agent}${s.model ? ` · ${s.model}` : ''}`} />
+        {s.machine !== undefined && <Fact label="Machine" value={s.machine} />}
         <Fact label="Branch" value={`${s.branch} ← ${s.baseRef}`} />
         <Fact label="Files" value={files === undefined ? '…' : String(files)} />
         <Fact label="Tokens" value={`${tokens(s.inputTokens)} in · ${tokens(s.outputTokens)} out`} />
