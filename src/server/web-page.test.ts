@@ -105,7 +105,8 @@ describe('the page for a logged-in browser', () => {
 
   it('names the machine running each session when the workspace is shared across machines', async () => {
     addSession('tidy', 'tidy the imports', 'ready_for_review');
-    const { renderPage } = (await import(RENDERER)) as PageRenderer;
+    const renderer = (await import(RENDERER)) as PageRenderer;
+    const renderPage: PageRenderer['renderPage'] = (path, snapshot) => renderer.renderPage(path, snapshot);
     const view = manager.view(manager.resolve('tidy'));
     const shared = renderPage('/', { sessions: [{ ...view, machine: 'build-box' }] }) ?? '';
     expect(shared).toMatch(/<span class="card-name">tidy<\/span>.*<span class="card-machine" title="The machine running it">on <!-- -->build-box<\/span>/s);
