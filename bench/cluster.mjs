@@ -10,6 +10,7 @@
 // 4. The session mirror: publish → the view visible on another machine's mirror; a command's
 //    round trip to another machine's server; the view rebuilt at start from 10,000 log rows by
 //    the latest-row query against a replay of the log.
+// 5. Board load with 3 machines × 50 sessions (cluster-board.mjs).
 //
 // Starts its own PostgreSQL (initdb + pg_ctl from scripts/postgres.mjs; as root, run by the
 // `baton-test` user), or uses BATON_BENCH_PG_URL's server if set (tables are created there).
@@ -21,6 +22,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import pg from 'pg';
 import { findPostgres } from '../scripts/postgres.mjs';
+import { boardLoad } from './cluster-board.mjs';
 
 const ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)));
 const cluster = await import(pathToFileURL(join(ROOT, 'dist', 'cluster', 'index.js')).href);
@@ -49,6 +51,7 @@ async function main() {
     await mirror(server.url);
     await commands(server.url);
     await rebuild(server.url);
+    await boardLoad(cluster, server.url);
     await pool.end();
   } finally {
     server.stop();
