@@ -20,6 +20,15 @@ describe("a session's environment", () => {
     expect(sessionEnvironment({ BATON_SESSION_ID: 'other' }, session).BATON_SESSION_ID).toBe('s1');
   });
 
+  it("keeps the supervisor's shared-store settings (the URL carries its password) from every agent", () => {
+    const env = sessionEnvironment({ PATH: '/bin', BATON_STORE: 'postgres://baton:secret@db/baton', BATON_STORE_FLAG: 'postgres://baton:secret@db/baton', BATON_MACHINE_FLAG: 'box', BATON_MACHINE: 'box' }, session);
+    expect(Object.keys(env)).not.toContain('BATON_STORE');
+    expect(Object.keys(env)).not.toContain('BATON_STORE_FLAG');
+    expect(Object.keys(env)).not.toContain('BATON_MACHINE_FLAG');
+    expect(JSON.stringify(env)).not.toContain('secret');
+    expect(env.BATON_MACHINE).toBe('box');
+  });
+
   it('is a copy: changing it leaves the source alone', () => {
     const user = { PATH: '/bin' };
     sessionEnvironment(user, session).PATH = '/elsewhere';

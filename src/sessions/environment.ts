@@ -8,10 +8,16 @@ import type { SessionWithProject } from '../store/sessions.js';
 
 export type SessionEnv = Record<string, string>;
 
+/**
+ * The supervisor's own settings that no agent gets: the shared store's URL carries its password,
+ * and with it an agent could write commands or session views for the whole workspace.
+ */
+const SUPERVISOR_ONLY = new Set(['BATON_STORE', 'BATON_STORE_FLAG', 'BATON_MACHINE_FLAG']);
+
 /** Variables Baton sets for every agent, so scripts and hooks in the worktree know where they run. */
 export function sessionEnvironment(userEnv: NodeJS.ProcessEnv, session: Pick<SessionWithProject, 'id' | 'name' | 'project_root' | 'branch'>): SessionEnv {
   const env: SessionEnv = {};
-  for (const [key, value] of Object.entries(userEnv)) if (value !== undefined) env[key] = value;
+  for (const [key, value] of Object.entries(userEnv)) if (value !== undefined && !SUPERVISOR_ONLY.has(key)) env[key] = value;
   env.BATON_SESSION_ID = session.id;
   env.BATON_SESSION_NAME = session.name;
   env.BATON_PROJECT_ROOT = session.project_root;
