@@ -11,6 +11,7 @@ import type { Context } from '../cli/context.js';
 import * as act from './actions.js';
 import { Attach } from './Attach.js';
 import { runFeed } from './feed.js';
+import { OPENS_FIELD, splitBurst } from './keys.js';
 import { editLine, emptyLine } from './line-edit.js';
 import { Footer, Header, SessionList, WorkspaceFeed } from './List.js';
 import { applyUpdate, boardRows, cursorOrder, emptyBoard, moveCursor, scrollTop, type BoardData, type StreamUpdate } from './model.js';
@@ -42,7 +43,13 @@ export function App({ ctx, here, color, onFrame }: AppProps) {
     modeRef.current = next;
     setModeState(next);
   };
-  const [selectedId, setSelectedId] = useState<string | undefined>();
+  const [selectedId, setSelectedIdState] = useState<string | undefined>();
+  // The selection too: a burst's later keys act on what its earlier ones selected.
+  const selectedRef = useRef(selectedId);
+  const setSelectedId = (id: string | undefined): void => {
+    selectedRef.current = id;
+    setSelectedIdState(id);
+  };
   const [top, setTop] = useState(0);
   const [filter, setFilterState] = useState('');
   const filterRef = useRef(filter);
@@ -74,7 +81,8 @@ export function App({ ctx, here, color, onFrame }: AppProps) {
   const scope = { projectRoot: onlyHere ? here : undefined, filter };
   const rows = useMemo(() => boardRows(board.sessions.values(), scope), [board.sessions, onlyHere, filter]);
   const order = useMemo(() => cursorOrder(rows), [rows]);
-  const selected: SessionView | undefined = board.sessions.get(selectedId !== undefined && order.includes(selectedId) ? selectedId : (order[0] ?? ''));
+  const selectedOf = (id: string | undefined): SessionView | undefined => board.sessions.get(id !== undefined && order.includes(id) ? id : (order[0] ?? ''));
+  const selected = selectedOf(selectedId);
   const manyProjects = new Set([...board.sessions.values()].map((s) => s.projectRoot)).size > 1 && !onlyHere;
 
   // What the panel needs about the selected session: loaded when a panel opens, again when the session moves on.
@@ -108,21 +116,34 @@ export function App({ ctx, here, color, onFrame }: AppProps) {
     // Keep the group title above the first session in view.
     if (index >= 0) setTop((t) => scrollTop(t, index <= 1 ? 0 : index, listHeight, rows.length));
   };
-  const move = (delta: number): void => select(moveCursor(order, selected?.id, delta));
+  const move = (delta: number): void => select(moveCursor(order, selectedOf(selectedRef.current)?.id, delta));
 
   // One listener for the whole board, subscribed once: a handler that Ink re-subscribes after
   // React's effects run would miss (or misread) a key typed the moment the screen changed.
   const onKey = useRef<(input: string, key: Key) => void>(() => undefined);
   onKey.current = (input, key) => {
-    const mode = modeRef.current;
-    if (mode.kind === 'attach') return attachKeys.current?.(input, key);
-    // Keys typed faster than the board reads arrive as one piece ("n" and the prompt after it):
-    // where a key is a command, the first is taken alone and the rest goes where it leads.
-    const keys = [...input];
-    if (keys.length > 1 && !typing(mode) && !key.ctrl && !key.meta && !/^(j+|k+)$/.test(input)) {
-      const [first = '', ...rest] = keys;
-      onKey.current(first, { ...key, shift: /[A-Z]/.test(first) });
-      onKey.current(rest.join(''), key);
+    // Keys typed faster than the board reads arrive as one piece: returns, tabs and backspaces in
+    // it are taken one by one, in order, between the runs of text (see keys.ts).
+    const pieces = splitBurst(input, key);
+    if (pieces !== undefined) {
+      for (const [text, flags] of pieces) onKey.current(text, flags);
+      return;
+    }
+    let mode = modeRef.current;
+    if (mode.kind === 'attach') {
+      if (attachKeys.current !== undefined) return attachKeys.current(input, key);
+      // The attached session is gone (removed meanwhile): back to the list, which takes this key.
+      mode = { kind: 'list' };
+      setMode(mode);
+    }
+    const selected = selectedOf(selectedRef.current);
+    // A run of text on a screen where keys are commands is a paste or typing ahead, not a string
+    // of commands: only a key that opens a field ("n" and the prompt after it) takes the rest.
+    if ([...input].length > 1 && !typing(mode) && !/^(j+|k+)$/.test(input)) {
+      const [first = '', ...rest] = [...input];
+      if (!OPENS_FIELD.has(first)) return;
+      onKey.current(first, { ...key, shift: false });
+      if (typing(modeRef.current)) onKey.current(rest.join(''), key);
       return;
     }
     if (key.escape) {
@@ -197,6 +218,7 @@ export function App({ ctx, here, color, onFrame }: AppProps) {
 
   /** A reply or a denial's reason is typed; an approval needs only enter. */
   function answerKey(mode: Extract<Mode, { kind: 'answer' }>, input: string, key: Key): void {
+    const selected = selectedOf(selectedRef.current);
     if (selected === undefined) return;
     if (mode.answer === 'allow') {
       if (key.return) run((c) => act.decide(c, selected, 'allow', ''));
@@ -221,6 +243,7 @@ export function App({ ctx, here, color, onFrame }: AppProps) {
   }
 
   function dispatchFolder(): string {
+    const selected = selectedOf(selectedRef.current);
     return onlyHere && here !== undefined ? here : (selected?.projectRoot ?? here ?? ctx.cwd);
   }
 

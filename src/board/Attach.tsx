@@ -38,13 +38,22 @@ export function Attach(props: {
   const latest = useRef(session);
   latest.current = session;
 
-  props.keys.current = (input, key) => {
+  const onKey = (input: string, key: Key): void => {
     if (key.escape) return props.onBack();
     const edit = editLine(lineRef.current, input, key);
     if (edit.kind === 'other') return;
     setLine(edit.kind === 'submit' ? emptyLine : edit.line);
     if (edit.kind === 'submit') send(edit.line.value);
   };
+  props.keys.current = onKey;
+  // Gone from the screen, it takes no more keys: the board's listener falls back to the list.
+  const { keys } = props;
+  useEffect(
+    () => () => {
+      keys.current = undefined;
+    },
+    [keys],
+  );
 
   useEffect(() => {
     const controller = new AbortController();

@@ -2,7 +2,7 @@
  * One line of typed text and its cursor, edited key by key. The board keeps every field's line in
  * its own state and edits it from the one key handler that is always listening: a field drawn on
  * the screen takes the keys typed right after it appears (a field with its own listener misses
- * them until React has run its effects), and several keys arriving in one read all land.
+ * them until React has run its effects). A burst of keys is split into its keys first (keys.ts).
  */
 import type { Key } from 'ink';
 

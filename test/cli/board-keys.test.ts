@@ -40,7 +40,17 @@ describe("the terminal board's keys", () => {
     await term.waitFor('Approved for approver');
   });
 
-  it('denies with d and a reason, says so when nothing waits for approval, and stops with s', async () => {
+  it('takes a and enter written together as the two keys: the call is approved', async () => {
+    const term = b.board();
+    await term.waitFor('● live');
+    await b.dispatch('approver', APPROVE);
+    await term.waitFor('waiting: approve Bash: rm -rf build');
+    term.type('a\r');
+    await b.t.waitForEvent('approver', (e) => e.type === 'approval.resolved' && e.decision === 'allow');
+    await term.waitFor('Approved for approver');
+  });
+
+    it('denies with d and a reason, says so when nothing waits for approval, and stops with s', async () => {
     await b.dispatch('busy', LONG);
     await b.t.waitForState('busy', 'working');
     const term = b.board();
