@@ -18,7 +18,7 @@
  * - `RemoteCommands`: a reply, approval or stop for a session on another machine, run there once,
  *   answered or refused, withdrawn if nobody takes it in time.
  */
-export { openClient, openPool, parseStoreUrl, type PoolOptions, type StoreTarget } from './connect.js';
+export { isConnectionLoss, openClient, openPool, parseStoreUrl, unreachable, type PoolOptions, type StoreTarget } from './connect.js';
 export { RemoteCommandFailedError, RemoteCommandTimeoutError, StoreUnreachableError, StoreUrlError, WorkerNameError, WorkerNotRegisteredError } from './errors.js';
 export { Listener, type Backoff } from './listener.js';
 export { LOCKS, migrate, MIGRATIONS, type Migration } from './schema.js';

@@ -6,9 +6,9 @@
  */
 import type { SessionView } from '../api/index.js';
 import type { BatonEvent } from '../events/index.js';
-import { BUS_CHANNEL, COMMAND_CHANNELS, Listener, PgWorkspaceLog, RemoteCommands, SessionMirror, type ClusterMember, type RemoteCommand } from '../cluster/index.js';
+import { BUS_CHANNEL, COMMAND_CHANNELS, isConnectionLoss, Listener, parseStoreUrl, PgWorkspaceLog, RemoteCommands, SessionMirror, unreachable, type ClusterMember, type RemoteCommand } from '../cluster/index.js';
 import type { SessionManager } from '../sessions/manager.js';
-import { AmbiguousSessionError, errorMessage } from '../shared/errors.js';
+import { AmbiguousSessionError, BatonError, errorMessage } from '../shared/errors.js';
 import { createLogger } from '../shared/log.js';
 
 const log = createLogger('cluster');
@@ -44,6 +44,12 @@ export async function shareSessions(options: { member: ClusterMember; url: strin
   const mirror = new SessionMirror({ log: workspaceLog, machine: member.machine, localSessions: localViews });
   const commands = new RemoteCommands(member.pool, listener, { timeoutMs: options.commandTimeoutMs ?? COMMAND_TIMEOUT_MS });
 
+  /** A store gone away answers `store_unreachable` (503) naming it, not the driver's bare error. */
+  const storeGone = (error: unknown): never => {
+    // Baton's own errors (a command not taken in time, refused) are answers, not a lost store.
+    if (!(error instanceof BatonError) && isConnectionLoss(error)) throw unreachable(parseStoreUrl(options.url).target, error);
+    throw error;
+  };
   const published = (what: string) => (error: unknown) => log.warn(`a ${what} did not reach the shared store`, { error: errorMessage(error) });
   const publishSession = (id: string): void => {
     const session = manager.get(id);
@@ -67,22 +73,31 @@ export async function shareSessions(options: { member: ClusterMember; url: strin
   });
   void commands.prune(COMMAND_KEEP_MS).catch(published('prune of old commands'));
 
-  // Machines that stopped heartbeating: their sessions are shown failed, with the reason, until
-  // they come back (a machine's sessions are its own; nobody else may change them in the log).
-  let lost = new Map<string, string>();
+  // Machines not serving: one that stopped heartbeating (presumed dead) has its sessions shown
+  // failed, with the reason; one whose supervisor was stopped (it deregistered) has them shown as
+  // last seen, not running. Both until it is back: a machine's sessions are its own, and nobody
+  // else may change them in the log.
+  let away = new Map<string, { failed: boolean; why: string }>();
   const listeners = new Set<(change: RemoteChange) => void>();
   const refresh = async (): Promise<void> => {
     const workers = await member.workers();
-    const before = lost;
-    lost = new Map(workers.filter((w) => w.stale && w.name !== member.machine).map((w) => [w.name, `machine ${w.name} stopped heartbeating (last at ${w.heartbeatAt}); its work is on the remote if sync pushed it`]));
-    // A machine lost or back: its sessions change on every open board and page.
-    const turned = new Set([...before.keys(), ...lost.keys()].filter((m) => before.has(m) !== lost.has(m)));
+    const serving = new Set(workers.map((w) => w.name));
+    const before = away;
+    away = new Map(workers.filter((w) => w.stale && w.name !== member.machine).map((w) => [w.name, { failed: true, why: `machine ${w.name} stopped heartbeating (last at ${w.heartbeatAt}); its work is on the remote if sync pushed it` }]));
+    for (const r of mirror.remoteSessions()) {
+      if (!serving.has(r.machine)) away.set(r.machine, { failed: false, why: `machine ${r.machine} is not serving (its supervisor was stopped); shown as last seen until it is back` });
+    }
+    // A machine gone or back: its sessions change on every open board and page.
+    const status = (entry: { failed: boolean } | undefined): string => (entry === undefined ? 'serving' : entry.failed ? 'lost' : 'stopped');
+    const turned = new Set([...before.keys(), ...away.keys()].filter((m) => status(before.get(m)) !== status(away.get(m))));
     if (turned.size === 0) return;
     for (const view of remote()) if (turned.has(view.machine ?? '')) for (const listener of listeners) listener({ kind: 'session', view });
   };
   const overlay = (view: SessionView): SessionView => {
-    const why = lost.get(view.machine ?? '');
-    return why === undefined ? view : { ...view, state: 'failed', reason: { kind: 'error', message: why }, running: false, activity: why };
+    const gone = away.get(view.machine ?? '');
+    if (gone === undefined) return view;
+    if (!gone.failed) return { ...view, running: false, activity: gone.why };
+    return { ...view, state: 'failed', reason: { kind: 'error', message: gone.why }, running: false, activity: gone.why };
   };
   const remote = (): SessionView[] => mirror.remoteSessions().map((r) => overlay({ ...(r.view as unknown as SessionView), machine: r.machine }));
   await refresh().catch(published('look at the workers'));
@@ -93,14 +108,18 @@ export async function shareSessions(options: { member: ClusterMember; url: strin
     list: remote,
     find: (ref) => {
       const sessions = remote();
-      const exact = sessions.find((s) => s.id === ref) ?? sessions.find((s) => s.name === ref);
-      if (exact !== undefined) return exact;
+      const byId = sessions.find((s) => s.id === ref);
+      if (byId !== undefined) return byId;
+      // Names are unique per machine, not across them.
+      const named = sessions.filter((s) => s.name === ref);
+      if (named.length > 1) throw new AmbiguousSessionError(ref, named.map((s) => `${s.name} on ${s.machine ?? '?'} (${s.id.slice(0, 8)})`));
+      if (named[0] !== undefined) return named[0];
       const byPrefix = ref.length >= 4 ? sessions.filter((s) => s.id.startsWith(ref)) : [];
       if (byPrefix.length > 1) throw new AmbiguousSessionError(ref, byPrefix.map((s) => `${s.name} on ${s.machine ?? '?'}`));
       return byPrefix[0];
     },
-    send: async (session, command) => (await commands.send(session.machine, command)) as SessionView,
-    events: async (session, after, limit = 200) => (await mirror.events(session.id, after, limit)).map((e) => e.event as unknown as BatonEvent),
+    send: async (session, command) => (await commands.send(session.machine, command).catch(storeGone)) as SessionView,
+    events: async (session, after, limit = 200) => (await mirror.events(session.id, after, limit).catch(storeGone)).map((e) => e.event as unknown as BatonEvent),
     onChange: (listener) => {
       listeners.add(listener);
       const off = mirror.onChange((change) => {

@@ -38,7 +38,9 @@ export interface MembershipOptions {
 export async function joinWorkspace(options: MembershipOptions): Promise<Membership> {
   const { store, machine } = options.config;
   if (store === undefined) return alone(options);
+  // Every setting checked before anything joins: a bad one leaves no worker registered.
   const heartbeatMs = heartbeatMsOf(options.env);
+  const commandTimeout = commandTimeoutOf(options.env);
   const { joinCluster } = await import('../cluster/index.js');
   const member = await joinCluster({
     url: store.url,
@@ -55,7 +57,7 @@ export async function joinWorkspace(options: MembershipOptions): Promise<Members
   let sessions: RemoteSessions | undefined;
   if (options.manager !== undefined) {
     const { shareSessions } = await import('./cluster-sessions.js');
-    sessions = await shareSessions({ member, url: store.url, manager: options.manager, ...commandTimeoutOf(options.env) }).catch(async (error: unknown) => {
+    sessions = await shareSessions({ member, url: store.url, manager: options.manager, ...commandTimeout }).catch(async (error: unknown) => {
       await member.close().catch(() => {});
       throw error;
     });

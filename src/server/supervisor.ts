@@ -101,6 +101,11 @@ export async function runSupervisor(env: NodeJS.ProcessEnv = process.env): Promi
     if (shuttingDown) return;
     shuttingDown = true;
     log.info('shutting down; session hosts keep running');
+    // The shared workspace first (bounded): a command this machine is still running for another
+    // finishes on an open database, and none is taken after.
+    void membership.leave().finally(closeAll);
+  };
+  const closeAll = (): void => {
     radar.close();
     routines.close();
     tasks.watch.close();
@@ -116,7 +121,7 @@ export async function runSupervisor(env: NodeJS.ProcessEnv = process.env): Promi
     lock.release();
     server?.close();
     db.close();
-    void membership.leave().finally(() => process.exit(0));
+    process.exit(0);
   };
 
   const app = createApp({

@@ -66,6 +66,9 @@ describe('sessions across two machines sharing a store', () => {
     expect([peek.lastOutput, peek.currentStep]).toEqual([there.lastOutput, there.currentStep]);
     const events = await logs(alpha, 'asker');
     expect(events.map((e) => e.type)).toContain('question.asked');
+    // The session's page reads its transcript the same way.
+    const page = await alpha.client().call('GET /api/sessions/:ref/transcript', { params: { ref: 'asker' }, query: {} });
+    expect(page.events.map((e) => e.seq)).toEqual(events.map((e) => e.seq));
 
     // Followed from alpha as it happens on beta: replayed, then live, no gap and no repeat.
     const follow = alpha.spawn(['logs', 'asker', '-f', '--json']);
@@ -144,11 +147,35 @@ describe('sessions across two machines sharing a store', () => {
     await beta.ok(['daemon', 'start']);
     await sessionUntil(alpha, 'orphan', (s) => s.state === 'needs_input', 'alpha sees it waiting again');
     await fed((f) => f.event === 'session' && f.view.name === 'orphan' && f.view.state === 'needs_input', 'the session back');
+
+    // Stopped on purpose, it deregisters: its sessions are shown as last seen, not running.
+    await beta.ok(['daemon', 'stop']);
+    const away = await sessionUntil(alpha, 'orphan', (s) => !s.running, 'alpha sees beta away');
+    expect(away).toMatchObject({ state: 'needs_input', activity: expect.stringMatching(/^machine beta is not serving \(its supervisor was stopped\)/) as unknown });
     reading.abort();
     await stream;
   });
 
-  it('names the machine when it does not answer, and withdraws the command', async () => {
+  it('refuses a name two other machines both use, naming them, and takes the id', async () => {
+    const url = await server().database();
+    const alpha = await machine('alpha', url);
+    const twins = [await machine('beta', url), await machine('gamma', url)];
+    for (const side of twins) await side.ok(['dispatch', 'wait', '--name', 'twin', '--agent', 'scripted', '--script', side.script([{ ask: 'Go on?' }])], { cwd: side.repo() });
+    const deadline = Date.now() + 20_000;
+    let seen = (await alpha.json<SessionView[]>(['ls'])).filter((s) => s.name === 'twin' && s.state === 'needs_input');
+    for (; seen.length < 2; seen = (await alpha.json<SessionView[]>(['ls'])).filter((s) => s.name === 'twin' && s.state === 'needs_input')) {
+      if (Date.now() > deadline) throw new Error(`alpha never saw both twins: ${JSON.stringify(seen)}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    const ambiguous = await alpha.run(['reply', 'twin', 'yes']);
+    expect(ambiguous.code).not.toBe(0);
+    expect(ambiguous.stderr).toMatch(/"twin" matches 2 sessions \(twin on beta \(.{8}\), twin on gamma \(.{8}\)\)/);
+    const onGamma = seen.find((s) => s.machine === 'gamma');
+    await alpha.ok(['reply', onGamma?.id ?? '', 'yes']);
+    await twins[1]!.waitForEvent('twin', (e) => e.type === 'question.answered' && e.text === 'yes');
+  });
+
+    it('names the machine when it does not answer, and withdraws the command', async () => {
     const url = await server().database();
     const alpha = new TestBaton({ BATON_STORE: url, BATON_MACHINE: 'alpha', BATON_CLUSTER_HEARTBEAT_MS: '200', BATON_CLUSTER_COMMAND_TIMEOUT_MS: '1500' });
     started.push(alpha);

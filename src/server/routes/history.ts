@@ -15,6 +15,8 @@ import { followRemote, targetOf } from './remote-sessions.js';
 const log = createLogger('http');
 const SSE_KEEPALIVE_MS = 15_000;
 const USAGE_POINTS = 500;
+/** The most events one read of another machine's session gives (the session mirror's page). */
+const MIRROR_PAGE = 1_000;
 
 export function historyHandlers(manager: SessionManager, remote: () => RemoteSessions | undefined = () => undefined): Handlers<typeof HISTORY> {
   return {
@@ -26,17 +28,26 @@ export function historyHandlers(manager: SessionManager, remote: () => RemoteSes
       if (!query.follow) return { events: manager.eventsAfter(session.id, after) };
       return follow(c, manager, session.id, after);
     },
-    'GET /api/sessions/:ref/transcript': ({ params, query }) => {
-      const session = manager.resolve(params.ref);
+    'GET /api/sessions/:ref/transcript': async ({ params, query }) => {
+      const found = targetOf(manager, remote(), params.ref, undefined);
+      const lastSeq = found.kind === 'local' ? found.session.last_seq : found.view.lastSeq;
       const limit = query.limit ?? TRANSCRIPT_PAGE_DEFAULT;
-      const before = query.before ?? session.last_seq + 1;
+      const before = query.before ?? lastSeq + 1;
       // Sequence numbers are dense per session, so the page is a seq range read off the primary key.
       const after = Math.max(0, before - 1 - limit);
-      const events = manager.eventsAfter(session.id, after, before - 1 - after);
-      return { events, hasMore: after > 0, lastSeq: session.last_seq };
+      const count = before - 1 - after;
+      if (count <= 0) return { events: [], hasMore: after > 0, lastSeq };
+      if (found.kind === 'local') return { events: manager.eventsAfter(found.session.id, after, count), hasMore: after > 0, lastSeq };
+      // Another machine's session: the page from the events it published (at most a mirror page).
+      const take = Math.min(count, MIRROR_PAGE);
+      const from = before - 1 - take;
+      return { events: await found.remote.events(found.view, from, take), hasMore: from > 0, lastSeq };
     },
     'GET /api/sessions/:ref/usage': ({ params }) => {
-      const session = manager.resolve(params.ref);
+      const found = targetOf(manager, remote(), params.ref, undefined);
+      // Another machine's usage is in its own store; its view carries the totals.
+      if (found.kind === 'remote') return { points: [] };
+      const session = found.session;
       const reports = manager.latestEvents(session.id, ['usage.reported'], USAGE_POINTS);
       return { points: runningTotals(reports, session) };
     },
