@@ -17,6 +17,8 @@ describe('redacting a store URL', () => {
 
   test('leaves a URL without a secret as it is, socket folders unencoded, and hides the secrets of one that does not parse', () => {
     expect(redact('postgres://baton@db.internal/baton')).toBe('postgres://baton@db.internal/baton');
+    // A password left unencoded, with the characters that end a URL's authority in it.
+    for (const password of ['a/b', 'x?y', 'p#q', 'm@n/o']) expect(redact(`postgres://baton:${password}@db.internal/baton`)).toBe('postgres://baton:***@db.internal/baton');
     expect(redact('postgres:///baton?host=/run/pg&password=x')).toBe('postgres:///baton?host=/run/pg&password=***');
     expect(redact('postgres://baton:p@ss word@db internal/baton?password=x')).toBe('postgres://baton:***@db internal/baton?password=***');
   });

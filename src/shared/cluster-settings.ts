@@ -69,7 +69,11 @@ function decoded(part: string, key: string, value: string): string {
  * and logs. The rest is left exactly as written, so a socket folder still reads as given.
  */
 export function redact(url: string): string {
-  return url.replace(/^([a-z][a-z0-9+.-]*:\/\/[^:/?#@]*):[^/?#]*@/i, '$1:***@').replace(/([?&][^=&#]*pass[^=&#]*=)[^&#]*/gi, '$1***');
+  // Up to the string's last `@`: a password someone left unencoded may hold `/`, `?`, `#` or `@`
+  // (such a URL does not parse, and its error still must not show the password).
+  const withUser = /^([a-z][a-z0-9+.-]*:\/\/)([^:@]*):(.*)@/is.exec(url);
+  const base = withUser === null ? url : `${withUser[1]}${withUser[2]}:***@${url.slice(withUser[0].length)}`;
+  return base.replace(/([?&][^=&#]*pass[^=&#]*=)[^&#]*/gi, '$1***');
 }
 
 const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/;
