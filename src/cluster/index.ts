@@ -19,7 +19,7 @@
  *   answered or refused, withdrawn if nobody takes it in time.
  */
 export { openClient, openPool, parseStoreUrl, type PoolOptions, type StoreTarget } from './connect.js';
-export { RemoteCommandFailedError, RemoteCommandTimeoutError, StoreUnreachableError, StoreUrlError, WorkerNameError, WorkerNotRegisteredError } from './errors.js';
+export { DispatchQueuedError, MachineNotFoundError, RemoteCommandFailedError, RemoteCommandTimeoutError, StoreUnreachableError, StoreUrlError, WorkerNameError, WorkerNotRegisteredError } from './errors.js';
 export { Listener, type Backoff } from './listener.js';
 export { LOCKS, migrate, MIGRATIONS, type Migration } from './schema.js';
 export { BUS_CHANNEL, PgWorkspaceLog, type Follow, type LoggedEvent } from './bus.js';
@@ -31,3 +31,5 @@ export { capEvent, CUT_MARK } from './cut.js';
 export { EVENT_CAP_BYTES, type RetryTiming } from './mirror-publish.js';
 export { MIRROR_EVENTS_PAGE_MAX, SessionMirror, type MirrorChange, type RemoteEvent, type RemoteSession, type SessionMirrorOptions } from './mirror.js';
 export { COMMAND_CHANNEL, COMMAND_CHANNELS, COMMAND_DONE_CHANNEL, RemoteCommand, RemoteCommands, type CommandHandler, type CommandTiming, type Serving } from './commands.js';
+export { ClusterDispatches, DISPATCH_ANSWER_CHANNEL, type DispatchOutcome, type PlacedDispatch } from './dispatches.js';
+export { fetchBase, localCloneOf, repositoryIdentity, type RepositoryIdentity } from './clones.js';

@@ -177,6 +177,11 @@ export interface ClaimerOptions {
   /** The incarnation `WorkerRegistry.register` returned: placements are held by it. */
   incarnation: number;
   capacity: number;
+  /**
+   * Free slots now, when something else counts them (a supervisor: its session manager's free
+   * slots, whoever dispatched the sessions); default: `capacity` less the sessions placed here.
+   */
+  free?: () => number;
   /** The process's LISTEN connection; it must listen on DISPATCH_CHANNEL. */
   listener: Listener;
   /** Polls this often as well, in case a notification was lost; default 5 s. */
@@ -211,7 +216,7 @@ export class Claimer {
   }
 
   get free(): number {
-    return Math.max(0, this.options.capacity - this.running.size);
+    return Math.max(0, this.options.free === undefined ? this.options.capacity - this.running.size : this.options.free());
   }
 
   /** Claims now (joining a claim in progress); resolves with how many sessions it placed. */

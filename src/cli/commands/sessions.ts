@@ -1,7 +1,7 @@
 /** Session commands: thin calls to the supervisor API, printed for people or as JSON. */
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import type { DispatchRequest, SessionView } from '../../api/index.js';
+import type { PlacedDispatchRequest, SessionView } from '../../api/index.js';
 import { SESSION_STATES, type SessionState } from '../../events/states.js';
 import { BatonError, InvalidInputError, SessionStateError } from '../../shared/errors.js';
 import type { SupervisorClient } from '../client.js';
@@ -18,7 +18,7 @@ export async function dispatch(ctx: Context, flags: DispatchFlags & { prompt: st
     if (flags.agent !== 'scripted') throw new InvalidInputError('--script is only for --agent scripted');
     options.script = readScriptFile(resolve(ctx.cwd, flags.script));
   }
-  const body: DispatchRequest = {
+  const body: PlacedDispatchRequest = {
     prompt: flags.prompt,
     cwd: ctx.cwd,
     agent: flags.agent,
@@ -30,6 +30,7 @@ export async function dispatch(ctx: Context, flags: DispatchFlags & { prompt: st
     ...(flags.carryChanges === true ? { carryChanges: true } : {}),
     ...(flags.branch === undefined ? {} : { branch: flags.branch }),
     ...(flags.inPlace === true ? { inPlace: true } : {}),
+    ...(flags.on === undefined ? {} : { on: flags.on }),
   };
   const api = await client(ctx);
   // Taken before the dispatch, so `--wait` cannot miss a state the session passes through at once.
@@ -51,6 +52,7 @@ export async function dispatch(ctx: Context, flags: DispatchFlags & { prompt: st
   if (flags.wait === true) return dispatchAndWait(ctx, api, session, busPosition, flags.json === true);
   if (flags.json) return printJson(ctx, session);
   ctx.out.write(`Dispatched ${session.name} (${session.id}) on ${session.branch}: ${session.state.replace(/_/g, ' ')}\n`);
+  if (session.machine !== undefined && session.machine !== null) ctx.out.write(`  machine:  ${session.machine}\n`);
   ctx.out.write(`  worktree: ${session.worktree}\n  follow:   baton logs ${session.name} -f\n`);
   const n = mainCheckout.changedFiles;
   if (mainCheckout.carried) ctx.out.write(`  carried:  ${n} uncommitted file(s) from the main checkout, which is left as it was\n`);
