@@ -5,6 +5,7 @@
  * caller with it.
  */
 import type pg from 'pg';
+import { errorMessage } from '../shared/errors.js';
 import type { Listener } from './listener.js';
 
 /** The claiming machine NOTIFYs here (payload: the placement id) once it has an outcome. */
@@ -92,7 +93,7 @@ export class ClusterDispatches {
         this.listener.off('notification', onNotification);
         this.listener.off('connected', look);
         if (error === undefined) resolve(outcome);
-        else reject(error instanceof Error ? error : new Error(String(error)));
+        else reject(error instanceof Error ? error : new Error(errorMessage(error)));
       };
       const look = (): void => {
         reading = reading.then(async () => {
