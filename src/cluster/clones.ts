@@ -75,6 +75,10 @@ export async function fetchBase(root: string, url: string, base: string, placeme
   const commit = (await git(root, ['rev-parse', '--verify', `${ref}^{commit}`], { timeoutMs: LOCAL_MS })).stdout.trim();
   // The session's worktree holds the commit from here on; the ref was only the fetch's landing place.
   await git(root, ['update-ref', '-d', ref], { timeoutMs: LOCAL_MS }).catch(() => {});
+  // A clone of a remote whose HEAD names a branch it lacks has nothing checked out, and a
+  // repository without a commit at HEAD takes no session: it gets the base, detached.
+  const head = await git(root, ['rev-parse', '--verify', '--quiet', 'HEAD^{commit}'], { okExitCodes: [1, 128], timeoutMs: LOCAL_MS });
+  if (head.exitCode !== 0) await git(root, ['checkout', '--quiet', '--detach', commit], { timeoutMs: LOCAL_MS });
   return commit;
 }
 

@@ -90,7 +90,7 @@ export async function startPlacement(options: PlacementOptions): Promise<Placer>
     worker: member.machine,
     incarnation: member.incarnation(),
     capacity: manager.maxConcurrent,
-    free: () => manager.maxConcurrent - manager.activeCount(),
+    free: () => manager.freeSlots(),
     listener,
     onPlaced: runPlaced,
   });

@@ -125,9 +125,13 @@ function clustered(member: ClusterMember, sessions: RemoteSessions | undefined, 
     leave: async () => {
       let timer: NodeJS.Timeout | undefined;
       const timeout = new Promise<void>((resolve) => (timer = setTimeout(resolve, LEAVE_TIMEOUT_MS)));
-      await Promise.race([(placer?.close() ?? Promise.resolve())
+      const closing = (placer?.close() ?? Promise.resolve())
         .catch(() => {})
-        .then(() => sessions?.close()).catch(() => {}).then(() => member.close()).catch((error: unknown) => log.warn('could not deregister; this worker will go stale instead', { error: errorMessage(error) })), timeout]);
+        .then(() => sessions?.close())
+        .catch(() => {})
+        .then(() => member.close())
+        .catch((error: unknown) => log.warn('could not deregister; this worker will go stale instead', { error: errorMessage(error) }));
+      await Promise.race([closing, timeout]);
       clearTimeout(timer);
     },
   };

@@ -44,7 +44,7 @@ export function sessionHandlers(manager: SessionManager, policy: PolicyService, 
         throw new InvalidInputError(`This machine is not clustered (no store is configured), so it cannot place a session on "${on}": dispatch without --on, or start the supervisor with --store to share a workspace.`, { key: 'on', value: on });
       }
       // Shared: `any` runs here while this machine has a free slot, elsewhere once it has none.
-      const elsewhere = on === 'any' ? manager.activeCount() >= manager.maxConcurrent : on !== here;
+      const elsewhere = on === 'any' ? manager.freeSlots() === 0 : on !== here;
       if (placer !== undefined && elsewhere) return placer.place(body, on);
       // Judged as the work starts, before the new session's own first report counts.
       const warned = warnings({ agent: body.agent });
