@@ -81,6 +81,10 @@ describe('dispatch placed on another machine', () => {
     expect(placed.machine).toBe('beta');
     expect(placed.baseCommit).toBe(alpha.git(repo, 'rev-parse', 'HEAD'));
     await beta.waitForState('there', 'ready_for_review');
+    // --wait follows a session on another machine until it settles.
+    const waited = await alpha.run(['dispatch', 'and wait', '--name', 'waited', '--on', 'beta', '--wait', ...scripted(alpha, [{ ask: 'Which one?' }])], { cwd: repo });
+    expect(waited.stdout).toContain('waited: needs input: Which one?');
+    expect(waited.code).toBe(10);
     // Its own name runs here.
     const here = await alpha.json<SessionView>(['dispatch', 'here', '--name', 'here', '--on', 'alpha', ...scripted(alpha, [{ say: 'hi' }])], { cwd: repo });
     expect(here).toMatchObject({ machine: 'alpha', projectRoot: repo });

@@ -60,10 +60,11 @@ export async function dispatch(ctx: Context, flags: DispatchFlags & { prompt: st
 }
 
 async function dispatchAndWait(ctx: Context, api: SupervisorClient, session: SessionView, after: number, json: boolean): Promise<void> {
-  const { waitFor, describeOutcome, exitCodeOf } = await import('./wait.js');
-  if (!json) ctx.out.write(`Dispatched ${session.name} (${session.id}) on ${session.branch}; waiting until it needs input or ends…\n`);
-  const outcomes = await waitFor(ctx, api, [session], after, { any: false, timeoutMs: undefined });
-  const outcome = outcomes.get(session.id);
+  const { waitFor, waitForElsewhere, describeOutcome, exitCodeOf } = await import('./wait.js');
+  if (!json) ctx.out.write(`Dispatched ${session.name} (${session.id}) on ${session.branch}${session.machine === undefined ? '' : ` on ${session.machine}`}; waiting until it needs input or ends…\n`);
+  // Placed on another machine (--on, or no free slot here): its changes come through the shared log.
+  const elsewhere = session.machine !== undefined && session.machine !== (await api.call('GET /api/workers')).machine;
+  const outcome = elsewhere ? await waitForElsewhere(ctx, api, session) : (await waitFor(ctx, api, [session], after, { any: false, timeoutMs: undefined })).get(session.id);
   if (json) printJson(ctx, (await api.call('GET /api/sessions/:ref', { params: { ref: session.id } }).catch(() => ({ session }))).session);
   else if (outcome !== undefined) ctx.out.write(describeOutcome(outcome));
   process.exitCode = exitCodeOf(outcome === undefined ? [] : [outcome], outcome === undefined);
