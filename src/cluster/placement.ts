@@ -174,8 +174,11 @@ export class Placement {
 
 export interface ClaimerOptions {
   worker: string;
-  /** The incarnation `WorkerRegistry.register` returned: placements are held by it. */
-  incarnation: number;
+  /**
+   * The incarnation `WorkerRegistry.register` returned: placements are held by it. A function
+   * when the worker may register again (a supervisor the store forgot), read at each claim.
+   */
+  incarnation: number | (() => number);
   capacity: number;
   /**
    * Free slots now, when something else counts them (a supervisor: its session manager's free
@@ -238,7 +241,7 @@ export class Claimer {
   /** A session placed here has ended: its slot is free, so look for more work. */
   async release(sessionId: string): Promise<void> {
     if (!this.running.delete(sessionId)) return;
-    await this.placement.finish(sessionId, this.options.worker, this.options.incarnation);
+    await this.placement.finish(sessionId, this.options.worker, this.incarnation());
     this.wake();
   }
 
@@ -248,6 +251,11 @@ export class Claimer {
     this.options.listener.off('notification', this.onNotification);
     this.options.listener.off('connected', this.wake);
     return this.claiming ?? Promise.resolve();
+  }
+
+  private incarnation(): number {
+    const { incarnation } = this.options;
+    return typeof incarnation === 'number' ? incarnation : incarnation();
   }
 
   private readonly wake = (): void => {
@@ -263,7 +271,7 @@ export class Claimer {
     let placed = 0;
     for (const queue of [this.own, DISPATCH_QUEUE]) {
       while (!this.closed && this.free > 0) {
-        const { fetched, placed: sessions } = await this.placement.claimFrom(queue, this.options.worker, this.options.incarnation, this.free);
+        const { fetched, placed: sessions } = await this.placement.claimFrom(queue, this.options.worker, this.incarnation(), this.free);
         if (fetched === 0) break;
         for (const sessionId of sessions) {
           this.running.add(sessionId);

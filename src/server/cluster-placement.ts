@@ -88,7 +88,7 @@ export async function startPlacement(options: PlacementOptions): Promise<Placer>
 
   const claimer = placement.claimer({
     worker: member.machine,
-    incarnation: member.incarnation(),
+    incarnation: () => member.incarnation(),
     capacity: manager.maxConcurrent,
     free: () => manager.freeSlots(),
     listener,
