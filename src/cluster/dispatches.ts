@@ -43,6 +43,12 @@ export class ClusterDispatches {
     ]);
   }
 
+  /** Deletes answered dispatches older than `keepMs`; those still waiting for a machine stay. */
+  async prune(keepMs: number): Promise<number> {
+    const { rowCount } = await this.pool.query(`DELETE FROM cluster_dispatches WHERE answered_at < now() - make_interval(secs => $1::double precision / 1000)`, [keepMs]);
+    return rowCount ?? 0;
+  }
+
   /** Forgets a dispatch whose placement could not be queued. */
   async remove(placementId: string): Promise<void> {
     await this.pool.query('DELETE FROM cluster_dispatches WHERE placement_id = $1', [placementId]);

@@ -28,6 +28,8 @@ import { BatonError, errorMessage, InvalidInputError, isErrorCode } from '../sha
 import { createLogger } from '../shared/log.js';
 
 const log = createLogger('cluster.placement');
+/** Answered dispatches are kept this long for a look, then pruned at a supervisor's start. */
+const DISPATCH_KEEP_MS = 7 * 24 * 60 * 60_000;
 
 type Request = z.output<typeof DispatchRequest>;
 
@@ -62,6 +64,7 @@ export async function startPlacement(options: PlacementOptions): Promise<Placer>
     throw error;
   });
   const dispatches = new ClusterDispatches(member.pool, listener);
+  void dispatches.prune(DISPATCH_KEEP_MS).catch(warn('pruning old dispatches'));
   /** This machine's sessions that were placed here: local session id → placement id. */
   const placedHere = new Map<string, string>();
 

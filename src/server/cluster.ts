@@ -156,7 +156,7 @@ function commandTimeoutOf(env: NodeJS.ProcessEnv): { commandTimeoutMs?: number }
 }
 
 /** `BATON_CLUSTER_PLACE_TIMEOUT_MS` (tests): how long a dispatch placed elsewhere waits to start; at least 100. */
-function placeTimeoutOf(env: NodeJS.ProcessEnv): number {
+export function placeTimeoutOf(env: NodeJS.ProcessEnv): number {
   const text = env.BATON_CLUSTER_PLACE_TIMEOUT_MS;
   if (text === undefined || text === '') return PLACE_TIMEOUT_MS;
   const ms = Number(text);
