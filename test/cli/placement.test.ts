@@ -7,6 +7,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
+import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { SessionView } from '../../src/api/index.js';
 import { TestBaton } from '../support/baton.js';
@@ -46,6 +47,22 @@ async function sessionUntil(side: TestBaton, name: string, check: (s: SessionVie
   }
 }
 
+/** Polls the store until the placement that started `sessionId` is in `state`. */
+async function placementUntil(url: string, sessionId: string, state: string, timeoutMs = 10_000): Promise<void> {
+  const pool = new pg.Pool({ connectionString: url, max: 1 });
+  try {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const { rows } = await pool.query<{ state: string }>('SELECT p.state FROM placements p JOIN cluster_dispatches d ON d.placement_id = p.session_id WHERE d.session_id = $1', [sessionId]);
+      if (rows[0]?.state === state) return;
+      if (Date.now() > deadline) throw new Error(`the placement of ${sessionId} did not become ${state}; it is ${rows[0]?.state ?? 'missing'}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  } finally {
+    await pool.end();
+  }
+}
+
 const scripted = (side: TestBaton, steps: unknown[]) => ['--agent', 'scripted', '--script', side.script(steps)];
 
 describe('dispatch placed on another machine', () => {
@@ -59,6 +76,7 @@ describe('dispatch placed on another machine', () => {
 
     const placed = await alpha.json<SessionView>(['dispatch', 'write the notes', '--name', 'notes', ...scripted(alpha, [{ say: 'written' }])], { cwd: repo });
     expect(placed).toMatchObject({ name: 'notes', machine: 'beta', agent: 'scripted' });
+    await placementUntil(url, placed.id, 'placed');
     // Beta had no checkout of the repository: it cloned the remote under its own home.
     expect(placed.projectRoot).toBe(join(beta.home, 'clones', 'shop'));
     expect(beta.git(placed.projectRoot, 'remote', 'get-url', 'origin')).toBe(join(alpha.root, 'remote.git'));
@@ -66,6 +84,10 @@ describe('dispatch placed on another machine', () => {
     await sessionUntil(alpha, 'notes', (s) => s.machine === 'beta' && s.state === 'ready_for_review', 'alpha sees notes done on beta');
     const long = (await alpha.json<SessionView[]>(['ls'])).find((s) => s.name === 'long');
     expect(long).toMatchObject({ machine: 'alpha', state: 'working' });
+
+    // Completed there, its placement is finished: the store no longer counts it as beta's.
+    await beta.ok(['done', 'notes']);
+    await placementUntil(url, placed.id, 'finished');
 
     // A second placement finds the earlier clone rather than cloning again.
     const again = await alpha.json<SessionView>(['dispatch', 'more notes', '--name', 'more', ...scripted(alpha, [{ say: 'more' }])], { cwd: repo });
