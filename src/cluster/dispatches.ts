@@ -63,6 +63,12 @@ export class ClusterDispatches {
     return row === undefined ? undefined : { placementId: row.placement_id, origin: row.origin, request: row.request, url: row.remote_url, base: row.base, project: row.project };
   }
 
+  /** The sessions `machine` started for placements: placement id → its local session id. */
+  async startedOn(machine: string): Promise<Map<string, string>> {
+    const { rows } = await this.pool.query<{ placement_id: string; session_id: string }>('SELECT placement_id, session_id FROM cluster_dispatches WHERE machine = $1 AND session_id IS NOT NULL', [machine]);
+    return new Map(rows.map((row) => [row.placement_id, row.session_id]));
+  }
+
   /** The claiming machine's answer, stored and announced in one statement. */
   async answer(placementId: string, outcome: DispatchOutcome): Promise<void> {
     const [sessionId, session, error] = outcome.kind === 'started' ? [outcome.sessionId, JSON.stringify(outcome.session), null] : [null, null, JSON.stringify(outcome.error)];

@@ -146,6 +146,20 @@ export class Placement {
     return { fetched: jobs.length, placed: jobs.map((job) => job.data.sessionId).filter((id) => placed.has(id)) };
   }
 
+  /**
+   * Takes placements this worker held as an earlier incarnation back for the current one: a
+   * supervisor that restarted while its sessions' hosts kept running still runs them. Only those
+   * still `placed` on this worker (not reaped meanwhile); returns the ones it took.
+   */
+  async adopt(sessionIds: string[], worker: string, incarnation: number): Promise<string[]> {
+    if (sessionIds.length === 0) return [];
+    const { rows } = await this.pool.query<{ session_id: string }>(
+      `UPDATE placements SET incarnation = $2, updated_at = now() WHERE session_id = ANY($3) AND worker = $1 AND state = 'placed' RETURNING session_id`,
+      [worker, incarnation, sessionIds],
+    );
+    return rows.map((row) => row.session_id);
+  }
+
   /** @internal Marks a session's placement finished (its slot is free again). */
   async finish(sessionId: string, worker: string, incarnation: number): Promise<void> {
     await this.pool.query(`UPDATE placements SET state = 'finished', updated_at = now() WHERE session_id = $1 AND worker = $2 AND incarnation = $3 AND state = 'placed'`, [sessionId, worker, incarnation]);

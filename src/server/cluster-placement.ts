@@ -89,6 +89,22 @@ export async function startPlacement(options: PlacementOptions): Promise<Placer>
     return { kind: 'started', machine: member.machine, sessionId: session.id, session: { ...manager.view(session), machine: member.machine } };
   };
 
+  /** After a restart: the placements of sessions this machine still runs are held by this incarnation. */
+  async function adoptPlacedHere(): Promise<void> {
+    const started = await dispatches.startedOn(member.machine);
+    const running = [...started].filter(([, sessionId]) => {
+      const session = manager.get(sessionId);
+      return session !== undefined && session.removed_at === null && session.state !== 'completed';
+    });
+    const adopted = new Set(await placement.adopt(running.map(([placementId]) => placementId), member.machine, member.incarnation()));
+    for (const [placementId, sessionId] of running) {
+      if (!adopted.has(placementId)) continue;
+      placedHere.set(sessionId, placementId);
+      claimer.running.add(placementId);
+    }
+    if (adopted.size > 0) log.info('took back the placements of sessions still running here', { count: adopted.size });
+  }
+
   const claimer = placement.claimer({
     worker: member.machine,
     incarnation: () => member.incarnation(),
@@ -97,6 +113,8 @@ export async function startPlacement(options: PlacementOptions): Promise<Placer>
     listener,
     onPlaced: runPlaced,
   });
+
+  await adoptPlacedHere().catch(warn('taking back the placements of sessions still running here'));
 
   // A placed session that completes or is removed gives its placement back, so the store shows it done.
   const onSession = (id: string): void => {

@@ -85,7 +85,10 @@ describe('dispatch placed on another machine', () => {
     const long = (await alpha.json<SessionView[]>(['ls'])).find((s) => s.name === 'long');
     expect(long).toMatchObject({ machine: 'alpha', state: 'working' });
 
-    // Completed there, its placement is finished: the store no longer counts it as beta's.
+    // Beta restarts (its session hosts keep running): it takes the placement back, and once the
+    // session is completed there, the placement is finished.
+    await beta.ok(['daemon', 'stop']);
+    await beta.ok(['daemon', 'start']);
     await beta.ok(['done', 'notes']);
     await placementUntil(url, placed.id, 'finished');
 
