@@ -108,6 +108,21 @@ describe('placement through pg-boss', () => {
     expect(await a.placement.placementOf('s2')).toMatchObject({ state: 'queued' });
   });
 
+  test('a restarted worker takes back only the placements it still holds', async () => {
+    const url = await database();
+    const a = await machine(url);
+    const onA = claimerOn(a, 'machine-a', 2);
+    await a.placement.dispatch({ sessionId: 'kept' });
+    expect(await onA.next()).toBe('kept');
+    await a.placement.dispatch({ sessionId: 'done' });
+    expect(await onA.next()).toBe('done');
+    await onA.claimer.release('done');
+    expect(await a.placement.adopt(['kept', 'done', 'unknown'], 'machine-a', 2)).toEqual(['kept']);
+    expect(await a.placement.adopt(['kept'], 'machine-b', 3)).toEqual([]);
+    const { rows } = await a.pool.query<{ incarnation: string }>("SELECT incarnation FROM placements WHERE session_id = 'kept'");
+    expect(rows[0]?.incarnation).toBe('2');
+  });
+
   test('a job for machine B is not taken by A; B takes it when it comes up', async () => {
     const url = await database();
     const [a, b] = await Promise.all([machine(url), machine(url)]);
