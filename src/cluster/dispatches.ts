@@ -15,7 +15,7 @@ export interface PlacedDispatch {
   placementId: string;
   /** The machine the dispatch came from. */
   origin: string;
-  /** The dispatch request as the API parsed it, without `cwd` (a folder of the origin's) and `on`. */
+  /** The dispatch request as the API parsed it, without `base` and `on`; its `cwd` is a folder of the origin's. */
   request: Record<string, unknown>;
   url: string;
   base: string;

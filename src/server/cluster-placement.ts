@@ -80,7 +80,9 @@ export async function startPlacement(options: PlacementOptions): Promise<Placer>
   const startHere = async (placementId: string): Promise<DispatchOutcome> => {
     const dispatch = await dispatches.get(placementId);
     if (dispatch === undefined) throw new InvalidInputError(`The dispatch ${placementId} was not found in the store.`);
-    const knownRoots = [...new Set(manager.list().map((s) => s.project_root))];
+    // Claimed by the machine it was dispatched on (its slot freed): the folder it came from is here.
+    const origin = dispatch.origin === member.machine && typeof dispatch.request.cwd === 'string' ? [dispatch.request.cwd] : [];
+    const knownRoots = [...new Set([...origin, ...manager.list().map((s) => s.project_root)])];
     const root = await localCloneOf({ url: dispatch.url, project: dispatch.project, home: options.home, knownRoots });
     const commit = await fetchBase(root, dispatch.url, dispatch.base, placementId);
     const session = await manager.dispatch(DispatchRequest.parse({ ...dispatch.request, cwd: root, base: commit }));
@@ -126,8 +128,13 @@ export async function startPlacement(options: PlacementOptions): Promise<Placer>
     void claimer.release(placementId).catch(warn('finishing the placement'));
   };
   manager.on('session', onSession);
+  // A slot freed here (a turn ended, a session stopped or removed) takes queued work at once, not at the next poll.
+  const claimIfFree = (): void => {
+    if (manager.freeSlots() > 0) void claimer.claim().catch(warn('claiming dispatches'));
+  };
   const unsubscribe = manager.bus.subscribe((event) => {
     if (event.type === 'session.removed') onSession(event.data.sessionId);
+    if (event.type === 'session.removed' || event.type === 'session.state_changed') claimIfFree();
   });
 
   return {
@@ -142,9 +149,8 @@ export async function startPlacement(options: PlacementOptions): Promise<Placer>
       }
       const identity = await repositoryIdentity(request.cwd, request.base);
       const placementId = randomUUID();
-      // The folder is this machine's, and the base is fetched by name elsewhere.
+      // The base is fetched by name where it runs; `cwd` means something only if that is here.
       const stored: Record<string, unknown> = { ...request };
-      delete stored.cwd;
       delete stored.base;
       await dispatches.create({ placementId, origin: member.machine, request: stored, ...identity });
       await placement.dispatch({ sessionId: placementId, on }).catch(async (error: unknown) => {

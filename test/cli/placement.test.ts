@@ -6,6 +6,7 @@
  * clustered are refused with the reason.
  */
 import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -145,6 +146,22 @@ describe('dispatch placed on another machine', () => {
       process.kill(beta.supervisorPid(), 'SIGCONT');
     }
     await sessionUntil(alpha, 'later', (s) => s.machine === 'beta' && s.state === 'ready_for_review', 'the queued session runs on beta');
+  });
+
+  it('runs a dispatch queued for any machine on the one it came from when its slot frees, in its own checkout', async () => {
+    const url = await server().database();
+    const alpha = await machine('alpha', url, { BATON_MAX_CONCURRENT: '1', BATON_CLUSTER_PLACE_TIMEOUT_MS: '1500' });
+    const { repo } = sharedRepo(alpha);
+    // Alpha's one slot is taken by a session of another repository: it has none in this one.
+    const other = alpha.repo('other');
+    await alpha.ok(['dispatch', 'keep busy', '--name', 'long', ...scripted(alpha, [{ say: 'busy' }, { sleep: 600_000 }])], { cwd: other });
+    await alpha.waitForEvent('long', (e) => e.type === 'message.added' && e.text === 'busy');
+    const queued = await alpha.run(['dispatch', 'later', '--name', 'later', ...scripted(alpha, [{ say: 'late' }])], { cwd: repo });
+    expect(queued.stderr).toContain('No machine started the session within 1500 ms; it stays queued and runs when a machine frees a slot');
+    await alpha.ok(['stop', 'long']);
+    const later = await sessionUntil(alpha, 'later', (s) => s.state === 'ready_for_review', 'the queued session runs on alpha');
+    expect(later).toMatchObject({ machine: 'alpha', projectRoot: repo });
+    expect(existsSync(join(alpha.home, 'clones'))).toBe(false);
   });
 
   it('refuses another machine on a machine that is not clustered, and runs its own name here', async () => {
