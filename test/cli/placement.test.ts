@@ -174,5 +174,8 @@ describe('dispatch placed on another machine', () => {
     expect(own.projectRoot).toBe(repo);
     const any = await solo.json<SessionView>(['dispatch', 'y', '--name', 'anywhere', '--on', 'any', ...scripted(solo, [{ say: 'y' }])], { cwd: repo });
     expect(any.projectRoot).toBe(repo);
+    const bestOf = await solo.run(['dispatch', 'z', '--best-of', '2', '--on', 'solo', ...scripted(solo, [{ say: 'z' }])], { cwd: repo });
+    expect(bestOf.code).toBe(2);
+    expect(bestOf.stderr).toContain('--on goes with a single dispatch');
   });
 });
