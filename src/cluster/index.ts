@@ -1,8 +1,7 @@
 /**
  * The cluster layer (issue 20): one workspace served by several machines through a shared
  * PostgreSQL. The supervisor joins it when a store is configured (`joinCluster`, loaded lazily
- * by src/server/cluster.ts); sessions are not placed through it yet — that needs the store to
- * become asynchronous (decision 120).
+ * by src/server/cluster.ts); `dispatch --on` places sessions through it (decision 127).
  *
  * - `openPool` / `parseStoreUrl`: the store URL checked, and an unreachable server named.
  * - `migrate`: the cluster's tables, applied once under an advisory lock.
@@ -15,6 +14,8 @@
  *   `reap` fails the sessions of a stale worker once, for respawn.
  * - `SessionMirror`: every machine sees every session — each publishes its sessions' latest views
  *   (coalesced), their events (capped) and tombstones to the log, and keeps the others' (decision 126).
+ * - `ClusterDispatches` / `localCloneOf`: a placed dispatch's request and repository (its remote
+ *   URL and base), the clone the claiming machine runs it in, and its answer to the dispatcher.
  * - `RemoteCommands`: a reply, approval or stop for a session on another machine, run there once,
  *   answered or refused, withdrawn if nobody takes it in time.
  */
