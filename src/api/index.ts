@@ -38,6 +38,12 @@ export const DispatchRequest = z
   .strict();
 export type DispatchRequest = z.input<typeof DispatchRequest>;
 
+/** A dispatch through the API may name where it runs (issue 20); other dispatchers (tasks, routines) run here. */
+export const PlacedDispatchRequest = DispatchRequest.extend({
+  on: z.string().min(1).max(200).optional().describe('Where the session runs when the workspace is shared: `any` (here while this machine has a free slot, else the first machine with one) or a machine\'s name'),
+});
+export type PlacedDispatchRequest = z.input<typeof PlacedDispatchRequest>;
+
 export const ReplyRequest = z
   .object({
     text: z.string().min(1, 'the reply is empty').max(100_000),

@@ -4,7 +4,7 @@ import { endpoint, type Table } from './endpoint.js';
 import {
   AcceptDangerousModeRequest,
   ApprovalRequest,
-  DispatchRequest,
+  PlacedDispatchRequest,
   PeekView,
   PinRequest,
   RemoveView,
@@ -45,7 +45,7 @@ const ACTIONS = {
 
 export const SESSIONS = {
   'GET /api/sessions': endpoint({ summary: 'Live sessions', query: SessionListQuery, response: SessionList, sessions: 'read' }),
-  'POST /api/sessions': endpoint({ summary: 'Dispatch a session', body: DispatchRequest, response: DispatchedEnvelope, status: 201 }),
+  'POST /api/sessions': endpoint({ summary: 'Dispatch a session', body: PlacedDispatchRequest, response: DispatchedEnvelope, status: 201 }),
   'POST /api/sessions/respawn-all': endpoint({ summary: 'Respawn every failed or stopped session', body: RespawnAllRequest, response: SessionList }),
   'POST /api/dangerous-mode/accept': endpoint({ summary: 'Accept dangerous permission modes for the repository holding `cwd`', body: AcceptDangerousModeRequest, response: DangerousModeAccepted, tokenOnly: true }),
   'GET /api/sessions/:ref': endpoint({ summary: 'One session by id, id prefix or name', response: SessionEnvelope, sessions: 'read' }),

@@ -2,6 +2,8 @@
 import type { AgentId, PermissionMode } from '../events/vocabulary.js';
 
 export interface DispatchFlags {
+  /** Where the session runs when the workspace is shared: `any` or a machine's name. */
+  on?: string;
   name?: string;
   agent: AgentId;
   model?: string;

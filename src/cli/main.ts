@@ -100,6 +100,7 @@ function buildProgram(ctx: Context, jsonErrors: boolean): Commander.Command {
     .option('-s, --script <file>', 'script file for the scripted agent')
     .option('--branch <branch>', 'continue this existing branch in a new worktree')
     .option('--in-place', 'no worktree: work in the main checkout itself (one in-place session at a time)')
+    .option('--on <machine>', "where it runs in a shared workspace: a machine's name, or any (here while a slot is free, else a machine with one)")
     .option('--carry-changes', "bring the main checkout's uncommitted changes (tracked and untracked) into the new worktree")
     .addOption(new Option('-p, --permission-mode <mode>', 'how tool calls are approved').choices(PERMISSION_MODES).default(DEFAULT_PERMISSION_MODE))
     .option('-w, --wait', 'then block until the session needs input or ends, with `baton wait`\'s exit codes')

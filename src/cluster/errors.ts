@@ -46,3 +46,25 @@ export class RemoteCommandFailedError extends BatonError {
     super(code, message, { machine });
   }
 }
+
+/** A dispatch placed on another machine that no machine has started yet: it stays queued. */
+export class DispatchQueuedError extends BatonError {
+  constructor(readonly on: string, readonly ms: number) {
+    super(
+      'host_unresponsive',
+      `No machine started the session within ${ms} ms; it stays queued${on === 'any' ? '' : ` for "${on}"`} and runs when ${on === 'any' ? 'a machine frees' : 'that machine has'} a slot (\`baton workers\` shows the machines and their free slots, \`baton ls\` the session once it runs).`,
+      { on, ms },
+    );
+  }
+}
+
+/** `--on` names a machine that is not serving the workspace. */
+export class MachineNotFoundError extends BatonError {
+  constructor(readonly machine: string, known: string[]) {
+    super(
+      'not_found',
+      `No machine named "${machine}" serves this workspace (${known.length === 0 ? 'none is registered' : `registered: ${known.join(', ')}`}): check the name with \`baton workers\`, or use --on any.`,
+      { key: 'on', value: machine, known },
+    );
+  }
+}

@@ -1,8 +1,7 @@
 /**
  * The cluster layer (issue 20): one workspace served by several machines through a shared
  * PostgreSQL. The supervisor joins it when a store is configured (`joinCluster`, loaded lazily
- * by src/server/cluster.ts); sessions are not placed through it yet — that needs the store to
- * become asynchronous (decision 120).
+ * by src/server/cluster.ts); `dispatch --on` places sessions through it (decision 128).
  *
  * - `openPool` / `parseStoreUrl`: the store URL checked, and an unreachable server named.
  * - `migrate`: the cluster's tables, applied once under an advisory lock.
@@ -15,11 +14,13 @@
  *   `reap` fails the sessions of a stale worker once, for respawn.
  * - `SessionMirror`: every machine sees every session — each publishes its sessions' latest views
  *   (coalesced), their events (capped) and tombstones to the log, and keeps the others' (decision 126).
+ * - `ClusterDispatches` / `localCloneOf`: a placed dispatch's request and repository (its remote
+ *   URL and base), the clone the claiming machine runs it in, and its answer to the dispatcher.
  * - `RemoteCommands`: a reply, approval or stop for a session on another machine, run there once,
  *   answered or refused, withdrawn if nobody takes it in time.
  */
 export { isConnectionLoss, openClient, openPool, parseStoreUrl, unreachable, type PoolOptions, type StoreTarget } from './connect.js';
-export { RemoteCommandFailedError, RemoteCommandTimeoutError, StoreUnreachableError, StoreUrlError, WorkerNameError, WorkerNotRegisteredError } from './errors.js';
+export { DispatchQueuedError, MachineNotFoundError, RemoteCommandFailedError, RemoteCommandTimeoutError, StoreUnreachableError, StoreUrlError, WorkerNameError, WorkerNotRegisteredError } from './errors.js';
 export { Listener, type Backoff } from './listener.js';
 export { LOCKS, migrate, MIGRATIONS, type Migration } from './schema.js';
 export { BUS_CHANNEL, PgWorkspaceLog, type Follow, type LoggedEvent } from './bus.js';
@@ -31,3 +32,5 @@ export { capEvent, CUT_MARK } from './cut.js';
 export { EVENT_CAP_BYTES, type RetryTiming } from './mirror-publish.js';
 export { MIRROR_EVENTS_PAGE_MAX, SessionMirror, type MirrorChange, type RemoteEvent, type RemoteSession, type SessionMirrorOptions } from './mirror.js';
 export { COMMAND_CHANNEL, COMMAND_CHANNELS, COMMAND_DONE_CHANNEL, RemoteCommand, RemoteCommands, type CommandHandler, type CommandTiming, type Serving } from './commands.js';
+export { ClusterDispatches, DISPATCH_ANSWER_CHANNEL, type DispatchOutcome, type PlacedDispatch } from './dispatches.js';
+export { fetchBase, localCloneOf, repositoryIdentity, type RepositoryIdentity } from './clones.js';

@@ -78,6 +78,51 @@ describe('placement through pg-boss', () => {
     expect(await onA.next()).toBe('s3');
   });
 
+  test('a claimer whose free slots are counted elsewhere claims only while that count has room', async () => {
+    const url = await database();
+    const a = await machine(url);
+    let free = 0;
+    const placed: string[] = [];
+    const claimer = a.placement.claimer({
+      worker: 'machine-a',
+      incarnation: 1,
+      capacity: 4,
+      free: () => free,
+      listener: a.listener,
+      pollMs: 600_000,
+      onPlaced: (id) => {
+        placed.push(id);
+        free--;
+      },
+    });
+    cleanups.push(() => claimer.close());
+    await a.placement.dispatch({ sessionId: 's1' });
+    await a.placement.dispatch({ sessionId: 's2' });
+    // Four slots by capacity, none by the count: nothing is claimed.
+    expect(claimer.free).toBe(0);
+    expect(await claimer.claim()).toBe(0);
+    // One slot: one claim, and the count (which now sees it) stops the next.
+    free = 1;
+    expect(await claimer.claim()).toBe(1);
+    expect(placed).toEqual(['s1']);
+    expect(await a.placement.placementOf('s2')).toMatchObject({ state: 'queued' });
+  });
+
+  test('a restarted worker takes back only the placements it still holds', async () => {
+    const url = await database();
+    const a = await machine(url);
+    const onA = claimerOn(a, 'machine-a', 2);
+    await a.placement.dispatch({ sessionId: 'kept' });
+    expect(await onA.next()).toBe('kept');
+    await a.placement.dispatch({ sessionId: 'done' });
+    expect(await onA.next()).toBe('done');
+    await onA.claimer.release('done');
+    expect(await a.placement.adopt(['kept', 'done', 'unknown'], 'machine-a', 2)).toEqual(['kept']);
+    expect(await a.placement.adopt(['kept'], 'machine-b', 3)).toEqual([]);
+    const { rows } = await a.pool.query<{ incarnation: string }>("SELECT incarnation FROM placements WHERE session_id = 'kept'");
+    expect(rows[0]?.incarnation).toBe('2');
+  });
+
   test('a job for machine B is not taken by A; B takes it when it comes up', async () => {
     const url = await database();
     const [a, b] = await Promise.all([machine(url), machine(url)]);

@@ -146,6 +146,20 @@ export class Placement {
     return { fetched: jobs.length, placed: jobs.map((job) => job.data.sessionId).filter((id) => placed.has(id)) };
   }
 
+  /**
+   * Takes placements this worker held as an earlier incarnation back for the current one: a
+   * supervisor that restarted while its sessions' hosts kept running still runs them. Only those
+   * still `placed` on this worker (not reaped meanwhile); returns the ones it took.
+   */
+  async adopt(sessionIds: string[], worker: string, incarnation: number): Promise<string[]> {
+    if (sessionIds.length === 0) return [];
+    const { rows } = await this.pool.query<{ session_id: string }>(
+      `UPDATE placements SET incarnation = $2, updated_at = now() WHERE session_id = ANY($3) AND worker = $1 AND state = 'placed' RETURNING session_id`,
+      [worker, incarnation, sessionIds],
+    );
+    return rows.map((row) => row.session_id);
+  }
+
   /** @internal Marks a session's placement finished (its slot is free again). */
   async finish(sessionId: string, worker: string, incarnation: number): Promise<void> {
     await this.pool.query(`UPDATE placements SET state = 'finished', updated_at = now() WHERE session_id = $1 AND worker = $2 AND incarnation = $3 AND state = 'placed'`, [sessionId, worker, incarnation]);
@@ -174,9 +188,17 @@ export class Placement {
 
 export interface ClaimerOptions {
   worker: string;
-  /** The incarnation `WorkerRegistry.register` returned: placements are held by it. */
-  incarnation: number;
+  /**
+   * The incarnation `WorkerRegistry.register` returned: placements are held by it. A function
+   * when the worker may register again (a supervisor the store forgot), read at each claim.
+   */
+  incarnation: number | (() => number);
   capacity: number;
+  /**
+   * Free slots now, when something else counts them (a supervisor: its session manager's free
+   * slots, whoever dispatched the sessions); default: `capacity` less the sessions placed here.
+   */
+  free?: () => number;
   /** The process's LISTEN connection; it must listen on DISPATCH_CHANNEL. */
   listener: Listener;
   /** Polls this often as well, in case a notification was lost; default 5 s. */
@@ -211,7 +233,7 @@ export class Claimer {
   }
 
   get free(): number {
-    return Math.max(0, this.options.capacity - this.running.size);
+    return Math.max(0, this.options.free === undefined ? this.options.capacity - this.running.size : this.options.free());
   }
 
   /** Claims now (joining a claim in progress); resolves with how many sessions it placed. */
@@ -233,7 +255,7 @@ export class Claimer {
   /** A session placed here has ended: its slot is free, so look for more work. */
   async release(sessionId: string): Promise<void> {
     if (!this.running.delete(sessionId)) return;
-    await this.placement.finish(sessionId, this.options.worker, this.options.incarnation);
+    await this.placement.finish(sessionId, this.options.worker, this.incarnation());
     this.wake();
   }
 
@@ -243,6 +265,11 @@ export class Claimer {
     this.options.listener.off('notification', this.onNotification);
     this.options.listener.off('connected', this.wake);
     return this.claiming ?? Promise.resolve();
+  }
+
+  private incarnation(): number {
+    const { incarnation } = this.options;
+    return typeof incarnation === 'number' ? incarnation : incarnation();
   }
 
   private readonly wake = (): void => {
@@ -258,7 +285,7 @@ export class Claimer {
     let placed = 0;
     for (const queue of [this.own, DISPATCH_QUEUE]) {
       while (!this.closed && this.free > 0) {
-        const { fetched, placed: sessions } = await this.placement.claimFrom(queue, this.options.worker, this.options.incarnation, this.free);
+        const { fetched, placed: sessions } = await this.placement.claimFrom(queue, this.options.worker, this.incarnation(), this.free);
         if (fetched === 0) break;
         for (const sessionId of sessions) {
           this.running.add(sessionId);

@@ -74,6 +74,26 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX cluster_commands_pending ON cluster_commands (machine, id) WHERE state = 'pending';
     `,
   },
+  {
+    version: 4,
+    name: 'dispatches placed on another machine: the request, the repository and the outcome',
+    sql: `
+      CREATE TABLE cluster_dispatches (
+        placement_id text PRIMARY KEY,
+        origin text NOT NULL,
+        request jsonb NOT NULL,
+        remote_url text NOT NULL,
+        base text NOT NULL,
+        project text NOT NULL,
+        machine text,
+        session_id text,
+        session jsonb,
+        error jsonb,
+        created_at timestamptz NOT NULL DEFAULT now(),
+        answered_at timestamptz
+      );
+    `,
+  },
 ];
 
 /** Applies the migrations not yet recorded; returns the versions it applied. */

@@ -46,7 +46,7 @@ import { mcpHandlers } from './routes/mcp.js';
 import { mergeHandlers } from './routes/merge.js';
 import { policyHandlers } from './routes/policy.js';
 import { mount } from './routes/mount.js';
-import { sessionHandlers } from './routes/sessions.js';
+import { sessionHandlers, type Placing } from './routes/sessions.js';
 import { workspaceHandlers } from './routes/workspace.js';
 import { reviewHandlers } from './routes/review.js';
 import { routineHandlers } from './routes/routines.js';
@@ -107,6 +107,8 @@ export interface AppOptions {
   workers?: () => Promise<WorkersView>;
   /** The other machines' sessions when the workspace is shared (issue 20). */
   remote?: () => RemoteSessions | undefined;
+  /** Where a dispatch may go: this machine's name, and other machines when the workspace is shared. */
+  placing?: Placing;
 }
 
 export function createApp(options: AppOptions): Hono {
@@ -148,7 +150,7 @@ export function createApp(options: AppOptions): Hono {
   const policy = options.policy ?? new PolicyService(manager, new AllowRuleStore(manager.db), manager.bus);
   const watchdog = options.watchdog;
   const warnings = watchdog === undefined ? undefined : (session: { agent: string }) => watchdog.budgets.dispatchWarnings(session).map((w) => w.text);
-  mount(app, SESSIONS, sessionHandlers(manager, policy, warnings, options.remote));
+  mount(app, SESSIONS, sessionHandlers(manager, policy, warnings, options.remote, options.placing));
   mount(app, HISTORY, historyHandlers(manager, options.remote));
   mount(app, WORKSPACE, workspaceHandlers(manager.bus));
   mount(app, CONFLICTS, conflictHandlers(options.radar ?? new ConflictRadar({ sessions: manager, bus: manager.bus })));

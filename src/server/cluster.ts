@@ -9,15 +9,22 @@ import type { SessionManager } from '../sessions/manager.js';
 import type { ResolvedConfig } from '../shared/config.js';
 import { errorMessage, InvalidInputError } from '../shared/errors.js';
 import { createLogger } from '../shared/log.js';
+import type { Placer } from './cluster-placement.js';
 import type { RemoteSessions } from './cluster-sessions.js';
 
 const log = createLogger('cluster');
 
 /** How long a stopping supervisor waits to deregister before it exits regardless. */
 const LEAVE_TIMEOUT_MS = 3_000;
+/** How long a dispatch placed on another machine waits for it to start the session. */
+const PLACE_TIMEOUT_MS = 30_000;
 
 export interface Membership {
+  /** This machine's name (its own, alone). */
+  readonly machine: string;
   view(): Promise<WorkersView>;
+  /** Dispatches placed on other machines; undefined when this machine is alone. */
+  placer(): Placer | undefined;
   /** The other machines' sessions, and commands for them; undefined when this machine is alone. */
   remote(): RemoteSessions | undefined;
   /** Deregisters from the store (bounded by a timeout); nothing to do when alone. */
@@ -32,6 +39,8 @@ export interface MembershipOptions {
   version: string;
   /** This machine's sessions, shared with the others (not given: membership only). */
   manager?: SessionManager;
+  /** BATON_HOME, where clones of repositories placed here go; with `manager`, sessions are placed here too. */
+  home?: string;
 }
 
 /** Joins the configured store's workspace, or stays alone; throws when the store cannot be joined. */
@@ -41,6 +50,7 @@ export async function joinWorkspace(options: MembershipOptions): Promise<Members
   // Every setting checked before anything joins: a bad one leaves no worker registered.
   const heartbeatMs = heartbeatMsOf(options.env);
   const commandTimeout = commandTimeoutOf(options.env);
+  const placeTimeoutMs = placeTimeoutOf(options.env);
   const { joinCluster } = await import('../cluster/index.js');
   const member = await joinCluster({
     url: store.url,
@@ -55,18 +65,31 @@ export async function joinWorkspace(options: MembershipOptions): Promise<Members
   });
   log.info('joined the shared workspace', { machine: machine.name, store: member.store, incarnation: member.incarnation(), heartbeatMs: member.timing.heartbeatMs });
   let sessions: RemoteSessions | undefined;
-  if (options.manager !== undefined) {
+  let placer: Placer | undefined;
+  const manager = options.manager;
+  if (manager !== undefined) {
     const { shareSessions } = await import('./cluster-sessions.js');
-    sessions = await shareSessions({ member, url: store.url, manager: options.manager, ...commandTimeout }).catch(async (error: unknown) => {
+    sessions = await shareSessions({ member, url: store.url, manager, ...commandTimeout }).catch(async (error: unknown) => {
       await member.close().catch(() => {});
       throw error;
     });
   }
-  return clustered(member, sessions);
+  if (manager !== undefined && options.home !== undefined) {
+    const { startPlacement } = await import('./cluster-placement.js');
+    const home = options.home;
+    placer = await startPlacement({ member, url: store.url, manager, home, timeoutMs: placeTimeoutMs }).catch(async (error: unknown) => {
+      await sessions?.close().catch(() => {});
+      await member.close().catch(() => {});
+      throw error;
+    });
+  }
+  return clustered(member, sessions, placer);
 }
 
 function alone(options: MembershipOptions): Membership {
   return {
+    machine: options.config.machine.name,
+    placer: () => undefined,
     view: async () => {
       const running = options.running();
       const row = { name: options.config.machine.name, capacity: options.capacity, running, free: Math.max(0, options.capacity - running), heartbeatAt: new Date().toISOString(), ageSeconds: 0, stale: false, version: options.version, you: true };
@@ -77,8 +100,10 @@ function alone(options: MembershipOptions): Membership {
   };
 }
 
-function clustered(member: ClusterMember, sessions: RemoteSessions | undefined): Membership {
+function clustered(member: ClusterMember, sessions: RemoteSessions | undefined, placer: Placer | undefined): Membership {
   return {
+    machine: member.machine,
+    placer: () => placer,
     remote: () => sessions,
     view: async () => {
       const rows = await member.workers();
@@ -102,7 +127,13 @@ function clustered(member: ClusterMember, sessions: RemoteSessions | undefined):
     leave: async () => {
       let timer: NodeJS.Timeout | undefined;
       const timeout = new Promise<void>((resolve) => (timer = setTimeout(resolve, LEAVE_TIMEOUT_MS)));
-      await Promise.race([(sessions?.close() ?? Promise.resolve()).catch(() => {}).then(() => member.close()).catch((error: unknown) => log.warn('could not deregister; this worker will go stale instead', { error: errorMessage(error) })), timeout]);
+      const closing = (placer?.close() ?? Promise.resolve())
+        .catch(() => {})
+        .then(() => sessions?.close())
+        .catch(() => {})
+        .then(() => member.close())
+        .catch((error: unknown) => log.warn('could not deregister; this worker will go stale instead', { error: errorMessage(error) }));
+      await Promise.race([closing, timeout]);
       clearTimeout(timer);
     },
   };
@@ -124,4 +155,13 @@ function commandTimeoutOf(env: NodeJS.ProcessEnv): { commandTimeoutMs?: number }
   const ms = Number(text);
   if (!Number.isInteger(ms) || ms < 100) throw new InvalidInputError(`BATON_CLUSTER_COMMAND_TIMEOUT_MS must be a whole number of milliseconds, 100 or more; got "${text}"`, { key: 'BATON_CLUSTER_COMMAND_TIMEOUT_MS', value: text });
   return { commandTimeoutMs: ms };
+}
+
+/** `BATON_CLUSTER_PLACE_TIMEOUT_MS` (tests): how long a dispatch placed elsewhere waits to start; at least 100. */
+export function placeTimeoutOf(env: NodeJS.ProcessEnv): number {
+  const text = env.BATON_CLUSTER_PLACE_TIMEOUT_MS;
+  if (text === undefined || text === '') return PLACE_TIMEOUT_MS;
+  const ms = Number(text);
+  if (!Number.isInteger(ms) || ms < 100) throw new InvalidInputError(`BATON_CLUSTER_PLACE_TIMEOUT_MS must be a whole number of milliseconds, 100 or more; got "${text}"`, { key: 'BATON_CLUSTER_PLACE_TIMEOUT_MS', value: text });
+  return ms;
 }

@@ -63,7 +63,7 @@ export async function runSupervisor(env: NodeJS.ProcessEnv = process.env): Promi
   const db = openDb(paths.db);
   const manager = new SessionManager({ home, db, maxConcurrent: config.maxConcurrent, env });
   // With a shared store: this machine registered and heartbeating, or the start fails here.
-  const membership = await joinWorkspace({ config, env, capacity: manager.maxConcurrent, running: () => manager.activeCount(), version: VERSION, manager });
+  const membership = await joinWorkspace({ config, env, capacity: manager.maxConcurrent, running: () => manager.activeCount(), version: VERSION, manager, home });
   const radar = createRadar(manager, db);
   const merges = new MergeService({ home, sessions: manager, bus: manager.bus, env });
   const attempts = new AttemptService({ home, db, sessions: manager, bus: manager.bus, merges: () => merges, conflicts: () => radar.radar.view(), env });
@@ -139,6 +139,7 @@ export async function runSupervisor(env: NodeJS.ProcessEnv = process.env): Promi
     sync,
     workers: () => membership.view(),
     remote: () => membership.remote(),
+    placing: { machine: membership.machine, placer: () => membership.placer() },
     token,
     port: () => port,
     browserAuth: new BrowserAuth({ port: () => port, file: paths.browserLogins }),

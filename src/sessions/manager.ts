@@ -127,6 +127,11 @@ export class SessionManager extends EventEmitter<ManagerEvents> {
     return this.scheduler.used();
   }
 
+  /** Slots nobody holds or waits for: neither mid-turn nor starting nor queued here. */
+  freeSlots(): number {
+    return Math.max(0, this.options.maxConcurrent - this.scheduler.used() - this.core.queued().length);
+  }
+
   view(session: SessionWithProject): SessionView {
     const view = toView(session, this.isRunning(session), session.state === 'queued' ? this.core.queued().findIndex((s) => s.id === session.id) + 1 : null);
     const ports = this.core.ports.of(session.id);

@@ -13,6 +13,7 @@ import type { DispatchFlags } from '../flags.js';
 const EXIT_NOT_LANDED = 4;
 
 export async function dispatchBestOf(ctx: Context, flags: DispatchFlags & { prompt: string; taskId?: string }): Promise<void> {
+  if (flags.on !== undefined) throw new InvalidInputError('--on goes with a single dispatch; --best-of starts its attempts on this machine.', { key: '--on' });
   if (flags.inPlace === true || flags.branch !== undefined || flags.carryChanges === true || flags.wait === true) {
     throw new InvalidInputError('--best-of starts several sessions, each on its own new branch; it cannot be combined with --in-place, --branch, --carry-changes or --wait.');
   }

@@ -1,7 +1,7 @@
 /** Session commands: thin calls to the supervisor API, printed for people or as JSON. */
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import type { DispatchRequest, SessionView } from '../../api/index.js';
+import type { PlacedDispatchRequest, SessionView } from '../../api/index.js';
 import { SESSION_STATES, type SessionState } from '../../events/states.js';
 import { BatonError, InvalidInputError, SessionStateError } from '../../shared/errors.js';
 import type { SupervisorClient } from '../client.js';
@@ -18,7 +18,7 @@ export async function dispatch(ctx: Context, flags: DispatchFlags & { prompt: st
     if (flags.agent !== 'scripted') throw new InvalidInputError('--script is only for --agent scripted');
     options.script = readScriptFile(resolve(ctx.cwd, flags.script));
   }
-  const body: DispatchRequest = {
+  const body: PlacedDispatchRequest = {
     prompt: flags.prompt,
     cwd: ctx.cwd,
     agent: flags.agent,
@@ -30,6 +30,7 @@ export async function dispatch(ctx: Context, flags: DispatchFlags & { prompt: st
     ...(flags.carryChanges === true ? { carryChanges: true } : {}),
     ...(flags.branch === undefined ? {} : { branch: flags.branch }),
     ...(flags.inPlace === true ? { inPlace: true } : {}),
+    ...(flags.on === undefined ? {} : { on: flags.on }),
   };
   const api = await client(ctx);
   // Taken before the dispatch, so `--wait` cannot miss a state the session passes through at once.
@@ -51,6 +52,7 @@ export async function dispatch(ctx: Context, flags: DispatchFlags & { prompt: st
   if (flags.wait === true) return dispatchAndWait(ctx, api, session, busPosition, flags.json === true);
   if (flags.json) return printJson(ctx, session);
   ctx.out.write(`Dispatched ${session.name} (${session.id}) on ${session.branch}: ${session.state.replace(/_/g, ' ')}\n`);
+  if (session.machine !== undefined && session.machine !== null) ctx.out.write(`  machine:  ${session.machine}\n`);
   ctx.out.write(`  worktree: ${session.worktree}\n  follow:   baton logs ${session.name} -f\n`);
   const n = mainCheckout.changedFiles;
   if (mainCheckout.carried) ctx.out.write(`  carried:  ${n} uncommitted file(s) from the main checkout, which is left as it was\n`);
@@ -58,10 +60,11 @@ export async function dispatch(ctx: Context, flags: DispatchFlags & { prompt: st
 }
 
 async function dispatchAndWait(ctx: Context, api: SupervisorClient, session: SessionView, after: number, json: boolean): Promise<void> {
-  const { waitFor, describeOutcome, exitCodeOf } = await import('./wait.js');
-  if (!json) ctx.out.write(`Dispatched ${session.name} (${session.id}) on ${session.branch}; waiting until it needs input or ends…\n`);
-  const outcomes = await waitFor(ctx, api, [session], after, { any: false, timeoutMs: undefined });
-  const outcome = outcomes.get(session.id);
+  const { waitFor, waitForElsewhere, describeOutcome, exitCodeOf } = await import('./wait.js');
+  if (!json) ctx.out.write(`Dispatched ${session.name} (${session.id}) on ${session.branch}${session.machine === undefined ? '' : ` on ${session.machine}`}; waiting until it needs input or ends…\n`);
+  // Placed on another machine (--on, or no free slot here): its changes come through the shared log.
+  const elsewhere = session.machine !== undefined && session.machine !== (await api.call('GET /api/workers')).machine;
+  const outcome = elsewhere ? await waitForElsewhere(ctx, api, session) : (await waitFor(ctx, api, [session], after, { any: false, timeoutMs: undefined })).get(session.id);
   if (json) printJson(ctx, (await api.call('GET /api/sessions/:ref', { params: { ref: session.id } }).catch(() => ({ session }))).session);
   else if (outcome !== undefined) ctx.out.write(describeOutcome(outcome));
   process.exitCode = exitCodeOf(outcome === undefined ? [] : [outcome], outcome === undefined);

@@ -5,7 +5,7 @@
 import type { SessionView } from '../../api/index.js';
 import type { SessionState, StateReason } from '../../events/index.js';
 import { reasonText } from '../../events/format.js';
-import { InvalidInputError } from '../../shared/errors.js';
+import { BatonError, InvalidInputError } from '../../shared/errors.js';
 import type { SupervisorClient } from '../client.js';
 import { client } from '../connect.js';
 import { printJson, type Context } from '../context.js';
@@ -84,6 +84,35 @@ export async function waitFor(
     ctx.keepAlive = false;
   }
   return outcomes;
+}
+
+/** How often `dispatch --wait` looks at a session another machine runs (its news comes through the shared log). */
+const REMOTE_POLL_MS = 250;
+
+/**
+ * Waits on a session another machine runs: this supervisor's bus never carries its changes, so
+ * its view (kept from the shared log) is looked at until it settles or is gone.
+ */
+export async function waitForElsewhere(ctx: Context, api: SupervisorClient, session: SessionView): Promise<Outcome> {
+  ctx.keepAlive = true;
+  try {
+    // The log may not have brought it here yet: "not found" means removed only once it was seen.
+    let seen = false;
+    for (let view = session; ; ) {
+      if (SETTLED.includes(view.state)) return { id: view.id, name: view.name, state: view.state, reason: view.reason };
+      await new Promise((resolve) => setTimeout(resolve, REMOTE_POLL_MS));
+      const found = await api.call('GET /api/sessions/:ref', { params: { ref: session.id } }).catch((error: unknown) => {
+        if (error instanceof BatonError && error.code === 'not_found') return undefined;
+        throw error;
+      });
+      if (found === undefined && seen) return { id: session.id, name: session.name, state: 'removed', reason: null };
+      if (found === undefined) continue;
+      seen = true;
+      view = found.session;
+    }
+  } finally {
+    ctx.keepAlive = false;
+  }
 }
 
 function report(ctx: Context, sessions: SessionView[], outcomes: Map<string, Outcome>, any: boolean, json: boolean): void {

@@ -2,8 +2,10 @@
 import type { SESSIONS } from '../../api/sessions.js';
 import type { PolicyService } from '../../policy/index.js';
 import type { SessionManager } from '../../sessions/manager.js';
+import { checkWorkerName } from '../../shared/cluster-settings.js';
 import { InvalidInputError } from '../../shared/errors.js';
 import type { SessionWithProject } from '../../store/sessions.js';
+import type { Placer } from '../cluster-placement.js';
 import type { RemoteSessions } from '../cluster-sessions.js';
 import type { Handlers } from './mount.js';
 import { remotePeek, targetOf } from './remote-sessions.js';
@@ -11,11 +13,17 @@ import { remotePeek, targetOf } from './remote-sessions.js';
 /** What a dispatch of this agent is warned of (the watchdog's budgets and windows); none without a watchdog. */
 export type DispatchWarnings = (session: { agent: string }) => string[];
 
+/** Where a dispatch may run: this machine (by name), and other machines when the workspace is shared. */
+export interface Placing {
+  machine: string;
+  placer: () => Placer | undefined;
+}
+
 /**
  * `remote`: the other machines' sessions when the workspace is shared (issue 20); a session
  * found there is shown, peeked and answered through its machine.
  */
-export function sessionHandlers(manager: SessionManager, policy: PolicyService, warnings: DispatchWarnings = () => [], remote: () => RemoteSessions | undefined = () => undefined): Handlers<typeof SESSIONS> {
+export function sessionHandlers(manager: SessionManager, policy: PolicyService, warnings: DispatchWarnings = () => [], remote: () => RemoteSessions | undefined = () => undefined, placing?: Placing): Handlers<typeof SESSIONS> {
   const view = (session: SessionWithProject) => {
     const machine = remote()?.machine;
     return machine === undefined ? manager.view(session) : { ...manager.view(session), machine };
@@ -28,7 +36,16 @@ export function sessionHandlers(manager: SessionManager, policy: PolicyService, 
       const others = (remote()?.list() ?? []).filter((s) => project === undefined || s.projectRoot === project || s.project === project);
       return { sessions: [...sessions.map(view), ...others], reviewQueue: manager.workSizes.reviewQueue(sessions) };
     },
-    'POST /api/sessions': async ({ body }) => {
+    'POST /api/sessions': async ({ body: { on: target, ...body } }) => {
+      const on = target === undefined || target === 'any' ? 'any' : checkWorkerName(target, 'on');
+      const here = placing?.machine;
+      const placer = placing?.placer();
+      if (placer === undefined && on !== 'any' && on !== here) {
+        throw new InvalidInputError(`This machine is not clustered (no store is configured), so it cannot place a session on "${on}": dispatch without --on, or start the supervisor with --store to share a workspace.`, { key: 'on', value: on });
+      }
+      // Shared: `any` runs here while this machine has a free slot, elsewhere once it has none.
+      const elsewhere = on === 'any' ? manager.freeSlots() === 0 : on !== here;
+      if (placer !== undefined && elsewhere) return placer.place(body, on);
       // Judged as the work starts, before the new session's own first report counts.
       const warned = warnings({ agent: body.agent });
       const { session, mainCheckout } = await manager.dispatchWithNotes(body);
