@@ -192,7 +192,7 @@ describe('browser login and cookie auth', () => {
     const doc = (await response.json()) as { openapi: string; paths: Record<string, unknown>; components: { schemas: Record<string, { properties?: Record<string, unknown> }> } };
     expect(doc.openapi).toBe('3.1.0');
     expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(['/api/sessions', '/api/sessions/{ref}/diff', '/api/inbox', '/api/stream']));
-    expect(Object.keys(doc.components.schemas.DispatchRequest?.properties ?? {})).toEqual(expect.arrayContaining(['prompt', 'cwd', 'agent', 'model', 'base']));
+    expect(Object.keys(doc.components.schemas.PlacedDispatchRequest?.properties ?? {})).toEqual(expect.arrayContaining(['prompt', 'cwd', 'agent', 'model', 'base', 'on']));
     expect(doc.components.schemas.SessionView?.properties).toHaveProperty('state');
   });
 });
