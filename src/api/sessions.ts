@@ -25,6 +25,10 @@ export const DispatchedEnvelope = SessionEnvelope.extend({
   /** Optional only for a supervisor started before it existed: this one always sends it. */
   warnings: z.array(z.string()).optional().describe('Budgets and subscription windows that run out within the hour at the current burn rate, e.g. "the 5h window budget runs out in 20 min at this rate"'),
 });
+/** Another machine's session respawned here or elsewhere (issue 20) may say how: e.g. that it starts fresh, nothing having been pushed. */
+export const RespawnedEnvelope = SessionEnvelope.extend({
+  warnings: z.array(z.string()).optional().describe('How the respawn differs from the session it replaces, e.g. "the remote has no branch baton/x (nothing was pushed), so x starts fresh from main"'),
+});
 export const WorkSizeView = z.object({ files: z.number().int(), additions: z.number().int(), deletions: z.number().int() });
 export const ReviewQueueView = WorkSizeView.extend({
   sessions: z.number().int().describe('Sessions ready for review'),
@@ -39,7 +43,7 @@ export const DangerousModeAccepted = z.object({ root: z.string() });
 const ACTIONS = {
   interrupt: 'End the current turn',
   stop: 'Stop the agent',
-  respawn: 'Restart in the same worktree',
+  respawn: 'Restart in the same worktree; another machine’s session lost with its machine is placed again from its pushed branch',
   done: 'Mark completed',
 } as const;
 
@@ -54,7 +58,7 @@ export const SESSIONS = {
   'POST /api/sessions/:ref/approval': endpoint({ summary: 'Allow or deny the pending tool call', body: ApprovalRequest, response: SessionEnvelope }),
   'POST /api/sessions/:ref/interrupt': endpoint({ summary: ACTIONS.interrupt, response: SessionEnvelope }),
   'POST /api/sessions/:ref/stop': endpoint({ summary: ACTIONS.stop, response: SessionEnvelope }),
-  'POST /api/sessions/:ref/respawn': endpoint({ summary: ACTIONS.respawn, response: SessionEnvelope }),
+  'POST /api/sessions/:ref/respawn': endpoint({ summary: ACTIONS.respawn, response: RespawnedEnvelope }),
   'POST /api/sessions/:ref/done': endpoint({ summary: ACTIONS.done, response: SessionEnvelope }),
   'POST /api/sessions/:ref/pin': endpoint({ summary: 'Pin or unpin', body: PinRequest, response: SessionEnvelope }),
   'DELETE /api/sessions/:ref': endpoint({ summary: 'Remove the session and its worktree (uncommitted work kept in a ref)', response: RemoveView }),

@@ -16,6 +16,8 @@
  *   (coalesced), their events (capped) and tombstones to the log, and keeps the others' (decision 126).
  * - `ClusterDispatches` / `localCloneOf`: a placed dispatch's request and repository (its remote
  *   URL and base), the clone the claiming machine runs it in, and its answer to the dispatcher.
+ * - `reapEvery` / `Respawns`: every supervisor reaps stale workers' placements on a timer; a
+ *   reaped placement's stored request is taken once to place it again from its pushed branch (decision 129).
  * - `RemoteCommands`: a reply, approval or stop for a session on another machine, run there once,
  *   answered or refused, withdrawn if nobody takes it in time.
  */
@@ -34,3 +36,4 @@ export { MIRROR_EVENTS_PAGE_MAX, SessionMirror, type MirrorChange, type RemoteEv
 export { COMMAND_CHANNEL, COMMAND_CHANNELS, COMMAND_DONE_CHANNEL, RemoteCommand, RemoteCommands, type CommandHandler, type CommandTiming, type Serving } from './commands.js';
 export { ClusterDispatches, DISPATCH_ANSWER_CHANNEL, type DispatchOutcome, type PlacedDispatch } from './dispatches.js';
 export { fetchBase, localCloneOf, repositoryIdentity, type RepositoryIdentity } from './clones.js';
+export { fetchBranch, pushedBranch, reapEvery, Respawns, type Takeover } from './respawn.js';

@@ -104,8 +104,10 @@ export class Placement {
    * Fails every session placed on a stale, vanished or restarted worker (a placement held by an
    * earlier incarnation), with the reason, and returns them for respawn. Staleness is judged on
    * the database's clock. One UPDATE…RETURNING: two reapers racing never both report a session.
+   * `staleOnly` (the supervisors' timed reaper, decision 129) leaves a deregistered or restarted
+   * worker's placements alone: its sessions' hosts outlive its supervisor, which adopts them.
    */
-  async reap(registry: WorkerRegistry): Promise<Reaped[]> {
+  async reap(registry: WorkerRegistry, options: { staleOnly?: boolean } = {}): Promise<Reaped[]> {
     const { rows } = await this.pool.query<{ session_id: string; worker: string; reason: string; target: string }>(
       `UPDATE placements p SET state = 'failed', updated_at = now(),
          reason = 'worker ' || p.worker || CASE
@@ -115,9 +117,9 @@ export class Placement {
              || to_char(w.heartbeat_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') || ')' END
        FROM placements q LEFT JOIN workers w ON w.name = q.worker
        WHERE p.session_id = q.session_id AND p.state = 'placed'
-         AND (w.name IS NULL OR w.incarnation IS DISTINCT FROM p.incarnation OR ${staleSql('w.heartbeat_at', '$1')})
+         AND ((NOT $3 AND (w.name IS NULL OR w.incarnation IS DISTINCT FROM p.incarnation)) OR ${staleSql('w.heartbeat_at', '$1')})
        RETURNING p.session_id, p.worker, p.reason, p.target`,
-      [registry.staleAfterMs, String(registry.timing.missedBeats)],
+      [registry.staleAfterMs, String(registry.timing.missedBeats), options.staleOnly === true],
     );
     return rows.map((row) => ({ sessionId: row.session_id, worker: row.worker, reason: row.reason, on: row.target }));
   }

@@ -14,17 +14,23 @@ import {
   DISPATCH_CHANNEL,
   DispatchQueuedError,
   fetchBase,
+  fetchBranch,
   Listener,
   localCloneOf,
   MachineNotFoundError,
   Placement,
+  pushedBranch,
+  reapEvery,
   RemoteCommandFailedError,
   repositoryIdentity,
+  Respawns,
+  WorkerRegistry,
   type ClusterMember,
   type DispatchOutcome,
+  type PlacedDispatch,
 } from '../cluster/index.js';
 import type { SessionManager } from '../sessions/manager.js';
-import { BatonError, errorMessage, InvalidInputError, isErrorCode } from '../shared/errors.js';
+import { BatonError, errorMessage, InvalidInputError, isErrorCode, SessionStateError } from '../shared/errors.js';
 import { createLogger } from '../shared/log.js';
 
 const log = createLogger('cluster.placement');
@@ -42,6 +48,12 @@ export interface Placed {
 export interface Placer {
   /** Queues `request` for `on` (`any` or another machine) and resolves once a machine has started it. */
   place(request: Request, on: string): Promise<Placed>;
+  /**
+   * Places again, here while this machine has a free slot, else on any machine, another machine's
+   * session whose placement was reaped (its machine stopped heartbeating), continuing the branch
+   * it pushed to the remote when there is one.
+   */
+  respawn(view: SessionView): Promise<Placed>;
   close(): Promise<void>;
 }
 
@@ -53,6 +65,8 @@ export interface PlacementOptions {
   home: string;
   /** How long a dispatch waits for a machine to start it. */
   timeoutMs: number;
+  /** The reaper's timer (every heartbeat interval); a `setInterval` by default, driven by hand in tests. */
+  every?: (ms: number, tick: () => void) => () => void;
 }
 
 export async function startPlacement(options: PlacementOptions): Promise<Placer> {
@@ -64,6 +78,8 @@ export async function startPlacement(options: PlacementOptions): Promise<Placer>
     throw error;
   });
   const dispatches = new ClusterDispatches(member.pool, listener);
+  const respawns = new Respawns(member.pool);
+  const registry = new WorkerRegistry(member.pool, member.timing);
   void dispatches.prune(DISPATCH_KEEP_MS).catch(warn('pruning old dispatches'));
   /** This machine's sessions that were placed here: local session id → placement id. */
   const placedHere = new Map<string, string>();
@@ -85,7 +101,10 @@ export async function startPlacement(options: PlacementOptions): Promise<Placer>
     const knownRoots = [...new Set([...origin, ...manager.list().map((s) => s.project_root)])];
     const root = await localCloneOf({ url: dispatch.url, project: dispatch.project, home: options.home, knownRoots });
     const commit = await fetchBase(root, dispatch.url, dispatch.base, placementId);
-    const session = await manager.dispatch(DispatchRequest.parse({ ...dispatch.request, cwd: root, base: commit }));
+    // A respawn continues the branch the session pushed: it starts from that branch's tip, not the base.
+    const branch = typeof dispatch.request.branch === 'string' ? dispatch.request.branch : undefined;
+    if (branch !== undefined) await fetchBranch(root, dispatch.url, branch);
+    const session = await manager.dispatch(DispatchRequest.parse({ ...dispatch.request, cwd: root, ...(branch === undefined ? { base: commit } : {}) }));
     placedHere.set(session.id, placementId);
     log.info('started a session placed here', { placementId, sessionId: session.id, from: dispatch.origin, root });
     return { kind: 'started', machine: member.machine, sessionId: session.id, session: { ...manager.view(session), machine: member.machine } };
@@ -118,6 +137,19 @@ export async function startPlacement(options: PlacementOptions): Promise<Placer>
 
   await adoptPlacedHere().catch(warn('taking back the placements of sessions still running here'));
 
+  // Every machine reaps; the UPDATE lets one report each session. Reaped placements stay failed,
+  // with the reason, until someone respawns them.
+  const stopReaping = reapEvery({
+    placement,
+    registry,
+    ms: member.timing.heartbeatMs,
+    ...(options.every === undefined ? {} : { every: options.every }),
+    onReaped: (reaped) => {
+      for (const r of reaped) log.warn('a placed session was lost with its machine; `baton respawn` places it again', { placementId: r.sessionId, machine: r.worker, reason: r.reason });
+    },
+    onError: warn('reaping the placements of machines that stopped heartbeating'),
+  });
+
   // A placed session that completes or is removed gives its placement back, so the store shows it done.
   const onSession = (id: string): void => {
     const placementId = placedHere.get(id);
@@ -137,7 +169,59 @@ export async function startPlacement(options: PlacementOptions): Promise<Placer>
     if (event.type === 'session.removed' || event.type === 'session.state_changed') claimIfFree();
   });
 
+  /** Stores the dispatch beside a new placement for `on` and waits for the machine that starts it. */
+  const enqueue = async (dispatch: PlacedDispatch, on: string): Promise<Placed> => {
+    await dispatches.create(dispatch);
+    await placement.dispatch({ sessionId: dispatch.placementId, on }).catch(async (error: unknown) => {
+      await dispatches.remove(dispatch.placementId).catch(() => {});
+      throw error;
+    });
+    log.info('placed a dispatch', { placementId: dispatch.placementId, on, url: dispatch.url, base: dispatch.base });
+    const outcome = await dispatches.waitForOutcome(dispatch.placementId, options.timeoutMs);
+    if (outcome === undefined) throw new DispatchQueuedError(on, options.timeoutMs);
+    if (outcome.kind === 'failed') {
+      throw new RemoteCommandFailedError(outcome.machine, isErrorCode(outcome.error.code) ? outcome.error.code : 'internal', `The machine "${outcome.machine}" could not start the session: ${outcome.error.message}`);
+    }
+    return { session: { ...(outcome.session as SessionView), machine: outcome.machine }, mainCheckout: { changedFiles: 0, carried: false }, warnings: [] };
+  };
+
+  const respawn = async (view: SessionView): Promise<Placed> => {
+    const machine = view.machine ?? '?';
+    if (view.state !== 'failed') {
+      throw new SessionStateError(`Session ${view.name} runs on ${machine} and is ${view.state.replace(/_/g, ' ')}: respawn places elsewhere only a session whose machine stopped heartbeating.`, { machine });
+    }
+    // Shown failed because its machine is stale: reap now rather than wait for the timer.
+    await placement.reap(registry, { staleOnly: true });
+    const taken = await respawns.take(machine, view.id, member.machine);
+    if (taken.kind === 'not_placed') {
+      throw new SessionStateError(
+        `Session ${view.name} was dispatched on ${machine} itself, not placed through the shared queue, so no machine holds its request: it cannot be respawned elsewhere yet. Its pushed work is on the remote: \`baton sync restore ${view.name}\` in a clone of it brings its branch back.`,
+        { machine },
+      );
+    }
+    if (taken.kind === 'not_failed') {
+      const why = taken.state === 'finished' ? `its placement is finished${taken.reason === null ? '' : ` (${taken.reason})`}` : `${machine} still holds it (its placement is ${taken.state})`;
+      throw new SessionStateError(`Session ${view.name} cannot be respawned elsewhere: ${why}. Only a session whose machine stopped heartbeating is placed again.`, { machine });
+    }
+    const { dispatch } = taken;
+    try {
+      const branch = await pushedBranch(options.home, dispatch.url, view.name);
+      const request = { ...dispatch.request, name: view.name, ...(branch === undefined ? {} : { branch }) };
+      const warnings = branch === undefined ? [`the remote has no branch baton/${view.name} (nothing was pushed), so ${view.name} starts fresh from ${dispatch.base}`] : [];
+      // `any` as a dispatch means it: here while this machine has a free slot, else the first machine with one.
+      const on = manager.freeSlots() > 0 ? member.machine : 'any';
+      const placed = await enqueue({ ...dispatch, placementId: randomUUID(), request }, on);
+      log.info('respawned a session of a machine that stopped heartbeating', { sessionId: view.id, from: machine, to: placed.session.machine, branch: branch ?? null });
+      return { ...placed, warnings };
+    } catch (error) {
+      // Queued (no machine took it in time) is placed all the same; anything else can be tried again.
+      if (!(error instanceof DispatchQueuedError)) await respawns.giveBack(dispatch.placementId, taken.reason).catch(warn('giving the failed placement back'));
+      throw error;
+    }
+  };
+
   return {
+    respawn,
     place: async (request, on) => {
       const local = request.inPlace === true ? '--in-place' : request.carryChanges === true ? '--carry-changes' : request.branch !== undefined ? '--branch' : undefined;
       if (local !== undefined) {
@@ -148,24 +232,13 @@ export async function startPlacement(options: PlacementOptions): Promise<Placer>
         if (!workers.includes(on)) throw new MachineNotFoundError(on, workers);
       }
       const identity = await repositoryIdentity(request.cwd, request.base);
-      const placementId = randomUUID();
       // The base is fetched by name where it runs; `cwd` means something only if that is here.
       const stored: Record<string, unknown> = { ...request };
       delete stored.base;
-      await dispatches.create({ placementId, origin: member.machine, request: stored, ...identity });
-      await placement.dispatch({ sessionId: placementId, on }).catch(async (error: unknown) => {
-        await dispatches.remove(placementId).catch(() => {});
-        throw error;
-      });
-      log.info('placed a dispatch', { placementId, on, url: identity.url, base: identity.base });
-      const outcome = await dispatches.waitForOutcome(placementId, options.timeoutMs);
-      if (outcome === undefined) throw new DispatchQueuedError(on, options.timeoutMs);
-      if (outcome.kind === 'failed') {
-        throw new RemoteCommandFailedError(outcome.machine, isErrorCode(outcome.error.code) ? outcome.error.code : 'internal', `The machine "${outcome.machine}" could not start the session: ${outcome.error.message}`);
-      }
-      return { session: { ...(outcome.session as SessionView), machine: outcome.machine }, mainCheckout: { changedFiles: 0, carried: false }, warnings: [] };
+      return enqueue({ placementId: randomUUID(), origin: member.machine, request: stored, ...identity }, on);
     },
     close: async () => {
+      stopReaping();
       manager.off('session', onSession);
       unsubscribe();
       await claimer.close().catch(() => {});

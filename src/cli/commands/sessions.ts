@@ -152,7 +152,8 @@ export async function respawn(ctx: Context, ref: string | undefined, opts: { all
     return;
   }
   if (ref === undefined) throw new InvalidInputError('Which session? Give its name or id, or --all.');
-  const { session } = await api.call('POST /api/sessions/:ref/respawn', { params: { ref } });
+  const { session, warnings } = await api.call('POST /api/sessions/:ref/respawn', { params: { ref } });
+  for (const warning of warnings ?? []) ctx.err.write(`baton: warning: ${warning}\n`);
   printResult(ctx, session, opts);
 }
 

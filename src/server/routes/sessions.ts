@@ -3,7 +3,7 @@ import type { SESSIONS } from '../../api/sessions.js';
 import type { PolicyService } from '../../policy/index.js';
 import type { SessionManager } from '../../sessions/manager.js';
 import { checkWorkerName } from '../../shared/cluster-settings.js';
-import { InvalidInputError } from '../../shared/errors.js';
+import { InvalidInputError, SessionStateError } from '../../shared/errors.js';
 import type { SessionWithProject } from '../../store/sessions.js';
 import type { Placer } from '../cluster-placement.js';
 import type { RemoteSessions } from '../cluster-sessions.js';
@@ -89,7 +89,15 @@ export function sessionHandlers(manager: SessionManager, policy: PolicyService, 
       if (found.kind === 'remote') return { session: await found.remote.send(found.view, { kind: 'stop', sessionId: found.view.id }) };
       return envelope(await manager.stop(found.session.id, cwd));
     },
-    'POST /api/sessions/:ref/respawn': async ({ params, cwd }) => envelope(await manager.respawn(params.ref, cwd)),
+    'POST /api/sessions/:ref/respawn': async ({ params, cwd }) => {
+      const found = target(params.ref, cwd);
+      if (found.kind === 'local') return envelope(await manager.respawn(found.session.id, cwd));
+      // Another machine's session: placed again through the shared queue (decision 129).
+      const placer = placing?.placer();
+      if (placer === undefined) throw new SessionStateError(`Session ${found.view.name} runs on ${found.view.machine ?? 'another machine'}, and this supervisor places no sessions: respawn it there.`);
+      const { session, warnings } = await placer.respawn(found.view);
+      return { session, warnings };
+    },
     'POST /api/sessions/:ref/done': async ({ params, cwd }) => envelope(await manager.done(params.ref, cwd)),
     'POST /api/sessions/:ref/pin': ({ params, body, cwd }) => envelope(manager.setPinned(params.ref, body.pinned, cwd)),
     'DELETE /api/sessions/:ref': async ({ params, cwd }) => {

@@ -1,0 +1,159 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { afterEach, describe, expect, test } from 'vitest';
+import { postgresForFile } from '../../test/support/postgres.js';
+import { ClusterDispatches, DISPATCH_ANSWER_CHANNEL } from './dispatches.js';
+import { Listener } from './listener.js';
+import { Placement, type Reaped } from './placement.js';
+import { fetchBranch, pushedBranch, reapEvery, Respawns } from './respawn.js';
+import { migrate } from './schema.js';
+import { WorkerRegistry } from './workers.js';
+
+const server = postgresForFile();
+const cleanups: (() => Promise<unknown> | void)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+async function store(): Promise<{ url: string; pool: pg.Pool; registry: WorkerRegistry }> {
+  const url = await server().database();
+  const pool = new pg.Pool({ connectionString: url, max: 3 });
+  cleanups.push(() => pool.end());
+  await migrate(pool);
+  return { url, pool, registry: new WorkerRegistry(pool, { heartbeatMs: 1_000, missedBeats: 3 }) };
+}
+
+/** A placement held by `worker`'s `incarnation`, and the dispatch that started `sessionId` there. */
+async function placed(pool: pg.Pool, input: { placementId: string; worker: string; incarnation: number; sessionId: string }): Promise<void> {
+  await pool.query(`INSERT INTO placements (session_id, worker, incarnation, state, reason, target, updated_at) VALUES ($1, $2, $3, 'placed', NULL, 'any', now())`, [input.placementId, input.worker, input.incarnation]);
+  const listener = new Listener('postgres://unused', [DISPATCH_ANSWER_CHANNEL]);
+  const dispatches = new ClusterDispatches(pool, listener);
+  await dispatches.create({ placementId: input.placementId, origin: 'alpha', request: { prompt: 'p', cwd: '/origin/shop', name: 'n' }, url: 'ssh://git.example/shop.git', base: 'main', project: 'shop' });
+  await dispatches.answer(input.placementId, { kind: 'started', machine: input.worker, sessionId: input.sessionId, session: { id: input.sessionId } });
+}
+
+async function age(pool: pg.Pool, name: string, ms: number): Promise<void> {
+  await pool.query('UPDATE workers SET heartbeat_at = now() - make_interval(secs => $2::double precision / 1000) WHERE name = $1', [name, ms]);
+}
+
+describe('reaping on a timer', () => {
+  test('the timed reaper fails only a stale worker’s placements: a deregistered or restarted one adopts its own', async () => {
+    const { url, pool, registry } = await store();
+    const placement = await Placement.start({ url, pool });
+    cleanups.push(() => placement.stop());
+    const stale = await registry.register({ name: 'stale', capacity: 1, version: '1' });
+    const gone = await registry.register({ name: 'gone', capacity: 1, version: '1' });
+    const restarted = await registry.register({ name: 'restarted', capacity: 1, version: '1' });
+    await placed(pool, { placementId: 'p-stale', worker: 'stale', incarnation: stale.incarnation, sessionId: 's1' });
+    await placed(pool, { placementId: 'p-gone', worker: 'gone', incarnation: gone.incarnation, sessionId: 's2' });
+    await placed(pool, { placementId: 'p-restarted', worker: 'restarted', incarnation: restarted.incarnation, sessionId: 's3' });
+    await age(pool, 'stale', 3_100);
+    await registry.deregister('gone', gone.incarnation);
+    await registry.register({ name: 'restarted', capacity: 1, version: '1' });
+
+    const reaped = await placement.reap(registry, { staleOnly: true });
+    expect(reaped.map((r) => r.sessionId)).toEqual(['p-stale']);
+    expect(reaped[0]!.reason).toMatch(/^worker stale stopped heartbeating \(3 missed heartbeats, last at /);
+    expect((await placement.placementOf('p-gone'))?.state).toBe('placed');
+    expect((await placement.placementOf('p-restarted'))?.state).toBe('placed');
+    // The full reap (a respawn's own judgement before decision 129) still takes them all.
+    expect((await placement.reap(registry)).map((r) => r.sessionId).sort()).toEqual(['p-gone', 'p-restarted']);
+  });
+
+  test('reapEvery reaps at each tick, reports what it reaped, and never runs two reaps at once', async () => {
+    let tick: () => void = () => {};
+    let stopped = false;
+    const calls: { staleOnly?: boolean }[] = [];
+    const answers: ((reaped: Reaped[]) => void)[] = [];
+    const reported: Reaped[][] = [];
+    const stop = reapEvery({
+      placement: { reap: (_registry, options) => (calls.push(options ?? {}), new Promise<Reaped[]>((resolve) => answers.push(resolve))) },
+      registry: {} as WorkerRegistry,
+      ms: 200,
+      every: (ms, beat) => {
+        expect(ms).toBe(200);
+        tick = beat;
+        return () => (stopped = true);
+      },
+      onReaped: (reaped) => reported.push(reaped),
+      onError: (error) => {
+        throw error;
+      },
+    });
+    tick();
+    tick(); // the first reap is still running: skipped
+    expect(calls).toEqual([{ staleOnly: true }]);
+    answers.shift()!([]);
+    await new Promise((resolve) => setImmediate(resolve));
+    tick();
+    const lost: Reaped = { sessionId: 'p1', worker: 'beta', reason: 'worker beta stopped heartbeating', on: 'any' };
+    answers.shift()!([lost]);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(calls).toHaveLength(2);
+    expect(reported).toEqual([[lost]]);
+    stop();
+    expect(stopped).toBe(true);
+  });
+});
+
+describe('taking a reaped placement for a respawn', () => {
+  test('is refused for a session not placed through the queue and for one still placed, and taken once when respawns race', async () => {
+    const { pool, registry } = await store();
+    const beta = await registry.register({ name: 'beta', capacity: 1, version: '1' });
+    await placed(pool, { placementId: 'p1', worker: 'beta', incarnation: beta.incarnation, sessionId: 's1' });
+    const alpha = new Respawns(pool);
+    const gamma = new Respawns(pool);
+
+    expect(await alpha.take('beta', 'local-session', 'alpha')).toEqual({ kind: 'not_placed' });
+    expect(await alpha.take('beta', 's1', 'alpha')).toEqual({ kind: 'not_failed', state: 'placed', reason: null });
+
+    await pool.query(`UPDATE placements SET state = 'failed', reason = 'worker beta stopped heartbeating' WHERE session_id = 'p1'`);
+    const [first, second] = await Promise.all([alpha.take('beta', 's1', 'alpha'), gamma.take('beta', 's1', 'gamma')]);
+    const taken = [first, second].filter((t) => t.kind === 'taken');
+    expect(taken).toHaveLength(1);
+    expect(taken[0]).toMatchObject({ kind: 'taken', reason: 'worker beta stopped heartbeating', dispatch: { placementId: 'p1', origin: 'alpha', request: { prompt: 'p', name: 'n' }, url: 'ssh://git.example/shop.git', base: 'main' } });
+    const loser = [first, second].find((t) => t.kind !== 'taken');
+    expect(loser).toMatchObject({ kind: 'not_failed', state: 'finished', reason: expect.stringMatching(/^respawned by (alpha|gamma) after: worker beta stopped heartbeating$/) });
+
+    // A respawn that could not be placed gives it back, to be tried again.
+    await alpha.giveBack('p1', 'worker beta stopped heartbeating');
+    expect(await alpha.take('beta', 's1', 'alpha')).toMatchObject({ kind: 'taken' });
+  });
+});
+
+describe('the branch a session pushed', () => {
+  test('is found on the remote by name and fetched into a clone as a local branch, never over a different one', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'baton-respawn-'));
+    cleanups.push(() => rmSync(root, { recursive: true, force: true }));
+    const sh = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, encoding: 'utf8', env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' } }).trim();
+    const remote = join(root, 'remote.git');
+    sh(root, 'init', '--quiet', '--bare', '-b', 'main', remote);
+    const work = join(root, 'work');
+    sh(root, 'init', '--quiet', '-b', 'main', work);
+    writeFileSync(join(work, 'a.txt'), 'a\n');
+    sh(work, 'add', '--all');
+    sh(work, 'commit', '-qm', 'a');
+    sh(work, 'push', '--quiet', remote, 'main:refs/heads/main', 'main:refs/heads/baton/pushed');
+    const tip = sh(work, 'rev-parse', 'HEAD');
+
+    expect(await pushedBranch(root, remote, 'pushed')).toBe('baton/pushed');
+    expect(await pushedBranch(root, remote, 'never')).toBeUndefined();
+    const clone = join(root, 'clone');
+    sh(root, 'clone', '--quiet', remote, clone);
+    await fetchBranch(clone, remote, 'baton/pushed');
+    expect(sh(clone, 'rev-parse', 'refs/heads/baton/pushed')).toBe(tip);
+
+    // A local branch of that name that went its own way is left alone: the fetch is refused.
+    sh(clone, 'checkout', '--quiet', '-b', 'baton/other', 'main');
+    writeFileSync(join(clone, 'b.txt'), 'b\n');
+    sh(clone, 'add', '--all');
+    sh(clone, 'commit', '-qm', 'b');
+    sh(clone, 'checkout', '--quiet', 'main');
+    sh(work, 'commit', '-qm', 'c', '--allow-empty');
+    sh(work, 'push', '--quiet', remote, 'HEAD:refs/heads/baton/other');
+    await expect(fetchBranch(clone, remote, 'baton/other')).rejects.toThrow();
+  });
+});
