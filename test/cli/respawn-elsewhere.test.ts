@@ -1,0 +1,123 @@
+/**
+ * A dead machine's placed sessions respawned on another (issue 20, decision 129): two supervisors
+ * sharing a test PostgreSQL and a bare remote, with sync pushing sessions' branches at turn ends.
+ * Beta runs a placed session that commits a file; beta's supervisor and session hosts are
+ * SIGKILLed; alpha's timer reaps the placement, shows the session failed naming beta, and
+ * `baton respawn` runs it on alpha from the branch beta pushed. A session never pushed starts
+ * fresh and says so; one dispatched on beta itself, one still alive and one respawned already are
+ * refused with the reason.
+ */
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import pg from 'pg';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { SessionView } from '../../src/api/index.js';
+import { TestBaton } from '../support/baton.js';
+import { configure } from '../support/landing.js';
+import { postgresForFile } from '../support/postgres.js';
+
+const server = postgresForFile();
+const started: TestBaton[] = [];
+afterEach(() => {
+  for (const baton of started.splice(0)) baton.cleanup();
+});
+
+async function machine(name: string, url: string): Promise<TestBaton> {
+  const baton = new TestBaton({ BATON_STORE: url, BATON_MACHINE: name, BATON_CLUSTER_HEARTBEAT_MS: '200' });
+  started.push(baton);
+  await baton.ok(['daemon', 'start']);
+  return baton;
+}
+
+/** Polls until `check` gives a value (not undefined), or fails naming `what`. */
+async function until<T>(what: string, check: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    const got = await check().catch((error: unknown) => ((last = error), undefined));
+    if (got !== undefined) return got;
+    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}; last error: ${String(last)}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+const sessionOn = (side: TestBaton, name: string, machineName: string) => async () => (await side.json<SessionView[]>(['ls'])).find((s) => s.name === name && s.machine === machineName);
+
+async function placementState(url: string, sessionId: string): Promise<string | undefined> {
+  const pool = new pg.Pool({ connectionString: url, max: 1 });
+  try {
+    const { rows } = await pool.query<{ state: string }>('SELECT p.state FROM placements p JOIN cluster_dispatches d ON d.placement_id = p.session_id WHERE d.session_id = $1', [sessionId]);
+    return rows[0]?.state;
+  } finally {
+    await pool.end();
+  }
+}
+
+const scripted = (side: TestBaton, steps: unknown[]) => ['--agent', 'scripted', '--script', side.script(steps)];
+
+describe('a dead machine’s placed sessions', () => {
+  it('are reaped by the others and respawned on alpha from the branch beta pushed', async () => {
+    const url = await server().database();
+    const alpha = await machine('alpha', url);
+    const beta = await machine('beta', url);
+    const remote = join(alpha.root, 'remote.git');
+    execFileSync('git', ['init', '--quiet', '--bare', remote], { env: alpha.env });
+    const repo = alpha.repo('shop');
+    configure(alpha, repo, { sync: { push: 'turn' } });
+    alpha.git(repo, 'remote', 'add', 'origin', remote);
+    alpha.git(repo, 'push', '--quiet', 'origin', 'main');
+
+    // A turn on beta that commits a file; its end pushes the branch to the remote.
+    const commits = [{ write: { path: 'notes.txt', content: 'written on beta\n' } }, { run: ['git', 'add', '--all'] }, { run: ['git', 'commit', '-q', '--allow-empty', '-m', 'notes from beta'] }, { say: 'committed' }];
+    const placed = await alpha.json<SessionView>(['dispatch', 'write notes', '--name', 'notes', '--on', 'beta', ...scripted(alpha, commits)], { cwd: repo });
+    expect(placed.machine).toBe('beta');
+    const pushed = await until('beta pushed baton/notes', async () => alpha.git(remote, 'for-each-ref', '--format=%(objectname)', 'refs/heads/baton/notes') || undefined);
+    // One that never ends a turn: nothing is pushed.
+    await alpha.ok(['dispatch', 'think long', '--name', 'thinker', '--on', 'beta', ...scripted(alpha, [{ say: 'thinking' }, { sleep: 600_000 }])], { cwd: repo });
+    // One dispatched on beta itself: no request of it is stored.
+    const own = beta.repo('own');
+    await beta.ok(['dispatch', 'local work', '--name', 'local', ...scripted(beta, [{ say: 'here' }])], { cwd: own });
+    await until('alpha sees notes done, thinker and local', async () => {
+      const notes = await sessionOn(alpha, 'notes', 'beta')();
+      return notes?.state === 'ready_for_review' && (await sessionOn(alpha, 'thinker', 'beta')()) !== undefined && (await sessionOn(alpha, 'local', 'beta')()) !== undefined ? true : undefined;
+    });
+
+    const alive = await alpha.run(['respawn', 'notes']);
+    expect(alive.code).toBe(4);
+    expect(alive.stderr).toContain('Session notes runs on beta and is ready for review: respawn places elsewhere only a session whose machine stopped heartbeating');
+
+    // Beta dies whole: its supervisor and its session hosts.
+    const pids = [beta.supervisorPid(), ...beta.hostPids()];
+    for (const pid of pids) process.kill(pid, 'SIGKILL');
+
+    // Alpha's reaper fails the placement on its own timer, with no respawn asked for.
+    await until('the placement of notes is reaped', async () => ((await placementState(url, placed.id)) === 'failed' ? true : undefined));
+    const failed = await until('alpha shows notes failed', async () => {
+      const s = await sessionOn(alpha, 'notes', 'beta')();
+      return s?.state === 'failed' ? s : undefined;
+    });
+    expect(failed.reason).toMatchObject({ kind: 'error', message: expect.stringContaining('machine beta stopped heartbeating') });
+
+    const respawned = await alpha.json<SessionView>(['respawn', 'notes']);
+    expect(respawned).toMatchObject({ name: 'notes', machine: 'alpha', branch: 'baton/notes', projectRoot: repo });
+    expect(readFileSync(join(respawned.worktree, 'notes.txt'), 'utf8')).toBe('written on beta\n');
+    expect(alpha.git(respawned.worktree, 'log', '--format=%s', '-1', pushed.trim())).toBe('notes from beta');
+    expect(alpha.git(respawned.worktree, 'merge-base', '--is-ancestor', pushed.trim(), 'HEAD')).toBe('');
+    await alpha.waitForState('notes', 'ready_for_review');
+
+    // Taken once: beta's session, by id, is no longer respawnable.
+    const again = await alpha.run(['respawn', placed.id]);
+    expect(again.code).toBe(4);
+    expect(again.stderr).toContain('its placement is finished (respawned by alpha after: worker beta stopped heartbeating');
+
+    const fresh = await alpha.run(['respawn', 'thinker', '--json']);
+    expect(fresh.code).toBe(0);
+    expect(fresh.stderr).toContain('warning: the remote has no branch baton/thinker (nothing was pushed), so thinker starts fresh from main');
+    expect(JSON.parse(fresh.stdout)).toMatchObject({ name: 'thinker', machine: 'alpha', branch: 'baton/thinker' });
+
+    const local = await alpha.run(['respawn', 'local']);
+    expect(local.code).toBe(4);
+    expect(local.stderr).toContain('Session local was dispatched on beta itself, not placed through the shared queue, so no machine holds its request: it cannot be respawned elsewhere yet');
+  });
+});
