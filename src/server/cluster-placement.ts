@@ -2,8 +2,10 @@
  * Sessions placed on another machine (issue 20, decision 128). The dispatching side stores the
  * request and the repository's identity (remote URL, base) beside a pg-boss placement and waits
  * for the outcome; every clustered supervisor claims placements while its session manager has
- * free slots, runs each in a local clone of the repository and writes the outcome back. Loaded
- * only when a store is configured.
+ * free slots, runs each in a local clone of the repository and writes the outcome back. Every
+ * supervisor also reaps the placements of machines that stopped heartbeating, and a respawn of
+ * such a session places its stored request again from the branch it pushed (decision 129).
+ * Loaded only when a store is configured.
  */
 import { randomUUID } from 'node:crypto';
 import type { z } from 'zod';
