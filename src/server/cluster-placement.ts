@@ -202,7 +202,7 @@ export async function startPlacement(options: PlacementOptions): Promise<Placer>
       );
     }
     if (taken.kind === 'not_failed') {
-      const why = taken.state === 'finished' ? `its placement is finished${taken.reason === null ? '' : ` (${taken.reason})`}` : `${machine} still holds it (its placement is ${taken.state})`;
+      const why = taken.state === 'finished' ? `its placement is finished${taken.reason === null ? '' : ` (${taken.reason})`}` : `${machine} still holds it (its placement is ${taken.state}; respawn it on ${machine})`;
       throw new SessionStateError(`Session ${view.name} cannot be respawned elsewhere: ${why}. Only a session whose machine stopped heartbeating is placed again.`, { machine });
     }
     const { dispatch } = taken;
