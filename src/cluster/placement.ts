@@ -21,7 +21,6 @@ const log = createLogger('cluster.placement');
 
 /** Where a dispatch may run: any machine with a free slot, or one machine by name. */
 export type Target = string;
-
 export function queueFor(on: Target): string {
   return on === 'any' ? DISPATCH_QUEUE : `${DISPATCH_QUEUE}.${on}`;
 }
