@@ -1,15 +1,10 @@
 import pg from 'pg';
-import { afterEach, describe, expect, test } from 'vitest';
-import { postgresForFile } from '../../test/support/postgres.js';
+import { describe, expect, test } from 'vitest';
+import { clusterDatabases } from '../../test/support/cluster.js';
 import { BUS_CHANNEL, PgWorkspaceLog, type LoggedEvent } from './bus.js';
 import { Listener } from './listener.js';
-import { migrate } from './schema.js';
 
-const server = postgresForFile();
-const cleanups: (() => Promise<unknown>)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
+const { database, cleanups, server } = clusterDatabases();
 
 /** One "process": its own pool and its own LISTEN connection. */
 async function machine(url: string, clock?: () => Date): Promise<{ log: PgWorkspaceLog; listener: Listener; pool: pg.Pool }> {
@@ -17,14 +12,6 @@ async function machine(url: string, clock?: () => Date): Promise<{ log: PgWorksp
   const listener = new Listener(url, [BUS_CHANNEL], { firstMs: 20, maxMs: 200 });
   cleanups.push(() => pool.end(), () => listener.close());
   return { log: new PgWorkspaceLog(pool, listener, clock), listener, pool };
-}
-
-async function database(): Promise<string> {
-  const url = await server().database();
-  const pool = new pg.Pool({ connectionString: url, max: 1 });
-  await migrate(pool);
-  await pool.end();
-  return url;
 }
 
 const ref = (i: number): { sessionId: string; name: string; project: string } => ({ sessionId: `s${i}`, name: `w${i}`, project: 'repo' });

@@ -1,25 +1,12 @@
 import pg from 'pg';
-import { afterEach, describe, expect, test } from 'vitest';
-import { postgresForFile } from '../../test/support/postgres.js';
+import { describe, expect, test } from 'vitest';
+import { clusterDatabases } from '../../test/support/cluster.js';
 import { SessionStateError } from '../shared/errors.js';
 import { COMMAND_CHANNELS, RemoteCommands, type CommandHandler, type RemoteCommand } from './commands.js';
 import { RemoteCommandTimeoutError } from './errors.js';
 import { Listener } from './listener.js';
-import { migrate } from './schema.js';
 
-const server = postgresForFile();
-const cleanups: (() => Promise<unknown>)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
-
-async function database(): Promise<string> {
-  const url = await server().database();
-  const pool = new pg.Pool({ connectionString: url, max: 1 });
-  await migrate(pool);
-  await pool.end();
-  return url;
-}
+const { database, cleanups } = clusterDatabases();
 
 /**
  * One machine's process: its own pool and LISTEN connection. The poll is an hour, so only the

@@ -1,26 +1,13 @@
 import pg from 'pg';
-import { afterEach, describe, expect, test } from 'vitest';
-import { postgresForFile } from '../../test/support/postgres.js';
+import { describe, expect, test } from 'vitest';
+import { clusterDatabases } from '../../test/support/cluster.js';
 import { BUS_CHANNEL, PgWorkspaceLog } from './bus.js';
 import { CUT_MARK } from './cut.js';
 import type { SessionView } from './events.js';
 import { Listener } from './listener.js';
 import { SessionMirror, type MirrorChange, type SessionMirrorOptions } from './mirror.js';
-import { migrate } from './schema.js';
 
-const server = postgresForFile();
-const cleanups: (() => Promise<unknown>)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
-
-async function database(): Promise<string> {
-  const url = await server().database();
-  const pool = new pg.Pool({ connectionString: url, max: 1 });
-  await migrate(pool);
-  await pool.end();
-  return url;
-}
+const { database, cleanups } = clusterDatabases();
 
 interface Machine {
   mirror: SessionMirror;

@@ -1,24 +1,11 @@
 import pg from 'pg';
-import { afterEach, describe, expect, test } from 'vitest';
-import { postgresForFile } from '../../test/support/postgres.js';
+import { describe, expect, test } from 'vitest';
+import { clusterDatabases } from '../../test/support/cluster.js';
 import { Listener } from './listener.js';
 import { DISPATCH_CHANNEL, Placement, type Claimer } from './placement.js';
-import { migrate } from './schema.js';
 import { WorkerRegistry } from './workers.js';
 
-const server = postgresForFile();
-const cleanups: (() => Promise<unknown>)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
-
-async function database(): Promise<string> {
-  const url = await server().database();
-  const pool = new pg.Pool({ connectionString: url, max: 1 });
-  await migrate(pool);
-  await pool.end();
-  return url;
-}
+const { database, cleanups } = clusterDatabases();
 
 /** One "machine": its pool, its LISTEN connection and its pg-boss. */
 async function machine(url: string): Promise<{ pool: pg.Pool; listener: Listener; placement: Placement }> {

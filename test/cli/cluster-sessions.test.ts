@@ -4,25 +4,14 @@
  * it, reads and follows its events, answers its question and its approval (one decision only,
  * however many machines answer), and stops it — each through the machine that runs it.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { PeekView, SessionView } from '../../src/api/index.js';
 import type { BatonEvent } from '../../src/events/index.js';
-import { TestBaton } from '../support/baton.js';
+import type { TestBaton } from '../support/baton.js';
 import { exitOf, OutputWatcher } from '../support/process.js';
-import { postgresForFile } from '../support/postgres.js';
+import { clusterMachines } from '../support/cluster.js';
 
-const server = postgresForFile();
-const started: TestBaton[] = [];
-afterEach(() => {
-  for (const baton of started.splice(0)) baton.cleanup();
-});
-
-async function machine(name: string, url: string): Promise<TestBaton> {
-  const baton = new TestBaton({ BATON_STORE: url, BATON_MACHINE: name, BATON_CLUSTER_HEARTBEAT_MS: '200' });
-  started.push(baton);
-  await baton.ok(['daemon', 'start']);
-  return baton;
-}
+const { database, machine } = clusterMachines();
 
 /** `baton logs <ref> --json`: one event per line. */
 async function logs(side: TestBaton, ref: string): Promise<BatonEvent[]> {
@@ -43,7 +32,7 @@ async function sessionUntil(side: TestBaton, name: string, check: (s: SessionVie
 
 describe('sessions across two machines sharing a store', () => {
   it('lists, peeks at and answers the other machine’s session, which runs where it started', async () => {
-    const url = await server().database();
+    const url = await database();
     const alpha = await machine('alpha', url);
     const beta = await machine('beta', url);
     const repo = beta.repo();
@@ -89,7 +78,7 @@ describe('sessions across two machines sharing a store', () => {
   });
 
   it('decides an approval once when both machines answer it, and stops the other machine’s session', async () => {
-    const url = await server().database();
+    const url = await database();
     const alpha = await machine('alpha', url);
     const beta = await machine('beta', url);
     const repo = beta.repo();
@@ -115,7 +104,7 @@ describe('sessions across two machines sharing a store', () => {
   });
 
   it('shows a dead machine’s sessions as failed, naming the machine, and live again when it is back', async () => {
-    const url = await server().database();
+    const url = await database();
     const alpha = await machine('alpha', url);
     const beta = await machine('beta', url);
     const repo = beta.repo();
@@ -157,7 +146,7 @@ describe('sessions across two machines sharing a store', () => {
   });
 
   it('refuses a name two other machines both use, naming them, and takes the id', async () => {
-    const url = await server().database();
+    const url = await database();
     const alpha = await machine('alpha', url);
     const twins = [await machine('beta', url), await machine('gamma', url)];
     for (const side of twins) await side.ok(['dispatch', 'wait', '--name', 'twin', '--agent', 'scripted', '--script', side.script([{ ask: 'Go on?' }])], { cwd: side.repo() });
@@ -176,10 +165,8 @@ describe('sessions across two machines sharing a store', () => {
   });
 
     it('names the machine when it does not answer, and withdraws the command', async () => {
-    const url = await server().database();
-    const alpha = new TestBaton({ BATON_STORE: url, BATON_MACHINE: 'alpha', BATON_CLUSTER_HEARTBEAT_MS: '200', BATON_CLUSTER_COMMAND_TIMEOUT_MS: '1500' });
-    started.push(alpha);
-    await alpha.ok(['daemon', 'start']);
+    const url = await database();
+    const alpha = await machine('alpha', url, { BATON_CLUSTER_COMMAND_TIMEOUT_MS: '1500' });
     const beta = await machine('beta', url);
     const repo = beta.repo();
     await beta.ok(['dispatch', 'wait', '--name', 'waiter', '--agent', 'scripted', '--script', beta.script([{ ask: 'Go on?' }])], { cwd: repo });

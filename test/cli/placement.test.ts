@@ -9,23 +9,12 @@ import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { SessionView } from '../../src/api/index.js';
-import { TestBaton } from '../support/baton.js';
-import { postgresForFile } from '../support/postgres.js';
+import type { TestBaton } from '../support/baton.js';
+import { clusterMachines } from '../support/cluster.js';
 
-const server = postgresForFile();
-const started: TestBaton[] = [];
-afterEach(() => {
-  for (const baton of started.splice(0)) baton.cleanup();
-});
-
-async function machine(name: string, url: string | undefined, env: NodeJS.ProcessEnv = {}): Promise<TestBaton> {
-  const baton = new TestBaton({ ...(url === undefined ? {} : { BATON_STORE: url }), BATON_MACHINE: name, BATON_CLUSTER_HEARTBEAT_MS: '200', ...env });
-  started.push(baton);
-  await baton.ok(['daemon', 'start']);
-  return baton;
-}
+const { database, machine } = clusterMachines();
 
 /** A repository on `side` whose `origin` is a bare repository holding its main branch. */
 function sharedRepo(side: TestBaton): { repo: string; remote: string } {
@@ -68,7 +57,7 @@ const scripted = (side: TestBaton, steps: unknown[]) => ['--agent', 'scripted', 
 
 describe('dispatch placed on another machine', () => {
   it('runs on the machine with a free slot when this one is full, in a clone of the shared remote', async () => {
-    const url = await server().database();
+    const url = await database();
     const alpha = await machine('alpha', url, { BATON_MAX_CONCURRENT: '1' });
     const beta = await machine('beta', url);
     const { repo } = sharedRepo(alpha);
@@ -99,7 +88,7 @@ describe('dispatch placed on another machine', () => {
   });
 
   it('places with --on on the named machine even when this one is free, and refuses what cannot be placed', async () => {
-    const url = await server().database();
+    const url = await database();
     const alpha = await machine('alpha', url);
     const beta = await machine('beta', url);
     const { repo } = sharedRepo(alpha);
@@ -133,7 +122,7 @@ describe('dispatch placed on another machine', () => {
   });
 
   it('says a placement no machine takes in time stays queued, and it runs once the machine is back', async () => {
-    const url = await server().database();
+    const url = await database();
     const alpha = await machine('alpha', url, { BATON_CLUSTER_PLACE_TIMEOUT_MS: '1500' });
     const beta = await machine('beta', url);
     const { repo } = sharedRepo(alpha);
@@ -149,7 +138,7 @@ describe('dispatch placed on another machine', () => {
   });
 
   it('runs a dispatch queued for any machine on the one it came from when its slot frees, in its own checkout', async () => {
-    const url = await server().database();
+    const url = await database();
     const alpha = await machine('alpha', url, { BATON_MAX_CONCURRENT: '1', BATON_CLUSTER_PLACE_TIMEOUT_MS: '1500' });
     const { repo } = sharedRepo(alpha);
     // Alpha's one slot is taken by a session of another repository: it has none in this one.

@@ -11,24 +11,13 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { SessionView } from '../../src/api/index.js';
-import { TestBaton } from '../support/baton.js';
+import type { TestBaton } from '../support/baton.js';
 import { configure } from '../support/landing.js';
-import { postgresForFile } from '../support/postgres.js';
+import { clusterMachines } from '../support/cluster.js';
 
-const server = postgresForFile();
-const started: TestBaton[] = [];
-afterEach(() => {
-  for (const baton of started.splice(0)) baton.cleanup();
-});
-
-async function machine(name: string, url: string): Promise<TestBaton> {
-  const baton = new TestBaton({ BATON_STORE: url, BATON_MACHINE: name, BATON_CLUSTER_HEARTBEAT_MS: '200' });
-  started.push(baton);
-  await baton.ok(['daemon', 'start']);
-  return baton;
-}
+const { database, machine } = clusterMachines();
 
 /** Polls until `check` gives a value (not undefined), or fails naming `what`. */
 async function until<T>(what: string, check: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
@@ -58,7 +47,7 @@ const scripted = (side: TestBaton, steps: unknown[]) => ['--agent', 'scripted', 
 
 describe('a dead machine’s placed sessions', () => {
   it('are reaped by the others and respawned on alpha from the branch beta pushed', async () => {
-    const url = await server().database();
+    const url = await database();
     const alpha = await machine('alpha', url);
     const beta = await machine('beta', url);
     const remote = join(alpha.root, 'remote.git');

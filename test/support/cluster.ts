@@ -1,0 +1,63 @@
+/**
+ * The cluster tests' shared setup. `clusterDatabases()`: a migrated database of this file's test
+ * PostgreSQL per call, and cleanups (pools, listeners, claimers) run in reverse after each test.
+ * `clusterMachines()`: supervisors started as machines of a shared workspace, each with its own
+ * BATON_HOME, 200 ms heartbeats (stale after 600 ms), stopped by pid after each test.
+ */
+import pg from 'pg';
+import { afterEach } from 'vitest';
+import { migrate } from '../../src/cluster/schema.js';
+import { TestBaton } from './baton.js';
+import { postgresForFile, type TestPostgres } from './postgres.js';
+
+export interface ClusterDatabases {
+  /** A fresh, migrated database; its URL. */
+  database: () => Promise<string>;
+  /** Run in reverse after each test. */
+  cleanups: (() => Promise<unknown>)[];
+  /** This file's test PostgreSQL (its superuser URL, for tests that act as an administrator). */
+  server: () => TestPostgres;
+}
+
+export function clusterDatabases(): ClusterDatabases {
+  const server = postgresForFile();
+  const cleanups: (() => Promise<unknown>)[] = [];
+  afterEach(async () => {
+    for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+  });
+  return {
+    cleanups,
+    server,
+    database: async () => {
+      const url = await server().database();
+      const pool = new pg.Pool({ connectionString: url, max: 1 });
+      await migrate(pool);
+      await pool.end();
+      return url;
+    },
+  };
+}
+
+export interface ClusterMachines {
+  /** A fresh database of this file's test PostgreSQL (the supervisors migrate it as they join). */
+  database: () => Promise<string>;
+  /** A supervisor started as machine `name` on the store at `url` (none: not clustered). */
+  machine: (name: string, url: string | undefined, env?: NodeJS.ProcessEnv) => Promise<TestBaton>;
+}
+
+export function clusterMachines(): ClusterMachines {
+  const server = postgresForFile();
+  const started: TestBaton[] = [];
+  afterEach(() => {
+    for (const baton of started.splice(0)) baton.cleanup();
+  });
+  return {
+    database: () => server().database(),
+    machine: async (name, url, env = {}) => {
+      const baton = new TestBaton({ ...(url === undefined ? {} : { BATON_STORE: url }), BATON_MACHINE: name, BATON_CLUSTER_HEARTBEAT_MS: '200', ...env });
+      started.push(baton);
+      await baton.ok(['daemon', 'start']);
+      return baton;
+    },
+  };
+}
