@@ -9,7 +9,7 @@ import type { PeekView, SessionView } from '../../src/api/index.js';
 import type { BatonEvent } from '../../src/events/index.js';
 import type { TestBaton } from '../support/baton.js';
 import { exitOf, OutputWatcher } from '../support/process.js';
-import { clusterMachines } from '../support/cluster.js';
+import { clusterMachines, sessionUntil } from '../support/cluster.js';
 
 const { database, machine } = clusterMachines();
 
@@ -17,17 +17,6 @@ const { database, machine } = clusterMachines();
 async function logs(side: TestBaton, ref: string): Promise<BatonEvent[]> {
   const out = await side.ok(['logs', ref, '--json']);
   return out.split('\n').filter(Boolean).map((line) => JSON.parse(line) as BatonEvent);
-}
-
-/** Polls `baton ls --json` on `side` until another machine's session matches: its news comes through the log. */
-async function sessionUntil(side: TestBaton, name: string, check: (s: SessionView) => boolean, what: string, timeoutMs = 20_000): Promise<SessionView> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const found = (await side.json<SessionView[]>(['ls'])).find((s) => s.name === name);
-    if (found !== undefined && check(found)) return found;
-    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}; last: ${JSON.stringify(found)}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
 }
 
 describe('sessions across two machines sharing a store', () => {

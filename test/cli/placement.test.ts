@@ -12,7 +12,7 @@ import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import type { SessionView } from '../../src/api/index.js';
 import type { TestBaton } from '../support/baton.js';
-import { clusterMachines } from '../support/cluster.js';
+import { clusterMachines, sessionUntil } from '../support/cluster.js';
 
 const { database, machine } = clusterMachines();
 
@@ -24,17 +24,6 @@ function sharedRepo(side: TestBaton): { repo: string; remote: string } {
   side.git(repo, 'remote', 'add', 'origin', remote);
   side.git(repo, 'push', '--quiet', 'origin', 'main');
   return { repo, remote };
-}
-
-/** Polls `baton ls --json` on `side` until the session matches. */
-async function sessionUntil(side: TestBaton, name: string, check: (s: SessionView) => boolean, what: string, timeoutMs = 20_000): Promise<SessionView> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const found = (await side.json<SessionView[]>(['ls'])).find((s) => s.name === name);
-    if (found !== undefined && check(found)) return found;
-    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}; last: ${JSON.stringify(found)}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
 }
 
 /** Polls the store until the placement that started `sessionId` is in `state`. */

@@ -7,6 +7,7 @@
 import pg from 'pg';
 import { afterEach } from 'vitest';
 import { migrate } from '../../src/cluster/schema.js';
+import type { SessionView } from '../../src/api/index.js';
 import { TestBaton } from './baton.js';
 import { postgresForFile, type TestPostgres } from './postgres.js';
 
@@ -60,4 +61,18 @@ export function clusterMachines(): ClusterMachines {
       return baton;
     },
   };
+}
+
+/**
+ * Polls `baton ls --json` on `side` until the session named `name` matches `check`: another
+ * machine's news comes through the shared log, which sends the CLI no event to wait on.
+ */
+export async function sessionUntil(side: TestBaton, name: string, check: (s: SessionView) => boolean, what: string, timeoutMs = 20_000): Promise<SessionView> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const found = (await side.json<SessionView[]>(['ls'])).find((s) => s.name === name);
+    if (found !== undefined && check(found)) return found;
+    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}; last: ${JSON.stringify(found)}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
 }
