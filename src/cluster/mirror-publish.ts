@@ -3,16 +3,19 @@
  * Views are coalesced per session — at most one append in flight, and whatever arrives meanwhile
  * folds into one more append of the newest — because a busy session changes its view many times
  * a second and the others only need the latest. Events are never coalesced: each is appended,
- * one session's in call order.
+ * one session's in call order; both are tried again after a failure.
  */
 import type { z } from 'zod';
 import { InvalidInputError } from '../shared/errors.js';
+import type { Logger } from '../shared/log.js';
 import type { PgWorkspaceLog } from './bus.js';
 import { capEvent } from './cut.js';
 import { ClusterEventPublished, ClusterSessionPublished, ClusterSessionRemoved, MirroredEvent, SessionView } from './events.js';
 
 /** 64 KiB: a long assistant message fits, a multi-megabyte tool output does not. */
 export const EVENT_CAP_BYTES = 64 * 1024;
+/** Tries of one event's append before it is given up (about 1.5 min with the default backoff). */
+const EVENT_TRIES = 8;
 
 type Next = { kind: 'view'; view: SessionView } | { kind: 'removed' };
 
@@ -44,6 +47,7 @@ export class SessionPublisher {
     private readonly machine: string,
     private readonly capBytes = EVENT_CAP_BYTES,
     private readonly retry: RetryTiming = { firstMs: 500, maxMs: 30_000 },
+    private readonly logger?: Pick<Logger, 'warn'>,
   ) {}
 
   /**
@@ -67,12 +71,30 @@ export class SessionPublisher {
     const { event: capped, originalBytes } = capEvent(parsed, this.capBytes);
     const data = { machine: this.machine, sessionId: id, eventSeq: parsed.seq, event: capped, ...(originalBytes === undefined ? {} : { cut: { originalBytes } }) };
     const previous = this.eventChains.get(id) ?? Promise.resolve();
-    const appended = previous.catch(() => {}).then(() => this.log.append(ClusterEventPublished.type, data));
+    const appended = previous.catch(() => {}).then(() => this.appendEvent(data));
     this.eventChains.set(id, appended);
     void appended.finally(() => {
       if (this.eventChains.get(id) === appended) this.eventChains.delete(id);
     }).catch(() => {});
     return appended.then(() => {});
+  }
+
+  /**
+   * One event appended, tried again after a failure (the store gone for a moment) with the view's
+   * backoff, up to EVENT_TRIES times: a gap in another machine's peek or follow of the session
+   * would otherwise stay for good. The session's later events wait behind it, so order holds.
+   */
+  private async appendEvent(data: unknown): Promise<void> {
+    for (let failures = 0; ; failures++) {
+      try {
+        await this.log.append(ClusterEventPublished.type, data);
+        return;
+      } catch (error) {
+        if (this.closed || failures + 1 >= EVENT_TRIES) throw error;
+        this.logger?.warn('a session event did not reach the shared store; trying again', { error: error instanceof Error ? error.message : String(error), tries: failures + 1 });
+        await this.pause(Math.min(this.retry.maxMs, this.retry.firstMs * 2 ** failures));
+      }
+    }
   }
 
   /** Drops the retries waiting, then resolves once nothing is being appended. */

@@ -119,7 +119,25 @@ describe('the session mirror', () => {
     await until(b.mirror, () => b.mirror.remoteSessions()[0]?.view.lastSeq === 2, 'the failed view arrives on a retry');
   });
 
-  test('a session\'s events page by their own seq, a republished event counts once, and a huge one is cut and marked', async () => {
+  test('an event whose append failed is appended once the store is back, and the session\'s next event after it', async () => {
+    const url = await database();
+    const a = machine(url, 'laptop', { retry: { firstMs: 20, maxMs: 100 } });
+    const b = machine(url, 'build-box');
+    await b.mirror.start();
+    await a.mirror.publishEvent('s1', { seq: 1, ts: new Date().toISOString(), type: 'message.added', text: 'one' });
+    await a.pool.query('ALTER TABLE workspace_events RENAME TO workspace_events_away');
+    const second = a.mirror.publishEvent('s1', { seq: 2, ts: new Date().toISOString(), type: 'message.added', text: 'two' });
+    const third = a.mirror.publishEvent('s1', { seq: 3, ts: new Date().toISOString(), type: 'message.added', text: 'three' });
+    // Once its first try has failed (the mirror says so), the store is back.
+    for (const deadline = Date.now() + 10_000; !a.warnings.some((w) => w.msg.includes('trying again')); await new Promise((r) => setTimeout(r, 10))) {
+      if (Date.now() > deadline) throw new Error('the failed append was never reported');
+    }
+    await a.pool.query('ALTER TABLE workspace_events_away RENAME TO workspace_events');
+    await Promise.all([second, third]);
+    expect((await b.mirror.events('s1')).map((e) => e.event.seq)).toEqual([1, 2, 3]);
+  });
+
+    test('a session\'s events page by their own seq, a republished event counts once, and a huge one is cut and marked', async () => {
     const url = await database();
     const a = machine(url, 'laptop', { eventCapBytes: 4_096 });
     const b = machine(url, 'build-box');

@@ -65,8 +65,8 @@ export class SessionMirror {
   constructor(private readonly options: SessionMirrorOptions) {
     this.machine = checkWorkerName(options.machine, 'machine');
     this.log = options.log;
-    this.publisher = new SessionPublisher(options.log, this.machine, options.eventCapBytes, options.retry);
     this.logger = options.logger ?? createLogger('cluster.mirror');
+    this.publisher = new SessionPublisher(options.log, this.machine, options.eventCapBytes, options.retry, this.logger);
   }
 
   publish(view: unknown): Promise<void> {
