@@ -15,7 +15,7 @@ import type { AlertList, BudgetList, CostReport } from '../../src/api/watchdog.j
 import type { BatonEvent } from '../../src/events/index.js';
 import { priceUsage } from '../../src/usage/price.js';
 import { TestBaton } from '../support/baton.js';
-import { realAgentsEnv, startModelServer, type ModelServer, type Scenario } from '../support/model-server/index.js';
+import { realAgentsEnv, startModelServer, type ModelServer, type RecordedRequest, type Scenario } from '../support/model-server/index.js';
 
 type Agent = 'claude' | 'codex';
 const API = { claude: 'anthropic', codex: 'openai' } as const;
@@ -187,8 +187,8 @@ describe.each(['claude', 'codex'] as const)('%s under the watchdog', (agent) => 
   });
 
   /** The tokens Baton recorded for a session, and those the model server served for the given scenarios. */
-  async function recordedAndServed(name: string, prompts: string[]): Promise<{ recorded: unknown; served: { input: number; output: number } }> {
-    const requests = server.requests.filter((r) => r.api === API[agent] && prompts.includes(r.scenario ?? ''));
+  async function recordedAndServed(name: string, prompts: string[], leaveOut: (r: RecordedRequest) => boolean = () => false): Promise<{ recorded: unknown; served: { input: number; output: number } }> {
+    const requests = server.requests.filter((r) => r.api === API[agent] && prompts.includes(r.scenario ?? '') && !leaveOut(r));
     const served = requests.reduce((sum, r) => ({ input: sum.input + (r.served?.input ?? 0), output: sum.output + (r.served?.output ?? 0) }), { input: 0, output: 0 });
     const row = (await t.json<CostReport>(['cost'], { cwd: repo })).rows.find((r) => r.key.endsWith(`/${name}`));
     return { recorded: { input: (row?.inputTokens ?? 0) + (row?.cacheReadTokens ?? 0), output: row?.outputTokens }, served };
@@ -203,8 +203,13 @@ describe.each(['claude', 'codex'] as const)('%s under the watchdog', (agent) => 
     await t.ok(['reply', 'halted', `${agent}: carry on after the stop`]);
     await t.waitForEvent('halted', (e) => e.type === 'message.added' && e.role === 'assistant' && e.text === 'Carried on.', WAIT);
     await t.waitForState('halted', 'ready_for_review', WAIT);
-    const { recorded, served } = await recordedAndServed('halted', [`${agent}: stop me mid-command`, `${agent}: carry on after the stop`, 'The session was restarted while you were working']);
-    expect(recorded).toEqual(served);
+    const prompts = [`${agent}: stop me mid-command`, `${agent}: carry on after the stop`, 'The session was restarted while you were working'];
+    const { recorded, served } = await recordedAndServed('halted', prompts);
+    // The stop ends the command first: the agent may send its result and be answered ("never
+    // reached") in the moment before it is stopped itself, a response it never reads in full and
+    // so never reports. That one may be missing; the stopped turn's response is counted once.
+    const { served: withoutLast } = await recordedAndServed('halted', prompts, (r) => r.scenario === prompts[0] && r.stepIndex === 1);
+    expect([served, withoutLast]).toContainEqual(recorded);
     expect(served.input).toBeGreaterThanOrEqual(20_000);
   });
 
