@@ -92,10 +92,24 @@ async function hasRemote(root: string, url: string): Promise<boolean> {
     .some((remote) => remote !== '' && sameUrl(absoluteUrl(remote, root), url));
 }
 
+/**
+ * The identity of the repository at `root` as every machine can name it: its sync remote's URL
+ * (absolute, without a trailing slash or `.git`); undefined when it has no such remote.
+ */
+export async function remoteKey(root: string): Promise<string | undefined> {
+  const remote = loadRepoConfig(root).sync?.remote ?? DEFAULT_SYNC_REMOTE;
+  const got = await git(root, ['remote', 'get-url', '--', remote], { okExitCodes: [2, 128], timeoutMs: LOCAL_MS });
+  const url = got.stdout.trim();
+  return got.exitCode !== 0 || url === '' ? undefined : plainUrl(absoluteUrl(url, root));
+}
+
 /** Two spellings of one remote: a trailing slash or `.git` does not make another repository. */
 function sameUrl(a: string, b: string): boolean {
-  const plain = (url: string) => url.replace(/\/+$/, '').replace(/\.git$/, '');
-  return plain(a) === plain(b);
+  return plainUrl(a) === plainUrl(b);
+}
+
+function plainUrl(url: string): string {
+  return url.replace(/\/+$/, '').replace(/\.git$/, '');
 }
 
 /** A remote given as a relative local path means one thing on this machine only: made absolute. */
