@@ -18,6 +18,7 @@
  *   URL and base), the clone the claiming machine runs it in, and its answer to the dispatcher.
  * - `reapEvery` / `Respawns`: every supervisor reaps stale workers' placements on a timer; a
  *   reaped placement's stored request is taken once to place it again from its pushed branch (decision 129).
+ * - `PgSettings`: the workspace's allow rules and budgets, one set for every machine (decision 130).
  * - `RemoteCommands`: a reply, approval or stop for a session on another machine, run there once,
  *   answered or refused, withdrawn if nobody takes it in time.
  */
@@ -37,3 +38,5 @@ export { COMMAND_CHANNEL, COMMAND_CHANNELS, COMMAND_DONE_CHANNEL, RemoteCommand,
 export { ClusterDispatches, DISPATCH_ANSWER_CHANNEL, type DispatchOutcome, type PlacedDispatch } from './dispatches.js';
 export { fetchBase, localCloneOf, repositoryIdentity, type RepositoryIdentity } from './clones.js';
 export { fetchBranch, pushedBranch, reapEvery, Respawns, type Takeover } from './respawn.js';
+export { PgSettings, SETTINGS_CHANNEL } from './settings.js';
+export { remoteKey } from './clones.js';

@@ -10,7 +10,7 @@ import { PolicyAllowAdded, PolicyAllowRevoked, PolicyAutoApproved } from '../eve
 import { loadRepoConfig } from '../projects/index.js';
 import { AllowRuleNotFoundError, errorMessage, GateWinsError, InvalidInputError } from '../shared/errors.js';
 import { createLogger } from '../shared/log.js';
-import type { AllowRuleRow, AllowRuleStore } from '../store/allow-rules.js';
+import type { AllowRuleRow, AllowRules } from '../settings/index.js';
 import { findRepository } from '../worktrees/index.js';
 import { matchAllowRule, patternWords } from './allow.js';
 import { compilePolicy, describeRules, evaluate } from './gate.js';
@@ -41,7 +41,7 @@ type Source = AllowRuleRow['source'];
 export class PolicyService {
   constructor(
     private readonly sessions: PolicySessions,
-    private readonly store: AllowRuleStore,
+    private readonly store: AllowRules,
     private readonly bus: WorkspaceBus,
     private readonly home = homedir(),
   ) {}
@@ -61,7 +61,7 @@ export class PolicyService {
     const session = this.sessions.get(sessionId);
     const request = this.sessions.latestEvents(sessionId, ['approval.requested'], 5).find((e) => e.type === 'approval.requested' && e.requestId === requestId);
     if (session === undefined || request?.type !== 'approval.requested') return;
-    const rule = matchAllowRule(this.store.list(session.project_root), request, session.worktree, this.home);
+    const rule = matchAllowRule(await this.store.list(session.project_root), request, session.worktree, this.home);
     if (rule === undefined) return;
     await this.sessions.resolveApproval(sessionId, 'allow', `approved by allow rule ${rule.id}`, requestId);
     this.bus.publish(PolicyAutoApproved, { sessionId, name: session.name, project: session.project_name, ruleId: rule.id, requestId, tool: request.tool, input: request.input });
@@ -70,7 +70,7 @@ export class PolicyService {
   async view(cwd: string): Promise<{ project: string | null; rules: ReturnType<typeof describeRules>; allow: AllowRuleRow[] }> {
     const root = await repositoryOf(cwd);
     const section = root === undefined ? {} : (loadRepoConfig(root).policy ?? {});
-    return { project: root ?? null, rules: describeRules(section), allow: this.store.list(root) };
+    return { project: root ?? null, rules: describeRules(section), allow: await this.store.list(root) };
   }
 
   /** The verdict on a command (or a file write) as an agent in this repository would get it, and the allow rule that would answer it. */
@@ -80,7 +80,7 @@ export class PolicyService {
     const call: ToolCall = input.command !== undefined ? { tool: 'Bash', kind: 'run', command: input.command } : { tool: 'Edit', kind: 'edit', paths: [input.path ?? ''] };
     const verdict = evaluate(call, { cwd: repo.root, worktree: repo.root, home: this.home, writable: policy.writable, baseBranch: repo.branch === 'HEAD' ? undefined : repo.branch }, policy);
     const pending = { tool: call.tool, kind: call.kind, input: input.command ?? input.path ?? '', gate: verdict.action === 'allow' ? undefined : verdict.rule };
-    const rule = matchAllowRule(this.store.list(repo.root), pending, repo.root, this.home);
+    const rule = matchAllowRule(await this.store.list(repo.root), pending, repo.root, this.home);
     return { verdict, allowRule: rule?.id ?? null, worktree: repo.root };
   }
 
@@ -108,19 +108,19 @@ export class PolicyService {
     return this.add({ project_root: session.project_root, tool: pattern === null ? request.tool : null, pattern, source });
   }
 
-  revoke(id: string): AllowRuleRow {
+  async revoke(id: string): Promise<AllowRuleRow> {
     const number = Number(id);
-    const rule = Number.isInteger(number) && number > 0 ? this.store.get(number) : undefined;
-    if (rule === undefined || !this.store.remove(rule.id)) throw new AllowRuleNotFoundError(id);
+    const rule = Number.isInteger(number) && number > 0 ? await this.store.get(number) : undefined;
+    if (rule === undefined || !(await this.store.remove(rule.id))) throw new AllowRuleNotFoundError(id);
     this.bus.publish(PolicyAllowRevoked, { ruleId: rule.id, project: rule.project_root, tool: rule.tool, pattern: rule.pattern });
     return rule;
   }
 
-  private add(rule: Omit<AllowRuleRow, 'id' | 'created_at'>): AllowRuleRow {
+  private async add(rule: Omit<AllowRuleRow, 'id' | 'created_at'>): Promise<AllowRuleRow> {
     if (rule.pattern !== null && patternWords(rule.pattern, '/', this.home) === undefined) {
       throw new InvalidInputError(`The pattern \`${rule.pattern}\` must be one plain command (words, no pipes, lists or variables), e.g. "npm test".`);
     }
-    const row = this.store.add(rule);
+    const row = await this.store.add(rule);
     this.bus.publish(PolicyAllowAdded, { ruleId: row.id, project: row.project_root, tool: row.tool, pattern: row.pattern, source: row.source });
     return row;
   }

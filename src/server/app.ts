@@ -28,7 +28,7 @@ import { MergeService } from '../merge/index.js';
 import { McpService } from '../mcp/index.js';
 import type { Db } from '../store/db.js';
 import { PolicyService } from '../policy/index.js';
-import { AllowRuleStore } from '../store/allow-rules.js';
+import { sqliteSettings } from '../settings/index.js';
 import type { AttemptService } from '../attempts/index.js';
 import { createLogger } from '../shared/log.js';
 import { ConflictRadar } from '../radar/index.js';
@@ -147,7 +147,7 @@ export function createApp(options: AppOptions): Hono {
   app.use('*', bodyLimit(MAX_BODY_BYTES));
 
   mount(app, DAEMON, daemonHandlers(options));
-  const policy = options.policy ?? new PolicyService(manager, new AllowRuleStore(manager.db), manager.bus);
+  const policy = options.policy ?? new PolicyService(manager, sqliteSettings(manager.db).allowRules, manager.bus);
   const watchdog = options.watchdog;
   const warnings = watchdog === undefined ? undefined : (session: { agent: string }) => watchdog.budgets.dispatchWarnings(session).map((w) => w.text);
   mount(app, SESSIONS, sessionHandlers(manager, policy, warnings, options.remote, options.placing));

@@ -6,6 +6,7 @@
 import type { WorkersView } from '../api/workers.js';
 import type { ClusterMember } from '../cluster/index.js';
 import type { SessionManager } from '../sessions/manager.js';
+import type { SettingsStore } from '../settings/index.js';
 import type { ResolvedConfig } from '../shared/config.js';
 import { errorMessage, InvalidInputError } from '../shared/errors.js';
 import { createLogger } from '../shared/log.js';
@@ -27,6 +28,8 @@ export interface Membership {
   placer(): Placer | undefined;
   /** The other machines' sessions, and commands for them; undefined when this machine is alone. */
   remote(): RemoteSessions | undefined;
+  /** The workspace's allow rules and budgets on the shared store; undefined when this machine is alone (its own SQLite holds them). */
+  settings(): SettingsStore | undefined;
   /** Deregisters from the store (bounded by a timeout); nothing to do when alone. */
   leave(): Promise<void>;
 }
@@ -63,6 +66,7 @@ export async function joinWorkspace(options: MembershipOptions): Promise<Members
     onBeatError: (error) => log.warn('heartbeat failed; the next one tries again', { error: errorMessage(error) }),
     onRejoin: (incarnation) => log.warn('the store no longer knew this worker; registered again', { machine: machine.name, incarnation }),
   });
+  const settings = await shareSettings(member, store.url);
   log.info('joined the shared workspace', { machine: machine.name, store: member.store, incarnation: member.incarnation(), heartbeatMs: member.timing.heartbeatMs });
   let sessions: RemoteSessions | undefined;
   let placer: Placer | undefined;
@@ -70,6 +74,7 @@ export async function joinWorkspace(options: MembershipOptions): Promise<Members
   if (manager !== undefined) {
     const { shareSessions } = await import('./cluster-sessions.js');
     sessions = await shareSessions({ member, url: store.url, manager, ...commandTimeout }).catch(async (error: unknown) => {
+      await settings.close();
       await member.close().catch(() => {});
       throw error;
     });
@@ -79,11 +84,38 @@ export async function joinWorkspace(options: MembershipOptions): Promise<Members
     const home = options.home;
     placer = await startPlacement({ member, url: store.url, manager, home, timeoutMs: placeTimeoutMs }).catch(async (error: unknown) => {
       await sessions?.close().catch(() => {});
+      await settings.close();
       await member.close().catch(() => {});
       throw error;
     });
   }
-  return clustered(member, sessions, placer);
+  return clustered(member, settings, sessions, placer);
+}
+
+interface SharedSettings {
+  store: SettingsStore;
+  close(): Promise<void>;
+}
+
+/** The workspace's settings on the store, with a LISTEN connection for other machines' changes. */
+async function shareSettings(member: ClusterMember, url: string): Promise<SharedSettings> {
+  const { Listener, PgSettings, SETTINGS_CHANNEL } = await import('../cluster/index.js');
+  const listener = new Listener(url, [SETTINGS_CHANNEL]);
+  try {
+    await listener.start();
+  } catch (error) {
+    await listener.close().catch(() => {});
+    await member.close().catch(() => {});
+    throw error;
+  }
+  const store = new PgSettings(member.pool, listener, member.machine);
+  return {
+    store,
+    close: async () => {
+      store.close();
+      await listener.close().catch(() => {});
+    },
+  };
 }
 
 function alone(options: MembershipOptions): Membership {
@@ -96,13 +128,15 @@ function alone(options: MembershipOptions): Membership {
       return { clustered: false, machine: row.name, store: null, workers: [row] };
     },
     remote: () => undefined,
+    settings: () => undefined,
     leave: async () => {},
   };
 }
 
-function clustered(member: ClusterMember, sessions: RemoteSessions | undefined, placer: Placer | undefined): Membership {
+function clustered(member: ClusterMember, settings: SharedSettings, sessions: RemoteSessions | undefined, placer: Placer | undefined): Membership {
   return {
     machine: member.machine,
+    settings: () => settings.store,
     placer: () => placer,
     remote: () => sessions,
     view: async () => {
@@ -131,6 +165,7 @@ function clustered(member: ClusterMember, sessions: RemoteSessions | undefined, 
         .catch(() => {})
         .then(() => sessions?.close())
         .catch(() => {})
+        .then(() => settings.close())
         .then(() => member.close())
         .catch((error: unknown) => log.warn('could not deregister; this worker will go stale instead', { error: errorMessage(error) }));
       await Promise.race([closing, timeout]);

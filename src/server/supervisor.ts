@@ -17,7 +17,6 @@ import { createRadar } from '../radar/index.js';
 import { McpService } from '../mcp/index.js';
 import { MergeService } from '../merge/index.js';
 import { PolicyService } from '../policy/index.js';
-import { AllowRuleStore } from '../store/allow-rules.js';
 import { AttemptService } from '../attempts/index.js';
 import { ReviewService, watchGroups } from '../review/index.js';
 import { SessionManager } from '../sessions/manager.js';
@@ -28,6 +27,7 @@ import { UsageTracker } from '../usage/index.js';
 import { DesktopNotifier, Watchdog } from '../watchdog/index.js';
 import { ContextService } from '../context/index.js';
 import { SyncService } from '../sync/index.js';
+import { sqliteSettings } from '../settings/index.js';
 import { createApp } from './app.js';
 import { joinWorkspace } from './cluster.js';
 import { decisionsOf, indexTaskEntries, mcpWorkspace, taskLookups } from './wiring.js';
@@ -74,14 +74,17 @@ export async function runSupervisor(env: NodeJS.ProcessEnv = process.env): Promi
   const unindex = indexTaskEntries(manager.bus, manager.search, tasks.service);
   // Before the sessions are scheduled: a task's dependency gate and its sessions' context.
   tasks.watch.start();
-  const policy = new PolicyService(manager, new AllowRuleStore(db), manager.bus);
+  // Allow rules and budgets: this machine's, or with a shared store the workspace's (decision 130).
+  const settings = membership.settings() ?? sqliteSettings(db);
+  const policy = new PolicyService(manager, settings.allowRules, manager.bus);
   const unwatchPolicy = policy.watch();
   const unwatchGroups = watchGroups(manager.bus, review, (error) => log.error('review groups refresh failed', { error: errorMessage(error) }));
   // Loaded before re-attaching, so what the hosts wrote meanwhile is counted once, as it is ingested.
   // The user's idleHostSeconds (0: kept) is the idle rule's default; a repository's watchdog.idle overrides it.
   const idleMs = config.idleHostSeconds > 0 ? config.idleHostSeconds * 1000 : undefined;
-  const watchdog = new Watchdog({ db, bus: manager.bus, sessions: manager, usage: new UsageTracker(db), idleMs, ...taskLookups(manager, tasks.service) });
-  watchdog.start();
+  const watchdog = new Watchdog({ db, bus: manager.bus, sessions: manager, usage: new UsageTracker(db), idleMs, settings, ...taskLookups(manager, tasks.service) });
+  // The budgets read before the sessions come back and report usage.
+  await watchdog.start();
   watchdog.every(watchdogTickMs(env));
   const routines = new RoutineService({ db, bus: manager.bus, sessions: routineSessions(manager), tasks: routineTasks(tasks.service), conflicts: radarConflicts(radar.radar), budgetHolds: () => watchdog.budgets.holds() });
   const notifier = new DesktopNotifier(db, manager.bus, config.notifications, env);

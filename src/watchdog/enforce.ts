@@ -9,9 +9,8 @@ import type { WorkspaceBus } from '../bus/index.js';
 import { BudgetRemoved, BudgetResumed, BudgetSet } from '../events/workspace.js';
 import { createLogger } from '../shared/log.js';
 import { errorMessage } from '../shared/errors.js';
-import type { Db } from '../store/db.js';
+import type { Budgets, BudgetRow } from '../settings/index.js';
 import type { SessionWithProject } from '../store/sessions.js';
-import { BudgetStore, type BudgetRow } from '../store/watchdog.js';
 import { formatDuration, type UsageEntry, type UsageTracker } from '../usage/index.js';
 import type { Alerts } from './alerts.js';
 import { budgetLabel, normalizeScope, parseBudgets, standing, type BudgetInput } from './budgets.js';
@@ -28,7 +27,8 @@ const AT_WORK = new Set(['starting', 'working']);
 export const PAUSED_FOR_BUDGET = 'paused for its budget';
 
 export interface GuardOptions {
-  db: Db;
+  /** Where the budgets are kept: this machine's store, or the workspace's shared one. */
+  table: Budgets;
   bus: WorkspaceBus;
   usage: UsageTracker;
   alerts: Alerts;
@@ -37,16 +37,51 @@ export interface GuardOptions {
 }
 
 export class BudgetGuard {
-  private readonly table: BudgetStore;
-  /** The rows, read once and again after each change: every usage report reads them. */
-  private rows: BudgetRow[] | undefined;
+  /**
+   * The rows, read by `load` and again after each change (here, or on another machine sharing
+   * the store): every usage report reads them, and must not wait for a store.
+   */
+  private rows: BudgetRow[] = [];
+  /** The reload running, and whether another was asked for meanwhile. */
+  private loading: Promise<void> | undefined;
+  private again = false;
 
-  constructor(private readonly o: GuardOptions) {
-    this.table = new BudgetStore(o.db);
+  constructor(private readonly o: GuardOptions) {}
+
+  private get table(): Budgets {
+    return this.o.table;
   }
 
   private get store(): { list(): BudgetRow[] } {
-    return { list: () => (this.rows ??= this.table.list()) };
+    return { list: () => this.rows };
+  }
+
+  /** Reads the budgets; resolves once the rows read after the latest call are in. */
+  load(): Promise<void> {
+    if (this.loading !== undefined) {
+      this.again = true;
+      return this.loading;
+    }
+    this.loading = (async () => {
+      try {
+        do {
+          this.again = false;
+          this.rows = await this.table.list();
+        } while (this.again);
+      } finally {
+        this.loading = undefined;
+      }
+    })();
+    return this.loading;
+  }
+
+  /**
+   * Budgets changed by another machine: read again, and the sessions paused here for a budget
+   * raised (or removed) there carry on.
+   */
+  async changedElsewhere(): Promise<string[]> {
+    await this.load();
+    return this.resumeWithinBudget();
   }
 
   list(): BudgetView[] {
@@ -66,8 +101,8 @@ export class BudgetGuard {
   async set(input: BudgetInput): Promise<{ budgets: BudgetView[]; resumed: string[] }> {
     const rows = parseBudgets(input, this.o.clock());
     for (const row of rows) {
-      this.table.put(row);
-      this.rows = undefined;
+      await this.table.put(row);
+      await this.load();
       this.o.bus.publish(BudgetSet, { scope: row.scope, windowMs: row.window_ms, limitUsd: row.limit_usd, warnRatio: row.warn_ratio });
     }
     return { budgets: this.list(), resumed: await this.resumeWithinBudget() };
@@ -75,8 +110,9 @@ export class BudgetGuard {
 
   async remove(scopeText: string): Promise<{ budgets: BudgetView[]; resumed: string[] }> {
     const scope = normalizeScope(scopeText);
-    this.rows = undefined;
-    if (!this.table.remove(scope)) throw new BudgetNotFoundError(scope, this.store.list().map((row) => row.scope));
+    const removed = await this.table.remove(scope);
+    await this.load();
+    if (!removed) throw new BudgetNotFoundError(scope, this.store.list().map((row) => row.scope));
     this.o.bus.publish(BudgetRemoved, { scope });
     return { budgets: this.list(), resumed: await this.resumeWithinBudget() };
   }

@@ -88,7 +88,7 @@ function start(options: { scope?: Record<string, string[]>; idleMs?: number } = 
     db, bus, sessions, usage: new UsageTracker(db, clock), clock, monotonic: () => now, idleMs: options.idleMs,
     scopeOf: (id) => options.scope?.[id], taskOf: (id) => (id === 'a' ? 'task-7' : undefined),
   });
-  dog.start();
+  void dog.start(); // a fresh database has no budgets to wait for
   return { dog, sessions };
 }
 

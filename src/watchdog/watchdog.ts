@@ -14,6 +14,7 @@ import { loadRepoConfig, REPO_CONFIG_FILE, type WatchdogConfig } from '../projec
 import { errorMessage } from '../shared/errors.js';
 import { createLogger } from '../shared/log.js';
 import type { Db } from '../store/db.js';
+import { sqliteSettings, type SettingsStore } from '../settings/index.js';
 import { formatDuration, type Grouping, type UsageTracker } from '../usage/index.js';
 import { Alerts } from './alerts.js';
 import { BudgetGuard } from './enforce.js';
@@ -41,6 +42,8 @@ export interface WatchdogOptions {
   taskOf?: (sessionId: string) => string | undefined;
   /** The globs a session's task may touch, or undefined for no scope. */
   scopeOf?: (sessionId: string) => string[] | undefined;
+  /** Where budgets are kept (default: this machine's SQLite); a shared store holds every machine to them. */
+  settings?: SettingsStore;
 }
 
 export class Watchdog {
@@ -52,16 +55,28 @@ export class Watchdog {
   private readonly configs = new Map<string, { mtimeMs: number; checkedAt: number; rules: RuleSettings }>();
   private readonly closers: (() => void)[] = [];
   private readonly idle: IdleHosts;
+  private readonly settings: SettingsStore;
 
   constructor(private readonly o: WatchdogOptions) {
     this.clock = o.clock ?? (() => new Date());
     this.idle = new IdleHosts(o.monotonic ?? (() => performance.now()), (id, message) => o.sessions.release(id, message));
     this.alerts = new Alerts(o.db, o.bus, this.clock);
-    this.budgets = new BudgetGuard({ db: o.db, bus: o.bus, usage: o.usage, alerts: this.alerts, sessions: o.sessions, clock: this.clock });
+    this.settings = o.settings ?? sqliteSettings(o.db);
+    this.budgets = new BudgetGuard({ table: this.settings.budgets, bus: o.bus, usage: o.usage, alerts: this.alerts, sessions: o.sessions, clock: this.clock });
   }
 
-  /** Listens to the sessions, the usage and the bus; holds queued work while a budget is spent. */
-  start(): void {
+  /**
+   * Listens to the sessions, the usage and the bus; holds queued work while a budget is spent.
+   * Resolves once the budgets are read.
+   */
+  start(): Promise<void> {
+    if (this.settings.shared) {
+      const off = this.settings.onChange((table) => {
+        if (table !== 'budgets') return;
+        this.budgets.changedElsewhere().catch((error: unknown) => log.warn('could not read the budgets again', { error: errorMessage(error) }));
+      });
+      this.closers.push(off);
+    }
     const onEvent = (sessionId: string, event: BatonEvent): void => this.observe(sessionId, event);
     this.o.sessions.on('event', onEvent);
     this.closers.push(() => this.o.sessions.off('event', onEvent));
@@ -74,6 +89,7 @@ export class Watchdog {
         if (session !== undefined) this.budgets.warnDispatch(session);
       }),
     );
+    return this.budgets.load();
   }
 
   /** Runs `tick` every `everyMs` (the supervisor's clock; tests call `tick` with their own time). */

@@ -2,7 +2,7 @@
 import type { AllowRuleView, POLICY } from '../../api/policy.js';
 import type { PolicyService } from '../../policy/index.js';
 import { InvalidInputError } from '../../shared/errors.js';
-import type { AllowRuleRow } from '../../store/allow-rules.js';
+import type { AllowRuleRow } from '../../settings/index.js';
 import type { Handlers } from './mount.js';
 
 function needCwd(cwd: string | undefined): string {
@@ -35,6 +35,6 @@ export function policyHandlers(policy: PolicyService): Handlers<typeof POLICY> {
       };
     },
     'POST /api/policy/allow': async ({ body, cwd }) => allowRuleView(await policy.allow(body, needCwd(cwd))),
-    'DELETE /api/policy/allow/:id': ({ params }) => allowRuleView(policy.revoke(params.id)),
+    'DELETE /api/policy/allow/:id': async ({ params }) => allowRuleView(await policy.revoke(params.id)),
   };
 }

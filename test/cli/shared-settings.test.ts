@@ -1,0 +1,87 @@
+/**
+ * Allow rules and budgets on a shared store (issue 20, decision 130): two supervisors sharing a
+ * test PostgreSQL and a bare git remote hold to one set. A rule made in alpha's checkout answers
+ * an approval in beta's clone of the same remote, and a revoke on beta is gone on alpha; a budget
+ * set on alpha pauses a session on beta, and raising it on alpha resumes that session.
+ */
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { AllowRuleView, PolicyView } from '../../src/api/policy.js';
+import type { BudgetList } from '../../src/api/watchdog.js';
+import type { TestBaton } from '../support/baton.js';
+import { clusterMachines } from '../support/cluster.js';
+
+const { database, machine } = clusterMachines();
+
+/** Alpha's repository pushed to a bare remote, and beta's clone of that remote. */
+function sharedRepo(alpha: TestBaton, beta: TestBaton): { here: string; there: string } {
+  const remote = join(alpha.root, 'remote.git');
+  execFileSync('git', ['init', '--quiet', '--bare', remote], { env: alpha.env });
+  const here = alpha.repo('shop');
+  alpha.git(here, 'remote', 'add', 'origin', remote);
+  alpha.git(here, 'push', '--quiet', 'origin', 'main');
+  const there = join(beta.root, 'shop-clone');
+  execFileSync('git', ['clone', '--quiet', remote, there], { env: beta.env });
+  return { here, there };
+}
+
+/** Polls `read` until `check` holds: another machine's change comes through the store, with no event here to wait on. */
+async function until<T>(read: () => Promise<T>, check: (value: T) => boolean, what: string, timeoutMs = 10_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await read();
+    if (check(value)) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}; last: ${JSON.stringify(value)}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+describe('settings shared by the machines of a workspace', () => {
+  it("an allow rule made on one machine answers an approval in another machine's clone, and a revoke there holds here", async () => {
+    const url = await database();
+    const [alpha, beta] = [await machine('alpha', url), await machine('beta', url)];
+    const { here, there } = sharedRepo(alpha, beta);
+    const made = await alpha.json<AllowRuleView>(['policy', 'allow', 'echo ran >> ran.txt', '--here'], { cwd: here });
+    expect(made).toMatchObject({ project: here, pattern: 'echo ran >> ran.txt', source: 'cli' });
+    // Listed on beta as a rule of its own clone.
+    expect((await beta.json<PolicyView>(['policy', 'ls'], { cwd: there })).allow).toEqual([{ ...made, project: there }]);
+
+    const approve = { approve: { tool: 'Bash', input: 'echo ran >> ran.txt' } };
+    await beta.ok(['dispatch', 'run it', '--name', 'runner', '--agent', 'scripted', '--script', beta.script([approve], { onReply: [approve] })], { cwd: there });
+    const resolved = await beta.waitForEvent('runner', (e) => e.type === 'approval.resolved' && e.reason === `approved by allow rule ${made.id}`);
+    expect(resolved).toMatchObject({ decision: 'allow' });
+    const session = await beta.waitForState('runner', 'ready_for_review');
+    expect(readFileSync(join(session.worktree, 'ran.txt'), 'utf8')).toBe('ran\n');
+
+    await beta.ok(['policy', 'revoke', String(made.id)], { cwd: there });
+    expect((await alpha.json<PolicyView>(['policy', 'ls'], { cwd: here })).allow).toEqual([]);
+    await beta.ok(['reply', 'runner', 'again'], { cwd: there });
+    await beta.waitForState('runner', 'needs_input');
+  });
+
+  it('a budget set on one machine pauses a session on another, and raising it there resumes the session', async () => {
+    const url = await database();
+    const [alpha, beta] = [await machine('alpha', url), await machine('beta', url)];
+    await alpha.ok(['budget', 'set', '--session', '0.05usd']);
+    await until(() => beta.json<BudgetList>(['budget', 'ls']), (list) => list.budgets.length === 1, 'beta lists the budget');
+    const repo = beta.repo('spend');
+    const script = beta.script(
+      [{ usage: { input: 1000, output: 100, usd: 0.03 } }, { sleep: 100 }, { usage: { input: 1000, output: 100, usd: 0.03 } }, { sleep: 60_000 }, { say: 'never reached' }],
+      { onReply: [{ say: 'carrying on: {{reply}}' }] },
+    );
+    await beta.ok(['dispatch', 'spend', '--name', 'spender', '--agent', 'scripted', '--script', script], { cwd: repo });
+    const paused = await beta.waitForEvent('spender', (e) => e.type === 'state.changed' && e.to === 'needs_input');
+    expect(paused.type === 'state.changed' && paused.reason).toEqual({ kind: 'note', message: expect.stringMatching(/^paused for its budget: budget reached: spender spent \$0\.06 of its \$0\.05/) });
+
+    const raised = await alpha.json<BudgetList>(['budget', 'set', '--session', '1usd']);
+    expect(raised.budgets.map((b) => [b.scope, b.limitUsd])).toEqual([['session', 1]]);
+    await beta.waitForEvent('spender', (e) => e.type === 'message.added' && e.role === 'assistant' && /carrying on: The budget was raised/.test(e.text));
+    await beta.waitForState('spender', 'ready_for_review');
+    expect((await beta.json<BudgetList>(['budget', 'ls'])).budgets.map((b) => [b.scope, b.limitUsd])).toEqual([['session', 1]]);
+
+    await beta.ok(['budget', 'rm', 'session']);
+    await until(() => alpha.json<BudgetList>(['budget', 'ls']), (list) => list.budgets.length === 0, 'alpha sees the budget removed');
+  });
+});
