@@ -19,6 +19,7 @@
  * - `reapEvery` / `Respawns`: every supervisor reaps stale workers' placements on a timer; a
  *   reaped placement's stored request is taken once to place it again from its pushed branch (decision 129).
  * - `PgSettings`: the workspace's allow rules and budgets, one set for every machine (decision 130).
+ * - `SharedSpend`: each machine's spend per minute, so a shared day or window budget counts them all (decision 131).
  * - `RemoteCommands`: a reply, approval or stop for a session on another machine, run there once,
  *   answered or refused, withdrawn if nobody takes it in time.
  */
@@ -40,3 +41,4 @@ export { fetchBase, localCloneOf, repositoryIdentity, type RepositoryIdentity } 
 export { fetchBranch, pushedBranch, reapEvery, Respawns, type Takeover } from './respawn.js';
 export { PgSettings, SETTINGS_CHANNEL } from './settings.js';
 export { remoteKey } from './clones.js';
+export { SharedSpend, SPEND_CHANNEL, type SharedSpendOptions, type SpendTiming } from './spend.js';

@@ -120,6 +120,21 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 6,
+    name: "each machine's spend per minute, for the budgets they share",
+    sql: `
+      CREATE TABLE spend_minutes (
+        machine text NOT NULL,
+        minute timestamptz NOT NULL,
+        last_at timestamptz NOT NULL,
+        usd double precision NOT NULL,
+        updated_at timestamptz NOT NULL,
+        PRIMARY KEY (machine, minute)
+      );
+      CREATE INDEX spend_minutes_updated ON spend_minutes (updated_at);
+    `,
+  },
 ];
 
 /** Applies the migrations not yet recorded; returns the versions it applied. */

@@ -4,7 +4,7 @@
  * store; without one it answers from this machine's own figures and nothing else changes.
  */
 import type { WorkersView } from '../api/workers.js';
-import type { ClusterMember } from '../cluster/index.js';
+import type { ClusterMember, SharedSpend, SharedSpendOptions } from '../cluster/index.js';
 import type { SessionManager } from '../sessions/manager.js';
 import type { SettingsStore } from '../settings/index.js';
 import type { ResolvedConfig } from '../shared/config.js';
@@ -30,6 +30,11 @@ export interface Membership {
   remote(): RemoteSessions | undefined;
   /** The workspace's allow rules and budgets on the shared store; undefined when this machine is alone (its own SQLite holds them). */
   settings(): SettingsStore | undefined;
+  /**
+   * What the other machines spent, for the budgets they share, with this machine's spends
+   * published (not started: `start` once the budgets are read); undefined when alone.
+   */
+  spend(options: SpendOptions): SharedSpend | undefined;
   /** Deregisters from the store (bounded by a timeout); nothing to do when alone. */
   leave(): Promise<void>;
 }
@@ -92,15 +97,18 @@ export async function joinWorkspace(options: MembershipOptions): Promise<Members
   return clustered(member, settings, sessions, placer);
 }
 
+export type SpendOptions = Pick<SharedSpendOptions, 'mine' | 'horizonMs'>;
+
 interface SharedSettings {
   store: SettingsStore;
+  spend(options: SpendOptions): SharedSpend;
   close(): Promise<void>;
 }
 
 /** The workspace's settings on the store, with a LISTEN connection for other machines' changes. */
 async function shareSettings(member: ClusterMember, url: string): Promise<SharedSettings> {
-  const { Listener, PgSettings, SETTINGS_CHANNEL } = await import('../cluster/index.js');
-  const listener = new Listener(url, [SETTINGS_CHANNEL]);
+  const { Listener, PgSettings, SETTINGS_CHANNEL, SharedSpend, SPEND_CHANNEL } = await import('../cluster/index.js');
+  const listener = new Listener(url, [SETTINGS_CHANNEL, SPEND_CHANNEL]);
   try {
     await listener.start();
   } catch (error) {
@@ -109,9 +117,12 @@ async function shareSettings(member: ClusterMember, url: string): Promise<Shared
     throw error;
   }
   const store = new PgSettings(member.pool, listener, member.machine);
+  let spend: SharedSpend | undefined;
   return {
     store,
+    spend: (options) => (spend ??= new SharedSpend({ ...options, pool: member.pool, listener, machine: member.machine, logger: log })),
     close: async () => {
+      spend?.close();
       store.close();
       await listener.close().catch(() => {});
     },
@@ -129,6 +140,7 @@ function alone(options: MembershipOptions): Membership {
     },
     remote: () => undefined,
     settings: () => undefined,
+    spend: () => undefined,
     leave: async () => {},
   };
 }
@@ -137,6 +149,7 @@ function clustered(member: ClusterMember, settings: SharedSettings, sessions: Re
   return {
     machine: member.machine,
     settings: () => settings.store,
+    spend: (options) => settings.spend(options),
     placer: () => placer,
     remote: () => sessions,
     view: async () => {

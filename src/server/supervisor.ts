@@ -82,9 +82,19 @@ export async function runSupervisor(env: NodeJS.ProcessEnv = process.env): Promi
   // Loaded before re-attaching, so what the hosts wrote meanwhile is counted once, as it is ingested.
   // The user's idleHostSeconds (0: kept) is the idle rule's default; a repository's watchdog.idle overrides it.
   const idleMs = config.idleHostSeconds > 0 ? config.idleHostSeconds * 1000 : undefined;
-  const watchdog = new Watchdog({ db, bus: manager.bus, sessions: manager, usage: new UsageTracker(db), idleMs, settings, ...taskLookups(manager, tasks.service) });
-  // The budgets read before the sessions come back and report usage.
+  const usage = new UsageTracker(db);
+  // With a shared store, a day or window budget counts every machine's spend (decision 131).
+  const spend = membership.spend({ mine: () => usage.ledger.series(), horizonMs: () => watchdog.budgets.horizonMs() });
+  const elsewhere = spend === undefined ? undefined : { spends: () => spend.elsewhere(), onChange: (listener: () => void) => spend.onChange(listener) };
+  const watchdog = new Watchdog({ db, bus: manager.bus, sessions: manager, usage, idleMs, settings, elsewhere, ...taskLookups(manager, tasks.service) });
+  // The budgets read before the sessions come back and report usage; then the spend they look back on.
   await watchdog.start();
+  if (spend !== undefined) {
+    usage.onEntry((entry) => spend.spent(entry.at));
+    settings.onChange((table) => table === 'budgets' && spend.horizonChanged());
+    // A store that fails here is tried again by the writes and the next notification.
+    await spend.start().catch((error: unknown) => log.warn('could not share the spend yet', { error: errorMessage(error) }));
+  }
   watchdog.every(watchdogTickMs(env));
   const routines = new RoutineService({ db, bus: manager.bus, sessions: routineSessions(manager), tasks: routineTasks(tasks.service), conflicts: radarConflicts(radar.radar), budgetHolds: () => watchdog.budgets.holds() });
   const notifier = new DesktopNotifier(db, manager.bus, config.notifications, env);

@@ -22,18 +22,41 @@ export interface WindowProjection {
 /** How far back the rate looks: long enough to smooth one turn's burst, short enough to follow a change of pace. */
 export const DEFAULT_RATE_MS = 30 * 60_000;
 
+/** What a budget reads of a series: sums and first spends over stretches of time. */
+export interface SpendSeries {
+  /** Spent in `(since, until]`. */
+  sum(since: number, until: number): number;
+  /** The time of the first spend in `(since, until]`, if any. */
+  first(since: number, until: number): number | undefined;
+}
+
+/** Several series read as one (this machine's spends and the other machines'). */
+export function combineSpends(...parts: SpendSeries[]): SpendSeries {
+  return {
+    sum: (since, until) => parts.reduce((total, part) => total + part.sum(since, until), 0),
+    first: (since, until) => {
+      const firsts = parts.map((part) => part.first(since, until)).filter((at) => at !== undefined);
+      return firsts.length === 0 ? undefined : Math.min(...firsts);
+    },
+  };
+}
+
+function isList(series: readonly Spend[] | SpendSeries): series is readonly Spend[] {
+  return Array.isArray(series);
+}
+
 /**
  * Spends in time order with running sums, so what a window holds is two binary searches: a budget
  * check on every usage report costs the same after a thousand reports as after one.
  */
-export class SpendLog {
+export class SpendLog implements SpendSeries {
   private readonly times: number[] = [];
   private readonly amounts: number[] = [];
   /** cum[i]: the sum of the first i spends. */
   private readonly cum: number[] = [0];
 
-  static of(series: readonly Spend[] | SpendLog): SpendLog {
-    if (series instanceof SpendLog) return series;
+  static of(series: readonly Spend[] | SpendSeries): SpendSeries {
+    if (!isList(series)) return series;
     const log = new SpendLog();
     for (const spend of series) log.add(spend.at, spend.amount);
     return log;
@@ -61,6 +84,13 @@ export class SpendLog {
     return at !== undefined && at <= until ? at : undefined;
   }
 
+  /** The spends in `(since, until]`, oldest first. */
+  within(since: number, until: number): Spend[] {
+    const spends: Spend[] = [];
+    for (let i = this.after(since); i < this.times.length && (this.times[i] ?? 0) <= until; i++) spends.push({ at: this.times[i] ?? 0, amount: this.amounts[i] ?? 0 });
+    return spends;
+  }
+
   get length(): number {
     return this.times.length;
   }
@@ -79,7 +109,7 @@ export class SpendLog {
 }
 
 /** Spent in `(now - windowMs, now]`. */
-export function spentWithin(series: readonly Spend[] | SpendLog, now: number, windowMs: number): number {
+export function spentWithin(series: readonly Spend[] | SpendSeries, now: number, windowMs: number): number {
   return SpendLog.of(series).sum(now - windowMs, now);
 }
 
@@ -87,7 +117,7 @@ export function spentWithin(series: readonly Spend[] | SpendLog, now: number, wi
  * The rate over the last `rateOverMs`, measured from the first spend inside that stretch (a session
  * that started five minutes ago burns at its five-minute pace, not diluted over thirty).
  */
-export function burnPerHour(series: readonly Spend[] | SpendLog, now: number, rateOverMs = DEFAULT_RATE_MS): number {
+export function burnPerHour(series: readonly Spend[] | SpendSeries, now: number, rateOverMs = DEFAULT_RATE_MS): number {
   const log = SpendLog.of(series);
   const first = log.first(now - rateOverMs, now);
   if (first === undefined) return 0;
@@ -100,7 +130,7 @@ export function burnPerHour(series: readonly Spend[] | SpendLog, now: number, ra
  * Where a rolling window stands. Spends leaving the window free room as time passes, which a
  * constant-rate projection ignores: the figure is the conservative "at this rate" estimate.
  */
-export function projectWindow(series: readonly Spend[] | SpendLog, now: number, windowMs: number, limit: number, rateOverMs = DEFAULT_RATE_MS): WindowProjection {
+export function projectWindow(series: readonly Spend[] | SpendSeries, now: number, windowMs: number, limit: number, rateOverMs = DEFAULT_RATE_MS): WindowProjection {
   const used = spentWithin(series, now, windowMs);
   const perHour = burnPerHour(series, now, Math.min(rateOverMs, windowMs));
   const left = limit - used;

@@ -12,7 +12,7 @@ import { UsageLedger, type CostRow, type Grouping, type UsageEntry, type UsageSe
 import { PRICE_TABLE, type PriceTable } from './prices.js';
 import { AgentWindows, type WindowReport } from './windows.js';
 
-export { burnPerHour, formatDuration, projectWindow, sinceMidnightMs, SpendLog, spentWithin, wouldExhaust, type Spend, type WindowProjection } from './burn.js';
+export { burnPerHour, combineSpends, formatDuration, projectWindow, sinceMidnightMs, SpendLog, spentWithin, wouldExhaust, type Spend, type SpendSeries, type WindowProjection } from './burn.js';
 export { GROUPINGS, UsageLedger, type CostRow, type Grouping, type UsageEntry, type UsageSession } from './ledger.js';
 export { priceOf, priceUsage } from './price.js';
 export { PRICE_TABLE, type ModelPrice, type PriceTable } from './prices.js';

@@ -4,7 +4,7 @@
  */
 import { InvalidInputError } from '../shared/errors.js';
 import type { BudgetRow } from '../store/watchdog.js';
-import { formatDuration, projectWindow, sinceMidnightMs, type Spend, type SpendLog } from '../usage/index.js';
+import { formatDuration, projectWindow, sinceMidnightMs, type Spend, type SpendSeries } from '../usage/index.js';
 
 export const DEFAULT_WARN_RATIO = 0.8;
 const MAX_USD = 1_000_000;
@@ -91,7 +91,7 @@ export function budgetLabel(row: Pick<BudgetRow, 'scope' | 'window_ms'>): string
 }
 
 /** How much of a workspace-wide budget (day, window) is spent and when it runs out at this rate. */
-export function standing(row: BudgetRow, series: readonly Spend[] | SpendLog, now: Date): { used: number; perHour: number; exhaustsInMs: number | null; summary: string } {
+export function standing(row: BudgetRow, series: readonly Spend[] | SpendSeries, now: Date): { used: number; perHour: number; exhaustsInMs: number | null; summary: string } {
   const span = row.scope === 'day' ? sinceMidnightMs(now) : (row.window_ms ?? 0);
   const projection = projectWindow(series, now.getTime(), Math.max(span, 1), row.limit_usd);
   const label = budgetLabel(row);

@@ -11,7 +11,7 @@ import { createLogger } from '../shared/log.js';
 import { errorMessage } from '../shared/errors.js';
 import type { Budgets, BudgetRow } from '../settings/index.js';
 import type { SessionWithProject } from '../store/sessions.js';
-import { formatDuration, type UsageEntry, type UsageTracker } from '../usage/index.js';
+import { combineSpends, formatDuration, type SpendSeries, type UsageEntry, type UsageTracker } from '../usage/index.js';
 import type { Alerts } from './alerts.js';
 import { budgetLabel, normalizeScope, parseBudgets, standing, type BudgetInput } from './budgets.js';
 import { BudgetNotFoundError } from './errors.js';
@@ -24,6 +24,7 @@ type Named = Pick<SessionWithProject, 'id' | 'name' | 'project_name'>;
 /** A dispatch warns when a workspace budget runs out within this long at the current rate. */
 const DISPATCH_HORIZON_MS = 60 * 60_000;
 const AT_WORK = new Set(['starting', 'working']);
+const DAY_MS = 24 * 3_600_000;
 export const PAUSED_FOR_BUDGET = 'paused for its budget';
 
 export interface GuardOptions {
@@ -34,6 +35,13 @@ export interface GuardOptions {
   alerts: Alerts;
   sessions: WatchdogSessions;
   clock: () => Date;
+  /** What the other machines sharing the budgets spent (decision 131); none: this machine alone. */
+  elsewhere?: Elsewhere | undefined;
+}
+
+export interface Elsewhere {
+  spends(): SpendSeries;
+  onChange(listener: () => void): () => void;
 }
 
 export class BudgetGuard {
@@ -54,6 +62,35 @@ export class BudgetGuard {
 
   private get store(): { list(): BudgetRow[] } {
     return { list: () => this.rows };
+  }
+
+  /** This machine's spends, and the other machines' when they share the budgets. */
+  private series(): SpendSeries {
+    const mine = this.o.usage.ledger.series();
+    return this.o.elsewhere === undefined ? mine : combineSpends(mine, this.o.elsewhere.spends());
+  }
+
+  /** How far back a budget looks: the longest window, and a day at least (a day budget counts from midnight). */
+  horizonMs(): number {
+    return Math.max(DAY_MS + 3_600_000, ...this.rows.map((row) => row.window_ms ?? 0));
+  }
+
+  /**
+   * The other machines spent more: the day and window budgets are checked as for a spend here,
+   * pausing this machine's sessions at work when one is reached. Returns the unsubscribe.
+   */
+  watchElsewhere(): () => void {
+    return this.o.elsewhere?.onChange(() => this.checkWorkspace()) ?? (() => {});
+  }
+
+  private checkWorkspace(): void {
+    for (const row of this.store.list()) {
+      if (row.scope === 'session') continue;
+      const over = this.over(row, undefined);
+      if (over === undefined) continue;
+      if (over.hard) this.reached(row, undefined, over.message);
+      else this.o.alerts.raise({ rule: 'budget_warning', message: over.message, evidence: over.evidence, action: 'alert', key: `budget_warning:${row.scope}:${this.period(row)}` });
+    }
   }
 
   /** Reads the budgets; resolves once the rows read after the latest call are in. */
@@ -86,7 +123,7 @@ export class BudgetGuard {
 
   list(): BudgetView[] {
     const now = this.o.clock();
-    const series = this.o.usage.ledger.series();
+    const series = this.series();
     return this.store.list().map((row) => {
       if (row.scope === 'session') {
         const live = this.o.sessions.list().map((s) => this.o.usage.ledger.session(s.id).usd);
@@ -133,7 +170,7 @@ export class BudgetGuard {
   holds(): string | undefined {
     for (const row of this.store.list()) {
       if (row.scope === 'session') continue;
-      const s = standing(row, this.o.usage.ledger.series(), this.o.clock());
+      const s = standing(row, this.series(), this.o.clock());
       if (reaches(s.used, row.limit_usd)) return `the ${budgetLabel(row)} budget is spent ($${s.used.toFixed(2)} of $${row.limit_usd.toFixed(2)}); raise it with baton budget set`;
     }
     return undefined;
@@ -156,7 +193,7 @@ export class BudgetGuard {
     const warnings: { key: string; text: string; evidence: string }[] = [];
     for (const row of this.store.list()) {
       if (row.scope === 'session') continue;
-      const s = standing(row, this.o.usage.ledger.series(), now);
+      const s = standing(row, this.series(), now);
       if (s.exhaustsInMs === null || s.exhaustsInMs > DISPATCH_HORIZON_MS) continue;
       const when = s.exhaustsInMs === 0 ? 'is already spent' : `runs out in ${formatDuration(s.exhaustsInMs)} at this rate`;
       warnings.push({ key: row.scope, text: `the ${budgetLabel(row)} budget ${when}`, evidence: s.summary });
@@ -168,8 +205,9 @@ export class BudgetGuard {
     return warnings;
   }
 
-  private over(row: BudgetRow, session: Named): { hard: boolean; message: string; evidence: string[] } | undefined {
+  private over(row: BudgetRow, session: Named | undefined): { hard: boolean; message: string; evidence: string[] } | undefined {
     if (row.scope === 'session') {
+      if (session === undefined) return undefined;
       const spent = this.o.usage.ledger.session(session.id).usd;
       if (!reaches(spent, row.limit_usd * row.warn_ratio)) return undefined;
       const hard = reaches(spent, row.limit_usd);
@@ -179,14 +217,15 @@ export class BudgetGuard {
         evidence: [`session ${session.name}: $${spent.toFixed(4)}`, `limit $${row.limit_usd} (warn at ${Math.round(row.warn_ratio * 100)}%)`],
       };
     }
-    const s = standing(row, this.o.usage.ledger.series(), this.o.clock());
+    const s = standing(row, this.series(), this.o.clock());
     if (!reaches(s.used, row.limit_usd * row.warn_ratio)) return undefined;
     const hard = reaches(s.used, row.limit_usd);
     return { hard, message: `${hard ? 'budget reached' : 'budget nearly spent'}: ${s.summary}`, evidence: [s.summary] };
   }
 
-  private reached(row: BudgetRow, crossing: Named, message: string): void {
-    const targets: Named[] = row.scope === 'session' ? [crossing] : this.o.sessions.list().filter((s) => s.id === crossing.id || AT_WORK.has(s.state));
+  /** A budget reached by `crossing`'s spend (undefined: another machine's): the sessions it pauses. */
+  private reached(row: BudgetRow, crossing: Named | undefined, message: string): void {
+    const targets: Named[] = row.scope === 'session' ? (crossing === undefined ? [] : [crossing]) : this.o.sessions.list().filter((s) => s.id === crossing?.id || AT_WORK.has(s.state));
     for (const session of targets) {
       const raised = this.o.alerts.raise({
         rule: 'budget',

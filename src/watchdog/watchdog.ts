@@ -17,7 +17,7 @@ import type { Db } from '../store/db.js';
 import { sqliteSettings, type SettingsStore } from '../settings/index.js';
 import { formatDuration, type Grouping, type UsageTracker } from '../usage/index.js';
 import { Alerts } from './alerts.js';
-import { BudgetGuard } from './enforce.js';
+import { BudgetGuard, type Elsewhere } from './enforce.js';
 import { IdleHosts, type IdleCheck } from './idle.js';
 import { resolveRules, SessionRules, type Finding, type RuleSettings } from './rules.js';
 import { sessionRef, type SessionIdentity, type WatchdogSessions } from './sessions.js';
@@ -44,6 +44,8 @@ export interface WatchdogOptions {
   scopeOf?: (sessionId: string) => string[] | undefined;
   /** Where budgets are kept (default: this machine's SQLite); a shared store holds every machine to them. */
   settings?: SettingsStore;
+  /** What other machines sharing the budgets spent (a shared store); none: this machine alone. */
+  elsewhere?: Elsewhere | undefined;
 }
 
 export class Watchdog {
@@ -62,7 +64,7 @@ export class Watchdog {
     this.idle = new IdleHosts(o.monotonic ?? (() => performance.now()), (id, message) => o.sessions.release(id, message));
     this.alerts = new Alerts(o.db, o.bus, this.clock);
     this.settings = o.settings ?? sqliteSettings(o.db);
-    this.budgets = new BudgetGuard({ table: this.settings.budgets, bus: o.bus, usage: o.usage, alerts: this.alerts, sessions: o.sessions, clock: this.clock });
+    this.budgets = new BudgetGuard({ table: this.settings.budgets, bus: o.bus, usage: o.usage, alerts: this.alerts, sessions: o.sessions, clock: this.clock, elsewhere: o.elsewhere });
   }
 
   /**
@@ -81,6 +83,7 @@ export class Watchdog {
     this.o.sessions.on('event', onEvent);
     this.closers.push(() => this.o.sessions.off('event', onEvent));
     this.o.usage.onEntry((entry) => this.budgets.check(entry));
+    this.closers.push(this.budgets.watchElsewhere());
     this.closers.push(this.o.sessions.addGate({ name: 'within budget', holds: () => this.budgets.holds() }));
     this.closers.push(
       this.o.bus.subscribe((event) => {

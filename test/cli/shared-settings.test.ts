@@ -84,4 +84,25 @@ describe('settings shared by the machines of a workspace', () => {
     await beta.ok(['budget', 'rm', 'session']);
     await until(() => alpha.json<BudgetList>(['budget', 'ls']), (list) => list.budgets.length === 0, 'alpha sees the budget removed');
   });
+
+  it("a day budget counts every machine's spend: a session here crosses it with another machine's, and both machines' sessions at work pause", async () => {
+    const url = await database();
+    const [alpha, beta] = [await machine('alpha', url), await machine('beta', url)];
+    await alpha.ok(['budget', 'set', '--day', '0.10usd']);
+    await until(() => beta.json<BudgetList>(['budget', 'ls']), (list) => list.budgets.length === 1, 'beta lists the day budget');
+    const spending = (side: TestBaton, usd: number) =>
+      side.script([{ usage: { input: 1000, output: 100, usd } }, { say: 'spent' }, { sleep: 60_000 }, { say: 'never reached' }], { onReply: [{ say: 'carrying on' }] });
+    await beta.ok(['dispatch', 'spend there', '--name', 'there', '--agent', 'scripted', '--script', spending(beta, 0.06)], { cwd: beta.repo('b') });
+    await beta.waitForEvent('there', (e) => e.type === 'message.added' && e.text === 'spent');
+    // Alpha counts beta's spend against the day before any of its own.
+    const seen = await until(() => alpha.json<BudgetList>(['budget', 'ls']), (list) => Math.abs((list.budgets[0]?.usedUsd ?? 0) - 0.06) < 1e-9, "alpha counts beta's $0.06");
+    expect(seen.budgets[0]!.summary).toMatch(/^today: \$0\.06 of \$0\.10/);
+
+    await alpha.ok(['dispatch', 'spend here', '--name', 'here', '--agent', 'scripted', '--script', spending(alpha, 0.05)], { cwd: alpha.repo('a') });
+    const paused = await alpha.waitForEvent('here', (e) => e.type === 'state.changed' && e.to === 'needs_input');
+    expect(paused.type === 'state.changed' && paused.reason).toEqual({ kind: 'note', message: expect.stringMatching(/^paused for its budget: budget reached: today: \$0\.11 of \$0\.10/) });
+    // Beta hears of alpha's spend and pauses its own session at work.
+    const there = await beta.waitForEvent('there', (e) => e.type === 'state.changed' && e.to === 'needs_input');
+    expect(there.type === 'state.changed' && there.reason).toEqual({ kind: 'note', message: expect.stringMatching(/^paused for its budget: budget reached: today: \$0\.11 of \$0\.10/) });
+  });
 });
