@@ -28,6 +28,11 @@ export const RemoteCommand = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('reply'), sessionId, text: z.string().min(1) }),
   z.object({ kind: z.literal('approval'), sessionId, approvalId: z.string().min(1).optional(), decision: z.enum(['allow', 'deny']), reason: z.string().optional() }),
   z.object({ kind: z.literal('stop'), sessionId }),
+  // Reads of what only the session's machine has: its worktree and its usage reports.
+  z.object({ kind: z.literal('diff'), sessionId }),
+  z.object({ kind: z.literal('diffstat'), sessionId }),
+  z.object({ kind: z.literal('files'), sessionId }),
+  z.object({ kind: z.literal('usage'), sessionId }),
 ]);
 export type RemoteCommand = z.infer<typeof RemoteCommand>;
 

@@ -7,6 +7,7 @@
 import type { SessionView } from '../api/index.js';
 import type { BatonEvent } from '../events/index.js';
 import { BUS_CHANNEL, COMMAND_CHANNELS, isConnectionLoss, Listener, parseStoreUrl, PgWorkspaceLog, RemoteCommands, SessionMirror, unreachable, type ClusterMember, type RemoteCommand } from '../cluster/index.js';
+import { sessionDiff, sessionDiffStat, sessionFiles, sessionUsage } from '../sessions/facts.js';
 import type { SessionManager } from '../sessions/manager.js';
 import { AmbiguousSessionError, BatonError, errorMessage } from '../shared/errors.js';
 import { createLogger } from '../shared/log.js';
@@ -15,6 +16,8 @@ const log = createLogger('cluster');
 
 /** How long a command for another machine may wait for it (it is withdrawn after). */
 const COMMAND_TIMEOUT_MS = 15_000;
+/** How long a read of another machine's session (diff, files, usage) waits for its machine. */
+const READ_TIMEOUT_MS = 5_000;
 /** Answered commands are kept this long for a look, then pruned. */
 const COMMAND_KEEP_MS = 24 * 60 * 60_000;
 
@@ -26,6 +29,8 @@ export interface RemoteSessions {
   find(ref: string): SessionView | undefined;
   /** Runs a reply, approval or stop on the session's machine; resolves with the session as it is after. */
   send(session: SessionView, command: RemoteCommand): Promise<SessionView>;
+  /** A read only the session's machine can answer (its diff, files, usage), with a shorter wait. */
+  ask(session: SessionView, command: RemoteCommand): Promise<unknown>;
   /** A session's events after `after` (its own seq), as its machine published them. */
   events(session: SessionView, after: number, limit?: number): Promise<BatonEvent[]>;
   /** Each event, new view and removal of another machine's session as it arrives; returns the unsubscribe. */
@@ -68,7 +73,9 @@ export async function shareSessions(options: { member: ClusterMember; url: strin
 
   await mirror.start();
   const serving = commands.serve(member.machine, async (command) => {
-    const session = await run(manager, command);
+    const read = await answerRead(manager, command);
+    if (read !== undefined) return read.answer;
+    const session = await act(manager, command as Parameters<typeof act>[1]);
     return { ...manager.view(session), machine: member.machine };
   });
   void commands.prune(COMMAND_KEEP_MS).catch(published('prune of old commands'));
@@ -119,6 +126,7 @@ export async function shareSessions(options: { member: ClusterMember; url: strin
       return byPrefix[0];
     },
     send: async (session, command) => (await commands.send(session.machine, command).catch(storeGone)) as SessionView,
+    ask: async (session, command) => commands.send(session.machine, command, { timeoutMs: Math.min(READ_TIMEOUT_MS, options.commandTimeoutMs ?? COMMAND_TIMEOUT_MS) }).catch(storeGone),
     events: async (session, after, limit = 200) => (await mirror.events(session.id, after, limit).catch(storeGone)).map((e) => e.event as unknown as BatonEvent),
     onChange: (listener) => {
       listeners.add(listener);
@@ -145,8 +153,24 @@ export async function shareSessions(options: { member: ClusterMember; url: strin
   };
 }
 
-/** A command from another machine, run by this machine's session manager as a local one would be. */
-function run(manager: SessionManager, command: RemoteCommand) {
+/** A read for another machine (a session's diff, files, usage), answered as a local request would be; undefined for an action. */
+async function answerRead(manager: SessionManager, command: RemoteCommand): Promise<{ answer: unknown } | undefined> {
+  switch (command.kind) {
+    case 'diff':
+      return { answer: await sessionDiff(manager.resolve(command.sessionId)) };
+    case 'diffstat':
+      return { answer: await sessionDiffStat(manager.resolve(command.sessionId)) };
+    case 'files':
+      return { answer: await sessionFiles(manager.resolve(command.sessionId)) };
+    case 'usage':
+      return { answer: sessionUsage(manager, manager.resolve(command.sessionId)) };
+    default:
+      return undefined;
+  }
+}
+
+/** An action from another machine, run by this machine's session manager as a local one would be. */
+function act(manager: SessionManager, command: Exclude<RemoteCommand, { kind: 'diff' | 'diffstat' | 'files' | 'usage' }>) {
   switch (command.kind) {
     case 'reply':
       return manager.reply(command.sessionId, command.text);

@@ -5,8 +5,7 @@ import type { HISTORY } from '../../api/history.js';
 import { TRANSCRIPT_PAGE_DEFAULT, type UsagePoint } from '../../api/web.js';
 import type { BatonEvent } from '../../events/index.js';
 import type { SessionManager } from '../../sessions/manager.js';
-import { worktreeDiff } from '../../worktrees/diff.js';
-import { diffStat } from '../../worktrees/diffstat.js';
+import { sessionDiff, sessionDiffStat, sessionUsage } from '../../sessions/facts.js';
 import { createLogger } from '../../shared/log.js';
 import type { RemoteSessions } from '../cluster-sessions.js';
 import type { Handlers } from './mount.js';
@@ -14,7 +13,6 @@ import { followRemote, targetOf } from './remote-sessions.js';
 
 const log = createLogger('http');
 const SSE_KEEPALIVE_MS = 15_000;
-const USAGE_POINTS = 500;
 /** The most events one read of another machine's session gives (the session mirror's page). */
 const MIRROR_PAGE = 1_000;
 
@@ -43,25 +41,23 @@ export function historyHandlers(manager: SessionManager, remote: () => RemoteSes
       const from = before - 1 - take;
       return { events: await found.remote.events(found.view, from, take), hasMore: from > 0, lastSeq };
     },
-    'GET /api/sessions/:ref/usage': ({ params }) => {
+    // Another machine's usage reports, worktree and diff are its own: it is asked (decision 132).
+    'GET /api/sessions/:ref/usage': async ({ params }) => {
       const found = targetOf(manager, remote(), params.ref, undefined);
-      // Another machine's usage is in its own store; its view carries the totals.
-      if (found.kind === 'remote') return { points: [] };
-      const session = found.session;
-      const reports = manager.latestEvents(session.id, ['usage.reported'], USAGE_POINTS);
-      return { points: runningTotals(reports, session) };
+      if (found.kind === 'remote') return (await found.remote.ask(found.view, { kind: 'usage', sessionId: found.view.id })) as { points: UsagePoint[] };
+      return sessionUsage(manager, found.session);
     },
     'GET /api/sessions/:ref/diff': async ({ params, c }) => {
-      const session = manager.resolve(params.ref);
-      const diff = await worktreeDiff(session.worktree, session.base_commit);
+      const found = targetOf(manager, remote(), params.ref, undefined);
+      const diff = found.kind === 'remote' ? ((await found.remote.ask(found.view, { kind: 'diff', sessionId: found.view.id })) as { text: string; truncated: boolean }) : await sessionDiff(found.session);
       c.header('x-baton-diff-truncated', diff.truncated ? '1' : '0');
       c.header('content-type', 'text/x-diff; charset=utf-8');
       return c.body(diff.text);
     },
     'GET /api/sessions/:ref/diffstat': async ({ params }) => {
-      const session = manager.resolve(params.ref);
-      const stat = await diffStat(session.worktree, session.base_commit);
-      return { session: session.name, branch: session.branch, baseRef: session.base_ref, baseCommit: session.base_commit, ...stat };
+      const found = targetOf(manager, remote(), params.ref, undefined);
+      if (found.kind === 'remote') return (await found.remote.ask(found.view, { kind: 'diffstat', sessionId: found.view.id })) as Awaited<ReturnType<typeof sessionDiffStat>>;
+      return sessionDiffStat(found.session);
     },
   };
 }
@@ -123,20 +119,4 @@ function follow(c: Context, manager: SessionManager, sessionId: string, after: n
       manager.off('session', onSession);
     }
   });
-}
-
-/** Usage reports come newest first; the session row holds the totals, so walk back from them. */
-function runningTotals(newestFirst: BatonEvent[], totals: { input_tokens: number; output_tokens: number; cost_usd: number }): UsagePoint[] {
-  let input = totals.input_tokens;
-  let output = totals.output_tokens;
-  let cost = totals.cost_usd;
-  const points: UsagePoint[] = [];
-  for (const event of newestFirst) {
-    if (event.type !== 'usage.reported') continue;
-    points.push({ seq: event.seq, ts: event.ts, inputTokens: input, outputTokens: output, costUsd: Math.max(0, cost) });
-    input -= event.inputTokens;
-    output -= event.outputTokens;
-    cost -= event.costUsd ?? 0;
-  }
-  return points.reverse();
 }

@@ -38,8 +38,9 @@ export async function remotePeek(remote: RemoteSessions, view: SessionView): Pro
     session: view,
     currentStep: running?.type === 'tool.started' ? `running ${running.tool}: ${running.input}` : view.activity,
     lastOutput: lastMessage?.type === 'message.added' ? lastMessage.text : null,
-    // The files live in the worktree on the other machine; its pushed branch holds the committed ones.
-    filesChanged: [],
+    // The files live in the worktree on the other machine: it is asked, and a machine that does
+    // not answer in time leaves the list empty rather than the peek failing.
+    filesChanged: view.running === false ? [] : ((await remote.ask(view, { kind: 'files', sessionId: view.id }).catch(() => [])) as PeekView['filesChanged']),
   };
 }
 
