@@ -38,7 +38,7 @@ export { MIRROR_EVENTS_PAGE_MAX, SessionMirror, type MirrorChange, type RemoteEv
 export { COMMAND_CHANNEL, COMMAND_CHANNELS, COMMAND_DONE_CHANNEL, RemoteCommand, RemoteCommands, type CommandHandler, type CommandTiming, type Serving } from './commands.js';
 export { ClusterDispatches, DISPATCH_ANSWER_CHANNEL, type DispatchOutcome, type PlacedDispatch } from './dispatches.js';
 export { fetchBase, localCloneOf, repositoryIdentity, type RepositoryIdentity } from './clones.js';
-export { fetchBranch, pushedBranch, reapEvery, Respawns, type Takeover } from './respawn.js';
+export { fetchBranch, pushedBranch, reapEvery, remoteHasBranch, Respawns, type Takeover } from './respawn.js';
 export { PgSettings, SETTINGS_CHANNEL } from './settings.js';
 export { remoteKey } from './clones.js';
 export { SharedSpend, SPEND_CHANNEL, type SharedSpendOptions, type SpendTiming } from './spend.js';

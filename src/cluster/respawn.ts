@@ -93,8 +93,13 @@ export class Respawns {
 /** The session branch `baton/<name>` on the remote at `url` (what sync pushed), or undefined when it has none. */
 export async function pushedBranch(cwd: string, url: string, name: string): Promise<string | undefined> {
   const branch = `baton/${name}`;
+  return (await remoteHasBranch(cwd, url, branch)) ? branch : undefined;
+}
+
+/** Whether the remote at `url` has the branch `branch`. */
+export async function remoteHasBranch(cwd: string, url: string, branch: string): Promise<boolean> {
   const got = await git(cwd, ['ls-remote', '--heads', '--', url, `refs/heads/${branch}`], { timeoutMs: NETWORK_MS, env: { GIT_TERMINAL_PROMPT: '0' } });
-  return got.stdout.trim() === '' ? undefined : branch;
+  return got.stdout.trim() !== '';
 }
 
 /** Brings `branch` from `url` into the clone at `root` as a local branch (fast-forward only: a different local branch of that name is never overwritten). */

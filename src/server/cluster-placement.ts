@@ -24,6 +24,7 @@ import {
   pushedBranch,
   reapEvery,
   RemoteCommandFailedError,
+  remoteHasBranch,
   repositoryIdentity,
   Respawns,
   WorkerRegistry,
@@ -225,7 +226,7 @@ export async function startPlacement(options: PlacementOptions): Promise<Placer>
   return {
     respawn,
     place: async (request, on) => {
-      const local = request.inPlace === true ? '--in-place' : request.carryChanges === true ? '--carry-changes' : request.branch !== undefined ? '--branch' : undefined;
+      const local = request.inPlace === true ? '--in-place' : request.carryChanges === true ? '--carry-changes' : undefined;
       if (local !== undefined) {
         throw new InvalidInputError(`${local} works on this machine's checkout, so it cannot go with a session placed on another machine: add --on ${member.machine}.`, { key: 'on', value: on });
       }
@@ -234,6 +235,13 @@ export async function startPlacement(options: PlacementOptions): Promise<Placer>
         if (!workers.includes(on)) throw new MachineNotFoundError(on, workers);
       }
       const identity = await repositoryIdentity(request.cwd, request.base);
+      // A branch goes where the session runs through the remote: the claiming machine fetches it.
+      if (request.branch !== undefined && !(await remoteHasBranch(request.cwd, identity.url, request.branch))) {
+        throw new InvalidInputError(
+          `--branch ${request.branch} is not on the remote (${identity.url}), so another machine cannot check it out: push it first (git push origin ${request.branch}), or add --on ${member.machine}.`,
+          { key: 'branch', value: request.branch },
+        );
+      }
       // The base is fetched by name where it runs; `cwd` means something only if that is here.
       const stored: Record<string, unknown> = { ...request };
       delete stored.base;

@@ -6,7 +6,7 @@
  * clustered are refused with the reason.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
@@ -108,6 +108,28 @@ describe('dispatch placed on another machine', () => {
     const carried = await alpha.run(['dispatch', 'x', '--on', 'beta', '--carry-changes', ...scripted(alpha, [{ say: 'x' }])], { cwd: repo });
     expect(carried.stderr).toContain('--carry-changes works on this machine');
     expect(beta.processes().length).toBeGreaterThan(0);
+  });
+
+  it('places a --branch session where the branch can be fetched from the remote, and refuses a branch the remote does not have', async () => {
+    const url = await database();
+    const alpha = await machine('alpha', url);
+    const beta = await machine('beta', url);
+    const { repo } = sharedRepo(alpha);
+    alpha.git(repo, 'checkout', '--quiet', '-b', 'feature');
+    writeFileSync(join(repo, 'feature.txt'), 'started on alpha\n');
+    alpha.git(repo, 'add', 'feature.txt');
+    alpha.git(repo, 'commit', '--quiet', '-m', 'feature begun');
+    alpha.git(repo, 'checkout', '--quiet', 'main');
+    const unpushed = await alpha.run(['dispatch', 'x', '--on', 'beta', '--branch', 'feature', ...scripted(alpha, [{ say: 'x' }])], { cwd: repo });
+    expect(unpushed.code).toBe(2);
+    expect(unpushed.stderr).toContain('--branch feature is not on the remote');
+    expect(unpushed.stderr).toContain('git push origin feature');
+
+    alpha.git(repo, 'push', '--quiet', 'origin', 'feature');
+    const placed = await alpha.json<SessionView>(['dispatch', 'go on', '--name', 'onward', '--on', 'beta', '--branch', 'feature', ...scripted(alpha, [{ say: 'on it' }])], { cwd: repo });
+    expect(placed).toMatchObject({ machine: 'beta', branch: 'feature' });
+    const done = await beta.waitForState('onward', 'ready_for_review');
+    expect(readFileSync(join(done.worktree, 'feature.txt'), 'utf8')).toBe('started on alpha\n');
   });
 
   it('says a placement no machine takes in time stays queued, and it runs once the machine is back', async () => {
