@@ -92,6 +92,7 @@ export const AlertView = z.object({
   evidence: z.array(z.string()),
   action: AlertAction,
   acknowledgedAt: z.string().nullable(),
+  machine: z.string().optional().describe('The machine whose watchdog raised it (a workspace shared by several machines)'),
 });
 export type AlertView = z.infer<typeof AlertView>;
 export const AlertsQuery = z.object({ all: flagQuery.describe('Acknowledged alerts too') });

@@ -1,6 +1,6 @@
 /**
- * The workspace settings (src/settings) on the shared PostgreSQL: one set of allow rules and
- * budgets for every machine (decision 130). A write NOTIFYs `baton_settings` with its table in
+ * The workspace settings (src/settings) on the shared PostgreSQL: one set of allow rules, budgets
+ * and alerts for every machine (decisions 130 and 134). A write NOTIFYs `baton_settings` with its table in
  * the same transaction; every machine's `onChange` fires on the notification (its own writes
  * included), and for both tables after its LISTEN connection comes back, since what changed
  * meanwhile is unknown.
@@ -11,12 +11,13 @@
  */
 import { EventEmitter } from 'node:events';
 import type pg from 'pg';
-import type { AllowRuleRow, AllowRules, Budgets, BudgetRow, SettingsStore, SettingsTable } from '../settings/index.js';
+import type { AlertRow, AlertsTable, AllowRuleRow, AllowRules, Budgets, BudgetRow, SettingsStore, SettingsTable } from '../settings/index.js';
 import { remoteKey } from './clones.js';
 import type { Listener } from './listener.js';
 
 export const SETTINGS_CHANNEL = 'baton_settings';
-const TABLES: readonly SettingsTable[] = ['allow_rules', 'budgets'];
+const TABLES: readonly SettingsTable[] = ['allow_rules', 'budgets', 'alerts'];
+const ALERT_COLUMNS = 'id, raised_at, rule, session_id, session_name, project, message, evidence_json, action, dedupe_key, acknowledged_at, machine';
 
 interface StoredRule {
   id: string;
@@ -40,6 +41,7 @@ export class PgSettings implements SettingsStore {
   readonly shared = true;
   readonly allowRules: AllowRules;
   readonly budgets: Budgets;
+  readonly alerts: AlertsTable;
   private readonly changes = new EventEmitter<{ change: [SettingsTable] }>();
   private readonly unlisten: () => void;
 
@@ -82,6 +84,25 @@ export class PgSettings implements SettingsStore {
         );
       },
       remove: async (scope) => (await this.write('budgets', 'DELETE FROM budgets WHERE scope = $1', [scope])) > 0,
+    };
+    this.alerts = this.alertsTable();
+  }
+
+  private alertsTable(): AlertsTable {
+    const read = async (sql: string, values: unknown[]): Promise<AlertRow[]> => (await this.pool.query<AlertRow>(sql, values)).rows;
+    return {
+      insert: async (row) =>
+        (await this.write(
+          'alerts',
+          `INSERT INTO alerts (${ALERT_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
+           ON CONFLICT (dedupe_key) WHERE acknowledged_at IS NULL DO NOTHING`,
+          [row.id, row.raised_at, row.rule, row.session_id, row.session_name, row.project, row.message, row.evidence_json, row.action, row.dedupe_key, row.acknowledged_at, this.machine],
+        )) > 0,
+      get: async (id) => (await read(`SELECT ${ALERT_COLUMNS} FROM alerts WHERE id = $1`, [id]))[0],
+      list: async (options = {}) =>
+        read(`SELECT ${ALERT_COLUMNS} FROM alerts ${options.open === true ? 'WHERE acknowledged_at IS NULL' : ''} ORDER BY raised_at DESC, id DESC LIMIT $1`, [options.limit ?? 200]),
+      openFor: async (sessionId) => read(`SELECT ${ALERT_COLUMNS} FROM alerts WHERE session_id = $1 AND acknowledged_at IS NULL ORDER BY raised_at`, [sessionId]),
+      acknowledge: async (id, at) => (await this.write('alerts', 'UPDATE alerts SET acknowledged_at = $2 WHERE id = $1 AND acknowledged_at IS NULL', [id, at])) > 0,
     };
   }
 

@@ -1,5 +1,6 @@
 /**
- * Workspace settings every machine of a workspace holds to (issue 20): allow rules and budgets.
+ * Workspace settings every machine of a workspace holds to (issue 20): allow rules and budgets,
+ * and the watchdog's alerts, which every machine shows and any may acknowledge.
  * One interface, two stores: `sqliteSettings` (this machine's SQLite, the embedded default) and
  * the cluster's `PgSettings` (src/cluster/settings.ts, one PostgreSQL shared by every machine),
  * which pass the same suite (test/support/settings-suite.ts).
@@ -13,14 +14,14 @@
  * clone of that repository.
  */
 import type { AllowRuleRow } from '../store/allow-rules.js';
-import type { BudgetRow } from '../store/watchdog.js';
+import type { AlertRow, BudgetRow } from '../store/watchdog.js';
 
 export type { AllowRuleRow } from '../store/allow-rules.js';
-export type { BudgetRow } from '../store/watchdog.js';
+export type { AlertRow, BudgetRow } from '../store/watchdog.js';
 export { sqliteSettings } from './sqlite.js';
 
 export type NewAllowRule = Omit<AllowRuleRow, 'id' | 'created_at'>;
-export type SettingsTable = 'allow_rules' | 'budgets';
+export type SettingsTable = 'allow_rules' | 'budgets' | 'alerts';
 
 export interface AllowRules {
   add(rule: NewAllowRule): Promise<AllowRuleRow>;
@@ -38,11 +39,24 @@ export interface Budgets {
   remove(scope: string): Promise<boolean>;
 }
 
+export interface AlertsTable {
+  /** Stores the alert unless one with its key is still open; returns whether it was new. */
+  insert(row: AlertRow): Promise<boolean>;
+  get(id: string): Promise<AlertRow | undefined>;
+  /** Newest first; open ones only with `open`; at most `limit` (default 200). */
+  list(options?: { open?: boolean; limit?: number }): Promise<AlertRow[]>;
+  /** A session's open alerts, oldest first. */
+  openFor(sessionId: string): Promise<AlertRow[]>;
+  /** Acknowledges an open alert; false when it was not open. */
+  acknowledge(id: string, at: string): Promise<boolean>;
+}
+
 export interface SettingsStore {
   /** Whether other machines share it (and may change it under us). */
   readonly shared: boolean;
   readonly allowRules: AllowRules;
   readonly budgets: Budgets;
+  readonly alerts: AlertsTable;
   /** Called after a table changed; returns the unsubscribe. */
   onChange(listener: (table: SettingsTable) => void): () => void;
 }

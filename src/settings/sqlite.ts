@@ -2,12 +2,13 @@
 import { EventEmitter } from 'node:events';
 import { AllowRuleStore } from '../store/allow-rules.js';
 import type { Db } from '../store/db.js';
-import { BudgetStore } from '../store/watchdog.js';
+import { AlertStore, BudgetStore } from '../store/watchdog.js';
 import type { SettingsStore, SettingsTable } from './index.js';
 
 export function sqliteSettings(db: Db): SettingsStore {
   const rules = new AllowRuleStore(db);
   const budgets = new BudgetStore(db);
+  const alerts = new AlertStore(db);
   const changes = new EventEmitter<{ change: [SettingsTable] }>();
   changes.setMaxListeners(0);
   const changed = <T>(table: SettingsTable, result: T, really = true): T => {
@@ -31,6 +32,19 @@ export function sqliteSettings(db: Db): SettingsStore {
       remove: async (scope) => {
         const removed = budgets.remove(scope);
         return changed('budgets', removed, removed);
+      },
+    },
+    alerts: {
+      insert: async (row) => {
+        const added = alerts.insert(row);
+        return changed('alerts', added, added);
+      },
+      get: async (id) => alerts.get(id),
+      list: async (options) => alerts.list(options),
+      openFor: async (sessionId) => alerts.openFor(sessionId),
+      acknowledge: async (id, at) => {
+        const done = alerts.acknowledge(id, at);
+        return changed('alerts', done, done);
       },
     },
     onChange: (listener) => {

@@ -22,6 +22,8 @@ export interface AlertRow {
   action: string;
   dedupe_key: string;
   acknowledged_at: string | null;
+  /** The machine whose watchdog raised it, on a store several machines share. */
+  machine?: string | null;
 }
 
 export class BudgetStore {

@@ -6,10 +6,13 @@ import type { z } from 'zod';
 import type { AlertView } from '../api/watchdog.js';
 import type { WorkspaceBus } from '../bus/index.js';
 import { WatchdogAlertAcknowledged, WatchdogAlertRaised, type AlertAction, type AlertRule } from '../events/workspace.js';
+import { errorMessage } from '../shared/errors.js';
+import { createLogger } from '../shared/log.js';
 import { AlertNotFoundError } from './errors.js';
 import { newId } from '../shared/ids.js';
-import type { Db } from '../store/db.js';
-import { AlertStore, type AlertRow } from '../store/watchdog.js';
+import type { AlertRow, AlertsTable } from '../settings/index.js';
+
+const log = createLogger('watchdog');
 
 export interface AlertSession {
   id: string;
@@ -28,18 +31,15 @@ export interface NewAlert {
 }
 
 export class Alerts {
-  private readonly store: AlertStore;
-
   constructor(
-    db: Db,
+    /** This machine's table, or the one every machine of a shared workspace shows. */
+    private readonly store: AlertsTable,
     private readonly bus: WorkspaceBus,
     private readonly clock: () => Date,
-  ) {
-    this.store = new AlertStore(db);
-  }
+  ) {}
 
-  /** Raises `alert` unless the same one is still open; returns the stored alert when it was new. */
-  raise(alert: NewAlert): AlertView | undefined {
+  /** Raises `alert` unless the same one is still open; resolves with the stored alert when it was new. */
+  async raise(alert: NewAlert): Promise<AlertView | undefined> {
     const row: AlertRow = {
       id: newId().slice(0, 12),
       raised_at: this.clock().toISOString(),
@@ -53,7 +53,7 @@ export class Alerts {
       dedupe_key: alert.key ?? `${alert.rule}:${alert.session?.id ?? '-'}`,
       acknowledged_at: null,
     };
-    if (!this.store.insert(row)) return undefined;
+    if (!(await this.store.insert(row))) return undefined;
     this.bus.publish(WatchdogAlertRaised, {
       alertId: row.id,
       rule: alert.rule,
@@ -67,20 +67,32 @@ export class Alerts {
     return toView(row);
   }
 
-  acknowledge(id: string): AlertView {
-    const row = this.store.get(id) ?? this.store.list({ limit: 10_000 }).find((alert) => alert.id.startsWith(id));
-    if (row === undefined) throw new AlertNotFoundError(id);
-    if (this.store.acknowledge(row.id, this.clock().toISOString())) this.bus.publish(WatchdogAlertAcknowledged, { alertId: row.id });
-    return toView(this.store.get(row.id) ?? row);
+  /** Raises `alert` without waiting; a store that refuses it is logged, never thrown. */
+  note(alert: NewAlert): void {
+    this.raise(alert).catch((error: unknown) => log.warn('could not store an alert', { rule: alert.rule, key: alert.key, error: errorMessage(error) }));
   }
 
-  list(all: boolean): AlertView[] {
-    return this.store.list({ open: !all }).map(toView);
+  async acknowledge(id: string): Promise<AlertView> {
+    const row = (await this.store.get(id)) ?? (await this.store.list({ limit: 10_000 })).find((alert) => alert.id.startsWith(id));
+    if (row === undefined) throw new AlertNotFoundError(id);
+    if (await this.store.acknowledge(row.id, this.clock().toISOString())) this.bus.publish(WatchdogAlertAcknowledged, { alertId: row.id });
+    return toView((await this.store.get(row.id)) ?? row);
+  }
+
+  /** Acknowledges the open alert `id`; resolves whether this call did (false: it was not open). */
+  async settle(id: string): Promise<boolean> {
+    const done = await this.store.acknowledge(id, this.clock().toISOString());
+    if (done) this.bus.publish(WatchdogAlertAcknowledged, { alertId: id });
+    return done;
+  }
+
+  async list(all: boolean): Promise<AlertView[]> {
+    return (await this.store.list({ open: !all })).map(toView);
   }
 
   /** Open alerts of a session raised by `rule`. */
-  openFor(sessionId: string, rule: string): AlertView[] {
-    return this.store.openFor(sessionId).filter((row) => row.rule === rule).map(toView);
+  async openFor(sessionId: string, rule: string): Promise<AlertView[]> {
+    return (await this.store.openFor(sessionId)).filter((row) => row.rule === rule).map(toView);
   }
 }
 
@@ -96,5 +108,6 @@ export function toView(row: AlertRow): AlertView {
     evidence: JSON.parse(row.evidence_json) as string[],
     action: row.action as AlertView['action'],
     acknowledgedAt: row.acknowledged_at,
+    ...(typeof row.machine === 'string' ? { machine: row.machine } : {}),
   };
 }

@@ -89,7 +89,7 @@ export class BudgetGuard {
       const over = this.over(row, undefined);
       if (over === undefined) continue;
       if (over.hard) this.reached(row, undefined, over.message);
-      else this.o.alerts.raise({ rule: 'budget_warning', message: over.message, evidence: over.evidence, action: 'alert', key: `budget_warning:${row.scope}:${this.period(row)}` });
+      else this.o.alerts.note({ rule: 'budget_warning', message: over.message, evidence: over.evidence, action: 'alert', key: `budget_warning:${row.scope}:${this.period(row)}` });
     }
   }
 
@@ -162,7 +162,7 @@ export class BudgetGuard {
       const over = this.over(row, session);
       if (over === undefined) continue;
       if (over.hard) this.reached(row, session, over.message);
-      else this.o.alerts.raise({ rule: 'budget_warning', session: row.scope === 'session' ? sessionRef(session) : undefined, message: over.message, evidence: over.evidence, action: 'alert', key: `budget_warning:${row.scope}:${row.scope === 'session' ? session.id : this.period(row)}` });
+      else this.o.alerts.note({ rule: 'budget_warning', session: row.scope === 'session' ? sessionRef(session) : undefined, message: over.message, evidence: over.evidence, action: 'alert', key: `budget_warning:${row.scope}:${row.scope === 'session' ? session.id : this.period(row)}` });
     }
   }
 
@@ -179,7 +179,7 @@ export class BudgetGuard {
   /** A dispatch when a budget runs out soon at this rate: an alert before the work starts. */
   warnDispatch(session: SessionWithProject): void {
     for (const warning of this.dispatchWarnings(session)) {
-      this.o.alerts.raise({ rule: 'window', session: sessionRef(session), message: `dispatched while ${warning.text}`, evidence: [warning.evidence], action: 'alert', key: `window:${warning.key}:${session.id}` });
+      this.o.alerts.note({ rule: 'window', session: sessionRef(session), message: `dispatched while ${warning.text}`, evidence: [warning.evidence], action: 'alert', key: `window:${warning.key}:${session.id}` });
     }
   }
 
@@ -226,20 +226,21 @@ export class BudgetGuard {
   /** A budget reached by `crossing`'s spend (undefined: another machine's): the sessions it pauses. */
   private reached(row: BudgetRow, crossing: Named | undefined, message: string): void {
     const targets: Named[] = row.scope === 'session' ? (crossing === undefined ? [] : [crossing]) : this.o.sessions.list().filter((s) => s.id === crossing?.id || AT_WORK.has(s.state));
-    for (const session of targets) {
-      const raised = this.o.alerts.raise({
-        rule: 'budget',
-        session: sessionRef(session),
-        message,
-        evidence: [`${budgetLabel(row)} limit $${row.limit_usd.toFixed(2)}`],
-        action: 'pause',
-        key: `budget:${row.scope}:${this.period(row)}:${session.id}`,
-      });
-      // Paused once per alert: a reply carries on past the limit until the alert is acknowledged.
-      if (raised === undefined) continue;
-      const reason = `${PAUSED_FOR_BUDGET}: ${message}. Raise it (baton budget set) or reply to continue.`;
-      this.o.sessions.pause(session.id, reason).catch((error: unknown) => log.warn('could not pause a session for its budget', { session: session.id, error: errorMessage(error) }));
-    }
+    for (const session of targets) this.pauseOnce(row, session, message).catch((error: unknown) => log.warn('could not pause a session for its budget', { session: session.id, error: errorMessage(error) }));
+  }
+
+  private async pauseOnce(row: BudgetRow, session: Named, message: string): Promise<void> {
+    const raised = await this.o.alerts.raise({
+      rule: 'budget',
+      session: sessionRef(session),
+      message,
+      evidence: [`${budgetLabel(row)} limit $${row.limit_usd.toFixed(2)}`],
+      action: 'pause',
+      key: `budget:${row.scope}:${this.period(row)}:${session.id}`,
+    });
+    // Paused once per alert: a reply carries on past the limit until the alert is acknowledged.
+    if (raised === undefined) return;
+    await this.o.sessions.pause(session.id, `${PAUSED_FOR_BUDGET}: ${message}. Raise it (baton budget set) or reply to continue.`);
   }
 
   /** Day budgets renew each day; one alert per day. */
@@ -250,12 +251,13 @@ export class BudgetGuard {
   /** Sessions paused for a budget that they are now within: told to carry on. */
   private async resumeWithinBudget(): Promise<string[]> {
     const resumed: string[] = [];
-    for (const alert of this.o.alerts.list(false)) {
+    for (const alert of await this.o.alerts.list(false)) {
       if (alert.rule !== 'budget' || alert.sessionId === null) continue;
       const session = this.o.sessions.get(alert.sessionId);
       if (session === undefined || session.removed_at !== null) continue;
       if (this.store.list().some((row) => this.over(row, session)?.hard === true)) continue;
-      this.o.alerts.acknowledge(alert.id);
+      // Acknowledged by this pass alone: two passes at once (a raise here, one on another machine) resume it once.
+      if (!(await this.o.alerts.settle(alert.id))) continue;
       const paused = session.state === 'needs_input' && (session.state_reason_json ?? '').includes(PAUSED_FOR_BUDGET);
       if (!paused) continue;
       await this.o.sessions.reply(session.id, 'The budget was raised: carry on where you stopped.');

@@ -18,6 +18,11 @@ import type { WatchdogSessions } from './sessions.js';
 import { Watchdog } from './watchdog.js';
 
 const MIN = 60_000;
+/**
+ * Alerts are stored through the asynchronous settings interface: on SQLite every step is done
+ * within one turn of the event loop, so one turn lets a raise and the pause after it finish.
+ */
+const settled = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 let dir: string;
 let db: Db;
 let bus: WorkspaceBus;
@@ -106,11 +111,12 @@ afterEach(() => {
 });
 
 describe('the watchdog', () => {
-  it('catches an edit outside the scope it is given for the session, with the file as evidence', () => {
+  it('catches an edit outside the scope it is given for the session, with the file as evidence', async () => {
     const { sessions } = start({ scope: { a: ['src/watcher/**'] } });
     sessions.rows.set('a', session('a'));
     sessions.emit('a', event({ type: 'tool.started', toolId: 't1', tool: 'Edit', kind: 'edit', input: 'src/ipc/handlers.ts', files: [join(dir, 'wt', 'a', 'src/ipc/handlers.ts')] }));
     sessions.emit('a', event({ type: 'tool.started', toolId: 't2', tool: 'Edit', kind: 'edit', input: 'src/watcher/x.ts', files: ['src/watcher/x.ts'] }));
+    await settled();
     const raised = published.filter((e) => e.type === 'watchdog.alert_raised');
     expect(raised.map((e) => e.data)).toEqual([expect.objectContaining({ rule: 'out_of_scope', name: 'a', action: 'alert', evidence: [`edited ${join(dir, 'wt', 'a', 'src/ipc/handlers.ts')}`, 'scope: src/watcher/**'] })]);
     expect(sessions.actions).toEqual([]);
@@ -130,7 +136,7 @@ describe('the watchdog', () => {
     now += 5 * MIN;
     await dog.tick();
     expect(published.map((e) => e.type === 'watchdog.alert_raised' && e.data.rule)).toEqual(['no_progress', 'approval_wait']);
-    expect(dog.alerts.list(false).find((a) => a.rule === 'approval_wait')?.message).toBe('an approval has waited 15 min: Bash rm -rf build');
+    expect((await dog.alerts.list(false)).find((a) => a.rule === 'approval_wait')?.message).toBe('an approval has waited 15 min: Bash rm -rf build');
   });
 
   it('lets the host of a session resting ready for review go after the user’s default, quietly; a repository may change the time or keep its agents', async () => {
@@ -147,7 +153,7 @@ describe('the watchdog', () => {
     await dog.tick();
     expect(sessions.actions).toEqual(['release soon: unused for 5 min after the turn; a reply resumes the conversation']);
     expect(published).toEqual([]);
-    expect(dog.alerts.list(false)).toEqual([]);
+    expect(await dog.alerts.list(false)).toEqual([]);
 
     // Without a repository setting, the user's default holds.
     const third = join(dir, 'third');
@@ -182,8 +188,10 @@ describe('the watchdog', () => {
     expect(sessions.actions).toEqual([]);
     expect(sessions.gates[0]?.holds(session('queued'))).toBeUndefined();
     sessions.emit('b', event({ type: 'usage.reported', inputTokens: 1_000_000, outputTokens: 0 }));
-    expect(dog.alerts.list(false).map((a) => a.rule)).toEqual(['budget_warning']);
+    await settled();
+    expect((await dog.alerts.list(false)).map((a) => a.rule)).toEqual(['budget_warning']);
     sessions.emit('b', event({ type: 'usage.reported', inputTokens: 0, outputTokens: 100_000, model: 'gpt-5.5' }));
+    await settled();
     expect(sessions.actions.map((a) => a.split(':')[0]).sort()).toEqual(['pause a', 'pause b']);
     expect(sessions.actions[0]).toContain('paused for its budget: budget reached: today: $3.50 of $3.00');
     expect(sessions.gates[0]?.holds(session('queued'))).toMatch(/the today budget is spent/);
@@ -208,7 +216,8 @@ describe('the watchdog', () => {
     sessions.rows.set('n', session('n', { state: 'queued' }));
     bus.publish(SessionDispatched, { sessionId: 'n', name: 'n', project: 'p', agent: 'codex', branch: 'b' });
     // $5 in 20 min is $15/h: the $5 left lasts 20 min.
-    const warned = dog.alerts.list(false).find((a) => a.rule === 'window');
+    await settled();
+    const warned = (await dog.alerts.list(false)).find((a) => a.rule === 'window');
     expect(warned?.message).toBe('dispatched while the 5h window budget runs out in 20 min at this rate');
     expect(dog.budgets.dispatchWarnings({ agent: 'claude' }).map((w) => w.text)).toEqual(['the 5h window budget runs out in 20 min at this rate']);
   });

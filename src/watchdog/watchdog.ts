@@ -62,8 +62,8 @@ export class Watchdog {
   constructor(private readonly o: WatchdogOptions) {
     this.clock = o.clock ?? (() => new Date());
     this.idle = new IdleHosts(o.monotonic ?? (() => performance.now()), (id, message) => o.sessions.release(id, message));
-    this.alerts = new Alerts(o.db, o.bus, this.clock);
     this.settings = o.settings ?? sqliteSettings(o.db);
+    this.alerts = new Alerts(this.settings.alerts, o.bus, this.clock);
     this.budgets = new BudgetGuard({ table: this.settings.budgets, bus: o.bus, usage: o.usage, alerts: this.alerts, sessions: o.sessions, clock: this.clock, elsewhere: o.elsewhere });
   }
 
@@ -180,13 +180,12 @@ export class Watchdog {
   }
 
   private act(session: SessionIdentity, finding: Finding): void {
-    const raised = this.alerts.raise({ ...finding, session: sessionRef(session), key: `${finding.rule}:${session.id}:${finding.key}` });
-    if (raised === undefined || finding.action === 'alert') return;
-    const done =
-      finding.action === 'pause'
-        ? this.o.sessions.pause(session.id, `paused by the watchdog: ${finding.message}. Reply to continue.`)
-        : this.o.sessions.stop(session.id);
-    done.catch((error: unknown) => log.warn(`could not ${finding.action} a session`, { session: session.id, rule: finding.rule, error: errorMessage(error) }));
+    const acted = async (): Promise<void> => {
+      const raised = await this.alerts.raise({ ...finding, session: sessionRef(session), key: `${finding.rule}:${session.id}:${finding.key}` });
+      if (raised === undefined || finding.action === 'alert') return;
+      await (finding.action === 'pause' ? this.o.sessions.pause(session.id, `paused by the watchdog: ${finding.message}. Reply to continue.`) : this.o.sessions.stop(session.id));
+    };
+    acted().catch((error: unknown) => log.warn(`could not ${finding.action} a session`, { session: session.id, rule: finding.rule, error: errorMessage(error) }));
   }
 
   /** The repository's `watchdog` settings and merge check, read again when its config file changes. A bad file is an alert, and the defaults hold. */
@@ -213,7 +212,7 @@ export class Watchdog {
       config = repo.watchdog;
       check = repo.merge?.check;
     } catch (error) {
-      this.alerts.raise({ rule: 'config', message: `the watchdog uses its defaults: ${errorMessage(error)}`, evidence: [join(root, REPO_CONFIG_FILE)], action: 'alert', key: `config:${root}:${mtimeMs}` });
+      this.alerts.note({ rule: 'config', message: `the watchdog uses its defaults: ${errorMessage(error)}`, evidence: [join(root, REPO_CONFIG_FILE)], action: 'alert', key: `config:${root}:${mtimeMs}` });
     }
     const rules = resolveRules(config, this.o.idleMs, check);
     this.configs.set(root, { mtimeMs, checkedAt: now, rules });

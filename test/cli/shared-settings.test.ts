@@ -2,14 +2,15 @@
  * Allow rules and budgets on a shared store (issue 20, decision 130): two supervisors sharing a
  * test PostgreSQL and a bare git remote hold to one set. A rule made in alpha's checkout answers
  * an approval in beta's clone of the same remote, and a revoke on beta is gone on alpha; a budget
- * set on alpha pauses a session on beta, and raising it on alpha resumes that session.
+ * set on alpha pauses a session on beta, whose alerts alpha lists and acknowledges, and raising it
+ * on alpha resumes that session; a day budget counts both machines' spend.
  */
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { AllowRuleView, PolicyView } from '../../src/api/policy.js';
-import type { BudgetList } from '../../src/api/watchdog.js';
+import type { AlertList, BudgetList } from '../../src/api/watchdog.js';
 import type { TestBaton } from '../support/baton.js';
 import { clusterMachines } from '../support/cluster.js';
 
@@ -68,18 +69,38 @@ describe('settings shared by the machines of a workspace', () => {
     await until(() => beta.json<BudgetList>(['budget', 'ls']), (list) => list.budgets.length === 1, 'beta lists the budget');
     const repo = beta.repo('spend');
     const script = beta.script(
-      [{ usage: { input: 1000, output: 100, usd: 0.03 } }, { sleep: 100 }, { usage: { input: 1000, output: 100, usd: 0.03 } }, { sleep: 60_000 }, { say: 'never reached' }],
+      [
+        { usage: { input: 1000, output: 100, usd: 0.02 } },
+        { sleep: 100 },
+        { usage: { input: 1000, output: 100, usd: 0.02 } },
+        { sleep: 100 },
+        { usage: { input: 1000, output: 100, usd: 0.02 } },
+        { sleep: 60_000 },
+        { say: 'never reached' },
+      ],
       { onReply: [{ say: 'carrying on: {{reply}}' }] },
     );
     await beta.ok(['dispatch', 'spend', '--name', 'spender', '--agent', 'scripted', '--script', script], { cwd: repo });
     const paused = await beta.waitForEvent('spender', (e) => e.type === 'state.changed' && e.to === 'needs_input');
     expect(paused.type === 'state.changed' && paused.reason).toEqual({ kind: 'note', message: expect.stringMatching(/^paused for its budget: budget reached: spender spent \$0\.06 of its \$0\.05/) });
 
+    // The alert beta's watchdog raised is alpha's to see, naming beta.
+    const alerts = await alpha.json<AlertList>(['alerts']);
+    expect(alerts.alerts.find((a) => a.rule === 'budget')).toMatchObject({ name: 'spender', machine: 'beta', action: 'pause' });
+    expect(await alpha.ok(['alerts'])).toMatch(/spender on beta {2}budget: budget reached/);
+
     const raised = await alpha.json<BudgetList>(['budget', 'set', '--session', '1usd']);
     expect(raised.budgets.map((b) => [b.scope, b.limitUsd])).toEqual([['session', 1]]);
     await beta.waitForEvent('spender', (e) => e.type === 'message.added' && e.role === 'assistant' && /carrying on: The budget was raised/.test(e.text));
     await beta.waitForState('spender', 'ready_for_review');
     expect((await beta.json<BudgetList>(['budget', 'ls'])).budgets.map((b) => [b.scope, b.limitUsd])).toEqual([['session', 1]]);
+
+    // Resumed on beta, its budget alert is acknowledged for every machine.
+    expect((await alpha.json<AlertList>(['alerts'])).alerts.filter((a) => a.rule === 'budget')).toEqual([]);
+    const warning = (await beta.json<AlertList>(['alerts'])).alerts.find((a) => a.rule === 'budget_warning');
+    expect(warning).toMatchObject({ machine: 'beta' });
+    await alpha.ok(['alerts', '--ack', warning?.id ?? '']);
+    expect((await beta.json<AlertList>(['alerts'])).alerts).toEqual([]);
 
     await beta.ok(['budget', 'rm', 'session']);
     await until(() => alpha.json<BudgetList>(['budget', 'ls']), (list) => list.budgets.length === 0, 'alpha sees the budget removed');

@@ -9,7 +9,7 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
-import type { BudgetRow, SettingsStore, SettingsTable } from '../../src/settings/index.js';
+import type { AlertRow, BudgetRow, SettingsStore, SettingsTable } from '../../src/settings/index.js';
 
 export interface SettingsHarness {
   /** Two handles on one fresh store. */
@@ -49,6 +49,22 @@ export function nextChange(store: SettingsStore, timeoutMs = 5_000): Promise<Set
 }
 
 const budget = (scope: string, more: Partial<BudgetRow> = {}): BudgetRow => ({ scope, window_ms: null, limit_usd: 12.5, warn_ratio: 0.8, updated_at: '2026-11-24T03:00:00.000Z', ...more });
+
+let alertCount = 0;
+const alert = (more: Partial<AlertRow> = {}): AlertRow => ({
+  id: `alert-${++alertCount}`,
+  raised_at: `2026-11-24T03:00:${String(alertCount % 60).padStart(2, '0')}.000Z`,
+  rule: 'loop',
+  session_id: 's1',
+  session_name: 'fixer',
+  project: 'shop',
+  message: 'the same command failed 3 times',
+  evidence_json: '["npm test"]',
+  action: 'alert',
+  dedupe_key: 'loop:s1',
+  acknowledged_at: null,
+  ...more,
+});
 
 export function settingsStoreSuite(label: string, harness: SettingsHarness): void {
   describe(`the settings store: ${label}`, () => {
@@ -110,6 +126,30 @@ export function settingsStoreSuite(label: string, harness: SettingsHarness): voi
       expect(await a.budgets.remove('day')).toBe(true);
       expect(await b.budgets.remove('day')).toBe(false);
       expect((await b.budgets.list()).map((row) => row.scope)).toEqual(['session', 'window:18000000']);
+    });
+
+    test('an alert is stored once while open, listed newest first, found by session, and acknowledged once; its key may then be raised again', async () => {
+      const { a, b } = await harness.open();
+      const first = alert();
+      expect(await a.alerts.insert(first)).toBe(true);
+      expect(await b.alerts.insert(alert())).toBe(false);
+      const other = alert({ session_id: 's2', session_name: 'tester', dedupe_key: 'loop:s2', rule: 'stuck', action: 'pause' });
+      expect(await b.alerts.insert(other)).toBe(true);
+      expect(await a.alerts.get(first.id)).toMatchObject(first);
+      expect(await a.alerts.get('no-such-alert')).toBeUndefined();
+      expect((await a.alerts.list()).map((row) => row.id)).toEqual([other.id, first.id]);
+      expect((await a.alerts.list({ limit: 1 })).map((row) => row.id)).toEqual([other.id]);
+      expect((await a.alerts.openFor('s2')).map((row) => row.id)).toEqual([other.id]);
+
+      expect(await b.alerts.acknowledge(first.id, '2026-11-24T04:00:00.000Z')).toBe(true);
+      expect(await a.alerts.acknowledge(first.id, '2026-11-24T04:00:01.000Z')).toBe(false);
+      expect(await a.alerts.get(first.id)).toMatchObject({ acknowledged_at: '2026-11-24T04:00:00.000Z' });
+      expect((await a.alerts.list({ open: true })).map((row) => row.id)).toEqual([other.id]);
+      expect(await a.alerts.openFor('s1')).toEqual([]);
+      // Acknowledged, its key is free: the rule may raise it again.
+      const again = alert();
+      expect(await a.alerts.insert(again)).toBe(true);
+      expect((await b.alerts.list({ open: true })).map((row) => row.id)).toEqual([again.id, other.id]);
     });
 
     test('each write is reported as a change of its table; a removal of nothing is not', async () => {

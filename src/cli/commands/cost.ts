@@ -78,7 +78,7 @@ export async function alerts(ctx: Context, opts: { all?: boolean; ack?: string; 
 
 function alertLine(alert: AlertView): string {
   const acted = alert.action === 'alert' ? '' : ` (${alert.action === 'pause' ? 'paused' : 'stopped'})`;
-  return `${alert.id}  ${alert.raisedAt.slice(0, 19).replace('T', ' ')}  ${alert.name ?? 'workspace'}  ${alert.rule.replace(/_/g, ' ')}: ${alert.message}${acted}${alert.acknowledgedAt === null ? '' : ' [acknowledged]'}`;
+  return `${alert.id}  ${alert.raisedAt.slice(0, 19).replace('T', ' ')}  ${alert.name ?? 'workspace'}${alert.machine === undefined ? '' : ` on ${alert.machine}`}  ${alert.rule.replace(/_/g, ' ')}: ${alert.message}${acted}${alert.acknowledgedAt === null ? '' : ' [acknowledged]'}`;
 }
 
 const WATCHED = /^(watchdog|budget)\.|^session\.state_changed$/;

@@ -14,7 +14,7 @@ export function watchdogHandlers(watchdog: Watchdog | undefined): Handlers<typeo
     'GET /api/budgets': () => ({ budgets: on().budgets.list(), resumed: [] }),
     'POST /api/budgets': ({ body }) => on().budgets.set(body),
     'DELETE /api/budgets/:scope': ({ params }) => on().budgets.remove(params.scope),
-    'GET /api/alerts': ({ query }) => ({ alerts: on().alerts.list(query.all) }),
+    'GET /api/alerts': async ({ query }) => ({ alerts: await on().alerts.list(query.all) }),
     'POST /api/alerts/:id/ack': ({ params }) => on().alerts.acknowledge(params.id),
   };
 }
