@@ -32,6 +32,12 @@ export type Clock = () => Date;
 // The cluster's own events (src/cluster/events.ts) share the log but not the workspace's list.
 const DEFINITIONS = new Map<string, WorkspaceEventDefinition>([...WORKSPACE_EVENTS, ...CLUSTER_EVENTS].map((definition) => [definition.type, definition]));
 
+/** Only the events of one type, and (optionally) not those a given machine published. */
+export interface LogFilter {
+  type: string;
+  notMachine?: string;
+}
+
 export interface Follow {
   /** Stops delivering; resolves once no callback is running. */
   close(): Promise<void>;
@@ -70,11 +76,19 @@ export class PgWorkspaceLog {
     }
   }
 
-  /** Events after `afterSeq`, oldest first (at most `limit`). */
-  async list(afterSeq = 0, limit = PAGE): Promise<LoggedEvent[]> {
+  /** The newest seq in the log (0: empty): where a follower that wants only what comes next starts. */
+  async head(): Promise<number> {
+    const { rows } = await this.pool.query<{ seq: string | null }>('SELECT max(seq) AS seq FROM workspace_events');
+    return Number(rows[0]?.seq ?? 0);
+  }
+
+  /** Events after `afterSeq`, oldest first (at most `limit`), of the filter's type when one is given. */
+  async list(afterSeq = 0, limit = PAGE, filter?: LogFilter): Promise<LoggedEvent[]> {
     const { rows } = await this.pool.query<{ seq: string; at: Date; type: string; data: unknown }>(
-      'SELECT seq, at, type, data FROM workspace_events WHERE seq > $1 ORDER BY seq LIMIT $2',
-      [afterSeq, limit],
+      filter === undefined
+        ? 'SELECT seq, at, type, data FROM workspace_events WHERE seq > $1 ORDER BY seq LIMIT $2'
+        : `SELECT seq, at, type, data FROM workspace_events WHERE seq > $1 AND type = $3 AND ($4::text IS NULL OR data->>'machine' <> $4) ORDER BY seq LIMIT $2`,
+      filter === undefined ? [afterSeq, limit] : [afterSeq, limit, filter.type, filter.notMachine ?? null],
     );
     return rows.map((row) => ({ seq: Number(row.seq), ts: row.at.toISOString(), type: row.type, data: row.data }));
   }
@@ -84,7 +98,7 @@ export class PgWorkspaceLog {
    * once and in seq order; `onEvent` is awaited before the next. Catches up after the listener
    * reconnects, and retries a failed read with backoff.
    */
-  async follow(afterSeq: number, onEvent: (event: LoggedEvent) => void | Promise<void>): Promise<Follow> {
+  async follow(afterSeq: number, onEvent: (event: LoggedEvent) => void | Promise<void>, filter?: LogFilter): Promise<Follow> {
     let last = afterSeq;
     let closed = false;
     let pending = false;
@@ -97,7 +111,7 @@ export class PgWorkspaceLog {
         pending = false;
         for (;;) {
           if (closed) return;
-          const page = await this.list(last);
+          const page = await this.list(last, PAGE, filter);
           for (const event of page) {
             if (closed) return;
             await onEvent(event);

@@ -1,0 +1,194 @@
+/**
+ * The workspace bus across machines (issue 20): each machine relays its own workspace events to
+ * the shared log, tagged with its name, and stores the other machines' relayed events in its own
+ * bus, where its streams serve them (decision 130).
+ *
+ * - **Out, from the local store, not from memory.** A local publish only wakes the relay; the
+ *   relay reads this machine's events after its cursor (kept in SQLite beside them) and appends
+ *   them one by one, in seq order, moving the cursor after each. A store outage therefore never
+ *   touches the publish, and what was published meanwhile (or while the supervisor was down)
+ *   goes out once the store is back. A lost connection is tried again for ever (with backoff); an
+ *   event the store refuses for itself is tried a few times, then skipped with a warning, so one
+ *   bad event never stops the relay.
+ * - **In, by the log's seq.** The other machines' relayed events are followed from the newest one
+ *   stored here (or, the first time, from the log's head), each stored once (its log seq is unique).
+ */
+import type { RelayedWorkspaceEvent } from '../events/workspace-relayed.js';
+import type { WorkspaceEvent } from '../events/workspace.js';
+import { errorMessage } from '../shared/errors.js';
+import type { Logger } from '../shared/log.js';
+import type { Follow, LoggedEvent, PgWorkspaceLog } from './bus.js';
+import { isConnectionLoss } from './connect.js';
+import { ClusterWorkspaceRelayed } from './events.js';
+import type { RetryTiming } from './mirror-publish.js';
+
+/** The bus the relay reads from and writes into (src/bus's `WorkspaceBus`). */
+export interface RelayBus {
+  list(after: number, limit: number): WorkspaceEvent[];
+  lastSeq(): number;
+  subscribe(listener: (event: WorkspaceEvent) => void): () => void;
+  ingest(event: Omit<RelayedWorkspaceEvent, 'seq'>): RelayedWorkspaceEvent | undefined;
+  lastIngested(): number;
+  cursor(name: string): number | undefined;
+  setCursor(name: string, seq: number): void;
+}
+
+export interface RelayOptions {
+  log: PgWorkspaceLog;
+  machine: string;
+  bus: RelayBus;
+  retry?: RetryTiming;
+  /** How many times an event the store refuses (not a lost connection) is tried before it is skipped. */
+  refusedTries?: number;
+  logger?: Pick<Logger, 'warn'>;
+}
+
+/** How far this machine's own events went out (its local seq). */
+export const OUT_CURSOR = 'relay.out';
+/** Where this machine began reading the others' (the log's head when it first joined). */
+export const IN_CURSOR = 'relay.in';
+const PAGE = 200;
+
+export class WorkspaceRelay {
+  private out = 0;
+  private running: Promise<void> | undefined;
+  private again = false;
+  private closed = false;
+  private readonly waits = new Set<() => void>();
+  private unsubscribe: () => void = () => {};
+  private following: Follow | undefined;
+
+  constructor(private readonly options: RelayOptions) {}
+
+  get machine(): string {
+    return this.options.machine;
+  }
+
+  /** Starts relaying this machine's events and storing the others'; resolves once both are under way. */
+  async start(): Promise<void> {
+    const { bus, log, machine } = this.options;
+    this.out = await this.outCursor();
+    this.unsubscribe = bus.subscribe(() => this.wake());
+    this.wake();
+    let from = bus.lastIngested();
+    if (from === 0) {
+      from = bus.cursor(IN_CURSOR) ?? (await log.head());
+      bus.setCursor(IN_CURSOR, from);
+    }
+    this.following = await log.follow(from, (event) => this.store(event), { type: ClusterWorkspaceRelayed.type, notMachine: machine });
+  }
+
+  /** Resolves once every event published here so far is in the shared log (or skipped). */
+  async idle(): Promise<void> {
+    while (!this.closed && (this.running !== undefined || this.options.bus.list(this.out, 1).length > 0)) {
+      this.wake();
+      await this.running;
+    }
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    this.unsubscribe();
+    for (const stop of this.waits) stop();
+    await this.following?.close();
+    await this.running;
+  }
+
+  /**
+   * Where the relay goes on from: its cursor, or this machine's newest event the first time (a
+   * machine joining relays what happens from then on, not its history). A crash between an
+   * append and the cursor's write left the log one ahead: the log's word is taken, unless it is
+   * beyond this store's events (the store was started over, and its seqs with it).
+   */
+  private async outCursor(): Promise<number> {
+    const { bus, log, machine } = this.options;
+    const stored = bus.cursor(OUT_CURSOR);
+    if (stored === undefined) {
+      const now = bus.lastSeq();
+      bus.setCursor(OUT_CURSOR, now);
+      return now;
+    }
+    const { rows } = await log.pool.query<{ seq: string | null }>(
+      `SELECT max((data->>'localSeq')::bigint) AS seq FROM workspace_events WHERE type = $1 AND data->>'machine' = $2`,
+      [ClusterWorkspaceRelayed.type, machine],
+    );
+    const logged = Number(rows[0]?.seq ?? 0);
+    if (logged > stored && logged <= bus.lastSeq()) {
+      bus.setCursor(OUT_CURSOR, logged);
+      return logged;
+    }
+    return stored;
+  }
+
+  private wake(): void {
+    if (this.closed) return;
+    if (this.running !== undefined) {
+      this.again = true;
+      return;
+    }
+    this.running = this.drain()
+      .catch((error: unknown) => this.options.logger?.warn('the workspace relay stopped; the next event starts it again', { error: errorMessage(error) }))
+      .finally(() => {
+        this.running = undefined;
+        if (this.again) {
+          this.again = false;
+          this.wake();
+        }
+      });
+  }
+
+  private async drain(): Promise<void> {
+    const { bus } = this.options;
+    for (let page = bus.list(this.out, PAGE); page.length > 0 && !this.closed; page = bus.list(this.out, PAGE)) {
+      for (const event of page) {
+        if (this.closed) return;
+        await this.send(event);
+        this.out = event.seq;
+        bus.setCursor(OUT_CURSOR, event.seq);
+      }
+    }
+  }
+
+  /** One event appended, tried again after a failure; false when it was skipped. */
+  private async send(event: WorkspaceEvent): Promise<boolean> {
+    const { log, machine, retry = { firstMs: 500, maxMs: 30_000 }, refusedTries = 5 } = this.options;
+    const data = { machine, localSeq: event.seq, event: { type: event.type, ts: event.ts, data: event.data } };
+    for (let failures = 0, refused = 0; ; failures++) {
+      try {
+        await log.append(ClusterWorkspaceRelayed.type, data);
+        return true;
+      } catch (error) {
+        if (this.closed) throw error;
+        const lost = isConnectionLoss(error);
+        if (!lost && ++refused >= refusedTries) {
+          this.options.logger?.warn('a workspace event was refused by the shared store; skipped', { seq: event.seq, type: event.type, error: errorMessage(error) });
+          return false;
+        }
+        this.options.logger?.warn('a workspace event did not reach the shared store; trying again', { seq: event.seq, type: event.type, error: errorMessage(error), tries: failures + 1 });
+        await this.pause(Math.min(retry.maxMs, retry.firstMs * 2 ** failures));
+      }
+    }
+  }
+
+  private store(event: LoggedEvent): void {
+    const parsed = ClusterWorkspaceRelayed.schema.safeParse(event.data);
+    if (!parsed.success) {
+      this.options.logger?.warn('a relayed workspace event could not be read; skipped', { seq: event.seq });
+      return;
+    }
+    const { machine, event: relayed } = parsed.data;
+    this.options.bus.ingest({ ts: relayed.ts, type: relayed.type, data: relayed.data, machine, logSeq: event.seq });
+  }
+
+  private pause(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const stop = (): void => {
+        clearTimeout(timer);
+        this.waits.delete(stop);
+        resolve();
+      };
+      const timer = setTimeout(stop, ms);
+      this.waits.add(stop);
+    });
+  }
+}
