@@ -53,10 +53,7 @@ export class PgWorkspaceLog {
 
   /** Validates one event against its definition, stores it and wakes every follower; returns its seq. */
   async append(type: string, data: unknown): Promise<LoggedEvent> {
-    const definition = DEFINITIONS.get(type);
-    if (definition === undefined) throw new InvalidInputError(`Unknown workspace event type "${type}".`, { key: 'type', type });
-    const parsed = definition.schema.safeParse(data);
-    if (!parsed.success) throw badData(type, parsed.error);
+    const checked = validated(type, data);
     const at = this.clock();
     const client = await this.pool.connect();
     try {
@@ -64,10 +61,41 @@ export class PgWorkspaceLog {
       const { rows } = await client.query<{ seq: string }>(
         `WITH stored AS (INSERT INTO workspace_events (at, type, data) VALUES ($1, $2, $3) RETURNING seq)
          SELECT seq, pg_notify('${BUS_CHANNEL}', seq::text) FROM stored`,
-        [at, type, JSON.stringify(parsed.data)],
+        [at, type, JSON.stringify(checked)],
       );
       await client.query('COMMIT');
-      return { seq: Number(rows[0]!.seq), ts: at.toISOString(), type, data: parsed.data };
+      return { seq: Number(rows[0]!.seq), ts: at.toISOString(), type, data: checked };
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => {});
+      throw error;
+    } finally {
+      client.release();
+    }
+  }
+
+  /**
+   * Several events in one transaction (one lock, one INSERT, one wake-up), their seqs in the
+   * order given; all or none is stored. For a publisher with a backlog (the workspace relay).
+   */
+  async appendMany(events: readonly { type: string; data: unknown }[]): Promise<LoggedEvent[]> {
+    if (events.length === 0) return [];
+    const checked = events.map((event) => validated(event.type, event.data));
+    const at = this.clock();
+    const client = await this.pool.connect();
+    try {
+      await client.query('BEGIN; SELECT pg_advisory_xact_lock(' + String(LOCKS.bus) + ')');
+      // Rows are produced (and their seqs drawn) in ordinality order, so seqs follow the order given.
+      const { rows } = await client.query<{ seqs: string[] }>(
+        `WITH stored AS (
+           INSERT INTO workspace_events (at, type, data)
+           SELECT $1, u.type, u.data::jsonb FROM unnest($2::text[], $3::text[]) WITH ORDINALITY AS u(type, data, n) ORDER BY u.n
+           RETURNING seq)
+         SELECT array_agg(seq ORDER BY seq)::text[] AS seqs, pg_notify('${BUS_CHANNEL}', max(seq)::text) FROM stored`,
+        [at, events.map((event) => event.type), checked.map((data) => JSON.stringify(data))],
+      );
+      await client.query('COMMIT');
+      const seqs = rows[0]!.seqs;
+      return events.map((event, i) => ({ seq: Number(seqs[i]), ts: at.toISOString(), type: event.type, data: checked[i] }));
     } catch (error) {
       await client.query('ROLLBACK').catch(() => {});
       throw error;
@@ -172,6 +200,15 @@ export class PgWorkspaceLog {
       },
     };
   }
+}
+
+/** The event's data as its definition parses it; a named error for an unknown type or bad data. */
+function validated(type: string, data: unknown): unknown {
+  const definition = DEFINITIONS.get(type);
+  if (definition === undefined) throw new InvalidInputError(`Unknown workspace event type "${type}".`, { key: 'type', type });
+  const parsed = definition.schema.safeParse(data);
+  if (!parsed.success) throw badData(type, parsed.error);
+  return parsed.data;
 }
 
 function badData(type: string, error: z.ZodError): InvalidInputError {

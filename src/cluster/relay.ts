@@ -5,7 +5,7 @@
  *
  * - **Out, from the local store, not from memory.** A local publish only wakes the relay; the
  *   relay reads this machine's events after its cursor (kept in SQLite beside them) and appends
- *   them one by one, in seq order, moving the cursor after each. A store outage therefore never
+ *   them in seq order (a batch per transaction), moving the cursor after each. A store outage therefore never
  *   touches the publish, and what was published meanwhile (or while the supervisor was down)
  *   goes out once the store is back. A lost connection is tried again for ever (with backoff); an
  *   event the store refuses for itself is tried a few times, then skipped with a warning, so one
@@ -47,7 +47,8 @@ export interface RelayOptions {
 export const OUT_CURSOR = 'relay.out';
 /** Where this machine began reading the others' (the log's head when it first joined). */
 export const IN_CURSOR = 'relay.in';
-const PAGE = 200;
+/** Events sent in one transaction: a backlog goes out at the log's batch rate, not one round trip each. */
+const BATCH = 100;
 
 export class WorkspaceRelay {
   private out = 0;
@@ -137,34 +138,49 @@ export class WorkspaceRelay {
       });
   }
 
+  /**
+   * Sends what was published here after the cursor, a batch at a time (one transaction each), in
+   * order. A batch the store refuses is sent again one event at a time, to find the one to skip.
+   */
   private async drain(): Promise<void> {
     const { bus } = this.options;
-    for (let page = bus.list(this.out, PAGE); page.length > 0 && !this.closed; page = bus.list(this.out, PAGE)) {
-      for (const event of page) {
-        if (this.closed) return;
-        await this.send(event);
-        this.out = event.seq;
-        bus.setCursor(OUT_CURSOR, event.seq);
+    for (let batch = bus.list(this.out, BATCH); batch.length > 0 && !this.closed; batch = bus.list(this.out, BATCH)) {
+      if (!(await this.attempt(batch, 1))) {
+        for (const event of batch) {
+          if (this.closed) return;
+          await this.attempt([event], this.options.refusedTries ?? 5);
+          this.moveTo(event.seq);
+        }
+        continue;
       }
+      this.moveTo(batch.at(-1)!.seq);
     }
   }
 
-  /** One event appended, tried again after a failure; false when it was skipped. */
-  private async send(event: WorkspaceEvent): Promise<boolean> {
-    const { log, machine, retry = { firstMs: 500, maxMs: 30_000 }, refusedTries = 5 } = this.options;
-    const data = { machine, localSeq: event.seq, event: { type: event.type, ts: event.ts, data: event.data } };
+  private moveTo(seq: number): void {
+    this.out = seq;
+    this.options.bus.setCursor(OUT_CURSOR, seq);
+  }
+
+  /**
+   * Appends `events`, tried again with backoff while the store is unreachable (for ever: they
+   * wait in SQLite, not here); false once the store has refused them `refusedTries` times.
+   */
+  private async attempt(events: WorkspaceEvent[], refusedTries: number): Promise<boolean> {
+    const { log, machine, retry = { firstMs: 500, maxMs: 30_000 } } = this.options;
+    const entries = events.map((event) => ({ type: ClusterWorkspaceRelayed.type, data: { machine, localSeq: event.seq, event: { type: event.type, ts: event.ts, data: event.data } } }));
+    const what = { seq: events[0]!.seq, events: events.length, type: events[0]!.type };
     for (let failures = 0, refused = 0; ; failures++) {
       try {
-        await log.append(ClusterWorkspaceRelayed.type, data);
+        await log.appendMany(entries);
         return true;
       } catch (error) {
         if (this.closed) throw error;
-        const lost = isConnectionLoss(error);
-        if (!lost && ++refused >= refusedTries) {
-          this.options.logger?.warn('a workspace event was refused by the shared store; skipped', { seq: event.seq, type: event.type, error: errorMessage(error) });
+        if (!isConnectionLoss(error) && ++refused >= refusedTries) {
+          if (events.length === 1) this.options.logger?.warn('a workspace event was refused by the shared store; skipped', { ...what, error: errorMessage(error) });
           return false;
         }
-        this.options.logger?.warn('a workspace event did not reach the shared store; trying again', { seq: event.seq, type: event.type, error: errorMessage(error), tries: failures + 1 });
+        this.options.logger?.warn('workspace events did not reach the shared store; trying again', { ...what, error: errorMessage(error), tries: failures + 1 });
         await this.pause(Math.min(retry.maxMs, retry.firstMs * 2 ** failures));
       }
     }
