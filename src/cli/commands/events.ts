@@ -39,9 +39,13 @@ export async function events(ctx: Context, opts: { follow?: boolean; json?: bool
 /** Another machine's event: as this machine's would read, with `[machine]` before its type. */
 export function formatRelayedEvent(event: RelayedWorkspaceEvent): string {
   const time = event.ts.slice(11, 19);
+  return `${String(event.seq).padStart(5)} ${time} [${event.machine}] ${event.type.padEnd(22)} ${describeRelayedEvent(event)}`;
+}
+
+/** What another machine's event says, in words: as its own would read when this build knows its type. */
+export function describeRelayedEvent(event: RelayedWorkspaceEvent): string {
   const known = WorkspaceEvent.safeParse({ seq: event.seq, ts: event.ts, type: event.type, data: event.data });
-  const what = known.success ? describeWorkspaceEvent(known.data) : describeUnknown(event.data);
-  return `${String(event.seq).padStart(5)} ${time} ${`[${event.machine}]`} ${event.type.padEnd(22)} ${what}`;
+  return known.success ? describeWorkspaceEvent(known.data) : describeUnknown(event.data);
 }
 
 /** One line for people: sequence, time, what happened. */
