@@ -11,6 +11,7 @@ import type { z } from 'zod';
 import type { RelayedWorkspaceEvent } from '../events/workspace-relayed.js';
 import type { WorkspaceEvent, WorkspaceEventDefinition } from '../events/workspace.js';
 import type { Db } from '../store/db.js';
+import { InternalError } from '../shared/errors.js';
 import { WorkspaceEventStore } from '../store/workspace-events.js';
 
 /** What a follower gets: this machine's events and, in a shared workspace, the others' (with `machine`). */
@@ -90,7 +91,8 @@ export class WorkspaceBus {
    * followers only; undefined when that log seq was stored already, so reading one twice is harmless.
    */
   ingest(event: Omit<RelayedWorkspaceEvent, 'seq'>): RelayedWorkspaceEvent | undefined {
-    if (this.db.inTransaction) throw new Error('a relayed event is stored outside any transaction');
+    // Nothing here could discard it if a transaction around it rolled back (held events are this machine's).
+    if (this.db.inTransaction) throw new InternalError('a relayed event must be stored outside any transaction');
     const stored = this.store.appendRelayed(event);
     if (stored !== undefined) this.deliver(stored);
     return stored;
