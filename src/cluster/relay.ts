@@ -7,18 +7,17 @@
  *   relay reads this machine's events after its cursor (kept in SQLite beside them) and appends
  *   them in seq order (a batch per transaction), moving the cursor after each. A store outage therefore never
  *   touches the publish, and what was published meanwhile (or while the supervisor was down)
- *   goes out once the store is back. A lost connection is tried again for ever (with backoff); an
- *   event the store refuses for itself is tried a few times, then skipped with a warning, so one
+ *   goes out once the store is back. A failing store is tried again for ever (with backoff); an
+ *   event whose data the store refuses is tried a few times, then skipped with a warning, so one
  *   bad event never stops the relay.
  * - **In, by the log's seq.** The other machines' relayed events are followed from the newest one
  *   stored here (or, the first time, from the log's head), each stored once (its log seq is unique).
  */
 import type { RelayedWorkspaceEvent } from '../events/workspace-relayed.js';
 import type { WorkspaceEvent } from '../events/workspace.js';
-import { errorMessage } from '../shared/errors.js';
+import { errorMessage, InvalidInputError } from '../shared/errors.js';
 import type { Logger } from '../shared/log.js';
 import type { Follow, LoggedEvent, PgWorkspaceLog } from './bus.js';
-import { isConnectionLoss } from './connect.js';
 import { ClusterWorkspaceRelayed } from './events.js';
 import type { RetryTiming } from './mirror-publish.js';
 
@@ -163,8 +162,8 @@ export class WorkspaceRelay {
   }
 
   /**
-   * Appends `events`, tried again with backoff while the store is unreachable (for ever: they
-   * wait in SQLite, not here); false once the store has refused them `refusedTries` times.
+   * Appends `events`, tried again with backoff for as long as the store fails (they wait in
+   * SQLite, not here); false once the store has refused their data `refusedTries` times.
    */
   private async attempt(events: WorkspaceEvent[], refusedTries: number): Promise<boolean> {
     const { log, machine, retry = { firstMs: 500, maxMs: 30_000 } } = this.options;
@@ -176,7 +175,7 @@ export class WorkspaceRelay {
         return true;
       } catch (error) {
         if (this.closed) throw error;
-        if (!isConnectionLoss(error) && ++refused >= refusedTries) {
+        if (refusedForItself(error) && ++refused >= refusedTries) {
           if (events.length === 1) this.options.logger?.warn('a workspace event was refused by the shared store; skipped', { ...what, error: errorMessage(error) });
           return false;
         }
@@ -207,4 +206,16 @@ export class WorkspaceRelay {
       this.waits.add(stop);
     });
   }
+}
+
+/**
+ * An error that is the event's own (its data), which no retry mends: our validation, or a data
+ * exception, integrity or size error (SQLSTATE classes 22, 23, 54: jsonb refusing a `\u0000`).
+ * Anything else — a lost connection, a database not letting us in, too many connections, a
+ * table being migrated — is the store's, and the events wait for it.
+ */
+function refusedForItself(error: unknown): boolean {
+  if (error instanceof InvalidInputError) return true;
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && /^(22|23|54)[0-9A-Z]{3}$/.test(code);
 }

@@ -5,6 +5,9 @@
  * cursor gets what happened meanwhile on both machines, nothing lost and nothing repeated.
  */
 import type { ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import type { RelayedWorkspaceEvent } from '../../src/events/workspace-relayed.js';
 import type { WorkspaceEvent } from '../../src/events/workspace.js';
@@ -95,5 +98,44 @@ describe('the workspace bus across two machines sharing a store', () => {
     // Another machine's event is not this machine's: its budgets stay its own.
     const budgets = await alpha.ok(['budget', 'ls', '--json']);
     expect(budgets).not.toMatch(/"limitUsd":\s*4[012]\b/);
+  });
+
+  it('keeps publishing on beta while the store is unreachable, and relays what it published once the store is back', async () => {
+    const url = await database();
+    const alpha = await machine('alpha', url);
+    const beta = await machine('beta', url);
+    const betaRepo = beta.repo();
+    const last = (await alpha.client().call('GET /api/workspace/events', { query: { after: Number.MAX_SAFE_INTEGER, limit: 1 } })).lastSeq;
+    const watching = follower(alpha, last);
+    await beta.ok(['budget', 'set', '--day', '40usd'], { cwd: betaRepo });
+    await watching.until((lines) => lines.length === 1, "beta's first budget reaches alpha");
+
+    // The store goes away for both machines: every connection cut, no new one let in.
+    // The test server's URLs are a superuser's; this one is to its `postgres` database.
+    const name = decodeURIComponent(new URL(url).pathname.slice(1));
+    const adminUrl = new URL(url);
+    adminUrl.pathname = '/postgres';
+    const admin = new pg.Client({ connectionString: adminUrl.href });
+    await admin.connect();
+    try {
+      await admin.query(`ALTER DATABASE "${name}" ALLOW_CONNECTIONS false`);
+      await admin.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1', [name]);
+      const started = Date.now();
+      await beta.ok(['budget', 'set', '--day', '41usd'], { cwd: betaRepo });
+      await beta.ok(['budget', 'set', '--day', '42usd'], { cwd: betaRepo });
+      expect(Date.now() - started).toBeLessThan(5_000); // local work only: nothing waits for the store
+      expect(await beta.ok(['events'])).toMatch(/budget day: \$42/);
+      // Beta's relay meets the closed door (SQLSTATE 55000, not a lost connection) and keeps trying.
+      for (const deadline = Date.now() + 20_000; !readFileSync(join(beta.home, 'supervisor.log'), 'utf8').includes('did not reach the shared store; trying again'); await new Promise((r) => setTimeout(r, 50))) {
+        if (Date.now() > deadline) throw new Error("beta's relay never reported the unreachable store");
+      }
+      await admin.query(`ALTER DATABASE "${name}" ALLOW_CONNECTIONS true`);
+    } finally {
+      await admin.end();
+    }
+    await watching.until((lines) => lines.length >= 3, 'what beta published during the outage reaches alpha');
+    expect(watching.lines.map(brief)).toEqual(['budget.set@beta:40', 'budget.set@beta:41', 'budget.set@beta:42']);
+    watching.child.kill('SIGINT');
+    expect(await exitOf(watching.child)).toBe(0);
   });
 });
