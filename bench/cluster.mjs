@@ -11,6 +11,7 @@
 //    round trip to another machine's server; the view rebuilt at start from 10,000 log rows by
 //    the latest-row query against a replay of the log.
 // 5. Board load with 3 machines × 50 sessions (cluster-board.mjs).
+// 6. The workspace bus relayed between machines: latency and the local publish's cost (cluster-relay.mjs).
 //
 // Starts its own PostgreSQL (initdb + pg_ctl from scripts/postgres.mjs; as root, run by the
 // `baton-test` user), or uses BATON_BENCH_PG_URL's server if set (tables are created there).
@@ -23,6 +24,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import pg from 'pg';
 import { findPostgres } from '../scripts/postgres.mjs';
 import { boardLoad } from './cluster-board.mjs';
+import { relayFigures } from './cluster-relay.mjs';
 
 const ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)));
 const cluster = await import(pathToFileURL(join(ROOT, 'dist', 'cluster', 'index.js')).href);
@@ -45,13 +47,17 @@ async function main() {
     console.log(`\n## Cluster on PostgreSQL (${EVENTS} events, ${ROUND_TRIPS} deliveries, ${DISPATCHES} dispatches)`);
     const pool = new pg.Pool({ connectionString: server.url, max: 6 });
     await cluster.migrate(pool);
-    await throughput(server.url, pool);
-    await delivery(server.url, pool);
-    await dispatch(server.url, pool);
-    await mirror(server.url);
-    await commands(server.url);
-    await rebuild(server.url);
-    await boardLoad(cluster, server.url);
+    // BATON_BENCH_CLUSTER_ONLY=relay: the relay's figures alone (the rest takes minutes).
+    if (process.env.BATON_BENCH_CLUSTER_ONLY !== 'relay') {
+      await throughput(server.url, pool);
+      await delivery(server.url, pool);
+      await dispatch(server.url, pool);
+      await mirror(server.url);
+      await commands(server.url);
+      await rebuild(server.url);
+      await boardLoad(cluster, server.url);
+    }
+    await relayFigures(cluster, server.url, ROOT);
     await pool.end();
   } finally {
     server.stop();

@@ -4,6 +4,7 @@ import { endpoint, type Table } from './endpoint.js';
 import { SessionView } from './index.js';
 import { ReviewQueueView, WorkSizeView } from './sessions.js';
 import { InboxView, LoginCodeView, StreamRemoved, StreamSnapshot } from './web.js';
+import { RelayedWorkspaceEvent } from '../events/workspace-relayed.js';
 import { WorkspaceEvent } from '../events/workspace.js';
 import { intQuery } from './query.js';
 
@@ -26,9 +27,9 @@ export type ChangeCounts = z.infer<typeof ChangeCounts>;
 export const UI = {
   'GET /api/stream': endpoint({
     summary:
-      'SSE, the one live feed of the workspace: one `snapshot` of the sessions, then `session` for each change and `removed` for each removal; and `workspace` for each workspace event (every domain, one global sequence: replayed after ?after=N, else from now). ?sessions=0 leaves the session messages out.',
+      'SSE, the one live feed of the workspace: one `snapshot` of the sessions, then `session` for each change and `removed` for each removal; and `workspace` for each workspace event (every domain, one global sequence: replayed after ?after=N, else from now). In a shared workspace, `relayed` brings each event of another machine, with its machine, in the same sequence (one cursor). ?sessions=0 leaves the session messages out.',
     query: StreamQuery,
-    sse: { snapshot: StreamSnapshot, session: SessionView, removed: StreamRemoved, workspace: WorkspaceEvent },
+    sse: { snapshot: StreamSnapshot, session: SessionView, removed: StreamRemoved, workspace: WorkspaceEvent, relayed: RelayedWorkspaceEvent },
   }),
   'GET /api/inbox': endpoint({ summary: 'Sessions needing input, each with the events before its question', response: InboxView }),
   'GET /api/changes': endpoint({ summary: 'The size of each live session\'s work against its base, and the review queue', response: ChangeCounts }),

@@ -2,10 +2,9 @@
 import { Box, Text } from 'ink';
 import { memo } from 'react';
 import type { SessionView } from '../api/index.js';
-import type { WorkspaceEvent } from '../events/workspace.js';
 import { columnsFor, fit, groupColor, keyHints, sessionLine, workspaceLine } from './lines.js';
 import type { ConflictBadge } from '../api/conflicts.js';
-import type { ConnectionStatus, Row } from './model.js';
+import type { ConnectionStatus, FeedEvent, Row } from './model.js';
 
 export function Header(props: { scope: string; count: number; total: number; filter: string; status: ConnectionStatus; width: number; color: boolean }) {
   const status = statusText(props.status);
@@ -85,7 +84,7 @@ const SessionRow = memo(function SessionRow({ session, selected, text }: { sessi
 });
 
 /** The latest workspace events of every domain, newest last. */
-export function WorkspaceFeed({ events, height, width, color }: { events: readonly WorkspaceEvent[]; height: number; width: number; color: boolean }) {
+export function WorkspaceFeed({ events, height, width, color }: { events: readonly FeedEvent[]; height: number; width: number; color: boolean }) {
   if (height <= 0) return null;
   const shown = events.slice(-(height - 1));
   return (

@@ -81,6 +81,10 @@ function deliver(message: { event: string; data: string }, onUpdate: (update: St
     case 'workspace':
       onUpdate({ kind: 'workspace', event: streamMessage(ROUTE, 'workspace', message.data) });
       return;
+    case 'relayed':
+      // Another machine's: shown in the feed, and its seq is the same cursor as this machine's.
+      onUpdate({ kind: 'workspace', event: streamMessage(ROUTE, 'relayed', message.data) });
+      return;
     default:
       // A message this board does not know yet (a newer supervisor): nothing to show.
       return;

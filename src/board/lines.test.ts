@@ -33,6 +33,12 @@ describe('board lines', () => {
     expect(workspaceLine(event, 200)).toBe('12:34:56 alert.raised w3, message: over budget, spent: 2.5');
   });
 
+  it("marks another machine's event with its name, and reads it as that machine's own would", () => {
+    const relayed = { seq: 5, ts: '2026-01-01T12:34:56.000Z', type: 'budget.set', data: { scope: 'day', windowMs: null, limitUsd: 40, warnRatio: 0.8 }, machine: 'beta', logSeq: 88 };
+    expect(workspaceLine(relayed, 200)).toBe('12:34:56 [beta] budget.set budget day: $40 (warn at 80%)');
+    expect(workspaceLine({ ...relayed, type: 'gadget.made', data: { name: 'g1' } }, 200)).toBe('12:34:56 [beta] gadget.made g1');
+  });
+
   it('colours only a colour terminal without NO_COLOR', () => {
     const tty = { isTTY: true, hasColors: () => true };
     expect(colorsWanted({}, tty)).toBe(true);

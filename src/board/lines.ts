@@ -6,8 +6,8 @@
 import type { ConflictBadge } from '../api/conflicts.js';
 import type { SessionView } from '../api/index.js';
 import { age, describe } from '../cli/render.js';
-import { describeWorkspaceEvent } from '../cli/commands/events.js';
-import type { WorkspaceEvent } from '../events/workspace.js';
+import { describeRelayedEvent, describeWorkspaceEvent } from '../cli/commands/events.js';
+import type { FeedEvent } from './model.js';
 
 /** Colours by group and state; `undefined` leaves the terminal's own. */
 const GROUP_COLOR: Record<string, string> = {
@@ -81,10 +81,11 @@ function stateWord(s: SessionView): string {
   return '';
 }
 
-/** One workspace event of any domain, known or not: `12:01:03 merge.landed  a landed on main`. */
-export function workspaceLine(event: WorkspaceEvent, width: number): string {
+/** One workspace event of any domain, known or not: `12:01:03 merge.landed  a landed on main`; another machine's marked `[beta]`. */
+export function workspaceLine(event: FeedEvent, width: number): string {
   const time = typeof event.ts === 'string' ? event.ts.slice(11, 19) : '';
-  return fit(`${time} ${event.type}  ${describeWorkspaceEvent(event)}`.replace(/\s+/g, ' '), width);
+  const line = 'machine' in event ? `${time} [${event.machine}] ${event.type}  ${describeRelayedEvent(event)}` : `${time} ${event.type}  ${describeWorkspaceEvent(event)}`;
+  return fit(line.replace(/\s+/g, ' '), width);
 }
 
 /** The footer's keys, shorter on a narrow terminal. */

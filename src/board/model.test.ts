@@ -26,6 +26,14 @@ describe('the board model', () => {
     expect([...board.sessions.values()].map((s) => [s.id, s.state])).toEqual([['a', 'needs_input']]);
   });
 
+  it("keeps another machine's events in the feed on the same cursor as this machine's", () => {
+    let board = applyUpdate(emptyBoard, { kind: 'workspace', event: event(3) });
+    board = applyUpdate(board, { kind: 'workspace', event: { seq: 4, ts: '2026-01-01T00:00:00.000Z', type: 'budget.removed', data: { scope: 'day' }, machine: 'beta', logSeq: 90 } });
+    board = applyUpdate(board, { kind: 'workspace', event: event(4) });
+    expect(board.events.map((e) => [e.seq, 'machine' in e ? e.machine : 'here'])).toEqual([[3, 'here'], [4, 'beta']]);
+    expect(board.lastSeq).toBe(4);
+  });
+
   it('keeps workspace events in order, never one it has already seen, and only the latest few', () => {
     let board = applyUpdate(emptyBoard, { kind: 'position', lastSeq: 10 });
     board = applyUpdate(board, { kind: 'workspace', event: event(9) });

@@ -7,7 +7,11 @@
 import type { ConflictBadge } from '../api/conflicts.js';
 import { groupSessions } from '../api/groups.js';
 import type { SessionView } from '../api/index.js';
+import type { RelayedWorkspaceEvent } from '../events/workspace-relayed.js';
 import type { WorkspaceEvent } from '../events/workspace.js';
+
+/** A line of the board's feed: this machine's workspace event, or another machine's (with `machine`). */
+export type FeedEvent = WorkspaceEvent | RelayedWorkspaceEvent;
 
 /** How many workspace events the board keeps: more than any screen shows. */
 export const KEPT_WORKSPACE_EVENTS = 50;
@@ -17,7 +21,7 @@ export type ConnectionStatus = { kind: 'connecting' } | { kind: 'live' } | { kin
 export interface BoardData {
   sessions: ReadonlyMap<string, SessionView>;
   /** Newest last, at most KEPT_WORKSPACE_EVENTS. */
-  events: readonly WorkspaceEvent[];
+  events: readonly FeedEvent[];
   /** The last workspace event seen: a reconnect resumes after it, so nothing is lost or repeated. */
   lastSeq: number;
   status: ConnectionStatus;
@@ -33,7 +37,7 @@ export type StreamUpdate =
   | { kind: 'snapshot'; sessions: SessionView[] }
   | { kind: 'session'; session: SessionView }
   | { kind: 'removed'; id: string }
-  | { kind: 'workspace'; event: WorkspaceEvent }
+  | { kind: 'workspace'; event: FeedEvent }
   | { kind: 'status'; status: ConnectionStatus }
   | { kind: 'position'; lastSeq: number }
   | { kind: 'conflicts'; badges: Record<string, ConflictBadge> };

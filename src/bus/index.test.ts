@@ -2,9 +2,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { SessionDispatched, SessionPinned, type WorkspaceEvent } from '../events/workspace.js';
+import { SessionDispatched, SessionPinned } from '../events/workspace.js';
 import { openDb, type Db } from '../store/db.js';
-import { WorkspaceBus } from './index.js';
+import { WorkspaceBus, type FollowedEvent } from './index.js';
 
 let dir: string;
 let db: Db;
@@ -110,7 +110,7 @@ describe('the workspace bus', () => {
     const isLive = new Promise<void>((resolve) => (live = resolve));
     const following = bus.follow(
       1,
-      async (event: WorkspaceEvent) => {
+      async (event: FollowedEvent) => {
         got.push(event.seq);
         // Publishing while the replay is under way must neither be lost nor repeated.
         if (event.seq === 2) bus.publish(SessionPinned, { ...ref, pinned: true });
@@ -157,5 +157,42 @@ describe('the workspace bus', () => {
     await following;
     bus.publish(SessionPinned, { ...ref, pinned: true });
     expect(got).toEqual([]);
+  });
+
+  it("stores another machine's event in the same sequence for followers, never for subscribers or the domains' reads", async () => {
+    const heard: number[] = [];
+    bus.subscribe((e) => heard.push(e.seq));
+    bus.publish(SessionPinned, { ...ref, pinned: true });
+    const relayed = bus.ingest({ ts: at.toISOString(), type: 'task.removed', data: { taskId: 3, title: 't' }, machine: 'beta', logSeq: 7 });
+    expect(relayed).toMatchObject({ seq: 2, machine: 'beta', logSeq: 7 });
+    // The same log seq read twice (a follower catching up after a reconnect) is stored once.
+    expect(bus.ingest({ ts: at.toISOString(), type: 'task.removed', data: { taskId: 3, title: 't' }, machine: 'beta', logSeq: 7 })).toBeUndefined();
+    bus.publish(SessionPinned, { ...ref, pinned: false });
+    expect(heard).toEqual([1, 3]);
+    expect(bus.list().map((e) => e.seq)).toEqual([1, 3]);
+    expect(bus.latestOfType('task.removed' as 'session.pinned', 10)).toEqual([]);
+    expect(bus.listAll().map((e) => [e.seq, 'machine' in e ? e.machine : 'here'])).toEqual([[1, 'here'], [2, 'beta'], [3, 'here']]);
+    expect(bus.lastSeq()).toBe(3);
+    expect(bus.lastIngested()).toBe(7);
+
+    const got: string[] = [];
+    let close!: () => void;
+    const closed = new Promise<void>((resolve) => (close = resolve));
+    const send = async (e: FollowedEvent): Promise<void> => {
+      got.push(`${e.seq}:${'machine' in e ? e.machine : 'here'}`);
+      if (got.length === 3) close();
+    };
+    const following = bus.follow(1, send, closed, async () => {
+      bus.ingest({ ts: at.toISOString(), type: 'budget.removed', data: { scope: 'day' }, machine: 'gamma', logSeq: 9 });
+    });
+    await following;
+    expect(got).toEqual(['2:beta', '3:here', '4:gamma']);
+  });
+
+  it('keeps named cursors with the events', () => {
+    expect(bus.cursor('relay.out')).toBeUndefined();
+    bus.setCursor('relay.out', 4);
+    bus.setCursor('relay.out', 5);
+    expect(bus.cursor('relay.out')).toBe(5);
   });
 });

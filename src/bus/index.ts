@@ -3,12 +3,23 @@
  * `src/events/workspace.ts`). Events are validated, stored in SQLite with one global sequence
  * number, and delivered to subscribers; `follow` replays from any sequence number and then goes
  * live without a gap or a duplicate, which is what `/api/stream` serves to the CLI and the page.
+ * In a shared workspace, other machines' events are `ingest`ed into the same sequence: followers
+ * get them, subscribers (the domains) never do, since they are not this machine's to act on.
  */
 import { EventEmitter } from 'node:events';
 import type { z } from 'zod';
+import type { RelayedWorkspaceEvent } from '../events/workspace-relayed.js';
 import type { WorkspaceEvent, WorkspaceEventDefinition } from '../events/workspace.js';
 import type { Db } from '../store/db.js';
+import { InternalError } from '../shared/errors.js';
 import { WorkspaceEventStore } from '../store/workspace-events.js';
+
+/** What a follower gets: this machine's events and, in a shared workspace, the others' (with `machine`). */
+export type FollowedEvent = WorkspaceEvent | RelayedWorkspaceEvent;
+
+export function isRelayed(event: FollowedEvent): event is RelayedWorkspaceEvent {
+  return 'machine' in event;
+}
 
 const PAGE = 1_000;
 
@@ -16,11 +27,12 @@ export type Clock = () => Date;
 
 export class WorkspaceBus {
   private readonly store: WorkspaceEventStore;
-  private readonly emitter = new EventEmitter<{ event: [WorkspaceEvent] }>();
+  /** `event`: this machine's, for subscribers; `followed`: every event, in seq order, for followers. */
+  private readonly emitter = new EventEmitter<{ event: [WorkspaceEvent]; followed: [FollowedEvent] }>();
   /** Published inside a transaction not yet committed: delivered by `release`, dropped by `discard`. */
   private held: WorkspaceEvent[] = [];
   /** Events waiting for the one being delivered: a subscriber that publishes must not be heard before it. */
-  private readonly outbox: WorkspaceEvent[] = [];
+  private readonly outbox: FollowedEvent[] = [];
   private delivering = false;
 
   constructor(
@@ -55,12 +67,15 @@ export class WorkspaceBus {
    * subscribers would see it first, and a follower (which drops what is older than the last it
    * saw) would lose the earlier one.
    */
-  private deliver(event: WorkspaceEvent): void {
+  private deliver(event: FollowedEvent): void {
     this.outbox.push(event);
     if (this.delivering) return;
     this.delivering = true;
     try {
-      for (let next = this.outbox.shift(); next !== undefined; next = this.outbox.shift()) this.emitter.emit('event', next);
+      for (let next = this.outbox.shift(); next !== undefined; next = this.outbox.shift()) {
+        if (!isRelayed(next)) this.emitter.emit('event', next);
+        this.emitter.emit('followed', next);
+      }
     } finally {
       this.delivering = false;
     }
@@ -71,14 +86,45 @@ export class WorkspaceBus {
     this.held = [];
   }
 
-  /** Stored events after `after`, oldest first. */
-  /** The newest events of one type, newest first. */
+  /**
+   * Stores another machine's event (from the shared log) under a local seq and delivers it to
+   * followers only; undefined when that log seq was stored already, so reading one twice is harmless.
+   */
+  ingest(event: Omit<RelayedWorkspaceEvent, 'seq'>): RelayedWorkspaceEvent | undefined {
+    // Nothing here could discard it if a transaction around it rolled back (held events are this machine's).
+    if (this.db.inTransaction) throw new InternalError('a relayed event must be stored outside any transaction');
+    const stored = this.store.appendRelayed(event);
+    if (stored !== undefined) this.deliver(stored);
+    return stored;
+  }
+
+  /** The newest shared-log seq of the other machines' events stored here (0: none). */
+  lastIngested(): number {
+    return this.store.lastLogSeq();
+  }
+
+  /** A named position kept with the events (the relay's: how far this machine's events went out). */
+  cursor(name: string): number | undefined {
+    return this.store.cursor(name);
+  }
+
+  setCursor(name: string, seq: number): void {
+    this.store.setCursor(name, seq);
+  }
+
+  /** The newest events of one type published here, newest first. */
   latestOfType<T extends WorkspaceEvent['type']>(type: T, limit: number): Extract<WorkspaceEvent, { type: T }>[] {
     return this.store.latestOfType(type, limit) as Extract<WorkspaceEvent, { type: T }>[];
   }
 
+  /** Events published here after `after`, oldest first. */
   list(after = 0, limit = PAGE): WorkspaceEvent[] {
     return this.store.list(after, limit) as WorkspaceEvent[];
+  }
+
+  /** Every stored event after `after`, this machine's and the others', oldest first. */
+  listAll(after = 0, limit = PAGE): FollowedEvent[] {
+    return this.store.listAll(after, limit) as FollowedEvent[];
   }
 
   lastSeq(): number {
@@ -95,26 +141,28 @@ export class WorkspaceBus {
    * Replays events after `after`, then delivers live ones, each exactly once and in order,
    * until `closed` settles. `send` may be slow (a network write): live events wait for it.
    */
-  async follow(after: number, send: (event: WorkspaceEvent) => Promise<void>, closed: Promise<void>, onLive?: () => Promise<void>): Promise<void> {
+  async follow(after: number, send: (event: FollowedEvent) => Promise<void>, closed: Promise<void>, onLive?: () => Promise<void>): Promise<void> {
     let last = after;
     let live = false;
-    const buffered: WorkspaceEvent[] = [];
+    const buffered: FollowedEvent[] = [];
     let chain = Promise.resolve();
-    const deliver = (event: WorkspaceEvent): Promise<void> => {
+    const deliver = (event: FollowedEvent): Promise<void> => {
       if (event.seq <= last) return Promise.resolve();
       last = event.seq;
       return send(event);
     };
     // Subscribe before replaying so nothing published in between is missed; `last` drops repeats.
-    const unsubscribe = this.subscribe((event) => {
+    const listener = (event: FollowedEvent): void => {
       if (!live) buffered.push(event);
       else chain = chain.then(() => deliver(event)).catch(() => undefined); // `send` handles its own failures (an SSE write aborts the stream)
-    });
+    };
+    this.emitter.on('followed', listener);
+    const unsubscribe = (): void => void this.emitter.off('followed', listener);
     // A follower that goes away during a long replay stops costing pages.
     let gone = false;
     void closed.then(() => (gone = true));
     try {
-      for (let page = this.list(last); page.length > 0 && !gone; page = this.list(last)) {
+      for (let page = this.listAll(last); page.length > 0 && !gone; page = this.listAll(last)) {
         for (const event of page) if (!gone) await deliver(event);
       }
       for (const event of buffered) await deliver(event);

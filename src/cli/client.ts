@@ -9,6 +9,7 @@ import { request, type IncomingMessage } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { ApiClient, requestLine, streamMessage, type ErrorMapper, type Transport } from '../api/client.js';
 import type { BatonEvent } from '../events/index.js';
+import type { RelayedWorkspaceEvent } from '../events/workspace-relayed.js';
 import type { WorkspaceEvent } from '../events/workspace.js';
 import { BatonError, InvalidInputError, SupervisorUnreachableError, UnauthorizedError, type ErrorCode } from '../shared/errors.js';
 import { homePaths, type HomePaths } from '../shared/paths.js';
@@ -53,11 +54,15 @@ export class SupervisorClient extends ApiClient {
     return ended;
   }
 
-  /** Workspace events after `after` (replayed), then live ones, until `signal` aborts. */
-  followWorkspace(after: number, onEvent: (event: WorkspaceEvent) => void, signal: AbortSignal): Promise<void> {
+  /**
+   * Workspace events after `after` (replayed), then live ones, until `signal` aborts. With
+   * `onRelayed`, also the other machines' events of a shared workspace (one sequence with these).
+   */
+  followWorkspace(after: number, onEvent: (event: WorkspaceEvent) => void, signal: AbortSignal, onRelayed?: (event: RelayedWorkspaceEvent) => void): Promise<void> {
     const { path } = requestLine('GET /api/stream', { query: { after, sessions: '0' } });
     return this.stream(path, signal, (message) => {
       if (message.event === 'workspace') onEvent(streamMessage('GET /api/stream', 'workspace', message.data));
+      else if (message.event === 'relayed' && onRelayed !== undefined) onRelayed(streamMessage('GET /api/stream', 'relayed', message.data));
       return false;
     });
   }

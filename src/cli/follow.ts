@@ -5,6 +5,7 @@
  */
 import { existsSync } from 'node:fs';
 import type { BatonEvent } from '../events/index.js';
+import type { RelayedWorkspaceEvent } from '../events/workspace-relayed.js';
 import type { WorkspaceEvent } from '../events/workspace.js';
 import { SupervisorUnreachableError } from '../shared/errors.js';
 import { homePaths } from '../shared/paths.js';
@@ -52,12 +53,18 @@ export function followSession(
   );
 }
 
-/** The workspace's events after `lastSeq()`, replayed then live, until `signal` aborts. */
-export async function followWorkspace(ctx: Context, api: SupervisorClient, lastSeq: () => number, onEvent: (event: WorkspaceEvent) => void, signal: AbortSignal): Promise<void> {
+/**
+ * The workspace's events after `lastSeq()`, replayed then live, until `signal` aborts; with
+ * `onRelayed`, the other machines' too (`lastSeq()` must then count them: they share the sequence).
+ */
+export async function followWorkspace(ctx: Context, api: SupervisorClient, lastSeq: () => number, onEvent: (event: WorkspaceEvent) => void, signal: AbortSignal, onRelayed?: (event: RelayedWorkspaceEvent) => void): Promise<void> {
   await resiliently(ctx, api, signal, (current, seen) =>
     current.followWorkspace(lastSeq(), (event) => {
       seen();
       onEvent(event);
-    }, signal),
+    }, signal, onRelayed === undefined ? undefined : (event) => {
+      seen();
+      onRelayed(event);
+    }),
   );
 }

@@ -190,7 +190,7 @@ function buildProgram(ctx: Context, jsonErrors: boolean): Commander.Command {
 
   program
     .command('events')
-    .description('what happened across the workspace: sessions dispatched, changing state, pinned, removed')
+    .description("what happened across the workspace: sessions dispatched, changing state, pinned, removed; in a shared workspace the other machines' events too, marked [machine]")
     .option('-f, --follow', 'keep printing new events')
     .option('--after <seq>', 'only events after this sequence number', '0')
     .addOption(new Option('--json', 'one JSON event per line'))

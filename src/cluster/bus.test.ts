@@ -54,6 +54,23 @@ describe('PgWorkspaceLog', () => {
     expect(await log.list(0)).toEqual([]);
   });
 
+  test('appendMany stores several events in the order given in one transaction, all or none, and wakes a follower', async () => {
+    const url = await database();
+    const { log } = await machine(url);
+    const { log: other } = await machine(url);
+    const { seen, done, onEvent } = collector(3);
+    const follow = await other.follow(0, onEvent);
+    cleanups.push(() => follow.close());
+    const stored = await log.appendMany([0, 1, 2].map((i) => ({ type: 'session.pinned', data: { ...ref(i), pinned: true } })));
+    expect(stored.map((e) => [e.seq, (e.data as { name: string }).name])).toEqual([[1, 'w0'], [2, 'w1'], [3, 'w2']]);
+    await done;
+    expect(seen.map((e) => e.seq)).toEqual([1, 2, 3]);
+    // jsonb refuses \u0000: the whole batch is refused, nothing of it stored.
+    await expect(log.appendMany([{ type: 'session.pinned', data: { ...ref(3), pinned: true } }, { type: 'session.pinned', data: { ...ref(4), name: 'nul \u0000', pinned: true } }])).rejects.toThrow();
+    await expect(log.appendMany([{ type: 'session.pinned', data: { ...ref(5), pinned: 'no' } }])).rejects.toMatchObject({ data: { key: 'data.pinned' } });
+    expect((await log.list(0)).map((e) => e.seq)).toEqual([1, 2, 3]);
+  });
+
   test('3 publishers × 500 events reach 2 followers each exactly once, in seq order', async () => {
     const url = await database();
     const publishers = await Promise.all([1, 2, 3].map(() => machine(url)));

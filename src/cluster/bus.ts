@@ -32,6 +32,12 @@ export type Clock = () => Date;
 // The cluster's own events (src/cluster/events.ts) share the log but not the workspace's list.
 const DEFINITIONS = new Map<string, WorkspaceEventDefinition>([...WORKSPACE_EVENTS, ...CLUSTER_EVENTS].map((definition) => [definition.type, definition]));
 
+/** Only the events of one type, and (optionally) not those a given machine published. */
+export interface LogFilter {
+  type: string;
+  notMachine?: string;
+}
+
 export interface Follow {
   /** Stops delivering; resolves once no callback is running. */
   close(): Promise<void>;
@@ -47,10 +53,7 @@ export class PgWorkspaceLog {
 
   /** Validates one event against its definition, stores it and wakes every follower; returns its seq. */
   async append(type: string, data: unknown): Promise<LoggedEvent> {
-    const definition = DEFINITIONS.get(type);
-    if (definition === undefined) throw new InvalidInputError(`Unknown workspace event type "${type}".`, { key: 'type', type });
-    const parsed = definition.schema.safeParse(data);
-    if (!parsed.success) throw badData(type, parsed.error);
+    const checked = validated(type, data);
     const at = this.clock();
     const client = await this.pool.connect();
     try {
@@ -58,10 +61,10 @@ export class PgWorkspaceLog {
       const { rows } = await client.query<{ seq: string }>(
         `WITH stored AS (INSERT INTO workspace_events (at, type, data) VALUES ($1, $2, $3) RETURNING seq)
          SELECT seq, pg_notify('${BUS_CHANNEL}', seq::text) FROM stored`,
-        [at, type, JSON.stringify(parsed.data)],
+        [at, type, JSON.stringify(checked)],
       );
       await client.query('COMMIT');
-      return { seq: Number(rows[0]!.seq), ts: at.toISOString(), type, data: parsed.data };
+      return { seq: Number(rows[0]!.seq), ts: at.toISOString(), type, data: checked };
     } catch (error) {
       await client.query('ROLLBACK').catch(() => {});
       throw error;
@@ -70,11 +73,50 @@ export class PgWorkspaceLog {
     }
   }
 
-  /** Events after `afterSeq`, oldest first (at most `limit`). */
-  async list(afterSeq = 0, limit = PAGE): Promise<LoggedEvent[]> {
+  /**
+   * Several events in one transaction (one lock, one INSERT, one wake-up), their seqs in the
+   * order given; all or none is stored. For a publisher with a backlog (the workspace relay).
+   */
+  async appendMany(events: readonly { type: string; data: unknown }[]): Promise<LoggedEvent[]> {
+    if (events.length === 0) return [];
+    const checked = events.map((event) => validated(event.type, event.data));
+    const at = this.clock();
+    const client = await this.pool.connect();
+    try {
+      await client.query('BEGIN; SELECT pg_advisory_xact_lock(' + String(LOCKS.bus) + ')');
+      // Rows are produced (and their seqs drawn) in ordinality order, so seqs follow the order given.
+      const { rows } = await client.query<{ seqs: string[] }>(
+        `WITH stored AS (
+           INSERT INTO workspace_events (at, type, data)
+           SELECT $1, u.type, u.data::jsonb FROM unnest($2::text[], $3::text[]) WITH ORDINALITY AS u(type, data, n) ORDER BY u.n
+           RETURNING seq)
+         SELECT array_agg(seq ORDER BY seq)::text[] AS seqs, pg_notify('${BUS_CHANNEL}', max(seq)::text) FROM stored`,
+        [at, events.map((event) => event.type), checked.map((data) => JSON.stringify(data))],
+      );
+      await client.query('COMMIT');
+      const seqs = rows[0]!.seqs;
+      return events.map((event, i) => ({ seq: Number(seqs[i]), ts: at.toISOString(), type: event.type, data: checked[i] }));
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => {});
+      throw error;
+    } finally {
+      client.release();
+    }
+  }
+
+  /** The newest seq in the log (0: empty): where a follower that wants only what comes next starts. */
+  async head(): Promise<number> {
+    const { rows } = await this.pool.query<{ seq: string | null }>('SELECT max(seq) AS seq FROM workspace_events');
+    return Number(rows[0]?.seq ?? 0);
+  }
+
+  /** Events after `afterSeq`, oldest first (at most `limit`), of the filter's type when one is given. */
+  async list(afterSeq = 0, limit = PAGE, filter?: LogFilter): Promise<LoggedEvent[]> {
     const { rows } = await this.pool.query<{ seq: string; at: Date; type: string; data: unknown }>(
-      'SELECT seq, at, type, data FROM workspace_events WHERE seq > $1 ORDER BY seq LIMIT $2',
-      [afterSeq, limit],
+      filter === undefined
+        ? 'SELECT seq, at, type, data FROM workspace_events WHERE seq > $1 ORDER BY seq LIMIT $2'
+        : `SELECT seq, at, type, data FROM workspace_events WHERE seq > $1 AND type = $3 AND ($4::text IS NULL OR data->>'machine' <> $4) ORDER BY seq LIMIT $2`,
+      filter === undefined ? [afterSeq, limit] : [afterSeq, limit, filter.type, filter.notMachine ?? null],
     );
     return rows.map((row) => ({ seq: Number(row.seq), ts: row.at.toISOString(), type: row.type, data: row.data }));
   }
@@ -84,7 +126,7 @@ export class PgWorkspaceLog {
    * once and in seq order; `onEvent` is awaited before the next. Catches up after the listener
    * reconnects, and retries a failed read with backoff.
    */
-  async follow(afterSeq: number, onEvent: (event: LoggedEvent) => void | Promise<void>): Promise<Follow> {
+  async follow(afterSeq: number, onEvent: (event: LoggedEvent) => void | Promise<void>, filter?: LogFilter): Promise<Follow> {
     let last = afterSeq;
     let closed = false;
     let pending = false;
@@ -97,7 +139,7 @@ export class PgWorkspaceLog {
         pending = false;
         for (;;) {
           if (closed) return;
-          const page = await this.list(last);
+          const page = await this.list(last, PAGE, filter);
           for (const event of page) {
             if (closed) return;
             await onEvent(event);
@@ -158,6 +200,15 @@ export class PgWorkspaceLog {
       },
     };
   }
+}
+
+/** The event's data as its definition parses it; a named error for an unknown type or bad data. */
+function validated(type: string, data: unknown): unknown {
+  const definition = DEFINITIONS.get(type);
+  if (definition === undefined) throw new InvalidInputError(`Unknown workspace event type "${type}".`, { key: 'type', type });
+  const parsed = definition.schema.safeParse(data);
+  if (!parsed.success) throw badData(type, parsed.error);
+  return parsed.data;
 }
 
 function badData(type: string, error: z.ZodError): InvalidInputError {

@@ -2,7 +2,8 @@
  * The cluster's own events in the workspace log: what one machine tells the others about the
  * sessions it runs (decision 126). They travel in `workspace_events` beside the workspace's
  * events, but belong to the cluster layer: the workspace bus's consumers never see them.
- * Every one carries `machine` and `sessionId`, which the log's indexes look up.
+ * The mirror's carry `machine` and `sessionId`, which the log's indexes look up; a relayed
+ * workspace event carries `machine` and its seq on that machine.
  */
 import { z } from 'zod';
 import { defineWorkspaceEvent } from '../events/workspace-define.js';
@@ -44,4 +45,18 @@ export const ClusterEventPublished = defineWorkspaceEvent(
   }),
 );
 
-export const CLUSTER_EVENTS = [ClusterSessionPublished, ClusterSessionRemoved, ClusterEventPublished] as const;
+/**
+ * One workspace event of a machine (src/events/workspace.ts), relayed for the others' streams. The
+ * event is opaque past its type, time and data, so a newer machine's new domain still travels.
+ */
+export const ClusterWorkspaceRelayed = defineWorkspaceEvent(
+  'cluster.relayed',
+  z.object({
+    machine: z.string().min(1),
+    /** Its seq on that machine: how far the relay got, read back after a crash. */
+    localSeq: z.number().int().positive(),
+    event: z.object({ type: z.string().min(1), ts: z.string(), data: z.unknown() }),
+  }),
+);
+
+export const CLUSTER_EVENTS = [ClusterSessionPublished, ClusterSessionRemoved, ClusterEventPublished, ClusterWorkspaceRelayed] as const;

@@ -20,6 +20,8 @@
  *   reaped placement's stored request is taken once to place it again from its pushed branch (decision 129).
  * - `PgSettings`: the workspace's allow rules and budgets, one set for every machine (decision 130).
  * - `SharedSpend`: each machine's spend per minute, so a shared day or window budget counts them all (decision 131).
+ * - `WorkspaceRelay`: each machine's workspace events relayed to the log in order (retried, from a
+ *   cursor kept beside them), and the other machines' stored in its bus for its streams (decision 135).
  * - `RemoteCommands`: a reply, approval or stop for a session on another machine, run there once,
  *   answered or refused, withdrawn if nobody takes it in time.
  */
@@ -27,11 +29,12 @@ export { isConnectionLoss, openClient, openPool, parseStoreUrl, unreachable, typ
 export { DispatchQueuedError, MachineNotFoundError, RemoteCommandFailedError, RemoteCommandTimeoutError, StoreUnreachableError, StoreUrlError, WorkerNameError, WorkerNotRegisteredError } from './errors.js';
 export { Listener, type Backoff } from './listener.js';
 export { LOCKS, migrate, MIGRATIONS, type Migration } from './schema.js';
-export { BUS_CHANNEL, PgWorkspaceLog, type Follow, type LoggedEvent } from './bus.js';
+export { BUS_CHANNEL, PgWorkspaceLog, type Follow, type LogFilter, type LoggedEvent } from './bus.js';
+export { IN_CURSOR, OUT_CURSOR, WorkspaceRelay, type RelayBus, type RelayOptions } from './relay.js';
 export { checkWorkerName, WorkerRegistry, type Heartbeat, type WorkerRow, type WorkerTiming } from './workers.js';
 export { Claimer, DISPATCH_CHANNEL, DISPATCH_QUEUE, Placement, queueFor, type ClaimerOptions, type Dispatched, type Reaped, type Target } from './placement.js';
 export { joinCluster, type ClusterMember, type JoinOptions } from './runtime.js';
-export { CLUSTER_EVENTS, ClusterEventPublished, ClusterSessionPublished, ClusterSessionRemoved, MirroredEvent, SessionView } from './events.js';
+export { CLUSTER_EVENTS, ClusterEventPublished, ClusterWorkspaceRelayed, ClusterSessionPublished, ClusterSessionRemoved, MirroredEvent, SessionView } from './events.js';
 export { capEvent, CUT_MARK } from './cut.js';
 export { EVENT_CAP_BYTES, type RetryTiming } from './mirror-publish.js';
 export { MIRROR_EVENTS_PAGE_MAX, SessionMirror, type MirrorChange, type RemoteEvent, type RemoteSession, type SessionMirrorOptions } from './mirror.js';

@@ -158,6 +158,15 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX alerts_raised ON alerts (raised_at DESC, id DESC);
     `,
   },
+  {
+    version: 8,
+    name: "each machine's workspace events relayed: read by the others, and where a machine's relay stopped",
+    sql: `
+      CREATE INDEX workspace_events_relayed ON workspace_events (seq) WHERE type = 'cluster.relayed';
+      CREATE INDEX workspace_events_relayed_by ON workspace_events ((data->>'machine'), ((data->>'localSeq')::bigint) DESC)
+        WHERE type = 'cluster.relayed';
+    `,
+  },
 ];
 
 /** Applies the migrations not yet recorded; returns the versions it applied. */

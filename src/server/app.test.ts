@@ -88,4 +88,13 @@ describe('the supervisor API guards', () => {
     expect(response.status).toBe(400);
     expect(await response.json()).toMatchObject({ error: { message: '"after" must be a non-negative integer, got "-1"' } });
   });
+
+  it("rejects a \"relayed\" other than 0 or 1 on the workspace's events, and lists none relayed when alone", async () => {
+    const response = await request('/api/workspace/events?relayed=yes');
+    expect(response.status).toBe(400);
+    expect(((await response.json()) as { error: { message: string } }).error.message).toContain('"relayed" must be 0 or 1, got "yes"');
+    const alone = await request('/api/workspace/events?relayed=1');
+    expect(alone.status).toBe(200);
+    expect(await alone.json()).toMatchObject({ relayed: [] });
+  });
 });

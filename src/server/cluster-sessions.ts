@@ -2,11 +2,12 @@
  * Sessions across machines (issue 20, decision 126): this machine's sessions published to the
  * shared log as they change (their views, coalesced, and their events), the other machines'
  * sessions kept from it, and a reply, approval or stop for another machine's session sent there
- * as a command it runs once with its own session manager. Loaded only when a store is configured.
+ * as a command it runs once with its own session manager; and the workspace bus relayed both ways
+ * (decision 135). Loaded only when a store is configured.
  */
 import type { SessionView } from '../api/index.js';
 import type { BatonEvent } from '../events/index.js';
-import { BUS_CHANNEL, COMMAND_CHANNELS, isConnectionLoss, Listener, parseStoreUrl, PgWorkspaceLog, RemoteCommands, SessionMirror, unreachable, type ClusterMember, type RemoteCommand } from '../cluster/index.js';
+import { BUS_CHANNEL, COMMAND_CHANNELS, isConnectionLoss, Listener, parseStoreUrl, PgWorkspaceLog, RemoteCommands, SessionMirror, unreachable, WorkspaceRelay, type ClusterMember, type RemoteCommand } from '../cluster/index.js';
 import { sessionDiff, sessionDiffStat, sessionFiles, sessionUsage } from '../sessions/facts.js';
 import type { SessionManager } from '../sessions/manager.js';
 import { AmbiguousSessionError, BatonError, errorMessage } from '../shared/errors.js';
@@ -72,6 +73,12 @@ export async function shareSessions(options: { member: ClusterMember; url: strin
   });
 
   await mirror.start();
+  // The workspace bus's own events (tasks, merges, alerts…) both ways: streams here show the others' (decision 135).
+  const relay = new WorkspaceRelay({ log: workspaceLog, machine: member.machine, bus: manager.bus, logger: log });
+  await relay.start().catch(async (error: unknown) => {
+    await Promise.allSettled([relay.close(), mirror.close(), listener.close()]);
+    throw error;
+  });
   const serving = commands.serve(member.machine, async (command) => {
     const read = await answerRead(manager, command);
     if (read !== undefined) return read.answer;
@@ -145,6 +152,7 @@ export async function shareSessions(options: { member: ClusterMember; url: strin
       manager.off('session', publishSession);
       manager.off('event', publishEvent);
       unsubscribe();
+      await relay.close();
       await serving.close();
       commands.close();
       await mirror.close();

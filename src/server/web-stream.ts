@@ -2,12 +2,14 @@
  * `GET /api/stream`: the workspace's live feed, for the page and the CLI alike. One `snapshot` of
  * every live session, then a `session` message whenever one changes (state, activity, usage, pin)
  * and `removed` when one is removed; and a `workspace` message for each event on the workspace
- * bus — replayed from `?after=N`, else from now. `?sessions=0` leaves the session messages out. Changes are coalesced per turn of the event loop, so a burst of events costs one view
+ * bus — replayed from `?after=N`, else from now — and in a shared workspace a `relayed` message for
+ * each of the other machines' events, in the same sequence. `?sessions=0` leaves the session messages out. Changes are coalesced per turn of the event loop, so a burst of events costs one view
  * per session rather than one per event, without adding a timer's worth of latency.
  */
 import type { Context } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import type { SessionView } from '../api/index.js';
+import { isRelayed } from '../bus/index.js';
 import type { StreamRemoved, StreamSnapshot } from '../api/web.js';
 import type { SessionManager } from '../sessions/manager.js';
 import type { SessionWithProject } from '../store/sessions.js';
@@ -80,7 +82,8 @@ export function serveBoardStream(c: Context, manager: SessionManager, query: { a
       if (query.sessions) await stream.writeSSE({ event: 'snapshot', data: JSON.stringify(boardSnapshot(manager, remote)) });
       await manager.bus.follow(
         startSeq,
-        (event) => stream.writeSSE({ id: String(event.seq), event: 'workspace', data: JSON.stringify(event) }).catch(() => stream.abort()),
+        // Another machine's event has its own message, so clients acting on a domain's events never take it for this machine's.
+        (event) => stream.writeSSE({ id: String(event.seq), event: isRelayed(event) ? 'relayed' : 'workspace', data: JSON.stringify(event) }).catch(() => stream.abort()),
         closed,
       );
       // The follow ends only when the client has gone: an operator's note, not an error.

@@ -12,10 +12,11 @@ import { sql as m009 } from './migrations/009_alerts_budgets.js';
 import { sql as m010 } from './migrations/010_search.js';
 import { sql as m011 } from './migrations/011_attempts.js';
 import { sql as m012 } from './migrations/012_routines.js';
+import { sql as m013 } from './migrations/013_relayed_events.js';
 
 export type Db = Database.Database;
 
-const MIGRATIONS: readonly string[] = [m001, m002, m003, m004, m005, m006, m007, m008, m009, m010, m011, m012];
+const MIGRATIONS: readonly string[] = [m001, m002, m003, m004, m005, m006, m007, m008, m009, m010, m011, m012, m013];
 
 export function openDb(path: string): Db {
   const db = new Database(path);

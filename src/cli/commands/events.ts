@@ -1,5 +1,6 @@
 /** `baton events`: the workspace bus — what happened across sessions (and, later, tasks, merges, routines). */
-import type { WorkspaceEvent } from '../../events/workspace.js';
+import type { RelayedWorkspaceEvent } from '../../events/workspace-relayed.js';
+import { WorkspaceEvent } from '../../events/workspace.js';
 import { InvalidInputError } from '../../shared/errors.js';
 import { client } from '../connect.js';
 import { followWorkspace } from '../follow.js';
@@ -13,18 +14,38 @@ export async function events(ctx: Context, opts: { follow?: boolean; json?: bool
     last = event.seq;
     ctx.out.write((opts.json ? JSON.stringify(event) : formatWorkspaceEvent(event)) + '\n');
   };
+  const printRelayed = (event: RelayedWorkspaceEvent): void => {
+    last = event.seq;
+    ctx.out.write((opts.json ? JSON.stringify(event) : formatRelayedEvent(event)) + '\n');
+  };
   if (!opts.follow) {
-    // Paged, so a long history is printed whole.
+    // Paged, so a long history is printed whole; the other machines' events share the sequence.
     for (;;) {
-      const page = await api.call('GET /api/workspace/events', { query: { after: last } });
-      page.events.forEach(print);
-      if (page.events.length === 0 || last >= page.lastSeq) return;
+      const page = await api.call('GET /api/workspace/events', { query: { after: last, relayed: '1' } });
+      const merged: (WorkspaceEvent | RelayedWorkspaceEvent)[] = [...page.events, ...(page.relayed ?? [])].sort((a, b) => a.seq - b.seq);
+      for (const event of merged) {
+        if ('machine' in event) printRelayed(event);
+        else print(event);
+      }
+      if (merged.length === 0 || last >= page.lastSeq) return;
     }
   }
   ctx.keepAlive = true;
   const controller = new AbortController();
   process.once('SIGINT', () => controller.abort());
-  await followWorkspace(ctx, api, () => last, print, controller.signal);
+  await followWorkspace(ctx, api, () => last, print, controller.signal, printRelayed);
+}
+
+/** Another machine's event: as this machine's would read, with `[machine]` before its type. */
+export function formatRelayedEvent(event: RelayedWorkspaceEvent): string {
+  const time = event.ts.slice(11, 19);
+  return `${String(event.seq).padStart(5)} ${time} [${event.machine}] ${event.type.padEnd(22)} ${describeRelayedEvent(event)}`;
+}
+
+/** What another machine's event says, in words: as its own would read when this build knows its type. */
+export function describeRelayedEvent(event: RelayedWorkspaceEvent): string {
+  const known = WorkspaceEvent.safeParse({ seq: event.seq, ts: event.ts, type: event.type, data: event.data });
+  return known.success ? describeWorkspaceEvent(known.data) : describeUnknown(event.data);
 }
 
 /** One line for people: sequence, time, what happened. */

@@ -1,0 +1,141 @@
+/**
+ * The workspace bus across machines sharing one PostgreSQL (issue 20, decision 135): an event
+ * published on beta (a budget set from its CLI) reaches alpha's `baton events -f` marked with
+ * beta's name, once; alpha's own events are not echoed back; a follower that comes back with its
+ * cursor gets what happened meanwhile on both machines, nothing lost and nothing repeated.
+ */
+import type { ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import pg from 'pg';
+import { describe, expect, it } from 'vitest';
+import type { RelayedWorkspaceEvent } from '../../src/events/workspace-relayed.js';
+import type { WorkspaceEvent } from '../../src/events/workspace.js';
+import type { TestBaton } from '../support/baton.js';
+import { clusterMachines } from '../support/cluster.js';
+import { exitOf } from '../support/process.js';
+
+const { database, machine } = clusterMachines();
+
+type Line = WorkspaceEvent | RelayedWorkspaceEvent;
+
+/** `baton events -f --json` on `side`, its lines parsed as they come. */
+function follower(side: TestBaton, after: number): { child: ChildProcess; lines: Line[]; until: (check: (lines: Line[]) => boolean, what: string) => Promise<void> } {
+  const child = side.spawn(['events', '-f', '--json', '--after', String(after)]);
+  const lines: Line[] = [];
+  const waiting: (() => void)[] = [];
+  let buffer = '';
+  child.stdout?.on('data', (chunk: Buffer) => {
+    buffer += chunk.toString('utf8');
+    for (let nl = buffer.indexOf('\n'); nl !== -1; nl = buffer.indexOf('\n')) {
+      lines.push(JSON.parse(buffer.slice(0, nl)) as Line);
+      buffer = buffer.slice(nl + 1);
+    }
+    waiting.splice(0).forEach((wake) => wake());
+  });
+  const until = (check: (lines: Line[]) => boolean, what: string): Promise<void> =>
+    new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`timed out waiting until ${what}; saw ${JSON.stringify(lines.map(brief))}`)), 20_000);
+      const look = (): void => {
+        if (check(lines)) {
+          clearTimeout(timer);
+          resolve();
+        } else waiting.push(look);
+      };
+      look();
+    });
+  return { child, lines, until };
+}
+
+/** `type@machine` (`here` for this machine's own), with what the budget says. */
+const brief = (line: Line): string => `${line.type}@${'machine' in line ? line.machine : 'here'}:${JSON.stringify((line.data as { limitUsd?: number; scope?: string }).limitUsd ?? (line.data as { scope?: string }).scope ?? '')}`;
+
+describe('the workspace bus across two machines sharing a store', () => {
+  it("shows beta's events on alpha's follow with beta's name, once each, and a follower resuming with its cursor loses and repeats nothing", async () => {
+    const url = await database();
+    const alpha = await machine('alpha', url);
+    const beta = await machine('beta', url);
+    const alphaRepo = alpha.repo();
+    const betaRepo = beta.repo();
+    const last = (await alpha.client().call('GET /api/workspace/events', { query: { after: Number.MAX_SAFE_INTEGER, limit: 1 } })).lastSeq;
+
+    const first = follower(alpha, last);
+    await beta.ok(['budget', 'set', '--day', '40usd'], { cwd: betaRepo });
+    await first.until((lines) => lines.some((l) => brief(l) === 'budget.set@beta:40'), "beta's budget reaches alpha's follow");
+    await alpha.ok(['budget', 'set', '--day', '30usd'], { cwd: alphaRepo });
+    // A marker from beta after alpha's own: anything echoed or repeated would have arrived before it.
+    await beta.ok(['budget', 'set', '--day', '41usd'], { cwd: betaRepo });
+    await first.until((lines) => lines.some((l) => brief(l) === 'budget.set@beta:41'), "beta's second budget reaches alpha");
+    expect(first.lines.map(brief)).toEqual(['budget.set@beta:40', 'budget.set@here:30', 'budget.set@beta:41']);
+    // One sequence: the cursor a client keeps counts both machines' events.
+    const seqs = first.lines.map((l) => l.seq);
+    expect(seqs).toEqual([...seqs].sort((a, b) => a - b));
+    expect(new Set(seqs).size).toBe(seqs.length);
+    first.child.kill('SIGINT');
+    expect(await exitOf(first.child)).toBe(0);
+
+    // While nobody follows: one event on each machine. The follower comes back after its last seq.
+    await beta.ok(['budget', 'rm', 'day'], { cwd: betaRepo });
+    await alpha.ok(['budget', 'set', '--session', '2usd'], { cwd: alphaRepo });
+    const second = follower(alpha, seqs.at(-1)!);
+    await beta.ok(['budget', 'set', '--day', '42usd'], { cwd: betaRepo });
+    await second.until((lines) => lines.some((l) => brief(l) === 'budget.set@beta:42'), "beta's marker reaches the resumed follow");
+    expect(second.lines.map(brief)).toEqual(expect.arrayContaining(['budget.removed@beta:"day"', 'budget.set@here:2', 'budget.set@beta:42']));
+    expect(second.lines).toHaveLength(3);
+    expect(second.lines[0]!.seq).toBeGreaterThan(seqs.at(-1)!);
+    second.child.kill('SIGINT');
+    expect(await exitOf(second.child)).toBe(0);
+
+    // The listing for people marks the other machine's events; beta's shows alpha's in turn.
+    const text = await alpha.ok(['events', '--after', String(last)]);
+    expect(text.match(/\[beta\] budget\.set\s+budget day: \$40/g)).toHaveLength(1);
+    expect(text).toMatch(/\[beta\] budget\.removed\s+budget day removed/);
+    expect(text.match(/budget day: \$30/g)).toHaveLength(1);
+    expect(text).not.toMatch(/\[alpha\]/);
+    const onBeta = await beta.ok(['events']);
+    expect(onBeta).toMatch(/\[alpha\] budget\.set\s+budget day: \$30/);
+    expect(onBeta).not.toMatch(/\[beta\]/);
+    // Another machine's event is not this machine's: its budgets stay its own.
+    const budgets = await alpha.ok(['budget', 'ls', '--json']);
+    expect(budgets).not.toMatch(/"limitUsd":\s*4[012]\b/);
+  });
+
+  it('keeps publishing on beta while the store is unreachable, and relays what it published once the store is back', async () => {
+    const url = await database();
+    const alpha = await machine('alpha', url);
+    const beta = await machine('beta', url);
+    const betaRepo = beta.repo();
+    const last = (await alpha.client().call('GET /api/workspace/events', { query: { after: Number.MAX_SAFE_INTEGER, limit: 1 } })).lastSeq;
+    const watching = follower(alpha, last);
+    await beta.ok(['budget', 'set', '--day', '40usd'], { cwd: betaRepo });
+    await watching.until((lines) => lines.length === 1, "beta's first budget reaches alpha");
+
+    // The store goes away for both machines: every connection cut, no new one let in.
+    // The test server's URLs are a superuser's; this one is to its `postgres` database.
+    const name = decodeURIComponent(new URL(url).pathname.slice(1));
+    const adminUrl = new URL(url);
+    adminUrl.pathname = '/postgres';
+    const admin = new pg.Client({ connectionString: adminUrl.href });
+    await admin.connect();
+    try {
+      await admin.query(`ALTER DATABASE "${name}" ALLOW_CONNECTIONS false`);
+      await admin.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1', [name]);
+      const started = Date.now();
+      await beta.ok(['budget', 'set', '--day', '41usd'], { cwd: betaRepo });
+      await beta.ok(['budget', 'set', '--day', '42usd'], { cwd: betaRepo });
+      expect(Date.now() - started).toBeLessThan(5_000); // local work only: nothing waits for the store
+      expect(await beta.ok(['events'])).toMatch(/budget day: \$42/);
+      // Beta's relay meets the closed door (SQLSTATE 55000, not a lost connection) and keeps trying.
+      for (const deadline = Date.now() + 20_000; !readFileSync(join(beta.home, 'supervisor.log'), 'utf8').includes('did not reach the shared store; trying again'); await new Promise((r) => setTimeout(r, 50))) {
+        if (Date.now() > deadline) throw new Error("beta's relay never reported the unreachable store");
+      }
+      await admin.query(`ALTER DATABASE "${name}" ALLOW_CONNECTIONS true`);
+    } finally {
+      await admin.end();
+    }
+    await watching.until((lines) => lines.length >= 3, 'what beta published during the outage reaches alpha');
+    expect(watching.lines.map(brief)).toEqual(['budget.set@beta:40', 'budget.set@beta:41', 'budget.set@beta:42']);
+    watching.child.kill('SIGINT');
+    expect(await exitOf(watching.child)).toBe(0);
+  });
+});
