@@ -13,6 +13,7 @@ import { EventEmitter } from 'node:events';
 import type pg from 'pg';
 import type { AlertRow, AlertsTable, AllowRuleRow, AllowRules, Budgets, BudgetRow, SettingsStore, SettingsTable } from '../settings/index.js';
 import { remoteKey } from './clones.js';
+import { isConnectionLoss, unreachable } from './connect.js';
 import type { Listener } from './listener.js';
 
 export const SETTINGS_CHANNEL = 'baton_settings';
@@ -50,6 +51,8 @@ export class PgSettings implements SettingsStore {
     listener: Listener,
     /** This machine's name: the owner of its repositories that have no remote. */
     private readonly machine: string,
+    /** The store as errors name it (host and database, never the password). */
+    private readonly target = 'the shared store',
   ) {
     this.changes.setMaxListeners(0);
     const onNotification = (channel: string, payload: string): void => {
@@ -67,14 +70,14 @@ export class PgSettings implements SettingsStore {
     this.allowRules = {
       add: (rule) => this.addRule(rule),
       get: async (id) => {
-        const { rows } = await this.pool.query<StoredRule>('SELECT * FROM allow_rules WHERE id = $1', [id]);
+        const { rows } = await this.query<StoredRule>('SELECT * FROM allow_rules WHERE id = $1', [id]);
         return rows[0] === undefined ? undefined : ruleRow(rows[0]);
       },
       list: (projectRoot) => this.listRules(projectRoot),
       remove: async (id) => (await this.write('allow_rules', 'DELETE FROM allow_rules WHERE id = $1', [id])) > 0,
     };
     this.budgets = {
-      list: async () => (await this.pool.query<StoredBudget>('SELECT scope, window_ms, limit_usd, warn_ratio, updated_at FROM budgets ORDER BY scope')).rows.map(budgetRow),
+      list: async () => (await this.query<StoredBudget>('SELECT scope, window_ms, limit_usd, warn_ratio, updated_at FROM budgets ORDER BY scope')).rows.map(budgetRow),
       put: async (row) => {
         await this.write(
           'budgets',
@@ -89,7 +92,7 @@ export class PgSettings implements SettingsStore {
   }
 
   private alertsTable(): AlertsTable {
-    const read = async (sql: string, values: unknown[]): Promise<AlertRow[]> => (await this.pool.query<AlertRow>(sql, values)).rows;
+    const read = async (sql: string, values: unknown[]): Promise<AlertRow[]> => (await this.query<AlertRow>(sql, values)).rows;
     return {
       insert: async (row) =>
         (await this.write(
@@ -127,9 +130,9 @@ export class PgSettings implements SettingsStore {
   }
 
   private async listRules(projectRoot: string | undefined): Promise<AllowRuleRow[]> {
-    if (projectRoot === undefined) return (await this.pool.query<StoredRule>('SELECT * FROM allow_rules ORDER BY id')).rows.map(ruleRow);
+    if (projectRoot === undefined) return (await this.query<StoredRule>('SELECT * FROM allow_rules ORDER BY id')).rows.map(ruleRow);
     const repository = await this.repositoryOf(projectRoot);
-    const { rows } = await this.pool.query<StoredRule>('SELECT * FROM allow_rules WHERE repository IS NULL OR repository = $1 ORDER BY id', [repository]);
+    const { rows } = await this.query<StoredRule>('SELECT * FROM allow_rules WHERE repository IS NULL OR repository = $1 ORDER BY id', [repository]);
     // Made in another clone of this repository: shown (and matched) as this one's.
     return rows.map((row) => ({ ...ruleRow(row), project_root: row.repository === null ? null : projectRoot }));
   }
@@ -149,8 +152,23 @@ export class PgSettings implements SettingsStore {
     return rows[0];
   }
 
+  /** One query; a store that cannot be reached is a 503 naming it, not an internal error. */
+  private async query<T extends pg.QueryResultRow>(sql: string, values: unknown[] = []): Promise<pg.QueryResult<T>> {
+    try {
+      return await this.pool.query<T>(sql, values);
+    } catch (error) {
+      throw this.lost(error);
+    }
+  }
+
+  private lost(error: unknown): unknown {
+    return isConnectionLoss(error) ? unreachable(this.target, error) : error;
+  }
+
   private async transact<T extends pg.QueryResultRow>(table: SettingsTable, sql: string, values: unknown[]): Promise<pg.QueryResult<T>> {
-    const client = await this.pool.connect();
+    const client = await this.pool.connect().catch((error: unknown) => {
+      throw this.lost(error);
+    });
     try {
       await client.query('BEGIN');
       const result = await client.query<T>(sql, values);
@@ -159,7 +177,7 @@ export class PgSettings implements SettingsStore {
       return result;
     } catch (error) {
       await client.query('ROLLBACK').catch(() => {});
-      throw error;
+      throw this.lost(error);
     } finally {
       client.release();
     }

@@ -116,7 +116,7 @@ async function shareSettings(member: ClusterMember, url: string): Promise<Shared
     await member.close().catch(() => {});
     throw error;
   }
-  const store = new PgSettings(member.pool, listener, member.machine);
+  const store = new PgSettings(member.pool, listener, member.machine, member.store);
   let spend: SharedSpend | undefined;
   return {
     store,

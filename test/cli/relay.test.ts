@@ -1,6 +1,6 @@
 /**
  * The workspace bus across machines sharing one PostgreSQL (issue 20, decision 135): an event
- * published on beta (a budget set from its CLI) reaches alpha's `baton events -f` marked with
+ * published on beta (a task added from its CLI; tasks are each machine's own) reaches alpha's `baton events -f` marked with
  * beta's name, once; alpha's own events are not echoed back; a follower that comes back with its
  * cursor gets what happened meanwhile on both machines, nothing lost and nothing repeated.
  */
@@ -47,8 +47,16 @@ function follower(side: TestBaton, after: number): { child: ChildProcess; lines:
   return { child, lines, until };
 }
 
-/** `type@machine` (`here` for this machine's own), with what the budget says. */
-const brief = (line: Line): string => `${line.type}@${'machine' in line ? line.machine : 'here'}:${JSON.stringify((line.data as { limitUsd?: number; scope?: string }).limitUsd ?? (line.data as { scope?: string }).scope ?? '')}`;
+/** `type@machine` (`here` for this machine's own), with the task's title. */
+const brief = (line: Line): string => {
+  const data = line.data as { task?: { title?: string }; title?: string };
+  return `${line.type}@${'machine' in line ? line.machine : 'here'}:${data.task?.title ?? data.title ?? ''}`;
+};
+
+/** Only the task events: a task's other events (its files, its column) come and go with the code. */
+const tasks = (lines: Line[]): string[] => lines.filter((l) => l.type === 'task.added' || l.type === 'task.removed').map(brief);
+
+const addTask = (side: TestBaton, repo: string, title: string): Promise<string> => side.ok(['task', 'add', title], { cwd: repo });
 
 describe('the workspace bus across two machines sharing a store', () => {
   it("shows beta's events on alpha's follow with beta's name, once each, and a follower resuming with its cursor loses and repeats nothing", async () => {
@@ -60,13 +68,13 @@ describe('the workspace bus across two machines sharing a store', () => {
     const last = (await alpha.client().call('GET /api/workspace/events', { query: { after: Number.MAX_SAFE_INTEGER, limit: 1 } })).lastSeq;
 
     const first = follower(alpha, last);
-    await beta.ok(['budget', 'set', '--day', '40usd'], { cwd: betaRepo });
-    await first.until((lines) => lines.some((l) => brief(l) === 'budget.set@beta:40'), "beta's budget reaches alpha's follow");
-    await alpha.ok(['budget', 'set', '--day', '30usd'], { cwd: alphaRepo });
+    await addTask(beta, betaRepo, 'b40');
+    await first.until((lines) => lines.some((l) => brief(l) === 'task.added@beta:b40'), "beta's task reaches alpha's follow");
+    await addTask(alpha, alphaRepo, 'a30');
     // A marker from beta after alpha's own: anything echoed or repeated would have arrived before it.
-    await beta.ok(['budget', 'set', '--day', '41usd'], { cwd: betaRepo });
-    await first.until((lines) => lines.some((l) => brief(l) === 'budget.set@beta:41'), "beta's second budget reaches alpha");
-    expect(first.lines.map(brief)).toEqual(['budget.set@beta:40', 'budget.set@here:30', 'budget.set@beta:41']);
+    await addTask(beta, betaRepo, 'b41');
+    await first.until((lines) => lines.some((l) => brief(l) === 'task.added@beta:b41'), "beta's second task reaches alpha");
+    expect(tasks(first.lines)).toEqual(['task.added@beta:b40', 'task.added@here:a30', 'task.added@beta:b41']);
     // One sequence: the cursor a client keeps counts both machines' events.
     const seqs = first.lines.map((l) => l.seq);
     expect(seqs).toEqual([...seqs].sort((a, b) => a - b));
@@ -75,29 +83,29 @@ describe('the workspace bus across two machines sharing a store', () => {
     expect(await exitOf(first.child)).toBe(0);
 
     // While nobody follows: one event on each machine. The follower comes back after its last seq.
-    await beta.ok(['budget', 'rm', 'day'], { cwd: betaRepo });
-    await alpha.ok(['budget', 'set', '--session', '2usd'], { cwd: alphaRepo });
+    await beta.ok(['task', 'rm', '1'], { cwd: betaRepo });
+    await addTask(alpha, alphaRepo, 'a2');
     const second = follower(alpha, seqs.at(-1)!);
-    await beta.ok(['budget', 'set', '--day', '42usd'], { cwd: betaRepo });
-    await second.until((lines) => lines.some((l) => brief(l) === 'budget.set@beta:42'), "beta's marker reaches the resumed follow");
-    expect(second.lines.map(brief)).toEqual(expect.arrayContaining(['budget.removed@beta:"day"', 'budget.set@here:2', 'budget.set@beta:42']));
-    expect(second.lines).toHaveLength(3);
+    await addTask(beta, betaRepo, 'b42');
+    await second.until((lines) => lines.some((l) => brief(l) === 'task.added@beta:b42'), "beta's marker reaches the resumed follow");
+    expect(tasks(second.lines)).toEqual(expect.arrayContaining(['task.removed@beta:b40', 'task.added@here:a2', 'task.added@beta:b42']));
+    expect(tasks(second.lines)).toHaveLength(3);
     expect(second.lines[0]!.seq).toBeGreaterThan(seqs.at(-1)!);
     second.child.kill('SIGINT');
     expect(await exitOf(second.child)).toBe(0);
 
     // The listing for people marks the other machine's events; beta's shows alpha's in turn.
     const text = await alpha.ok(['events', '--after', String(last)]);
-    expect(text.match(/\[beta\] budget\.set\s+budget day: \$40/g)).toHaveLength(1);
-    expect(text).toMatch(/\[beta\] budget\.removed\s+budget day removed/);
-    expect(text.match(/budget day: \$30/g)).toHaveLength(1);
+    expect(text.match(/\[beta\] task\.added\s+task 1: b40/g)).toHaveLength(1);
+    expect(text).toMatch(/\[beta\] task\.removed\s/);
+    expect(text.match(/task 1: a30/g)).toHaveLength(1);
     expect(text).not.toMatch(/\[alpha\]/);
     const onBeta = await beta.ok(['events']);
-    expect(onBeta).toMatch(/\[alpha\] budget\.set\s+budget day: \$30/);
+    expect(onBeta).toMatch(/\[alpha\] task\.added\s+task 1: a30/);
     expect(onBeta).not.toMatch(/\[beta\]/);
-    // Another machine's event is not this machine's: its budgets stay its own.
-    const budgets = await alpha.ok(['budget', 'ls', '--json']);
-    expect(budgets).not.toMatch(/"limitUsd":\s*4[012]\b/);
+    // Another machine's event is not this machine's: its tasks stay its own.
+    const board = await alpha.ok(['task', 'ls', '--json'], { cwd: alphaRepo });
+    expect(board).not.toMatch(/"title":\s*"b4[012]"/);
   });
 
   it('keeps publishing on beta while the store is unreachable, and relays what it published once the store is back', async () => {
@@ -107,8 +115,8 @@ describe('the workspace bus across two machines sharing a store', () => {
     const betaRepo = beta.repo();
     const last = (await alpha.client().call('GET /api/workspace/events', { query: { after: Number.MAX_SAFE_INTEGER, limit: 1 } })).lastSeq;
     const watching = follower(alpha, last);
-    await beta.ok(['budget', 'set', '--day', '40usd'], { cwd: betaRepo });
-    await watching.until((lines) => lines.length === 1, "beta's first budget reaches alpha");
+    await addTask(beta, betaRepo, 'b40');
+    await watching.until((lines) => tasks(lines).length === 1, "beta's first task reaches alpha");
 
     // The store goes away for both machines: every connection cut, no new one let in.
     // The test server's URLs are a superuser's; this one is to its `postgres` database.
@@ -121,10 +129,10 @@ describe('the workspace bus across two machines sharing a store', () => {
       await admin.query(`ALTER DATABASE "${name}" ALLOW_CONNECTIONS false`);
       await admin.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1', [name]);
       const started = Date.now();
-      await beta.ok(['budget', 'set', '--day', '41usd'], { cwd: betaRepo });
-      await beta.ok(['budget', 'set', '--day', '42usd'], { cwd: betaRepo });
+      await addTask(beta, betaRepo, 'b41');
+      await addTask(beta, betaRepo, 'b42');
       expect(Date.now() - started).toBeLessThan(5_000); // local work only: nothing waits for the store
-      expect(await beta.ok(['events'])).toMatch(/budget day: \$42/);
+      expect(await beta.ok(['events'])).toMatch(/task 3: b42/);
       // Beta's relay meets the closed door (SQLSTATE 55000, not a lost connection) and keeps trying.
       for (const deadline = Date.now() + 20_000; !readFileSync(join(beta.home, 'supervisor.log'), 'utf8').includes('did not reach the shared store; trying again'); await new Promise((r) => setTimeout(r, 50))) {
         if (Date.now() > deadline) throw new Error("beta's relay never reported the unreachable store");
@@ -133,8 +141,8 @@ describe('the workspace bus across two machines sharing a store', () => {
     } finally {
       await admin.end();
     }
-    await watching.until((lines) => lines.length >= 3, 'what beta published during the outage reaches alpha');
-    expect(watching.lines.map(brief)).toEqual(['budget.set@beta:40', 'budget.set@beta:41', 'budget.set@beta:42']);
+    await watching.until((lines) => tasks(lines).length >= 3, 'what beta published during the outage reaches alpha');
+    expect(tasks(watching.lines)).toEqual(['task.added@beta:b40', 'task.added@beta:b41', 'task.added@beta:b42']);
     watching.child.kill('SIGINT');
     expect(await exitOf(watching.child)).toBe(0);
   });
