@@ -28,7 +28,7 @@ export { LOCKS, migrate, MIGRATIONS, type Migration } from './schema.js';
 export { BUS_CHANNEL, PgWorkspaceLog, type Follow, type LoggedEvent } from './bus.js';
 export { checkWorkerName, WorkerRegistry, type Heartbeat, type WorkerRow, type WorkerTiming } from './workers.js';
 export { Claimer, DISPATCH_CHANNEL, DISPATCH_QUEUE, Placement, queueFor, type ClaimerOptions, type Dispatched, type Reaped, type Target } from './placement.js';
-export { joinCluster, type ClusterMember, type JoinOptions } from './runtime.js';
+export { joinCluster, type ClusterMember, type Holdings, type JoinOptions } from './runtime.js';
 export { CLUSTER_EVENTS, ClusterEventPublished, ClusterSessionPublished, ClusterSessionRemoved, MirroredEvent, SessionView } from './events.js';
 export { capEvent, CUT_MARK } from './cut.js';
 export { EVENT_CAP_BYTES, type RetryTiming } from './mirror-publish.js';

@@ -84,6 +84,22 @@ export class Respawns {
     return { kind: 'taken', dispatch, reason: row.reason ?? 'failed' };
   }
 
+  /**
+   * After a restart and its adoption (`Placement.adopt`): the placements still `placed` on an
+   * earlier incarnation of `worker` are of sessions it no longer runs (their hosts died with the
+   * machine), so they fail now with the reason, for `baton respawn`, rather than wait for a reaper
+   * that ignores restarted workers (decision 129). Returns them.
+   */
+  async failLeftBehind(worker: string, incarnation: number): Promise<{ placementId: string; reason: string }[]> {
+    const { rows } = await this.pool.query<{ session_id: string; reason: string }>(
+      `UPDATE placements SET state = 'failed', updated_at = now(),
+         reason = 'worker ' || worker || ' restarted and no longer runs the session (its host did not survive the restart)'
+       WHERE worker = $1 AND state = 'placed' AND incarnation <> $2 RETURNING session_id, reason`,
+      [worker, incarnation],
+    );
+    return rows.map((row) => ({ placementId: row.session_id, reason: row.reason }));
+  }
+
   /** A respawn that could not be placed gives the failed placement back, so it can be tried again. */
   async giveBack(placementId: string, reason: string): Promise<void> {
     await this.pool.query(`UPDATE placements SET state = 'failed', reason = $2, updated_at = now() WHERE session_id = $1 AND state = 'finished'`, [placementId, reason]);

@@ -34,6 +34,7 @@ import {
 import type { SessionManager } from '../sessions/manager.js';
 import { BatonError, errorMessage, InvalidInputError, isErrorCode, SessionStateError } from '../shared/errors.js';
 import { createLogger } from '../shared/log.js';
+import { adoptPlacedHere, holdings } from './cluster-holdings.js';
 
 const log = createLogger('cluster.placement');
 /** Answered dispatches are kept this long for a look, then pruned at a supervisor's start. */
@@ -112,22 +113,6 @@ export async function startPlacement(options: PlacementOptions): Promise<Placer>
     return { kind: 'started', machine: member.machine, sessionId: session.id, session: { ...manager.view(session), machine: member.machine } };
   };
 
-  /** After a restart: the placements of sessions this machine still runs are held by this incarnation. */
-  async function adoptPlacedHere(): Promise<void> {
-    const started = await dispatches.startedOn(member.machine);
-    const running = [...started].filter(([, sessionId]) => {
-      const session = manager.get(sessionId);
-      return session !== undefined && session.removed_at === null && session.state !== 'completed';
-    });
-    const adopted = new Set(await placement.adopt(running.map(([placementId]) => placementId), member.machine, member.incarnation()));
-    for (const [placementId, sessionId] of running) {
-      if (!adopted.has(placementId)) continue;
-      placedHere.set(sessionId, placementId);
-      claimer.running.add(placementId);
-    }
-    if (adopted.size > 0) log.info('took back the placements of sessions still running here', { count: adopted.size });
-  }
-
   const claimer = placement.claimer({
     worker: member.machine,
     incarnation: () => member.incarnation(),
@@ -137,7 +122,11 @@ export async function startPlacement(options: PlacementOptions): Promise<Placer>
     onPlaced: runPlaced,
   });
 
-  await adoptPlacedHere().catch(warn('taking back the placements of sessions still running here'));
+  // After a restart: what still runs here is held again, the rest failed for a respawn (decision 130).
+  const held = { member, manager, placement, dispatches, respawns, claimer, placedHere };
+  await adoptPlacedHere(held).catch(warn('taking back the placements of sessions still running here'));
+  // From now on each heartbeat sends what runs here, and its fence stops what is no longer ours.
+  member.hold(holdings(held));
 
   // Every machine reaps; the UPDATE lets one report each session. Reaped placements stay failed,
   // with the reason, until someone respawns them.

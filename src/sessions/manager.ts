@@ -226,6 +226,11 @@ export class SessionManager extends EventEmitter<ManagerEvents> {
     return this.commands.stop(ref, cwd);
   }
 
+  /** Stops a session for `reason`, not the user's (a lost placement): the stopped state says why. */
+  halt(sessionId: string, reason: string): Promise<SessionWithProject> {
+    return this.commands.halt(sessionId, reason);
+  }
+
   /** The watchdog's idle rule: an unused agent let go, the session kept; false when it was in use. */
   release(sessionId: string, message: string): Promise<boolean> {
     return this.commands.release(sessionId, message);

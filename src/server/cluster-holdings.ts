@@ -1,0 +1,84 @@
+/**
+ * What this machine holds in the shared store, and what it lets go (issue 20, decision 130). At
+ * start it takes back the placements of the sessions it still runs and fails the rest, so another
+ * machine can respawn them; with every heartbeat it sends the placements it runs, and a session
+ * whose placement the store says is no longer its own (reaped while this machine was cut off or
+ * frozen, maybe respawned elsewhere) is stopped here, its worktree and transcript kept: two agents
+ * writing one branch is the worst outcome. Loaded only when a store is configured.
+ */
+import type { Claimer, ClusterDispatches, ClusterMember, Holdings, Placement, Respawns } from '../cluster/index.js';
+import type { SessionManager } from '../sessions/manager.js';
+import { ACTIVE_STATES } from '../sessions/state.js';
+import { errorMessage } from '../shared/errors.js';
+import { createLogger } from '../shared/log.js';
+
+const log = createLogger('cluster.placement');
+
+export interface HoldingsInput {
+  member: ClusterMember;
+  manager: SessionManager;
+  placement: Placement;
+  dispatches: ClusterDispatches;
+  respawns: Respawns;
+  claimer: Claimer;
+  /** This machine's sessions that were placed here: local session id → placement id. */
+  placedHere: Map<string, string>;
+}
+
+/**
+ * After a (re)start: the placements of sessions this machine still runs are held by this
+ * incarnation; the others still `placed` on an earlier one fail now, with the reason. A session
+ * mid-turn whose host is gone does not count as run here: its host died with the machine (a
+ * reboot), and its placement is better respawned than left waiting on a session that will fail.
+ * One resting between turns (its agent let go, or stopped) is still this machine's: a reply
+ * resumes it from its worktree.
+ */
+export async function adoptPlacedHere(input: HoldingsInput): Promise<void> {
+  const { member, manager, placement, placedHere, claimer } = input;
+  const started = await input.dispatches.startedOn(member.machine);
+  const running = [...started].filter(([, sessionId]) => {
+    const session = manager.get(sessionId);
+    if (session === undefined || session.removed_at !== null || session.state === 'completed') return false;
+    return manager.isRunning(session) || !ACTIVE_STATES.includes(session.state);
+  });
+  const adopted = new Set(await placement.adopt(running.map(([placementId]) => placementId), member.machine, member.incarnation()));
+  for (const [placementId, sessionId] of running) {
+    if (!adopted.has(placementId)) continue;
+    placedHere.set(sessionId, placementId);
+    claimer.running.add(placementId);
+  }
+  if (adopted.size > 0) log.info('took back the placements of sessions still running here', { count: adopted.size });
+  const failed = await input.respawns.failLeftBehind(member.machine, member.incarnation());
+  for (const f of failed) log.warn('a placed session did not survive this machine’s restart; `baton respawn` places it again', { placementId: f.placementId, reason: f.reason });
+}
+
+/** What the heartbeats send and how their fence is acted on. */
+export function holdings(input: HoldingsInput): Holdings {
+  const { member, manager, placement, placedHere, claimer } = input;
+
+  const letGo = async (placementId: string, sessionId: string | undefined): Promise<void> => {
+    const now = await placement.placementOf(placementId).catch(() => undefined);
+    const why = now === undefined ? 'it is no longer in the store' : `it is ${now.state}${now.reason === null ? '' : `: ${now.reason}`}`;
+    const reason = `stopped on ${member.machine}: this machine no longer holds the session's placement (${why}); another machine may run it now. Its worktree and transcript are kept here.`;
+    log.warn('stopping a session whose placement this machine no longer holds', { placementId, sessionId: sessionId ?? null, placement: now?.state ?? null, reason: now?.reason ?? null });
+    if (sessionId === undefined) return;
+    await manager.halt(sessionId, reason);
+  };
+
+  return {
+    held: () => [...claimer.running],
+    rejoined: async (incarnation) => {
+      const adopted = await placement.adopt([...claimer.running], member.machine, incarnation);
+      log.info('took back the placements still held after registering again', { incarnation, count: adopted.length, of: claimer.running.size });
+    },
+    fenced: (placementIds) => {
+      for (const placementId of placementIds) {
+        // Finished here meanwhile (the session completed): nothing to let go.
+        if (!claimer.running.delete(placementId)) continue;
+        const sessionId = [...placedHere].find(([, held]) => held === placementId)?.[0];
+        if (sessionId !== undefined) placedHere.delete(sessionId);
+        letGo(placementId, sessionId).catch((error: unknown) => log.warn('stopping a session whose placement was lost failed', { placementId, error: errorMessage(error) }));
+      }
+    },
+  };
+}
