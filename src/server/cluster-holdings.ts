@@ -27,11 +27,10 @@ export interface HoldingsInput {
 
 /**
  * After a (re)start: the placements of sessions this machine still runs are held by this
- * incarnation; the others still `placed` on an earlier one fail now, with the reason. A session
- * mid-turn whose host is gone does not count as run here: its host died with the machine (a
- * reboot), and its placement is better respawned than left waiting on a session that will fail.
- * One resting between turns (its agent let go, or stopped) is still this machine's: a reply
- * resumes it from its worktree.
+ * incarnation; the others still `placed` on an earlier one fail now, with the reason. Runs here
+ * means: its host is alive, or it has none to lose (it ended cleanly: stopped, or its idle agent
+ * let go). A recorded host that is gone died with the machine (a reboot): the re-attachment about
+ * to run records that session failed, and its placement is better respawned than left held.
  */
 export async function adoptPlacedHere(input: HoldingsInput): Promise<void> {
   const { member, manager, placement, placedHere, claimer } = input;
@@ -39,7 +38,7 @@ export async function adoptPlacedHere(input: HoldingsInput): Promise<void> {
   const running = [...started].filter(([, sessionId]) => {
     const session = manager.get(sessionId);
     if (session === undefined || session.removed_at !== null || session.state === 'completed') return false;
-    return manager.isRunning(session) || !ACTIVE_STATES.includes(session.state);
+    return manager.isRunning(session) || (session.host_pid === null && !ACTIVE_STATES.includes(session.state));
   });
   const adopted = new Set(await placement.adopt(running.map(([placementId]) => placementId), member.machine, member.incarnation()));
   for (const [placementId, sessionId] of running) {

@@ -8,10 +8,11 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import type { SessionView } from '../../src/api/index.js';
 import type { TestBaton } from '../support/baton.js';
-import { clusterMachines, placementUntil, scripted, sessionUntil, sharedRepo } from '../support/cluster.js';
+import { clusterMachines, placementState, placementUntil, scripted, sessionUntil, sharedRepo } from '../support/cluster.js';
 
 const { database, machine } = clusterMachines();
 
@@ -55,4 +56,46 @@ describe('a machine that lost its placements', () => {
     expect(await sessionOn(alpha, 'long', 'alpha')).toMatchObject({ state: 'working' });
     expect(beta.hostPids()).toEqual([]);
   });
+
+  it('fails at a restart the placements whose sessions died with the machine, so another machine can respawn them', async () => {
+    const url = await database();
+    // Heartbeats every 20 s: alpha's reaper would call beta stale only after a minute, so beta's restart is what fails the placement.
+    const slow = { BATON_CLUSTER_HEARTBEAT_MS: '20000' };
+    const alpha = await machine('alpha', url, slow);
+    const beta = await machine('beta', url, slow);
+    const { repo } = sharedRepo(alpha);
+    const long = await alpha.json<SessionView>(['dispatch', 'think long', '--name', 'long', '--on', 'beta', ...scripted(alpha, [{ say: 'thinking' }, { sleep: 600_000 }])], { cwd: repo });
+    const rest = await alpha.json<SessionView>(['dispatch', 'say done', '--name', 'rest', '--on', 'beta', ...scripted(alpha, [{ say: 'done' }])], { cwd: repo });
+    await beta.waitForEvent('long', (e) => e.type === 'message.added' && e.text === 'thinking');
+    await beta.waitForState('rest', 'ready_for_review');
+    // Stopped: its host has ended, so it has none to lose.
+    await beta.ok(['stop', 'rest']);
+
+    // Beta goes down whole (a reboot) and comes back under its name.
+    for (const pid of [beta.supervisorPid(), ...beta.hostPids()]) process.kill(pid, 'SIGKILL');
+    await beta.ok(['daemon', 'start']);
+
+    // Its host gone with the machine: failed with the reason. Stopped, with no host: still beta's.
+    await placementUntil(url, long.id, 'failed');
+    expect(await placementReason(url, long.id)).toBe('worker beta restarted and no longer runs the session (its host did not survive the restart)');
+    expect(await placementState(url, rest.id)).toBe('placed');
+    expect(readFileSync(join(beta.home, 'supervisor.log'), 'utf8')).toContain('a placed session did not survive this machine’s restart');
+
+    await sessionUntil(alpha, 'long', (s) => s.machine === 'beta' && s.state === 'failed', 'alpha shows beta’s long failed');
+    const respawned = await alpha.json<SessionView>(['respawn', 'long']);
+    expect(respawned).toMatchObject({ name: 'long', machine: 'alpha' });
+    const refused = await alpha.run(['respawn', 'rest']);
+    expect(refused.code).toBe(4);
+    expect(refused.stderr).toContain('Session rest runs on beta and is stopped');
+  });
 });
+
+async function placementReason(url: string, sessionId: string): Promise<string | null | undefined> {
+  const pool = new pg.Pool({ connectionString: url, max: 1 });
+  try {
+    const { rows } = await pool.query<{ reason: string | null }>('SELECT p.reason FROM placements p JOIN cluster_dispatches d ON d.placement_id = p.session_id WHERE d.session_id = $1', [sessionId]);
+    return rows[0]?.reason;
+  } finally {
+    await pool.end();
+  }
+}
