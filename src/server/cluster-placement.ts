@@ -17,11 +17,12 @@ import {
   DispatchQueuedError,
   fetchBase,
   fetchBranch,
+  fetchSnapshot,
   Listener,
   localCloneOf,
   MachineNotFoundError,
   Placement,
-  pushedBranch,
+  pushedWork,
   reapEvery,
   RemoteCommandFailedError,
   repositoryIdentity,
@@ -41,6 +42,8 @@ const log = createLogger('cluster.placement');
 const DISPATCH_KEEP_MS = 7 * 24 * 60 * 60_000;
 
 type Request = z.output<typeof DispatchRequest>;
+/** Where a respawn's stored request carries the snapshot to lay over the new worktree; taken out before the request is parsed. */
+const RESPAWN_SNAPSHOT = 'respawnSnapshot';
 
 export interface Placed {
   session: SessionView;
@@ -104,10 +107,13 @@ export async function startPlacement(options: PlacementOptions): Promise<Placer>
     const knownRoots = [...new Set([...origin, ...manager.list().map((s) => s.project_root)])];
     const root = await localCloneOf({ url: dispatch.url, project: dispatch.project, home: options.home, knownRoots });
     const commit = await fetchBase(root, dispatch.url, dispatch.base, placementId);
-    // A respawn continues the branch the session pushed: it starts from that branch's tip, not the base.
-    const branch = typeof dispatch.request.branch === 'string' ? dispatch.request.branch : undefined;
+    // A respawn continues the branch the session pushed: it starts from that branch's tip, not the
+    // base, with the snapshot of its uncommitted work (if one was pushed) laid over it.
+    const { [RESPAWN_SNAPSHOT]: snapshot, ...request } = dispatch.request;
+    const branch = typeof request.branch === 'string' ? request.branch : undefined;
     if (branch !== undefined) await fetchBranch(root, dispatch.url, branch);
-    const session = await manager.dispatch(DispatchRequest.parse({ ...dispatch.request, cwd: root, ...(branch === undefined ? { base: commit } : {}) }));
+    const work = snapshot === undefined || branch === undefined ? undefined : await fetchSnapshot(root, dispatch.url, snapshot, branch);
+    const session = await manager.dispatch(DispatchRequest.parse({ ...request, cwd: root, ...(branch === undefined ? { base: commit } : {}) }), work);
     placedHere.set(session.id, placementId);
     log.info('started a session placed here', { placementId, sessionId: session.id, from: dispatch.origin, root });
     return { kind: 'started', machine: member.machine, sessionId: session.id, session: { ...manager.view(session), machine: member.machine } };
@@ -196,13 +202,15 @@ export async function startPlacement(options: PlacementOptions): Promise<Placer>
     }
     const { dispatch } = taken;
     try {
-      const branch = await pushedBranch(options.home, dispatch.url, view.name);
-      const request = { ...dispatch.request, name: view.name, ...(branch === undefined ? {} : { branch }) };
+      const { branch, snapshot } = await pushedWork(options.home, dispatch.url, view.name, view.id);
+      const laid = branch !== undefined && snapshot !== undefined;
+      const request = { ...dispatch.request, name: view.name, ...(branch === undefined ? {} : { branch }), ...(laid ? { [RESPAWN_SNAPSHOT]: snapshot } : {}) };
       const warnings = branch === undefined ? [`the remote has no branch baton/${view.name} (nothing was pushed), so ${view.name} starts fresh from ${dispatch.base}`] : [];
+      if (laid) warnings.push(`the uncommitted work ${machine} pushed at ${view.name}'s last turn end (snapshot ${snapshot.commit.slice(0, 10)}) is laid over the new worktree as uncommitted changes`);
       // `any` as a dispatch means it: here while this machine has a free slot, else the first machine with one.
       const on = manager.freeSlots() > 0 ? member.machine : 'any';
       const placed = await enqueue({ ...dispatch, placementId: randomUUID(), request }, on);
-      log.info('respawned a session of a machine that stopped heartbeating', { sessionId: view.id, from: machine, to: placed.session.machine, branch: branch ?? null });
+      log.info('respawned a session of a machine that stopped heartbeating', { sessionId: view.id, from: machine, to: placed.session.machine, branch: branch ?? null, snapshot: laid ? snapshot.commit : null });
       return { ...placed, warnings };
     } catch (error) {
       // Queued (no machine took it in time) is placed all the same; anything else can be tried again.

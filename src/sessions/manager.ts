@@ -17,7 +17,7 @@ import { PendingDispatchStore } from '../store/pending-dispatches.js';
 import { PortLeaseStore } from '../store/port-leases.js';
 import type { SearchIndex } from '../context/search-index.js';
 import { SessionStore, type SessionWithProject } from '../store/sessions.js';
-import { findRepository, type RemoveResult } from '../worktrees/index.js';
+import { findRepository, type RemoveResult, type WorkSnapshot } from '../worktrees/index.js';
 import { Archive } from './archive.js';
 import { SessionCommands, type MessageAuthor, type MessageDelivery } from './commands.js';
 import { SessionsCore, type RemovalGuard } from './core.js';
@@ -155,9 +155,9 @@ export class SessionManager extends EventEmitter<ManagerEvents> {
 
   // ── commands ───────────────────────────────────────────────────────────────
 
-  /** `request` is parsed once, at the boundary (the endpoint table's schema). */
-  async dispatch(request: z.output<typeof DispatchRequest>): Promise<SessionWithProject> {
-    return (await dispatchSession(this.core, request)).session;
+  /** `request` is parsed once, at the boundary (the endpoint table's schema); `work` is laid over the new worktree (a respawn's snapshot). */
+  async dispatch(request: z.output<typeof DispatchRequest>, work?: WorkSnapshot): Promise<SessionWithProject> {
+    return (await dispatchSession(this.core, request, work === undefined ? {} : { work })).session;
   }
 
   /** A dispatch from a task (issue 12): the session records the task it works on. */
