@@ -124,6 +124,27 @@ describe('taking a reaped placement for a respawn', () => {
   });
 });
 
+describe('a restarted worker’s placements left behind', () => {
+  test('fail with the reason, only those of its earlier incarnations still placed', async () => {
+    const { pool } = await store();
+    await placed(pool, { placementId: 'lost', worker: 'beta', incarnation: 1, sessionId: 's1' });
+    await placed(pool, { placementId: 'adopted', worker: 'beta', incarnation: 2, sessionId: 's2' });
+    await placed(pool, { placementId: 'elsewhere', worker: 'alpha', incarnation: 1, sessionId: 's3' });
+    await placed(pool, { placementId: 'done', worker: 'beta', incarnation: 1, sessionId: 's4' });
+    await pool.query(`UPDATE placements SET state = 'finished' WHERE session_id = 'done'`);
+
+    const failed = await new Respawns(pool).failLeftBehind('beta', 2);
+    expect(failed).toEqual([{ placementId: 'lost', reason: 'worker beta restarted and no longer runs the session (its host did not survive the restart)' }]);
+    const { rows } = await pool.query<{ session_id: string; state: string }>('SELECT session_id, state FROM placements ORDER BY session_id');
+    expect(rows).toEqual([
+      { session_id: 'adopted', state: 'placed' },
+      { session_id: 'done', state: 'finished' },
+      { session_id: 'elsewhere', state: 'placed' },
+      { session_id: 'lost', state: 'failed' },
+    ]);
+  });
+});
+
 describe('the branch a session pushed', () => {
   test('is found on the remote by name and fetched into a clone as a local branch, never over a different one', async () => {
     const root = mkdtempSync(join(tmpdir(), 'baton-respawn-'));
