@@ -23,6 +23,8 @@ export interface HoldingsInput {
   claimer: Claimer;
   /** This machine's sessions that were placed here: local session id → placement id. */
   placedHere: Map<string, string>;
+  /** Sessions stopped here because another machine holds them now: never pushed from here again. */
+  lost: Set<string>;
 }
 
 /**
@@ -53,7 +55,7 @@ export async function adoptPlacedHere(input: HoldingsInput): Promise<void> {
 
 /** What the heartbeats send and how their fence is acted on. */
 export function holdings(input: HoldingsInput): Holdings {
-  const { member, manager, placement, placedHere, claimer } = input;
+  const { member, manager, placement, placedHere, claimer, lost } = input;
 
   const letGo = async (placementId: string, sessionId: string | undefined): Promise<void> => {
     const now = await placement.placementOf(placementId).catch(() => undefined);
@@ -75,7 +77,11 @@ export function holdings(input: HoldingsInput): Holdings {
         // Finished here meanwhile (the session completed): nothing to let go.
         if (!claimer.running.delete(placementId)) continue;
         const sessionId = [...placedHere].find(([, held]) => held === placementId)?.[0];
-        if (sessionId !== undefined) placedHere.delete(sessionId);
+        if (sessionId !== undefined) {
+          placedHere.delete(sessionId);
+          // Before the stop: the turn end it makes must not push this copy's branch over the respawn's.
+          lost.add(sessionId);
+        }
         letGo(placementId, sessionId).catch((error: unknown) => log.warn('stopping a session whose placement was lost failed', { placementId, error: errorMessage(error) }));
       }
     },

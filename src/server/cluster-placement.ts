@@ -60,6 +60,8 @@ export interface Placer {
    * it pushed to the remote when there is one.
    */
   respawn(view: SessionView): Promise<Placed>;
+  /** True for a session of this machine stopped because another machine holds it now (the fence). */
+  lost(sessionId: string): boolean;
   close(): Promise<void>;
 }
 
@@ -129,7 +131,8 @@ export async function startPlacement(options: PlacementOptions): Promise<Placer>
   });
 
   // After a restart: what still runs here is held again, the rest failed for a respawn (decision 130).
-  const held = { member, manager, placement, dispatches, respawns, claimer, placedHere };
+  const lost = new Set<string>();
+  const held = { member, manager, placement, dispatches, respawns, claimer, placedHere, lost };
   await adoptPlacedHere(held).catch(warn('taking back the placements of sessions still running here'));
   // From now on each heartbeat sends what runs here, and its fence stops what is no longer ours.
   member.hold(holdings(held));
@@ -221,6 +224,7 @@ export async function startPlacement(options: PlacementOptions): Promise<Placer>
 
   return {
     respawn,
+    lost: (sessionId) => lost.has(sessionId),
     place: async (request, on) => {
       const local = request.inPlace === true ? '--in-place' : request.carryChanges === true ? '--carry-changes' : request.branch !== undefined ? '--branch' : undefined;
       if (local !== undefined) {

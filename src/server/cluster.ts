@@ -27,6 +27,8 @@ export interface Membership {
   placer(): Placer | undefined;
   /** The other machines' sessions, and commands for them; undefined when this machine is alone. */
   remote(): RemoteSessions | undefined;
+  /** True for a session this machine no longer holds: another machine took its placement over. */
+  lost(sessionId: string): boolean;
   /** Deregisters from the store (bounded by a timeout); nothing to do when alone. */
   leave(): Promise<void>;
 }
@@ -96,6 +98,7 @@ function alone(options: MembershipOptions): Membership {
       return { clustered: false, machine: row.name, store: null, workers: [row] };
     },
     remote: () => undefined,
+    lost: () => false,
     leave: async () => {},
   };
 }
@@ -105,6 +108,7 @@ function clustered(member: ClusterMember, sessions: RemoteSessions | undefined, 
     machine: member.machine,
     placer: () => placer,
     remote: () => sessions,
+    lost: (sessionId) => placer?.lost(sessionId) ?? false,
     view: async () => {
       const rows = await member.workers();
       return {

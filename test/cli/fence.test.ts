@@ -16,17 +16,28 @@ import { clusterMachines, placementState, placementUntil, scripted, sessionUntil
 
 const { database, machine } = clusterMachines();
 
+/** Polls until `check` gives a value, or fails naming `what`. */
+async function until<T>(what: string, check: () => T | undefined, timeoutMs = 20_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const got = check();
+    if (got !== undefined) return got;
+    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
 /** `name` as `side` lists it on `machineName`. */
 async function sessionOn(side: TestBaton, name: string, machineName: string): Promise<SessionView | undefined> {
   return (await side.json<SessionView[]>(['ls'])).find((s) => s.name === name && s.machine === machineName);
 }
 
 describe('a machine that lost its placements', () => {
-  it('stops its copy of a session respawned elsewhere while it was frozen, keeping the worktree', async () => {
+  it('stops its copy of a session respawned elsewhere while it was frozen, keeping the worktree, and pushes nothing of it', async () => {
     const url = await database();
     const alpha = await machine('alpha', url);
     const beta = await machine('beta', url);
-    const { repo } = sharedRepo(alpha);
+    const { repo, remote } = sharedRepo(alpha, { sync: { push: 'turn' } });
     const placed = await alpha.json<SessionView>(['dispatch', 'think long', '--name', 'long', '--on', 'beta', ...scripted(alpha, [{ say: 'thinking' }, { sleep: 600_000 }])], { cwd: repo });
     await beta.waitForEvent('long', (e) => e.type === 'message.added' && e.text === 'thinking');
 
@@ -52,7 +63,11 @@ describe('a machine that lost its placements', () => {
     expect(existsSync(stopped.worktree)).toBe(true);
     const ended = await beta.waitForEvent('long', (e) => e.type === 'session.ended');
     expect(ended).toMatchObject({ reason: 'stopped', message: expect.stringContaining('no longer holds the session') });
-    expect(readFileSync(join(beta.home, 'supervisor.log'), 'utf8')).toContain('stopping a session whose placement this machine no longer holds');
+    const log = (): string => readFileSync(join(beta.home, 'supervisor.log'), 'utf8');
+    expect(log()).toContain('stopping a session whose placement this machine no longer holds');
+    // The stop is a turn end, but beta's copy no longer pushes: the respawn owns the branch now.
+    await until('beta passed over the push of its stopped copy', () => (log().includes('not pushed: another machine holds the session now') ? true : undefined));
+    expect(alpha.git(remote, 'for-each-ref', 'refs/heads/baton/long')).toBe('');
     expect(await sessionOn(alpha, 'long', 'alpha')).toMatchObject({ state: 'working' });
     expect(beta.hostPids()).toEqual([]);
   });

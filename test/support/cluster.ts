@@ -11,6 +11,7 @@ import { afterEach } from 'vitest';
 import { migrate } from '../../src/cluster/schema.js';
 import type { SessionView } from '../../src/api/index.js';
 import { TestBaton } from './baton.js';
+import { configure } from './landing.js';
 import { postgresForFile, type TestPostgres } from './postgres.js';
 
 export interface ClusterDatabases {
@@ -104,11 +105,12 @@ export async function placementUntil(url: string, sessionId: string, state: stri
   }
 }
 
-/** A repository on `side` whose `origin` is a bare repository holding its main branch. */
-export function sharedRepo(side: TestBaton): { repo: string; remote: string } {
+/** A repository on `side` whose `origin` is a bare repository holding its main branch (with `config` as its `.baton/config.json`). */
+export function sharedRepo(side: TestBaton, config?: unknown): { repo: string; remote: string } {
   const remote = join(side.root, 'remote.git');
   execFileSync('git', ['init', '--quiet', '--bare', remote], { env: side.env });
   const repo = side.repo('shop');
+  if (config !== undefined) configure(side, repo, config);
   side.git(repo, 'remote', 'add', 'origin', remote);
   side.git(repo, 'push', '--quiet', 'origin', 'main');
   return { repo, remote };
