@@ -4,13 +4,11 @@
  * branch and a snapshot; beta dies whole, and alpha's respawn lays the snapshot over the new
  * worktree as uncommitted changes before the agent starts, and says so.
  */
-import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { SessionView } from '../../src/api/index.js';
-import { configure } from '../support/landing.js';
-import { clusterMachines, placementUntil, scripted, sessionUntil } from '../support/cluster.js';
+import { clusterMachines, placementUntil, scripted, sessionUntil, sharedRepo } from '../support/cluster.js';
 
 const { database, machine } = clusterMachines();
 
@@ -30,12 +28,7 @@ describe('a respawn of a dead machine’s session', () => {
     const url = await database();
     const alpha = await machine('alpha', url);
     const beta = await machine('beta', url);
-    const remote = join(alpha.root, 'remote.git');
-    execFileSync('git', ['init', '--quiet', '--bare', remote], { env: alpha.env });
-    const repo = alpha.repo('shop');
-    configure(alpha, repo, { sync: { push: 'turn' } });
-    alpha.git(repo, 'remote', 'add', 'origin', remote);
-    alpha.git(repo, 'push', '--quiet', 'origin', 'main');
+    const { repo, remote } = sharedRepo(alpha, { sync: { push: 'turn' } });
 
     // The same script runs again after the respawn: there it finds wip.txt already in place.
     const steps = [
