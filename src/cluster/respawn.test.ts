@@ -145,6 +145,33 @@ describe('a restarted worker’s placements left behind', () => {
   });
 });
 
+describe('a session resumed on its own machine', () => {
+  test('takes its placement back while it is held or failed, and not once a respawn elsewhere took it', async () => {
+    const { pool } = await store();
+    await placed(pool, { placementId: 'held', worker: 'beta', incarnation: 1, sessionId: 's1' });
+    await placed(pool, { placementId: 'reaped', worker: 'beta', incarnation: 1, sessionId: 's2' });
+    await placed(pool, { placementId: 'taken', worker: 'beta', incarnation: 1, sessionId: 's3' });
+    await pool.query(`UPDATE placements SET state = 'failed', reason = 'worker beta stopped heartbeating' WHERE session_id IN ('reaped', 'taken')`);
+    const respawns = new Respawns(pool);
+    expect(await respawns.take('beta', 's3', 'alpha')).toMatchObject({ kind: 'taken' });
+
+    expect(await respawns.takeBack('held', 'beta', 2)).toBeUndefined();
+    expect(await respawns.takeBack('reaped', 'beta', 2)).toBeUndefined();
+    expect(await respawns.takeBack('taken', 'beta', 2)).toEqual({ state: 'finished', reason: 'respawned by alpha after: worker beta stopped heartbeating' });
+    expect(await respawns.takeBack('nothing', 'beta', 2)).toEqual({ state: 'gone', reason: null });
+    // Another machine cannot take a placement held by beta.
+    expect(await respawns.takeBack('held', 'gamma', 1)).toEqual({ state: 'placed', reason: null });
+    const { rows } = await pool.query<{ session_id: string; state: string; incarnation: string }>('SELECT session_id, state, incarnation FROM placements ORDER BY session_id');
+    expect(rows).toEqual([
+      { session_id: 'held', state: 'placed', incarnation: '2' },
+      { session_id: 'reaped', state: 'placed', incarnation: '2' },
+      { session_id: 'taken', state: 'finished', incarnation: '1' },
+    ]);
+    // Held again: a respawn elsewhere is refused.
+    expect(await respawns.take('beta', 's2', 'alpha')).toMatchObject({ kind: 'not_failed', state: 'placed' });
+  });
+});
+
 describe('the branch a session pushed', () => {
   test('is found on the remote by name and fetched into a clone as a local branch, never over a different one', async () => {
     const root = mkdtempSync(join(tmpdir(), 'baton-respawn-'));

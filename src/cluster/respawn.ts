@@ -104,6 +104,25 @@ export class Respawns {
     return rows.map((row) => ({ placementId: row.session_id, reason: row.reason }));
   }
 
+  /**
+   * A session of `worker` resumed there (a respawn or a reply on that machine) takes its placement
+   * back for `incarnation`: one still held, or failed (reaped, not respawned yet) — so a respawn
+   * elsewhere is refused from then on. Undefined when taken; else the placement as it is (finished:
+   * respawned elsewhere), which the resume must not run beside.
+   */
+  async takeBack(placementId: string, worker: string, incarnation: number): Promise<{ state: string; reason: string | null } | undefined> {
+    const { rows } = await this.pool.query<{ took: boolean; state: string | null; reason: string | null }>(
+      `WITH took AS (
+         UPDATE placements SET state = 'placed', worker = $2, incarnation = $3, reason = NULL, updated_at = now()
+         WHERE session_id = $1 AND (state = 'failed' OR (state = 'placed' AND worker = $2)) RETURNING 1)
+       SELECT EXISTS (SELECT 1 FROM took) AS took, p.state, p.reason FROM (SELECT 1) one LEFT JOIN placements p ON p.session_id = $1`,
+      [placementId, worker, incarnation],
+    );
+    const row = rows[0];
+    if (row === undefined || row.took) return undefined;
+    return { state: row.state ?? 'gone', reason: row.reason };
+  }
+
   /** A respawn that could not be placed gives the failed placement back, so it can be tried again. */
   async giveBack(placementId: string, reason: string): Promise<void> {
     await this.pool.query(`UPDATE placements SET state = 'failed', reason = $2, updated_at = now() WHERE session_id = $1 AND state = 'finished'`, [placementId, reason]);

@@ -7,9 +7,10 @@
  * writing one branch is the worst outcome. Loaded only when a store is configured.
  */
 import type { Claimer, ClusterDispatches, ClusterMember, Holdings, Placement, Respawns } from '../cluster/index.js';
+import type { ResumeGuard } from '../sessions/core.js';
 import type { SessionManager } from '../sessions/manager.js';
 import { ACTIVE_STATES } from '../sessions/state.js';
-import { errorMessage } from '../shared/errors.js';
+import { errorMessage, SessionStateError } from '../shared/errors.js';
 import { createLogger } from '../shared/log.js';
 
 const log = createLogger('cluster.placement');
@@ -85,5 +86,26 @@ export function holdings(input: HoldingsInput): Holdings {
         letGo(placementId, sessionId).catch((error: unknown) => log.warn('stopping a session whose placement was lost failed', { placementId, error: errorMessage(error) }));
       }
     },
+  };
+}
+
+/**
+ * A session placed here that starts again here (a respawn, a reply that resumes it) takes its
+ * placement back first, so no respawn elsewhere runs beside it; one whose placement another
+ * machine took is refused, since it runs there now. Sessions dispatched here, not placed, pass.
+ */
+export function resumeGuard(input: HoldingsInput): ResumeGuard {
+  const { member, dispatches, respawns, placedHere, claimer, lost } = input;
+  return async (session) => {
+    const placementId = placedHere.get(session.id) ?? (await dispatches.placementOf(member.machine, session.id));
+    if (placementId === undefined) return;
+    const taken = await respawns.takeBack(placementId, member.machine, member.incarnation());
+    if (taken !== undefined) {
+      const why = `its placement is ${taken.state}${taken.reason === null ? '' : ` (${taken.reason})`}`;
+      throw new SessionStateError(`Session ${session.name} cannot start again on ${member.machine}: another machine holds it now, ${why}. Work with it there; its worktree here is kept as it was.`, { machine: member.machine });
+    }
+    placedHere.set(session.id, placementId);
+    claimer.running.add(placementId);
+    lost.delete(session.id);
   };
 }

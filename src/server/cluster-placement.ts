@@ -35,7 +35,7 @@ import {
 import type { SessionManager } from '../sessions/manager.js';
 import { BatonError, errorMessage, InvalidInputError, isErrorCode, SessionStateError } from '../shared/errors.js';
 import { createLogger } from '../shared/log.js';
-import { adoptPlacedHere, holdings } from './cluster-holdings.js';
+import { adoptPlacedHere, holdings, resumeGuard } from './cluster-holdings.js';
 
 const log = createLogger('cluster.placement');
 /** Answered dispatches are kept this long for a look, then pruned at a supervisor's start. */
@@ -134,8 +134,10 @@ export async function startPlacement(options: PlacementOptions): Promise<Placer>
   const lost = new Set<string>();
   const held = { member, manager, placement, dispatches, respawns, claimer, placedHere, lost };
   await adoptPlacedHere(held).catch(warn('taking back the placements of sessions still running here'));
-  // From now on each heartbeat sends what runs here, and its fence stops what is no longer ours.
+  // From now on each heartbeat sends what runs here, and its fence stops what is no longer ours;
+  // a session placed here starts again here only while (or once more) it is ours.
   member.hold(holdings(held));
+  manager.guardResumes(resumeGuard(held));
 
   // Every machine reaps; the UPDATE lets one report each session. Reaped placements stay failed,
   // with the reason, until someone respawns them.
@@ -242,6 +244,7 @@ export async function startPlacement(options: PlacementOptions): Promise<Placer>
     },
     close: async () => {
       stopReaping();
+      manager.guardResumes(undefined);
       manager.off('session', onSession);
       unsubscribe();
       await claimer.close().catch(() => {});

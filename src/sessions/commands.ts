@@ -252,6 +252,8 @@ export class SessionCommands {
       throw new SessionStateError(`Session ${session.name} is ready for review and its agent is still up: there is nothing to respawn. Send it more work with: baton reply ${session.name} "…"`);
     }
     if (!existsSync(session.worktree)) throw new SessionStateError(`The worktree of ${session.name} is gone (${session.worktree}); it cannot be respawned.`);
+    // Another domain may refuse (the cluster: another machine runs this session now).
+    await this.core.resumeGuard(session);
     if (this.core.isRunning(session)) await this.core.hosts.stop(session);
     else this.core.hosts.settleLost(session);
     this.core.ingestor.record(session.id, { kind: 'queued', note: 'respawn requested' });

@@ -20,7 +20,7 @@ import { SessionStore, type SessionWithProject } from '../store/sessions.js';
 import { findRepository, type RemoveResult, type WorkSnapshot } from '../worktrees/index.js';
 import { Archive } from './archive.js';
 import { SessionCommands, type MessageAuthor, type MessageDelivery } from './commands.js';
-import { SessionsCore, type RemovalGuard } from './core.js';
+import { SessionsCore, type RemovalGuard, type ResumeGuard } from './core.js';
 import { dispatchSession, recoverInterruptedDispatches } from './dispatch.js';
 import { environmentView } from './environment-view.js';
 import { HostSupervisor } from './hosts.js';
@@ -188,6 +188,11 @@ export class SessionManager extends EventEmitter<ManagerEvents> {
   /** Another domain's hold on worktree removals (see `RemovalGuard`). */
   guardRemovals(guard: RemovalGuard): void {
     this.core.removalGuard = guard;
+  }
+
+  /** Another domain's say on a session starting again here (see `ResumeGuard`); undefined: none. */
+  guardResumes(guard: ResumeGuard | undefined): void {
+    this.core.resumeGuard = guard ?? (async () => {});
   }
 
   /** A dispatch, and what the main checkout held: uncommitted changes, and whether they were carried. */

@@ -70,6 +70,14 @@ describe('a machine that lost its placements', () => {
     expect(alpha.git(remote, 'for-each-ref', 'refs/heads/baton/long')).toBe('');
     expect(await sessionOn(alpha, 'long', 'alpha')).toMatchObject({ state: 'working' });
     expect(beta.hostPids()).toEqual([]);
+
+    // Started again by hand on beta, it would run beside alpha's: refused, saying where it runs.
+    for (const again of [['respawn', 'long'], ['reply', 'long', 'carry on'], ['respawn', '--all']]) {
+      const refused = await beta.run(again);
+      expect(refused.code, again.join(' ')).toBe(4);
+      expect(refused.stderr).toContain('Session long cannot start again on beta: another machine holds it now, its placement is finished (respawned by alpha after: worker beta stopped heartbeating');
+    }
+    expect(await sessionOn(beta, 'long', 'beta')).toMatchObject({ state: 'stopped' });
   });
 
   it('fails at a restart the placements whose sessions died with the machine, so another machine can respawn them', async () => {
