@@ -9,8 +9,9 @@
 import type { Claimer, ClusterDispatches, ClusterMember, Holdings, Placement, Respawns } from '../cluster/index.js';
 import type { ResumeGuard } from '../sessions/core.js';
 import type { SessionManager } from '../sessions/manager.js';
+import type { SessionWithProject } from '../store/sessions.js';
 import { ACTIVE_STATES } from '../sessions/state.js';
-import { errorMessage, SessionStateError } from '../shared/errors.js';
+import { BatonError, errorMessage, SessionStateError } from '../shared/errors.js';
 import { createLogger } from '../shared/log.js';
 
 const log = createLogger('cluster.placement');
@@ -93,10 +94,11 @@ export function holdings(input: HoldingsInput): Holdings {
  * A session placed here that starts again here (a respawn, a reply that resumes it) takes its
  * placement back first, so no respawn elsewhere runs beside it; one whose placement another
  * machine took is refused, since it runs there now. Sessions dispatched here, not placed, pass.
+ * With the store out of reach, one known to be placed here waits for it; any other passes.
  */
-export function resumeGuard(input: HoldingsInput): ResumeGuard {
+export function resumeGuard(input: Pick<HoldingsInput, 'dispatches' | 'respawns' | 'placedHere' | 'lost'> & { member: Pick<ClusterMember, 'machine' | 'incarnation'>; claimer: Pick<Claimer, 'running'> }): ResumeGuard {
   const { member, dispatches, respawns, placedHere, claimer, lost } = input;
-  return async (session) => {
+  const takeBack = async (session: SessionWithProject): Promise<void> => {
     const placementId = placedHere.get(session.id) ?? (await dispatches.placementOf(member.machine, session.id));
     if (placementId === undefined) return;
     const taken = await respawns.takeBack(placementId, member.machine, member.incarnation());
@@ -107,5 +109,16 @@ export function resumeGuard(input: HoldingsInput): ResumeGuard {
     placedHere.set(session.id, placementId);
     claimer.running.add(placementId);
     lost.delete(session.id);
+  };
+  return async (session) => {
+    try {
+      await takeBack(session);
+    } catch (error) {
+      if (error instanceof BatonError) throw error;
+      if (placedHere.has(session.id) || lost.has(session.id)) {
+        throw new SessionStateError(`Session ${session.name} was placed on ${member.machine} through the shared store, which could not be asked whether another machine runs it now (${errorMessage(error)}); try again once the store is back.`, { machine: member.machine });
+      }
+      log.warn('the shared store could not be asked about a session starting again here; taken as this machine’s own', { sessionId: session.id, error: errorMessage(error) });
+    }
   };
 }
