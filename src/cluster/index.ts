@@ -36,4 +36,4 @@ export { MIRROR_EVENTS_PAGE_MAX, SessionMirror, type MirrorChange, type RemoteEv
 export { COMMAND_CHANNEL, COMMAND_CHANNELS, COMMAND_DONE_CHANNEL, RemoteCommand, RemoteCommands, type CommandHandler, type CommandTiming, type Serving } from './commands.js';
 export { ClusterDispatches, DISPATCH_ANSWER_CHANNEL, type DispatchOutcome, type PlacedDispatch } from './dispatches.js';
 export { fetchBase, localCloneOf, repositoryIdentity, type RepositoryIdentity } from './clones.js';
-export { fetchBranch, fetchSnapshot, pushedWork, reapEvery, Respawns, type PushedWork, type Takeover } from './respawn.js';
+export { fetchBranch, fetchSnapshot, pushedWork, reapEvery, RESPAWN_SNAPSHOT, Respawns, type PushedWork, type Takeover } from './respawn.js';

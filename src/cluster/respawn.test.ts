@@ -234,7 +234,7 @@ describe('the snapshot of uncommitted work a session pushed', () => {
     sh(root, 'clone', '--quiet', remote, clone);
     await fetchBranch(clone, remote, 'baton/notes');
     expect(await fetchSnapshot(clone, remote, found.snapshot, 'baton/notes')).toEqual({ head: tip, tree });
-    await expect(fetchSnapshot(clone, remote, { ref: 'refs/heads/main', commit: snapshot }, 'baton/notes')).rejects.toThrow(/snapshot must be \{"ref": "refs\/baton\/snapshots\/<session id>"/);
+    await expect(fetchSnapshot(clone, remote, { ref: 'refs/heads/main', commit: snapshot }, 'baton/notes')).rejects.toThrow(/respawnSnapshot must be \{"ref": "refs\/baton\/snapshots\/<session id>"/);
     await expect(fetchSnapshot(clone, remote, { ref: 'refs/baton/snapshots/s1', commit: tip }, 'baton/notes')).rejects.toThrow('moved');
 
     // The branch pushed on without it: the snapshot is stale and is not laid over.

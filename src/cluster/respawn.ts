@@ -137,6 +137,9 @@ export interface PushedWork {
   snapshot?: { ref: string; commit: string };
 }
 
+/** Where a respawn's stored request carries the snapshot to lay over the new worktree; taken out before the request is parsed. */
+export const RESPAWN_SNAPSHOT = 'respawnSnapshot';
+
 /** Session ids are Baton's own (`newId`); anything else read from the store never becomes part of a ref. */
 const SESSION_ID = /^[A-Za-z0-9_-]{1,64}$/;
 
@@ -162,7 +165,7 @@ export async function fetchSnapshot(root: string, url: string, snapshot: unknown
   const seen = (snapshot as { commit?: unknown } | null)?.commit;
   const id = typeof ref === 'string' && ref.startsWith(SNAPSHOTS) ? ref.slice(SNAPSHOTS.length) : '';
   if (!SESSION_ID.test(id) || typeof seen !== 'string' || !/^[0-9a-f]{40,64}$/.test(seen)) {
-    throw new InvalidInputError(`The respawn's snapshot must be {"ref": "${SNAPSHOTS}<session id>", "commit": "<sha>"}; got ${JSON.stringify(snapshot)}.`, { key: 'snapshot' });
+    throw new InvalidInputError(`The respawn's ${RESPAWN_SNAPSHOT} must be {"ref": "${SNAPSHOTS}<session id>", "commit": "<sha>"}; got ${JSON.stringify(snapshot)}.`, { key: RESPAWN_SNAPSHOT });
   }
   const local = `refs/baton/restored/${id}`;
   await git(root, ['fetch', '--quiet', '--no-tags', '--', url, `+${SNAPSHOTS}${id}:${local}`], { timeoutMs: NETWORK_MS, env: { GIT_TERMINAL_PROMPT: '0' } });

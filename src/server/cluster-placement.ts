@@ -26,6 +26,7 @@ import {
   reapEvery,
   RemoteCommandFailedError,
   repositoryIdentity,
+  RESPAWN_SNAPSHOT,
   Respawns,
   WorkerRegistry,
   type ClusterMember,
@@ -42,8 +43,6 @@ const log = createLogger('cluster.placement');
 const DISPATCH_KEEP_MS = 7 * 24 * 60 * 60_000;
 
 type Request = z.output<typeof DispatchRequest>;
-/** Where a respawn's stored request carries the snapshot to lay over the new worktree; taken out before the request is parsed. */
-const RESPAWN_SNAPSHOT = 'respawnSnapshot';
 
 export interface Placed {
   session: SessionView;
