@@ -3,8 +3,8 @@
  * start it takes back the placements of the sessions it still runs and fails the rest, so another
  * machine can respawn them; with every heartbeat it sends the placements it runs, and a session
  * whose placement the store says is no longer its own (reaped while this machine was cut off or
- * frozen, maybe respawned elsewhere) is stopped here, its worktree and transcript kept: two agents
- * writing one branch is the worst outcome. Loaded only when a store is configured.
+ * frozen) is taken back when nobody respawned it, else stopped here, its worktree and transcript
+ * kept: two agents writing one branch is the worst outcome. Loaded only when a store is configured.
  */
 import type { Claimer, ClusterDispatches, ClusterMember, Holdings, Placement, Respawns } from '../cluster/index.js';
 import type { ResumeGuard } from '../sessions/core.js';
@@ -55,17 +55,35 @@ export async function adoptPlacedHere(input: HoldingsInput): Promise<void> {
   for (const f of failed) log.warn('a placed session did not survive this machine’s restart; `baton respawn` places it again', { placementId: f.placementId, reason: f.reason });
 }
 
-/** What the heartbeats send and how their fence is acted on. */
+/**
+ * What the heartbeats send and how their fence is acted on. A fenced placement that is only
+ * `failed` (reaped while this machine was away, not respawned yet) is taken back: nobody else runs
+ * it, and once it is `placed` here again no respawn can take it. One taken by a respawn, or gone,
+ * has its session stopped here.
+ */
 export function holdings(input: HoldingsInput): Holdings {
-  const { member, manager, placement, placedHere, claimer, lost } = input;
+  const { member, manager, placement, respawns, placedHere, claimer, lost } = input;
+  /** Fenced placements being settled: a heartbeat meanwhile fences them again. */
+  const settling = new Set<string>();
 
-  const letGo = async (placementId: string, sessionId: string | undefined): Promise<void> => {
-    const now = await placement.placementOf(placementId).catch(() => undefined);
-    const why = now === undefined ? 'it is no longer in the store' : `it is ${now.state}${now.reason === null ? '' : `: ${now.reason}`}`;
+  const settle = async (placementId: string): Promise<void> => {
+    const sessionId = [...placedHere].find(([, held]) => held === placementId)?.[0];
+    const now = await respawns.takeBack(placementId, member.machine, member.incarnation());
+    if (now === undefined) {
+      log.warn('took back a placement reaped while this machine was away (no other machine had respawned it)', { placementId, sessionId: sessionId ?? null });
+      return;
+    }
+    // Finished here meanwhile (the session completed): nothing to let go.
+    if (!claimer.running.delete(placementId)) return;
+    if (sessionId !== undefined) {
+      placedHere.delete(sessionId);
+      // Before the stop: the turn end it makes must not push this copy's branch over the respawn's.
+      lost.add(sessionId);
+    }
+    const why = `it is ${now.state}${now.reason === null ? '' : `: ${now.reason}`}`;
     const reason = `stopped on ${member.machine}: this machine no longer holds the session's placement (${why}); another machine may run it now. Its worktree and transcript are kept here.`;
-    log.warn('stopping a session whose placement this machine no longer holds', { placementId, sessionId: sessionId ?? null, placement: now?.state ?? null, reason: now?.reason ?? null });
-    if (sessionId === undefined) return;
-    await manager.halt(sessionId, reason);
+    log.warn('stopping a session whose placement this machine no longer holds', { placementId, sessionId: sessionId ?? null, placement: now.state, reason: now.reason });
+    if (sessionId !== undefined) await manager.halt(sessionId, reason);
   };
 
   return {
@@ -76,15 +94,11 @@ export function holdings(input: HoldingsInput): Holdings {
     },
     fenced: (placementIds) => {
       for (const placementId of placementIds) {
-        // Finished here meanwhile (the session completed): nothing to let go.
-        if (!claimer.running.delete(placementId)) continue;
-        const sessionId = [...placedHere].find(([, held]) => held === placementId)?.[0];
-        if (sessionId !== undefined) {
-          placedHere.delete(sessionId);
-          // Before the stop: the turn end it makes must not push this copy's branch over the respawn's.
-          lost.add(sessionId);
-        }
-        letGo(placementId, sessionId).catch((error: unknown) => log.warn('stopping a session whose placement was lost failed', { placementId, error: errorMessage(error) }));
+        if (!claimer.running.has(placementId) || settling.has(placementId)) continue;
+        settling.add(placementId);
+        settle(placementId)
+          .catch((error: unknown) => log.warn('acting on the fence failed; the next heartbeat tries again', { placementId, error: errorMessage(error) }))
+          .finally(() => settling.delete(placementId));
       }
     },
   };

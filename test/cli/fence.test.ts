@@ -39,12 +39,16 @@ describe('a machine that lost its placements', () => {
     const beta = await machine('beta', url);
     const { repo, remote } = sharedRepo(alpha, { sync: { push: 'turn' } });
     const placed = await alpha.json<SessionView>(['dispatch', 'think long', '--name', 'long', '--on', 'beta', ...scripted(alpha, [{ say: 'thinking' }, { sleep: 600_000 }])], { cwd: repo });
+    // Reaped with it, but nobody respawns this one: beta takes it back.
+    const other = await alpha.json<SessionView>(['dispatch', 'think too', '--name', 'other', '--on', 'beta', ...scripted(alpha, [{ say: 'thinking too' }, { sleep: 600_000 }])], { cwd: repo });
     await beta.waitForEvent('long', (e) => e.type === 'message.added' && e.text === 'thinking');
+    await beta.waitForEvent('other', (e) => e.type === 'message.added' && e.text === 'thinking too');
 
     const supervisor = beta.supervisorPid();
     process.kill(supervisor, 'SIGSTOP');
     try {
       await placementUntil(url, placed.id, 'failed');
+      await placementUntil(url, other.id, 'failed');
       await sessionUntil(alpha, 'long', (s) => s.machine === 'beta' && s.state === 'failed', 'alpha shows beta’s long failed');
       const respawned = await alpha.json<SessionView>(['respawn', 'long']);
       expect(respawned).toMatchObject({ name: 'long', machine: 'alpha' });
@@ -69,7 +73,10 @@ describe('a machine that lost its placements', () => {
     await until('beta passed over the push of its stopped copy', () => (log().includes('not pushed: another machine holds the session now') ? true : undefined));
     expect(alpha.git(remote, 'for-each-ref', 'refs/heads/baton/long')).toBe('');
     expect(await sessionOn(alpha, 'long', 'alpha')).toMatchObject({ state: 'working' });
-    expect(beta.hostPids()).toEqual([]);
+    await placementUntil(url, other.id, 'placed');
+    expect(await sessionOn(beta, 'other', 'beta')).toMatchObject({ state: 'working' });
+    expect(log()).toContain('took back a placement reaped while this machine was away');
+    expect(beta.hostPids()).toHaveLength(1);
 
     // Started again by hand on beta, it would run beside alpha's: refused, saying where it runs.
     for (const again of [['respawn', 'long'], ['reply', 'long', 'carry on'], ['respawn', '--all']]) {
