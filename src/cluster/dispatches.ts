@@ -69,6 +69,12 @@ export class ClusterDispatches {
     return new Map(rows.map((row) => [row.placement_id, row.session_id]));
   }
 
+  /** The placement that started `machine`'s session `sessionId`, if one did. */
+  async placementOf(machine: string, sessionId: string): Promise<string | undefined> {
+    const { rows } = await this.pool.query<{ placement_id: string }>('SELECT placement_id FROM cluster_dispatches WHERE machine = $1 AND session_id = $2', [machine, sessionId]);
+    return rows[0]?.placement_id;
+  }
+
   /** The claiming machine's answer, stored and announced in one statement. */
   async answer(placementId: string, outcome: DispatchOutcome): Promise<void> {
     const [sessionId, session, error] = outcome.kind === 'started' ? [outcome.sessionId, JSON.stringify(outcome.session), null] : [null, null, JSON.stringify(outcome.error)];

@@ -8,7 +8,7 @@ import { postgresForFile } from '../../test/support/postgres.js';
 import { ClusterDispatches, DISPATCH_ANSWER_CHANNEL } from './dispatches.js';
 import { Listener } from './listener.js';
 import { Placement, type Reaped } from './placement.js';
-import { fetchBranch, pushedBranch, reapEvery, Respawns } from './respawn.js';
+import { fetchBranch, fetchSnapshot, pushedWork, reapEvery, Respawns } from './respawn.js';
 import { migrate } from './schema.js';
 import { WorkerRegistry } from './workers.js';
 
@@ -124,6 +124,54 @@ describe('taking a reaped placement for a respawn', () => {
   });
 });
 
+describe('a restarted worker’s placements left behind', () => {
+  test('fail with the reason, only those of its earlier incarnations still placed', async () => {
+    const { pool } = await store();
+    await placed(pool, { placementId: 'lost', worker: 'beta', incarnation: 1, sessionId: 's1' });
+    await placed(pool, { placementId: 'adopted', worker: 'beta', incarnation: 2, sessionId: 's2' });
+    await placed(pool, { placementId: 'elsewhere', worker: 'alpha', incarnation: 1, sessionId: 's3' });
+    await placed(pool, { placementId: 'done', worker: 'beta', incarnation: 1, sessionId: 's4' });
+    await pool.query(`UPDATE placements SET state = 'finished' WHERE session_id = 'done'`);
+
+    const failed = await new Respawns(pool).failLeftBehind('beta', 2);
+    expect(failed).toEqual([{ placementId: 'lost', reason: 'worker beta restarted and no longer runs the session (its host did not survive the restart)' }]);
+    const { rows } = await pool.query<{ session_id: string; state: string }>('SELECT session_id, state FROM placements ORDER BY session_id');
+    expect(rows).toEqual([
+      { session_id: 'adopted', state: 'placed' },
+      { session_id: 'done', state: 'finished' },
+      { session_id: 'elsewhere', state: 'placed' },
+      { session_id: 'lost', state: 'failed' },
+    ]);
+  });
+});
+
+describe('a session resumed on its own machine', () => {
+  test('takes its placement back while it is held or failed, and not once a respawn elsewhere took it', async () => {
+    const { pool } = await store();
+    await placed(pool, { placementId: 'held', worker: 'beta', incarnation: 1, sessionId: 's1' });
+    await placed(pool, { placementId: 'reaped', worker: 'beta', incarnation: 1, sessionId: 's2' });
+    await placed(pool, { placementId: 'taken', worker: 'beta', incarnation: 1, sessionId: 's3' });
+    await pool.query(`UPDATE placements SET state = 'failed', reason = 'worker beta stopped heartbeating' WHERE session_id IN ('reaped', 'taken')`);
+    const respawns = new Respawns(pool);
+    expect(await respawns.take('beta', 's3', 'alpha')).toMatchObject({ kind: 'taken' });
+
+    expect(await respawns.takeBack('held', 'beta', 2)).toBeUndefined();
+    expect(await respawns.takeBack('reaped', 'beta', 2)).toBeUndefined();
+    expect(await respawns.takeBack('taken', 'beta', 2)).toEqual({ state: 'finished', reason: 'respawned by alpha after: worker beta stopped heartbeating' });
+    expect(await respawns.takeBack('nothing', 'beta', 2)).toEqual({ state: 'gone', reason: null });
+    // Another machine cannot take a placement held by beta.
+    expect(await respawns.takeBack('held', 'gamma', 1)).toEqual({ state: 'placed', reason: null });
+    const { rows } = await pool.query<{ session_id: string; state: string; incarnation: string }>('SELECT session_id, state, incarnation FROM placements ORDER BY session_id');
+    expect(rows).toEqual([
+      { session_id: 'held', state: 'placed', incarnation: '2' },
+      { session_id: 'reaped', state: 'placed', incarnation: '2' },
+      { session_id: 'taken', state: 'finished', incarnation: '1' },
+    ]);
+    // Held again: a respawn elsewhere is refused.
+    expect(await respawns.take('beta', 's2', 'alpha')).toMatchObject({ kind: 'not_failed', state: 'placed' });
+  });
+});
+
 describe('the branch a session pushed', () => {
   test('is found on the remote by name and fetched into a clone as a local branch, never over a different one', async () => {
     const root = mkdtempSync(join(tmpdir(), 'baton-respawn-'));
@@ -139,8 +187,8 @@ describe('the branch a session pushed', () => {
     sh(work, 'push', '--quiet', remote, 'main:refs/heads/main', 'main:refs/heads/baton/pushed');
     const tip = sh(work, 'rev-parse', 'HEAD');
 
-    expect(await pushedBranch(root, remote, 'pushed')).toBe('baton/pushed');
-    expect(await pushedBranch(root, remote, 'never')).toBeUndefined();
+    expect(await pushedWork(root, remote, 'pushed', 's1')).toEqual({ branch: 'baton/pushed' });
+    expect(await pushedWork(root, remote, 'never', 's1')).toEqual({});
     const clone = join(root, 'clone');
     sh(root, 'clone', '--quiet', remote, clone);
     await fetchBranch(clone, remote, 'baton/pushed');
@@ -155,5 +203,44 @@ describe('the branch a session pushed', () => {
     sh(work, 'commit', '-qm', 'c', '--allow-empty');
     sh(work, 'push', '--quiet', remote, 'HEAD:refs/heads/baton/other');
     await expect(fetchBranch(clone, remote, 'baton/other')).rejects.toThrow();
+  });
+});
+
+describe('the snapshot of uncommitted work a session pushed', () => {
+  test('is found beside its branch, fetched and checked to sit on the branch tip before it is laid over', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'baton-respawn-'));
+    cleanups.push(() => rmSync(root, { recursive: true, force: true }));
+    const sh = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, encoding: 'utf8', env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' } }).trim();
+    const remote = join(root, 'remote.git');
+    sh(root, 'init', '--quiet', '--bare', '-b', 'main', remote);
+    const work = join(root, 'work');
+    sh(root, 'init', '--quiet', '-b', 'main', work);
+    writeFileSync(join(work, 'a.txt'), 'a\n');
+    sh(work, 'add', '--all');
+    sh(work, 'commit', '-qm', 'a');
+    const tip = sh(work, 'rev-parse', 'HEAD');
+    writeFileSync(join(work, 'wip.txt'), 'wip\n');
+    sh(work, 'add', '--all');
+    const tree = sh(work, 'write-tree');
+    const snapshot = sh(work, 'commit-tree', tree, '-p', tip, '-m', 'snapshot');
+    sh(work, 'push', '--quiet', remote, 'main:refs/heads/main', 'main:refs/heads/baton/notes', `${snapshot}:refs/baton/snapshots/s1`);
+
+    const found = await pushedWork(root, remote, 'notes', 's1');
+    expect(found).toEqual({ branch: 'baton/notes', snapshot: { ref: 'refs/baton/snapshots/s1', commit: snapshot } });
+    // An id that could not be a session's never becomes part of a ref.
+    expect(await pushedWork(root, remote, 'notes', '../s1')).toEqual({ branch: 'baton/notes' });
+
+    const clone = join(root, 'clone');
+    sh(root, 'clone', '--quiet', remote, clone);
+    await fetchBranch(clone, remote, 'baton/notes');
+    expect(await fetchSnapshot(clone, remote, found.snapshot, 'baton/notes')).toEqual({ head: tip, tree });
+    await expect(fetchSnapshot(clone, remote, { ref: 'refs/heads/main', commit: snapshot }, 'baton/notes')).rejects.toThrow(/respawnSnapshot must be \{"ref": "refs\/baton\/snapshots\/<session id>"/);
+    await expect(fetchSnapshot(clone, remote, { ref: 'refs/baton/snapshots/s1', commit: tip }, 'baton/notes')).rejects.toThrow('moved');
+
+    // The branch pushed on without it: the snapshot is stale and is not laid over.
+    sh(work, 'commit', '-qm', 'b', '--allow-empty');
+    sh(work, 'push', '--quiet', remote, 'main:refs/heads/baton/notes');
+    await fetchBranch(clone, remote, 'baton/notes');
+    await expect(fetchSnapshot(clone, remote, found.snapshot, 'baton/notes')).rejects.toThrow(/was taken on .*, but baton\/notes is at .*: laying it over would bring back stale work/);
   });
 });

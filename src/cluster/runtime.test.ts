@@ -102,6 +102,32 @@ describe('joining a shared workspace', () => {
     expect(await member.workers()).toMatchObject([{ name: 'laptop', incarnation: 8, running: 1 }]);
   });
 
+  test('heartbeats send what the machine holds and hand it the fence; registered again, it takes back what it holds first', async () => {
+    const url = await server().database();
+    const member = await join(url, { every: handTimer().every });
+    const pool = await look(url);
+    const place = (id: string, state: string) => pool.query(`INSERT INTO placements (session_id, worker, incarnation, state, target, updated_at) VALUES ($1, 'laptop', 1, $2, 'any', now())`, [id, state]);
+    await place('p1', 'placed');
+    // Reaped while this machine was cut off, and respawned elsewhere.
+    await place('p2', 'finished');
+    const calls: string[] = [];
+    member.hold({
+      held: () => ['p1', 'p2'],
+      rejoined: async (incarnation) => {
+        calls.push(`rejoined as ${incarnation}`);
+        await pool.query(`UPDATE placements SET incarnation = $1 WHERE session_id = 'p1' AND state = 'placed'`, [incarnation]);
+      },
+      fenced: (ids) => calls.push(`fenced ${ids.join(' ')}`),
+    });
+    await member.beat();
+    expect(calls).toEqual(['fenced p2']);
+    // Two held, none mid-turn: the row still counts them as running.
+    expect(await member.workers()).toMatchObject([{ running: 2 }]);
+    await pool.query("UPDATE workers SET incarnation = 7 WHERE name = 'laptop'");
+    await member.beat();
+    expect(calls).toEqual(['fenced p2', 'rejoined as 8', 'fenced p2']);
+  });
+
   test('closing removes only its own incarnation: a supervisor started meanwhile under the name stays', async () => {
     const url = await server().database();
     const stopping = await join(url, { every: handTimer().every });

@@ -31,6 +31,19 @@ export interface JoinOptions {
   onRejoin?: (incarnation: number) => void;
 }
 
+/**
+ * What a machine holds in the store (its placements), read at every heartbeat: the heartbeat
+ * sends them and answers with those no longer this incarnation's (the fence, decision 122).
+ */
+export interface Holdings {
+  /** The placements whose sessions this machine runs now. */
+  held(): string[];
+  /** Registered again (the store forgot this incarnation): takes back what is still placed here, before the fence is read. */
+  rejoined(incarnation: number): Promise<void>;
+  /** Placements no longer this machine's (reaped, maybe respawned elsewhere): their sessions must stop here. */
+  fenced(placementIds: string[]): void;
+}
+
 export interface ClusterMember {
   readonly machine: string;
   /** The store's connections, shared with the session mirror and the commands. */
@@ -43,6 +56,8 @@ export interface ClusterMember {
   beat(): Promise<void>;
   /** Every worker serving the workspace, by name, with staleness judged on the database's clock. */
   workers(): Promise<WorkerRow[]>;
+  /** From now on each heartbeat sends `holdings.held()` and hands its fence to `holdings.fenced`. */
+  hold(holdings: Holdings): void;
   /** Stops the heartbeat and deregisters this worker; safe to call twice. */
   close(): Promise<void>;
 }
@@ -80,6 +95,7 @@ class Member implements ClusterMember {
   private stop: (() => void) | undefined;
   private beating: Promise<void> | undefined;
   private closed: Promise<void> | undefined;
+  private holdings: Holdings | undefined;
 
   constructor(
     readonly pool: pg.Pool,
@@ -112,19 +128,30 @@ class Member implements ClusterMember {
     return this.beating;
   }
 
+  hold(holdings: Holdings): void {
+    this.holdings = holdings;
+  }
+
   private async heartbeat(): Promise<void> {
     if (this.closed !== undefined) return;
     const running = this.options.running();
+    const beat = () => {
+      const sessions = this.holdings?.held() ?? [];
+      return this.registry.heartbeat({ name: this.machine, incarnation: this.current, sessions, running: Math.max(running, sessions.length) });
+    };
+    let fenced: string[];
     try {
-      await this.registry.heartbeat({ name: this.machine, incarnation: this.current, sessions: [], running });
+      ({ fenced } = await beat());
     } catch (error) {
       if (!(error instanceof WorkerNotRegisteredError)) throw error;
       // Removed (or registered again by a machine using the same name): serve as a new incarnation.
       const again = await this.registry.register({ name: this.machine, capacity: this.options.capacity, version: this.options.version });
       this.current = again.incarnation;
       this.options.onRejoin?.(again.incarnation);
-      await this.registry.heartbeat({ name: this.machine, incarnation: this.current, sessions: [], running });
+      await this.holdings?.rejoined(again.incarnation);
+      ({ fenced } = await beat());
     }
+    if (fenced.length > 0) this.holdings?.fenced(fenced);
   }
 
   /** A store gone away is `store_unreachable`, naming it, rather than the driver's bare error. */

@@ -17,15 +17,17 @@ import {
   DispatchQueuedError,
   fetchBase,
   fetchBranch,
+  fetchSnapshot,
   Listener,
   localCloneOf,
   MachineNotFoundError,
   Placement,
-  pushedBranch,
+  pushedWork,
   reapEvery,
   RemoteCommandFailedError,
   remoteHasBranch,
   repositoryIdentity,
+  RESPAWN_SNAPSHOT,
   Respawns,
   WorkerRegistry,
   type ClusterMember,
@@ -35,6 +37,7 @@ import {
 import type { SessionManager } from '../sessions/manager.js';
 import { BatonError, errorMessage, InvalidInputError, isErrorCode, SessionStateError } from '../shared/errors.js';
 import { createLogger } from '../shared/log.js';
+import { adoptPlacedHere, holdings, resumeGuard } from './cluster-holdings.js';
 
 const log = createLogger('cluster.placement');
 /** Answered dispatches are kept this long for a look, then pruned at a supervisor's start. */
@@ -57,6 +60,8 @@ export interface Placer {
    * it pushed to the remote when there is one.
    */
   respawn(view: SessionView): Promise<Placed>;
+  /** True for a session of this machine stopped because another machine holds it now (the fence). */
+  lost(sessionId: string): boolean;
   close(): Promise<void>;
 }
 
@@ -104,30 +109,17 @@ export async function startPlacement(options: PlacementOptions): Promise<Placer>
     const knownRoots = [...new Set([...origin, ...manager.list().map((s) => s.project_root)])];
     const root = await localCloneOf({ url: dispatch.url, project: dispatch.project, home: options.home, knownRoots });
     const commit = await fetchBase(root, dispatch.url, dispatch.base, placementId);
-    // A respawn continues the branch the session pushed: it starts from that branch's tip, not the base.
-    const branch = typeof dispatch.request.branch === 'string' ? dispatch.request.branch : undefined;
+    // A respawn continues the branch the session pushed: it starts from that branch's tip, not the
+    // base, with the snapshot of its uncommitted work (if one was pushed) laid over it.
+    const { [RESPAWN_SNAPSHOT]: snapshot, ...request } = dispatch.request;
+    const branch = typeof request.branch === 'string' ? request.branch : undefined;
     if (branch !== undefined) await fetchBranch(root, dispatch.url, branch);
-    const session = await manager.dispatch(DispatchRequest.parse({ ...dispatch.request, cwd: root, ...(branch === undefined ? { base: commit } : {}) }));
+    const work = snapshot === undefined || branch === undefined ? undefined : await fetchSnapshot(root, dispatch.url, snapshot, branch);
+    const session = await manager.dispatch(DispatchRequest.parse({ ...request, cwd: root, ...(branch === undefined ? { base: commit } : {}) }), work);
     placedHere.set(session.id, placementId);
     log.info('started a session placed here', { placementId, sessionId: session.id, from: dispatch.origin, root });
     return { kind: 'started', machine: member.machine, sessionId: session.id, session: { ...manager.view(session), machine: member.machine } };
   };
-
-  /** After a restart: the placements of sessions this machine still runs are held by this incarnation. */
-  async function adoptPlacedHere(): Promise<void> {
-    const started = await dispatches.startedOn(member.machine);
-    const running = [...started].filter(([, sessionId]) => {
-      const session = manager.get(sessionId);
-      return session !== undefined && session.removed_at === null && session.state !== 'completed';
-    });
-    const adopted = new Set(await placement.adopt(running.map(([placementId]) => placementId), member.machine, member.incarnation()));
-    for (const [placementId, sessionId] of running) {
-      if (!adopted.has(placementId)) continue;
-      placedHere.set(sessionId, placementId);
-      claimer.running.add(placementId);
-    }
-    if (adopted.size > 0) log.info('took back the placements of sessions still running here', { count: adopted.size });
-  }
 
   const claimer = placement.claimer({
     worker: member.machine,
@@ -138,7 +130,14 @@ export async function startPlacement(options: PlacementOptions): Promise<Placer>
     onPlaced: runPlaced,
   });
 
-  await adoptPlacedHere().catch(warn('taking back the placements of sessions still running here'));
+  // After a restart: what still runs here is held again, the rest failed for a respawn (decision 136).
+  const lost = new Set<string>();
+  const held = { member, manager, placement, dispatches, respawns, claimer, placedHere, lost };
+  await adoptPlacedHere(held).catch(warn('taking back the placements of sessions still running here'));
+  // From now on each heartbeat sends what runs here, and its fence stops what is no longer ours;
+  // a session placed here starts again here only while (or once more) it is ours.
+  member.hold(holdings(held));
+  manager.guardResumes(resumeGuard(held));
 
   // Every machine reaps; the UPDATE lets one report each session. Reaped placements stay failed,
   // with the reason, until someone respawns them.
@@ -208,13 +207,15 @@ export async function startPlacement(options: PlacementOptions): Promise<Placer>
     }
     const { dispatch } = taken;
     try {
-      const branch = await pushedBranch(options.home, dispatch.url, view.name);
-      const request = { ...dispatch.request, name: view.name, ...(branch === undefined ? {} : { branch }) };
+      const { branch, snapshot } = await pushedWork(options.home, dispatch.url, view.name, view.id);
+      const laid = branch !== undefined && snapshot !== undefined;
+      const request = { ...dispatch.request, name: view.name, ...(branch === undefined ? {} : { branch }), ...(laid ? { [RESPAWN_SNAPSHOT]: snapshot } : {}) };
       const warnings = branch === undefined ? [`the remote has no branch baton/${view.name} (nothing was pushed), so ${view.name} starts fresh from ${dispatch.base}`] : [];
+      if (laid) warnings.push(`the uncommitted work ${machine} pushed at ${view.name}'s last turn end (snapshot ${snapshot.commit.slice(0, 10)}) is laid over the new worktree as uncommitted changes`);
       // `any` as a dispatch means it: here while this machine has a free slot, else the first machine with one.
       const on = manager.freeSlots() > 0 ? member.machine : 'any';
       const placed = await enqueue({ ...dispatch, placementId: randomUUID(), request }, on);
-      log.info('respawned a session of a machine that stopped heartbeating', { sessionId: view.id, from: machine, to: placed.session.machine, branch: branch ?? null });
+      log.info('respawned a session of a machine that stopped heartbeating', { sessionId: view.id, from: machine, to: placed.session.machine, branch: branch ?? null, snapshot: laid ? snapshot.commit : null });
       return { ...placed, warnings };
     } catch (error) {
       // Queued (no machine took it in time) is placed all the same; anything else can be tried again.
@@ -225,6 +226,7 @@ export async function startPlacement(options: PlacementOptions): Promise<Placer>
 
   return {
     respawn,
+    lost: (sessionId) => lost.has(sessionId),
     place: async (request, on) => {
       const local = request.inPlace === true ? '--in-place' : request.carryChanges === true ? '--carry-changes' : undefined;
       if (local !== undefined) {
@@ -249,6 +251,7 @@ export async function startPlacement(options: PlacementOptions): Promise<Placer>
     },
     close: async () => {
       stopReaping();
+      manager.guardResumes(undefined);
       manager.off('session', onSession);
       unsubscribe();
       await claimer.close().catch(() => {});

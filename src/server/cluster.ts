@@ -35,6 +35,8 @@ export interface Membership {
    * published (not started: `start` once the budgets are read); undefined when alone.
    */
   spend(options: SpendOptions): SharedSpend | undefined;
+  /** True for a session this machine no longer holds: another machine took its placement over. */
+  lost(sessionId: string): boolean;
   /** Deregisters from the store (bounded by a timeout); nothing to do when alone. */
   leave(): Promise<void>;
 }
@@ -141,6 +143,7 @@ function alone(options: MembershipOptions): Membership {
     remote: () => undefined,
     settings: () => undefined,
     spend: () => undefined,
+    lost: () => false,
     leave: async () => {},
   };
 }
@@ -152,6 +155,7 @@ function clustered(member: ClusterMember, settings: SharedSettings, sessions: Re
     spend: (options) => settings.spend(options),
     placer: () => placer,
     remote: () => sessions,
+    lost: (sessionId) => placer?.lost(sessionId) ?? false,
     view: async () => {
       const rows = await member.workers();
       return {

@@ -100,7 +100,7 @@ export async function runSupervisor(env: NodeJS.ProcessEnv = process.env): Promi
   const notifier = new DesktopNotifier(db, manager.bus, config.notifications, env);
   notifier.start();
   // Before the sessions come back, so a turn that ends as they re-attach is pushed too.
-  const sync = new SyncService({ bus: manager.bus, sessions: manager, ...syncBackoff(env) });
+  const sync = new SyncService({ bus: manager.bus, sessions: manager, lost: (id) => membership.lost(id), ...syncBackoff(env) });
   sync.start();
   manager.guardRemovals((session, remove) => sync.whileRemoving(session.id, remove));
   const startedAt = new Date();

@@ -132,6 +132,20 @@ export class SessionCommands {
   }
 
   /**
+   * Stops a session for `reason` rather than at the user's word (its machine lost the session's
+   * placement to another): the stopped state's note says why. A session with no host resting
+   * between turns is held stopped by the record, so a reply does not resume it here; one that
+   * already ended (failed, stopped, completed) is left as it is. Its worktree is kept.
+   */
+  halt(sessionId: string, reason: string): Promise<SessionWithProject> {
+    return this.exclusive(sessionId, undefined, async (session) => {
+      if (this.core.isRunning(session)) await this.core.hosts.stop(session, reason);
+      else if (['queued', 'ready_for_review', 'needs_input'].includes(session.state)) this.core.ingestor.record(session.id, { kind: 'stopped_by_user', message: reason });
+      return this.core.mustGet(session.id);
+    });
+  }
+
+  /**
    * The watchdog's idle rule: the host of a session resting in ready for review lets its agent
    * go, keeping the state. In turn with the session's other commands, so a reply sent meanwhile
    * either comes first (and the host refuses: in use) or finds the host gone and resumes it.
@@ -238,6 +252,8 @@ export class SessionCommands {
       throw new SessionStateError(`Session ${session.name} is ready for review and its agent is still up: there is nothing to respawn. Send it more work with: baton reply ${session.name} "…"`);
     }
     if (!existsSync(session.worktree)) throw new SessionStateError(`The worktree of ${session.name} is gone (${session.worktree}); it cannot be respawned.`);
+    // Another domain may refuse (the cluster: another machine runs this session now).
+    await this.core.resumeGuard(session);
     if (this.core.isRunning(session)) await this.core.hosts.stop(session);
     else this.core.hosts.settleLost(session);
     this.core.ingestor.record(session.id, { kind: 'queued', note: 'respawn requested' });

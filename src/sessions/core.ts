@@ -12,8 +12,12 @@ import { resolveSessionRef } from './resolve.js';
 /** Another domain's hold on a session's worktree removal: it runs `remove` when it is ready (sync: once a snapshot being taken is taken). */
 export type RemovalGuard = <T>(session: SessionWithProject, remove: () => Promise<T>) => Promise<T>;
 
+/** Another domain's say on a session starting again here (a respawn, a reply that resumes it): it throws to refuse. */
+export type ResumeGuard = (session: SessionWithProject) => Promise<void>;
+
 export class SessionsCore {
   removalGuard: RemovalGuard = (_session, remove) => remove();
+  resumeGuard: ResumeGuard = async () => {};
 
   constructor(
     readonly home: string,

@@ -17,7 +17,7 @@ import { createLogger } from '../shared/log.js';
 import { newId } from '../shared/ids.js';
 import { homePaths, sessionPaths } from '../shared/paths.js';
 import type { SessionWithProject } from '../store/sessions.js';
-import { applyWork, createWorktree, findRepository, mainCheckoutWork, uncommittedCount, projectWorktreePath, removeWorktree, resolveCommit } from '../worktrees/index.js';
+import { applyWork, createWorktree, findRepository, mainCheckoutWork, uncommittedCount, projectWorktreePath, removeWorktree, resolveCommit, type WorkSnapshot } from '../worktrees/index.js';
 import { checkoutMode, claimInPlace } from './checkout-mode.js';
 import type { SessionsCore } from './core.js';
 import { nameFromPrompt, validateSessionName } from './names.js';
@@ -27,7 +27,7 @@ const log = createLogger('dispatch');
 export async function dispatchSession(
   core: SessionsCore,
   request: z.output<typeof DispatchRequest>,
-  link: { taskId?: number } = {},
+  link: { taskId?: number; work?: WorkSnapshot } = {},
 ): Promise<{ session: SessionWithProject; mainCheckout: { changedFiles: number; carried: boolean } }> {
   const { store, ingestor } = core;
   const repo = await findRepository(request.cwd);
@@ -49,6 +49,9 @@ export async function dispatchSession(
   if (carried !== undefined && carried.head !== baseCommit) {
     throw new InvalidInputError(`--carry-changes brings the main checkout's changes on top of its HEAD (${carried.head.slice(0, 10)}); it cannot be combined with --base ${request.base ?? ''}.`);
   }
+  // A respawn's uncommitted work (the snapshot its first machine pushed) sits on the commit it starts from.
+  if (link.work !== undefined && link.work.head !== baseCommit) throw new SessionStateError(`The work to lay over the new worktree sits on ${link.work.head.slice(0, 10)}, not on ${baseCommit.slice(0, 10)} where the session starts.`);
+  const work = carried ?? link.work;
   const project = store.ensureProject(repo.root);
   const name = pickName(core, project.id, request.name ?? checkout.defaultName, request.prompt);
   const worktree = checkout.inPlace ? repo.root : projectWorktreePath(homePaths(core.home).worktrees, project.name, name);
@@ -73,7 +76,7 @@ export async function dispatchSession(
     throw error;
   }
   try {
-    if (carried !== undefined) await applyWork(worktree, carried);
+    if (work !== undefined) await applyWork(worktree, work);
   } catch (error) {
     // Only just made, and holding nothing but copies of the main checkout's changes.
     await removeWorktree({ repo: repo.root, path: worktree, branch, baseCommit, snapshotName: name, keepBranch }).catch(() => undefined);

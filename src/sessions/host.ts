@@ -42,6 +42,8 @@ export class SessionHost {
   });
   private readonly question = new AgentQuestion((body) => this.record(body));
   private stopRequested = false;
+  /** Why the session was stopped, when it was not the user. */
+  private stopNote: string | undefined;
   private ending: Promise<void> | undefined;
   private readonly exitCallbacks: ((code: number) => void)[] = [];
   private plan!: EnvironmentPlan;
@@ -160,7 +162,7 @@ export class SessionHost {
       return undefined;
     }
     this.memory.track(event);
-    if (derive) this.change({ kind: 'event', event: body, stopRequested: this.stopRequested, lastAssistantText: this.memory.lastAssistantText, interruptNote: this.memory.interruptNote });
+    if (derive) this.change({ kind: 'event', event: body, stopRequested: this.stopRequested, stopNote: this.stopNote, lastAssistantText: this.memory.lastAssistantText, interruptNote: this.memory.interruptNote });
     return event;
   }
 
@@ -212,7 +214,7 @@ export class SessionHost {
         await run?.interrupt();
         return;
       case 'stop':
-        await this.stop();
+        await this.stop(request.reason);
         return;
       case 'complete':
         await this.end('completed');
@@ -235,9 +237,10 @@ export class SessionHost {
     await this.run.reply(text);
   }
 
-  private async stop(): Promise<void> {
+  private async stop(reason?: string): Promise<void> {
     this.stopRequested = true;
-    await this.end('stopped');
+    this.stopNote ??= reason;
+    await this.end('stopped', reason);
   }
 
   /** Ends the session for good: closes the agent, records the end, and exits the host. */

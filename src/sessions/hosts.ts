@@ -161,11 +161,11 @@ export class HostSupervisor {
     return true;
   }
 
-  /** Asks a host to stop and waits until it has gone. */
-  async stop(session: SessionWithProject): Promise<void> {
+  /** Asks a host to stop (saying why, when it was not the user) and waits until it has gone. */
+  async stop(session: SessionWithProject, reason?: string): Promise<void> {
     const watch = this.watches.get(session.id);
     try {
-      await this.send(session.id, { op: 'stop' });
+      await this.send(session.id, { op: 'stop', ...(reason === undefined ? {} : { reason }) });
     } catch (error) {
       if (!(error instanceof BatonError) || error.code !== 'conflict') throw error;
     }

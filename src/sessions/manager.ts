@@ -17,10 +17,10 @@ import { PendingDispatchStore } from '../store/pending-dispatches.js';
 import { PortLeaseStore } from '../store/port-leases.js';
 import type { SearchIndex } from '../context/search-index.js';
 import { SessionStore, type SessionWithProject } from '../store/sessions.js';
-import { findRepository, type RemoveResult } from '../worktrees/index.js';
+import { findRepository, type RemoveResult, type WorkSnapshot } from '../worktrees/index.js';
 import { Archive } from './archive.js';
 import { SessionCommands, type MessageAuthor, type MessageDelivery } from './commands.js';
-import { SessionsCore, type RemovalGuard } from './core.js';
+import { SessionsCore, type RemovalGuard, type ResumeGuard } from './core.js';
 import { dispatchSession, recoverInterruptedDispatches } from './dispatch.js';
 import { environmentView } from './environment-view.js';
 import { HostSupervisor } from './hosts.js';
@@ -155,9 +155,9 @@ export class SessionManager extends EventEmitter<ManagerEvents> {
 
   // ── commands ───────────────────────────────────────────────────────────────
 
-  /** `request` is parsed once, at the boundary (the endpoint table's schema). */
-  async dispatch(request: z.output<typeof DispatchRequest>): Promise<SessionWithProject> {
-    return (await dispatchSession(this.core, request)).session;
+  /** `request` is parsed once, at the boundary (the endpoint table's schema); `work` is laid over the new worktree (a respawn's snapshot). */
+  async dispatch(request: z.output<typeof DispatchRequest>, work?: WorkSnapshot): Promise<SessionWithProject> {
+    return (await dispatchSession(this.core, request, work === undefined ? {} : { work })).session;
   }
 
   /** A dispatch from a task (issue 12): the session records the task it works on. */
@@ -188,6 +188,11 @@ export class SessionManager extends EventEmitter<ManagerEvents> {
   /** Another domain's hold on worktree removals (see `RemovalGuard`). */
   guardRemovals(guard: RemovalGuard): void {
     this.core.removalGuard = guard;
+  }
+
+  /** Another domain's say on a session starting again here (see `ResumeGuard`); undefined: none. */
+  guardResumes(guard: ResumeGuard | undefined): void {
+    this.core.resumeGuard = guard ?? (async () => {});
   }
 
   /** A dispatch, and what the main checkout held: uncommitted changes, and whether they were carried. */
@@ -224,6 +229,11 @@ export class SessionManager extends EventEmitter<ManagerEvents> {
 
   stop(ref: string, cwd?: string): Promise<SessionWithProject> {
     return this.commands.stop(ref, cwd);
+  }
+
+  /** Stops a session for `reason`, not the user's (a lost placement): the stopped state says why. */
+  halt(sessionId: string, reason: string): Promise<SessionWithProject> {
+    return this.commands.halt(sessionId, reason);
   }
 
   /** The watchdog's idle rule: an unused agent let go, the session kept; false when it was in use. */

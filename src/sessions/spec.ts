@@ -42,7 +42,8 @@ export const HostRequest = z.discriminatedUnion('op', [
   }),
   /** `reason`: the watchdog's pause (a budget, a loop), shown as why the session needs input. */
   z.object({ id: z.number(), op: z.literal('interrupt'), reason: z.string().max(2000).optional() }),
-  z.object({ id: z.number(), op: z.literal('stop') }),
+  /** `reason`: why, when it was not the user (the machine lost the session's placement); shown as the stopped state's note. */
+  z.object({ id: z.number(), op: z.literal('stop'), reason: z.string().max(2000).optional() }),
   /** The watchdog's idle rule: end the host, keeping the state, unless the session is in use; `message` says why. */
   z.object({ id: z.number(), op: z.literal('release'), message: z.string().max(2000) }),
   z.object({ id: z.number(), op: z.literal('complete') }),

@@ -119,6 +119,16 @@ describe('the session state machine', () => {
     expect(transition({ state: 'working' }, TRIGGERS['turn after stop'] as Trigger)).toEqual({ state: 'stopped', reason: { kind: 'note', message: 'stopped by the user' } });
   });
 
+  it('says why a session was stopped when it was not the user (a lost placement)', () => {
+    const why = 'stopped on beta: this machine no longer holds the session’s placement';
+    const afterStop: Trigger = { kind: 'event', event: { type: 'turn.completed', outcome: 'error', error: 'aborted' }, stopRequested: true, stopNote: why };
+    expect(transition({ state: 'working' }, afterStop)).toEqual({ state: 'stopped', reason: { kind: 'note', message: why } });
+    expect(transition({ state: 'ready_for_review' }, { kind: 'host_ending', end: 'stopped', message: why })).toEqual({ state: 'stopped', reason: { kind: 'note', message: why } });
+    expect(transition({ state: 'ready_for_review' }, { kind: 'stopped_by_user', message: why })).toEqual({ state: 'stopped', reason: { kind: 'note', message: why } });
+    // The turn's stop already said why: the host's end keeps it.
+    expect(transition({ state: 'stopped', reason: { kind: 'note', message: why } }, { kind: 'host_ending', end: 'stopped', message: why })).toBeUndefined();
+  });
+
   it('records a second pending approval as a change, and the same one not at all', () => {
     const waiting = FROM.needs_input;
     expect(transition(waiting, TRIGGERS['approval.requested'] as Trigger)?.reason).toMatchObject({ requestId: 'r1' });

@@ -26,7 +26,7 @@ export type HostEnd = 'completed' | 'stopped' | 'failed' | 'idle';
 
 export type Trigger =
   /** A protocol event from the agent, seen by the host. */
-  | { kind: 'event'; event: EventBody; stopRequested: boolean; lastAssistantText?: string | undefined; interruptNote?: string | undefined }
+  | { kind: 'event'; event: EventBody; stopRequested: boolean; stopNote?: string | undefined; lastAssistantText?: string | undefined; interruptNote?: string | undefined }
   /** The watchdog paused a session between turns (a budget reached): it waits for a reply. */
   | { kind: 'paused'; message: string }
   /** Dispatched, or asked to run again (respawn): waits for a slot. */
@@ -39,8 +39,8 @@ export type Trigger =
   | { kind: 'host_ending'; end: HostEnd; message?: string | undefined }
   /** The supervisor found the host gone without ending the session, or it could not start one. */
   | { kind: 'host_lost'; message: string }
-  /** The user stopped a session that has no host (queued). */
-  | { kind: 'stopped_by_user' }
+  /** The user stopped a session that has no host (queued); `message` when it was not the user (a lost placement). */
+  | { kind: 'stopped_by_user'; message?: string | undefined }
   /** The user marked a session with no host done. */
   | { kind: 'marked_done' };
 
@@ -66,6 +66,10 @@ export const MOVES: Readonly<Record<SessionState, readonly SessionState[]>> = {
 };
 
 const STOPPED_BY_USER: StateReason = { kind: 'note', message: 'stopped by the user' };
+/** The stopped state's note: the user's stop, or `message` when something else stopped it. */
+function stoppedFor(message: string | undefined): StateReason {
+  return message === undefined ? STOPPED_BY_USER : { kind: 'note', message };
+}
 const INTERRUPTED_BY_USER: StateReason = { kind: 'note', message: 'turn interrupted by you; reply to steer the agent' };
 
 /**
@@ -123,7 +127,7 @@ function target(from: SessionStatus | undefined, trigger: Trigger): SessionStatu
     case 'host_lost':
       return { state: 'failed', reason: { kind: 'error', message: trigger.message } };
     case 'stopped_by_user':
-      return { state: 'stopped', reason: STOPPED_BY_USER };
+      return { state: 'stopped', reason: stoppedFor(trigger.message) };
     case 'marked_done':
       return { state: 'completed' };
     case 'paused':
@@ -153,7 +157,7 @@ function afterEvent(current: SessionStatus, trigger: Extract<Trigger, { kind: 'e
     case 'question.answered':
       return current.state === 'needs_input' ? { state: 'working' } : undefined;
     case 'turn.completed':
-      return afterTurn(event, trigger.stopRequested, trigger.lastAssistantText, trigger.interruptNote);
+      return afterTurn(event, trigger.stopRequested ? stoppedFor(trigger.stopNote) : undefined, trigger.lastAssistantText, trigger.interruptNote);
     case 'session.started':
     case 'session.ended':
     case 'agent.identified':
@@ -173,9 +177,9 @@ function afterEvent(current: SessionStatus, trigger: Extract<Trigger, { kind: 'e
   }
 }
 
-function afterTurn(event: Extract<EventBody, { type: 'turn.completed' }>, stopRequested: boolean, lastAssistantText: string | undefined, interruptNote: string | undefined): SessionStatus {
+function afterTurn(event: Extract<EventBody, { type: 'turn.completed' }>, stopped: StateReason | undefined, lastAssistantText: string | undefined, interruptNote: string | undefined): SessionStatus {
   // Agents report an abort as an error; the user's stop wins.
-  if (stopRequested) return { state: 'stopped', reason: STOPPED_BY_USER };
+  if (stopped !== undefined) return { state: 'stopped', reason: stopped };
   // An interrupt ends the turn, not the session: the agent waits for the person to steer it.
   // The watchdog's interrupt says why (a budget reached, a loop), whatever the agent reports.
   if (interruptNote !== undefined) return { state: 'needs_input', reason: { kind: 'note', message: interruptNote } };
@@ -192,7 +196,7 @@ function afterHostEnd(from: SessionStatus | undefined, end: HostEnd, message: st
       return { state: 'completed' };
     case 'stopped':
       // A turn that already ended as stopped keeps its reason.
-      return from?.state === 'stopped' ? undefined : { state: 'stopped', reason: STOPPED_BY_USER };
+      return from?.state === 'stopped' ? undefined : { state: 'stopped', reason: stoppedFor(message) };
     case 'failed':
       return { state: 'failed', reason: { kind: 'error', message: message ?? 'the agent failed' } };
     case 'idle':

@@ -41,8 +41,8 @@ const ok = (commit: string): PushOutcome => ({ ref: 'refs/heads/baton/one', comm
 const turnEnds = (to: 'ready_for_review' | 'needs_input' = 'ready_for_review', reason?: unknown): void =>
   void bus.publish(SessionStateChanged, { sessionId: session.id, name: session.name, project: 'proj', from: 'working', to, ...(reason === undefined ? {} : { reason }) } as never);
 
-function service(push: (input: PushInput) => Promise<PushOutcome>): SyncService {
-  const s = new SyncService({ bus, sessions, push, now: () => now, schedule: (fn, ms) => (timers.push({ fn, at: now + ms }), () => (timers = timers.filter((t) => t.fn !== fn))), backoffMs: 1_000 });
+function service(push: (input: PushInput) => Promise<PushOutcome>, lost?: (sessionId: string) => boolean): SyncService {
+  const s = new SyncService({ bus, sessions, push, ...(lost === undefined ? {} : { lost }), now: () => now, schedule: (fn, ms) => (timers.push({ fn, at: now + ms }), () => (timers = timers.filter((t) => t.fn !== fn))), backoffMs: 1_000 });
   s.start();
   return s;
 }
@@ -76,6 +76,19 @@ describe('pushes at turn ends', () => {
     await s.idle();
     expect(calls.map((c) => c.remote)).toEqual(['backup']);
     expect(syncEvents().map((e) => e.type)).toEqual(['sync.pushed']);
+    s.close();
+  });
+
+  it('never pushes a session another machine holds now (its placement was taken)', async () => {
+    const { calls, push } = pusher([ok('c1')]);
+    let lost = false;
+    const s = service(push, () => lost);
+    config({ push: 'turn' });
+    lost = true;
+    turnEnds('ready_for_review');
+    await s.idle();
+    expect(calls).toHaveLength(0);
+    expect(syncEvents()).toEqual([]);
     s.close();
   });
 

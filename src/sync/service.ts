@@ -43,6 +43,11 @@ export interface SyncServiceOptions {
   /** First wait after a failure (doubled per failure in a row, up to `maxBackoffMs`). */
   backoffMs?: number;
   maxBackoffMs?: number;
+  /**
+   * True for a session this machine no longer holds (another machine took its placement over,
+   * decision 136): it is never pushed, so two machines never push one branch.
+   */
+  lost?: (sessionId: string) => boolean;
   /** The push itself (push.ts); replaceable for the backoff's unit test. */
   push?: (input: PushInput) => Promise<PushOutcome>;
 }
@@ -191,6 +196,7 @@ export class SyncService {
     const session = this.options.sessions.get(sessionId);
     if (session === undefined) return log.info('not pushed: the session is gone', { sessionId });
     if (this.gone(session)) return log.info('not pushed: the session was removed', { session: session.name });
+    if (this.options.lost?.(sessionId) === true) return log.warn('not pushed: another machine holds the session now and pushes its branch', { session: session.name });
     const force = this.forced.delete(sessionId);
     const remote = this.configOf(session)?.remote ?? DEFAULT_SYNC_REMOTE;
     const who = { sessionId: session.id, name: session.name, project: session.project_name };

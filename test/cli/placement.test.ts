@@ -5,44 +5,13 @@
  * free; bad and unknown names, a repository without a remote and a machine that is not
  * clustered are refused with the reason.
  */
-import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import type { SessionView } from '../../src/api/index.js';
-import type { TestBaton } from '../support/baton.js';
-import { clusterMachines, sessionUntil } from '../support/cluster.js';
+import { clusterMachines, placementUntil, scripted, sessionUntil, sharedRepo } from '../support/cluster.js';
 
 const { database, machine } = clusterMachines();
-
-/** A repository on `side` whose `origin` is a bare repository holding its main branch. */
-function sharedRepo(side: TestBaton): { repo: string; remote: string } {
-  const remote = join(side.root, 'remote.git');
-  execFileSync('git', ['init', '--quiet', '--bare', remote], { env: side.env });
-  const repo = side.repo('shop');
-  side.git(repo, 'remote', 'add', 'origin', remote);
-  side.git(repo, 'push', '--quiet', 'origin', 'main');
-  return { repo, remote };
-}
-
-/** Polls the store until the placement that started `sessionId` is in `state`. */
-async function placementUntil(url: string, sessionId: string, state: string, timeoutMs = 10_000): Promise<void> {
-  const pool = new pg.Pool({ connectionString: url, max: 1 });
-  try {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const { rows } = await pool.query<{ state: string }>('SELECT p.state FROM placements p JOIN cluster_dispatches d ON d.placement_id = p.session_id WHERE d.session_id = $1', [sessionId]);
-      if (rows[0]?.state === state) return;
-      if (Date.now() > deadline) throw new Error(`the placement of ${sessionId} did not become ${state}; it is ${rows[0]?.state ?? 'missing'}`);
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  } finally {
-    await pool.end();
-  }
-}
-
-const scripted = (side: TestBaton, steps: unknown[]) => ['--agent', 'scripted', '--script', side.script(steps)];
 
 describe('dispatch placed on another machine', () => {
   it('runs on the machine with a free slot when this one is full, in a clone of the shared remote', async () => {

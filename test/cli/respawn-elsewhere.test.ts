@@ -7,15 +7,12 @@
  * fresh and says so; one dispatched on beta itself, one still alive and one respawned already are
  * refused with the reason.
  */
-import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import type { SessionView } from '../../src/api/index.js';
 import type { TestBaton } from '../support/baton.js';
-import { configure } from '../support/landing.js';
-import { clusterMachines } from '../support/cluster.js';
+import { clusterMachines, placementState, scripted, sharedRepo } from '../support/cluster.js';
 
 const { database, machine } = clusterMachines();
 
@@ -33,29 +30,12 @@ async function until<T>(what: string, check: () => Promise<T | undefined>, timeo
 
 const sessionOn = (side: TestBaton, name: string, machineName: string) => async () => (await side.json<SessionView[]>(['ls'])).find((s) => s.name === name && s.machine === machineName);
 
-async function placementState(url: string, sessionId: string): Promise<string | undefined> {
-  const pool = new pg.Pool({ connectionString: url, max: 1 });
-  try {
-    const { rows } = await pool.query<{ state: string }>('SELECT p.state FROM placements p JOIN cluster_dispatches d ON d.placement_id = p.session_id WHERE d.session_id = $1', [sessionId]);
-    return rows[0]?.state;
-  } finally {
-    await pool.end();
-  }
-}
-
-const scripted = (side: TestBaton, steps: unknown[]) => ['--agent', 'scripted', '--script', side.script(steps)];
-
 describe('a dead machine’s placed sessions', () => {
   it('are reaped by the others and respawned on alpha from the branch beta pushed', async () => {
     const url = await database();
     const alpha = await machine('alpha', url);
     const beta = await machine('beta', url);
-    const remote = join(alpha.root, 'remote.git');
-    execFileSync('git', ['init', '--quiet', '--bare', remote], { env: alpha.env });
-    const repo = alpha.repo('shop');
-    configure(alpha, repo, { sync: { push: 'turn' } });
-    alpha.git(repo, 'remote', 'add', 'origin', remote);
-    alpha.git(repo, 'push', '--quiet', 'origin', 'main');
+    const { repo, remote } = sharedRepo(alpha, { sync: { push: 'turn' } });
 
     // A turn on beta that commits a file; its end pushes the branch to the remote.
     const commits = [{ write: { path: 'notes.txt', content: 'written on beta\n' } }, { run: ['git', 'add', '--all'] }, { run: ['git', 'commit', '-q', '--allow-empty', '-m', 'notes from beta'] }, { say: 'committed' }];

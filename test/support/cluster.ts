@@ -4,11 +4,14 @@
  * `clusterMachines()`: supervisors started as machines of a shared workspace, each with its own
  * BATON_HOME, 200 ms heartbeats (stale after 600 ms), stopped by pid after each test.
  */
+import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
 import pg from 'pg';
 import { afterEach } from 'vitest';
 import { migrate } from '../../src/cluster/schema.js';
 import type { SessionView } from '../../src/api/index.js';
 import { TestBaton } from './baton.js';
+import { configure } from './landing.js';
 import { postgresForFile, type TestPostgres } from './postgres.js';
 
 export interface ClusterDatabases {
@@ -75,4 +78,40 @@ export async function sessionUntil(side: TestBaton, name: string, check: (s: Ses
     if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}; last: ${JSON.stringify(found)}`);
     await new Promise((r) => setTimeout(r, 100));
   }
+}
+
+/** The scripted agent running `steps`, as `dispatch` arguments. */
+export const scripted = (side: TestBaton, steps: unknown[]): string[] => ['--agent', 'scripted', '--script', side.script(steps)];
+
+/** The state of the placement that started `sessionId` (its machine's local id), or undefined when none did. */
+export async function placementState(url: string, sessionId: string): Promise<string | undefined> {
+  const pool = new pg.Pool({ connectionString: url, max: 1 });
+  try {
+    const { rows } = await pool.query<{ state: string }>('SELECT p.state FROM placements p JOIN cluster_dispatches d ON d.placement_id = p.session_id WHERE d.session_id = $1', [sessionId]);
+    return rows[0]?.state;
+  } finally {
+    await pool.end();
+  }
+}
+
+/** Polls the store until the placement that started `sessionId` is in `state`. */
+export async function placementUntil(url: string, sessionId: string, state: string, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const now = await placementState(url, sessionId);
+    if (now === state) return;
+    if (Date.now() > deadline) throw new Error(`the placement of ${sessionId} did not become ${state}; it is ${now ?? 'missing'}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** A repository on `side` whose `origin` is a bare repository holding its main branch (with `config` as its `.baton/config.json`). */
+export function sharedRepo(side: TestBaton, config?: unknown): { repo: string; remote: string } {
+  const remote = join(side.root, 'remote.git');
+  execFileSync('git', ['init', '--quiet', '--bare', remote], { env: side.env });
+  const repo = side.repo('shop');
+  if (config !== undefined) configure(side, repo, config);
+  side.git(repo, 'remote', 'add', 'origin', remote);
+  side.git(repo, 'push', '--quiet', 'origin', 'main');
+  return { repo, remote };
 }
