@@ -131,12 +131,7 @@ export class SessionCommands {
     return this.exclusive(ref, cwd, (session) => this.stopNow(session));
   }
 
-  /**
-   * Stops a session for `reason` rather than at the user's word (its machine lost the session's
-   * placement to another): the stopped state's note says why. A session with no host resting
-   * between turns is held stopped by the record, so a reply does not resume it here; one that
-   * already ended (failed, stopped, completed) is left as it is. Its worktree is kept.
-   */
+  /** Stops a session for `reason`, not the user's (its placement was lost), worktree kept; one resting hostless is recorded stopped, one already ended left. */
   halt(sessionId: string, reason: string): Promise<SessionWithProject> {
     return this.exclusive(sessionId, undefined, async (session) => {
       if (this.core.isRunning(session)) await this.core.hosts.stop(session, reason);

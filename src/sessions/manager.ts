@@ -271,10 +271,7 @@ export class SessionManager extends EventEmitter<ManagerEvents> {
 
   // ── lifecycle ──────────────────────────────────────────────────────────────
 
-  /**
-   * After a start: undoes dispatches the last supervisor was killed in the middle of, re-attaches
-   * to hosts that kept running while it was away, then starts what is queued.
-   */
+  /** After a start: undoes dispatches cut by a kill, re-attaches to hosts that kept running, then starts what is queued. */
   async reattachAll(): Promise<void> {
     const started = performance.now();
     await recoverInterruptedDispatches(this.core);
