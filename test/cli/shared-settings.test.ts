@@ -12,17 +12,13 @@ import { describe, expect, it } from 'vitest';
 import type { AllowRuleView, PolicyView } from '../../src/api/policy.js';
 import type { AlertList, BudgetList } from '../../src/api/watchdog.js';
 import type { TestBaton } from '../support/baton.js';
-import { clusterMachines } from '../support/cluster.js';
+import { clusterMachines, sharedRepo } from '../support/cluster.js';
 
 const { database, machine } = clusterMachines();
 
 /** Alpha's repository pushed to a bare remote, and beta's clone of that remote. */
-function sharedRepo(alpha: TestBaton, beta: TestBaton): { here: string; there: string } {
-  const remote = join(alpha.root, 'remote.git');
-  execFileSync('git', ['init', '--quiet', '--bare', remote], { env: alpha.env });
-  const here = alpha.repo('shop');
-  alpha.git(here, 'remote', 'add', 'origin', remote);
-  alpha.git(here, 'push', '--quiet', 'origin', 'main');
+function sharedClones(alpha: TestBaton, beta: TestBaton): { here: string; there: string } {
+  const { repo: here, remote } = sharedRepo(alpha);
   const there = join(beta.root, 'shop-clone');
   execFileSync('git', ['clone', '--quiet', remote, there], { env: beta.env });
   return { here, there };
@@ -43,7 +39,7 @@ describe('settings shared by the machines of a workspace', () => {
   it("an allow rule made on one machine answers an approval in another machine's clone, and a revoke there holds here", async () => {
     const url = await database();
     const [alpha, beta] = [await machine('alpha', url), await machine('beta', url)];
-    const { here, there } = sharedRepo(alpha, beta);
+    const { here, there } = sharedClones(alpha, beta);
     const made = await alpha.json<AllowRuleView>(['policy', 'allow', 'echo ran >> ran.txt', '--here'], { cwd: here });
     expect(made).toMatchObject({ project: here, pattern: 'echo ran >> ran.txt', source: 'cli' });
     // Listed on beta as a rule of its own clone.
