@@ -37,6 +37,9 @@ describe('board lines', () => {
     const relayed = { seq: 5, ts: '2026-01-01T12:34:56.000Z', type: 'budget.set', data: { scope: 'day', windowMs: null, limitUsd: 40, warnRatio: 0.8 }, machine: 'beta', logSeq: 88 };
     expect(workspaceLine(relayed, 200)).toBe('12:34:56 [beta] budget.set budget day: $40 (warn at 80%)');
     expect(workspaceLine({ ...relayed, type: 'gadget.made', data: { name: 'g1' } }, 200)).toBe('12:34:56 [beta] gadget.made g1');
+    // A known type whose data another version shaped otherwise reads by its fields, not as a crash.
+    expect(workspaceLine({ ...relayed, type: 'task.added', data: { title: 'renamed field' } }, 200)).toBe('12:34:56 [beta] task.added renamed field');
+    expect(workspaceLine({ ...relayed, type: 'budget.set', data: { scope: 'day' } }, 200)).toBe('12:34:56 [beta] budget.set scope: day');
   });
 
   it('colours only a colour terminal without NO_COLOR', () => {

@@ -1,6 +1,6 @@
 /** `baton events`: the workspace bus — what happened across sessions (and, later, tasks, merges, routines). */
 import type { RelayedWorkspaceEvent } from '../../events/workspace-relayed.js';
-import { WorkspaceEvent } from '../../events/workspace.js';
+import type { WorkspaceEvent } from '../../events/workspace.js';
 import { InvalidInputError } from '../../shared/errors.js';
 import { client } from '../connect.js';
 import { followWorkspace } from '../follow.js';
@@ -42,10 +42,18 @@ export function formatRelayedEvent(event: RelayedWorkspaceEvent): string {
   return `${String(event.seq).padStart(5)} ${time} [${event.machine}] ${event.type.padEnd(22)} ${describeRelayedEvent(event)}`;
 }
 
-/** What another machine's event says, in words: as its own would read when this build knows its type. */
+/**
+ * What another machine's event says, in words: as its own would read when this build knows its
+ * type. Not checked against the schemas: a bare `baton` (the board's feed) loads no zod; an event
+ * of another version whose data does not read as this one's falls back to its fields.
+ */
 export function describeRelayedEvent(event: RelayedWorkspaceEvent): string {
-  const known = WorkspaceEvent.safeParse({ seq: event.seq, ts: event.ts, type: event.type, data: event.data });
-  return known.success ? describeWorkspaceEvent(known.data) : describeUnknown(event.data);
+  try {
+    const text = describeWorkspaceEvent({ seq: event.seq, ts: event.ts, type: event.type, data: event.data } as WorkspaceEvent);
+    return text.includes('undefined') ? describeUnknown(event.data) : text;
+  } catch {
+    return describeUnknown(event.data);
+  }
 }
 
 /** One line for people: sequence, time, what happened. */
