@@ -35,6 +35,7 @@ import {
   type PlacedDispatch,
 } from '../cluster/index.js';
 import type { SessionManager } from '../sessions/manager.js';
+import type { SessionWithProject } from '../store/sessions.js';
 import { BatonError, errorMessage, InvalidInputError, isErrorCode, SessionStateError } from '../shared/errors.js';
 import { createLogger } from '../shared/log.js';
 import { adoptPlacedHere, holdings, resumeGuard } from './cluster-holdings.js';
@@ -62,6 +63,13 @@ export interface Placer {
   respawn(view: SessionView): Promise<Placed>;
   /** True for a session of this machine stopped because another machine holds it now (the fence). */
   lost(sessionId: string): boolean;
+  /**
+   * A session dispatched here (a free slot) recorded as placed here, so another machine can
+   * respawn it if this one dies; one whose repository has no remote, or that works on this
+   * checkout (--in-place, --carry-changes), stays this machine's. Never throws: a store that
+   * fails leaves the session running, not respawnable elsewhere, and logs it.
+   */
+  recordLocal(session: SessionWithProject, request: Request): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -197,7 +205,7 @@ export async function startPlacement(options: PlacementOptions): Promise<Placer>
     const taken = await respawns.take(machine, view.id, member.machine);
     if (taken.kind === 'not_placed') {
       throw new SessionStateError(
-        `Session ${view.name} was dispatched on ${machine} itself, not placed through the shared queue, so no machine holds its request: it cannot be respawned elsewhere yet. Its pushed work is on the remote: \`baton sync restore ${view.name}\` in a clone of it brings its branch back.`,
+        `Session ${view.name} was started on ${machine} from that machine's own checkout (a repository with no remote, --in-place or --carry-changes), so no other machine can start it again. Its pushed work, if any, is on the remote: \`baton sync restore ${view.name}\` in a clone of it brings its branch back.`,
         { machine },
       );
     }
@@ -224,8 +232,25 @@ export async function startPlacement(options: PlacementOptions): Promise<Placer>
     }
   };
 
+  const recordLocal = async (session: SessionWithProject, request: Request): Promise<void> => {
+    if (request.inPlace === true || request.carryChanges === true) return;
+    const identity = await repositoryIdentity(request.cwd, request.base).catch(() => undefined);
+    if (identity === undefined) return;
+    const stored: Record<string, unknown> = { ...request, name: session.name };
+    delete stored.base;
+    const placementId = randomUUID();
+    try {
+      const view = { ...manager.view(session), machine: member.machine };
+      await dispatches.recordHere({ placementId, origin: member.machine, request: stored, ...identity }, { machine: member.machine, incarnation: member.incarnation(), sessionId: session.id, session: view });
+      placedHere.set(session.id, placementId);
+    } catch (error) {
+      log.warn('a session dispatched here could not be recorded in the store; only this machine can start it again', { session: session.name, error: errorMessage(error) });
+    }
+  };
+
   return {
     respawn,
+    recordLocal,
     lost: (sessionId) => lost.has(sessionId),
     place: async (request, on) => {
       const local = request.inPlace === true ? '--in-place' : request.carryChanges === true ? '--carry-changes' : undefined;

@@ -4,15 +4,17 @@
  * Beta runs a placed session that commits a file; beta's supervisor and session hosts are
  * SIGKILLed; alpha's timer reaps the placement, shows the session failed naming beta, and
  * `baton respawn` runs it on alpha from the branch beta pushed. A session never pushed starts
- * fresh and says so; one dispatched on beta itself, one still alive and one respawned already are
+ * fresh and says so; one dispatched on beta itself from a clone of the remote is respawned too,
+ * while one in a repository with no remote, one still alive and one respawned already are
  * refused with the reason.
  */
+import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { SessionView } from '../../src/api/index.js';
 import type { TestBaton } from '../support/baton.js';
-import { clusterMachines, placementState, scripted, sharedRepo } from '../support/cluster.js';
+import { clusterMachines, placementState, placementUntil, scripted, sharedRepo } from '../support/cluster.js';
 
 const { database, machine } = clusterMachines();
 
@@ -44,12 +46,20 @@ describe('a dead machine’s placed sessions', () => {
     const pushed = await until('beta pushed baton/notes', async () => alpha.git(remote, 'for-each-ref', '--format=%(objectname)', 'refs/heads/baton/notes') || undefined);
     // One that never ends a turn: nothing is pushed.
     await alpha.ok(['dispatch', 'think long', '--name', 'thinker', '--on', 'beta', ...scripted(alpha, [{ say: 'thinking' }, { sleep: 600_000 }])], { cwd: repo });
-    // One dispatched on beta itself: no request of it is stored.
+    // Two dispatched on beta itself: one in a clone of the shared remote (recorded as placed on
+    // beta, so respawnable), one in a repository with no remote (beta's alone).
+    const clone = join(beta.root, 'shop-clone');
+    execFileSync('git', ['clone', '--quiet', remote, clone], { env: beta.env });
+    const cloned = await beta.json<SessionView>(['dispatch', 'work in the clone', '--name', 'cloned', ...scripted(beta, [{ say: 'in the clone' }, { sleep: 600_000 }])], { cwd: clone });
+    expect(cloned.machine).toBe('beta');
+    await placementUntil(url, cloned.id, 'placed');
     const own = beta.repo('own');
     await beta.ok(['dispatch', 'local work', '--name', 'local', ...scripted(beta, [{ say: 'here' }])], { cwd: own });
-    await until('alpha sees notes done, thinker and local', async () => {
+    expect(await placementState(url, (await beta.json<SessionView>(['peek', 'local'])).session.id)).toBeUndefined();
+    await until('alpha sees notes done, thinker, cloned and local', async () => {
       const notes = await sessionOn(alpha, 'notes', 'beta')();
-      return notes?.state === 'ready_for_review' && (await sessionOn(alpha, 'thinker', 'beta')()) !== undefined && (await sessionOn(alpha, 'local', 'beta')()) !== undefined ? true : undefined;
+      const others = await Promise.all(['thinker', 'cloned', 'local'].map((name) => sessionOn(alpha, name, 'beta')()));
+      return notes?.state === 'ready_for_review' && others.every((s) => s !== undefined) ? true : undefined;
     });
 
     const alive = await alpha.run(['respawn', 'notes']);
@@ -85,8 +95,14 @@ describe('a dead machine’s placed sessions', () => {
     expect(fresh.stderr).toContain('warning: the remote has no branch baton/thinker (nothing was pushed), so thinker starts fresh from main');
     expect(JSON.parse(fresh.stdout)).toMatchObject({ name: 'thinker', machine: 'alpha', branch: 'baton/thinker' });
 
+    // Dispatched on beta from its clone: placed again, here, from the base (it pushed nothing).
+    const again2 = await alpha.run(['respawn', 'cloned', '--json']);
+    expect(again2.code).toBe(0);
+    expect(again2.stderr).toContain('warning: the remote has no branch baton/cloned (nothing was pushed), so cloned starts fresh from main');
+    expect(JSON.parse(again2.stdout)).toMatchObject({ name: 'cloned', machine: 'alpha', projectRoot: repo });
+
     const local = await alpha.run(['respawn', 'local']);
     expect(local.code).toBe(4);
-    expect(local.stderr).toContain('Session local was dispatched on beta itself, not placed through the shared queue, so no machine holds its request: it cannot be respawned elsewhere yet');
+    expect(local.stderr).toContain("Session local was started on beta from that machine's own checkout (a repository with no remote, --in-place or --carry-changes), so no other machine can start it again");
   });
 });
