@@ -54,8 +54,8 @@ describe('a dead machine’s placed sessions', () => {
     expect(cloned.machine).toBe('beta');
     await placementUntil(url, cloned.id, 'placed');
     const own = beta.repo('own');
-    await beta.ok(['dispatch', 'local work', '--name', 'local', ...scripted(beta, [{ say: 'here' }])], { cwd: own });
-    expect(await placementState(url, (await beta.json<SessionView>(['peek', 'local'])).session.id)).toBeUndefined();
+    const unplaced = await beta.json<SessionView>(['dispatch', 'local work', '--name', 'local', ...scripted(beta, [{ say: 'here' }])], { cwd: own });
+    expect(await placementState(url, unplaced.id)).toBeUndefined();
     await until('alpha sees notes done, thinker, cloned and local', async () => {
       const notes = await sessionOn(alpha, 'notes', 'beta')();
       const others = await Promise.all(['thinker', 'cloned', 'local'].map((name) => sessionOn(alpha, name, 'beta')()));
