@@ -51,6 +51,13 @@ export async function adoptPlacedHere(input: HoldingsInput): Promise<void> {
     claimer.running.add(placementId);
   }
   if (adopted.size > 0) log.info('took back the placements of sessions still running here', { count: adopted.size });
+  // Lost before this restart (respawned elsewhere): still never pushed, nor started, from here.
+  for (const [placementId, sessionId] of started) {
+    if (adopted.has(placementId) || manager.get(sessionId) === undefined) continue;
+    const now = await placement.placementOf(placementId);
+    if (now === undefined) continue;
+    if ((now.state === 'placed' && now.worker !== member.machine) || (now.state === 'finished' && (now.reason ?? '').startsWith('respawned by'))) input.lost.add(sessionId);
+  }
   const failed = await input.respawns.failLeftBehind(member.machine, member.incarnation());
   for (const f of failed) log.warn('a placed session did not survive this machine’s restart; `baton respawn` places it again', { placementId: f.placementId, reason: f.reason });
 }

@@ -14,7 +14,7 @@ import type { SyncStatusView } from '../api/sync.js';
 import type { WorkspaceBus } from '../bus/index.js';
 import { SyncFailed, SyncPushed, type WorkspaceEvent } from '../events/workspace.js';
 import { DEFAULT_SYNC_REMOTE, loadRepoConfig, type SyncConfig } from '../projects/index.js';
-import { errorMessage } from '../shared/errors.js';
+import { errorMessage, SessionStateError } from '../shared/errors.js';
 import { createLogger } from '../shared/log.js';
 import type { SessionWithProject } from '../store/sessions.js';
 import { Coalescer } from './coalesce.js';
@@ -135,6 +135,7 @@ export class SyncService {
   /** Pushes now, whatever the repository's setting and the backoff, and answers with the outcome. */
   async pushNow(ref: string, cwd: string | undefined, force: boolean): Promise<SyncStatusView> {
     const session = this.options.sessions.resolve(ref, cwd);
+    if (this.options.lost?.(session.id) === true) throw new SessionStateError(`Session ${session.name} is held by another machine now (it was respawned there): its branch is pushed from there, not from this copy.`);
     if (force) this.forced.add(session.id);
     this.cancelRetry(session.id);
     await this.pushes.request(session.id);

@@ -85,6 +85,17 @@ describe('a machine that lost its placements', () => {
       expect(refused.stderr).toContain('Session long cannot start again on beta: another machine holds it now, its placement is finished (respawned by alpha after: worker beta stopped heartbeating');
     }
     expect(await sessionOn(beta, 'long', 'beta')).toMatchObject({ state: 'stopped' });
+
+    // After a restart beta still knows the copy is not its own: not pushed by hand, nor started.
+    await beta.ok(['daemon', 'stop']);
+    await beta.ok(['daemon', 'start']);
+    const pushed = await beta.run(['sync', 'long', '--now']);
+    expect(pushed.code).toBe(4);
+    expect(pushed.stderr).toContain('Session long is held by another machine now (it was respawned there): its branch is pushed from there');
+    expect(alpha.git(remote, 'for-each-ref', 'refs/heads/baton/long')).toBe('');
+    const refused = await beta.run(['reply', 'long', 'carry on']);
+    expect(refused.code).toBe(4);
+    expect(refused.stderr).toContain('Session long cannot start again on beta: another machine holds it now');
   });
 
   it('fails at a restart the placements whose sessions died with the machine, so another machine can respawn them', async () => {
