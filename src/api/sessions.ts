@@ -38,6 +38,9 @@ export type ReviewQueueView = z.infer<typeof ReviewQueueView>;
 export const SessionList = z.object({ sessions: z.array(SessionView), reviewQueue: ReviewQueueView.optional() });
 export type SessionList = z.infer<typeof SessionList>;
 export const SessionListQuery = z.object({ project: z.string().optional().describe('Project root or name') });
+export const RespawnQuery = z.object({
+  on: z.string().min(1).max(64).optional().describe("For another machine's lost session: the machine to run it on (default: here while a slot is free, else any)"),
+});
 export const DangerousModeAccepted = z.object({ root: z.string() });
 
 const ACTIONS = {
@@ -58,7 +61,7 @@ export const SESSIONS = {
   'POST /api/sessions/:ref/approval': endpoint({ summary: 'Allow or deny the pending tool call', body: ApprovalRequest, response: SessionEnvelope }),
   'POST /api/sessions/:ref/interrupt': endpoint({ summary: ACTIONS.interrupt, response: SessionEnvelope }),
   'POST /api/sessions/:ref/stop': endpoint({ summary: ACTIONS.stop, response: SessionEnvelope }),
-  'POST /api/sessions/:ref/respawn': endpoint({ summary: ACTIONS.respawn, response: RespawnedEnvelope }),
+  'POST /api/sessions/:ref/respawn': endpoint({ summary: ACTIONS.respawn, query: RespawnQuery, response: RespawnedEnvelope }),
   'POST /api/sessions/:ref/done': endpoint({ summary: ACTIONS.done, response: SessionEnvelope }),
   'POST /api/sessions/:ref/pin': endpoint({ summary: 'Pin or unpin', body: PinRequest, response: SessionEnvelope }),
   'DELETE /api/sessions/:ref': endpoint({ summary: 'Remove the session and its worktree (uncommitted work kept in a ref)', response: RemoveView }),

@@ -263,8 +263,9 @@ function buildProgram(ctx: Context, jsonErrors: boolean): Commander.Command {
     .description('restart a failed or stopped session in its worktree (resuming the conversation)')
     .argument('[session]', 'id, id prefix or name', sessionRef)
     .option('--all', 'every failed or stopped session')
+    .option('--on <machine>', "another machine's lost session: the machine to run it on (default: here while a slot is free, else any)")
     .addOption(new Option('--json', 'print JSON for scripts'))
-    .action(async (ref: string | undefined, opts: { all?: boolean; json?: boolean }) => (await import('./commands/sessions.js')).respawn(ctx, ref, opts));
+    .action(async (ref: string | undefined, opts: { all?: boolean; on?: string; json?: boolean }) => (await import('./commands/sessions.js')).respawn(ctx, ref, opts));
 
   for (const [name, pinned] of [['pin', true], ['unpin', false]] as const) {
     program

@@ -60,7 +60,7 @@ export interface Placer {
    * session whose placement was reaped (its machine stopped heartbeating), continuing the branch
    * it pushed to the remote when there is one.
    */
-  respawn(view: SessionView): Promise<Placed>;
+  respawn(view: SessionView, on?: string): Promise<Placed>;
   /** True for a session of this machine stopped because another machine holds it now (the fence). */
   lost(sessionId: string): boolean;
   /**
@@ -195,8 +195,12 @@ export async function startPlacement(options: PlacementOptions): Promise<Placer>
     return { session: { ...(outcome.session as SessionView), machine: outcome.machine }, mainCheckout: { changedFiles: 0, carried: false }, warnings: [] };
   };
 
-  const respawn = async (view: SessionView): Promise<Placed> => {
+  const respawn = async (view: SessionView, onMachine?: string): Promise<Placed> => {
     const machine = view.machine ?? '?';
+    if (onMachine !== undefined && onMachine !== member.machine) {
+      const workers = (await member.workers()).map((w) => w.name);
+      if (!workers.includes(onMachine)) throw new MachineNotFoundError(onMachine, workers);
+    }
     if (view.state !== 'failed') {
       throw new SessionStateError(`Session ${view.name} runs on ${machine} and is ${view.state.replace(/_/g, ' ')}: respawn places elsewhere only a session whose machine stopped heartbeating.`, { machine });
     }
@@ -221,7 +225,7 @@ export async function startPlacement(options: PlacementOptions): Promise<Placer>
       const warnings = branch === undefined ? [`the remote has no branch baton/${view.name} (nothing was pushed), so ${view.name} starts fresh from ${dispatch.base}`] : [];
       if (laid) warnings.push(`the uncommitted work ${machine} pushed at ${view.name}'s last turn end (snapshot ${snapshot.commit.slice(0, 10)}) is laid over the new worktree as uncommitted changes`);
       // `any` as a dispatch means it: here while this machine has a free slot, else the first machine with one.
-      const on = manager.freeSlots() > 0 ? member.machine : 'any';
+      const on = onMachine ?? (manager.freeSlots() > 0 ? member.machine : 'any');
       const placed = await enqueue({ ...dispatch, placementId: randomUUID(), request }, on);
       log.info('respawned a session of a machine that stopped heartbeating', { sessionId: view.id, from: machine, to: placed.session.machine, branch: branch ?? null, snapshot: laid ? snapshot.commit : null });
       return { ...placed, warnings };

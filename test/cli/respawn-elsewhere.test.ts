@@ -84,6 +84,9 @@ describe('a dead machine’s placed sessions', () => {
     expect(alpha.git(respawned.worktree, 'log', '--format=%s', '-1', pushed.trim())).toBe('notes from beta');
     expect(alpha.git(respawned.worktree, 'merge-base', '--is-ancestor', pushed.trim(), 'HEAD')).toBe('');
     await alpha.waitForState('notes', 'ready_for_review');
+    // Alpha's own now: its worktree is here, so it respawns here or not at all.
+    const moved = await alpha.run(['respawn', 'notes', '--on', 'beta']);
+    expect([moved.code, moved.stderr]).toEqual([2, expect.stringContaining("is this machine's, and its worktree is here: it respawns here, so --on beta does not apply")]);
 
     // Taken once: beta's session, by id, is no longer respawnable.
     const again = await alpha.run(['respawn', placed.id]);
@@ -96,7 +99,13 @@ describe('a dead machine’s placed sessions', () => {
     expect(JSON.parse(fresh.stdout)).toMatchObject({ name: 'thinker', machine: 'alpha', branch: 'baton/thinker' });
 
     // Dispatched on beta from its clone: placed again, here, from the base (it pushed nothing).
-    const again2 = await alpha.run(['respawn', 'cloned', '--json']);
+    const nosuch = await alpha.run(['respawn', 'cloned', '--on', 'gamma']);
+    expect([nosuch.code, nosuch.stderr]).toEqual([3, expect.stringContaining('No machine named "gamma" serves this workspace')]);
+    const badName = await alpha.run(['respawn', 'cloned', '--on', 'no such!']);
+    expect([badName.code, badName.stderr]).toEqual([2, expect.stringContaining('no such!')]);
+    const all = await alpha.run(['respawn', '--all', '--on', 'alpha']);
+    expect([all.code, all.stderr]).toEqual([2, expect.stringContaining('--on places one session of another machine')]);
+    const again2 = await alpha.run(['respawn', 'cloned', '--on', 'alpha', '--json']);
     expect(again2.code).toBe(0);
     expect(again2.stderr).toContain('warning: the remote has no branch baton/cloned (nothing was pushed), so cloned starts fresh from main');
     expect(JSON.parse(again2.stdout)).toMatchObject({ name: 'cloned', machine: 'alpha', projectRoot: repo });

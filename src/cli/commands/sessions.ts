@@ -141,8 +141,9 @@ export async function simpleAction(ctx: Context, action: 'stop' | 'interrupt' | 
   printResult(ctx, session, opts);
 }
 
-export async function respawn(ctx: Context, ref: string | undefined, opts: { all?: boolean; json?: boolean }): Promise<void> {
+export async function respawn(ctx: Context, ref: string | undefined, opts: { all?: boolean; on?: string; json?: boolean }): Promise<void> {
   if (opts.all === true && ref !== undefined) throw new InvalidInputError('Give a session or --all, not both.');
+  if (opts.all === true && opts.on !== undefined) throw new InvalidInputError('--on places one session of another machine: give its name, not --all.', { key: 'on' });
   const api = await client(ctx);
   if (opts.all === true) {
     const { sessions } = await api.call('POST /api/sessions/respawn-all', { body: {} });
@@ -152,7 +153,7 @@ export async function respawn(ctx: Context, ref: string | undefined, opts: { all
     return;
   }
   if (ref === undefined) throw new InvalidInputError('Which session? Give its name or id, or --all.');
-  const { session, warnings } = await api.call('POST /api/sessions/:ref/respawn', { params: { ref } });
+  const { session, warnings } = await api.call('POST /api/sessions/:ref/respawn', { params: { ref }, query: { on: opts.on } });
   for (const warning of warnings ?? []) ctx.err.write(`baton: warning: ${warning}\n`);
   printResult(ctx, session, opts);
 }

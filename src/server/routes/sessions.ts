@@ -91,13 +91,19 @@ export function sessionHandlers(manager: SessionManager, policy: PolicyService, 
       if (found.kind === 'remote') return { session: await found.remote.send(found.view, { kind: 'stop', sessionId: found.view.id }) };
       return envelope(await manager.stop(found.session.id, cwd));
     },
-    'POST /api/sessions/:ref/respawn': async ({ params, cwd }) => {
+    'POST /api/sessions/:ref/respawn': async ({ params, query, cwd }) => {
       const found = target(params.ref, cwd);
-      if (found.kind === 'local') return envelope(await manager.respawn(found.session.id, cwd));
+      const on = query.on === undefined ? undefined : checkWorkerName(query.on, 'on');
+      if (found.kind === 'local') {
+        if (on !== undefined && on !== placing?.machine) {
+          throw new InvalidInputError(`Session ${found.session.name} is this machine's, and its worktree is here: it respawns here, so --on ${on} does not apply.`, { key: 'on', value: on });
+        }
+        return envelope(await manager.respawn(found.session.id, cwd));
+      }
       // Another machine's session: placed again through the shared queue (decision 129).
       const placer = placing?.placer();
       if (placer === undefined) throw new SessionStateError(`Session ${found.view.name} runs on ${found.view.machine ?? 'another machine'}, and this supervisor places no sessions: respawn it there.`);
-      const { session, warnings } = await placer.respawn(found.view);
+      const { session, warnings } = await placer.respawn(found.view, on);
       return { session, warnings };
     },
     'POST /api/sessions/:ref/done': async ({ params, cwd }) => envelope(await manager.done(params.ref, cwd)),
