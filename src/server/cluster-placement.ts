@@ -18,7 +18,7 @@ import {
   fetchBase,
   fetchBranch,
   fetchSnapshot,
-  Listener,
+  type Listener,
   localCloneOf,
   MachineNotFoundError,
   Placement,
@@ -73,9 +73,13 @@ export interface Placer {
   close(): Promise<void>;
 }
 
+/** The process's one LISTEN connection (src/server/cluster.ts) must listen on these; its owner closes it. */
+export const PLACEMENT_CHANNELS = [DISPATCH_CHANNEL, DISPATCH_ANSWER_CHANNEL];
+
 export interface PlacementOptions {
   member: ClusterMember;
   url: string;
+  listener: Listener;
   manager: SessionManager;
   /** BATON_HOME: clones of repositories this machine had no checkout of go under `clones/`. */
   home: string;
@@ -87,12 +91,8 @@ export interface PlacementOptions {
 
 export async function startPlacement(options: PlacementOptions): Promise<Placer> {
   const { member, manager } = options;
-  const listener = new Listener(options.url, [DISPATCH_CHANNEL, DISPATCH_ANSWER_CHANNEL]);
-  await listener.start();
-  const placement = await Placement.start({ url: options.url, pool: member.pool }).catch(async (error: unknown) => {
-    await listener.close();
-    throw error;
-  });
+  const { listener } = options;
+  const placement = await Placement.start({ url: options.url, pool: member.pool });
   const dispatches = new ClusterDispatches(member.pool, listener);
   const respawns = new Respawns(member.pool);
   const registry = new WorkerRegistry(member.pool, member.timing);
@@ -285,7 +285,6 @@ export async function startPlacement(options: PlacementOptions): Promise<Placer>
       unsubscribe();
       await claimer.close().catch(() => {});
       await placement.stop().catch(warn('stopping pg-boss'));
-      await listener.close();
     },
   };
 }

@@ -7,7 +7,7 @@
  */
 import type { SessionView } from '../api/index.js';
 import type { BatonEvent } from '../events/index.js';
-import { BUS_CHANNEL, COMMAND_CHANNELS, isConnectionLoss, Listener, parseStoreUrl, PgWorkspaceLog, RemoteCommands, SessionMirror, unreachable, WorkspaceRelay, type ClusterMember, type RemoteCommand } from '../cluster/index.js';
+import { BUS_CHANNEL, COMMAND_CHANNELS, isConnectionLoss, type Listener, parseStoreUrl, PgWorkspaceLog, RemoteCommands, SessionMirror, unreachable, WorkspaceRelay, type ClusterMember, type RemoteCommand } from '../cluster/index.js';
 import { sessionDiff, sessionDiffStat, sessionFiles, sessionUsage } from '../sessions/facts.js';
 import type { SessionManager } from '../sessions/manager.js';
 import { AmbiguousSessionError, BatonError, errorMessage } from '../shared/errors.js';
@@ -41,10 +41,11 @@ export interface RemoteSessions {
 
 export type RemoteChange = { kind: 'event'; sessionId: string; event: BatonEvent } | { kind: 'session'; view: SessionView } | { kind: 'removed'; sessionId: string };
 
-export async function shareSessions(options: { member: ClusterMember; url: string; manager: SessionManager; commandTimeoutMs?: number }): Promise<RemoteSessions> {
-  const { member, manager } = options;
-  const listener = new Listener(options.url, [BUS_CHANNEL, ...COMMAND_CHANNELS]);
-  await listener.start();
+/** The process's one LISTEN connection (src/server/cluster.ts) must listen on `SESSION_CHANNELS`; its owner closes it. */
+export const SESSION_CHANNELS = [BUS_CHANNEL, ...COMMAND_CHANNELS];
+
+export async function shareSessions(options: { member: ClusterMember; url: string; listener: Listener; manager: SessionManager; commandTimeoutMs?: number }): Promise<RemoteSessions> {
+  const { member, manager, listener } = options;
   const workspaceLog = new PgWorkspaceLog(member.pool, listener);
   const localViews = (): SessionView[] => manager.list().map((s) => ({ ...manager.view(s), machine: member.machine }));
   const mirror = new SessionMirror({ log: workspaceLog, machine: member.machine, localSessions: localViews });
@@ -76,7 +77,7 @@ export async function shareSessions(options: { member: ClusterMember; url: strin
   // The workspace bus's own events (tasks, merges, alerts…) both ways: streams here show the others' (decision 135).
   const relay = new WorkspaceRelay({ log: workspaceLog, machine: member.machine, bus: manager.bus, logger: log });
   await relay.start().catch(async (error: unknown) => {
-    await Promise.allSettled([relay.close(), mirror.close(), listener.close()]);
+    await Promise.allSettled([relay.close(), mirror.close()]);
     throw error;
   });
   const serving = commands.serve(member.machine, async (command) => {
@@ -156,7 +157,6 @@ export async function shareSessions(options: { member: ClusterMember; url: strin
       await serving.close();
       commands.close();
       await mirror.close();
-      await listener.close();
     },
   };
 }

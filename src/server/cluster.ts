@@ -4,7 +4,7 @@
  * store; without one it answers from this machine's own figures and nothing else changes.
  */
 import type { WorkersView } from '../api/workers.js';
-import type { ClusterMember, SharedSpend, SharedSpendOptions } from '../cluster/index.js';
+import type { ClusterMember, Listener, SharedSpend, SharedSpendOptions } from '../cluster/index.js';
 import type { SessionManager } from '../sessions/manager.js';
 import type { SettingsStore } from '../settings/index.js';
 import type { ResolvedConfig } from '../shared/config.js';
@@ -73,15 +73,28 @@ export async function joinWorkspace(options: MembershipOptions): Promise<Members
     onBeatError: (error) => log.warn('heartbeat failed; the next one tries again', { error: errorMessage(error) }),
     onRejoin: (incarnation) => log.warn('the store no longer knew this worker; registered again', { machine: machine.name, incarnation }),
   });
-  const settings = await shareSettings(member, store.url);
+  // One LISTEN connection for everything this machine waits on (settings, spend, sessions, commands, placement).
+  const { Listener, SETTINGS_CHANNEL, SPEND_CHANNEL } = await import('../cluster/index.js');
+  const { SESSION_CHANNELS } = await import('./cluster-sessions.js');
+  const { PLACEMENT_CHANNELS } = await import('./cluster-placement.js');
+  const listener = new Listener(store.url, [SETTINGS_CHANNEL, SPEND_CHANNEL, ...SESSION_CHANNELS, ...PLACEMENT_CHANNELS]);
+  try {
+    await listener.start();
+  } catch (error) {
+    await listener.close().catch(() => {});
+    await member.close().catch(() => {});
+    throw error;
+  }
+  const settings = await shareSettings(member, listener);
   log.info('joined the shared workspace', { machine: machine.name, store: member.store, incarnation: member.incarnation(), heartbeatMs: member.timing.heartbeatMs });
   let sessions: RemoteSessions | undefined;
   let placer: Placer | undefined;
   const manager = options.manager;
   if (manager !== undefined) {
     const { shareSessions } = await import('./cluster-sessions.js');
-    sessions = await shareSessions({ member, url: store.url, manager, ...commandTimeout }).catch(async (error: unknown) => {
+    sessions = await shareSessions({ member, url: store.url, listener, manager, ...commandTimeout }).catch(async (error: unknown) => {
       await settings.close();
+      await listener.close().catch(() => {});
       await member.close().catch(() => {});
       throw error;
     });
@@ -89,14 +102,15 @@ export async function joinWorkspace(options: MembershipOptions): Promise<Members
   if (manager !== undefined && options.home !== undefined) {
     const { startPlacement } = await import('./cluster-placement.js');
     const home = options.home;
-    placer = await startPlacement({ member, url: store.url, manager, home, timeoutMs: placeTimeoutMs }).catch(async (error: unknown) => {
+    placer = await startPlacement({ member, url: store.url, listener, manager, home, timeoutMs: placeTimeoutMs }).catch(async (error: unknown) => {
       await sessions?.close().catch(() => {});
       await settings.close();
+      await listener.close().catch(() => {});
       await member.close().catch(() => {});
       throw error;
     });
   }
-  return clustered(member, settings, sessions, placer);
+  return clustered(member, listener, settings, sessions, placer);
 }
 
 export type SpendOptions = Pick<SharedSpendOptions, 'mine' | 'horizonMs'>;
@@ -107,17 +121,9 @@ interface SharedSettings {
   close(): Promise<void>;
 }
 
-/** The workspace's settings on the store, with a LISTEN connection for other machines' changes. */
-async function shareSettings(member: ClusterMember, url: string): Promise<SharedSettings> {
-  const { Listener, PgSettings, SETTINGS_CHANNEL, SharedSpend, SPEND_CHANNEL } = await import('../cluster/index.js');
-  const listener = new Listener(url, [SETTINGS_CHANNEL, SPEND_CHANNEL]);
-  try {
-    await listener.start();
-  } catch (error) {
-    await listener.close().catch(() => {});
-    await member.close().catch(() => {});
-    throw error;
-  }
+/** The workspace's settings on the store; other machines' changes heard on the process's listener. */
+async function shareSettings(member: ClusterMember, listener: Listener): Promise<SharedSettings> {
+  const { PgSettings, SharedSpend } = await import('../cluster/index.js');
   const store = new PgSettings(member.pool, listener, member.machine, member.store);
   let spend: SharedSpend | undefined;
   return {
@@ -126,7 +132,6 @@ async function shareSettings(member: ClusterMember, url: string): Promise<Shared
     close: async () => {
       spend?.close();
       store.close();
-      await listener.close().catch(() => {});
     },
   };
 }
@@ -148,7 +153,7 @@ function alone(options: MembershipOptions): Membership {
   };
 }
 
-function clustered(member: ClusterMember, settings: SharedSettings, sessions: RemoteSessions | undefined, placer: Placer | undefined): Membership {
+function clustered(member: ClusterMember, listener: Listener, settings: SharedSettings, sessions: RemoteSessions | undefined, placer: Placer | undefined): Membership {
   return {
     machine: member.machine,
     settings: () => settings.store,
@@ -183,6 +188,8 @@ function clustered(member: ClusterMember, settings: SharedSettings, sessions: Re
         .then(() => sessions?.close())
         .catch(() => {})
         .then(() => settings.close())
+        .then(() => listener.close())
+        .catch(() => {})
         .then(() => member.close())
         .catch((error: unknown) => log.warn('could not deregister; this worker will go stale instead', { error: errorMessage(error) }));
       await Promise.race([closing, timeout]);
