@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
-import { fetchBase, localCloneOf, repositoryIdentity } from './clones.js';
+import { canonicalRemote, fetchBase, localCloneOf, repositoryIdentity } from './clones.js';
 
 const folders: string[] = [];
 afterEach(() => {
@@ -101,5 +101,16 @@ describe('a local clone of a placed repository', () => {
     // The landing ref is gone: only the session's worktree holds the commit.
     expect(git(clone, 'for-each-ref', 'refs/baton/')).toBe('');
     await expect(fetchBase(clone, remote, 'nosuch', 'p2')).rejects.toThrow(/Cannot fetch the base "nosuch"/);
+  });
+});
+
+describe('one name for the spellings of a remote', () => {
+  test('drops users, passwords, ports, `.git` and trailing slashes, lower-cases the host, and keeps local paths', () => {
+    for (const url of ['git@github.com:Team/App.git', 'ssh://git@github.com:22/Team/App', 'https://x-access-token:s3cret@GitHub.com/Team/App/', 'https://github.com/Team/App.git']) {
+      expect(canonicalRemote(url), url).toBe('github.com/Team/App');
+    }
+    expect(canonicalRemote('/srv/git/app.git')).toBe('/srv/git/app');
+    expect(canonicalRemote('file:///srv/git/app.git/')).toBe('/srv/git/app');
+    expect(canonicalRemote('https://x:tok@example.test/a')).not.toContain('tok');
   });
 });

@@ -93,14 +93,36 @@ async function hasRemote(root: string, url: string): Promise<boolean> {
 }
 
 /**
- * The identity of the repository at `root` as every machine can name it: its sync remote's URL
- * (absolute, without a trailing slash or `.git`); undefined when it has no such remote.
+ * The identity of the repository at `root` as every machine can name it, from its sync remote's
+ * URL: undefined when it has no such remote. See `canonicalRemote`.
  */
 export async function remoteKey(root: string): Promise<string | undefined> {
   const remote = loadRepoConfig(root).sync?.remote ?? DEFAULT_SYNC_REMOTE;
   const got = await git(root, ['remote', 'get-url', '--', remote], { okExitCodes: [2, 128], timeoutMs: LOCAL_MS });
   const url = got.stdout.trim();
-  return got.exitCode !== 0 || url === '' ? undefined : plainUrl(absoluteUrl(url, root));
+  return got.exitCode !== 0 || url === '' ? undefined : canonicalRemote(absoluteUrl(url, root));
+}
+
+/**
+ * One name for the spellings of one remote, with no secret in it: `git@github.com:o/r.git`,
+ * `ssh://git@github.com:22/o/r` and `https://user:token@GitHub.com/o/r/` are all
+ * `github.com/o/r` (host lower-cased, user, password and port dropped, no `.git` or trailing
+ * slash); a local path stays an absolute path.
+ */
+export function canonicalRemote(url: string): string {
+  const trimmed = plainUrl(url);
+  const scheme = /^[a-z][a-z0-9+.-]*:\/\//i.test(trimmed);
+  if (scheme && !/^file:/i.test(trimmed)) {
+    try {
+      const parsed = new URL(trimmed);
+      return `${parsed.hostname.toLowerCase()}/${decodeURIComponent(parsed.pathname).replace(/^\/+/, '')}`.replace(/\/+$/, '');
+    } catch {
+      return trimmed;
+    }
+  }
+  const scp = /^(?:[^@/]+@)?([^:/]+):(?!\/\/)(.+)$/.exec(trimmed);
+  if (!scheme && scp !== null && !isAbsolute(trimmed)) return `${(scp[1] ?? '').toLowerCase()}/${(scp[2] ?? '').replace(/^\/+/, '')}`;
+  return trimmed.replace(/^file:\/\//i, '');
 }
 
 /** Two spellings of one remote: a trailing slash or `.git` does not make another repository. */

@@ -39,6 +39,18 @@ async function states(pool: pg.Pool): Promise<string[]> {
 const reply = (i: number): RemoteCommand => ({ kind: 'reply', sessionId: 's1', text: `reply ${i}` });
 
 describe('remote commands', () => {
+  test("a read's answer is delivered and then not kept; an action's stays on record", async () => {
+    const url = await database();
+    const laptop = processOn(url);
+    const buildBox = processOn(url);
+    buildBox.serve('build-box', (command) => (command.kind === 'diff' ? { text: 'x'.repeat(100_000), truncated: false } : { ok: true }));
+    await expect(laptop.commands.send('build-box', { kind: 'diff', sessionId: 's1' }, { forget: true })).resolves.toEqual({ text: 'x'.repeat(100_000), truncated: false });
+    await expect(laptop.commands.send('build-box', { kind: 'stop', sessionId: 's1' })).resolves.toEqual({ ok: true });
+    // The delete runs after the answer is handed over; the next query on the pool sees it done.
+    for (let i = 0; i < 50 && (await states(laptop.pool)).length > 1; i++) await new Promise((r) => setImmediate(r));
+    expect(await states(laptop.pool)).toEqual(['done']);
+  });
+
   test('a command runs on the machine that serves it and its answer comes back', async () => {
     const url = await database();
     const laptop = processOn(url);

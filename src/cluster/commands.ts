@@ -79,7 +79,7 @@ export class RemoteCommands {
   }
 
   /** Runs `command` on `machine`; resolves with its handler's answer. */
-  async send(machine: unknown, command: unknown, options: { timeoutMs?: number } = {}): Promise<unknown> {
+  async send(machine: unknown, command: unknown, options: { timeoutMs?: number; forget?: boolean } = {}): Promise<unknown> {
     const target = checkWorkerName(machine, 'machine');
     const parsed = RemoteCommand.safeParse(command);
     if (!parsed.success) {
@@ -105,6 +105,8 @@ export class RemoteCommands {
         if (row.state === 'pending' || row.state === 'running') return false;
         clearTimeout(timer);
         this.waiters.delete(id);
+        // A read's answer (a diff can be MiBs) is not kept once delivered.
+        if (options.forget === true) void this.pool.query('DELETE FROM cluster_commands WHERE id = $1', [id]).catch(() => {});
         if (row.state === 'done') resolve(row.answer);
         else if (row.state === 'failed') reject(failure(target, row.error));
         else reject(new RemoteCommandTimeoutError(target, timeoutMs, false));

@@ -15,13 +15,13 @@ interface Machine {
   warnings: string[];
 }
 
-async function machine(url: string, name: string, now: () => number): Promise<Machine> {
+async function machine(url: string, name: string, now: () => number, horizonMs: () => number = () => DAY): Promise<Machine> {
   const pool = new pg.Pool({ connectionString: url, max: 2 });
   const listener = new Listener(url, [SPEND_CHANNEL], { firstMs: 20, maxMs: 200 });
   await listener.start();
   const mine = new SpendLog();
   const warnings: string[] = [];
-  const spend = new SharedSpend({ pool, listener, machine: name, mine: () => mine, horizonMs: () => DAY, clock: () => new Date(now()), timing: { firstMs: 20, maxMs: 100 }, logger: { warn: (message) => warnings.push(message) } });
+  const spend = new SharedSpend({ pool, listener, machine: name, mine: () => mine, horizonMs, clock: () => new Date(now()), timing: { firstMs: 20, maxMs: 100 }, logger: { warn: (message) => warnings.push(message) } });
   cleanups.push(() => pool.end(), () => listener.close(), async () => spend.close());
   return { spend, mine, pool, warnings };
 }
@@ -72,6 +72,24 @@ describe("the machines' shared spend", () => {
     const gamma = await machine(url, 'gamma', () => now);
     await gamma.spend.start();
     expect(gamma.spend.elsewhere().sum(now - DAY, now)).toBeCloseTo(1, 9);
+  });
+
+  test("a longer horizon reads the others' older spend, and publishes this machine's", async () => {
+    const url = await database();
+    const now = Date.parse('2026-11-24T12:00:30Z');
+    let horizon = DAY;
+    const alpha = await machine(url, 'alpha', () => now, () => horizon);
+    const beta = await machine(url, 'beta', () => now, () => horizon);
+    beta.mine.add(now - 3 * DAY, 4);
+    beta.mine.add(now - 60_000, 1);
+    await beta.spend.start();
+    await alpha.spend.start();
+    expect(alpha.spend.elsewhere().sum(now - 7 * DAY, now)).toBe(1);
+    // A 7-day window budget: beta publishes its older minutes, alpha reads them.
+    horizon = 7 * DAY;
+    beta.spend.horizonChanged();
+    alpha.spend.horizonChanged();
+    await until(alpha, () => alpha.spend.elsewhere().sum(now - 7 * DAY, now) === 5, 'alpha counts beta’s spend of three days ago');
   });
 
   test('a write that fails is tried again until the store takes it', async () => {

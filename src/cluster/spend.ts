@@ -64,9 +64,12 @@ export class SharedSpend {
       if (channel === SPEND_CHANNEL) void this.read();
     };
     const onConnected = (): void => {
-      // What changed while the connection was down is unknown: everything is read again.
+      // What changed while the connection was down is unknown: everything is read again, and this
+      // machine's minutes written again (a write that failed meanwhile may have given up waiting).
       this.newest = undefined;
       void this.read();
+      this.markMine();
+      void this.flush();
     };
     o.listener.on('notification', onNotification);
     o.listener.on('connected', onConnected);
@@ -79,10 +82,19 @@ export class SharedSpend {
   /** Publishes this machine's spends within the horizon and reads the others'. */
   async start(): Promise<void> {
     const now = this.clock().getTime();
-    await this.o.pool.query('DELETE FROM spend_minutes WHERE machine = $1 AND minute < $2', [this.o.machine, new Date(now - KEEP_MS)]);
-    for (const spend of this.o.mine().within(now - this.o.horizonMs(), now)) this.dirty.add(minuteOf(spend.at));
+    // Queued first: a store that is away now gets them when it is back (the writes retry).
+    this.markMine();
+    await this.o.pool.query('DELETE FROM spend_minutes WHERE machine = $1 AND minute < $2', [this.o.machine, new Date(now - KEEP_MS)]).catch((error: unknown) => {
+      this.o.logger.warn('could not delete old spend rows; kept for now', { error: error instanceof Error ? error.message : String(error) });
+    });
     await this.flush();
     await this.read();
+  }
+
+  /** This machine's minutes within the horizon, to be written (again: absolute totals, so harmless). */
+  private markMine(): void {
+    const now = this.clock().getTime();
+    for (const spend of this.o.mine().within(now - this.o.horizonMs(), now)) this.dirty.add(minuteOf(spend.at));
   }
 
   /**
@@ -90,8 +102,7 @@ export class SharedSpend {
    * published again and the others' read again from scratch.
    */
   horizonChanged(): void {
-    const now = this.clock().getTime();
-    for (const spend of this.o.mine().within(now - this.o.horizonMs(), now)) this.dirty.add(minuteOf(spend.at));
+    this.markMine();
     void this.flush();
     this.newest = undefined;
     void this.read();

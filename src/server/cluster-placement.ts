@@ -246,7 +246,11 @@ export async function startPlacement(options: PlacementOptions): Promise<Placer>
     try {
       const view = { ...manager.view(session), machine: member.machine };
       await dispatches.recordHere({ placementId, origin: member.machine, request: stored, ...identity }, { machine: member.machine, incarnation: member.incarnation(), sessionId: session.id, session: view });
+      // Held like a claimed placement: sent with each heartbeat (so its fence stops a copy that
+      // was respawned elsewhere), and finished when the session completes or is removed.
       placedHere.set(session.id, placementId);
+      claimer.running.add(placementId);
+      onSession(session.id);
     } catch (error) {
       log.warn('a session dispatched here could not be recorded in the store; only this machine can start it again', { session: session.name, error: errorMessage(error) });
     }

@@ -134,7 +134,7 @@ export async function shareSessions(options: { member: ClusterMember; url: strin
       return byPrefix[0];
     },
     send: async (session, command) => (await commands.send(session.machine, command).catch(storeGone)) as SessionView,
-    ask: async (session, command) => commands.send(session.machine, command, { timeoutMs: Math.min(READ_TIMEOUT_MS, options.commandTimeoutMs ?? COMMAND_TIMEOUT_MS) }).catch(storeGone),
+    ask: async (session, command) => commands.send(session.machine, command, { timeoutMs: Math.min(READ_TIMEOUT_MS, options.commandTimeoutMs ?? COMMAND_TIMEOUT_MS), forget: true }).catch(storeGone),
     events: async (session, after, limit = 200) => (await mirror.events(session.id, after, limit).catch(storeGone)).map((e) => e.event as unknown as BatonEvent),
     onChange: (listener) => {
       listeners.add(listener);

@@ -91,7 +91,10 @@ export async function runSupervisor(env: NodeJS.ProcessEnv = process.env): Promi
   await watchdog.start();
   if (spend !== undefined) {
     usage.onEntry((entry) => spend.spent(entry.at));
-    settings.onChange((table) => table === 'budgets' && spend.horizonChanged());
+    // After the guard has read the budgets again: a longer window widens what is read and published.
+    settings.onChange((table) => {
+      if (table === 'budgets') void watchdog.budgets.load().then(() => spend.horizonChanged(), () => {});
+    });
     // A store that fails here is tried again by the writes and the next notification.
     await spend.start().catch((error: unknown) => log.warn('could not share the spend yet', { error: errorMessage(error) }));
   }

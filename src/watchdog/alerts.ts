@@ -31,6 +31,12 @@ export interface NewAlert {
 }
 
 export class Alerts {
+  /**
+   * Keys of alerts raised while their store refused them (a shared store away): each acted on
+   * once here, and not again when the store takes the same alert later.
+   */
+  private readonly unrecorded = new Set<string>();
+
   constructor(
     /** This machine's table, or the one every machine of a shared workspace shows. */
     private readonly store: AlertsTable,
@@ -53,7 +59,25 @@ export class Alerts {
       dedupe_key: alert.key ?? `${alert.rule}:${alert.session?.id ?? '-'}`,
       acknowledged_at: null,
     };
-    if (!(await this.store.insert(row))) return undefined;
+    let stored: boolean;
+    try {
+      stored = await this.store.insert(row);
+    } catch (error) {
+      // The pause or stop it calls for must not wait for the store: acted on once, logged.
+      if (this.unrecorded.has(row.dedupe_key)) return undefined;
+      this.unrecorded.add(row.dedupe_key);
+      log.warn('an alert could not be stored; acting on it anyway', { rule: row.rule, key: row.dedupe_key, error: errorMessage(error) });
+      this.published(row, alert);
+      return toView(row);
+    }
+    if (!stored) return undefined;
+    // Raised and acted on while the store was away: stored now, neither told nor acted on twice.
+    if (this.unrecorded.delete(row.dedupe_key)) return undefined;
+    this.published(row, alert);
+    return toView(row);
+  }
+
+  private published(row: AlertRow, alert: NewAlert): void {
     this.bus.publish(WatchdogAlertRaised, {
       alertId: row.id,
       rule: alert.rule,
@@ -64,7 +88,6 @@ export class Alerts {
       evidence: alert.evidence.slice(0, 20),
       action: alert.action,
     });
-    return toView(row);
   }
 
   /** Raises `alert` without waiting; a store that refuses it is logged, never thrown. */

@@ -251,10 +251,11 @@ export class BudgetGuard {
   /** Sessions paused for a budget that they are now within: told to carry on. */
   private async resumeWithinBudget(): Promise<string[]> {
     const resumed: string[] = [];
-    for (const alert of await this.o.alerts.list(false)) {
-      if (alert.rule !== 'budget' || alert.sessionId === null) continue;
-      const session = this.o.sessions.get(alert.sessionId);
-      if (session === undefined || session.removed_at !== null) continue;
+    // This machine's sessions' open budget alerts, however many other machines' alerts are open.
+    const open = await Promise.all(this.o.sessions.list().map(async (s) => (await this.o.alerts.openFor(s.id, 'budget')).map((alert) => ({ alert, s }))));
+    for (const { alert, s } of open.flat()) {
+      const session = this.o.sessions.get(s.id) ?? s;
+      if (session.removed_at !== null) continue;
       if (this.store.list().some((row) => this.over(row, session)?.hard === true)) continue;
       // Acknowledged by this pass alone: two passes at once (a raise here, one on another machine) resume it once.
       if (!(await this.o.alerts.settle(alert.id))) continue;

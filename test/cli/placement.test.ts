@@ -61,6 +61,11 @@ describe('dispatch placed on another machine', () => {
     // Its own name runs here.
     const here = await alpha.json<SessionView>(['dispatch', 'here', '--name', 'here', '--on', 'alpha', ...scripted(alpha, [{ say: 'hi' }])], { cwd: repo });
     expect(here).toMatchObject({ machine: 'alpha', projectRoot: repo });
+    // Recorded as placed here (decision 137), held while it lives and finished when it completes.
+    await placementUntil(url, here.id, 'placed');
+    await alpha.waitForState('here', 'ready_for_review');
+    await alpha.ok(['done', 'here']);
+    await placementUntil(url, here.id, 'finished');
 
     const unknown = await alpha.run(['dispatch', 'x', '--on', 'nosuch', ...scripted(alpha, [{ say: 'x' }])], { cwd: repo });
     expect(unknown.code).toBe(3);

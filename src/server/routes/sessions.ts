@@ -49,8 +49,9 @@ export function sessionHandlers(manager: SessionManager, policy: PolicyService, 
       // Judged as the work starts, before the new session's own first report counts.
       const warned = warnings({ agent: body.agent });
       const { session, mainCheckout } = await manager.dispatchWithNotes(body);
-      // Shared workspace: recorded as placed here, so another machine can respawn it if this one dies.
-      await placer?.recordLocal(session, body);
+      // Shared workspace: recorded as placed here, so another machine can respawn it if this one
+      // dies; in the background, so a store that is slow or away never holds a local dispatch up.
+      void placer?.recordLocal(session, body);
       return { ...envelope(session), mainCheckout, warnings: warned };
     },
     'POST /api/sessions/respawn-all': async ({ body }) => {
