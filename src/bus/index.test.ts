@@ -189,6 +189,15 @@ describe('the workspace bus', () => {
     expect(got).toEqual(['2:beta', '3:here', '4:gamma']);
   });
 
+  it("forgets other machines' events older than the retention, never this machine's, and the sequence goes on", () => {
+    bus.publish(SessionPinned, { ...ref, pinned: true });
+    bus.ingest({ ts: '2026-10-01T00:00:00.000Z', type: 'task.removed', data: { taskId: 1, title: 'old' }, machine: 'beta', logSeq: 3 });
+    bus.ingest({ ts: '2026-11-20T00:00:00.000Z', type: 'task.removed', data: { taskId: 2, title: 'recent' }, machine: 'beta', logSeq: 4 });
+    expect(bus.pruneRelayed('2026-11-01T00:00:00.000Z')).toBe(1);
+    expect(bus.listAll().map((e) => ('machine' in e ? `${e.machine}:${e.logSeq}` : 'here'))).toEqual(['here', 'beta:4']);
+    expect(bus.publish(SessionPinned, { ...ref, pinned: false }).seq).toBe(4);
+  });
+
   it('keeps named cursors with the events', () => {
     expect(bus.cursor('relay.out')).toBeUndefined();
     bus.setCursor('relay.out', 4);

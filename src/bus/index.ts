@@ -127,6 +127,11 @@ export class WorkspaceBus {
     return this.store.listAll(after, limit) as FollowedEvent[];
   }
 
+  /** Forgets other machines' events older than `before` (ISO): a cluster's retention (decision 142). */
+  pruneRelayed(before: string): number {
+    return this.store.pruneRelayed(before);
+  }
+
   lastSeq(): number {
     return this.store.lastSeq();
   }

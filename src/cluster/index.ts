@@ -45,3 +45,4 @@ export { fetchBranch, fetchSnapshot, pushedWork, reapEvery, remoteHasBranch, RES
 export { PgSettings, SETTINGS_CHANNEL } from './settings.js';
 export { remoteKey } from './clones.js';
 export { SharedSpend, SPEND_CHANNEL, type SharedSpendOptions, type SpendTiming } from './spend.js';
+export { KEEP_MS, pruneSharedLog } from './retention.js';

@@ -167,6 +167,11 @@ export const MIGRATIONS: readonly Migration[] = [
         WHERE type = 'cluster.relayed';
     `,
   },
+  {
+    version: 9,
+    name: "the log's rows by time, for its retention",
+    sql: `CREATE INDEX workspace_events_at ON workspace_events (at);`,
+  },
 ];
 
 /** Applies the migrations not yet recorded; returns the versions it applied. */

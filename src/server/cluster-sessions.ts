@@ -7,7 +7,7 @@
  */
 import type { SessionView } from '../api/index.js';
 import type { BatonEvent } from '../events/index.js';
-import { BUS_CHANNEL, COMMAND_CHANNELS, isConnectionLoss, type Listener, parseStoreUrl, PgWorkspaceLog, RemoteCommands, SessionMirror, unreachable, WorkspaceRelay, type ClusterMember, type RemoteCommand } from '../cluster/index.js';
+import { BUS_CHANNEL, COMMAND_CHANNELS, isConnectionLoss, KEEP_MS, pruneSharedLog, type Listener, parseStoreUrl, PgWorkspaceLog, RemoteCommands, SessionMirror, unreachable, WorkspaceRelay, type ClusterMember, type RemoteCommand } from '../cluster/index.js';
 import { sessionDiff, sessionDiffStat, sessionFiles, sessionUsage } from '../sessions/facts.js';
 import type { SessionManager } from '../sessions/manager.js';
 import { AmbiguousSessionError, BatonError, errorMessage } from '../shared/errors.js';
@@ -17,6 +17,7 @@ const log = createLogger('cluster');
 
 /** How long a command for another machine may wait for it (it is withdrawn after). */
 const COMMAND_TIMEOUT_MS = 15_000;
+const PRUNE_EVERY_MS = 24 * 60 * 60_000;
 /** How long a read of another machine's session (diff, files, usage) waits for its machine. */
 const READ_TIMEOUT_MS = 5_000;
 /** Answered commands are kept this long for a look, then pruned. */
@@ -87,6 +88,17 @@ export async function shareSessions(options: { member: ClusterMember; url: strin
     return { ...manager.view(session), machine: member.machine };
   });
   void commands.prune(COMMAND_KEEP_MS).catch(published('prune of old commands'));
+  // Retention (decision 142): the shared log and the other machines' events copied here, at start and daily.
+  const prune = (): void => {
+    void pruneSharedLog(member.pool, KEEP_MS)
+      .then((count) => count > 0 && log.info('pruned the shared log', { rows: count }))
+      .catch(published('prune of the shared log'));
+    const copies = manager.bus.pruneRelayed(new Date(Date.now() - KEEP_MS).toISOString());
+    if (copies > 0) log.info("pruned other machines' events copied here", { rows: copies });
+  };
+  prune();
+  const pruning = setInterval(prune, PRUNE_EVERY_MS);
+  pruning.unref();
 
   // Machines not serving: one that stopped heartbeating (presumed dead) has its sessions shown
   // failed, with the reason; one whose supervisor was stopped (it deregistered) has them shown as
@@ -150,6 +162,7 @@ export async function shareSessions(options: { member: ClusterMember; url: strin
     },
     close: async () => {
       clearInterval(watch);
+      clearInterval(pruning);
       manager.off('session', publishSession);
       manager.off('event', publishEvent);
       unsubscribe();

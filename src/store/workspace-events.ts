@@ -31,6 +31,7 @@ export class WorkspaceEventStore {
   private readonly selectByLogSeq;
   private readonly selectCursor;
   private readonly upsertCursor;
+  private readonly deleteRelayed;
 
   constructor(db: Db) {
     this.insertEvent = db.prepare('INSERT INTO workspace_events (ts, type, data_json) VALUES (?, ?, ?)');
@@ -42,6 +43,7 @@ export class WorkspaceEventStore {
     this.selectLastLogSeq = db.prepare('SELECT max(log_seq) AS seq FROM workspace_events');
     this.selectByLogSeq = db.prepare('SELECT 1 FROM workspace_events WHERE log_seq = ?');
     this.selectCursor = db.prepare('SELECT seq FROM relay_cursors WHERE name = ?');
+    this.deleteRelayed = db.prepare('DELETE FROM workspace_events WHERE machine IS NOT NULL AND ts < ?');
     this.upsertCursor = db.prepare('INSERT INTO relay_cursors (name, seq) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET seq = excluded.seq');
   }
 
@@ -72,6 +74,11 @@ export class WorkspaceEventStore {
   /** Every event with seq > after, this machine's and relayed ones, oldest first. */
   listAll(after: number, limit: number): (StoredWorkspaceEvent | StoredRelayedEvent)[] {
     return (this.selectAllAfter.all(after, limit) as Row[]).map((r) => (r.machine === null || r.log_seq === null ? local(r) : { ...local(r), machine: r.machine, logSeq: r.log_seq }));
+  }
+
+  /** Deletes other machines' events stored here before `before` (ISO); returns how many. */
+  pruneRelayed(before: string): number {
+    return this.deleteRelayed.run(before).changes;
   }
 
   lastSeq(): number {
