@@ -2,6 +2,8 @@
  * Named errors with data. Each maps to one HTTP status and one CLI exit code, here and nowhere
  * else. Messages say what happened and what to do next.
  */
+import { statfsSync } from 'node:fs';
+
 export type ErrorCode =
   | 'invalid_input'
   | 'too_large'
@@ -155,13 +157,24 @@ export class DiskFullError extends BatonError {
 }
 
 /** The error codes of a full disk or quota: ENOSPC and EDQUOT from the OS, SQLITE_FULL from SQLite. */
-export function isDiskFull(error: unknown): boolean {
+export function isDiskFull(error: unknown, folder: string = process.cwd()): boolean {
   const code = (error as { code?: unknown } | null)?.code;
   if (code === 'ENOSPC' || code === 'EDQUOT' || code === 'SQLITE_FULL') return true;
   // SQLite's message, and git's (whose stderr a GitError carries).
   const stderr = (error as { stderr?: unknown } | null)?.stderr;
   const text = error instanceof Error ? `${error.message} ${typeof stderr === 'string' ? stderr : ''}` : '';
-  return /database or disk is full|No space left on device|Disk quota exceeded/.test(text);
+  if (/database or disk is full|No space left on device|Disk quota exceeded/.test(text)) return true;
+  // Some of git's write failures name no cause ("unable to write file README.md"): a write that
+  // failed where no space is left (the supervisor works in BATON_HOME) is the full disk.
+  return /unable to write|could not write|failed to write|short write/i.test(text) && noSpaceLeft(folder);
+}
+
+function noSpaceLeft(folder: string): boolean {
+  try {
+    return statfsSync(folder).bavail === 0;
+  } catch {
+    return false;
+  }
 }
 
 export class GitError extends BatonError {
