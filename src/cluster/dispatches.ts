@@ -6,6 +6,7 @@
  */
 import type pg from 'pg';
 import { errorMessage } from '../shared/errors.js';
+import { inTransaction } from './transaction.js';
 import type { Listener } from './listener.js';
 
 /** The claiming machine NOTIFYs here (payload: the placement id) once it has an outcome. */
@@ -82,22 +83,14 @@ export class ClusterDispatches {
    * respawn it like one they placed here (decision 137).
    */
   async recordHere(dispatch: PlacedDispatch, started: { machine: string; incarnation: number; sessionId: string; session: unknown }): Promise<void> {
-    const client = await this.pool.connect();
-    try {
-      await client.query('BEGIN');
+    await inTransaction(this.pool, async (client) => {
       await client.query(
         `INSERT INTO cluster_dispatches (placement_id, origin, request, remote_url, base, project, machine, session_id, session, answered_at)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, now())`,
         [dispatch.placementId, dispatch.origin, JSON.stringify(dispatch.request), dispatch.url, dispatch.base, dispatch.project, started.machine, started.sessionId, JSON.stringify(started.session)],
       );
       await client.query(`INSERT INTO placements (session_id, worker, state, target, incarnation, updated_at) VALUES ($1, $2, 'placed', $2, $3, now())`, [dispatch.placementId, started.machine, started.incarnation]);
-      await client.query('COMMIT');
-    } catch (error) {
-      await client.query('ROLLBACK').catch(() => {});
-      throw error;
-    } finally {
-      client.release();
-    }
+    });
   }
 
   async answer(placementId: string, outcome: DispatchOutcome): Promise<void> {

@@ -15,6 +15,7 @@ import type { AlertRow, AlertsTable, AllowRuleRow, AllowRules, Budgets, BudgetRo
 import { remoteKey } from './clones.js';
 import { isConnectionLoss, unreachable } from './connect.js';
 import type { Listener } from './listener.js';
+import { inTransaction } from './transaction.js';
 
 export const SETTINGS_CHANNEL = 'baton_settings';
 const TABLES: readonly SettingsTable[] = ['allow_rules', 'budgets', 'alerts'];
@@ -166,20 +167,14 @@ export class PgSettings implements SettingsStore {
   }
 
   private async transact<T extends pg.QueryResultRow>(table: SettingsTable, sql: string, values: unknown[]): Promise<pg.QueryResult<T>> {
-    const client = await this.pool.connect().catch((error: unknown) => {
-      throw this.lost(error);
-    });
     try {
-      await client.query('BEGIN');
-      const result = await client.query<T>(sql, values);
-      if ((result.rowCount ?? 0) > 0) await client.query('SELECT pg_notify($1, $2)', [SETTINGS_CHANNEL, table]);
-      await client.query('COMMIT');
-      return result;
+      return await inTransaction(this.pool, async (client) => {
+        const result = await client.query<T>(sql, values);
+        if ((result.rowCount ?? 0) > 0) await client.query('SELECT pg_notify($1, $2)', [SETTINGS_CHANNEL, table]);
+        return result;
+      });
     } catch (error) {
-      await client.query('ROLLBACK').catch(() => {});
       throw this.lost(error);
-    } finally {
-      client.release();
     }
   }
 }

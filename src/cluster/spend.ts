@@ -9,6 +9,7 @@ import { EventEmitter } from 'node:events';
 import type pg from 'pg';
 import { SpendLog, type SpendSeries } from '../usage/index.js';
 import type { Listener } from './listener.js';
+import { inTransaction } from './transaction.js';
 
 export const SPEND_CHANNEL = 'baton_spend';
 const MINUTE_MS = 60_000;
@@ -167,9 +168,7 @@ export class SharedSpend {
 
   private async write(minutes: readonly number[]): Promise<void> {
     const mine = this.o.mine();
-    const client = await this.o.pool.connect();
-    try {
-      await client.query('BEGIN');
+    await inTransaction(this.o.pool, async (client) => {
       for (const minute of minutes) {
         const spends = mine.within(minute - 1, minute + MINUTE_MS - 1);
         const usd = spends.reduce((total, spend) => total + spend.amount, 0);
@@ -181,13 +180,7 @@ export class SharedSpend {
         );
       }
       await client.query('SELECT pg_notify($1, $2)', [SPEND_CHANNEL, this.o.machine]);
-      await client.query('COMMIT');
-    } catch (error) {
-      await client.query('ROLLBACK').catch(() => {});
-      throw error;
-    } finally {
-      client.release();
-    }
+    });
   }
 
   /** Reads the others' rows changed since the newest seen (all within the horizon the first time); coalesced. */

@@ -12,20 +12,10 @@ import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import type { SessionView } from '../../src/api/index.js';
 import type { TestBaton } from '../support/baton.js';
-import { clusterMachines, placementState, placementUntil, scripted, sessionUntil, sharedRepo } from '../support/cluster.js';
+import { clusterMachines, placementState, placementUntil, scripted, sessionUntil, sharedRepo, until } from '../support/cluster.js';
 
 const { database, machine } = clusterMachines();
 
-/** Polls until `check` gives a value, or fails naming `what`. */
-async function until<T>(what: string, check: () => T | undefined, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const got = check();
-    if (got !== undefined) return got;
-    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 /** `name` as `side` lists it on `machineName`. */
 async function sessionOn(side: TestBaton, name: string, machineName: string): Promise<SessionView | undefined> {

@@ -14,21 +14,9 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { SessionView } from '../../src/api/index.js';
 import type { TestBaton } from '../support/baton.js';
-import { clusterMachines, placementState, placementUntil, scripted, sharedRepo } from '../support/cluster.js';
+import { clusterMachines, placementState, placementUntil, scripted, sharedRepo, until } from '../support/cluster.js';
 
 const { database, machine } = clusterMachines();
-
-/** Polls until `check` gives a value (not undefined), or fails naming `what`. */
-async function until<T>(what: string, check: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    const got = await check().catch((error: unknown) => ((last = error), undefined));
-    if (got !== undefined) return got;
-    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}; last error: ${String(last)}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 const sessionOn = (side: TestBaton, name: string, machineName: string) => async () => (await side.json<SessionView[]>(['ls'])).find((s) => s.name === name && s.machine === machineName);
 

@@ -8,20 +8,10 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { SessionView } from '../../src/api/index.js';
-import { clusterMachines, placementUntil, scripted, sessionUntil, sharedRepo } from '../support/cluster.js';
+import { clusterMachines, placementUntil, scripted, sessionUntil, sharedRepo, until } from '../support/cluster.js';
 
 const { database, machine } = clusterMachines();
 
-/** Polls until `check` gives a value, or fails naming `what`. */
-async function until<T>(what: string, check: () => T | undefined, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const got = check();
-    if (got !== undefined) return got;
-    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 describe('a respawn of a dead machine’s session', () => {
   it('lays the uncommitted work it pushed at its last turn end over the new worktree', async () => {

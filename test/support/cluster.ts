@@ -115,3 +115,20 @@ export function sharedRepo(side: TestBaton, config?: unknown): { repo: string; r
   side.git(repo, 'push', '--quiet', 'origin', 'main');
   return { repo, remote };
 }
+
+/**
+ * Polls until `check` gives a value (sync or async; a check that throws counts as not yet), or
+ * fails naming `what` and the last error: another machine's news has no event here to wait on.
+ */
+export async function until<T>(what: string, check: () => T | undefined | Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    const got = await Promise.resolve()
+      .then(check)
+      .catch((error: unknown) => ((last = error), undefined));
+    if (got !== undefined) return got;
+    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}${last === undefined ? '' : `; last error: ${last instanceof Error ? last.message : JSON.stringify(last)}`}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
