@@ -172,18 +172,24 @@ describe('a session resumed on its own machine', () => {
   });
 });
 
+/** A bare remote and a working repository with one commit on main, removed after the test. */
+function gitRemote(): { root: string; sh: (cwd: string, ...args: string[]) => string; remote: string; work: string } {
+  const root = mkdtempSync(join(tmpdir(), 'baton-respawn-'));
+  cleanups.push(() => rmSync(root, { recursive: true, force: true }));
+  const sh = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, encoding: 'utf8', env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' } }).trim();
+  const remote = join(root, 'remote.git');
+  sh(root, 'init', '--quiet', '--bare', '-b', 'main', remote);
+  const work = join(root, 'work');
+  sh(root, 'init', '--quiet', '-b', 'main', work);
+  writeFileSync(join(work, 'a.txt'), 'a\n');
+  sh(work, 'add', '--all');
+  sh(work, 'commit', '-qm', 'a');
+  return { root, sh, remote, work };
+}
+
 describe('the branch a session pushed', () => {
   test('is found on the remote by name and fetched into a clone as a local branch, never over a different one', async () => {
-    const root = mkdtempSync(join(tmpdir(), 'baton-respawn-'));
-    cleanups.push(() => rmSync(root, { recursive: true, force: true }));
-    const sh = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, encoding: 'utf8', env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' } }).trim();
-    const remote = join(root, 'remote.git');
-    sh(root, 'init', '--quiet', '--bare', '-b', 'main', remote);
-    const work = join(root, 'work');
-    sh(root, 'init', '--quiet', '-b', 'main', work);
-    writeFileSync(join(work, 'a.txt'), 'a\n');
-    sh(work, 'add', '--all');
-    sh(work, 'commit', '-qm', 'a');
+    const { root, sh, remote, work } = gitRemote();
     sh(work, 'push', '--quiet', remote, 'main:refs/heads/main', 'main:refs/heads/baton/pushed');
     const tip = sh(work, 'rev-parse', 'HEAD');
 
@@ -208,16 +214,7 @@ describe('the branch a session pushed', () => {
 
 describe('the snapshot of uncommitted work a session pushed', () => {
   test('is found beside its branch, fetched and checked to sit on the branch tip before it is laid over', async () => {
-    const root = mkdtempSync(join(tmpdir(), 'baton-respawn-'));
-    cleanups.push(() => rmSync(root, { recursive: true, force: true }));
-    const sh = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, encoding: 'utf8', env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' } }).trim();
-    const remote = join(root, 'remote.git');
-    sh(root, 'init', '--quiet', '--bare', '-b', 'main', remote);
-    const work = join(root, 'work');
-    sh(root, 'init', '--quiet', '-b', 'main', work);
-    writeFileSync(join(work, 'a.txt'), 'a\n');
-    sh(work, 'add', '--all');
-    sh(work, 'commit', '-qm', 'a');
+    const { root, sh, remote, work } = gitRemote();
     const tip = sh(work, 'rev-parse', 'HEAD');
     writeFileSync(join(work, 'wip.txt'), 'wip\n');
     sh(work, 'add', '--all');
