@@ -97,6 +97,8 @@ export const SessionView = z.object({
   ports: z.array(z.object({ name: z.string(), port: z.number().int() })).optional(),
   /** The machine running it, when the workspace is shared across machines (issue 20). */
   machine: z.string().optional(),
+  /** Its repository's identity across machines (the sync remote as host and path), when the workspace is shared and the repository has that remote. */
+  repo: z.string().optional(),
 });
 export type SessionView = z.infer<typeof SessionView>;
 

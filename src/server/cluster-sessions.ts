@@ -12,6 +12,7 @@ import { sessionDiff, sessionDiffStat, sessionFiles, sessionUsage } from '../ses
 import type { SessionManager } from '../sessions/manager.js';
 import { AmbiguousSessionError, BatonError, errorMessage } from '../shared/errors.js';
 import { createLogger } from '../shared/log.js';
+import { RepoKeys } from './repo-keys.js';
 
 const log = createLogger('cluster');
 
@@ -48,7 +49,13 @@ export const SESSION_CHANNELS = [BUS_CHANNEL, ...COMMAND_CHANNELS];
 export async function shareSessions(options: { member: ClusterMember; url: string; listener: Listener; manager: SessionManager; commandTimeoutMs?: number }): Promise<RemoteSessions> {
   const { member, manager, listener } = options;
   const workspaceLog = new PgWorkspaceLog(member.pool, listener);
-  const localViews = (): SessionView[] => manager.list().map((s) => ({ ...manager.view(s), machine: member.machine }));
+  // Each view carries its repository's identity, so another machine finds its own checkout of it.
+  const keys = new RepoKeys();
+  const localViews = async (): Promise<SessionView[]> => {
+    const sessions = manager.list();
+    const repos = await Promise.all(sessions.map((s) => keys.of(s.project_root)));
+    return sessions.map((s, i) => withRepo({ ...manager.view(s), machine: member.machine }, repos[i] ?? null));
+  };
   const mirror = new SessionMirror({ log: workspaceLog, machine: member.machine, localSessions: localViews });
   const commands = new RemoteCommands(member.pool, listener, { timeoutMs: options.commandTimeoutMs ?? COMMAND_TIMEOUT_MS });
 
@@ -62,10 +69,14 @@ export async function shareSessions(options: { member: ClusterMember; url: strin
   const publishSession = (id: string): void => {
     const session = manager.get(id);
     if (session === undefined || session.removed_at !== null) {
-      void mirror.removed(id).catch(published('removal'));
+      // After any view still waiting for its repository's key, so the removal comes last.
+      void keys.settled().then(() => mirror.removed(id)).catch(published('removal'));
       return;
     }
-    void mirror.publish({ ...manager.view(session), machine: member.machine }).catch(published('session view'));
+    const repo = keys.peek(session.project_root);
+    // A repository seen for the first time: published once its key is known, as it is then.
+    if (repo === undefined) return void keys.of(session.project_root).then(() => publishSession(id));
+    void mirror.publish(withRepo({ ...manager.view(session), machine: member.machine }, repo)).catch(published('session view'));
   };
   const publishEvent = (id: string, event: BatonEvent): void => void mirror.publishEvent(id, event).catch(published('session event'));
   manager.on('session', publishSession);
@@ -172,6 +183,10 @@ export async function shareSessions(options: { member: ClusterMember; url: strin
       await mirror.close();
     },
   };
+}
+
+function withRepo(view: SessionView, repo: string | null): SessionView {
+  return repo === null ? view : { ...view, repo };
 }
 
 /** A read for another machine (a session's diff, files, usage), answered as a local request would be; undefined for an action. */
