@@ -28,6 +28,9 @@ export const RemoteCommand = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('reply'), sessionId, text: z.string().min(1) }),
   z.object({ kind: z.literal('approval'), sessionId, approvalId: z.string().min(1).optional(), decision: z.enum(['allow', 'deny']), reason: z.string().optional() }),
   z.object({ kind: z.literal('stop'), sessionId }),
+  // Landing from another machine: commit and push the work now; then, once landed, retire the session.
+  z.object({ kind: z.literal('handover'), sessionId }),
+  z.object({ kind: z.literal('retire'), sessionId }),
   // Reads of what only the session's machine has: its worktree and its usage reports.
   z.object({ kind: z.literal('diff'), sessionId }),
   z.object({ kind: z.literal('diffstat'), sessionId }),

@@ -37,6 +37,8 @@ export interface MergeServiceOptions {
 interface Job {
   view: MergeView;
   members: SessionWithProject[];
+  /** How members were brought from other machines, said with the result. */
+  notes: string[];
   done: Promise<MergeResult>;
 }
 
@@ -81,6 +83,7 @@ export class MergeService {
    * it has landed or failed.
    */
   async enqueue(refs: string[], options: { squash: boolean; planned?: boolean; cwd?: string | undefined }): Promise<{ view: MergeView; seq: number; result: Promise<MergeResult> }> {
+    const notes = (await this.options.sessions.prepare?.(refs, options.cwd)) ?? [];
     let members = refs.map((ref) => this.options.sessions.resolve(ref, options.cwd));
     const ids = new Set(members.map((m) => m.id));
     if (ids.size !== members.length) throw new InvalidInputError('A session is named twice in this merge; name each once.');
@@ -108,7 +111,7 @@ export class MergeService {
       position: 1,
       queuedAt: this.clock().toISOString(),
     };
-    const job = { view, members } as Job;
+    const job = { view, members, notes } as Job;
     this.jobs.push(job);
     view.position = this.position(job);
     const event = this.options.bus.publish(MergeQueued, { ...this.ref(view), position: view.position });
@@ -185,7 +188,8 @@ export class MergeService {
       outcome = { kind: 'refused', message: known ? error.message : `The merge failed: ${errorMessage(error)}`, check: NO_CHECK };
     }
     const durationMs = Math.round(performance.now() - started);
-    const result = await this.report(job, outcome, durationMs);
+    const reported = await this.report(job, outcome, durationMs);
+    const result = job.notes.length === 0 ? reported : { ...reported, message: `${reported.message} ${job.notes.join(' ')}` };
     this.jobs.splice(this.jobs.indexOf(job), 1);
     this.recent.unshift(result);
     this.recent.splice(RECENT);

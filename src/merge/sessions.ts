@@ -13,6 +13,11 @@ export interface MergeSessions {
   reply(ref: string, text: string): Promise<SessionWithProject>;
   done(ref: string): Promise<SessionWithProject>;
   remove(ref: string): Promise<{ session: SessionWithProject; result: RemoveResult }>;
+  /**
+   * Makes `refs` resolvable before a merge is queued: another machine's session is brought here
+   * (src/server/cluster-merge.ts). Answers what the merge's result should tell of how.
+   */
+  prepare?(refs: readonly string[], cwd: string | undefined): Promise<string[]>;
 }
 
 /**

@@ -123,7 +123,8 @@ export async function startPlacement(options: PlacementOptions): Promise<Placer>
     const branch = typeof request.branch === 'string' ? request.branch : undefined;
     if (branch !== undefined) await fetchBranch(root, dispatch.url, branch);
     const work = snapshot === undefined || branch === undefined ? undefined : await fetchSnapshot(root, dispatch.url, snapshot, branch);
-    const session = await manager.dispatch(DispatchRequest.parse({ ...request, cwd: root, ...(branch === undefined ? { base: commit } : {}) }), work);
+    // Fetched as a commit, the base keeps the name it has on the remote (where a merge lands it).
+    const session = await manager.dispatch(DispatchRequest.parse({ ...request, cwd: root, ...(branch === undefined ? { base: commit } : {}) }), work, branch === undefined ? dispatch.base : undefined);
     placedHere.set(session.id, placementId);
     log.info('started a session placed here', { placementId, sessionId: session.id, from: dispatch.origin, root });
     return { kind: 'started', machine: member.machine, sessionId: session.id, session: { ...manager.view(session), machine: member.machine } };

@@ -10,7 +10,8 @@ import type { BatonEvent } from '../events/index.js';
 import { BUS_CHANNEL, COMMAND_CHANNELS, isConnectionLoss, KEEP_MS, pruneSharedLog, type Listener, parseStoreUrl, PgWorkspaceLog, RemoteCommands, SessionMirror, unreachable, WorkspaceRelay, type ClusterMember, type RemoteCommand } from '../cluster/index.js';
 import { sessionDiff, sessionDiffStat, sessionFiles, sessionUsage } from '../sessions/facts.js';
 import type { SessionManager } from '../sessions/manager.js';
-import { AmbiguousSessionError, BatonError, errorMessage } from '../shared/errors.js';
+import { AmbiguousSessionError, BatonError, errorMessage, SessionStateError } from '../shared/errors.js';
+import type { SessionWithProject } from '../store/sessions.js';
 import { createLogger } from '../shared/log.js';
 import { RepoKeys } from './repo-keys.js';
 
@@ -32,6 +33,10 @@ export interface RemoteSessions {
   find(ref: string): SessionView | undefined;
   /** Runs a reply, approval or stop on the session's machine; resolves with the session as it is after. */
   send(session: SessionView, command: RemoteCommand): Promise<SessionView>;
+  /** Why `machine` is not serving now (stopped, or stopped heartbeating), or undefined while it serves. */
+  away(machine: string): string | undefined;
+  /** How this machine hands one of its sessions over to another machine's merge (set once its sync runs). */
+  serveHandover(handover: (session: SessionWithProject) => Promise<unknown>): void;
   /** A read only the session's machine can answer (its diff, files, usage), with a shorter wait. */
   ask(session: SessionView, command: RemoteCommand): Promise<unknown>;
   /** A session's events after `after` (its own seq), as its machine published them. */
@@ -92,9 +97,14 @@ export async function shareSessions(options: { member: ClusterMember; url: strin
     await Promise.allSettled([relay.close(), mirror.close()]);
     throw error;
   });
+  let handover: ((session: SessionWithProject) => Promise<unknown>) | undefined;
   const serving = commands.serve(member.machine, async (command) => {
     const read = await answerRead(manager, command);
     if (read !== undefined) return read.answer;
+    if (command.kind === 'handover') {
+      if (handover === undefined) throw new SessionStateError(`${member.machine} is still starting; try again in a moment.`);
+      return handover(manager.resolve(command.sessionId));
+    }
     const session = await act(manager, command as Parameters<typeof act>[1]);
     return { ...manager.view(session), machine: member.machine };
   });
@@ -156,6 +166,10 @@ export async function shareSessions(options: { member: ClusterMember; url: strin
       if (byPrefix.length > 1) throw new AmbiguousSessionError(ref, byPrefix.map((s) => `${s.name} on ${s.machine ?? '?'}`));
       return byPrefix[0];
     },
+    away: (machine) => away.get(machine)?.why,
+    serveHandover: (fn) => {
+      handover = fn;
+    },
     send: async (session, command) => (await commands.send(session.machine, command).catch(storeGone)) as SessionView,
     ask: async (session, command) => commands.send(session.machine, command, { timeoutMs: Math.min(READ_TIMEOUT_MS, options.commandTimeoutMs ?? COMMAND_TIMEOUT_MS), forget: true }).catch(storeGone),
     events: async (session, after, limit = 200) => (await mirror.events(session.id, after, limit).catch(storeGone)).map((e) => e.event as unknown as BatonEvent),
@@ -206,7 +220,7 @@ async function answerRead(manager: SessionManager, command: RemoteCommand): Prom
 }
 
 /** An action from another machine, run by this machine's session manager as a local one would be. */
-function act(manager: SessionManager, command: Exclude<RemoteCommand, { kind: 'diff' | 'diffstat' | 'files' | 'usage' }>) {
+async function act(manager: SessionManager, command: Exclude<RemoteCommand, { kind: 'diff' | 'diffstat' | 'files' | 'usage' | 'handover' }>): Promise<SessionWithProject> {
   switch (command.kind) {
     case 'reply':
       return manager.reply(command.sessionId, command.text);
@@ -214,5 +228,10 @@ function act(manager: SessionManager, command: Exclude<RemoteCommand, { kind: 'd
       return manager.resolveApproval(command.sessionId, command.decision, command.reason, command.approvalId);
     case 'stop':
       return manager.stop(command.sessionId);
+    case 'retire': {
+      // Landed by another machine: completed, then its worktree removed (a snapshot kept of anything left).
+      await manager.done(command.sessionId);
+      return (await manager.remove(command.sessionId)).session;
+    }
   }
 }

@@ -10,6 +10,7 @@ import type { SessionView } from '../api/index.js';
 import { SessionStore, type ProjectRow, type SessionWithProject } from '../store/sessions.js';
 import type { Db } from '../store/db.js';
 import { fetchPushedWork, pushedWork, type PushedWork } from '../sync/fetch.js';
+import { findRepository } from '../worktrees/index.js';
 import { errorMessage, InvalidInputError } from '../shared/errors.js';
 import { createLogger } from '../shared/log.js';
 import type { RemoteSessions } from './cluster-sessions.js';
@@ -34,11 +35,16 @@ export class ElsewhereWork {
     this.projects = new SessionStore(db);
   }
 
-  /** This machine's checkout of repository `repo` (the project at `cwd` first, when it is one). */
+  /**
+   * This machine's checkout of repository `repo`: the repository at `cwd` first (registered as a
+   * project when it matches), else a project this machine knows.
+   */
   async projectOf(repo: string, cwd?: string): Promise<ProjectRow | undefined> {
-    const all = this.projects.projects();
-    const near = cwd === undefined ? undefined : all.find((p) => cwd === p.root || cwd.startsWith(`${p.root}/`));
-    for (const project of near === undefined ? all : [near, ...all.filter((p) => p !== near)]) {
+    if (cwd !== undefined) {
+      const here = await findRepository(cwd).catch(() => undefined);
+      if (here !== undefined && (await this.keys.of(here.root)) === repo) return this.projects.ensureProject(here.root);
+    }
+    for (const project of this.projects.projects()) {
       if ((await this.keys.of(project.root)) === repo) return project;
     }
     return undefined;

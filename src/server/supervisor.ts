@@ -2,6 +2,8 @@
  * The supervisor process: one per user (per BATON_HOME). It only wires services together: the
  * single-instance lock, the token, the store, the session manager and the HTTP server.
  */
+import { handOver, WorkspaceMergeSessions } from './cluster-merge.js';
+import { ElsewhereWork } from './cluster-work.js';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import type { Server as HttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -65,7 +67,9 @@ export async function runSupervisor(env: NodeJS.ProcessEnv = process.env): Promi
   // With a shared store: this machine registered and heartbeating, or the start fails here.
   const membership = await joinWorkspace({ config, env, capacity: manager.maxConcurrent, running: () => manager.activeCount(), version: VERSION, manager, home });
   const radar = createRadar(manager, db);
-  const merges = new MergeService({ home, sessions: manager, bus: manager.bus, env });
+  // Other machines' sessions, for this machine's merge queue (and review and radar): from what they pushed.
+  const otherMachines = new ElsewhereWork(() => membership.remote(), db, home);
+  const merges = new MergeService({ home, sessions: new WorkspaceMergeSessions(manager, otherMachines, () => membership.remote()), bus: manager.bus, env });
   const attempts = new AttemptService({ home, db, sessions: manager, bus: manager.bus, merges: () => merges, conflicts: () => radar.radar.view(), env });
   const review = new ReviewService({ db, bus: manager.bus, sessions: () => manager.list(), reply: (id, text) => manager.reply(id, text) });
   const tasks = createTasks(db, manager.bus, manager);
@@ -105,6 +109,8 @@ export async function runSupervisor(env: NodeJS.ProcessEnv = process.env): Promi
   // Before the sessions come back, so a turn that ends as they re-attach is pushed too.
   const sync = new SyncService({ bus: manager.bus, sessions: manager, lost: (id) => membership.lost(id), ...syncBackoff(env) });
   sync.start();
+  // Another machine landing one of this machine's sessions has it handed over: committed and pushed now.
+  membership.remote()?.serveHandover((session) => handOver(session, manager, sync));
   manager.guardRemovals((session, remove) => sync.whileRemoving(session.id, remove));
   const startedAt = new Date();
   // Uptime by the monotonic clock: a wall clock set back would make it negative.

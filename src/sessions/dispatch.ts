@@ -27,13 +27,13 @@ const log = createLogger('dispatch');
 export async function dispatchSession(
   core: SessionsCore,
   request: z.output<typeof DispatchRequest>,
-  link: { taskId?: number; work?: WorkSnapshot } = {},
+  link: { taskId?: number; work?: WorkSnapshot; baseRef?: string } = {},
 ): Promise<{ session: SessionWithProject; mainCheckout: { changedFiles: number; carried: boolean } }> {
   const { store, ingestor } = core;
   const repo = await findRepository(request.cwd);
   const checkout = await checkoutMode(core, repo, request);
   const baseCommit = checkout.baseCommit ?? (request.base === undefined ? repo.head : await resolveCommit(repo.root, request.base));
-  const baseRef = checkout.baseRef ?? request.base ?? repo.branch;
+  const baseRef = checkout.baseRef ?? link.baseRef ?? request.base ?? repo.branch;
   // A mode in which nothing asks must be accepted once per repository (decision 12).
   if (request.permissionMode === DANGEROUS_PERMISSION_MODE && !store.dangerousModeAccepted(repo.root)) {
     throw new DangerousModeNotAcceptedError(repo.root, request.permissionMode);

@@ -155,9 +155,13 @@ export class SessionManager extends EventEmitter<ManagerEvents> {
 
   // ── commands ───────────────────────────────────────────────────────────────
 
-  /** `request` is parsed once, at the boundary (the endpoint table's schema); `work` is laid over the new worktree (a respawn's snapshot). */
-  async dispatch(request: z.output<typeof DispatchRequest>, work?: WorkSnapshot): Promise<SessionWithProject> {
-    return (await dispatchSession(this.core, request, work === undefined ? {} : { work })).session;
+  /**
+   * `request` is parsed once, at the boundary (the endpoint table's schema); `work` is laid over
+   * the new worktree (a respawn's snapshot); `baseRef` names the base when `request.base` is the
+   * commit it was fetched as (a session placed here from another machine starts from its `main`).
+   */
+  async dispatch(request: z.output<typeof DispatchRequest>, work?: WorkSnapshot, baseRef?: string): Promise<SessionWithProject> {
+    return (await dispatchSession(this.core, request, { ...(work === undefined ? {} : { work }), ...(baseRef === undefined ? {} : { baseRef }) })).session;
   }
 
   /** A dispatch from a task (issue 12): the session records the task it works on. */

@@ -1,0 +1,109 @@
+/**
+ * Landing another machine's session from here (issue 20, "branches through the remote"): alpha
+ * asks beta to hand its session over (commit its work, push it now), fetches the pushed branch
+ * and lands it on alpha's own base through alpha's merge queue; beta's session is retired. A
+ * conflict goes back to beta's session as a reply. A machine that does not answer has its
+ * session landed as it last pushed it, and the merge says so.
+ */
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { SessionView } from '../../src/api/index.js';
+import type { MergeResult } from '../../src/api/merge.js';
+import type { TestBaton } from '../support/baton.js';
+import { clusterMachines, scripted, sessionUntil, sharedRepo, until } from '../support/cluster.js';
+
+const { database, machine } = clusterMachines();
+
+async function merge(side: TestBaton, cwd: string, args: string[]): Promise<{ code: number; result: MergeResult; stderr: string }> {
+  const run = await side.run(['merge', ...args, '--json'], { cwd });
+  if (run.stdout.trim() === '') throw new Error(`baton merge printed nothing (exit ${run.code}): ${run.stderr}`);
+  return { code: run.code, result: JSON.parse(run.stdout) as MergeResult, stderr: run.stderr };
+}
+
+/** Beta's session `name`, placed there from alpha's checkout: it commits `committed` and leaves `uncommitted` as is. */
+async function onBeta(alpha: TestBaton, repo: string, name: string, committed: Record<string, string>, uncommitted: Record<string, string>): Promise<SessionView> {
+  const steps = [
+    ...Object.entries(committed).map(([path, content]) => ({ write: { path, content } })),
+    { run: ['git', 'add', '-A'] },
+    { run: ['git', 'commit', '-q', '-m', `${name}: committed work`] },
+    ...Object.entries(uncommitted).map(([path, content]) => ({ write: { path, content } })),
+    { say: 'done' },
+  ];
+  const placed = await alpha.json<SessionView>(['dispatch', `${name}: do the thing`, '--name', name, '--on', 'beta', ...scripted(alpha, steps)], { cwd: repo });
+  await sessionUntil(alpha, name, (s) => s.machine === 'beta' && s.state === 'ready_for_review', `alpha sees ${name} ready on beta`);
+  return placed;
+}
+
+describe("another machine's session landed from here", () => {
+  it('lands it with its uncommitted work on this checkout, retires it on its machine, and sends a conflict back as a reply', async () => {
+    const url = await database();
+    const alpha = await machine('alpha', url);
+    const beta = await machine('beta', url);
+    // No push at turn ends: the hand-over pushes anyway.
+    const { repo, remote } = sharedRepo(alpha);
+
+    const placed = await onBeta(alpha, repo, 'feat', { 'feature.txt': 'feature\n' }, { 'notes.txt': 'left uncommitted\n' });
+    expect(alpha.git(remote, 'for-each-ref', 'refs/heads/baton')).toBe('');
+    const before = alpha.git(repo, 'rev-parse', 'main');
+    const { code, result } = await merge(alpha, repo, ['feat']);
+    expect(code).toBe(0);
+    expect(result).toMatchObject({ outcome: 'landed', base: 'main', previous: before, checkoutUpdated: repo });
+    expect(result.message).not.toMatch(/last pushed/);
+    expect(alpha.git(repo, 'rev-parse', 'main')).toBe(result.commit);
+    expect(readFileSync(join(repo, 'feature.txt'), 'utf8')).toBe('feature\n');
+    expect(readFileSync(join(repo, 'notes.txt'), 'utf8')).toBe('left uncommitted\n');
+    // Beta committed the uncommitted work before pushing it, as a local merge does.
+    expect(alpha.git(repo, 'log', '-1', '--format=%b', 'main')).toMatch(/Committed by Baton before landing/);
+    // Its work came through the remote; the branch brought here is gone once landed.
+    expect(alpha.git(remote, 'for-each-ref', '--format=%(refname)', 'refs/heads/baton')).toBe('refs/heads/baton/feat');
+    expect(alpha.git(repo, 'for-each-ref', '--format=%(refname)', 'refs/heads/baton-elsewhere')).toBe('');
+    // Retired on beta: completed and removed there, so no machine lists it.
+    await until('beta removed feat', async () => ((await beta.json<SessionView[]>(['ls'])).some((s) => s.name === 'feat') ? undefined : true));
+    await until('alpha no longer lists feat', async () => ((await alpha.json<SessionView[]>(['ls'])).some((s) => s.name === 'feat') ? undefined : true));
+    expect(existsSync(placed.worktree)).toBe(false);
+
+    // A conflict with alpha's main goes back to beta's session, which keeps its work.
+    writeFileSync(join(repo, 'shared.txt'), 'alpha wrote this\n');
+    alpha.git(repo, 'add', '.');
+    alpha.git(repo, 'commit', '-qm', 'alpha edits shared.txt');
+    await onBeta(alpha, repo, 'clash', { 'shared.txt': 'beta wrote that\n' }, {});
+    const clashed = await merge(alpha, repo, ['clash']);
+    expect(clashed.code).not.toBe(0);
+    expect(clashed.result).toMatchObject({ outcome: 'conflicted', culprit: { name: 'clash' }, files: ['shared.txt'], replied: true });
+    await beta.waitForEvent('clash', (e) => e.type === 'message.added' && e.role === 'user' && /could not merge your work \(branch baton\/clash\) into main: it conflicts in\n  - shared\.txt[\s\S]*\(The merge ran on machine alpha, onto its main\.\)/.test(e.text));
+    expect((await beta.json<SessionView[]>(['ls'])).find((s) => s.name === 'clash')).toBeDefined();
+  });
+
+  it("lands a machine that does not answer as it last pushed it, saying so; refuses one whose repository this machine has no checkout of", async () => {
+    const url = await database();
+    const alpha = await machine('alpha', url, { BATON_CLUSTER_COMMAND_TIMEOUT_MS: '1500' });
+    const beta = await machine('beta', url);
+    const { repo } = sharedRepo(alpha, { sync: { push: 'turn' } });
+    await onBeta(alpha, repo, 'late', { 'late.txt': 'committed\n' }, { 'wip.txt': 'uncommitted at the turn end\n' });
+    await until('beta pushed late', () => alpha.git(repo, 'ls-remote', 'origin', 'refs/baton/snapshots/*') || undefined);
+
+    process.kill(beta.supervisorPid(), 'SIGSTOP');
+    try {
+      const { code, result } = await merge(alpha, repo, ['late']);
+      expect(code).toBe(0);
+      expect(result.outcome).toBe('landed');
+      expect(result.message).toMatch(/beta (did not answer|is away \(.*\)), so late lands as it last pushed it \(with the uncommitted work of its last push\)\./);
+      expect(alpha.git(repo, 'show', 'main:late.txt')).toBe('committed');
+      expect(alpha.git(repo, 'show', 'main:wip.txt')).toBe('uncommitted at the turn end');
+    } finally {
+      process.kill(beta.supervisorPid(), 'SIGCONT');
+    }
+
+    // A session of a repository alpha has no checkout of: said, and nothing changes.
+    const elsewhere = beta.repo('elsewhere');
+    const bare = join(beta.root, 'elsewhere.git');
+    beta.git(beta.root, 'init', '--quiet', '--bare', bare);
+    beta.git(elsewhere, 'remote', 'add', 'origin', bare);
+    await beta.ok(['dispatch', 'x', '--name', 'lonely', ...scripted(beta, [{ write: { path: 'x.txt', content: 'x\n' } }, { say: 'done' }])], { cwd: elsewhere });
+    await sessionUntil(alpha, 'lonely', (s) => s.state === 'ready_for_review' && s.repo !== undefined, 'alpha sees lonely ready');
+    const refused = await alpha.run(['merge', 'lonely'], { cwd: repo });
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toMatch(/This machine has no checkout of \S*elsewhere, where lonely works \(on beta\); run the merge from a checkout of it, or on beta\./);
+  });
+});
