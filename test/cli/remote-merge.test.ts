@@ -71,7 +71,7 @@ describe("another machine's session landed from here", () => {
     const clashed = await merge(alpha, repo, ['clash']);
     expect(clashed.code).not.toBe(0);
     expect(clashed.result).toMatchObject({ outcome: 'conflicted', culprit: { name: 'clash' }, files: ['shared.txt'], replied: true });
-    await beta.waitForEvent('clash', (e) => e.type === 'message.added' && e.role === 'user' && /could not merge your work \(branch baton\/clash\) into main: it conflicts in\n  - shared\.txt[\s\S]*\(The merge ran on machine alpha, onto its main\.\)/.test(e.text));
+    await beta.waitForEvent('clash', (e) => e.type === 'message.added' && e.role === 'user' && /could not merge your work \(branch baton\/clash\) into main: it conflicts in\n {2}- shared\.txt[\s\S]*\(The merge ran on machine alpha, onto its main\.\)/.test(e.text));
     expect((await beta.json<SessionView[]>(['ls'])).find((s) => s.name === 'clash')).toBeDefined();
   });
 
