@@ -44,5 +44,6 @@ export { fetchBase, localCloneOf, repositoryIdentity, type RepositoryIdentity } 
 export { fetchBranch, fetchSnapshot, pushedWork, reapEvery, remoteHasBranch, RESPAWN_SNAPSHOT, Respawns, type PushedWork, type Takeover } from './respawn.js';
 export { PgSettings, SETTINGS_CHANNEL } from './settings.js';
 export { remoteKey } from './clones.js';
+export { RoutineFireClaims } from './routine-fires.js';
 export { SharedSpend, SPEND_CHANNEL, type SharedSpendOptions, type SpendTiming } from './spend.js';
 export { KEEP_MS, pruneSharedLog } from './retention.js';

@@ -23,5 +23,7 @@ export async function pruneSharedLog(pool: pg.Pool, keepMs = KEEP_MS): Promise<n
        AND NOT EXISTS (SELECT 1 FROM latest l WHERE l.seq = w.seq AND l.type = $2)`,
     [keepMs, ClusterSessionPublished.type, ClusterSessionRemoved.type],
   );
-  return result.rowCount ?? 0;
+  // The routine fires claimed (decision 145) are kept as long: a fire that old is never claimed again.
+  const fires = await pool.query('DELETE FROM routine_fires WHERE at < now() - make_interval(secs => $1::double precision / 1000)', [keepMs]);
+  return (result.rowCount ?? 0) + (fires.rowCount ?? 0);
 }

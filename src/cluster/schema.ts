@@ -172,6 +172,19 @@ export const MIGRATIONS: readonly Migration[] = [
     name: "the log's rows by time, for its retention",
     sql: `CREATE INDEX workspace_events_at ON workspace_events (at);`,
   },
+  {
+    version: 11,
+    name: "routine fires claimed once across the machines",
+    sql: `CREATE TABLE routine_fires (
+      repo_key text NOT NULL,
+      routine text NOT NULL,
+      fire_key text NOT NULL,
+      machine text NOT NULL,
+      at timestamptz NOT NULL DEFAULT now(),
+      PRIMARY KEY (repo_key, routine, fire_key)
+    );
+    CREATE INDEX routine_fires_at ON routine_fires (at);`,
+  },
 ];
 
 /** Applies the migrations not yet recorded; returns the versions it applied. */

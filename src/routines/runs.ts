@@ -30,6 +30,11 @@ export interface RunnerOptions {
   conflicts?: (() => ConflictSummary[]) | undefined;
   /** Why no new work may start now (a day or window budget spent), from the watchdog. */
   budgetHolds?: (() => string | undefined) | undefined;
+  /**
+   * With a shared store: claims a fire of a routine read from a repository's config, which every
+   * machine with a checkout of it reads too; answers the machine that runs it when it is not this one.
+   */
+  claimFire?: ((root: string, routine: string, fireKey: string) => Promise<string | undefined>) | undefined;
 }
 
 export interface Fire {
@@ -51,6 +56,8 @@ export class RoutineRunner {
   /** Starts a run of `routine` unless one is still going; returns the run's record. */
   async fire(routine: RoutineWithProject, fire: Fire): Promise<RoutineRunRow> {
     const { store, clock } = this.options;
+    const holder = await this.claimedElsewhere(routine, fire);
+    if (holder !== undefined) return this.record(routine, fire, 'skipped', `run on machine ${holder}, which reads the same routine from its checkout of the repository`);
     const now = clock.now();
     const ongoing = store.running().find((run) => run.routine_id === routine.id);
     if (ongoing !== undefined || this.firing.has(routine.id)) {
@@ -89,6 +96,17 @@ export class RoutineRunner {
     } finally {
       this.firing.delete(routine.id);
     }
+  }
+
+  /**
+   * The machine that runs this fire when it is another one. Only what every machine sees alike is
+   * claimed: a routine of a repository's config, fired by its schedule (or its catch-up) for a
+   * due time, or by a tag. A manual, HTTP or workspace-event fire happens on one machine only.
+   */
+  private async claimedElsewhere(routine: RoutineWithProject, fire: Fire): Promise<string | undefined> {
+    if (this.options.claimFire === undefined || routine.source !== 'config') return undefined;
+    const key = fire.dueAt !== undefined ? `due:${fire.dueAt.toISOString()}` : fire.trigger.startsWith('tag:') ? fire.trigger : undefined;
+    return key === undefined ? undefined : this.options.claimFire(routine.project_root, routine.name, key);
   }
 
   /** A skipped or missed fire, recorded (and published) without a session. */

@@ -97,6 +97,30 @@ describe('scheduled routines', () => {
     expect((await f.service.runNow('daily', f.repo)).outcome).toBe('running');
   });
 
+  it("of a repository's config run on one machine of a shared workspace: a fire another machine claimed is recorded as skipped, naming it", async () => {
+    const f = make('2026-11-23T08:59:00Z');
+    mkdirSync(join(f.repo, '.baton'));
+    writeFileSync(join(f.repo, '.baton', 'config.json'), JSON.stringify({ routines: { nightly: daily } }));
+    await f.service.start();
+    await f.service.add({ name: 'mine', cwd: f.repo, spec: daily });
+    f.holder = 'beta';
+    f.clock.set('2026-11-23T09:00:05Z');
+    await f.service.tick();
+    // The routine added here by hand is this machine's alone: it is not claimed, and runs.
+    expect(f.dispatched.map((d) => d.name)).toEqual(['mine-1']);
+    expect(f.claims).toEqual([{ root: f.repo, routine: 'nightly', key: 'due:2026-11-23T09:00:00.000Z' }]);
+    expect((await f.service.history('nightly', f.repo, 5))[0]).toMatchObject({ outcome: 'skipped', cause: 'run on machine beta, which reads the same routine from its checkout of the repository' });
+    // Asked for here, it runs here, unclaimed; the next fire this machine claims first is its own.
+    expect((await f.service.runNow('nightly', f.repo)).outcome).toBe('running');
+    expect(f.claims).toHaveLength(1);
+    f.settle(f.sessionNamed('nightly-3'), 'completed', 'all good', 1);
+    f.holder = undefined;
+    f.clock.set('2026-11-24T09:00:05Z');
+    await f.service.tick();
+    expect(f.claims.at(-1)).toEqual({ root: f.repo, routine: 'nightly', key: 'due:2026-11-24T09:00:00.000Z' });
+    expect(f.dispatched.filter((d) => d.name?.startsWith('nightly-'))).toHaveLength(2);
+  });
+
   it('do not fire when paused, and resume from now without a flood of missed runs', async () => {
     const f = make('2026-11-23T08:59:00Z');
     await f.service.add({ name: 'daily', cwd: f.repo, spec: daily });

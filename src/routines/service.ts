@@ -11,7 +11,7 @@ import { RoutineStore, type RoutineRunRow, type RoutineWithProject } from '../st
 import { SessionStore, type SessionWithProject } from '../store/sessions.js';
 import { RoutineDefinitions } from './definitions.js';
 import { systemClock, type ConflictSummary, type RoutineClock, type RoutineSessions, type RoutineTasks } from './ports.js';
-import { RoutineRunner } from './runs.js';
+import { RoutineRunner, type RunnerOptions } from './runs.js';
 import { RoutineTimer } from './timer.js';
 import { RoutineTriggers } from './triggers.js';
 import { routineView, runView, type RoutineAddRequest, type RoutineDetailView, type RoutineRunView, type RoutineView } from './views.js';
@@ -26,6 +26,7 @@ export interface RoutineServiceOptions {
   tasks?: RoutineTasks | undefined;
   conflicts?: (() => ConflictSummary[]) | undefined;
   budgetHolds?: (() => string | undefined) | undefined;
+  claimFire?: RunnerOptions['claimFire'];
 }
 
 export class RoutineService {
@@ -40,7 +41,7 @@ export class RoutineService {
     this.store = new RoutineStore(options.db);
     const projects = new SessionStore(options.db);
     this.definitions = new RoutineDefinitions({ store: this.store, bus: options.bus, clock, projects: { ensure: (root) => projects.ensureProject(root), all: () => projects.projects() } });
-    this.runner = new RoutineRunner({ store: this.store, bus: options.bus, clock, sessions: options.sessions, tasks: options.tasks, conflicts: options.conflicts, budgetHolds: options.budgetHolds });
+    this.runner = new RoutineRunner({ store: this.store, bus: options.bus, clock, sessions: options.sessions, tasks: options.tasks, conflicts: options.conflicts, budgetHolds: options.budgetHolds, claimFire: options.claimFire });
     this.triggers = new RoutineTriggers(options.bus, this.store, this.runner, (id) => options.sessions.get(id));
     this.timer = new RoutineTimer(this.store, this.runner, clock, () => void this.triggers.checkTags());
     this.session = (id) => options.sessions.get(id);

@@ -52,6 +52,9 @@ export class RoutineFixture {
   readonly service: RoutineService;
   /** What the watchdog would say holds new work back (a spent budget), if anything. */
   budgetReason: string | undefined;
+  /** The fires claimed in the (shared) store, and the machine that holds each (undefined: this one). */
+  readonly claims: { root: string; routine: string; key: string }[] = [];
+  holder: string | undefined;
 
   constructor(readonly clock: TestClock, withTasks = true) {
     execFileSync('git', ['init', '-q', '-b', 'main', this.repo]);
@@ -62,7 +65,12 @@ export class RoutineFixture {
     this.store = new SessionStore(this.db);
     this.bus = new WorkspaceBus(this.db);
     this.bus.subscribe((event) => this.events.push(event));
-    this.service = new RoutineService({ db: this.db, bus: this.bus, sessions: this.sessions(), clock, tasks: withTasks ? this.taskPort() : undefined, budgetHolds: () => this.budgetReason });
+    this.service = new RoutineService({ db: this.db, bus: this.bus, sessions: this.sessions(), clock, tasks: withTasks ? this.taskPort() : undefined, budgetHolds: () => this.budgetReason,
+      claimFire: async (root, routine, key) => {
+        this.claims.push({ root, routine, key });
+        return this.holder;
+      },
+    });
   }
 
   git(...args: string[]): string {

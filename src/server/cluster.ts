@@ -4,7 +4,7 @@
  * store; without one it answers from this machine's own figures and nothing else changes.
  */
 import type { WorkersView } from '../api/workers.js';
-import type { ClusterMember, Listener, SharedSpend, SharedSpendOptions } from '../cluster/index.js';
+import type { ClusterMember, Listener, RoutineFireClaims, SharedSpend, SharedSpendOptions } from '../cluster/index.js';
 import type { SessionManager } from '../sessions/manager.js';
 import type { SettingsStore } from '../settings/index.js';
 import type { ResolvedConfig } from '../shared/config.js';
@@ -12,6 +12,7 @@ import { errorMessage, InvalidInputError } from '../shared/errors.js';
 import { createLogger } from '../shared/log.js';
 import type { Placer } from './cluster-placement.js';
 import type { RemoteSessions } from './cluster-sessions.js';
+import { RepoKeys } from './repo-keys.js';
 
 const log = createLogger('cluster');
 
@@ -37,6 +38,11 @@ export interface Membership {
   spend(options: SpendOptions): SharedSpend | undefined;
   /** True for a session this machine no longer holds: another machine took its placement over. */
   lost(sessionId: string): boolean;
+  /**
+   * Claims a fire of the routine `routine` defined in the repository at `root` (decision 145):
+   * undefined when this machine runs it, else the machine that does. Alone, always undefined.
+   */
+  routineFire(root: string, routine: string, fireKey: string): Promise<string | undefined>;
   /** Deregisters from the store (bounded by a timeout); nothing to do when alone. */
   leave(): Promise<void>;
 }
@@ -136,6 +142,23 @@ async function shareSettings(member: ClusterMember, listener: Listener): Promise
   };
 }
 
+/** A fire claimed in the store under the repository's identity; a repository without a remote, or a store that fails, runs it here. */
+function routineFires(member: ClusterMember): Membership['routineFire'] {
+  const keys = new RepoKeys();
+  let claims: RoutineFireClaims | undefined;
+  return async (root, routine, fireKey) => {
+    const repo = await keys.of(root);
+    if (repo === null) return undefined;
+    claims ??= new (await import('../cluster/index.js')).RoutineFireClaims(member.pool, member.machine);
+    const holder = await claims.claim(repo, routine, fireKey).catch((error: unknown) => {
+      // Better twice than never: a routine whose fire cannot be claimed runs here.
+      log.warn('could not claim a routine fire; running it here', { routine, fireKey, error: errorMessage(error) });
+      return member.machine;
+    });
+    return holder === member.machine ? undefined : holder;
+  };
+}
+
 function alone(options: MembershipOptions): Membership {
   return {
     machine: options.config.machine.name,
@@ -149,6 +172,7 @@ function alone(options: MembershipOptions): Membership {
     settings: () => undefined,
     spend: () => undefined,
     lost: () => false,
+    routineFire: async () => undefined,
     leave: async () => {},
   };
 }
@@ -161,6 +185,7 @@ function clustered(member: ClusterMember, listener: Listener, settings: SharedSe
     placer: () => placer,
     remote: () => sessions,
     lost: (sessionId) => placer?.lost(sessionId) ?? false,
+    routineFire: routineFires(member),
     view: async () => {
       const rows = await member.workers();
       return {

@@ -103,7 +103,7 @@ export async function runSupervisor(env: NodeJS.ProcessEnv = process.env): Promi
     await spend.start().catch((error: unknown) => log.warn('could not share the spend yet', { error: errorMessage(error) }));
   }
   watchdog.every(watchdogTickMs(env));
-  const routines = new RoutineService({ db, bus: manager.bus, sessions: routineSessions(manager), tasks: routineTasks(tasks.service), conflicts: radarConflicts(radar.radar), budgetHolds: () => watchdog.budgets.holds() });
+  const routines = new RoutineService({ db, bus: manager.bus, sessions: routineSessions(manager), tasks: routineTasks(tasks.service), conflicts: radarConflicts(radar.radar), budgetHolds: () => watchdog.budgets.holds(), claimFire: (root, routine, key) => membership.routineFire(root, routine, key) });
   const notifier = new DesktopNotifier(db, manager.bus, config.notifications, env);
   notifier.start();
   // Before the sessions come back, so a turn that ends as they re-attach is pushed too.
