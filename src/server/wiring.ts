@@ -1,7 +1,8 @@
 /**
  * The domains wired to one another, in the one place allowed to know them all (the supervisor):
  * tasks' decisions and notes into search and handoff packs, tasks and search into the agents'
- * MCP tools, a session's task and scope into the watchdog.
+ * MCP tools, a session's task and scope into the watchdog, other machines' sessions into the
+ * radar and the review.
  */
 import type { WorkspaceBus } from '../bus/index.js';
 import type { ContextService } from '../context/index.js';
@@ -11,6 +12,9 @@ import type { SessionManager } from '../sessions/manager.js';
 import { errorMessage } from '../shared/errors.js';
 import { createLogger } from '../shared/log.js';
 import type { TaskService } from '../tasks/index.js';
+import type { ElsewhereSnapshots } from '../radar/index.js';
+import type { Db } from '../store/db.js';
+import type { RemoteSessions } from './cluster-sessions.js';
 
 const log = createLogger('supervisor');
 
@@ -74,4 +78,22 @@ export function taskLookups(manager: SessionManager, tasks: TaskService): { task
       return scope.length === 0 ? undefined : scope;
     },
   };
+}
+
+/** Other machines' sessions in this machine's radar and review, and review comments sent to them through their machines. */
+export interface OtherMachinesWork {
+  snapshots: ElsewhereSnapshots;
+  reply: (sessionId: string, text: string) => Promise<unknown>;
+  close(): void;
+}
+
+/**
+ * One `ElsewhereWork` read for the radar and the review when the workspace is shared (issue 20);
+ * undefined when this machine is alone, which then loads none of it.
+ */
+export async function otherMachinesWork(manager: SessionManager, remote: () => RemoteSessions | undefined, db: Db, home: string): Promise<OtherMachinesWork | undefined> {
+  if (remote() === undefined) return undefined;
+  const [{ ElsewhereWork }, { replyAnywhere, watchElsewhere }] = await Promise.all([import('./cluster-work.js'), import('./cluster-elsewhere.js')]);
+  const watched = watchElsewhere(new ElsewhereWork(remote, db, home), manager.bus);
+  return { snapshots: watched.snapshots, reply: replyAnywhere(manager, remote), close: () => watched.close() };
 }
