@@ -12,7 +12,15 @@ export type ConflictLevel = z.infer<typeof ConflictLevel>;
 export const LineRange = z.object({ start: z.number().int().nonnegative(), count: z.number().int().nonnegative() });
 export type LineRange = z.infer<typeof LineRange>;
 
-export const ConflictSessionSide = z.object({ kind: z.literal('session'), sessionId: z.string(), name: z.string(), branch: z.string() });
+export const ConflictSessionSide = z.object({
+  kind: z.literal('session'),
+  sessionId: z.string(),
+  name: z.string(),
+  branch: z.string(),
+  /** The machine running it, when it is another machine's session (issue 20): its work as that machine last pushed it. */
+  machine: z.string().optional(),
+});
+export type ConflictSessionSide = z.infer<typeof ConflictSessionSide>;
 export const ConflictBaseSide = z.object({ kind: z.literal('base'), ref: z.string(), tip: z.string() });
 export const ConflictSide = z.discriminatedUnion('kind', [ConflictSessionSide, ConflictBaseSide]);
 export type ConflictSide = z.infer<typeof ConflictSide>;
@@ -69,6 +77,11 @@ export const RadarPassStats = z.object({
   /** Milliseconds per pair this pass (cached pairs included), median and 95th percentile. */
   pairMsP50: z.number(),
   pairMsP95: z.number(),
+  /**
+   * Other machines' sessions compared with this machine's (a shared workspace): how many had
+   * pushed work, and whether this pass fetched it (only when one of them changed), in how long.
+   */
+  elsewhere: z.object({ sessions: z.number().int(), fetched: z.boolean(), fetchMs: z.number() }).optional(),
   /** Sessions that could not be snapshotted, with why. */
   errors: z.array(z.object({ sessionId: z.string(), name: z.string(), message: z.string() })),
 });

@@ -16,6 +16,8 @@ export interface Side {
   tree: string;
   /** Where to run git for this side's snapshot commit (its worktree); undefined for a base tip. */
   worktree?: string;
+  /** A commit whose tree is `tree`, when one exists already (another machine's pushed work). */
+  commit?: string;
 }
 
 export interface PairResult {
@@ -183,6 +185,7 @@ export class Comparer {
 
   /** A side as a commit: the snapshot commit of its work (made once per head and tree), or the tip itself. */
   private commit(side: Side): Promise<string> {
+    if (side.commit !== undefined) return Promise.resolve(side.commit);
     if (side.worktree === undefined) return Promise.resolve(side.head);
     const key = `${side.head}:${side.tree}`;
     const hit = this.commits.get(key);

@@ -9,10 +9,13 @@ import type { Db } from '../store/db.js';
 import { radarEvents } from '../store/radar-events.js';
 import { replay } from './events.js';
 import { ConflictRadar, type RadarSessions } from './radar.js';
+import type { ElsewhereSnapshots } from './elsewhere.js';
 import { AgentTeller, type AgentMessenger } from './tell.js';
 import { RadarWatch, type RadarWatchOptions, type SessionSignals } from './watch.js';
 
-export { ConflictRadar, movingBase, type RadarOptions, type RadarSessions } from './radar.js';
+export { ConflictRadar, type RadarOptions, type RadarSessions } from './radar.js';
+export { movingBase } from './jobs.js';
+export { ElsewhereSnapshots, type ElsewhereMember, type ElsewhereRead, type ElsewhereSource, type ElsewhereWorkSnapshot, type RemoteTracked } from './elsewhere.js';
 export { AgentTeller, messageFor, ranges } from './tell.js';
 export { GitRunner, DEFAULT_GIT_TIMEOUT_MS } from './git-runner.js';
 export { RadarWatch, DEFAULT_DEBOUNCE_MS, DEFAULT_INTERVAL_MS, type Timers } from './watch.js';
@@ -24,9 +27,28 @@ export type RadarHost = RadarSessions & AgentMessenger & SessionSignals & { bus:
  * The supervisor's radar, telling agents when their repository asks for it. `start` makes it pass
  * on session changes and periodically (the first pass at once); `close` stops that.
  */
-export function createRadar(host: RadarHost, db: Db, options: RadarWatchOptions = {}): { radar: ConflictRadar; start: () => void; close: () => void } {
+export function createRadar(host: RadarHost, db: Db, options: RadarWatchOptions & { elsewhere?: ElsewhereSnapshots } = {}): { radar: ConflictRadar; start: () => void; close: () => void } {
   const teller = new AgentTeller(host);
-  const radar = new ConflictRadar({ sessions: host, bus: host.bus, told: replay(radarEvents(db)), onPass: (turnedHot, current) => teller.afterPass(turnedHot, current) });
-  const watch = new RadarWatch(radar, options);
-  return { radar, start: () => watch.start(host, host.bus), close: () => watch.close() };
+  const { elsewhere, ...timing } = options;
+  const radar = new ConflictRadar({
+    sessions: host,
+    bus: host.bus,
+    told: replay(radarEvents(db)),
+    onPass: (turnedHot, current) => teller.afterPass(turnedHot, current),
+    ...(elsewhere === undefined ? {} : { elsewhere }),
+  });
+  const watch = new RadarWatch(radar, timing);
+  let unwatch: (() => void) | undefined;
+  return {
+    radar,
+    start: () => {
+      watch.start(host, host.bus);
+      // Another machine's push changes what its sessions collide with here.
+      unwatch = elsewhere?.onChange(() => watch.poke(null));
+    },
+    close: () => {
+      unwatch?.();
+      watch.close();
+    },
+  };
 }

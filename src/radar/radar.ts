@@ -10,10 +10,12 @@ import type { WorkspaceBus } from '../bus/index.js';
 import { errorMessage, ProjectNotFoundError } from '../shared/errors.js';
 import { createLogger } from '../shared/log.js';
 import type { SessionWithProject } from '../store/sessions.js';
-import { snapshotWork, type WorkSnapshot } from '../worktrees/snapshot.js';
-import { Comparer, type PairResult, type Side } from './compare.js';
+import { snapshotWork } from '../worktrees/snapshot.js';
+import { Comparer } from './compare.js';
+import type { ElsewhereSnapshots } from './elsewhere.js';
 import { knownOf, publishChanges, type Known } from './events.js';
 import { eachLimited, GitRunner } from './git-runner.js';
+import { projectJobs, sessionSide, type Outcome, type Tracked } from './jobs.js';
 
 const log = createLogger('radar');
 
@@ -35,16 +37,11 @@ export interface RadarOptions {
   now?: () => Date;
   /** What the radar last told (its stored events, replayed): a restarted supervisor announces only what changed. */
   told?: Map<string, Known>;
-}
-
-interface Job {
-  key: string;
-  run: () => Promise<void>;
-}
-
-interface Tracked {
-  session: SessionWithProject;
-  snapshot: WorkSnapshot;
+  /**
+   * Other machines' sessions of this machine's repositories, with their pushed work (a shared
+   * workspace): compared with this machine's sessions, never with each other or their base.
+   */
+  elsewhere?: ElsewhereSnapshots;
 }
 
 export class ConflictRadar {
@@ -60,6 +57,11 @@ export class ConflictRadar {
     this.git = options.git ?? new GitRunner();
     this.comparer = new Comparer(this.git);
     this.told = options.told ?? new Map<string, Known>();
+  }
+
+  /** Fetches of other machines' pushed work so far. */
+  get fetches(): number {
+    return this.options.elsewhere?.fetches ?? 0;
   }
 
   /** The conflicts of the last pass, hot first; filtered to a project and/or a session. */
@@ -126,22 +128,24 @@ export class ConflictRadar {
         if (known !== undefined) known.session = session;
       }
     });
+    const remote = await this.readElsewhere(stats);
+    for (const t of remote) byId.set(t.session.id, t.session);
     const next = new Map<string, Conflict>();
     const failed = new Set<string>();
     const pairTimes: number[] = [];
     const projects = new Map<string, Tracked[]>();
-    for (const t of this.tracked.values()) projects.set(t.session.project_root, [...(projects.get(t.session.project_root) ?? []), t]);
+    for (const t of [...this.tracked.values(), ...remote]) projects.set(t.session.project_root, [...(projects.get(t.session.project_root) ?? []), t]);
     for (const [root, members] of projects) {
       stats.sessions += members.length;
-      const record = (key: string, a: Tracked, b: ConflictSide, outcome: { result: PairResult; cached: boolean }): void => {
+      const record = (key: string, a: Tracked, b: ConflictSide, outcome: Outcome): void => {
         stats.pairsChecked += outcome.cached ? 0 : 1;
         stats.pairsCached += outcome.cached ? 1 : 0;
         if (!outcome.cached && outcome.result.disjoint) stats.pairsSkippedDisjoint++;
         const r = outcome.result;
         if (r.level === null) return;
-        next.set(key, { key, project: a.session.project_name, projectRoot: root, level: r.level, a: sessionSide(a.session), b, mergeBase: r.mergeBase, files: r.files, note: r.note });
+        next.set(key, { key, project: a.session.project_name, projectRoot: root, level: r.level, a: sessionSide(a), b, mergeBase: r.mergeBase, files: r.files, note: r.note });
       };
-      const jobs = await this.jobs(root, members, record);
+      const jobs = await projectJobs(this.git, this.comparer, root, members, record);
       await eachLimited(jobs, 4, async (job) => {
         const t0 = performance.now();
         try {
@@ -177,78 +181,18 @@ export class ConflictRadar {
     this.last = stats;
   }
 
-  /** One job per pair of sessions, and per session whose base branch has moved since it started. */
-  private async jobs(root: string, members: Tracked[], record: (key: string, a: Tracked, b: ConflictSide, outcome: { result: PairResult; cached: boolean }) => void): Promise<Job[]> {
-    const jobs: Job[] = [];
-    const sorted = [...members].sort((x, y) => x.session.id.localeCompare(y.session.id));
-    const workKey = (t: Tracked): string => `${t.snapshot.head}:${t.snapshot.tree}`;
-    for (let i = 0; i < sorted.length; i++) {
-      for (let j = i + 1; j < sorted.length; j++) {
-        const [a, b] = [sorted[i] as Tracked, sorted[j] as Tracked];
-        const key = `${a.session.id}:${b.session.id}`;
-        const run = async (): Promise<void> => {
-          const outcome = await this.comparer.pair(`${workKey(a)}|${workKey(b)}`, async () => {
-            const base = await this.comparer.mergeBase(root, { head: a.snapshot.head, baseCommit: a.session.base_commit }, { head: b.snapshot.head, baseCommit: b.session.base_commit });
-            return this.comparer.compare(root, base, side(a), side(b));
-          });
-          record(key, a, sessionSide(b.session), outcome);
-        };
-        jobs.push({ key, run });
-      }
-    }
-    let tips: Map<string, string>;
+  /** Other machines' members with their pushed work; none when there are no others (or they cannot be read). */
+  private async readElsewhere(stats: RadarPassStats): Promise<Tracked[]> {
+    if (this.options.elsewhere === undefined) return [];
     try {
-      tips = await this.baseTips(root);
+      const read = await this.options.elsewhere.read();
+      stats.elsewhere = { sessions: read.tracked.length, fetched: read.fetched, fetchMs: read.fetchMs };
+      return read.tracked;
     } catch (error) {
-      log.warn('could not read the branch tips; bases are not compared this pass', { project: root, error: errorMessage(error) });
-      return jobs;
+      log.warn("could not list the other machines' sessions; this pass compares this machine's alone", { error: errorMessage(error) });
+      return [];
     }
-    for (const t of sorted) {
-      const tip = movingBase(t.session.base_ref, tips);
-      if (tip === undefined || tip === t.session.base_commit) continue;
-      const key = `${t.session.id}:base`;
-      const run = async (): Promise<void> => {
-        // The true merge base, not the session's base commit: once its commits have landed on the
-        // base branch they are behind the merge base and no longer count against it.
-        const outcome = await this.comparer.pair(`${workKey(t)}|${tip}`, async () => {
-          const base = await this.comparer.mergeBase(root, { head: t.snapshot.head, baseCommit: t.session.base_commit }, { head: tip, baseCommit: tip });
-          return this.comparer.compare(root, base, side(t), { head: tip, tree: tip });
-        });
-        record(key, t, { kind: 'base', ref: t.session.base_ref, tip }, outcome);
-      };
-      jobs.push({ key, run });
-    }
-    return jobs;
   }
-
-  /** Every branch tip of the repository (local and remote-tracking), in one git call per pass. */
-  private async baseTips(root: string): Promise<Map<string, string>> {
-    const out = await this.git.out(root, ['for-each-ref', '--format=%(objectname) %(refname)', 'refs/heads', 'refs/remotes']);
-    const tips = new Map<string, string>();
-    for (const line of out.split('\n')) {
-      const space = line.indexOf(' ');
-      if (space > 0) tips.set(line.slice(space + 1), line.slice(0, space));
-    }
-    return tips;
-  }
-}
-
-/**
- * The tip of a session's base when its base is a branch (local, or remote-tracking); undefined
- * for a detached base (HEAD, a tag, a commit), which cannot move under the session.
- */
-export function movingBase(baseRef: string, tips: Map<string, string>): string | undefined {
-  if (baseRef === 'HEAD') return undefined;
-  const name = baseRef.replace(/^refs\/heads\//, '');
-  return tips.get(`refs/heads/${name}`) ?? tips.get(`refs/remotes/${baseRef.replace(/^refs\/remotes\//, '')}`);
-}
-
-function side(t: Tracked): Side {
-  return { head: t.snapshot.head, tree: t.snapshot.tree, worktree: t.session.worktree };
-}
-
-function sessionSide(s: SessionWithProject): { kind: 'session'; sessionId: string; name: string; branch: string } {
-  return { kind: 'session', sessionId: s.id, name: s.name, branch: s.branch };
 }
 
 function order(x: Conflict, y: Conflict): number {

@@ -45,8 +45,9 @@ export class AgentTeller {
   afterPass(turnedHot: Conflict[], current: Conflict[]): void {
     for (const conflict of turnedHot) {
       if (conflict.b.kind !== 'session' || !this.enabled(conflict.projectRoot)) continue;
-      this.queue(conflict.a.sessionId, conflict, 'a');
-      this.queue(conflict.b.sessionId, conflict, 'b');
+      // Another machine's session is told by its own machine's radar, which sees this pair too.
+      if (conflict.a.machine === undefined) this.queue(conflict.a.sessionId, conflict, 'a');
+      if (conflict.b.machine === undefined) this.queue(conflict.b.sessionId, conflict, 'b');
     }
     const hot = new Set(current.filter((c) => c.level === 'hot').map((c) => c.key));
     for (const [sessionId, messages] of this.pending) {
@@ -101,7 +102,7 @@ export class AgentTeller {
 /** What one side is told: the other session, the files and lines, and the other side's diff there. */
 export function messageFor(conflict: Conflict, as: 'a' | 'b'): string {
   const other = as === 'a' ? conflict.b : conflict.a;
-  const otherName = other.kind === 'session' ? `${other.name} (branch ${other.branch})` : other.ref;
+  const otherName = other.kind === 'session' ? `${other.name} (branch ${other.branch}${other.machine === undefined ? '' : `, on machine ${other.machine}`})` : other.ref;
   const lines = [
     `[Baton conflict radar] Another session working on this repository, ${otherName}, is changing the same lines as you. ` +
       'Nothing has been merged yet. Where you can, keep your change compatible with theirs or leave those lines alone; say so if you cannot.',

@@ -1,6 +1,6 @@
 /**
  * A project's coupled groups, computed from its live sessions: each one's work snapshotted (its
- * worktree left untouched), analysed (cached by tree id), references between non-code files
+ * worktree left untouched; another machine's read from what it pushed), analysed (cached by tree id), references between non-code files
  * found, then grouped. Snapshots run a few at a time so twenty sessions do not start sixty git
  * processes at once on a small machine.
  */
@@ -24,9 +24,19 @@ export interface ProjectGroups {
   groups: Group[];
 }
 
-export async function computeGroups(analyzer: WorkAnalyzer, sessions: readonly SessionWithProject[]): Promise<ProjectGroups> {
+/** Another machine's session of the project with its work as that machine last pushed it (fetched here: its objects are in the repository). */
+export interface PushedMember {
+  session: SessionWithProject;
+  snapshot: WorkSnapshot;
+}
+
+export async function computeGroups(analyzer: WorkAnalyzer, sessions: readonly SessionWithProject[], elsewhere: readonly PushedMember[] = []): Promise<ProjectGroups> {
   const live = sessions.filter((s) => s.removed_at === null && existsSync(s.worktree));
   const members = new Map<string, Member>();
+  await mapLimit(elsewhere, PARALLEL, async ({ session, snapshot }) => {
+    const analysis = await analyzer.analyze(session.project_root, session.base_commit, snapshot.tree);
+    members.set(session.id, { session, snapshot, analysis });
+  });
   await mapLimit(live, PARALLEL, async (session) => {
     let snapshot: WorkSnapshot;
     try {

@@ -10,3 +10,4 @@ export { attribute, hunkText, parseDiff, type DiffLine, type FileDiff, type Hunk
 export { AmbiguousProjectError, ReviewGroupNotFoundError, ReviewProjectNotFoundError } from './errors.js';
 export { ReviewService, type ReviewDeps } from './service.js';
 export { watchGroups } from './watch.js';
+export type { PushedMember } from './groups.js';

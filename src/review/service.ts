@@ -8,7 +8,8 @@ import type { z } from 'zod';
 import type { GroupReview, ReviewCommentRequest, ReviewGroupList, ReviewGroupSummary } from '../api/review.js';
 import type { WorkspaceBus } from '../bus/index.js';
 import { ReviewCommentSent, ReviewFileStateReset, ReviewFileStateSet, ReviewGroupsChanged } from '../events/workspace.js';
-import { InvalidInputError } from '../shared/errors.js';
+import { errorMessage, InvalidInputError } from '../shared/errors.js';
+import { createLogger } from '../shared/log.js';
 import type { Db } from '../store/db.js';
 import { ReviewFileStore, type ReviewFileState } from '../store/review.js';
 import type { SessionWithProject } from '../store/sessions.js';
@@ -17,9 +18,11 @@ import { combine, groupBase, type Combined } from './combine.js';
 import { buildComment } from './comment.js';
 import type { Group } from './coupling.js';
 import { AmbiguousProjectError, ReviewGroupNotFoundError, ReviewProjectNotFoundError } from './errors.js';
-import { computeGroups, type Member, type ProjectGroups } from './groups.js';
+import { computeGroups, type Member, type ProjectGroups, type PushedMember } from './groups.js';
 import { Bounded } from './objects.js';
 import { WorkAnalyzer } from './work.js';
+
+const log = createLogger('review');
 
 /** How long after the last question about a project its groups are kept current by themselves. */
 export const WATCH_MS = 30 * 60 * 1000;
@@ -29,8 +32,10 @@ export interface ReviewDeps {
   bus: WorkspaceBus;
   /** Live sessions, oldest first. */
   sessions: () => SessionWithProject[];
-  /** Sends a reply to a session (resuming it if it must). */
+  /** Sends a reply to a session (resuming it if it must), another machine's through its machine. */
   reply: (sessionId: string, text: string) => Promise<unknown>;
+  /** Other machines' sessions of this machine's projects, with their pushed work (a shared workspace). */
+  elsewhere?: () => Promise<PushedMember[]>;
   clock?: () => Date;
 }
 
@@ -168,7 +173,8 @@ export class ReviewService {
 
   private async compute(project: Project, asked = true): Promise<ProjectGroups> {
     if (asked) this.asked.set(project.name, this.clock().getTime());
-    const computed = await computeGroups(this.analyzer, this.deps.sessions().filter((s) => s.project_id === project.id));
+    const elsewhere = (await this.elsewhere()).filter((m) => m.session.project_id === project.id);
+    const computed = await computeGroups(this.analyzer, this.deps.sessions().filter((s) => s.project_id === project.id), elsewhere);
     const groups = computed.groups.map((g) => ({ number: g.number, sessions: g.members.map((id) => computed.members.get(id)!.session.name) }));
     const signature = JSON.stringify(groups);
     if (this.published.get(project.name) !== signature) {
@@ -176,6 +182,17 @@ export class ReviewService {
       this.deps.bus.publish(ReviewGroupsChanged, { project: project.name, groups });
     }
     return computed;
+  }
+
+  /** Other machines' members; none when they cannot be read (this machine's groups still answer). */
+  private async elsewhere(): Promise<PushedMember[]> {
+    if (this.deps.elsewhere === undefined) return [];
+    try {
+      return await this.deps.elsewhere();
+    } catch (error) {
+      log.warn("could not read the other machines' sessions; groups of this machine's alone", { error: errorMessage(error) });
+      return [];
+    }
   }
 
   private async resolve(ref: string, projectRef?: string, cwd?: string): Promise<Resolved> {

@@ -2,8 +2,6 @@
  * The supervisor process: one per user (per BATON_HOME). It only wires services together: the
  * single-instance lock, the token, the store, the session manager and the HTTP server.
  */
-import { handOver, WorkspaceMergeSessions } from './cluster-merge.js';
-import { ElsewhereWork } from './cluster-work.js';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import type { Server as HttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -32,7 +30,7 @@ import { SyncService } from '../sync/index.js';
 import { sqliteSettings } from '../settings/index.js';
 import { createApp } from './app.js';
 import { joinWorkspace } from './cluster.js';
-import { decisionsOf, indexTaskEntries, mcpWorkspace, taskLookups } from './wiring.js';
+import { decisionsOf, indexTaskEntries, mcpWorkspace, otherMachinesWork, taskLookups } from './wiring.js';
 import { acquireLock } from './lock.js';
 import { BrowserAuth } from './web-auth.js';
 import { VERSION } from './version.js';
@@ -66,12 +64,18 @@ export async function runSupervisor(env: NodeJS.ProcessEnv = process.env): Promi
   const manager = new SessionManager({ home, db, maxConcurrent: config.maxConcurrent, env });
   // With a shared store: this machine registered and heartbeating, or the start fails here.
   const membership = await joinWorkspace({ config, env, capacity: manager.maxConcurrent, running: () => manager.activeCount(), version: VERSION, manager, home });
-  const radar = createRadar(manager, db);
-  // Other machines' sessions, for this machine's merge queue (and review and radar): from what they pushed.
-  const otherMachines = new ElsewhereWork(() => membership.remote(), db, home);
-  const merges = new MergeService({ home, sessions: new WorkspaceMergeSessions(manager, otherMachines, () => membership.remote()), bus: manager.bus, env });
+  // Other machines' sessions, compared and grouped here from the work they pushed (a shared workspace only).
+  const otherWork = await otherMachinesWork(manager, () => membership.remote(), db, home);
+  const radar = createRadar(manager, db, otherWork === undefined ? {} : { elsewhere: otherWork.snapshots });
+  const merges = new MergeService({ home, sessions: otherWork?.merges ?? manager, bus: manager.bus, env });
   const attempts = new AttemptService({ home, db, sessions: manager, bus: manager.bus, merges: () => merges, conflicts: () => radar.radar.view(), env });
-  const review = new ReviewService({ db, bus: manager.bus, sessions: () => manager.list(), reply: (id, text) => manager.reply(id, text) });
+  const review = new ReviewService({
+    db,
+    bus: manager.bus,
+    sessions: () => manager.list(),
+    reply: otherWork?.reply ?? ((id, text) => manager.reply(id, text)),
+    ...(otherWork === undefined ? {} : { elsewhere: async () => (await otherWork.snapshots.read()).tracked }),
+  });
   const tasks = createTasks(db, manager.bus, manager);
   // The domains wired to one another (src/server/wiring.ts).
   const context = new ContextService({ db: manager.search.db, search: manager.search, sessions: manager, bus: manager.bus, decisionsFor: decisionsOf(manager, tasks.service) });
@@ -110,7 +114,7 @@ export async function runSupervisor(env: NodeJS.ProcessEnv = process.env): Promi
   const sync = new SyncService({ bus: manager.bus, sessions: manager, lost: (id) => membership.lost(id), ...syncBackoff(env) });
   sync.start();
   // Another machine landing one of this machine's sessions has it handed over: committed and pushed now.
-  membership.remote()?.serveHandover((session) => handOver(session, manager, sync));
+  otherWork?.serveHandovers(sync);
   manager.guardRemovals((session, remove) => sync.whileRemoving(session.id, remove));
   const startedAt = new Date();
   // Uptime by the monotonic clock: a wall clock set back would make it negative.
@@ -129,6 +133,7 @@ export async function runSupervisor(env: NodeJS.ProcessEnv = process.env): Promi
   };
   const closeAll = (): void => {
     radar.close();
+    otherWork?.close();
     routines.close();
     tasks.watch.close();
     unindex();

@@ -1,7 +1,8 @@
 /**
  * The domains wired to one another, in the one place allowed to know them all (the supervisor):
  * tasks' decisions and notes into search and handoff packs, tasks and search into the agents'
- * MCP tools, a session's task and scope into the watchdog.
+ * MCP tools, a session's task and scope into the watchdog, other machines' sessions into the
+ * radar and the review.
  */
 import type { WorkspaceBus } from '../bus/index.js';
 import type { ContextService } from '../context/index.js';
@@ -11,6 +12,11 @@ import type { SessionManager } from '../sessions/manager.js';
 import { errorMessage } from '../shared/errors.js';
 import { createLogger } from '../shared/log.js';
 import type { TaskService } from '../tasks/index.js';
+import type { ElsewhereSnapshots } from '../radar/index.js';
+import type { Db } from '../store/db.js';
+import type { RemoteSessions } from './cluster-sessions.js';
+import type { MergeSessions } from '../merge/index.js';
+import type { SyncService } from '../sync/index.js';
 
 const log = createLogger('supervisor');
 
@@ -73,5 +79,37 @@ export function taskLookups(manager: SessionManager, tasks: TaskService): { task
       const scope = JSON.parse(tasks.get(taskId).scope_json) as string[];
       return scope.length === 0 ? undefined : scope;
     },
+  };
+}
+
+/**
+ * Other machines' sessions in this machine's radar, review and merge queue, review comments sent
+ * to them through their machines, and this machine's sessions handed over to the others' merges.
+ */
+export interface OtherMachinesWork {
+  snapshots: ElsewhereSnapshots;
+  reply: (sessionId: string, text: string) => Promise<unknown>;
+  /** The merge queue's sessions: this machine's and the ones brought from others (decision 143). */
+  merges: MergeSessions;
+  /** Once sync runs: another machine's merge of one of this machine's sessions gets it committed and pushed. */
+  serveHandovers(sync: SyncService): void;
+  close(): void;
+}
+
+/**
+ * One `ElsewhereWork` read for the radar and the review when the workspace is shared (issue 20);
+ * undefined when this machine is alone, which then loads none of it.
+ */
+export async function otherMachinesWork(manager: SessionManager, remote: () => RemoteSessions | undefined, db: Db, home: string): Promise<OtherMachinesWork | undefined> {
+  if (remote() === undefined) return undefined;
+  const [{ ElsewhereWork }, { replyAnywhere, watchElsewhere }, { handOver, WorkspaceMergeSessions }] = await Promise.all([import('./cluster-work.js'), import('./cluster-elsewhere.js'), import('./cluster-merge.js')]);
+  const work = new ElsewhereWork(remote, db, home);
+  const watched = watchElsewhere(work, manager.bus);
+  return {
+    snapshots: watched.snapshots,
+    reply: replyAnywhere(manager, remote),
+    merges: new WorkspaceMergeSessions(manager, work, remote),
+    serveHandovers: (sync) => remote()?.serveHandover((session) => handOver(session, manager, sync)),
+    close: () => watched.close(),
   };
 }

@@ -33,8 +33,8 @@ export function renderConflicts(view: ConflictsView, options: { diff: boolean; s
 }
 
 function block(c: Conflict, withDiff: boolean): string {
-  const other = c.b.kind === 'session' ? c.b.name : `base ${c.b.ref} (now ${c.b.tip.slice(0, 10)})`;
-  const lines = [`${c.level === 'hot' ? 'HOT ' : 'soft'}  ${c.a.name} ↔ ${other}   [${c.project}]`];
+  const other = c.b.kind === 'session' ? onMachine(c.b) : `base ${c.b.ref} (now ${c.b.tip.slice(0, 10)})`;
+  const lines = [`${c.level === 'hot' ? 'HOT ' : 'soft'}  ${onMachine(c.a)} ↔ ${other}   [${c.project}]`];
   const width = Math.min(40, Math.max(...c.files.map((f) => f.path.length)));
   for (const f of c.files) {
     const why = f.overlapping ? 'same lines' : f.mergeConflict === true ? 'git cannot merge it' : 'same file, other lines';
@@ -48,6 +48,11 @@ function block(c: Conflict, withDiff: boolean): string {
   if (c.note !== null) lines.push(`  note: ${c.note}`);
   if (!withDiff) lines.push(`  see both sides' changes: baton conflicts ${c.a.name} --diff`);
   return lines.join('\n') + '\n';
+}
+
+/** A session's name, and its machine when it is another machine's (its work as that machine last pushed it). */
+function onMachine(side: { name: string; machine?: string | undefined }): string {
+  return side.machine === undefined ? side.name : `${side.name} (on ${side.machine})`;
 }
 
 /** Base lines as people read them: `12`, `12-15`, `after 12`, `the whole file`. */
