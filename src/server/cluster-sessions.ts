@@ -51,7 +51,8 @@ export type RemoteChange = { kind: 'event'; sessionId: string; event: BatonEvent
 /** The process's one LISTEN connection (src/server/cluster.ts) must listen on `SESSION_CHANNELS`; its owner closes it. */
 export const SESSION_CHANNELS = [BUS_CHANNEL, ...COMMAND_CHANNELS];
 
-export async function shareSessions(options: { member: ClusterMember; url: string; listener: Listener; manager: SessionManager; commandTimeoutMs?: number }): Promise<RemoteSessions> {
+export async function shareSessions(options: { member: ClusterMember; url: string; listener: Listener; manager: SessionManager; commandTimeoutMs?: number; keepMs?: number }): Promise<RemoteSessions> {
+  const keepMs = options.keepMs ?? KEEP_MS;
   const { member, manager, listener } = options;
   const workspaceLog = new PgWorkspaceLog(member.pool, listener);
   // Each view carries its repository's identity, so another machine finds its own checkout of it.
@@ -109,12 +110,12 @@ export async function shareSessions(options: { member: ClusterMember; url: strin
     return { ...manager.view(session), machine: member.machine };
   });
   void commands.prune(COMMAND_KEEP_MS).catch(published('prune of old commands'));
-  // Retention (decision 142): the shared log and the other machines' events copied here, at start and daily.
+  // Retention (decision 142; storeRetentionDays): the shared log and the other machines' events copied here, at start and daily.
   const prune = (): void => {
-    void pruneSharedLog(member.pool, KEEP_MS)
+    void pruneSharedLog(member.pool, keepMs)
       .then((count) => count > 0 && log.info('pruned the shared log', { rows: count }))
       .catch(published('prune of the shared log'));
-    const copies = manager.bus.pruneRelayed(new Date(Date.now() - KEEP_MS).toISOString());
+    const copies = manager.bus.pruneRelayed(new Date(Date.now() - keepMs).toISOString());
     if (copies > 0) log.info("pruned other machines' events copied here", { rows: copies });
   };
   prune();

@@ -12,7 +12,7 @@ import { errorMessage, InvalidInputError } from '../shared/errors.js';
 import { createLogger } from '../shared/log.js';
 import type { Placer } from './cluster-placement.js';
 import type { RemoteSessions } from './cluster-sessions.js';
-import { RepoKeys } from './repo-keys.js';
+import type { RepoKeys } from './repo-keys.js';
 
 const log = createLogger('cluster');
 
@@ -48,7 +48,7 @@ export interface Membership {
 }
 
 export interface MembershipOptions {
-  config: Pick<ResolvedConfig, 'store' | 'machine'>;
+  config: Pick<ResolvedConfig, 'store' | 'machine'> & Partial<Pick<ResolvedConfig, 'storeRetentionDays'>>;
   env: NodeJS.ProcessEnv;
   capacity: number;
   running: () => number;
@@ -98,7 +98,8 @@ export async function joinWorkspace(options: MembershipOptions): Promise<Members
   const manager = options.manager;
   if (manager !== undefined) {
     const { shareSessions } = await import('./cluster-sessions.js');
-    sessions = await shareSessions({ member, url: store.url, listener, manager, ...commandTimeout }).catch(async (error: unknown) => {
+    const keepDays = options.config.storeRetentionDays;
+    sessions = await shareSessions({ member, url: store.url, listener, manager, ...commandTimeout, ...(keepDays === undefined ? {} : { keepMs: keepDays * 24 * 60 * 60_000 }) }).catch(async (error: unknown) => {
       await settings.close();
       await listener.close().catch(() => {});
       await member.close().catch(() => {});
@@ -144,9 +145,10 @@ async function shareSettings(member: ClusterMember, listener: Listener): Promise
 
 /** A fire claimed in the store under the repository's identity; a repository without a remote, or a store that fails, runs it here. */
 function routineFires(member: ClusterMember): Membership['routineFire'] {
-  const keys = new RepoKeys();
+  let keys: RepoKeys | undefined;
   let claims: RoutineFireClaims | undefined;
   return async (root, routine, fireKey) => {
+    keys ??= new (await import('./repo-keys.js')).RepoKeys();
     const repo = await keys.of(root);
     if (repo === null) return undefined;
     claims ??= new (await import('../cluster/index.js')).RoutineFireClaims(member.pool, member.machine);

@@ -64,3 +64,22 @@ describe('the shared store and machine name in the user config', () => {
     expect(machineNameFrom('a'.repeat(80))).toHaveLength(63);
   });
 });
+
+describe("the shared log's retention", () => {
+  test('30 days unless config.json or BATON_STORE_RETENTION_DAYS says otherwise; the variable wins', () => {
+    expect(loadConfig(file, {}).storeRetentionDays).toBe(30);
+    write({ storeRetentionDays: 7 });
+    expect(loadConfig(file, {}).storeRetentionDays).toBe(7);
+    expect(loadConfig(file, { BATON_STORE_RETENTION_DAYS: '90' }).storeRetentionDays).toBe(90);
+  });
+
+  test('a value that is not a whole number of days from 1 to 3650 is refused, naming where it came from', () => {
+    write({ storeRetentionDays: 0 });
+    expect(String(refusal())).toMatch(/storeRetentionDays/);
+    write({ storeRetentionDays: 'a month' });
+    expect(String(refusal())).toMatch(/storeRetentionDays/);
+    write({});
+    expect(String(refusal({ BATON_STORE_RETENTION_DAYS: '1.5' }))).toMatch(/BATON_STORE_RETENTION_DAYS must be a whole number of days from 1 to 3650, got "1.5"/);
+    expect(String(refusal({ BATON_STORE_RETENTION_DAYS: '4000' }))).toMatch(/got "4000"/);
+  });
+});

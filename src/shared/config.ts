@@ -10,6 +10,9 @@ const MAX_IDLE_HOST_SECONDS = 7 * 24 * 3600;
 /** Half an hour ready for review and unused: the agent process is let go; a reply resumes it. */
 export const DEFAULT_IDLE_HOST_SECONDS = 1800;
 
+export const DEFAULT_RETENTION_DAYS = 30;
+const MAX_RETENTION_DAYS = 3650;
+
 export const UserConfig = z
   .object({
     /** Sessions mid-turn at once; more dispatches queue. */
@@ -25,6 +28,8 @@ export const UserConfig = z
     store: z.string().optional(),
     /** This machine's name among the workers sharing the store; default the host name. */
     machine: z.string().optional(),
+    /** Days the shared store keeps the workspace's log (and each machine its copies of the others' events). */
+    storeRetentionDays: z.number().int().min(1).max(MAX_RETENTION_DAYS).optional(),
   })
   .strict();
 export type UserConfig = z.infer<typeof UserConfig>;
@@ -41,6 +46,8 @@ export interface ResolvedConfig {
   store: { url: string; source: string } | undefined;
   /** This machine's worker name, and where it came from. */
   machine: { name: string; source: string };
+  /** How many days the shared log is kept (decision 142). */
+  storeRetentionDays: number;
 }
 
 
@@ -94,7 +101,16 @@ export function loadConfig(path: string, env: NodeJS.ProcessEnv = process.env): 
     failed: wanted.failed ?? true,
     alerts: wanted.alerts ?? true,
   };
-  return { maxConcurrent, port, idleHostSeconds, notifications, store: resolveStore(fileConfig, env), machine: resolveMachine(fileConfig, env) };
+  let storeRetentionDays = fileConfig.storeRetentionDays ?? DEFAULT_RETENTION_DAYS;
+  const retentionFromEnv = env.BATON_STORE_RETENTION_DAYS;
+  if (retentionFromEnv !== undefined && retentionFromEnv !== '') {
+    const n = Number(retentionFromEnv);
+    if (!Number.isInteger(n) || n < 1 || n > MAX_RETENTION_DAYS) {
+      throw new InvalidInputError(`BATON_STORE_RETENTION_DAYS must be a whole number of days from 1 to ${MAX_RETENTION_DAYS}, got "${retentionFromEnv}"`);
+    }
+    storeRetentionDays = n;
+  }
+  return { maxConcurrent, port, idleHostSeconds, notifications, store: resolveStore(fileConfig, env), machine: resolveMachine(fileConfig, env), storeRetentionDays };
 }
 
 /** `--store`, else BATON_STORE, else config.json's "store"; checked, naming the one that is wrong. */
