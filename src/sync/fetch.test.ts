@@ -81,4 +81,12 @@ describe("another machine's pushed session work", () => {
     expect(failed).toBeInstanceOf(InvalidInputError);
     expect((failed as Error).message).toMatch(/Cannot fetch the sessions' pushed work from origin/);
   });
+
+  it('runs fetches of one repository one at a time, so callers at once (radar, review, merge) do not collide on its refs', async () => {
+    for (let n = 0; n < 12; n++) pushSession(`id-${n}`, `s${n}`, `work ${n}\n`, n % 2 === 0 ? `more ${n}\n` : undefined);
+    const results = await Promise.allSettled(Array.from({ length: 6 }, () => fetchPushedWork(here)));
+    expect(results.filter((r) => r.status === 'rejected')).toEqual([]);
+    expect((await pushedWork(here, { id: 'id-11', name: 's11' }))?.head).toBe(git(author, 'rev-parse', 'baton/s11'));
+  });
 });
+

@@ -22,8 +22,18 @@ export function syncRemoteOf(root: string): string {
   return loadRepoConfig(root).sync?.remote ?? DEFAULT_SYNC_REMOTE;
 }
 
+/** The fetch under way per repository: callers at once (radar, review, merge) take turns on its refs. */
+const fetching = new Map<string, Promise<unknown>>();
+
 /** Every session branch and snapshot the remote holds, fetched into `refs/baton/remote/`; an error names the remote. */
-export async function fetchPushedWork(root: string, options: { timeoutMs?: number } = {}): Promise<void> {
+export function fetchPushedWork(root: string, options: { timeoutMs?: number } = {}): Promise<void> {
+  const run = (fetching.get(root) ?? Promise.resolve()).catch(() => undefined).then(() => fetchOnce(root, options));
+  fetching.set(root, run);
+  void run.catch(() => undefined).finally(() => fetching.get(root) === run && fetching.delete(root));
+  return run;
+}
+
+async function fetchOnce(root: string, options: { timeoutMs?: number }): Promise<void> {
   const remote = syncRemoteOf(root);
   // By URL, not by name: a named fetch would also move the user's remote-tracking refs.
   const url = await remoteUrl(root, remote, 'sync', LOCAL_MS);
