@@ -61,6 +61,8 @@ export class ElsewhereSnapshots {
   fetches = 0;
 
   private reading: Promise<unknown> = Promise.resolve();
+  /** The members with pushed work as the last read found them (a filter by session name looks here). */
+  latest: RemoteTracked[] = [];
 
   constructor(private readonly source: ElsewhereSource) {}
 
@@ -106,6 +108,7 @@ export class ElsewhereSnapshots {
       const work = this.known.get(m.session.id)?.work;
       if (work !== undefined) tracked.push({ session: m.session, machine: m.machine, snapshot: { head: work.head, tree: work.tree }, commit: work.snapshot ?? work.head });
     }
+    this.latest = tracked;
     return { tracked, fetched, fetchMs };
   }
 }

@@ -74,11 +74,22 @@ export class ConflictRadar {
       conflicts = conflicts.filter((c) => c.projectRoot === root);
     }
     if (filter.session !== undefined) {
-      // Resolved like every session name: the caller's own project first.
-      const id = this.options.sessions.resolve(filter.session, cwd).id;
+      // Resolved like every session name: the caller's own project first, then another machine's.
+      const id = this.resolveAnywhere(filter.session, cwd);
       conflicts = conflicts.filter((c) => c.a.sessionId === id || (c.b.kind === 'session' && c.b.sessionId === id));
     }
     return { conflicts: conflicts.sort(order), pass: this.last };
+  }
+
+  private resolveAnywhere(ref: string, cwd: string | undefined): string {
+    try {
+      return this.options.sessions.resolve(ref, cwd).id;
+    } catch (error) {
+      const remote = (this.options.elsewhere?.latest ?? []).map((t) => t.session);
+      const found = remote.find((s) => s.id === ref) ?? remote.find((s) => s.name === ref) ?? (ref.length >= 4 ? remote.find((s) => s.id.startsWith(ref)) : undefined);
+      if (found === undefined) throw error;
+      return found.id;
+    }
   }
 
   /** Whether a pass has run. */

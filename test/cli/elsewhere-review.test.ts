@@ -42,6 +42,8 @@ describe("another machine's sessions in this machine's radar and review", () => 
     expect(onAlpha.files.map((f) => [f.path, f.level])).toEqual([['README.md', 'hot']]);
     expect(JSON.stringify(onAlpha.files)).toContain('+# from beta');
     expect(await alpha.ok(['conflicts'], { cwd: repo })).toMatch(/HOT +(far \(on beta\) ↔ near|near ↔ far \(on beta\))/);
+    // Filtered by another machine's session, as by one of this machine's.
+    expect((await alpha.json<ConflictsView>(['conflicts', 'far'], { cwd: repo })).conflicts.map((c) => c.key)).toEqual([onAlpha.key]);
 
     // Beta's radar sees the same pair from its side, alpha's session as the remote one.
     const onBeta = await hotPair(beta, 'far', 'near', beta.root);
