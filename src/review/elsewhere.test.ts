@@ -89,4 +89,16 @@ describe("another machine's session in the review", () => {
     const list = await review.listGroups(undefined, repo);
     expect(list.projects[0]?.groups.map((g) => g.members.map((m) => m.name))).toEqual([['near']]);
   });
+
+  it('lists the groups of a checkout only other machines work in', async () => {
+    const template = local('template', lines({}));
+    const one = remote(template, 'one', lines({ 3: 'one was here' }));
+    const two = remote(template, 'two', lines({ 3: 'two was here' }));
+    const review = new ReviewService({ db, bus: new WorkspaceBus(db), sessions: () => [], reply: () => Promise.resolve(), elsewhere: () => Promise.resolve([one, two]) });
+    const here = await review.listGroups(undefined, repo);
+    expect(here.projects.map((p) => [p.root, p.groups.map((g) => g.members.map((m) => m.name).sort())])).toEqual([[repo, [['one', 'two']]]]);
+    expect((await review.listGroups()).projects.map((p) => p.root)).toEqual([repo]);
+    expect((await review.group('one', undefined, repo)).conflicts.map((c) => c.path)).toEqual(['notes.md']);
+  });
 });
+

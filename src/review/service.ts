@@ -60,6 +60,8 @@ export class ReviewService {
   /** When someone last asked about each project's review (a listing, a group, a state, a comment). */
   private readonly asked = new Map<string, number>();
   private readonly clock: () => Date;
+  /** The projects of the other machines' members at the last read. */
+  private remoteProjects: Project[] = [];
 
   constructor(private readonly deps: ReviewDeps) {
     this.files = new ReviewFileStore(deps.db);
@@ -68,6 +70,7 @@ export class ReviewService {
 
   async listGroups(projectRef?: string, cwd?: string): Promise<ReviewGroupList> {
     const started = performance.now();
+    await this.elsewhere();
     const projects = projectRef !== undefined || this.projectAt(cwd) !== undefined ? [this.project(projectRef, cwd)] : this.projects();
     const out: ReviewGroupList['projects'] = [];
     for (const project of projects) {
@@ -188,7 +191,10 @@ export class ReviewService {
   private async elsewhere(): Promise<PushedMember[]> {
     if (this.deps.elsewhere === undefined) return [];
     try {
-      return await this.deps.elsewhere();
+      const members = await this.deps.elsewhere();
+      // This machine's checkouts that only other machines' sessions work in have groups too.
+      this.remoteProjects = [...new Map(members.map((m) => [m.session.project_id, { id: m.session.project_id, name: m.session.project_name, root: m.session.project_root }])).values()];
+      return members;
     } catch (error) {
       log.warn("could not read the other machines' sessions; groups of this machine's alone", { error: errorMessage(error) });
       return [];
@@ -196,6 +202,7 @@ export class ReviewService {
   }
 
   private async resolve(ref: string, projectRef?: string, cwd?: string): Promise<Resolved> {
+    await this.elsewhere();
     const project = this.project(projectRef, cwd);
     const computed = await this.compute(project);
     const number = /^\d+$/.test(ref) ? Number(ref) : undefined;
@@ -223,6 +230,7 @@ export class ReviewService {
   private projects(): Project[] {
     const byId = new Map<string, Project>();
     for (const s of this.deps.sessions()) byId.set(s.project_id, { id: s.project_id, name: s.project_name, root: s.project_root });
+    for (const p of this.remoteProjects) if (!byId.has(p.id)) byId.set(p.id, p);
     return [...byId.values()];
   }
 
@@ -231,7 +239,8 @@ export class ReviewService {
     if (cwd === undefined) return undefined;
     const inside = (root: string) => cwd === root || cwd.startsWith(root.endsWith('/') ? root : `${root}/`);
     const session = this.deps.sessions().find((s) => inside(s.project_root) || inside(s.worktree));
-    return session === undefined ? undefined : { id: session.project_id, name: session.project_name, root: session.project_root };
+    if (session === undefined) return this.remoteProjects.find((p) => inside(p.root));
+    return { id: session.project_id, name: session.project_name, root: session.project_root };
   }
 
   private project(ref?: string, cwd?: string): Project {
