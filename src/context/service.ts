@@ -24,7 +24,7 @@ import { keywords } from './pack-parts.js';
 import { parseSince } from './query.js';
 import type { SearchHit, SearchIndex } from './search-index.js';
 import type { SearchKind } from './extract.js';
-import { redactTranscript, transcriptFromEvents, type Transcript } from './transcript.js';
+import { redactTranscript, transcriptFromEvents, type Transcript, type TranscriptHead } from './transcript.js';
 
 export interface ContextSessions {
   /** Throws SessionNotFoundError when no live or removed session matches. */
@@ -42,7 +42,16 @@ export interface ContextServiceOptions {
   bus: WorkspaceBus;
   /** Decisions recorded for a session's task (the tasks domain); none: the pack draws them from the transcript. */
   decisionsFor?: (sessionId: string) => RecordedDecision[];
+  /** Another machine's session (a shared workspace): its transcript from the events it published, and this machine's checkout of its repository. */
+  elsewhere?: (ref: string, cwd?: string) => Promise<ElsewhereTranscript | undefined>;
   clock?: () => Date;
+}
+
+export interface ElsewhereTranscript {
+  head: TranscriptHead;
+  events: BatonEvent[];
+  /** This machine's checkout of the session's repository, when it has one. */
+  root: string | undefined;
 }
 
 export interface SearchRequest {
@@ -117,12 +126,25 @@ export class ContextService {
   }
 
   /** The redacted transcript, as JSON, Markdown, or written into the repository's `.baton/transcripts/`. */
-  exportTranscript(ref: string, options: { cwd?: string; toRepo?: boolean } = {}): { transcript: Transcript; markdown: string; path: string | null } {
-    const transcript = this.transcriptOf(ref, options.cwd);
+  /** A transcript of this machine (its own session, or an imported one), else of another machine's session. */
+  async transcriptAnywhere(ref: string, cwd?: string): Promise<{ transcript: Transcript; root: string | undefined }> {
+    try {
+      const transcript = this.transcriptOf(ref, cwd);
+      return { transcript, root: this.findSession(ref, cwd)?.project_root };
+    } catch (error) {
+      if (!(error instanceof ImportedSessionNotFoundError) || this.options.elsewhere === undefined) throw error;
+      const found = await this.options.elsewhere(ref, cwd);
+      if (found === undefined) throw error;
+      return { transcript: transcriptFromEvents(found.head, found.events), root: found.root };
+    }
+  }
+
+  async exportTranscript(ref: string, options: { cwd?: string; toRepo?: boolean } = {}): Promise<{ transcript: Transcript; markdown: string; path: string | null }> {
+    const { transcript, root: checkout } = await this.transcriptAnywhere(ref, options.cwd);
     const markdown = renderMarkdown(transcript);
     let path: string | null = null;
     if (options.toRepo === true) {
-      const root = this.findSession(ref, options.cwd)?.project_root ?? transcript.cwd;
+      const root = checkout ?? transcript.cwd;
       if (root === null) throw new InvalidInputError(`Session ${transcript.name} has no repository to write into.`);
       const dir = join(root, '.baton', 'transcripts');
       mkdirSync(dir, { recursive: true });
@@ -147,8 +169,8 @@ export class ContextService {
   }
 
   /** The pack alone, for a look before starting anything. */
-  pack(request: Omit<HandoffRequest, 'name' | 'model' | 'permissionMode'>): { transcript: Transcript; pack: HandoffPack } {
-    const transcript = this.transcriptOf(request.from, request.cwd);
+  async pack(request: Omit<HandoffRequest, 'name' | 'model' | 'permissionMode'>): Promise<{ transcript: Transcript; pack: HandoffPack; root: string | undefined }> {
+    const { transcript, root } = await this.transcriptAnywhere(request.from, request.cwd);
     if (transcript.entries.length === 0) throw new NoTranscriptError(transcript.name);
     const words = keywords(request.task);
     let relevant: number[] = [];
@@ -161,14 +183,14 @@ export class ContextService {
     const carried = this.carriedDecisions(transcript.sessionId);
     const decisions = this.options.decisionsFor?.(transcript.sessionId) ?? [];
     const pack = buildHandoffPack({ transcript, task: request.task, toAgent: request.to, budgetTokens: request.budgetTokens, decisions, carried, relevant });
-    return { transcript, pack };
+    return { transcript, pack, root };
   }
 
   /** Starts a session of `to` carrying the pack of `from` in its instructions, and links the two. */
   async handoff(request: HandoffRequest): Promise<{ session: SessionWithProject; pack: HandoffPack; handoffId: string }> {
-    const { transcript, pack } = this.pack(request);
-    const source = this.findSession(request.from, request.cwd);
-    const cwd = source?.project_root ?? request.cwd ?? transcript.cwd;
+    const { transcript, pack, root } = await this.pack(request);
+    // The source's repository here (another machine's: this machine's checkout of it), else where the request came from.
+    const cwd = root ?? request.cwd ?? transcript.cwd;
     if (cwd === null || cwd === undefined) throw new InvalidInputError(`Session ${transcript.name} has no repository; run the handoff from inside one.`);
     const session = await this.options.sessions.dispatch(
       {

@@ -78,7 +78,7 @@ export async function runSupervisor(env: NodeJS.ProcessEnv = process.env): Promi
   });
   const tasks = createTasks(db, manager.bus, manager);
   // The domains wired to one another (src/server/wiring.ts).
-  const context = new ContextService({ db: manager.search.db, search: manager.search, sessions: manager, bus: manager.bus, decisionsFor: decisionsOf(manager, tasks.service) });
+  const context = new ContextService({ db: manager.search.db, search: manager.search, sessions: manager, bus: manager.bus, decisionsFor: decisionsOf(manager, tasks.service), ...(otherWork === undefined ? {} : { elsewhere: otherWork.transcript }) });
   const unindex = indexTaskEntries(manager.bus, manager.search, tasks.service);
   // Before the sessions are scheduled: a task's dependency gate and its sessions' context.
   tasks.watch.start();

@@ -17,6 +17,11 @@ import type { Db } from '../store/db.js';
 import type { RemoteSessions } from './cluster-sessions.js';
 import type { MergeSessions } from '../merge/index.js';
 import type { SyncService } from '../sync/index.js';
+import type { ElsewhereTranscript } from '../context/index.js';
+import type { BatonEvent } from '../events/index.js';
+
+/** Another machine's events are read for a transcript this many at a time. */
+const EVENTS_PAGE = 1_000;
 
 const log = createLogger('supervisor');
 
@@ -93,6 +98,8 @@ export interface OtherMachinesWork {
   merges: MergeSessions;
   /** Once sync runs: another machine's merge of one of this machine's sessions gets it committed and pushed. */
   serveHandovers(sync: SyncService): void;
+  /** Another machine's session as the context domain reads one: its published events, and this machine's checkout of its repository. */
+  transcript: (ref: string, cwd?: string) => Promise<ElsewhereTranscript | undefined>;
   close(): void;
 }
 
@@ -110,6 +117,16 @@ export async function otherMachinesWork(manager: SessionManager, remote: () => R
     reply: replyAnywhere(manager, remote),
     merges: new WorkspaceMergeSessions(manager, work, remote),
     serveHandovers: (sync) => remote()?.serveHandover((session) => handOver(session, manager, sync)),
+    transcript: async (ref, cwd) => {
+      const sessions = remote();
+      const view = sessions?.find(ref);
+      if (sessions === undefined || view === undefined) return undefined;
+      const events: BatonEvent[] = [];
+      for (let page = await sessions.events(view, 0, EVENTS_PAGE); page.length > 0; page = await sessions.events(view, page.at(-1)!.seq, EVENTS_PAGE)) events.push(...page);
+      const project = view.repo === undefined ? undefined : await work.projectOf(view.repo, cwd);
+      const head = { sessionId: view.id, name: view.name, agent: view.agent, origin: 'baton' as const, prompt: view.prompt, cwd: view.worktree, startedAt: view.createdAt };
+      return { head, events, root: project?.root };
+    },
     close: () => watched.close(),
   };
 }

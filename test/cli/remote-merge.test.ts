@@ -3,12 +3,14 @@
  * asks beta to hand its session over (commit its work, push it now), fetches the pushed branch
  * and lands it on alpha's own base through alpha's merge queue; beta's session is retired. A
  * conflict goes back to beta's session as a reply. A machine that does not answer has its
- * session landed as it last pushed it, and the merge says so.
+ * session landed as it last pushed it, and the merge says so. Its transcript and a handoff from
+ * it read the events it published.
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { SessionView } from '../../src/api/index.js';
+import type { HandoffView } from '../../src/api/context.js';
 import type { MergeResult } from '../../src/api/merge.js';
 import type { TestBaton } from '../support/baton.js';
 import { clusterMachines, scripted, sessionUntil, sharedRepo, until } from '../support/cluster.js';
@@ -73,6 +75,15 @@ describe("another machine's session landed from here", () => {
     expect(clashed.result).toMatchObject({ outcome: 'conflicted', culprit: { name: 'clash' }, files: ['shared.txt'], replied: true });
     await beta.waitForEvent('clash', (e) => e.type === 'message.added' && e.role === 'user' && /could not merge your work \(branch baton\/clash\) into main: it conflicts in\n {2}- shared\.txt[\s\S]*\(The merge ran on machine alpha, onto its main\.\)/.test(e.text));
     expect((await beta.json<SessionView[]>(['ls'])).find((s) => s.name === 'clash')).toBeDefined();
+
+    // Its reasoning travels here too: its transcript, and a handoff to a session of this machine's checkout.
+    const transcript = (side: TestBaton) => side.json<{ entries: unknown[] }>(['transcript', 'clash', '--json'], { cwd: repo });
+    const theirs = (await transcript(beta)).entries;
+    await until("alpha reads clash's transcript as beta does", async () => (JSON.stringify((await transcript(alpha)).entries) === JSON.stringify(theirs) ? true : undefined));
+    const handed = await alpha.json<HandoffView>(['handoff', 'clash', '--to', 'scripted', '--name', 'resolver', 'resolve the conflict in shared.txt'], { cwd: repo });
+    expect(handed.session).toMatchObject({ name: 'resolver', projectRoot: repo });
+    expect((await alpha.json<SessionView[]>(['ls'])).find((s) => s.name === 'resolver')?.machine).toBe('alpha');
+    for (const part of ['resolve the conflict in shared.txt', 'clash: do the thing', '`shared.txt`']) expect(handed.pack.text).toContain(part);
   });
 
   it("lands a machine that does not answer as it last pushed it, saying so; refuses one whose repository this machine has no checkout of", async () => {

@@ -26,7 +26,7 @@ export function contextHandlers(context: ContextService, manager: SessionManager
     'POST /api/transcripts/:ref/export': ({ params, body, cwd }) => context.exportTranscript(params.ref, { cwd, toRepo: body.toRepo }),
     'POST /api/handoffs': async ({ body, cwd }) => {
       const request = { from: body.from, to: body.to, task: body.task, budgetTokens: body.budget, cwd, name: body.name, model: body.model, permissionMode: body.permissionMode };
-      if (body.preview) return { handoffId: null, session: null, pack: context.pack(request).pack };
+      if (body.preview) return { handoffId: null, session: null, pack: (await context.pack(request)).pack };
       const { session, pack, handoffId } = await context.handoff(request);
       return { handoffId, session: manager.view(session), pack };
     },
