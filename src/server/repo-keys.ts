@@ -1,40 +1,52 @@
 /**
  * Each repository's identity across machines (decision 130's `canonicalRemote` of its sync
- * remote), looked up once per checkout: published with every session's view, so another machine
- * finds its own checkout of the same repository (review, radar and merge from any machine).
+ * remote), looked up once per checkout and again after a minute (a remote added, or `sync.remote`
+ * changed): published with every session's view, so another machine finds its own checkout of the
+ * same repository (review, radar, merge and handoff from any machine). A checkout whose lookup
+ * fails (its config broken mid-edit, its folder moved) has no identity until a later lookup works.
  */
 import { remoteKey } from '../cluster/clones.js';
 
+const FRESH_MS = 60_000;
+
 export class RepoKeys {
-  private readonly known = new Map<string, string | null>();
+  private readonly known = new Map<string, { key: string | null; at: number }>();
   private readonly looking = new Map<string, Promise<string | null>>();
 
-  /** The key when it is known (null: the checkout has no sync remote), else undefined. */
+  constructor(private readonly now: () => number = () => performance.now()) {}
+
+  /** The key when it was looked up (null: none), else undefined; one older than a minute is looked up again meanwhile. */
   peek(root: string): string | null | undefined {
-    return this.known.get(root);
+    const known = this.known.get(root);
+    if (known !== undefined && this.now() - known.at >= FRESH_MS) void this.lookUp(root);
+    return known?.key;
   }
 
-  /** The key, looked up the first time (a checkout that cannot be read has none, and is asked again next time). */
+  /** The key, looked up when it never was or is older than a minute. Never rejects. */
   of(root: string): Promise<string | null> {
     const known = this.known.get(root);
-    if (known !== undefined) return Promise.resolve(known);
-    let looking = this.looking.get(root);
-    if (looking === undefined) {
-      looking = remoteKey(root).then(
-        (key) => {
-          this.known.set(root, key ?? null);
-          return key ?? null;
-        },
-        () => null,
-      );
-      void looking.finally(() => this.looking.delete(root));
-      this.looking.set(root, looking);
-    }
-    return looking;
+    if (known !== undefined && this.now() - known.at < FRESH_MS) return Promise.resolve(known.key);
+    return this.lookUp(root);
   }
 
   /** Every lookup under way finished. */
   async settled(): Promise<void> {
     await Promise.all(this.looking.values());
+  }
+
+  private lookUp(root: string): Promise<string | null> {
+    let looking = this.looking.get(root);
+    if (looking !== undefined) return looking;
+    looking = remoteKey(root).then(
+      (key) => key ?? null,
+      () => null,
+    );
+    looking = looking.then((key) => {
+      this.known.set(root, { key, at: this.now() });
+      this.looking.delete(root);
+      return key;
+    });
+    this.looking.set(root, looking);
+    return looking;
   }
 }
