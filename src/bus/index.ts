@@ -117,6 +117,11 @@ export class WorkspaceBus {
     return this.store.latestOfType(type, limit) as Extract<WorkspaceEvent, { type: T }>[];
   }
 
+  /** The data of another machine's newest event of `type` about session `sessionId` (e.g. its last push), if one reached here. */
+  latestRelayedAbout(type: WorkspaceEvent['type'], sessionId: string): unknown {
+    return this.store.latestRelayedAbout(type, sessionId);
+  }
+
   /** Events published here after `after`, oldest first. */
   list(after = 0, limit = PAGE): WorkspaceEvent[] {
     return this.store.list(after, limit) as WorkspaceEvent[];

@@ -183,6 +183,28 @@ describe('remote commands', () => {
     expect(await states(laptop.pool)).toEqual(['running']);
   });
 
+  test('a command taken may run until its answer time (a push), while one not taken is still withdrawn at the take time', async () => {
+    const url = await database();
+    const laptop = processOn(url);
+    const buildBox = processOn(url);
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    buildBox.serve('build-box', async () => {
+      await held;
+      return 'pushed';
+    });
+    cleanups.push(async () => release());
+    const sent = laptop.commands.send('build-box', reply(1), { timeoutMs: 200, answerMs: 5_000 });
+    // Past the take time, the command still runs: released later, its answer arrives.
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    release();
+    await expect(sent).resolves.toBe('pushed');
+    // Nobody serving: withdrawn at the take time, not held for the answer time.
+    const started = Date.now();
+    await expect(laptop.commands.send('nobody', reply(2), { timeoutMs: 200, answerMs: 60_000 })).rejects.toMatchObject({ data: { machine: 'nobody', taken: false } });
+    expect(Date.now() - started).toBeLessThan(30_000);
+  });
+
   test('a command this version cannot read is failed with a reason, not run', async () => {
     const url = await database();
     const buildBox = processOn(url);

@@ -30,7 +30,7 @@ export const RemoteCommand = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('stop'), sessionId }),
   // Landing from another machine: commit and push the work now; then, once landed, retire the session.
   z.object({ kind: z.literal('handover'), sessionId }),
-  z.object({ kind: z.literal('retire'), sessionId }),
+  z.object({ kind: z.literal('retire'), sessionId, commit: z.string().min(1), lastSeq: z.number().int().min(0) }),
   // Reads of what only the session's machine has: its worktree and its usage reports.
   z.object({ kind: z.literal('diff'), sessionId }),
   z.object({ kind: z.literal('diffstat'), sessionId }),
@@ -82,7 +82,11 @@ export class RemoteCommands {
   }
 
   /** Runs `command` on `machine`; resolves with its handler's answer. */
-  async send(machine: unknown, command: unknown, options: { timeoutMs?: number; forget?: boolean } = {}): Promise<unknown> {
+  /**
+   * `timeoutMs`: how long the machine has to take the command (else it is withdrawn) and, unless
+   * `answerMs` is longer, to answer it; `answerMs`: how long a command taken may run (a push).
+   */
+  async send(machine: unknown, command: unknown, options: { timeoutMs?: number; answerMs?: number; forget?: boolean } = {}): Promise<unknown> {
     const target = checkWorkerName(machine, 'machine');
     const parsed = RemoteCommand.safeParse(command);
     if (!parsed.success) {
@@ -98,11 +102,20 @@ export class RemoteCommands {
       [target, JSON.stringify(parsed.data)],
     );
     const id = rows[0]!.id;
+    const answerMs = Math.max(timeoutMs, options.answerMs ?? timeoutMs);
     return new Promise<unknown>((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.expire(id, target, timeoutMs)
-          .then((error) => error !== undefined && reject(error), reject)
-          .finally(() => this.waiters.delete(id));
+      const expire = (final: boolean): void => {
+        this.expire(id, target, final ? answerMs : timeoutMs, !final)
+          .then((outcome) => {
+            // Taken and still running: it has until `answerMs`.
+            if (outcome === 'running') timer = setTimeout(() => expire(true), answerMs - timeoutMs);
+            else if (outcome !== undefined) reject(outcome);
+          }, reject)
+          .finally(() => timer === undefined && this.waiters.delete(id));
+      };
+      let timer: NodeJS.Timeout | undefined = setTimeout(() => {
+        timer = undefined;
+        expire(answerMs === timeoutMs);
       }, timeoutMs);
       const finish = (row: CommandRow): boolean => {
         if (row.state === 'pending' || row.state === 'running') return false;
@@ -228,7 +241,7 @@ export class RemoteCommands {
   }
 
   /** The command took too long: withdrawn if nobody took it, otherwise reported as taken. */
-  private async expire(id: string, machine: string, ms: number): Promise<BatonError | undefined> {
+  private async expire(id: string, machine: string, ms: number, mayRun = false): Promise<BatonError | 'running' | undefined> {
     const { rows } = await this.pool.query<CommandRow>(
       `WITH expired AS (UPDATE cluster_commands SET state = 'expired', done_at = now() WHERE id = $1 AND state = 'pending' RETURNING id)
        SELECT state, answer, error FROM cluster_commands WHERE id = $1 AND NOT EXISTS (SELECT 1 FROM expired)`,
@@ -237,6 +250,7 @@ export class RemoteCommands {
     const row = rows[0];
     // Answered just now: deliver the answer after all.
     if (row !== undefined && this.waiters.get(id)?.settle(row) === true) return undefined;
+    if (row !== undefined && mayRun) return 'running';
     this.waiters.delete(id);
     return new RemoteCommandTimeoutError(machine, ms, row !== undefined);
   }

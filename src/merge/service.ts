@@ -83,7 +83,16 @@ export class MergeService {
    * it has landed or failed.
    */
   async enqueue(refs: string[], options: { squash: boolean; planned?: boolean; cwd?: string | undefined }): Promise<{ view: MergeView; seq: number; result: Promise<MergeResult> }> {
-    const notes = (await this.options.sessions.prepare?.(refs, options.cwd)) ?? [];
+    const { notes, brought } = (await this.options.sessions.prepare?.(refs, options.cwd)) ?? { notes: [], brought: [] };
+    try {
+      return await this.enqueueResolved(refs, options, notes);
+    } catch (error) {
+      await this.options.sessions.letGo?.(brought);
+      throw error;
+    }
+  }
+
+  private async enqueueResolved(refs: string[], options: { squash: boolean; planned?: boolean; cwd?: string | undefined }, notes: string[]): Promise<{ view: MergeView; seq: number; result: Promise<MergeResult> }> {
     let members = refs.map((ref) => this.options.sessions.resolve(ref, options.cwd));
     const ids = new Set(members.map((m) => m.id));
     if (ids.size !== members.length) throw new InvalidInputError('A session is named twice in this merge; name each once.');
@@ -193,6 +202,8 @@ export class MergeService {
     this.jobs.splice(this.jobs.indexOf(job), 1);
     this.recent.unshift(result);
     this.recent.splice(RECENT);
+    // After the result is on record: a client told of the landing reads it at once.
+    await this.options.sessions.letGo?.(job.members.map((m) => m.id));
     return result;
   }
 

@@ -15,9 +15,12 @@ export interface MergeSessions {
   remove(ref: string): Promise<{ session: SessionWithProject; result: RemoveResult }>;
   /**
    * Makes `refs` resolvable before a merge is queued: another machine's session is brought here
-   * (src/server/cluster-merge.ts). Answers what the merge's result should tell of how.
+   * (src/server/cluster-merge.ts). Answers what the merge's result should tell of how (more may be
+   * added to `notes` until the result is made), and the ids it brought.
    */
-  prepare?(refs: readonly string[], cwd: string | undefined): Promise<string[]>;
+  prepare?(refs: readonly string[], cwd: string | undefined): Promise<{ notes: string[]; brought: string[] }>;
+  /** The merge of these sessions is over (or was refused): what `prepare` brought for it is let go. */
+  letGo?(ids: readonly string[]): Promise<void>;
 }
 
 /**

@@ -21,6 +21,7 @@ let other: string;
 let members: ElsewhereMember[];
 let snapshots: ElsewhereSnapshots;
 let radar: ConflictRadar;
+let down: boolean;
 
 const git = (cwd: string, ...args: string[]): string => execFileSync('git', args, { cwd, encoding: 'utf8' }).trim();
 
@@ -35,9 +36,12 @@ beforeEach(() => {
   git(other, 'config', 'user.email', 'o@example.com');
   git(other, 'config', 'user.name', 'O');
   members = [];
+  down = false;
   const source: ElsewhereSource = {
     members: () => Promise.resolve(members),
     work: async (wanted) => {
+      // The remote unreachable: every member's repository unread, as ElsewhereWork reports it.
+      if (down) return Object.assign(new Map(), { unread: new Set(wanted.map((m) => m.id)) });
       await fetchPushedWork(f.repo);
       const work = new Map<string, NonNullable<Awaited<ReturnType<typeof pushedWork>>>>();
       for (const m of wanted) {
@@ -108,6 +112,17 @@ describe("the radar with other machines' sessions", () => {
     expect(stats).toMatchObject({ sessions: 3, snapshots: 1, elsewhere: { sessions: 2, fetched: true } });
     // Both local and remote sides of the events the bus carries.
     expect(f.events.filter((e) => e.type === 'radar.conflict_found')).toHaveLength(3);
+  });
+
+  it('asks again for a member whose repository could not be fetched, though it did not change', async () => {
+    elsewhere('beta', 'theirs', numbered(40, { 10: 'theirs' }));
+    down = true;
+    expect((await snapshots.read()).tracked).toEqual([]);
+    down = false;
+    const again = await snapshots.read();
+    expect(again.fetched).toBe(true);
+    expect(again.tracked.map((t) => t.session.name)).toEqual(['theirs']);
+    expect(snapshots.fetches).toBe(2);
   });
 
   it('fetches again only when a remote member changed, and then sees its new work', async () => {

@@ -29,11 +29,17 @@ export interface ElsewhereWorkSnapshot extends WorkSnapshot {
 /** Where the radar learns of other machines' sessions and reads their pushed work. */
 export interface ElsewhereSource {
   members(): Promise<ElsewhereMember[]>;
-  /** Fetches the members' repositories once each and reads their work; a member with none pushed is left out. */
-  work(members: readonly SessionWithProject[]): Promise<Map<string, ElsewhereWorkSnapshot>>;
+  /**
+   * Fetches the members' repositories once each and reads their work; a member with none pushed is
+   * left out, and one whose repository could not be fetched is named in `unread` (read again next time).
+   */
+  work(members: readonly SessionWithProject[]): Promise<WorkRead>;
   /** Calls `listener` when a member's work may have changed (a push announced); returns the unsubscribe. */
   onChange?(listener: () => void): () => void;
 }
+
+/** Members' work by session id; `unread`: the members whose repository could not be fetched this time. */
+export type WorkRead = Map<string, ElsewhereWorkSnapshot> & { unread?: ReadonlySet<string> };
 
 export interface RemoteTracked {
   session: SessionWithProject;
@@ -92,7 +98,7 @@ export class ElsewhereSnapshots {
     if (fetched) {
       const started = performance.now();
       this.fetches++;
-      let work = new Map<string, ElsewhereWorkSnapshot>();
+      let work: WorkRead = new Map<string, ElsewhereWorkSnapshot>();
       try {
         work = await this.source.work(stale.map((m) => m.session));
       } catch (error) {
@@ -100,7 +106,8 @@ export class ElsewhereSnapshots {
         log.warn("could not read the other machines' pushed work", { error: errorMessage(error) });
         stale.length = 0;
       }
-      for (const m of stale) this.known.set(m.session.id, { version: m.version, work: work.get(m.session.id) });
+      // A member whose repository was not fetched keeps what was known of it, and is fetched again next time.
+      for (const m of stale) if (work.unread?.has(m.session.id) !== true) this.known.set(m.session.id, { version: m.version, work: work.get(m.session.id) });
       fetchMs = Math.round((performance.now() - started) * 10) / 10;
     }
     const tracked: RemoteTracked[] = [];

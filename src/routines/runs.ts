@@ -56,8 +56,6 @@ export class RoutineRunner {
   /** Starts a run of `routine` unless one is still going; returns the run's record. */
   async fire(routine: RoutineWithProject, fire: Fire): Promise<RoutineRunRow> {
     const { store, clock } = this.options;
-    const holder = await this.claimedElsewhere(routine, fire);
-    if (holder !== undefined) return this.record(routine, fire, 'skipped', `run on machine ${holder}, which reads the same routine from its checkout of the repository`);
     const now = clock.now();
     const ongoing = store.running().find((run) => run.routine_id === routine.id);
     if (ongoing !== undefined || this.firing.has(routine.id)) {
@@ -67,7 +65,16 @@ export class RoutineRunner {
     // A spent budget: the run is refused with the reason, not queued behind the budget unseen.
     const spent = this.options.budgetHolds?.();
     if (spent !== undefined) return this.record(routine, fire, 'skipped', `not run: ${spent}`);
+    // Claimed after this machine's own reasons not to run: one that skips leaves the fire to another.
     this.firing.add(routine.id);
+    const holder = await this.claimedElsewhere(routine, fire).catch((error: unknown) => {
+      this.firing.delete(routine.id);
+      throw error;
+    });
+    if (holder !== undefined) {
+      this.firing.delete(routine.id);
+      return this.record(routine, fire, 'skipped', `run on machine ${holder}, which reads the same routine from its checkout of the repository`);
+    }
     const runId = store.addRun({ routine_id: routine.id, trigger: fire.trigger, due_at: fire.dueAt?.toISOString() ?? null, started_at: now.toISOString(), outcome: 'running', cause: fire.note ?? null, session_id: null, session_name: null });
     try {
       const spec = JSON.parse(routine.spec_json) as RoutineSpec;

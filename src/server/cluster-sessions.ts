@@ -13,6 +13,7 @@ import type { SessionManager } from '../sessions/manager.js';
 import { AmbiguousSessionError, BatonError, errorMessage, SessionStateError } from '../shared/errors.js';
 import type { SessionWithProject } from '../store/sessions.js';
 import { createLogger } from '../shared/log.js';
+import { retireLanded } from './cluster-retire.js';
 import { RepoKeys } from './repo-keys.js';
 
 const log = createLogger('cluster');
@@ -31,8 +32,11 @@ export interface RemoteSessions {
   list(): SessionView[];
   /** One by id, id prefix or name (exact); undefined when no other machine has it. */
   find(ref: string): SessionView | undefined;
-  /** Runs a reply, approval or stop on the session's machine; resolves with the session as it is after. */
-  send(session: SessionView, command: RemoteCommand): Promise<SessionView>;
+  /**
+   * Runs a reply, approval or stop (or a hand-over, retire) on the session's machine; resolves with
+   * its answer (the session as it is after, for an action). `answerMs`: how long it may run once taken.
+   */
+  send(session: SessionView, command: RemoteCommand, options?: { answerMs?: number }): Promise<SessionView>;
   /** Why `machine` is not serving now (stopped, or stopped heartbeating), or undefined while it serves. */
   away(machine: string): string | undefined;
   /** How this machine hands one of its sessions over to another machine's merge (set once its sync runs). */
@@ -171,7 +175,7 @@ export async function shareSessions(options: { member: ClusterMember; url: strin
     serveHandover: (fn) => {
       handover = fn;
     },
-    send: async (session, command) => (await commands.send(session.machine, command).catch(storeGone)) as SessionView,
+    send: async (session, command, sendOptions = {}) => (await commands.send(session.machine, command, sendOptions).catch(storeGone)) as SessionView,
     ask: async (session, command) => commands.send(session.machine, command, { timeoutMs: Math.min(READ_TIMEOUT_MS, options.commandTimeoutMs ?? COMMAND_TIMEOUT_MS), forget: true }).catch(storeGone),
     events: async (session, after, limit = 200) => (await mirror.events(session.id, after, limit).catch(storeGone)).map((e) => e.event as unknown as BatonEvent),
     onChange: (listener) => {
@@ -229,10 +233,8 @@ async function act(manager: SessionManager, command: Exclude<RemoteCommand, { ki
       return manager.resolveApproval(command.sessionId, command.decision, command.reason, command.approvalId);
     case 'stop':
       return manager.stop(command.sessionId);
-    case 'retire': {
-      // Landed by another machine: completed, then its worktree removed (a snapshot kept of anything left).
-      await manager.done(command.sessionId);
-      return (await manager.remove(command.sessionId)).session;
-    }
+    case 'retire':
+      // Landed by another machine: retired if it is still what was handed over (cluster-retire.ts).
+      return retireLanded(manager, command);
   }
 }

@@ -70,18 +70,18 @@ export class ElsewhereWork {
 
   /**
    * The members' work as their machines last pushed it: one fetch per repository, then each
-   * member's branch and snapshot. A member never pushed is missing from the answer; a repository
-   * whose remote cannot be reached is logged and left out (its members' last fetch is not used:
-   * it may be stale beyond telling).
+   * member's branch and snapshot. A member never pushed is missing from the answer; the members of
+   * a repository whose remote cannot be reached are named in `unread`, so they are asked again.
    */
-  async work(members: readonly SessionWithProject[]): Promise<Map<string, PushedWork>> {
-    const work = new Map<string, PushedWork>();
+  async work(members: readonly SessionWithProject[]): Promise<Map<string, PushedWork> & { unread: Set<string> }> {
+    const work = Object.assign(new Map<string, PushedWork>(), { unread: new Set<string>() });
     const roots = new Set(members.map((m) => m.project_root));
     for (const root of roots) {
       try {
         await fetchPushedWork(root);
       } catch (error) {
         log.warn("could not fetch the other machines' pushed work", { root, error: errorMessage(error) });
+        for (const member of members) if (member.project_root === root) work.unread.add(member.id);
         continue;
       }
       for (const member of members.filter((m) => m.project_root === root)) {

@@ -81,5 +81,7 @@ describe("the shared log's retention", () => {
     write({});
     expect(String(refusal({ BATON_STORE_RETENTION_DAYS: '1.5' }))).toMatch(/BATON_STORE_RETENTION_DAYS must be a whole number of days from 1 to 3650, got "1.5"/);
     expect(String(refusal({ BATON_STORE_RETENTION_DAYS: '4000' }))).toMatch(/got "4000"/);
+    expect(String(refusal({ BATON_STORE_RETENTION_DAYS: '1e2' }))).toMatch(/got "1e2"/);
+    expect(String(refusal({ BATON_STORE_RETENTION_DAYS: '0x10' }))).toMatch(/got "0x10"/);
   });
 });

@@ -104,7 +104,7 @@ export function loadConfig(path: string, env: NodeJS.ProcessEnv = process.env): 
   let storeRetentionDays = fileConfig.storeRetentionDays ?? DEFAULT_RETENTION_DAYS;
   const retentionFromEnv = env.BATON_STORE_RETENTION_DAYS;
   if (retentionFromEnv !== undefined && retentionFromEnv !== '') {
-    const n = Number(retentionFromEnv);
+    const n = /^\d+$/.test(retentionFromEnv) ? Number(retentionFromEnv) : NaN;
     if (!Number.isInteger(n) || n < 1 || n > MAX_RETENTION_DAYS) {
       throw new InvalidInputError(`BATON_STORE_RETENTION_DAYS must be a whole number of days from 1 to ${MAX_RETENTION_DAYS}, got "${retentionFromEnv}"`);
     }

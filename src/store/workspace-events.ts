@@ -33,7 +33,7 @@ export class WorkspaceEventStore {
   private readonly upsertCursor;
   private readonly deleteRelayed;
 
-  constructor(db: Db) {
+  constructor(private readonly db: Db) {
     this.insertEvent = db.prepare('INSERT INTO workspace_events (ts, type, data_json) VALUES (?, ?, ?)');
     this.insertRelayed = db.prepare('INSERT OR IGNORE INTO workspace_events (ts, type, data_json, machine, log_seq) VALUES (?, ?, ?, ?, ?)');
     this.selectAfter = db.prepare('SELECT seq, ts, type, data_json FROM workspace_events WHERE seq > ? AND machine IS NULL ORDER BY seq LIMIT ?');
@@ -50,6 +50,12 @@ export class WorkspaceEventStore {
   /** The newest events of one type published here, newest first. */
   latestOfType(type: string, limit: number): StoredWorkspaceEvent[] {
     return (this.selectLatestOfType.all(type, limit) as Row[]).map(local);
+  }
+
+  /** The data of another machine's newest event of `type` about session `sessionId`, if one reached this machine. */
+  latestRelayedAbout(type: string, sessionId: string): unknown {
+    const row = this.db.prepare("SELECT data_json FROM workspace_events WHERE type = ? AND machine IS NOT NULL AND json_extract(data_json, '$.sessionId') = ? ORDER BY seq DESC LIMIT 1").get(type, sessionId) as { data_json: string } | undefined;
+    return row === undefined ? undefined : JSON.parse(row.data_json);
   }
 
   append(ts: string, type: string, data: unknown): StoredWorkspaceEvent {

@@ -14,6 +14,7 @@ import type { HandoffView } from '../../src/api/context.js';
 import type { MergeResult } from '../../src/api/merge.js';
 import type { TestBaton } from '../support/baton.js';
 import { clusterMachines, scripted, sessionUntil, sharedRepo, until } from '../support/cluster.js';
+import { configure } from '../support/landing.js';
 
 const { database, machine } = clusterMachines();
 
@@ -47,6 +48,10 @@ describe("another machine's session landed from here", () => {
 
     const placed = await onBeta(alpha, repo, 'feat', { 'feature.txt': 'feature\n' }, { 'notes.txt': 'left uncommitted\n' });
     expect(alpha.git(remote, 'for-each-ref', 'refs/heads/baton')).toBe('');
+    // On beta it works in Baton's own clone, whose base nobody looks at: it lands from a checkout.
+    const inClone = await beta.run(['merge', 'feat']);
+    expect(inClone.code).not.toBe(0);
+    expect(inClone.stderr).toMatch(/feat works in Baton's clone of its repository on this machine .*Merge it from a checkout of the repository \(on any machine\)/);
     const before = alpha.git(repo, 'rev-parse', 'main');
     const { code, result } = await merge(alpha, repo, ['feat']);
     expect(code).toBe(0);
@@ -73,7 +78,7 @@ describe("another machine's session landed from here", () => {
     const clashed = await merge(alpha, repo, ['clash']);
     expect(clashed.code).not.toBe(0);
     expect(clashed.result).toMatchObject({ outcome: 'conflicted', culprit: { name: 'clash' }, files: ['shared.txt'], replied: true });
-    await beta.waitForEvent('clash', (e) => e.type === 'message.added' && e.role === 'user' && /could not merge your work \(branch baton\/clash\) into main: it conflicts in\n {2}- shared\.txt[\s\S]*\(The merge ran on machine alpha, onto its main\.\)/.test(e.text));
+    await beta.waitForEvent('clash', (e) => e.type === 'message.added' && e.role === 'user' && /could not merge your work \(branch baton\/clash\) into main: it conflicts in\n {2}- shared\.txt[\s\S]*\(The merge ran on machine alpha, onto its main at [0-9a-f]{12}: fetch that from the remote once it is pushed there, to merge it into your branch\.\)/.test(e.text));
     expect((await beta.json<SessionView[]>(['ls'])).find((s) => s.name === 'clash')).toBeDefined();
 
     // Its reasoning travels here too: its transcript, and a handoff to a session of this machine's checkout.
@@ -93,15 +98,28 @@ describe("another machine's session landed from here", () => {
     const { repo } = sharedRepo(alpha, { sync: { push: 'turn' } });
     await onBeta(alpha, repo, 'late', { 'late.txt': 'committed\n' }, { 'wip.txt': 'uncommitted at the turn end\n' });
     await until('beta pushed late', () => alpha.git(repo, 'ls-remote', 'origin', 'refs/baton/snapshots/*') || undefined);
+    await until("alpha heard of beta's push", async () => (/\[beta\] sync\.pushed/.test(await alpha.ok(['events'])) ? true : undefined));
 
     process.kill(beta.supervisorPid(), 'SIGSTOP');
     try {
+      // Someone else's push under the same branch name is not landed as late's.
+      alpha.git(repo, 'fetch', '--quiet', 'origin', 'refs/heads/baton/late');
+      const pushed = alpha.git(repo, 'rev-parse', 'FETCH_HEAD');
+      alpha.git(repo, 'push', '--quiet', '--force', 'origin', 'main:refs/heads/baton/late');
+      const foreign = await alpha.run(['merge', 'late'], { cwd: repo });
+      expect(foreign.code).not.toBe(0);
+      expect(foreign.stderr).toMatch(/The remote's baton\/late \(at [0-9a-f]{12}\) is not known to be the last push of late on beta; land it when beta is back\./);
+      alpha.git(repo, 'push', '--quiet', '--force', 'origin', `${pushed}:refs/heads/baton/late`);
+
       const { code, result } = await merge(alpha, repo, ['late']);
       expect(code).toBe(0);
       expect(result.outcome).toBe('landed');
       expect(result.message).toMatch(/beta (did not answer|is away \(.*\)), so late lands as it last pushed it \(with the uncommitted work of its last push\)\./);
       expect(alpha.git(repo, 'show', 'main:late.txt')).toBe('committed');
       expect(alpha.git(repo, 'show', 'main:wip.txt')).toBe('uncommitted at the turn end');
+      // Not handed over, so not retired: said, and left for beta.
+      expect(result.message).toMatch(/late is still listed on beta, which did not hand it over: remove it there once it is back/);
+      expect(alpha.git(repo, 'for-each-ref', 'refs/heads/baton-elsewhere')).toBe('');
     } finally {
       process.kill(beta.supervisorPid(), 'SIGCONT');
     }
@@ -117,4 +135,33 @@ describe("another machine's session landed from here", () => {
     expect(refused.code).not.toBe(0);
     expect(refused.stderr).toMatch(/This machine has no checkout of \S*elsewhere, where lonely works \(on beta\); run the merge from a checkout of it, or on beta\./);
   });
+
+  it('keeps on its machine a session that ran again while it was being landed, and refuses a second merge of it meanwhile', async () => {
+    const url = await database();
+    const alpha = await machine('alpha', url);
+    const beta = await machine('beta', url);
+    const { repo } = sharedRepo(alpha);
+    await onBeta(alpha, repo, 'busy', { 'busy.txt': 'work\n' }, {});
+    // The check waits until the test says so: the merge is held between hand-over and landing.
+    const flag = join(alpha.root, 'go');
+    configure(alpha, repo, { merge: { check: `while [ ! -e '${flag}' ]; do sleep 0.05; done` } });
+    const merging = merge(alpha, repo, ['busy']);
+    await alpha.workspaceEvent((e) => e.type === 'merge.checking');
+
+    const again = await alpha.run(['merge', 'busy'], { cwd: repo });
+    expect(again.code).not.toBe(0);
+    expect(again.stderr).toMatch(/busy \(on beta\) is already being merged here; wait for it\./);
+
+    await beta.ok(['reply', 'busy', 'one more thing']);
+    await beta.waitForEvent('busy', (e) => e.type === 'message.added' && e.role === 'user' && e.text === 'one more thing');
+    await beta.waitForState('busy', 'ready_for_review');
+    writeFileSync(flag, '');
+    const { code, result } = await merging;
+    expect(code).toBe(0);
+    expect(result.outcome).toBe('landed');
+    expect(result.message).toMatch(/busy is kept on beta: busy ran again since it was handed over, so it was not retired there/);
+    expect((await beta.json<SessionView[]>(['ls'])).find((s) => s.name === 'busy')?.state).toBe('ready_for_review');
+    expect(alpha.git(repo, 'for-each-ref', 'refs/heads/baton-elsewhere')).toBe('');
+  });
 });
+

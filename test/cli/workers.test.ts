@@ -95,7 +95,7 @@ describe('baton workers across two machines sharing a store', () => {
     expect(log).toContain('dist/server/cluster.js');
     expect(log).not.toMatch(/node_modules\/(pg|pg-pool|pg-boss)\//);
     // Nor anything of the cluster layer (other machines' sessions in the radar and review included).
-    expect(log).not.toMatch(/dist\/cluster\/|dist\/server\/cluster-(work|elsewhere|sessions)\.js/);
+    expect(log).not.toMatch(/dist\/cluster\/|dist\/server\/(cluster-(work|elsewhere|sessions|merge|retire)|repo-keys)\.js/);
   });
 });
 
