@@ -38,6 +38,15 @@ export async function mergePlan(sessions: MergeSessions, where: { cwd?: string |
     }
     candidates.push({ id: session.id, name: session.name, commit });
   }
+  // Other machines' sessions in this checkout, from the work they pushed: a merge asks their machine for it anew.
+  for (const { session, machine, commit } of (await sessions.elsewhere?.(root)) ?? []) {
+    const name = `${session.name} (on ${machine})`;
+    if (!READY.has(session.state)) skipped.push({ name, reason: session.state.replace(/_/g, ' ') });
+    else if ((loadRepoConfig(root).merge?.base ?? session.base_ref) !== base) skipped.push({ name, reason: `lands on ${session.base_ref}, not ${base}` });
+    else if (commit === undefined) skipped.push({ name, reason: `its work is not on the remote yet (\`baton merge ${session.name}\` has ${machine} push it)` });
+    else if (await isAncestor(root, commit, baseCommit)) skipped.push({ name, reason: 'nothing to merge' });
+    else candidates.push({ id: session.id, name, commit });
+  }
   const steps = await planOrder(root, baseCommit, candidates);
   return {
     project: mine[0]?.project_name ?? root,

@@ -21,6 +21,11 @@ export interface MergeSessions {
   prepare?(refs: readonly string[], cwd: string | undefined): Promise<{ notes: string[]; brought: string[] }>;
   /** The merge of these sessions is over (or was refused): what `prepare` brought for it is let go. */
   letGo?(ids: readonly string[]): Promise<void>;
+  /**
+   * Other machines' sessions working in the checkout at `root`, for the landing plan: each as a
+   * session of this checkout, with its machine and the commit of its pushed work (none pushed: undefined).
+   */
+  elsewhere?(root: string): Promise<{ session: SessionWithProject; machine: string; commit: string | undefined }[]>;
 }
 
 /**

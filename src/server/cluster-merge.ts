@@ -64,12 +64,24 @@ export class WorkspaceMergeSessions implements MergeSessions {
 
   constructor(
     private readonly manager: SessionManager,
-    private readonly elsewhere: ElsewhereWork,
+    private readonly elsewhereWork: ElsewhereWork,
     private readonly remote: () => RemoteSessions | undefined,
     private readonly home: string,
     /** The last push of a session another machine announced (the relayed `sync.pushed`), to know a branch on the remote is that session's. */
     private readonly lastPush: (sessionId: string) => string | undefined,
+    /** The other machines' sessions with their pushed work, read as the radar reads them (fetched only when something changed). */
+    private readonly pushed: () => Promise<readonly { session: SessionWithProject; machine: string; commit: string }[]> = async () => [],
   ) {}
+
+  /** The other machines' sessions in the checkout at `root`, with the commit of their pushed work (for the landing plan). */
+  async elsewhere(root: string): Promise<{ session: SessionWithProject; machine: string; commit: string | undefined }[]> {
+    // The checkout becomes a project here if it was none (only other machines work in it), so its sessions are members.
+    const repo = await this.elsewhereWork.keys.of(root);
+    if (repo === null || (await this.elsewhereWork.projectOf(repo, root)) === undefined) return [];
+    const [members, pushed] = await Promise.all([this.elsewhereWork.members(), this.pushed()]);
+    const commits = new Map(pushed.map((p) => [p.session.id, p.commit]));
+    return members.filter((m) => m.session.project_root === root).map((m) => ({ session: m.session, machine: m.view.machine ?? '?', commit: commits.get(m.session.id) }));
+  }
 
   /** Brings every one of `refs` that is another machine's session here; returns what the user should know of how, and which it brought. */
   async prepare(refs: readonly string[], cwd: string | undefined): Promise<{ notes: string[]; brought: string[] }> {
@@ -211,11 +223,11 @@ export class WorkspaceMergeSessions implements MergeSessions {
     if (view.repo === undefined) {
       throw new InvalidInputError(`${view.name} runs on ${machine} in a repository without a sync remote, so its work cannot reach this machine; merge it on ${machine}.`, { reason: 'no_remote' });
     }
-    const project = await this.elsewhere.projectOf(view.repo, cwd);
+    const project = await this.elsewhereWork.projectOf(view.repo, cwd);
     if (project === undefined) {
       throw new InvalidInputError(`This machine has no checkout of ${view.repo}, where ${view.name} works (on ${machine}); run the merge from a checkout of it, or on ${machine}.`, { reason: 'no_checkout', repo: view.repo });
     }
-    const member = this.elsewhere.member(view, project);
+    const member = this.elsewhereWork.member(view, project);
     requireMergeable(member, this);
     let handed: Handover | undefined;
     let note: string | undefined;

@@ -115,7 +115,14 @@ export async function otherMachinesWork(manager: SessionManager, remote: () => R
   return {
     snapshots: watched.snapshots,
     reply: replyAnywhere(manager, remote),
-    merges: new WorkspaceMergeSessions(manager, work, remote, home, (id) => (manager.bus.latestRelayedAbout('sync.pushed', id) as { commit?: string } | undefined)?.commit),
+    merges: new WorkspaceMergeSessions(
+      manager,
+      work,
+      remote,
+      home,
+      (id) => (manager.bus.latestRelayedAbout('sync.pushed', id) as { commit?: string } | undefined)?.commit,
+      async () => (await watched.snapshots.read()).tracked,
+    ),
     serveHandovers: (sync) => remote()?.serveHandover((session) => handOver(session, manager, sync)),
     transcript: async (ref, cwd) => {
       const sessions = remote();

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { SessionView } from '../../src/api/index.js';
 import type { HandoffView } from '../../src/api/context.js';
-import type { MergeResult } from '../../src/api/merge.js';
+import type { MergePlanView, MergeResult } from '../../src/api/merge.js';
 import type { TestBaton } from '../support/baton.js';
 import { clusterMachines, scripted, sessionUntil, sharedRepo, until } from '../support/cluster.js';
 import { configure } from '../support/landing.js';
@@ -48,6 +48,8 @@ describe("another machine's session landed from here", () => {
 
     const placed = await onBeta(alpha, repo, 'feat', { 'feature.txt': 'feature\n' }, { 'notes.txt': 'left uncommitted\n' });
     expect(alpha.git(remote, 'for-each-ref', 'refs/heads/baton')).toBe('');
+    // Alpha's landing plan lists it, though its work is not on the remote until a merge asks for it.
+    expect((await alpha.json<MergePlanView>(['merge', '--plan'], { cwd: repo })).skipped).toContainEqual({ name: 'feat (on beta)', reason: "its work is not on the remote yet (`baton merge feat` has beta push it)" });
     // On beta it works in Baton's own clone, whose base nobody looks at: it lands from a checkout.
     const inClone = await beta.run(['merge', 'feat']);
     expect(inClone.code).not.toBe(0);
@@ -99,6 +101,8 @@ describe("another machine's session landed from here", () => {
     await onBeta(alpha, repo, 'late', { 'late.txt': 'committed\n' }, { 'wip.txt': 'uncommitted at the turn end\n' });
     await until('beta pushed late', () => alpha.git(repo, 'ls-remote', 'origin', 'refs/baton/snapshots/*') || undefined);
     await until("alpha heard of beta's push", async () => (/\[beta\] sync\.pushed/.test(await alpha.ok(['events'])) ? true : undefined));
+    // Pushed at its turn end, it is a step of alpha's landing plan (the page's Landing tab lands from it).
+    await until("alpha's plan has late", async () => ((await alpha.json<MergePlanView>(['merge', '--plan'], { cwd: repo })).steps.some((step) => step.name === 'late (on beta)') ? true : undefined));
 
     process.kill(beta.supervisorPid(), 'SIGSTOP');
     try {
