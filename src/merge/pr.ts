@@ -31,10 +31,11 @@ export async function remoteUrl(repo: string, remote: string, section: 'pr' | 's
 /** How long a push to the remote may take before it is stopped (a remote that hangs is common). */
 export const PUSH_TIMEOUT_MS = 120_000;
 
-export async function pushBranch(repo: string, remote: string, branch: string, timeoutMs = PUSH_TIMEOUT_MS): Promise<PushResult> {
+/** Pushes `branch` to the remote as `as` (the same name unless said). */
+export async function pushBranch(repo: string, remote: string, branch: string, timeoutMs = PUSH_TIMEOUT_MS, as = branch): Promise<PushResult> {
   const url = await remoteUrl(repo, remote, 'pr', 30_000);
   const commit = await gitOut(repo, ['rev-parse', `refs/heads/${branch}`], { timeoutMs: 30_000 });
-  const pushed = await git(repo, ['push', '--porcelain', '--', remote, `refs/heads/${branch}:refs/heads/${branch}`], { okExitCodes: [1, 128], timeoutMs }).catch((error: unknown) => {
+  const pushed = await git(repo, ['push', '--porcelain', '--', remote, `refs/heads/${branch}:refs/heads/${as}`], { okExitCodes: [1, 128], timeoutMs }).catch((error: unknown) => {
     if (error instanceof GitError && /timed out/.test(error.message)) {
       throw new SessionStateError(`git push to ${remote} did not finish within ${Math.round(timeoutMs / 1000)} s and was stopped; check that the remote answers (git push ${remote} ${branch}) and try again.`, { reason: 'push_timed_out', remote });
     }

@@ -25,15 +25,17 @@ export async function openPullRequest(input: { ref: string; cwd?: string | undef
   if (baseTip !== undefined && (await isAncestor(root, tip, baseTip))) {
     throw new SessionStateError(`${session.name} has nothing to propose: its branch ${session.branch} has no work beyond ${base}.`, { reason: 'nothing_to_merge' });
   }
-  const pushed = await pushBranch(root, remote, session.branch);
+  // Another machine's session: its work was brought here under a branch of its own; the request's head is the session's branch.
+  const head = input.sessions.ownBranch?.(session.id) ?? session.branch;
+  const pushed = await pushBranch(root, remote, session.branch, undefined, head);
   const who = { sessionId: session.id, name: session.name, project: session.project_name };
-  input.bus.publish(PrPushed, { ...who, remote, branch: session.branch, commit: pushed.commit });
+  input.bus.publish(PrPushed, { ...who, remote, branch: head, commit: pushed.commit });
 
   const range = baseTip === undefined ? [tip] : [`${baseTip}..${tip}`];
   const commits = (await gitOut(root, ['rev-list', ...range])).split('\n').filter(Boolean);
   const files = baseTip === undefined ? [] : (await gitOut(root, ['diff', '--name-only', `${baseTip}...${tip}`])).split('\n').filter(Boolean);
   const { title, body } = describePr({ name: session.name, prompt: session.prompt, commits, files });
-  const gh = await openWithGh({ repo: root, base, branch: session.branch, title, body, env: input.env });
+  const gh = await openWithGh({ repo: root, base, branch: head, title, body, env: input.env });
   let via: PrView['via'];
   let url: string | null;
   let note: string | null = null;
@@ -41,10 +43,10 @@ export async function openPullRequest(input: { ref: string; cwd?: string | undef
     via = 'gh';
     url = gh.url;
   } else {
-    url = compareUrl(pushed.remoteUrl, base, session.branch) ?? null;
+    url = compareUrl(pushed.remoteUrl, base, head) ?? null;
     via = url === null ? 'none' : 'url';
-    note = `${gh.why}; ${url === null ? `the branch ${session.branch} is pushed to ${remote}: open a pull request there by hand` : 'open the pull request at the URL'}.`;
+    note = `${gh.why}; ${url === null ? `the branch ${head} is pushed to ${remote}: open a pull request there by hand` : 'open the pull request at the URL'}.`;
   }
-  input.bus.publish(PrOpened, { ...who, via, url, base, branch: session.branch });
-  return { sessionId: session.id, name: session.name, remote, branch: session.branch, base, commit: pushed.commit, via, url, note, committedWork: committed?.committed ?? false };
+  input.bus.publish(PrOpened, { ...who, via, url, base, branch: head });
+  return { sessionId: session.id, name: session.name, remote, branch: head, base, commit: pushed.commit, via, url, note, committedWork: committed?.committed ?? false };
 }

@@ -59,8 +59,14 @@ export class MergeService {
   }
 
   /** Pushes a session's branch and opens its pull request (pull-request.ts). */
-  pullRequest(ref: string, cwd?: string): Promise<PrView> {
-    return openPullRequest({ ref, cwd, sessions: this.options.sessions, bus: this.options.bus, env: this.options.env });
+  async pullRequest(ref: string, cwd?: string): Promise<PrView> {
+    // Another machine's session is handed over and brought here first, as for a merge.
+    const { brought } = (await this.options.sessions.prepare?.([ref], cwd)) ?? { brought: [] };
+    try {
+      return await openPullRequest({ ref, cwd, sessions: this.options.sessions, bus: this.options.bus, env: this.options.env });
+    } finally {
+      await this.options.sessions.letGo?.(brought);
+    }
   }
 
   /** The landing order of a repository's ready sessions (plan-view.ts). */

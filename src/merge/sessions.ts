@@ -26,6 +26,8 @@ export interface MergeSessions {
    * session of this checkout, with its machine and the commit of its pushed work (none pushed: undefined).
    */
   elsewhere?(root: string): Promise<{ session: SessionWithProject; machine: string; commit: string | undefined }[]>;
+  /** The branch a session brought from another machine is known by there (its pull request's head); undefined for this machine's. */
+  ownBranch?(id: string): string | undefined;
 }
 
 /**

@@ -149,6 +149,10 @@ export class WorkspaceMergeSessions implements MergeSessions {
     return this.manager.list();
   }
 
+  ownBranch(id: string): string | undefined {
+    return this.brought.get(id)?.view.branch;
+  }
+
   async reply(ref: string, text: string): Promise<SessionWithProject> {
     const brought = this.brought.get(ref);
     if (brought === undefined) return this.manager.reply(ref, text);

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { SessionView } from '../../src/api/index.js';
 import type { HandoffView } from '../../src/api/context.js';
-import type { MergePlanView, MergeResult } from '../../src/api/merge.js';
+import type { MergePlanView, MergeResult, PrView } from '../../src/api/merge.js';
 import type { TestBaton } from '../support/baton.js';
 import { clusterMachines, scripted, sessionUntil, sharedRepo, until } from '../support/cluster.js';
 import { configure } from '../support/landing.js';
@@ -82,6 +82,12 @@ describe("another machine's session landed from here", () => {
     expect(clashed.result).toMatchObject({ outcome: 'conflicted', culprit: { name: 'clash' }, files: ['shared.txt'], replied: true });
     await beta.waitForEvent('clash', (e) => e.type === 'message.added' && e.role === 'user' && /could not merge your work \(branch baton\/clash\) into main: it conflicts in\n {2}- shared\.txt[\s\S]*\(The merge ran on machine alpha, onto its main at [0-9a-f]{12}: fetch that from the remote once it is pushed there, to merge it into your branch\.\)/.test(e.text));
     expect((await beta.json<SessionView[]>(['ls'])).find((s) => s.name === 'clash')).toBeDefined();
+
+    // A pull request of it from here: handed over, and proposed under its own branch name.
+    const pr = await alpha.json<PrView>(['pr', 'clash'], { cwd: repo });
+    expect(pr).toMatchObject({ name: 'clash', remote: 'origin', branch: 'baton/clash' });
+    expect(alpha.git(remote, 'rev-parse', 'refs/heads/baton/clash')).toBe(pr.commit);
+    expect(alpha.git(repo, 'for-each-ref', 'refs/heads/baton-elsewhere')).toBe('');
 
     // Its reasoning travels here too: its transcript, and a handoff to a session of this machine's checkout.
     const transcript = (side: TestBaton) => side.json<{ entries: unknown[] }>(['transcript', 'clash', '--json'], { cwd: repo });
