@@ -21,14 +21,14 @@ describe('cluster schema migrations', () => {
     expect(await migrate(db)).toEqual(MIGRATIONS.map((m) => m.version));
     expect(await migrate(db)).toEqual([]);
     const { rows } = await db.query<{ table_name: string }>("SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' ORDER BY table_name");
-    expect(rows.map((r) => r.table_name)).toEqual(['alerts', 'allow_rules', 'baton_schema', 'budgets', 'cluster_commands', 'cluster_dispatches', 'placements', 'spend_minutes', 'workers', 'workspace_events']);
+    expect(rows.map((r) => r.table_name)).toEqual(['alerts', 'allow_rules', 'baton_schema', 'budgets', 'cluster_commands', 'cluster_dispatches', 'cluster_task_deps', 'cluster_tasks', 'placements', 'spend_minutes', 'workers', 'workspace_events']);
   });
 
   test('four machines migrating at once apply each migration exactly once', async () => {
     const url = await server().database();
     const dbs = await Promise.all([1, 2, 3, 4].map(() => pool(url)));
     const applied = await Promise.all(dbs.map((db) => migrate(db)));
-    expect(applied.flat().sort()).toEqual(MIGRATIONS.map((m) => m.version));
+    expect(applied.flat().sort((a, b) => a - b)).toEqual(MIGRATIONS.map((m) => m.version));
     const { rows } = await dbs[0]!.query<{ n: string }>('SELECT count(*) AS n FROM baton_schema');
     expect(Number(rows[0]!.n)).toBe(MIGRATIONS.length);
   });
