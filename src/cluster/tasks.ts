@@ -187,9 +187,15 @@ export class PgTasks implements TaskLedger {
     try {
       return await work();
     } catch (error) {
-      throw isConnectionLoss(error) ? unreachable(this.target, error) : error;
+      throw isConnectionLoss(error) || refusedEntry(error) ? unreachable(this.target, error) : error;
     }
   }
+}
+
+/** The server is up but lets nobody in (the database closed to connections, too many of them): unreachable too. */
+function refusedEntry(error: unknown): boolean {
+  const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
+  return code === '53300' || (code === '55000' && typeof message === 'string' && /not currently accepting connections|does not allow connections/.test(message));
 }
 
 async function nextVersion(client: pg.PoolClient): Promise<number> {

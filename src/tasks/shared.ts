@@ -90,6 +90,10 @@ export class SharedTasks {
   private seen = 0;
   /** Nothing is read before the join decided which numbers stay this machine's own. */
   private joined = false;
+  private indexed = false;
+  private joining: Promise<void> | undefined;
+  /** The newest version of each task written here: a read that raced a newer write does not undo it. */
+  private readonly versions = new Map<number, number>();
   private reading: Promise<void> | undefined;
   private readAgain = false;
   private readonly outbox: { what: string; write: () => Promise<unknown> }[] = [];
@@ -102,6 +106,8 @@ export class SharedTasks {
   constructor(private readonly o: SharedTasksOptions) {
     this.delayMs = o.retry?.firstMs ?? 200;
     this.unlisten = o.ledger.onChange(() => {
+      // A start the store failed is tried again on its next word (a reconnect).
+      if (!this.joined && this.indexed) this.join().catch((error: unknown) => o.logger.warn('could not join the shared tasks yet', { error: message(error) }));
       void this.catchUp();
       void this.flush();
     });
@@ -110,6 +116,16 @@ export class SharedTasks {
   /** Names this machine's projects, uploads its tasks of shared repositories, and reads the ledger. */
   async start(): Promise<void> {
     for (const project of this.o.sessions.projects()) await this.index(project);
+    this.indexed = true;
+    await this.join();
+  }
+
+  private join(): Promise<void> {
+    this.joining ??= this.joinOnce().finally(() => (this.joining = undefined));
+    return this.joining;
+  }
+
+  private async joinOnce(): Promise<void> {
     const mine: LedgerTask[] = [];
     let maxLocalId = 0;
     for (const task of this.o.tasks.list()) {
@@ -222,32 +238,48 @@ export class SharedTasks {
     return this.flushing;
   }
 
-  /** Rows of the ledger into SQLite, tasks before dependencies; reports what another machine changed. */
+  /**
+   * Rows of the ledger into SQLite, tasks before dependencies; reports what another machine
+   * changed. A row SQLite refuses (a constraint of this machine's) is skipped with a warning
+   * rather than stopping every later row.
+   */
   private apply(rows: readonly LedgerTask[]): void {
     const applied: Applied = { changed: new Map(), removed: new Map(), merged: [] };
     const changed = new Set<number>();
     const written: LedgerTask[] = [];
+    const each = (row: LedgerTask, work: () => void): void => {
+      try {
+        work();
+      } catch (error) {
+        this.o.logger.warn(`task ${row.id} from the shared store could not be written here; skipped`, { task: row.id, error: message(error) });
+      }
+    };
     this.o.tasks.transact(() => {
       for (const row of rows) {
         const projectId = this.projects.get(row.repoKey);
-        if (projectId === undefined || this.localOnly.has(row.id)) continue;
-        const before = this.o.tasks.get(row.id);
+        if (projectId === undefined || this.localOnly.has(row.id) || (this.versions.get(row.id) ?? 0) > row.version) continue;
+        this.versions.set(row.id, row.version);
         const elsewhere = row.machine !== this.o.machine;
-        if (row.removed) {
-          if (before === undefined) continue;
-          this.o.tasks.delete(row.id);
-          if (elsewhere) push(applied.removed, before.project_name, row.id);
-          continue;
-        }
-        written.push(row);
-        if (this.o.tasks.put({ ...row, project_id: projectId }) && elsewhere) changed.add(row.id);
-        if (elsewhere && row.merged_commit !== null && before?.merged_commit === null) applied.merged.push(row.id);
+        each(row, () => {
+          const before = this.o.tasks.get(row.id);
+          if (row.removed) {
+            if (before === undefined) return;
+            this.o.tasks.delete(row.id);
+            if (elsewhere) push(applied.removed, before.project_name, row.id);
+            return;
+          }
+          written.push(row);
+          if (this.o.tasks.put({ ...row, project_id: projectId }) && elsewhere) changed.add(row.id);
+          if (elsewhere && row.merged_commit !== null && before?.merged_commit === null) applied.merged.push(row.id);
+        });
       }
       for (const row of written) {
-        const after = row.after.filter((id) => !this.localOnly.has(id) && this.o.tasks.get(id) !== undefined);
-        if (this.o.tasks.dependencies(row.id).join() === after.join()) continue;
-        this.o.tasks.setDependencies(row.id, after);
-        if (row.machine !== this.o.machine) changed.add(row.id);
+        each(row, () => {
+          const after = row.after.filter((id) => !this.localOnly.has(id) && this.o.tasks.get(id) !== undefined);
+          if (this.o.tasks.dependencies(row.id).join() === after.join()) return;
+          this.o.tasks.setDependencies(row.id, after);
+          if (row.machine !== this.o.machine) changed.add(row.id);
+        });
       }
     });
     for (const id of changed) {
