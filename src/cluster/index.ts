@@ -48,4 +48,4 @@ export { remoteKey } from './clones.js';
 export { SharedSpend, SPEND_CHANNEL, type SharedSpendOptions, type SpendTiming } from './spend.js';
 export { KEEP_MS, pruneSharedLog } from './retention.js';
 export { PgTasks, TASK_CHANNEL } from './tasks.js';
-export type { TaskLedger } from '../tasks/shared.js';
+export type { TaskLedger } from '../tasks/index.js';

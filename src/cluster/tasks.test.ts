@@ -19,12 +19,13 @@ afterEach(() => {
 });
 
 /** The repositories' identities as their remotes would give them: every machine's `shop` clone is one repository. */
-const REMOTES: Record<string, string> = { '/alpha/shop': 'git.example/team/shop', '/beta/shop': 'git.example/team/shop' };
+const REMOTES: Record<string, string> = { '/alpha/shop': 'git.example/team/shop', '/beta/shop': 'git.example/team/shop', '/gamma/shop-clone': 'git.example/team/shop' };
 const NOW = '2026-11-24T06:00:00.000Z';
 
 interface Machine {
   name: string;
   tasks: TaskStore;
+  sessions: SessionStore;
   project: string;
   shared: SharedTasks;
   ledger: PgTasks;
@@ -71,7 +72,7 @@ function machine(url: string, name: string): Machine {
     () => listener.close(),
     async () => shared.close(),
   );
-  return { name, tasks, project, shared, ledger, listener, applied, warnings, edge };
+  return { name, tasks, sessions, project, shared, ledger, listener, applied, warnings, edge };
 }
 
 async function started(url: string, name: string, before?: (m: Machine) => void): Promise<Machine> {
@@ -156,6 +157,22 @@ describe('tasks shared through the store', () => {
     expect(beta.tasks.get(c!.id)).toBeUndefined();
     await eventually(() => alpha.tasks.get(c!.id) === undefined, 'alpha removed c');
     expect(alpha.applied.at(-1)?.removed.get('shop')).toEqual([c!.id]);
+  });
+
+  test('a machine with no project of the repository takes none of its tasks, and reads them all when one shows', async () => {
+    const url = await database();
+    const [alpha, gamma] = [await started(url, 'alpha'), await started(url, 'gamma')];
+    const [a] = await alpha.shared.write((ledger) => ledger.add(task('a'), [], NOW));
+    const [b] = await alpha.shared.write((ledger) => ledger.add(task('b'), [a!.id], NOW));
+    await gamma.shared.catchUp();
+    expect(gamma.tasks.list()).toEqual([]);
+    const clone = gamma.sessions.ensureProject('/gamma/shop-clone');
+    expect(await gamma.shared.know(clone)).toBe('git.example/team/shop');
+    expect(gamma.tasks.list(clone.id).map((t) => t.title)).toEqual(['a', 'b']);
+    expect(gamma.tasks.dependencies(b!.id)).toEqual([a!.id]);
+    // From now on its changes arrive as any other.
+    await alpha.shared.write((ledger) => ledger.edit(a!.id, { title: 'a2' }, undefined, NOW));
+    await eventually(() => gamma.tasks.get(a!.id)?.title === 'a2', 'gamma has the edit');
   });
 
   test('with the store away a hand write fails naming it and changes nothing; an automatic one waits and goes when it is back', async () => {

@@ -8,7 +8,7 @@
  */
 import type pg from 'pg';
 import type { TaskFields } from '../store/tasks.js';
-import type { LedgerNewTask, LedgerTask, TaskLedger } from '../tasks/shared.js';
+import type { LedgerNewTask, LedgerTask, TaskLedger } from '../tasks/index.js';
 import { isConnectionLoss, unreachable } from './connect.js';
 import type { Listener } from './listener.js';
 import { LOCKS } from './schema.js';

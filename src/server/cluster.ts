@@ -10,7 +10,7 @@ import type { SettingsStore } from '../settings/index.js';
 import type { ResolvedConfig } from '../shared/config.js';
 import { errorMessage, InvalidInputError } from '../shared/errors.js';
 import { createLogger } from '../shared/log.js';
-import { SharedTasks, type SharedTasksOptions } from '../tasks/shared.js';
+import { SharedTasks, type SharedTasksOptions } from '../tasks/index.js';
 import type { Placer } from './cluster-placement.js';
 import type { RemoteSessions } from './cluster-sessions.js';
 

@@ -55,7 +55,8 @@ export class TaskService {
       if (query.project === undefined && error instanceof NotAGitRepositoryError) return undefined;
       throw error;
     });
-    if (project !== undefined) await this.shared?.know(project);
+    // A clone first seen here (or by a dispatch) reads its repository's shared tasks now.
+    for (const known of project === undefined ? this.options.sessions.projects() : [project]) await this.shared?.know(known);
     const templates = new Map<string, string | undefined>();
     const template = (root: string): string | undefined => (templates.has(root) ? templates.get(root) : templates.set(root, trackerTemplate(root)).get(root));
     const cards = this.cards.cards(this.options.tasks.list(project?.id), project?.id, template);

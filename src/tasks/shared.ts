@@ -8,64 +8,10 @@
  * ledger cannot be reached.
  */
 import type { ProjectRow, SessionStore } from '../store/sessions.js';
-import type { NewTask, TaskFields, TaskRow, TaskStore } from '../store/tasks.js';
+import type { TaskRow, TaskStore } from '../store/tasks.js';
+import type { Applied, LedgerTask, TaskLedger } from './ledger.js';
 
-/** One task as the ledger holds it: its repository's identity instead of a project, and its dependencies. */
-export interface LedgerTask {
-  id: number;
-  repoKey: string;
-  title: string;
-  description: string;
-  scope_json: string;
-  tracker: string | null;
-  board_column: string;
-  column_set_by: string;
-  rank: number;
-  review: string;
-  merged_commit: string | null;
-  created_at: string;
-  updated_at: string;
-  /** Removed: kept as a tombstone so every machine learns of it. */
-  removed: boolean;
-  /** The machine that wrote it last. */
-  machine: string;
-  version: number;
-  after: number[];
-}
-
-export type LedgerNewTask = Omit<NewTask, 'project_id'> & { repoKey: string };
-
-/** The shared store of tasks. Every write returns the rows it changed, read in its transaction. */
-export interface TaskLedger {
-  /** A task number no machine has used: for a task kept on this machine only. */
-  nextId(): Promise<number>;
-  add(task: LedgerNewTask, after: readonly number[], now: string): Promise<LedgerTask[]>;
-  edit(id: number, fields: TaskFields, after: readonly number[] | undefined, now: string): Promise<LedgerTask[]>;
-  move(id: number, column: string, setBy: string, position: number | undefined, now: string): Promise<LedgerTask[]>;
-  setMerged(id: number, commit: string, now: string): Promise<LedgerTask[]>;
-  remove(id: number, now: string): Promise<LedgerTask[]>;
-  /** Rows written after `version`, in version order. */
-  changedSince(version: number): Promise<LedgerTask[]>;
-  /** Every live task of a repository. */
-  ofRepository(repoKey: string): Promise<LedgerTask[]>;
-  /**
-   * At join: the id sequence moved past `maxLocalId`, and `tasks` the ledger lacks stored under
-   * their own ids. Answers the ids taken by another task already (left on this machine only).
-   */
-  join(tasks: readonly LedgerTask[], maxLocalId: number): Promise<{ uploaded: number[]; taken: number[] }>;
-  /** Called when another write may be waiting to be read (a notification, a reconnect). */
-  onChange(listener: () => void): () => void;
-}
-
-/** What one pass applied to SQLite: tasks written by another machine. */
-export interface Applied {
-  /** Added or changed here, by project name. */
-  changed: Map<string, number[]>;
-  /** Removed here, by project name. */
-  removed: Map<string, number[]>;
-  /** Tasks whose work landed (elsewhere): what waited for them may start. */
-  merged: number[];
-}
+export type { Applied, LedgerNewTask, LedgerTask, TaskLedger } from './ledger.js';
 
 export interface SharedTasksOptions {
   ledger: TaskLedger;
@@ -161,7 +107,15 @@ export class SharedTasks {
   async know(project: ProjectRow): Promise<string | undefined> {
     if (this.keys.has(project.id)) return this.keys.get(project.id) ?? undefined;
     const key = await this.index(project);
-    if (key !== undefined && this.projects.get(key) === project.id) this.apply(await this.o.ledger.ofRepository(key));
+    if (key === undefined || this.projects.get(key) !== project.id) return key;
+    try {
+      this.apply(await this.o.ledger.ofRepository(key));
+    } catch (error) {
+      // Read again at the next look; this machine's reads go on meanwhile.
+      this.keys.delete(project.id);
+      this.projects.delete(key);
+      this.o.logger.warn("could not read a repository's shared tasks yet", { project: project.name, error: message(error) });
+    }
     return key;
   }
 
