@@ -13,6 +13,7 @@
 // 5. Board load with 3 machines × 50 sessions (cluster-board.mjs).
 // 6. The workspace bus relayed between machines: latency and the local publish's cost (cluster-relay.mjs).
 // 7. The settings machines share: an allow rule lookup, a budget change and a spend reaching another machine (cluster-settings.mjs).
+// 8. The tasks machines share: a hand add, and a task added on one machine reaching another's SQLite (cluster-tasks.mjs).
 //
 // Starts its own PostgreSQL (initdb + pg_ctl from scripts/postgres.mjs; as root, run by the
 // `baton-test` user), or uses BATON_BENCH_PG_URL's server if set (tables are created there).
@@ -27,6 +28,7 @@ import { findPostgres } from '../scripts/postgres.mjs';
 import { boardLoad } from './cluster-board.mjs';
 import { relayFigures } from './cluster-relay.mjs';
 import { settingsFigures } from './cluster-settings.mjs';
+import { tasksFigures } from './cluster-tasks.mjs';
 
 const ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)));
 const cluster = await import(pathToFileURL(join(ROOT, 'dist', 'cluster', 'index.js')).href);
@@ -49,7 +51,7 @@ async function main() {
     console.log(`\n## Cluster on PostgreSQL (${EVENTS} events, ${ROUND_TRIPS} deliveries, ${DISPATCHES} dispatches)`);
     const pool = new pg.Pool({ connectionString: server.url, max: 6 });
     await cluster.migrate(pool);
-    // BATON_BENCH_CLUSTER_ONLY=relay|settings: those figures alone (the rest takes minutes).
+    // BATON_BENCH_CLUSTER_ONLY=relay|settings|tasks: those figures alone (the rest takes minutes).
     if (process.env.BATON_BENCH_CLUSTER_ONLY === undefined) {
       await throughput(server.url, pool);
       await delivery(server.url, pool);
@@ -59,8 +61,10 @@ async function main() {
       await rebuild(server.url);
       await boardLoad(cluster, server.url);
     }
-    if (process.env.BATON_BENCH_CLUSTER_ONLY !== 'settings') await relayFigures(cluster, server.url, ROOT);
-    await settingsFigures(cluster, server.url, ROOT);
+    const only = process.env.BATON_BENCH_CLUSTER_ONLY;
+    if (only === undefined || only === 'relay') await relayFigures(cluster, server.url, ROOT);
+    if (only === undefined || only === 'relay' || only === 'settings') await settingsFigures(cluster, server.url, ROOT);
+    if (only === undefined || only === 'tasks') await tasksFigures(cluster, server.url, ROOT);
     await pool.end();
   } finally {
     server.stop();

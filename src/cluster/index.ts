@@ -22,6 +22,7 @@
  * - `SharedSpend`: each machine's spend per minute, so a shared day or window budget counts them all (decision 131).
  * - `WorkspaceRelay`: each machine's workspace events relayed to the log in order (retried, from a
  *   cursor kept beside them), and the other machines' stored in its bus for its streams (decision 135).
+ * - `PgTasks`: the tasks of repositories with a remote, one numbering for every machine (decision 147).
  * - `RemoteCommands`: a reply, approval or stop for a session on another machine, run there once,
  *   answered or refused, withdrawn if nobody takes it in time.
  */
@@ -47,3 +48,5 @@ export { remoteKey } from './clones.js';
 export { RoutineFireClaims } from './routine-fires.js';
 export { SharedSpend, SPEND_CHANNEL, type SharedSpendOptions, type SpendTiming } from './spend.js';
 export { KEEP_MS, pruneSharedLog } from './retention.js';
+export { PgTasks, TASK_CHANNEL } from './tasks.js';
+export type { TaskLedger } from '../tasks/index.js';

@@ -48,6 +48,11 @@ export const OUT_CURSOR = 'relay.out';
 export const IN_CURSOR = 'relay.in';
 /** Events sent in one transaction: a backlog goes out at the log's batch rate, not one round trip each. */
 const BATCH = 100;
+/**
+ * This machine's news of what came from the others, which they know already: a shared task's
+ * change applied here (decision 147).
+ */
+const KEPT_HERE = new Set<string>(['task.synced']);
 
 export class WorkspaceRelay {
   private out = 0;
@@ -143,7 +148,12 @@ export class WorkspaceRelay {
    */
   private async drain(): Promise<void> {
     const { bus } = this.options;
-    for (let batch = bus.list(this.out, BATCH); batch.length > 0 && !this.closed; batch = bus.list(this.out, BATCH)) {
+    for (let listed = bus.list(this.out, BATCH); listed.length > 0 && !this.closed; listed = bus.list(this.out, BATCH)) {
+      const batch = listed.filter((event) => !KEPT_HERE.has(event.type));
+      if (batch.length === 0) {
+        this.moveTo(listed.at(-1)!.seq);
+        continue;
+      }
       if (!(await this.attempt(batch, 1))) {
         for (const event of batch) {
           if (this.closed) return;
@@ -152,7 +162,7 @@ export class WorkspaceRelay {
         }
         continue;
       }
-      this.moveTo(batch.at(-1)!.seq);
+      this.moveTo(listed.at(-1)!.seq);
     }
   }
 

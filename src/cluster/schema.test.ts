@@ -21,7 +21,7 @@ describe('cluster schema migrations', () => {
     expect(await migrate(db)).toEqual(MIGRATIONS.map((m) => m.version));
     expect(await migrate(db)).toEqual([]);
     const { rows } = await db.query<{ table_name: string }>("SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' ORDER BY table_name");
-    expect(rows.map((r) => r.table_name)).toEqual(['alerts', 'allow_rules', 'baton_schema', 'budgets', 'cluster_commands', 'cluster_dispatches', 'placements', 'routine_fires', 'spend_minutes', 'workers', 'workspace_events']);
+    expect(rows.map((r) => r.table_name)).toEqual(['alerts', 'allow_rules', 'baton_schema', 'budgets', 'cluster_commands', 'cluster_dispatches', 'cluster_task_deps', 'cluster_tasks', 'placements', 'routine_fires', 'spend_minutes', 'workers', 'workspace_events']);
   });
 
   test('four machines migrating at once apply each migration exactly once', async () => {

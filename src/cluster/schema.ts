@@ -6,7 +6,7 @@
 import type pg from 'pg';
 
 /** Advisory lock keys: one per purpose, so they never collide. */
-export const LOCKS = { migrate: 20_001, bus: 20_002 } as const;
+export const LOCKS = { migrate: 20_001, bus: 20_002, tasks: 20_003 } as const;
 
 export interface Migration {
   version: number;
@@ -171,6 +171,39 @@ export const MIGRATIONS: readonly Migration[] = [
     version: 9,
     name: "the log's rows by time, for its retention",
     sql: `CREATE INDEX workspace_events_at ON workspace_events (at);`,
+  },
+  {
+    version: 10,
+    name: 'the tasks of shared repositories, numbered from one sequence for every machine',
+    sql: `
+      CREATE SEQUENCE task_ids;
+      CREATE SEQUENCE task_versions;
+      CREATE TABLE cluster_tasks (
+        id bigint PRIMARY KEY,
+        repo_key text NOT NULL,
+        title text NOT NULL,
+        description text NOT NULL,
+        scope_json text NOT NULL,
+        tracker text,
+        board_column text NOT NULL,
+        column_set_by text NOT NULL,
+        rank integer NOT NULL,
+        review text NOT NULL,
+        merged_commit text,
+        created_at text NOT NULL,
+        updated_at text NOT NULL,
+        removed boolean NOT NULL DEFAULT false,
+        machine text NOT NULL,
+        version bigint NOT NULL
+      );
+      CREATE INDEX cluster_tasks_version ON cluster_tasks (version);
+      CREATE INDEX cluster_tasks_repo ON cluster_tasks (repo_key, board_column, rank);
+      CREATE TABLE cluster_task_deps (
+        task_id bigint NOT NULL REFERENCES cluster_tasks (id) ON DELETE CASCADE,
+        after_id bigint NOT NULL,
+        PRIMARY KEY (task_id, after_id)
+      );
+    `,
   },
   {
     version: 11,

@@ -143,6 +143,12 @@ export const TaskSessionLinked = defineWorkspaceEvent('task.session_linked', z.o
 const taskEntry = z.object({ taskId: z.number().int(), project: z.string(), title: z.string(), file: z.string(), text: z.string() });
 export const TaskDecided = defineWorkspaceEvent('task.decided', taskEntry);
 export const TaskNoted = defineWorkspaceEvent('task.noted', taskEntry);
+/**
+ * Another machine's change to a shared repository's tasks reached this machine's board (decision
+ * 143): the page reads the board again. Its own `task.*` event comes relayed; this one is never
+ * relayed.
+ */
+export const TaskSynced = defineWorkspaceEvent('task.synced', z.object({ project: z.string(), changed: z.array(z.number().int()), removed: z.array(z.number().int()) }));
 // ── agents through Baton's MCP server (src/mcp) ──────────────────────────────
 
 /** Who acted: a session's agent, or (sessionId null) an MCP client outside Baton. */
@@ -192,6 +198,7 @@ export const WORKSPACE_EVENTS = [
   TaskSessionLinked,
   TaskDecided,
   TaskNoted,
+  TaskSynced,
   SessionMessageSent,
   AgentDecisionRecorded,
   AgentNoteAdded,
@@ -260,6 +267,7 @@ export const WorkspaceEvent = z.discriminatedUnion('type', [
   z.object({ ...envelope, type: z.literal(TaskSessionLinked.type), data: TaskSessionLinked.schema }),
   z.object({ ...envelope, type: z.literal(TaskDecided.type), data: TaskDecided.schema }),
   z.object({ ...envelope, type: z.literal(TaskNoted.type), data: TaskNoted.schema }),
+  z.object({ ...envelope, type: z.literal(TaskSynced.type), data: TaskSynced.schema }),
   // agents through the MCP server
   z.object({ ...envelope, type: z.literal(SessionMessageSent.type), data: SessionMessageSent.schema }),
   z.object({ ...envelope, type: z.literal(AgentDecisionRecorded.type), data: AgentDecisionRecorded.schema }),

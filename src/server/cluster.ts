@@ -4,12 +4,13 @@
  * store; without one it answers from this machine's own figures and nothing else changes.
  */
 import type { WorkersView } from '../api/workers.js';
-import type { ClusterMember, Listener, RoutineFireClaims, SharedSpend, SharedSpendOptions } from '../cluster/index.js';
+import type { ClusterMember, Listener, RoutineFireClaims, SharedSpend, SharedSpendOptions, TaskLedger } from '../cluster/index.js';
 import type { SessionManager } from '../sessions/manager.js';
 import type { SettingsStore } from '../settings/index.js';
 import type { ResolvedConfig } from '../shared/config.js';
 import { errorMessage, InvalidInputError } from '../shared/errors.js';
 import { createLogger } from '../shared/log.js';
+import { SharedTasks, type SharedTasksOptions } from '../tasks/index.js';
 import type { Placer } from './cluster-placement.js';
 import type { RemoteSessions } from './cluster-sessions.js';
 import type { RepoKeys } from './repo-keys.js';
@@ -36,6 +37,11 @@ export interface Membership {
    * published (not started: `start` once the budgets are read); undefined when alone.
    */
   spend(options: SpendOptions): SharedSpend | undefined;
+  /**
+   * The tasks of repositories with a remote, shared through the store (decision 147; not started:
+   * `start` before the sessions are scheduled); undefined when alone.
+   */
+  tasks(options: TasksOptions): SharedTasks | undefined;
   /** True for a session this machine no longer holds: another machine took its placement over. */
   lost(sessionId: string): boolean;
   /**
@@ -80,10 +86,10 @@ export async function joinWorkspace(options: MembershipOptions): Promise<Members
     onRejoin: (incarnation) => log.warn('the store no longer knew this worker; registered again', { machine: machine.name, incarnation }),
   });
   // One LISTEN connection for everything this machine waits on (settings, spend, sessions, commands, placement).
-  const { Listener, SETTINGS_CHANNEL, SPEND_CHANNEL } = await import('../cluster/index.js');
+  const { Listener, SETTINGS_CHANNEL, SPEND_CHANNEL, TASK_CHANNEL, PgTasks, remoteKey } = await import('../cluster/index.js');
   const { SESSION_CHANNELS } = await import('./cluster-sessions.js');
   const { PLACEMENT_CHANNELS } = await import('./cluster-placement.js');
-  const listener = new Listener(store.url, [SETTINGS_CHANNEL, SPEND_CHANNEL, ...SESSION_CHANNELS, ...PLACEMENT_CHANNELS]);
+  const listener = new Listener(store.url, [SETTINGS_CHANNEL, SPEND_CHANNEL, TASK_CHANNEL, ...SESSION_CHANNELS, ...PLACEMENT_CHANNELS]);
   try {
     await listener.start();
   } catch (error) {
@@ -117,10 +123,12 @@ export async function joinWorkspace(options: MembershipOptions): Promise<Members
       throw error;
     });
   }
-  return clustered(member, listener, settings, sessions, placer);
+  const ledger = new PgTasks(member.pool, listener, member.machine, member.store);
+  return clustered(member, listener, settings, sessions, placer, { ledger, keyOf: remoteKey });
 }
 
 export type SpendOptions = Pick<SharedSpendOptions, 'mine' | 'horizonMs'>;
+export type TasksOptions = Pick<SharedTasksOptions, 'tasks' | 'sessions' | 'onApplied'>;
 
 interface SharedSettings {
   store: SettingsStore;
@@ -173,14 +181,24 @@ function alone(options: MembershipOptions): Membership {
     remote: () => undefined,
     settings: () => undefined,
     spend: () => undefined,
+    tasks: () => undefined,
     lost: () => false,
     routineFire: async () => undefined,
     leave: async () => {},
   };
 }
 
-function clustered(member: ClusterMember, listener: Listener, settings: SharedSettings, sessions: RemoteSessions | undefined, placer: Placer | undefined): Membership {
+function clustered(
+  member: ClusterMember,
+  listener: Listener,
+  settings: SharedSettings,
+  sessions: RemoteSessions | undefined,
+  placer: Placer | undefined,
+  tasksLedger: { ledger: TaskLedger; keyOf: (root: string) => Promise<string | undefined> },
+): Membership {
+  let tasks: SharedTasks | undefined;
   return {
+    tasks: (options) => (tasks ??= new SharedTasks({ ...options, ...tasksLedger, machine: member.machine, logger: log })),
     machine: member.machine,
     settings: () => settings.store,
     spend: (options) => settings.spend(options),
@@ -214,6 +232,7 @@ function clustered(member: ClusterMember, listener: Listener, settings: SharedSe
         .catch(() => {})
         .then(() => sessions?.close())
         .catch(() => {})
+        .then(() => tasks?.close())
         .then(() => settings.close())
         .then(() => listener.close())
         .catch(() => {})

@@ -80,6 +80,13 @@ export async function runSupervisor(env: NodeJS.ProcessEnv = process.env): Promi
   // The domains wired to one another (src/server/wiring.ts).
   const context = new ContextService({ db: manager.search.db, search: manager.search, sessions: manager, bus: manager.bus, decisionsFor: decisionsOf(manager, tasks.service), ...(otherWork === undefined ? {} : { elsewhere: otherWork.transcript }) });
   const unindex = indexTaskEntries(manager.bus, manager.search, tasks.service);
+  // With a shared store, the tasks of repositories with a remote are the workspace's (decision 147):
+  // uploaded and read before the dependency gate first looks.
+  const sharedTasks = membership.tasks({ tasks: tasks.service.options.tasks, sessions: tasks.service.options.sessions, onApplied: (applied) => tasks.watch.synced(applied) });
+  if (sharedTasks !== undefined) {
+    tasks.service.share(sharedTasks);
+    await sharedTasks.start().catch((error: unknown) => log.warn('could not share the tasks yet; the next change or reconnect reads them', { error: errorMessage(error) }));
+  }
   // Before the sessions are scheduled: a task's dependency gate and its sessions' context.
   tasks.watch.start();
   // Allow rules and budgets: this machine's, or with a shared store the workspace's (decision 130).

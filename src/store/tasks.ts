@@ -25,25 +25,52 @@ export interface TaskWithProject extends TaskRow {
 export type NewTask = Pick<TaskRow, 'project_id' | 'title' | 'description' | 'scope_json' | 'tracker' | 'board_column'>;
 export type TaskFields = Partial<Pick<TaskRow, 'title' | 'description' | 'scope_json' | 'tracker' | 'review'>>;
 
+const COLUMNS = ['project_id', 'title', 'description', 'scope_json', 'tracker', 'board_column', 'column_set_by', 'rank', 'review', 'merged_commit', 'created_at', 'updated_at'] as const;
+
 const SELECT = 'SELECT t.*, p.name AS project_name, p.root AS project_root FROM tasks t JOIN projects p ON p.id = t.project_id';
 
 export class TaskStore {
   constructor(private readonly db: Db) {}
 
-  /** Adds the task at the end of its column, with its dependencies; returns its number. */
-  insert(task: NewTask, after: readonly number[], now: string): number {
+  /**
+   * Adds the task at the end of its column, with its dependencies; returns its number (`id` when
+   * given: in a shared workspace every machine draws numbers from one sequence).
+   */
+  insert(task: NewTask, after: readonly number[], now: string, id?: number): number {
     return this.db.transaction(() => {
       const rank = this.nextRank(task.project_id, task.board_column);
       const { lastInsertRowid } = this.db
         .prepare(
-          `INSERT INTO tasks (project_id, title, description, scope_json, tracker, board_column, column_set_by, rank, created_at, updated_at)
-           VALUES (@project_id, @title, @description, @scope_json, @tracker, @board_column, 'hand', @rank, @now, @now)`,
+          `INSERT INTO tasks (id, project_id, title, description, scope_json, tracker, board_column, column_set_by, rank, created_at, updated_at)
+           VALUES (@id, @project_id, @title, @description, @scope_json, @tracker, @board_column, 'hand', @rank, @now, @now)`,
         )
-        .run({ ...task, rank, now });
-      const id = Number(lastInsertRowid);
-      this.setDependencies(id, after);
-      return id;
+        .run({ ...task, id: id ?? null, rank, now });
+      const added = Number(lastInsertRowid);
+      this.setDependencies(added, after);
+      return added;
     })();
+  }
+
+  /**
+   * Writes a task as the shared store holds it (its id, column and rank included), inserted or
+   * replaced in place; false when it was so already.
+   */
+  put(row: TaskRow): boolean {
+    const before = this.db.prepare('SELECT * FROM tasks WHERE id = ?').get(row.id) as TaskRow | undefined;
+    if (before !== undefined && COLUMNS.every((key) => before[key] === row[key])) return false;
+    const values = Object.fromEntries(['id', ...COLUMNS].map((key) => [key, row[key as keyof TaskRow]]));
+    this.db
+      .prepare(
+        `INSERT INTO tasks (id, ${COLUMNS.join(', ')}) VALUES (@id, ${COLUMNS.map((key) => `@${key}`).join(', ')})
+         ON CONFLICT (id) DO UPDATE SET ${COLUMNS.map((key) => `${key} = excluded.${key}`).join(', ')}`,
+      )
+      .run(values);
+    return true;
+  }
+
+  /** Runs `work` in one transaction. */
+  transact(work: () => void): void {
+    this.db.transaction(work)();
   }
 
   get(id: number): TaskWithProject | undefined {

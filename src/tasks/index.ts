@@ -3,7 +3,8 @@
  * a tracker reference, dependencies, the sessions that worked on it, a review state, and
  * decisions and notes kept as Markdown in the repository's `.baton/`. Its card sits in one of
  * six columns, moved by hand or by its sessions. Sessions started from it are told its context;
- * a task `--after` another waits, behind a scheduler gate, until the other lands.
+ * a task `--after` another waits, behind a scheduler gate, until the other lands. In a shared
+ * workspace the tasks of a repository with a remote are the workspace's (`SharedTasks`, decision 147).
  */
 import type { WorkspaceBus } from '../bus/index.js';
 import type { Db } from '../store/db.js';
@@ -18,6 +19,7 @@ export { DependencyCycleError, ScopeOverlapError, TaskFileError, TaskNotFoundErr
 export { TaskService } from './service.js';
 export { contextFor, dispatchRequest, startTaskSessions, type Attempt, type TaskSessions } from './start.js';
 export { DEPENDENCY_GATE, TaskWatch } from './watch.js';
+export { SharedTasks, type Applied, type LedgerNewTask, type LedgerTask, type SharedTasksOptions, type TaskLedger } from './shared.js';
 
 /** The domain wired on the supervisor's database and session manager; `watch.start()` before sessions are scheduled. */
 export function createTasks(db: Db, bus: WorkspaceBus, sessions: TaskSessions, clock?: () => Date): { service: TaskService; watch: TaskWatch } {

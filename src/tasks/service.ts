@@ -9,14 +9,16 @@ import type { WorkspaceBus } from '../bus/index.js';
 import { TASK_COLUMNS, type TaskCard } from '../events/task-card.js';
 import { TaskAdded, TaskDecided, TaskEdited, TaskMoved, TaskNoted, TaskRemoved } from '../events/workspace.js';
 import { loadRepoConfig } from '../projects/index.js';
-import { InvalidInputError, NotAGitRepositoryError, SessionStateError } from '../shared/errors.js';
+import { InternalError, InvalidInputError, NotAGitRepositoryError, SessionStateError } from '../shared/errors.js';
 import type { SessionStore } from '../store/sessions.js';
 import type { TaskFields, TaskStore, TaskWithProject } from '../store/tasks.js';
+import type { TaskColumn } from '../events/task-card.js';
 import { Cards, trackerTemplate } from './cards.js';
 import { DependencyCycleError, ScopeOverlapError, TaskNotFoundError, type Overlap } from './errors.js';
 import { EntryFiles, type EntryKind } from './files.js';
 import { projectFor, repositoryFiles } from './repo.js';
 import { parseScope, scopeOverlap, unmatchedGlobs } from './scope.js';
+import type { SharedTasks } from './shared.js';
 import { excludeTaskFiles } from './status-file.js';
 import { parseTrackerRef } from './tracker.js';
 
@@ -34,10 +36,17 @@ export class TaskService {
   readonly files = new EntryFiles();
   readonly cards: Cards;
   readonly clock: () => Date;
+  /** In a shared workspace: the store the machines share, truth for the tasks of repositories with a remote. */
+  private shared: SharedTasks | undefined;
 
   constructor(readonly options: TaskServiceOptions) {
     this.clock = options.clock ?? (() => new Date());
     this.cards = new Cards(options.tasks, options.sessions);
+  }
+
+  /** From now on the tasks of shared repositories are written through `shared` (decision 147). */
+  share(shared: SharedTasks): void {
+    this.shared = shared;
   }
 
   async board(query: z.output<typeof TaskBoardQuery>, cwd: string | undefined): Promise<TaskBoard> {
@@ -46,6 +55,8 @@ export class TaskService {
       if (query.project === undefined && error instanceof NotAGitRepositoryError) return undefined;
       throw error;
     });
+    // A clone first seen here (or by a dispatch) reads its repository's shared tasks now.
+    for (const known of project === undefined ? this.options.sessions.projects() : [project]) await this.shared?.know(known);
     const templates = new Map<string, string | undefined>();
     const template = (root: string): string | undefined => (templates.has(root) ? templates.get(root) : templates.set(root, trackerTemplate(root)).get(root));
     const cards = this.cards.cards(this.options.tasks.list(project?.id), project?.id, template);
@@ -95,7 +106,11 @@ export class TaskService {
     for (const id of body.after) this.sameProject(id, project.id);
     const warnings = await this.checkScope(project.root, scope, body.after, body.force, undefined);
     await this.prepareFiles(project.root);
-    const id = this.options.tasks.insert({ project_id: project.id, title: body.title, description: body.description, scope_json: JSON.stringify(scope), tracker, board_column: body.column }, body.after, this.now());
+    const fields = { title: body.title, description: body.description, scope_json: JSON.stringify(scope), tracker, board_column: body.column };
+    let id: number;
+    const repoKey = await this.shared?.know(project);
+    if (this.shared !== undefined && repoKey !== undefined) id = (await this.shared.write((ledger) => ledger.add({ ...fields, repoKey }, body.after, this.now())))[0]!.id;
+    else id = this.options.tasks.insert({ project_id: project.id, ...fields }, body.after, this.now(), await this.shared?.nextId());
     const task = this.card(id);
     this.options.bus.publish(TaskAdded, { task });
     return { task, warnings };
@@ -121,30 +136,71 @@ export class TaskService {
     }
     const changed = [...Object.keys(fields).map((key) => (key === 'scope_json' ? 'scope' : key)), ...(body.after === undefined ? [] : ['after'])];
     if (changed.length === 0) throw new InvalidInputError('Nothing to change: give a title, description, scope, tracker, after or review.');
-    this.options.tasks.update(task.id, fields, this.now());
-    if (body.after !== undefined) this.options.tasks.setDependencies(task.id, body.after);
+    if (this.shared?.sharedKey(task) !== undefined) {
+      await this.shared.write((ledger) => ledger.edit(task.id, fields, body.after, this.now()));
+    } else {
+      this.options.tasks.update(task.id, fields, this.now());
+      if (body.after !== undefined) this.options.tasks.setDependencies(task.id, body.after);
+    }
     const card = this.card(task.id);
     this.options.bus.publish(TaskEdited, { task: card, fields: changed });
     return { task: card, warnings };
   }
 
+  /** A move by hand, of any task: through the shared store for a shared repository's, else as `move`. */
+  async place(ref: string, body: z.output<typeof TaskMoveRequest>): Promise<{ task: TaskCard; warnings: string[] }> {
+    const task = this.get(ref);
+    if (this.shared?.sharedKey(task) === undefined) return this.move(ref, body);
+    await this.shared.write((ledger) => ledger.move(task.id, body.column, 'hand', body.position, this.now()));
+    return this.moved(task, body);
+  }
+
+  /** A move by hand of a task kept in this machine's store only. */
   move(ref: string, body: z.output<typeof TaskMoveRequest>): { task: TaskCard; warnings: string[] } {
     const task = this.get(ref);
+    if (this.shared?.sharedKey(task) !== undefined) throw new InternalError(`task ${task.id} is shared: it moves through place()`);
     this.options.tasks.move(task.id, body.column, 'hand', body.position, this.now());
+    return this.moved(task, body);
+  }
+
+  private moved(task: TaskWithProject, body: z.output<typeof TaskMoveRequest>): { task: TaskCard; warnings: string[] } {
     const card = this.card(task.id);
     this.options.bus.publish(TaskMoved, { task: card, from: task.board_column as TaskCard['column'], to: body.column, by: 'hand' });
     return { task: card, warnings: [] };
   }
 
-  remove(ref: string): { taskId: number; title: string } {
+  async remove(ref: string): Promise<{ taskId: number; title: string }> {
     const task = this.get(ref);
     const waiting = this.options.tasks.dependents(task.id).filter((id) => this.options.tasks.get(id)?.merged_commit === null);
     if (waiting.length > 0) {
       throw new SessionStateError(`Task ${task.id} cannot go: ${waiting.map((id) => `task ${id}`).join(', ')} wait${waiting.length === 1 ? 's' : ''} for it. Change their --after first (\`baton task edit ${waiting[0] ?? ''} --after …\`).`, { waiting });
     }
-    this.options.tasks.delete(task.id);
+    if (this.shared?.sharedKey(task) !== undefined) await this.shared.write((ledger) => ledger.remove(task.id, this.now()));
+    else this.options.tasks.delete(task.id);
     this.options.bus.publish(TaskRemoved, { taskId: task.id, project: task.project_name, title: task.title });
     return { taskId: task.id, title: task.title };
+  }
+
+  /**
+   * The watch's moves and landings, applied here at once; in a shared repository sent to the
+   * shared store too, queued and retried while it cannot be reached.
+   */
+  moveBy(taskId: number, to: TaskColumn, by: 'session' | 'merge'): void {
+    const now = this.now();
+    this.options.tasks.move(taskId, to, by, undefined, now);
+    this.queueShared(taskId, `move task ${taskId} to ${to}`, (ledger) => ledger.move(taskId, to, by, undefined, now));
+  }
+
+  setMerged(taskId: number, commit: string): void {
+    const now = this.now();
+    this.options.tasks.setMerged(taskId, commit, now);
+    this.queueShared(taskId, `task ${taskId} landed`, (ledger) => ledger.setMerged(taskId, commit, now));
+  }
+
+  private queueShared(taskId: number, what: string, write: Parameters<SharedTasks['queue']>[1]): void {
+    const task = this.options.tasks.get(taskId);
+    if (task === undefined || this.shared?.sharedKey(task) === undefined) return;
+    void this.shared.queue(what, write);
   }
 
   entry(ref: string, kind: EntryKind, text: string): TaskEntry {

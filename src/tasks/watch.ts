@@ -5,13 +5,14 @@
  */
 import type { WorkspaceBus } from '../bus/index.js';
 import type { TaskColumn } from '../events/task-card.js';
-import { TaskMoved, type WorkspaceEvent } from '../events/workspace.js';
+import { TaskMoved, TaskSynced, type WorkspaceEvent } from '../events/workspace.js';
 import { errorMessage } from '../shared/errors.js';
 import { createLogger } from '../shared/log.js';
 import type { SessionWithProject } from '../store/sessions.js';
 import { gitOut } from '../worktrees/index.js';
 import { columnFromSessions } from './columns.js';
 import type { TaskService } from './service.js';
+import type { Applied } from './shared.js';
 import { contextFor, type TaskSessions } from './start.js';
 import { renderStatus, writeStatus } from './status-file.js';
 
@@ -75,6 +76,7 @@ export class TaskWatch {
         this.writeStatus(event.data.task.project);
         return;
       case 'task.removed':
+      case 'task.synced':
         this.writeStatus(event.data.project);
         return;
       default:
@@ -100,9 +102,23 @@ export class TaskWatch {
     if (session?.task_id === null || session?.task_id === undefined) return;
     const task = this.service.options.tasks.get(session.task_id);
     if (task === undefined) return;
-    this.service.options.tasks.setMerged(task.id, commit, this.service.now());
+    this.service.setMerged(task.id, commit);
     this.moveBy(task.id, task.board_column as TaskColumn, 'done', 'merge');
     for (const dependent of this.service.options.tasks.dependents(task.id)) this.releaseIfReady(dependent);
+  }
+
+  /**
+   * Another machine's task changes reached this machine's store (decision 147): the boards told
+   * (their own `task.*` events come relayed, so not published again), and what waited for a task
+   * that landed there may go.
+   */
+  synced(applied: Applied): void {
+    this.safely('task.synced', () => {
+      for (const project of new Set([...applied.changed.keys(), ...applied.removed.keys()])) {
+        this.bus.publish(TaskSynced, { project, changed: applied.changed.get(project) ?? [], removed: applied.removed.get(project) ?? [] });
+      }
+      for (const id of applied.merged) for (const dependent of this.service.options.tasks.dependents(id)) this.releaseIfReady(dependent);
+    });
   }
 
   /** When every prerequisite of the task has landed, its queued sessions move onto the new base, then start. */
@@ -133,7 +149,7 @@ export class TaskWatch {
   }
 
   private moveBy(taskId: number, from: TaskColumn, to: TaskColumn, by: 'session' | 'merge'): void {
-    this.service.options.tasks.move(taskId, to, by, undefined, this.service.now());
+    this.service.moveBy(taskId, to, by);
     this.bus.publish(TaskMoved, { task: this.service.card(taskId), from, to, by });
   }
 

@@ -1,6 +1,7 @@
 /**
  * The workspace bus across machines sharing one PostgreSQL (issue 20, decision 135): an event
- * published on beta (a task added from its CLI; tasks are each machine's own) reaches alpha's `baton events -f` marked with
+ * published on beta (a task added from its CLI, in a repository with no remote: beta's own, though
+ * numbered from the workspace's sequence, decision 147) reaches alpha's `baton events -f` marked with
  * beta's name, once; alpha's own events are not echoed back; a follower that comes back with its
  * cursor gets what happened meanwhile on both machines, nothing lost and nothing repeated.
  */
@@ -54,7 +55,7 @@ const brief = (line: Line): string => {
 };
 
 /** Only the task events: a task's other events (its files, its column) come and go with the code. */
-const tasks = (lines: Line[]): string[] => lines.filter((l) => l.type === 'task.added' || l.type === 'task.removed').map(brief);
+const tasks = (lines: Line[]): string[] => lines.filter((l) => l.type === 'task.added' || l.type === 'task.removed' || l.type === 'task.decided').map(brief);
 
 const addTask = (side: TestBaton, repo: string, title: string): Promise<string> => side.ok(['task', 'add', title], { cwd: repo });
 
@@ -83,7 +84,7 @@ describe('the workspace bus across two machines sharing a store', () => {
     expect(await exitOf(first.child)).toBe(0);
 
     // While nobody follows: one event on each machine. The follower comes back after its last seq.
-    await beta.ok(['task', 'rm', '1'], { cwd: betaRepo });
+    await beta.ok(['task', 'rm', '1'], { cwd: betaRepo }); // b40: the first number of the workspace
     await addTask(alpha, alphaRepo, 'a2');
     const second = follower(alpha, seqs.at(-1)!);
     await addTask(beta, betaRepo, 'b42');
@@ -98,10 +99,10 @@ describe('the workspace bus across two machines sharing a store', () => {
     const text = await alpha.ok(['events', '--after', String(last)]);
     expect(text.match(/\[beta\] task\.added\s+task 1: b40/g)).toHaveLength(1);
     expect(text).toMatch(/\[beta\] task\.removed\s/);
-    expect(text.match(/task 1: a30/g)).toHaveLength(1);
+    expect(text.match(/task 2: a30/g)).toHaveLength(1);
     expect(text).not.toMatch(/\[alpha\]/);
     const onBeta = await beta.ok(['events']);
-    expect(onBeta).toMatch(/\[alpha\] task\.added\s+task 1: a30/);
+    expect(onBeta).toMatch(/\[alpha\] task\.added\s+task 2: a30/);
     expect(onBeta).not.toMatch(/\[beta\]/);
     // Another machine's event is not this machine's: its tasks stay its own.
     const board = await alpha.ok(['task', 'ls', '--json'], { cwd: alphaRepo });
@@ -128,11 +129,15 @@ describe('the workspace bus across two machines sharing a store', () => {
     try {
       await admin.query(`ALTER DATABASE "${name}" ALLOW_CONNECTIONS false`);
       await admin.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1', [name]);
+      // A new task needs the store for its number (decision 147): refused, naming it, and nothing published.
+      const refused = await beta.run(['task', 'add', 'b41'], { cwd: betaRepo });
+      expect(refused.code, refused.stderr).not.toBe(0);
+      expect(refused.stderr).toMatch(/Cannot reach the PostgreSQL store/);
       const started = Date.now();
-      await addTask(beta, betaRepo, 'b41');
-      await addTask(beta, betaRepo, 'b42');
+      await beta.ok(['decide', '1', 'b41'], { cwd: betaRepo });
+      await beta.ok(['decide', '1', 'b42'], { cwd: betaRepo });
       expect(Date.now() - started).toBeLessThan(5_000); // local work only: nothing waits for the store
-      expect(await beta.ok(['events'])).toMatch(/task 3: b42/);
+      expect(await beta.ok(['events'])).toMatch(/task 1: decision .*b42/);
       // Beta's relay meets the closed door (SQLSTATE 55000, not a lost connection) and keeps trying.
       for (const deadline = Date.now() + 20_000; !readFileSync(join(beta.home, 'supervisor.log'), 'utf8').includes('did not reach the shared store; trying again'); await new Promise((r) => setTimeout(r, 50))) {
         if (Date.now() > deadline) throw new Error("beta's relay never reported the unreachable store");
@@ -142,7 +147,7 @@ describe('the workspace bus across two machines sharing a store', () => {
       await admin.end();
     }
     await watching.until((lines) => tasks(lines).length >= 3, 'what beta published during the outage reaches alpha');
-    expect(tasks(watching.lines)).toEqual(['task.added@beta:b40', 'task.added@beta:b41', 'task.added@beta:b42']);
+    expect(tasks(watching.lines)).toEqual(['task.added@beta:b40', 'task.decided@beta:b40', 'task.decided@beta:b40']);
     watching.child.kill('SIGINT');
     expect(await exitOf(watching.child)).toBe(0);
   });

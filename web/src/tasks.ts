@@ -126,6 +126,10 @@ export function trackTaskEvent(event: WorkspaceEvent): void {
       set({ cards, columns });
       return;
     }
+    case 'task.synced':
+      // Another machine changed these tasks; this machine's store has them now (decision 147).
+      void loadTasks();
+      return;
     case 'task.decided':
     case 'task.noted': {
       const key = String(event.data.taskId);

@@ -145,6 +145,8 @@ function describeKnown(event: WorkspaceEvent): string {
       return `task ${event.data.taskId}: decision ${event.data.file}`;
     case 'task.noted':
       return `task ${event.data.taskId}: note ${event.data.file}`;
+    case 'task.synced':
+      return `${event.data.project}: tasks ${[...event.data.changed, ...event.data.removed].join(', ')} changed on another machine`;
     case 'session.message_sent':
       return `${event.data.from.name} → ${event.data.to.name}: ${oneLine(event.data.text)}`;
     case 'agent.decision_recorded':

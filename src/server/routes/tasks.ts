@@ -11,7 +11,7 @@ export function taskHandlers(tasks: TaskService, sessions: TaskSessions): Handle
     'GET /api/tasks/:id': ({ params }) => tasks.detail(params.id),
     'POST /api/tasks/:id': ({ params, body }) => tasks.edit(params.id, body),
     'DELETE /api/tasks/:id': ({ params }) => tasks.remove(params.id),
-    'POST /api/tasks/:id/move': ({ params, body }) => tasks.move(params.id, body),
+    'POST /api/tasks/:id/move': ({ params, body }) => tasks.place(params.id, body),
     'POST /api/tasks/:id/start': async ({ params, body }) => {
       const started = await startTaskSessions(tasks, sessions, params.id, [body]);
       const session = started.sessions[0];

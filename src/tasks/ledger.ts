@@ -1,0 +1,62 @@
+/**
+ * What the machines of a workspace share of their tasks (decision 147): the ledger's rows and
+ * its operations, implemented on PostgreSQL by src/cluster/tasks.ts.
+ */
+import type { NewTask, TaskFields } from '../store/tasks.js';
+
+/** One task as the ledger holds it: its repository's identity instead of a project, and its dependencies. */
+export interface LedgerTask {
+  id: number;
+  repoKey: string;
+  title: string;
+  description: string;
+  scope_json: string;
+  tracker: string | null;
+  board_column: string;
+  column_set_by: string;
+  rank: number;
+  review: string;
+  merged_commit: string | null;
+  created_at: string;
+  updated_at: string;
+  /** Removed: kept as a tombstone so every machine learns of it. */
+  removed: boolean;
+  /** The machine that wrote it last. */
+  machine: string;
+  version: number;
+  after: number[];
+}
+
+export type LedgerNewTask = Omit<NewTask, 'project_id'> & { repoKey: string };
+
+/** The shared store of tasks. Every write returns the rows it changed, read in its transaction. */
+export interface TaskLedger {
+  /** A task number no machine has used: for a task kept on this machine only. */
+  nextId(): Promise<number>;
+  add(task: LedgerNewTask, after: readonly number[], now: string): Promise<LedgerTask[]>;
+  edit(id: number, fields: TaskFields, after: readonly number[] | undefined, now: string): Promise<LedgerTask[]>;
+  move(id: number, column: string, setBy: string, position: number | undefined, now: string): Promise<LedgerTask[]>;
+  setMerged(id: number, commit: string, now: string): Promise<LedgerTask[]>;
+  remove(id: number, now: string): Promise<LedgerTask[]>;
+  /** Rows written after `version`, in version order. */
+  changedSince(version: number): Promise<LedgerTask[]>;
+  /** Every live task of a repository. */
+  ofRepository(repoKey: string): Promise<LedgerTask[]>;
+  /**
+   * At join: the id sequence moved past `maxLocalId`, and `tasks` the ledger lacks stored under
+   * their own ids. Answers the ids taken by another task already (left on this machine only).
+   */
+  join(tasks: readonly LedgerTask[], maxLocalId: number): Promise<{ uploaded: number[]; taken: number[] }>;
+  /** Called when another write may be waiting to be read (a notification, a reconnect). */
+  onChange(listener: () => void): () => void;
+}
+
+/** What one pass applied to SQLite: tasks written by another machine. */
+export interface Applied {
+  /** Added or changed here, by project name. */
+  changed: Map<string, number[]>;
+  /** Removed here, by project name. */
+  removed: Map<string, number[]>;
+  /** Tasks whose work landed (elsewhere): what waited for them may start. */
+  merged: number[];
+}

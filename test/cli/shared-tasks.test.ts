@@ -1,0 +1,77 @@
+/**
+ * Tasks on a shared store (issue 20, decision 147): two supervisors sharing a test PostgreSQL and
+ * a bare git remote hold one board for the repository. A task added in alpha's checkout is listed
+ * in beta's clone under the same number, a move on beta is alpha's too (and alpha's page is told),
+ * a removal on alpha is beta's; a task on beta waiting for alpha's starts when alpha lands it.
+ */
+import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { TaskBoard, TaskCard, TaskStarted } from '../../src/api/tasks.js';
+import type { TestBaton } from '../support/baton.js';
+import { clusterMachines, sharedRepo, until } from '../support/cluster.js';
+import { addTask, card } from '../support/tasks.js';
+
+const { database, machine } = clusterMachines();
+
+/** Alpha's repository pushed to a bare remote, and beta's clone of that remote. */
+function sharedClones(alpha: TestBaton, beta: TestBaton): { here: string; there: string } {
+  const { repo: here, remote } = sharedRepo(alpha);
+  const there = join(beta.root, 'shop-clone');
+  execFileSync('git', ['clone', '--quiet', remote, there], { env: beta.env });
+  return { here, there };
+}
+
+async function listed(side: TestBaton, cwd: string, id: number): Promise<TaskCard | undefined> {
+  const board = await side.json<TaskBoard>(['task', 'ls'], { cwd });
+  return board.columns.flatMap((c) => c.tasks).find((t) => t.id === id);
+}
+
+describe('tasks shared by the machines of a workspace', () => {
+  it("a task added on one machine is the other's under the same number: moved there, removed here", async () => {
+    const url = await database();
+    const [alpha, beta] = [await machine('alpha', url), await machine('beta', url)];
+    const { here, there } = sharedClones(alpha, beta);
+    // Beta's own task of a repository with no remote comes first: it stays beta's, but takes a number no one else will.
+    const own = await addTask(beta, beta.repo('notes'), 'beta only');
+    const added = await addTask(alpha, here, 'the watcher', '--scope', 'watcher/**');
+    expect(added.id).toBe(own.id + 1);
+
+    const seen = await until("beta lists alpha's task", () => listed(beta, there, added.id));
+    expect(seen).toMatchObject({ title: 'the watcher', column: 'backlog', projectRoot: there, scope: ['watcher/**'] });
+    expect(await listed(alpha, alpha.repo('notes'), own.id)).toBeUndefined();
+
+    await beta.ok(['task', 'move', String(added.id), 'ready'], { cwd: there });
+    await until('alpha sees the move', async () => ((await card(alpha, here, added.id)).column === 'ready' ? true : undefined));
+    expect(await card(alpha, here, added.id)).toMatchObject({ column: 'ready', columnSetBy: 'hand' });
+    // Alpha's page is told to read its board again; beta's own task.moved reaches alpha relayed, not as alpha's.
+    await alpha.workspaceEvent((e) => e.type === 'task.synced' && e.data.changed.includes(added.id), 10_000);
+
+    await alpha.ok(['task', 'rm', String(added.id)], { cwd: here });
+    await until('beta no longer lists it', async () => ((await listed(beta, there, added.id)) === undefined ? true : undefined));
+    await expect(beta.json(['task', 'show', String(added.id)], { cwd: there })).rejects.toThrow(/task/i);
+  });
+
+  it("a task on one machine waiting for another machine's task starts when that one lands there", async () => {
+    const url = await database();
+    const [alpha, beta] = [await machine('alpha', url), await machine('beta', url)];
+    const { here, there } = sharedClones(alpha, beta);
+    const first = await addTask(alpha, here, 'first');
+    await until("beta lists alpha's task", () => listed(beta, there, first.id));
+    const second = await addTask(beta, there, 'second', '--after', String(first.id));
+    expect(second.waitingFor).toEqual([first.id]);
+    await until("alpha lists beta's dependent task", () => listed(alpha, here, second.id));
+
+    const held = await beta.json<TaskStarted>(['task', 'start', String(second.id), '--agent', 'scripted', '--name', 'second', '--script', beta.script([{ say: 'ran' }])], { cwd: there });
+    expect(held.heldBy).toBe(`after task ${first.id} (first) lands`);
+    await alpha.json<TaskStarted>(['task', 'start', String(first.id), '--agent', 'scripted', '--name', 'first', '--script', alpha.script([{ write: { path: 'first.txt', content: 'first\n' } }])], { cwd: here });
+    await alpha.waitForState('first', 'ready_for_review');
+    expect((await beta.client().call('GET /api/sessions/:ref', { params: { ref: 'second' } })).session.state).toBe('queued');
+
+    const merged = await alpha.run(['merge', 'first', '--json'], { cwd: here });
+    expect(merged.code, merged.stderr).toBe(0);
+    const landed = JSON.parse(merged.stdout) as { commit: string };
+    await beta.waitForState('second', 'ready_for_review');
+    expect(await card(beta, there, first.id)).toMatchObject({ column: 'done', columnSetBy: 'merge', mergedCommit: landed.commit });
+  });
+});
