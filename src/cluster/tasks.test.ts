@@ -1,97 +1,9 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import pg from 'pg';
-import { afterEach, describe, expect, test } from 'vitest';
-import { clusterDatabases } from '../../test/support/cluster.js';
-import { openDb } from '../store/db.js';
-import { SessionStore } from '../store/sessions.js';
-import { TaskStore } from '../store/tasks.js';
-import { SharedTasks, type Applied, type LedgerNewTask } from '../tasks/shared.js';
+import { describe, expect, test } from 'vitest';
+import { NOW, eventually, sharedTaskMachines, task } from '../../test/support/shared-tasks.js';
 import { StoreUnreachableError } from './errors.js';
-import { Listener } from './listener.js';
-import { PgTasks, TASK_CHANNEL } from './tasks.js';
 
-const { database, cleanups } = clusterDatabases();
-const dirs: string[] = [];
-afterEach(() => {
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
-
-/** The repositories' identities as their remotes would give them: every machine's `shop` clone is one repository. */
-const REMOTES: Record<string, string> = { '/alpha/shop': 'git.example/team/shop', '/beta/shop': 'git.example/team/shop', '/gamma/shop-clone': 'git.example/team/shop' };
-const NOW = '2026-11-24T06:00:00.000Z';
-
-interface Machine {
-  name: string;
-  tasks: TaskStore;
-  sessions: SessionStore;
-  project: string;
-  shared: SharedTasks;
-  ledger: PgTasks;
-  listener: Listener;
-  applied: Applied[];
-  warnings: string[];
-  /** The store's network edge: while true, every connection is refused. */
-  edge: { away: boolean };
-}
-
-/** A machine's SQLite with a `shop` project (and `local`, a repository with no remote), and its shared tasks on the store at `url`. */
-function machine(url: string, name: string): Machine {
-  const dir = mkdtempSync(join(tmpdir(), `baton-tasks-${name}-`));
-  dirs.push(dir);
-  const db = openDb(join(dir, 'baton.db'));
-  const sessions = new SessionStore(db);
-  const project = sessions.ensureProject(`/${name}/shop`).id;
-  sessions.ensureProject(`/${name}/local`);
-  const tasks = new TaskStore(db);
-  const edge = { away: false };
-  const pool = new pg.Pool({ connectionString: url, max: 2 });
-  const refused = (): Promise<never> => Promise.reject(Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }));
-  const query = pool.query.bind(pool) as (...args: unknown[]) => Promise<unknown>;
-  // pg's own query connects through connect(callback): the arguments go through as given.
-  const connect = pool.connect.bind(pool) as (...args: unknown[]) => Promise<unknown>;
-  Object.assign(pool, { query: (...args: unknown[]) => (edge.away ? refused() : query(...args)), connect: (...args: unknown[]) => (edge.away ? refused() : connect(...args)) });
-  const listener = new Listener(url, [TASK_CHANNEL], { firstMs: 20, maxMs: 200 });
-  const ledger = new PgTasks(pool, listener, name, 'the test store');
-  const applied: Applied[] = [];
-  const warnings: string[] = [];
-  const shared = new SharedTasks({
-    ledger,
-    tasks,
-    sessions,
-    machine: name,
-    keyOf: async (root) => REMOTES[root],
-    onApplied: (a) => applied.push(a),
-    logger: { warn: (message) => warnings.push(message) },
-    retry: { firstMs: 20, maxMs: 100 },
-  });
-  cleanups.push(
-    async () => db.close(),
-    () => pool.end(),
-    () => listener.close(),
-    async () => shared.close(),
-  );
-  return { name, tasks, sessions, project, shared, ledger, listener, applied, warnings, edge };
-}
-
-async function started(url: string, name: string, before?: (m: Machine) => void): Promise<Machine> {
-  const m = machine(url, name);
-  before?.(m);
-  await m.listener.start();
-  await m.shared.start();
-  return m;
-}
-
-const task = (title: string, extra: Partial<LedgerNewTask> = {}): LedgerNewTask => ({ repoKey: 'git.example/team/shop', title, description: '', scope_json: '[]', tracker: null, board_column: 'backlog', ...extra });
-
-async function eventually(check: () => boolean, what: string): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
+const { database, cleanups, started } = sharedTaskMachines();
 
 describe('tasks shared through the store', () => {
   test("numbers come from one sequence: a shared task and a machine's own task never take the same one", async () => {
@@ -149,7 +61,7 @@ describe('tasks shared through the store', () => {
     expect(beta.tasks.list(beta.project).map((t) => [t.id, t.rank])).toEqual([[c!.id, 0], [a!.id, 1], [b!.id, 2]]);
 
     // Landed on alpha (the watch's write, applied there already): beta is told to release b.
-    await alpha.shared.queue('landed', (ledger) => ledger.setMerged(a!.id, 'abc123', NOW));
+    await alpha.shared.queue({ kind: 'merged', taskId: a!.id, commit: 'abc123', at: NOW });
     await eventually(() => beta.applied.some((x) => x.merged.includes(a!.id)), 'beta hears a landed');
     expect(beta.tasks.get(a!.id)?.merged_commit).toBe('abc123');
 
@@ -184,7 +96,7 @@ describe('tasks shared through the store', () => {
     await expect(refused).rejects.toBeInstanceOf(StoreUnreachableError);
     await expect(refused).rejects.toThrow(/the test store/);
     expect(alpha.tasks.list().map((t) => t.title)).toEqual(['a']);
-    void alpha.shared.queue('move a', (ledger) => ledger.move(a!.id, 'done', 'merge', undefined, NOW));
+    void alpha.shared.queue({ kind: 'move', taskId: a!.id, column: 'done', setBy: 'merge', at: NOW });
     await eventually(() => alpha.warnings.some((w) => w.includes('trying again')), 'the write is retried');
     alpha.edge.away = false;
     await eventually(() => beta.tasks.get(a!.id)?.board_column === 'done', 'beta sees the move made during the outage');

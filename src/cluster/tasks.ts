@@ -7,7 +7,9 @@
  * NOTIFYs `baton_tasks`; a LISTEN connection that comes back is reported as a change too.
  */
 import type pg from 'pg';
+import { BatonError } from '../shared/errors.js';
 import type { TaskFields } from '../store/tasks.js';
+import { TaskAwaitedError } from '../tasks/errors.js';
 import type { LedgerNewTask, LedgerTask, TaskLedger } from '../tasks/index.js';
 import { isConnectionLoss, unreachable } from './connect.js';
 import type { Listener } from './listener.js';
@@ -85,17 +87,20 @@ export class PgTasks implements TaskLedger {
       const keys = Object.keys(fields) as (keyof TaskFields)[];
       const values = keys.map((key) => fields[key]);
       const set = keys.map((key, index) => `${key} = $${index + 5}`);
-      await client.query(`UPDATE cluster_tasks SET ${[...set, 'updated_at = $2', 'machine = $3', 'version = $4'].join(', ')} WHERE id = $1 AND NOT removed`, [id, now, this.machine, version, ...values]);
+      const { rowCount } = await client.query(`UPDATE cluster_tasks SET ${[...set, 'updated_at = $2', 'machine = $3', 'version = $4'].join(', ')} WHERE id = $1 AND NOT removed`, [id, now, this.machine, version, ...values]);
+      if (rowCount === 0) return [];
       if (after !== undefined) await setDeps(client, id, after);
       return [id];
     });
   }
 
   /** Puts the task at `position` in `column` of its repository, renumbering that column. */
-  move(id: number, column: string, setBy: string, position: number | undefined, now: string): Promise<LedgerTask[]> {
+  move(id: number, column: string, setBy: string, position: number | undefined, now: string, unlessChangedAfter?: number): Promise<LedgerTask[]> {
     return this.write(async (client, version) => {
-      const task = (await client.query<{ repo_key: string }>('SELECT repo_key FROM cluster_tasks WHERE id = $1 AND NOT removed', [id])).rows[0];
+      const task = (await client.query<{ repo_key: string; version: string }>('SELECT repo_key, version FROM cluster_tasks WHERE id = $1 AND NOT removed', [id])).rows[0];
       if (task === undefined) return [];
+      // A queued automatic move made before a later change (a move by hand elsewhere): that change stands.
+      if (unlessChangedAfter !== undefined && Number(task.version) > unlessChangedAfter) return { unchanged: [id] };
       const { rows } = await client.query<{ id: string; rank: number }>(
         'SELECT id, rank FROM cluster_tasks WHERE repo_key = $1 AND board_column = $2 AND id <> $3 AND NOT removed ORDER BY rank, id',
         [task.repo_key, column, id],
@@ -115,15 +120,22 @@ export class PgTasks implements TaskLedger {
 
   setMerged(id: number, commit: string, now: string): Promise<LedgerTask[]> {
     return this.write(async (client, version) => {
-      await client.query('UPDATE cluster_tasks SET merged_commit = $2, updated_at = $3, machine = $4, version = $5 WHERE id = $1 AND NOT removed', [id, commit, now, this.machine, version]);
-      return [id];
+      const { rowCount } = await client.query('UPDATE cluster_tasks SET merged_commit = $2, updated_at = $3, machine = $4, version = $5 WHERE id = $1 AND NOT removed', [id, commit, now, this.machine, version]);
+      return rowCount === 0 ? [] : [id];
     });
   }
 
   remove(id: number, now: string): Promise<LedgerTask[]> {
     return this.write(async (client, version) => {
-      await client.query('DELETE FROM cluster_task_deps WHERE task_id = $1', [id]);
-      await client.query('UPDATE cluster_tasks SET removed = true, updated_at = $2, machine = $3, version = $4 WHERE id = $1', [id, now, this.machine, version]);
+      const waiting = await client.query<{ id: string }>(
+        'SELECT t.id FROM cluster_task_deps d JOIN cluster_tasks t ON t.id = d.task_id WHERE d.after_id = $1 AND NOT t.removed AND t.merged_commit IS NULL ORDER BY t.id',
+        [id],
+      );
+      if (waiting.rows.length > 0) throw new TaskAwaitedError(id, waiting.rows.map((row) => Number(row.id)));
+      const { rowCount } = await client.query('UPDATE cluster_tasks SET removed = true, updated_at = $2, machine = $3, version = $4 WHERE id = $1 AND NOT removed', [id, now, this.machine, version]);
+      if (rowCount === 0) return [];
+      // Landed tasks that waited for it wait for nothing now (each machine's SQLite drops those edges too).
+      await client.query('DELETE FROM cluster_task_deps WHERE task_id = $1 OR after_id = $1', [id]);
       return [id];
     });
   }
@@ -141,7 +153,7 @@ export class PgTasks implements TaskLedger {
    * them. A number the store holds for another task (another repository, or another machine's
    * task) is answered as taken; one this machine uploaded before is neither.
    */
-  async join(tasks: readonly LedgerTask[], maxLocalId: number): Promise<{ uploaded: number[]; taken: number[] }> {
+  async join(tasks: readonly LedgerTask[], ownIds: readonly number[], maxLocalId: number): Promise<{ uploaded: number[]; taken: number[] }> {
     const uploaded: number[] = [];
     const taken: number[] = [];
     await this.guard(() =>
@@ -149,10 +161,13 @@ export class PgTasks implements TaskLedger {
         await client.query('SELECT pg_advisory_xact_lock($1)', [LOCKS.tasks]);
         await client.query("SELECT setval('task_ids', $1::bigint) FROM task_ids WHERE $1::bigint > (CASE WHEN is_called THEN last_value ELSE 0 END)", [maxLocalId]);
         const version = await nextVersion(client);
+        const held = async (id: number) => (await client.query<{ repo_key: string; created_at: string }>('SELECT repo_key, created_at FROM cluster_tasks WHERE id = $1', [id])).rows[0];
+        for (const id of ownIds) if ((await held(id)) !== undefined) taken.push(id);
         for (const task of tasks) {
-          const held = (await client.query<{ repo_key: string; created_at: string; title: string }>('SELECT repo_key, created_at, title FROM cluster_tasks WHERE id = $1', [task.id])).rows[0];
-          if (held !== undefined) {
-            if (held.repo_key !== task.repoKey || held.created_at !== task.created_at || held.title !== task.title) taken.push(task.id);
+          const other = await held(task.id);
+          if (other !== undefined) {
+            // Only what never changes tells the same task: a title renamed meanwhile does not make it another.
+            if (other.repo_key !== task.repoKey || other.created_at !== task.created_at) taken.push(task.id);
             continue;
           }
           await client.query(
@@ -161,22 +176,27 @@ export class PgTasks implements TaskLedger {
           );
           uploaded.push(task.id);
         }
-        for (const task of tasks) if (uploaded.includes(task.id)) await setDeps(client, task.id, task.after);
+        // A number another task holds here is not the one this machine's task waits for.
+        for (const task of tasks) if (uploaded.includes(task.id)) await setDeps(client, task.id, task.after.filter((id) => !taken.includes(id)));
         if (uploaded.length > 0) await client.query('SELECT pg_notify($1, $2)', [TASK_CHANNEL, this.machine]);
       }),
     );
     return { uploaded, taken };
   }
 
-  /** One write under the tasks' lock, its rows stamped with one new version; answers them as they are now. */
-  private write(work: (client: pg.PoolClient, version: number) => Promise<number[]>): Promise<LedgerTask[]> {
+  /**
+   * One write under the tasks' lock, its rows stamped with one new version; answers them as they
+   * are now. `unchanged`: nothing written, those rows answered as they are.
+   */
+  private write(work: (client: pg.PoolClient, version: number) => Promise<number[] | { unchanged: number[] }>): Promise<LedgerTask[]> {
     return this.guard(() =>
       inTransaction(this.pool, async (client) => {
         await client.query('SELECT pg_advisory_xact_lock($1)', [LOCKS.tasks]);
         const version = await nextVersion(client);
-        const ids = await work(client, version);
+        const done = await work(client, version);
+        const ids = Array.isArray(done) ? done : done.unchanged;
         if (ids.length === 0) return [];
-        await client.query('SELECT pg_notify($1, $2)', [TASK_CHANNEL, this.machine]);
+        if (Array.isArray(done)) await client.query('SELECT pg_notify($1, $2)', [TASK_CHANNEL, this.machine]);
         return (await client.query<StoredTask>(`${SELECT} WHERE t.id = ANY($1::bigint[]) ORDER BY t.id`, [ids])).rows.map(ledgerTask);
       }),
     );
@@ -187,6 +207,8 @@ export class PgTasks implements TaskLedger {
     try {
       return await work();
     } catch (error) {
+      // A refusal of ours (a task others wait for) is no connection lost.
+      if (error instanceof BatonError) throw error;
       throw isConnectionLoss(error) || refusedEntry(error) ? unreachable(this.target, error) : error;
     }
   }

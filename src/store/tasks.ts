@@ -1,5 +1,8 @@
 /** The tasks and task_dependencies tables (issue 12). Multi-row writes run in one transaction. */
 import type { Db } from './db.js';
+import { TaskOutbox } from './task-outbox.js';
+
+export type { QueuedTaskWrite } from './task-outbox.js';
 
 export interface TaskRow {
   id: number;
@@ -30,7 +33,12 @@ const COLUMNS = ['project_id', 'title', 'description', 'scope_json', 'tracker', 
 const SELECT = 'SELECT t.*, p.name AS project_name, p.root AS project_root FROM tasks t JOIN projects p ON p.id = t.project_id';
 
 export class TaskStore {
-  constructor(private readonly db: Db) {}
+  /** A shared repository's automatic writes waiting for the shared store. */
+  readonly outbox: TaskOutbox;
+
+  constructor(private readonly db: Db) {
+    this.outbox = new TaskOutbox(db);
+  }
 
   /**
    * Adds the task at the end of its column, with its dependencies; returns its number (`id` when
@@ -146,10 +154,14 @@ export class TaskStore {
     })();
   }
 
-  /** Removes the task (the caller refuses while others depend on it); its sessions no longer name it. */
+  /**
+   * Removes the task, and the edges of tasks that waited for it (the caller refuses while an
+   * unlanded one does; a removal the shared store made must go through here even then); its
+   * sessions no longer name it.
+   */
   delete(id: number): void {
     this.db.transaction(() => {
-      this.db.prepare('DELETE FROM task_dependencies WHERE task_id = ?').run(id);
+      this.db.prepare('DELETE FROM task_dependencies WHERE task_id = ? OR after_id = ?').run(id, id);
       this.db.prepare('UPDATE sessions SET task_id = NULL WHERE task_id = ?').run(id);
       this.db.prepare('DELETE FROM tasks WHERE id = ?').run(id);
     })();

@@ -46,3 +46,21 @@ export class TaskFileError extends BatonError {
     super('invalid_input', `${file}: ${problem}. Fix the file by hand (Baton never rewrites it); nothing else was changed.`, { file, reason: 'task_file' });
   }
 }
+
+/** A task others still wait for (unlanded): it cannot be removed until their `--after` changes. */
+export class TaskAwaitedError extends BatonError {
+  constructor(readonly taskId: number, readonly waiting: readonly number[]) {
+    super(
+      'conflict',
+      `Task ${taskId} cannot go: ${waiting.map((id) => `task ${id}`).join(', ')} wait${waiting.length === 1 ? 's' : ''} for it. Change their --after first (\`baton task edit ${waiting[0] ?? ''} --after …\`).`,
+      { taskId, waiting, reason: 'task_awaited' },
+    );
+  }
+}
+
+/** A write of a shared repository's task before this machine joined the shared store (it could not be reached at start). */
+export class SharedTasksNotJoinedError extends BatonError {
+  constructor() {
+    super('store_unreachable', 'The shared store of tasks has not answered this machine since it started, so its tasks cannot be written yet; it is tried again when the store is back. Check `baton workers`, then try again.', { reason: 'tasks_not_joined' });
+  }
+}

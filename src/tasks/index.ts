@@ -15,7 +15,7 @@ import type { TaskSessions } from './start.js';
 import { TaskWatch } from './watch.js';
 
 export { columnFromSessions } from './columns.js';
-export { DependencyCycleError, ScopeOverlapError, TaskFileError, TaskNotFoundError, TaskStartedError } from './errors.js';
+export { DependencyCycleError, ScopeOverlapError, SharedTasksNotJoinedError, TaskAwaitedError, TaskFileError, TaskNotFoundError, TaskStartedError } from './errors.js';
 export { TaskService } from './service.js';
 export { contextFor, dispatchRequest, startTaskSessions, type Attempt, type TaskSessions } from './start.js';
 export { DEPENDENCY_GATE, TaskWatch } from './watch.js';

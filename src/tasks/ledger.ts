@@ -29,14 +29,22 @@ export interface LedgerTask {
 
 export type LedgerNewTask = Omit<NewTask, 'project_id'> & { repoKey: string };
 
-/** The shared store of tasks. Every write returns the rows it changed, read in its transaction. */
+/**
+ * The shared store of tasks. Every write returns the rows it changed, read in its transaction;
+ * none when the task is not there (or removed).
+ */
 export interface TaskLedger {
   /** A task number no machine has used: for a task kept on this machine only. */
   nextId(): Promise<number>;
   add(task: LedgerNewTask, after: readonly number[], now: string): Promise<LedgerTask[]>;
   edit(id: number, fields: TaskFields, after: readonly number[] | undefined, now: string): Promise<LedgerTask[]>;
-  move(id: number, column: string, setBy: string, position: number | undefined, now: string): Promise<LedgerTask[]>;
+  /**
+   * With `unlessChangedAfter` (a queued automatic move): nothing is written when the task's row
+   * changed after that version, and the row is answered as it is.
+   */
+  move(id: number, column: string, setBy: string, position: number | undefined, now: string, unlessChangedAfter?: number): Promise<LedgerTask[]>;
   setMerged(id: number, commit: string, now: string): Promise<LedgerTask[]>;
+  /** Refuses (`TaskAwaitedError`) while a live, unlanded task waits for it; its edges go with it. */
   remove(id: number, now: string): Promise<LedgerTask[]>;
   /** Rows written after `version`, in version order. */
   changedSince(version: number): Promise<LedgerTask[]>;
@@ -44,9 +52,11 @@ export interface TaskLedger {
   ofRepository(repoKey: string): Promise<LedgerTask[]>;
   /**
    * At join: the id sequence moved past `maxLocalId`, and `tasks` the ledger lacks stored under
-   * their own ids. Answers the ids taken by another task already (left on this machine only).
+   * their own ids (their dependencies on taken ids left out). Answers the ids taken by another
+   * task already — one of `tasks` whose repository or creation time differs, or any of
+   * `ownIds` (this machine's tasks kept here) the ledger holds — which stay on this machine only.
    */
-  join(tasks: readonly LedgerTask[], maxLocalId: number): Promise<{ uploaded: number[]; taken: number[] }>;
+  join(tasks: readonly LedgerTask[], ownIds: readonly number[], maxLocalId: number): Promise<{ uploaded: number[]; taken: number[] }>;
   /** Called when another write may be waiting to be read (a notification, a reconnect). */
   onChange(listener: () => void): () => void;
 }

@@ -6,15 +6,14 @@
 import type { z } from 'zod';
 import type { TaskAddRequest, TaskBoard, TaskBoardQuery, TaskDetail, TaskEditRequest, TaskEntry, TaskMoveRequest } from '../api/tasks.js';
 import type { WorkspaceBus } from '../bus/index.js';
-import { TASK_COLUMNS, type TaskCard } from '../events/task-card.js';
+import { TASK_COLUMNS, type TaskCard, type TaskColumn } from '../events/task-card.js';
 import { TaskAdded, TaskDecided, TaskEdited, TaskMoved, TaskNoted, TaskRemoved } from '../events/workspace.js';
 import { loadRepoConfig } from '../projects/index.js';
-import { InternalError, InvalidInputError, NotAGitRepositoryError, SessionStateError } from '../shared/errors.js';
+import { InternalError, InvalidInputError, NotAGitRepositoryError } from '../shared/errors.js';
 import type { SessionStore } from '../store/sessions.js';
 import type { TaskFields, TaskStore, TaskWithProject } from '../store/tasks.js';
-import type { TaskColumn } from '../events/task-card.js';
 import { Cards, trackerTemplate } from './cards.js';
-import { DependencyCycleError, ScopeOverlapError, TaskNotFoundError, type Overlap } from './errors.js';
+import { DependencyCycleError, ScopeOverlapError, TaskAwaitedError, TaskNotFoundError, type Overlap } from './errors.js';
 import { EntryFiles, type EntryKind } from './files.js';
 import { projectFor, repositoryFiles } from './repo.js';
 import { parseScope, scopeOverlap, unmatchedGlobs } from './scope.js';
@@ -137,7 +136,7 @@ export class TaskService {
     const changed = [...Object.keys(fields).map((key) => (key === 'scope_json' ? 'scope' : key)), ...(body.after === undefined ? [] : ['after'])];
     if (changed.length === 0) throw new InvalidInputError('Nothing to change: give a title, description, scope, tracker, after or review.');
     if (this.shared?.sharedKey(task) !== undefined) {
-      await this.shared.write((ledger) => ledger.edit(task.id, fields, body.after, this.now()));
+      await this.shared.write((ledger) => ledger.edit(task.id, fields, body.after, this.now()), task.id);
     } else {
       this.options.tasks.update(task.id, fields, this.now());
       if (body.after !== undefined) this.options.tasks.setDependencies(task.id, body.after);
@@ -151,7 +150,7 @@ export class TaskService {
   async place(ref: string, body: z.output<typeof TaskMoveRequest>): Promise<{ task: TaskCard; warnings: string[] }> {
     const task = this.get(ref);
     if (this.shared?.sharedKey(task) === undefined) return this.move(ref, body);
-    await this.shared.write((ledger) => ledger.move(task.id, body.column, 'hand', body.position, this.now()));
+    await this.shared.write((ledger) => ledger.move(task.id, body.column, 'hand', body.position, this.now()), task.id);
     return this.moved(task, body);
   }
 
@@ -172,10 +171,9 @@ export class TaskService {
   async remove(ref: string): Promise<{ taskId: number; title: string }> {
     const task = this.get(ref);
     const waiting = this.options.tasks.dependents(task.id).filter((id) => this.options.tasks.get(id)?.merged_commit === null);
-    if (waiting.length > 0) {
-      throw new SessionStateError(`Task ${task.id} cannot go: ${waiting.map((id) => `task ${id}`).join(', ')} wait${waiting.length === 1 ? 's' : ''} for it. Change their --after first (\`baton task edit ${waiting[0] ?? ''} --after …\`).`, { waiting });
-    }
-    if (this.shared?.sharedKey(task) !== undefined) await this.shared.write((ledger) => ledger.remove(task.id, this.now()));
+    if (waiting.length > 0) throw new TaskAwaitedError(task.id, waiting);
+    // The store checks again under its lock: another machine may have added a dependent meanwhile.
+    if (this.shared?.sharedKey(task) !== undefined) await this.shared.write((ledger) => ledger.remove(task.id, this.now()), task.id);
     else this.options.tasks.delete(task.id);
     this.options.bus.publish(TaskRemoved, { taskId: task.id, project: task.project_name, title: task.title });
     return { taskId: task.id, title: task.title };
@@ -188,19 +186,19 @@ export class TaskService {
   moveBy(taskId: number, to: TaskColumn, by: 'session' | 'merge'): void {
     const now = this.now();
     this.options.tasks.move(taskId, to, by, undefined, now);
-    this.queueShared(taskId, `move task ${taskId} to ${to}`, (ledger) => ledger.move(taskId, to, by, undefined, now));
+    this.queueShared({ kind: 'move', taskId, column: to, setBy: by, at: now });
   }
 
   setMerged(taskId: number, commit: string): void {
     const now = this.now();
     this.options.tasks.setMerged(taskId, commit, now);
-    this.queueShared(taskId, `task ${taskId} landed`, (ledger) => ledger.setMerged(taskId, commit, now));
+    this.queueShared({ kind: 'merged', taskId, commit, at: now });
   }
 
-  private queueShared(taskId: number, what: string, write: Parameters<SharedTasks['queue']>[1]): void {
-    const task = this.options.tasks.get(taskId);
+  private queueShared(write: Parameters<SharedTasks['queue']>[0]): void {
+    const task = this.options.tasks.get(write.taskId);
     if (task === undefined || this.shared?.sharedKey(task) === undefined) return;
-    void this.shared.queue(what, write);
+    void this.shared.queue(write);
   }
 
   entry(ref: string, kind: EntryKind, text: string): TaskEntry {

@@ -4,11 +4,13 @@
  * repository with a remote; each machine's SQLite `tasks` and `task_dependencies` stay the read
  * model every synchronous read uses. `SharedTasks` routes the writes of shared repositories to
  * the ledger, applies what the ledger holds to SQLite (this machine's writes at once, the others'
- * when the ledger says something changed), and queues the watch's automatic moves while the
- * ledger cannot be reached.
+ * when the ledger says something changed), and queues the watch's automatic moves and landings
+ * in SQLite (`task_outbox`) while the ledger cannot be reached, a restart included.
  */
+import { BatonError } from '../shared/errors.js';
 import type { ProjectRow, SessionStore } from '../store/sessions.js';
-import type { TaskRow, TaskStore } from '../store/tasks.js';
+import type { QueuedTaskWrite, TaskRow, TaskStore } from '../store/tasks.js';
+import { SharedTasksNotJoinedError, TaskNotFoundError } from './errors.js';
 import type { Applied, LedgerTask, TaskLedger } from './ledger.js';
 
 export type { Applied, LedgerNewTask, LedgerTask, TaskLedger } from './ledger.js';
@@ -42,7 +44,6 @@ export class SharedTasks {
   private readonly versions = new Map<number, number>();
   private reading: Promise<void> | undefined;
   private readAgain = false;
-  private readonly outbox: { what: string; write: () => Promise<unknown> }[] = [];
   private flushing: Promise<void> | undefined;
   private retry: NodeJS.Timeout | undefined;
   private delayMs: number;
@@ -73,18 +74,22 @@ export class SharedTasks {
 
   private async joinOnce(): Promise<void> {
     const mine: LedgerTask[] = [];
+    const own: number[] = [];
     let maxLocalId = 0;
     for (const task of this.o.tasks.list()) {
       maxLocalId = Math.max(maxLocalId, task.id);
       const repoKey = this.keys.get(task.project_id);
       if (repoKey !== null && repoKey !== undefined) mine.push({ ...task, repoKey, removed: false, machine: this.o.machine, version: 0, after: this.o.tasks.dependencies(task.id) });
+      else own.push(task.id);
     }
-    const { taken } = await this.o.ledger.join(mine, maxLocalId);
+    const { taken } = await this.o.ledger.join(mine, own, maxLocalId);
     for (const id of taken) {
       this.localOnly.add(id);
       this.o.logger.warn(`task ${id} stays on this machine only: another machine's task has its number in the shared store`, { task: id });
     }
     this.joined = true;
+    // What was queued before a restart goes first: reading from version 0 would undo it here meanwhile.
+    await this.flush();
     await this.catchUp();
   }
 
@@ -119,20 +124,31 @@ export class SharedTasks {
     return key;
   }
 
+  /** Before the join moved the sequence past this machine's numbers, a number from it could be one of them. */
   nextId(): Promise<number> {
+    if (!this.joined) return Promise.reject(new SharedTasksNotJoinedError());
     return this.o.ledger.nextId();
   }
 
-  /** A hand write: the ledger's transaction, then its rows in SQLite; throws (changing nothing here) when the ledger cannot be reached. */
-  async write(ledgerWrite: (ledger: TaskLedger) => Promise<LedgerTask[]>): Promise<LedgerTask[]> {
+  /**
+   * A hand write of task `taskId` (none for an add): the ledger's transaction, then its rows in
+   * SQLite. Throws, changing nothing here, when the ledger cannot be reached or was not joined
+   * yet, and `TaskNotFoundError` when the ledger has no such live task.
+   */
+  async write(ledgerWrite: (ledger: TaskLedger) => Promise<LedgerTask[]>, taskId?: number): Promise<LedgerTask[]> {
+    if (!this.joined) throw new SharedTasksNotJoinedError();
     const rows = await ledgerWrite(this.o.ledger);
+    if (rows.length === 0) throw new TaskNotFoundError(taskId === undefined ? 'in the shared store' : String(taskId));
     this.apply(rows);
     return rows;
   }
 
-  /** An automatic write (already applied here): sent to the ledger in order, retried while it cannot be reached. */
-  queue(what: string, ledgerWrite: (ledger: TaskLedger) => Promise<LedgerTask[]>): Promise<void> {
-    this.outbox.push({ what, write: async () => this.apply(await ledgerWrite(this.o.ledger)) });
+  /**
+   * An automatic write (already applied here): kept in SQLite with the ledger's version of the
+   * task this machine has, sent in order once joined, retried while the ledger cannot be reached.
+   */
+  queue(write: DistributiveOmit<QueuedTaskWrite, 'baseVersion'>): Promise<void> {
+    this.o.tasks.outbox.add({ ...write, baseVersion: this.versions.get(write.taskId) ?? 0 });
     return this.flush();
   }
 
@@ -172,15 +188,23 @@ export class SharedTasks {
   }
 
   private flush(): Promise<void> {
-    if (this.flushing !== undefined || this.closed) return this.flushing ?? Promise.resolve();
+    if (this.flushing !== undefined || this.closed || !this.joined) return this.flushing ?? Promise.resolve();
     this.flushing = (async () => {
-      for (let next = this.outbox[0]; next !== undefined && !this.closed; next = this.outbox[0]) {
+      for (let next = this.o.tasks.outbox.first(); next !== undefined && !this.closed; next = this.o.tasks.outbox.first()) {
+        const what = next.kind === 'move' ? `move task ${next.taskId} to ${next.column}` : `task ${next.taskId} landed`;
         try {
-          await next.write();
-          this.outbox.shift();
+          const rows = await this.send(next);
+          this.o.tasks.outbox.remove(next.seq);
           this.delayMs = this.o.retry?.firstMs ?? 200;
+          if (rows.length === 0) this.o.logger.warn('a task change was not shared: the shared store no longer has the task', { change: what });
+          this.apply(rows);
         } catch (error) {
-          this.o.logger.warn('could not share a task change; trying again', { change: next.what, queued: this.outbox.length, error: message(error) });
+          if (!(error instanceof BatonError && error.code === 'store_unreachable')) {
+            this.o.tasks.outbox.remove(next.seq);
+            this.o.logger.warn('the shared store refused a task change; dropped', { change: what, error: message(error) });
+            continue;
+          }
+          this.o.logger.warn('could not share a task change; trying again', { change: what, queued: this.o.tasks.outbox.count(), error: message(error) });
           clearTimeout(this.retry);
           this.retry = setTimeout(() => void this.flush(), this.delayMs);
           this.retry.unref();
@@ -192,10 +216,18 @@ export class SharedTasks {
     return this.flushing;
   }
 
+  /** A session's move stands only if nobody changed the task since (a move by hand elsewhere wins); a landing always does. */
+  private send(write: QueuedTaskWrite): Promise<LedgerTask[]> {
+    if (write.kind === 'merged') return this.o.ledger.setMerged(write.taskId, write.commit, write.at);
+    const unlessChangedAfter = write.setBy === 'merge' ? undefined : write.baseVersion;
+    return this.o.ledger.move(write.taskId, write.column, write.setBy, undefined, write.at, unlessChangedAfter);
+  }
+
   /**
    * Rows of the ledger into SQLite, tasks before dependencies; reports what another machine
    * changed. A row SQLite refuses (a constraint of this machine's) is skipped with a warning
-   * rather than stopping every later row.
+   * rather than stopping every later row; so is a row whose number another repository's task
+   * holds here (that task stays this machine's own).
    */
   private apply(rows: readonly LedgerTask[]): void {
     const applied: Applied = { changed: new Map(), removed: new Map(), merged: [] };
@@ -212,10 +244,15 @@ export class SharedTasks {
       for (const row of rows) {
         const projectId = this.projects.get(row.repoKey);
         if (projectId === undefined || this.localOnly.has(row.id) || (this.versions.get(row.id) ?? 0) > row.version) continue;
+        const before = this.o.tasks.get(row.id);
+        if (before !== undefined && this.keys.get(before.project_id) !== row.repoKey) {
+          this.localOnly.add(row.id);
+          this.o.logger.warn(`task ${row.id} stays on this machine only: another machine's task has its number in the shared store`, { task: row.id, project: before.project_name });
+          continue;
+        }
         this.versions.set(row.id, row.version);
         const elsewhere = row.machine !== this.o.machine;
         each(row, () => {
-          const before = this.o.tasks.get(row.id);
           if (row.removed) {
             if (before === undefined) return;
             this.o.tasks.delete(row.id);
@@ -223,13 +260,16 @@ export class SharedTasks {
             return;
           }
           written.push(row);
-          if (this.o.tasks.put({ ...row, project_id: projectId }) && elsewhere) changed.add(row.id);
+          // A second clone of the repository here keeps its own task.
+          if (this.o.tasks.put({ ...row, project_id: before?.project_id ?? projectId }) && elsewhere) changed.add(row.id);
           if (elsewhere && row.merged_commit !== null && before?.merged_commit === null) applied.merged.push(row.id);
         });
       }
       for (const row of written) {
         each(row, () => {
-          const after = row.after.filter((id) => !this.localOnly.has(id) && this.o.tasks.get(id) !== undefined);
+          // The store leaves out an edge to a number another task holds; this machine keeps its own.
+          const kept = this.o.tasks.dependencies(row.id).filter((id) => this.localOnly.has(id));
+          const after = [...new Set([...row.after.filter((id) => !this.localOnly.has(id) && this.o.tasks.get(id) !== undefined), ...kept])].sort((a, b) => a - b);
           if (this.o.tasks.dependencies(row.id).join() === after.join()) return;
           this.o.tasks.setDependencies(row.id, after);
           if (row.machine !== this.o.machine) changed.add(row.id);
@@ -243,6 +283,8 @@ export class SharedTasks {
     if (applied.changed.size > 0 || applied.removed.size > 0 || applied.merged.length > 0) this.o.onApplied(applied);
   }
 }
+
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
 
 function push<K>(map: Map<K, number[]>, key: K, id: number): void {
   map.set(key, [...(map.get(key) ?? []), id]);
