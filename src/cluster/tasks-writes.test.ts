@@ -21,6 +21,7 @@ describe('writes of shared tasks', () => {
     expect(alpha.tasks.get(a!.id)).toBeUndefined();
     await eventually(() => beta.tasks.get(a!.id) === undefined, 'beta removed a');
     expect(beta.tasks.dependencies(b!.id)).toEqual([]);
+    expect((await beta.ledger.ofRepository('git.example/team/shop')).map((t) => [t.id, t.after])).toEqual([[b!.id, []]]);
     expect([...alpha.warnings, ...beta.warnings]).toEqual([]);
     // Both machines go on editing b.
     await beta.shared.write((ledger) => ledger.edit(b!.id, { title: 'b2' }, undefined, NOW), b!.id);
