@@ -1,6 +1,11 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { TaskBoard, TaskCard } from '../../src/api/tasks.js';
-import { fromBoard, placeCard } from './tasks.js';
+import type { WorkspaceEvent } from '../../src/events/workspace.js';
+import { fromBoard, loadTasks, placeCard, trackTaskEvent } from './tasks.js';
+
+afterEach(() => {
+  vi.unstubAllGlobals();
+});
 
 const card = (id: number, column: TaskCard['column'], position: number): TaskCard => ({
   id,
@@ -59,4 +64,35 @@ describe('the kanban store', () => {
     expect(next.columns.review).toEqual([9]);
     expect(next.cards.size).toBe(5);
   });
+
+  it("reads the board once more when another machine's change arrives while a read is in flight", async () => {
+    // The network edge: each GET of the board waits until the test answers it.
+    const answers: (() => void)[] = [];
+    vi.stubGlobal('fetch', () => new Promise((resolve) => answers.push(() => resolve(new Response(JSON.stringify(board), { status: 200, headers: { 'content-type': 'application/json' } })))));
+    const answered = async (count: number): Promise<void> => {
+      const deadline = Date.now() + 2_000;
+      while (answers.length < count) {
+        if (Date.now() > deadline) throw new Error(`expected ${count} reads of the board, saw ${answers.length}`);
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+    };
+    const synced = { type: 'task.synced', data: { project: 'p', changed: [1], removed: [] } } as unknown as WorkspaceEvent;
+    const first = loadTasks();
+    await answered(1);
+    answers[0]!();
+    await first;
+    trackTaskEvent(synced);
+    await answered(2);
+    // A second change while that read is out: the read in flight may predate it.
+    trackTaskEvent(synced);
+    trackTaskEvent(synced);
+    answers[1]!();
+    await answered(3);
+    const third = loadTasks(); // the read in flight
+    answers[2]!();
+    await third;
+    // Once, however many changes came during the read.
+    expect(answers).toHaveLength(3);
+  });
 });
+

@@ -46,6 +46,8 @@ const serverState = state;
 const listeners = new Set<() => void>();
 let watchers = 0;
 let loading: Promise<void> | undefined;
+/** A change arrived while a board was being read: that board may predate it, so read once more. */
+let loadAgain = false;
 
 function set(next: Partial<TasksState>): void {
   state = { ...state, ...next };
@@ -67,6 +69,20 @@ export function loadTasks(): Promise<void> {
     },
   );
   return loading;
+}
+
+/** Reads the board again, once more after a read in flight (which may have been answered before the change). */
+function reloadTasks(): void {
+  if (loading === undefined) {
+    void loadTasks();
+    return;
+  }
+  if (loadAgain) return;
+  loadAgain = true;
+  void loading.finally(() => {
+    loadAgain = false;
+    void loadTasks();
+  });
 }
 
 export function fromBoard(board: TaskBoard): Pick<TasksState, 'cards' | 'columns' | 'entries'> {
@@ -128,7 +144,7 @@ export function trackTaskEvent(event: WorkspaceEvent): void {
     }
     case 'task.synced':
       // Another machine changed these tasks; this machine's store has them now (decision 147).
-      void loadTasks();
+      reloadTasks();
       return;
     case 'task.decided':
     case 'task.noted': {
