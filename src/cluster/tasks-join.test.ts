@@ -44,7 +44,7 @@ describe('joining the shared tasks', () => {
     await eventually(() => beta.tasks.get(a!.id) !== undefined, 'beta has the task');
     await beta.stop();
     await alpha.shared.write((ledger) => ledger.edit(a!.id, { title: 'renamed' }, undefined, NOW), a!.id);
-    const again = await started(url, 'beta', undefined, beta.dir);
+    const again = await started(url, 'beta', undefined, { dir: beta.dir });
     expect(again.warnings).toEqual([]);
     expect(again.tasks.get(a!.id)?.title).toBe('renamed');
     expect(again.shared.sharedKey(again.tasks.get(a!.id)!)).toBe('git.example/team/shop');

@@ -78,7 +78,7 @@ describe('writes of shared tasks', () => {
     await eventually(() => alpha.warnings.some((w) => w.includes('trying again')), 'the landing waits');
     await alpha.stop();
 
-    const again = await started(url, 'alpha', undefined, alpha.dir);
+    const again = await started(url, 'alpha', undefined, { dir: alpha.dir });
     expect(again.tasks.outbox.count()).toBe(0);
     expect(again.tasks.get(a!.id)).toMatchObject({ merged_commit: 'c0ffee', board_column: 'done', column_set_by: 'merge' });
     // Two writes, the landing and the move: beta may read one before the other.

@@ -102,15 +102,20 @@ describe('tasks shared through the store', () => {
     await eventually(() => beta.tasks.get(a!.id)?.board_column === 'done', 'beta sees the move made during the outage');
   });
 
-  test("a LISTEN connection that comes back reads what changed while it was away", async () => {
+  test('a LISTEN connection that comes back reads what was written while it was away', async () => {
     const url = await database();
-    const [alpha, beta] = [await started(url, 'alpha'), await started(url, 'beta')];
+    const alpha = await started(url, 'alpha');
+    // Redialled after 400 ms: long enough for alpha's write to land while beta is away.
+    const beta = await started(url, 'beta', undefined, { backoff: { firstMs: 400, maxMs: 400 } });
     const admin = new pg.Pool({ connectionString: url, max: 1 });
     cleanups.push(() => admin.end());
     const reconnected = new Promise<void>((resolve) => beta.listener.once('connected', () => resolve()));
     await admin.query('SELECT pg_terminate_backend($1)', [await beta.listener.backendPid()]);
-    await alpha.shared.write((ledger) => ledger.add(task('while beta was away'), [], NOW));
+    await eventually(() => !beta.listener.connected, 'beta lost its LISTEN connection');
+    const [written] = await alpha.shared.write((ledger) => ledger.add(task('while beta was away'), [], NOW));
+    expect(beta.listener.connected).toBe(false);
+    expect(beta.tasks.get(written!.id)).toBeUndefined();
     await reconnected;
-    await eventually(() => beta.tasks.list().some((t) => t.title === 'while beta was away'), 'beta read it after reconnecting');
+    await eventually(() => beta.tasks.get(written!.id)?.title === 'while beta was away', 'beta read it after reconnecting');
   });
 });

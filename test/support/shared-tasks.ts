@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterEach } from 'vitest';
-import { Listener } from '../../src/cluster/listener.js';
+import { Listener, type Backoff } from '../../src/cluster/listener.js';
 import { PgTasks, TASK_CHANNEL } from '../../src/cluster/tasks.js';
 import { openDb } from '../../src/store/db.js';
 import { SessionStore } from '../../src/store/sessions.js';
@@ -40,14 +40,21 @@ export interface Machine {
   stop: () => Promise<void>;
 }
 
+export interface MachineOptions {
+  /** The SQLite folder of a machine stopped before: this is that machine restarted. */
+  dir?: string;
+  /** Its LISTEN connection's redial (default 20 ms doubling to 200 ms). */
+  backoff?: Backoff;
+}
+
 export interface SharedTaskMachines {
   database: () => Promise<string>;
   /** Run after each test, last pushed first. */
   cleanups: (() => Promise<unknown>)[];
-  /** A machine, not started; `dir`: the SQLite folder of a machine stopped before. */
-  machine: (url: string, name: string, dir?: string) => Machine;
+  /** A machine, not started. */
+  machine: (url: string, name: string, options?: MachineOptions) => Machine;
   /** A machine started (its LISTEN, then its join), after `before` ran on its SQLite. */
-  started: (url: string, name: string, before?: (m: Machine) => void, dir?: string) => Promise<Machine>;
+  started: (url: string, name: string, before?: (m: Machine) => void, options?: MachineOptions) => Promise<Machine>;
 }
 
 export function sharedTaskMachines(): SharedTaskMachines {
@@ -57,9 +64,9 @@ export function sharedTaskMachines(): SharedTaskMachines {
     for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
   });
 
-  const machine = (url: string, name: string, given?: string): Machine => {
-    const dir = given ?? mkdtempSync(join(tmpdir(), `baton-tasks-${name}-`));
-    if (given === undefined) dirs.push(dir);
+  const machine = (url: string, name: string, options: MachineOptions = {}): Machine => {
+    const dir = options.dir ?? mkdtempSync(join(tmpdir(), `baton-tasks-${name}-`));
+    if (options.dir === undefined) dirs.push(dir);
     const db = openDb(join(dir, 'baton.db'));
     const sessions = new SessionStore(db);
     const project = sessions.ensureProject(`/${name}/shop`).id;
@@ -72,7 +79,7 @@ export function sharedTaskMachines(): SharedTaskMachines {
     // pg's own query connects through connect(callback): the arguments go through as given.
     const connect = pool.connect.bind(pool) as (...args: unknown[]) => Promise<unknown>;
     Object.assign(pool, { query: (...args: unknown[]) => (edge.away ? refused() : query(...args)), connect: (...args: unknown[]) => (edge.away ? refused() : connect(...args)) });
-    const listener = new Listener(url, [TASK_CHANNEL], { firstMs: 20, maxMs: 200 });
+    const listener = new Listener(url, [TASK_CHANNEL], options.backoff ?? { firstMs: 20, maxMs: 200 });
     const ledger = new PgTasks(pool, listener, name, 'the test store');
     const applied: Applied[] = [];
     const warnings: string[] = [];
@@ -98,8 +105,8 @@ export function sharedTaskMachines(): SharedTaskMachines {
     return { name, dir, tasks, sessions, project, local, shared, ledger, listener, applied, warnings, edge, stop };
   };
 
-  const started = async (url: string, name: string, before?: (m: Machine) => void, dir?: string): Promise<Machine> => {
-    const m = machine(url, name, dir);
+  const started = async (url: string, name: string, before?: (m: Machine) => void, options?: MachineOptions): Promise<Machine> => {
+    const m = machine(url, name, options);
     before?.(m);
     await m.listener.start();
     await m.shared.start();
