@@ -1,7 +1,7 @@
 /** Writes of shared tasks that must not go astray (decision 147): removals, writes before the join, queued automatic writes. */
 import { describe, expect, test } from 'vitest';
 import { NOW, eventually, localTask, sharedTaskMachines, task } from '../../test/support/shared-tasks.js';
-import { SharedTasksNotJoinedError, TaskAwaitedError, TaskNotFoundError } from '../tasks/errors.js';
+import { DependencyCycleError, SharedTasksNotJoinedError, TaskAwaitedError, TaskNotFoundError } from '../tasks/errors.js';
 
 const { database, machine, started } = sharedTaskMachines();
 const LATER = '2026-11-24T06:05:00.000Z';
@@ -26,6 +26,20 @@ describe('writes of shared tasks', () => {
     // Both machines go on editing b.
     await beta.shared.write((ledger) => ledger.edit(b!.id, { title: 'b2' }, undefined, NOW), b!.id);
     await eventually(() => alpha.tasks.get(b!.id)?.title === 'b2', 'alpha has the edit');
+  });
+
+  test('two machines making two tasks wait for each other at once: the store refuses the second, naming the cycle', async () => {
+    const url = await database();
+    const [alpha, beta] = [await started(url, 'alpha'), await started(url, 'beta')];
+    const [a] = await alpha.shared.write((ledger) => ledger.add(task('a'), [], NOW));
+    const [b] = await alpha.shared.write((ledger) => ledger.add(task('b'), [], NOW));
+    await eventually(() => beta.tasks.get(b!.id) !== undefined, 'beta has both');
+    // Each machine's SQLite saw no edge yet: only the store, under its lock, sees both.
+    await alpha.shared.write((ledger) => ledger.edit(b!.id, {}, [a!.id], NOW), b!.id);
+    const second = beta.shared.write((ledger) => ledger.edit(a!.id, { title: 'a2' }, [b!.id], NOW), a!.id);
+    await expect(second).rejects.toBeInstanceOf(DependencyCycleError);
+    await expect(second).rejects.toThrow(`task ${a!.id} → task ${b!.id} → task ${a!.id}`);
+    expect((await beta.ledger.ofRepository('git.example/team/shop')).map((t) => [t.id, t.title, t.after])).toEqual([[a!.id, 'a', []], [b!.id, 'b', [a!.id]]]);
   });
 
   test('a write before the join answers that the store was not joined; a write of a task the store lacks answers not found', async () => {

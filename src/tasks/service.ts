@@ -13,6 +13,7 @@ import { InternalError, InvalidInputError, NotAGitRepositoryError } from '../sha
 import type { SessionStore } from '../store/sessions.js';
 import type { TaskFields, TaskStore, TaskWithProject } from '../store/tasks.js';
 import { Cards, trackerTemplate } from './cards.js';
+import { dependencyCycle } from './cycle.js';
 import { DependencyCycleError, ScopeOverlapError, TaskAwaitedError, TaskNotFoundError, type Overlap } from './errors.js';
 import { EntryFiles, type EntryKind } from './files.js';
 import { projectFor, repositoryFiles } from './repo.js';
@@ -245,24 +246,7 @@ export class TaskService {
 
   /** Refuses dependencies that would lead back to `id`, naming the cycle. */
   private refuseCycle(id: number, after: readonly number[], projectId: string): void {
-    const next = new Map<number, number[]>();
-    for (const edge of this.options.tasks.edges(projectId)) if (edge.task_id !== id) next.set(edge.task_id, [...(next.get(edge.task_id) ?? []), edge.after_id]);
-    next.set(id, [...after]);
-    const path: number[] = [];
-    const seen = new Set<number>();
-    const walk = (node: number): number[] | undefined => {
-      if (node === id && path.length > 0) return [...path, id];
-      if (seen.has(node)) return undefined;
-      seen.add(node);
-      path.push(node);
-      for (const to of next.get(node) ?? []) {
-        const cycle = walk(to);
-        if (cycle !== undefined) return cycle;
-      }
-      path.pop();
-      return undefined;
-    };
-    const cycle = walk(id);
+    const cycle = dependencyCycle(id, after, this.options.tasks.edges(projectId));
     if (cycle !== undefined) throw new DependencyCycleError(cycle);
   }
 }
