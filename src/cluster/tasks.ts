@@ -9,7 +9,8 @@
 import type pg from 'pg';
 import { BatonError } from '../shared/errors.js';
 import type { TaskFields } from '../store/tasks.js';
-import { TaskAwaitedError } from '../tasks/errors.js';
+import { dependencyCycle } from '../tasks/cycle.js';
+import { DependencyCycleError, TaskAwaitedError } from '../tasks/errors.js';
 import type { LedgerNewTask, LedgerTask, TaskLedger } from '../tasks/index.js';
 import { isConnectionLoss, unreachable } from './connect.js';
 import type { Listener } from './listener.js';
@@ -89,7 +90,16 @@ export class PgTasks implements TaskLedger {
       const set = keys.map((key, index) => `${key} = $${index + 5}`);
       const { rowCount } = await client.query(`UPDATE cluster_tasks SET ${[...set, 'updated_at = $2', 'machine = $3', 'version = $4'].join(', ')} WHERE id = $1 AND NOT removed`, [id, now, this.machine, version, ...values]);
       if (rowCount === 0) return [];
-      if (after !== undefined) await setDeps(client, id, after);
+      if (after !== undefined) {
+        // Another machine may have made a task of `after` wait for this one since this machine checked.
+        const { rows: edges } = await client.query<{ task_id: string; after_id: string }>(
+          'SELECT d.task_id, d.after_id FROM cluster_task_deps d JOIN cluster_tasks t ON t.id = d.task_id WHERE t.repo_key = (SELECT repo_key FROM cluster_tasks WHERE id = $1) AND NOT t.removed',
+          [id],
+        );
+        const cycle = dependencyCycle(id, after, edges.map((edge) => ({ task_id: Number(edge.task_id), after_id: Number(edge.after_id) })));
+        if (cycle !== undefined) throw new DependencyCycleError(cycle);
+        await setDeps(client, id, after);
+      }
       return [id];
     });
   }
