@@ -93,6 +93,8 @@ export const SessionView = z.object({
   queuePosition: z.number().nullable(),
   /** The task the session works on (issue 12), shown beside its questions and approvals. */
   task: z.object({ id: z.number().int(), title: z.string(), tracker: z.string().nullable() }).nullable().optional(),
+  /** Why a queued session is held back, as the scheduler last said (a task it waits for, a budget), when it is. */
+  heldBy: z.string().optional(),
   /** Ports leased to the session (issue 15), when its repository asks for any. */
   ports: z.array(z.object({ name: z.string(), port: z.number().int() })).optional(),
   /** The machine running it, when the workspace is shared across machines (issue 20). */

@@ -76,7 +76,7 @@ export async function runSupervisor(env: NodeJS.ProcessEnv = process.env): Promi
     reply: otherWork?.reply ?? ((id, text) => manager.reply(id, text)),
     ...(otherWork === undefined ? {} : { elsewhere: async () => (await otherWork.snapshots.read()).tracked }),
   });
-  const tasks = createTasks(db, manager.bus, manager);
+  const tasks = createTasks(db, manager.bus, manager, undefined, taskRecheckMs(env));
   // The domains wired to one another (src/server/wiring.ts).
   const context = new ContextService({ db: manager.search.db, search: manager.search, sessions: manager, bus: manager.bus, decisionsFor: decisionsOf(manager, tasks.service), ...(otherWork === undefined ? {} : { elsewhere: otherWork.transcript }) });
   const unindex = indexTaskEntries(manager.bus, manager.search, tasks.service);
@@ -256,6 +256,12 @@ function readLastPort(file: string): number {
 function watchdogTickMs(env: NodeJS.ProcessEnv): number {
   const given = Number(env.BATON_WATCHDOG_TICK_MS);
   return Number.isInteger(given) && given >= 50 ? given : 15_000;
+}
+
+/** How often a task's session waiting for another machine's landing looks again: 30 s, or `BATON_TASK_RECHECK_MS` (tests, tuning). */
+function taskRecheckMs(env: NodeJS.ProcessEnv): number {
+  const given = Number(env.BATON_TASK_RECHECK_MS);
+  return Number.isInteger(given) && given >= 50 ? given : 30_000;
 }
 
 /**

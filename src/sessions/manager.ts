@@ -133,9 +133,12 @@ export class SessionManager extends EventEmitter<ManagerEvents> {
   }
 
   view(session: SessionWithProject): SessionView {
-    const view = toView(session, this.isRunning(session), session.state === 'queued' ? this.core.queued().findIndex((s) => s.id === session.id) + 1 : null);
+    const queued = session.state === 'queued';
+    const view = toView(session, this.isRunning(session), queued ? this.core.queued().findIndex((s) => s.id === session.id) + 1 : null);
+    // Why a queued session is held back (a task's dependency, a budget), as the last scheduling pass said.
+    const heldBy = queued ? this.scheduler.held().find((h) => h.id === session.id)?.reason : undefined;
     const ports = this.core.ports.of(session.id);
-    return ports.length === 0 ? view : { ...view, ports: ports.map((p) => ({ name: p.name, port: p.port })) };
+    return { ...view, ...(heldBy === undefined ? {} : { heldBy }), ...(ports.length === 0 ? {} : { ports: ports.map((p) => ({ name: p.name, port: p.port })) }) };
   }
 
   peek(ref: string, cwd?: string): Promise<PeekView> {
@@ -155,11 +158,7 @@ export class SessionManager extends EventEmitter<ManagerEvents> {
 
   // ── commands ───────────────────────────────────────────────────────────────
 
-  /**
-   * `request` is parsed once, at the boundary (the endpoint table's schema); `work` is laid over
-   * the new worktree (a respawn's snapshot); `baseRef` names the base when `request.base` is the
-   * commit it was fetched as (a session placed here from another machine starts from its `main`).
-   */
+  /** `request` is parsed at the boundary; `work` is laid over the new worktree (a respawn's snapshot); `baseRef` names a base fetched as a commit (a placed session). */
   async dispatch(request: z.output<typeof DispatchRequest>, work?: WorkSnapshot, baseRef?: string): Promise<SessionWithProject> {
     return (await dispatchSession(this.core, request, { ...(work === undefined ? {} : { work }), ...(baseRef === undefined ? {} : { baseRef }) })).session;
   }

@@ -67,3 +67,22 @@ export async function pushedWork(root: string, session: { id: string; name: stri
   const tree = (await git(root, ['rev-parse', '--verify', `${head}^{tree}`], { timeoutMs: LOCAL_MS })).stdout.trim();
   return { head, tree, snapshot: null };
 }
+
+/**
+ * The remote's `branch` (the sync remote, by URL), fetched into `refs/baton/remote/bases/`: its
+ * tip, or undefined when the remote cannot be reached or has no such branch.
+ */
+export async function fetchRemoteBranch(root: string, branch: string, options: { timeoutMs?: number } = {}): Promise<string | undefined> {
+  const ref = `${FETCHED}/bases/${branch}`;
+  const run = (fetching.get(root) ?? Promise.resolve()).catch(() => undefined).then(async () => {
+    const url = await remoteUrl(root, syncRemoteOf(root), 'sync', LOCAL_MS).catch(() => undefined);
+    if (url === undefined) return undefined;
+    const got = await git(root, ['fetch', '--quiet', '--no-tags', '--', url, `+refs/heads/${branch}:${ref}`], { okExitCodes: [1, 128], timeoutMs: options.timeoutMs ?? NETWORK_MS }).catch(() => undefined);
+    if (got === undefined || got.exitCode !== 0) return undefined;
+    return (await git(root, ['rev-parse', '--verify', `${ref}^{commit}`], { timeoutMs: LOCAL_MS })).stdout.trim();
+  });
+  fetching.set(root, run);
+  void run.catch(() => undefined).finally(() => fetching.get(root) === run && fetching.delete(root));
+  return run;
+}
+

@@ -22,7 +22,7 @@ export { DEPENDENCY_GATE, TaskWatch } from './watch.js';
 export { SharedTasks, type Applied, type LedgerNewTask, type LedgerTask, type SharedTasksOptions, type TaskLedger } from './shared.js';
 
 /** The domain wired on the supervisor's database and session manager; `watch.start()` before sessions are scheduled. */
-export function createTasks(db: Db, bus: WorkspaceBus, sessions: TaskSessions, clock?: () => Date): { service: TaskService; watch: TaskWatch } {
+export function createTasks(db: Db, bus: WorkspaceBus, sessions: TaskSessions, clock?: () => Date, recheckMs?: number): { service: TaskService; watch: TaskWatch } {
   const service = new TaskService({ tasks: new TaskStore(db), sessions: new SessionStore(db), bus, ...(clock === undefined ? {} : { clock }) });
-  return { service, watch: new TaskWatch(service, sessions, bus) };
+  return { service, watch: new TaskWatch(service, sessions, bus, recheckMs) };
 }

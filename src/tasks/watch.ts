@@ -11,6 +11,7 @@ import { createLogger } from '../shared/log.js';
 import type { SessionWithProject } from '../store/sessions.js';
 import { gitOut } from '../worktrees/index.js';
 import { columnFromSessions } from './columns.js';
+import { baseWithLanded, type Landed } from './landed-elsewhere.js';
 import type { TaskService } from './service.js';
 import type { Applied } from './shared.js';
 import { contextFor, type TaskSessions } from './start.js';
@@ -20,15 +21,22 @@ const log = createLogger('tasks');
 
 export const DEPENDENCY_GATE = 'task dependencies';
 
+/** How often a session waiting for another machine's landing to reach here looks again. */
+export const DEFAULT_RECHECK_MS = 30_000;
+
 export class TaskWatch {
   /** Queued sessions being moved onto their new base: held until that is done. */
   private readonly moving = new Set<string>();
+  /** Queued sessions whose prerequisites landed on another machine, not on any base here yet: why. */
+  private readonly awaiting = new Map<string, string>();
+  private recheck: NodeJS.Timeout | undefined;
   private readonly stops: (() => void)[] = [];
 
   constructor(
     private readonly service: TaskService,
     private readonly sessions: TaskSessions,
     private readonly bus: WorkspaceBus,
+    private readonly recheckMs = DEFAULT_RECHECK_MS,
   ) {}
 
   /** Before the sessions are scheduled: the gate, the context of each start, and the bus. */
@@ -44,12 +52,15 @@ export class TaskWatch {
 
   close(): void {
     for (const stop of this.stops.splice(0)) stop();
+    clearInterval(this.recheck);
   }
 
   /** Why a queued session of a task must wait, or undefined. */
   holds(session: SessionWithProject): string | undefined {
     if (session.task_id === null) return undefined;
     if (this.moving.has(session.id)) return 'moving onto the new base';
+    const awaiting = this.awaiting.get(session.id);
+    if (awaiting !== undefined) return awaiting;
     const after = this.service.options.tasks.dependencies(session.task_id);
     const waiting = this.service.cards.waitingFor(after);
     if (waiting.length === 0) return undefined;
@@ -137,15 +148,51 @@ export class TaskWatch {
     }
   }
 
-  /** Resets the untouched worktree of a queued session to the tip of its base branch. */
+  /**
+   * Resets the untouched worktree of a queued session to the tip of its base branch — one that has
+   * the work its prerequisites landed, which for a landing on another machine may be the remote's.
+   */
   private async rebase(session: SessionWithProject): Promise<void> {
-    const tip = await gitOut(session.project_root, ['rev-parse', '--verify', `${session.base_ref}^{commit}`]);
+    const local = await gitOut(session.project_root, ['rev-parse', '--verify', `${session.base_ref}^{commit}`]);
+    const found = await baseWithLanded(session.project_root, session.base_ref, local, this.landedBefore(session));
+    if ('waiting' in found) return this.await(session.id, found.waiting);
+    this.awaiting.delete(session.id);
+    const { tip } = found;
     if (tip === session.base_commit || session.worktree === session.project_root) return;
     const changes = await gitOut(session.worktree, ['status', '--porcelain']);
     if (changes !== '') throw new Error(`its worktree ${session.worktree} has changes already`);
     await gitOut(session.worktree, ['reset', '--quiet', '--hard', tip]);
     this.sessions.rebaseQueued(session.id, tip);
     log.info('moved a waiting session onto the new base', { session: session.id, from: session.base_commit, to: tip });
+  }
+
+  /** What the session's task waited for, as landed. */
+  private landedBefore(session: SessionWithProject): Landed[] {
+    if (session.task_id === null) return [];
+    return this.service.options.tasks.dependencies(session.task_id).flatMap((id) => {
+      const task = this.service.options.tasks.get(id);
+      return task?.merged_commit === null || task === undefined ? [] : [{ taskId: id, title: task.title, commit: task.merged_commit }];
+    });
+  }
+
+  /** Held, saying why, and looked at again every `recheckMs` until the landed work reached a base here. */
+  private await(sessionId: string, why: string): void {
+    if (!this.awaiting.has(sessionId)) log.warn('a waiting session is held until its prerequisites reach this machine', { session: sessionId, why });
+    this.awaiting.set(sessionId, why);
+    this.recheck ??= setInterval(() => this.lookAgain(), this.recheckMs);
+    this.recheck.unref();
+  }
+
+  private lookAgain(): void {
+    for (const id of [...this.awaiting.keys()]) {
+      const session = this.sessions.list().find((s) => s.id === id);
+      if (session === undefined || session.state !== 'queued' || session.task_id === null) this.awaiting.delete(id);
+      else this.releaseIfReady(session.task_id);
+    }
+    if (this.awaiting.size === 0) {
+      clearInterval(this.recheck);
+      this.recheck = undefined;
+    }
   }
 
   private moveBy(taskId: number, from: TaskColumn, to: TaskColumn, by: 'session' | 'merge'): void {

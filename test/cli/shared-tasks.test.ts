@@ -2,9 +2,11 @@
  * Tasks on a shared store (issue 20, decision 147): two supervisors sharing a test PostgreSQL and
  * a bare git remote hold one board for the repository. A task added in alpha's checkout is listed
  * in beta's clone under the same number, a move on beta is alpha's too (and alpha's page is told),
- * a removal on alpha is beta's; a task on beta waiting for alpha's starts when alpha lands it.
+ * a removal on alpha is beta's; a task on beta waiting for alpha's starts once what alpha landed
+ * reaches the remote, on that base.
  */
 import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { TaskBoard, TaskCard, TaskStarted } from '../../src/api/tasks.js';
@@ -54,7 +56,7 @@ describe('tasks shared by the machines of a workspace', () => {
 
   it("a task on one machine waiting for another machine's task starts when that one lands there", async () => {
     const url = await database();
-    const [alpha, beta] = [await machine('alpha', url), await machine('beta', url)];
+    const [alpha, beta] = [await machine('alpha', url), await machine('beta', url, { BATON_TASK_RECHECK_MS: '200' })];
     const { here, there } = sharedClones(alpha, beta);
     const first = await addTask(alpha, here, 'first');
     await until("beta lists alpha's task", () => listed(beta, there, first.id));
@@ -71,7 +73,16 @@ describe('tasks shared by the machines of a workspace', () => {
     const merged = await alpha.run(['merge', 'first', '--json'], { cwd: here });
     expect(merged.code, merged.stderr).toBe(0);
     const landed = JSON.parse(merged.stdout) as { commit: string };
-    await beta.waitForState('second', 'ready_for_review');
     expect(await card(beta, there, first.id)).toMatchObject({ column: 'done', columnSetBy: 'merge', mergedCommit: landed.commit });
+    // Landed on alpha's main, which beta cannot see until it is pushed: the session waits, saying so.
+    const why = `after task ${first.id} (first) at ${landed.commit.slice(0, 12)}, landed on another machine: not on main here or on the remote yet (push it there)`;
+    await until('beta holds second until the landing reaches it', async () => ((await beta.client().call('GET /api/sessions/:ref', { params: { ref: 'second' } })).session.heldBy === why ? true : undefined));
+    expect((await beta.client().call('GET /api/sessions/:ref', { params: { ref: 'second' } })).session.state).toBe('queued');
+    alpha.git(here, 'push', '--quiet', 'origin', 'main');
+    await beta.waitForState('second', 'ready_for_review');
+    // It started on the remote's main, with the work first landed.
+    const second2 = (await beta.client().call('GET /api/sessions/:ref', { params: { ref: 'second' } })).session;
+    expect(second2.baseCommit).toBe(landed.commit);
+    expect(readFileSync(join(second2.worktree, 'first.txt'), 'utf8')).toBe('first\n');
   });
 });
