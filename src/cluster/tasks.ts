@@ -11,7 +11,7 @@ import { BatonError } from '../shared/errors.js';
 import type { TaskFields } from '../store/tasks.js';
 import { dependencyCycle } from '../tasks/cycle.js';
 import { DependencyCycleError, TaskAwaitedError } from '../tasks/errors.js';
-import type { LedgerNewTask, LedgerTask, TaskLedger } from '../tasks/index.js';
+import type { LedgerNewTask, LedgerTask, TaskBody, TaskLedger } from '../tasks/index.js';
 import { isConnectionLoss, unreachable } from './connect.js';
 import type { Listener } from './listener.js';
 import { LOCKS } from './schema.js';
@@ -21,20 +21,10 @@ export const TASK_CHANNEL = 'baton_tasks';
 
 const FIELDS = ['title', 'description', 'scope_json', 'tracker', 'board_column', 'column_set_by', 'rank', 'review', 'merged_commit', 'created_at', 'updated_at'] as const;
 
-interface StoredTask {
+/** A row of cluster_tasks as the driver gives it (bigints as strings), with its dependencies. */
+interface StoredTask extends TaskBody {
   id: string;
   repo_key: string;
-  title: string;
-  description: string;
-  scope_json: string;
-  tracker: string | null;
-  board_column: string;
-  column_set_by: string;
-  rank: number;
-  review: string;
-  merged_commit: string | null;
-  created_at: string;
-  updated_at: string;
   removed: boolean;
   machine: string;
   version: string;

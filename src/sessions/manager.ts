@@ -100,7 +100,6 @@ export class SessionManager extends EventEmitter<ManagerEvents> {
   }
 
   // ── queries ────────────────────────────────────────────────────────────────
-
   resolve(ref: string, cwd?: string): SessionWithProject {
     return this.core.resolve(ref, cwd);
   }
@@ -132,13 +131,13 @@ export class SessionManager extends EventEmitter<ManagerEvents> {
     return Math.max(0, this.options.maxConcurrent - this.scheduler.used() - this.core.queued().length);
   }
 
+  /** A queued session's view says why it is held back (a task's dependency, a budget), as the last scheduling pass said. */
   view(session: SessionWithProject): SessionView {
     const queued = session.state === 'queued';
     const view = toView(session, this.isRunning(session), queued ? this.core.queued().findIndex((s) => s.id === session.id) + 1 : null);
-    // Why a queued session is held back (a task's dependency, a budget), as the last scheduling pass said.
     const heldBy = queued ? this.scheduler.held().find((h) => h.id === session.id)?.reason : undefined;
-    const ports = this.core.ports.of(session.id);
-    return { ...view, ...(heldBy === undefined ? {} : { heldBy }), ...(ports.length === 0 ? {} : { ports: ports.map((p) => ({ name: p.name, port: p.port })) }) };
+    const ports = this.core.ports.of(session.id).map((p) => ({ name: p.name, port: p.port }));
+    return { ...view, ...(heldBy === undefined ? {} : { heldBy }), ...(ports.length === 0 ? {} : { ports }) };
   }
 
   peek(ref: string, cwd?: string): Promise<PeekView> {
@@ -157,7 +156,6 @@ export class SessionManager extends EventEmitter<ManagerEvents> {
   }
 
   // ── commands ───────────────────────────────────────────────────────────────
-
   /** `request` is parsed at the boundary; `work` is laid over the new worktree (a respawn's snapshot); `baseRef` names a base fetched as a commit (a placed session). */
   async dispatch(request: z.output<typeof DispatchRequest>, work?: WorkSnapshot, baseRef?: string): Promise<SessionWithProject> {
     return (await dispatchSession(this.core, request, { ...(work === undefined ? {} : { work }), ...(baseRef === undefined ? {} : { baseRef }) })).session;
@@ -273,7 +271,6 @@ export class SessionManager extends EventEmitter<ManagerEvents> {
   }
 
   // ── lifecycle ──────────────────────────────────────────────────────────────
-
   /** After a start: undoes dispatches cut by a kill, re-attaches to hosts that kept running, then starts what is queued. */
   async reattachAll(): Promise<void> {
     const started = performance.now();

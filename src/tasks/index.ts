@@ -19,7 +19,7 @@ export { DependencyCycleError, ScopeOverlapError, SharedTasksNotJoinedError, Tas
 export { TaskService } from './service.js';
 export { contextFor, dispatchRequest, startTaskSessions, type Attempt, type TaskSessions } from './start.js';
 export { DEPENDENCY_GATE, TaskWatch } from './watch.js';
-export { SharedTasks, type Applied, type LedgerNewTask, type LedgerTask, type SharedTasksOptions, type TaskLedger } from './shared.js';
+export { SharedTasks, type Applied, type LedgerNewTask, type LedgerTask, type TaskBody, type SharedTasksOptions, type TaskLedger } from './shared.js';
 
 /** The domain wired on the supervisor's database and session manager; `watch.start()` before sessions are scheduled. */
 export function createTasks(db: Db, bus: WorkspaceBus, sessions: TaskSessions, clock?: () => Date, recheckMs?: number): { service: TaskService; watch: TaskWatch } {

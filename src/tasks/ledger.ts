@@ -2,23 +2,15 @@
  * What the machines of a workspace share of their tasks (decision 147): the ledger's rows and
  * its operations, implemented on PostgreSQL by src/cluster/tasks.ts.
  */
-import type { NewTask, TaskFields } from '../store/tasks.js';
+import type { NewTask, TaskFields, TaskRow } from '../store/tasks.js';
+
+/** A task's own fields, as every store of tasks holds them. */
+export type TaskBody = Omit<TaskRow, 'id' | 'project_id'>;
 
 /** One task as the ledger holds it: its repository's identity instead of a project, and its dependencies. */
-export interface LedgerTask {
+export interface LedgerTask extends TaskBody {
   id: number;
   repoKey: string;
-  title: string;
-  description: string;
-  scope_json: string;
-  tracker: string | null;
-  board_column: string;
-  column_set_by: string;
-  rank: number;
-  review: string;
-  merged_commit: string | null;
-  created_at: string;
-  updated_at: string;
   /** Removed: kept as a tombstone so every machine learns of it. */
   removed: boolean;
   /** The machine that wrote it last. */

@@ -13,7 +13,7 @@ import type { QueuedTaskWrite, TaskRow, TaskStore } from '../store/tasks.js';
 import { SharedTasksNotJoinedError, TaskNotFoundError } from './errors.js';
 import type { Applied, LedgerTask, TaskLedger } from './ledger.js';
 
-export type { Applied, LedgerNewTask, LedgerTask, TaskLedger } from './ledger.js';
+export type { Applied, LedgerNewTask, LedgerTask, TaskBody, TaskLedger } from './ledger.js';
 
 export interface SharedTasksOptions {
   ledger: TaskLedger;
