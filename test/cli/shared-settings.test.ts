@@ -5,24 +5,15 @@
  * set on alpha pauses a session on beta, whose alerts alpha lists and acknowledges, and raising it
  * on alpha resumes that session; a day budget counts both machines' spend.
  */
-import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { AllowRuleView, PolicyView } from '../../src/api/policy.js';
 import type { AlertList, BudgetList } from '../../src/api/watchdog.js';
 import type { TestBaton } from '../support/baton.js';
-import { clusterMachines, sharedRepo } from '../support/cluster.js';
+import { clusterMachines, sharedClones } from '../support/cluster.js';
 
 const { database, machine } = clusterMachines();
-
-/** Alpha's repository pushed to a bare remote, and beta's clone of that remote. */
-function sharedClones(alpha: TestBaton, beta: TestBaton): { here: string; there: string } {
-  const { repo: here, remote } = sharedRepo(alpha);
-  const there = join(beta.root, 'shop-clone');
-  execFileSync('git', ['clone', '--quiet', remote, there], { env: beta.env });
-  return { here, there };
-}
 
 /** Polls `read` until `check` holds: another machine's change comes through the store, with no event here to wait on. */
 async function until<T>(read: () => Promise<T>, check: (value: T) => boolean, what: string, timeoutMs = 10_000): Promise<T> {

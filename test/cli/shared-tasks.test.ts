@@ -5,24 +5,15 @@
  * a removal on alpha is beta's; a task on beta waiting for alpha's starts once what alpha landed
  * reaches the remote, on that base.
  */
-import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { TaskBoard, TaskCard, TaskStarted } from '../../src/api/tasks.js';
 import type { TestBaton } from '../support/baton.js';
-import { clusterMachines, sharedRepo, until } from '../support/cluster.js';
+import { clusterMachines, sharedClones, until } from '../support/cluster.js';
 import { addTask, card } from '../support/tasks.js';
 
 const { database, machine } = clusterMachines();
-
-/** Alpha's repository pushed to a bare remote, and beta's clone of that remote. */
-function sharedClones(alpha: TestBaton, beta: TestBaton): { here: string; there: string } {
-  const { repo: here, remote } = sharedRepo(alpha);
-  const there = join(beta.root, 'shop-clone');
-  execFileSync('git', ['clone', '--quiet', remote, there], { env: beta.env });
-  return { here, there };
-}
 
 async function listed(side: TestBaton, cwd: string, id: number): Promise<TaskCard | undefined> {
   const board = await side.json<TaskBoard>(['task', 'ls'], { cwd });

@@ -116,6 +116,14 @@ export function sharedRepo(side: TestBaton, config?: unknown): { repo: string; r
   return { repo, remote };
 }
 
+/** Alpha's repository pushed to a bare remote (`sharedRepo`), and beta's clone of that remote. */
+export function sharedClones(alpha: TestBaton, beta: TestBaton): { here: string; there: string } {
+  const { repo: here, remote } = sharedRepo(alpha);
+  const there = join(beta.root, 'shop-clone');
+  execFileSync('git', ['clone', '--quiet', remote, there], { env: beta.env });
+  return { here, there };
+}
+
 /**
  * Polls until `check` gives a value (sync or async; a check that throws counts as not yet), or
  * fails naming `what` and the last error: another machine's news has no event here to wait on.
