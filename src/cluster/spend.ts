@@ -10,6 +10,7 @@ import type pg from 'pg';
 import { SpendLog, type SpendSeries } from '../usage/index.js';
 import type { Listener } from './listener.js';
 import { inTransaction } from './transaction.js';
+import { RetryTimer } from '../shared/retry.js';
 
 export const SPEND_CHANNEL = 'baton_spend';
 const MINUTE_MS = 60_000;
@@ -53,14 +54,13 @@ export class SharedSpend {
   private writing: Promise<void> | undefined;
   private reading: Promise<void> | undefined;
   private readAgain = false;
-  private retry: NodeJS.Timeout | undefined;
-  private delayMs: number;
+  private readonly retry: RetryTimer;
   private closed = false;
   private readonly changes = new EventEmitter<{ change: [] }>();
   private readonly unlisten: () => void;
 
   constructor(private readonly o: SharedSpendOptions) {
-    this.delayMs = o.timing?.firstMs ?? 200;
+    this.retry = new RetryTimer(() => void this.flush(), o.timing);
     const onNotification = (channel: string): void => {
       if (channel === SPEND_CHANNEL) void this.read();
     };
@@ -133,7 +133,7 @@ export class SharedSpend {
 
   close(): void {
     this.closed = true;
-    clearTimeout(this.retry);
+    this.retry.cancel();
     this.unlisten();
     this.changes.removeAllListeners();
   }
@@ -151,14 +151,11 @@ export class SharedSpend {
         this.dirty.clear();
         try {
           await this.write(minutes);
-          this.delayMs = this.o.timing?.firstMs ?? 200;
+          this.retry.succeeded();
         } catch (error) {
           for (const minute of minutes) this.dirty.add(minute);
           this.o.logger.warn('could not share this machine\'s spend; trying again', { minutes: minutes.length, error: error instanceof Error ? error.message : String(error) });
-          clearTimeout(this.retry);
-          this.retry = setTimeout(() => void this.flush(), this.delayMs);
-          this.retry.unref();
-          this.delayMs = Math.min(this.delayMs * 2, this.o.timing?.maxMs ?? 5_000);
+          this.retry.failed();
           return;
         }
       }

@@ -12,6 +12,7 @@ import type { ProjectRow, SessionStore } from '../store/sessions.js';
 import type { QueuedTaskWrite, TaskRow, TaskStore } from '../store/tasks.js';
 import { SharedTasksNotJoinedError, TaskNotFoundError } from './errors.js';
 import type { Applied, LedgerTask, TaskLedger } from './ledger.js';
+import { RetryTimer } from '../shared/retry.js';
 
 export type { Applied, LedgerNewTask, LedgerTask, TaskBody, TaskLedger } from './ledger.js';
 
@@ -45,13 +46,12 @@ export class SharedTasks {
   private reading: Promise<void> | undefined;
   private readAgain = false;
   private flushing: Promise<void> | undefined;
-  private retry: NodeJS.Timeout | undefined;
-  private delayMs: number;
+  private readonly retry: RetryTimer;
   private closed = false;
   private readonly unlisten: () => void;
 
   constructor(private readonly o: SharedTasksOptions) {
-    this.delayMs = o.retry?.firstMs ?? 200;
+    this.retry = new RetryTimer(() => void this.flush(), o.retry);
     this.unlisten = o.ledger.onChange(() => {
       // A start the store failed is tried again on its next word (a reconnect).
       if (!this.joined && this.indexed) this.join().catch((error: unknown) => o.logger.warn('could not join the shared tasks yet', { error: message(error) }));
@@ -95,7 +95,7 @@ export class SharedTasks {
 
   close(): void {
     this.closed = true;
-    clearTimeout(this.retry);
+    this.retry.cancel();
     this.unlisten();
   }
 
@@ -195,7 +195,7 @@ export class SharedTasks {
         try {
           const rows = await this.send(next);
           this.o.tasks.outbox.remove(next.seq);
-          this.delayMs = this.o.retry?.firstMs ?? 200;
+          this.retry.succeeded();
           if (rows.length === 0) this.o.logger.warn('a task change was not shared: the shared store no longer has the task', { change: what });
           this.apply(rows);
         } catch (error) {
@@ -205,10 +205,7 @@ export class SharedTasks {
             continue;
           }
           this.o.logger.warn('could not share a task change; trying again', { change: what, queued: this.o.tasks.outbox.count(), error: message(error) });
-          clearTimeout(this.retry);
-          this.retry = setTimeout(() => void this.flush(), this.delayMs);
-          this.retry.unref();
-          this.delayMs = Math.min(this.delayMs * 2, this.o.retry?.maxMs ?? 5_000);
+          this.retry.failed();
           return;
         }
       }
