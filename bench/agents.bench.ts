@@ -8,7 +8,13 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { bundledClaudePath, installedCodexPath, realAgentsEnv, startModelServer, type ModelServer } from '../test/support/model-server/index.js';
+import {
+  bundledClaudePath,
+  installedCodexPath,
+  realAgentsEnv,
+  startModelServer,
+  type ModelServer,
+} from '../test/support/model-server/index.js';
 import { TestBaton } from '../test/support/baton.js';
 
 const RUNS = 5;
@@ -35,7 +41,12 @@ afterAll(async () => {
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 /** Milliseconds from spawn to the first stdout line and to the line matching `done`. */
-function byHand(command: string, args: string[], env: NodeJS.ProcessEnv, done: RegExp): Promise<{ first: number; end: number }> {
+function byHand(
+  command: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  done: RegExp,
+): Promise<{ first: number; end: number }> {
   return new Promise((resolve, reject) => {
     const t0 = performance.now();
     const child = spawn(command, args, { cwd: repo, env, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -55,13 +66,18 @@ function byHand(command: string, args: string[], env: NodeJS.ProcessEnv, done: R
 
 function memory(pid: number): { rss: number; pss: number } {
   const rollup = readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8');
-  const field = (name: string): number => Number(new RegExp(`^${name}:\\s+(\\d+)`, 'm').exec(rollup)?.[1] ?? 0) / 1024;
+  const field = (name: string): number =>
+    Number(new RegExp(`^${name}:\\s+(\\d+)`, 'm').exec(rollup)?.[1] ?? 0) / 1024;
   return { rss: field('Rss'), pss: field('Pss') };
 }
 
 function childrenOf(pid: number): number[] {
   try {
-    return readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
+    return readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8')
+      .trim()
+      .split(/\s+/)
+      .filter(Boolean)
+      .map(Number);
   } catch {
     return [];
   }
@@ -75,7 +91,9 @@ for (const agent of ['claude', 'codex'] as const) {
     for (let i = 0; i < RUNS; i++) {
       const client = t.client(repo);
       const t0 = performance.now();
-      const { session } = await client.call('POST /api/sessions', { body: { prompt: 'say hello', cwd: repo, agent, name: `${agent}-${i}` } });
+      const { session } = await client.call('POST /api/sessions', {
+        body: { prompt: 'say hello', cwd: repo, agent, name: `${agent}-${i}` },
+      });
       const identified = await t.waitForEvent(session.id, (e) => e.type === 'agent.identified', 60_000);
       const firstAt = Date.parse(identified.ts);
       const ended = await t.waitForEvent(session.id, (e) => e.type === 'turn.completed', 60_000);
@@ -86,14 +104,26 @@ for (const agent of ['claude', 'codex'] as const) {
         const view = await t.waitForState(session.id, 'ready_for_review', 60_000);
         const host = memory(view.hostPid!);
         const agentPids = childrenOf(view.hostPid!);
-        const sum = agentPids.map(memory).reduce((a, b) => ({ rss: a.rss + b.rss, pss: a.pss + b.pss }), { rss: 0, pss: 0 });
+        const sum = agentPids
+          .map(memory)
+          .reduce((a, b) => ({ rss: a.rss + b.rss, pss: a.pss + b.pss }), { rss: 0, pss: 0 });
         mem = { host, agent: sum };
       }
       const env = { ...t.env };
       hand.push(
         agent === 'claude'
-          ? await byHand(bundledClaudePath(), ['-p', 'say hello', '--output-format', 'stream-json', '--verbose'], env, /"type":"result"/)
-          : await byHand(process.execPath, [installedCodexPath(), 'exec', '--json', '--skip-git-repo-check', 'say hello'], env, /"type":"turn\.completed"/),
+          ? await byHand(
+              bundledClaudePath(),
+              ['-p', 'say hello', '--output-format', 'stream-json', '--verbose'],
+              env,
+              /"type":"result"/,
+            )
+          : await byHand(
+              process.execPath,
+              [installedCodexPath(), 'exec', '--json', '--skip-git-repo-check', 'say hello'],
+              env,
+              /"type":"turn\.completed"/,
+            ),
       );
     }
     const b = { first: median(viaBaton.map((r) => r.first)), end: median(viaBaton.map((r) => r.end)) };

@@ -7,7 +7,15 @@
 // work, the check, `git worktree remove`, and `git diff --numstat`. And starting a fan-out of 25
 // items in batches of 10 against three plain dispatches.
 import { execFile, execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -21,10 +29,23 @@ const CHECK = 'git ls-files | wc -l > /dev/null && test -e src/changed-0.txt';
 
 const work = mkdtempSync(join(tmpdir(), 'baton-bench-attempts-'));
 const home = join(work, 'home');
-const env = { ...process.env, BATON_HOME: home, GIT_CONFIG_NOSYSTEM: '1', GIT_AUTHOR_NAME: 'b', GIT_AUTHOR_EMAIL: 'b@b', GIT_COMMITTER_NAME: 'b', GIT_COMMITTER_EMAIL: 'b@b' };
-const git = (cwd, ...args) => execFileSync('git', args, { cwd, env, encoding: 'utf8', maxBuffer: 256 << 20 }).trim();
+const env = {
+  ...process.env,
+  BATON_HOME: home,
+  GIT_CONFIG_NOSYSTEM: '1',
+  GIT_AUTHOR_NAME: 'b',
+  GIT_AUTHOR_EMAIL: 'b@b',
+  GIT_COMMITTER_NAME: 'b',
+  GIT_COMMITTER_EMAIL: 'b@b',
+};
+const git = (cwd, ...args) =>
+  execFileSync('git', args, { cwd, env, encoding: 'utf8', maxBuffer: 256 << 20 }).trim();
 const baton = (args, cwd) =>
-  new Promise((done, fail) => execFile(process.execPath, [BIN, ...args], { cwd, env, maxBuffer: 64 << 20 }, (error, stdout, stderr) => (error ? fail(new Error(`baton ${args.join(' ')}: ${stderr}`)) : done(stdout))));
+  new Promise((done, fail) =>
+    execFile(process.execPath, [BIN, ...args], { cwd, env, maxBuffer: 64 << 20 }, (error, stdout, stderr) =>
+      error ? fail(new Error(`baton ${args.join(' ')}: ${stderr}`)) : done(stdout),
+    ),
+  );
 const time = async (fn) => {
   const t0 = performance.now();
   await fn();
@@ -54,7 +75,12 @@ try {
   git(repo, 'add', '.');
   git(repo, 'commit', '-qm', 'init');
   const script = join(work, 'script.json');
-  writeFileSync(script, JSON.stringify({ steps: [0, 1, 2].map((n) => ({ write: { path: `src/changed-${n}.txt`, content: `changed ${n}\n` } })) }));
+  writeFileSync(
+    script,
+    JSON.stringify({
+      steps: [0, 1, 2].map((n) => ({ write: { path: `src/changed-${n}.txt`, content: `changed ${n}\n` } })),
+    }),
+  );
 
   console.log(`## attempts: best-of-${ATTEMPTS} comparison over ${FILES} files, ${RUNS} runs`);
   const first = [];
@@ -62,7 +88,22 @@ try {
   const rawFirst = [];
   const rawCached = [];
   for (let run = 0; run < RUNS; run++) {
-    const group = JSON.parse(await baton(['dispatch', '--best-of', String(ATTEMPTS), '--name', `r${run}`, '--script', script, '--json', `run ${run}`], repo));
+    const group = JSON.parse(
+      await baton(
+        [
+          'dispatch',
+          '--best-of',
+          String(ATTEMPTS),
+          '--name',
+          `r${run}`,
+          '--script',
+          script,
+          '--json',
+          `run ${run}`,
+        ],
+        repo,
+      ),
+    );
     const names = group.attempts.map((a) => a.name);
     await waitReady(names, repo);
     first.push(await time(() => baton(['attempts', 'show', group.id, '--json'], repo)));
@@ -77,7 +118,11 @@ try {
           const withIndex = { ...env, GIT_INDEX_FILE: index };
           execFileSync('git', ['read-tree', 'HEAD'], { cwd: s.worktree, env: withIndex });
           execFileSync('git', ['add', '--all', '--', '.'], { cwd: s.worktree, env: withIndex });
-          const tree = execFileSync('git', ['write-tree'], { cwd: s.worktree, env: withIndex, encoding: 'utf8' }).trim();
+          const tree = execFileSync('git', ['write-tree'], {
+            cwd: s.worktree,
+            env: withIndex,
+            encoding: 'utf8',
+          }).trim();
           const commit = git(s.worktree, 'commit-tree', tree, '-p', 'HEAD', '-m', 'work');
           rmSync(index, { force: true });
           const scratch = join(work, `scratch-${s.name}`);
@@ -90,29 +135,62 @@ try {
         }
       }),
     );
-    rawCached.push(await time(async () => sessions.forEach((s) => git(s.worktree, 'diff', '--numstat', s.baseCommit))));
+    rawCached.push(
+      await time(async () => sessions.forEach((s) => git(s.worktree, 'diff', '--numstat', s.baseCommit))),
+    );
   }
-  console.log(`attempts show, first (${ATTEMPTS} checks): p50 ${ms(p50(first))}; raw by hand ${ms(p50(rawFirst))} (${(p50(first) / p50(rawFirst)).toFixed(2)}×)`);
-  console.log(`attempts show, again (checks kept): p50 ${ms(p50(cached))}; raw diff --numstat ×${ATTEMPTS} ${ms(p50(rawCached))} (${(p50(cached) / p50(rawCached)).toFixed(2)}×, includes the CLI's start)`);
+  console.log(
+    `attempts show, first (${ATTEMPTS} checks): p50 ${ms(p50(first))}; raw by hand ${ms(p50(rawFirst))} (${(p50(first) / p50(rawFirst)).toFixed(2)}×)`,
+  );
+  console.log(
+    `attempts show, again (checks kept): p50 ${ms(p50(cached))}; raw diff --numstat ×${ATTEMPTS} ${ms(p50(rawCached))} (${(p50(cached) / p50(rawCached)).toFixed(2)}×, includes the CLI's start)`,
+  );
 
   const items = join(work, 'items.txt');
   writeFileSync(items, Array.from({ length: 25 }, (_, i) => `item-${i}`).join('\n'));
   const fan = [];
   const plain = [];
   for (let run = 0; run < RUNS; run++) {
-    fan.push(await time(() => baton(['fanout', items, '--batch', '10', '--name', `f${run}`, '--prompt', 'p', '--script', script, '--json'], repo)));
-    plain.push(await time(async () => {
-      for (let b = 1; b <= 3; b++) await baton(['dispatch', 'p', '--name', `d${run}-${b}`, '--script', script, '--json'], repo);
-    }));
+    fan.push(
+      await time(() =>
+        baton(
+          [
+            'fanout',
+            items,
+            '--batch',
+            '10',
+            '--name',
+            `f${run}`,
+            '--prompt',
+            'p',
+            '--script',
+            script,
+            '--json',
+          ],
+          repo,
+        ),
+      ),
+    );
+    plain.push(
+      await time(async () => {
+        for (let b = 1; b <= 3; b++)
+          await baton(['dispatch', 'p', '--name', `d${run}-${b}`, '--script', script, '--json'], repo);
+      }),
+    );
   }
-  console.log(`fanout 25 items / batch 10 (3 sessions): p50 ${ms(p50(fan))}; 3 plain dispatches ${ms(p50(plain))} (${(p50(fan) / p50(plain)).toFixed(2)}×)`);
+  console.log(
+    `fanout 25 items / batch 10 (3 sessions): p50 ${ms(p50(fan))}; 3 plain dispatches ${ms(p50(plain))} (${(p50(fan) / p50(plain)).toFixed(2)}×)`,
+  );
 } finally {
   // Session hosts outlive the supervisor by design: each is stopped by its pid.
   const sessions = join(home, 'sessions');
   if (existsSync(sessions)) {
     for (const id of readdirSync(sessions)) {
       const host = join(sessions, id, 'host.json');
-      if (existsSync(host)) try { process.kill(JSON.parse(readFileSync(host, 'utf8')).pid, 'SIGKILL'); } catch {}
+      if (existsSync(host))
+        try {
+          process.kill(JSON.parse(readFileSync(host, 'utf8')).pid, 'SIGKILL');
+        } catch {}
     }
   }
   const file = join(home, 'supervisor.json');

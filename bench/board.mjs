@@ -37,24 +37,41 @@ export async function run({ sessions = 100, events = 1_000_000, runs = 30, log =
     const child = await runChild(home, root, repo, runs);
     const load = (await import('node:os')).loadavg()[0];
     log(`load average ${load.toFixed(1)} on ${(await import('node:os')).availableParallelism()} cores`);
-    const baselines = { 'baton ls (whole process)': [], 'bare node: GET /api/sessions and print (whole process)': [] };
+    const baselines = {
+      'baton ls (whole process)': [],
+      'bare node: GET /api/sessions and print (whole process)': [],
+    };
     let bareRss = 0;
     for (let i = 0; i < Math.min(runs, 10); i++) {
-      baselines['baton ls (whole process)'].push(await timed(process.execPath, [join(ROOT, 'bin', 'baton'), 'ls'], home, root));
+      baselines['baton ls (whole process)'].push(
+        await timed(process.execPath, [join(ROOT, 'bin', 'baton'), 'ls'], home, root),
+      );
       const bare = await bareList(home, root);
       baselines['bare node: GET /api/sessions and print (whole process)'].push(bare.ms);
       bareRss = bare.rss;
     }
     const figures = { ...child.figures, ...baselines };
-    const summary = Object.fromEntries(Object.entries(figures).map(([name, values]) => [name, summarize(values, name.startsWith('event') ? EVENT_GOAL_MS : GOAL_MS)]));
+    const summary = Object.fromEntries(
+      Object.entries(figures).map(([name, values]) => [
+        name,
+        summarize(values, name.startsWith('event') ? EVENT_GOAL_MS : GOAL_MS),
+      ]),
+    );
     return {
       sessions,
       events: seeded.events,
       load: round(load),
       figures: summary,
-      memory: { 'board RSS (MB)': child.memory.rss, 'board JS heap used (MB)': child.memory.heap, 'bare node list RSS (MB)': bareRss },
+      memory: {
+        'board RSS (MB)': child.memory.rss,
+        'board JS heap used (MB)': child.memory.heap,
+        'bare node list RSS (MB)': bareRss,
+      },
       ratios: {
-        'first paint from start / baton ls (p50)': round(summary['first paint from process start (Node, Ink and the board loaded)'].p50 / summary['baton ls (whole process)'].p50),
+        'first paint from start / baton ls (p50)': round(
+          summary['first paint from process start (Node, Ink and the board loaded)'].p50 /
+            summary['baton ls (whole process)'].p50,
+        ),
         'board RSS / bare node list RSS': round(child.memory.rss / bareRss),
       },
     };
@@ -74,10 +91,16 @@ export async function run({ sessions = 100, events = 1_000_000, runs = 30, log =
 
 function runChild(home, root, repo, runs) {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [fileURLToPath(import.meta.url), '--child', home, root, repo, String(runs)], { env: { ...process.env, BATON_HOME: home }, stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(
+      process.execPath,
+      [fileURLToPath(import.meta.url), '--child', home, root, repo, String(runs)],
+      { env: { ...process.env, BATON_HOME: home }, stdio: ['ignore', 'pipe', 'inherit'] },
+    );
     let out = '';
     child.stdout.on('data', (chunk) => (out += chunk));
-    child.once('exit', (code) => (code === 0 ? resolve(JSON.parse(out)) : reject(new Error(`the board child exited ${code}: ${out}`))));
+    child.once('exit', (code) =>
+      code === 0 ? resolve(JSON.parse(out)) : reject(new Error(`the board child exited ${code}: ${out}`)),
+    );
   });
 }
 
@@ -101,10 +124,23 @@ async function child([home, cwd, repo, runsText]) {
     }),
     { isTTY: true, columns: 120, rows: 40, hasColors: () => false },
   );
-  const stdin = Object.assign(new PassThrough(), { isTTY: true, setRawMode: () => undefined, ref: () => undefined, unref: () => undefined });
+  const stdin = Object.assign(new PassThrough(), {
+    isTTY: true,
+    setRawMode: () => undefined,
+    ref: () => undefined,
+    unref: () => undefined,
+  });
   const until = (test, timeoutMs = 30_000) =>
     new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`no frame matched ${test} within ${timeoutMs} ms; last: ${frames.at(-1)?.text.slice(-400)}`)), timeoutMs);
+      const timer = setTimeout(
+        () =>
+          reject(
+            new Error(
+              `no frame matched ${test} within ${timeoutMs} ms; last: ${frames.at(-1)?.text.slice(-400)}`,
+            ),
+          ),
+        timeoutMs,
+      );
       waiter = { test: (text) => test.test(text), resolve: (frame) => (clearTimeout(timer), resolve(frame)) };
     });
   const cpu = {};
@@ -132,7 +168,7 @@ async function child([home, cwd, repo, runsText]) {
   const first = await painted;
   const figures = {
     'first paint from process start (Node, Ink and the board loaded)': [first.at],
-    'first paint from the board\'s start (sessions fetched and drawn)': [first.at - renderStart],
+    "first paint from the board's start (sessions fetched and drawn)": [first.at - renderStart],
     'loading Ink, React and the board': [loadMs],
     'move the cursor (key → frame)': [],
     'open a session: attach (key → last events on screen)': [],
@@ -141,17 +177,27 @@ async function child([home, cwd, repo, runsText]) {
   };
   await idle(300);
   for (let i = 0; i < runs; i++) {
-    figures['move the cursor (key → frame)'].push(await press(i % 2 === 0 ? 'j' : 'k', /›/, 'move the cursor: the board\'s CPU time'));
+    figures['move the cursor (key → frame)'].push(
+      await press(i % 2 === 0 ? 'j' : 'k', /›/, "move the cursor: the board's CPU time"),
+    );
     await idle(40);
   }
   for (let i = 0; i < runs; i++) {
     await press('j', /›/);
     await idle(40);
-    figures['open a session: attach (key → last events on screen)'].push(await press('\r', /Attached to[\s\S]*(message\.added|tool\.|thinking|usage)/, 'attach: the board\'s CPU time'));
+    figures['open a session: attach (key → last events on screen)'].push(
+      await press(
+        '\r',
+        /Attached to[\s\S]*(message\.added|tool\.|thinking|usage)/,
+        "attach: the board's CPU time",
+      ),
+    );
     await idle(40);
     await press('\x1b', /● live/);
     await idle(40);
-    figures['open a session: peek (key → last events on screen)'].push(await press(' ', /last events:[\s\S]*\d+ \d\d:\d\d:\d\d /, 'peek: the board\'s CPU time'));
+    figures['open a session: peek (key → last events on screen)'].push(
+      await press(' ', /last events:[\s\S]*\d+ \d\d:\d\d:\d\d /, "peek: the board's CPU time"),
+    );
     await idle(40);
     await press(' ', /── workspace/);
     await idle(40);
@@ -167,29 +213,47 @@ async function child([home, cwd, repo, runsText]) {
   steps.push({ sleep: 2000 });
   const shown = new Map();
   const watchTicks = (frame) => {
-    for (const match of frame.text.matchAll(/says: tick (\d+)/g)) if (!shown.has(match[1])) shown.set(match[1], frame.wall);
+    for (const match of frame.text.matchAll(/says: tick (\d+)/g))
+      if (!shown.has(match[1])) shown.set(match[1], frame.wall);
   };
-  const { session } = await api.call('POST /api/sessions', { body: { prompt: 'latency probe', cwd: repo, name: 'latency-probe', agent: 'scripted', permissionMode: 'default', options: { script: { steps } } } });
+  const { session } = await api.call('POST /api/sessions', {
+    body: {
+      prompt: 'latency probe',
+      cwd: repo,
+      name: 'latency-probe',
+      agent: 'scripted',
+      permissionMode: 'default',
+      options: { script: { steps } },
+    },
+  });
   const startIndex = frames.length;
   await until(new RegExp(`says: tick ${runs - 1}\\b`), 60_000);
   frames.slice(startIndex).forEach(watchTicks);
-  const { events } = await api.call('GET /api/sessions/:ref/events', { params: { ref: session.id }, query: { after: 0 } });
+  const { events } = await api.call('GET /api/sessions/:ref/events', {
+    params: { ref: session.id },
+    query: { after: 0 },
+  });
   for (const event of events) {
     const tick = event.type === 'message.added' ? /^tick (\d+)$/.exec(event.text)?.[1] : undefined;
-    if (tick !== undefined && shown.has(tick)) figures['event → open board (event written → frame)'].push(shown.get(tick) - Date.parse(event.ts));
+    if (tick !== undefined && shown.has(tick))
+      figures['event → open board (event written → frame)'].push(shown.get(tick) - Date.parse(event.ts));
   }
   globalThis.gc?.();
   const memory = process.memoryUsage();
   instance.unmount();
   for (const [label, values] of Object.entries(cpu)) figures[label] = values;
-  process.stdout.write(JSON.stringify({ figures, memory: { rss: round(memory.rss / 1e6), heap: round(memory.heapUsed / 1e6) } }));
+  process.stdout.write(
+    JSON.stringify({ figures, memory: { rss: round(memory.rss / 1e6), heap: round(memory.heapUsed / 1e6) } }),
+  );
   process.exit(0);
 }
 
 function timed(command, args, home, cwd) {
   return new Promise((resolve, reject) => {
     const t0 = performance.now();
-    execFile(command, args, { cwd, env: { ...process.env, BATON_HOME: home, COLUMNS: '120' } }, (error) => (error ? reject(error) : resolve(performance.now() - t0)));
+    execFile(command, args, { cwd, env: { ...process.env, BATON_HOME: home, COLUMNS: '120' } }, (error) =>
+      error ? reject(error) : resolve(performance.now() - t0),
+    );
   });
 }
 
@@ -200,7 +264,9 @@ function bareList(home, cwd) {
   const script = `const http=require('node:http');http.get({host:'127.0.0.1',port:${info.port},path:'/api/sessions',headers:{authorization:'Bearer ${token}'}},(r)=>{let b='';r.on('data',(c)=>b+=c);r.on('end',()=>{for(const s of JSON.parse(b).sessions)process.stdout.write(s.name+' '+s.state+' '+(s.activity??'')+'\\n');process.stderr.write(String(process.memoryUsage().rss))})})`;
   return new Promise((resolve, reject) => {
     const t0 = performance.now();
-    execFile(process.execPath, ['-e', script], { cwd }, (error, _stdout, stderr) => (error ? reject(error) : resolve({ ms: performance.now() - t0, rss: round(Number(stderr) / 1e6) })));
+    execFile(process.execPath, ['-e', script], { cwd }, (error, _stdout, stderr) =>
+      error ? reject(error) : resolve({ ms: performance.now() - t0, rss: round(Number(stderr) / 1e6) }),
+    );
   });
 }
 
@@ -213,11 +279,19 @@ function summarize(values, goal) {
 const round = (n) => Math.round(n * 10) / 10;
 
 export function print(result) {
-  console.log(`\nTerminal board, ${result.sessions} sessions, ${result.events.toLocaleString('en-US')} events, load average ${result.load} — goals: ${GOAL_MS} ms (an event: ${EVENT_GOAL_MS} ms)`);
+  console.log(
+    `\nTerminal board, ${result.sessions} sessions, ${result.events.toLocaleString('en-US')} events, load average ${result.load} — goals: ${GOAL_MS} ms (an event: ${EVENT_GOAL_MS} ms)`,
+  );
   for (const [name, f] of Object.entries(result.figures)) {
-    const baseline = name.startsWith('baton ls') || name.startsWith('bare node') || name.startsWith('loading') || name.includes('process start');
+    const baseline =
+      name.startsWith('baton ls') ||
+      name.startsWith('bare node') ||
+      name.startsWith('loading') ||
+      name.includes('process start');
     const verdict = baseline ? '' : f.p95 < f.goal ? 'ok' : 'OVER GOAL';
-    console.log(`  ${name.padEnd(66)} p50 ${String(f.p50).padStart(7)} ms   p95 ${String(f.p95).padStart(7)} ms   max ${String(f.max).padStart(7)} ms  (n=${f.n}) ${verdict}`);
+    console.log(
+      `  ${name.padEnd(66)} p50 ${String(f.p50).padStart(7)} ms   p95 ${String(f.p95).padStart(7)} ms   max ${String(f.max).padStart(7)} ms  (n=${f.n}) ${verdict}`,
+    );
   }
   for (const [name, value] of Object.entries(result.memory)) console.log(`  ${name.padEnd(66)} ${value}`);
   for (const [name, value] of Object.entries(result.ratios)) console.log(`  ${name.padEnd(66)} ${value}×`);
@@ -230,7 +304,8 @@ if (process.argv[2] === '--child') {
   for (let i = 2; i < process.argv.length; i++) {
     const flag = process.argv[i];
     if (flag === '--json') options.json = true;
-    else if (['--sessions', '--events', '--runs'].includes(flag)) options[flag.slice(2)] = Number(process.argv[++i]);
+    else if (['--sessions', '--events', '--runs'].includes(flag))
+      options[flag.slice(2)] = Number(process.argv[++i]);
     else throw new Error(`unknown option ${flag}`);
   }
   const result = await run({ ...options, log: options.json ? () => undefined : (line) => console.log(line) });

@@ -40,7 +40,13 @@ export function run({ bin, env, cwd, commands, runs = 10 }) {
   const rows = commands.map((args, c) => {
     const wall = median(each[c].wall);
     const rss = median(each[c].rss);
-    return { label: `baton ${args.join(' ')}`, wall, rss, wallRatio: wall / base.wall, rssRatio: rss / base.rss };
+    return {
+      label: `baton ${args.join(' ')}`,
+      wall,
+      rss,
+      wallRatio: wall / base.wall,
+      rssRatio: rss / base.rss,
+    };
   });
   return { base, rows };
 }
@@ -49,14 +55,28 @@ export function print({ base, rows }, log = console.log) {
   log(`bare \`node -e 0\`: ${base.wall.toFixed(1)} ms, ${base.rss.toFixed(1)} MB peak RSS`);
   for (const r of rows) {
     const met = r.wallRatio <= 1.5 && r.rssRatio <= 1.5 ? 'MET' : 'NOT MET';
-    log(`  ${r.label.padEnd(28)} ${r.wall.toFixed(1).padStart(6)} ms (${r.wallRatio.toFixed(2)}×)  ${r.rss.toFixed(1).padStart(5)} MB (${r.rssRatio.toFixed(2)}×)  goal ≤ 1.5×: ${met}`);
+    log(
+      `  ${r.label.padEnd(28)} ${r.wall.toFixed(1).padStart(6)} ms (${r.wallRatio.toFixed(2)}×)  ${r.rss.toFixed(1).padStart(5)} MB (${r.rssRatio.toFixed(2)}×)  goal ≤ 1.5×: ${met}`,
+    );
   }
 }
 
 // `node bench/cli.mjs` alone: measure against the supervisor of $BATON_HOME.
 if (import.meta.url === `file://${process.argv[1]}`) {
   const bin = new URL('../bin/baton', import.meta.url).pathname;
-  const ref = process.argv[2] ?? execFileSync(process.execPath, [bin, 'ls', '--json'], { encoding: 'utf8' }).match(/"id": "(\w+)"/)?.[1];
-  const commands = [['ls'], ['ls', '--json'], ['daemon', 'status'], ...(ref ? [['peek', ref], ['logs', ref]] : [])];
+  const ref =
+    process.argv[2] ??
+    execFileSync(process.execPath, [bin, 'ls', '--json'], { encoding: 'utf8' }).match(/"id": "(\w+)"/)?.[1];
+  const commands = [
+    ['ls'],
+    ['ls', '--json'],
+    ['daemon', 'status'],
+    ...(ref
+      ? [
+          ['peek', ref],
+          ['logs', ref],
+        ]
+      : []),
+  ];
   print(run({ bin, env: process.env, cwd: process.cwd(), commands, runs: Number(process.env.RUNS ?? 10) }));
 }

@@ -19,12 +19,33 @@ const ms = (x) => `${x.toFixed(2)} ms`;
 function machineOn(cluster, url, name) {
   const pool = new pg.Pool({ connectionString: url, max: 3 });
   const listener = new cluster.Listener(url, [cluster.BUS_CHANNEL]);
-  const mirror = new cluster.SessionMirror({ log: new cluster.PgWorkspaceLog(pool, listener), machine: name });
-  return { name, mirror, close: async () => (await mirror.close(), await listener.close(), await pool.end()) };
+  const mirror = new cluster.SessionMirror({
+    log: new cluster.PgWorkspaceLog(pool, listener),
+    machine: name,
+  });
+  return {
+    name,
+    mirror,
+    close: async () => (await mirror.close(), await listener.close(), await pool.end()),
+  };
 }
 
-const view = (machine, i, lastSeq, state = 'working') => ({ id: `${machine}-s${i}`, name: `${machine}-s${i}`, state, lastSeq, project: 'bench', agent: 'scripted' });
-const event = (seq) => ({ v: 1, seq, ts: new Date().toISOString(), type: 'message.added', role: 'assistant', text: `step ${seq} of the work, with a line or two of what the agent said`.repeat(2) });
+const view = (machine, i, lastSeq, state = 'working') => ({
+  id: `${machine}-s${i}`,
+  name: `${machine}-s${i}`,
+  state,
+  lastSeq,
+  project: 'bench',
+  agent: 'scripted',
+});
+const event = (seq) => ({
+  v: 1,
+  seq,
+  ts: new Date().toISOString(),
+  type: 'message.added',
+  role: 'assistant',
+  text: `step ${seq} of the work, with a line or two of what the agent said`.repeat(2),
+});
 
 export async function boardLoad(cluster, url) {
   const machines = Array.from({ length: MACHINES }, (_, m) => machineOn(cluster, url, `load-${m}`));
@@ -35,12 +56,16 @@ export async function boardLoad(cluster, url) {
   const t0 = now();
   await viewer.mirror.start();
   const cold = now() - t0;
-  const seen = viewer.mirror.remoteSessions().filter((r) => r.machine.startsWith('load-') && r.machine !== 'load-viewer').length;
-  if (seen !== MACHINES * SESSIONS) throw new Error(`the viewer saw ${seen} sessions, not ${MACHINES * SESSIONS}`);
+  const seen = viewer.mirror
+    .remoteSessions()
+    .filter((r) => r.machine.startsWith('load-') && r.machine !== 'load-viewer').length;
+  if (seen !== MACHINES * SESSIONS)
+    throw new Error(`the viewer saw ${seen} sessions, not ${MACHINES * SESSIONS}`);
 
   // Throughput: one machine alone, then the three at once, each event its own append.
   const publishEvents = async (m, from) => {
-    for (let k = 0; k < EVENTS_EACH; k++) await m.mirror.publishEvent(`${m.name}-s${k % SESSIONS}`, event(from + k));
+    for (let k = 0; k < EVENTS_EACH; k++)
+      await m.mirror.publishEvent(`${m.name}-s${k % SESSIONS}`, event(from + k));
   };
   let t = now();
   await publishEvents(machines[0], 1);
@@ -50,7 +75,8 @@ export async function boardLoad(cluster, url) {
   // Live: while they publish, one session's view goes from the first machine to the viewer.
   let waiter;
   const off = viewer.mirror.onChange((change) => {
-    if (change.kind === 'session' && change.view.id === 'load-0-s0' && change.view.lastSeq === waiter?.seq) waiter.resolve(now());
+    if (change.kind === 'session' && change.view.id === 'load-0-s0' && change.view.lastSeq === waiter?.seq)
+      waiter.resolve(now());
   });
   const live = [];
   for (let u = 2; u < UPDATES + 2; u++) {
@@ -66,6 +92,10 @@ export async function boardLoad(cluster, url) {
   console.log(`board load, ${MACHINES} machines × ${SESSIONS} sessions, a 4th machine's board:`);
   console.log(`  cold start (rebuild of ${MACHINES * SESSIONS} sessions):          ${ms(cold)}`);
   console.log(`  session events through the store, 1 machine:  ${Math.round(alone)} events/s`);
-  console.log(`  session events through the store, 3 at once:  ${Math.round(together)} events/s (${(together / alone).toFixed(2)}× one machine)`);
-  console.log(`  a view update → seen by the board, under that load: p50 ${ms(pct(live, 0.5))}, p95 ${ms(pct(live, 0.95))} (${live.length} updates)`);
+  console.log(
+    `  session events through the store, 3 at once:  ${Math.round(together)} events/s (${(together / alone).toFixed(2)}× one machine)`,
+  );
+  console.log(
+    `  a view update → seen by the board, under that load: p50 ${ms(pct(live, 0.5))}, p95 ${ms(pct(live, 0.95))} (${live.length} updates)`,
+  );
 }

@@ -32,13 +32,34 @@ export async function relayFigures(cluster, url, root) {
     const bus = new WorkspaceBus(db);
     const pool = new pg.Pool({ connectionString: url, max: 3 });
     const listener = new cluster.Listener(url, [cluster.BUS_CHANNEL]);
-    const relay = new cluster.WorkspaceRelay({ log: new cluster.PgWorkspaceLog(pool, listener), machine: name, bus });
+    const relay = new cluster.WorkspaceRelay({
+      log: new cluster.PgWorkspaceLog(pool, listener),
+      machine: name,
+      bus,
+    });
     if (relayed) await relay.start();
-    const m = { name, bus, relay, close: async () => (await relay.close(), await listener.close(), await pool.end(), db.close(), rmSync(dir, { recursive: true, force: true })) };
+    const m = {
+      name,
+      bus,
+      relay,
+      close: async () => (
+        await relay.close(),
+        await listener.close(),
+        await pool.end(),
+        db.close(),
+        rmSync(dir, { recursive: true, force: true })
+      ),
+    };
     machines.push(m);
     return m;
   };
-  const pin = (m, i) => m.bus.publish(SessionPinned, { sessionId: `${m.name}-${i}`, name: `w${i}`, project: 'bench', pinned: i % 2 === 0 });
+  const pin = (m, i) =>
+    m.bus.publish(SessionPinned, {
+      sessionId: `${m.name}-${i}`,
+      name: `w${i}`,
+      project: 'bench',
+      pinned: i % 2 === 0,
+    });
   try {
     // Latency, beta → alpha's follower.
     const alpha = await open('relay-alpha');
@@ -46,9 +67,13 @@ export async function relayFigures(cluster, url, root) {
     let arrived = () => {};
     let close;
     const closed = new Promise((r) => (close = r));
-    const following = alpha.bus.follow(alpha.bus.lastSeq(), async (event) => {
-      if ('machine' in event) arrived(now());
-    }, closed);
+    const following = alpha.bus.follow(
+      alpha.bus.lastSeq(),
+      async (event) => {
+        if ('machine' in event) arrived(now());
+      },
+      closed,
+    );
     const latencies = [];
     for (let i = 0; i < LATENCY_SAMPLES; i++) {
       const got = new Promise((r) => (arrived = r));
@@ -58,7 +83,9 @@ export async function relayFigures(cluster, url, root) {
     }
     close();
     await following;
-    console.log(`workspace event beta → alpha's stream (${LATENCY_SAMPLES}): p50 ${ms(pct(latencies, 0.5))}, p95 ${ms(pct(latencies, 0.95))}`);
+    console.log(
+      `workspace event beta → alpha's stream (${LATENCY_SAMPLES}): p50 ${ms(pct(latencies, 0.5))}, p95 ${ms(pct(latencies, 0.95))}`,
+    );
     // The receivers are other processes in life: closed here, so the figures below are the publisher's alone.
     for (const m of machines.splice(0)) await m.close();
 
@@ -78,8 +105,12 @@ export async function relayFigures(cluster, url, root) {
     };
     const alone = await cost(await open('relay-alone', false), false);
     const withRelay = await cost(await open('relay-with'), true);
-    console.log(`local publish (${PUBLISHES}), no relay: p50 ${us(alone.p50)}, p95 ${us(alone.p95)}; with the relay: p50 ${us(withRelay.p50)}, p95 ${us(withRelay.p95)}`);
-    console.log(`  the burst published in ${ms(withRelay.published)} (alone ${ms(alone.published)}); all in the shared log after ${ms(withRelay.drained)} (${Math.round(PUBLISHES / (withRelay.drained / 1000))} events/s relayed)`);
+    console.log(
+      `local publish (${PUBLISHES}), no relay: p50 ${us(alone.p50)}, p95 ${us(alone.p95)}; with the relay: p50 ${us(withRelay.p50)}, p95 ${us(withRelay.p95)}`,
+    );
+    console.log(
+      `  the burst published in ${ms(withRelay.published)} (alone ${ms(alone.published)}); all in the shared log after ${ms(withRelay.drained)} (${Math.round(PUBLISHES / (withRelay.drained / 1000))} events/s relayed)`,
+    );
   } finally {
     for (const m of machines) await m.close();
   }

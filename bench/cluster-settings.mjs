@@ -49,28 +49,54 @@ export async function settingsFigures(cluster, url, root) {
       await listener.start();
       const settings = new cluster.PgSettings(pool, listener, name);
       const mine = new SpendLog();
-      const spend = new cluster.SharedSpend({ pool, listener, machine: name, mine: () => mine, horizonMs: () => 25 * 3_600_000, logger: { warn: () => {} } });
+      const spend = new cluster.SharedSpend({
+        pool,
+        listener,
+        machine: name,
+        mine: () => mine,
+        horizonMs: () => 25 * 3_600_000,
+        logger: { warn: () => {} },
+      });
       closers.push(async () => (spend.close(), settings.close(), await listener.close(), await pool.end()));
       return { pool, settings, spend, mine };
     };
     const [alpha, beta] = [await machine('bench-alpha'), await machine('bench-beta')];
     for (let i = 0; i < 20; i++) {
-      const rule = { project_root: i % 2 === 0 ? repo : null, tool: null, pattern: `npm run task${i}`, source: 'cli' };
+      const rule = {
+        project_root: i % 2 === 0 ? repo : null,
+        tool: null,
+        pattern: `npm run task${i}`,
+        source: 'cli',
+      };
       await local.allowRules.add(rule);
       await alpha.settings.allowRules.add(rule);
     }
-    const raw = db.prepare('SELECT * FROM allow_rules WHERE project_root IS NULL OR project_root = ? ORDER BY id');
+    const raw = db.prepare(
+      'SELECT * FROM allow_rules WHERE project_root IS NULL OR project_root = ? ORDER BY id',
+    );
     const rawSqlite = await timed(LOOKUPS, () => raw.all(repo));
     const sqlite = await timed(LOOKUPS, () => local.allowRules.list(repo));
-    const rawPg = await timed(LOOKUPS, () => alpha.pool.query('SELECT * FROM allow_rules WHERE repository IS NULL OR repository = $1 ORDER BY id', ['https://example.test/team/app']));
+    const rawPg = await timed(LOOKUPS, () =>
+      alpha.pool.query('SELECT * FROM allow_rules WHERE repository IS NULL OR repository = $1 ORDER BY id', [
+        'https://example.test/team/app',
+      ]),
+    );
     const shared = await timed(LOOKUPS, () => beta.settings.allowRules.list(repo));
-    console.log(`allow rules of a repository (20 rules, ${LOOKUPS}): SQLite ${figure(sqlite)} (raw SELECT ${figure(rawSqlite)}); shared ${figure(shared)} (raw SELECT ${figure(rawPg)}; the rest is git naming the remote)`);
+    console.log(
+      `allow rules of a repository (20 rules, ${LOOKUPS}): SQLite ${figure(sqlite)} (raw SELECT ${figure(rawSqlite)}); shared ${figure(shared)} (raw SELECT ${figure(rawPg)}; the rest is git naming the remote)`,
+    );
 
     const heard = await timed(CHANGES, async (i) => {
       const got = new Promise((resolve) => {
         const off = alpha.settings.onChange((table) => table === 'budgets' && resolve(off()));
       });
-      await beta.settings.budgets.put({ scope: 'day', window_ms: null, limit_usd: 10 + i, warn_ratio: 0.8, updated_at: new Date().toISOString() });
+      await beta.settings.budgets.put({
+        scope: 'day',
+        window_ms: null,
+        limit_usd: 10 + i,
+        warn_ratio: 0.8,
+        updated_at: new Date().toISOString(),
+      });
       await got;
     });
     console.log(`budget set on beta → alpha told (${CHANGES}): ${figure(heard)}`);
@@ -81,7 +107,9 @@ export async function settingsFigures(cluster, url, root) {
       const at = Date.now();
       const before = alpha.spend.elsewhere().sum(at - 3_600_000, at + 1);
       const got = new Promise((resolve) => {
-        const off = alpha.spend.onChange(() => alpha.spend.elsewhere().sum(at - 3_600_000, at + 1) > before && resolve(off()));
+        const off = alpha.spend.onChange(
+          () => alpha.spend.elsewhere().sum(at - 3_600_000, at + 1) > before && resolve(off()),
+        );
       });
       beta.mine.add(at, 0.01 + i / 1e6);
       beta.spend.spent(at);

@@ -17,7 +17,13 @@ const pct = (xs, p) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Mat
 const ms = (x) => `${x.toFixed(2)} ms`;
 const figure = (xs) => `p50 ${ms(pct(xs, 0.5))}, p95 ${ms(pct(xs, 0.95))}`;
 const KEY = 'example.test/team/app';
-const fields = (title) => ({ title, description: '', scope_json: '[]', tracker: null, board_column: 'backlog' });
+const fields = (title) => ({
+  title,
+  description: '',
+  scope_json: '[]',
+  tracker: null,
+  board_column: 'backlog',
+});
 
 export async function tasksFigures(cluster, url, root) {
   const load = async (path) => import(pathToFileURL(join(root, 'dist', ...path.split('/'))).href);
@@ -55,7 +61,11 @@ export async function tasksFigures(cluster, url, root) {
     const local = [];
     for (let i = 0; i < RUNS; i++) {
       const t = now();
-      alpha.tasks.insert({ project_id: alpha.project.id, ...fields(`local ${i}`) }, [], new Date().toISOString());
+      alpha.tasks.insert(
+        { project_id: alpha.project.id, ...fields(`local ${i}`) },
+        [],
+        new Date().toISOString(),
+      );
       local.push(now() - t);
     }
     const hand = [];
@@ -64,19 +74,26 @@ export async function tasksFigures(cluster, url, root) {
       let id;
       const there = new Promise((resolve) => {
         const heard = (a) => {
-          if (id !== undefined && beta.tasks.get(id) !== undefined) resolve(beta.applied.splice(beta.applied.indexOf(heard), 1));
+          if (id !== undefined && beta.tasks.get(id) !== undefined)
+            resolve(beta.applied.splice(beta.applied.indexOf(heard), 1));
         };
         beta.applied.push(heard);
       });
       const t = now();
-      [{ id }] = await alpha.shared.write((ledger) => ledger.add({ repoKey: KEY, ...fields(`shared ${i}`) }, [], new Date().toISOString()));
+      [{ id }] = await alpha.shared.write((ledger) =>
+        ledger.add({ repoKey: KEY, ...fields(`shared ${i}`) }, [], new Date().toISOString()),
+      );
       hand.push(now() - t);
       if (beta.tasks.get(id) === undefined) await there;
       else beta.applied.splice(0);
       reached.push(now() - t);
     }
-    console.log(`task add (${RUNS}): SQLite alone ${figure(local)}; shared repository, store then SQLite ${figure(hand)}`);
-    console.log(`task added on alpha → in beta's SQLite (${RUNS}): ${figure(reached)}; first 20: ${figure(reached.slice(0, 20))}`);
+    console.log(
+      `task add (${RUNS}): SQLite alone ${figure(local)}; shared repository, store then SQLite ${figure(hand)}`,
+    );
+    console.log(
+      `task added on alpha → in beta's SQLite (${RUNS}): ${figure(reached)}; first 20: ${figure(reached.slice(0, 20))}`,
+    );
   } finally {
     for (const close of closers.reverse()) await close().catch(() => {});
     rmSync(dir, { recursive: true, force: true });

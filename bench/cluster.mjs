@@ -46,9 +46,13 @@ const ms = (x) => `${x.toFixed(2)} ms`;
 const ref = (i) => ({ sessionId: `s${i}`, name: `w${i}`, project: 'bench' });
 
 async function main() {
-  const server = process.env.BATON_BENCH_PG_URL ? { url: process.env.BATON_BENCH_PG_URL, stop: () => {} } : await startServer();
+  const server = process.env.BATON_BENCH_PG_URL
+    ? { url: process.env.BATON_BENCH_PG_URL, stop: () => {} }
+    : await startServer();
   try {
-    console.log(`\n## Cluster on PostgreSQL (${EVENTS} events, ${ROUND_TRIPS} deliveries, ${DISPATCHES} dispatches)`);
+    console.log(
+      `\n## Cluster on PostgreSQL (${EVENTS} events, ${ROUND_TRIPS} deliveries, ${DISPATCHES} dispatches)`,
+    );
     const pool = new pg.Pool({ connectionString: server.url, max: 6 });
     await cluster.migrate(pool);
     // BATON_BENCH_CLUSTER_ONLY=relay|settings|tasks: those figures alone (the rest takes minutes).
@@ -63,7 +67,8 @@ async function main() {
     }
     const only = process.env.BATON_BENCH_CLUSTER_ONLY;
     if (only === undefined || only === 'relay') await relayFigures(cluster, server.url, ROOT);
-    if (only === undefined || only === 'relay' || only === 'settings') await settingsFigures(cluster, server.url, ROOT);
+    if (only === undefined || only === 'relay' || only === 'settings')
+      await settingsFigures(cluster, server.url, ROOT);
     if (only === undefined || only === 'tasks') await tasksFigures(cluster, server.url, ROOT);
     await pool.end();
   } finally {
@@ -75,7 +80,11 @@ async function throughput(url, pool) {
   const raw = await pool.connect();
   let t = now();
   for (let i = 0; i < EVENTS; i++) {
-    await raw.query('INSERT INTO workspace_events (at, type, data) VALUES ($1, $2, $3)', [new Date(), 'session.pinned', JSON.stringify({ ...ref(i), pinned: true })]);
+    await raw.query('INSERT INTO workspace_events (at, type, data) VALUES ($1, $2, $3)', [
+      new Date(),
+      'session.pinned',
+      JSON.stringify({ ...ref(i), pinned: true }),
+    ]);
   }
   const rawRate = EVENTS / ((now() - t) / 1000);
   raw.release();
@@ -87,14 +96,21 @@ async function throughput(url, pool) {
   const appendRate = EVENTS / ((now() - t) / 1000);
 
   t = now();
-  await Promise.all([0, 1, 2].map(async (p) => {
-    for (let i = 0; i < EVENTS / 3; i++) await log.append('session.pinned', { ...ref(p * EVENTS + i), pinned: true });
-  }));
+  await Promise.all(
+    [0, 1, 2].map(async (p) => {
+      for (let i = 0; i < EVENTS / 3; i++)
+        await log.append('session.pinned', { ...ref(p * EVENTS + i), pinned: true });
+    }),
+  );
   const concurrentRate = EVENTS / ((now() - t) / 1000);
   await listener.close();
   console.log(`raw INSERT loop (one connection, autocommit): ${Math.round(rawRate)} events/s`);
-  console.log(`PgWorkspaceLog.append, one publisher:         ${Math.round(appendRate)} events/s (${(appendRate / rawRate).toFixed(2)}× raw)`);
-  console.log(`PgWorkspaceLog.append, 3 publishers at once:  ${Math.round(concurrentRate)} events/s (${(concurrentRate / rawRate).toFixed(2)}× raw)`);
+  console.log(
+    `PgWorkspaceLog.append, one publisher:         ${Math.round(appendRate)} events/s (${(appendRate / rawRate).toFixed(2)}× raw)`,
+  );
+  console.log(
+    `PgWorkspaceLog.append, 3 publishers at once:  ${Math.round(concurrentRate)} events/s (${(concurrentRate / rawRate).toFixed(2)}× raw)`,
+  );
 }
 
 async function delivery(url, pool) {
@@ -139,7 +155,9 @@ async function delivery(url, pool) {
   const b = stats(bare);
   const d = stats(latency);
   console.log(`bare pg_notify → LISTEN:                       p50 ${ms(b.p50)}, p95 ${ms(b.p95)}`);
-  console.log(`append → follower onEvent (other connection):  p50 ${ms(d.p50)}, p95 ${ms(d.p95)} (${(d.p50 / b.p50).toFixed(1)}× bare at p50)`);
+  console.log(
+    `append → follower onEvent (other connection):  p50 ${ms(d.p50)}, p95 ${ms(d.p95)} (${(d.p50 / b.p50).toFixed(1)}× bare at p50)`,
+  );
 }
 
 async function dispatch(url, pool) {
@@ -174,14 +192,20 @@ async function dispatch(url, pool) {
   await Promise.all([dispatcher.stop(), worker.stop()]);
   await Promise.all([dispatcherListener.close(), workerListener.close(), workerPool.end()]);
   const d = stats(latency);
-  console.log(`dispatch → claimed on another connection:      p50 ${ms(d.p50)}, p95 ${ms(d.p95)} (pg-boss's own poll floor is 500 ms)`);
+  console.log(
+    `dispatch → claimed on another connection:      p50 ${ms(d.p50)}, p95 ${ms(d.p95)} (pg-boss's own poll floor is 500 ms)`,
+  );
 }
 
 /** One machine's mirror on its own pool and LISTEN connection. */
 function mirrorOn(url, machine, options = {}) {
   const pool = new pg.Pool({ connectionString: url, max: 3 });
   const listener = new cluster.Listener(url, [cluster.BUS_CHANNEL]);
-  const mirror = new cluster.SessionMirror({ log: new cluster.PgWorkspaceLog(pool, listener), machine, ...options });
+  const mirror = new cluster.SessionMirror({
+    log: new cluster.PgWorkspaceLog(pool, listener),
+    machine,
+    ...options,
+  });
   return { mirror, close: async () => (await mirror.close(), await listener.close(), await pool.end()) };
 }
 
@@ -197,19 +221,30 @@ async function mirror(url) {
   for (let i = 1; i <= DISPATCHES; i++) {
     const seen = new Promise((resolve) => (waiter = { seq: i, resolve }));
     const t = now();
-    await a.mirror.publish({ id: 'bench-session', name: 'bench', state: 'running', lastSeq: i, project: 'bench' });
+    await a.mirror.publish({
+      id: 'bench-session',
+      name: 'bench',
+      state: 'running',
+      lastSeq: i,
+      project: 'bench',
+    });
     latency.push((await seen) - t);
   }
   await Promise.all([a.close(), b.close()]);
   const d = stats(latency);
-  console.log(`mirror publish → view on another machine:      p50 ${ms(d.p50)}, p95 ${ms(d.p95)} (${d.n} updates, one at a time)`);
+  console.log(
+    `mirror publish → view on another machine:      p50 ${ms(d.p50)}, p95 ${ms(d.p95)} (${d.n} updates, one at a time)`,
+  );
 }
 
 async function commands(url) {
   const side = () => {
     const pool = new pg.Pool({ connectionString: url, max: 3 });
     const listener = new cluster.Listener(url, cluster.COMMAND_CHANNELS);
-    return { commands: new cluster.RemoteCommands(pool, listener, { pollMs: 600_000 }), close: async () => (await listener.close(), await pool.end()) };
+    return {
+      commands: new cluster.RemoteCommands(pool, listener, { pollMs: 600_000 }),
+      close: async () => (await listener.close(), await pool.end()),
+    };
   };
   const sender = side();
   const owner = side();
@@ -225,7 +260,9 @@ async function commands(url) {
   owner.commands.close();
   await Promise.all([sender.close(), owner.close()]);
   const d = stats(latency);
-  console.log(`command send → answered by another machine:    p50 ${ms(d.p50)}, p95 ${ms(d.p95)} (${d.n} replies)`);
+  console.log(
+    `command send → answered by another machine:    p50 ${ms(d.p50)}, p95 ${ms(d.p95)} (${d.n} replies)`,
+  );
 }
 
 async function rebuild(url) {
@@ -243,10 +280,33 @@ async function rebuild(url) {
   const rows = [];
   for (let i = 0; i < 10_000; i++) {
     const s = `s${(i % 5 === 0 ? i / 5 : i) % 200}`;
-    if (i % 5 === 0) rows.push(['cluster.session', { machine: 'bench-a', sessionId: s, view: { id: s, name: s, state: 'running', lastSeq: i } }]);
-    else rows.push(['cluster.event', { machine: 'bench-a', sessionId: s, eventSeq: i + 1, event: { v: 1, seq: i + 1, ts: new Date().toISOString(), type: 'message.added', role: 'assistant', text: `message ${i} `.repeat(20) } }]);
+    if (i % 5 === 0)
+      rows.push([
+        'cluster.session',
+        { machine: 'bench-a', sessionId: s, view: { id: s, name: s, state: 'running', lastSeq: i } },
+      ]);
+    else
+      rows.push([
+        'cluster.event',
+        {
+          machine: 'bench-a',
+          sessionId: s,
+          eventSeq: i + 1,
+          event: {
+            v: 1,
+            seq: i + 1,
+            ts: new Date().toISOString(),
+            type: 'message.added',
+            role: 'assistant',
+            text: `message ${i} `.repeat(20),
+          },
+        },
+      ]);
   }
-  await pool.query('INSERT INTO workspace_events (at, type, data) SELECT now(), r->>0, r->1 FROM jsonb_array_elements($1::jsonb) AS r', [JSON.stringify(rows)]);
+  await pool.query(
+    'INSERT INTO workspace_events (at, type, data) SELECT now(), r->>0, r->1 FROM jsonb_array_elements($1::jsonb) AS r',
+    [JSON.stringify(rows)],
+  );
   await pool.query('ANALYZE workspace_events');
   const figures = {};
   for (const mode of ['latest', 'replay', 'latest', 'replay']) {
@@ -254,18 +314,22 @@ async function rebuild(url) {
     const t = now();
     await b.mirror.start();
     const took = now() - t;
-    if (b.mirror.remoteSessions().length !== 200) throw new Error(`the ${mode} rebuild saw ${b.mirror.remoteSessions().length} sessions, not 200`);
+    if (b.mirror.remoteSessions().length !== 200)
+      throw new Error(`the ${mode} rebuild saw ${b.mirror.remoteSessions().length} sessions, not 200`);
     await b.close();
     figures[mode] = Math.min(figures[mode] ?? Infinity, took);
   }
   await pool.end();
-  console.log(`mirror rebuild at start, 10,000 log rows:      latest-row query ${ms(figures.latest)}, replay ${ms(figures.replay)} (${(figures.replay / figures.latest).toFixed(1)}×; best of 2)`);
+  console.log(
+    `mirror rebuild at start, 10,000 log rows:      latest-row query ${ms(figures.latest)}, replay ${ms(figures.replay)} (${(figures.replay / figures.latest).toFixed(1)}×; best of 2)`,
+  );
 }
 
 /** initdb + start on a free loopback port; as root, run by the `baton-test` user (created if missing). */
 async function startServer() {
   const bins = findPostgres();
-  if (bins === undefined) throw new Error('No PostgreSQL found: run `node scripts/postgres.mjs`, or set BATON_BENCH_PG_URL.');
+  if (bins === undefined)
+    throw new Error('No PostgreSQL found: run `node scripts/postgres.mjs`, or set BATON_BENCH_PG_URL.');
   const root = mkdtempSync(join(tmpdir(), 'baton-bench-pg-'));
   const data = join(root, 'data');
   const asRoot = process.getuid?.() === 0;
@@ -277,7 +341,10 @@ async function startServer() {
     }
     execFileSync('chown', ['baton-test:', root]);
   }
-  const as = (file, args) => execFileSync(asRoot ? 'runuser' : file, asRoot ? ['-u', 'baton-test', '--', file, ...args] : args, { stdio: 'pipe' });
+  const as = (file, args) =>
+    execFileSync(asRoot ? 'runuser' : file, asRoot ? ['-u', 'baton-test', '--', file, ...args] : args, {
+      stdio: 'pipe',
+    });
   const port = await new Promise((r) => {
     const probe = createServer().listen(0, '127.0.0.1', () => {
       const { port } = probe.address();
@@ -286,7 +353,16 @@ async function startServer() {
   });
   as(bins.initdb, ['-D', data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-locale', '--no-sync']);
   // fsync stays on: the figures are for a server that keeps what it acknowledges.
-  as(bins.pgCtl, ['-D', data, '-o', `-c listen_addresses=127.0.0.1 -p ${port} -k ${data}`, '-l', join(root, 'server.log'), '-w', 'start']);
+  as(bins.pgCtl, [
+    '-D',
+    data,
+    '-o',
+    `-c listen_addresses=127.0.0.1 -p ${port} -k ${data}`,
+    '-l',
+    join(root, 'server.log'),
+    '-w',
+    'start',
+  ]);
   return {
     url: `postgres://postgres@127.0.0.1:${port}/postgres`,
     stop: () => {

@@ -11,7 +11,13 @@ import { fileURLToPath } from 'node:url';
 const BIN = resolve(fileURLToPath(new URL('../bin/baton', import.meta.url)));
 const RUNS = 5;
 const root = mkdtempSync(join(tmpdir(), 'baton-bench-ready-'));
-const env = { PATH: process.env.PATH, HOME: join(root, 'user'), BATON_HOME: join(root, 'home'), GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: join(root, 'gitconfig') };
+const env = {
+  PATH: process.env.PATH,
+  HOME: join(root, 'user'),
+  BATON_HOME: join(root, 'home'),
+  GIT_CONFIG_NOSYSTEM: '1',
+  GIT_CONFIG_GLOBAL: join(root, 'gitconfig'),
+};
 writeFileSync(env.GIT_CONFIG_GLOBAL, '[user]\n\tname = Bench\n\temail = bench@example.com\n');
 mkdirSync(env.HOME);
 const repo = join(root, 'repo');
@@ -23,7 +29,10 @@ try {
   mkdirSync(join(repo, '.baton'), { recursive: true });
   writeFileSync(join(repo, '.gitignore'), 'node_modules/\n.env\n');
   writeFileSync(join(repo, 'README.md'), '# bench\n');
-  writeFileSync(join(repo, '.baton', 'config.json'), JSON.stringify({ worktree: { copy: ['.env'], share: ['node_modules'], setup: [SETUP] } }));
+  writeFileSync(
+    join(repo, '.baton', 'config.json'),
+    JSON.stringify({ worktree: { copy: ['.env'], share: ['node_modules'], setup: [SETUP] } }),
+  );
   sh(repo, 'git', 'init', '-q');
   sh(repo, 'git', 'add', '.');
   sh(repo, 'git', 'commit', '-qm', 'init');
@@ -65,8 +74,12 @@ try {
     baton.push(performance.now() - t0);
   }
   console.log(`ready worktree with .env, a 293 MB node_modules and one setup command, median of ${RUNS}:`);
-  console.log(`  by hand (git worktree add, cp .env, cp -a node_modules, setup): ${median(byHand).toFixed(0)} ms`);
-  console.log(`  baton dispatch to setup.finished (copy, share, setup, in preparing): ${median(baton).toFixed(0)} ms (${(median(baton) / median(byHand)).toFixed(2)}×)`);
+  console.log(
+    `  by hand (git worktree add, cp .env, cp -a node_modules, setup): ${median(byHand).toFixed(0)} ms`,
+  );
+  console.log(
+    `  baton dispatch to setup.finished (copy, share, setup, in preparing): ${median(baton).toFixed(0)} ms (${(median(baton) / median(byHand)).toFixed(2)}×)`,
+  );
 } finally {
   try {
     // Their hosts would otherwise wait, idle, for half an hour.

@@ -10,8 +10,22 @@ import { detectShareMode, shareFolder } from '../dist/environments/index.js';
 const WORKTREES = Number(process.env.BENCH_WORKTREES ?? 20);
 const FILES = 3000; // 3000 × 100 KB = 300 MB, shaped like a dependency folder
 const root = mkdtempSync(join(tmpdir(), 'baton-bench-env-'));
-const du = (...paths) => Number(execFileSync('du', ['-s', '-B1', ...paths], { encoding: 'utf8' }).trim().split('\n').at(-1).split('\t')[0]);
-const duTotal = (...paths) => Number(execFileSync('du', ['-s', '-c', '-B1', ...paths], { encoding: 'utf8' }).trim().split('\n').at(-1).split('\t')[0]);
+const du = (...paths) =>
+  Number(
+    execFileSync('du', ['-s', '-B1', ...paths], { encoding: 'utf8' })
+      .trim()
+      .split('\n')
+      .at(-1)
+      .split('\t')[0],
+  );
+const duTotal = (...paths) =>
+  Number(
+    execFileSync('du', ['-s', '-c', '-B1', ...paths], { encoding: 'utf8' })
+      .trim()
+      .split('\n')
+      .at(-1)
+      .split('\t')[0],
+  );
 const mb = (b) => `${(b / 1024 / 1024).toFixed(0)} MB`;
 try {
   const main = join(root, 'main', 'node_modules');
@@ -21,7 +35,9 @@ try {
     writeFileSync(join(dir, `f${i}.js`), Buffer.alloc(100 * 1024, i % 251));
   }
   const one = du(main);
-  console.log(`dependency folder: ${FILES} files, ${mb(one)}; share mode here: ${detectShareMode(main, root)}`);
+  console.log(
+    `dependency folder: ${FILES} files, ${mb(one)}; share mode here: ${detectShareMode(main, root)}`,
+  );
 
   const shared = [];
   let t0 = performance.now();
@@ -44,8 +60,12 @@ try {
   }
   const copyMs = (performance.now() - t0) / 2;
   const perCopy = duTotal(...plain) / 2;
-  console.log(`${WORKTREES} worktrees sharing it: ${mb(sharedTotal)} with the main checkout (${(sharedTotal / one).toFixed(2)}× one checkout), ${shareMs.toFixed(0)} ms per worktree`);
-  console.log(`${WORKTREES} plain worktrees with their own copy: ${mb(one + perCopy * WORKTREES)} (${((one + perCopy * WORKTREES) / one).toFixed(1)}× one checkout; one copy measured ${mb(perCopy)}), cp -a ${copyMs.toFixed(0)} ms per worktree`);
+  console.log(
+    `${WORKTREES} worktrees sharing it: ${mb(sharedTotal)} with the main checkout (${(sharedTotal / one).toFixed(2)}× one checkout), ${shareMs.toFixed(0)} ms per worktree`,
+  );
+  console.log(
+    `${WORKTREES} plain worktrees with their own copy: ${mb(one + perCopy * WORKTREES)} (${((one + perCopy * WORKTREES) / one).toFixed(1)}× one checkout; one copy measured ${mb(perCopy)}), cp -a ${copyMs.toFixed(0)} ms per worktree`,
+  );
 } finally {
   rmSync(root, { recursive: true, force: true });
 }

@@ -29,7 +29,8 @@ const GOAL_MS = 100;
 const COLUMNS = ['backlog', 'ready', 'running', 'needs_input', 'review', 'done'];
 
 export async function run({ runs = 30, log = () => undefined } = {}) {
-  if (!existsSync(join(DIST, 'server', 'main.js')) || !existsSync(join(ROOT, 'web', 'dist', 'index.html'))) throw new Error('Build first: npm run build');
+  if (!existsSync(join(DIST, 'server', 'main.js')) || !existsSync(join(ROOT, 'web', 'dist', 'index.html')))
+    throw new Error('Build first: npm run build');
   const found = await ensureChromium({ install: false });
   if (!found.ok) throw new Error(found.message);
   const root = realpathSync(mkdtempSync(join(tmpdir(), 'baton-bench-kanban-')));
@@ -51,13 +52,23 @@ export async function run({ runs = 30, log = () => undefined } = {}) {
     const kanbanHtml = withoutScripts(await kanban.evaluate(() => document.documentElement.outerHTML));
     const kanbanStatic = await staticPage(browser, kanbanHtml, '.kcard-title', TASKS);
     const staticLoads = await timeMany(runs, () => load(kanbanStatic.page));
-    figures[`kanban load (navigation → all ${TASKS} cards in the page, next frame)`] = kanbanLoads.map((l) => l.all);
+    figures[`kanban load (navigation → all ${TASKS} cards in the page, next frame)`] = kanbanLoads.map(
+      (l) => l.all,
+    );
     figures['  baseline: the same markup as a static file, no script'] = staticLoads.map((l) => l.all);
-    figures['kanban load (navigation → first screen of cards on screen)'] = kanbanLoads.map((l) => l.firstScreen);
-    figures['  baseline: the same markup as a static file, first screen'] = staticLoads.map((l) => l.firstScreen);
+    figures['kanban load (navigation → first screen of cards on screen)'] = kanbanLoads.map(
+      (l) => l.firstScreen,
+    );
+    figures['  baseline: the same markup as a static file, first screen'] = staticLoads.map(
+      (l) => l.firstScreen,
+    );
 
-    figures['keyboard move (keydown → card painted in its new column)'] = await timeMany(runs, (i) => keyboardMove(kanban, i));
-    figures['  baseline: the same DOM move by hand in the static copy'] = await timeMany(runs, (i) => domMove(kanbanStatic.page, i));
+    figures['keyboard move (keydown → card painted in its new column)'] = await timeMany(runs, (i) =>
+      keyboardMove(kanban, i),
+    );
+    figures['  baseline: the same DOM move by hand in the static copy'] = await timeMany(runs, (i) =>
+      domMove(kanbanStatic.page, i),
+    );
     await kanbanStatic.close();
 
     const reach = await timeMany(runs, (i) => transition(kanban, api, i));
@@ -68,14 +79,20 @@ export async function run({ runs = 30, log = () => undefined } = {}) {
     const boardLoads = await timeMany(runs, () => load(board));
     const boardHtml = withoutScripts(await (await board.context().request.get(`${api.base}/?all=1`)).text());
     const boardStatic = await staticPage(browser, boardHtml, '.card-name', SESSIONS);
-    figures[`board load, ${TASKS} tasks in the store (navigation → all ${SESSIONS} cards, next frame)`] = boardLoads.map((l) => l.all);
-    figures['  baseline: the board’s markup as a static file, no script'] = (await timeMany(runs, () => load(boardStatic.page))).map((l) => l.all);
+    figures[`board load, ${TASKS} tasks in the store (navigation → all ${SESSIONS} cards, next frame)`] =
+      boardLoads.map((l) => l.all);
+    figures['  baseline: the board’s markup as a static file, no script'] = (
+      await timeMany(runs, () => load(boardStatic.page))
+    ).map((l) => l.all);
     await boardStatic.close();
 
     const summary = summarize(figures);
     const names = Object.keys(summary);
     const ratios = {};
-    for (let i = 1; i < names.length; i++) if (names[i].startsWith('  ')) ratios[`${names[i - 1]}: ×baseline (p50)`] = Math.round((summary[names[i - 1]].p50 / summary[names[i]].p50) * 10) / 10;
+    for (let i = 1; i < names.length; i++)
+      if (names[i].startsWith('  '))
+        ratios[`${names[i - 1]}: ×baseline (p50)`] =
+          Math.round((summary[names[i - 1]].p50 / summary[names[i]].p50) * 10) / 10;
     return { tasks: TASKS, sessions: SESSIONS, goalMs: GOAL_MS, figures: summary, ratios };
   } finally {
     await browser?.close().catch(() => undefined);
@@ -106,14 +123,53 @@ async function seed(home, repo) {
   db.transaction(() => {
     for (let i = 1; i <= TASKS; i++) {
       const column = COLUMNS[i % COLUMNS.length];
-      tasks.insert({ project_id: project.id, title: `Task ${i}: refactor module ${i} and keep its tests green`, description: '', scope_json: JSON.stringify([`src/m${i}/**`, `test/m${i}/**`]), tracker: `#${i}`, board_column: column }, i > 1 && i % 10 === 0 ? [i - 1] : [], now);
+      tasks.insert(
+        {
+          project_id: project.id,
+          title: `Task ${i}: refactor module ${i} and keep its tests green`,
+          description: '',
+          scope_json: JSON.stringify([`src/m${i}/**`, `test/m${i}/**`]),
+          tracker: `#${i}`,
+          board_column: column,
+        },
+        i > 1 && i % 10 === 0 ? [i - 1] : [],
+        now,
+      );
     }
     for (let s = 0; s < SESSIONS; s++) {
       const name = `session-${s}`;
       const id = `bench${String(s).padStart(5, '0')}`;
-      sessions.insert({ id, project_id: project.id, name, agent: 'scripted', prompt: `Task ${s * 10 + 1}`, model: null, permission_mode: 'default', options_json: '{}', branch: `baton/${name}`, base_ref: 'main', base_commit: '0'.repeat(40), worktree: join(repo, '..', 'no-worktree', name), task_id: s * 10 + 1 }, 'queued');
+      sessions.insert(
+        {
+          id,
+          project_id: project.id,
+          name,
+          agent: 'scripted',
+          prompt: `Task ${s * 10 + 1}`,
+          model: null,
+          permission_mode: 'default',
+          options_json: '{}',
+          branch: `baton/${name}`,
+          base_ref: 'main',
+          base_commit: '0'.repeat(40),
+          worktree: join(repo, '..', 'no-worktree', name),
+          task_id: s * 10 + 1,
+        },
+        'queued',
+      );
       const state = states[s % states.length];
-      sessions.applyProjection(id, { state, reason: state === 'needs_input' ? { kind: 'question', text: `Question ${s}?` } : undefined, activity: 'turn finished', lastSeq: 0, offset: 0, inputTokens: 0, outputTokens: 0, costUsd: 0, agentSessionId: null, lastEventAt: now });
+      sessions.applyProjection(id, {
+        state,
+        reason: state === 'needs_input' ? { kind: 'question', text: `Question ${s}?` } : undefined,
+        activity: 'turn finished',
+        lastSeq: 0,
+        offset: 0,
+        inputTokens: 0,
+        outputTokens: 0,
+        costUsd: 0,
+        agentSessionId: null,
+        lastEventAt: now,
+      });
     }
   })();
   db.close();
@@ -158,7 +214,11 @@ function watch({ selector, count }) {
       super(...args);
       this.addEventListener('workspace', (message) => {
         const event = JSON.parse(message.data);
-        if (event.type === 'task.moved') window.__arrived.set(`${event.data.task.id}:${event.data.to}`, performance.timeOrigin + performance.now());
+        if (event.type === 'task.moved')
+          window.__arrived.set(
+            `${event.data.task.id}:${event.data.to}`,
+            performance.timeOrigin + performance.now(),
+          );
       });
     }
   };
@@ -167,7 +227,14 @@ function watch({ selector, count }) {
 /** From navigation start, on the page's clock: every card in the page, and the first screen presented. */
 async function load(page) {
   await page.reload({ waitUntil: 'load' });
-  const all = await page.evaluate(() => Promise.race([window.__all, new Promise((_, reject) => setTimeout(() => reject(new Error('the cards did not all arrive in 30 s')), 30_000))]));
+  const all = await page.evaluate(() =>
+    Promise.race([
+      window.__all,
+      new Promise((_, reject) =>
+        setTimeout(() => reject(new Error('the cards did not all arrive in 30 s')), 30_000),
+      ),
+    ]),
+  );
   const firstScreen = await page.evaluate(
     () =>
       new Promise((resolve) => {
@@ -183,12 +250,16 @@ async function load(page) {
 }
 
 function withoutScripts(html) {
-  return html.replace(/<script\b[^>]*>[\s\S]*?<\/script>/g, '').replace(/<link rel="modulepreload"[^>]*>/g, '');
+  return html
+    .replace(/<script\b[^>]*>[\s\S]*?<\/script>/g, '')
+    .replace(/<link rel="modulepreload"[^>]*>/g, '');
 }
 
 /** `html` served by a bare HTTP server with the built CSS, open in a page watching the same way. */
 async function staticPage(browser, html, selector, count) {
-  const css = readFileSync(join(ROOT, 'web', 'dist', 'index.html'), 'utf8').match(/href="(\/assets\/[^"]+\.css)"/)?.[1];
+  const css = readFileSync(join(ROOT, 'web', 'dist', 'index.html'), 'utf8').match(
+    /href="(\/assets\/[^"]+\.css)"/,
+  )?.[1];
   const server = createServer((request, response) => {
     if (css !== undefined && request.url === css) {
       response.writeHead(200, { 'content-type': 'text/css', 'cache-control': 'max-age=31536000, immutable' });
@@ -214,7 +285,11 @@ function keyboardMove(page, i) {
         const id = card.getAttribute('data-task-id');
         card.focus();
         const observer = new MutationObserver(() => {
-          if (document.querySelector(`[data-testid=task-column][data-column=${to}] [data-task-id="${id}"]`) === null) return;
+          if (
+            document.querySelector(`[data-testid=task-column][data-column=${to}] [data-task-id="${id}"]`) ===
+            null
+          )
+            return;
           observer.disconnect();
           requestAnimationFrame(() => setTimeout(() => resolve(performance.now() - t0), 0));
         });
@@ -244,16 +319,30 @@ function domMove(page, i) {
 async function transition(page, api, i) {
   const id = 2 + ((i * 37) % (TASKS - 2));
   // Always to another column, so the card has somewhere to go.
-  const from = await page.evaluate((id) => document.querySelector(`[data-task-id="${id}"]`)?.getAttribute('data-column'), id);
+  const from = await page.evaluate(
+    (id) => document.querySelector(`[data-task-id="${id}"]`)?.getAttribute('data-column'),
+    id,
+  );
   const to = from === 'review' ? 'ready' : 'review';
   const painted = page.evaluate(
     ([id, to]) =>
       new Promise((resolve) => {
-        const there = () => document.querySelector(`[data-testid=task-column][data-column=${to}] [data-task-id="${id}"]`) !== null;
+        const there = () =>
+          document.querySelector(`[data-testid=task-column][data-column=${to}] [data-task-id="${id}"]`) !==
+          null;
         const observer = new MutationObserver(() => {
           if (!there()) return;
           observer.disconnect();
-          requestAnimationFrame(() => setTimeout(() => resolve({ painted: performance.timeOrigin + performance.now(), arrived: window.__arrived.get(`${id}:${to}`) }), 0));
+          requestAnimationFrame(() =>
+            setTimeout(
+              () =>
+                resolve({
+                  painted: performance.timeOrigin + performance.now(),
+                  arrived: window.__arrived.get(`${id}:${to}`),
+                }),
+              0,
+            ),
+          );
         });
         observer.observe(document.querySelector('[data-testid=kanban]'), { childList: true, subtree: true });
       }),
@@ -275,8 +364,13 @@ async function timeMany(runs, fn) {
 }
 
 export function print(result) {
-  console.log(`\nTasks page: ${result.tasks} tasks, ${result.sessions} sessions — goal for a transition reaching the page: p95 < ${result.goalMs} ms`);
-  for (const [name, f] of Object.entries(result.figures)) console.log(`  ${name.padEnd(78)} p50 ${String(f.p50).padStart(6)} ms   p95 ${String(f.p95).padStart(6)} ms   max ${String(f.max).padStart(6)} ms  (n=${f.n})`);
+  console.log(
+    `\nTasks page: ${result.tasks} tasks, ${result.sessions} sessions — goal for a transition reaching the page: p95 < ${result.goalMs} ms`,
+  );
+  for (const [name, f] of Object.entries(result.figures))
+    console.log(
+      `  ${name.padEnd(78)} p50 ${String(f.p50).padStart(6)} ms   p95 ${String(f.p95).padStart(6)} ms   max ${String(f.max).padStart(6)} ms  (n=${f.n})`,
+    );
   for (const [name, value] of Object.entries(result.ratios)) console.log(`  ${name.padEnd(78)} ${value}×`);
 }
 

@@ -17,11 +17,26 @@ const SESSIONS = 20;
 const CALLS = 200;
 const root = mkdtempSync(join(tmpdir(), 'baton-bench-mcp-'));
 const home = join(root, 'home');
-const env = { ...process.env, BATON_HOME: home, GIT_CONFIG_NOSYSTEM: '1', GIT_AUTHOR_NAME: 'b', GIT_AUTHOR_EMAIL: 'b@b', GIT_COMMITTER_NAME: 'b', GIT_COMMITTER_EMAIL: 'b@b' };
-const baton = (args, cwd) => new Promise((done, fail) => execFile(process.execPath, [BIN, ...args], { cwd, env }, (e, out, err) => (e ? fail(new Error(err)) : done(out))));
-const pct = (xs, p) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))];
+const env = {
+  ...process.env,
+  BATON_HOME: home,
+  GIT_CONFIG_NOSYSTEM: '1',
+  GIT_AUTHOR_NAME: 'b',
+  GIT_AUTHOR_EMAIL: 'b@b',
+  GIT_COMMITTER_NAME: 'b',
+  GIT_COMMITTER_EMAIL: 'b@b',
+};
+const baton = (args, cwd) =>
+  new Promise((done, fail) =>
+    execFile(process.execPath, [BIN, ...args], { cwd, env }, (e, out, err) =>
+      e ? fail(new Error(err)) : done(out),
+    ),
+  );
+const pct = (xs, p) =>
+  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))];
 const ms = (x) => `${x.toFixed(2)} ms`;
-const rssMb = (pid) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
+const rssMb = (pid) =>
+  Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
 
 async function timed(n, fn) {
   const times = [];
@@ -35,11 +50,16 @@ async function timed(n, fn) {
 
 function rawGet(port, token, path) {
   return new Promise((done, fail) => {
-    const req = request({ host: '127.0.0.1', port, path, headers: { authorization: `Bearer ${token}` } }, (res) => {
-      let body = '';
-      res.on('data', (c) => (body += c));
-      res.on('end', () => (res.statusCode === 200 ? done(body) : fail(new Error(`HTTP ${res.statusCode}`))));
-    });
+    const req = request(
+      { host: '127.0.0.1', port, path, headers: { authorization: `Bearer ${token}` } },
+      (res) => {
+        let body = '';
+        res.on('data', (c) => (body += c));
+        res.on('end', () =>
+          res.statusCode === 200 ? done(body) : fail(new Error(`HTTP ${res.statusCode}`)),
+        );
+      },
+    );
     req.on('error', fail);
     req.end();
   });
@@ -55,14 +75,16 @@ try {
   execFileSync('git', ['commit', '-qm', 'init'], { cwd: repo, env });
   const script = join(root, 'script.json');
   writeFileSync(script, JSON.stringify({ steps: [{ sleep: 600_000 }] }));
-  for (let i = 0; i < SESSIONS; i++) await baton(['dispatch', `bench ${i}`, '--name', `s${i}`, '--script', script, '--json'], repo);
+  for (let i = 0; i < SESSIONS; i++)
+    await baton(['dispatch', `bench ${i}`, '--name', `s${i}`, '--script', script, '--json'], repo);
   const info = JSON.parse(readFileSync(join(home, 'supervisor.json'), 'utf8'));
   supervisorPid = info.pid;
   const token = readFileSync(join(home, 'token'), 'utf8').trim();
   const { sessions } = JSON.parse(await rawGet(info.port, token, '/api/sessions'));
   const first = sessions.find((s) => s.name === 's0');
   // Its credential is minted when its host starts (the bench's only wait without an event to follow).
-  while (!existsSync(join(home, 'sessions', first.id, 'mcp-credential'))) await new Promise((r) => setTimeout(r, 50));
+  while (!existsSync(join(home, 'sessions', first.id, 'mcp-credential')))
+    await new Promise((r) => setTimeout(r, 50));
   const credential = readFileSync(join(home, 'sessions', first.id, 'mcp-credential'), 'utf8').trim();
 
   // Start-up: from spawning `baton mcp` to its first answered tool call, as an agent sees it.
@@ -71,14 +93,22 @@ try {
   let transport;
   for (let i = 0; i < 5; i++) {
     const t0 = performance.now();
-    transport = new StdioClientTransport({ command: process.execPath, args: [BIN, 'mcp'], env: { ...env, BATON_SESSION_CREDENTIAL_FILE: join(home, 'sessions', first.id, 'mcp-credential') }, cwd: first.worktree });
+    transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [BIN, 'mcp'],
+      env: { ...env, BATON_SESSION_CREDENTIAL_FILE: join(home, 'sessions', first.id, 'mcp-credential') },
+      cwd: first.worktree,
+    });
     client = new Client({ name: 'bench', version: '1' });
     await client.connect(transport);
     await client.callTool({ name: 'list_sessions', arguments: {} });
     starts.push(performance.now() - t0);
     if (i < 4) await client.close();
   }
-  const nodeBaseline = await timed(5, () => new Promise((done) => execFile(process.execPath, ['-e', '0'], () => done())));
+  const nodeBaseline = await timed(
+    5,
+    () => new Promise((done) => execFile(process.execPath, ['-e', '0'], () => done())),
+  );
 
   // A tool call against the raw call it makes (the same list, same supervisor, same run).
   await timed(20, () => client.callTool({ name: 'list_sessions', arguments: {} }));
@@ -88,16 +118,28 @@ try {
   const rss = rssMb(transport.pid);
   await client.close();
 
-  console.log(`MCP server start (spawn → first list_sessions answered, ${SESSIONS} sessions): p50 ${ms(pct(starts, 50))}, max ${ms(Math.max(...starts))}; a bare \`node -e 0\` p50 ${ms(pct(nodeBaseline, 50))}`);
-  console.log(`list_sessions through MCP: p50 ${ms(pct(tool, 50))}, p95 ${ms(pct(tool, 95))} over ${CALLS} calls`);
-  console.log(`GET /api/sessions raw with the session credential: p50 ${ms(pct(raw, 50))}, p95 ${ms(pct(raw, 95))}; with the token: p50 ${ms(pct(rawToken, 50))} (the credential check costs ${ms(pct(raw, 50) - pct(rawToken, 50))})`);
-  console.log(`MCP over the raw call: ${(pct(tool, 50) / pct(raw, 50)).toFixed(2)}× at p50 (+${ms(pct(tool, 50) - pct(raw, 50))})`);
+  console.log(
+    `MCP server start (spawn → first list_sessions answered, ${SESSIONS} sessions): p50 ${ms(pct(starts, 50))}, max ${ms(Math.max(...starts))}; a bare \`node -e 0\` p50 ${ms(pct(nodeBaseline, 50))}`,
+  );
+  console.log(
+    `list_sessions through MCP: p50 ${ms(pct(tool, 50))}, p95 ${ms(pct(tool, 95))} over ${CALLS} calls`,
+  );
+  console.log(
+    `GET /api/sessions raw with the session credential: p50 ${ms(pct(raw, 50))}, p95 ${ms(pct(raw, 95))}; with the token: p50 ${ms(pct(rawToken, 50))} (the credential check costs ${ms(pct(raw, 50) - pct(rawToken, 50))})`,
+  );
+  console.log(
+    `MCP over the raw call: ${(pct(tool, 50) / pct(raw, 50)).toFixed(2)}× at p50 (+${ms(pct(tool, 50) - pct(raw, 50))})`,
+  );
   console.log(`memory of one \`baton mcp\` (one per running session): ${rss.toFixed(0)} MB RSS`);
 } finally {
-  if (supervisorPid !== undefined) try { process.kill(supervisorPid, 'SIGTERM'); } catch {}
+  if (supervisorPid !== undefined)
+    try {
+      process.kill(supervisorPid, 'SIGTERM');
+    } catch {}
   try {
     for (const line of execFileSync('ps', ['-eo', 'pid=,args='], { encoding: 'utf8' }).split('\n')) {
-      if (line.includes(home) || line.includes('host-main.js ' + home)) process.kill(Number(line.trim().split(/\s+/)[0]), 'SIGKILL');
+      if (line.includes(home) || line.includes('host-main.js ' + home))
+        process.kill(Number(line.trim().split(/\s+/)[0]), 'SIGKILL');
     }
   } catch {}
   rmSync(root, { recursive: true, force: true });

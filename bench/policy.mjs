@@ -11,7 +11,16 @@ const ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)));
 const ROUNDS = Number(process.env.BATON_BENCH_POLICY_ROUNDS ?? 200);
 
 /** What a text matcher checks: the dangerous phrases, anywhere in the line. */
-const REGEXES = [/\brm\s+-[a-zA-Z]*[rR]/, /git\s+push\s+.*(-f\b|--force\b|\+)/, /git\s+reset\s+--hard/, /\b(DROP|TRUNCATE)\s+/i, /DELETE\s+FROM/i, /\b(npm|cargo|pnpm|yarn)\s+publish/, /\bmkfs|\bdd\s+.*of=\/dev\//, /-delete\b/];
+const REGEXES = [
+  /\brm\s+-[a-zA-Z]*[rR]/,
+  /git\s+push\s+.*(-f\b|--force\b|\+)/,
+  /git\s+reset\s+--hard/,
+  /\b(DROP|TRUNCATE)\s+/i,
+  /DELETE\s+FROM/i,
+  /\b(npm|cargo|pnpm|yarn)\s+publish/,
+  /\bmkfs|\bdd\s+.*of=\/dev\//,
+  /-delete\b/,
+];
 
 const stats = (xs) => {
   const s = Float64Array.from(xs).sort();
@@ -45,9 +54,14 @@ export async function run({ log }) {
   };
   const gate = time((c) => policy.evaluate(c.call, CORPUS_CONTEXT, compiled), corpus);
   // A command mvdan/sh cannot parse costs a Go panic inside GopherJS (tens of ms); shown apart.
-  const parseable = corpus.filter((c) => policy.evaluate(c.call, CORPUS_CONTEXT, compiled).rule !== policy.UNPARSEABLE);
+  const parseable = corpus.filter(
+    (c) => policy.evaluate(c.call, CORPUS_CONTEXT, compiled).rule !== policy.UNPARSEABLE,
+  );
   const gateParsed = time((c) => policy.evaluate(c.call, CORPUS_CONTEXT, compiled), parseable);
-  const unparseable = time((c) => policy.evaluate(c.call, CORPUS_CONTEXT, compiled), corpus.filter((c) => !parseable.includes(c)));
+  const unparseable = time(
+    (c) => policy.evaluate(c.call, CORPUS_CONTEXT, compiled),
+    corpus.filter((c) => !parseable.includes(c)),
+  );
   const parse = time((c) => {
     try {
       parser.Parse(c.call.command, '');
@@ -68,16 +82,28 @@ export async function run({ log }) {
     return { misses, falseBlocks };
   };
   const gateCounts = count((c) => policy.evaluate(c.call, CORPUS_CONTEXT, compiled).action);
-  const regexCounts = count((c) => (c.call.command !== undefined && REGEXES.some((r) => r.test(c.call.command)) ? 'block' : 'allow'));
+  const regexCounts = count((c) =>
+    c.call.command !== undefined && REGEXES.some((r) => r.test(c.call.command)) ? 'block' : 'allow',
+  );
   const should = corpus.filter((c) => c.expect !== 'allow').length;
 
-  log(`## policy: the gate over its corpus (${corpus.length} cases: ${should} should block or ask, ${corpus.length - should} should allow; ${ROUNDS} rounds)`);
+  log(
+    `## policy: the gate over its corpus (${corpus.length} cases: ${should} should block or ask, ${corpus.length - should} should allow; ${ROUNDS} rounds)`,
+  );
   log(`gate verdict     p50 ${us(gate.p50)}  p99 ${us(gate.p99)}  max ${us(gate.max)}  (${gate.n} verdicts)`);
-  log(`  parseable      p50 ${us(gateParsed.p50)}  p99 ${us(gateParsed.p99)}  max ${us(gateParsed.max)}  (${parseable.length} cases)`);
-  log(`  unparseable    p50 ${us(unparseable.p50)}  p99 ${us(unparseable.p99)}  (${corpus.length - parseable.length} cases: they ask)`);
-  log(`parser alone     p50 ${us(parse.p50)}  p99 ${us(parse.p99)}  max ${us(parse.max)}  → the gate is ${(gate.p50 / parse.p50).toFixed(1)}× the parse at p50, ${(gate.p99 / parse.p99).toFixed(1)}× at p99`);
+  log(
+    `  parseable      p50 ${us(gateParsed.p50)}  p99 ${us(gateParsed.p99)}  max ${us(gateParsed.max)}  (${parseable.length} cases)`,
+  );
+  log(
+    `  unparseable    p50 ${us(unparseable.p50)}  p99 ${us(unparseable.p99)}  (${corpus.length - parseable.length} cases: they ask)`,
+  );
+  log(
+    `parser alone     p50 ${us(parse.p50)}  p99 ${us(parse.p99)}  max ${us(parse.max)}  → the gate is ${(gate.p50 / parse.p50).toFixed(1)}× the parse at p50, ${(gate.p99 / parse.p99).toFixed(1)}× at p99`,
+  );
   log(`regex list       p50 ${us(regex.p50)}  p99 ${us(regex.p99)}  max ${us(regex.max)}`);
-  log(`corpus           gate: ${gateCounts.misses} missed, ${gateCounts.falseBlocks} falsely blocked or asked; regex list: ${regexCounts.misses} missed, ${regexCounts.falseBlocks} falsely blocked`);
+  log(
+    `corpus           gate: ${gateCounts.misses} missed, ${gateCounts.falseBlocks} falsely blocked or asked; regex list: ${regexCounts.misses} missed, ${regexCounts.falseBlocks} falsely blocked`,
+  );
   log(`cold load of the gate (parser included): ${loadMs.toFixed(0)} ms`);
   return { gate, gateParsed, unparseable, parse, regex, gateCounts, regexCounts, loadMs };
 }

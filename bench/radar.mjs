@@ -28,9 +28,18 @@ export async function run({ log }) {
   const { WorkspaceBus } = await import(join(ROOT, 'dist/bus/index.js'));
   const { resolveSessionRef } = await import(join(ROOT, 'dist/sessions/resolve.js'));
   const work = mkdtempSync(join(tmpdir(), 'baton-bench-radar-'));
-  const env = { ...process.env, GIT_CONFIG_NOSYSTEM: '1', GIT_AUTHOR_NAME: 'b', GIT_AUTHOR_EMAIL: 'b@b', GIT_COMMITTER_NAME: 'b', GIT_COMMITTER_EMAIL: 'b@b' };
-  const git = (cwd, ...args) => execFileSync('git', args, { cwd, env, encoding: 'utf8', maxBuffer: 256 << 20 }).trim();
-  const lines = (i, change = {}) => Array.from({ length: 30 }, (_, n) => change[n + 1] ?? `file ${i} line ${n + 1}`).join('\n') + '\n';
+  const env = {
+    ...process.env,
+    GIT_CONFIG_NOSYSTEM: '1',
+    GIT_AUTHOR_NAME: 'b',
+    GIT_AUTHOR_EMAIL: 'b@b',
+    GIT_COMMITTER_NAME: 'b',
+    GIT_COMMITTER_EMAIL: 'b@b',
+  };
+  const git = (cwd, ...args) =>
+    execFileSync('git', args, { cwd, env, encoding: 'utf8', maxBuffer: 256 << 20 }).trim();
+  const lines = (i, change = {}) =>
+    Array.from({ length: 30 }, (_, n) => change[n + 1] ?? `file ${i} line ${n + 1}`).join('\n') + '\n';
   const path = (i) => `d${Math.floor(i / 500)}/f${i}.txt`;
   try {
     const t0 = performance.now();
@@ -61,11 +70,32 @@ export async function run({ log }) {
       else if (s < 10) edit(1500, { [s * 2]: `soft ${s}` });
       else edit(3000 + s, { 1: `s${s}` });
       if (s % 3 === 0) git(worktree, 'commit', '-qam', `work of ${name}`);
-      store.insert({ id: `id-${String(s).padStart(2, '0')}`, project_id: project.id, name, agent: 'scripted', prompt: name, model: null, permission_mode: 'default', options_json: '{}', branch: `baton/${name}`, base_ref: 'main', base_commit: base, worktree }, 'working');
+      store.insert(
+        {
+          id: `id-${String(s).padStart(2, '0')}`,
+          project_id: project.id,
+          name,
+          agent: 'scripted',
+          prompt: name,
+          model: null,
+          permission_mode: 'default',
+          options_json: '{}',
+          branch: `baton/${name}`,
+          base_ref: 'main',
+          base_commit: base,
+          worktree,
+        },
+        'working',
+      );
       sessions.push({ id: `id-${String(s).padStart(2, '0')}`, name, worktree });
     }
-    const source = { list: () => store.listLive(), resolve: (ref) => resolveSessionRef(store.listLive(), ref) };
-    log(`\n## Conflict radar: ${FILES.toLocaleString('en')}-file repository, ${SESSIONS} live sessions (${(SESSIONS * (SESSIONS - 1)) / 2} pairs), median of ${RUNS} (set up in ${ms(performance.now() - t0)})`);
+    const source = {
+      list: () => store.listLive(),
+      resolve: (ref) => resolveSessionRef(store.listLive(), ref),
+    };
+    log(
+      `\n## Conflict radar: ${FILES.toLocaleString('en')}-file repository, ${SESSIONS} live sessions (${(SESSIONS * (SESSIONS - 1)) / 2} pairs), median of ${RUNS} (set up in ${ms(performance.now() - t0)})`,
+    );
 
     // Raw baseline, by hand: each worktree's work as a commit (a private index, as the radar's
     // snapshot), then `git merge-tree --write-tree` over every pair.
@@ -78,14 +108,26 @@ export async function run({ log }) {
         const e = { ...env, GIT_INDEX_FILE: index };
         writeFileSync(index, readFileSync(join(repo, '.git', 'worktrees', s.name, 'index')));
         execFileSync('git', ['add', '--all', '--', '.'], { cwd: s.worktree, env: e });
-        const tree = execFileSync('git', ['write-tree'], { cwd: s.worktree, env: e, encoding: 'utf8' }).trim();
-        return execFileSync('git', ['commit-tree', tree, '-p', 'HEAD', '-m', 'raw'], { cwd: s.worktree, env, encoding: 'utf8' }).trim();
+        const tree = execFileSync('git', ['write-tree'], {
+          cwd: s.worktree,
+          env: e,
+          encoding: 'utf8',
+        }).trim();
+        return execFileSync('git', ['commit-tree', tree, '-p', 'HEAD', '-m', 'raw'], {
+          cwd: s.worktree,
+          env,
+          encoding: 'utf8',
+        }).trim();
       });
       for (let a = 0; a < commits.length; a++) {
         for (let b = a + 1; b < commits.length; b++) {
           const tp = performance.now();
           try {
-            execFileSync('git', ['merge-tree', '--write-tree', '--name-only', commits[a], commits[b]], { cwd: repo, env, stdio: ['ignore', 'pipe', 'ignore'] });
+            execFileSync('git', ['merge-tree', '--write-tree', '--name-only', commits[a], commits[b]], {
+              cwd: repo,
+              env,
+              stdio: ['ignore', 'pipe', 'ignore'],
+            });
           } catch (error) {
             if (error.status !== 1) throw error;
           }
@@ -132,11 +174,21 @@ export async function run({ log }) {
     const u = stats(update);
     const st = stats(steady);
     const hot = found.filter((c) => c.level === 'hot').length;
-    log(`raw by hand: snapshot 20 worktrees + merge-tree over ${rawPair.length} pairs: p50 ${ms(rw.p50)} (p95 ${ms(rw.p95)}); per pair p50 ${ms(rp.p50)}, p95 ${ms(rp.p95)}`);
-    log(`radar full pass (cold caches): p50 ${ms(f.p50)} (p95 ${ms(f.p95)}) = ${(f.p50 / rw.p50).toFixed(2)}× raw; goal < 2 s: ${f.p95 < 2000 ? 'MET' : 'NOT MET'}`);
-    log(`  last full pass: ${figures.pairsChecked} pairs checked, ${figures.pairsSkippedDisjoint} settled as disjoint without git, ${figures.gitCalls} git calls, per pair p50 ${ms(figures.pairMsP50)} p95 ${ms(figures.pairMsP95)}; found ${found.length} collisions (${hot} hot)`);
-    log(`radar update after one session's edit: p50 ${ms(u.p50)} (p95 ${ms(u.p95)}) = ${(u.p50 / rw.p50).toFixed(3)}× raw; goal < 200 ms: ${u.p95 < 200 ? 'MET' : 'NOT MET'}`);
-    log(`  last update: ${last.snapshots} snapshot, ${last.pairsChecked} pairs recomputed, ${last.pairsCached} from cache, ${last.gitCalls} git calls, per pair p50 ${ms(last.pairMsP50)} p95 ${ms(last.pairMsP95)}`);
+    log(
+      `raw by hand: snapshot 20 worktrees + merge-tree over ${rawPair.length} pairs: p50 ${ms(rw.p50)} (p95 ${ms(rw.p95)}); per pair p50 ${ms(rp.p50)}, p95 ${ms(rp.p95)}`,
+    );
+    log(
+      `radar full pass (cold caches): p50 ${ms(f.p50)} (p95 ${ms(f.p95)}) = ${(f.p50 / rw.p50).toFixed(2)}× raw; goal < 2 s: ${f.p95 < 2000 ? 'MET' : 'NOT MET'}`,
+    );
+    log(
+      `  last full pass: ${figures.pairsChecked} pairs checked, ${figures.pairsSkippedDisjoint} settled as disjoint without git, ${figures.gitCalls} git calls, per pair p50 ${ms(figures.pairMsP50)} p95 ${ms(figures.pairMsP95)}; found ${found.length} collisions (${hot} hot)`,
+    );
+    log(
+      `radar update after one session's edit: p50 ${ms(u.p50)} (p95 ${ms(u.p95)}) = ${(u.p50 / rw.p50).toFixed(3)}× raw; goal < 200 ms: ${u.p95 < 200 ? 'MET' : 'NOT MET'}`,
+    );
+    log(
+      `  last update: ${last.snapshots} snapshot, ${last.pairsChecked} pairs recomputed, ${last.pairsCached} from cache, ${last.gitCalls} git calls, per pair p50 ${ms(last.pairMsP50)} p95 ${ms(last.pairMsP95)}`,
+    );
     log(`radar pass with nothing changed (membership only): p50 ${ms(st.p50)} (p95 ${ms(st.p95)})`);
     db.close();
     return { raw: rw, rawPair: rp, full: f, update: u, steady: st };

@@ -5,21 +5,43 @@
 // loads, every tree is listed and every changed file scanned); warm repeats it over unchanged work
 // (only the snapshots run); "one changed" is after one session edits a file. Medians of 5.
 import { execFile, execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)));
 const BIN = join(ROOT, 'bin', 'baton');
-const counts = process.argv.slice(2).map(Number).filter((n) => n > 0);
+const counts = process.argv
+  .slice(2)
+  .map(Number)
+  .filter((n) => n > 0);
 const FILES = Number(process.env.BATON_BENCH_FILES ?? 400);
-const gitEnv = { ...process.env, GIT_CONFIG_NOSYSTEM: '1', GIT_AUTHOR_NAME: 'b', GIT_AUTHOR_EMAIL: 'b@b', GIT_COMMITTER_NAME: 'b', GIT_COMMITTER_EMAIL: 'b@b' };
+const gitEnv = {
+  ...process.env,
+  GIT_CONFIG_NOSYSTEM: '1',
+  GIT_AUTHOR_NAME: 'b',
+  GIT_AUTHOR_EMAIL: 'b@b',
+  GIT_COMMITTER_NAME: 'b',
+  GIT_COMMITTER_EMAIL: 'b@b',
+};
 
 function baton(home, args, cwd) {
   return new Promise((done, fail) => {
-    execFile(process.execPath, [BIN, ...args], { cwd, env: { ...gitEnv, BATON_HOME: home, BATON_NO_BROWSER: '1' }, maxBuffer: 64 << 20 }, (error, stdout, stderr) =>
-      error ? fail(new Error(`baton ${args.join(' ')}: ${stderr}`)) : done(stdout),
+    execFile(
+      process.execPath,
+      [BIN, ...args],
+      { cwd, env: { ...gitEnv, BATON_HOME: home, BATON_NO_BROWSER: '1' }, maxBuffer: 64 << 20 },
+      (error, stdout, stderr) =>
+        error ? fail(new Error(`baton ${args.join(' ')}: ${stderr}`)) : done(stdout),
     );
   });
 }
@@ -52,8 +74,14 @@ async function run(n) {
     mkdirSync(join(repo, 'src'), { recursive: true });
     mkdirSync(join(repo, 'test'), { recursive: true });
     for (let i = 0; i < FILES; i++) {
-      const imports = [1, 7].map((d) => (i + d) % FILES).map((j) => `import { f${j} } from './m${j}.js';\n`).join('');
-      writeFileSync(join(repo, 'src', `m${i}.ts`), `${imports}\nexport function f${i}(x: number): number {\n  return x + ${i};\n}\n`);
+      const imports = [1, 7]
+        .map((d) => (i + d) % FILES)
+        .map((j) => `import { f${j} } from './m${j}.js';\n`)
+        .join('');
+      writeFileSync(
+        join(repo, 'src', `m${i}.ts`),
+        `${imports}\nexport function f${i}(x: number): number {\n  return x + ${i};\n}\n`,
+      );
     }
     execFileSync('git', ['init', '-q', '-b', 'main'], { cwd: repo, env: gitEnv });
     execFileSync('git', ['add', '.'], { cwd: repo, env: gitEnv });
@@ -62,13 +90,20 @@ async function run(n) {
     for (let s = 0; s < n; s++) {
       // Session s edits three modules far apart, commits one, and adds a test of a fourth.
       const at = (k) => (s * 37 + k * 101) % FILES;
-      const edit = (i) => ({ edit: { path: `src/m${i}.ts`, old: `return x + ${i};`, new: `return x + ${i} + ${s};` } });
+      const edit = (i) => ({
+        edit: { path: `src/m${i}.ts`, old: `return x + ${i};`, new: `return x + ${i} + ${s};` },
+      });
       const steps = [
         edit(at(0)),
         { run: ['git', 'commit', '-qam', 'first'] },
         edit(at(1)),
         edit(at(2)),
-        { write: { path: `test/s${s}.test.ts`, content: `import { f${at(3)} } from '../src/m${at(3)}.js';\nf${at(3)}(1);\n` } },
+        {
+          write: {
+            path: `test/s${s}.test.ts`,
+            content: `import { f${at(3)} } from '../src/m${at(3)}.js';\nf${at(3)}(1);\n`,
+          },
+        },
       ];
       const script = join(work, `s${s}.json`);
       writeFileSync(script, JSON.stringify({ steps }));
@@ -82,7 +117,11 @@ async function run(n) {
     for (let k = 0; k < 3; k++) {
       const started = performance.now();
       const view = JSON.parse(await baton(home, ['review', 's0', '--json'], repo));
-      detail.push({ wall: performance.now() - started, members: view.members.length, files: view.files.length });
+      detail.push({
+        wall: performance.now() - started,
+        members: view.members.length,
+        files: view.files.length,
+      });
     }
     const warm = [];
     for (let k = 0; k < 5; k++) warm.push(await timed(home, repo));
@@ -109,7 +148,10 @@ async function run(n) {
     // Session hosts outlive the supervisor by design: stop each by its own pid.
     for (const id of existsSync(join(home, 'sessions')) ? readdirSync(join(home, 'sessions')) : []) {
       try {
-        process.kill(JSON.parse(readFileSync(join(home, 'sessions', id, 'host.json'), 'utf8')).pid, 'SIGKILL');
+        process.kill(
+          JSON.parse(readFileSync(join(home, 'sessions', id, 'host.json'), 'utf8')).pid,
+          'SIGKILL',
+        );
       } catch {
         // gone already
       }

@@ -16,7 +16,14 @@ const BIN = join(ROOT, 'bin', 'baton');
 const COUNT = Number(process.env.BENCH_ROUTINES ?? 1000);
 const SAMPLES = Number(process.env.BENCH_ROUTINE_FIRES ?? 5);
 const work = mkdtempSync(join(tmpdir(), 'baton-bench-routines-'));
-const gitEnv = { ...process.env, GIT_CONFIG_NOSYSTEM: '1', GIT_AUTHOR_NAME: 'b', GIT_AUTHOR_EMAIL: 'b@b', GIT_COMMITTER_NAME: 'b', GIT_COMMITTER_EMAIL: 'b@b' };
+const gitEnv = {
+  ...process.env,
+  GIT_CONFIG_NOSYSTEM: '1',
+  GIT_AUTHOR_NAME: 'b',
+  GIT_AUTHOR_EMAIL: 'b@b',
+  GIT_COMMITTER_NAME: 'b',
+  GIT_COMMITTER_EMAIL: 'b@b',
+};
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const p95 = (xs) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * 0.95))];
 
@@ -36,13 +43,25 @@ async function timerCost(count) {
   mkdirSync(dir);
   const db = openDb(join(dir, 'baton.db'));
   const bus = new WorkspaceBus(db);
-  const sessions = { list: () => [], get: () => undefined, dispatch: () => Promise.reject(new Error('nothing is due')), remove: () => Promise.resolve(), lastMessage: () => undefined, changedFiles: () => Promise.resolve(0) };
+  const sessions = {
+    list: () => [],
+    get: () => undefined,
+    dispatch: () => Promise.reject(new Error('nothing is due')),
+    remove: () => Promise.resolve(),
+    lastMessage: () => undefined,
+    changedFiles: () => Promise.resolve(0),
+  };
   const clock = { now: () => new Date(), setTimer: () => undefined, clearTimer: () => undefined };
   const service = new RoutineService({ db, bus, sessions, clock });
   const root = repo(`r-${count}`);
   global.gc?.();
   const heapBefore = process.memoryUsage().heapUsed;
-  for (let i = 0; i < count; i++) await service.add({ name: `r${i}`, cwd: root, spec: { cron: `${i % 60} ${i % 24} 1 1 *`, tz: 'Europe/Berlin', agent: 'scripted', prompt: 'p' } });
+  for (let i = 0; i < count; i++)
+    await service.add({
+      name: `r${i}`,
+      cwd: root,
+      spec: { cron: `${i % 60} ${i % 24} 1 1 *`, tz: 'Europe/Berlin', agent: 'scripted', prompt: 'p' },
+    });
   global.gc?.();
   const heap = process.memoryUsage().heapUsed - heapBefore;
   const cpu = [];
@@ -59,7 +78,13 @@ async function timerCost(count) {
 
 function baton(home, args, cwd) {
   return new Promise((done, fail) => {
-    execFile(process.execPath, [BIN, ...args], { cwd, env: { ...process.env, BATON_HOME: home } }, (error, stdout, stderr) => (error ? fail(new Error(`baton ${args.join(' ')}: ${stderr}`)) : done(stdout)));
+    execFile(
+      process.execPath,
+      [BIN, ...args],
+      { cwd, env: { ...process.env, BATON_HOME: home } },
+      (error, stdout, stderr) =>
+        error ? fail(new Error(`baton ${args.join(' ')}: ${stderr}`)) : done(stdout),
+    );
   });
 }
 
@@ -72,7 +97,10 @@ async function follow(home, match) {
   const info = JSON.parse(readFileSync(join(home, 'supervisor.json'), 'utf8'));
   const token = readFileSync(join(home, 'token'), 'utf8').trim();
   const controller = new AbortController();
-  const res = await fetch(`http://127.0.0.1:${info.port}/api/stream?after=${Number.MAX_SAFE_INTEGER}`, { headers: { authorization: `Bearer ${token}` }, signal: controller.signal }).catch(() => undefined);
+  const res = await fetch(`http://127.0.0.1:${info.port}/api/stream?after=${Number.MAX_SAFE_INTEGER}`, {
+    headers: { authorization: `Bearer ${token}` },
+    signal: controller.signal,
+  }).catch(() => undefined);
   return { controller, res };
 }
 
@@ -97,12 +125,30 @@ async function fireDelays() {
   const plain = [];
   for (let i = 0; i < SAMPLES; i++) {
     const t0 = Date.now();
-    const session = JSON.parse(await baton(home, ['dispatch', `plain ${i}`, '--agent', 'scripted', '--script', script, '--json'], dir));
+    const session = JSON.parse(
+      await baton(home, ['dispatch', `plain ${i}`, '--agent', 'scripted', '--script', script, '--json'], dir),
+    );
     await waitForFile(join(home, 'sessions', session.id, 'events.jsonl'), 30_000);
     plain.push(firstEventAt(home, session.id) - t0);
   }
   // Every 10 seconds (cron's optional seconds field); each run archives itself (nothing to report).
-  await baton(home, ['routine', 'add', 'tick', '--cron', '*/10 * * * * *', '--agent', 'scripted', '--prompt', 'anything new?', '--script', script], dir);
+  await baton(
+    home,
+    [
+      'routine',
+      'add',
+      'tick',
+      '--cron',
+      '*/10 * * * * *',
+      '--agent',
+      'scripted',
+      '--prompt',
+      'anything new?',
+      '--script',
+      script,
+    ],
+    dir,
+  );
   const delays = [];
   while (delays.length < SAMPLES) {
     const history = JSON.parse(await baton(home, ['routine', 'history', 'tick', '--json'], dir)).runs;
@@ -115,7 +161,13 @@ async function fireDelays() {
     await new Promise((r) => setTimeout(r, 1000));
   }
   await baton(home, ['routine', 'pause', 'tick'], dir);
-  const rss = Number(readFileSync(`/proc/${JSON.parse(readFileSync(join(home, 'supervisor.json'), 'utf8')).pid}/status`, 'utf8').match(/VmRSS:\s+(\d+)/)[1]) * 1024;
+  const rss =
+    Number(
+      readFileSync(
+        `/proc/${JSON.parse(readFileSync(join(home, 'supervisor.json'), 'utf8')).pid}/status`,
+        'utf8',
+      ).match(/VmRSS:\s+(\d+)/)[1],
+    ) * 1024;
   await baton(home, ['daemon', 'stop'], dir);
   return { plain, delays: delays.slice(0, SAMPLES).map((d) => d.ms), rss };
 }
@@ -124,11 +176,19 @@ try {
   const none = await timerCost(0);
   const many = await timerCost(COUNT);
   const perMinute = (ms) => `${ms.toFixed(2)} ms CPU per minute (one pass a minute when nothing is due)`;
-  console.log(`routines: timer with ${COUNT} routines: ${perMinute(many.tickMs)}, ${(many.heap / 1024 / 1024).toFixed(1)} MB of heap for the definitions`);
-  console.log(`routines: timer with none (baseline): ${perMinute(none.tickMs)}; ${COUNT} routines cost ${(many.tickMs - none.tickMs).toFixed(2)} ms more a minute (${((many.tickMs - none.tickMs) / 600).toFixed(4)}% of one core)`);
+  console.log(
+    `routines: timer with ${COUNT} routines: ${perMinute(many.tickMs)}, ${(many.heap / 1024 / 1024).toFixed(1)} MB of heap for the definitions`,
+  );
+  console.log(
+    `routines: timer with none (baseline): ${perMinute(none.tickMs)}; ${COUNT} routines cost ${(many.tickMs - none.tickMs).toFixed(2)} ms more a minute (${((many.tickMs - none.tickMs) / 600).toFixed(4)}% of one core)`,
+  );
   const { plain, delays, rss } = await fireDelays();
-  console.log(`routines: due time → the run's first session event: median ${median(delays)} ms, p95 ${p95(delays)} ms over ${delays.length} runs (supervisor RSS ${(rss / 1024 / 1024).toFixed(0)} MB)`);
-  console.log(`routines: baseline, baton dispatch → first event: median ${median(plain)} ms, p95 ${p95(plain)} ms; ratio ${(median(delays) / median(plain)).toFixed(2)}×`);
+  console.log(
+    `routines: due time → the run's first session event: median ${median(delays)} ms, p95 ${p95(delays)} ms over ${delays.length} runs (supervisor RSS ${(rss / 1024 / 1024).toFixed(0)} MB)`,
+  );
+  console.log(
+    `routines: baseline, baton dispatch → first event: median ${median(plain)} ms, p95 ${p95(plain)} ms; ratio ${(median(delays) / median(plain)).toFixed(2)}×`,
+  );
 } finally {
   rmSync(work, { recursive: true, force: true });
 }

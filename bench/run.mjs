@@ -2,7 +2,15 @@
 // Baton benchmarks: `npm run bench`. Prints figures and ratios against the raw baselines named in
 // the issues. Runs against the built dist and the real `baton` binary in a temporary BATON_HOME.
 import { execFile, execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -14,7 +22,14 @@ const only = process.argv[2];
 const work = mkdtempSync(join(tmpdir(), 'baton-bench-'));
 const started = [];
 
-const gitEnv = { ...process.env, GIT_CONFIG_NOSYSTEM: '1', GIT_AUTHOR_NAME: 'b', GIT_AUTHOR_EMAIL: 'b@b', GIT_COMMITTER_NAME: 'b', GIT_COMMITTER_EMAIL: 'b@b' };
+const gitEnv = {
+  ...process.env,
+  GIT_CONFIG_NOSYSTEM: '1',
+  GIT_AUTHOR_NAME: 'b',
+  GIT_AUTHOR_EMAIL: 'b@b',
+  GIT_COMMITTER_NAME: 'b',
+  GIT_COMMITTER_EMAIL: 'b@b',
+};
 
 function makeRepo(name, files) {
   const dir = join(work, name);
@@ -32,10 +47,15 @@ function makeRepo(name, files) {
 
 function baton(home, args, cwd, extraEnv = {}) {
   return new Promise((done, fail) => {
-    execFile(process.execPath, [BIN, ...args], { cwd, env: { ...process.env, BATON_HOME: home, ...extraEnv } }, (error, stdout, stderr) => {
-      if (error) fail(new Error(`baton ${args.join(' ')}: ${stderr}`));
-      else done(stdout);
-    });
+    execFile(
+      process.execPath,
+      [BIN, ...args],
+      { cwd, env: { ...process.env, BATON_HOME: home, ...extraEnv } },
+      (error, stdout, stderr) => {
+        if (error) fail(new Error(`baton ${args.join(' ')}: ${stderr}`));
+        else done(stdout);
+      },
+    );
   });
 }
 
@@ -72,9 +92,14 @@ function memory(pid) {
 }
 
 async function benchDispatch() {
-  console.log('\n## Dispatch overhead: `baton dispatch` → agent running in its worktree, vs raw `git worktree add`');
+  console.log(
+    '\n## Dispatch overhead: `baton dispatch` → agent running in its worktree, vs raw `git worktree add`',
+  );
   const rows = [];
-  for (const [label, files] of [['small repo (10 files)', 10], ['20,000-file repo', 20_000]]) {
+  for (const [label, files] of [
+    ['small repo (10 files)', 10],
+    ['20,000-file repo', 20_000],
+  ]) {
     const repo = makeRepo(`repo-${files}`, files);
     const home = join(work, `home-dispatch-${files}`);
     await baton(home, ['daemon', 'start'], repo, { BATON_MAX_CONCURRENT: '100' });
@@ -84,7 +109,11 @@ async function benchDispatch() {
     const raw = [];
     const rawAdd = (i) => {
       const t0 = performance.now();
-      execFileSync('git', ['worktree', 'add', '-q', '-b', `raw-${i}`, join(work, `raw-${files}-${i}`), 'HEAD'], { cwd: repo, env: gitEnv });
+      execFileSync(
+        'git',
+        ['worktree', 'add', '-q', '-b', `raw-${i}`, join(work, `raw-${files}-${i}`), 'HEAD'],
+        { cwd: repo, env: gitEnv },
+      );
       raw.push(performance.now() - t0);
     };
     const viaApi = [];
@@ -95,7 +124,12 @@ async function benchDispatch() {
     writeFileSync(scriptFile, JSON.stringify(script));
     const dispatch = async (name) => {
       const t0 = performance.now();
-      const { session } = await call('POST', '/api/sessions', { prompt: 'bench', cwd: repo, name, options: { script } });
+      const { session } = await call('POST', '/api/sessions', {
+        prompt: 'bench',
+        cwd: repo,
+        name,
+        options: { script },
+      });
       if (!existsSync(join(session.worktree, 'd0', 'f0.txt'))) throw new Error('worktree not checked out');
       return performance.now() - t0;
     };
@@ -124,9 +158,15 @@ async function benchDispatch() {
     const goal = 1.2 * r.median + 100;
     rows.push({ label, raw: r, api: a, cli: c, goal });
     console.log(`${label}: raw git worktree add median ${ms(r.median)} (p95 ${ms(r.p95)})`);
-    console.log(`  baton via API  median ${ms(a.median)} (p95 ${ms(a.p95)})  = ${(a.median / r.median).toFixed(2)}× raw; goal ≤ 1.2×raw+100 ms = ${ms(goal)}: ${a.median <= goal ? 'MET' : 'NOT MET'}`);
-    console.log(`  baton via API, back-to-back burst median ${ms(b.median)} (p95 ${ms(b.p95)}) = ${(b.median / r.median).toFixed(2)}× raw`);
-    console.log(`  baton CLI      median ${ms(c.median)} (p95 ${ms(c.p95)})  = ${(c.median / r.median).toFixed(2)}× raw (includes Node start-up of the CLI: ${ms(nodeStartup())})`);
+    console.log(
+      `  baton via API  median ${ms(a.median)} (p95 ${ms(a.p95)})  = ${(a.median / r.median).toFixed(2)}× raw; goal ≤ 1.2×raw+100 ms = ${ms(goal)}: ${a.median <= goal ? 'MET' : 'NOT MET'}`,
+    );
+    console.log(
+      `  baton via API, back-to-back burst median ${ms(b.median)} (p95 ${ms(b.p95)}) = ${(b.median / r.median).toFixed(2)}× raw`,
+    );
+    console.log(
+      `  baton CLI      median ${ms(c.median)} (p95 ${ms(c.p95)})  = ${(c.median / r.median).toFixed(2)}× raw (includes Node start-up of the CLI: ${ms(nodeStartup())})`,
+    );
     await baton(home, ['daemon', 'stop'], repo);
   }
   return rows;
@@ -146,20 +186,34 @@ function nodeStartup() {
 async function benchFifty() {
   const N = 50;
   const SAYS = 2000;
-  console.log(`\n## ${N} scripted sessions at once (${SAYS} events each, written while the supervisor is down, then ingested)`);
+  console.log(
+    `\n## ${N} scripted sessions at once (${SAYS} events each, written while the supervisor is down, then ingested)`,
+  );
   const repo = makeRepo('repo-fifty', 10);
   const home = join(work, 'home-fifty');
   const env = { BATON_MAX_CONCURRENT: String(N) };
   await baton(home, ['daemon', 'start'], repo, env);
   started.push(home);
   const call = api(home);
-  const steps = [{ ask: 'go?' }, ...Array.from({ length: SAYS }, (_, i) => ({ say: `line ${i}` })), { ask: 'done?' }];
+  const steps = [
+    { ask: 'go?' },
+    ...Array.from({ length: SAYS }, (_, i) => ({ say: `line ${i}` })),
+    { ask: 'done?' },
+  ];
   const sessions = [];
   for (let i = 0; i < N; i++) {
-    const { session } = await call('POST', '/api/sessions', { prompt: 'fifty', cwd: repo, name: `s${i}`, options: { script: { steps } } });
+    const { session } = await call('POST', '/api/sessions', {
+      prompt: 'fifty',
+      cwd: repo,
+      name: `s${i}`,
+      options: { script: { steps } },
+    });
     sessions.push(session);
   }
-  await waitFor(async () => (await call('GET', '/api/sessions')).sessions.every((s) => s.state === 'needs_input'), 60_000);
+  await waitFor(
+    async () => (await call('GET', '/api/sessions')).sessions.every((s) => s.state === 'needs_input'),
+    60_000,
+  );
   const supervisorPid = JSON.parse(readFileSync(join(home, 'supervisor.json'), 'utf8')).pid;
   const supervisorMem = memory(supervisorPid);
   const hostMem = (await call('GET', '/api/sessions')).sessions.map((s) => memory(s.hostPid)).filter(Boolean);
@@ -170,9 +224,19 @@ async function benchFifty() {
   const { sessionPaths } = await import(join(ROOT, 'dist/shared/paths.js'));
   const { readLog } = await import(join(ROOT, 'dist/sessions/event-log.js'));
   const tWrite = performance.now();
-  await Promise.all(sessions.map((s) => sendToHost(sessionPaths(home, s.id).socket, { op: 'reply', text: 'go' })));
+  await Promise.all(
+    sessions.map((s) => sendToHost(sessionPaths(home, s.id).socket, { op: 'reply', text: 'go' })),
+  );
   // Each session's writing ends with its second question.
-  await waitFor(() => sessions.every((s) => readLog(sessionPaths(home, s.id).events).events.some((e) => e.type === 'question.asked' && e.text === 'done?')), 120_000);
+  await waitFor(
+    () =>
+      sessions.every((s) =>
+        readLog(sessionPaths(home, s.id).events).events.some(
+          (e) => e.type === 'question.asked' && e.text === 'done?',
+        ),
+      ),
+    120_000,
+  );
   const writeMs = performance.now() - tWrite;
   const onDisk = sessions.reduce((n, s) => n + readLog(sessionPaths(home, s.id).events).events.length, 0);
 
@@ -180,7 +244,10 @@ async function benchFifty() {
   const tStart = performance.now();
   await baton(home, ['daemon', 'start'], repo, env);
   const startMs = performance.now() - tStart;
-  const log = readFileSync(join(home, 'supervisor.log'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+  const log = readFileSync(join(home, 'supervisor.log'), 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l));
   const reattach = log.filter((l) => l.msg === 're-attached').at(-1);
   const call2 = api(home);
   const listed = (await call2('GET', '/api/sessions')).sessions;
@@ -196,14 +263,26 @@ async function benchFifty() {
   const raw = rawSqliteRate(reattach.eventsIngested);
 
   const avg = (xs, k) => xs.reduce((n, x) => n + x[k], 0) / xs.length;
-  console.log(`supervisor memory: RSS ${supervisorMem.rss.toFixed(1)} MB, PSS ${supervisorMem.pss.toFixed(1)} MB`);
-  console.log(`session host memory (mean of ${hostMem.length}): RSS ${avg(hostMem, 'rss').toFixed(1)} MB, PSS ${avg(hostMem, 'pss').toFixed(1)} MB, private ${avg(hostMem, 'uss').toFixed(1)} MB; goal RSS ≤ 40 MB: ${avg(hostMem, 'rss') <= 40 ? 'MET' : 'NOT MET'} (a bare \`node -e 0\` is ${bareNodeRss().toFixed(1)} MB RSS here)`);
+  console.log(
+    `supervisor memory: RSS ${supervisorMem.rss.toFixed(1)} MB, PSS ${supervisorMem.pss.toFixed(1)} MB`,
+  );
+  console.log(
+    `session host memory (mean of ${hostMem.length}): RSS ${avg(hostMem, 'rss').toFixed(1)} MB, PSS ${avg(hostMem, 'pss').toFixed(1)} MB, private ${avg(hostMem, 'uss').toFixed(1)} MB; goal RSS ≤ 40 MB: ${avg(hostMem, 'rss') <= 40 ? 'MET' : 'NOT MET'} (a bare \`node -e 0\` is ${bareNodeRss().toFixed(1)} MB RSS here)`,
+  );
   console.log(`hosts wrote ${onDisk} events in ${ms(writeMs)} with the supervisor down`);
-  console.log(`ingested on restart: ${reattach.eventsIngested} events in ${reattach.ms} ms = ${Math.round(rate)} events/s (goal ≥ 20,000: ${rate >= 20_000 ? 'MET' : 'NOT MET'}); raw better-sqlite3 insert of the same rows: ${Math.round(raw)} events/s → ${(rate / raw).toFixed(2)}× raw`);
+  console.log(
+    `ingested on restart: ${reattach.eventsIngested} events in ${reattach.ms} ms = ${Math.round(rate)} events/s (goal ≥ 20,000: ${rate >= 20_000 ? 'MET' : 'NOT MET'}); raw better-sqlite3 insert of the same rows: ${Math.round(raw)} events/s → ${(rate / raw).toFixed(2)}× raw`,
+  );
   console.log(`daemon start incl. re-attach: ${ms(startMs)}`);
-  console.log(`lost events: ${onDisk - count} (on disk ${onDisk}, stored ${count}, sum of last seq ${stored}); out-of-sequence or duplicate: ${gaps}`);
+  console.log(
+    `lost events: ${onDisk - count} (on disk ${onDisk}, stored ${count}, sum of last seq ${stored}); out-of-sequence or duplicate: ${gaps}`,
+  );
   await baton(home, ['daemon', 'stop'], repo);
-  for (const s of listed) if (s.hostPid) try { process.kill(s.hostPid, 'SIGTERM'); } catch {}
+  for (const s of listed)
+    if (s.hostPid)
+      try {
+        process.kill(s.hostPid, 'SIGTERM');
+      } catch {}
 }
 
 /** The raw baseline: the same number of rows inserted by better-sqlite3 in one transaction. */
@@ -211,12 +290,22 @@ function rawSqliteRate(n) {
   const Database = createRequire(join(ROOT, 'package.json'))('better-sqlite3');
   const db = new Database(join(work, 'raw.db'));
   db.pragma('journal_mode = WAL');
-  db.exec('CREATE TABLE events (session_id TEXT, seq INTEGER, ts TEXT, type TEXT, body_json TEXT, PRIMARY KEY (session_id, seq)) WITHOUT ROWID');
+  db.exec(
+    'CREATE TABLE events (session_id TEXT, seq INTEGER, ts TEXT, type TEXT, body_json TEXT, PRIMARY KEY (session_id, seq)) WITHOUT ROWID',
+  );
   const insert = db.prepare('INSERT INTO events VALUES (?, ?, ?, ?, ?)');
-  const body = JSON.stringify({ v: 1, seq: 1, ts: new Date().toISOString(), type: 'message.added', role: 'assistant', text: 'line 1234' });
+  const body = JSON.stringify({
+    v: 1,
+    seq: 1,
+    ts: new Date().toISOString(),
+    type: 'message.added',
+    role: 'assistant',
+    text: 'line 1234',
+  });
   const t0 = performance.now();
   db.transaction(() => {
-    for (let i = 0; i < n; i++) insert.run(`s${i % 50}`, i, '2026-01-01T00:00:00.000Z', 'message.added', body);
+    for (let i = 0; i < n; i++)
+      insert.run(`s${i % 50}`, i, '2026-01-01T00:00:00.000Z', 'message.added', body);
   })();
   const rate = n / ((performance.now() - t0) / 1000);
   db.close();
@@ -224,7 +313,14 @@ function rawSqliteRate(n) {
 }
 
 function bareNodeRss() {
-  const out = execFileSync(process.execPath, ['-e', "setTimeout(()=>console.log(require('fs').readFileSync('/proc/self/status','utf8').match(/VmRSS:\\s+(\\d+)/)[1]),200)"], { encoding: 'utf8' });
+  const out = execFileSync(
+    process.execPath,
+    [
+      '-e',
+      "setTimeout(()=>console.log(require('fs').readFileSync('/proc/self/status','utf8').match(/VmRSS:\\s+(\\d+)/)[1]),200)",
+    ],
+    { encoding: 'utf8' },
+  );
   return Number(out) / 1024;
 }
 
@@ -238,17 +334,26 @@ async function waitFor(check, timeoutMs) {
   }
 }
 
-
 async function benchCli() {
   const runs = Number(process.env.BATON_BENCH_CLI_RUNS ?? 10);
-  console.log(`\n## Read-only CLI commands against a running supervisor vs a bare \`node -e 0\` (median of ${runs}, taken in turn; goal ≤ 1.5× in wall time and peak RSS)`);
+  console.log(
+    `\n## Read-only CLI commands against a running supervisor vs a bare \`node -e 0\` (median of ${runs}, taken in turn; goal ≤ 1.5× in wall time and peak RSS)`,
+  );
   const repo = makeRepo('repo-cli', 10);
   const home = join(work, 'home-cli');
   await baton(home, ['daemon', 'start'], repo);
   started.push(home);
   const call = api(home);
-  const { session } = await call('POST', '/api/sessions', { prompt: 'bench', cwd: repo, name: 'cli', options: { script: { steps: [{ say: 'hello' }, { write: { path: 'a.txt', content: 'a\n' } }] } } });
-  await waitFor(async () => (await call('GET', `/api/sessions/${session.id}`)).session.state === 'ready_for_review', 20_000);
+  const { session } = await call('POST', '/api/sessions', {
+    prompt: 'bench',
+    cwd: repo,
+    name: 'cli',
+    options: { script: { steps: [{ say: 'hello' }, { write: { path: 'a.txt', content: 'a\n' } }] } },
+  });
+  await waitFor(
+    async () => (await call('GET', `/api/sessions/${session.id}`)).session.state === 'ready_for_review',
+    20_000,
+  );
   const cli = await import(join(ROOT, 'bench', 'cli.mjs'));
   const commands = [['ls'], ['ls', '--json'], ['peek', 'cli'], ['logs', 'cli'], ['daemon', 'status']];
   cli.print(cli.run({ bin: BIN, env: { ...process.env, BATON_HOME: home }, cwd: repo, commands, runs }));
@@ -264,7 +369,9 @@ async function inProcess(name) {
 }
 
 try {
-  console.log(`# Baton benchmarks (${new Date().toISOString()}, node ${process.version}, ${(await import('node:os')).availableParallelism()} cores)`);
+  console.log(
+    `# Baton benchmarks (${new Date().toISOString()}, node ${process.version}, ${(await import('node:os')).availableParallelism()} cores)`,
+  );
   if (!only || only === 'cli') await benchCli();
   if (!only || only === 'dispatch') await benchDispatch();
   if (!only || only === 'fifty') await benchFifty();
@@ -289,12 +396,19 @@ try {
 } finally {
   for (const home of started) {
     const file = join(home, 'supervisor.json');
-    if (existsSync(file)) try { process.kill(JSON.parse(readFileSync(file, 'utf8')).pid, 'SIGTERM'); } catch {}
+    if (existsSync(file))
+      try {
+        process.kill(JSON.parse(readFileSync(file, 'utf8')).pid, 'SIGTERM');
+      } catch {}
     const sessions = join(home, 'sessions');
-    if (existsSync(sessions)) for (const id of readdirSync(sessions)) {
-      const host = join(sessions, id, 'host.json');
-      if (existsSync(host)) try { process.kill(JSON.parse(readFileSync(host, 'utf8')).pid, 'SIGKILL'); } catch {}
-    }
+    if (existsSync(sessions))
+      for (const id of readdirSync(sessions)) {
+        const host = join(sessions, id, 'host.json');
+        if (existsSync(host))
+          try {
+            process.kill(JSON.parse(readFileSync(host, 'utf8')).pid, 'SIGKILL');
+          } catch {}
+      }
   }
   rmSync(work, { recursive: true, force: true });
 }

@@ -26,8 +26,25 @@ const ms = (x) => `${x.toFixed(1)} ms`;
 
 // A deterministic vocabulary with a Zipf-like spread: a few words everywhere, most rare.
 let seed = 42;
-const rand = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648);
-const syllables = ['ka', 'lo', 'mi', 'ne', 'ru', 'sa', 'ti', 'vo', 'ze', 'pa', 'qu', 'ro', 'be', 'di', 'fu', 'go'];
+const rand = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+const syllables = [
+  'ka',
+  'lo',
+  'mi',
+  'ne',
+  'ru',
+  'sa',
+  'ti',
+  'vo',
+  'ze',
+  'pa',
+  'qu',
+  'ro',
+  'be',
+  'di',
+  'fu',
+  'go',
+];
 const VOCAB = Array.from({ length: 20_000 }, (_, i) => {
   let w = '';
   for (let n = i + 1; n > 0; n = Math.floor(n / 16)) w += syllables[n % 16];
@@ -40,10 +57,21 @@ function eventFor(seq, i) {
   const ts = new Date(Date.UTC(2026, 0, 1) + seq * 1000).toISOString();
   const base = { v: 1, seq, ts };
   switch (i % 4) {
-    case 0: return { ...base, type: 'message.added', role: 'assistant', text: sentence(25) };
-    case 1: return { ...base, type: 'thinking.added', text: sentence(30) };
-    case 2: return { ...base, type: 'tool.started', toolId: `t${seq}`, tool: 'Bash', input: `run ${sentence(6)}` };
-    default: return { ...base, type: 'tool.finished', toolId: `t${seq - 1}`, tool: 'Bash', ok: true, output: sentence(40) };
+    case 0:
+      return { ...base, type: 'message.added', role: 'assistant', text: sentence(25) };
+    case 1:
+      return { ...base, type: 'thinking.added', text: sentence(30) };
+    case 2:
+      return { ...base, type: 'tool.started', toolId: `t${seq}`, tool: 'Bash', input: `run ${sentence(6)}` };
+    default:
+      return {
+        ...base,
+        type: 'tool.finished',
+        toolId: `t${seq - 1}`,
+        tool: 'Bash',
+        ok: true,
+        output: sentence(40),
+      };
   }
 }
 
@@ -59,15 +87,34 @@ async function searchBench(log) {
     const store = new SessionStore(db);
     const ingestor = new Ingestor(home, db, store, new WorkspaceBus(db));
     const project = store.ensureProject('/bench/repo');
-    log(`\n## Search over ${EVENTS.toLocaleString('en')} events (${SESSIONS} sessions), against a raw scan of the same JSONL logs`);
+    log(
+      `\n## Search over ${EVENTS.toLocaleString('en')} events (${SESSIONS} sessions), against a raw scan of the same JSONL logs`,
+    );
     const writeStart = performance.now();
     for (let s = 0; s < SESSIONS; s++) {
       const id = `s${String(s).padStart(4, '0')}`;
-      store.insert({ id, project_id: project.id, name: id, agent: s % 2 === 0 ? 'claude' : 'codex', prompt: 'p', model: null, permission_mode: 'default', options_json: '{}', branch: `baton/${id}`, base_ref: 'main', base_commit: '0'.repeat(40), worktree: '/w' }, 'queued');
+      store.insert(
+        {
+          id,
+          project_id: project.id,
+          name: id,
+          agent: s % 2 === 0 ? 'claude' : 'codex',
+          prompt: 'p',
+          model: null,
+          permission_mode: 'default',
+          options_json: '{}',
+          branch: `baton/${id}`,
+          base_ref: 'main',
+          base_commit: '0'.repeat(40),
+          worktree: '/w',
+        },
+        'queued',
+      );
       const paths = sessionPaths(home, id);
       mkdirSync(paths.dir, { recursive: true });
       const out = createWriteStream(paths.events);
-      for (let i = 0; i < PER_SESSION; i++) if (!out.write(JSON.stringify(eventFor(i + 1, i)) + '\n')) await once(out, 'drain');
+      for (let i = 0; i < PER_SESSION; i++)
+        if (!out.write(JSON.stringify(eventFor(i + 1, i)) + '\n')) await once(out, 'drain');
       out.end();
       await once(out, 'finish');
     }
@@ -75,7 +122,9 @@ async function searchBench(log) {
     const ingestStart = performance.now();
     for (let s = 0; s < SESSIONS; s++) ingestor.ingest(`s${String(s).padStart(4, '0')}`);
     const ingestS = (performance.now() - ingestStart) / 1000;
-    log(`- ingested and indexed (one transaction per batch, as the supervisor does): ${ingestS.toFixed(1)} s, ${Math.round(EVENTS / ingestS).toLocaleString('en')} events/s; ${ingestor.search.size().toLocaleString('en')} rows indexed`);
+    log(
+      `- ingested and indexed (one transaction per batch, as the supervisor does): ${ingestS.toFixed(1)} s, ${Math.round(EVENTS / ingestS).toLocaleString('en')} events/s; ${ingestor.search.size().toLocaleString('en')} rows indexed`,
+    );
 
     // Queries: rare and mid-frequency words, two-word queries, prefixes, a phrase, a filter.
     const pick = (lo, hi) => VOCAB[lo + Math.floor(rand() * (hi - lo))];
@@ -105,21 +154,33 @@ async function searchBench(log) {
       }
     }
     const s = stats(times);
-    log(`- Baton search (FTS5, BM25, top 20 with snippets), ${s.n} queries: p50 ${ms(s.p50)}, p95 ${ms(s.p95)} (goal p95 < 100 ms); ${hits.filter((h) => h > 0).length}/${hits.length} queries found something`);
+    log(
+      `- Baton search (FTS5, BM25, top 20 with snippets), ${s.n} queries: p50 ${ms(s.p50)}, p95 ${ms(s.p95)} (goal p95 < 100 ms); ${hits.filter((h) => h > 0).length}/${hits.length} queries found something`,
+    );
 
-    log(`  by kind of query: ${Object.entries(classes).map(([name, xs]) => `${name} p50 ${ms(stats(xs).p50)} / p95 ${ms(stats(xs).p95)}`).join('; ')}`);
+    log(
+      `  by kind of query: ${Object.entries(classes)
+        .map(([name, xs]) => `${name} p50 ${ms(stats(xs).p50)} / p95 ${ms(stats(xs).p95)}`)
+        .join('; ')}`,
+    );
     const rg = spawnSync('rg', ['--version']).status === 0;
     const tool = rg ? 'rg -F -i' : 'grep -rFi';
     const scanTimes = [];
     for (const q of queries.slice(0, 8)) {
       const t0 = performance.now();
-      const args = rg ? ['-F', '-i', '--no-filename', '-m', '1000000', q.split(' ')[0], join(home, 'sessions')] : ['-rFi', '-h', q.split(' ')[0], join(home, 'sessions')];
+      const args = rg
+        ? ['-F', '-i', '--no-filename', '-m', '1000000', q.split(' ')[0], join(home, 'sessions')]
+        : ['-rFi', '-h', q.split(' ')[0], join(home, 'sessions')];
       spawnSync(rg ? 'rg' : 'grep', args, { stdio: ['ignore', 'ignore', 'ignore'] });
       scanTimes.push(performance.now() - t0);
     }
     const r = stats(scanTimes);
-    log(`- raw scan (${tool} over the JSONL logs, first word only, no ranking), ${r.n} queries: p50 ${ms(r.p50)}, p95 ${ms(r.p95)}${rg ? '' : ' (rg is not installed here: grep -F used)'}`);
-    log(`- ratio: Baton's p50 is ${(r.p50 / s.p50).toFixed(0)}× faster, p95 ${(r.p95 / s.p95).toFixed(0)}× (goal ≥ 10×)`);
+    log(
+      `- raw scan (${tool} over the JSONL logs, first word only, no ranking), ${r.n} queries: p50 ${ms(r.p50)}, p95 ${ms(r.p95)}${rg ? '' : ' (rg is not installed here: grep -F used)'}`,
+    );
+    log(
+      `- ratio: Baton's p50 is ${(r.p50 / s.p50).toFixed(0)}× faster, p95 ${(r.p95 / s.p95).toFixed(0)}× (goal ≥ 10×)`,
+    );
     db.close();
   } finally {
     rmSync(home, { recursive: true, force: true });
@@ -141,8 +202,27 @@ async function importBench(log) {
       const lines = [];
       for (let i = 0; i < LINES; i++) {
         const ts = new Date(Date.UTC(2026, 0, 1) + i * 1000).toISOString();
-        const message = i % 3 === 0 ? { role: 'user', content: sentence(15) } : { role: 'assistant', content: [{ type: i % 3 === 1 ? 'text' : 'thinking', [i % 3 === 1 ? 'text' : 'thinking']: sentence(30) }] };
-        lines.push(JSON.stringify({ type: i % 3 === 0 ? 'user' : 'assistant', sessionId: id, cwd: '/repo', timestamp: ts, message }));
+        const message =
+          i % 3 === 0
+            ? { role: 'user', content: sentence(15) }
+            : {
+                role: 'assistant',
+                content: [
+                  {
+                    type: i % 3 === 1 ? 'text' : 'thinking',
+                    [i % 3 === 1 ? 'text' : 'thinking']: sentence(30),
+                  },
+                ],
+              };
+        lines.push(
+          JSON.stringify({
+            type: i % 3 === 0 ? 'user' : 'assistant',
+            sessionId: id,
+            cwd: '/repo',
+            timestamp: ts,
+            message,
+          }),
+        );
         if (i % 10 === 0) lines.push(JSON.stringify({ type: 'attachment', attachment: { type: 'date' } }));
       }
       writeFileSync(join(dir, `${id}.jsonl`), lines.join('\n') + '\n');
@@ -155,8 +235,12 @@ async function importBench(log) {
     const t1 = performance.now();
     const again = importTranscripts(db, index, 'claude', root);
     const s2 = (performance.now() - t1) / 1000;
-    log(`\n## Import of Claude Code transcripts (${FILES} files, ${report.events.toLocaleString('en')} events, ${Object.values(report.skipped).reduce((a, b) => a + b, 0)} other lines)`);
-    log(`- first import: ${s.toFixed(2)} s — ${Math.round(FILES / s)} files/s, ${Math.round(report.events / s).toLocaleString('en')} events/s (indexed included)`);
+    log(
+      `\n## Import of Claude Code transcripts (${FILES} files, ${report.events.toLocaleString('en')} events, ${Object.values(report.skipped).reduce((a, b) => a + b, 0)} other lines)`,
+    );
+    log(
+      `- first import: ${s.toFixed(2)} s — ${Math.round(FILES / s)} files/s, ${Math.round(report.events / s).toLocaleString('en')} events/s (indexed included)`,
+    );
     log(`- again, nothing new: ${(s2 * 1000).toFixed(0)} ms (${again.events} events read)`);
     db.close();
   } finally {
@@ -168,14 +252,35 @@ async function packBench(log) {
   const { buildHandoffPack, transcriptFromEvents } = await dist('context/index.js');
   const events = [];
   for (let i = 0; i < 8000; i++) events.push(eventFor(i + 1, i));
-  const transcript = transcriptFromEvents({ sessionId: 's', name: 'long', agent: 'claude', origin: 'baton', prompt: 'design the data model', cwd: null, startedAt: '2026-01-01T00:00:00Z' }, events);
+  const transcript = transcriptFromEvents(
+    {
+      sessionId: 's',
+      name: 'long',
+      agent: 'claude',
+      origin: 'baton',
+      prompt: 'design the data model',
+      cwd: null,
+      startedAt: '2026-01-01T00:00:00Z',
+    },
+    events,
+  );
   const decisions = Array.from({ length: 20 }, (_, i) => ({ title: `Decision ${i}: ${sentence(8)}` }));
   const t0 = performance.now();
-  const pack = buildHandoffPack({ transcript, task: `write the migration for ${sentence(4)}`, toAgent: 'codex', budgetTokens: 8000, decisions });
+  const pack = buildHandoffPack({
+    transcript,
+    task: `write the migration for ${sentence(4)}`,
+    toAgent: 'codex',
+    budgetTokens: 8000,
+    decisions,
+  });
   const took = performance.now() - t0;
   const kept = decisions.filter((d) => pack.text.includes(d.title)).length;
-  log(`\n## Handoff pack of a long transcript (8,000 events, ${pack.sourceTokens.toLocaleString('en')} tokens, 20 recorded decisions)`);
-  log(`- pack: ${pack.tokens} tokens of an 8,000 budget = ${((100 * pack.tokens) / pack.sourceTokens).toFixed(1)}% of the source (goal ≤ 10%); decisions kept: ${kept}/20; built in ${ms(took)}`);
+  log(
+    `\n## Handoff pack of a long transcript (8,000 events, ${pack.sourceTokens.toLocaleString('en')} tokens, 20 recorded decisions)`,
+  );
+  log(
+    `- pack: ${pack.tokens} tokens of an 8,000 budget = ${((100 * pack.tokens) / pack.sourceTokens).toFixed(1)}% of the source (goal ≤ 10%); decisions kept: ${kept}/20; built in ${ms(took)}`,
+  );
 }
 
 export async function run({ log }) {

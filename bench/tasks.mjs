@@ -17,8 +17,23 @@ const SESSIONS = 100;
 const RUNS = 30;
 const work = mkdtempSync(join(tmpdir(), 'baton-bench-tasks-'));
 const home = join(work, 'home');
-const env = { ...process.env, BATON_HOME: home, BATON_MAX_CONCURRENT: '8', BATON_IDLE_HOST_SECONDS: '1', GIT_CONFIG_NOSYSTEM: '1', GIT_AUTHOR_NAME: 'b', GIT_AUTHOR_EMAIL: 'b@b', GIT_COMMITTER_NAME: 'b', GIT_COMMITTER_EMAIL: 'b@b' };
-const baton = (args, cwd) => new Promise((done, fail) => execFile(process.execPath, [BIN, ...args], { cwd, env }, (e, out, err) => (e ? fail(new Error(err)) : done(out))));
+const env = {
+  ...process.env,
+  BATON_HOME: home,
+  BATON_MAX_CONCURRENT: '8',
+  BATON_IDLE_HOST_SECONDS: '1',
+  GIT_CONFIG_NOSYSTEM: '1',
+  GIT_AUTHOR_NAME: 'b',
+  GIT_AUTHOR_EMAIL: 'b@b',
+  GIT_COMMITTER_NAME: 'b',
+  GIT_COMMITTER_EMAIL: 'b@b',
+};
+const baton = (args, cwd) =>
+  new Promise((done, fail) =>
+    execFile(process.execPath, [BIN, ...args], { cwd, env }, (e, out, err) =>
+      e ? fail(new Error(err)) : done(out),
+    ),
+  );
 const stats = (xs) => {
   const s = [...xs].sort((a, b) => a - b);
   const at = (q) => s[Math.min(s.length - 1, Math.floor(q * s.length))];
@@ -38,7 +53,11 @@ const token = readFileSync(join(home, 'token'), 'utf8').trim();
 const base = `http://127.0.0.1:${info.port}`;
 const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'x-baton-cwd': repo };
 async function call(method, path, body) {
-  const res = await fetch(base + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  const res = await fetch(base + path, {
+    method,
+    headers,
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
   const json = await res.json();
   if (!res.ok) throw new Error(`${method} ${path}: ${JSON.stringify(json)}`);
   return json;
@@ -46,9 +65,21 @@ async function call(method, path, body) {
 
 try {
   console.log(`\n## Tasks: ${TASKS} tasks, ${SESSIONS} sessions started from them`);
-  for (let i = 0; i < TASKS; i++) await call('POST', '/api/tasks', { title: `task ${i}`, tracker: `#${i + 1}`, scope: [`d${i}/**`], ...(i > 0 && i % 10 === 0 ? { after: [i] } : {}) });
+  for (let i = 0; i < TASKS; i++)
+    await call('POST', '/api/tasks', {
+      title: `task ${i}`,
+      tracker: `#${i + 1}`,
+      scope: [`d${i}/**`],
+      ...(i > 0 && i % 10 === 0 ? { after: [i] } : {}),
+    });
   const script = { steps: [{ say: 'done' }] };
-  for (let i = 1; i <= SESSIONS; i++) await call('POST', `/api/tasks/${i * 2}/start`, { agent: 'scripted', name: `s${i}`, options: { script }, force: true });
+  for (let i = 1; i <= SESSIONS; i++)
+    await call('POST', `/api/tasks/${i * 2}/start`, {
+      agent: 'scripted',
+      name: `s${i}`,
+      options: { script },
+      force: true,
+    });
   for (;;) {
     const { sessions } = await call('GET', '/api/sessions');
     if (sessions.filter((s) => s.state === 'ready_for_review').length >= SESSIONS - 10) break;
@@ -73,14 +104,22 @@ try {
   const raw = [];
   for (let i = 0; i < RUNS; i++) {
     const t = performance.now();
-    JSON.stringify(db.prepare('SELECT t.*, (SELECT json_group_array(after_id) FROM task_dependencies d WHERE d.task_id = t.id) AS deps FROM tasks t ORDER BY board_column, rank').all());
+    JSON.stringify(
+      db
+        .prepare(
+          'SELECT t.*, (SELECT json_group_array(after_id) FROM task_dependencies d WHERE d.task_id = t.id) AS deps FROM tasks t ORDER BY board_column, rank',
+        )
+        .all(),
+    );
     raw.push(performance.now() - t);
   }
   db.close();
   const b = stats(board);
   const e = stats(empty);
   const r = stats(raw);
-  console.log(`board load (GET /api/tasks, ${(bytes / 1024).toFixed(0)} KB): p50 ${f(b.p50)}, p95 ${f(b.p95)}; an empty request ${f(e.p50)} (${(b.p50 / e.p50).toFixed(1)}×); the rows read raw with better-sqlite3 and stringified ${f(r.p50)} (${(b.p50 / r.p50).toFixed(1)}×)`);
+  console.log(
+    `board load (GET /api/tasks, ${(bytes / 1024).toFixed(0)} KB): p50 ${f(b.p50)}, p95 ${f(b.p95)}; an empty request ${f(e.p50)} (${(b.p50 / e.p50).toFixed(1)}×); the rows read raw with better-sqlite3 and stringified ${f(r.p50)} (${(b.p50 / r.p50).toFixed(1)}×)`,
+  );
 
   // A transition reaching an open page: from the request to the event on /api/stream.
   const controller = new AbortController();
@@ -101,17 +140,23 @@ try {
           const data = block.split('\n').find((l) => l.startsWith('data: '));
           if (data === undefined) continue;
           const event = JSON.parse(data.slice(6));
-          const key = event.type === 'task.moved' ? `task:${event.data.task.id}:${event.data.to}` : event.type === 'session.pinned' ? `pin:${event.data.name}:${event.data.pinned}` : undefined;
+          const key =
+            event.type === 'task.moved'
+              ? `task:${event.data.task.id}:${event.data.to}`
+              : event.type === 'session.pinned'
+                ? `pin:${event.data.name}:${event.data.pinned}`
+                : undefined;
           waiting.get(key)?.(performance.now());
         }
       }
     } catch {}
   })();
-  const reach = (key, send) => new Promise((done) => {
-    const t = performance.now();
-    waiting.set(key, (at) => (waiting.delete(key), done(at - t)));
-    send();
-  });
+  const reach = (key, send) =>
+    new Promise((done) => {
+      const t = performance.now();
+      waiting.set(key, (at) => (waiting.delete(key), done(at - t)));
+      send();
+    });
   await new Promise((r) => setTimeout(r, 300)); // let the stream open before timing
   const moves = [];
   const pins = [];
@@ -119,13 +164,23 @@ try {
   for (let i = 0; i < RUNS; i++) {
     const id = 1 + ((i * 37) % TASKS);
     const to = columns[i % 2];
-    moves.push(await reach(`task:${id}:${to}`, () => call('POST', `/api/tasks/${id}/move`, { column: to, position: 0 })));
-    pins.push(await reach(`pin:s1:${i % 2 === 0}`, () => call('POST', '/api/sessions/s1/pin', { pinned: i % 2 === 0 })));
+    moves.push(
+      await reach(`task:${id}:${to}`, () =>
+        call('POST', `/api/tasks/${id}/move`, { column: to, position: 0 }),
+      ),
+    );
+    pins.push(
+      await reach(`pin:s1:${i % 2 === 0}`, () =>
+        call('POST', '/api/sessions/s1/pin', { pinned: i % 2 === 0 }),
+      ),
+    );
   }
   controller.abort();
   const m = stats(moves);
   const p = stats(pins);
-  console.log(`task move reaching an open stream: p50 ${f(m.p50)}, p95 ${f(m.p95)} (goal under 100 ms: ${m.p95 < 100 ? 'MET' : 'NOT MET'}); a session pin, the same way: p50 ${f(p.p50)} (${(m.p50 / p.p50).toFixed(1)}×)`);
+  console.log(
+    `task move reaching an open stream: p50 ${f(m.p50)}, p95 ${f(m.p95)} (goal under 100 ms: ${m.p95 < 100 ? 'MET' : 'NOT MET'}); a session pin, the same way: p50 ${f(p.p50)} (${(m.p50 / p.p50).toFixed(1)}×)`,
+  );
 } finally {
   await baton(['daemon', 'stop'], repo).catch(() => undefined);
   rmSync(work, { recursive: true, force: true });

@@ -30,7 +30,7 @@ const stats = (xs) => {
 export async function run({ log }) {
   const work = mkdtempSync(join(tmpdir(), 'baton-bench-watchdog-'));
   try {
-    if (process.env.BATON_BENCH_WATCHDOG_PART !== "ingest") await stopLatency(work, log);
+    if (process.env.BATON_BENCH_WATCHDOG_PART !== 'ingest') await stopLatency(work, log);
     await ingestionOverhead(work, log);
   } finally {
     rmSync(work, { recursive: true, force: true });
@@ -40,14 +40,27 @@ export async function run({ log }) {
 async function stopLatency(work, log) {
   const home = join(work, 'home');
   const repo = join(work, 'repo');
-  const env = { ...process.env, BATON_HOME: home, BATON_NOTIFY: 'off', GIT_CONFIG_NOSYSTEM: '1', GIT_AUTHOR_NAME: 'b', GIT_AUTHOR_EMAIL: 'b@b', GIT_COMMITTER_NAME: 'b', GIT_COMMITTER_EMAIL: 'b@b' };
+  const env = {
+    ...process.env,
+    BATON_HOME: home,
+    BATON_NOTIFY: 'off',
+    GIT_CONFIG_NOSYSTEM: '1',
+    GIT_AUTHOR_NAME: 'b',
+    GIT_AUTHOR_EMAIL: 'b@b',
+    GIT_COMMITTER_NAME: 'b',
+    GIT_COMMITTER_EMAIL: 'b@b',
+  };
   mkdirSync(repo, { recursive: true });
   writeFileSync(join(repo, 'README.md'), '# bench\n');
   execFileSync('git', ['init', '-q', '-b', 'main'], { cwd: repo, env });
   execFileSync('git', ['add', '.'], { cwd: repo, env });
   execFileSync('git', ['commit', '-qm', 'init'], { cwd: repo, env });
   const baton = (args) =>
-    new Promise((done, fail) => execFile(process.execPath, [BIN, ...args], { cwd: repo, env }, (error, stdout, stderr) => (error ? fail(new Error(`baton ${args.join(' ')}: ${stderr}`)) : done(stdout))));
+    new Promise((done, fail) =>
+      execFile(process.execPath, [BIN, ...args], { cwd: repo, env }, (error, stdout, stderr) =>
+        error ? fail(new Error(`baton ${args.join(' ')}: ${stderr}`)) : done(stdout),
+      ),
+    );
   // A moment first, so the stream is followed before the first report.
   const steps = [{ sleep: 500 }];
   for (let i = 0; i < 40; i++) steps.push({ usage: { input: 1000, output: 100, usd: 0.01 } }, { sleep: 20 });
@@ -70,30 +83,48 @@ async function stopLatency(work, log) {
       let paused;
       await baton(['dispatch', 'spend', '--name', name, '--script', script]);
       const following = client
-        .follow(name, 0, (event) => {
-          received.set(event.seq, Date.now());
-          if (event.type === 'state.changed' && event.to === 'needs_input') {
-            paused = event;
-            controller.abort();
-          }
-        }, controller.signal)
+        .follow(
+          name,
+          0,
+          (event) => {
+            received.set(event.seq, Date.now());
+            if (event.type === 'state.changed' && event.to === 'needs_input') {
+              paused = event;
+              controller.abort();
+            }
+          },
+          controller.signal,
+        )
         .catch(() => undefined);
       await following;
       if (paused === undefined) throw new Error(`${name} was never paused`);
-      const { events } = await client.call('GET /api/sessions/:ref/events', { params: { ref: name }, query: { after: 0 } });
+      const { events } = await client.call('GET /api/sessions/:ref/events', {
+        params: { ref: name },
+        query: { after: 0 },
+      });
       const usage = events.filter((e) => e.type === 'usage.reported');
       const crossing = usage[4];
       latency.push(Date.parse(paused.ts) - Date.parse(crossing.ts));
       floor.push(received.get(crossing.seq) - Date.parse(crossing.ts));
-      overshoot.push(usage.filter((e) => e.seq > crossing.seq && e.seq < paused.seq).reduce((sum, e) => sum + e.inputTokens + e.outputTokens, 0));
+      overshoot.push(
+        usage
+          .filter((e) => e.seq > crossing.seq && e.seq < paused.seq)
+          .reduce((sum, e) => sum + e.inputTokens + e.outputTokens, 0),
+      );
       await baton(['stop', name]);
     }
     const l = stats(latency);
     const f = stats(floor);
     const o = stats(overshoot);
-    log(`watchdog: budget stop latency over ${SESSIONS} sessions (usage every 20 ms): p50 ${l.p50} ms, p95 ${l.p95} ms, max ${l.max} ms (goal under 1000 ms)`);
-    log(`watchdog:   raw floor (crossing event written → seen on the session's stream): p50 ${f.p50.toFixed(0)} ms, p95 ${f.p95.toFixed(0)} ms; stop p50 is ${(l.p50 / Math.max(1, f.p50)).toFixed(1)}× the floor`);
-    log(`watchdog:   overshoot after the crossing report: p50 ${o.p50} tokens, max ${o.max} tokens (1,100 tokens per report)`);
+    log(
+      `watchdog: budget stop latency over ${SESSIONS} sessions (usage every 20 ms): p50 ${l.p50} ms, p95 ${l.p95} ms, max ${l.max} ms (goal under 1000 ms)`,
+    );
+    log(
+      `watchdog:   raw floor (crossing event written → seen on the session's stream): p50 ${f.p50.toFixed(0)} ms, p95 ${f.p95.toFixed(0)} ms; stop p50 is ${(l.p50 / Math.max(1, f.p50)).toFixed(1)}× the floor`,
+    );
+    log(
+      `watchdog:   overshoot after the crossing report: p50 ${o.p50} tokens, max ${o.max} tokens (1,100 tokens per report)`,
+    );
   } finally {
     await baton(['daemon', 'stop']).catch(() => undefined);
   }
@@ -115,11 +146,28 @@ async function ingestionOverhead(work, log) {
     const i = seq % 5;
     const id = `t${Math.floor(seq / 5)}`;
     const body =
-      i === 0 ? { type: 'tool.started', toolId: id, tool: 'shell', kind: 'run', input: `npm test -- ${seq % 7}` }
-      : i === 1 ? { type: 'tool.finished', toolId: id, tool: 'shell', ok: seq % 3 !== 0, exitCode: seq % 3 === 0 ? 1 : 0 }
-      : i === 2 ? { type: 'usage.reported', inputTokens: 1200, outputTokens: 80, model: 'gpt-5.5' }
-      : i === 3 ? { type: 'tool.started', toolId: `${id}e`, tool: 'apply_patch', kind: 'edit', input: `src/f${seq % 50}.ts`, files: [`src/f${seq % 50}.ts`] }
-      : { type: 'message.added', role: 'assistant', text: `step ${seq}` };
+      i === 0
+        ? { type: 'tool.started', toolId: id, tool: 'shell', kind: 'run', input: `npm test -- ${seq % 7}` }
+        : i === 1
+          ? {
+              type: 'tool.finished',
+              toolId: id,
+              tool: 'shell',
+              ok: seq % 3 !== 0,
+              exitCode: seq % 3 === 0 ? 1 : 0,
+            }
+          : i === 2
+            ? { type: 'usage.reported', inputTokens: 1200, outputTokens: 80, model: 'gpt-5.5' }
+            : i === 3
+              ? {
+                  type: 'tool.started',
+                  toolId: `${id}e`,
+                  tool: 'apply_patch',
+                  kind: 'edit',
+                  input: `src/f${seq % 50}.ts`,
+                  files: [`src/f${seq % 50}.ts`],
+                }
+              : { type: 'message.added', role: 'assistant', text: `step ${seq}` };
     lines.push(JSON.stringify(makeEvent(seq, body, new Date(ts))));
   }
   const file = lines.join('\n') + '\n';
@@ -129,7 +177,23 @@ async function ingestionOverhead(work, log) {
     const db = openDb(join(home, 'baton.db'));
     const store = new SessionStore(db);
     const project = store.ensureProject(join(home, 'repo'));
-    store.insert({ id: 'sess', project_id: project.id, name: 'busy', agent: 'codex', prompt: 'p', model: 'gpt-5.5', permission_mode: 'default', options_json: '{}', branch: 'b', base_ref: 'main', base_commit: 'x', worktree: join(home, 'wt') }, 'working');
+    store.insert(
+      {
+        id: 'sess',
+        project_id: project.id,
+        name: 'busy',
+        agent: 'codex',
+        prompt: 'p',
+        model: 'gpt-5.5',
+        permission_mode: 'default',
+        options_json: '{}',
+        branch: 'b',
+        base_ref: 'main',
+        base_commit: 'x',
+        worktree: join(home, 'wt'),
+      },
+      'working',
+    );
     const paths = sessionPaths(home, 'sess');
     mkdirSync(paths.dir, { recursive: true });
     writeFileSync(paths.events, file);
@@ -167,5 +231,7 @@ async function ingestionOverhead(work, log) {
   const r = stats(raw);
   const w = stats(watched);
   const rate = (ms) => Math.round(EVENTS / (ms / 1000)).toLocaleString('en');
-  log(`watchdog: ingestion of ${EVENTS.toLocaleString('en')} events (${RUNS} runs, p50): without the watchdog ${r.p50.toFixed(0)} ms (${rate(r.p50)} events/s), with it ${w.p50.toFixed(0)} ms (${rate(w.p50)} events/s): ${(w.p50 / r.p50).toFixed(2)}× the time`);
+  log(
+    `watchdog: ingestion of ${EVENTS.toLocaleString('en')} events (${RUNS} runs, p50): without the watchdog ${r.p50.toFixed(0)} ms (${rate(r.p50)} events/s), with it ${w.p50.toFixed(0)} ms (${rate(w.p50)} events/s): ${(w.p50 / r.p50).toFixed(2)}× the time`,
+  );
 }

@@ -15,7 +15,15 @@
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { createServer } from 'node:http';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -29,7 +37,16 @@ const BOARD_LOAD = 'board load (navigation → first screen of cards on screen)'
 /** Baselines are indented under the figure they are for, and have no goal of their own. */
 const STATIC_MARKUP = '  baseline: the same markup as a static file, no script';
 const ONE_LINE_PAGE = '  baseline: a one-line page';
-export const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'];
+export const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+  '--disable-quic',
+];
 
 export async function run({ sessions = 100, events = 1_000_000, runs = 30, log = () => undefined } = {}) {
   if (!existsSync(join(DIST, 'server', 'main.js')) || !existsSync(join(ROOT, 'web', 'dist', 'index.html'))) {
@@ -53,17 +70,29 @@ export async function run({ sessions = 100, events = 1_000_000, runs = 30, log =
     const figures = {};
     figures['GET /api/sessions (board data)'] = await timeMany(runs, () => api.get('/api/sessions'));
     const busiest = seeded.ids[0];
-    figures['GET session + transcript page (API)'] = await timeMany(runs, () => Promise.all([api.get(`/api/sessions/${busiest}`), api.get(`/api/sessions/${busiest}/transcript`)]));
+    figures['GET session + transcript page (API)'] = await timeMany(runs, () =>
+      Promise.all([api.get(`/api/sessions/${busiest}`), api.get(`/api/sessions/${busiest}/transcript`)]),
+    );
 
     const page = await loggedInPage(browser, api, sessions);
     const loads = await timeMany(runs, () => boardLoad(page), true);
     const boardHtml = await (await page.context().request.get(`${api.base}/`)).text();
-    const staticLoads = await staticBaseline(browser, boardHtml.replace(/<script type="module"[^>]*><\/script>/, ''), runs);
-    const trivialLoads = await staticBaseline(browser, '<!doctype html><title>t</title><p class="card-name">Hello</p>', runs);
+    const staticLoads = await staticBaseline(
+      browser,
+      boardHtml.replace(/<script type="module"[^>]*><\/script>/, ''),
+      runs,
+    );
+    const trivialLoads = await staticBaseline(
+      browser,
+      '<!doctype html><title>t</title><p class="card-name">Hello</p>',
+      runs,
+    );
     figures[BOARD_LOAD] = loads.map((l) => l.firstScreen);
     figures[STATIC_MARKUP] = staticLoads.map((l) => l.firstScreen);
     figures[ONE_LINE_PAGE] = trivialLoads.map((l) => l.firstScreen);
-    figures[`board load (navigation → all ${sessions} cards in the page, next frame)`] = loads.map((l) => l.all);
+    figures[`board load (navigation → all ${sessions} cards in the page, next frame)`] = loads.map(
+      (l) => l.all,
+    );
     const switching = [];
     const paint = [];
     for (let i = 0; i < runs; i++) {
@@ -74,7 +103,12 @@ export async function run({ sessions = 100, events = 1_000_000, runs = 30, log =
     }
     figures['switch to a session (click → header painted)'] = switching;
     figures['first transcript paint (click → events painted)'] = paint;
-    figures['event → open page (event ts → painted)'] = await eventToPage(page, api, repo, Math.max(runs, 40));
+    figures['event → open page (event ts → painted)'] = await eventToPage(
+      page,
+      api,
+      repo,
+      Math.max(runs, 40),
+    );
     const summary = summarize(figures);
     const ratio = (a, b) => round(summary[a].p50 / summary[b].p50);
     const ratios = {
@@ -108,7 +142,9 @@ export async function seed(home, root, sessionCount, eventCount, log) {
   // No `queued`: the supervisor would try to start those. Seeded working ones have no host and stay put.
   const states = ['working', 'needs_input', 'ready_for_review', 'completed', 'failed', 'stopped'];
   const perSession = Math.floor(eventCount / sessionCount);
-  const insert = db.prepare('INSERT INTO events (session_id, seq, ts, type, body_json) VALUES (?, ?, ?, ?, ?)');
+  const insert = db.prepare(
+    'INSERT INTO events (session_id, seq, ts, type, body_json) VALUES (?, ?, ?, ?, ?)',
+  );
   const ids = [];
   const t0 = Date.now() - 3600_000;
   db.transaction(() => {
@@ -116,7 +152,23 @@ export async function seed(home, root, sessionCount, eventCount, log) {
       const id = `bench${String(s).padStart(5, '0')}`;
       ids.push(id);
       const name = `session-${s}`;
-      store.insert({ id, project_id: project.id, name, agent: 'scripted', prompt: `Task ${s}: refactor module ${s} and keep the tests green`, model: null, permission_mode: 'default', options_json: '{}', branch: `baton/${name}`, base_ref: 'main', base_commit: '0'.repeat(40), worktree: join(root, 'no-worktree', name) }, 'queued');
+      store.insert(
+        {
+          id,
+          project_id: project.id,
+          name,
+          agent: 'scripted',
+          prompt: `Task ${s}: refactor module ${s} and keep the tests green`,
+          model: null,
+          permission_mode: 'default',
+          options_json: '{}',
+          branch: `baton/${name}`,
+          base_ref: 'main',
+          base_commit: '0'.repeat(40),
+          worktree: join(root, 'no-worktree', name),
+        },
+        'queued',
+      );
       for (let seq = 1; seq <= perSession; seq++) {
         const body = syntheticEvent(seq);
         const event = { v: 1, seq, ts: new Date(t0 + seq * 10).toISOString(), ...body };
@@ -125,9 +177,15 @@ export async function seed(home, root, sessionCount, eventCount, log) {
       const state = states[s % states.length];
       store.applyProjection(id, {
         state,
-        reason: state === 'needs_input' ? { kind: 'question', text: `Question from session ${s}?` } : undefined,
+        reason:
+          state === 'needs_input' ? { kind: 'question', text: `Question from session ${s}?` } : undefined,
         activity: state === 'working' ? `running Bash: npm test -- module-${s}` : 'turn finished',
-        lastSeq: perSession, offset: 0, inputTokens: 1000 * s, outputTokens: 100 * s, costUsd: s / 100, agentSessionId: null,
+        lastSeq: perSession,
+        offset: 0,
+        inputTokens: 1000 * s,
+        outputTokens: 100 * s,
+        costUsd: s / 100,
+        agentSessionId: null,
         lastEventAt: new Date(t0 + perSession * 10).toISOString(),
       });
     }
@@ -139,11 +197,35 @@ export async function seed(home, root, sessionCount, eventCount, log) {
 
 function syntheticEvent(seq) {
   switch (seq % 5) {
-    case 0: return { type: 'message.added', role: 'assistant', text: `Step ${seq}: I looked at the module and changed the watcher to debounce events.` };
-    case 1: return { type: 'tool.started', toolId: `t${seq}`, tool: 'Bash', input: `npm test -- --grep case-${seq}` };
-    case 2: return { type: 'tool.finished', toolId: `t${seq - 1}`, tool: 'Bash', ok: true, exitCode: 0, output: `✓ case-${seq} (12 ms)\n1 passing` };
-    case 3: return { type: 'thinking.added', text: 'Consider the edge case where the file disappears between events.' };
-    default: return { type: 'usage.reported', inputTokens: 1200, outputTokens: 80, costUsd: 0.002 };
+    case 0:
+      return {
+        type: 'message.added',
+        role: 'assistant',
+        text: `Step ${seq}: I looked at the module and changed the watcher to debounce events.`,
+      };
+    case 1:
+      return {
+        type: 'tool.started',
+        toolId: `t${seq}`,
+        tool: 'Bash',
+        input: `npm test -- --grep case-${seq}`,
+      };
+    case 2:
+      return {
+        type: 'tool.finished',
+        toolId: `t${seq - 1}`,
+        tool: 'Bash',
+        ok: true,
+        exitCode: 0,
+        output: `✓ case-${seq} (12 ms)\n1 passing`,
+      };
+    case 3:
+      return {
+        type: 'thinking.added',
+        text: 'Consider the edge case where the file disappears between events.',
+      };
+    default:
+      return { type: 'usage.reported', inputTokens: 1200, outputTokens: 80, costUsd: 0.002 };
   }
 }
 
@@ -151,7 +233,11 @@ export function makeRepo(root) {
   const repo = join(root, 'live-repo');
   mkdirSync(repo);
   writeFileSync(join(repo, 'README.md'), '# bench\n');
-  const git = (...args) => execFileSync('git', ['-c', 'user.name=Bench', '-c', 'user.email=bench@localhost', ...args], { cwd: repo, stdio: 'ignore' });
+  const git = (...args) =>
+    execFileSync('git', ['-c', 'user.name=Bench', '-c', 'user.email=bench@localhost', ...args], {
+      cwd: repo,
+      stdio: 'ignore',
+    });
   git('init', '--quiet');
   git('add', '.');
   git('commit', '--quiet', '-m', 'initial');
@@ -159,7 +245,11 @@ export function makeRepo(root) {
 }
 
 export function startSupervisor(home, root) {
-  const child = spawn(process.execPath, [join(DIST, 'server', 'main.js')], { cwd: root, env: { ...process.env, BATON_HOME: home, BATON_MAX_CONCURRENT: '1000' }, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+  const child = spawn(process.execPath, [join(DIST, 'server', 'main.js')], {
+    cwd: root,
+    env: { ...process.env, BATON_HOME: home, BATON_MAX_CONCURRENT: '1000' },
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+  });
   const exited = new Promise((resolve) => child.once('exit', resolve));
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error('the supervisor did not start within 30 s')), 30_000);
@@ -176,7 +266,11 @@ export function startSupervisor(home, root) {
 export function apiClient(port, token) {
   const base = `http://127.0.0.1:${port}`;
   const call = async (method, path, body) => {
-    const response = await fetch(base + path, { method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, ...(body ? { body: JSON.stringify(body) } : {}) });
+    const response = await fetch(base + path, {
+      method,
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      ...(body ? { body: JSON.stringify(body) } : {}),
+    });
     if (!response.ok) throw new Error(`${method} ${path}: HTTP ${response.status} ${await response.text()}`);
     return response.json();
   };
@@ -240,7 +334,20 @@ function watchCards(count) {
 async function reloadUntilCards(page) {
   await page.reload({ waitUntil: 'load' });
   const all = await page.evaluate(() =>
-    Promise.race([window.__allCards, new Promise((_, reject) => setTimeout(() => reject(new Error(`only ${document.querySelectorAll('.card-name').length} cards in the page after 30 s`)), 30_000))]),
+    Promise.race([
+      window.__allCards,
+      new Promise((_, reject) =>
+        setTimeout(
+          () =>
+            reject(
+              new Error(
+                `only ${document.querySelectorAll('.card-name').length} cards in the page after 30 s`,
+              ),
+            ),
+          30_000,
+        ),
+      ),
+    ]),
   );
   await page.evaluate(() => new Promise((resolve) => requestIdleCallback(resolve, { timeout: 2000 })));
   return all;
@@ -267,7 +374,9 @@ async function boardLoad(page) {
 
 /** The same measure for a fixed page served by a bare HTTP server, the CSS from the built UI. */
 async function staticBaseline(browser, html, runs) {
-  const css = readFileSync(join(ROOT, 'web', 'dist', 'index.html'), 'utf8').match(/href="(\/assets\/[^"]+\.css)"/)?.[1];
+  const css = readFileSync(join(ROOT, 'web', 'dist', 'index.html'), 'utf8').match(
+    /href="(\/assets\/[^"]+\.css)"/,
+  )?.[1];
   const server = createServer((request, response) => {
     if (css !== undefined && request.url === css) {
       response.writeHead(200, { 'content-type': 'text/css', 'cache-control': 'max-age=31536000, immutable' });
@@ -282,10 +391,14 @@ async function staticBaseline(browser, html, runs) {
   try {
     await page.addInitScript(watchCards, 1);
     await page.goto(`http://127.0.0.1:${server.address().port}/`);
-    return await timeMany(runs, async () => {
-      await reloadUntilCards(page);
-      return { firstScreen: await page.evaluate(firstScreenPresented) };
-    }, true);
+    return await timeMany(
+      runs,
+      async () => {
+        await reloadUntilCards(page);
+        return { firstScreen: await page.evaluate(firstScreenPresented) };
+      },
+      true,
+    );
   } finally {
     await page.close();
     await new Promise((resolve) => server.close(resolve));
@@ -330,7 +443,12 @@ async function switchToSession(page, id) {
 async function eventToPage(page, api, repo, count) {
   const steps = [{ sleep: 500 }];
   for (let i = 0; i < count; i++) steps.push({ say: `tick ${i}` }, { sleep: 25 });
-  const { session } = await api.post('/api/sessions', { prompt: 'latency probe', cwd: repo, name: 'latency-probe', options: { script: { steps } } });
+  const { session } = await api.post('/api/sessions', {
+    prompt: 'latency probe',
+    cwd: repo,
+    name: 'latency-probe',
+    options: { script: { steps } },
+  });
   await page.evaluate((id) => {
     window.__latencies = [];
     history.pushState(null, '', `/s/${id}`);
@@ -357,7 +475,13 @@ export function summarize(figures) {
   for (const [name, values] of Object.entries(figures)) {
     const sorted = [...values].sort((a, b) => a - b);
     const at = (q) => sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)];
-    out[name] = { n: sorted.length, p50: round(at(0.5)), p95: round(at(0.95)), max: round(sorted.at(-1)), ok: at(0.95) < GOAL_MS };
+    out[name] = {
+      n: sorted.length,
+      p50: round(at(0.5)),
+      p95: round(at(0.95)),
+      max: round(sorted.at(-1)),
+      ok: at(0.95) < GOAL_MS,
+    };
   }
   return out;
 }
@@ -391,10 +515,14 @@ function parseArgs(argv) {
 
 /** Prints `run`'s result as the other benchmarks print theirs. */
 export function print(result) {
-  console.log(`\nWeb dashboard, ${result.sessions} sessions, ${result.events.toLocaleString('en-US')} events — goal: p95 < ${GOAL_MS} ms`);
+  console.log(
+    `\nWeb dashboard, ${result.sessions} sessions, ${result.events.toLocaleString('en-US')} events — goal: p95 < ${GOAL_MS} ms`,
+  );
   for (const [name, f] of Object.entries(result.figures)) {
     const verdict = [STATIC_MARKUP, ONE_LINE_PAGE].includes(name) ? '' : f.ok ? 'ok' : 'OVER GOAL';
-    console.log(`  ${name.padEnd(62)} p50 ${String(f.p50).padStart(6)} ms   p95 ${String(f.p95).padStart(6)} ms   max ${String(f.max).padStart(6)} ms  (n=${f.n}) ${verdict}`);
+    console.log(
+      `  ${name.padEnd(62)} p50 ${String(f.p50).padStart(6)} ms   p95 ${String(f.p95).padStart(6)} ms   max ${String(f.max).padStart(6)} ms  (n=${f.n}) ${verdict}`,
+    );
   }
   for (const [name, value] of Object.entries(result.ratios)) console.log(`  ${name.padEnd(62)} ${value}×`);
 }

@@ -22,7 +22,10 @@ export const SKIP_INSTALL_VAR = 'BATON_SKIP_CHROMIUM_INSTALL';
 /** Where Playwright keeps the browsers it downloaded, newest build first within each kind. */
 const PLAYWRIGHT_BUILDS = [
   { prefix: 'chromium-', binaries: ['chrome-linux64/chrome', 'chrome-linux/chrome'] },
-  { prefix: 'chromium_headless_shell-', binaries: ['chrome-headless-shell-linux64/chrome-headless-shell', 'chrome-linux/headless_shell'] },
+  {
+    prefix: 'chromium_headless_shell-',
+    binaries: ['chrome-headless-shell-linux64/chrome-headless-shell', 'chrome-linux/headless_shell'],
+  },
 ];
 
 /**
@@ -34,7 +37,10 @@ export function findChromium(env = process.env) {
   for (const name of ENV_VARS) {
     const value = env[name];
     if (value === undefined || value === '') continue;
-    if (!isExecutable(value)) throw new Error(`${name} is set to ${value}, which is not an executable file. Point it at a Chrome or Chromium binary, or unset it.`);
+    if (!isExecutable(value))
+      throw new Error(
+        `${name} is set to ${value}, which is not an executable file. Point it at a Chrome or Chromium binary, or unset it.`,
+      );
     return { path: value, source: name };
   }
   for (const name of PATH_NAMES) {
@@ -67,16 +73,23 @@ export async function ensureChromium({
   const found = findChromium(env);
   if (found !== undefined) return { ok: true, ...found };
   const aptGet = onPath('apt-get', env);
-  if (aptGet === undefined) return { ok: false, message: missingMessage('npx playwright-core install chromium') };
+  if (aptGet === undefined)
+    return { ok: false, message: missingMessage('npx playwright-core install chromium') };
   const sudo = isRoot ? '' : 'sudo ';
   const command = `${sudo}apt-get update && ${sudo}apt-get install -y chromium`;
   if (!isRoot || !install) return { ok: false, message: missingMessage(command) };
 
-  log('No Chrome or Chromium found for the browser tests; installing Debian\'s chromium (apt-get install -y chromium)...');
+  log(
+    "No Chrome or Chromium found for the browser tests; installing Debian's chromium (apt-get install -y chromium)...",
+  );
   const failed = await aptInstall(aptGet, 'chromium', env);
   if (failed !== undefined) return { ok: false, message: `${failed}\n\n${missingMessage(command)}` };
   const installed = findChromium(env);
-  if (installed === undefined) return { ok: false, message: `apt-get installed chromium, but it is not on PATH.\n\n${missingMessage(command)}` };
+  if (installed === undefined)
+    return {
+      ok: false,
+      message: `apt-get installed chromium, but it is not on PATH.\n\n${missingMessage(command)}`,
+    };
   return { ok: true, ...installed, installed: true };
 }
 
@@ -100,14 +113,18 @@ function builds(cache, prefix) {
     return [];
   }
   const number = (name) => Number(name.slice(prefix.length));
-  return names.filter((name) => name.startsWith(prefix) && Number.isInteger(number(name))).sort((a, b) => number(b) - number(a));
+  return names
+    .filter((name) => name.startsWith(prefix) && Number.isInteger(number(name)))
+    .sort((a, b) => number(b) - number(a));
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   try {
     const result = await ensureChromium();
     if (result.ok) {
-      process.stdout.write(`Browser tests use ${result.path} (${result.installed ? 'just installed' : result.source}).\n`);
+      process.stdout.write(
+        `Browser tests use ${result.path} (${result.installed ? 'just installed' : result.source}).\n`,
+      );
     } else {
       process.stderr.write(`${result.message}\n`);
       process.exitCode = 1;

@@ -1,5 +1,13 @@
 import { spawn } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -36,9 +44,18 @@ describe('findChromium', () => {
     const baton = fake(join(root, 'baton', 'chrome'));
     const chromePath = fake(join(root, 'chrome-path', 'chrome'));
 
-    expect(findChromium(envWith([bin], { BATON_CHROMIUM: baton, CHROME_PATH: chromePath }))).toEqual({ path: baton, source: 'BATON_CHROMIUM' });
-    expect(findChromium(envWith([bin], { CHROME_PATH: chromePath }))).toEqual({ path: chromePath, source: 'CHROME_PATH' });
-    expect(findChromium(envWith([bin], { BATON_CHROMIUM: '', CHROME_PATH: '' }))).toEqual({ path: onPath, source: 'chromium on PATH' });
+    expect(findChromium(envWith([bin], { BATON_CHROMIUM: baton, CHROME_PATH: chromePath }))).toEqual({
+      path: baton,
+      source: 'BATON_CHROMIUM',
+    });
+    expect(findChromium(envWith([bin], { CHROME_PATH: chromePath }))).toEqual({
+      path: chromePath,
+      source: 'CHROME_PATH',
+    });
+    expect(findChromium(envWith([bin], { BATON_CHROMIUM: '', CHROME_PATH: '' }))).toEqual({
+      path: onPath,
+      source: 'chromium on PATH',
+    });
   });
 
   test('on PATH the names are tried in order, each through every folder, before the next name', () => {
@@ -73,7 +90,9 @@ describe('findChromium', () => {
     const cache = join(root, 'home', '.cache', 'ms-playwright');
     fake(join(cache, 'chromium-1100', 'chrome-linux', 'chrome'));
     const newest = fake(join(cache, 'chromium-1200', 'chrome-linux64', 'chrome'));
-    fake(join(cache, 'chromium_headless_shell-1300', 'chrome-headless-shell-linux64', 'chrome-headless-shell'));
+    fake(
+      join(cache, 'chromium_headless_shell-1300', 'chrome-headless-shell-linux64', 'chrome-headless-shell'),
+    );
     expect(findChromium(envWith([bin]))).toEqual({ path: newest, source: "Playwright's browser cache" });
 
     const onPath = fake(join(bin, 'google-chrome-stable'));
@@ -87,7 +106,9 @@ describe('findChromium', () => {
   test('a variable naming something that is not an executable is an error that names it', () => {
     const missing = join(root, 'no-such-chrome');
     fake(join(root, 'bin', 'chromium'));
-    expect(() => findChromium(envWith([join(root, 'bin')], { BATON_CHROMIUM: missing }))).toThrow(`BATON_CHROMIUM is set to ${missing}`);
+    expect(() => findChromium(envWith([join(root, 'bin')], { BATON_CHROMIUM: missing }))).toThrow(
+      `BATON_CHROMIUM is set to ${missing}`,
+    );
   });
 
   test('with nothing anywhere it finds nothing', () => {
@@ -114,15 +135,28 @@ if (args[0] === 'install') { fs.writeFileSync(${JSON.stringify(join(bin, 'chromi
   return calls;
 }
 
-const readCalls = (file: string): unknown[] => readFileSync(file, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as unknown);
+const readCalls = (file: string): unknown[] =>
+  readFileSync(file, 'utf8')
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line) as unknown);
 
 describe('ensureChromium', () => {
   test("as root with apt-get, it installs Debian's chromium non-interactively and finds it", async () => {
     const bin = join(root, 'bin');
     const calls = fakeAptGet(bin);
     const lines: string[] = [];
-    const result = await ensureChromium({ env: envWith([bin]), isRoot: true, log: (line) => lines.push(line) });
-    expect(result).toEqual({ ok: true, path: join(bin, 'chromium'), source: 'chromium on PATH', installed: true });
+    const result = await ensureChromium({
+      env: envWith([bin]),
+      isRoot: true,
+      log: (line) => lines.push(line),
+    });
+    expect(result).toEqual({
+      ok: true,
+      path: join(bin, 'chromium'),
+      source: 'chromium on PATH',
+      installed: true,
+    });
     expect(readCalls(calls)).toEqual([
       { args: ['update'], frontend: 'noninteractive' },
       { args: ['install', '-y', 'chromium'], frontend: 'noninteractive' },
@@ -145,9 +179,13 @@ describe('ensureChromium', () => {
     const bin = join(root, 'bin');
     const calls = fakeAptGet(bin);
     const asRoot = await ensureChromium({ env: envWith([bin]), isRoot: true, install: false });
-    expect(asRoot.ok === false && asRoot.message).toContain('\n    apt-get update && apt-get install -y chromium\n');
+    expect(asRoot.ok === false && asRoot.message).toContain(
+      '\n    apt-get update && apt-get install -y chromium\n',
+    );
     const asUser = await ensureChromium({ env: envWith([bin]), isRoot: false });
-    expect(asUser.ok === false && asUser.message).toContain('\n    sudo apt-get update && sudo apt-get install -y chromium\n');
+    expect(asUser.ok === false && asUser.message).toContain(
+      '\n    sudo apt-get update && sudo apt-get install -y chromium\n',
+    );
     const noApt = await ensureChromium({ env: envWith([join(root, 'empty')]), isRoot: true });
     expect(noApt.ok === false && noApt.message).toContain('\n    npx playwright-core install chromium\n');
     expect(() => readFileSync(calls)).toThrow();

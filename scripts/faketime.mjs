@@ -9,18 +9,28 @@ import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import process from 'node:process';
 
-const LIBRARIES = ['/usr/lib/x86_64-linux-gnu/faketime/libfaketimeMT.so.1', '/usr/lib/aarch64-linux-gnu/faketime/libfaketimeMT.so.1', '/usr/lib/faketime/libfaketimeMT.so.1'];
+const LIBRARIES = [
+  '/usr/lib/x86_64-linux-gnu/faketime/libfaketimeMT.so.1',
+  '/usr/lib/aarch64-linux-gnu/faketime/libfaketimeMT.so.1',
+  '/usr/lib/faketime/libfaketimeMT.so.1',
+];
 
 if (!LIBRARIES.some((path) => existsSync(path))) {
   if (process.getuid?.() !== 0) {
-    process.stderr.write('libfaketime is missing (the clock-jump test needs it); run: sudo apt-get install faketime\n');
+    process.stderr.write(
+      'libfaketime is missing (the clock-jump test needs it); run: sudo apt-get install faketime\n',
+    );
   } else {
-    process.stdout.write("Installing Debian's faketime for the clock-jump test (apt-get install -y faketime)...\n");
+    process.stdout.write(
+      "Installing Debian's faketime for the clock-jump test (apt-get install -y faketime)...\n",
+    );
     const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
     for (const args of [['update'], ['install', '-y', 'faketime']]) {
       const result = spawnSync('apt-get', args, { env, stdio: ['ignore', 'inherit', 'inherit'] });
       if (result.status !== 0) {
-        process.stderr.write(`apt-get ${args.join(' ')} failed (${result.status ?? result.error?.message}); the clock-jump test will say what is missing\n`);
+        process.stderr.write(
+          `apt-get ${args.join(' ')} failed (${result.status ?? result.error?.message}); the clock-jump test will say what is missing\n`,
+        );
         break;
       }
     }

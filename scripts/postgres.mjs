@@ -30,14 +30,18 @@ export function findPostgres(env = process.env, debianRoot = DEBIAN_ROOT) {
   const dir = env[BIN_VAR];
   if (dir !== undefined && dir !== '') {
     const missing = BINARIES.filter((name) => !isExecutable(join(dir, name)));
-    if (missing.length > 0) throw new Error(`${BIN_VAR} is set to ${dir}, which has no ${missing.join(', ')}. Point it at PostgreSQL's bin folder, or unset it.`);
+    if (missing.length > 0)
+      throw new Error(
+        `${BIN_VAR} is set to ${dir}, which has no ${missing.join(', ')}. Point it at PostgreSQL's bin folder, or unset it.`,
+      );
     return binaries(dir, BIN_VAR);
   }
   const onPath = resolveOnPath(env);
   if (onPath !== undefined) return binaries(onPath, 'PATH');
   for (const version of versions(debianRoot)) {
     const bin = join(debianRoot, version, 'bin');
-    if (BINARIES.every((name) => isExecutable(join(bin, name)))) return binaries(bin, `${debianRoot}/${version}`);
+    if (BINARIES.every((name) => isExecutable(join(bin, name))))
+      return binaries(bin, `${debianRoot}/${version}`);
   }
   return undefined;
 }
@@ -57,21 +61,37 @@ export async function ensurePostgres({
   const found = findPostgres(env, debianRoot);
   if (found !== undefined) return { ok: true, ...found };
   const aptGet = onPath('apt-get', env);
-  if (aptGet === undefined) return { ok: false, message: missingMessage('your package manager\'s PostgreSQL server package (15 or newer)') };
+  if (aptGet === undefined)
+    return {
+      ok: false,
+      message: missingMessage("your package manager's PostgreSQL server package (15 or newer)"),
+    };
   const sudo = isRoot ? '' : 'sudo ';
   const command = `${sudo}apt-get update && ${sudo}apt-get install -y postgresql`;
   if (!isRoot || !install) return { ok: false, message: missingMessage(command) };
 
-  log("No PostgreSQL found for the cluster tests; installing Debian's postgresql (apt-get install -y postgresql)...");
+  log(
+    "No PostgreSQL found for the cluster tests; installing Debian's postgresql (apt-get install -y postgresql)...",
+  );
   const failed = await aptInstall(aptGet, 'postgresql', env);
   if (failed !== undefined) return { ok: false, message: `${failed}\n\n${missingMessage(command)}` };
   const installed = findPostgres(env, debianRoot);
-  if (installed === undefined) return { ok: false, message: `apt-get installed postgresql, but no initdb, pg_ctl and postgres were found under ${debianRoot}.\n\n${missingMessage(command)}` };
+  if (installed === undefined)
+    return {
+      ok: false,
+      message: `apt-get installed postgresql, but no initdb, pg_ctl and postgres were found under ${debianRoot}.\n\n${missingMessage(command)}`,
+    };
   return { ok: true, ...installed, installed: true };
 }
 
 function binaries(dir, source) {
-  return { bin: dir, initdb: join(dir, 'initdb'), pgCtl: join(dir, 'pg_ctl'), postgres: join(dir, 'postgres'), source };
+  return {
+    bin: dir,
+    initdb: join(dir, 'initdb'),
+    pgCtl: join(dir, 'pg_ctl'),
+    postgres: join(dir, 'postgres'),
+    source,
+  };
 }
 
 function missingMessage(command) {
@@ -121,7 +141,9 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   try {
     const result = await ensurePostgres();
     if (result.ok) {
-      process.stdout.write(`Cluster tests use PostgreSQL from ${result.bin} (${result.installed ? 'just installed' : result.source}).\n`);
+      process.stdout.write(
+        `Cluster tests use PostgreSQL from ${result.bin} (${result.installed ? 'just installed' : result.source}).\n`,
+      );
     } else {
       process.stderr.write(`${result.message}\n`);
       process.exitCode = 1;

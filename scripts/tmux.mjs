@@ -10,14 +10,20 @@ import process from 'node:process';
 
 if (spawnSync('tmux', ['-V'], { stdio: 'ignore' }).status !== 0) {
   if (process.getuid?.() !== 0) {
-    process.stderr.write('tmux is missing (the terminal board tests need it); run: sudo apt-get install tmux\n');
+    process.stderr.write(
+      'tmux is missing (the terminal board tests need it); run: sudo apt-get install tmux\n',
+    );
   } else {
-    process.stdout.write("Installing Debian's tmux for the terminal board tests (apt-get install -y tmux)...\n");
+    process.stdout.write(
+      "Installing Debian's tmux for the terminal board tests (apt-get install -y tmux)...\n",
+    );
     const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
     for (const args of [['update'], ['install', '-y', 'tmux']]) {
       const result = spawnSync('apt-get', args, { env, stdio: ['ignore', 'inherit', 'inherit'] });
       if (result.status !== 0) {
-        process.stderr.write(`apt-get ${args.join(' ')} failed (${result.status ?? result.error?.message}); the board tests will say what is missing\n`);
+        process.stderr.write(
+          `apt-get ${args.join(' ')} failed (${result.status ?? result.error?.message}); the board tests will say what is missing\n`,
+        );
         break;
       }
     }

@@ -51,7 +51,8 @@ export async function aptInstall(aptGet, pkg, env) {
   const aptEnv = { ...env, DEBIAN_FRONTEND: 'noninteractive' };
   for (const args of [['update'], ['install', '-y', pkg]]) {
     const result = await run(aptGet, args, aptEnv);
-    if (result.code !== 0) return `apt-get ${args.join(' ')} failed (${result.code ?? result.signal}):\n${result.output.trim()}`;
+    if (result.code !== 0)
+      return `apt-get ${args.join(' ')} failed (${result.code ?? result.signal}):\n${result.output.trim()}`;
   }
   return undefined;
 }

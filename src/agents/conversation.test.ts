@@ -23,7 +23,13 @@ class FakeDriver implements TurnDriver {
   }
   kill(): void {}
   closeOpenTools(why: string): AgentEvent[] {
-    const events = this.openTools.map((toolId) => ({ type: 'tool.finished' as const, toolId, tool: 'x', ok: false, output: why }));
+    const events = this.openTools.map((toolId) => ({
+      type: 'tool.finished' as const,
+      toolId,
+      tool: 'x',
+      ok: false,
+      output: why,
+    }));
     this.openTools = [];
     return events;
   }
@@ -43,8 +49,24 @@ function stateDir(): string {
 
 function conversation(dir: string, opts: { resumeId?: string; ready?: boolean } = {}) {
   const events: AgentEvent[] = [];
-  const start: AgentStartOptions = { sessionId: 's1', cwd: dir, prompt: 'do the task', permissionMode: 'default', stateDir: dir, options: {}, env: {}, resumeId: opts.resumeId };
-  const turns = new Conversation({ agent: 'fake', start, emit: (e) => events.push(e), initialState: { usage: 0 }, ready: opts.ready ?? true, closeGraceMs: 10 });
+  const start: AgentStartOptions = {
+    sessionId: 's1',
+    cwd: dir,
+    prompt: 'do the task',
+    permissionMode: 'default',
+    stateDir: dir,
+    options: {},
+    env: {},
+    resumeId: opts.resumeId,
+  };
+  const turns = new Conversation({
+    agent: 'fake',
+    start,
+    emit: (e) => events.push(e),
+    initialState: { usage: 0 },
+    ready: opts.ready ?? true,
+    closeGraceMs: 10,
+  });
   const driver = new FakeDriver();
   return { turns, driver, events, types: () => events.map((e) => e.type) };
 }
@@ -72,7 +94,11 @@ describe('the shared turn loop', () => {
     turns.completeTurn(success);
     turns.completeTurn(success);
     expect(driver.sent).toEqual(['do the task', 'first reply', 'second reply']);
-    expect(events.filter((e) => e.type === 'turn.started').map((e) => e.prompt)).toEqual(['do the task', 'first reply', 'second reply']);
+    expect(events.filter((e) => e.type === 'turn.started').map((e) => e.prompt)).toEqual([
+      'do the task',
+      'first reply',
+      'second reply',
+    ]);
     turns.completeTurn(success);
     expect(turns.turnActive).toBe(false);
   });
@@ -104,7 +130,11 @@ describe('the shared turn loop', () => {
     const second = conversation(dir, { resumeId: 'agent-1' });
     second.turns.begin(second.driver);
     expect(second.driver.sent).toEqual([]);
-    expect(second.events).toEqual([{ type: 'turn.started' }, { type: 'message.added', role: 'assistant', text: RESUMED_MESSAGE }, success]);
+    expect(second.events).toEqual([
+      { type: 'turn.started' },
+      { type: 'message.added', role: 'assistant', text: RESUMED_MESSAGE },
+      success,
+    ]);
     second.turns.reply('go on');
     expect(second.driver.sent).toEqual(['go on']);
   });

@@ -14,7 +14,8 @@ const log = createLogger('agent.conversation');
 const CLOSE_GRACE_MS = 5_000;
 
 /** Sent when a conversation is resumed in the middle of a turn that never finished. */
-export const CONTINUE_PROMPT = 'The session was restarted while you were working. Continue the task where you left off.';
+export const CONTINUE_PROMPT =
+  'The session was restarted while you were working. Continue the task where you left off.';
 export const RESUMED_MESSAGE = 'Resumed the conversation; waiting for your reply.';
 
 export type TurnOutcome = Extract<AgentEvent, { type: 'turn.completed' }>;
@@ -193,7 +194,12 @@ export class Conversation<S extends object> {
       this.active = false;
       this.emit({ type: 'turn.completed', outcome: 'error', error });
     }
-    this.emit({ type: 'error.raised', message: error, fatal: true, ...(detail === undefined || detail === '' ? {} : { detail: detail.slice(-2_000) }) });
+    this.emit({
+      type: 'error.raised',
+      message: error,
+      fatal: true,
+      ...(detail === undefined || detail === '' ? {} : { detail: detail.slice(-2_000) }),
+    });
     this.resolveExited({ error });
   }
 
@@ -216,7 +222,10 @@ export class Conversation<S extends object> {
     try {
       return { ...fresh, ...(JSON.parse(readFileSync(this.stateFile, 'utf8')) as Partial<Saved<S>>) };
     } catch (error) {
-      log.warn(`unreadable ${this.options.agent} state; starting afresh`, { file: this.stateFile, error: errorMessage(error) });
+      log.warn(`unreadable ${this.options.agent} state; starting afresh`, {
+        file: this.stateFile,
+        error: errorMessage(error),
+      });
       return fresh;
     }
   }

@@ -33,14 +33,23 @@ export function gateReason(verdict: GateVerdict): string {
 }
 
 /** Judges a call the agent is about to make; a blocked one is recorded (`tool.blocked`) here. */
-export function screen(gate: ToolGate | undefined, call: GateCall, input: string, emit: (event: AgentEvent) => void): GateVerdict {
+export function screen(
+  gate: ToolGate | undefined,
+  call: GateCall,
+  input: string,
+  emit: (event: AgentEvent) => void,
+): GateVerdict {
   const verdict = judge(gate, call);
   if (verdict.action === 'block') emit(blockedEvent(call, input, verdict));
   return verdict;
 }
 
 /** The reason and gate rule an approval carries: the gate's when it asked, else the agent's own reason. */
-export function approvalReason(verdict: GateVerdict, reason: string | undefined): { reason?: string; gate?: string } {
-  if (verdict.action === 'ask') return { reason: gateReason(verdict), ...(verdict.rule === undefined ? {} : { gate: verdict.rule }) };
+export function approvalReason(
+  verdict: GateVerdict,
+  reason: string | undefined,
+): { reason?: string; gate?: string } {
+  if (verdict.action === 'ask')
+    return { reason: gateReason(verdict), ...(verdict.rule === undefined ? {} : { gate: verdict.rule }) };
   return reason === undefined ? {} : { reason };
 }

@@ -20,21 +20,36 @@ export interface ExecutableSpec {
   fallback?: () => string | undefined;
 }
 
-export function findExecutable(spec: ExecutableSpec, explicit: unknown, env: NodeJS.ProcessEnv, cwd: string): string {
+export function findExecutable(
+  spec: ExecutableSpec,
+  explicit: unknown,
+  env: NodeJS.ProcessEnv,
+  cwd: string,
+): string {
   const hint = `${spec.install}, or point Baton at it with $${spec.envVar}=/path/to/${spec.command} in the environment of the supervisor (\`baton daemon stop\` first).`;
   if (explicit !== undefined) {
-    if (typeof explicit !== 'string' || explicit === '') throw new InvalidInputError(`${spec.option} must be a path to the ${spec.command} executable.`);
+    if (typeof explicit !== 'string' || explicit === '')
+      throw new InvalidInputError(`${spec.option} must be a path to the ${spec.command} executable.`);
     const path = isAbsolute(explicit) ? explicit : resolve(cwd, explicit);
-    if (!isExecutable(path)) throw new AgentUnavailableError(spec.agent, `${spec.option} ${path} is not an executable file. ${hint}`);
+    if (!isExecutable(path))
+      throw new AgentUnavailableError(
+        spec.agent,
+        `${spec.option} ${path} is not an executable file. ${hint}`,
+      );
     return path;
   }
   const fromEnv = env[spec.envVar];
   if (fromEnv !== undefined && fromEnv !== '') {
-    if (!isExecutable(fromEnv)) throw new AgentUnavailableError(spec.agent, `$${spec.envVar} (${fromEnv}) is not an executable file. ${hint}`);
+    if (!isExecutable(fromEnv))
+      throw new AgentUnavailableError(
+        spec.agent,
+        `$${spec.envVar} (${fromEnv}) is not an executable file. ${hint}`,
+      );
     return fromEnv;
   }
   const found = findOnPath(spec.command, env.PATH) ?? spec.fallback?.();
-  if (found === undefined) throw new AgentUnavailableError(spec.agent, `${spec.product} was not found on PATH. ${hint}`);
+  if (found === undefined)
+    throw new AgentUnavailableError(spec.agent, `${spec.product} was not found on PATH. ${hint}`);
   return found;
 }
 

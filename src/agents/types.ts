@@ -7,7 +7,15 @@ import type { AgentId, PermissionMode, ToolKind } from '../events/vocabulary.js'
 
 export type { AgentId, PermissionMode, ToolKind } from '../events/vocabulary.js';
 
-type HostOnly = 'session.started' | 'state.changed' | 'session.ended' | 'approval.resolved' | 'question.answered' | 'setup.step' | 'setup.output' | 'setup.finished';
+type HostOnly =
+  | 'session.started'
+  | 'state.changed'
+  | 'session.ended'
+  | 'approval.resolved'
+  | 'question.answered'
+  | 'setup.step'
+  | 'setup.output'
+  | 'setup.finished';
 /** Stored events may lack `kind` (older logs); an adapter must always say it. */
 type WithKind<E> = E extends { type: 'tool.started' | 'approval.requested' } ? E & { kind: ToolKind } : E;
 

@@ -11,15 +11,21 @@ function nested(depth: number): unknown {
 describe('the attempts schemas', () => {
   it('name an unknown agent, quoted and cut short', () => {
     const result = AttemptAgent.safeParse('gemini');
-    expect(result.error?.issues[0]?.message).toBe('unknown agent "gemini"; the agents are scripted, claude, codex');
-    expect(AttemptAgent.safeParse('x'.repeat(500)).error?.issues[0]?.message).toMatch(/^unknown agent "x{60}…";/);
+    expect(result.error?.issues[0]?.message).toBe(
+      'unknown agent "gemini"; the agents are scripted, claude, codex',
+    );
+    expect(AttemptAgent.safeParse('x'.repeat(500)).error?.issues[0]?.message).toMatch(
+      /^unknown agent "x{60}…";/,
+    );
   });
 
   it('describe a value nested deeper than the stack by its kind, without serialising it', () => {
     const deep = nested(200_000);
-    const result = FanoutRequest.safeParse({ prompt: 'p', cwd: '/r', agent: deep, items: ["a"], batch: 1 });
+    const result = FanoutRequest.safeParse({ prompt: 'p', cwd: '/r', agent: deep, items: ['a'], batch: 1 });
     expect(result.success).toBe(false);
-    expect(result.error?.issues.find((issue) => issue.path[0] === 'agent')?.message).toMatch(/^unknown agent an? object;/);
+    expect(result.error?.issues.find((issue) => issue.path[0] === 'agent')?.message).toMatch(
+      /^unknown agent an? object;/,
+    );
     expect(AttemptAgent.safeParse([1]).error?.issues[0]?.message).toMatch(/^unknown agent a list;/);
     expect(AttemptAgent.safeParse(null).error?.issues[0]?.message).toMatch(/^unknown agent null;/);
   });

@@ -11,8 +11,16 @@ import { endpoint, type Table } from './endpoint.js';
 const agentList = AGENT_IDS.join(', ');
 /** The bad value as a user would recognise it: a string quoted (cut short), anything else by its kind. Never serialised whole: a body can nest deeper than the stack. */
 const shown = (input: unknown): string =>
-  typeof input === 'string' ? JSON.stringify(input.length > 60 ? `${input.slice(0, 60)}…` : input) : input === null ? 'null' : Array.isArray(input) ? 'a list' : `a ${typeof input}`;
-export const AttemptAgent = z.enum(AGENT_IDS, { error: (issue) => `unknown agent ${shown(issue.input)}; the agents are ${agentList}` });
+  typeof input === 'string'
+    ? JSON.stringify(input.length > 60 ? `${input.slice(0, 60)}…` : input)
+    : input === null
+      ? 'null'
+      : Array.isArray(input)
+        ? 'a list'
+        : `a ${typeof input}`;
+export const AttemptAgent = z.enum(AGENT_IDS, {
+  error: (issue) => `unknown agent ${shown(issue.input)}; the agents are ${agentList}`,
+});
 
 /** What every session of a group shares. */
 const common = {
@@ -61,7 +69,11 @@ export const CheckSummary = z.object({
   outputTail: z.string().nullable(),
 });
 
-export const DiffSummary = z.object({ files: z.array(z.string()), additions: z.number().int(), deletions: z.number().int() });
+export const DiffSummary = z.object({
+  files: z.array(z.string()),
+  additions: z.number().int(),
+  deletions: z.number().int(),
+});
 
 export const AttemptView = z.object({
   slot: z.number().int(),
@@ -82,7 +94,9 @@ export const AttemptView = z.object({
   /** From dispatch to its last event (or now, while it works). */
   seconds: z.number().int(),
   /** Live work of other sessions (not this group's) it will collide with, from the conflict radar. */
-  conflicts: z.array(z.object({ with: z.string(), level: z.enum(['hot', 'soft']), files: z.array(z.string()) })),
+  conflicts: z.array(
+    z.object({ with: z.string(), level: z.enum(['hot', 'soft']), files: z.array(z.string()) }),
+  ),
 });
 export type AttemptView = z.infer<typeof AttemptView>;
 
@@ -110,13 +124,23 @@ export const GroupListQuery = z.object({
   kind: z.enum(['best_of', 'fanout']).optional().describe('Only best-of groups or only fan-outs'),
   project: z.string().optional().describe('Project root or name'),
 });
-export const CompareQuery = z.object({ check: z.enum(['true', 'false']).optional().describe('`false`: do not run the check (default: run it on attempts not checked yet)') });
+export const CompareQuery = z.object({
+  check: z
+    .enum(['true', 'false'])
+    .optional()
+    .describe('`false`: do not run the check (default: run it on attempts not checked yet)'),
+});
 
-export const PickRequest = z.object({ session: z.string().min(1), group: z.string().min(1).optional() }).strict();
+export const PickRequest = z
+  .object({ session: z.string().min(1), group: z.string().min(1).optional() })
+  .strict();
 export const PickView = z.object({
   group: GroupSummary,
   mergeId: z.string(),
-  seq: z.number().int().describe('The attempt.picked event: follow /api/stream after seq − 1 for merge.* and attempt.settled'),
+  seq: z
+    .number()
+    .int()
+    .describe('The attempt.picked event: follow /api/stream after seq − 1 for merge.* and attempt.settled'),
 });
 export type PickView = z.infer<typeof PickView>;
 
@@ -144,15 +168,45 @@ export const FanoutView = GroupSummary.extend({
 export type FanoutView = z.infer<typeof FanoutView>;
 
 /** Optional only for a supervisor started before it existed: this one always sends it. */
-const Warnings = z.array(z.string()).optional().describe('Budgets and subscription windows that run out within the hour at the current burn rate, one line each (the sessions start all the same)');
+const Warnings = z
+  .array(z.string())
+  .optional()
+  .describe(
+    'Budgets and subscription windows that run out within the hour at the current burn rate, one line each (the sessions start all the same)',
+  );
 export const AttemptGroupStarted = AttemptGroupView.extend({ warnings: Warnings });
 export const FanoutStarted = FanoutView.extend({ warnings: Warnings });
 
 export const ATTEMPTS = {
-  'POST /api/attempts': endpoint({ summary: 'Start N attempts at one prompt (best-of), any mix of agents, as one group', body: BestOfRequest, response: AttemptGroupStarted, status: 201 }),
-  'GET /api/attempts': endpoint({ summary: 'Best-of groups and fan-outs', query: GroupListQuery, response: GroupList }),
-  'GET /api/attempts/:group': endpoint({ summary: "A best-of group's comparison: check result, diff size, files, cost, time, conflicts", query: CompareQuery, response: AttemptGroupView }),
-  'POST /api/attempts/pick': endpoint({ summary: 'Land the winner through the merge queue; the other attempts are archived once it lands', body: PickRequest, response: PickView }),
-  'POST /api/fanouts': endpoint({ summary: 'Split items into batches, one session per batch', body: FanoutRequest, response: FanoutStarted, status: 201 }),
-  'GET /api/fanouts/:group': endpoint({ summary: "A fan-out's report: per batch its sessions, state, items, diff and final message", response: FanoutView }),
+  'POST /api/attempts': endpoint({
+    summary: 'Start N attempts at one prompt (best-of), any mix of agents, as one group',
+    body: BestOfRequest,
+    response: AttemptGroupStarted,
+    status: 201,
+  }),
+  'GET /api/attempts': endpoint({
+    summary: 'Best-of groups and fan-outs',
+    query: GroupListQuery,
+    response: GroupList,
+  }),
+  'GET /api/attempts/:group': endpoint({
+    summary: "A best-of group's comparison: check result, diff size, files, cost, time, conflicts",
+    query: CompareQuery,
+    response: AttemptGroupView,
+  }),
+  'POST /api/attempts/pick': endpoint({
+    summary: 'Land the winner through the merge queue; the other attempts are archived once it lands',
+    body: PickRequest,
+    response: PickView,
+  }),
+  'POST /api/fanouts': endpoint({
+    summary: 'Split items into batches, one session per batch',
+    body: FanoutRequest,
+    response: FanoutStarted,
+    status: 201,
+  }),
+  'GET /api/fanouts/:group': endpoint({
+    summary: "A fan-out's report: per batch its sessions, state, items, diff and final message",
+    response: FanoutView,
+  }),
 } satisfies Table;

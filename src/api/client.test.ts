@@ -15,21 +15,36 @@ function recording(status: number, text: string) {
 
 describe('the typed API client', () => {
   it('derives method, path and query from the route key, encoding what it fills in', () => {
-    expect(requestLine('POST /api/sessions/:ref/reply', { params: { ref: 'a b/c' } })).toEqual({ method: 'POST', path: '/api/sessions/a%20b%2Fc/reply' });
-    expect(requestLine('GET /api/sessions/:ref/events', { params: { ref: 'x' }, query: { follow: true, after: 3 } }).path).toBe('/api/sessions/x/events?follow=1&after=3');
+    expect(requestLine('POST /api/sessions/:ref/reply', { params: { ref: 'a b/c' } })).toEqual({
+      method: 'POST',
+      path: '/api/sessions/a%20b%2Fc/reply',
+    });
+    expect(
+      requestLine('GET /api/sessions/:ref/events', {
+        params: { ref: 'x' },
+        query: { follow: true, after: 3 },
+      }).path,
+    ).toBe('/api/sessions/x/events?follow=1&after=3');
     expect(requestLine('GET /api/sessions', { query: { project: undefined } }).path).toBe('/api/sessions');
   });
 
   it('sends the body as JSON and answers with the parsed response', async () => {
     const { client, sent } = recording(200, '{"session":{"id":"s1"}}');
-    const { session } = await client.call('POST /api/sessions/:ref/reply', { params: { ref: 's1' }, body: { text: 'go on' } });
+    const { session } = await client.call('POST /api/sessions/:ref/reply', {
+      params: { ref: 's1' },
+      body: { text: 'go on' },
+    });
     expect(session.id).toBe('s1');
     expect(sent).toEqual([{ method: 'POST', path: '/api/sessions/s1/reply', body: '{"text":"go on"}' }]);
   });
 
   it("hands error answers to the caller's mapper, with the API's error body when there is one", async () => {
-    await expect(recording(404, '{"error":{"code":"not_found","message":"No session"}}').client.call('GET /api/inbox')).rejects.toThrow('404 not_found: No session');
-    await expect(recording(502, 'Bad gateway').client.call('GET /api/inbox')).rejects.toThrow('502 -: Bad gateway');
+    await expect(
+      recording(404, '{"error":{"code":"not_found","message":"No session"}}').client.call('GET /api/inbox'),
+    ).rejects.toThrow('404 not_found: No session');
+    await expect(recording(502, 'Bad gateway').client.call('GET /api/inbox')).rejects.toThrow(
+      '502 -: Bad gateway',
+    );
   });
 
   it('is checked by the compiler against the tables', () => {

@@ -36,12 +36,18 @@ type TextRoute = { [R in Route]: Spec<R> extends { text: string } ? R : never }[
 export type StreamRoute = { [R in Route]: Spec<R> extends { sse: object } ? R : never }[Route];
 type Messages<R extends StreamRoute> = Spec<R> extends { sse: infer M } ? M : never;
 /** A stream's message types by event name, from the table: `StreamMessage<'GET /api/stream', 'session'>`. */
-export type StreamMessage<R extends StreamRoute, E extends keyof Messages<R>> = Messages<R>[E] extends z.ZodType ? z.output<Messages<R>[E]> : never;
+export type StreamMessage<
+  R extends StreamRoute,
+  E extends keyof Messages<R>,
+> = Messages<R>[E] extends z.ZodType ? z.output<Messages<R>[E]> : never;
 
 type Optional<K extends string, T> = keyof T extends never ? { [P in K]?: T } : { [P in K]: T };
 /** What a call takes: `params` when the path has any, `body` when the endpoint takes one, `query` always optional. */
 export type CallInput<R extends Route> = Optional<'params', ParamsOf<R>> &
-  (BodyInputOf<Spec<R>> extends undefined ? { body?: undefined } : { body: BodyInputOf<Spec<R>> }) & { query?: QueryInputOf<Spec<R>>; timeoutMs?: number };
+  (BodyInputOf<Spec<R>> extends undefined ? { body?: undefined } : { body: BodyInputOf<Spec<R>> }) & {
+    query?: QueryInputOf<Spec<R>>;
+    timeoutMs?: number;
+  };
 
 /** What a request line needs: the path's params and the query. */
 export type LineInput<R extends Route> = Pick<CallInput<R>, 'params' | 'query'>;
@@ -53,13 +59,19 @@ export class ApiClient {
   ) {}
 
   /** A JSON endpoint's answer, typed by its response schema. */
-  async call<R extends JsonRoute>(route: R, ...[input]: Record<never, never> extends CallInput<R> ? [CallInput<R>?] : [CallInput<R>]): Promise<ResponseOf<Spec<R>>> {
+  async call<R extends JsonRoute>(
+    route: R,
+    ...[input]: Record<never, never> extends CallInput<R> ? [CallInput<R>?] : [CallInput<R>]
+  ): Promise<ResponseOf<Spec<R>>> {
     const response = await this.send(route, input);
     return JSON.parse(response.text) as ResponseOf<Spec<R>>;
   }
 
   /** A text endpoint's answer, with its headers. */
-  async text<R extends TextRoute>(route: R, ...[input]: Record<never, never> extends CallInput<R> ? [CallInput<R>?] : [CallInput<R>]): Promise<TransportResponse> {
+  async text<R extends TextRoute>(
+    route: R,
+    ...[input]: Record<never, never> extends CallInput<R> ? [CallInput<R>?] : [CallInput<R>]
+  ): Promise<TransportResponse> {
     return this.send(route, input);
   }
 
@@ -77,23 +89,35 @@ export class ApiClient {
 }
 
 /** The method and the path with query of a call; streams (SSE) are opened on this path by the caller. */
-export function requestLine<R extends Route>(route: R, input: LineInput<R>): { method: string; path: string } {
+export function requestLine<R extends Route>(
+  route: R,
+  input: LineInput<R>,
+): { method: string; path: string } {
   return line(route, input);
 }
 
 function line(route: Route, input: { params?: unknown; query?: unknown }): { method: string; path: string } {
   const space = route.indexOf(' ');
   const params = (input.params ?? {}) as Record<string, string>;
-  const path = route.slice(space + 1).replace(/:(\w+)/g, (_, name: string) => encodeURIComponent(params[name] ?? ''));
+  const path = route
+    .slice(space + 1)
+    .replace(/:(\w+)/g, (_, name: string) => encodeURIComponent(params[name] ?? ''));
   const query = Object.entries((input.query ?? {}) as Record<string, unknown>)
     .filter(([, value]) => value !== undefined && value !== false)
-    .map(([key, value]) => `${encodeURIComponent(key)}=${encodeURIComponent(value === true ? '1' : String(value))}`)
+    .map(
+      ([key, value]) =>
+        `${encodeURIComponent(key)}=${encodeURIComponent(value === true ? '1' : String(value))}`,
+    )
     .join('&');
   return { method: route.slice(0, space), path: query === '' ? path : `${path}?${query}` };
 }
 
 /** One message of a stream (an SSE `data` line), typed by the table for its route and event. */
-export function streamMessage<R extends StreamRoute, E extends keyof Messages<R>>(_route: R, _event: E, data: string): StreamMessage<R, E> {
+export function streamMessage<R extends StreamRoute, E extends keyof Messages<R>>(
+  _route: R,
+  _event: E,
+  data: string,
+): StreamMessage<R, E> {
   return JSON.parse(data) as StreamMessage<R, E>;
 }
 
@@ -115,7 +139,9 @@ export function onStreamMessage<R extends StreamRoute, E extends keyof Messages<
 function errorBody(text: string): ApiErrorBody | undefined {
   try {
     const body = JSON.parse(text) as Partial<ApiErrorBody>;
-    return typeof body.error?.code === 'string' && typeof body.error.message === 'string' ? (body as ApiErrorBody) : undefined;
+    return typeof body.error?.code === 'string' && typeof body.error.message === 'string'
+      ? (body as ApiErrorBody)
+      : undefined;
   } catch {
     return undefined;
   }

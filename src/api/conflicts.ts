@@ -9,7 +9,10 @@ import { endpoint, type Table } from './endpoint.js';
 export const ConflictLevel = z.enum(['hot', 'soft']);
 export type ConflictLevel = z.infer<typeof ConflictLevel>;
 
-export const LineRange = z.object({ start: z.number().int().nonnegative(), count: z.number().int().nonnegative() });
+export const LineRange = z.object({
+  start: z.number().int().nonnegative(),
+  count: z.number().int().nonnegative(),
+});
 export type LineRange = z.infer<typeof LineRange>;
 
 export const ConflictSessionSide = z.object({
@@ -110,12 +113,14 @@ export const ConflictsQuery = z.object({
 
 export const CONFLICTS = {
   'GET /api/conflicts': endpoint({
-    summary: 'Live sessions that will collide with each other or with their moving base (from the last radar pass)',
+    summary:
+      'Live sessions that will collide with each other or with their moving base (from the last radar pass)',
     query: ConflictsQuery,
     response: ConflictsView,
   }),
   'GET /api/conflicts/badges': endpoint({
-    summary: "Each colliding session's worst level and the sessions (or base) it collides with, by session id: what the board's cards show",
+    summary:
+      "Each colliding session's worst level and the sessions (or base) it collides with, by session id: what the board's cards show",
     response: ConflictBadges,
   }),
   'POST /api/conflicts/refresh': endpoint({

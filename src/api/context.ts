@@ -4,10 +4,24 @@ import { AgentName, PermissionModeSchema, SessionView } from './index.js';
 import { endpoint, type Table } from './endpoint.js';
 import { intQuery } from './query.js';
 
-const KINDS = ['message', 'reasoning', 'tool_input', 'tool_output', 'question', 'answer', 'error', 'decision', 'note'] as const;
+const KINDS = [
+  'message',
+  'reasoning',
+  'tool_input',
+  'tool_output',
+  'question',
+  'answer',
+  'error',
+  'decision',
+  'note',
+] as const;
 
 export const SearchQuery = z.object({
-  q: z.string().min(1, 'the search is empty').max(1000).describe('Words (prefix-matched), "phrases", AND, OR, NOT, parentheses'),
+  q: z
+    .string()
+    .min(1, 'the search is empty')
+    .max(1000)
+    .describe('Words (prefix-matched), "phrases", AND, OR, NOT, parentheses'),
   project: z.string().optional().describe('Project name or root'),
   agent: z.string().optional(),
   session: z.string().optional().describe('Session id, id prefix or name (or an imported session)'),
@@ -17,7 +31,9 @@ export const SearchQuery = z.object({
     .string()
     .optional()
     .superRefine((value, ctx) => {
-      for (const k of value?.split(',') ?? []) if (!(KINDS as readonly string[]).includes(k)) ctx.addIssue({ code: 'custom', message: `"kind" must be among ${KINDS.join(', ')}, got "${k}"` });
+      for (const k of value?.split(',') ?? [])
+        if (!(KINDS as readonly string[]).includes(k))
+          ctx.addIssue({ code: 'custom', message: `"kind" must be among ${KINDS.join(', ')}, got "${k}"` });
     })
     .describe(`Comma-separated: ${KINDS.join(', ')}`),
   limit: intQuery('limit', 1, 200).describe('Hits (default 20)'),
@@ -64,7 +80,10 @@ export const TranscriptView = z.object({
 export const TranscriptExport = z.object({
   transcript: TranscriptView.describe('Secrets redacted'),
   markdown: z.string().describe('Secrets redacted'),
-  path: z.string().nullable().describe("Where it was written in the repository's .baton/transcripts/ (toRepo)"),
+  path: z
+    .string()
+    .nullable()
+    .describe("Where it was written in the repository's .baton/transcripts/ (toRepo)"),
 });
 export type TranscriptExport = z.infer<typeof TranscriptExport>;
 export const TranscriptExportRequest = z.object({ toRepo: z.boolean().default(false) }).strict();
@@ -89,10 +108,25 @@ export const PackView = z.object({
   decisionsKept: z.number().int(),
   omitted: z.record(z.string(), z.number().int()),
 });
-export const HandoffView = z.object({ handoffId: z.string().nullable(), session: SessionView.nullable(), pack: PackView });
+export const HandoffView = z.object({
+  handoffId: z.string().nullable(),
+  session: SessionView.nullable(),
+  pack: PackView,
+});
 export type HandoffView = z.infer<typeof HandoffView>;
-export const HandoffLinkView = z.object({ handoffId: z.string(), from: z.string(), to: z.string(), agent: z.string(), task: z.string(), packTokens: z.number().int(), createdAt: z.string() });
-export const HandoffLinks = z.object({ from: z.array(HandoffLinkView).describe('Handoffs that started this session'), to: z.array(HandoffLinkView).describe('Sessions this one handed off to') });
+export const HandoffLinkView = z.object({
+  handoffId: z.string(),
+  from: z.string(),
+  to: z.string(),
+  agent: z.string(),
+  task: z.string(),
+  packTokens: z.number().int(),
+  createdAt: z.string(),
+});
+export const HandoffLinks = z.object({
+  from: z.array(HandoffLinkView).describe('Handoffs that started this session'),
+  to: z.array(HandoffLinkView).describe('Sessions this one handed off to'),
+});
 export type HandoffLinks = z.infer<typeof HandoffLinks>;
 
 const absolute = z
@@ -102,11 +136,18 @@ const absolute = z
   .refine((p) => p.startsWith('/') && !p.includes('\0'), 'must be an absolute path');
 export const ImportRequest = z
   .object({
-    claudeHome: absolute.optional().describe("Claude Code's folder ($CLAUDE_CONFIG_DIR or ~/.claude); its projects/ is read"),
-    codexHome: absolute.optional().describe("Codex's folder ($CODEX_HOME or ~/.codex); its sessions/ is read"),
+    claudeHome: absolute
+      .optional()
+      .describe("Claude Code's folder ($CLAUDE_CONFIG_DIR or ~/.claude); its projects/ is read"),
+    codexHome: absolute
+      .optional()
+      .describe("Codex's folder ($CODEX_HOME or ~/.codex); its sessions/ is read"),
   })
   .strict()
-  .refine((r) => r.claudeHome !== undefined || r.codexHome !== undefined, 'say what to import: claudeHome, codexHome or both');
+  .refine(
+    (r) => r.claudeHome !== undefined || r.codexHome !== undefined,
+    'say what to import: claudeHome, codexHome or both',
+  );
 export const ImportReportView = z.object({
   vendor: z.enum(['claude', 'codex']),
   root: z.string(),
@@ -121,12 +162,35 @@ export const ImportReportView = z.object({
 export const ImportResult = z.object({ reports: z.array(ImportReportView) });
 export type ImportResult = z.infer<typeof ImportResult>;
 
-
 export const CONTEXT = {
-  'GET /api/search': endpoint({ summary: 'Full-text search over every transcript, decision and note (BM25, prefix matching)', query: SearchQuery, response: SearchResult }),
-  'GET /api/transcripts/:ref': endpoint({ summary: "A session's normalized transcript (Baton's or imported), redacted, with its Markdown", response: TranscriptExport }),
-  'POST /api/transcripts/:ref/export': endpoint({ summary: "Write the redacted Markdown transcript into the repository's .baton/transcripts/", body: TranscriptExportRequest, response: TranscriptExport }),
-  'POST /api/handoffs': endpoint({ summary: 'Start a session of any agent carrying a handoff pack of another session', body: HandoffRequestBody, response: HandoffView, status: 201 }),
-  'GET /api/handoffs/:ref': endpoint({ summary: 'Handoffs into and out of a session', response: HandoffLinks }),
-  'POST /api/import': endpoint({ summary: "Import Claude Code's and Codex's own transcript files (idempotent, incremental)", body: ImportRequest, response: ImportResult, tokenOnly: true }),
+  'GET /api/search': endpoint({
+    summary: 'Full-text search over every transcript, decision and note (BM25, prefix matching)',
+    query: SearchQuery,
+    response: SearchResult,
+  }),
+  'GET /api/transcripts/:ref': endpoint({
+    summary: "A session's normalized transcript (Baton's or imported), redacted, with its Markdown",
+    response: TranscriptExport,
+  }),
+  'POST /api/transcripts/:ref/export': endpoint({
+    summary: "Write the redacted Markdown transcript into the repository's .baton/transcripts/",
+    body: TranscriptExportRequest,
+    response: TranscriptExport,
+  }),
+  'POST /api/handoffs': endpoint({
+    summary: 'Start a session of any agent carrying a handoff pack of another session',
+    body: HandoffRequestBody,
+    response: HandoffView,
+    status: 201,
+  }),
+  'GET /api/handoffs/:ref': endpoint({
+    summary: 'Handoffs into and out of a session',
+    response: HandoffLinks,
+  }),
+  'POST /api/import': endpoint({
+    summary: "Import Claude Code's and Codex's own transcript files (idempotent, incremental)",
+    body: ImportRequest,
+    response: ImportResult,
+    tokenOnly: true,
+  }),
 } satisfies Table;

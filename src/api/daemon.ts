@@ -24,6 +24,13 @@ export const Ok = z.object({ ok: z.literal(true) });
 export const DAEMON = {
   'GET /api/health': endpoint({ summary: 'Liveness', response: Health, sessions: 'read' }),
   'GET /api/daemon': endpoint({ summary: 'Supervisor status', response: DaemonStatus }),
-  'POST /api/daemon/stop': endpoint({ summary: 'Stop the supervisor (sessions keep running)', response: Ok, tokenOnly: true }),
-  'GET /api/openapi.json': endpoint({ summary: 'This document (OpenAPI 3.1)', response: z.record(z.string(), z.unknown()) }),
+  'POST /api/daemon/stop': endpoint({
+    summary: 'Stop the supervisor (sessions keep running)',
+    response: Ok,
+    tokenOnly: true,
+  }),
+  'GET /api/openapi.json': endpoint({
+    summary: 'This document (OpenAPI 3.1)',
+    response: z.record(z.string(), z.unknown()),
+  }),
 } satisfies Table;

@@ -59,4 +59,6 @@ export type BodyInputOf<S extends EndpointSpec> = S extends { body: infer B } ? 
 export type QueryOf<S extends EndpointSpec> = S extends { query: infer Q } ? Output<Q> : Record<never, never>;
 export type ResponseOf<S extends EndpointSpec> = S extends { response: infer R } ? Output<R> : never;
 /** What a client may pass as the query: the parsed types, or the strings they come from. */
-export type QueryInputOf<S extends EndpointSpec> = S extends { query: infer Q } ? { [K in keyof Output<Q>]?: Output<Q>[K] | string } : Record<never, never>;
+export type QueryInputOf<S extends EndpointSpec> = S extends { query: infer Q }
+  ? { [K in keyof Output<Q>]?: Output<Q>[K] | string }
+  : Record<never, never>;

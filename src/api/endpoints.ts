@@ -18,5 +18,22 @@ import type { WATCHDOG } from './watchdog.js';
 import type { WORKERS } from './workers.js';
 import type { WORKSPACE } from './workspace.js';
 
-export type Endpoints = typeof DAEMON & typeof SESSIONS & typeof HISTORY & typeof UI & typeof WORKSPACE & typeof CONFLICTS & typeof MERGE & typeof REVIEW & typeof ENVIRONMENTS & typeof ROUTINES & typeof TASKS & typeof MCP & typeof POLICY & typeof WATCHDOG & typeof CONTEXT & typeof ATTEMPTS & typeof SYNC & typeof WORKERS;
+export type Endpoints = typeof DAEMON &
+  typeof SESSIONS &
+  typeof HISTORY &
+  typeof UI &
+  typeof WORKSPACE &
+  typeof CONFLICTS &
+  typeof MERGE &
+  typeof REVIEW &
+  typeof ENVIRONMENTS &
+  typeof ROUTINES &
+  typeof TASKS &
+  typeof MCP &
+  typeof POLICY &
+  typeof WATCHDOG &
+  typeof CONTEXT &
+  typeof ATTEMPTS &
+  typeof SYNC &
+  typeof WORKERS;
 export type Route = keyof Endpoints;

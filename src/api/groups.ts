@@ -38,8 +38,12 @@ interface Groupable {
 }
 
 /** Non-empty groups in board order, most recently active first (queued ones in queue order). */
-export function groupSessions<S extends Groupable>(sessions: Iterable<S>): { key: string; title: string; sessions: S[] }[] {
-  const byRecent = [...sessions].sort((a, b) => (b.lastEventAt ?? b.createdAt).localeCompare(a.lastEventAt ?? a.createdAt));
+export function groupSessions<S extends Groupable>(
+  sessions: Iterable<S>,
+): { key: string; title: string; sessions: S[] }[] {
+  const byRecent = [...sessions].sort((a, b) =>
+    (b.lastEventAt ?? b.createdAt).localeCompare(a.lastEventAt ?? a.createdAt),
+  );
   const groups = [{ key: 'pinned', title: 'Pinned', sessions: byRecent.filter((s) => s.pinned) }];
   for (const group of BOARD_GROUPS) {
     const inGroup = byRecent.filter((s) => !s.pinned && group.states.includes(s.state));

@@ -3,7 +3,14 @@
  * and the web UI. Depends only on the event schemas, so any client can import it.
  */
 import { z } from 'zod';
-import { AGENT_IDS, DEFAULT_AGENT, DEFAULT_PERMISSION_MODE, PERMISSION_MODES, SessionState, StateReason } from '../events/index.js';
+import {
+  AGENT_IDS,
+  DEFAULT_AGENT,
+  DEFAULT_PERMISSION_MODE,
+  PERMISSION_MODES,
+  SessionState,
+  StateReason,
+} from '../events/index.js';
 
 /**
  * The largest request body the supervisor reads (1 MiB), refused with 413 before it is buffered.
@@ -40,7 +47,14 @@ export type DispatchRequest = z.input<typeof DispatchRequest>;
 
 /** A dispatch through the API may name where it runs (issue 20); other dispatchers (tasks, routines) run here. */
 export const PlacedDispatchRequest = DispatchRequest.extend({
-  on: z.string().min(1).max(200).optional().describe('Where the session runs when the workspace is shared: `any` (here while this machine has a free slot, else the first machine with one) or a machine\'s name'),
+  on: z
+    .string()
+    .min(1)
+    .max(200)
+    .optional()
+    .describe(
+      "Where the session runs when the workspace is shared: `any` (here while this machine has a free slot, else the first machine with one) or a machine's name",
+    ),
 });
 export type PlacedDispatchRequest = z.input<typeof PlacedDispatchRequest>;
 
@@ -92,7 +106,10 @@ export const SessionView = z.object({
   lastEventAt: z.string().nullable(),
   queuePosition: z.number().nullable(),
   /** The task the session works on (issue 12), shown beside its questions and approvals. */
-  task: z.object({ id: z.number().int(), title: z.string(), tracker: z.string().nullable() }).nullable().optional(),
+  task: z
+    .object({ id: z.number().int(), title: z.string(), tracker: z.string().nullable() })
+    .nullable()
+    .optional(),
   /** Why a queued session is held back, as the scheduler last said (a task it waits for, a budget), when it is. */
   heldBy: z.string().optional(),
   /** Ports leased to the session (issue 15), when its repository asks for any. */

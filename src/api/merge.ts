@@ -6,9 +6,16 @@ import { endpoint, type Table } from './endpoint.js';
 export const MergeMember = z.object({ sessionId: z.string(), name: z.string() });
 
 export const MergeRequest = z.object({
-  sessions: z.array(z.string().min(1)).min(1).max(50).describe('Sessions (id, id prefix or name), merged in this order as one group'),
+  sessions: z
+    .array(z.string().min(1))
+    .min(1)
+    .max(50)
+    .describe('Sessions (id, id prefix or name), merged in this order as one group'),
   squash: z.boolean().default(false).describe('One commit per session instead of its history'),
-  planned: z.boolean().default(false).describe('Merge them in the order with the fewest conflicts (as the plan) instead of the given one'),
+  planned: z
+    .boolean()
+    .default(false)
+    .describe('Merge them in the order with the fewest conflicts (as the plan) instead of the given one'),
 });
 
 export const MergeView = z.object({
@@ -49,14 +56,19 @@ export const MergeResult = z.object({
 });
 export type MergeResult = z.infer<typeof MergeResult>;
 
-export const MergeQueuedView = z.object({ merge: MergeView, seq: z.number().int().describe('The merge.queued event: follow /api/stream after seq − 1 for its progress') });
+export const MergeQueuedView = z.object({
+  merge: MergeView,
+  seq: z.number().int().describe('The merge.queued event: follow /api/stream after seq − 1 for its progress'),
+});
 export const MergeListView = z.object({ queue: z.array(MergeView), recent: z.array(MergeResult) });
 export type MergeListView = z.infer<typeof MergeListView>;
 
 export const PlanStepView = z.object({
   sessionId: z.string(),
   name: z.string(),
-  conflicts: z.array(z.string()).describe('Files expected to conflict when it merges after the sessions before it'),
+  conflicts: z
+    .array(z.string())
+    .describe('Files expected to conflict when it merges after the sessions before it'),
   conflictsWith: z.array(z.string()).describe('Other ready sessions its work conflicts with'),
 });
 export const MergePlanView = z.object({
@@ -67,7 +79,12 @@ export const MergePlanView = z.object({
   skipped: z.array(z.object({ name: z.string(), reason: z.string() })),
 });
 export type MergePlanView = z.infer<typeof MergePlanView>;
-export const MergePlanQuery = z.object({ project: z.string().optional().describe('Project root or name (default: the repository of the caller’s folder)') });
+export const MergePlanQuery = z.object({
+  project: z
+    .string()
+    .optional()
+    .describe('Project root or name (default: the repository of the caller’s folder)'),
+});
 
 export const PrView = z.object({
   sessionId: z.string(),
@@ -86,8 +103,21 @@ export const PrView = z.object({
 export type PrView = z.infer<typeof PrView>;
 
 export const MERGE = {
-  'POST /api/merges': endpoint({ summary: 'Queue sessions to land (one merge at a time per repository); follow merge.* events for the result', body: MergeRequest, response: MergeQueuedView, status: 201 }),
+  'POST /api/merges': endpoint({
+    summary:
+      'Queue sessions to land (one merge at a time per repository); follow merge.* events for the result',
+    body: MergeRequest,
+    response: MergeQueuedView,
+    status: 201,
+  }),
   'GET /api/merges': endpoint({ summary: 'The merge queue and recent results', response: MergeListView }),
-  'GET /api/merges/plan': endpoint({ summary: 'The order that lands the ready sessions with the fewest conflicts', query: MergePlanQuery, response: MergePlanView }),
-  'POST /api/sessions/:ref/pr': endpoint({ summary: 'Push the session branch and open a pull request (gh, else a compare URL)', response: PrView }),
+  'GET /api/merges/plan': endpoint({
+    summary: 'The order that lands the ready sessions with the fewest conflicts',
+    query: MergePlanQuery,
+    response: MergePlanView,
+  }),
+  'POST /api/sessions/:ref/pr': endpoint({
+    summary: 'Push the session branch and open a pull request (gh, else a compare URL)',
+    response: PrView,
+  }),
 } satisfies Table;

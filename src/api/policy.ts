@@ -31,11 +31,18 @@ export type PolicyView = z.infer<typeof PolicyView>;
 
 export const PolicyTestRequest = z
   .object({
-    command: z.string().min(1).max(100_000).optional().describe('A command line, judged as an agent running it in the worktree'),
+    command: z
+      .string()
+      .min(1)
+      .max(100_000)
+      .optional()
+      .describe('A command line, judged as an agent running it in the worktree'),
     path: z.string().min(1).max(4096).optional().describe('A file an edit tool would write'),
   })
   .strict()
-  .refine((b) => (b.command === undefined) !== (b.path === undefined), { message: 'give either command or path' });
+  .refine((b) => (b.command === undefined) !== (b.path === undefined), {
+    message: 'give either command or path',
+  });
 
 export const VerdictView = z.object({
   action,
@@ -43,7 +50,9 @@ export const VerdictView = z.object({
   why: z.string().nullable(),
   suggest: z.string().nullable(),
   uncertain: z.boolean(),
-  findings: z.array(z.object({ rule: z.string(), action: z.enum(['ask', 'block']), why: z.string(), uncertain: z.boolean() })),
+  findings: z.array(
+    z.object({ rule: z.string(), action: z.enum(['ask', 'block']), why: z.string(), uncertain: z.boolean() }),
+  ),
   parsed: z.array(z.string()).describe('The programs the call would run, wrappers shown with ›'),
   /** The allow rule that would answer an approval of it (never when the gate asks or blocks). */
   allowRule: z.number().int().nullable(),
@@ -53,16 +62,43 @@ export type VerdictView = z.infer<typeof VerdictView>;
 
 export const AllowRequest = z
   .object({
-    pattern: z.string().trim().min(1).max(1000).optional().describe('Allow commands starting with these words (`npm test`)'),
-    tool: z.string().trim().min(1).max(200).optional().describe('Allow every call of this tool (`Edit`), or with pattern: only its commands'),
+    pattern: z
+      .string()
+      .trim()
+      .min(1)
+      .max(1000)
+      .optional()
+      .describe('Allow commands starting with these words (`npm test`)'),
+    tool: z
+      .string()
+      .trim()
+      .min(1)
+      .max(200)
+      .optional()
+      .describe('Allow every call of this tool (`Edit`), or with pattern: only its commands'),
     here: z.boolean().default(false).describe('Only in the repository of the caller’s folder'),
   })
   .strict()
-  .refine((b) => b.pattern !== undefined || b.tool !== undefined, { message: 'give a pattern, a tool, or both' });
+  .refine((b) => b.pattern !== undefined || b.tool !== undefined, {
+    message: 'give a pattern, a tool, or both',
+  });
 
 export const POLICY = {
-  'GET /api/policy': endpoint({ summary: 'The gate’s rules for the caller’s repository and the allow rules that apply there', response: PolicyView }),
-  'POST /api/policy/test': endpoint({ summary: 'The gate’s verdict on a command or a file write, explained', body: PolicyTestRequest, response: VerdictView }),
-  'POST /api/policy/allow': endpoint({ summary: 'Add an allow rule: approvals it matches are given without asking (the gate still wins)', body: AllowRequest, response: AllowRuleView, status: 201, tokenOnly: true }),
+  'GET /api/policy': endpoint({
+    summary: 'The gate’s rules for the caller’s repository and the allow rules that apply there',
+    response: PolicyView,
+  }),
+  'POST /api/policy/test': endpoint({
+    summary: 'The gate’s verdict on a command or a file write, explained',
+    body: PolicyTestRequest,
+    response: VerdictView,
+  }),
+  'POST /api/policy/allow': endpoint({
+    summary: 'Add an allow rule: approvals it matches are given without asking (the gate still wins)',
+    body: AllowRequest,
+    response: AllowRuleView,
+    status: 201,
+    tokenOnly: true,
+  }),
   'DELETE /api/policy/allow/:id': endpoint({ summary: 'Revoke an allow rule', response: AllowRuleView }),
 } satisfies Table;

@@ -7,8 +7,19 @@ export const ReviewFileState = z.enum(REVIEW_FILE_STATES);
 
 const Location = z.object({ session: z.string(), path: z.string() });
 export const CouplingReason = z.discriminatedUnion('kind', [
-  z.object({ kind: z.literal('same_file'), path: z.string(), sessions: z.array(z.string()), text: z.string() }),
-  z.object({ kind: z.enum(['imports', 'tests', 'mentions']), from: Location, to: Location, via: z.string().optional(), text: z.string() }),
+  z.object({
+    kind: z.literal('same_file'),
+    path: z.string(),
+    sessions: z.array(z.string()),
+    text: z.string(),
+  }),
+  z.object({
+    kind: z.enum(['imports', 'tests', 'mentions']),
+    from: Location,
+    to: Location,
+    via: z.string().optional(),
+    text: z.string(),
+  }),
 ]);
 
 export const ReviewMember = z.object({
@@ -26,7 +37,11 @@ export const ReviewGroupSummary = z.object({
   reasons: z.array(CouplingReason),
 });
 
-export const ReviewProjectGroups = z.object({ project: z.string(), root: z.string(), groups: z.array(ReviewGroupSummary) });
+export const ReviewProjectGroups = z.object({
+  project: z.string(),
+  root: z.string(),
+  groups: z.array(ReviewGroupSummary),
+});
 export const ReviewGroupList = z.object({
   projects: z.array(ReviewProjectGroups),
   /** Milliseconds the supervisor spent computing the groups. */
@@ -78,12 +93,23 @@ export type ReviewFile = z.infer<typeof ReviewFile>;
 export type ReviewHunk = z.infer<typeof ReviewHunk>;
 export type ReviewGroupSummary = z.infer<typeof ReviewGroupSummary>;
 
-export const ReviewQuery = z.object({ project: z.string().optional().describe('Project name or root (default: the caller’s repository, or the only project)') });
+export const ReviewQuery = z.object({
+  project: z
+    .string()
+    .optional()
+    .describe('Project name or root (default: the caller’s repository, or the only project)'),
+});
 
 export const ReviewFileStateRequest = z.object({
   path: z.string().min(1),
   state: ReviewFileState.describe('`none` clears the state'),
-  message: z.string().max(20_000).optional().describe('With `changes_requested` only: what to change, sent to the sessions that changed the file as a reply'),
+  message: z
+    .string()
+    .max(20_000)
+    .optional()
+    .describe(
+      'With `changes_requested` only: what to change, sent to the sessions that changed the file as a reply',
+    ),
 });
 export const ReviewFileStateView = z.object({
   path: z.string(),
@@ -95,10 +121,17 @@ export const ReviewFileStateView = z.object({
 
 export const ReviewCommentRequest = z.object({
   path: z.string().min(1),
-  line: z.number().int().positive().describe('A line of the combined file (the new side), inside a changed hunk'),
+  line: z
+    .number()
+    .int()
+    .positive()
+    .describe('A line of the combined file (the new side), inside a changed hunk'),
   endLine: z.number().int().positive().optional().describe('Last line of a range (default: `line`)'),
   text: z.string().max(20_000),
-  session: z.string().optional().describe('Send only to this session (name or id) when several wrote the lines'),
+  session: z
+    .string()
+    .optional()
+    .describe('Send only to this session (name or id) when several wrote the lines'),
 });
 export const ReviewCommentView = z.object({
   sentTo: z.array(z.object({ id: z.string(), name: z.string() })),
@@ -107,8 +140,27 @@ export const ReviewCommentView = z.object({
 });
 
 export const REVIEW = {
-  'GET /api/review/groups': endpoint({ summary: 'Coupled sessions grouped (by shared files, imports, tests), each group with why', query: ReviewQuery, response: ReviewGroupList }),
-  'GET /api/review/groups/:n': endpoint({ summary: "A group's combined diff against its base, each hunk attributed to the session(s) that wrote it, with per-file state", query: ReviewQuery, response: GroupReview }),
-  'POST /api/review/groups/:n/files': endpoint({ summary: "Set a file's review state in the group (reset when its content changes)", query: ReviewQuery, body: ReviewFileStateRequest, response: ReviewFileStateView }),
-  'POST /api/review/groups/:n/comments': endpoint({ summary: 'Comment on lines of the combined diff: sent as a reply to the session(s) that wrote them', query: ReviewQuery, body: ReviewCommentRequest, response: ReviewCommentView }),
+  'GET /api/review/groups': endpoint({
+    summary: 'Coupled sessions grouped (by shared files, imports, tests), each group with why',
+    query: ReviewQuery,
+    response: ReviewGroupList,
+  }),
+  'GET /api/review/groups/:n': endpoint({
+    summary:
+      "A group's combined diff against its base, each hunk attributed to the session(s) that wrote it, with per-file state",
+    query: ReviewQuery,
+    response: GroupReview,
+  }),
+  'POST /api/review/groups/:n/files': endpoint({
+    summary: "Set a file's review state in the group (reset when its content changes)",
+    query: ReviewQuery,
+    body: ReviewFileStateRequest,
+    response: ReviewFileStateView,
+  }),
+  'POST /api/review/groups/:n/comments': endpoint({
+    summary: 'Comment on lines of the combined diff: sent as a reply to the session(s) that wrote them',
+    query: ReviewQuery,
+    body: ReviewCommentRequest,
+    response: ReviewCommentView,
+  }),
 } satisfies Table;

@@ -47,23 +47,73 @@ export const RoutineDetailView = RoutineView.extend({
   runs: z.array(RoutineRunView),
 });
 
-export const RoutineTemplateView = z.object({ name: z.string(), description: z.string(), options: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])) });
+export const RoutineTemplateView = z.object({
+  name: z.string(),
+  description: z.string(),
+  options: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])),
+});
 
 const CwdQuery = z.object({ cwd: z.string().optional() });
 const HistoryQuery = z.object({
-  limit: z.coerce.number().int().min(1).max(1000).optional().describe('Runs to list, newest first (default 50)'),
+  limit: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(1000)
+    .optional()
+    .describe('Runs to list, newest first (default 50)'),
 });
-export const HookRequest = z.object({ detail: z.record(z.string(), z.string().max(1000)).optional() }).strict();
+export const HookRequest = z
+  .object({ detail: z.record(z.string(), z.string().max(1000)).optional() })
+  .strict();
 
 export const ROUTINES = {
-  'GET /api/routines': endpoint({ summary: 'Every routine, with its next run and its last', query: CwdQuery, response: z.object({ routines: z.array(RoutineView) }) }),
-  'POST /api/routines': endpoint({ summary: 'Add (or with replace, redefine) a routine', body: RoutineAddRequest, response: RoutineDetailView, status: 201 }),
-  'GET /api/routines/templates': endpoint({ summary: 'The routine templates Baton ships', response: z.object({ templates: z.array(RoutineTemplateView) }) }),
-  'GET /api/routines/:name': endpoint({ summary: 'One routine, its token and its latest runs', response: RoutineDetailView }),
-  'GET /api/routines/:name/history': endpoint({ summary: 'A routine’s runs, newest first', query: HistoryQuery, response: z.object({ runs: z.array(RoutineRunView) }) }),
-  'POST /api/routines/:name/run': endpoint({ summary: 'Run a routine now', response: RoutineRunView, status: 201 }),
-  'POST /api/routines/:name/pause': endpoint({ summary: 'Pause a routine (no scheduled or triggered runs)', response: RoutineDetailView }),
-  'POST /api/routines/:name/resume': endpoint({ summary: 'Resume a paused routine; its schedule starts again from now', response: RoutineDetailView }),
-  'DELETE /api/routines/:name': endpoint({ summary: 'Remove a routine added from the command line (its history goes with it)', response: RoutineView, tokenOnly: true }),
-  'POST /api/hooks/routines/:id': endpoint({ summary: 'Trigger a routine from a local script, with the routine’s own token as the bearer token', body: HookRequest, response: RoutineRunView, status: 201 }),
+  'GET /api/routines': endpoint({
+    summary: 'Every routine, with its next run and its last',
+    query: CwdQuery,
+    response: z.object({ routines: z.array(RoutineView) }),
+  }),
+  'POST /api/routines': endpoint({
+    summary: 'Add (or with replace, redefine) a routine',
+    body: RoutineAddRequest,
+    response: RoutineDetailView,
+    status: 201,
+  }),
+  'GET /api/routines/templates': endpoint({
+    summary: 'The routine templates Baton ships',
+    response: z.object({ templates: z.array(RoutineTemplateView) }),
+  }),
+  'GET /api/routines/:name': endpoint({
+    summary: 'One routine, its token and its latest runs',
+    response: RoutineDetailView,
+  }),
+  'GET /api/routines/:name/history': endpoint({
+    summary: 'A routine’s runs, newest first',
+    query: HistoryQuery,
+    response: z.object({ runs: z.array(RoutineRunView) }),
+  }),
+  'POST /api/routines/:name/run': endpoint({
+    summary: 'Run a routine now',
+    response: RoutineRunView,
+    status: 201,
+  }),
+  'POST /api/routines/:name/pause': endpoint({
+    summary: 'Pause a routine (no scheduled or triggered runs)',
+    response: RoutineDetailView,
+  }),
+  'POST /api/routines/:name/resume': endpoint({
+    summary: 'Resume a paused routine; its schedule starts again from now',
+    response: RoutineDetailView,
+  }),
+  'DELETE /api/routines/:name': endpoint({
+    summary: 'Remove a routine added from the command line (its history goes with it)',
+    response: RoutineView,
+    tokenOnly: true,
+  }),
+  'POST /api/hooks/routines/:id': endpoint({
+    summary: 'Trigger a routine from a local script, with the routine’s own token as the bearer token',
+    body: HookRequest,
+    response: RoutineRunView,
+    status: 201,
+  }),
 } satisfies Table;

@@ -23,46 +23,119 @@ export type SessionEnvelope = z.infer<typeof SessionEnvelope>;
 export const DispatchedEnvelope = SessionEnvelope.extend({
   mainCheckout: z.object({ changedFiles: z.number().int(), carried: z.boolean() }),
   /** Optional only for a supervisor started before it existed: this one always sends it. */
-  warnings: z.array(z.string()).optional().describe('Budgets and subscription windows that run out within the hour at the current burn rate, e.g. "the 5h window budget runs out in 20 min at this rate"'),
+  warnings: z
+    .array(z.string())
+    .optional()
+    .describe(
+      'Budgets and subscription windows that run out within the hour at the current burn rate, e.g. "the 5h window budget runs out in 20 min at this rate"',
+    ),
 });
 /** Another machine's session respawned here or elsewhere (issue 20) may say how: e.g. that it starts fresh, nothing having been pushed. */
 export const RespawnedEnvelope = SessionEnvelope.extend({
-  warnings: z.array(z.string()).optional().describe('How the respawn differs from the session it replaces, e.g. "the remote has no branch baton/x (nothing was pushed), so x starts fresh from main"'),
+  warnings: z
+    .array(z.string())
+    .optional()
+    .describe(
+      'How the respawn differs from the session it replaces, e.g. "the remote has no branch baton/x (nothing was pushed), so x starts fresh from main"',
+    ),
 });
-export const WorkSizeView = z.object({ files: z.number().int(), additions: z.number().int(), deletions: z.number().int() });
+export const WorkSizeView = z.object({
+  files: z.number().int(),
+  additions: z.number().int(),
+  deletions: z.number().int(),
+});
 export const ReviewQueueView = WorkSizeView.extend({
   sessions: z.number().int().describe('Sessions ready for review'),
   measuring: z.number().int().describe('Of those, how many are not measured yet (left out of the sums)'),
-}).describe('Sessions ready for review and the size of their work: review, not agent count, is the bottleneck');
+}).describe(
+  'Sessions ready for review and the size of their work: review, not agent count, is the bottleneck',
+);
 export type ReviewQueueView = z.infer<typeof ReviewQueueView>;
-export const SessionList = z.object({ sessions: z.array(SessionView), reviewQueue: ReviewQueueView.optional() });
+export const SessionList = z.object({
+  sessions: z.array(SessionView),
+  reviewQueue: ReviewQueueView.optional(),
+});
 export type SessionList = z.infer<typeof SessionList>;
 export const SessionListQuery = z.object({ project: z.string().optional().describe('Project root or name') });
 export const RespawnQuery = z.object({
-  on: z.string().min(1).max(64).optional().describe("For another machine's lost session: the machine to run it on (default: here while a slot is free, else any)"),
+  on: z
+    .string()
+    .min(1)
+    .max(64)
+    .optional()
+    .describe(
+      "For another machine's lost session: the machine to run it on (default: here while a slot is free, else any)",
+    ),
 });
 export const DangerousModeAccepted = z.object({ root: z.string() });
 
 const ACTIONS = {
   interrupt: 'End the current turn',
   stop: 'Stop the agent',
-  respawn: 'Restart in the same worktree; another machine’s session lost with its machine is placed again from its pushed branch',
+  respawn:
+    'Restart in the same worktree; another machine’s session lost with its machine is placed again from its pushed branch',
   done: 'Mark completed',
 } as const;
 
 export const SESSIONS = {
-  'GET /api/sessions': endpoint({ summary: 'Live sessions', query: SessionListQuery, response: SessionList, sessions: 'read' }),
-  'POST /api/sessions': endpoint({ summary: 'Dispatch a session', body: PlacedDispatchRequest, response: DispatchedEnvelope, status: 201 }),
-  'POST /api/sessions/respawn-all': endpoint({ summary: 'Respawn every failed or stopped session', body: RespawnAllRequest, response: SessionList }),
-  'POST /api/dangerous-mode/accept': endpoint({ summary: 'Accept dangerous permission modes for the repository holding `cwd`', body: AcceptDangerousModeRequest, response: DangerousModeAccepted, tokenOnly: true }),
-  'GET /api/sessions/:ref': endpoint({ summary: 'One session by id, id prefix or name', response: SessionEnvelope, sessions: 'read' }),
-  'GET /api/sessions/:ref/peek': endpoint({ summary: 'What the session is doing now', response: PeekView, sessions: 'read' }),
-  'POST /api/sessions/:ref/reply': endpoint({ summary: 'Answer a question or send a follow-up', body: ReplyRequest, response: SessionEnvelope }),
-  'POST /api/sessions/:ref/approval': endpoint({ summary: 'Allow or deny the pending tool call', body: ApprovalRequest, response: SessionEnvelope }),
+  'GET /api/sessions': endpoint({
+    summary: 'Live sessions',
+    query: SessionListQuery,
+    response: SessionList,
+    sessions: 'read',
+  }),
+  'POST /api/sessions': endpoint({
+    summary: 'Dispatch a session',
+    body: PlacedDispatchRequest,
+    response: DispatchedEnvelope,
+    status: 201,
+  }),
+  'POST /api/sessions/respawn-all': endpoint({
+    summary: 'Respawn every failed or stopped session',
+    body: RespawnAllRequest,
+    response: SessionList,
+  }),
+  'POST /api/dangerous-mode/accept': endpoint({
+    summary: 'Accept dangerous permission modes for the repository holding `cwd`',
+    body: AcceptDangerousModeRequest,
+    response: DangerousModeAccepted,
+    tokenOnly: true,
+  }),
+  'GET /api/sessions/:ref': endpoint({
+    summary: 'One session by id, id prefix or name',
+    response: SessionEnvelope,
+    sessions: 'read',
+  }),
+  'GET /api/sessions/:ref/peek': endpoint({
+    summary: 'What the session is doing now',
+    response: PeekView,
+    sessions: 'read',
+  }),
+  'POST /api/sessions/:ref/reply': endpoint({
+    summary: 'Answer a question or send a follow-up',
+    body: ReplyRequest,
+    response: SessionEnvelope,
+  }),
+  'POST /api/sessions/:ref/approval': endpoint({
+    summary: 'Allow or deny the pending tool call',
+    body: ApprovalRequest,
+    response: SessionEnvelope,
+  }),
   'POST /api/sessions/:ref/interrupt': endpoint({ summary: ACTIONS.interrupt, response: SessionEnvelope }),
   'POST /api/sessions/:ref/stop': endpoint({ summary: ACTIONS.stop, response: SessionEnvelope }),
-  'POST /api/sessions/:ref/respawn': endpoint({ summary: ACTIONS.respawn, query: RespawnQuery, response: RespawnedEnvelope }),
+  'POST /api/sessions/:ref/respawn': endpoint({
+    summary: ACTIONS.respawn,
+    query: RespawnQuery,
+    response: RespawnedEnvelope,
+  }),
   'POST /api/sessions/:ref/done': endpoint({ summary: ACTIONS.done, response: SessionEnvelope }),
-  'POST /api/sessions/:ref/pin': endpoint({ summary: 'Pin or unpin', body: PinRequest, response: SessionEnvelope }),
-  'DELETE /api/sessions/:ref': endpoint({ summary: 'Remove the session and its worktree (uncommitted work kept in a ref)', response: RemoveView }),
+  'POST /api/sessions/:ref/pin': endpoint({
+    summary: 'Pin or unpin',
+    body: PinRequest,
+    response: SessionEnvelope,
+  }),
+  'DELETE /api/sessions/:ref': endpoint({
+    summary: 'Remove the session and its worktree (uncommitted work kept in a ref)',
+    response: RemoveView,
+  }),
 } satisfies Table;

@@ -36,7 +36,9 @@ export type SyncStatusView = z.infer<typeof SyncStatusView>;
 export const SyncList = z.object({ sessions: z.array(SyncStatusView) });
 export type SyncList = z.infer<typeof SyncList>;
 
-export const SyncListQuery = z.object({ session: z.string().optional().describe('One session (id, id prefix or name)') });
+export const SyncListQuery = z.object({
+  session: z.string().optional().describe('One session (id, id prefix or name)'),
+});
 
 export const PushNowRequest = z
   .object({
@@ -72,7 +74,23 @@ export const RestoreView = z.object({
 export type RestoreView = z.infer<typeof RestoreView>;
 
 export const SYNC = {
-  'GET /api/sync': endpoint({ summary: "Each session's last push to the shared remote (ref, commit, when) or its failure", query: SyncListQuery, response: SyncList, sessions: 'read' }),
-  'POST /api/sync/:ref/push': endpoint({ summary: "Push a session's branch and uncommitted work to the shared remote now", body: PushNowRequest, response: SyncStatusView, tokenOnly: true }),
-  'POST /api/sync/restore': endpoint({ summary: "Bring a session's pushed branch and uncommitted work back into a new worktree of this clone", body: RestoreRequest, response: RestoreView, status: 201, tokenOnly: true }),
+  'GET /api/sync': endpoint({
+    summary: "Each session's last push to the shared remote (ref, commit, when) or its failure",
+    query: SyncListQuery,
+    response: SyncList,
+    sessions: 'read',
+  }),
+  'POST /api/sync/:ref/push': endpoint({
+    summary: "Push a session's branch and uncommitted work to the shared remote now",
+    body: PushNowRequest,
+    response: SyncStatusView,
+    tokenOnly: true,
+  }),
+  'POST /api/sync/restore': endpoint({
+    summary: "Bring a session's pushed branch and uncommitted work back into a new worktree of this clone",
+    body: RestoreRequest,
+    response: RestoreView,
+    status: 201,
+    tokenOnly: true,
+  }),
 } satisfies Table;

@@ -12,13 +12,18 @@ export const CostRowView = z.object({
   outputTokens: z.number().int(),
   cacheReadTokens: z.number().int(),
   usd: z.number().describe('Dollars of the priced reports'),
-  unpricedTokens: z.number().int().describe('Tokens no price is known for (an unknown model): counted, never priced at $0'),
+  unpricedTokens: z
+    .number()
+    .int()
+    .describe('Tokens no price is known for (an unknown model): counted, never priced at $0'),
   unpricedModels: z.array(z.string()),
   sessions: z.number().int(),
 });
 
 export const BudgetView = z.object({
-  scope: z.string().describe('session (each session), day (all sessions today), window:<duration> (all sessions, rolling)'),
+  scope: z
+    .string()
+    .describe('session (each session), day (all sessions today), window:<duration> (all sessions, rolling)'),
   label: z.string().describe('"each session", "today", "5h window"'),
   limitUsd: z.number(),
   warnRatio: z.number(),
@@ -51,7 +56,11 @@ export const CostReport = z.object({
   todayUsd: z.number(),
   priceTable: z.object({ date: z.string(), models: z.array(z.string()) }),
   budgets: z.array(BudgetView),
-  windows: z.array(WindowView).describe('Subscription windows as the agents report them (Codex, and Claude for a claude.ai login: 5-hour and weekly used-%)'),
+  windows: z
+    .array(WindowView)
+    .describe(
+      'Subscription windows as the agents report them (Codex, and Claude for a claude.ai login: 5-hour and weekly used-%)',
+    ),
   /** Spend per hour of the last 24 hours, oldest first, for the chart. */
   hourly: z.array(z.object({ hour: z.string(), usd: z.number() })),
 });
@@ -61,7 +70,11 @@ export const CostQuery = z.object({
     .string()
     .optional()
     .superRefine((value, ctx) => {
-      if (value !== undefined && !CostGrouping.options.includes(value as never)) ctx.addIssue({ code: 'custom', message: `"by" must be one of ${CostGrouping.options.join(', ')}, got "${value}"` });
+      if (value !== undefined && !CostGrouping.options.includes(value as never))
+        ctx.addIssue({
+          code: 'custom',
+          message: `"by" must be one of ${CostGrouping.options.join(', ')}, got "${value}"`,
+        });
     })
     .transform((value) => (value ?? 'session') as z.infer<typeof CostGrouping>),
 });
@@ -75,10 +88,20 @@ export const BudgetRequest = z
     session: z.string().min(1).max(64).optional().describe('Each session’s limit, e.g. 2usd'),
     day: z.string().min(1).max(64).optional().describe('All sessions today, e.g. 40usd'),
     window: z.array(z.string().min(1).max(64)).max(10).optional().describe('Rolling windows, e.g. 5h:200usd'),
-    warnAt: z.string().min(1).max(16).optional().describe('The soft limit, a share of each limit set here: 80% (default)'),
+    warnAt: z
+      .string()
+      .min(1)
+      .max(16)
+      .optional()
+      .describe('The soft limit, a share of each limit set here: 80% (default)'),
   })
   .strict();
-export const BudgetList = z.object({ budgets: z.array(BudgetView), resumed: z.array(z.string()).describe('Sessions the watchdog had paused for a budget, resumed now that they are within it') });
+export const BudgetList = z.object({
+  budgets: z.array(BudgetView),
+  resumed: z
+    .array(z.string())
+    .describe('Sessions the watchdog had paused for a budget, resumed now that they are within it'),
+});
 export type BudgetList = z.infer<typeof BudgetList>;
 
 export const AlertView = z.object({
@@ -92,7 +115,10 @@ export const AlertView = z.object({
   evidence: z.array(z.string()),
   action: AlertAction,
   acknowledgedAt: z.string().nullable(),
-  machine: z.string().optional().describe('The machine whose watchdog raised it (a workspace shared by several machines)'),
+  machine: z
+    .string()
+    .optional()
+    .describe('The machine whose watchdog raised it (a workspace shared by several machines)'),
 });
 export type AlertView = z.infer<typeof AlertView>;
 export const AlertsQuery = z.object({ all: flagQuery.describe('Acknowledged alerts too') });
@@ -100,10 +126,26 @@ export const AlertList = z.object({ alerts: z.array(AlertView) });
 export type AlertList = z.infer<typeof AlertList>;
 
 export const WATCHDOG = {
-  'GET /api/cost': endpoint({ summary: 'Tokens and cost by session, task, agent or day; burn rate, budgets and the agents’ subscription windows', query: CostQuery, response: CostReport }),
+  'GET /api/cost': endpoint({
+    summary:
+      'Tokens and cost by session, task, agent or day; burn rate, budgets and the agents’ subscription windows',
+    query: CostQuery,
+    response: CostReport,
+  }),
   'GET /api/budgets': endpoint({ summary: 'The budgets and where each stands', response: BudgetList }),
-  'POST /api/budgets': endpoint({ summary: 'Set budgets (a raised budget resumes the sessions it paused)', body: BudgetRequest, response: BudgetList }),
-  'DELETE /api/budgets/:scope': endpoint({ summary: 'Remove a budget (session, day, window:5h)', response: BudgetList }),
-  'GET /api/alerts': endpoint({ summary: 'The watchdog’s alerts, newest first (open ones unless all)', query: AlertsQuery, response: AlertList }),
+  'POST /api/budgets': endpoint({
+    summary: 'Set budgets (a raised budget resumes the sessions it paused)',
+    body: BudgetRequest,
+    response: BudgetList,
+  }),
+  'DELETE /api/budgets/:scope': endpoint({
+    summary: 'Remove a budget (session, day, window:5h)',
+    response: BudgetList,
+  }),
+  'GET /api/alerts': endpoint({
+    summary: 'The watchdog’s alerts, newest first (open ones unless all)',
+    query: AlertsQuery,
+    response: AlertList,
+  }),
   'POST /api/alerts/:id/ack': endpoint({ summary: 'Acknowledge an alert', response: AlertView }),
 } satisfies Table;

@@ -34,5 +34,9 @@ export const WorkersView = z.object({
 export type WorkersView = z.infer<typeof WorkersView>;
 
 export const WORKERS = {
-  'GET /api/workers': endpoint({ summary: 'The machines serving this workspace: capacity, load, last heartbeat', response: WorkersView, sessions: 'read' }),
+  'GET /api/workers': endpoint({
+    summary: 'The machines serving this workspace: capacity, load, last heartbeat',
+    response: WorkersView,
+    sessions: 'read',
+  }),
 } satisfies Table;

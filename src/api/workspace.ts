@@ -8,8 +8,12 @@ import { intQuery } from './query.js';
 export const WORKSPACE_EVENTS_PAGE_MAX = 1_000;
 
 export const WorkspaceEventsQuery = z.object({
-  after: intQuery('after', 0, Number.MAX_SAFE_INTEGER, 'a non-negative integer').describe('Only events after this sequence number'),
-  limit: intQuery('limit', 1, WORKSPACE_EVENTS_PAGE_MAX).describe(`Events per page (default and most: ${WORKSPACE_EVENTS_PAGE_MAX})`),
+  after: intQuery('after', 0, Number.MAX_SAFE_INTEGER, 'a non-negative integer').describe(
+    'Only events after this sequence number',
+  ),
+  limit: intQuery('limit', 1, WORKSPACE_EVENTS_PAGE_MAX).describe(
+    `Events per page (default and most: ${WORKSPACE_EVENTS_PAGE_MAX})`,
+  ),
   relayed: z
     .enum(['0', '1'], { error: (issue) => `"relayed" must be 0 or 1, got ${JSON.stringify(issue.input)}` })
     .optional()
@@ -18,13 +22,17 @@ export const WorkspaceEventsQuery = z.object({
 });
 export const WorkspaceEventList = z.object({
   events: z.array(WorkspaceEvent),
-  relayed: z.array(RelayedWorkspaceEvent).optional().describe("With ?relayed=1: the other machines' events in this page, each with its machine"),
+  relayed: z
+    .array(RelayedWorkspaceEvent)
+    .optional()
+    .describe("With ?relayed=1: the other machines' events in this page, each with its machine"),
   lastSeq: z.number().int(),
 });
 
 export const WORKSPACE = {
   'GET /api/workspace/events': endpoint({
-    summary: 'Workspace events (every domain, one global sequence) after ?after=N, oldest first; page on with the last seq',
+    summary:
+      'Workspace events (every domain, one global sequence) after ?after=N, oldest first; page on with the last seq',
     query: WorkspaceEventsQuery,
     response: WorkspaceEventList,
   }),

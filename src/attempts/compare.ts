@@ -42,18 +42,30 @@ export interface CompareContext {
   inFlight: Map<string, Promise<Check>>;
 }
 
-const NO_CHECK: Check = { outcome: 'none', command: null, exitCode: null, durationMs: null, outputTail: null };
+const NO_CHECK: Check = {
+  outcome: 'none',
+  command: null,
+  exitCode: null,
+  durationMs: null,
+  outputTail: null,
+};
 const EMPTY_DIFF = { files: [], additions: 0, deletions: 0 };
 
-export async function compareAttempt(member: AttemptMemberRow, session: SessionWithProject, ctx: CompareContext): Promise<{ view: AttemptView; saved: SavedSummary }> {
+export async function compareAttempt(
+  member: AttemptMemberRow,
+  session: SessionWithProject,
+  ctx: CompareContext,
+): Promise<{ view: AttemptView; saved: SavedSummary }> {
   const saved = member.summary_json === null ? undefined : (JSON.parse(member.summary_json) as SavedSummary);
   const gone = session.removed_at !== null || !existsSync(session.worktree);
   const kept = saved ?? { tree: null, check: NO_CHECK, diff: EMPTY_DIFF };
-  const summary = gone ? kept : await measure(session, saved, ctx).catch((error: unknown) => {
-    // Archived (or removed) while we read it: what was kept of it stands.
-    if (!existsSync(session.worktree)) return kept;
-    throw error;
-  });
+  const summary = gone
+    ? kept
+    : await measure(session, saved, ctx).catch((error: unknown) => {
+        // Archived (or removed) while we read it: what was kept of it stands.
+        if (!existsSync(session.worktree)) return kept;
+        throw error;
+      });
   const active = session.state === 'queued' || ACTIVE_STATES.includes(session.state);
   const end = active ? ctx.now.getTime() : Date.parse(session.last_event_at ?? session.updated_at);
   const view: AttemptView = {
@@ -77,7 +89,11 @@ export async function compareAttempt(member: AttemptMemberRow, session: SessionW
   return { view, saved: summary };
 }
 
-async function measure(session: SessionWithProject, saved: SavedSummary | undefined, ctx: CompareContext): Promise<SavedSummary> {
+async function measure(
+  session: SessionWithProject,
+  saved: SavedSummary | undefined,
+  ctx: CompareContext,
+): Promise<SavedSummary> {
   const stat = await diffStat(session.worktree, session.base_commit);
   const diff = { files: stat.files.map((f) => f.path), additions: stat.additions, deletions: stat.deletions };
   let config;
@@ -91,27 +107,58 @@ async function measure(session: SessionWithProject, saved: SavedSummary | undefi
   const described = describeCheck(command);
   const pending: Check = { ...NO_CHECK, outcome: 'pending', command: described };
   // Work still changing is not checked: the result would describe a moment, not the attempt.
-  if (session.state === 'queued' || ACTIVE_STATES.includes(session.state)) return { tree: null, diff, check: pending };
+  if (session.state === 'queued' || ACTIVE_STATES.includes(session.state))
+    return { tree: null, diff, check: pending };
   const snapshot = await snapshotWork(session.worktree);
-  if (saved?.tree === snapshot.tree && saved.check.command === described && saved.check.outcome !== 'pending') return { tree: snapshot.tree, diff, check: saved.check };
+  if (saved?.tree === snapshot.tree && saved.check.command === described && saved.check.outcome !== 'pending')
+    return { tree: snapshot.tree, diff, check: saved.check };
   if (!ctx.runChecks) return { tree: null, diff, check: pending };
   const key = `${snapshot.tree}\0${described}`;
   let running = ctx.inFlight.get(key);
   if (running === undefined) {
-    running = checkSnapshot(session, snapshot, command, config.merge?.checkTimeoutSeconds ?? DEFAULT_CHECK_SECONDS, ctx).finally(() => ctx.inFlight.delete(key));
+    running = checkSnapshot(
+      session,
+      snapshot,
+      command,
+      config.merge?.checkTimeoutSeconds ?? DEFAULT_CHECK_SECONDS,
+      ctx,
+    ).finally(() => ctx.inFlight.delete(key));
     ctx.inFlight.set(key, running);
   }
   return { tree: snapshot.tree, diff, check: await running };
 }
 
-async function checkSnapshot(session: SessionWithProject, snapshot: { head: string; tree: string }, command: CheckCommand, timeoutSeconds: number, ctx: CompareContext): Promise<Check> {
+async function checkSnapshot(
+  session: SessionWithProject,
+  snapshot: { head: string; tree: string },
+  command: CheckCommand,
+  timeoutSeconds: number,
+  ctx: CompareContext,
+): Promise<Check> {
   try {
-    const commit = await snapshotCommit(session.worktree, snapshot, `baton: attempt ${session.name} as checked`);
+    const commit = await snapshotCommit(
+      session.worktree,
+      snapshot,
+      `baton: attempt ${session.name} as checked`,
+    );
     const scratch = join(ctx.home, 'attempts', ctx.groupId, `${session.name}-${snapshot.tree.slice(0, 10)}`);
-    const result = await withScratchWorktree(session.project_root, scratch, commit, (cwd) => runCheck(command, { cwd, timeoutSeconds, env: ctx.env }));
-    return { outcome: result.outcome, command: result.command, exitCode: result.exitCode, durationMs: result.durationMs, outputTail: result.outputTail };
+    const result = await withScratchWorktree(session.project_root, scratch, commit, (cwd) =>
+      runCheck(command, { cwd, timeoutSeconds, env: ctx.env }),
+    );
+    return {
+      outcome: result.outcome,
+      command: result.command,
+      exitCode: result.exitCode,
+      durationMs: result.durationMs,
+      outputTail: result.outputTail,
+    };
   } catch (error) {
-    return { ...NO_CHECK, outcome: 'error', command: describeCheck(command), outputTail: errorMessage(error) };
+    return {
+      ...NO_CHECK,
+      outcome: 'error',
+      command: describeCheck(command),
+      outputTail: errorMessage(error),
+    };
   }
 }
 
@@ -119,10 +166,19 @@ function conflictsOf(sessionId: string, ctx: CompareContext): AttemptView['confl
   if (ctx.radar === undefined) return [];
   const out: AttemptView['conflicts'] = [];
   for (const conflict of ctx.radar().conflicts) {
-    const other = conflict.a.sessionId === sessionId ? conflict.b : conflict.b.kind === 'session' && conflict.b.sessionId === sessionId ? conflict.a : undefined;
+    const other =
+      conflict.a.sessionId === sessionId
+        ? conflict.b
+        : conflict.b.kind === 'session' && conflict.b.sessionId === sessionId
+          ? conflict.a
+          : undefined;
     if (other === undefined) continue;
     if (other.kind === 'session' && ctx.siblings.has(other.sessionId)) continue;
-    out.push({ with: other.kind === 'base' ? `${other.ref} (base)` : other.name, level: conflict.level, files: conflict.files.map((f) => f.path) });
+    out.push({
+      with: other.kind === 'base' ? `${other.ref} (base)` : other.name,
+      level: conflict.level,
+      files: conflict.files.map((f) => f.path),
+    });
   }
   return out;
 }

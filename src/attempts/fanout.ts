@@ -47,7 +47,9 @@ export function step(deps: FanoutDeps, groupId: string): Promise<void> {
   const previous = chains.get(groupId) ?? Promise.resolve();
   const next = previous
     .then(() => advance(deps, groupId))
-    .catch((error: unknown) => log.error('fan-out step failed', { group: groupId, error: errorMessage(error) }));
+    .catch((error: unknown) =>
+      log.error('fan-out step failed', { group: groupId, error: errorMessage(error) }),
+    );
   chains.set(groupId, next);
   void next.then(() => {
     if (chains.get(groupId) === next) chains.delete(groupId);
@@ -69,11 +71,26 @@ async function advance(deps: FanoutDeps, groupId: string): Promise<void> {
   const states = [...batches.values()].map((tries) => batchState(deps.sessions, tries));
   if (states.some((s) => s === 'running' || s === 'needs_input')) return;
   const done = states.filter((s) => s === 'done').length;
-  deps.store.setState(groupId, 'finished', { message: `${done} of ${states.length} batches done, ${states.length - done} failed` });
-  deps.bus.publish(AttemptFanoutFinished, { groupId, project: group.project_name, taskId: group.task_id, batches: states.length, done, failed: states.length - done });
+  deps.store.setState(groupId, 'finished', {
+    message: `${done} of ${states.length} batches done, ${states.length - done} failed`,
+  });
+  deps.bus.publish(AttemptFanoutFinished, {
+    groupId,
+    project: group.project_name,
+    taskId: group.task_id,
+    batches: states.length,
+    done,
+    failed: states.length - done,
+  });
 }
 
-async function retry(deps: FanoutDeps, group: AttemptGroupWithProject, slot: number, failed: AttemptMemberRow, session: SessionWithProject): Promise<void> {
+async function retry(
+  deps: FanoutDeps,
+  group: AttemptGroupWithProject,
+  slot: number,
+  failed: AttemptMemberRow,
+  session: SessionWithProject,
+): Promise<void> {
   // The failed session's own settings: its prompt already holds the batch's items and any instructions.
   const request = {
     prompt: session.prompt,
@@ -89,14 +106,32 @@ async function retry(deps: FanoutDeps, group: AttemptGroupWithProject, slot: num
   };
   let again: SessionWithProject;
   try {
-    again = await dispatchOne(deps.sessions, request, { agent: failed.agent as AgentId, name: `${session.name}-retry`, prompt: session.prompt });
+    again = await dispatchOne(deps.sessions, request, {
+      agent: failed.agent as AgentId,
+      name: `${session.name}-retry`,
+      prompt: session.prompt,
+    });
   } catch (error) {
     // Not retried: the batch is listed as failed, and why is in the log.
     log.error('fan-out batch not retried', { group: group.id, batch: slot, error: errorMessage(error) });
-    deps.store.addMember({ group_id: group.id, slot, try: 2, session_id: session.id, agent: failed.agent, items_json: failed.items_json });
+    deps.store.addMember({
+      group_id: group.id,
+      slot,
+      try: 2,
+      session_id: session.id,
+      agent: failed.agent,
+      items_json: failed.items_json,
+    });
     return;
   }
-  deps.store.addMember({ group_id: group.id, slot, try: 2, session_id: again.id, agent: failed.agent, items_json: failed.items_json });
+  deps.store.addMember({
+    group_id: group.id,
+    slot,
+    try: 2,
+    session_id: again.id,
+    agent: failed.agent,
+    items_json: failed.items_json,
+  });
   deps.bus.publish(AttemptBatchRetried, {
     groupId: group.id,
     project: group.project_name,
@@ -113,7 +148,10 @@ export async function fanoutReport(deps: FanoutDeps, group: AttemptGroupWithProj
   const batches: BatchView[] = [];
   for (const [slot, tries] of bySlot(members)) {
     const latest = deps.sessions.get(tries[tries.length - 1]!.session_id);
-    const stat = latest !== undefined && latest.removed_at === null && existsSync(latest.worktree) ? await diffStat(latest.worktree, latest.base_commit) : undefined;
+    const stat =
+      latest !== undefined && latest.removed_at === null && existsSync(latest.worktree)
+        ? await diffStat(latest.worktree, latest.base_commit)
+        : undefined;
     batches.push({
       batch: slot,
       items: JSON.parse(tries[0]!.items_json ?? '[]') as string[],
@@ -123,7 +161,10 @@ export async function fanoutReport(deps: FanoutDeps, group: AttemptGroupWithProj
         const s = deps.sessions.get(t.session_id);
         return s === undefined ? [] : [{ sessionId: s.id, name: s.name, state: s.state }];
       }),
-      diff: stat === undefined ? { files: [], additions: 0, deletions: 0 } : { files: stat.files.map((f) => f.path), additions: stat.additions, deletions: stat.deletions },
+      diff:
+        stat === undefined
+          ? { files: [], additions: 0, deletions: 0 }
+          : { files: stat.files.map((f) => f.path), additions: stat.additions, deletions: stat.deletions },
       finalMessage: latest === undefined ? null : finalMessage(deps.sessions, latest.id),
     });
   }

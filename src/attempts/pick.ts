@@ -27,39 +27,92 @@ export interface PickDeps {
 }
 
 /** Which group `session` is an attempt of, refusing a session outside `group` (when named) or outside any best-of group. */
-export function groupOfPick(deps: Pick<PickDeps, 'store'>, session: SessionWithProject, group: AttemptGroupWithProject | undefined): AttemptGroupWithProject {
+export function groupOfPick(
+  deps: Pick<PickDeps, 'store'>,
+  session: SessionWithProject,
+  group: AttemptGroupWithProject | undefined,
+): AttemptGroupWithProject {
   const member = deps.store.memberOf(session.id);
   const own = member === undefined ? undefined : deps.store.get(member.group_id);
   if (group !== undefined && own?.id !== group.id) {
-    throw new InvalidInputError(`${session.name} is not an attempt of group ${group.id}; \`baton attempts show ${group.id}\` lists its attempts.`, { reason: 'not_in_group' });
+    throw new InvalidInputError(
+      `${session.name} is not an attempt of group ${group.id}; \`baton attempts show ${group.id}\` lists its attempts.`,
+      { reason: 'not_in_group' },
+    );
   }
-  if (own === undefined) throw new InvalidInputError(`${session.name} is not an attempt of any best-of group; \`baton attempts ls\` lists the groups.`, { reason: 'not_in_group' });
-  if (own.kind !== 'best_of') throw new InvalidInputError(`${session.name} is a batch of fan-out ${own.id}, not an attempt to pick; land batches with \`baton merge\`.`, { reason: 'not_in_group' });
+  if (own === undefined)
+    throw new InvalidInputError(
+      `${session.name} is not an attempt of any best-of group; \`baton attempts ls\` lists the groups.`,
+      { reason: 'not_in_group' },
+    );
+  if (own.kind !== 'best_of')
+    throw new InvalidInputError(
+      `${session.name} is a batch of fan-out ${own.id}, not an attempt to pick; land batches with \`baton merge\`.`,
+      { reason: 'not_in_group' },
+    );
   return own;
 }
 
-export async function pick(deps: PickDeps, group: AttemptGroupWithProject, winner: SessionWithProject, cwd: string | undefined): Promise<{ mergeId: string; seq: number }> {
-  if (group.state === 'picking') throw new SessionStateError(`Group ${group.id} is already landing ${nameOf(deps, group.picked_session_id)} (merge ${group.merge_id ?? ''}); wait for it.`);
-  if (group.state === 'landed') throw new SessionStateError(`Group ${group.id} has already landed ${nameOf(deps, group.picked_session_id)}; its other attempts are archived.`);
+export async function pick(
+  deps: PickDeps,
+  group: AttemptGroupWithProject,
+  winner: SessionWithProject,
+  cwd: string | undefined,
+): Promise<{ mergeId: string; seq: number }> {
+  if (group.state === 'picking')
+    throw new SessionStateError(
+      `Group ${group.id} is already landing ${nameOf(deps, group.picked_session_id)} (merge ${group.merge_id ?? ''}); wait for it.`,
+    );
+  if (group.state === 'landed')
+    throw new SessionStateError(
+      `Group ${group.id} has already landed ${nameOf(deps, group.picked_session_id)}; its other attempts are archived.`,
+    );
   // Before the merge: a landed winner's worktree is removed, and its figures with it.
   await deps.keepFigures(group);
   const { view, result } = await deps.merges().enqueue([winner.id], { squash: false, cwd });
-  deps.store.setState(group.id, 'picking', { picked_session_id: winner.id, merge_id: view.mergeId, message: null });
-  const event = deps.bus.publish(AttemptPicked, { groupId: group.id, project: group.project_name, taskId: group.task_id, winner: { sessionId: winner.id, name: winner.name }, mergeId: view.mergeId });
+  deps.store.setState(group.id, 'picking', {
+    picked_session_id: winner.id,
+    merge_id: view.mergeId,
+    message: null,
+  });
+  const event = deps.bus.publish(AttemptPicked, {
+    groupId: group.id,
+    project: group.project_name,
+    taskId: group.task_id,
+    winner: { sessionId: winner.id, name: winner.name },
+    mergeId: view.mergeId,
+  });
   result
     .then((outcome) => settle(deps, group.id, winner, outcome))
-    .catch((error: unknown) => log.error('attempt pick not settled', { group: group.id, error: errorMessage(error) }));
+    .catch((error: unknown) =>
+      log.error('attempt pick not settled', { group: group.id, error: errorMessage(error) }),
+    );
   return { mergeId: view.mergeId, seq: event.seq };
 }
 
 /** After the winner's merge: the others archived when it landed; the group open again when not. */
-export async function settle(deps: Pick<PickDeps, 'store' | 'sessions' | 'bus'>, groupId: string, winner: SessionWithProject, outcome: Pick<MergeResult, 'outcome' | 'message'>): Promise<void> {
+export async function settle(
+  deps: Pick<PickDeps, 'store' | 'sessions' | 'bus'>,
+  groupId: string,
+  winner: SessionWithProject,
+  outcome: Pick<MergeResult, 'outcome' | 'message'>,
+): Promise<void> {
   const group = deps.store.get(groupId);
   if (group === undefined) return;
-  const ref = { groupId, project: group.project_name, taskId: group.task_id, winner: { sessionId: winner.id, name: winner.name } };
+  const ref = {
+    groupId,
+    project: group.project_name,
+    taskId: group.task_id,
+    winner: { sessionId: winner.id, name: winner.name },
+  };
   if (outcome.outcome !== 'landed') {
     deps.store.setState(groupId, 'pick_failed', { message: outcome.message });
-    deps.bus.publish(AttemptSettled, { ...ref, outcome: 'not_landed', message: `${winner.name} did not land: ${outcome.message} Nothing was archived; pick again when it is fixed.`, archived: [] });
+    deps.bus.publish(AttemptSettled, {
+      ...ref,
+      outcome: 'not_landed',
+      message: `${winner.name} did not land: ${outcome.message} Nothing was archived; pick again when it is fixed.`,
+      archived: [],
+    });
     return;
   }
   const archived = await archiveOthers(deps, groupId, winner.id);
@@ -68,7 +121,11 @@ export async function settle(deps: Pick<PickDeps, 'store' | 'sessions' | 'bus'>,
   deps.bus.publish(AttemptSettled, { ...ref, outcome: 'landed', message, archived });
 }
 
-async function archiveOthers(deps: Pick<PickDeps, 'store' | 'sessions'>, groupId: string, winnerId: string): Promise<{ sessionId: string; name: string; snapshotRef: string | null; branch: string }[]> {
+async function archiveOthers(
+  deps: Pick<PickDeps, 'store' | 'sessions'>,
+  groupId: string,
+  winnerId: string,
+): Promise<{ sessionId: string; name: string; snapshotRef: string | null; branch: string }[]> {
   const archived = [];
   for (const member of deps.store.members(groupId)) {
     const session = deps.sessions.get(member.session_id);
@@ -76,7 +133,12 @@ async function archiveOthers(deps: Pick<PickDeps, 'store' | 'sessions'>, groupId
     try {
       const { result } = await deps.sessions.remove(session.id);
       deps.store.markArchived(session.id, result.snapshotRef ?? null);
-      archived.push({ sessionId: session.id, name: session.name, snapshotRef: result.snapshotRef ?? null, branch: session.branch });
+      archived.push({
+        sessionId: session.id,
+        name: session.name,
+        snapshotRef: result.snapshotRef ?? null,
+        branch: session.branch,
+      });
     } catch (error) {
       log.error('attempt not archived', { session: session.name, error: errorMessage(error) });
     }
@@ -94,7 +156,14 @@ export async function resumePicks(deps: Pick<PickDeps, 'store' | 'sessions' | 'b
     const winner = group.picked_session_id === null ? undefined : deps.sessions.get(group.picked_session_id);
     if (winner === undefined) continue;
     const landed = winner.removed_at !== null;
-    await settle(deps, group.id, winner, landed ? { outcome: 'landed', message: '' } : { outcome: 'failed', message: 'The supervisor restarted while it merged.' });
+    await settle(
+      deps,
+      group.id,
+      winner,
+      landed
+        ? { outcome: 'landed', message: '' }
+        : { outcome: 'failed', message: 'The supervisor restarted while it merged.' },
+    );
   }
 }
 

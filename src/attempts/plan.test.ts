@@ -4,14 +4,22 @@ import { attemptAgents, batchPrompt, batches, memberName } from './plan.js';
 describe('attemptAgents', () => {
   it('repeats one agent n times and takes one agent per attempt as given', () => {
     expect(attemptAgents(['claude'], 3, {})).toEqual(['claude', 'claude', 'claude']);
-    expect(attemptAgents(['claude', 'codex', 'claude'], undefined, {})).toEqual(['claude', 'codex', 'claude']);
+    expect(attemptAgents(['claude', 'codex', 'claude'], undefined, {})).toEqual([
+      'claude',
+      'codex',
+      'claude',
+    ]);
     expect(attemptAgents(['claude', 'codex', 'claude'], 3, {})).toEqual(['claude', 'codex', 'claude']);
   });
 
-  it('refuses a count over the cap (default 8, or the repository\'s), under 2, or not matching the agents', () => {
-    expect(() => attemptAgents(['claude'], 9, {})).toThrow(/--best-of 9 is over this repository's cap of 8 attempts/);
+  it("refuses a count over the cap (default 8, or the repository's), under 2, or not matching the agents", () => {
+    expect(() => attemptAgents(['claude'], 9, {})).toThrow(
+      /--best-of 9 is over this repository's cap of 8 attempts/,
+    );
     expect(attemptAgents(['codex'], 8, {})).toHaveLength(8);
-    expect(() => attemptAgents(['claude'], 3, { attempts: { maxAttempts: 2 } })).toThrow(/cap of 2 attempts; .*attempts\.maxAttempts/);
+    expect(() => attemptAgents(['claude'], 3, { attempts: { maxAttempts: 2 } })).toThrow(
+      /cap of 2 attempts; .*attempts\.maxAttempts/,
+    );
     expect(() => attemptAgents(['claude'], 1, {})).toThrow(/at least 2 attempts/);
     expect(() => attemptAgents(['claude', 'codex'], 3, {})).toThrow(/names 2 agents for 3 attempts/);
   });
@@ -28,7 +36,9 @@ describe('batches', () => {
 
   it('refuses a batch size under 1 and more batches than the cap', () => {
     expect(() => batches(['a'], 0, {})).toThrow(/at least 1/);
-    expect(() => batches(['a', 'b', 'c'], 1, { attempts: { maxBatches: 2 } })).toThrow(/3 items in batches of 1 make 3 batches, over this repository's cap of 2/);
+    expect(() => batches(['a', 'b', 'c'], 1, { attempts: { maxBatches: 2 } })).toThrow(
+      /3 items in batches of 1 make 3 batches, over this repository's cap of 2/,
+    );
     expect(batches(Array.from({ length: 50 }, String), 1, {})).toHaveLength(50);
     expect(() => batches(Array.from({ length: 51 }, String), 1, {})).toThrow(/cap of 50/);
   });

@@ -11,28 +11,44 @@ export const DEFAULT_MAX_ATTEMPTS = 8;
 export const DEFAULT_MAX_BATCHES = 50;
 
 /** One agent per attempt: `agents` as given when it names each, or its one agent `n` times. */
-export function attemptAgents(agents: readonly AgentId[], n: number | undefined, config: RepoConfig): AgentId[] {
+export function attemptAgents(
+  agents: readonly AgentId[],
+  n: number | undefined,
+  config: RepoConfig,
+): AgentId[] {
   const count = n ?? agents.length;
   const max = config.attempts?.maxAttempts ?? DEFAULT_MAX_ATTEMPTS;
   if (count > max) {
-    throw new InvalidInputError(`--best-of ${count} is over this repository's cap of ${max} attempts; ask for fewer, or raise attempts.maxAttempts in .baton/config.json.`, { reason: 'over_cap', max });
+    throw new InvalidInputError(
+      `--best-of ${count} is over this repository's cap of ${max} attempts; ask for fewer, or raise attempts.maxAttempts in .baton/config.json.`,
+      { reason: 'over_cap', max },
+    );
   }
-  if (count < 2) throw new InvalidInputError(`--best-of needs at least 2 attempts to compare (got ${count}); for one session use \`baton dispatch\` without it.`);
+  if (count < 2)
+    throw new InvalidInputError(
+      `--best-of needs at least 2 attempts to compare (got ${count}); for one session use \`baton dispatch\` without it.`,
+    );
   if (agents.length === 1) return Array.from({ length: count }, () => agents[0]!);
   if (agents.length !== count) {
-    throw new InvalidInputError(`--agents names ${agents.length} agents for ${count} attempts; name one agent (used for every attempt) or one per attempt.`);
+    throw new InvalidInputError(
+      `--agents names ${agents.length} agents for ${count} attempts; name one agent (used for every attempt) or one per attempt.`,
+    );
   }
   return [...agents];
 }
 
 /** `items` in batches of `size`, in order; the last may be smaller. */
 export function batches<T>(items: readonly T[], size: number, config: RepoConfig): T[][] {
-  if (!Number.isInteger(size) || size < 1) throw new InvalidInputError(`--batch takes a whole number of items per batch, at least 1 (got ${size}).`);
+  if (!Number.isInteger(size) || size < 1)
+    throw new InvalidInputError(`--batch takes a whole number of items per batch, at least 1 (got ${size}).`);
   const out: T[][] = [];
   for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
   const max = config.attempts?.maxBatches ?? DEFAULT_MAX_BATCHES;
   if (out.length > max) {
-    throw new InvalidInputError(`${items.length} items in batches of ${size} make ${out.length} batches, over this repository's cap of ${max}; use a larger --batch, or raise attempts.maxBatches in .baton/config.json.`, { reason: 'over_cap', max });
+    throw new InvalidInputError(
+      `${items.length} items in batches of ${size} make ${out.length} batches, over this repository's cap of ${max}; use a larger --batch, or raise attempts.maxBatches in .baton/config.json.`,
+      { reason: 'over_cap', max },
+    );
   }
   return out;
 }

@@ -5,7 +5,14 @@
  */
 import { join } from 'node:path';
 import type { z } from 'zod';
-import type { AttemptGroupView, BestOfRequest, FanoutRequest, FanoutView, GroupList, PickView } from '../api/attempts.js';
+import type {
+  AttemptGroupView,
+  BestOfRequest,
+  FanoutRequest,
+  FanoutView,
+  GroupList,
+  PickView,
+} from '../api/attempts.js';
 import type { ConflictsView } from '../api/conflicts.js';
 import type { WorkspaceBus } from '../bus/index.js';
 import { AttemptStarted, type WorkspaceEvent } from '../events/workspace.js';
@@ -52,9 +59,12 @@ export class AttemptService {
   /** Follows the sessions of running fan-outs; after a start, also does what the last supervisor left undone. */
   async start(): Promise<void> {
     this.unsubscribe ??= this.options.bus.subscribe((event: WorkspaceEvent) => {
-      if (event.type === 'session.state_changed' || event.type === 'session.removed') onMemberChanged(this.fanoutDeps(), event.data.sessionId);
+      if (event.type === 'session.state_changed' || event.type === 'session.removed')
+        onMemberChanged(this.fanoutDeps(), event.data.sessionId);
     });
-    await removeStaleScratches(join(this.options.home, 'attempts')).catch((error: unknown) => log.warn('stale attempt scratches not removed', { error: errorMessage(error) }));
+    await removeStaleScratches(join(this.options.home, 'attempts')).catch((error: unknown) =>
+      log.warn('stale attempt scratches not removed', { error: errorMessage(error) }),
+    );
     await resumePicks(this.pickDeps());
     for (const group of this.store.inStates(['running'])) await step(this.fanoutDeps(), group.id);
   }
@@ -82,8 +92,19 @@ export class AttemptService {
   }
 
   list(filter: { kind?: AttemptKind | undefined; project?: string | undefined } = {}): GroupList {
-    const groups = this.store.list({ kind: filter.kind }).filter((g) => filter.project === undefined || g.project_name === filter.project || g.project_root === filter.project);
-    return { groups: groups.map((g) => summaryOf(g, new Set(this.store.members(g.id).map((m) => m.session_id)).size)) };
+    const groups = this.store
+      .list({ kind: filter.kind })
+      .filter(
+        (g) =>
+          filter.project === undefined ||
+          g.project_name === filter.project ||
+          g.project_root === filter.project,
+      );
+    return {
+      groups: groups.map((g) =>
+        summaryOf(g, new Set(this.store.members(g.id).map((m) => m.session_id)).size),
+      ),
+    };
   }
 
   /** A best-of group's comparison; with `runChecks`, the repository's check is run on attempts not checked yet. */
@@ -118,7 +139,11 @@ export class AttemptService {
     const named = groupRef === undefined ? undefined : this.resolve(groupRef, 'best_of');
     const group = groupOfPick(this.pickDeps(), session, named);
     const { mergeId, seq } = await pick(this.pickDeps(), group, session, cwd);
-    return { group: summaryOf(this.store.get(group.id) ?? group, this.store.members(group.id).length), mergeId, seq };
+    return {
+      group: summaryOf(this.store.get(group.id) ?? group, this.store.members(group.id).length),
+      mergeId,
+      seq,
+    };
   }
 
   async fanout(ref: string): Promise<FanoutView> {
@@ -131,25 +156,51 @@ export class AttemptService {
     if (exact !== undefined && exact.kind === kind) return exact;
     const found = ref.length < 3 ? [] : this.store.byPrefix(ref).filter((g) => g.kind === kind);
     if (found.length === 1) return found[0]!;
-    if (found.length > 1) throw new AmbiguousGroupError(ref, found.map((g) => g.id));
+    if (found.length > 1)
+      throw new AmbiguousGroupError(
+        ref,
+        found.map((g) => g.id),
+      );
     const other = exact ?? this.store.byPrefix(ref)[0];
     if (other !== undefined && ref.length >= 3) {
-      throw new InvalidInputError(`${other.id} is a ${other.kind === 'fanout' ? 'fan-out (`baton fanout show`)' : 'best-of group (`baton attempts show`)'}, not a ${kind === 'fanout' ? 'fan-out' : 'best-of group'}.`);
+      throw new InvalidInputError(
+        `${other.id} is a ${other.kind === 'fanout' ? 'fan-out (`baton fanout show`)' : 'best-of group (`baton attempts show`)'}, not a ${kind === 'fanout' ? 'fan-out' : 'best-of group'}.`,
+      );
     }
     throw new AttemptGroupNotFoundError(ref, kind);
   }
 
-  private record(started: StartedGroup, request: { prompt: string; instructions?: string | undefined; taskId?: string | undefined }, batchSize: number | null): AttemptGroupWithProject {
+  private record(
+    started: StartedGroup,
+    request: { prompt: string; instructions?: string | undefined; taskId?: string | undefined },
+    batchSize: number | null,
+  ): AttemptGroupWithProject {
     const { id, kind, projectId, members } = started;
     const state = kind === 'fanout' ? 'running' : 'open';
-    this.store.create({ id, kind, project_id: projectId, prompt: request.prompt, instructions: request.instructions ?? null, task_id: request.taskId ?? null, batch_size: batchSize, state }, members.map((m) => m.member));
+    this.store.create(
+      {
+        id,
+        kind,
+        project_id: projectId,
+        prompt: request.prompt,
+        instructions: request.instructions ?? null,
+        task_id: request.taskId ?? null,
+        batch_size: batchSize,
+        state,
+      },
+      members.map((m) => m.member),
+    );
     const group = this.store.get(id)!;
     this.options.bus.publish(AttemptStarted, {
       groupId: id,
       project: group.project_name,
       taskId: group.task_id,
       kind,
-      sessions: members.map(({ session }) => ({ sessionId: session.id, name: session.name, agent: session.agent })),
+      sessions: members.map(({ session }) => ({
+        sessionId: session.id,
+        name: session.name,
+        agent: session.agent,
+      })),
     });
     return group;
   }

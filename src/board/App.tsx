@@ -14,9 +14,26 @@ import { runFeed } from './feed.js';
 import { OPENS_FIELD, splitBurst } from './keys.js';
 import { editLine, emptyLine } from './line-edit.js';
 import { Footer, Header, SessionList, WorkspaceFeed } from './List.js';
-import { applyUpdate, boardRows, cursorOrder, emptyBoard, moveCursor, scrollTop, type BoardData, type StreamUpdate } from './model.js';
+import {
+  applyUpdate,
+  boardRows,
+  cursorOrder,
+  emptyBoard,
+  moveCursor,
+  scrollTop,
+  type BoardData,
+  type StreamUpdate,
+} from './model.js';
 import { AGE_TICK_MS, basename, emptyText, panelHeight, useClock, type Mode } from './layout.js';
-import { AnswerPanel, DispatchPanel, FIELDS, FilterPanel, HelpPanel, PeekPanel, RemovePanel } from './Panels.js';
+import {
+  AnswerPanel,
+  DispatchPanel,
+  FIELDS,
+  FilterPanel,
+  HelpPanel,
+  PeekPanel,
+  RemovePanel,
+} from './Panels.js';
 import { useTerminalSize } from './size.js';
 
 export interface AppProps {
@@ -61,7 +78,9 @@ export function App({ ctx, here, color, onFrame }: AppProps) {
   const attachKeys = useRef<((input: string, key: Key) => void) | undefined>(undefined);
   const [onlyHere, setOnlyHere] = useState(here !== undefined);
   const [note, setNote] = useState('');
-  const [peek, setPeek] = useState<{ id: string; seq: number; data?: act.PeekData; error?: string } | undefined>();
+  const [peek, setPeek] = useState<
+    { id: string; seq: number; data?: act.PeekData; error?: string } | undefined
+  >();
   const now = useClock(AGE_TICK_MS);
 
   useEffect(() => {
@@ -70,7 +89,13 @@ export function App({ ctx, here, color, onFrame }: AppProps) {
       model.current = applyUpdate(model.current, update);
       setBoard(model.current);
     };
-    void runFeed({ ctx, signal: controller.signal, onUpdate, lastSeq: () => model.current.lastSeq, onClient: (c) => (api.current = c) });
+    void runFeed({
+      ctx,
+      signal: controller.signal,
+      onUpdate,
+      lastSeq: () => model.current.lastSeq,
+      onClient: (c) => (api.current = c),
+    });
     return () => controller.abort();
   }, [feedRun]);
 
@@ -81,7 +106,8 @@ export function App({ ctx, here, color, onFrame }: AppProps) {
   const scope = { projectRoot: onlyHere ? here : undefined, filter };
   const rows = useMemo(() => boardRows(board.sessions.values(), scope), [board.sessions, onlyHere, filter]);
   const order = useMemo(() => cursorOrder(rows), [rows]);
-  const selectedOf = (id: string | undefined): SessionView | undefined => board.sessions.get(id !== undefined && order.includes(id) ? id : (order[0] ?? ''));
+  const selectedOf = (id: string | undefined): SessionView | undefined =>
+    board.sessions.get(id !== undefined && order.includes(id) ? id : (order[0] ?? ''));
   const selected = selectedOf(selectedId);
   const manyProjects = new Set([...board.sessions.values()].map((s) => s.projectRoot)).size > 1 && !onlyHere;
 
@@ -98,7 +124,8 @@ export function App({ ctx, here, color, onFrame }: AppProps) {
     );
   }, [needsContext, selected?.id, selected?.lastSeq]);
 
-  const withApi = async <T,>(call: (c: SupervisorClient) => Promise<T>): Promise<T> => call(api.current ?? (await client(ctx)));
+  const withApi = async <T,>(call: (c: SupervisorClient) => Promise<T>): Promise<T> =>
+    call(api.current ?? (await client(ctx)));
   const run = (call: (c: SupervisorClient) => Promise<string>, after: Mode = { kind: 'list' }): void => {
     withApi(call).then(
       (message) => {
@@ -158,7 +185,9 @@ export function App({ ctx, here, color, onFrame }: AppProps) {
       const edit = editLine({ value: filterRef.current, cursor: mode.cursor }, input, key);
       if (edit.kind === 'other') return;
       setFilter(edit.line.value);
-      return setMode(edit.kind === 'submit' ? { kind: 'list' } : { kind: 'filter', cursor: edit.line.cursor });
+      return setMode(
+        edit.kind === 'submit' ? { kind: 'list' } : { kind: 'filter', cursor: edit.line.cursor },
+      );
     }
     if (mode.kind === 'remove') {
       if (input === 'y' && selected !== undefined) run((c) => act.remove(c, selected));
@@ -173,7 +202,8 @@ export function App({ ctx, here, color, onFrame }: AppProps) {
     if (key.pageUp) return move(-listHeight);
     if (input === '?') return setMode(mode.kind === 'help' ? { kind: 'list' } : { kind: 'help' });
     if (input === '/') return setMode({ kind: 'filter', cursor: filterRef.current.length });
-    if (input === 'n') return setMode({ kind: 'dispatch', form: act.emptyDispatch, field: 0, cursor: 0, error: '' });
+    if (input === 'n')
+      return setMode({ kind: 'dispatch', form: act.emptyDispatch, field: 0, cursor: 0, error: '' });
     if (key.tab && here !== undefined) return setOnlyHere(!onlyHere);
     if (input === 'R' && board.status.kind === 'stopped') return setFeedRun((n) => n + 1);
     if (selected === undefined) return;
@@ -181,7 +211,8 @@ export function App({ ctx, here, color, onFrame }: AppProps) {
     if (input === ' ') return setMode(mode.kind === 'peek' ? { kind: 'list' } : { kind: 'peek' });
     if (input === 'r') return setMode({ kind: 'answer', answer: 'reply', line: emptyLine });
     if (input === 'a' || input === 'd') {
-      if (selected.state !== 'needs_input' || selected.reason?.kind !== 'approval') return setNote(`${selected.name} is not waiting for an approval.`);
+      if (selected.state !== 'needs_input' || selected.reason?.kind !== 'approval')
+        return setNote(`${selected.name} is not waiting for an approval.`);
       return setMode({ kind: 'answer', answer: input === 'a' ? 'allow' : 'deny', line: emptyLine });
     }
     if (input === 'p') return run((c) => act.togglePin(c, selected), mode);
@@ -193,7 +224,8 @@ export function App({ ctx, here, color, onFrame }: AppProps) {
 
   /** Tab and the arrows move between the form's fields; enter on the last one dispatches. */
   function dispatchKey(mode: Extract<Mode, { kind: 'dispatch' }>, input: string, key: Key): void {
-    const to = (from: typeof mode, field: number): void => setMode({ ...from, field, cursor: from.form[fieldAt(field)].length });
+    const to = (from: typeof mode, field: number): void =>
+      setMode({ ...from, field, cursor: from.form[fieldAt(field)].length });
     if (key.tab || key.downArrow) return to(mode, (mode.field + 1) % FIELDS.length);
     if (key.upArrow) return to(mode, (mode.field + FIELDS.length - 1) % FIELDS.length);
     const name = fieldAt(mode.field);
@@ -247,23 +279,59 @@ export function App({ ctx, here, color, onFrame }: AppProps) {
     return onlyHere && here !== undefined ? here : (selected?.projectRoot ?? here ?? ctx.cwd);
   }
 
-
   if (mode.kind === 'attach') {
     const session = board.sessions.get(mode.id);
     if (session !== undefined) {
-      return <Attach keys={attachKeys} ctx={ctx} api={api.current} session={session} width={size.columns} height={size.rows - 1} color={color} onBack={() => setMode({ kind: 'list' })} />;
+      return (
+        <Attach
+          keys={attachKeys}
+          ctx={ctx}
+          api={api.current}
+          session={session}
+          width={size.columns}
+          height={size.rows - 1}
+          color={color}
+          onBack={() => setMode({ kind: 'list' })}
+        />
+      );
     }
   }
 
-  const scopeLabel = here === undefined ? 'every repository' : onlyHere ? `${basename(here)} (tab: every repository)` : `every repository (tab: ${basename(here)})`;
+  const scopeLabel =
+    here === undefined
+      ? 'every repository'
+      : onlyHere
+        ? `${basename(here)} (tab: every repository)`
+        : `every repository (tab: ${basename(here)})`;
   const shownCount = order.length;
-  const totalCount = onlyHere ? [...board.sessions.values()].filter((s) => s.projectRoot === here).length : board.sessions.size;
+  const totalCount = onlyHere
+    ? [...board.sessions.values()].filter((s) => s.projectRoot === here).length
+    : board.sessions.size;
   const width = size.columns;
   const panel = panelHeight(mode, size.rows);
   return (
     <Box flexDirection="column" height={size.rows - 1} width={width}>
-      <Header scope={scopeLabel} count={shownCount} total={totalCount} filter={filter} status={board.status} width={width} color={color} />
-      <SessionList rows={rows} top={Math.min(top, Math.max(0, rows.length - listHeight))} height={listHeight} selectedId={selected?.id} manyProjects={manyProjects} now={now} width={width} color={color} empty={emptyText(board, filter, onlyHere)} conflicts={board.conflicts} />
+      <Header
+        scope={scopeLabel}
+        count={shownCount}
+        total={totalCount}
+        filter={filter}
+        status={board.status}
+        width={width}
+        color={color}
+      />
+      <SessionList
+        rows={rows}
+        top={Math.min(top, Math.max(0, rows.length - listHeight))}
+        height={listHeight}
+        selectedId={selected?.id}
+        manyProjects={manyProjects}
+        now={now}
+        width={width}
+        color={color}
+        empty={emptyText(board, filter, onlyHere)}
+        conflicts={board.conflicts}
+      />
       {renderPanel()}
       <Footer note={note} width={width} color={color} />
     </Box>
@@ -276,11 +344,40 @@ export function App({ ctx, here, color, onFrame }: AppProps) {
       case 'attach':
         return <WorkspaceFeed events={board.events} height={panel} width={width} color={color} />;
       case 'peek':
-        return selected === undefined ? null : <PeekPanel session={selected} data={context?.data} error={context?.error} width={width} height={panel} />;
+        return selected === undefined ? null : (
+          <PeekPanel
+            session={selected}
+            data={context?.data}
+            error={context?.error}
+            width={width}
+            height={panel}
+          />
+        );
       case 'answer':
-        return selected === undefined ? null : <AnswerPanel kind={mode.answer} session={selected} data={context?.data} error={context?.error} line={mode.line} width={width} height={panel} />;
+        return selected === undefined ? null : (
+          <AnswerPanel
+            kind={mode.answer}
+            session={selected}
+            data={context?.data}
+            error={context?.error}
+            line={mode.line}
+            width={width}
+            height={panel}
+          />
+        );
       case 'dispatch':
-        return <DispatchPanel color={color} form={mode.form} field={mode.field} cursor={mode.cursor} cwd={dispatchFolder()} error={mode.error} width={width} height={panel} />;
+        return (
+          <DispatchPanel
+            color={color}
+            form={mode.form}
+            field={mode.field}
+            cursor={mode.cursor}
+            cwd={dispatchFolder()}
+            error={mode.error}
+            width={width}
+            height={panel}
+          />
+        );
       case 'filter':
         return <FilterPanel line={{ value: filter, cursor: mode.cursor }} width={width} />;
       case 'remove':

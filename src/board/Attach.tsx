@@ -25,7 +25,14 @@ const KEPT_LINES = 500;
 export function Attach(props: {
   /** Where the board's one key listener finds this view's handler (set as it renders, so no key is missed). */
   keys: MutableRefObject<((input: string, key: Key) => void) | undefined>;
-  ctx: Context; api: SupervisorClient | undefined; session: SessionView; width: number; height: number; color: boolean; onBack: () => void }) {
+  ctx: Context;
+  api: SupervisorClient | undefined;
+  session: SessionView;
+  width: number;
+  height: number;
+  color: boolean;
+  onBack: () => void;
+}) {
   const { session } = props;
   const [lines, setLines] = useState<string[]>([]);
   const [line, setLineState] = useState(emptyLine);
@@ -34,7 +41,9 @@ export function Attach(props: {
     lineRef.current = next;
     setLineState(next);
   };
-  const [note, setNote] = useState('Type a reply and press enter; y/n answers an approval; esc goes back to the board.');
+  const [note, setNote] = useState(
+    'Type a reply and press enter; y/n answers an approval; esc goes back to the board.',
+  );
   const latest = useRef(session);
   latest.current = session;
 
@@ -78,15 +87,26 @@ export function Attach(props: {
       });
     };
     // The board's own client when it has one: no second health check before the first event.
-    (props.api === undefined ? connect({ home: ctx.home, cwd: ctx.cwd, env: ctx.env, autostart: true }) : Promise.resolve(props.api))
+    (props.api === undefined
+      ? connect({ home: ctx.home, cwd: ctx.cwd, env: ctx.env, autostart: true })
+      : Promise.resolve(props.api)
+    )
       .then((api) =>
-        followSession(ctx, api, session.id, () => last, (event) => {
-          last = event.seq;
-          for (const line of formatEvent(event).split('\n')) push(line);
-        }, controller.signal),
+        followSession(
+          ctx,
+          api,
+          session.id,
+          () => last,
+          (event) => {
+            last = event.seq;
+            for (const line of formatEvent(event).split('\n')) push(line);
+          },
+          controller.signal,
+        ),
       )
       .then((ended) => {
-        if (ended !== undefined) setNote(`${session.name} is ${ended}; nothing more will come. esc goes back.`);
+        if (ended !== undefined)
+          setNote(`${session.name} is ${ended}; nothing more will come. esc goes back.`);
       })
       .catch((error: unknown) => setNote(failure(error)));
     return () => {
@@ -99,12 +119,21 @@ export function Attach(props: {
     const answer = typed.trim();
     if (answer === '') return;
     const current = latest.current;
-    const approval = current.state === 'needs_input' && current.reason?.kind === 'approval' && ['y', 'yes', 'n', 'no'].includes(answer.toLowerCase());
+    const approval =
+      current.state === 'needs_input' &&
+      current.reason?.kind === 'approval' &&
+      ['y', 'yes', 'n', 'no'].includes(answer.toLowerCase());
     connect({ home: props.ctx.home, cwd: props.ctx.cwd, env: props.ctx.env, autostart: true })
       .then((api) =>
         approval
-          ? api.call('POST /api/sessions/:ref/approval', { params: { ref: current.id }, body: { decision: answer.toLowerCase().startsWith('y') ? 'allow' : 'deny' } })
-          : api.call('POST /api/sessions/:ref/reply', { params: { ref: current.id }, body: { text: answer } }),
+          ? api.call('POST /api/sessions/:ref/approval', {
+              params: { ref: current.id },
+              body: { decision: answer.toLowerCase().startsWith('y') ? 'allow' : 'deny' },
+            })
+          : api.call('POST /api/sessions/:ref/reply', {
+              params: { ref: current.id },
+              body: { text: answer },
+            }),
       )
       .then(({ session: after }) => setNote(`Sent; ${after.name} is ${after.state.replace(/_/g, ' ')}.`))
       .catch((error: unknown) => setNote(failure(error)));
@@ -116,7 +145,10 @@ export function Attach(props: {
   return (
     <Box flexDirection="column" height={props.height}>
       <Text bold wrap="truncate">
-        {fit(`Attached to ${session.name} — ${session.state.replace(/_/g, ' ')} · ${session.agent} · esc back to the board`, props.width)}
+        {fit(
+          `Attached to ${session.name} — ${session.state.replace(/_/g, ' ')} · ${session.agent} · esc back to the board`,
+          props.width,
+        )}
       </Text>
       <Box flexDirection="column" height={room}>
         {shown.map((line, i) => (

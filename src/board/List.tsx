@@ -6,11 +6,23 @@ import { columnsFor, fit, groupColor, keyHints, sessionLine, workspaceLine } fro
 import type { ConflictBadge } from '../api/conflicts.js';
 import type { ConnectionStatus, FeedEvent, Row } from './model.js';
 
-export function Header(props: { scope: string; count: number; total: number; filter: string; status: ConnectionStatus; width: number; color: boolean }) {
+export function Header(props: {
+  scope: string;
+  count: number;
+  total: number;
+  filter: string;
+  status: ConnectionStatus;
+  width: number;
+  color: boolean;
+}) {
   const status = statusText(props.status);
-  const shown = props.count === props.total ? `${props.total} sessions` : `${props.count} of ${props.total} sessions`;
+  const shown =
+    props.count === props.total ? `${props.total} sessions` : `${props.count} of ${props.total} sessions`;
   const filter = props.filter === '' ? '' : `  filter: ${props.filter}`;
-  const left = fit(`Baton · ${props.scope} · ${shown}${filter}`, Math.max(0, props.width - status.length - 1));
+  const left = fit(
+    `Baton · ${props.scope} · ${shown}${filter}`,
+    Math.max(0, props.width - status.length - 1),
+  );
   const gap = ' '.repeat(Math.max(1, props.width - left.length - status.length));
   const statusColor = props.color ? (props.status.kind === 'live' ? 'green' : 'yellow') : undefined;
   return (
@@ -65,7 +77,22 @@ export function SessionList(props: ListProps) {
       );
     }
     const selected = row.session.id === props.selectedId;
-    return <SessionRow key={row.session.id} session={row.session} selected={selected} text={sessionLine(row.session, selected, columns, props.manyProjects, props.now, props.width, props.conflicts[row.session.id])} />;
+    return (
+      <SessionRow
+        key={row.session.id}
+        session={row.session}
+        selected={selected}
+        text={sessionLine(
+          row.session,
+          selected,
+          columns,
+          props.manyProjects,
+          props.now,
+          props.width,
+          props.conflicts[row.session.id],
+        )}
+      />
+    );
   });
   return (
     <Box flexDirection="column" height={props.height}>
@@ -75,16 +102,38 @@ export function SessionList(props: ListProps) {
 }
 
 /** A row re-renders only when its text or selection changes, not on every frame of the board. */
-const SessionRow = memo(function SessionRow({ session, selected, text }: { session: SessionView; selected: boolean; text: string }) {
+const SessionRow = memo(function SessionRow({
+  session,
+  selected,
+  text,
+}: {
+  session: SessionView;
+  selected: boolean;
+  text: string;
+}) {
   return (
-    <Text inverse={selected} wrap="truncate" dimColor={!selected && (session.state === 'completed' || session.state === 'stopped')}>
+    <Text
+      inverse={selected}
+      wrap="truncate"
+      dimColor={!selected && (session.state === 'completed' || session.state === 'stopped')}
+    >
       {text}
     </Text>
   );
 });
 
 /** The latest workspace events of every domain, newest last. */
-export function WorkspaceFeed({ events, height, width, color }: { events: readonly FeedEvent[]; height: number; width: number; color: boolean }) {
+export function WorkspaceFeed({
+  events,
+  height,
+  width,
+  color,
+}: {
+  events: readonly FeedEvent[];
+  height: number;
+  width: number;
+  color: boolean;
+}) {
   if (height <= 0) return null;
   const shown = events.slice(-(height - 1));
   return (
@@ -98,7 +147,11 @@ export function WorkspaceFeed({ events, height, width, color }: { events: readon
         </Text>
       ) : (
         shown.map((event) => (
-          <Text key={event.seq} color={color && event.type.startsWith('radar.') ? 'magenta' : undefined} wrap="truncate">
+          <Text
+            key={event.seq}
+            color={color && event.type.startsWith('radar.') ? 'magenta' : undefined}
+            wrap="truncate"
+          >
             {workspaceLine(event, width)}
           </Text>
         ))

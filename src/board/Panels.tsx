@@ -12,7 +12,8 @@ import { Field } from './Field.js';
 import type { Line } from './line-edit.js';
 import { fit, HELP_LINES } from './lines.js';
 
-const rule = (title: string, width: number): string => [...`── ${title} ${'─'.repeat(width)}`].slice(0, width).join('');
+const rule = (title: string, width: number): string =>
+  [...`── ${title} ${'─'.repeat(width)}`].slice(0, width).join('');
 
 function Lines({ lines, width, height }: { lines: string[]; width: number; height: number }) {
   return (
@@ -38,14 +39,37 @@ function contextLines(data: PeekData | undefined, error: string | undefined): st
   return data.context.map((event) => '  ' + oneLine(formatEvent(event), 200));
 }
 
-export function PeekPanel({ session, data, error, width, height }: { session: SessionView; data: PeekData | undefined; error: string | undefined; width: number; height: number }) {
+export function PeekPanel({
+  session,
+  data,
+  error,
+  width,
+  height,
+}: {
+  session: SessionView;
+  data: PeekData | undefined;
+  error: string | undefined;
+  width: number;
+  height: number;
+}) {
   const view = data?.view;
   const lines = [
     `${session.name} — ${session.state.replace(/_/g, ' ')}${session.pinned ? ', pinned' : ''} · ${session.agent}${session.model === null ? '' : ` (${session.model})`} · ${session.branch}`,
     `task: ${oneLine(session.prompt, 300)}`,
     ...(waitingOn(session) === '' ? [] : [waitingOn(session)]),
     ...(view?.currentStep ? [`now: ${oneLine(view.currentStep, 300)}`] : []),
-    ...(view === undefined ? [] : [`files changed: ${view.filesChanged.length === 0 ? 'none' : view.filesChanged.slice(0, 6).map((f) => f.path).join(', ')}${view.filesChanged.length > 6 ? ', …' : ''}`]),
+    ...(view === undefined
+      ? []
+      : [
+          `files changed: ${
+            view.filesChanged.length === 0
+              ? 'none'
+              : view.filesChanged
+                  .slice(0, 6)
+                  .map((f) => f.path)
+                  .join(', ')
+          }${view.filesChanged.length > 6 ? ', …' : ''}`,
+        ]),
     'last events:',
     ...contextLines(data, error),
   ];
@@ -68,7 +92,12 @@ export function AnswerPanel(props: {
   height: number;
 }) {
   const { session } = props;
-  const title = props.kind === 'reply' ? `reply to ${session.name}` : props.kind === 'allow' ? `approve for ${session.name}` : `deny for ${session.name}`;
+  const title =
+    props.kind === 'reply'
+      ? `reply to ${session.name}`
+      : props.kind === 'allow'
+        ? `approve for ${session.name}`
+        : `deny for ${session.name}`;
   const asked = waitingOn(session);
   const prompt = props.kind === 'reply' ? 'reply> ' : props.kind === 'deny' ? 'reason (optional)> ' : '';
   const hint = props.kind === 'allow' ? 'enter approves, esc cancels' : 'enter sends, esc cancels';
@@ -78,7 +107,12 @@ export function AnswerPanel(props: {
     <Box flexDirection="column" height={props.height}>
       <Text dimColor>{rule(`${title} (${hint})`, props.width)}</Text>
       <Text wrap="truncate" bold>
-        {fit(asked === '' ? `${session.name} is ${session.state.replace(/_/g, ' ')} and asks nothing; a reply starts its next turn.` : asked, props.width)}
+        {fit(
+          asked === ''
+            ? `${session.name} is ${session.state.replace(/_/g, ' ')} and asks nothing; a reply starts its next turn.`
+            : asked,
+          props.width,
+        )}
       </Text>
       <Lines lines={context.slice(-room)} width={props.width} height={room} />
       {props.kind === 'allow' ? (
@@ -96,11 +130,22 @@ export function AnswerPanel(props: {
 /** The dispatch form's fields, in tab order. */
 export const FIELDS = ['prompt', 'agent', 'name'] as const;
 
-export function DispatchPanel(props: { color: boolean; form: DispatchForm; field: number; cursor: number; cwd: string; error: string; width: number; height: number }) {
+export function DispatchPanel(props: {
+  color: boolean;
+  form: DispatchForm;
+  field: number;
+  cursor: number;
+  cwd: string;
+  error: string;
+  width: number;
+  height: number;
+}) {
   const labels = { prompt: 'prompt', agent: `agent (${AGENT_IDS.join(', ')})`, name: 'name (optional)' };
   return (
     <Box flexDirection="column" height={props.height}>
-      <Text dimColor>{rule('dispatch a session (tab next field, enter on the last dispatches, esc cancels)', props.width)}</Text>
+      <Text dimColor>
+        {rule('dispatch a session (tab next field, enter on the last dispatches, esc cancels)', props.width)}
+      </Text>
       <Text wrap="truncate">{fit(`in ${props.cwd}`, props.width)}</Text>
       {FIELDS.map((field, i) => (
         <Box key={field}>

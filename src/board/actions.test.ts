@@ -4,13 +4,26 @@ import type { SupervisorClient } from '../cli/client.js';
 import { dispatch, emptyDispatch, removeWarning, reply } from './actions.js';
 
 /** A client that fails the test if anything reaches the supervisor: bad input is refused before. */
-const untouchable = new Proxy({}, { get: () => () => Promise.reject(new Error('the supervisor was called')) }) as unknown as SupervisorClient;
-const session = { id: 'a1', name: 'w3', state: 'working', branch: 'baton/w3', worktree: '/wt/w3' } as SessionView;
+const untouchable = new Proxy(
+  {},
+  { get: () => () => Promise.reject(new Error('the supervisor was called')) },
+) as unknown as SupervisorClient;
+const session = {
+  id: 'a1',
+  name: 'w3',
+  state: 'working',
+  branch: 'baton/w3',
+  worktree: '/wt/w3',
+} as SessionView;
 
 describe("the board's actions refuse bad input before calling the supervisor", () => {
   it('an empty prompt, and an unknown agent named with the list of agents', async () => {
-    await expect(dispatch(untouchable, { ...emptyDispatch, prompt: '  ' }, '/repo')).rejects.toThrow('The prompt is empty');
-    await expect(dispatch(untouchable, { prompt: 'x', agent: 'gpt', name: '' }, '/repo')).rejects.toThrow(/Unknown agent "gpt"; agents are: .*scripted/);
+    await expect(dispatch(untouchable, { ...emptyDispatch, prompt: '  ' }, '/repo')).rejects.toThrow(
+      'The prompt is empty',
+    );
+    await expect(dispatch(untouchable, { prompt: 'x', agent: 'gpt', name: '' }, '/repo')).rejects.toThrow(
+      /Unknown agent "gpt"; agents are: .*scripted/,
+    );
   });
 
   it('an empty reply', async () => {

@@ -9,7 +9,15 @@ import type { BatonEvent } from '../events/index.js';
 import { InvalidInputError } from '../shared/errors.js';
 
 /** Events worth showing beside a question: what the agent said and did, not bookkeeping. */
-const CONTEXT_TYPES = new Set(['message.added', 'thinking.added', 'tool.started', 'tool.finished', 'error.raised', 'question.asked', 'approval.requested']);
+const CONTEXT_TYPES = new Set([
+  'message.added',
+  'thinking.added',
+  'tool.started',
+  'tool.finished',
+  'error.raised',
+  'question.asked',
+  'approval.requested',
+]);
 const CONTEXT_EVENTS = 6;
 /** A page this long before the last event holds the context (bookkeeping events included). */
 const CONTEXT_WINDOW = 40;
@@ -24,7 +32,9 @@ export interface PeekData {
 export async function peekSession(api: SupervisorClient, id: string): Promise<PeekData> {
   const [view, page] = await Promise.all([
     api.call('GET /api/sessions/:ref/peek', { params: { ref: id } }),
-    api.call('GET /api/sessions/:ref/transcript', { params: { ref: id }, query: { limit: CONTEXT_WINDOW } }).catch(() => undefined),
+    api
+      .call('GET /api/sessions/:ref/transcript', { params: { ref: id }, query: { limit: CONTEXT_WINDOW } })
+      .catch(() => undefined),
   ]);
   const events = page?.events ?? [];
   return { view, context: events.filter((e) => CONTEXT_TYPES.has(e.type)).slice(-CONTEXT_EVENTS) };
@@ -32,18 +42,29 @@ export async function peekSession(api: SupervisorClient, id: string): Promise<Pe
 
 export async function reply(api: SupervisorClient, s: SessionView, text: string): Promise<string> {
   if (text.trim() === '') throw new InvalidInputError('Nothing to send: type a reply first (esc cancels).');
-  const { session } = await api.call('POST /api/sessions/:ref/reply', { params: { ref: s.id }, body: { text } });
+  const { session } = await api.call('POST /api/sessions/:ref/reply', {
+    params: { ref: s.id },
+    body: { text },
+  });
   return `Replied to ${session.name}; it is ${session.state.replace(/_/g, ' ')}.`;
 }
 
-export async function decide(api: SupervisorClient, s: SessionView, decision: 'allow' | 'deny', reason: string): Promise<string> {
+export async function decide(
+  api: SupervisorClient,
+  s: SessionView,
+  decision: 'allow' | 'deny',
+  reason: string,
+): Promise<string> {
   const body = { decision, ...(reason.trim() === '' ? {} : { reason: reason.trim() }) };
   const { session } = await api.call('POST /api/sessions/:ref/approval', { params: { ref: s.id }, body });
   return `${decision === 'allow' ? 'Approved' : 'Denied'} for ${session.name}; it is ${session.state.replace(/_/g, ' ')}.`;
 }
 
 export async function togglePin(api: SupervisorClient, s: SessionView): Promise<string> {
-  const { session } = await api.call('POST /api/sessions/:ref/pin', { params: { ref: s.id }, body: { pinned: !s.pinned } });
+  const { session } = await api.call('POST /api/sessions/:ref/pin', {
+    params: { ref: s.id },
+    body: { pinned: !s.pinned },
+  });
   return `${session.name} ${session.pinned ? 'pinned' : 'unpinned'}.`;
 }
 
@@ -54,8 +75,13 @@ export async function stop(api: SupervisorClient, s: SessionView): Promise<strin
 
 export async function remove(api: SupervisorClient, s: SessionView): Promise<string> {
   const view = await api.call('DELETE /api/sessions/:ref', { params: { ref: s.id } });
-  const kept = view.snapshotRef === null ? 'no uncommitted work to keep' : `uncommitted work kept in ${view.snapshotRef}`;
-  const branch = view.branchDeleted ? `branch ${s.branch} had no commits and was deleted` : `branch ${s.branch} kept`;
+  const kept =
+    view.snapshotRef === null
+      ? 'no uncommitted work to keep'
+      : `uncommitted work kept in ${view.snapshotRef}`;
+  const branch = view.branchDeleted
+    ? `branch ${s.branch} had no commits and was deleted`
+    : `branch ${s.branch} kept`;
   return `Removed ${s.name}: ${kept}; ${branch}.`;
 }
 
@@ -83,7 +109,8 @@ export async function dispatch(api: SupervisorClient, form: DispatchForm, cwd: s
   const prompt = form.prompt.trim();
   if (prompt === '') throw new InvalidInputError('The prompt is empty: say what the agent should do.');
   const agent = form.agent.trim() === '' ? DEFAULT_AGENT : form.agent.trim();
-  if (!(AGENT_IDS as readonly string[]).includes(agent)) throw new InvalidInputError(`Unknown agent "${agent}"; agents are: ${AGENT_IDS.join(', ')}.`);
+  if (!(AGENT_IDS as readonly string[]).includes(agent))
+    throw new InvalidInputError(`Unknown agent "${agent}"; agents are: ${AGENT_IDS.join(', ')}.`);
   const name = form.name.trim();
   const { session, warnings } = await api.call('POST /api/sessions', {
     body: {

@@ -35,13 +35,15 @@ export async function runFeed(options: FeedOptions): Promise<void> {
   const { ctx, signal, onUpdate } = options;
   const pause = options.pause ?? wait;
   let positioned = false;
-  for (let failures = 0; !signal.aborted; ) {
+  for (let failures = 0; !signal.aborted;) {
     try {
       const api = await client(ctx);
       options.onClient?.(api);
       if (!positioned) {
         // Where the bus stands now: the stream then starts there, and a reconnect later resumes from what was seen.
-        const { lastSeq } = await api.call('GET /api/workspace/events', { query: { after: Number.MAX_SAFE_INTEGER, limit: 1 } });
+        const { lastSeq } = await api.call('GET /api/workspace/events', {
+          query: { after: Number.MAX_SAFE_INTEGER, limit: 1 },
+        });
         onUpdate({ kind: 'position', lastSeq });
         positioned = true;
       }
@@ -51,7 +53,11 @@ export async function runFeed(options: FeedOptions): Promise<void> {
         failures = 0;
         deliver(message, onUpdate);
         // The radar's badges, as the page fetches them: after each snapshot and each radar event.
-        if (message.event === 'snapshot' || (message.event === 'workspace' && message.data.includes('"type":"radar.'))) badges();
+        if (
+          message.event === 'snapshot' ||
+          (message.event === 'workspace' && message.data.includes('"type":"radar.'))
+        )
+          badges();
         return false;
       });
     } catch (error) {
@@ -119,9 +125,13 @@ function conflictBadges(api: SupervisorClient, onUpdate: (update: StreamUpdate) 
 function wait(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
     const timer = setTimeout(resolve, ms);
-    signal.addEventListener('abort', () => {
-      clearTimeout(timer);
-      resolve();
-    }, { once: true });
+    signal.addEventListener(
+      'abort',
+      () => {
+        clearTimeout(timer);
+        resolve();
+      },
+      { once: true },
+    );
   });
 }

@@ -25,7 +25,14 @@ export async function openBoard(ctx: Context): Promise<void> {
   const [, here] = await Promise.all([client(ctx), repositoryOf(ctx.cwd), import('ink'), import('react')]);
   out.write(ENTER_SCREEN);
   let board: BoardData | undefined;
-  const instance = await renderBoard({ ctx, stdin: process.stdin, stdout: out, here, color: colorsWanted(ctx.env, out), onFrame: (b) => (board = b) });
+  const instance = await renderBoard({
+    ctx,
+    stdin: process.stdin,
+    stdout: out,
+    here,
+    color: colorsWanted(ctx.env, out),
+    onFrame: (b) => (board = b),
+  });
   try {
     await instance.waitUntilExit();
   } finally {
@@ -33,7 +40,9 @@ export async function openBoard(ctx: Context): Promise<void> {
     out.write(LEAVE_SCREEN);
   }
   const live = board === undefined ? 0 : [...board.sessions.values()].filter((s) => s.running).length;
-  out.write(`Left the board; sessions go on${live > 0 ? ` (${live} running)` : ''}. \`baton\` opens it again.\n`);
+  out.write(
+    `Left the board; sessions go on${live > 0 ? ` (${live} running)` : ''}. \`baton\` opens it again.\n`,
+  );
 }
 
 export interface RenderOptions {
@@ -47,21 +56,38 @@ export interface RenderOptions {
 
 /** Renders the board on the given streams (the terminal, or a bench's stand-ins). */
 export async function renderBoard(options: RenderOptions): Promise<Instance> {
-  const [{ render }, { createElement }, { App }] = await Promise.all([import('ink'), import('react'), import('./App.js')]);
-  return render(createElement(App, { ctx: options.ctx, here: options.here, color: options.color, ...(options.onFrame === undefined ? {} : { onFrame: options.onFrame }) }), {
-    stdin: options.stdin,
-    stdout: options.stdout,
-    stderr: options.stdout,
-    exitOnCtrlC: true,
-    patchConsole: false,
-  });
+  const [{ render }, { createElement }, { App }] = await Promise.all([
+    import('ink'),
+    import('react'),
+    import('./App.js'),
+  ]);
+  return render(
+    createElement(App, {
+      ctx: options.ctx,
+      here: options.here,
+      color: options.color,
+      ...(options.onFrame === undefined ? {} : { onFrame: options.onFrame }),
+    }),
+    {
+      stdin: options.stdin,
+      stdout: options.stdout,
+      stderr: options.stdout,
+      exitOnCtrlC: true,
+      patchConsole: false,
+    },
+  );
 }
 
 /** The repository holding `cwd` (its main checkout's root, as sessions name it), or undefined outside one. */
 function repositoryOf(cwd: string): Promise<string | undefined> {
   return new Promise((resolve) => {
-    execFile('git', ['rev-parse', '--path-format=absolute', '--git-common-dir'], { cwd, encoding: 'utf8' }, (error, stdout) => {
-      resolve(error === null ? stdout.trim().replace(/\/\.git$/, '') : undefined);
-    });
+    execFile(
+      'git',
+      ['rev-parse', '--path-format=absolute', '--git-common-dir'],
+      { cwd, encoding: 'utf8' },
+      (error, stdout) => {
+        resolve(error === null ? stdout.trim().replace(/\/\.git$/, '') : undefined);
+      },
+    );
   });
 }

@@ -10,13 +10,36 @@ import type { Key } from 'ink';
 export const OPENS_FIELD = new Set(['n', '/', 'r', 'd']);
 
 const NONE: Key = {
-  upArrow: false, downArrow: false, leftArrow: false, rightArrow: false, pageDown: false, pageUp: false, home: false, end: false,
-  return: false, escape: false, ctrl: false, shift: false, tab: false, backspace: false, delete: false, meta: false,
-  super: false, hyper: false, capsLock: false, numLock: false,
+  upArrow: false,
+  downArrow: false,
+  leftArrow: false,
+  rightArrow: false,
+  pageDown: false,
+  pageUp: false,
+  home: false,
+  end: false,
+  return: false,
+  escape: false,
+  ctrl: false,
+  shift: false,
+  tab: false,
+  backspace: false,
+  delete: false,
+  meta: false,
+  super: false,
+  hyper: false,
+  capsLock: false,
+  numLock: false,
 };
 
 /** What each control character in a burst is, as Ink would have named it pressed alone. */
-const CONTROL: Record<string, Partial<Key>> = { '\r': { return: true }, '\n': { return: true }, '\t': { tab: true }, '\u007f': { delete: true }, '\b': { backspace: true } };
+const CONTROL: Record<string, Partial<Key>> = {
+  '\r': { return: true },
+  '\n': { return: true },
+  '\t': { tab: true },
+  '\u007f': { delete: true },
+  '\b': { backspace: true },
+};
 
 /**
  * The burst as [input, key] pairs — runs of text, and each return, tab and backspace on its own —

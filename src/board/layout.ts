@@ -55,7 +55,8 @@ export function panelHeight(mode: Mode, rows: number): number {
 export function emptyText(board: BoardData, filter: string, onlyHere: boolean): string {
   if (!board.loaded) return 'Connecting to the supervisor…';
   if (filter !== '') return `No session matches "${filter}" (esc clears the filter).`;
-  if (onlyHere && board.sessions.size > 0) return 'No session in this repository yet; tab shows every repository, n dispatches one here.';
+  if (onlyHere && board.sessions.size > 0)
+    return 'No session in this repository yet; tab shows every repository, n dispatches one here.';
   return 'No sessions yet. n dispatches one (or: baton dispatch "what to do").';
 }
 

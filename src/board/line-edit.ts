@@ -29,14 +29,18 @@ export type Edit =
 /** What `input` with `key` does to `line`. */
 export function editLine(line: Line, input: string, key: Key): Edit {
   const { value, cursor } = line;
-  if (key.escape || key.tab || key.upArrow || key.downArrow || key.pageUp || key.pageDown) return { kind: 'other' };
+  if (key.escape || key.tab || key.upArrow || key.downArrow || key.pageUp || key.pageDown)
+    return { kind: 'other' };
   if (key.return) return { kind: 'submit', line };
   if (key.leftArrow) return changed(value, Math.max(0, cursor - 1));
   if (key.rightArrow) return changed(value, Math.min(value.length, cursor + 1));
   if (key.home || (key.ctrl && input === 'a')) return changed(value, 0);
   if (key.end || (key.ctrl && input === 'e')) return changed(value, value.length);
   // Terminals send DEL (0x7f) for the backspace key, which Ink names `delete`: both erase to the left.
-  if (key.backspace || key.delete) return cursor === 0 ? { kind: 'changed', line } : changed(value.slice(0, cursor - 1) + value.slice(cursor), cursor - 1);
+  if (key.backspace || key.delete)
+    return cursor === 0
+      ? { kind: 'changed', line }
+      : changed(value.slice(0, cursor - 1) + value.slice(cursor), cursor - 1);
   if (key.ctrl && input === 'u') return changed(value.slice(cursor), 0);
   if (key.ctrl && input === 'k') return changed(value.slice(0, cursor), cursor);
   if (key.ctrl && input === 'w') {
@@ -46,7 +50,9 @@ export function editLine(line: Line, input: string, key: Key): Edit {
   if (key.ctrl || key.meta || input === '') return { kind: 'other' };
   // A paste, or fast typing over a slow link, arrives as one piece: "yes⏎" is typed, then sent.
   const newline = input.search(/[\r\n]/);
-  const typed = [...(newline < 0 ? input : input.slice(0, newline))].filter((c) => c >= ' ' && c !== '\u007f').join('');
+  const typed = [...(newline < 0 ? input : input.slice(0, newline))]
+    .filter((c) => c >= ' ' && c !== '\u007f')
+    .join('');
   const next = { value: value.slice(0, cursor) + typed + value.slice(cursor), cursor: cursor + typed.length };
   return newline < 0 ? { kind: 'changed', line: next } : { kind: 'submit', line: next };
 }

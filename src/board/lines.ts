@@ -23,7 +23,10 @@ const GROUP_COLOR: Record<string, string> = {
  * Whether to colour: not when NO_COLOR is set (to anything but empty), not on a dumb terminal,
  * and only when the terminal says it has colours.
  */
-export function colorsWanted(env: NodeJS.ProcessEnv, out: { hasColors?: () => boolean; isTTY?: boolean }): boolean {
+export function colorsWanted(
+  env: NodeJS.ProcessEnv,
+  out: { hasColors?: () => boolean; isTTY?: boolean },
+): boolean {
   if ((env.NO_COLOR ?? '') !== '' || env.TERM === 'dumb') return false;
   if ((env.FORCE_COLOR ?? '') !== '' && env.FORCE_COLOR !== '0') return true;
   return out.isTTY === true && (out.hasColors?.() ?? false);
@@ -52,7 +55,9 @@ export interface Columns {
 /** The name column as wide as the longest shown name, within 12..28 (narrower on a narrow terminal). */
 export function columnsFor(sessions: readonly SessionView[], width: number, manyProjects: boolean): Columns {
   const longest = Math.max(4, ...sessions.map((s) => label(s, manyProjects).length));
-  const machine = sessions.some((s) => s.machine !== undefined) ? Math.min(12, Math.max(4, ...sessions.map((s) => (s.machine ?? '').length))) : 0;
+  const machine = sessions.some((s) => s.machine !== undefined)
+    ? Math.min(12, Math.max(4, ...sessions.map((s) => (s.machine ?? '').length)))
+    : 0;
   return { name: Math.min(longest, width < 100 ? 20 : 28), agent: 8, machine };
 }
 
@@ -61,10 +66,22 @@ export function label(s: SessionView, manyProjects: boolean): string {
 }
 
 /** `› name  agent  [machine]  age  activity`, exactly `width` columns. */
-export function sessionLine(s: SessionView, selected: boolean, columns: Columns, manyProjects: boolean, now: number, width: number, conflict?: ConflictBadge): string {
+export function sessionLine(
+  s: SessionView,
+  selected: boolean,
+  columns: Columns,
+  manyProjects: boolean,
+  now: number,
+  width: number,
+  conflict?: ConflictBadge,
+): string {
   const pin = s.pinned ? '*' : ' ';
   const head = `${selected ? '›' : ' '}${pin}${fit(label(s, manyProjects), columns.name, true)} ${fit(s.agent, columns.agent, true)} ${columns.machine === 0 ? '' : `${fit(s.machine ?? '', columns.machine, true)} `}${age(s.lastEventAt ?? s.createdAt, now).padStart(3)}  `;
-  const detail = conflictWord(conflict) + (s.state === 'queued' && s.queuePosition !== null ? `queued #${s.queuePosition}` : stateWord(s) + describe(s));
+  const detail =
+    conflictWord(conflict) +
+    (s.state === 'queued' && s.queuePosition !== null
+      ? `queued #${s.queuePosition}`
+      : stateWord(s) + describe(s));
   return fit(head + detail, width, true);
 }
 
@@ -84,13 +101,17 @@ function stateWord(s: SessionView): string {
 /** One workspace event of any domain, known or not: `12:01:03 merge.landed  a landed on main`; another machine's marked `[beta]`. */
 export function workspaceLine(event: FeedEvent, width: number): string {
   const time = typeof event.ts === 'string' ? event.ts.slice(11, 19) : '';
-  const line = 'machine' in event ? `${time} [${event.machine}] ${event.type}  ${describeRelayedEvent(event)}` : `${time} ${event.type}  ${describeWorkspaceEvent(event)}`;
+  const line =
+    'machine' in event
+      ? `${time} [${event.machine}] ${event.type}  ${describeRelayedEvent(event)}`
+      : `${time} ${event.type}  ${describeWorkspaceEvent(event)}`;
   return fit(line.replace(/\s+/g, ' '), width);
 }
 
 /** The footer's keys, shorter on a narrow terminal. */
 export function keyHints(width: number): string {
-  const wide = 'j/k move  enter attach  space peek  r reply  a/d approve/deny  n new  p pin  s stop  x remove  / filter  tab scope  ? help  q quit';
+  const wide =
+    'j/k move  enter attach  space peek  r reply  a/d approve/deny  n new  p pin  s stop  x remove  / filter  tab scope  ? help  q quit';
   const narrow = 'j/k move, → attach, space peek, r/a/d answer, n new, / filter, ? help, q quit';
   return fit(width >= wide.length ? wide : narrow, width);
 }

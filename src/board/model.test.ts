@@ -1,24 +1,64 @@
 import { describe, expect, it } from 'vitest';
 import type { SessionView } from '../api/index.js';
 import type { WorkspaceEvent } from '../events/workspace.js';
-import { applyUpdate, boardRows, cursorOrder, emptyBoard, KEPT_WORKSPACE_EVENTS, matchesFilter, moveCursor, scrollTop, type BoardData } from './model.js';
+import {
+  applyUpdate,
+  boardRows,
+  cursorOrder,
+  emptyBoard,
+  KEPT_WORKSPACE_EVENTS,
+  matchesFilter,
+  moveCursor,
+  scrollTop,
+  type BoardData,
+} from './model.js';
 
 function session(id: string, fields: Partial<SessionView> = {}): SessionView {
   return {
-    id, name: id, project: 'repo', projectRoot: '/r/repo', agent: 'scripted', model: null, permissionMode: 'default', prompt: `task ${id}`,
-    state: 'working', reason: null, pinned: false, branch: `baton/${id}`, baseRef: 'main', baseCommit: 'c0', worktree: `/w/${id}`, hostPid: null,
-    running: true, activity: null, lastSeq: 1, inputTokens: 0, outputTokens: 0, costUsd: 0, createdAt: '2026-01-01T00:00:00.000Z',
-    updatedAt: '2026-01-01T00:00:00.000Z', lastEventAt: '2026-01-01T00:00:00.000Z', queuePosition: null, ...fields,
+    id,
+    name: id,
+    project: 'repo',
+    projectRoot: '/r/repo',
+    agent: 'scripted',
+    model: null,
+    permissionMode: 'default',
+    prompt: `task ${id}`,
+    state: 'working',
+    reason: null,
+    pinned: false,
+    branch: `baton/${id}`,
+    baseRef: 'main',
+    baseCommit: 'c0',
+    worktree: `/w/${id}`,
+    hostPid: null,
+    running: true,
+    activity: null,
+    lastSeq: 1,
+    inputTokens: 0,
+    outputTokens: 0,
+    costUsd: 0,
+    createdAt: '2026-01-01T00:00:00.000Z',
+    updatedAt: '2026-01-01T00:00:00.000Z',
+    lastEventAt: '2026-01-01T00:00:00.000Z',
+    queuePosition: null,
+    ...fields,
   };
 }
 
-function event(seq: number, type = 'session.pinned', data: unknown = { id: 'a', name: 'a', pinned: true }): WorkspaceEvent {
+function event(
+  seq: number,
+  type = 'session.pinned',
+  data: unknown = { id: 'a', name: 'a', pinned: true },
+): WorkspaceEvent {
   return { seq, ts: '2026-01-01T00:00:00.000Z', type, data } as WorkspaceEvent;
 }
 
 describe('the board model', () => {
   it('takes the snapshot, then session changes and removals', () => {
-    let board: BoardData = applyUpdate(emptyBoard, { kind: 'snapshot', sessions: [session('a'), session('b')] });
+    let board: BoardData = applyUpdate(emptyBoard, {
+      kind: 'snapshot',
+      sessions: [session('a'), session('b')],
+    });
     expect(board.loaded).toBe(true);
     expect(board.status.kind).toBe('live');
     board = applyUpdate(board, { kind: 'session', session: session('a', { state: 'needs_input' }) });
@@ -28,9 +68,22 @@ describe('the board model', () => {
 
   it("keeps another machine's events in the feed on the same cursor as this machine's", () => {
     let board = applyUpdate(emptyBoard, { kind: 'workspace', event: event(3) });
-    board = applyUpdate(board, { kind: 'workspace', event: { seq: 4, ts: '2026-01-01T00:00:00.000Z', type: 'budget.removed', data: { scope: 'day' }, machine: 'beta', logSeq: 90 } });
+    board = applyUpdate(board, {
+      kind: 'workspace',
+      event: {
+        seq: 4,
+        ts: '2026-01-01T00:00:00.000Z',
+        type: 'budget.removed',
+        data: { scope: 'day' },
+        machine: 'beta',
+        logSeq: 90,
+      },
+    });
     board = applyUpdate(board, { kind: 'workspace', event: event(4) });
-    expect(board.events.map((e) => [e.seq, 'machine' in e ? e.machine : 'here'])).toEqual([[3, 'here'], [4, 'beta']]);
+    expect(board.events.map((e) => [e.seq, 'machine' in e ? e.machine : 'here'])).toEqual([
+      [3, 'here'],
+      [4, 'beta'],
+    ]);
     expect(board.lastSeq).toBe(4);
   });
 
@@ -42,13 +95,17 @@ describe('the board model', () => {
     board = applyUpdate(board, { kind: 'workspace', event: event(11) });
     expect(board.events.map((e) => e.seq)).toEqual([11]);
     expect(board.lastSeq).toBe(11);
-    for (let seq = 12; seq < 12 + KEPT_WORKSPACE_EVENTS + 5; seq++) board = applyUpdate(board, { kind: 'workspace', event: event(seq) });
+    for (let seq = 12; seq < 12 + KEPT_WORKSPACE_EVENTS + 5; seq++)
+      board = applyUpdate(board, { kind: 'workspace', event: event(seq) });
     expect(board.events.length).toBe(KEPT_WORKSPACE_EVENTS);
     expect(board.events.at(-1)!.seq).toBe(11 + KEPT_WORKSPACE_EVENTS + 5);
   });
 
   it('keeps an event type it does not know (a domain that landed later)', () => {
-    const board = applyUpdate(emptyBoard, { kind: 'workspace', event: event(1, 'alert.raised', { name: 'w3', message: 'over budget' }) });
+    const board = applyUpdate(emptyBoard, {
+      kind: 'workspace',
+      event: event(1, 'alert.raised', { name: 'w3', message: 'over budget' }),
+    });
     expect(board.events.map((e) => e.type)).toEqual(['alert.raised']);
   });
 
@@ -67,7 +124,14 @@ describe('the board model', () => {
     ];
     const rows = boardRows(sessions, { filter: '' });
     expect(rows.filter((r) => r.kind === 'group').map((r) => r.title)).toEqual([
-      'Pinned (1)', 'Needs input (1)', 'Working (2)', 'Ready for review (1)', 'Queued (2)', 'Completed (1)', 'Failed (1)', 'Stopped (1)',
+      'Pinned (1)',
+      'Needs input (1)',
+      'Working (2)',
+      'Ready for review (1)',
+      'Queued (2)',
+      'Completed (1)',
+      'Failed (1)',
+      'Stopped (1)',
     ]);
     expect(cursorOrder(rows).slice(5, 7)).toEqual(['q1', 'q2']);
   });

@@ -16,7 +16,11 @@ export type FeedEvent = WorkspaceEvent | RelayedWorkspaceEvent;
 /** How many workspace events the board keeps: more than any screen shows. */
 export const KEPT_WORKSPACE_EVENTS = 50;
 
-export type ConnectionStatus = { kind: 'connecting' } | { kind: 'live' } | { kind: 'reconnecting'; why: string } | { kind: 'stopped'; why: string };
+export type ConnectionStatus =
+  | { kind: 'connecting' }
+  | { kind: 'live' }
+  | { kind: 'reconnecting'; why: string }
+  | { kind: 'stopped'; why: string };
 
 export interface BoardData {
   sessions: ReadonlyMap<string, SessionView>;
@@ -30,7 +34,14 @@ export interface BoardData {
   conflicts: Readonly<Record<string, ConflictBadge>>;
 }
 
-export const emptyBoard: BoardData = { sessions: new Map(), events: [], lastSeq: 0, status: { kind: 'connecting' }, loaded: false, conflicts: {} };
+export const emptyBoard: BoardData = {
+  sessions: new Map(),
+  events: [],
+  lastSeq: 0,
+  status: { kind: 'connecting' },
+  loaded: false,
+  conflicts: {},
+};
 
 /** One message of `GET /api/stream`, as the feed hands it over. */
 export type StreamUpdate =
@@ -45,7 +56,12 @@ export type StreamUpdate =
 export function applyUpdate(board: BoardData, update: StreamUpdate): BoardData {
   switch (update.kind) {
     case 'snapshot':
-      return { ...board, sessions: new Map(update.sessions.map((s) => [s.id, s])), loaded: true, status: { kind: 'live' } };
+      return {
+        ...board,
+        sessions: new Map(update.sessions.map((s) => [s.id, s])),
+        loaded: true,
+        status: { kind: 'live' },
+      };
     case 'session': {
       const sessions = new Map(board.sessions);
       sessions.set(update.session.id, update.session);
@@ -60,7 +76,11 @@ export function applyUpdate(board: BoardData, update: StreamUpdate): BoardData {
     case 'workspace':
       // A replay after a reconnect starts after lastSeq; this guard keeps a repeat out all the same.
       if (update.event.seq <= board.lastSeq) return board;
-      return { ...board, lastSeq: update.event.seq, events: [...board.events, update.event].slice(-KEPT_WORKSPACE_EVENTS) };
+      return {
+        ...board,
+        lastSeq: update.event.seq,
+        events: [...board.events, update.event].slice(-KEPT_WORKSPACE_EVENTS),
+      };
     case 'status':
       return { ...board, status: update.status };
     case 'position':
@@ -80,7 +100,16 @@ export interface Scope {
 export function matchesFilter(session: SessionView, filter: string): boolean {
   const text = filter.trim().toLowerCase();
   if (text === '') return true;
-  const fields = [session.name, session.prompt, session.agent, session.state, session.state.replace(/_/g, ' '), session.project, session.branch, session.activity ?? ''];
+  const fields = [
+    session.name,
+    session.prompt,
+    session.agent,
+    session.state,
+    session.state.replace(/_/g, ' '),
+    session.project,
+    session.branch,
+    session.activity ?? '',
+  ];
   return text.split(/\s+/).every((word) => fields.some((field) => field.toLowerCase().includes(word)));
 }
 
@@ -93,7 +122,11 @@ export interface Row {
 
 /** The board's lines in order: each group's title, then its sessions. */
 export function boardRows(sessions: Iterable<SessionView>, scope: Scope): Row[] {
-  const shown = [...sessions].filter((s) => (scope.projectRoot === undefined || s.projectRoot === scope.projectRoot) && matchesFilter(s, scope.filter));
+  const shown = [...sessions].filter(
+    (s) =>
+      (scope.projectRoot === undefined || s.projectRoot === scope.projectRoot) &&
+      matchesFilter(s, scope.filter),
+  );
   const rows: Row[] = [];
   for (const group of groupSessions(shown)) {
     rows.push({ kind: 'group', title: `${group.title} (${group.sessions.length})` });
@@ -108,7 +141,11 @@ export function cursorOrder(rows: readonly Row[]): string[] {
 }
 
 /** Moves the cursor by `delta` sessions, staying on the list; a cursor whose session left starts at the top. */
-export function moveCursor(order: readonly string[], current: string | undefined, delta: number): string | undefined {
+export function moveCursor(
+  order: readonly string[],
+  current: string | undefined,
+  delta: number,
+): string | undefined {
   if (order.length === 0) return undefined;
   const at = current === undefined ? -1 : order.indexOf(current);
   if (at === -1) return order[0];

@@ -10,7 +10,10 @@ export interface TerminalSize {
 /** 80×24 when the output does not say (a pipe in a test). */
 export function useTerminalSize(): TerminalSize {
   const { stdout } = useStdout();
-  const read = (): TerminalSize => ({ columns: stdout.columns > 0 ? stdout.columns : 80, rows: stdout.rows > 0 ? stdout.rows : 24 });
+  const read = (): TerminalSize => ({
+    columns: stdout.columns > 0 ? stdout.columns : 80,
+    rows: stdout.rows > 0 ? stdout.rows : 24,
+  });
   const [size, setSize] = useState(read);
   useEffect(() => {
     const onResize = (): void => setSize(read());

@@ -33,15 +33,22 @@ describe('the workspace bus', () => {
     bus.subscribe((event) => heard.push(event.seq));
     const followed: number[] = [];
     const controller = new AbortController();
-    const closed = new Promise<void>((resolve) => controller.signal.addEventListener('abort', () => resolve()));
-    const following = bus.follow(0, (event) => {
-      followed.push(event.seq);
-      if (event.seq === 2) controller.abort();
-      return Promise.resolve();
-    }, closed, () => {
-      bus.publish(SessionDispatched, { ...ref, agent: 'claude', branch: 'baton/w' });
-      return Promise.resolve();
-    });
+    const closed = new Promise<void>((resolve) =>
+      controller.signal.addEventListener('abort', () => resolve()),
+    );
+    const following = bus.follow(
+      0,
+      (event) => {
+        followed.push(event.seq);
+        if (event.seq === 2) controller.abort();
+        return Promise.resolve();
+      },
+      closed,
+      () => {
+        bus.publish(SessionDispatched, { ...ref, agent: 'claude', branch: 'baton/w' });
+        return Promise.resolve();
+      },
+    );
     await following;
     expect(heard).toEqual([1, 2]);
     // A follower drops what is older than the last it saw: delivered out of order, seq 1 would be lost.
@@ -53,14 +60,24 @@ describe('the workspace bus', () => {
     const b = bus.publish(SessionPinned, { ...ref, pinned: true });
     expect([a.seq, b.seq]).toEqual([1, 2]);
     expect(bus.list()).toEqual([
-      { seq: 1, ts: at.toISOString(), type: 'session.dispatched', data: { ...ref, agent: 'claude', branch: 'baton/w' } },
+      {
+        seq: 1,
+        ts: at.toISOString(),
+        type: 'session.dispatched',
+        data: { ...ref, agent: 'claude', branch: 'baton/w' },
+      },
       { seq: 2, ts: at.toISOString(), type: 'session.pinned', data: { ...ref, pinned: true } },
     ]);
     expect(bus.lastSeq()).toBe(2);
   });
 
   it('orders by sequence, never by time: a clock that jumps back and forward changes only the timestamps', async () => {
-    const times = ['2026-01-02T03:00:00.000Z', '2026-01-02T02:00:00.000Z', '2026-01-02T05:00:00.000Z', '2026-01-02T04:59:59.000Z'];
+    const times = [
+      '2026-01-02T03:00:00.000Z',
+      '2026-01-02T02:00:00.000Z',
+      '2026-01-02T05:00:00.000Z',
+      '2026-01-02T04:59:59.000Z',
+    ];
     let tick = 0;
     const jumping = new WorkspaceBus(db, () => new Date(times[tick++] as string));
     for (const pinned of [true, false, true, false]) jumping.publish(SessionPinned, { ...ref, pinned });
@@ -69,7 +86,9 @@ describe('the workspace bus', () => {
     // Replay then live, after a seq whose timestamp is later than the ones after it.
     const seen: number[] = [];
     const controller = new AbortController();
-    const closed = new Promise<void>((resolve) => controller.signal.addEventListener('abort', () => resolve()));
+    const closed = new Promise<void>((resolve) =>
+      controller.signal.addEventListener('abort', () => resolve()),
+    );
     const following = jumping.follow(
       1,
       (event) => {
@@ -163,15 +182,33 @@ describe('the workspace bus', () => {
     const heard: number[] = [];
     bus.subscribe((e) => heard.push(e.seq));
     bus.publish(SessionPinned, { ...ref, pinned: true });
-    const relayed = bus.ingest({ ts: at.toISOString(), type: 'task.removed', data: { taskId: 3, title: 't' }, machine: 'beta', logSeq: 7 });
+    const relayed = bus.ingest({
+      ts: at.toISOString(),
+      type: 'task.removed',
+      data: { taskId: 3, title: 't' },
+      machine: 'beta',
+      logSeq: 7,
+    });
     expect(relayed).toMatchObject({ seq: 2, machine: 'beta', logSeq: 7 });
     // The same log seq read twice (a follower catching up after a reconnect) is stored once.
-    expect(bus.ingest({ ts: at.toISOString(), type: 'task.removed', data: { taskId: 3, title: 't' }, machine: 'beta', logSeq: 7 })).toBeUndefined();
+    expect(
+      bus.ingest({
+        ts: at.toISOString(),
+        type: 'task.removed',
+        data: { taskId: 3, title: 't' },
+        machine: 'beta',
+        logSeq: 7,
+      }),
+    ).toBeUndefined();
     bus.publish(SessionPinned, { ...ref, pinned: false });
     expect(heard).toEqual([1, 3]);
     expect(bus.list().map((e) => e.seq)).toEqual([1, 3]);
     expect(bus.latestOfType('task.removed' as 'session.pinned', 10)).toEqual([]);
-    expect(bus.listAll().map((e) => [e.seq, 'machine' in e ? e.machine : 'here'])).toEqual([[1, 'here'], [2, 'beta'], [3, 'here']]);
+    expect(bus.listAll().map((e) => [e.seq, 'machine' in e ? e.machine : 'here'])).toEqual([
+      [1, 'here'],
+      [2, 'beta'],
+      [3, 'here'],
+    ]);
     expect(bus.lastSeq()).toBe(3);
     expect(bus.lastIngested()).toBe(7);
 
@@ -183,7 +220,13 @@ describe('the workspace bus', () => {
       if (got.length === 3) close();
     };
     const following = bus.follow(1, send, closed, async () => {
-      bus.ingest({ ts: at.toISOString(), type: 'budget.removed', data: { scope: 'day' }, machine: 'gamma', logSeq: 9 });
+      bus.ingest({
+        ts: at.toISOString(),
+        type: 'budget.removed',
+        data: { scope: 'day' },
+        machine: 'gamma',
+        logSeq: 9,
+      });
     });
     await following;
     expect(got).toEqual(['2:beta', '3:here', '4:gamma']);
@@ -191,10 +234,25 @@ describe('the workspace bus', () => {
 
   it("forgets other machines' events older than the retention, never this machine's, and the sequence goes on", () => {
     bus.publish(SessionPinned, { ...ref, pinned: true });
-    bus.ingest({ ts: '2026-10-01T00:00:00.000Z', type: 'task.removed', data: { taskId: 1, title: 'old' }, machine: 'beta', logSeq: 3 });
-    bus.ingest({ ts: '2026-11-20T00:00:00.000Z', type: 'task.removed', data: { taskId: 2, title: 'recent' }, machine: 'beta', logSeq: 4 });
+    bus.ingest({
+      ts: '2026-10-01T00:00:00.000Z',
+      type: 'task.removed',
+      data: { taskId: 1, title: 'old' },
+      machine: 'beta',
+      logSeq: 3,
+    });
+    bus.ingest({
+      ts: '2026-11-20T00:00:00.000Z',
+      type: 'task.removed',
+      data: { taskId: 2, title: 'recent' },
+      machine: 'beta',
+      logSeq: 4,
+    });
     expect(bus.pruneRelayed('2026-11-01T00:00:00.000Z')).toBe(1);
-    expect(bus.listAll().map((e) => ('machine' in e ? `${e.machine}:${e.logSeq}` : 'here'))).toEqual(['here', 'beta:4']);
+    expect(bus.listAll().map((e) => ('machine' in e ? `${e.machine}:${e.logSeq}` : 'here'))).toEqual([
+      'here',
+      'beta:4',
+    ]);
     expect(bus.publish(SessionPinned, { ...ref, pinned: false }).seq).toBe(4);
   });
 

@@ -44,7 +44,10 @@ export class WorkspaceBus {
   }
 
   /** Validates, stores and delivers one event; returns it with its sequence number. */
-  publish<T extends string, S extends z.ZodType>(definition: WorkspaceEventDefinition<T, S>, data: z.input<S>): WorkspaceEvent {
+  publish<T extends string, S extends z.ZodType>(
+    definition: WorkspaceEventDefinition<T, S>,
+    data: z.input<S>,
+  ): WorkspaceEvent {
     const parsed = definition.schema.parse(data);
     const stored = this.store.append(this.clock().toISOString(), definition.type, parsed);
     const event = stored as WorkspaceEvent;
@@ -92,7 +95,8 @@ export class WorkspaceBus {
    */
   ingest(event: Omit<RelayedWorkspaceEvent, 'seq'>): RelayedWorkspaceEvent | undefined {
     // Nothing here could discard it if a transaction around it rolled back (held events are this machine's).
-    if (this.db.inTransaction) throw new InternalError('a relayed event must be stored outside any transaction');
+    if (this.db.inTransaction)
+      throw new InternalError('a relayed event must be stored outside any transaction');
     const stored = this.store.appendRelayed(event);
     if (stored !== undefined) this.deliver(stored);
     return stored;
@@ -113,7 +117,10 @@ export class WorkspaceBus {
   }
 
   /** The newest events of one type published here, newest first. */
-  latestOfType<T extends WorkspaceEvent['type']>(type: T, limit: number): Extract<WorkspaceEvent, { type: T }>[] {
+  latestOfType<T extends WorkspaceEvent['type']>(
+    type: T,
+    limit: number,
+  ): Extract<WorkspaceEvent, { type: T }>[] {
     return this.store.latestOfType(type, limit) as Extract<WorkspaceEvent, { type: T }>[];
   }
 
@@ -151,7 +158,12 @@ export class WorkspaceBus {
    * Replays events after `after`, then delivers live ones, each exactly once and in order,
    * until `closed` settles. `send` may be slow (a network write): live events wait for it.
    */
-  async follow(after: number, send: (event: FollowedEvent) => Promise<void>, closed: Promise<void>, onLive?: () => Promise<void>): Promise<void> {
+  async follow(
+    after: number,
+    send: (event: FollowedEvent) => Promise<void>,
+    closed: Promise<void>,
+    onLive?: () => Promise<void>,
+  ): Promise<void> {
     let last = after;
     let live = false;
     const buffered: FollowedEvent[] = [];

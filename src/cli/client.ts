@@ -11,7 +11,13 @@ import { ApiClient, requestLine, streamMessage, type ErrorMapper, type Transport
 import type { BatonEvent } from '../events/index.js';
 import type { RelayedWorkspaceEvent } from '../events/workspace-relayed.js';
 import type { WorkspaceEvent } from '../events/workspace.js';
-import { BatonError, InvalidInputError, SupervisorUnreachableError, UnauthorizedError, type ErrorCode } from '../shared/errors.js';
+import {
+  BatonError,
+  InvalidInputError,
+  SupervisorUnreachableError,
+  UnauthorizedError,
+  type ErrorCode,
+} from '../shared/errors.js';
 import { homePaths, type HomePaths } from '../shared/paths.js';
 import { isProcessAlive } from '../shared/process.js';
 
@@ -42,13 +48,24 @@ export class SupervisorClient extends ApiClient {
    * Replays a session's events after `after`, then follows live until `signal` aborts or the
    * session ends (completed or removed), which the answer says.
    */
-  async follow(ref: string, after: number, onEvent: (event: BatonEvent) => void, signal: AbortSignal, onLive?: () => void): Promise<'completed' | 'removed' | undefined> {
-    const { path } = requestLine('GET /api/sessions/:ref/events', { params: { ref }, query: { follow: true, after } });
+  async follow(
+    ref: string,
+    after: number,
+    onEvent: (event: BatonEvent) => void,
+    signal: AbortSignal,
+    onLive?: () => void,
+  ): Promise<'completed' | 'removed' | undefined> {
+    const { path } = requestLine('GET /api/sessions/:ref/events', {
+      params: { ref },
+      query: { follow: true, after },
+    });
     let ended: 'completed' | 'removed' | undefined;
     await this.stream(path, signal, (message) => {
-      if (message.event === 'event') onEvent(streamMessage('GET /api/sessions/:ref/events', 'event', message.data));
+      if (message.event === 'event')
+        onEvent(streamMessage('GET /api/sessions/:ref/events', 'event', message.data));
       else if (message.event === 'live') onLive?.();
-      else if (message.event === 'ended') ended = streamMessage('GET /api/sessions/:ref/events', 'ended', message.data).reason;
+      else if (message.event === 'ended')
+        ended = streamMessage('GET /api/sessions/:ref/events', 'ended', message.data).reason;
       return ended !== undefined;
     });
     return ended;
@@ -58,17 +75,27 @@ export class SupervisorClient extends ApiClient {
    * Workspace events after `after` (replayed), then live ones, until `signal` aborts. With
    * `onRelayed`, also the other machines' events of a shared workspace (one sequence with these).
    */
-  followWorkspace(after: number, onEvent: (event: WorkspaceEvent) => void, signal: AbortSignal, onRelayed?: (event: RelayedWorkspaceEvent) => void): Promise<void> {
+  followWorkspace(
+    after: number,
+    onEvent: (event: WorkspaceEvent) => void,
+    signal: AbortSignal,
+    onRelayed?: (event: RelayedWorkspaceEvent) => void,
+  ): Promise<void> {
     const { path } = requestLine('GET /api/stream', { query: { after, sessions: '0' } });
     return this.stream(path, signal, (message) => {
       if (message.event === 'workspace') onEvent(streamMessage('GET /api/stream', 'workspace', message.data));
-      else if (message.event === 'relayed' && onRelayed !== undefined) onRelayed(streamMessage('GET /api/stream', 'relayed', message.data));
+      else if (message.event === 'relayed' && onRelayed !== undefined)
+        onRelayed(streamMessage('GET /api/stream', 'relayed', message.data));
       return false;
     });
   }
 
   /** Reads SSE messages of `path` until `signal` aborts or `onMessage` answers true (the stream has said its last). */
-  async stream(path: string, signal: AbortSignal, onMessage: (message: { event: string; data: string }) => boolean): Promise<void> {
+  async stream(
+    path: string,
+    signal: AbortSignal,
+    onMessage: (message: { event: string; data: string }) => boolean,
+  ): Promise<void> {
     let response: IncomingMessage;
     try {
       response = await open(this.baseUrl + path, this.headers, signal);
@@ -76,7 +103,8 @@ export class SupervisorClient extends ApiClient {
       if (signal.aborted) return;
       throw new SupervisorUnreachableError(`Cannot reach the supervisor (${(error as Error).message}).`);
     }
-    if (response.statusCode !== 200) throw toBatonError(response.statusCode ?? 0, parseError(await readAll(response)));
+    if (response.statusCode !== 200)
+      throw toBatonError(response.statusCode ?? 0, parseError(await readAll(response)));
     response.setEncoding('utf8');
     let buffer = '';
     try {
@@ -103,15 +131,27 @@ function httpTransport(baseUrl: string, headers: Record<string, string>): Transp
   return ({ method, path, body, timeoutMs }) =>
     new Promise((resolve, reject) => {
       const unreachable = (error: Error): void => {
-        reject(new SupervisorUnreachableError(`Cannot reach the supervisor at ${baseUrl} (${error.message}). Try \`baton daemon status\`.`));
+        reject(
+          new SupervisorUnreachableError(
+            `Cannot reach the supervisor at ${baseUrl} (${error.message}). Try \`baton daemon status\`.`,
+          ),
+        );
       };
-      const req = request(baseUrl + path, { method, headers: { ...headers, ...(body === undefined ? {} : { 'content-type': 'application/json' }) } }, (res) => {
-        readAll(res).then((text) => {
-          resolve({ status: res.statusCode ?? 0, text, header: (name) => headerValue(res, name) });
-        }, unreachable);
-      });
+      const req = request(
+        baseUrl + path,
+        {
+          method,
+          headers: { ...headers, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+        },
+        (res) => {
+          readAll(res).then((text) => {
+            resolve({ status: res.statusCode ?? 0, text, header: (name) => headerValue(res, name) });
+          }, unreachable);
+        },
+      );
       req.on('error', unreachable);
-      if (timeoutMs !== undefined) req.setTimeout(timeoutMs, () => req.destroy(new Error(`no answer within ${timeoutMs} ms`)));
+      if (timeoutMs !== undefined)
+        req.setTimeout(timeoutMs, () => req.destroy(new Error(`no answer within ${timeoutMs} ms`)));
       req.end(body);
     });
 }
@@ -160,7 +200,11 @@ function parseError(text: string): Parameters<ErrorMapper>[1] {
 export const toBatonError: ErrorMapper = (status, body) => {
   if (status === 401) return new UnauthorizedError();
   const code = (body?.error.code ?? 'internal') as ErrorCode;
-  return new BatonError(code, body?.error.message ?? `The supervisor answered HTTP ${status}`, body?.error.data ?? {});
+  return new BatonError(
+    code,
+    body?.error.message ?? `The supervisor answered HTTP ${status}`,
+    body?.error.data ?? {},
+  );
 };
 
 export interface ConnectOptions {
@@ -246,8 +290,15 @@ async function startSupervisor(paths: HomePaths, env: NodeJS.ProcessEnv): Promis
     logFd = openSync(paths.log, 'a');
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
-    const why = code === 'ENOTDIR' || code === 'EEXIST' ? 'a file is in the way of that folder' : code === 'EACCES' || code === 'EPERM' ? 'you may not write there' : code;
-    throw new InvalidInputError(`Baton's state folder ${paths.home} (BATON_HOME) cannot be used: ${why} (${code}). Point BATON_HOME at a folder you own.`);
+    const why =
+      code === 'ENOTDIR' || code === 'EEXIST'
+        ? 'a file is in the way of that folder'
+        : code === 'EACCES' || code === 'EPERM'
+          ? 'you may not write there'
+          : code;
+    throw new InvalidInputError(
+      `Baton's state folder ${paths.home} (BATON_HOME) cannot be used: ${why} (${code}). Point BATON_HOME at a folder you own.`,
+    );
   }
   // Where this start's own output begins in the log, to quote its reason if it fails.
   const logStart = fstatSync(logFd).size;
@@ -260,7 +311,11 @@ async function startSupervisor(paths: HomePaths, env: NodeJS.ProcessEnv): Promis
   closeSync(logFd);
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
-      reject(new SupervisorUnreachableError(`The supervisor did not start within ${START_TIMEOUT_MS / 1000} s; see ${paths.log}`));
+      reject(
+        new SupervisorUnreachableError(
+          `The supervisor did not start within ${START_TIMEOUT_MS / 1000} s; see ${paths.log}`,
+        ),
+      );
     }, START_TIMEOUT_MS);
     child.once('message', () => {
       clearTimeout(timer);
@@ -274,7 +329,11 @@ async function startSupervisor(paths: HomePaths, env: NodeJS.ProcessEnv): Promis
       if (code === EXIT_ALREADY_RUNNING) resolve();
       else {
         const reason = startFailure(paths.log, logStart);
-        reject(new SupervisorUnreachableError(`The supervisor could not start${reason === undefined ? ` (exit code ${code})` : `: ${reason.replace(/\.$/, '')}`}. Its log: ${paths.log}`));
+        reject(
+          new SupervisorUnreachableError(
+            `The supervisor could not start${reason === undefined ? ` (exit code ${code})` : `: ${reason.replace(/\.$/, '')}`}. Its log: ${paths.log}`,
+          ),
+        );
       }
     });
     child.once('error', (error) => {
@@ -290,7 +349,8 @@ async function waitForSupervisor(paths: HomePaths, cwd: string): Promise<Supervi
   for (;;) {
     const client = await tryExisting(paths, cwd);
     if (client !== undefined) return client;
-    if (performance.now() > deadline) throw new SupervisorUnreachableError(`The supervisor did not come up; see ${paths.log}`);
+    if (performance.now() > deadline)
+      throw new SupervisorUnreachableError(`The supervisor did not come up; see ${paths.log}`);
     // The racing supervisor writes supervisor.json once it listens; there is no event to wait on across processes.
     await new Promise((r) => setTimeout(r, 50));
   }

@@ -6,7 +6,17 @@ const ctx = {} as Context;
 
 describe('read-only commands without commander', () => {
   it('takes the plain forms of ls, peek, logs and daemon status', () => {
-    for (const args of [['ls'], ['list', '--json'], ['ls', '--here', '--json'], ['peek', 's1'], ['peek', '--json', 's1'], ['logs', 's1', '--after', '3'], ['logs', 's1', '--after=3', '--json'], ['daemon', 'status'], ['daemon', 'status', '--json']]) {
+    for (const args of [
+      ['ls'],
+      ['list', '--json'],
+      ['ls', '--here', '--json'],
+      ['peek', 's1'],
+      ['peek', '--json', 's1'],
+      ['logs', 's1', '--after', '3'],
+      ['logs', 's1', '--after=3', '--json'],
+      ['daemon', 'status'],
+      ['daemon', 'status', '--json'],
+    ]) {
       expect(readOnlyCommand(ctx, args), args.join(' ')).toBeTypeOf('function');
     }
   });

@@ -15,17 +15,26 @@ interface ReadOnlyCommand {
   options: NonNullable<ParseArgsConfig['options']>;
   /** How many positionals it takes: exactly n, or at least one ('some'). */
   positionals: number | 'some';
-  run(ctx: Context, positionals: string[], values: Record<string, string | boolean | undefined>): Promise<void>;
+  run(
+    ctx: Context,
+    positionals: string[],
+    values: Record<string, string | boolean | undefined>,
+  ): Promise<void>;
 }
 
 const json = { type: 'boolean' } as const;
-const bool = (value: string | boolean | undefined): boolean | undefined => (value === undefined ? undefined : value === true);
+const bool = (value: string | boolean | undefined): boolean | undefined =>
+  value === undefined ? undefined : value === true;
 
 const list: ReadOnlyCommand = {
   options: { json, here: { type: 'boolean' }, state: { type: 'string' } },
   positionals: 0,
   run: async (ctx, _, v) =>
-    (await import('./commands/sessions.js')).list(ctx, { json: bool(v.json), here: bool(v.here), ...(typeof v.state === 'string' ? { state: v.state } : {}) }),
+    (await import('./commands/sessions.js')).list(ctx, {
+      json: bool(v.json),
+      here: bool(v.here),
+      ...(typeof v.state === 'string' ? { state: v.state } : {}),
+    }),
 };
 
 /** Keyed by the command's words; options as main.ts declares them for commander. */
@@ -35,10 +44,16 @@ const COMMANDS: Record<string, ReadOnlyCommand> = {
   peek: {
     options: { json },
     positionals: 1,
-    run: async (ctx, [ref], v) => (await import('./commands/sessions.js')).peek(ctx, sessionRef(ref as string), { json: bool(v.json) }),
+    run: async (ctx, [ref], v) =>
+      (await import('./commands/sessions.js')).peek(ctx, sessionRef(ref as string), { json: bool(v.json) }),
   },
   logs: {
-    options: { json, after: { type: 'string', default: '0' }, lines: { type: 'string', short: 'n' }, full: { type: 'boolean' } },
+    options: {
+      json,
+      after: { type: 'string', default: '0' },
+      lines: { type: 'string', short: 'n' },
+      full: { type: 'boolean' },
+    },
     positionals: 1,
     run: async (ctx, [ref], v) =>
       (await import('./commands/stream.js')).logs(ctx, sessionRef(ref as string), {
@@ -52,11 +67,15 @@ const COMMANDS: Record<string, ReadOnlyCommand> = {
     options: { json, any: { type: 'boolean' }, timeout: { type: 'string', short: 't' } },
     positionals: 'some',
     run: async (ctx, refs, v) =>
-      (await import('./commands/wait.js')).wait(ctx, refs.map((r) => sessionRef(r)), {
-        json: bool(v.json),
-        any: bool(v.any),
-        ...(typeof v.timeout === 'string' ? { timeout: v.timeout } : {}),
-      }),
+      (await import('./commands/wait.js')).wait(
+        ctx,
+        refs.map((r) => sessionRef(r)),
+        {
+          json: bool(v.json),
+          any: bool(v.any),
+          ...(typeof v.timeout === 'string' ? { timeout: v.timeout } : {}),
+        },
+      ),
   },
   path: {
     options: {},
@@ -77,7 +96,12 @@ export function readOnlyCommand(ctx: Context, args: string[]): (() => Promise<vo
   if (command === undefined) return undefined;
   let parsed: ReturnType<typeof parseArgs>;
   try {
-    parsed = parseArgs({ args: args.slice(words), options: command.options, allowPositionals: true, strict: true });
+    parsed = parseArgs({
+      args: args.slice(words),
+      options: command.options,
+      allowPositionals: true,
+      strict: true,
+    });
   } catch {
     return undefined;
   }

@@ -15,9 +15,14 @@ import type { Context } from './context.js';
 
 const MAX_RECONNECTS = 3;
 
-async function resiliently<T>(ctx: Context, first: SupervisorClient, signal: AbortSignal, follow: (api: SupervisorClient, seen: () => void) => Promise<T>): Promise<T | undefined> {
+async function resiliently<T>(
+  ctx: Context,
+  first: SupervisorClient,
+  signal: AbortSignal,
+  follow: (api: SupervisorClient, seen: () => void) => Promise<T>,
+): Promise<T | undefined> {
   let api = first;
-  for (let failures = 0; ; ) {
+  for (let failures = 0; ;) {
     try {
       return await follow(api, () => (failures = 0));
     } catch (error) {
@@ -26,7 +31,9 @@ async function resiliently<T>(ctx: Context, first: SupervisorClient, signal: Abo
       // A supervisor stopped on purpose removes its file; one that crashed leaves it. Following
       // must not start again what `baton daemon stop` just stopped.
       if (!existsSync(homePaths(ctx.home).supervisorJson)) {
-        ctx.err.write('(The supervisor was stopped; stopped following. Run the command again to start it.)\n');
+        ctx.err.write(
+          '(The supervisor was stopped; stopped following. Run the command again to start it.)\n',
+        );
         return undefined;
       }
       ctx.err.write(`(${error.message} Reconnecting…)\n`);
@@ -46,10 +53,16 @@ export function followSession(
   onLive?: () => void,
 ): Promise<'completed' | 'removed' | undefined> {
   return resiliently(ctx, api, signal, (current, seen) =>
-    current.follow(ref, lastSeq(), (event) => {
-      seen();
-      onEvent(event);
-    }, signal, onLive),
+    current.follow(
+      ref,
+      lastSeq(),
+      (event) => {
+        seen();
+        onEvent(event);
+      },
+      signal,
+      onLive,
+    ),
   );
 }
 
@@ -57,14 +70,28 @@ export function followSession(
  * The workspace's events after `lastSeq()`, replayed then live, until `signal` aborts; with
  * `onRelayed`, the other machines' too (`lastSeq()` must then count them: they share the sequence).
  */
-export async function followWorkspace(ctx: Context, api: SupervisorClient, lastSeq: () => number, onEvent: (event: WorkspaceEvent) => void, signal: AbortSignal, onRelayed?: (event: RelayedWorkspaceEvent) => void): Promise<void> {
+export async function followWorkspace(
+  ctx: Context,
+  api: SupervisorClient,
+  lastSeq: () => number,
+  onEvent: (event: WorkspaceEvent) => void,
+  signal: AbortSignal,
+  onRelayed?: (event: RelayedWorkspaceEvent) => void,
+): Promise<void> {
   await resiliently(ctx, api, signal, (current, seen) =>
-    current.followWorkspace(lastSeq(), (event) => {
-      seen();
-      onEvent(event);
-    }, signal, onRelayed === undefined ? undefined : (event) => {
-      seen();
-      onRelayed(event);
-    }),
+    current.followWorkspace(
+      lastSeq(),
+      (event) => {
+        seen();
+        onEvent(event);
+      },
+      signal,
+      onRelayed === undefined
+        ? undefined
+        : (event) => {
+            seen();
+            onRelayed(event);
+          },
+    ),
   );
 }

@@ -17,7 +17,13 @@ import type { LogsFlags } from './commands/stream.js';
 import type { DispatchFlags } from './flags.js';
 
 export async function main(argv: string[]): Promise<void> {
-  const ctx: Context = { home: batonHome(), cwd: process.cwd(), env: process.env, out: process.stdout, err: process.stderr };
+  const ctx: Context = {
+    home: batonHome(),
+    cwd: process.cwd(),
+    env: process.env,
+    out: process.stdout,
+    err: process.stderr,
+  };
   // `baton logs x | head` closes the pipe early; that is not an error.
   process.stdout.on('error', (error: NodeJS.ErrnoException) => {
     if (error.code === 'EPIPE') process.exit(0);
@@ -51,7 +57,8 @@ function flushed(stream: NodeJS.WriteStream): Promise<void> {
 function report(error: unknown, ctx: Context, json: boolean): number {
   if (isCommanderError(error)) {
     const exitCode = error.exitCode === 0 ? 0 : 2;
-    if (json && exitCode !== 0) writeJsonError(ctx, 'invalid_input', error.message.replace(/^error: /, ''), exitCode);
+    if (json && exitCode !== 0)
+      writeJsonError(ctx, 'invalid_input', error.message.replace(/^error: /, ''), exitCode);
     return exitCode;
   }
   if (error instanceof BatonError) {
@@ -59,12 +66,24 @@ function report(error: unknown, ctx: Context, json: boolean): number {
     else ctx.err.write(`baton: ${error.message}\n`);
     return error.exitCode;
   }
-  ctx.err.write(`baton: internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  ctx.err.write(
+    `baton: internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+  );
   return 1;
 }
 
-function writeJsonError(ctx: Context, code: string, message: string, exitCode: number, data: Record<string, unknown> = {}): void {
-  ctx.err.write(JSON.stringify({ error: { code, message, exitCode, ...(Object.keys(data).length === 0 ? {} : { data }) } }) + '\n');
+function writeJsonError(
+  ctx: Context,
+  code: string,
+  message: string,
+  exitCode: number,
+  data: Record<string, unknown> = {},
+): void {
+  ctx.err.write(
+    JSON.stringify({
+      error: { code, message, exitCode, ...(Object.keys(data).length === 0 ? {} : { data }) },
+    }) + '\n',
+  );
 }
 
 /** Commander's own errors (usage, --help, --version) carry a `commander.*` code. */
@@ -83,7 +102,10 @@ function buildProgram(ctx: Context, jsonErrors: boolean): Commander.Command {
     .exitOverride()
     .configureOutput({
       // With --json the error is printed once, as JSON, by report().
-      writeErr: (s) => (jsonErrors && s.startsWith('error:') ? undefined : ctx.err.write(s.startsWith('error:') ? `baton: ${s.slice(7)}` : s)),
+      writeErr: (s) =>
+        jsonErrors && s.startsWith('error:')
+          ? undefined
+          : ctx.err.write(s.startsWith('error:') ? `baton: ${s.slice(7)}` : s),
     })
     .showSuggestionAfterError();
 
@@ -100,12 +122,28 @@ function buildProgram(ctx: Context, jsonErrors: boolean): Commander.Command {
     .option('-s, --script <file>', 'script file for the scripted agent')
     .option('--branch <branch>', 'continue this existing branch in a new worktree')
     .option('--in-place', 'no worktree: work in the main checkout itself (one in-place session at a time)')
-    .option('--on <machine>', "where it runs in a shared workspace: a machine's name, or any (here while a slot is free, else a machine with one)")
-    .option('--carry-changes', "bring the main checkout's uncommitted changes (tracked and untracked) into the new worktree")
-    .addOption(new Option('-p, --permission-mode <mode>', 'how tool calls are approved').choices(PERMISSION_MODES).default(DEFAULT_PERMISSION_MODE))
-    .option('-w, --wait', 'then block until the session needs input or ends, with `baton wait`\'s exit codes')
-    .option('--best-of <n>', 'start n attempts at the prompt, compared with `baton attempts show` (any mix of agents with --agents)')
-    .option('--agents <list>', 'with --best-of: the agents, one per attempt (claude,codex,claude) or one for all')
+    .option(
+      '--on <machine>',
+      "where it runs in a shared workspace: a machine's name, or any (here while a slot is free, else a machine with one)",
+    )
+    .option(
+      '--carry-changes',
+      "bring the main checkout's uncommitted changes (tracked and untracked) into the new worktree",
+    )
+    .addOption(
+      new Option('-p, --permission-mode <mode>', 'how tool calls are approved')
+        .choices(PERMISSION_MODES)
+        .default(DEFAULT_PERMISSION_MODE),
+    )
+    .option('-w, --wait', "then block until the session needs input or ends, with `baton wait`'s exit codes")
+    .option(
+      '--best-of <n>',
+      'start n attempts at the prompt, compared with `baton attempts show` (any mix of agents with --agents)',
+    )
+    .option(
+      '--agents <list>',
+      'with --best-of: the agents, one per attempt (claude,codex,claude) or one for all',
+    )
     .addOption(json)
     .action(async (prompt: string, opts: DispatchFlags) =>
       opts.bestOf !== undefined || opts.agents !== undefined
@@ -118,16 +156,23 @@ function buildProgram(ctx: Context, jsonErrors: boolean): Commander.Command {
     .alias('list')
     .description('sessions grouped by state')
     .option('--here', 'only sessions of the repository in the current folder')
-    .option('-s, --state <states>', 'only sessions in these states, comma-separated (e.g. needs_input,working)')
+    .option(
+      '-s, --state <states>',
+      'only sessions in these states, comma-separated (e.g. needs_input,working)',
+    )
     .addOption(new Option('--json', 'print JSON for scripts'))
-    .action(async (opts: { json?: boolean; here?: boolean; state?: string }) => (await import('./commands/sessions.js')).list(ctx, opts));
+    .action(async (opts: { json?: boolean; here?: boolean; state?: string }) =>
+      (await import('./commands/sessions.js')).list(ctx, opts),
+    );
 
   program
     .command('peek')
     .description('what a session is doing right now')
     .argument('<session>', 'id, id prefix or name', sessionRef)
     .addOption(new Option('--json', 'print JSON for scripts'))
-    .action(async (ref: string, opts: { json?: boolean }) => (await import('./commands/sessions.js')).peek(ctx, ref, opts));
+    .action(async (ref: string, opts: { json?: boolean }) =>
+      (await import('./commands/sessions.js')).peek(ctx, ref, opts),
+    );
 
   program
     .command('du')
@@ -137,10 +182,14 @@ function buildProgram(ctx: Context, jsonErrors: boolean): Commander.Command {
 
   program
     .command('gc')
-    .description("archive this repository's idle worktrees by its cleanup policy (uncommitted work snapshotted first)")
+    .description(
+      "archive this repository's idle worktrees by its cleanup policy (uncommitted work snapshotted first)",
+    )
     .option('--dry-run', 'only say what would be archived')
     .addOption(new Option('--json', 'print JSON for scripts'))
-    .action(async (opts: { dryRun?: boolean; json?: boolean }) => (await import('./commands/archive.js')).gc(ctx, opts));
+    .action(async (opts: { dryRun?: boolean; json?: boolean }) =>
+      (await import('./commands/archive.js')).gc(ctx, opts),
+    );
 
   program
     .command('snapshots')
@@ -154,22 +203,30 @@ function buildProgram(ctx: Context, jsonErrors: boolean): Commander.Command {
     .argument('<snapshot>', 'snapshot name (see baton snapshots)')
     .option('--as <name>', 'restore under another name')
     .addOption(new Option('--json', 'print JSON for scripts'))
-    .action(async (name: string, opts: { as?: string; json?: boolean }) => (await import('./commands/archive.js')).restore(ctx, name, opts));
+    .action(async (name: string, opts: { as?: string; json?: boolean }) =>
+      (await import('./commands/archive.js')).restore(ctx, name, opts),
+    );
 
   program
     .command('env')
     .description("a session's leased ports, variables, setup log and disk use")
     .argument('<session>', 'id, id prefix or name', sessionRef)
     .addOption(new Option('--json', 'print JSON for scripts'))
-    .action(async (ref: string, opts: { json?: boolean }) => (await import('./commands/env.js')).env(ctx, ref, opts));
+    .action(async (ref: string, opts: { json?: boolean }) =>
+      (await import('./commands/env.js')).env(ctx, ref, opts),
+    );
 
   program
     .command('diff')
     .description("a session's work against its base: committed, uncommitted and new files")
     .argument('<session>', 'id, id prefix or name', sessionRef)
     .option('--stat', 'files changed with line counts, not the patch')
-    .addOption(new Option('--json', 'print JSON for scripts: the files, counts and (without --stat) the patch'))
-    .action(async (ref: string, opts: { stat?: boolean; json?: boolean }) => (await import('./commands/diff.js')).diff(ctx, ref, opts));
+    .addOption(
+      new Option('--json', 'print JSON for scripts: the files, counts and (without --stat) the patch'),
+    )
+    .action(async (ref: string, opts: { stat?: boolean; json?: boolean }) =>
+      (await import('./commands/diff.js')).diff(ctx, ref, opts),
+    );
 
   program
     .command('logs')
@@ -180,21 +237,27 @@ function buildProgram(ctx: Context, jsonErrors: boolean): Commander.Command {
     .option('-n, --lines <n>', 'only the last n events')
     .option('--full', 'messages, commands and tool output whole, not cut to one line')
     .addOption(new Option('--json', 'one JSON event per line'))
-    .action(async (ref: string, opts: LogsFlags) => (await import('./commands/stream.js')).logs(ctx, ref, opts));
+    .action(async (ref: string, opts: LogsFlags) =>
+      (await import('./commands/stream.js')).logs(ctx, ref, opts),
+    );
 
   program
     .command('path')
-    .description("print a session's worktree folder, for cd \"$(baton path flaky)\"")
+    .description('print a session\'s worktree folder, for cd "$(baton path flaky)"')
     .argument('<session>', 'id, id prefix or name', sessionRef)
     .action(async (ref: string) => (await import('./commands/sessions.js')).path(ctx, ref));
 
   program
     .command('events')
-    .description("what happened across the workspace: sessions dispatched, changing state, pinned, removed; in a shared workspace the other machines' events too, marked [machine]")
+    .description(
+      "what happened across the workspace: sessions dispatched, changing state, pinned, removed; in a shared workspace the other machines' events too, marked [machine]",
+    )
     .option('-f, --follow', 'keep printing new events')
     .option('--after <seq>', 'only events after this sequence number', '0')
     .addOption(new Option('--json', 'one JSON event per line'))
-    .action(async (opts: { follow?: boolean; json?: boolean; after: string }) => (await import('./commands/events.js')).events(ctx, opts));
+    .action(async (opts: { follow?: boolean; json?: boolean; after: string }) =>
+      (await import('./commands/events.js')).events(ctx, opts),
+    );
 
   program
     .command('attach')
@@ -202,28 +265,43 @@ function buildProgram(ctx: Context, jsonErrors: boolean): Commander.Command {
     .argument('<session>', 'id, id prefix or name', sessionRef)
     .option('--all', 'replay the whole history first, not only the last 20 events')
     .option('--no-bell', 'no terminal bell when the session needs input')
-    .action(async (ref: string, opts: { all?: boolean; bell?: boolean }) => (await import('./commands/stream.js')).attach(ctx, ref, opts));
+    .action(async (ref: string, opts: { all?: boolean; bell?: boolean }) =>
+      (await import('./commands/stream.js')).attach(ctx, ref, opts),
+    );
 
   program
     .command('wait')
-    .description('block until each session needs input or has ended; the exit code says which (0 ready or done, 10 needs input, 11 failed, 12 stopped, 13 removed, 124 timed out)')
+    .description(
+      'block until each session needs input or has ended; the exit code says which (0 ready or done, 10 needs input, 11 failed, 12 stopped, 13 removed, 124 timed out)',
+    )
     .argument('<session...>', 'ids, id prefixes or names')
     .option('--any', 'return as soon as one of them settles')
     .option('-t, --timeout <seconds>', 'give up after this long (exit 124)')
-    .addOption(new Option('--json', 'print each session\'s outcome as JSON'))
+    .addOption(new Option('--json', "print each session's outcome as JSON"))
     .action(async (refs: string[], opts: { any?: boolean; timeout?: string; json?: boolean }) =>
-      (await import('./commands/wait.js')).wait(ctx, refs.map((r) => sessionRef(r)), opts),
+      (await import('./commands/wait.js')).wait(
+        ctx,
+        refs.map((r) => sessionRef(r)),
+        opts,
+      ),
     );
 
   program
     .command('reply')
-    .description('answer a question or send a follow-up message; a stopped or failed session is resumed to take it')
+    .description(
+      'answer a question or send a follow-up message; a stopped or failed session is resumed to take it',
+    )
     .argument('<session>', 'id, id prefix or name', sessionRef)
     .argument('<text...>', 'the reply')
     .addOption(new Option('--json', 'print JSON for scripts'))
-    .action(async (ref: string, text: string[], opts: { json?: boolean }) => (await import('./commands/sessions.js')).reply(ctx, ref, text.join(' '), opts));
+    .action(async (ref: string, text: string[], opts: { json?: boolean }) =>
+      (await import('./commands/sessions.js')).reply(ctx, ref, text.join(' '), opts),
+    );
 
-  for (const [name, decision] of [['approve', 'allow'], ['deny', 'deny']] as const) {
+  for (const [name, decision] of [
+    ['approve', 'allow'],
+    ['deny', 'deny'],
+  ] as const) {
     const command = program
       .command(name)
       .description(`${name} the pending tool call`)
@@ -231,9 +309,14 @@ function buildProgram(ctx: Context, jsonErrors: boolean): Commander.Command {
       .option('-r, --reason <text>', 'why (the agent is told)')
       .option('--id <request>', 'the approval request id, when several are pending')
       .addOption(new Option('--json', 'print JSON for scripts'));
-    if (decision === 'allow') command.option('--always', 'and from now on approve calls like it in this repository without asking (an allow rule; the gate still wins)');
-    command.action(async (ref: string, opts: { reason?: string; id?: string; json?: boolean; always?: boolean }) =>
-      (await import('./commands/sessions.js')).decide(ctx, ref, decision, opts),
+    if (decision === 'allow')
+      command.option(
+        '--always',
+        'and from now on approve calls like it in this repository without asking (an allow rule; the gate still wins)',
+      );
+    command.action(
+      async (ref: string, opts: { reason?: string; id?: string; json?: boolean; always?: boolean }) =>
+        (await import('./commands/sessions.js')).decide(ctx, ref, decision, opts),
     );
   }
 
@@ -243,7 +326,13 @@ function buildProgram(ctx: Context, jsonErrors: boolean): Commander.Command {
     .argument('[session...]', 'ids, id prefixes or names')
     .option('--all', 'every session that is queued, working or waiting for input')
     .addOption(new Option('--json', 'print JSON for scripts'))
-    .action(async (refs: string[], opts: { all?: boolean; json?: boolean }) => (await import('./commands/bulk.js')).stop(ctx, refs.map((r) => sessionRef(r)), opts));
+    .action(async (refs: string[], opts: { all?: boolean; json?: boolean }) =>
+      (await import('./commands/bulk.js')).stop(
+        ctx,
+        refs.map((r) => sessionRef(r)),
+        opts,
+      ),
+    );
 
   const simple: [string, string, 'interrupt' | 'done'][] = [
     ['interrupt', 'end the current turn; the session stays open for replies', 'interrupt'],
@@ -255,7 +344,9 @@ function buildProgram(ctx: Context, jsonErrors: boolean): Commander.Command {
       .description(description)
       .argument('<session>', 'id, id prefix or name', sessionRef)
       .addOption(new Option('--json', 'print JSON for scripts'))
-      .action(async (ref: string, opts: { json?: boolean }) => (await import('./commands/sessions.js')).simpleAction(ctx, action, ref, opts));
+      .action(async (ref: string, opts: { json?: boolean }) =>
+        (await import('./commands/sessions.js')).simpleAction(ctx, action, ref, opts),
+      );
   }
 
   program
@@ -263,28 +354,44 @@ function buildProgram(ctx: Context, jsonErrors: boolean): Commander.Command {
     .description('restart a failed or stopped session in its worktree (resuming the conversation)')
     .argument('[session]', 'id, id prefix or name', sessionRef)
     .option('--all', 'every failed or stopped session')
-    .option('--on <machine>', "another machine's lost session: the machine to run it on (default: here while a slot is free, else any)")
+    .option(
+      '--on <machine>',
+      "another machine's lost session: the machine to run it on (default: here while a slot is free, else any)",
+    )
     .addOption(new Option('--json', 'print JSON for scripts'))
-    .action(async (ref: string | undefined, opts: { all?: boolean; on?: string; json?: boolean }) => (await import('./commands/sessions.js')).respawn(ctx, ref, opts));
+    .action(async (ref: string | undefined, opts: { all?: boolean; on?: string; json?: boolean }) =>
+      (await import('./commands/sessions.js')).respawn(ctx, ref, opts),
+    );
 
-  for (const [name, pinned] of [['pin', true], ['unpin', false]] as const) {
+  for (const [name, pinned] of [
+    ['pin', true],
+    ['unpin', false],
+  ] as const) {
     program
       .command(name)
       .description(pinned ? 'keep a session at the top' : 'undo pin')
       .argument('<session>', 'id, id prefix or name', sessionRef)
       .addOption(new Option('--json', 'print JSON for scripts'))
-      .action(async (ref: string, opts: { json?: boolean }) => (await import('./commands/sessions.js')).pin(ctx, ref, pinned, opts));
+      .action(async (ref: string, opts: { json?: boolean }) =>
+        (await import('./commands/sessions.js')).pin(ctx, ref, pinned, opts),
+      );
   }
 
   program
     .command('rm')
-    .description('remove sessions and their worktrees (uncommitted work is kept in refs/baton/snapshots/<name>; a branch without commits is deleted)')
+    .description(
+      'remove sessions and their worktrees (uncommitted work is kept in refs/baton/snapshots/<name>; a branch without commits is deleted)',
+    )
     .argument('[session...]', 'ids, id prefixes or names')
     .option('--completed', 'every completed session')
     .option('-f, --force', 'remove a session that is still queued, working or waiting, without asking')
     .addOption(new Option('--json', 'print JSON for scripts'))
     .action(async (refs: string[], opts: { completed?: boolean; force?: boolean; json?: boolean }) =>
-      (await import('./commands/bulk.js')).remove(ctx, refs.map((r) => sessionRef(r)), opts),
+      (await import('./commands/bulk.js')).remove(
+        ctx,
+        refs.map((r) => sessionRef(r)),
+        opts,
+      ),
     );
 
   addWorkspaceCommands(program, Option, ctx);

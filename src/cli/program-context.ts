@@ -8,20 +8,31 @@ import { sessionRef } from './arguments.js';
 import type { Context } from './context.js';
 import type { HandoffFlags, ImportFlags, SearchFlags, TranscriptFlags } from './commands/context.js';
 
-export function addContextCommands(program: Commander.Command, Option: typeof Commander.Option, ctx: Context): void {
+export function addContextCommands(
+  program: Commander.Command,
+  Option: typeof Commander.Option,
+  ctx: Context,
+): void {
   program
     .command('search')
-    .description('search every transcript, decision and note: ranked, with snippets that open the session at that point')
+    .description(
+      'search every transcript, decision and note: ranked, with snippets that open the session at that point',
+    )
     .argument('<words...>', 'words (prefix-matched), "a phrase", AND, OR, NOT')
     .option('--agent <agent>', 'only sessions of this agent')
-    .option('--project <project>', "only this project (its name or root folder)")
+    .option('--project <project>', 'only this project (its name or root folder)')
     .option('--session <session>', 'only this session', sessionRef)
     .option('--task <task>', 'only this task')
     .option('--since <age>', 'only since then: 30m, 12h, 7d, 2w or a date')
-    .option('--kind <kinds>', 'only these kinds: message, reasoning, tool_input, tool_output, question, answer, error, decision, note')
+    .option(
+      '--kind <kinds>',
+      'only these kinds: message, reasoning, tool_input, tool_output, question, answer, error, decision, note',
+    )
     .option('-n, --limit <n>', 'how many hits', '20')
     .addOption(new Option('--json', 'print JSON for scripts'))
-    .action(async (words: string[], opts: SearchFlags) => (await import('./commands/context.js')).search(ctx, words.join(' '), opts));
+    .action(async (words: string[], opts: SearchFlags) =>
+      (await import('./commands/context.js')).search(ctx, words.join(' '), opts),
+    );
 
   program
     .command('transcript')
@@ -30,24 +41,38 @@ export function addContextCommands(program: Commander.Command, Option: typeof Co
     .option('--md', 'as Markdown')
     .option('--to-repo', "write the Markdown into the repository's .baton/transcripts/")
     .addOption(new Option('--json', 'print JSON for scripts'))
-    .action(async (ref: string, opts: TranscriptFlags) => (await import('./commands/context.js')).transcript(ctx, ref, opts));
+    .action(async (ref: string, opts: TranscriptFlags) =>
+      (await import('./commands/context.js')).transcript(ctx, ref, opts),
+    );
 
   program
     .command('handoff')
-    .description("start a session of any agent carrying a compact pack of another session's context (its task, decisions, files, reasoning, open questions)")
-    .argument('<session>', 'the session to hand off from (id, id prefix, name, or an imported session)', sessionRef)
+    .description(
+      "start a session of any agent carrying a compact pack of another session's context (its task, decisions, files, reasoning, open questions)",
+    )
+    .argument(
+      '<session>',
+      'the session to hand off from (id, id prefix, name, or an imported session)',
+      sessionRef,
+    )
     .argument('<task...>', 'what the new session should do')
-    .addOption(new Option('--to <agent>', 'the agent of the new session').choices(AGENT_IDS).makeOptionMandatory())
+    .addOption(
+      new Option('--to <agent>', 'the agent of the new session').choices(AGENT_IDS).makeOptionMandatory(),
+    )
     .option('--budget <tokens>', 'token budget of the pack: 8000, 8k, 12k', '8k')
     .option('--name <name>', 'name of the new session')
     .option('--model <model>', 'model of the new session')
     .option('--preview', 'print the pack; start nothing')
     .addOption(new Option('--json', 'print JSON for scripts'))
-    .action(async (ref: string, task: string[], opts: HandoffFlags) => (await import('./commands/context.js')).handoff(ctx, ref, task.join(' '), opts));
+    .action(async (ref: string, task: string[], opts: HandoffFlags) =>
+      (await import('./commands/context.js')).handoff(ctx, ref, task.join(' '), opts),
+    );
 
   program
     .command('import')
-    .description("import sessions run outside Baton from Claude Code's and Codex's own transcript files (again: only what is new)")
+    .description(
+      "import sessions run outside Baton from Claude Code's and Codex's own transcript files (again: only what is new)",
+    )
     .option('--claude', 'from $CLAUDE_CONFIG_DIR/projects (default ~/.claude/projects)')
     .option('--codex', 'from $CODEX_HOME/sessions (default ~/.codex/sessions)')
     .addOption(new Option('--json', 'print JSON for scripts'))

@@ -6,18 +6,34 @@ import type * as RoutineCommands from './commands/routines.js';
 
 const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
 
-export function addRoutineCommands(program: Commander.Command, Option: typeof Commander.Option, ctx: Context): void {
-  const routine = program.command('routine').description('scheduled and triggered agents that run as ordinary sessions with the workspace brief');
+export function addRoutineCommands(
+  program: Commander.Command,
+  Option: typeof Commander.Option,
+  ctx: Context,
+): void {
+  const routine = program
+    .command('routine')
+    .description('scheduled and triggered agents that run as ordinary sessions with the workspace brief');
   const json = (): Commander.Option => new Option('--json', 'print JSON for scripts');
   const load = (): Promise<typeof RoutineCommands> => import('./commands/routines.js');
 
   routine
     .command('add')
-    .description('add a routine of this repository: a schedule (--cron, --tz) or a trigger (--on), and a template, prompt or prompt file')
+    .description(
+      'add a routine of this repository: a schedule (--cron, --tz) or a trigger (--on), and a template, prompt or prompt file',
+    )
     .argument('<name>', 'its name (letters, digits, . _ -)')
     .option('--cron <expression>', 'when it runs: five cron fields, e.g. "0 9 * * 1" (Mondays at 09:00)')
     .option('--tz <zone>', 'the time zone of --cron, e.g. Europe/Berlin (default: this machine’s)')
-    .addOption(new Option('--on <trigger>', 'run on an event instead of a schedule').choices(['tag', 'session.completed', 'merge.landed', 'task.moved', 'http']))
+    .addOption(
+      new Option('--on <trigger>', 'run on an event instead of a schedule').choices([
+        'tag',
+        'session.completed',
+        'merge.landed',
+        'task.moved',
+        'http',
+      ]),
+    )
     .option('--agent <agent>', 'claude, codex or scripted', 'claude')
     .option('--model <model>', "the agent's model")
     .option('--template <name>', 'a template Baton ships (baton routine templates)')
@@ -29,7 +45,11 @@ export function addRoutineCommands(program: Commander.Command, Option: typeof Co
     .option('--replace', 'redefine a routine of that name')
     .addOption(json())
     .action(async (name: string, flags: AddFlags) => (await load()).add(ctx, name, flags));
-  routine.command('ls').description('every routine: when, next run, last run').addOption(json()).action(async (flags: { json?: boolean }) => (await load()).ls(ctx, flags));
+  routine
+    .command('ls')
+    .description('every routine: when, next run, last run')
+    .addOption(json())
+    .action(async (flags: { json?: boolean }) => (await load()).ls(ctx, flags));
   routine
     .command('show')
     .description('one routine: its definition, next run, trigger token and latest runs')
@@ -42,16 +62,43 @@ export function addRoutineCommands(program: Commander.Command, Option: typeof Co
     .argument('<name>')
     .option('-n, --limit <n>', 'how many runs, newest first', '50')
     .addOption(json())
-    .action(async (name: string, flags: { json?: boolean; limit?: string }) => (await load()).history(ctx, name, flags));
+    .action(async (name: string, flags: { json?: boolean; limit?: string }) =>
+      (await load()).history(ctx, name, flags),
+    );
   routine
     .command('run')
     .description('run a routine now')
     .argument('<name>')
     .option('--now', 'start the run now (required)')
     .addOption(json())
-    .action(async (name: string, flags: { now?: boolean; json?: boolean }) => (await load()).run(ctx, name, flags));
-  routine.command('pause').description('no scheduled or triggered runs until resumed').argument('<name>').addOption(json()).action(async (name: string, flags: { json?: boolean }) => (await load()).setPaused(ctx, name, true, flags));
-  routine.command('resume').description('resume a paused routine; its schedule starts again from now').argument('<name>').addOption(json()).action(async (name: string, flags: { json?: boolean }) => (await load()).setPaused(ctx, name, false, flags));
-  routine.command('rm').description('remove a routine added from the command line').argument('<name>').addOption(json()).action(async (name: string, flags: { json?: boolean }) => (await load()).rm(ctx, name, flags));
-  routine.command('templates').description('the templates Baton ships').addOption(json()).action(async (flags: { json?: boolean }) => (await load()).templates(ctx, flags));
+    .action(async (name: string, flags: { now?: boolean; json?: boolean }) =>
+      (await load()).run(ctx, name, flags),
+    );
+  routine
+    .command('pause')
+    .description('no scheduled or triggered runs until resumed')
+    .argument('<name>')
+    .addOption(json())
+    .action(async (name: string, flags: { json?: boolean }) =>
+      (await load()).setPaused(ctx, name, true, flags),
+    );
+  routine
+    .command('resume')
+    .description('resume a paused routine; its schedule starts again from now')
+    .argument('<name>')
+    .addOption(json())
+    .action(async (name: string, flags: { json?: boolean }) =>
+      (await load()).setPaused(ctx, name, false, flags),
+    );
+  routine
+    .command('rm')
+    .description('remove a routine added from the command line')
+    .argument('<name>')
+    .addOption(json())
+    .action(async (name: string, flags: { json?: boolean }) => (await load()).rm(ctx, name, flags));
+  routine
+    .command('templates')
+    .description('the templates Baton ships')
+    .addOption(json())
+    .action(async (flags: { json?: boolean }) => (await load()).templates(ctx, flags));
 }

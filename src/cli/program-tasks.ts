@@ -11,9 +11,17 @@ import type { TaskAddFlags, TaskEditFlags, TaskListFlags, TaskStartFlags } from 
 const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
 const COLUMNS = 'backlog, ready, running, needs-input, review or done';
 
-export function addTaskCommands(program: Commander.Command, Option: typeof Commander.Option, ctx: Context): void {
+export function addTaskCommands(
+  program: Commander.Command,
+  Option: typeof Commander.Option,
+  ctx: Context,
+): void {
   const json = (): Commander.Option => new Option('--json', 'print JSON for scripts');
-  const task = program.command('task').description('work items: tasks on a board, their scope, tracker reference, dependencies, decisions and notes');
+  const task = program
+    .command('task')
+    .description(
+      'work items: tasks on a board, their scope, tracker reference, dependencies, decisions and notes',
+    );
   const run = async (): Promise<typeof TaskCommands> => import('./commands/tasks.js');
 
   task
@@ -21,7 +29,7 @@ export function addTaskCommands(program: Commander.Command, Option: typeof Comma
     .description('add a task (to the backlog, or --ready)')
     .argument('<title>', 'what is to be done')
     .option('-d, --description <text>', 'more about it; the agent reads this too')
-    .option('--scope <glob>', 'files the task may change (repeatable), e.g. \'src/watcher/**\'', collect)
+    .option('--scope <glob>', "files the task may change (repeatable), e.g. 'src/watcher/**'", collect)
     .option('--tracker <ref>', 'tracker reference: #432, a URL, or a key like ABC-12')
     .option('--after <task>', 'a task that must land first (repeatable)', collect)
     .option('--ready', 'put it in Ready rather than Backlog')
@@ -53,7 +61,9 @@ export function addTaskCommands(program: Commander.Command, Option: typeof Comma
     .argument('<column>', COLUMNS)
     .option('--position <n>', 'place in the column, 1 for the top (default: last)')
     .addOption(json())
-    .action(async (ref: string, column: string, opts: { position?: string; json?: boolean }) => (await run()).move(ctx, ref, column, opts));
+    .action(async (ref: string, column: string, opts: { position?: string; json?: boolean }) =>
+      (await run()).move(ctx, ref, column, opts),
+    );
 
   task
     .command('edit')
@@ -80,16 +90,26 @@ export function addTaskCommands(program: Commander.Command, Option: typeof Comma
 
   task
     .command('start')
-    .description("start a session on the task: it is told the task, its scope, decisions and notes, and the other sessions")
+    .description(
+      'start a session on the task: it is told the task, its scope, decisions and notes, and the other sessions',
+    )
     .argument('<task>', 'task number')
     .addOption(new Option('-a, --agent <agent>', 'agent to run').choices(AGENT_IDS))
     .option('-m, --model <model>', 'model for the agent')
     .option('-n, --name <name>', 'session name (default: from the title)')
     .option('-s, --script <file>', 'script file for the scripted agent')
-    .addOption(new Option('-p, --permission-mode <mode>', 'how tool calls are approved').choices(PERMISSION_MODES))
+    .addOption(
+      new Option('-p, --permission-mode <mode>', 'how tool calls are approved').choices(PERMISSION_MODES),
+    )
     .option('--force', "start although its scope overlaps a running task's")
-    .option('--best-of <n>', 'start n attempts at the task, compared with `baton attempts show` and one picked to land')
-    .option('--agents <list>', 'with --best-of: the agents, one per attempt (claude,codex,claude) or one for all')
+    .option(
+      '--best-of <n>',
+      'start n attempts at the task, compared with `baton attempts show` and one picked to land',
+    )
+    .option(
+      '--agents <list>',
+      'with --best-of: the agents, one per attempt (claude,codex,claude) or one for all',
+    )
     .addOption(json())
     .action(async (ref: string, opts: TaskStartFlags) => (await run()).start(ctx, ref, opts));
 
@@ -99,7 +119,9 @@ export function addTaskCommands(program: Commander.Command, Option: typeof Comma
     .argument('<task>', 'task number')
     .argument('<text...>', 'the decision and why')
     .addOption(json())
-    .action(async (ref: string, text: string[], opts: { json?: boolean }) => (await run()).entry(ctx, 'decisions', ref, text.join(' '), opts));
+    .action(async (ref: string, text: string[], opts: { json?: boolean }) =>
+      (await run()).entry(ctx, 'decisions', ref, text.join(' '), opts),
+    );
 
   program
     .command('note')
@@ -107,5 +129,7 @@ export function addTaskCommands(program: Commander.Command, Option: typeof Comma
     .argument('<task>', 'task number')
     .argument('<text...>', 'the note')
     .addOption(json())
-    .action(async (ref: string, text: string[], opts: { json?: boolean }) => (await run()).entry(ctx, 'notes', ref, text.join(' '), opts));
+    .action(async (ref: string, text: string[], opts: { json?: boolean }) =>
+      (await run()).entry(ctx, 'notes', ref, text.join(' '), opts),
+    );
 }

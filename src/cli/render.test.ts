@@ -23,10 +23,20 @@ const session = (over: Partial<SessionView>): SessionView =>
   }) as SessionView;
 
 describe('renderList', () => {
-  const long = 'Should the watcher keep the old onChange signature, given three callers outside src/ depend on it and the new one batches events?';
+  const long =
+    'Should the watcher keep the old onChange signature, given three callers outside src/ depend on it and the new one batches events?';
   const sessions = [
-    session({ name: 'a-very-long-session-name-that-stays-whole', state: 'needs_input', reason: { kind: 'question', text: long } }),
-    session({ id: 'zzzzzz999', name: 'deny-me', state: 'needs_input', reason: { kind: 'approval', requestId: 'r', tool: 'Bash', input: 'rm -rf build' } }),
+    session({
+      name: 'a-very-long-session-name-that-stays-whole',
+      state: 'needs_input',
+      reason: { kind: 'question', text: long },
+    }),
+    session({
+      id: 'zzzzzz999',
+      name: 'deny-me',
+      state: 'needs_input',
+      reason: { kind: 'approval', requestId: 'r', tool: 'Bash', input: 'rm -rf build' },
+    }),
   ];
 
   it('fits every line in the width by cutting the activity, never the name, under a header row', () => {
@@ -45,7 +55,9 @@ describe('renderList', () => {
   });
 
   it('colours the group titles only when asked', () => {
-    expect(renderList(sessions, NOW, undefined, { color: true })).toContain('\x1b[1;33mNeeds input (2)\x1b[0m');
+    expect(renderList(sessions, NOW, undefined, { color: true })).toContain(
+      '\x1b[1;33mNeeds input (2)\x1b[0m',
+    );
     expect(renderList(sessions, NOW)).not.toContain('\x1b[');
   });
 });

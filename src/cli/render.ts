@@ -20,16 +20,28 @@ const TITLE_COLOR: Record<string, string> = {
   Pinned: '\x1b[1m',
 };
 
-export function renderList(sessions: SessionView[], now = Date.now(), reviewQueue?: ReviewQueueView, layout: ListLayout = {}): string {
-  if (sessions.length === 0) return 'No sessions. Start one with: baton dispatch "what to do" --name my-task\n';
+export function renderList(
+  sessions: SessionView[],
+  now = Date.now(),
+  reviewQueue?: ReviewQueueView,
+  layout: ListLayout = {},
+): string {
+  if (sessions.length === 0)
+    return 'No sessions. Start one with: baton dispatch "what to do" --name my-task\n';
   const manyProjects = new Set(sessions.map((s) => s.project)).size > 1;
   const label = (s: SessionView): string => (manyProjects ? `${s.project}/${s.name}` : s.name);
   const nameWidth = Math.min(40, Math.max(4, ...sessions.map((s) => label(s).length)));
   // The usage column only as wide as its widest figure, and gone when nobody has used anything.
   const usageWidth = Math.max(0, ...sessions.map((s) => usageOf(s).length));
   // Which machine runs each session, when the workspace is shared across machines (issue 20).
-  const machineWidth = sessions.some((s) => s.machine !== undefined) ? Math.max(7, ...sessions.map((s) => (s.machine ?? '').length)) : 0;
-  const columns = { name: nameWidth, usage: usageWidth === 0 ? 0 : Math.max(5, usageWidth), machine: machineWidth };
+  const machineWidth = sessions.some((s) => s.machine !== undefined)
+    ? Math.max(7, ...sessions.map((s) => (s.machine ?? '').length))
+    : 0;
+  const columns = {
+    name: nameWidth,
+    usage: usageWidth === 0 ? 0 : Math.max(5, usageWidth),
+    machine: machineWidth,
+  };
   const lines: string[] = [];
   const pinned = sessions.filter((s) => s.pinned);
   const groups: { title: string; sessions: SessionView[] }[] = [];
@@ -40,12 +52,18 @@ export function renderList(sessions: SessionView[], now = Date.now(), reviewQueu
   }
   const usageHead = columns.usage === 0 ? '' : `${'USAGE'.padEnd(columns.usage)} `;
   const machineHead = columns.machine === 0 ? '' : `${'MACHINE'.padEnd(columns.machine)} `;
-  lines.push(fit(`  ${'ID'.padEnd(6)}  ${'NAME'.padEnd(nameWidth)} ${'AGENT'.padEnd(8)} ${machineHead}${'AGE'.padStart(4)}  ${usageHead}ACTIVITY`, layout.width));
+  lines.push(
+    fit(
+      `  ${'ID'.padEnd(6)}  ${'NAME'.padEnd(nameWidth)} ${'AGENT'.padEnd(8)} ${machineHead}${'AGE'.padStart(4)}  ${usageHead}ACTIVITY`,
+      layout.width,
+    ),
+  );
   for (const group of groups) {
     const title = `${group.title} (${group.sessions.length})`;
     const color = layout.color === true ? TITLE_COLOR[group.title] : undefined;
     lines.push(color === undefined ? title : `${color}${title}\x1b[0m`);
-    for (const s of group.sessions) lines.push(renderRow(s, label(s).padEnd(nameWidth), columns, now, layout.width));
+    for (const s of group.sessions)
+      lines.push(renderRow(s, label(s).padEnd(nameWidth), columns, now, layout.width));
   }
   if (reviewQueue !== undefined && reviewQueue.sessions > 0) lines.push('', renderReviewQueue(reviewQueue));
   return lines.join('\n') + '\n';
@@ -59,21 +77,34 @@ function fit(line: string, width: number | undefined): string {
 export function renderReviewQueue(queue: ReviewQueueView): string {
   const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
   const measured = queue.sessions - queue.measuring;
-  const size = measured > 0 ? `, ${plural(queue.files, 'file')}, +${queue.additions} -${queue.deletions} lines` : '';
+  const size =
+    measured > 0 ? `, ${plural(queue.files, 'file')}, +${queue.additions} -${queue.deletions} lines` : '';
   const pending = queue.measuring > 0 ? ` (${queue.measuring} not measured yet)` : '';
   return `Review queue: ${plural(queue.sessions, 'session')} ready${size}${pending}`;
 }
 
 function usageOf(s: SessionView): string {
-  return s.inputTokens + s.outputTokens > 0 ? `${formatTokens(s.inputTokens + s.outputTokens)} tok $${s.costUsd.toFixed(2)}` : '';
+  return s.inputTokens + s.outputTokens > 0
+    ? `${formatTokens(s.inputTokens + s.outputTokens)} tok $${s.costUsd.toFixed(2)}`
+    : '';
 }
 
-function renderRow(s: SessionView, name: string, columns: { usage: number; machine: number }, now: number, width: number | undefined): string {
+function renderRow(
+  s: SessionView,
+  name: string,
+  columns: { usage: number; machine: number },
+  now: number,
+  width: number | undefined,
+): string {
   const usage = columns.usage === 0 ? '' : `${usageOf(s).padEnd(columns.usage)} `;
   const machine = columns.machine === 0 ? '' : `${(s.machine ?? '').padEnd(columns.machine)} `;
-  const activity = s.state === 'queued' && s.queuePosition !== null ? `queued #${s.queuePosition}` : describe(s);
+  const activity =
+    s.state === 'queued' && s.queuePosition !== null ? `queued #${s.queuePosition}` : describe(s);
   // The task beside every question and approval: what the session is for, not only what it asks.
-  const detail = s.task === null || s.task === undefined ? activity : `(${s.task.title}${s.task.tracker === null ? '' : `, ${s.task.tracker}`}) ${activity}`.trimEnd();
+  const detail =
+    s.task === null || s.task === undefined
+      ? activity
+      : `(${s.task.title}${s.task.tracker === null ? '' : `, ${s.task.tracker}`}) ${activity}`.trimEnd();
   const head = `  ${s.id.slice(0, 6)}  ${name} ${s.agent.padEnd(8)} ${machine}${age(s.lastEventAt ?? s.createdAt, now).padStart(4)}  ${usage}`;
   // The activity gives way to the width; the name never does (a row too narrow even for it stays whole).
   const room = width === undefined ? detail.length : Math.max(0, width - head.length);
@@ -96,15 +127,23 @@ export function renderPeek(view: PeekView, now = Date.now()): string {
     `${s.name} (${s.id}) — ${s.state.replace(/_/g, ' ')}${s.pinned ? ', pinned' : ''}`,
     ...(s.task === null || s.task === undefined
       ? [`  task:     ${oneLine(s.prompt, 100)}`]
-      : [`  task:     ${s.task.id}. ${oneLine(s.task.title, 100)}${s.task.tracker === null ? '' : ` (${s.task.tracker})`}`, `  prompt:   ${oneLine(s.prompt, 100)}`]),
+      : [
+          `  task:     ${s.task.id}. ${oneLine(s.task.title, 100)}${s.task.tracker === null ? '' : ` (${s.task.tracker})`}`,
+          `  prompt:   ${oneLine(s.prompt, 100)}`,
+        ]),
     `  agent:    ${s.agent}${s.model ? ` (${s.model})` : ''}, ${s.running ? `host pid ${s.hostPid}` : 'not running'}`,
     `  branch:   ${s.branch} from ${s.baseRef} (${s.baseCommit.slice(0, 8)})`,
     `  worktree: ${s.worktree}`,
   ];
-  if (s.reason !== null) lines.push(`  ${s.reason.kind === 'approval' ? 'waiting:' : s.reason.kind === 'question' ? 'question:' : 'reason:  '} ${reasonText(s.reason)}`);
+  if (s.reason !== null)
+    lines.push(
+      `  ${s.reason.kind === 'approval' ? 'waiting:' : s.reason.kind === 'question' ? 'question:' : 'reason:  '} ${reasonText(s.reason)}`,
+    );
   if (view.currentStep) lines.push(`  now:      ${oneLine(view.currentStep, 100)}`);
   if (view.lastOutput) lines.push(`  last said: ${oneLine(view.lastOutput, 100)}`);
-  lines.push(`  usage:    ${formatTokens(s.inputTokens)} in, ${formatTokens(s.outputTokens)} out, $${s.costUsd.toFixed(4)}`);
+  lines.push(
+    `  usage:    ${formatTokens(s.inputTokens)} in, ${formatTokens(s.outputTokens)} out, $${s.costUsd.toFixed(4)}`,
+  );
   lines.push(`  active:   ${age(s.lastEventAt ?? s.createdAt, now)} ago`);
   lines.push(`  files changed (${view.filesChanged.length}):`);
   for (const f of view.filesChanged.slice(0, 30)) lines.push(`    ${f.status.padEnd(2)} ${f.path}`);
@@ -118,7 +157,11 @@ export function renderSessionLine(s: SessionView): string {
 }
 
 function formatTokens(n: number): string {
-  return n >= 1_000_000 ? `${(n / 1_000_000).toFixed(1)}M` : n >= 1000 ? `${(n / 1000).toFixed(1)}k` : String(n);
+  return n >= 1_000_000
+    ? `${(n / 1_000_000).toFixed(1)}M`
+    : n >= 1000
+      ? `${(n / 1000).toFixed(1)}k`
+      : String(n);
 }
 
 /** How long ago, in one short word: `12s`, `5m`, `3h`, `2d`. */

@@ -7,7 +7,9 @@ export function readScriptFile(file: string): unknown {
   try {
     text = readFileSync(file, 'utf8');
   } catch (error) {
-    throw new InvalidInputError(`Cannot read script ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+    throw new InvalidInputError(
+      `Cannot read script ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+    );
   }
   try {
     return JSON.parse(text);

@@ -11,8 +11,18 @@ import { readSupervisorFile, SupervisorClient, toBatonError } from './client.js'
 
 export function connectAsSession(home: string, cwd: string, credential: string): Promise<SupervisorClient> {
   const info = readSupervisorFile(homePaths(home));
-  if (info === undefined || !isProcessAlive(info.pid)) return Promise.reject(new SupervisorUnreachableError("Baton's supervisor is not running; it is started again by any `baton` command."));
-  return Promise.resolve(new SupervisorClient(`http://127.0.0.1:${info.port}`, credential, cwd, toSessionError));
+  if (info === undefined || !isProcessAlive(info.pid))
+    return Promise.reject(
+      new SupervisorUnreachableError(
+        "Baton's supervisor is not running; it is started again by any `baton` command.",
+      ),
+    );
+  return Promise.resolve(
+    new SupervisorClient(`http://127.0.0.1:${info.port}`, credential, cwd, toSessionError),
+  );
 }
 
-const toSessionError: ErrorMapper = (status, body) => (status === 401 && body !== undefined ? new UnauthorizedError(body.error.message) : toBatonError(status, body));
+const toSessionError: ErrorMapper = (status, body) =>
+  status === 401 && body !== undefined
+    ? new UnauthorizedError(body.error.message)
+    : toBatonError(status, body);

@@ -7,23 +7,44 @@ import { Listener } from './listener.js';
 const { database, cleanups, server } = clusterDatabases();
 
 /** One "process": its own pool and its own LISTEN connection. */
-async function machine(url: string, clock?: () => Date): Promise<{ log: PgWorkspaceLog; listener: Listener; pool: pg.Pool }> {
+async function machine(
+  url: string,
+  clock?: () => Date,
+): Promise<{ log: PgWorkspaceLog; listener: Listener; pool: pg.Pool }> {
   const pool = new pg.Pool({ connectionString: url, max: 3 });
   const listener = new Listener(url, [BUS_CHANNEL], { firstMs: 20, maxMs: 200 });
-  cleanups.push(() => pool.end(), () => listener.close());
+  cleanups.push(
+    () => pool.end(),
+    () => listener.close(),
+  );
   return { log: new PgWorkspaceLog(pool, listener, clock), listener, pool };
 }
 
-const ref = (i: number): { sessionId: string; name: string; project: string } => ({ sessionId: `s${i}`, name: `w${i}`, project: 'repo' });
+const ref = (i: number): { sessionId: string; name: string; project: string } => ({
+  sessionId: `s${i}`,
+  name: `w${i}`,
+  project: 'repo',
+});
 
 /** Collects a follower's events; `done` resolves at `count` of them, or fails naming what it saw. */
-function collector(count: number, timeoutMs = 30_000): { seen: LoggedEvent[]; done: Promise<void>; onEvent: (event: LoggedEvent) => void } {
+function collector(
+  count: number,
+  timeoutMs = 30_000,
+): { seen: LoggedEvent[]; done: Promise<void>; onEvent: (event: LoggedEvent) => void } {
   const seen: LoggedEvent[] = [];
   let resolve!: () => void;
   let timer: NodeJS.Timeout | undefined;
   const done = new Promise<void>((ok, fail) => {
     resolve = ok;
-    timer = setTimeout(() => fail(new Error(`the follower saw ${seen.length} of ${count} events (last seq ${seen.at(-1)?.seq ?? 'none'})`)), timeoutMs);
+    timer = setTimeout(
+      () =>
+        fail(
+          new Error(
+            `the follower saw ${seen.length} of ${count} events (last seq ${seen.at(-1)?.seq ?? 'none'})`,
+          ),
+        ),
+      timeoutMs,
+    );
   }).finally(() => clearTimeout(timer));
   return {
     seen,
@@ -40,13 +61,20 @@ describe('PgWorkspaceLog', () => {
     const at = new Date('2026-03-04T05:06:07.000Z');
     const { log } = await machine(await database(), () => at);
     const stored = await log.append('session.pinned', { ...ref(1), pinned: true });
-    expect(stored).toEqual({ seq: 1, ts: at.toISOString(), type: 'session.pinned', data: { ...ref(1), pinned: true } });
+    expect(stored).toEqual({
+      seq: 1,
+      ts: at.toISOString(),
+      type: 'session.pinned',
+      data: { ...ref(1), pinned: true },
+    });
     expect(await log.list(0)).toEqual([stored]);
   });
 
   test('an unknown type or bad data is refused naming the bad key, and nothing is stored', async () => {
     const { log } = await machine(await database());
-    await expect(log.append('session.teleported', {})).rejects.toThrow('Unknown workspace event type "session.teleported".');
+    await expect(log.append('session.teleported', {})).rejects.toThrow(
+      'Unknown workspace event type "session.teleported".',
+    );
     await expect(log.append('session.pinned', { ...ref(1), pinned: 'yes' })).rejects.toMatchObject({
       code: 'invalid_input',
       data: { key: 'data.pinned', type: 'session.pinned' },
@@ -61,13 +89,26 @@ describe('PgWorkspaceLog', () => {
     const { seen, done, onEvent } = collector(3);
     const follow = await other.follow(0, onEvent);
     cleanups.push(() => follow.close());
-    const stored = await log.appendMany([0, 1, 2].map((i) => ({ type: 'session.pinned', data: { ...ref(i), pinned: true } })));
-    expect(stored.map((e) => [e.seq, (e.data as { name: string }).name])).toEqual([[1, 'w0'], [2, 'w1'], [3, 'w2']]);
+    const stored = await log.appendMany(
+      [0, 1, 2].map((i) => ({ type: 'session.pinned', data: { ...ref(i), pinned: true } })),
+    );
+    expect(stored.map((e) => [e.seq, (e.data as { name: string }).name])).toEqual([
+      [1, 'w0'],
+      [2, 'w1'],
+      [3, 'w2'],
+    ]);
     await done;
     expect(seen.map((e) => e.seq)).toEqual([1, 2, 3]);
     // jsonb refuses \u0000: the whole batch is refused, nothing of it stored.
-    await expect(log.appendMany([{ type: 'session.pinned', data: { ...ref(3), pinned: true } }, { type: 'session.pinned', data: { ...ref(4), name: 'nul \u0000', pinned: true } }])).rejects.toThrow();
-    await expect(log.appendMany([{ type: 'session.pinned', data: { ...ref(5), pinned: 'no' } }])).rejects.toMatchObject({ data: { key: 'data.pinned' } });
+    await expect(
+      log.appendMany([
+        { type: 'session.pinned', data: { ...ref(3), pinned: true } },
+        { type: 'session.pinned', data: { ...ref(4), name: 'nul \u0000', pinned: true } },
+      ]),
+    ).rejects.toThrow();
+    await expect(
+      log.appendMany([{ type: 'session.pinned', data: { ...ref(5), pinned: 'no' } }]),
+    ).rejects.toMatchObject({ data: { key: 'data.pinned' } });
     expect((await log.list(0)).map((e) => e.seq)).toEqual([1, 2, 3]);
   });
 
@@ -83,7 +124,8 @@ describe('PgWorkspaceLog', () => {
     }
     await Promise.all(
       publishers.map(async ({ log }, p) => {
-        for (let i = 0; i < 500; i++) await log.append('session.pinned', { ...ref(p * 1000 + i), pinned: i % 2 === 0 });
+        for (let i = 0; i < 500; i++)
+          await log.append('session.pinned', { ...ref(p * 1000 + i), pinned: i % 2 === 0 });
       }),
     );
     await Promise.all(collected.map((c) => c.done));
@@ -119,7 +161,8 @@ describe('PgWorkspaceLog', () => {
     await admin.query(`ALTER DATABASE "${name}" ALLOW_CONNECTIONS false`);
     const pid = await follower.listener.backendPid();
     await admin.query('SELECT pg_terminate_backend($1)', [pid]);
-    for (let i = 100; i < total; i++) await publisher.log.append('session.pinned', { ...ref(i), pinned: true });
+    for (let i = 100; i < total; i++)
+      await publisher.log.append('session.pinned', { ...ref(i), pinned: true });
     expect(connects).toBe(1);
     await admin.query(`ALTER DATABASE "${name}" ALLOW_CONNECTIONS true`);
     await reconnected;

@@ -30,7 +30,9 @@ export interface LoggedEvent {
 export type Clock = () => Date;
 
 // The cluster's own events (src/cluster/events.ts) share the log but not the workspace's list.
-const DEFINITIONS = new Map<string, WorkspaceEventDefinition>([...WORKSPACE_EVENTS, ...CLUSTER_EVENTS].map((definition) => [definition.type, definition]));
+const DEFINITIONS = new Map<string, WorkspaceEventDefinition>(
+  [...WORKSPACE_EVENTS, ...CLUSTER_EVENTS].map((definition) => [definition.type, definition]),
+);
 
 /** Only the events of one type, and (optionally) not those a given machine published. */
 export interface LogFilter {
@@ -95,7 +97,12 @@ export class PgWorkspaceLog {
       );
       await client.query('COMMIT');
       const seqs = rows[0]!.seqs;
-      return events.map((event, i) => ({ seq: Number(seqs[i]), ts: at.toISOString(), type: event.type, data: checked[i] }));
+      return events.map((event, i) => ({
+        seq: Number(seqs[i]),
+        ts: at.toISOString(),
+        type: event.type,
+        data: checked[i],
+      }));
     } catch (error) {
       await client.query('ROLLBACK').catch(() => {});
       throw error;
@@ -106,7 +113,9 @@ export class PgWorkspaceLog {
 
   /** The newest seq in the log (0: empty): where a follower that wants only what comes next starts. */
   async head(): Promise<number> {
-    const { rows } = await this.pool.query<{ seq: string | null }>('SELECT max(seq) AS seq FROM workspace_events');
+    const { rows } = await this.pool.query<{ seq: string | null }>(
+      'SELECT max(seq) AS seq FROM workspace_events',
+    );
     return Number(rows[0]?.seq ?? 0);
   }
 
@@ -118,7 +127,12 @@ export class PgWorkspaceLog {
         : `SELECT seq, at, type, data FROM workspace_events WHERE seq > $1 AND type = $3 AND ($4::text IS NULL OR data->>'machine' <> $4) ORDER BY seq LIMIT $2`,
       filter === undefined ? [afterSeq, limit] : [afterSeq, limit, filter.type, filter.notMachine ?? null],
     );
-    return rows.map((row) => ({ seq: Number(row.seq), ts: row.at.toISOString(), type: row.type, data: row.data }));
+    return rows.map((row) => ({
+      seq: Number(row.seq),
+      ts: row.at.toISOString(),
+      type: row.type,
+      data: row.data,
+    }));
   }
 
   /**
@@ -126,7 +140,11 @@ export class PgWorkspaceLog {
    * once and in seq order; `onEvent` is awaited before the next. Catches up after the listener
    * reconnects, and retries a failed read with backoff.
    */
-  async follow(afterSeq: number, onEvent: (event: LoggedEvent) => void | Promise<void>, filter?: LogFilter): Promise<Follow> {
+  async follow(
+    afterSeq: number,
+    onEvent: (event: LoggedEvent) => void | Promise<void>,
+    filter?: LogFilter,
+  ): Promise<Follow> {
     let last = afterSeq;
     let closed = false;
     let pending = false;
@@ -162,11 +180,17 @@ export class PgWorkspaceLog {
         })
         .catch((error: unknown) => {
           if (closed) return;
-          log.warn('reading the workspace log failed; retrying', { error: error instanceof Error ? error.message : String(error), after: last });
-          retry = setTimeout(() => {
-            retry = undefined;
-            wake();
-          }, Math.min(2_000, 50 * 2 ** failures++));
+          log.warn('reading the workspace log failed; retrying', {
+            error: error instanceof Error ? error.message : String(error),
+            after: last,
+          });
+          retry = setTimeout(
+            () => {
+              retry = undefined;
+              wake();
+            },
+            Math.min(2_000, 50 * 2 ** failures++),
+          );
         })
         .finally(() => {
           running = undefined;
@@ -205,7 +229,8 @@ export class PgWorkspaceLog {
 /** The event's data as its definition parses it; a named error for an unknown type or bad data. */
 function validated(type: string, data: unknown): unknown {
   const definition = DEFINITIONS.get(type);
-  if (definition === undefined) throw new InvalidInputError(`Unknown workspace event type "${type}".`, { key: 'type', type });
+  if (definition === undefined)
+    throw new InvalidInputError(`Unknown workspace event type "${type}".`, { key: 'type', type });
   const parsed = definition.schema.safeParse(data);
   if (!parsed.success) throw badData(type, parsed.error);
   return parsed.data;
@@ -214,5 +239,8 @@ function validated(type: string, data: unknown): unknown {
 function badData(type: string, error: z.ZodError): InvalidInputError {
   const issue = error.issues[0];
   const key = issue === undefined || issue.path.length === 0 ? 'data' : `data.${issue.path.join('.')}`;
-  return new InvalidInputError(`The data of a "${type}" event is invalid at ${key}: ${issue?.message ?? 'invalid'}.`, { key, type });
+  return new InvalidInputError(
+    `The data of a "${type}" event is invalid at ${key}: ${issue?.message ?? 'invalid'}.`,
+    { key, type },
+  );
 }

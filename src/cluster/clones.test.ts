@@ -16,7 +16,14 @@ function folder(): string {
   return dir;
 }
 
-const env = { ...process.env, GIT_CONFIG_NOSYSTEM: '1', GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@e', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@e' };
+const env = {
+  ...process.env,
+  GIT_CONFIG_NOSYSTEM: '1',
+  GIT_AUTHOR_NAME: 't',
+  GIT_AUTHOR_EMAIL: 't@e',
+  GIT_COMMITTER_NAME: 't',
+  GIT_COMMITTER_EMAIL: 't@e',
+};
 function git(cwd: string, ...args: string[]): string {
   return execFileSync('git', args, { cwd, env, encoding: 'utf8' }).trim();
 }
@@ -41,7 +48,11 @@ describe('a repository’s identity across machines', () => {
     const dir = folder();
     const { repo } = shared(dir);
     git(repo, 'remote', 'set-url', 'origin', '../shop.git');
-    expect(await repositoryIdentity(join(repo), undefined)).toEqual({ url: join(dir, 'shop.git'), base: 'main', project: 'shop' });
+    expect(await repositoryIdentity(join(repo), undefined)).toEqual({
+      url: join(dir, 'shop.git'),
+      base: 'main',
+      project: 'shop',
+    });
     expect((await repositoryIdentity(repo, 'release')).base).toBe('release');
   });
 
@@ -58,7 +69,9 @@ describe('a repository’s identity across machines', () => {
     const dir = folder();
     const { repo } = shared(dir);
     git(repo, 'remote', 'remove', 'origin');
-    await expect(repositoryIdentity(repo, undefined)).rejects.toThrow(/has no remote "origin", so another machine cannot fetch it/);
+    await expect(repositoryIdentity(repo, undefined)).rejects.toThrow(
+      /has no remote "origin", so another machine cannot fetch it/,
+    );
   });
 });
 
@@ -68,7 +81,9 @@ describe('a local clone of a placed repository', () => {
     const { remote, repo } = shared(dir);
     const other = shared(dir, 'other');
     const home = join(dir, 'home');
-    expect(await localCloneOf({ url: `${remote}/`, project: 'shop', home, knownRoots: [other.repo, repo] })).toBe(repo);
+    expect(
+      await localCloneOf({ url: `${remote}/`, project: 'shop', home, knownRoots: [other.repo, repo] }),
+    ).toBe(repo);
   });
 
   test('is cloned under the home once, then found there', async () => {
@@ -106,7 +121,12 @@ describe('a local clone of a placed repository', () => {
 
 describe('one name for the spellings of a remote', () => {
   test('drops users, passwords, ports, `.git` and trailing slashes, lower-cases the host, and keeps local paths', () => {
-    for (const url of ['git@github.com:Team/App.git', 'ssh://git@github.com:22/Team/App', 'https://x-access-token:s3cret@GitHub.com/Team/App/', 'https://github.com/Team/App.git']) {
+    for (const url of [
+      'git@github.com:Team/App.git',
+      'ssh://git@github.com:22/Team/App',
+      'https://x-access-token:s3cret@GitHub.com/Team/App/',
+      'https://github.com/Team/App.git',
+    ]) {
       expect(canonicalRemote(url), url).toBe('github.com/Team/App');
     }
     expect(canonicalRemote('/srv/git/app.git')).toBe('/srv/git/app');

@@ -31,7 +31,10 @@ export interface RepositoryIdentity {
 export async function repositoryIdentity(cwd: string, base: string | undefined): Promise<RepositoryIdentity> {
   const repo = await findRepository(cwd);
   const remote = loadRepoConfig(repo.root).sync?.remote ?? DEFAULT_SYNC_REMOTE;
-  const got = await git(repo.root, ['remote', 'get-url', '--', remote], { okExitCodes: [2, 128], timeoutMs: LOCAL_MS });
+  const got = await git(repo.root, ['remote', 'get-url', '--', remote], {
+    okExitCodes: [2, 128],
+    timeoutMs: LOCAL_MS,
+  });
   const url = got.stdout.trim();
   if (got.exitCode !== 0 || url === '') {
     throw new InvalidInputError(
@@ -40,7 +43,11 @@ export async function repositoryIdentity(cwd: string, base: string | undefined):
     );
   }
   const from = base ?? repo.branch;
-  if (from === 'HEAD') throw new InvalidInputError(`${repo.root} has no branch checked out (detached HEAD): name the base another machine should fetch with --base <branch>.`, { key: 'base' });
+  if (from === 'HEAD')
+    throw new InvalidInputError(
+      `${repo.root} has no branch checked out (detached HEAD): name the base another machine should fetch with --base <branch>.`,
+      { key: 'base' },
+    );
   return { url: absoluteUrl(url, repo.root), base: from, project: basename(repo.root) };
 }
 
@@ -49,7 +56,12 @@ export async function repositoryIdentity(cwd: string, base: string | undefined):
  * has sessions in), else an earlier clone under `<home>/clones`, else a new clone there named
  * after the project (`name-2`, … when the name is taken by another repository).
  */
-export async function localCloneOf(input: { url: string; project: string; home: string; knownRoots: readonly string[] }): Promise<string> {
+export async function localCloneOf(input: {
+  url: string;
+  project: string;
+  home: string;
+  knownRoots: readonly string[];
+}): Promise<string> {
   const clones = join(input.home, 'clones');
   const earlier = existsSync(clones) ? readdirSync(clones).map((name) => join(clones, name)) : [];
   for (const root of new Set([...input.knownRoots, ...earlier])) {
@@ -64,27 +76,47 @@ export async function localCloneOf(input: { url: string; project: string; home: 
 }
 
 /** Fetches `base` from `url` into `root` and returns its commit. */
-export async function fetchBase(root: string, url: string, base: string, placementId: string): Promise<string> {
+export async function fetchBase(
+  root: string,
+  url: string,
+  base: string,
+  placementId: string,
+): Promise<string> {
   const ref = `refs/baton/placed/${placementId}`;
   try {
-    await git(root, ['fetch', '--quiet', '--no-tags', '--', url, `+${base}:${ref}`], { timeoutMs: NETWORK_MS });
+    await git(root, ['fetch', '--quiet', '--no-tags', '--', url, `+${base}:${ref}`], {
+      timeoutMs: NETWORK_MS,
+    });
   } catch (error) {
-    if (error instanceof GitError) throw new InvalidInputError(`Cannot fetch the base "${base}" from ${url}: ${error.message}. Push it there first.`, { key: 'base', value: base });
+    if (error instanceof GitError)
+      throw new InvalidInputError(
+        `Cannot fetch the base "${base}" from ${url}: ${error.message}. Push it there first.`,
+        { key: 'base', value: base },
+      );
     throw error;
   }
-  const commit = (await git(root, ['rev-parse', '--verify', `${ref}^{commit}`], { timeoutMs: LOCAL_MS })).stdout.trim();
+  const commit = (
+    await git(root, ['rev-parse', '--verify', `${ref}^{commit}`], { timeoutMs: LOCAL_MS })
+  ).stdout.trim();
   // The session's worktree holds the commit from here on; the ref was only the fetch's landing place.
   await git(root, ['update-ref', '-d', ref], { timeoutMs: LOCAL_MS }).catch(() => {});
   // A clone of a remote whose HEAD names a branch it lacks has nothing checked out, and a
   // repository without a commit at HEAD takes no session: it gets the base, detached.
-  const head = await git(root, ['rev-parse', '--verify', '--quiet', 'HEAD^{commit}'], { okExitCodes: [1, 128], timeoutMs: LOCAL_MS });
-  if (head.exitCode !== 0) await git(root, ['checkout', '--quiet', '--detach', commit], { timeoutMs: LOCAL_MS });
+  const head = await git(root, ['rev-parse', '--verify', '--quiet', 'HEAD^{commit}'], {
+    okExitCodes: [1, 128],
+    timeoutMs: LOCAL_MS,
+  });
+  if (head.exitCode !== 0)
+    await git(root, ['checkout', '--quiet', '--detach', commit], { timeoutMs: LOCAL_MS });
   return commit;
 }
 
 async function hasRemote(root: string, url: string): Promise<boolean> {
   if (!existsSync(root)) return false;
-  const got = await git(root, ['config', '--get-regexp', '^remote\\..*\\.url$'], { okExitCodes: [1], timeoutMs: LOCAL_MS }).catch(() => undefined);
+  const got = await git(root, ['config', '--get-regexp', '^remote\\..*\\.url$'], {
+    okExitCodes: [1],
+    timeoutMs: LOCAL_MS,
+  }).catch(() => undefined);
   if (got === undefined || got.exitCode !== 0) return false;
   return got.stdout
     .split('\n')
@@ -98,7 +130,10 @@ async function hasRemote(root: string, url: string): Promise<boolean> {
  */
 export async function remoteKey(root: string): Promise<string | undefined> {
   const remote = loadRepoConfig(root).sync?.remote ?? DEFAULT_SYNC_REMOTE;
-  const got = await git(root, ['remote', 'get-url', '--', remote], { okExitCodes: [2, 128], timeoutMs: LOCAL_MS });
+  const got = await git(root, ['remote', 'get-url', '--', remote], {
+    okExitCodes: [2, 128],
+    timeoutMs: LOCAL_MS,
+  });
   const url = got.stdout.trim();
   return got.exitCode !== 0 || url === '' ? undefined : canonicalRemote(absoluteUrl(url, root));
 }
@@ -115,13 +150,17 @@ export function canonicalRemote(url: string): string {
   if (scheme && !/^file:/i.test(trimmed)) {
     try {
       const parsed = new URL(trimmed);
-      return `${parsed.hostname.toLowerCase()}/${decodeURIComponent(parsed.pathname).replace(/^\/+/, '')}`.replace(/\/+$/, '');
+      return `${parsed.hostname.toLowerCase()}/${decodeURIComponent(parsed.pathname).replace(/^\/+/, '')}`.replace(
+        /\/+$/,
+        '',
+      );
     } catch {
       return trimmed;
     }
   }
   const scp = /^(?:[^@/]+@)?([^:/]+):(?!\/\/)(.+)$/.exec(trimmed);
-  if (!scheme && scp !== null && !isAbsolute(trimmed)) return `${(scp[1] ?? '').toLowerCase()}/${(scp[2] ?? '').replace(/^\/+/, '')}`;
+  if (!scheme && scp !== null && !isAbsolute(trimmed))
+    return `${(scp[1] ?? '').toLowerCase()}/${(scp[2] ?? '').replace(/^\/+/, '')}`;
   return trimmed.replace(/^file:\/\//i, '');
 }
 
@@ -136,7 +175,8 @@ function plainUrl(url: string): string {
 
 /** A remote given as a relative local path means one thing on this machine only: made absolute. */
 function absoluteUrl(url: string, root: string): string {
-  const isUrl = /^[a-z][a-z0-9+.-]*:\/\//i.test(url) || /^[^/\\]+@[^:]+:/.test(url) || /^[^/\\.][^/\\:]*:/.test(url);
+  const isUrl =
+    /^[a-z][a-z0-9+.-]*:\/\//i.test(url) || /^[^/\\]+@[^:]+:/.test(url) || /^[^/\\.][^/\\:]*:/.test(url);
   return isUrl || isAbsolute(url) ? url : resolve(root, url);
 }
 

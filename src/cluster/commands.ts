@@ -26,11 +26,22 @@ const log = createLogger('cluster.commands');
 const sessionId = z.string().min(1);
 export const RemoteCommand = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('reply'), sessionId, text: z.string().min(1) }),
-  z.object({ kind: z.literal('approval'), sessionId, approvalId: z.string().min(1).optional(), decision: z.enum(['allow', 'deny']), reason: z.string().optional() }),
+  z.object({
+    kind: z.literal('approval'),
+    sessionId,
+    approvalId: z.string().min(1).optional(),
+    decision: z.enum(['allow', 'deny']),
+    reason: z.string().optional(),
+  }),
   z.object({ kind: z.literal('stop'), sessionId }),
   // Landing from another machine: commit and push the work now; then, once landed, retire the session.
   z.object({ kind: z.literal('handover'), sessionId }),
-  z.object({ kind: z.literal('retire'), sessionId, commit: z.string().min(1), lastSeq: z.number().int().min(0) }),
+  z.object({
+    kind: z.literal('retire'),
+    sessionId,
+    commit: z.string().min(1),
+    lastSeq: z.number().int().min(0),
+  }),
   // Reads of what only the session's machine has: its worktree and its usage reports.
   z.object({ kind: z.literal('diff'), sessionId }),
   z.object({ kind: z.literal('diffstat'), sessionId }),
@@ -86,13 +97,20 @@ export class RemoteCommands {
    * `timeoutMs`: how long the machine has to take the command (else it is withdrawn) and, unless
    * `answerMs` is longer, to answer it; `answerMs`: how long a command taken may run (a push).
    */
-  async send(machine: unknown, command: unknown, options: { timeoutMs?: number; answerMs?: number; forget?: boolean } = {}): Promise<unknown> {
+  async send(
+    machine: unknown,
+    command: unknown,
+    options: { timeoutMs?: number; answerMs?: number; forget?: boolean } = {},
+  ): Promise<unknown> {
     const target = checkWorkerName(machine, 'machine');
     const parsed = RemoteCommand.safeParse(command);
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
       const key = ['command', ...(issue?.path ?? [])].join('.');
-      throw new InvalidInputError(`The command for ${target} is invalid at ${key}: ${issue?.message ?? 'invalid'}.`, { key });
+      throw new InvalidInputError(
+        `The command for ${target} is invalid at ${key}: ${issue?.message ?? 'invalid'}.`,
+        { key },
+      );
     }
     const timeoutMs = options.timeoutMs ?? this.timeoutMs;
     await this.listener.start();
@@ -122,7 +140,8 @@ export class RemoteCommands {
         clearTimeout(timer);
         this.waiters.delete(id);
         // A read's answer (a diff can be MiBs) is not kept once delivered.
-        if (options.forget === true) void this.pool.query('DELETE FROM cluster_commands WHERE id = $1', [id]).catch(() => {});
+        if (options.forget === true)
+          void this.pool.query('DELETE FROM cluster_commands WHERE id = $1', [id]).catch(() => {});
         if (row.state === 'done') resolve(row.answer);
         else if (row.state === 'failed') reject(failure(target, row.error));
         else reject(new RemoteCommandTimeoutError(target, timeoutMs, false));
@@ -158,7 +177,12 @@ export class RemoteCommands {
         return;
       }
       claiming = claimAll()
-        .catch((error: unknown) => log.warn('claiming commands failed; the next wake-up retries', { machine: name, error: errorText(error) }))
+        .catch((error: unknown) =>
+          log.warn('claiming commands failed; the next wake-up retries', {
+            machine: name,
+            error: errorText(error),
+          }),
+        )
         .finally(() => {
           claiming = undefined;
           if (again) {
@@ -173,7 +197,14 @@ export class RemoteCommands {
     this.listener.on('notification', onNotification);
     this.listener.on('connected', wake);
     const poll = setInterval(wake, this.pollMs);
-    this.listener.start().then(wake, (error: unknown) => log.warn('the command listener could not start; polling only', { machine: name, error: errorText(error) }));
+    this.listener
+      .start()
+      .then(wake, (error: unknown) =>
+        log.warn('the command listener could not start; polling only', {
+          machine: name,
+          error: errorText(error),
+        }),
+      );
     return {
       close: async () => {
         closed = true;
@@ -192,7 +223,10 @@ export class RemoteCommands {
    */
   async prune(olderThanMs: unknown): Promise<number> {
     if (typeof olderThanMs !== 'number' || !Number.isFinite(olderThanMs) || olderThanMs < 0) {
-      throw new InvalidInputError(`olderThanMs must be a number of milliseconds ≥ 0; got ${JSON.stringify(olderThanMs)}.`, { key: 'olderThanMs', value: olderThanMs });
+      throw new InvalidInputError(
+        `olderThanMs must be a number of milliseconds ≥ 0; got ${JSON.stringify(olderThanMs)}.`,
+        { key: 'olderThanMs', value: olderThanMs },
+      );
     }
     const { rowCount } = await this.pool.query(
       `DELETE FROM cluster_commands WHERE state IN ('done', 'failed', 'expired') AND done_at < now() - make_interval(secs => $1::double precision / 1000)`,
@@ -218,30 +252,54 @@ export class RemoteCommands {
   }
 
   private async run(machine: string, id: string, body: unknown, handler: CommandHandler): Promise<void> {
-    let outcome: { state: 'done'; answer: unknown } | { state: 'failed'; error: { code: string; message: string } };
+    let outcome:
+      { state: 'done'; answer: unknown } | { state: 'failed'; error: { code: string; message: string } };
     const parsed = RemoteCommand.safeParse(body);
     if (!parsed.success) {
-      outcome = { state: 'failed', error: { code: 'invalid_input', message: `The machine "${machine}" cannot read this command (sent by another version?): ${parsed.error.issues[0]?.message ?? 'invalid'}.` } };
+      outcome = {
+        state: 'failed',
+        error: {
+          code: 'invalid_input',
+          message: `The machine "${machine}" cannot read this command (sent by another version?): ${parsed.error.issues[0]?.message ?? 'invalid'}.`,
+        },
+      };
     } else {
       try {
         outcome = { state: 'done', answer: (await handler(parsed.data)) ?? null };
       } catch (error) {
-        outcome = { state: 'failed', error: { code: error instanceof BatonError ? error.code : 'internal', message: errorText(error) } };
+        outcome = {
+          state: 'failed',
+          error: { code: error instanceof BatonError ? error.code : 'internal', message: errorText(error) },
+        };
       }
     }
     try {
       await this.pool.query(
         `WITH answered AS (UPDATE cluster_commands SET state = $2, answer = $3, error = $4, done_at = now() WHERE id = $1 RETURNING id)
          SELECT pg_notify('${COMMAND_DONE_CHANNEL}', id::text) FROM answered`,
-        [id, outcome.state, outcome.state === 'done' ? JSON.stringify(outcome.answer) : null, outcome.state === 'failed' ? JSON.stringify(outcome.error) : null],
+        [
+          id,
+          outcome.state,
+          outcome.state === 'done' ? JSON.stringify(outcome.answer) : null,
+          outcome.state === 'failed' ? JSON.stringify(outcome.error) : null,
+        ],
       );
     } catch (error) {
-      log.warn('storing a command answer failed; its sender will time out', { machine, id, error: errorText(error) });
+      log.warn('storing a command answer failed; its sender will time out', {
+        machine,
+        id,
+        error: errorText(error),
+      });
     }
   }
 
   /** The command took too long: withdrawn if nobody took it, otherwise reported as taken. */
-  private async expire(id: string, machine: string, ms: number, mayRun = false): Promise<BatonError | 'running' | undefined> {
+  private async expire(
+    id: string,
+    machine: string,
+    ms: number,
+    mayRun = false,
+  ): Promise<BatonError | 'running' | undefined> {
     const { rows } = await this.pool.query<CommandRow>(
       `WITH expired AS (UPDATE cluster_commands SET state = 'expired', done_at = now() WHERE id = $1 AND state = 'pending' RETURNING id)
        SELECT state, answer, error FROM cluster_commands WHERE id = $1 AND NOT EXISTS (SELECT 1 FROM expired)`,
@@ -261,7 +319,12 @@ export class RemoteCommands {
       .then(({ rows }) => {
         if (rows[0] !== undefined) this.waiters.get(id)?.settle(rows[0]);
       })
-      .catch((error: unknown) => log.warn('reading a command answer failed; waiting for the next wake-up', { id, error: errorText(error) }));
+      .catch((error: unknown) =>
+        log.warn('reading a command answer failed; waiting for the next wake-up', {
+          id,
+          error: errorText(error),
+        }),
+      );
   }
 
   private readonly onDone = (channel: string, payload: string): void => {
@@ -275,7 +338,10 @@ export class RemoteCommands {
 }
 
 function failure(machine: string, error: CommandRow['error']): RemoteCommandFailedError {
-  const message = typeof error?.message === 'string' ? error.message : `The machine "${machine}" failed to run the command.`;
+  const message =
+    typeof error?.message === 'string'
+      ? error.message
+      : `The machine "${machine}" failed to run the command.`;
   return new RemoteCommandFailedError(machine, isErrorCode(error?.code) ? error.code : 'internal', message);
 }
 

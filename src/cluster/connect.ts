@@ -39,7 +39,11 @@ export async function openPool(value: unknown, options: PoolOptions = {}, key = 
 /** One connection of its own (LISTEN needs one that stays put). */
 export async function openClient(value: unknown, applicationName: string, key = 'store'): Promise<pg.Client> {
   const { url, target } = parseStoreUrl(value, key);
-  const client = new pg.Client({ connectionString: url, application_name: applicationName, connectionTimeoutMillis: 5_000 });
+  const client = new pg.Client({
+    connectionString: url,
+    application_name: applicationName,
+    connectionTimeoutMillis: 5_000,
+  });
   try {
     await client.connect();
   } catch (error) {
@@ -52,7 +56,11 @@ export async function openClient(value: unknown, applicationName: string, key = 
 export function unreachable(target: string, error: unknown, source?: string): StoreUnreachableError {
   const code = (error as { code?: unknown } | null)?.code;
   const message = error instanceof Error ? error.message : String(error);
-  return new StoreUnreachableError(target, typeof code === 'string' && !message.includes(code) ? `${code}: ${message}` : message, source);
+  return new StoreUnreachableError(
+    target,
+    typeof code === 'string' && !message.includes(code) ? `${code}: ${message}` : message,
+    source,
+  );
 }
 
 /**

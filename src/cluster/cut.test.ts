@@ -11,7 +11,12 @@ describe('the size cap on a mirrored event', () => {
   });
 
   test('the longest strings are cut and marked until it fits; the envelope and short fields stay', () => {
-    const event = { ...envelope, tool: 'Bash', output: 'o'.repeat(50_000), input: { command: 'c'.repeat(20_000) } };
+    const event = {
+      ...envelope,
+      tool: 'Bash',
+      output: 'o'.repeat(50_000),
+      input: { command: 'c'.repeat(20_000) },
+    };
     const { event: capped, originalBytes } = capEvent(event, 8_192);
     expect(originalBytes).toBe(size(event));
     expect(size(capped)).toBeLessThanOrEqual(8_192);

@@ -23,7 +23,10 @@ export function capEvent(event: MirroredEvent, capBytes: number): Capped {
     const longest = longestString(copy);
     // Cutting strings this short saves little, and a list of thousands would be walked once per cut.
     if (longest === undefined || longest.value.length <= SHORTEST_CUT) {
-      return { event: { seq: event.seq, ts: event.ts, type: event.type, ...('v' in event ? { v: event.v } : {}) }, originalBytes };
+      return {
+        event: { seq: event.seq, ts: event.ts, type: event.type, ...('v' in event ? { v: event.v } : {}) },
+        originalBytes,
+      };
     }
     // Each character cut saves at least one byte; the mark costs its own length back.
     const keep = Math.max(0, longest.value.length - (size - capBytes) - CUT_MARK.length * 3);
@@ -47,14 +50,16 @@ function longestString(root: Record<string, unknown>): Slot | undefined {
   const visit = (holder: Record<string, unknown> | unknown[], key: string | number, depth: number): void => {
     const value = (holder as Record<string | number, unknown>)[key];
     if (typeof value === 'string') {
-      if (best === undefined || value.length > best.value.length) best = { value, set: (next) => ((holder as Record<string | number, unknown>)[key] = next) };
+      if (best === undefined || value.length > best.value.length)
+        best = { value, set: (next) => ((holder as Record<string | number, unknown>)[key] = next) };
       return;
     }
     if (value === null || typeof value !== 'object' || depth > 20) return;
     if (Array.isArray(value)) value.forEach((_, i) => visit(value, i, depth + 1));
     else for (const child of Object.keys(value)) visit(value as Record<string, unknown>, child, depth + 1);
   };
-  for (const key of Object.keys(root)) if (key !== 'seq' && key !== 'ts' && key !== 'type' && key !== 'v') visit(root, key, 0);
+  for (const key of Object.keys(root))
+    if (key !== 'seq' && key !== 'ts' && key !== 'type' && key !== 'v') visit(root, key, 0);
   return best;
 }
 

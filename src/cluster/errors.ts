@@ -6,7 +6,11 @@ export { redact, StoreUrlError, WorkerNameError } from '../shared/cluster-settin
 /** The database could not be reached or refused us; nothing was written. */
 export class StoreUnreachableError extends BatonError {
   /** `source`: where the URL came from (`--store`, BATON_STORE, config.json's "store"), when known. */
-  constructor(readonly target: string, readonly reason: string, readonly source?: string) {
+  constructor(
+    readonly target: string,
+    readonly reason: string,
+    readonly source?: string,
+  ) {
     super(
       'store_unreachable',
       `Cannot reach the PostgreSQL store at ${target} (${reason})${source === undefined ? '' : `; its URL came from ${source}`}. Check that the server is running and the URL, user and password are right.`,
@@ -17,7 +21,10 @@ export class StoreUnreachableError extends BatonError {
 
 /** The worker is gone, or registered again since (a newer incarnation): it holds no session. */
 export class WorkerNotRegisteredError extends BatonError {
-  constructor(readonly worker: string, readonly incarnation?: number) {
+  constructor(
+    readonly worker: string,
+    readonly incarnation?: number,
+  ) {
     super(
       'not_found',
       incarnation === undefined
@@ -29,7 +36,11 @@ export class WorkerNotRegisteredError extends BatonError {
 }
 /** A command for another machine was not answered in time. */
 export class RemoteCommandTimeoutError extends BatonError {
-  constructor(readonly machine: string, readonly ms: number, readonly taken: boolean) {
+  constructor(
+    readonly machine: string,
+    readonly ms: number,
+    readonly taken: boolean,
+  ) {
     super(
       'host_unresponsive',
       taken
@@ -42,14 +53,21 @@ export class RemoteCommandTimeoutError extends BatonError {
 
 /** The owning machine ran a command and its handler refused or failed: its message, and its code when it had one. */
 export class RemoteCommandFailedError extends BatonError {
-  constructor(readonly machine: string, code: ErrorCode, message: string) {
+  constructor(
+    readonly machine: string,
+    code: ErrorCode,
+    message: string,
+  ) {
     super(code, message, { machine });
   }
 }
 
 /** A dispatch placed on another machine that no machine has started yet: it stays queued. */
 export class DispatchQueuedError extends BatonError {
-  constructor(readonly on: string, readonly ms: number) {
+  constructor(
+    readonly on: string,
+    readonly ms: number,
+  ) {
     super(
       'host_unresponsive',
       `No machine started the session within ${ms} ms; it stays queued${on === 'any' ? '' : ` for "${on}"`} and runs when ${on === 'any' ? 'a machine frees' : 'that machine has'} a slot (\`baton workers\` shows the machines and their free slots, \`baton ls\` the session once it runs).`,
@@ -60,7 +78,10 @@ export class DispatchQueuedError extends BatonError {
 
 /** `--on` names a machine that is not serving the workspace. */
 export class MachineNotFoundError extends BatonError {
-  constructor(readonly machine: string, known: string[]) {
+  constructor(
+    readonly machine: string,
+    known: string[],
+  ) {
     super(
       'not_found',
       `No machine named "${machine}" serves this workspace (${known.length === 0 ? 'none is registered' : `registered: ${known.join(', ')}`}): check the name with \`baton workers\`, or use --on any.`,

@@ -31,7 +31,10 @@ export type MirroredEvent = z.infer<typeof MirroredEvent>;
 
 const about = { machine: z.string().min(1), sessionId: z.string().min(1) };
 
-export const ClusterSessionPublished = defineWorkspaceEvent('cluster.session', z.object({ ...about, view: SessionView }));
+export const ClusterSessionPublished = defineWorkspaceEvent(
+  'cluster.session',
+  z.object({ ...about, view: SessionView }),
+);
 export const ClusterSessionRemoved = defineWorkspaceEvent('cluster.session_removed', z.object(about));
 export const ClusterEventPublished = defineWorkspaceEvent(
   'cluster.event',
@@ -59,4 +62,9 @@ export const ClusterWorkspaceRelayed = defineWorkspaceEvent(
   }),
 );
 
-export const CLUSTER_EVENTS = [ClusterSessionPublished, ClusterSessionRemoved, ClusterEventPublished, ClusterWorkspaceRelayed] as const;
+export const CLUSTER_EVENTS = [
+  ClusterSessionPublished,
+  ClusterSessionRemoved,
+  ClusterEventPublished,
+  ClusterWorkspaceRelayed,
+] as const;

@@ -26,23 +26,95 @@
  * - `RemoteCommands`: a reply, approval or stop for a session on another machine, run there once,
  *   answered or refused, withdrawn if nobody takes it in time.
  */
-export { isConnectionLoss, openClient, openPool, parseStoreUrl, unreachable, type PoolOptions, type StoreTarget } from './connect.js';
-export { DispatchQueuedError, MachineNotFoundError, RemoteCommandFailedError, RemoteCommandTimeoutError, StoreUnreachableError, StoreUrlError, WorkerNameError, WorkerNotRegisteredError } from './errors.js';
+export {
+  isConnectionLoss,
+  openClient,
+  openPool,
+  parseStoreUrl,
+  unreachable,
+  type PoolOptions,
+  type StoreTarget,
+} from './connect.js';
+export {
+  DispatchQueuedError,
+  MachineNotFoundError,
+  RemoteCommandFailedError,
+  RemoteCommandTimeoutError,
+  StoreUnreachableError,
+  StoreUrlError,
+  WorkerNameError,
+  WorkerNotRegisteredError,
+} from './errors.js';
 export { Listener, type Backoff } from './listener.js';
 export { LOCKS, migrate, MIGRATIONS, type Migration } from './schema.js';
 export { BUS_CHANNEL, PgWorkspaceLog, type Follow, type LogFilter, type LoggedEvent } from './bus.js';
 export { IN_CURSOR, OUT_CURSOR, WorkspaceRelay, type RelayBus, type RelayOptions } from './relay.js';
-export { checkWorkerName, WorkerRegistry, type Heartbeat, type WorkerRow, type WorkerTiming } from './workers.js';
-export { Claimer, DISPATCH_CHANNEL, DISPATCH_QUEUE, Placement, queueFor, type ClaimerOptions, type Dispatched, type Reaped, type Target } from './placement.js';
+export {
+  checkWorkerName,
+  WorkerRegistry,
+  type Heartbeat,
+  type WorkerRow,
+  type WorkerTiming,
+} from './workers.js';
+export {
+  Claimer,
+  DISPATCH_CHANNEL,
+  DISPATCH_QUEUE,
+  Placement,
+  queueFor,
+  type ClaimerOptions,
+  type Dispatched,
+  type Reaped,
+  type Target,
+} from './placement.js';
 export { joinCluster, type ClusterMember, type Holdings, type JoinOptions } from './runtime.js';
-export { CLUSTER_EVENTS, ClusterEventPublished, ClusterWorkspaceRelayed, ClusterSessionPublished, ClusterSessionRemoved, MirroredEvent, SessionView } from './events.js';
+export {
+  CLUSTER_EVENTS,
+  ClusterEventPublished,
+  ClusterWorkspaceRelayed,
+  ClusterSessionPublished,
+  ClusterSessionRemoved,
+  MirroredEvent,
+  SessionView,
+} from './events.js';
 export { capEvent, CUT_MARK } from './cut.js';
 export { EVENT_CAP_BYTES, type RetryTiming } from './mirror-publish.js';
-export { MIRROR_EVENTS_PAGE_MAX, SessionMirror, type MirrorChange, type RemoteEvent, type RemoteSession, type SessionMirrorOptions } from './mirror.js';
-export { COMMAND_CHANNEL, COMMAND_CHANNELS, COMMAND_DONE_CHANNEL, RemoteCommand, RemoteCommands, type CommandHandler, type CommandTiming, type Serving } from './commands.js';
-export { ClusterDispatches, DISPATCH_ANSWER_CHANNEL, type DispatchOutcome, type PlacedDispatch } from './dispatches.js';
+export {
+  MIRROR_EVENTS_PAGE_MAX,
+  SessionMirror,
+  type MirrorChange,
+  type RemoteEvent,
+  type RemoteSession,
+  type SessionMirrorOptions,
+} from './mirror.js';
+export {
+  COMMAND_CHANNEL,
+  COMMAND_CHANNELS,
+  COMMAND_DONE_CHANNEL,
+  RemoteCommand,
+  RemoteCommands,
+  type CommandHandler,
+  type CommandTiming,
+  type Serving,
+} from './commands.js';
+export {
+  ClusterDispatches,
+  DISPATCH_ANSWER_CHANNEL,
+  type DispatchOutcome,
+  type PlacedDispatch,
+} from './dispatches.js';
 export { fetchBase, localCloneOf, repositoryIdentity, type RepositoryIdentity } from './clones.js';
-export { fetchBranch, fetchSnapshot, pushedWork, reapEvery, remoteHasBranch, RESPAWN_SNAPSHOT, Respawns, type PushedWork, type Takeover } from './respawn.js';
+export {
+  fetchBranch,
+  fetchSnapshot,
+  pushedWork,
+  reapEvery,
+  remoteHasBranch,
+  RESPAWN_SNAPSHOT,
+  Respawns,
+  type PushedWork,
+  type Takeover,
+} from './respawn.js';
 export { PgSettings, SETTINGS_CHANNEL } from './settings.js';
 export { remoteKey } from './clones.js';
 export { RoutineFireClaims } from './routine-fires.js';

@@ -24,7 +24,10 @@ function listener(url: string, channels: readonly string[], backoff = { firstMs:
 
 /** The LISTEN connections open on `database` right now. */
 async function listenerBackends(client: pg.Client, database: string): Promise<number[]> {
-  const { rows } = await client.query<{ pid: number }>("SELECT pid FROM pg_stat_activity WHERE datname = $1 AND application_name = 'baton-listener'", [database]);
+  const { rows } = await client.query<{ pid: number }>(
+    "SELECT pid FROM pg_stat_activity WHERE datname = $1 AND application_name = 'baton-listener'",
+    [database],
+  );
   return rows.map((row) => row.pid);
 }
 

@@ -114,7 +114,9 @@ export class Listener extends EventEmitter<ListenerEvents> {
     const delay = Math.min(this.backoff.maxMs, this.backoff.firstMs * 2 ** this.attempt++);
     this.retry = setTimeout(() => {
       this.connect().catch((error: unknown) => {
-        log.warn('reconnecting the LISTEN connection failed', { error: error instanceof Error ? error.message : String(error) });
+        log.warn('reconnecting the LISTEN connection failed', {
+          error: error instanceof Error ? error.message : String(error),
+        });
         this.scheduleReconnect();
       });
     }, delay);

@@ -10,7 +10,13 @@ import { InvalidInputError } from '../shared/errors.js';
 import type { Logger } from '../shared/log.js';
 import type { PgWorkspaceLog } from './bus.js';
 import { capEvent } from './cut.js';
-import { ClusterEventPublished, ClusterSessionPublished, ClusterSessionRemoved, MirroredEvent, SessionView } from './events.js';
+import {
+  ClusterEventPublished,
+  ClusterSessionPublished,
+  ClusterSessionRemoved,
+  MirroredEvent,
+  SessionView,
+} from './events.js';
 
 /** 64 KiB: a long assistant message fits, a multi-megabyte tool output does not. */
 export const EVENT_CAP_BYTES = 64 * 1024;
@@ -69,13 +75,21 @@ export class SessionPublisher {
     const id = checkedId(sessionId);
     const parsed = checked(MirroredEvent, event, 'event');
     const { event: capped, originalBytes } = capEvent(parsed, this.capBytes);
-    const data = { machine: this.machine, sessionId: id, eventSeq: parsed.seq, event: capped, ...(originalBytes === undefined ? {} : { cut: { originalBytes } }) };
+    const data = {
+      machine: this.machine,
+      sessionId: id,
+      eventSeq: parsed.seq,
+      event: capped,
+      ...(originalBytes === undefined ? {} : { cut: { originalBytes } }),
+    };
     const previous = this.eventChains.get(id) ?? Promise.resolve();
     const appended = previous.catch(() => {}).then(() => this.appendEvent(data));
     this.eventChains.set(id, appended);
-    void appended.finally(() => {
-      if (this.eventChains.get(id) === appended) this.eventChains.delete(id);
-    }).catch(() => {});
+    void appended
+      .finally(() => {
+        if (this.eventChains.get(id) === appended) this.eventChains.delete(id);
+      })
+      .catch(() => {});
     return appended.then(() => {});
   }
 
@@ -91,7 +105,10 @@ export class SessionPublisher {
         return;
       } catch (error) {
         if (this.closed || failures + 1 >= EVENT_TRIES) throw error;
-        this.logger?.warn('a session event did not reach the shared store; trying again', { error: error instanceof Error ? error.message : String(error), tries: failures + 1 });
+        this.logger?.warn('a session event did not reach the shared store; trying again', {
+          error: error instanceof Error ? error.message : String(error),
+          tries: failures + 1,
+        });
         await this.pause(Math.min(this.retry.maxMs, this.retry.firstMs * 2 ** failures));
       }
     }
@@ -107,7 +124,10 @@ export class SessionPublisher {
   /** Resolves once nothing is being appended. */
   async idle(): Promise<void> {
     while (this.slots.size > 0 || this.eventChains.size > 0) {
-      await Promise.allSettled([...[...this.slots.values()].map((slot) => slot.running), ...this.eventChains.values()]);
+      await Promise.allSettled([
+        ...[...this.slots.values()].map((slot) => slot.running),
+        ...this.eventChains.values(),
+      ]);
     }
   }
 
@@ -131,7 +151,12 @@ export class SessionPublisher {
       slot.next = undefined;
       slot.waiters = [];
       try {
-        if (next.kind === 'view') await this.log.append(ClusterSessionPublished.type, { machine: this.machine, sessionId, view: next.view });
+        if (next.kind === 'view')
+          await this.log.append(ClusterSessionPublished.type, {
+            machine: this.machine,
+            sessionId,
+            view: next.view,
+          });
         else await this.log.append(ClusterSessionRemoved.type, { machine: this.machine, sessionId });
         for (const waiter of waiters) waiter.resolve();
         failures = 0;
@@ -161,7 +186,11 @@ export class SessionPublisher {
 }
 
 function checkedId(sessionId: unknown): string {
-  if (typeof sessionId !== 'string' || sessionId === '') throw new InvalidInputError(`sessionId must be a session id; got ${JSON.stringify(sessionId)}.`, { key: 'sessionId', value: sessionId });
+  if (typeof sessionId !== 'string' || sessionId === '')
+    throw new InvalidInputError(`sessionId must be a session id; got ${JSON.stringify(sessionId)}.`, {
+      key: 'sessionId',
+      value: sessionId,
+    });
   return sessionId;
 }
 
@@ -170,5 +199,7 @@ function checked<T extends z.ZodType>(schema: T, value: unknown, name: string): 
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0];
   const key = [name, ...(issue?.path ?? [])].join('.');
-  throw new InvalidInputError(`The ${name} to mirror is invalid at ${key}: ${issue?.message ?? 'invalid'}.`, { key });
+  throw new InvalidInputError(`The ${name} to mirror is invalid at ${key}: ${issue?.message ?? 'invalid'}.`, {
+    key,
+  });
 }

@@ -12,7 +12,13 @@ import type { z } from 'zod';
 import { InternalError, InvalidInputError } from '../shared/errors.js';
 import { createLogger, type Logger } from '../shared/log.js';
 import type { Follow, LoggedEvent, PgWorkspaceLog } from './bus.js';
-import { ClusterEventPublished, ClusterSessionPublished, ClusterSessionRemoved, type MirroredEvent, type SessionView } from './events.js';
+import {
+  ClusterEventPublished,
+  ClusterSessionPublished,
+  ClusterSessionRemoved,
+  type MirroredEvent,
+  type SessionView,
+} from './events.js';
 import { SessionPublisher, type RetryTiming } from './mirror-publish.js';
 import { checkWorkerName } from './workers.js';
 
@@ -66,7 +72,13 @@ export class SessionMirror {
     this.machine = checkWorkerName(options.machine, 'machine');
     this.log = options.log;
     this.logger = options.logger ?? createLogger('cluster.mirror');
-    this.publisher = new SessionPublisher(options.log, this.machine, options.eventCapBytes, options.retry, this.logger);
+    this.publisher = new SessionPublisher(
+      options.log,
+      this.machine,
+      options.eventCapBytes,
+      options.retry,
+      this.logger,
+    );
   }
 
   publish(view: unknown): Promise<void> {
@@ -88,11 +100,15 @@ export class SessionMirror {
    */
   async start(afterSeq = 0): Promise<number> {
     if (this.follow !== undefined) throw new InternalError('the session mirror is already started');
-    const { head, rows } = (this.options.rebuild ?? 'latest') === 'latest' ? await this.latestRows(afterSeq) : await this.replayRows(afterSeq);
+    const { head, rows } =
+      (this.options.rebuild ?? 'latest') === 'latest'
+        ? await this.latestRows(afterSeq)
+        : await this.replayRows(afterSeq);
     // The rebuild is the starting state, not news: listeners hear what changes after it.
     for (const row of rows) {
       // A session whose latest row cannot be read keeps the latest one that can.
-      for (let at: LoggedEvent | undefined = row; at !== undefined && !this.apply(at, false); ) at = await this.rowBefore(at, afterSeq);
+      for (let at: LoggedEvent | undefined = row; at !== undefined && !this.apply(at, false);)
+        at = await this.rowBefore(at, afterSeq);
     }
     this.follow = await this.log.follow(head, (event) => {
       this.apply(event);
@@ -103,15 +119,31 @@ export class SessionMirror {
 
   /** Every session of the other machines, by machine then name. */
   remoteSessions(): RemoteSession[] {
-    return [...this.remote.values()].sort((a, b) => a.machine.localeCompare(b.machine) || a.view.name.localeCompare(b.view.name) || a.view.id.localeCompare(b.view.id));
+    return [...this.remote.values()].sort(
+      (a, b) =>
+        a.machine.localeCompare(b.machine) ||
+        a.view.name.localeCompare(b.view.name) ||
+        a.view.id.localeCompare(b.view.id),
+    );
   }
 
   /** A session's mirrored events after its own seq `afterSeq`, oldest first, at most `limit`. */
   async events(sessionId: unknown, afterSeq: unknown = 0, limit: unknown = 200): Promise<RemoteEvent[]> {
-    if (typeof sessionId !== 'string' || sessionId === '') throw new InvalidInputError(`sessionId must be a session id; got ${JSON.stringify(sessionId)}.`, { key: 'sessionId', value: sessionId });
-    if (!Number.isSafeInteger(afterSeq) || (afterSeq as number) < 0) throw new InvalidInputError(`afterSeq must be a whole number ≥ 0; got ${JSON.stringify(afterSeq)}.`, { key: 'afterSeq', value: afterSeq });
+    if (typeof sessionId !== 'string' || sessionId === '')
+      throw new InvalidInputError(`sessionId must be a session id; got ${JSON.stringify(sessionId)}.`, {
+        key: 'sessionId',
+        value: sessionId,
+      });
+    if (!Number.isSafeInteger(afterSeq) || (afterSeq as number) < 0)
+      throw new InvalidInputError(`afterSeq must be a whole number ≥ 0; got ${JSON.stringify(afterSeq)}.`, {
+        key: 'afterSeq',
+        value: afterSeq,
+      });
     if (!Number.isSafeInteger(limit) || (limit as number) < 1 || (limit as number) > MIRROR_EVENTS_PAGE_MAX) {
-      throw new InvalidInputError(`limit must be a whole number from 1 to ${MIRROR_EVENTS_PAGE_MAX}; got ${JSON.stringify(limit)}.`, { key: 'limit', value: limit });
+      throw new InvalidInputError(
+        `limit must be a whole number from 1 to ${MIRROR_EVENTS_PAGE_MAX}; got ${JSON.stringify(limit)}.`,
+        { key: 'limit', value: limit },
+      );
     }
     // One row per event seq (a republished event counts once: its newest row); the jsonb
     // comparison keeps a non-number eventSeq out instead of failing the query on a cast.
@@ -123,8 +155,17 @@ export class SessionMirror {
     );
     const events: RemoteEvent[] = [];
     for (const row of rows) {
-      const data = this.read(ClusterEventPublished.schema, { seq: Number(row.seq), type: ClusterEventPublished.type, data: row.data });
-      if (data !== undefined) events.push({ machine: data.machine, event: data.event, ...(data.cut === undefined ? {} : { cut: data.cut }) });
+      const data = this.read(ClusterEventPublished.schema, {
+        seq: Number(row.seq),
+        type: ClusterEventPublished.type,
+        data: row.data,
+      });
+      if (data !== undefined)
+        events.push({
+          machine: data.machine,
+          event: data.event,
+          ...(data.cut === undefined ? {} : { cut: data.cut }),
+        });
     }
     return events;
   }
@@ -151,7 +192,9 @@ export class SessionMirror {
     const client = await this.log.pool.connect();
     try {
       await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
-      const head = await client.query<{ head: string }>('SELECT coalesce(max(seq), 0) AS head FROM workspace_events');
+      const head = await client.query<{ head: string }>(
+        'SELECT coalesce(max(seq), 0) AS head FROM workspace_events',
+      );
       const { rows } = await client.query<{ seq: string; at: Date; type: string; data: unknown }>(
         `SELECT DISTINCT ON (data->>'sessionId') seq, at, type, data FROM workspace_events
          WHERE type IN ('cluster.session', 'cluster.session_removed') AND seq > $1
@@ -159,8 +202,16 @@ export class SessionMirror {
         [afterSeq],
       );
       await client.query('COMMIT');
-      const events = rows.map((row) => ({ seq: Number(row.seq), ts: row.at.toISOString(), type: row.type, data: row.data }));
-      return { head: Math.max(afterSeq, Number(head.rows[0]!.head)), rows: events.sort((a, b) => a.seq - b.seq) };
+      const events = rows.map((row) => ({
+        seq: Number(row.seq),
+        ts: row.at.toISOString(),
+        type: row.type,
+        data: row.data,
+      }));
+      return {
+        head: Math.max(afterSeq, Number(head.rows[0]!.head)),
+        rows: events.sort((a, b) => a.seq - b.seq),
+      };
     } catch (error) {
       await client.query('ROLLBACK').catch(() => {});
       throw error;
@@ -180,15 +231,19 @@ export class SessionMirror {
       [sessionId, afterSeq, row.seq],
     );
     const found = rows[0];
-    return found === undefined ? undefined : { seq: Number(found.seq), ts: found.at.toISOString(), type: found.type, data: found.data };
+    return found === undefined
+      ? undefined
+      : { seq: Number(found.seq), ts: found.at.toISOString(), type: found.type, data: found.data };
   }
 
   /** Every row of the log after `afterSeq` up to its head: the slow way, kept to measure against. */
   private async replayRows(afterSeq: number): Promise<{ head: number; rows: LoggedEvent[] }> {
-    const { rows: top } = await this.log.pool.query<{ head: string }>('SELECT coalesce(max(seq), 0) AS head FROM workspace_events');
+    const { rows: top } = await this.log.pool.query<{ head: string }>(
+      'SELECT coalesce(max(seq), 0) AS head FROM workspace_events',
+    );
     const head = Math.max(afterSeq, Number(top[0]!.head));
     const rows: LoggedEvent[] = [];
-    for (let last = afterSeq; last < head; ) {
+    for (let last = afterSeq; last < head;) {
       const page = (await this.log.list(last, MIRROR_EVENTS_PAGE_MAX)).filter((event) => event.seq <= head);
       if (page.length === 0) break;
       rows.push(...page);
@@ -205,7 +260,8 @@ export class SessionMirror {
       if (data.machine === this.machine) {
         // Ours now (perhaps respawned here): whatever another machine said of it is history.
         this.ownInLog.add(data.sessionId);
-        if (this.remote.delete(data.sessionId)) this.emit({ kind: 'removed', machine: data.machine, sessionId: data.sessionId }, tell);
+        if (this.remote.delete(data.sessionId))
+          this.emit({ kind: 'removed', machine: data.machine, sessionId: data.sessionId }, tell);
         return true;
       }
       this.ownInLog.delete(data.sessionId);
@@ -225,13 +281,25 @@ export class SessionMirror {
       const data = this.read(ClusterEventPublished.schema, event);
       if (data === undefined) return false;
       if (data.machine === this.machine) return true;
-      this.emit({ kind: 'event', sessionId: data.sessionId, machine: data.machine, event: data.event, ...(data.cut === undefined ? {} : { cut: data.cut }) }, tell);
+      this.emit(
+        {
+          kind: 'event',
+          sessionId: data.sessionId,
+          machine: data.machine,
+          event: data.event,
+          ...(data.cut === undefined ? {} : { cut: data.cut }),
+        },
+        tell,
+      );
     }
     return true;
   }
 
   /** A row's data checked against its event's schema; a bad row is logged and skipped. */
-  private read<T extends z.ZodType>(schema: T, event: Pick<LoggedEvent, 'seq' | 'type' | 'data'>): z.infer<T> | undefined {
+  private read<T extends z.ZodType>(
+    schema: T,
+    event: Pick<LoggedEvent, 'seq' | 'type' | 'data'>,
+  ): z.infer<T> | undefined {
     const parsed = schema.safeParse(event.data);
     if (parsed.success) return parsed.data;
     const issue = parsed.error.issues[0];
@@ -250,7 +318,10 @@ export class SessionMirror {
       try {
         listener(change);
       } catch (error) {
-        this.logger.warn('a session mirror listener failed', { error: error instanceof Error ? error.message : String(error), kind: change.kind });
+        this.logger.warn('a session mirror listener failed', {
+          error: error instanceof Error ? error.message : String(error),
+          kind: change.kind,
+        });
       }
     }
   }
@@ -259,6 +330,9 @@ export class SessionMirror {
     if (this.options.localSessions === undefined) return;
     const local = await this.options.localSessions();
     const ids = new Set(local.map((view) => view.id));
-    await Promise.all([...[...this.ownInLog].filter((id) => !ids.has(id)).map((id) => this.removed(id)), ...local.map((view) => this.publish(view))]);
+    await Promise.all([
+      ...[...this.ownInLog].filter((id) => !ids.has(id)).map((id) => this.removed(id)),
+      ...local.map((view) => this.publish(view)),
+    ]);
   }
 }

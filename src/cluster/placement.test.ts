@@ -13,17 +13,29 @@ async function machine(url: string): Promise<{ pool: pg.Pool; listener: Listener
   const listener = new Listener(url, [DISPATCH_CHANNEL]);
   await listener.start();
   const placement = await Placement.start({ url, pool });
-  cleanups.push(() => pool.end(), () => listener.close(), () => placement.stop());
+  cleanups.push(
+    () => pool.end(),
+    () => listener.close(),
+    () => placement.stop(),
+  );
   return { pool, listener, placement };
 }
 
 /** Moves a worker's last heartbeat `ms` into the past (on the database's clock). */
 async function age(pool: pg.Pool, name: string, ms: number): Promise<void> {
-  await pool.query('UPDATE workers SET heartbeat_at = now() - make_interval(secs => $2::double precision / 1000) WHERE name = $1', [name, ms]);
+  await pool.query(
+    'UPDATE workers SET heartbeat_at = now() - make_interval(secs => $2::double precision / 1000) WHERE name = $1',
+    [name, ms],
+  );
 }
 
 /** A claimer whose placements can be awaited one by one. */
-function claimerOn(m: Awaited<ReturnType<typeof machine>>, worker: string, capacity: number, incarnation = 1): { claimer: Claimer; next: () => Promise<string> } {
+function claimerOn(
+  m: Awaited<ReturnType<typeof machine>>,
+  worker: string,
+  capacity: number,
+  incarnation = 1,
+): { claimer: Claimer; next: () => Promise<string> } {
   const placed: string[] = [];
   const waiting: ((id: string) => void)[] = [];
   // A long poll: only a NOTIFY (or an explicit claim) may wake it within a test.
@@ -40,7 +52,11 @@ function claimerOn(m: Awaited<ReturnType<typeof machine>>, worker: string, capac
     },
   });
   cleanups.push(() => claimer.close());
-  return { claimer, next: () => (placed.length > 0 ? Promise.resolve(placed.shift()!) : new Promise((resolve) => waiting.push(resolve))) };
+  return {
+    claimer,
+    next: () =>
+      placed.length > 0 ? Promise.resolve(placed.shift()!) : new Promise((resolve) => waiting.push(resolve)),
+  };
 }
 
 describe('placement through pg-boss', () => {
@@ -55,7 +71,11 @@ describe('placement through pg-boss', () => {
     const onB = claimerOn(b, 'machine-b', 1);
     await a.placement.dispatch({ sessionId: 's2' });
     expect(await onB.next()).toBe('s2');
-    expect(await a.placement.placementOf('s2')).toEqual({ worker: 'machine-b', state: 'placed', reason: null });
+    expect(await a.placement.placementOf('s2')).toEqual({
+      worker: 'machine-b',
+      state: 'placed',
+      reason: null,
+    });
     expect([...onA.claimer.running]).toEqual(['s1']);
 
     // A freed slot claims the next dispatch.
@@ -106,7 +126,9 @@ describe('placement through pg-boss', () => {
     await onA.claimer.release('done');
     expect(await a.placement.adopt(['kept', 'done', 'unknown'], 'machine-a', 2)).toEqual(['kept']);
     expect(await a.placement.adopt(['kept'], 'machine-b', 3)).toEqual([]);
-    const { rows } = await a.pool.query<{ incarnation: string }>("SELECT incarnation FROM placements WHERE session_id = 'kept'");
+    const { rows } = await a.pool.query<{ incarnation: string }>(
+      "SELECT incarnation FROM placements WHERE session_id = 'kept'",
+    );
     expect(rows[0]?.incarnation).toBe('2');
   });
 
@@ -129,9 +151,19 @@ describe('placement through pg-boss', () => {
   test('a session already queued or placed is not queued twice', async () => {
     const url = await database();
     const a = await machine(url);
-    expect(await a.placement.dispatch({ sessionId: 's1', on: 'nobody' })).toEqual({ sessionId: 's1', queue: 'baton.dispatch.nobody', queued: true });
-    expect(await a.placement.dispatch({ sessionId: 's1' })).toEqual({ sessionId: 's1', queue: 'baton.dispatch', queued: false });
-    const { rows } = await a.pool.query<{ n: string }>("SELECT count(*) AS n FROM pgboss.job WHERE singleton_key = 's1'");
+    expect(await a.placement.dispatch({ sessionId: 's1', on: 'nobody' })).toEqual({
+      sessionId: 's1',
+      queue: 'baton.dispatch.nobody',
+      queued: true,
+    });
+    expect(await a.placement.dispatch({ sessionId: 's1' })).toEqual({
+      sessionId: 's1',
+      queue: 'baton.dispatch',
+      queued: false,
+    });
+    const { rows } = await a.pool.query<{ n: string }>(
+      "SELECT count(*) AS n FROM pgboss.job WHERE singleton_key = 's1'",
+    );
     expect(Number(rows[0]!.n)).toBe(1);
   });
 
@@ -151,27 +183,61 @@ describe('placement through pg-boss', () => {
     await registry.heartbeat({ name: 'machine-b', incarnation: machineB.incarnation, sessions: [] });
     expect(await a.placement.reap(registry)).toEqual([]);
     await age(a.pool, 'machine-a', 3_100);
-    expect((await registry.list()).map((w) => [w.name, w.stale])).toEqual([['machine-a', true], ['machine-b', false]]);
-    const { rows } = await a.pool.query<{ last: Date }>("SELECT heartbeat_at AS last FROM workers WHERE name = 'machine-a'");
+    expect((await registry.list()).map((w) => [w.name, w.stale])).toEqual([
+      ['machine-a', true],
+      ['machine-b', false],
+    ]);
+    const { rows } = await a.pool.query<{ last: Date }>(
+      "SELECT heartbeat_at AS last FROM workers WHERE name = 'machine-a'",
+    );
 
     const secondRegistry = new WorkerRegistry(b.pool, registry.timing);
     const [first, second] = await Promise.all([a.placement.reap(registry), b.placement.reap(secondRegistry)]);
     const reaped = [...first, ...second];
     expect(reaped).toEqual([
-      { sessionId: 'doomed', worker: 'machine-a', on: 'any', reason: `worker machine-a stopped heartbeating (3 missed heartbeats, last at ${rows[0]!.last.toISOString()})` },
+      {
+        sessionId: 'doomed',
+        worker: 'machine-a',
+        on: 'any',
+        reason: `worker machine-a stopped heartbeating (3 missed heartbeats, last at ${rows[0]!.last.toISOString()})`,
+      },
     ]);
-    expect(await a.placement.placementOf('doomed')).toEqual({ worker: 'machine-a', state: 'failed', reason: reaped[0]!.reason });
+    expect(await a.placement.placementOf('doomed')).toEqual({
+      worker: 'machine-a',
+      state: 'failed',
+      reason: reaped[0]!.reason,
+    });
     expect(await a.placement.reap(registry)).toEqual([]);
 
     // A comes back to life: its heartbeat succeeds but fences the session it no longer holds.
-    expect(await registry.heartbeat({ name: 'machine-a', incarnation: machineA.incarnation, sessions: ['doomed'] })).toEqual({ fenced: ['doomed'] });
+    expect(
+      await registry.heartbeat({
+        name: 'machine-a',
+        incarnation: machineA.incarnation,
+        sessions: ['doomed'],
+      }),
+    ).toEqual({ fenced: ['doomed'] });
 
     // Respawn: dispatched again, B (alive, free) takes it; A's heartbeat still fences it.
     const onB = claimerOn(b, 'machine-b', 1, machineB.incarnation);
-    expect(await b.placement.dispatch({ sessionId: 'doomed', on: reaped[0]!.on })).toMatchObject({ queued: true });
+    expect(await b.placement.dispatch({ sessionId: 'doomed', on: reaped[0]!.on })).toMatchObject({
+      queued: true,
+    });
     expect(await onB.next()).toBe('doomed');
-    expect(await registry.heartbeat({ name: 'machine-a', incarnation: machineA.incarnation, sessions: ['doomed'] })).toEqual({ fenced: ['doomed'] });
-    expect(await registry.heartbeat({ name: 'machine-b', incarnation: machineB.incarnation, sessions: ['doomed'] })).toEqual({ fenced: [] });
+    expect(
+      await registry.heartbeat({
+        name: 'machine-a',
+        incarnation: machineA.incarnation,
+        sessions: ['doomed'],
+      }),
+    ).toEqual({ fenced: ['doomed'] });
+    expect(
+      await registry.heartbeat({
+        name: 'machine-b',
+        incarnation: machineB.incarnation,
+        sessions: ['doomed'],
+      }),
+    ).toEqual({ fenced: [] });
   });
 
   test('a worker that registers again is a new incarnation: what the old one held is fenced and reaped at once', async () => {
@@ -186,10 +252,19 @@ describe('placement through pg-boss', () => {
 
     const after = await registry.register({ name: 'machine-a', capacity: 1, version: '0.1.0' });
     expect(after.incarnation).toBe(before.incarnation + 1);
-    expect(await registry.heartbeat({ name: 'machine-a', incarnation: after.incarnation, sessions: ['s1'] })).toEqual({ fenced: ['s1'] });
-    await expect(registry.heartbeat({ name: 'machine-a', incarnation: before.incarnation, sessions: ['s1'] })).rejects.toMatchObject({ code: 'not_found' });
+    expect(
+      await registry.heartbeat({ name: 'machine-a', incarnation: after.incarnation, sessions: ['s1'] }),
+    ).toEqual({ fenced: ['s1'] });
+    await expect(
+      registry.heartbeat({ name: 'machine-a', incarnation: before.incarnation, sessions: ['s1'] }),
+    ).rejects.toMatchObject({ code: 'not_found' });
     expect(await a.placement.reap(registry)).toEqual([
-      { sessionId: 's1', worker: 'machine-a', on: 'any', reason: `worker machine-a restarted (incarnation ${before.incarnation} is gone)` },
+      {
+        sessionId: 's1',
+        worker: 'machine-a',
+        on: 'any',
+        reason: `worker machine-a restarted (incarnation ${before.incarnation} is gone)`,
+      },
     ]);
   });
 
@@ -212,8 +287,16 @@ describe('placement through pg-boss', () => {
 
   test('bad dispatch input is refused naming the bad key', async () => {
     const a = await machine(await database());
-    await expect(a.placement.dispatch({ sessionId: '' })).rejects.toMatchObject({ code: 'invalid_input', data: { key: 'sessionId' } });
-    await expect(a.placement.dispatch({ sessionId: 's1', on: 'not a machine!' })).rejects.toMatchObject({ code: 'invalid_input', data: { key: 'on' } });
-    await expect(a.placement.dispatch({ sessionId: 's1', on: 42 })).rejects.toThrow(/^on must be a machine name/);
+    await expect(a.placement.dispatch({ sessionId: '' })).rejects.toMatchObject({
+      code: 'invalid_input',
+      data: { key: 'sessionId' },
+    });
+    await expect(a.placement.dispatch({ sessionId: 's1', on: 'not a machine!' })).rejects.toMatchObject({
+      code: 'invalid_input',
+      data: { key: 'on' },
+    });
+    await expect(a.placement.dispatch({ sessionId: 's1', on: 42 })).rejects.toThrow(
+      /^on must be a machine name/,
+    );
   });
 });

@@ -51,7 +51,13 @@ export class Placement {
   /** Starts pg-boss on the store (creating its schema the first time) with the dispatch queue. */
   static async start(options: { url: string; pool: pg.Pool }): Promise<Placement> {
     const { url } = parseStoreUrl(options.url);
-    const boss = new PgBoss({ connectionString: url, max: 3, application_name: 'baton-placement', schedule: false, supervise: false });
+    const boss = new PgBoss({
+      connectionString: url,
+      max: 3,
+      application_name: 'baton-placement',
+      schedule: false,
+      supervise: false,
+    });
     boss.on('error', (error: Error) => log.error('pg-boss', { error: error.message }));
     await boss.start();
     const placement = new Placement(boss, options.pool);
@@ -62,7 +68,11 @@ export class Placement {
   /** Queues a session for a machine; a session already queued or placed is left as it is. */
   async dispatch(input: { sessionId: unknown; on?: unknown }): Promise<Dispatched> {
     const sessionId = input.sessionId;
-    if (typeof sessionId !== 'string' || sessionId.trim() === '') throw new InvalidInputError('sessionId must name the session to place.', { key: 'sessionId', value: sessionId });
+    if (typeof sessionId !== 'string' || sessionId.trim() === '')
+      throw new InvalidInputError('sessionId must name the session to place.', {
+        key: 'sessionId',
+        value: sessionId,
+      });
     const on: Target = input.on === undefined || input.on === 'any' ? 'any' : checkWorkerName(input.on, 'on');
     const queue = queueFor(on);
     await this.ensureQueue(queue);
@@ -107,7 +117,12 @@ export class Placement {
    * worker's placements alone: its sessions' hosts outlive its supervisor, which adopts them.
    */
   async reap(registry: WorkerRegistry, options: { staleOnly?: boolean } = {}): Promise<Reaped[]> {
-    const { rows } = await this.pool.query<{ session_id: string; worker: string; reason: string; target: string }>(
+    const { rows } = await this.pool.query<{
+      session_id: string;
+      worker: string;
+      reason: string;
+      target: string;
+    }>(
       `UPDATE placements p SET state = 'failed', updated_at = now(),
          reason = 'worker ' || p.worker || CASE
            WHEN w.name IS NULL THEN ' stopped heartbeating (deregistered)'
@@ -120,11 +135,21 @@ export class Placement {
        RETURNING p.session_id, p.worker, p.reason, p.target`,
       [registry.staleAfterMs, String(registry.timing.missedBeats), options.staleOnly === true],
     );
-    return rows.map((row) => ({ sessionId: row.session_id, worker: row.worker, reason: row.reason, on: row.target }));
+    return rows.map((row) => ({
+      sessionId: row.session_id,
+      worker: row.worker,
+      reason: row.reason,
+      on: row.target,
+    }));
   }
 
-  async placementOf(sessionId: string): Promise<{ worker: string | null; state: string; reason: string | null } | undefined> {
-    const { rows } = await this.pool.query<{ worker: string | null; state: string; reason: string | null }>('SELECT worker, state, reason FROM placements WHERE session_id = $1', [sessionId]);
+  async placementOf(
+    sessionId: string,
+  ): Promise<{ worker: string | null; state: string; reason: string | null } | undefined> {
+    const { rows } = await this.pool.query<{ worker: string | null; state: string; reason: string | null }>(
+      'SELECT worker, state, reason FROM placements WHERE session_id = $1',
+      [sessionId],
+    );
     return rows[0];
   }
 
@@ -133,7 +158,12 @@ export class Placement {
   }
 
   /** @internal Fetches up to `slots` jobs from `queue` and records them as placed on this incarnation of `worker`. */
-  async claimFrom(queue: string, worker: string, incarnation: number, slots: number): Promise<{ fetched: number; placed: string[] }> {
+  async claimFrom(
+    queue: string,
+    worker: string,
+    incarnation: number,
+    slots: number,
+  ): Promise<{ fetched: number; placed: string[] }> {
     await this.ensureQueue(queue);
     const jobs = await this.boss.fetch<{ sessionId: string }>(queue, { batchSize: slots });
     if (jobs.length === 0) return { fetched: 0, placed: [] };
@@ -141,10 +171,16 @@ export class Placement {
       `UPDATE placements SET state = 'placed', worker = $1, incarnation = $2, updated_at = now() WHERE session_id = ANY($3) AND state = 'queued' RETURNING session_id`,
       [worker, incarnation, jobs.map((job) => job.data.sessionId)],
     );
-    await this.boss.complete(queue, jobs.map((job) => job.id));
+    await this.boss.complete(
+      queue,
+      jobs.map((job) => job.id),
+    );
     const placed = new Set(rows.map((row) => row.session_id));
     // Job order (oldest first), not the UPDATE's.
-    return { fetched: jobs.length, placed: jobs.map((job) => job.data.sessionId).filter((id) => placed.has(id)) };
+    return {
+      fetched: jobs.length,
+      placed: jobs.map((job) => job.data.sessionId).filter((id) => placed.has(id)),
+    };
   }
 
   /**
@@ -163,7 +199,10 @@ export class Placement {
 
   /** @internal Marks a session's placement finished (its slot is free again). */
   async finish(sessionId: string, worker: string, incarnation: number): Promise<void> {
-    await this.pool.query(`UPDATE placements SET state = 'finished', updated_at = now() WHERE session_id = $1 AND worker = $2 AND incarnation = $3 AND state = 'placed'`, [sessionId, worker, incarnation]);
+    await this.pool.query(
+      `UPDATE placements SET state = 'finished', updated_at = now() WHERE session_id = $1 AND worker = $2 AND incarnation = $3 AND state = 'placed'`,
+      [sessionId, worker, incarnation],
+    );
   }
 
   /**
@@ -234,7 +273,10 @@ export class Claimer {
   }
 
   get free(): number {
-    return Math.max(0, this.options.free === undefined ? this.options.capacity - this.running.size : this.options.free());
+    return Math.max(
+      0,
+      this.options.free === undefined ? this.options.capacity - this.running.size : this.options.free(),
+    );
   }
 
   /** Claims now (joining a claim in progress); resolves with how many sessions it placed. */
@@ -275,7 +317,11 @@ export class Claimer {
 
   private readonly wake = (): void => {
     if (this.closed || this.free === 0) return;
-    this.claim().catch((error: unknown) => log.warn('claiming dispatch jobs failed; the next wake-up retries', { error: error instanceof Error ? error.message : String(error) }));
+    this.claim().catch((error: unknown) =>
+      log.warn('claiming dispatch jobs failed; the next wake-up retries', {
+        error: error instanceof Error ? error.message : String(error),
+      }),
+    );
   };
 
   private readonly onNotification = (channel: string, queue: string): void => {
@@ -286,7 +332,12 @@ export class Claimer {
     let placed = 0;
     for (const queue of [this.own, DISPATCH_QUEUE]) {
       while (!this.closed && this.free > 0) {
-        const { fetched, placed: sessions } = await this.placement.claimFrom(queue, this.options.worker, this.incarnation(), this.free);
+        const { fetched, placed: sessions } = await this.placement.claimFrom(
+          queue,
+          this.options.worker,
+          this.incarnation(),
+          this.free,
+        );
         if (fetched === 0) break;
         for (const sessionId of sessions) {
           this.running.add(sessionId);

@@ -32,12 +32,23 @@ function machine(url: string, name: string): Machine {
   const listener = new Listener(url, [BUS_CHANNEL], { firstMs: 20, maxMs: 200 });
   const log = new PgWorkspaceLog(pool, listener);
   const warnings: string[] = [];
-  cleanups.push(async () => {
-    db.close();
-    rmSync(dir, { recursive: true, force: true });
-  }, () => pool.end(), () => listener.close());
+  cleanups.push(
+    async () => {
+      db.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+    () => pool.end(),
+    () => listener.close(),
+  );
   const relay = async (options: Partial<RelayOptions> = {}): Promise<WorkspaceRelay> => {
-    const started = new WorkspaceRelay({ log, machine: name, bus, retry: { firstMs: 20, maxMs: 100 }, logger: { warn: (msg) => warnings.push(msg) }, ...options });
+    const started = new WorkspaceRelay({
+      log,
+      machine: name,
+      bus,
+      retry: { firstMs: 20, maxMs: 100 },
+      logger: { warn: (msg) => warnings.push(msg) },
+      ...options,
+    });
     cleanups.push(() => started.close());
     await started.start();
     return started;
@@ -45,19 +56,35 @@ function machine(url: string, name: string): Machine {
   return { name, db, bus, pool, warnings, relay };
 }
 
-const pin = (m: Machine, name: string): number => m.bus.publish(SessionPinned, { sessionId: `${m.name}-${name}`, name, project: 'repo', pinned: true }).seq;
+const pin = (m: Machine, name: string): number =>
+  m.bus.publish(SessionPinned, { sessionId: `${m.name}-${name}`, name, project: 'repo', pinned: true }).seq;
 
 /** The other machines' events stored on `m`: `machine:name` in its seq order. */
-const relayedOn = (m: Machine): string[] => m.bus.listAll().filter(isRelayed).map((e) => `${e.machine}:${(e.data as { name: string }).name}`);
+const relayedOn = (m: Machine): string[] =>
+  m.bus
+    .listAll()
+    .filter(isRelayed)
+    .map((e) => `${e.machine}:${(e.data as { name: string }).name}`);
 
-async function eventually(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 10_000): Promise<void> {
-  for (const deadline = Date.now() + timeoutMs; !(await check()); await new Promise((r) => setTimeout(r, 10))) {
+async function eventually(
+  check: () => boolean | Promise<boolean>,
+  what: string,
+  timeoutMs = 10_000,
+): Promise<void> {
+  for (
+    const deadline = Date.now() + timeoutMs;
+    !(await check());
+    await new Promise((r) => setTimeout(r, 10))
+  ) {
     if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
   }
 }
 
 async function loggedCount(pool: pg.Pool, machineName: string): Promise<number> {
-  const { rows } = await pool.query<{ n: string }>(`SELECT count(*) AS n FROM workspace_events WHERE type = 'cluster.relayed' AND data->>'machine' = $1`, [machineName]);
+  const { rows } = await pool.query<{ n: string }>(
+    `SELECT count(*) AS n FROM workspace_events WHERE type = 'cluster.relayed' AND data->>'machine' = $1`,
+    [machineName],
+  );
   return Number(rows[0]!.n);
 }
 
@@ -74,7 +101,10 @@ describe('the workspace relay', () => {
       pin(alpha, name);
       pin(beta, name);
     }
-    await eventually(() => relayedOn(beta).length === 40 && relayedOn(alpha).length === 40, 'both have the other\'s 40 events');
+    await eventually(
+      () => relayedOn(beta).length === 40 && relayedOn(alpha).length === 40,
+      "both have the other's 40 events",
+    );
     expect(relayedOn(beta)).toEqual(names.map((n) => `alpha:${n}`));
     expect(relayedOn(alpha)).toEqual(names.map((n) => `beta:${n}`));
     // The relayed events took local seqs between this machine's own: one sequence, no gap.
@@ -94,7 +124,10 @@ describe('the workspace relay', () => {
     const started = performance.now();
     for (const name of ['two', 'three', 'four']) pin(alpha, name);
     expect(performance.now() - started).toBeLessThan(100); // local writes only, no store round trip
-    await eventually(() => alpha.warnings.some((w) => w.includes('trying again')), 'the relay reports the failed append');
+    await eventually(
+      () => alpha.warnings.some((w) => w.includes('trying again')),
+      'the relay reports the failed append',
+    );
     await alpha.pool.query('ALTER TABLE workspace_events_away RENAME TO workspace_events');
     await eventually(() => relayedOn(beta).length === 4, 'the events published during the outage arrive');
     expect(relayedOn(beta)).toEqual(['alpha:one', 'alpha:two', 'alpha:three', 'alpha:four']);

@@ -80,7 +80,10 @@ export class WorkspaceRelay {
       from = bus.cursor(IN_CURSOR) ?? (await log.head());
       bus.setCursor(IN_CURSOR, from);
     }
-    this.following = await log.follow(from, (event) => this.store(event), { type: ClusterWorkspaceRelayed.type, notMachine: machine });
+    this.following = await log.follow(from, (event) => this.store(event), {
+      type: ClusterWorkspaceRelayed.type,
+      notMachine: machine,
+    });
   }
 
   /** Resolves once every event published here so far is in the shared log (or skipped). */
@@ -132,7 +135,11 @@ export class WorkspaceRelay {
       return;
     }
     this.running = this.drain()
-      .catch((error: unknown) => this.options.logger?.warn('the workspace relay stopped; the next event starts it again', { error: errorMessage(error) }))
+      .catch((error: unknown) =>
+        this.options.logger?.warn('the workspace relay stopped; the next event starts it again', {
+          error: errorMessage(error),
+        }),
+      )
       .finally(() => {
         this.running = undefined;
         if (this.again) {
@@ -148,7 +155,11 @@ export class WorkspaceRelay {
    */
   private async drain(): Promise<void> {
     const { bus } = this.options;
-    for (let listed = bus.list(this.out, BATCH); listed.length > 0 && !this.closed; listed = bus.list(this.out, BATCH)) {
+    for (
+      let listed = bus.list(this.out, BATCH);
+      listed.length > 0 && !this.closed;
+      listed = bus.list(this.out, BATCH)
+    ) {
       const batch = listed.filter((event) => !KEPT_HERE.has(event.type));
       if (batch.length === 0) {
         this.moveTo(listed.at(-1)!.seq);
@@ -177,7 +188,10 @@ export class WorkspaceRelay {
    */
   private async attempt(events: WorkspaceEvent[], refusedTries: number): Promise<boolean> {
     const { log, machine, retry = { firstMs: 500, maxMs: 30_000 } } = this.options;
-    const entries = events.map((event) => ({ type: ClusterWorkspaceRelayed.type, data: { machine, localSeq: event.seq, event: { type: event.type, ts: event.ts, data: event.data } } }));
+    const entries = events.map((event) => ({
+      type: ClusterWorkspaceRelayed.type,
+      data: { machine, localSeq: event.seq, event: { type: event.type, ts: event.ts, data: event.data } },
+    }));
     const what = { seq: events[0]!.seq, events: events.length, type: events[0]!.type };
     for (let failures = 0, refused = 0; ; failures++) {
       try {
@@ -186,10 +200,18 @@ export class WorkspaceRelay {
       } catch (error) {
         if (this.closed) throw error;
         if (refusedForItself(error) && ++refused >= refusedTries) {
-          if (events.length === 1) this.options.logger?.warn('a workspace event was refused by the shared store; skipped', { ...what, error: errorMessage(error) });
+          if (events.length === 1)
+            this.options.logger?.warn('a workspace event was refused by the shared store; skipped', {
+              ...what,
+              error: errorMessage(error),
+            });
           return false;
         }
-        this.options.logger?.warn('workspace events did not reach the shared store; trying again', { ...what, error: errorMessage(error), tries: failures + 1 });
+        this.options.logger?.warn('workspace events did not reach the shared store; trying again', {
+          ...what,
+          error: errorMessage(error),
+          tries: failures + 1,
+        });
         await this.pause(Math.min(retry.maxMs, retry.firstMs * 2 ** failures));
       }
     }
@@ -202,7 +224,13 @@ export class WorkspaceRelay {
       return;
     }
     const { machine, event: relayed } = parsed.data;
-    this.options.bus.ingest({ ts: relayed.ts, type: relayed.type, data: relayed.data, machine, logSeq: event.seq });
+    this.options.bus.ingest({
+      ts: relayed.ts,
+      type: relayed.type,
+      data: relayed.data,
+      machine,
+      logSeq: event.seq,
+    });
   }
 
   private pause(ms: number): Promise<void> {

@@ -69,7 +69,17 @@ export class Respawns {
    * answer each and only one of them the request.
    */
   async take(machine: string, sessionId: string, by: string): Promise<Takeover> {
-    const { rows } = await this.pool.query<{ placement_id: string; origin: string; request: Record<string, unknown>; remote_url: string; base: string; project: string; state: string; reason: string | null; took: boolean }>(
+    const { rows } = await this.pool.query<{
+      placement_id: string;
+      origin: string;
+      request: Record<string, unknown>;
+      remote_url: string;
+      base: string;
+      project: string;
+      state: string;
+      reason: string | null;
+      took: boolean;
+    }>(
       `WITH found AS (
          SELECT d.placement_id, d.origin, d.request, d.remote_url, d.base, d.project, p.state, p.reason
          FROM cluster_dispatches d JOIN placements p ON p.session_id = d.placement_id
@@ -84,7 +94,14 @@ export class Respawns {
     const row = rows[0];
     if (row === undefined) return { kind: 'not_placed' };
     if (!row.took) return { kind: 'not_failed', state: row.state, reason: row.reason };
-    const dispatch = { placementId: row.placement_id, origin: row.origin, request: row.request, url: row.remote_url, base: row.base, project: row.project };
+    const dispatch = {
+      placementId: row.placement_id,
+      origin: row.origin,
+      request: row.request,
+      url: row.remote_url,
+      base: row.base,
+      project: row.project,
+    };
     return { kind: 'taken', dispatch, reason: row.reason ?? 'failed' };
   }
 
@@ -94,7 +111,10 @@ export class Respawns {
    * machine), so they fail now with the reason, for `baton respawn`, rather than wait for a reaper
    * that ignores restarted workers (decision 129). Returns them.
    */
-  async failLeftBehind(worker: string, incarnation: number): Promise<{ placementId: string; reason: string }[]> {
+  async failLeftBehind(
+    worker: string,
+    incarnation: number,
+  ): Promise<{ placementId: string; reason: string }[]> {
     const { rows } = await this.pool.query<{ session_id: string; reason: string }>(
       `UPDATE placements SET state = 'failed', updated_at = now(),
          reason = 'worker ' || worker || ' restarted and no longer runs the session (its host did not survive the restart)'
@@ -110,7 +130,11 @@ export class Respawns {
    * elsewhere is refused from then on. Undefined when taken; else the placement as it is (finished:
    * respawned elsewhere), which the resume must not run beside.
    */
-  async takeBack(placementId: string, worker: string, incarnation: number): Promise<{ state: string; reason: string | null } | undefined> {
+  async takeBack(
+    placementId: string,
+    worker: string,
+    incarnation: number,
+  ): Promise<{ state: string; reason: string | null } | undefined> {
     const { rows } = await this.pool.query<{ took: boolean; state: string | null; reason: string | null }>(
       `WITH took AS (
          UPDATE placements SET state = 'placed', worker = $2, incarnation = $3, reason = NULL, updated_at = now()
@@ -125,13 +149,19 @@ export class Respawns {
 
   /** A respawn that could not be placed gives the failed placement back, so it can be tried again. */
   async giveBack(placementId: string, reason: string): Promise<void> {
-    await this.pool.query(`UPDATE placements SET state = 'failed', reason = $2, updated_at = now() WHERE session_id = $1 AND state = 'finished'`, [placementId, reason]);
+    await this.pool.query(
+      `UPDATE placements SET state = 'failed', reason = $2, updated_at = now() WHERE session_id = $1 AND state = 'finished'`,
+      [placementId, reason],
+    );
   }
 }
 
 /** Whether the remote at `url` has the branch `branch`. */
 export async function remoteHasBranch(cwd: string, url: string, branch: string): Promise<boolean> {
-  const got = await git(cwd, ['ls-remote', '--heads', '--', url, `refs/heads/${branch}`], { timeoutMs: NETWORK_MS, env: { GIT_TERMINAL_PROMPT: '0' } });
+  const got = await git(cwd, ['ls-remote', '--heads', '--', url, `refs/heads/${branch}`], {
+    timeoutMs: NETWORK_MS,
+    env: { GIT_TERMINAL_PROMPT: '0' },
+  });
   return got.stdout.trim() !== '';
 }
 
@@ -150,13 +180,32 @@ export const RESPAWN_SNAPSHOT = 'respawnSnapshot';
 const SESSION_ID = /^[A-Za-z0-9_-]{1,64}$/;
 
 /** The session branch `baton/<name>` and the snapshot of session `sessionId` on the remote at `url`, in one `ls-remote`. */
-export async function pushedWork(cwd: string, url: string, name: string, sessionId: string): Promise<PushedWork> {
+export async function pushedWork(
+  cwd: string,
+  url: string,
+  name: string,
+  sessionId: string,
+): Promise<PushedWork> {
   const branchRef = `refs/heads/baton/${name}`;
   const snapshotRef = SESSION_ID.test(sessionId) ? remoteSnapshotRef(sessionId) : undefined;
-  const got = await git(cwd, ['ls-remote', '--', url, branchRef, ...(snapshotRef === undefined ? [] : [snapshotRef])], { timeoutMs: NETWORK_MS, env: { GIT_TERMINAL_PROMPT: '0' } });
-  const refs = new Map(got.stdout.split('\n').filter(Boolean).map((line) => [line.split('\t')[1], line.split('\t')[0] ?? ''] as const));
+  const got = await git(
+    cwd,
+    ['ls-remote', '--', url, branchRef, ...(snapshotRef === undefined ? [] : [snapshotRef])],
+    { timeoutMs: NETWORK_MS, env: { GIT_TERMINAL_PROMPT: '0' } },
+  );
+  const refs = new Map(
+    got.stdout
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => [line.split('\t')[1], line.split('\t')[0] ?? ''] as const),
+  );
   const snapshot = snapshotRef === undefined ? undefined : refs.get(snapshotRef);
-  return { ...(refs.has(branchRef) ? { branch: `baton/${name}` } : {}), ...(snapshotRef === undefined || snapshot === undefined ? {} : { snapshot: { ref: snapshotRef, commit: snapshot } }) };
+  return {
+    ...(refs.has(branchRef) ? { branch: `baton/${name}` } : {}),
+    ...(snapshotRef === undefined || snapshot === undefined
+      ? {}
+      : { snapshot: { ref: snapshotRef, commit: snapshot } }),
+  };
 }
 
 /**
@@ -166,18 +215,33 @@ export async function pushedWork(cwd: string, url: string, name: string, session
  * tip (sync pushes the two together, so the branch was pushed by something else since): laying it
  * over would bring back stale work.
  */
-export async function fetchSnapshot(root: string, url: string, snapshot: unknown, branch: string): Promise<WorkSnapshot> {
+export async function fetchSnapshot(
+  root: string,
+  url: string,
+  snapshot: unknown,
+  branch: string,
+): Promise<WorkSnapshot> {
   const ref = (snapshot as { ref?: unknown } | null)?.ref;
   const seen = (snapshot as { commit?: unknown } | null)?.commit;
   const id = typeof ref === 'string' && ref.startsWith(SNAPSHOTS) ? ref.slice(SNAPSHOTS.length) : '';
   if (!SESSION_ID.test(id) || typeof seen !== 'string' || !/^[0-9a-f]{40,64}$/.test(seen)) {
-    throw new InvalidInputError(`The respawn's ${RESPAWN_SNAPSHOT} must be {"ref": "${SNAPSHOTS}<session id>", "commit": "<sha>"}; got ${JSON.stringify(snapshot)}.`, { key: RESPAWN_SNAPSHOT });
+    throw new InvalidInputError(
+      `The respawn's ${RESPAWN_SNAPSHOT} must be {"ref": "${SNAPSHOTS}<session id>", "commit": "<sha>"}; got ${JSON.stringify(snapshot)}.`,
+      { key: RESPAWN_SNAPSHOT },
+    );
   }
   const local = `refs/baton/restored/${id}`;
-  await git(root, ['fetch', '--quiet', '--no-tags', '--', url, `+${SNAPSHOTS}${id}:${local}`], { timeoutMs: NETWORK_MS, env: { GIT_TERMINAL_PROMPT: '0' } });
-  const at = async (rev: string) => (await git(root, ['rev-parse', '--verify', rev], { timeoutMs: LOCAL_MS })).stdout.trim();
+  await git(root, ['fetch', '--quiet', '--no-tags', '--', url, `+${SNAPSHOTS}${id}:${local}`], {
+    timeoutMs: NETWORK_MS,
+    env: { GIT_TERMINAL_PROMPT: '0' },
+  });
+  const at = async (rev: string) =>
+    (await git(root, ['rev-parse', '--verify', rev], { timeoutMs: LOCAL_MS })).stdout.trim();
   const commit = await at(`${local}^{commit}`);
-  if (commit !== seen) throw new SessionStateError(`The snapshot ${SNAPSHOTS}${id} on ${url} moved (${seen.slice(0, 10)} → ${commit.slice(0, 10)}) while the respawn was placed; respawn again.`);
+  if (commit !== seen)
+    throw new SessionStateError(
+      `The snapshot ${SNAPSHOTS}${id} on ${url} moved (${seen.slice(0, 10)} → ${commit.slice(0, 10)}) while the respawn was placed; respawn again.`,
+    );
   const [head, tip] = [await at(`${commit}^1`), await at(`refs/heads/${branch}^{commit}`)];
   if (head !== tip) {
     throw new SessionStateError(
@@ -190,5 +254,8 @@ export async function fetchSnapshot(root: string, url: string, snapshot: unknown
 
 /** Brings `branch` from `url` into the clone at `root` as a local branch (fast-forward only: a different local branch of that name is never overwritten). */
 export async function fetchBranch(root: string, url: string, branch: string): Promise<void> {
-  await git(root, ['fetch', '--quiet', '--no-tags', '--', url, `refs/heads/${branch}:refs/heads/${branch}`], { timeoutMs: NETWORK_MS, env: { GIT_TERMINAL_PROMPT: '0' } });
+  await git(root, ['fetch', '--quiet', '--no-tags', '--', url, `refs/heads/${branch}:refs/heads/${branch}`], {
+    timeoutMs: NETWORK_MS,
+    env: { GIT_TERMINAL_PROMPT: '0' },
+  });
 }

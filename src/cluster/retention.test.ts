@@ -11,7 +11,10 @@ describe("the shared log's retention", () => {
     const pool = new pg.Pool({ connectionString: await database(), max: 1 });
     cleanups.push(() => pool.end());
     const add = async (daysAgo: number, type: string, data: Record<string, unknown>): Promise<number> => {
-      const { rows } = await pool.query<{ seq: string }>(`INSERT INTO workspace_events (at, type, data) VALUES (now() - make_interval(days => $1), $2, $3) RETURNING seq`, [daysAgo, type, JSON.stringify(data)]);
+      const { rows } = await pool.query<{ seq: string }>(
+        `INSERT INTO workspace_events (at, type, data) VALUES (now() - make_interval(days => $1), $2, $3) RETURNING seq`,
+        [daysAgo, type, JSON.stringify(data)],
+      );
       return Number(rows[0]!.seq);
     };
     const view = (sessionId: string) => ({ machine: 'beta', sessionId, view: { id: sessionId } });

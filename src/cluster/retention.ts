@@ -24,6 +24,9 @@ export async function pruneSharedLog(pool: pg.Pool, keepMs = KEEP_MS): Promise<n
     [keepMs, ClusterSessionPublished.type, ClusterSessionRemoved.type],
   );
   // The routine fires claimed (decision 145) are kept as long: a fire that old is never claimed again.
-  const fires = await pool.query('DELETE FROM routine_fires WHERE at < now() - make_interval(secs => $1::double precision / 1000)', [keepMs]);
+  const fires = await pool.query(
+    'DELETE FROM routine_fires WHERE at < now() - make_interval(secs => $1::double precision / 1000)',
+    [keepMs],
+  );
   return (result.rowCount ?? 0) + (fires.rowCount ?? 0);
 }

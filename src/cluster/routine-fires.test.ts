@@ -15,7 +15,9 @@ async function machines(...names: string[]): Promise<{ claims: RoutineFireClaims
 
 describe("a routine's fire claimed across machines", () => {
   test('the first claim holds it; every later one is told whose it is; another fire, routine or repository is its own', async () => {
-    const { claims: [alpha, beta] } = await machines('alpha', 'beta');
+    const {
+      claims: [alpha, beta],
+    } = await machines('alpha', 'beta');
     expect(await alpha!.claim('github.com/o/r', 'nightly', 'due:2026-11-24T02:00:00.000Z')).toBe('alpha');
     expect(await beta!.claim('github.com/o/r', 'nightly', 'due:2026-11-24T02:00:00.000Z')).toBe('alpha');
     expect(await alpha!.claim('github.com/o/r', 'nightly', 'due:2026-11-24T02:00:00.000Z')).toBe('alpha');
@@ -35,7 +37,10 @@ describe("a routine's fire claimed across machines", () => {
   });
 
   test("the shared log's retention prunes the claims older than it, and only those", async () => {
-    const { claims: [alpha], pool } = await machines('alpha');
+    const {
+      claims: [alpha],
+      pool,
+    } = await machines('alpha');
     await alpha!.claim('r', 'nightly', 'old');
     await alpha!.claim('r', 'nightly', 'new');
     await pool.query("UPDATE routine_fires SET at = now() - interval '31 days' WHERE fire_key = 'old'");

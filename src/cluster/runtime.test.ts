@@ -13,7 +13,12 @@ afterEach(async () => {
 });
 
 /** A timer driven by hand: `tick()` runs the beat the member scheduled, `stopped` says it was cleared. */
-function handTimer(): { every: NonNullable<JoinOptions['every']>; tick: () => void; ms: () => number | undefined; stopped: () => boolean } {
+function handTimer(): {
+  every: NonNullable<JoinOptions['every']>;
+  tick: () => void;
+  ms: () => number | undefined;
+  stopped: () => boolean;
+} {
   let beat: (() => void) | undefined;
   let every: number | undefined;
   let stopped = false;
@@ -30,7 +35,14 @@ function handTimer(): { every: NonNullable<JoinOptions['every']>; tick: () => vo
 }
 
 async function join(url: string, options: Partial<JoinOptions> = {}): Promise<ClusterMember> {
-  const member = await joinCluster({ url, machine: 'laptop', capacity: 4, running: () => 0, version: '0.1.0', ...options });
+  const member = await joinCluster({
+    url,
+    machine: 'laptop',
+    capacity: 4,
+    running: () => 0,
+    version: '0.1.0',
+    ...options,
+  });
   members.push(member);
   return member;
 }
@@ -55,16 +67,28 @@ describe('joining a shared workspace', () => {
     const url = await server().database();
     let running = 2;
     const timer = handTimer();
-    const member = await join(url, { running: () => running, every: timer.every, timing: { heartbeatMs: 2_000 } });
+    const member = await join(url, {
+      running: () => running,
+      every: timer.every,
+      timing: { heartbeatMs: 2_000 },
+    });
     expect(member).toMatchObject({ machine: 'laptop', store: url });
     expect(timer.ms()).toBe(2_000);
     // Joined with one heartbeat already stored, carrying the machine's load.
-    expect(await member.workers()).toMatchObject([{ name: 'laptop', incarnation: 1, capacity: 4, running: 2, version: '0.1.0', stale: false }]);
+    expect(await member.workers()).toMatchObject([
+      { name: 'laptop', incarnation: 1, capacity: 4, running: 2, version: '0.1.0', stale: false },
+    ]);
     running = 3;
     timer.tick();
-    await until(async () => (await member.workers())[0]?.running === 3, 'the timer heartbeat reports 3 running');
+    await until(
+      async () => (await member.workers())[0]?.running === 3,
+      'the timer heartbeat reports 3 running',
+    );
     const other = await join(url, { machine: 'build-box', capacity: 16, every: handTimer().every });
-    expect((await member.workers()).map((w) => [w.name, w.capacity, w.running])).toEqual([['build-box', 16, 0], ['laptop', 4, 3]]);
+    expect((await member.workers()).map((w) => [w.name, w.capacity, w.running])).toEqual([
+      ['build-box', 16, 0],
+      ['laptop', 4, 3],
+    ]);
 
     await member.close();
     await member.close();
@@ -89,7 +113,11 @@ describe('joining a shared workspace', () => {
   test('a worker the store forgot registers again as a new incarnation at its next heartbeat', async () => {
     const url = await server().database();
     const rejoined: number[] = [];
-    const member = await join(url, { every: handTimer().every, onRejoin: (n) => rejoined.push(n), running: () => 1 });
+    const member = await join(url, {
+      every: handTimer().every,
+      onRejoin: (n) => rejoined.push(n),
+      running: () => 1,
+    });
     const pool = await look(url);
     await pool.query("DELETE FROM workers WHERE name = 'laptop'");
     await member.beat();
@@ -106,7 +134,11 @@ describe('joining a shared workspace', () => {
     const url = await server().database();
     const member = await join(url, { every: handTimer().every });
     const pool = await look(url);
-    const place = (id: string, state: string) => pool.query(`INSERT INTO placements (session_id, worker, incarnation, state, target, updated_at) VALUES ($1, 'laptop', 1, $2, 'any', now())`, [id, state]);
+    const place = (id: string, state: string) =>
+      pool.query(
+        `INSERT INTO placements (session_id, worker, incarnation, state, target, updated_at) VALUES ($1, 'laptop', 1, $2, 'any', now())`,
+        [id, state],
+      );
     await place('p1', 'placed');
     // Reaped while this machine was cut off, and respawned elsewhere.
     await place('p2', 'finished');
@@ -115,7 +147,10 @@ describe('joining a shared workspace', () => {
       held: () => ['p1', 'p2'],
       rejoined: async (incarnation) => {
         calls.push(`rejoined as ${incarnation}`);
-        await pool.query(`UPDATE placements SET incarnation = $1 WHERE session_id = 'p1' AND state = 'placed'`, [incarnation]);
+        await pool.query(
+          `UPDATE placements SET incarnation = $1 WHERE session_id = 'p1' AND state = 'placed'`,
+          [incarnation],
+        );
       },
       fenced: (ids) => calls.push(`fenced ${ids.join(' ')}`),
     });
@@ -141,7 +176,10 @@ describe('joining a shared workspace', () => {
     const url = await server().database();
     const failures: string[] = [];
     const timer = handTimer();
-    const member = await join(url, { every: timer.every, onBeatError: (error) => failures.push(String(error)) });
+    const member = await join(url, {
+      every: timer.every,
+      onBeatError: (error) => failures.push(String(error)),
+    });
     const pool = await look(url);
     await pool.query('ALTER TABLE workers RENAME TO workers_away');
     timer.tick();
@@ -155,9 +193,23 @@ describe('joining a shared workspace', () => {
   test('a store that goes away is named when the workers are asked for, and closing does not hang', async () => {
     const own = await startPostgres();
     try {
-      const member = await joinCluster({ url: await own.database(), source: 'BATON_STORE', machine: 'laptop', capacity: 1, running: () => 0, version: '1', every: handTimer().every });
+      const member = await joinCluster({
+        url: await own.database(),
+        source: 'BATON_STORE',
+        machine: 'laptop',
+        capacity: 1,
+        running: () => 0,
+        version: '1',
+        every: handTimer().every,
+      });
       await own.stop();
-      await expect(member.workers()).rejects.toMatchObject({ code: 'store_unreachable', message: expect.stringContaining(`Cannot reach the PostgreSQL store at ${own.socketDir}:${own.port}/`) as unknown, data: { source: 'BATON_STORE' } });
+      await expect(member.workers()).rejects.toMatchObject({
+        code: 'store_unreachable',
+        message: expect.stringContaining(
+          `Cannot reach the PostgreSQL store at ${own.socketDir}:${own.port}/`,
+        ) as unknown,
+        data: { source: 'BATON_STORE' },
+      });
       await expect(member.beat()).rejects.toBeDefined();
       await member.close().catch(() => {});
     } finally {
@@ -167,17 +219,39 @@ describe('joining a shared workspace', () => {
 
   test('an unreachable store or a bad URL fails the join naming where the URL came from, never the password', async () => {
     const port = await closedPort();
-    await expect(joinCluster({ url: `postgres://baton:hunter2@127.0.0.1:${port}/baton`, source: '--store', machine: 'laptop', capacity: 1, running: () => 0, version: '1' })).rejects.toMatchObject({
+    await expect(
+      joinCluster({
+        url: `postgres://baton:hunter2@127.0.0.1:${port}/baton`,
+        source: '--store',
+        machine: 'laptop',
+        capacity: 1,
+        running: () => 0,
+        version: '1',
+      }),
+    ).rejects.toMatchObject({
       code: 'store_unreachable',
-      message: expect.stringMatching(new RegExp(`^Cannot reach the PostgreSQL store at 127\\.0\\.0\\.1:${port}/baton \\(.*ECONNREFUSED.*\\); its URL came from --store\\. Check`)) as unknown,
+      message: expect.stringMatching(
+        new RegExp(
+          `^Cannot reach the PostgreSQL store at 127\\.0\\.0\\.1:${port}/baton \\(.*ECONNREFUSED.*\\); its URL came from --store\\. Check`,
+        ),
+      ) as unknown,
       data: { source: '--store' },
     });
-    const refused = await joinCluster({ url: 'mysql://baton:hunter2@db/baton', source: 'BATON_STORE', machine: 'laptop', capacity: 1, running: () => 0, version: '1' }).catch((error: unknown) => error);
+    const refused = await joinCluster({
+      url: 'mysql://baton:hunter2@db/baton',
+      source: 'BATON_STORE',
+      machine: 'laptop',
+      capacity: 1,
+      running: () => 0,
+      version: '1',
+    }).catch((error: unknown) => error);
     expect(refused).toMatchObject({ code: 'invalid_input', data: { key: 'BATON_STORE' } });
     expect(JSON.stringify(refused) + String(refused)).not.toContain('hunter2');
     // A machine name the registry refuses: nothing is left registered.
     const url = await server().database();
-    await expect(joinCluster({ url, machine: 'any', capacity: 1, running: () => 0, version: '1' })).rejects.toMatchObject({ code: 'invalid_input', data: { key: 'name' } });
+    await expect(
+      joinCluster({ url, machine: 'any', capacity: 1, running: () => 0, version: '1' }),
+    ).rejects.toMatchObject({ code: 'invalid_input', data: { key: 'name' } });
     const pool = await look(url);
     expect((await pool.query('SELECT name FROM workers')).rows).toEqual([]);
   });

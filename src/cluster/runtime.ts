@@ -68,7 +68,11 @@ export async function joinCluster(options: JoinOptions): Promise<ClusterMember> 
   try {
     await migrate(pool);
     const registry = new WorkerRegistry(pool, options.timing);
-    const registered = await registry.register({ name: options.machine, capacity: options.capacity, version: options.version });
+    const registered = await registry.register({
+      name: options.machine,
+      capacity: options.capacity,
+      version: options.version,
+    });
     const member = new Member(pool, registry, options, registered.incarnation);
     await member.beat();
     member.start();
@@ -82,9 +86,14 @@ export async function joinCluster(options: JoinOptions): Promise<ClusterMember> 
 async function openNamed(options: JoinOptions): Promise<pg.Pool> {
   try {
     // The heartbeat, a `baton workers` read, the session mirror's appends and the commands' claims never wait long on each other.
-    return await openPool(options.url, { max: 6, applicationName: `baton ${options.machine}` }, options.source);
+    return await openPool(
+      options.url,
+      { max: 6, applicationName: `baton ${options.machine}` },
+      options.source,
+    );
   } catch (error) {
-    if (error instanceof StoreUnreachableError && options.source !== undefined) throw new StoreUnreachableError(error.target, error.reason, options.source);
+    if (error instanceof StoreUnreachableError && options.source !== undefined)
+      throw new StoreUnreachableError(error.target, error.reason, options.source);
     throw error;
   }
 }
@@ -137,7 +146,12 @@ class Member implements ClusterMember {
     const running = this.options.running();
     const beat = () => {
       const sessions = this.holdings?.held() ?? [];
-      return this.registry.heartbeat({ name: this.machine, incarnation: this.current, sessions, running: Math.max(running, sessions.length) });
+      return this.registry.heartbeat({
+        name: this.machine,
+        incarnation: this.current,
+        sessions,
+        running: Math.max(running, sessions.length),
+      });
     };
     let fenced: string[];
     try {
@@ -145,7 +159,11 @@ class Member implements ClusterMember {
     } catch (error) {
       if (!(error instanceof WorkerNotRegisteredError)) throw error;
       // Removed (or registered again by a machine using the same name): serve as a new incarnation.
-      const again = await this.registry.register({ name: this.machine, capacity: this.options.capacity, version: this.options.version });
+      const again = await this.registry.register({
+        name: this.machine,
+        capacity: this.options.capacity,
+        version: this.options.version,
+      });
       this.current = again.incarnation;
       this.options.onRejoin?.(again.incarnation);
       await this.holdings?.rejoined(again.incarnation);

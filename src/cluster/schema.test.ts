@@ -20,8 +20,24 @@ describe('cluster schema migrations', () => {
     const db = await pool(await server().database());
     expect(await migrate(db)).toEqual(MIGRATIONS.map((m) => m.version));
     expect(await migrate(db)).toEqual([]);
-    const { rows } = await db.query<{ table_name: string }>("SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' ORDER BY table_name");
-    expect(rows.map((r) => r.table_name)).toEqual(['alerts', 'allow_rules', 'baton_schema', 'budgets', 'cluster_commands', 'cluster_dispatches', 'cluster_task_deps', 'cluster_tasks', 'placements', 'routine_fires', 'spend_minutes', 'workers', 'workspace_events']);
+    const { rows } = await db.query<{ table_name: string }>(
+      "SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' ORDER BY table_name",
+    );
+    expect(rows.map((r) => r.table_name)).toEqual([
+      'alerts',
+      'allow_rules',
+      'baton_schema',
+      'budgets',
+      'cluster_commands',
+      'cluster_dispatches',
+      'cluster_task_deps',
+      'cluster_tasks',
+      'placements',
+      'routine_fires',
+      'spend_minutes',
+      'workers',
+      'workspace_events',
+    ]);
   });
 
   test('four machines migrating at once apply each migration exactly once', async () => {
@@ -35,8 +51,13 @@ describe('cluster schema migrations', () => {
 
   test('a failing migration is rolled back, named, and leaves nothing behind', async () => {
     const db = await pool(await server().database());
-    const broken = [...MIGRATIONS, { version: 99, name: 'broken', sql: 'CREATE TABLE half (id int); SELECT no_such_function()' }];
-    await expect(migrate(db, broken)).rejects.toThrow(/migration 99 \(broken\) failed: function no_such_function\(\) does not exist/);
+    const broken = [
+      ...MIGRATIONS,
+      { version: 99, name: 'broken', sql: 'CREATE TABLE half (id int); SELECT no_such_function()' },
+    ];
+    await expect(migrate(db, broken)).rejects.toThrow(
+      /migration 99 \(broken\) failed: function no_such_function\(\) does not exist/,
+    );
     const { rows } = await db.query("SELECT 1 FROM information_schema.tables WHERE table_name = 'half'");
     expect(rows).toEqual([]);
     expect(await migrate(db)).toEqual([]);

@@ -207,7 +207,7 @@ export const MIGRATIONS: readonly Migration[] = [
   },
   {
     version: 11,
-    name: "routine fires claimed once across the machines",
+    name: 'routine fires claimed once across the machines',
     sql: `CREATE TABLE routine_fires (
       repo_key text NOT NULL,
       routine text NOT NULL,
@@ -221,12 +221,17 @@ export const MIGRATIONS: readonly Migration[] = [
 ];
 
 /** Applies the migrations not yet recorded; returns the versions it applied. */
-export async function migrate(pool: pg.Pool, migrations: readonly Migration[] = MIGRATIONS): Promise<number[]> {
+export async function migrate(
+  pool: pg.Pool,
+  migrations: readonly Migration[] = MIGRATIONS,
+): Promise<number[]> {
   const client = await pool.connect();
   try {
     await client.query('SELECT pg_advisory_lock($1)', [LOCKS.migrate]);
     try {
-      await client.query('CREATE TABLE IF NOT EXISTS baton_schema (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())');
+      await client.query(
+        'CREATE TABLE IF NOT EXISTS baton_schema (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())',
+      );
       const { rows } = await client.query<{ version: number }>('SELECT version FROM baton_schema');
       const applied = new Set(rows.map((row) => row.version));
       const done: number[] = [];
@@ -235,11 +240,16 @@ export async function migrate(pool: pg.Pool, migrations: readonly Migration[] = 
         await client.query('BEGIN');
         try {
           await client.query(migration.sql);
-          await client.query('INSERT INTO baton_schema (version, name) VALUES ($1, $2)', [migration.version, migration.name]);
+          await client.query('INSERT INTO baton_schema (version, name) VALUES ($1, $2)', [
+            migration.version,
+            migration.name,
+          ]);
           await client.query('COMMIT');
         } catch (error) {
           await client.query('ROLLBACK');
-          throw new Error(`migration ${migration.version} (${migration.name}) failed: ${error instanceof Error ? error.message : String(error)}`);
+          throw new Error(
+            `migration ${migration.version} (${migration.name}) failed: ${error instanceof Error ? error.message : String(error)}`,
+          );
         }
         done.push(migration.version);
       }

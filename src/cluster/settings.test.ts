@@ -13,7 +13,11 @@ async function machine(url: string, name: string): Promise<PgSettings> {
   const listener = new Listener(url, [SETTINGS_CHANNEL], { firstMs: 20, maxMs: 200 });
   await listener.start();
   const settings = new PgSettings(pool, listener, name);
-  cleanups.push(() => pool.end(), () => listener.close(), async () => settings.close());
+  cleanups.push(
+    () => pool.end(),
+    () => listener.close(),
+    async () => settings.close(),
+  );
   return settings;
 }
 
@@ -30,13 +34,18 @@ describe('the settings store shared by machines', () => {
     const [alpha, beta] = [await machine(url, 'alpha'), await machine(url, 'beta')];
     const remote = repository();
     const [alphaClone, betaClone] = [repository(remote), repository(`${remote}/`)];
-    const rule = await alpha.allowRules.add({ project_root: alphaClone, tool: null, pattern: 'npm test', source: 'approval' });
+    const rule = await alpha.allowRules.add({
+      project_root: alphaClone,
+      tool: null,
+      pattern: 'npm test',
+      source: 'approval',
+    });
     expect(await beta.allowRules.list(betaClone)).toEqual([{ ...rule, project_root: betaClone }]);
     expect(await beta.allowRules.list(repository('https://example.test/elsewhere.git'))).toEqual([]);
     expect(await beta.allowRules.get(rule.id)).toEqual(rule);
   });
 
-  test("a repository with no remote keeps its rules to its machine", async () => {
+  test('a repository with no remote keeps its rules to its machine', async () => {
     const url = await database();
     const [alpha, beta] = [await machine(url, 'alpha'), await machine(url, 'beta')];
     const local = repository();
@@ -50,7 +59,13 @@ describe('the settings store shared by machines', () => {
     const url = await database();
     const [alpha, beta] = [await machine(url, 'alpha'), await machine(url, 'beta')];
     let seen = nextChange(alpha);
-    await beta.budgets.put({ scope: 'day', window_ms: null, limit_usd: 5, warn_ratio: 0.8, updated_at: new Date().toISOString() });
+    await beta.budgets.put({
+      scope: 'day',
+      window_ms: null,
+      limit_usd: 5,
+      warn_ratio: 0.8,
+      updated_at: new Date().toISOString(),
+    });
     expect(await seen).toBe('budgets');
     seen = nextChange(alpha);
     await beta.allowRules.add({ project_root: null, tool: 'Read', pattern: null, source: 'page' });
@@ -66,7 +81,9 @@ describe('the settings store shared by machines', () => {
     const admin = new pg.Client({ connectionString: url });
     await admin.connect();
     // Alpha's LISTEN connection cut by the server: what changed meanwhile is unknown, so everything did.
-    await admin.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query LIKE 'LISTEN%' AND pid <> pg_backend_pid()`);
+    await admin.query(
+      `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query LIKE 'LISTEN%' AND pid <> pg_backend_pid()`,
+    );
     await admin.end();
     await both;
     expect(tables.sort()).toEqual(['allow_rules', 'budgets']);

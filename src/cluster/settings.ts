@@ -11,7 +11,16 @@
  */
 import { EventEmitter } from 'node:events';
 import type pg from 'pg';
-import type { AlertRow, AlertsTable, AllowRuleRow, AllowRules, Budgets, BudgetRow, SettingsStore, SettingsTable } from '../settings/index.js';
+import type {
+  AlertRow,
+  AlertsTable,
+  AllowRuleRow,
+  AllowRules,
+  Budgets,
+  BudgetRow,
+  SettingsStore,
+  SettingsTable,
+} from '../settings/index.js';
 import { remoteKey } from './clones.js';
 import { isConnectionLoss, unreachable } from './connect.js';
 import type { Listener } from './listener.js';
@@ -19,7 +28,8 @@ import { inTransaction } from './transaction.js';
 
 export const SETTINGS_CHANNEL = 'baton_settings';
 const TABLES: readonly SettingsTable[] = ['allow_rules', 'budgets', 'alerts'];
-const ALERT_COLUMNS = 'id, raised_at, rule, session_id, session_name, project, message, evidence_json, action, dedupe_key, acknowledged_at, machine';
+const ALERT_COLUMNS =
+  'id, raised_at, rule, session_id, session_name, project, message, evidence_json, action, dedupe_key, acknowledged_at, machine';
 
 interface StoredRule {
   id: string;
@@ -57,7 +67,8 @@ export class PgSettings implements SettingsStore {
   ) {
     this.changes.setMaxListeners(0);
     const onNotification = (channel: string, payload: string): void => {
-      if (channel === SETTINGS_CHANNEL && (TABLES as readonly string[]).includes(payload)) this.changes.emit('change', payload as SettingsTable);
+      if (channel === SETTINGS_CHANNEL && (TABLES as readonly string[]).includes(payload))
+        this.changes.emit('change', payload as SettingsTable);
     };
     const onConnected = (): void => {
       for (const table of TABLES) this.changes.emit('change', table);
@@ -75,10 +86,16 @@ export class PgSettings implements SettingsStore {
         return rows[0] === undefined ? undefined : ruleRow(rows[0]);
       },
       list: (projectRoot) => this.listRules(projectRoot),
-      remove: async (id) => (await this.write('allow_rules', 'DELETE FROM allow_rules WHERE id = $1', [id])) > 0,
+      remove: async (id) =>
+        (await this.write('allow_rules', 'DELETE FROM allow_rules WHERE id = $1', [id])) > 0,
     };
     this.budgets = {
-      list: async () => (await this.query<StoredBudget>('SELECT scope, window_ms, limit_usd, warn_ratio, updated_at FROM budgets ORDER BY scope')).rows.map(budgetRow),
+      list: async () =>
+        (
+          await this.query<StoredBudget>(
+            'SELECT scope, window_ms, limit_usd, warn_ratio, updated_at FROM budgets ORDER BY scope',
+          )
+        ).rows.map(budgetRow),
       put: async (row) => {
         await this.write(
           'budgets',
@@ -87,26 +104,53 @@ export class PgSettings implements SettingsStore {
           [row.scope, row.window_ms, row.limit_usd, row.warn_ratio, row.updated_at, this.machine],
         );
       },
-      remove: async (scope) => (await this.write('budgets', 'DELETE FROM budgets WHERE scope = $1', [scope])) > 0,
+      remove: async (scope) =>
+        (await this.write('budgets', 'DELETE FROM budgets WHERE scope = $1', [scope])) > 0,
     };
     this.alerts = this.alertsTable();
   }
 
   private alertsTable(): AlertsTable {
-    const read = async (sql: string, values: unknown[]): Promise<AlertRow[]> => (await this.query<AlertRow>(sql, values)).rows;
+    const read = async (sql: string, values: unknown[]): Promise<AlertRow[]> =>
+      (await this.query<AlertRow>(sql, values)).rows;
     return {
       insert: async (row) =>
         (await this.write(
           'alerts',
           `INSERT INTO alerts (${ALERT_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
            ON CONFLICT (dedupe_key) WHERE acknowledged_at IS NULL DO NOTHING`,
-          [row.id, row.raised_at, row.rule, row.session_id, row.session_name, row.project, row.message, row.evidence_json, row.action, row.dedupe_key, row.acknowledged_at, this.machine],
+          [
+            row.id,
+            row.raised_at,
+            row.rule,
+            row.session_id,
+            row.session_name,
+            row.project,
+            row.message,
+            row.evidence_json,
+            row.action,
+            row.dedupe_key,
+            row.acknowledged_at,
+            this.machine,
+          ],
         )) > 0,
       get: async (id) => (await read(`SELECT ${ALERT_COLUMNS} FROM alerts WHERE id = $1`, [id]))[0],
       list: async (options = {}) =>
-        read(`SELECT ${ALERT_COLUMNS} FROM alerts ${options.open === true ? 'WHERE acknowledged_at IS NULL' : ''} ORDER BY raised_at DESC, id DESC LIMIT $1`, [options.limit ?? 200]),
-      openFor: async (sessionId) => read(`SELECT ${ALERT_COLUMNS} FROM alerts WHERE session_id = $1 AND acknowledged_at IS NULL ORDER BY raised_at`, [sessionId]),
-      acknowledge: async (id, at) => (await this.write('alerts', 'UPDATE alerts SET acknowledged_at = $2 WHERE id = $1 AND acknowledged_at IS NULL', [id, at])) > 0,
+        read(
+          `SELECT ${ALERT_COLUMNS} FROM alerts ${options.open === true ? 'WHERE acknowledged_at IS NULL' : ''} ORDER BY raised_at DESC, id DESC LIMIT $1`,
+          [options.limit ?? 200],
+        ),
+      openFor: async (sessionId) =>
+        read(
+          `SELECT ${ALERT_COLUMNS} FROM alerts WHERE session_id = $1 AND acknowledged_at IS NULL ORDER BY raised_at`,
+          [sessionId],
+        ),
+      acknowledge: async (id, at) =>
+        (await this.write(
+          'alerts',
+          'UPDATE alerts SET acknowledged_at = $2 WHERE id = $1 AND acknowledged_at IS NULL',
+          [id, at],
+        )) > 0,
     };
   }
 
@@ -131,11 +175,18 @@ export class PgSettings implements SettingsStore {
   }
 
   private async listRules(projectRoot: string | undefined): Promise<AllowRuleRow[]> {
-    if (projectRoot === undefined) return (await this.query<StoredRule>('SELECT * FROM allow_rules ORDER BY id')).rows.map(ruleRow);
+    if (projectRoot === undefined)
+      return (await this.query<StoredRule>('SELECT * FROM allow_rules ORDER BY id')).rows.map(ruleRow);
     const repository = await this.repositoryOf(projectRoot);
-    const { rows } = await this.query<StoredRule>('SELECT * FROM allow_rules WHERE repository IS NULL OR repository = $1 ORDER BY id', [repository]);
+    const { rows } = await this.query<StoredRule>(
+      'SELECT * FROM allow_rules WHERE repository IS NULL OR repository = $1 ORDER BY id',
+      [repository],
+    );
     // Made in another clone of this repository: shown (and matched) as this one's.
-    return rows.map((row) => ({ ...ruleRow(row), project_root: row.repository === null ? null : projectRoot }));
+    return rows.map((row) => ({
+      ...ruleRow(row),
+      project_root: row.repository === null ? null : projectRoot,
+    }));
   }
 
   private async repositoryOf(root: string): Promise<string> {
@@ -147,14 +198,21 @@ export class PgSettings implements SettingsStore {
     return (await this.transact(table, sql, values)).rowCount ?? 0;
   }
 
-  private async writeReturning<T extends pg.QueryResultRow>(table: SettingsTable, sql: string, values: unknown[]): Promise<T> {
+  private async writeReturning<T extends pg.QueryResultRow>(
+    table: SettingsTable,
+    sql: string,
+    values: unknown[],
+  ): Promise<T> {
     const { rows } = await this.transact<T>(table, sql, values);
     if (rows[0] === undefined) throw new Error(`the store returned no row for a write to ${table}`);
     return rows[0];
   }
 
   /** One query; a store that cannot be reached is a 503 naming it, not an internal error. */
-  private async query<T extends pg.QueryResultRow>(sql: string, values: unknown[] = []): Promise<pg.QueryResult<T>> {
+  private async query<T extends pg.QueryResultRow>(
+    sql: string,
+    values: unknown[] = [],
+  ): Promise<pg.QueryResult<T>> {
     try {
       return await this.pool.query<T>(sql, values);
     } catch (error) {
@@ -166,11 +224,16 @@ export class PgSettings implements SettingsStore {
     return isConnectionLoss(error) ? unreachable(this.target, error) : error;
   }
 
-  private async transact<T extends pg.QueryResultRow>(table: SettingsTable, sql: string, values: unknown[]): Promise<pg.QueryResult<T>> {
+  private async transact<T extends pg.QueryResultRow>(
+    table: SettingsTable,
+    sql: string,
+    values: unknown[],
+  ): Promise<pg.QueryResult<T>> {
     try {
       return await inTransaction(this.pool, async (client) => {
         const result = await client.query<T>(sql, values);
-        if ((result.rowCount ?? 0) > 0) await client.query('SELECT pg_notify($1, $2)', [SETTINGS_CHANNEL, table]);
+        if ((result.rowCount ?? 0) > 0)
+          await client.query('SELECT pg_notify($1, $2)', [SETTINGS_CHANNEL, table]);
         return result;
       });
     } catch (error) {
@@ -180,9 +243,22 @@ export class PgSettings implements SettingsStore {
 }
 
 function ruleRow(row: StoredRule): AllowRuleRow {
-  return { id: Number(row.id), project_root: row.project_root, tool: row.tool, pattern: row.pattern, source: row.source, created_at: row.created_at.toISOString() };
+  return {
+    id: Number(row.id),
+    project_root: row.project_root,
+    tool: row.tool,
+    pattern: row.pattern,
+    source: row.source,
+    created_at: row.created_at.toISOString(),
+  };
 }
 
 function budgetRow(row: StoredBudget): BudgetRow {
-  return { scope: row.scope, window_ms: row.window_ms === null ? null : Number(row.window_ms), limit_usd: row.limit_usd, warn_ratio: row.warn_ratio, updated_at: row.updated_at };
+  return {
+    scope: row.scope,
+    window_ms: row.window_ms === null ? null : Number(row.window_ms),
+    limit_usd: row.limit_usd,
+    warn_ratio: row.warn_ratio,
+    updated_at: row.updated_at,
+  };
 }

@@ -15,14 +15,32 @@ interface Machine {
   warnings: string[];
 }
 
-async function machine(url: string, name: string, now: () => number, horizonMs: () => number = () => DAY): Promise<Machine> {
+async function machine(
+  url: string,
+  name: string,
+  now: () => number,
+  horizonMs: () => number = () => DAY,
+): Promise<Machine> {
   const pool = new pg.Pool({ connectionString: url, max: 2 });
   const listener = new Listener(url, [SPEND_CHANNEL], { firstMs: 20, maxMs: 200 });
   await listener.start();
   const mine = new SpendLog();
   const warnings: string[] = [];
-  const spend = new SharedSpend({ pool, listener, machine: name, mine: () => mine, horizonMs, clock: () => new Date(now()), timing: { firstMs: 20, maxMs: 100 }, logger: { warn: (message) => warnings.push(message) } });
-  cleanups.push(() => pool.end(), () => listener.close(), async () => spend.close());
+  const spend = new SharedSpend({
+    pool,
+    listener,
+    machine: name,
+    mine: () => mine,
+    horizonMs,
+    clock: () => new Date(now()),
+    timing: { firstMs: 20, maxMs: 100 },
+    logger: { warn: (message) => warnings.push(message) },
+  });
+  cleanups.push(
+    () => pool.end(),
+    () => listener.close(),
+    async () => spend.close(),
+  );
   return { spend, mine, pool, warnings };
 }
 
@@ -62,7 +80,9 @@ describe("the machines' shared spend", () => {
     // The minute's total is placed at its latest spend: a window ending before it does not hold it.
     expect(beta.spend.elsewhere().sum(now - DAY, now - 6_000)).toBeCloseTo(0.5, 9);
     expect(beta.spend.elsewhere().first(now - 60_000, now)).toBe(now - 5_000);
-    const { rows } = await alpha.pool.query<{ n: string }>("SELECT count(*) AS n FROM spend_minutes WHERE machine = 'alpha'");
+    const { rows } = await alpha.pool.query<{ n: string }>(
+      "SELECT count(*) AS n FROM spend_minutes WHERE machine = 'alpha'",
+    );
     expect(Number(rows[0]!.n)).toBe(2);
 
     // A machine started again publishes the same minutes: nothing is counted twice.
@@ -78,8 +98,18 @@ describe("the machines' shared spend", () => {
     const url = await database();
     const now = Date.parse('2026-11-24T12:00:30Z');
     let horizon = DAY;
-    const alpha = await machine(url, 'alpha', () => now, () => horizon);
-    const beta = await machine(url, 'beta', () => now, () => horizon);
+    const alpha = await machine(
+      url,
+      'alpha',
+      () => now,
+      () => horizon,
+    );
+    const beta = await machine(
+      url,
+      'beta',
+      () => now,
+      () => horizon,
+    );
     beta.mine.add(now - 3 * DAY, 4);
     beta.mine.add(now - 60_000, 1);
     await beta.spend.start();
@@ -89,7 +119,11 @@ describe("the machines' shared spend", () => {
     horizon = 7 * DAY;
     beta.spend.horizonChanged();
     alpha.spend.horizonChanged();
-    await until(alpha, () => alpha.spend.elsewhere().sum(now - 7 * DAY, now) === 5, 'alpha counts beta’s spend of three days ago');
+    await until(
+      alpha,
+      () => alpha.spend.elsewhere().sum(now - 7 * DAY, now) === 5,
+      'alpha counts beta’s spend of three days ago',
+    );
   });
 
   test('a write that fails is tried again until the store takes it', async () => {

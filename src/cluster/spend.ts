@@ -85,9 +85,16 @@ export class SharedSpend {
     const now = this.clock().getTime();
     // Queued first: a store that is away now gets them when it is back (the writes retry).
     this.markMine();
-    await this.o.pool.query('DELETE FROM spend_minutes WHERE machine = $1 AND minute < $2', [this.o.machine, new Date(now - KEEP_MS)]).catch((error: unknown) => {
-      this.o.logger.warn('could not delete old spend rows; kept for now', { error: error instanceof Error ? error.message : String(error) });
-    });
+    await this.o.pool
+      .query('DELETE FROM spend_minutes WHERE machine = $1 AND minute < $2', [
+        this.o.machine,
+        new Date(now - KEEP_MS),
+      ])
+      .catch((error: unknown) => {
+        this.o.logger.warn('could not delete old spend rows; kept for now', {
+          error: error instanceof Error ? error.message : String(error),
+        });
+      });
     await this.flush();
     await this.read();
   }
@@ -95,7 +102,8 @@ export class SharedSpend {
   /** This machine's minutes within the horizon, to be written (again: absolute totals, so harmless). */
   private markMine(): void {
     const now = this.clock().getTime();
-    for (const spend of this.o.mine().within(now - this.o.horizonMs(), now)) this.dirty.add(minuteOf(spend.at));
+    for (const spend of this.o.mine().within(now - this.o.horizonMs(), now))
+      this.dirty.add(minuteOf(spend.at));
   }
 
   /**
@@ -154,7 +162,10 @@ export class SharedSpend {
           this.retry.succeeded();
         } catch (error) {
           for (const minute of minutes) this.dirty.add(minute);
-          this.o.logger.warn('could not share this machine\'s spend; trying again', { minutes: minutes.length, error: error instanceof Error ? error.message : String(error) });
+          this.o.logger.warn("could not share this machine's spend; trying again", {
+            minutes: minutes.length,
+            error: error instanceof Error ? error.message : String(error),
+          });
           this.retry.failed();
           return;
         }
@@ -192,7 +203,10 @@ export class SharedSpend {
         try {
           await this.readOnce();
         } catch (error) {
-          if (!this.closed) this.o.logger.warn('could not read the other machines\' spend', { error: error instanceof Error ? error.message : String(error) });
+          if (!this.closed)
+            this.o.logger.warn("could not read the other machines' spend", {
+              error: error instanceof Error ? error.message : String(error),
+            });
         }
       } while (this.readAgain && !this.closed);
     })().finally(() => (this.reading = undefined));
@@ -201,7 +215,8 @@ export class SharedSpend {
 
   private async readOnce(): Promise<void> {
     const since = new Date(this.clock().getTime() - this.o.horizonMs());
-    const changedAfter = this.newest === undefined ? new Date(0) : new Date(this.newest.getTime() - OVERLAP_MS);
+    const changedAfter =
+      this.newest === undefined ? new Date(0) : new Date(this.newest.getTime() - OVERLAP_MS);
     const { rows } = await this.o.pool.query<Row>(
       'SELECT machine, minute, last_at, usd, updated_at FROM spend_minutes WHERE machine <> $1 AND minute >= $2 AND updated_at >= $3',
       [this.o.machine, since, changedAfter],
@@ -223,7 +238,8 @@ export class SharedSpend {
     }
     if (!changed) return;
     const series = new SpendLog();
-    for (const spend of [...this.others.values()].sort((a, b) => a.at - b.at)) series.add(spend.at, spend.usd);
+    for (const spend of [...this.others.values()].sort((a, b) => a.at - b.at))
+      series.add(spend.at, spend.usd);
     this.series = series;
     this.changes.emit('change');
   }

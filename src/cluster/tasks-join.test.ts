@@ -3,7 +3,8 @@ import { describe, expect, test } from 'vitest';
 import { NOW, eventually, localTask, sharedTaskMachines, task } from '../../test/support/shared-tasks.js';
 
 const { database, started } = sharedTaskMachines();
-const STAYS = (id: number): string => `task ${id} stays on this machine only: another machine's task has its number in the shared store`;
+const STAYS = (id: number): string =>
+  `task ${id} stays on this machine only: another machine's task has its number in the shared store`;
 
 describe('joining the shared tasks', () => {
   test("a task of a repository with no remote keeps its number at the join: the store's task of that number is not written over it", async () => {
@@ -22,7 +23,7 @@ describe('joining the shared tasks', () => {
     expect(beta.tasks.get(1)).toMatchObject({ title: 'beta private', project_id: beta.local });
   });
 
-  test("a task uploaded after this machine joined, under a number its own task of a repository with no remote holds, is not written over it", async () => {
+  test('a task uploaded after this machine joined, under a number its own task of a repository with no remote holds, is not written over it', async () => {
     const url = await database();
     // Beta joins first, so the store does not know its task 1; alpha, offline until now, uploads its own task 1.
     const beta = await started(url, 'beta', (m) => localTask(m, m.local, 'beta private'));

@@ -1,7 +1,12 @@
 /** Writes of shared tasks that must not go astray (decision 147): removals, writes before the join, queued automatic writes. */
 import { describe, expect, test } from 'vitest';
 import { NOW, eventually, localTask, sharedTaskMachines, task } from '../../test/support/shared-tasks.js';
-import { DependencyCycleError, SharedTasksNotJoinedError, TaskAwaitedError, TaskNotFoundError } from '../tasks/errors.js';
+import {
+  DependencyCycleError,
+  SharedTasksNotJoinedError,
+  TaskAwaitedError,
+  TaskNotFoundError,
+} from '../tasks/errors.js';
 
 const { database, machine, started } = sharedTaskMachines();
 const LATER = '2026-11-24T06:05:00.000Z';
@@ -12,7 +17,9 @@ describe('writes of shared tasks', () => {
     const [alpha, beta] = [await started(url, 'alpha'), await started(url, 'beta')];
     const [a] = await alpha.shared.write((ledger) => ledger.add(task('a'), [], NOW));
     const [b] = await alpha.shared.write((ledger) => ledger.add(task('b'), [a!.id], NOW));
-    await expect(alpha.shared.write((ledger) => ledger.remove(a!.id, NOW), a!.id)).rejects.toBeInstanceOf(TaskAwaitedError);
+    await expect(alpha.shared.write((ledger) => ledger.remove(a!.id, NOW), a!.id)).rejects.toBeInstanceOf(
+      TaskAwaitedError,
+    );
     expect(alpha.tasks.get(a!.id)).toBeDefined();
 
     await alpha.shared.write((ledger) => ledger.setMerged(b!.id, 'c0ffee', NOW), b!.id);
@@ -21,7 +28,9 @@ describe('writes of shared tasks', () => {
     expect(alpha.tasks.get(a!.id)).toBeUndefined();
     await eventually(() => beta.tasks.get(a!.id) === undefined, 'beta removed a');
     expect(beta.tasks.dependencies(b!.id)).toEqual([]);
-    expect((await beta.ledger.ofRepository('git.example/team/shop')).map((t) => [t.id, t.after])).toEqual([[b!.id, []]]);
+    expect((await beta.ledger.ofRepository('git.example/team/shop')).map((t) => [t.id, t.after])).toEqual([
+      [b!.id, []],
+    ]);
     expect([...alpha.warnings, ...beta.warnings]).toEqual([]);
     // Both machines go on editing b.
     await beta.shared.write((ledger) => ledger.edit(b!.id, { title: 'b2' }, undefined, NOW), b!.id);
@@ -39,7 +48,12 @@ describe('writes of shared tasks', () => {
     const second = beta.shared.write((ledger) => ledger.edit(a!.id, { title: 'a2' }, [b!.id], NOW), a!.id);
     await expect(second).rejects.toBeInstanceOf(DependencyCycleError);
     await expect(second).rejects.toThrow(`task ${a!.id} → task ${b!.id} → task ${a!.id}`);
-    expect((await beta.ledger.ofRepository('git.example/team/shop')).map((t) => [t.id, t.title, t.after])).toEqual([[a!.id, 'a', []], [b!.id, 'b', [a!.id]]]);
+    expect(
+      (await beta.ledger.ofRepository('git.example/team/shop')).map((t) => [t.id, t.title, t.after]),
+    ).toEqual([
+      [a!.id, 'a', []],
+      [b!.id, 'b', [a!.id]],
+    ]);
   });
 
   test('a write before the join answers that the store was not joined; a write of a task the store lacks answers not found', async () => {
@@ -57,7 +71,10 @@ describe('writes of shared tasks', () => {
 
     await alpha.shared.start();
     await alpha.shared.write((ledger) => ledger.remove(1, NOW), 1);
-    for (const write of [(id: number) => alpha.shared.write((ledger) => ledger.edit(id, { title: 'x' }, undefined, NOW), id), (id: number) => alpha.shared.write((ledger) => ledger.remove(id, NOW), id)]) {
+    for (const write of [
+      (id: number) => alpha.shared.write((ledger) => ledger.edit(id, { title: 'x' }, undefined, NOW), id),
+      (id: number) => alpha.shared.write((ledger) => ledger.remove(id, NOW), id),
+    ]) {
       await expect(write(1)).rejects.toBeInstanceOf(TaskNotFoundError);
       await expect(write(99)).rejects.toThrow(/No task 99/);
     }
@@ -94,9 +111,17 @@ describe('writes of shared tasks', () => {
 
     const again = await started(url, 'alpha', undefined, { dir: alpha.dir });
     expect(again.tasks.outbox.count()).toBe(0);
-    expect(again.tasks.get(a!.id)).toMatchObject({ merged_commit: 'c0ffee', board_column: 'done', column_set_by: 'merge' });
+    expect(again.tasks.get(a!.id)).toMatchObject({
+      merged_commit: 'c0ffee',
+      board_column: 'done',
+      column_set_by: 'merge',
+    });
     // Two writes, the landing and the move: beta may read one before the other.
-    await eventually(() => beta.tasks.get(a!.id)?.merged_commit === 'c0ffee' && beta.tasks.get(a!.id)?.board_column === 'done', 'beta hears a landed and done');
+    await eventually(
+      () =>
+        beta.tasks.get(a!.id)?.merged_commit === 'c0ffee' && beta.tasks.get(a!.id)?.board_column === 'done',
+      'beta hears a landed and done',
+    );
     expect(beta.tasks.get(a!.id)?.column_set_by).toBe('merge');
   });
 });

@@ -11,13 +11,21 @@ describe('tasks shared through the store', () => {
     const [alpha, beta] = [await started(url, 'alpha'), await started(url, 'beta')];
     const [first] = await alpha.shared.write((ledger) => ledger.add(task('first'), [], NOW));
     expect(first).toMatchObject({ id: 1, machine: 'alpha', removed: false });
-    expect(alpha.tasks.get(1)).toMatchObject({ title: 'first', project_id: alpha.project, board_column: 'backlog', rank: 0 });
+    expect(alpha.tasks.get(1)).toMatchObject({
+      title: 'first',
+      project_id: alpha.project,
+      board_column: 'backlog',
+      rank: 0,
+    });
     // Beta's task of a repository with no remote stays beta's, numbered from the sequence.
     const own = await beta.shared.nextId();
     expect(own).toBe(2);
     const [second] = await beta.shared.write((ledger) => ledger.add(task('second'), [], NOW));
     expect(second?.id).toBe(3);
-    await eventually(() => alpha.tasks.get(3) !== undefined && beta.tasks.get(1) !== undefined, 'each has the other one');
+    await eventually(
+      () => alpha.tasks.get(3) !== undefined && beta.tasks.get(1) !== undefined,
+      'each has the other one',
+    );
     expect(beta.tasks.get(1)).toMatchObject({ title: 'first', project_id: beta.project });
     expect(alpha.applied.flatMap((a) => [...a.changed.values()].flat())).toEqual([3]);
     expect(alpha.applied[0]!.changed.has('shop')).toBe(true);
@@ -26,14 +34,61 @@ describe('tasks shared through the store', () => {
   test("a joining machine uploads its tasks under their numbers; a number another task took stays this machine's own, with a warning", async () => {
     const url = await database();
     const alpha = await started(url, 'alpha', (m) => {
-      m.tasks.insert({ project_id: m.project, title: 'one', description: '', scope_json: '[]', tracker: null, board_column: 'backlog' }, [], NOW);
-      m.tasks.insert({ project_id: m.project, title: 'two', description: '', scope_json: '[]', tracker: null, board_column: 'backlog' }, [1], NOW);
+      m.tasks.insert(
+        {
+          project_id: m.project,
+          title: 'one',
+          description: '',
+          scope_json: '[]',
+          tracker: null,
+          board_column: 'backlog',
+        },
+        [],
+        NOW,
+      );
+      m.tasks.insert(
+        {
+          project_id: m.project,
+          title: 'two',
+          description: '',
+          scope_json: '[]',
+          tracker: null,
+          board_column: 'backlog',
+        },
+        [1],
+        NOW,
+      );
     });
     const beta = await started(url, 'beta', (m) => {
-      m.tasks.insert({ project_id: m.project, title: "beta's one", description: '', scope_json: '[]', tracker: null, board_column: 'backlog' }, [], '2026-11-23T00:00:00.000Z');
-      m.tasks.insert({ project_id: m.project, title: 'pad', description: '', scope_json: '[]', tracker: null, board_column: 'backlog' }, [], NOW, 5);
+      m.tasks.insert(
+        {
+          project_id: m.project,
+          title: "beta's one",
+          description: '',
+          scope_json: '[]',
+          tracker: null,
+          board_column: 'backlog',
+        },
+        [],
+        '2026-11-23T00:00:00.000Z',
+      );
+      m.tasks.insert(
+        {
+          project_id: m.project,
+          title: 'pad',
+          description: '',
+          scope_json: '[]',
+          tracker: null,
+          board_column: 'backlog',
+        },
+        [],
+        NOW,
+        5,
+      );
     });
-    expect(beta.warnings).toEqual(["task 1 stays on this machine only: another machine's task has its number in the shared store"]);
+    expect(beta.warnings).toEqual([
+      "task 1 stays on this machine only: another machine's task has its number in the shared store",
+    ]);
     // Beta keeps its own task 1 and takes alpha's 2 (with its dependency on alpha's 1 dropped here: beta has another 1).
     expect(beta.tasks.get(1)?.title).toBe("beta's one");
     expect(beta.tasks.get(2)?.title).toBe('two');
@@ -47,7 +102,7 @@ describe('tasks shared through the store', () => {
     expect(beta.shared.sharedKey(beta.tasks.get(5)!)).toBe('git.example/team/shop');
   });
 
-  test("edits, moves, dependencies and removals reach the other machine; a landing there releases what waits for it here", async () => {
+  test('edits, moves, dependencies and removals reach the other machine; a landing there releases what waits for it here', async () => {
     const url = await database();
     const [alpha, beta] = [await started(url, 'alpha'), await started(url, 'beta')];
     const [a] = await alpha.shared.write((ledger) => ledger.add(task('a'), [], NOW));
@@ -57,8 +112,16 @@ describe('tasks shared through the store', () => {
     await beta.shared.write((ledger) => ledger.move(c!.id, 'backlog', 'hand', 0, NOW));
     await beta.shared.write((ledger) => ledger.edit(a!.id, { title: 'a, renamed' }, undefined, NOW));
     await eventually(() => alpha.tasks.get(a!.id)?.title === 'a, renamed', 'alpha has the edit');
-    expect(alpha.tasks.list(alpha.project).map((t) => [t.id, t.rank])).toEqual([[c!.id, 0], [a!.id, 1], [b!.id, 2]]);
-    expect(beta.tasks.list(beta.project).map((t) => [t.id, t.rank])).toEqual([[c!.id, 0], [a!.id, 1], [b!.id, 2]]);
+    expect(alpha.tasks.list(alpha.project).map((t) => [t.id, t.rank])).toEqual([
+      [c!.id, 0],
+      [a!.id, 1],
+      [b!.id, 2],
+    ]);
+    expect(beta.tasks.list(beta.project).map((t) => [t.id, t.rank])).toEqual([
+      [c!.id, 0],
+      [a!.id, 1],
+      [b!.id, 2],
+    ]);
 
     // Landed on alpha (the watch's write, applied there already): beta is told to release b.
     await alpha.shared.queue({ kind: 'merged', taskId: a!.id, commit: 'abc123', at: NOW });
@@ -99,7 +162,10 @@ describe('tasks shared through the store', () => {
     void alpha.shared.queue({ kind: 'move', taskId: a!.id, column: 'done', setBy: 'merge', at: NOW });
     await eventually(() => alpha.warnings.some((w) => w.includes('trying again')), 'the write is retried');
     alpha.edge.away = false;
-    await eventually(() => beta.tasks.get(a!.id)?.board_column === 'done', 'beta sees the move made during the outage');
+    await eventually(
+      () => beta.tasks.get(a!.id)?.board_column === 'done',
+      'beta sees the move made during the outage',
+    );
   });
 
   test('a LISTEN connection that comes back reads what was written while it was away', async () => {
@@ -116,6 +182,9 @@ describe('tasks shared through the store', () => {
     expect(beta.listener.connected).toBe(false);
     expect(beta.tasks.get(written!.id)).toBeUndefined();
     await reconnected;
-    await eventually(() => beta.tasks.get(written!.id)?.title === 'while beta was away', 'beta read it after reconnecting');
+    await eventually(
+      () => beta.tasks.get(written!.id)?.title === 'while beta was away',
+      'beta read it after reconnecting',
+    );
   });
 });

@@ -19,7 +19,19 @@ import { inTransaction } from './transaction.js';
 
 export const TASK_CHANNEL = 'baton_tasks';
 
-const FIELDS = ['title', 'description', 'scope_json', 'tracker', 'board_column', 'column_set_by', 'rank', 'review', 'merged_commit', 'created_at', 'updated_at'] as const;
+const FIELDS = [
+  'title',
+  'description',
+  'scope_json',
+  'tracker',
+  'board_column',
+  'column_set_by',
+  'rank',
+  'review',
+  'merged_commit',
+  'created_at',
+  'updated_at',
+] as const;
 
 /** A row of cluster_tasks as the driver gives it (bigints as strings), with its dependencies. */
 interface StoredTask extends TaskBody {
@@ -55,7 +67,9 @@ export class PgTasks implements TaskLedger {
   }
 
   async nextId(): Promise<number> {
-    return this.guard(async () => Number((await this.pool.query<{ id: string }>("SELECT nextval('task_ids') AS id")).rows[0]!.id));
+    return this.guard(async () =>
+      Number((await this.pool.query<{ id: string }>("SELECT nextval('task_ids') AS id")).rows[0]!.id),
+    );
   }
 
   add(task: LedgerNewTask, after: readonly number[], now: string): Promise<LedgerTask[]> {
@@ -65,7 +79,17 @@ export class PgTasks implements TaskLedger {
          VALUES (nextval('task_ids'), $1, $2, $3, $4, $5, $6, 'hand',
                  (SELECT COALESCE(MAX(rank), -1) + 1 FROM cluster_tasks WHERE repo_key = $1 AND board_column = $6 AND NOT removed), 'none', $7, $7, $8, $9)
          RETURNING id`,
-        [task.repoKey, task.title, task.description, task.scope_json, task.tracker, task.board_column, now, this.machine, version],
+        [
+          task.repoKey,
+          task.title,
+          task.description,
+          task.scope_json,
+          task.tracker,
+          task.board_column,
+          now,
+          this.machine,
+          version,
+        ],
       );
       const id = Number(rows[0]!.id);
       await setDeps(client, id, after);
@@ -73,12 +97,20 @@ export class PgTasks implements TaskLedger {
     });
   }
 
-  edit(id: number, fields: TaskFields, after: readonly number[] | undefined, now: string): Promise<LedgerTask[]> {
+  edit(
+    id: number,
+    fields: TaskFields,
+    after: readonly number[] | undefined,
+    now: string,
+  ): Promise<LedgerTask[]> {
     return this.write(async (client, version) => {
       const keys = Object.keys(fields) as (keyof TaskFields)[];
       const values = keys.map((key) => fields[key]);
       const set = keys.map((key, index) => `${key} = $${index + 5}`);
-      const { rowCount } = await client.query(`UPDATE cluster_tasks SET ${[...set, 'updated_at = $2', 'machine = $3', 'version = $4'].join(', ')} WHERE id = $1 AND NOT removed`, [id, now, this.machine, version, ...values]);
+      const { rowCount } = await client.query(
+        `UPDATE cluster_tasks SET ${[...set, 'updated_at = $2', 'machine = $3', 'version = $4'].join(', ')} WHERE id = $1 AND NOT removed`,
+        [id, now, this.machine, version, ...values],
+      );
       if (rowCount === 0) return [];
       if (after !== undefined) {
         // Another machine may have made a task of `after` wait for this one since this machine checked.
@@ -86,7 +118,11 @@ export class PgTasks implements TaskLedger {
           'SELECT d.task_id, d.after_id FROM cluster_task_deps d JOIN cluster_tasks t ON t.id = d.task_id WHERE t.repo_key = (SELECT repo_key FROM cluster_tasks WHERE id = $1) AND NOT t.removed',
           [id],
         );
-        const cycle = dependencyCycle(id, after, edges.map((edge) => ({ task_id: Number(edge.task_id), after_id: Number(edge.after_id) })));
+        const cycle = dependencyCycle(
+          id,
+          after,
+          edges.map((edge) => ({ task_id: Number(edge.task_id), after_id: Number(edge.after_id) })),
+        );
         if (cycle !== undefined) throw new DependencyCycleError(cycle);
         await setDeps(client, id, after);
       }
@@ -95,12 +131,25 @@ export class PgTasks implements TaskLedger {
   }
 
   /** Puts the task at `position` in `column` of its repository, renumbering that column. */
-  move(id: number, column: string, setBy: string, position: number | undefined, now: string, unlessChangedAfter?: number): Promise<LedgerTask[]> {
+  move(
+    id: number,
+    column: string,
+    setBy: string,
+    position: number | undefined,
+    now: string,
+    unlessChangedAfter?: number,
+  ): Promise<LedgerTask[]> {
     return this.write(async (client, version) => {
-      const task = (await client.query<{ repo_key: string; version: string }>('SELECT repo_key, version FROM cluster_tasks WHERE id = $1 AND NOT removed', [id])).rows[0];
+      const task = (
+        await client.query<{ repo_key: string; version: string }>(
+          'SELECT repo_key, version FROM cluster_tasks WHERE id = $1 AND NOT removed',
+          [id],
+        )
+      ).rows[0];
       if (task === undefined) return [];
       // A queued automatic move made before a later change (a move by hand elsewhere): that change stands.
-      if (unlessChangedAfter !== undefined && Number(task.version) > unlessChangedAfter) return { unchanged: [id] };
+      if (unlessChangedAfter !== undefined && Number(task.version) > unlessChangedAfter)
+        return { unchanged: [id] };
       const { rows } = await client.query<{ id: string; rank: number }>(
         'SELECT id, rank FROM cluster_tasks WHERE repo_key = $1 AND board_column = $2 AND id <> $3 AND NOT removed ORDER BY rank, id',
         [task.repo_key, column, id],
@@ -110,17 +159,28 @@ export class PgTasks implements TaskLedger {
       const renumbered: number[] = [];
       for (const [rank, other] of ids.entries()) {
         if (other === id || rows.find((row) => Number(row.id) === other)?.rank === rank) continue;
-        await client.query('UPDATE cluster_tasks SET rank = $2, machine = $3, version = $4 WHERE id = $1', [other, rank, this.machine, version]);
+        await client.query('UPDATE cluster_tasks SET rank = $2, machine = $3, version = $4 WHERE id = $1', [
+          other,
+          rank,
+          this.machine,
+          version,
+        ]);
         renumbered.push(other);
       }
-      await client.query('UPDATE cluster_tasks SET board_column = $2, column_set_by = $3, rank = $4, updated_at = $5, machine = $6, version = $7 WHERE id = $1', [id, column, setBy, ids.indexOf(id), now, this.machine, version]);
+      await client.query(
+        'UPDATE cluster_tasks SET board_column = $2, column_set_by = $3, rank = $4, updated_at = $5, machine = $6, version = $7 WHERE id = $1',
+        [id, column, setBy, ids.indexOf(id), now, this.machine, version],
+      );
       return [id, ...renumbered];
     });
   }
 
   setMerged(id: number, commit: string, now: string): Promise<LedgerTask[]> {
     return this.write(async (client, version) => {
-      const { rowCount } = await client.query('UPDATE cluster_tasks SET merged_commit = $2, updated_at = $3, machine = $4, version = $5 WHERE id = $1 AND NOT removed', [id, commit, now, this.machine, version]);
+      const { rowCount } = await client.query(
+        'UPDATE cluster_tasks SET merged_commit = $2, updated_at = $3, machine = $4, version = $5 WHERE id = $1 AND NOT removed',
+        [id, commit, now, this.machine, version],
+      );
       return rowCount === 0 ? [] : [id];
     });
   }
@@ -131,8 +191,15 @@ export class PgTasks implements TaskLedger {
         'SELECT t.id FROM cluster_task_deps d JOIN cluster_tasks t ON t.id = d.task_id WHERE d.after_id = $1 AND NOT t.removed AND t.merged_commit IS NULL ORDER BY t.id',
         [id],
       );
-      if (waiting.rows.length > 0) throw new TaskAwaitedError(id, waiting.rows.map((row) => Number(row.id)));
-      const { rowCount } = await client.query('UPDATE cluster_tasks SET removed = true, updated_at = $2, machine = $3, version = $4 WHERE id = $1 AND NOT removed', [id, now, this.machine, version]);
+      if (waiting.rows.length > 0)
+        throw new TaskAwaitedError(
+          id,
+          waiting.rows.map((row) => Number(row.id)),
+        );
+      const { rowCount } = await client.query(
+        'UPDATE cluster_tasks SET removed = true, updated_at = $2, machine = $3, version = $4 WHERE id = $1 AND NOT removed',
+        [id, now, this.machine, version],
+      );
       if (rowCount === 0) return [];
       // Landed tasks that waited for it wait for nothing now (each machine's SQLite drops those edges too).
       await client.query('DELETE FROM cluster_task_deps WHERE task_id = $1 OR after_id = $1', [id]);
@@ -141,11 +208,23 @@ export class PgTasks implements TaskLedger {
   }
 
   async changedSince(version: number): Promise<LedgerTask[]> {
-    return this.guard(async () => (await this.pool.query<StoredTask>(`${SELECT} WHERE t.version > $1 ORDER BY t.version, t.id`, [version])).rows.map(ledgerTask));
+    return this.guard(async () =>
+      (
+        await this.pool.query<StoredTask>(`${SELECT} WHERE t.version > $1 ORDER BY t.version, t.id`, [
+          version,
+        ])
+      ).rows.map(ledgerTask),
+    );
   }
 
   async ofRepository(repoKey: string): Promise<LedgerTask[]> {
-    return this.guard(async () => (await this.pool.query<StoredTask>(`${SELECT} WHERE t.repo_key = $1 AND NOT t.removed ORDER BY t.id`, [repoKey])).rows.map(ledgerTask));
+    return this.guard(async () =>
+      (
+        await this.pool.query<StoredTask>(`${SELECT} WHERE t.repo_key = $1 AND NOT t.removed ORDER BY t.id`, [
+          repoKey,
+        ])
+      ).rows.map(ledgerTask),
+    );
   }
 
   /**
@@ -153,15 +232,28 @@ export class PgTasks implements TaskLedger {
    * them. A number the store holds for another task (another repository, or another machine's
    * task) is answered as taken; one this machine uploaded before is neither.
    */
-  async join(tasks: readonly LedgerTask[], ownIds: readonly number[], maxLocalId: number): Promise<{ uploaded: number[]; taken: number[] }> {
+  async join(
+    tasks: readonly LedgerTask[],
+    ownIds: readonly number[],
+    maxLocalId: number,
+  ): Promise<{ uploaded: number[]; taken: number[] }> {
     const uploaded: number[] = [];
     const taken: number[] = [];
     await this.guard(() =>
       inTransaction(this.pool, async (client) => {
         await client.query('SELECT pg_advisory_xact_lock($1)', [LOCKS.tasks]);
-        await client.query("SELECT setval('task_ids', $1::bigint) FROM task_ids WHERE $1::bigint > (CASE WHEN is_called THEN last_value ELSE 0 END)", [maxLocalId]);
+        await client.query(
+          "SELECT setval('task_ids', $1::bigint) FROM task_ids WHERE $1::bigint > (CASE WHEN is_called THEN last_value ELSE 0 END)",
+          [maxLocalId],
+        );
         const version = await nextVersion(client);
-        const held = async (id: number) => (await client.query<{ repo_key: string; created_at: string }>('SELECT repo_key, created_at FROM cluster_tasks WHERE id = $1', [id])).rows[0];
+        const held = async (id: number) =>
+          (
+            await client.query<{ repo_key: string; created_at: string }>(
+              'SELECT repo_key, created_at FROM cluster_tasks WHERE id = $1',
+              [id],
+            )
+          ).rows[0];
         for (const id of ownIds) if ((await held(id)) !== undefined) taken.push(id);
         for (const task of tasks) {
           const other = await held(task.id);
@@ -177,7 +269,13 @@ export class PgTasks implements TaskLedger {
           uploaded.push(task.id);
         }
         // A number another task holds here is not the one this machine's task waits for.
-        for (const task of tasks) if (uploaded.includes(task.id)) await setDeps(client, task.id, task.after.filter((id) => !taken.includes(id)));
+        for (const task of tasks)
+          if (uploaded.includes(task.id))
+            await setDeps(
+              client,
+              task.id,
+              task.after.filter((id) => !taken.includes(id)),
+            );
         if (uploaded.length > 0) await client.query('SELECT pg_notify($1, $2)', [TASK_CHANNEL, this.machine]);
       }),
     );
@@ -188,7 +286,9 @@ export class PgTasks implements TaskLedger {
    * One write under the tasks' lock, its rows stamped with one new version; answers them as they
    * are now. `unchanged`: nothing written, those rows answered as they are.
    */
-  private write(work: (client: pg.PoolClient, version: number) => Promise<number[] | { unchanged: number[] }>): Promise<LedgerTask[]> {
+  private write(
+    work: (client: pg.PoolClient, version: number) => Promise<number[] | { unchanged: number[] }>,
+  ): Promise<LedgerTask[]> {
     return this.guard(() =>
       inTransaction(this.pool, async (client) => {
         await client.query('SELECT pg_advisory_xact_lock($1)', [LOCKS.tasks]);
@@ -197,7 +297,9 @@ export class PgTasks implements TaskLedger {
         const ids = Array.isArray(done) ? done : done.unchanged;
         if (ids.length === 0) return [];
         if (Array.isArray(done)) await client.query('SELECT pg_notify($1, $2)', [TASK_CHANNEL, this.machine]);
-        return (await client.query<StoredTask>(`${SELECT} WHERE t.id = ANY($1::bigint[]) ORDER BY t.id`, [ids])).rows.map(ledgerTask);
+        return (
+          await client.query<StoredTask>(`${SELECT} WHERE t.id = ANY($1::bigint[]) ORDER BY t.id`, [ids])
+        ).rows.map(ledgerTask);
       }),
     );
   }
@@ -217,7 +319,12 @@ export class PgTasks implements TaskLedger {
 /** The server is up but lets nobody in (the database closed to connections, too many of them): unreachable too. */
 function refusedEntry(error: unknown): boolean {
   const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
-  return code === '53300' || (code === '55000' && typeof message === 'string' && /not currently accepting connections|does not allow connections/.test(message));
+  return (
+    code === '53300' ||
+    (code === '55000' &&
+      typeof message === 'string' &&
+      /not currently accepting connections|does not allow connections/.test(message))
+  );
 }
 
 async function nextVersion(client: pg.PoolClient): Promise<number> {
@@ -226,7 +333,11 @@ async function nextVersion(client: pg.PoolClient): Promise<number> {
 
 async function setDeps(client: pg.PoolClient, id: number, after: readonly number[]): Promise<void> {
   await client.query('DELETE FROM cluster_task_deps WHERE task_id = $1', [id]);
-  if (after.length > 0) await client.query('INSERT INTO cluster_task_deps (task_id, after_id) SELECT $1, unnest($2::bigint[]) ON CONFLICT DO NOTHING', [id, [...after]]);
+  if (after.length > 0)
+    await client.query(
+      'INSERT INTO cluster_task_deps (task_id, after_id) SELECT $1, unnest($2::bigint[]) ON CONFLICT DO NOTHING',
+      [id, [...after]],
+    );
 }
 
 function ledgerTask(row: StoredTask): LedgerTask {

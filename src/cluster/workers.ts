@@ -70,9 +70,13 @@ export class WorkerRegistry {
     const name = checkWorkerName(input.name);
     const capacity = input.capacity;
     if (typeof capacity !== 'number' || !Number.isInteger(capacity) || capacity < 0) {
-      throw new InvalidInputError(`capacity must be a whole number of session slots, 0 or more; got ${JSON.stringify(capacity)}.`, { key: 'capacity', value: capacity });
+      throw new InvalidInputError(
+        `capacity must be a whole number of session slots, 0 or more; got ${JSON.stringify(capacity)}.`,
+        { key: 'capacity', value: capacity },
+      );
     }
-    if (typeof input.version !== 'string' || input.version === '') throw new InvalidInputError('version must name the Baton version the worker runs.', { key: 'version' });
+    if (typeof input.version !== 'string' || input.version === '')
+      throw new InvalidInputError('version must name the Baton version the worker runs.', { key: 'version' });
     const { rows } = await this.pool.query<Row>(
       `INSERT INTO workers (name, incarnation, capacity, running, started_at, heartbeat_at, version) VALUES ($1, 1, $2, 0, now(), now(), $3)
        ON CONFLICT (name) DO UPDATE SET incarnation = workers.incarnation + 1, capacity = $2, running = 0, started_at = now(), heartbeat_at = now(), version = $3
@@ -87,13 +91,21 @@ export class WorkerRegistry {
    * no longer holds (reaped, or placed elsewhere). Throws WorkerNotRegisteredError when the worker
    * was deregistered or registered again since (then it holds nothing and must register anew).
    */
-  async heartbeat(input: { name: string; incarnation: number; sessions: readonly string[]; running?: number }): Promise<Heartbeat> {
+  async heartbeat(input: {
+    name: string;
+    incarnation: number;
+    sessions: readonly string[];
+    running?: number;
+  }): Promise<Heartbeat> {
     const name = checkWorkerName(input.name);
     const sessions = [...new Set(input.sessions)];
     // Sessions started on the machine itself (not placed through the store) load it too.
     const running = input.running ?? sessions.length;
     if (!Number.isInteger(running) || running < sessions.length) {
-      throw new InvalidInputError(`running must be a whole number of sessions, at least the ${sessions.length} placed ones; got ${JSON.stringify(running)}.`, { key: 'running', value: running });
+      throw new InvalidInputError(
+        `running must be a whole number of sessions, at least the ${sessions.length} placed ones; got ${JSON.stringify(running)}.`,
+        { key: 'running', value: running },
+      );
     }
     const { rows } = await this.pool.query<{ beat: string; fenced: string[] }>(
       `WITH beat AS (UPDATE workers SET heartbeat_at = now(), running = $3 WHERE name = $1 AND incarnation = $2 RETURNING 1)
@@ -108,7 +120,10 @@ export class WorkerRegistry {
   }
 
   async list(): Promise<WorkerRow[]> {
-    const { rows } = await this.pool.query<Row>(`SELECT *, ${AGE_SQL}, ${staleSql('heartbeat_at', '$1')} AS stale FROM workers ORDER BY name`, [this.staleAfterMs]);
+    const { rows } = await this.pool.query<Row>(
+      `SELECT *, ${AGE_SQL}, ${staleSql('heartbeat_at', '$1')} AS stale FROM workers ORDER BY name`,
+      [this.staleAfterMs],
+    );
     return rows.map(view);
   }
 
@@ -117,7 +132,10 @@ export class WorkerRegistry {
     const { rowCount } =
       incarnation === undefined
         ? await this.pool.query('DELETE FROM workers WHERE name = $1', [checkWorkerName(name)])
-        : await this.pool.query('DELETE FROM workers WHERE name = $1 AND incarnation = $2', [checkWorkerName(name), incarnation]);
+        : await this.pool.query('DELETE FROM workers WHERE name = $1 AND incarnation = $2', [
+            checkWorkerName(name),
+            incarnation,
+          ]);
     return rowCount === 1;
   }
 }

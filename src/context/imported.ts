@@ -16,15 +16,20 @@ export interface ImportedSessionRow {
 
 /** The imported session `ref` names (its id, or at least 6 characters of the vendor's id), if exactly one. */
 export function findImported(db: Db, ref: string): ImportedSessionRow | undefined {
-  const exact = db.prepare('SELECT * FROM imported_sessions WHERE id = ?').get(ref) as ImportedSessionRow | undefined;
+  const exact = db.prepare('SELECT * FROM imported_sessions WHERE id = ?').get(ref) as
+    ImportedSessionRow | undefined;
   if (exact !== undefined || ref.length < 6) return exact;
   const bare = ref.replace(/^(claude|codex)-/, '');
-  const rows = db.prepare("SELECT * FROM imported_sessions WHERE native_id LIKE ? ESCAPE '\\' LIMIT 2").all(`${bare.replace(/[\\%_]/g, (c) => `\\${c}`)}%`) as ImportedSessionRow[];
+  const rows = db
+    .prepare("SELECT * FROM imported_sessions WHERE native_id LIKE ? ESCAPE '\\' LIMIT 2")
+    .all(`${bare.replace(/[\\%_]/g, (c) => `\\${c}`)}%`) as ImportedSessionRow[];
   return rows.length === 1 ? rows[0] : undefined;
 }
 
 export function importedEvents(db: Db, sessionId: string): BatonEvent[] {
-  const rows = db.prepare('SELECT body_json FROM imported_events WHERE session_id = ? ORDER BY seq').all(sessionId) as { body_json: string }[];
+  const rows = db
+    .prepare('SELECT body_json FROM imported_events WHERE session_id = ? ORDER BY seq')
+    .all(sessionId) as { body_json: string }[];
   return rows.map((r) => JSON.parse(r.body_json) as BatonEvent);
 }
 

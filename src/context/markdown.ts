@@ -42,15 +42,28 @@ function renderEntry(entry: TranscriptEntry): string[] {
       return ['### Approval asked', '', fence(entry.text)];
     case 'tool': {
       const status = entry.ok === undefined ? '' : entry.ok ? ' (ok)' : ' (failed)';
-      const files = entry.files === undefined || entry.files.length === 0 ? [] : [`Files: ${entry.files.map((f) => `\`${f}\``).join(', ')}`, ''];
-      const output = entry.output === undefined || entry.output === '' ? [] : ['Output:', fence(clip(entry.output))];
-      return [`### Tool: ${entry.tool ?? entry.text}${status}`, '', ...files, fence(entry.input ?? ''), ...output];
+      const files =
+        entry.files === undefined || entry.files.length === 0
+          ? []
+          : [`Files: ${entry.files.map((f) => `\`${f}\``).join(', ')}`, ''];
+      const output =
+        entry.output === undefined || entry.output === '' ? [] : ['Output:', fence(clip(entry.output))];
+      return [
+        `### Tool: ${entry.tool ?? entry.text}${status}`,
+        '',
+        ...files,
+        fence(entry.input ?? ''),
+        ...output,
+      ];
     }
   }
 }
 
 function quote(text: string): string {
-  return text.split('\n').map((l) => `> ${l}`).join('\n');
+  return text
+    .split('\n')
+    .map((l) => `> ${l}`)
+    .join('\n');
 }
 
 /** A fence longer than any run of backticks inside, so the block cannot be closed early. */
@@ -61,5 +74,7 @@ function fence(text: string): string {
 }
 
 function clip(text: string): string {
-  return text.length <= LONG_OUTPUT ? text : `${text.slice(0, LONG_OUTPUT)}\n… (${text.length - LONG_OUTPUT} more characters)`;
+  return text.length <= LONG_OUTPUT
+    ? text
+    : `${text.slice(0, LONG_OUTPUT)}\n… (${text.length - LONG_OUTPUT} more characters)`;
 }

@@ -1,12 +1,21 @@
 /** The parts of a handoff pack, drawn from a transcript: decisions, files and why, what failed, open questions, reasoning. */
 import type { Transcript, TranscriptEntry } from './transcript.js';
 
-const DECISION = /\b(decid(?:e|ed|ing)|decision|chose|choose|going with|we will|we'll|I will use|I'll use|settled on|keep(?:ing)? the)\b/i;
-const RULED_OUT = /\b(ruled out|didn't work|does not work|doesn't work|won't work|instead of|abandon(?:ed)?|reverted|gave up on|not viable)\b/i;
-const STOPWORDS = new Set('the and for with that this from into then than have has was were are not but you your our its their what when where which while will would should could about after before over under only also just them they there here some more most very make made does done new old use using'.split(' '));
+const DECISION =
+  /\b(decid(?:e|ed|ing)|decision|chose|choose|going with|we will|we'll|I will use|I'll use|settled on|keep(?:ing)? the)\b/i;
+const RULED_OUT =
+  /\b(ruled out|didn't work|does not work|doesn't work|won't work|instead of|abandon(?:ed)?|reverted|gave up on|not viable)\b/i;
+const STOPWORDS = new Set(
+  'the and for with that this from into then than have has was were are not but you your our its their what when where which while will would should could about after before over under only also just them they there here some more most very make made does done new old use using'.split(
+    ' ',
+  ),
+);
 
 export function sentences(text: string): string[] {
-  return text.split(/(?<=[.!?])\s+|\n+/).map((s) => s.trim()).filter((s) => s.length > 0);
+  return text
+    .split(/(?<=[.!?])\s+|\n+/)
+    .map((s) => s.trim())
+    .filter((s) => s.length > 0);
 }
 
 export function clip(text: string, max: number): string {
@@ -57,7 +66,10 @@ export function filesTouched(t: Transcript): FileNote[] {
 export function triedAndRuledOut(t: Transcript): string[] {
   const failed = t.entries
     .filter((e) => e.role === 'tool' && e.ok === false)
-    .map((e) => `${e.tool ?? e.text} \`${clip(e.input ?? '', 160)}\` failed${e.output === undefined || e.output.trim() === '' ? '' : `: ${clip(e.output.trim().split('\n')[0] ?? '', 200)}`}`);
+    .map(
+      (e) =>
+        `${e.tool ?? e.text} \`${clip(e.input ?? '', 160)}\` failed${e.output === undefined || e.output.trim() === '' ? '' : `: ${clip(e.output.trim().split('\n')[0] ?? '', 200)}`}`,
+    );
   const ruled = said(t).flatMap((e) => sentences(e.text).filter((s) => RULED_OUT.test(s)));
   return [...new Set([...failed, ...ruled])];
 }
@@ -66,7 +78,11 @@ export function triedAndRuledOut(t: Transcript): string[] {
 export function openQuestions(t: Transcript): string[] {
   const open: string[] = [];
   t.entries.forEach((entry, i) => {
-    if (entry.role === 'question' && !t.entries.slice(i + 1).some((e) => e.role === 'answer' || e.role === 'user')) open.push(entry.text);
+    if (
+      entry.role === 'question' &&
+      !t.entries.slice(i + 1).some((e) => e.role === 'answer' || e.role === 'user')
+    )
+      open.push(entry.text);
   });
   const lastSaid = [...t.entries].reverse().find((e) => e.role === 'assistant');
   if (lastSaid !== undefined) open.push(...sentences(lastSaid.text).filter((s) => s.endsWith('?')));
@@ -79,7 +95,11 @@ export function keyReasoning(t: Transcript, task: string): string[] {
   const scored = t.entries
     .map((e, index) => ({ e, index }))
     .filter(({ e }) => e.role === 'reasoning')
-    .map(({ e, index }) => ({ text: e.text, index, score: words.filter((w) => e.text.toLowerCase().includes(w)).length }));
+    .map(({ e, index }) => ({
+      text: e.text,
+      index,
+      score: words.filter((w) => e.text.toLowerCase().includes(w)).length,
+    }));
   scored.sort((a, b) => b.score - a.score || b.index - a.index);
   return scored.map((s) => s.text);
 }

@@ -5,7 +5,14 @@
  * excerpts most relevant to the new task fill what is left, each part saying what it left out.
  */
 import { PackBudgetError } from './errors.js';
-import { clip, decisionsFromTranscript, filesTouched, keyReasoning, openQuestions, triedAndRuledOut } from './pack-parts.js';
+import {
+  clip,
+  decisionsFromTranscript,
+  filesTouched,
+  keyReasoning,
+  openQuestions,
+  triedAndRuledOut,
+} from './pack-parts.js';
 import { redactSecrets } from './redact.js';
 import { estimateTokens, transcriptText, type Transcript, type TranscriptEntry } from './transcript.js';
 
@@ -49,7 +56,9 @@ export function buildHandoffPack(input: PackInput): HandoffPack {
   const t = input.transcript;
   const budget = input.budgetTokens ?? DEFAULT_BUDGET_TOKENS;
   const recorded = input.decisions ?? [];
-  const decisions = [...(input.carried ?? []), ...recorded].map((d) => (d.text === undefined || d.text === '' ? d.title : `${d.title}: ${d.text}`));
+  const decisions = [...(input.carried ?? []), ...recorded].map((d) =>
+    d.text === undefined || d.text === '' ? d.title : `${d.title}: ${d.text}`,
+  );
   const head = [
     `# Handoff from session ${t.name} (${t.agent}${t.origin === 'baton' ? '' : ', imported from its own transcript'})`,
     '',
@@ -64,18 +73,45 @@ export function buildHandoffPack(input: PackInput): HandoffPack {
     clip(t.prompt, 2000),
     '',
   ];
-  if (decisions.length > 0) head.push(`## Decisions (${decisions.length}, recorded; keep to them)`, '', ...decisions.map((d) => `- ${d}`), '');
+  if (decisions.length > 0)
+    head.push(
+      `## Decisions (${decisions.length}, recorded; keep to them)`,
+      '',
+      ...decisions.map((d) => `- ${d}`),
+      '',
+    );
   const mandatory = redactSecrets(head.join('\n'));
   const needed = estimateTokens(mandatory);
   if (needed > budget) throw new PackBudgetError(budget, needed, decisions.length);
 
   const writer = new SectionWriter(mandatory, budget);
-  if (recorded.length === 0) writer.section('Decisions (drawn from the transcript; none were recorded)', decisionsFromTranscript(t).map((d) => clip(d, ITEM_CHARS)));
-  writer.section('Open questions', openQuestions(t).map((q) => clip(q, ITEM_CHARS)));
-  writer.section('Files touched and why', filesTouched(t).map((f) => `\`${f.path}\` (${f.tools.join(', ')})${f.why === null ? '' : ` — ${clip(f.why, 240)}`}`));
-  writer.section('Tried and ruled out', triedAndRuledOut(t).map((x) => clip(x, ITEM_CHARS)));
-  writer.section('Key reasoning', keyReasoning(t, input.task).map((r) => clip(r, ITEM_CHARS)));
-  writer.section('Relevant excerpts', excerpts(t, input.relevant ?? []).map((e) => clip(e, ITEM_CHARS)));
+  if (recorded.length === 0)
+    writer.section(
+      'Decisions (drawn from the transcript; none were recorded)',
+      decisionsFromTranscript(t).map((d) => clip(d, ITEM_CHARS)),
+    );
+  writer.section(
+    'Open questions',
+    openQuestions(t).map((q) => clip(q, ITEM_CHARS)),
+  );
+  writer.section(
+    'Files touched and why',
+    filesTouched(t).map(
+      (f) => `\`${f.path}\` (${f.tools.join(', ')})${f.why === null ? '' : ` — ${clip(f.why, 240)}`}`,
+    ),
+  );
+  writer.section(
+    'Tried and ruled out',
+    triedAndRuledOut(t).map((x) => clip(x, ITEM_CHARS)),
+  );
+  writer.section(
+    'Key reasoning',
+    keyReasoning(t, input.task).map((r) => clip(r, ITEM_CHARS)),
+  );
+  writer.section(
+    'Relevant excerpts',
+    excerpts(t, input.relevant ?? []).map((e) => clip(e, ITEM_CHARS)),
+  );
   const text = writer.text();
   return {
     text,
@@ -94,7 +130,10 @@ function excerpts(t: Transcript, relevant: readonly number[]): string[] {
     // A tool's output is stored on the entry of its start: look back for the entry holding this seq.
     const entry = bySeq.get(seq) ?? [...t.entries].reverse().find((e) => e.seq < seq && e.role === 'tool');
     if (entry === undefined) continue;
-    const body = entry.role === 'tool' ? `${entry.tool ?? ''} ${entry.input ?? ''}${entry.output === undefined ? '' : ` → ${entry.output}`}` : entry.text;
+    const body =
+      entry.role === 'tool'
+        ? `${entry.tool ?? ''} ${entry.input ?? ''}${entry.output === undefined ? '' : ` → ${entry.output}`}`
+        : entry.text;
     out.push(`(${entry.role}, #${entry.seq}) ${body}`);
   }
   return [...new Set(out)];

@@ -4,7 +4,9 @@ import { ftsQuery, parseSince } from './query.js';
 describe('ftsQuery', () => {
   it('quotes words and prefix-matches them, keeping operators, phrases and groups', () => {
     expect(ftsQuery('onChange signature')).toBe('"onChange"* "signature"*');
-    expect(ftsQuery('"old signature" OR (cache AND tenant)')).toBe('"old signature"* OR ( "cache"* AND "tenant"* )');
+    expect(ftsQuery('"old signature" OR (cache AND tenant)')).toBe(
+      '"old signature"* OR ( "cache"* AND "tenant"* )',
+    );
     expect(ftsQuery('NOT flaky')).toBe('NOT "flaky"*');
   });
 

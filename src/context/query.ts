@@ -12,9 +12,21 @@ const OPERATORS = new Set(['AND', 'OR', 'NOT']);
 export function ftsQuery(input: string): string {
   const text = input.trim();
   if (text === '') throw new InvalidInputError('The search is empty: give a word or "a phrase".');
-  if ((text.match(/"/g)?.length ?? 0) % 2 === 1) throw new InvalidInputError(`The search ${JSON.stringify(input)} has an unclosed quote: close the "phrase" or drop the quote.`);
-  const parts = tokens(text).map((token) => (token.kind === 'word' ? (OPERATORS.has(token.text) ? token.text : literal(token.text)) : token.kind === 'phrase' ? literal(token.text) : token.text));
-  if (parts.length === 0) throw new InvalidInputError(`The search ${JSON.stringify(input)} has no words to look for.`);
+  if ((text.match(/"/g)?.length ?? 0) % 2 === 1)
+    throw new InvalidInputError(
+      `The search ${JSON.stringify(input)} has an unclosed quote: close the "phrase" or drop the quote.`,
+    );
+  const parts = tokens(text).map((token) =>
+    token.kind === 'word'
+      ? OPERATORS.has(token.text)
+        ? token.text
+        : literal(token.text)
+      : token.kind === 'phrase'
+        ? literal(token.text)
+        : token.text,
+  );
+  if (parts.length === 0)
+    throw new InvalidInputError(`The search ${JSON.stringify(input)} has no words to look for.`);
   return parts.join(' ');
 }
 
@@ -76,12 +88,16 @@ export function querySyntaxError(input: string, cause: string): InvalidInputErro
 export function parseSince(since: string, now: Date): string {
   const relative = /^(\d+)\s*([mhdw])$/.exec(since.trim());
   if (relative !== null) {
-    const unit = { m: 60_000, h: 3_600_000, d: 86_400_000, w: 7 * 86_400_000 }[relative[2] as 'm' | 'h' | 'd' | 'w'];
+    const unit = { m: 60_000, h: 3_600_000, d: 86_400_000, w: 7 * 86_400_000 }[
+      relative[2] as 'm' | 'h' | 'd' | 'w'
+    ];
     return new Date(now.getTime() - Number(relative[1]) * unit).toISOString();
   }
   const date = /^\d{4}-\d{2}-\d{2}/.test(since.trim()) ? new Date(since.trim()) : undefined;
   if (date === undefined || Number.isNaN(date.getTime())) {
-    throw new InvalidInputError(`--since ${JSON.stringify(since)} is not a time: give an age such as 30m, 12h, 7d or 2w, or a date such as 2026-01-31.`);
+    throw new InvalidInputError(
+      `--since ${JSON.stringify(since)} is not a time: give an age such as 30m, 12h, 7d or 2w, or a date such as 2026-01-31.`,
+    );
   }
   return date.toISOString();
 }

@@ -28,16 +28,21 @@ describe('redactSecrets', () => {
   });
 
   it('removes a private key block whole', () => {
-    const out = redactSecrets('key:\n-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\n-----END OPENSSH PRIVATE KEY-----\nafter');
+    const out = redactSecrets(
+      'key:\n-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\n-----END OPENSSH PRIVATE KEY-----\nafter',
+    );
     expect(out).toBe('key:\n[REDACTED:private-key]\nafter');
   });
 
   it('removes the password of a URL but not the user', () => {
-    expect(redactSecrets('postgres://app:s3cretpw@localhost/db')).toBe('postgres://app:[REDACTED:url-password]@localhost/db');
+    expect(redactSecrets('postgres://app:s3cretpw@localhost/db')).toBe(
+      'postgres://app:[REDACTED:url-password]@localhost/db',
+    );
   });
 
   it('leaves ordinary prose and code alone', () => {
-    const text = 'Keep the old onChange signature; the token count was 1200 and the password field stays optional.';
+    const text =
+      'Keep the old onChange signature; the token count was 1200 and the password field stays optional.';
     expect(redactSecrets(text)).toBe(text);
   });
 });

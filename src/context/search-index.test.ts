@@ -23,7 +23,20 @@ beforeEach(() => {
   ingestor = new Ingestor(home, db, store, new WorkspaceBus(db));
   const project = store.ensureProject('/repo');
   store.insert(
-    { id: ID, project_id: project.id, name: 'w', agent: 'claude', prompt: 'p', model: null, permission_mode: 'default', options_json: '{}', branch: 'baton/w', base_ref: 'main', base_commit: '0'.repeat(40), worktree: '/w' },
+    {
+      id: ID,
+      project_id: project.id,
+      name: 'w',
+      agent: 'claude',
+      prompt: 'p',
+      model: null,
+      permission_mode: 'default',
+      options_json: '{}',
+      branch: 'baton/w',
+      base_ref: 'main',
+      base_commit: '0'.repeat(40),
+      worktree: '/w',
+    },
     'queued',
   );
   mkdirSync(sessionPaths(home, ID).dir, { recursive: true });
@@ -33,15 +46,30 @@ afterEach(() => {
   rmSync(home, { recursive: true, force: true });
 });
 
-const write = (seq: number, body: EventBody): void => appendFileSync(sessionPaths(home, ID).events, JSON.stringify(makeEvent(seq, body)) + '\n');
+const write = (seq: number, body: EventBody): void =>
+  appendFileSync(sessionPaths(home, ID).events, JSON.stringify(makeEvent(seq, body)) + '\n');
 
 describe('the search index', () => {
   it('is written by the ingesting transaction: an event stored is an event found, and once only', () => {
     write(1, { type: 'tool.started', toolId: 't', tool: 'Bash', input: 'npm test' });
-    write(2, { type: 'tool.finished', toolId: 't', tool: 'Bash', ok: false, output: 'FAIL onChange keeps its signature' });
+    write(2, {
+      type: 'tool.finished',
+      toolId: 't',
+      tool: 'Bash',
+      ok: false,
+      output: 'FAIL onChange keeps its signature',
+    });
     ingestor.ingest(ID);
     const hits = ingestor.search.search('onchange signature');
-    expect(hits).toEqual([expect.objectContaining({ sessionId: ID, seq: 2, kind: 'tool_output', agent: 'claude', source: 'event' })]);
+    expect(hits).toEqual([
+      expect.objectContaining({
+        sessionId: ID,
+        seq: 2,
+        kind: 'tool_output',
+        agent: 'claude',
+        source: 'event',
+      }),
+    ]);
     ingestor.ingest(ID);
     expect(ingestor.search.size()).toBe(2);
   });

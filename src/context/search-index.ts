@@ -80,7 +80,17 @@ export class SearchIndex {
   indexEvent(owner: EventOwner, event: BatonEvent): void {
     const found = searchableText(event);
     if (found === undefined) return;
-    const result = this.insertDoc.run(owner.source ?? 'event', found.kind, owner.sessionId, event.seq, null, owner.projectId, owner.agent, owner.taskId ?? null, event.ts);
+    const result = this.insertDoc.run(
+      owner.source ?? 'event',
+      found.kind,
+      owner.sessionId,
+      event.seq,
+      null,
+      owner.projectId,
+      owner.agent,
+      owner.taskId ?? null,
+      event.ts,
+    );
     if (result.changes === 0) return;
     this.insertText.run(result.lastInsertRowid, redactSecrets(found.text));
   }
@@ -89,7 +99,17 @@ export class SearchIndex {
   indexDocument(kind: 'decision' | 'note', id: string, text: string, meta: DocumentMeta = {}): void {
     this.db.transaction(() => {
       this.removeDocument(kind, id);
-      const result = this.insertDoc.run(kind, kind, meta.sessionId ?? null, null, id, meta.projectId ?? null, meta.agent ?? null, meta.taskId ?? null, meta.ts ?? new Date().toISOString());
+      const result = this.insertDoc.run(
+        kind,
+        kind,
+        meta.sessionId ?? null,
+        null,
+        id,
+        meta.projectId ?? null,
+        meta.agent ?? null,
+        meta.taskId ?? null,
+        meta.ts ?? new Date().toISOString(),
+      );
       this.insertText.run(result.lastInsertRowid, redactSecrets(text));
     })();
   }
@@ -184,16 +204,34 @@ export class SearchIndex {
     let after: [string, number] = ['', 0];
     let seen = 0;
     for (;;) {
-      const rows = select.all(after[0], after[1], batch) as { session_id: string; seq: number; body_json: string; project_id: string; agent: string; task_id: number | null }[];
+      const rows = select.all(after[0], after[1], batch) as {
+        session_id: string;
+        seq: number;
+        body_json: string;
+        project_id: string;
+        agent: string;
+        task_id: number | null;
+      }[];
       if (rows.length === 0) break;
       this.db.transaction(() => {
-        for (const row of rows) this.indexEvent({ sessionId: row.session_id, projectId: row.project_id, agent: row.agent, taskId: row.task_id === null ? null : String(row.task_id) }, JSON.parse(row.body_json) as BatonEvent);
+        for (const row of rows)
+          this.indexEvent(
+            {
+              sessionId: row.session_id,
+              projectId: row.project_id,
+              agent: row.agent,
+              taskId: row.task_id === null ? null : String(row.task_id),
+            },
+            JSON.parse(row.body_json) as BatonEvent,
+          );
       })();
       seen += rows.length;
       const last = rows[rows.length - 1]!;
       after = [last.session_id, last.seq];
     }
-    this.db.prepare("INSERT OR REPLACE INTO search_meta (key, value) VALUES ('backfilled', ?)").run(new Date().toISOString());
+    this.db
+      .prepare("INSERT OR REPLACE INTO search_meta (key, value) VALUES ('backfilled', ?)")
+      .run(new Date().toISOString());
     return seen;
   }
 }

@@ -24,7 +24,12 @@ import { keywords } from './pack-parts.js';
 import { parseSince } from './query.js';
 import type { SearchHit, SearchIndex } from './search-index.js';
 import type { SearchKind } from './extract.js';
-import { redactTranscript, transcriptFromEvents, type Transcript, type TranscriptHead } from './transcript.js';
+import {
+  redactTranscript,
+  transcriptFromEvents,
+  type Transcript,
+  type TranscriptHead,
+} from './transcript.js';
 
 export interface ContextSessions {
   /** Throws SessionNotFoundError when no live or removed session matches. */
@@ -114,7 +119,15 @@ export class ContextService {
     const session = this.findSession(ref, cwd);
     if (session !== undefined) {
       return transcriptFromEvents(
-        { sessionId: session.id, name: session.name, agent: session.agent, origin: 'baton', prompt: session.prompt, cwd: session.worktree, startedAt: session.created_at },
+        {
+          sessionId: session.id,
+          name: session.name,
+          agent: session.agent,
+          origin: 'baton',
+          prompt: session.prompt,
+          cwd: session.worktree,
+          startedAt: session.created_at,
+        },
         this.allEvents(session.id),
       );
     }
@@ -122,30 +135,41 @@ export class ContextService {
     if (imported === undefined) throw new ImportedSessionNotFoundError(ref);
     const events = importedEvents(this.db, imported.id);
     const first = events.find((e) => e.type === 'message.added' && e.role === 'user');
-    return transcriptFromEvents(importedHead(imported, first?.type === 'message.added' ? first.text : undefined), events);
+    return transcriptFromEvents(
+      importedHead(imported, first?.type === 'message.added' ? first.text : undefined),
+      events,
+    );
   }
 
   /** The redacted transcript, as JSON, Markdown, or written into the repository's `.baton/transcripts/`. */
   /** A transcript of this machine (its own session, or an imported one), else of another machine's session. */
-  async transcriptAnywhere(ref: string, cwd?: string): Promise<{ transcript: Transcript; root: string | undefined }> {
+  async transcriptAnywhere(
+    ref: string,
+    cwd?: string,
+  ): Promise<{ transcript: Transcript; root: string | undefined }> {
     try {
       const transcript = this.transcriptOf(ref, cwd);
       return { transcript, root: this.findSession(ref, cwd)?.project_root };
     } catch (error) {
-      if (!(error instanceof ImportedSessionNotFoundError) || this.options.elsewhere === undefined) throw error;
+      if (!(error instanceof ImportedSessionNotFoundError) || this.options.elsewhere === undefined)
+        throw error;
       const found = await this.options.elsewhere(ref, cwd);
       if (found === undefined) throw error;
       return { transcript: transcriptFromEvents(found.head, found.events), root: found.root };
     }
   }
 
-  async exportTranscript(ref: string, options: { cwd?: string; toRepo?: boolean } = {}): Promise<{ transcript: Transcript; markdown: string; path: string | null }> {
+  async exportTranscript(
+    ref: string,
+    options: { cwd?: string; toRepo?: boolean } = {},
+  ): Promise<{ transcript: Transcript; markdown: string; path: string | null }> {
     const { transcript, root: checkout } = await this.transcriptAnywhere(ref, options.cwd);
     const markdown = renderMarkdown(transcript);
     let path: string | null = null;
     if (options.toRepo === true) {
       const root = checkout ?? transcript.cwd;
-      if (root === null) throw new InvalidInputError(`Session ${transcript.name} has no repository to write into.`);
+      if (root === null)
+        throw new InvalidInputError(`Session ${transcript.name} has no repository to write into.`);
       const dir = join(root, '.baton', 'transcripts');
       mkdirSync(dir, { recursive: true });
       path = join(dir, `${transcript.name.replace(/[^A-Za-z0-9._-]/g, '-')}.md`);
@@ -155,7 +179,8 @@ export class ContextService {
   }
 
   search(request: SearchRequest): NamedHit[] {
-    const session = request.session === undefined ? undefined : this.sessionIdOf(request.session, request.cwd);
+    const session =
+      request.session === undefined ? undefined : this.sessionIdOf(request.session, request.cwd);
     const hits = this.options.search.search(request.query, {
       projectId: request.project === undefined ? undefined : this.projectId(request.project),
       agent: request.agent,
@@ -165,11 +190,17 @@ export class ContextService {
       kinds: request.kinds,
       limit: request.limit,
     });
-    return hits.map((hit) => ({ ...hit, sessionName: hit.sessionId === null ? null : (this.options.sessions.get(hit.sessionId)?.name ?? hit.sessionId) }));
+    return hits.map((hit) => ({
+      ...hit,
+      sessionName:
+        hit.sessionId === null ? null : (this.options.sessions.get(hit.sessionId)?.name ?? hit.sessionId),
+    }));
   }
 
   /** The pack alone, for a look before starting anything. */
-  async pack(request: Omit<HandoffRequest, 'name' | 'model' | 'permissionMode'>): Promise<{ transcript: Transcript; pack: HandoffPack; root: string | undefined }> {
+  async pack(
+    request: Omit<HandoffRequest, 'name' | 'model' | 'permissionMode'>,
+  ): Promise<{ transcript: Transcript; pack: HandoffPack; root: string | undefined }> {
     const { transcript, root } = await this.transcriptAnywhere(request.from, request.cwd);
     if (transcript.entries.length === 0) throw new NoTranscriptError(transcript.name);
     const words = keywords(request.task);
@@ -182,32 +213,56 @@ export class ContextService {
     // Decisions a handoff brought into this session travel on: a chain keeps the first one's.
     const carried = this.carriedDecisions(transcript.sessionId);
     const decisions = this.options.decisionsFor?.(transcript.sessionId) ?? [];
-    const pack = buildHandoffPack({ transcript, task: request.task, toAgent: request.to, budgetTokens: request.budgetTokens, decisions, carried, relevant });
+    const pack = buildHandoffPack({
+      transcript,
+      task: request.task,
+      toAgent: request.to,
+      budgetTokens: request.budgetTokens,
+      decisions,
+      carried,
+      relevant,
+    });
     return { transcript, pack, root };
   }
 
   /** Starts a session of `to` carrying the pack of `from` in its instructions, and links the two. */
-  async handoff(request: HandoffRequest): Promise<{ session: SessionWithProject; pack: HandoffPack; handoffId: string }> {
+  async handoff(
+    request: HandoffRequest,
+  ): Promise<{ session: SessionWithProject; pack: HandoffPack; handoffId: string }> {
     const { transcript, pack, root } = await this.pack(request);
     // The source's repository here (another machine's: this machine's checkout of it), else where the request came from.
     const cwd = root ?? request.cwd ?? transcript.cwd;
-    if (cwd === null || cwd === undefined) throw new InvalidInputError(`Session ${transcript.name} has no repository; run the handoff from inside one.`);
-    const session = await this.options.sessions.dispatch(
-      {
-        prompt: request.task,
-        cwd,
-        agent: request.to as z.output<typeof DispatchRequest>['agent'],
-        permissionMode: request.permissionMode ?? 'default',
-        options: {},
-        ...(request.name === undefined ? {} : { name: request.name }),
-        ...(request.model === undefined ? {} : { model: request.model }),
-        instructions: pack.text,
-      },
-    );
+    if (cwd === null || cwd === undefined)
+      throw new InvalidInputError(
+        `Session ${transcript.name} has no repository; run the handoff from inside one.`,
+      );
+    const session = await this.options.sessions.dispatch({
+      prompt: request.task,
+      cwd,
+      agent: request.to as z.output<typeof DispatchRequest>['agent'],
+      permissionMode: request.permissionMode ?? 'default',
+      options: {},
+      ...(request.name === undefined ? {} : { name: request.name }),
+      ...(request.model === undefined ? {} : { model: request.model }),
+      instructions: pack.text,
+    });
     const handoffId = newId();
     this.db
-      .prepare('INSERT INTO handoffs (id, from_session, to_session, agent, task, budget_tokens, pack_tokens, source_tokens, pack_text, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)')
-      .run(handoffId, transcript.sessionId, session.id, session.agent, request.task, pack.budgetTokens, pack.tokens, pack.sourceTokens, pack.text, this.clock().toISOString());
+      .prepare(
+        'INSERT INTO handoffs (id, from_session, to_session, agent, task, budget_tokens, pack_tokens, source_tokens, pack_text, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+      )
+      .run(
+        handoffId,
+        transcript.sessionId,
+        session.id,
+        session.agent,
+        request.task,
+        pack.budgetTokens,
+        pack.tokens,
+        pack.sourceTokens,
+        pack.text,
+        this.clock().toISOString(),
+      );
     this.options.bus.publish(HandoffCreated, {
       handoffId,
       from: { sessionId: transcript.sessionId, name: transcript.name, agent: transcript.agent },
@@ -222,7 +277,11 @@ export class ContextService {
   handoffsOf(sessionId: string): { from: HandoffLink[]; to: HandoffLink[] } {
     const rows = (column: 'from_session' | 'to_session'): HandoffLink[] =>
       (
-        this.db.prepare(`SELECT id, from_session, to_session, agent, task, pack_tokens, created_at FROM handoffs WHERE ${column} = ? ORDER BY created_at`).all(sessionId) as {
+        this.db
+          .prepare(
+            `SELECT id, from_session, to_session, agent, task, pack_tokens, created_at FROM handoffs WHERE ${column} = ? ORDER BY created_at`,
+          )
+          .all(sessionId) as {
           id: string;
           from_session: string;
           to_session: string;
@@ -231,7 +290,15 @@ export class ContextService {
           pack_tokens: number;
           created_at: string;
         }[]
-      ).map((r) => ({ handoffId: r.id, from: this.nameOf(r.from_session), to: this.nameOf(r.to_session), agent: r.agent, task: r.task, packTokens: r.pack_tokens, createdAt: r.created_at }));
+      ).map((r) => ({
+        handoffId: r.id,
+        from: this.nameOf(r.from_session),
+        to: this.nameOf(r.to_session),
+        agent: r.agent,
+        task: r.task,
+        packTokens: r.pack_tokens,
+        createdAt: r.created_at,
+      }));
     return { from: rows('to_session'), to: rows('from_session') };
   }
 
@@ -243,15 +310,27 @@ export class ContextService {
       if (root === undefined) continue;
       const report = importTranscripts(this.db, this.options.search, vendor, root);
       reports.push(report);
-      if (report.events > 0) this.options.bus.publish(TranscriptsImported, { vendor, files: report.filesRead, sessions: report.sessions, events: report.events });
+      if (report.events > 0)
+        this.options.bus.publish(TranscriptsImported, {
+          vendor,
+          files: report.filesRead,
+          sessions: report.sessions,
+          events: report.events,
+        });
     }
     return reports;
   }
 
   /** The decisions of the packs that started `sessionId`, as recorded decisions of its own. */
   private carriedDecisions(sessionId: string): RecordedDecision[] {
-    const rows = this.db.prepare('SELECT from_session, pack_text FROM handoffs WHERE to_session = ? ORDER BY created_at').all(sessionId) as { from_session: string; pack_text: string }[];
-    return rows.flatMap((row) => decisionLines(row.pack_text).map((line) => ({ title: / \(from [^)]*\)$/.test(line) ? line : `${line} (from ${this.nameOf(row.from_session)})` })));
+    const rows = this.db
+      .prepare('SELECT from_session, pack_text FROM handoffs WHERE to_session = ? ORDER BY created_at')
+      .all(sessionId) as { from_session: string; pack_text: string }[];
+    return rows.flatMap((row) =>
+      decisionLines(row.pack_text).map((line) => ({
+        title: / \(from [^)]*\)$/.test(line) ? line : `${line} (from ${this.nameOf(row.from_session)})`,
+      })),
+    );
   }
 
   private findSession(ref: string, cwd?: string): SessionWithProject | undefined {
@@ -276,14 +355,19 @@ export class ContextService {
   }
 
   private projectId(project: string): string {
-    const row = this.db.prepare('SELECT id FROM projects WHERE name = ? OR root = ?').get(project, project) as { id: string } | undefined;
-    if (row === undefined) throw new InvalidInputError(`No project "${project}": give a project's name or root folder (\`baton ls\` shows them).`);
+    const row = this.db
+      .prepare('SELECT id FROM projects WHERE name = ? OR root = ?')
+      .get(project, project) as { id: string } | undefined;
+    if (row === undefined)
+      throw new InvalidInputError(
+        `No project "${project}": give a project's name or root folder (\`baton ls\` shows them).`,
+      );
     return row.id;
   }
 
   private allEvents(sessionId: string): BatonEvent[] {
     const out: BatonEvent[] = [];
-    for (let after = 0; ; ) {
+    for (let after = 0; ;) {
       const page = this.options.sessions.eventsAfter(sessionId, after, 10_000);
       out.push(...page);
       if (page.length < 10_000) return out;

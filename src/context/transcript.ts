@@ -6,7 +6,8 @@
 import type { BatonEvent } from '../events/index.js';
 import { redactSecrets } from './redact.js';
 
-export type EntryRole = 'user' | 'assistant' | 'reasoning' | 'tool' | 'question' | 'answer' | 'approval' | 'error';
+export type EntryRole =
+  'user' | 'assistant' | 'reasoning' | 'tool' | 'question' | 'answer' | 'approval' | 'error';
 
 export interface TranscriptEntry {
   seq: number;
@@ -50,7 +51,14 @@ export function transcriptFromEvents(head: TranscriptHead, events: readonly Bato
         entries.push({ ...at, role: 'reasoning', text: event.text });
         break;
       case 'tool.started': {
-        const entry: TranscriptEntry = { ...at, role: 'tool', text: event.tool, tool: event.tool, input: event.input, ...(event.files === undefined ? {} : { files: event.files }) };
+        const entry: TranscriptEntry = {
+          ...at,
+          role: 'tool',
+          text: event.tool,
+          tool: event.tool,
+          input: event.input,
+          ...(event.files === undefined ? {} : { files: event.files }),
+        };
         tools.set(event.toolId, entry);
         entries.push(entry);
         break;
@@ -71,14 +79,21 @@ export function transcriptFromEvents(head: TranscriptHead, events: readonly Bato
         entries.push({ ...at, role: 'answer', text: event.text });
         break;
       case 'approval.requested':
-        entries.push({ ...at, role: 'approval', text: `${event.tool}: ${event.input}${event.reason === undefined ? '' : ` (${event.reason})`}`, tool: event.tool, input: event.input });
+        entries.push({
+          ...at,
+          role: 'approval',
+          text: `${event.tool}: ${event.input}${event.reason === undefined ? '' : ` (${event.reason})`}`,
+          tool: event.tool,
+          input: event.input,
+        });
         break;
       case 'error.raised':
         entries.push({ ...at, role: 'error', text: event.message });
         break;
       case 'turn.started':
         // The first turn's prompt is the head's; a later turn's is the user's reply, already a message.
-        if (event.prompt !== undefined && !entries.some((e) => e.role === 'user')) entries.push({ ...at, role: 'user', text: event.prompt });
+        if (event.prompt !== undefined && !entries.some((e) => e.role === 'user'))
+          entries.push({ ...at, role: 'user', text: event.prompt });
         break;
       default:
         break;
@@ -89,7 +104,8 @@ export function transcriptFromEvents(head: TranscriptHead, events: readonly Bato
 
 /** The same transcript with every secret in it redacted: the form every export takes. */
 export function redactTranscript(transcript: Transcript): Transcript {
-  const clean = (text: string | undefined): string | undefined => (text === undefined ? undefined : redactSecrets(text));
+  const clean = (text: string | undefined): string | undefined =>
+    text === undefined ? undefined : redactSecrets(text);
   return {
     ...transcript,
     prompt: redactSecrets(transcript.prompt),
@@ -109,5 +125,8 @@ export function estimateTokens(text: string): number {
 
 /** The transcript's whole text, as a handoff pack's source is measured. */
 export function transcriptText(transcript: Transcript): string {
-  return [transcript.prompt, ...transcript.entries.map((e) => [e.text, e.input, e.output].filter((p) => p !== undefined).join('\n'))].join('\n');
+  return [
+    transcript.prompt,
+    ...transcript.entries.map((e) => [e.text, e.input, e.output].filter((p) => p !== undefined).join('\n')),
+  ].join('\n');
 }

@@ -23,7 +23,11 @@ export interface SessionFacts {
 }
 
 /** What a template may use: the session's facts and its ports. */
-export function templateValues(session: SessionFacts, root: string, ports: readonly { name: string; port: number }[]): Record<string, string> {
+export function templateValues(
+  session: SessionFacts,
+  root: string,
+  ports: readonly { name: string; port: number }[],
+): Record<string, string> {
   const values: Record<string, string> = {
     SESSION: identifierOf(session.name),
     SESSION_NAME: session.name,
@@ -38,9 +42,16 @@ export function templateValues(session: SessionFacts, root: string, ports: reado
 
 export async function checkEnvironment(root: string, config: RepoConfig): Promise<CheckedEnvironment> {
   const worktree = await checkedWorktreeSection(root, config);
-  const ports = config.ports === undefined ? undefined : { count: config.ports.count, names: config.ports.env, range: config.ports.range };
+  const ports =
+    config.ports === undefined
+      ? undefined
+      : { count: config.ports.count, names: config.ports.env, range: config.ports.range };
   // Templates are tried now with stand-in values, so an unknown name fails before anything is made.
-  const standIn = templateValues({ id: 'x', name: 'x', branch: 'x', worktree: 'x' }, root, ports === undefined ? [] : portNames(ports).map((name) => ({ name, port: 1 })));
+  const standIn = templateValues(
+    { id: 'x', name: 'x', branch: 'x', worktree: 'x' },
+    root,
+    ports === undefined ? [] : portNames(ports).map((name) => ({ name, port: 1 })),
+  );
   fillTemplates(config.env ?? {}, standIn);
   return { root, config, worktree, ports };
 }
@@ -77,7 +88,10 @@ export function completePlan(
  * Baton's own instructions for the agent, appended to its system prompt (never written into
  * CLAUDE.md or AGENTS.md): where it works, that others work alongside it, and its ports.
  */
-export function agentInstructions(session: { cwd: string; branch?: string | undefined }, plan: EnvironmentPlan): string {
+export function agentInstructions(
+  session: { cwd: string; branch?: string | undefined },
+  plan: EnvironmentPlan,
+): string {
   const lines = [
     `You are one of several coding agents Baton runs in parallel on this repository. You work in your own git worktree, ${session.cwd}${session.branch === undefined ? '' : `, on branch ${session.branch}`}; other agents work on other branches, so change files only here.`,
   ];

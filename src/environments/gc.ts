@@ -35,14 +35,24 @@ export function pickForArchive(sessions: readonly GcCandidate[], policy: GcPolic
   const picked = new Map<string, GcDecision>();
   const hours = (s: GcCandidate): number => (now.getTime() - Date.parse(s.lastActivity)) / 3_600_000;
   if (policy.idleHours !== undefined) {
-    for (const s of idle) if (hours(s) >= policy.idleHours) picked.set(s.id, { id: s.id, name: s.name, why: `${s.state}, idle ${hours(s).toFixed(1)} h (cleanup.idleHours ${policy.idleHours})` });
+    for (const s of idle)
+      if (hours(s) >= policy.idleHours)
+        picked.set(s.id, {
+          id: s.id,
+          name: s.name,
+          why: `${s.state}, idle ${hours(s).toFixed(1)} h (cleanup.idleHours ${policy.idleHours})`,
+        });
   }
   if (policy.maxWorktrees !== undefined) {
     let over = sessions.length - picked.size - policy.maxWorktrees;
     for (const s of idle) {
       if (over <= 0) break;
       if (picked.has(s.id)) continue;
-      picked.set(s.id, { id: s.id, name: s.name, why: `${sessions.length} worktrees, over cleanup.maxWorktrees ${policy.maxWorktrees}; idle ${hours(s).toFixed(1)} h` });
+      picked.set(s.id, {
+        id: s.id,
+        name: s.name,
+        why: `${sessions.length} worktrees, over cleanup.maxWorktrees ${policy.maxWorktrees}; idle ${hours(s).toFixed(1)} h`,
+      });
       over--;
     }
   }

@@ -4,7 +4,14 @@
  * loads, what is copied and shared from the main checkout, setup commands run while it is
  * `preparing`, its leased ports and templated variables, and its teardown.
  */
-export { agentInstructions, checkEnvironment, completePlan, templateValues, type CheckedEnvironment, type SessionFacts } from './build.js';
+export {
+  agentInstructions,
+  checkEnvironment,
+  completePlan,
+  templateValues,
+  type CheckedEnvironment,
+  type SessionFacts,
+} from './build.js';
 export { EnvironmentPlan, needsPreparing, PLAN_FILE, readPlan, writePlan, type Command } from './plan.js';
 export { bindable, DEFAULT_PORT_RANGE, leasePorts, portNames, type PortRequest } from './ports.js';
 export { fillTemplates, identifierOf } from './template.js';

@@ -15,21 +15,36 @@ afterEach(() => rmSync(root, { recursive: true, force: true }));
 
 describe('paths from the config', () => {
   it('stay inside the repository, symbolic links followed', () => {
-    expect(insideRepository(join(root, 'repo'), 'config/.env', 'worktree.copy[0]')).toBe(join('config', '.env'));
-    expect(() => insideRepository(join(root, 'repo'), '../secret.txt', 'worktree.copy[0]')).toThrow(/worktree\.copy\[0\] "\.\.\/secret\.txt" is outside the repository/);
-    expect(() => insideRepository(join(root, 'repo'), '.', 'worktree.copy[1]')).toThrow(/outside the repository/);
+    expect(insideRepository(join(root, 'repo'), 'config/.env', 'worktree.copy[0]')).toBe(
+      join('config', '.env'),
+    );
+    expect(() => insideRepository(join(root, 'repo'), '../secret.txt', 'worktree.copy[0]')).toThrow(
+      /worktree\.copy\[0\] "\.\.\/secret\.txt" is outside the repository/,
+    );
+    expect(() => insideRepository(join(root, 'repo'), '.', 'worktree.copy[1]')).toThrow(
+      /outside the repository/,
+    );
     symlinkSync(join(root, 'secret.txt'), join(root, 'repo', 'link.txt'));
-    expect(() => insideRepository(join(root, 'repo'), 'link.txt', 'worktree.copy[2]')).toThrow(/leads outside the repository through a symbolic link/);
+    expect(() => insideRepository(join(root, 'repo'), 'link.txt', 'worktree.copy[2]')).toThrow(
+      /leads outside the repository through a symbolic link/,
+    );
   });
 });
 
 describe('templated variables', () => {
   it('fill known names, keep $${ literal, and name an unknown one', () => {
-    expect(fillTemplates({ URL: 'pg://h:${PORT}/app_${SESSION}', RAW: 'a $${PORT} b' }, { PORT: '20001', SESSION: 'fix_login' })).toEqual({
+    expect(
+      fillTemplates(
+        { URL: 'pg://h:${PORT}/app_${SESSION}', RAW: 'a $${PORT} b' },
+        { PORT: '20001', SESSION: 'fix_login' },
+      ),
+    ).toEqual({
       URL: 'pg://h:20001/app_fix_login',
       RAW: 'a ${PORT} b',
     });
-    expect(() => fillTemplates({ DB: '${NOPE}' }, { PORT: '1' })).toThrow(/env\.DB uses \$\{NOPE\}.*Known: \$\{PORT\}/);
+    expect(() => fillTemplates({ DB: '${NOPE}' }, { PORT: '1' })).toThrow(
+      /env\.DB uses \$\{NOPE\}.*Known: \$\{PORT\}/,
+    );
   });
 
   it('make a session name fit for identifiers', () => {

@@ -63,11 +63,16 @@ export function insideRepository(root: string, path: string, key: string): strin
     const rel = relative(base, p);
     return rel === '' || rel.startsWith('..') || isAbsolute(rel);
   };
-  if (escapes(full, root)) throw new InvalidInputError(`.baton/config.json: ${key} "${path}" is outside the repository; give a path inside it.`);
+  if (escapes(full, root))
+    throw new InvalidInputError(
+      `.baton/config.json: ${key} "${path}" is outside the repository; give a path inside it.`,
+    );
   if (existsSync(full)) {
     const realRoot = realpathSync(root);
     if (escapes(realpathSync(full), realRoot)) {
-      throw new InvalidInputError(`.baton/config.json: ${key} "${path}" leads outside the repository through a symbolic link; give a path inside it.`);
+      throw new InvalidInputError(
+        `.baton/config.json: ${key} "${path}" leads outside the repository through a symbolic link; give a path inside it.`,
+      );
     }
   }
   return relative(root, full);
@@ -78,7 +83,10 @@ export function insideRepository(root: string, path: string, key: string): strin
  * ignored by git (sharing a tracked folder would let one session's edits show up in another's
  * checkout, and git would see them as changes).
  */
-export async function checkedWorktreeSection(root: string, config: RepoConfig): Promise<Pick<EnvironmentPlan, 'copy' | 'share' | 'worktreeInclude'>> {
+export async function checkedWorktreeSection(
+  root: string,
+  config: RepoConfig,
+): Promise<Pick<EnvironmentPlan, 'copy' | 'share' | 'worktreeInclude'>> {
   const section = config.worktree ?? {};
   const copy = (section.copy ?? []).map((p, i) => insideRepository(root, p, `worktree.copy[${i}]`));
   const share: EnvironmentPlan['share'] = [];

@@ -41,12 +41,21 @@ export async function bindable(port: number): Promise<boolean> {
 let queue: Promise<unknown> = Promise.resolve();
 
 /** Leases `count` ports for a session, or throws when the range has too few free ones. */
-export function leasePorts(store: PortLeaseStore, sessionId: string, seed: string, request: PortRequest, isFree = bindable): Promise<{ name: string; port: number }[]> {
+export function leasePorts(
+  store: PortLeaseStore,
+  sessionId: string,
+  seed: string,
+  request: PortRequest,
+  isFree = bindable,
+): Promise<{ name: string; port: number }[]> {
   // One lease at a time within the supervisor: the check and the insert must not interleave.
   const next = queue.then(async () => {
     const names = portNames(request);
     const [low, high] = request.range ?? DEFAULT_PORT_RANGE;
-    if (high < low) throw new InvalidInputError(`.baton/config.json: ports.range [${low}, ${high}] is empty; give [low, high] with low ≤ high.`);
+    if (high < low)
+      throw new InvalidInputError(
+        `.baton/config.json: ports.range [${low}, ${high}] is empty; give [low, high] with low ≤ high.`,
+      );
     const size = high - low + 1;
     const start = createHash('sha256').update(seed).digest().readUInt32BE(0) % size;
     const held = store.held();

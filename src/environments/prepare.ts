@@ -39,13 +39,20 @@ export async function prepareWorktree(
     for (const path of plan.copy) {
       const i = index++;
       report.step(i, 'copy', path);
-      out(i, copyFromMain(plan.source, worktree, path) ? `copied ${path}\n` : `${path} is not in the main checkout; skipped\n`);
+      out(
+        i,
+        copyFromMain(plan.source, worktree, path)
+          ? `copied ${path}\n`
+          : `${path} is not in the main checkout; skipped\n`,
+      );
     }
     if (plan.worktreeInclude) {
       const i = index++;
       report.step(i, 'copy', '.worktreeinclude');
       const shared = plan.share.map((s) => s.path);
-      const files = (await worktreeIncludeFiles(plan.source)).filter((f) => !shared.some((s) => f === s || f.startsWith(`${s}/`)));
+      const files = (await worktreeIncludeFiles(plan.source)).filter(
+        (f) => !shared.some((s) => f === s || f.startsWith(`${s}/`)),
+      );
       let copied = 0;
       for (const file of files) if (copyFromMain(plan.source, worktree, file)) copied++;
       out(i, `copied ${copied} git-ignored file(s) named by .worktreeinclude\n`);
@@ -72,8 +79,17 @@ export async function prepareWorktree(
       const i = index++;
       const label = commandLabel(command);
       report.step(i, 'run', label);
-      const result = await runCommand(command, { cwd: worktree, env, timeoutMs: plan.setupTimeoutSeconds * 1000, signal, onOutput: (text) => out(i, text) });
-      if (result.ended === 'timeout') return fail(`setup command \`${label}\` did not finish within ${plan.setupTimeoutSeconds} s (worktree.setupTimeoutSeconds) and was ended`);
+      const result = await runCommand(command, {
+        cwd: worktree,
+        env,
+        timeoutMs: plan.setupTimeoutSeconds * 1000,
+        signal,
+        onOutput: (text) => out(i, text),
+      });
+      if (result.ended === 'timeout')
+        return fail(
+          `setup command \`${label}\` did not finish within ${plan.setupTimeoutSeconds} s (worktree.setupTimeoutSeconds) and was ended`,
+        );
       if (result.ended === 'aborted') return fail(`setup command \`${label}\` was stopped`);
       if (!result.ok) return fail(`setup command \`${label}\` failed: ${result.error ?? 'unknown error'}`);
     }
@@ -98,7 +114,14 @@ function copyFromMain(source: string, worktree: string, path: string): boolean {
   if (!exists(from)) return false;
   const to = join(worktree, path);
   mkdirSync(dirname(to), { recursive: true });
-  cpSync(from, to, { recursive: true, mode: constants.COPYFILE_FICLONE, force: false, errorOnExist: false, verbatimSymlinks: true, preserveTimestamps: true });
+  cpSync(from, to, {
+    recursive: true,
+    mode: constants.COPYFILE_FICLONE,
+    force: false,
+    errorOnExist: false,
+    verbatimSymlinks: true,
+    preserveTimestamps: true,
+  });
   return true;
 }
 
@@ -109,13 +132,23 @@ function copyFromMain(source: string, worktree: string, path: string): boolean {
 async function worktreeIncludeFiles(source: string): Promise<string[]> {
   const include = join(source, '.worktreeinclude');
   if (!existsSync(include)) return [];
-  const named = await gitOut(source, ['ls-files', '-z', '--others', '--ignored', `--exclude-from=${include}`]);
+  const named = await gitOut(source, [
+    'ls-files',
+    '-z',
+    '--others',
+    '--ignored',
+    `--exclude-from=${include}`,
+  ]);
   const candidates = named.split('\0').filter((f) => f !== '');
   if (candidates.length === 0) return [];
   // Of those, only what git ignores: an untracked file that is not ignored is the user's work in progress.
   const ignored: string[] = [];
   for (let i = 0; i < candidates.length; i += 500) {
-    const batch = await git(source, ['-c', 'core.quotePath=false', 'check-ignore', '--', ...candidates.slice(i, i + 500)], { okExitCodes: [1] });
+    const batch = await git(
+      source,
+      ['-c', 'core.quotePath=false', 'check-ignore', '--', ...candidates.slice(i, i + 500)],
+      { okExitCodes: [1] },
+    );
     ignored.push(...batch.stdout.split('\n').filter((f) => f !== ''));
   }
   return ignored;
@@ -128,9 +161,17 @@ async function worktreeIncludeFiles(source: string): Promise<string[]> {
 async function hideFromGit(worktree: string, path: string): Promise<void> {
   const status = await gitOut(worktree, ['status', '--porcelain', '--untracked-files=normal', '--', path]);
   if (status === '') return;
-  const exclude = join(await gitOut(worktree, ['rev-parse', '--path-format=absolute', '--git-common-dir']), 'info', 'exclude');
+  const exclude = join(
+    await gitOut(worktree, ['rev-parse', '--path-format=absolute', '--git-common-dir']),
+    'info',
+    'exclude',
+  );
   mkdirSync(dirname(exclude), { recursive: true });
   const current = existsSync(exclude) ? readFileSync(exclude, 'utf8') : '';
   const line = `/${path}`;
-  if (!current.split('\n').includes(line)) appendFileSync(exclude, `${current === '' || current.endsWith('\n') ? '' : '\n'}# shared by Baton into session worktrees as a symbolic link\n${line}\n`);
+  if (!current.split('\n').includes(line))
+    appendFileSync(
+      exclude,
+      `${current === '' || current.endsWith('\n') ? '' : '\n'}# shared by Baton into session worktrees as a symbolic link\n${line}\n`,
+    );
 }

@@ -19,16 +19,29 @@ export interface CommandResult {
 const GRACE_MS = 3_000;
 
 export function commandLabel(command: Command): string {
-  return typeof command === 'string' ? command : command.map((a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : JSON.stringify(a))).join(' ');
+  return typeof command === 'string'
+    ? command
+    : command.map((a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : JSON.stringify(a))).join(' ');
 }
 
 export function runCommand(
   command: Command,
-  options: { cwd: string; env: NodeJS.ProcessEnv; timeoutMs: number; signal?: AbortSignal | undefined; onOutput: (text: string) => void },
+  options: {
+    cwd: string;
+    env: NodeJS.ProcessEnv;
+    timeoutMs: number;
+    signal?: AbortSignal | undefined;
+    onOutput: (text: string) => void;
+  },
 ): Promise<CommandResult> {
   const [file, ...args] = typeof command === 'string' ? ['sh', '-c', command] : command;
   return new Promise((resolve) => {
-    const child = spawn(file!, args, { cwd: options.cwd, env: options.env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    const child = spawn(file!, args, {
+      cwd: options.cwd,
+      env: options.env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    });
     let ended: CommandResult['ended'];
     let killTimer: NodeJS.Timeout | undefined;
     const endGroup = (why: 'timeout' | 'aborted'): void => {
@@ -55,7 +68,14 @@ export function runCommand(
     child.once('error', (error) => finish({ ok: false, exitCode: null, error: error.message }));
     child.once('close', (code, signal) => {
       if (ended !== undefined) finish({ ok: false, exitCode: code, ended });
-      else finish({ ok: code === 0, exitCode: code, ...(code === 0 ? {} : { error: signal === null ? `exited with code ${code}` : `was killed by ${signal}` }) });
+      else
+        finish({
+          ok: code === 0,
+          exitCode: code,
+          ...(code === 0
+            ? {}
+            : { error: signal === null ? `exited with code ${code}` : `was killed by ${signal}` }),
+        });
     });
   });
 }

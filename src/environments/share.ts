@@ -14,7 +14,19 @@
  * `auto` probes the file systems with one real file: a forced clone, then a hard link, then
  * falls back to a symlink. A mode named in the config is used as is, and fails clearly.
  */
-import { constants, copyFileSync, cpSync, existsSync, linkSync, lstatSync, mkdirSync, readdirSync, readlinkSync, rmSync, symlinkSync } from 'node:fs';
+import {
+  constants,
+  copyFileSync,
+  cpSync,
+  existsSync,
+  linkSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readlinkSync,
+  rmSync,
+  symlinkSync,
+} from 'node:fs';
 import { dirname, join } from 'node:path';
 
 export type ShareMode = 'reflink' | 'hardlink' | 'symlink';
@@ -79,7 +91,13 @@ export function shareFolder(source: string, target: string, mode: ShareMode | 'a
   const used = mode === 'auto' ? detectShareMode(source, dirname(target)) : mode;
   mkdirSync(dirname(target), { recursive: true });
   try {
-    if (used === 'reflink') cpSync(source, target, { recursive: true, mode: constants.COPYFILE_FICLONE_FORCE, verbatimSymlinks: true, preserveTimestamps: true });
+    if (used === 'reflink')
+      cpSync(source, target, {
+        recursive: true,
+        mode: constants.COPYFILE_FICLONE_FORCE,
+        verbatimSymlinks: true,
+        preserveTimestamps: true,
+      });
     else if (used === 'hardlink') hardlinkTree(source, target);
     else symlinkSync(source, target, 'dir');
   } catch (error) {

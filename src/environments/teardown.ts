@@ -8,13 +8,26 @@ import { appendFileSync } from 'node:fs';
 import type { EnvironmentPlan } from './plan.js';
 import { commandLabel, runCommand } from './run.js';
 
-export async function runTeardown(plan: EnvironmentPlan, worktree: string, env: NodeJS.ProcessEnv, logPath: string): Promise<{ failures: string[] }> {
+export async function runTeardown(
+  plan: EnvironmentPlan,
+  worktree: string,
+  env: NodeJS.ProcessEnv,
+  logPath: string,
+): Promise<{ failures: string[] }> {
   const failures: string[] = [];
   for (const command of plan.teardown) {
     const label = commandLabel(command);
     appendFileSync(logPath, `\n$ teardown ${label}\n`);
-    const result = await runCommand(command, { cwd: worktree, env, timeoutMs: plan.setupTimeoutSeconds * 1000, onOutput: (text) => appendFileSync(logPath, text) });
-    if (!result.ok) failures.push(`\`${label}\` ${result.ended === 'timeout' ? `did not finish within ${plan.setupTimeoutSeconds} s` : (result.error ?? 'failed')}`);
+    const result = await runCommand(command, {
+      cwd: worktree,
+      env,
+      timeoutMs: plan.setupTimeoutSeconds * 1000,
+      onOutput: (text) => appendFileSync(logPath, text),
+    });
+    if (!result.ok)
+      failures.push(
+        `\`${label}\` ${result.ended === 'timeout' ? `did not finish within ${plan.setupTimeoutSeconds} s` : (result.error ?? 'failed')}`,
+      );
   }
   return { failures };
 }

@@ -12,7 +12,10 @@ export function identifierOf(name: string): string {
   return /^[a-z_]/.test(id) ? id : `s_${id}`;
 }
 
-export function fillTemplates(templates: Record<string, string>, values: Record<string, string>): Record<string, string> {
+export function fillTemplates(
+  templates: Record<string, string>,
+  values: Record<string, string>,
+): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [key, template] of Object.entries(templates)) {
     out[key] = template.replace(/\$(\$?)\{([^}]*)\}/g, (whole, escaped: string, name: string) => {
@@ -20,7 +23,9 @@ export function fillTemplates(templates: Record<string, string>, values: Record<
       const value = values[name];
       if (value === undefined) {
         throw new InvalidInputError(
-          `.baton/config.json: env.${key} uses \${${name}}, which Baton does not know. Known: ${Object.keys(values)
+          `.baton/config.json: env.${key} uses \${${name}}, which Baton does not know. Known: ${Object.keys(
+            values,
+          )
             .map((n) => `\${${n}}`)
             .join(', ')}.`,
         );

@@ -29,7 +29,9 @@ export function describeActivity(event: EventBody): string | undefined {
     case 'tool.blocked':
       return `blocked ${event.tool} (${event.rule}): ${oneLine(event.input, 70)}`;
     case 'message.added':
-      return event.role === 'assistant' ? `says: ${oneLine(event.text, 90)}` : `user: ${oneLine(event.text, 90)}`;
+      return event.role === 'assistant'
+        ? `says: ${oneLine(event.text, 90)}`
+        : `user: ${oneLine(event.text, 90)}`;
     case 'thinking.added':
       return 'thinking';
     case 'turn.started':
@@ -145,7 +147,9 @@ function eventDetail(event: EventBody): string {
   }
 }
 
-export function reasonText(reason: NonNullable<Extract<EventBody, { type: 'state.changed' }>['reason']>): string {
+export function reasonText(
+  reason: NonNullable<Extract<EventBody, { type: 'state.changed' }>['reason']>,
+): string {
   switch (reason.kind) {
     case 'approval':
       return `approve ${reason.tool}: ${oneLine(reason.input, 80)}${reason.reason ? ` — ${reason.reason}` : ''}`;

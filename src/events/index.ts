@@ -148,10 +148,20 @@ export const EventBody = z.discriminatedUnion('type', [
   }),
   // ── Worktree setup (issue 15): written by the host while the session is `preparing` ──
   /** One step of making the worktree ready: a copy, a shared folder, a setup command. */
-  z.object({ type: z.literal('setup.step'), index: z.number().int().nonnegative(), kind: z.enum(['copy', 'share', 'run']), label: z.string() }),
+  z.object({
+    type: z.literal('setup.step'),
+    index: z.number().int().nonnegative(),
+    kind: z.enum(['copy', 'share', 'run']),
+    label: z.string(),
+  }),
   /** Output of the running step, in the order it came (stdout and stderr together). */
   z.object({ type: z.literal('setup.output'), index: z.number().int().nonnegative(), text: z.string() }),
-  z.object({ type: z.literal('setup.finished'), ok: z.boolean(), durationMs: z.number().nonnegative(), error: z.string().optional() }),
+  z.object({
+    type: z.literal('setup.finished'),
+    ok: z.boolean(),
+    durationMs: z.number().nonnegative(),
+    error: z.string().optional(),
+  }),
   z.object({
     type: z.literal('session.ended'),
     /** `idle`: the host let go, at the watchdog's request, of an agent that had finished its turn and waited unused; a reply resumes it. */
@@ -171,7 +181,10 @@ const envelope = {
 // One flat discriminated union (each body extended with the envelope) parses ~3× faster than
 // an intersection, and ingestion parses every stored line.
 const withEnvelope = EventBody.options.map((body) => body.extend(envelope));
-export const BatonEvent = z.discriminatedUnion('type', withEnvelope as [(typeof withEnvelope)[number], ...(typeof withEnvelope)[number][]]) as unknown as z.ZodType<BatonEvent>;
+export const BatonEvent = z.discriminatedUnion(
+  'type',
+  withEnvelope as [(typeof withEnvelope)[number], ...(typeof withEnvelope)[number][]],
+) as unknown as z.ZodType<BatonEvent>;
 export type BatonEvent = z.infer<z.ZodObject<typeof envelope>> & EventBody;
 
 /** Parses one stored event line; throws a ZodError or SyntaxError on malformed input. */

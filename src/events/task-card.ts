@@ -18,7 +18,13 @@ export type ColumnSetBy = z.infer<typeof ColumnSetBy>;
 export const TASK_REVIEW_STATES = ['none', 'approved', 'changes_requested'] as const;
 export const TaskReview = z.enum(TASK_REVIEW_STATES);
 
-export const TaskSession = z.object({ id: z.string(), name: z.string(), agent: z.string(), state: SessionState, removed: z.boolean() });
+export const TaskSession = z.object({
+  id: z.string(),
+  name: z.string(),
+  agent: z.string(),
+  state: SessionState,
+  removed: z.boolean(),
+});
 
 export const TaskCard = z.object({
   id: z.number().int().positive(),

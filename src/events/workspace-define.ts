@@ -6,7 +6,10 @@ export interface WorkspaceEventDefinition<T extends string = string, S extends z
   readonly schema: S;
 }
 
-export function defineWorkspaceEvent<T extends string, S extends z.ZodType>(type: T, schema: S): WorkspaceEventDefinition<T, S> {
+export function defineWorkspaceEvent<T extends string, S extends z.ZodType>(
+  type: T,
+  schema: S,
+): WorkspaceEventDefinition<T, S> {
   return { type, schema };
 }
 

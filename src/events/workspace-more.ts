@@ -15,16 +15,36 @@ const allowRule = {
   tool: z.string().nullable(),
   pattern: z.string().nullable(),
 };
-export const PolicyAllowAdded = defineWorkspaceEvent('policy.allow_added', z.object({ ...allowRule, source: z.enum(['cli', 'approval', 'page']) }));
+export const PolicyAllowAdded = defineWorkspaceEvent(
+  'policy.allow_added',
+  z.object({ ...allowRule, source: z.enum(['cli', 'approval', 'page']) }),
+);
 export const PolicyAllowRevoked = defineWorkspaceEvent('policy.allow_revoked', z.object(allowRule));
 /** An approval answered by an allow rule, without reaching the user. */
 export const PolicyAutoApproved = defineWorkspaceEvent(
   'policy.auto_approved',
-  z.object({ ...sessionRef, ruleId: z.number().int().positive(), requestId: z.string(), tool: z.string(), input: z.string() }),
+  z.object({
+    ...sessionRef,
+    ruleId: z.number().int().positive(),
+    requestId: z.string(),
+    tool: z.string(),
+    input: z.string(),
+  }),
 );
 // ── watchdog and budgets (src/watchdog, src/usage) ──────────────────────────
 
-export const ALERT_RULES = ['budget', 'budget_warning', 'window', 'no_progress', 'loop', 'repeated_errors', 'out_of_scope', 'approval_wait', 'no_change', 'config'] as const;
+export const ALERT_RULES = [
+  'budget',
+  'budget_warning',
+  'window',
+  'no_progress',
+  'loop',
+  'repeated_errors',
+  'out_of_scope',
+  'approval_wait',
+  'no_change',
+  'config',
+] as const;
 export const AlertRule = z.enum(ALERT_RULES);
 export const AlertAction = z.enum(['alert', 'pause', 'stop']);
 
@@ -42,12 +62,21 @@ export const WatchdogAlertRaised = defineWorkspaceEvent(
     action: AlertAction,
   }),
 );
-export const WatchdogAlertAcknowledged = defineWorkspaceEvent('watchdog.alert_acknowledged', z.object({ alertId: z.string() }));
+export const WatchdogAlertAcknowledged = defineWorkspaceEvent(
+  'watchdog.alert_acknowledged',
+  z.object({ alertId: z.string() }),
+);
 const budgetScope = { scope: z.string(), windowMs: z.number().int().positive().nullable() };
-export const BudgetSet = defineWorkspaceEvent('budget.set', z.object({ ...budgetScope, limitUsd: z.number().positive(), warnRatio: z.number() }));
+export const BudgetSet = defineWorkspaceEvent(
+  'budget.set',
+  z.object({ ...budgetScope, limitUsd: z.number().positive(), warnRatio: z.number() }),
+);
 export const BudgetRemoved = defineWorkspaceEvent('budget.removed', z.object({ scope: z.string() }));
 /** A session the watchdog paused for its budget was let go on again (the budget was raised). */
-export const BudgetResumed = defineWorkspaceEvent('budget.resumed', z.object({ ...sessionRef, spentUsd: z.number(), limitUsd: z.number() }));
+export const BudgetResumed = defineWorkspaceEvent(
+  'budget.resumed',
+  z.object({ ...sessionRef, spentUsd: z.number(), limitUsd: z.number() }),
+);
 // ── context (transcripts, search, handoff, import: src/context) ──────────────
 
 export const HandoffCreated = defineWorkspaceEvent(
@@ -62,7 +91,12 @@ export const HandoffCreated = defineWorkspaceEvent(
 );
 export const TranscriptsImported = defineWorkspaceEvent(
   'transcripts.imported',
-  z.object({ vendor: z.enum(['claude', 'codex']), files: z.number().int(), sessions: z.number().int(), events: z.number().int() }),
+  z.object({
+    vendor: z.enum(['claude', 'codex']),
+    files: z.number().int(),
+    sessions: z.number().int(),
+    events: z.number().int(),
+  }),
 );
 
 // ── attempts (best-of groups and fan-outs: src/attempts) ─────────────────────
@@ -72,10 +106,17 @@ const attemptGroupRef = { groupId: z.string(), project: z.string(), taskId: z.st
 
 export const AttemptStarted = defineWorkspaceEvent(
   'attempt.started',
-  z.object({ ...attemptGroupRef, kind: z.enum(['best_of', 'fanout']), sessions: z.array(attemptMember.extend({ agent: z.string() })) }),
+  z.object({
+    ...attemptGroupRef,
+    kind: z.enum(['best_of', 'fanout']),
+    sessions: z.array(attemptMember.extend({ agent: z.string() })),
+  }),
 );
 /** A person picked the winner; its merge is queued (`mergeId`, followed by merge.* events). */
-export const AttemptPicked = defineWorkspaceEvent('attempt.picked', z.object({ ...attemptGroupRef, winner: attemptMember, mergeId: z.string() }));
+export const AttemptPicked = defineWorkspaceEvent(
+  'attempt.picked',
+  z.object({ ...attemptGroupRef, winner: attemptMember, mergeId: z.string() }),
+);
 /** The pick ended: landed (the others archived, their work kept) or not (nothing archived). */
 export const AttemptSettled = defineWorkspaceEvent(
   'attempt.settled',
@@ -89,11 +130,21 @@ export const AttemptSettled = defineWorkspaceEvent(
 );
 export const AttemptBatchRetried = defineWorkspaceEvent(
   'attempt.batch_retried',
-  z.object({ ...attemptGroupRef, batch: z.number().int().positive(), failed: attemptMember, retry: attemptMember }),
+  z.object({
+    ...attemptGroupRef,
+    batch: z.number().int().positive(),
+    failed: attemptMember,
+    retry: attemptMember,
+  }),
 );
 export const AttemptFanoutFinished = defineWorkspaceEvent(
   'attempt.fanout_finished',
-  z.object({ ...attemptGroupRef, batches: z.number().int(), done: z.number().int(), failed: z.number().int() }),
+  z.object({
+    ...attemptGroupRef,
+    batches: z.number().int(),
+    done: z.number().int(),
+    failed: z.number().int(),
+  }),
 );
 
 /** Every workspace event there is; a new domain adds its definitions here. */
@@ -103,10 +154,25 @@ const routineRef = { routineId: z.string(), routine: z.string(), project: z.stri
 /** What started (or would have started) a run: `schedule`, `missed`, `manual`, or a trigger such as `tag:v1.2`. */
 const routineRun = { runId: z.number().int(), trigger: z.string() };
 
-export const RoutineAdded = defineWorkspaceEvent('routine.added', z.object({ ...routineRef, when: z.string(), nextRunAt: z.string().nullable() }));
-export const RoutineChanged = defineWorkspaceEvent('routine.changed', z.object({ ...routineRef, paused: z.boolean(), nextRunAt: z.string().nullable() }));
+export const RoutineAdded = defineWorkspaceEvent(
+  'routine.added',
+  z.object({ ...routineRef, when: z.string(), nextRunAt: z.string().nullable() }),
+);
+export const RoutineChanged = defineWorkspaceEvent(
+  'routine.changed',
+  z.object({ ...routineRef, paused: z.boolean(), nextRunAt: z.string().nullable() }),
+);
 export const RoutineRemoved = defineWorkspaceEvent('routine.removed', z.object({ ...routineRef }));
-export const RoutineFired = defineWorkspaceEvent('routine.fired', z.object({ ...routineRef, ...routineRun, dueAt: z.string().nullable(), sessionId: z.string(), sessionName: z.string() }));
+export const RoutineFired = defineWorkspaceEvent(
+  'routine.fired',
+  z.object({
+    ...routineRef,
+    ...routineRun,
+    dueAt: z.string().nullable(),
+    sessionId: z.string(),
+    sessionName: z.string(),
+  }),
+);
 export const RoutineSkipped = defineWorkspaceEvent(
   'routine.skipped',
   z.object({ ...routineRef, ...routineRun, outcome: z.enum(['skipped', 'missed']), cause: z.string() }),

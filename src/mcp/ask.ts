@@ -9,7 +9,12 @@ import { BatonError } from '../shared/errors.js';
 
 export interface EventFollower {
   /** Replays the session's events after `after`, then follows live until `signal` aborts or the session ends. */
-  follow(ref: string, after: number, onEvent: (event: BatonEvent) => void, signal: AbortSignal): Promise<'completed' | 'removed' | undefined>;
+  follow(
+    ref: string,
+    after: number,
+    onEvent: (event: BatonEvent) => void,
+    signal: AbortSignal,
+  ): Promise<'completed' | 'removed' | undefined>;
 }
 
 /** Waits between reconnects while the supervisor restarts: there is no event to wait on across processes. */
@@ -21,7 +26,13 @@ export class UnansweredError extends BatonError {
   }
 }
 
-export async function waitForAnswer(connect: () => Promise<EventFollower>, sessionId: string, after: number, question: string, signal: AbortSignal): Promise<string> {
+export async function waitForAnswer(
+  connect: () => Promise<EventFollower>,
+  sessionId: string,
+  after: number,
+  question: string,
+  signal: AbortSignal,
+): Promise<string> {
   let seen = after;
   let asked = false;
   let outcome: { answer: string } | { why: string } | undefined;
@@ -33,7 +44,8 @@ export async function waitForAnswer(connect: () => Promise<EventFollower>, sessi
     if (outcome !== undefined) return;
     if (!asked) asked = event.type === 'question.asked' && event.text === question;
     else if (event.type === 'question.answered') outcome = { answer: event.text };
-    else if (event.type === 'turn.completed') outcome = { why: 'the turn ended first (interrupted or stopped)' };
+    else if (event.type === 'turn.completed')
+      outcome = { why: 'the turn ended first (interrupted or stopped)' };
     else if (event.type === 'session.ended') outcome = { why: `the session ended first (${event.reason})` };
     if (outcome !== undefined) stop.abort();
   };

@@ -2,7 +2,14 @@ import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { checkCredential, credentialPath, isSessionCredential, mintCredential, readCredentialFile, revokeCredential } from './credentials.js';
+import {
+  checkCredential,
+  credentialPath,
+  isSessionCredential,
+  mintCredential,
+  readCredentialFile,
+  revokeCredential,
+} from './credentials.js';
 
 let home: string;
 beforeEach(() => {
@@ -23,7 +30,11 @@ describe('session credentials', () => {
   it("do not pass for another session's, nor once revoked, nor after a new one is minted", () => {
     const first = readCredentialFile(mintCredential(home, 'aaaaaaaaaa'));
     mintCredential(home, 'bbbbbbbbbb');
-    expect(checkCredential(home, first.replace('aaaaaaaaaa', 'bbbbbbbbbb'))).toEqual({ ok: false, why: 'revoked', sessionId: 'bbbbbbbbbb' });
+    expect(checkCredential(home, first.replace('aaaaaaaaaa', 'bbbbbbbbbb'))).toEqual({
+      ok: false,
+      why: 'revoked',
+      sessionId: 'bbbbbbbbbb',
+    });
     const second = readCredentialFile(mintCredential(home, 'aaaaaaaaaa'));
     expect(second).not.toBe(first);
     expect(checkCredential(home, first)).toEqual({ ok: false, why: 'revoked', sessionId: 'aaaaaaaaaa' });

@@ -64,7 +64,9 @@ export function checkCredential(home: string, presented: string): CredentialChec
   }
   const a = Buffer.from(presented);
   const b = Buffer.from(expected);
-  return a.length === b.length && timingSafeEqual(a, b) ? { ok: true, sessionId } : { ok: false, why: 'revoked', sessionId };
+  return a.length === b.length && timingSafeEqual(a, b)
+    ? { ok: true, sessionId }
+    : { ok: false, why: 'revoked', sessionId };
 }
 
 /** Reads the credential a session's MCP server presents, from the file its configuration names. */

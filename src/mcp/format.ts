@@ -7,7 +7,12 @@ const PROMPT_CHARS = 100;
 const EVENT_CHARS = 600;
 
 export function sessionLine(s: SessionView, me: string | undefined): string {
-  const why = s.reason?.kind === 'question' ? ` — asks: ${clip(s.reason.text, PROMPT_CHARS)}` : s.reason?.kind === 'approval' ? ` — waits for approval of ${s.reason.tool}` : '';
+  const why =
+    s.reason?.kind === 'question'
+      ? ` — asks: ${clip(s.reason.text, PROMPT_CHARS)}`
+      : s.reason?.kind === 'approval'
+        ? ` — waits for approval of ${s.reason.tool}`
+        : '';
   return `${s.name}${s.id === me ? ' (you)' : ''} [${s.agent}, ${s.state.replace(/_/g, ' ')}${why}] in ${s.project} on ${s.branch}: ${clip(s.prompt, PROMPT_CHARS)}`;
 }
 
@@ -63,7 +68,9 @@ function eventLine(e: BatonEvent): string | undefined {
 
 export function searchResults(view: SearchView): string {
   if (view.hits.length === 0) return `Nothing found for "${view.query}".`;
-  return view.hits.map((h) => `- ${h.name} #${h.seq} (${h.type}, ${h.ts.slice(0, 16).replace('T', ' ')}): ${h.snippet}`).join('\n');
+  return view.hits
+    .map((h) => `- ${h.name} #${h.seq} (${h.type}, ${h.ts.slice(0, 16).replace('T', ' ')}): ${h.snippet}`)
+    .join('\n');
 }
 
 export function recordLine(r: AgentRecordView): string {

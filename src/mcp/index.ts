@@ -6,4 +6,12 @@
  * - credentials.ts: each session's own credential, minted per run of its agent and revoked when it ends.
  */
 export { McpService, type McpSessions, type McpServiceOptions } from './service.js';
-export { checkCredential, credentialPath, isSessionCredential, mintCredential, readCredentialFile, revokeCredential, type CredentialCheck } from './credentials.js';
+export {
+  checkCredential,
+  credentialPath,
+  isSessionCredential,
+  mintCredential,
+  readCredentialFile,
+  revokeCredential,
+  type CredentialCheck,
+} from './credentials.js';

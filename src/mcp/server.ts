@@ -40,23 +40,36 @@ export function createBatonMcpServer(options: BatonMcpOptions): McpServer {
     return me ?? undefined;
   };
 
-  tool(server, 'list_sessions', 'The sessions of the workspace: name, agent, state, branch and task (yours marked).', { project: z.string().optional().describe('Only this project (name or root)') }, async ({ project }) => {
-    const api = await connect();
-    const { sessions } = await api.call('GET /api/sessions', { query: { project } });
-    return sessionList(sessions, await whoAmI(api));
-  });
+  tool(
+    server,
+    'list_sessions',
+    'The sessions of the workspace: name, agent, state, branch and task (yours marked).',
+    { project: z.string().optional().describe('Only this project (name or root)') },
+    async ({ project }) => {
+      const api = await connect();
+      const { sessions } = await api.call('GET /api/sessions', { query: { project } });
+      return sessionList(sessions, await whoAmI(api));
+    },
+  );
 
   tool(
     server,
     'read_session',
     "A session's summary (task, state, last words, files changed), and with transcript=true its transcript: messages, reasoning and tool calls, newest last.",
-    { session, transcript: z.boolean().default(false), limit: z.number().int().min(1).max(500).default(60).describe('Transcript events, newest') },
+    {
+      session,
+      transcript: z.boolean().default(false),
+      limit: z.number().int().min(1).max(500).default(60).describe('Transcript events, newest'),
+    },
     async (args) => {
       const api = await connect();
       const peek = await api.call('GET /api/sessions/:ref/peek', { params: { ref: args.session } });
       const head = summary(peek, await whoAmI(api));
       if (!args.transcript) return head;
-      const page = await api.call('GET /api/sessions/:ref/transcript', { params: { ref: peek.session.id }, query: { limit: args.limit } });
+      const page = await api.call('GET /api/sessions/:ref/transcript', {
+        params: { ref: peek.session.id },
+        query: { limit: args.limit },
+      });
       return `${head}\n\nTranscript${page.hasMore ? ` (the last ${page.events.length} events)` : ''}:\n${transcript(page.events)}`;
     },
   );
@@ -65,26 +78,51 @@ export function createBatonMcpServer(options: BatonMcpOptions): McpServer {
     server,
     'search',
     'Search what every session said, reasoned and ran (messages, reasoning, tool calls and output), newest first.',
-    { query: text('the query', 500), session: session.optional().describe('Only this session'), limit: z.number().int().min(1).max(100).default(20) },
-    async ({ query, session: ref, limit }) => searchResults(await (await connect()).call('GET /api/mcp/search', { query: { q: query, session: ref, limit } })),
+    {
+      query: text('the query', 500),
+      session: session.optional().describe('Only this session'),
+      limit: z.number().int().min(1).max(100).default(20),
+    },
+    async ({ query, session: ref, limit }) =>
+      searchResults(
+        await (await connect()).call('GET /api/mcp/search', { query: { q: query, session: ref, limit } }),
+      ),
   );
 
-  tool(server, 'record_decision', 'Record a decision of your work and why, for the user and the sessions after you.', { title: text('the title', 200), text: text('the decision') }, async (body) =>
-    recordLine(await (await connect()).call('POST /api/mcp/decisions', { body })),
+  tool(
+    server,
+    'record_decision',
+    'Record a decision of your work and why, for the user and the sessions after you.',
+    { title: text('the title', 200), text: text('the decision') },
+    async (body) => recordLine(await (await connect()).call('POST /api/mcp/decisions', { body })),
   );
 
-  tool(server, 'add_note', 'Add a note to the workspace (something the user or other sessions should know).', { text: text('the note') }, async (body) =>
-    recordLine(await (await connect()).call('POST /api/mcp/notes', { body })),
+  tool(
+    server,
+    'add_note',
+    'Add a note to the workspace (something the user or other sessions should know).',
+    { text: text('the note') },
+    async (body) => recordLine(await (await connect()).call('POST /api/mcp/notes', { body })),
   );
 
-  tool(server, 'create_task', 'Create a task for later work (it is not started).', { title: text('the title', 200), description: z.string().max(32_000).default('') }, async (body) =>
-    recordLine(await (await connect()).call('POST /api/mcp/tasks', { body })),
+  tool(
+    server,
+    'create_task',
+    'Create a task for later work (it is not started).',
+    { title: text('the title', 200), description: z.string().max(32_000).default('') },
+    async (body) => recordLine(await (await connect()).call('POST /api/mcp/tasks', { body })),
   );
 
-  tool(server, 'list_tasks', 'The tasks on the board of your repository: number, column, title and description.', {}, async () => {
-    const { records } = await (await connect()).call('GET /api/mcp/tasks');
-    return records.length === 0 ? 'No tasks.' : records.map(recordLine).join('\n');
-  });
+  tool(
+    server,
+    'list_tasks',
+    'The tasks on the board of your repository: number, column, title and description.',
+    {},
+    async () => {
+      const { records } = await (await connect()).call('GET /api/mcp/tasks');
+      return records.length === 0 ? 'No tasks.' : records.map(recordLine).join('\n');
+    },
+  );
 
   tool(
     server,
@@ -104,7 +142,12 @@ export function createBatonMcpServer(options: BatonMcpOptions): McpServer {
     { to: session, text: text('the message') },
     async (body) => {
       const { to, delivery } = await (await connect()).call('POST /api/mcp/messages', { body });
-      const when = delivery === 'now' ? 'it is taking it now' : delivery === 'after_turn' ? 'it gets it when its current turn ends' : 'it gets it after its user answers its question';
+      const when =
+        delivery === 'now'
+          ? 'it is taking it now'
+          : delivery === 'after_turn'
+            ? 'it gets it when its current turn ends'
+            : 'it gets it after its user answers its question';
       return `Sent to ${to.name}; ${when}.`;
     },
   );
@@ -114,8 +157,17 @@ export function createBatonMcpServer(options: BatonMcpOptions): McpServer {
 type Shape = Record<string, z.ZodType>;
 
 /** Registers a tool whose handler answers text; errors become tool errors with their message. */
-function tool<S extends Shape>(server: McpServer, name: string, description: string, shape: S, run: (args: z.output<z.ZodObject<S>>, signal: AbortSignal) => Promise<string>): void {
-  server.registerTool(name, { description, inputSchema: shape }, (async (args: z.output<z.ZodObject<S>>, extra: { signal: AbortSignal }): Promise<CallToolResult> => {
+function tool<S extends Shape>(
+  server: McpServer,
+  name: string,
+  description: string,
+  shape: S,
+  run: (args: z.output<z.ZodObject<S>>, signal: AbortSignal) => Promise<string>,
+): void {
+  server.registerTool(name, { description, inputSchema: shape }, (async (
+    args: z.output<z.ZodObject<S>>,
+    extra: { signal: AbortSignal },
+  ): Promise<CallToolResult> => {
     try {
       return { content: [{ type: 'text', text: await run(args, extra.signal) }] };
     } catch (error) {

@@ -3,7 +3,12 @@ import { snippet } from './service.js';
 
 describe('search snippets', () => {
   it("show the words around the match from the event's text, not its JSON", () => {
-    const body = JSON.stringify({ type: 'tool.finished', tool: 'Bash', ok: true, output: `${'a '.repeat(100)}the needle here${' b'.repeat(100)}` });
+    const body = JSON.stringify({
+      type: 'tool.finished',
+      tool: 'Bash',
+      ok: true,
+      output: `${'a '.repeat(100)}the needle here${' b'.repeat(100)}`,
+    });
     const text = snippet(body, 'NEEDLE');
     expect(text).toMatch(/^….*the needle here.*…$/);
     expect(text.length).toBeLessThan(200);

@@ -4,10 +4,23 @@
  * the sessions domain through an interface (`McpSessions`), as the radar does, and publishes what
  * agents record on the workspace bus.
  */
-import type { AgentAuthor, AgentRecordView, AskView, CallerView, MessageView, SearchView } from '../api/mcp.js';
+import type {
+  AgentAuthor,
+  AgentRecordView,
+  AskView,
+  CallerView,
+  MessageView,
+  SearchView,
+} from '../api/mcp.js';
 import type { SessionView } from '../api/index.js';
 import type { WorkspaceBus } from '../bus/index.js';
-import { AgentDecisionRecorded, AgentNoteAdded, AgentTaskCreated, SessionMessageSent, type WorkspaceEvent } from '../events/workspace.js';
+import {
+  AgentDecisionRecorded,
+  AgentNoteAdded,
+  AgentTaskCreated,
+  SessionMessageSent,
+  type WorkspaceEvent,
+} from '../events/workspace.js';
 import { InternalError, InvalidInputError } from '../shared/errors.js';
 import type { Db } from '../store/db.js';
 import { EventTextSearch } from '../store/event-search.js';
@@ -18,7 +31,12 @@ export interface McpSessions {
   resolve(ref: string, cwd?: string): SessionWithProject;
   view(session: SessionWithProject): SessionView;
   ask(sessionId: string, text: string): Promise<SessionWithProject>;
-  message(ref: string, text: string, from: AgentAuthor, cwd?: string): Promise<{ session: SessionWithProject; delivery: MessageView['delivery'] }>;
+  message(
+    ref: string,
+    text: string,
+    from: AgentAuthor,
+    cwd?: string,
+  ): Promise<{ session: SessionWithProject; delivery: MessageView['delivery'] }>;
 }
 
 /**
@@ -48,7 +66,10 @@ const OUTSIDE: AgentAuthor = { sessionId: null, name: 'an MCP client outside Bat
 const SNIPPET_CHARS = 160;
 
 type RecordKind = AgentRecordView['kind'];
-type RecordEvent = Extract<WorkspaceEvent, { type: 'agent.decision_recorded' | 'agent.note_added' | 'agent.task_created' }>;
+type RecordEvent = Extract<
+  WorkspaceEvent,
+  { type: 'agent.decision_recorded' | 'agent.note_added' | 'agent.task_created' }
+>;
 
 export class McpService {
   private search: EventTextSearch | undefined;
@@ -62,30 +83,57 @@ export class McpService {
 
   /** The caller's session asks its user; the answer is followed in the session's events after `after`. */
   async ask(caller: string | undefined, question: string): Promise<AskView> {
-    if (caller === undefined) throw new InvalidInputError('Asking the user works only from a session Baton started (its MCP server has the session’s credential); outside Baton, ask your user yourself.');
+    if (caller === undefined)
+      throw new InvalidInputError(
+        'Asking the user works only from a session Baton started (its MCP server has the session’s credential); outside Baton, ask your user yourself.',
+      );
     const before = this.options.sessions.resolve(caller);
     await this.options.sessions.ask(caller, question);
     return { sessionId: before.id, name: before.name, after: before.last_seq };
   }
 
-  async message(caller: string | undefined, to: string, text: string, cwd: string | undefined): Promise<MessageView> {
+  async message(
+    caller: string | undefined,
+    to: string,
+    text: string,
+    cwd: string | undefined,
+  ): Promise<MessageView> {
     const from = this.author(caller);
     const { session, delivery } = await this.options.sessions.message(to, text, from, cwd);
-    this.options.bus.publish(SessionMessageSent, { from, to: { sessionId: session.id, name: session.name, project: session.project_name }, text, delivery });
+    this.options.bus.publish(SessionMessageSent, {
+      from,
+      to: { sessionId: session.id, name: session.name, project: session.project_name },
+      text,
+      delivery,
+    });
     return { to: this.options.sessions.view(session), delivery };
   }
 
   find(query: string, limit: number, sessionRef: string | undefined, cwd: string | undefined): SearchView {
     const { db, sessions, workspace } = this.options;
-    if (workspace !== undefined) return { query, hits: workspace.search(query, limit, sessionRef === undefined ? undefined : sessions.resolve(sessionRef, cwd).id) };
+    if (workspace !== undefined)
+      return {
+        query,
+        hits: workspace.search(
+          query,
+          limit,
+          sessionRef === undefined ? undefined : sessions.resolve(sessionRef, cwd).id,
+        ),
+      };
     if (db === undefined) throw new InternalError('Search is not available in this process (no store).');
     this.search ??= new EventTextSearch(db);
     const sessionId = sessionRef === undefined ? undefined : sessions.resolve(sessionRef, cwd).id;
-    const hits = this.search.find(query, limit, sessionId).map((hit) => ({ ...hit, snippet: snippet(hit.body, query) }));
+    const hits = this.search
+      .find(query, limit, sessionId)
+      .map((hit) => ({ ...hit, snippet: snippet(hit.body, query) }));
     return { query, hits: hits.map(({ body: _body, ...hit }) => hit) };
   }
 
-  async record(caller: string | undefined, kind: RecordKind, fields: { title?: string; text: string }): Promise<AgentRecordView> {
+  async record(
+    caller: string | undefined,
+    kind: RecordKind,
+    fields: { title?: string; text: string },
+  ): Promise<AgentRecordView> {
     const author = this.author(caller);
     const session = caller === undefined ? undefined : this.options.sessions.resolve(caller);
     const project = session?.project_root ?? null;
@@ -93,13 +141,25 @@ export class McpService {
     const title = fields.title ?? firstLine(fields.text);
     // Into the tasks domain when it is there: a decision or note of the session's task becomes a
     // file in the repository's .baton/ (so every agent and person reads it), a task a card.
-    if (workspace !== undefined && kind !== 'task' && session?.task_id !== null && session?.task_id !== undefined) {
-      const file = workspace.entry(session.task_id, kind === 'decision' ? 'decisions' : 'notes', kind === 'decision' ? `${title}\n\n${fields.text}` : fields.text);
+    if (
+      workspace !== undefined &&
+      kind !== 'task' &&
+      session?.task_id !== null &&
+      session?.task_id !== undefined
+    ) {
+      const file = workspace.entry(
+        session.task_id,
+        kind === 'decision' ? 'decisions' : 'notes',
+        kind === 'decision' ? `${title}\n\n${fields.text}` : fields.text,
+      );
       fields = { ...fields, text: `${fields.text}\n\n(recorded for task ${session.task_id} in ${file})` };
     }
     if (workspace !== undefined && kind === 'task' && project !== null) {
       const made = await workspace.createTask(project, title, fields.text);
-      fields = { ...fields, text: `${fields.text}${fields.text === '' ? '' : '\n\n'}(task ${made.id} on the board)` };
+      fields = {
+        ...fields,
+        text: `${fields.text}${fields.text === '' ? '' : '\n\n'}(task ${made.id} on the board)`,
+      };
     }
     const event =
       kind === 'decision'
@@ -114,7 +174,10 @@ export class McpService {
   async tasks(caller: string | undefined, limit: number): Promise<AgentRecordView[]> {
     const { workspace, sessions } = this.options;
     if (workspace === undefined) return this.records('task', limit);
-    return workspace.listTasks(caller === undefined ? undefined : sessions.resolve(caller).project_root, limit);
+    return workspace.listTasks(
+      caller === undefined ? undefined : sessions.resolve(caller).project_root,
+      limit,
+    );
   }
 
   records(kind: 'decision' | 'task', limit: number): AgentRecordView[] {

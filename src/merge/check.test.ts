@@ -13,14 +13,20 @@ afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('the merge check', () => {
   it('passes on exit 0, running an argument list directly in the given folder', async () => {
-    const result = await runCheck(['sh', '-c', 'pwd; echo "$1"', 'sh', 'a b; rm -rf x'], { cwd: dir, timeoutSeconds: 30 });
+    const result = await runCheck(['sh', '-c', 'pwd; echo "$1"', 'sh', 'a b; rm -rf x'], {
+      cwd: dir,
+      timeoutSeconds: 30,
+    });
     expect(result.outcome).toBe('passed');
     expect(result.exitCode).toBe(0);
     expect(result.outputTail).toBe(`${dir}\na b; rm -rf x`);
   });
 
   it('runs a string with sh -c, as package.json scripts are, and keeps the end of the output of a failure', async () => {
-    const result = await runCheck('for i in $(seq 1 100); do echo line $i; done; echo broken >&2; exit 3', { cwd: dir, timeoutSeconds: 30 });
+    const result = await runCheck('for i in $(seq 1 100); do echo line $i; done; echo broken >&2; exit 3', {
+      cwd: dir,
+      timeoutSeconds: 30,
+    });
     expect(result.outcome).toBe('failed');
     expect(result.exitCode).toBe(3);
     const lines = result.outputTail.split('\n');
@@ -31,7 +37,10 @@ describe('the merge check', () => {
 
   it('stops a hanging check and everything it started at the time limit', async () => {
     const pidFile = join(dir, 'child.pid');
-    const result = await runCheck(`sleep 300 & echo $! > ${pidFile}; echo started; wait`, { cwd: dir, timeoutSeconds: 1 });
+    const result = await runCheck(`sleep 300 & echo $! > ${pidFile}; echo started; wait`, {
+      cwd: dir,
+      timeoutSeconds: 1,
+    });
     expect(result.outcome).toBe('timed_out');
     expect(result.durationMs).toBeGreaterThanOrEqual(1000);
     expect(result.durationMs).toBeLessThan(10_000);
@@ -42,7 +51,10 @@ describe('the merge check', () => {
 
   it('does not wait for a background process a passing check left behind, and stops it', async () => {
     const pidFile = join(dir, 'straggler.pid');
-    const result = await runCheck(`sleep 300 > /dev/null 2>&1 & echo $! > ${pidFile}; exit 0`, { cwd: dir, timeoutSeconds: 30 });
+    const result = await runCheck(`sleep 300 > /dev/null 2>&1 & echo $! > ${pidFile}; exit 0`, {
+      cwd: dir,
+      timeoutSeconds: 30,
+    });
     expect(result.outcome).toBe('passed');
     expect(result.durationMs).toBeLessThan(10_000);
     await watchExit(Number(readFileSync(pidFile, 'utf8')), 3000);

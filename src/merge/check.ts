@@ -27,10 +27,15 @@ const TAIL_CHARS = 4000;
 const KILL_GRACE_MS = 2000;
 
 export function describeCheck(command: CheckCommand): string {
-  return typeof command === 'string' ? command : command.map((a) => (/^[\w./=:@%+-]+$/.test(a) ? a : JSON.stringify(a))).join(' ');
+  return typeof command === 'string'
+    ? command
+    : command.map((a) => (/^[\w./=:@%+-]+$/.test(a) ? a : JSON.stringify(a))).join(' ');
 }
 
-export function runCheck(command: CheckCommand, options: { cwd: string; timeoutSeconds: number; env?: NodeJS.ProcessEnv }): Promise<CheckResult> {
+export function runCheck(
+  command: CheckCommand,
+  options: { cwd: string; timeoutSeconds: number; env?: NodeJS.ProcessEnv },
+): Promise<CheckResult> {
   const [file, ...args] = typeof command === 'string' ? ['sh', '-c', command] : [...command];
   const started = performance.now();
   return new Promise((resolve) => {

@@ -3,11 +3,21 @@ import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileS
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { advanceBase, checkoutOf, commitSessionWork, conflictsBetween, DirtyCheckoutError, mergeInto, removeStaleScratches, withScratchWorktree } from './git.js';
+import {
+  advanceBase,
+  checkoutOf,
+  commitSessionWork,
+  conflictsBetween,
+  DirtyCheckoutError,
+  mergeInto,
+  removeStaleScratches,
+  withScratchWorktree,
+} from './git.js';
 
 let root: string;
 let repo: string;
-const git = (cwd: string, ...args: string[]): string => execFileSync('git', args, { cwd, encoding: 'utf8' }).trim();
+const git = (cwd: string, ...args: string[]): string =>
+  execFileSync('git', args, { cwd, encoding: 'utf8' }).trim();
 
 beforeEach(() => {
   root = realpathSync(mkdtempSync(join(tmpdir(), 'baton-merge-git-')));
@@ -46,13 +56,18 @@ describe('committing a session’s uncommitted work', () => {
   it('changes nothing when there is nothing uncommitted', async () => {
     const wt = worktree('s');
     const before = git(wt, 'rev-parse', 'HEAD');
-    expect(await commitSessionWork({ worktree: wt, branch: 'baton/s', name: 's' })).toEqual({ tip: before, committed: false });
+    expect(await commitSessionWork({ worktree: wt, branch: 'baton/s', name: 's' })).toEqual({
+      tip: before,
+      committed: false,
+    });
   });
 
   it('refuses a worktree that is not on the session branch', async () => {
     const wt = worktree('s');
     git(wt, 'checkout', '-q', '--detach');
-    await expect(commitSessionWork({ worktree: wt, branch: 'baton/s', name: 's' })).rejects.toThrow(/on a detached HEAD, not on its branch baton\/s/);
+    await expect(commitSessionWork({ worktree: wt, branch: 'baton/s', name: 's' })).rejects.toThrow(
+      /on a detached HEAD, not on its branch baton\/s/,
+    );
   });
 });
 
@@ -72,7 +87,9 @@ describe('merging in a scratch worktree', () => {
     expect(git(repo, 'worktree', 'list', '--porcelain')).not.toContain('scratch');
     expect((await conflictsBetween(repo, 'main', 'baton/s')).files).toEqual(['a.txt']);
 
-    await expect(withScratchWorktree(repo, scratch, 'main', () => Promise.reject(new Error('boom')))).rejects.toThrow('boom');
+    await expect(
+      withScratchWorktree(repo, scratch, 'main', () => Promise.reject(new Error('boom'))),
+    ).rejects.toThrow('boom');
     expect(existsSync(scratch)).toBe(false);
   });
 
@@ -96,7 +113,11 @@ describe('merging in a scratch worktree', () => {
     }
     const base = git(repo, 'rev-parse', 'main');
     const step = await withScratchWorktree(repo, join(root, 'scratch'), base, (dir) =>
-      mergeInto(dir, git(repo, 'rev-parse', 'baton/s'), { squash: true, message: 'Add two files\n\nBaton session s', identity: [] }),
+      mergeInto(dir, git(repo, 'rev-parse', 'baton/s'), {
+        squash: true,
+        message: 'Add two files\n\nBaton session s',
+        identity: [],
+      }),
     );
     if (!step.ok) throw new Error(step.detail);
     expect(git(repo, 'rev-list', '--parents', '-n', '1', step.head).split(' ')).toEqual([step.head, base]);

@@ -12,13 +12,23 @@ import type { SessionWithProject } from '../store/sessions.js';
 /** Sessions whose agent is done with the work: finished its turn and waiting for review, or marked done. */
 const READY = new Set(['ready_for_review', 'completed']);
 
-export async function mergePlan(sessions: MergeSessions, where: { cwd?: string | undefined; project?: string | undefined }): Promise<MergePlanView> {
-  const root = where.project !== undefined ? projectRoot(sessions, where.project) : (await findRepository(where.cwd ?? process.cwd())).root;
+export async function mergePlan(
+  sessions: MergeSessions,
+  where: { cwd?: string | undefined; project?: string | undefined },
+): Promise<MergePlanView> {
+  const root =
+    where.project !== undefined
+      ? projectRoot(sessions, where.project)
+      : (await findRepository(where.cwd ?? process.cwd())).root;
   const repo = await findRepository(root);
   const base = loadRepoConfig(root).merge?.base ?? repo.branch;
-  if (base === 'HEAD') throw new InvalidInputError(`${root} is on a detached HEAD; check out the branch to land on, or set "merge": {"base": "<branch>"} in .baton/config.json.`);
+  if (base === 'HEAD')
+    throw new InvalidInputError(
+      `${root} is on a detached HEAD; check out the branch to land on, or set "merge": {"base": "<branch>"} in .baton/config.json.`,
+    );
   const baseCommit = await branchTip(root, base);
-  if (baseCommit === undefined) throw new InvalidInputError(`The base branch ${base} does not exist in ${root}.`);
+  if (baseCommit === undefined)
+    throw new InvalidInputError(`The base branch ${base} does not exist in ${root}.`);
   const candidates: PlanCandidate[] = [];
   const skipped: MergePlanView['skipped'] = [];
   const mine = sessions.list().filter((s) => s.project_root === root);
@@ -42,8 +52,13 @@ export async function mergePlan(sessions: MergeSessions, where: { cwd?: string |
   for (const { session, machine, commit } of (await sessions.elsewhere?.(root)) ?? []) {
     const name = `${session.name} (on ${machine})`;
     if (!READY.has(session.state)) skipped.push({ name, reason: session.state.replace(/_/g, ' ') });
-    else if ((loadRepoConfig(root).merge?.base ?? session.base_ref) !== base) skipped.push({ name, reason: `lands on ${session.base_ref}, not ${base}` });
-    else if (commit === undefined) skipped.push({ name, reason: `its work is not on the remote yet (\`baton merge ${session.name}\` has ${machine} push it)` });
+    else if ((loadRepoConfig(root).merge?.base ?? session.base_ref) !== base)
+      skipped.push({ name, reason: `lands on ${session.base_ref}, not ${base}` });
+    else if (commit === undefined)
+      skipped.push({
+        name,
+        reason: `its work is not on the remote yet (\`baton merge ${session.name}\` has ${machine} push it)`,
+      });
     else if (await isAncestor(root, commit, baseCommit)) skipped.push({ name, reason: 'nothing to merge' });
     else candidates.push({ id: session.id, name, commit });
   }
@@ -52,7 +67,12 @@ export async function mergePlan(sessions: MergeSessions, where: { cwd?: string |
     project: mine[0]?.project_name ?? root,
     base,
     baseCommit,
-    steps: steps.map((s) => ({ sessionId: s.id, name: s.name, conflicts: s.conflicts, conflictsWith: s.conflictsWith })),
+    steps: steps.map((s) => ({
+      sessionId: s.id,
+      name: s.name,
+      conflicts: s.conflicts,
+      conflictsWith: s.conflictsWith,
+    })),
     skipped,
   };
 }
@@ -65,7 +85,10 @@ export async function workCommit(session: SessionWithProject): Promise<string | 
 }
 
 /** `members` in the order that lands them with the fewest conflicts onto `baseTip`. */
-export async function plannedOrder(members: SessionWithProject[], baseTip: string): Promise<SessionWithProject[]> {
+export async function plannedOrder(
+  members: SessionWithProject[],
+  baseTip: string,
+): Promise<SessionWithProject[]> {
   const candidates: PlanCandidate[] = [];
   for (const member of members) {
     const commit = await workCommit(member);

@@ -47,7 +47,11 @@ describe('the landing plan', () => {
 
   it('keeps the given order among sessions that merge cleanly together', async () => {
     const tips = ['x', 'y', 'z'].map((n) => ({ id: n, name: n, commit: branch(n, { [`${n}.txt`]: n }) }));
-    expect((await planOrder(repo, git('rev-parse', 'main'), tips)).map((s) => s.name)).toEqual(['x', 'y', 'z']);
+    expect((await planOrder(repo, git('rev-parse', 'main'), tips)).map((s) => s.name)).toEqual([
+      'x',
+      'y',
+      'z',
+    ]);
   });
 
   it('orders a session that conflicts with the base last', async () => {

@@ -24,7 +24,11 @@ export interface PlanStep {
   conflictsWith: string[];
 }
 
-export async function planOrder(repo: string, baseTip: string, candidates: readonly PlanCandidate[]): Promise<PlanStep[]> {
+export async function planOrder(
+  repo: string,
+  baseTip: string,
+  candidates: readonly PlanCandidate[],
+): Promise<PlanStep[]> {
   const pairwise = new Map<string, Set<string>>(candidates.map((c) => [c.id, new Set<string>()]));
   for (let i = 0; i < candidates.length; i++) {
     for (let j = i + 1; j < candidates.length; j++) {
@@ -46,7 +50,12 @@ export async function planOrder(repo: string, baseTip: string, candidates: reado
       const { files, tree } = await conflictsBetween(repo, landed, candidate.commit);
       const others = [...pairwise.get(candidate.id)!].filter((id) => waiting.some((w) => w.id === id)).length;
       const score: [number, number] = [files.length, others];
-      if (best === undefined || score[0] < best.score[0] || (score[0] === best.score[0] && score[1] < best.score[1])) best = { index, files, tree, score };
+      if (
+        best === undefined ||
+        score[0] < best.score[0] ||
+        (score[0] === best.score[0] && score[1] < best.score[1])
+      )
+        best = { index, files, tree, score };
     }
     const chosen = waiting.splice(best!.index, 1)[0]!;
     steps.push({
@@ -58,8 +67,18 @@ export async function planOrder(repo: string, baseTip: string, candidates: reado
     // A clean merge is carried forward (as a commit nothing points at) for the next comparisons.
     if (best!.files.length === 0) {
       landed = await gitOut(repo, [
-        '-c', 'user.name=Baton', '-c', 'user.email=baton@localhost',
-        'commit-tree', best!.tree, '-p', landed, '-p', chosen.commit, '-m', `plan: ${chosen.name}`,
+        '-c',
+        'user.name=Baton',
+        '-c',
+        'user.email=baton@localhost',
+        'commit-tree',
+        best!.tree,
+        '-p',
+        landed,
+        '-p',
+        chosen.commit,
+        '-m',
+        `plan: ${chosen.name}`,
       ]);
     }
   }

@@ -7,7 +7,8 @@ import { compareUrl, describePr, openWithGh, pushBranch } from './pr.js';
 
 let root: string;
 let repo: string;
-const git = (cwd: string, ...args: string[]): string => execFileSync('git', args, { cwd, encoding: 'utf8' }).trim();
+const git = (cwd: string, ...args: string[]): string =>
+  execFileSync('git', args, { cwd, encoding: 'utf8' }).trim();
 
 beforeEach(() => {
   root = mkdtempSync(join(tmpdir(), 'baton-pr-test-'));
@@ -34,14 +35,24 @@ function fakeGh(authExit: number): { env: NodeJS.ProcessEnv; calls: () => string
   );
   chmodSync(join(bin, 'gh'), 0o755);
   const calls = (): string[][] =>
-    readFileSync(log, 'utf8').split('\u001e').filter(Boolean).map((line) => line.split('\u001f').slice(0, -1));
+    readFileSync(log, 'utf8')
+      .split('\u001e')
+      .filter(Boolean)
+      .map((line) => line.split('\u001f').slice(0, -1));
   return { env: { ...process.env, PATH: `${bin}:${process.env.PATH ?? ''}` }, calls };
 }
 
 describe('pull requests', () => {
   it('derives the page to open from GitHub and GitLab remotes, and none from others', () => {
-    for (const url of ['git@github.com:o/r.git', 'https://github.com/o/r', 'https://token@github.com/o/r.git', 'ssh://git@github.com/o/r.git']) {
-      expect(compareUrl(url, 'main', 'baton/s')).toBe('https://github.com/o/r/compare/main...baton/s?expand=1');
+    for (const url of [
+      'git@github.com:o/r.git',
+      'https://github.com/o/r',
+      'https://token@github.com/o/r.git',
+      'ssh://git@github.com/o/r.git',
+    ]) {
+      expect(compareUrl(url, 'main', 'baton/s')).toBe(
+        'https://github.com/o/r/compare/main...baton/s?expand=1',
+      );
     }
     expect(compareUrl('git@gitlab.com:g/sub/r.git', 'main', 'baton/s')).toBe(
       'https://gitlab.com/g/sub/r/-/merge_requests/new?merge_request%5Bsource_branch%5D=baton%2Fs&merge_request%5Btarget_branch%5D=main',
@@ -66,18 +77,29 @@ describe('pull requests', () => {
     // The remote's receive-pack never answers (it reads until git hangs up, so it ends with git):
     // git waits on it as it would on a hung server.
     git(repo, 'config', 'remote.origin.receivepack', 'cat >/dev/null; :');
-    await expect(pushBranch(repo, 'origin', 'baton/s', 500)).rejects.toThrow(/did not finish within 1 s and was stopped/);
+    await expect(pushBranch(repo, 'origin', 'baton/s', 500)).rejects.toThrow(
+      /did not finish within 1 s and was stopped/,
+    );
   });
 
   it('refuses a missing remote, naming the ones there are', async () => {
     git(repo, 'remote', 'add', 'fork', join(root, 'nowhere.git'));
-    await expect(pushBranch(repo, 'origin', 'baton/s')).rejects.toThrow(/no remote "origin" \(it has: fork\)/);
+    await expect(pushBranch(repo, 'origin', 'baton/s')).rejects.toThrow(
+      /no remote "origin" \(it has: fork\)/,
+    );
   });
 
   it('opens the request with gh, title and body as plain arguments', async () => {
     const gh = fakeGh(0);
     const body = 'Prompt "with quotes"; $(rm -rf /)\nsecond line';
-    const outcome = await openWithGh({ repo, base: 'main', branch: 'baton/s', title: 'Fix `x`', body, env: gh.env });
+    const outcome = await openWithGh({
+      repo,
+      base: 'main',
+      branch: 'baton/s',
+      title: 'Fix `x`',
+      body,
+      env: gh.env,
+    });
     expect(outcome).toEqual({ via: 'gh', url: 'https://github.com/o/r/pull/7' });
     expect(gh.calls()).toEqual([
       ['auth', 'status'],
@@ -87,18 +109,34 @@ describe('pull requests', () => {
 
   it('falls back when gh is logged out or missing, saying which', async () => {
     const gh = fakeGh(1);
-    expect(await openWithGh({ repo, base: 'main', branch: 'baton/s', title: 't', body: 'b', env: gh.env })).toEqual({ via: 'fallback', why: 'gh is not logged in (run `gh auth login`)' });
+    expect(
+      await openWithGh({ repo, base: 'main', branch: 'baton/s', title: 't', body: 'b', env: gh.env }),
+    ).toEqual({ via: 'fallback', why: 'gh is not logged in (run `gh auth login`)' });
     expect(gh.calls()).toEqual([['auth', 'status']]);
     const empty = join(root, 'empty-bin');
     mkdirSync(empty);
-    expect(await openWithGh({ repo, base: 'main', branch: 'baton/s', title: 't', body: 'b', env: { ...process.env, PATH: empty } })).toEqual({
+    expect(
+      await openWithGh({
+        repo,
+        base: 'main',
+        branch: 'baton/s',
+        title: 't',
+        body: 'b',
+        env: { ...process.env, PATH: empty },
+      }),
+    ).toEqual({
       via: 'fallback',
       why: 'gh (the GitHub CLI) is not installed',
     });
   });
 
   it('titles the request with the prompt’s first line and sums up the work in the body', () => {
-    const { title, body } = describePr({ name: 'flaky', prompt: '\nFix the flaky watcher test\nIt fails one run in ten.', commits: ['a', 'b'], files: ['src/w.ts'] });
+    const { title, body } = describePr({
+      name: 'flaky',
+      prompt: '\nFix the flaky watcher test\nIt fails one run in ten.',
+      commits: ['a', 'b'],
+      files: ['src/w.ts'],
+    });
     expect(title).toBe('Fix the flaky watcher test');
     expect(body).toContain('Baton session **flaky**');
     expect(body).toContain('> It fails one run in ten.');

@@ -10,7 +10,13 @@ import { branchTip, commitSessionWork, isAncestor } from './git.js';
 import { compareUrl, describePr, openWithGh, pushBranch, remoteUrl } from './pr.js';
 import { baseOf, requireMergeable, type MergeSessions } from './sessions.js';
 
-export async function openPullRequest(input: { ref: string; cwd?: string | undefined; sessions: MergeSessions; bus: WorkspaceBus; env: NodeJS.ProcessEnv }): Promise<PrView> {
+export async function openPullRequest(input: {
+  ref: string;
+  cwd?: string | undefined;
+  sessions: MergeSessions;
+  bus: WorkspaceBus;
+  env: NodeJS.ProcessEnv;
+}): Promise<PrView> {
   const session = input.sessions.resolve(input.ref, input.cwd);
   requireMergeable(session, input.sessions);
   const root = session.project_root;
@@ -18,12 +24,20 @@ export async function openPullRequest(input: { ref: string; cwd?: string | undef
   const base = baseOf([session]);
   // Said before the session's work is touched.
   await remoteUrl(root, remote);
-  const committed = existsSync(session.worktree) ? await commitSessionWork({ worktree: session.worktree, branch: session.branch, name: session.name }) : undefined;
+  const committed = existsSync(session.worktree)
+    ? await commitSessionWork({ worktree: session.worktree, branch: session.branch, name: session.name })
+    : undefined;
   const tip = committed?.tip ?? (await branchTip(root, session.branch));
-  if (tip === undefined) throw new SessionStateError(`The branch ${session.branch} of ${session.name} is gone; there is nothing to push.`);
+  if (tip === undefined)
+    throw new SessionStateError(
+      `The branch ${session.branch} of ${session.name} is gone; there is nothing to push.`,
+    );
   const baseTip = await branchTip(root, base);
   if (baseTip !== undefined && (await isAncestor(root, tip, baseTip))) {
-    throw new SessionStateError(`${session.name} has nothing to propose: its branch ${session.branch} has no work beyond ${base}.`, { reason: 'nothing_to_merge' });
+    throw new SessionStateError(
+      `${session.name} has nothing to propose: its branch ${session.branch} has no work beyond ${base}.`,
+      { reason: 'nothing_to_merge' },
+    );
   }
   // Another machine's session: its work was brought here under a branch of its own; the request's head is the session's branch.
   const head = input.sessions.ownBranch?.(session.id) ?? session.branch;
@@ -33,7 +47,10 @@ export async function openPullRequest(input: { ref: string; cwd?: string | undef
 
   const range = baseTip === undefined ? [tip] : [`${baseTip}..${tip}`];
   const commits = (await gitOut(root, ['rev-list', ...range])).split('\n').filter(Boolean);
-  const files = baseTip === undefined ? [] : (await gitOut(root, ['diff', '--name-only', `${baseTip}...${tip}`])).split('\n').filter(Boolean);
+  const files =
+    baseTip === undefined
+      ? []
+      : (await gitOut(root, ['diff', '--name-only', `${baseTip}...${tip}`])).split('\n').filter(Boolean);
   const { title, body } = describePr({ name: session.name, prompt: session.prompt, commits, files });
   const gh = await openWithGh({ repo: root, base, branch: head, title, body, env: input.env });
   let via: PrView['via'];
@@ -48,5 +65,16 @@ export async function openPullRequest(input: { ref: string; cwd?: string | undef
     note = `${gh.why}; ${url === null ? `the branch ${head} is pushed to ${remote}: open a pull request there by hand` : 'open the pull request at the URL'}.`;
   }
   input.bus.publish(PrOpened, { ...who, via, url, base, branch: head });
-  return { sessionId: session.id, name: session.name, remote, branch: head, base, commit: pushed.commit, via, url, note, committedWork: committed?.committed ?? false };
+  return {
+    sessionId: session.id,
+    name: session.name,
+    remote,
+    branch: head,
+    base,
+    commit: pushed.commit,
+    via,
+    url,
+    note,
+    committedWork: committed?.committed ?? false,
+  };
 }

@@ -3,8 +3,18 @@ import type { z } from 'zod';
 import type { MergeCheckOutcome } from '../events/workspace.js';
 import type { SessionWithProject } from '../store/sessions.js';
 
-export function conflictReport(session: SessionWithProject, base: string, files: string[], group: SessionWithProject[]): string {
-  const before = group.slice(0, group.findIndex((m) => m.id === session.id)).map((m) => m.name);
+export function conflictReport(
+  session: SessionWithProject,
+  base: string,
+  files: string[],
+  group: SessionWithProject[],
+): string {
+  const before = group
+    .slice(
+      0,
+      group.findIndex((m) => m.id === session.id),
+    )
+    .map((m) => m.name);
   const against = before.length > 0 ? `${base} (with ${before.join(', ')} merged before you)` : base;
   return [
     `Baton could not merge your work (branch ${session.branch}) into ${against}: it conflicts in`,
@@ -13,7 +23,13 @@ export function conflictReport(session: SessionWithProject, base: string, files:
   ].join('\n');
 }
 
-export function checkReport(session: SessionWithProject, base: string, check: z.infer<typeof MergeCheckOutcome>, group: SessionWithProject[], bisected: boolean): string {
+export function checkReport(
+  session: SessionWithProject,
+  base: string,
+  check: z.infer<typeof MergeCheckOutcome>,
+  group: SessionWithProject[],
+  bisected: boolean,
+): string {
   const what =
     check.outcome === 'timed_out'
       ? `did not finish within its time limit and was stopped after ${((check.durationMs ?? 0) / 1000).toFixed(1)} s`

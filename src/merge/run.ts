@@ -13,11 +13,28 @@ import { errorMessage, SessionStateError } from '../shared/errors.js';
 import type { SessionWithProject } from '../store/sessions.js';
 import { git } from '../worktrees/index.js';
 import { describeCheck, runCheck, type CheckCommand, type CheckResult } from './check.js';
-import { advanceBase, branchTip, checkoutOf, commitSessionWork, DirtyCheckoutError, dirtyFiles, identityArgs, isAncestor, mergeInto, withScratchWorktree } from './git.js';
+import {
+  advanceBase,
+  branchTip,
+  checkoutOf,
+  commitSessionWork,
+  DirtyCheckoutError,
+  dirtyFiles,
+  identityArgs,
+  isAncestor,
+  mergeInto,
+  withScratchWorktree,
+} from './git.js';
 
 type Check = z.infer<typeof MergeCheckOutcome>;
 
-export const NO_CHECK: Check = { outcome: 'none', command: null, durationMs: null, exitCode: null, outputTail: null };
+export const NO_CHECK: Check = {
+  outcome: 'none',
+  command: null,
+  durationMs: null,
+  exitCode: null,
+  outputTail: null,
+};
 
 export type RunOutcome =
   | { kind: 'landed'; commit: string; previous: string; check: Check; checkoutUpdated: string | null }
@@ -53,7 +70,12 @@ export async function runMerge(input: RunInput): Promise<RunOutcome> {
   let started = false;
   for (let attempt = 1; attempt <= ATTEMPTS; attempt++) {
     const baseTip = await branchTip(root, base);
-    if (baseTip === undefined) return { kind: 'refused', message: `The base branch ${base} no longer exists in ${root}; recreate it, or set "merge": {"base": "…"} in .baton/config.json.`, check: NO_CHECK };
+    if (baseTip === undefined)
+      return {
+        kind: 'refused',
+        message: `The base branch ${base} no longer exists in ${root}; recreate it, or set "merge": {"base": "…"} in .baton/config.json.`,
+        check: NO_CHECK,
+      };
     if (!started) {
       started = true;
       input.onStarted(baseTip);
@@ -62,40 +84,81 @@ export async function runMerge(input: RunInput): Promise<RunOutcome> {
     const checkout = await checkoutOf(root, base);
     if (checkout !== undefined) {
       const dirty = await dirtyFiles(checkout);
-      if (dirty.length > 0) return { kind: 'refused', message: new DirtyCheckoutError(checkout, base, dirty).message, check: NO_CHECK };
+      if (dirty.length > 0)
+        return {
+          kind: 'refused',
+          message: new DirtyCheckoutError(checkout, base, dirty).message,
+          check: NO_CHECK,
+        };
     }
     const tips: string[] = [];
     for (const member of input.members) {
       const tip = existsSync(member.worktree)
-        ? (await commitSessionWork({ worktree: member.worktree, branch: member.branch, name: member.name })).tip
+        ? (await commitSessionWork({ worktree: member.worktree, branch: member.branch, name: member.name }))
+            .tip
         : await branchTip(root, member.branch);
-      if (tip === undefined) return { kind: 'refused', message: `The branch ${member.branch} of ${member.name} is gone; there is nothing to merge.`, check: NO_CHECK };
-      if (await isAncestor(root, tip, baseTip)) return { kind: 'refused', message: `${member.name} has nothing to merge: its work is already on ${base}.`, check: NO_CHECK };
+      if (tip === undefined)
+        return {
+          kind: 'refused',
+          message: `The branch ${member.branch} of ${member.name} is gone; there is nothing to merge.`,
+          check: NO_CHECK,
+        };
+      if (await isAncestor(root, tip, baseTip))
+        return {
+          kind: 'refused',
+          message: `${member.name} has nothing to merge: its work is already on ${base}.`,
+          check: NO_CHECK,
+        };
       tips.push(tip);
     }
-    const merged = await withScratchWorktree(root, join(input.home, 'merges', input.mergeId), baseTip, (scratch) =>
-      mergeAndCheck(input, scratch, tips, check, timeoutSeconds, baseTip),
+    const merged = await withScratchWorktree(
+      root,
+      join(input.home, 'merges', input.mergeId),
+      baseTip,
+      (scratch) => mergeAndCheck(input, scratch, tips, check, timeoutSeconds, baseTip),
     );
     if (merged.kind !== 'ready') return merged;
     try {
       const advanced = await advanceBase(root, base, baseTip, merged.commit);
       if (advanced === 'moved') continue;
     } catch (error) {
-      if (error instanceof SessionStateError) return { kind: 'refused', message: error.message, check: merged.check };
+      if (error instanceof SessionStateError)
+        return { kind: 'refused', message: error.message, check: merged.check };
       throw error;
     }
-    return { kind: 'landed', commit: merged.commit, previous: baseTip, check: merged.check, checkoutUpdated: checkout ?? null };
+    return {
+      kind: 'landed',
+      commit: merged.commit,
+      previous: baseTip,
+      check: merged.check,
+      checkoutUpdated: checkout ?? null,
+    };
   }
-  return { kind: 'refused', message: `${base} moved ${ATTEMPTS} times while this merge ran; nothing was landed. Merge again when it is quieter.`, check: NO_CHECK };
+  return {
+    kind: 'refused',
+    message: `${base} moved ${ATTEMPTS} times while this merge ran; nothing was landed. Merge again when it is quieter.`,
+    check: NO_CHECK,
+  };
 }
 
 type Merged = { kind: 'ready'; commit: string; check: Check } | Exclude<RunOutcome, { kind: 'landed' }>;
 
-async function mergeAndCheck(input: RunInput, scratch: string, tips: string[], check: CheckCommand | undefined, timeoutSeconds: number, baseTip: string): Promise<Merged> {
+async function mergeAndCheck(
+  input: RunInput,
+  scratch: string,
+  tips: string[],
+  check: CheckCommand | undefined,
+  timeoutSeconds: number,
+  baseTip: string,
+): Promise<Merged> {
   const identity = await identityArgs(scratch);
   const heads: string[] = [];
   for (const [index, member] of input.members.entries()) {
-    const step = await mergeInto(scratch, tips[index]!, { squash: input.squash, message: commitMessage(member, input.base, input.squash), identity });
+    const step = await mergeInto(scratch, tips[index]!, {
+      squash: input.squash,
+      message: commitMessage(member, input.base, input.squash),
+      identity,
+    });
     if (!step.ok) return { kind: 'conflicted', culprit: member, files: step.files, baseCommit: baseTip };
     heads.push(step.head);
   }
@@ -121,7 +184,12 @@ async function mergeAndCheck(input: RunInput, scratch: string, tips: string[], c
       failing = result;
     }
   }
-  return { kind: 'check_failed', culprit: input.members[hi]!, check: outcomeOf(failing), bisected: heads.length > 1 };
+  return {
+    kind: 'check_failed',
+    culprit: input.members[hi]!,
+    check: outcomeOf(failing),
+    bisected: heads.length > 1,
+  };
 }
 
 async function resetScratch(scratch: string, head: string): Promise<void> {
@@ -142,7 +210,11 @@ function outcomeOf(result: CheckResult): Check {
 
 /** A landed session's commit message: its prompt's first line, then which session it was. */
 export function commitMessage(member: SessionWithProject, base: string, squash: boolean): string {
-  const firstLine = member.prompt.split('\n').find((line) => line.trim() !== '')?.trim() ?? member.name;
+  const firstLine =
+    member.prompt
+      .split('\n')
+      .find((line) => line.trim() !== '')
+      ?.trim() ?? member.name;
   const subject = squash ? firstLine : `Merge session ${member.name} into ${base}: ${firstLine}`;
   const short = subject.length > 100 ? `${subject.slice(0, 99)}…` : subject;
   return `${short}\n\nBaton session ${member.name} (branch ${member.branch}, agent ${member.agent}).${squash ? `\n\nPrompt:\n${member.prompt}` : ''}`;

@@ -8,7 +8,14 @@
 import { join } from 'node:path';
 import type { MergePlanView, MergeResult, MergeView, PrView } from '../api/merge.js';
 import type { WorkspaceBus } from '../bus/index.js';
-import { MergeConflicted, MergeFailed, MergeLanded, MergeQueued, MergeStarted, MergeChecking } from '../events/workspace.js';
+import {
+  MergeConflicted,
+  MergeFailed,
+  MergeLanded,
+  MergeQueued,
+  MergeStarted,
+  MergeChecking,
+} from '../events/workspace.js';
 import { newId } from '../shared/ids.js';
 import { errorMessage, InvalidInputError, SessionStateError } from '../shared/errors.js';
 import { createLogger } from '../shared/log.js';
@@ -19,7 +26,14 @@ import { NO_CHECK, runMerge, type RunOutcome } from './run.js';
 import { conflictReport, checkReport } from './reports.js';
 import { baseOf, requireMergeable } from './sessions.js';
 import type { MergeSessions } from './sessions.js';
-import { branchTip, checkoutOf, DirtyCheckoutError, dirtyFiles, isAncestor, removeStaleScratches } from './git.js';
+import {
+  branchTip,
+  checkoutOf,
+  DirtyCheckoutError,
+  dirtyFiles,
+  isAncestor,
+  removeStaleScratches,
+} from './git.js';
 import { git } from '../worktrees/index.js';
 
 const log = createLogger('merge');
@@ -63,7 +77,13 @@ export class MergeService {
     // Another machine's session is handed over and brought here first, as for a merge.
     const { brought } = (await this.options.sessions.prepare?.([ref], cwd)) ?? { brought: [] };
     try {
-      return await openPullRequest({ ref, cwd, sessions: this.options.sessions, bus: this.options.bus, env: this.options.env });
+      return await openPullRequest({
+        ref,
+        cwd,
+        sessions: this.options.sessions,
+        bus: this.options.bus,
+        env: this.options.env,
+      });
     } finally {
       await this.options.sessions.letGo?.(brought);
     }
@@ -88,8 +108,14 @@ export class MergeService {
    * the queued merge and the sequence number of its `merge.queued` event; `result` settles when
    * it has landed or failed.
    */
-  async enqueue(refs: string[], options: { squash: boolean; planned?: boolean; cwd?: string | undefined }): Promise<{ view: MergeView; seq: number; result: Promise<MergeResult> }> {
-    const { notes, brought } = (await this.options.sessions.prepare?.(refs, options.cwd)) ?? { notes: [], brought: [] };
+  async enqueue(
+    refs: string[],
+    options: { squash: boolean; planned?: boolean; cwd?: string | undefined },
+  ): Promise<{ view: MergeView; seq: number; result: Promise<MergeResult> }> {
+    const { notes, brought } = (await this.options.sessions.prepare?.(refs, options.cwd)) ?? {
+      notes: [],
+      brought: [],
+    };
     try {
       return await this.enqueueResolved(refs, options, notes);
     } catch (error) {
@@ -98,13 +124,21 @@ export class MergeService {
     }
   }
 
-  private async enqueueResolved(refs: string[], options: { squash: boolean; planned?: boolean; cwd?: string | undefined }, notes: string[]): Promise<{ view: MergeView; seq: number; result: Promise<MergeResult> }> {
+  private async enqueueResolved(
+    refs: string[],
+    options: { squash: boolean; planned?: boolean; cwd?: string | undefined },
+    notes: string[],
+  ): Promise<{ view: MergeView; seq: number; result: Promise<MergeResult> }> {
     let members = refs.map((ref) => this.options.sessions.resolve(ref, options.cwd));
     const ids = new Set(members.map((m) => m.id));
-    if (ids.size !== members.length) throw new InvalidInputError('A session is named twice in this merge; name each once.');
+    if (ids.size !== members.length)
+      throw new InvalidInputError('A session is named twice in this merge; name each once.');
     const root = members[0]!.project_root;
     const other = members.find((m) => m.project_root !== root);
-    if (other !== undefined) throw new InvalidInputError(`${members[0]!.name} and ${other.name} belong to different repositories; merge them separately.`);
+    if (other !== undefined)
+      throw new InvalidInputError(
+        `${members[0]!.name} and ${other.name} belong to different repositories; merge them separately.`,
+      );
     for (const member of members) requireMergeable(member, this.options.sessions);
     const base = baseOf(members);
     const baseTip = await this.precheck(root, base, members);
@@ -112,7 +146,10 @@ export class MergeService {
     // After the last await, so two requests for one session cannot both pass.
     for (const member of members) {
       const queued = this.jobs.find((job) => job.members.some((m) => m.id === member.id));
-      if (queued !== undefined) throw new SessionStateError(`${member.name} is already in the merge queue (merge ${queued.view.mergeId}); wait for it.`);
+      if (queued !== undefined)
+        throw new SessionStateError(
+          `${member.name} is already in the merge queue (merge ${queued.view.mergeId}); wait for it.`,
+        );
     }
 
     const view: MergeView = {
@@ -132,13 +169,23 @@ export class MergeService {
     const event = this.options.bus.publish(MergeQueued, { ...this.ref(view), position: view.position });
     const previous = this.chains.get(root) ?? Promise.resolve();
     job.done = previous.then(() => this.run(job));
-    this.chains.set(root, job.done.catch(() => undefined));
+    this.chains.set(
+      root,
+      job.done.catch(() => undefined),
+    );
     return { view: { ...view }, seq: event.seq, result: job.done };
   }
 
   /** Lands an ordered list of sessions as one group and resolves with the result (for groups built elsewhere). */
-  async mergeGroup(refs: string[], options: { squash?: boolean; planned?: boolean; cwd?: string } = {}): Promise<MergeResult> {
-    const { result } = await this.enqueue(refs, { squash: options.squash ?? false, planned: options.planned ?? false, cwd: options.cwd });
+  async mergeGroup(
+    refs: string[],
+    options: { squash?: boolean; planned?: boolean; cwd?: string } = {},
+  ): Promise<MergeResult> {
+    const { result } = await this.enqueue(refs, {
+      squash: options.squash ?? false,
+      planned: options.planned ?? false,
+      cwd: options.cwd,
+    });
     return result;
   }
 
@@ -146,7 +193,10 @@ export class MergeService {
   private async precheck(root: string, base: string, members: SessionWithProject[]): Promise<string> {
     const tip = await branchTip(root, base);
     if (tip === undefined) {
-      throw new InvalidInputError(`The base branch ${base} does not exist in ${root} (deleted, or the session started from a tag or commit); recreate it, or set "merge": {"base": "<branch>"} in .baton/config.json.`, { reason: 'no_base', base });
+      throw new InvalidInputError(
+        `The base branch ${base} does not exist in ${root} (deleted, or the session started from a tag or commit); recreate it, or set "merge": {"base": "<branch>"} in .baton/config.json.`,
+        { reason: 'no_base', base },
+      );
     }
     const checkout = await checkoutOf(root, base);
     if (checkout !== undefined) {
@@ -155,11 +205,19 @@ export class MergeService {
     }
     for (const member of members) {
       const branch = await branchTip(root, member.branch);
-      if (branch === undefined) throw new SessionStateError(`The branch ${member.branch} of ${member.name} is gone; there is nothing to merge.`);
-      const status = await git(member.worktree, ['status', '--porcelain', '--untracked-files=all'], { okExitCodes: [128] }).catch(() => undefined);
+      if (branch === undefined)
+        throw new SessionStateError(
+          `The branch ${member.branch} of ${member.name} is gone; there is nothing to merge.`,
+        );
+      const status = await git(member.worktree, ['status', '--porcelain', '--untracked-files=all'], {
+        okExitCodes: [128],
+      }).catch(() => undefined);
       const uncommitted = status !== undefined && status.exitCode === 0 && status.stdout.trim() !== '';
       if (!uncommitted && (await isAncestor(root, branch, tip))) {
-        throw new SessionStateError(`${member.name} has nothing to merge: its branch ${member.branch} has no commits beyond ${base} and no uncommitted work.`, { reason: 'nothing_to_merge' });
+        throw new SessionStateError(
+          `${member.name} has nothing to merge: its branch ${member.branch} has no commits beyond ${base} and no uncommitted work.`,
+          { reason: 'nothing_to_merge' },
+        );
       }
     }
     return tip;
@@ -170,7 +228,13 @@ export class MergeService {
   }
 
   private ref(view: MergeView) {
-    return { mergeId: view.mergeId, project: view.project, base: view.base, sessions: view.sessions, squash: view.squash };
+    return {
+      mergeId: view.mergeId,
+      project: view.project,
+      base: view.base,
+      sessions: view.sessions,
+      squash: view.squash,
+    };
   }
 
   private async run(job: Job): Promise<MergeResult> {
@@ -200,11 +264,18 @@ export class MergeService {
     } catch (error) {
       const known = error instanceof InvalidInputError || error instanceof SessionStateError;
       if (!known) log.error('merge failed', { mergeId: view.mergeId, error: errorMessage(error) });
-      outcome = { kind: 'refused', message: known ? error.message : `The merge failed: ${errorMessage(error)}`, check: NO_CHECK };
+      outcome = {
+        kind: 'refused',
+        message: known ? error.message : `The merge failed: ${errorMessage(error)}`,
+        check: NO_CHECK,
+      };
     }
     const durationMs = Math.round(performance.now() - started);
     const reported = await this.report(job, outcome, durationMs);
-    const result = job.notes.length === 0 ? reported : { ...reported, message: `${reported.message} ${job.notes.join(' ')}` };
+    const result =
+      job.notes.length === 0
+        ? reported
+        : { ...reported, message: `${reported.message} ${job.notes.join(' ')}` };
     this.jobs.splice(this.jobs.indexOf(job), 1);
     this.recent.unshift(result);
     this.recent.splice(RECENT);
@@ -217,34 +288,109 @@ export class MergeService {
   private async report(job: Job, outcome: RunOutcome, durationMs: number): Promise<MergeResult> {
     const { view } = job;
     const ref = this.ref(view);
-    const common = { ...ref, durationMs, finishedAt: this.clock().toISOString(), files: [] as string[], commit: null, previous: null, culprit: null, replied: false, checkoutUpdated: null };
+    const common = {
+      ...ref,
+      durationMs,
+      finishedAt: this.clock().toISOString(),
+      files: [] as string[],
+      commit: null,
+      previous: null,
+      culprit: null,
+      replied: false,
+      checkoutUpdated: null,
+    };
     switch (outcome.kind) {
       case 'landed': {
         for (const member of job.members) await this.retire(member, outcome.commit);
         const names = job.members.map((m) => m.name).join(', ');
-        this.options.bus.publish(MergeLanded, { ...ref, commit: outcome.commit, previous: outcome.previous, check: outcome.check, durationMs, checkoutUpdated: outcome.checkoutUpdated });
-        const checked = outcome.check.outcome === 'none' ? 'no check is configured (.baton/config.json merge.check), so none ran' : `the check passed in ${((outcome.check.durationMs ?? 0) / 1000).toFixed(1)} s`;
-        return { ...common, outcome: 'landed', reason: 'landed', message: `Landed ${names} on ${view.base} at ${outcome.commit.slice(0, 12)}; ${checked}.`, commit: outcome.commit, previous: outcome.previous, check: outcome.check, checkoutUpdated: outcome.checkoutUpdated };
+        this.options.bus.publish(MergeLanded, {
+          ...ref,
+          commit: outcome.commit,
+          previous: outcome.previous,
+          check: outcome.check,
+          durationMs,
+          checkoutUpdated: outcome.checkoutUpdated,
+        });
+        const checked =
+          outcome.check.outcome === 'none'
+            ? 'no check is configured (.baton/config.json merge.check), so none ran'
+            : `the check passed in ${((outcome.check.durationMs ?? 0) / 1000).toFixed(1)} s`;
+        return {
+          ...common,
+          outcome: 'landed',
+          reason: 'landed',
+          message: `Landed ${names} on ${view.base} at ${outcome.commit.slice(0, 12)}; ${checked}.`,
+          commit: outcome.commit,
+          previous: outcome.previous,
+          check: outcome.check,
+          checkoutUpdated: outcome.checkoutUpdated,
+        };
       }
       case 'conflicted': {
         const culprit = { sessionId: outcome.culprit.id, name: outcome.culprit.name };
-        const replied = await this.tell(outcome.culprit, conflictReport(outcome.culprit, view.base, outcome.files, job.members));
-        this.options.bus.publish(MergeConflicted, { ...ref, culprit, files: outcome.files, durationMs, replied });
+        const replied = await this.tell(
+          outcome.culprit,
+          conflictReport(outcome.culprit, view.base, outcome.files, job.members),
+        );
+        this.options.bus.publish(MergeConflicted, {
+          ...ref,
+          culprit,
+          files: outcome.files,
+          durationMs,
+          replied,
+        });
         const message = `${outcome.culprit.name} conflicts with ${view.base}${job.members.length > 1 ? ' and the members before it' : ''} in ${outcome.files.join(', ') || 'its changes'}; nothing was landed.`;
-        return { ...common, outcome: 'conflicted', reason: 'conflict', message, culprit, files: outcome.files, replied, check: NO_CHECK };
+        return {
+          ...common,
+          outcome: 'conflicted',
+          reason: 'conflict',
+          message,
+          culprit,
+          files: outcome.files,
+          replied,
+          check: NO_CHECK,
+        };
       }
       case 'check_failed': {
         const culprit = { sessionId: outcome.culprit.id, name: outcome.culprit.name };
-        const replied = await this.tell(outcome.culprit, checkReport(outcome.culprit, view.base, outcome.check, job.members, outcome.bisected));
+        const replied = await this.tell(
+          outcome.culprit,
+          checkReport(outcome.culprit, view.base, outcome.check, job.members, outcome.bisected),
+        );
         const reason = outcome.check.outcome === 'timed_out' ? 'check_timed_out' : 'check_failed';
-        const what = reason === 'check_timed_out' ? `did not finish within its time limit (${((outcome.check.durationMs ?? 0) / 1000).toFixed(1)} s) and was stopped` : `failed (exit ${outcome.check.exitCode ?? 'by signal'})`;
+        const what =
+          reason === 'check_timed_out'
+            ? `did not finish within its time limit (${((outcome.check.durationMs ?? 0) / 1000).toFixed(1)} s) and was stopped`
+            : `failed (exit ${outcome.check.exitCode ?? 'by signal'})`;
         const message = `The check \`${outcome.check.command ?? ''}\` ${what}${outcome.bisected ? `; bisected to ${outcome.culprit.name}` : ''}; nothing was landed.`;
-        this.options.bus.publish(MergeFailed, { ...ref, reason, message, culprit, check: outcome.check, durationMs, replied });
+        this.options.bus.publish(MergeFailed, {
+          ...ref,
+          reason,
+          message,
+          culprit,
+          check: outcome.check,
+          durationMs,
+          replied,
+        });
         return { ...common, outcome: 'failed', reason, message, culprit, replied, check: outcome.check };
       }
       case 'refused': {
-        this.options.bus.publish(MergeFailed, { ...ref, reason: 'refused', message: outcome.message, culprit: null, check: outcome.check, durationMs, replied: false });
-        return { ...common, outcome: 'failed', reason: 'refused', message: outcome.message, check: outcome.check };
+        this.options.bus.publish(MergeFailed, {
+          ...ref,
+          reason: 'refused',
+          message: outcome.message,
+          culprit: null,
+          check: outcome.check,
+          durationMs,
+          replied: false,
+        });
+        return {
+          ...common,
+          outcome: 'failed',
+          reason: 'refused',
+          message: outcome.message,
+          check: outcome.check,
+        };
       }
     }
   }
@@ -269,7 +415,10 @@ export class MergeService {
       await this.options.sessions.reply(session.id, text);
       return true;
     } catch (error) {
-      log.info('merge report not delivered as a reply', { session: session.name, error: errorMessage(error) });
+      log.info('merge report not delivered as a reply', {
+        session: session.name,
+        error: errorMessage(error),
+      });
       return false;
     }
   }

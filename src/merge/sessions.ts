@@ -25,7 +25,9 @@ export interface MergeSessions {
    * Other machines' sessions working in the checkout at `root`, for the landing plan: each as a
    * session of this checkout, with its machine and the commit of its pushed work (none pushed: undefined).
    */
-  elsewhere?(root: string): Promise<{ session: SessionWithProject; machine: string; commit: string | undefined }[]>;
+  elsewhere?(
+    root: string,
+  ): Promise<{ session: SessionWithProject; machine: string; commit: string | undefined }[]>;
   /** The branch a session brought from another machine is known by there (its pull request's head); undefined for this machine's. */
   ownBranch?(id: string): string | undefined;
 }
@@ -36,7 +38,8 @@ export interface MergeSessions {
  */
 export function requireMergeable(session: SessionWithProject, sessions: MergeSessions): void {
   const current = sessions.get(session.id) ?? session;
-  if (current.removed_at !== null) throw new SessionStateError(`${current.name} was removed; there is nothing left to merge.`);
+  if (current.removed_at !== null)
+    throw new SessionStateError(`${current.name} was removed; there is nothing left to merge.`);
   if (current.state === 'queued' || ACTIVE_STATES.includes(current.state)) {
     throw new SessionStateError(
       `${current.name} is ${current.state.replace(/_/g, ' ')}: its agent is still changing the work. Merge it when it is ready for review, or stop it first (\`baton stop ${current.name}\`).`,
@@ -51,11 +54,15 @@ export function baseOf(members: SessionWithProject[]): string {
   if (config.merge?.base !== undefined) return config.merge.base;
   const bases = [...new Set(members.map((m) => m.base_ref))];
   if (bases.length > 1) {
-    throw new InvalidInputError(`These sessions started from different branches (${bases.join(', ')}); merge them separately, or set "merge": {"base": "<branch>"} in .baton/config.json.`);
+    throw new InvalidInputError(
+      `These sessions started from different branches (${bases.join(', ')}); merge them separately, or set "merge": {"base": "<branch>"} in .baton/config.json.`,
+    );
   }
   const base = bases[0]!;
   if (base === 'HEAD') {
-    throw new InvalidInputError(`${members[0]!.name} started from a detached HEAD, so it has no base branch to land on; set "merge": {"base": "<branch>"} in .baton/config.json.`);
+    throw new InvalidInputError(
+      `${members[0]!.name} started from a detached HEAD, so it has no base branch to land on; set "merge": {"base": "<branch>"} in .baton/config.json.`,
+    );
   }
   return base;
 }

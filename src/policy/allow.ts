@@ -20,7 +20,12 @@ export interface PendingCall {
   gate?: string | undefined;
 }
 
-export function matchAllowRule<R extends AllowRule>(rules: readonly R[], call: PendingCall, cwd: string, home: string): R | undefined {
+export function matchAllowRule<R extends AllowRule>(
+  rules: readonly R[],
+  call: PendingCall,
+  cwd: string,
+  home: string,
+): R | undefined {
   if (call.gate !== undefined) return undefined;
   const byTool = rules.find((r) => r.pattern === null && r.tool === call.tool);
   if (byTool !== undefined) return byTool;

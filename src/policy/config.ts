@@ -7,13 +7,26 @@ import { z } from 'zod';
 import { RULE_ACTIONS } from './types.js';
 
 /** The built-in rules' ids, in the order they are listed. */
-export const BUILT_IN_RULE_IDS = ['recursive-delete', 'write-outside', 'disk', 'git-force-push', 'git-base-branch', 'sql-destructive', 'package-publish', 'opaque-script'] as const;
+export const BUILT_IN_RULE_IDS = [
+  'recursive-delete',
+  'write-outside',
+  'disk',
+  'git-force-push',
+  'git-base-branch',
+  'sql-destructive',
+  'package-publish',
+  'opaque-script',
+] as const;
 
-const ruleId = z.string().regex(/^[a-z0-9][a-z0-9-]*$/, { message: 'must be lowercase letters, digits and dashes' });
+const ruleId = z
+  .string()
+  .regex(/^[a-z0-9][a-z0-9-]*$/, { message: 'must be lowercase letters, digits and dashes' });
 
 export const CustomRule = z
   .object({
-    id: ruleId.refine((id) => !(BUILT_IN_RULE_IDS as readonly string[]).includes(id), { message: 'is a built-in rule: change its action under policy.rules instead' }),
+    id: ruleId.refine((id) => !(BUILT_IN_RULE_IDS as readonly string[]).includes(id), {
+      message: 'is a built-in rule: change its action under policy.rules instead',
+    }),
     /** The program (`terraform`), matched after wrappers such as `sudo` or `bash -c` are peeled off. */
     command: z.string().trim().min(1),
     /** Arguments that must all be present (`["destroy"]`); unset, any use of the program matches. */
@@ -33,14 +46,26 @@ export const PolicySection = z
       .superRefine((rules, ctx) => {
         for (const id of Object.keys(rules)) {
           if (!(BUILT_IN_RULE_IDS as readonly string[]).includes(id)) {
-            ctx.addIssue({ code: 'custom', path: [id], message: `no built-in rule is called "${id}" (there are: ${BUILT_IN_RULE_IDS.join(', ')})` });
+            ctx.addIssue({
+              code: 'custom',
+              path: [id],
+              message: `no built-in rule is called "${id}" (there are: ${BUILT_IN_RULE_IDS.join(', ')})`,
+            });
           }
         }
       })
       .optional(),
     custom: z.array(CustomRule).optional(),
     /** Absolute folders outside the worktree where writes and deletes are fine (default: the temporary folders). */
-    writable: z.array(z.string().refine((p) => p.startsWith('/') && p !== '/', { message: 'must be an absolute folder other than /' })).optional(),
+    writable: z
+      .array(
+        z
+          .string()
+          .refine((p) => p.startsWith('/') && p !== '/', {
+            message: 'must be an absolute folder other than /',
+          }),
+      )
+      .optional(),
   })
   .strict();
 export type PolicySection = z.infer<typeof PolicySection>;

@@ -8,17 +8,24 @@ describe('the gate over its corpus', () => {
 
   it('has at least 300 cases, of every verdict', () => {
     expect(corpus.length).toBeGreaterThanOrEqual(300);
-    for (const verdict of ['block', 'ask', 'allow'] as const) expect(corpus.filter((c) => c.expect === verdict).length).toBeGreaterThan(50);
+    for (const verdict of ['block', 'ask', 'allow'] as const)
+      expect(corpus.filter((c) => c.expect === verdict).length).toBeGreaterThan(50);
   });
 
   it('misses nothing and blocks nothing it should allow (each case its expected verdict)', () => {
     const wrong = corpus.flatMap((c) => {
       const verdict = evaluate(c.call, CORPUS_CONTEXT, policy);
-      return verdict.action === c.expect ? [] : [`${c.where}  expected ${c.expect}, got ${verdict.action} (${verdict.rule ?? 'no rule'}: ${verdict.why ?? ''})  ${c.text}  ⟶ ${verdict.parsed.join(' ; ')}`];
+      return verdict.action === c.expect
+        ? []
+        : [
+            `${c.where}  expected ${c.expect}, got ${verdict.action} (${verdict.rule ?? 'no rule'}: ${verdict.why ?? ''})  ${c.text}  ⟶ ${verdict.parsed.join(' ; ')}`,
+          ];
     });
     const misses = wrong.filter((w) => / got allow /.test(w));
     const falseBlocks = wrong.filter((w) => /expected allow/.test(w));
-    console.log(`corpus: ${corpus.length} cases, ${misses.length} missed, ${falseBlocks.length} falsely blocked or asked, ${wrong.length - misses.length - falseBlocks.length} with the other strength`);
+    console.log(
+      `corpus: ${corpus.length} cases, ${misses.length} missed, ${falseBlocks.length} falsely blocked or asked, ${wrong.length - misses.length - falseBlocks.length} with the other strength`,
+    );
     expect(wrong).toEqual([]);
   });
 });

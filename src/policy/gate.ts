@@ -13,7 +13,15 @@ import { DATA_RULES } from './rules-data.js';
 import { DISK, FILE_RULES, WRITE_OUTSIDE } from './rules-files.js';
 import { GIT_RULES, switchTarget } from './rules-git.js';
 import { joinPath, UNKNOWN } from './shell.js';
-import type { CommandRule, Finding, GateContext, RuleAction, RuleContext, ToolCall, Verdict } from './types.js';
+import type {
+  CommandRule,
+  Finding,
+  GateContext,
+  RuleAction,
+  RuleContext,
+  ToolCall,
+  Verdict,
+} from './types.js';
 import { commandsOf, type Command } from './unwrap.js';
 
 export const UNPARSEABLE = 'unparseable';
@@ -34,31 +42,55 @@ export function compilePolicy(section: PolicySection = {}, tmpdir?: string): Pol
     const action = actions[rule.id] ?? rule.action;
     return action === 'off' ? [] : [{ ...rule, action }];
   });
-  const custom = (section.custom ?? []).map(
-    (rule): CommandRule => ({
-      id: rule.id,
-      title: rule.why,
-      action: rule.action,
-      suggest: rule.suggest,
-      check: (command) => (command.name === rule.command && (rule.args ?? []).every((arg) => command.args.some((a) => a.text === arg)) ? { rule: rule.id, why: rule.why } : undefined),
-    }),
-  );
-  const writable = section.writable ?? [...DEFAULT_WRITABLE, ...(tmpdir === undefined || DEFAULT_WRITABLE.includes(tmpdir) ? [] : [tmpdir])];
+  const custom = (section.custom ?? []).map((rule): CommandRule => ({
+    id: rule.id,
+    title: rule.why,
+    action: rule.action,
+    suggest: rule.suggest,
+    check: (command) =>
+      command.name === rule.command &&
+      (rule.args ?? []).every((arg) => command.args.some((a) => a.text === arg))
+        ? { rule: rule.id, why: rule.why }
+        : undefined,
+  }));
+  const writable = section.writable ?? [
+    ...DEFAULT_WRITABLE,
+    ...(tmpdir === undefined || DEFAULT_WRITABLE.includes(tmpdir) ? [] : [tmpdir]),
+  ];
   return { rules: [...builtIn, ...custom], writable };
 }
 
 /** Every rule the gate knows, with its action in this policy (`off` when turned off). */
-export function describeRules(section: PolicySection = {}): { id: string; title: string; action: RuleAction; suggest?: string | undefined; custom: boolean }[] {
+export function describeRules(
+  section: PolicySection = {},
+): { id: string; title: string; action: RuleAction; suggest?: string | undefined; custom: boolean }[] {
   const actions: Record<string, RuleAction | undefined> = section.rules ?? {};
   return [
-    ...BUILT_IN.map((rule) => ({ id: rule.id, title: rule.title, action: actions[rule.id] ?? rule.action, suggest: rule.suggest, custom: false })),
-    ...(section.custom ?? []).map((rule) => ({ id: rule.id, title: rule.why, action: rule.action, suggest: rule.suggest, custom: true })),
+    ...BUILT_IN.map((rule) => ({
+      id: rule.id,
+      title: rule.title,
+      action: actions[rule.id] ?? rule.action,
+      suggest: rule.suggest,
+      custom: false,
+    })),
+    ...(section.custom ?? []).map((rule) => ({
+      id: rule.id,
+      title: rule.why,
+      action: rule.action,
+      suggest: rule.suggest,
+      custom: true,
+    })),
   ];
 }
 
 export function evaluate(call: ToolCall, context: GateContext, policy: Policy): Verdict {
   const ctx: RuleContext = { ...context, writable: policy.writable };
-  if (call.kind === 'edit' && call.paths !== undefined) return decide(policy, editFindings(call.paths, ctx), call.paths.map((p) => `${call.tool} ${p}`));
+  if (call.kind === 'edit' && call.paths !== undefined)
+    return decide(
+      policy,
+      editFindings(call.paths, ctx),
+      call.paths.map((p) => `${call.tool} ${p}`),
+    );
   if (call.command === undefined) return decide(policy, [], []);
   let commands: Command[];
   try {
@@ -66,7 +98,14 @@ export function evaluate(call: ToolCall, context: GateContext, policy: Policy): 
     commands = commands.flatMap((c) => [c, ...inlineCommands(c, ctx.home, 1)]);
   } catch (error) {
     const why = `the command could not be read as shell (${(error as Error).message}), so the gate cannot tell what it does`;
-    return { action: 'ask', rule: UNPARSEABLE, why, uncertain: true, findings: [{ rule: UNPARSEABLE, why, uncertain: true, action: 'ask' }], parsed: [] };
+    return {
+      action: 'ask',
+      rule: UNPARSEABLE,
+      why,
+      uncertain: true,
+      findings: [{ rule: UNPARSEABLE, why, uncertain: true, action: 'ask' }],
+      parsed: [],
+    };
   }
   const findings: Finding[] = [];
   for (const command of commands) {
@@ -86,8 +125,10 @@ function editFindings(paths: readonly string[], ctx: RuleContext): Finding[] {
     const absolute = joinPath(ctx.cwd, path);
     if (isDisk(absolute)) return [{ rule: DISK, why: `writes the device ${absolute}` }];
     const where = placeOf(absolute, false, ctx);
-    if (where === 'outside') return [{ rule: WRITE_OUTSIDE, why: `writes ${absolute}, outside the worktree` }];
-    if (where === 'repository' || where === 'worktree') return [{ rule: WRITE_OUTSIDE, why: `writes ${absolute}, the repository's git data` }];
+    if (where === 'outside')
+      return [{ rule: WRITE_OUTSIDE, why: `writes ${absolute}, outside the worktree` }];
+    if (where === 'repository' || where === 'worktree')
+      return [{ rule: WRITE_OUTSIDE, why: `writes ${absolute}, the repository's git data` }];
     return [];
   });
 }
@@ -98,11 +139,22 @@ function decide(policy: Policy, findings: Finding[], parsed: string[]): Verdict 
   const byId = new Map(policy.rules.map((r) => [r.id, r]));
   const judged = findings
     .filter((f) => byId.has(f.rule))
-    .map((f) => ({ ...f, action: f.uncertain === true ? ('ask' as const) : (byId.get(f.rule)?.action ?? 'ask') }))
+    .map((f) => ({
+      ...f,
+      action: f.uncertain === true ? ('ask' as const) : (byId.get(f.rule)?.action ?? 'ask'),
+    }))
     .sort((a, b) => STRENGTH[b.action] - STRENGTH[a.action]);
   const top = judged[0];
   if (top === undefined) return { action: 'allow', findings: [], parsed };
-  return { action: top.action, rule: top.rule, why: top.why, suggest: byId.get(top.rule)?.suggest, uncertain: top.uncertain, findings: judged, parsed };
+  return {
+    action: top.action,
+    rule: top.rule,
+    why: top.why,
+    suggest: byId.get(top.rule)?.suggest,
+    uncertain: top.uncertain,
+    findings: judged,
+    parsed,
+  };
 }
 
 /** A command as the gate read it: `sudo › rm -rf /`. */

@@ -6,8 +6,25 @@
  * store and are matched by `matchAllowRule`.
  */
 export { BUILT_IN_RULE_IDS, CustomRule, PolicySection } from './config.js';
-export { compilePolicy, DEFAULT_WRITABLE, describeRules, evaluate, render, UNPARSEABLE, type Policy } from './gate.js';
-export { GATE_ACTIONS, RULE_ACTIONS, type Finding, type GateAction, type GateContext, type RuleAction, type ToolCall, type Verdict } from './types.js';
+export {
+  compilePolicy,
+  DEFAULT_WRITABLE,
+  describeRules,
+  evaluate,
+  render,
+  UNPARSEABLE,
+  type Policy,
+} from './gate.js';
+export {
+  GATE_ACTIONS,
+  RULE_ACTIONS,
+  type Finding,
+  type GateAction,
+  type GateContext,
+  type RuleAction,
+  type ToolCall,
+  type Verdict,
+} from './types.js';
 export { readSessionPolicy, sessionGate, SessionPolicy, writeSessionPolicy } from './session.js';
 export { matchAllowRule, patternWords, type AllowRule, type PendingCall } from './allow.js';
 export { PolicyService, type PolicySessions } from './service.js';

@@ -23,8 +23,10 @@ const INLINE_FLAGS: Record<string, string[]> = {
 /** A pseudo-program: SQL a script executes, judged by the SQL rule. */
 export const SQL_FROM_SCRIPT = '(sql)';
 
-const SHELL_OUT = /\b(?:os\.system|os\.popen|subprocess\.(?:run|call|check_call|check_output|Popen|getoutput|getstatusoutput)|execSync|execFileSync|spawnSync|exec|spawn|system|popen|Open3\.\w+|shell_exec|passthru)\s*\(\s*/g;
-const DELETE_API = /\b(?:shutil\.rmtree|rmtree|remove_tree|rm_rf|rm_r|rimraf(?:\.sync)?|fs\.rmSync|fs\.rm|fs\.promises\.rm|fsp\.rm|rmSync|rmdirSync|FileUtils\.rm_rf|FileUtils\.remove_dir)\s*\(\s*/g;
+const SHELL_OUT =
+  /\b(?:os\.system|os\.popen|subprocess\.(?:run|call|check_call|check_output|Popen|getoutput|getstatusoutput)|execSync|execFileSync|spawnSync|exec|spawn|system|popen|Open3\.\w+|shell_exec|passthru)\s*\(\s*/g;
+const DELETE_API =
+  /\b(?:shutil\.rmtree|rmtree|remove_tree|rm_rf|rm_r|rimraf(?:\.sync)?|fs\.rmSync|fs\.rm|fs\.promises\.rm|fsp\.rm|rmSync|rmdirSync|FileUtils\.rm_rf|FileUtils\.remove_dir)\s*\(\s*/g;
 const DB_CALL = /\b(?:execute|executescript|executemany|query|exec|raw|run|prepare|sql)\s*\(/;
 
 /** The interpreter's inline script, if the command runs one. */
@@ -32,7 +34,18 @@ export function inlineScript(command: Command): string | undefined {
   const name = basename(command.name).replace(/[0-9.]+$/, '');
   const flags = INLINE_FLAGS[name];
   if (flags === undefined) return undefined;
-  const index = command.args.findIndex((a) => flags.includes(a.text) || flags.some((f) => f.startsWith('-') && f.length === 2 && a.text.startsWith(f) && a.text.length > 2 && !a.text.startsWith('--')));
+  const index = command.args.findIndex(
+    (a) =>
+      flags.includes(a.text) ||
+      flags.some(
+        (f) =>
+          f.startsWith('-') &&
+          f.length === 2 &&
+          a.text.startsWith(f) &&
+          a.text.length > 2 &&
+          !a.text.startsWith('--'),
+      ),
+  );
   if (index >= 0) {
     const flag = command.args[index] as Word;
     const glued = flags.includes(flag.text) ? undefined : flag.text.slice(2);
@@ -48,18 +61,31 @@ export function inlineCommands(command: Command, home: string, depth: number): C
   const script = inlineScript(command);
   if (script === undefined) return [];
   const via = [...command.via, `${command.name} script`];
-  const base: Omit<Command, 'name' | 'args'> = { redirects: [], stdinUnknown: false, cwd: command.cwd, moreArgs: false, via };
+  const base: Omit<Command, 'name' | 'args'> = {
+    redirects: [],
+    stdinUnknown: false,
+    cwd: command.cwd,
+    moreArgs: false,
+    via,
+  };
   const out: Command[] = [];
   for (const argument of callArguments(script, SHELL_OUT)) {
-    if (argument.list !== undefined) out.push({ ...base, name: argument.list[0] ?? '', args: argument.list.slice(1).map(known) });
-    else if (argument.text !== undefined) out.push(...commandsOf(argument.text, command.cwd ?? '/', home, depth + 1, via));
+    if (argument.list !== undefined)
+      out.push({ ...base, name: argument.list[0] ?? '', args: argument.list.slice(1).map(known) });
+    else if (argument.text !== undefined)
+      out.push(...commandsOf(argument.text, command.cwd ?? '/', home, depth + 1, via));
     else out.push({ ...base, name: 'sh', args: [known('-c'), unknownWord()], moreArgs: true });
   }
   for (const argument of callArguments(script, DELETE_API)) {
-    out.push({ ...base, name: 'rm', args: [known('-r'), argument.text === undefined ? unknownWord() : known(argument.text)] });
+    out.push({
+      ...base,
+      name: 'rm',
+      args: [known('-r'), argument.text === undefined ? unknownWord() : known(argument.text)],
+    });
   }
   if (DB_CALL.test(script)) {
-    for (const literal of stringLiterals(script)) out.push({ ...base, name: SQL_FROM_SCRIPT, args: [known(literal)] });
+    for (const literal of stringLiterals(script))
+      out.push({ ...base, name: SQL_FROM_SCRIPT, args: [known(literal)] });
   }
   return out;
 }
@@ -93,7 +119,8 @@ function callArguments(script: string, pattern: RegExp): CallArgument[] {
   return out;
 }
 
-const LITERAL = /^(?:[rbuf]{0,2})('''[\s\S]*?'''|"""[\s\S]*?"""|'(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*"|`(?:[^`\\]|\\.)*`)/;
+const LITERAL =
+  /^(?:[rbuf]{0,2})('''[\s\S]*?'''|"""[\s\S]*?"""|'(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*"|`(?:[^`\\]|\\.)*`)/;
 
 function leadingLiteral(text: string): string | undefined {
   const match = LITERAL.exec(text);

@@ -6,7 +6,18 @@
 import type { CommandRule } from './types.js';
 
 export const OPAQUE_SCRIPT = 'opaque-script';
-export const SHELLS_AND_EVAL = new Set(['sh', 'bash', 'zsh', 'dash', 'ksh', 'mksh', 'ash', 'eval', 'source', '.']);
+export const SHELLS_AND_EVAL = new Set([
+  'sh',
+  'bash',
+  'zsh',
+  'dash',
+  'ksh',
+  'mksh',
+  'ash',
+  'eval',
+  'source',
+  '.',
+]);
 
 export const OPAQUE: CommandRule = {
   id: OPAQUE_SCRIPT,
@@ -16,11 +27,24 @@ export const OPAQUE: CommandRule = {
   check(command) {
     if (!SHELLS_AND_EVAL.has(command.name)) return undefined;
     if (command.name === 'source' || command.name === '.') return undefined;
-    if (command.stdinUnknown) return { rule: OPAQUE_SCRIPT, why: `${command.name} runs a script piped in from another program`, uncertain: true };
+    if (command.stdinUnknown)
+      return {
+        rule: OPAQUE_SCRIPT,
+        why: `${command.name} runs a script piped in from another program`,
+        uncertain: true,
+      };
     const unknownArg = command.args.some((a) => a.dynamic);
-    if (command.name === 'eval' && unknownArg) return { rule: OPAQUE_SCRIPT, why: 'eval runs text only known at run time', uncertain: true };
-    if (command.name !== 'eval' && (command.moreArgs || (unknownArg && command.args.some((a) => /^-[a-zA-Z]*c/.test(a.text))))) {
-      return { rule: OPAQUE_SCRIPT, why: `${command.name} -c runs a script only known at run time`, uncertain: true };
+    if (command.name === 'eval' && unknownArg)
+      return { rule: OPAQUE_SCRIPT, why: 'eval runs text only known at run time', uncertain: true };
+    if (
+      command.name !== 'eval' &&
+      (command.moreArgs || (unknownArg && command.args.some((a) => /^-[a-zA-Z]*c/.test(a.text))))
+    ) {
+      return {
+        rule: OPAQUE_SCRIPT,
+        why: `${command.name} -c runs a script only known at run time`,
+        uncertain: true,
+      };
     }
     return undefined;
   },

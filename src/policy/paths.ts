@@ -25,7 +25,9 @@ export function whereIs(word: Word, cwd: string | undefined, place: Place): Wher
   let child = false;
   if (word.dynamic || word.glob) {
     // A variable or pattern after a fixed folder (`build/$X`, `dist/*`) stays below that folder.
-    const cut = Math.min(...[UNKNOWN, '*', '?', '['].map((c) => (text.includes(c) ? text.indexOf(c) : text.length)));
+    const cut = Math.min(
+      ...[UNKNOWN, '*', '?', '['].map((c) => (text.includes(c) ? text.indexOf(c) : text.length)),
+    );
     const slash = text.lastIndexOf('/', cut);
     if (word.dynamic && slash < 0) return 'unknown';
     if (word.dynamic && text.slice(cut).includes('..')) return 'unknown';
@@ -44,11 +46,13 @@ export function placeOf(path: string, child: boolean, place: Place): Where {
     return rel === '.git' || rel.startsWith('.git/') ? 'repository' : 'inside';
   }
   // A writable folder never covers the worktree's own folders above it, the home folder when it
-  // is the broader of the two (a home under /tmp stays the home), 
+  // is the broader of the two (a home under /tmp stays the home),
   // nor the worktree's siblings (other sessions' worktrees).
   if (within(worktree, path) || within(path, dirname(worktree))) return 'outside';
   const inHome = path === place.home || within(path, place.home);
-  const writable = place.writable.find((w) => (within(path, w) || (child && path === w)) && (!inHome || within(w, place.home)));
+  const writable = place.writable.find(
+    (w) => (within(path, w) || (child && path === w)) && (!inHome || within(w, place.home)),
+  );
   return writable === undefined ? 'outside' : 'writable';
 }
 
@@ -57,7 +61,15 @@ export function within(path: string, folder: string): boolean {
 }
 
 /** Device files a write to is harmless. */
-export const HARMLESS_DEVICES = new Set(['/dev/null', '/dev/stdout', '/dev/stderr', '/dev/tty', '/dev/zero', '/dev/random', '/dev/urandom']);
+export const HARMLESS_DEVICES = new Set([
+  '/dev/null',
+  '/dev/stdout',
+  '/dev/stderr',
+  '/dev/tty',
+  '/dev/zero',
+  '/dev/random',
+  '/dev/urandom',
+]);
 
 /** A block device: a disk, a partition, a volume. */
 export function isDisk(path: string): boolean {

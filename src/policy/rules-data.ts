@@ -32,9 +32,14 @@ const sql: CommandRule = {
   check(command) {
     for (const text of statementsOf(command)) {
       const found = destructiveSql(text);
-      if (found !== undefined) return { rule: SQL, why: `${found}${command.name === SQL_FROM_SCRIPT ? ' (executed by an inline script)' : ` (sent to ${command.name})`}` };
+      if (found !== undefined)
+        return {
+          rule: SQL,
+          why: `${found}${command.name === SQL_FROM_SCRIPT ? ' (executed by an inline script)' : ` (sent to ${command.name})`}`,
+        };
     }
-    if (command.name === 'redis-cli' && command.args.some((a) => /^flush(all|db)$/i.test(a.text))) return { rule: SQL, why: 'redis-cli FLUSHALL/FLUSHDB empties the database' };
+    if (command.name === 'redis-cli' && command.args.some((a) => /^flush(all|db)$/i.test(a.text)))
+      return { rule: SQL, why: 'redis-cli FLUSHALL/FLUSHDB empties the database' };
     return undefined;
   },
 };
@@ -51,7 +56,12 @@ function statementsOf(command: Command): string[] {
     if (glued !== undefined) out.push(arg.text.slice(glued.length + 1));
   });
   // sqlite3 and duckdb take the statement after the database file.
-  if (command.name === 'sqlite3' || command.name === 'duckdb') out.push(...operandsOf(command.args).slice(1).map((w) => w.text));
+  if (command.name === 'sqlite3' || command.name === 'duckdb')
+    out.push(
+      ...operandsOf(command.args)
+        .slice(1)
+        .map((w) => w.text),
+    );
   if (command.stdin !== undefined) out.push(command.stdin);
   return out;
 }
@@ -64,11 +74,16 @@ export function destructiveSql(text: string): string | undefined {
     .replace(/'(?:[^']|'')*'/g, "''");
   for (const raw of code.split(';')) {
     const statement = raw.replace(/\s+/g, ' ').trim();
-    const drop = /^DROP\s+(TABLE|DATABASE|SCHEMA|VIEW|MATERIALIZED VIEW|INDEX|USER|ROLE|KEYSPACE|COLLECTION)\b(.*)$/i.exec(statement);
+    const drop =
+      /^DROP\s+(TABLE|DATABASE|SCHEMA|VIEW|MATERIALIZED VIEW|INDEX|USER|ROLE|KEYSPACE|COLLECTION)\b(.*)$/i.exec(
+        statement,
+      );
     if (drop !== null) return `DROP ${(drop[1] ?? '').toUpperCase()}${(drop[2] ?? '').slice(0, 60)}`;
     if (/^TRUNCATE\b/i.test(statement)) return statement.slice(0, 70);
-    if (/^DELETE\s+FROM\b/i.test(statement) && !/\bWHERE\b/i.test(statement)) return `${statement.slice(0, 60)} (no WHERE)`;
-    if (/\bdropDatabase\s*\(|\.drop\s*\(\s*\)|\.deleteMany\s*\(\s*\{\s*\}\s*\)/.test(statement)) return statement.slice(0, 60);
+    if (/^DELETE\s+FROM\b/i.test(statement) && !/\bWHERE\b/i.test(statement))
+      return `${statement.slice(0, 60)} (no WHERE)`;
+    if (/\bdropDatabase\s*\(|\.drop\s*\(\s*\)|\.deleteMany\s*\(\s*\{\s*\}\s*\)/.test(statement))
+      return statement.slice(0, 60);
   }
   return undefined;
 }
@@ -105,7 +120,10 @@ const publish: CommandRule = {
     const found = PUBLISHERS.find(([program, publishes]) => program === name && publishes(command.args));
     if (found === undefined) return undefined;
     if (command.args.some((a) => DRY_RUN.has(a.text))) return undefined;
-    return { rule: PUBLISH, why: `${name} ${command.args[0]?.text ?? ''} publishes to a registry others install from` };
+    return {
+      rule: PUBLISH,
+      why: `${name} ${command.args[0]?.text ?? ''} publishes to a registry others install from`,
+    };
   },
 };
 

@@ -16,7 +16,8 @@ const recursiveDelete: CommandRule = {
   check(command, context) {
     const targets = deleteTargets(command);
     if (targets === undefined) return undefined;
-    if (targets.length === 0 && command.moreArgs) return uncertain(RECURSIVE_DELETE, `${command.name} deletes paths only known at run time`);
+    if (targets.length === 0 && command.moreArgs)
+      return uncertain(RECURSIVE_DELETE, `${command.name} deletes paths only known at run time`);
     return worst(targets, command.cwd, context, RECURSIVE_DELETE, (where, path) => {
       if (where === 'worktree') return `deletes the whole worktree (${path})`;
       if (where === 'repository') return `deletes the repository's git data (${path})`;
@@ -38,7 +39,11 @@ function deleteTargets(command: Command): Word[] | undefined {
     const deletes = args.some((a) => a.text === '-delete');
     if (!deletes) return undefined;
     // find deletes what is below its starting points: `find . -delete` empties the worktree, `find .. -delete` more.
-    return findRoots(args).map((root) => ({ text: `${root.text.replace(/\/+$/, '')}/*`, dynamic: root.dynamic, glob: true }));
+    return findRoots(args).map((root) => ({
+      text: `${root.text.replace(/\/+$/, '')}/*`,
+      dynamic: root.dynamic,
+      glob: true,
+    }));
   }
   if (name === 'rmtree' || name === 'rimraf' || name === 'del-cli') return operandsOf(args);
   return undefined;
@@ -51,26 +56,51 @@ const writeOutside: CommandRule = {
   suggest: 'write inside the worktree, or in the temporary folder',
   check(command, context) {
     const targets = writeTargets(command);
-    return worst(targets, command.cwd, context, WRITE_OUTSIDE, (where, path) => (where === 'outside' && !HARMLESS_DEVICES.has(path) && !isDisk(path) ? `writes ${path}, outside the worktree` : undefined));
+    return worst(targets, command.cwd, context, WRITE_OUTSIDE, (where, path) =>
+      where === 'outside' && !HARMLESS_DEVICES.has(path) && !isDisk(path)
+        ? `writes ${path}, outside the worktree`
+        : undefined,
+    );
   },
 };
 
 /** Programs that write the files named by their operands (all of them, or the last one). */
-const WRITES_ALL = new Set(['touch', 'mkdir', 'rm', 'rmdir', 'tee', 'truncate', 'chmod', 'chown', 'chgrp', 'shred', 'unlink']);
+const WRITES_ALL = new Set([
+  'touch',
+  'mkdir',
+  'rm',
+  'rmdir',
+  'tee',
+  'truncate',
+  'chmod',
+  'chown',
+  'chgrp',
+  'shred',
+  'unlink',
+]);
 const WRITES_LAST = new Set(['cp', 'mv', 'ln', 'install', 'rsync', 'scp']);
 
 function writeTargets(command: Command): Word[] {
-  const targets = command.redirects.filter((r) => ['>', '>>', '>|', '&>', '&>>', '<>'].includes(r.op)).map((r) => r.target);
+  const targets = command.redirects
+    .filter((r) => ['>', '>>', '>|', '&>', '&>>', '<>'].includes(r.op))
+    .map((r) => r.target);
   const { name, args } = command;
   const operands = operandsOf(args);
   // A recursive rm is the recursive-delete rule's: judged once, there.
   if (name === 'rm' && deleteTargets(command) !== undefined) return targets;
-  if (WRITES_ALL.has(name)) targets.push(...(name === 'chmod' || name === 'chown' || name === 'chgrp' ? operands.slice(1) : operands));
+  if (WRITES_ALL.has(name))
+    targets.push(
+      ...(name === 'chmod' || name === 'chown' || name === 'chgrp' ? operands.slice(1) : operands),
+    );
   else if (WRITES_LAST.has(name)) {
     const dir = args.findIndex((a) => a.text === '-t' || a.text === '--target-directory');
     const target = dir >= 0 ? args[dir + 1] : operands.length > 1 ? operands[operands.length - 1] : undefined;
     if (target !== undefined) targets.push(target);
-  } else if (name === 'sed' && args.some((a) => /^-[a-zA-Z]*i/.test(a.text) || a.text.startsWith('--in-place'))) targets.push(...operands.slice(1));
+  } else if (
+    name === 'sed' &&
+    args.some((a) => /^-[a-zA-Z]*i/.test(a.text) || a.text.startsWith('--in-place'))
+  )
+    targets.push(...operands.slice(1));
   else if (name === 'dd') targets.push(...ddOutputs(args));
   return targets;
 }
@@ -83,12 +113,28 @@ const disk: CommandRule = {
   check(command) {
     const { name, args } = command;
     const listing = args.some((a) => a.text === '-l' || a.text === '--list' || a.text === 'print');
-    if (/^(mkfs(\..+)?|mke2fs|mkswap|mkdosfs|fdisk|sfdisk|gdisk|cfdisk|sgdisk|parted|wipefs|blkdiscard)$/.test(name) && !listing) return { rule: DISK, why: `${name} works on whole disks or partitions` };
-    if ((name === 'zpool' || name === 'zfs') && args[0]?.text === 'destroy') return { rule: DISK, why: `${name} destroy removes storage` };
+    if (
+      /^(mkfs(\..+)?|mke2fs|mkswap|mkdosfs|fdisk|sfdisk|gdisk|cfdisk|sgdisk|parted|wipefs|blkdiscard)$/.test(
+        name,
+      ) &&
+      !listing
+    )
+      return { rule: DISK, why: `${name} works on whole disks or partitions` };
+    if ((name === 'zpool' || name === 'zfs') && args[0]?.text === 'destroy')
+      return { rule: DISK, why: `${name} destroy removes storage` };
     if (/^(lvremove|vgremove|pvremove)$/.test(name)) return { rule: DISK, why: `${name} removes volumes` };
-    if (name === 'cryptsetup' && args.some((a) => a.text === 'luksFormat' || a.text === 'erase')) return { rule: DISK, why: 'cryptsetup formats a device' };
-    if (name === 'hdparm' && args.some((a) => a.text.startsWith('--security-erase') || a.text === '--trim-sector-ranges')) return { rule: DISK, why: 'hdparm erases a disk' };
-    const devices = [...(name === 'dd' ? ddOutputs(args) : []), ...(name === 'shred' ? operandsOf(args) : []), ...command.redirects.filter((r) => r.op.includes('>')).map((r) => r.target)];
+    if (name === 'cryptsetup' && args.some((a) => a.text === 'luksFormat' || a.text === 'erase'))
+      return { rule: DISK, why: 'cryptsetup formats a device' };
+    if (
+      name === 'hdparm' &&
+      args.some((a) => a.text.startsWith('--security-erase') || a.text === '--trim-sector-ranges')
+    )
+      return { rule: DISK, why: 'hdparm erases a disk' };
+    const devices = [
+      ...(name === 'dd' ? ddOutputs(args) : []),
+      ...(name === 'shred' ? operandsOf(args) : []),
+      ...command.redirects.filter((r) => r.op.includes('>')).map((r) => r.target),
+    ];
     const device = devices.find((d) => !d.dynamic && isDisk(d.text));
     if (device !== undefined) return { rule: DISK, why: `writes the device ${device.text}` };
     return undefined;
@@ -102,12 +148,20 @@ function ddOutputs(args: Word[]): Word[] {
 /** Arguments that are not options (after `--`, everything). */
 export function operandsOf(args: Word[]): Word[] {
   const end = args.findIndex((a) => a.text === '--');
-  const before = (end < 0 ? args : args.slice(0, end)).filter((a) => !(a.text.startsWith('-') && a.text !== '-' && !a.dynamic));
+  const before = (end < 0 ? args : args.slice(0, end)).filter(
+    (a) => !(a.text.startsWith('-') && a.text !== '-' && !a.dynamic),
+  );
   return end < 0 ? before : [...before, ...args.slice(end + 1)];
 }
 
 /** The worst place among the targets: a definite hit, else an uncertain one. */
-function worst(targets: Word[], cwd: string | undefined, context: RuleContext, rule: string, why: (where: Where, path: string) => string | undefined): Finding | undefined {
+function worst(
+  targets: Word[],
+  cwd: string | undefined,
+  context: RuleContext,
+  rule: string,
+  why: (where: Where, path: string) => string | undefined,
+): Finding | undefined {
   let unknown: string | undefined;
   for (const target of targets) {
     const where = whereIs(target, cwd, context);

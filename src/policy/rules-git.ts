@@ -8,7 +8,15 @@ export const FORCE_PUSH = 'git-force-push';
 export const BASE_BRANCH = 'git-base-branch';
 
 /** Options of `git` itself that take a value. */
-const GIT_VALUE_OPTIONS = new Set(['-C', '-c', '--git-dir', '--work-tree', '--namespace', '--exec-path', '--config-env']);
+const GIT_VALUE_OPTIONS = new Set([
+  '-C',
+  '-c',
+  '--git-dir',
+  '--work-tree',
+  '--namespace',
+  '--exec-path',
+  '--config-env',
+]);
 
 export interface GitCall {
   sub: string;
@@ -38,7 +46,12 @@ export function gitCall(command: Command, context: RuleContext): GitCall | undef
   }
   const sub = args[i];
   if (sub === undefined) return undefined;
-  if (dir !== undefined && placeOf(dir, false, context) !== 'inside' && placeOf(dir, false, context) !== 'worktree') elsewhere = true;
+  if (
+    dir !== undefined &&
+    placeOf(dir, false, context) !== 'inside' &&
+    placeOf(dir, false, context) !== 'worktree'
+  )
+    elsewhere = true;
   return { sub: sub.text, args: args.slice(i + 1), dir, elsewhere };
 }
 
@@ -51,13 +64,28 @@ const forcePush: CommandRule = {
     const git = gitCall(command, context);
     if (git?.sub !== 'push') return undefined;
     const { args } = git;
-    const forced = args.some((a) => a.text === '--force' || /^-[a-zA-Z]*f[a-zA-Z]*$/.test(a.text) || a.text === '--mirror');
-    const plus = positional(args).slice(1).find((a) => a.text.startsWith('+'));
-    if (forced) return { rule: FORCE_PUSH, why: 'force-pushing overwrites the remote branch and the work others pushed to it' };
+    const forced = args.some(
+      (a) => a.text === '--force' || /^-[a-zA-Z]*f[a-zA-Z]*$/.test(a.text) || a.text === '--mirror',
+    );
+    const plus = positional(args)
+      .slice(1)
+      .find((a) => a.text.startsWith('+'));
+    if (forced)
+      return {
+        rule: FORCE_PUSH,
+        why: 'force-pushing overwrites the remote branch and the work others pushed to it',
+      };
     if (plus !== undefined) return { rule: FORCE_PUSH, why: `the refspec ${plus.text} force-pushes` };
-    const lease = args.some((a) => a.text.startsWith('--force-with-lease') || a.text.startsWith('--force-if-includes'));
+    const lease = args.some(
+      (a) => a.text.startsWith('--force-with-lease') || a.text.startsWith('--force-if-includes'),
+    );
     const base = context.baseBranch;
-    if (lease && base !== undefined && pushTargets(args).includes(base)) return { rule: FORCE_PUSH, why: `force-pushes (with lease) onto the base branch ${base}`, uncertain: true };
+    if (lease && base !== undefined && pushTargets(args).includes(base))
+      return {
+        rule: FORCE_PUSH,
+        why: `force-pushes (with lease) onto the base branch ${base}`,
+        uncertain: true,
+      };
     return undefined;
   },
 };
@@ -72,32 +100,59 @@ const baseBranch: CommandRule = {
     if (git === undefined) return undefined;
     const base = context.baseBranch;
     const { sub, args } = git;
-    const named = (branch: string | undefined): boolean => base !== undefined && branch !== undefined && stripRef(branch) === base;
+    const named = (branch: string | undefined): boolean =>
+      base !== undefined && branch !== undefined && stripRef(branch) === base;
     if (sub === 'reset' && args.some((a) => a.text === '--hard')) {
-      if (git.elsewhere) return { rule: BASE_BRANCH, why: `git reset --hard in ${git.dir ?? 'another checkout'}, outside the session's worktree` };
+      if (git.elsewhere)
+        return {
+          rule: BASE_BRANCH,
+          why: `git reset --hard in ${git.dir ?? 'another checkout'}, outside the session's worktree`,
+        };
       const on = context.switchedTo ?? context.branch;
       if (named(on)) return { rule: BASE_BRANCH, why: `git reset --hard on the base branch ${base ?? ''}` };
     }
-    if (sub === 'clean' && git.elsewhere && args.some((a) => /^-[a-zA-Z]*f/.test(a.text) || a.text === '--force')) {
-      return { rule: BASE_BRANCH, why: `git clean deletes files in ${git.dir ?? 'another checkout'}, outside the session's worktree` };
+    if (
+      sub === 'clean' &&
+      git.elsewhere &&
+      args.some((a) => /^-[a-zA-Z]*f/.test(a.text) || a.text === '--force')
+    ) {
+      return {
+        rule: BASE_BRANCH,
+        why: `git clean deletes files in ${git.dir ?? 'another checkout'}, outside the session's worktree`,
+      };
     }
     if (sub === 'branch') {
       const deletes = args.some((a) => /^-[a-zA-Z]*[dD]/.test(a.text) || a.text === '--delete');
       const forces = args.some((a) => /^-[a-zA-Z]*[fMC]/.test(a.text) || a.text === '--force');
       const target = positional(args).find((a) => named(a.text));
-      if (target !== undefined && (deletes || forces)) return { rule: BASE_BRANCH, why: `${deletes ? 'deletes' : 'force-moves'} the base branch ${base ?? ''}` };
+      if (target !== undefined && (deletes || forces))
+        return {
+          rule: BASE_BRANCH,
+          why: `${deletes ? 'deletes' : 'force-moves'} the base branch ${base ?? ''}`,
+        };
     }
-    if ((sub === 'checkout' || sub === 'switch') && args.some((a) => a.text === '-B' || a.text === '-C' || a.text === '--force-create')) {
+    if (
+      (sub === 'checkout' || sub === 'switch') &&
+      args.some((a) => a.text === '-B' || a.text === '-C' || a.text === '--force-create')
+    ) {
       const index = args.findIndex((a) => a.text === '-B' || a.text === '-C' || a.text === '--force-create');
-      if (named(args[index + 1]?.text)) return { rule: BASE_BRANCH, why: `resets the base branch ${base ?? ''} to another commit` };
+      if (named(args[index + 1]?.text))
+        return { rule: BASE_BRANCH, why: `resets the base branch ${base ?? ''} to another commit` };
     }
     if (sub === 'push') {
       const deletes = args.some((a) => a.text === '-d' || a.text === '--delete');
       const targets = positional(args).slice(1);
-      const hit = targets.find((a) => (deletes && named(a.text)) || (a.text.startsWith(':') && named(a.text.slice(1))));
-      if (hit !== undefined) return { rule: BASE_BRANCH, why: `deletes the base branch ${base ?? ''} on the remote` };
+      const hit = targets.find(
+        (a) => (deletes && named(a.text)) || (a.text.startsWith(':') && named(a.text.slice(1))),
+      );
+      if (hit !== undefined)
+        return { rule: BASE_BRANCH, why: `deletes the base branch ${base ?? ''} on the remote` };
     }
-    if (sub === 'update-ref' && args.some((a) => a.text === '-d') && positional(args).some((a) => named(a.text))) {
+    if (
+      sub === 'update-ref' &&
+      args.some((a) => a.text === '-d') &&
+      positional(args).some((a) => named(a.text))
+    ) {
       return { rule: BASE_BRANCH, why: `deletes the base branch ${base ?? ''}` };
     }
     return undefined;

@@ -31,7 +31,12 @@ export interface PolicySessions {
   get(id: string): SessionFacts | undefined;
   resolve(ref: string, cwd?: string): SessionFacts;
   latestEvents(sessionId: string, types: string[], limit: number): BatonEvent[];
-  resolveApproval(ref: string, decision: 'allow' | 'deny', reason?: string, requestId?: string): Promise<unknown>;
+  resolveApproval(
+    ref: string,
+    decision: 'allow' | 'deny',
+    reason?: string,
+    requestId?: string,
+  ): Promise<unknown>;
   on(event: 'event', listener: (sessionId: string, event: BatonEvent) => void): unknown;
   off(event: 'event', listener: (sessionId: string, event: BatonEvent) => void): unknown;
 }
@@ -50,8 +55,14 @@ export class PolicyService {
   /** Answers approvals an allow rule covers, as they are asked; returns its removal. */
   watch(): () => void {
     const listener = (sessionId: string, event: BatonEvent): void => {
-      if (event.type !== 'state.changed' || event.to !== 'needs_input' || event.reason?.kind !== 'approval') return;
-      this.autoApprove(sessionId, event.reason.requestId).catch((error: unknown) => log.warn('an allow rule could not answer an approval', { session: sessionId, error: errorMessage(error) }));
+      if (event.type !== 'state.changed' || event.to !== 'needs_input' || event.reason?.kind !== 'approval')
+        return;
+      this.autoApprove(sessionId, event.reason.requestId).catch((error: unknown) =>
+        log.warn('an allow rule could not answer an approval', {
+          session: sessionId,
+          error: errorMessage(error),
+        }),
+      );
     };
     this.sessions.on('event', listener);
     return () => void this.sessions.off('event', listener);
@@ -59,34 +70,81 @@ export class PolicyService {
 
   private async autoApprove(sessionId: string, requestId: string): Promise<void> {
     const session = this.sessions.get(sessionId);
-    const request = this.sessions.latestEvents(sessionId, ['approval.requested'], 5).find((e) => e.type === 'approval.requested' && e.requestId === requestId);
+    const request = this.sessions
+      .latestEvents(sessionId, ['approval.requested'], 5)
+      .find((e) => e.type === 'approval.requested' && e.requestId === requestId);
     if (session === undefined || request?.type !== 'approval.requested') return;
-    const rule = matchAllowRule(await this.store.list(session.project_root), request, session.worktree, this.home);
+    const rule = matchAllowRule(
+      await this.store.list(session.project_root),
+      request,
+      session.worktree,
+      this.home,
+    );
     if (rule === undefined) return;
     await this.sessions.resolveApproval(sessionId, 'allow', `approved by allow rule ${rule.id}`, requestId);
-    this.bus.publish(PolicyAutoApproved, { sessionId, name: session.name, project: session.project_name, ruleId: rule.id, requestId, tool: request.tool, input: request.input });
+    this.bus.publish(PolicyAutoApproved, {
+      sessionId,
+      name: session.name,
+      project: session.project_name,
+      ruleId: rule.id,
+      requestId,
+      tool: request.tool,
+      input: request.input,
+    });
   }
 
-  async view(cwd: string): Promise<{ project: string | null; rules: ReturnType<typeof describeRules>; allow: AllowRuleRow[] }> {
+  async view(
+    cwd: string,
+  ): Promise<{ project: string | null; rules: ReturnType<typeof describeRules>; allow: AllowRuleRow[] }> {
     const root = await repositoryOf(cwd);
     const section = root === undefined ? {} : (loadRepoConfig(root).policy ?? {});
     return { project: root ?? null, rules: describeRules(section), allow: await this.store.list(root) };
   }
 
   /** The verdict on a command (or a file write) as an agent in this repository would get it, and the allow rule that would answer it. */
-  async test(input: { command?: string | undefined; path?: string | undefined }, cwd: string): Promise<{ verdict: Verdict; allowRule: number | null; worktree: string }> {
+  async test(
+    input: { command?: string | undefined; path?: string | undefined },
+    cwd: string,
+  ): Promise<{ verdict: Verdict; allowRule: number | null; worktree: string }> {
     const repo = await findRepository(cwd);
     const policy = compilePolicy(loadRepoConfig(repo.root).policy ?? {}, tmpdir());
-    const call: ToolCall = input.command !== undefined ? { tool: 'Bash', kind: 'run', command: input.command } : { tool: 'Edit', kind: 'edit', paths: [input.path ?? ''] };
-    const verdict = evaluate(call, { cwd: repo.root, worktree: repo.root, home: this.home, writable: policy.writable, baseBranch: repo.branch === 'HEAD' ? undefined : repo.branch }, policy);
-    const pending = { tool: call.tool, kind: call.kind, input: input.command ?? input.path ?? '', gate: verdict.action === 'allow' ? undefined : verdict.rule };
+    const call: ToolCall =
+      input.command !== undefined
+        ? { tool: 'Bash', kind: 'run', command: input.command }
+        : { tool: 'Edit', kind: 'edit', paths: [input.path ?? ''] };
+    const verdict = evaluate(
+      call,
+      {
+        cwd: repo.root,
+        worktree: repo.root,
+        home: this.home,
+        writable: policy.writable,
+        baseBranch: repo.branch === 'HEAD' ? undefined : repo.branch,
+      },
+      policy,
+    );
+    const pending = {
+      tool: call.tool,
+      kind: call.kind,
+      input: input.command ?? input.path ?? '',
+      gate: verdict.action === 'allow' ? undefined : verdict.rule,
+    };
     const rule = matchAllowRule(await this.store.list(repo.root), pending, repo.root, this.home);
     return { verdict, allowRule: rule?.id ?? null, worktree: repo.root };
   }
 
-  async allow(rule: { pattern?: string | undefined; tool?: string | undefined; here: boolean }, cwd: string, source: Source = 'cli'): Promise<AllowRuleRow> {
+  async allow(
+    rule: { pattern?: string | undefined; tool?: string | undefined; here: boolean },
+    cwd: string,
+    source: Source = 'cli',
+  ): Promise<AllowRuleRow> {
     const project = rule.here ? (await findRepository(cwd)).root : null;
-    return this.add({ project_root: project, tool: rule.tool ?? null, pattern: rule.pattern ?? null, source });
+    return this.add({
+      project_root: project,
+      tool: rule.tool ?? null,
+      pattern: rule.pattern ?? null,
+      source,
+    });
   }
 
   /**
@@ -94,34 +152,65 @@ export class PolicyService {
    * command (as a pattern) for a tool that runs commands, the tool itself otherwise. Refused when
    * the gate asked for this approval: the gate wins over allow rules.
    */
-  async approveAlways(ref: string, requestId: string | undefined, reason: string | undefined, cwd: string | undefined, source: Source): Promise<AllowRuleRow> {
+  async approveAlways(
+    ref: string,
+    requestId: string | undefined,
+    reason: string | undefined,
+    cwd: string | undefined,
+    source: Source,
+  ): Promise<AllowRuleRow> {
     const session = this.sessions.resolve(ref, cwd);
-    const requests = this.sessions.latestEvents(session.id, ['approval.requested'], 20).filter((e) => e.type === 'approval.requested');
+    const requests = this.sessions
+      .latestEvents(session.id, ['approval.requested'], 20)
+      .filter((e) => e.type === 'approval.requested');
     const request = requestId === undefined ? requests[0] : requests.find((e) => e.requestId === requestId);
-    if (request?.type !== 'approval.requested') throw new InvalidInputError(`Session ${session.name} has no pending approval${requestId === undefined ? '' : ` with id ${requestId}`}.`);
+    if (request?.type !== 'approval.requested')
+      throw new InvalidInputError(
+        `Session ${session.name} has no pending approval${requestId === undefined ? '' : ` with id ${requestId}`}.`,
+      );
     if (request.gate !== undefined) throw new GateWinsError(request.gate, `\`${request.input}\``);
     const pattern = request.kind === 'run' ? request.input.trim() : null;
     if (pattern !== null && patternWords(pattern, session.worktree, this.home) === undefined) {
-      throw new InvalidInputError(`\`${pattern}\` is not one plain command, so it cannot become an allow rule; approve it once, or add a rule with \`baton policy allow "<command prefix>" --here\`.`);
+      throw new InvalidInputError(
+        `\`${pattern}\` is not one plain command, so it cannot become an allow rule; approve it once, or add a rule with \`baton policy allow "<command prefix>" --here\`.`,
+      );
     }
     await this.sessions.resolveApproval(session.id, 'allow', reason, request.requestId);
-    return this.add({ project_root: session.project_root, tool: pattern === null ? request.tool : null, pattern, source });
+    return this.add({
+      project_root: session.project_root,
+      tool: pattern === null ? request.tool : null,
+      pattern,
+      source,
+    });
   }
 
   async revoke(id: string): Promise<AllowRuleRow> {
     const number = Number(id);
     const rule = Number.isInteger(number) && number > 0 ? await this.store.get(number) : undefined;
     if (rule === undefined || !(await this.store.remove(rule.id))) throw new AllowRuleNotFoundError(id);
-    this.bus.publish(PolicyAllowRevoked, { ruleId: rule.id, project: rule.project_root, tool: rule.tool, pattern: rule.pattern });
+    this.bus.publish(PolicyAllowRevoked, {
+      ruleId: rule.id,
+      project: rule.project_root,
+      tool: rule.tool,
+      pattern: rule.pattern,
+    });
     return rule;
   }
 
   private async add(rule: Omit<AllowRuleRow, 'id' | 'created_at'>): Promise<AllowRuleRow> {
     if (rule.pattern !== null && patternWords(rule.pattern, '/', this.home) === undefined) {
-      throw new InvalidInputError(`The pattern \`${rule.pattern}\` must be one plain command (words, no pipes, lists or variables), e.g. "npm test".`);
+      throw new InvalidInputError(
+        `The pattern \`${rule.pattern}\` must be one plain command (words, no pipes, lists or variables), e.g. "npm test".`,
+      );
     }
     const row = await this.store.add(rule);
-    this.bus.publish(PolicyAllowAdded, { ruleId: row.id, project: row.project_root, tool: row.tool, pattern: row.pattern, source: row.source });
+    this.bus.publish(PolicyAllowAdded, {
+      ruleId: row.id,
+      project: row.project_root,
+      tool: row.tool,
+      pattern: row.pattern,
+      source: row.source,
+    });
     return row;
   }
 }

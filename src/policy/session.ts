@@ -36,6 +36,13 @@ export function readSessionPolicy(sessionDir: string, worktree: string): Session
 /** The gate for one session's agent: every call judged against the session's worktree and base. */
 export function sessionGate(policy: SessionPolicy, home: string): (call: ToolCall) => Verdict {
   const compiled = compilePolicy(policy.section, tmpdir());
-  const context = { cwd: policy.worktree, worktree: policy.worktree, home, writable: compiled.writable, baseBranch: policy.baseBranch, branch: policy.branch };
+  const context = {
+    cwd: policy.worktree,
+    worktree: policy.worktree,
+    home,
+    writable: compiled.writable,
+    baseBranch: policy.baseBranch,
+    branch: policy.branch,
+  };
   return (call) => evaluate(call, context, compiled);
 }

@@ -44,7 +44,20 @@ export class ShellSyntaxError extends Error {}
 export const UNKNOWN = '\u0000';
 
 const PIPE = new Set([12, 13]);
-const REDIRECT_OPS: Record<number, string> = { 54: '>', 55: '>>', 56: '<', 57: '<>', 58: '<&', 59: '>&', 60: '>|', 61: '<<', 62: '<<-', 63: '<<<', 64: '&>', 65: '&>>' };
+const REDIRECT_OPS: Record<number, string> = {
+  54: '>',
+  55: '>>',
+  56: '<',
+  57: '<>',
+  58: '<&',
+  59: '>&',
+  60: '>|',
+  61: '<<',
+  62: '<<-',
+  63: '<<<',
+  64: '&>',
+  65: '&>>',
+};
 
 /** The simple commands of a script; throws ShellSyntaxError when it does not parse. */
 export function parseCommands(script: string, cwd: string, home: string): SimpleCommand[] {
@@ -129,7 +142,13 @@ class Flattener {
       else if (target) redirects.push({ op, target: this.word(target) });
     }
     for (const assign of list(call.Assigns)) this.inner(assign, scope);
-    this.out.push({ words, redirects, stdin, stdinUnknown: piped === 'unknown' && stdin === undefined, cwd: scope.cwd });
+    this.out.push({
+      words,
+      redirects,
+      stdin,
+      stdinUnknown: piped === 'unknown' && stdin === undefined,
+      cwd: scope.cwd,
+    });
     for (const w of list(call.Args)) this.inner(w, scope);
     this.nested(redirectNodes, scope);
     if (words[0]?.text === 'cd' && !words[0].dynamic) scope.cwd = this.cd(scope.cwd, words.slice(1));
@@ -142,7 +161,15 @@ class Flattener {
     const words = list(cmd.Args).map((w) => this.word(w));
     const name = words[0]?.text;
     if (words.some((w) => w.dynamic)) return 'unknown';
-    if (name === 'echo' || name === 'printf') return { text: words.slice(1).filter((w) => !/^-[neE]+$/.test(w.text)).map((w) => w.text).join(' ') + '\n' };
+    if (name === 'echo' || name === 'printf')
+      return {
+        text:
+          words
+            .slice(1)
+            .filter((w) => !/^-[neE]+$/.test(w.text))
+            .map((w) => w.text)
+            .join(' ') + '\n',
+      };
     if (name === 'cat' && words.length === 1) {
       const hdoc = list(stmt.Redirs)
         .map((r) => node(r.Hdoc))
@@ -188,7 +215,9 @@ class Flattener {
         let value = text(part.Value);
         if (!quoted && first && (value === '~' || value.startsWith('~/'))) value = this.home + value.slice(1);
         if (!quoted && /[*?[]/.test(value.replace(/\\./g, ''))) out.glob = true;
-        out.text += quoted ? value.replace(/\\([$`"\\\n])/g, '$1') : value.replace(/\\\n/g, '').replace(/\\(.)/g, '$1');
+        out.text += quoted
+          ? value.replace(/\\([$`"\\\n])/g, '$1')
+          : value.replace(/\\\n/g, '').replace(/\\(.)/g, '$1');
         return;
       }
       case 'SglQuoted': {
@@ -201,7 +230,10 @@ class Flattener {
         return;
       case 'ParamExp': {
         const name = node(part.Param)?.Value;
-        const plain = [part.Exp, part.Index, part.Slice, part.Repl].every((p) => node(p) === undefined) && part.Length !== true && part.Excl !== true;
+        const plain =
+          [part.Exp, part.Index, part.Slice, part.Repl].every((p) => node(p) === undefined) &&
+          part.Length !== true &&
+          part.Excl !== true;
         if (plain && name === 'HOME') out.text += this.home;
         else {
           out.text += UNKNOWN;
@@ -232,7 +264,8 @@ function isSlice(value: unknown): value is { $array: unknown[]; $offset: number;
 function node(value: unknown): ShNode | undefined {
   if (typeof value !== 'object' || value === null) return undefined;
   const type = (value.constructor as { string?: unknown; nil?: unknown } | undefined) ?? undefined;
-  if (typeof type?.string !== 'string' || !type.string.startsWith('*syntax.') || type.nil === value) return undefined;
+  if (typeof type?.string !== 'string' || !type.string.startsWith('*syntax.') || type.nil === value)
+    return undefined;
   return value as ShNode;
 }
 
@@ -248,7 +281,15 @@ function text(value: unknown): string {
 }
 
 function ansiC(value: string): string {
-  const escapes: Record<string, string> = { n: '\n', t: '\t', r: '\r', '\\': '\\', "'": "'", '"': '"', '0': '\0' };
+  const escapes: Record<string, string> = {
+    n: '\n',
+    t: '\t',
+    r: '\r',
+    '\\': '\\',
+    "'": "'",
+    '"': '"',
+    '0': '\0',
+  };
   return value.replace(/\\(.)/g, (_, c: string) => escapes[c] ?? c);
 }
 

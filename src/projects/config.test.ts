@@ -21,8 +21,18 @@ describe("a repository's config", () => {
   });
 
   it('reads each section', () => {
-    write(JSON.stringify({ merge: { check: ['npm', 'test'], checkTimeoutSeconds: 90 }, pr: { remote: 'fork' }, radar: { tellAgents: true } }));
-    expect(loadRepoConfig(root)).toEqual({ merge: { check: ['npm', 'test'], checkTimeoutSeconds: 90 }, pr: { remote: 'fork' }, radar: { tellAgents: true } });
+    write(
+      JSON.stringify({
+        merge: { check: ['npm', 'test'], checkTimeoutSeconds: 90 },
+        pr: { remote: 'fork' },
+        radar: { tellAgents: true },
+      }),
+    );
+    expect(loadRepoConfig(root)).toEqual({
+      merge: { check: ['npm', 'test'], checkTimeoutSeconds: 90 },
+      pr: { remote: 'fork' },
+      radar: { tellAgents: true },
+    });
   });
 
   it('names an unknown key, however deep', () => {

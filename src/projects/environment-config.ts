@@ -24,13 +24,21 @@ const relativePath = z
   .refine((p) => !p.startsWith('/'), { message: 'must be a path relative to the repository' });
 /** One command line for `sh -c` (as a package.json script), or an argument list run as is. */
 const command = z.union([z.string().trim().min(1), z.array(z.string()).min(1)]);
-const envName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, { message: 'must be a variable name (letters, digits, _)' });
+const envName = z
+  .string()
+  .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, { message: 'must be a variable name (letters, digits, _)' });
 
 export const EnvironmentSections = {
   agents: z
     .object({
-      claude: z.object({ settingSources: z.array(z.enum(CLAUDE_SETTING_SOURCES)) }).strict().optional(),
-      codex: z.object({ settingSources: z.array(z.enum(CODEX_SETTING_SOURCES)) }).strict().optional(),
+      claude: z
+        .object({ settingSources: z.array(z.enum(CLAUDE_SETTING_SOURCES)) })
+        .strict()
+        .optional(),
+      codex: z
+        .object({ settingSources: z.array(z.enum(CODEX_SETTING_SOURCES)) })
+        .strict()
+        .optional(),
     })
     .strict()
     .optional(),
@@ -39,7 +47,9 @@ export const EnvironmentSections = {
       /** Files or folders copied from the main checkout (`.env`); `.worktreeinclude` adds more. */
       copy: z.array(relativePath).optional(),
       /** Heavy git-ignored folders shared with the main checkout without duplicating bytes. */
-      share: z.array(z.union([relativePath, z.object({ path: relativePath, mode: z.enum(SHARE_MODES) }).strict()])).optional(),
+      share: z
+        .array(z.union([relativePath, z.object({ path: relativePath, mode: z.enum(SHARE_MODES) }).strict()]))
+        .optional(),
       /** Commands run in the new worktree while the session is `preparing`, in order. */
       setup: z.array(command).optional(),
       setupTimeoutSeconds: z.number().int().min(1).max(MAX_SETUP_SECONDS).optional(),
@@ -55,7 +65,9 @@ export const EnvironmentSections = {
       /** The variables they are exported as, in order; `PORT` for one port when unset. */
       env: z.array(envName).optional(),
       /** Where leases are taken from, inclusive (default 20000–39999). */
-      range: z.tuple([z.number().int().min(1024).max(65535), z.number().int().min(1024).max(65535)]).optional(),
+      range: z
+        .tuple([z.number().int().min(1024).max(65535), z.number().int().min(1024).max(65535)])
+        .optional(),
     })
     .strict()
     .optional(),

@@ -38,10 +38,21 @@ export const RoutineSpec = z
   .strict()
   .superRefine((spec, ctx) => {
     const when = [spec.cron, spec.on].filter((v) => v !== undefined).length;
-    if (when !== 1) ctx.addIssue({ code: 'custom', path: ['cron'], message: 'give exactly one of "cron" (a schedule) and "on" (a trigger)' });
-    if (spec.tz !== undefined && spec.cron === undefined) ctx.addIssue({ code: 'custom', path: ['tz'], message: 'a time zone goes with "cron" only' });
+    if (when !== 1)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['cron'],
+        message: 'give exactly one of "cron" (a schedule) and "on" (a trigger)',
+      });
+    if (spec.tz !== undefined && spec.cron === undefined)
+      ctx.addIssue({ code: 'custom', path: ['tz'], message: 'a time zone goes with "cron" only' });
     const what = [spec.template, spec.prompt, spec.promptFile].filter((v) => v !== undefined).length;
-    if (what !== 1) ctx.addIssue({ code: 'custom', path: ['prompt'], message: 'give exactly one of "template", "prompt" and "promptFile"' });
+    if (what !== 1)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['prompt'],
+        message: 'give exactly one of "template", "prompt" and "promptFile"',
+      });
   });
 export type RoutineSpec = z.infer<typeof RoutineSpec>;
 

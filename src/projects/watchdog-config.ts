@@ -6,13 +6,20 @@
 import { z } from 'zod';
 
 const action = z.enum(['alert', 'pause', 'stop']);
-const rule = <S extends z.ZodRawShape>(shape: S) => z.union([z.literal(false), z.object({ ...shape, action: action.optional() }).strict()]).optional();
+const rule = <S extends z.ZodRawShape>(shape: S) =>
+  z.union([z.literal(false), z.object({ ...shape, action: action.optional() }).strict()]).optional();
 
 export const WatchdogSection = {
   watchdog: z
     .object({
       /** A working session with no new event for this long. */
-      noProgress: rule({ minutes: z.number().min(0.01).max(24 * 60).optional() }),
+      noProgress: rule({
+        minutes: z
+          .number()
+          .min(0.01)
+          .max(24 * 60)
+          .optional(),
+      }),
       /** The same tool call, or the same failing command, this many times in a row. */
       loop: rule({ repeats: z.number().int().min(2).max(100).optional() }),
       /** This many errors (failed tools, agent errors) in a row without a success between. */
@@ -20,7 +27,13 @@ export const WatchdogSection = {
       /** An edit outside the session's task scope (its globs). */
       outOfScope: rule({}),
       /** An approval nobody answered for this long. */
-      approvalWait: rule({ minutes: z.number().min(0.01).max(7 * 24 * 60).optional() }),
+      approvalWait: rule({
+        minutes: z
+          .number()
+          .min(0.01)
+          .max(7 * 24 * 60)
+          .optional(),
+      }),
       /** This many turns in a row that changed no file. */
       noChange: rule({ turns: z.number().int().min(2).max(1000).optional() }),
       /**
@@ -28,7 +41,20 @@ export const WatchdogSection = {
        * kept: a reply resumes it). Quiet housekeeping, so it has no action; the user's
        * `idleHostSeconds` is the default.
        */
-      idle: z.union([z.literal(false), z.object({ minutes: z.number().min(0.01).max(7 * 24 * 60).optional() }).strict()]).optional(),
+      idle: z
+        .union([
+          z.literal(false),
+          z
+            .object({
+              minutes: z
+                .number()
+                .min(0.01)
+                .max(7 * 24 * 60)
+                .optional(),
+            })
+            .strict(),
+        ])
+        .optional(),
     })
     .strict()
     .optional(),

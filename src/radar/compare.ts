@@ -91,7 +91,9 @@ export class Comparer {
     const [diffA, diffB] = await Promise.all([this.diff(repo, base, a.tree), this.diff(repo, base, b.tree)]);
     const shared = [...diffA.keys()].filter((path) => diffB.has(path));
     if (shared.length === 0) return { level: null, mergeBase: base, files: [], note: null, disjoint: true };
-    const overlap = new Map(shared.map((path) => [path, hunksCollide(diffA.get(path)!.hunks, diffB.get(path)!.hunks)]));
+    const overlap = new Map(
+      shared.map((path) => [path, hunksCollide(diffA.get(path)!.hunks, diffB.get(path)!.hunks)]),
+    );
     // Git's verdict only matters when the hunks leave the level open: with every shared file
     // overlapping the pair is hot already, and a merge-tree (the costliest call) is saved.
     const ask = [...overlap.values()].some((overlapping) => !overlapping);
@@ -134,7 +136,10 @@ export class Comparer {
       this.counters.cacheHits++;
       return hit;
     }
-    return this.diffs.setPromise(key, this.git.run(repo, diffArgs(base, tree)).then((r) => parseDiff(r.stdout)));
+    return this.diffs.setPromise(
+      key,
+      this.git.run(repo, diffArgs(base, tree)).then((r) => parseDiff(r.stdout)),
+    );
   }
 
   /**
@@ -142,10 +147,15 @@ export class Comparer {
    * commit and each has only its own straight line of commits since (the usual case: one
    * `rev-list` per head, cached, instead of a `merge-base` per pair); `git merge-base` otherwise.
    */
-  async mergeBase(repo: string, a: { head: string; baseCommit: string }, b: { head: string; baseCommit: string }): Promise<string> {
+  async mergeBase(
+    repo: string,
+    a: { head: string; baseCommit: string },
+    b: { head: string; baseCommit: string },
+  ): Promise<string> {
     if (a.baseCommit === b.baseCommit) {
       const [la, lb] = await Promise.all([this.line(repo, a), this.line(repo, b)]);
-      if (la !== undefined && lb !== undefined && ![...la].some((commit) => lb.has(commit))) return a.baseCommit;
+      if (la !== undefined && lb !== undefined && ![...la].some((commit) => lb.has(commit)))
+        return a.baseCommit;
     }
     const key = [a.head, b.head].sort().join(':');
     const hit = this.mergeBases.get(key);
@@ -177,7 +187,11 @@ export class Comparer {
   /** Paths `git merge-tree --write-tree` cannot merge; its natural merge base is the sides' heads' own. */
   private async mergeTree(repo: string, a: Side, b: Side): Promise<Set<string>> {
     const [ca, cb] = await Promise.all([this.commit(a), this.commit(b)]);
-    const result = await this.git.run(repo, ['merge-tree', '--write-tree', '--name-only', '--no-messages', '-z', ca, cb], { okExitCodes: [1] });
+    const result = await this.git.run(
+      repo,
+      ['merge-tree', '--write-tree', '--name-only', '--no-messages', '-z', ca, cb],
+      { okExitCodes: [1] },
+    );
     if (result.exitCode === 0) return new Set();
     const [, ...paths] = result.stdout.split('\0');
     return new Set(paths.filter((p) => p !== ''));
@@ -195,7 +209,10 @@ export class Comparer {
     }
     this.git.calls += 2;
     const snapshot: WorkSnapshot = { head: side.head, tree: side.tree };
-    return this.commits.setPromise(key, snapshotCommit(side.worktree, snapshot, 'baton radar: work in progress'));
+    return this.commits.setPromise(
+      key,
+      snapshotCommit(side.worktree, snapshot, 'baton radar: work in progress'),
+    );
   }
 
   sweep(): void {

@@ -7,7 +7,8 @@ import { diffArgs, hunksCollide, parseDiff, rangesCollide } from './diff.js';
 
 let repo: string;
 const run = (...args: string[]): string => execFileSync('git', args, { cwd: repo, encoding: 'utf8' });
-const lines = (n: number, change: Record<number, string> = {}): string => Array.from({ length: n }, (_, i) => change[i + 1] ?? `line ${i + 1}`).join('\n') + '\n';
+const lines = (n: number, change: Record<number, string> = {}): string =>
+  Array.from({ length: n }, (_, i) => change[i + 1] ?? `line ${i + 1}`).join('\n') + '\n';
 
 beforeEach(() => {
   repo = mkdtempSync(join(tmpdir(), 'baton-radar-diff-'));
@@ -66,7 +67,18 @@ describe('collisions between ranges', () => {
     expect(rangesCollide({ start: 5, count: 0 }, { start: 6, count: 1 })).toBe(true);
     expect(rangesCollide({ start: 5, count: 1 }, { start: 7, count: 1 })).toBe(false);
     expect(rangesCollide({ start: 5, count: 0 }, { start: 7, count: 1 })).toBe(false);
-    expect(hunksCollide([{ start: 1, count: 1 }, { start: 20, count: 2 }], [{ start: 10, count: 1 }, { start: 21, count: 5 }])).toBe(true);
+    expect(
+      hunksCollide(
+        [
+          { start: 1, count: 1 },
+          { start: 20, count: 2 },
+        ],
+        [
+          { start: 10, count: 1 },
+          { start: 21, count: 5 },
+        ],
+      ),
+    ).toBe(true);
     expect(hunksCollide([{ start: 1, count: 1 }], [{ start: 10, count: 1 }])).toBe(false);
   });
 });

@@ -19,7 +19,19 @@ export type WorkDiff = Map<string, FileChange>;
 
 /** The arguments for a diff from `from` (a commit or tree) to `to` (a tree), parsed by `parseDiff`. */
 export function diffArgs(from: string, to: string): string[] {
-  return ['-c', 'core.quotePath=false', 'diff', '--no-color', '--no-ext-diff', '--no-textconv', '--no-renames', '-U3', from, to, '--'];
+  return [
+    '-c',
+    'core.quotePath=false',
+    'diff',
+    '--no-color',
+    '--no-ext-diff',
+    '--no-textconv',
+    '--no-renames',
+    '-U3',
+    from,
+    to,
+    '--',
+  ];
 }
 
 const WHOLE_FILE: LineRange = { start: 0, count: Number.MAX_SAFE_INTEGER };
@@ -38,7 +50,10 @@ export function parseDiff(text: string): WorkDiff {
 
 /** `diff --git a/P b/P` (no renames: both names are the same), either unquoted or C-quoted. */
 function pathOf(section: string): string | undefined {
-  const line = section.slice('diff --git '.length, section.indexOf('\n') === -1 ? undefined : section.indexOf('\n'));
+  const line = section.slice(
+    'diff --git '.length,
+    section.indexOf('\n') === -1 ? undefined : section.indexOf('\n'),
+  );
   if (line.startsWith('"')) {
     const first = unquote(line);
     return first?.value.replace(/^a\//, '');
@@ -62,7 +77,11 @@ function unquote(text: string): { value: string; length: number } | undefined {
     if (octal) {
       bytes.push(parseInt(octal[0], 8));
       i += 2;
-    } else bytes.push(({ n: 10, t: 9, r: 13, a: 7, b: 8, f: 12, v: 11 } as Record<string, number>)[next] ?? next.charCodeAt(0));
+    } else
+      bytes.push(
+        ({ n: 10, t: 9, r: 13, a: 7, b: 8, f: 12, v: 11 } as Record<string, number>)[next] ??
+          next.charCodeAt(0),
+      );
   }
   return undefined;
 }
@@ -115,7 +134,9 @@ function hunksOf(section: string): LineRange[] {
 
 /** The base lines a range touches, as a closed interval; an insertion after line n sits between n and n+1. */
 function span(range: LineRange): [number, number] {
-  return range.count === 0 ? [range.start + 0.5, range.start + 0.5] : [range.start, range.start + range.count - 1];
+  return range.count === 0
+    ? [range.start + 0.5, range.start + 0.5]
+    : [range.start, range.start + range.count - 1];
 }
 
 /**

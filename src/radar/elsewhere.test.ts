@@ -23,7 +23,8 @@ let snapshots: ElsewhereSnapshots;
 let radar: ConflictRadar;
 let down: boolean;
 
-const git = (cwd: string, ...args: string[]): string => execFileSync('git', args, { cwd, encoding: 'utf8' }).trim();
+const git = (cwd: string, ...args: string[]): string =>
+  execFileSync('git', args, { cwd, encoding: 'utf8' }).trim();
 
 beforeEach(() => {
   f = new RadarFixture({ 'a.txt': numbered(40), 'b.txt': numbered(40) });
@@ -61,7 +62,15 @@ function elsewhere(machine: string, name: string, committed: string, uncommitted
   const template = f.list()[0] as SessionWithProject;
   const id = newId();
   pushAs(id, name, committed, uncommitted);
-  const session = { ...template, id, name, branch: `baton/${name}`, base_ref: 'main', base_commit: f.git(f.repo, 'rev-parse', 'main'), worktree: join(f.dir, 'elsewhere', name) };
+  const session = {
+    ...template,
+    id,
+    name,
+    branch: `baton/${name}`,
+    base_ref: 'main',
+    base_commit: f.git(f.repo, 'rev-parse', 'main'),
+    worktree: join(f.dir, 'elsewhere', name),
+  };
   const member = { session, machine, version: '1' };
   members.push(member);
   return member;
@@ -75,20 +84,35 @@ function pushAs(id: string, name: string, committed: string, uncommitted?: strin
   if (uncommitted === undefined) return;
   writeFileSync(join(other, 'a.txt'), uncommitted);
   git(other, 'add', '.');
-  const snapshot = git(other, 'commit-tree', git(other, 'write-tree'), '-p', 'HEAD', '-m', 'baton: uncommitted work');
+  const snapshot = git(
+    other,
+    'commit-tree',
+    git(other, 'write-tree'),
+    '-p',
+    'HEAD',
+    '-m',
+    'baton: uncommitted work',
+  );
   git(other, 'reset', '--quiet', '--hard');
   git(other, 'push', '--quiet', '--force', 'origin', `${snapshot}:refs/baton/snapshots/${id}`);
 }
 
 const pairOf = (conflicts: Conflict[], x: string, y: string): Conflict | undefined =>
-  conflicts.find((c) => c.b.kind === 'session' && [c.a.name, c.b.name].sort().join() === [x, y].sort().join());
+  conflicts.find(
+    (c) => c.b.kind === 'session' && [c.a.name, c.b.name].sort().join() === [x, y].sort().join(),
+  );
 
 describe("the radar with other machines' sessions", () => {
   it('finds a local session and a remote one editing the same lines hot, naming its machine; two remote ones and a remote one with its base are not compared', async () => {
     const mine = f.session('mine');
     f.write(mine, 'a.txt', numbered(40, { 10: 'mine was here' }));
     // Beta's work on line 11 is uncommitted: only its pushed snapshot has it.
-    elsewhere('beta', 'theirs', numbered(40, { 30: 'committed on beta' }), numbered(40, { 11: 'theirs was here', 30: 'committed on beta' }));
+    elsewhere(
+      'beta',
+      'theirs',
+      numbered(40, { 30: 'committed on beta' }),
+      numbered(40, { 11: 'theirs was here', 30: 'committed on beta' }),
+    );
     elsewhere('gamma', 'yonder', numbered(40, { 12: 'yonder was here' }));
     // The base moves under everyone on the same lines.
     writeFileSync(join(f.repo, 'a.txt'), numbered(40, { 11: 'main moved', 12: 'main moved' }));
@@ -105,7 +129,10 @@ describe("the radar with other machines' sessions", () => {
     expect(hot?.files.map((file) => file.path)).toEqual(['a.txt']);
     expect(JSON.stringify(hot?.files)).toContain('+theirs was here');
     // Lines 10 and 12: git's merge of mine and yonder's pushed commit decides, and merges them.
-    expect(pairOf(conflicts, 'mine', 'yonder')).toMatchObject({ level: 'soft', files: [{ path: 'a.txt', mergeConflict: false }] });
+    expect(pairOf(conflicts, 'mine', 'yonder')).toMatchObject({
+      level: 'soft',
+      files: [{ path: 'a.txt', mergeConflict: false }],
+    });
     // Lines 11 and 12 would be hot: gamma's and beta's radars compare them, not this one.
     expect(pairOf(conflicts, 'theirs', 'yonder')).toBeUndefined();
     expect(conflicts.filter((c) => c.b.kind === 'base').map((c) => c.a.name)).toEqual(['mine']);
@@ -132,7 +159,8 @@ describe("the radar with other machines' sessions", () => {
 
     expect((await radar.pass()).elsewhere).toMatchObject({ sessions: 1, fetched: true });
     expect(pairOf(radar.view().conflicts, 'mine', 'theirs')?.level).toBe('soft');
-    for (let i = 0; i < 3; i++) expect((await radar.pass()).elsewhere).toEqual({ sessions: 1, fetched: false, fetchMs: 0 });
+    for (let i = 0; i < 3; i++)
+      expect((await radar.pass()).elsewhere).toEqual({ sessions: 1, fetched: false, fetchMs: 0 });
     expect(snapshots.fetches).toBe(1);
 
     // Beta pushes work on line 10: not seen until its version moves.
@@ -149,16 +177,38 @@ describe("the radar with other machines' sessions", () => {
     const gone = await radar.pass();
     expect(gone.elsewhere).toEqual({ sessions: 0, fetched: false, fetchMs: 0 });
     expect(radar.view().conflicts).toEqual([]);
-    expect(f.events.find((e) => e.type === 'radar.conflict_cleared')?.data).toMatchObject({ reason: 'removed' });
+    expect(f.events.find((e) => e.type === 'radar.conflict_cleared')?.data).toMatchObject({
+      reason: 'removed',
+    });
   });
 
   it('tells only the local agent of a hot pair with a remote session', () => {
     const teller = new AgentTeller(
-      { get: (id) => ({ id, removed_at: null, state: 'working' }) as unknown as SessionWithProject, isRunning: () => false, reply: () => Promise.resolve() },
+      {
+        get: (id) => ({ id, removed_at: null, state: 'working' }) as unknown as SessionWithProject,
+        isRunning: () => false,
+        reply: () => Promise.resolve(),
+      },
       () => ({ radar: { tellAgents: true } }),
     );
-    const side = (id: string, machine?: string) => ({ kind: 'session' as const, sessionId: id, name: id, branch: `baton/${id}`, ...(machine === undefined ? {} : { machine }) });
-    const conflict: Conflict = { key: 'here:there', project: 'p', projectRoot: '/p', level: 'hot', a: side('here'), b: side('there', 'beta'), mergeBase: 'x', files: [], note: null };
+    const side = (id: string, machine?: string) => ({
+      kind: 'session' as const,
+      sessionId: id,
+      name: id,
+      branch: `baton/${id}`,
+      ...(machine === undefined ? {} : { machine }),
+    });
+    const conflict: Conflict = {
+      key: 'here:there',
+      project: 'p',
+      projectRoot: '/p',
+      level: 'hot',
+      a: side('here'),
+      b: side('there', 'beta'),
+      mergeBase: 'x',
+      files: [],
+      note: null,
+    };
     teller.afterPass([conflict], [conflict]);
     expect(teller.waiting('here')).toBe(1);
     expect(teller.waiting('there')).toBe(0);

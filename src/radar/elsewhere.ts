@@ -107,13 +107,21 @@ export class ElsewhereSnapshots {
         stale.length = 0;
       }
       // A member whose repository was not fetched keeps what was known of it, and is fetched again next time.
-      for (const m of stale) if (work.unread?.has(m.session.id) !== true) this.known.set(m.session.id, { version: m.version, work: work.get(m.session.id) });
+      for (const m of stale)
+        if (work.unread?.has(m.session.id) !== true)
+          this.known.set(m.session.id, { version: m.version, work: work.get(m.session.id) });
       fetchMs = Math.round((performance.now() - started) * 10) / 10;
     }
     const tracked: RemoteTracked[] = [];
     for (const m of members) {
       const work = this.known.get(m.session.id)?.work;
-      if (work !== undefined) tracked.push({ session: m.session, machine: m.machine, snapshot: { head: work.head, tree: work.tree }, commit: work.snapshot ?? work.head });
+      if (work !== undefined)
+        tracked.push({
+          session: m.session,
+          machine: m.machine,
+          snapshot: { head: work.head, tree: work.tree },
+          commit: work.snapshot ?? work.head,
+        });
     }
     this.latest = tracked;
     return { tracked, fetched, fetchMs };

@@ -16,9 +16,7 @@ export class GitRunner {
   private running = 0;
   private readonly waiting: (() => void)[] = [];
 
-  constructor(
-    private readonly options: { timeoutMs?: number; parallel?: number; call?: GitCall } = {},
-  ) {}
+  constructor(private readonly options: { timeoutMs?: number; parallel?: number; call?: GitCall } = {}) {}
 
   async run(cwd: string, args: string[], options: GitOptions = {}): Promise<GitResult> {
     const limit = this.options.parallel ?? DEFAULT_GIT_PARALLEL;
@@ -26,7 +24,10 @@ export class GitRunner {
     this.running++;
     this.calls++;
     try {
-      return await (this.options.call ?? git)(cwd, args, { timeoutMs: this.options.timeoutMs ?? DEFAULT_GIT_TIMEOUT_MS, ...options });
+      return await (this.options.call ?? git)(cwd, args, {
+        timeoutMs: this.options.timeoutMs ?? DEFAULT_GIT_TIMEOUT_MS,
+        ...options,
+      });
     } finally {
       this.running--;
       this.waiting.shift()?.();
@@ -39,7 +40,11 @@ export class GitRunner {
 }
 
 /** Runs `work` over `items` with at most `limit` at once. */
-export async function eachLimited<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
+export async function eachLimited<T>(
+  items: readonly T[],
+  limit: number,
+  work: (item: T) => Promise<void>,
+): Promise<void> {
   let next = 0;
   const lane = async (): Promise<void> => {
     while (next < items.length) await work(items[next++] as T);

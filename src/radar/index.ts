@@ -15,7 +15,14 @@ import { RadarWatch, type RadarWatchOptions, type SessionSignals } from './watch
 
 export { ConflictRadar, type RadarOptions, type RadarSessions } from './radar.js';
 export { movingBase } from './jobs.js';
-export { ElsewhereSnapshots, type ElsewhereMember, type ElsewhereRead, type ElsewhereSource, type ElsewhereWorkSnapshot, type RemoteTracked } from './elsewhere.js';
+export {
+  ElsewhereSnapshots,
+  type ElsewhereMember,
+  type ElsewhereRead,
+  type ElsewhereSource,
+  type ElsewhereWorkSnapshot,
+  type RemoteTracked,
+} from './elsewhere.js';
 export { AgentTeller, messageFor, ranges } from './tell.js';
 export { GitRunner, DEFAULT_GIT_TIMEOUT_MS } from './git-runner.js';
 export { RadarWatch, DEFAULT_DEBOUNCE_MS, DEFAULT_INTERVAL_MS, type Timers } from './watch.js';
@@ -27,7 +34,11 @@ export type RadarHost = RadarSessions & AgentMessenger & SessionSignals & { bus:
  * The supervisor's radar, telling agents when their repository asks for it. `start` makes it pass
  * on session changes and periodically (the first pass at once); `close` stops that.
  */
-export function createRadar(host: RadarHost, db: Db, options: RadarWatchOptions & { elsewhere?: ElsewhereSnapshots } = {}): { radar: ConflictRadar; start: () => void; close: () => void } {
+export function createRadar(
+  host: RadarHost,
+  db: Db,
+  options: RadarWatchOptions & { elsewhere?: ElsewhereSnapshots } = {},
+): { radar: ConflictRadar; start: () => void; close: () => void } {
   const teller = new AgentTeller(host);
   const { elsewhere, ...timing } = options;
   const radar = new ConflictRadar({

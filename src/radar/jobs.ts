@@ -30,7 +30,13 @@ export interface Job {
 export type Outcome = { result: PairResult; cached: boolean };
 export type Record = (key: string, a: Tracked, b: ConflictSide, outcome: Outcome) => void;
 
-export async function projectJobs(git: GitRunner, comparer: Comparer, root: string, members: Tracked[], record: Record): Promise<Job[]> {
+export async function projectJobs(
+  git: GitRunner,
+  comparer: Comparer,
+  root: string,
+  members: Tracked[],
+  record: Record,
+): Promise<Job[]> {
   const jobs: Job[] = [];
   const sorted = [...members].sort((x, y) => x.session.id.localeCompare(y.session.id));
   const workKey = (t: Tracked): string => `${t.snapshot.head}:${t.snapshot.tree}`;
@@ -41,7 +47,11 @@ export async function projectJobs(git: GitRunner, comparer: Comparer, root: stri
       const key = `${a.session.id}:${b.session.id}`;
       const run = async (): Promise<void> => {
         const outcome = await comparer.pair(`${workKey(a)}|${workKey(b)}`, async () => {
-          const base = await comparer.mergeBase(root, { head: a.snapshot.head, baseCommit: a.session.base_commit }, { head: b.snapshot.head, baseCommit: b.session.base_commit });
+          const base = await comparer.mergeBase(
+            root,
+            { head: a.snapshot.head, baseCommit: a.session.base_commit },
+            { head: b.snapshot.head, baseCommit: b.session.base_commit },
+          );
           return comparer.compare(root, base, side(a), side(b));
         });
         record(key, a, sessionSide(b), outcome);
@@ -55,7 +65,10 @@ export async function projectJobs(git: GitRunner, comparer: Comparer, root: stri
   try {
     tips = await baseTips(git, root);
   } catch (error) {
-    log.warn('could not read the branch tips; bases are not compared this pass', { project: root, error: errorMessage(error) });
+    log.warn('could not read the branch tips; bases are not compared this pass', {
+      project: root,
+      error: errorMessage(error),
+    });
     return jobs;
   }
   for (const t of local) {
@@ -66,7 +79,11 @@ export async function projectJobs(git: GitRunner, comparer: Comparer, root: stri
       // The true merge base, not the session's base commit: once its commits have landed on the
       // base branch they are behind the merge base and no longer count against it.
       const outcome = await comparer.pair(`${workKey(t)}|${tip}`, async () => {
-        const base = await comparer.mergeBase(root, { head: t.snapshot.head, baseCommit: t.session.base_commit }, { head: tip, baseCommit: tip });
+        const base = await comparer.mergeBase(
+          root,
+          { head: t.snapshot.head, baseCommit: t.session.base_commit },
+          { head: tip, baseCommit: tip },
+        );
         return comparer.compare(root, base, side(t), { head: tip, tree: tip });
       });
       record(key, t, { kind: 'base', ref: t.session.base_ref, tip }, outcome);
@@ -78,7 +95,12 @@ export async function projectJobs(git: GitRunner, comparer: Comparer, root: stri
 
 /** Every branch tip of the repository (local and remote-tracking), in one git call per pass. */
 async function baseTips(git: GitRunner, root: string): Promise<Map<string, string>> {
-  const out = await git.out(root, ['for-each-ref', '--format=%(objectname) %(refname)', 'refs/heads', 'refs/remotes']);
+  const out = await git.out(root, [
+    'for-each-ref',
+    '--format=%(objectname) %(refname)',
+    'refs/heads',
+    'refs/remotes',
+  ]);
   const tips = new Map<string, string>();
   for (const line of out.split('\n')) {
     const space = line.indexOf(' ');
@@ -94,16 +116,29 @@ async function baseTips(git: GitRunner, root: string): Promise<Map<string, strin
 export function movingBase(baseRef: string, tips: Map<string, string>): string | undefined {
   if (baseRef === 'HEAD') return undefined;
   const name = baseRef.replace(/^refs\/heads\//, '');
-  return tips.get(`refs/heads/${name}`) ?? tips.get(`refs/remotes/${baseRef.replace(/^refs\/remotes\//, '')}`);
+  return (
+    tips.get(`refs/heads/${name}`) ?? tips.get(`refs/remotes/${baseRef.replace(/^refs\/remotes\//, '')}`)
+  );
 }
 
 function side(t: Tracked): Side {
   // Another machine's work has no worktree here: its pushed commit stands for it.
-  if (t.machine !== undefined) return { head: t.snapshot.head, tree: t.snapshot.tree, ...(t.commit === undefined ? {} : { commit: t.commit }) };
+  if (t.machine !== undefined)
+    return {
+      head: t.snapshot.head,
+      tree: t.snapshot.tree,
+      ...(t.commit === undefined ? {} : { commit: t.commit }),
+    };
   return { head: t.snapshot.head, tree: t.snapshot.tree, worktree: t.session.worktree };
 }
 
 export function sessionSide(t: Tracked): ConflictSessionSide {
   const s = t.session;
-  return { kind: 'session', sessionId: s.id, name: s.name, branch: s.branch, ...(t.machine === undefined ? {} : { machine: t.machine }) };
+  return {
+    kind: 'session',
+    sessionId: s.id,
+    name: s.name,
+    branch: s.branch,
+    ...(t.machine === undefined ? {} : { machine: t.machine }),
+  };
 }

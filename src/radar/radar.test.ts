@@ -16,7 +16,9 @@ beforeEach(() => {
   f = new RadarFixture({ 'a.txt': numbered(40), 'b.txt': numbered(40) });
   gitArgs = [];
   // The real git, counted: what a pass recomputes shows in the calls it makes.
-  const git = new GitRunner({ call: (cwd, args, options) => (gitArgs.push(args), realGit(cwd, args, options)) });
+  const git = new GitRunner({
+    call: (cwd, args, options) => (gitArgs.push(args), realGit(cwd, args, options)),
+  });
   radar = new ConflictRadar({ sessions: f, bus: f.bus, git });
 });
 afterEach(() => f.cleanup());
@@ -36,7 +38,9 @@ describe('the conflict radar on real repositories', () => {
     const stats = await radar.pass();
     const { conflicts } = radar.view();
     const level = (x: string, y: string): string | undefined =>
-      conflicts.find((c) => [c.a.name, c.b.kind === 'session' ? c.b.name : ''].sort().join() === [x, y].sort().join())?.level;
+      conflicts.find(
+        (c) => [c.a.name, c.b.kind === 'session' ? c.b.name : ''].sort().join() === [x, y].sort().join(),
+      )?.level;
     expect(level('one', 'two')).toBe('hot');
     expect(level('one', 'three')).toBe('soft');
     expect(level('two', 'three')).toBe('soft');
@@ -49,10 +53,20 @@ describe('the conflict radar on real repositories', () => {
     expect(ranges).toEqual([[{ start: 10, count: 1 }], [{ start: 11, count: 1 }]]);
     expect(file.a.diff + file.b.diff).toContain('+one was here');
     expect(file.a.diff + file.b.diff).toContain('+two was here');
-    expect(stats).toMatchObject({ sessions: 3, snapshots: 3, pairsChecked: 3, pairsSkippedDisjoint: 0, errors: [] });
+    expect(stats).toMatchObject({
+      sessions: 3,
+      snapshots: 3,
+      pairsChecked: 3,
+      pairsSkippedDisjoint: 0,
+      errors: [],
+    });
 
     expect(radarEvents().map((e) => [e.type, e.type === 'radar.conflict_found' ? e.data.level : ''])).toEqual(
-      expect.arrayContaining([['radar.conflict_found', 'hot'], ['radar.conflict_found', 'soft'], ['radar.conflict_found', 'soft']]),
+      expect.arrayContaining([
+        ['radar.conflict_found', 'hot'],
+        ['radar.conflict_found', 'soft'],
+        ['radar.conflict_found', 'soft'],
+      ]),
     );
     // The user's main checkout is not touched.
     expect(f.git(f.repo, 'status', '--porcelain')).toBe('');
@@ -112,7 +126,9 @@ describe('the conflict radar on real repositories', () => {
     f.git(f.repo, 'commit', '-qam', 'landed');
     await radar.pass();
     const base = radar.view().conflicts.filter((c) => c.b.kind === 'base');
-    expect(base.map((c) => [c.a.name, c.level, c.b.kind === 'base' ? c.b.ref : ''])).toEqual([['one', 'hot', 'main']]);
+    expect(base.map((c) => [c.a.name, c.level, c.b.kind === 'base' ? c.b.ref : ''])).toEqual([
+      ['one', 'hot', 'main'],
+    ]);
     expect(base[0]!.files.map((x) => x.path)).toEqual(['a.txt']);
     expect(base[0]!.files[0]!.b.diff).toContain('+landed on main');
   });
@@ -139,7 +155,12 @@ describe('the conflict radar on real repositories', () => {
     await radar.pass([three.id]);
     const twoHead = f.git(two.worktree, 'rev-parse', 'HEAD');
     expect(gitArgs.filter((a) => a[0] === 'merge-base').map((a) => a.includes(twoHead))).toEqual([true]);
-    expect(radar.view().conflicts.map((c) => [[c.a.name, c.b.kind === 'session' ? c.b.name : ''].sort().join(), c.level]).sort()).toEqual([
+    expect(
+      radar
+        .view()
+        .conflicts.map((c) => [[c.a.name, c.b.kind === 'session' ? c.b.name : ''].sort().join(), c.level])
+        .sort(),
+    ).toEqual([
       ['one,three', 'hot'],
       ['three,two', 'hot'],
     ]);
@@ -176,7 +197,9 @@ describe('the conflict radar on real repositories', () => {
     await radar.pass([]);
     expect(radar.view().conflicts).toEqual([]);
     const cleared = radarEvents().filter((e) => e.type === 'radar.conflict_cleared');
-    expect(cleared.map((e) => e.data)).toEqual([expect.objectContaining({ reason: 'removed', previous: 'hot' })]);
+    expect(cleared.map((e) => e.data)).toEqual([
+      expect.objectContaining({ reason: 'removed', previous: 'hot' }),
+    ]);
   });
 
   it('after a restart announces only what changed while it was away, from its own stored events', async () => {
@@ -187,7 +210,11 @@ describe('the conflict radar on real repositories', () => {
     f.write(two, 'a.txt', numbered(40, { 10: 'two' }));
     f.write(three, 'a.txt', numbered(40, { 30: 'three' }));
     await radar.pass();
-    expect(radarEvents().map((e) => e.type)).toEqual(['radar.conflict_found', 'radar.conflict_found', 'radar.conflict_found']);
+    expect(radarEvents().map((e) => e.type)).toEqual([
+      'radar.conflict_found',
+      'radar.conflict_found',
+      'radar.conflict_found',
+    ]);
 
     // While no supervisor runs, three goes elsewhere.
     f.write(three, 'a.txt', numbered(40));
@@ -195,7 +222,9 @@ describe('the conflict radar on real repositories', () => {
     const restarted = new ConflictRadar({ sessions: f, bus: f.bus, told: replay(storedRadarEvents(f.db)) });
     const before = f.events.length;
     await restarted.pass();
-    expect(f.events.slice(before).map((e) => [e.type, e.type === 'radar.conflict_cleared' ? e.data.reason : ''])).toEqual([
+    expect(
+      f.events.slice(before).map((e) => [e.type, e.type === 'radar.conflict_cleared' ? e.data.reason : '']),
+    ).toEqual([
       ['radar.conflict_cleared', 'resolved'],
       ['radar.conflict_cleared', 'resolved'],
     ]);
@@ -216,7 +245,10 @@ describe('the conflict radar on real repositories', () => {
     // branch thousands of commits behind); the other calls are the real ones.
     const slow = new GitRunner({
       timeoutMs: 200,
-      call: (cwd, args, options) => (args[0] === 'merge-tree' ? realGit(cwd, ['cat-file', '--batch'], options) : realGit(cwd, args, { ...options, timeoutMs: undefined })),
+      call: (cwd, args, options) =>
+        args[0] === 'merge-tree'
+          ? realGit(cwd, ['cat-file', '--batch'], options)
+          : realGit(cwd, args, { ...options, timeoutMs: undefined }),
     });
     radar = new ConflictRadar({ sessions: f, bus: f.bus, git: slow });
     const one = f.session('one');

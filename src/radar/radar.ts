@@ -65,18 +65,26 @@ export class ConflictRadar {
   }
 
   /** The conflicts of the last pass, hot first; filtered to a project and/or a session. */
-  view(filter: { project?: string | undefined; session?: string | undefined } = {}, cwd?: string): ConflictsView {
+  view(
+    filter: { project?: string | undefined; session?: string | undefined } = {},
+    cwd?: string,
+  ): ConflictsView {
     let conflicts = [...this.current.values()];
     if (filter.project !== undefined) {
       const live = this.options.sessions.list();
-      const root = live.find((s) => s.project_root === filter.project || s.project_name === filter.project)?.project_root;
-      if (root === undefined) throw new ProjectNotFoundError(filter.project, [...new Set(live.map((s) => s.project_name))]);
+      const root = live.find(
+        (s) => s.project_root === filter.project || s.project_name === filter.project,
+      )?.project_root;
+      if (root === undefined)
+        throw new ProjectNotFoundError(filter.project, [...new Set(live.map((s) => s.project_name))]);
       conflicts = conflicts.filter((c) => c.projectRoot === root);
     }
     if (filter.session !== undefined) {
       // Resolved like every session name: the caller's own project first, then another machine's.
       const id = this.resolveAnywhere(filter.session, cwd);
-      conflicts = conflicts.filter((c) => c.a.sessionId === id || (c.b.kind === 'session' && c.b.sessionId === id));
+      conflicts = conflicts.filter(
+        (c) => c.a.sessionId === id || (c.b.kind === 'session' && c.b.sessionId === id),
+      );
     }
     return { conflicts: conflicts.sort(order), pass: this.last };
   }
@@ -86,7 +94,10 @@ export class ConflictRadar {
       return this.options.sessions.resolve(ref, cwd).id;
     } catch (error) {
       const remote = (this.options.elsewhere?.latest ?? []).map((t) => t.session);
-      const found = remote.find((s) => s.id === ref) ?? remote.find((s) => s.name === ref) ?? (ref.length >= 4 ? remote.find((s) => s.id.startsWith(ref)) : undefined);
+      const found =
+        remote.find((s) => s.id === ref) ??
+        remote.find((s) => s.name === ref) ??
+        (ref.length >= 4 ? remote.find((s) => s.id.startsWith(ref)) : undefined);
       if (found === undefined) throw error;
       return found.id;
     }
@@ -118,7 +129,18 @@ export class ConflictRadar {
     counters.timedOut = 0;
     const stats: RadarPassStats = {
       at: (this.options.now?.() ?? new Date()).toISOString(),
-      ms: 0, sessions: 0, snapshots: 0, pairsChecked: 0, pairsSkippedDisjoint: 0, pairsCached: 0, cacheHits: 0, gitCalls: 0, timedOut: 0, pairMsP50: 0, pairMsP95: 0, errors: [],
+      ms: 0,
+      sessions: 0,
+      snapshots: 0,
+      pairsChecked: 0,
+      pairsSkippedDisjoint: 0,
+      pairsCached: 0,
+      cacheHits: 0,
+      gitCalls: 0,
+      timedOut: 0,
+      pairMsP50: 0,
+      pairMsP95: 0,
+      errors: [],
     };
     const live = this.options.sessions.list().filter((s) => s.removed_at === null && existsSync(s.worktree));
     const byId = new Map(live.map((s) => [s.id, s]));
@@ -145,7 +167,8 @@ export class ConflictRadar {
     const failed = new Set<string>();
     const pairTimes: number[] = [];
     const projects = new Map<string, Tracked[]>();
-    for (const t of [...this.tracked.values(), ...remote]) projects.set(t.session.project_root, [...(projects.get(t.session.project_root) ?? []), t]);
+    for (const t of [...this.tracked.values(), ...remote])
+      projects.set(t.session.project_root, [...(projects.get(t.session.project_root) ?? []), t]);
     for (const [root, members] of projects) {
       stats.sessions += members.length;
       const record = (key: string, a: Tracked, b: ConflictSide, outcome: Outcome): void => {
@@ -154,7 +177,17 @@ export class ConflictRadar {
         if (!outcome.cached && outcome.result.disjoint) stats.pairsSkippedDisjoint++;
         const r = outcome.result;
         if (r.level === null) return;
-        next.set(key, { key, project: a.session.project_name, projectRoot: root, level: r.level, a: sessionSide(a), b, mergeBase: r.mergeBase, files: r.files, note: r.note });
+        next.set(key, {
+          key,
+          project: a.session.project_name,
+          projectRoot: root,
+          level: r.level,
+          a: sessionSide(a),
+          b,
+          mergeBase: r.mergeBase,
+          files: r.files,
+          note: r.note,
+        });
       };
       const jobs = await projectJobs(this.git, this.comparer, root, members, record);
       await eachLimited(jobs, 4, async (job) => {
@@ -172,7 +205,8 @@ export class ConflictRadar {
     }
     this.comparer.sweep();
     // A pair that failed this pass keeps its last answer rather than clearing by accident.
-    for (const [key, conflict] of this.current) if (!next.has(key) && failed.has(key)) next.set(key, conflict);
+    for (const [key, conflict] of this.current)
+      if (!next.has(key) && failed.has(key)) next.set(key, conflict);
     this.current = next;
     const turnedHot = publishChanges(this.options.bus, this.told, next, (id) => byId.has(id));
     this.told = new Map([...next].map(([key, conflict]) => [key, knownOf(conflict)]));
@@ -185,7 +219,9 @@ export class ConflictRadar {
     stats.timedOut += counters.timedOut;
     stats.gitCalls = this.git.calls - callsBefore;
     pairTimes.sort((x, y) => x - y);
-    const at = (q: number): number => Math.round((pairTimes[Math.min(pairTimes.length - 1, Math.floor(q * pairTimes.length))] ?? 0) * 100) / 100;
+    const at = (q: number): number =>
+      Math.round((pairTimes[Math.min(pairTimes.length - 1, Math.floor(q * pairTimes.length))] ?? 0) * 100) /
+      100;
     stats.pairMsP50 = at(0.5);
     stats.pairMsP95 = at(0.95);
     stats.ms = Math.round((performance.now() - started) * 10) / 10;
@@ -200,7 +236,9 @@ export class ConflictRadar {
       stats.elsewhere = { sessions: read.tracked.length, fetched: read.fetched, fetchMs: read.fetchMs };
       return read.tracked;
     } catch (error) {
-      log.warn("could not list the other machines' sessions; this pass compares this machine's alone", { error: errorMessage(error) });
+      log.warn("could not list the other machines' sessions; this pass compares this machine's alone", {
+        error: errorMessage(error),
+      });
       return [];
     }
   }

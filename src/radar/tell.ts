@@ -38,7 +38,9 @@ export class AgentTeller {
 
   constructor(
     private readonly messenger: AgentMessenger,
-    private readonly readConfig: (root: string) => { radar?: { tellAgents?: boolean | undefined } | undefined } = loadRepoConfig,
+    private readonly readConfig: (root: string) => {
+      radar?: { tellAgents?: boolean | undefined } | undefined;
+    } = loadRepoConfig,
   ) {}
 
   /** After a pass: queues messages for pairs that turned hot, drops those no longer hot, delivers what can go now. */
@@ -74,9 +76,15 @@ export class AgentTeller {
       this.pending.delete(sessionId);
       for (const message of messages.values()) {
         // The client id makes a repeat (a restarted supervisor finding the same pair hot) a no-op.
-        this.messenger.reply(session.id, message.text, undefined, message.clientId).catch((error: unknown) => {
-          log.warn('could not tell an agent about a conflict', { sessionId, key: message.key, error: errorMessage(error) });
-        });
+        this.messenger
+          .reply(session.id, message.text, undefined, message.clientId)
+          .catch((error: unknown) => {
+            log.warn('could not tell an agent about a conflict', {
+              sessionId,
+              key: message.key,
+              error: errorMessage(error),
+            });
+          });
       }
     }
   }
@@ -85,7 +93,10 @@ export class AgentTeller {
     try {
       return this.readConfig(root).radar?.tellAgents === true;
     } catch (error) {
-      log.warn('cannot read the repository config; agents are not told', { root, error: errorMessage(error) });
+      log.warn('cannot read the repository config; agents are not told', {
+        root,
+        error: errorMessage(error),
+      });
       return false;
     }
   }
@@ -102,7 +113,10 @@ export class AgentTeller {
 /** What one side is told: the other session, the files and lines, and the other side's diff there. */
 export function messageFor(conflict: Conflict, as: 'a' | 'b'): string {
   const other = as === 'a' ? conflict.b : conflict.a;
-  const otherName = other.kind === 'session' ? `${other.name} (branch ${other.branch}${other.machine === undefined ? '' : `, on machine ${other.machine}`})` : other.ref;
+  const otherName =
+    other.kind === 'session'
+      ? `${other.name} (branch ${other.branch}${other.machine === undefined ? '' : `, on machine ${other.machine}`})`
+      : other.ref;
   const lines = [
     `[Baton conflict radar] Another session working on this repository, ${otherName}, is changing the same lines as you. ` +
       'Nothing has been merged yet. Where you can, keep your change compatible with theirs or leave those lines alone; say so if you cannot.',
@@ -111,8 +125,12 @@ export function messageFor(conflict: Conflict, as: 'a' | 'b'): string {
   for (const file of conflict.files.filter((f) => f.level === 'hot')) {
     const mine = as === 'a' ? file.a : file.b;
     const theirs = as === 'a' ? file.b : file.a;
-    lines.push('', `${file.path}: your lines ${ranges(mine.hunks)}; theirs ${ranges(theirs.hunks)}. Their change:`);
-    const diff = theirs.diff.length > budget ? `${theirs.diff.slice(0, Math.max(0, budget))}\n… (cut)` : theirs.diff;
+    lines.push(
+      '',
+      `${file.path}: your lines ${ranges(mine.hunks)}; theirs ${ranges(theirs.hunks)}. Their change:`,
+    );
+    const diff =
+      theirs.diff.length > budget ? `${theirs.diff.slice(0, Math.max(0, budget))}\n… (cut)` : theirs.diff;
     budget -= diff.length;
     lines.push('```diff', diff.trimEnd(), '```');
   }
@@ -121,5 +139,15 @@ export function messageFor(conflict: Conflict, as: 'a' | 'b'): string {
 
 export function ranges(hunks: { start: number; count: number }[]): string {
   if (hunks.length === 0) return '(none)';
-  return hunks.map((h) => (h.count === 0 ? `after ${h.start}` : h.count === 1 ? `${h.start}` : h.count >= Number.MAX_SAFE_INTEGER ? 'the whole file' : `${h.start}-${h.start + h.count - 1}`)).join(', ');
+  return hunks
+    .map((h) =>
+      h.count === 0
+        ? `after ${h.start}`
+        : h.count === 1
+          ? `${h.start}`
+          : h.count >= Number.MAX_SAFE_INTEGER
+            ? 'the whole file'
+            : `${h.start}-${h.start + h.count - 1}`,
+    )
+    .join(', ');
 }

@@ -51,7 +51,20 @@ export class RadarFixture implements RadarSessions {
     this.git(this.repo, 'worktree', 'add', '-q', '-b', `baton/${name}`, worktree, baseCommit);
     const id = newId();
     this.store.insert(
-      { id, project_id: project.id, name, agent: 'scripted', prompt: name, model: null, permission_mode: 'default', options_json: '{}', branch: `baton/${name}`, base_ref: base, base_commit: baseCommit, worktree },
+      {
+        id,
+        project_id: project.id,
+        name,
+        agent: 'scripted',
+        prompt: name,
+        model: null,
+        permission_mode: 'default',
+        options_json: '{}',
+        branch: `baton/${name}`,
+        base_ref: base,
+        base_commit: baseCommit,
+        worktree,
+      },
       'working',
     );
     return this.store.get(id)!;

@@ -83,7 +83,16 @@ describe('telling the agents', () => {
     a: { kind: 'session', sessionId: a.id, name: a.name, branch: a.branch },
     b: { kind: 'session', sessionId: b.id, name: b.name, branch: b.branch },
     mergeBase: 'x',
-    files: [{ path: 'a.txt', level: 'hot', overlapping: true, mergeConflict: true, a: { hunks: [{ start: 3, count: 1 }], diff: '+a', binary: false }, b: { hunks: [{ start: 3, count: 2 }], diff: '+b', binary: false } }],
+    files: [
+      {
+        path: 'a.txt',
+        level: 'hot',
+        overlapping: true,
+        mergeConflict: true,
+        a: { hunks: [{ start: 3, count: 1 }], diff: '+a', binary: false },
+        b: { hunks: [{ start: 3, count: 2 }], diff: '+b', binary: false },
+      },
+    ],
     note: null,
   });
 
@@ -106,7 +115,9 @@ describe('telling the agents', () => {
     const c = conflict(one, two);
     teller.afterPass([c], [c]);
     expect(sent.map((s) => s.id)).toEqual([one.id]);
-    expect(sent[0]!.text).toMatch(/two \(branch baton\/two\)[\s\S]*a\.txt: your lines 3; theirs 3-4[\s\S]*\+b/);
+    expect(sent[0]!.text).toMatch(
+      /two \(branch baton\/two\)[\s\S]*a\.txt: your lines 3; theirs 3-4[\s\S]*\+b/,
+    );
     expect(teller.waiting(two.id)).toBe(1);
 
     // The question answered, the session works on: the message goes, after the running turn (the host queues it).
@@ -129,7 +140,10 @@ describe('telling the agents', () => {
     const one = f.session('one');
     const two = f.session('two');
     const sent: string[] = [];
-    const teller = new AgentTeller({ get: (id) => f.store.get(id), isRunning: () => true, reply: async (id) => void sent.push(id) }, () => ({}));
+    const teller = new AgentTeller(
+      { get: (id) => f.store.get(id), isRunning: () => true, reply: async (id) => void sent.push(id) },
+      () => ({}),
+    );
     const c = conflict(one, two);
     teller.afterPass([c], [c]);
     expect(sent).toEqual([]);
@@ -139,9 +153,12 @@ describe('telling the agents', () => {
     const one = f.session('one');
     const two = f.session('two');
     const sent: string[] = [];
-    const teller = new AgentTeller({ get: (id) => f.store.get(id), isRunning: () => true, reply: async (id) => void sent.push(id) }, () => {
-      throw new Error('.baton/config.json: radar: unknown key "tellAgent"');
-    });
+    const teller = new AgentTeller(
+      { get: (id) => f.store.get(id), isRunning: () => true, reply: async (id) => void sent.push(id) },
+      () => {
+        throw new Error('.baton/config.json: radar: unknown key "tellAgent"');
+      },
+    );
     const c = conflict(one, two);
     expect(() => teller.afterPass([c], [c])).not.toThrow();
     expect(sent).toEqual([]);

@@ -75,7 +75,10 @@ export class RadarWatch {
         else if (event.type === 'session.removed') this.poke(null);
       }),
     );
-    this.periodic = this.timers.setTimeout(() => this.tick(), this.options.firstPassMs ?? DEFAULT_FIRST_PASS_MS);
+    this.periodic = this.timers.setTimeout(
+      () => this.tick(),
+      this.options.firstPassMs ?? DEFAULT_FIRST_PASS_MS,
+    );
   }
 
   /** A session's work may have changed (`null`: only the set of sessions did). */
@@ -103,7 +106,11 @@ export class RadarWatch {
     this.periodic = undefined;
     this.run(
       this.radar.pass().finally(() => {
-        if (!this.closed) this.periodic = this.timers.setTimeout(() => this.tick(), this.options.intervalMs ?? DEFAULT_INTERVAL_MS);
+        if (!this.closed)
+          this.periodic = this.timers.setTimeout(
+            () => this.tick(),
+            this.options.intervalMs ?? DEFAULT_INTERVAL_MS,
+          );
       }),
     );
   }

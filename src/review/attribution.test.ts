@@ -36,22 +36,39 @@ describe('parseDiff', () => {
     ]);
     const [first, second] = files[0]!.hunks;
     expect([first!.oldStart, first!.oldCount, first!.newStart, first!.newCount]).toEqual([1, 3, 1, 4]);
-    expect(second!.lines.at(-1)).toEqual({ kind: '+', text: 'export const i = 90;', old: null, new: 10, by: [] });
+    expect(second!.lines.at(-1)).toEqual({
+      kind: '+',
+      text: 'export const i = 90;',
+      old: null,
+      new: 10,
+      by: [],
+    });
   });
 
   it('reads a quoted path and a deleted file', () => {
-    const files = parseDiff('diff --git "a/caf\\303\\251.ts" "b/caf\\303\\251.ts"\ndeleted file mode 100644\n--- "a/caf\\303\\251.ts"\n+++ /dev/null\n@@ -1 +0,0 @@\n-x\n');
+    const files = parseDiff(
+      'diff --git "a/caf\\303\\251.ts" "b/caf\\303\\251.ts"\ndeleted file mode 100644\n--- "a/caf\\303\\251.ts"\n+++ /dev/null\n@@ -1 +0,0 @@\n-x\n',
+    );
     expect(files.map((f) => [f.path, f.status])).toEqual([['café.ts', 'deleted']]);
   });
 });
 
 describe('attribute', () => {
-  it("gives each line to the session whose own diff has it, and each hunk the union", () => {
+  it('gives each line to the session whose own diff has it, and each hunk the union', () => {
     const file = parseDiff(combined)[0]!;
     attribute(file, [
-      own('watcher', '--- a/src/index.ts\n+++ b/src/index.ts\n@@ -1,2 +1,2 @@\n-export const a = 1;\n+export const a = 10;\n export const b = 2;\n'),
-      own('ipc', '--- a/src/index.ts\n+++ b/src/index.ts\n@@ -8,2 +8,2 @@\n export const h = 8;\n-export const i = 9;\n+export const i = 90;\n'),
-      own('extra', '--- a/src/index.ts\n+++ b/src/index.ts\n@@ -1,1 +1,2 @@\n export const a = 1;\n+export const a2 = 2;\n'),
+      own(
+        'watcher',
+        '--- a/src/index.ts\n+++ b/src/index.ts\n@@ -1,2 +1,2 @@\n-export const a = 1;\n+export const a = 10;\n export const b = 2;\n',
+      ),
+      own(
+        'ipc',
+        '--- a/src/index.ts\n+++ b/src/index.ts\n@@ -8,2 +8,2 @@\n export const h = 8;\n-export const i = 9;\n+export const i = 90;\n',
+      ),
+      own(
+        'extra',
+        '--- a/src/index.ts\n+++ b/src/index.ts\n@@ -1,1 +1,2 @@\n export const a = 1;\n+export const a2 = 2;\n',
+      ),
     ]);
     const [first, second] = file.hunks;
     expect(first!.lines.filter((l) => l.kind !== ' ').map((l) => [l.kind, l.by])).toEqual([
@@ -72,6 +89,8 @@ describe('attribute', () => {
 
   it('renders one hunk as a diff of its own', () => {
     const file = parseDiff(combined)[1]!;
-    expect(hunkText(file, file.hunks[0]!)).toBe('diff --git a/new file.ts b/new file.ts\n--- /dev/null\n+++ b/new file.ts\n@@ -0,0 +1 @@\n+export {};\n');
+    expect(hunkText(file, file.hunks[0]!)).toBe(
+      'diff --git a/new file.ts b/new file.ts\n--- /dev/null\n+++ b/new file.ts\n@@ -0,0 +1 @@\n+export {};\n',
+    );
   });
 });

@@ -59,7 +59,15 @@ export function parseDiff(text: string): FileDiff[] {
       if (h) {
         oldLine = Number(h[1]);
         newLine = Number(h[3]);
-        hunk = { header: line, oldStart: oldLine, oldCount: Number(h[2] ?? 1), newStart: newLine, newCount: Number(h[4] ?? 1), lines: [], sessions: [] };
+        hunk = {
+          header: line,
+          oldStart: oldLine,
+          oldCount: Number(h[2] ?? 1),
+          newStart: newLine,
+          newCount: Number(h[4] ?? 1),
+          lines: [],
+          sessions: [],
+        };
         file.hunks.push(hunk);
       } else if (line.startsWith('--- ')) {
         if (line === '--- /dev/null') file.status = 'added';
@@ -105,7 +113,8 @@ function unquote(path: string): string {
     if (/[0-7]/.test(next)) {
       bytes.push(parseInt(body.slice(i, i + 3), 8));
       i += 2;
-    } else bytes.push(({ n: 10, t: 9, '"': 34, '\\': 92 } as Record<string, number>)[next] ?? next.charCodeAt(0));
+    } else
+      bytes.push(({ n: 10, t: 9, '"': 34, '\\': 92 } as Record<string, number>)[next] ?? next.charCodeAt(0));
   }
   return Buffer.from(bytes).toString('utf8');
 }
@@ -146,7 +155,9 @@ export function attribute(combined: FileDiff, members: readonly { name: string; 
       else if (line.kind === '+') {
         const key = `${after}\0${line.text}`;
         const placed = prints.filter((p) => p.fp.placed.has(key));
-        line.by = (placed.length > 0 ? placed : prints.filter((p) => p.fp.texts.has(line.text))).map((p) => p.name);
+        line.by = (placed.length > 0 ? placed : prints.filter((p) => p.fp.texts.has(line.text))).map(
+          (p) => p.name,
+        );
       } else after = line.old!;
       if (line.kind !== ' ') {
         if (line.kind === '-') after = line.old!;

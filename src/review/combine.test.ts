@@ -28,7 +28,13 @@ function member(name: string, from: string, files: Record<string, string>): Comb
   run('commit', '-qm', name);
   const commit = run('rev-parse', 'HEAD');
   run('checkout', '-q', 'main');
-  return { name, base: from, commit, tree: run('rev-parse', `${commit}^{tree}`), changed: Object.keys(files) };
+  return {
+    name,
+    base: from,
+    commit,
+    tree: run('rev-parse', `${commit}^{tree}`),
+    changed: Object.keys(files),
+  };
 }
 
 const edit = (changes: Record<number, string>) => LINES.map((l, i) => changes[i + 1] ?? l).join('\n') + '\n';
@@ -44,7 +50,11 @@ describe('combine', () => {
       ['g.txt', ['b'], null],
     ]);
     expect(combined.files[0]!.hunks.map((h) => h.sessions)).toEqual([['a'], ['b']]);
-    expect(run('cat-file', '-p', `${combined.tree}:f.txt`).split('\n')).toEqual(['line one', ...LINES.slice(1, 11), 'line twelve']);
+    expect(run('cat-file', '-p', `${combined.tree}:f.txt`).split('\n')).toEqual([
+      'line one',
+      ...LINES.slice(1, 11),
+      'line twelve',
+    ]);
     expect(run('status', '--porcelain')).toBe('');
   });
 
@@ -67,7 +77,9 @@ describe('combine', () => {
     const combined = await combine(repo, base, [a, b, c]);
     const f = combined.files.find((x) => x.path === 'f.txt')!;
     expect(f.conflict).toEqual({ sessions: ['a', 'b'] });
-    expect(f.hunks.map((h) => [h.sessions, h.lines.filter((l) => l.kind === '+').map((l) => l.text)])).toEqual([
+    expect(
+      f.hunks.map((h) => [h.sessions, h.lines.filter((l) => l.kind === '+').map((l) => l.text)]),
+    ).toEqual([
       [['a'], ['from a']],
       [['b'], ['from b']],
     ]);
@@ -81,11 +93,21 @@ describe('combine', () => {
     run('commit', '-qm', 'delete');
     const deleted = run('rev-parse', 'HEAD');
     run('checkout', '-q', 'main');
-    const a: CombineMember = { name: 'a', base, commit: deleted, tree: run('rev-parse', `${deleted}^{tree}`), changed: ['f.txt'] };
+    const a: CombineMember = {
+      name: 'a',
+      base,
+      commit: deleted,
+      tree: run('rev-parse', `${deleted}^{tree}`),
+      changed: ['f.txt'],
+    };
     const b = member('b', base, { 'f.txt': edit({ 3: 'kept and changed' }) });
     const combined = await combine(repo, base, [a, b]);
     expect(combined.files.map((f) => [f.path, f.conflict])).toEqual([['f.txt', { sessions: ['a', 'b'] }]]);
-    const sides = combined.files[0]!.hunks.map((h) => [h.sessions, h.lines.filter((l) => l.kind === '-').length, h.lines.filter((l) => l.kind === '+').length]);
+    const sides = combined.files[0]!.hunks.map((h) => [
+      h.sessions,
+      h.lines.filter((l) => l.kind === '-').length,
+      h.lines.filter((l) => l.kind === '+').length,
+    ]);
     expect(sides).toEqual([
       [['a'], LINES.length, 0],
       [['b'], 1, 1],

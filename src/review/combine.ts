@@ -39,7 +39,16 @@ export interface Combined {
 }
 
 const IDENTITY = ['-c', 'user.name=Baton', '-c', 'user.email=baton@localhost'];
-const DIFF = ['-c', 'core.quotePath=false', 'diff', '--no-color', '--no-ext-diff', '--no-renames', '--src-prefix=a/', '--dst-prefix=b/'];
+const DIFF = [
+  '-c',
+  'core.quotePath=false',
+  'diff',
+  '--no-color',
+  '--no-ext-diff',
+  '--no-renames',
+  '--src-prefix=a/',
+  '--dst-prefix=b/',
+];
 
 /** The base every member's diff is read against: their shared base, or the newest commit all of them contain. */
 export async function groupBase(cwd: string, bases: readonly string[]): Promise<string> {
@@ -48,13 +57,21 @@ export async function groupBase(cwd: string, bases: readonly string[]): Promise<
   return gitOut(cwd, ['merge-base', '--octopus', ...distinct]);
 }
 
-export async function combine(cwd: string, base: string, members: readonly CombineMember[]): Promise<Combined> {
+export async function combine(
+  cwd: string,
+  base: string,
+  members: readonly CombineMember[],
+): Promise<Combined> {
   const conflicted = new Map<string, Set<string>>();
   let tip = members[0]!.commit;
   let tree = members[0]!.tree;
   for (let k = 1; k < members.length; k++) {
     const member = members[k]!;
-    const merged = await git(cwd, ['merge-tree', '--write-tree', '--name-only', '-z', '--allow-unrelated-histories', tip, member.commit], { okExitCodes: [1] });
+    const merged = await git(
+      cwd,
+      ['merge-tree', '--write-tree', '--name-only', '-z', '--allow-unrelated-histories', tip, member.commit],
+      { okExitCodes: [1] },
+    );
     const [treeId = '', ...rest] = merged.stdout.split('\0');
     tree = treeId;
     if (merged.exitCode === 1) {
@@ -65,7 +82,17 @@ export async function combine(cwd: string, base: string, members: readonly Combi
         conflicted.set(path, who);
       }
     }
-    tip = await gitOut(cwd, [...IDENTITY, 'commit-tree', tree, '-p', tip, '-p', member.commit, '-m', 'baton review']);
+    tip = await gitOut(cwd, [
+      ...IDENTITY,
+      'commit-tree',
+      tree,
+      '-p',
+      tip,
+      '-p',
+      member.commit,
+      '-m',
+      'baton review',
+    ]);
   }
 
   const [combinedText, ...ownTexts] = await Promise.all([
@@ -74,26 +101,39 @@ export async function combine(cwd: string, base: string, members: readonly Combi
     // commit did not write what that commit added, and lines of it stay unattributed.
     ...members.map((m) => gitOut(cwd, [...DIFF, m.base, m.tree, '--'])),
   ]);
-  const own = ownTexts.map((text, i) => ({ name: members[i]!.name, files: new Map(parseDiff(text).map((f) => [f.path, f])) }));
+  const own = ownTexts.map((text, i) => ({
+    name: members[i]!.name,
+    files: new Map(parseDiff(text).map((f) => [f.path, f])),
+  }));
   const blobs = await blobIds(cwd, tree);
 
   const files: CombinedFile[] = [];
   const seen = new Set<string>();
   for (const file of parseDiff(combinedText)) {
     seen.add(file.path);
-    const sides = own.filter((o) => o.files.has(file.path)).map((o) => ({ name: o.name, file: o.files.get(file.path)! }));
+    const sides = own
+      .filter((o) => o.files.has(file.path))
+      .map((o) => ({ name: o.name, file: o.files.get(file.path)! }));
     const conflict = conflicted.get(file.path);
     if (conflict !== undefined) {
       files.push(conflictFile(file, sides, [...conflict], blobs));
       continue;
     }
     attribute(file, sides);
-    files.push({ ...file, sessions: sides.map((s) => s.name), conflict: null, contentKey: blobs.get(`0:${file.path}`) ?? 'deleted', omittedLines: 0 });
+    files.push({
+      ...file,
+      sessions: sides.map((s) => s.name),
+      conflict: null,
+      contentKey: blobs.get(`0:${file.path}`) ?? 'deleted',
+      omittedLines: 0,
+    });
   }
   // A conflict the merge resolved to the base's content (say, one side deleted what the other changed) still needs a look.
   for (const [path, who] of conflicted) {
     if (seen.has(path)) continue;
-    const sides = own.filter((o) => o.files.has(path)).map((o) => ({ name: o.name, file: o.files.get(path)! }));
+    const sides = own
+      .filter((o) => o.files.has(path))
+      .map((o) => ({ name: o.name, file: o.files.get(path)! }));
     if (sides.length > 0) files.push(conflictFile({ ...sides[0]!.file, hunks: [] }, sides, [...who], blobs));
   }
   files.sort((a, b) => a.path.localeCompare(b.path));
@@ -108,7 +148,12 @@ export async function combine(cwd: string, base: string, members: readonly Combi
   return { tree, files };
 }
 
-function conflictFile(file: FileDiff, sides: { name: string; file: FileDiff }[], who: string[], blobs: Map<string, string>): CombinedFile {
+function conflictFile(
+  file: FileDiff,
+  sides: { name: string; file: FileDiff }[],
+  who: string[],
+  blobs: Map<string, string>,
+): CombinedFile {
   const hunks = sides.flatMap((side) =>
     side.file.hunks.map((h) => ({
       ...h,
@@ -118,7 +163,14 @@ function conflictFile(file: FileDiff, sides: { name: string; file: FileDiff }[],
   );
   // The merged blob holds both sides (between conflict markers), so it changes when either does.
   const contentKey = `conflict:${blobs.get(`0:${file.path}`) ?? 'deleted'}`;
-  return { ...file, hunks, sessions: sides.map((s) => s.name), conflict: { sessions: who.length > 0 ? who : sides.map((s) => s.name) }, contentKey, omittedLines: 0 };
+  return {
+    ...file,
+    hunks,
+    sessions: sides.map((s) => s.name),
+    conflict: { sessions: who.length > 0 ? who : sides.map((s) => s.name) },
+    contentKey,
+    omittedLines: 0,
+  };
 }
 
 /** Blob ids of the combined tree, by `0:<path>`. */

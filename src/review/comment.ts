@@ -16,15 +16,22 @@ export interface BuiltComment {
   endLine: number;
 }
 
-export function buildComment(review: GroupReview, file: ReviewFile, request: z.output<typeof ReviewCommentRequest>): BuiltComment {
+export function buildComment(
+  review: GroupReview,
+  file: ReviewFile,
+  request: z.output<typeof ReviewCommentRequest>,
+): BuiltComment {
   const startLine = request.line;
   const endLine = request.endLine ?? request.line;
-  if (endLine < startLine) throw new InvalidInputError(`The range ${startLine}–${endLine} ends before it starts.`);
+  if (endLine < startLine)
+    throw new InvalidInputError(`The range ${startLine}–${endLine} ends before it starts.`);
   const where = `${file.path}:${startLine}${endLine === startLine ? '' : `-${endLine}`}`;
 
   const touched = file.hunks.filter((h) => overlaps(h, startLine, endLine));
   if (touched.length === 0) {
-    const ranges = file.hunks.map((h) => (h.newCount === 0 ? `${h.newStart} (deleted lines)` : `${h.newStart}–${h.newStart + h.newCount - 1}`));
+    const ranges = file.hunks.map((h) =>
+      h.newCount === 0 ? `${h.newStart} (deleted lines)` : `${h.newStart}–${h.newStart + h.newCount - 1}`,
+    );
     throw new InvalidInputError(
       `${where} is outside the changed lines of ${file.path}${ranges.length === 0 ? ' (a binary file or no text change)' : ` (changed hunks cover lines ${ranges.join(', ')})`}: comment on a line a session changed.`,
       { path: file.path, line: startLine },
@@ -39,10 +46,16 @@ export function buildComment(review: GroupReview, file: ReviewFile, request: z.o
     for (const line of hunk.lines) {
       const position = line.new ?? lastNew;
       if (line.new !== null) lastNew = line.new;
-      const inRange = line.new !== null ? line.new >= startLine && line.new <= endLine : position >= startLine - 1 && position <= endLine;
+      const inRange =
+        line.new !== null
+          ? line.new >= startLine && line.new <= endLine
+          : position >= startLine - 1 && position <= endLine;
       if (!inRange) continue;
       line.by.forEach((n) => writers.add(n));
-      if (quoted.length < MAX_QUOTED) quoted.push(`    ${line.new === null ? '    ' : String(line.new).padStart(4)} ${line.kind} ${line.text}`);
+      if (quoted.length < MAX_QUOTED)
+        quoted.push(
+          `    ${line.new === null ? '    ' : String(line.new).padStart(4)} ${line.kind} ${line.text}`,
+        );
     }
   }
   if (writers.size === 0) touched.forEach((h) => h.sessions.forEach((n) => writers.add(n)));
@@ -50,14 +63,26 @@ export function buildComment(review: GroupReview, file: ReviewFile, request: z.o
   let recipients = review.members.filter((m) => writers.has(m.name));
   if (request.session !== undefined) {
     const chosen = review.members.find((m) => m.name === request.session || m.id === request.session);
-    if (chosen === undefined) throw new InvalidInputError(`${request.session} is not in group ${review.number} (${review.members.map((m) => m.name).join(', ')}).`);
-    if (!writers.has(chosen.name)) throw new InvalidInputError(`${where} was written by ${[...writers].join(' and ') || 'no session'}, not ${chosen.name}.`);
+    if (chosen === undefined)
+      throw new InvalidInputError(
+        `${request.session} is not in group ${review.number} (${review.members.map((m) => m.name).join(', ')}).`,
+      );
+    if (!writers.has(chosen.name))
+      throw new InvalidInputError(
+        `${where} was written by ${[...writers].join(' and ') || 'no session'}, not ${chosen.name}.`,
+      );
     recipients = [chosen];
   }
-  if (recipients.length === 0) throw new InvalidInputError(`No session of group ${review.number} wrote ${where}; comment on a line a session changed.`);
+  if (recipients.length === 0)
+    throw new InvalidInputError(
+      `No session of group ${review.number} wrote ${where}; comment on a line a session changed.`,
+    );
 
   const others = review.members.filter((m) => !recipients.includes(m)).map((m) => m.name);
-  const conflict = file.conflict === null ? '' : ` Your change to this file conflicts with ${file.conflict.sessions.filter((n) => !writers.has(n) || recipients.length > 1).join(' and ') || 'another session'}'s.`;
+  const conflict =
+    file.conflict === null
+      ? ''
+      : ` Your change to this file conflicts with ${file.conflict.sessions.filter((n) => !writers.has(n) || recipients.length > 1).join(' and ') || 'another session'}'s.`;
   const reply = [
     `Review comment on ${file.path}, ${endLine === startLine ? `line ${startLine}` : `lines ${startLine}–${endLine}`} (from the combined review of your work${others.length > 0 ? ` with ${others.join(', ')}` : ''}).${conflict}`,
     '',

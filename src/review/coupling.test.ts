@@ -1,7 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { coupledGroups, type MemberWork } from './coupling.js';
 
-const member = (name: string, minute: number, changed: string[], edges: MemberWork['edges'] = []): MemberWork => ({
+const member = (
+  name: string,
+  minute: number,
+  changed: string[],
+  edges: MemberWork['edges'] = [],
+): MemberWork => ({
   id: `id-${name}`,
   name,
   createdAt: `2026-01-01T10:${String(minute).padStart(2, '0')}:00.000Z`,
@@ -12,9 +17,19 @@ const member = (name: string, minute: number, changed: string[], edges: MemberWo
 describe('coupledGroups', () => {
   it('joins sessions through shared files, imports and tests into one group, with each reason', () => {
     const groups = coupledGroups([
-      member('tests', 3, ['test/watcher.test.ts'], [{ from: 'test/watcher.test.ts', to: 'src/watcher.ts', kind: 'tests' }]),
+      member(
+        'tests',
+        3,
+        ['test/watcher.test.ts'],
+        [{ from: 'test/watcher.test.ts', to: 'src/watcher.ts', kind: 'tests' }],
+      ),
       member('watcher', 1, ['src/watcher.ts', 'src/index.ts']),
-      member('ipc', 2, ['src/ipc.ts', 'src/index.ts'], [{ from: 'src/ipc.ts', to: 'src/watcher.ts', kind: 'imports' }]),
+      member(
+        'ipc',
+        2,
+        ['src/ipc.ts', 'src/index.ts'],
+        [{ from: 'src/ipc.ts', to: 'src/watcher.ts', kind: 'imports' }],
+      ),
       member('docs', 4, ['docs/guide.md']),
     ]);
     expect(groups.map((g) => [g.number, g.members])).toEqual([
@@ -44,14 +59,25 @@ describe('coupledGroups', () => {
   it('ignores edges to files only the session itself changed, and names a test reached through one import', () => {
     const groups = coupledGroups([
       member('a', 1, ['src/a.ts', 'src/b.ts'], [{ from: 'src/a.ts', to: 'src/b.ts', kind: 'imports' }]),
-      member('t', 2, ['test/x.test.ts'], [{ from: 'test/x.test.ts', to: 'src/b.ts', kind: 'tests', via: 'src/helper.ts' }]),
+      member(
+        't',
+        2,
+        ['test/x.test.ts'],
+        [{ from: 'test/x.test.ts', to: 'src/b.ts', kind: 'tests', via: 'src/helper.ts' }],
+      ),
     ]);
     expect(groups).toHaveLength(1);
-    expect(groups[0]!.reasons.map((r) => r.text)).toEqual(['test/x.test.ts (t) tests src/b.ts (a) through src/helper.ts']);
+    expect(groups[0]!.reasons.map((r) => r.text)).toEqual([
+      'test/x.test.ts (t) tests src/b.ts (a) through src/helper.ts',
+    ]);
   });
 
   it('says "all" when three sessions change one file', () => {
-    const groups = coupledGroups([member('a', 1, ['x.ts']), member('b', 2, ['x.ts']), member('c', 3, ['x.ts'])]);
+    const groups = coupledGroups([
+      member('a', 1, ['x.ts']),
+      member('b', 2, ['x.ts']),
+      member('c', 3, ['x.ts']),
+    ]);
     expect(groups[0]!.reasons.map((r) => r.text)).toEqual(['a, b and c all change x.ts']);
   });
 });

@@ -27,7 +27,13 @@ export interface Edge {
 
 export type Reason =
   | { kind: 'same_file'; path: string; sessions: string[]; text: string }
-  | { kind: 'imports' | 'tests' | 'mentions'; from: { session: string; path: string }; to: { session: string; path: string }; via?: string; text: string };
+  | {
+      kind: 'imports' | 'tests' | 'mentions';
+      from: { session: string; path: string };
+      to: { session: string; path: string };
+      via?: string;
+      text: string;
+    };
 
 export interface Group {
   number: number;
@@ -37,7 +43,9 @@ export interface Group {
 }
 
 export function coupledGroups(members: readonly MemberWork[]): Group[] {
-  const sorted = [...members].sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id));
+  const sorted = [...members].sort(
+    (a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id),
+  );
   const parent = sorted.map((_, i) => i);
   const find = (i: number): number => (parent[i] === i ? i : (parent[i] = find(parent[i]!)));
   const union = (a: number, b: number): void => {
@@ -54,7 +62,15 @@ export function coupledGroups(members: readonly MemberWork[]): Group[] {
     if (who.length < 2) continue;
     for (let k = 1; k < who.length; k++) union(who[0]!, who[k]!);
     const names = who.map((i) => sorted[i]!.name);
-    reasons.push({ pair: [who[0]!, who[1]!], reason: { kind: 'same_file', path, sessions: names, text: `${list(names)} ${names.length === 2 ? 'both' : 'all'} change ${path}` } });
+    reasons.push({
+      pair: [who[0]!, who[1]!],
+      reason: {
+        kind: 'same_file',
+        path,
+        sessions: names,
+        text: `${list(names)} ${names.length === 2 ? 'both' : 'all'} change ${path}`,
+      },
+    });
   }
 
   sorted.forEach((m, i) => {
@@ -75,7 +91,10 @@ export function coupledGroups(members: readonly MemberWork[]): Group[] {
             : edge.kind === 'imports'
               ? `${edge.from} (${m.name}) imports ${edge.to} (${other.name})`
               : `${edge.from} (${m.name}) refers to ${edge.to} (${other.name})`;
-        reasons.push({ pair: [i, j], reason: { kind: edge.kind, from, to, ...(edge.via === undefined ? {} : { via: edge.via }), text } });
+        reasons.push({
+          pair: [i, j],
+          reason: { kind: edge.kind, from, to, ...(edge.via === undefined ? {} : { via: edge.via }), text },
+        });
       }
     }
   });
@@ -93,5 +112,7 @@ export function coupledGroups(members: readonly MemberWork[]): Group[] {
 }
 
 function list(names: string[]): string {
-  return names.length <= 2 ? names.join(' and ') : `${names.slice(0, -1).join(', ')} and ${names[names.length - 1]}`;
+  return names.length <= 2
+    ? names.join(' and ')
+    : `${names.slice(0, -1).join(', ')} and ${names[names.length - 1]}`;
 }

@@ -18,8 +18,10 @@ let dir: string;
 let repo: string;
 let db: Db;
 let store: SessionStore;
-const git = (cwd: string, ...args: string[]): string => execFileSync('git', args, { cwd, encoding: 'utf8' }).trim();
-const lines = (change: Record<number, string>): string => Array.from({ length: 20 }, (_, i) => change[i + 1] ?? `line ${i + 1}`).join('\n') + '\n';
+const git = (cwd: string, ...args: string[]): string =>
+  execFileSync('git', args, { cwd, encoding: 'utf8' }).trim();
+const lines = (change: Record<number, string>): string =>
+  Array.from({ length: 20 }, (_, i) => change[i + 1] ?? `line ${i + 1}`).join('\n') + '\n';
 
 beforeEach(() => {
   dir = realpathSync(mkdtempSync(join(tmpdir(), 'baton-review-elsewhere-')));
@@ -46,17 +48,48 @@ function local(name: string, text: string): SessionWithProject {
   git(repo, 'worktree', 'add', '-q', '-b', `baton/${name}`, worktree, base);
   writeFileSync(join(worktree, 'notes.md'), text);
   const id = newId();
-  store.insert({ id, project_id: project.id, name, agent: 'scripted', prompt: name, model: null, permission_mode: 'default', options_json: '{}', branch: `baton/${name}`, base_ref: 'main', base_commit: base, worktree }, 'ready_for_review');
+  store.insert(
+    {
+      id,
+      project_id: project.id,
+      name,
+      agent: 'scripted',
+      prompt: name,
+      model: null,
+      permission_mode: 'default',
+      options_json: '{}',
+      branch: `baton/${name}`,
+      base_ref: 'main',
+      base_commit: base,
+      worktree,
+    },
+    'ready_for_review',
+  );
   return store.get(id)!;
 }
 
 /** Another machine's session: a commit of `text` on main, its objects here, no worktree. */
 function remote(template: SessionWithProject, name: string, text: string): PushedMember {
   const base = git(repo, 'rev-parse', 'main');
-  const blob = execFileSync('git', ['hash-object', '-w', '--stdin'], { cwd: repo, input: text, encoding: 'utf8' }).trim();
-  const tree = execFileSync('git', ['mktree'], { cwd: repo, input: `100644 blob ${blob}\tnotes.md\n`, encoding: 'utf8' }).trim();
+  const blob = execFileSync('git', ['hash-object', '-w', '--stdin'], {
+    cwd: repo,
+    input: text,
+    encoding: 'utf8',
+  }).trim();
+  const tree = execFileSync('git', ['mktree'], {
+    cwd: repo,
+    input: `100644 blob ${blob}\tnotes.md\n`,
+    encoding: 'utf8',
+  }).trim();
   const head = git(repo, 'commit-tree', tree, '-p', base, '-m', `work of ${name}`);
-  const session = { ...template, id: newId(), name, branch: `baton/${name}`, base_commit: base, worktree: join(dir, 'elsewhere', name) };
+  const session = {
+    ...template,
+    id: newId(),
+    name,
+    branch: `baton/${name}`,
+    base_commit: base,
+    worktree: join(dir, 'elsewhere', name),
+  };
   return { session, snapshot: { head, tree } };
 }
 
@@ -74,18 +107,33 @@ describe("another machine's session in the review", () => {
     });
 
     const list = await review.listGroups(undefined, repo);
-    expect(list.projects[0]?.groups.map((g) => g.members.map((m) => m.name).sort())).toEqual([['far', 'near']]);
+    expect(list.projects[0]?.groups.map((g) => g.members.map((m) => m.name).sort())).toEqual([
+      ['far', 'near'],
+    ]);
     const group = await review.group('far', undefined, repo);
-    expect(group.conflicts.map((c) => [c.path, [...c.sessions].sort()])).toEqual([['notes.md', ['far', 'near']]]);
+    expect(group.conflicts.map((c) => [c.path, [...c.sessions].sort()])).toEqual([
+      ['notes.md', ['far', 'near']],
+    ]);
 
-    const sent = await review.comment(String(group.number), { path: 'notes.md', line: 3, session: 'far', text: 'keep line 3' }, undefined, repo);
+    const sent = await review.comment(
+      String(group.number),
+      { path: 'notes.md', line: 3, session: 'far', text: 'keep line 3' },
+      undefined,
+      repo,
+    );
     expect(sent.sentTo).toEqual([{ id: far.session.id, name: 'far' }]);
     expect(replies.map(([id]) => id)).toEqual([far.session.id]);
   });
 
   it("answers with this machine's groups when the other machines cannot be read", async () => {
     local('near', lines({ 3: 'near was here' }));
-    const review = new ReviewService({ db, bus: new WorkspaceBus(db), sessions: () => store.listLive(), reply: () => Promise.resolve(), elsewhere: () => Promise.reject(new Error('store down')) });
+    const review = new ReviewService({
+      db,
+      bus: new WorkspaceBus(db),
+      sessions: () => store.listLive(),
+      reply: () => Promise.resolve(),
+      elsewhere: () => Promise.reject(new Error('store down')),
+    });
     const list = await review.listGroups(undefined, repo);
     expect(list.projects[0]?.groups.map((g) => g.members.map((m) => m.name))).toEqual([['near']]);
   });
@@ -94,11 +142,18 @@ describe("another machine's session in the review", () => {
     const template = local('template', lines({}));
     const one = remote(template, 'one', lines({ 3: 'one was here' }));
     const two = remote(template, 'two', lines({ 3: 'two was here' }));
-    const review = new ReviewService({ db, bus: new WorkspaceBus(db), sessions: () => [], reply: () => Promise.resolve(), elsewhere: () => Promise.resolve([one, two]) });
+    const review = new ReviewService({
+      db,
+      bus: new WorkspaceBus(db),
+      sessions: () => [],
+      reply: () => Promise.resolve(),
+      elsewhere: () => Promise.resolve([one, two]),
+    });
     const here = await review.listGroups(undefined, repo);
-    expect(here.projects.map((p) => [p.root, p.groups.map((g) => g.members.map((m) => m.name).sort())])).toEqual([[repo, [['one', 'two']]]]);
+    expect(
+      here.projects.map((p) => [p.root, p.groups.map((g) => g.members.map((m) => m.name).sort())]),
+    ).toEqual([[repo, [['one', 'two']]]]);
     expect((await review.listGroups()).projects.map((p) => p.root)).toEqual([repo]);
     expect((await review.group('one', undefined, repo)).conflicts.map((c) => c.path)).toEqual(['notes.md']);
   });
 });
-

@@ -16,12 +16,19 @@ export class ReviewGroupNotFoundError extends BatonError {
 
 export class ReviewProjectNotFoundError extends BatonError {
   constructor(ref: string, known: string[]) {
-    super('not_found', `No project "${ref}" has live sessions${known.length > 0 ? ` (projects: ${known.join(', ')})` : ''}.`, { ref, known });
+    super(
+      'not_found',
+      `No project "${ref}" has live sessions${known.length > 0 ? ` (projects: ${known.join(', ')})` : ''}.`,
+      { ref, known },
+    );
   }
 }
 
 export class AmbiguousProjectError extends InvalidInputError {
   constructor(known: string[]) {
-    super(`Sessions of several projects are live (${known.join(', ')}): run this inside one of them, or pass --project.`, { known });
+    super(
+      `Sessions of several projects are live (${known.join(', ')}): run this inside one of them, or pass --project.`,
+      { known },
+    );
   }
 }

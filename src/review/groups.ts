@@ -30,7 +30,11 @@ export interface PushedMember {
   snapshot: WorkSnapshot;
 }
 
-export async function computeGroups(analyzer: WorkAnalyzer, sessions: readonly SessionWithProject[], elsewhere: readonly PushedMember[] = []): Promise<ProjectGroups> {
+export async function computeGroups(
+  analyzer: WorkAnalyzer,
+  sessions: readonly SessionWithProject[],
+  elsewhere: readonly PushedMember[] = [],
+): Promise<ProjectGroups> {
   const live = sessions.filter((s) => s.removed_at === null && existsSync(s.worktree));
   const members = new Map<string, Member>();
   await mapLimit(elsewhere, PARALLEL, async ({ session, snapshot }) => {
@@ -53,21 +57,34 @@ export async function computeGroups(analyzer: WorkAnalyzer, sessions: readonly S
   const works: MemberWork[] = [];
   for (const member of members.values()) {
     const others = new Set<string>();
-    for (const other of members.values()) if (other !== member) other.analysis.changed.forEach((p) => others.add(p));
+    for (const other of members.values())
+      if (other !== member) other.analysis.changed.forEach((p) => others.add(p));
     member.analysis.changed.forEach((p) => others.delete(p));
     const edges: Edge[] = [...member.analysis.edges];
     for (const { path, oid } of member.analysis.texts) {
       if (others.size === 0) break;
       const text = await analyzer.text(member.session.project_root, oid);
       // A test in another language naming the other's module tests it (tests/test_watcher.py: `from app.watcher import …`).
-      for (const target of others) if (mentions(text, target)) edges.push({ from: path, to: target, kind: isTest(path) ? 'tests' : 'mentions' });
+      for (const target of others)
+        if (mentions(text, target))
+          edges.push({ from: path, to: target, kind: isTest(path) ? 'tests' : 'mentions' });
     }
-    works.push({ id: member.session.id, name: member.session.name, createdAt: member.session.created_at, changed: member.analysis.changed, edges });
+    works.push({
+      id: member.session.id,
+      name: member.session.name,
+      createdAt: member.session.created_at,
+      changed: member.analysis.changed,
+      edges,
+    });
   }
   return { members, groups: coupledGroups(works) };
 }
 
-async function mapLimit<T>(items: readonly T[], limit: number, run: (item: T) => Promise<void>): Promise<void> {
+async function mapLimit<T>(
+  items: readonly T[],
+  limit: number,
+  run: (item: T) => Promise<void>,
+): Promise<void> {
   let next = 0;
   const worker = async (): Promise<void> => {
     while (next < items.length) await run(items[next++]!);

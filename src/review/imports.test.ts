@@ -15,7 +15,18 @@ describe('importSpecifiers', () => {
       "import g = require('./g');",
       "type H = typeof import('./h');",
     ].join('\n');
-    expect(importSpecifiers(source)).toEqual(['./a.js', '../b', './side-effect', './c', './d', './e', './f', 'node:fs', './g', './h']);
+    expect(importSpecifiers(source)).toEqual([
+      './a.js',
+      '../b',
+      './side-effect',
+      './c',
+      './d',
+      './e',
+      './f',
+      'node:fs',
+      './g',
+      './h',
+    ]);
   });
 
   it('ignores comments, strings, template literals and regular expressions that only look like imports', () => {
@@ -31,17 +42,31 @@ describe('importSpecifiers', () => {
   });
 
   it('reads plain JavaScript with JSX in a .js file', () => {
-    expect(importSpecifiers("import React from 'react';\nexport const A = () => <b>{require('./b')}</b>;\n", 'a.js')).toEqual(['react', './b']);
+    expect(
+      importSpecifiers(
+        "import React from 'react';\nexport const A = () => <b>{require('./b')}</b>;\n",
+        'a.js',
+      ),
+    ).toEqual(['react', './b']);
   });
 
   it('reads TypeScript and JSX syntax around the imports', () => {
-    const source = "function id<T>(x: T): T { return x }\nconst el = <div>{id(1)}</div>;\nconst lazy = () => import('./page');\nimport { type A } from './types';\n";
+    const source =
+      "function id<T>(x: T): T { return x }\nconst el = <div>{id(1)}</div>;\nconst lazy = () => import('./page');\nimport { type A } from './types';\n";
     expect(importSpecifiers(source, 'page.tsx')).toEqual(['./page', './types']);
   });
 });
 
 describe('resolveSpecifier', () => {
-  const files = new Set(['src/watcher.ts', 'src/ipc/index.ts', 'src/view.tsx', 'lib/old.js', 'src/data.json', 'src/styles.css', 'src/m.mts']);
+  const files = new Set([
+    'src/watcher.ts',
+    'src/ipc/index.ts',
+    'src/view.tsx',
+    'lib/old.js',
+    'src/data.json',
+    'src/styles.css',
+    'src/m.mts',
+  ]);
 
   it('resolves relative paths with the usual extensions and index files', () => {
     expect(resolveSpecifier('src/ipc.ts', './watcher', files)).toBe('src/watcher.ts');
@@ -68,14 +93,24 @@ describe('resolveSpecifier', () => {
   });
 
   it('drops self-imports and duplicates', () => {
-    expect(resolvedImports('src/watcher.ts', ['./watcher', './watcher.js', './ipc', './ipc/index'], files)).toEqual(['src/ipc/index.ts']);
+    expect(
+      resolvedImports('src/watcher.ts', ['./watcher', './watcher.js', './ipc', './ipc/index'], files),
+    ).toEqual(['src/ipc/index.ts']);
   });
 });
 
 describe('isTest', () => {
   it('knows the usual test file conventions', () => {
-    for (const path of ['src/a.test.ts', 'src/a.spec.js', 'test/a.ts', 'tests/unit/a.py', 'src/__tests__/a.tsx']) expect(isTest(path)).toBe(true);
-    for (const path of ['src/testing.ts', 'src/latest/a.ts', 'src/contest.ts']) expect(isTest(path)).toBe(false);
+    for (const path of [
+      'src/a.test.ts',
+      'src/a.spec.js',
+      'test/a.ts',
+      'tests/unit/a.py',
+      'src/__tests__/a.tsx',
+    ])
+      expect(isTest(path)).toBe(true);
+    for (const path of ['src/testing.ts', 'src/latest/a.ts', 'src/contest.ts'])
+      expect(isTest(path)).toBe(false);
   });
 });
 

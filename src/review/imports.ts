@@ -15,7 +15,12 @@ import type * as TypeScript from 'typescript';
 const CODE = /\.(?:[cm]?[jt]sx?)$/;
 const EXTENSIONS = ['.ts', '.tsx', '.mts', '.cts', '.d.ts', '.js', '.jsx', '.mjs', '.cjs', '.json'];
 /** TypeScript ESM writes the specifier of the emitted file: `./a.js` means `./a.ts` in the source. */
-const EMITTED: Record<string, string[]> = { '.js': ['.ts', '.tsx'], '.jsx': ['.tsx'], '.mjs': ['.mts'], '.cjs': ['.cts'] };
+const EMITTED: Record<string, string[]> = {
+  '.js': ['.ts', '.tsx'],
+  '.jsx': ['.tsx'],
+  '.mjs': ['.mts'],
+  '.cjs': ['.cts'],
+};
 
 let ts: typeof TypeScript | undefined;
 /** Loaded on first use (~200 ms, once per supervisor), not when the supervisor starts. */
@@ -44,7 +49,11 @@ export function isTest(path: string): boolean {
  */
 export function importSpecifiers(source: string, path = 'module.ts'): string[] {
   const t = typescript();
-  const kind = /\.tsx$/.test(path) ? t.ScriptKind.TSX : /\.[cm]?[jt]s$/.test(path) && !/\.[cm]?js$/.test(path) ? t.ScriptKind.TS : t.ScriptKind.JSX;
+  const kind = /\.tsx$/.test(path)
+    ? t.ScriptKind.TSX
+    : /\.[cm]?[jt]s$/.test(path) && !/\.[cm]?js$/.test(path)
+      ? t.ScriptKind.TS
+      : t.ScriptKind.JSX;
   const file = t.createSourceFile(path, source, t.ScriptTarget.Latest, false, kind);
   const out: string[] = [];
   const literal = (node: TypeScript.Node | undefined): void => {
@@ -52,8 +61,14 @@ export function importSpecifiers(source: string, path = 'module.ts'): string[] {
   };
   const visit = (node: TypeScript.Node): void => {
     if (t.isImportDeclaration(node) || t.isExportDeclaration(node)) literal(node.moduleSpecifier);
-    else if (t.isImportEqualsDeclaration(node) && t.isExternalModuleReference(node.moduleReference)) literal(node.moduleReference.expression);
-    else if (t.isCallExpression(node) && (node.expression.kind === t.SyntaxKind.ImportKeyword || (t.isIdentifier(node.expression) && node.expression.text === 'require'))) literal(node.arguments[0]);
+    else if (t.isImportEqualsDeclaration(node) && t.isExternalModuleReference(node.moduleReference))
+      literal(node.moduleReference.expression);
+    else if (
+      t.isCallExpression(node) &&
+      (node.expression.kind === t.SyntaxKind.ImportKeyword ||
+        (t.isIdentifier(node.expression) && node.expression.text === 'require'))
+    )
+      literal(node.arguments[0]);
     else if (t.isImportTypeNode(node) && t.isLiteralTypeNode(node.argument)) literal(node.argument.literal);
     t.forEachChild(node, visit);
   };
@@ -66,7 +81,8 @@ export function importSpecifiers(source: string, path = 'module.ts'): string[] {
  * a package (`react`, `node:fs`), an alias, or a file not in the tree.
  */
 export function resolveSpecifier(from: string, specifier: string, files: FileSet): string | undefined {
-  if (!specifier.startsWith('./') && !specifier.startsWith('../') && specifier !== '.' && specifier !== '..') return undefined;
+  if (!specifier.startsWith('./') && !specifier.startsWith('../') && specifier !== '.' && specifier !== '..')
+    return undefined;
   const bare = specifier.split(/[?#]/)[0] ?? specifier;
   const target = posix.normalize(posix.join(posix.dirname(from), bare));
   if (target.startsWith('../') || target === '..') return undefined;
@@ -88,8 +104,26 @@ export function resolvedImports(from: string, specifiers: readonly string[], fil
   return [...out];
 }
 
-const IMPORT_LINE = /^\s*(?:import|from|use|using|require|include|#\s*include|load|source|mod|extern|open|@import|require_relative)\b.*$/gm;
-const GENERIC_STEMS = new Set(['index', 'main', 'mod', 'lib', 'init', '__init__', 'utils', 'util', 'types', 'test', 'tests', 'setup', 'config', 'readme', 'package', 'app']);
+const IMPORT_LINE =
+  /^\s*(?:import|from|use|using|require|include|#\s*include|load|source|mod|extern|open|@import|require_relative)\b.*$/gm;
+const GENERIC_STEMS = new Set([
+  'index',
+  'main',
+  'mod',
+  'lib',
+  'init',
+  '__init__',
+  'utils',
+  'util',
+  'types',
+  'test',
+  'tests',
+  'setup',
+  'config',
+  'readme',
+  'package',
+  'app',
+]);
 
 /**
  * Whether `text` (a file that is not TypeScript/JavaScript) refers to `target`: it names its path
@@ -100,7 +134,13 @@ const GENERIC_STEMS = new Set(['index', 'main', 'mod', 'lib', 'init', '__init__'
 export function mentions(text: string, target: string): boolean {
   const noExt = target.replace(/\.[^./]+$/, '');
   if (text.includes(target)) return true;
-  if (noExt.includes('/') && (containsWord(text, noExt) || containsWord(text, noExt.replace(/\//g, '.')) || containsWord(text, noExt.replace(/\//g, '::')))) return true;
+  if (
+    noExt.includes('/') &&
+    (containsWord(text, noExt) ||
+      containsWord(text, noExt.replace(/\//g, '.')) ||
+      containsWord(text, noExt.replace(/\//g, '::')))
+  )
+    return true;
   const stem = posix.basename(noExt);
   if (stem.length < 3 || GENERIC_STEMS.has(stem.toLowerCase())) return false;
   const word = new RegExp(`(?:^|[^A-Za-z0-9_])${escape(stem)}(?:$|[^A-Za-z0-9_])`);

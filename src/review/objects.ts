@@ -49,8 +49,22 @@ export async function listTree(cwd: string, tree: string): Promise<Map<string, T
 }
 
 /** The paths whose content differs between a commit and a tree (renames as delete + add), with the new blob (null: deleted). */
-export async function changedBlobs(cwd: string, base: string, tree: string): Promise<{ path: string; oid: string | null }[]> {
-  const { stdout } = await git(cwd, ['diff', '--raw', '-z', '--no-abbrev', '--no-renames', '--no-ext-diff', base, tree, '--']);
+export async function changedBlobs(
+  cwd: string,
+  base: string,
+  tree: string,
+): Promise<{ path: string; oid: string | null }[]> {
+  const { stdout } = await git(cwd, [
+    'diff',
+    '--raw',
+    '-z',
+    '--no-abbrev',
+    '--no-renames',
+    '--no-ext-diff',
+    base,
+    tree,
+    '--',
+  ]);
   const fields = stdout.split('\0');
   const out: { path: string; oid: string | null }[] = [];
   // ":100644 100644 <old> <new> M" NUL path NUL, repeated.
@@ -79,11 +93,20 @@ export function readBlobs(cwd: string, oids: readonly string[]): Promise<Map<str
   return batch(cwd, '--batch', oids, parseBatch);
 }
 
-function batch<T>(cwd: string, mode: '--batch' | '--batch-check', oids: readonly string[], parse: (out: Buffer) => Map<string, T>): Promise<Map<string, T>> {
+function batch<T>(
+  cwd: string,
+  mode: '--batch' | '--batch-check',
+  oids: readonly string[],
+  parse: (out: Buffer) => Map<string, T>,
+): Promise<Map<string, T>> {
   const wanted = [...new Set(oids)];
   if (wanted.length === 0) return Promise.resolve(new Map<string, T>());
   return new Promise((resolve, reject) => {
-    const child = spawn('git', ['cat-file', mode], { cwd, stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, GIT_OPTIONAL_LOCKS: '0' } });
+    const child = spawn('git', ['cat-file', mode], {
+      cwd,
+      stdio: ['pipe', 'pipe', 'pipe'],
+      env: { ...process.env, GIT_OPTIONAL_LOCKS: '0' },
+    });
     const chunks: Buffer[] = [];
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -92,7 +115,8 @@ function batch<T>(cwd: string, mode: '--batch' | '--batch-check', oids: readonly
     // A git that exits early (a bad repository) closes its stdin: the exit code reports that, not an EPIPE crash.
     child.stdin.on('error', () => undefined);
     child.once('close', (code) => {
-      if (code !== 0) return reject(new GitError(`git cat-file failed: ${stderr.trim()}`, ['cat-file', mode], stderr));
+      if (code !== 0)
+        return reject(new GitError(`git cat-file failed: ${stderr.trim()}`, ['cat-file', mode], stderr));
       resolve(parse(Buffer.concat(chunks)));
     });
     child.stdin.end(wanted.join('\n') + '\n');

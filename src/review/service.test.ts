@@ -21,11 +21,25 @@ afterEach(() => {
 });
 
 // A session whose worktree is gone: listed by the store, left out of every group.
-const gone = { id: 's1', name: 'gone', project_id: 'p1', project_name: 'app', project_root: '/nowhere/app', worktree: '/nowhere/wt', removed_at: null } as SessionWithProject;
+const gone = {
+  id: 's1',
+  name: 'gone',
+  project_id: 'p1',
+  project_name: 'app',
+  project_root: '/nowhere/app',
+  worktree: '/nowhere/wt',
+  removed_at: null,
+} as SessionWithProject;
 
 function service(): { review: ReviewService; bus: WorkspaceBus } {
   const bus = new WorkspaceBus(db, () => new Date(now));
-  const review = new ReviewService({ db, bus, sessions: () => [gone], reply: () => Promise.resolve(), clock: () => new Date(now) });
+  const review = new ReviewService({
+    db,
+    bus,
+    sessions: () => [gone],
+    reply: () => Promise.resolve(),
+    clock: () => new Date(now),
+  });
   return { review, bus };
 }
 
@@ -35,7 +49,9 @@ describe('ReviewService', () => {
     expect(await review.listGroups('app')).toMatchObject({ projects: [{ project: 'app', groups: [] }] });
     await review.listGroups('app');
     await review.refresh('app');
-    expect(bus.list().map((e) => [e.type, e.data])).toEqual([['review.groups_changed', { project: 'app', groups: [] }]]);
+    expect(bus.list().map((e) => [e.type, e.data])).toEqual([
+      ['review.groups_changed', { project: 'app', groups: [] }],
+    ]);
   });
 
   it('keeps a project current for half an hour after someone last asked about it', async () => {
@@ -53,7 +69,11 @@ describe('ReviewService', () => {
 
   it('names the projects it knows when asked for another', async () => {
     const { review } = service();
-    await expect(review.listGroups('elsewhere')).rejects.toThrow('No project "elsewhere" has live sessions (projects: app).');
-    await expect(review.group('3', 'app')).rejects.toThrow('Project app has no live sessions, so no group 3.');
+    await expect(review.listGroups('elsewhere')).rejects.toThrow(
+      'No project "elsewhere" has live sessions (projects: app).',
+    );
+    await expect(review.group('3', 'app')).rejects.toThrow(
+      'Project app has no live sessions, so no group 3.',
+    );
   });
 });

@@ -5,9 +5,19 @@
  * domain never reaches into the sessions domain itself.
  */
 import type { z } from 'zod';
-import type { GroupReview, ReviewCommentRequest, ReviewGroupList, ReviewGroupSummary } from '../api/review.js';
+import type {
+  GroupReview,
+  ReviewCommentRequest,
+  ReviewGroupList,
+  ReviewGroupSummary,
+} from '../api/review.js';
 import type { WorkspaceBus } from '../bus/index.js';
-import { ReviewCommentSent, ReviewFileStateReset, ReviewFileStateSet, ReviewGroupsChanged } from '../events/workspace.js';
+import {
+  ReviewCommentSent,
+  ReviewFileStateReset,
+  ReviewFileStateSet,
+  ReviewGroupsChanged,
+} from '../events/workspace.js';
 import { errorMessage, InvalidInputError } from '../shared/errors.js';
 import { createLogger } from '../shared/log.js';
 import type { Db } from '../store/db.js';
@@ -71,11 +81,18 @@ export class ReviewService {
   async listGroups(projectRef?: string, cwd?: string): Promise<ReviewGroupList> {
     const started = performance.now();
     await this.elsewhere();
-    const projects = projectRef !== undefined || this.projectAt(cwd) !== undefined ? [this.project(projectRef, cwd)] : this.projects();
+    const projects =
+      projectRef !== undefined || this.projectAt(cwd) !== undefined
+        ? [this.project(projectRef, cwd)]
+        : this.projects();
     const out: ReviewGroupList['projects'] = [];
     for (const project of projects) {
       const computed = await this.compute(project);
-      out.push({ project: project.name, root: project.root, groups: computed.groups.map((g) => summary(g, computed.members)) });
+      out.push({
+        project: project.name,
+        root: project.root,
+        groups: computed.groups.map((g) => summary(g, computed.members)),
+      });
     }
     return { projects: out, ms: Math.round(performance.now() - started) };
   }
@@ -85,18 +102,32 @@ export class ReviewService {
   }
 
   /** The group's review, and what each file's state is tied to. */
-  private async review(ref: string, projectRef?: string, cwd?: string): Promise<{ review: GroupReview; project: Project; keys: Map<string, string> }> {
+  private async review(
+    ref: string,
+    projectRef?: string,
+    cwd?: string,
+  ): Promise<{ review: GroupReview; project: Project; keys: Map<string, string> }> {
     const { project, computed, group } = await this.resolve(ref, projectRef, cwd);
     const members = group.members.map((id) => computed.members.get(id)!);
-    const base = await groupBase(project.root, members.map((m) => m.session.base_commit));
+    const base = await groupBase(
+      project.root,
+      members.map((m) => m.session.base_commit),
+    );
     const combined = await this.combine(project.root, base, members);
-    const rows = this.files.get(project.id, combined.files.map((f) => f.path));
+    const rows = this.files.get(
+      project.id,
+      combined.files.map((f) => f.path),
+    );
     const files = combined.files.map(({ contentKey, ...file }) => {
       const row = rows.get(file.path);
       let state: ReviewFileState | 'none' = 'none';
       if (row !== undefined && row.content_key === contentKey) state = row.state;
       else if (row !== undefined && this.files.clear(project.id, file.path)) {
-        this.deps.bus.publish(ReviewFileStateReset, { project: project.name, path: file.path, previous: row.state });
+        this.deps.bus.publish(ReviewFileStateReset, {
+          project: project.name,
+          path: file.path,
+          previous: row.state,
+        });
       }
       return { ...file, state };
     });
@@ -105,7 +136,9 @@ export class ReviewService {
       project: project.name,
       root: project.root,
       base,
-      conflicts: combined.files.filter((f) => f.conflict !== null).map((f) => ({ path: f.path, sessions: f.conflict!.sessions })),
+      conflicts: combined.files
+        .filter((f) => f.conflict !== null)
+        .map((f) => ({ path: f.path, sessions: f.conflict!.sessions })),
       files,
     };
     return { review, project, keys: new Map(combined.files.map((f) => [f.path, f.contentKey])) };
@@ -118,31 +151,64 @@ export class ReviewService {
     projectRef?: string,
     cwd?: string,
     message?: string,
-  ): Promise<{ path: string; state: ReviewFileState | 'none'; sessions: string[]; sentTo: { id: string; name: string }[] }> {
+  ): Promise<{
+    path: string;
+    state: ReviewFileState | 'none';
+    sessions: string[];
+    sentTo: { id: string; name: string }[];
+  }> {
     const text = message?.trim() ?? '';
-    if (text !== '' && state !== 'changes_requested') throw new InvalidInputError('A message goes with requesting changes only; to say something about lines, comment on them.');
+    if (text !== '' && state !== 'changes_requested')
+      throw new InvalidInputError(
+        'A message goes with requesting changes only; to say something about lines, comment on them.',
+      );
     const { review, project, keys } = await this.review(ref, projectRef, cwd);
     const file = this.fileOf(review, path);
     if (state === 'none') this.files.clear(project.id, file.path);
     else this.files.set(project.id, file.path, state, keys.get(file.path)!, this.clock());
-    this.deps.bus.publish(ReviewFileStateSet, { project: project.name, group: review.number, path: file.path, state, sessions: file.sessions });
+    this.deps.bus.publish(ReviewFileStateSet, {
+      project: project.name,
+      group: review.number,
+      path: file.path,
+      state,
+      sessions: file.sessions,
+    });
     const recipients = text === '' ? [] : review.members.filter((m) => file.sessions.includes(m.name));
     for (const member of recipients) {
       const others = file.sessions.filter((n) => n !== member.name);
       const reply = `Changes requested on ${file.path}${others.length > 0 ? ` (changed by you and ${others.join(', ')})` : ''}, in the combined review of group ${review.number}:\n\n${text}`;
       await this.deps.reply(member.id, reply);
     }
-    return { path: file.path, state, sessions: file.sessions, sentTo: recipients.map((m) => ({ id: m.id, name: m.name })) };
+    return {
+      path: file.path,
+      state,
+      sessions: file.sessions,
+      sentTo: recipients.map((m) => ({ id: m.id, name: m.name })),
+    };
   }
 
-  async comment(ref: string, request: z.output<typeof ReviewCommentRequest>, projectRef?: string, cwd?: string): Promise<{ sentTo: { id: string; name: string }[]; reply: string }> {
-    if (request.text.trim() === '') throw new InvalidInputError('The comment is empty: write what the session should change.');
+  async comment(
+    ref: string,
+    request: z.output<typeof ReviewCommentRequest>,
+    projectRef?: string,
+    cwd?: string,
+  ): Promise<{ sentTo: { id: string; name: string }[]; reply: string }> {
+    if (request.text.trim() === '')
+      throw new InvalidInputError('The comment is empty: write what the session should change.');
     const review = await this.group(ref, projectRef, cwd);
     const file = this.fileOf(review, request.path);
     const { recipients, reply, startLine, endLine } = buildComment(review, file, request);
     for (const member of recipients) {
       await this.deps.reply(member.id, reply);
-      this.deps.bus.publish(ReviewCommentSent, { project: review.project, group: review.number, path: file.path, startLine, endLine, sessionId: member.id, name: member.name });
+      this.deps.bus.publish(ReviewCommentSent, {
+        project: review.project,
+        group: review.number,
+        path: file.path,
+        startLine,
+        endLine,
+        sessionId: member.id,
+        name: member.name,
+      });
     }
     return { sentTo: recipients.map((m) => ({ id: m.id, name: m.name })), reply };
   }
@@ -177,8 +243,15 @@ export class ReviewService {
   private async compute(project: Project, asked = true): Promise<ProjectGroups> {
     if (asked) this.asked.set(project.name, this.clock().getTime());
     const elsewhere = (await this.elsewhere()).filter((m) => m.session.project_id === project.id);
-    const computed = await computeGroups(this.analyzer, this.deps.sessions().filter((s) => s.project_id === project.id), elsewhere);
-    const groups = computed.groups.map((g) => ({ number: g.number, sessions: g.members.map((id) => computed.members.get(id)!.session.name) }));
+    const computed = await computeGroups(
+      this.analyzer,
+      this.deps.sessions().filter((s) => s.project_id === project.id),
+      elsewhere,
+    );
+    const groups = computed.groups.map((g) => ({
+      number: g.number,
+      sessions: g.members.map((id) => computed.members.get(id)!.session.name),
+    }));
     const signature = JSON.stringify(groups);
     if (this.published.get(project.name) !== signature) {
       this.published.set(project.name, signature);
@@ -193,10 +266,19 @@ export class ReviewService {
     try {
       const members = await this.deps.elsewhere();
       // This machine's checkouts that only other machines' sessions work in have groups too.
-      this.remoteProjects = [...new Map(members.map((m) => [m.session.project_id, { id: m.session.project_id, name: m.session.project_name, root: m.session.project_root }])).values()];
+      this.remoteProjects = [
+        ...new Map(
+          members.map((m) => [
+            m.session.project_id,
+            { id: m.session.project_id, name: m.session.project_name, root: m.session.project_root },
+          ]),
+        ).values(),
+      ];
       return members;
     } catch (error) {
-      log.warn("could not read the other machines' sessions; groups of this machine's alone", { error: errorMessage(error) });
+      log.warn("could not read the other machines' sessions; groups of this machine's alone", {
+        error: errorMessage(error),
+      });
       return [];
     }
   }
@@ -209,7 +291,9 @@ export class ReviewService {
     const group =
       number !== undefined
         ? computed.groups.find((g) => g.number === number)
-        : computed.groups.find((g) => g.members.some((id) => id === ref || computed.members.get(id)!.session.name === ref));
+        : computed.groups.find((g) =>
+            g.members.some((id) => id === ref || computed.members.get(id)!.session.name === ref),
+          );
     if (group === undefined) throw new ReviewGroupNotFoundError(ref, project.name, computed.groups.length);
     return { project, computed, group };
   }
@@ -220,8 +304,20 @@ export class ReviewService {
     if (cached !== undefined) return cached;
     const running = (async () => {
       // In the repository, not the worktree: the objects are shared, and a worktree removed since it was read must not fail the review.
-      const commits = await Promise.all(members.map((m) => snapshotCommit(root, m.snapshot, `baton review: ${m.session.name}`)));
-      return combine(root, base, members.map((m, i) => ({ name: m.session.name, base: m.session.base_commit, commit: commits[i]!, tree: m.snapshot.tree, changed: m.analysis.changed })));
+      const commits = await Promise.all(
+        members.map((m) => snapshotCommit(root, m.snapshot, `baton review: ${m.session.name}`)),
+      );
+      return combine(
+        root,
+        base,
+        members.map((m, i) => ({
+          name: m.session.name,
+          base: m.session.base_commit,
+          commit: commits[i]!,
+          tree: m.snapshot.tree,
+          changed: m.analysis.changed,
+        })),
+      );
     })();
     running.catch(() => this.combined.delete(key));
     return this.combined.set(key, running);
@@ -229,7 +325,8 @@ export class ReviewService {
 
   private projects(): Project[] {
     const byId = new Map<string, Project>();
-    for (const s of this.deps.sessions()) byId.set(s.project_id, { id: s.project_id, name: s.project_name, root: s.project_root });
+    for (const s of this.deps.sessions())
+      byId.set(s.project_id, { id: s.project_id, name: s.project_name, root: s.project_root });
     for (const p of this.remoteProjects) if (!byId.has(p.id)) byId.set(p.id, p);
     return [...byId.values()];
   }
@@ -247,7 +344,11 @@ export class ReviewService {
     const projects = this.projects();
     if (ref !== undefined) {
       const found = projects.find((p) => p.name === ref || p.root === ref);
-      if (found === undefined) throw new ReviewProjectNotFoundError(ref, projects.map((p) => p.name));
+      if (found === undefined)
+        throw new ReviewProjectNotFoundError(
+          ref,
+          projects.map((p) => p.name),
+        );
       return found;
     }
     const here = this.projectAt(cwd);
@@ -263,7 +364,13 @@ function summary(group: Group, members: Map<string, Member>): ReviewGroupSummary
     number: group.number,
     members: group.members.map((id) => {
       const m = members.get(id)!;
-      return { id, name: m.session.name, state: m.session.state, branch: m.session.branch, filesChanged: m.analysis.changed.length };
+      return {
+        id,
+        name: m.session.name,
+        state: m.session.state,
+        branch: m.session.branch,
+        filesChanged: m.analysis.changed.length,
+      };
     }),
     reasons: group.reasons,
   };

@@ -14,7 +14,11 @@ export interface Refreshable {
   watched(project: string): boolean;
 }
 
-export function watchGroups(bus: WorkspaceBus, review: Refreshable, onError: (error: unknown) => void): () => void {
+export function watchGroups(
+  bus: WorkspaceBus,
+  review: Refreshable,
+  onError: (error: unknown) => void,
+): () => void {
   const running = new Map<string, Promise<void>>();
   const again = new Set<string>();
   const refresh = (project: string): void => {
@@ -33,6 +37,7 @@ export function watchGroups(bus: WorkspaceBus, review: Refreshable, onError: (er
   };
   return bus.subscribe((event: WorkspaceEvent) => {
     const turnEnded = event.type === 'session.state_changed' && !MID_TURN.has(event.data.to);
-    if ((turnEnded || event.type === 'session.removed') && review.watched(event.data.project)) refresh(event.data.project);
+    if ((turnEnded || event.type === 'session.removed') && review.watched(event.data.project))
+      refresh(event.data.project);
   });
 }

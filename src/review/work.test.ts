@@ -37,7 +37,12 @@ describe('WorkAnalyzer', () => {
     rmSync(join(repo, 'src/old.ts'));
     const { tree } = await snapshotWork(repo);
     const analysis = await new WorkAnalyzer().analyze(repo, base, tree);
-    expect(analysis.changed.sort()).toEqual(['docs/guide.md', 'src/ipc.ts', 'src/old.ts', 'test/ipc.test.ts']);
+    expect(analysis.changed.sort()).toEqual([
+      'docs/guide.md',
+      'src/ipc.ts',
+      'src/old.ts',
+      'test/ipc.test.ts',
+    ]);
     expect(analysis.edges).toEqual([
       { from: 'src/ipc.ts', to: 'src/watcher.ts', kind: 'imports' },
       { from: 'test/ipc.test.ts', to: 'src/ipc.ts', kind: 'tests' },

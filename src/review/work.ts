@@ -7,7 +7,16 @@
  */
 import type { Edge } from './coupling.js';
 import { importSpecifiers, isCode, isTest, resolvedImports } from './imports.js';
-import { blobSizes, Bounded, changedBlobs, isBinary, listTree, MAX_SCANNED_BYTES, readBlobs, type TreeFile } from './objects.js';
+import {
+  blobSizes,
+  Bounded,
+  changedBlobs,
+  isBinary,
+  listTree,
+  MAX_SCANNED_BYTES,
+  readBlobs,
+  type TreeFile,
+} from './objects.js';
 
 export interface WorkAnalysis {
   changed: string[];
@@ -72,7 +81,10 @@ export class WorkAnalyzer {
     const paths = { has: (path: string) => files.get(path) !== undefined };
     const present = changed.filter((p) => own.has(p) && files.get(p)!.size <= MAX_SCANNED_BYTES);
     const code = present.filter(isCode);
-    await this.scan(cwd, code.map((p) => [p, files.get(p)!.oid]));
+    await this.scan(
+      cwd,
+      code.map((p) => [p, files.get(p)!.oid]),
+    );
 
     const edges: Edge[] = [];
     const hops: { test: string; through: string }[] = [];
@@ -80,11 +92,15 @@ export class WorkAnalyzer {
       const test = isTest(from);
       for (const to of resolvedImports(from, this.specifiers.get(files.get(from)!.oid) ?? [], paths)) {
         edges.push({ from, to, kind: test ? 'tests' : 'imports' });
-        if (test && isCode(to) && files.get(to)!.size <= MAX_SCANNED_BYTES) hops.push({ test: from, through: to });
+        if (test && isCode(to) && files.get(to)!.size <= MAX_SCANNED_BYTES)
+          hops.push({ test: from, through: to });
       }
     }
     // A test exercises what it imports, and what those import in turn (one hop).
-    await this.scan(cwd, hops.map((h) => [h.through, files.get(h.through)!.oid]));
+    await this.scan(
+      cwd,
+      hops.map((h) => [h.through, files.get(h.through)!.oid]),
+    );
     for (const { test, through } of hops) {
       for (const to of resolvedImports(through, this.specifiers.get(files.get(through)!.oid) ?? [], paths)) {
         if (to !== test) edges.push({ from: test, to, kind: 'tests', via: through });
@@ -104,7 +120,9 @@ export class WorkAnalyzer {
 
   /** Reads and scans the blobs whose imports are not known yet. */
   private async scan(cwd: string, files: [path: string, oid: string][]): Promise<void> {
-    const unknown = new Map(files.filter(([, oid]) => this.specifiers.get(oid) === undefined).map(([path, oid]) => [oid, path]));
+    const unknown = new Map(
+      files.filter(([, oid]) => this.specifiers.get(oid) === undefined).map(([path, oid]) => [oid, path]),
+    );
     if (unknown.size === 0) return;
     const blobs = await readBlobs(cwd, [...unknown.keys()]);
     for (const [oid, path] of unknown) {

@@ -25,7 +25,9 @@ export interface BriefInput {
 }
 
 export function workspaceBrief(input: BriefInput): string {
-  const all = input.sessions.list().filter((s) => s.project_root === input.projectRoot && s.removed_at === null);
+  const all = input.sessions
+    .list()
+    .filter((s) => s.project_root === input.projectRoot && s.removed_at === null);
   const live = all.filter((s) => LIVE.has(s.state));
   const dayAgo = input.now.getTime() - 24 * 3600_000;
   const recent = all.filter((s) => Date.parse(s.last_event_at ?? s.updated_at) >= dayAgo);
@@ -33,7 +35,9 @@ export function workspaceBrief(input: BriefInput): string {
     `You are running the routine "${input.routine}", started by Baton at ${input.now.toISOString()}. This is the workspace as it stands.`,
     '',
     '## Sessions working now',
-    ...(live.length === 0 ? ['(none)'] : live.map((s) => `- ${s.name} (${s.agent}, ${s.state.replace(/_/g, ' ')}): ${firstLine(s.prompt)}`)),
+    ...(live.length === 0
+      ? ['(none)']
+      : live.map((s) => `- ${s.name} (${s.agent}, ${s.state.replace(/_/g, ' ')}): ${firstLine(s.prompt)}`)),
     '',
     '## Tasks',
     ...taskLines(input),
@@ -58,7 +62,9 @@ function taskLines(input: BriefInput): string[] {
   if (input.tasks === undefined) return ['(tasks are not available)'];
   const tasks = input.tasks;
   if (tasks.length === 0) return ['(none)'];
-  return tasks.slice(0, 50).map((t) => `- #${t.id} [${t.column}] ${t.title}${t.tracker ? ` (${t.tracker})` : ''}`);
+  return tasks
+    .slice(0, 50)
+    .map((t) => `- #${t.id} [${t.column}] ${t.title}${t.tracker ? ` (${t.tracker})` : ''}`);
 }
 
 function sessionSummary(session: SessionWithProject, sessions: RoutineSessions): string {
@@ -77,7 +83,11 @@ function folderExcerpts(folder: string): string[] {
   const files = names
     .map((name) => {
       try {
-        return { name, mtime: statSync(join(folder, name)).mtimeMs, text: readFileSync(join(folder, name), 'utf8') };
+        return {
+          name,
+          mtime: statSync(join(folder, name)).mtimeMs,
+          text: readFileSync(join(folder, name), 'utf8'),
+        };
       } catch {
         return undefined;
       }

@@ -23,7 +23,11 @@ import { templateNamed } from './templates/index.js';
 
 export class RoutineNotFoundError extends BatonError {
   constructor(name: string, known: string[]) {
-    super('not_found', `No routine "${name}"${known.length === 0 ? ' (there are none yet: `baton routine add`)' : `; routines: ${known.join(', ')}`}.`, { name, known });
+    super(
+      'not_found',
+      `No routine "${name}"${known.length === 0 ? ' (there are none yet: `baton routine add`)' : `; routines: ${known.join(', ')}`}.`,
+      { name, known },
+    );
   }
 }
 
@@ -38,13 +42,24 @@ export class RoutineDefinitions {
   constructor(private readonly options: DefinitionsOptions) {}
 
   /** Adds (or, with `replace`, redefines) a routine of the repository holding `cwd`. */
-  async add(input: { name: string; cwd: string; spec: RoutineSpec; replace?: boolean | undefined }): Promise<RoutineWithProject> {
+  async add(input: {
+    name: string;
+    cwd: string;
+    spec: RoutineSpec;
+    replace?: boolean | undefined;
+  }): Promise<RoutineWithProject> {
     const repo = await findRepository(input.cwd);
     await this.syncConfig(repo.root);
     const project = this.options.projects.ensure(repo.root);
     const existing = this.options.store.byName(project.id, input.name);
-    if (existing?.source === 'config') throw new InvalidInputError(`The routine "${input.name}" is defined in .baton/config.json; change it there.`);
-    if (existing !== undefined && input.replace !== true) throw new InvalidInputError(`A routine "${input.name}" already exists in ${repo.root}; remove it first or add --replace.`);
+    if (existing?.source === 'config')
+      throw new InvalidInputError(
+        `The routine "${input.name}" is defined in .baton/config.json; change it there.`,
+      );
+    if (existing !== undefined && input.replace !== true)
+      throw new InvalidInputError(
+        `A routine "${input.name}" already exists in ${repo.root}; remove it first or add --replace.`,
+      );
     return this.upsert(project, input.name, input.spec, 'cli', existing);
   }
 
@@ -63,7 +78,8 @@ export class RoutineDefinitions {
       this.upsert(project, name, spec, 'config', existing);
     }
     for (const routine of this.options.store.all()) {
-      if (routine.project_id === project.id && routine.source === 'config' && !(routine.name in section)) this.remove(routine);
+      if (routine.project_id === project.id && routine.source === 'config' && !(routine.name in section))
+        this.remove(routine);
     }
   }
 
@@ -79,13 +95,22 @@ export class RoutineDefinitions {
   async resolve(name: string, cwd: string | undefined): Promise<RoutineWithProject> {
     const all = this.options.store.named(name);
     if (cwd !== undefined) {
-      const root = await findRepository(cwd).then((r) => r.root, () => undefined);
+      const root = await findRepository(cwd).then(
+        (r) => r.root,
+        () => undefined,
+      );
       const here = all.find((r) => r.project_root === root);
       if (here !== undefined) return here;
     }
     if (all.length === 1) return all[0]!;
-    if (all.length > 1) throw new InvalidInputError(`"${name}" names routines in ${all.length} repositories (${all.map((r) => r.project_name).join(', ')}); run the command inside the one you mean.`);
-    throw new RoutineNotFoundError(name, this.options.store.all().map((r) => r.name));
+    if (all.length > 1)
+      throw new InvalidInputError(
+        `"${name}" names routines in ${all.length} repositories (${all.map((r) => r.project_name).join(', ')}); run the command inside the one you mean.`,
+      );
+    throw new RoutineNotFoundError(
+      name,
+      this.options.store.all().map((r) => r.name),
+    );
   }
 
   remove(routine: RoutineWithProject): void {
@@ -97,7 +122,10 @@ export class RoutineDefinitions {
     const now = this.options.clock.now();
     const spec = JSON.parse(routine.spec_json) as RoutineSpec;
     // Resumed, a schedule starts from now: the runs it slept through are not missed runs.
-    const next = paused || spec.cron === undefined ? routine.next_run_at : (nextRun(spec.cron, spec.tz, now)?.toISOString() ?? null);
+    const next =
+      paused || spec.cron === undefined
+        ? routine.next_run_at
+        : (nextRun(spec.cron, spec.tz, now)?.toISOString() ?? null);
     this.options.store.setPaused(routine.id, paused, next, now);
     const updated = this.options.store.get(routine.id)!;
     this.options.bus.publish(RoutineChanged, { ...ref(updated), paused, nextRunAt: updated.next_run_at });
@@ -107,7 +135,8 @@ export class RoutineDefinitions {
   /** Refuses what cannot run: a bad name, schedule, template or prompt file. */
   check(root: string, name: string, raw: unknown): RoutineSpec {
     validateSessionName(name);
-    if (name === 'templates') throw new InvalidInputError('"templates" is taken by `baton routine templates`; choose another name.');
+    if (name === 'templates')
+      throw new InvalidInputError('"templates" is taken by `baton routine templates`; choose another name.');
     const parsed = RoutineSpec.safeParse(raw);
     if (!parsed.success) throw new InvalidInputError(formatIssues(parsed.error.issues));
     const spec = parsed.data;
@@ -119,17 +148,42 @@ export class RoutineDefinitions {
     return spec;
   }
 
-  private upsert(project: ProjectRow, name: string, raw: RoutineSpec, source: 'cli' | 'config', existing: RoutineWithProject | undefined): RoutineWithProject {
+  private upsert(
+    project: ProjectRow,
+    name: string,
+    raw: RoutineSpec,
+    source: 'cli' | 'config',
+    existing: RoutineWithProject | undefined,
+  ): RoutineWithProject {
     const spec = this.check(project.root, name, raw);
     const now = this.options.clock.now();
     const next = spec.cron === undefined ? null : (nextRun(spec.cron, spec.tz, now)?.toISOString() ?? null);
     if (existing === undefined) {
-      this.options.store.insert({ id: newId(), project_id: project.id, name, spec_json: JSON.stringify(spec), source, paused: 0, next_run_at: next, token: randomBytes(24).toString('base64url'), created_at: now.toISOString() });
+      this.options.store.insert({
+        id: newId(),
+        project_id: project.id,
+        name,
+        spec_json: JSON.stringify(spec),
+        source,
+        paused: 0,
+        next_run_at: next,
+        token: randomBytes(24).toString('base64url'),
+        created_at: now.toISOString(),
+      });
     } else {
-      this.options.store.updateSpec(existing.id, JSON.stringify(spec), existing.paused === 1 ? existing.next_run_at : next, now);
+      this.options.store.updateSpec(
+        existing.id,
+        JSON.stringify(spec),
+        existing.paused === 1 ? existing.next_run_at : next,
+        now,
+      );
     }
     const routine = this.options.store.byName(project.id, name)!;
-    this.options.bus.publish(RoutineAdded, { ...ref(routine), when: describeWhen(spec), nextRunAt: routine.next_run_at });
+    this.options.bus.publish(RoutineAdded, {
+      ...ref(routine),
+      when: describeWhen(spec),
+      nextRunAt: routine.next_run_at,
+    });
     return routine;
   }
 }

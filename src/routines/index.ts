@@ -4,7 +4,14 @@
  */
 export { NOTHING_TO_REPORT, workspaceBrief } from './brief.js';
 export { describeWhen, RoutineNotFoundError } from './definitions.js';
-export { systemClock, type ConflictSummary, type RoutineClock, type RoutineSessions, type RoutineTasks, type TaskSummary } from './ports.js';
+export {
+  systemClock,
+  type ConflictSummary,
+  type RoutineClock,
+  type RoutineSessions,
+  type RoutineTasks,
+  type TaskSummary,
+} from './ports.js';
 export { checkSchedule, checkTimeZone, nextRun } from './schedule.js';
 export { RoutineService, type RoutineServiceOptions } from './service.js';
 export { GRACE_MS, MAX_SLEEP_MS } from './timer.js';

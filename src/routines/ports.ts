@@ -29,7 +29,10 @@ export interface TaskSummary {
 /** The tasks domain, when present: the brief lists tasks, the TODO sweep creates them. */
 export interface RoutineTasks {
   list(projectRoot: string): Promise<TaskSummary[]>;
-  create(projectRoot: string, task: { title: string; description: string; scope: string[] }): Promise<TaskSummary>;
+  create(
+    projectRoot: string,
+    task: { title: string; description: string; scope: string[] },
+  ): Promise<TaskSummary>;
 }
 
 export interface ConflictSummary {

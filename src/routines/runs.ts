@@ -73,14 +73,29 @@ export class RoutineRunner {
     });
     if (holder !== undefined) {
       this.firing.delete(routine.id);
-      return this.record(routine, fire, 'skipped', `run on machine ${holder}, which reads the same routine from its checkout of the repository`);
+      return this.record(
+        routine,
+        fire,
+        'skipped',
+        `run on machine ${holder}, which reads the same routine from its checkout of the repository`,
+      );
     }
-    const runId = store.addRun({ routine_id: routine.id, trigger: fire.trigger, due_at: fire.dueAt?.toISOString() ?? null, started_at: now.toISOString(), outcome: 'running', cause: fire.note ?? null, session_id: null, session_name: null });
+    const runId = store.addRun({
+      routine_id: routine.id,
+      trigger: fire.trigger,
+      due_at: fire.dueAt?.toISOString() ?? null,
+      started_at: now.toISOString(),
+      outcome: 'running',
+      cause: fire.note ?? null,
+      session_id: null,
+      session_name: null,
+    });
     try {
       const spec = JSON.parse(routine.spec_json) as RoutineSpec;
       const context = this.context(routine, spec, fire);
       const prepared = await this.prepare(routine, spec, context);
-      if ('nothing' in prepared) return this.finish(routine, runId, fire.trigger, 'nothing', prepared.nothing, undefined);
+      if ('nothing' in prepared)
+        return this.finish(routine, runId, fire.trigger, 'nothing', prepared.nothing, undefined);
       const session = await this.options.sessions.dispatch({
         prompt: prepared.prompt,
         cwd: routine.project_root,
@@ -89,17 +104,46 @@ export class RoutineRunner {
         ...(spec.model === undefined ? {} : { model: spec.model }),
         permissionMode: spec.permissionMode ?? 'default',
         options: spec.agentOptions ?? {},
-        instructions: workspaceBrief({ routine: routine.name, projectRoot: routine.project_root, now, sessions: this.options.sessions, tasks: await this.options.tasks?.list(routine.project_root) }),
+        instructions: workspaceBrief({
+          routine: routine.name,
+          projectRoot: routine.project_root,
+          now,
+          sessions: this.options.sessions,
+          tasks: await this.options.tasks?.list(routine.project_root),
+        }),
       });
       store.attachSession(runId, session.id, session.name);
-      this.options.bus.publish(RoutineFired, { ...ref(routine), runId, trigger: fire.trigger, dueAt: fire.dueAt?.toISOString() ?? null, sessionId: session.id, sessionName: session.name });
-      log.info('routine fired', { routine: routine.name, run: runId, session: session.name, trigger: fire.trigger });
+      this.options.bus.publish(RoutineFired, {
+        ...ref(routine),
+        runId,
+        trigger: fire.trigger,
+        dueAt: fire.dueAt?.toISOString() ?? null,
+        sessionId: session.id,
+        sessionName: session.name,
+      });
+      log.info('routine fired', {
+        routine: routine.name,
+        run: runId,
+        session: session.name,
+        trigger: fire.trigger,
+      });
       // A quick agent may have finished before its run knew its session: settle it now if so.
       await this.sessionSettled(this.options.sessions.get(session.id), session.id);
       return runOf(store, routine.id, runId);
     } catch (error) {
-      log.warn('routine run failed to start', { routine: routine.name, run: runId, error: errorMessage(error) });
-      return this.finish(routine, runId, fire.trigger, 'failed', `could not start: ${errorMessage(error)}`, undefined);
+      log.warn('routine run failed to start', {
+        routine: routine.name,
+        run: runId,
+        error: errorMessage(error),
+      });
+      return this.finish(
+        routine,
+        runId,
+        fire.trigger,
+        'failed',
+        `could not start: ${errorMessage(error)}`,
+        undefined,
+      );
     } finally {
       this.firing.delete(routine.id);
     }
@@ -112,16 +156,42 @@ export class RoutineRunner {
    */
   private async claimedElsewhere(routine: RoutineWithProject, fire: Fire): Promise<string | undefined> {
     if (this.options.claimFire === undefined || routine.source !== 'config') return undefined;
-    const key = fire.dueAt !== undefined ? `due:${fire.dueAt.toISOString()}` : fire.trigger.startsWith('tag:') ? fire.trigger : undefined;
+    const key =
+      fire.dueAt !== undefined
+        ? `due:${fire.dueAt.toISOString()}`
+        : fire.trigger.startsWith('tag:')
+          ? fire.trigger
+          : undefined;
     return key === undefined ? undefined : this.options.claimFire(routine.project_root, routine.name, key);
   }
 
   /** A skipped or missed fire, recorded (and published) without a session. */
-  record(routine: RoutineWithProject, fire: Fire, outcome: 'skipped' | 'missed', cause: string): RoutineRunRow {
+  record(
+    routine: RoutineWithProject,
+    fire: Fire,
+    outcome: 'skipped' | 'missed',
+    cause: string,
+  ): RoutineRunRow {
     const { store, clock } = this.options;
     const now = clock.now().toISOString();
-    const runId = store.addRun({ routine_id: routine.id, trigger: fire.trigger, due_at: fire.dueAt?.toISOString() ?? null, started_at: now, finished_at: now, outcome, cause, session_id: null, session_name: null });
-    this.options.bus.publish(RoutineSkipped, { ...ref(routine), runId, trigger: fire.trigger, outcome, cause });
+    const runId = store.addRun({
+      routine_id: routine.id,
+      trigger: fire.trigger,
+      due_at: fire.dueAt?.toISOString() ?? null,
+      started_at: now,
+      finished_at: now,
+      outcome,
+      cause,
+      session_id: null,
+      session_name: null,
+    });
+    this.options.bus.publish(RoutineSkipped, {
+      ...ref(routine),
+      runId,
+      trigger: fire.trigger,
+      outcome,
+      cause,
+    });
     return runOf(store, routine.id, runId);
   }
 
@@ -141,43 +211,102 @@ export class RoutineRunner {
     const routine = this.options.store.get(run.routine_id);
     if (routine === undefined) return;
     if (session === undefined || session.removed_at !== null) {
-      this.finish(routine, run.id, run.trigger, 'failed', 'its session was removed before it finished', session);
+      this.finish(
+        routine,
+        run.id,
+        run.trigger,
+        'failed',
+        'its session was removed before it finished',
+        session,
+      );
       return;
     }
     if (!ENDED.has(session.state)) return;
     if (session.state === 'failed' || session.state === 'stopped') {
-      const reason = session.state_reason_json === null ? undefined : (JSON.parse(session.state_reason_json) as { message?: string }).message;
-      this.finish(routine, run.id, run.trigger, 'failed', `its session ${session.state === 'failed' ? 'failed' : 'was stopped'}${reason === undefined ? '' : `: ${reason}`}`, session);
+      const reason =
+        session.state_reason_json === null
+          ? undefined
+          : (JSON.parse(session.state_reason_json) as { message?: string }).message;
+      this.finish(
+        routine,
+        run.id,
+        run.trigger,
+        'failed',
+        `its session ${session.state === 'failed' ? 'failed' : 'was stopped'}${reason === undefined ? '' : `: ${reason}`}`,
+        session,
+      );
       return;
     }
     const report = this.options.sessions.lastMessage(session.id) ?? '';
     const changed = await this.options.sessions.changedFiles(session.id).catch(() => 0);
     if (report.trim().startsWith(NOTHING_TO_REPORT) && changed === 0) {
-      this.finish(routine, run.id, run.trigger, 'nothing', 'the agent found nothing to report; the session was archived', session);
+      this.finish(
+        routine,
+        run.id,
+        run.trigger,
+        'nothing',
+        'the agent found nothing to report; the session was archived',
+        session,
+      );
       // Archived quietly: removed from the board, its work (none) kept as any removal keeps it.
-      await this.options.sessions.remove(session.id).catch((error: unknown) => log.warn('archiving a quiet run failed', { session: session.name, error: errorMessage(error) }));
+      await this.options.sessions
+        .remove(session.id)
+        .catch((error: unknown) =>
+          log.warn('archiving a quiet run failed', { session: session.name, error: errorMessage(error) }),
+        );
       return;
     }
     const spec = JSON.parse(routine.spec_json) as RoutineSpec;
     let did: string | undefined;
     try {
-      did = spec.template === undefined ? undefined : templateNamed(spec.template).finish?.(this.context(routine, spec, { trigger: run.trigger }), report);
+      did =
+        spec.template === undefined
+          ? undefined
+          : templateNamed(spec.template).finish?.(
+              this.context(routine, spec, { trigger: run.trigger }),
+              report,
+            );
     } catch (error) {
-      this.finish(routine, run.id, run.trigger, 'failed', `its report could not be saved: ${errorMessage(error)}`, session);
+      this.finish(
+        routine,
+        run.id,
+        run.trigger,
+        'failed',
+        `its report could not be saved: ${errorMessage(error)}`,
+        session,
+      );
       return;
     }
-    const summary = [did, clip(report.trim(), 1000) || `(no final message; ${changed} file(s) changed)`].filter((part) => part !== undefined).join('\n');
+    const summary = [did, clip(report.trim(), 1000) || `(no final message; ${changed} file(s) changed)`]
+      .filter((part) => part !== undefined)
+      .join('\n');
     this.finish(routine, run.id, run.trigger, 'findings', summary, session);
   }
 
-  private finish(routine: RoutineWithProject, runId: number, trigger: string, outcome: 'findings' | 'nothing' | 'failed', summary: string, session: SessionWithProject | undefined): RoutineRunRow {
+  private finish(
+    routine: RoutineWithProject,
+    runId: number,
+    trigger: string,
+    outcome: 'findings' | 'nothing' | 'failed',
+    summary: string,
+    session: SessionWithProject | undefined,
+  ): RoutineRunRow {
     const { store, clock, bus } = this.options;
     const cost = session === undefined ? null : session.cost_usd;
     // What the fire noted (missed runs, say) stays first in the record.
     const note = store.run(runId)?.cause;
     store.finishRun(runId, outcome, note ? `${note}\n${summary}` : summary, cost, clock.now());
     const run = runOf(store, routine.id, runId);
-    bus.publish(RoutineFinished, { ...ref(routine), runId, trigger, outcome, summary, sessionId: run.session_id, sessionName: run.session_name, costUsd: cost });
+    bus.publish(RoutineFinished, {
+      ...ref(routine),
+      runId,
+      trigger,
+      outcome,
+      summary,
+      sessionId: run.session_id,
+      sessionName: run.session_name,
+      costUsd: cost,
+    });
     return run;
   }
 
@@ -200,7 +329,11 @@ export class RoutineRunner {
     };
   }
 
-  private async prepare(routine: RoutineWithProject, spec: RoutineSpec, context: TemplateContext): Promise<Prepared> {
+  private async prepare(
+    routine: RoutineWithProject,
+    spec: RoutineSpec,
+    context: TemplateContext,
+  ): Promise<Prepared> {
     if (spec.template !== undefined) return templateNamed(spec.template).prepare(context);
     if (spec.prompt !== undefined) return { prompt: withTrigger(spec.prompt, context) };
     const file = join(routine.project_root, spec.promptFile ?? '');

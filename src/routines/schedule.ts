@@ -11,7 +11,9 @@ export function checkTimeZone(tz: string): string {
     new Intl.DateTimeFormat('en-US', { timeZone: tz });
     return tz;
   } catch {
-    throw new InvalidInputError(`Unknown time zone "${tz}": give an IANA zone such as Europe/Berlin or America/New_York.`);
+    throw new InvalidInputError(
+      `Unknown time zone "${tz}": give an IANA zone such as Europe/Berlin or America/New_York.`,
+    );
   }
 }
 
@@ -22,11 +24,14 @@ export function checkSchedule(cron: string, tz: string | undefined, now: Date): 
   try {
     job = new Cron(cron, { paused: true, ...(tz === undefined ? {} : { timezone: tz }) });
   } catch (error) {
-    throw new InvalidInputError(`Invalid cron expression "${cron}": ${(error as Error).message}. Five fields: minute hour day-of-month month day-of-week, e.g. "0 9 * * 1".`);
+    throw new InvalidInputError(
+      `Invalid cron expression "${cron}": ${(error as Error).message}. Five fields: minute hour day-of-month month day-of-week, e.g. "0 9 * * 1".`,
+    );
   }
   const next = job.nextRun(now);
   job.stop();
-  if (next === null) throw new InvalidInputError(`The cron expression "${cron}" never fires after ${now.toISOString()}.`);
+  if (next === null)
+    throw new InvalidInputError(`The cron expression "${cron}" never fires after ${now.toISOString()}.`);
   return next;
 }
 

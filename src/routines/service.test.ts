@@ -31,18 +31,29 @@ describe('scheduled routines', () => {
     await f.service.tick();
     await f.service.tick();
     expect(f.dispatched).toHaveLength(1);
-    expect(f.dispatched[0]).toMatchObject({ prompt: 'look around', cwd: f.repo, agent: 'scripted', name: 'daily-1' });
+    expect(f.dispatched[0]).toMatchObject({
+      prompt: 'look around',
+      cwd: f.repo,
+      agent: 'scripted',
+      name: 'daily-1',
+    });
     // The workspace brief goes in Baton's instructions, not the prompt.
     expect(f.dispatched[0]!.instructions).toContain('You are running the routine "daily"');
     const shown = await f.service.show('daily', f.repo);
     expect(shown.nextRunAt).toBe('2026-11-24T09:00:00.000Z');
-    expect(shown.runs).toMatchObject([{ trigger: 'schedule', outcome: 'running', dueAt: '2026-11-23T09:00:00.000Z', sessionName: 'daily-1' }]);
+    expect(shown.runs).toMatchObject([
+      { trigger: 'schedule', outcome: 'running', dueAt: '2026-11-23T09:00:00.000Z', sessionName: 'daily-1' },
+    ]);
     expect(f.of('routine.fired')).toHaveLength(1);
   });
 
   it('follow their time zone', async () => {
     const f = make('2026-11-23T00:00:00Z');
-    const routine = await f.service.add({ name: 'berlin', cwd: f.repo, spec: { ...daily, cron: '0 9 * * 1', tz: 'Europe/Berlin' } });
+    const routine = await f.service.add({
+      name: 'berlin',
+      cwd: f.repo,
+      spec: { ...daily, cron: '0 9 * * 1', tz: 'Europe/Berlin' },
+    });
     // Monday 23 November 2026, 09:00 in Berlin (UTC+1 in winter).
     expect(routine.nextRunAt).toBe('2026-11-23T08:00:00.000Z');
   });
@@ -67,7 +78,10 @@ describe('scheduled routines', () => {
     f.clock.set('2026-11-23T12:00:00Z');
     await f.service.tick();
     expect(f.dispatched).toHaveLength(0);
-    expect((await f.service.history('daily', f.repo, 10))[0]).toMatchObject({ outcome: 'missed', trigger: 'missed' });
+    expect((await f.service.history('daily', f.repo, 10))[0]).toMatchObject({
+      outcome: 'missed',
+      trigger: 'missed',
+    });
     expect(f.of('routine.skipped')[0]?.data.cause).toContain('catch-up is off');
   });
 
@@ -77,7 +91,10 @@ describe('scheduled routines', () => {
     await f.service.add({ name: 'daily', cwd: f.repo, spec: daily });
     await f.service.runNow('daily', f.repo);
     const second = await f.service.runNow('daily', f.repo);
-    expect(second).toMatchObject({ outcome: 'skipped', cause: 'the previous run (session daily-1) is still going' });
+    expect(second).toMatchObject({
+      outcome: 'skipped',
+      cause: 'the previous run (session daily-1) is still going',
+    });
     expect(f.dispatched).toHaveLength(1);
     // Once it is done, the next fire runs.
     f.settle(f.sessionNamed('daily-1'), 'ready_for_review', 'Found two stale flags.');
@@ -92,7 +109,10 @@ describe('scheduled routines', () => {
     f.clock.set('2026-11-23T09:00:05Z');
     await f.service.tick();
     expect(f.dispatched).toHaveLength(0);
-    expect((await f.service.history('daily', f.repo, 5))[0]).toMatchObject({ outcome: 'skipped', cause: 'not run: the day budget is spent ($40.00 of $40.00); raise it with baton budget set' });
+    expect((await f.service.history('daily', f.repo, 5))[0]).toMatchObject({
+      outcome: 'skipped',
+      cause: 'not run: the day budget is spent ($40.00 of $40.00); raise it with baton budget set',
+    });
     f.budgetReason = undefined;
     expect((await f.service.runNow('daily', f.repo)).outcome).toBe('running');
   });
@@ -109,7 +129,10 @@ describe('scheduled routines', () => {
     // The routine added here by hand is this machine's alone: it is not claimed, and runs.
     expect(f.dispatched.map((d) => d.name)).toEqual(['mine-1']);
     expect(f.claims).toEqual([{ root: f.repo, routine: 'nightly', key: 'due:2026-11-23T09:00:00.000Z' }]);
-    expect((await f.service.history('nightly', f.repo, 5))[0]).toMatchObject({ outcome: 'skipped', cause: 'run on machine beta, which reads the same routine from its checkout of the repository' });
+    expect((await f.service.history('nightly', f.repo, 5))[0]).toMatchObject({
+      outcome: 'skipped',
+      cause: 'run on machine beta, which reads the same routine from its checkout of the repository',
+    });
     // Asked for here, it runs here, unclaimed; the next fire this machine claims first is its own.
     expect((await f.service.runNow('nightly', f.repo)).outcome).toBe('running');
     expect(f.claims).toHaveLength(1);
@@ -117,7 +140,11 @@ describe('scheduled routines', () => {
     f.holder = undefined;
     f.clock.set('2026-11-24T09:00:05Z');
     await f.service.tick();
-    expect(f.claims.at(-1)).toEqual({ root: f.repo, routine: 'nightly', key: 'due:2026-11-24T09:00:00.000Z' });
+    expect(f.claims.at(-1)).toEqual({
+      root: f.repo,
+      routine: 'nightly',
+      key: 'due:2026-11-24T09:00:00.000Z',
+    });
     expect(f.dispatched.filter((d) => d.name?.startsWith('nightly-'))).toHaveLength(2);
   });
 
@@ -139,11 +166,19 @@ describe("a run's end", () => {
   it('brings findings to the inbox with the cost, and archives a run with nothing to report', async () => {
     const f = make('2026-11-23T09:00:00Z');
     await f.service.start();
-    await f.service.add({ name: 'check', cwd: f.repo, spec: { on: 'http', agent: 'scripted', prompt: 'check' } });
+    await f.service.add({
+      name: 'check',
+      cwd: f.repo,
+      spec: { on: 'http', agent: 'scripted', prompt: 'check' },
+    });
     await f.service.runNow('check', f.repo);
     f.settle(f.sessionNamed('check-1'), 'ready_for_review', 'The release notes miss the new --json flag.');
     await waitFor(() => f.of('routine.finished').length === 1);
-    expect(f.of('routine.finished')[0]!.data).toMatchObject({ outcome: 'findings', summary: 'The release notes miss the new --json flag.', sessionName: 'check-1' });
+    expect(f.of('routine.finished')[0]!.data).toMatchObject({
+      outcome: 'findings',
+      summary: 'The release notes miss the new --json flag.',
+      sessionName: 'check-1',
+    });
 
     await f.service.runNow('check', f.repo);
     f.settle(f.sessionNamed('check-2'), 'ready_for_review', 'NOTHING TO REPORT');
@@ -165,7 +200,10 @@ describe("a run's end", () => {
     await waitFor(() => f.store.listLive().some((s) => s.name === 'r-2'));
     f.settle(f.sessionNamed('r-2'), 'failed');
     await waitFor(() => f.of('routine.finished').length === 2);
-    expect(f.of('routine.finished')[1]!.data).toMatchObject({ outcome: 'failed', summary: 'its session failed' });
+    expect(f.of('routine.finished')[1]!.data).toMatchObject({
+      outcome: 'failed',
+      summary: 'its session failed',
+    });
   });
 
   it('records a run that could not start, with the cause', async () => {
@@ -173,14 +211,21 @@ describe("a run's end", () => {
     mkdirSync(join(f.repo, 'prompts'));
     writeFileSync(join(f.repo, 'prompts', 'digest.md'), 'digest please');
     await f.service.start();
-    await f.service.add({ name: 'p', cwd: f.repo, spec: { on: 'http', agent: 'scripted', promptFile: 'prompts/digest.md' } });
+    await f.service.add({
+      name: 'p',
+      cwd: f.repo,
+      spec: { on: 'http', agent: 'scripted', promptFile: 'prompts/digest.md' },
+    });
     await f.service.runNow('p', f.repo);
     expect(f.dispatched[0]!.prompt).toBe('digest please');
     f.settle(f.sessionNamed('p-1'), 'completed', 'ok');
     await waitFor(() => f.of('routine.finished').length === 1);
     (await import('node:fs')).rmSync(join(f.repo, 'prompts', 'digest.md'));
     const run = await f.service.runNow('p', f.repo);
-    expect(run).toMatchObject({ outcome: 'failed', cause: 'could not start: its prompt file prompts/digest.md does not exist' });
+    expect(run).toMatchObject({
+      outcome: 'failed',
+      cause: 'could not start: its prompt file prompts/digest.md does not exist',
+    });
   });
 });
 
@@ -189,7 +234,11 @@ describe('triggers', () => {
     const f = make('2026-11-23T09:00:00Z');
     f.git('tag', 'v0.9');
     await f.service.start();
-    await f.service.add({ name: 'release', cwd: f.repo, spec: { on: 'tag', agent: 'scripted', prompt: 'check the notes' } });
+    await f.service.add({
+      name: 'release',
+      cwd: f.repo,
+      spec: { on: 'tag', agent: 'scripted', prompt: 'check the notes' },
+    });
     f.git('tag', 'v1.0');
     await waitFor(() => f.dispatched.length === 1);
     expect(f.dispatched[0]!.prompt).toContain('tag v1.0');
@@ -201,9 +250,29 @@ describe('triggers', () => {
   it("fire on a completed session, but never on a routine's own run", async () => {
     const f = make('2026-11-23T09:00:00Z');
     await f.service.start();
-    await f.service.add({ name: 'after', cwd: f.repo, spec: { on: 'session.completed', agent: 'scripted', prompt: 'follow up' } });
+    await f.service.add({
+      name: 'after',
+      cwd: f.repo,
+      spec: { on: 'session.completed', agent: 'scripted', prompt: 'follow up' },
+    });
     const project = f.store.ensureProject(f.repo);
-    f.store.insert({ id: 'user-1', project_id: project.id, name: 'feature', agent: 'scripted', prompt: 'p', model: null, permission_mode: 'default', options_json: '{}', branch: 'baton/feature', base_ref: 'main', base_commit: f.git('rev-parse', 'HEAD'), worktree: f.repo }, 'working');
+    f.store.insert(
+      {
+        id: 'user-1',
+        project_id: project.id,
+        name: 'feature',
+        agent: 'scripted',
+        prompt: 'p',
+        model: null,
+        permission_mode: 'default',
+        options_json: '{}',
+        branch: 'baton/feature',
+        base_ref: 'main',
+        base_commit: f.git('rev-parse', 'HEAD'),
+        worktree: f.repo,
+      },
+      'working',
+    );
     f.settle(f.store.get('user-1')!, 'completed');
     await waitFor(() => f.dispatched.length === 1);
     expect(f.dispatched[0]!.prompt).toContain('session feature');
@@ -214,7 +283,11 @@ describe('triggers', () => {
 
   it('fire from a local HTTP call only with the routine’s own token', async () => {
     const f = make('2026-11-23T09:00:00Z');
-    const routine = await f.service.add({ name: 'hook', cwd: f.repo, spec: { on: 'http', agent: 'scripted', prompt: 'p' } });
+    const routine = await f.service.add({
+      name: 'hook',
+      cwd: f.repo,
+      spec: { on: 'http', agent: 'scripted', prompt: 'p' },
+    });
     await expect(f.service.hook(routine.id, 'wrong', {})).rejects.toThrow('wrong routine token');
     await expect(f.service.hook(routine.id, undefined, {})).rejects.toThrow('wrong routine token');
     expect((await f.service.hook(routine.id, routine.token, { build: '42' })).outcome).toBe('running');
@@ -225,14 +298,27 @@ describe('triggers', () => {
 describe('bad input', () => {
   it('is refused with its name, and nothing is stored', async () => {
     const f = make('2026-11-23T09:00:00Z');
-    const add = (spec: Record<string, unknown>, name = 'r') => f.service.add({ name, cwd: f.repo, spec: spec as never });
-    await expect(add({ cron: '61 * * * *', agent: 'scripted', prompt: 'p' })).rejects.toThrow('Invalid cron expression "61 * * * *"');
-    await expect(add({ cron: '0 9 * * *', tz: 'Mars/Olympus', agent: 'scripted', prompt: 'p' })).rejects.toThrow('Unknown time zone "Mars/Olympus"');
-    await expect(add({ cron: '0 9 * * *', agent: 'scripted', template: 'nope' })).rejects.toThrow('Unknown routine template "nope"');
-    await expect(add({ on: 'tag', agent: 'scripted', promptFile: 'missing.md' })).rejects.toThrow('The prompt file missing.md does not exist');
-    await expect(add({ on: 'tag', cron: '0 9 * * *', agent: 'scripted', prompt: 'p' })).rejects.toThrow('give exactly one of "cron"');
+    const add = (spec: Record<string, unknown>, name = 'r') =>
+      f.service.add({ name, cwd: f.repo, spec: spec as never });
+    await expect(add({ cron: '61 * * * *', agent: 'scripted', prompt: 'p' })).rejects.toThrow(
+      'Invalid cron expression "61 * * * *"',
+    );
+    await expect(
+      add({ cron: '0 9 * * *', tz: 'Mars/Olympus', agent: 'scripted', prompt: 'p' }),
+    ).rejects.toThrow('Unknown time zone "Mars/Olympus"');
+    await expect(add({ cron: '0 9 * * *', agent: 'scripted', template: 'nope' })).rejects.toThrow(
+      'Unknown routine template "nope"',
+    );
+    await expect(add({ on: 'tag', agent: 'scripted', promptFile: 'missing.md' })).rejects.toThrow(
+      'The prompt file missing.md does not exist',
+    );
+    await expect(add({ on: 'tag', cron: '0 9 * * *', agent: 'scripted', prompt: 'p' })).rejects.toThrow(
+      'give exactly one of "cron"',
+    );
     await expect(add({ on: 'deploy', agent: 'scripted', prompt: 'p' })).rejects.toThrow('on');
-    await expect(add({ on: 'tag', agent: 'scripted', prompt: 'p' }, 'bad name')).rejects.toThrow('Invalid session name "bad name"');
+    await expect(add({ on: 'tag', agent: 'scripted', prompt: 'p' }, 'bad name')).rejects.toThrow(
+      'Invalid session name "bad name"',
+    );
     expect(await f.service.list(f.repo)).toEqual([]);
     await add({ on: 'tag', agent: 'scripted', prompt: 'p' });
     await expect(add({ on: 'tag', agent: 'scripted', prompt: 'p' })).rejects.toThrow('already exists');
@@ -242,11 +328,24 @@ describe('bad input', () => {
   it('in .baton/config.json names the bad key', async () => {
     const f = make('2026-11-23T09:00:00Z');
     mkdirSync(join(f.repo, '.baton'));
-    writeFileSync(join(f.repo, '.baton', 'config.json'), JSON.stringify({ routines: { digest: { cron: '0 8 * * *', agent: 'codex', template: 'digest', colour: 'red' } } }));
+    writeFileSync(
+      join(f.repo, '.baton', 'config.json'),
+      JSON.stringify({
+        routines: { digest: { cron: '0 8 * * *', agent: 'codex', template: 'digest', colour: 'red' } },
+      }),
+    );
     await expect(f.service.list(f.repo)).rejects.toThrow(/routines\.digest.*colour/);
-    writeFileSync(join(f.repo, '.baton', 'config.json'), JSON.stringify({ routines: { digest: { cron: '0 8 * * *', tz: 'Nowhere/Land', agent: 'codex', template: 'digest' } } }));
+    writeFileSync(
+      join(f.repo, '.baton', 'config.json'),
+      JSON.stringify({
+        routines: { digest: { cron: '0 8 * * *', tz: 'Nowhere/Land', agent: 'codex', template: 'digest' } },
+      }),
+    );
     await expect(f.service.list(f.repo)).rejects.toThrow('routines.digest: Unknown time zone "Nowhere/Land"');
-    writeFileSync(join(f.repo, '.baton', 'config.json'), JSON.stringify({ routines: { digest: { cron: '0 8 * * *', agent: 'codex', template: 'digest' } } }));
+    writeFileSync(
+      join(f.repo, '.baton', 'config.json'),
+      JSON.stringify({ routines: { digest: { cron: '0 8 * * *', agent: 'codex', template: 'digest' } } }),
+    );
     expect((await f.service.list(f.repo)).map((r) => [r.name, r.source])).toEqual([['digest', 'config']]);
     await expect(f.service.remove('digest', f.repo)).rejects.toThrow('defined in .baton/config.json');
     writeFileSync(join(f.repo, '.baton', 'config.json'), JSON.stringify({}));
@@ -257,12 +356,23 @@ describe('bad input', () => {
 describe('templates', () => {
   it('TODO sweep: old TODOs become tasks by git blame age, none twice', async () => {
     const f = make('2026-11-23T09:00:00Z');
-    f.commit({ 'a.ts': 'const a = 1; // TODO: drop the legacy path\n// FIXME handle EOF\n' }, 'old', '2026-08-01T12:00:00Z');
+    f.commit(
+      { 'a.ts': 'const a = 1; // TODO: drop the legacy path\n// FIXME handle EOF\n' },
+      'old',
+      '2026-08-01T12:00:00Z',
+    );
     f.commit({ 'b.ts': '// TODO: recent thought\n' }, 'new', '2026-11-20T12:00:00Z');
     await f.service.start();
-    await f.service.add({ name: 'sweep', cwd: f.repo, spec: { cron: '0 9 * * 1', agent: 'scripted', template: 'todo-sweep', options: { days: 30 } } });
+    await f.service.add({
+      name: 'sweep',
+      cwd: f.repo,
+      spec: { cron: '0 9 * * 1', agent: 'scripted', template: 'todo-sweep', options: { days: 30 } },
+    });
     await f.service.runNow('sweep', f.repo);
-    expect(f.tasks.map((t) => t.title)).toEqual(['const a = 1; // TODO: drop the legacy path (a.ts:1)', '// FIXME handle EOF (a.ts:2)']);
+    expect(f.tasks.map((t) => t.title)).toEqual([
+      'const a = 1; // TODO: drop the legacy path (a.ts:1)',
+      '// FIXME handle EOF (a.ts:2)',
+    ]);
     expect(f.dispatched[0]!.prompt).toContain('task #1: a.ts:1');
     f.settle(f.sessionNamed('sweep-1'), 'ready_for_review', 'Both still relevant.');
     await waitFor(() => f.of('routine.finished').length === 1);
@@ -274,7 +384,11 @@ describe('templates', () => {
 
   it('TODO sweep without tasks fails its run saying why', async () => {
     const f = make('2026-11-23T09:00:00Z', false);
-    await f.service.add({ name: 'sweep', cwd: f.repo, spec: { on: 'http', agent: 'scripted', template: 'todo-sweep' } });
+    await f.service.add({
+      name: 'sweep',
+      cwd: f.repo,
+      spec: { on: 'http', agent: 'scripted', template: 'todo-sweep' },
+    });
     expect((await f.service.runNow('sweep', f.repo)).cause).toContain('tasks are not available');
   });
 
@@ -282,17 +396,43 @@ describe('templates', () => {
     const f = make('2026-11-23T08:00:00Z');
     await f.service.start();
     const project = f.store.ensureProject(f.repo);
-    f.store.insert({ id: 'y1', project_id: project.id, name: 'watcher', agent: 'claude', prompt: 'fix the flaky watcher test', model: null, permission_mode: 'default', options_json: '{}', branch: 'baton/watcher', base_ref: 'main', base_commit: f.git('rev-parse', 'HEAD'), worktree: f.repo }, 'ready_for_review');
+    f.store.insert(
+      {
+        id: 'y1',
+        project_id: project.id,
+        name: 'watcher',
+        agent: 'claude',
+        prompt: 'fix the flaky watcher test',
+        model: null,
+        permission_mode: 'default',
+        options_json: '{}',
+        branch: 'baton/watcher',
+        base_ref: 'main',
+        base_commit: f.git('rev-parse', 'HEAD'),
+        worktree: f.repo,
+      },
+      'ready_for_review',
+    );
     f.db.prepare('UPDATE sessions SET last_event_at = ? WHERE id = ?').run('2026-11-22T15:00:00.000Z', 'y1');
     f.lastMessages.set('y1', 'Kept the old onChange signature.');
-    await f.service.add({ name: 'digest', cwd: f.repo, spec: { cron: '0 8 * * *', tz: 'UTC', agent: 'scripted', template: 'digest' } });
+    await f.service.add({
+      name: 'digest',
+      cwd: f.repo,
+      spec: { cron: '0 8 * * *', tz: 'UTC', agent: 'scripted', template: 'digest' },
+    });
     await f.service.runNow('digest', f.repo);
     expect(f.dispatched[0]!.prompt).toContain('fix the flaky watcher test');
     expect(f.dispatched[0]!.prompt).toContain('Kept the old onChange signature.');
     expect(f.dispatched[0]!.instructions).toContain('watcher (claude, ready for review)');
-    f.settle(f.sessionNamed('digest-1'), 'ready_for_review', '# Digest of 2026-11-22\n\nwatcher kept the signature.');
+    f.settle(
+      f.sessionNamed('digest-1'),
+      'ready_for_review',
+      '# Digest of 2026-11-22\n\nwatcher kept the signature.',
+    );
     await waitFor(() => f.of('routine.finished').length === 1);
-    expect(readFileSync(join(f.repo, '.baton', 'notes', 'digest-2026-11-22.md'), 'utf8')).toBe('# Digest of 2026-11-22\n\nwatcher kept the signature.\n');
+    expect(readFileSync(join(f.repo, '.baton', 'notes', 'digest-2026-11-22.md'), 'utf8')).toBe(
+      '# Digest of 2026-11-22\n\nwatcher kept the signature.\n',
+    );
     expect(f.of('routine.finished')[0]!.data.summary).toContain('wrote .baton/notes/digest-2026-11-22.md');
     await f.service.runNow('digest', f.repo);
     f.settle(f.sessionNamed('digest-2'), 'ready_for_review', 'second');
@@ -307,7 +447,11 @@ describe('templates', () => {
     f.commit({ 'cli.ts': 'json\n' }, 'add --json flag');
     f.commit({ 'CHANGELOG.md': '# 1.1\n- faster start\n' }, 'notes for 1.1');
     await f.service.start();
-    await f.service.add({ name: 'notes', cwd: f.repo, spec: { on: 'tag', agent: 'scripted', template: 'release-notes-check' } });
+    await f.service.add({
+      name: 'notes',
+      cwd: f.repo,
+      spec: { on: 'tag', agent: 'scripted', template: 'release-notes-check' },
+    });
     f.git('tag', 'v1.1');
     await waitFor(() => f.dispatched.length === 1);
     const prompt = f.dispatched[0]!.prompt;
@@ -319,7 +463,11 @@ describe('templates', () => {
 
   it('stale work: nothing to do is a quiet run with no session', async () => {
     const f = make('2026-11-23T09:00:00Z');
-    await f.service.add({ name: 'stale', cwd: f.repo, spec: { on: 'http', agent: 'scripted', template: 'stale-work' } });
+    await f.service.add({
+      name: 'stale',
+      cwd: f.repo,
+      spec: { on: 'http', agent: 'scripted', template: 'stale-work' },
+    });
     expect(await f.service.runNow('stale', f.repo)).toMatchObject({ outcome: 'nothing', sessionId: null });
     f.git('branch', 'baton/forgotten');
     f.commit({ 'x.ts': 'x\n' }, 'x');

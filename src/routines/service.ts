@@ -10,11 +10,24 @@ import type { Db } from '../store/db.js';
 import { RoutineStore, type RoutineRunRow, type RoutineWithProject } from '../store/routines.js';
 import { SessionStore, type SessionWithProject } from '../store/sessions.js';
 import { RoutineDefinitions } from './definitions.js';
-import { systemClock, type ConflictSummary, type RoutineClock, type RoutineSessions, type RoutineTasks } from './ports.js';
+import {
+  systemClock,
+  type ConflictSummary,
+  type RoutineClock,
+  type RoutineSessions,
+  type RoutineTasks,
+} from './ports.js';
 import { RoutineRunner, type RunnerOptions } from './runs.js';
 import { RoutineTimer } from './timer.js';
 import { RoutineTriggers } from './triggers.js';
-import { routineView, runView, type RoutineAddRequest, type RoutineDetailView, type RoutineRunView, type RoutineView } from './views.js';
+import {
+  routineView,
+  runView,
+  type RoutineAddRequest,
+  type RoutineDetailView,
+  type RoutineRunView,
+  type RoutineView,
+} from './views.js';
 
 const log = createLogger('routines');
 
@@ -40,9 +53,25 @@ export class RoutineService {
     const clock = options.clock ?? systemClock;
     this.store = new RoutineStore(options.db);
     const projects = new SessionStore(options.db);
-    this.definitions = new RoutineDefinitions({ store: this.store, bus: options.bus, clock, projects: { ensure: (root) => projects.ensureProject(root), all: () => projects.projects() } });
-    this.runner = new RoutineRunner({ store: this.store, bus: options.bus, clock, sessions: options.sessions, tasks: options.tasks, conflicts: options.conflicts, budgetHolds: options.budgetHolds, claimFire: options.claimFire });
-    this.triggers = new RoutineTriggers(options.bus, this.store, this.runner, (id) => options.sessions.get(id));
+    this.definitions = new RoutineDefinitions({
+      store: this.store,
+      bus: options.bus,
+      clock,
+      projects: { ensure: (root) => projects.ensureProject(root), all: () => projects.projects() },
+    });
+    this.runner = new RoutineRunner({
+      store: this.store,
+      bus: options.bus,
+      clock,
+      sessions: options.sessions,
+      tasks: options.tasks,
+      conflicts: options.conflicts,
+      budgetHolds: options.budgetHolds,
+      claimFire: options.claimFire,
+    });
+    this.triggers = new RoutineTriggers(options.bus, this.store, this.runner, (id) =>
+      options.sessions.get(id),
+    );
     this.timer = new RoutineTimer(this.store, this.runner, clock, () => void this.triggers.checkTags());
     this.session = (id) => options.sessions.get(id);
   }
@@ -51,14 +80,20 @@ export class RoutineService {
 
   /** Reads every repository's routines, settles runs whose sessions ended while Baton was away, and starts the clock. */
   async start(): Promise<void> {
-    await this.definitions.syncAll((root, error) => log.error('routines in .baton/config.json not loaded', { root, error: errorMessage(error) }));
+    await this.definitions.syncAll((root, error) =>
+      log.error('routines in .baton/config.json not loaded', { root, error: errorMessage(error) }),
+    );
     for (const run of this.store.running()) {
-      if (run.session_id !== null) await this.runner.sessionSettled(this.session(run.session_id), run.session_id);
+      if (run.session_id !== null)
+        await this.runner.sessionSettled(this.session(run.session_id), run.session_id);
       // A fire cut off before its session was made is over: nothing runs for it.
-      else this.store.finishRun(run.id, 'failed', 'Baton stopped before its session started', null, new Date());
+      else
+        this.store.finishRun(run.id, 'failed', 'Baton stopped before its session started', null, new Date());
     }
     this.triggers.start();
-    await this.triggers.refreshTagWatches().catch((error: unknown) => log.warn('tag watch failed', { error: errorMessage(error) }));
+    await this.triggers
+      .refreshTagWatches()
+      .catch((error: unknown) => log.warn('tag watch failed', { error: errorMessage(error) }));
     await this.timer.tick();
   }
 
@@ -95,7 +130,8 @@ export class RoutineService {
 
   async remove(name: string, cwd: string | undefined): Promise<RoutineView> {
     const routine = await this.definitions.resolve(name, cwd);
-    if (routine.source === 'config') throw new ForbiddenError(`The routine "${name}" is defined in .baton/config.json; remove it there.`);
+    if (routine.source === 'config')
+      throw new ForbiddenError(`The routine "${name}" is defined in .baton/config.json; remove it there.`);
     const view = routineView(routine, this.store.runs(routine.id, 1)[0]);
     this.definitions.remove(routine);
     await this.afterChange();
@@ -110,8 +146,12 @@ export class RoutineService {
   /** A local HTTP call with the routine's own token (not the workspace's). */
   async hook(id: string, token: string | undefined, detail: Record<string, string>): Promise<RoutineRunView> {
     const routine = this.store.get(id);
-    if (routine === undefined || token === undefined || !sameSecret(token, routine.token)) throw new ForbiddenError('Unknown routine or wrong routine token.');
-    if (routine.paused === 1) return runView(this.runner.record(routine, { trigger: 'http', detail }, 'skipped', 'the routine is paused'));
+    if (routine === undefined || token === undefined || !sameSecret(token, routine.token))
+      throw new ForbiddenError('Unknown routine or wrong routine token.');
+    if (routine.paused === 1)
+      return runView(
+        this.runner.record(routine, { trigger: 'http', detail }, 'skipped', 'the routine is paused'),
+      );
     return runView(await this.runner.fire(routine, { trigger: 'http', detail }));
   }
 
@@ -127,13 +167,18 @@ export class RoutineService {
 
   private async syncHere(cwd: string): Promise<void> {
     const { findRepository } = await import('../worktrees/index.js');
-    const root = await findRepository(cwd).then((r) => r.root, () => undefined);
+    const root = await findRepository(cwd).then(
+      (r) => r.root,
+      () => undefined,
+    );
     if (root !== undefined) await this.definitions.syncConfig(root);
     await this.afterChange();
   }
 
   private async afterChange(): Promise<void> {
-    await this.triggers.refreshTagWatches().catch((error: unknown) => log.warn('tag watch failed', { error: errorMessage(error) }));
+    await this.triggers
+      .refreshTagWatches()
+      .catch((error: unknown) => log.warn('tag watch failed', { error: errorMessage(error) }));
     void this.timer.tick();
   }
 }

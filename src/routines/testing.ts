@@ -56,7 +56,10 @@ export class RoutineFixture {
   readonly claims: { root: string; routine: string; key: string }[] = [];
   holder: string | undefined;
 
-  constructor(readonly clock: TestClock, withTasks = true) {
+  constructor(
+    readonly clock: TestClock,
+    withTasks = true,
+  ) {
     execFileSync('git', ['init', '-q', '-b', 'main', this.repo]);
     this.git('config', 'user.email', 't@example.com');
     this.git('config', 'user.name', 'T');
@@ -65,7 +68,13 @@ export class RoutineFixture {
     this.store = new SessionStore(this.db);
     this.bus = new WorkspaceBus(this.db);
     this.bus.subscribe((event) => this.events.push(event));
-    this.service = new RoutineService({ db: this.db, bus: this.bus, sessions: this.sessions(), clock, tasks: withTasks ? this.taskPort() : undefined, budgetHolds: () => this.budgetReason,
+    this.service = new RoutineService({
+      db: this.db,
+      bus: this.bus,
+      sessions: this.sessions(),
+      clock,
+      tasks: withTasks ? this.taskPort() : undefined,
+      budgetHolds: () => this.budgetReason,
       claimFire: async (root, routine, key) => {
         this.claims.push({ root, routine, key });
         return this.holder;
@@ -81,7 +90,13 @@ export class RoutineFixture {
   commit(files: Record<string, string>, message: string, date?: string): void {
     for (const [path, text] of Object.entries(files)) writeFileSync(join(this.repo, path), text);
     this.git('add', '.');
-    execFileSync('git', ['commit', '-qm', message], { cwd: this.repo, env: { ...process.env, ...(date === undefined ? {} : { GIT_AUTHOR_DATE: date, GIT_COMMITTER_DATE: date }) } });
+    execFileSync('git', ['commit', '-qm', message], {
+      cwd: this.repo,
+      env: {
+        ...process.env,
+        ...(date === undefined ? {} : { GIT_AUTHOR_DATE: date, GIT_COMMITTER_DATE: date }),
+      },
+    });
   }
 
   /** What the session manager does when a session's agent stops: the row's state, then the bus event. */
@@ -89,7 +104,13 @@ export class RoutineFixture {
     if (lastMessage !== undefined) this.lastMessages.set(session.id, lastMessage);
     this.changed.set(session.id, changedFiles);
     this.db.prepare('UPDATE sessions SET state = ? WHERE id = ?').run(to, session.id);
-    this.bus.publish(SessionStateChanged, { sessionId: session.id, name: session.name, project: session.project_name, from: session.state, to });
+    this.bus.publish(SessionStateChanged, {
+      sessionId: session.id,
+      name: session.name,
+      project: session.project_name,
+      from: session.state,
+      to,
+    });
   }
 
   sessionNamed(name: string): SessionWithProject {
@@ -117,14 +138,36 @@ export class RoutineFixture {
         const project = this.store.ensureProject(this.repo);
         const id = newId();
         const name = request.name ?? `s${this.dispatched.length}`;
-        this.store.insert({ id, project_id: project.id, name, agent: request.agent, prompt: request.prompt, model: null, permission_mode: 'default', options_json: '{}', branch: `baton/${name}`, base_ref: 'main', base_commit: this.git('rev-parse', 'HEAD'), worktree: this.repo }, 'working');
+        this.store.insert(
+          {
+            id,
+            project_id: project.id,
+            name,
+            agent: request.agent,
+            prompt: request.prompt,
+            model: null,
+            permission_mode: 'default',
+            options_json: '{}',
+            branch: `baton/${name}`,
+            base_ref: 'main',
+            base_commit: this.git('rev-parse', 'HEAD'),
+            worktree: this.repo,
+          },
+          'working',
+        );
         return Promise.resolve(this.store.get(id)!);
       },
       remove: (id) => {
         this.removed.push(id);
         const session = this.store.get(id)!;
         this.store.markRemoved(id, null);
-        this.bus.publish(SessionRemoved, { sessionId: id, name: session.name, project: session.project_name, snapshotRef: null, branchDeleted: false });
+        this.bus.publish(SessionRemoved, {
+          sessionId: id,
+          name: session.name,
+          project: session.project_name,
+          snapshotRef: null,
+          branchDeleted: false,
+        });
         return Promise.resolve();
       },
       lastMessage: (id) => this.lastMessages.get(id),

@@ -55,7 +55,12 @@ export class RoutineTimer {
     this.onTick();
     const now = this.clock.now();
     for (const routine of this.store.all()) {
-      if (routine.paused === 1 || routine.next_run_at === null || Date.parse(routine.next_run_at) > now.getTime()) continue;
+      if (
+        routine.paused === 1 ||
+        routine.next_run_at === null ||
+        Date.parse(routine.next_run_at) > now.getTime()
+      )
+        continue;
       await this.fireOne(routine, new Date(routine.next_run_at), now);
     }
   }
@@ -73,7 +78,12 @@ export class RoutineTimer {
     const { count, last } = missedTimes(spec, due, now);
     const why = `${count === MAX_COUNTED ? `${count}+` : count} run(s) due since ${due.toISOString()} were missed while Baton was stopped or the machine slept`;
     if (spec.catchUp === false) {
-      this.runner.record(routine, { trigger: 'missed', dueAt: last }, 'missed', `${why}; catch-up is off, so none ran`);
+      this.runner.record(
+        routine,
+        { trigger: 'missed', dueAt: last },
+        'missed',
+        `${why}; catch-up is off, so none ran`,
+      );
       return;
     }
     await this.runner.fire(routine, { trigger: 'missed', dueAt: last, note: `${why}; fired once on return` });
@@ -96,7 +106,11 @@ export class RoutineTimer {
 function missedTimes(spec: RoutineSpec, due: Date, now: Date): { count: number; last: Date } {
   let count = 1;
   let last = due;
-  for (let at = nextRun(spec.cron!, spec.tz, due); at !== null && at.getTime() <= now.getTime() && count < MAX_COUNTED; at = nextRun(spec.cron!, spec.tz, at)) {
+  for (
+    let at = nextRun(spec.cron!, spec.tz, due);
+    at !== null && at.getTime() <= now.getTime() && count < MAX_COUNTED;
+    at = nextRun(spec.cron!, spec.tz, at)
+  ) {
     count++;
     last = at;
   }

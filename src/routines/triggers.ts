@@ -39,7 +39,9 @@ export class RoutineTriggers {
 
   start(): void {
     this.unsubscribe = this.bus.subscribe((event) => {
-      void this.onEvent(event).catch((error: unknown) => log.error('routine trigger failed', { type: event.type, error: errorMessage(error) }));
+      void this.onEvent(event).catch((error: unknown) =>
+        log.error('routine trigger failed', { type: event.type, error: errorMessage(error) }),
+      );
     });
   }
 
@@ -59,7 +61,12 @@ export class RoutineTriggers {
     }
     for (const root of roots) {
       if (this.tags.has(root)) continue;
-      const entry: TagWatch = { known: new Set(await listTags(root)), watchers: [], checking: undefined, again: false };
+      const entry: TagWatch = {
+        known: new Set(await listTags(root)),
+        watchers: [],
+        checking: undefined,
+        again: false,
+      };
       this.tags.set(root, entry);
       const gitDir = await gitOut(root, ['rev-parse', '--path-format=absolute', '--git-common-dir']);
       for (const folder of [join(gitDir, 'refs', 'tags'), gitDir]) {
@@ -75,7 +82,8 @@ export class RoutineTriggers {
 
   /** Fires the tag routines of `root` (every repository when unset) for each tag made since the last look. */
   checkTags(root?: string): Promise<void> {
-    if (root === undefined) return Promise.all([...this.tags.keys()].map((r) => this.checkTags(r))).then(() => undefined);
+    if (root === undefined)
+      return Promise.all([...this.tags.keys()].map((r) => this.checkTags(r))).then(() => undefined);
     const entry = this.tags.get(root);
     if (entry === undefined) return Promise.resolve();
     if (entry.checking !== undefined) {
@@ -90,7 +98,8 @@ export class RoutineTriggers {
           const fresh = now.filter((t) => !entry.known.has(t));
           for (const tag of now) entry.known.add(tag);
           for (const tag of fresh) {
-            for (const routine of this.routinesOn('tag').filter((r) => r.project_root === root)) await this.fire(routine, { trigger: `tag:${tag}`, detail: { tag } });
+            for (const routine of this.routinesOn('tag').filter((r) => r.project_root === root))
+              await this.fire(routine, { trigger: `tag:${tag}`, detail: { tag } });
           }
         } while (entry.again);
       } finally {
@@ -114,8 +123,14 @@ export class RoutineTriggers {
         await this.runner.sessionSettled(this.session(event.data.sessionId), event.data.sessionId);
         return;
       case 'merge.landed': {
-        const fromRoutines = event.data.sessions.every((s) => this.store.runOfSession(s.sessionId) !== undefined);
-        if (!fromRoutines) await this.fireAll('merge.landed', event.data.project, { sessions: event.data.sessions.map((s) => s.name).join(', '), commit: event.data.commit.slice(0, 12) });
+        const fromRoutines = event.data.sessions.every(
+          (s) => this.store.runOfSession(s.sessionId) !== undefined,
+        );
+        if (!fromRoutines)
+          await this.fireAll('merge.landed', event.data.project, {
+            sessions: event.data.sessions.map((s) => s.name).join(', '),
+            commit: event.data.commit.slice(0, 12),
+          });
         return;
       }
       case 'task.moved': {
@@ -128,7 +143,10 @@ export class RoutineTriggers {
   }
 
   private async fireAll(on: RoutineTrigger, project: string, detail: Record<string, string>): Promise<void> {
-    for (const routine of this.routinesOn(on).filter((r) => r.project_name === project || r.project_root === project)) await this.fire(routine, { trigger: on, detail });
+    for (const routine of this.routinesOn(on).filter(
+      (r) => r.project_name === project || r.project_root === project,
+    ))
+      await this.fire(routine, { trigger: on, detail });
   }
 
   private async fire(routine: RoutineWithProject, fire: Fire): Promise<void> {

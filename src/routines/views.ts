@@ -1,6 +1,11 @@
 /** Rows as the API shows them. */
 import type { z } from 'zod';
-import type { RoutineAddRequest as AddSchema, RoutineDetailView as DetailSchema, RoutineRunView as RunSchema, RoutineView as ViewSchema } from '../api/routines.js';
+import type {
+  RoutineAddRequest as AddSchema,
+  RoutineDetailView as DetailSchema,
+  RoutineRunView as RunSchema,
+  RoutineView as ViewSchema,
+} from '../api/routines.js';
 import type { RoutineSpec } from '../projects/index.js';
 import type { RoutineRunRow, RoutineWithProject } from '../store/routines.js';
 import { describeWhen } from './definitions.js';

@@ -29,7 +29,10 @@ function harness(slots: number) {
   const settle = (id: string): void => pending.get(id)?.();
   const finish = (id: string): void => {
     running.delete(id);
-    waiting.splice(waiting.findIndex((item) => item.id === id), 1);
+    waiting.splice(
+      waiting.findIndex((item) => item.id === id),
+      1,
+    );
   };
   return { scheduler, waiting, started, settle, finish };
 }
@@ -86,7 +89,10 @@ describe('the scheduler', () => {
   it('holds an item while a gate says so, lets the ones behind it pass, and says why', async () => {
     const h = harness(5);
     let merged = false;
-    const remove = h.scheduler.addGate({ name: 'after', holds: (item) => (item.tag === 'after-1' && !merged ? 'waits for task 1 to merge' : undefined) });
+    const remove = h.scheduler.addGate({
+      name: 'after',
+      holds: (item) => (item.tag === 'after-1' && !merged ? 'waits for task 1 to merge' : undefined),
+    });
     h.waiting.push({ id: 'a', tag: 'after-1' }, { id: 'b' });
     const pass = h.scheduler.run();
     expect(h.started).toEqual(['b']);

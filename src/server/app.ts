@@ -68,7 +68,11 @@ import type { EndpointSpec } from '../api/endpoint.js';
 const log = createLogger('http');
 
 /** Routes the endpoint tables mark `tokenOnly`: a browser's cookie never reaches them. */
-const TOKEN_ONLY = new Set(Object.entries(TABLES).flatMap(([route, spec]) => ((spec as EndpointSpec).tokenOnly === true ? [route] : [])));
+const TOKEN_ONLY = new Set(
+  Object.entries(TABLES).flatMap(([route, spec]) =>
+    (spec as EndpointSpec).tokenOnly === true ? [route] : [],
+  ),
+);
 
 export interface AppOptions {
   manager: SessionManager;
@@ -116,7 +120,12 @@ export function createApp(options: AppOptions): Hono {
   const app = new Hono();
 
   app.onError((error, c) => errorResponse(c, error));
-  app.notFound((c) => c.json<ApiErrorBody>({ error: { code: 'not_found', message: `No route ${c.req.method} ${c.req.path}` } }, 404));
+  app.notFound((c) =>
+    c.json<ApiErrorBody>(
+      { error: { code: 'not_found', message: `No route ${c.req.method} ${c.req.path}` } },
+      404,
+    ),
+  );
 
   app.use('*', async (c, next) => {
     const host = c.req.header('host') ?? '';
@@ -133,44 +142,94 @@ export function createApp(options: AppOptions): Hono {
     const authorization = c.req.header('authorization');
     const byToken = tokenMatches(authorization, options.token);
     // A session's own credential (its MCP server): scoped to what that session may do (session-callers.ts).
-    if (!byToken && authorization?.startsWith('Bearer ') === true && authorizeSession(c.req.raw, authorization.slice('Bearer '.length), options.status().home, manager) !== undefined) {
+    if (
+      !byToken &&
+      authorization?.startsWith('Bearer ') === true &&
+      authorizeSession(c.req.raw, authorization.slice('Bearer '.length), options.status().home, manager) !==
+        undefined
+    ) {
       return next();
     }
     if (!byToken && !(options.browserAuth?.allows(c.req.raw) ?? false)) {
       return refuse(401, 'unauthorized', 'Missing or wrong token. The CLI reads it from $BATON_HOME/token.');
     }
     if (!byToken && TOKEN_ONLY.has(`${c.req.method} ${c.req.path}`)) {
-      return refuse(403, 'forbidden', 'This needs the token, not a browser login: run it with the `baton` command line.');
+      return refuse(
+        403,
+        'forbidden',
+        'This needs the token, not a browser login: run it with the `baton` command line.',
+      );
     }
     await next();
   });
   app.use('*', bodyLimit(MAX_BODY_BYTES));
 
   mount(app, DAEMON, daemonHandlers(options));
-  const policy = options.policy ?? new PolicyService(manager, sqliteSettings(manager.db).allowRules, manager.bus);
+  const policy =
+    options.policy ?? new PolicyService(manager, sqliteSettings(manager.db).allowRules, manager.bus);
   const watchdog = options.watchdog;
-  const warnings = watchdog === undefined ? undefined : (session: { agent: string }) => watchdog.budgets.dispatchWarnings(session).map((w) => w.text);
+  const warnings =
+    watchdog === undefined
+      ? undefined
+      : (session: { agent: string }) => watchdog.budgets.dispatchWarnings(session).map((w) => w.text);
   mount(app, SESSIONS, sessionHandlers(manager, policy, warnings, options.remote, options.placing));
   mount(app, HISTORY, historyHandlers(manager, options.remote));
   mount(app, WORKSPACE, workspaceHandlers(manager.bus));
-  mount(app, CONFLICTS, conflictHandlers(options.radar ?? new ConflictRadar({ sessions: manager, bus: manager.bus })));
+  mount(
+    app,
+    CONFLICTS,
+    conflictHandlers(options.radar ?? new ConflictRadar({ sessions: manager, bus: manager.bus })),
+  );
   let merges = options.merges;
-  mount(app, MERGE, mergeHandlers(() => (merges ??= new MergeService({ home: options.status().home, sessions: manager, bus: manager.bus, env: process.env }))));
+  mount(
+    app,
+    MERGE,
+    mergeHandlers(
+      () =>
+        (merges ??= new MergeService({
+          home: options.status().home,
+          sessions: manager,
+          bus: manager.bus,
+          env: process.env,
+        })),
+    ),
+  );
   mount(app, ATTEMPTS, attemptHandlers(options.attempts, warnings));
   mount(app, REVIEW, reviewHandlers(options.review));
   mount(app, ENVIRONMENTS, environmentHandlers(manager));
   mount(app, ROUTINES, routineHandlers(options.routines));
-  mount(app, TASKS, taskHandlers(options.tasks ?? createTasks(manager.db, manager.bus, manager).service, manager));
-  mount(app, MCP, mcpHandlers(options.mcp ?? new McpService({ db: options.db, sessions: manager, bus: manager.bus })));
+  mount(
+    app,
+    TASKS,
+    taskHandlers(options.tasks ?? createTasks(manager.db, manager.bus, manager).service, manager),
+  );
+  mount(
+    app,
+    MCP,
+    mcpHandlers(options.mcp ?? new McpService({ db: options.db, sessions: manager, bus: manager.bus })),
+  );
   mount(app, POLICY, policyHandlers(policy));
   mount(app, WATCHDOG, watchdogHandlers(options.watchdog));
-  const context = options.context ?? new ContextService({ db: manager.search.db, search: manager.search, sessions: manager, bus: manager.bus });
+  const context =
+    options.context ??
+    new ContextService({
+      db: manager.search.db,
+      search: manager.search,
+      sessions: manager,
+      bus: manager.bus,
+    });
   mount(app, CONTEXT, contextHandlers(context, manager));
   mount(app, SYNC, syncHandlers(options.sync));
   mount(app, WORKERS, workerHandlers(options.workers));
 
   // Last: the web routes end with the UI's catch-all.
-  if (options.browserAuth !== undefined) mountWeb(app, { manager, auth: options.browserAuth, port: options.port, ...(options.remote === undefined ? {} : { remote: options.remote }) });
+  if (options.browserAuth !== undefined)
+    mountWeb(app, {
+      manager,
+      auth: options.browserAuth,
+      port: options.port,
+      ...(options.remote === undefined ? {} : { remote: options.remote }),
+    });
   return app;
 }
 
@@ -190,7 +249,10 @@ function refuse(status: 401 | 403, code: string, message: string): Response {
 function errorResponse(c: Context, error: unknown): Response {
   if (error instanceof ZodError) {
     const message = formatIssues(error.issues);
-    return c.json<ApiErrorBody>({ error: { code: 'invalid_input', message: `Invalid request: ${message}` } }, 400);
+    return c.json<ApiErrorBody>(
+      { error: { code: 'invalid_input', message: `Invalid request: ${message}` } },
+      400,
+    );
   }
   // A full disk (SQLite's or the OS's word for it) is the machine's state, not a bug: say so.
   if (isDiskFull(error) && !(error instanceof DiskFullError)) {
@@ -199,13 +261,21 @@ function errorResponse(c: Context, error: unknown): Response {
     return c.json<ApiErrorBody>({ error: { code: full.code, message: full.message, data: full.data } }, 507);
   }
   if (error instanceof BatonError) {
-    return c.json<ApiErrorBody>({ error: { code: error.code, message: error.message, data: error.data } }, error.httpStatus as 400);
+    return c.json<ApiErrorBody>(
+      { error: { code: error.code, message: error.message, data: error.data } },
+      error.httpStatus as 400,
+    );
   }
   // A client that hung up mid-request (its body cut short) is not the supervisor's error.
   if (c.req.raw.signal.aborted) {
     log.info('request aborted by the client', { method: c.req.method, path: c.req.path });
     return c.body(null, 400);
   }
-  log.error('unhandled error', { error: error instanceof Error ? (error.stack ?? error.message) : String(error) });
-  return c.json<ApiErrorBody>({ error: { code: 'internal', message: 'Internal error; see supervisor.log' } }, 500);
+  log.error('unhandled error', {
+    error: error instanceof Error ? (error.stack ?? error.message) : String(error),
+  });
+  return c.json<ApiErrorBody>(
+    { error: { code: 'internal', message: 'Internal error; see supervisor.log' } },
+    500,
+  );
 }

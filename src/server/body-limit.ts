@@ -27,7 +27,8 @@ export function bodyLimit(maxBytes: number): MiddlewareHandler {
     const chunks: Uint8Array[] = [];
     let size = 0;
     for (;;) {
-      const read = (await reader.read()) as { done: true; value?: undefined } | { done: false; value: Uint8Array };
+      const read = (await reader.read()) as
+        { done: true; value?: undefined } | { done: false; value: Uint8Array };
       if (read.done) break;
       const { value } = read;
       size += value.length;

@@ -39,7 +39,9 @@ export function watchElsewhere(work: ElsewhereWork, bus: WorkspaceBus): Elsewher
       },
       closed,
     )
-    .catch((error: unknown) => log.warn("stopped following the other machines' pushes", { error: errorMessage(error) }));
+    .catch((error: unknown) =>
+      log.warn("stopped following the other machines' pushes", { error: errorMessage(error) }),
+    );
   const source: ElsewhereSource = {
     members: async () =>
       (await work.members()).map(({ session, view }) => ({
@@ -63,10 +65,14 @@ export interface ReplyTarget {
 }
 
 /** A reply to a session of this machine, or to another machine's (run there as its own reply). */
-export function replyAnywhere(local: ReplyTarget, remote: () => RemoteSessions | undefined): (sessionId: string, text: string) => Promise<unknown> {
+export function replyAnywhere(
+  local: ReplyTarget,
+  remote: () => RemoteSessions | undefined,
+): (sessionId: string, text: string) => Promise<unknown> {
   return async (sessionId, text) => {
     const others = remote();
-    const view = local.get(sessionId) === undefined ? others?.list().find((v) => v.id === sessionId) : undefined;
+    const view =
+      local.get(sessionId) === undefined ? others?.list().find((v) => v.id === sessionId) : undefined;
     if (others === undefined || view === undefined) return local.reply(sessionId, text);
     return others.send(view, { kind: 'reply', sessionId: view.id, text });
   };

@@ -6,7 +6,14 @@
  * frozen) is taken back when nobody respawned it, else stopped here, its worktree and transcript
  * kept: two agents writing one branch is the worst outcome. Loaded only when a store is configured.
  */
-import type { Claimer, ClusterDispatches, ClusterMember, Holdings, Placement, Respawns } from '../cluster/index.js';
+import type {
+  Claimer,
+  ClusterDispatches,
+  ClusterMember,
+  Holdings,
+  Placement,
+  Respawns,
+} from '../cluster/index.js';
 import type { ResumeGuard } from '../sessions/core.js';
 import type { SessionManager } from '../sessions/manager.js';
 import type { SessionWithProject } from '../store/sessions.js';
@@ -42,24 +49,41 @@ export async function adoptPlacedHere(input: HoldingsInput): Promise<void> {
   const running = [...started].filter(([, sessionId]) => {
     const session = manager.get(sessionId);
     if (session === undefined || session.removed_at !== null || session.state === 'completed') return false;
-    return manager.isRunning(session) || (session.host_pid === null && !ACTIVE_STATES.includes(session.state));
+    return (
+      manager.isRunning(session) || (session.host_pid === null && !ACTIVE_STATES.includes(session.state))
+    );
   });
-  const adopted = new Set(await placement.adopt(running.map(([placementId]) => placementId), member.machine, member.incarnation()));
+  const adopted = new Set(
+    await placement.adopt(
+      running.map(([placementId]) => placementId),
+      member.machine,
+      member.incarnation(),
+    ),
+  );
   for (const [placementId, sessionId] of running) {
     if (!adopted.has(placementId)) continue;
     placedHere.set(sessionId, placementId);
     claimer.running.add(placementId);
   }
-  if (adopted.size > 0) log.info('took back the placements of sessions still running here', { count: adopted.size });
+  if (adopted.size > 0)
+    log.info('took back the placements of sessions still running here', { count: adopted.size });
   // Lost before this restart (respawned elsewhere): still never pushed, nor started, from here.
   for (const [placementId, sessionId] of started) {
     if (adopted.has(placementId) || manager.get(sessionId) === undefined) continue;
     const now = await placement.placementOf(placementId);
     if (now === undefined) continue;
-    if ((now.state === 'placed' && now.worker !== member.machine) || (now.state === 'finished' && (now.reason ?? '').startsWith('respawned by'))) input.lost.add(sessionId);
+    if (
+      (now.state === 'placed' && now.worker !== member.machine) ||
+      (now.state === 'finished' && (now.reason ?? '').startsWith('respawned by'))
+    )
+      input.lost.add(sessionId);
   }
   const failed = await input.respawns.failLeftBehind(member.machine, member.incarnation());
-  for (const f of failed) log.warn('a placed session did not survive this machine’s restart; `baton respawn` places it again', { placementId: f.placementId, reason: f.reason });
+  for (const f of failed)
+    log.warn('a placed session did not survive this machine’s restart; `baton respawn` places it again', {
+      placementId: f.placementId,
+      reason: f.reason,
+    });
 }
 
 /**
@@ -77,7 +101,10 @@ export function holdings(input: HoldingsInput): Holdings {
     const sessionId = [...placedHere].find(([, held]) => held === placementId)?.[0];
     const now = await respawns.takeBack(placementId, member.machine, member.incarnation());
     if (now === undefined) {
-      log.warn('took back a placement reaped while this machine was away (no other machine had respawned it)', { placementId, sessionId: sessionId ?? null });
+      log.warn(
+        'took back a placement reaped while this machine was away (no other machine had respawned it)',
+        { placementId, sessionId: sessionId ?? null },
+      );
       return;
     }
     // Finished here meanwhile (the session completed): nothing to let go.
@@ -89,7 +116,12 @@ export function holdings(input: HoldingsInput): Holdings {
     }
     const why = `it is ${now.state}${now.reason === null ? '' : `: ${now.reason}`}`;
     const reason = `stopped on ${member.machine}: this machine no longer holds the session's placement (${why}); another machine may run it now. Its worktree and transcript are kept here.`;
-    log.warn('stopping a session whose placement this machine no longer holds', { placementId, sessionId: sessionId ?? null, placement: now.state, reason: now.reason });
+    log.warn('stopping a session whose placement this machine no longer holds', {
+      placementId,
+      sessionId: sessionId ?? null,
+      placement: now.state,
+      reason: now.reason,
+    });
     if (sessionId !== undefined) await manager.halt(sessionId, reason);
   };
 
@@ -97,14 +129,23 @@ export function holdings(input: HoldingsInput): Holdings {
     held: () => [...claimer.running],
     rejoined: async (incarnation) => {
       const adopted = await placement.adopt([...claimer.running], member.machine, incarnation);
-      log.info('took back the placements still held after registering again', { incarnation, count: adopted.length, of: claimer.running.size });
+      log.info('took back the placements still held after registering again', {
+        incarnation,
+        count: adopted.length,
+        of: claimer.running.size,
+      });
     },
     fenced: (placementIds) => {
       for (const placementId of placementIds) {
         if (!claimer.running.has(placementId) || settling.has(placementId)) continue;
         settling.add(placementId);
         settle(placementId)
-          .catch((error: unknown) => log.warn('acting on the fence failed; the next heartbeat tries again', { placementId, error: errorMessage(error) }))
+          .catch((error: unknown) =>
+            log.warn('acting on the fence failed; the next heartbeat tries again', {
+              placementId,
+              error: errorMessage(error),
+            }),
+          )
           .finally(() => settling.delete(placementId));
       }
     },
@@ -117,15 +158,24 @@ export function holdings(input: HoldingsInput): Holdings {
  * machine took is refused, since it runs there now. Sessions dispatched here, not placed, pass.
  * With the store out of reach, one known to be placed here waits for it; any other passes.
  */
-export function resumeGuard(input: Pick<HoldingsInput, 'dispatches' | 'respawns' | 'placedHere' | 'lost'> & { member: Pick<ClusterMember, 'machine' | 'incarnation'>; claimer: Pick<Claimer, 'running'> }): ResumeGuard {
+export function resumeGuard(
+  input: Pick<HoldingsInput, 'dispatches' | 'respawns' | 'placedHere' | 'lost'> & {
+    member: Pick<ClusterMember, 'machine' | 'incarnation'>;
+    claimer: Pick<Claimer, 'running'>;
+  },
+): ResumeGuard {
   const { member, dispatches, respawns, placedHere, claimer, lost } = input;
   const takeBack = async (session: SessionWithProject): Promise<void> => {
-    const placementId = placedHere.get(session.id) ?? (await dispatches.placementOf(member.machine, session.id));
+    const placementId =
+      placedHere.get(session.id) ?? (await dispatches.placementOf(member.machine, session.id));
     if (placementId === undefined) return;
     const taken = await respawns.takeBack(placementId, member.machine, member.incarnation());
     if (taken !== undefined) {
       const why = `its placement is ${taken.state}${taken.reason === null ? '' : ` (${taken.reason})`}`;
-      throw new SessionStateError(`Session ${session.name} cannot start again on ${member.machine}: another machine holds it now, ${why}. Work with it there; its worktree here is kept as it was.`, { machine: member.machine });
+      throw new SessionStateError(
+        `Session ${session.name} cannot start again on ${member.machine}: another machine holds it now, ${why}. Work with it there; its worktree here is kept as it was.`,
+        { machine: member.machine },
+      );
     }
     placedHere.set(session.id, placementId);
     claimer.running.add(placementId);
@@ -137,9 +187,15 @@ export function resumeGuard(input: Pick<HoldingsInput, 'dispatches' | 'respawns'
     } catch (error) {
       if (error instanceof BatonError) throw error;
       if (placedHere.has(session.id) || lost.has(session.id)) {
-        throw new SessionStateError(`Session ${session.name} was placed on ${member.machine} through the shared store, which could not be asked whether another machine runs it now (${errorMessage(error)}); try again once the store is back.`, { machine: member.machine });
+        throw new SessionStateError(
+          `Session ${session.name} was placed on ${member.machine} through the shared store, which could not be asked whether another machine runs it now (${errorMessage(error)}); try again once the store is back.`,
+          { machine: member.machine },
+        );
       }
-      log.warn('the shared store could not be asked about a session starting again here; taken as this machine’s own', { sessionId: session.id, error: errorMessage(error) });
+      log.warn(
+        'the shared store could not be asked about a session starting again here; taken as this machine’s own',
+        { sessionId: session.id, error: errorMessage(error) },
+      );
     }
   };
 }

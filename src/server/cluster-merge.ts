@@ -38,12 +38,20 @@ export interface Handover {
 }
 
 /** The owner's side: the session's work committed on its branch and pushed now, whatever its repository's push setting. */
-export async function handOver(session: SessionWithProject, manager: SessionManager, sync: SyncService): Promise<Handover> {
+export async function handOver(
+  session: SessionWithProject,
+  manager: SessionManager,
+  sync: SyncService,
+): Promise<Handover> {
   requireMergeable(session, manager);
-  if (existsSync(session.worktree)) await commitSessionWork({ worktree: session.worktree, branch: session.branch, name: session.name });
+  if (existsSync(session.worktree))
+    await commitSessionWork({ worktree: session.worktree, branch: session.branch, name: session.name });
   const pushed = await sync.pushNow(session.id, undefined, false);
   if (pushed.failure !== null || pushed.commit === null) {
-    throw new SessionStateError(`${session.name}'s work could not be pushed to ${pushed.remote} for landing elsewhere: ${pushed.failure?.reason ?? 'nothing was pushed'}.`, { reason: 'push_failed' });
+    throw new SessionStateError(
+      `${session.name}'s work could not be pushed to ${pushed.remote} for landing elsewhere: ${pushed.failure?.reason ?? 'nothing was pushed'}.`,
+      { reason: 'push_failed' },
+    );
   }
   return { commit: pushed.commit, lastSeq: manager.get(session.id)?.last_seq ?? session.last_seq };
 }
@@ -70,21 +78,34 @@ export class WorkspaceMergeSessions implements MergeSessions {
     /** The last push of a session another machine announced (the relayed `sync.pushed`), to know a branch on the remote is that session's. */
     private readonly lastPush: (sessionId: string) => string | undefined,
     /** The other machines' sessions with their pushed work, read as the radar reads them (fetched only when something changed). */
-    private readonly pushed: () => Promise<readonly { session: SessionWithProject; machine: string; commit: string }[]> = async () => [],
+    private readonly pushed: () => Promise<
+      readonly { session: SessionWithProject; machine: string; commit: string }[]
+    > = async () => [],
   ) {}
 
   /** The other machines' sessions in the checkout at `root`, with the commit of their pushed work (for the landing plan). */
-  async elsewhere(root: string): Promise<{ session: SessionWithProject; machine: string; commit: string | undefined }[]> {
+  async elsewhere(
+    root: string,
+  ): Promise<{ session: SessionWithProject; machine: string; commit: string | undefined }[]> {
     // The checkout becomes a project here if it was none (only other machines work in it), so its sessions are members.
     const repo = await this.elsewhereWork.keys.of(root);
     if (repo === null || (await this.elsewhereWork.projectOf(repo, root)) === undefined) return [];
     const [members, pushed] = await Promise.all([this.elsewhereWork.members(), this.pushed()]);
     const commits = new Map(pushed.map((p) => [p.session.id, p.commit]));
-    return members.filter((m) => m.session.project_root === root).map((m) => ({ session: m.session, machine: m.view.machine ?? '?', commit: commits.get(m.session.id) }));
+    return members
+      .filter((m) => m.session.project_root === root)
+      .map((m) => ({
+        session: m.session,
+        machine: m.view.machine ?? '?',
+        commit: commits.get(m.session.id),
+      }));
   }
 
   /** Brings every one of `refs` that is another machine's session here; returns what the user should know of how, and which it brought. */
-  async prepare(refs: readonly string[], cwd: string | undefined): Promise<{ notes: string[]; brought: string[] }> {
+  async prepare(
+    refs: readonly string[],
+    cwd: string | undefined,
+  ): Promise<{ notes: string[]; brought: string[] }> {
     const remote = this.remote();
     const notes: string[] = [];
     const brought: string[] = [];
@@ -96,7 +117,11 @@ export class WorkspaceMergeSessions implements MergeSessions {
       }
       const view = remote?.find(ref);
       if (remote === undefined || view === undefined) continue; // resolve() says it is not found
-      if (this.brought.has(view.id)) throw new SessionStateError(`${view.name} (on ${view.machine ?? '?'}) is already being merged here; wait for it.`, { reason: 'merging' });
+      if (this.brought.has(view.id))
+        throw new SessionStateError(
+          `${view.name} (on ${view.machine ?? '?'}) is already being merged here; wait for it.`,
+          { reason: 'merging' },
+        );
       try {
         await this.bring(remote, view, cwd, notes);
       } catch (error) {
@@ -116,7 +141,11 @@ export class WorkspaceMergeSessions implements MergeSessions {
       if (brought === undefined) continue;
       this.forget(id);
       // Rebuilt from the fetched refs whenever it is needed again.
-      await git(brought.member.project_root, ['update-ref', '-d', `refs/heads/${brought.member.branch}`]).catch(() => undefined);
+      await git(brought.member.project_root, [
+        'update-ref',
+        '-d',
+        `refs/heads/${brought.member.branch}`,
+      ]).catch(() => undefined);
     }
   }
 
@@ -138,9 +167,13 @@ export class WorkspaceMergeSessions implements MergeSessions {
     const brought = this.brought.get(id);
     if (brought === undefined) return undefined;
     const now = this.remote()?.find(id);
-    if (now === undefined) return { ...brought.member, removed_at: brought.member.removed_at ?? new Date().toISOString() };
+    if (now === undefined)
+      return { ...brought.member, removed_at: brought.member.removed_at ?? new Date().toISOString() };
     if (brought.handed !== undefined && now.lastSeq > brought.handed.lastSeq) {
-      throw new SessionStateError(`${now.name} on ${now.machine ?? '?'} ran again since it was handed over for this merge; merge it again when it is ready.`, { reason: 'changed' });
+      throw new SessionStateError(
+        `${now.name} on ${now.machine ?? '?'} ran again since it was handed over for this merge; merge it again when it is ready.`,
+        { reason: 'changed' },
+      );
     }
     return { ...brought.member, state: now.state };
   }
@@ -161,7 +194,11 @@ export class WorkspaceMergeSessions implements MergeSessions {
     const base = brought.member.base_ref;
     const tip = await branchTip(brought.member.project_root, base).catch(() => undefined);
     const where = `(The merge ran on machine ${remote.machine}, onto its ${base}${tip === undefined ? '' : ` at ${tip.slice(0, 12)}`}: fetch that from the remote once it is pushed there, to merge it into your branch.)`;
-    await remote.send(brought.view, { kind: 'reply', sessionId: brought.view.id, text: `${text.replaceAll(brought.member.branch, brought.view.branch)}\n${where}` });
+    await remote.send(brought.view, {
+      kind: 'reply',
+      sessionId: brought.view.id,
+      text: `${text.replaceAll(brought.member.branch, brought.view.branch)}\n${where}`,
+    });
     return brought.member;
   }
 
@@ -172,13 +209,24 @@ export class WorkspaceMergeSessions implements MergeSessions {
     const { view, handed, member } = brought;
     const machine = view.machine ?? '?';
     if (handed === undefined) {
-      brought.notes.push(`${member.name} is still listed on ${machine}, which did not hand it over: remove it there once it is back (\`baton rm ${member.name}\`).`);
+      brought.notes.push(
+        `${member.name} is still listed on ${machine}, which did not hand it over: remove it there once it is back (\`baton rm ${member.name}\`).`,
+      );
       return member;
     }
     try {
-      await this.need().send(view, { kind: 'retire', sessionId: view.id, commit: handed.commit, lastSeq: handed.lastSeq });
+      await this.need().send(view, {
+        kind: 'retire',
+        sessionId: view.id,
+        commit: handed.commit,
+        lastSeq: handed.lastSeq,
+      });
     } catch (error) {
-      log.warn('a landed session was not retired on its machine', { session: member.name, machine, error: errorMessage(error) });
+      log.warn('a landed session was not retired on its machine', {
+        session: member.name,
+        machine,
+        error: errorMessage(error),
+      });
       brought.notes.push(`${member.name} is kept on ${machine}: ${errorMessage(error)}`);
     }
     return member;
@@ -217,19 +265,33 @@ export class WorkspaceMergeSessions implements MergeSessions {
 
   private need(): RemoteSessions {
     const remote = this.remote();
-    if (remote === undefined) throw new SessionStateError('This machine left the shared workspace; the other machines cannot be reached.');
+    if (remote === undefined)
+      throw new SessionStateError(
+        'This machine left the shared workspace; the other machines cannot be reached.',
+      );
     return remote;
   }
 
   /** Asks its machine to hand it over (or lands its last push when the machine is away), fetches it, and gives it a local branch. */
-  private async bring(remote: RemoteSessions, view: SessionView, cwd: string | undefined, notes: string[]): Promise<void> {
+  private async bring(
+    remote: RemoteSessions,
+    view: SessionView,
+    cwd: string | undefined,
+    notes: string[],
+  ): Promise<void> {
     const machine = view.machine ?? '?';
     if (view.repo === undefined) {
-      throw new InvalidInputError(`${view.name} runs on ${machine} in a repository without a sync remote, so its work cannot reach this machine; merge it on ${machine}.`, { reason: 'no_remote' });
+      throw new InvalidInputError(
+        `${view.name} runs on ${machine} in a repository without a sync remote, so its work cannot reach this machine; merge it on ${machine}.`,
+        { reason: 'no_remote' },
+      );
     }
     const project = await this.elsewhereWork.projectOf(view.repo, cwd);
     if (project === undefined) {
-      throw new InvalidInputError(`This machine has no checkout of ${view.repo}, where ${view.name} works (on ${machine}); run the merge from a checkout of it, or on ${machine}.`, { reason: 'no_checkout', repo: view.repo });
+      throw new InvalidInputError(
+        `This machine has no checkout of ${view.repo}, where ${view.name} works (on ${machine}); run the merge from a checkout of it, or on ${machine}.`,
+        { reason: 'no_checkout', repo: view.repo },
+      );
     }
     const member = this.elsewhereWork.member(view, project);
     requireMergeable(member, this);
@@ -238,7 +300,11 @@ export class WorkspaceMergeSessions implements MergeSessions {
     const away = remote.away(machine);
     if (away === undefined) {
       try {
-        handed = (await remote.send(view, { kind: 'handover', sessionId: view.id }, { answerMs: HANDOVER_ANSWER_MS })) as unknown as Handover;
+        handed = (await remote.send(
+          view,
+          { kind: 'handover', sessionId: view.id },
+          { answerMs: HANDOVER_ANSWER_MS },
+        )) as unknown as Handover;
       } catch (error) {
         // Not taken in time: the machine is down, and its last push is all there is.
         if (!(error instanceof RemoteCommandTimeoutError) || error.taken) throw error;
@@ -249,9 +315,16 @@ export class WorkspaceMergeSessions implements MergeSessions {
     }
     await fetchPushedWork(project.root);
     const work = await pushedWork(project.root, { id: view.id, name: view.name });
-    if (work === undefined) throw new SessionStateError(`${view.name}'s branch baton/${view.name} is not on the remote: there is nothing to land from here.`, { reason: 'not_pushed' });
+    if (work === undefined)
+      throw new SessionStateError(
+        `${view.name}'s branch baton/${view.name} is not on the remote: there is nothing to land from here.`,
+        { reason: 'not_pushed' },
+      );
     if (handed !== undefined && work.head !== handed.commit) {
-      throw new SessionStateError(`The remote's baton/${view.name} moved (it is at ${work.head.slice(0, 12)}, ${machine} pushed ${handed.commit.slice(0, 12)}); try the merge again.`, { reason: 'moved' });
+      throw new SessionStateError(
+        `The remote's baton/${view.name} moved (it is at ${work.head.slice(0, 12)}, ${machine} pushed ${handed.commit.slice(0, 12)}); try the merge again.`,
+        { reason: 'moved' },
+      );
     }
     // Names are unique per machine only: without a hand-over, the branch must be the one this session was heard pushing.
     if (handed === undefined && this.lastPush(view.id) !== work.head) {

@@ -36,7 +36,13 @@ import {
 } from '../cluster/index.js';
 import type { SessionManager } from '../sessions/manager.js';
 import type { SessionWithProject } from '../store/sessions.js';
-import { BatonError, errorMessage, InvalidInputError, isErrorCode, SessionStateError } from '../shared/errors.js';
+import {
+  BatonError,
+  errorMessage,
+  InvalidInputError,
+  isErrorCode,
+  SessionStateError,
+} from '../shared/errors.js';
 import { createLogger } from '../shared/log.js';
 import { adoptPlacedHere, holdings, resumeGuard } from './cluster-holdings.js';
 
@@ -104,30 +110,60 @@ export async function startPlacement(options: PlacementOptions): Promise<Placer>
     const outcome = await startHere(placementId).catch((error: unknown): DispatchOutcome => {
       log.warn('a session placed here could not start', { placementId, error: errorMessage(error) });
       void claimer.release(placementId).catch(warn('freeing the placement'));
-      return { kind: 'failed', machine: member.machine, error: { code: error instanceof BatonError ? error.code : 'internal', message: errorMessage(error) } };
+      return {
+        kind: 'failed',
+        machine: member.machine,
+        error: { code: error instanceof BatonError ? error.code : 'internal', message: errorMessage(error) },
+      };
     });
     await dispatches.answer(placementId, outcome).catch(warn('answering the dispatching machine'));
   };
 
   const startHere = async (placementId: string): Promise<DispatchOutcome> => {
     const dispatch = await dispatches.get(placementId);
-    if (dispatch === undefined) throw new InvalidInputError(`The dispatch ${placementId} was not found in the store.`);
+    if (dispatch === undefined)
+      throw new InvalidInputError(`The dispatch ${placementId} was not found in the store.`);
     // Claimed by the machine it was dispatched on (its slot freed): the folder it came from is here.
-    const origin = dispatch.origin === member.machine && typeof dispatch.request.cwd === 'string' ? [dispatch.request.cwd] : [];
+    const origin =
+      dispatch.origin === member.machine && typeof dispatch.request.cwd === 'string'
+        ? [dispatch.request.cwd]
+        : [];
     const knownRoots = [...new Set([...origin, ...manager.list().map((s) => s.project_root)])];
-    const root = await localCloneOf({ url: dispatch.url, project: dispatch.project, home: options.home, knownRoots });
+    const root = await localCloneOf({
+      url: dispatch.url,
+      project: dispatch.project,
+      home: options.home,
+      knownRoots,
+    });
     const commit = await fetchBase(root, dispatch.url, dispatch.base, placementId);
     // A respawn continues the branch the session pushed: it starts from that branch's tip, not the
     // base, with the snapshot of its uncommitted work (if one was pushed) laid over it.
     const { [RESPAWN_SNAPSHOT]: snapshot, ...request } = dispatch.request;
     const branch = typeof request.branch === 'string' ? request.branch : undefined;
     if (branch !== undefined) await fetchBranch(root, dispatch.url, branch);
-    const work = snapshot === undefined || branch === undefined ? undefined : await fetchSnapshot(root, dispatch.url, snapshot, branch);
+    const work =
+      snapshot === undefined || branch === undefined
+        ? undefined
+        : await fetchSnapshot(root, dispatch.url, snapshot, branch);
     // Fetched as a commit, the base keeps the name it has on the remote (where a merge lands it).
-    const session = await manager.dispatch(DispatchRequest.parse({ ...request, cwd: root, ...(branch === undefined ? { base: commit } : {}) }), work, branch === undefined ? dispatch.base : undefined);
+    const session = await manager.dispatch(
+      DispatchRequest.parse({ ...request, cwd: root, ...(branch === undefined ? { base: commit } : {}) }),
+      work,
+      branch === undefined ? dispatch.base : undefined,
+    );
     placedHere.set(session.id, placementId);
-    log.info('started a session placed here', { placementId, sessionId: session.id, from: dispatch.origin, root });
-    return { kind: 'started', machine: member.machine, sessionId: session.id, session: { ...manager.view(session), machine: member.machine } };
+    log.info('started a session placed here', {
+      placementId,
+      sessionId: session.id,
+      from: dispatch.origin,
+      root,
+    });
+    return {
+      kind: 'started',
+      machine: member.machine,
+      sessionId: session.id,
+      session: { ...manager.view(session), machine: member.machine },
+    };
   };
 
   const claimer = placement.claimer({
@@ -156,7 +192,12 @@ export async function startPlacement(options: PlacementOptions): Promise<Placer>
     ms: member.timing.heartbeatMs,
     ...(options.every === undefined ? {} : { every: options.every }),
     onReaped: (reaped) => {
-      for (const r of reaped) log.warn('a placed session was lost with its machine; `baton respawn` places it again', { placementId: r.sessionId, machine: r.worker, reason: r.reason });
+      for (const r of reaped)
+        log.warn('a placed session was lost with its machine; `baton respawn` places it again', {
+          placementId: r.sessionId,
+          machine: r.worker,
+          reason: r.reason,
+        });
     },
     onError: warn('reaping the placements of machines that stopped heartbeating'),
   });
@@ -187,13 +228,26 @@ export async function startPlacement(options: PlacementOptions): Promise<Placer>
       await dispatches.remove(dispatch.placementId).catch(() => {});
       throw error;
     });
-    log.info('placed a dispatch', { placementId: dispatch.placementId, on, url: dispatch.url, base: dispatch.base });
+    log.info('placed a dispatch', {
+      placementId: dispatch.placementId,
+      on,
+      url: dispatch.url,
+      base: dispatch.base,
+    });
     const outcome = await dispatches.waitForOutcome(dispatch.placementId, options.timeoutMs);
     if (outcome === undefined) throw new DispatchQueuedError(on, options.timeoutMs);
     if (outcome.kind === 'failed') {
-      throw new RemoteCommandFailedError(outcome.machine, isErrorCode(outcome.error.code) ? outcome.error.code : 'internal', `The machine "${outcome.machine}" could not start the session: ${outcome.error.message}`);
+      throw new RemoteCommandFailedError(
+        outcome.machine,
+        isErrorCode(outcome.error.code) ? outcome.error.code : 'internal',
+        `The machine "${outcome.machine}" could not start the session: ${outcome.error.message}`,
+      );
     }
-    return { session: { ...(outcome.session as SessionView), machine: outcome.machine }, mainCheckout: { changedFiles: 0, carried: false }, warnings: [] };
+    return {
+      session: { ...(outcome.session as SessionView), machine: outcome.machine },
+      mainCheckout: { changedFiles: 0, carried: false },
+      warnings: [],
+    };
   };
 
   const respawn = async (view: SessionView, onMachine?: string): Promise<Placed> => {
@@ -203,7 +257,10 @@ export async function startPlacement(options: PlacementOptions): Promise<Placer>
       if (!workers.includes(onMachine)) throw new MachineNotFoundError(onMachine, workers);
     }
     if (view.state !== 'failed') {
-      throw new SessionStateError(`Session ${view.name} runs on ${machine} and is ${view.state.replace(/_/g, ' ')}: respawn places elsewhere only a session whose machine stopped heartbeating.`, { machine });
+      throw new SessionStateError(
+        `Session ${view.name} runs on ${machine} and is ${view.state.replace(/_/g, ' ')}: respawn places elsewhere only a session whose machine stopped heartbeating.`,
+        { machine },
+      );
     }
     // Shown failed because its machine is stale: reap now rather than wait for the timer.
     await placement.reap(registry, { staleOnly: true });
@@ -215,24 +272,52 @@ export async function startPlacement(options: PlacementOptions): Promise<Placer>
       );
     }
     if (taken.kind === 'not_failed') {
-      const why = taken.state === 'finished' ? `its placement is finished${taken.reason === null ? '' : ` (${taken.reason})`}` : `${machine} still holds it (its placement is ${taken.state}; respawn it on ${machine})`;
-      throw new SessionStateError(`Session ${view.name} cannot be respawned elsewhere: ${why}. Only a session whose machine stopped heartbeating is placed again.`, { machine });
+      const why =
+        taken.state === 'finished'
+          ? `its placement is finished${taken.reason === null ? '' : ` (${taken.reason})`}`
+          : `${machine} still holds it (its placement is ${taken.state}; respawn it on ${machine})`;
+      throw new SessionStateError(
+        `Session ${view.name} cannot be respawned elsewhere: ${why}. Only a session whose machine stopped heartbeating is placed again.`,
+        { machine },
+      );
     }
     const { dispatch } = taken;
     try {
       const { branch, snapshot } = await pushedWork(options.home, dispatch.url, view.name, view.id);
       const laid = branch !== undefined && snapshot !== undefined;
-      const request = { ...dispatch.request, name: view.name, ...(branch === undefined ? {} : { branch }), ...(laid ? { [RESPAWN_SNAPSHOT]: snapshot } : {}) };
-      const warnings = branch === undefined ? [`the remote has no branch baton/${view.name} (nothing was pushed), so ${view.name} starts fresh from ${dispatch.base}`] : [];
-      if (laid) warnings.push(`the uncommitted work ${machine} pushed at ${view.name}'s last turn end (snapshot ${snapshot.commit.slice(0, 10)}) is laid over the new worktree as uncommitted changes`);
+      const request = {
+        ...dispatch.request,
+        name: view.name,
+        ...(branch === undefined ? {} : { branch }),
+        ...(laid ? { [RESPAWN_SNAPSHOT]: snapshot } : {}),
+      };
+      const warnings =
+        branch === undefined
+          ? [
+              `the remote has no branch baton/${view.name} (nothing was pushed), so ${view.name} starts fresh from ${dispatch.base}`,
+            ]
+          : [];
+      if (laid)
+        warnings.push(
+          `the uncommitted work ${machine} pushed at ${view.name}'s last turn end (snapshot ${snapshot.commit.slice(0, 10)}) is laid over the new worktree as uncommitted changes`,
+        );
       // `any` as a dispatch means it: here while this machine has a free slot, else the first machine with one.
       const on = onMachine ?? (manager.freeSlots() > 0 ? member.machine : 'any');
       const placed = await enqueue({ ...dispatch, placementId: randomUUID(), request }, on);
-      log.info('respawned a session of a machine that stopped heartbeating', { sessionId: view.id, from: machine, to: placed.session.machine, branch: branch ?? null, snapshot: laid ? snapshot.commit : null });
+      log.info('respawned a session of a machine that stopped heartbeating', {
+        sessionId: view.id,
+        from: machine,
+        to: placed.session.machine,
+        branch: branch ?? null,
+        snapshot: laid ? snapshot.commit : null,
+      });
       return { ...placed, warnings };
     } catch (error) {
       // Queued (no machine took it in time) is placed all the same; anything else can be tried again.
-      if (!(error instanceof DispatchQueuedError)) await respawns.giveBack(dispatch.placementId, taken.reason).catch(warn('giving the failed placement back'));
+      if (!(error instanceof DispatchQueuedError))
+        await respawns
+          .giveBack(dispatch.placementId, taken.reason)
+          .catch(warn('giving the failed placement back'));
       throw error;
     }
   };
@@ -246,14 +331,20 @@ export async function startPlacement(options: PlacementOptions): Promise<Placer>
     const placementId = randomUUID();
     try {
       const view = { ...manager.view(session), machine: member.machine };
-      await dispatches.recordHere({ placementId, origin: member.machine, request: stored, ...identity }, { machine: member.machine, incarnation: member.incarnation(), sessionId: session.id, session: view });
+      await dispatches.recordHere(
+        { placementId, origin: member.machine, request: stored, ...identity },
+        { machine: member.machine, incarnation: member.incarnation(), sessionId: session.id, session: view },
+      );
       // Held like a claimed placement: sent with each heartbeat (so its fence stops a copy that
       // was respawned elsewhere), and finished when the session completes or is removed.
       placedHere.set(session.id, placementId);
       claimer.running.add(placementId);
       onSession(session.id);
     } catch (error) {
-      log.warn('a session dispatched here could not be recorded in the store; only this machine can start it again', { session: session.name, error: errorMessage(error) });
+      log.warn(
+        'a session dispatched here could not be recorded in the store; only this machine can start it again',
+        { session: session.name, error: errorMessage(error) },
+      );
     }
   };
 
@@ -262,9 +353,17 @@ export async function startPlacement(options: PlacementOptions): Promise<Placer>
     recordLocal,
     lost: (sessionId) => lost.has(sessionId),
     place: async (request, on) => {
-      const local = request.inPlace === true ? '--in-place' : request.carryChanges === true ? '--carry-changes' : undefined;
+      const local =
+        request.inPlace === true
+          ? '--in-place'
+          : request.carryChanges === true
+            ? '--carry-changes'
+            : undefined;
       if (local !== undefined) {
-        throw new InvalidInputError(`${local} works on this machine's checkout, so it cannot go with a session placed on another machine: add --on ${member.machine}.`, { key: 'on', value: on });
+        throw new InvalidInputError(
+          `${local} works on this machine's checkout, so it cannot go with a session placed on another machine: add --on ${member.machine}.`,
+          { key: 'on', value: on },
+        );
       }
       if (on !== 'any') {
         const workers = (await member.workers()).map((w) => w.name);
@@ -272,7 +371,10 @@ export async function startPlacement(options: PlacementOptions): Promise<Placer>
       }
       const identity = await repositoryIdentity(request.cwd, request.base);
       // A branch goes where the session runs through the remote: the claiming machine fetches it.
-      if (request.branch !== undefined && !(await remoteHasBranch(request.cwd, identity.url, request.branch))) {
+      if (
+        request.branch !== undefined &&
+        !(await remoteHasBranch(request.cwd, identity.url, request.branch))
+      ) {
         throw new InvalidInputError(
           `--branch ${request.branch} is not on the remote (${identity.url}), so another machine cannot check it out: push it first (git push origin ${request.branch}), or add --on ${member.machine}.`,
           { key: 'branch', value: request.branch },

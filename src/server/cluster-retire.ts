@@ -12,10 +12,16 @@ import type { SessionManager } from '../sessions/manager.js';
 import type { SessionWithProject } from '../store/sessions.js';
 import { git } from '../worktrees/index.js';
 
-export async function retireLanded(manager: SessionManager, command: { sessionId: string; commit: string; lastSeq: number }): Promise<SessionWithProject> {
+export async function retireLanded(
+  manager: SessionManager,
+  command: { sessionId: string; commit: string; lastSeq: number },
+): Promise<SessionWithProject> {
   const session = manager.resolve(command.sessionId);
   const kept = (why: string): never => {
-    throw new SessionStateError(`${session.name} ${why} since it was handed over, so it was not retired there: what landed is the work as handed over.`, { reason: 'changed' });
+    throw new SessionStateError(
+      `${session.name} ${why} since it was handed over, so it was not retired there: what landed is the work as handed over.`,
+      { reason: 'changed' },
+    );
   };
   requireMergeable(session, manager);
   if (session.last_seq !== command.lastSeq) kept('ran again');

@@ -7,7 +7,22 @@
  */
 import type { SessionView } from '../api/index.js';
 import type { BatonEvent } from '../events/index.js';
-import { BUS_CHANNEL, COMMAND_CHANNELS, isConnectionLoss, KEEP_MS, pruneSharedLog, type Listener, parseStoreUrl, PgWorkspaceLog, RemoteCommands, SessionMirror, unreachable, WorkspaceRelay, type ClusterMember, type RemoteCommand } from '../cluster/index.js';
+import {
+  BUS_CHANNEL,
+  COMMAND_CHANNELS,
+  isConnectionLoss,
+  KEEP_MS,
+  pruneSharedLog,
+  type Listener,
+  parseStoreUrl,
+  PgWorkspaceLog,
+  RemoteCommands,
+  SessionMirror,
+  unreachable,
+  WorkspaceRelay,
+  type ClusterMember,
+  type RemoteCommand,
+} from '../cluster/index.js';
 import { sessionDiff, sessionDiffStat, sessionFiles, sessionUsage } from '../sessions/facts.js';
 import type { SessionManager } from '../sessions/manager.js';
 import { AmbiguousSessionError, BatonError, errorMessage, SessionStateError } from '../shared/errors.js';
@@ -50,12 +65,22 @@ export interface RemoteSessions {
   close(): Promise<void>;
 }
 
-export type RemoteChange = { kind: 'event'; sessionId: string; event: BatonEvent } | { kind: 'session'; view: SessionView } | { kind: 'removed'; sessionId: string };
+export type RemoteChange =
+  | { kind: 'event'; sessionId: string; event: BatonEvent }
+  | { kind: 'session'; view: SessionView }
+  | { kind: 'removed'; sessionId: string };
 
 /** The process's one LISTEN connection (src/server/cluster.ts) must listen on `SESSION_CHANNELS`; its owner closes it. */
 export const SESSION_CHANNELS = [BUS_CHANNEL, ...COMMAND_CHANNELS];
 
-export async function shareSessions(options: { member: ClusterMember; url: string; listener: Listener; manager: SessionManager; commandTimeoutMs?: number; keepMs?: number }): Promise<RemoteSessions> {
+export async function shareSessions(options: {
+  member: ClusterMember;
+  url: string;
+  listener: Listener;
+  manager: SessionManager;
+  commandTimeoutMs?: number;
+  keepMs?: number;
+}): Promise<RemoteSessions> {
   const keepMs = options.keepMs ?? KEEP_MS;
   const { member, manager, listener } = options;
   const workspaceLog = new PgWorkspaceLog(member.pool, listener);
@@ -64,31 +89,43 @@ export async function shareSessions(options: { member: ClusterMember; url: strin
   const localViews = async (): Promise<SessionView[]> => {
     const sessions = manager.list();
     const repos = await Promise.all(sessions.map((s) => keys.of(s.project_root)));
-    return sessions.map((s, i) => withRepo({ ...manager.view(s), machine: member.machine }, repos[i] ?? null));
+    return sessions.map((s, i) =>
+      withRepo({ ...manager.view(s), machine: member.machine }, repos[i] ?? null),
+    );
   };
   const mirror = new SessionMirror({ log: workspaceLog, machine: member.machine, localSessions: localViews });
-  const commands = new RemoteCommands(member.pool, listener, { timeoutMs: options.commandTimeoutMs ?? COMMAND_TIMEOUT_MS });
+  const commands = new RemoteCommands(member.pool, listener, {
+    timeoutMs: options.commandTimeoutMs ?? COMMAND_TIMEOUT_MS,
+  });
 
   /** A store gone away answers `store_unreachable` (503) naming it, not the driver's bare error. */
   const storeGone = (error: unknown): never => {
     // Baton's own errors (a command not taken in time, refused) are answers, not a lost store.
-    if (!(error instanceof BatonError) && isConnectionLoss(error)) throw unreachable(parseStoreUrl(options.url).target, error);
+    if (!(error instanceof BatonError) && isConnectionLoss(error))
+      throw unreachable(parseStoreUrl(options.url).target, error);
     throw error;
   };
-  const published = (what: string) => (error: unknown) => log.warn(`a ${what} did not reach the shared store`, { error: errorMessage(error) });
+  const published = (what: string) => (error: unknown) =>
+    log.warn(`a ${what} did not reach the shared store`, { error: errorMessage(error) });
   const publishSession = (id: string): void => {
     const session = manager.get(id);
     if (session === undefined || session.removed_at !== null) {
       // After any view still waiting for its repository's key, so the removal comes last.
-      void keys.settled().then(() => mirror.removed(id)).catch(published('removal'));
+      void keys
+        .settled()
+        .then(() => mirror.removed(id))
+        .catch(published('removal'));
       return;
     }
     const repo = keys.peek(session.project_root);
     // A repository seen for the first time: published once its key is known, as it is then.
     if (repo === undefined) return void keys.of(session.project_root).then(() => publishSession(id));
-    void mirror.publish(withRepo({ ...manager.view(session), machine: member.machine }, repo)).catch(published('session view'));
+    void mirror
+      .publish(withRepo({ ...manager.view(session), machine: member.machine }, repo))
+      .catch(published('session view'));
   };
-  const publishEvent = (id: string, event: BatonEvent): void => void mirror.publishEvent(id, event).catch(published('session event'));
+  const publishEvent = (id: string, event: BatonEvent): void =>
+    void mirror.publishEvent(id, event).catch(published('session event'));
   manager.on('session', publishSession);
   manager.on('event', publishEvent);
   const unsubscribe = manager.bus.subscribe((event) => {
@@ -97,7 +134,12 @@ export async function shareSessions(options: { member: ClusterMember; url: strin
 
   await mirror.start();
   // The workspace bus's own events (tasks, merges, alerts…) both ways: streams here show the others' (decision 135).
-  const relay = new WorkspaceRelay({ log: workspaceLog, machine: member.machine, bus: manager.bus, logger: log });
+  const relay = new WorkspaceRelay({
+    log: workspaceLog,
+    machine: member.machine,
+    bus: manager.bus,
+    logger: log,
+  });
   await relay.start().catch(async (error: unknown) => {
     await Promise.allSettled([relay.close(), mirror.close()]);
     throw error;
@@ -107,7 +149,8 @@ export async function shareSessions(options: { member: ClusterMember; url: strin
     const read = await answerRead(manager, command);
     if (read !== undefined) return read.answer;
     if (command.kind === 'handover') {
-      if (handover === undefined) throw new SessionStateError(`${member.machine} is still starting; try again in a moment.`);
+      if (handover === undefined)
+        throw new SessionStateError(`${member.machine} is still starting; try again in a moment.`);
       return handover(manager.resolve(command.sessionId));
     }
     const session = await act(manager, command as Parameters<typeof act>[1]);
@@ -136,25 +179,56 @@ export async function shareSessions(options: { member: ClusterMember; url: strin
     const workers = await member.workers();
     const serving = new Set(workers.map((w) => w.name));
     const before = away;
-    away = new Map(workers.filter((w) => w.stale && w.name !== member.machine).map((w) => [w.name, { failed: true, why: `machine ${w.name} stopped heartbeating (last at ${w.heartbeatAt}); its work is on the remote if sync pushed it` }]));
+    away = new Map(
+      workers
+        .filter((w) => w.stale && w.name !== member.machine)
+        .map((w) => [
+          w.name,
+          {
+            failed: true,
+            why: `machine ${w.name} stopped heartbeating (last at ${w.heartbeatAt}); its work is on the remote if sync pushed it`,
+          },
+        ]),
+    );
     for (const r of mirror.remoteSessions()) {
-      if (!serving.has(r.machine)) away.set(r.machine, { failed: false, why: `machine ${r.machine} is not serving (its supervisor was stopped); shown as last seen until it is back` });
+      if (!serving.has(r.machine))
+        away.set(r.machine, {
+          failed: false,
+          why: `machine ${r.machine} is not serving (its supervisor was stopped); shown as last seen until it is back`,
+        });
     }
     // A machine gone or back: its sessions change on every open board and page.
-    const status = (entry: { failed: boolean } | undefined): string => (entry === undefined ? 'serving' : entry.failed ? 'lost' : 'stopped');
-    const turned = new Set([...before.keys(), ...away.keys()].filter((m) => status(before.get(m)) !== status(away.get(m))));
+    const status = (entry: { failed: boolean } | undefined): string =>
+      entry === undefined ? 'serving' : entry.failed ? 'lost' : 'stopped';
+    const turned = new Set(
+      [...before.keys(), ...away.keys()].filter((m) => status(before.get(m)) !== status(away.get(m))),
+    );
     if (turned.size === 0) return;
-    for (const view of remote()) if (turned.has(view.machine ?? '')) for (const listener of listeners) listener({ kind: 'session', view });
+    for (const view of remote())
+      if (turned.has(view.machine ?? ''))
+        for (const listener of listeners) listener({ kind: 'session', view });
   };
   const overlay = (view: SessionView): SessionView => {
     const gone = away.get(view.machine ?? '');
     if (gone === undefined) return view;
     if (!gone.failed) return { ...view, running: false, activity: gone.why };
-    return { ...view, state: 'failed', reason: { kind: 'error', message: gone.why }, running: false, activity: gone.why };
+    return {
+      ...view,
+      state: 'failed',
+      reason: { kind: 'error', message: gone.why },
+      running: false,
+      activity: gone.why,
+    };
   };
-  const remote = (): SessionView[] => mirror.remoteSessions().map((r) => overlay({ ...(r.view as unknown as SessionView), machine: r.machine }));
+  const remote = (): SessionView[] =>
+    mirror
+      .remoteSessions()
+      .map((r) => overlay({ ...(r.view as unknown as SessionView), machine: r.machine }));
   await refresh().catch(published('look at the workers'));
-  const watch = setInterval(() => void refresh().catch(published('look at the workers')), member.timing.heartbeatMs);
+  const watch = setInterval(
+    () => void refresh().catch(published('look at the workers')),
+    member.timing.heartbeatMs,
+  );
   watch.unref();
   return {
     machine: member.machine,
@@ -165,24 +239,51 @@ export async function shareSessions(options: { member: ClusterMember; url: strin
       if (byId !== undefined) return byId;
       // Names are unique per machine, not across them.
       const named = sessions.filter((s) => s.name === ref);
-      if (named.length > 1) throw new AmbiguousSessionError(ref, named.map((s) => `${s.name} on ${s.machine ?? '?'} (${s.id.slice(0, 8)})`));
+      if (named.length > 1)
+        throw new AmbiguousSessionError(
+          ref,
+          named.map((s) => `${s.name} on ${s.machine ?? '?'} (${s.id.slice(0, 8)})`),
+        );
       if (named[0] !== undefined) return named[0];
       const byPrefix = ref.length >= 4 ? sessions.filter((s) => s.id.startsWith(ref)) : [];
-      if (byPrefix.length > 1) throw new AmbiguousSessionError(ref, byPrefix.map((s) => `${s.name} on ${s.machine ?? '?'}`));
+      if (byPrefix.length > 1)
+        throw new AmbiguousSessionError(
+          ref,
+          byPrefix.map((s) => `${s.name} on ${s.machine ?? '?'}`),
+        );
       return byPrefix[0];
     },
     away: (machine) => away.get(machine)?.why,
     serveHandover: (fn) => {
       handover = fn;
     },
-    send: async (session, command, sendOptions = {}) => (await commands.send(session.machine, command, sendOptions).catch(storeGone)) as SessionView,
-    ask: async (session, command) => commands.send(session.machine, command, { timeoutMs: Math.min(READ_TIMEOUT_MS, options.commandTimeoutMs ?? COMMAND_TIMEOUT_MS), forget: true }).catch(storeGone),
-    events: async (session, after, limit = 200) => (await mirror.events(session.id, after, limit).catch(storeGone)).map((e) => e.event as unknown as BatonEvent),
+    send: async (session, command, sendOptions = {}) =>
+      (await commands.send(session.machine, command, sendOptions).catch(storeGone)) as SessionView,
+    ask: async (session, command) =>
+      commands
+        .send(session.machine, command, {
+          timeoutMs: Math.min(READ_TIMEOUT_MS, options.commandTimeoutMs ?? COMMAND_TIMEOUT_MS),
+          forget: true,
+        })
+        .catch(storeGone),
+    events: async (session, after, limit = 200) =>
+      (await mirror.events(session.id, after, limit).catch(storeGone)).map(
+        (e) => e.event as unknown as BatonEvent,
+      ),
     onChange: (listener) => {
       listeners.add(listener);
       const off = mirror.onChange((change) => {
-        if (change.kind === 'event') listener({ kind: 'event', sessionId: change.sessionId, event: change.event as unknown as BatonEvent });
-        else if (change.kind === 'session') listener({ kind: 'session', view: overlay({ ...(change.view as unknown as SessionView), machine: change.machine }) });
+        if (change.kind === 'event')
+          listener({
+            kind: 'event',
+            sessionId: change.sessionId,
+            event: change.event as unknown as BatonEvent,
+          });
+        else if (change.kind === 'session')
+          listener({
+            kind: 'session',
+            view: overlay({ ...(change.view as unknown as SessionView), machine: change.machine }),
+          });
         else listener({ kind: 'removed', sessionId: change.sessionId });
       });
       return () => {
@@ -209,7 +310,10 @@ function withRepo(view: SessionView, repo: string | null): SessionView {
 }
 
 /** A read for another machine (a session's diff, files, usage), answered as a local request would be; undefined for an action. */
-async function answerRead(manager: SessionManager, command: RemoteCommand): Promise<{ answer: unknown } | undefined> {
+async function answerRead(
+  manager: SessionManager,
+  command: RemoteCommand,
+): Promise<{ answer: unknown } | undefined> {
   switch (command.kind) {
     case 'diff':
       return { answer: await sessionDiff(manager.resolve(command.sessionId)) };
@@ -225,7 +329,10 @@ async function answerRead(manager: SessionManager, command: RemoteCommand): Prom
 }
 
 /** An action from another machine, run by this machine's session manager as a local one would be. */
-async function act(manager: SessionManager, command: Exclude<RemoteCommand, { kind: 'diff' | 'diffstat' | 'files' | 'usage' | 'handover' }>): Promise<SessionWithProject> {
+async function act(
+  manager: SessionManager,
+  command: Exclude<RemoteCommand, { kind: 'diff' | 'diffstat' | 'files' | 'usage' | 'handover' }>,
+): Promise<SessionWithProject> {
   switch (command.kind) {
     case 'reply':
       return manager.reply(command.sessionId, command.text);

@@ -42,7 +42,8 @@ export class ElsewhereWork {
   async projectOf(repo: string, cwd?: string): Promise<ProjectRow | undefined> {
     if (cwd !== undefined) {
       const here = await findRepository(cwd).catch(() => undefined);
-      if (here !== undefined && (await this.keys.of(here.root)) === repo) return this.projects.ensureProject(here.root);
+      if (here !== undefined && (await this.keys.of(here.root)) === repo)
+        return this.projects.ensureProject(here.root);
     }
     for (const project of this.projects.projects()) {
       if ((await this.keys.of(project.root)) === repo) return project;
@@ -73,7 +74,9 @@ export class ElsewhereWork {
    * member's branch and snapshot. A member never pushed is missing from the answer; the members of
    * a repository whose remote cannot be reached are named in `unread`, so they are asked again.
    */
-  async work(members: readonly SessionWithProject[]): Promise<Map<string, PushedWork> & { unread: Set<string> }> {
+  async work(
+    members: readonly SessionWithProject[],
+  ): Promise<Map<string, PushedWork> & { unread: Set<string> }> {
     const work = Object.assign(new Map<string, PushedWork>(), { unread: new Set<string>() });
     const roots = new Set(members.map((m) => m.project_root));
     for (const root of roots) {
@@ -85,7 +88,9 @@ export class ElsewhereWork {
         continue;
       }
       for (const member of members.filter((m) => m.project_root === root)) {
-        const pushed = await pushedWork(root, { id: member.id, name: remoteBranchName(member) }).catch(() => undefined);
+        const pushed = await pushedWork(root, { id: member.id, name: remoteBranchName(member) }).catch(
+          () => undefined,
+        );
         if (pushed !== undefined) work.set(member.id, pushed);
       }
     }
@@ -100,7 +105,8 @@ export function remoteBranchName(member: SessionWithProject): string {
 
 /** A view of another machine's session as a row of this machine's `project`, its worktree `elsewhere` (never created). */
 export function asMember(view: SessionView, project: ProjectRow, elsewhere: string): SessionWithProject {
-  if (view.machine === undefined) throw new InvalidInputError(`${view.name} is not another machine's session.`);
+  if (view.machine === undefined)
+    throw new InvalidInputError(`${view.name} is not another machine's session.`);
   return {
     id: view.id,
     project_id: project.id,

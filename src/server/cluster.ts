@@ -4,7 +4,14 @@
  * store; without one it answers from this machine's own figures and nothing else changes.
  */
 import type { WorkersView } from '../api/workers.js';
-import type { ClusterMember, Listener, RoutineFireClaims, SharedSpend, SharedSpendOptions, TaskLedger } from '../cluster/index.js';
+import type {
+  ClusterMember,
+  Listener,
+  RoutineFireClaims,
+  SharedSpend,
+  SharedSpendOptions,
+  TaskLedger,
+} from '../cluster/index.js';
 import type { SessionManager } from '../sessions/manager.js';
 import type { SettingsStore } from '../settings/index.js';
 import type { ResolvedConfig } from '../shared/config.js';
@@ -82,14 +89,26 @@ export async function joinWorkspace(options: MembershipOptions): Promise<Members
     running: options.running,
     version: options.version,
     ...(heartbeatMs === undefined ? {} : { timing: { heartbeatMs } }),
-    onBeatError: (error) => log.warn('heartbeat failed; the next one tries again', { error: errorMessage(error) }),
-    onRejoin: (incarnation) => log.warn('the store no longer knew this worker; registered again', { machine: machine.name, incarnation }),
+    onBeatError: (error) =>
+      log.warn('heartbeat failed; the next one tries again', { error: errorMessage(error) }),
+    onRejoin: (incarnation) =>
+      log.warn('the store no longer knew this worker; registered again', {
+        machine: machine.name,
+        incarnation,
+      }),
   });
   // One LISTEN connection for everything this machine waits on (settings, spend, sessions, commands, placement).
-  const { Listener, SETTINGS_CHANNEL, SPEND_CHANNEL, TASK_CHANNEL, PgTasks, remoteKey } = await import('../cluster/index.js');
+  const { Listener, SETTINGS_CHANNEL, SPEND_CHANNEL, TASK_CHANNEL, PgTasks, remoteKey } =
+    await import('../cluster/index.js');
   const { SESSION_CHANNELS } = await import('./cluster-sessions.js');
   const { PLACEMENT_CHANNELS } = await import('./cluster-placement.js');
-  const listener = new Listener(store.url, [SETTINGS_CHANNEL, SPEND_CHANNEL, TASK_CHANNEL, ...SESSION_CHANNELS, ...PLACEMENT_CHANNELS]);
+  const listener = new Listener(store.url, [
+    SETTINGS_CHANNEL,
+    SPEND_CHANNEL,
+    TASK_CHANNEL,
+    ...SESSION_CHANNELS,
+    ...PLACEMENT_CHANNELS,
+  ]);
   try {
     await listener.start();
   } catch (error) {
@@ -98,14 +117,26 @@ export async function joinWorkspace(options: MembershipOptions): Promise<Members
     throw error;
   }
   const settings = await shareSettings(member, listener);
-  log.info('joined the shared workspace', { machine: machine.name, store: member.store, incarnation: member.incarnation(), heartbeatMs: member.timing.heartbeatMs });
+  log.info('joined the shared workspace', {
+    machine: machine.name,
+    store: member.store,
+    incarnation: member.incarnation(),
+    heartbeatMs: member.timing.heartbeatMs,
+  });
   let sessions: RemoteSessions | undefined;
   let placer: Placer | undefined;
   const manager = options.manager;
   if (manager !== undefined) {
     const { shareSessions } = await import('./cluster-sessions.js');
     const keepDays = options.config.storeRetentionDays;
-    sessions = await shareSessions({ member, url: store.url, listener, manager, ...commandTimeout, ...(keepDays === undefined ? {} : { keepMs: keepDays * 24 * 60 * 60_000 }) }).catch(async (error: unknown) => {
+    sessions = await shareSessions({
+      member,
+      url: store.url,
+      listener,
+      manager,
+      ...commandTimeout,
+      ...(keepDays === undefined ? {} : { keepMs: keepDays * 24 * 60 * 60_000 }),
+    }).catch(async (error: unknown) => {
       await settings.close();
       await listener.close().catch(() => {});
       await member.close().catch(() => {});
@@ -115,7 +146,14 @@ export async function joinWorkspace(options: MembershipOptions): Promise<Members
   if (manager !== undefined && options.home !== undefined) {
     const { startPlacement } = await import('./cluster-placement.js');
     const home = options.home;
-    placer = await startPlacement({ member, url: store.url, listener, manager, home, timeoutMs: placeTimeoutMs }).catch(async (error: unknown) => {
+    placer = await startPlacement({
+      member,
+      url: store.url,
+      listener,
+      manager,
+      home,
+      timeoutMs: placeTimeoutMs,
+    }).catch(async (error: unknown) => {
       await sessions?.close().catch(() => {});
       await settings.close();
       await listener.close().catch(() => {});
@@ -143,7 +181,14 @@ async function shareSettings(member: ClusterMember, listener: Listener): Promise
   let spend: SharedSpend | undefined;
   return {
     store,
-    spend: (options) => (spend ??= new SharedSpend({ ...options, pool: member.pool, listener, machine: member.machine, logger: log })),
+    spend: (options) =>
+      (spend ??= new SharedSpend({
+        ...options,
+        pool: member.pool,
+        listener,
+        machine: member.machine,
+        logger: log,
+      })),
     close: async () => {
       spend?.close();
       store.close();
@@ -162,7 +207,11 @@ function routineFires(member: ClusterMember): Membership['routineFire'] {
     claims ??= new (await import('../cluster/index.js')).RoutineFireClaims(member.pool, member.machine);
     const holder = await claims.claim(repo, routine, fireKey).catch((error: unknown) => {
       // Better twice than never: a routine whose fire cannot be claimed runs here.
-      log.warn('could not claim a routine fire; running it here', { routine, fireKey, error: errorMessage(error) });
+      log.warn('could not claim a routine fire; running it here', {
+        routine,
+        fireKey,
+        error: errorMessage(error),
+      });
       return member.machine;
     });
     return holder === member.machine ? undefined : holder;
@@ -175,7 +224,17 @@ function alone(options: MembershipOptions): Membership {
     placer: () => undefined,
     view: async () => {
       const running = options.running();
-      const row = { name: options.config.machine.name, capacity: options.capacity, running, free: Math.max(0, options.capacity - running), heartbeatAt: new Date().toISOString(), ageSeconds: 0, stale: false, version: options.version, you: true };
+      const row = {
+        name: options.config.machine.name,
+        capacity: options.capacity,
+        running,
+        free: Math.max(0, options.capacity - running),
+        heartbeatAt: new Date().toISOString(),
+        ageSeconds: 0,
+        stale: false,
+        version: options.version,
+        you: true,
+      };
       return { clustered: false, machine: row.name, store: null, workers: [row] };
     },
     remote: () => undefined,
@@ -198,7 +257,8 @@ function clustered(
 ): Membership {
   let tasks: SharedTasks | undefined;
   return {
-    tasks: (options) => (tasks ??= new SharedTasks({ ...options, ...tasksLedger, machine: member.machine, logger: log })),
+    tasks: (options) =>
+      (tasks ??= new SharedTasks({ ...options, ...tasksLedger, machine: member.machine, logger: log })),
     machine: member.machine,
     settings: () => settings.store,
     spend: (options) => settings.spend(options),
@@ -237,7 +297,9 @@ function clustered(
         .then(() => listener.close())
         .catch(() => {})
         .then(() => member.close())
-        .catch((error: unknown) => log.warn('could not deregister; this worker will go stale instead', { error: errorMessage(error) }));
+        .catch((error: unknown) =>
+          log.warn('could not deregister; this worker will go stale instead', { error: errorMessage(error) }),
+        );
       await Promise.race([closing, timeout]);
       clearTimeout(timer);
     },
@@ -249,7 +311,11 @@ export function heartbeatMsOf(env: NodeJS.ProcessEnv): number | undefined {
   const text = env.BATON_CLUSTER_HEARTBEAT_MS;
   if (text === undefined || text === '') return undefined;
   const ms = Number(text);
-  if (!Number.isInteger(ms) || ms < 50) throw new InvalidInputError(`BATON_CLUSTER_HEARTBEAT_MS must be a whole number of milliseconds, 50 or more; got "${text}"`, { key: 'BATON_CLUSTER_HEARTBEAT_MS', value: text });
+  if (!Number.isInteger(ms) || ms < 50)
+    throw new InvalidInputError(
+      `BATON_CLUSTER_HEARTBEAT_MS must be a whole number of milliseconds, 50 or more; got "${text}"`,
+      { key: 'BATON_CLUSTER_HEARTBEAT_MS', value: text },
+    );
   return ms;
 }
 
@@ -258,7 +324,11 @@ function commandTimeoutOf(env: NodeJS.ProcessEnv): { commandTimeoutMs?: number }
   const text = env.BATON_CLUSTER_COMMAND_TIMEOUT_MS;
   if (text === undefined || text === '') return {};
   const ms = Number(text);
-  if (!Number.isInteger(ms) || ms < 100) throw new InvalidInputError(`BATON_CLUSTER_COMMAND_TIMEOUT_MS must be a whole number of milliseconds, 100 or more; got "${text}"`, { key: 'BATON_CLUSTER_COMMAND_TIMEOUT_MS', value: text });
+  if (!Number.isInteger(ms) || ms < 100)
+    throw new InvalidInputError(
+      `BATON_CLUSTER_COMMAND_TIMEOUT_MS must be a whole number of milliseconds, 100 or more; got "${text}"`,
+      { key: 'BATON_CLUSTER_COMMAND_TIMEOUT_MS', value: text },
+    );
   return { commandTimeoutMs: ms };
 }
 
@@ -267,6 +337,10 @@ export function placeTimeoutOf(env: NodeJS.ProcessEnv): number {
   const text = env.BATON_CLUSTER_PLACE_TIMEOUT_MS;
   if (text === undefined || text === '') return PLACE_TIMEOUT_MS;
   const ms = Number(text);
-  if (!Number.isInteger(ms) || ms < 100) throw new InvalidInputError(`BATON_CLUSTER_PLACE_TIMEOUT_MS must be a whole number of milliseconds, 100 or more; got "${text}"`, { key: 'BATON_CLUSTER_PLACE_TIMEOUT_MS', value: text });
+  if (!Number.isInteger(ms) || ms < 100)
+    throw new InvalidInputError(
+      `BATON_CLUSTER_PLACE_TIMEOUT_MS must be a whole number of milliseconds, 100 or more; got "${text}"`,
+      { key: 'BATON_CLUSTER_PLACE_TIMEOUT_MS', value: text },
+    );
   return ms;
 }

@@ -4,7 +4,16 @@
  * abstract socket name could be bound by anyone first). A lock is published with link(2), which
  * is atomic, and only once it listens: a socket file that refuses connections is certainly stale.
  */
-import { linkSync, lstatSync, realpathSync, rmSync, statSync, unlinkSync, writeFileSync, type BigIntStats } from 'node:fs';
+import {
+  linkSync,
+  lstatSync,
+  realpathSync,
+  rmSync,
+  statSync,
+  unlinkSync,
+  writeFileSync,
+  type BigIntStats,
+} from 'node:fs';
 import { connect, createServer, type Server } from 'node:net';
 import { basename, dirname, join, relative } from 'node:path';
 
@@ -134,4 +143,3 @@ function release(server: Server, name: string): void {
   rmSync(name, { force: true });
   server.close();
 }
-

@@ -2,6 +2,8 @@
 import { runSupervisor } from './supervisor.js';
 
 runSupervisor().catch((error: unknown) => {
-  process.stderr.write(`supervisor failed to start: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.stderr.write(
+    `supervisor failed to start: ${error instanceof Error ? error.message : String(error)}\n`,
+  );
   process.exit(1);
 });

@@ -22,7 +22,16 @@ afterEach(() => {
 });
 
 type Doc = {
-  paths: Record<string, Record<string, { responses: Record<string, { content: Record<string, { schema: { $ref?: string } }> }>; requestBody?: unknown }>>;
+  paths: Record<
+    string,
+    Record<
+      string,
+      {
+        responses: Record<string, { content: Record<string, { schema: { $ref?: string } }> }>;
+        requestBody?: unknown;
+      }
+    >
+  >;
   components: { schemas: Record<string, { properties?: Record<string, unknown>; type?: string }> };
 };
 
@@ -35,7 +44,18 @@ describe('the OpenAPI document', () => {
       port: () => PORT,
       browserAuth: new BrowserAuth({ port: () => PORT }),
       requestShutdown: () => undefined,
-      status: () => ({ pid: 1, port: PORT, home: dir, version: 'test', startedAt: '', uptimeSeconds: 0, maxConcurrent: 2, active: 0, queued: 0, sessions: 0 }),
+      status: () => ({
+        pid: 1,
+        port: PORT,
+        home: dir,
+        version: 'test',
+        startedAt: '',
+        uptimeSeconds: 0,
+        maxConcurrent: 2,
+        active: 0,
+        queued: 0,
+        sessions: 0,
+      }),
     });
     const registered = app.routes
       .filter((r) => r.method !== 'ALL' && r.path.startsWith('/api/'))
@@ -51,7 +71,8 @@ describe('the OpenAPI document', () => {
 
   it('types what used to be bare objects: peek, remove and the daemon status', () => {
     const doc = openApiDocument() as Doc;
-    const json = (path: string, method: string) => Object.values(doc.paths[path]?.[method]?.responses ?? {})[0]?.content['application/json']?.schema.$ref;
+    const json = (path: string, method: string) =>
+      Object.values(doc.paths[path]?.[method]?.responses ?? {})[0]?.content['application/json']?.schema.$ref;
     expect(json('/api/sessions/{ref}/peek', 'get')).toBe('#/components/schemas/PeekView');
     expect(json('/api/sessions/{ref}', 'delete')).toBe('#/components/schemas/RemoveView');
     expect(json('/api/daemon', 'get')).toBe('#/components/schemas/DaemonStatus');

@@ -28,14 +28,62 @@ import * as workspace from '../api/workspace.js';
 import { BatonEvent } from '../events/index.js';
 import { VERSION } from './version.js';
 
-export const TABLES = { ...daemon.DAEMON, ...sessions.SESSIONS, ...history.HISTORY, ...ui.UI, ...workspace.WORKSPACE, ...conflicts.CONFLICTS, ...merge.MERGE, ...review.REVIEW, ...environments.ENVIRONMENTS, ...routines.ROUTINES, ...tasks.TASKS, ...mcp.MCP, ...policy.POLICY, ...watchdog.WATCHDOG, ...context.CONTEXT, ...attempts.ATTEMPTS, ...sync.SYNC, ...workers.WORKERS } as const;
+export const TABLES = {
+  ...daemon.DAEMON,
+  ...sessions.SESSIONS,
+  ...history.HISTORY,
+  ...ui.UI,
+  ...workspace.WORKSPACE,
+  ...conflicts.CONFLICTS,
+  ...merge.MERGE,
+  ...review.REVIEW,
+  ...environments.ENVIRONMENTS,
+  ...routines.ROUTINES,
+  ...tasks.TASKS,
+  ...mcp.MCP,
+  ...policy.POLICY,
+  ...watchdog.WATCHDOG,
+  ...context.CONTEXT,
+  ...attempts.ATTEMPTS,
+  ...sync.SYNC,
+  ...workers.WORKERS,
+} as const;
 
-const ErrorBody = z.object({ error: z.object({ code: z.string(), message: z.string(), data: z.record(z.string(), z.unknown()).optional() }) });
+const ErrorBody = z.object({
+  error: z.object({
+    code: z.string(),
+    message: z.string(),
+    data: z.record(z.string(), z.unknown()).optional(),
+  }),
+});
 
 export function openApiDocument(): Record<string, unknown> {
-  const names = new Map<z.ZodType, string>([[BatonEvent, 'BatonEvent'], [ErrorBody, 'Error']]);
-  for (const module of [shapes, web, daemon, sessions, history, ui, conflicts, merge, review, environments, routines, tasks, mcp, policy, watchdog, context, attempts, workers] as Record<string, unknown>[]) {
-    for (const [name, value] of Object.entries(module)) if (value instanceof z.ZodType && !names.has(value)) names.set(value, name);
+  const names = new Map<z.ZodType, string>([
+    [BatonEvent, 'BatonEvent'],
+    [ErrorBody, 'Error'],
+  ]);
+  for (const module of [
+    shapes,
+    web,
+    daemon,
+    sessions,
+    history,
+    ui,
+    conflicts,
+    merge,
+    review,
+    environments,
+    routines,
+    tasks,
+    mcp,
+    policy,
+    watchdog,
+    context,
+    attempts,
+    workers,
+  ] as Record<string, unknown>[]) {
+    for (const [name, value] of Object.entries(module))
+      if (value instanceof z.ZodType && !names.has(value)) names.set(value, name);
   }
   const schemas: Record<string, unknown> = {};
   const ref = (schema: z.ZodType, io: 'input' | 'output'): Record<string, unknown> => {
@@ -56,7 +104,8 @@ export function openApiDocument(): Record<string, unknown> {
     info: {
       title: 'Baton supervisor API',
       version: VERSION,
-      description: 'Loopback only. Authenticate with `Authorization: Bearer <$BATON_HOME/token>`, or from a browser with the cookie `baton ui` sets (non-GET requests must then carry the page Origin), ' +
+      description:
+        'Loopback only. Authenticate with `Authorization: Bearer <$BATON_HOME/token>`, or from a browser with the cookie `baton ui` sets (non-GET requests must then carry the page Origin), ' +
         'or with a session credential (the MCP server Baton attaches to a session): only operations marked `x-baton-sessions`, reading (`read`) or acting as that session only (`own`). ' +
         `Request bodies are limited to ${shapes.MAX_BODY_BYTES} bytes; a larger one is refused with 413 (\`too_large\`) before it is read.`,
     },
@@ -77,29 +126,56 @@ type Ref = (schema: z.ZodType, io: 'input' | 'output') => Record<string, unknown
 function operation(path: string, spec: EndpointSpec, ref: Ref): Record<string, unknown> {
   const parameters: Record<string, unknown>[] = [];
   for (const [, name] of path.matchAll(/:(\w+)/g)) {
-    parameters.push({ name, in: 'path', required: true, description: pathParameter(path, name ?? ''), schema: { type: 'string' } });
+    parameters.push({
+      name,
+      in: 'path',
+      required: true,
+      description: pathParameter(path, name ?? ''),
+      schema: { type: 'string' },
+    });
   }
   for (const [name, field] of Object.entries(spec.query?.shape ?? {}) as [string, z.ZodType][]) {
-    parameters.push({ name, in: 'query', required: false, description: field.description, schema: { type: 'string' } });
+    parameters.push({
+      name,
+      in: 'query',
+      required: false,
+      description: field.description,
+      schema: { type: 'string' },
+    });
   }
   const content: Record<string, unknown> = {};
   if (spec.response !== undefined) content['application/json'] = { schema: ref(spec.response, 'output') };
   if (spec.sse !== undefined) {
-    const messages = Object.entries(spec.sse).map(([event, schema]) => ({ title: event, ...ref(schema, 'output') }));
-    content['text/event-stream'] = { schema: { type: 'string', description: `Server-sent events: ${Object.keys(spec.sse).map((e) => `\`${e}\``).join(', ')}` }, 'x-events': messages };
+    const messages = Object.entries(spec.sse).map(([event, schema]) => ({
+      title: event,
+      ...ref(schema, 'output'),
+    }));
+    content['text/event-stream'] = {
+      schema: {
+        type: 'string',
+        description: `Server-sent events: ${Object.keys(spec.sse)
+          .map((e) => `\`${e}\``)
+          .join(', ')}`,
+      },
+      'x-events': messages,
+    };
   }
   if (spec.text !== undefined) content[spec.text] = { schema: { type: 'string' } };
   const op: Record<string, unknown> = {
     summary: spec.summary,
     responses: {
       [String(spec.status ?? 200)]: { description: 'OK', content },
-      default: { description: 'Error', content: { 'application/json': { schema: ref(ErrorBody, 'output') } } },
+      default: {
+        description: 'Error',
+        content: { 'application/json': { schema: ref(ErrorBody, 'output') } },
+      },
     },
   };
   if (spec.tokenOnly === true) op.security = [{ bearer: [] }];
   if (spec.sessions !== undefined) op['x-baton-sessions'] = spec.sessions;
   if (parameters.length > 0) op.parameters = parameters;
-  if (spec.body !== undefined) op.requestBody = { required: true, content: { 'application/json': { schema: ref(spec.body, 'input') } } };
+  if (spec.body !== undefined)
+    op.requestBody = { required: true, content: { 'application/json': { schema: ref(spec.body, 'input') } } };
   return op;
 }
 
@@ -115,7 +191,8 @@ function pathParameter(path: string, name: string): string {
   if (name === 'n') return 'Group number (as `baton review` lists them)';
   if (name === 'group') return 'Attempt group or fan-out id (or a unique prefix)';
   if (name === 'name' && path.startsWith('/api/routines/')) return 'Routine name';
-  if (name === 'id' && path.startsWith('/api/hooks/routines/')) return 'Routine id (from `baton routine show`)';
+  if (name === 'id' && path.startsWith('/api/hooks/routines/'))
+    return 'Routine id (from `baton routine show`)';
   if (name === 'id' && path.startsWith('/api/tasks/')) return 'Task number';
   return 'Session id, id prefix or name';
 }

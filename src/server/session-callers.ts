@@ -33,7 +33,12 @@ const ROUTES: RouteMatcher[] = Object.entries(TABLES).map(([route, spec]) => {
  * For a bearer value shaped as a session credential: the caller's session id once the credential
  * holds and the endpoint allows it; throws a named error saying why not. Undefined for any other value.
  */
-export function authorizeSession(request: Request, bearer: string, home: string, manager: SessionManager): string | undefined {
+export function authorizeSession(
+  request: Request,
+  bearer: string,
+  home: string,
+  manager: SessionManager,
+): string | undefined {
   if (!isSessionCredential(bearer)) return undefined;
   const check = checkCredential(home, bearer);
   if (!check.ok) throw new UnauthorizedError(revokedMessage(check.sessionId, manager));
@@ -43,12 +48,17 @@ export function authorizeSession(request: Request, bearer: string, home: string,
   const route = ROUTES.find((r) => r.method === method && r.pattern.test(path));
   const access = route?.spec.sessions;
   if (route === undefined || access === undefined) {
-    throw new ForbiddenError(`A session's Baton credential may not call ${method} ${path}${route === undefined ? '' : ` (${route.spec.summary.toLowerCase()})`}: that is for the user.`);
+    throw new ForbiddenError(
+      `A session's Baton credential may not call ${method} ${path}${route === undefined ? '' : ` (${route.spec.summary.toLowerCase()})`}: that is for the user.`,
+    );
   }
   const ref = route.pattern.exec(path)?.groups?.ref;
   if (access === 'own' && ref !== undefined) {
     const target = manager.resolve(decodeURIComponent(ref));
-    if (target.id !== sessionId) throw new ForbiddenError(`A session may act only on itself through Baton; ${target.name} is another session.`);
+    if (target.id !== sessionId)
+      throw new ForbiddenError(
+        `A session may act only on itself through Baton; ${target.name} is another session.`,
+      );
   }
   callers.set(request, sessionId);
   return sessionId;
@@ -60,10 +70,12 @@ function revokedMessage(sessionId: string | undefined, manager: SessionManager):
   try {
     session = manager.resolve(sessionId);
   } catch (error) {
-    if (error instanceof BatonError && error.code === 'not_found') return `The session credential names session ${sessionId}, which Baton does not know (removed?).`;
+    if (error instanceof BatonError && error.code === 'not_found')
+      return `The session credential names session ${sessionId}, which Baton does not know (removed?).`;
     throw error;
   }
-  if (session.state === 'completed') return `Session ${session.name} has ended (completed): its Baton credential was revoked with it.`;
+  if (session.state === 'completed')
+    return `Session ${session.name} has ended (completed): its Baton credential was revoked with it.`;
   if (!manager.isRunning(session)) {
     return `Session ${session.name} is not running (it is ${session.state.replace(/_/g, ' ')}): its Baton credential was revoked when its agent stopped; the next run of the session gets a new one.`;
   }

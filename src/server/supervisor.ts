@@ -63,12 +63,28 @@ export async function runSupervisor(env: NodeJS.ProcessEnv = process.env): Promi
   const db = openDb(paths.db);
   const manager = new SessionManager({ home, db, maxConcurrent: config.maxConcurrent, env });
   // With a shared store: this machine registered and heartbeating, or the start fails here.
-  const membership = await joinWorkspace({ config, env, capacity: manager.maxConcurrent, running: () => manager.activeCount(), version: VERSION, manager, home });
+  const membership = await joinWorkspace({
+    config,
+    env,
+    capacity: manager.maxConcurrent,
+    running: () => manager.activeCount(),
+    version: VERSION,
+    manager,
+    home,
+  });
   // Other machines' sessions, compared and grouped here from the work they pushed (a shared workspace only).
   const otherWork = await otherMachinesWork(manager, () => membership.remote(), db, home);
   const radar = createRadar(manager, db, otherWork === undefined ? {} : { elsewhere: otherWork.snapshots });
   const merges = new MergeService({ home, sessions: otherWork?.merges ?? manager, bus: manager.bus, env });
-  const attempts = new AttemptService({ home, db, sessions: manager, bus: manager.bus, merges: () => merges, conflicts: () => radar.radar.view(), env });
+  const attempts = new AttemptService({
+    home,
+    db,
+    sessions: manager,
+    bus: manager.bus,
+    merges: () => merges,
+    conflicts: () => radar.radar.view(),
+    env,
+  });
   const review = new ReviewService({
     db,
     bus: manager.bus,
@@ -78,14 +94,31 @@ export async function runSupervisor(env: NodeJS.ProcessEnv = process.env): Promi
   });
   const tasks = createTasks(db, manager.bus, manager, undefined, taskRecheckMs(env));
   // The domains wired to one another (src/server/wiring.ts).
-  const context = new ContextService({ db: manager.search.db, search: manager.search, sessions: manager, bus: manager.bus, decisionsFor: decisionsOf(manager, tasks.service), ...(otherWork === undefined ? {} : { elsewhere: otherWork.transcript }) });
+  const context = new ContextService({
+    db: manager.search.db,
+    search: manager.search,
+    sessions: manager,
+    bus: manager.bus,
+    decisionsFor: decisionsOf(manager, tasks.service),
+    ...(otherWork === undefined ? {} : { elsewhere: otherWork.transcript }),
+  });
   const unindex = indexTaskEntries(manager.bus, manager.search, tasks.service);
   // With a shared store, the tasks of repositories with a remote are the workspace's (decision 147):
   // uploaded and read before the dependency gate first looks.
-  const sharedTasks = membership.tasks({ tasks: tasks.service.options.tasks, sessions: tasks.service.options.sessions, onApplied: (applied) => tasks.watch.synced(applied) });
+  const sharedTasks = membership.tasks({
+    tasks: tasks.service.options.tasks,
+    sessions: tasks.service.options.sessions,
+    onApplied: (applied) => tasks.watch.synced(applied),
+  });
   if (sharedTasks !== undefined) {
     tasks.service.share(sharedTasks);
-    await sharedTasks.start().catch((error: unknown) => log.warn('could not share the tasks yet; the next change or reconnect reads them', { error: errorMessage(error) }));
+    await sharedTasks
+      .start()
+      .catch((error: unknown) =>
+        log.warn('could not share the tasks yet; the next change or reconnect reads them', {
+          error: errorMessage(error),
+        }),
+      );
   }
   // Before the sessions are scheduled: a task's dependency gate and its sessions' context.
   tasks.watch.start();
@@ -93,32 +126,68 @@ export async function runSupervisor(env: NodeJS.ProcessEnv = process.env): Promi
   const settings = membership.settings() ?? sqliteSettings(db);
   const policy = new PolicyService(manager, settings.allowRules, manager.bus);
   const unwatchPolicy = policy.watch();
-  const unwatchGroups = watchGroups(manager.bus, review, (error) => log.error('review groups refresh failed', { error: errorMessage(error) }));
+  const unwatchGroups = watchGroups(manager.bus, review, (error) =>
+    log.error('review groups refresh failed', { error: errorMessage(error) }),
+  );
   // Loaded before re-attaching, so what the hosts wrote meanwhile is counted once, as it is ingested.
   // The user's idleHostSeconds (0: kept) is the idle rule's default; a repository's watchdog.idle overrides it.
   const idleMs = config.idleHostSeconds > 0 ? config.idleHostSeconds * 1000 : undefined;
   const usage = new UsageTracker(db);
   // With a shared store, a day or window budget counts every machine's spend (decision 131).
-  const spend = membership.spend({ mine: () => usage.ledger.series(), horizonMs: () => watchdog.budgets.horizonMs() });
-  const elsewhere = spend === undefined ? undefined : { spends: () => spend.elsewhere(), onChange: (listener: () => void) => spend.onChange(listener) };
-  const watchdog = new Watchdog({ db, bus: manager.bus, sessions: manager, usage, idleMs, settings, elsewhere, ...taskLookups(manager, tasks.service) });
+  const spend = membership.spend({
+    mine: () => usage.ledger.series(),
+    horizonMs: () => watchdog.budgets.horizonMs(),
+  });
+  const elsewhere =
+    spend === undefined
+      ? undefined
+      : { spends: () => spend.elsewhere(), onChange: (listener: () => void) => spend.onChange(listener) };
+  const watchdog = new Watchdog({
+    db,
+    bus: manager.bus,
+    sessions: manager,
+    usage,
+    idleMs,
+    settings,
+    elsewhere,
+    ...taskLookups(manager, tasks.service),
+  });
   // The budgets read before the sessions come back and report usage; then the spend they look back on.
   await watchdog.start();
   if (spend !== undefined) {
     usage.onEntry((entry) => spend.spent(entry.at));
     // After the guard has read the budgets again: a longer window widens what is read and published.
     settings.onChange((table) => {
-      if (table === 'budgets') void watchdog.budgets.load().then(() => spend.horizonChanged(), () => {});
+      if (table === 'budgets')
+        void watchdog.budgets.load().then(
+          () => spend.horizonChanged(),
+          () => {},
+        );
     });
     // A store that fails here is tried again by the writes and the next notification.
-    await spend.start().catch((error: unknown) => log.warn('could not share the spend yet', { error: errorMessage(error) }));
+    await spend
+      .start()
+      .catch((error: unknown) => log.warn('could not share the spend yet', { error: errorMessage(error) }));
   }
   watchdog.every(watchdogTickMs(env));
-  const routines = new RoutineService({ db, bus: manager.bus, sessions: routineSessions(manager), tasks: routineTasks(tasks.service), conflicts: radarConflicts(radar.radar), budgetHolds: () => watchdog.budgets.holds(), claimFire: (root, routine, key) => membership.routineFire(root, routine, key) });
+  const routines = new RoutineService({
+    db,
+    bus: manager.bus,
+    sessions: routineSessions(manager),
+    tasks: routineTasks(tasks.service),
+    conflicts: radarConflicts(radar.radar),
+    budgetHolds: () => watchdog.budgets.holds(),
+    claimFire: (root, routine, key) => membership.routineFire(root, routine, key),
+  });
   const notifier = new DesktopNotifier(db, manager.bus, config.notifications, env);
   notifier.start();
   // Before the sessions come back, so a turn that ends as they re-attach is pushed too.
-  const sync = new SyncService({ bus: manager.bus, sessions: manager, lost: (id) => membership.lost(id), ...syncBackoff(env) });
+  const sync = new SyncService({
+    bus: manager.bus,
+    sessions: manager,
+    lost: (id) => membership.lost(id),
+    ...syncBackoff(env),
+  });
   sync.start();
   // Another machine landing one of this machine's sessions has it handed over: committed and pushed now.
   otherWork?.serveHandovers(sync);
@@ -167,7 +236,12 @@ export async function runSupervisor(env: NodeJS.ProcessEnv = process.env): Promi
     routines,
     tasks: tasks.service,
     context,
-    mcp: new McpService({ sessions: manager, bus: manager.bus, db, workspace: mcpWorkspace(context, tasks.service) }),
+    mcp: new McpService({
+      sessions: manager,
+      bus: manager.bus,
+      db,
+      workspace: mcpWorkspace(context, tasks.service),
+    }),
     policy,
     watchdog,
     sync,
@@ -203,10 +277,18 @@ export async function runSupervisor(env: NodeJS.ProcessEnv = process.env): Promi
   if (swept > 0) log.info('removed index copies left by processes killed mid-snapshot', { folders: swept });
   // After the sessions are back, so the first pass sees them all.
   radar.start();
-  await routines.start().catch((error: unknown) => log.error('routines did not start', { error: errorMessage(error) }));
-  await merges.recover().catch((error: unknown) => log.error('merge recovery failed', { error: error instanceof Error ? error.message : String(error) }));
+  await routines
+    .start()
+    .catch((error: unknown) => log.error('routines did not start', { error: errorMessage(error) }));
+  await merges
+    .recover()
+    .catch((error: unknown) =>
+      log.error('merge recovery failed', { error: error instanceof Error ? error.message : String(error) }),
+    );
   // After the sessions are back: retries and picks the last supervisor left undone.
-  await attempts.start().catch((error: unknown) => log.error('attempts recovery failed', { error: errorMessage(error) }));
+  await attempts
+    .start()
+    .catch((error: unknown) => log.error('attempts recovery failed', { error: errorMessage(error) }));
   // BATON_PORT, or else the last supervisor's port: an open dashboard then reconnects by itself
   // after a restart (its logins are kept too). Taken meanwhile, any free port will do.
   const pinned = config.port !== undefined;
@@ -219,9 +301,19 @@ export async function runSupervisor(env: NodeJS.ProcessEnv = process.env): Promi
     ({ server, port } = await listen(app.fetch, 0));
   }
   writeFileSync(paths.lastPort, `${port}\n`);
-  const info: SupervisorInfo = { pid: process.pid, port, startedAt: startedAt.toISOString(), version: VERSION };
+  const info: SupervisorInfo = {
+    pid: process.pid,
+    port,
+    startedAt: startedAt.toISOString(),
+    version: VERSION,
+  };
   writeFileSync(paths.supervisorJson, JSON.stringify(info));
-  log.info('listening', { port, pid: process.pid, maxConcurrent: config.maxConcurrent, machine: config.machine.name });
+  log.info('listening', {
+    port,
+    pid: process.pid,
+    maxConcurrent: config.maxConcurrent,
+    machine: config.machine.name,
+  });
 
   for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) process.on(signal, shutdown);
   process.on('uncaughtException', (error) => {
@@ -233,9 +325,14 @@ export async function runSupervisor(env: NodeJS.ProcessEnv = process.env): Promi
   if (process.send) process.send({ ready: true, port });
 }
 
-function listen(fetch: (request: Request) => Response | Promise<Response>, port: number): Promise<{ server: ServerType; port: number }> {
+function listen(
+  fetch: (request: Request) => Response | Promise<Response>,
+  port: number,
+): Promise<{ server: ServerType; port: number }> {
   return new Promise((resolve, reject) => {
-    const server = serve({ fetch, hostname: '127.0.0.1', port }, (info: AddressInfo) => resolve({ server, port: info.port }));
+    const server = serve({ fetch, hostname: '127.0.0.1', port }, (info: AddressInfo) =>
+      resolve({ server, port: info.port }),
+    );
     server.once('error', reject);
     // Event streams (`logs -f`, attach, the board) stay open for hours; Node's default cuts
     // every request at 300 s.
@@ -269,7 +366,10 @@ function taskRecheckMs(env: NodeJS.ProcessEnv): number {
  * 50 ms: a timer retries each failure, and no wait would retry a dead remote in a tight loop.
  */
 function syncBackoff(env: NodeJS.ProcessEnv): { backoffMs?: number } {
-  const given = env.BATON_SYNC_BACKOFF_MS === undefined || env.BATON_SYNC_BACKOFF_MS === '' ? NaN : Number(env.BATON_SYNC_BACKOFF_MS);
+  const given =
+    env.BATON_SYNC_BACKOFF_MS === undefined || env.BATON_SYNC_BACKOFF_MS === ''
+      ? NaN
+      : Number(env.BATON_SYNC_BACKOFF_MS);
   return Number.isInteger(given) && given >= 50 ? { backoffMs: given } : {};
 }
 

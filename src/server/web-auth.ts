@@ -33,7 +33,10 @@ export interface BrowserAuthOptions {
 }
 
 /** The kept logins: digest → expiry in ms since the epoch. */
-const LoginsFile = z.object({ v: z.literal(1), sessions: z.record(z.string().regex(/^[0-9a-f]{64}$/), z.number()) });
+const LoginsFile = z.object({
+  v: z.literal(1),
+  sessions: z.record(z.string().regex(/^[0-9a-f]{64}$/), z.number()),
+});
 
 export class BrowserAuth {
   /** sha256(code) → expiry; only digests are kept, so a heap dump shows no usable code. */
@@ -122,7 +125,10 @@ export class BrowserAuth {
       const live = Object.entries(kept.sessions).filter(([, expiry]) => expiry >= now);
       for (const [key, expiry] of live.slice(-MAX_SESSIONS)) this.sessions.set(key, expiry);
     } catch (error) {
-      log.warn('ignoring an unreadable browser-logins file; browsers will need `baton ui` again', { file, error: errorMessage(error) });
+      log.warn('ignoring an unreadable browser-logins file; browsers will need `baton ui` again', {
+        file,
+        error: errorMessage(error),
+      });
     }
   }
 
@@ -132,10 +138,15 @@ export class BrowserAuth {
     if (file === undefined) return;
     const temporary = `${file}.${process.pid}.tmp`;
     try {
-      writeFileSync(temporary, JSON.stringify({ v: 1, sessions: Object.fromEntries(this.sessions) }), { mode: 0o600 });
+      writeFileSync(temporary, JSON.stringify({ v: 1, sessions: Object.fromEntries(this.sessions) }), {
+        mode: 0o600,
+      });
       renameSync(temporary, file);
     } catch (error) {
-      log.warn('could not keep browser logins; they last until the supervisor stops', { file, error: errorMessage(error) });
+      log.warn('could not keep browser logins; they last until the supervisor stops', {
+        file,
+        error: errorMessage(error),
+      });
     }
   }
 

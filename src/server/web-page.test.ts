@@ -41,7 +41,18 @@ beforeEach(() => {
     port: () => PORT,
     browserAuth: new BrowserAuth({ port: () => PORT }),
     requestShutdown: () => undefined,
-    status: () => ({ pid: 1, port: PORT, home: dir, version: 'test', startedAt: '', uptimeSeconds: 0, maxConcurrent: 2, active: 0, queued: 0, sessions: 0 }),
+    status: () => ({
+      pid: 1,
+      port: PORT,
+      home: dir,
+      version: 'test',
+      startedAt: '',
+      uptimeSeconds: 0,
+      maxConcurrent: 2,
+      active: 0,
+      queued: 0,
+      sessions: 0,
+    }),
   });
 });
 afterEach(() => {
@@ -50,7 +61,9 @@ afterEach(() => {
 });
 
 function request(path: string, headers: Record<string, string> = {}, method = 'GET'): Promise<Response> {
-  return Promise.resolve(app.request(`${SELF}${path}`, { method, headers: { host: `127.0.0.1:${PORT}`, ...headers } }));
+  return Promise.resolve(
+    app.request(`${SELF}${path}`, { method, headers: { host: `127.0.0.1:${PORT}`, ...headers } }),
+  );
 }
 
 async function login(): Promise<string> {
@@ -63,7 +76,20 @@ async function login(): Promise<string> {
 function addSession(name: string, prompt: string, state: SessionState): void {
   const project = store.ensureProject(join(dir, 'repo'));
   store.insert(
-    { id: `id-${name}`, project_id: project.id, name, agent: 'scripted', prompt, model: null, permission_mode: 'default', options_json: '{}', branch: `baton/${name}`, base_ref: 'main', base_commit: '0'.repeat(40), worktree: join(dir, name) },
+    {
+      id: `id-${name}`,
+      project_id: project.id,
+      name,
+      agent: 'scripted',
+      prompt,
+      model: null,
+      permission_mode: 'default',
+      options_json: '{}',
+      branch: `baton/${name}`,
+      base_ref: 'main',
+      base_commit: '0'.repeat(40),
+      worktree: join(dir, name),
+    },
     state,
   );
 }
@@ -82,18 +108,29 @@ describe('the page for a logged-in browser', () => {
     expect(response.status).toBe(200);
     expect(response.headers.get('cache-control')).toBe('no-store');
     const html = await response.text();
-    expect(html).toMatch(/<section class="group group-ready_for_review" data-group="ready_for_review">.*<span class="card-name">tidy<\/span>.*Ready for review/s);
-    expect(html).toMatch(/<section class="group group-failed" data-group="failed">.*<span class="card-name">broken<\/span>.*Failed/s);
+    expect(html).toMatch(
+      /<section class="group group-ready_for_review" data-group="ready_for_review">.*<span class="card-name">tidy<\/span>.*Ready for review/s,
+    );
+    expect(html).toMatch(
+      /<section class="group group-failed" data-group="failed">.*<span class="card-name">broken<\/span>.*Failed/s,
+    );
     expect(html).toContain('tidy the imports');
-    expect(embedded(html)?.sessions.map((s) => s.name).sort()).toEqual(['broken', 'tidy']);
+    expect(
+      embedded(html)
+        ?.sessions.map((s) => s.name)
+        .sort(),
+    ).toEqual(['broken', 'tidy']);
   });
 
   it('renders a first screen of cards, with a way to all of them for a browser without JavaScript', async () => {
-    for (let i = 0; i < 30; i++) addSession(`s${String(i).padStart(2, '0')}`, `task ${i}`, 'ready_for_review');
+    for (let i = 0; i < 30; i++)
+      addSession(`s${String(i).padStart(2, '0')}`, `task ${i}`, 'ready_for_review');
     const cookie = await login();
     const first = await (await request('/', { cookie })).text();
     expect(first.match(/<article class="card/g)).toHaveLength(24);
-    expect(first).toMatch(/<noscript><p class="more">Showing the first <!-- -->24<!-- --> of <!-- -->30<!-- --> sessions\. <a href="\/\?all=1">Show all<\/a><\/p><\/noscript>/);
+    expect(first).toMatch(
+      /<noscript><p class="more">Showing the first <!-- -->24<!-- --> of <!-- -->30<!-- --> sessions\. <a href="\/\?all=1">Show all<\/a><\/p><\/noscript>/,
+    );
     // The script gets every session and renders the rest itself.
     expect(embedded(first)?.sessions).toHaveLength(30);
     const all = await (await request('/?all=1', { cookie })).text();
@@ -109,12 +146,16 @@ describe('the page for a logged-in browser', () => {
     const renderPage: PageRenderer['renderPage'] = (path, snapshot) => renderer.renderPage(path, snapshot);
     const view = manager.view(manager.resolve('tidy'));
     const shared = renderPage('/', { sessions: [{ ...view, machine: 'build-box' }] }) ?? '';
-    expect(shared).toMatch(/<span class="card-name">tidy<\/span>.*<span class="card-machine" title="The machine running it">on <!-- -->build-box<\/span>/s);
+    expect(shared).toMatch(
+      /<span class="card-name">tidy<\/span>.*<span class="card-machine" title="The machine running it">on <!-- -->build-box<\/span>/s,
+    );
     expect(renderPage('/', { sessions: [view] }) ?? '').not.toContain('card-machine');
-    expect(renderPage('/s/id-tidy', { sessions: [{ ...view, machine: 'build-box' }] }) ?? '').toMatch(/Machine.*build-box/s);
+    expect(renderPage('/s/id-tidy', { sessions: [{ ...view, machine: 'build-box' }] }) ?? '').toMatch(
+      /Machine.*build-box/s,
+    );
   });
 
-    it('escapes user and agent text in the markup and in the embedded snapshot', async () => {
+  it('escapes user and agent text in the markup and in the embedded snapshot', async () => {
     addSession('hostile', HOSTILE, 'ready_for_review');
     const html = await (await request('/', { cookie: await login() })).text();
     expect(html).not.toContain('<img');
@@ -125,17 +166,27 @@ describe('the page for a logged-in browser', () => {
     expect(embedded(html)?.sessions[0]?.prompt).toBe(HOSTILE);
   });
 
-  it('renders the inbox and a session\'s page with their answer forms, and leaves the dispatch form to the browser', async () => {
+  it("renders the inbox and a session's page with their answer forms, and leaves the dispatch form to the browser", async () => {
     addSession('tidy', 'tidy the imports', 'ready_for_review');
     addSession('asker', 'pick a port', 'needs_input');
     store.applyProjection('id-asker', {
-      state: 'needs_input', reason: { kind: 'question', text: 'Which port?' }, activity: 'asks: Which port?',
-      lastSeq: 3, offset: 0, inputTokens: 0, outputTokens: 0, costUsd: 0, agentSessionId: null, lastEventAt: new Date().toISOString(),
+      state: 'needs_input',
+      reason: { kind: 'question', text: 'Which port?' },
+      activity: 'asks: Which port?',
+      lastSeq: 3,
+      offset: 0,
+      inputTokens: 0,
+      outputTokens: 0,
+      costUsd: 0,
+      agentSessionId: null,
+      lastEventAt: new Date().toISOString(),
     });
     const cookie = await login();
     const inbox = await (await request('/inbox', { cookie })).text();
     // The question, then a form that posts the answer without JavaScript: Send is not disabled.
-    expect(inbox).toMatch(/Which port\?<\/div><form class="reply" action="\/s\/id-asker\/respond" method="post"><input type="hidden" name="action" value="reply"\/><textarea name="text"[^>]*><\/textarea><button class="btn btn-primary" type="submit">/);
+    expect(inbox).toMatch(
+      /Which port\?<\/div><form class="reply" action="\/s\/id-asker\/respond" method="post"><input type="hidden" name="action" value="reply"\/><textarea name="text"[^>]*><\/textarea><button class="btn btn-primary" type="submit">/,
+    );
     expect(inbox).not.toContain('<span class="inbox-task">tidy the imports</span>');
     expect(inbox).toContain('<span class="inbox-task">pick a port</span>');
     const session = await (await request('/s/id-tidy', { cookie })).text();

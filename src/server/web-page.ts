@@ -45,7 +45,14 @@ export class PageBuilder {
   /** `showAll`: every card in the markup, not just a first screen (`/?all=1`, for browsers without JavaScript). */
   async build(template: string, path: string, showAll = false): Promise<string> {
     const last = this.last;
-    if (last !== undefined && last.template === template && last.path === path && last.showAll === showAll && performance.now() - last.at < REUSE_MS) return last.html;
+    if (
+      last !== undefined &&
+      last.template === template &&
+      last.path === path &&
+      last.showAll === showAll &&
+      performance.now() - last.at < REUSE_MS
+    )
+      return last.html;
     // Monotonic, as every deadline here: the wall clock may jump.
     const at = performance.now();
     const generation = this.generation;
@@ -55,7 +62,12 @@ export class PageBuilder {
     return html;
   }
 
-  private async compose(template: string, path: string, showAll: boolean, snapshot: StreamSnapshot): Promise<string> {
+  private async compose(
+    template: string,
+    path: string,
+    showAll: boolean,
+    snapshot: StreamSnapshot,
+  ): Promise<string> {
     const at = template.indexOf(ROOT);
     if (at === -1) return template;
     const markup = (await this.render(path, showAll, snapshot)) ?? '';
@@ -64,7 +76,11 @@ export class PageBuilder {
     return template.slice(0, at) + root + template.slice(at + ROOT.length);
   }
 
-  private async render(path: string, showAll: boolean, snapshot: StreamSnapshot): Promise<string | undefined> {
+  private async render(
+    path: string,
+    showAll: boolean,
+    snapshot: StreamSnapshot,
+  ): Promise<string | undefined> {
     const renderer = await this.renderer();
     try {
       return renderer?.renderPage(path, snapshot, { showAll });
@@ -100,5 +116,8 @@ export class PageBuilder {
  * JSON identical once parsed.
  */
 export function jsonForScript(value: unknown): string {
-  return JSON.stringify(value).replace(/[<>&\u2028\u2029]/g, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return JSON.stringify(value).replace(
+    /[<>&\u2028\u2029]/g,
+    (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
 }

@@ -46,7 +46,11 @@ export function mountWeb(app: Hono, options: WebOptions): void {
   // Without JavaScript the Approve, Deny and Send buttons are plain form posts to here; with it,
   // the page calls the API and never submits. Same cookie and Origin rule as the API.
   app.post('/s/:ref/respond', async (c) => {
-    if (!auth.allows(c.req.raw)) return c.html(messagePage('Not logged in', 'Run <code>baton ui</code> to open the dashboard logged in.'), 403);
+    if (!auth.allows(c.req.raw))
+      return c.html(
+        messagePage('Not logged in', 'Run <code>baton ui</code> to open the dashboard logged in.'),
+        403,
+      );
     const back = backTo(c);
     try {
       const form = RespondForm.safeParse(await c.req.parseBody());
@@ -54,11 +58,23 @@ export function mountWeb(app: Hono, options: WebOptions): void {
       const session = manager.resolve(c.req.param('ref'));
       const { action, text, requestId } = form.data;
       if (action === 'reply') await manager.reply(session.id, text ?? '');
-      else await manager.resolveApproval(session.id, action === 'approve' ? 'allow' : 'deny', text?.trim() || undefined, requestId);
+      else
+        await manager.resolveApproval(
+          session.id,
+          action === 'approve' ? 'allow' : 'deny',
+          text?.trim() || undefined,
+          requestId,
+        );
       return c.redirect(back, 303);
     } catch (error) {
       if (!(error instanceof BatonError)) throw error;
-      return c.html(messagePage('That did not go through', `${escapeHtml(error.message)}</p><p><a href="${escapeHtml(back)}">Back</a>`), error.httpStatus as 400);
+      return c.html(
+        messagePage(
+          'That did not go through',
+          `${escapeHtml(error.message)}</p><p><a href="${escapeHtml(back)}">Back</a>`,
+        ),
+        error.httpStatus as 400,
+      );
     }
   });
 
@@ -66,7 +82,9 @@ export function mountWeb(app: Hono, options: WebOptions): void {
   const pages = new PageBuilder(() => boardSnapshot(manager, options.remote?.()));
   pages.warm();
   manager.on('session', () => pages.invalidate());
-  serveStatic(app, (c, template) => (auth.allows(c.req.raw) ? pages.build(template, c.req.path, c.req.query('all') !== undefined) : template));
+  serveStatic(app, (c, template) =>
+    auth.allows(c.req.raw) ? pages.build(template, c.req.path, c.req.query('all') !== undefined) : template,
+  );
 }
 
 function noStore(c: Context): void {
@@ -76,7 +94,10 @@ function noStore(c: Context): void {
 }
 
 function loginFailedPage(): string {
-  return messagePage('This login link was already used or has expired.', 'Login links work once, for a minute. Run <code>baton ui</code> again to get a fresh one.');
+  return messagePage(
+    'This login link was already used or has expired.',
+    'Login links work once, for a minute. Run <code>baton ui</code> again to get a fresh one.',
+  );
 }
 
 /** A bare page for the few answers that are not the app: `title` is text, `html` is trusted markup. */

@@ -25,7 +25,8 @@ const TYPES: Record<string, string> = {
 };
 
 /** Inline styles are allowed because the diff viewer and React set style attributes. */
-const CSP = "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'";
+const CSP =
+  "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'";
 
 /** Turns index.html into the page for this request; returns it unchanged for a browser not logged in. */
 export type PageHook = (c: Context, template: string) => string | Promise<string>;
@@ -65,7 +66,13 @@ function resolveFile(urlPath: string): string | undefined {
     return undefined;
   }
   const file = normalize(join(WEB_DIST, decoded));
-  if (!file.startsWith(WEB_DIST) || file.endsWith(sep) || file.startsWith(SERVER_ONLY) || decoded.includes('\0')) return undefined;
+  if (
+    !file.startsWith(WEB_DIST) ||
+    file.endsWith(sep) ||
+    file.startsWith(SERVER_ONLY) ||
+    decoded.includes('\0')
+  )
+    return undefined;
   if (!existsSync(file) || !statSync(file).isFile()) return undefined;
   return file;
 }

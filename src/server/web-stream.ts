@@ -29,11 +29,20 @@ export function boardSnapshot(manager: SessionManager, remote?: RemoteSessions):
   return { sessions: [...manager.list().map((s) => viewOf(manager, s, remote)), ...(remote?.list() ?? [])] };
 }
 
-function viewOf(manager: SessionManager, session: SessionWithProject, remote: RemoteSessions | undefined): SessionView {
+function viewOf(
+  manager: SessionManager,
+  session: SessionWithProject,
+  remote: RemoteSessions | undefined,
+): SessionView {
   return remote === undefined ? manager.view(session) : { ...manager.view(session), machine: remote.machine };
 }
 
-export function serveBoardStream(c: Context, manager: SessionManager, query: { after?: number | undefined; sessions: boolean } = { sessions: true }, remote?: RemoteSessions): Response {
+export function serveBoardStream(
+  c: Context,
+  manager: SessionManager,
+  query: { after?: number | undefined; sessions: boolean } = { sessions: true },
+  remote?: RemoteSessions,
+): Response {
   return streamSSE(c, async (stream) => {
     const startSeq = query.after ?? manager.bus.lastSeq();
     const pending = new Set<string>();
@@ -70,7 +79,13 @@ export function serveBoardStream(c: Context, manager: SessionManager, query: { a
       query.sessions && remote !== undefined
         ? remote.onChange((change) => {
             if (change.kind === 'event') return;
-            const message = change.kind === 'session' ? { event: 'session', data: JSON.stringify(change.view) } : { event: 'removed', data: JSON.stringify({ id: change.sessionId } satisfies StreamRemoved) };
+            const message =
+              change.kind === 'session'
+                ? { event: 'session', data: JSON.stringify(change.view) }
+                : {
+                    event: 'removed',
+                    data: JSON.stringify({ id: change.sessionId } satisfies StreamRemoved),
+                  };
             remoteChain = remoteChain.then(() => stream.writeSSE(message)).catch(() => stream.abort());
           })
         : () => undefined;
@@ -79,11 +94,19 @@ export function serveBoardStream(c: Context, manager: SessionManager, query: { a
       stream.write(': ping\n\n').catch(() => stream.abort());
     }, HEARTBEAT_MS);
     try {
-      if (query.sessions) await stream.writeSSE({ event: 'snapshot', data: JSON.stringify(boardSnapshot(manager, remote)) });
+      if (query.sessions)
+        await stream.writeSSE({ event: 'snapshot', data: JSON.stringify(boardSnapshot(manager, remote)) });
       await manager.bus.follow(
         startSeq,
         // Another machine's event has its own message, so clients acting on a domain's events never take it for this machine's.
-        (event) => stream.writeSSE({ id: String(event.seq), event: isRelayed(event) ? 'relayed' : 'workspace', data: JSON.stringify(event) }).catch(() => stream.abort()),
+        (event) =>
+          stream
+            .writeSSE({
+              id: String(event.seq),
+              event: isRelayed(event) ? 'relayed' : 'workspace',
+              data: JSON.stringify(event),
+            })
+            .catch(() => stream.abort()),
         closed,
       );
       // The follow ends only when the client has gone: an operator's note, not an error.

@@ -26,7 +26,18 @@ beforeEach(() => {
     port: () => PORT,
     browserAuth: new BrowserAuth({ port: () => PORT, now: () => now }),
     requestShutdown: () => undefined,
-    status: () => ({ pid: 1, port: PORT, home: dir, version: 'test', startedAt: '', uptimeSeconds: 0, maxConcurrent: 2, active: 0, queued: 0, sessions: 0 }),
+    status: () => ({
+      pid: 1,
+      port: PORT,
+      home: dir,
+      version: 'test',
+      startedAt: '',
+      uptimeSeconds: 0,
+      maxConcurrent: 2,
+      active: 0,
+      queued: 0,
+      sessions: 0,
+    }),
   });
 });
 afterEach(() => {
@@ -34,8 +45,13 @@ afterEach(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-function request(path: string, init: { method?: string; body?: string; headers?: Record<string, string> } = {}): Promise<Response> {
-  return Promise.resolve(app.request(`${SELF}${path}`, { ...init, headers: { host: `127.0.0.1:${PORT}`, ...init.headers } }));
+function request(
+  path: string,
+  init: { method?: string; body?: string; headers?: Record<string, string> } = {},
+): Promise<Response> {
+  return Promise.resolve(
+    app.request(`${SELF}${path}`, { ...init, headers: { host: `127.0.0.1:${PORT}`, ...init.headers } }),
+  );
 }
 
 const bearer = { authorization: `Bearer ${TOKEN}` };
@@ -59,7 +75,10 @@ describe('browser login and cookie auth', () => {
     const cookie = await login();
     const response = await request('/api/sessions', { headers: { cookie } });
     expect(response.status).toBe(200);
-    expect(await response.json()).toEqual({ sessions: [], reviewQueue: { sessions: 0, measuring: 0, files: 0, additions: 0, deletions: 0 } });
+    expect(await response.json()).toEqual({
+      sessions: [],
+      reviewQueue: { sessions: 0, measuring: 0, files: 0, additions: 0, deletions: 0 },
+    });
   });
 
   it('refuses API requests without the cookie or token, and with a forged cookie', async () => {
@@ -77,20 +96,28 @@ describe('browser login and cookie auth', () => {
       ['/x\r\nset-cookie: a=b', '/'],
     ];
     for (const [next, location] of cases) {
-      const { url } = (await (await request('/api/ui/login', { method: 'POST', headers: bearer })).json()) as { url: string };
-      const response = await request(`${new URL(url).pathname}${new URL(url).search}&next=${encodeURIComponent(next)}`);
+      const { url } = (await (
+        await request('/api/ui/login', { method: 'POST', headers: bearer })
+      ).json()) as { url: string };
+      const response = await request(
+        `${new URL(url).pathname}${new URL(url).search}&next=${encodeURIComponent(next)}`,
+      );
       expect(response.status).toBe(303);
       expect(response.headers.get('location')).toBe(location);
     }
   });
 
   it('lets a code work once and only within its lifetime', async () => {
-    const first = (await (await request('/api/ui/login', { method: 'POST', headers: bearer })).json()) as { url: string };
+    const first = (await (await request('/api/ui/login', { method: 'POST', headers: bearer })).json()) as {
+      url: string;
+    };
     const path = new URL(first.url).pathname + new URL(first.url).search;
     expect((await request(path)).status).toBe(303);
     expect((await request(path)).status).toBe(401);
 
-    const second = (await (await request('/api/ui/login', { method: 'POST', headers: bearer })).json()) as { url: string };
+    const second = (await (await request('/api/ui/login', { method: 'POST', headers: bearer })).json()) as {
+      url: string;
+    };
     now += LOGIN_CODE_TTL_MS + 1;
     const late = await request(new URL(second.url).pathname + new URL(second.url).search);
     expect(late.status).toBe(401);
@@ -103,12 +130,24 @@ describe('browser login and cookie auth', () => {
     const body = JSON.stringify({ pinned: true });
     const noOrigin = await request('/api/sessions/x/pin', { method: 'POST', body, headers: { cookie } });
     expect(noOrigin.status).toBe(401);
-    const foreign = await request('/api/sessions/x/pin', { method: 'POST', body, headers: { cookie, origin: 'http://evil.example' } });
+    const foreign = await request('/api/sessions/x/pin', {
+      method: 'POST',
+      body,
+      headers: { cookie, origin: 'http://evil.example' },
+    });
     expect(foreign.status).toBe(403);
-    const sameSiteOtherPort = await request('/api/sessions/x/pin', { method: 'POST', body, headers: { cookie, origin: 'http://127.0.0.1:9999' } });
+    const sameSiteOtherPort = await request('/api/sessions/x/pin', {
+      method: 'POST',
+      body,
+      headers: { cookie, origin: 'http://127.0.0.1:9999' },
+    });
     expect(sameSiteOtherPort.status).toBe(403);
     // Authenticated and allowed through: the session simply does not exist.
-    const own = await request('/api/sessions/x/pin', { method: 'POST', body, headers: { cookie, origin: SELF } });
+    const own = await request('/api/sessions/x/pin', {
+      method: 'POST',
+      body,
+      headers: { cookie, origin: SELF },
+    });
     expect(own.status).toBe(404);
   });
 
@@ -120,13 +159,30 @@ describe('browser login and cookie auth', () => {
       port: () => PORT,
       browserAuth: new BrowserAuth({ port: () => PORT, now: () => now }),
       requestShutdown: () => void stopped++,
-      status: () => ({ pid: 1, port: PORT, home: dir, version: 'test', startedAt: '', uptimeSeconds: 0, maxConcurrent: 2, active: 0, queued: 0, sessions: 0 }),
+      status: () => ({
+        pid: 1,
+        port: PORT,
+        home: dir,
+        version: 'test',
+        startedAt: '',
+        uptimeSeconds: 0,
+        maxConcurrent: 2,
+        active: 0,
+        queued: 0,
+        sessions: 0,
+      }),
     });
     const browser = await login();
     const asPage = { cookie: browser, origin: SELF, 'content-type': 'application/json' };
-    const accept = await request('/api/dangerous-mode/accept', { method: 'POST', body: JSON.stringify({ cwd: dir }), headers: asPage });
+    const accept = await request('/api/dangerous-mode/accept', {
+      method: 'POST',
+      body: JSON.stringify({ cwd: dir }),
+      headers: asPage,
+    });
     expect(accept.status).toBe(403);
-    expect(((await accept.json()) as { error: { message: string } }).error.message).toMatch(/needs the token/);
+    expect(((await accept.json()) as { error: { message: string } }).error.message).toMatch(
+      /needs the token/,
+    );
     expect((await request('/api/daemon/stop', { method: 'POST', headers: asPage })).status).toBe(403);
     expect((await request('/api/ui/login', { method: 'POST', headers: asPage })).status).toBe(403);
     await new Promise((resolve) => setImmediate(resolve));
@@ -140,9 +196,18 @@ describe('browser login and cookie auth', () => {
   it('takes form posts from its own pages only, and answers bad ones with a page that says why', async () => {
     const cookie = await login();
     const form = (body: string, headers: Record<string, string>) =>
-      request('/s/nope/respond', { method: 'POST', body, headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers } });
+      request('/s/nope/respond', {
+        method: 'POST',
+        body,
+        headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
+      });
     const own = { cookie, origin: SELF, referer: `${SELF}/inbox` };
-    const attempts: Record<string, string>[] = [{ origin: SELF }, { cookie }, { cookie, origin: 'null' }, { cookie: 'baton_4321=forged', origin: SELF }];
+    const attempts: Record<string, string>[] = [
+      { origin: SELF },
+      { cookie },
+      { cookie, origin: 'null' },
+      { cookie: 'baton_4321=forged', origin: SELF },
+    ];
     for (const headers of attempts) {
       const refused = await form('action=approve', headers);
       expect(refused.status, JSON.stringify(headers)).toBe(403);
@@ -151,10 +216,16 @@ describe('browser login and cookie auth', () => {
 
     const unknown = await form('action=approve', own);
     expect(unknown.status).toBe(404);
-    expect(await unknown.text()).toMatch(/<h1[^>]*>That did not go through<\/h1>[\s\S]*No session matches &#34;nope&#34;[\s\S]*<a href="\/inbox">Back<\/a>/);
+    expect(await unknown.text()).toMatch(
+      /<h1[^>]*>That did not go through<\/h1>[\s\S]*No session matches &#34;nope&#34;[\s\S]*<a href="\/inbox">Back<\/a>/,
+    );
     const offSite = await form('action=approve', { ...own, referer: `${SELF}//evil.example/x` });
     expect(await offSite.text()).toContain('<a href="/">Back</a>');
-    const badAction = await request('/s/nope/respond', { method: 'POST', body: 'action=%3Cscript%3E', headers: { 'content-type': 'application/x-www-form-urlencoded', ...own } });
+    const badAction = await request('/s/nope/respond', {
+      method: 'POST',
+      body: 'action=%3Cscript%3E',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', ...own },
+    });
     expect(badAction.status).toBe(400);
     const page = await badAction.text();
     expect(page).toContain('Invalid form: action:');
@@ -189,16 +260,25 @@ describe('browser login and cookie auth', () => {
   it('serves an OpenAPI document generated from the schemas', async () => {
     const response = await request('/api/openapi.json', { headers: bearer });
     expect(response.status).toBe(200);
-    const doc = (await response.json()) as { openapi: string; paths: Record<string, unknown>; components: { schemas: Record<string, { properties?: Record<string, unknown> }> } };
+    const doc = (await response.json()) as {
+      openapi: string;
+      paths: Record<string, unknown>;
+      components: { schemas: Record<string, { properties?: Record<string, unknown> }> };
+    };
     expect(doc.openapi).toBe('3.1.0');
-    expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(['/api/sessions', '/api/sessions/{ref}/diff', '/api/inbox', '/api/stream']));
-    expect(Object.keys(doc.components.schemas.PlacedDispatchRequest?.properties ?? {})).toEqual(expect.arrayContaining(['prompt', 'cwd', 'agent', 'model', 'base', 'on']));
+    expect(Object.keys(doc.paths)).toEqual(
+      expect.arrayContaining(['/api/sessions', '/api/sessions/{ref}/diff', '/api/inbox', '/api/stream']),
+    );
+    expect(Object.keys(doc.components.schemas.PlacedDispatchRequest?.properties ?? {})).toEqual(
+      expect.arrayContaining(['prompt', 'cwd', 'agent', 'model', 'base', 'on']),
+    );
     expect(doc.components.schemas.SessionView?.properties).toHaveProperty('state');
   });
 });
 
 describe('browser logins across supervisor restarts', () => {
-  const cookieFor = (secret: string) => new Request(`${SELF}/api/sessions`, { headers: { cookie: `baton_${PORT}=${secret}` } });
+  const cookieFor = (secret: string) =>
+    new Request(`${SELF}/api/sessions`, { headers: { cookie: `baton_${PORT}=${secret}` } });
 
   it('keeps only digests in a 0600 file, and a new supervisor honours the logins it lists', () => {
     const file = join(dir, 'browser-logins.json');
@@ -222,11 +302,18 @@ describe('browser logins across supervisor restarts', () => {
 
   it('starts with no logins from a damaged file, and replaces it at the next login', () => {
     const file = join(dir, 'browser-logins.json');
-    for (const damaged of ['{"v":1,"sessions":', '{"v":2,"sessions":{}}', '{"v":1,"sessions":{"not-a-digest":1}}', '[]']) {
+    for (const damaged of [
+      '{"v":1,"sessions":',
+      '{"v":2,"sessions":{}}',
+      '{"v":1,"sessions":{"not-a-digest":1}}',
+      '[]',
+    ]) {
       writeFileSync(file, damaged);
       const auth = new BrowserAuth({ port: () => PORT, file, now: () => now });
       const secret = auth.redeem(auth.issueCode().code) as string;
-      expect(new BrowserAuth({ port: () => PORT, file, now: () => now }).allows(cookieFor(secret))).toBe(true);
+      expect(new BrowserAuth({ port: () => PORT, file, now: () => now }).allows(cookieFor(secret))).toBe(
+        true,
+      );
     }
   });
 });

@@ -31,7 +31,12 @@ export function indexTaskEntries(bus: WorkspaceBus, search: SearchIndex, tasks: 
     if (event.type !== 'task.decided' && event.type !== 'task.noted') return;
     try {
       const task = tasks.get(event.data.taskId);
-      search.indexDocument(event.type === 'task.decided' ? 'decision' : 'note', event.data.file, event.data.text, { projectId: task.project_id, taskId: String(task.id), ts: event.ts });
+      search.indexDocument(
+        event.type === 'task.decided' ? 'decision' : 'note',
+        event.data.file,
+        event.data.text,
+        { projectId: task.project_id, taskId: String(task.id), ts: event.ts },
+      );
     } catch (error) {
       log.warn('a task entry was not indexed', { file: event.data.file, error: errorMessage(error) });
     }
@@ -39,12 +44,17 @@ export function indexTaskEntries(bus: WorkspaceBus, search: SearchIndex, tasks: 
 }
 
 /** The decisions recorded for a session's task, read from the repository's `.baton/decisions/`. */
-export function decisionsOf(manager: SessionManager, tasks: TaskService): (sessionId: string) => { id: string; title: string; text: string }[] {
+export function decisionsOf(
+  manager: SessionManager,
+  tasks: TaskService,
+): (sessionId: string) => { id: string; title: string; text: string }[] {
   return (sessionId) => {
     const taskId = manager.get(sessionId)?.task_id;
     if (taskId === null || taskId === undefined) return [];
     const task = tasks.get(taskId);
-    return tasks.files.read(task.project_root, 'decisions', task.id).map((d) => ({ id: d.file, title: d.text.split('\n')[0] ?? d.file, text: d.text }));
+    return tasks.files
+      .read(task.project_root, 'decisions', task.id)
+      .map((d) => ({ id: d.file, title: d.text.split('\n')[0] ?? d.file, text: d.text }));
   };
 }
 
@@ -54,24 +64,51 @@ export function mcpWorkspace(context: ContextService, tasks: TaskService): McpWo
     search: (query, limit, sessionId) =>
       context
         .search({ query, limit, ...(sessionId === undefined ? {} : { session: sessionId }) })
-        .flatMap((hit) => (hit.sessionId === null || hit.seq === null ? [] : [{ sessionId: hit.sessionId, name: hit.sessionName ?? hit.sessionId, seq: hit.seq, ts: hit.ts, type: hit.kind, snippet: hit.snippet }])),
+        .flatMap((hit) =>
+          hit.sessionId === null || hit.seq === null
+            ? []
+            : [
+                {
+                  sessionId: hit.sessionId,
+                  name: hit.sessionName ?? hit.sessionId,
+                  seq: hit.seq,
+                  ts: hit.ts,
+                  type: hit.kind,
+                  snippet: hit.snippet,
+                },
+              ],
+        ),
     entry: (taskId, kind, text) => tasks.entry(String(taskId), kind, text).file,
     listTasks: async (root, limit) => {
       const board = await tasks.board(root === undefined ? { all: 'true' } : { project: root }, undefined);
       return board.columns
         .flatMap((c) => c.tasks)
         .slice(0, limit)
-        .map((task) => ({ id: task.id, kind: 'task' as const, ts: task.createdAt, author: { sessionId: null, name: 'the board' }, project: task.projectRoot, title: `[${task.column.replace(/_/g, ' ')}] ${task.title}`, text: task.description }));
+        .map((task) => ({
+          id: task.id,
+          kind: 'task' as const,
+          ts: task.createdAt,
+          author: { sessionId: null, name: 'the board' },
+          project: task.projectRoot,
+          title: `[${task.column.replace(/_/g, ' ')}] ${task.title}`,
+          text: task.description,
+        }));
     },
     createTask: async (root, title, description) => {
-      const { task } = await tasks.add({ title, description, scope: [], after: [], column: 'backlog', project: root, force: false }, undefined);
+      const { task } = await tasks.add(
+        { title, description, scope: [], after: [], column: 'backlog', project: root, force: false },
+        undefined,
+      );
       return { id: task.id, title: task.title };
     },
   };
 }
 
 /** A session's task (its number, as the cost report groups it) and its scope, for the watchdog. */
-export function taskLookups(manager: SessionManager, tasks: TaskService): { taskOf: (id: string) => string | undefined; scopeOf: (id: string) => string[] | undefined } {
+export function taskLookups(
+  manager: SessionManager,
+  tasks: TaskService,
+): { taskOf: (id: string) => string | undefined; scopeOf: (id: string) => string[] | undefined } {
   const taskIdOf = (id: string): number | undefined => manager.get(id)?.task_id ?? undefined;
   return {
     taskOf: (id) => {
@@ -107,9 +144,19 @@ export interface OtherMachinesWork {
  * One `ElsewhereWork` read for the radar and the review when the workspace is shared (issue 20);
  * undefined when this machine is alone, which then loads none of it.
  */
-export async function otherMachinesWork(manager: SessionManager, remote: () => RemoteSessions | undefined, db: Db, home: string): Promise<OtherMachinesWork | undefined> {
+export async function otherMachinesWork(
+  manager: SessionManager,
+  remote: () => RemoteSessions | undefined,
+  db: Db,
+  home: string,
+): Promise<OtherMachinesWork | undefined> {
   if (remote() === undefined) return undefined;
-  const [{ ElsewhereWork }, { replyAnywhere, watchElsewhere }, { handOver, WorkspaceMergeSessions }] = await Promise.all([import('./cluster-work.js'), import('./cluster-elsewhere.js'), import('./cluster-merge.js')]);
+  const [{ ElsewhereWork }, { replyAnywhere, watchElsewhere }, { handOver, WorkspaceMergeSessions }] =
+    await Promise.all([
+      import('./cluster-work.js'),
+      import('./cluster-elsewhere.js'),
+      import('./cluster-merge.js'),
+    ]);
   const work = new ElsewhereWork(remote, db, home);
   const watched = watchElsewhere(work, manager.bus);
   return {
@@ -129,9 +176,22 @@ export async function otherMachinesWork(manager: SessionManager, remote: () => R
       const view = sessions?.find(ref);
       if (sessions === undefined || view === undefined) return undefined;
       const events: BatonEvent[] = [];
-      for (let page = await sessions.events(view, 0, EVENTS_PAGE); page.length > 0; page = await sessions.events(view, page.at(-1)!.seq, EVENTS_PAGE)) events.push(...page);
+      for (
+        let page = await sessions.events(view, 0, EVENTS_PAGE);
+        page.length > 0;
+        page = await sessions.events(view, page.at(-1)!.seq, EVENTS_PAGE)
+      )
+        events.push(...page);
       const project = view.repo === undefined ? undefined : await work.projectOf(view.repo, cwd);
-      const head = { sessionId: view.id, name: view.name, agent: view.agent, origin: 'baton' as const, prompt: view.prompt, cwd: view.worktree, startedAt: view.createdAt };
+      const head = {
+        sessionId: view.id,
+        name: view.name,
+        agent: view.agent,
+        origin: 'baton' as const,
+        prompt: view.prompt,
+        cwd: view.worktree,
+        startedAt: view.createdAt,
+      };
       return { head, events, root: project?.root };
     },
     close: () => watched.close(),

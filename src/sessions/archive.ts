@@ -9,7 +9,13 @@ import { diskUse, pickForArchive, type GcDecision } from '../environments/index.
 import { loadRepoConfig } from '../projects/index.js';
 import { InvalidInputError, SessionStateError } from '../shared/errors.js';
 import { homePaths } from '../shared/paths.js';
-import { findRepository, listSnapshots, projectWorktreePath, restoreSnapshot, type SnapshotInfo } from '../worktrees/index.js';
+import {
+  findRepository,
+  listSnapshots,
+  projectWorktreePath,
+  restoreSnapshot,
+  type SnapshotInfo,
+} from '../worktrees/index.js';
 import type { SessionCommands } from './commands.js';
 import type { SessionsCore } from './core.js';
 import { validateSessionName } from './names.js';
@@ -46,16 +52,30 @@ export class Archive {
   }
 
   /** Archives the repository's idle worktrees by its cleanup policy; with `dryRun`, only says which. */
-  async gc(cwd: string, dryRun: boolean, now = new Date()): Promise<{ decisions: GcDecision[]; archived: { name: string; snapshotRef: string | null }[] }> {
+  async gc(
+    cwd: string,
+    dryRun: boolean,
+    now = new Date(),
+  ): Promise<{ decisions: GcDecision[]; archived: { name: string; snapshotRef: string | null }[] }> {
     const repo = await findRepository(cwd);
     const policy = loadRepoConfig(repo.root).cleanup ?? {};
     if (policy.idleHours === undefined && policy.maxWorktrees === undefined) {
-      throw new InvalidInputError(`${repo.root} has no cleanup policy; set cleanup.idleHours and/or cleanup.maxWorktrees in .baton/config.json.`);
+      throw new InvalidInputError(
+        `${repo.root} has no cleanup policy; set cleanup.idleHours and/or cleanup.maxWorktrees in .baton/config.json.`,
+      );
     }
     // In-place sessions work in the main checkout, which is never archived.
-    const sessions = this.core.store.listLive().filter((s) => s.project_root === repo.root && s.worktree !== repo.root && existsSync(s.worktree));
+    const sessions = this.core.store
+      .listLive()
+      .filter((s) => s.project_root === repo.root && s.worktree !== repo.root && existsSync(s.worktree));
     const decisions = pickForArchive(
-      sessions.map((s) => ({ id: s.id, name: s.name, state: s.state, pinned: s.pinned === 1, lastActivity: s.last_event_at ?? s.created_at })),
+      sessions.map((s) => ({
+        id: s.id,
+        name: s.name,
+        state: s.state,
+        pinned: s.pinned === 1,
+        lastActivity: s.last_event_at ?? s.created_at,
+      })),
       policy,
       now,
     );
@@ -74,12 +94,22 @@ export class Archive {
   }
 
   /** Brings snapshot `name` back as a worktree on `baton/<as>`; a name in use is refused before anything is made. */
-  async restore(cwd: string, name: string, as = name): Promise<{ snapshot: SnapshotInfo; worktree: string; branch: string }> {
+  async restore(
+    cwd: string,
+    name: string,
+    as = name,
+  ): Promise<{ snapshot: SnapshotInfo; worktree: string; branch: string }> {
     validateSessionName(as);
     const repo = await findRepository(cwd);
     const project = this.core.store.findProjectByRoot(repo.root);
-    if (project === undefined) throw new InvalidInputError(`Baton has no sessions in ${repo.root}, so it has nothing to restore there.`);
-    if (this.core.store.nameTaken(project.id, as)) throw new SessionStateError(`A session named "${as}" exists in this project; restore under another name with --as <name>.`);
+    if (project === undefined)
+      throw new InvalidInputError(
+        `Baton has no sessions in ${repo.root}, so it has nothing to restore there.`,
+      );
+    if (this.core.store.nameTaken(project.id, as))
+      throw new SessionStateError(
+        `A session named "${as}" exists in this project; restore under another name with --as <name>.`,
+      );
     const worktree = projectWorktreePath(homePaths(this.core.home).worktrees, project.name, as);
     const branch = `baton/${as}`;
     const snapshot = await restoreSnapshot(repo.root, name, worktree, branch);

@@ -24,7 +24,11 @@ function deliveryOf(session: SessionWithProject, running: boolean): MessageDeliv
   if (session.state !== 'needs_input') return 'after_turn';
   const reason = session.state_reason_json ?? '';
   // Interrupted: the agent waits for whoever speaks next.
-  return reason.includes('"kind":"question"') ? 'after_answer' : reason.includes('"kind":"note"') ? 'now' : 'after_turn';
+  return reason.includes('"kind":"question"')
+    ? 'after_answer'
+    : reason.includes('"kind":"note"')
+      ? 'now'
+      : 'after_turn';
 }
 
 export class SessionCommands {
@@ -39,7 +43,11 @@ export class SessionCommands {
    * say) or a respawn during a removal would otherwise both work on one worktree, the second
    * finding it half gone. A session removed meanwhile is not found, as for any later command.
    */
-  private async exclusive<T>(ref: string, cwd: string | undefined, command: (session: SessionWithProject) => Promise<T>): Promise<T> {
+  private async exclusive<T>(
+    ref: string,
+    cwd: string | undefined,
+    command: (session: SessionWithProject) => Promise<T>,
+  ): Promise<T> {
     const { id } = this.core.resolve(ref, cwd);
     const before = this.inProgress.get(id) ?? Promise.resolve();
     const run = before.then(
@@ -63,10 +71,21 @@ export class SessionCommands {
     return this.exclusive(ref, cwd, (session) => this.replyNow(session, text, clientId));
   }
 
-  private async replyNow(session: SessionWithProject, text: string, clientId: string | undefined, from?: MessageAuthor): Promise<SessionWithProject> {
-    if (!this.core.isRunning(session) && RESPAWNABLE_STATES.includes(session.state)) await this.resumeToReply(session);
+  private async replyNow(
+    session: SessionWithProject,
+    text: string,
+    clientId: string | undefined,
+    from?: MessageAuthor,
+  ): Promise<SessionWithProject> {
+    if (!this.core.isRunning(session) && RESPAWNABLE_STATES.includes(session.state))
+      await this.resumeToReply(session);
     else this.requireRunning(session, from === undefined ? 'reply to' : 'send a message to');
-    await this.core.hosts.send(session.id, { op: 'reply', text, ...(clientId === undefined ? {} : { clientId }), ...(from === undefined ? {} : { from }) });
+    await this.core.hosts.send(session.id, {
+      op: 'reply',
+      text,
+      ...(clientId === undefined ? {} : { clientId }),
+      ...(from === undefined ? {} : { from }),
+    });
     return this.core.settle(session.id);
   }
 
@@ -75,10 +94,18 @@ export class SessionCommands {
    * target's next turn: now when it is idle, else when its turn ends — never as the answer to a
    * question it asked its user (decision 96).
    */
-  async message(ref: string, text: string, from: MessageAuthor, cwd?: string): Promise<{ session: SessionWithProject; delivery: MessageDelivery }> {
+  async message(
+    ref: string,
+    text: string,
+    from: MessageAuthor,
+    cwd?: string,
+  ): Promise<{ session: SessionWithProject; delivery: MessageDelivery }> {
     if (text.trim() === '') throw new InvalidInputError('The message is empty.');
     return this.exclusive(ref, cwd, async (target) => {
-      if (target.id === from.sessionId) throw new InvalidInputError(`${target.name} is the sending session itself; a message goes to another session.`);
+      if (target.id === from.sessionId)
+        throw new InvalidInputError(
+          `${target.name} is the sending session itself; a message goes to another session.`,
+        );
       const delivery = deliveryOf(target, this.core.isRunning(target));
       return { session: await this.replyNow(target, text, undefined, from), delivery };
     });
@@ -93,10 +120,23 @@ export class SessionCommands {
     return this.core.settle(session.id);
   }
 
-  async resolveApproval(ref: string, decision: 'allow' | 'deny', reason?: string, requestId?: string, cwd?: string): Promise<SessionWithProject> {
+  async resolveApproval(
+    ref: string,
+    decision: 'allow' | 'deny',
+    reason?: string,
+    requestId?: string,
+    cwd?: string,
+  ): Promise<SessionWithProject> {
     const session = this.core.resolve(ref, cwd);
-    if (session.state !== 'needs_input' || session.state_reason_json === null || !session.state_reason_json.includes('"approval"')) {
-      const hint = session.state === 'needs_input' ? `; it is waiting for an answer: baton reply ${session.name} "…"` : ` (it is ${session.state.replace(/_/g, ' ')})`;
+    if (
+      session.state !== 'needs_input' ||
+      session.state_reason_json === null ||
+      !session.state_reason_json.includes('"approval"')
+    ) {
+      const hint =
+        session.state === 'needs_input'
+          ? `; it is waiting for an answer: baton reply ${session.name} "…"`
+          : ` (it is ${session.state.replace(/_/g, ' ')})`;
       throw new SessionStateError(`Session ${session.name} is not waiting for an approval${hint}.`);
     }
     this.requireRunning(session, decision === 'allow' ? 'approve' : 'deny');
@@ -123,7 +163,8 @@ export class SessionCommands {
   async pause(sessionId: string, reason: string): Promise<SessionWithProject> {
     const session = this.core.mustGet(sessionId);
     if (this.core.isRunning(session)) await this.core.hosts.send(session.id, { op: 'interrupt', reason });
-    else if (session.state === 'ready_for_review') this.core.ingestor.record(session.id, { kind: 'paused', message: reason });
+    else if (session.state === 'ready_for_review')
+      this.core.ingestor.record(session.id, { kind: 'paused', message: reason });
     return this.core.settle(session.id);
   }
 
@@ -135,7 +176,8 @@ export class SessionCommands {
   halt(sessionId: string, reason: string): Promise<SessionWithProject> {
     return this.exclusive(sessionId, undefined, async (session) => {
       if (this.core.isRunning(session)) await this.core.hosts.stop(session, reason);
-      else if (['queued', 'ready_for_review', 'needs_input'].includes(session.state)) this.core.ingestor.record(session.id, { kind: 'stopped_by_user', message: reason });
+      else if (['queued', 'ready_for_review', 'needs_input'].includes(session.state))
+        this.core.ingestor.record(session.id, { kind: 'stopped_by_user', message: reason });
       return this.core.mustGet(session.id);
     });
   }
@@ -147,7 +189,9 @@ export class SessionCommands {
    */
   release(sessionId: string, message: string): Promise<boolean> {
     return this.exclusive(sessionId, undefined, (session) =>
-      session.state === 'ready_for_review' && this.core.isRunning(session) ? this.core.hosts.release(session, message) : Promise.resolve(false),
+      session.state === 'ready_for_review' && this.core.isRunning(session)
+        ? this.core.hosts.release(session, message)
+        : Promise.resolve(false),
     );
   }
 
@@ -158,7 +202,8 @@ export class SessionCommands {
       this.core.ingestor.record(session.id, { kind: 'stopped_by_user' });
       return this.core.mustGet(session.id);
     }
-    if (!this.core.isRunning(session)) throw new SessionStateError(`Session ${session.name} is not running (it is ${session.state}).`);
+    if (!this.core.isRunning(session))
+      throw new SessionStateError(`Session ${session.name} is not running (it is ${session.state}).`);
     await this.core.hosts.stop(session);
     return this.core.mustGet(session.id);
   }
@@ -174,7 +219,11 @@ export class SessionCommands {
       await this.core.hosts.gone(session.id);
       this.core.ingestor.ingest(session.id);
     } else {
-      this.core.ingestor.record(session.id, { kind: 'marked_done' }, { after: [{ type: 'session.ended', reason: 'completed' }] });
+      this.core.ingestor.record(
+        session.id,
+        { kind: 'marked_done' },
+        { after: [{ type: 'session.ended', reason: 'completed' }] },
+      );
     }
     await this.core.scheduler.run();
     return this.core.mustGet(session.id);
@@ -183,16 +232,26 @@ export class SessionCommands {
   setPinned(ref: string, pinned: boolean, cwd?: string): SessionWithProject {
     const session = this.core.resolve(ref, cwd);
     this.core.store.setPinned(session.id, pinned);
-    this.core.bus.publish(SessionPinned, { sessionId: session.id, name: session.name, project: session.project_name, pinned });
+    this.core.bus.publish(SessionPinned, {
+      sessionId: session.id,
+      name: session.name,
+      project: session.project_name,
+      pinned,
+    });
     this.core.ingestor.emit('session', session.id);
     return this.core.mustGet(session.id);
   }
 
-  remove(ref: string, cwd?: string): Promise<{ session: SessionWithProject; result: RemoveResult & { teardownFailures?: string[] } }> {
+  remove(
+    ref: string,
+    cwd?: string,
+  ): Promise<{ session: SessionWithProject; result: RemoveResult & { teardownFailures?: string[] } }> {
     return this.exclusive(ref, cwd, (session) => this.removeNow(session));
   }
 
-  private async removeNow(session: SessionWithProject): Promise<{ session: SessionWithProject; result: RemoveResult & { teardownFailures?: string[] } }> {
+  private async removeNow(
+    session: SessionWithProject,
+  ): Promise<{ session: SessionWithProject; result: RemoveResult & { teardownFailures?: string[] } }> {
     if (this.core.isRunning(session)) await this.core.hosts.stop(session);
     const plan = readPlan(sessionPaths(this.core.home, session.id).dir, session.worktree);
     const teardown = await this.teardown(session);
@@ -222,7 +281,10 @@ export class SessionCommands {
     });
     this.core.ingestor.emit('session', session.id);
     await this.core.scheduler.run();
-    return { session: this.core.mustGet(session.id), result: { ...result, ...(teardown.length === 0 ? {} : { teardownFailures: teardown }) } };
+    return {
+      session: this.core.mustGet(session.id),
+      result: { ...result, ...(teardown.length === 0 ? {} : { teardownFailures: teardown }) },
+    };
   }
 
   /** The repository's teardown commands, in the worktree while it still exists (issue 15). */
@@ -230,7 +292,12 @@ export class SessionCommands {
     const dir = sessionPaths(this.core.home, session.id).dir;
     const plan = readPlan(dir, session.worktree);
     if (plan.teardown.length === 0 || plan.inPlace || !existsSync(session.worktree)) return [];
-    const { failures } = await runTeardown(plan, session.worktree, this.core.hosts.sessionEnv(session), join(dir, 'teardown.log'));
+    const { failures } = await runTeardown(
+      plan,
+      session.worktree,
+      this.core.hosts.sessionEnv(session),
+      join(dir, 'teardown.log'),
+    );
     return failures;
   }
 
@@ -240,13 +307,23 @@ export class SessionCommands {
 
   private async respawnNow(session: SessionWithProject): Promise<SessionWithProject> {
     if (!RESPAWNABLE_STATES.includes(session.state) && this.core.isRunning(session)) {
-      throw new SessionStateError(`Session ${session.name} is ${session.state.replace(/_/g, ' ')}; respawn restarts a session that failed or was stopped (or whose agent was let go while ready for review).`);
+      throw new SessionStateError(
+        `Session ${session.name} is ${session.state.replace(/_/g, ' ')}; respawn restarts a session that failed or was stopped (or whose agent was let go while ready for review).`,
+      );
     }
-    if (session.state === 'completed') throw new SessionStateError(`Session ${session.name} is completed (marked done); to go on with the work, dispatch a new session.`);
+    if (session.state === 'completed')
+      throw new SessionStateError(
+        `Session ${session.name} is completed (marked done); to go on with the work, dispatch a new session.`,
+      );
     if (session.state === 'ready_for_review' && this.core.isRunning(session)) {
-      throw new SessionStateError(`Session ${session.name} is ready for review and its agent is still up: there is nothing to respawn. Send it more work with: baton reply ${session.name} "…"`);
+      throw new SessionStateError(
+        `Session ${session.name} is ready for review and its agent is still up: there is nothing to respawn. Send it more work with: baton reply ${session.name} "…"`,
+      );
     }
-    if (!existsSync(session.worktree)) throw new SessionStateError(`The worktree of ${session.name} is gone (${session.worktree}); it cannot be respawned.`);
+    if (!existsSync(session.worktree))
+      throw new SessionStateError(
+        `The worktree of ${session.name} is gone (${session.worktree}); it cannot be respawned.`,
+      );
     // Another domain may refuse (the cluster: another machine runs this session now).
     await this.core.resumeGuard(session);
     if (this.core.isRunning(session)) await this.core.hosts.stop(session);
@@ -259,7 +336,11 @@ export class SessionCommands {
   async respawnAll(projectRoot?: string): Promise<SessionWithProject[]> {
     const targets = this.core.store
       .listLive()
-      .filter((s) => (s.state === 'failed' || s.state === 'stopped') && (projectRoot === undefined || s.project_root === projectRoot));
+      .filter(
+        (s) =>
+          (s.state === 'failed' || s.state === 'stopped') &&
+          (projectRoot === undefined || s.project_root === projectRoot),
+      );
     const respawned: SessionWithProject[] = [];
     for (const session of targets) respawned.push(await this.respawn(session.id));
     return respawned;
@@ -277,10 +358,14 @@ export class SessionCommands {
     await this.respawnNow(session);
     const resumed = core.mustGet(session.id);
     if (resumed.state === 'queued') {
-      throw new SessionStateError(`Cannot reply to ${session.name} yet: it was respawned but another session took the free slot first; it resumes when a slot frees, then reply again.`);
+      throw new SessionStateError(
+        `Cannot reply to ${session.name} yet: it was respawned but another session took the free slot first; it resumes when a slot frees, then reply again.`,
+      );
     }
     if (!core.isRunning(resumed)) {
-      throw new SessionStateError(`Cannot reply to ${session.name}: it was respawned to take the reply but did not start (it is ${resumed.state}); its transcript says why.`);
+      throw new SessionStateError(
+        `Cannot reply to ${session.name}: it was respawned to take the reply but did not start (it is ${resumed.state}); its transcript says why.`,
+      );
     }
   }
 

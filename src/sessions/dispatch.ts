@@ -12,12 +12,27 @@ import { DANGEROUS_PERMISSION_MODE } from '../events/vocabulary.js';
 import { writeSessionPolicy } from '../policy/index.js';
 import { loadRepoConfig } from '../projects/index.js';
 import { SessionDispatched } from '../events/workspace.js';
-import { DangerousModeNotAcceptedError, errorMessage, InvalidInputError, SessionStateError } from '../shared/errors.js';
+import {
+  DangerousModeNotAcceptedError,
+  errorMessage,
+  InvalidInputError,
+  SessionStateError,
+} from '../shared/errors.js';
 import { createLogger } from '../shared/log.js';
 import { newId } from '../shared/ids.js';
 import { homePaths, sessionPaths } from '../shared/paths.js';
 import type { SessionWithProject } from '../store/sessions.js';
-import { applyWork, createWorktree, findRepository, mainCheckoutWork, uncommittedCount, projectWorktreePath, removeWorktree, resolveCommit, type WorkSnapshot } from '../worktrees/index.js';
+import {
+  applyWork,
+  createWorktree,
+  findRepository,
+  mainCheckoutWork,
+  uncommittedCount,
+  projectWorktreePath,
+  removeWorktree,
+  resolveCommit,
+  type WorkSnapshot,
+} from '../worktrees/index.js';
 import { checkoutMode, claimInPlace } from './checkout-mode.js';
 import type { SessionsCore } from './core.js';
 import { nameFromPrompt, validateSessionName } from './names.js';
@@ -32,7 +47,9 @@ export async function dispatchSession(
   const { store, ingestor } = core;
   const repo = await findRepository(request.cwd);
   const checkout = await checkoutMode(core, repo, request);
-  const baseCommit = checkout.baseCommit ?? (request.base === undefined ? repo.head : await resolveCommit(repo.root, request.base));
+  const baseCommit =
+    checkout.baseCommit ??
+    (request.base === undefined ? repo.head : await resolveCommit(repo.root, request.base));
   const baseRef = checkout.baseRef ?? link.baseRef ?? request.base ?? repo.branch;
   // A mode in which nothing asks must be accepted once per repository (decision 12).
   if (request.permissionMode === DANGEROUS_PERMISSION_MODE && !store.dangerousModeAccepted(repo.root)) {
@@ -45,27 +62,49 @@ export async function dispatchSession(
   const environment = await checkEnvironment(repo.root, config);
   // The main checkout's uncommitted work is read, never changed; mentioned whether it is carried or not.
   const changedFiles = await uncommittedCount(repo.root);
-  const carried = request.carryChanges === true && changedFiles > 0 ? await mainCheckoutWork(repo.root) : undefined;
+  const carried =
+    request.carryChanges === true && changedFiles > 0 ? await mainCheckoutWork(repo.root) : undefined;
   if (carried !== undefined && carried.head !== baseCommit) {
-    throw new InvalidInputError(`--carry-changes brings the main checkout's changes on top of its HEAD (${carried.head.slice(0, 10)}); it cannot be combined with --base ${request.base ?? ''}.`);
+    throw new InvalidInputError(
+      `--carry-changes brings the main checkout's changes on top of its HEAD (${carried.head.slice(0, 10)}); it cannot be combined with --base ${request.base ?? ''}.`,
+    );
   }
   // A respawn's uncommitted work (the snapshot its first machine pushed) sits on the commit it starts from.
-  if (link.work !== undefined && link.work.head !== baseCommit) throw new SessionStateError(`The work to lay over the new worktree sits on ${link.work.head.slice(0, 10)}, not on ${baseCommit.slice(0, 10)} where the session starts.`);
+  if (link.work !== undefined && link.work.head !== baseCommit)
+    throw new SessionStateError(
+      `The work to lay over the new worktree sits on ${link.work.head.slice(0, 10)}, not on ${baseCommit.slice(0, 10)} where the session starts.`,
+    );
   const work = carried ?? link.work;
   const project = store.ensureProject(repo.root);
   const name = pickName(core, project.id, request.name ?? checkout.defaultName, request.prompt);
-  const worktree = checkout.inPlace ? repo.root : projectWorktreePath(homePaths(core.home).worktrees, project.name, name);
+  const worktree = checkout.inPlace
+    ? repo.root
+    : projectWorktreePath(homePaths(core.home).worktrees, project.name, name);
   const branch = checkout.branch ?? `baton/${name}`;
   const keepBranch = checkout.branch !== undefined;
   const id = newId();
   // Leased before the worktree is made, so "no free ports" leaves nothing behind.
-  const ports = environment.ports === undefined ? [] : await leasePorts(core.ports, id, `${repo.root}\0${name}`, environment.ports);
+  const ports =
+    environment.ports === undefined
+      ? []
+      : await leasePorts(core.ports, id, `${repo.root}\0${name}`, environment.ports);
   // Noted before the worktree exists, cleared with the session's insert: a supervisor killed in
   // between leaves this note, and the next one removes the worktree (recoverInterruptedDispatches).
   // An existing branch is noted without its name, so undoing the dispatch can never delete it.
-  if (!checkout.inPlace) core.pending.add({ session_id: id, repo: repo.root, worktree, branch: keepBranch ? '' : branch, base_commit: baseCommit, name });
+  if (!checkout.inPlace)
+    core.pending.add({
+      session_id: id,
+      repo: repo.root,
+      worktree,
+      branch: keepBranch ? '' : branch,
+      base_commit: baseCommit,
+      name,
+    });
   try {
-    if (!checkout.inPlace) await oneAtATime(repo.root, () => createWorktree({ repo: repo.root, path: worktree, branch, baseCommit, existingBranch: keepBranch }));
+    if (!checkout.inPlace)
+      await oneAtATime(repo.root, () =>
+        createWorktree({ repo: repo.root, path: worktree, branch, baseCommit, existingBranch: keepBranch }),
+      );
   } catch (error) {
     try {
       core.pending.remove(id);
@@ -79,7 +118,14 @@ export async function dispatchSession(
     if (work !== undefined) await applyWork(worktree, work);
   } catch (error) {
     // Only just made, and holding nothing but copies of the main checkout's changes.
-    await removeWorktree({ repo: repo.root, path: worktree, branch, baseCommit, snapshotName: name, keepBranch }).catch(() => undefined);
+    await removeWorktree({
+      repo: repo.root,
+      path: worktree,
+      branch,
+      baseCommit,
+      snapshotName: name,
+      keepBranch,
+    }).catch(() => undefined);
     core.pending.remove(id);
     core.ports.release(id);
     throw error;
@@ -105,14 +151,40 @@ export async function dispatchSession(
       'queued',
     );
     mkdirSync(sessionPaths(core.home, id).dir, { recursive: true });
-    if (request.instructions !== undefined && request.instructions !== '') writeFileSync(sessionPaths(core.home, id).instructions, request.instructions, { mode: 0o600 });
-    writePlan(sessionPaths(core.home, id).dir, completePlan(environment, { id, name, branch, worktree }, ports, { keepBranch, inPlace: checkout.inPlace }));
-    writeSessionPolicy(sessionPaths(core.home, id).dir, { section: config.policy ?? {}, worktree, baseBranch: baseRef, branch });
-    core.bus.publish(SessionDispatched, { sessionId: id, name, project: project.name, agent: request.agent, branch });
+    if (request.instructions !== undefined && request.instructions !== '')
+      writeFileSync(sessionPaths(core.home, id).instructions, request.instructions, { mode: 0o600 });
+    writePlan(
+      sessionPaths(core.home, id).dir,
+      completePlan(environment, { id, name, branch, worktree }, ports, {
+        keepBranch,
+        inPlace: checkout.inPlace,
+      }),
+    );
+    writeSessionPolicy(sessionPaths(core.home, id).dir, {
+      section: config.policy ?? {},
+      worktree,
+      baseBranch: baseRef,
+      branch,
+    });
+    core.bus.publish(SessionDispatched, {
+      sessionId: id,
+      name,
+      project: project.name,
+      agent: request.agent,
+      branch,
+    });
     ingestor.record(id, { kind: 'queued' });
   } catch (error) {
     // Leave nothing half-created (and never touch the main checkout of an in-place session).
-    if (!checkout.inPlace) await removeWorktree({ repo: repo.root, path: worktree, branch, baseCommit, snapshotName: name, keepBranch }).catch(() => undefined);
+    if (!checkout.inPlace)
+      await removeWorktree({
+        repo: repo.root,
+        path: worktree,
+        branch,
+        baseCommit,
+        snapshotName: name,
+        keepBranch,
+      }).catch(() => undefined);
     store.delete(id);
     core.ports.release(id);
     core.pending.remove(id);
@@ -121,7 +193,10 @@ export async function dispatchSession(
   }
   await core.scheduler.run();
   // In place, the session works on those changes itself: nothing to mention.
-  return { session: core.mustGet(id), mainCheckout: { changedFiles: checkout.inPlace ? 0 : changedFiles, carried: carried !== undefined } };
+  return {
+    session: core.mustGet(id),
+    mainCheckout: { changedFiles: checkout.inPlace ? 0 : changedFiles, carried: carried !== undefined },
+  };
 }
 
 /**
@@ -133,8 +208,17 @@ export async function recoverInterruptedDispatches(core: SessionsCore): Promise<
   let undone = 0;
   for (const p of core.pending.list()) {
     if (core.store.get(p.session_id) === undefined) {
-      await removeWorktree({ repo: p.repo, path: p.worktree, branch: p.branch, baseCommit: p.base_commit, snapshotName: p.name }).catch((error: unknown) => {
-        log.warn('could not remove the worktree of an interrupted dispatch', { worktree: p.worktree, error: errorMessage(error) });
+      await removeWorktree({
+        repo: p.repo,
+        path: p.worktree,
+        branch: p.branch,
+        baseCommit: p.base_commit,
+        snapshotName: p.name,
+      }).catch((error: unknown) => {
+        log.warn('could not remove the worktree of an interrupted dispatch', {
+          worktree: p.worktree,
+          error: errorMessage(error),
+        });
       });
       undone++;
     }
@@ -163,13 +247,20 @@ function oneAtATime<T>(repo: string, work: () => Promise<T>): Promise<T> {
   return next;
 }
 
-function pickName(core: SessionsCore, projectId: string, requested: string | undefined, prompt: string): string {
+function pickName(
+  core: SessionsCore,
+  projectId: string,
+  requested: string | undefined,
+  prompt: string,
+): string {
   const pendingNames = new Set(core.pending.list().map((p) => p.name));
   const taken = (name: string): boolean => pendingNames.has(name) || core.store.nameTaken(projectId, name);
   if (requested !== undefined) {
     validateSessionName(requested);
     if (taken(requested)) {
-      throw new SessionStateError(`A session named "${requested}" already exists in this project; pick another --name or \`baton rm ${requested}\` first.`);
+      throw new SessionStateError(
+        `A session named "${requested}" already exists in this project; pick another --name or \`baton rm ${requested}\` first.`,
+      );
     }
     return requested;
   }

@@ -21,7 +21,11 @@ export function environmentView(home: string, session: SessionWithProject): Envi
     ports: plan.ports,
     env: plan.env,
     settingSources: plan.settingSources,
-    setup: { steps: plan.copy.length + plan.share.length + plan.setup.length + (plan.worktreeInclude ? 1 : 0), log, logPath },
+    setup: {
+      steps: plan.copy.length + plan.share.length + plan.setup.length + (plan.worktreeInclude ? 1 : 0),
+      log,
+      logPath,
+    },
     disk: existsSync(session.worktree) ? diskUse(session.worktree) : null,
   };
 }

@@ -21,7 +21,16 @@ describe("a session's environment", () => {
   });
 
   it("keeps the supervisor's shared-store settings (the URL carries its password) from every agent", () => {
-    const env = sessionEnvironment({ PATH: '/bin', BATON_STORE: 'postgres://baton:secret@db/baton', BATON_STORE_FLAG: 'postgres://baton:secret@db/baton', BATON_MACHINE_FLAG: 'box', BATON_MACHINE: 'box' }, session);
+    const env = sessionEnvironment(
+      {
+        PATH: '/bin',
+        BATON_STORE: 'postgres://baton:secret@db/baton',
+        BATON_STORE_FLAG: 'postgres://baton:secret@db/baton',
+        BATON_MACHINE_FLAG: 'box',
+        BATON_MACHINE: 'box',
+      },
+      session,
+    );
     expect(Object.keys(env)).not.toContain('BATON_STORE');
     expect(Object.keys(env)).not.toContain('BATON_STORE_FLAG');
     expect(Object.keys(env)).not.toContain('BATON_MACHINE_FLAG');

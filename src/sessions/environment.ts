@@ -15,9 +15,13 @@ export type SessionEnv = Record<string, string>;
 const SUPERVISOR_ONLY = new Set(['BATON_STORE', 'BATON_STORE_FLAG', 'BATON_MACHINE_FLAG']);
 
 /** Variables Baton sets for every agent, so scripts and hooks in the worktree know where they run. */
-export function sessionEnvironment(userEnv: NodeJS.ProcessEnv, session: Pick<SessionWithProject, 'id' | 'name' | 'project_root' | 'branch'>): SessionEnv {
+export function sessionEnvironment(
+  userEnv: NodeJS.ProcessEnv,
+  session: Pick<SessionWithProject, 'id' | 'name' | 'project_root' | 'branch'>,
+): SessionEnv {
   const env: SessionEnv = {};
-  for (const [key, value] of Object.entries(userEnv)) if (value !== undefined && !SUPERVISOR_ONLY.has(key)) env[key] = value;
+  for (const [key, value] of Object.entries(userEnv))
+    if (value !== undefined && !SUPERVISOR_ONLY.has(key)) env[key] = value;
   env.BATON_SESSION_ID = session.id;
   env.BATON_SESSION_NAME = session.name;
   env.BATON_PROJECT_ROOT = session.project_root;

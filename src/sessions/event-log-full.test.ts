@@ -18,18 +18,29 @@ afterEach(() => {
   rmSync(root, { recursive: true, force: true });
 });
 
-const big = (n: number) => ({ type: 'message.added' as const, role: 'assistant' as const, text: `${n}:${'x'.repeat(20_000)}` });
+const big = (n: number) => ({
+  type: 'message.added' as const,
+  role: 'assistant' as const,
+  text: `${n}:${'x'.repeat(20_000)}`,
+});
 
 describe('the event log on a full disk', () => {
   it('holds what it cannot write, in order, and writes it once when space returns; the file never holds a fragment', async () => {
     const path = join(disk.dir, 'events.jsonl');
     const blocked: string[] = [];
-    const writer = new EventLogWriter(path, undefined, { retryMs: 10, onBlocked: (error) => blocked.push(error) });
+    const writer = new EventLogWriter(path, undefined, {
+      retryMs: 10,
+      onBlocked: (error) => blocked.push(error),
+    });
     writer.append(big(1));
     disk.fill();
     const sizeWhenFull = statSync(path).size;
 
-    const held = [writer.append(big(2)), writer.append({ type: 'turn.completed', outcome: 'success' }), writer.append(big(3))];
+    const held = [
+      writer.append(big(2)),
+      writer.append({ type: 'turn.completed', outcome: 'success' }),
+      writer.append(big(3)),
+    ];
     expect(held.map((e) => e.seq)).toEqual([2, 3, 4]);
     expect(writer.held).toBe(3);
     expect(blocked).toHaveLength(1);
@@ -44,7 +55,13 @@ describe('the event log on a full disk', () => {
     writer.close();
     const { events, malformed, torn } = readLog(path);
     expect(events.map((e) => e.seq)).toEqual([1, 2, 3, 4, 5]);
-    expect(events.map((e) => (e.type === 'message.added' ? e.text.split(':')[0] : e.type))).toEqual(['1', '2', 'turn.completed', '3', 'turn.started']);
+    expect(events.map((e) => (e.type === 'message.added' ? e.text.split(':')[0] : e.type))).toEqual([
+      '1',
+      '2',
+      'turn.completed',
+      '3',
+      'turn.started',
+    ]);
     expect(malformed).toEqual([]);
     expect(torn).toEqual([]);
   });

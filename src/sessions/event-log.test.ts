@@ -30,7 +30,12 @@ describe('the event log', () => {
   it('reads in bounded batches that together cover the log, even past an oversized line', () => {
     const path = join(dir, 'events.jsonl');
     const writer = new EventLogWriter(path);
-    for (let i = 0; i < 50; i++) writer.append({ type: 'message.added', role: 'assistant', text: i === 20 ? 'x'.repeat(5000) : `line ${i}` });
+    for (let i = 0; i < 50; i++)
+      writer.append({
+        type: 'message.added',
+        role: 'assistant',
+        text: i === 20 ? 'x'.repeat(5000) : `line ${i}`,
+      });
     writer.close();
     const seqs: number[] = [];
     let batches = 0;
@@ -57,7 +62,10 @@ describe('the event log', () => {
 
   it('reports malformed lines without failing, and a new writer starts on a fresh line', () => {
     const path = join(dir, 'events.jsonl');
-    writeFileSync(path, '{"v":1,"seq":1,"ts":"x","type":"turn.started"}\nnot json\n{"v":1,"seq":2,"ts":"x","type":"bogus.kind"}\n{"v":1,"seq":2,"ts":"x","ty');
+    writeFileSync(
+      path,
+      '{"v":1,"seq":1,"ts":"x","type":"turn.started"}\nnot json\n{"v":1,"seq":2,"ts":"x","type":"bogus.kind"}\n{"v":1,"seq":2,"ts":"x","ty',
+    );
     const writer = new EventLogWriter(path);
     expect(writer.append({ type: 'turn.completed', outcome: 'success' }).seq).toBe(2);
     writer.close();

@@ -36,7 +36,8 @@ export function readLog(path: string, offset = 0, maxBytes = Number.POSITIVE_INF
       const read = readSync(fd, buffer, 0, buffer.length, position);
       if (read === 0) break;
       position += read;
-      const data = carry.length > 0 ? Buffer.concat([carry, buffer.subarray(0, read)]) : buffer.subarray(0, read);
+      const data =
+        carry.length > 0 ? Buffer.concat([carry, buffer.subarray(0, read)]) : buffer.subarray(0, read);
       let start = 0;
       for (let nl = data.indexOf(10, start); nl !== -1; nl = data.indexOf(10, start)) {
         const line = data.toString('utf8', start, nl);
@@ -51,7 +52,12 @@ export function readLog(path: string, offset = 0, maxBytes = Number.POSITIVE_INF
           if (recovered !== undefined) {
             result.events.push(recovered.event);
             result.torn.push({ offset: lineOffset, fragment: recovered.fragment.slice(0, 200) });
-          } else result.malformed.push({ offset: lineOffset, line: line.slice(0, 200), error: (error as Error).message.slice(0, 200) });
+          } else
+            result.malformed.push({
+              offset: lineOffset,
+              line: line.slice(0, 200),
+              error: (error as Error).message.slice(0, 200),
+            });
         }
       }
       carry = Buffer.from(data.subarray(start));
@@ -99,7 +105,11 @@ export class EventLogWriter {
   constructor(
     readonly path: string,
     lastSeq?: number,
-    private readonly options: { retryMs?: number; onBlocked?: (error: string, held: number) => void; onUnblocked?: (written: number) => void } = {},
+    private readonly options: {
+      retryMs?: number;
+      onBlocked?: (error: string, held: number) => void;
+      onUnblocked?: (written: number) => void;
+    } = {},
   ) {
     this.seq = lastSeq ?? lastSeqOf(path);
     this.fd = openSync(path, 'a+');
@@ -126,7 +136,8 @@ export class EventLogWriter {
 
   /** Writes every body or none; a full disk throws `DiskFullError` with the log as it was. */
   appendAll(bodies: EventBody[]): BatonEvent[] {
-    if (this.backlog.length > 0) throw new DiskFullError('writing a session event', 'events are still held from an earlier write');
+    if (this.backlog.length > 0)
+      throw new DiskFullError('writing a session event', 'events are still held from an earlier write');
     const events = bodies.map((body, i) => makeEvent(this.seq + 1 + i, body));
     try {
       writeWhole(this.fd, Buffer.from(events.map((e) => JSON.stringify(e) + '\n').join('')));

@@ -22,7 +22,13 @@ export function sessionDiff(session: SessionWithProject): Promise<{ text: string
 
 export async function sessionDiffStat(session: SessionWithProject) {
   const stat = await diffStat(session.worktree, session.base_commit);
-  return { session: session.name, branch: session.branch, baseRef: session.base_ref, baseCommit: session.base_commit, ...stat };
+  return {
+    session: session.name,
+    branch: session.branch,
+    baseRef: session.base_ref,
+    baseCommit: session.base_commit,
+    ...stat,
+  };
 }
 
 export function sessionFiles(session: SessionWithProject): Promise<ChangedFile[]> {
@@ -30,18 +36,29 @@ export function sessionFiles(session: SessionWithProject): Promise<ChangedFile[]
 }
 
 export function sessionUsage(sessions: FactsSessions, session: SessionWithProject): { points: UsagePoint[] } {
-  return { points: runningTotals(sessions.latestEvents(session.id, ['usage.reported'], USAGE_POINTS), session) };
+  return {
+    points: runningTotals(sessions.latestEvents(session.id, ['usage.reported'], USAGE_POINTS), session),
+  };
 }
 
 /** Usage reports come newest first; the session row holds the totals, so walk back from them. */
-function runningTotals(newestFirst: BatonEvent[], totals: { input_tokens: number; output_tokens: number; cost_usd: number }): UsagePoint[] {
+function runningTotals(
+  newestFirst: BatonEvent[],
+  totals: { input_tokens: number; output_tokens: number; cost_usd: number },
+): UsagePoint[] {
   let input = totals.input_tokens;
   let output = totals.output_tokens;
   let cost = totals.cost_usd;
   const points: UsagePoint[] = [];
   for (const event of newestFirst) {
     if (event.type !== 'usage.reported') continue;
-    points.push({ seq: event.seq, ts: event.ts, inputTokens: input, outputTokens: output, costUsd: Math.max(0, cost) });
+    points.push({
+      seq: event.seq,
+      ts: event.ts,
+      inputTokens: input,
+      outputTokens: output,
+      costUsd: Math.max(0, cost),
+    });
     input -= event.inputTokens;
     output -= event.outputTokens;
     cost -= event.costUsd ?? 0;

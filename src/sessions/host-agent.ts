@@ -19,7 +19,12 @@ export function sessionStarted(spec: HostSpec, hostPid: number): EventBody {
 }
 
 /** The adapter's start options: the session's task, its environment, the user's setup and Baton's instructions. */
-export function agentStartOptions(spec: HostSpec, stateDir: string, env: Record<string, string>, plan: EnvironmentPlan): AgentStartOptions {
+export function agentStartOptions(
+  spec: HostSpec,
+  stateDir: string,
+  env: Record<string, string>,
+  plan: EnvironmentPlan,
+): AgentStartOptions {
   return {
     sessionId: spec.sessionId,
     cwd: spec.cwd,
@@ -32,7 +37,13 @@ export function agentStartOptions(spec: HostSpec, stateDir: string, env: Record<
     env,
     settingSources: plan.settingSources[spec.agent],
     // Baton's own, then what other domains add at each start (a task's context), then what the dispatch gave (a routine's brief).
-    instructions: [agentInstructions({ cwd: spec.cwd, branch: env.BATON_BRANCH }, plan), spec.context, spec.instructions].filter((part) => part !== undefined && part !== '').join('\n\n'),
+    instructions: [
+      agentInstructions({ cwd: spec.cwd, branch: env.BATON_BRANCH }, plan),
+      spec.context,
+      spec.instructions,
+    ]
+      .filter((part) => part !== undefined && part !== '')
+      .join('\n\n'),
     batonMcp: batonMcpCommand(spec),
   };
 }
@@ -52,11 +63,25 @@ export function batonMcpCommand(spec: Pick<HostSpec, 'home' | 'sessionId' | 'cwd
 }
 
 /** Events only the host writes: an adapter claiming one would bypass the state machine. */
-const HOST_ONLY = new Set(['session.started', 'state.changed', 'session.ended', 'approval.resolved', 'question.answered', 'setup.step', 'setup.output', 'setup.finished']);
+const HOST_ONLY = new Set([
+  'session.started',
+  'state.changed',
+  'session.ended',
+  'approval.resolved',
+  'question.answered',
+  'setup.step',
+  'setup.output',
+  'setup.finished',
+]);
 
 /** An adapter's event as the host records it: itself when valid and the adapter's to write, else an error saying why. */
 export function checkedAgentEvent(raw: AgentEvent): EventBody {
   const parsed = EventBody.safeParse(raw);
   if (parsed.success && !HOST_ONLY.has(parsed.data.type)) return parsed.data;
-  return { type: 'error.raised', message: 'the agent adapter produced a malformed event, or one only the host may write', fatal: false, detail: JSON.stringify(raw).slice(0, 500) };
+  return {
+    type: 'error.raised',
+    message: 'the agent adapter produced a malformed event, or one only the host may write',
+    fatal: false,
+    detail: JSON.stringify(raw).slice(0, 500),
+  };
 }

@@ -18,9 +18,13 @@ describe("the agent's question to its user (ask_user)", () => {
 
   it('is asked one at a time, and only mid-turn', () => {
     const { recorded, question } = harness();
-    expect(() => question.ask('Now?', 'ready_for_review')).toThrow('The session can ask only during a turn of its agent (it is ready for review).');
+    expect(() => question.ask('Now?', 'ready_for_review')).toThrow(
+      'The session can ask only during a turn of its agent (it is ready for review).',
+    );
     question.ask('First?', 'working');
-    expect(() => question.ask('Second?', 'needs_input')).toThrow('The agent already asked the user a question that is not answered yet.');
+    expect(() => question.ask('Second?', 'needs_input')).toThrow(
+      'The agent already asked the user a question that is not answered yet.',
+    );
     expect(recorded).toHaveLength(1);
   });
 

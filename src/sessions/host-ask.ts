@@ -14,8 +14,12 @@ export class AgentQuestion {
 
   /** Records the question; only mid-turn (the agent is waiting on the tool call) and one at a time. */
   ask(text: string, state: string | undefined): void {
-    if (this.pending !== undefined) throw new SessionStateError('The agent already asked the user a question that is not answered yet.');
-    if (state !== 'working') throw new SessionStateError(`The session can ask only during a turn of its agent (it is ${state?.replace(/_/g, ' ') ?? 'not started'}).`);
+    if (this.pending !== undefined)
+      throw new SessionStateError('The agent already asked the user a question that is not answered yet.');
+    if (state !== 'working')
+      throw new SessionStateError(
+        `The session can ask only during a turn of its agent (it is ${state?.replace(/_/g, ' ') ?? 'not started'}).`,
+      );
     this.pending = text;
     this.record({ type: 'question.asked', text });
   }

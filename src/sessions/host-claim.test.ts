@@ -12,7 +12,10 @@ afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
 /** The pid of a process that has exited: a claim left by a host killed -9. */
 function deadPid(): number {
-  return Number(spawnSync(process.execPath, ["-e", "process.stdout.write(String(process.pid))"], { encoding: "utf8" }).stdout);
+  return Number(
+    spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' })
+      .stdout,
+  );
 }
 
 describe("a host's claim on its session", () => {
@@ -62,12 +65,21 @@ describe("a host's claim on its session", () => {
         catch { process.stdout.write('lost\\n'); }
         const wait = setInterval(() => { if (existsSync(${JSON.stringify(end)})) clearInterval(wait); }, 10);
       });`;
-    const claimers = Array.from({ length: 6 }, () => spawn(process.execPath, ['-e', program], { stdio: ['ignore', 'pipe', 'inherit'] }));
+    const claimers = Array.from({ length: 6 }, () =>
+      spawn(process.execPath, ['-e', program], { stdio: ['ignore', 'pipe', 'inherit'] }),
+    );
     const outputs = claimers.map((child) => {
       let out = '';
       child.stdout.setEncoding('utf8');
-      const ready = new Promise<void>((resolve) => child.stdout.on('data', (chunk: string) => ((out += chunk), out.includes('ready') && resolve())));
-      const answered = new Promise<string>((resolve) => child.stdout.on('data', () => /(won|lost|bad)\n/.test(out) && resolve(out.replace('ready\n', '').trim())));
+      const ready = new Promise<void>((resolve) =>
+        child.stdout.on('data', (chunk: string) => ((out += chunk), out.includes('ready') && resolve())),
+      );
+      const answered = new Promise<string>((resolve) =>
+        child.stdout.on(
+          'data',
+          () => /(won|lost|bad)\n/.test(out) && resolve(out.replace('ready\n', '').trim()),
+        ),
+      );
       const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
       return { ready, answered, exited };
     });

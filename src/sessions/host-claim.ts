@@ -36,9 +36,14 @@ export function claimSession(dir: string): void {
         // No pid in it: never left so by a claim (written whole before it is linked), so it is not
         // taken for stale — it may be an older host between creating the file and writing its pid.
         if (holder === undefined) {
-          throw new SessionStateError(`the session's claim ${path} names no host; another host may be claiming the session, so this one leaves it alone (delete the file if no host of the session runs)`);
+          throw new SessionStateError(
+            `the session's claim ${path} names no host; another host may be claiming the session, so this one leaves it alone (delete the file if no host of the session runs)`,
+          );
         }
-        if (isProcessAlive(holder)) throw new SessionStateError(`the session already has a host (pid ${holder}); this one leaves it alone`);
+        if (isProcessAlive(holder))
+          throw new SessionStateError(
+            `the session already has a host (pid ${holder}); this one leaves it alone`,
+          );
         // Stale: its host is gone. Only a dead claim is removed.
         rmSync(path, { force: true });
       }

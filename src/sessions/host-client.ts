@@ -7,7 +7,11 @@ import { checkSocketFolder } from '../shared/private-folder.js';
 import { claimant } from './host-claim.js';
 import type { HostInfo, HostRequest, HostResponse } from './spec.js';
 
-export type HostCommand = HostRequest extends infer R ? (R extends { id: number } ? Omit<R, 'id'> : never) : never;
+export type HostCommand = HostRequest extends infer R
+  ? R extends { id: number }
+    ? Omit<R, 'id'>
+    : never
+  : never;
 
 let nextId = 1;
 
@@ -57,7 +61,12 @@ export function sendToHost(socketPath: string, body: HostCommand, timeoutMs = 30
     }, timeoutMs);
     const fail = (error: Error): void => {
       clearTimeout(timer);
-      reject(new BatonError('conflict', `The session host is not reachable (${error.message}); the session is not running.`));
+      reject(
+        new BatonError(
+          'conflict',
+          `The session host is not reachable (${error.message}); the session is not running.`,
+        ),
+      );
     };
     socket.on('error', fail);
     socket.on('connect', () => socket.write(JSON.stringify({ ...body, id }) + '\n'));
@@ -70,7 +79,13 @@ export function sendToHost(socketPath: string, body: HostCommand, timeoutMs = 30
       socket.end();
       const response = JSON.parse(buffer.slice(0, nl)) as HostResponse;
       if (response.ok) resolve();
-      else reject(new BatonError((response.error?.code as ErrorCode | undefined) ?? 'internal', response.error?.message ?? 'the session host refused'));
+      else
+        reject(
+          new BatonError(
+            (response.error?.code as ErrorCode | undefined) ?? 'internal',
+            response.error?.message ?? 'the session host refused',
+          ),
+        );
     });
     socket.on('close', () => {
       clearTimeout(timer);

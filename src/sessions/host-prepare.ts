@@ -31,7 +31,8 @@ export async function prepareSession(input: {
   const flush = (): void => {
     clearTimeout(timer);
     timer = undefined;
-    if (pending !== undefined && pending.text !== '') input.record({ type: 'setup.output', index: pending.index, text: pending.text });
+    if (pending !== undefined && pending.text !== '')
+      input.record({ type: 'setup.output', index: pending.index, text: pending.text });
     pending = undefined;
   };
   const result = await prepareWorktree(
@@ -65,5 +66,8 @@ export async function prepareSession(input: {
   appendFileSync(logPath, `\n# failed: ${result.error}\n`);
   input.record({ type: 'setup.finished', ok: false, durationMs, error: result.error });
   const output = result.output === '' ? '' : `\n--- last output ---\n${result.output.slice(-2_000)}`;
-  return { ok: false, message: `${result.error}. The whole output is in ${logPath}; \`baton respawn\` runs the setup again.${output}` };
+  return {
+    ok: false,
+    message: `${result.error}. The whole output is in ${logPath}; \`baton respawn\` runs the setup again.${output}`,
+  };
 }

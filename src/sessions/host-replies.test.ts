@@ -12,7 +12,9 @@ function harness(initial: SessionStatus) {
     status: () => status,
     deliver: (text, answering) => {
       delivered.push({ text, answering });
-      return new Promise<void>((resolve, reject) => settle.push(() => (text === 'bad' ? reject(new Error('no')) : resolve())));
+      return new Promise<void>((resolve, reject) =>
+        settle.push(() => (text === 'bad' ? reject(new Error('no')) : resolve())),
+      );
     },
     failed: (text) => failures.push(text),
   });
@@ -59,7 +61,10 @@ describe('replies held by a host', () => {
   });
 
   it('wait while an approval is pending', () => {
-    const h = harness({ state: 'needs_input', reason: { kind: 'approval', requestId: 'r', tool: 'Bash', input: 'ls' } });
+    const h = harness({
+      state: 'needs_input',
+      reason: { kind: 'approval', requestId: 'r', tool: 'Bash', input: 'ls' },
+    });
     h.queue.accept('later');
     expect(h.delivered).toEqual([]);
     expect(h.queue.size).toBe(1);
@@ -122,6 +127,8 @@ describe('messages from other sessions', () => {
 
 describe('messagePrompt', () => {
   it('tells the agent who sent the message and how it came', () => {
-    expect(messagePrompt({ name: 'alpha' }, 'rebase on main')).toBe("Message from alpha (another agent's session in this workspace), sent through Baton:\n\nrebase on main");
+    expect(messagePrompt({ name: 'alpha' }, 'rebase on main')).toBe(
+      "Message from alpha (another agent's session in this workspace), sent through Baton:\n\nrebase on main",
+    );
   });
 });

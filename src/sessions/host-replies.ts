@@ -76,7 +76,8 @@ export class ReplyQueue {
     const status = this.options.status();
     const answering = status?.state === 'needs_input' && status.reason?.kind === 'question';
     // An interrupted turn leaves the agent waiting (needs input, with a note): a reply is its next turn.
-    const idle = IDLE.has(status?.state ?? '') || (status?.state === 'needs_input' && status.reason?.kind === 'note');
+    const idle =
+      IDLE.has(status?.state ?? '') || (status?.state === 'needs_input' && status.reason?.kind === 'note');
     if (!answering && !idle) return;
     // A question is the user's to answer: messages from other sessions wait for the turn after it.
     const index = idle ? 0 : this.waiting.findIndex((w) => !w.fromSession);

@@ -27,7 +27,10 @@ export class HostWatch {
     // Anything written before the watcher was in place is read now.
     setImmediate(onChange);
     this.poll.unref();
-    exited?.then(() => this.finish(), () => this.finish());
+    exited?.then(
+      () => this.finish(),
+      () => this.finish(),
+    );
     this.socket = connect(socketPath);
     this.socket.on('error', () => this.finish());
     this.socket.on('close', () => this.finish());

@@ -38,7 +38,8 @@ export class SessionHost {
     status: () => this.memory.machine.status,
     deliver: (text, answering) => this.deliverReply(text, answering),
     // The session would say "working" with no turn running: it fails, truthfully, and a reply or respawn resumes it.
-    failed: (_text, error) => this.onAgentExited(`the reply could not be handed to the agent: ${errorMessage(error)}`),
+    failed: (_text, error) =>
+      this.onAgentExited(`the reply could not be handed to the agent: ${errorMessage(error)}`),
   });
   private readonly question = new AgentQuestion((body) => this.record(body));
   private stopRequested = false;
@@ -67,10 +68,21 @@ export class SessionHost {
     claimSession(this.paths.dir);
     this.restoreFromLog();
     this.writer = new EventLogWriter(this.paths.events, this.lastSeqFromLog, {
-      onBlocked: (error, held) => log.warn('the disk is full: events are held in order until it has room', { session: this.spec.sessionId, error, held }),
-      onUnblocked: (written) => log.info('the disk has room again: held events written', { session: this.spec.sessionId, written }),
+      onBlocked: (error, held) =>
+        log.warn('the disk is full: events are held in order until it has room', {
+          session: this.spec.sessionId,
+          error,
+          held,
+        }),
+      onUnblocked: (written) =>
+        log.info('the disk has room again: held events written', { session: this.spec.sessionId, written }),
     });
-    const info: HostInfo = { pid: process.pid, sessionId: this.spec.sessionId, startedAt: new Date().toISOString(), socket: this.paths.socket };
+    const info: HostInfo = {
+      pid: process.pid,
+      sessionId: this.spec.sessionId,
+      startedAt: new Date().toISOString(),
+      socket: this.paths.socket,
+    };
     writeFileSync(this.paths.hostJson, JSON.stringify(info));
     await this.listen();
     this.plan = readPlan(this.paths.dir, this.spec.cwd);
@@ -85,7 +97,14 @@ export class SessionHost {
 
   private async prepareThenStart(): Promise<void> {
     const { plan, env, paths, preparing } = this;
-    const running = prepareSession({ plan, worktree: this.spec.cwd, sessionDir: paths.dir, env, record: (body) => this.record(body), signal: preparing.signal });
+    const running = prepareSession({
+      plan,
+      worktree: this.spec.cwd,
+      sessionDir: paths.dir,
+      env,
+      record: (body) => this.record(body),
+      signal: preparing.signal,
+    });
     this.preparation = running;
     const result = await running;
     this.preparation = undefined;
@@ -134,7 +153,8 @@ export class SessionHost {
       this.memory.track(event);
       if (event.type === 'setup.finished') this.prepared = event.ok;
       // Replies an earlier host took stay taken: a client's retry must not apply them again.
-      if (event.type === 'message.added' && event.role === 'user' && event.clientId !== undefined) this.replies.remember(event.clientId);
+      if (event.type === 'message.added' && event.role === 'user' && event.clientId !== undefined)
+        this.replies.remember(event.clientId);
     }
     // Approvals pending in a dead host died with its agent.
     this.memory.pendingApprovals = [];
@@ -150,7 +170,12 @@ export class SessionHost {
 
   /** Writes one event and, when it changes the session's state, the state change after it. */
   private record(body: EventBody, derive = true): BatonEvent | undefined {
-    if (this.ending !== undefined && body.type !== 'session.ended' && body.type !== 'state.changed' && body.type !== 'turn.completed') {
+    if (
+      this.ending !== undefined &&
+      body.type !== 'session.ended' &&
+      body.type !== 'state.changed' &&
+      body.type !== 'turn.completed'
+    ) {
       // After stop/complete began, late agent chatter is still kept, but cannot change state.
       derive = false;
     }
@@ -162,7 +187,15 @@ export class SessionHost {
       return undefined;
     }
     this.memory.track(event);
-    if (derive) this.change({ kind: 'event', event: body, stopRequested: this.stopRequested, stopNote: this.stopNote, lastAssistantText: this.memory.lastAssistantText, interruptNote: this.memory.interruptNote });
+    if (derive)
+      this.change({
+        kind: 'event',
+        event: body,
+        stopRequested: this.stopRequested,
+        stopNote: this.stopNote,
+        lastAssistantText: this.memory.lastAssistantText,
+        interruptNote: this.memory.interruptNote,
+      });
     return event;
   }
 
@@ -184,32 +217,56 @@ export class SessionHost {
       case 'ping':
         return;
       case 'reply': {
-        if (run === undefined || this.ending !== undefined) throw new BatonError('conflict', 'The session is not accepting replies right now.');
+        if (run === undefined || this.ending !== undefined)
+          throw new BatonError('conflict', 'The session is not accepting replies right now.');
         // Answered as soon as it is recorded: the agent gets it when it can take it (host-replies.ts).
         if (this.replies.isRetry(request.clientId)) return;
         const { text, clientId, from } = request;
-        this.record({ type: 'message.added', role: 'user', text, ...(clientId === undefined ? {} : { clientId }), ...(from === undefined ? {} : { from }) });
-        this.replies.accept(from === undefined ? text : messagePrompt(from, text), clientId, from !== undefined);
+        this.record({
+          type: 'message.added',
+          role: 'user',
+          text,
+          ...(clientId === undefined ? {} : { clientId }),
+          ...(from === undefined ? {} : { from }),
+        });
+        this.replies.accept(
+          from === undefined ? text : messagePrompt(from, text),
+          clientId,
+          from !== undefined,
+        );
         return;
       }
       case 'ask':
-        if (run === undefined || this.ending !== undefined) throw new BatonError('conflict', 'The session is ending; it cannot ask anything now.');
+        if (run === undefined || this.ending !== undefined)
+          throw new BatonError('conflict', 'The session is ending; it cannot ask anything now.');
         this.question.ask(request.text, this.state);
         return;
       case 'approval': {
         if (run === undefined) throw new BatonError('conflict', 'The session has no running agent.');
-        const requestId = request.requestId ?? this.memory.pendingApprovals[this.memory.pendingApprovals.length - 1];
+        const requestId =
+          request.requestId ?? this.memory.pendingApprovals[this.memory.pendingApprovals.length - 1];
         if (requestId === undefined || !this.memory.pendingApprovals.includes(requestId)) {
-          throw new BatonError('conflict', 'The session has no pending approval' + (request.requestId ? ` with id ${request.requestId}` : '') + '.');
+          throw new BatonError(
+            'conflict',
+            'The session has no pending approval' +
+              (request.requestId ? ` with id ${request.requestId}` : '') +
+              '.',
+          );
         }
-        this.record({ type: 'approval.resolved', requestId, decision: request.decision, ...(request.reason === undefined ? {} : { reason: request.reason }) });
+        this.record({
+          type: 'approval.resolved',
+          requestId,
+          decision: request.decision,
+          ...(request.reason === undefined ? {} : { reason: request.reason }),
+        });
         await run.resolveApproval(requestId, { decision: request.decision, reason: request.reason });
         return;
       }
       case 'interrupt':
         this.replies.clear();
         // A pause with a reason (the watchdog's) between turns has no turn to end: the pause alone holds the session.
-        if (request.reason !== undefined && this.state === 'ready_for_review') return this.change({ kind: 'paused', message: request.reason });
+        if (request.reason !== undefined && this.state === 'ready_for_review')
+          return this.change({ kind: 'paused', message: request.reason });
         this.memory.interruptNote = request.reason;
         await run?.interrupt();
         return;
@@ -221,7 +278,12 @@ export class SessionHost {
         return;
       case 'release':
         // Checked here, in the one process that takes requests in order: a reply that arrived first wins.
-        if (this.state !== 'ready_for_review' || this.ending !== undefined || this.replies.size > 0 || (this.control?.inFlight ?? 0) > 1) {
+        if (
+          this.state !== 'ready_for_review' ||
+          this.ending !== undefined ||
+          this.replies.size > 0 ||
+          (this.control?.inFlight ?? 0) > 1
+        ) {
           throw new BatonError('conflict', 'The session is in use; its agent is kept.');
         }
         await this.end('idle', request.message);

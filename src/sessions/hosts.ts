@@ -14,7 +14,13 @@ import { ensureSocketFolder } from '../shared/private-folder.js';
 import type { EventStore } from '../store/events.js';
 import type { SessionStore, SessionWithProject } from '../store/sessions.js';
 import { sessionEnvironment } from './environment.js';
-import { hostSocket, isHostAlive, runningHostOf, sendToSessionHost, type HostCommand } from './host-client.js';
+import {
+  hostSocket,
+  isHostAlive,
+  runningHostOf,
+  sendToSessionHost,
+  type HostCommand,
+} from './host-client.js';
 import { HostWatch } from './host-watch.js';
 import type { Ingestor } from './ingest.js';
 import { HostLauncher } from './launcher.js';
@@ -58,7 +64,10 @@ export class HostSupervisor {
 
   /** A session's environment: the user's, Baton's variables, then its leased ports and templated variables (issue 15). */
   sessionEnv(session: SessionWithProject): Record<string, string> {
-    return { ...sessionEnvironment(this.options.env, session), ...readPlan(sessionPaths(this.options.home, session.id).dir, session.worktree).env };
+    return {
+      ...sessionEnvironment(this.options.env, session),
+      ...readPlan(sessionPaths(this.options.home, session.id).dir, session.worktree).env,
+    };
   }
 
   /** Starts the host of a queued session. Never throws: a host that cannot start fails its session, with the reason. */
@@ -67,7 +76,10 @@ export class HostSupervisor {
     const { ingestor, store } = this.options;
     try {
       // Checked here too, so a socket folder another user made fails the session with the reason.
-      ensureSocketFolder(this.options.home, sessionPaths(this.options.home, session.id, this.options.env).socket);
+      ensureSocketFolder(
+        this.options.home,
+        sessionPaths(this.options.home, session.id, this.options.env).socket,
+      );
       // Each start of the agent gets its own credential for Baton's MCP server; the last one's is void.
       mintCredential(this.options.home, session.id);
       const host = await this.launcher.launch(
@@ -90,7 +102,11 @@ export class HostSupervisor {
       );
       store.setHostPid(session.id, host.pid);
       this.watch(session.id, host.exited);
-      log.info('host started', { session: session.id, pid: host.pid, ms: Math.round(performance.now() - started) });
+      log.info('host started', {
+        session: session.id,
+        pid: host.pid,
+        ms: Math.round(performance.now() - started),
+      });
     } catch (error) {
       // The session's host may be one an earlier supervisor started: ours then stood down.
       if (this.adopt(session.id)) return;
@@ -103,7 +119,10 @@ export class HostSupervisor {
         ingestor.record(
           session.id,
           { kind: 'host_lost', message },
-          { before: [{ type: 'error.raised', message, fatal: true }], after: [{ type: 'session.ended', reason: 'failed', message }] },
+          {
+            before: [{ type: 'error.raised', message, fatal: true }],
+            after: [{ type: 'session.ended', reason: 'failed', message }],
+          },
         );
       }
       this.onGone(session.id);
@@ -138,7 +157,8 @@ export class HostSupervisor {
 
   /** A session recorded mid-turn whose host is gone: recorded as failed now, so commands see the truth. */
   settleLost(session: SessionWithProject): void {
-    if (!this.isRunning(session) && ACTIVE_STATES.includes(session.state) && session.state !== 'queued') this.onGone(session.id);
+    if (!this.isRunning(session) && ACTIVE_STATES.includes(session.state) && session.state !== 'queued')
+      this.onGone(session.id);
   }
 
   /**
@@ -217,7 +237,12 @@ export class HostSupervisor {
   private watch(sessionId: string, exited?: Promise<number | null>): void {
     this.watches.get(sessionId)?.close();
     const paths = sessionPaths(this.options.home, sessionId);
-    const watch = new HostWatch(paths.events, hostSocket(this.options.home, sessionId), () => this.options.ingestor.ingestSoon(sessionId), exited);
+    const watch = new HostWatch(
+      paths.events,
+      hostSocket(this.options.home, sessionId),
+      () => this.options.ingestor.ingestSoon(sessionId),
+      exited,
+    );
     this.watches.set(sessionId, watch);
     watch.gone
       .then(() => {
@@ -225,7 +250,9 @@ export class HostSupervisor {
         this.watches.delete(sessionId);
         this.onGone(sessionId);
       })
-      .catch((error: unknown) => log.error('host watch failed', { session: sessionId, error: errorMessage(error) }));
+      .catch((error: unknown) =>
+        log.error('host watch failed', { session: sessionId, error: errorMessage(error) }),
+      );
   }
 
   /** Ingests, or, while the disk is full (SQLite cannot grow), runs `retry` a second later and says false. */
@@ -235,7 +262,10 @@ export class HostSupervisor {
       return true;
     } catch (error) {
       if (!isDiskFull(error)) throw error;
-      log.warn('the disk is full: a host that ended is looked at again in a second', { session: sessionId, error: errorMessage(error) });
+      log.warn('the disk is full: a host that ended is looked at again in a second', {
+        session: sessionId,
+        error: errorMessage(error),
+      });
       setTimeout(retry, DISK_FULL_RETRY_MS);
       return false;
     }
@@ -256,7 +286,10 @@ export class HostSupervisor {
       ingestor.record(
         sessionId,
         { kind: 'host_lost', message },
-        { before: [{ type: 'error.raised', message, fatal: true }], after: [{ type: 'session.ended', reason: 'host_exited', message }] },
+        {
+          before: [{ type: 'error.raised', message, fatal: true }],
+          after: [{ type: 'session.ended', reason: 'host_exited', message }],
+        },
       );
     }
     store.setHostPid(sessionId, null);
@@ -269,7 +302,8 @@ async function waitForExit(pid: number | null, sessionId: string): Promise<void>
   // Monotonic: a wall clock that jumps must not cut the wait short or stretch it.
   const deadline = performance.now() + 15_000;
   // A host we did not spawn (re-attached) has no exit event to wait on; its pid is all we have.
-  while (isHostAlive(pid, sessionId) && performance.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+  while (isHostAlive(pid, sessionId) && performance.now() < deadline)
+    await new Promise((r) => setTimeout(r, 20));
 }
 
 /** The instructions given at dispatch, when there were any. */
@@ -282,7 +316,10 @@ function readInstructions(file: string): { instructions?: string } {
 }
 
 /** The other domains' instructions for a session, or nothing; their failure never keeps a session from starting. */
-function contextOf(contextFor: HostsOptions['contextFor'], session: SessionWithProject): { context?: string } {
+function contextOf(
+  contextFor: HostsOptions['contextFor'],
+  session: SessionWithProject,
+): { context?: string } {
   try {
     const context = contextFor?.(session);
     return context === undefined ? {} : { context };

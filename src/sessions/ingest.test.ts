@@ -28,7 +28,20 @@ beforeEach(() => {
   ingestor = new Ingestor(home, db, store, bus);
   const project = store.ensureProject('/repo');
   store.insert(
-    { id: ID, project_id: project.id, name: 'w', agent: 'scripted', prompt: 'p', model: null, permission_mode: 'default', options_json: '{}', branch: 'baton/w', base_ref: 'main', base_commit: '0'.repeat(40), worktree: '/w' },
+    {
+      id: ID,
+      project_id: project.id,
+      name: 'w',
+      agent: 'scripted',
+      prompt: 'p',
+      model: null,
+      permission_mode: 'default',
+      options_json: '{}',
+      branch: 'baton/w',
+      base_ref: 'main',
+      base_commit: '0'.repeat(40),
+      worktree: '/w',
+    },
     'queued',
   );
   mkdirSync(sessionPaths(home, ID).dir, { recursive: true });
@@ -60,8 +73,12 @@ describe('ingestion', () => {
   });
 
   it('keeps every event after a line whose seq jumps ahead, and says so in the log', () => {
-    write(line(1, { type: 'state.changed', to: 'queued' }) + line(51, { type: 'message.added', role: 'assistant', text: 'injected' }));
-    for (let seq = 2; seq <= 31; seq++) write(line(seq, { type: 'message.added', role: 'assistant', text: `real ${seq}` }));
+    write(
+      line(1, { type: 'state.changed', to: 'queued' }) +
+        line(51, { type: 'message.added', role: 'assistant', text: 'injected' }),
+    );
+    for (let seq = 2; seq <= 31; seq++)
+      write(line(seq, { type: 'message.added', role: 'assistant', text: `real ${seq}` }));
     expect(ingestor.ingest(ID)).toBe(32);
     expect(stored().map((e) => e.seq)).toEqual(Array.from({ length: 32 }, (_, i) => i + 1));
     expect(stored().at(-1)).toMatchObject({ text: 'real 31' });
@@ -80,18 +97,31 @@ describe('ingestion', () => {
   });
 
   it('reports a line that holds no event at all, and goes on past it', () => {
-    write(line(1, { type: 'state.changed', to: 'queued' }) + 'not json\n' + line(2, { type: 'turn.started' }));
+    write(
+      line(1, { type: 'state.changed', to: 'queued' }) + 'not json\n' + line(2, { type: 'turn.started' }),
+    );
     expect(ingestor.ingest(ID)).toBe(2);
     expect(warnings()).toContain('malformed event line skipped');
   });
 
   it("records the supervisor's own changes through the state machine, and publishes them on the bus", () => {
     ingestor.record(ID, { kind: 'queued' });
-    ingestor.record(ID, { kind: 'stopped_by_user' }, { after: [{ type: 'session.ended', reason: 'stopped' }] });
+    ingestor.record(
+      ID,
+      { kind: 'stopped_by_user' },
+      { after: [{ type: 'session.ended', reason: 'stopped' }] },
+    );
     // Stopping again is not a move: nothing is written but what was asked for besides.
     ingestor.record(ID, { kind: 'stopped_by_user' });
-    expect(stored().map((e) => (e.type === 'state.changed' ? `${e.from ?? ''}->${e.to}` : e.type))).toEqual(['->queued', 'queued->stopped', 'session.ended']);
+    expect(stored().map((e) => (e.type === 'state.changed' ? `${e.from ?? ''}->${e.to}` : e.type))).toEqual([
+      '->queued',
+      'queued->stopped',
+      'session.ended',
+    ]);
     expect(store.get(ID)?.state).toBe('stopped');
-    expect(bus.list().map((e) => (e.type === 'session.state_changed' ? e.data.to : e.type))).toEqual(['queued', 'stopped']);
+    expect(bus.list().map((e) => (e.type === 'session.state_changed' ? e.data.to : e.type))).toEqual([
+      'queued',
+      'stopped',
+    ]);
   });
 });

@@ -53,7 +53,15 @@ export class Ingestor extends EventEmitter<IngestEvents> {
       db,
       (id, projection) => store.applyProjection(id, projection),
       (row, event) => {
-        index.indexEvent({ sessionId: row.id, projectId: row.project_id, agent: row.agent, taskId: row.task_id === null || row.task_id === undefined ? null : String(row.task_id) }, event);
+        index.indexEvent(
+          {
+            sessionId: row.id,
+            projectId: row.project_id,
+            agent: row.agent,
+            taskId: row.task_id === null || row.task_id === undefined ? null : String(row.task_id),
+          },
+          event,
+        );
         if (event.type !== 'state.changed') return;
         const session = store.get(row.id);
         bus.publish(SessionStateChanged, {
@@ -73,10 +81,18 @@ export class Ingestor extends EventEmitter<IngestEvents> {
     const first = this.store.get(sessionId);
     if (first === undefined) return 0;
     let inserted = 0;
-    for (let session: SessionRow = first; ; ) {
-      const { events, offset, malformed, torn } = readLog(sessionPaths(this.home, sessionId).events, session.ingested_offset, INGEST_BATCH_BYTES);
+    for (let session: SessionRow = first; ;) {
+      const { events, offset, malformed, torn } = readLog(
+        sessionPaths(this.home, sessionId).events,
+        session.ingested_offset,
+        INGEST_BATCH_BYTES,
+      );
       for (const bad of malformed) log.warn('malformed event line skipped', { session: sessionId, ...bad });
-      for (const cut of torn) log.warn('torn write in the event log: kept the whole event after the fragment', { session: sessionId, ...cut });
+      for (const cut of torn)
+        log.warn('torn write in the event log: kept the whole event after the fragment', {
+          session: sessionId,
+          ...cut,
+        });
       if (events.length === 0 && offset === session.ingested_offset) break;
       let result: ReturnType<EventStore['ingest']>;
       try {
@@ -111,7 +127,11 @@ export class Ingestor extends EventEmitter<IngestEvents> {
    * Writes events to the log of a session that has no host, then ingests them: `before`, the
    * state change `trigger` makes (if any), then `after`.
    */
-  record(sessionId: string, trigger: Trigger | undefined, extra: { before?: EventBody[]; after?: EventBody[] } = {}): void {
+  record(
+    sessionId: string,
+    trigger: Trigger | undefined,
+    extra: { before?: EventBody[]; after?: EventBody[] } = {},
+  ): void {
     // Everything the log holds is in the store first, so the store knows its last seq and state.
     this.ingest(sessionId);
     const row = this.store.get(sessionId);
@@ -119,7 +139,11 @@ export class Ingestor extends EventEmitter<IngestEvents> {
     if (trigger !== undefined) {
       const projection = row === undefined ? undefined : projectionOf(row);
       const known = row !== undefined && row.last_seq > 0;
-      const machine = new StateMachine(known && projection !== undefined ? { state: projection.state, reason: projection.reason } : undefined);
+      const machine = new StateMachine(
+        known && projection !== undefined
+          ? { state: projection.state, reason: projection.reason }
+          : undefined,
+      );
       const change = machine.apply(trigger);
       if (change !== undefined) bodies.push(change);
     }
@@ -156,7 +180,11 @@ export class Ingestor extends EventEmitter<IngestEvents> {
       if (retrying) log.info('the disk has room again: events ingested', { session: sessionId });
     } catch (error) {
       if (!isDiskFull(error)) throw error;
-      if (!retrying) log.warn('the disk is full: events wait in the session log', { session: sessionId, error: errorMessage(error) });
+      if (!retrying)
+        log.warn('the disk is full: events wait in the session log', {
+          session: sessionId,
+          error: errorMessage(error),
+        });
       const retry = setTimeout(() => {
         this.retries.delete(sessionId);
         this.tryIngest(sessionId, true);

@@ -53,7 +53,11 @@ export class HostLauncher {
    * The spec goes to disk (a restarted host reads it); the environment does not, since it holds
    * the user's keys: a fresh host gets it as its process environment, the spare over IPC.
    */
-  launch(spec: HostSpec, env: SessionEnv, onSpawned: (pid: number) => void = () => undefined): Promise<LaunchedHost> {
+  launch(
+    spec: HostSpec,
+    env: SessionEnv,
+    onSpawned: (pid: number) => void = () => undefined,
+  ): Promise<LaunchedHost> {
     const paths = sessionPaths(spec.home, spec.sessionId);
     mkdirSync(paths.dir, { recursive: true });
     writeFileSync(paths.spec, JSON.stringify(spec));
@@ -68,14 +72,20 @@ export class HostLauncher {
     return new Promise((resolve, reject) => {
       const onExit = (code: number | null): void => {
         clearTimeout(timer);
-        reject(new InternalError(`The session host exited during start (code ${code}); see ${paths.hostLog}`));
+        reject(
+          new InternalError(`The session host exited during start (code ${code}); see ${paths.hostLog}`),
+        );
       };
       // An agent that never finishes starting (a login prompt, a hung binary) must not hold the
       // scheduler's pass, and with it every dispatch, for ever: the host is ended and the start fails.
       const timer = setTimeout(() => {
         host.child.off('exit', onExit);
         host.child.kill('SIGKILL');
-        reject(new InternalError(`The session host did not finish starting within ${this.startTimeoutMs / 1000} s; see ${paths.hostLog}`));
+        reject(
+          new InternalError(
+            `The session host did not finish starting within ${this.startTimeoutMs / 1000} s; see ${paths.hostLog}`,
+          ),
+        );
       }, this.startTimeoutMs);
       host.child.once('exit', onExit);
       host.child.once('message', () => {
@@ -115,10 +125,20 @@ export class HostLauncher {
     }
   }
 
-  private spawnHost(args: string[], logPath: string, cwd: string, env: NodeJS.ProcessEnv): { child: ChildProcess; exited: Promise<number | null> } {
+  private spawnHost(
+    args: string[],
+    logPath: string,
+    cwd: string,
+    env: NodeJS.ProcessEnv,
+  ): { child: ChildProcess; exited: Promise<number | null> } {
     const logFd = openSync(logPath, 'a');
     try {
-      const child = spawn(process.execPath, [hostEntry(), ...args], { cwd, env, detached: true, stdio: ['ignore', logFd, logFd, 'ipc'] });
+      const child = spawn(process.execPath, [hostEntry(), ...args], {
+        cwd,
+        env,
+        detached: true,
+        stdio: ['ignore', logFd, logFd, 'ipc'],
+      });
       const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
       return { child, exited };
     } finally {

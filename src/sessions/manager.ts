@@ -68,13 +68,24 @@ export class SessionManager extends EventEmitter<ManagerEvents> {
     });
     this.scheduler = new Scheduler<SessionWithProject>({
       slots: () => options.maxConcurrent,
-      busy: (starting) => this.store.listLive().filter((s) => ACTIVE_STATES.includes(s.state) && !starting(s.id)).length,
+      busy: (starting) =>
+        this.store.listLive().filter((s) => ACTIVE_STATES.includes(s.state) && !starting(s.id)).length,
       // A queued session whose host is already up (adopted after a restart) is not started twice.
       waiting: () => this.core.queued().filter((s) => !this.hosts.isRunning(s)),
       id: (session) => session.id,
       start: (session) => this.hosts.launch(session),
     });
-    this.core = new SessionsCore(options.home, this.store, this.ingestor, this.hosts, this.scheduler, this.bus, options.maxConcurrent, new PendingDispatchStore(options.db, this.store), new PortLeaseStore(options.db));
+    this.core = new SessionsCore(
+      options.home,
+      this.store,
+      this.ingestor,
+      this.hosts,
+      this.scheduler,
+      this.bus,
+      options.maxConcurrent,
+      new PendingDispatchStore(options.db, this.store),
+      new PortLeaseStore(options.db),
+    );
     this.commands = new SessionCommands(this.core);
     this.archive = new Archive(this.core, this.commands);
     this.workSizes = new WorkSizes(this, this.bus);
@@ -134,7 +145,11 @@ export class SessionManager extends EventEmitter<ManagerEvents> {
   /** A queued session's view says why it is held back (a task's dependency, a budget), as the last scheduling pass said. */
   view(session: SessionWithProject): SessionView {
     const queued = session.state === 'queued';
-    const view = toView(session, this.isRunning(session), queued ? this.core.queued().findIndex((s) => s.id === session.id) + 1 : null);
+    const view = toView(
+      session,
+      this.isRunning(session),
+      queued ? this.core.queued().findIndex((s) => s.id === session.id) + 1 : null,
+    );
     const heldBy = queued ? this.scheduler.held().find((h) => h.id === session.id)?.reason : undefined;
     const ports = this.core.ports.of(session.id).map((p) => ({ name: p.name, port: p.port }));
     return { ...view, ...(heldBy === undefined ? {} : { heldBy }), ...(ports.length === 0 ? {} : { ports }) };
@@ -157,8 +172,17 @@ export class SessionManager extends EventEmitter<ManagerEvents> {
 
   // ── commands ───────────────────────────────────────────────────────────────
   /** `request` is parsed at the boundary; `work` is laid over the new worktree (a respawn's snapshot); `baseRef` names a base fetched as a commit (a placed session). */
-  async dispatch(request: z.output<typeof DispatchRequest>, work?: WorkSnapshot, baseRef?: string): Promise<SessionWithProject> {
-    return (await dispatchSession(this.core, request, { ...(work === undefined ? {} : { work }), ...(baseRef === undefined ? {} : { baseRef }) })).session;
+  async dispatch(
+    request: z.output<typeof DispatchRequest>,
+    work?: WorkSnapshot,
+    baseRef?: string,
+  ): Promise<SessionWithProject> {
+    return (
+      await dispatchSession(this.core, request, {
+        ...(work === undefined ? {} : { work }),
+        ...(baseRef === undefined ? {} : { baseRef }),
+      })
+    ).session;
   }
 
   /** A dispatch from a task (issue 12): the session records the task it works on. */
@@ -197,7 +221,9 @@ export class SessionManager extends EventEmitter<ManagerEvents> {
   }
 
   /** A dispatch, and what the main checkout held: uncommitted changes, and whether they were carried. */
-  dispatchWithNotes(request: z.output<typeof DispatchRequest>): Promise<{ session: SessionWithProject; mainCheckout: { changedFiles: number; carried: boolean } }> {
+  dispatchWithNotes(
+    request: z.output<typeof DispatchRequest>,
+  ): Promise<{ session: SessionWithProject; mainCheckout: { changedFiles: number; carried: boolean } }> {
     return dispatchSession(this.core, request);
   }
 
@@ -206,7 +232,12 @@ export class SessionManager extends EventEmitter<ManagerEvents> {
   }
 
   /** A message from another session's agent through Baton's MCP server (see commands.ts). */
-  message(ref: string, text: string, from: MessageAuthor, cwd?: string): Promise<{ session: SessionWithProject; delivery: MessageDelivery }> {
+  message(
+    ref: string,
+    text: string,
+    from: MessageAuthor,
+    cwd?: string,
+  ): Promise<{ session: SessionWithProject; delivery: MessageDelivery }> {
     return this.commands.message(ref, text, from, cwd);
   }
 
@@ -215,7 +246,13 @@ export class SessionManager extends EventEmitter<ManagerEvents> {
     return this.commands.ask(sessionId, text);
   }
 
-  resolveApproval(ref: string, decision: 'allow' | 'deny', reason?: string, requestId?: string, cwd?: string): Promise<SessionWithProject> {
+  resolveApproval(
+    ref: string,
+    decision: 'allow' | 'deny',
+    reason?: string,
+    requestId?: string,
+    cwd?: string,
+  ): Promise<SessionWithProject> {
     return this.commands.resolveApproval(ref, decision, reason, requestId, cwd);
   }
 
@@ -250,7 +287,10 @@ export class SessionManager extends EventEmitter<ManagerEvents> {
     return this.commands.setPinned(ref, pinned, cwd);
   }
 
-  remove(ref: string, cwd?: string): Promise<{ session: SessionWithProject; result: RemoveResult & { teardownFailures?: string[] } }> {
+  remove(
+    ref: string,
+    cwd?: string,
+  ): Promise<{ session: SessionWithProject; result: RemoveResult & { teardownFailures?: string[] } }> {
     return this.commands.remove(ref, cwd);
   }
 
@@ -276,7 +316,11 @@ export class SessionManager extends EventEmitter<ManagerEvents> {
     const started = performance.now();
     await recoverInterruptedDispatches(this.core);
     const { attached, ingested } = this.hosts.reattachAll();
-    log.info('re-attached', { hosts: attached, eventsIngested: ingested, ms: Math.round(performance.now() - started) });
+    log.info('re-attached', {
+      hosts: attached,
+      eventsIngested: ingested,
+      ms: Math.round(performance.now() - started),
+    });
     await this.scheduler.run();
   }
 
@@ -295,6 +339,8 @@ export class SessionManager extends EventEmitter<ManagerEvents> {
 
   private reschedule(): void {
     if (this.closed) return;
-    this.scheduler.run().catch((error: unknown) => log.error('schedule failed', { error: errorMessage(error) }));
+    this.scheduler
+      .run()
+      .catch((error: unknown) => log.error('schedule failed', { error: errorMessage(error) }));
   }
 }

@@ -6,9 +6,12 @@ describe('session names', () => {
     expect(validateSessionName(name)).toBe(name);
   });
 
-  it.each(['', 'a b', '..', 'a..b', '-x', 'a;b', 'a/b', 'x.lock', 'é', 'n'.repeat(49)])('rejects %j', (name) => {
-    expect(() => validateSessionName(name)).toThrow(/Invalid session name/);
-  });
+  it.each(['', 'a b', '..', 'a..b', '-x', 'a;b', 'a/b', 'x.lock', 'é', 'n'.repeat(49)])(
+    'rejects %j',
+    (name) => {
+      expect(() => validateSessionName(name)).toThrow(/Invalid session name/);
+    },
+  );
 
   it('derives a valid name from the prompt', () => {
     expect(nameFromPrompt('Refactor the file watcher, please!')).toBe('refactor-the-file-watcher');

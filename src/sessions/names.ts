@@ -7,7 +7,9 @@ const NAME_PATTERN = /^[a-z0-9][a-z0-9._-]*$/i;
 export function validateSessionName(name: string): string {
   const problem = sessionNameProblem(name);
   if (problem !== undefined) {
-    throw new InvalidInputError(`Invalid session name "${name}": ${problem}. Use letters, digits, '.', '_' or '-', starting with a letter or digit.`);
+    throw new InvalidInputError(
+      `Invalid session name "${name}": ${problem}. Use letters, digits, '.', '_' or '-', starting with a letter or digit.`,
+    );
   }
   return name;
 }
@@ -32,6 +34,10 @@ export function nameFromPrompt(prompt: string): string {
     .split(/\s+/)
     .filter((w) => w.length > 0)
     .slice(0, 4);
-  const slug = words.join('-').replace(/-+/g, '-').slice(0, 32).replace(/^-+|-+$/g, '');
+  const slug = words
+    .join('-')
+    .replace(/-+/g, '-')
+    .slice(0, 32)
+    .replace(/^-+|-+$/g, '');
   return slug.length > 0 ? slug : 'session';
 }

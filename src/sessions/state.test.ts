@@ -2,14 +2,31 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { SESSION_STATES, type EventBody, type SessionState } from '../events/index.js';
-import { MOVES, StateMachine, transition, trailingQuestion, type SessionStatus, type Trigger } from './state.js';
+import {
+  MOVES,
+  StateMachine,
+  transition,
+  trailingQuestion,
+  type SessionStatus,
+  type Trigger,
+} from './state.js';
 
-const event = (body: EventBody, lastAssistantText?: string, stopRequested = false): Trigger => ({ kind: 'event', event: body, stopRequested, lastAssistantText });
+const event = (body: EventBody, lastAssistantText?: string, stopRequested = false): Trigger => ({
+  kind: 'event',
+  event: body,
+  stopRequested,
+  lastAssistantText,
+});
 
 /** One trigger of every kind, and every protocol outcome that decides a state. */
 const TRIGGERS: Record<string, Trigger> = {
   'turn.started': event({ type: 'turn.started' }),
-  'approval.requested': event({ type: 'approval.requested', requestId: 'r1', tool: 'Bash', input: 'rm -rf build' }),
+  'approval.requested': event({
+    type: 'approval.requested',
+    requestId: 'r1',
+    tool: 'Bash',
+    input: 'rm -rf build',
+  }),
   'question.asked': event({ type: 'question.asked', text: 'Which one?' }),
   'approval.resolved': event({ type: 'approval.resolved', requestId: 'r0', decision: 'allow' }),
   'turn ok': event({ type: 'turn.completed', outcome: 'success' }),
@@ -37,7 +54,10 @@ const FROM: Record<SessionState, SessionStatus> = {
   preparing: { state: 'preparing' },
   starting: { state: 'starting' },
   working: { state: 'working' },
-  needs_input: { state: 'needs_input', reason: { kind: 'approval', requestId: 'r0', tool: 'Bash', input: 'ls' } },
+  needs_input: {
+    state: 'needs_input',
+    reason: { kind: 'approval', requestId: 'r0', tool: 'Bash', input: 'ls' },
+  },
   ready_for_review: { state: 'ready_for_review' },
   failed: { state: 'failed', reason: { kind: 'error', message: 'earlier' } },
   stopped: { state: 'stopped', reason: { kind: 'note', message: 'stopped by the user' } },
@@ -63,13 +83,24 @@ describe('the watchdog pausing a session', () => {
   it('ends an interrupted turn in needs input with the watchdog reason, whatever the agent reported', () => {
     const note = 'session budget $2.00 reached';
     for (const outcome of ['interrupted', 'success', 'error'] as const) {
-      const trigger: Trigger = { kind: 'event', event: { type: 'turn.completed', outcome }, stopRequested: false, interruptNote: note };
-      expect(transition({ state: 'working' }, trigger)).toEqual({ state: 'needs_input', reason: { kind: 'note', message: note } });
+      const trigger: Trigger = {
+        kind: 'event',
+        event: { type: 'turn.completed', outcome },
+        stopRequested: false,
+        interruptNote: note,
+      };
+      expect(transition({ state: 'working' }, trigger)).toEqual({
+        state: 'needs_input',
+        reason: { kind: 'note', message: note },
+      });
     }
   });
 
   it('holds a session between turns only when it is ready for review', () => {
-    expect(transition({ state: 'ready_for_review' }, { kind: 'paused', message: 'm' })).toEqual({ state: 'needs_input', reason: { kind: 'note', message: 'm' } });
+    expect(transition({ state: 'ready_for_review' }, { kind: 'paused', message: 'm' })).toEqual({
+      state: 'needs_input',
+      reason: { kind: 'note', message: 'm' },
+    });
     expect(transition({ state: 'working' }, { kind: 'paused', message: 'm' })).toBeUndefined();
   });
 });
@@ -85,7 +116,9 @@ describe('the session state machine', () => {
   for (const state of SESSION_STATES) {
     it(`moves from ${state} as the table says, for every trigger`, () => {
       const got = names.map((name) => transition(FROM[state], TRIGGERS[name] as Trigger)?.state ?? '-');
-      expect(Object.fromEntries(names.map((n, i) => [n, got[i]]))).toEqual(Object.fromEntries(names.map((n, i) => [n, EXPECTED[state][i]])));
+      expect(Object.fromEntries(names.map((n, i) => [n, got[i]]))).toEqual(
+        Object.fromEntries(names.map((n, i) => [n, EXPECTED[state][i]])),
+      );
     });
   }
 
@@ -113,26 +146,57 @@ describe('the session state machine', () => {
       to: 'needs_input',
       reason: { kind: 'approval', requestId: 'r1', tool: 'Bash', input: 'rm -rf build' },
     });
-    expect(transition({ state: 'working' }, TRIGGERS['turn ok, asks'] as Trigger)).toEqual({ state: 'needs_input', reason: { kind: 'question', text: 'Keep onChange?' } });
-    expect(transition({ state: 'working' }, TRIGGERS['turn error'] as Trigger)).toEqual({ state: 'failed', reason: { kind: 'error', message: 'HTTP 500' } });
+    expect(transition({ state: 'working' }, TRIGGERS['turn ok, asks'] as Trigger)).toEqual({
+      state: 'needs_input',
+      reason: { kind: 'question', text: 'Keep onChange?' },
+    });
+    expect(transition({ state: 'working' }, TRIGGERS['turn error'] as Trigger)).toEqual({
+      state: 'failed',
+      reason: { kind: 'error', message: 'HTTP 500' },
+    });
     // The agent reports the abort as an error; the user's stop wins.
-    expect(transition({ state: 'working' }, TRIGGERS['turn after stop'] as Trigger)).toEqual({ state: 'stopped', reason: { kind: 'note', message: 'stopped by the user' } });
+    expect(transition({ state: 'working' }, TRIGGERS['turn after stop'] as Trigger)).toEqual({
+      state: 'stopped',
+      reason: { kind: 'note', message: 'stopped by the user' },
+    });
   });
 
   it('says why a session was stopped when it was not the user (a lost placement)', () => {
     const why = 'stopped on beta: this machine no longer holds the session’s placement';
-    const afterStop: Trigger = { kind: 'event', event: { type: 'turn.completed', outcome: 'error', error: 'aborted' }, stopRequested: true, stopNote: why };
-    expect(transition({ state: 'working' }, afterStop)).toEqual({ state: 'stopped', reason: { kind: 'note', message: why } });
-    expect(transition({ state: 'ready_for_review' }, { kind: 'host_ending', end: 'stopped', message: why })).toEqual({ state: 'stopped', reason: { kind: 'note', message: why } });
-    expect(transition({ state: 'ready_for_review' }, { kind: 'stopped_by_user', message: why })).toEqual({ state: 'stopped', reason: { kind: 'note', message: why } });
+    const afterStop: Trigger = {
+      kind: 'event',
+      event: { type: 'turn.completed', outcome: 'error', error: 'aborted' },
+      stopRequested: true,
+      stopNote: why,
+    };
+    expect(transition({ state: 'working' }, afterStop)).toEqual({
+      state: 'stopped',
+      reason: { kind: 'note', message: why },
+    });
+    expect(
+      transition({ state: 'ready_for_review' }, { kind: 'host_ending', end: 'stopped', message: why }),
+    ).toEqual({ state: 'stopped', reason: { kind: 'note', message: why } });
+    expect(transition({ state: 'ready_for_review' }, { kind: 'stopped_by_user', message: why })).toEqual({
+      state: 'stopped',
+      reason: { kind: 'note', message: why },
+    });
     // The turn's stop already said why: the host's end keeps it.
-    expect(transition({ state: 'stopped', reason: { kind: 'note', message: why } }, { kind: 'host_ending', end: 'stopped', message: why })).toBeUndefined();
+    expect(
+      transition(
+        { state: 'stopped', reason: { kind: 'note', message: why } },
+        { kind: 'host_ending', end: 'stopped', message: why },
+      ),
+    ).toBeUndefined();
   });
 
   it('records a second pending approval as a change, and the same one not at all', () => {
     const waiting = FROM.needs_input;
-    expect(transition(waiting, TRIGGERS['approval.requested'] as Trigger)?.reason).toMatchObject({ requestId: 'r1' });
-    expect(transition(waiting, event({ type: 'approval.requested', requestId: 'r0', tool: 'Bash', input: 'ls' }))).toBeUndefined();
+    expect(transition(waiting, TRIGGERS['approval.requested'] as Trigger)?.reason).toMatchObject({
+      requestId: 'r1',
+    });
+    expect(
+      transition(waiting, event({ type: 'approval.requested', requestId: 'r0', tool: 'Bash', input: 'ls' })),
+    ).toBeUndefined();
   });
 
   it('follows the status it applied, and a restored one', () => {
@@ -154,7 +218,11 @@ describe('the session state machine', () => {
       for (const name of readdirSync(dir)) {
         const path = join(dir, name);
         if (statSync(path).isDirectory()) walk(path);
-        else if (/\.tsx?$/.test(name) && !name.endsWith('.test.ts') && !path.endsWith(join('sessions', 'state.ts'))) {
+        else if (
+          /\.tsx?$/.test(name) &&
+          !name.endsWith('.test.ts') &&
+          !path.endsWith(join('sessions', 'state.ts'))
+        ) {
           if (/type:\s*'state\.changed'\s*,/.test(readFileSync(path, 'utf8'))) offenders.push(path);
         }
       }
@@ -167,7 +235,9 @@ describe('the session state machine', () => {
 describe('a question at the end of a turn', () => {
   it('is only a final question mark, in the last paragraph', () => {
     expect(trailingQuestion('Is it done? Yes, all tests pass.')).toBeUndefined();
-    expect(trailingQuestion('Done.\n\nWant me to also update the docs?  ')).toBe('Want me to also update the docs?');
+    expect(trailingQuestion('Done.\n\nWant me to also update the docs?  ')).toBe(
+      'Want me to also update the docs?',
+    );
     expect(trailingQuestion(undefined)).toBeUndefined();
   });
 });

@@ -26,7 +26,14 @@ export type HostEnd = 'completed' | 'stopped' | 'failed' | 'idle';
 
 export type Trigger =
   /** A protocol event from the agent, seen by the host. */
-  | { kind: 'event'; event: EventBody; stopRequested: boolean; stopNote?: string | undefined; lastAssistantText?: string | undefined; interruptNote?: string | undefined }
+  | {
+      kind: 'event';
+      event: EventBody;
+      stopRequested: boolean;
+      stopNote?: string | undefined;
+      lastAssistantText?: string | undefined;
+      interruptNote?: string | undefined;
+    }
   /** The watchdog paused a session between turns (a budget reached): it waits for a reply. */
   | { kind: 'paused'; message: string }
   /** Dispatched, or asked to run again (respawn): waits for a slot. */
@@ -70,7 +77,10 @@ const STOPPED_BY_USER: StateReason = { kind: 'note', message: 'stopped by the us
 function stoppedFor(message: string | undefined): StateReason {
   return message === undefined ? STOPPED_BY_USER : { kind: 'note', message };
 }
-const INTERRUPTED_BY_USER: StateReason = { kind: 'note', message: 'turn interrupted by you; reply to steer the agent' };
+const INTERRUPTED_BY_USER: StateReason = {
+  kind: 'note',
+  message: 'turn interrupted by you; reply to steer the agent',
+};
 
 /**
  * Holds a session's status and turns triggers into `state.changed` bodies. `current` is
@@ -108,7 +118,8 @@ export function transition(from: SessionStatus | undefined, trigger: Trigger): S
   const next = target(from, trigger);
   if (next === undefined) return undefined;
   if (from === undefined) return next.state === 'queued' ? next : undefined;
-  if (next.state === from.state && JSON.stringify(next.reason) === JSON.stringify(from.reason)) return undefined;
+  if (next.state === from.state && JSON.stringify(next.reason) === JSON.stringify(from.reason))
+    return undefined;
   return MOVES[from.state].includes(next.state) ? next : undefined;
 }
 
@@ -117,7 +128,10 @@ function target(from: SessionStatus | undefined, trigger: Trigger): SessionStatu
     case 'event':
       return from === undefined ? undefined : afterEvent(from, trigger);
     case 'queued':
-      return { state: 'queued', ...(trigger.note === undefined ? {} : { reason: { kind: 'note', message: trigger.note } }) };
+      return {
+        state: 'queued',
+        ...(trigger.note === undefined ? {} : { reason: { kind: 'note', message: trigger.note } }),
+      };
     case 'preparing':
       return { state: 'preparing' };
     case 'host_started':
@@ -131,11 +145,16 @@ function target(from: SessionStatus | undefined, trigger: Trigger): SessionStatu
     case 'marked_done':
       return { state: 'completed' };
     case 'paused':
-      return from?.state === 'ready_for_review' ? { state: 'needs_input', reason: { kind: 'note', message: trigger.message } } : undefined;
+      return from?.state === 'ready_for_review'
+        ? { state: 'needs_input', reason: { kind: 'note', message: trigger.message } }
+        : undefined;
   }
 }
 
-function afterEvent(current: SessionStatus, trigger: Extract<Trigger, { kind: 'event' }>): SessionStatus | undefined {
+function afterEvent(
+  current: SessionStatus,
+  trigger: Extract<Trigger, { kind: 'event' }>,
+): SessionStatus | undefined {
   const { event } = trigger;
   switch (event.type) {
     case 'turn.started':
@@ -157,7 +176,12 @@ function afterEvent(current: SessionStatus, trigger: Extract<Trigger, { kind: 'e
     case 'question.answered':
       return current.state === 'needs_input' ? { state: 'working' } : undefined;
     case 'turn.completed':
-      return afterTurn(event, trigger.stopRequested ? stoppedFor(trigger.stopNote) : undefined, trigger.lastAssistantText, trigger.interruptNote);
+      return afterTurn(
+        event,
+        trigger.stopRequested ? stoppedFor(trigger.stopNote) : undefined,
+        trigger.lastAssistantText,
+        trigger.interruptNote,
+      );
     case 'session.started':
     case 'session.ended':
     case 'agent.identified':
@@ -177,20 +201,34 @@ function afterEvent(current: SessionStatus, trigger: Extract<Trigger, { kind: 'e
   }
 }
 
-function afterTurn(event: Extract<EventBody, { type: 'turn.completed' }>, stopped: StateReason | undefined, lastAssistantText: string | undefined, interruptNote: string | undefined): SessionStatus {
+function afterTurn(
+  event: Extract<EventBody, { type: 'turn.completed' }>,
+  stopped: StateReason | undefined,
+  lastAssistantText: string | undefined,
+  interruptNote: string | undefined,
+): SessionStatus {
   // Agents report an abort as an error; the user's stop wins.
   if (stopped !== undefined) return { state: 'stopped', reason: stopped };
   // An interrupt ends the turn, not the session: the agent waits for the person to steer it.
   // The watchdog's interrupt says why (a budget reached, a loop), whatever the agent reports.
-  if (interruptNote !== undefined) return { state: 'needs_input', reason: { kind: 'note', message: interruptNote } };
+  if (interruptNote !== undefined)
+    return { state: 'needs_input', reason: { kind: 'note', message: interruptNote } };
   if (event.outcome === 'interrupted') return { state: 'needs_input', reason: INTERRUPTED_BY_USER };
-  if (event.outcome === 'error') return { state: 'failed', reason: { kind: 'error', message: event.error ?? 'the agent reported an error' } };
+  if (event.outcome === 'error')
+    return {
+      state: 'failed',
+      reason: { kind: 'error', message: event.error ?? 'the agent reported an error' },
+    };
   const question = trailingQuestion(lastAssistantText);
   if (question !== undefined) return { state: 'needs_input', reason: { kind: 'question', text: question } };
   return { state: 'ready_for_review' };
 }
 
-function afterHostEnd(from: SessionStatus | undefined, end: HostEnd, message: string | undefined): SessionStatus | undefined {
+function afterHostEnd(
+  from: SessionStatus | undefined,
+  end: HostEnd,
+  message: string | undefined,
+): SessionStatus | undefined {
   switch (end) {
     case 'completed':
       return { state: 'completed' };

@@ -40,7 +40,10 @@ export class WorkSizes {
   private readonly unsubscribe: () => void;
 
   constructor(
-    private readonly sessions: { list(): SessionWithProject[]; get(id: string): SessionWithProject | undefined },
+    private readonly sessions: {
+      list(): SessionWithProject[];
+      get(id: string): SessionWithProject | undefined;
+    },
     bus: WorkspaceBus,
     // Monotonic: a wall clock set back would keep stale sizes for as long as it went back.
     private readonly now: () => number = () => performance.now(),
@@ -102,7 +105,14 @@ export class WorkSizes {
     const at = this.now();
     const done = diffStat(session.worktree, session.base_commit)
       .then(
-        (stat) => this.cache.set(session.id, { seq: session.last_seq, at, files: stat.files.length, additions: stat.additions, deletions: stat.deletions }),
+        (stat) =>
+          this.cache.set(session.id, {
+            seq: session.last_seq,
+            at,
+            files: stat.files.length,
+            additions: stat.additions,
+            deletions: stat.deletions,
+          }),
         // A worktree mid-removal or broken counts as no work rather than failing the board.
         () => this.cache.set(session.id, { seq: session.last_seq, at, files: 0, additions: 0, deletions: 0 }),
       )

@@ -22,29 +22,44 @@ export class StoreUrlError extends InvalidInputError {
   /** The URL given, its password removed: an error may be logged or serialised whole. */
   readonly value: string;
 
-  constructor(readonly key: string, value: string, problem: string) {
-    super(`${key} is not a PostgreSQL URL (${problem}): expected postgres://user[:password]@host[:port]/database, or postgres:///database?host=/socket/folder&user=user for a Unix socket.`, { key, value: redact(value) });
+  constructor(
+    readonly key: string,
+    value: string,
+    problem: string,
+  ) {
+    super(
+      `${key} is not a PostgreSQL URL (${problem}): expected postgres://user[:password]@host[:port]/database, or postgres:///database?host=/socket/folder&user=user for a Unix socket.`,
+      { key, value: redact(value) },
+    );
     this.value = redact(value);
   }
 }
 
 /** A worker name that cannot name a machine (it becomes part of a queue name). */
 export class WorkerNameError extends InvalidInputError {
-  constructor(readonly key: string, readonly value: unknown) {
-    super(`${key} must be a machine name of 1–63 letters, digits, dots, hyphens or underscores; got ${JSON.stringify(value)}.`, { key, value });
+  constructor(
+    readonly key: string,
+    readonly value: unknown,
+  ) {
+    super(
+      `${key} must be a machine name of 1–63 letters, digits, dots, hyphens or underscores; got ${JSON.stringify(value)}.`,
+      { key, value },
+    );
   }
 }
 
 /** Checks a store URL; `key` names where it came from (`--store`, BATON_STORE, config.json's "store"). */
 export function parseStoreUrl(value: unknown, key = 'store'): StoreTarget {
-  if (typeof value !== 'string' || value.trim() === '') throw new StoreUrlError(key, String(value), 'it is empty');
+  if (typeof value !== 'string' || value.trim() === '')
+    throw new StoreUrlError(key, String(value), 'it is empty');
   let url: URL;
   try {
     url = new URL(value);
   } catch {
     throw new StoreUrlError(key, value, 'it does not parse as a URL');
   }
-  if (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:') throw new StoreUrlError(key, value, `the scheme is ${url.protocol.replace(/:$/, '')}, not postgres`);
+  if (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:')
+    throw new StoreUrlError(key, value, `the scheme is ${url.protocol.replace(/:$/, '')}, not postgres`);
   // As node-postgres reads it: `host` and `port` parameters win over the URL's own; a host that
   // is a folder (`?host=/run/postgresql`, or a percent-encoded `%2Frun%2Fpostgresql`) is a Unix socket.
   const host = url.searchParams.get('host') || decoded(url.hostname, key, value);
@@ -82,7 +97,8 @@ const RESERVED = new Set(['any']);
 
 /** Checks a machine name: it becomes part of a queue name, so it is kept plain. */
 export function checkWorkerName(value: unknown, key = 'name'): string {
-  if (typeof value !== 'string' || !NAME.test(value) || RESERVED.has(value.toLowerCase())) throw new WorkerNameError(key, value);
+  if (typeof value !== 'string' || !NAME.test(value) || RESERVED.has(value.toLowerCase()))
+    throw new WorkerNameError(key, value);
   return value;
 }
 

@@ -21,7 +21,12 @@ export const UserConfig = z
     idleHostSeconds: z.number().int().min(0).max(MAX_IDLE_HOST_SECONDS).optional(),
     /** Desktop notifications (notify-send / osascript): all off with `desktop: false`, or by kind. */
     notifications: z
-      .object({ desktop: z.boolean().optional(), needsInput: z.boolean().optional(), failed: z.boolean().optional(), alerts: z.boolean().optional() })
+      .object({
+        desktop: z.boolean().optional(),
+        needsInput: z.boolean().optional(),
+        failed: z.boolean().optional(),
+        alerts: z.boolean().optional(),
+      })
       .strict()
       .optional(),
     /** The shared PostgreSQL store of a workspace served by several machines (`postgres://…`). */
@@ -50,7 +55,6 @@ export interface ResolvedConfig {
   storeRetentionDays: number;
 }
 
-
 /**
  * Agents spend most of their time waiting on a model, so two per core is a fair default; four is
  * the floor so a small machine still runs a handful in parallel.
@@ -76,21 +80,25 @@ export function loadConfig(path: string, env: NodeJS.ProcessEnv = process.env): 
   let maxConcurrent = fileConfig.maxConcurrent ?? defaultMaxConcurrent();
   if (fromEnv !== undefined && fromEnv !== '') {
     const n = Number(fromEnv);
-    if (!Number.isInteger(n) || n < 1) throw new InvalidInputError(`BATON_MAX_CONCURRENT must be a positive integer, got "${fromEnv}"`);
+    if (!Number.isInteger(n) || n < 1)
+      throw new InvalidInputError(`BATON_MAX_CONCURRENT must be a positive integer, got "${fromEnv}"`);
     maxConcurrent = n;
   }
   const portFromEnv = env.BATON_PORT;
   let port: number | undefined;
   if (portFromEnv !== undefined && portFromEnv !== '') {
     port = parsePort(portFromEnv);
-    if (port === undefined) throw new InvalidInputError(`BATON_PORT must be a port number from 1 to 65535, got "${portFromEnv}"`);
+    if (port === undefined)
+      throw new InvalidInputError(`BATON_PORT must be a port number from 1 to 65535, got "${portFromEnv}"`);
   }
   let idleHostSeconds = fileConfig.idleHostSeconds ?? DEFAULT_IDLE_HOST_SECONDS;
   const idleFromEnv = env.BATON_IDLE_HOST_SECONDS;
   if (idleFromEnv !== undefined && idleFromEnv !== '') {
     const n = Number(idleFromEnv);
     if (!Number.isInteger(n) || n < 0 || n > MAX_IDLE_HOST_SECONDS) {
-      throw new InvalidInputError(`BATON_IDLE_HOST_SECONDS must be a whole number of seconds from 0 (keep agents running) to ${MAX_IDLE_HOST_SECONDS}, got "${idleFromEnv}"`);
+      throw new InvalidInputError(
+        `BATON_IDLE_HOST_SECONDS must be a whole number of seconds from 0 (keep agents running) to ${MAX_IDLE_HOST_SECONDS}, got "${idleFromEnv}"`,
+      );
     }
     idleHostSeconds = n;
   }
@@ -106,11 +114,21 @@ export function loadConfig(path: string, env: NodeJS.ProcessEnv = process.env): 
   if (retentionFromEnv !== undefined && retentionFromEnv !== '') {
     const n = /^\d+$/.test(retentionFromEnv) ? Number(retentionFromEnv) : NaN;
     if (!Number.isInteger(n) || n < 1 || n > MAX_RETENTION_DAYS) {
-      throw new InvalidInputError(`BATON_STORE_RETENTION_DAYS must be a whole number of days from 1 to ${MAX_RETENTION_DAYS}, got "${retentionFromEnv}"`);
+      throw new InvalidInputError(
+        `BATON_STORE_RETENTION_DAYS must be a whole number of days from 1 to ${MAX_RETENTION_DAYS}, got "${retentionFromEnv}"`,
+      );
     }
     storeRetentionDays = n;
   }
-  return { maxConcurrent, port, idleHostSeconds, notifications, store: resolveStore(fileConfig, env), machine: resolveMachine(fileConfig, env), storeRetentionDays };
+  return {
+    maxConcurrent,
+    port,
+    idleHostSeconds,
+    notifications,
+    store: resolveStore(fileConfig, env),
+    machine: resolveMachine(fileConfig, env),
+    storeRetentionDays,
+  };
 }
 
 /** `--store`, else BATON_STORE, else config.json's "store"; checked, naming the one that is wrong. */
@@ -138,7 +156,8 @@ function resolveMachine(file: UserConfig, env: NodeJS.ProcessEnv): ResolvedConfi
 
 /** The first source that says something: an empty environment variable counts as unset. */
 function firstGiven(sources: [string, string | undefined][]): { source: string; value: string } | undefined {
-  for (const [source, value] of sources) if (value !== undefined && (value !== '' || !source.startsWith('BATON_'))) return { source, value };
+  for (const [source, value] of sources)
+    if (value !== undefined && (value !== '' || !source.startsWith('BATON_'))) return { source, value };
   return undefined;
 }
 

@@ -95,7 +95,10 @@ export class SessionNotFoundError extends BatonError {
 }
 
 export class ProjectNotFoundError extends BatonError {
-  constructor(readonly ref: string, known: string[]) {
+  constructor(
+    readonly ref: string,
+    known: string[],
+  ) {
     super(
       'not_found',
       `No live session belongs to a project "${ref}"${known.length === 0 ? ' (there are no live sessions)' : `; projects with live sessions: ${known.join(', ')}`}. Give a project's name or root folder.`,
@@ -105,11 +108,18 @@ export class ProjectNotFoundError extends BatonError {
 }
 
 export class AmbiguousSessionError extends BatonError {
-  constructor(readonly ref: string, readonly candidates: string[]) {
-    super('ambiguous', `"${ref}" matches ${candidates.length} sessions (${candidates.join(', ')}); use more of the id or the name.`, {
-      ref,
-      candidates,
-    });
+  constructor(
+    readonly ref: string,
+    readonly candidates: string[],
+  ) {
+    super(
+      'ambiguous',
+      `"${ref}" matches ${candidates.length} sessions (${candidates.join(', ')}); use more of the id or the name.`,
+      {
+        ref,
+        candidates,
+      },
+    );
   }
 }
 
@@ -121,14 +131,24 @@ export class AllowRuleNotFoundError extends BatonError {
 
 /** An allow rule asked for where the gate decides: the gate always wins over allow rules. */
 export class GateWinsError extends BatonError {
-  constructor(readonly rule: string, what: string) {
-    super('conflict', `The gate's rule ${rule} decides about ${what}; an allow rule cannot cover it. Approve it once, or change the rule under "policy" in .baton/config.json.`, { rule });
+  constructor(
+    readonly rule: string,
+    what: string,
+  ) {
+    super(
+      'conflict',
+      `The gate's rule ${rule} decides about ${what}; an allow rule cannot cover it. Approve it once, or change the rule under "policy" in .baton/config.json.`,
+      { rule },
+    );
   }
 }
 
 /** `baton sync restore`: the remote holds neither the session's snapshot nor its branch. */
 export class RemoteSessionNotFoundError extends BatonError {
-  constructor(readonly ref: string, readonly remote: string) {
+  constructor(
+    readonly ref: string,
+    readonly remote: string,
+  ) {
     super(
       'not_found',
       `The remote "${remote}" has no work of a session "${ref}": neither refs/baton/snapshots/${ref} (by session id) nor the branch baton/${ref} (by name). \`baton sync\` on the machine that ran it shows its id and whether its pushes reached the remote.`,
@@ -145,14 +165,22 @@ export class SessionStateError extends BatonError {
 
 export class NotAGitRepositoryError extends BatonError {
   constructor(readonly path: string) {
-    super('not_a_repository', `${path} is not inside a git repository. Run baton from a repository (or \`git init\` first).`, { path });
+    super(
+      'not_a_repository',
+      `${path} is not inside a git repository. Run baton from a repository (or \`git init\` first).`,
+      { path },
+    );
   }
 }
 
 /** No space (or quota) left where Baton keeps its state: nothing was half-written; free space and retry. */
 export class DiskFullError extends BatonError {
   constructor(what: string, cause: string) {
-    super('disk_full', `The disk holding Baton's state is full (${cause}) while ${what}. Nothing was half-written; free some space and retry.`, { cause });
+    super(
+      'disk_full',
+      `The disk holding Baton's state is full (${cause}) while ${what}. Nothing was half-written; free some space and retry.`,
+      { cause },
+    );
   }
 }
 
@@ -178,7 +206,12 @@ function noSpaceLeft(folder: string): boolean {
 }
 
 export class GitError extends BatonError {
-  constructor(message: string, readonly args: string[], readonly stderr: string, code: 'internal' | 'conflict' = 'internal') {
+  constructor(
+    message: string,
+    readonly args: string[],
+    readonly stderr: string,
+    code: 'internal' | 'conflict' = 'internal',
+  ) {
     super(code, message, { args, stderr });
   }
 }
@@ -190,7 +223,9 @@ export class SupervisorUnreachableError extends BatonError {
 }
 
 export class UnauthorizedError extends BatonError {
-  constructor(message = 'The supervisor rejected the token. Check $BATON_HOME/token, or restart it with `baton daemon stop`.') {
+  constructor(
+    message = 'The supervisor rejected the token. Check $BATON_HOME/token, or restart it with `baton daemon stop`.',
+  ) {
     super('unauthorized', message);
   }
 }
@@ -204,7 +239,10 @@ export class ForbiddenError extends BatonError {
 
 /** Dispatch in a dangerous permission mode before the user accepted it for the folder. */
 export class DangerousModeNotAcceptedError extends BatonError {
-  constructor(readonly root: string, readonly mode: string) {
+  constructor(
+    readonly root: string,
+    readonly mode: string,
+  ) {
     super(
       'forbidden',
       `--permission-mode ${mode} lets agents edit files and run any command without asking. Accept it once for ${root}: run this dispatch in a terminal and answer the prompt, or run \`baton accept-dangerous\` there.`,
@@ -218,7 +256,10 @@ export class DangerousModeNotAcceptedError extends BatonError {
  * socket there and receive what Baton sends (replies, approvals).
  */
 export class UnsafeSocketFolderError extends BatonError {
-  constructor(readonly folder: string, readonly problem: string) {
+  constructor(
+    readonly folder: string,
+    readonly problem: string,
+  ) {
     super(
       'forbidden',
       `Baton will not use ${folder} for its sockets: ${problem}. Another user may have made it to intercept Baton. Remove it (as its owner or root) and try again, or set a shorter BATON_HOME (under ~70 characters), whose sockets then stay inside it.`,
@@ -228,7 +269,10 @@ export class UnsafeSocketFolderError extends BatonError {
 }
 
 export class AgentUnavailableError extends BatonError {
-  constructor(readonly agent: string, message: string) {
+  constructor(
+    readonly agent: string,
+    message: string,
+  ) {
     super('agent_unavailable', message, { agent });
   }
 }
@@ -259,6 +303,8 @@ export function errorMessage(error: unknown): string {
 export function formatIssues(issues: readonly { path: readonly PropertyKey[]; message: string }[]): string {
   return issues
     .slice(0, 5)
-    .map((issue) => (issue.path.length > 0 ? `${issue.path.map(String).join('.')}: ${issue.message}` : issue.message))
+    .map((issue) =>
+      issue.path.length > 0 ? `${issue.path.map(String).join('.')}: ${issue.message}` : issue.message,
+    )
     .join('; ');
 }

@@ -3,7 +3,11 @@ import { parseItems } from './items.js';
 
 describe('parseItems', () => {
   it('takes one item per line, trimmed, skipping blank lines and # comments (CRLF too)', () => {
-    expect(parseItems('# header\n\n a.ts \r\nb.ts\n   \n# c.ts\nd e.ts\n')).toEqual(['a.ts', 'b.ts', 'd e.ts']);
+    expect(parseItems('# header\n\n a.ts \r\nb.ts\n   \n# c.ts\nd e.ts\n')).toEqual([
+      'a.ts',
+      'b.ts',
+      'd e.ts',
+    ]);
   });
 
   it('refuses a file with no items, naming it', () => {

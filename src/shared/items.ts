@@ -10,6 +10,10 @@ export function parseItems(text: string, source = 'the item file'): string[] {
     .split(/\r?\n/)
     .map((line) => line.trim())
     .filter((line) => line !== '' && !line.startsWith('#'));
-  if (items.length === 0) throw new InvalidInputError(`${source} has no items: put one item per line (blank lines and # comments are skipped).`, { reason: 'no_items' });
+  if (items.length === 0)
+    throw new InvalidInputError(
+      `${source} has no items: put one item per line (blank lines and # comments are skipped).`,
+      { reason: 'no_items' },
+    );
   return items;
 }

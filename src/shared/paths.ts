@@ -52,7 +52,11 @@ export interface SessionPaths {
   instructions: string;
 }
 
-export function sessionPaths(home: string, sessionId: string, env: NodeJS.ProcessEnv = process.env): SessionPaths {
+export function sessionPaths(
+  home: string,
+  sessionId: string,
+  env: NodeJS.ProcessEnv = process.env,
+): SessionPaths {
   const dir = join(home, 'sessions', sessionId);
   return {
     dir,

@@ -38,21 +38,25 @@ export function checkSocketFolder(home: string, socket: string): void {
  * in a parent where no one else can rename it away (their own, or sticky like /tmp).
  */
 export function checkPrivateFolder(folder: string): void {
-  const problem = folderProblem(lstatSync(folder)) ?? parentProblem(statSync(dirname(folder)), dirname(folder));
+  const problem =
+    folderProblem(lstatSync(folder)) ?? parentProblem(statSync(dirname(folder)), dirname(folder));
   if (problem !== undefined) throw new UnsafeSocketFolderError(folder, problem);
 }
 
 function folderProblem(stat: Stats): string | undefined {
-  if (!stat.isDirectory()) return stat.isSymbolicLink() ? 'it is a symbolic link, not a folder' : 'it is not a folder';
+  if (!stat.isDirectory())
+    return stat.isSymbolicLink() ? 'it is a symbolic link, not a folder' : 'it is not a folder';
   const uid = process.getuid?.();
   if (uid !== undefined && stat.uid !== uid) return `it belongs to another user (uid ${stat.uid})`;
-  if ((stat.mode & 0o077) !== 0) return `other users have access to it (mode ${(stat.mode & 0o7777).toString(8)}, expected 700)`;
+  if ((stat.mode & 0o077) !== 0)
+    return `other users have access to it (mode ${(stat.mode & 0o7777).toString(8)}, expected 700)`;
   return undefined;
 }
 
 function parentProblem(stat: Stats, parent: string): string | undefined {
   const uid = process.getuid?.();
-  if (uid !== undefined && stat.uid !== uid && stat.uid !== 0) return `it is in ${parent}, which belongs to another user (uid ${stat.uid})`;
+  if (uid !== undefined && stat.uid !== uid && stat.uid !== 0)
+    return `it is in ${parent}, which belongs to another user (uid ${stat.uid})`;
   const othersMayWrite = (stat.mode & 0o022) !== 0;
   const sticky = (stat.mode & 0o1000) !== 0;
   if (othersMayWrite && !sticky) return `other users may rename it away, as they can write to ${parent}`;

@@ -50,7 +50,7 @@ export function descendantsOf(pid: number): number[] {
     }
   }
   const found: number[] = [];
-  for (let queue = [pid]; queue.length > 0; ) {
+  for (let queue = [pid]; queue.length > 0;) {
     const next = children.get(queue.shift()!) ?? [];
     found.push(...next);
     queue.push(...next);

@@ -10,7 +10,19 @@ describe('quoting an argument list as a command line', () => {
   });
 
   it('gives the shell back exactly the words it was given', () => {
-    const words = ['a b', '', '$(touch x)', "it's", '"q"', '*', '~', 'back\\slash', 'line\nbreak', '-n', ';|&<>'];
+    const words = [
+      'a b',
+      '',
+      '$(touch x)',
+      "it's",
+      '"q"',
+      '*',
+      '~',
+      'back\\slash',
+      'line\nbreak',
+      '-n',
+      ';|&<>',
+    ];
     const line = `printf '%s\\0' ${quoteArgv(words)}`;
     const out = execFileSync('/bin/sh', ['-c', line], { encoding: 'utf8' });
     expect(out.split('\0').slice(0, -1)).toEqual(words);

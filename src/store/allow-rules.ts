@@ -16,7 +16,9 @@ export class AllowRuleStore {
   add(rule: Omit<AllowRuleRow, 'id' | 'created_at'>): AllowRuleRow {
     const created = new Date().toISOString();
     const result = this.db
-      .prepare('INSERT INTO allow_rules (project_root, tool, pattern, source, created_at) VALUES (?, ?, ?, ?, ?)')
+      .prepare(
+        'INSERT INTO allow_rules (project_root, tool, pattern, source, created_at) VALUES (?, ?, ?, ?, ?)',
+      )
       .run(rule.project_root, rule.tool, rule.pattern, rule.source, created);
     return { ...rule, id: Number(result.lastInsertRowid), created_at: created };
   }
@@ -27,8 +29,11 @@ export class AllowRuleStore {
 
   /** The rules that apply in a repository (its own and everyone's); every rule when unset. */
   list(projectRoot?: string): AllowRuleRow[] {
-    if (projectRoot === undefined) return this.db.prepare('SELECT * FROM allow_rules ORDER BY id').all() as AllowRuleRow[];
-    return this.db.prepare('SELECT * FROM allow_rules WHERE project_root IS NULL OR project_root = ? ORDER BY id').all(projectRoot) as AllowRuleRow[];
+    if (projectRoot === undefined)
+      return this.db.prepare('SELECT * FROM allow_rules ORDER BY id').all() as AllowRuleRow[];
+    return this.db
+      .prepare('SELECT * FROM allow_rules WHERE project_root IS NULL OR project_root = ? ORDER BY id')
+      .all(projectRoot) as AllowRuleRow[];
   }
 
   remove(id: number): boolean {

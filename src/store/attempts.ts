@@ -37,10 +37,17 @@ export interface AttemptMemberRow {
   summary_json: string | null;
 }
 
-export type NewGroup = Pick<AttemptGroupRow, 'id' | 'kind' | 'project_id' | 'prompt' | 'instructions' | 'task_id' | 'batch_size' | 'state'>;
-export type NewMember = Pick<AttemptMemberRow, 'group_id' | 'slot' | 'try' | 'session_id' | 'agent' | 'items_json'>;
+export type NewGroup = Pick<
+  AttemptGroupRow,
+  'id' | 'kind' | 'project_id' | 'prompt' | 'instructions' | 'task_id' | 'batch_size' | 'state'
+>;
+export type NewMember = Pick<
+  AttemptMemberRow,
+  'group_id' | 'slot' | 'try' | 'session_id' | 'agent' | 'items_json'
+>;
 
-const SELECT = 'SELECT g.*, p.name AS project_name, p.root AS project_root FROM attempt_groups g JOIN projects p ON p.id = g.project_id';
+const SELECT =
+  'SELECT g.*, p.name AS project_name, p.root AS project_root FROM attempt_groups g JOIN projects p ON p.id = g.project_id';
 
 export class AttemptStore {
   constructor(
@@ -64,7 +71,9 @@ export class AttemptStore {
 
   addMember(member: NewMember): void {
     this.db
-      .prepare('INSERT INTO attempt_members (group_id, slot, try, session_id, agent, items_json) VALUES (@group_id, @slot, @try, @session_id, @agent, @items_json)')
+      .prepare(
+        'INSERT INTO attempt_members (group_id, slot, try, session_id, agent, items_json) VALUES (@group_id, @slot, @try, @session_id, @agent, @items_json)',
+      )
       .run(member);
   }
 
@@ -74,12 +83,22 @@ export class AttemptStore {
 
   /** Groups whose id starts with `prefix` (an id is 8 characters; a prefix is enough when unique). */
   byPrefix(prefix: string): AttemptGroupWithProject[] {
-    return this.db.prepare(`${SELECT} WHERE g.id >= ? AND g.id < ? ORDER BY g.created_at`).all(prefix, `${prefix}\uffff`) as AttemptGroupWithProject[];
+    return this.db
+      .prepare(`${SELECT} WHERE g.id >= ? AND g.id < ? ORDER BY g.created_at`)
+      .all(prefix, `${prefix}\uffff`) as AttemptGroupWithProject[];
   }
 
-  list(filter: { kind?: AttemptKind | undefined; projectId?: string | undefined } = {}): AttemptGroupWithProject[] {
-    const rows = this.db.prepare(`${SELECT} ORDER BY g.created_at, g.rowid`).all() as AttemptGroupWithProject[];
-    return rows.filter((g) => (filter.kind === undefined || g.kind === filter.kind) && (filter.projectId === undefined || g.project_id === filter.projectId));
+  list(
+    filter: { kind?: AttemptKind | undefined; projectId?: string | undefined } = {},
+  ): AttemptGroupWithProject[] {
+    const rows = this.db
+      .prepare(`${SELECT} ORDER BY g.created_at, g.rowid`)
+      .all() as AttemptGroupWithProject[];
+    return rows.filter(
+      (g) =>
+        (filter.kind === undefined || g.kind === filter.kind) &&
+        (filter.projectId === undefined || g.project_id === filter.projectId),
+    );
   }
 
   /** Groups in one of `states` (what a restarted supervisor picks up again). */
@@ -88,19 +107,28 @@ export class AttemptStore {
   }
 
   members(groupId: string): AttemptMemberRow[] {
-    return this.db.prepare('SELECT * FROM attempt_members WHERE group_id = ? ORDER BY slot, try').all(groupId) as AttemptMemberRow[];
+    return this.db
+      .prepare('SELECT * FROM attempt_members WHERE group_id = ? ORDER BY slot, try')
+      .all(groupId) as AttemptMemberRow[];
   }
 
   /** The group rows that hold a session (a session belongs to at most one group). */
   memberOf(sessionId: string): AttemptMemberRow | undefined {
-    return this.db.prepare('SELECT * FROM attempt_members WHERE session_id = ?').get(sessionId) as AttemptMemberRow | undefined;
+    return this.db.prepare('SELECT * FROM attempt_members WHERE session_id = ?').get(sessionId) as
+      AttemptMemberRow | undefined;
   }
 
-  setState(id: string, state: string, fields: { picked_session_id?: string | null; merge_id?: string | null; message?: string | null } = {}): void {
+  setState(
+    id: string,
+    state: string,
+    fields: { picked_session_id?: string | null; merge_id?: string | null; message?: string | null } = {},
+  ): void {
     const current = this.get(id);
     if (current === undefined) return;
     this.db
-      .prepare('UPDATE attempt_groups SET state = ?, picked_session_id = ?, merge_id = ?, message = ?, updated_at = ? WHERE id = ?')
+      .prepare(
+        'UPDATE attempt_groups SET state = ?, picked_session_id = ?, merge_id = ?, message = ?, updated_at = ? WHERE id = ?',
+      )
       .run(
         state,
         fields.picked_session_id === undefined ? current.picked_session_id : fields.picked_session_id,
@@ -113,10 +141,14 @@ export class AttemptStore {
 
   /** Keeps what the comparison last found for a member, so an archived attempt still shows it. */
   saveSummary(sessionId: string, summary: unknown): void {
-    this.db.prepare('UPDATE attempt_members SET summary_json = ? WHERE session_id = ?').run(JSON.stringify(summary), sessionId);
+    this.db
+      .prepare('UPDATE attempt_members SET summary_json = ? WHERE session_id = ?')
+      .run(JSON.stringify(summary), sessionId);
   }
 
   markArchived(sessionId: string, snapshotRef: string | null): void {
-    this.db.prepare('UPDATE attempt_members SET archived_snapshot = ?, archived_at = ? WHERE session_id = ?').run(snapshotRef, this.clock().toISOString(), sessionId);
+    this.db
+      .prepare('UPDATE attempt_members SET archived_snapshot = ?, archived_at = ? WHERE session_id = ?')
+      .run(snapshotRef, this.clock().toISOString(), sessionId);
   }
 }

@@ -17,7 +17,22 @@ import { sql as m014 } from './migrations/014_task_outbox.js';
 
 export type Db = Database.Database;
 
-const MIGRATIONS: readonly string[] = [m001, m002, m003, m004, m005, m006, m007, m008, m009, m010, m011, m012, m013, m014];
+const MIGRATIONS: readonly string[] = [
+  m001,
+  m002,
+  m003,
+  m004,
+  m005,
+  m006,
+  m007,
+  m008,
+  m009,
+  m010,
+  m011,
+  m012,
+  m013,
+  m014,
+];
 
 export function openDb(path: string): Db {
   const db = new Database(path);

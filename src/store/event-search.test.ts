@@ -25,19 +25,63 @@ afterEach(() => {
 function session(id: string, name: string, minute: number, ...bodies: EventBody[]): void {
   const sessions = new SessionStore(db);
   const project = sessions.ensureProject('/repo');
-  sessions.insert({ id, project_id: project.id, name, agent: 'scripted', prompt: 'p', model: null, permission_mode: 'default', options_json: '{}', branch: `baton/${name}`, base_ref: 'main', base_commit: '0'.repeat(40), worktree: `/w/${name}` }, 'queued');
-  const store = new EventStore(db, (sessionId, projection) => sessions.applyProjection(sessionId, projection));
+  sessions.insert(
+    {
+      id,
+      project_id: project.id,
+      name,
+      agent: 'scripted',
+      prompt: 'p',
+      model: null,
+      permission_mode: 'default',
+      options_json: '{}',
+      branch: `baton/${name}`,
+      base_ref: 'main',
+      base_commit: '0'.repeat(40),
+      worktree: `/w/${name}`,
+    },
+    'queued',
+  );
+  const store = new EventStore(db, (sessionId, projection) =>
+    sessions.applyProjection(sessionId, projection),
+  );
   const row = sessions.get(id);
   if (row === undefined) throw new Error('no row');
-  store.ingest(row, bodies.map((body, i) => makeEvent(i + 1, body, new Date(Date.UTC(2026, 0, 1, 0, minute, i)))), 0);
+  store.ingest(
+    row,
+    bodies.map((body, i) => makeEvent(i + 1, body, new Date(Date.UTC(2026, 0, 1, 0, minute, i)))),
+    0,
+  );
 }
 
 describe('the event text search', () => {
   it('finds words in messages, reasoning and tool output, case-insensitively, newest first', () => {
-    session('s1', 'alpha', 0, { type: 'message.added', role: 'assistant', text: 'Renamed onChange to onUpdate' }, { type: 'thinking.added', text: 'onUpdate reads better' });
-    session('s2', 'beta', 1, { type: 'tool.finished', toolId: 't', tool: 'Bash', ok: true, output: 'grep: ONUPDATE found in 3 files' }, { type: 'state.changed', to: 'working' });
+    session(
+      's1',
+      'alpha',
+      0,
+      { type: 'message.added', role: 'assistant', text: 'Renamed onChange to onUpdate' },
+      { type: 'thinking.added', text: 'onUpdate reads better' },
+    );
+    session(
+      's2',
+      'beta',
+      1,
+      {
+        type: 'tool.finished',
+        toolId: 't',
+        tool: 'Bash',
+        ok: true,
+        output: 'grep: ONUPDATE found in 3 files',
+      },
+      { type: 'state.changed', to: 'working' },
+    );
     const hits = search.find('onupdate', 10);
-    expect(hits.map((h) => `${h.name}#${h.seq} ${h.type}`)).toEqual(['beta#1 tool.finished', 'alpha#2 thinking.added', 'alpha#1 message.added']);
+    expect(hits.map((h) => `${h.name}#${h.seq} ${h.type}`)).toEqual([
+      'beta#1 tool.finished',
+      'alpha#2 thinking.added',
+      'alpha#1 message.added',
+    ]);
     expect(search.find('onupdate', 10, 's2').map((h) => h.name)).toEqual(['beta']);
     expect(search.find('working', 10)).toEqual([]);
   });

@@ -14,7 +14,14 @@ export interface EventHit {
   body: string;
 }
 
-const SEARCHED = ['message.added', 'thinking.added', 'tool.started', 'tool.finished', 'question.asked', 'question.answered'];
+const SEARCHED = [
+  'message.added',
+  'thinking.added',
+  'tool.started',
+  'tool.finished',
+  'question.asked',
+  'question.answered',
+];
 
 export class EventTextSearch {
   private readonly everywhere;
@@ -32,7 +39,10 @@ export class EventTextSearch {
   find(text: string, limit: number, sessionId?: string): EventHit[] {
     // Matched against the stored JSON: quotes, backslashes and line breaks are escaped there as they are here.
     const needle = JSON.stringify(text.toLowerCase()).slice(1, -1);
-    const rows = sessionId === undefined ? this.everywhere.all(...SEARCHED, needle, limit) : this.inSession.all(...SEARCHED, needle, sessionId, limit);
+    const rows =
+      sessionId === undefined
+        ? this.everywhere.all(...SEARCHED, needle, limit)
+        : this.inSession.all(...SEARCHED, needle, sessionId, limit);
     return rows as EventHit[];
   }
 }

@@ -36,34 +36,45 @@ export class EventStore {
     this.resolveApproval = db.prepare(
       `UPDATE approvals SET status = ?, decision_reason = ?, resolved_at = ? WHERE session_id = ? AND request_id = ?`,
     );
-    this.ingestTx = db.transaction((row: SessionRow, events: BatonEvent[], offset: number, out: { stored: BatonEvent[]; renumbered: Renumbered[] }) => {
-      const projection = projectionOf(row);
-      let inserted = 0;
-      for (const read of events) {
-        // The byte offset, stored in this same transaction, is what makes ingestion exactly-once;
-        // the seq written in the file is not trusted: a line with a wrong one (a gap, a repeat)
-        // would otherwise hide every event after it. Events are numbered in the order written.
-        const seq = projection.lastSeq + 1;
-        const event = read.seq === seq ? read : { ...read, seq };
-        if (read.seq !== seq) out.renumbered.push({ written: read.seq, stored: seq });
-        const result = this.insertEvent.run(row.id, event.seq, event.ts, event.type, JSON.stringify(event));
-        if (result.changes === 0) continue;
-        inserted++;
-        out.stored.push(event);
-        this.project(row.id, projection, event);
-        this.onStored(row, event);
-      }
-      projection.offset = Math.max(projection.offset, offset);
-      this.onProjection(row.id, projection);
-      return inserted;
-    });
+    this.ingestTx = db.transaction(
+      (
+        row: SessionRow,
+        events: BatonEvent[],
+        offset: number,
+        out: { stored: BatonEvent[]; renumbered: Renumbered[] },
+      ) => {
+        const projection = projectionOf(row);
+        let inserted = 0;
+        for (const read of events) {
+          // The byte offset, stored in this same transaction, is what makes ingestion exactly-once;
+          // the seq written in the file is not trusted: a line with a wrong one (a gap, a repeat)
+          // would otherwise hide every event after it. Events are numbered in the order written.
+          const seq = projection.lastSeq + 1;
+          const event = read.seq === seq ? read : { ...read, seq };
+          if (read.seq !== seq) out.renumbered.push({ written: read.seq, stored: seq });
+          const result = this.insertEvent.run(row.id, event.seq, event.ts, event.type, JSON.stringify(event));
+          if (result.changes === 0) continue;
+          inserted++;
+          out.stored.push(event);
+          this.project(row.id, projection, event);
+          this.onStored(row, event);
+        }
+        projection.offset = Math.max(projection.offset, offset);
+        this.onProjection(row.id, projection);
+        return inserted;
+      },
+    );
   }
 
   /**
    * Ingests events read from a session's log up to byte `offset` (all of them new: read from the
    * stored offset). Returns the events as stored, and where the file's seq was not the next one.
    */
-  ingest(row: SessionRow, events: BatonEvent[], offset: number): { stored: BatonEvent[]; renumbered: Renumbered[] } {
+  ingest(
+    row: SessionRow,
+    events: BatonEvent[],
+    offset: number,
+  ): { stored: BatonEvent[]; renumbered: Renumbered[] } {
     const out = { stored: [] as BatonEvent[], renumbered: [] as Renumbered[] };
     this.ingestTx(row, events, offset, out);
     return out;
@@ -81,13 +92,17 @@ export class EventStore {
   latest(sessionId: string, types: string[], limit: number): BatonEvent[] {
     const placeholders = types.map(() => '?').join(', ');
     const rows = this.db
-      .prepare(`SELECT body_json FROM events WHERE session_id = ? AND type IN (${placeholders}) ORDER BY seq DESC LIMIT ?`)
+      .prepare(
+        `SELECT body_json FROM events WHERE session_id = ? AND type IN (${placeholders}) ORDER BY seq DESC LIMIT ?`,
+      )
       .all(sessionId, ...types, limit) as { body_json: string }[];
     return rows.map((r) => JSON.parse(r.body_json) as BatonEvent);
   }
 
   count(sessionId: string): number {
-    return (this.db.prepare('SELECT count(*) AS n FROM events WHERE session_id = ?').get(sessionId) as { n: number }).n;
+    return (
+      this.db.prepare('SELECT count(*) AS n FROM events WHERE session_id = ?').get(sessionId) as { n: number }
+    ).n;
   }
 
   private project(sessionId: string, p: SessionProjection, event: BatonEvent): void {
@@ -109,10 +124,24 @@ export class EventStore {
         p.agentSessionId = event.agentSessionId;
         break;
       case 'approval.requested':
-        this.insertApproval.run(sessionId, event.requestId, event.tool, event.input, event.reason ?? null, event.seq, event.ts);
+        this.insertApproval.run(
+          sessionId,
+          event.requestId,
+          event.tool,
+          event.input,
+          event.reason ?? null,
+          event.seq,
+          event.ts,
+        );
         break;
       case 'approval.resolved':
-        this.resolveApproval.run(event.decision === 'allow' ? 'allowed' : 'denied', event.reason ?? null, event.ts, sessionId, event.requestId);
+        this.resolveApproval.run(
+          event.decision === 'allow' ? 'allowed' : 'denied',
+          event.reason ?? null,
+          event.ts,
+          sessionId,
+          event.requestId,
+        );
         break;
       default:
         break;

@@ -21,7 +21,9 @@ export class PendingDispatchStore {
 
   add(pending: Omit<PendingDispatch, 'created_at'>): void {
     this.db
-      .prepare('INSERT INTO pending_dispatches (session_id, repo, worktree, branch, base_commit, name, created_at) VALUES (@session_id, @repo, @worktree, @branch, @base_commit, @name, @created_at)')
+      .prepare(
+        'INSERT INTO pending_dispatches (session_id, repo, worktree, branch, base_commit, name, created_at) VALUES (@session_id, @repo, @worktree, @branch, @base_commit, @name, @created_at)',
+      )
       .run({ ...pending, created_at: new Date().toISOString() });
   }
 

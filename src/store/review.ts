@@ -16,7 +16,9 @@ export class ReviewFileStore {
 
   /** The project's rows for these paths, by path. */
   get(projectId: string, paths: readonly string[]): Map<string, ReviewFileRow> {
-    const rows = this.db.prepare('SELECT * FROM review_files WHERE project_id = ?').all(projectId) as ReviewFileRow[];
+    const rows = this.db
+      .prepare('SELECT * FROM review_files WHERE project_id = ?')
+      .all(projectId) as ReviewFileRow[];
     const wanted = new Set(paths);
     return new Map(rows.filter((r) => wanted.has(r.path)).map((r) => [r.path, r]));
   }
@@ -31,6 +33,9 @@ export class ReviewFileStore {
   }
 
   clear(projectId: string, path: string): boolean {
-    return this.db.prepare('DELETE FROM review_files WHERE project_id = ? AND path = ?').run(projectId, path).changes > 0;
+    return (
+      this.db.prepare('DELETE FROM review_files WHERE project_id = ? AND path = ?').run(projectId, path)
+        .changes > 0
+    );
   }
 }

@@ -35,7 +35,8 @@ export interface RoutineRunRow {
   cost_usd: number | null;
 }
 
-const SELECT = 'SELECT r.*, p.name AS project_name, p.root AS project_root FROM routines r JOIN projects p ON p.id = r.project_id';
+const SELECT =
+  'SELECT r.*, p.name AS project_name, p.root AS project_root FROM routines r JOIN projects p ON p.id = r.project_id';
 
 export class RoutineStore {
   constructor(private readonly db: Db) {}
@@ -49,7 +50,8 @@ export class RoutineStore {
   }
 
   byName(projectId: string, name: string): RoutineWithProject | undefined {
-    return this.db.prepare(`${SELECT} WHERE r.project_id = ? AND r.name = ?`).get(projectId, name) as RoutineWithProject | undefined;
+    return this.db.prepare(`${SELECT} WHERE r.project_id = ? AND r.name = ?`).get(projectId, name) as
+      RoutineWithProject | undefined;
   }
 
   named(name: string): RoutineWithProject[] {
@@ -66,7 +68,9 @@ export class RoutineStore {
   }
 
   updateSpec(id: string, specJson: string, nextRunAt: string | null, now: Date): void {
-    this.db.prepare('UPDATE routines SET spec_json = ?, next_run_at = ?, updated_at = ? WHERE id = ?').run(specJson, nextRunAt, now.toISOString(), id);
+    this.db
+      .prepare('UPDATE routines SET spec_json = ?, next_run_at = ?, updated_at = ? WHERE id = ?')
+      .run(specJson, nextRunAt, now.toISOString(), id);
   }
 
   setNextRun(id: string, nextRunAt: string | null): void {
@@ -74,7 +78,9 @@ export class RoutineStore {
   }
 
   setPaused(id: string, paused: boolean, nextRunAt: string | null, now: Date): void {
-    this.db.prepare('UPDATE routines SET paused = ?, next_run_at = ?, updated_at = ? WHERE id = ?').run(paused ? 1 : 0, nextRunAt, now.toISOString(), id);
+    this.db
+      .prepare('UPDATE routines SET paused = ?, next_run_at = ?, updated_at = ? WHERE id = ?')
+      .run(paused ? 1 : 0, nextRunAt, now.toISOString(), id);
   }
 
   delete(id: string): void {
@@ -83,7 +89,9 @@ export class RoutineStore {
 
   // ── runs ───────────────────────────────────────────────────────────────────
 
-  addRun(run: Omit<RoutineRunRow, 'id' | 'finished_at' | 'cost_usd'> & { finished_at?: string | null }): number {
+  addRun(
+    run: Omit<RoutineRunRow, 'id' | 'finished_at' | 'cost_usd'> & { finished_at?: string | null },
+  ): number {
     const info = this.db
       .prepare(
         `INSERT INTO routine_runs (routine_id, trigger, due_at, started_at, finished_at, outcome, cause, session_id, session_name)
@@ -94,17 +102,29 @@ export class RoutineStore {
   }
 
   attachSession(runId: number, sessionId: string, sessionName: string): void {
-    this.db.prepare('UPDATE routine_runs SET session_id = ?, session_name = ? WHERE id = ?').run(sessionId, sessionName, runId);
+    this.db
+      .prepare('UPDATE routine_runs SET session_id = ?, session_name = ? WHERE id = ?')
+      .run(sessionId, sessionName, runId);
   }
 
-  finishRun(runId: number, outcome: Exclude<RunOutcome, 'running'>, cause: string | null, costUsd: number | null, now: Date): void {
+  finishRun(
+    runId: number,
+    outcome: Exclude<RunOutcome, 'running'>,
+    cause: string | null,
+    costUsd: number | null,
+    now: Date,
+  ): void {
     this.db
-      .prepare("UPDATE routine_runs SET outcome = ?, cause = ?, cost_usd = ?, finished_at = ? WHERE id = ? AND outcome = 'running'")
+      .prepare(
+        "UPDATE routine_runs SET outcome = ?, cause = ?, cost_usd = ?, finished_at = ? WHERE id = ? AND outcome = 'running'",
+      )
       .run(outcome, cause, costUsd, now.toISOString(), runId);
   }
 
   runs(routineId: string, limit = 50): RoutineRunRow[] {
-    return this.db.prepare('SELECT * FROM routine_runs WHERE routine_id = ? ORDER BY id DESC LIMIT ?').all(routineId, limit) as RoutineRunRow[];
+    return this.db
+      .prepare('SELECT * FROM routine_runs WHERE routine_id = ? ORDER BY id DESC LIMIT ?')
+      .all(routineId, limit) as RoutineRunRow[];
   }
 
   run(id: number): RoutineRunRow | undefined {
@@ -112,21 +132,31 @@ export class RoutineStore {
   }
 
   running(): RoutineRunRow[] {
-    return this.db.prepare("SELECT * FROM routine_runs WHERE outcome = 'running' ORDER BY id").all() as RoutineRunRow[];
+    return this.db
+      .prepare("SELECT * FROM routine_runs WHERE outcome = 'running' ORDER BY id")
+      .all() as RoutineRunRow[];
   }
 
   runOfSession(sessionId: string): RoutineRunRow | undefined {
-    return this.db.prepare('SELECT * FROM routine_runs WHERE session_id = ?').get(sessionId) as RoutineRunRow | undefined;
+    return this.db.prepare('SELECT * FROM routine_runs WHERE session_id = ?').get(sessionId) as
+      RoutineRunRow | undefined;
   }
 
   // ── what a template already reported ───────────────────────────────────────
 
   /** Marks `key` seen; true when it was new. */
   see(routineId: string, key: string, now: Date): boolean {
-    return this.db.prepare('INSERT OR IGNORE INTO routine_seen (routine_id, key, seen_at) VALUES (?, ?, ?)').run(routineId, key, now.toISOString()).changes > 0;
+    return (
+      this.db
+        .prepare('INSERT OR IGNORE INTO routine_seen (routine_id, key, seen_at) VALUES (?, ?, ?)')
+        .run(routineId, key, now.toISOString()).changes > 0
+    );
   }
 
   seen(routineId: string, key: string): boolean {
-    return this.db.prepare('SELECT 1 FROM routine_seen WHERE routine_id = ? AND key = ?').get(routineId, key) !== undefined;
+    return (
+      this.db.prepare('SELECT 1 FROM routine_seen WHERE routine_id = ? AND key = ?').get(routineId, key) !==
+      undefined
+    );
   }
 }

@@ -53,7 +53,18 @@ export interface SessionWithProject extends SessionRow {
 
 export type NewSession = Pick<
   SessionRow,
-  'id' | 'project_id' | 'name' | 'agent' | 'prompt' | 'model' | 'permission_mode' | 'options_json' | 'branch' | 'base_ref' | 'base_commit' | 'worktree'
+  | 'id'
+  | 'project_id'
+  | 'name'
+  | 'agent'
+  | 'prompt'
+  | 'model'
+  | 'permission_mode'
+  | 'options_json'
+  | 'branch'
+  | 'base_ref'
+  | 'base_commit'
+  | 'worktree'
 > & { task_id?: number | null };
 
 const SELECT = `SELECT s.*, p.name AS project_name, p.root AS project_root, t.title AS task_title, t.tracker AS task_tracker
@@ -68,13 +79,20 @@ export class SessionStore {
   }
 
   ensureProject(root: string): ProjectRow {
-    const existing = this.db.prepare('SELECT * FROM projects WHERE root = ?').get(root) as ProjectRow | undefined;
+    const existing = this.db.prepare('SELECT * FROM projects WHERE root = ?').get(root) as
+      ProjectRow | undefined;
     if (existing) return existing;
-    const base = (root.split('/').filter(Boolean).pop() ?? 'project').replace(/[^A-Za-z0-9._-]/g, '-').replace(/^[-.]+/, '') || 'project';
+    const base =
+      (root.split('/').filter(Boolean).pop() ?? 'project')
+        .replace(/[^A-Za-z0-9._-]/g, '-')
+        .replace(/^[-.]+/, '') || 'project';
     let name = base;
-    for (let n = 2; this.db.prepare('SELECT 1 FROM projects WHERE name = ?').get(name); n++) name = `${base}-${n}`;
+    for (let n = 2; this.db.prepare('SELECT 1 FROM projects WHERE name = ?').get(name); n++)
+      name = `${base}-${n}`;
     const row: ProjectRow = { id: newId(), name, root, created_at: new Date().toISOString() };
-    this.db.prepare('INSERT INTO projects (id, name, root, created_at) VALUES (@id, @name, @root, @created_at)').run(row);
+    this.db
+      .prepare('INSERT INTO projects (id, name, root, created_at) VALUES (@id, @name, @root, @created_at)')
+      .run(row);
     return row;
   }
 
@@ -103,18 +121,28 @@ export class SessionStore {
   /** Live (not removed) sessions, oldest first. */
   listLive(projectId?: string): SessionWithProject[] {
     if (projectId !== undefined) {
-      return this.db.prepare(`${SELECT} WHERE s.removed_at IS NULL AND s.project_id = ? ORDER BY s.rowid`).all(projectId) as SessionWithProject[];
+      return this.db
+        .prepare(`${SELECT} WHERE s.removed_at IS NULL AND s.project_id = ? ORDER BY s.rowid`)
+        .all(projectId) as SessionWithProject[];
     }
-    return this.db.prepare(`${SELECT} WHERE s.removed_at IS NULL ORDER BY s.rowid`).all() as SessionWithProject[];
+    return this.db
+      .prepare(`${SELECT} WHERE s.removed_at IS NULL ORDER BY s.rowid`)
+      .all() as SessionWithProject[];
   }
 
   nameTaken(projectId: string, name: string): boolean {
-    return this.db.prepare('SELECT 1 FROM sessions WHERE project_id = ? AND name = ? AND removed_at IS NULL').get(projectId, name) !== undefined;
+    return (
+      this.db
+        .prepare('SELECT 1 FROM sessions WHERE project_id = ? AND name = ? AND removed_at IS NULL')
+        .get(projectId, name) !== undefined
+    );
   }
 
   /** A project by its name or its root folder. */
   findProject(ref: string): ProjectRow | undefined {
-    return this.db.prepare('SELECT * FROM projects WHERE name = ? OR root = ? ORDER BY root = ? DESC LIMIT 1').get(ref, ref, ref) as ProjectRow | undefined;
+    return this.db
+      .prepare('SELECT * FROM projects WHERE name = ? OR root = ? ORDER BY root = ? DESC LIMIT 1')
+      .get(ref, ref, ref) as ProjectRow | undefined;
   }
 
   findProjectByRoot(root: string): ProjectRow | undefined {
@@ -126,36 +154,55 @@ export class SessionStore {
   }
 
   acceptDangerousMode(root: string): void {
-    this.db.prepare('INSERT OR REPLACE INTO dangerous_mode_acceptances (root, accepted_at) VALUES (?, ?)').run(root, new Date().toISOString());
+    this.db
+      .prepare('INSERT OR REPLACE INTO dangerous_mode_acceptances (root, accepted_at) VALUES (?, ?)')
+      .run(root, new Date().toISOString());
   }
 
   setHostPid(id: string, pid: number | null): void {
-    this.db.prepare('UPDATE sessions SET host_pid = ?, updated_at = ? WHERE id = ?').run(pid, new Date().toISOString(), id);
+    this.db
+      .prepare('UPDATE sessions SET host_pid = ?, updated_at = ? WHERE id = ?')
+      .run(pid, new Date().toISOString(), id);
   }
 
   /** A queued session moved onto a new base before it starts (a task's prerequisite landed). */
   setBaseCommit(id: string, commit: string): void {
-    this.db.prepare('UPDATE sessions SET base_commit = ?, updated_at = ? WHERE id = ?').run(commit, new Date().toISOString(), id);
+    this.db
+      .prepare('UPDATE sessions SET base_commit = ?, updated_at = ? WHERE id = ?')
+      .run(commit, new Date().toISOString(), id);
   }
 
   /** Every session started from a task (of one project, or all), removed ones included, oldest first. */
   withTasks(projectId?: string): SessionRow[] {
-    if (projectId !== undefined) return this.db.prepare('SELECT * FROM sessions WHERE task_id IS NOT NULL AND project_id = ? ORDER BY rowid').all(projectId) as SessionRow[];
-    return this.db.prepare('SELECT * FROM sessions WHERE task_id IS NOT NULL ORDER BY rowid').all() as SessionRow[];
+    if (projectId !== undefined)
+      return this.db
+        .prepare('SELECT * FROM sessions WHERE task_id IS NOT NULL AND project_id = ? ORDER BY rowid')
+        .all(projectId) as SessionRow[];
+    return this.db
+      .prepare('SELECT * FROM sessions WHERE task_id IS NOT NULL ORDER BY rowid')
+      .all() as SessionRow[];
   }
 
   /** Sessions started from a task, removed ones included, oldest first. */
   ofTask(taskId: number): SessionWithProject[] {
-    return this.db.prepare(`${SELECT} WHERE s.task_id = ? ORDER BY s.rowid`).all(taskId) as SessionWithProject[];
+    return this.db
+      .prepare(`${SELECT} WHERE s.task_id = ? ORDER BY s.rowid`)
+      .all(taskId) as SessionWithProject[];
   }
 
   setPinned(id: string, pinned: boolean): void {
-    this.db.prepare('UPDATE sessions SET pinned = ?, updated_at = ? WHERE id = ?').run(pinned ? 1 : 0, new Date().toISOString(), id);
+    this.db
+      .prepare('UPDATE sessions SET pinned = ?, updated_at = ? WHERE id = ?')
+      .run(pinned ? 1 : 0, new Date().toISOString(), id);
   }
 
   markRemoved(id: string, snapshotRef: string | null): void {
     const now = new Date().toISOString();
-    this.db.prepare('UPDATE sessions SET removed_at = ?, snapshot_ref = ?, host_pid = NULL, updated_at = ? WHERE id = ?').run(now, snapshotRef, now, id);
+    this.db
+      .prepare(
+        'UPDATE sessions SET removed_at = ?, snapshot_ref = ?, host_pid = NULL, updated_at = ? WHERE id = ?',
+      )
+      .run(now, snapshotRef, now, id);
   }
 
   /** Applies the projection of a batch of ingested events. */

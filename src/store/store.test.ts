@@ -42,7 +42,8 @@ function addSession(id: string, name: string, root = '/work/repo'): NewSession {
   return row;
 }
 
-const events = (...bodies: EventBody[]): BatonEvent[] => bodies.map((body, i) => makeEvent(i + 1, body, new Date(Date.UTC(2026, 0, 1, 0, 0, i))));
+const events = (...bodies: EventBody[]): BatonEvent[] =>
+  bodies.map((body, i) => makeEvent(i + 1, body, new Date(Date.UTC(2026, 0, 1, 0, 0, i))));
 
 describe('the sessions store', () => {
   it('gives each repository root one project, with a unique folder-friendly name', () => {
@@ -75,7 +76,11 @@ describe('the events store', () => {
   it('stores events in the order written and projects state, usage, activity and the agent id', () => {
     addSession('s1', 'a');
     const stored: number[] = [];
-    const store = new EventStore(db, (id, p) => sessions.applyProjection(id, p), (_row, e) => stored.push(e.seq));
+    const store = new EventStore(
+      db,
+      (id, p) => sessions.applyProjection(id, p),
+      (_row, e) => stored.push(e.seq),
+    );
     const log = events(
       { type: 'state.changed', to: 'queued' },
       { type: 'agent.identified', agentSessionId: 'conv-1' },
@@ -86,7 +91,15 @@ describe('the events store', () => {
     expect(store.ingest(sessions.get('s1')!, log, 500).stored).toHaveLength(5);
     expect(stored).toEqual([1, 2, 3, 4, 5]);
     const row = sessions.get('s1')!;
-    expect(row).toMatchObject({ state: 'working', last_seq: 5, ingested_offset: 500, input_tokens: 10, output_tokens: 5, cost_usd: 0.5, agent_session_id: 'conv-1' });
+    expect(row).toMatchObject({
+      state: 'working',
+      last_seq: 5,
+      ingested_offset: 500,
+      input_tokens: 10,
+      output_tokens: 5,
+      cost_usd: 0.5,
+      agent_session_id: 'conv-1',
+    });
     expect(row.activity).toMatch(/npm test/);
     expect(store.count('s1')).toBe(5);
   });
@@ -94,7 +107,11 @@ describe('the events store', () => {
   it('does not trust the seq written in the file: a wrong one neither hides nor drops the events after it', () => {
     addSession('s1', 'a');
     const store = new EventStore(db, (id, p) => sessions.applyProjection(id, p));
-    const [one, two, three] = events({ type: 'turn.started' }, { type: 'message.added', role: 'assistant', text: 'x' }, { type: 'turn.completed', outcome: 'success' });
+    const [one, two, three] = events(
+      { type: 'turn.started' },
+      { type: 'message.added', role: 'assistant', text: 'x' },
+      { type: 'turn.completed', outcome: 'success' },
+    );
     const result = store.ingest(sessions.get('s1')!, [one!, { ...two!, seq: 52 }, three!], 300);
     expect(result.renumbered).toEqual([{ written: 52, stored: 2 }]);
     expect(store.list('s1').map((e) => [e.seq, e.type])).toEqual([
@@ -110,7 +127,11 @@ describe('the events store', () => {
     const store = new EventStore(db, (id, p) => sessions.applyProjection(id, p));
     store.ingest(
       sessions.get('s1')!,
-      events({ type: 'message.added', role: 'assistant', text: 'one' }, { type: 'turn.started' }, { type: 'message.added', role: 'assistant', text: 'two' }),
+      events(
+        { type: 'message.added', role: 'assistant', text: 'one' },
+        { type: 'turn.started' },
+        { type: 'message.added', role: 'assistant', text: 'two' },
+      ),
       100,
     );
     expect(store.list('s1', 1).map((e) => e.seq)).toEqual([2, 3]);
@@ -129,7 +150,9 @@ describe('the events store', () => {
       ),
       10,
     );
-    expect(db.prepare('SELECT status, decision_reason FROM approvals WHERE request_id = ?').get('r1')).toEqual({ status: 'denied', decision_reason: 'no' });
+    expect(
+      db.prepare('SELECT status, decision_reason FROM approvals WHERE request_id = ?').get('r1'),
+    ).toEqual({ status: 'denied', decision_reason: 'no' });
   });
 });
 

@@ -23,7 +23,12 @@ afterEach(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const add = (title: string, after: number[] = []): number => tasks.insert({ project_id: project, title, description: '', scope_json: '[]', tracker: null, board_column: 'backlog' }, after, NOW);
+const add = (title: string, after: number[] = []): number =>
+  tasks.insert(
+    { project_id: project, title, description: '', scope_json: '[]', tracker: null, board_column: 'backlog' },
+    after,
+    NOW,
+  );
 
 describe('the task store', () => {
   it('removes a task that a landed task waited for, and that edge with it (as the shared store removes it)', () => {
@@ -37,15 +42,34 @@ describe('the task store', () => {
 
   it('keeps the automatic writes waiting for the shared store in order, across a reopen', () => {
     const a = add('a');
-    tasks.outbox.add({ kind: 'move', taskId: a, column: 'review', setBy: 'session', baseVersion: 3, at: NOW });
+    tasks.outbox.add({
+      kind: 'move',
+      taskId: a,
+      column: 'review',
+      setBy: 'session',
+      baseVersion: 3,
+      at: NOW,
+    });
     tasks.outbox.add({ kind: 'merged', taskId: a, commit: 'c0ffee', baseVersion: 4, at: NOW });
     db.close();
     db = openDb(join(dir, 'baton.db'));
     tasks = new TaskStore(db);
     const first = tasks.outbox.first()!;
-    expect(first).toMatchObject({ kind: 'move', taskId: a, column: 'review', setBy: 'session', baseVersion: 3, at: NOW });
+    expect(first).toMatchObject({
+      kind: 'move',
+      taskId: a,
+      column: 'review',
+      setBy: 'session',
+      baseVersion: 3,
+      at: NOW,
+    });
     tasks.outbox.remove(first.seq);
-    expect(tasks.outbox.first()).toMatchObject({ kind: 'merged', taskId: a, commit: 'c0ffee', baseVersion: 4 });
+    expect(tasks.outbox.first()).toMatchObject({
+      kind: 'merged',
+      taskId: a,
+      commit: 'c0ffee',
+      baseVersion: 4,
+    });
     expect(tasks.outbox.count()).toBe(1);
   });
 });

@@ -25,12 +25,31 @@ export interface TaskWithProject extends TaskRow {
   project_root: string;
 }
 
-export type NewTask = Pick<TaskRow, 'project_id' | 'title' | 'description' | 'scope_json' | 'tracker' | 'board_column'>;
-export type TaskFields = Partial<Pick<TaskRow, 'title' | 'description' | 'scope_json' | 'tracker' | 'review'>>;
+export type NewTask = Pick<
+  TaskRow,
+  'project_id' | 'title' | 'description' | 'scope_json' | 'tracker' | 'board_column'
+>;
+export type TaskFields = Partial<
+  Pick<TaskRow, 'title' | 'description' | 'scope_json' | 'tracker' | 'review'>
+>;
 
-const COLUMNS = ['project_id', 'title', 'description', 'scope_json', 'tracker', 'board_column', 'column_set_by', 'rank', 'review', 'merged_commit', 'created_at', 'updated_at'] as const;
+const COLUMNS = [
+  'project_id',
+  'title',
+  'description',
+  'scope_json',
+  'tracker',
+  'board_column',
+  'column_set_by',
+  'rank',
+  'review',
+  'merged_commit',
+  'created_at',
+  'updated_at',
+] as const;
 
-const SELECT = 'SELECT t.*, p.name AS project_name, p.root AS project_root FROM tasks t JOIN projects p ON p.id = t.project_id';
+const SELECT =
+  'SELECT t.*, p.name AS project_name, p.root AS project_root FROM tasks t JOIN projects p ON p.id = t.project_id';
 
 export class TaskStore {
   /** A shared repository's automatic writes waiting for the shared store. */
@@ -88,12 +107,15 @@ export class TaskStore {
   /** A project's tasks (or every task), by column and then place in it. */
   list(projectId?: string): TaskWithProject[] {
     const order = 'ORDER BY t.board_column, t.rank, t.id';
-    if (projectId !== undefined) return this.db.prepare(`${SELECT} WHERE t.project_id = ? ${order}`).all(projectId) as TaskWithProject[];
+    if (projectId !== undefined)
+      return this.db.prepare(`${SELECT} WHERE t.project_id = ? ${order}`).all(projectId) as TaskWithProject[];
     return this.db.prepare(`${SELECT} ${order}`).all() as TaskWithProject[];
   }
 
   count(projectId: string): number {
-    return (this.db.prepare('SELECT COUNT(*) AS n FROM tasks WHERE project_id = ?').get(projectId) as { n: number }).n;
+    return (
+      this.db.prepare('SELECT COUNT(*) AS n FROM tasks WHERE project_id = ?').get(projectId) as { n: number }
+    ).n;
   }
 
   update(id: number, fields: TaskFields, now: string): void {
@@ -108,17 +130,29 @@ export class TaskStore {
     this.db.transaction(() => {
       const task = this.get(id);
       if (task === undefined) return;
-      const ids = (this.db.prepare('SELECT id FROM tasks WHERE project_id = ? AND board_column = ? AND id != ? ORDER BY rank, id').all(task.project_id, column, id) as { id: number }[]).map((r) => r.id);
+      const ids = (
+        this.db
+          .prepare(
+            'SELECT id FROM tasks WHERE project_id = ? AND board_column = ? AND id != ? ORDER BY rank, id',
+          )
+          .all(task.project_id, column, id) as { id: number }[]
+      ).map((r) => r.id);
       ids.splice(Math.min(position ?? ids.length, ids.length), 0, id);
       const rank = this.db.prepare('UPDATE tasks SET rank = ? WHERE id = ?');
       ids.forEach((taskId, index) => rank.run(index, taskId));
-      this.db.prepare('UPDATE tasks SET board_column = ?, column_set_by = ?, updated_at = ? WHERE id = ?').run(column, setBy, now, id);
+      this.db
+        .prepare('UPDATE tasks SET board_column = ?, column_set_by = ?, updated_at = ? WHERE id = ?')
+        .run(column, setBy, now, id);
     })();
   }
 
   /** 0-based place of the task in its column. */
   position(task: TaskRow): number {
-    const row = this.db.prepare('SELECT COUNT(*) AS n FROM tasks WHERE project_id = ? AND board_column = ? AND (rank < ? OR (rank = ? AND id < ?))').get(task.project_id, task.board_column, task.rank, task.rank, task.id) as { n: number };
+    const row = this.db
+      .prepare(
+        'SELECT COUNT(*) AS n FROM tasks WHERE project_id = ? AND board_column = ? AND (rank < ? OR (rank = ? AND id < ?))',
+      )
+      .get(task.project_id, task.board_column, task.rank, task.rank, task.id) as { n: number };
     return row.n;
   }
 
@@ -127,29 +161,45 @@ export class TaskStore {
   }
 
   dependencies(id: number): number[] {
-    return (this.db.prepare('SELECT after_id FROM task_dependencies WHERE task_id = ? ORDER BY after_id').all(id) as { after_id: number }[]).map((r) => r.after_id);
+    return (
+      this.db
+        .prepare('SELECT after_id FROM task_dependencies WHERE task_id = ? ORDER BY after_id')
+        .all(id) as { after_id: number }[]
+    ).map((r) => r.after_id);
   }
 
   /** Every dependency edge, of one project or all: for the board, built in one read. */
   allEdges(projectId?: string): { task_id: number; after_id: number }[] {
     if (projectId !== undefined) return this.edges(projectId);
-    return this.db.prepare('SELECT task_id, after_id FROM task_dependencies ORDER BY task_id, after_id').all() as { task_id: number; after_id: number }[];
+    return this.db
+      .prepare('SELECT task_id, after_id FROM task_dependencies ORDER BY task_id, after_id')
+      .all() as { task_id: number; after_id: number }[];
   }
 
   /** Every dependency edge of a project, for the cycle check. */
   edges(projectId: string): { task_id: number; after_id: number }[] {
-    return this.db.prepare('SELECT d.task_id, d.after_id FROM task_dependencies d JOIN tasks t ON t.id = d.task_id WHERE t.project_id = ? ORDER BY d.task_id, d.after_id').all(projectId) as { task_id: number; after_id: number }[];
+    return this.db
+      .prepare(
+        'SELECT d.task_id, d.after_id FROM task_dependencies d JOIN tasks t ON t.id = d.task_id WHERE t.project_id = ? ORDER BY d.task_id, d.after_id',
+      )
+      .all(projectId) as { task_id: number; after_id: number }[];
   }
 
   /** Tasks that wait for `id`. */
   dependents(id: number): number[] {
-    return (this.db.prepare('SELECT task_id FROM task_dependencies WHERE after_id = ? ORDER BY task_id').all(id) as { task_id: number }[]).map((r) => r.task_id);
+    return (
+      this.db
+        .prepare('SELECT task_id FROM task_dependencies WHERE after_id = ? ORDER BY task_id')
+        .all(id) as { task_id: number }[]
+    ).map((r) => r.task_id);
   }
 
   setDependencies(id: number, after: readonly number[]): void {
     this.db.transaction(() => {
       this.db.prepare('DELETE FROM task_dependencies WHERE task_id = ?').run(id);
-      const insert = this.db.prepare('INSERT OR IGNORE INTO task_dependencies (task_id, after_id) VALUES (?, ?)');
+      const insert = this.db.prepare(
+        'INSERT OR IGNORE INTO task_dependencies (task_id, after_id) VALUES (?, ?)',
+      );
       for (const other of after) insert.run(id, other);
     })();
   }
@@ -168,7 +218,9 @@ export class TaskStore {
   }
 
   private nextRank(projectId: string, column: string): number {
-    const row = this.db.prepare('SELECT MAX(rank) AS max FROM tasks WHERE project_id = ? AND board_column = ?').get(projectId, column) as { max: number | null };
+    const row = this.db
+      .prepare('SELECT MAX(rank) AS max FROM tasks WHERE project_id = ? AND board_column = ?')
+      .get(projectId, column) as { max: number | null };
     return (row.max ?? -1) + 1;
   }
 }

@@ -12,7 +12,10 @@ export interface UsageEventRow {
   project_name: string;
 }
 
-export function listUsageEvents(db: Db, type: 'usage.reported' | 'limits.reported' = 'usage.reported'): UsageEventRow[] {
+export function listUsageEvents(
+  db: Db,
+  type: 'usage.reported' | 'limits.reported' = 'usage.reported',
+): UsageEventRow[] {
   return db
     .prepare(
       `SELECT e.session_id, e.seq, e.ts, e.body_json, s.name, s.agent, s.model, p.name AS project_name

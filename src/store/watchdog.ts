@@ -68,15 +68,23 @@ export class AlertStore {
   /** Newest first. */
   list(options: { open?: boolean; limit?: number } = {}): AlertRow[] {
     const where = options.open === true ? 'WHERE acknowledged_at IS NULL' : '';
-    return this.db.prepare(`SELECT * FROM alerts ${where} ORDER BY raised_at DESC, id DESC LIMIT ?`).all(options.limit ?? 200) as AlertRow[];
+    return this.db
+      .prepare(`SELECT * FROM alerts ${where} ORDER BY raised_at DESC, id DESC LIMIT ?`)
+      .all(options.limit ?? 200) as AlertRow[];
   }
 
   openFor(sessionId: string): AlertRow[] {
-    return this.db.prepare('SELECT * FROM alerts WHERE session_id = ? AND acknowledged_at IS NULL ORDER BY raised_at').all(sessionId) as AlertRow[];
+    return this.db
+      .prepare('SELECT * FROM alerts WHERE session_id = ? AND acknowledged_at IS NULL ORDER BY raised_at')
+      .all(sessionId) as AlertRow[];
   }
 
   acknowledge(id: string, at: string): boolean {
-    return this.db.prepare('UPDATE alerts SET acknowledged_at = ? WHERE id = ? AND acknowledged_at IS NULL').run(at, id).changes > 0;
+    return (
+      this.db
+        .prepare('UPDATE alerts SET acknowledged_at = ? WHERE id = ? AND acknowledged_at IS NULL')
+        .run(at, id).changes > 0
+    );
   }
 }
 
@@ -85,6 +93,9 @@ export class NotifiedStore {
 
   /** Claims `seq` for a notification: false when it was claimed before (this run or an earlier one). */
   claim(seq: number, at: string): boolean {
-    return this.db.prepare('INSERT OR IGNORE INTO notifications_sent (seq, sent_at) VALUES (?, ?)').run(seq, at).changes > 0;
+    return (
+      this.db.prepare('INSERT OR IGNORE INTO notifications_sent (seq, sent_at) VALUES (?, ?)').run(seq, at)
+        .changes > 0
+    );
   }
 }

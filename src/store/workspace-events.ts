@@ -18,7 +18,14 @@ export interface StoredRelayedEvent extends StoredWorkspaceEvent {
   logSeq: number;
 }
 
-type Row = { seq: number; ts: string; type: string; data_json: string; machine: string | null; log_seq: number | null };
+type Row = {
+  seq: number;
+  ts: string;
+  type: string;
+  data_json: string;
+  machine: string | null;
+  log_seq: number | null;
+};
 
 export class WorkspaceEventStore {
   private readonly insertEvent;
@@ -35,16 +42,26 @@ export class WorkspaceEventStore {
 
   constructor(private readonly db: Db) {
     this.insertEvent = db.prepare('INSERT INTO workspace_events (ts, type, data_json) VALUES (?, ?, ?)');
-    this.insertRelayed = db.prepare('INSERT OR IGNORE INTO workspace_events (ts, type, data_json, machine, log_seq) VALUES (?, ?, ?, ?, ?)');
-    this.selectAfter = db.prepare('SELECT seq, ts, type, data_json FROM workspace_events WHERE seq > ? AND machine IS NULL ORDER BY seq LIMIT ?');
-    this.selectAllAfter = db.prepare('SELECT seq, ts, type, data_json, machine, log_seq FROM workspace_events WHERE seq > ? ORDER BY seq LIMIT ?');
+    this.insertRelayed = db.prepare(
+      'INSERT OR IGNORE INTO workspace_events (ts, type, data_json, machine, log_seq) VALUES (?, ?, ?, ?, ?)',
+    );
+    this.selectAfter = db.prepare(
+      'SELECT seq, ts, type, data_json FROM workspace_events WHERE seq > ? AND machine IS NULL ORDER BY seq LIMIT ?',
+    );
+    this.selectAllAfter = db.prepare(
+      'SELECT seq, ts, type, data_json, machine, log_seq FROM workspace_events WHERE seq > ? ORDER BY seq LIMIT ?',
+    );
     this.selectLast = db.prepare('SELECT max(seq) AS seq FROM workspace_events');
-    this.selectLatestOfType = db.prepare('SELECT seq, ts, type, data_json FROM workspace_events WHERE type = ? AND machine IS NULL ORDER BY seq DESC LIMIT ?');
+    this.selectLatestOfType = db.prepare(
+      'SELECT seq, ts, type, data_json FROM workspace_events WHERE type = ? AND machine IS NULL ORDER BY seq DESC LIMIT ?',
+    );
     this.selectLastLogSeq = db.prepare('SELECT max(log_seq) AS seq FROM workspace_events');
     this.selectByLogSeq = db.prepare('SELECT 1 FROM workspace_events WHERE log_seq = ?');
     this.selectCursor = db.prepare('SELECT seq FROM relay_cursors WHERE name = ?');
     this.deleteRelayed = db.prepare('DELETE FROM workspace_events WHERE machine IS NOT NULL AND ts < ?');
-    this.upsertCursor = db.prepare('INSERT INTO relay_cursors (name, seq) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET seq = excluded.seq');
+    this.upsertCursor = db.prepare(
+      'INSERT INTO relay_cursors (name, seq) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET seq = excluded.seq',
+    );
   }
 
   /** The newest events of one type published here, newest first. */
@@ -54,7 +71,11 @@ export class WorkspaceEventStore {
 
   /** The data of another machine's newest event of `type` about session `sessionId`, if one reached this machine. */
   latestRelayedAbout(type: string, sessionId: string): unknown {
-    const row = this.db.prepare("SELECT data_json FROM workspace_events WHERE type = ? AND machine IS NOT NULL AND json_extract(data_json, '$.sessionId') = ? ORDER BY seq DESC LIMIT 1").get(type, sessionId) as { data_json: string } | undefined;
+    const row = this.db
+      .prepare(
+        "SELECT data_json FROM workspace_events WHERE type = ? AND machine IS NOT NULL AND json_extract(data_json, '$.sessionId') = ? ORDER BY seq DESC LIMIT 1",
+      )
+      .get(type, sessionId) as { data_json: string } | undefined;
     return row === undefined ? undefined : JSON.parse(row.data_json);
   }
 
@@ -67,7 +88,13 @@ export class WorkspaceEventStore {
   appendRelayed(event: Omit<StoredRelayedEvent, 'seq'>): StoredRelayedEvent | undefined {
     // Looked up first: an ignored INSERT would still use up a seq (AUTOINCREMENT), leaving a gap.
     if (this.selectByLogSeq.get(event.logSeq) !== undefined) return undefined;
-    const result = this.insertRelayed.run(event.ts, event.type, JSON.stringify(event.data), event.machine, event.logSeq);
+    const result = this.insertRelayed.run(
+      event.ts,
+      event.type,
+      JSON.stringify(event.data),
+      event.machine,
+      event.logSeq,
+    );
     if (result.changes === 0) return undefined;
     return { ...event, seq: Number(result.lastInsertRowid) };
   }
@@ -79,7 +106,11 @@ export class WorkspaceEventStore {
 
   /** Every event with seq > after, this machine's and relayed ones, oldest first. */
   listAll(after: number, limit: number): (StoredWorkspaceEvent | StoredRelayedEvent)[] {
-    return (this.selectAllAfter.all(after, limit) as Row[]).map((r) => (r.machine === null || r.log_seq === null ? local(r) : { ...local(r), machine: r.machine, logSeq: r.log_seq }));
+    return (this.selectAllAfter.all(after, limit) as Row[]).map((r) =>
+      r.machine === null || r.log_seq === null
+        ? local(r)
+        : { ...local(r), machine: r.machine, logSeq: r.log_seq },
+    );
   }
 
   /** Deletes other machines' events stored here before `before` (ISO); returns how many. */

@@ -2,7 +2,12 @@ import { describe, expect, it } from 'vitest';
 import { Coalescer } from './coalesce.js';
 
 /** A run that finishes only when the test says so. */
-function gatedRuns(): { runs: string[]; finish: () => void; coalescer: Coalescer; started: () => Promise<void> } {
+function gatedRuns(): {
+  runs: string[];
+  finish: () => void;
+  coalescer: Coalescer;
+  started: () => Promise<void>;
+} {
   const runs: string[] = [];
   const gates: (() => void)[] = [];
   let onStart: (() => void) | undefined;

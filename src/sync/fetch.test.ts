@@ -9,11 +9,24 @@ import { fetchPushedWork, pushedWork } from './fetch.js';
 let root: string;
 let author: string;
 let here: string;
-const env = { ...process.env, GIT_CONFIG_NOSYSTEM: '1', GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' };
-const git = (cwd: string, ...args: string[]): string => execFileSync('git', args, { cwd, env, encoding: 'utf8' }).trim();
+const env = {
+  ...process.env,
+  GIT_CONFIG_NOSYSTEM: '1',
+  GIT_AUTHOR_NAME: 't',
+  GIT_AUTHOR_EMAIL: 't@t',
+  GIT_COMMITTER_NAME: 't',
+  GIT_COMMITTER_EMAIL: 't@t',
+};
+const git = (cwd: string, ...args: string[]): string =>
+  execFileSync('git', args, { cwd, env, encoding: 'utf8' }).trim();
 
 /** Another machine's push of session `name`: its branch, and a snapshot of `uncommitted` on top when given. */
-function pushSession(id: string, name: string, committed: string, uncommitted?: string): { tip: string; snapshot?: string } {
+function pushSession(
+  id: string,
+  name: string,
+  committed: string,
+  uncommitted?: string,
+): { tip: string; snapshot?: string } {
   git(author, 'checkout', '--quiet', '-B', `baton/${name}`, 'main');
   writeFileSync(join(author, `${name}.txt`), committed);
   git(author, 'add', '.');
@@ -53,13 +66,23 @@ describe("another machine's pushed session work", () => {
     await fetchPushedWork(here);
 
     const one = await pushedWork(here, { id: 'id-one', name: 'one' });
-    expect(one).toEqual({ head: withWork.tip, snapshot: withWork.snapshot, tree: git(here, 'rev-parse', `${withWork.snapshot ?? ''}^{tree}`) });
+    expect(one).toEqual({
+      head: withWork.tip,
+      snapshot: withWork.snapshot,
+      tree: git(here, 'rev-parse', `${withWork.snapshot ?? ''}^{tree}`),
+    });
     expect(git(here, 'cat-file', '-p', `${one?.tree ?? ''}:one.txt`)).toBe('uncommitted');
     const two = await pushedWork(here, { id: 'id-two', name: 'two' });
-    expect(two).toEqual({ head: plain.tip, snapshot: null, tree: git(here, 'rev-parse', `${plain.tip}^{tree}`) });
+    expect(two).toEqual({
+      head: plain.tip,
+      snapshot: null,
+      tree: git(here, 'rev-parse', `${plain.tip}^{tree}`),
+    });
     expect(await pushedWork(here, { id: 'id-three', name: 'three' })).toBeUndefined();
     // Nothing of the user's own branches or remote-tracking refs is touched.
-    expect(git(here, 'for-each-ref', '--format=%(refname)', 'refs/heads', 'refs/remotes/origin/baton')).toBe('refs/heads/main');
+    expect(git(here, 'for-each-ref', '--format=%(refname)', 'refs/heads', 'refs/remotes/origin/baton')).toBe(
+      'refs/heads/main',
+    );
   });
 
   it('ignores a snapshot left beside an older tip, and forgets a branch the remote deleted', async () => {
@@ -83,10 +106,12 @@ describe("another machine's pushed session work", () => {
   });
 
   it('runs fetches of one repository one at a time, so callers at once (radar, review, merge) do not collide on its refs', async () => {
-    for (let n = 0; n < 12; n++) pushSession(`id-${n}`, `s${n}`, `work ${n}\n`, n % 2 === 0 ? `more ${n}\n` : undefined);
+    for (let n = 0; n < 12; n++)
+      pushSession(`id-${n}`, `s${n}`, `work ${n}\n`, n % 2 === 0 ? `more ${n}\n` : undefined);
     const results = await Promise.allSettled(Array.from({ length: 6 }, () => fetchPushedWork(here)));
     expect(results.filter((r) => r.status === 'rejected')).toEqual([]);
-    expect((await pushedWork(here, { id: 'id-11', name: 's11' }))?.head).toBe(git(author, 'rev-parse', 'baton/s11'));
+    expect((await pushedWork(here, { id: 'id-11', name: 's11' }))?.head).toBe(
+      git(author, 'rev-parse', 'baton/s11'),
+    );
   });
 });
-

@@ -27,7 +27,9 @@ const fetching = new Map<string, Promise<unknown>>();
 
 /** Every session branch and snapshot the remote holds, fetched into `refs/baton/remote/`; an error names the remote. */
 export function fetchPushedWork(root: string, options: { timeoutMs?: number } = {}): Promise<void> {
-  const run = (fetching.get(root) ?? Promise.resolve()).catch(() => undefined).then(() => fetchOnce(root, options));
+  const run = (fetching.get(root) ?? Promise.resolve())
+    .catch(() => undefined)
+    .then(() => fetchOnce(root, options));
   fetching.set(root, run);
   void run.catch(() => undefined).finally(() => fetching.get(root) === run && fetching.delete(root));
   return run;
@@ -38,11 +40,27 @@ async function fetchOnce(root: string, options: { timeoutMs?: number }): Promise
   // By URL, not by name: a named fetch would also move the user's remote-tracking refs.
   const url = await remoteUrl(root, remote, 'sync', LOCAL_MS);
   try {
-    await git(root, ['fetch', '--quiet', '--no-tags', '--prune', '--', url, `+refs/heads/baton/*:${FETCHED}/heads/*`, `+refs/baton/snapshots/*:${FETCHED}/snapshots/*`], {
-      timeoutMs: options.timeoutMs ?? NETWORK_MS,
-    });
+    await git(
+      root,
+      [
+        'fetch',
+        '--quiet',
+        '--no-tags',
+        '--prune',
+        '--',
+        url,
+        `+refs/heads/baton/*:${FETCHED}/heads/*`,
+        `+refs/baton/snapshots/*:${FETCHED}/snapshots/*`,
+      ],
+      {
+        timeoutMs: options.timeoutMs ?? NETWORK_MS,
+      },
+    );
   } catch (error) {
-    if (error instanceof GitError) throw new InvalidInputError(`Cannot fetch the sessions' pushed work from ${remote}: ${error.message}`, { remote });
+    if (error instanceof GitError)
+      throw new InvalidInputError(`Cannot fetch the sessions' pushed work from ${remote}: ${error.message}`, {
+        remote,
+      });
     throw error;
   }
 }
@@ -57,14 +75,28 @@ export interface PushedWork extends WorkSnapshot {
  * counts only while its parent is the branch tip (a push moves both at once; a stale one is not
  * laid over newer commits).
  */
-export async function pushedWork(root: string, session: { id: string; name: string }): Promise<PushedWork | undefined> {
-  const read = await git(root, ['rev-parse', '--verify', '--quiet', '--end-of-options', `${fetchedBranchRef(session.name)}^{commit}`], { okExitCodes: [1], timeoutMs: LOCAL_MS });
+export async function pushedWork(
+  root: string,
+  session: { id: string; name: string },
+): Promise<PushedWork | undefined> {
+  const read = await git(
+    root,
+    ['rev-parse', '--verify', '--quiet', '--end-of-options', `${fetchedBranchRef(session.name)}^{commit}`],
+    { okExitCodes: [1], timeoutMs: LOCAL_MS },
+  );
   if (read.exitCode !== 0) return undefined;
   const head = read.stdout.trim();
-  const snap = await git(root, ['log', '-1', '--format=%H%n%P%n%T', '--end-of-options', fetchedSnapshotRef(session.id), '--'], { okExitCodes: [128], timeoutMs: LOCAL_MS });
+  const snap = await git(
+    root,
+    ['log', '-1', '--format=%H%n%P%n%T', '--end-of-options', fetchedSnapshotRef(session.id), '--'],
+    { okExitCodes: [128], timeoutMs: LOCAL_MS },
+  );
   const [snapshot, parents, snapshotTree] = snap.stdout.trim().split('\n');
-  if (snap.exitCode === 0 && snapshot !== undefined && parents === head && snapshotTree !== undefined) return { head, tree: snapshotTree, snapshot };
-  const tree = (await git(root, ['rev-parse', '--verify', `${head}^{tree}`], { timeoutMs: LOCAL_MS })).stdout.trim();
+  if (snap.exitCode === 0 && snapshot !== undefined && parents === head && snapshotTree !== undefined)
+    return { head, tree: snapshotTree, snapshot };
+  const tree = (
+    await git(root, ['rev-parse', '--verify', `${head}^{tree}`], { timeoutMs: LOCAL_MS })
+  ).stdout.trim();
   return { head, tree, snapshot: null };
 }
 
@@ -72,17 +104,28 @@ export async function pushedWork(root: string, session: { id: string; name: stri
  * The remote's `branch` (the sync remote, by URL), fetched into `refs/baton/remote/bases/`: its
  * tip, or undefined when the remote cannot be reached or has no such branch.
  */
-export async function fetchRemoteBranch(root: string, branch: string, options: { timeoutMs?: number } = {}): Promise<string | undefined> {
+export async function fetchRemoteBranch(
+  root: string,
+  branch: string,
+  options: { timeoutMs?: number } = {},
+): Promise<string | undefined> {
   const ref = `${FETCHED}/bases/${branch}`;
-  const run = (fetching.get(root) ?? Promise.resolve()).catch(() => undefined).then(async () => {
-    const url = await remoteUrl(root, syncRemoteOf(root), 'sync', LOCAL_MS).catch(() => undefined);
-    if (url === undefined) return undefined;
-    const got = await git(root, ['fetch', '--quiet', '--no-tags', '--', url, `+refs/heads/${branch}:${ref}`], { okExitCodes: [1, 128], timeoutMs: options.timeoutMs ?? NETWORK_MS }).catch(() => undefined);
-    if (got === undefined || got.exitCode !== 0) return undefined;
-    return (await git(root, ['rev-parse', '--verify', `${ref}^{commit}`], { timeoutMs: LOCAL_MS })).stdout.trim();
-  });
+  const run = (fetching.get(root) ?? Promise.resolve())
+    .catch(() => undefined)
+    .then(async () => {
+      const url = await remoteUrl(root, syncRemoteOf(root), 'sync', LOCAL_MS).catch(() => undefined);
+      if (url === undefined) return undefined;
+      const got = await git(
+        root,
+        ['fetch', '--quiet', '--no-tags', '--', url, `+refs/heads/${branch}:${ref}`],
+        { okExitCodes: [1, 128], timeoutMs: options.timeoutMs ?? NETWORK_MS },
+      ).catch(() => undefined);
+      if (got === undefined || got.exitCode !== 0) return undefined;
+      return (
+        await git(root, ['rev-parse', '--verify', `${ref}^{commit}`], { timeoutMs: LOCAL_MS })
+      ).stdout.trim();
+    });
   fetching.set(root, run);
   void run.catch(() => undefined).finally(() => fetching.get(root) === run && fetching.delete(root));
   return run;
 }
-

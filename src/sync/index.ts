@@ -1,6 +1,21 @@
 /** Sync: each session's branch and uncommitted work pushed to the shared remote at turn ends, and brought back on another clone. */
 export { Coalescer } from './coalesce.js';
-export { pushSessionWork, remoteBranchRef, remoteSnapshotRef, SyncPushError, type PushInput, type PushOutcome, type SyncFailureKind } from './push.js';
-export { fetchedBranchRef, fetchedSnapshotRef, fetchPushedWork, pushedWork, syncRemoteOf, type PushedWork } from './fetch.js';
+export {
+  pushSessionWork,
+  remoteBranchRef,
+  remoteSnapshotRef,
+  SyncPushError,
+  type PushInput,
+  type PushOutcome,
+  type SyncFailureKind,
+} from './push.js';
+export {
+  fetchedBranchRef,
+  fetchedSnapshotRef,
+  fetchPushedWork,
+  pushedWork,
+  syncRemoteOf,
+  type PushedWork,
+} from './fetch.js';
 export { restoreSession } from './restore.js';
 export { SyncService, type SyncServiceOptions, type SyncSessions } from './service.js';

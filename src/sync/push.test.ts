@@ -9,10 +9,27 @@ let root: string;
 let repo: string;
 let worktree: string;
 let bare: string;
-const env = { ...process.env, GIT_CONFIG_NOSYSTEM: '1', GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' };
-const git = (cwd: string, ...args: string[]): string => execFileSync('git', args, { cwd, env, encoding: 'utf8' }).trim();
-const input = (extra: Partial<PushInput> = {}): PushInput => ({ repo, worktree, branch: 'baton/s', name: 's', sessionId: 'id1', remote: 'origin', ...extra });
-const remoteRef = (ref: string): string | undefined => git(bare, 'for-each-ref', '--format=%(objectname)', ref) || undefined;
+const env = {
+  ...process.env,
+  GIT_CONFIG_NOSYSTEM: '1',
+  GIT_AUTHOR_NAME: 't',
+  GIT_AUTHOR_EMAIL: 't@t',
+  GIT_COMMITTER_NAME: 't',
+  GIT_COMMITTER_EMAIL: 't@t',
+};
+const git = (cwd: string, ...args: string[]): string =>
+  execFileSync('git', args, { cwd, env, encoding: 'utf8' }).trim();
+const input = (extra: Partial<PushInput> = {}): PushInput => ({
+  repo,
+  worktree,
+  branch: 'baton/s',
+  name: 's',
+  sessionId: 'id1',
+  remote: 'origin',
+  ...extra,
+});
+const remoteRef = (ref: string): string | undefined =>
+  git(bare, 'for-each-ref', '--format=%(objectname)', ref) || undefined;
 
 beforeEach(() => {
   root = realpathSync(mkdtempSync(join(tmpdir(), 'baton-sync-push-')));
@@ -37,7 +54,11 @@ describe('a push of a session’s work', () => {
     git(worktree, 'add', '.');
     git(worktree, 'commit', '-qm', 'now committed');
     const second = await pushSessionWork(input({ lastPushed: first.commit }));
-    expect(second).toMatchObject({ snapshotRef: null, snapshotCommit: null, commit: git(worktree, 'rev-parse', 'HEAD') });
+    expect(second).toMatchObject({
+      snapshotRef: null,
+      snapshotCommit: null,
+      commit: git(worktree, 'rev-parse', 'HEAD'),
+    });
     expect(remoteRef('refs/baton/snapshots/id1')).toBeUndefined();
     expect(remoteRef('refs/heads/baton/s')).toBe(second.commit);
   });
@@ -46,12 +67,19 @@ describe('a push of a session’s work', () => {
     writeFileSync(join(worktree, 'u.txt'), 'u\n');
     const first = await pushSessionWork(input());
     // Were anything pushed, the remote would refuse it: the hook stands for a push that must not happen.
-    writeFileSync(join(bare, 'hooks', 'pre-receive'), '#!/bin/sh\necho no push expected >&2\nexit 1\n', { mode: 0o755 });
+    writeFileSync(join(bare, 'hooks', 'pre-receive'), '#!/bin/sh\necho no push expected >&2\nexit 1\n', {
+      mode: 0o755,
+    });
     const again = await pushSessionWork(input({ lastPushed: first.commit }));
     expect(again).toEqual(first);
     writeFileSync(join(worktree, 'u.txt'), 'changed\n');
-    const refused = await pushSessionWork(input({ lastPushed: first.commit })).catch((error: unknown) => error);
-    expect(refused).toMatchObject({ kind: 'rejected', message: expect.stringMatching(/no push expected|pre-receive hook declined/) as unknown });
+    const refused = await pushSessionWork(input({ lastPushed: first.commit })).catch(
+      (error: unknown) => error,
+    );
+    expect(refused).toMatchObject({
+      kind: 'rejected',
+      message: expect.stringMatching(/no push expected|pre-receive hook declined/) as unknown,
+    });
   });
 
   it('moves a branch the session rewrote from the commit it pushed last, and refuses to without knowing it', async () => {
@@ -74,12 +102,18 @@ describe('a push of a session’s work', () => {
     const pushed = await pushSessionWork(input());
     expect(pushed).toMatchObject({ commit: git(repo, 'rev-parse', 'baton/s'), snapshotCommit: null });
     const missing = await pushSessionWork(input({ remote: 'backup' })).catch((error: unknown) => error);
-    expect(missing).toMatchObject({ kind: 'no_remote', message: expect.stringMatching(/no remote "backup" \(it has: origin\)/) as unknown });
+    expect(missing).toMatchObject({
+      kind: 'no_remote',
+      message: expect.stringMatching(/no remote "backup" \(it has: origin\)/) as unknown,
+    });
   });
 
   it('says a remote that cannot be reached failed, in git’s words', async () => {
     git(repo, 'remote', 'set-url', 'origin', join(root, 'not-there.git'));
     const failed = await pushSessionWork(input()).catch((error: unknown) => error);
-    expect(failed).toMatchObject({ kind: 'error', message: expect.stringMatching(/git ls-remote failed: .*not-there\.git/) as unknown });
+    expect(failed).toMatchObject({
+      kind: 'error',
+      message: expect.stringMatching(/git ls-remote failed: .*not-there\.git/) as unknown,
+    });
   });
 });

@@ -83,39 +83,90 @@ export async function pushSessionWork(input: PushInput): Promise<PushOutcome> {
       specs.push(`:${snapshotRef}`);
       leases.push(`--force-with-lease=${snapshotRef}:${snapshotFrom}`);
     }
-    if (branchFrom === work.commit && snapshotFrom === (work.snapshot ?? undefined)) return outcome(ref, snapshotRef, work);
-    const pushed = await git(input.repo, ['push', '--porcelain', '--atomic', ...leases, '--', input.remote, ...specs], { okExitCodes: [1, 128], ...network });
+    if (branchFrom === work.commit && snapshotFrom === (work.snapshot ?? undefined))
+      return outcome(ref, snapshotRef, work);
+    const pushed = await git(
+      input.repo,
+      ['push', '--porcelain', '--atomic', ...leases, '--', input.remote, ...specs],
+      { okExitCodes: [1, 128], ...network },
+    );
     if (pushed.exitCode !== 0) throw refusal(pushed.stdout, pushed.stderr, ref);
     return outcome(ref, snapshotRef, work);
   });
 }
 
-function outcome(ref: string, snapshotRef: string, work: { commit: string; snapshot: string | null }): PushOutcome {
-  return { ref, commit: work.commit, snapshotRef: work.snapshot === null ? null : snapshotRef, snapshotCommit: work.snapshot };
+function outcome(
+  ref: string,
+  snapshotRef: string,
+  work: { commit: string; snapshot: string | null },
+): PushOutcome {
+  return {
+    ref,
+    commit: work.commit,
+    snapshotRef: work.snapshot === null ? null : snapshotRef,
+    snapshotCommit: work.snapshot,
+  };
 }
 
 /** The branch tip and, when the worktree holds uncommitted work, a snapshot commit on top of it. */
-async function localWork(input: PushInput, timeoutMs: number): Promise<{ commit: string; snapshot: string | null }> {
+async function localWork(
+  input: PushInput,
+  timeoutMs: number,
+): Promise<{ commit: string; snapshot: string | null }> {
   if (!existsSync(input.worktree)) {
-    const tip = await git(input.repo, ['rev-parse', '--verify', '--quiet', `refs/heads/${input.branch}^{commit}`], { okExitCodes: [1], timeoutMs });
-    if (tip.exitCode !== 0) throw new SyncPushError('error', `the branch ${input.branch} and its worktree are gone; there is nothing to push`);
+    const tip = await git(
+      input.repo,
+      ['rev-parse', '--verify', '--quiet', `refs/heads/${input.branch}^{commit}`],
+      { okExitCodes: [1], timeoutMs },
+    );
+    if (tip.exitCode !== 0)
+      throw new SyncPushError(
+        'error',
+        `the branch ${input.branch} and its worktree are gone; there is nothing to push`,
+      );
     return { commit: tip.stdout.trim(), snapshot: null };
   }
   const work = await snapshotWork(input.worktree, { timeoutMs });
-  const [headTree = '', headDate = ''] = (await gitOut(input.worktree, ['log', '-1', '--format=%T%n%cI', work.head, '--'], { timeoutMs })).split('\n');
+  const [headTree = '', headDate = ''] = (
+    await gitOut(input.worktree, ['log', '-1', '--format=%T%n%cI', work.head, '--'], { timeoutMs })
+  ).split('\n');
   if (headTree === work.tree) return { commit: work.head, snapshot: null };
   const message = `baton: uncommitted work of session ${input.name}\n\nBaton-Session: ${input.sessionId}\nBaton-Name: ${input.name}\nBaton-Branch: baton/${input.name}\n`;
   // Dated as its parent, so the same work on the same tip is the same commit: a turn that changed
   // nothing pushes nothing.
   const dates = { GIT_AUTHOR_DATE: headDate, GIT_COMMITTER_DATE: headDate };
-  const snapshot = await gitOut(input.worktree, ['-c', 'user.name=Baton', '-c', 'user.email=baton@localhost', 'commit-tree', work.tree, '-p', work.head, '-m', message], { timeoutMs, env: dates });
+  const snapshot = await gitOut(
+    input.worktree,
+    [
+      '-c',
+      'user.name=Baton',
+      '-c',
+      'user.email=baton@localhost',
+      'commit-tree',
+      work.tree,
+      '-p',
+      work.head,
+      '-m',
+      message,
+    ],
+    { timeoutMs, env: dates },
+  );
   // Removed while it was read, the tree may be half the work: the snapshot on the remote stays the last whole one.
-  if (!existsSync(input.worktree)) throw new SyncPushError('error', `the worktree ${input.worktree} was removed while its work was read; nothing was pushed`);
+  if (!existsSync(input.worktree))
+    throw new SyncPushError(
+      'error',
+      `the worktree ${input.worktree} was removed while its work was read; nothing was pushed`,
+    );
   return { commit: work.head, snapshot };
 }
 
 /** What the remote holds under these refs (absent ones are missing from the map). */
-async function remoteRefs(repo: string, remote: string, refs: string[], timeoutMs: number): Promise<Map<string, string>> {
+async function remoteRefs(
+  repo: string,
+  remote: string,
+  refs: string[],
+  timeoutMs: number,
+): Promise<Map<string, string>> {
   const listed = await gitOut(repo, ['ls-remote', '--', remote, ...refs], { timeoutMs });
   const found = new Map<string, string>();
   for (const line of listed.split('\n')) {
@@ -126,12 +177,23 @@ async function remoteRefs(repo: string, remote: string, refs: string[], timeoutM
 }
 
 /** The remote branch may move from `from` to `to` without losing anyone's work. */
-async function mayMove(input: PushInput, from: string | undefined, to: string, timeoutMs: number): Promise<boolean> {
+async function mayMove(
+  input: PushInput,
+  from: string | undefined,
+  to: string,
+  timeoutMs: number,
+): Promise<boolean> {
   if (from === undefined || from === to || from === input.lastPushed) return true;
   // A commit the branch already contains: moving on from it is a fast-forward.
-  const known = await git(input.repo, ['cat-file', '-e', `${from}^{commit}`], { okExitCodes: [1, 128], timeoutMs });
+  const known = await git(input.repo, ['cat-file', '-e', `${from}^{commit}`], {
+    okExitCodes: [1, 128],
+    timeoutMs,
+  });
   if (known.exitCode !== 0) return false;
-  const ancestor = await git(input.repo, ['merge-base', '--is-ancestor', from, to], { okExitCodes: [1, 128], timeoutMs });
+  const ancestor = await git(input.repo, ['merge-base', '--is-ancestor', from, to], {
+    okExitCodes: [1, 128],
+    timeoutMs,
+  });
   return ancestor.exitCode === 0;
 }
 
@@ -139,7 +201,10 @@ async function mayMove(input: PushInput, from: string | undefined, to: string, t
 function refusal(stdout: string, stderr: string, ref: string): SyncPushError {
   const rejected = stdout.split('\n').filter((line) => line.startsWith('!'));
   if (rejected.some((line) => line.includes('stale info'))) {
-    return new SyncPushError('moved', `the remote's ${ref.slice('refs/heads/'.length)} changed while Baton was pushing: someone else moved it, and the push was refused rather than overwrite it`);
+    return new SyncPushError(
+      'moved',
+      `the remote's ${ref.slice('refs/heads/'.length)} changed while Baton was pushing: someone else moved it, and the push was refused rather than overwrite it`,
+    );
   }
   const said = rejected.map((line) => line.split('\t').slice(2).join(' ')).filter(Boolean);
   const why = said.length > 0 ? said.join('; ') : (stderr || stdout).trim().split('\n').slice(-3).join(' ');
@@ -151,8 +216,10 @@ async function classify<T>(input: PushInput, push: () => Promise<T>): Promise<T>
     return await push();
   } catch (error) {
     if (error instanceof SyncPushError) throw error;
-    if (error instanceof InvalidInputError && error.data.reason === 'no_remote') throw new SyncPushError('no_remote', error.message);
-    if (error instanceof GitError && / timed out after /.test(error.message)) throw new SyncPushError('timed_out', `${error.message} (pushing to ${input.remote})`);
+    if (error instanceof InvalidInputError && error.data.reason === 'no_remote')
+      throw new SyncPushError('no_remote', error.message);
+    if (error instanceof GitError && / timed out after /.test(error.message))
+      throw new SyncPushError('timed_out', `${error.message} (pushing to ${input.remote})`);
     if (error instanceof GitError) throw new SyncPushError('error', error.message);
     if (error instanceof BatonError) throw new SyncPushError('error', error.message);
     throw error;

@@ -1,5 +1,13 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -8,15 +16,31 @@ import { restoreSession } from './restore.js';
 let root: string;
 let clone: string;
 let bare: string;
-const env = { ...process.env, GIT_CONFIG_NOSYSTEM: '1', GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' };
-const git = (cwd: string, ...args: string[]): string => execFileSync('git', args, { cwd, env, encoding: 'utf8' }).trim();
+const env = {
+  ...process.env,
+  GIT_CONFIG_NOSYSTEM: '1',
+  GIT_AUTHOR_NAME: 't',
+  GIT_AUTHOR_EMAIL: 't@t',
+  GIT_COMMITTER_NAME: 't',
+  GIT_COMMITTER_EMAIL: 't@t',
+};
+const git = (cwd: string, ...args: string[]): string =>
+  execFileSync('git', args, { cwd, env, encoding: 'utf8' }).trim();
 
 /** A snapshot commit made by hand, as anyone with push access could, carrying `name` as its Baton-Name trailer. */
 function pushSnapshot(id: string, name: string): void {
   const author = join(root, 'author');
   const tip = git(author, 'rev-parse', 'HEAD');
   const tree = git(author, 'rev-parse', 'HEAD^{tree}');
-  const snapshot = git(author, 'commit-tree', tree, '-p', tip, '-m', `baton: uncommitted work\n\nBaton-Session: ${id}\nBaton-Name: ${name}\n`);
+  const snapshot = git(
+    author,
+    'commit-tree',
+    tree,
+    '-p',
+    tip,
+    '-m',
+    `baton: uncommitted work\n\nBaton-Session: ${id}\nBaton-Name: ${name}\n`,
+  );
   git(author, 'push', '--quiet', 'origin', `${snapshot}:refs/baton/snapshots/${id}`);
 }
 
@@ -46,12 +70,24 @@ describe('restoring a session from the shared remote', () => {
     ['ok name', /whitespace/],
   ])('refuses a snapshot whose Baton-Name trailer is %j, creating no folder or branch', async (name, why) => {
     pushSnapshot('hostile1', name);
-    const before = { root: readdirSync(root).sort(), deep: readdirSync(join(root, 'deep')).sort(), er: readdirSync(join(root, 'deep', 'er')).sort() };
-    const refused = await restoreSession({ cwd: clone, session: 'hostile1' }).catch((error: unknown) => error);
+    const before = {
+      root: readdirSync(root).sort(),
+      deep: readdirSync(join(root, 'deep')).sort(),
+      er: readdirSync(join(root, 'deep', 'er')).sort(),
+    };
+    const refused = await restoreSession({ cwd: clone, session: 'hostile1' }).catch(
+      (error: unknown) => error,
+    );
     expect(refused).toMatchObject({ code: 'invalid_input', data: { trailer: 'Baton-Name', name } });
-    expect((refused as Error).message).toMatch(/refs\/baton\/snapshots\/hostile1 on origin has a Baton-Name trailer/);
+    expect((refused as Error).message).toMatch(
+      /refs\/baton\/snapshots\/hostile1 on origin has a Baton-Name trailer/,
+    );
     expect((refused as Error).message).toMatch(why);
-    expect({ root: readdirSync(root).sort(), deep: readdirSync(join(root, 'deep')).sort(), er: readdirSync(join(root, 'deep', 'er')).sort() }).toEqual(before);
+    expect({
+      root: readdirSync(root).sort(),
+      deep: readdirSync(join(root, 'deep')).sort(),
+      er: readdirSync(join(root, 'deep', 'er')).sort(),
+    }).toEqual(before);
     expect(existsSync(join(root, 'escaped'))).toBe(false);
     expect(git(clone, 'for-each-ref', '--format=%(refname)', 'refs/heads/baton/')).toBe('');
   });
@@ -59,7 +95,10 @@ describe('restoring a session from the shared remote', () => {
   it('restores a snapshot whose trailer is a good session name', async () => {
     pushSnapshot('good1', 'fine-name');
     const restored = await restoreSession({ cwd: clone, session: 'good1' });
-    expect(restored).toMatchObject({ branch: 'baton/fine-name', path: join(root, 'deep', 'er', 'clone-fine-name') });
+    expect(restored).toMatchObject({
+      branch: 'baton/fine-name',
+      path: join(root, 'deep', 'er', 'clone-fine-name'),
+    });
     expect(existsSync(join(restored.path, 'a.txt'))).toBe(true);
   });
 

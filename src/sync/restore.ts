@@ -18,13 +18,21 @@ import { remoteBranchRef, remoteSnapshotRef } from './push.js';
 const LOCAL = { timeoutMs: 30_000 };
 const NETWORK = { timeoutMs: 300_000 };
 
-export async function restoreSession(input: { cwd: string; session: string; path?: string | undefined; remote?: string | undefined }): Promise<RestoreView> {
+export async function restoreSession(input: {
+  cwd: string;
+  session: string;
+  path?: string | undefined;
+  remote?: string | undefined;
+}): Promise<RestoreView> {
   const repo = (await findRepository(input.cwd)).root;
   const remote = input.remote ?? loadRepoConfig(repo).sync?.remote ?? DEFAULT_SYNC_REMOTE;
   await remoteUrl(repo, remote, 'sync', LOCAL.timeoutMs);
   const ref = input.session;
   const valid = await git(repo, ['check-ref-format', remoteSnapshotRef(ref)], { okExitCodes: [1], ...LOCAL });
-  if (ref.startsWith('-') || valid.exitCode !== 0 || sessionNameProblem(ref) !== undefined) throw new InvalidInputError(`"${ref}" is not a session id or name (it cannot be part of a git ref).`, { session: ref });
+  if (ref.startsWith('-') || valid.exitCode !== 0 || sessionNameProblem(ref) !== undefined)
+    throw new InvalidInputError(`"${ref}" is not a session id or name (it cannot be part of a git ref).`, {
+      session: ref,
+    });
 
   const snapshotRef = remoteSnapshotRef(ref);
   const branchRef = remoteBranchRef(ref);
@@ -40,11 +48,18 @@ export async function restoreSession(input: { cwd: string; session: string; path
     await git(repo, ['fetch', '--quiet', '--no-tags', '--', remote, `+${snapshotRef}:${local}`], NETWORK);
     snapshot = await gitOut(repo, ['rev-parse', `${local}^{commit}`], LOCAL);
     name = await trailer(repo, snapshot, 'Baton-Name');
-    if (name === '') throw new InvalidInputError(`${snapshotRef} on ${remote} is not a Baton snapshot (its commit has no Baton-Name trailer).`, { session: ref });
+    if (name === '')
+      throw new InvalidInputError(
+        `${snapshotRef} on ${remote} is not a Baton snapshot (its commit has no Baton-Name trailer).`,
+        { session: ref },
+      );
     // Anyone who can push wrote this trailer; it becomes a branch and a folder only as a valid session name.
     const problem = sessionNameProblem(name) ?? (await refProblem(repo, `refs/heads/baton/${name}`));
     if (problem !== undefined) {
-      throw new InvalidInputError(`${snapshotRef} on ${remote} has a Baton-Name trailer "${name}" that is not a session name (${problem}); nothing was restored. Restore it by hand under a name you choose (the README's sync section shows how).`, { session: ref, trailer: 'Baton-Name', name });
+      throw new InvalidInputError(
+        `${snapshotRef} on ${remote} has a Baton-Name trailer "${name}" that is not a session name (${problem}); nothing was restored. Restore it by hand under a name you choose (the README's sync section shows how).`,
+        { session: ref, trailer: 'Baton-Name', name },
+      );
     }
     // The snapshot's parent is the branch tip it was taken on: the two were pushed together.
     commit = await gitOut(repo, ['rev-parse', `${snapshot}^1`], LOCAL);
@@ -59,12 +74,20 @@ export async function restoreSession(input: { cwd: string; session: string; path
 
   const branch = `baton/${name}`;
   const path = input.path ?? join(dirname(repo), `${basename(repo)}-${name}`);
-  if (!isAbsolute(path)) throw new InvalidInputError(`The path "${path}" must be absolute (the CLI makes it so).`, { path });
-  if (existsSync(path)) throw new SessionStateError(`${path} already exists; give another folder with --path.`, { path });
-  const existing = await git(repo, ['rev-parse', '--verify', '--quiet', `refs/heads/${branch}^{commit}`], { okExitCodes: [1], ...LOCAL });
+  if (!isAbsolute(path))
+    throw new InvalidInputError(`The path "${path}" must be absolute (the CLI makes it so).`, { path });
+  if (existsSync(path))
+    throw new SessionStateError(`${path} already exists; give another folder with --path.`, { path });
+  const existing = await git(repo, ['rev-parse', '--verify', '--quiet', `refs/heads/${branch}^{commit}`], {
+    okExitCodes: [1],
+    ...LOCAL,
+  });
   const tip = existing.stdout.trim();
   if (existing.exitCode === 0 && tip !== commit) {
-    throw new SessionStateError(`This clone already has a branch ${branch} at ${tip.slice(0, 10)}, not the pushed ${commit.slice(0, 10)}; rename or delete it (\`git branch -m ${branch} <new name>\`), then restore again.`, { branch });
+    throw new SessionStateError(
+      `This clone already has a branch ${branch} at ${tip.slice(0, 10)}, not the pushed ${commit.slice(0, 10)}; rename or delete it (\`git branch -m ${branch} <new name>\`), then restore again.`,
+      { branch },
+    );
   }
   await createWorktree({ repo, path, branch, baseCommit: commit, existingBranch: existing.exitCode === 0 });
   const uncommittedFiles = snapshot === null ? [] : await layOver(path, snapshot);
@@ -75,7 +98,11 @@ export async function restoreSession(input: { cwd: string; session: string; path
 async function layOver(worktree: string, snapshot: string): Promise<string[]> {
   await git(worktree, ['read-tree', '-m', '-u', 'HEAD', `${snapshot}^{tree}`], LOCAL);
   await git(worktree, ['reset', '--quiet'], LOCAL);
-  const changed = await gitOut(worktree, ['diff', '--name-only', '--no-renames', 'HEAD', snapshot, '--'], LOCAL);
+  const changed = await gitOut(
+    worktree,
+    ['diff', '--name-only', '--no-renames', 'HEAD', snapshot, '--'],
+    LOCAL,
+  );
   return changed.split('\n').filter(Boolean);
 }
 
@@ -85,5 +112,9 @@ async function refProblem(repo: string, ref: string): Promise<string | undefined
 }
 
 async function trailer(repo: string, commit: string, key: string): Promise<string> {
-  return gitOut(repo, ['log', '-1', `--format=%(trailers:key=${key},valueonly,separator=%x20)`, commit, '--'], LOCAL);
+  return gitOut(
+    repo,
+    ['log', '-1', `--format=%(trailers:key=${key},valueonly,separator=%x20)`, commit, '--'],
+    LOCAL,
+  );
 }

@@ -15,8 +15,24 @@ let db: Db;
 let now: number;
 let bus: WorkspaceBus;
 let timers: { fn: () => void; at: number }[];
-const session = { id: 'sid1', name: 'one', project_name: 'proj', branch: 'baton/one', worktree: '/nowhere', removed_at: null } as SessionWithProject;
-const sessions = { get: (id: string) => (id === session.id ? session : undefined), resolve: (ref: string) => (ref === session.name ? session : (() => { throw new SessionNotFoundError(ref); })()), list: () => [session] };
+const session = {
+  id: 'sid1',
+  name: 'one',
+  project_name: 'proj',
+  branch: 'baton/one',
+  worktree: '/nowhere',
+  removed_at: null,
+} as SessionWithProject;
+const sessions = {
+  get: (id: string) => (id === session.id ? session : undefined),
+  resolve: (ref: string) =>
+    ref === session.name
+      ? session
+      : (() => {
+          throw new SessionNotFoundError(ref);
+        })(),
+  list: () => [session],
+};
 
 function config(sync: unknown): void {
   mkdirSync(join(dir, '.baton'), { recursive: true });
@@ -24,7 +40,10 @@ function config(sync: unknown): void {
 }
 
 /** A push that answers as told, and records what it was asked. */
-function pusher(outcomes: (PushOutcome | SyncPushError)[]): { calls: PushInput[]; push: (input: PushInput) => Promise<PushOutcome> } {
+function pusher(outcomes: (PushOutcome | SyncPushError)[]): {
+  calls: PushInput[];
+  push: (input: PushInput) => Promise<PushOutcome>;
+} {
   const calls: PushInput[] = [];
   return {
     calls,
@@ -37,12 +56,38 @@ function pusher(outcomes: (PushOutcome | SyncPushError)[]): { calls: PushInput[]
   };
 }
 
-const ok = (commit: string): PushOutcome => ({ ref: 'refs/heads/baton/one', commit, snapshotRef: null, snapshotCommit: null });
+const ok = (commit: string): PushOutcome => ({
+  ref: 'refs/heads/baton/one',
+  commit,
+  snapshotRef: null,
+  snapshotCommit: null,
+});
 const turnEnds = (to: 'ready_for_review' | 'needs_input' = 'ready_for_review', reason?: unknown): void =>
-  void bus.publish(SessionStateChanged, { sessionId: session.id, name: session.name, project: 'proj', from: 'working', to, ...(reason === undefined ? {} : { reason }) } as never);
+  void bus.publish(SessionStateChanged, {
+    sessionId: session.id,
+    name: session.name,
+    project: 'proj',
+    from: 'working',
+    to,
+    ...(reason === undefined ? {} : { reason }),
+  } as never);
 
-function service(push: (input: PushInput) => Promise<PushOutcome>, lost?: (sessionId: string) => boolean): SyncService {
-  const s = new SyncService({ bus, sessions, push, ...(lost === undefined ? {} : { lost }), now: () => now, schedule: (fn, ms) => (timers.push({ fn, at: now + ms }), () => (timers = timers.filter((t) => t.fn !== fn))), backoffMs: 1_000 });
+function service(
+  push: (input: PushInput) => Promise<PushOutcome>,
+  lost?: (sessionId: string) => boolean,
+): SyncService {
+  const s = new SyncService({
+    bus,
+    sessions,
+    push,
+    ...(lost === undefined ? {} : { lost }),
+    now: () => now,
+    schedule: (fn, ms) => (
+      timers.push({ fn, at: now + ms }),
+      () => (timers = timers.filter((t) => t.fn !== fn))
+    ),
+    backoffMs: 1_000,
+  });
   s.start();
   return s;
 }
@@ -94,11 +139,18 @@ describe('pushes at turn ends', () => {
 
   it('after a failure, waits out a doubling backoff: turn ends within it fold into one push when it is over', async () => {
     config({ push: 'turn' });
-    const { calls, push } = pusher([new SyncPushError('error', 'network down'), new SyncPushError('error', 'still down'), ok('c3')]);
+    const { calls, push } = pusher([
+      new SyncPushError('error', 'network down'),
+      new SyncPushError('error', 'still down'),
+      ok('c3'),
+    ]);
     const s = service(push);
     turnEnds();
     await s.idle();
-    expect(syncEvents().at(-1)).toMatchObject({ type: 'sync.failed', data: { reason: 'network down', failures: 1 } });
+    expect(syncEvents().at(-1)).toMatchObject({
+      type: 'sync.failed',
+      data: { reason: 'network down', failures: 1 },
+    });
     now += 500;
     turnEnds();
     turnEnds();
@@ -137,7 +189,11 @@ describe('pushes at turn ends', () => {
 
   it('retries a failed push when its backoff is over, with no turn end after it (the last turn’s work is not left behind)', async () => {
     config({ push: 'turn' });
-    const { calls, push } = pusher([new SyncPushError('error', 'network down'), new SyncPushError('error', 'still down'), ok('c1')]);
+    const { calls, push } = pusher([
+      new SyncPushError('error', 'network down'),
+      new SyncPushError('error', 'still down'),
+      ok('c1'),
+    ]);
     const s = service(push);
     turnEnds('ready_for_review');
     await s.idle();
@@ -210,7 +266,10 @@ describe('a session removed around a push', () => {
 
   it('gets no sync.failed for a turn end heard after its worktree was removed, and its retry is cancelled', async () => {
     config({ push: 'turn' });
-    const { calls, push } = pusher([new SyncPushError('error', 'network down'), new SyncPushError('error', 'the branch baton/one and its worktree are gone; there is nothing to push')]);
+    const { calls, push } = pusher([
+      new SyncPushError('error', 'network down'),
+      new SyncPushError('error', 'the branch baton/one and its worktree are gone; there is nothing to push'),
+    ]);
     const s = service(push);
     turnEnds();
     await s.idle();
@@ -237,7 +296,9 @@ describe('a session removed around a push', () => {
     config({ push: 'turn' });
     const { calls, push } = pusher([ok('c1')]);
     const s = service(push);
-    await expect(s.whileRemoving(session.id, () => Promise.reject(new Error('disk full')))).rejects.toThrow('disk full');
+    await expect(s.whileRemoving(session.id, () => Promise.reject(new Error('disk full')))).rejects.toThrow(
+      'disk full',
+    );
     turnEnds();
     await s.idle();
     expect(calls).toHaveLength(1);

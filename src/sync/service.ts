@@ -135,7 +135,10 @@ export class SyncService {
   /** Pushes now, whatever the repository's setting and the backoff, and answers with the outcome. */
   async pushNow(ref: string, cwd: string | undefined, force: boolean): Promise<SyncStatusView> {
     const session = this.options.sessions.resolve(ref, cwd);
-    if (this.options.lost?.(session.id) === true) throw new SessionStateError(`Session ${session.name} is held by another machine now (it was respawned there): its branch is pushed from there, not from this copy.`);
+    if (this.options.lost?.(session.id) === true)
+      throw new SessionStateError(
+        `Session ${session.name} is held by another machine now (it was respawned there): its branch is pushed from there, not from this copy.`,
+      );
     if (force) this.forced.add(session.id);
     this.cancelRetry(session.id);
     await this.pushes.request(session.id);
@@ -158,14 +161,24 @@ export class SyncService {
   private armRetry(sessionId: string): void {
     const session = this.options.sessions.get(sessionId);
     const status = this.statuses.get(sessionId);
-    if (session === undefined || status === undefined || status.failures === 0 || this.retries.has(sessionId) || this.gone(session)) return;
+    if (
+      session === undefined ||
+      status === undefined ||
+      status.failures === 0 ||
+      this.retries.has(sessionId) ||
+      this.gone(session)
+    )
+      return;
     if (this.configOf(session)?.push !== 'turn') return;
     this.retries.set(
       sessionId,
-      this.schedule(() => {
-        this.retries.delete(sessionId);
-        void this.pushes.request(sessionId);
-      }, Math.max(0, this.backoffLeft(status))),
+      this.schedule(
+        () => {
+          this.retries.delete(sessionId);
+          void this.pushes.request(sessionId);
+        },
+        Math.max(0, this.backoffLeft(status)),
+      ),
     );
   }
 
@@ -191,7 +204,10 @@ export class SyncService {
     const session = this.options.sessions.get(sessionId);
     if (session === undefined) return log.info('not pushed: the session is gone', { sessionId });
     if (this.gone(session)) return log.info('not pushed: the session was removed', { session: session.name });
-    if (this.options.lost?.(sessionId) === true) return log.warn('not pushed: another machine holds the session now and pushes its branch', { session: session.name });
+    if (this.options.lost?.(sessionId) === true)
+      return log.warn('not pushed: another machine holds the session now and pushes its branch', {
+        session: session.name,
+      });
     const force = this.forced.delete(sessionId);
     const remote = this.configOf(session)?.remote ?? DEFAULT_SYNC_REMOTE;
     const who = { sessionId: session.id, name: session.name, project: session.project_name };
@@ -212,17 +228,27 @@ export class SyncService {
       });
       const ms = Math.round(performance.now() - started);
       this.options.bus.publish(SyncPushed, { ...who, remote, ...pushed, ms });
-      log.info('pushed', { session: session.name, remote, commit: pushed.commit, snapshot: pushed.snapshotCommit, ms });
+      log.info('pushed', {
+        session: session.name,
+        remote,
+        commit: pushed.commit,
+        snapshot: pushed.snapshotCommit,
+        ms,
+      });
     } catch (error) {
       // Removed under the push (a landed session is completed, then removed at once): its work is
       // on the base or in its local snapshot, and nothing is wrong with the remote.
       if (this.removed.has(sessionId) || (hadWorktree && !existsSync(session.worktree))) {
-        log.info('not pushed: the session was removed meanwhile', { session: session.name, error: errorMessage(error) });
+        log.info('not pushed: the session was removed meanwhile', {
+          session: session.name,
+          error: errorMessage(error),
+        });
         return;
       }
       const kind = error instanceof SyncPushError ? error.kind : 'error';
       const failures = (this.statuses.get(sessionId)?.failures ?? 0) + 1;
-      if (!(error instanceof SyncPushError)) log.error('a push failed unexpectedly', { session: session.name, error: errorMessage(error) });
+      if (!(error instanceof SyncPushError))
+        log.error('a push failed unexpectedly', { session: session.name, error: errorMessage(error) });
       this.options.bus.publish(SyncFailed, { ...who, remote, kind, reason: errorMessage(error), failures });
       log.warn('push failed', { session: session.name, remote, kind, reason: errorMessage(error), failures });
     }
@@ -232,7 +258,17 @@ export class SyncService {
   private record(event: WorkspaceEvent): void {
     if (event.type === 'sync.pushed') {
       const d = event.data;
-      this.statuses.set(d.sessionId, { remote: d.remote, commit: d.commit, snapshotRef: d.snapshotRef, snapshotCommit: d.snapshotCommit, pushedAt: event.ts, ms: d.ms, failure: null, failures: 0, failedAtMs: null });
+      this.statuses.set(d.sessionId, {
+        remote: d.remote,
+        commit: d.commit,
+        snapshotRef: d.snapshotRef,
+        snapshotCommit: d.snapshotCommit,
+        pushedAt: event.ts,
+        ms: d.ms,
+        failure: null,
+        failures: 0,
+        failedAtMs: null,
+      });
     } else if (event.type === 'sync.failed') {
       const d = event.data;
       const before = this.statuses.get(d.sessionId);
@@ -247,7 +283,10 @@ export class SyncService {
   }
 
   private replay(): void {
-    const stored = [...this.options.bus.latestOfType('sync.pushed', HISTORY), ...this.options.bus.latestOfType('sync.failed', HISTORY)];
+    const stored = [
+      ...this.options.bus.latestOfType('sync.pushed', HISTORY),
+      ...this.options.bus.latestOfType('sync.failed', HISTORY),
+    ];
     for (const event of stored.sort((a, b) => a.seq - b.seq)) this.record(event);
     // A push that failed before the restart, with no turn end to come (a completed session), is still owed.
     for (const sessionId of this.statuses.keys()) this.armRetry(sessionId);
@@ -270,7 +309,10 @@ export class SyncService {
       return loadRepoConfig(session.project_root).sync;
     } catch (error) {
       // The config's owner (the watchdog's config alert, the next dispatch) names the bad key.
-      log.warn('the repository config cannot be read; not pushing', { project: session.project_root, error: errorMessage(error) });
+      log.warn('the repository config cannot be read; not pushing', {
+        project: session.project_root,
+        error: errorMessage(error),
+      });
       return undefined;
     }
   }

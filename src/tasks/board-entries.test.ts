@@ -19,13 +19,24 @@ let tasks: TaskService;
 beforeEach(() => {
   dir = realpathSync(mkdtempSync(join(tmpdir(), 'baton-board-entries-')));
   repo = join(dir, 'repo');
-  const env = { ...process.env, GIT_CONFIG_NOSYSTEM: '1', GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' };
+  const env = {
+    ...process.env,
+    GIT_CONFIG_NOSYSTEM: '1',
+    GIT_AUTHOR_NAME: 't',
+    GIT_AUTHOR_EMAIL: 't@t',
+    GIT_COMMITTER_NAME: 't',
+    GIT_COMMITTER_EMAIL: 't@t',
+  };
   execFileSync('git', ['init', '-q', '-b', 'main', repo], { env });
   writeFileSync(join(repo, 'README.md'), '# r\n');
   execFileSync('git', ['add', '.'], { cwd: repo, env });
   execFileSync('git', ['commit', '-qm', 'init'], { cwd: repo, env });
   db = openDb(join(dir, 'baton.db'));
-  tasks = new TaskService({ tasks: new TaskStore(db), sessions: new SessionStore(db), bus: new WorkspaceBus(db) });
+  tasks = new TaskService({
+    tasks: new TaskStore(db),
+    sessions: new SessionStore(db),
+    bus: new WorkspaceBus(db),
+  });
 });
 afterEach(() => {
   db.close();
@@ -42,12 +53,18 @@ describe('the board’s decision and note counts', () => {
     tasks.entry(String(a.id), 'notes', 'a note');
     tasks.entry(String(b.id), 'notes', 'b note');
     const board = await tasks.board(TaskBoardQuery.parse({}), repo);
-    expect(board.entries).toEqual({ [String(a.id)]: { decisions: 2, notes: 1 }, [String(b.id)]: { decisions: 0, notes: 1 } });
+    expect(board.entries).toEqual({
+      [String(a.id)]: { decisions: 2, notes: 1 },
+      [String(b.id)]: { decisions: 0, notes: 1 },
+    });
 
     writeFileSync(join(repo, '.baton', 'decisions', 'broken.md'), 'no front matter here\n');
     const after = await tasks.board(TaskBoardQuery.parse({}), repo);
     expect(after.columns.flatMap((c) => c.tasks).map((t) => t.title)).toEqual(['a', 'b', 'c']);
     // The decisions folder cannot be read whole: its counts go, the notes' stay.
-    expect(after.entries).toEqual({ [String(a.id)]: { decisions: 0, notes: 1 }, [String(b.id)]: { decisions: 0, notes: 1 } });
+    expect(after.entries).toEqual({
+      [String(a.id)]: { decisions: 0, notes: 1 },
+      [String(b.id)]: { decisions: 0, notes: 1 },
+    });
   });
 });

@@ -13,18 +13,31 @@ export class Cards {
 
   card(task: TaskWithProject, template = trackerTemplate(task.project_root)): TaskCard {
     const after = this.store.dependencies(task.id);
-    return this.build(task, template, this.store.position(task), after, this.waitingFor(after), this.sessions.ofTask(task.id));
+    return this.build(
+      task,
+      template,
+      this.store.position(task),
+      after,
+      this.waitingFor(after),
+      this.sessions.ofTask(task.id),
+    );
   }
 
   /**
    * Cards of `tasks` as listed (by column, then place): the dependencies and sessions read once
    * for all, not once per card, so a board of a thousand cards is a few queries.
    */
-  cards(tasks: readonly TaskWithProject[], projectId: string | undefined, template: (root: string) => string | undefined): TaskCard[] {
+  cards(
+    tasks: readonly TaskWithProject[],
+    projectId: string | undefined,
+    template: (root: string) => string | undefined,
+  ): TaskCard[] {
     const after = new Map<number, number[]>();
-    for (const edge of this.store.allEdges(projectId)) after.set(edge.task_id, [...(after.get(edge.task_id) ?? []), edge.after_id]);
+    for (const edge of this.store.allEdges(projectId))
+      after.set(edge.task_id, [...(after.get(edge.task_id) ?? []), edge.after_id]);
     const sessions = new Map<number, SessionRow[]>();
-    for (const s of this.sessions.withTasks(projectId)) if (s.task_id !== null) sessions.set(s.task_id, [...(sessions.get(s.task_id) ?? []), s]);
+    for (const s of this.sessions.withTasks(projectId))
+      if (s.task_id !== null) sessions.set(s.task_id, [...(sessions.get(s.task_id) ?? []), s]);
     const landed = new Map(tasks.map((t) => [t.id, t.merged_commit !== null]));
     const place = new Map<string, number>();
     return tasks.map((task) => {
@@ -32,12 +45,28 @@ export class Cards {
       const key = `${task.project_id}\0${task.board_column}`;
       const position = place.get(key) ?? 0;
       place.set(key, position + 1);
-      const waiting = deps.filter((id) => (landed.has(id) ? landed.get(id) === false : this.waitingFor([id]).length > 0));
-      return this.build(task, template(task.project_root), position, deps, waiting, sessions.get(task.id) ?? []);
+      const waiting = deps.filter((id) =>
+        landed.has(id) ? landed.get(id) === false : this.waitingFor([id]).length > 0,
+      );
+      return this.build(
+        task,
+        template(task.project_root),
+        position,
+        deps,
+        waiting,
+        sessions.get(task.id) ?? [],
+      );
     });
   }
 
-  private build(task: TaskWithProject, template: string | undefined, position: number, after: number[], waitingFor: number[], sessions: readonly SessionRow[]): TaskCard {
+  private build(
+    task: TaskWithProject,
+    template: string | undefined,
+    position: number,
+    after: number[],
+    waitingFor: number[],
+    sessions: readonly SessionRow[],
+  ): TaskCard {
     return {
       id: task.id,
       project: task.project_name,
@@ -53,7 +82,13 @@ export class Cards {
       after,
       waitingFor,
       review: task.review as TaskCard['review'],
-      sessions: sessions.map((s) => ({ id: s.id, name: s.name, agent: s.agent, state: s.state, removed: s.removed_at !== null })),
+      sessions: sessions.map((s) => ({
+        id: s.id,
+        name: s.name,
+        agent: s.agent,
+        state: s.state,
+        removed: s.removed_at !== null,
+      })),
       mergedCommit: task.merged_commit,
       createdAt: task.created_at,
       updatedAt: task.updated_at,

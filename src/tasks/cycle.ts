@@ -1,9 +1,14 @@
 /** Dependency cycles: checked by the service on this machine's SQLite, and again by the shared store under its lock. */
 
 /** The cycle `id` waiting for `after` would close, given the other tasks' edges (`id`'s own are replaced), or undefined. */
-export function dependencyCycle(id: number, after: readonly number[], edges: readonly { task_id: number; after_id: number }[]): number[] | undefined {
+export function dependencyCycle(
+  id: number,
+  after: readonly number[],
+  edges: readonly { task_id: number; after_id: number }[],
+): number[] | undefined {
   const next = new Map<number, number[]>();
-  for (const edge of edges) if (edge.task_id !== id) next.set(edge.task_id, [...(next.get(edge.task_id) ?? []), edge.after_id]);
+  for (const edge of edges)
+    if (edge.task_id !== id) next.set(edge.task_id, [...(next.get(edge.task_id) ?? []), edge.after_id]);
   next.set(id, [...after]);
   const path: number[] = [];
   const seen = new Set<number>();

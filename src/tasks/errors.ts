@@ -3,19 +3,34 @@ import { BatonError } from '../shared/errors.js';
 
 export class TaskNotFoundError extends BatonError {
   constructor(readonly ref: string) {
-    super('not_found', `No task ${ref}. Run \`baton task ls\` to see the tasks.`, { ref, reason: 'task_not_found' });
+    super('not_found', `No task ${ref}. Run \`baton task ls\` to see the tasks.`, {
+      ref,
+      reason: 'task_not_found',
+    });
   }
 }
 
 export class DependencyCycleError extends BatonError {
   constructor(readonly cycle: number[]) {
-    super('invalid_input', `That would make a cycle of dependencies: ${cycle.map((n) => `task ${n}`).join(' → ')}. A task cannot wait for itself.`, { cycle, reason: 'dependency_cycle' });
+    super(
+      'invalid_input',
+      `That would make a cycle of dependencies: ${cycle.map((n) => `task ${n}`).join(' → ')}. A task cannot wait for itself.`,
+      { cycle, reason: 'dependency_cycle' },
+    );
   }
 }
 
 export class TaskStartedError extends BatonError {
-  constructor(readonly taskId: number, readonly session: string, state: string) {
-    super('conflict', `Task ${taskId} is already being worked on by ${session} (${state.replace(/_/g, ' ')}). Finish or remove that session first (\`baton rm ${session}\`).`, { taskId, session, reason: 'task_started' });
+  constructor(
+    readonly taskId: number,
+    readonly session: string,
+    state: string,
+  ) {
+    super(
+      'conflict',
+      `Task ${taskId} is already being worked on by ${session} (${state.replace(/_/g, ' ')}). Finish or remove that session first (\`baton rm ${session}\`).`,
+      { taskId, session, reason: 'task_started' },
+    );
   }
 }
 
@@ -42,14 +57,24 @@ export class ScopeOverlapError extends BatonError {
 
 /** A file of `.baton/decisions/` or `.baton/notes/` that a person broke by hand: named, never rewritten. */
 export class TaskFileError extends BatonError {
-  constructor(readonly file: string, problem: string) {
-    super('invalid_input', `${file}: ${problem}. Fix the file by hand (Baton never rewrites it); nothing else was changed.`, { file, reason: 'task_file' });
+  constructor(
+    readonly file: string,
+    problem: string,
+  ) {
+    super(
+      'invalid_input',
+      `${file}: ${problem}. Fix the file by hand (Baton never rewrites it); nothing else was changed.`,
+      { file, reason: 'task_file' },
+    );
   }
 }
 
 /** A task others still wait for (unlanded): it cannot be removed until their `--after` changes. */
 export class TaskAwaitedError extends BatonError {
-  constructor(readonly taskId: number, readonly waiting: readonly number[]) {
+  constructor(
+    readonly taskId: number,
+    readonly waiting: readonly number[],
+  ) {
     super(
       'conflict',
       `Task ${taskId} cannot go: ${waiting.map((id) => `task ${id}`).join(', ')} wait${waiting.length === 1 ? 's' : ''} for it. Change their --after first (\`baton task edit ${waiting[0] ?? ''} --after …\`).`,
@@ -61,6 +86,10 @@ export class TaskAwaitedError extends BatonError {
 /** A write of a shared repository's task before this machine joined the shared store (it could not be reached at start). */
 export class SharedTasksNotJoinedError extends BatonError {
   constructor() {
-    super('store_unreachable', 'The shared store of tasks has not answered this machine since it started, so its tasks cannot be written yet; it is tried again when the store is back. Check `baton workers`, then try again.', { reason: 'tasks_not_joined' });
+    super(
+      'store_unreachable',
+      'The shared store of tasks has not answered this machine since it started, so its tasks cannot be written yet; it is tried again when the store is back. Check `baton workers`, then try again.',
+      { reason: 'tasks_not_joined' },
+    );
   }
 }

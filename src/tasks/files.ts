@@ -46,14 +46,17 @@ export class EntryFiles {
       throw new TaskFileError(relative(kind, ''), `cannot be read (${errorMessage(error)})`);
     }
     const entries = names.map((name) => this.readOne(folder, kind, name));
-    return entries.filter((e) => task === undefined || e.task === task).sort((a, b) => a.date.localeCompare(b.date) || a.file.localeCompare(b.file));
+    return entries
+      .filter((e) => task === undefined || e.task === task)
+      .sort((a, b) => a.date.localeCompare(b.date) || a.file.localeCompare(b.file));
   }
 
   /** Writes a new entry file (never over an existing one) and returns it. */
   add(root: string, kind: EntryKind, task: number, text: string, now: Date): Entry {
     const body = text.trim();
     if (body === '') throw new TaskFileError(relative(kind, ''), 'an entry needs text');
-    if (body.length > MAX_TEXT) throw new TaskFileError(relative(kind, ''), `an entry holds at most ${MAX_TEXT} characters`);
+    if (body.length > MAX_TEXT)
+      throw new TaskFileError(relative(kind, ''), `an entry holds at most ${MAX_TEXT} characters`);
     // Every existing file is read first: a broken one stops the write, so nothing is added beside it unseen.
     const existing = this.read(root, kind);
     const folder = entriesFolder(root, kind);
@@ -78,7 +81,8 @@ export class EntryFiles {
       throw new TaskFileError(file, `cannot be read (${errorMessage(error)})`);
     }
     const cached = this.cache.get(path);
-    if (cached !== undefined && cached.mtimeMs === stat.mtimeMs && cached.size === stat.size) return cached.entry;
+    if (cached !== undefined && cached.mtimeMs === stat.mtimeMs && cached.size === stat.size)
+      return cached.entry;
     let content: string;
     try {
       content = readFileSync(path, 'utf8');
@@ -94,18 +98,34 @@ export class EntryFiles {
 /** One entry file's content; what is wrong with it is said with the file's name. */
 export function parseEntry(kind: EntryKind, file: string, content: string): Entry {
   const match = FRONT.exec(content);
-  if (match === null) throw new TaskFileError(file, 'does not start with a front matter block (a line "---", "task: <number>", "date: <ISO time>", then "---")');
+  if (match === null)
+    throw new TaskFileError(
+      file,
+      'does not start with a front matter block (a line "---", "task: <number>", "date: <ISO time>", then "---")',
+    );
   let front: unknown;
   try {
     front = parseYaml(match[1] ?? '');
   } catch (error) {
-    throw new TaskFileError(file, `its front matter is not YAML (${errorMessage(error).split('\n')[0] ?? ''})`);
+    throw new TaskFileError(
+      file,
+      `its front matter is not YAML (${errorMessage(error).split('\n')[0] ?? ''})`,
+    );
   }
-  if (typeof front !== 'object' || front === null || Array.isArray(front)) throw new TaskFileError(file, 'its front matter is not a list of "key: value" lines');
+  if (typeof front !== 'object' || front === null || Array.isArray(front))
+    throw new TaskFileError(file, 'its front matter is not a list of "key: value" lines');
   const { task, date } = front as Record<string, unknown>;
-  if (typeof task !== 'number' || !Number.isInteger(task) || task < 1) throw new TaskFileError(file, `its "task" must be a task number, not ${JSON.stringify(task) ?? 'missing'}`);
+  if (typeof task !== 'number' || !Number.isInteger(task) || task < 1)
+    throw new TaskFileError(
+      file,
+      `its "task" must be a task number, not ${JSON.stringify(task) ?? 'missing'}`,
+    );
   const when = date instanceof Date ? date.toISOString() : date;
-  if (typeof when !== 'string' || Number.isNaN(Date.parse(when))) throw new TaskFileError(file, `its "date" must be a time such as 2026-01-31T12:00:00Z, not ${JSON.stringify(date) ?? 'missing'}`);
+  if (typeof when !== 'string' || Number.isNaN(Date.parse(when)))
+    throw new TaskFileError(
+      file,
+      `its "date" must be a time such as 2026-01-31T12:00:00Z, not ${JSON.stringify(date) ?? 'missing'}`,
+    );
   const text = (match[2] ?? '').trim();
   if (text === '') throw new TaskFileError(file, 'has no text below its front matter');
   return { kind, file, task, date: new Date(when).toISOString(), text };
@@ -121,6 +141,12 @@ function numberOf(file: string, task: number): number {
 }
 
 function fileName(task: number, n: number, text: string): string {
-  const slug = text.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 40).replace(/-+$/, '') || 'entry';
+  const slug =
+    text
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, '-')
+      .replace(/^-+|-+$/g, '')
+      .slice(0, 40)
+      .replace(/-+$/, '') || 'entry';
   return `${task}-${n}-${slug}.md`;
 }

@@ -15,14 +15,41 @@ import type { TaskSessions } from './start.js';
 import { TaskWatch } from './watch.js';
 
 export { columnFromSessions } from './columns.js';
-export { DependencyCycleError, ScopeOverlapError, SharedTasksNotJoinedError, TaskAwaitedError, TaskFileError, TaskNotFoundError, TaskStartedError } from './errors.js';
+export {
+  DependencyCycleError,
+  ScopeOverlapError,
+  SharedTasksNotJoinedError,
+  TaskAwaitedError,
+  TaskFileError,
+  TaskNotFoundError,
+  TaskStartedError,
+} from './errors.js';
 export { TaskService } from './service.js';
 export { contextFor, dispatchRequest, startTaskSessions, type Attempt, type TaskSessions } from './start.js';
 export { DEPENDENCY_GATE, TaskWatch } from './watch.js';
-export { SharedTasks, type Applied, type LedgerNewTask, type LedgerTask, type TaskBody, type SharedTasksOptions, type TaskLedger } from './shared.js';
+export {
+  SharedTasks,
+  type Applied,
+  type LedgerNewTask,
+  type LedgerTask,
+  type TaskBody,
+  type SharedTasksOptions,
+  type TaskLedger,
+} from './shared.js';
 
 /** The domain wired on the supervisor's database and session manager; `watch.start()` before sessions are scheduled. */
-export function createTasks(db: Db, bus: WorkspaceBus, sessions: TaskSessions, clock?: () => Date, recheckMs?: number): { service: TaskService; watch: TaskWatch } {
-  const service = new TaskService({ tasks: new TaskStore(db), sessions: new SessionStore(db), bus, ...(clock === undefined ? {} : { clock }) });
+export function createTasks(
+  db: Db,
+  bus: WorkspaceBus,
+  sessions: TaskSessions,
+  clock?: () => Date,
+  recheckMs?: number,
+): { service: TaskService; watch: TaskWatch } {
+  const service = new TaskService({
+    tasks: new TaskStore(db),
+    sessions: new SessionStore(db),
+    bus,
+    ...(clock === undefined ? {} : { clock }),
+  });
   return { service, watch: new TaskWatch(service, sessions, bus, recheckMs) };
 }

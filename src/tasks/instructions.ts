@@ -7,11 +7,23 @@
 import type { Entry } from './files.js';
 
 export interface TaskContext {
-  task: { id: number; title: string; description: string; scope: readonly string[]; tracker: string | null; trackerUrl: string | null };
+  task: {
+    id: number;
+    title: string;
+    description: string;
+    scope: readonly string[];
+    tracker: string | null;
+    trackerUrl: string | null;
+  };
   decisions: readonly Entry[];
   notes: readonly Entry[];
   /** The other live sessions of the repository, and their tasks. */
-  others: readonly { name: string; agent: string; state: string; task: { id: number; title: string; scope: readonly string[] } | null }[];
+  others: readonly {
+    name: string;
+    agent: string;
+    state: string;
+    task: { id: number; title: string; scope: readonly string[] } | null;
+  }[];
 }
 
 export function taskInstructions(context: TaskContext): string {
@@ -21,7 +33,10 @@ export function taskInstructions(context: TaskContext): string {
   if (task.description.trim() !== '') lines.push('', task.description.trim());
   lines.push('', '## Scope');
   if (task.scope.length === 0) lines.push('No scope is set for this task: change only what the task needs.');
-  else lines.push(`Change only files matching ${task.scope.map((g) => `\`${g}\``).join(', ')}. Do not modify files outside ${task.scope.join(', ')}; if the task needs such a change, say so and ask instead.`);
+  else
+    lines.push(
+      `Change only files matching ${task.scope.map((g) => `\`${g}\``).join(', ')}. Do not modify files outside ${task.scope.join(', ')}; if the task needs such a change, say so and ask instead.`,
+    );
   lines.push('', '## Decisions already made (follow them)');
   lines.push(...list(context.decisions, 'None yet.'));
   lines.push('', '## Notes');
@@ -29,7 +44,10 @@ export function taskInstructions(context: TaskContext): string {
   lines.push('', '## Other sessions working on this repository now');
   if (context.others.length === 0) lines.push('None: you are the only one.');
   for (const other of context.others) {
-    const on = other.task === null ? 'no task' : `task ${other.task.id}. ${other.task.title}${other.task.scope.length === 0 ? '' : ` (scope ${other.task.scope.join(', ')})`}`;
+    const on =
+      other.task === null
+        ? 'no task'
+        : `task ${other.task.id}. ${other.task.title}${other.task.scope.length === 0 ? '' : ` (scope ${other.task.scope.join(', ')})`}`;
     lines.push(`- ${other.name} (${other.agent}, ${other.state.replace(/_/g, ' ')}): ${on}`);
   }
   lines.push(
@@ -37,7 +55,7 @@ export function taskInstructions(context: TaskContext): string {
     '## Rules for parallel work',
     '- Other agents are editing this repository at the same time on their own branches. A build or test error in a file you did not touch may be another agent mid-edit: do not fix it, mention it.',
     '- Keep changes minimal and inside your scope. No unrelated refactors, renames or formatting changes.',
-    "- Do not edit .baton/ files; the person running Baton records decisions and notes there.",
+    '- Do not edit .baton/ files; the person running Baton records decisions and notes there.',
   );
   return lines.join('\n');
 }

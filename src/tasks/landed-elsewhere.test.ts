@@ -8,8 +8,16 @@ import { baseWithLanded } from './landed-elsewhere.js';
 let dir: string;
 let here: string;
 let other: string;
-const env = { ...process.env, GIT_CONFIG_NOSYSTEM: '1', GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' };
-const git = (cwd: string, ...args: string[]): string => execFileSync('git', args, { cwd, env, encoding: 'utf8' }).trim();
+const env = {
+  ...process.env,
+  GIT_CONFIG_NOSYSTEM: '1',
+  GIT_AUTHOR_NAME: 't',
+  GIT_AUTHOR_EMAIL: 't@t',
+  GIT_COMMITTER_NAME: 't',
+  GIT_COMMITTER_EMAIL: 't@t',
+};
+const git = (cwd: string, ...args: string[]): string =>
+  execFileSync('git', args, { cwd, env, encoding: 'utf8' }).trim();
 const commit = (cwd: string, file: string): string => {
   writeFileSync(join(cwd, file), `${file}\n`);
   git(cwd, 'add', '.');
@@ -35,16 +43,24 @@ describe("a prerequisite's landing, as a waiting session's base", () => {
   it('is this base when it has it, the remote base when only that has it, and a wait naming it when neither does', async () => {
     const local = git(here, 'rev-parse', 'main');
     const mine = commit(here, 'mine.txt');
-    expect(await baseWithLanded(here, 'main', mine, [{ taskId: 1, title: 'mine', commit: mine }])).toEqual({ tip: mine });
+    expect(await baseWithLanded(here, 'main', mine, [{ taskId: 1, title: 'mine', commit: mine }])).toEqual({
+      tip: mine,
+    });
 
     // Landed on the other machine, not pushed yet: wait, naming it.
     const theirs = commit(other, 'theirs.txt');
-    const waiting = await baseWithLanded(here, 'main', mine, [{ taskId: 2, title: 'theirs', commit: theirs }]);
-    expect(waiting).toEqual({ waiting: `after task 2 (theirs) at ${theirs.slice(0, 12)}, landed on another machine: not on main here or on the remote yet (push it there)` });
+    const waiting = await baseWithLanded(here, 'main', mine, [
+      { taskId: 2, title: 'theirs', commit: theirs },
+    ]);
+    expect(waiting).toEqual({
+      waiting: `after task 2 (theirs) at ${theirs.slice(0, 12)}, landed on another machine: not on main here or on the remote yet (push it there)`,
+    });
 
     // Pushed: the remote's main is the base, and this machine's main is left as it is.
     git(other, 'push', '--quiet', 'origin', 'main');
-    expect(await baseWithLanded(here, 'main', local, [{ taskId: 2, title: 'theirs', commit: theirs }])).toEqual({ tip: theirs });
+    expect(
+      await baseWithLanded(here, 'main', local, [{ taskId: 2, title: 'theirs', commit: theirs }]),
+    ).toEqual({ tip: theirs });
     expect(git(here, 'rev-parse', 'main')).toBe(mine);
   });
 
@@ -52,6 +68,8 @@ describe("a prerequisite's landing, as a waiting session's base", () => {
     const before = git(here, 'rev-parse', 'main');
     const landed = commit(here, 'landed.txt');
     git(here, 'reset', '--quiet', '--hard', before);
-    expect(await baseWithLanded(here, 'main', before, [{ taskId: 3, title: 'landed', commit: landed }])).toEqual({ tip: before });
+    expect(
+      await baseWithLanded(here, 'main', before, [{ taskId: 3, title: 'landed', commit: landed }]),
+    ).toEqual({ tip: before });
   });
 });

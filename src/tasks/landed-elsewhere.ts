@@ -17,7 +17,12 @@ export interface Landed {
 const LOCAL_MS = 30_000;
 
 /** The tip to start on, or why the session waits. */
-export async function baseWithLanded(root: string, baseRef: string, localTip: string, landed: readonly Landed[]): Promise<{ tip: string } | { waiting: string }> {
+export async function baseWithLanded(
+  root: string,
+  baseRef: string,
+  localTip: string,
+  landed: readonly Landed[],
+): Promise<{ tip: string } | { waiting: string }> {
   const missing: Landed[] = [];
   for (const l of landed) if (!(await contains(root, localTip, l.commit))) missing.push(l);
   if (missing.length === 0) return { tip: localTip };
@@ -32,13 +37,29 @@ export async function baseWithLanded(root: string, baseRef: string, localTip: st
   for (const l of missing) if (!(await known(root, l.commit))) elsewhere.push(l);
   if (elsewhere.length === 0) return { tip: localTip };
   const which = elsewhere.map((l) => `task ${l.taskId} (${l.title}) at ${l.commit.slice(0, 12)}`).join(', ');
-  return { waiting: `after ${which}, landed on another machine: not on ${baseRef} here or on the remote yet (push it there)` };
+  return {
+    waiting: `after ${which}, landed on another machine: not on ${baseRef} here or on the remote yet (push it there)`,
+  };
 }
 
 async function contains(root: string, tip: string, commit: string): Promise<boolean> {
-  return (await git(root, ['merge-base', '--is-ancestor', commit, tip], { okExitCodes: [1, 128], timeoutMs: LOCAL_MS })).exitCode === 0;
+  return (
+    (
+      await git(root, ['merge-base', '--is-ancestor', commit, tip], {
+        okExitCodes: [1, 128],
+        timeoutMs: LOCAL_MS,
+      })
+    ).exitCode === 0
+  );
 }
 
 async function known(root: string, commit: string): Promise<boolean> {
-  return (await git(root, ['cat-file', '-e', `${commit}^{commit}`], { okExitCodes: [1, 128], timeoutMs: LOCAL_MS })).exitCode === 0;
+  return (
+    (
+      await git(root, ['cat-file', '-e', `${commit}^{commit}`], {
+        okExitCodes: [1, 128],
+        timeoutMs: LOCAL_MS,
+      })
+    ).exitCode === 0
+  );
 }

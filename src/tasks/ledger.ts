@@ -29,12 +29,24 @@ export interface TaskLedger {
   /** A task number no machine has used: for a task kept on this machine only. */
   nextId(): Promise<number>;
   add(task: LedgerNewTask, after: readonly number[], now: string): Promise<LedgerTask[]>;
-  edit(id: number, fields: TaskFields, after: readonly number[] | undefined, now: string): Promise<LedgerTask[]>;
+  edit(
+    id: number,
+    fields: TaskFields,
+    after: readonly number[] | undefined,
+    now: string,
+  ): Promise<LedgerTask[]>;
   /**
    * With `unlessChangedAfter` (a queued automatic move): nothing is written when the task's row
    * changed after that version, and the row is answered as it is.
    */
-  move(id: number, column: string, setBy: string, position: number | undefined, now: string, unlessChangedAfter?: number): Promise<LedgerTask[]>;
+  move(
+    id: number,
+    column: string,
+    setBy: string,
+    position: number | undefined,
+    now: string,
+    unlessChangedAfter?: number,
+  ): Promise<LedgerTask[]>;
   setMerged(id: number, commit: string, now: string): Promise<LedgerTask[]>;
   /** Refuses (`TaskAwaitedError`) while a live, unlanded task waits for it; its edges go with it. */
   remove(id: number, now: string): Promise<LedgerTask[]>;
@@ -48,7 +60,11 @@ export interface TaskLedger {
    * task already — one of `tasks` whose repository or creation time differs, or any of
    * `ownIds` (this machine's tasks kept here) the ledger holds — which stay on this machine only.
    */
-  join(tasks: readonly LedgerTask[], ownIds: readonly number[], maxLocalId: number): Promise<{ uploaded: number[]; taken: number[] }>;
+  join(
+    tasks: readonly LedgerTask[],
+    ownIds: readonly number[],
+    maxLocalId: number,
+  ): Promise<{ uploaded: number[]; taken: number[] }>;
   /** Called when another write may be waiting to be read (a notification, a reconnect). */
   onChange(listener: () => void): () => void;
 }

@@ -5,14 +5,24 @@ import type { ProjectRow, SessionStore } from '../store/sessions.js';
 import { findRepository, gitOut } from '../worktrees/index.js';
 
 /** The project named (its name or root), else the repository holding `cwd`, recorded on first use. */
-export async function projectFor(sessions: SessionStore, named: string | undefined, cwd: string | undefined): Promise<ProjectRow> {
+export async function projectFor(
+  sessions: SessionStore,
+  named: string | undefined,
+  cwd: string | undefined,
+): Promise<ProjectRow> {
   if (named !== undefined) {
     const known = sessions.findProject(named);
     if (known !== undefined) return known;
-    if (!isAbsolute(named)) throw new InvalidInputError(`No project "${named}". Give a project's name (as \`baton ls\` shows it) or its root folder.`);
+    if (!isAbsolute(named))
+      throw new InvalidInputError(
+        `No project "${named}". Give a project's name (as \`baton ls\` shows it) or its root folder.`,
+      );
     return sessions.ensureProject((await findRepository(named)).root);
   }
-  if (cwd === undefined) throw new InvalidInputError('Say which repository: run baton from inside it, or give its project name or root.');
+  if (cwd === undefined)
+    throw new InvalidInputError(
+      'Say which repository: run baton from inside it, or give its project name or root.',
+    );
   return sessions.ensureProject((await findRepository(cwd)).root);
 }
 

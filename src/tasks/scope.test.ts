@@ -1,7 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { parseScope, scopeOverlap, unmatchedGlobs } from './scope.js';
 
-const files = ['src/watcher/index.ts', 'src/watcher/poll.ts', 'src/ipc/handlers.ts', 'test/watcher/index.test.ts', 'README.md'];
+const files = [
+  'src/watcher/index.ts',
+  'src/watcher/poll.ts',
+  'src/ipc/handlers.ts',
+  'test/watcher/index.test.ts',
+  'README.md',
+];
 
 describe('task scopes', () => {
   it('are globs relative to the repository root', () => {
@@ -17,12 +23,17 @@ describe('task scopes', () => {
   });
 
   it('overlap on the files both take in', () => {
-    expect(scopeOverlap(['src/watcher/**'], ['src/**/*.ts'], files)).toEqual(['src/watcher/index.ts', 'src/watcher/poll.ts']);
+    expect(scopeOverlap(['src/watcher/**'], ['src/**/*.ts'], files)).toEqual([
+      'src/watcher/index.ts',
+      'src/watcher/poll.ts',
+    ]);
     expect(scopeOverlap(['src/watcher/**'], ['src/ipc/**'], files)).toEqual([]);
   });
 
   it('overlap on folders where files may yet be made', () => {
-    expect(scopeOverlap(['src/new/**'], ['src/new/deep/*.ts'], files)).toEqual(['src/new/** ∩ src/new/deep/*.ts']);
+    expect(scopeOverlap(['src/new/**'], ['src/new/deep/*.ts'], files)).toEqual([
+      'src/new/** ∩ src/new/deep/*.ts',
+    ]);
     expect(scopeOverlap(['src/new/a.ts'], ['src/new/*.ts'], files)).toEqual(['src/new/a.ts ∩ src/new/*.ts']);
     expect(scopeOverlap(['src/new/a.ts'], ['src/other/*.ts'], files)).toEqual([]);
   });

@@ -10,11 +10,15 @@ const MAX_GLOBS = 50;
 
 /** The globs, trimmed; refused when absolute, climbing out of the repository, or not a glob picomatch can read. */
 export function parseScope(globs: readonly string[]): string[] {
-  if (globs.length > MAX_GLOBS) throw new InvalidInputError(`A scope holds at most ${MAX_GLOBS} globs; ${globs.length} were given.`);
+  if (globs.length > MAX_GLOBS)
+    throw new InvalidInputError(`A scope holds at most ${MAX_GLOBS} globs; ${globs.length} were given.`);
   return globs.map((raw) => {
     const glob = raw.trim().replace(/^\.\//, '');
     const bad = (why: string): never => {
-      throw new InvalidInputError(`Scope "${raw}" ${why}. Give globs relative to the repository root, like 'src/watcher/**'.`, { reason: 'bad_scope', scope: raw });
+      throw new InvalidInputError(
+        `Scope "${raw}" ${why}. Give globs relative to the repository root, like 'src/watcher/**'.`,
+        { reason: 'bad_scope', scope: raw },
+      );
     };
     if (glob === '') bad('is empty');
     if (glob.startsWith('/')) bad('is an absolute path');

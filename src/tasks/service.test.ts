@@ -19,21 +19,34 @@ let tasks: TaskService;
 beforeEach(() => {
   dir = realpathSync(mkdtempSync(join(tmpdir(), 'baton-tasks-')));
   repo = join(dir, 'repo');
-  const env = { ...process.env, GIT_CONFIG_NOSYSTEM: '1', GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' };
+  const env = {
+    ...process.env,
+    GIT_CONFIG_NOSYSTEM: '1',
+    GIT_AUTHOR_NAME: 't',
+    GIT_AUTHOR_EMAIL: 't@t',
+    GIT_COMMITTER_NAME: 't',
+    GIT_COMMITTER_EMAIL: 't@t',
+  };
   execFileSync('git', ['init', '-q', '-b', 'main', repo], { env });
   writeFileSync(join(repo, 'README.md'), '# r\n');
   execFileSync('git', ['add', '.'], { cwd: repo, env });
   execFileSync('git', ['commit', '-qm', 'init'], { cwd: repo, env });
   db = openDb(join(dir, 'baton.db'));
   bus = new WorkspaceBus(db);
-  tasks = new TaskService({ tasks: new TaskStore(db), sessions: new SessionStore(db), bus, clock: () => new Date('2026-01-31T12:00:00.000Z') });
+  tasks = new TaskService({
+    tasks: new TaskStore(db),
+    sessions: new SessionStore(db),
+    bus,
+    clock: () => new Date('2026-01-31T12:00:00.000Z'),
+  });
 });
 afterEach(() => {
   db.close();
   rmSync(dir, { recursive: true, force: true });
 });
 
-const add = async (title: string, extra: Partial<ReturnType<typeof TaskAddRequest.parse>> = {}) => (await tasks.add(TaskAddRequest.parse({ title, ...extra }), repo)).task;
+const add = async (title: string, extra: Partial<ReturnType<typeof TaskAddRequest.parse>> = {}) =>
+  (await tasks.add(TaskAddRequest.parse({ title, ...extra }), repo)).task;
 
 describe('the tasks service', () => {
   it('adds tasks to the end of their column and publishes each whole card', async () => {
@@ -52,29 +65,48 @@ describe('the tasks service', () => {
       ['review', []],
       ['done', []],
     ]);
-    expect(board.columns[1]?.tasks[0]).toMatchObject({ tracker: '#7', trackerUrl: null, columnSetBy: 'hand' });
+    expect(board.columns[1]?.tasks[0]).toMatchObject({
+      tracker: '#7',
+      trackerUrl: null,
+      columnSetBy: 'hand',
+    });
     // Outside any repository: every project's tasks.
     const everywhere = await tasks.board({}, dir);
     expect(everywhere.project).toBeNull();
-    expect(everywhere.columns.flatMap((col) => col.tasks.map((t) => t.id)).sort()).toEqual([a.id, b.id, c.id].sort());
+    expect(everywhere.columns.flatMap((col) => col.tasks.map((t) => t.id)).sort()).toEqual(
+      [a.id, b.id, c.id].sort(),
+    );
   });
 
   it('moves a card to a place in a column, closing the gap it left', async () => {
     const [a, b, c] = [await add('a'), await add('b'), await add('c')];
     tasks.move(String(c.id), { column: 'backlog', position: 0 });
-    expect((await tasks.board({}, repo)).columns[0]?.tasks.map((t) => [t.id, t.position])).toEqual([[c.id, 0], [a.id, 1], [b.id, 2]]);
+    expect((await tasks.board({}, repo)).columns[0]?.tasks.map((t) => [t.id, t.position])).toEqual([
+      [c.id, 0],
+      [a.id, 1],
+      [b.id, 2],
+    ]);
     const moved = tasks.move(String(a.id), { column: 'review', position: 5 }).task;
     expect(moved).toMatchObject({ column: 'review', position: 0, columnSetBy: 'hand' });
-    expect((await tasks.board({}, repo)).columns[0]?.tasks.map((t) => [t.id, t.position])).toEqual([[c.id, 0], [b.id, 1]]);
+    expect((await tasks.board({}, repo)).columns[0]?.tasks.map((t) => [t.id, t.position])).toEqual([
+      [c.id, 0],
+      [b.id, 1],
+    ]);
     const last = bus.list().at(-1);
-    expect(last?.type === 'task.moved' && [last.data.from, last.data.to, last.data.by]).toEqual(['backlog', 'review', 'hand']);
+    expect(last?.type === 'task.moved' && [last.data.from, last.data.to, last.data.by]).toEqual([
+      'backlog',
+      'review',
+      'hand',
+    ]);
   });
 
   it('refuses a cycle of any length, and a dependency on itself', async () => {
     const a = await add('a');
     const b = await add('b', { after: [a.id] });
     const c = await add('c', { after: [b.id] });
-    await expect(tasks.edit(String(a.id), TaskEditRequest.parse({ after: [c.id] }))).rejects.toThrow(`task ${a.id} → task ${c.id} → task ${b.id} → task ${a.id}`);
+    await expect(tasks.edit(String(a.id), TaskEditRequest.parse({ after: [c.id] }))).rejects.toThrow(
+      `task ${a.id} → task ${c.id} → task ${b.id} → task ${a.id}`,
+    );
     await expect(tasks.edit(String(a.id), TaskEditRequest.parse({ after: [a.id] }))).rejects.toThrow(/cycle/);
     // A diamond is not a cycle.
     await tasks.edit(String(c.id), TaskEditRequest.parse({ after: [a.id, b.id] }));
@@ -83,7 +115,10 @@ describe('the tasks service', () => {
 
   it('says what an edit changed, and refuses an edit that changes nothing', async () => {
     const a = await add('a');
-    const { task } = await tasks.edit(String(a.id), TaskEditRequest.parse({ title: 'a2', review: 'approved', tracker: 'ABC-1' }));
+    const { task } = await tasks.edit(
+      String(a.id),
+      TaskEditRequest.parse({ title: 'a2', review: 'approved', tracker: 'ABC-1' }),
+    );
     expect(task).toMatchObject({ title: 'a2', review: 'approved', tracker: 'ABC-1' });
     const last = bus.list().at(-1);
     expect(last?.type === 'task.edited' && last.data.fields).toEqual(['title', 'tracker', 'review']);

@@ -4,17 +4,38 @@
  * columns, status.md, dependencies) in watch.ts.
  */
 import type { z } from 'zod';
-import type { TaskAddRequest, TaskBoard, TaskBoardQuery, TaskDetail, TaskEditRequest, TaskEntry, TaskMoveRequest } from '../api/tasks.js';
+import type {
+  TaskAddRequest,
+  TaskBoard,
+  TaskBoardQuery,
+  TaskDetail,
+  TaskEditRequest,
+  TaskEntry,
+  TaskMoveRequest,
+} from '../api/tasks.js';
 import type { WorkspaceBus } from '../bus/index.js';
 import { TASK_COLUMNS, type TaskCard, type TaskColumn } from '../events/task-card.js';
-import { TaskAdded, TaskDecided, TaskEdited, TaskMoved, TaskNoted, TaskRemoved } from '../events/workspace.js';
+import {
+  TaskAdded,
+  TaskDecided,
+  TaskEdited,
+  TaskMoved,
+  TaskNoted,
+  TaskRemoved,
+} from '../events/workspace.js';
 import { loadRepoConfig } from '../projects/index.js';
 import { InternalError, InvalidInputError, NotAGitRepositoryError } from '../shared/errors.js';
 import type { SessionStore } from '../store/sessions.js';
 import type { TaskFields, TaskStore, TaskWithProject } from '../store/tasks.js';
 import { Cards, trackerTemplate } from './cards.js';
 import { dependencyCycle } from './cycle.js';
-import { DependencyCycleError, ScopeOverlapError, TaskAwaitedError, TaskNotFoundError, type Overlap } from './errors.js';
+import {
+  DependencyCycleError,
+  ScopeOverlapError,
+  TaskAwaitedError,
+  TaskNotFoundError,
+  type Overlap,
+} from './errors.js';
 import { EntryFiles, type EntryKind } from './files.js';
 import { projectFor, repositoryFiles } from './repo.js';
 import { parseScope, scopeOverlap, unmatchedGlobs } from './scope.js';
@@ -50,17 +71,26 @@ export class TaskService {
   }
 
   async board(query: z.output<typeof TaskBoardQuery>, cwd: string | undefined): Promise<TaskBoard> {
-    const project = query.all === 'true' || (query.project === undefined && cwd === undefined) ? undefined : await projectFor(this.options.sessions, query.project, cwd).catch((error: unknown) => {
-      // Outside any repository, without a project named: every project's tasks.
-      if (query.project === undefined && error instanceof NotAGitRepositoryError) return undefined;
-      throw error;
-    });
+    const project =
+      query.all === 'true' || (query.project === undefined && cwd === undefined)
+        ? undefined
+        : await projectFor(this.options.sessions, query.project, cwd).catch((error: unknown) => {
+            // Outside any repository, without a project named: every project's tasks.
+            if (query.project === undefined && error instanceof NotAGitRepositoryError) return undefined;
+            throw error;
+          });
     // A clone first seen here (or by a dispatch) reads its repository's shared tasks now.
-    for (const known of project === undefined ? this.options.sessions.projects() : [project]) await this.shared?.know(known);
+    for (const known of project === undefined ? this.options.sessions.projects() : [project])
+      await this.shared?.know(known);
     const templates = new Map<string, string | undefined>();
-    const template = (root: string): string | undefined => (templates.has(root) ? templates.get(root) : templates.set(root, trackerTemplate(root)).get(root));
+    const template = (root: string): string | undefined =>
+      templates.has(root) ? templates.get(root) : templates.set(root, trackerTemplate(root)).get(root);
     const cards = this.cards.cards(this.options.tasks.list(project?.id), project?.id, template);
-    return { project: project?.name ?? null, columns: TASK_COLUMNS.map((column) => ({ column, tasks: cards.filter((c) => c.column === column) })), entries: this.entryCounts(new Set(cards.map((c) => c.projectRoot))) };
+    return {
+      project: project?.name ?? null,
+      columns: TASK_COLUMNS.map((column) => ({ column, tasks: cards.filter((c) => c.column === column) })),
+      entries: this.entryCounts(new Set(cards.map((c) => c.projectRoot))),
+    };
   }
 
   /** Decisions and notes per task, for the page's cards; read from the (cached) `.baton/` files. */
@@ -96,32 +126,58 @@ export class TaskService {
 
   detail(ref: string): TaskDetail {
     const task = this.get(ref);
-    return { task: this.cards.card(task), decisions: this.files.read(task.project_root, 'decisions', task.id), notes: this.files.read(task.project_root, 'notes', task.id) };
+    return {
+      task: this.cards.card(task),
+      decisions: this.files.read(task.project_root, 'decisions', task.id),
+      notes: this.files.read(task.project_root, 'notes', task.id),
+    };
   }
 
-  async add(body: z.output<typeof TaskAddRequest>, cwd: string | undefined): Promise<{ task: TaskCard; warnings: string[] }> {
+  async add(
+    body: z.output<typeof TaskAddRequest>,
+    cwd: string | undefined,
+  ): Promise<{ task: TaskCard; warnings: string[] }> {
     const project = await projectFor(this.options.sessions, body.project, cwd);
     const tracker = body.tracker === undefined ? null : parseTrackerRef(body.tracker);
     const scope = parseScope(body.scope);
     for (const id of body.after) this.sameProject(id, project.id);
     const warnings = await this.checkScope(project.root, scope, body.after, body.force, undefined);
     await this.prepareFiles(project.root);
-    const fields = { title: body.title, description: body.description, scope_json: JSON.stringify(scope), tracker, board_column: body.column };
+    const fields = {
+      title: body.title,
+      description: body.description,
+      scope_json: JSON.stringify(scope),
+      tracker,
+      board_column: body.column,
+    };
     let id: number;
     const repoKey = await this.shared?.know(project);
-    if (this.shared !== undefined && repoKey !== undefined) id = (await this.shared.write((ledger) => ledger.add({ ...fields, repoKey }, body.after, this.now())))[0]!.id;
-    else id = this.options.tasks.insert({ project_id: project.id, ...fields }, body.after, this.now(), await this.shared?.nextId());
+    if (this.shared !== undefined && repoKey !== undefined)
+      id = (
+        await this.shared.write((ledger) => ledger.add({ ...fields, repoKey }, body.after, this.now()))
+      )[0]!.id;
+    else
+      id = this.options.tasks.insert(
+        { project_id: project.id, ...fields },
+        body.after,
+        this.now(),
+        await this.shared?.nextId(),
+      );
     const task = this.card(id);
     this.options.bus.publish(TaskAdded, { task });
     return { task, warnings };
   }
 
-  async edit(ref: string, body: z.output<typeof TaskEditRequest>): Promise<{ task: TaskCard; warnings: string[] }> {
+  async edit(
+    ref: string,
+    body: z.output<typeof TaskEditRequest>,
+  ): Promise<{ task: TaskCard; warnings: string[] }> {
     const task = this.get(ref);
     const fields: TaskFields = {};
     if (body.title !== undefined) fields.title = body.title;
     if (body.description !== undefined) fields.description = body.description;
-    if (body.tracker !== undefined) fields.tracker = body.tracker === null ? null : parseTrackerRef(body.tracker);
+    if (body.tracker !== undefined)
+      fields.tracker = body.tracker === null ? null : parseTrackerRef(body.tracker);
     if (body.review !== undefined) fields.review = body.review;
     let warnings: string[] = [];
     const after = body.after ?? this.options.tasks.dependencies(task.id);
@@ -134,8 +190,14 @@ export class TaskService {
       warnings = await this.checkScope(task.project_root, scope, after, body.force, task.id);
       fields.scope_json = JSON.stringify(scope);
     }
-    const changed = [...Object.keys(fields).map((key) => (key === 'scope_json' ? 'scope' : key)), ...(body.after === undefined ? [] : ['after'])];
-    if (changed.length === 0) throw new InvalidInputError('Nothing to change: give a title, description, scope, tracker, after or review.');
+    const changed = [
+      ...Object.keys(fields).map((key) => (key === 'scope_json' ? 'scope' : key)),
+      ...(body.after === undefined ? [] : ['after']),
+    ];
+    if (changed.length === 0)
+      throw new InvalidInputError(
+        'Nothing to change: give a title, description, scope, tracker, after or review.',
+      );
     if (this.shared?.sharedKey(task) !== undefined) {
       await this.shared.write((ledger) => ledger.edit(task.id, fields, body.after, this.now()), task.id);
     } else {
@@ -148,33 +210,51 @@ export class TaskService {
   }
 
   /** A move by hand, of any task: through the shared store for a shared repository's, else as `move`. */
-  async place(ref: string, body: z.output<typeof TaskMoveRequest>): Promise<{ task: TaskCard; warnings: string[] }> {
+  async place(
+    ref: string,
+    body: z.output<typeof TaskMoveRequest>,
+  ): Promise<{ task: TaskCard; warnings: string[] }> {
     const task = this.get(ref);
     if (this.shared?.sharedKey(task) === undefined) return this.move(ref, body);
-    await this.shared.write((ledger) => ledger.move(task.id, body.column, 'hand', body.position, this.now()), task.id);
+    await this.shared.write(
+      (ledger) => ledger.move(task.id, body.column, 'hand', body.position, this.now()),
+      task.id,
+    );
     return this.moved(task, body);
   }
 
   /** A move by hand of a task kept in this machine's store only. */
   move(ref: string, body: z.output<typeof TaskMoveRequest>): { task: TaskCard; warnings: string[] } {
     const task = this.get(ref);
-    if (this.shared?.sharedKey(task) !== undefined) throw new InternalError(`task ${task.id} is shared: it moves through place()`);
+    if (this.shared?.sharedKey(task) !== undefined)
+      throw new InternalError(`task ${task.id} is shared: it moves through place()`);
     this.options.tasks.move(task.id, body.column, 'hand', body.position, this.now());
     return this.moved(task, body);
   }
 
-  private moved(task: TaskWithProject, body: z.output<typeof TaskMoveRequest>): { task: TaskCard; warnings: string[] } {
+  private moved(
+    task: TaskWithProject,
+    body: z.output<typeof TaskMoveRequest>,
+  ): { task: TaskCard; warnings: string[] } {
     const card = this.card(task.id);
-    this.options.bus.publish(TaskMoved, { task: card, from: task.board_column as TaskCard['column'], to: body.column, by: 'hand' });
+    this.options.bus.publish(TaskMoved, {
+      task: card,
+      from: task.board_column as TaskCard['column'],
+      to: body.column,
+      by: 'hand',
+    });
     return { task: card, warnings: [] };
   }
 
   async remove(ref: string): Promise<{ taskId: number; title: string }> {
     const task = this.get(ref);
-    const waiting = this.options.tasks.dependents(task.id).filter((id) => this.options.tasks.get(id)?.merged_commit === null);
+    const waiting = this.options.tasks
+      .dependents(task.id)
+      .filter((id) => this.options.tasks.get(id)?.merged_commit === null);
     if (waiting.length > 0) throw new TaskAwaitedError(task.id, waiting);
     // The store checks again under its lock: another machine may have added a dependent meanwhile.
-    if (this.shared?.sharedKey(task) !== undefined) await this.shared.write((ledger) => ledger.remove(task.id, this.now()), task.id);
+    if (this.shared?.sharedKey(task) !== undefined)
+      await this.shared.write((ledger) => ledger.remove(task.id, this.now()), task.id);
     else this.options.tasks.delete(task.id);
     this.options.bus.publish(TaskRemoved, { taskId: task.id, project: task.project_name, title: task.title });
     return { taskId: task.id, title: task.title };
@@ -205,7 +285,13 @@ export class TaskService {
   entry(ref: string, kind: EntryKind, text: string): TaskEntry {
     const task = this.get(ref);
     const entry = this.files.add(task.project_root, kind, task.id, text, this.clock());
-    this.options.bus.publish(kind === 'decisions' ? TaskDecided : TaskNoted, { taskId: task.id, project: task.project_name, title: task.title, file: entry.file, text: entry.text });
+    this.options.bus.publish(kind === 'decisions' ? TaskDecided : TaskNoted, {
+      taskId: task.id,
+      project: task.project_name,
+      title: task.title,
+      file: entry.file,
+      text: entry.text,
+    });
     return entry;
   }
 
@@ -213,19 +299,36 @@ export class TaskService {
    * Globs that match no file are warnings; a scope meeting that of a task being worked on is
    * refused (unless forced, or the other task is one this one waits for).
    */
-  async checkScope(root: string, scope: readonly string[], after: readonly number[], force: boolean, self: number | undefined): Promise<string[]> {
+  async checkScope(
+    root: string,
+    scope: readonly string[],
+    after: readonly number[],
+    force: boolean,
+    self: number | undefined,
+  ): Promise<string[]> {
     if (scope.length === 0) return [];
     const files = await repositoryFiles(root);
-    const warnings = unmatchedGlobs(scope, files).map((glob) => `Scope "${glob}" matches no file in the repository (yet).`);
+    const warnings = unmatchedGlobs(scope, files).map(
+      (glob) => `Scope "${glob}" matches no file in the repository (yet).`,
+    );
     const overlaps: Overlap[] = [];
     const project = this.options.sessions.findProjectByRoot(root);
     for (const other of this.options.tasks.list(project?.id)) {
-      if (other.id === self || after.includes(other.id) || !BUSY.has(other.board_column) || other.merged_commit !== null) continue;
+      if (
+        other.id === self ||
+        after.includes(other.id) ||
+        !BUSY.has(other.board_column) ||
+        other.merged_commit !== null
+      )
+        continue;
       const shared = scopeOverlap(scope, JSON.parse(other.scope_json) as string[], files);
       if (shared.length > 0) overlaps.push({ taskId: other.id, title: other.title, files: shared });
     }
     if (overlaps.length > 0 && !force) throw new ScopeOverlapError(overlaps);
-    for (const o of overlaps) warnings.push(`The scope overlaps running task ${o.taskId} (${o.title}) on ${o.files.slice(0, 5).join(', ')}; going ahead as forced.`);
+    for (const o of overlaps)
+      warnings.push(
+        `The scope overlaps running task ${o.taskId} (${o.title}) on ${o.files.slice(0, 5).join(', ')}; going ahead as forced.`,
+      );
     return warnings;
   }
 
@@ -241,7 +344,10 @@ export class TaskService {
   private sameProject(id: number, projectId: string): void {
     const other = this.options.tasks.get(id);
     if (other === undefined) throw new TaskNotFoundError(String(id));
-    if (other.project_id !== projectId) throw new InvalidInputError(`Task ${id} belongs to another repository (${other.project_name}); --after takes tasks of the same repository.`);
+    if (other.project_id !== projectId)
+      throw new InvalidInputError(
+        `Task ${id} belongs to another repository (${other.project_name}); --after takes tasks of the same repository.`,
+      );
   }
 
   /** Refuses dependencies that would lead back to `id`, naming the cycle. */

@@ -54,7 +54,10 @@ export class SharedTasks {
     this.retry = new RetryTimer(() => void this.flush(), o.retry);
     this.unlisten = o.ledger.onChange(() => {
       // A start the store failed is tried again on its next word (a reconnect).
-      if (!this.joined && this.indexed) this.join().catch((error: unknown) => o.logger.warn('could not join the shared tasks yet', { error: message(error) }));
+      if (!this.joined && this.indexed)
+        this.join().catch((error: unknown) =>
+          o.logger.warn('could not join the shared tasks yet', { error: message(error) }),
+        );
       void this.catchUp();
       void this.flush();
     });
@@ -79,13 +82,24 @@ export class SharedTasks {
     for (const task of this.o.tasks.list()) {
       maxLocalId = Math.max(maxLocalId, task.id);
       const repoKey = this.keys.get(task.project_id);
-      if (repoKey !== null && repoKey !== undefined) mine.push({ ...task, repoKey, removed: false, machine: this.o.machine, version: 0, after: this.o.tasks.dependencies(task.id) });
+      if (repoKey !== null && repoKey !== undefined)
+        mine.push({
+          ...task,
+          repoKey,
+          removed: false,
+          machine: this.o.machine,
+          version: 0,
+          after: this.o.tasks.dependencies(task.id),
+        });
       else own.push(task.id);
     }
     const { taken } = await this.o.ledger.join(mine, own, maxLocalId);
     for (const id of taken) {
       this.localOnly.add(id);
-      this.o.logger.warn(`task ${id} stays on this machine only: another machine's task has its number in the shared store`, { task: id });
+      this.o.logger.warn(
+        `task ${id} stays on this machine only: another machine's task has its number in the shared store`,
+        { task: id },
+      );
     }
     this.joined = true;
     // What was queued before a restart goes first: reading from version 0 would undo it here meanwhile.
@@ -119,7 +133,10 @@ export class SharedTasks {
       // Read again at the next look; this machine's reads go on meanwhile.
       this.keys.delete(project.id);
       this.projects.delete(key);
-      this.o.logger.warn("could not read a repository's shared tasks yet", { project: project.name, error: message(error) });
+      this.o.logger.warn("could not read a repository's shared tasks yet", {
+        project: project.name,
+        error: message(error),
+      });
     }
     return key;
   }
@@ -135,10 +152,14 @@ export class SharedTasks {
    * SQLite. Throws, changing nothing here, when the ledger cannot be reached or was not joined
    * yet, and `TaskNotFoundError` when the ledger has no such live task.
    */
-  async write(ledgerWrite: (ledger: TaskLedger) => Promise<LedgerTask[]>, taskId?: number): Promise<LedgerTask[]> {
+  async write(
+    ledgerWrite: (ledger: TaskLedger) => Promise<LedgerTask[]>,
+    taskId?: number,
+  ): Promise<LedgerTask[]> {
     if (!this.joined) throw new SharedTasksNotJoinedError();
     const rows = await ledgerWrite(this.o.ledger);
-    if (rows.length === 0) throw new TaskNotFoundError(taskId === undefined ? 'in the shared store' : String(taskId));
+    if (rows.length === 0)
+      throw new TaskNotFoundError(taskId === undefined ? 'in the shared store' : String(taskId));
     this.apply(rows);
     return rows;
   }
@@ -167,7 +188,11 @@ export class SharedTasks {
           this.apply(rows);
           for (const row of rows) this.seen = Math.max(this.seen, row.version);
         } catch (error) {
-          if (!this.closed) this.o.logger.warn("could not read the other machines' tasks; the next change or reconnect reads them", { error: message(error) });
+          if (!this.closed)
+            this.o.logger.warn(
+              "could not read the other machines' tasks; the next change or reconnect reads them",
+              { error: message(error) },
+            );
         }
       } while (this.readAgain && !this.closed);
     })().finally(() => (this.reading = undefined));
@@ -190,21 +215,36 @@ export class SharedTasks {
   private flush(): Promise<void> {
     if (this.flushing !== undefined || this.closed || !this.joined) return this.flushing ?? Promise.resolve();
     this.flushing = (async () => {
-      for (let next = this.o.tasks.outbox.first(); next !== undefined && !this.closed; next = this.o.tasks.outbox.first()) {
-        const what = next.kind === 'move' ? `move task ${next.taskId} to ${next.column}` : `task ${next.taskId} landed`;
+      for (
+        let next = this.o.tasks.outbox.first();
+        next !== undefined && !this.closed;
+        next = this.o.tasks.outbox.first()
+      ) {
+        const what =
+          next.kind === 'move' ? `move task ${next.taskId} to ${next.column}` : `task ${next.taskId} landed`;
         try {
           const rows = await this.send(next);
           this.o.tasks.outbox.remove(next.seq);
           this.retry.succeeded();
-          if (rows.length === 0) this.o.logger.warn('a task change was not shared: the shared store no longer has the task', { change: what });
+          if (rows.length === 0)
+            this.o.logger.warn('a task change was not shared: the shared store no longer has the task', {
+              change: what,
+            });
           this.apply(rows);
         } catch (error) {
           if (!(error instanceof BatonError && error.code === 'store_unreachable')) {
             this.o.tasks.outbox.remove(next.seq);
-            this.o.logger.warn('the shared store refused a task change; dropped', { change: what, error: message(error) });
+            this.o.logger.warn('the shared store refused a task change; dropped', {
+              change: what,
+              error: message(error),
+            });
             continue;
           }
-          this.o.logger.warn('could not share a task change; trying again', { change: what, queued: this.o.tasks.outbox.count(), error: message(error) });
+          this.o.logger.warn('could not share a task change; trying again', {
+            change: what,
+            queued: this.o.tasks.outbox.count(),
+            error: message(error),
+          });
           this.retry.failed();
           return;
         }
@@ -217,7 +257,14 @@ export class SharedTasks {
   private send(write: QueuedTaskWrite): Promise<LedgerTask[]> {
     if (write.kind === 'merged') return this.o.ledger.setMerged(write.taskId, write.commit, write.at);
     const unlessChangedAfter = write.setBy === 'merge' ? undefined : write.baseVersion;
-    return this.o.ledger.move(write.taskId, write.column, write.setBy, undefined, write.at, unlessChangedAfter);
+    return this.o.ledger.move(
+      write.taskId,
+      write.column,
+      write.setBy,
+      undefined,
+      write.at,
+      unlessChangedAfter,
+    );
   }
 
   /**
@@ -234,17 +281,28 @@ export class SharedTasks {
       try {
         work();
       } catch (error) {
-        this.o.logger.warn(`task ${row.id} from the shared store could not be written here; skipped`, { task: row.id, error: message(error) });
+        this.o.logger.warn(`task ${row.id} from the shared store could not be written here; skipped`, {
+          task: row.id,
+          error: message(error),
+        });
       }
     };
     this.o.tasks.transact(() => {
       for (const row of rows) {
         const projectId = this.projects.get(row.repoKey);
-        if (projectId === undefined || this.localOnly.has(row.id) || (this.versions.get(row.id) ?? 0) > row.version) continue;
+        if (
+          projectId === undefined ||
+          this.localOnly.has(row.id) ||
+          (this.versions.get(row.id) ?? 0) > row.version
+        )
+          continue;
         const before = this.o.tasks.get(row.id);
         if (before !== undefined && this.keys.get(before.project_id) !== row.repoKey) {
           this.localOnly.add(row.id);
-          this.o.logger.warn(`task ${row.id} stays on this machine only: another machine's task has its number in the shared store`, { task: row.id, project: before.project_name });
+          this.o.logger.warn(
+            `task ${row.id} stays on this machine only: another machine's task has its number in the shared store`,
+            { task: row.id, project: before.project_name },
+          );
           continue;
         }
         this.versions.set(row.id, row.version);
@@ -258,15 +316,22 @@ export class SharedTasks {
           }
           written.push(row);
           // A second clone of the repository here keeps its own task.
-          if (this.o.tasks.put({ ...row, project_id: before?.project_id ?? projectId }) && elsewhere) changed.add(row.id);
-          if (elsewhere && row.merged_commit !== null && before?.merged_commit === null) applied.merged.push(row.id);
+          if (this.o.tasks.put({ ...row, project_id: before?.project_id ?? projectId }) && elsewhere)
+            changed.add(row.id);
+          if (elsewhere && row.merged_commit !== null && before?.merged_commit === null)
+            applied.merged.push(row.id);
         });
       }
       for (const row of written) {
         each(row, () => {
           // The store leaves out an edge to a number another task holds; this machine keeps its own.
           const kept = this.o.tasks.dependencies(row.id).filter((id) => this.localOnly.has(id));
-          const after = [...new Set([...row.after.filter((id) => !this.localOnly.has(id) && this.o.tasks.get(id) !== undefined), ...kept])].sort((a, b) => a - b);
+          const after = [
+            ...new Set([
+              ...row.after.filter((id) => !this.localOnly.has(id) && this.o.tasks.get(id) !== undefined),
+              ...kept,
+            ]),
+          ].sort((a, b) => a - b);
           if (this.o.tasks.dependencies(row.id).join() === after.join()) return;
           this.o.tasks.setDependencies(row.id, after);
           if (row.machine !== this.o.machine) changed.add(row.id);
@@ -277,7 +342,8 @@ export class SharedTasks {
       const task = this.o.tasks.get(id);
       if (task !== undefined) push(applied.changed, task.project_name, id);
     }
-    if (applied.changed.size > 0 || applied.removed.size > 0 || applied.merged.length > 0) this.o.onApplied(applied);
+    if (applied.changed.size > 0 || applied.removed.size > 0 || applied.merged.length > 0)
+      this.o.onApplied(applied);
   }
 }
 

@@ -45,16 +45,27 @@ export async function startTaskSessions(
 ): Promise<{ task: TaskCard; sessions: SessionWithProject[]; heldBy: string | null; warnings: string[] }> {
   if (attempts.length === 0) throw new InvalidInputError('Nothing to start: give at least one agent.');
   const task = service.get(ref);
-  if (task.merged_commit !== null) throw new InvalidInputError(`Task ${task.id} has landed already (${task.merged_commit.slice(0, 12)}); add a new task for more work.`);
+  if (task.merged_commit !== null)
+    throw new InvalidInputError(
+      `Task ${task.id} has landed already (${task.merged_commit.slice(0, 12)}); add a new task for more work.`,
+    );
   const busy = sessions.list().find((s) => s.task_id === task.id && AT_WORK.has(s.state));
   if (busy !== undefined) throw new TaskStartedError(task.id, busy.name, busy.state);
   const after = service.options.tasks.dependencies(task.id);
   const waiting = service.cards.waitingFor(after);
   if (waiting.length > 0 && loadRepoConfig(task.project_root).tasks?.autoStart === false) {
-    throw new InvalidInputError(`Task ${task.id} waits for ${waiting.map((id) => `task ${id}`).join(', ')} to land, and this repository has tasks.autoStart off: start it once they have landed.`);
+    throw new InvalidInputError(
+      `Task ${task.id} waits for ${waiting.map((id) => `task ${id}`).join(', ')} to land, and this repository has tasks.autoStart off: start it once they have landed.`,
+    );
   }
   const scope = JSON.parse(task.scope_json) as string[];
-  const warnings = await service.checkScope(task.project_root, scope, after, attempts.some((a) => a.force), task.id);
+  const warnings = await service.checkScope(
+    task.project_root,
+    scope,
+    after,
+    attempts.some((a) => a.force),
+    task.id,
+  );
   // Read now, so a broken decision or note file stops the start before anything is made.
   service.files.read(task.project_root, 'decisions', task.id);
   service.files.read(task.project_root, 'notes', task.id);
@@ -62,10 +73,20 @@ export async function startTaskSessions(
   for (const attempt of attempts) {
     const session = await sessions.dispatchForTask(dispatchRequest(task, attempt), task.id);
     started.push(session);
-    service.options.bus.publish(TaskSessionLinked, { task: service.card(task.id), sessionId: session.id, name: session.name, agent: session.agent });
+    service.options.bus.publish(TaskSessionLinked, {
+      task: service.card(task.id),
+      sessionId: session.id,
+      name: session.name,
+      agent: session.agent,
+    });
   }
   const held = sessions.heldSessions().find((h) => started.some((s) => s.id === h.id));
-  return { task: service.card(task.id), sessions: started.map((s) => sessions.get(s.id) ?? s), heldBy: held?.reason ?? null, warnings };
+  return {
+    task: service.card(task.id),
+    sessions: started.map((s) => sessions.get(s.id) ?? s),
+    heldBy: held?.reason ?? null,
+    warnings,
+  };
 }
 
 /** The dispatch of one attempt: the task's title and description as the prompt, in its repository. */
@@ -83,7 +104,11 @@ export function dispatchRequest(task: TaskWithProject, attempt: Attempt): z.outp
 }
 
 /** The instructions a session started from a task gets at each start: built from what holds then. */
-export function contextFor(service: TaskService, sessions: TaskSessions, session: SessionWithProject): string | undefined {
+export function contextFor(
+  service: TaskService,
+  sessions: TaskSessions,
+  session: SessionWithProject,
+): string | undefined {
   if (session.task_id === null) return undefined;
   const task = service.options.tasks.get(session.task_id);
   if (task === undefined) return undefined;
@@ -93,7 +118,15 @@ export function contextFor(service: TaskService, sessions: TaskSessions, session
     .filter((s) => s.id !== session.id && s.project_id === session.project_id && !ENDED.has(s.state))
     .map((s) => {
       const other = s.task_id === null ? undefined : service.options.tasks.get(s.task_id);
-      return { name: s.name, agent: s.agent, state: s.state, task: other === undefined ? null : { id: other.id, title: other.title, scope: JSON.parse(other.scope_json) as string[] } };
+      return {
+        name: s.name,
+        agent: s.agent,
+        state: s.state,
+        task:
+          other === undefined
+            ? null
+            : { id: other.id, title: other.title, scope: JSON.parse(other.scope_json) as string[] },
+      };
     });
   return taskInstructions({
     task: card,

@@ -27,8 +27,13 @@ export function renderStatus(rows: readonly StatusRow[], now: Date): string {
     '|---|---|---|---|---|',
   ];
   for (const row of rows) {
-    const task = row.task === null ? '—' : `${row.task.id}. ${row.task.title}${row.task.tracker === null ? '' : ` (${row.task.tracker})`}`;
-    lines.push(`| ${cell(row.session)} | ${cell(row.agent)} | ${cell(task)} | ${row.state.replace(/_/g, ' ')} | ${row.updatedAt} |`);
+    const task =
+      row.task === null
+        ? '—'
+        : `${row.task.id}. ${row.task.title}${row.task.tracker === null ? '' : ` (${row.task.tracker})`}`;
+    lines.push(
+      `| ${cell(row.session)} | ${cell(row.agent)} | ${cell(task)} | ${row.state.replace(/_/g, ' ')} | ${row.updatedAt} |`,
+    );
   }
   if (rows.length === 0) lines.push('| — | — | — | — | — |');
   return lines.join('\n') + '\n';

@@ -9,7 +9,17 @@ describe('tracker references', () => {
   });
 
   it('refuses what is not a reference, naming the shapes it takes', () => {
-    for (const bad of ['432', '#', '#0', 'abc-12', 'ABC12', 'ftp://x/y', 'javascript:alert(1)', 'see #432', '']) {
+    for (const bad of [
+      '432',
+      '#',
+      '#0',
+      'abc-12',
+      'ABC12',
+      'ftp://x/y',
+      'javascript:alert(1)',
+      'see #432',
+      '',
+    ]) {
       expect(() => parseTrackerRef(bad), bad).toThrow(/is not a tracker reference.*#432.*ABC-12.*http/);
     }
   });
@@ -17,7 +27,9 @@ describe('tracker references', () => {
   it('links a web address as itself, and a reference through the template only', () => {
     expect(trackerLink('https://x.test/1', undefined)).toBe('https://x.test/1');
     expect(trackerLink('#432', undefined)).toBeNull();
-    expect(trackerLink('#432', 'https://github.test/acme/app/issues/{id}')).toBe('https://github.test/acme/app/issues/432');
+    expect(trackerLink('#432', 'https://github.test/acme/app/issues/{id}')).toBe(
+      'https://github.test/acme/app/issues/432',
+    );
     expect(trackerLink('ABC-12', 'https://acme.test/browse/{id}')).toBe('https://acme.test/browse/ABC-12');
     expect(trackerLink(null, 'https://acme.test/browse/{id}')).toBeNull();
   });

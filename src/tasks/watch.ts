@@ -41,7 +41,9 @@ export class TaskWatch {
 
   /** Before the sessions are scheduled: the gate, the context of each start, and the bus. */
   start(): void {
-    this.stops.push(this.sessions.addGate({ name: DEPENDENCY_GATE, holds: (session) => this.holds(session) }));
+    this.stops.push(
+      this.sessions.addGate({ name: DEPENDENCY_GATE, holds: (session) => this.holds(session) }),
+    );
     this.sessions.setContextProvider((session) => contextFor(this.service, this.sessions, session));
     this.stops.push(this.bus.subscribe((event) => this.safely(event.type, () => this.on(event))));
     // A supervisor stopped while moving a session onto its new base: look again.
@@ -126,9 +128,14 @@ export class TaskWatch {
   synced(applied: Applied): void {
     this.safely('task.synced', () => {
       for (const project of new Set([...applied.changed.keys(), ...applied.removed.keys()])) {
-        this.bus.publish(TaskSynced, { project, changed: applied.changed.get(project) ?? [], removed: applied.removed.get(project) ?? [] });
+        this.bus.publish(TaskSynced, {
+          project,
+          changed: applied.changed.get(project) ?? [],
+          removed: applied.removed.get(project) ?? [],
+        });
       }
-      for (const id of applied.merged) for (const dependent of this.service.options.tasks.dependents(id)) this.releaseIfReady(dependent);
+      for (const id of applied.merged)
+        for (const dependent of this.service.options.tasks.dependents(id)) this.releaseIfReady(dependent);
     });
   }
 
@@ -140,10 +147,17 @@ export class TaskWatch {
       if (session.task_id !== taskId || session.state !== 'queued' || this.moving.has(session.id)) continue;
       this.moving.add(session.id);
       this.rebase(session)
-        .catch((error: unknown) => log.error('could not move a waiting session onto its new base; it starts on its old one', { session: session.id, error: errorMessage(error) }))
+        .catch((error: unknown) =>
+          log.error('could not move a waiting session onto its new base; it starts on its old one', {
+            session: session.id,
+            error: errorMessage(error),
+          }),
+        )
         .finally(() => {
           this.moving.delete(session.id);
-          this.sessions.schedule().catch((error: unknown) => log.error('schedule failed', { error: errorMessage(error) }));
+          this.sessions
+            .schedule()
+            .catch((error: unknown) => log.error('schedule failed', { error: errorMessage(error) }));
         });
     }
   }
@@ -153,8 +167,17 @@ export class TaskWatch {
    * the work its prerequisites landed, which for a landing on another machine may be the remote's.
    */
   private async rebase(session: SessionWithProject): Promise<void> {
-    const local = await gitOut(session.project_root, ['rev-parse', '--verify', `${session.base_ref}^{commit}`]);
-    const found = await baseWithLanded(session.project_root, session.base_ref, local, this.landedBefore(session));
+    const local = await gitOut(session.project_root, [
+      'rev-parse',
+      '--verify',
+      `${session.base_ref}^{commit}`,
+    ]);
+    const found = await baseWithLanded(
+      session.project_root,
+      session.base_ref,
+      local,
+      this.landedBefore(session),
+    );
     if ('waiting' in found) return this.await(session.id, found.waiting);
     this.awaiting.delete(session.id);
     const { tip } = found;
@@ -163,7 +186,11 @@ export class TaskWatch {
     if (changes !== '') throw new Error(`its worktree ${session.worktree} has changes already`);
     await gitOut(session.worktree, ['reset', '--quiet', '--hard', tip]);
     this.sessions.rebaseQueued(session.id, tip);
-    log.info('moved a waiting session onto the new base', { session: session.id, from: session.base_commit, to: tip });
+    log.info('moved a waiting session onto the new base', {
+      session: session.id,
+      from: session.base_commit,
+      to: tip,
+    });
   }
 
   /** What the session's task waited for, as landed. */
@@ -171,13 +198,19 @@ export class TaskWatch {
     if (session.task_id === null) return [];
     return this.service.options.tasks.dependencies(session.task_id).flatMap((id) => {
       const task = this.service.options.tasks.get(id);
-      return task?.merged_commit === null || task === undefined ? [] : [{ taskId: id, title: task.title, commit: task.merged_commit }];
+      return task?.merged_commit === null || task === undefined
+        ? []
+        : [{ taskId: id, title: task.title, commit: task.merged_commit }];
     });
   }
 
   /** Held, saying why, and looked at again every `recheckMs` until the landed work reached a base here. */
   private await(sessionId: string, why: string): void {
-    if (!this.awaiting.has(sessionId)) log.warn('a waiting session is held until its prerequisites reach this machine', { session: sessionId, why });
+    if (!this.awaiting.has(sessionId))
+      log.warn('a waiting session is held until its prerequisites reach this machine', {
+        session: sessionId,
+        why,
+      });
     this.awaiting.set(sessionId, why);
     this.recheck ??= setInterval(() => this.lookAgain(), this.recheckMs);
     this.recheck.unref();
@@ -186,7 +219,8 @@ export class TaskWatch {
   private lookAgain(): void {
     for (const id of [...this.awaiting.keys()]) {
       const session = this.sessions.list().find((s) => s.id === id);
-      if (session === undefined || session.state !== 'queued' || session.task_id === null) this.awaiting.delete(id);
+      if (session === undefined || session.state !== 'queued' || session.task_id === null)
+        this.awaiting.delete(id);
       else this.releaseIfReady(session.task_id);
     }
     if (this.awaiting.size === 0) {
@@ -210,7 +244,10 @@ export class TaskWatch {
       .map((s) => ({
         session: s.name,
         agent: s.agent,
-        task: s.task_id === null || s.task_title === null ? null : { id: s.task_id, title: s.task_title, tracker: s.task_tracker },
+        task:
+          s.task_id === null || s.task_title === null
+            ? null
+            : { id: s.task_id, title: s.task_title, tracker: s.task_tracker },
         state: s.state,
         updatedAt: s.updated_at,
       }));

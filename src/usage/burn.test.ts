@@ -6,7 +6,10 @@ const HOUR = 60 * MIN;
 const T0 = Date.parse('2026-11-23T09:00:00Z');
 
 /** A recorded series: $0.50 every 5 minutes for the last 30 minutes, and an old $100 spend 6 hours ago. */
-const recorded: Spend[] = [{ at: T0 - 6 * HOUR, amount: 100 }, ...Array.from({ length: 6 }, (_, i) => ({ at: T0 - 25 * MIN + i * 5 * MIN, amount: 0.5 }))];
+const recorded: Spend[] = [
+  { at: T0 - 6 * HOUR, amount: 100 },
+  ...Array.from({ length: 6 }, (_, i) => ({ at: T0 - 25 * MIN + i * 5 * MIN, amount: 0.5 })),
+];
 
 describe('burn-rate projection from a recorded usage series', () => {
   it('sums only what falls inside the window', () => {

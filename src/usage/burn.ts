@@ -69,7 +69,8 @@ export class SpendLog implements SpendSeries {
     // In order (the usual case) this appends one sum; a report ingested late (another session's
     // backlog) recomputes the sums after it.
     this.cum.length = index + 1;
-    for (let i = index; i < this.times.length; i++) this.cum.push((this.cum[i] ?? 0) + (this.amounts[i] ?? 0));
+    for (let i = index; i < this.times.length; i++)
+      this.cum.push((this.cum[i] ?? 0) + (this.amounts[i] ?? 0));
   }
 
   /** Spent in `(since, until]`. */
@@ -87,7 +88,8 @@ export class SpendLog implements SpendSeries {
   /** The spends in `(since, until]`, oldest first. */
   within(since: number, until: number): Spend[] {
     const spends: Spend[] = [];
-    for (let i = this.after(since); i < this.times.length && (this.times[i] ?? 0) <= until; i++) spends.push({ at: this.times[i] ?? 0, amount: this.amounts[i] ?? 0 });
+    for (let i = this.after(since); i < this.times.length && (this.times[i] ?? 0) <= until; i++)
+      spends.push({ at: this.times[i] ?? 0, amount: this.amounts[i] ?? 0 });
     return spends;
   }
 
@@ -117,7 +119,11 @@ export function spentWithin(series: readonly Spend[] | SpendSeries, now: number,
  * The rate over the last `rateOverMs`, measured from the first spend inside that stretch (a session
  * that started five minutes ago burns at its five-minute pace, not diluted over thirty).
  */
-export function burnPerHour(series: readonly Spend[] | SpendSeries, now: number, rateOverMs = DEFAULT_RATE_MS): number {
+export function burnPerHour(
+  series: readonly Spend[] | SpendSeries,
+  now: number,
+  rateOverMs = DEFAULT_RATE_MS,
+): number {
   const log = SpendLog.of(series);
   const first = log.first(now - rateOverMs, now);
   if (first === undefined) return 0;
@@ -130,7 +136,13 @@ export function burnPerHour(series: readonly Spend[] | SpendSeries, now: number,
  * Where a rolling window stands. Spends leaving the window free room as time passes, which a
  * constant-rate projection ignores: the figure is the conservative "at this rate" estimate.
  */
-export function projectWindow(series: readonly Spend[] | SpendSeries, now: number, windowMs: number, limit: number, rateOverMs = DEFAULT_RATE_MS): WindowProjection {
+export function projectWindow(
+  series: readonly Spend[] | SpendSeries,
+  now: number,
+  windowMs: number,
+  limit: number,
+  rateOverMs = DEFAULT_RATE_MS,
+): WindowProjection {
   const used = spentWithin(series, now, windowMs);
   const perHour = burnPerHour(series, now, Math.min(rateOverMs, windowMs));
   const left = limit - used;

@@ -12,8 +12,27 @@ import { UsageLedger, type CostRow, type Grouping, type UsageEntry, type UsageSe
 import { PRICE_TABLE, type PriceTable } from './prices.js';
 import { AgentWindows, type WindowReport } from './windows.js';
 
-export { burnPerHour, combineSpends, formatDuration, projectWindow, sinceMidnightMs, SpendLog, spentWithin, wouldExhaust, type Spend, type SpendSeries, type WindowProjection } from './burn.js';
-export { GROUPINGS, UsageLedger, type CostRow, type Grouping, type UsageEntry, type UsageSession } from './ledger.js';
+export {
+  burnPerHour,
+  combineSpends,
+  formatDuration,
+  projectWindow,
+  sinceMidnightMs,
+  SpendLog,
+  spentWithin,
+  wouldExhaust,
+  type Spend,
+  type SpendSeries,
+  type WindowProjection,
+} from './burn.js';
+export {
+  GROUPINGS,
+  UsageLedger,
+  type CostRow,
+  type Grouping,
+  type UsageEntry,
+  type UsageSession,
+} from './ledger.js';
 export { priceOf, priceUsage } from './price.js';
 export { PRICE_TABLE, type ModelPrice, type PriceTable } from './prices.js';
 export { AgentWindows, type WindowReport, type WindowView } from './windows.js';
@@ -32,13 +51,18 @@ export class UsageTracker {
   ) {
     this.ledger = UsageLedger.load(db, table);
     for (const row of listUsageEvents(db, 'limits.reported')) {
-      this.windows.add(row.agent, (JSON.parse(row.body_json) as { windows: WindowReport[] }).windows, Date.parse(row.ts));
+      this.windows.add(
+        row.agent,
+        (JSON.parse(row.body_json) as { windows: WindowReport[] }).windows,
+        Date.parse(row.ts),
+      );
     }
   }
 
   /** Called for every ingested session event; usage and limits reports are taken, the rest ignored. */
   observe(session: UsageSession, event: BatonEvent): void {
-    if (event.type === 'limits.reported') this.windows.add(session.agent, event.windows, Date.parse(event.ts));
+    if (event.type === 'limits.reported')
+      this.windows.add(session.agent, event.windows, Date.parse(event.ts));
     if (event.type !== 'usage.reported') return;
     const entry = this.ledger.add(session, event, Date.parse(event.ts));
     for (const listener of this.listeners) listener(entry);
@@ -62,7 +86,10 @@ export class UsageTracker {
       todayUsd: round(series.sum(nowMs - sinceMidnightMs(now), nowMs)),
       priceTable: { date: this.ledger.priceTable.date, models: Object.keys(this.ledger.priceTable.models) },
       windows: this.windows.list(nowMs),
-      hourly: hourly(this.ledger.list().flatMap((e) => (e.usd === null ? [] : [{ at: e.at, amount: e.usd }])), nowMs),
+      hourly: hourly(
+        this.ledger.list().flatMap((e) => (e.usd === null ? [] : [{ at: e.at, amount: e.usd }])),
+        nowMs,
+      ),
     };
   }
 }
@@ -82,7 +109,10 @@ function total(rows: CostRow[]): CostRow {
 }
 
 /** Spend in each of the last 24 hours, oldest first. */
-function hourly(series: readonly { at: number; amount: number }[], now: number): { hour: string; usd: number }[] {
+function hourly(
+  series: readonly { at: number; amount: number }[],
+  now: number,
+): { hour: string; usd: number }[] {
   const HOUR = 3_600_000;
   const end = Math.floor(now / HOUR) * HOUR + HOUR;
   const buckets = Array.from({ length: 24 }, (_, i) => ({ start: end - (24 - i) * HOUR, usd: 0 }));

@@ -69,7 +69,11 @@ export class UsageLedger {
     const ledger = new UsageLedger(table);
     for (const row of listUsageEvents(db)) {
       const body = JSON.parse(row.body_json) as UsageReport;
-      ledger.add({ id: row.session_id, name: row.name, project: row.project_name, agent: row.agent, model: row.model }, body, Date.parse(row.ts));
+      ledger.add(
+        { id: row.session_id, name: row.name, project: row.project_name, agent: row.agent, model: row.model },
+        body,
+        Date.parse(row.ts),
+      );
     }
     return ledger;
   }
@@ -124,7 +128,18 @@ export class UsageLedger {
       const key = keyOf(entry, by, taskOf);
       let row = rows.get(key);
       if (row === undefined) {
-        row = { key, inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, usd: 0, unpricedTokens: 0, unpricedModels: [], sessions: 0, ids: new Set(), models: new Set() };
+        row = {
+          key,
+          inputTokens: 0,
+          outputTokens: 0,
+          cacheReadTokens: 0,
+          usd: 0,
+          unpricedTokens: 0,
+          unpricedModels: [],
+          sessions: 0,
+          ids: new Set(),
+          models: new Set(),
+        };
         rows.set(key, row);
       }
       row.inputTokens += entry.inputTokens;
@@ -137,7 +152,12 @@ export class UsageLedger {
       } else row.usd += entry.usd;
     }
     return [...rows.values()]
-      .map(({ ids, models, ...row }) => ({ ...row, usd: Math.round(row.usd * 1e6) / 1e6, sessions: ids.size, unpricedModels: [...models].sort() }))
+      .map(({ ids, models, ...row }) => ({
+        ...row,
+        usd: Math.round(row.usd * 1e6) / 1e6,
+        sessions: ids.size,
+        unpricedModels: [...models].sort(),
+      }))
       .sort((a, b) => b.usd - a.usd || a.key.localeCompare(b.key));
   }
 }

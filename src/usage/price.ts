@@ -23,12 +23,19 @@ export function priceOf(model: string | undefined, table: PriceTable = PRICE_TAB
   return table.models[slug] ?? table.models[slug.replace(/-(\d{8}|\d{4}-\d{2}-\d{2})$/, '')];
 }
 
-export function priceUsage(usage: UsageTokens & { costUsd?: number | undefined }, model: string | undefined, table: PriceTable = PRICE_TABLE): Priced {
+export function priceUsage(
+  usage: UsageTokens & { costUsd?: number | undefined },
+  model: string | undefined,
+  table: PriceTable = PRICE_TABLE,
+): Priced {
   if (usage.costUsd !== undefined) return { usd: usage.costUsd, source: 'agent' };
   const price = priceOf(model, table);
   if (price === undefined) return { usd: null, source: 'unknown' };
   const usd =
-    (usage.inputTokens * price.input + usage.outputTokens * price.output + (usage.cacheReadTokens ?? 0) * price.cacheRead + (usage.cacheWriteTokens ?? 0) * price.cacheWrite) *
+    (usage.inputTokens * price.input +
+      usage.outputTokens * price.output +
+      (usage.cacheReadTokens ?? 0) * price.cacheRead +
+      (usage.cacheWriteTokens ?? 0) * price.cacheWrite) *
     PER_TOKEN;
   return { usd: Math.round(usd * 1e9) / 1e9, source: 'table' };
 }

@@ -19,8 +19,16 @@ describe('subscription windows the agents report', () => {
   it('starts afresh after a reset and says so when the window resets first', () => {
     const windows = new AgentWindows();
     windows.add('codex', [{ name: '5h', usedPercent: 90 }], T0);
-    windows.add('codex', [{ name: '5h', usedPercent: 5, resetsAt: new Date(T0 + 5 * MIN).toISOString() }], T0 + MIN);
-    windows.add('codex', [{ name: '5h', usedPercent: 6, resetsAt: new Date(T0 + 5 * MIN).toISOString() }], T0 + 2 * MIN);
+    windows.add(
+      'codex',
+      [{ name: '5h', usedPercent: 5, resetsAt: new Date(T0 + 5 * MIN).toISOString() }],
+      T0 + MIN,
+    );
+    windows.add(
+      'codex',
+      [{ name: '5h', usedPercent: 6, resetsAt: new Date(T0 + 5 * MIN).toISOString() }],
+      T0 + 2 * MIN,
+    );
     const [view] = windows.list(T0 + 2 * MIN);
     expect(view?.perHour).toBeCloseTo(60);
     expect(view?.summary).toContain('resets before it runs out');
@@ -29,6 +37,10 @@ describe('subscription windows the agents report', () => {
   it('knows no rate from a single report', () => {
     const windows = new AgentWindows();
     windows.add('codex', [{ name: '7d', usedPercent: 12 }], T0);
-    expect(windows.list(T0)[0]).toMatchObject({ perHour: null, exhaustsInMs: null, summary: 'codex 7d window 12% used' });
+    expect(windows.list(T0)[0]).toMatchObject({
+      perHour: null,
+      exhaustsInMs: null,
+      summary: 'codex 7d window 12% used',
+    });
   });
 });

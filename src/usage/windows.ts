@@ -43,14 +43,19 @@ export class AgentWindows {
       const key = `${agent}\u0000${report.name}`;
       const known = this.series.get(key);
       const last = known?.points[known.points.length - 1];
-      const points = known === undefined || (last !== undefined && report.usedPercent < last.used) ? [] : known.points.filter((p) => p.at > at - RATE_SPAN_MS);
+      const points =
+        known === undefined || (last !== undefined && report.usedPercent < last.used)
+          ? []
+          : known.points.filter((p) => p.at > at - RATE_SPAN_MS);
       points.push({ at, used: report.usedPercent });
       this.series.set(key, { agent, report, points });
     }
   }
 
   list(now: number): WindowView[] {
-    return [...this.series.values()].map((s) => view(s, now)).sort((a, b) => a.agent.localeCompare(b.agent) || a.name.localeCompare(b.name));
+    return [...this.series.values()]
+      .map((s) => view(s, now))
+      .sort((a, b) => a.agent.localeCompare(b.agent) || a.name.localeCompare(b.name));
   }
 }
 
@@ -59,7 +64,8 @@ function view(series: Series, now: number): WindowView {
   const first = points[0];
   const last = points[points.length - 1];
   let perHour: number | null = null;
-  if (first !== undefined && last !== undefined && last.at > first.at) perHour = ((last.used - first.used) / (last.at - first.at)) * 3_600_000;
+  if (first !== undefined && last !== undefined && last.at > first.at)
+    perHour = ((last.used - first.used) / (last.at - first.at)) * 3_600_000;
   const used = report.usedPercent;
   let exhaustsInMs: number | null = null;
   if (used >= 100) exhaustsInMs = 0;
@@ -69,6 +75,16 @@ function view(series: Series, now: number): WindowView {
   let summary = `${series.agent} ${report.name} window ${Math.round(used)}% used`;
   if (exhaustsInMs === 0) summary += '; used up';
   else if (resetsFirst) summary += '; it resets before it runs out at this rate';
-  else if (exhaustsInMs !== null) summary += `; the ${report.name} window runs out in ${formatDuration(exhaustsInMs)} at this rate`;
-  return { agent: series.agent, name: report.name, usedPercent: used, resetsAt, perHour, exhaustsInMs, summary, reportedAt: new Date(last?.at ?? now).toISOString() };
+  else if (exhaustsInMs !== null)
+    summary += `; the ${report.name} window runs out in ${formatDuration(exhaustsInMs)} at this rate`;
+  return {
+    agent: series.agent,
+    name: report.name,
+    usedPercent: used,
+    resetsAt,
+    perHour,
+    exhaustsInMs,
+    summary,
+    reportedAt: new Date(last?.at ?? now).toISOString(),
+  };
 }

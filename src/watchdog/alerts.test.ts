@@ -22,9 +22,16 @@ function edge(): { table: AlertsTable; down: (is: boolean) => void; db: Db; bus:
   opened.push({ dir, db });
   const real = sqliteSettings(db).alerts;
   let away = false;
-  const reach = <T>(run: () => Promise<T>): Promise<T> => (away ? Promise.reject(Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' })) : run());
+  const reach = <T>(run: () => Promise<T>): Promise<T> =>
+    away ? Promise.reject(Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' })) : run();
   return {
-    table: { insert: (row) => reach(() => real.insert(row)), get: (id) => reach(() => real.get(id)), list: (o) => reach(() => real.list(o)), openFor: (id) => reach(() => real.openFor(id)), acknowledge: (id, at) => reach(() => real.acknowledge(id, at)) },
+    table: {
+      insert: (row) => reach(() => real.insert(row)),
+      get: (id) => reach(() => real.get(id)),
+      list: (o) => reach(() => real.list(o)),
+      openFor: (id) => reach(() => real.openFor(id)),
+      acknowledge: (id, at) => reach(() => real.acknowledge(id, at)),
+    },
     down: (is) => (away = is),
     db,
     bus: new WorkspaceBus(db),
@@ -35,7 +42,14 @@ describe('alerts while their store is away', () => {
   it('are acted on once, not lost to the outage, and not acted on again when the store takes them', async () => {
     const store = edge();
     const alerts = new Alerts(store.table, store.bus, () => new Date('2026-11-24T04:00:00Z'));
-    const budget = { rule: 'budget' as const, session: { id: 's1', name: 'spender', project: 'shop' }, message: 'budget reached', evidence: [], action: 'pause' as const, key: 'budget:day:s1' };
+    const budget = {
+      rule: 'budget' as const,
+      session: { id: 's1', name: 'spender', project: 'shop' },
+      message: 'budget reached',
+      evidence: [],
+      action: 'pause' as const,
+      key: 'budget:day:s1',
+    };
     store.down(true);
     expect(await alerts.raise(budget)).toMatchObject({ rule: 'budget', name: 'spender', action: 'pause' });
     expect(await alerts.raise(budget)).toBeUndefined();

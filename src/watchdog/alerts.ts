@@ -5,7 +5,12 @@
 import type { z } from 'zod';
 import type { AlertView } from '../api/watchdog.js';
 import type { WorkspaceBus } from '../bus/index.js';
-import { WatchdogAlertAcknowledged, WatchdogAlertRaised, type AlertAction, type AlertRule } from '../events/workspace.js';
+import {
+  WatchdogAlertAcknowledged,
+  WatchdogAlertRaised,
+  type AlertAction,
+  type AlertRule,
+} from '../events/workspace.js';
 import { errorMessage } from '../shared/errors.js';
 import { createLogger } from '../shared/log.js';
 import { AlertNotFoundError } from './errors.js';
@@ -66,7 +71,11 @@ export class Alerts {
       // The pause or stop it calls for must not wait for the store: acted on once, logged.
       if (this.unrecorded.has(row.dedupe_key)) return undefined;
       this.unrecorded.add(row.dedupe_key);
-      log.warn('an alert could not be stored; acting on it anyway', { rule: row.rule, key: row.dedupe_key, error: errorMessage(error) });
+      log.warn('an alert could not be stored; acting on it anyway', {
+        rule: row.rule,
+        key: row.dedupe_key,
+        error: errorMessage(error),
+      });
       this.published(row, alert);
       return toView(row);
     }
@@ -92,13 +101,18 @@ export class Alerts {
 
   /** Raises `alert` without waiting; a store that refuses it is logged, never thrown. */
   note(alert: NewAlert): void {
-    this.raise(alert).catch((error: unknown) => log.warn('could not store an alert', { rule: alert.rule, key: alert.key, error: errorMessage(error) }));
+    this.raise(alert).catch((error: unknown) =>
+      log.warn('could not store an alert', { rule: alert.rule, key: alert.key, error: errorMessage(error) }),
+    );
   }
 
   async acknowledge(id: string): Promise<AlertView> {
-    const row = (await this.store.get(id)) ?? (await this.store.list({ limit: 10_000 })).find((alert) => alert.id.startsWith(id));
+    const row =
+      (await this.store.get(id)) ??
+      (await this.store.list({ limit: 10_000 })).find((alert) => alert.id.startsWith(id));
     if (row === undefined) throw new AlertNotFoundError(id);
-    if (await this.store.acknowledge(row.id, this.clock().toISOString())) this.bus.publish(WatchdogAlertAcknowledged, { alertId: row.id });
+    if (await this.store.acknowledge(row.id, this.clock().toISOString()))
+      this.bus.publish(WatchdogAlertAcknowledged, { alertId: row.id });
     return toView((await this.store.get(row.id)) ?? row);
   }
 

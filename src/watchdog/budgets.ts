@@ -4,7 +4,13 @@
  */
 import { InvalidInputError } from '../shared/errors.js';
 import type { BudgetRow } from '../store/watchdog.js';
-import { formatDuration, projectWindow, sinceMidnightMs, type Spend, type SpendSeries } from '../usage/index.js';
+import {
+  formatDuration,
+  projectWindow,
+  sinceMidnightMs,
+  type Spend,
+  type SpendSeries,
+} from '../usage/index.js';
 
 export const DEFAULT_WARN_RATIO = 0.8;
 const MAX_USD = 1_000_000;
@@ -23,17 +29,29 @@ export interface BudgetInput {
 /** The rows `input` sets, or an error that names the first bad key. */
 export function parseBudgets(input: BudgetInput, now: Date): BudgetRow[] {
   const warn = input.warnAt === undefined ? DEFAULT_WARN_RATIO : parseRatio(input.warnAt, 'warnAt');
-  const row = (scope: string, limit: number, windowMs: number | null): BudgetRow => ({ scope, window_ms: windowMs, limit_usd: limit, warn_ratio: warn, updated_at: now.toISOString() });
+  const row = (scope: string, limit: number, windowMs: number | null): BudgetRow => ({
+    scope,
+    window_ms: windowMs,
+    limit_usd: limit,
+    warn_ratio: warn,
+    updated_at: now.toISOString(),
+  });
   const rows: BudgetRow[] = [];
   if (input.session !== undefined) rows.push(row('session', parseUsd(input.session, 'session'), null));
   if (input.day !== undefined) rows.push(row('day', parseUsd(input.day, 'day'), null));
   for (const spec of input.window ?? []) {
     const [duration, amount, extra] = spec.split(':');
-    if (duration === undefined || amount === undefined || extra !== undefined) throw new InvalidInputError(`window: "${spec}" is not <duration>:<amount>; write it as 5h:200usd`, { key: 'window' });
+    if (duration === undefined || amount === undefined || extra !== undefined)
+      throw new InvalidInputError(`window: "${spec}" is not <duration>:<amount>; write it as 5h:200usd`, {
+        key: 'window',
+      });
     const ms = parseDuration(duration, 'window');
     rows.push(row(windowScope(ms), parseUsd(amount, 'window'), ms));
   }
-  if (rows.length === 0) throw new InvalidInputError('Nothing to set: give --session, --day or --window (e.g. --session 2usd --day 40usd --window 5h:200usd).');
+  if (rows.length === 0)
+    throw new InvalidInputError(
+      'Nothing to set: give --session, --day or --window (e.g. --session 2usd --day 40usd --window 5h:200usd).',
+    );
   return rows;
 }
 
@@ -42,7 +60,10 @@ export function parseUsd(text: string, key: string): number {
   const match = /^\s*\$?\s*(\d+(?:\.\d+)?)\s*(usd|\$)?\s*$/i.exec(text);
   const usd = match === null ? NaN : Number(match[1]);
   if (!Number.isFinite(usd) || usd <= 0 || usd > MAX_USD) {
-    throw new InvalidInputError(`${key}: "${text}" is not an amount of dollars above 0; write it as 2usd or $2`, { key });
+    throw new InvalidInputError(
+      `${key}: "${text}" is not an amount of dollars above 0; write it as 2usd or $2`,
+      { key },
+    );
   }
   return usd;
 }
@@ -53,7 +74,10 @@ export function parseDuration(text: string, key: string): number {
   const n = match === null ? NaN : Number(match[1]);
   const unit = UNITS_MS[(match?.[2] ?? '').toLowerCase()];
   if (!Number.isInteger(n) || n <= 0 || unit === undefined || n * unit > 31 * DAY) {
-    throw new InvalidInputError(`${key}: "${text}" is not a duration; write it as 30m, 5h or 7d (31 days at most)`, { key });
+    throw new InvalidInputError(
+      `${key}: "${text}" is not a duration; write it as 30m, 5h or 7d (31 days at most)`,
+      { key },
+    );
   }
   return n * unit;
 }
@@ -62,7 +86,8 @@ export function parseDuration(text: string, key: string): number {
 function parseRatio(text: string, key: string): number {
   const match = /^\s*(\d+(?:\.\d+)?)\s*(%?)\s*$/.exec(text);
   const value = match === null ? NaN : Number(match[1]) / (match[2] === '%' ? 100 : 1);
-  if (!Number.isFinite(value) || value <= 0 || value > 1) throw new InvalidInputError(`${key}: "${text}" is not a share of the limit; write it as 80%`, { key });
+  if (!Number.isFinite(value) || value <= 0 || value > 1)
+    throw new InvalidInputError(`${key}: "${text}" is not a share of the limit; write it as 80%`, { key });
   return value;
 }
 
@@ -75,7 +100,10 @@ export function normalizeScope(text: string): string {
   if (text === 'session' || text === 'day') return text;
   const duration = text.startsWith('window:') ? text.slice('window:'.length) : text;
   if (/^\d+[mhd]$/i.test(duration)) return windowScope(parseDuration(duration, 'scope'));
-  throw new InvalidInputError(`"${text}" is not a budget: use session, day or window:<duration> (e.g. window:5h)`, { key: 'scope' });
+  throw new InvalidInputError(
+    `"${text}" is not a budget: use session, day or window:<duration> (e.g. window:5h)`,
+    { key: 'scope' },
+  );
 }
 
 function durationName(ms: number): string {
@@ -91,13 +119,23 @@ export function budgetLabel(row: Pick<BudgetRow, 'scope' | 'window_ms'>): string
 }
 
 /** How much of a workspace-wide budget (day, window) is spent and when it runs out at this rate. */
-export function standing(row: BudgetRow, series: readonly Spend[] | SpendSeries, now: Date): { used: number; perHour: number; exhaustsInMs: number | null; summary: string } {
+export function standing(
+  row: BudgetRow,
+  series: readonly Spend[] | SpendSeries,
+  now: Date,
+): { used: number; perHour: number; exhaustsInMs: number | null; summary: string } {
   const span = row.scope === 'day' ? sinceMidnightMs(now) : (row.window_ms ?? 0);
   const projection = projectWindow(series, now.getTime(), Math.max(span, 1), row.limit_usd);
   const label = budgetLabel(row);
   const head = `${label}: $${projection.used.toFixed(2)} of $${row.limit_usd.toFixed(2)}`;
   let tail = '';
   if (projection.exhaustsInMs === 0) tail = '; reached';
-  else if (projection.exhaustsInMs !== null) tail = `; the ${label} runs out in ${formatDuration(projection.exhaustsInMs)} at this rate ($${projection.perHour.toFixed(2)}/h)`;
-  return { used: projection.used, perHour: projection.perHour, exhaustsInMs: projection.exhaustsInMs, summary: head + tail };
+  else if (projection.exhaustsInMs !== null)
+    tail = `; the ${label} runs out in ${formatDuration(projection.exhaustsInMs)} at this rate ($${projection.perHour.toFixed(2)}/h)`;
+  return {
+    used: projection.used,
+    perHour: projection.perHour,
+    exhaustsInMs: projection.exhaustsInMs,
+    summary: head + tail,
+  };
 }

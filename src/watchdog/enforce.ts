@@ -11,7 +11,13 @@ import { createLogger } from '../shared/log.js';
 import { errorMessage } from '../shared/errors.js';
 import type { Budgets, BudgetRow } from '../settings/index.js';
 import type { SessionWithProject } from '../store/sessions.js';
-import { combineSpends, formatDuration, type SpendSeries, type UsageEntry, type UsageTracker } from '../usage/index.js';
+import {
+  combineSpends,
+  formatDuration,
+  type SpendSeries,
+  type UsageEntry,
+  type UsageTracker,
+} from '../usage/index.js';
 import type { Alerts } from './alerts.js';
 import { budgetLabel, normalizeScope, parseBudgets, standing, type BudgetInput } from './budgets.js';
 import { BudgetNotFoundError } from './errors.js';
@@ -89,7 +95,14 @@ export class BudgetGuard {
       const over = this.over(row, undefined);
       if (over === undefined) continue;
       if (over.hard) this.reached(row, undefined, over.message);
-      else this.o.alerts.note({ rule: 'budget_warning', message: over.message, evidence: over.evidence, action: 'alert', key: `budget_warning:${row.scope}:${this.period(row)}` });
+      else
+        this.o.alerts.note({
+          rule: 'budget_warning',
+          message: over.message,
+          evidence: over.evidence,
+          action: 'alert',
+          key: `budget_warning:${row.scope}:${this.period(row)}`,
+        });
     }
   }
 
@@ -128,7 +141,13 @@ export class BudgetGuard {
       if (row.scope === 'session') {
         const live = this.o.sessions.list().map((s) => this.o.usage.ledger.session(s.id).usd);
         const used = Math.max(0, ...live);
-        return view(row, used, null, null, `each session: up to $${row.limit_usd.toFixed(2)} (the most spent now: $${used.toFixed(2)})`);
+        return view(
+          row,
+          used,
+          null,
+          null,
+          `each session: up to $${row.limit_usd.toFixed(2)} (the most spent now: $${used.toFixed(2)})`,
+        );
       }
       const s = standing(row, series, now);
       return view(row, s.used, s.perHour, s.exhaustsInMs, s.summary);
@@ -140,7 +159,12 @@ export class BudgetGuard {
     for (const row of rows) {
       await this.table.put(row);
       await this.load();
-      this.o.bus.publish(BudgetSet, { scope: row.scope, windowMs: row.window_ms, limitUsd: row.limit_usd, warnRatio: row.warn_ratio });
+      this.o.bus.publish(BudgetSet, {
+        scope: row.scope,
+        windowMs: row.window_ms,
+        limitUsd: row.limit_usd,
+        warnRatio: row.warn_ratio,
+      });
     }
     return { budgets: this.list(), resumed: await this.resumeWithinBudget() };
   }
@@ -149,7 +173,11 @@ export class BudgetGuard {
     const scope = normalizeScope(scopeText);
     const removed = await this.table.remove(scope);
     await this.load();
-    if (!removed) throw new BudgetNotFoundError(scope, this.store.list().map((row) => row.scope));
+    if (!removed)
+      throw new BudgetNotFoundError(
+        scope,
+        this.store.list().map((row) => row.scope),
+      );
     this.o.bus.publish(BudgetRemoved, { scope });
     return { budgets: this.list(), resumed: await this.resumeWithinBudget() };
   }
@@ -162,7 +190,15 @@ export class BudgetGuard {
       const over = this.over(row, session);
       if (over === undefined) continue;
       if (over.hard) this.reached(row, session, over.message);
-      else this.o.alerts.note({ rule: 'budget_warning', session: row.scope === 'session' ? sessionRef(session) : undefined, message: over.message, evidence: over.evidence, action: 'alert', key: `budget_warning:${row.scope}:${row.scope === 'session' ? session.id : this.period(row)}` });
+      else
+        this.o.alerts.note({
+          rule: 'budget_warning',
+          session: row.scope === 'session' ? sessionRef(session) : undefined,
+          message: over.message,
+          evidence: over.evidence,
+          action: 'alert',
+          key: `budget_warning:${row.scope}:${row.scope === 'session' ? session.id : this.period(row)}`,
+        });
     }
   }
 
@@ -171,7 +207,8 @@ export class BudgetGuard {
     for (const row of this.store.list()) {
       if (row.scope === 'session') continue;
       const s = standing(row, this.series(), this.o.clock());
-      if (reaches(s.used, row.limit_usd)) return `the ${budgetLabel(row)} budget is spent ($${s.used.toFixed(2)} of $${row.limit_usd.toFixed(2)}); raise it with baton budget set`;
+      if (reaches(s.used, row.limit_usd))
+        return `the ${budgetLabel(row)} budget is spent ($${s.used.toFixed(2)} of $${row.limit_usd.toFixed(2)}); raise it with baton budget set`;
     }
     return undefined;
   }
@@ -179,7 +216,14 @@ export class BudgetGuard {
   /** A dispatch when a budget runs out soon at this rate: an alert before the work starts. */
   warnDispatch(session: SessionWithProject): void {
     for (const warning of this.dispatchWarnings(session)) {
-      this.o.alerts.note({ rule: 'window', session: sessionRef(session), message: `dispatched while ${warning.text}`, evidence: [warning.evidence], action: 'alert', key: `window:${warning.key}:${session.id}` });
+      this.o.alerts.note({
+        rule: 'window',
+        session: sessionRef(session),
+        message: `dispatched while ${warning.text}`,
+        evidence: [warning.evidence],
+        action: 'alert',
+        key: `window:${warning.key}:${session.id}`,
+      });
     }
   }
 
@@ -188,24 +232,41 @@ export class BudgetGuard {
    * agent's subscription windows that runs out within the hour at the current burn rate. The
    * dispatch still goes ahead; the answer and the CLI say it, and `warnDispatch` records it.
    */
-  dispatchWarnings(session: Pick<SessionWithProject, 'agent'>): { key: string; text: string; evidence: string }[] {
+  dispatchWarnings(
+    session: Pick<SessionWithProject, 'agent'>,
+  ): { key: string; text: string; evidence: string }[] {
     const now = this.o.clock();
     const warnings: { key: string; text: string; evidence: string }[] = [];
     for (const row of this.store.list()) {
       if (row.scope === 'session') continue;
       const s = standing(row, this.series(), now);
       if (s.exhaustsInMs === null || s.exhaustsInMs > DISPATCH_HORIZON_MS) continue;
-      const when = s.exhaustsInMs === 0 ? 'is already spent' : `runs out in ${formatDuration(s.exhaustsInMs)} at this rate`;
+      const when =
+        s.exhaustsInMs === 0
+          ? 'is already spent'
+          : `runs out in ${formatDuration(s.exhaustsInMs)} at this rate`;
       warnings.push({ key: row.scope, text: `the ${budgetLabel(row)} budget ${when}`, evidence: s.summary });
     }
     for (const window of this.o.usage.windows.list(now.getTime())) {
-      if (window.agent !== session.agent || window.exhaustsInMs === null || window.exhaustsInMs > DISPATCH_HORIZON_MS) continue;
-      warnings.push({ key: `${window.agent}:${window.name}`, text: window.summary, evidence: window.summary });
+      if (
+        window.agent !== session.agent ||
+        window.exhaustsInMs === null ||
+        window.exhaustsInMs > DISPATCH_HORIZON_MS
+      )
+        continue;
+      warnings.push({
+        key: `${window.agent}:${window.name}`,
+        text: window.summary,
+        evidence: window.summary,
+      });
     }
     return warnings;
   }
 
-  private over(row: BudgetRow, session: Named | undefined): { hard: boolean; message: string; evidence: string[] } | undefined {
+  private over(
+    row: BudgetRow,
+    session: Named | undefined,
+  ): { hard: boolean; message: string; evidence: string[] } | undefined {
     if (row.scope === 'session') {
       if (session === undefined) return undefined;
       const spent = this.o.usage.ledger.session(session.id).usd;
@@ -214,19 +275,37 @@ export class BudgetGuard {
       return {
         hard,
         message: `${hard ? 'budget reached' : 'budget nearly spent'}: ${session.name} spent $${spent.toFixed(2)} of its $${row.limit_usd.toFixed(2)}`,
-        evidence: [`session ${session.name}: $${spent.toFixed(4)}`, `limit $${row.limit_usd} (warn at ${Math.round(row.warn_ratio * 100)}%)`],
+        evidence: [
+          `session ${session.name}: $${spent.toFixed(4)}`,
+          `limit $${row.limit_usd} (warn at ${Math.round(row.warn_ratio * 100)}%)`,
+        ],
       };
     }
     const s = standing(row, this.series(), this.o.clock());
     if (!reaches(s.used, row.limit_usd * row.warn_ratio)) return undefined;
     const hard = reaches(s.used, row.limit_usd);
-    return { hard, message: `${hard ? 'budget reached' : 'budget nearly spent'}: ${s.summary}`, evidence: [s.summary] };
+    return {
+      hard,
+      message: `${hard ? 'budget reached' : 'budget nearly spent'}: ${s.summary}`,
+      evidence: [s.summary],
+    };
   }
 
   /** A budget reached by `crossing`'s spend (undefined: another machine's): the sessions it pauses. */
   private reached(row: BudgetRow, crossing: Named | undefined, message: string): void {
-    const targets: Named[] = row.scope === 'session' ? (crossing === undefined ? [] : [crossing]) : this.o.sessions.list().filter((s) => s.id === crossing?.id || AT_WORK.has(s.state));
-    for (const session of targets) this.pauseOnce(row, session, message).catch((error: unknown) => log.warn('could not pause a session for its budget', { session: session.id, error: errorMessage(error) }));
+    const targets: Named[] =
+      row.scope === 'session'
+        ? crossing === undefined
+          ? []
+          : [crossing]
+        : this.o.sessions.list().filter((s) => s.id === crossing?.id || AT_WORK.has(s.state));
+    for (const session of targets)
+      this.pauseOnce(row, session, message).catch((error: unknown) =>
+        log.warn('could not pause a session for its budget', {
+          session: session.id,
+          error: errorMessage(error),
+        }),
+      );
   }
 
   private async pauseOnce(row: BudgetRow, session: Named, message: string): Promise<void> {
@@ -240,7 +319,10 @@ export class BudgetGuard {
     });
     // Paused once per alert: a reply carries on past the limit until the alert is acknowledged.
     if (raised === undefined) return;
-    await this.o.sessions.pause(session.id, `${PAUSED_FOR_BUDGET}: ${message}. Raise it (baton budget set) or reply to continue.`);
+    await this.o.sessions.pause(
+      session.id,
+      `${PAUSED_FOR_BUDGET}: ${message}. Raise it (baton budget set) or reply to continue.`,
+    );
   }
 
   /** Day budgets renew each day; one alert per day. */
@@ -252,19 +334,28 @@ export class BudgetGuard {
   private async resumeWithinBudget(): Promise<string[]> {
     const resumed: string[] = [];
     // This machine's sessions' open budget alerts, however many other machines' alerts are open.
-    const open = await Promise.all(this.o.sessions.list().map(async (s) => (await this.o.alerts.openFor(s.id, 'budget')).map((alert) => ({ alert, s }))));
+    const open = await Promise.all(
+      this.o.sessions
+        .list()
+        .map(async (s) => (await this.o.alerts.openFor(s.id, 'budget')).map((alert) => ({ alert, s }))),
+    );
     for (const { alert, s } of open.flat()) {
       const session = this.o.sessions.get(s.id) ?? s;
       if (session.removed_at !== null) continue;
       if (this.store.list().some((row) => this.over(row, session)?.hard === true)) continue;
       // Acknowledged by this pass alone: two passes at once (a raise here, one on another machine) resume it once.
       if (!(await this.o.alerts.settle(alert.id))) continue;
-      const paused = session.state === 'needs_input' && (session.state_reason_json ?? '').includes(PAUSED_FOR_BUDGET);
+      const paused =
+        session.state === 'needs_input' && (session.state_reason_json ?? '').includes(PAUSED_FOR_BUDGET);
       if (!paused) continue;
       await this.o.sessions.reply(session.id, 'The budget was raised: carry on where you stopped.');
       const spent = this.o.usage.ledger.session(session.id).usd;
       const limit = this.store.list().find((row) => row.scope === 'session')?.limit_usd ?? 0;
-      this.o.bus.publish(BudgetResumed, { ...{ sessionId: session.id, name: session.name, project: session.project_name }, spentUsd: spent, limitUsd: limit });
+      this.o.bus.publish(BudgetResumed, {
+        ...{ sessionId: session.id, name: session.name, project: session.project_name },
+        spentUsd: spent,
+        limitUsd: limit,
+      });
       resumed.push(session.name);
     }
     await this.o.sessions.schedule();
@@ -277,6 +368,22 @@ function reaches(spent: number, limit: number): boolean {
   return spent + 1e-9 >= limit;
 }
 
-function view(row: BudgetRow, used: number, perHour: number | null, exhaustsInMs: number | null, summary: string): BudgetView {
-  return { scope: row.scope, label: budgetLabel(row), limitUsd: row.limit_usd, warnRatio: row.warn_ratio, windowMs: row.window_ms, usedUsd: Math.round(used * 1e6) / 1e6, perHourUsd: perHour, exhaustsInMs, summary };
+function view(
+  row: BudgetRow,
+  used: number,
+  perHour: number | null,
+  exhaustsInMs: number | null,
+  summary: string,
+): BudgetView {
+  return {
+    scope: row.scope,
+    label: budgetLabel(row),
+    limitUsd: row.limit_usd,
+    warnRatio: row.warn_ratio,
+    windowMs: row.window_ms,
+    usedUsd: Math.round(used * 1e6) / 1e6,
+    perHourUsd: perHour,
+    exhaustsInMs,
+    summary,
+  };
 }

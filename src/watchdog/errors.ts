@@ -8,7 +8,14 @@ export class AlertNotFoundError extends BatonError {
 }
 
 export class BudgetNotFoundError extends BatonError {
-  constructor(readonly scope: string, known: string[]) {
-    super('not_found', `No ${scope} budget is set${known.length === 0 ? ' (none is)' : `; set: ${known.join(', ')}`}. List them with: baton budget ls`, { scope, known });
+  constructor(
+    readonly scope: string,
+    known: string[],
+  ) {
+    super(
+      'not_found',
+      `No ${scope} budget is set${known.length === 0 ? ' (none is)' : `; set: ${known.join(', ')}`}. List them with: baton budget ls`,
+      { scope, known },
+    );
   }
 }

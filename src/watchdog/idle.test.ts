@@ -15,9 +15,16 @@ let answer: 'released' | 'in_use' | 'unreachable';
 let idle: IdleHosts;
 
 let seq = 0;
-const event = (body: EventBody): BatonEvent => ({ ...body, seq: ++seq, ts: new Date(0).toISOString() }) as BatonEvent;
-const ready = (id: string, extra: Partial<IdleCandidate> = {}): IdleCandidate => ({ id, state: 'ready_for_review', host_pid: 4242, ...extra });
-const tick = (...sessions: IdleCandidate[]): Promise<void> => idle.tick(sessions.map((session) => ({ session, limitMs: LIMIT })));
+const event = (body: EventBody): BatonEvent =>
+  ({ ...body, seq: ++seq, ts: new Date(0).toISOString() }) as BatonEvent;
+const ready = (id: string, extra: Partial<IdleCandidate> = {}): IdleCandidate => ({
+  id,
+  state: 'ready_for_review',
+  host_pid: 4242,
+  ...extra,
+});
+const tick = (...sessions: IdleCandidate[]): Promise<void> =>
+  idle.tick(sessions.map((session) => ({ session, limitMs: LIMIT })));
 
 beforeEach(() => {
   // Far from zero, and unrelated to any wall-clock time: a monotonic clock's origin is arbitrary.
@@ -53,7 +60,11 @@ describe('the idle rule', () => {
   });
 
   it('leaves alone sessions that are not resting with a host: at work, waiting for an answer, already let go, or kept by their repository', async () => {
-    const sessions = [ready('w', { state: 'working' }), ready('q', { state: 'needs_input' }), ready('gone', { host_pid: null })];
+    const sessions = [
+      ready('w', { state: 'working' }),
+      ready('q', { state: 'needs_input' }),
+      ready('gone', { host_pid: null }),
+    ];
     await tick(...sessions);
     await idle.tick([{ session: ready('kept'), limitMs: undefined }]);
     now += 10 * LIMIT;

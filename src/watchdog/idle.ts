@@ -44,8 +44,14 @@ export class IdleHosts {
 
   /** A change of state restarts the session's clock: a turn began (a reply) or it came to rest. */
   observe(sessionId: string, event: BatonEvent): void {
-    if (event.type === 'state.changed' && event.to === 'ready_for_review') this.restingSince.set(sessionId, this.now());
-    else if (event.type === 'state.changed' || event.type === 'session.ended' || event.type === 'session.started') this.restingSince.delete(sessionId);
+    if (event.type === 'state.changed' && event.to === 'ready_for_review')
+      this.restingSince.set(sessionId, this.now());
+    else if (
+      event.type === 'state.changed' ||
+      event.type === 'session.ended' ||
+      event.type === 'session.started'
+    )
+      this.restingSince.delete(sessionId);
   }
 
   /** One tick over the live sessions; resolves once the hosts it asked have answered. */

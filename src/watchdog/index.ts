@@ -5,9 +5,24 @@
  */
 export { Alerts, toView as alertView, type NewAlert } from './alerts.js';
 export { BudgetGuard, PAUSED_FOR_BUDGET } from './enforce.js';
-export { budgetLabel, DEFAULT_WARN_RATIO, normalizeScope, parseBudgets, parseDuration, parseUsd, type BudgetInput } from './budgets.js';
+export {
+  budgetLabel,
+  DEFAULT_WARN_RATIO,
+  normalizeScope,
+  parseBudgets,
+  parseDuration,
+  parseUsd,
+  type BudgetInput,
+} from './budgets.js';
 export { AlertNotFoundError, BudgetNotFoundError } from './errors.js';
-export { DEFAULT_NOTIFY, DesktopNotifier, noticeFor, notifierCommand, type Notice, type NotifySettings } from './notify.js';
+export {
+  DEFAULT_NOTIFY,
+  DesktopNotifier,
+  noticeFor,
+  notifierCommand,
+  type Notice,
+  type NotifySettings,
+} from './notify.js';
 export { resolveRules, SessionRules, type Finding, type RuleSettings } from './rules.js';
 export type { WatchdogSessions } from './sessions.js';
 export { Watchdog, type WatchdogOptions } from './watchdog.js';

@@ -30,12 +30,28 @@ export interface Notice {
 }
 
 /** The command that shows `notice` on this platform: a program and its arguments. */
-export function notifierCommand(notice: Notice, platform: NodeJS.Platform = process.platform): [string, string[]] | undefined {
+export function notifierCommand(
+  notice: Notice,
+  platform: NodeJS.Platform = process.platform,
+): [string, string[]] | undefined {
   if (platform === 'darwin') {
     // The text goes in as arguments of the script, so no quote in it can change the script.
-    return ['osascript', ['-e', 'on run argv', '-e', 'display notification (item 2 of argv) with title (item 1 of argv)', '-e', 'end run', notice.title, notice.body]];
+    return [
+      'osascript',
+      [
+        '-e',
+        'on run argv',
+        '-e',
+        'display notification (item 2 of argv) with title (item 1 of argv)',
+        '-e',
+        'end run',
+        notice.title,
+        notice.body,
+      ],
+    ];
   }
-  if (platform === 'linux' || platform === 'freebsd' || platform === 'openbsd') return ['notify-send', ['--app-name=Baton', '--', notice.title, notice.body]];
+  if (platform === 'linux' || platform === 'freebsd' || platform === 'openbsd')
+    return ['notify-send', ['--app-name=Baton', '--', notice.title, notice.body]];
   return undefined;
 }
 
@@ -43,12 +59,23 @@ export function notifierCommand(notice: Notice, platform: NodeJS.Platform = proc
 export function noticeFor(event: WorkspaceEvent, settings: NotifySettings): Notice | undefined {
   if (event.type === 'session.state_changed') {
     const { name, to, reason } = event.data;
-    if (to === 'needs_input' && settings.needsInput) return { title: `${name} needs input`, body: reason === undefined ? 'waiting for you' : reasonText(reason) };
-    if (to === 'failed' && settings.failed) return { title: `${name} failed`, body: reason === undefined ? 'the session failed' : reasonText(reason) };
+    if (to === 'needs_input' && settings.needsInput)
+      return {
+        title: `${name} needs input`,
+        body: reason === undefined ? 'waiting for you' : reasonText(reason),
+      };
+    if (to === 'failed' && settings.failed)
+      return {
+        title: `${name} failed`,
+        body: reason === undefined ? 'the session failed' : reasonText(reason),
+      };
     return undefined;
   }
   if (event.type === 'watchdog.alert_raised' && settings.alerts) {
-    return { title: `Baton: ${event.data.name ?? 'workspace'} — ${event.data.rule.replace(/_/g, ' ')}`, body: event.data.message };
+    return {
+      title: `Baton: ${event.data.name ?? 'workspace'} — ${event.data.rule.replace(/_/g, ' ')}`,
+      body: event.data.message,
+    };
   }
   return undefined;
 }

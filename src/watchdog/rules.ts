@@ -46,9 +46,17 @@ const MINUTE = 60_000;
  * alert; idle hosts let go after `idleMs`, the user's default (undefined: kept). `check` is the
  * repository's merge check, whose runs count as test runs.
  */
-export function resolveRules(config: WatchdogConfig | undefined, idleMs?: number, check?: CheckCommand): RuleSettings {
+export function resolveRules(
+  config: WatchdogConfig | undefined,
+  idleMs?: number,
+  check?: CheckCommand,
+): RuleSettings {
   const c = config ?? {};
-  const pick = <T, C extends { action?: WatchdogAction | undefined }>(value: false | C | undefined, action: WatchdogAction, limit: (given: C | undefined) => T): Rule<T> | undefined =>
+  const pick = <T, C extends { action?: WatchdogAction | undefined }>(
+    value: false | C | undefined,
+    action: WatchdogAction,
+    limit: (given: C | undefined) => T,
+  ): Rule<T> | undefined =>
     value === false ? undefined : { action: value?.action ?? action, limit: limit(value) };
   return {
     noProgressMs: pick(c.noProgress, 'alert', (v) => (v?.minutes ?? 10) * MINUTE),
@@ -64,7 +72,10 @@ export function resolveRules(config: WatchdogConfig | undefined, idleMs?: number
 
 /** One session's running counts. */
 export class SessionRules {
-  private readonly calls = new Map<string, { tool: string; input: string; kind: string | undefined; test: string | undefined }>();
+  private readonly calls = new Map<
+    string,
+    { tool: string; input: string; kind: string | undefined; test: string | undefined }
+  >();
   private lastCall: string | undefined;
   private sameCalls = 0;
   /** Failures of each command since a file last changed. */
@@ -78,14 +89,18 @@ export class SessionRules {
    * is not progress. The test runs of the turns since the last change are kept for the evidence.
    */
   private testResults = new Map<string, { last: string; seen: Set<string> }>();
-  private quietRuns = new Map<string, { detail: string; passed: boolean; runs: number; outcomes: Set<string> }>();
+  private quietRuns = new Map<
+    string,
+    { detail: string; passed: boolean; runs: number; outcomes: Set<string> }
+  >();
   private readonly inScope: ((path: string) => boolean) | undefined;
 
   constructor(
     private readonly worktree: string,
     private readonly scope: readonly string[] | undefined,
   ) {
-    this.inScope = scope === undefined || scope.length === 0 ? undefined : picomatch([...scope], { dot: true });
+    this.inScope =
+      scope === undefined || scope.length === 0 ? undefined : picomatch([...scope], { dot: true });
   }
 
   observe(event: BatonEvent, rules: RuleSettings): Finding[] {
@@ -132,15 +147,24 @@ export class SessionRules {
       // Something changed: the same command failing again is a fresh attempt, not a loop.
       this.changedThisTurn = true;
       this.failures.clear();
-      this.testResults = new Map([...this.testResults].map(([test, r]) => [test, { last: r.last, seen: new Set([r.last]) }]));
+      this.testResults = new Map(
+        [...this.testResults].map(([test, r]) => [test, { last: r.last, seen: new Set([r.last]) }]),
+      );
     }
     // A test run that ends differently is a fresh attempt too, even with no file changed (a fixed environment, say).
-    if (call?.test !== undefined && this.testRan(call.test, testOutcome(event.ok, event.exitCode, event.output))) this.failures.delete(call.input);
+    if (
+      call?.test !== undefined &&
+      this.testRan(call.test, testOutcome(event.ok, event.exitCode, event.output))
+    )
+      this.failures.delete(call.input);
     if (event.ok) {
       this.errors = [];
       return [];
     }
-    const findings = this.error(`${event.tool} failed${event.exitCode === undefined ? '' : ` (exit ${event.exitCode})`}: ${short(call?.input ?? '', 120)}`, rules);
+    const findings = this.error(
+      `${event.tool} failed${event.exitCode === undefined ? '' : ` (exit ${event.exitCode})`}: ${short(call?.input ?? '', 120)}`,
+      rules,
+    );
     const loop = rules.loop;
     if (call !== undefined && call.kind === 'run' && loop !== undefined) {
       const count = (this.failures.get(call.input) ?? 0) + 1;
@@ -149,7 +173,10 @@ export class SessionRules {
         findings.push({
           rule: 'loop',
           message: `the same failing command ${count} times with no file changed in between: ${short(call.input)}`,
-          evidence: [`${call.input}`, ...(event.output === undefined ? [] : [`last output: ${short(event.output, 300)}`])],
+          evidence: [
+            `${call.input}`,
+            ...(event.output === undefined ? [] : [`last output: ${short(event.output, 300)}`]),
+          ],
           action: loop.action,
           key: 'loop',
         });
@@ -162,16 +189,32 @@ export class SessionRules {
     this.errors.push(what);
     const rule = rules.repeatedErrors;
     if (rule === undefined || this.errors.length !== rule.limit) return [];
-    return [{ rule: 'repeated_errors', message: `${rule.limit} errors in a row`, evidence: this.errors.slice(-rule.limit).map((e) => short(e, 200)), action: rule.action, key: 'errors' }];
+    return [
+      {
+        rule: 'repeated_errors',
+        message: `${rule.limit} errors in a row`,
+        evidence: this.errors.slice(-rule.limit).map((e) => short(e, 200)),
+        action: rule.action,
+        key: 'errors',
+      },
+    ];
   }
 
   /** A test run's outcome: one the same command has not had since a file last changed is a change, as an edit is. */
   private testRan(test: string, outcome: ReturnType<typeof testOutcome>): boolean {
     const before = this.testResults.get(test);
     const changed = before !== undefined && !before.seen.has(outcome.digest);
-    this.testResults.set(test, { last: outcome.digest, seen: (before?.seen ?? new Set()).add(outcome.digest) });
+    this.testResults.set(test, {
+      last: outcome.digest,
+      seen: (before?.seen ?? new Set()).add(outcome.digest),
+    });
     const seen = this.quietRuns.get(test);
-    this.quietRuns.set(test, { detail: outcome.detail, passed: outcome.passed, runs: (seen?.runs ?? 0) + 1, outcomes: (seen?.outcomes ?? new Set()).add(outcome.digest) });
+    this.quietRuns.set(test, {
+      detail: outcome.detail,
+      passed: outcome.passed,
+      runs: (seen?.runs ?? 0) + 1,
+      outcomes: (seen?.outcomes ?? new Set()).add(outcome.digest),
+    });
     if (changed) this.changedThisTurn = true;
     return changed;
   }
@@ -183,7 +226,15 @@ export class SessionRules {
     if (outcome === 'success') this.errors = [];
     const rule = rules.noChange;
     if (rule === undefined || this.quietTurns !== rule.limit) return [];
-    return [{ rule: 'no_change', message: `${rule.limit} turns in a row changed no file and no test result`, evidence: [this.quietEvidence()], action: rule.action, key: 'turns' }];
+    return [
+      {
+        rule: 'no_change',
+        message: `${rule.limit} turns in a row changed no file and no test result`,
+        evidence: [this.quietEvidence()],
+        action: rule.action,
+        key: 'turns',
+      },
+    ];
   }
 
   /** `5 turns: no file changed; `npm test` failed the same way each time (3 failed, 12 passed)`. */
@@ -194,7 +245,10 @@ export class SessionRules {
       if (r.outcomes.size === 1) return `\`${short(test)}\` ${how} the same way each time (${r.detail})`;
       return `\`${short(test)}\` ran ${r.runs} times, flipping between ${r.outcomes.size} results it had already had (last: ${how}, ${r.detail})`;
     });
-    return [`${this.quietTurns} turns: no file changed`, ...(runs.length === 0 ? ['no tests run'] : runs)].join('; ');
+    return [
+      `${this.quietTurns} turns: no file changed`,
+      ...(runs.length === 0 ? ['no tests run'] : runs),
+    ].join('; ');
   }
 
   private scopeCheck(files: readonly string[], rules: RuleSettings): Finding[] {

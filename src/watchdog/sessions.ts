@@ -24,8 +24,15 @@ export interface WatchdogSessions {
 }
 
 /** What never changes about a session: enough to name it, price it and find its repository. */
-export type SessionIdentity = Pick<SessionWithProject, 'id' | 'name' | 'project_name' | 'project_root' | 'agent' | 'model' | 'worktree'>;
+export type SessionIdentity = Pick<
+  SessionWithProject,
+  'id' | 'name' | 'project_name' | 'project_root' | 'agent' | 'model' | 'worktree'
+>;
 
-export function sessionRef(session: Pick<SessionWithProject, 'id' | 'name' | 'project_name'>): { id: string; name: string; project: string } {
+export function sessionRef(session: Pick<SessionWithProject, 'id' | 'name' | 'project_name'>): {
+  id: string;
+  name: string;
+  project: string;
+} {
   return { id: session.id, name: session.name, project: session.project_name };
 }

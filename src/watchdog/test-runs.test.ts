@@ -19,7 +19,16 @@ describe('finding a test run in a command line', () => {
     expect(testRunOf(line, undefined, '/w')).toBe(label);
   });
 
-  it.each([['npm install'], ['npm run build'], ['echo npm test'], ['git commit -m "npm test"'], ['make'], ['go build ./...'], ['npx prettier --write .'], ['if [ -f x']])('%s is not', (line) => {
+  it.each([
+    ['npm install'],
+    ['npm run build'],
+    ['echo npm test'],
+    ['git commit -m "npm test"'],
+    ['make'],
+    ['go build ./...'],
+    ['npx prettier --write .'],
+    ['if [ -f x'],
+  ])('%s is not', (line) => {
     expect(testRunOf(line, undefined, '/w')).toBeUndefined();
   });
 
@@ -32,10 +41,22 @@ describe('finding a test run in a command line', () => {
 
 describe('a test run’s outcome', () => {
   it('reads the last passed and failed counts (vitest, jest, pytest, cargo, mocha), colours aside', () => {
-    expect(testOutcome(false, 1, ' Test Files  1 failed (1)\n      Tests  \u001b[31m3 failed\u001b[39m | 12 passed (15)\n').detail).toBe('3 failed, 12 passed');
-    expect(testOutcome(false, 1, 'Tests:       3 failed, 12 passed, 15 total').detail).toBe('3 failed, 12 passed');
-    expect(testOutcome(false, 1, '==== 3 failed, 12 passed in 0.52s ====').detail).toBe('3 failed, 12 passed');
-    expect(testOutcome(false, 101, 'test result: FAILED. 12 passed; 3 failed; 0 ignored').detail).toBe('3 failed, 12 passed');
+    expect(
+      testOutcome(
+        false,
+        1,
+        ' Test Files  1 failed (1)\n      Tests  \u001b[31m3 failed\u001b[39m | 12 passed (15)\n',
+      ).detail,
+    ).toBe('3 failed, 12 passed');
+    expect(testOutcome(false, 1, 'Tests:       3 failed, 12 passed, 15 total').detail).toBe(
+      '3 failed, 12 passed',
+    );
+    expect(testOutcome(false, 1, '==== 3 failed, 12 passed in 0.52s ====').detail).toBe(
+      '3 failed, 12 passed',
+    );
+    expect(testOutcome(false, 101, 'test result: FAILED. 12 passed; 3 failed; 0 ignored').detail).toBe(
+      '3 failed, 12 passed',
+    );
     expect(testOutcome(true, 0, '  15 passing (20ms)').detail).toBe('15 passed');
   });
 

@@ -50,19 +50,31 @@ export function testRunOf(commandLine: string, check: CheckCommand, cwd: string)
   for (const command of commands) {
     const words = unwrap(command.words.map((w) => w.text));
     if (words.length === 0) continue;
-    if ((checkWords !== undefined && startsWith(words, checkWords)) || isRunner(words)) return words.join(' ');
+    if ((checkWords !== undefined && startsWith(words, checkWords)) || isRunner(words))
+      return words.join(' ');
   }
   return undefined;
 }
 
 /** How a test run ended, from its exit status and output. */
-export function testOutcome(ok: boolean, exitCode: number | undefined, output: string | undefined): TestOutcome {
+export function testOutcome(
+  ok: boolean,
+  exitCode: number | undefined,
+  output: string | undefined,
+): TestOutcome {
   const text = (output ?? '').replace(ANSI, '');
   const failed = lastCount(text, /(\d+) (?:failed|failing|failures?)\b/g);
   const passed = lastCount(text, /(\d+) (?:passed|passing)\b/g);
-  const counts = [failed === undefined ? [] : [`${failed} failed`], passed === undefined ? [] : [`${passed} passed`]].flat();
+  const counts = [
+    failed === undefined ? [] : [`${failed} failed`],
+    passed === undefined ? [] : [`${passed} passed`],
+  ].flat();
   const exit = exitCode === undefined ? (ok ? 'ok' : 'failed') : `exit ${exitCode}`;
-  return { digest: [exit, failed ?? '-', passed ?? '-'].join('|'), passed: ok, detail: counts.length > 0 ? counts.join(', ') : exit };
+  return {
+    digest: [exit, failed ?? '-', passed ?? '-'].join('|'),
+    passed: ok,
+    detail: counts.length > 0 ? counts.join(', ') : exit,
+  };
 }
 
 // eslint-disable-next-line no-control-regex -- colour codes are what this strips
@@ -103,13 +115,17 @@ function isRunner(words: readonly string[]): boolean {
   const program = head.split('/').pop() ?? head;
   if (PACKAGE_MANAGERS.has(program)) {
     if (first === 'test' || first === 't') return true;
-    if (first === 'run' || first === 'exec' || first === 'dlx') return isTestScript(second) || JS_RUNNERS.has(second);
+    if (first === 'run' || first === 'exec' || first === 'dlx')
+      return isTestScript(second) || JS_RUNNERS.has(second);
     return program !== 'npm' && JS_RUNNERS.has(first);
   }
-  if (program === 'npx' || program === 'bunx') return JS_RUNNERS.has(words.slice(1).find((w) => !w.startsWith('-')) ?? '');
+  if (program === 'npx' || program === 'bunx')
+    return JS_RUNNERS.has(words.slice(1).find((w) => !w.startsWith('-')) ?? '');
   if (JS_RUNNERS.has(program) || BARE_RUNNERS.has(program)) return true;
-  if (/^python[0-9.]*$/.test(program)) return first === '-m' && (second === 'pytest' || second === 'unittest');
-  if (program === 'bundle') return first === 'exec' && (second === 'rspec' || (second === 'rake' && words[3] === 'test'));
+  if (/^python[0-9.]*$/.test(program))
+    return first === '-m' && (second === 'pytest' || second === 'unittest');
+  if (program === 'bundle')
+    return first === 'exec' && (second === 'rspec' || (second === 'rake' && words[3] === 'test'));
   return TEST_SUBCOMMAND[program]?.includes(first) ?? false;
 }
 

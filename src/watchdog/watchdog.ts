@@ -61,10 +61,20 @@ export class Watchdog {
 
   constructor(private readonly o: WatchdogOptions) {
     this.clock = o.clock ?? (() => new Date());
-    this.idle = new IdleHosts(o.monotonic ?? (() => performance.now()), (id, message) => o.sessions.release(id, message));
+    this.idle = new IdleHosts(o.monotonic ?? (() => performance.now()), (id, message) =>
+      o.sessions.release(id, message),
+    );
     this.settings = o.settings ?? sqliteSettings(o.db);
     this.alerts = new Alerts(this.settings.alerts, o.bus, this.clock);
-    this.budgets = new BudgetGuard({ table: this.settings.budgets, bus: o.bus, usage: o.usage, alerts: this.alerts, sessions: o.sessions, clock: this.clock, elsewhere: o.elsewhere });
+    this.budgets = new BudgetGuard({
+      table: this.settings.budgets,
+      bus: o.bus,
+      usage: o.usage,
+      alerts: this.alerts,
+      sessions: o.sessions,
+      clock: this.clock,
+      elsewhere: o.elsewhere,
+    });
   }
 
   /**
@@ -75,7 +85,11 @@ export class Watchdog {
     if (this.settings.shared) {
       const off = this.settings.onChange((table) => {
         if (table !== 'budgets') return;
-        this.budgets.changedElsewhere().catch((error: unknown) => log.warn('could not read the budgets again', { error: errorMessage(error) }));
+        this.budgets
+          .changedElsewhere()
+          .catch((error: unknown) =>
+            log.warn('could not read the budgets again', { error: errorMessage(error) }),
+          );
       });
       this.closers.push(off);
     }
@@ -115,7 +129,16 @@ export class Watchdog {
     const session = this.identity(sessionId);
     if (session === undefined) return;
     this.idle.observe(sessionId, event);
-    this.o.usage.observe({ id: session.id, name: session.name, project: session.project_name, agent: session.agent, model: session.model }, event);
+    this.o.usage.observe(
+      {
+        id: session.id,
+        name: session.name,
+        project: session.project_name,
+        agent: session.agent,
+        model: session.model,
+      },
+      event,
+    );
     if (event.type === 'session.ended') {
       this.perSession.delete(sessionId);
       this.identities.delete(sessionId);
@@ -126,7 +149,8 @@ export class Watchdog {
       rules = new SessionRules(session.worktree, this.o.scopeOf?.(sessionId));
       this.perSession.set(sessionId, rules);
     }
-    for (const finding of rules.observe(event, this.settingsFor(session, FRESH_CONFIG.has(event.type)))) this.act(session, finding);
+    for (const finding of rules.observe(event, this.settingsFor(session, FRESH_CONFIG.has(event.type))))
+      this.act(session, finding);
   }
 
   /**
@@ -147,14 +171,25 @@ export class Watchdog {
         this.act(session, {
           rule: 'no_progress',
           message: `no progress for ${formatDuration(quietMs)}`,
-          evidence: [`last event at ${session.last_event_at}`, ...(session.activity === null ? [] : [`last activity: ${session.activity}`])],
+          evidence: [
+            `last event at ${session.last_event_at}`,
+            ...(session.activity === null ? [] : [`last activity: ${session.activity}`]),
+          ],
           action: noProgress.action,
           key: `since:${session.last_event_at}`,
         });
       }
       const wait = rules.approvalWaitMs;
-      const reason = session.state_reason_json === null ? undefined : (JSON.parse(session.state_reason_json) as StateReason);
-      if (session.state === 'needs_input' && reason?.kind === 'approval' && wait !== undefined && quietMs >= wait.limit) {
+      const reason =
+        session.state_reason_json === null
+          ? undefined
+          : (JSON.parse(session.state_reason_json) as StateReason);
+      if (
+        session.state === 'needs_input' &&
+        reason?.kind === 'approval' &&
+        wait !== undefined &&
+        quietMs >= wait.limit
+      ) {
         this.act(session, {
           rule: 'approval_wait',
           message: `an approval has waited ${formatDuration(quietMs)}: ${reason.tool} ${reason.input.slice(0, 80)}`,
@@ -173,7 +208,15 @@ export class Watchdog {
     if (known === undefined) {
       const row = this.o.sessions.get(sessionId);
       if (row === undefined) return undefined;
-      known = { id: row.id, name: row.name, project_name: row.project_name, project_root: row.project_root, agent: row.agent, model: row.model, worktree: row.worktree };
+      known = {
+        id: row.id,
+        name: row.name,
+        project_name: row.project_name,
+        project_root: row.project_root,
+        agent: row.agent,
+        model: row.model,
+        worktree: row.worktree,
+      };
       this.identities.set(sessionId, known);
     }
     return known;
@@ -181,11 +224,23 @@ export class Watchdog {
 
   private act(session: SessionIdentity, finding: Finding): void {
     const acted = async (): Promise<void> => {
-      const raised = await this.alerts.raise({ ...finding, session: sessionRef(session), key: `${finding.rule}:${session.id}:${finding.key}` });
+      const raised = await this.alerts.raise({
+        ...finding,
+        session: sessionRef(session),
+        key: `${finding.rule}:${session.id}:${finding.key}`,
+      });
       if (raised === undefined || finding.action === 'alert') return;
-      await (finding.action === 'pause' ? this.o.sessions.pause(session.id, `paused by the watchdog: ${finding.message}. Reply to continue.`) : this.o.sessions.stop(session.id));
+      await (finding.action === 'pause'
+        ? this.o.sessions.pause(session.id, `paused by the watchdog: ${finding.message}. Reply to continue.`)
+        : this.o.sessions.stop(session.id));
     };
-    acted().catch((error: unknown) => log.warn(`could not ${finding.action} a session`, { session: session.id, rule: finding.rule, error: errorMessage(error) }));
+    acted().catch((error: unknown) =>
+      log.warn(`could not ${finding.action} a session`, {
+        session: session.id,
+        rule: finding.rule,
+        error: errorMessage(error),
+      }),
+    );
   }
 
   /** The repository's `watchdog` settings and merge check, read again when its config file changes. A bad file is an alert, and the defaults hold. */
@@ -194,7 +249,8 @@ export class Watchdog {
     const now = this.clock().getTime();
     const known = this.configs.get(root);
     // Looked at on turn boundaries and else once a second at most: a busy session's every event must not stat the file.
-    if (!fresh && known !== undefined && now - known.checkedAt < CONFIG_RECHECK_MS && now >= known.checkedAt) return known.rules;
+    if (!fresh && known !== undefined && now - known.checkedAt < CONFIG_RECHECK_MS && now >= known.checkedAt)
+      return known.rules;
     let mtimeMs = 0;
     try {
       mtimeMs = statSync(join(root, REPO_CONFIG_FILE)).mtimeMs;
@@ -212,7 +268,13 @@ export class Watchdog {
       config = repo.watchdog;
       check = repo.merge?.check;
     } catch (error) {
-      this.alerts.note({ rule: 'config', message: `the watchdog uses its defaults: ${errorMessage(error)}`, evidence: [join(root, REPO_CONFIG_FILE)], action: 'alert', key: `config:${root}:${mtimeMs}` });
+      this.alerts.note({
+        rule: 'config',
+        message: `the watchdog uses its defaults: ${errorMessage(error)}`,
+        evidence: [join(root, REPO_CONFIG_FILE)],
+        action: 'alert',
+        key: `config:${root}:${mtimeMs}`,
+      });
     }
     const rules = resolveRules(config, this.o.idleMs, check);
     this.configs.set(root, { mtimeMs, checkedAt: now, rules });

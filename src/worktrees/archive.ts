@@ -23,11 +23,23 @@ export interface SnapshotInfo {
 }
 
 export async function listSnapshots(repo: string): Promise<SnapshotInfo[]> {
-  const out = await gitOut(repo, ['for-each-ref', '--sort=-creatordate', '--format=%(refname)%00%(objectname)%00%(parent)%00%(creatordate:iso-strict)%00%(subject)', SNAPSHOT_PREFIX]);
+  const out = await gitOut(repo, [
+    'for-each-ref',
+    '--sort=-creatordate',
+    '--format=%(refname)%00%(objectname)%00%(parent)%00%(creatordate:iso-strict)%00%(subject)',
+    SNAPSHOT_PREFIX,
+  ]);
   if (out === '') return [];
   return out.split('\n').map((line) => {
     const [ref = '', commit = '', parent = '', createdAt = '', subject = ''] = line.split('\0');
-    return { name: ref.slice(SNAPSHOT_PREFIX.length), ref, commit, parent: parent.split(' ')[0] ?? '', createdAt, subject };
+    return {
+      name: ref.slice(SNAPSHOT_PREFIX.length),
+      ref,
+      commit,
+      parent: parent.split(' ')[0] ?? '',
+      createdAt,
+      subject,
+    };
   });
 }
 
@@ -35,18 +47,32 @@ export async function listSnapshots(repo: string): Promise<SnapshotInfo[]> {
  * Restores snapshot `name` into `path` on `branch`. Refused when the path exists or the branch
  * exists somewhere other than the snapshot's parent (a name in use): nothing is made then.
  */
-export async function restoreSnapshot(repo: string, name: string, path: string, branch: string): Promise<SnapshotInfo> {
+export async function restoreSnapshot(
+  repo: string,
+  name: string,
+  path: string,
+  branch: string,
+): Promise<SnapshotInfo> {
   const snapshot = (await listSnapshots(repo)).find((s) => s.name === name);
-  if (snapshot === undefined) throw new InvalidInputError(`No snapshot named "${name}" in ${repo}; \`baton snapshots\` lists them.`);
-  if (existsSync(path)) throw new SessionStateError(`${path} already exists; restore under another name with --as <name>.`);
-  const existing = await git(repo, ['rev-parse', '--verify', '--quiet', `refs/heads/${branch}`], { okExitCodes: [1] });
+  if (snapshot === undefined)
+    throw new InvalidInputError(`No snapshot named "${name}" in ${repo}; \`baton snapshots\` lists them.`);
+  if (existsSync(path))
+    throw new SessionStateError(`${path} already exists; restore under another name with --as <name>.`);
+  const existing = await git(repo, ['rev-parse', '--verify', '--quiet', `refs/heads/${branch}`], {
+    okExitCodes: [1],
+  });
   const tip = existing.stdout.trim();
   if (existing.exitCode === 0 && tip !== snapshot.parent) {
-    throw new SessionStateError(`Branch ${branch} exists and has moved on since the snapshot; restore under another name with --as <name>.`);
+    throw new SessionStateError(
+      `Branch ${branch} exists and has moved on since the snapshot; restore under another name with --as <name>.`,
+    );
   }
   mkdirSync(dirname(path), { recursive: true });
   if (existing.exitCode === 0) await git(repo, ['worktree', 'add', '--quiet', path, branch]);
   else await git(repo, ['worktree', 'add', '--quiet', '-b', branch, path, snapshot.parent]);
-  await applyWork(path, { head: snapshot.parent, tree: await gitOut(repo, ['rev-parse', `${snapshot.commit}^{tree}`]) });
+  await applyWork(path, {
+    head: snapshot.parent,
+    tree: await gitOut(repo, ['rev-parse', `${snapshot.commit}^{tree}`]),
+  });
   return snapshot;
 }

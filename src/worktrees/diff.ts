@@ -20,7 +20,15 @@ export async function worktreeDiff(worktree: string, baseCommit: string): Promis
   let diff: { stdout: string };
   try {
     const { tree } = await snapshotWork(worktree);
-    diff = await git(worktree, ['diff', '--no-color', '--no-ext-diff', '--no-renames', baseCommit, tree, '--']);
+    diff = await git(worktree, [
+      'diff',
+      '--no-color',
+      '--no-ext-diff',
+      '--no-renames',
+      baseCommit,
+      tree,
+      '--',
+    ]);
   } catch (error) {
     // Removed while we read it: no work left to show.
     if (!existsSync(worktree)) return { text: '', truncated: false };

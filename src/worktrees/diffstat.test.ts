@@ -51,7 +51,9 @@ describe('diffStat', () => {
 
   it('keeps a path with a tab or newline whole', () => {
     const raw = ':000000 100644 0000000 1234567 A\0weird\tname\n.txt\0' + '1\t0\tweird\tname\n.txt\0';
-    expect(parseRawNumstat(raw)).toEqual([{ path: 'weird\tname\n.txt', status: 'A', additions: 1, deletions: 0, binary: false }]);
+    expect(parseRawNumstat(raw)).toEqual([
+      { path: 'weird\tname\n.txt', status: 'A', additions: 1, deletions: 0, binary: false },
+    ]);
   });
 
   it('does not write to the repository', async () => {

@@ -36,7 +36,16 @@ export async function diffStat(worktree: string, baseCommit: string): Promise<Di
   let untracked: string;
   try {
     [tracked, untracked] = await Promise.all([
-      gitOut(worktree, ['diff', '--no-renames', '--no-ext-diff', '--raw', '--numstat', '-z', baseCommit, '--']),
+      gitOut(worktree, [
+        'diff',
+        '--no-renames',
+        '--no-ext-diff',
+        '--raw',
+        '--numstat',
+        '-z',
+        baseCommit,
+        '--',
+      ]),
       gitOut(worktree, ['ls-files', '--others', '--exclude-standard', '-z']),
     ]);
   } catch (error) {
@@ -46,7 +55,13 @@ export async function diffStat(worktree: string, baseCommit: string): Promise<Di
   }
   const files = parseRawNumstat(tracked);
   const added = untracked.split('\0').filter(Boolean);
-  const counted = await Promise.all(added.map((path, i) => (i < MAX_UNTRACKED_READ ? countLines(join(worktree, path)) : Promise.resolve({ lines: 0, binary: false }))));
+  const counted = await Promise.all(
+    added.map((path, i) =>
+      i < MAX_UNTRACKED_READ
+        ? countLines(join(worktree, path))
+        : Promise.resolve({ lines: 0, binary: false }),
+    ),
+  );
   added.forEach((path, i) => {
     const { lines, binary } = counted[i] ?? { lines: 0, binary: false };
     files.push({ path, status: 'A', additions: lines, deletions: 0, binary });
@@ -71,7 +86,13 @@ export function parseRawNumstat(output: string): FileStat[] {
     if (match === null) continue;
     const [, adds = '-', dels = '-', path = ''] = match;
     const binary = adds === '-';
-    files.push({ path, status: status.get(path) ?? 'M', additions: binary ? 0 : Number(adds), deletions: binary ? 0 : Number(dels), binary });
+    files.push({
+      path,
+      status: status.get(path) ?? 'M',
+      additions: binary ? 0 : Number(adds),
+      deletions: binary ? 0 : Number(dels),
+      binary,
+    });
   }
   return files;
 }
@@ -83,7 +104,8 @@ async function countLines(path: string): Promise<{ lines: number; binary: boolea
     try {
       const stats = await file.stat();
       const size = stats.size;
-      if (!stats.isFile() || size > MAX_UNTRACKED_BYTES) return { lines: 0, binary: size > MAX_UNTRACKED_BYTES };
+      if (!stats.isFile() || size > MAX_UNTRACKED_BYTES)
+        return { lines: 0, binary: size > MAX_UNTRACKED_BYTES };
       const buffer = Buffer.alloc(size);
       await file.read(buffer, 0, size, 0);
       if (buffer.subarray(0, 8000).includes(0)) return { lines: 0, binary: true };

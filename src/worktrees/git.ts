@@ -32,7 +32,9 @@ export function git(cwd: string, args: string[], options: GitOptions = {}): Prom
         cwd,
         env: { ...process.env, ...GIT_ENV, ...options.env },
         maxBuffer: 64 * 1024 * 1024,
-        ...(options.timeoutMs === undefined ? {} : { timeout: options.timeoutMs, killSignal: 'SIGKILL' as const }),
+        ...(options.timeoutMs === undefined
+          ? {}
+          : { timeout: options.timeoutMs, killSignal: 'SIGKILL' as const }),
       },
       (error, stdout, stderr) => {
         const exitCode = error === null ? 0 : typeof error.code === 'number' ? error.code : -1;
@@ -41,14 +43,27 @@ export function git(cwd: string, args: string[], options: GitOptions = {}): Prom
           return;
         }
         if (options.timeoutMs !== undefined && error?.killed === true) {
-          reject(new GitError(`git ${args[0] ?? ''} timed out after ${options.timeoutMs} ms and was stopped`, args, stderr));
+          reject(
+            new GitError(
+              `git ${args[0] ?? ''} timed out after ${options.timeoutMs} ms and was stopped`,
+              args,
+              stderr,
+            ),
+          );
           return;
         }
         const firstLine = stderr.trim().split('\n')[0] ?? '';
         // A spawn in a folder that is gone fails with ENOENT, which reads as "no git installed".
         if (firstLine === '' && !existsSync(cwd)) {
           // Not a fault of Baton's: the folder (a session's worktree, say) was removed meanwhile.
-          reject(new GitError(`git ${args[0] ?? ''} failed: the folder ${cwd} does not exist (removed meanwhile?)`, args, stderr, 'conflict'));
+          reject(
+            new GitError(
+              `git ${args[0] ?? ''} failed: the folder ${cwd} does not exist (removed meanwhile?)`,
+              args,
+              stderr,
+              'conflict',
+            ),
+          );
           return;
         }
         reject(new GitError(`git ${args[0] ?? ''} failed: ${firstLine || error?.message}`, args, stderr));

@@ -21,15 +21,25 @@ export interface RepositoryInfo {
 
 /** Finds the repository containing `path`, resolving linked worktrees to the main one. */
 export async function findRepository(path: string): Promise<RepositoryInfo> {
-  if (!existsSync(path) || !statSync(path).isDirectory()) throw new InvalidInputError(`${path} is not a directory`);
+  if (!existsSync(path) || !statSync(path).isDirectory())
+    throw new InvalidInputError(`${path} is not a directory`);
   let lines: string[];
   try {
     // One git call for everything we need: dispatch latency is mostly process start-ups.
-    const out = await gitOut(path, ['rev-parse', '--path-format=absolute', '--git-common-dir', '--is-bare-repository', '--show-toplevel']);
+    const out = await gitOut(path, [
+      'rev-parse',
+      '--path-format=absolute',
+      '--git-common-dir',
+      '--is-bare-repository',
+      '--show-toplevel',
+    ]);
     lines = out.split('\n');
   } catch (error) {
     if (error instanceof GitError) {
-      if (/must be run in a work tree/.test(error.stderr)) throw new InvalidInputError(`${path} is inside a bare repository or a .git folder; run baton from a checkout`);
+      if (/must be run in a work tree/.test(error.stderr))
+        throw new InvalidInputError(
+          `${path} is inside a bare repository or a .git folder; run baton from a checkout`,
+        );
       throw new NotAGitRepositoryError(path);
     }
     throw error;
@@ -37,7 +47,9 @@ export async function findRepository(path: string): Promise<RepositoryInfo> {
   const [commonDir = '', bare = '', topLevel = ''] = lines;
   if (bare === 'true') throw new InvalidInputError(`${path} is a bare repository; run baton from a checkout`);
   const root = commonDir.endsWith('/.git') ? dirname(commonDir) : topLevel;
-  const head = await git(root, ['rev-parse', 'HEAD^{commit}', '--abbrev-ref', 'HEAD', '--'], { okExitCodes: [1, 128] });
+  const head = await git(root, ['rev-parse', 'HEAD^{commit}', '--abbrev-ref', 'HEAD', '--'], {
+    okExitCodes: [1, 128],
+  });
   const [commit, branch] = head.stdout.trim().split('\n');
   if (head.exitCode !== 0 || commit === undefined || !/^[0-9a-f]{40,64}$/.test(commit)) {
     throw new InvalidInputError(`${root} has no commits yet; make a first commit so sessions have a base`);
@@ -64,18 +76,31 @@ export interface CreateWorktreeInput {
 }
 
 export async function createWorktree(input: CreateWorktreeInput): Promise<void> {
-  if (existsSync(input.path)) throw new SessionStateError(`Worktree folder ${input.path} already exists; remove it or pick another name`);
+  if (existsSync(input.path))
+    throw new SessionStateError(
+      `Worktree folder ${input.path} already exists; remove it or pick another name`,
+    );
   if (input.existingBranch === true) {
     mkdirSync(dirname(input.path), { recursive: true });
-    const added = await git(input.repo, ['worktree', 'add', '--quiet', input.path, input.branch], { okExitCodes: [128] });
+    const added = await git(input.repo, ['worktree', 'add', '--quiet', input.path, input.branch], {
+      okExitCodes: [128],
+    });
     if (added.exitCode !== 0) {
-      throw new SessionStateError(`Branch ${input.branch} cannot get a worktree: ${added.stderr.trim().split('\n').at(-1) ?? ''}. A branch checked out elsewhere (your main checkout, say) cannot be checked out twice; switch that checkout away from it or use --in-place.`);
+      throw new SessionStateError(
+        `Branch ${input.branch} cannot get a worktree: ${added.stderr.trim().split('\n').at(-1) ?? ''}. A branch checked out elsewhere (your main checkout, say) cannot be checked out twice; switch that checkout away from it or use --in-place.`,
+      );
     }
     return;
   }
-  const branchExists = await git(input.repo, ['show-ref', '--verify', '--quiet', `refs/heads/${input.branch}`], { okExitCodes: [1] });
+  const branchExists = await git(
+    input.repo,
+    ['show-ref', '--verify', '--quiet', `refs/heads/${input.branch}`],
+    { okExitCodes: [1] },
+  );
   if (branchExists.exitCode === 0) {
-    throw new SessionStateError(`Branch ${input.branch} already exists in ${input.repo}; pick another --name or delete the branch`);
+    throw new SessionStateError(
+      `Branch ${input.branch} already exists in ${input.repo}; pick another --name or delete the branch`,
+    );
   }
   mkdirSync(dirname(input.path), { recursive: true });
   try {
@@ -115,7 +140,8 @@ export async function removeWorktree(input: {
     await git(input.repo, ['worktree', 'remove', '--force', input.path]);
   }
   await git(input.repo, ['worktree', 'prune']);
-  const branchDeleted = input.keepBranch === true ? false : await deleteBranchIfEmpty(input.repo, input.branch, input.baseCommit);
+  const branchDeleted =
+    input.keepBranch === true ? false : await deleteBranchIfEmpty(input.repo, input.branch, input.baseCommit);
   return { snapshotRef: snapshot?.ref, snapshotCommit: snapshot?.commit, branchDeleted };
 }
 
@@ -127,7 +153,11 @@ export async function removeWorktree(input: {
 const REMOVAL_SNAPSHOT_TIMEOUT_MS = 300_000;
 
 /** The worktree's work as a commit on its head (the same snapshot as diff and radar), pinned by a ref; none when it holds nothing uncommitted. */
-async function snapshotUncommitted(repo: string, worktree: string, name: string): Promise<{ ref: string; commit: string } | undefined> {
+async function snapshotUncommitted(
+  repo: string,
+  worktree: string,
+  name: string,
+): Promise<{ ref: string; commit: string } | undefined> {
   const limit = { timeoutMs: REMOVAL_SNAPSHOT_TIMEOUT_MS };
   const work = await snapshotWork(worktree, limit);
   const commit = await snapshotCommit(worktree, work, `baton: uncommitted work of session ${name}`, limit);

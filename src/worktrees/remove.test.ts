@@ -9,7 +9,8 @@ let root: string;
 let repo: string;
 let tree: string;
 let base: string;
-const git = (cwd: string, ...args: string[]): string => execFileSync('git', args, { cwd, encoding: 'utf8' }).trim();
+const git = (cwd: string, ...args: string[]): string =>
+  execFileSync('git', args, { cwd, encoding: 'utf8' }).trim();
 
 beforeEach(() => {
   root = mkdtempSync(join(tmpdir(), 'baton-remove-test-'));
@@ -27,7 +28,8 @@ beforeEach(() => {
 });
 afterEach(() => rmSync(root, { recursive: true, force: true }));
 
-const remove = () => removeWorktree({ repo, path: tree, branch: 'baton/s', baseCommit: base, snapshotName: 's' });
+const remove = () =>
+  removeWorktree({ repo, path: tree, branch: 'baton/s', baseCommit: base, snapshotName: 's' });
 
 describe('removeWorktree', () => {
   it('keeps every kind of uncommitted work in a snapshot ref before the worktree goes, a force-added ignored file included', async () => {
@@ -59,7 +61,13 @@ describe('removeWorktree', () => {
     git(repo, 'update-ref', 'refs/baton/snapshots/s', base);
     git(repo, 'worktree', 'add', '-q', '-b', 'baton/t', tree);
     writeFileSync(join(tree, 'a.txt'), 'three\n');
-    const second = await removeWorktree({ repo, path: tree, branch: 'baton/t', baseCommit: base, snapshotName: 's' });
+    const second = await removeWorktree({
+      repo,
+      path: tree,
+      branch: 'baton/t',
+      baseCommit: base,
+      snapshotName: 's',
+    });
     expect(second.snapshotRef).toBe('refs/baton/snapshots/s-2');
     expect(git(repo, 'show', `${second.snapshotCommit ?? ''}:a.txt`)).toBe('three');
   });

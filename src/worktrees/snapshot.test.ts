@@ -1,5 +1,14 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import {
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -38,7 +47,12 @@ describe('snapshotWork', () => {
 
     const snapshot = await snapshotWork(repo);
 
-    expect(run('ls-tree', '--name-only', snapshot.tree).split('\n').sort()).toEqual(['.gitignore', 'a.txt', 'b.txt', 'c.txt']);
+    expect(run('ls-tree', '--name-only', snapshot.tree).split('\n').sort()).toEqual([
+      '.gitignore',
+      'a.txt',
+      'b.txt',
+      'c.txt',
+    ]);
     expect(run('cat-file', '-p', `${snapshot.tree}:a.txt`)).toBe('two');
     expect(readFileSync(join(repo, '.git', 'index')).equals(indexBefore)).toBe(true);
     expect(run('status', '--porcelain')).toBe(statusBefore);
@@ -79,7 +93,9 @@ describe('snapshotWork', () => {
       writeFileSync(join(linked, 'new.txt'), 'x\n');
       const snapshot = await snapshotWork(linked);
       expect(run('ls-tree', '--name-only', snapshot.tree).split('\n')).toContain('new.txt');
-      expect(execFileSync('git', ['status', '--porcelain'], { cwd: linked, encoding: 'utf8' })).toBe('?? new.txt\n');
+      expect(execFileSync('git', ['status', '--porcelain'], { cwd: linked, encoding: 'utf8' })).toBe(
+        '?? new.txt\n',
+      );
     } finally {
       rmSync(linked, { recursive: true, force: true });
     }
@@ -109,7 +125,10 @@ describe('a worktree removed after its work was read', () => {
       rmSync(worktree, { recursive: true, force: true });
       const commit = await snapshotCommit(repo, snapshot, 'from the repository');
       expect(run('rev-parse', `${commit}^{tree}`)).toBe(snapshot.tree);
-      await expect(snapshotCommit(worktree, snapshot, 'from the gone folder')).rejects.toMatchObject({ code: 'conflict', message: expect.stringMatching(/does not exist \(removed meanwhile\?\)/) });
+      await expect(snapshotCommit(worktree, snapshot, 'from the gone folder')).rejects.toMatchObject({
+        code: 'conflict',
+        message: expect.stringMatching(/does not exist \(removed meanwhile\?\)/),
+      });
     } finally {
       rmSync(worktree, { recursive: true, force: true });
     }

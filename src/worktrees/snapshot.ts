@@ -5,7 +5,16 @@
  * and `git write-tree` stores the result. The tree id is a cheap, exact cache key for the work:
  * two snapshots of unchanged work give the same id.
  */
-import { copyFileSync, existsSync, lstatSync, mkdtempSync, readdirSync, rmSync, statSync, utimesSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  lstatSync,
+  mkdtempSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  utimesSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { isAbsolute, join } from 'node:path';
 import { git, gitOut } from './git.js';
@@ -20,9 +29,14 @@ export interface WorkSnapshot {
 }
 
 /** `timeoutMs`: each git call is stopped after this long and the snapshot fails (see `git()`); unset, no limit. */
-export async function snapshotWork(worktree: string, options: { timeoutMs?: number } = {}): Promise<WorkSnapshot> {
+export async function snapshotWork(
+  worktree: string,
+  options: { timeoutMs?: number } = {},
+): Promise<WorkSnapshot> {
   const limit = options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs };
-  const [head = '', indexPath = ''] = (await gitOut(worktree, ['rev-parse', 'HEAD', '--git-path', 'index'], limit)).split('\n');
+  const [head = '', indexPath = ''] = (
+    await gitOut(worktree, ['rev-parse', 'HEAD', '--git-path', 'index'], limit)
+  ).split('\n');
   const realIndex = isAbsolute(indexPath) ? indexPath : join(worktree, indexPath);
   const folder = mkdtempSync(join(tmpdir(), FOLDER_PREFIX));
   const index = join(folder, 'index');
@@ -46,14 +60,31 @@ export async function snapshotWork(worktree: string, options: { timeoutMs?: numb
 }
 
 /** The snapshot as a commit on top of its head (nothing points at it; pin it with a ref to keep it). */
-export async function snapshotCommit(worktree: string, snapshot: WorkSnapshot, message: string, options: { timeoutMs?: number } = {}): Promise<string> {
+export async function snapshotCommit(
+  worktree: string,
+  snapshot: WorkSnapshot,
+  message: string,
+  options: { timeoutMs?: number } = {},
+): Promise<string> {
   const limit = options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs };
   const headTree = await gitOut(worktree, ['rev-parse', `${snapshot.head}^{tree}`], limit);
   if (headTree === snapshot.tree) return snapshot.head;
-  return gitOut(worktree, [
-    '-c', 'user.name=Baton', '-c', 'user.email=baton@localhost',
-    'commit-tree', snapshot.tree, '-p', snapshot.head, '-m', message,
-  ], limit);
+  return gitOut(
+    worktree,
+    [
+      '-c',
+      'user.name=Baton',
+      '-c',
+      'user.email=baton@localhost',
+      'commit-tree',
+      snapshot.tree,
+      '-p',
+      snapshot.head,
+      '-m',
+      message,
+    ],
+    limit,
+  );
 }
 
 /**

@@ -35,9 +35,30 @@ afterAll(async () => {
 describe('best-of with claude, codex and the scripted agent', () => {
   it('starts one attempt per agent, compares them with their usage, and lands the pick', async () => {
     const repo = t.repo();
-    const script = t.script([{ write: { path: 'watcher.md', content: 'checked\n' } }, { say: 'Wrote watcher.md.' }]);
-    const group = await t.json<AttemptGroupView>(['dispatch', '--best-of', '3', '--agents', 'claude,codex,scripted', '--name', 'mix', '--script', script, PROMPT], { cwd: repo });
-    expect(group.attempts.map((a) => [a.name, a.agent])).toEqual([['mix-a1', 'claude'], ['mix-a2', 'codex'], ['mix-a3', 'scripted']]);
+    const script = t.script([
+      { write: { path: 'watcher.md', content: 'checked\n' } },
+      { say: 'Wrote watcher.md.' },
+    ]);
+    const group = await t.json<AttemptGroupView>(
+      [
+        'dispatch',
+        '--best-of',
+        '3',
+        '--agents',
+        'claude,codex,scripted',
+        '--name',
+        'mix',
+        '--script',
+        script,
+        PROMPT,
+      ],
+      { cwd: repo },
+    );
+    expect(group.attempts.map((a) => [a.name, a.agent])).toEqual([
+      ['mix-a1', 'claude'],
+      ['mix-a2', 'codex'],
+      ['mix-a3', 'scripted'],
+    ]);
     for (const a of group.attempts) await t.waitForState(a.name, 'ready_for_review', WAIT);
 
     // The one prompt reached both vendors' APIs.
@@ -54,7 +75,10 @@ describe('best-of with claude, codex and the scripted agent', () => {
 
     const picked = await t.run(['attempts', 'pick', 'mix-a3', '--json'], { cwd: repo });
     expect(picked.code, picked.stderr).toBe(0);
-    expect(JSON.parse(picked.stdout)).toMatchObject({ outcome: 'landed', archived: [{ name: 'mix-a1' }, { name: 'mix-a2' }] });
+    expect(JSON.parse(picked.stdout)).toMatchObject({
+      outcome: 'landed',
+      archived: [{ name: 'mix-a1' }, { name: 'mix-a2' }],
+    });
     expect(t.git(repo, 'show', 'HEAD:watcher.md')).toBe('checked');
   });
 });

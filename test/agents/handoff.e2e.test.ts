@@ -29,12 +29,32 @@ beforeAll(async () => {
     {
       prompt: DESIGN,
       steps: [
-        { thinking: 'Users share tenants, so a per-user cache would duplicate entries: key by tenant.', tools: [{ name: 'Write', input: { file_path: 'cache.ts', content: 'export type Key = { tenantId: string };\n' } }] },
-        { tools: [{ name: 'Bash', input: { command: 'echo cache-layout-verified-314', description: 'check' } }] },
+        {
+          thinking: 'Users share tenants, so a per-user cache would duplicate entries: key by tenant.',
+          tools: [
+            {
+              name: 'Write',
+              input: { file_path: 'cache.ts', content: 'export type Key = { tenantId: string };\n' },
+            },
+          ],
+        },
+        {
+          tools: [
+            { name: 'Bash', input: { command: 'echo cache-layout-verified-314', description: 'check' } },
+          ],
+        },
         { text: 'Decided: the cache is keyed by tenant id, never by user id. Should entries expire hourly?' },
       ],
     },
-    { prompt: MIGRATE, steps: [{ thinking: 'The column must exist before the backfill reads it.', text: 'Decided: the migration adds tenant_id before the backfill runs. Migration planned.' }] },
+    {
+      prompt: MIGRATE,
+      steps: [
+        {
+          thinking: 'The column must exist before the backfill reads it.',
+          text: 'Decided: the migration adds tenant_id before the backfill runs. Migration planned.',
+        },
+      ],
+    },
     { prompt: REVIEW, steps: [{ text: 'Reviewed: the order is right.' }] },
   ]);
   agentHome = mkdtempSync(join(tmpdir(), 'baton-handoff-home-'));
@@ -48,15 +68,25 @@ afterAll(async () => {
 });
 
 /** Everything the model server was sent for a scenario: system prompts, developer instructions, messages. */
-const sentFor = (prompt: string): string => server.requestsFor(prompt).map((r) => r.text).join('\n');
+const sentFor = (prompt: string): string =>
+  server
+    .requestsFor(prompt)
+    .map((r) => r.text)
+    .join('\n');
 
 it('carries a Claude session’s decisions and reasoning to Codex, and on to Claude again, then imports what the real CLIs wrote', async () => {
   const repo = t.repo();
-  await t.ok(['dispatch', DESIGN, '--agent', 'claude', '--name', 'design', '--permission-mode', 'acceptEdits'], { cwd: repo });
+  await t.ok(
+    ['dispatch', DESIGN, '--agent', 'claude', '--name', 'design', '--permission-mode', 'acceptEdits'],
+    { cwd: repo },
+  );
   await t.waitForState('design', 'needs_input', WAIT);
 
   // Claude → Codex
-  const toCodex = await t.json<HandoffView>(['handoff', 'design', '--to', 'codex', '--name', 'migrate', MIGRATE], { cwd: repo });
+  const toCodex = await t.json<HandoffView>(
+    ['handoff', 'design', '--to', 'codex', '--name', 'migrate', MIGRATE],
+    { cwd: repo },
+  );
   expect(toCodex.pack.tokens).toBeLessThanOrEqual(8000);
   await t.waitForState('migrate', 'ready_for_review', WAIT);
   const codexSaw = sentFor(MIGRATE);
@@ -103,7 +133,10 @@ it('carries a Claude session’s decisions and reasoning to Codex, and on to Cla
   expect(imported.agent).toBe('claude');
 
   // And handed off from: the imported Claude session's decision reaches the pack.
-  const fromImported = await t.json<HandoffView>(['handoff', imported.sessionId!, '--to', 'codex', '--preview', 'add an expiry to the tenant cache'], { cwd: repo });
+  const fromImported = await t.json<HandoffView>(
+    ['handoff', imported.sessionId!, '--to', 'codex', '--preview', 'add an expiry to the tenant cache'],
+    { cwd: repo },
+  );
   expect(fromImported.pack.text).toContain('the cache is keyed by tenant id, never by user id');
   expect(fromImported.pack.text).toContain('(claude, imported from its own transcript)');
   const codexImported = await t.json<SearchResult>(['search', 'tenant_id', '--agent', 'codex']);

@@ -8,7 +8,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { BatonEvent } from '../../src/events/index.js';
-import { realAgentsEnv, startModelServer, type ModelServer, type Scenario } from '../support/model-server/index.js';
+import {
+  realAgentsEnv,
+  startModelServer,
+  type ModelServer,
+  type Scenario,
+} from '../support/model-server/index.js';
 import { TestBaton } from '../support/baton.js';
 
 type Agent = 'claude' | 'codex';
@@ -26,16 +31,32 @@ const MESSAGE = 'I changed the event schema; rebase on it before you touch the h
 const scenarios: Scenario[] = AGENTS.flatMap((agent) => [
   {
     prompt: `${agent}: ask the user through baton`,
-    steps: [{ tools: [{ ...TOOL[agent]('ask_user'), input: { question: QUESTION } }] }, { text: 'Keeping it, as you said.' }],
+    steps: [
+      { tools: [{ ...TOOL[agent]('ask_user'), input: { question: QUESTION } }] },
+      { text: 'Keeping it, as you said.' },
+    ],
   },
   {
     prompt: `${agent}: message the other session`,
-    steps: [{ tools: [{ ...TOOL[agent]('send_message'), input: { to: `${agent}-target`, text: MESSAGE } }] }, { text: 'Told them.' }],
+    steps: [
+      { tools: [{ ...TOOL[agent]('send_message'), input: { to: `${agent}-target`, text: MESSAGE } }] },
+      { text: 'Told them.' },
+    ],
   },
   { prompt: `${agent}: wait for news`, steps: [{ text: 'Waiting for news.' }] },
   {
     prompt: `${agent}: record a decision through baton`,
-    steps: [{ tools: [{ ...TOOL[agent]('record_decision'), input: { title: `${agent} keeps onChange`, text: 'Callers outside the repository use it.' } }] }, { text: 'Recorded.' }],
+    steps: [
+      {
+        tools: [
+          {
+            ...TOOL[agent]('record_decision'),
+            input: { title: `${agent} keeps onChange`, text: 'Callers outside the repository use it.' },
+          },
+        ],
+      },
+      { text: 'Recorded.' },
+    ],
   },
   { prompt: MESSAGE, steps: [{ text: 'Rebasing on the new schema.' }] },
 ]);
@@ -67,7 +88,10 @@ function setUp(): void {
 }
 
 async function events(ref: string): Promise<BatonEvent[]> {
-  return (await t.ok(['logs', ref, '--json'])).trim().split('\n').map((l) => JSON.parse(l) as BatonEvent);
+  return (await t.ok(['logs', ref, '--json']))
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as BatonEvent);
 }
 
 /** The `baton mcp` processes running for this test, with their working folders. */
@@ -81,7 +105,9 @@ function mcpServers(): { pid: number; cwd: string }[] {
 describe.each(AGENTS)('%s calling Baton’s MCP server', (agent) => {
   it('ask_user: the session needs input with the question; the reply reaches the model as the tool’s result', async () => {
     setUp();
-    await t.ok(['dispatch', `${agent}: ask the user through baton`, '--agent', agent, '--name', 'asker'], { cwd: repo });
+    await t.ok(['dispatch', `${agent}: ask the user through baton`, '--agent', agent, '--name', 'asker'], {
+      cwd: repo,
+    });
     const waiting = await t.waitForState('asker', 'needs_input', WAIT);
     expect(waiting.reason).toEqual({ kind: 'question', text: QUESTION });
     // Baton's MCP server runs in the session's own worktree, never in the main checkout.
@@ -99,28 +125,55 @@ describe.each(AGENTS)('%s calling Baton’s MCP server', (agent) => {
 
   it('record_decision: the decision is in the workspace, with the session as its author', async () => {
     setUp();
-    await t.ok(['dispatch', `${agent}: record a decision through baton`, '--agent', agent, '--name', 'decider'], { cwd: repo });
+    await t.ok(
+      ['dispatch', `${agent}: record a decision through baton`, '--agent', agent, '--name', 'decider'],
+      { cwd: repo },
+    );
     const done = await t.waitForState('decider', 'ready_for_review', WAIT);
     const { records } = await t.client().call('GET /api/mcp/decisions');
-    expect(records).toEqual([expect.objectContaining({ kind: 'decision', title: `${agent} keeps onChange`, text: 'Callers outside the repository use it.', author: { sessionId: done.id, name: 'decider' } })]);
+    expect(records).toEqual([
+      expect.objectContaining({
+        kind: 'decision',
+        title: `${agent} keeps onChange`,
+        text: 'Callers outside the repository use it.',
+        author: { sessionId: done.id, name: 'decider' },
+      }),
+    ]);
     const [, afterCall] = server.requestsFor(`${agent}: record a decision through baton`);
     expect(afterCall?.text).toMatch(new RegExp(`decision \\d+ by decider: ${agent} keeps onChange`));
   });
 
   it("send_message: the other session's next turn holds the message, with who sent it", async () => {
     setUp();
-    await t.ok(['dispatch', `${agent}: wait for news`, '--agent', agent, '--name', `${agent}-target`], { cwd: repo });
+    await t.ok(['dispatch', `${agent}: wait for news`, '--agent', agent, '--name', `${agent}-target`], {
+      cwd: repo,
+    });
     await t.waitForState(`${agent}-target`, 'ready_for_review', WAIT);
-    await t.ok(['dispatch', `${agent}: message the other session`, '--agent', agent, '--name', 'sender'], { cwd: repo });
+    await t.ok(['dispatch', `${agent}: message the other session`, '--agent', agent, '--name', 'sender'], {
+      cwd: repo,
+    });
     await t.waitForState('sender', 'ready_for_review', WAIT);
     const [, afterCall] = server.requestsFor(`${agent}: message the other session`);
     expect(afterCall?.text).toContain(`Sent to ${agent}-target; it is taking it now.`);
-    await t.waitForEvent(`${agent}-target`, (e) => e.type === 'message.added' && e.role === 'assistant' && e.text === 'Rebasing on the new schema.', WAIT);
+    await t.waitForEvent(
+      `${agent}-target`,
+      (e) => e.type === 'message.added' && e.role === 'assistant' && e.text === 'Rebasing on the new schema.',
+      WAIT,
+    );
     const [delivered] = server.requestsFor(MESSAGE);
-    expect(delivered?.prompt).toContain(`Message from sender (another agent's session in this workspace), sent through Baton:`);
+    expect(delivered?.prompt).toContain(
+      `Message from sender (another agent's session in this workspace), sent through Baton:`,
+    );
     expect(delivered?.prompt).toContain(MESSAGE);
     const log = await events(`${agent}-target`);
-    expect(log).toContainEqual(expect.objectContaining({ type: 'message.added', role: 'user', text: MESSAGE, from: expect.objectContaining({ name: 'sender' }) }));
+    expect(log).toContainEqual(
+      expect.objectContaining({
+        type: 'message.added',
+        role: 'user',
+        text: MESSAGE,
+        from: expect.objectContaining({ name: 'sender' }),
+      }),
+    );
     expect(readFileSync(join(t.home, 'supervisor.log'), 'utf8')).not.toMatch(/unhandled/);
   });
 });

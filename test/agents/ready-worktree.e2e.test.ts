@@ -20,7 +20,17 @@ let t: TestBaton;
 
 beforeAll(async () => {
   server = await startModelServer([
-    { prompt: 'claude: check the tools', steps: [{ tools: [{ name: 'Bash', input: { command: 'npm --version', description: 'allowed by the repository' } }] }, { text: 'Checked.' }] },
+    {
+      prompt: 'claude: check the tools',
+      steps: [
+        {
+          tools: [
+            { name: 'Bash', input: { command: 'npm --version', description: 'allowed by the repository' } },
+          ],
+        },
+        { text: 'Checked.' },
+      ],
+    },
   ]);
 });
 afterAll(async () => {
@@ -44,11 +54,19 @@ describe("a claude session with the user's own setup", () => {
     });
     // The user has trusted their checkout in their own Claude Code, not the session's new
     // worktree: Baton hands the repository's rules over itself (decision 58).
-    writeFileSync(join(agentHome, '.claude.json'), JSON.stringify({ projects: { [repo]: { hasTrustDialogAccepted: true } } }));
+    writeFileSync(
+      join(agentHome, '.claude.json'),
+      JSON.stringify({ projects: { [repo]: { hasTrustDialogAccepted: true } } }),
+    );
 
-    await t.ok(['dispatch', 'claude: check the tools', '--agent', 'claude', '--name', 'tools'], { cwd: repo });
+    await t.ok(['dispatch', 'claude: check the tools', '--agent', 'claude', '--name', 'tools'], {
+      cwd: repo,
+    });
     const done = await t.waitForState('tools', 'ready_for_review', WAIT);
-    const events = (await t.ok(['logs', 'tools', '--json'])).trim().split('\n').map((l) => JSON.parse(l) as BatonEvent);
+    const events = (await t.ok(['logs', 'tools', '--json']))
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as BatonEvent);
     expect(events.some((e) => e.type === 'approval.requested')).toBe(false);
     expect(events).toContainEqual(expect.objectContaining({ type: 'tool.finished', tool: 'Bash', ok: true }));
 

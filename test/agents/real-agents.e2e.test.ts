@@ -9,11 +9,20 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { PeekView, SessionView } from '../../src/api/index.js';
 import type { BatonEvent } from '../../src/events/index.js';
-import { realAgentsEnv, startModelServer, type ModelServer, type Scenario } from '../support/model-server/index.js';
+import {
+  realAgentsEnv,
+  startModelServer,
+  type ModelServer,
+  type Scenario,
+} from '../support/model-server/index.js';
 import { TestBaton } from '../support/baton.js';
 
 const patch = (body: string): string => `*** Begin Patch\n${body}*** End Patch\n`;
-const escalated = (cmd: string) => ({ cmd, sandbox_permissions: 'require_escalated', justification: 'needs your approval' });
+const escalated = (cmd: string) => ({
+  cmd,
+  sandbox_permissions: 'require_escalated',
+  justification: 'needs your approval',
+});
 
 interface AgentCase {
   agent: 'claude' | 'codex';
@@ -27,7 +36,9 @@ const CASES: AgentCase[] = [
     agent: 'claude',
     write: [
       { tools: [{ name: 'Write', input: { file_path: 'notes.txt', content: 'alpha\n' } }] },
-      { tools: [{ name: 'Edit', input: { file_path: 'notes.txt', old_string: 'alpha', new_string: 'beta' } }] },
+      {
+        tools: [{ name: 'Edit', input: { file_path: 'notes.txt', old_string: 'alpha', new_string: 'beta' } }],
+      },
       { tools: [{ name: 'Bash', input: { command: 'cat notes.txt > ran.txt', description: 'copy' } }] },
       { text: 'Finished the notes.' },
     ],
@@ -35,7 +46,14 @@ const CASES: AgentCase[] = [
     longWait: [
       { tools: [{ name: 'Bash', input: { command: 'echo started > started.txt', description: 'mark' } }] },
       // Claude Code blocks long `sleep` commands (it wants background tasks); this one is not a sleep.
-      { tools: [{ name: 'Bash', input: { command: 'node -e "setTimeout(() => {}, 60000)" # long wait', description: 'wait' } }] },
+      {
+        tools: [
+          {
+            name: 'Bash',
+            input: { command: 'node -e "setTimeout(() => {}, 60000)" # long wait', description: 'wait' },
+          },
+        ],
+      },
       { text: 'Waited.' },
     ],
   },
@@ -59,13 +77,22 @@ const CASES: AgentCase[] = [
 const scenarios: Scenario[] = CASES.flatMap(({ agent, write, approve, longWait }) => [
   { prompt: `${agent}: write edit run`, steps: write },
   { prompt: `${agent}: approve a command`, steps: [approve('echo yes > approved.txt'), { text: 'Ran it.' }] },
-  { prompt: `${agent}: deny a command`, steps: [approve('echo no > denied.txt'), { text: 'I will not run it.' }] },
+  {
+    prompt: `${agent}: deny a command`,
+    steps: [approve('echo no > denied.txt'), { text: 'I will not run it.' }],
+  },
   { prompt: `${agent}: remember the word banana`, steps: [{ text: 'I will remember banana.' }] },
   { prompt: `${agent}: which word was it`, steps: [{ text: 'The word was banana.' }] },
   { prompt: `${agent}: start then wait long`, steps: longWait },
   { prompt: `${agent}: fail with 500`, steps: [{ error: { status: 500, message: 'scripted overload' } }] },
-  { prompt: `${agent}: ask me`, steps: [{ text: 'I read the code.\n\nShould I keep the old onChange signature?' }] },
-  ...[1, 2].map((n) => ({ prompt: `${agent}: parallel ${n}`, steps: [approve(`echo ${agent}-${n} > parallel.txt`), { text: `Parallel ${n} done.` }] })),
+  {
+    prompt: `${agent}: ask me`,
+    steps: [{ text: 'I read the code.\n\nShould I keep the old onChange signature?' }],
+  },
+  ...[1, 2].map((n) => ({
+    prompt: `${agent}: parallel ${n}`,
+    steps: [approve(`echo ${agent}-${n} > parallel.txt`), { text: `Parallel ${n} done.` }],
+  })),
 ]);
 
 /**
@@ -99,7 +126,10 @@ function setUp(): void {
 }
 
 async function events(ref: string): Promise<BatonEvent[]> {
-  return (await t.ok(['logs', ref, '--json'])).trim().split('\n').map((l) => JSON.parse(l) as BatonEvent);
+  return (await t.ok(['logs', ref, '--json']))
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as BatonEvent);
 }
 
 /** The agent process the session host started (the host's only long-lived child). */
@@ -113,7 +143,19 @@ function agentChildPid(hostPid: number): number {
 describe.each(CASES.map((c) => c.agent))('%s through baton', (agent) => {
   it('writes, edits and runs a command in its worktree, reporting files and usage', async () => {
     setUp();
-    await t.ok(['dispatch', `${agent}: write edit run`, '--agent', agent, '--name', 'w', '--permission-mode', 'acceptEdits'], { cwd: repo });
+    await t.ok(
+      [
+        'dispatch',
+        `${agent}: write edit run`,
+        '--agent',
+        agent,
+        '--name',
+        'w',
+        '--permission-mode',
+        'acceptEdits',
+      ],
+      { cwd: repo },
+    );
     const done = await t.waitForState('w', 'ready_for_review', WAIT);
     expect(readFileSync(join(done.worktree, 'notes.txt'), 'utf8')).toBe('beta\n');
     expect(existsSync(join(repo, 'notes.txt'))).toBe(false);
@@ -123,7 +165,9 @@ describe.each(CASES.map((c) => c.agent))('%s through baton', (agent) => {
     expect(peek.filesChanged.map((f) => f.path).sort()).toEqual(['notes.txt', 'ran.txt']);
     expect(peek.lastOutput).toBe('Finished the notes.');
     const all = await events('w');
-    expect(all).toContainEqual(expect.objectContaining({ type: 'tool.finished', files: ['notes.txt'], ok: true }));
+    expect(all).toContainEqual(
+      expect.objectContaining({ type: 'tool.finished', files: ['notes.txt'], ok: true }),
+    );
     expect(all.filter((e) => e.type === 'usage.reported').length).toBeGreaterThan(0);
   });
 
@@ -134,7 +178,9 @@ describe.each(CASES.map((c) => c.agent))('%s through baton', (agent) => {
     expect(waiting.reason).toMatchObject({ kind: 'approval' });
     expect(JSON.stringify(waiting.reason)).toContain('echo yes > approved.txt');
     expect(existsSync(join(waiting.worktree, 'approved.txt'))).toBe(false);
-    expect(await t.ok(['ls'])).toMatch(/Needs input \(1\)\n.*ap .*waiting: approve .*echo yes > approved\.txt/);
+    expect(await t.ok(['ls'])).toMatch(
+      /Needs input \(1\)\n.*ap .*waiting: approve .*echo yes > approved\.txt/,
+    );
     await t.ok(['approve', 'ap']);
     const done = await t.waitForState('ap', 'ready_for_review', WAIT);
     expect(readFileSync(join(done.worktree, 'approved.txt'), 'utf8')).toBe('yes\n');
@@ -157,7 +203,9 @@ describe.each(CASES.map((c) => c.agent))('%s through baton', (agent) => {
 
   it('takes a follow-up reply as a second turn of the same conversation', async () => {
     setUp();
-    await t.ok(['dispatch', `${agent}: remember the word banana`, '--agent', agent, '--name', 'fu'], { cwd: repo });
+    await t.ok(['dispatch', `${agent}: remember the word banana`, '--agent', agent, '--name', 'fu'], {
+      cwd: repo,
+    });
     await t.waitForState('fu', 'ready_for_review', WAIT);
     await t.ok(['reply', 'fu', `${agent}: which word was it`]);
     await t.waitForEvent('fu', (e) => e.type === 'message.added' && e.text === 'The word was banana.', WAIT);
@@ -168,7 +216,9 @@ describe.each(CASES.map((c) => c.agent))('%s through baton', (agent) => {
 
   it('takes a reply after being stopped by resuming the same conversation', async () => {
     setUp();
-    await t.ok(['dispatch', `${agent}: remember the word banana`, '--agent', agent, '--name', 'sr'], { cwd: repo });
+    await t.ok(['dispatch', `${agent}: remember the word banana`, '--agent', agent, '--name', 'sr'], {
+      cwd: repo,
+    });
     await t.waitForState('sr', 'ready_for_review', WAIT);
     const stopped = await t.json<SessionView>(['stop', 'sr']);
     expect(stopped).toMatchObject({ state: 'stopped', running: false });
@@ -177,9 +227,15 @@ describe.each(CASES.map((c) => c.agent))('%s through baton', (agent) => {
     await t.waitForEvent('sr', (e) => e.type === 'message.added' && e.text === 'The word was banana.', WAIT);
     await t.waitForState('sr', 'ready_for_review', WAIT);
     const log = await events('sr');
-    expect(log.filter((e) => e.type === 'session.started').map((e) => (e.type === 'session.started' ? e.resumed : null))).toEqual([false, true]);
+    expect(
+      log
+        .filter((e) => e.type === 'session.started')
+        .map((e) => (e.type === 'session.started' ? e.resumed : null)),
+    ).toEqual([false, true]);
     // The model was asked in the resumed conversation, which still holds the first turn.
-    expect(server.requestsFor(`${agent}: which word was it`).at(-1)!.text).toContain('I will remember banana.');
+    expect(server.requestsFor(`${agent}: which word was it`).at(-1)!.text).toContain(
+      'I will remember banana.',
+    );
   });
 
   it('needs input when the turn ends with a question, showing the question', async () => {
@@ -196,10 +252,30 @@ describe.each(CASES.map((c) => c.agent))('%s through baton', (agent) => {
     expect(JSON.stringify(failed.reason)).toMatch(/500|overload|internal/i);
 
     let asked = 0;
-    await t.ok(['dispatch', `${agent}: start then wait long`, '--agent', agent, '--name', 'st', '--permission-mode', 'acceptEdits', '--base', 'HEAD'], { cwd: repo });
+    await t.ok(
+      [
+        'dispatch',
+        `${agent}: start then wait long`,
+        '--agent',
+        agent,
+        '--name',
+        'st',
+        '--permission-mode',
+        'acceptEdits',
+        '--base',
+        'HEAD',
+      ],
+      { cwd: repo },
+    );
     // Agents may ask before running a command; approve whatever is asked until the sleep runs.
     for (;;) {
-      const next = await t.waitForEvent('st', (e) => (e.type === 'tool.started' && e.input.includes('# long wait')) || (e.type === 'state.changed' && e.to === 'needs_input' && e.seq > asked), WAIT);
+      const next = await t.waitForEvent(
+        'st',
+        (e) =>
+          (e.type === 'tool.started' && e.input.includes('# long wait')) ||
+          (e.type === 'state.changed' && e.to === 'needs_input' && e.seq > asked),
+        WAIT,
+      );
       if (next.type === 'tool.started') break;
       asked = next.seq;
       await t.ok(['approve', 'st']);
@@ -210,10 +286,28 @@ describe.each(CASES.map((c) => c.agent))('%s through baton', (agent) => {
 
   it('interrupts a long command from the CLI; the conversation stays open for a reply', async () => {
     setUp();
-    await t.ok(['dispatch', `${agent}: start then wait long`, '--agent', agent, '--name', 'int', '--permission-mode', 'acceptEdits'], { cwd: repo });
+    await t.ok(
+      [
+        'dispatch',
+        `${agent}: start then wait long`,
+        '--agent',
+        agent,
+        '--name',
+        'int',
+        '--permission-mode',
+        'acceptEdits',
+      ],
+      { cwd: repo },
+    );
     let asked = 0;
     for (;;) {
-      const next = await t.waitForEvent('int', (e) => (e.type === 'tool.started' && e.input.includes('# long wait')) || (e.type === 'state.changed' && e.to === 'needs_input' && e.seq > asked), WAIT);
+      const next = await t.waitForEvent(
+        'int',
+        (e) =>
+          (e.type === 'tool.started' && e.input.includes('# long wait')) ||
+          (e.type === 'state.changed' && e.to === 'needs_input' && e.seq > asked),
+        WAIT,
+      );
       if (next.type === 'tool.started') break;
       asked = next.seq;
       await t.ok(['approve', 'int']);
@@ -222,13 +316,19 @@ describe.each(CASES.map((c) => c.agent))('%s through baton', (agent) => {
     await t.waitForEvent('int', (e) => e.type === 'turn.completed' && e.outcome === 'interrupted', WAIT);
     expect(interrupted.running).toBe(true);
     await t.ok(['reply', 'int', `${agent}: remember the word banana`]);
-    await t.waitForEvent('int', (e) => e.type === 'message.added' && e.text === 'I will remember banana.', WAIT);
+    await t.waitForEvent(
+      'int',
+      (e) => e.type === 'message.added' && e.text === 'I will remember banana.',
+      WAIT,
+    );
     await t.waitForState('int', 'ready_for_review', WAIT);
   });
 
   it('is marked failed when its agent process is killed, and respawn resumes the same conversation', async () => {
     setUp();
-    await t.ok(['dispatch', `${agent}: remember the word banana`, '--agent', agent, '--name', 'k9'], { cwd: repo });
+    await t.ok(['dispatch', `${agent}: remember the word banana`, '--agent', agent, '--name', 'k9'], {
+      cwd: repo,
+    });
     const ready = await t.waitForState('k9', 'ready_for_review', WAIT);
     // The transcript is saved shortly after each message; the next turn proves it is on disk.
     await t.ok(['reply', 'k9', `${agent}: which word was it`]);
@@ -243,7 +343,11 @@ describe.each(CASES.map((c) => c.agent))('%s through baton', (agent) => {
     await t.waitForState('k9', 'ready_for_review', WAIT);
     const before = server.requestsFor(`${agent}: which word was it`).length;
     await t.ok(['reply', 'k9', `${agent}: which word was it`]);
-    await t.waitForEvent('k9', (e) => e.type === 'message.added' && e.text === 'The word was banana.' && e.seq > failed.lastSeq, WAIT);
+    await t.waitForEvent(
+      'k9',
+      (e) => e.type === 'message.added' && e.text === 'The word was banana.' && e.seq > failed.lastSeq,
+      WAIT,
+    );
     const resumed = server.requestsFor(`${agent}: which word was it`).slice(before).at(-1)!;
     // The resumed conversation still holds the first turn.
     expect(resumed.text).toContain('I will remember banana.');

@@ -42,20 +42,40 @@ describe('the digest routine with the real claude', () => {
     clock = await FakeClock.start(t.root);
     Object.assign(t.env, clock.env());
     const repo = t.repo('app');
-    writeFileSync(join(agentHome, '.claude.json'), JSON.stringify({ projects: { [repo]: { hasTrustDialogAccepted: true } } }));
+    writeFileSync(
+      join(agentHome, '.claude.json'),
+      JSON.stringify({ projects: { [repo]: { hasTrustDialogAccepted: true } } }),
+    );
 
     clock.set(-86_400);
-    await t.ok(['dispatch', 'fix the flaky watcher test', '--name', 'watcher', '--script', t.script([{ say: 'Kept the old onChange signature.' }])], { cwd: repo });
+    await t.ok(
+      [
+        'dispatch',
+        'fix the flaky watcher test',
+        '--name',
+        'watcher',
+        '--script',
+        t.script([{ say: 'Kept the old onChange signature.' }]),
+      ],
+      { cwd: repo },
+    );
     await t.waitForState('watcher', 'ready_for_review');
     await t.ok(['daemon', 'stop']);
     // Back to the real clock, and off libfaketime: the agent's own binary runs as the user's would.
     for (const name of Object.keys(clock.env())) delete t.env[name];
 
-    await t.ok(['routine', 'add', 'digest', '--cron', '0 8 * * *', '--agent', 'claude', '--template', 'digest'], { cwd: repo });
+    await t.ok(
+      ['routine', 'add', 'digest', '--cron', '0 8 * * *', '--agent', 'claude', '--template', 'digest'],
+      { cwd: repo },
+    );
     await t.ok(['routine', 'run', 'digest', '--now'], { cwd: repo });
     const done = await finished(t);
     expect(done.data, done.data.summary).toMatchObject({ outcome: 'findings' });
-    const day = new Intl.DateTimeFormat('en-CA', { year: 'numeric', month: '2-digit', day: '2-digit' }).format(new Date(Date.now() - 86_400_000));
+    const day = new Intl.DateTimeFormat('en-CA', {
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+    }).format(new Date(Date.now() - 86_400_000));
     expect(readFileSync(join(repo, '.baton', 'notes', `digest-${day}.md`), 'utf8')).toBe(`${DIGEST}\n`);
 
     const request = server.requestsFor('Write the digest of')[0]!;
@@ -74,12 +94,16 @@ async function finished(baton: TestBaton): Promise<Extract<WorkspaceEvent, { typ
   let found: WorkspaceEvent | undefined;
   const timer = setTimeout(() => controller.abort(), WAIT);
   try {
-    await baton.client().followWorkspace(0, (event) => {
-      if (event.type === 'routine.finished') {
-        found = event;
-        controller.abort();
-      }
-    }, controller.signal);
+    await baton.client().followWorkspace(
+      0,
+      (event) => {
+        if (event.type === 'routine.finished') {
+          found = event;
+          controller.abort();
+        }
+      },
+      controller.signal,
+    );
   } finally {
     clearTimeout(timer);
   }

@@ -9,14 +9,20 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { RestoreView } from '../../src/api/sync.js';
 import type { WorkspaceEvent } from '../../src/events/workspace.js';
-import { realAgentsEnv, startModelServer, type ModelServer, type Scenario } from '../support/model-server/index.js';
+import {
+  realAgentsEnv,
+  startModelServer,
+  type ModelServer,
+  type Scenario,
+} from '../support/model-server/index.js';
 import { TestBaton } from '../support/baton.js';
 import { configure } from '../support/landing.js';
 
 const WAIT = 45_000;
 vi.setConfig({ testTimeout: 3 * WAIT });
 
-const COMMIT = 'git add c.txt && git -c user.name=Agent -c user.email=agent@example.com commit -qm "committed work"';
+const COMMIT =
+  'git add c.txt && git -c user.name=Agent -c user.email=agent@example.com commit -qm "committed work"';
 const patch = (body: string): string => `*** Begin Patch\n${body}*** End Patch\n`;
 const STEPS: Record<'claude' | 'codex', Scenario['steps']> = {
   claude: [
@@ -28,7 +34,14 @@ const STEPS: Record<'claude' | 'codex', Scenario['steps']> = {
   codex: [
     { tools: [{ name: 'apply_patch', input: patch('*** Add File: c.txt\n+committed\n') }] },
     // Outside the sandbox: a worktree's git folder is in the main repository's, beyond the writable root.
-    { tools: [{ name: 'exec_command', input: { cmd: COMMIT, sandbox_permissions: 'require_escalated', justification: 'commit' } }] },
+    {
+      tools: [
+        {
+          name: 'exec_command',
+          input: { cmd: COMMIT, sandbox_permissions: 'require_escalated', justification: 'commit' },
+        },
+      ],
+    },
     { tools: [{ name: 'apply_patch', input: patch('*** Add File: u.txt\n+uncommitted\n') }] },
     { text: 'Committed one, left one.' },
   ],
@@ -39,7 +52,12 @@ let agentHome: string;
 let t: TestBaton;
 
 beforeAll(async () => {
-  server = await startModelServer((['claude', 'codex'] as const).map((agent) => ({ prompt: `${agent}: commit one, leave one`, steps: STEPS[agent] })));
+  server = await startModelServer(
+    (['claude', 'codex'] as const).map((agent) => ({
+      prompt: `${agent}: commit one, leave one`,
+      steps: STEPS[agent],
+    })),
+  );
 });
 afterAll(async () => {
   await server.close();
@@ -61,12 +79,27 @@ describe.each(['claude', 'codex'] as const)('%s through baton with "sync": {"pus
     configure(t, repo, { sync: { push: 'turn' } });
     t.git(repo, 'push', '--quiet', 'origin', 'HEAD:refs/heads/main');
 
-    await t.ok(['dispatch', `${agent}: commit one, leave one`, '--agent', agent, '--name', 'travel', '--permission-mode', 'acceptEdits'], { cwd: repo });
+    await t.ok(
+      [
+        'dispatch',
+        `${agent}: commit one, leave one`,
+        '--agent',
+        agent,
+        '--name',
+        'travel',
+        '--permission-mode',
+        'acceptEdits',
+      ],
+      { cwd: repo },
+    );
     // The commit is a command: approved by hand, as a user would.
     await t.waitForState('travel', 'needs_input', WAIT);
     await t.ok(['approve', 'travel'], { cwd: repo });
     const done = await t.waitForState('travel', 'ready_for_review', WAIT);
-    const pushed = (await t.workspaceEvent((e) => e.type === 'sync.pushed' && e.data.name === 'travel', WAIT)) as Extract<WorkspaceEvent, { type: 'sync.pushed' }>;
+    const pushed = (await t.workspaceEvent(
+      (e) => e.type === 'sync.pushed' && e.data.name === 'travel',
+      WAIT,
+    )) as Extract<WorkspaceEvent, { type: 'sync.pushed' }>;
     const head = t.git(done.worktree, 'rev-parse', 'HEAD');
     expect(t.git(done.worktree, 'log', '-1', '--format=%s')).toBe('committed work');
     expect(pushed.data).toMatchObject({ commit: head, snapshotRef: `refs/baton/snapshots/${done.id}` });

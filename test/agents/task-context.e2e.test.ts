@@ -19,7 +19,12 @@ let agentHome: string;
 let t: TestBaton;
 
 beforeAll(async () => {
-  server = await startModelServer(['claude', 'codex'].map((agent) => ({ prompt: `${agent}: refactor the watcher`, steps: [{ text: 'Understood; done.' }] })));
+  server = await startModelServer(
+    ['claude', 'codex'].map((agent) => ({
+      prompt: `${agent}: refactor the watcher`,
+      steps: [{ text: 'Understood; done.' }],
+    })),
+  );
 });
 afterAll(async () => {
   await server.close();
@@ -34,14 +39,46 @@ describe.each(['claude', 'codex'] as const)('a %s session started from a task', 
   it('receives the task, its scope, decisions, notes and the other running sessions in its instructions', async () => {
     agentHome = mkdtempSync(join(tmpdir(), 'baton-agent-home-'));
     t = new TestBaton(realAgentsEnv(server.url, agentHome));
-    const repo = t.repo('app', { 'README.md': '# app\n', 'CLAUDE.md': 'Project rule: be brief.\n', 'AGENTS.md': 'Project rule: be brief.\n', 'src/watcher.ts': 'export {};\n', 'lib/ipc.ts': 'export {};\n' });
+    const repo = t.repo('app', {
+      'README.md': '# app\n',
+      'CLAUDE.md': 'Project rule: be brief.\n',
+      'AGENTS.md': 'Project rule: be brief.\n',
+      'src/watcher.ts': 'export {};\n',
+      'lib/ipc.ts': 'export {};\n',
+    });
 
     // Another task, running (waiting on a question) in a scripted session.
     await t.ok(['task', 'add', 'IPC handlers', '--scope', 'lib/**'], { cwd: repo });
-    await t.ok(['task', 'start', '1', '--agent', 'scripted', '--name', 'ipc', '--script', t.script([{ ask: 'which transport?' }])], { cwd: repo });
+    await t.ok(
+      [
+        'task',
+        'start',
+        '1',
+        '--agent',
+        'scripted',
+        '--name',
+        'ipc',
+        '--script',
+        t.script([{ ask: 'which transport?' }]),
+      ],
+      { cwd: repo },
+    );
     await t.waitForState('ipc', 'needs_input');
 
-    await t.ok(['task', 'add', `${agent}: refactor the watcher`, '--scope', 'src/**', '--tracker', '#432', '--description', 'Make it poll less.'], { cwd: repo });
+    await t.ok(
+      [
+        'task',
+        'add',
+        `${agent}: refactor the watcher`,
+        '--scope',
+        'src/**',
+        '--tracker',
+        '#432',
+        '--description',
+        'Make it poll less.',
+      ],
+      { cwd: repo },
+    );
     await t.ok(['decide', '2', 'keep the old onChange signature: three callers depend on it'], { cwd: repo });
     await t.ok(['note', '2', 'fixtures in test/watcher conflict'], { cwd: repo });
     await t.ok(['task', 'start', '2', '--agent', agent, '--name', 'watcher'], { cwd: repo });
@@ -52,7 +89,9 @@ describe.each(['claude', 'codex'] as const)('a %s session started from a task', 
     const seen = first?.text ?? '';
     expect(seen).toContain(`## Your task: 2. ${agent}: refactor the watcher (tracker: #432)`);
     expect(seen).toContain('Do not modify files outside src/**');
-    expect(seen).toContain('- keep the old onChange signature: three callers depend on it (.baton/decisions/2-1-');
+    expect(seen).toContain(
+      '- keep the old onChange signature: three callers depend on it (.baton/decisions/2-1-',
+    );
     expect(seen).toContain('- fixtures in test/watcher conflict (.baton/notes/2-1-');
     expect(seen).toContain('- ipc (scripted, needs input): task 1. IPC handlers (scope lib/**)');
     expect(seen).toContain('may be another agent mid-edit');

@@ -15,6 +15,8 @@ describe('the benchmark scripts', () => {
   const scripts = readdirSync(BENCH).filter((name) => name.endsWith('.mjs'));
   it('are there, the runner among them', () => expect(scripts).toContain('run.mjs'));
   it.each(scripts)('%s parses', (name) => {
-    expect(() => execFileSync(process.execPath, ['--check', join(BENCH, name)], { stdio: 'pipe' })).not.toThrow();
+    expect(() =>
+      execFileSync(process.execPath, ['--check', join(BENCH, name)], { stdio: 'pipe' }),
+    ).not.toThrow();
   });
 });

@@ -17,7 +17,9 @@ function expectOneLineError(result: CliResult, pattern: RegExp, code?: number): 
   expect(result.stdout).toBe('');
   // With --json the one line is a JSON error object carrying the same message.
   if (result.stderr.startsWith('{')) {
-    const { error } = JSON.parse(result.stderr) as { error: { code: string; message: string; exitCode: number } };
+    const { error } = JSON.parse(result.stderr) as {
+      error: { code: string; message: string; exitCode: number };
+    };
     expect(error.exitCode).toBe(result.code);
     expect(`baton: ${error.message}`).toMatch(pattern);
   } else {
@@ -31,7 +33,9 @@ async function expectStartRefused(variable: string, values: string[]): Promise<v
     const result = await t.run(['ls'], { env: { [variable]: bad } });
     expect(result.code, `${variable}=${bad}`).toBe(6);
     // The reason itself, not only a pointer to the log.
-    expect(result.stderr).toMatch(new RegExp(`^baton: The supervisor could not start: .*${variable}.*\\. Its log: `));
+    expect(result.stderr).toMatch(
+      new RegExp(`^baton: The supervisor could not start: .*${variable}.*\\. Its log: `),
+    );
   }
 }
 
@@ -58,7 +62,11 @@ describe('bad input gets a one-line error and leaves nothing half-created', () =
 
   it('rejects a name already in use in the project', async () => {
     await t.ok(['dispatch', 'x', '--name', 'dup', '--script', t.script([{ say: 'hi' }])], { cwd: repo });
-    expectOneLineError(await t.run(['dispatch', 'y', '--name', 'dup'], { cwd: repo }), /already exists in this project/, 4);
+    expectOneLineError(
+      await t.run(['dispatch', 'y', '--name', 'dup'], { cwd: repo }),
+      /already exists in this project/,
+      4,
+    );
   });
 
   it('refuses to dispatch outside a git repository', async () => {
@@ -84,7 +92,10 @@ describe('bad input gets a one-line error and leaves nothing half-created', () =
     writeFileSync(join(repo, 'later.txt'), 'later');
     t.git(repo, 'add', '.');
     t.git(repo, 'commit', '--quiet', '-m', 'later');
-    const session = await t.json<SessionView>(['dispatch', 'x', '--name', 'old', '--base', first, '--script', t.script([{ say: 'hi' }])], { cwd: repo });
+    const session = await t.json<SessionView>(
+      ['dispatch', 'x', '--name', 'old', '--base', first, '--script', t.script([{ say: 'hi' }])],
+      { cwd: repo },
+    );
     expect(session.baseCommit).toBe(first);
     expect(existsSync(join(session.worktree, 'later.txt'))).toBe(false);
   });
@@ -102,14 +113,30 @@ describe('bad input gets a one-line error and leaves nothing half-created', () =
   });
 
   it('rejects a missing script file', async () => {
-    expectOneLineError(await t.run(['dispatch', 'x', '--script', 'nope.json'], { cwd: repo }), /Cannot read script .*nope\.json: ENOENT/, 2);
+    expectOneLineError(
+      await t.run(['dispatch', 'x', '--script', 'nope.json'], { cwd: repo }),
+      /Cannot read script .*nope\.json: ENOENT/,
+      2,
+    );
   });
 
   it('rejects unknown flags, agents and permission modes', async () => {
-    expectOneLineError(await t.run(['dispatch', 'x', '--agent', 'gpt'], { cwd: repo }), /argument 'gpt' is invalid/, 2);
-    expectOneLineError(await t.run(['dispatch', 'x', '--permission-mode', 'yolo'], { cwd: repo }), /invalid/, 2);
+    expectOneLineError(
+      await t.run(['dispatch', 'x', '--agent', 'gpt'], { cwd: repo }),
+      /argument 'gpt' is invalid/,
+      2,
+    );
+    expectOneLineError(
+      await t.run(['dispatch', 'x', '--permission-mode', 'yolo'], { cwd: repo }),
+      /invalid/,
+      2,
+    );
     expectOneLineError(await t.run(['ls', '--bogus']), /unknown option '--bogus'/, 2);
-    expectOneLineError(await t.run(['logs', 'x', '--after', '-3']), /--after must be a non-negative integer/, 2);
+    expectOneLineError(
+      await t.run(['logs', 'x', '--after', '-3']),
+      /--after must be a non-negative integer/,
+      2,
+    );
   });
 
   it('reports unknown sessions and ambiguous prefixes', async () => {
@@ -117,7 +144,10 @@ describe('bad input gets a one-line error and leaves nothing half-created', () =
     const ids: string[] = [];
     for (let i = 0; ids.length < 2 || ids[0]![0] !== ids[1]![0]; i++) {
       // Dispatch until two ids share a first character (ids are random; 33 letters make this quick).
-      const s = await t.json<SessionView>(['dispatch', 'x', '--name', `s${i}`, '--script', t.script([{ say: 'hi' }])], { cwd: repo });
+      const s = await t.json<SessionView>(
+        ['dispatch', 'x', '--name', `s${i}`, '--script', t.script([{ say: 'hi' }])],
+        { cwd: repo },
+      );
       const clash = ids.find((id) => id[0] === s.id[0]);
       if (clash !== undefined) ids.splice(0, ids.length, clash, s.id);
       else ids.push(s.id);
@@ -138,7 +168,11 @@ describe('bad input gets a one-line error and leaves nothing half-created', () =
   ])('refuses a 100 KB session reference to %j before sending anything', async (command, rest) => {
     const ref = 'x'.repeat(100_000);
     const result = await t.run([...command, ref, ...rest]);
-    expectOneLineError(result, /^baton: The session reference "x{24}…" is 100000 characters long; a session is named by its id, an id prefix or its name \(at most 200 characters\)/, 2);
+    expectOneLineError(
+      result,
+      /^baton: The session reference "x{24}…" is 100000 characters long; a session is named by its id, an id prefix or its name \(at most 200 characters\)/,
+      2,
+    );
     expect(result.stderr.length).toBeLessThan(400);
     // Refused before connecting: no supervisor was even started.
     expect(existsSync(join(t.home, 'supervisor.json'))).toBe(false);
@@ -185,7 +219,9 @@ describe('bad input gets a one-line error and leaves nothing half-created', () =
       .map((line) => Number(line.trim().split(/\s+/)[0]))
       .filter((pid) => {
         try {
-          return execFileSync('cat', [`/proc/${pid}/environ`], { encoding: 'utf8' }).includes(`BATON_HOME=${t.home}`);
+          return execFileSync('cat', [`/proc/${pid}/environ`], { encoding: 'utf8' }).includes(
+            `BATON_HOME=${t.home}`,
+          );
         } catch {
           return false;
         }
@@ -206,7 +242,12 @@ describe('bad input gets a one-line error and leaves nothing half-created', () =
     const file = join(t.root, 'a-file');
     writeFileSync(file, 'not a folder');
     const result = await t.run(['ls'], { env: { BATON_HOME: join(file, 'home') } });
-    expect([result.code, result.stderr]).toEqual([2, expect.stringMatching(/^baton: Baton's state folder .*a-file\/home \(BATON_HOME\) cannot be used: a file is in the way of that folder \(ENOTDIR\)\. Point BATON_HOME at a folder you own\.\n$/)]);
+    expect([result.code, result.stderr]).toEqual([
+      2,
+      expect.stringMatching(
+        /^baton: Baton's state folder .*a-file\/home \(BATON_HOME\) cannot be used: a file is in the way of that folder \(ENOTDIR\)\. Point BATON_HOME at a folder you own\.\n$/,
+      ),
+    ]);
   });
 
   it('says why a taken BATON_PORT stops the supervisor', async () => {
@@ -225,7 +266,9 @@ describe('bad input gets a one-line error and leaves nothing half-created', () =
 
   it('rejects a BATON_IDLE_HOST_SECONDS that is not a whole number of seconds, and a bad idleHostSeconds in the config file', async () => {
     await expectStartRefused('BATON_IDLE_HOST_SECONDS', ['soon', '-1', '1.5', '999999999']);
-    expect(await t.ok(['daemon', 'logs'])).toContain('BATON_IDLE_HOST_SECONDS must be a whole number of seconds from 0 (keep agents running) to 604800, got "999999999"');
+    expect(await t.ok(['daemon', 'logs'])).toContain(
+      'BATON_IDLE_HOST_SECONDS must be a whole number of seconds from 0 (keep agents running) to 604800, got "999999999"',
+    );
     mkdirSync(t.home, { recursive: true });
     writeFileSync(join(t.home, 'config.json'), '{"idleHostSeconds": -5}');
     expect((await t.run(['ls'])).code).not.toBe(0);
@@ -239,16 +282,24 @@ describe('bad input gets a one-line error and leaves nothing half-created', () =
     expect(log).toContain('BATON_STORE is not a PostgreSQL URL (the scheme is mysql, not postgres)');
     expect(log).not.toContain('hunter2');
     // Checked before the store is dialled: the URL here leads nowhere.
-    const heartbeat = await t.run(['ls'], { env: { BATON_STORE: 'postgres://baton@127.0.0.1:1/baton', BATON_CLUSTER_HEARTBEAT_MS: '10' } });
-    expect(heartbeat.stderr).toMatch(/^baton: The supervisor could not start: BATON_CLUSTER_HEARTBEAT_MS must be a whole number of milliseconds, 50 or more; got "10"\. Its log: /);
+    const heartbeat = await t.run(['ls'], {
+      env: { BATON_STORE: 'postgres://baton@127.0.0.1:1/baton', BATON_CLUSTER_HEARTBEAT_MS: '10' },
+    });
+    expect(heartbeat.stderr).toMatch(
+      /^baton: The supervisor could not start: BATON_CLUSTER_HEARTBEAT_MS must be a whole number of milliseconds, 50 or more; got "10"\. Its log: /,
+    );
     mkdirSync(t.home, { recursive: true });
     writeFileSync(join(t.home, 'config.json'), '{"store": "postgres://baton@db.internal"}');
-    expect((await t.run(['ls'])).stderr).toContain(`could not start: config.json's "store" is not a PostgreSQL URL (it names no database)`);
+    expect((await t.run(['ls'])).stderr).toContain(
+      `could not start: config.json's "store" is not a PostgreSQL URL (it names no database)`,
+    );
   });
 
   it('rejects a BATON_PORT that is not a port, and one that is taken, with a clear error', async () => {
     await expectStartRefused('BATON_PORT', ['abc', '0', '70000', '80.5']);
-    expect(await t.ok(['daemon', 'logs'])).toContain('BATON_PORT must be a port number from 1 to 65535, got "80.5"');
+    expect(await t.ok(['daemon', 'logs'])).toContain(
+      'BATON_PORT must be a port number from 1 to 65535, got "80.5"',
+    );
     const taken = createServer();
     await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
     try {

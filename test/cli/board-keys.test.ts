@@ -50,7 +50,7 @@ describe("the terminal board's keys", () => {
     await term.waitFor('Approved for approver');
   });
 
-    it('denies with d and a reason, says so when nothing waits for approval, and stops with s', async () => {
+  it('denies with d and a reason, says so when nothing waits for approval, and stops with s', async () => {
     await b.dispatch('busy', LONG);
     await b.t.waitForState('busy', 'working');
     const term = b.board();

@@ -51,9 +51,20 @@ describe('the terminal board', () => {
 
     const term = b.board({ env: { NO_COLOR: '1' } });
     const screen = await term.waitFor((s) => s.includes('Stopped (1)') && s.includes('● live'));
-    for (const title of ['Pinned (1)', 'Needs input (2)', 'Working (1)', 'Queued (1)', 'Completed (1)', 'Failed (1)', 'Stopped (1)']) expect(screen).toContain(title);
+    for (const title of [
+      'Pinned (1)',
+      'Needs input (2)',
+      'Working (1)',
+      'Queued (1)',
+      'Completed (1)',
+      'Failed (1)',
+      'Stopped (1)',
+    ])
+      expect(screen).toContain(title);
     // The order of the page: pinned, needs input, working, ready for review, queued, completed, failed, stopped.
-    const order = ['Pinned', 'Needs input', 'Working', 'Queued', 'Completed', 'Failed', 'Stopped'].map((title) => screen.indexOf(`${title} (`));
+    const order = ['Pinned', 'Needs input', 'Working', 'Queued', 'Completed', 'Failed', 'Stopped'].map(
+      (title) => screen.indexOf(`${title} (`),
+    );
     expect([...order].sort((a, b) => a - b)).toEqual(order);
     expect(screen).toMatch(/asker\s+scripted\s+\S+\s+asks: Which database should I use\?/);
     expect(screen).toMatch(/approver\s+scripted\s+\S+\s+waiting: approve Bash: rm -rf build/);
@@ -66,7 +77,9 @@ describe('the terminal board', () => {
     // NO_COLOR: attributes (the cursor's inverse, bold titles) but no colour codes at all.
     const raw = term.screen({ escapes: true });
     expect(raw).toMatch(new RegExp(`${ESC}\\[[0-9;]*7m`));
-    expect(raw).not.toMatch(new RegExp(`${ESC}\\[(?:[0-9;]*;)?(?:3[0-7]|4[0-7]|9[0-7]|10[0-7]|38;|48;)[0-9;]*m`));
+    expect(raw).not.toMatch(
+      new RegExp(`${ESC}\\[(?:[0-9;]*;)?(?:3[0-7]|4[0-7]|9[0-7]|10[0-7]|38;|48;)[0-9;]*m`),
+    );
 
     // The same list as `baton ls --json`, one row per session.
     const listed = await b.t.json<SessionView[]>(['ls']);
@@ -95,10 +108,15 @@ describe('the terminal board', () => {
     await term.waitFor('session.pinned busy pinned');
     const before = b.t.supervisorPid();
     process.kill(before, 'SIGKILL');
-    await term.waitFor((s) => s.includes('● live') && b.t.supervisorPid() !== before && term.written().includes('reconnecting…'));
+    await term.waitFor(
+      (s) =>
+        s.includes('● live') && b.t.supervisorPid() !== before && term.written().includes('reconnecting…'),
+    );
     await b.t.ok(['unpin', 'busy']);
     // The workspace event and the session's new view come as two messages: wait for both.
-    const screen = await term.waitFor((s) => s.includes('session.pinned busy unpinned') && /Working \(1\)\n.*busy/.test(s));
+    const screen = await term.waitFor(
+      (s) => s.includes('session.pinned busy unpinned') && /Working \(1\)\n.*busy/.test(s),
+    );
     expect(screen.split('session.pinned busy pinned').length - 1).toBe(1);
   });
 
@@ -110,7 +128,9 @@ describe('the terminal board', () => {
     await b.dispatch('right');
     await term.waitFor(/radar\.conflict_found (left ↔ right|right ↔ left): \w+ \(BATON_NOTES\.md\)/);
     // And each row carries the radar's badge, as the page's cards do.
-    const rows = await term.waitFor((s) => /left .*⚠ (hot|soft): right/.test(s) && /right .*⚠ (hot|soft): left/.test(s));
+    const rows = await term.waitFor(
+      (s) => /left .*⚠ (hot|soft): right/.test(s) && /right .*⚠ (hot|soft): left/.test(s),
+    );
     expect(rows).toMatch(/⚠ (hot|soft): right · turn finished/);
   });
 
@@ -140,7 +160,11 @@ describe('the terminal board', () => {
     const term = b.board();
     await term.waitFor('busy');
     term.keys('q');
-    await term.waitFor(() => term.exited() && term.screen({ history: true }).includes('Left the board; sessions go on (1 running)'));
+    await term.waitFor(
+      () =>
+        term.exited() &&
+        term.screen({ history: true }).includes('Left the board; sessions go on (1 running)'),
+    );
     expect((await b.t.json<SessionView[]>(['ls']))[0]!.state).toBe('working');
   });
 
@@ -150,7 +174,9 @@ describe('the terminal board', () => {
     const bare = await b.t.run([], { cwd: b.repo });
     const ls = await b.t.run(['ls'], { cwd: b.repo });
     expect(bare.code).toBe(0);
-    expect(bare.stdout.replace(/\s+\d+[smhd]\s+/g, ' AGE ')).toBe(ls.stdout.replace(/\s+\d+[smhd]\s+/g, ' AGE '));
+    expect(bare.stdout.replace(/\s+\d+[smhd]\s+/g, ' AGE ')).toBe(
+      ls.stdout.replace(/\s+\d+[smhd]\s+/g, ' AGE '),
+    );
     expect(bare.stdout).toContain('plain');
     expect(readFileSync(join(b.t.home, 'supervisor.json'), 'utf8')).toContain('pid');
     // And it pays nothing for the board: neither Ink and React, nor zod and commander are loaded.

@@ -32,7 +32,9 @@ const HOUR = 3600;
 describe('a wall clock that jumps', () => {
   it('keeps the queue first in, first out and workspace events in order, back an hour and forward two', async () => {
     await t.ok(['daemon', 'start']);
-    await t.ok(['dispatch', 'hold the slot', '--name', 'holder', '--script', t.script([{ ask: 'go on?' }])], { cwd: repo });
+    await t.ok(['dispatch', 'hold the slot', '--name', 'holder', '--script', t.script([{ ask: 'go on?' }])], {
+      cwd: repo,
+    });
     await t.waitForState('holder', 'needs_input');
 
     // Each dispatched at a wall-clock time earlier or later than the one before.
@@ -40,7 +42,10 @@ describe('a wall clock that jumps', () => {
     const offsets = [0, -HOUR, 2 * HOUR, -30];
     for (const [i, name] of names.entries()) {
       clock.set(offsets[i] as number);
-      const queued = await t.json<SessionView>(['dispatch', name, '--name', name, '--script', t.script([{ say: `${name} ran` }])], { cwd: repo });
+      const queued = await t.json<SessionView>(
+        ['dispatch', name, '--name', name, '--script', t.script([{ say: `${name} ran` }])],
+        { cwd: repo },
+      );
       expect(queued).toMatchObject({ state: 'queued', queuePosition: i + 1 });
     }
     const listed = (await t.json<SessionView[]>(['ls', '--json'])).filter((s) => s.state === 'queued');
@@ -52,14 +57,21 @@ describe('a wall clock that jumps', () => {
     clock.set(-HOUR);
     await t.ok(['reply', 'holder', 'yes']);
     for (const name of names) await t.waitForState(name, 'ready_for_review');
-    const started = await Promise.all(names.map(async (name) => (await log(name)).find((e) => e.type === 'session.started')));
+    const started = await Promise.all(
+      names.map(async (name) => (await log(name)).find((e) => e.type === 'session.started')),
+    );
     const workspace = (await t.ok(['events', '--json']))
       .trim()
       .split('\n')
       .map((line) => JSON.parse(line) as WorkspaceEvent);
     const seqs = workspace.map((e) => e.seq);
     expect(seqs).toEqual([...seqs].sort((a, b) => a - b));
-    const working = names.map((name) => workspace.find((e) => e.type === 'session.state_changed' && e.data.name === name && e.data.to === 'working')?.seq);
+    const working = names.map(
+      (name) =>
+        workspace.find(
+          (e) => e.type === 'session.state_changed' && e.data.name === name && e.data.to === 'working',
+        )?.seq,
+    );
     expect(working.every((seq) => seq !== undefined)).toBe(true);
     expect(working).toEqual([...working].sort((a, b) => (a ?? 0) - (b ?? 0)));
     expect(started.every((e) => e !== undefined)).toBe(true);
@@ -78,7 +90,10 @@ describe('an idle host under a clock that jumps', () => {
     // The watchdog lets idle hosts go; it looks every 100 ms here.
     Object.assign(t.env, { BATON_IDLE_HOST_SECONDS: '2', BATON_WATCHDOG_TICK_MS: '100' });
     await t.ok(['daemon', 'start']);
-    for (const [name, offset] of [['ahead', 2 * HOUR], ['behind', -2 * HOUR]] as const) {
+    for (const [name, offset] of [
+      ['ahead', 2 * HOUR],
+      ['behind', -2 * HOUR],
+    ] as const) {
       await t.ok(['dispatch', name, '--name', name, '--script', t.script([{ say: 'done' }])], { cwd: repo });
       await t.waitForState(name, 'ready_for_review');
       const seen = performance.now();

@@ -13,24 +13,42 @@ const numbered = (n: number, change: Record<number, string> = {}): string =>
   Array.from({ length: n }, (_, i) => change[i + 1] ?? `line ${i + 1}`).join('\n') + '\n';
 
 /** Dispatches a scripted session that runs `steps` and waits until it is ready for review. */
-async function session(repo: string, name: string, steps: unknown[], extra: Record<string, unknown> = {}): Promise<void> {
-  await t.ok(['dispatch', `work on ${name}`, '--name', name, '--script', t.script(steps, extra)], { cwd: repo });
+async function session(
+  repo: string,
+  name: string,
+  steps: unknown[],
+  extra: Record<string, unknown> = {},
+): Promise<void> {
+  await t.ok(['dispatch', `work on ${name}`, '--name', name, '--script', t.script(steps, extra)], {
+    cwd: repo,
+  });
   await t.waitForState(name, 'ready_for_review');
 }
 
 const pairOf = (view: ConflictsView, x: string, y: string) =>
-  view.conflicts.find((c) => c.b.kind === 'session' && [c.a.name, c.b.name].sort().join() === [x, y].sort().join());
+  view.conflicts.find(
+    (c) => c.b.kind === 'session' && [c.a.name, c.b.name].sort().join() === [x, y].sort().join(),
+  );
 
 describe('baton conflicts', () => {
   it('shows two sessions editing the same lines as hot before anyone merges, a disjoint one not at all, and the base moving under one', async () => {
     const repo = t.repo('repo', { 'a.txt': numbered(40), 'b.txt': numbered(40) });
-    await session(repo, 'one', [{ write: { path: 'a.txt', content: numbered(40, { 10: 'one' }) } }, { run: ['git', 'commit', '-qam', 'one'] }]);
+    await session(repo, 'one', [
+      { write: { path: 'a.txt', content: numbered(40, { 10: 'one' }) } },
+      { run: ['git', 'commit', '-qam', 'one'] },
+    ]);
     // Uncommitted work counts as much as committed work.
     await session(repo, 'two', [{ write: { path: 'a.txt', content: numbered(40, { 11: 'two' }) } }]);
-    await session(repo, 'three', [{ write: { path: 'b.txt', content: numbered(40, { 1: 'three' }) } }, { write: { path: 'c.txt', content: 'new\n' } }]);
+    await session(repo, 'three', [
+      { write: { path: 'b.txt', content: numbered(40, { 1: 'three' }) } },
+      { write: { path: 'c.txt', content: 'new\n' } },
+    ]);
 
     const view = await t.json<ConflictsView>(['conflicts'], { cwd: repo });
-    expect(pairOf(view, 'one', 'two')).toMatchObject({ level: 'hot', files: [{ path: 'a.txt', level: 'hot', overlapping: true }] });
+    expect(pairOf(view, 'one', 'two')).toMatchObject({
+      level: 'hot',
+      files: [{ path: 'a.txt', level: 'hot', overlapping: true }],
+    });
     expect(pairOf(view, 'one', 'three')).toBeUndefined();
     expect(pairOf(view, 'two', 'three')).toBeUndefined();
     const file = pairOf(view, 'one', 'two')!.files[0]!;
@@ -45,8 +63,12 @@ describe('baton conflicts', () => {
     expect(text.stdout).toMatch(/hot +a\.txt .*line 1[01].*line 1[01].*same lines/);
     expect(text.stdout).toMatch(/see both sides' changes: baton conflicts (one|two) --diff/);
     expect(text.stdout).toMatch(/1 collision: 1 hot, 0 soft \(3 live sessions checked in \d+ ms\)\./);
-    expect((await t.ok(['conflicts', 'three'], { cwd: repo }))).toMatch(/^three collides with no live session, with each other or with their base/);
-    expect(await t.ok(['conflicts', 'one', '--diff'], { cwd: repo })).toMatch(/── two's change to a\.txt ──\n[\s\S]*\+two/);
+    expect(await t.ok(['conflicts', 'three'], { cwd: repo })).toMatch(
+      /^three collides with no live session, with each other or with their base/,
+    );
+    expect(await t.ok(['conflicts', 'one', '--diff'], { cwd: repo })).toMatch(
+      /── two's change to a\.txt ──\n[\s\S]*\+two/,
+    );
 
     // Someone lands a change to the same lines on main: three is now hot against its base.
     writeFileSync(join(repo, 'b.txt'), numbered(40, { 2: 'landed' }));
@@ -66,33 +88,76 @@ describe('baton conflicts', () => {
 
     await t.ok(['rm', 'two'], { cwd: repo });
     expect((await t.json<ConflictsView>(['conflicts'], { cwd: repo })).conflicts).toEqual([]);
-    expect(await t.ok(['conflicts'], { cwd: repo })).toMatch(/^No live sessions collide, with each other or with their base \(1 live session checked/);
+    expect(await t.ok(['conflicts'], { cwd: repo })).toMatch(
+      /^No live sessions collide, with each other or with their base \(1 live session checked/,
+    );
     const events = jsonLines(await t.ok(['events', '--json'], { cwd: repo })) as WorkspaceEvent[];
-    const radar = events.filter((e) => e.type.startsWith('radar.')).map((e) => [e.type, e.type === 'radar.conflict_cleared' ? e.data.reason : e.type === 'radar.conflict_found' ? e.data.level : '']);
-    expect(radar).toEqual([['radar.conflict_found', 'hot'], ['radar.conflict_cleared', 'removed']]);
+    const radar = events
+      .filter((e) => e.type.startsWith('radar.'))
+      .map((e) => [
+        e.type,
+        e.type === 'radar.conflict_cleared'
+          ? e.data.reason
+          : e.type === 'radar.conflict_found'
+            ? e.data.level
+            : '',
+      ]);
+    expect(radar).toEqual([
+      ['radar.conflict_found', 'hot'],
+      ['radar.conflict_cleared', 'removed'],
+    ]);
 
     const unknown = await t.run(['conflicts', 'nope'], { cwd: repo });
     expect(unknown.code).toBe(3);
     expect(unknown.stderr).toMatch(/No session matches "nope"/);
     const project = await t.run(['conflicts', '--project', 'elsewhere'], { cwd: repo });
     expect(project.code).toBe(3);
-    expect(project.stderr).toMatch(/No live session belongs to a project "elsewhere"; projects with live sessions: repo/);
+    expect(project.stderr).toMatch(
+      /No live session belongs to a project "elsewhere"; projects with live sessions: repo/,
+    );
   });
 
   it('tells both agents what the other is changing when their repository asks for it', async () => {
-    const repo = t.repo('repo', { 'a.txt': numbered(40), '.baton/config.json': JSON.stringify({ radar: { tellAgents: true } }) });
+    const repo = t.repo('repo', {
+      'a.txt': numbered(40),
+      '.baton/config.json': JSON.stringify({ radar: { tellAgents: true } }),
+    });
     const onReply = [{ say: 'heard: {{reply}}' }];
-    await session(repo, 'one', [{ write: { path: 'a.txt', content: numbered(40, { 10: 'one' }) } }], { onReply });
-    await t.ok(['dispatch', 'work on two', '--name', 'two', '--script', t.script([{ write: { path: 'a.txt', content: numbered(40, { 10: 'two' }) } }], { onReply })], { cwd: repo });
+    await session(repo, 'one', [{ write: { path: 'a.txt', content: numbered(40, { 10: 'one' }) } }], {
+      onReply,
+    });
+    await t.ok(
+      [
+        'dispatch',
+        'work on two',
+        '--name',
+        'two',
+        '--script',
+        t.script([{ write: { path: 'a.txt', content: numbered(40, { 10: 'two' }) } }], { onReply }),
+      ],
+      { cwd: repo },
+    );
     // The supervisor's own radar notices (the session's events trigger a pass): no command asks it to.
     const told = (name: string): Promise<BatonEvent> =>
-      t.waitForEvent(name, (e) => e.type === 'message.added' && e.role === 'assistant' && e.text.startsWith('heard: [Baton conflict radar]'));
+      t.waitForEvent(
+        name,
+        (e) =>
+          e.type === 'message.added' &&
+          e.role === 'assistant' &&
+          e.text.startsWith('heard: [Baton conflict radar]'),
+      );
     const [toOne, toTwo] = await Promise.all([told('one'), told('two')]);
-    expect(toOne.type === 'message.added' && toOne.text).toMatch(/two \(branch baton\/two\), is changing the same lines[\s\S]*a\.txt: your lines 10; theirs 10[\s\S]*\+two/);
+    expect(toOne.type === 'message.added' && toOne.text).toMatch(
+      /two \(branch baton\/two\), is changing the same lines[\s\S]*a\.txt: your lines 10; theirs 10[\s\S]*\+two/,
+    );
     expect(toTwo.type === 'message.added' && toTwo.text).toMatch(/one \(branch baton\/one\)[\s\S]*\+one/);
   });
 });
 
 function jsonLines(text: string): unknown[] {
-  return text.trim().split('\n').filter(Boolean).map((line) => JSON.parse(line) as unknown);
+  return text
+    .trim()
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as unknown);
 }

@@ -15,7 +15,8 @@ describe('the demo (`npm start`)', () => {
     const sessions = await t.json<SessionView[]>(['ls']);
     const states = new Set(sessions.map((s) => s.state));
     // Starting and preparing are passing states (preparing only in repositories with setup steps).
-    for (const state of SESSION_STATES.filter((s) => s !== 'starting' && s !== 'preparing')) expect(states, `no ${state} session`).toContain(state);
+    for (const state of SESSION_STATES.filter((s) => s !== 'starting' && s !== 'preparing'))
+      expect(states, `no ${state} session`).toContain(state);
     const question = sessions.find((s) => s.name === 'demo-question');
     expect(question?.reason).toMatchObject({ kind: 'question' });
 

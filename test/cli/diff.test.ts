@@ -27,9 +27,14 @@ describe('baton diff', () => {
     expect(patch).not.toContain('\x1b[');
 
     const stat = await t.ok(['diff', 'flaky', '--stat'], { cwd: repo });
-    expect(stat).toMatch(/^ README\.md +\| 2 \+\+\n src\/new\.ts +\| 1 \+ \(new\)\n 2 files changed, 3 insertions\(\+\), 0 deletions\(-\) against /);
+    expect(stat).toMatch(
+      /^ README\.md +\| 2 \+\+\n src\/new\.ts +\| 1 \+ \(new\)\n 2 files changed, 3 insertions\(\+\), 0 deletions\(-\) against /,
+    );
 
-    const json = await t.json<DiffStatView & { diff: string; truncated: boolean }>(['diff', 'flaky', '--json'], { cwd: repo });
+    const json = await t.json<DiffStatView & { diff: string; truncated: boolean }>(
+      ['diff', 'flaky', '--json'],
+      { cwd: repo },
+    );
     expect(json.files).toEqual([
       { path: 'README.md', status: 'M', additions: 2, deletions: 0, binary: false },
       { path: 'src/new.ts', status: 'A', additions: 1, deletions: 0, binary: false },
@@ -40,7 +45,9 @@ describe('baton diff', () => {
   });
 
   it('says plainly when there is nothing, and names an unknown session', async () => {
-    await t.ok(['dispatch', 'nothing', '--name', 'idle', '--script', t.script([{ say: 'nothing to do' }])], { cwd: repo });
+    await t.ok(['dispatch', 'nothing', '--name', 'idle', '--script', t.script([{ say: 'nothing to do' }])], {
+      cwd: repo,
+    });
     await t.waitForState('idle', 'ready_for_review');
     const base = t.git(repo, 'rev-parse', '--short=10', 'HEAD');
     expect(await t.ok(['diff', 'idle'], { cwd: repo })).toBe(`idle: no changes against main (${base})\n`);
@@ -53,16 +60,27 @@ describe('baton diff', () => {
 
 describe('the review queue', () => {
   it('counts the sessions ready for review and the size of their work, in baton ls and for the board', async () => {
-    const two = t.script([{ write: { path: 'a.txt', content: '1\n2\n' } }, { write: { path: 'b.txt', content: '3\n' } }]);
+    const two = t.script([
+      { write: { path: 'a.txt', content: '1\n2\n' } },
+      { write: { path: 'b.txt', content: '3\n' } },
+    ]);
     const one = t.script([{ edit: { path: 'README.md', old: '# test', new: '# tested' } }]);
     const asks = t.script([{ write: { path: 'c.txt', content: 'x\n' } }, { ask: 'which way?' }]);
     await t.ok(['dispatch', 'two files', '--name', 'two', '--script', two], { cwd: repo });
     await t.ok(['dispatch', 'one edit', '--name', 'one', '--script', one], { cwd: repo });
     await t.ok(['dispatch', 'asks', '--name', 'asks', '--script', asks], { cwd: repo });
-    const [first] = await Promise.all([t.waitForState('two', 'ready_for_review'), t.waitForState('one', 'ready_for_review'), t.waitForState('asks', 'needs_input')]);
+    const [first] = await Promise.all([
+      t.waitForState('two', 'ready_for_review'),
+      t.waitForState('one', 'ready_for_review'),
+      t.waitForState('asks', 'needs_input'),
+    ]);
 
     // The board's read measures every session and waits for it; later reads use the figures.
-    const changes = (await t.client(repo).call('GET /api/changes')) as { counts: Record<string, number>; sizes: Record<string, { files: number; additions: number; deletions: number }>; reviewQueue: unknown };
+    const changes = (await t.client(repo).call('GET /api/changes')) as {
+      counts: Record<string, number>;
+      sizes: Record<string, { files: number; additions: number; deletions: number }>;
+      reviewQueue: unknown;
+    };
     expect(changes.sizes[first.id]).toEqual({ files: 2, additions: 3, deletions: 0 });
     expect(changes.counts[first.id]).toBe(2);
     expect(changes.reviewQueue).toEqual({ sessions: 2, measuring: 0, files: 3, additions: 4, deletions: 1 });

@@ -17,7 +17,12 @@ const { database, machine } = clusterMachines();
 function hotPair(side: TestBaton, mine: string, theirs: string, cwd: string): Promise<Conflict> {
   return until(`${mine} and ${theirs} are hot on ${side.env.BATON_MACHINE ?? '?'}`, async () => {
     const view = await side.json<ConflictsView>(['conflicts'], { cwd });
-    return view.conflicts.find((c) => c.level === 'hot' && c.b.kind === 'session' && [c.a.name, c.b.name].sort().join() === [mine, theirs].sort().join());
+    return view.conflicts.find(
+      (c) =>
+        c.level === 'hot' &&
+        c.b.kind === 'session' &&
+        [c.a.name, c.b.name].sort().join() === [mine, theirs].sort().join(),
+    );
   });
 }
 
@@ -28,11 +33,24 @@ describe("another machine's sessions in this machine's radar and review", () => 
     const beta = await machine('beta', url);
     const { repo } = sharedRepo(alpha, { sync: { push: 'turn' } });
 
-    const edit = (text: string): unknown[] => [{ write: { path: 'README.md', content: `# ${text}\n` } }, { say: 'done' }];
-    await alpha.ok(['dispatch', 'edit the title', '--name', 'far', '--on', 'beta', ...scripted(alpha, edit('from beta'))], { cwd: repo });
-    await alpha.ok(['dispatch', 'edit the title', '--name', 'near', ...scripted(alpha, edit('from alpha'))], { cwd: repo });
+    const edit = (text: string): unknown[] => [
+      { write: { path: 'README.md', content: `# ${text}\n` } },
+      { say: 'done' },
+    ];
+    await alpha.ok(
+      ['dispatch', 'edit the title', '--name', 'far', '--on', 'beta', ...scripted(alpha, edit('from beta'))],
+      { cwd: repo },
+    );
+    await alpha.ok(['dispatch', 'edit the title', '--name', 'near', ...scripted(alpha, edit('from alpha'))], {
+      cwd: repo,
+    });
     await alpha.waitForState('near', 'ready_for_review');
-    await sessionUntil(alpha, 'far', (s) => s.machine === 'beta' && s.state === 'ready_for_review', 'alpha sees far done on beta');
+    await sessionUntil(
+      alpha,
+      'far',
+      (s) => s.machine === 'beta' && s.state === 'ready_for_review',
+      'alpha sees far done on beta',
+    );
 
     const onAlpha = await hotPair(alpha, 'near', 'far', repo);
     const far = onAlpha.a.name === 'far' ? onAlpha.a : onAlpha.b;
@@ -41,9 +59,13 @@ describe("another machine's sessions in this machine's radar and review", () => 
     expect(near).not.toHaveProperty('machine');
     expect(onAlpha.files.map((f) => [f.path, f.level])).toEqual([['README.md', 'hot']]);
     expect(JSON.stringify(onAlpha.files)).toContain('+# from beta');
-    expect(await alpha.ok(['conflicts'], { cwd: repo })).toMatch(/HOT +(far \(on beta\) ↔ near|near ↔ far \(on beta\))/);
+    expect(await alpha.ok(['conflicts'], { cwd: repo })).toMatch(
+      /HOT +(far \(on beta\) ↔ near|near ↔ far \(on beta\))/,
+    );
     // Filtered by another machine's session, as by one of this machine's.
-    expect((await alpha.json<ConflictsView>(['conflicts', 'far'], { cwd: repo })).conflicts.map((c) => c.key)).toEqual([onAlpha.key]);
+    expect(
+      (await alpha.json<ConflictsView>(['conflicts', 'far'], { cwd: repo })).conflicts.map((c) => c.key),
+    ).toEqual([onAlpha.key]);
 
     // Beta's radar sees the same pair from its side, alpha's session as the remote one.
     const onBeta = await hotPair(beta, 'far', 'near', beta.root);
@@ -53,10 +75,29 @@ describe("another machine's sessions in this machine's radar and review", () => 
     const members = groups.projects.flatMap((p) => p.groups).map((g) => g.members.map((m) => m.name).sort());
     expect(members).toContainEqual(['far', 'near']);
     const review = await alpha.json<GroupReview>(['review', 'far'], { cwd: repo });
-    expect(review.conflicts).toEqual([{ path: 'README.md', sessions: expect.arrayContaining(['far', 'near']) as unknown }]);
+    expect(review.conflicts).toEqual([
+      { path: 'README.md', sessions: expect.arrayContaining(['far', 'near']) as unknown },
+    ]);
 
-    const sent = await alpha.json<{ sentTo: { name: string }[] }>(['review', String(review.number), '--comment', 'README.md:1', '--to', 'far', 'keep', 'the', 'old', 'title'], { cwd: repo });
+    const sent = await alpha.json<{ sentTo: { name: string }[] }>(
+      [
+        'review',
+        String(review.number),
+        '--comment',
+        'README.md:1',
+        '--to',
+        'far',
+        'keep',
+        'the',
+        'old',
+        'title',
+      ],
+      { cwd: repo },
+    );
     expect(sent.sentTo.map((m) => m.name)).toEqual(['far']);
-    await beta.waitForEvent('far', (e) => e.type === 'turn.started' && (e.prompt ?? '').includes('keep the old title'));
+    await beta.waitForEvent(
+      'far',
+      (e) => e.type === 'turn.started' && (e.prompt ?? '').includes('keep the old title'),
+    );
   });
 });

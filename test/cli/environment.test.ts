@@ -3,7 +3,15 @@
  * folders, setup commands while `preparing`, ports and variables per session, teardown, and the
  * repository's config refused with the bad key named.
  */
-import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -15,14 +23,22 @@ eachTest((baton) => (t = baton));
 
 /** A repository with a .gitignore, a config, and (uncommitted, ignored) files in its main checkout. */
 function repoWith(config: unknown, extra: Record<string, string> = {}): string {
-  const repo = t.repo('app', { 'README.md': '# app\n', '.gitignore': 'node_modules/\n.env\n*.local\n', '.baton/config.json': JSON.stringify(config), ...extra });
+  const repo = t.repo('app', {
+    'README.md': '# app\n',
+    '.gitignore': 'node_modules/\n.env\n*.local\n',
+    '.baton/config.json': JSON.stringify(config),
+    ...extra,
+  });
   writeFileSync(join(repo, '.env'), 'SECRET=main\n');
   return repo;
 }
 
 async function logEvents(ref: string): Promise<BatonEvent[]> {
   const out = await t.ok(['logs', ref, '--json']);
-  return out.trim().split('\n').map((line) => JSON.parse(line) as BatonEvent);
+  return out
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line) as BatonEvent);
 }
 
 function states(events: BatonEvent[]): string[] {
@@ -54,7 +70,15 @@ function bindable(port: number): Promise<boolean> {
 describe('a worktree made ready while the session is preparing', () => {
   it('copies .env and .worktreeinclude files, shares node_modules without duplicating it, and runs setup with live progress', async () => {
     const repo = repoWith(
-      { worktree: { copy: ['.env', 'missing.env'], share: ['node_modules'], setup: ['echo installing; test -f .env && echo "dep:$(cat node_modules/dep/index.js)" > setup-ran.txt'] } },
+      {
+        worktree: {
+          copy: ['.env', 'missing.env'],
+          share: ['node_modules'],
+          setup: [
+            'echo installing; test -f .env && echo "dep:$(cat node_modules/dep/index.js)" > setup-ran.txt',
+          ],
+        },
+      },
       { '.worktreeinclude': 'config.local\n' },
     );
     writeFileSync(join(repo, 'config.local'), 'local=1\n');
@@ -75,7 +99,8 @@ describe('a worktree made ready while the session is preparing', () => {
     expect(readFileSync(join(wt, 'setup-ran.txt'), 'utf8')).toBe('dep:module.exports = 1;\n');
     // Shared, not copied: both trees together take what one did.
     const together = new Set<number>();
-    const both = diskBlocks(join(repo, 'node_modules'), together) + diskBlocks(join(wt, 'node_modules'), together);
+    const both =
+      diskBlocks(join(repo, 'node_modules'), together) + diskBlocks(join(wt, 'node_modules'), together);
     expect(both).toBeLessThan(before * 1.2);
     // The main checkout is left as it was; the shared folder is not work git sees.
     expect(t.git(repo, 'status', '--porcelain')).toBe('');
@@ -84,7 +109,13 @@ describe('a worktree made ready while the session is preparing', () => {
     const events = await logEvents('ready');
     expect(states(events)).toEqual(['queued', 'preparing', 'starting', 'working', 'ready_for_review']);
     const steps = events.flatMap((e) => (e.type === 'setup.step' ? [`${e.kind} ${e.label}`] : []));
-    expect(steps).toEqual(['copy .env', 'copy missing.env', 'copy .worktreeinclude', 'share node_modules', expect.stringMatching(/^run echo installing/)]);
+    expect(steps).toEqual([
+      'copy .env',
+      'copy missing.env',
+      'copy .worktreeinclude',
+      'share node_modules',
+      expect.stringMatching(/^run echo installing/),
+    ]);
     const output = events.flatMap((e) => (e.type === 'setup.output' ? [e.text] : [])).join('');
     expect(output).toContain('installing');
     expect(output).toMatch(/missing\.env is not in the main checkout; skipped/);
@@ -93,8 +124,16 @@ describe('a worktree made ready while the session is preparing', () => {
   });
 
   it('fails the session when setup fails, with its output, and runs it again on respawn', async () => {
-    const repo = repoWith({ worktree: { setup: ['echo checking the flag; cat "$BATON_PROJECT_ROOT/flag" || { echo "no flag here" >&2; exit 3; }'] } });
-    await t.ok(['dispatch', 'x', '--name', 'broken', '--script', t.script([{ say: 'agent ran' }])], { cwd: repo });
+    const repo = repoWith({
+      worktree: {
+        setup: [
+          'echo checking the flag; cat "$BATON_PROJECT_ROOT/flag" || { echo "no flag here" >&2; exit 3; }',
+        ],
+      },
+    });
+    await t.ok(['dispatch', 'x', '--name', 'broken', '--script', t.script([{ say: 'agent ran' }])], {
+      cwd: repo,
+    });
     const failed = await t.waitForState('broken', 'failed');
     expect(failed.reason).toMatchObject({ kind: 'error' });
     const message = (failed.reason as { message: string }).message;
@@ -107,22 +146,43 @@ describe('a worktree made ready while the session is preparing', () => {
     await t.ok(['respawn', 'broken'], { cwd: repo });
     await t.waitForState('broken', 'ready_for_review');
     const events = await logEvents('broken');
-    expect(events.filter((e) => e.type === 'setup.finished').map((e) => (e.type === 'setup.finished' ? e.ok : undefined))).toEqual([false, true]);
+    expect(
+      events
+        .filter((e) => e.type === 'setup.finished')
+        .map((e) => (e.type === 'setup.finished' ? e.ok : undefined)),
+    ).toEqual([false, true]);
     expect(events.some((e) => e.type === 'message.added' && e.text === 'agent ran')).toBe(true);
   });
 
   it('ends a setup command that hangs at the time limit and fails the session saying so', async () => {
-    const repo = repoWith({ worktree: { setup: [['node', '-e', 'console.log("hanging"); setInterval(() => {}, 1000)']], setupTimeoutSeconds: 1 } });
+    const repo = repoWith({
+      worktree: {
+        setup: [['node', '-e', 'console.log("hanging"); setInterval(() => {}, 1000)']],
+        setupTimeoutSeconds: 1,
+      },
+    });
     await t.ok(['dispatch', 'x', '--name', 'hang', '--script', t.script([{ say: 'never' }])], { cwd: repo });
     const failed = await t.waitForState('hang', 'failed');
-    expect((failed.reason as { message: string }).message).toMatch(/did not finish within 1 s \(worktree\.setupTimeoutSeconds\)/);
+    expect((failed.reason as { message: string }).message).toMatch(
+      /did not finish within 1 s \(worktree\.setupTimeoutSeconds\)/,
+    );
     expect((failed.reason as { message: string }).message).toContain('hanging');
   });
 });
 
 describe('stopping a session while it prepares', () => {
   it('ends the running setup command before the session is recorded stopped', async () => {
-    const repo = repoWith({ worktree: { setup: [['node', '-e', 'require("fs").writeFileSync("setup.pid", String(process.pid)); console.log("started"); setInterval(() => {}, 1000)']] } });
+    const repo = repoWith({
+      worktree: {
+        setup: [
+          [
+            'node',
+            '-e',
+            'require("fs").writeFileSync("setup.pid", String(process.pid)); console.log("started"); setInterval(() => {}, 1000)',
+          ],
+        ],
+      },
+    });
     await t.ok(['dispatch', 'x', '--name', 'halt', '--script', t.script([{ say: 'x' }])], { cwd: repo });
     await t.waitForEvent('halt', (e) => e.type === 'setup.output' && e.text.includes('started'));
     await t.ok(['stop', 'halt'], { cwd: repo });
@@ -141,7 +201,11 @@ describe('ports and variables per session', () => {
       worktree: { setup: ['printf "%s %s %s" "$PORT" "$API_PORT" "$DATABASE_URL" > ports.txt'] },
     });
     const names = Array.from({ length: 10 }, (_, i) => `port-${i}`);
-    await Promise.all(names.map((name) => t.ok(['dispatch', 'serve', '--name', name, '--script', t.script([{ say: 'ok' }])], { cwd: repo })));
+    await Promise.all(
+      names.map((name) =>
+        t.ok(['dispatch', 'serve', '--name', name, '--script', t.script([{ say: 'ok' }])], { cwd: repo }),
+      ),
+    );
     const seen: number[] = [];
     for (const name of names) {
       const done = await t.waitForState(name, 'ready_for_review', 60_000);
@@ -149,12 +213,18 @@ describe('ports and variables per session', () => {
       expect(url).toBe(`postgres://localhost:${port}/app_${name.replace('-', '_')}`);
       seen.push(Number(port), Number(api));
       // Shown with the session (the card on the board reads the same view).
-      expect(done.ports).toEqual([{ name: 'PORT', port: Number(port) }, { name: 'API_PORT', port: Number(api) }]);
+      expect(done.ports).toEqual([
+        { name: 'PORT', port: Number(port) },
+        { name: 'API_PORT', port: Number(api) },
+      ]);
     }
     expect(new Set(seen).size).toBe(20);
     for (const port of seen) expect(await bindable(port)).toBe(true);
 
-    const env = JSON.parse(await t.ok(['env', 'port-0', '--json'], { cwd: repo })) as { ports: { name: string; port: number }[]; env: Record<string, string> };
+    const env = JSON.parse(await t.ok(['env', 'port-0', '--json'], { cwd: repo })) as {
+      ports: { name: string; port: number }[];
+      env: Record<string, string>;
+    };
     expect(env.ports.map((p) => p.port)).toEqual(seen.slice(0, 2));
     expect(env.env.DATABASE_URL).toBe(`postgres://localhost:${seen[0]}/app_port_0`);
     expect(await t.ok(['env', 'port-0'], { cwd: repo })).toMatch(/ports: PORT=\d+ API_PORT=\d+/);
@@ -173,7 +243,10 @@ describe('ports and variables per session', () => {
     const port = (blocker.address() as { port: number }).port;
     try {
       const repo = repoWith({ ports: { count: 1, range: [port, port] } });
-      const result = await t.run(['dispatch', 'x', '--name', 'noports', '--script', t.script([{ say: 'x' }])], { cwd: repo });
+      const result = await t.run(
+        ['dispatch', 'x', '--name', 'noports', '--script', t.script([{ say: 'x' }])],
+        { cwd: repo },
+      );
       expect(result.code).not.toBe(0);
       expect(result.stderr).toMatch(/No 1 free port\(s\) in/);
       expect(existsSync(join(t.home, 'worktrees', 'app', 'noports'))).toBe(false);
@@ -187,13 +260,18 @@ describe('ports and variables per session', () => {
 describe("the repository's config", () => {
   it.each([
     [{ worktree: { setpu: ['x'] } }, /setpu/],
-    [{ worktree: { copy: ['../outside.env'] } }, /worktree\.copy\[0\] "\.\.\/outside\.env" is outside the repository/],
+    [
+      { worktree: { copy: ['../outside.env'] } },
+      /worktree\.copy\[0\] "\.\.\/outside\.env" is outside the repository/,
+    ],
     [{ worktree: { share: ['src'] } }, /worktree\.share\[0\] "src" is not ignored by git/],
     [{ env: { DB: 'app_${NOPE}' } }, /env\.DB uses \$\{NOPE\}/],
     [{ agents: { claude: { settingSources: ['everything'] } } }, /agents\.claude\.settingSources/],
   ])('refuses %j, naming what is wrong, and makes nothing', async (config, message) => {
     const repo = repoWith(config, { 'src/a.txt': 'a\n' });
-    const result = await t.run(['dispatch', 'x', '--name', 'bad', '--script', t.script([{ say: 'x' }])], { cwd: repo });
+    const result = await t.run(['dispatch', 'x', '--name', 'bad', '--script', t.script([{ say: 'x' }])], {
+      cwd: repo,
+    });
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(message);
     expect(existsSync(join(t.home, 'worktrees', 'app', 'bad'))).toBe(false);
@@ -203,7 +281,9 @@ describe("the repository's config", () => {
 
 describe('teardown', () => {
   it('runs the teardown commands in the worktree before rm removes it, and keeps their output', async () => {
-    const repo = repoWith({ worktree: { teardown: ['echo "down $BATON_SESSION_NAME" > "$BATON_PROJECT_ROOT/../teardown.txt"'] } });
+    const repo = repoWith({
+      worktree: { teardown: ['echo "down $BATON_SESSION_NAME" > "$BATON_PROJECT_ROOT/../teardown.txt"'] },
+    });
     await t.ok(['dispatch', 'x', '--name', 'td', '--script', t.script([{ say: 'x' }])], { cwd: repo });
     const done = await t.waitForState('td', 'ready_for_review');
     await t.ok(['rm', 'td'], { cwd: repo });
@@ -224,14 +304,33 @@ describe('carrying the main checkout’s changes', () => {
     const statusBefore = t.git(repo, 'status', '--porcelain');
     const diffBefore = t.git(repo, 'diff', 'HEAD');
 
-    const out = await t.ok(['dispatch', 'x', '--name', 'carried', '--carry-changes', '--script', t.script([{ run: 'cat README.md new.txt src/a.txt > seen.txt' }])], { cwd: repo });
+    const out = await t.ok(
+      [
+        'dispatch',
+        'x',
+        '--name',
+        'carried',
+        '--carry-changes',
+        '--script',
+        t.script([{ run: 'cat README.md new.txt src/a.txt > seen.txt' }]),
+      ],
+      { cwd: repo },
+    );
     expect(out).toMatch(/carried: {2}4 uncommitted file\(s\) from the main checkout/);
     const done = await t.waitForState('carried', 'ready_for_review');
-    expect(readFileSync(join(done.worktree, 'seen.txt'), 'utf8')).toBe('# carry, edited\nuntracked\nstaged\n');
+    expect(readFileSync(join(done.worktree, 'seen.txt'), 'utf8')).toBe(
+      '# carry, edited\nuntracked\nstaged\n',
+    );
     expect(existsSync(join(done.worktree, 'gone.txt'))).toBe(false);
     // Uncommitted in the worktree too, on the session's branch at the main checkout's HEAD.
     expect(t.git(done.worktree, 'rev-parse', 'HEAD')).toBe(t.git(repo, 'rev-parse', 'HEAD'));
-    expect(t.git(done.worktree, 'status', '--porcelain').split('\n').map((l) => l.trim()).sort()).toEqual(['?? new.txt', '?? seen.txt', 'D gone.txt', 'M README.md', 'M src/a.txt']);
+    expect(
+      t
+        .git(done.worktree, 'status', '--porcelain')
+        .split('\n')
+        .map((l) => l.trim())
+        .sort(),
+    ).toEqual(['?? new.txt', '?? seen.txt', 'D gone.txt', 'M README.md', 'M src/a.txt']);
     expect(t.git(repo, 'status', '--porcelain')).toBe(statusBefore);
     expect(t.git(repo, 'diff', 'HEAD')).toBe(diffBefore);
   });
@@ -239,8 +338,12 @@ describe('carrying the main checkout’s changes', () => {
   it('mentions a dirty main checkout when its changes are not carried', async () => {
     const repo = t.repo('dirty', { 'README.md': '# dirty\n' });
     writeFileSync(join(repo, 'README.md'), '# dirty, edited\n');
-    const out = await t.ok(['dispatch', 'x', '--name', 'plain', '--script', t.script([{ say: 'x' }])], { cwd: repo });
-    expect(out).toMatch(/the main checkout has 1 uncommitted file\(s\), not in this session \(--carry-changes brings them\)/);
+    const out = await t.ok(['dispatch', 'x', '--name', 'plain', '--script', t.script([{ say: 'x' }])], {
+      cwd: repo,
+    });
+    expect(out).toMatch(
+      /the main checkout has 1 uncommitted file\(s\), not in this session \(--carry-changes brings them\)/,
+    );
     const done = await t.waitForState('plain', 'ready_for_review');
     expect(readFileSync(join(done.worktree, 'README.md'), 'utf8')).toBe('# dirty\n');
   });
@@ -250,14 +353,31 @@ describe('disk and cleanup', () => {
   it('gc --dry-run changes nothing; gc archives the oldest idle worktree past the cap, and restore brings its work back byte for byte', async () => {
     const repo = repoWith({ cleanup: { maxWorktrees: 1 } });
     const bytes = Buffer.from(Array.from({ length: 4096 }, (_, i) => (i * 7) % 256));
-    await t.ok(['dispatch', 'x', '--name', 'older', '--script', t.script([{ write: { path: 'kept.txt', content: 'uncommitted\n' } }, { run: ['git', 'add', 'kept.txt'] }, { run: ['git', 'commit', '-qm', 'committed work'] }, { write: { path: 'notes.txt', content: 'not committed\n' } }])], { cwd: repo });
+    await t.ok(
+      [
+        'dispatch',
+        'x',
+        '--name',
+        'older',
+        '--script',
+        t.script([
+          { write: { path: 'kept.txt', content: 'uncommitted\n' } },
+          { run: ['git', 'add', 'kept.txt'] },
+          { run: ['git', 'commit', '-qm', 'committed work'] },
+          { write: { path: 'notes.txt', content: 'not committed\n' } },
+        ]),
+      ],
+      { cwd: repo },
+    );
     const older = await t.waitForState('older', 'ready_for_review');
     writeFileSync(join(older.worktree, 'blob.bin'), bytes);
     writeFileSync(join(older.worktree, 'README.md'), '# edited, uncommitted\n');
     await t.ok(['dispatch', 'x', '--name', 'newer', '--script', t.script([{ say: 'x' }])], { cwd: repo });
     await t.waitForState('newer', 'ready_for_review');
 
-    const du = JSON.parse(await t.ok(['du', '--json'], { cwd: repo })) as { worktrees: { session: string; ownedBytes: number }[] };
+    const du = JSON.parse(await t.ok(['du', '--json'], { cwd: repo })) as {
+      worktrees: { session: string; ownedBytes: number }[];
+    };
     expect(du.worktrees.map((w) => w.session).sort()).toEqual(['newer', 'older']);
     expect(du.worktrees.every((w) => w.ownedBytes > 0)).toBe(true);
 
@@ -269,19 +389,30 @@ describe('disk and cleanup', () => {
     expect(out).toMatch(/archived older: .* → uncommitted work in refs\/baton\/snapshots\/older/);
     expect(existsSync(older.worktree)).toBe(false);
 
-    expect(await t.ok(['snapshots'], { cwd: repo })).toMatch(/^older .* baton: uncommitted work of session older/m);
+    expect(await t.ok(['snapshots'], { cwd: repo })).toMatch(
+      /^older .* baton: uncommitted work of session older/m,
+    );
     // A name in use is refused, and nothing is made.
     const taken = await t.run(['restore', 'older', '--as', 'newer'], { cwd: repo });
     expect(taken.code).not.toBe(0);
     expect(taken.stderr).toMatch(/A session named "newer" exists/);
 
-    const restored = JSON.parse(await t.ok(['restore', 'older', '--json'], { cwd: repo })) as { worktree: string; branch: string };
+    const restored = JSON.parse(await t.ok(['restore', 'older', '--json'], { cwd: repo })) as {
+      worktree: string;
+      branch: string;
+    };
     expect(restored.branch).toBe('baton/older');
     expect(readFileSync(join(restored.worktree, 'blob.bin')).equals(bytes)).toBe(true);
     expect(readFileSync(join(restored.worktree, 'README.md'), 'utf8')).toBe('# edited, uncommitted\n');
     expect(readFileSync(join(restored.worktree, 'notes.txt'), 'utf8')).toBe('not committed\n');
     expect(t.git(restored.worktree, 'log', '-1', '--format=%s')).toBe('committed work');
-    expect(t.git(restored.worktree, 'status', '--porcelain').split('\n').map((l) => l.trim()).sort()).toEqual(['?? blob.bin', '?? notes.txt', 'M README.md']);
+    expect(
+      t
+        .git(restored.worktree, 'status', '--porcelain')
+        .split('\n')
+        .map((l) => l.trim())
+        .sort(),
+    ).toEqual(['?? blob.bin', '?? notes.txt', 'M README.md']);
     // The snapshot is kept after a restore.
     expect(t.git(repo, 'for-each-ref', 'refs/baton/snapshots/')).toMatch(/refs\/baton\/snapshots\/older/);
   });
@@ -299,12 +430,26 @@ describe('in-place sessions and existing branches', () => {
     const repo = t.repo('inplace', { 'README.md': '# in place\n' });
     const branchBefore = t.git(repo, 'branch', '--show-current');
     const headBefore = t.git(repo, 'rev-parse', 'HEAD');
-    await t.ok(['dispatch', 'x', '--in-place', '--name', 'here', '--script', t.script([{ write: { path: 'made-here.txt', content: 'in place\n' } }])], { cwd: repo });
+    await t.ok(
+      [
+        'dispatch',
+        'x',
+        '--in-place',
+        '--name',
+        'here',
+        '--script',
+        t.script([{ write: { path: 'made-here.txt', content: 'in place\n' } }]),
+      ],
+      { cwd: repo },
+    );
     const done = await t.waitForState('here', 'ready_for_review');
     expect(done.worktree).toBe(repo);
     expect(readFileSync(join(repo, 'made-here.txt'), 'utf8')).toBe('in place\n');
 
-    const second = await t.run(['dispatch', 'y', '--in-place', '--name', 'there', '--script', t.script([{ say: 'x' }])], { cwd: repo });
+    const second = await t.run(
+      ['dispatch', 'y', '--in-place', '--name', 'there', '--script', t.script([{ say: 'x' }])],
+      { cwd: repo },
+    );
     expect(second.code).toBe(4);
     expect(second.stderr).toMatch(/Session here is working in place .* one in-place session at a time/);
     // A worktree session alongside is fine.
@@ -315,7 +460,9 @@ describe('in-place sessions and existing branches', () => {
     expect(t.git(repo, 'branch', '--show-current')).toBe(branchBefore);
     expect(t.git(repo, 'rev-parse', `refs/heads/${branchBefore}`)).toBe(headBefore);
     // Released: another in-place session may start.
-    await t.ok(['dispatch', 'y', '--in-place', '--name', 'there', '--script', t.script([{ say: 'x' }])], { cwd: repo });
+    await t.ok(['dispatch', 'y', '--in-place', '--name', 'there', '--script', t.script([{ say: 'x' }])], {
+      cwd: repo,
+    });
   });
 
   it('continues an existing branch in a new worktree and never deletes that branch on rm', async () => {
@@ -327,14 +474,27 @@ describe('in-place sessions and existing branches', () => {
     const tip = t.git(repo, 'rev-parse', 'HEAD');
     t.git(repo, 'checkout', '--quiet', '-');
 
-    await t.ok(['dispatch', 'x', '--branch', 'feature/x', '--script', t.script([{ run: 'cat feature.txt > seen.txt' }])], { cwd: repo });
+    await t.ok(
+      [
+        'dispatch',
+        'x',
+        '--branch',
+        'feature/x',
+        '--script',
+        t.script([{ run: 'cat feature.txt > seen.txt' }]),
+      ],
+      { cwd: repo },
+    );
     const done = await t.waitForState('feature-x', 'ready_for_review');
     expect(done.branch).toBe('feature/x');
     expect(readFileSync(join(done.worktree, 'seen.txt'), 'utf8')).toBe('feature work\n');
     await t.ok(['rm', 'feature-x'], { cwd: repo });
     expect(t.git(repo, 'rev-parse', 'refs/heads/feature/x')).toBe(tip);
 
-    const missing = await t.run(['dispatch', 'x', '--branch', 'no/such', '--script', t.script([{ say: 'x' }])], { cwd: repo });
+    const missing = await t.run(
+      ['dispatch', 'x', '--branch', 'no/such', '--script', t.script([{ say: 'x' }])],
+      { cwd: repo },
+    );
     expect(missing.code).toBe(2);
     expect(missing.stderr).toMatch(/No branch "no\/such"/);
   });

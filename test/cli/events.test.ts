@@ -20,7 +20,9 @@ describe('workspace events', () => {
     await t.ok(['pin', 'one']);
     const events = parse(await t.ok(['events', '--json']));
     expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i + 1));
-    expect(events.map((e) => (e.type === 'session.state_changed' ? `${e.type}:${e.data.to}` : e.type))).toEqual([
+    expect(
+      events.map((e) => (e.type === 'session.state_changed' ? `${e.type}:${e.data.to}` : e.type)),
+    ).toEqual([
       'session.dispatched',
       'session.state_changed:queued',
       'session.state_changed:starting',
@@ -54,7 +56,11 @@ describe('workspace events', () => {
       while (!lines.some((e) => e.type === type)) await new Promise<void>((resolve) => waiting.push(resolve));
     };
     await seen('session.state_changed');
-    expect(lines[0]).toMatchObject({ seq: 5, type: 'session.state_changed', data: { name: 'one', to: 'ready_for_review' } });
+    expect(lines[0]).toMatchObject({
+      seq: 5,
+      type: 'session.state_changed',
+      data: { name: 'one', to: 'ready_for_review' },
+    });
     await t.ok(['rm', 'one']);
     await seen('session.removed');
     expect(lines.at(-1)).toMatchObject({ type: 'session.removed', data: { name: 'one' } });

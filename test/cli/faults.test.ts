@@ -37,7 +37,12 @@ function spread(n: number, seed: number): number[] {
 }
 
 function dispatchRequest(name: string, script: string): Promise<unknown> {
-  const body = { prompt: 'x', cwd: repo, name, options: { script: JSON.parse(readFileSync(script, 'utf8')) as unknown } };
+  const body = {
+    prompt: 'x',
+    cwd: repo,
+    name,
+    options: { script: JSON.parse(readFileSync(script, 'utf8')) as unknown },
+  };
   return callApi(t.home, 'POST', '/api/sessions', body).catch(() => undefined);
 }
 
@@ -62,7 +67,10 @@ async function reaped(pid: number, timeoutMs = 10_000): Promise<boolean> {
 }
 
 /** For a left-over host (`baton-host <id>`): its session's recorded host and the pid in its claim. */
-function sessionOf(cmdline: string, live: SessionView[]): { session?: string; recordedHost?: number | null; claim?: string } {
+function sessionOf(
+  cmdline: string,
+  live: SessionView[],
+): { session?: string; recordedHost?: number | null; claim?: string } {
   const id = /^baton-host (\S+)/.exec(cmdline)?.[1];
   if (id === undefined) return {};
   let claim = 'none';
@@ -72,7 +80,11 @@ function sessionOf(cmdline: string, live: SessionView[]): { session?: string; re
     // no claim
   }
   const session = live.find((s) => s.id === id);
-  return { session: session === undefined ? `${id} (not live)` : `${id} (${session.name}, ${session.state})`, recordedHost: session?.hostPid ?? null, claim };
+  return {
+    session: session === undefined ? `${id} (not live)` : `${id} (${session.name}, ${session.state})`,
+    recordedHost: session?.hostPid ?? null,
+    claim,
+  };
 }
 
 /** A left-over process's state and parent, for the failure message. */
@@ -88,62 +100,89 @@ function processStatus(pid: number): string {
 }
 
 describe('a supervisor killed during a dispatch', () => {
-  it('leaves no stuck session, no worktree or branch without a session, and no stray process', { timeout: 60_000 + KILL_AFTER_MS.length * 5_000 }, async () => {
-    const script = t.script([{ say: 'hello' }]);
-    const report: string[] = [];
-    const stuck: string[] = [];
-    for (const [i, delay] of KILL_AFTER_MS.entries()) {
-      const name = `k${i}`;
-      await t.ok(['ls']);
-      const sent = dispatchRequest(name, script);
-      // The fault: a kill at a point of the dispatch set by the clock, not a wait for a result.
-      await new Promise((resolve) => setTimeout(resolve, delay));
-      await killSupervisor();
-      await sent;
+  it(
+    'leaves no stuck session, no worktree or branch without a session, and no stray process',
+    { timeout: 60_000 + KILL_AFTER_MS.length * 5_000 },
+    async () => {
+      const script = t.script([{ say: 'hello' }]);
+      const report: string[] = [];
+      const stuck: string[] = [];
+      for (const [i, delay] of KILL_AFTER_MS.entries()) {
+        const name = `k${i}`;
+        await t.ok(['ls']);
+        const sent = dispatchRequest(name, script);
+        // The fault: a kill at a point of the dispatch set by the clock, not a wait for a result.
+        await new Promise((resolve) => setTimeout(resolve, delay));
+        await killSupervisor();
+        await sent;
 
-      // Any command starts a new supervisor, which undoes or re-attaches what the last one left.
-      const sessions = await t.json<SessionView[]>(['ls', '--json']);
-      const session = sessions.find((s) => s.name === name);
-      if (session === undefined) {
-        // Never recorded: the name is free again, and the dispatch can simply be made again.
-        await t.ok(['dispatch', 'x', '--name', name, '--script', script], { cwd: repo });
-        report.push(`${delay} ms: undone`);
-      } else report.push(`${delay} ms: ${session.state}`);
-      await t.waitForState(name, 'ready_for_review', 15_000).catch((error: unknown) => stuck.push(`${name} (killed after ${delay} ms): ${String(error)}`));
-    }
-    expect(stuck).toEqual([]);
+        // Any command starts a new supervisor, which undoes or re-attaches what the last one left.
+        const sessions = await t.json<SessionView[]>(['ls', '--json']);
+        const session = sessions.find((s) => s.name === name);
+        if (session === undefined) {
+          // Never recorded: the name is free again, and the dispatch can simply be made again.
+          await t.ok(['dispatch', 'x', '--name', name, '--script', script], { cwd: repo });
+          report.push(`${delay} ms: undone`);
+        } else report.push(`${delay} ms: ${session.state}`);
+        await t
+          .waitForState(name, 'ready_for_review', 15_000)
+          .catch((error: unknown) => stuck.push(`${name} (killed after ${delay} ms): ${String(error)}`));
+      }
+      expect(stuck).toEqual([]);
 
-    const live = await t.json<SessionView[]>(['ls', '--json']);
-    expect(live.map((s) => s.name).sort()).toEqual(KILL_AFTER_MS.map((_, i) => `k${i}`).sort());
-    const worktrees = t
-      .git(repo, 'worktree', 'list', '--porcelain')
-      .split('\n')
-      .filter((line) => line.startsWith('worktree ') && line.includes(join(t.home, 'worktrees')))
-      .map((line) => line.slice('worktree '.length))
-      .sort();
-    expect(worktrees).toEqual(live.map((s) => s.worktree).sort());
-    const branches = t.git(repo, 'branch', '--list', 'baton/*', '--format=%(refname:short)').split('\n').filter(Boolean).sort();
-    expect(branches).toEqual(live.map((s) => s.branch).sort());
+      const live = await t.json<SessionView[]>(['ls', '--json']);
+      expect(live.map((s) => s.name).sort()).toEqual(KILL_AFTER_MS.map((_, i) => `k${i}`).sort());
+      const worktrees = t
+        .git(repo, 'worktree', 'list', '--porcelain')
+        .split('\n')
+        .filter((line) => line.startsWith('worktree ') && line.includes(join(t.home, 'worktrees')))
+        .map((line) => line.slice('worktree '.length))
+        .sort();
+      expect(worktrees).toEqual(live.map((s) => s.worktree).sort());
+      const branches = t
+        .git(repo, 'branch', '--list', 'baton/*', '--format=%(refname:short)')
+        .split('\n')
+        .filter(Boolean)
+        .sort();
+      expect(branches).toEqual(live.map((s) => s.branch).sort());
 
-    // Processes: the supervisor, its spare host, and one host per session (kept ready for review).
-    const supervisor = t.supervisorPid();
-    const hosts = new Set(live.map((s) => s.hostPid));
-    // A child the supervisor has just finished with (a git command of its own) may not be reaped
-    // yet at this instant — a zombie, exited — or be a moment from exiting: only what is still
-    // there after a bounded wait is left over. An orphaned host never goes, so it is still caught.
-    const candidates = t.processes().filter((p) => p.pid !== supervisor && !hosts.has(p.pid) && !p.cmdline.includes('--warm'));
-    const strays = (await Promise.all(candidates.map(async (p) => ((await reaped(p.pid)) ? undefined : { ...p, status: processStatus(p.pid), ...sessionOf(p.cmdline, live) })))).filter((p) => p !== undefined);
-    expect(strays).toEqual([]);
-    const undone = report.filter((line) => line.endsWith('undone')).length;
-    // The figures `npm run soak` reports.
-    console.log(`kill loop: ${KILL_AFTER_MS.length} kills (seed ${SEED}), ${undone} dispatches undone, ${KILL_AFTER_MS.length - undone} recovered; stuck ${stuck.length}, stray processes ${strays.length}, worktrees or branches left behind ${worktrees.length - live.length + branches.length - live.length}`);
-  });
+      // Processes: the supervisor, its spare host, and one host per session (kept ready for review).
+      const supervisor = t.supervisorPid();
+      const hosts = new Set(live.map((s) => s.hostPid));
+      // A child the supervisor has just finished with (a git command of its own) may not be reaped
+      // yet at this instant — a zombie, exited — or be a moment from exiting: only what is still
+      // there after a bounded wait is left over. An orphaned host never goes, so it is still caught.
+      const candidates = t
+        .processes()
+        .filter((p) => p.pid !== supervisor && !hosts.has(p.pid) && !p.cmdline.includes('--warm'));
+      const strays = (
+        await Promise.all(
+          candidates.map(async (p) =>
+            (await reaped(p.pid))
+              ? undefined
+              : { ...p, status: processStatus(p.pid), ...sessionOf(p.cmdline, live) },
+          ),
+        )
+      ).filter((p) => p !== undefined);
+      expect(strays).toEqual([]);
+      const undone = report.filter((line) => line.endsWith('undone')).length;
+      // The figures `npm run soak` reports.
+      console.log(
+        `kill loop: ${KILL_AFTER_MS.length} kills (seed ${SEED}), ${undone} dispatches undone, ${KILL_AFTER_MS.length - undone} recovered; stuck ${stuck.length}, stray processes ${strays.length}, worktrees or branches left behind ${worktrees.length - live.length + branches.length - live.length}`,
+      );
+    },
+  );
 });
 
 describe('processes killed under a running session', () => {
   it("an agent's command killed -9: the tool is reported failed and the agent goes on, instead of hanging", async () => {
-    const script = t.script([{ run: ['sh', '-c', 'echo $$ > cmd.pid; while true; do sleep 0.05; done'] }, { say: 'never' }]);
-    const session = await t.json<SessionView>(['dispatch', 'x', '--name', 'victim', '--script', script], { cwd: repo });
+    const script = t.script([
+      { run: ['sh', '-c', 'echo $$ > cmd.pid; while true; do sleep 0.05; done'] },
+      { say: 'never' },
+    ]);
+    const session = await t.json<SessionView>(['dispatch', 'x', '--name', 'victim', '--script', script], {
+      cwd: repo,
+    });
     await t.waitForEvent('victim', (e) => e.type === 'tool.started');
     const pidFile = join(session.worktree, 'cmd.pid');
     const { existsSync, watch } = await import('node:fs');
@@ -166,13 +205,22 @@ describe('processes killed under a running session', () => {
   });
 
   it('a host killed -9 mid-turn: the session is failed with the reason, and respawn carries on in the same worktree', async () => {
-    const script = t.script([{ write: { path: 'before.txt', content: 'kept\n' } }, { run: ['sh', '-c', 'while [ ! -f go ]; do sleep 0.05; done'] }]);
-    const session = await t.json<SessionView>(['dispatch', 'x', '--name', 'host-victim', '--script', script], { cwd: repo });
+    const script = t.script([
+      { write: { path: 'before.txt', content: 'kept\n' } },
+      { run: ['sh', '-c', 'while [ ! -f go ]; do sleep 0.05; done'] },
+    ]);
+    const session = await t.json<SessionView>(
+      ['dispatch', 'x', '--name', 'host-victim', '--script', script],
+      { cwd: repo },
+    );
     await t.waitForEvent('host-victim', (e) => e.type === 'tool.started' && e.input.includes('while'));
     const running = await t.json<{ session: SessionView }>(['peek', 'host-victim']);
     process.kill(running.session.hostPid ?? -1, 'SIGKILL');
     const failed = await t.waitForState('host-victim', 'failed');
-    expect(failed.reason).toMatchObject({ kind: 'error', message: expect.stringMatching(/exited unexpectedly/) as unknown });
+    expect(failed.reason).toMatchObject({
+      kind: 'error',
+      message: expect.stringMatching(/exited unexpectedly/) as unknown,
+    });
     expect(readFileSync(join(session.worktree, 'before.txt'), 'utf8')).toBe('kept\n');
     const { writeFileSync } = await import('node:fs');
     writeFileSync(join(session.worktree, 'go'), '');

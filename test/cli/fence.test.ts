@@ -12,13 +12,24 @@ import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import type { SessionView } from '../../src/api/index.js';
 import type { TestBaton } from '../support/baton.js';
-import { clusterMachines, placementState, placementUntil, scripted, sessionUntil, sharedRepo, until } from '../support/cluster.js';
+import {
+  clusterMachines,
+  placementState,
+  placementUntil,
+  scripted,
+  sessionUntil,
+  sharedRepo,
+  until,
+} from '../support/cluster.js';
 
 const { database, machine } = clusterMachines();
 
-
 /** `name` as `side` lists it on `machineName`. */
-async function sessionOn(side: TestBaton, name: string, machineName: string): Promise<SessionView | undefined> {
+async function sessionOn(
+  side: TestBaton,
+  name: string,
+  machineName: string,
+): Promise<SessionView | undefined> {
   return (await side.json<SessionView[]>(['ls'])).find((s) => s.name === name && s.machine === machineName);
 }
 
@@ -28,9 +39,31 @@ describe('a machine that lost its placements', () => {
     const alpha = await machine('alpha', url);
     const beta = await machine('beta', url);
     const { repo, remote } = sharedRepo(alpha, { sync: { push: 'turn' } });
-    const placed = await alpha.json<SessionView>(['dispatch', 'think long', '--name', 'long', '--on', 'beta', ...scripted(alpha, [{ say: 'thinking' }, { sleep: 600_000 }])], { cwd: repo });
+    const placed = await alpha.json<SessionView>(
+      [
+        'dispatch',
+        'think long',
+        '--name',
+        'long',
+        '--on',
+        'beta',
+        ...scripted(alpha, [{ say: 'thinking' }, { sleep: 600_000 }]),
+      ],
+      { cwd: repo },
+    );
     // Reaped with it, but nobody respawns this one: beta takes it back.
-    const other = await alpha.json<SessionView>(['dispatch', 'think too', '--name', 'other', '--on', 'beta', ...scripted(alpha, [{ say: 'thinking too' }, { sleep: 600_000 }])], { cwd: repo });
+    const other = await alpha.json<SessionView>(
+      [
+        'dispatch',
+        'think too',
+        '--name',
+        'other',
+        '--on',
+        'beta',
+        ...scripted(alpha, [{ say: 'thinking too' }, { sleep: 600_000 }]),
+      ],
+      { cwd: repo },
+    );
     await beta.waitForEvent('long', (e) => e.type === 'message.added' && e.text === 'thinking');
     await beta.waitForEvent('other', (e) => e.type === 'message.added' && e.text === 'thinking too');
 
@@ -39,7 +72,12 @@ describe('a machine that lost its placements', () => {
     try {
       await placementUntil(url, placed.id, 'failed');
       await placementUntil(url, other.id, 'failed');
-      await sessionUntil(alpha, 'long', (s) => s.machine === 'beta' && s.state === 'failed', 'alpha shows beta’s long failed');
+      await sessionUntil(
+        alpha,
+        'long',
+        (s) => s.machine === 'beta' && s.state === 'failed',
+        'alpha shows beta’s long failed',
+      );
       const respawned = await alpha.json<SessionView>(['respawn', 'long']);
       expect(respawned).toMatchObject({ name: 'long', machine: 'alpha' });
       await alpha.waitForEvent('long', (e) => e.type === 'message.added' && e.text === 'thinking');
@@ -52,15 +90,22 @@ describe('a machine that lost its placements', () => {
     expect(stopped.machine ?? 'beta').toBe('beta');
     expect(stopped.reason).toEqual({
       kind: 'note',
-      message: expect.stringMatching(/^stopped on beta: this machine no longer holds the session's placement \(it is finished: respawned by alpha after: worker beta stopped heartbeating .*\); another machine may run it now\. Its worktree and transcript are kept here\.$/),
+      message: expect.stringMatching(
+        /^stopped on beta: this machine no longer holds the session's placement \(it is finished: respawned by alpha after: worker beta stopped heartbeating .*\); another machine may run it now\. Its worktree and transcript are kept here\.$/,
+      ),
     });
     expect(existsSync(stopped.worktree)).toBe(true);
     const ended = await beta.waitForEvent('long', (e) => e.type === 'session.ended');
-    expect(ended).toMatchObject({ reason: 'stopped', message: expect.stringContaining('no longer holds the session') });
+    expect(ended).toMatchObject({
+      reason: 'stopped',
+      message: expect.stringContaining('no longer holds the session'),
+    });
     const log = (): string => readFileSync(join(beta.home, 'supervisor.log'), 'utf8');
     expect(log()).toContain('stopping a session whose placement this machine no longer holds');
     // The stop is a turn end, but beta's copy no longer pushes: the respawn owns the branch now.
-    await until('beta passed over the push of its stopped copy', () => (log().includes('not pushed: another machine holds the session now') ? true : undefined));
+    await until('beta passed over the push of its stopped copy', () =>
+      log().includes('not pushed: another machine holds the session now') ? true : undefined,
+    );
     expect(alpha.git(remote, 'for-each-ref', 'refs/heads/baton/long')).toBe('');
     expect(await sessionOn(alpha, 'long', 'alpha')).toMatchObject({ state: 'working' });
     await placementUntil(url, other.id, 'placed');
@@ -69,10 +114,16 @@ describe('a machine that lost its placements', () => {
     expect(beta.hostPids()).toHaveLength(1);
 
     // Started again by hand on beta, it would run beside alpha's: refused, saying where it runs.
-    for (const again of [['respawn', 'long'], ['reply', 'long', 'carry on'], ['respawn', '--all']]) {
+    for (const again of [
+      ['respawn', 'long'],
+      ['reply', 'long', 'carry on'],
+      ['respawn', '--all'],
+    ]) {
       const refused = await beta.run(again);
       expect(refused.code, again.join(' ')).toBe(4);
-      expect(refused.stderr).toContain('Session long cannot start again on beta: another machine holds it now, its placement is finished (respawned by alpha after: worker beta stopped heartbeating');
+      expect(refused.stderr).toContain(
+        'Session long cannot start again on beta: another machine holds it now, its placement is finished (respawned by alpha after: worker beta stopped heartbeating',
+      );
     }
     expect(await sessionOn(beta, 'long', 'beta')).toMatchObject({ state: 'stopped' });
 
@@ -81,7 +132,9 @@ describe('a machine that lost its placements', () => {
     await beta.ok(['daemon', 'start']);
     const pushed = await beta.run(['sync', 'long', '--now']);
     expect(pushed.code).toBe(4);
-    expect(pushed.stderr).toContain('Session long is held by another machine now (it was respawned there): its branch is pushed from there');
+    expect(pushed.stderr).toContain(
+      'Session long is held by another machine now (it was respawned there): its branch is pushed from there',
+    );
     expect(alpha.git(remote, 'for-each-ref', 'refs/heads/baton/long')).toBe('');
     const refused = await beta.run(['reply', 'long', 'carry on']);
     expect(refused.code).toBe(4);
@@ -95,8 +148,22 @@ describe('a machine that lost its placements', () => {
     const alpha = await machine('alpha', url, slow);
     const beta = await machine('beta', url, slow);
     const { repo } = sharedRepo(alpha);
-    const long = await alpha.json<SessionView>(['dispatch', 'think long', '--name', 'long', '--on', 'beta', ...scripted(alpha, [{ say: 'thinking' }, { sleep: 600_000 }])], { cwd: repo });
-    const rest = await alpha.json<SessionView>(['dispatch', 'say done', '--name', 'rest', '--on', 'beta', ...scripted(alpha, [{ say: 'done' }])], { cwd: repo });
+    const long = await alpha.json<SessionView>(
+      [
+        'dispatch',
+        'think long',
+        '--name',
+        'long',
+        '--on',
+        'beta',
+        ...scripted(alpha, [{ say: 'thinking' }, { sleep: 600_000 }]),
+      ],
+      { cwd: repo },
+    );
+    const rest = await alpha.json<SessionView>(
+      ['dispatch', 'say done', '--name', 'rest', '--on', 'beta', ...scripted(alpha, [{ say: 'done' }])],
+      { cwd: repo },
+    );
     await beta.waitForEvent('long', (e) => e.type === 'message.added' && e.text === 'thinking');
     await beta.waitForState('rest', 'ready_for_review');
     // Stopped: its host has ended, so it has none to lose.
@@ -108,11 +175,20 @@ describe('a machine that lost its placements', () => {
 
     // Its host gone with the machine: failed with the reason. Stopped, with no host: still beta's.
     await placementUntil(url, long.id, 'failed');
-    expect(await placementReason(url, long.id)).toBe('worker beta restarted and no longer runs the session (its host did not survive the restart)');
+    expect(await placementReason(url, long.id)).toBe(
+      'worker beta restarted and no longer runs the session (its host did not survive the restart)',
+    );
     expect(await placementState(url, rest.id)).toBe('placed');
-    expect(readFileSync(join(beta.home, 'supervisor.log'), 'utf8')).toContain('a placed session did not survive this machine’s restart');
+    expect(readFileSync(join(beta.home, 'supervisor.log'), 'utf8')).toContain(
+      'a placed session did not survive this machine’s restart',
+    );
 
-    await sessionUntil(alpha, 'long', (s) => s.machine === 'beta' && s.state === 'failed', 'alpha shows beta’s long failed');
+    await sessionUntil(
+      alpha,
+      'long',
+      (s) => s.machine === 'beta' && s.state === 'failed',
+      'alpha shows beta’s long failed',
+    );
     const respawned = await alpha.json<SessionView>(['respawn', 'long']);
     expect(respawned).toMatchObject({ name: 'long', machine: 'alpha' });
     const refused = await alpha.run(['respawn', 'rest']);
@@ -124,7 +200,10 @@ describe('a machine that lost its placements', () => {
 async function placementReason(url: string, sessionId: string): Promise<string | null | undefined> {
   const pool = new pg.Pool({ connectionString: url, max: 1 });
   try {
-    const { rows } = await pool.query<{ reason: string | null }>('SELECT p.reason FROM placements p JOIN cluster_dispatches d ON d.placement_id = p.session_id WHERE d.session_id = $1', [sessionId]);
+    const { rows } = await pool.query<{ reason: string | null }>(
+      'SELECT p.reason FROM placements p JOIN cluster_dispatches d ON d.placement_id = p.session_id WHERE d.session_id = $1',
+      [sessionId],
+    );
     return rows[0]?.reason;
   } finally {
     await pool.end();

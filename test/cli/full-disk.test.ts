@@ -40,7 +40,9 @@ describe('the state folder runs out of space', () => {
     const repo = t.repo();
     await t.ok(['daemon', 'start']);
     const pid = t.supervisorPid();
-    const script = t.script([{ ask: 'go on?' }], { onReply: [{ write: { path: 'big.txt', content: 'x'.repeat(4096) } }, { say: 'wrote it' }] });
+    const script = t.script([{ ask: 'go on?' }], {
+      onReply: [{ write: { path: 'big.txt', content: 'x'.repeat(4096) } }, { say: 'wrote it' }],
+    });
     await t.ok(['dispatch', 'x', '--name', 'full', '--script', script], { cwd: repo });
     const { id } = await t.waitForState('full', 'needs_input');
 
@@ -53,27 +55,47 @@ describe('the state folder runs out of space', () => {
     expect(reply.status, JSON.stringify(reply.body)).toBe(200);
 
     // A dispatch cannot make its worktree: it says why and leaves nothing behind.
-    const dispatch = await callApi(t.home, 'POST', '/api/sessions', { prompt: 'y', cwd: repo, name: 'second', options: { script: { steps: [{ say: 'hi' }] } } });
+    const dispatch = await callApi(t.home, 'POST', '/api/sessions', {
+      prompt: 'y',
+      cwd: repo,
+      name: 'second',
+      options: { script: { steps: [{ say: 'hi' }] } },
+    });
     expect(dispatch.status, JSON.stringify(dispatch.body)).toBe(507);
     expect(dispatch.body).toMatchObject({ error: { code: 'disk_full' } });
     expect((dispatch.body as { error: { message: string } }).error.message).toMatch(/disk .* is full/);
     expect(t.git(repo, 'branch', '--list', 'baton/second')).toBe('');
     expect(existsSync(join(t.home, 'worktrees', 'repo', 'second'))).toBe(false);
     // The command line says the same in one line, with its own exit code.
-    const cli = await t.run(['dispatch', 'z', '--name', 'third', '--script', t.script([{ say: 'hi' }])], { cwd: repo });
+    const cli = await t.run(['dispatch', 'z', '--name', 'third', '--script', t.script([{ say: 'hi' }])], {
+      cwd: repo,
+    });
     expect(cli.code, cli.stderr).toBe(9);
-    expect(cli.stderr).toMatch(/^baton: The disk holding Baton's state is full .*free some space and retry\.\n$/);
+    expect(cli.stderr).toMatch(
+      /^baton: The disk holding Baton's state is full .*free some space and retry\.\n$/,
+    );
 
     // Other commands answer: reads work, writes say the disk is full.
-    for (const [method, path] of [['GET', '/api/sessions'], ['GET', '/api/sessions/full/peek'], ['POST', '/api/sessions/full/pin'], ['GET', '/api/health']] as const) {
+    for (const [method, path] of [
+      ['GET', '/api/sessions'],
+      ['GET', '/api/sessions/full/peek'],
+      ['POST', '/api/sessions/full/pin'],
+      ['GET', '/api/health'],
+    ] as const) {
       const answer = await callApi(t.home, method, path, method === 'POST' ? { pinned: true } : undefined);
-      if (answer.status !== 200) expect(answer, `${method} ${path}`).toMatchObject({ status: 507, body: { error: { code: 'disk_full' } } });
+      if (answer.status !== 200)
+        expect(answer, `${method} ${path}`).toMatchObject({
+          status: 507,
+          body: { error: { code: 'disk_full' } },
+        });
     }
     expect((await t.run(['ls'])).code).toBe(0);
 
     // Room again: everything held is written, once and in order, and the state is truthful.
     disk.free();
-    const settled = await t.waitForState('full', 'failed', 30_000).catch(async () => t.waitForState('full', 'ready_for_review', 5_000));
+    const settled = await t
+      .waitForState('full', 'failed', 30_000)
+      .catch(async () => t.waitForState('full', 'ready_for_review', 5_000));
     const events = logOnDisk(id);
     expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i + 1));
     const stored = (await t.ok(['logs', id, '--json']))
@@ -84,7 +106,10 @@ describe('the state folder runs out of space', () => {
     expect(events.filter((e) => e.type === 'message.added' && e.role === 'user')).toHaveLength(1);
     // Truthful either way: failed with the reason, or the turn went on and the failed write is told as such.
     if (settled.state === 'failed') expect(JSON.stringify(settled.reason)).toMatch(/ENOSPC|no space/i);
-    else expect(JSON.stringify(events.filter((e) => e.type === 'tool.finished' || e.type === 'error.raised'))).toMatch(/ENOSPC|no space/i);
+    else
+      expect(
+        JSON.stringify(events.filter((e) => e.type === 'tool.finished' || e.type === 'error.raised')),
+      ).toMatch(/ENOSPC|no space/i);
 
     const health = await t.client().call('GET /api/health');
     expect(health.pid).toBe(pid);
@@ -95,7 +120,9 @@ describe('the state folder runs out of space', () => {
       db.close();
     }
     // And it works as before: a new session runs to the end.
-    await t.ok(['dispatch', 'y', '--name', 'after', '--script', t.script([{ say: 'room again' }])], { cwd: repo });
+    await t.ok(['dispatch', 'y', '--name', 'after', '--script', t.script([{ say: 'room again' }])], {
+      cwd: repo,
+    });
     await t.waitForState('after', 'ready_for_review');
   });
 });

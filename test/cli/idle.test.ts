@@ -18,7 +18,8 @@ let t: TestBaton;
 afterEach(() => t.cleanup());
 
 const TICK = { BATON_WATCHDOG_TICK_MS: '100' };
-const peek = async (ref: string): Promise<{ session: SessionView; currentStep: string }> => t.json(['peek', ref]);
+const peek = async (ref: string): Promise<{ session: SessionView; currentStep: string }> =>
+  t.json(['peek', ref]);
 const alive = (pid: number): boolean => {
   try {
     process.kill(pid, 0);
@@ -32,29 +33,50 @@ describe('idle agents are let go by the watchdog', () => {
   it('ends the host of a session left ready for review, keeps its state, raises no alert, and a reply resumes it; one waiting for input is kept', async () => {
     t = new TestBaton({ BATON_IDLE_HOST_SECONDS: '1', ...TICK });
     const repo = t.repo();
-    await t.ok(['dispatch', 'x', '--name', 'asker', '--script', t.script([{ ask: 'which way?' }])], { cwd: repo });
+    await t.ok(['dispatch', 'x', '--name', 'asker', '--script', t.script([{ ask: 'which way?' }])], {
+      cwd: repo,
+    });
     const asking = await t.waitForState('asker', 'needs_input');
-    await t.ok(['dispatch', 'x', '--name', 'idler', '--script', t.script([{ say: 'all done' }])], { cwd: repo });
+    await t.ok(['dispatch', 'x', '--name', 'idler', '--script', t.script([{ say: 'all done' }])], {
+      cwd: repo,
+    });
     const ready = await t.waitForState('idler', 'ready_for_review');
     const ended = await t.waitForEvent('idler', (e) => e.type === 'session.ended');
-    expect(ended).toMatchObject({ reason: 'idle', message: 'unused for 1 s after the turn; a reply resumes the conversation' });
+    expect(ended).toMatchObject({
+      reason: 'idle',
+      message: 'unused for 1 s after the turn; a reply resumes the conversation',
+    });
     await watchExit(ready.hostPid!);
     const idle = await peek('idler');
     expect(idle.session).toMatchObject({ state: 'ready_for_review', running: false });
     expect(idle.currentStep).toBe('idle: agent let go, a reply resumes it');
     // Waiting on the user is not idle: the asker has waited longer than a second and still runs.
-    expect((await peek('asker')).session).toMatchObject({ state: 'needs_input', running: true, hostPid: asking.hostPid });
+    expect((await peek('asker')).session).toMatchObject({
+      state: 'needs_input',
+      running: true,
+      hostPid: asking.hostPid,
+    });
     // And its host has the last word: asked straight to let go, it refuses.
-    await expect(sendToSessionHost(t.home, asking.id, { op: 'release', message: 'unused' })).rejects.toThrow(/in use; its agent is kept/);
+    await expect(sendToSessionHost(t.home, asking.id, { op: 'release', message: 'unused' })).rejects.toThrow(
+      /in use; its agent is kept/,
+    );
     expect(alive(asking.hostPid!)).toBe(true);
     // Housekeeping, not news: nothing in the inbox.
     expect((await t.json<AlertList>(['alerts'], { cwd: repo })).alerts).toEqual([]);
 
     await t.ok(['reply', 'idler', 'one more']);
-    await t.waitForEvent('idler', (e) => e.type === 'message.added' && e.role === 'assistant' && e.text === 'Noted: one more');
-    const log = (await t.ok(['logs', 'idler', '--json'])).trim().split('\n').map((l) => JSON.parse(l) as BatonEvent);
+    await t.waitForEvent(
+      'idler',
+      (e) => e.type === 'message.added' && e.role === 'assistant' && e.text === 'Noted: one more',
+    );
+    const log = (await t.ok(['logs', 'idler', '--json']))
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as BatonEvent);
     expect(log.filter((e) => e.type === 'state.changed' && e.to === 'failed')).toEqual([]);
-    expect(log.filter((e) => e.type === 'session.started').map((e) => e.type === 'session.started' && e.resumed)).toEqual([false, true]);
+    expect(
+      log.filter((e) => e.type === 'session.started').map((e) => e.type === 'session.started' && e.resumed),
+    ).toEqual([false, true]);
   });
 
   it('keeps the agents of a repository whose watchdog.idle is false, while another repository’s are let go', async () => {
@@ -69,7 +91,11 @@ describe('idle agents are let go by the watchdog', () => {
     await t.waitForState('goer', 'ready_for_review');
     // The keeper has rested longer than the goer, which has now been let go.
     expect(await t.waitForEvent('goer', (e) => e.type === 'session.ended')).toMatchObject({ reason: 'idle' });
-    expect((await peek('keeper')).session).toMatchObject({ state: 'ready_for_review', running: true, hostPid: keeper.hostPid });
+    expect((await peek('keeper')).session).toMatchObject({
+      state: 'ready_for_review',
+      running: true,
+      hostPid: keeper.hostPid,
+    });
   });
 
   it('leaves hosts up while the supervisor is down; a new one lets go only after a full idle time of its own', async () => {
@@ -85,12 +111,18 @@ describe('idle agents are let go by the watchdog', () => {
     const restarted = performance.now();
     await t.ok(['daemon', 'start']);
     const ended = await t.waitForEvent('rester', (e) => e.type === 'session.ended');
-    expect(ended).toMatchObject({ reason: 'idle', message: 'unused for 2 s after the turn; a reply resumes the conversation' });
+    expect(ended).toMatchObject({
+      reason: 'idle',
+      message: 'unused for 2 s after the turn; a reply resumes the conversation',
+    });
     // Timed from the new supervisor's first look, not from the turn's end before the restart.
     expect(performance.now() - restarted).toBeGreaterThanOrEqual(2_000);
     await watchExit(ready.hostPid!);
     expect((await peek('rester')).session).toMatchObject({ state: 'ready_for_review', running: false });
     await t.ok(['reply', 'rester', 'again']);
-    await t.waitForEvent('rester', (e) => e.type === 'message.added' && e.role === 'assistant' && e.text === 'Noted: again');
+    await t.waitForEvent(
+      'rester',
+      (e) => e.type === 'message.added' && e.role === 'assistant' && e.text === 'Noted: again',
+    );
   });
 });

@@ -12,7 +12,12 @@ eachTest((baton, dir) => ((t = baton), (repo = dir)));
 
 describe('following sessions live', () => {
   it('attach streams events, takes typed replies and y/n approvals, and Ctrl-C detaches without stopping', async () => {
-    const steps = [{ ask: 'which name?' }, { approve: { tool: 'Bash', input: 'echo {{reply}} > name.txt' } }, { say: 'named it' }, { sleep: 600_000 }];
+    const steps = [
+      { ask: 'which name?' },
+      { approve: { tool: 'Bash', input: 'echo {{reply}} > name.txt' } },
+      { say: 'named it' },
+      { sleep: 600_000 },
+    ];
     await t.ok(['dispatch', 'x', '--name', 'att', '--script', t.script(steps)], { cwd: repo });
     const attach = t.spawn(['attach', 'att'], { cwd: repo });
     const out = new OutputWatcher(attach.stdout!);
@@ -32,7 +37,9 @@ describe('following sessions live', () => {
   });
 
   it('logs -f replays, then prints new events as JSON lines until interrupted', async () => {
-    await t.ok(['dispatch', 'x', '--name', 'lf', '--script', t.script([{ ask: 'ok?' }, { say: 'thanks' }])], { cwd: repo });
+    await t.ok(['dispatch', 'x', '--name', 'lf', '--script', t.script([{ ask: 'ok?' }, { say: 'thanks' }])], {
+      cwd: repo,
+    });
     const follow = t.spawn(['logs', 'lf', '-f', '--json']);
     const out = new OutputWatcher(follow.stdout!);
     await out.waitFor(/"type":"question\.asked"/);
@@ -40,15 +47,30 @@ describe('following sessions live', () => {
     await out.waitFor(/"to":"ready_for_review"/);
     follow.kill('SIGINT');
     expect(await exitOf(follow)).toBe(0);
-    const events = out.all.trim().split('\n').map((line) => JSON.parse(line) as BatonEvent);
+    const events = out.all
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as BatonEvent);
     expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i + 1));
-    expect(events).toContainEqual(expect.objectContaining({ type: 'message.added', role: 'assistant', text: 'thanks' }));
+    expect(events).toContainEqual(
+      expect.objectContaining({ type: 'message.added', role: 'assistant', text: 'thanks' }),
+    );
   });
 });
 
 describe('streams outlive the supervisor', () => {
   it('logs -f reconnects after the supervisor is killed, without repeating or skipping events', async () => {
-    await t.ok(['dispatch', 'x', '--name', 'rc', '--script', t.script([{ ask: 'first?' }, { ask: 'second?' }, { say: 'end' }])], { cwd: repo });
+    await t.ok(
+      [
+        'dispatch',
+        'x',
+        '--name',
+        'rc',
+        '--script',
+        t.script([{ ask: 'first?' }, { ask: 'second?' }, { say: 'end' }]),
+      ],
+      { cwd: repo },
+    );
     await t.waitForState('rc', 'needs_input');
     const follow = t.spawn(['logs', 'rc', '-f', '--json']);
     const out = new OutputWatcher(follow.stdout!);
@@ -63,7 +85,10 @@ describe('streams outlive the supervisor', () => {
     await out.waitFor(/"to":"ready_for_review"/);
     follow.kill('SIGINT');
     expect(await exitOf(follow)).toBe(0);
-    const seqs = out.all.trim().split('\n').map((line) => (JSON.parse(line) as BatonEvent).seq);
+    const seqs = out.all
+      .trim()
+      .split('\n')
+      .map((line) => (JSON.parse(line) as BatonEvent).seq);
     expect(seqs).toEqual(seqs.map((_, i) => i + 1));
     expect(t.supervisorPid()).not.toBe(pid);
   });

@@ -17,7 +17,10 @@ describe('a scripted session through the CLI binary', () => {
       { run: 'echo ran > ran.txt' },
       { usage: { input: 1200, output: 300, usd: 0.01 } },
     ]);
-    const session = await t.json<SessionView>(['dispatch', 'add a --verbose flag', '--name', 'verbose', '--script', script], { cwd: repo });
+    const session = await t.json<SessionView>(
+      ['dispatch', 'add a --verbose flag', '--name', 'verbose', '--script', script],
+      { cwd: repo },
+    );
     expect(session.branch).toBe('baton/verbose');
     expect(session.worktree).toBe(join(t.home, 'worktrees', 'repo', 'verbose'));
 
@@ -34,12 +37,16 @@ describe('a scripted session through the CLI binary', () => {
     expect(peek.filesChanged.map((f) => f.path).sort()).toEqual(['ran.txt', 'src/a.txt']);
     expect(peek.lastOutput).toBe('hello');
 
-    const states = (await logEvents(t, 'verbose')).filter((e) => e.type === 'state.changed').map((e) => (e.type === 'state.changed' ? e.to : ''));
+    const states = (await logEvents(t, 'verbose'))
+      .filter((e) => e.type === 'state.changed')
+      .map((e) => (e.type === 'state.changed' ? e.to : ''));
     expect(states).toEqual(['queued', 'starting', 'working', 'ready_for_review']);
   });
 
   it("hands each agent its session's own environment, from a freshly started host and from the spare", async () => {
-    const script = t.script([{ run: ['sh', '-c', 'printf "%s %s" "$BATON_SESSION_NAME" "$BATON_BRANCH" > env.txt'] }]);
+    const script = t.script([
+      { run: ['sh', '-c', 'printf "%s %s" "$BATON_SESSION_NAME" "$BATON_BRANCH" > env.txt'] },
+    ]);
     // The first dispatch starts a host for itself; the second takes the spare kept loaded since.
     for (const name of ['first', 'second']) {
       await t.ok(['dispatch', 'print the environment', '--name', name, '--script', script], { cwd: repo });
@@ -49,7 +56,10 @@ describe('a scripted session through the CLI binary', () => {
   });
 
   it('asks a question, waits in needs_input, and uses the reply in later steps', async () => {
-    const script = t.script([{ ask: 'keep the old signature?' }, { write: { path: 'answer.txt', content: 'answer: {{reply}}' } }]);
+    const script = t.script([
+      { ask: 'keep the old signature?' },
+      { write: { path: 'answer.txt', content: 'answer: {{reply}}' } },
+    ]);
     await t.ok(['dispatch', 'refactor', '--name', 'q', '--script', script], { cwd: repo });
     const waiting = await t.waitForState('q', 'needs_input');
     expect(waiting.reason).toEqual({ kind: 'question', text: 'keep the old signature?' });
@@ -62,10 +72,17 @@ describe('a scripted session through the CLI binary', () => {
   });
 
   it('holds an approval until approved, and runs the tool', async () => {
-    const script = t.script([{ approve: { tool: 'Bash', input: 'echo approved > approved.txt', reason: 'writes a file' } }]);
+    const script = t.script([
+      { approve: { tool: 'Bash', input: 'echo approved > approved.txt', reason: 'writes a file' } },
+    ]);
     await t.ok(['dispatch', 'x', '--name', 'ap', '--script', script], { cwd: repo });
     const waiting = await t.waitForState('ap', 'needs_input');
-    expect(waiting.reason).toMatchObject({ kind: 'approval', tool: 'Bash', input: 'echo approved > approved.txt', reason: 'writes a file' });
+    expect(waiting.reason).toMatchObject({
+      kind: 'approval',
+      tool: 'Bash',
+      input: 'echo approved > approved.txt',
+      reason: 'writes a file',
+    });
     expect(existsSync(join(waiting.worktree, 'approved.txt'))).toBe(false);
     await t.ok(['approve', 'ap'], { cwd: repo });
     const done = await t.waitForState('ap', 'ready_for_review');
@@ -80,16 +97,30 @@ describe('a scripted session through the CLI binary', () => {
     const done = await t.waitForState('dn', 'ready_for_review');
     expect(existsSync(join(done.worktree, 'denied.txt'))).toBe(false);
     const events = await logEvents(t, 'dn');
-    expect(events).toContainEqual(expect.objectContaining({ type: 'approval.resolved', decision: 'deny', reason: 'not that file' }));
-    expect(events).toContainEqual(expect.objectContaining({ type: 'message.added', role: 'assistant', text: 'Understood, I will not run Bash: not that file.' }));
+    expect(events).toContainEqual(
+      expect.objectContaining({ type: 'approval.resolved', decision: 'deny', reason: 'not that file' }),
+    );
+    expect(events).toContainEqual(
+      expect.objectContaining({
+        type: 'message.added',
+        role: 'assistant',
+        text: 'Understood, I will not run Bash: not that file.',
+      }),
+    );
   });
 
   it('fails with the reason, stops on request, and completes with done', async () => {
-    await t.ok(['dispatch', 'x', '--name', 'bad', '--script', t.script([{ fail: 'tests failed: 2 of 14' }])], { cwd: repo });
+    await t.ok(
+      ['dispatch', 'x', '--name', 'bad', '--script', t.script([{ fail: 'tests failed: 2 of 14' }])],
+      { cwd: repo },
+    );
     const failed = await t.waitForState('bad', 'failed');
     expect(failed.reason).toEqual({ kind: 'error', message: 'tests failed: 2 of 14' });
 
-    await t.ok(['dispatch', 'x', '--name', 'long', '--script', t.script([{ say: 'going' }, { sleep: 600_000 }])], { cwd: repo });
+    await t.ok(
+      ['dispatch', 'x', '--name', 'long', '--script', t.script([{ say: 'going' }, { sleep: 600_000 }])],
+      { cwd: repo },
+    );
     await t.waitForEvent('long', (e) => e.type === 'message.added');
     const stopped = await t.json<SessionView>(['stop', 'long'], { cwd: repo });
     expect(stopped.state).toBe('stopped');
@@ -106,7 +137,17 @@ describe('a scripted session through the CLI binary', () => {
   });
 
   it('takes a follow-up reply after the turn as a new turn', async () => {
-    await t.ok(['dispatch', 'x', '--name', 'fu', '--script', t.script([{ say: 'first' }], { onReply: [{ write: { path: 'reply.txt', content: '{{reply}}' } }] })], { cwd: repo });
+    await t.ok(
+      [
+        'dispatch',
+        'x',
+        '--name',
+        'fu',
+        '--script',
+        t.script([{ say: 'first' }], { onReply: [{ write: { path: 'reply.txt', content: '{{reply}}' } }] }),
+      ],
+      { cwd: repo },
+    );
     await t.waitForState('fu', 'ready_for_review');
     await t.ok(['reply', 'fu', 'also cover renames'], { cwd: repo });
     await t.waitForEvent('fu', (e) => e.type === 'turn.completed' && e.seq > 10);
@@ -116,8 +157,14 @@ describe('a scripted session through the CLI binary', () => {
   });
 
   it('rm keeps a branch that has commits, and says so', async () => {
-    const steps = [{ write: { path: 'feature.txt', content: 'committed work\n' } }, { run: ['sh', '-c', 'git add feature.txt && git commit --quiet -m "add feature"'] }];
-    const session = await t.json<SessionView>(['dispatch', 'x', '--name', 'committed', '--script', t.script(steps)], { cwd: repo });
+    const steps = [
+      { write: { path: 'feature.txt', content: 'committed work\n' } },
+      { run: ['sh', '-c', 'git add feature.txt && git commit --quiet -m "add feature"'] },
+    ];
+    const session = await t.json<SessionView>(
+      ['dispatch', 'x', '--name', 'committed', '--script', t.script(steps)],
+      { cwd: repo },
+    );
     await t.waitForState('committed', 'ready_for_review');
     const tip = t.git(repo, 'rev-parse', 'baton/committed');
     expect(tip).not.toBe(t.git(repo, 'rev-parse', 'main'));
@@ -130,7 +177,10 @@ describe('a scripted session through the CLI binary', () => {
   });
 
   it('answers a reply to a stopped session that cannot resume with a clear error, and changes nothing', async () => {
-    const session = await t.json<SessionView>(['dispatch', 'x', '--name', 'gone', '--script', t.script([{ say: 'first turn' }])], { cwd: repo });
+    const session = await t.json<SessionView>(
+      ['dispatch', 'x', '--name', 'gone', '--script', t.script([{ say: 'first turn' }])],
+      { cwd: repo },
+    );
     await t.waitForState('gone', 'ready_for_review');
     await t.ok(['stop', 'gone']);
     const before = await logEvents(t, 'gone');
@@ -141,7 +191,10 @@ describe('a scripted session through the CLI binary', () => {
     const message = refused.stderr.trim();
     expect(message.split('\n')).toHaveLength(1);
     expect(message).toMatch(/^baton: The worktree of gone is gone \(.+\); it cannot be /);
-    expect((await t.json<{ session: SessionView }>(['peek', 'gone'])).session).toMatchObject({ state: 'stopped', running: false });
+    expect((await t.json<{ session: SessionView }>(['peek', 'gone'])).session).toMatchObject({
+      state: 'stopped',
+      running: false,
+    });
     expect(await logEvents(t, 'gone')).toEqual(before);
   });
 
@@ -156,5 +209,8 @@ describe('a scripted session through the CLI binary', () => {
 
 async function logEvents(t: TestBaton, ref: string): Promise<BatonEvent[]> {
   const out = await t.ok(['logs', ref, '--json']);
-  return out.trim().split('\n').map((line) => JSON.parse(line) as BatonEvent);
+  return out
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line) as BatonEvent);
 }

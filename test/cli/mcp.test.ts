@@ -22,7 +22,10 @@ afterEach(async () => {
 });
 
 async function mcpAs(sessionId?: string, cwd?: string): Promise<McpSession> {
-  const session = await McpSession.start(t, { ...(sessionId === undefined ? {} : { sessionId }), ...(cwd === undefined ? {} : { cwd }) });
+  const session = await McpSession.start(t, {
+    ...(sessionId === undefined ? {} : { sessionId }),
+    ...(cwd === undefined ? {} : { cwd }),
+  });
   open.push(session);
   return session;
 }
@@ -31,11 +34,17 @@ async function mcpAs(sessionId?: string, cwd?: string): Promise<McpSession> {
 async function dispatch(name: string, steps: unknown[], onReply?: unknown[]): Promise<SessionView> {
   const script = t.script(steps, onReply === undefined ? {} : { onReply });
   await t.ok(['dispatch', `work of ${name}`, '--name', name, '--script', script], { cwd: repo });
-  return t.waitForState(name, steps.some((s) => typeof s === 'object' && s !== null && 'sleep' in s) ? 'working' : 'ready_for_review');
+  return t.waitForState(
+    name,
+    steps.some((s) => typeof s === 'object' && s !== null && 'sleep' in s) ? 'working' : 'ready_for_review',
+  );
 }
 
 async function events(ref: string): Promise<BatonEvent[]> {
-  return (await t.ok(['logs', ref, '--json'])).trim().split('\n').map((l) => JSON.parse(l) as BatonEvent);
+  return (await t.ok(['logs', ref, '--json']))
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as BatonEvent);
 }
 
 function credentialOf(sessionId: string): string {
@@ -49,7 +58,17 @@ describe('baton mcp', () => {
     const mcp = await mcpAs();
     const { tools } = await mcp.client.listTools();
     expect(tools.map((tool) => tool.name).sort()).toEqual(
-      ['add_note', 'ask_user', 'create_task', 'list_sessions', 'list_tasks', 'read_session', 'record_decision', 'search', 'send_message'].sort(),
+      [
+        'add_note',
+        'ask_user',
+        'create_task',
+        'list_sessions',
+        'list_tasks',
+        'read_session',
+        'record_decision',
+        'search',
+        'send_message',
+      ].sort(),
     );
     expect(tools.find((tool) => tool.name === 'send_message')?.inputSchema.required).toEqual(['to', 'text']);
   });
@@ -103,7 +122,10 @@ describe('baton mcp', () => {
     const answer = mcp.call('ask_user', { question: 'Which port?' });
     await t.waitForState('alpha', 'needs_input');
     await t.ok(['interrupt', 'alpha']);
-    expect(await answer).toEqual({ text: 'The user did not answer: the turn ended first (interrupted or stopped).', isError: true });
+    expect(await answer).toEqual({
+      text: 'The user did not answer: the turn ended first (interrupted or stopped).',
+      isError: true,
+    });
   });
 
   it('as a session: send_message starts the idle session’s next turn with the message, marked as from the sender', async () => {
@@ -112,66 +134,148 @@ describe('baton mcp', () => {
     const mcp = await mcpAs(a.id, a.worktree);
     const sent = await mcp.call('send_message', { to: 'beta', text: 'I changed the schema; rebase on it.' });
     expect(sent).toEqual({ text: 'Sent to beta; it is taking it now.', isError: false });
-    const said = await t.waitForEvent('beta', (e) => e.type === 'message.added' && e.role === 'assistant' && e.text.startsWith('got:'));
-    expect(said).toMatchObject({ text: 'got: Message from alpha (another agent\'s session in this workspace), sent through Baton:\n\nI changed the schema; rebase on it.' });
+    const said = await t.waitForEvent(
+      'beta',
+      (e) => e.type === 'message.added' && e.role === 'assistant' && e.text.startsWith('got:'),
+    );
+    expect(said).toMatchObject({
+      text: "got: Message from alpha (another agent's session in this workspace), sent through Baton:\n\nI changed the schema; rebase on it.",
+    });
     const log = await events('beta');
-    expect(log).toContainEqual(expect.objectContaining({ type: 'message.added', role: 'user', from: { sessionId: a.id, name: 'alpha' } }));
+    expect(log).toContainEqual(
+      expect.objectContaining({
+        type: 'message.added',
+        role: 'user',
+        from: { sessionId: a.id, name: 'alpha' },
+      }),
+    );
     expect(await t.ok(['events'])).toMatch(/session\.message_sent\s+alpha → beta: I changed the schema/);
   });
 
   it('as a session: a message to a busy session waits for its running turn to end, then is its next turn', async () => {
     const a = await dispatch('alpha', [LONG]);
     // Beta's first turn holds on an approval: it is mid-turn until the user approves.
-    const script = t.script([{ approve: { tool: 'Bash', input: 'ls' } }, { say: 'first turn done' }], { onReply: [{ say: 'got: {{reply}}' }] });
+    const script = t.script([{ approve: { tool: 'Bash', input: 'ls' } }, { say: 'first turn done' }], {
+      onReply: [{ say: 'got: {{reply}}' }],
+    });
     await t.ok(['dispatch', 'work of beta', '--name', 'beta', '--script', script], { cwd: repo });
     await t.waitForState('beta', 'needs_input');
     const mcp = await mcpAs(a.id, a.worktree);
-    expect((await mcp.call('send_message', { to: 'beta', text: 'after your turn' })).text).toBe('Sent to beta; it gets it when its current turn ends.');
+    expect((await mcp.call('send_message', { to: 'beta', text: 'after your turn' })).text).toBe(
+      'Sent to beta; it gets it when its current turn ends.',
+    );
     await t.waitForEvent('beta', (e) => e.type === 'message.added' && e.role === 'user');
     expect((await events('beta')).filter((e) => e.type === 'turn.started')).toHaveLength(1);
     await t.ok(['approve', 'beta']);
-    await t.waitForEvent('beta', (e) => e.type === 'message.added' && e.role === 'assistant' && e.text.startsWith('got: '));
-    const said = (await events('beta')).flatMap((e) => (e.type === 'turn.started' || e.type === 'turn.completed' ? [e.type] : e.type === 'message.added' ? [e.text] : []));
-    expect(said).toEqual(['turn.started', 'after your turn', 'first turn done', 'turn.completed', 'turn.started', expect.stringMatching(/^got: Message from alpha .*:\n\nafter your turn$/), 'turn.completed']);
+    await t.waitForEvent(
+      'beta',
+      (e) => e.type === 'message.added' && e.role === 'assistant' && e.text.startsWith('got: '),
+    );
+    const said = (await events('beta')).flatMap((e) =>
+      e.type === 'turn.started' || e.type === 'turn.completed'
+        ? [e.type]
+        : e.type === 'message.added'
+          ? [e.text]
+          : [],
+    );
+    expect(said).toEqual([
+      'turn.started',
+      'after your turn',
+      'first turn done',
+      'turn.completed',
+      'turn.started',
+      expect.stringMatching(/^got: Message from alpha .*:\n\nafter your turn$/),
+      'turn.completed',
+    ]);
   });
 
   it('as a session: records a decision, a note and a task, listed back with their author', async () => {
     const a = await dispatch('alpha', [LONG]);
     const mcp = await mcpAs(a.id, a.worktree);
-    expect((await mcp.call('record_decision', { title: 'Keep onChange', text: 'Callers outside the repo use it.' })).text).toMatch(/^decision \d+ by alpha: Keep onChange/);
-    expect((await mcp.call('add_note', { text: 'The watcher test is flaky on CI.' })).text).toMatch(/^note \d+ by alpha: The watcher test is flaky on CI\./);
-    expect((await mcp.call('create_task', { title: 'Migrate the callers', description: 'to onUpdate' })).text).toMatch(/^task \d+ by alpha: Migrate the callers — to onUpdate/);
-    expect((await mcp.call('list_tasks')).text).toMatch(/^task \d+ by the board: \[backlog\] Migrate the callers — to onUpdate/);
+    expect(
+      (
+        await mcp.call('record_decision', {
+          title: 'Keep onChange',
+          text: 'Callers outside the repo use it.',
+        })
+      ).text,
+    ).toMatch(/^decision \d+ by alpha: Keep onChange/);
+    expect((await mcp.call('add_note', { text: 'The watcher test is flaky on CI.' })).text).toMatch(
+      /^note \d+ by alpha: The watcher test is flaky on CI\./,
+    );
+    expect(
+      (await mcp.call('create_task', { title: 'Migrate the callers', description: 'to onUpdate' })).text,
+    ).toMatch(/^task \d+ by alpha: Migrate the callers — to onUpdate/);
+    expect((await mcp.call('list_tasks')).text).toMatch(
+      /^task \d+ by the board: \[backlog\] Migrate the callers — to onUpdate/,
+    );
     const { body } = await callApi(t.home, 'GET', '/api/mcp/decisions');
-    expect(body).toMatchObject({ records: [{ kind: 'decision', title: 'Keep onChange', author: { sessionId: a.id, name: 'alpha' }, project: repo }] });
+    expect(body).toMatchObject({
+      records: [
+        {
+          kind: 'decision',
+          title: 'Keep onChange',
+          author: { sessionId: a.id, name: 'alpha' },
+          project: repo,
+        },
+      ],
+    });
   });
 
   it("as a task's session: a decision and a note land in the task's .baton/ files (searchable at once), a new task on the board", async () => {
     await t.ok(['task', 'add', 'rename the watcher callback'], { cwd: repo });
     const script = t.script([LONG]);
-    await t.ok(['task', 'start', '1', '--name', 'tasked', '--script', script, '--agent', 'scripted'], { cwd: repo });
+    await t.ok(['task', 'start', '1', '--name', 'tasked', '--script', script, '--agent', 'scripted'], {
+      cwd: repo,
+    });
     const a = await t.waitForState('tasked', 'working');
     const mcp = await mcpAs(a.id, a.worktree);
-    expect((await mcp.call('record_decision', { title: 'Keep onChange', text: 'Three callers outside src/ depend on it (KESTREL).' })).text).toMatch(/recorded for task 1 in \.baton\/decisions\//);
+    expect(
+      (
+        await mcp.call('record_decision', {
+          title: 'Keep onChange',
+          text: 'Three callers outside src/ depend on it (KESTREL).',
+        })
+      ).text,
+    ).toMatch(/recorded for task 1 in \.baton\/decisions\//);
     await mcp.call('add_note', { text: 'The fixture in test/watcher is shared.' });
-    const detail = await t.json<{ decisions: { text: string }[]; notes: { text: string }[] }>(['task', 'show', '1'], { cwd: repo });
-    expect(detail.decisions.map((d) => d.text)).toEqual(['Keep onChange\n\nThree callers outside src/ depend on it (KESTREL).']);
+    const detail = await t.json<{ decisions: { text: string }[]; notes: { text: string }[] }>(
+      ['task', 'show', '1'],
+      { cwd: repo },
+    );
+    expect(detail.decisions.map((d) => d.text)).toEqual([
+      'Keep onChange\n\nThree callers outside src/ depend on it (KESTREL).',
+    ]);
     expect(detail.notes.map((n) => n.text)).toEqual(['The fixture in test/watcher is shared.']);
     // Indexed as it was recorded: search finds the decision's words.
-    const found = await t.json<{ hits: { source: string; taskId: string | null }[] }>(['search', 'KESTREL'], { cwd: repo });
+    const found = await t.json<{ hits: { source: string; taskId: string | null }[] }>(['search', 'KESTREL'], {
+      cwd: repo,
+    });
     expect(found.hits).toContainEqual(expect.objectContaining({ source: 'decision', taskId: '1' }));
-    expect((await mcp.call('create_task', { title: 'Migrate the callers', description: 'to onUpdate' })).text).toMatch(/Migrate the callers/);
-    const board = await t.json<{ columns: { tasks: { id: number; title: string }[] }[] }>(['task', 'ls'], { cwd: repo });
+    expect(
+      (await mcp.call('create_task', { title: 'Migrate the callers', description: 'to onUpdate' })).text,
+    ).toMatch(/Migrate the callers/);
+    const board = await t.json<{ columns: { tasks: { id: number; title: string }[] }[] }>(['task', 'ls'], {
+      cwd: repo,
+    });
     expect(board.columns.flatMap((c) => c.tasks.map((x) => x.title))).toContain('Migrate the callers');
   });
 
   it('outside Baton (the token): lists sessions and messages one, as an MCP client outside Baton; ask_user says it needs a session', async () => {
     await dispatch('beta', [{ say: 'first turn' }], [{ say: 'got: {{reply}}' }]);
     const mcp = await mcpAs();
-    expect((await mcp.call('list_sessions')).text).toMatch(/^1 session:\n- beta \[scripted, ready for review\]/);
+    expect((await mcp.call('list_sessions')).text).toMatch(
+      /^1 session:\n- beta \[scripted, ready for review\]/,
+    );
     expect((await mcp.call('send_message', { to: 'beta', text: 'hello from outside' })).isError).toBe(false);
-    await t.waitForEvent('beta', (e) => e.type === 'message.added' && e.role === 'assistant' && e.text.endsWith('\n\nhello from outside'));
-    expect((await events('beta')).find((e) => e.type === 'message.added' && e.role === 'user')).toMatchObject({ from: { sessionId: null, name: 'an MCP client outside Baton' } });
+    await t.waitForEvent(
+      'beta',
+      (e) =>
+        e.type === 'message.added' && e.role === 'assistant' && e.text.endsWith('\n\nhello from outside'),
+    );
+    expect((await events('beta')).find((e) => e.type === 'message.added' && e.role === 'user')).toMatchObject(
+      { from: { sessionId: null, name: 'an MCP client outside Baton' } },
+    );
     const asked = await mcp.call('ask_user', { question: 'anyone?' });
     expect(asked.isError).toBe(true);
     expect(asked.text).toMatch(/^Asking the user works only from a session Baton started/);
@@ -182,9 +286,18 @@ describe('baton mcp: bad input', () => {
   it('names an unknown session, and refuses a message to the sender itself', async () => {
     const a = await dispatch('alpha', [LONG]);
     const mcp = await mcpAs(a.id, a.worktree);
-    expect(await mcp.call('send_message', { to: 'nobody', text: 'hi' })).toMatchObject({ isError: true, text: expect.stringMatching(/nobody/) });
-    expect(await mcp.call('read_session', { session: 'nobody' })).toMatchObject({ isError: true, text: expect.stringMatching(/nobody/) });
-    expect(await mcp.call('send_message', { to: 'alpha', text: 'hi me' })).toEqual({ isError: true, text: 'alpha is the sending session itself; a message goes to another session.' });
+    expect(await mcp.call('send_message', { to: 'nobody', text: 'hi' })).toMatchObject({
+      isError: true,
+      text: expect.stringMatching(/nobody/),
+    });
+    expect(await mcp.call('read_session', { session: 'nobody' })).toMatchObject({
+      isError: true,
+      text: expect.stringMatching(/nobody/),
+    });
+    expect(await mcp.call('send_message', { to: 'alpha', text: 'hi me' })).toEqual({
+      isError: true,
+      text: 'alpha is the sending session itself; a message goes to another session.',
+    });
   });
 
   it('checks arguments against the tool’s schema and says which is wrong', async () => {
@@ -195,7 +308,9 @@ describe('baton mcp: bad input', () => {
     const wrongType = await mcp.call('read_session', { session: 'beta', limit: 'lots' });
     expect(wrongType.isError).toBe(true);
     expect(wrongType.text).toMatch(/limit/);
-    expect((await mcp.call('record_decision', { title: '  ', text: 'x' })).text).toMatch(/the title is empty/);
+    expect((await mcp.call('record_decision', { title: '  ', text: 'x' })).text).toMatch(
+      /the title is empty/,
+    );
   });
 
   it('a call from a session that has ended is refused, saying so', async () => {
@@ -204,9 +319,14 @@ describe('baton mcp: bad input', () => {
     expect((await mcp.call('list_sessions')).isError).toBe(false);
     await t.ok(['done', 'alpha']);
     const after = await mcp.call('list_sessions');
-    expect(after).toEqual({ isError: true, text: 'Session alpha has ended (completed): its Baton credential was revoked with it.' });
+    expect(after).toEqual({
+      isError: true,
+      text: 'Session alpha has ended (completed): its Baton credential was revoked with it.',
+    });
     // A new server started with the ended session's file cannot even read it.
-    const late = await t.run(['mcp'], { env: { BATON_SESSION_CREDENTIAL_FILE: join(t.home, 'sessions', a.id, 'mcp-credential') } });
+    const late = await t.run(['mcp'], {
+      env: { BATON_SESSION_CREDENTIAL_FILE: join(t.home, 'sessions', a.id, 'mcp-credential') },
+    });
     expect(late.code).toBe(2);
     expect(late.stderr).toMatch(/cannot be read \(ENOENT\): the session has ended/);
   });
@@ -218,12 +338,29 @@ describe('baton mcp: bad input', () => {
     expect(statSync(join(t.home, 'sessions', a.id, 'mcp-credential')).mode & 0o777).toBe(0o600);
     expect((await callApi(t.home, 'GET', '/api/sessions', undefined, credential)).status).toBe(200);
     const stop = await callApi(t.home, 'POST', `/api/sessions/${b.id}/stop`, undefined, credential);
-    expect(stop).toMatchObject({ status: 403, body: { error: { code: 'forbidden', message: expect.stringMatching(/may not call POST \/api\/sessions\/.*\/stop .*that is for the user/) } } });
-    expect((await callApi(t.home, 'POST', '/api/sessions', { prompt: 'x', cwd: repo }, credential)).status).toBe(403);
-    expect((await callApi(t.home, 'POST', '/api/merges', { sessions: ['beta'] }, credential)).status).toBe(403);
+    expect(stop).toMatchObject({
+      status: 403,
+      body: {
+        error: {
+          code: 'forbidden',
+          message: expect.stringMatching(
+            /may not call POST \/api\/sessions\/.*\/stop .*that is for the user/,
+          ),
+        },
+      },
+    });
+    expect(
+      (await callApi(t.home, 'POST', '/api/sessions', { prompt: 'x', cwd: repo }, credential)).status,
+    ).toBe(403);
+    expect((await callApi(t.home, 'POST', '/api/merges', { sessions: ['beta'] }, credential)).status).toBe(
+      403,
+    );
     // Alpha's secret under beta's name is no credential at all.
     const forged = credential.replace(a.id, b.id);
-    expect(await callApi(t.home, 'GET', '/api/sessions', undefined, forged)).toMatchObject({ status: 401, body: { error: { code: 'unauthorized' } } });
+    expect(await callApi(t.home, 'GET', '/api/sessions', undefined, forged)).toMatchObject({
+      status: 401,
+      body: { error: { code: 'unauthorized' } },
+    });
     // The token's holder is unaffected, and both sessions still run.
     const { sessions } = await t.client().call('GET /api/sessions');
     expect(sessions.map((s) => s.state)).toEqual(['working', 'working']);
@@ -235,7 +372,13 @@ describe('baton mcp: bad input', () => {
     await t.ok(['stop', 'alpha']);
     expect(await callApi(t.home, 'GET', '/api/sessions', undefined, first)).toMatchObject({
       status: 401,
-      body: { error: { message: expect.stringMatching(/^Session alpha is not running \(it is stopped\): its Baton credential was revoked when its agent stopped/) } },
+      body: {
+        error: {
+          message: expect.stringMatching(
+            /^Session alpha is not running \(it is stopped\): its Baton credential was revoked when its agent stopped/,
+          ),
+        },
+      },
     });
     await t.ok(['respawn', 'alpha']);
     await t.waitForState('alpha', 'working');

@@ -19,13 +19,22 @@ function recordingNotifier(root: string): { bin: string; log: string } {
   const log = join(root, 'notified.jsonl');
   mkdirSync(bin, { recursive: true });
   const program = join(bin, 'notify-send');
-  writeFileSync(program, `#!/usr/bin/env node\nrequire('node:fs').appendFileSync(${JSON.stringify(log)}, JSON.stringify(process.argv.slice(2)) + '\\n');\n`);
+  writeFileSync(
+    program,
+    `#!/usr/bin/env node\nrequire('node:fs').appendFileSync(${JSON.stringify(log)}, JSON.stringify(process.argv.slice(2)) + '\\n');\n`,
+  );
   chmodSync(program, 0o755);
   return { bin, log };
 }
 
 function recorded(log: string): string[][] {
-  return existsSync(log) ? readFileSync(log, 'utf8').trim().split('\n').filter(Boolean).map((line) => JSON.parse(line) as string[]) : [];
+  return existsSync(log)
+    ? readFileSync(log, 'utf8')
+        .trim()
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => JSON.parse(line) as string[])
+    : [];
 }
 
 function setup(): { baton: TestBaton; repo: string; log: string } {
@@ -42,27 +51,57 @@ function setup(): { baton: TestBaton; repo: string; log: string } {
 describe('desktop notifications', () => {
   it('tells you through notify-send when a session needs input, fails or an alert fires — once per event, even across a restart', async () => {
     const { baton, repo, log } = setup();
-    await baton.ok(['dispatch', 'x', '--name', 'asker', '--script', baton.script([{ ask: 'which database?' }])], { cwd: repo });
+    await baton.ok(
+      ['dispatch', 'x', '--name', 'asker', '--script', baton.script([{ ask: 'which database?' }])],
+      { cwd: repo },
+    );
     await waitForFileContaining(join(log, '..'), 'notified.jsonl', 'asker needs input');
     expect(recorded(log)).toEqual([['--app-name=Baton', '--', 'asker needs input', 'which database?']]);
 
-    await baton.ok(['dispatch', 'y', '--name', 'breaker', '--script', baton.script([{ fail: 'the build is broken' }])], { cwd: repo });
+    await baton.ok(
+      ['dispatch', 'y', '--name', 'breaker', '--script', baton.script([{ fail: 'the build is broken' }])],
+      { cwd: repo },
+    );
     await waitForFileContaining(join(log, '..'), 'notified.jsonl', 'breaker failed');
 
-    await baton.ok(['dispatch', 'z', '--name', 'looper', '--script', baton.script([{ run: 'ls nothing-here' }, { run: 'ls nothing-here' }, { run: 'ls nothing-here' }, { sleep: 60_000 }])], { cwd: repo });
+    await baton.ok(
+      [
+        'dispatch',
+        'z',
+        '--name',
+        'looper',
+        '--script',
+        baton.script([
+          { run: 'ls nothing-here' },
+          { run: 'ls nothing-here' },
+          { run: 'ls nothing-here' },
+          { sleep: 60_000 },
+        ]),
+      ],
+      { cwd: repo },
+    );
     await waitForFileContaining(join(log, '..'), 'notified.jsonl', 'looper needs input');
     // The loop's alert and the pause it causes are two notifiers, started moments apart: wait for both.
     await waitForFileContaining(join(log, '..'), 'notified.jsonl', 'Baton: looper — loop');
     const before = recorded(log).map((args) => args[2]);
     // Each notifier runs as its own process: ones sent moments apart may land in either order.
-    expect(before).toEqual(expect.arrayContaining(['asker needs input', 'breaker failed', 'Baton: looper — loop', 'looper needs input']));
+    expect(before).toEqual(
+      expect.arrayContaining([
+        'asker needs input',
+        'breaker failed',
+        'Baton: looper — loop',
+        'looper needs input',
+      ]),
+    );
 
     // A new supervisor replays nothing it already told you.
     await baton.ok(['daemon', 'stop']);
     await baton.ok(['daemon', 'start']);
     await baton.ok(['reply', 'asker', 'postgres'], { cwd: repo });
     await baton.waitForState('asker', 'ready_for_review');
-    await baton.ok(['dispatch', 'w', '--name', 'second', '--script', baton.script([{ ask: 'again?' }])], { cwd: repo });
+    await baton.ok(['dispatch', 'w', '--name', 'second', '--script', baton.script([{ ask: 'again?' }])], {
+      cwd: repo,
+    });
     await waitForFileContaining(join(log, '..'), 'notified.jsonl', 'second needs input');
     const after = recorded(log).map((args) => args[2]);
     // Each event once: the loop's failing command may still add its repeated errors, but nothing repeats.
@@ -77,10 +116,14 @@ describe('desktop notifications', () => {
     const { baton, repo, log } = setup();
     mkdirSync(baton.home, { recursive: true });
     writeFileSync(join(baton.home, 'config.json'), JSON.stringify({ notifications: { needsInput: false } }));
-    await baton.ok(['dispatch', 'x', '--name', 'quiet', '--script', baton.script([{ ask: 'anyone?' }])], { cwd: repo });
+    await baton.ok(['dispatch', 'x', '--name', 'quiet', '--script', baton.script([{ ask: 'anyone?' }])], {
+      cwd: repo,
+    });
     await baton.waitForState('quiet', 'needs_input');
     // Notifications go out in the order of the events: the failure after it is the marker.
-    await baton.ok(['dispatch', 'y', '--name', 'loud', '--script', baton.script([{ fail: 'broken' }])], { cwd: repo });
+    await baton.ok(['dispatch', 'y', '--name', 'loud', '--script', baton.script([{ fail: 'broken' }])], {
+      cwd: repo,
+    });
     await waitForFileContaining(join(log, '..'), 'notified.jsonl', 'loud failed');
     expect(recorded(log).map((args) => args[2])).toEqual(['loud failed']);
   });

@@ -32,10 +32,15 @@ describe('another user on the machine', () => {
   const hold = (): string => t.script([{ ask: 'which way?' }, { say: 'done' }]);
 
   it('makes the socket folder for a deep home private, and the sessions work through it', async () => {
-    const session = await t.json<SessionView>(['dispatch', 'x', '--name', 'deep', '--script', hold()], { cwd: repo });
+    const session = await t.json<SessionView>(['dispatch', 'x', '--name', 'deep', '--script', hold()], {
+      cwd: repo,
+    });
     await t.waitForState('deep', 'needs_input');
     const stat = statSync(folder);
-    expect({ uid: stat.uid, mode: (stat.mode & 0o7777).toString(8) }).toEqual({ uid: process.getuid!(), mode: '700' });
+    expect({ uid: stat.uid, mode: (stat.mode & 0o7777).toString(8) }).toEqual({
+      uid: process.getuid!(),
+      mode: '700',
+    });
     expect(readdirSync(folder)).toEqual([`${session.id}.sock`]);
     await t.ok(['reply', 'deep', 'left']);
     await t.waitForState('deep', 'ready_for_review');
@@ -45,15 +50,27 @@ describe('another user on the machine', () => {
     await intruder.listen(join(folder, 'decoy.sock'), '1777');
     await t.ok(['dispatch', 'x', '--name', 'blocked', '--script', hold()], { cwd: repo });
     const failed = await t.waitForState('blocked', 'failed');
-    expect(JSON.stringify(failed.reason)).toMatch(/Baton will not use .* for its sockets: it belongs to another user \(uid \d+\)\. .*Remove it/);
+    expect(JSON.stringify(failed.reason)).toMatch(
+      /Baton will not use .* for its sockets: it belongs to another user \(uid \d+\)\. .*Remove it/,
+    );
     expect(readdirSync(folder)).toEqual(['decoy.sock']);
   });
 
   it.each([
-    ['another user made it again with their own socket in place of the host\'s', 'intruder', /it belongs to another user/],
-    ['it was made again open to everyone (mode 1777)', 'self', /other users have access to it \(mode 1777, expected 700\)/],
+    [
+      "another user made it again with their own socket in place of the host's",
+      'intruder',
+      /it belongs to another user/,
+    ],
+    [
+      'it was made again open to everyone (mode 1777)',
+      'self',
+      /other users have access to it \(mode 1777, expected 700\)/,
+    ],
   ])('sends nothing to a host socket whose folder %s', async (_case, who, problem) => {
-    const session = await t.json<SessionView>(['dispatch', 'x', '--name', 'victim', '--script', hold()], { cwd: repo });
+    const session = await t.json<SessionView>(['dispatch', 'x', '--name', 'victim', '--script', hold()], {
+      cwd: repo,
+    });
     await t.waitForState('victim', 'needs_input');
     // A temp-dir cleaner removes the folder under the running host; someone makes it again.
     rmSync(folder, { recursive: true });
@@ -72,10 +89,14 @@ describe('another user on the machine', () => {
   });
 
   it('starts the supervisor although another user holds the lock name it used to take', async () => {
-    const abstractName = '@baton-supervisor-' + createHash('sha256').update(t.home).digest('hex').slice(0, 24);
+    const abstractName =
+      '@baton-supervisor-' + createHash('sha256').update(t.home).digest('hex').slice(0, 24);
     await intruder.listen(abstractName);
     await t.ok(['daemon', 'start']);
-    expect(JSON.parse(await t.ok(['daemon', 'status', '--json']))).toMatchObject({ running: true, pid: t.supervisorPid() });
+    expect(JSON.parse(await t.ok(['daemon', 'status', '--json']))).toMatchObject({
+      running: true,
+      pid: t.supervisorPid(),
+    });
   });
 });
 

@@ -24,20 +24,30 @@ const EXTRA = 10_500;
  */
 async function longSession(): Promise<{ total: number }> {
   const repo = t.repo();
-  const session = await t.json<SessionView>(['dispatch', 'x', '--name', 'long', '--script', t.script([{ say: 'hi' }])], { cwd: repo });
+  const session = await t.json<SessionView>(
+    ['dispatch', 'x', '--name', 'long', '--script', t.script([{ say: 'hi' }])],
+    { cwd: repo },
+  );
   await t.waitForState('long', 'ready_for_review');
   await t.ok(['daemon', 'stop']);
   const file = join(t.home, 'sessions', session.id, 'events.jsonl');
   const last = readLog(file).events.at(-1)?.seq ?? 0;
   const lines: string[] = [];
-  for (let i = 1; i <= EXTRA; i++) lines.push(JSON.stringify(makeEvent(last + i, { type: 'message.added', role: 'assistant', text: `line ${i}` })));
+  for (let i = 1; i <= EXTRA; i++)
+    lines.push(
+      JSON.stringify(makeEvent(last + i, { type: 'message.added', role: 'assistant', text: `line ${i}` })),
+    );
   appendFileSync(file, lines.join('\n') + '\n');
   return { total: last + EXTRA };
 }
 
 /** Runs the CLI with its stdout read by a consumer that takes each chunk only a few turns of the event loop later. */
 async function runIntoSlowPipe(args: string[]): Promise<{ code: number | null; stdout: string }> {
-  const child = spawn(process.execPath, [BIN, ...args], { cwd: t.root, env: t.env, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [BIN, ...args], {
+    cwd: t.root,
+    env: t.env,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const chunks: Buffer[] = [];
   const slow = new Writable({
     highWaterMark: 1024,
@@ -67,7 +77,11 @@ describe('logs prints every event, however many and wherever its output goes', (
     // Into a file (`baton logs long --json > f`): the first command also starts the supervisor, which ingests the backlog.
     const path = join(t.root, 'logs.jsonl');
     const fd = openSync(path, 'w');
-    const child = spawn(process.execPath, [BIN, 'logs', 'long', '--json'], { cwd: t.root, env: t.env, stdio: ['ignore', fd, 'inherit'] });
+    const child = spawn(process.execPath, [BIN, 'logs', 'long', '--json'], {
+      cwd: t.root,
+      env: t.env,
+      stdio: ['ignore', fd, 'inherit'],
+    });
     const [code] = (await once(child, 'exit')) as [number | null];
     closeSync(fd);
     expect(code).toBe(0);

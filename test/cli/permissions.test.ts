@@ -8,7 +8,11 @@ let repo: string;
 eachTest((baton, dir) => ((t = baton), (repo = dir)));
 
 /** Runs the binary on a pseudo-terminal (util-linux `script`), typing `input`, as a person would. */
-function runOnTerminal(args: string[], input: string, cwd: string): Promise<{ code: number; output: string }> {
+function runOnTerminal(
+  args: string[],
+  input: string,
+  cwd: string,
+): Promise<{ code: number; output: string }> {
   const command = [process.execPath, BIN, ...args].map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
   return new Promise((resolve) => {
     const child = execFile('script', ['-qec', command, '/dev/null'], { cwd, env: t.env }, (error, stdout) => {
@@ -25,22 +29,35 @@ describe('dangerous permission modes', () => {
     const refused = await t.run(['dispatch', 'x', '--name', 'd1', ...bypass], { cwd: repo });
     expect(refused.code).toBe(5);
     expect(refused.stderr.trim().split('\n')).toHaveLength(1);
-    expect(refused.stderr).toMatch(/bypassPermissions lets agents edit files and run any command without asking/);
+    expect(refused.stderr).toMatch(
+      /bypassPermissions lets agents edit files and run any command without asking/,
+    );
     expect(await t.json<SessionView[]>(['ls'])).toEqual([]);
     expect(t.git(repo, 'branch', '--list', 'baton/*')).toBe('');
   });
 
   it('are accepted once on a terminal, for that repository only', async () => {
-    const declined = await runOnTerminal(['dispatch', 'x', '--name', 'd1', ...bypass, '--script', t.script([{ say: 'hi' }])], 'no\n', repo);
+    const declined = await runOnTerminal(
+      ['dispatch', 'x', '--name', 'd1', ...bypass, '--script', t.script([{ say: 'hi' }])],
+      'no\n',
+      repo,
+    );
     expect(declined.output).toContain('Type "yes" to accept');
     expect(declined.code).toBe(5);
 
-    const accepted = await runOnTerminal(['dispatch', 'x', '--name', 'd2', ...bypass, '--script', t.script([{ say: 'hi' }])], 'yes\n', repo);
+    const accepted = await runOnTerminal(
+      ['dispatch', 'x', '--name', 'd2', ...bypass, '--script', t.script([{ say: 'hi' }])],
+      'yes\n',
+      repo,
+    );
     expect(accepted.output).toContain('Dispatched d2');
     expect(accepted.code).toBe(0);
 
     // Now scripts may use it in this repository…
-    const later = await t.json<SessionView>(['dispatch', 'x', '--name', 'd3', ...bypass, '--script', t.script([{ say: 'hi' }])], { cwd: repo });
+    const later = await t.json<SessionView>(
+      ['dispatch', 'x', '--name', 'd3', ...bypass, '--script', t.script([{ say: 'hi' }])],
+      { cwd: repo },
+    );
     expect(later.permissionMode).toBe('bypassPermissions');
     // …but not in another one.
     const other = t.repo('other');
@@ -62,8 +79,14 @@ describe('dangerous permission modes', () => {
   });
 
   it('acceptEdits lets a file edit through and still asks before a command', async () => {
-    const steps = [{ approve: { tool: 'Edit', input: 'src/a.ts' } }, { approve: { tool: 'Bash', input: 'echo hi' } }];
-    await t.ok(['dispatch', 'x', '--name', 'edits', '--permission-mode', 'acceptEdits', '--script', t.script(steps)], { cwd: repo });
+    const steps = [
+      { approve: { tool: 'Edit', input: 'src/a.ts' } },
+      { approve: { tool: 'Bash', input: 'echo hi' } },
+    ];
+    await t.ok(
+      ['dispatch', 'x', '--name', 'edits', '--permission-mode', 'acceptEdits', '--script', t.script(steps)],
+      { cwd: repo },
+    );
     const waiting = await t.waitForState('edits', 'needs_input');
     expect(waiting.reason).toMatchObject({ kind: 'approval', tool: 'Bash' });
     expect((await t.ok(['logs', 'edits', '--json'])).match(/approval\.requested/g)).toHaveLength(1);

@@ -22,7 +22,10 @@ describe('baton pr', () => {
 
   it('pushes the branch with its uncommitted work and, without gh, prints the compare URL', async () => {
     const bare = remote(t, repo);
-    const s = await finishedSession(t, repo, 'propose', { committed: { 'p.txt': 'p\n' }, uncommitted: { 'q.txt': 'q\n' } });
+    const s = await finishedSession(t, repo, 'propose', {
+      committed: { 'p.txt': 'p\n' },
+      uncommitted: { 'q.txt': 'q\n' },
+    });
     const view = await t.json<PrView>(['pr', 'propose'], { cwd: repo });
     expect(view).toMatchObject({
       remote: 'origin',
@@ -36,10 +39,14 @@ describe('baton pr', () => {
     expect(t.git(bare, 'rev-parse', 'refs/heads/baton/propose')).toBe(view.commit);
     expect(t.git(bare, 'show', `${view.commit}:q.txt`)).toBe('q');
     expect(t.git(s.worktree, 'status', '--porcelain')).toBe('');
-    const types = (await t.client().call('GET /api/workspace/events')).events.map((e) => e.type).filter((type) => type.startsWith('pr.'));
+    const types = (await t.client().call('GET /api/workspace/events')).events
+      .map((e) => e.type)
+      .filter((type) => type.startsWith('pr.'));
     expect(types).toEqual(['pr.pushed', 'pr.opened']);
     const text = await t.ok(['pr', 'propose'], { cwd: repo });
-    expect(text).toMatch(/Pushed baton\/propose \([0-9a-f]{12}\) to origin\.\nNot opened with gh: gh \(the GitHub CLI\) is not installed; open the pull request at the URL\.\nOpen the pull request: https:\/\/github\.com\/octo\/repo\/compare\/main\.\.\.baton\/propose\?expand=1/);
+    expect(text).toMatch(
+      /Pushed baton\/propose \([0-9a-f]{12}\) to origin\.\nNot opened with gh: gh \(the GitHub CLI\) is not installed; open the pull request at the URL\.\nOpen the pull request: https:\/\/github\.com\/octo\/repo\/compare\/main\.\.\.baton\/propose\?expand=1/,
+    );
   });
 
   it('opens the pull request with gh when it is logged in, passing head, base, title and body', async () => {
@@ -47,7 +54,10 @@ describe('baton pr', () => {
     mkdirSync(bin);
     const log = join(t.root, 'gh-argv');
     // Records each call's arguments, NUL-separated, one call per line of the log.
-    writeFileSync(join(bin, 'gh'), `#!/bin/sh\nprintf '%s\\0' "$@" >> '${log}'\nprintf '\\n' >> '${log}'\n[ "$1" = auth ] && exit 0\necho https://github.com/octo/repo/pull/1\n`);
+    writeFileSync(
+      join(bin, 'gh'),
+      `#!/bin/sh\nprintf '%s\\0' "$@" >> '${log}'\nprintf '\\n' >> '${log}'\n[ "$1" = auth ] && exit 0\necho https://github.com/octo/repo/pull/1\n`,
+    );
     chmodSync(join(bin, 'gh'), 0o755);
     const baton = new TestBaton({ PATH: `${bin}:${process.env.PATH ?? ''}` });
     try {
@@ -56,11 +66,25 @@ describe('baton pr', () => {
       await finishedSession(baton, dir, 'ghpr', { committed: { 'g.txt': 'g\n' } });
       const view = JSON.parse(await baton.ok(['pr', 'ghpr', '--json'], { cwd: dir })) as PrView;
       expect(view).toMatchObject({ via: 'gh', url: 'https://github.com/octo/repo/pull/1', note: null });
-      const calls = readFileSync(log, 'utf8').split('\0\n').filter(Boolean).map((line) => line.split('\0'));
+      const calls = readFileSync(log, 'utf8')
+        .split('\0\n')
+        .filter(Boolean)
+        .map((line) => line.split('\0'));
       expect(calls[0]).toEqual(['auth', 'status']);
-      expect(calls[1]?.slice(0, 8)).toEqual(['pr', 'create', '--head', 'baton/ghpr', '--base', 'main', '--title', 'ghpr: do the thing']);
+      expect(calls[1]?.slice(0, 8)).toEqual([
+        'pr',
+        'create',
+        '--head',
+        'baton/ghpr',
+        '--base',
+        'main',
+        '--title',
+        'ghpr: do the thing',
+      ]);
       expect(calls[1]?.[8]).toBe('--body');
-      expect(calls[1]?.[9]).toMatch(/Baton session \*\*ghpr\*\*[\s\S]*> ghpr: do the thing\n> with detail[\s\S]*1 commit, 1 file changed:\n- `g.txt`/);
+      expect(calls[1]?.[9]).toMatch(
+        /Baton session \*\*ghpr\*\*[\s\S]*> ghpr: do the thing\n> with detail[\s\S]*1 commit, 1 file changed:\n- `g.txt`/,
+      );
     } finally {
       baton.cleanup();
     }
@@ -70,7 +94,9 @@ describe('baton pr', () => {
     const s = await finishedSession(t, repo, 'noremote', { uncommitted: { 'n.txt': 'n\n' } });
     const run = await t.run(['pr', 'noremote'], { cwd: repo });
     expect(run.code).toBe(2);
-    expect(run.stderr).toMatch(/The repository has no remote "origin"\. Add it with `git remote add origin <url>`, or set "pr": \{"remote": "…"\}/);
+    expect(run.stderr).toMatch(
+      /The repository has no remote "origin"\. Add it with `git remote add origin <url>`, or set "pr": \{"remote": "…"\}/,
+    );
     expect(t.git(s.worktree, 'status', '--porcelain')).toBe('?? n.txt');
   });
 });

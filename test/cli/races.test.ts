@@ -26,11 +26,19 @@ async function log(ref: string): Promise<BatonEvent[]> {
 
 describe('twenty clients at once on one session', () => {
   it('approving and denying: exactly one decision is applied', async () => {
-    const script = t.script([{ approve: { tool: 'Bash', input: 'echo hi', reason: 'runs a command' } }, { say: 'after' }]);
+    const script = t.script([
+      { approve: { tool: 'Bash', input: 'echo hi', reason: 'runs a command' } },
+      { say: 'after' },
+    ]);
     await t.ok(['dispatch', 'x', '--name', 'gate', '--script', script], { cwd: repo });
     await t.waitForState('gate', 'needs_input');
     const statuses = await Promise.all(
-      Array.from({ length: 20 }, (_, i) => call('POST', '/api/sessions/gate/approval', { decision: i % 2 === 0 ? 'allow' : 'deny', reason: `client ${i}` })),
+      Array.from({ length: 20 }, (_, i) =>
+        call('POST', '/api/sessions/gate/approval', {
+          decision: i % 2 === 0 ? 'allow' : 'deny',
+          reason: `client ${i}`,
+        }),
+      ),
     );
     expect(statuses.filter((s) => s === 200)).toHaveLength(1);
     expect(statuses.filter((s) => s !== 200).every((s) => s === 409)).toBe(true);
@@ -70,15 +78,30 @@ describe('twenty clients at once on one session', () => {
 
 describe('removing one session from several clients at once', () => {
   it('removes it once, keeps its uncommitted work, and answers the others "not found", never a 5xx', async () => {
-    await t.ok(['dispatch', 'x', '--name', 'twice', '--script', t.script([{ write: { path: 'work.txt', content: 'uncommitted\n' } }])], { cwd: repo });
+    await t.ok(
+      [
+        'dispatch',
+        'x',
+        '--name',
+        'twice',
+        '--script',
+        t.script([{ write: { path: 'work.txt', content: 'uncommitted\n' } }]),
+      ],
+      { cwd: repo },
+    );
     const { id } = await t.waitForState('twice', 'ready_for_review');
     // By name, id and id prefix, while a respawn asks to start it again in the same worktree.
     const answers = await Promise.all([
-      ...['twice', id, id.slice(0, 6), 'twice', id].map((ref) => callApi(t.home, 'DELETE', `/api/sessions/${ref}`)),
+      ...['twice', id, id.slice(0, 6), 'twice', id].map((ref) =>
+        callApi(t.home, 'DELETE', `/api/sessions/${ref}`),
+      ),
       callApi(t.home, 'POST', `/api/sessions/${id}/respawn`),
     ]);
     const statuses = answers.map((a) => a.status);
-    expect(statuses.filter((s) => s >= 500), JSON.stringify(answers)).toEqual([]);
+    expect(
+      statuses.filter((s) => s >= 500),
+      JSON.stringify(answers),
+    ).toEqual([]);
     expect(answers.slice(0, 5).filter((a) => a.status === 200)).toHaveLength(1);
     const removed = answers.find((a) => a.status === 200)?.body as { snapshotRef: string | null };
     expect(removed.snapshotRef).not.toBeNull();

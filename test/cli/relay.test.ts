@@ -21,7 +21,14 @@ const { database, machine } = clusterMachines();
 type Line = WorkspaceEvent | RelayedWorkspaceEvent;
 
 /** `baton events -f --json` on `side`, its lines parsed as they come. */
-function follower(side: TestBaton, after: number): { child: ChildProcess; lines: Line[]; until: (check: (lines: Line[]) => boolean, what: string) => Promise<void> } {
+function follower(
+  side: TestBaton,
+  after: number,
+): {
+  child: ChildProcess;
+  lines: Line[];
+  until: (check: (lines: Line[]) => boolean, what: string) => Promise<void>;
+} {
   const child = side.spawn(['events', '-f', '--json', '--after', String(after)]);
   const lines: Line[] = [];
   const waiting: (() => void)[] = [];
@@ -36,7 +43,10 @@ function follower(side: TestBaton, after: number): { child: ChildProcess; lines:
   });
   const until = (check: (lines: Line[]) => boolean, what: string): Promise<void> =>
     new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`timed out waiting until ${what}; saw ${JSON.stringify(lines.map(brief))}`)), 20_000);
+      const timer = setTimeout(
+        () => reject(new Error(`timed out waiting until ${what}; saw ${JSON.stringify(lines.map(brief))}`)),
+        20_000,
+      );
       const look = (): void => {
         if (check(lines)) {
           clearTimeout(timer);
@@ -55,9 +65,13 @@ const brief = (line: Line): string => {
 };
 
 /** Only the task events: a task's other events (its files, its column) come and go with the code. */
-const tasks = (lines: Line[]): string[] => lines.filter((l) => l.type === 'task.added' || l.type === 'task.removed' || l.type === 'task.decided').map(brief);
+const tasks = (lines: Line[]): string[] =>
+  lines
+    .filter((l) => l.type === 'task.added' || l.type === 'task.removed' || l.type === 'task.decided')
+    .map(brief);
 
-const addTask = (side: TestBaton, repo: string, title: string): Promise<string> => side.ok(['task', 'add', title], { cwd: repo });
+const addTask = (side: TestBaton, repo: string, title: string): Promise<string> =>
+  side.ok(['task', 'add', title], { cwd: repo });
 
 describe('the workspace bus across two machines sharing a store', () => {
   it("shows beta's events on alpha's follow with beta's name, once each, and a follower resuming with its cursor loses and repeats nothing", async () => {
@@ -66,15 +80,25 @@ describe('the workspace bus across two machines sharing a store', () => {
     const beta = await machine('beta', url);
     const alphaRepo = alpha.repo();
     const betaRepo = beta.repo();
-    const last = (await alpha.client().call('GET /api/workspace/events', { query: { after: Number.MAX_SAFE_INTEGER, limit: 1 } })).lastSeq;
+    const last = (
+      await alpha
+        .client()
+        .call('GET /api/workspace/events', { query: { after: Number.MAX_SAFE_INTEGER, limit: 1 } })
+    ).lastSeq;
 
     const first = follower(alpha, last);
     await addTask(beta, betaRepo, 'b40');
-    await first.until((lines) => lines.some((l) => brief(l) === 'task.added@beta:b40'), "beta's task reaches alpha's follow");
+    await first.until(
+      (lines) => lines.some((l) => brief(l) === 'task.added@beta:b40'),
+      "beta's task reaches alpha's follow",
+    );
     await addTask(alpha, alphaRepo, 'a30');
     // A marker from beta after alpha's own: anything echoed or repeated would have arrived before it.
     await addTask(beta, betaRepo, 'b41');
-    await first.until((lines) => lines.some((l) => brief(l) === 'task.added@beta:b41'), "beta's second task reaches alpha");
+    await first.until(
+      (lines) => lines.some((l) => brief(l) === 'task.added@beta:b41'),
+      "beta's second task reaches alpha",
+    );
     expect(tasks(first.lines)).toEqual(['task.added@beta:b40', 'task.added@here:a30', 'task.added@beta:b41']);
     // One sequence: the cursor a client keeps counts both machines' events.
     const seqs = first.lines.map((l) => l.seq);
@@ -88,8 +112,13 @@ describe('the workspace bus across two machines sharing a store', () => {
     await addTask(alpha, alphaRepo, 'a2');
     const second = follower(alpha, seqs.at(-1)!);
     await addTask(beta, betaRepo, 'b42');
-    await second.until((lines) => lines.some((l) => brief(l) === 'task.added@beta:b42'), "beta's marker reaches the resumed follow");
-    expect(tasks(second.lines)).toEqual(expect.arrayContaining(['task.removed@beta:b40', 'task.added@here:a2', 'task.added@beta:b42']));
+    await second.until(
+      (lines) => lines.some((l) => brief(l) === 'task.added@beta:b42'),
+      "beta's marker reaches the resumed follow",
+    );
+    expect(tasks(second.lines)).toEqual(
+      expect.arrayContaining(['task.removed@beta:b40', 'task.added@here:a2', 'task.added@beta:b42']),
+    );
     expect(tasks(second.lines)).toHaveLength(3);
     expect(second.lines[0]!.seq).toBeGreaterThan(seqs.at(-1)!);
     second.child.kill('SIGINT');
@@ -114,7 +143,11 @@ describe('the workspace bus across two machines sharing a store', () => {
     const alpha = await machine('alpha', url);
     const beta = await machine('beta', url);
     const betaRepo = beta.repo();
-    const last = (await alpha.client().call('GET /api/workspace/events', { query: { after: Number.MAX_SAFE_INTEGER, limit: 1 } })).lastSeq;
+    const last = (
+      await alpha
+        .client()
+        .call('GET /api/workspace/events', { query: { after: Number.MAX_SAFE_INTEGER, limit: 1 } })
+    ).lastSeq;
     const watching = follower(alpha, last);
     await addTask(beta, betaRepo, 'b40');
     await watching.until((lines) => tasks(lines).length === 1, "beta's first task reaches alpha");
@@ -139,15 +172,28 @@ describe('the workspace bus across two machines sharing a store', () => {
       expect(Date.now() - started).toBeLessThan(5_000); // local work only: nothing waits for the store
       expect(await beta.ok(['events'])).toMatch(/task 1: decision .*b42/);
       // Beta's relay meets the closed door (SQLSTATE 55000, not a lost connection) and keeps trying.
-      for (const deadline = Date.now() + 20_000; !readFileSync(join(beta.home, 'supervisor.log'), 'utf8').includes('did not reach the shared store; trying again'); await new Promise((r) => setTimeout(r, 50))) {
+      for (
+        const deadline = Date.now() + 20_000;
+        !readFileSync(join(beta.home, 'supervisor.log'), 'utf8').includes(
+          'did not reach the shared store; trying again',
+        );
+        await new Promise((r) => setTimeout(r, 50))
+      ) {
         if (Date.now() > deadline) throw new Error("beta's relay never reported the unreachable store");
       }
       await admin.query(`ALTER DATABASE "${name}" ALLOW_CONNECTIONS true`);
     } finally {
       await admin.end();
     }
-    await watching.until((lines) => tasks(lines).length >= 3, 'what beta published during the outage reaches alpha');
-    expect(tasks(watching.lines)).toEqual(['task.added@beta:b40', 'task.decided@beta:b40', 'task.decided@beta:b40']);
+    await watching.until(
+      (lines) => tasks(lines).length >= 3,
+      'what beta published during the outage reaches alpha',
+    );
+    expect(tasks(watching.lines)).toEqual([
+      'task.added@beta:b40',
+      'task.decided@beta:b40',
+      'task.decided@beta:b40',
+    ]);
     watching.child.kill('SIGINT');
     expect(await exitOf(watching.child)).toBe(0);
   });

@@ -18,14 +18,25 @@ import { configure } from '../support/landing.js';
 
 const { database, machine } = clusterMachines();
 
-async function merge(side: TestBaton, cwd: string, args: string[]): Promise<{ code: number; result: MergeResult; stderr: string }> {
+async function merge(
+  side: TestBaton,
+  cwd: string,
+  args: string[],
+): Promise<{ code: number; result: MergeResult; stderr: string }> {
   const run = await side.run(['merge', ...args, '--json'], { cwd });
-  if (run.stdout.trim() === '') throw new Error(`baton merge printed nothing (exit ${run.code}): ${run.stderr}`);
+  if (run.stdout.trim() === '')
+    throw new Error(`baton merge printed nothing (exit ${run.code}): ${run.stderr}`);
   return { code: run.code, result: JSON.parse(run.stdout) as MergeResult, stderr: run.stderr };
 }
 
 /** Beta's session `name`, placed there from alpha's checkout: it commits `committed` and leaves `uncommitted` as is. */
-async function onBeta(alpha: TestBaton, repo: string, name: string, committed: Record<string, string>, uncommitted: Record<string, string>): Promise<SessionView> {
+async function onBeta(
+  alpha: TestBaton,
+  repo: string,
+  name: string,
+  committed: Record<string, string>,
+  uncommitted: Record<string, string>,
+): Promise<SessionView> {
   const steps = [
     ...Object.entries(committed).map(([path, content]) => ({ write: { path, content } })),
     { run: ['git', 'add', '-A'] },
@@ -33,8 +44,16 @@ async function onBeta(alpha: TestBaton, repo: string, name: string, committed: R
     ...Object.entries(uncommitted).map(([path, content]) => ({ write: { path, content } })),
     { say: 'done' },
   ];
-  const placed = await alpha.json<SessionView>(['dispatch', `${name}: do the thing`, '--name', name, '--on', 'beta', ...scripted(alpha, steps)], { cwd: repo });
-  await sessionUntil(alpha, name, (s) => s.machine === 'beta' && s.state === 'ready_for_review', `alpha sees ${name} ready on beta`);
+  const placed = await alpha.json<SessionView>(
+    ['dispatch', `${name}: do the thing`, '--name', name, '--on', 'beta', ...scripted(alpha, steps)],
+    { cwd: repo },
+  );
+  await sessionUntil(
+    alpha,
+    name,
+    (s) => s.machine === 'beta' && s.state === 'ready_for_review',
+    `alpha sees ${name} ready on beta`,
+  );
   return placed;
 }
 
@@ -46,18 +65,34 @@ describe("another machine's session landed from here", () => {
     // No push at turn ends: the hand-over pushes anyway.
     const { repo, remote } = sharedRepo(alpha);
 
-    const placed = await onBeta(alpha, repo, 'feat', { 'feature.txt': 'feature\n' }, { 'notes.txt': 'left uncommitted\n' });
+    const placed = await onBeta(
+      alpha,
+      repo,
+      'feat',
+      { 'feature.txt': 'feature\n' },
+      { 'notes.txt': 'left uncommitted\n' },
+    );
     expect(alpha.git(remote, 'for-each-ref', 'refs/heads/baton')).toBe('');
     // Alpha's landing plan lists it, though its work is not on the remote until a merge asks for it.
-    expect((await alpha.json<MergePlanView>(['merge', '--plan'], { cwd: repo })).skipped).toContainEqual({ name: 'feat (on beta)', reason: "its work is not on the remote yet (`baton merge feat` has beta push it)" });
+    expect((await alpha.json<MergePlanView>(['merge', '--plan'], { cwd: repo })).skipped).toContainEqual({
+      name: 'feat (on beta)',
+      reason: 'its work is not on the remote yet (`baton merge feat` has beta push it)',
+    });
     // On beta it works in Baton's own clone, whose base nobody looks at: it lands from a checkout.
     const inClone = await beta.run(['merge', 'feat']);
     expect(inClone.code).not.toBe(0);
-    expect(inClone.stderr).toMatch(/feat works in Baton's clone of its repository on this machine .*Merge it from a checkout of the repository \(on any machine\)/);
+    expect(inClone.stderr).toMatch(
+      /feat works in Baton's clone of its repository on this machine .*Merge it from a checkout of the repository \(on any machine\)/,
+    );
     const before = alpha.git(repo, 'rev-parse', 'main');
     const { code, result } = await merge(alpha, repo, ['feat']);
     expect(code).toBe(0);
-    expect(result).toMatchObject({ outcome: 'landed', base: 'main', previous: before, checkoutUpdated: repo });
+    expect(result).toMatchObject({
+      outcome: 'landed',
+      base: 'main',
+      previous: before,
+      checkoutUpdated: repo,
+    });
     expect(result.message).not.toMatch(/last pushed/);
     expect(alpha.git(repo, 'rev-parse', 'main')).toBe(result.commit);
     expect(readFileSync(join(repo, 'feature.txt'), 'utf8')).toBe('feature\n');
@@ -65,11 +100,17 @@ describe("another machine's session landed from here", () => {
     // Beta committed the uncommitted work before pushing it, as a local merge does.
     expect(alpha.git(repo, 'log', '-1', '--format=%b', 'main')).toMatch(/Committed by Baton before landing/);
     // Its work came through the remote; the branch brought here is gone once landed.
-    expect(alpha.git(remote, 'for-each-ref', '--format=%(refname)', 'refs/heads/baton')).toBe('refs/heads/baton/feat');
+    expect(alpha.git(remote, 'for-each-ref', '--format=%(refname)', 'refs/heads/baton')).toBe(
+      'refs/heads/baton/feat',
+    );
     expect(alpha.git(repo, 'for-each-ref', '--format=%(refname)', 'refs/heads/baton-elsewhere')).toBe('');
     // Retired on beta: completed and removed there, so no machine lists it.
-    await until('beta removed feat', async () => ((await beta.json<SessionView[]>(['ls'])).some((s) => s.name === 'feat') ? undefined : true));
-    await until('alpha no longer lists feat', async () => ((await alpha.json<SessionView[]>(['ls'])).some((s) => s.name === 'feat') ? undefined : true));
+    await until('beta removed feat', async () =>
+      (await beta.json<SessionView[]>(['ls'])).some((s) => s.name === 'feat') ? undefined : true,
+    );
+    await until('alpha no longer lists feat', async () =>
+      (await alpha.json<SessionView[]>(['ls'])).some((s) => s.name === 'feat') ? undefined : true,
+    );
     expect(existsSync(placed.worktree)).toBe(false);
 
     // A conflict with alpha's main goes back to beta's session, which keeps its work.
@@ -79,8 +120,21 @@ describe("another machine's session landed from here", () => {
     await onBeta(alpha, repo, 'clash', { 'shared.txt': 'beta wrote that\n' }, {});
     const clashed = await merge(alpha, repo, ['clash']);
     expect(clashed.code).not.toBe(0);
-    expect(clashed.result).toMatchObject({ outcome: 'conflicted', culprit: { name: 'clash' }, files: ['shared.txt'], replied: true });
-    await beta.waitForEvent('clash', (e) => e.type === 'message.added' && e.role === 'user' && /could not merge your work \(branch baton\/clash\) into main: it conflicts in\n {2}- shared\.txt[\s\S]*\(The merge ran on machine alpha, onto its main at [0-9a-f]{12}: fetch that from the remote once it is pushed there, to merge it into your branch\.\)/.test(e.text));
+    expect(clashed.result).toMatchObject({
+      outcome: 'conflicted',
+      culprit: { name: 'clash' },
+      files: ['shared.txt'],
+      replied: true,
+    });
+    await beta.waitForEvent(
+      'clash',
+      (e) =>
+        e.type === 'message.added' &&
+        e.role === 'user' &&
+        /could not merge your work \(branch baton\/clash\) into main: it conflicts in\n {2}- shared\.txt[\s\S]*\(The merge ran on machine alpha, onto its main at [0-9a-f]{12}: fetch that from the remote once it is pushed there, to merge it into your branch\.\)/.test(
+          e.text,
+        ),
+    );
     expect((await beta.json<SessionView[]>(['ls'])).find((s) => s.name === 'clash')).toBeDefined();
 
     // A pull request of it from here: handed over, and proposed under its own branch name.
@@ -90,25 +144,51 @@ describe("another machine's session landed from here", () => {
     expect(alpha.git(repo, 'for-each-ref', 'refs/heads/baton-elsewhere')).toBe('');
 
     // Its reasoning travels here too: its transcript, and a handoff to a session of this machine's checkout.
-    const transcript = (side: TestBaton) => side.json<{ entries: unknown[] }>(['transcript', 'clash', '--json'], { cwd: repo });
+    const transcript = (side: TestBaton) =>
+      side.json<{ entries: unknown[] }>(['transcript', 'clash', '--json'], { cwd: repo });
     const theirs = (await transcript(beta)).entries;
-    await until("alpha reads clash's transcript as beta does", async () => (JSON.stringify((await transcript(alpha)).entries) === JSON.stringify(theirs) ? true : undefined));
-    const handed = await alpha.json<HandoffView>(['handoff', 'clash', '--to', 'scripted', '--name', 'resolver', 'resolve the conflict in shared.txt'], { cwd: repo });
+    await until("alpha reads clash's transcript as beta does", async () =>
+      JSON.stringify((await transcript(alpha)).entries) === JSON.stringify(theirs) ? true : undefined,
+    );
+    const handed = await alpha.json<HandoffView>(
+      ['handoff', 'clash', '--to', 'scripted', '--name', 'resolver', 'resolve the conflict in shared.txt'],
+      { cwd: repo },
+    );
     expect(handed.session).toMatchObject({ name: 'resolver', projectRoot: repo });
-    expect((await alpha.json<SessionView[]>(['ls'])).find((s) => s.name === 'resolver')?.machine).toBe('alpha');
-    for (const part of ['resolve the conflict in shared.txt', 'clash: do the thing', '`shared.txt`']) expect(handed.pack.text).toContain(part);
+    expect((await alpha.json<SessionView[]>(['ls'])).find((s) => s.name === 'resolver')?.machine).toBe(
+      'alpha',
+    );
+    for (const part of ['resolve the conflict in shared.txt', 'clash: do the thing', '`shared.txt`'])
+      expect(handed.pack.text).toContain(part);
   });
 
-  it("lands a machine that does not answer as it last pushed it, saying so; refuses one whose repository this machine has no checkout of", async () => {
+  it('lands a machine that does not answer as it last pushed it, saying so; refuses one whose repository this machine has no checkout of', async () => {
     const url = await database();
     const alpha = await machine('alpha', url, { BATON_CLUSTER_COMMAND_TIMEOUT_MS: '1500' });
     const beta = await machine('beta', url);
     const { repo } = sharedRepo(alpha, { sync: { push: 'turn' } });
-    await onBeta(alpha, repo, 'late', { 'late.txt': 'committed\n' }, { 'wip.txt': 'uncommitted at the turn end\n' });
-    await until('beta pushed late', () => alpha.git(repo, 'ls-remote', 'origin', 'refs/baton/snapshots/*') || undefined);
-    await until("alpha heard of beta's push", async () => (/\[beta\] sync\.pushed/.test(await alpha.ok(['events'])) ? true : undefined));
+    await onBeta(
+      alpha,
+      repo,
+      'late',
+      { 'late.txt': 'committed\n' },
+      { 'wip.txt': 'uncommitted at the turn end\n' },
+    );
+    await until(
+      'beta pushed late',
+      () => alpha.git(repo, 'ls-remote', 'origin', 'refs/baton/snapshots/*') || undefined,
+    );
+    await until("alpha heard of beta's push", async () =>
+      /\[beta\] sync\.pushed/.test(await alpha.ok(['events'])) ? true : undefined,
+    );
     // Pushed at its turn end, it is a step of alpha's landing plan (the page's Landing tab lands from it).
-    await until("alpha's plan has late", async () => ((await alpha.json<MergePlanView>(['merge', '--plan'], { cwd: repo })).steps.some((step) => step.name === 'late (on beta)') ? true : undefined));
+    await until("alpha's plan has late", async () =>
+      (await alpha.json<MergePlanView>(['merge', '--plan'], { cwd: repo })).steps.some(
+        (step) => step.name === 'late (on beta)',
+      )
+        ? true
+        : undefined,
+    );
 
     process.kill(beta.supervisorPid(), 'SIGSTOP');
     try {
@@ -118,17 +198,23 @@ describe("another machine's session landed from here", () => {
       alpha.git(repo, 'push', '--quiet', '--force', 'origin', 'main:refs/heads/baton/late');
       const foreign = await alpha.run(['merge', 'late'], { cwd: repo });
       expect(foreign.code).not.toBe(0);
-      expect(foreign.stderr).toMatch(/The remote's baton\/late \(at [0-9a-f]{12}\) is not known to be the last push of late on beta; land it when beta is back\./);
+      expect(foreign.stderr).toMatch(
+        /The remote's baton\/late \(at [0-9a-f]{12}\) is not known to be the last push of late on beta; land it when beta is back\./,
+      );
       alpha.git(repo, 'push', '--quiet', '--force', 'origin', `${pushed}:refs/heads/baton/late`);
 
       const { code, result } = await merge(alpha, repo, ['late']);
       expect(code).toBe(0);
       expect(result.outcome).toBe('landed');
-      expect(result.message).toMatch(/beta (did not answer|is away \(.*\)), so late lands as it last pushed it \(with the uncommitted work of its last push\)\./);
+      expect(result.message).toMatch(
+        /beta (did not answer|is away \(.*\)), so late lands as it last pushed it \(with the uncommitted work of its last push\)\./,
+      );
       expect(alpha.git(repo, 'show', 'main:late.txt')).toBe('committed');
       expect(alpha.git(repo, 'show', 'main:wip.txt')).toBe('uncommitted at the turn end');
       // Not handed over, so not retired: said, and left for beta.
-      expect(result.message).toMatch(/late is still listed on beta, which did not hand it over: remove it there once it is back/);
+      expect(result.message).toMatch(
+        /late is still listed on beta, which did not hand it over: remove it there once it is back/,
+      );
       expect(alpha.git(repo, 'for-each-ref', 'refs/heads/baton-elsewhere')).toBe('');
     } finally {
       process.kill(beta.supervisorPid(), 'SIGCONT');
@@ -139,11 +225,27 @@ describe("another machine's session landed from here", () => {
     const bare = join(beta.root, 'elsewhere.git');
     beta.git(beta.root, 'init', '--quiet', '--bare', bare);
     beta.git(elsewhere, 'remote', 'add', 'origin', bare);
-    await beta.ok(['dispatch', 'x', '--name', 'lonely', ...scripted(beta, [{ write: { path: 'x.txt', content: 'x\n' } }, { say: 'done' }])], { cwd: elsewhere });
-    await sessionUntil(alpha, 'lonely', (s) => s.state === 'ready_for_review' && s.repo !== undefined, 'alpha sees lonely ready');
+    await beta.ok(
+      [
+        'dispatch',
+        'x',
+        '--name',
+        'lonely',
+        ...scripted(beta, [{ write: { path: 'x.txt', content: 'x\n' } }, { say: 'done' }]),
+      ],
+      { cwd: elsewhere },
+    );
+    await sessionUntil(
+      alpha,
+      'lonely',
+      (s) => s.state === 'ready_for_review' && s.repo !== undefined,
+      'alpha sees lonely ready',
+    );
     const refused = await alpha.run(['merge', 'lonely'], { cwd: repo });
     expect(refused.code).not.toBe(0);
-    expect(refused.stderr).toMatch(/This machine has no checkout of \S*elsewhere, where lonely works \(on beta\); run the merge from a checkout of it, or on beta\./);
+    expect(refused.stderr).toMatch(
+      /This machine has no checkout of \S*elsewhere, where lonely works \(on beta\); run the merge from a checkout of it, or on beta\./,
+    );
   });
 
   it('keeps on its machine a session that ran again while it was being landed, and refuses a second merge of it meanwhile', async () => {
@@ -163,15 +265,21 @@ describe("another machine's session landed from here", () => {
     expect(again.stderr).toMatch(/busy \(on beta\) is already being merged here; wait for it\./);
 
     await beta.ok(['reply', 'busy', 'one more thing']);
-    await beta.waitForEvent('busy', (e) => e.type === 'message.added' && e.role === 'user' && e.text === 'one more thing');
+    await beta.waitForEvent(
+      'busy',
+      (e) => e.type === 'message.added' && e.role === 'user' && e.text === 'one more thing',
+    );
     await beta.waitForState('busy', 'ready_for_review');
     writeFileSync(flag, '');
     const { code, result } = await merging;
     expect(code).toBe(0);
     expect(result.outcome).toBe('landed');
-    expect(result.message).toMatch(/busy is kept on beta: busy ran again since it was handed over, so it was not retired there/);
-    expect((await beta.json<SessionView[]>(['ls'])).find((s) => s.name === 'busy')?.state).toBe('ready_for_review');
+    expect(result.message).toMatch(
+      /busy is kept on beta: busy ran again since it was handed over, so it was not retired there/,
+    );
+    expect((await beta.json<SessionView[]>(['ls'])).find((s) => s.name === 'busy')?.state).toBe(
+      'ready_for_review',
+    );
     expect(alpha.git(repo, 'for-each-ref', 'refs/heads/baton-elsewhere')).toBe('');
   });
 });
-

@@ -22,7 +22,10 @@ describe("another machine's session, read from here", () => {
       { usage: { input: 300, output: 20, usd: 0.002 } },
       { ask: 'Keep the notes?' },
     ];
-    await beta.ok(['dispatch', 'write notes', '--name', 'writer', '--agent', 'scripted', '--script', beta.script(steps)], { cwd: beta.repo() });
+    await beta.ok(
+      ['dispatch', 'write notes', '--name', 'writer', '--agent', 'scripted', '--script', beta.script(steps)],
+      { cwd: beta.repo() },
+    );
     await beta.waitForState('writer', 'needs_input');
     await sessionUntil(alpha, 'writer', (s) => s.state === 'needs_input', 'alpha sees writer waiting');
 
@@ -37,7 +40,9 @@ describe("another machine's session, read from here", () => {
     expect(peek.filesChanged.map((f) => f.path)).toEqual(['notes.md']);
 
     const usage = await alpha.client().call('GET /api/sessions/:ref/usage', { params: { ref: 'writer' } });
-    const own: UsageView = await beta.client().call('GET /api/sessions/:ref/usage', { params: { ref: 'writer' } });
+    const own: UsageView = await beta
+      .client()
+      .call('GET /api/sessions/:ref/usage', { params: { ref: 'writer' } });
     expect(usage).toEqual(own);
     expect(usage.points.map((p) => [p.inputTokens, p.outputTokens])).toEqual([
       [1200, 80],

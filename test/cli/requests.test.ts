@@ -14,7 +14,10 @@ afterEach(() => t.cleanup());
 
 function target(): { base: string; headers: Record<string, string> } {
   const { port } = JSON.parse(readFileSync(join(t.home, 'supervisor.json'), 'utf8')) as { port: number };
-  return { base: `http://127.0.0.1:${port}`, headers: { authorization: `Bearer ${readFileSync(join(t.home, 'token'), 'utf8').trim()}` } };
+  return {
+    base: `http://127.0.0.1:${port}`,
+    headers: { authorization: `Bearer ${readFileSync(join(t.home, 'token'), 'utf8').trim()}` },
+  };
 }
 
 /** Resolves with the answer's status and body; the server may answer (and close) before the whole body is sent. */
@@ -23,7 +26,9 @@ function send(req: ClientRequest): Promise<{ status: number; body: string }> {
     req.on('response', (res: IncomingMessage) => {
       const chunks: Buffer[] = [];
       res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
+      res.on('end', () =>
+        resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }),
+      );
     });
     req.on('error', reject);
   });
@@ -54,7 +59,8 @@ async function waitForLog(enough: (lines: LogLine[]) => boolean): Promise<void> 
   if (enough(logLines())) return;
   const controller = new AbortController();
   try {
-    for await (const change of watch(file, { signal: controller.signal })) if (change.filename !== null && enough(logLines())) return;
+    for await (const change of watch(file, { signal: controller.signal }))
+      if (change.filename !== null && enough(logLines())) return;
   } finally {
     controller.abort();
   }
@@ -69,27 +75,39 @@ describe('request bodies are limited', () => {
     // With a Content-Length (as the CLI and browsers send): refused by its length.
     const req = request(`${base}/api/sessions/nope/reply`, {
       method: 'POST',
-      headers: { ...headers, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) },
+      headers: {
+        ...headers,
+        'content-type': 'application/json',
+        'content-length': String(Buffer.byteLength(body)),
+      },
     });
     const answer = send(req);
     req.end(body);
     const { status, body: text } = await answer;
     expect(status).toBe(413);
     expect(JSON.parse(text)).toEqual({
-      error: { code: 'too_large', message: 'The request body is larger than the limit of 1048576 bytes.', data: { limitBytes: 1048576 } },
+      error: {
+        code: 'too_large',
+        message: 'The request body is larger than the limit of 1048576 bytes.',
+        data: { limitBytes: 1048576 },
+      },
     });
 
     // Chunked (no length given), sent in pieces as a streaming client does, and larger still:
     // counted while read, refused at the limit, the rest read and dropped, so the answer arrives
     // instead of a cut connection.
     for (const size of [2, 20]) {
-      const chunked = request(`${base}/api/sessions/nope/reply`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' } });
+      const chunked = request(`${base}/api/sessions/nope/reply`, {
+        method: 'POST',
+        headers: { ...headers, 'content-type': 'application/json' },
+      });
       let answered = false;
       const refused = send(chunked).finally(() => (answered = true));
       const big = JSON.stringify({ text: 'x'.repeat(size * 1024 * 1024) });
       // Like curl: stop sending once the answer has come.
       for (let at = 0; at < big.length && !answered; at += 64 * 1024) {
-        if (!chunked.write(big.slice(at, at + 64 * 1024))) await Promise.race([once(chunked, 'drain'), refused]);
+        if (!chunked.write(big.slice(at, at + 64 * 1024)))
+          await Promise.race([once(chunked, 'drain'), refused]);
       }
       chunked.end();
       const answer = await refused;
@@ -133,7 +151,11 @@ describe('a client that goes away is not an error', () => {
     // Events after the hang-ups: a stream that still wrote to its gone client would fail here.
     await t.ok(['pin', 'board']);
     await t.ok(['unpin', 'board']);
-    await waitForLog((lines) => lines.some((line) => line.level === 'error') || lines.filter((line) => /workspace stream aborted by the client/.test(line.msg)).length >= cuts.length);
+    await waitForLog(
+      (lines) =>
+        lines.some((line) => line.level === 'error') ||
+        lines.filter((line) => /workspace stream aborted by the client/.test(line.msg)).length >= cuts.length,
+    );
     expect(logLines().filter((line) => !['debug', 'info', 'warn'].includes(line.level))).toEqual([]);
   });
 
@@ -168,7 +190,11 @@ describe('a client that goes away is not an error', () => {
     half.destroy();
 
     // The supervisor notes both hang-ups; an error (or a stack trace on stderr) would show first.
-    await waitForLog((lines) => lines.some((line) => line.level === 'error') || lines.filter((line) => /aborted by the client/.test(line.msg)).length >= 2);
+    await waitForLog(
+      (lines) =>
+        lines.some((line) => line.level === 'error') ||
+        lines.filter((line) => /aborted by the client/.test(line.msg)).length >= 2,
+    );
     expect(logLines().filter((line) => !['debug', 'info', 'warn'].includes(line.level))).toEqual([]);
   });
 });

@@ -28,7 +28,9 @@ describe('queueing past the concurrency cap', () => {
     await t.waitForState('a', 'needs_input');
     await t.waitForState('b', 'needs_input');
     expect(await t.ok(['ls'])).toMatch(/Queued \(1\)\n.*c .*queued #1/);
-    expect((await t.json<SessionView>(['peek', 'c'])) as unknown).toMatchObject({ session: { state: 'queued', running: false } });
+    expect((await t.json<SessionView>(['peek', 'c'])) as unknown).toMatchObject({
+      session: { state: 'queued', running: false },
+    });
 
     await t.ok(['reply', 'a', 'yes']);
     await t.waitForState('a', 'ready_for_review');
@@ -41,7 +43,9 @@ describe('queueing past the concurrency cap', () => {
     const hold = t.script([{ ask: 'go on?' }, { say: 'done' }]);
     await t.ok(['dispatch', 'a', '--name', 'a', '--script', hold], { cwd: repo });
     await t.ok(['dispatch', 'b', '--name', 'b', '--script', hold], { cwd: repo });
-    const doomed = await t.json<SessionView>(['dispatch', 'c', '--name', 'doomed', '--script', hold], { cwd: repo });
+    const doomed = await t.json<SessionView>(['dispatch', 'c', '--name', 'doomed', '--script', hold], {
+      cwd: repo,
+    });
     expect(doomed.state).toBe('queued');
     await t.waitForState('a', 'needs_input');
     rmSync(doomed.worktree, { recursive: true, force: true });
@@ -55,7 +59,9 @@ describe('queueing past the concurrency cap', () => {
   });
 
   it('resumes a stopped session to take a reply, but not past the cap, and then changes nothing', async () => {
-    await t.ok(['dispatch', 'a', '--name', 'a', '--script', t.script([{ say: 'first turn' }])], { cwd: repo });
+    await t.ok(['dispatch', 'a', '--name', 'a', '--script', t.script([{ say: 'first turn' }])], {
+      cwd: repo,
+    });
     await t.waitForState('a', 'ready_for_review');
     expect((await t.json<SessionView>(['stop', 'a'])).state).toBe('stopped');
     const hold = t.script([{ ask: 'go on?' }, { say: 'done' }]);
@@ -66,7 +72,9 @@ describe('queueing past the concurrency cap', () => {
 
     const refused = await t.run(['reply', 'a', 'more please']);
     expect(refused.code).not.toBe(0);
-    expect(refused.stderr.trim()).toMatch(/^baton: Cannot reply to a: it is stopped, and resuming it would exceed the limit of 2 running sessions\. Stop one/);
+    expect(refused.stderr.trim()).toMatch(
+      /^baton: Cannot reply to a: it is stopped, and resuming it would exceed the limit of 2 running sessions\. Stop one/,
+    );
     const untouched = await t.json<{ session: SessionView }>(['peek', 'a']);
     expect(untouched.session).toMatchObject({ state: 'stopped', running: false });
 
@@ -74,9 +82,15 @@ describe('queueing past the concurrency cap', () => {
     await t.waitForState('b', 'ready_for_review');
     const replied = await t.json<SessionView>(['reply', 'a', 'more please']);
     expect(replied.running).toBe(true);
-    await t.waitForEvent('a', (e) => e.type === 'message.added' && e.role === 'assistant' && e.text === 'Noted: more please');
+    await t.waitForEvent(
+      'a',
+      (e) => e.type === 'message.added' && e.role === 'assistant' && e.text === 'Noted: more please',
+    );
     await t.waitForState('a', 'ready_for_review');
-    const events = (await t.ok(['logs', 'a', '--json'])).trim().split('\n').map((l) => JSON.parse(l) as BatonEvent);
+    const events = (await t.ok(['logs', 'a', '--json']))
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as BatonEvent);
     const started = events.filter((e) => e.type === 'session.started');
     expect(started.map((e) => (e.type === 'session.started' ? e.resumed : null))).toEqual([false, true]);
     // The reply is recorded once, after the resumed start, and answered in the same conversation.
@@ -86,12 +100,13 @@ describe('queueing past the concurrency cap', () => {
   });
 });
 
-describe('the supervisor\'s address', () => {
+describe("the supervisor's address", () => {
   beforeEach(() => {
     t = new TestBaton();
   });
 
-  const port = (): number => (JSON.parse(readFileSync(join(t.home, 'supervisor.json'), 'utf8')) as { port: number }).port;
+  const port = (): number =>
+    (JSON.parse(readFileSync(join(t.home, 'supervisor.json'), 'utf8')) as { port: number }).port;
   async function kill(): Promise<void> {
     const pid = t.supervisorPid();
     process.kill(pid, 'SIGKILL');
@@ -145,7 +160,10 @@ describe('sessions survive the supervisor', () => {
     const steps: unknown[] = [{ ask: 'ready?' }];
     for (let i = 0; i < 40; i++) steps.push({ say: `line ${i}` });
     steps.push({ write: { path: 'after.txt', content: 'written while the supervisor was down\n' } });
-    const session = await t.json<SessionView>(['dispatch', 'x', '--name', 'survivor', '--script', t.script(steps)], { cwd: repo });
+    const session = await t.json<SessionView>(
+      ['dispatch', 'x', '--name', 'survivor', '--script', t.script(steps)],
+      { cwd: repo },
+    );
     await t.waitForState('survivor', 'needs_input');
     const supervisorPid = t.supervisorPid();
     const client = t.client();
@@ -154,19 +172,29 @@ describe('sessions survive the supervisor', () => {
     await watchExit(supervisorPid);
     // The host still answers: send the reply straight to its socket, as the supervisor would.
     const { sendToHost } = await import('../../src/sessions/host-client.js');
-    const socket = JSON.parse(readFileSync(join(t.home, 'sessions', session.id, 'spec.json'), 'utf8')) as { sessionId: string };
+    const socket = JSON.parse(readFileSync(join(t.home, 'sessions', session.id, 'spec.json'), 'utf8')) as {
+      sessionId: string;
+    };
     expect(socket.sessionId).toBe(session.id);
     const { sessionPaths } = await import('../../src/shared/paths.js');
     await sendToHost(sessionPaths(t.home, session.id).socket, { op: 'reply', text: 'go' });
-    await waitForFileEvent(join(t.home, 'sessions', session.id, 'events.jsonl'), (e) => e.type === 'state.changed' && e.to === 'ready_for_review');
+    await waitForFileEvent(
+      join(t.home, 'sessions', session.id, 'events.jsonl'),
+      (e) => e.type === 'state.changed' && e.to === 'ready_for_review',
+    );
     expect(readFileSync(join(session.worktree, 'after.txt'), 'utf8')).toContain('supervisor was down');
     await expect(client.call('GET /api/health')).rejects.toThrow(/Cannot reach/);
 
     // Any command starts a new supervisor, which re-attaches and ingests what it missed.
-    const after = await t.json<SessionView>(['peek', 'survivor']).then((p) => (p as unknown as { session: SessionView }).session);
+    const after = await t
+      .json<SessionView>(['peek', 'survivor'])
+      .then((p) => (p as unknown as { session: SessionView }).session);
     expect(after.state).toBe('ready_for_review');
     expect(after.running).toBe(true);
-    const stored = (await t.ok(['logs', 'survivor', '--json'])).trim().split('\n').map((l) => JSON.parse(l) as BatonEvent);
+    const stored = (await t.ok(['logs', 'survivor', '--json']))
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as BatonEvent);
     const onDisk = readLog(join(t.home, 'sessions', session.id, 'events.jsonl')).events;
     expect(stored.map((e) => e.seq)).toEqual(onDisk.map((e) => e.seq));
     expect(stored.map((e) => e.seq)).toEqual(stored.map((_, i) => i + 1));
@@ -174,12 +202,22 @@ describe('sessions survive the supervisor', () => {
 
     // And it is still reachable for follow-ups.
     await t.ok(['reply', 'survivor', 'one more thing']);
-    await t.waitForEvent('survivor', (e) => e.type === 'message.added' && e.role === 'assistant' && e.text === 'Noted: one more thing');
+    await t.waitForEvent(
+      'survivor',
+      (e) => e.type === 'message.added' && e.role === 'assistant' && e.text === 'Noted: one more thing',
+    );
   });
 
   it('marks a session failed when its host is killed, and respawn resumes it in the same worktree', async () => {
-    const steps = [{ write: { path: 'one.txt', content: '1' } }, { ask: 'continue?' }, { write: { path: 'two.txt', content: '2' } }];
-    const session = await t.json<SessionView>(['dispatch', 'x', '--name', 'crashy', '--script', t.script(steps)], { cwd: repo });
+    const steps = [
+      { write: { path: 'one.txt', content: '1' } },
+      { ask: 'continue?' },
+      { write: { path: 'two.txt', content: '2' } },
+    ];
+    const session = await t.json<SessionView>(
+      ['dispatch', 'x', '--name', 'crashy', '--script', t.script(steps)],
+      { cwd: repo },
+    );
     const waiting = await t.waitForState('crashy', 'needs_input');
     expect(waiting.hostPid).toBeGreaterThan(0);
     process.kill(waiting.hostPid!, 'SIGKILL');
@@ -198,15 +236,24 @@ describe('sessions survive the supervisor', () => {
     await t.waitForState('crashy', 'ready_for_review');
     expect(existsSync(join(session.worktree, 'one.txt'))).toBe(true);
     expect(existsSync(join(session.worktree, 'two.txt'))).toBe(true);
-    const events = (await t.ok(['logs', 'crashy', '--json'])).trim().split('\n').map((l) => JSON.parse(l) as BatonEvent);
-    expect(events.filter((e) => e.type === 'session.started').map((e) => (e.type === 'session.started' ? e.resumed : null))).toEqual([false, true]);
+    const events = (await t.ok(['logs', 'crashy', '--json']))
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as BatonEvent);
+    expect(
+      events
+        .filter((e) => e.type === 'session.started')
+        .map((e) => (e.type === 'session.started' ? e.resumed : null)),
+    ).toEqual([false, true]);
     // Only one write of one.txt: the finished step was not run twice.
     expect(events.filter((e) => e.type === 'tool.started' && e.input === 'one.txt')).toHaveLength(1);
   });
 
   it('respawn --all restarts every failed or stopped session', async () => {
     await t.ok(['dispatch', 'x', '--name', 'f1', '--script', t.script([{ fail: 'boom' }])], { cwd: repo });
-    await t.ok(['dispatch', 'x', '--name', 's1', '--script', t.script([{ say: 'hi' }, { sleep: 600_000 }])], { cwd: repo });
+    await t.ok(['dispatch', 'x', '--name', 's1', '--script', t.script([{ say: 'hi' }, { sleep: 600_000 }])], {
+      cwd: repo,
+    });
     await t.waitForState('f1', 'failed');
     await t.waitForEvent('s1', (e) => e.type === 'message.added');
     await t.ok(['stop', 's1']);
@@ -217,8 +264,14 @@ describe('sessions survive the supervisor', () => {
   });
 
   it('rm keeps uncommitted work recoverable in a snapshot ref', async () => {
-    const steps = [{ write: { path: 'new-file.txt', content: 'untracked work\n' } }, { edit: { path: 'README.md', old: '# test', new: '# edited' } }];
-    const session = await t.json<SessionView>(['dispatch', 'x', '--name', 'keep', '--script', t.script(steps)], { cwd: repo });
+    const steps = [
+      { write: { path: 'new-file.txt', content: 'untracked work\n' } },
+      { edit: { path: 'README.md', old: '# test', new: '# edited' } },
+    ];
+    const session = await t.json<SessionView>(
+      ['dispatch', 'x', '--name', 'keep', '--script', t.script(steps)],
+      { cwd: repo },
+    );
     await t.waitForState('keep', 'ready_for_review');
     const human = await t.ok(['rm', 'keep'], { cwd: repo });
     expect(human).toContain('refs/baton/snapshots/keep');
@@ -229,7 +282,17 @@ describe('sessions survive the supervisor', () => {
     expect(await t.ok(['ls'])).not.toContain('keep');
 
     // The name is free again, and a second snapshot does not overwrite the first.
-    await t.ok(['dispatch', 'x', '--name', 'keep', '--script', t.script([{ write: { path: 'again.txt', content: 'x' } }])], { cwd: repo });
+    await t.ok(
+      [
+        'dispatch',
+        'x',
+        '--name',
+        'keep',
+        '--script',
+        t.script([{ write: { path: 'again.txt', content: 'x' } }]),
+      ],
+      { cwd: repo },
+    );
     await t.waitForState('keep', 'ready_for_review');
     const second = await t.json<RemoveView>(['rm', 'keep'], { cwd: repo });
     expect(second.snapshotRef).toBe('refs/baton/snapshots/keep-2');
@@ -237,10 +300,16 @@ describe('sessions survive the supervisor', () => {
   });
 
   it('rm of a running session asks for --force, then stops it first', async () => {
-    const session = await t.json<SessionView>(['dispatch', 'x', '--name', 'busy', '--script', t.script([{ say: 'hi' }, { sleep: 600_000 }])], { cwd: repo });
+    const session = await t.json<SessionView>(
+      ['dispatch', 'x', '--name', 'busy', '--script', t.script([{ say: 'hi' }, { sleep: 600_000 }])],
+      { cwd: repo },
+    );
     const running = await t.waitForState('busy', 'working');
     const refused = await t.run(['rm', 'busy']);
-    expect([refused.code, refused.stderr]).toEqual([4, 'baton: busy is working; not removed. Add --force to remove it anyway (its uncommitted work is kept in a snapshot ref).\n']);
+    expect([refused.code, refused.stderr]).toEqual([
+      4,
+      'baton: busy is working; not removed. Add --force to remove it anyway (its uncommitted work is kept in a snapshot ref).\n',
+    ]);
     expect(existsSync(session.worktree)).toBe(true);
     const view = await t.json<RemoveView>(['rm', 'busy', '--force']);
     expect(view.snapshotRef).toBeNull();

@@ -31,23 +31,35 @@ describe('tasks shared by the machines of a workspace', () => {
     expect(added.id).toBe(own.id + 1);
 
     const seen = await until("beta lists alpha's task", () => listed(beta, there, added.id));
-    expect(seen).toMatchObject({ title: 'the watcher', column: 'backlog', projectRoot: there, scope: ['watcher/**'] });
+    expect(seen).toMatchObject({
+      title: 'the watcher',
+      column: 'backlog',
+      projectRoot: there,
+      scope: ['watcher/**'],
+    });
     expect(await listed(alpha, alpha.repo('notes'), own.id)).toBeUndefined();
 
     await beta.ok(['task', 'move', String(added.id), 'ready'], { cwd: there });
-    await until('alpha sees the move', async () => ((await card(alpha, here, added.id)).column === 'ready' ? true : undefined));
+    await until('alpha sees the move', async () =>
+      (await card(alpha, here, added.id)).column === 'ready' ? true : undefined,
+    );
     expect(await card(alpha, here, added.id)).toMatchObject({ column: 'ready', columnSetBy: 'hand' });
     // Alpha's page is told to read its board again; beta's own task.moved reaches alpha relayed, not as alpha's.
     await alpha.workspaceEvent((e) => e.type === 'task.synced' && e.data.changed.includes(added.id), 10_000);
 
     await alpha.ok(['task', 'rm', String(added.id)], { cwd: here });
-    await until('beta no longer lists it', async () => ((await listed(beta, there, added.id)) === undefined ? true : undefined));
+    await until('beta no longer lists it', async () =>
+      (await listed(beta, there, added.id)) === undefined ? true : undefined,
+    );
     await expect(beta.json(['task', 'show', String(added.id)], { cwd: there })).rejects.toThrow(/task/i);
   });
 
   it("a task on one machine waiting for another machine's task starts when that one lands there", async () => {
     const url = await database();
-    const [alpha, beta] = [await machine('alpha', url), await machine('beta', url, { BATON_TASK_RECHECK_MS: '200' })];
+    const [alpha, beta] = [
+      await machine('alpha', url),
+      await machine('beta', url, { BATON_TASK_RECHECK_MS: '200' }),
+    ];
     const { here, there } = sharedClones(alpha, beta);
     const first = await addTask(alpha, here, 'first');
     await until("beta lists alpha's task", () => listed(beta, there, first.id));
@@ -55,24 +67,64 @@ describe('tasks shared by the machines of a workspace', () => {
     expect(second.waitingFor).toEqual([first.id]);
     await until("alpha lists beta's dependent task", () => listed(alpha, here, second.id));
 
-    const held = await beta.json<TaskStarted>(['task', 'start', String(second.id), '--agent', 'scripted', '--name', 'second', '--script', beta.script([{ say: 'ran' }])], { cwd: there });
+    const held = await beta.json<TaskStarted>(
+      [
+        'task',
+        'start',
+        String(second.id),
+        '--agent',
+        'scripted',
+        '--name',
+        'second',
+        '--script',
+        beta.script([{ say: 'ran' }]),
+      ],
+      { cwd: there },
+    );
     expect(held.heldBy).toBe(`after task ${first.id} (first) lands`);
-    await alpha.json<TaskStarted>(['task', 'start', String(first.id), '--agent', 'scripted', '--name', 'first', '--script', alpha.script([{ write: { path: 'first.txt', content: 'first\n' } }])], { cwd: here });
+    await alpha.json<TaskStarted>(
+      [
+        'task',
+        'start',
+        String(first.id),
+        '--agent',
+        'scripted',
+        '--name',
+        'first',
+        '--script',
+        alpha.script([{ write: { path: 'first.txt', content: 'first\n' } }]),
+      ],
+      { cwd: here },
+    );
     await alpha.waitForState('first', 'ready_for_review');
-    expect((await beta.client().call('GET /api/sessions/:ref', { params: { ref: 'second' } })).session.state).toBe('queued');
+    expect(
+      (await beta.client().call('GET /api/sessions/:ref', { params: { ref: 'second' } })).session.state,
+    ).toBe('queued');
 
     const merged = await alpha.run(['merge', 'first', '--json'], { cwd: here });
     expect(merged.code, merged.stderr).toBe(0);
     const landed = JSON.parse(merged.stdout) as { commit: string };
-    expect(await card(beta, there, first.id)).toMatchObject({ column: 'done', columnSetBy: 'merge', mergedCommit: landed.commit });
+    expect(await card(beta, there, first.id)).toMatchObject({
+      column: 'done',
+      columnSetBy: 'merge',
+      mergedCommit: landed.commit,
+    });
     // Landed on alpha's main, which beta cannot see until it is pushed: the session waits, saying so.
     const why = `after task ${first.id} (first) at ${landed.commit.slice(0, 12)}, landed on another machine: not on main here or on the remote yet (push it there)`;
-    await until('beta holds second until the landing reaches it', async () => ((await beta.client().call('GET /api/sessions/:ref', { params: { ref: 'second' } })).session.heldBy === why ? true : undefined));
-    expect((await beta.client().call('GET /api/sessions/:ref', { params: { ref: 'second' } })).session.state).toBe('queued');
+    await until('beta holds second until the landing reaches it', async () =>
+      (await beta.client().call('GET /api/sessions/:ref', { params: { ref: 'second' } })).session.heldBy ===
+      why
+        ? true
+        : undefined,
+    );
+    expect(
+      (await beta.client().call('GET /api/sessions/:ref', { params: { ref: 'second' } })).session.state,
+    ).toBe('queued');
     alpha.git(here, 'push', '--quiet', 'origin', 'main');
     await beta.waitForState('second', 'ready_for_review');
     // It started on the remote's main, with the work first landed.
-    const second2 = (await beta.client().call('GET /api/sessions/:ref', { params: { ref: 'second' } })).session;
+    const second2 = (await beta.client().call('GET /api/sessions/:ref', { params: { ref: 'second' } }))
+      .session;
     expect(second2.baseCommit).toBe(landed.commit);
     expect(readFileSync(join(second2.worktree, 'first.txt'), 'utf8')).toBe('first\n');
   });

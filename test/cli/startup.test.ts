@@ -19,7 +19,15 @@ describe('the read-only commands load only what they need', () => {
     const repo = t.repo();
     await t.ok(['dispatch', 'x', '--name', 'quick', '--script', t.script([{ say: 'hi' }])], { cwd: repo });
     await t.waitForState('quick', 'ready_for_review');
-    for (const args of [['ls'], ['ls', '--json'], ['peek', 'quick'], ['logs', 'quick'], ['daemon', 'status'], ['wait', 'quick'], ['path', 'quick']]) {
+    for (const args of [
+      ['ls'],
+      ['ls', '--json'],
+      ['peek', 'quick'],
+      ['logs', 'quick'],
+      ['daemon', 'status'],
+      ['wait', 'quick'],
+      ['path', 'quick'],
+    ]) {
       const loaded = await modulesLoaded(args, repo);
       expect(loaded, args.join(' ')).toContain('dist/cli/main.js');
       expect(loaded, args.join(' ')).not.toMatch(/node_modules\/(zod|commander)\//);

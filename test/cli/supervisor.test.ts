@@ -15,7 +15,8 @@ let t: TestBaton;
 let repo: string;
 eachTest((baton, dir) => ((t = baton), (repo = dir)));
 
-const port = (): number => (JSON.parse(readFileSync(join(t.home, 'supervisor.json'), 'utf8')) as { port: number }).port;
+const port = (): number =>
+  (JSON.parse(readFileSync(join(t.home, 'supervisor.json'), 'utf8')) as { port: number }).port;
 
 /** Local addresses listening on `port`, from the kernel's socket tables (hex, as /proc shows them). */
 function listeners(port: number): string[] {
@@ -60,8 +61,13 @@ describe('the supervisor', () => {
   });
 
   it('stops on `daemon stop` leaving running sessions running, and the next one re-attaches them', async () => {
-    const script = t.script([{ ask: 'carry on?' }, { write: { path: 'after.txt', content: 'finished after the restart\n' } }]);
-    const session = await t.json<SessionView>(['dispatch', 'x', '--name', 'keeper', '--script', script], { cwd: repo });
+    const script = t.script([
+      { ask: 'carry on?' },
+      { write: { path: 'after.txt', content: 'finished after the restart\n' } },
+    ]);
+    const session = await t.json<SessionView>(['dispatch', 'x', '--name', 'keeper', '--script', script], {
+      cwd: repo,
+    });
     const waiting = await t.waitForState('keeper', 'needs_input');
     const supervisor = t.supervisorPid();
 
@@ -80,7 +86,9 @@ describe('the supervisor', () => {
     await t.ok(['reply', 'keeper', 'yes']);
     const done = await t.waitForState('keeper', 'ready_for_review');
     expect(readFileSync(join(session.worktree, 'after.txt'), 'utf8')).toBe('finished after the restart\n');
-    const started = (await t.ok(['logs', 'keeper', '--json'])).split('\n').filter((line) => line.includes('"session.started"'));
+    const started = (await t.ok(['logs', 'keeper', '--json']))
+      .split('\n')
+      .filter((line) => line.includes('"session.started"'));
     expect(started).toHaveLength(1);
     expect(done.hostPid).toBe(waiting.hostPid);
   });

@@ -34,15 +34,26 @@ async function session(name: string): Promise<{ id: string; worktree: string }> 
     { run: ['git', 'commit', '-qm', 'committed work'] },
     { write: { path: 'u.txt', content: 'uncommitted\n' } },
   ];
-  const onReply = [{ run: ['git', 'add', '--all'] }, { run: ['git', 'commit', '-qm', 'reply: {{reply}}'] }, { write: { path: 'r.txt', content: '{{reply}}\n' } }];
-  await t.ok(['dispatch', `${name}: work`, '--name', name, '--script', t.script(steps, { onReply })], { cwd: repo });
+  const onReply = [
+    { run: ['git', 'add', '--all'] },
+    { run: ['git', 'commit', '-qm', 'reply: {{reply}}'] },
+    { write: { path: 'r.txt', content: '{{reply}}\n' } },
+  ];
+  await t.ok(['dispatch', `${name}: work`, '--name', name, '--script', t.script(steps, { onReply })], {
+    cwd: repo,
+  });
   const view = await t.waitForState(name, 'ready_for_review');
   return { id: view.id, worktree: view.worktree };
 }
 
-const pushedEvent = (name: string, after = 0) => async (): Promise<Pushed> =>
-  (await t.workspaceEvent((e) => e.type === 'sync.pushed' && e.data.name === name && e.seq > after)) as Pushed;
-const failedEvent = (name: string) => async (): Promise<Failed> => (await t.workspaceEvent((e) => e.type === 'sync.failed' && e.data.name === name)) as Failed;
+const pushedEvent =
+  (name: string, after = 0) =>
+  async (): Promise<Pushed> =>
+    (await t.workspaceEvent(
+      (e) => e.type === 'sync.pushed' && e.data.name === name && e.seq > after,
+    )) as Pushed;
+const failedEvent = (name: string) => async (): Promise<Failed> =>
+  (await t.workspaceEvent((e) => e.type === 'sync.failed' && e.data.name === name)) as Failed;
 
 describe('sync: sessions pushed to the shared remote at turn ends', () => {
   it('pushes the branch and a snapshot of the uncommitted work after each turn', async () => {
@@ -50,7 +61,12 @@ describe('sync: sessions pushed to the shared remote at turn ends', () => {
     const s = await session('pusher');
     const first = await pushedEvent('pusher')();
     const head = t.git(s.worktree, 'rev-parse', 'HEAD');
-    expect(first.data).toMatchObject({ remote: 'origin', ref: 'refs/heads/baton/pusher', commit: head, snapshotRef: `refs/baton/snapshots/${s.id}` });
+    expect(first.data).toMatchObject({
+      remote: 'origin',
+      ref: 'refs/heads/baton/pusher',
+      commit: head,
+      snapshotRef: `refs/baton/snapshots/${s.id}`,
+    });
     expect(t.git(bare, 'rev-parse', 'refs/heads/baton/pusher')).toBe(head);
     const snapshot = t.git(bare, 'rev-parse', `refs/baton/snapshots/${s.id}`);
     expect(snapshot).toBe(first.data.snapshotCommit);
@@ -69,8 +85,19 @@ describe('sync: sessions pushed to the shared remote at turn ends', () => {
     expect(t.git(bare, 'show', `${second.data.snapshotCommit ?? ''}:r.txt`)).toBe('second');
 
     const [status] = await t.json<SyncStatusView[]>(['sync', 'pusher', '--json'], { cwd: repo });
-    expect(status).toMatchObject({ name: 'pusher', push: 'turn', commit: head2, snapshotCommit: second.data.snapshotCommit, failure: null, failures: 0 });
-    expect(await t.ok(['sync'], { cwd: repo })).toMatch(new RegExp(`pusher  origin baton/pusher\\n  pushed ${head2.slice(0, 10)} \\+ uncommitted work ${(second.data.snapshotCommit ?? '').slice(0, 10)}`));
+    expect(status).toMatchObject({
+      name: 'pusher',
+      push: 'turn',
+      commit: head2,
+      snapshotCommit: second.data.snapshotCommit,
+      failure: null,
+      failures: 0,
+    });
+    expect(await t.ok(['sync'], { cwd: repo })).toMatch(
+      new RegExp(
+        `pusher  origin baton/pusher\\n  pushed ${head2.slice(0, 10)} \\+ uncommitted work ${(second.data.snapshotCommit ?? '').slice(0, 10)}`,
+      ),
+    );
   });
 
   it('reports a remote that does not exist as sync.failed and leaves the session alone', async () => {
@@ -96,7 +123,11 @@ describe('sync: sessions pushed to the shared remote at turn ends', () => {
     t.git(repo, 'remote', 'add', 'origin', bare);
     configure(t, repo, { sync: { push: 'turn' } });
     const s = await session('late');
-    expect((await failedEvent('late')()).data).toMatchObject({ remote: 'origin', kind: 'error', failures: 1 });
+    expect((await failedEvent('late')()).data).toMatchObject({
+      remote: 'origin',
+      kind: 'error',
+      failures: 1,
+    });
     // The supervisor goes down with the push still owed, and the remote comes back meanwhile.
     const pid = t.supervisorPid();
     process.kill(pid, 'SIGKILL');
@@ -104,7 +135,10 @@ describe('sync: sessions pushed to the shared remote at turn ends', () => {
     t.git(t.root, 'init', '--quiet', '--bare', bare);
     await t.ok(['ls'], { cwd: repo });
     const pushed = await pushedEvent('late')();
-    expect(pushed.data).toMatchObject({ commit: t.git(s.worktree, 'rev-parse', 'HEAD'), snapshotRef: `refs/baton/snapshots/${s.id}` });
+    expect(pushed.data).toMatchObject({
+      commit: t.git(s.worktree, 'rev-parse', 'HEAD'),
+      snapshotRef: `refs/baton/snapshots/${s.id}`,
+    });
     expect(t.git(bare, 'rev-parse', 'refs/heads/baton/late')).toBe(pushed.data.commit);
   });
 
@@ -123,12 +157,18 @@ describe('sync: sessions pushed to the shared remote at turn ends', () => {
     await t.ok(['reply', 'contested', 'more'], { cwd: repo });
     const failed = await failedEvent('contested')();
     expect(failed.data.kind).toBe('moved');
-    expect(failed.data.reason).toMatch(new RegExp(`remote's baton/contested is at ${theirs.slice(0, 10)}, which this session did not push.*someone else moved it`));
+    expect(failed.data.reason).toMatch(
+      new RegExp(
+        `remote's baton/contested is at ${theirs.slice(0, 10)}, which this session did not push.*someone else moved it`,
+      ),
+    );
     expect(t.git(bare, 'rev-parse', 'refs/heads/baton/contested')).toBe(theirs);
     // The snapshot moved with the branch or not at all (one atomic push).
     expect(t.git(bare, 'rev-parse', `refs/baton/snapshots/${s.id}`)).toBe(first.data.snapshotCommit);
 
-    const forced = await t.json<SyncStatusView>(['sync', 'contested', '--now', '--force', '--json'], { cwd: repo });
+    const forced = await t.json<SyncStatusView>(['sync', 'contested', '--now', '--force', '--json'], {
+      cwd: repo,
+    });
     const head = t.git(s.worktree, 'rev-parse', 'HEAD');
     expect(forced).toMatchObject({ commit: head, failure: null, failures: 0 });
     expect(t.git(bare, 'rev-parse', 'refs/heads/baton/contested')).toBe(head);
@@ -140,9 +180,18 @@ describe('sync: sessions pushed to the shared remote at turn ends', () => {
     await pushedEvent('travels')();
     const fresh = join(t.root, 'fresh');
     t.git(t.root, 'clone', '--quiet', bare, fresh);
-    const restored = await t.json<RestoreView>(['sync', 'restore', s.id, '--path', '../elsewhere', '--json'], { cwd: fresh });
+    const restored = await t.json<RestoreView>(
+      ['sync', 'restore', s.id, '--path', '../elsewhere', '--json'],
+      { cwd: fresh },
+    );
     const path = join(t.root, 'elsewhere');
-    expect(restored).toMatchObject({ remote: 'origin', branch: 'baton/travels', commit: t.git(s.worktree, 'rev-parse', 'HEAD'), path, uncommittedFiles: ['u.txt'] });
+    expect(restored).toMatchObject({
+      remote: 'origin',
+      branch: 'baton/travels',
+      commit: t.git(s.worktree, 'rev-parse', 'HEAD'),
+      path,
+      uncommittedFiles: ['u.txt'],
+    });
     expect(t.git(path, 'rev-parse', '--abbrev-ref', 'HEAD')).toBe('baton/travels');
     expect(readFileSync(join(path, 'c.txt'), 'utf8')).toBe('committed\n');
     expect(readFileSync(join(path, 'u.txt'), 'utf8')).toBe('uncommitted\n');
@@ -152,7 +201,9 @@ describe('sync: sessions pushed to the shared remote at turn ends', () => {
     const fresh2 = join(t.root, 'fresh2');
     t.git(t.root, 'clone', '--quiet', bare, fresh2);
     const byName = await t.ok(['sync', 'restore', 'travels'], { cwd: fresh2 });
-    expect(byName).toBe(`Restored baton/travels at ${restored.commit.slice(0, 10)} from origin into ${join(t.root, 'fresh2-travels')}\nno uncommitted work was pushed\n`);
+    expect(byName).toBe(
+      `Restored baton/travels at ${restored.commit.slice(0, 10)} from origin into ${join(t.root, 'fresh2-travels')}\nno uncommitted work was pushed\n`,
+    );
     expect(readFileSync(join(t.root, 'fresh2-travels', 'c.txt'), 'utf8')).toBe('committed\n');
     const missing = await t.run(['sync', 'restore', 'nobody'], { cwd: fresh });
     expect(missing.code).toBe(3);
@@ -168,9 +219,15 @@ describe('sync: sessions pushed to the shared remote at turn ends', () => {
     await t.workspaceEvent((e) => e.type === 'session.removed' && e.data.name === 'lands');
     // The completion's push ends in the log: pushed (the removal waited for its snapshot), or not
     // pushed (the completion heard after the removal); never a failure for the worktree going.
-    const outcomes = await waitForLog((lines) => lines.filter((l) => l.service === 'sync' && (l.session === 'lands' || l.sessionId === s.id)).length >= 2);
+    const outcomes = await waitForLog(
+      (lines) =>
+        lines.filter((l) => l.service === 'sync' && (l.session === 'lands' || l.sessionId === s.id)).length >=
+        2,
+    );
     const last = outcomes.filter((l) => l.service === 'sync').at(-1);
-    expect(last?.msg).toMatch(/^(pushed|not pushed: the session (is gone|was removed|was removed meanwhile))$/);
+    expect(last?.msg).toMatch(
+      /^(pushed|not pushed: the session (is gone|was removed|was removed meanwhile))$/,
+    );
     const events = (await t.client().call('GET /api/workspace/events')).events;
     expect(events.filter((e) => e.type === 'sync.failed')).toEqual([]);
   });
@@ -186,11 +243,16 @@ interface LogLine {
 /** Waits on file notifications until the supervisor's log satisfies `enough`; answers its lines. */
 async function waitForLog(enough: (lines: LogLine[]) => boolean): Promise<LogLine[]> {
   const file = join(t.home, 'supervisor.log');
-  const lines = (): LogLine[] => readFileSync(file, 'utf8').split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as LogLine);
+  const lines = (): LogLine[] =>
+    readFileSync(file, 'utf8')
+      .split('\n')
+      .filter((l) => l.startsWith('{'))
+      .map((l) => JSON.parse(l) as LogLine);
   if (enough(lines())) return lines();
   const controller = new AbortController();
   try {
-    for await (const change of watch(file, { signal: controller.signal })) if (change.filename !== null && enough(lines())) return lines();
+    for await (const change of watch(file, { signal: controller.signal }))
+      if (change.filename !== null && enough(lines())) return lines();
   } finally {
     controller.abort();
   }

@@ -17,7 +17,21 @@ let repo: string;
 eachTest((baton, dir) => ((t = baton), (repo = dir)));
 
 const start = (id: number, name: string, steps: unknown[], ...flags: string[]): Promise<TaskStarted> =>
-  t.json<TaskStarted>(['task', 'start', String(id), '--agent', 'scripted', '--name', name, '--script', t.script(steps), ...flags], { cwd: repo });
+  t.json<TaskStarted>(
+    [
+      'task',
+      'start',
+      String(id),
+      '--agent',
+      'scripted',
+      '--name',
+      name,
+      '--script',
+      t.script(steps),
+      ...flags,
+    ],
+    { cwd: repo },
+  );
 
 describe('baton task', () => {
   it('starts a dependent task only after its prerequisite lands, on the new base', async () => {
@@ -26,15 +40,23 @@ describe('baton task', () => {
     expect(second.waitingFor).toEqual([first.id]);
 
     // Started first, the dependent waits, queued behind the gate.
-    const held = await start(second.id, 'ipc', [{ run: ['sh', '-c', 'mkdir -p ipc && cat watcher/core.txt > ipc/seen.txt'] }]);
+    const held = await start(second.id, 'ipc', [
+      { run: ['sh', '-c', 'mkdir -p ipc && cat watcher/core.txt > ipc/seen.txt'] },
+    ]);
     expect(held.heldBy).toBe(`after task ${first.id} (the watcher) lands`);
     expect(held.session.state).toBe('queued');
     const oldBase = held.session.baseCommit;
 
-    await start(first.id, 'watcher', [{ write: { path: 'watcher/core.txt', content: 'core v2\n' } }, { run: ['git', 'add', '--all'] }, { run: ['git', 'commit', '-qm', 'watcher'] }]);
+    await start(first.id, 'watcher', [
+      { write: { path: 'watcher/core.txt', content: 'core v2\n' } },
+      { run: ['git', 'add', '--all'] },
+      { run: ['git', 'commit', '-qm', 'watcher'] },
+    ]);
     await t.waitForState('watcher', 'ready_for_review');
     // Its prerequisite is ready but not landed: still held, and the board says why.
-    expect((await t.client().call('GET /api/sessions/:ref', { params: { ref: 'ipc' } })).session.state).toBe('queued');
+    expect((await t.client().call('GET /api/sessions/:ref', { params: { ref: 'ipc' } })).session.state).toBe(
+      'queued',
+    );
     expect((await card(t, repo, second.id)).waitingFor).toEqual([first.id]);
 
     const merged = await t.run(['merge', 'watcher', '--json'], { cwd: repo });
@@ -48,7 +70,11 @@ describe('baton task', () => {
 
     const done = await card(t, repo, first.id);
     expect(done).toMatchObject({ column: 'done', columnSetBy: 'merge', mergedCommit: landed.commit });
-    expect(await card(t, repo, second.id)).toMatchObject({ column: 'review', columnSetBy: 'session', waitingFor: [] });
+    expect(await card(t, repo, second.id)).toMatchObject({
+      column: 'review',
+      columnSetBy: 'session',
+      waitingFor: [],
+    });
   });
 
   it('keeps a dependent task held across a supervisor restart', async () => {
@@ -59,7 +85,9 @@ describe('baton task', () => {
     await t.waitForState('first', 'ready_for_review');
     await t.ok(['daemon', 'stop'], { cwd: repo });
     await t.ok(['daemon', 'start'], { cwd: repo });
-    expect((await t.client().call('GET /api/sessions/:ref', { params: { ref: 'second' } })).session.state).toBe('queued');
+    expect(
+      (await t.client().call('GET /api/sessions/:ref', { params: { ref: 'second' } })).session.state,
+    ).toBe('queued');
     const merged = await t.run(['merge', 'first'], { cwd: repo });
     expect(merged.code, merged.stderr).toBe(0);
     const second2 = await t.waitForState('second', 'ready_for_review');
@@ -69,10 +97,17 @@ describe('baton task', () => {
   it('keeps .baton/status.md matching the sessions after every transition, out of git by default', async () => {
     const task = await addTask(t, repo, 'fix the flaky test', '--tracker', 'ABC-12');
     const status = (): string => readFileSync(join(repo, '.baton', 'status.md'), 'utf8');
-    const row = (state: string): string => `| flaky | scripted | ${task.id}. fix the flaky test (ABC-12) | ${state} |`;
+    const row = (state: string): string =>
+      `| flaky | scripted | ${task.id}. fix the flaky test (ABC-12) | ${state} |`;
 
     const queued = workspaceEvent(t, stateChangedTo('flaky', 'queued'));
-    await start(task.id, 'flaky', [{ ask: 'keep the old onChange signature?' }], '--permission-mode', 'default');
+    await start(
+      task.id,
+      'flaky',
+      [{ ask: 'keep the old onChange signature?' }],
+      '--permission-mode',
+      'default',
+    );
     await queued;
     await workspaceEvent(t, stateChangedTo('flaky', 'needs_input'));
     expect(status()).toContain(row('needs input'));
@@ -101,16 +136,31 @@ describe('baton task', () => {
     await start(task.id, 'flaky', [{ ask: 'keep the old signature?' }]);
     const asking = await t.waitForState('flaky', 'needs_input');
     expect(asking.task).toEqual({ id: task.id, title: 'fix the flaky test', tracker: 'ABC-12' });
-    expect(await t.ok(['ls'], { cwd: repo })).toMatch(/flaky .*\(fix the flaky test, ABC-12\) asks: keep the old signature\?/);
+    expect(await t.ok(['ls'], { cwd: repo })).toMatch(
+      /flaky .*\(fix the flaky test, ABC-12\) asks: keep the old signature\?/,
+    );
     expect(await t.ok(['peek', 'flaky'], { cwd: repo })).toMatch(/task:\s+1\. fix the flaky test \(ABC-12\)/);
   });
 
   it('keeps decisions and notes as Markdown files, reads a person’s edits, and refuses a broken file by name', async () => {
     const task = await addTask(t, repo, 'the watcher');
-    expect(await t.ok(['decide', String(task.id), 'keep the old onChange signature: three callers depend on it'], { cwd: repo })).toMatch(/Recorded a decision for task 1: \.baton\/decisions\/1-1-keep-the-old-onchange-signature-three-ca\.md/);
+    expect(
+      await t.ok(['decide', String(task.id), 'keep the old onChange signature: three callers depend on it'], {
+        cwd: repo,
+      }),
+    ).toMatch(
+      /Recorded a decision for task 1: \.baton\/decisions\/1-1-keep-the-old-onchange-signature-three-ca\.md/,
+    );
     await t.ok(['note', String(task.id), 'fixtures in test/watcher conflict'], { cwd: repo });
-    const decisionFile = join(repo, '.baton', 'decisions', readdirSync(join(repo, '.baton', 'decisions'))[0] ?? '');
-    expect(readFileSync(decisionFile, 'utf8')).toMatch(/^---\ntask: 1\ndate: .+\n---\n\nkeep the old onChange signature: three callers depend on it\n$/);
+    const decisionFile = join(
+      repo,
+      '.baton',
+      'decisions',
+      readdirSync(join(repo, '.baton', 'decisions'))[0] ?? '',
+    );
+    expect(readFileSync(decisionFile, 'utf8')).toMatch(
+      /^---\ntask: 1\ndate: .+\n---\n\nkeep the old onChange signature: three callers depend on it\n$/,
+    );
 
     writeFileSync(decisionFile, '---\ntask: 1\ndate: 2026-01-01T00:00:00Z\n---\nkeep it, edited by hand\n');
     const detail = await t.json<TaskDetail>(['task', 'show', '1'], { cwd: repo });
@@ -119,7 +169,11 @@ describe('baton task', () => {
 
     const broken = 'task one\nno front matter\n';
     writeFileSync(join(repo, '.baton', 'notes', 'mine.md'), broken);
-    for (const args of [['task', 'show', '1'], ['task', 'start', '1', '--agent', 'scripted'], ['note', '1', 'another']]) {
+    for (const args of [
+      ['task', 'show', '1'],
+      ['task', 'start', '1', '--agent', 'scripted'],
+      ['note', '1', 'another'],
+    ]) {
       const run = await t.run(args, { cwd: repo });
       expect(run.code, args.join(' ')).toBe(2);
       expect(run.stderr).toMatch(/\.baton\/notes\/mine\.md: does not start with a front matter block/);
@@ -143,11 +197,20 @@ describe('baton task', () => {
         check();
       });
     await printed(/Done \(0\)/);
-    expect((await t.json<{ task: { position: number } }>(['task', 'move', String(other.id), 'ready'], { cwd: repo })).task.position).toBe(0);
+    expect(
+      (
+        await t.json<{ task: { position: number } }>(['task', 'move', String(other.id), 'ready'], {
+          cwd: repo,
+        })
+      ).task.position,
+    ).toBe(0);
     await t.ok(['task', 'move', String(task.id), 'ready', '--position', '1'], { cwd: repo });
     await printed(/task 1: backlog → ready \(by hand\)/);
     const board = await t.json<TaskBoard>(['task', 'ls'], { cwd: repo });
-    expect(board.columns.find((c) => c.column === 'ready')?.tasks.map((c) => c.id)).toEqual([task.id, other.id]);
+    expect(board.columns.find((c) => c.column === 'ready')?.tasks.map((c) => c.id)).toEqual([
+      task.id,
+      other.id,
+    ]);
 
     await start(task.id, 'w', [{ ask: 'which way?' }]);
     await t.waitForState('w', 'needs_input');
@@ -155,10 +218,14 @@ describe('baton task', () => {
     expect(await card(t, repo, task.id)).toMatchObject({ column: 'done', columnSetBy: 'hand' });
     await t.ok(['reply', 'w', 'this way'], { cwd: repo });
     await t.waitForState('w', 'ready_for_review');
-    await workspaceEvent(t, (e) => e.type === 'task.moved' && e.data.by === 'session' && e.data.to === 'review');
+    await workspaceEvent(
+      t,
+      (e) => e.type === 'task.moved' && e.data.by === 'session' && e.data.to === 'review',
+    );
     expect(await card(t, repo, task.id)).toMatchObject({ column: 'review', columnSetBy: 'session' });
     await printed(/task 1: done → (running|review) \(by its session\)/);
-    const session: SessionView = (await t.client().call('GET /api/sessions/:ref', { params: { ref: 'w' } })).session;
+    const session: SessionView = (await t.client().call('GET /api/sessions/:ref', { params: { ref: 'w' } }))
+      .session;
     expect(session.task?.id).toBe(task.id);
   });
 });

@@ -11,12 +11,17 @@ eachTest((baton, dir) => ((t = baton), (repo = dir)));
 
 describe('commands do what their help says', () => {
   it('interrupt ends the turn and leaves the session waiting for a reply, which starts the next turn', async () => {
-    const script = t.script([{ say: 'long job' }, { sleep: 60_000 }], { onReply: [{ say: 'steered: {{reply}}' }] });
+    const script = t.script([{ say: 'long job' }, { sleep: 60_000 }], {
+      onReply: [{ say: 'steered: {{reply}}' }],
+    });
     await t.ok(['dispatch', 'x', '--name', 'int', '--script', script], { cwd: repo });
     await t.waitForEvent('int', (e) => e.type === 'message.added' && e.text === 'long job');
     await t.ok(['interrupt', 'int'], { cwd: repo });
     const waiting = await t.waitForState('int', 'needs_input');
-    expect(waiting.reason).toEqual({ kind: 'note', message: 'turn interrupted by you; reply to steer the agent' });
+    expect(waiting.reason).toEqual({
+      kind: 'note',
+      message: 'turn interrupted by you; reply to steer the agent',
+    });
     await t.ok(['reply', 'int', 'do the short one'], { cwd: repo });
     await t.waitForEvent('int', (e) => e.type === 'message.added' && e.text === 'steered: do the short one');
     await t.waitForState('int', 'ready_for_review');
@@ -26,26 +31,45 @@ describe('commands do what their help says', () => {
     await t.ok(['dispatch', 'x', '--name', 'ready', '--script', t.script([{ say: 'done' }])], { cwd: repo });
     await t.waitForState('ready', 'ready_for_review');
     const respawn = await t.run(['respawn', 'ready'], { cwd: repo });
-    expect([respawn.code, respawn.stderr]).toEqual([4, 'baton: Session ready is ready for review and its agent is still up: there is nothing to respawn. Send it more work with: baton reply ready "…"\n']);
+    expect([respawn.code, respawn.stderr]).toEqual([
+      4,
+      'baton: Session ready is ready for review and its agent is still up: there is nothing to respawn. Send it more work with: baton reply ready "…"\n',
+    ]);
     const log = await t.ok(['logs', 'ready', '--json'], { cwd: repo });
     expect(log).toContain('"to":"ready_for_review"');
     expect(log).not.toContain('"to":"stopped"');
 
     await t.ok(['done', 'ready'], { cwd: repo });
     const reply = await t.run(['reply', 'ready', 'more'], { cwd: repo });
-    expect(reply.stderr).toBe('baton: Cannot reply to ready: it is completed (marked done); to go on with the work, dispatch a new session.\n');
+    expect(reply.stderr).toBe(
+      'baton: Cannot reply to ready: it is completed (marked done); to go on with the work, dispatch a new session.\n',
+    );
 
-    await t.ok(['dispatch', 'x', '--name', 'asks', '--script', t.script([{ ask: 'which file?' }])], { cwd: repo });
+    await t.ok(['dispatch', 'x', '--name', 'asks', '--script', t.script([{ ask: 'which file?' }])], {
+      cwd: repo,
+    });
     await t.waitForState('asks', 'needs_input');
     const approve = await t.run(['approve', 'asks'], { cwd: repo });
-    expect(approve.stderr).toBe('baton: Session asks is not waiting for an approval; it is waiting for an answer: baton reply asks "…".\n');
+    expect(approve.stderr).toBe(
+      'baton: Session asks is not waiting for an approval; it is waiting for an answer: baton reply asks "…".\n',
+    );
   });
 });
 
 describe('reading a session', () => {
   it('path prints the worktree; logs -n tails, --full prints whole output, -f ends when the session completes', async () => {
     const long = Array.from({ length: 30 }, (_, i) => `line ${i}`).join('\n');
-    await t.ok(['dispatch', 'x', '--name', 'out', '--script', t.script([{ run: ['printf', '%s', long] }, { say: 'done' }])], { cwd: repo });
+    await t.ok(
+      [
+        'dispatch',
+        'x',
+        '--name',
+        'out',
+        '--script',
+        t.script([{ run: ['printf', '%s', long] }, { say: 'done' }]),
+      ],
+      { cwd: repo },
+    );
     const done = await t.waitForState('out', 'ready_for_review');
     expect(await t.ok(['path', 'out'], { cwd: repo })).toBe(`${done.worktree}\n`);
 
@@ -55,7 +79,10 @@ describe('reading a session', () => {
     expect(full).toContain('│ line 29');
     expect(await t.ok(['logs', 'out'], { cwd: repo })).not.toContain('line 29');
     const bad = await t.run(['logs', 'out', '-n', 'abc'], { cwd: repo });
-    expect([bad.code, bad.stderr]).toEqual([2, 'baton: --lines must be a whole number of events, 1 or more, got "abc"\n']);
+    expect([bad.code, bad.stderr]).toEqual([
+      2,
+      'baton: --lines must be a whole number of events, 1 or more, got "abc"\n',
+    ]);
 
     const follower = t.spawn(['logs', 'out', '-f'], { cwd: repo });
     const out = new OutputWatcher(follower.stdout!);
@@ -67,7 +94,9 @@ describe('reading a session', () => {
   it('errors are one JSON object with --json, and daemon logs reads as text', async () => {
     const missing = await t.run(['peek', 'nobody', '--json'], { cwd: repo });
     expect(missing.code).toBe(3);
-    expect(JSON.parse(missing.stderr)).toEqual({ error: expect.objectContaining({ code: 'not_found', exitCode: 3 }) });
+    expect(JSON.parse(missing.stderr)).toEqual({
+      error: expect.objectContaining({ code: 'not_found', exitCode: 3 }),
+    });
     const usage = await t.run(['ls', '--bogus', '--json'], { cwd: repo });
     expect(usage.code).toBe(2);
     expect(JSON.parse(usage.stderr).error.message).toContain('--bogus');
@@ -96,7 +125,9 @@ describe('reading a session', () => {
     writeFileSync(opener, '#!/bin/sh\necho "no method available for opening" >&2\nexit 3\n');
     chmodSync(opener, 0o755);
     const result = await t.run(['ui'], { cwd: repo, env: { BATON_OPENER: opener } });
-    expect(result.stdout).toMatch(/^Could not open a browser here; open the dashboard yourself:\n {2}http:\/\/127\.0\.0\.1:\d+\/login\?code=/);
+    expect(result.stdout).toMatch(
+      /^Could not open a browser here; open the dashboard yourself:\n {2}http:\/\/127\.0\.0\.1:\d+\/login\?code=/,
+    );
     const session = await t.json<SessionView[]>(['ls', '--json']);
     expect(session).toEqual([]);
   });
@@ -104,8 +135,12 @@ describe('reading a session', () => {
 
 describe('ls in a terminal', () => {
   it('fits 80 columns (COLUMNS, or a pseudo-terminal set to 80), colours the groups on a terminal and not in a pipe', async () => {
-    const question = 'Should the watcher keep the old onChange signature, given three callers outside src/ depend on it and the new one batches events?';
-    await t.ok(['dispatch', 'x', '--name', 'a-long-but-whole-session-name', '--script', t.script([{ ask: question }])], { cwd: repo });
+    const question =
+      'Should the watcher keep the old onChange signature, given three callers outside src/ depend on it and the new one batches events?';
+    await t.ok(
+      ['dispatch', 'x', '--name', 'a-long-but-whole-session-name', '--script', t.script([{ ask: question }])],
+      { cwd: repo },
+    );
     await t.waitForState('a-long-but-whole-session-name', 'needs_input');
 
     const piped = await t.run(['ls'], { cwd: repo, env: { COLUMNS: '80' } });
@@ -117,9 +152,17 @@ describe('ls in a terminal', () => {
     // `script` gives the CLI a real terminal, 80 columns wide.
     const { execFileSync } = await import('node:child_process');
     const command = `stty cols 80 rows 40; ${JSON.stringify(process.execPath)} ${JSON.stringify(BIN)} ls`;
-    const tty = execFileSync('script', ['-qec', command, '/dev/null'], { cwd: repo, env: { ...t.env, TERM: 'xterm' }, encoding: 'utf8' });
+    const tty = execFileSync('script', ['-qec', command, '/dev/null'], {
+      cwd: repo,
+      env: { ...t.env, TERM: 'xterm' },
+      encoding: 'utf8',
+    });
     expect(tty).toContain('\x1b[1;33mNeeds input (1)\x1b[0m');
-    const visible = tty.replace(new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*m`, 'g'), '').replace(/\r/g, '').trimEnd().split('\n');
+    const visible = tty
+      .replace(new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*m`, 'g'), '')
+      .replace(/\r/g, '')
+      .trimEnd()
+      .split('\n');
     for (const line of visible) expect(line.length).toBeLessThanOrEqual(80);
     expect(visible.join('\n')).toContain('a-long-but-whole-session-name');
   });
@@ -127,23 +170,35 @@ describe('ls in a terminal', () => {
 
 describe('shell completion', () => {
   it('completes commands, options and live session names in bash, and refuses an unknown shell', async () => {
-    await t.ok(['dispatch', 'x', '--name', 'flaky-watcher', '--script', t.script([{ say: 'hi' }])], { cwd: repo });
+    await t.ok(['dispatch', 'x', '--name', 'flaky-watcher', '--script', t.script([{ say: 'hi' }])], {
+      cwd: repo,
+    });
     await t.waitForState('flaky-watcher', 'ready_for_review');
     const script = join(t.root, 'baton-completion.bash');
     writeFileSync(script, await t.ok(['completion', 'bash']));
     const bin = join(t.root, 'bin');
     const { mkdirSync } = await import('node:fs');
     mkdirSync(bin, { recursive: true });
-    writeFileSync(join(bin, 'baton'), `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(BIN)} "$@"\n`);
+    writeFileSync(
+      join(bin, 'baton'),
+      `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(BIN)} "$@"\n`,
+    );
     chmodSync(join(bin, 'baton'), 0o755);
     const complete = async (...words: string[]): Promise<string[]> => {
       const { execFileSync } = await import('node:child_process');
       const array = words.map((w) => `'${w}'`).join(' ');
-      const out = execFileSync('bash', ['-c', `source ${JSON.stringify(script)}; COMP_WORDS=(${array}); COMP_CWORD=${words.length - 1}; _baton; printf '%s\\n' "\${COMPREPLY[@]}"`], {
-        cwd: repo,
-        env: { ...t.env, PATH: `${bin}:${t.env.PATH ?? ''}` },
-        encoding: 'utf8',
-      });
+      const out = execFileSync(
+        'bash',
+        [
+          '-c',
+          `source ${JSON.stringify(script)}; COMP_WORDS=(${array}); COMP_CWORD=${words.length - 1}; _baton; printf '%s\\n' "\${COMPREPLY[@]}"`,
+        ],
+        {
+          cwd: repo,
+          env: { ...t.env, PATH: `${bin}:${t.env.PATH ?? ''}` },
+          encoding: 'utf8',
+        },
+      );
       return out.split('\n').filter(Boolean);
     };
     expect(await complete('baton', 'pe')).toEqual(['peek']);
@@ -151,16 +206,23 @@ describe('shell completion', () => {
     expect(await complete('baton', 'routine', 'hi')).toEqual(['history']);
     expect((await complete('baton', 'logs', '--f')).sort()).toEqual(['--follow', '--full']);
     expect(await complete('baton', 'peek', 'fla')).toEqual(['flaky-watcher']);
-    expect(await complete('baton', 'daemon', 'st')).toEqual(expect.arrayContaining(['status', 'start', 'stop']));
+    expect(await complete('baton', 'daemon', 'st')).toEqual(
+      expect.arrayContaining(['status', 'start', 'stop']),
+    );
 
     for (const shell of ['zsh', 'fish']) expect(await t.ok(['completion', shell])).toContain('baton');
-    expect((await t.run(['completion', 'tcsh'])).stderr).toBe('baton: No completion for "tcsh"; shells: bash, zsh, fish\n');
+    expect((await t.run(['completion', 'tcsh'])).stderr).toBe(
+      'baton: No completion for "tcsh"; shells: bash, zsh, fish\n',
+    );
   });
 });
 
 describe('daemon stop', () => {
   it('stays stopped while a logs -f runs elsewhere: the follower ends and says why', async () => {
-    await t.ok(['dispatch', 'x', '--name', 'long', '--script', t.script([{ say: 'busy' }, { sleep: 60_000 }])], { cwd: repo });
+    await t.ok(
+      ['dispatch', 'x', '--name', 'long', '--script', t.script([{ say: 'busy' }, { sleep: 60_000 }])],
+      { cwd: repo },
+    );
     await t.waitForState('long', 'working');
     const follower = t.spawn(['logs', 'long', '-f'], { cwd: repo });
     const out = new OutputWatcher(follower.stdout!);
@@ -176,7 +238,10 @@ describe('daemon stop', () => {
 describe('attach', () => {
   it('shows only the last 20 events (--all: everything), asks only the open question, and refuses a completed session', async () => {
     const says = Array.from({ length: 30 }, (_, i) => ({ say: `line ${i}` }));
-    await t.ok(['dispatch', 'x', '--name', 'chatty', '--script', t.script([...says, { ask: 'which one?' }])], { cwd: repo });
+    await t.ok(
+      ['dispatch', 'x', '--name', 'chatty', '--script', t.script([...says, { ask: 'which one?' }])],
+      { cwd: repo },
+    );
     const waiting = await t.waitForState('chatty', 'needs_input');
 
     const attach = t.spawn(['attach', 'chatty'], { cwd: repo });
@@ -198,6 +263,8 @@ describe('attach', () => {
     expect(allOut.all).toMatch(/^ {3}1 /m);
 
     await t.ok(['done', 'chatty'], { cwd: repo });
-    expect(await t.ok(['attach', 'chatty'], { cwd: repo })).toBe('chatty is completed; there is nothing to attach to. Its transcript: baton logs chatty\n');
+    expect(await t.ok(['attach', 'chatty'], { cwd: repo })).toBe(
+      'chatty is completed; there is nothing to attach to. Its transcript: baton logs chatty\n',
+    );
   });
 });

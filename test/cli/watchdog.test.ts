@@ -16,7 +16,9 @@ let repo: string;
 eachTest((baton, dir) => ((t = baton), (repo = dir)));
 
 async function events(name: string): Promise<BatonEvent[]> {
-  return (await t.client().call('GET /api/sessions/:ref/events', { params: { ref: name }, query: { after: 0 } })).events;
+  return (
+    await t.client().call('GET /api/sessions/:ref/events', { params: { ref: name }, query: { after: 0 } })
+  ).events;
 }
 
 describe('budgets', () => {
@@ -35,10 +37,20 @@ describe('budgets', () => {
       { onReply: [{ say: 'carrying on: {{reply}}' }] },
     );
     await t.ok(['dispatch', 'spend', '--name', 'spender', '--script', script], { cwd: repo });
-    const paused = await t.waitForEvent('spender', (e) => e.type === 'state.changed' && e.to === 'needs_input');
-    const crossing = (await events('spender')).filter((e) => e.type === 'usage.reported' && e.seq < paused.seq).pop();
+    const paused = await t.waitForEvent(
+      'spender',
+      (e) => e.type === 'state.changed' && e.to === 'needs_input',
+    );
+    const crossing = (await events('spender'))
+      .filter((e) => e.type === 'usage.reported' && e.seq < paused.seq)
+      .pop();
     if (crossing === undefined) throw new Error('no usage report before the pause');
-    expect(paused.type === 'state.changed' && paused.reason).toEqual({ kind: 'note', message: expect.stringMatching(/^paused for its budget: budget reached: spender spent \$0\.06 of its \$0\.05/) });
+    expect(paused.type === 'state.changed' && paused.reason).toEqual({
+      kind: 'note',
+      message: expect.stringMatching(
+        /^paused for its budget: budget reached: spender spent \$0\.06 of its \$0\.05/,
+      ),
+    });
     const latencyMs = Date.parse(paused.ts) - Date.parse(crossing.ts);
     expect(latencyMs).toBeLessThan(1000);
 
@@ -52,7 +64,13 @@ describe('budgets', () => {
 
     const raised = await t.json<BudgetList>(['budget', 'set', '--session', '1usd'], { cwd: repo });
     expect(raised.resumed).toEqual(['spender']);
-    await t.waitForEvent('spender', (e) => e.type === 'message.added' && e.role === 'assistant' && /carrying on: The budget was raised/.test(e.text));
+    await t.waitForEvent(
+      'spender',
+      (e) =>
+        e.type === 'message.added' &&
+        e.role === 'assistant' &&
+        /carrying on: The budget was raised/.test(e.text),
+    );
     await t.waitForState('spender', 'ready_for_review');
     const open = await t.json<AlertList>(['alerts'], { cwd: repo });
     expect(open.alerts.filter((a) => a.rule === 'budget')).toEqual([]);
@@ -62,29 +80,77 @@ describe('budgets', () => {
 describe('a dispatch near the end of a budget window', () => {
   it('warns on stderr and in the API answer, and starts the session all the same', async () => {
     await t.ok(['budget', 'set', '--window', '5h:1usd'], { cwd: repo });
-    const quiet = await t.run(['dispatch', 'spend', '--name', 'first', '--script', t.script([{ usage: { input: 1000, output: 100, usd: 0.5 } }])], { cwd: repo });
+    const quiet = await t.run(
+      [
+        'dispatch',
+        'spend',
+        '--name',
+        'first',
+        '--script',
+        t.script([{ usage: { input: 1000, output: 100, usd: 0.5 } }]),
+      ],
+      { cwd: repo },
+    );
     expect([quiet.code, quiet.stderr]).toEqual([0, '']);
     await t.waitForState('first', 'ready_for_review');
 
     // $0.50 spent a moment ago is a rate of at least $0.50 a minute: the $0.50 left lasts a minute.
-    const warned = await t.run(['dispatch', 'more', '--name', 'second', '--json', '--script', t.script([{ say: 'still started' }])], { cwd: repo });
+    const warned = await t.run(
+      ['dispatch', 'more', '--name', 'second', '--json', '--script', t.script([{ say: 'still started' }])],
+      { cwd: repo },
+    );
     expect(warned.code).toBe(0);
-    expect(warned.stderr).toMatch(/^baton: warning: dispatched while the 5h window budget runs out in \d+ (s|min) at this rate\n$/);
+    expect(warned.stderr).toMatch(
+      /^baton: warning: dispatched while the 5h window budget runs out in \d+ (s|min) at this rate\n$/,
+    );
     expect(JSON.parse(warned.stdout)).toMatchObject({ name: 'second' });
     await t.waitForEvent('second', (e) => e.type === 'message.added' && e.text === 'still started');
 
-    const answer = await t.client(repo).call('POST /api/sessions', { body: { prompt: 'third', cwd: repo, agent: 'scripted', permissionMode: 'default', options: { script: { steps: [{ say: 'hi' }] } }, name: 'third' } });
-    expect(answer.warnings).toEqual([expect.stringMatching(/^the 5h window budget runs out in \d+ (s|min) at this rate$/)]);
+    const answer = await t
+      .client(repo)
+      .call('POST /api/sessions', {
+        body: {
+          prompt: 'third',
+          cwd: repo,
+          agent: 'scripted',
+          permissionMode: 'default',
+          options: { script: { steps: [{ say: 'hi' }] } },
+          name: 'third',
+        },
+      });
+    expect(answer.warnings).toEqual([
+      expect.stringMatching(/^the 5h window budget runs out in \d+ (s|min) at this rate$/),
+    ]);
     // A best-of and a fan-out are dispatches too: one warning, however many sessions start.
-    const warning = /^baton: warning: dispatched while the 5h window budget runs out in \d+ (s|min) at this rate\n$/;
-    const bestOf = await t.run(['dispatch', 'pair', '--best-of', '2', '--name', 'pair', '--script', t.script([{ say: 'tried' }])], { cwd: repo });
+    const warning =
+      /^baton: warning: dispatched while the 5h window budget runs out in \d+ (s|min) at this rate\n$/;
+    const bestOf = await t.run(
+      ['dispatch', 'pair', '--best-of', '2', '--name', 'pair', '--script', t.script([{ say: 'tried' }])],
+      { cwd: repo },
+    );
     expect([bestOf.code, bestOf.stderr]).toEqual([0, expect.stringMatching(warning)]);
     const items = join(t.root, 'items.txt');
     writeFileSync(items, 'a\nb\n');
-    const fanout = await t.run(['fanout', items, '--batch', '1', '--name', 'fan', '--prompt', 'each', '--script', t.script([{ say: 'batched' }])], { cwd: repo });
+    const fanout = await t.run(
+      [
+        'fanout',
+        items,
+        '--batch',
+        '1',
+        '--name',
+        'fan',
+        '--prompt',
+        'each',
+        '--script',
+        t.script([{ say: 'batched' }]),
+      ],
+      { cwd: repo },
+    );
     expect([fanout.code, fanout.stderr]).toEqual([0, expect.stringMatching(warning)]);
     const { alerts } = await t.json<AlertList>(['alerts'], { cwd: repo });
-    expect(alerts.filter((a) => a.rule === 'window').map((a) => a.name)).toEqual(expect.arrayContaining(['second', 'third']));
+    expect(alerts.filter((a) => a.rule === 'window').map((a) => a.name)).toEqual(
+      expect.arrayContaining(['second', 'third']),
+    );
   });
 });
 
@@ -102,8 +168,16 @@ describe('the watchdog', () => {
       { onReply: [{ say: 'trying something else' }] },
     );
     await t.ok(['dispatch', 'loop', '--name', 'looper', '--script', script], { cwd: repo });
-    const paused = await t.waitForEvent('looper', (e) => e.type === 'state.changed' && e.to === 'needs_input');
-    expect(paused.type === 'state.changed' && paused.reason).toEqual({ kind: 'note', message: expect.stringMatching(/^paused by the watchdog: the same .* 3 times.*ls no-such-file\. Reply to continue\.$/) });
+    const paused = await t.waitForEvent(
+      'looper',
+      (e) => e.type === 'state.changed' && e.to === 'needs_input',
+    );
+    expect(paused.type === 'state.changed' && paused.reason).toEqual({
+      kind: 'note',
+      message: expect.stringMatching(
+        /^paused by the watchdog: the same .* 3 times.*ls no-such-file\. Reply to continue\.$/,
+      ),
+    });
     const { alerts } = await t.json<AlertList>(['alerts'], { cwd: repo });
     const loop = alerts.find((a) => a.rule === 'loop');
     expect(loop).toMatchObject({ name: 'looper', action: 'pause' });
@@ -111,7 +185,10 @@ describe('the watchdog', () => {
     const printed = await t.ok(['alerts'], { cwd: repo });
     expect(printed).toMatch(/looper {2}loop: the same .* \(paused\)\n {4}.*ls no-such-file/);
     await t.ok(['reply', 'looper', 'stop running that'], { cwd: repo });
-    await t.waitForEvent('looper', (e) => e.type === 'message.added' && e.role === 'assistant' && e.text === 'trying something else');
+    await t.waitForEvent(
+      'looper',
+      (e) => e.type === 'message.added' && e.role === 'assistant' && e.text === 'trying something else',
+    );
     await t.waitForState('looper', 'ready_for_review');
   });
 
@@ -119,16 +196,33 @@ describe('the watchdog', () => {
     mkdirSync(join(repo, '.baton'), { recursive: true });
     const config = join(repo, '.baton', 'config.json');
     writeFileSync(config, JSON.stringify({ watchdog: { loop: { repats: 3 } } }));
-    const refused = await t.run(['dispatch', 'x', '--name', 'cfg', '--script', t.script([{ say: 'hi' }])], { cwd: repo });
-    expect([refused.code, refused.stderr]).toEqual([2, expect.stringMatching(/watchdog\.loop: Unrecognized key: "repats"/)]);
+    const refused = await t.run(['dispatch', 'x', '--name', 'cfg', '--script', t.script([{ say: 'hi' }])], {
+      cwd: repo,
+    });
+    expect([refused.code, refused.stderr]).toEqual([
+      2,
+      expect.stringMatching(/watchdog\.loop: Unrecognized key: "repats"/),
+    ]);
     writeFileSync(config, JSON.stringify({ watchdog: { loop: { repeats: 3 } } }));
-    await t.ok(['dispatch', 'x', '--name', 'cfg', '--script', t.script([{ ask: 'ready?' }], { onReply: [{ say: 'going on' }] })], { cwd: repo });
+    await t.ok(
+      [
+        'dispatch',
+        'x',
+        '--name',
+        'cfg',
+        '--script',
+        t.script([{ ask: 'ready?' }], { onReply: [{ say: 'going on' }] }),
+      ],
+      { cwd: repo },
+    );
     await t.waitForState('cfg', 'needs_input');
     writeFileSync(config, JSON.stringify({ watchdog: { noChange: { turnz: 2 } } }));
     await t.ok(['reply', 'cfg', 'yes'], { cwd: repo });
     await t.waitForState('cfg', 'ready_for_review');
     const { alerts } = await t.json<AlertList>(['alerts'], { cwd: repo });
-    expect(alerts.find((a) => a.rule === 'config')?.message).toMatch(/the watchdog uses its defaults: .*watchdog\.noChange.*"turnz"/);
+    expect(alerts.find((a) => a.rule === 'config')?.message).toMatch(
+      /the watchdog uses its defaults: .*watchdog\.noChange.*"turnz"/,
+    );
   });
 });
 
@@ -141,14 +235,25 @@ describe('the watchdog on turns that change nothing', () => {
 
   it('counts a change in the test results (the merge check run again) as progress, and flags turns where they stay the same', async () => {
     mkdirSync(join(repo, '.baton'), { recursive: true });
-    writeFileSync(join(repo, '.baton', 'config.json'), JSON.stringify({ merge: { check: ['node', 'check.js'] }, watchdog: { noChange: { turns: 2 }, loop: false } }));
+    writeFileSync(
+      join(repo, '.baton', 'config.json'),
+      JSON.stringify({
+        merge: { check: ['node', 'check.js'] },
+        watchdog: { noChange: { turns: 2 }, loop: false },
+      }),
+    );
     // One fewer failure each run (counted in a file the check keeps), or the same three failures
     // every time; each after a long report, so the counts are only seen at the output's end.
-    const noise = "for (let i = 0; i < 3000; i++) console.log(`  ✓ case ${i}`); ";
-    const improving = noise + "const fs = require('fs'); const n = fs.existsSync('.runs') ? Number(fs.readFileSync('.runs', 'utf8')) : 0; fs.writeFileSync('.runs', String(n + 1)); const failed = Math.max(0, 4 - n); console.log(` Tests  ${failed} failed | ${15 - failed} passed (15)`); process.exitCode = failed > 0 ? 1 : 0;\n";
+    const noise = 'for (let i = 0; i < 3000; i++) console.log(`  ✓ case ${i}`); ';
+    const improving =
+      noise +
+      "const fs = require('fs'); const n = fs.existsSync('.runs') ? Number(fs.readFileSync('.runs', 'utf8')) : 0; fs.writeFileSync('.runs', String(n + 1)); const failed = Math.max(0, 4 - n); console.log(` Tests  ${failed} failed | ${15 - failed} passed (15)`); process.exitCode = failed > 0 ? 1 : 0;\n";
     const stuck = noise + "console.log(' Tests  3 failed | 12 passed (15)'); process.exitCode = 1;\n";
     const session = async (name: string, check: string): Promise<void> => {
-      const script = t.script([{ write: { path: 'check.js', content: check } }, { run: ['node', 'check.js'] }], { onReply: [{ say: 'trying again' }, { run: ['node', 'check.js'] }] });
+      const script = t.script(
+        [{ write: { path: 'check.js', content: check } }, { run: ['node', 'check.js'] }],
+        { onReply: [{ say: 'trying again' }, { run: ['node', 'check.js'] }] },
+      );
       await t.ok(['dispatch', 'fix the tests', '--name', name, '--script', script], { cwd: repo });
       await turns(name, 1);
       for (let turn = 2; turn <= 4; turn++) {
@@ -158,13 +263,19 @@ describe('the watchdog on turns that change nothing', () => {
       }
     };
     await session('stuck', stuck);
-    const raised = await t.workspaceEvent((e) => e.type === 'watchdog.alert_raised' && e.data.rule === 'no_change');
+    const raised = await t.workspaceEvent(
+      (e) => e.type === 'watchdog.alert_raised' && e.data.rule === 'no_change',
+    );
     expect(raised.type === 'watchdog.alert_raised' && raised.data.name).toBe('stuck');
     await session('improving', improving);
     const { alerts } = await t.json<AlertList>(['alerts'], { cwd: repo });
     const quiet = alerts.filter((a) => a.rule === 'no_change');
     expect(quiet.map((a) => [a.name, a.message, a.evidence])).toEqual([
-      ['stuck', '2 turns in a row changed no file and no test result', ['2 turns: no file changed; `node check.js` failed the same way each time (3 failed, 12 passed)']],
+      [
+        'stuck',
+        '2 turns in a row changed no file and no test result',
+        ['2 turns: no file changed; `node check.js` failed the same way each time (3 failed, 12 passed)'],
+      ],
     ]);
   });
 });
@@ -180,10 +291,20 @@ describe('cost', () => {
     await t.waitForState('priced', 'ready_for_review');
     const report = await t.json<CostReport>(['cost', '--by', 'agent'], { cwd: repo });
     // $1.25 for a million input tokens and $1 for 100k output at the table's gpt-5.5 prices, plus $0.25 reported.
-    expect(report.rows).toEqual([expect.objectContaining({ key: 'scripted', usd: 2.5, unpricedTokens: 7700, unpricedModels: ['mystery-model-1'], inputTokens: 1_007_500 })]);
+    expect(report.rows).toEqual([
+      expect.objectContaining({
+        key: 'scripted',
+        usd: 2.5,
+        unpricedTokens: 7700,
+        unpricedModels: ['mystery-model-1'],
+        inputTokens: 1_007_500,
+      }),
+    ]);
     expect(report.priceTable.date).toMatch(/^\d{4}-\d{2}-\d{2}$/);
     const text = await t.ok(['cost'], { cwd: repo });
-    expect(text).toMatch(/priced .*\$2\.50 {2}\+ 7700 tokens not priced \(mystery-model-1: not in the price table\)/);
+    expect(text).toMatch(
+      /priced .*\$2\.50 {2}\+ 7700 tokens not priced \(mystery-model-1: not in the price table\)/,
+    );
     expect(text).toMatch(/Prices as of \d{4}-\d{2}-\d{2}/);
     const byDay = await t.json<CostReport>(['cost', '--by', 'day'], { cwd: repo });
     expect(byDay.rows.map((r) => r.usd)).toEqual([2.5]);
@@ -206,7 +327,10 @@ describe('bad input', () => {
     }
     expect((await t.json<BudgetList>(['budget', 'ls'], { cwd: repo })).budgets).toEqual([]);
     const rm = await t.run(['budget', 'rm', 'week'], { cwd: repo });
-    expect([rm.code, rm.stderr]).toEqual([2, expect.stringMatching(/"week" is not a budget: use session, day or window:<duration>/)]);
+    expect([rm.code, rm.stderr]).toEqual([
+      2,
+      expect.stringMatching(/"week" is not a budget: use session, day or window:<duration>/),
+    ]);
     const missing = await t.run(['budget', 'rm', 'day'], { cwd: repo });
     expect([missing.code, missing.stderr]).toEqual([3, expect.stringMatching(/No day budget is set/)]);
     const by = await t.run(['cost', '--by', 'week'], { cwd: repo });
@@ -217,14 +341,20 @@ describe('bad input', () => {
   });
 
   it('sets, lists and removes budgets', async () => {
-    const set = await t.json<BudgetList>(['budget', 'set', '--session', '$2', '--day', '40usd', '--window', '5h:200usd', '--warn-at', '90%'], { cwd: repo });
+    const set = await t.json<BudgetList>(
+      ['budget', 'set', '--session', '$2', '--day', '40usd', '--window', '5h:200usd', '--warn-at', '90%'],
+      { cwd: repo },
+    );
     expect(set.budgets.map((b) => [b.scope, b.limitUsd, b.warnRatio])).toEqual([
       ['day', 40, 0.9],
       ['session', 2, 0.9],
       ['window:5h', 200, 0.9],
     ]);
     await t.ok(['budget', 'rm', 'window:5h'], { cwd: repo });
-    expect((await t.json<BudgetList>(['budget', 'ls'], { cwd: repo })).budgets.map((b) => b.scope)).toEqual(['day', 'session']);
+    expect((await t.json<BudgetList>(['budget', 'ls'], { cwd: repo })).budgets.map((b) => b.scope)).toEqual([
+      'day',
+      'session',
+    ]);
     // A scope the path escapes is taken as it was sent (decoded once), never a 500: a % alone once was.
     for (const scope of ['%25', 'window%3A5h', '%E0%A4%A']) {
       const { status } = await callApi(t.home, 'DELETE', `/api/budgets/${scope}`);

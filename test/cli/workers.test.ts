@@ -27,11 +27,17 @@ function machine(env: NodeJS.ProcessEnv = {}): TestBaton {
 }
 
 /** Polls `baton workers --json` until `check` holds: the other machine's heartbeats send us no event. */
-async function workersUntil(baton: TestBaton, check: (view: WorkersView) => boolean, what: string, timeoutMs = 15_000): Promise<WorkersView> {
+async function workersUntil(
+  baton: TestBaton,
+  check: (view: WorkersView) => boolean,
+  what: string,
+  timeoutMs = 15_000,
+): Promise<WorkersView> {
   const deadline = Date.now() + timeoutMs;
   let view = await baton.json<WorkersView>(['workers']);
   while (!check(view)) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}; last: ${JSON.stringify(view)}`);
+    if (Date.now() > deadline)
+      throw new Error(`timed out waiting until ${what}; last: ${JSON.stringify(view)}`);
     await new Promise((r) => setTimeout(r, 100));
     view = await baton.json<WorkersView>(['workers']);
   }
@@ -46,7 +52,10 @@ describe('baton workers across two machines sharing a store', () => {
     await alpha.ok(['daemon', 'start', '--store', url]);
     await beta.ok(['daemon', 'start', '--machine', 'beta']);
 
-    for (const [side, name] of [[alpha, 'alpha'], [beta, 'beta']] as const) {
+    for (const [side, name] of [
+      [alpha, 'alpha'],
+      [beta, 'beta'],
+    ] as const) {
       const view = await side.json<WorkersView>(['workers']);
       expect(view).toMatchObject({ clustered: true, machine: name, store: url });
       expect(view.workers.map((w) => [w.name, w.you, w.stale, w.free])).toEqual([
@@ -79,7 +88,11 @@ describe('baton workers across two machines sharing a store', () => {
     await alpha.ok(['daemon', 'stop']);
     const pool = new pg.Pool({ connectionString: url, max: 1 });
     try {
-      expect((await pool.query<{ name: string }>('SELECT name FROM workers ORDER BY name')).rows.map((r) => r.name)).toEqual(['beta']);
+      expect(
+        (await pool.query<{ name: string }>('SELECT name FROM workers ORDER BY name')).rows.map(
+          (r) => r.name,
+        ),
+      ).toEqual(['beta']);
     } finally {
       await pool.end();
     }
@@ -88,14 +101,23 @@ describe('baton workers across two machines sharing a store', () => {
   it('a single machine is not clustered, says how to join, and never loads the PostgreSQL driver', async () => {
     const alone = machine({ BATON_MACHINE: 'solo', NODE_DEBUG: 'esm,module' });
     await alone.ok(['daemon', 'start']);
-    expect(await alone.json<WorkersView>(['workers'])).toMatchObject({ clustered: false, machine: 'solo', store: null, workers: [{ name: 'solo', you: true, stale: false }] });
-    expect(await alone.ok(['workers'])).toBe('Not clustered: this machine (solo) serves its workspace alone. To share one across machines: baton daemon start --store postgres://user@host/database\n');
+    expect(await alone.json<WorkersView>(['workers'])).toMatchObject({
+      clustered: false,
+      machine: 'solo',
+      store: null,
+      workers: [{ name: 'solo', you: true, stale: false }],
+    });
+    expect(await alone.ok(['workers'])).toBe(
+      'Not clustered: this machine (solo) serves its workspace alone. To share one across machines: baton daemon start --store postgres://user@host/database\n',
+    );
     // The supervisor's stderr is its log: Node's module debug lines name every module it loaded.
     const log = readFileSync(join(alone.home, 'supervisor.log'), 'utf8');
     expect(log).toContain('dist/server/cluster.js');
     expect(log).not.toMatch(/node_modules\/(pg|pg-pool|pg-boss)\//);
     // Nor anything of the cluster layer (other machines' sessions in the radar and review included).
-    expect(log).not.toMatch(/dist\/cluster\/|dist\/server\/(cluster-(work|elsewhere|sessions|merge|retire)|repo-keys)\.js/);
+    expect(log).not.toMatch(
+      /dist\/cluster\/|dist\/server\/(cluster-(work|elsewhere|sessions|merge|retire)|repo-keys)\.js/,
+    );
   });
 });
 
@@ -103,23 +125,44 @@ describe('daemon start with a store it cannot join', () => {
   it('fails naming where the URL came from, without the password, and leaves no supervisor', async () => {
     const port = await closedPort();
     const t = machine();
-    const unreachable = await t.run(['daemon', 'start', '--store', `postgres://baton:hunter2@127.0.0.1:${port}/baton`]);
+    const unreachable = await t.run([
+      'daemon',
+      'start',
+      '--store',
+      `postgres://baton:hunter2@127.0.0.1:${port}/baton`,
+    ]);
     expect(unreachable.code).not.toBe(0);
-    expect(unreachable.stderr).toMatch(new RegExp(`^baton: The supervisor could not start: Cannot reach the PostgreSQL store at 127\\.0\\.0\\.1:${port}/baton \\(.*\\); its URL came from --store\\. Check that the server is running and the URL, user and password are right\\. Its log: `));
-    expect(unreachable.stderr + readFileSync(join(t.home, 'supervisor.log'), 'utf8')).not.toContain('hunter2');
+    expect(unreachable.stderr).toMatch(
+      new RegExp(
+        `^baton: The supervisor could not start: Cannot reach the PostgreSQL store at 127\\.0\\.0\\.1:${port}/baton \\(.*\\); its URL came from --store\\. Check that the server is running and the URL, user and password are right\\. Its log: `,
+      ),
+    );
+    expect(unreachable.stderr + readFileSync(join(t.home, 'supervisor.log'), 'utf8')).not.toContain(
+      'hunter2',
+    );
     expect((await t.run(['daemon', 'status'])).code).toBe(6);
     expect(t.processes()).toEqual([]);
 
-    const fromEnv = await t.run(['daemon', 'start'], { env: { BATON_STORE: `postgres://baton@127.0.0.1:${port}/baton` } });
+    const fromEnv = await t.run(['daemon', 'start'], {
+      env: { BATON_STORE: `postgres://baton@127.0.0.1:${port}/baton` },
+    });
     expect(fromEnv.stderr).toContain('; its URL came from BATON_STORE.');
     expect(t.processes()).toEqual([]);
 
     // A URL that is not one is refused before any supervisor is started.
     const malformed = await t.run(['daemon', 'start', '--store', 'mysql://baton:hunter2@db/baton']);
-    expect(malformed).toMatchObject({ code: 2, stderr: expect.stringMatching(/^baton: --store is not a PostgreSQL URL \(the scheme is mysql, not postgres\)/) as unknown });
+    expect(malformed).toMatchObject({
+      code: 2,
+      stderr: expect.stringMatching(
+        /^baton: --store is not a PostgreSQL URL \(the scheme is mysql, not postgres\)/,
+      ) as unknown,
+    });
     expect(malformed.stderr).not.toContain('hunter2');
     const badName = await t.run(['daemon', 'start', '--machine', 'has space']);
-    expect(badName).toMatchObject({ code: 2, stderr: expect.stringContaining('--machine must be a machine name') as unknown });
+    expect(badName).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining('--machine must be a machine name') as unknown,
+    });
     expect(t.processes()).toEqual([]);
   });
 });

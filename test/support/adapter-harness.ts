@@ -5,7 +5,13 @@
  */
 import { afterAll, afterEach, beforeAll } from 'vitest';
 import type { AgentAdapter, AgentEvent, AgentRun, PermissionMode, ToolGate } from '../../src/agents/types.js';
-import { createWorkspace, startModelServer, type ModelServer, type Scenario, type Workspace } from './model-server/index.js';
+import {
+  createWorkspace,
+  startModelServer,
+  type ModelServer,
+  type Scenario,
+  type Workspace,
+} from './model-server/index.js';
 import { EventRecorder, within } from './wait.js';
 
 export interface StartOptions {

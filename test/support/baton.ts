@@ -3,7 +3,16 @@
  * on the supervisor's event stream. Everything started is stopped by its own pid at cleanup.
  */
 import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -53,7 +62,10 @@ export class TestBaton {
       GIT_CONFIG_NOSYSTEM: '1',
       ...extraEnv,
     };
-    writeFileSync(join(fakeHome, '.gitconfig'), '[user]\n\tname = Test\n\temail = test@example.com\n[init]\n\tdefaultBranch = main\n');
+    writeFileSync(
+      join(fakeHome, '.gitconfig'),
+      '[user]\n\tname = Test\n\temail = test@example.com\n[init]\n\tdefaultBranch = main\n',
+    );
   }
 
   /** A fresh repository with one commit. */
@@ -83,17 +95,23 @@ export class TestBaton {
   /** Runs the real binary to completion. */
   run(args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): Promise<CliResult> {
     return new Promise((done) => {
-      execFile(process.execPath, [BIN, ...args], { cwd: options.cwd ?? this.root, env: { ...this.env, ...options.env } }, (error, stdout, stderr) => {
-        const code = error === null ? 0 : typeof error.code === 'number' ? error.code : 1;
-        done({ code, stdout, stderr });
-      });
+      execFile(
+        process.execPath,
+        [BIN, ...args],
+        { cwd: options.cwd ?? this.root, env: { ...this.env, ...options.env } },
+        (error, stdout, stderr) => {
+          const code = error === null ? 0 : typeof error.code === 'number' ? error.code : 1;
+          done({ code, stdout, stderr });
+        },
+      );
     });
   }
 
   /** Runs the binary and fails the test unless it exits 0. */
   async ok(args: string[], options: { cwd?: string } = {}): Promise<string> {
     const result = await this.run(args, options);
-    if (result.code !== 0) throw new Error(`baton ${args.join(' ')} exited ${result.code}: ${result.stderr}${result.stdout}`);
+    if (result.code !== 0)
+      throw new Error(`baton ${args.join(' ')} exited ${result.code}: ${result.stderr}${result.stdout}`);
     return result.stdout;
   }
 
@@ -103,35 +121,51 @@ export class TestBaton {
 
   /** Starts the binary without waiting (attach, logs -f); it is killed at cleanup. */
   spawn(args: string[], options: { cwd?: string } = {}): ChildProcess {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd: options.cwd ?? this.root, env: this.env, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [BIN, ...args], {
+      cwd: options.cwd ?? this.root,
+      env: this.env,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     this.children.push(child);
     return child;
   }
 
   /** The first workspace event (replayed or live) that matches; fails after `timeoutMs` naming what it saw. */
-  async workspaceEvent(match: (event: WorkspaceEvent) => boolean, timeoutMs = 30_000): Promise<WorkspaceEvent> {
+  async workspaceEvent(
+    match: (event: WorkspaceEvent) => boolean,
+    timeoutMs = 30_000,
+  ): Promise<WorkspaceEvent> {
     const controller = new AbortController();
     const seen: string[] = [];
     let found: WorkspaceEvent | undefined;
     const timer = setTimeout(() => controller.abort(), timeoutMs);
     try {
-      await this.client().followWorkspace(0, (event) => {
-        seen.push(event.type);
-        if (found === undefined && match(event)) {
-          found = event;
-          controller.abort();
-        }
-      }, controller.signal);
+      await this.client().followWorkspace(
+        0,
+        (event) => {
+          seen.push(event.type);
+          if (found === undefined && match(event)) {
+            found = event;
+            controller.abort();
+          }
+        },
+        controller.signal,
+      );
     } finally {
       clearTimeout(timer);
     }
-    if (found === undefined) throw new Error(`timed out waiting for a workspace event; saw ${seen.join(' ')}`);
+    if (found === undefined)
+      throw new Error(`timed out waiting for a workspace event; saw ${seen.join(' ')}`);
     return found;
   }
 
   client(cwd = this.root): SupervisorClient {
     const info = JSON.parse(readFileSync(join(this.home, 'supervisor.json'), 'utf8')) as { port: number };
-    return new SupervisorClient(`http://127.0.0.1:${info.port}`, readFileSync(join(this.home, 'token'), 'utf8').trim(), cwd);
+    return new SupervisorClient(
+      `http://127.0.0.1:${info.port}`,
+      readFileSync(join(this.home, 'token'), 'utf8').trim(),
+      cwd,
+    );
   }
 
   supervisorPid(): number {
@@ -142,24 +176,35 @@ export class TestBaton {
    * Resolves with the first event (replayed or live) that matches; rejects after `timeoutMs`
    * with the events seen, so a failure says what happened instead.
    */
-  async waitForEvent(ref: string, match: (event: BatonEvent) => boolean, timeoutMs = 20_000): Promise<BatonEvent> {
+  async waitForEvent(
+    ref: string,
+    match: (event: BatonEvent) => boolean,
+    timeoutMs = 20_000,
+  ): Promise<BatonEvent> {
     const controller = new AbortController();
     const seen: BatonEvent[] = [];
     let found: BatonEvent | undefined;
     const timer = setTimeout(() => controller.abort(), timeoutMs);
     try {
-      await this.client().follow(ref, 0, (event) => {
-        seen.push(event);
-        if (found === undefined && match(event)) {
-          found = event;
-          controller.abort();
-        }
-      }, controller.signal);
+      await this.client().follow(
+        ref,
+        0,
+        (event) => {
+          seen.push(event);
+          if (found === undefined && match(event)) {
+            found = event;
+            controller.abort();
+          }
+        },
+        controller.signal,
+      );
     } finally {
       clearTimeout(timer);
     }
     if (found === undefined) {
-      throw new Error(`timed out waiting on ${ref}; events: ${seen.map((e) => `${e.seq}:${e.type}${e.type === 'state.changed' ? `→${e.to}` : ''}`).join(' ')}`);
+      throw new Error(
+        `timed out waiting on ${ref}; events: ${seen.map((e) => `${e.seq}:${e.type}${e.type === 'state.changed' ? `→${e.to}` : ''}`).join(' ')}`,
+      );
     }
     return found;
   }
@@ -204,7 +249,8 @@ export class TestBaton {
     const pids: number[] = [];
     for (const id of readdirSync(sessions)) {
       const hostJson = join(sessions, id, 'host.json');
-      if (existsSync(hostJson)) pids.push((JSON.parse(readFileSync(hostJson, 'utf8')) as { pid: number }).pid);
+      if (existsSync(hostJson))
+        pids.push((JSON.parse(readFileSync(hostJson, 'utf8')) as { pid: number }).pid);
     }
     return pids;
   }
@@ -228,7 +274,8 @@ export class TestBaton {
   cleanup(): void {
     for (const child of this.children) if (child.exitCode === null) child.kill('SIGKILL');
     if (existsSync(join(this.home, 'supervisor.json'))) kill(this.supervisorPid());
-    for (const pid of new Set([...this.hostPids(), ...processesWithEnv(`BATON_HOME=${this.home}`)])) kill(pid);
+    for (const pid of new Set([...this.hostPids(), ...processesWithEnv(`BATON_HOME=${this.home}`)]))
+      kill(pid);
     rmSync(this.root, { recursive: true, force: true });
   }
 }

@@ -33,12 +33,21 @@ export function eachBoardTest(): BoardTest {
     return terminal;
   };
   test.dispatch = async (name, steps) => {
-    const script = steps === undefined ? [] : ['--script', test.t.script(steps, { onReply: [{ say: 'Noted: {{reply}}' }] })];
-    await test.t.ok(['dispatch', `task ${name}`, '--name', name, '--agent', 'scripted', ...script], { cwd: test.repo });
+    const script =
+      steps === undefined
+        ? []
+        : ['--script', test.t.script(steps, { onReply: [{ say: 'Noted: {{reply}}' }] })];
+    await test.t.ok(['dispatch', `task ${name}`, '--name', name, '--agent', 'scripted', ...script], {
+      cwd: test.repo,
+    });
   };
   return test;
 }
 
 export const ASK = [{ say: 'Looking around' }, { ask: 'Which database should I use?' }];
-export const APPROVE = [{ say: 'About to clean' }, { approve: { tool: 'Bash', input: 'rm -rf build', reason: 'clean the build' } }, { say: 'cleaned' }];
+export const APPROVE = [
+  { say: 'About to clean' },
+  { approve: { tool: 'Bash', input: 'rm -rf build', reason: 'clean the build' } },
+  { say: 'cleaned' },
+];
 export const LONG = [{ say: 'Working for a long time' }, { sleep: 600_000 }];

@@ -58,7 +58,12 @@ export function clusterMachines(): ClusterMachines {
   return {
     database: () => server().database(),
     machine: async (name, url, env = {}) => {
-      const baton = new TestBaton({ ...(url === undefined ? {} : { BATON_STORE: url }), BATON_MACHINE: name, BATON_CLUSTER_HEARTBEAT_MS: '200', ...env });
+      const baton = new TestBaton({
+        ...(url === undefined ? {} : { BATON_STORE: url }),
+        BATON_MACHINE: name,
+        BATON_CLUSTER_HEARTBEAT_MS: '200',
+        ...env,
+      });
       started.push(baton);
       await baton.ok(['daemon', 'start']);
       return baton;
@@ -70,24 +75,39 @@ export function clusterMachines(): ClusterMachines {
  * Polls `baton ls --json` on `side` until the session named `name` matches `check`: another
  * machine's news comes through the shared log, which sends the CLI no event to wait on.
  */
-export async function sessionUntil(side: TestBaton, name: string, check: (s: SessionView) => boolean, what: string, timeoutMs = 20_000): Promise<SessionView> {
+export async function sessionUntil(
+  side: TestBaton,
+  name: string,
+  check: (s: SessionView) => boolean,
+  what: string,
+  timeoutMs = 20_000,
+): Promise<SessionView> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const found = (await side.json<SessionView[]>(['ls'])).find((s) => s.name === name);
     if (found !== undefined && check(found)) return found;
-    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}; last: ${JSON.stringify(found)}`);
+    if (Date.now() > deadline)
+      throw new Error(`timed out waiting until ${what}; last: ${JSON.stringify(found)}`);
     await new Promise((r) => setTimeout(r, 100));
   }
 }
 
 /** The scripted agent running `steps`, as `dispatch` arguments. */
-export const scripted = (side: TestBaton, steps: unknown[]): string[] => ['--agent', 'scripted', '--script', side.script(steps)];
+export const scripted = (side: TestBaton, steps: unknown[]): string[] => [
+  '--agent',
+  'scripted',
+  '--script',
+  side.script(steps),
+];
 
 /** The state of the placement that started `sessionId` (its machine's local id), or undefined when none did. */
 export async function placementState(url: string, sessionId: string): Promise<string | undefined> {
   const pool = new pg.Pool({ connectionString: url, max: 1 });
   try {
-    const { rows } = await pool.query<{ state: string }>('SELECT p.state FROM placements p JOIN cluster_dispatches d ON d.placement_id = p.session_id WHERE d.session_id = $1', [sessionId]);
+    const { rows } = await pool.query<{ state: string }>(
+      'SELECT p.state FROM placements p JOIN cluster_dispatches d ON d.placement_id = p.session_id WHERE d.session_id = $1',
+      [sessionId],
+    );
     return rows[0]?.state;
   } finally {
     await pool.end();
@@ -95,12 +115,18 @@ export async function placementState(url: string, sessionId: string): Promise<st
 }
 
 /** Polls the store until the placement that started `sessionId` is in `state`. */
-export async function placementUntil(url: string, sessionId: string, state: string, timeoutMs = 10_000): Promise<void> {
+export async function placementUntil(
+  url: string,
+  sessionId: string,
+  state: string,
+  timeoutMs = 10_000,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const now = await placementState(url, sessionId);
     if (now === state) return;
-    if (Date.now() > deadline) throw new Error(`the placement of ${sessionId} did not become ${state}; it is ${now ?? 'missing'}`);
+    if (Date.now() > deadline)
+      throw new Error(`the placement of ${sessionId} did not become ${state}; it is ${now ?? 'missing'}`);
     await new Promise((r) => setTimeout(r, 100));
   }
 }
@@ -128,7 +154,11 @@ export function sharedClones(alpha: TestBaton, beta: TestBaton): { here: string;
  * Polls until `check` gives a value (sync or async; a check that throws counts as not yet), or
  * fails naming `what` and the last error: another machine's news has no event here to wait on.
  */
-export async function until<T>(what: string, check: () => T | undefined | Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
+export async function until<T>(
+  what: string,
+  check: () => T | undefined | Promise<T | undefined>,
+  timeoutMs = 20_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let last: unknown;
   for (;;) {
@@ -136,7 +166,10 @@ export async function until<T>(what: string, check: () => T | undefined | Promis
       .then(check)
       .catch((error: unknown) => ((last = error), undefined));
     if (got !== undefined) return got;
-    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}${last === undefined ? '' : `; last error: ${last instanceof Error ? last.message : JSON.stringify(last)}`}`);
+    if (Date.now() > deadline)
+      throw new Error(
+        `timed out waiting until ${what}${last === undefined ? '' : `; last error: ${last instanceof Error ? last.message : JSON.stringify(last)}`}`,
+      );
     await new Promise((r) => setTimeout(r, 100));
   }
 }

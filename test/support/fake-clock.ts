@@ -16,11 +16,18 @@ import { once } from 'node:events';
 import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-const LIBRARIES = ['/usr/lib/x86_64-linux-gnu/faketime/libfaketimeMT.so.1', '/usr/lib/aarch64-linux-gnu/faketime/libfaketimeMT.so.1', '/usr/lib/faketime/libfaketimeMT.so.1'];
+const LIBRARIES = [
+  '/usr/lib/x86_64-linux-gnu/faketime/libfaketimeMT.so.1',
+  '/usr/lib/aarch64-linux-gnu/faketime/libfaketimeMT.so.1',
+  '/usr/lib/faketime/libfaketimeMT.so.1',
+];
 
 export function findFaketime(): string {
   const found = LIBRARIES.find((path) => existsSync(path));
-  if (found === undefined) throw new Error(`libfaketime is not installed (looked for ${LIBRARIES.join(', ')}); run: apt-get install faketime (npm test does it as root)`);
+  if (found === undefined)
+    throw new Error(
+      `libfaketime is not installed (looked for ${LIBRARIES.join(', ')}); run: apt-get install faketime (npm test does it as root)`,
+    );
   return found;
 }
 
@@ -33,9 +40,18 @@ export class FakeClock {
   static async start(dir: string): Promise<FakeClock> {
     const file = join(dir, 'faketime');
     writeFileSync(file, '+0\n');
-    const base = { LD_PRELOAD: findFaketime(), FAKETIME_TIMESTAMP_FILE: file, FAKETIME_NO_CACHE: '1', FAKETIME_DONT_FAKE_MONOTONIC: '1' };
+    const base = {
+      LD_PRELOAD: findFaketime(),
+      FAKETIME_TIMESTAMP_FILE: file,
+      FAKETIME_NO_CACHE: '1',
+      FAKETIME_DONT_FAKE_MONOTONIC: '1',
+    };
     // The library made its semaphore and memory before Node ran a line: "ready" means they exist.
-    const holder = spawn(process.execPath, ['-e', 'process.stdout.write("ready"); setInterval(() => {}, 1 << 30)'], { env: { ...process.env, ...base }, stdio: ['ignore', 'pipe', 'ignore'] });
+    const holder = spawn(
+      process.execPath,
+      ['-e', 'process.stdout.write("ready"); setInterval(() => {}, 1 << 30)'],
+      { env: { ...process.env, ...base }, stdio: ['ignore', 'pipe', 'ignore'] },
+    );
     await once(holder.stdout, 'data');
     return new FakeClock(file, holder);
   }

@@ -50,7 +50,9 @@ export function readCommands(bin: string, env: NodeJS.ProcessEnv, words: string[
       .filter((line) => /^ {2}-/.test(line))
       .map((line) => {
         const [, short, long, value] = /^ {2}(?:(-\w), )?(--[\w-]+)( <[^>]+>)?/.exec(line) ?? [];
-        const choices = [...(/choices: ((?:"[^"]*",?\s*)+)/.exec(line)?.[1] ?? '').matchAll(/"([^"]*)"/g)].map((m) => m[1] as string);
+        const choices = [
+          ...(/choices: ((?:"[^"]*",?\s*)+)/.exec(line)?.[1] ?? '').matchAll(/"([^"]*)"/g),
+        ].map((m) => m[1] as string);
         return { long: long as string, short, value: value !== undefined, choices };
       })
       .filter((option) => option.long !== '--help');
@@ -89,11 +91,17 @@ export function argv(ctx: CliFuzzContext, command: CliCommand): string[] {
     if (!rng.chance(0.4)) continue;
     const flag = option.short !== undefined && rng.chance(0.3) ? option.short : option.long;
     if (!option.value) out.push(flag);
-    else if (rng.chance(0.1)) out.push(flag); // the value left out
+    else if (rng.chance(0.1))
+      out.push(flag); // the value left out
     else if (rng.chance(0.2)) out.push(`${option.long}=${value(option)}`);
     else out.push(flag, value(option));
   }
-  if (rng.chance(0.08)) out.splice(rng.int(command.words.length, out.length), 0, rng.pick(['--nope', '-z', '---', '--json=3', '--', '-', `--${'x'.repeat(2000)}`, '--🙂']));
+  if (rng.chance(0.08))
+    out.splice(
+      rng.int(command.words.length, out.length),
+      0,
+      rng.pick(['--nope', '-z', '---', '--json=3', '--', '-', `--${'x'.repeat(2000)}`, '--🙂']),
+    );
   // Arguments with a NUL cannot be passed to a process at all; that is the OS's refusal, not ours.
   return out.map((arg) => arg.split(String.fromCharCode(0)).join(''));
 }
@@ -108,13 +116,23 @@ export interface CliOutcome {
 }
 
 /** Runs the binary with stdin closed; a command still running after `timeoutMs` is stopped and reported. */
-export function runCli(bin: string, args: string[], options: { cwd: string; env: NodeJS.ProcessEnv; timeoutMs: number }): Promise<CliOutcome> {
+export function runCli(
+  bin: string,
+  args: string[],
+  options: { cwd: string; env: NodeJS.ProcessEnv; timeoutMs: number },
+): Promise<CliOutcome> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [bin, ...args], { cwd: options.cwd, env: options.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [bin, ...args], {
+      cwd: options.cwd,
+      env: options.env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     let timedOut = false;
-    child.stdout.setEncoding('utf8').on('data', (s: string) => (stdout += s.length > 100_000 ? s.slice(0, 100_000) : s));
+    child.stdout
+      .setEncoding('utf8')
+      .on('data', (s: string) => (stdout += s.length > 100_000 ? s.slice(0, 100_000) : s));
     child.stderr.setEncoding('utf8').on('data', (s: string) => (stderr += s));
     const timer = setTimeout(() => {
       timedOut = true;

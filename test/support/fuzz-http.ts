@@ -43,7 +43,10 @@ export function httpCase(ctx: HttpFuzzContext, route: string, spec: EndpointSpec
   const { rng } = ctx;
   const [method, pattern] = route.split(' ') as [string, string];
   const labels: string[] = [];
-  const headers: Record<string, string> = { host: `127.0.0.1:${ctx.port}`, authorization: `Bearer ${ctx.token}` };
+  const headers: Record<string, string> = {
+    host: `127.0.0.1:${ctx.port}`,
+    authorization: `Bearer ${ctx.token}`,
+  };
 
   // Authentication and the host checks, now and then.
   const auth = rng.next();
@@ -51,7 +54,12 @@ export function httpCase(ctx: HttpFuzzContext, route: string, spec: EndpointSpec
     delete headers.authorization;
     labels.push('no token');
   } else if (auth < 0.05) {
-    headers.authorization = rng.pick([`Bearer ${ctx.token}x`, 'Bearer ', `Basic ${ctx.token}`, `Bearer ${'\u00e9'.repeat(10)}`]);
+    headers.authorization = rng.pick([
+      `Bearer ${ctx.token}x`,
+      'Bearer ',
+      `Basic ${ctx.token}`,
+      `Bearer ${'\u00e9'.repeat(10)}`,
+    ]);
     labels.push('bad token');
   } else if (auth < 0.06) {
     headers.host = rng.pick(['evil.example:80', '', `127.0.0.1:${ctx.port + 1}`]);
@@ -114,8 +122,14 @@ export function webCase(ctx: HttpFuzzContext): HttpCase {
     '//etc/passwd',
   ]);
   const headers: Record<string, string> = { host: `127.0.0.1:${ctx.port}` };
-  if (rng.chance(0.3)) headers.cookie = rng.pick([`baton_${ctx.port}=${odd}`, 'baton_1=x', `${'a'.repeat(4000)}=1`]);
-  return { method: rng.pick(['GET', 'GET', 'GET', 'POST', 'HEAD']), path, headers, label: `web ${path.slice(0, 80)}` };
+  if (rng.chance(0.3))
+    headers.cookie = rng.pick([`baton_${ctx.port}=${odd}`, 'baton_1=x', `${'a'.repeat(4000)}=1`]);
+  return {
+    method: rng.pick(['GET', 'GET', 'GET', 'POST', 'HEAD']),
+    path,
+    headers,
+    label: `web ${path.slice(0, 80)}`,
+  };
 }
 
 function paramValue(ctx: HttpFuzzContext): string {
@@ -124,7 +138,19 @@ function paramValue(ctx: HttpFuzzContext): string {
   if (roll < 0.45 && ctx.refs.length > 0) return encode(rng.pick(ctx.refs));
   if (roll < 0.85) return encode(rng.pick(ctx.strings)) || 'x';
   // Raw, not encoded: what a careless client sends.
-  return rng.pick(['%ZZ', '%', '%E0%A4%A', '..%2F..%2Fetc', '%00', '%2F', 'a%20b', '%F0%9F%99%82', 'x'.repeat(20_000), '%C0%AF', '%uD800']);
+  return rng.pick([
+    '%ZZ',
+    '%',
+    '%E0%A4%A',
+    '..%2F..%2Fetc',
+    '%00',
+    '%2F',
+    'a%20b',
+    '%F0%9F%99%82',
+    'x'.repeat(20_000),
+    '%C0%AF',
+    '%uD800',
+  ]);
 }
 
 /** Percent-encoded; a lone surrogate (which has no UTF-8) goes as the bytes a careless encoder would send. */
@@ -142,11 +168,31 @@ function queryString(ctx: HttpFuzzContext, spec: EndpointSpec): string {
   const parts: string[] = [];
   for (const key of keys) {
     if (!rng.chance(0.6)) continue;
-    const value = rng.pick(['0', '1', '5', '-1', '1.5', '1e3', 'abc', '', '9007199254740993', '99999999999999999999999', 'NaN', 'Infinity', '0x10', ' 1', '%ZZ', 'false', 'true', '🙂']);
+    const value = rng.pick([
+      '0',
+      '1',
+      '5',
+      '-1',
+      '1.5',
+      '1e3',
+      'abc',
+      '',
+      '9007199254740993',
+      '99999999999999999999999',
+      'NaN',
+      'Infinity',
+      '0x10',
+      ' 1',
+      '%ZZ',
+      'false',
+      'true',
+      '🙂',
+    ]);
     parts.push(`${key}=${value.startsWith('%') ? value : encodeURIComponent(value)}`);
     if (rng.chance(0.1)) parts.push(`${key}=2`);
   }
-  if (rng.chance(0.1)) parts.push(rng.pick(['unknown=1', '%ZZ=1', 'a[b]=c', '&&&', '=', 'x'.repeat(5_000), '__proto__=1']));
+  if (rng.chance(0.1))
+    parts.push(rng.pick(['unknown=1', '%ZZ=1', 'a[b]=c', '&&&', '=', 'x'.repeat(5_000), '__proto__=1']));
   return parts.length === 0 ? '' : `?${parts.join('&')}`;
 }
 
@@ -157,7 +203,12 @@ interface Body {
 
 function bodyFor(ctx: HttpFuzzContext, route: string, schema: z.ZodType | undefined, labels: string[]): Body {
   const { rng } = ctx;
-  const json = (value: unknown): Body => ({ text: JSON.stringify(value), contentType: rng.chance(0.9) ? 'application/json' : rng.pick(['text/plain', 'application/x-www-form-urlencoded', 'application/json; charset=latin1']) });
+  const json = (value: unknown): Body => ({
+    text: JSON.stringify(value),
+    contentType: rng.chance(0.9)
+      ? 'application/json'
+      : rng.pick(['text/plain', 'application/x-www-form-urlencoded', 'application/json; charset=latin1']),
+  });
   const roll = rng.next();
   if (schema === undefined || roll < 0.15) {
     const raw = rng.pick<[string, Body]>([
@@ -167,7 +218,10 @@ function bodyFor(ctx: HttpFuzzContext, route: string, schema: z.ZodType | undefi
       ['array', { text: '[1,2]', contentType: 'application/json' }],
       ['string', { text: '"x"', contentType: 'application/json' }],
       ['number', { text: '1e309', contentType: 'application/json' }],
-      ['bad UTF-8', { text: Buffer.from([0x7b, 0x22, 0xff, 0xfe, 0xc0, 0x22, 0x7d]), contentType: 'application/json' }],
+      [
+        'bad UTF-8',
+        { text: Buffer.from([0x7b, 0x22, 0xff, 0xfe, 0xc0, 0x22, 0x7d]), contentType: 'application/json' },
+      ],
       ['BOM', { text: '\ufeff{}', contentType: 'application/json' }],
       ['deep array', { text: deepJson(100_000, '[', ']'), contentType: 'application/json' }],
       ['form', { text: 'a=1&b=2', contentType: 'application/x-www-form-urlencoded' }],
@@ -209,7 +263,10 @@ function bodyFor(ctx: HttpFuzzContext, route: string, schema: z.ZodType | undefi
     delete rest[name];
     const prefix = JSON.stringify(rest).slice(0, -1);
     labels.push(`${name} nested deep`);
-    return { text: `${prefix}${prefix.length > 1 ? ',' : ''}"${name}":${deepJson(rng.pick([100, 5_000, 50_000]))}}`, contentType: 'application/json' };
+    return {
+      text: `${prefix}${prefix.length > 1 ? ',' : ''}"${name}":${deepJson(rng.pick([100, 5_000, 50_000]))}}`,
+      contentType: 'application/json',
+    };
   } else if (mutation === 7 && names.length > 0) {
     const name = rng.pick(names);
     value[name] = rng.pick(ctx.strings);
@@ -220,10 +277,12 @@ function bodyFor(ctx: HttpFuzzContext, route: string, schema: z.ZodType | undefi
     labels.push(`${name} odd number`);
   } else {
     labels.push('body valid-shaped, odd strings');
-    for (const name of names) if (typeof value[name] === 'string' && rng.chance(0.5)) value[name] = rng.pick(ctx.strings);
+    for (const name of names)
+      if (typeof value[name] === 'string' && rng.chance(0.5)) value[name] = rng.pick(ctx.strings);
   }
   // Only the few deliberate dispatches may start a session: one that could be valid here is made invalid.
-  if (route === 'POST /api/sessions' && typeof value === 'object' && value !== null && value.cwd === ctx.repo) value.fuzz = true;
+  if (route === 'POST /api/sessions' && typeof value === 'object' && value !== null && value.cwd === ctx.repo)
+    value.fuzz = true;
   return json(value);
 }
 
@@ -251,30 +310,47 @@ function sendOnce(port: number, c: HttpCase, timeoutMs: number, keepAlive: boole
   return new Promise((resolve, reject) => {
     const headers = { ...c.headers };
     // Chunked said out loud: Node frames a GET's body only when told, and unframed bytes are no request at all.
-    if (c.body !== undefined) headers[c.chunked === true ? 'transfer-encoding' : 'content-length'] = c.chunked === true ? 'chunked' : String(Buffer.byteLength(c.body));
-    const req = request({ host: '127.0.0.1', port, method: c.method, path: c.path, headers, agent: keepAlive ? agent : false, setHost: false }, (res) => {
-      const contentType = String(res.headers['content-type'] ?? '');
-      if (contentType.startsWith('text/event-stream')) {
-        clearTimeout(timer);
-        req.destroy();
-        resolve({ status: res.statusCode ?? 0, contentType, body: '' });
-        return;
-      }
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => {
-        clearTimeout(timer);
-        resolve({ status: res.statusCode ?? 0, contentType, body: Buffer.concat(chunks).toString('utf8') });
-      });
-      res.on('error', reject);
-    });
+    if (c.body !== undefined)
+      headers[c.chunked === true ? 'transfer-encoding' : 'content-length'] =
+        c.chunked === true ? 'chunked' : String(Buffer.byteLength(c.body));
+    const req = request(
+      {
+        host: '127.0.0.1',
+        port,
+        method: c.method,
+        path: c.path,
+        headers,
+        agent: keepAlive ? agent : false,
+        setHost: false,
+      },
+      (res) => {
+        const contentType = String(res.headers['content-type'] ?? '');
+        if (contentType.startsWith('text/event-stream')) {
+          clearTimeout(timer);
+          req.destroy();
+          resolve({ status: res.statusCode ?? 0, contentType, body: '' });
+          return;
+        }
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () => {
+          clearTimeout(timer);
+          resolve({ status: res.statusCode ?? 0, contentType, body: Buffer.concat(chunks).toString('utf8') });
+        });
+        res.on('error', reject);
+      },
+    );
     const timer = setTimeout(() => {
       req.destroy();
       reject(new Error(`no answer within ${timeoutMs} ms`));
     }, timeoutMs);
     req.on('error', (error: NodeJS.ErrnoException) => {
       clearTimeout(timer);
-      reject(Object.assign(error, { reused: req.reusedSocket && (error.code === 'ECONNRESET' || error.message === 'socket hang up') }));
+      reject(
+        Object.assign(error, {
+          reused: req.reusedSocket && (error.code === 'ECONNRESET' || error.message === 'socket hang up'),
+        }),
+      );
     });
     if (c.body === undefined) req.end();
     else if (c.chunked) {

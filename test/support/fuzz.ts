@@ -127,7 +127,9 @@ export function anyJson(rng: Rng, depth = 0): unknown {
     case 5:
       return Array.from({ length: rng.int(0, 3) }, () => anyJson(rng, depth + 1));
     default:
-      return Object.fromEntries(Array.from({ length: rng.int(0, 3) }, (_, i) => [`k${i}`, anyJson(rng, depth + 1)]));
+      return Object.fromEntries(
+        Array.from({ length: rng.int(0, 3) }, (_, i) => [`k${i}`, anyJson(rng, depth + 1)]),
+      );
   }
 }
 
@@ -152,7 +154,10 @@ export function validValue(schema: z.ZodType, rng: Rng, strings: string[]): unkn
     case 'pipe':
       return validValue(def.in as z.ZodType, rng, strings);
     case 'string': {
-      const { minLength, maxLength } = schema as unknown as { minLength: number | null; maxLength: number | null };
+      const { minLength, maxLength } = schema as unknown as {
+        minLength: number | null;
+        maxLength: number | null;
+      };
       const fits = strings.filter((s) => s.length >= (minLength ?? 0) && s.length <= (maxLength ?? Infinity));
       return fits.length > 0 && rng.chance(0.7) ? rng.pick(fits) : 'x'.repeat(Math.max(minLength ?? 1, 1));
     }
@@ -178,7 +183,13 @@ export function validValue(schema: z.ZodType, rng: Rng, strings: string[]): unkn
 export function wrongType(schema: z.ZodType, rng: Rng): unknown {
   const type = defOf(schema).type;
   const choices: unknown[] = [null, 0, -1, 1e308, true, [], {}, [1, 2], { a: 1 }, 'x'];
-  return rng.pick(choices.filter((value) => !(type === 'string' && typeof value === 'string') && !(type === 'boolean' && typeof value === 'boolean')));
+  return rng.pick(
+    choices.filter(
+      (value) =>
+        !(type === 'string' && typeof value === 'string') &&
+        !(type === 'boolean' && typeof value === 'boolean'),
+    ),
+  );
 }
 
 /** `{"a":{"a":...}}` nested `depth` times, as JSON text (building it as an object would overflow the test's own stack). */
@@ -190,7 +201,8 @@ export function deepJson(depth: number, open = '{"a":', close = '}'): string {
 export function fieldsOf(schema: z.ZodType): Record<string, z.ZodType> {
   const def = defOf(schema);
   if (def.type === 'object') return def.shape as Record<string, z.ZodType>;
-  if (['optional', 'default', 'nullable', 'readonly'].includes(def.type)) return fieldsOf(def.innerType as z.ZodType);
+  if (['optional', 'default', 'nullable', 'readonly'].includes(def.type))
+    return fieldsOf(def.innerType as z.ZodType);
   if (def.type === 'pipe') return fieldsOf(def.in as z.ZodType);
   return {};
 }

@@ -13,13 +13,28 @@ export interface RawResponse {
 }
 
 /** `bearer`: what to authenticate with instead of the token (a session's credential, say). */
-export function callApi(home: string, method: string, path: string, body?: unknown, bearer?: string): Promise<RawResponse> {
+export function callApi(
+  home: string,
+  method: string,
+  path: string,
+  body?: unknown,
+  bearer?: string,
+): Promise<RawResponse> {
   const { port } = JSON.parse(readFileSync(join(home, 'supervisor.json'), 'utf8')) as { port: number };
   const token = bearer ?? readFileSync(join(home, 'token'), 'utf8').trim();
   const payload = body === undefined ? undefined : JSON.stringify(body);
   return new Promise((resolve, reject) => {
     const req = request(
-      { host: '127.0.0.1', port, method, path, headers: { authorization: `Bearer ${token}`, ...(payload === undefined ? {} : { 'content-type': 'application/json' }) } },
+      {
+        host: '127.0.0.1',
+        port,
+        method,
+        path,
+        headers: {
+          authorization: `Bearer ${token}`,
+          ...(payload === undefined ? {} : { 'content-type': 'application/json' }),
+        },
+      },
       (response) => {
         let text = '';
         response.setEncoding('utf8');

@@ -47,7 +47,8 @@ export class Intruder {
   constructor() {
     this.real = process.getuid?.() === 0 && hasCommand('useradd') && hasCommand('runuser');
     this.created = this.real && !userExists();
-    if (this.created) execFileSync('useradd', ['--system', '--no-create-home', '--shell', '/usr/sbin/nologin', NAME]);
+    if (this.created)
+      execFileSync('useradd', ['--system', '--no-create-home', '--shell', '/usr/sbin/nologin', NAME]);
     this.uid = this.real ? Number(execFileSync('id', ['-u', NAME], { encoding: 'utf8' }).trim()) : NOBODY;
   }
 

@@ -20,9 +20,18 @@ export async function finishedSession(
   files: { committed?: Record<string, string>; uncommitted?: Record<string, string> },
 ): Promise<SessionView> {
   const steps: unknown[] = [];
-  for (const [path, content] of Object.entries(files.committed ?? {})) steps.push({ write: { path, content } });
-  if (files.committed !== undefined) steps.push({ run: ['git', 'add', '--all'] }, { run: ['git', 'commit', '-qm', `${name}: committed work`] });
-  for (const [path, content] of Object.entries(files.uncommitted ?? {})) steps.push({ write: { path, content } });
-  await baton.ok(['dispatch', `${name}: do the thing\nwith detail`, '--name', name, '--script', baton.script(steps)], { cwd: dir });
+  for (const [path, content] of Object.entries(files.committed ?? {}))
+    steps.push({ write: { path, content } });
+  if (files.committed !== undefined)
+    steps.push(
+      { run: ['git', 'add', '--all'] },
+      { run: ['git', 'commit', '-qm', `${name}: committed work`] },
+    );
+  for (const [path, content] of Object.entries(files.uncommitted ?? {}))
+    steps.push({ write: { path, content } });
+  await baton.ok(
+    ['dispatch', `${name}: do the thing\nwith detail`, '--name', name, '--script', baton.script(steps)],
+    { cwd: dir },
+  );
   return baton.waitForState(name, 'ready_for_review');
 }

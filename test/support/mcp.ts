@@ -23,8 +23,15 @@ export class McpSession {
   /** `sessionId`: run as that session's MCP server (its credential file), else as a client outside Baton. */
   static async start(t: TestBaton, options: { sessionId?: string; cwd?: string } = {}): Promise<McpSession> {
     const env = { ...(t.env as Record<string, string>) };
-    if (options.sessionId !== undefined) env.BATON_SESSION_CREDENTIAL_FILE = join(t.home, 'sessions', options.sessionId, 'mcp-credential');
-    const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, 'mcp'], env, cwd: options.cwd ?? t.root, stderr: 'pipe' });
+    if (options.sessionId !== undefined)
+      env.BATON_SESSION_CREDENTIAL_FILE = join(t.home, 'sessions', options.sessionId, 'mcp-credential');
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [BIN, 'mcp'],
+      env,
+      cwd: options.cwd ?? t.root,
+      stderr: 'pipe',
+    });
     const client = new Client({ name: 'baton-test', version: '1.0.0' });
     await client.connect(transport);
     return new McpSession(client, transport);

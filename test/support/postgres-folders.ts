@@ -7,7 +7,16 @@
  * made it; anything else is reported and replaced, never reused.
  */
 import { execFileSync } from 'node:child_process';
-import { chownSync, existsSync, lstatSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import {
+  chownSync,
+  existsSync,
+  lstatSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 
@@ -74,7 +83,12 @@ export function makeFolder(root: string, prefix: string, user: ServerUser | unde
  * reported, removed and made again with `initdb` into a private folder renamed into place, so
  * two test files racing to make it never see a half-made one.
  */
-export function ensureTemplate(root: string, version: string, user: ServerUser | undefined, initdb: (data: string) => void): string {
+export function ensureTemplate(
+  root: string,
+  version: string,
+  user: ServerUser | undefined,
+  initdb: (data: string) => void,
+): string {
   const template = join(root, `template-${version}-${runId()}`);
   if (existsSync(join(template, 'PG_VERSION'))) {
     const problem = folderProblem(template, ownerUid(user));
@@ -83,7 +97,9 @@ export function ensureTemplate(root: string, version: string, user: ServerUser |
     try {
       rmSync(template, { recursive: true, force: true });
     } catch (error) {
-      throw new Error(`Cannot remove the untrusted test PostgreSQL template ${template} (${error instanceof Error ? error.message : String(error)}); remove it by hand.`);
+      throw new Error(
+        `Cannot remove the untrusted test PostgreSQL template ${template} (${error instanceof Error ? error.message : String(error)}); remove it by hand.`,
+      );
     }
   }
   const building = makeFolder(root, `building-${process.pid}-`, user);
@@ -110,7 +126,10 @@ export function runId(): number {
  * dead is stopped (through `stop`, once its postmaster is confirmed to be that server's postgres)
  * and removed; templates of ended runs and half-built templates go too.
  */
-export async function sweepLeftovers(root: string, stop: (data: string, postmaster: number | undefined) => Promise<void>): Promise<string[]> {
+export async function sweepLeftovers(
+  root: string,
+  stop: (data: string, postmaster: number | undefined) => Promise<void>,
+): Promise<string[]> {
   const swept: string[] = [];
   for (const name of readdirSync(root)) {
     const owner = /^(?:server|building)-(\d+)-[^-]+$/.exec(name) ?? /^template-[^-]+-(\d+)$/.exec(name);
@@ -127,7 +146,9 @@ export async function sweepLeftovers(root: string, stop: (data: string, postmast
 export function postmasterOf(data: string): number | undefined {
   const pid = recordedPostmaster(data);
   const args = pid === undefined ? undefined : processArgs(pid);
-  return args !== undefined && basename(args.split(' ')[0] ?? '') === 'postgres' && args.includes(data) ? pid : undefined;
+  return args !== undefined && basename(args.split(' ')[0] ?? '') === 'postgres' && args.includes(data)
+    ? pid
+    : undefined;
 }
 
 /** The pid `data`'s postmaster.pid records, unchecked: for a server this process started. */
@@ -173,7 +194,12 @@ function processState(pid: number): string | undefined {
 
 function psField(pid: number, field: 'args' | 'stat'): string | undefined {
   try {
-    return execFileSync('ps', ['-o', `${field}=`, '-p', String(pid)], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim() || undefined;
+    return (
+      execFileSync('ps', ['-o', `${field}=`, '-p', String(pid)], {
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', 'ignore'],
+      }).trim() || undefined
+    );
   } catch {
     return undefined;
   }

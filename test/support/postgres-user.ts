@@ -20,7 +20,20 @@ export function serverUser(): ServerUser | undefined {
   let entry = passwdEntry();
   if (entry === undefined) {
     try {
-      execFileSync('useradd', ['--system', '--no-create-home', '--home-dir', NO_HOME, '--shell', noLoginShell(), '--user-group', TEST_USER], { stdio: 'pipe' });
+      execFileSync(
+        'useradd',
+        [
+          '--system',
+          '--no-create-home',
+          '--home-dir',
+          NO_HOME,
+          '--shell',
+          noLoginShell(),
+          '--user-group',
+          TEST_USER,
+        ],
+        { stdio: 'pipe' },
+      );
     } catch (error) {
       // Two test files may race to create it; only a user that is still missing is a failure.
       if (passwdEntry() === undefined) throw error;
@@ -29,7 +42,9 @@ export function serverUser(): ServerUser | undefined {
   }
   if (entry === undefined) throw new Error(`useradd reported success, but there is no user ${TEST_USER}.`);
   if (!NO_LOGIN.test(entry.shell) || existsSync(entry.home)) {
-    throw new Error(`The user ${TEST_USER} exists with shell ${entry.shell} and home ${entry.home}; the tests run PostgreSQL as a user that cannot log in and has no home. Remove it (userdel ${TEST_USER}) and the tests will create it.`);
+    throw new Error(
+      `The user ${TEST_USER} exists with shell ${entry.shell} and home ${entry.home}; the tests run PostgreSQL as a user that cannot log in and has no home. Remove it (userdel ${TEST_USER}) and the tests will create it.`,
+    );
   }
   return { name: TEST_USER, uid: entry.uid, gid: entry.gid };
 }

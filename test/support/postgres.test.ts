@@ -47,7 +47,10 @@ describe('the test PostgreSQL', () => {
     try {
       expect(a.port).not.toBe(b.port);
       for (const server of [a, b]) {
-        const row = await query<{ version: string; db: string }>(await server.database('probe'), 'SELECT version(), current_database() AS db');
+        const row = await query<{ version: string; db: string }>(
+          await server.database('probe'),
+          'SELECT version(), current_database() AS db',
+        );
         expect(row?.db).toBe('probe');
         expect(row?.version).toMatch(/^PostgreSQL \d+/);
       }
@@ -63,7 +66,13 @@ describe('the test PostgreSQL', () => {
     const server = await startPostgres();
     try {
       expect(await query(server.url, 'SHOW listen_addresses')).toEqual({ listen_addresses: '' });
-      const tcp = new pg.Client({ host: '127.0.0.1', port: server.port, user: 'postgres', database: 'postgres', connectionTimeoutMillis: 5_000 });
+      const tcp = new pg.Client({
+        host: '127.0.0.1',
+        port: server.port,
+        user: 'postgres',
+        database: 'postgres',
+        connectionTimeoutMillis: 5_000,
+      });
       await expect(tcp.connect()).rejects.toThrow(/ECONNREFUSED/);
       await tcp.end().catch(() => {});
       for (const dir of [join(server.dir, '..'), server.dir, server.socketDir]) {
@@ -71,7 +80,9 @@ describe('the test PostgreSQL', () => {
         expect(statSync(dir).uid).toBe(ownerUid(serverUser()));
       }
       expect(mode(join(server.socketDir, `.s.PGSQL.${server.port}`))).toBe('700');
-      expect(await query(server.url, "SELECT current_setting('unix_socket_permissions') AS p")).toEqual({ p: '0700' });
+      expect(await query(server.url, "SELECT current_setting('unix_socket_permissions') AS p")).toEqual({
+        p: '0700',
+      });
     } finally {
       await server.stop();
     }
@@ -87,7 +98,9 @@ describe('the test PostgreSQL', () => {
     chmodSync(planted, 0o755);
     const server = await startPostgres({ root });
     try {
-      expect(await query(server.url, "SELECT current_setting('baton.planted', true) AS planted")).toEqual({ planted: null });
+      expect(await query(server.url, "SELECT current_setting('baton.planted', true) AS planted")).toEqual({
+        planted: null,
+      });
       expect(mode(planted)).toBe('700');
     } finally {
       await server.stop();

@@ -21,7 +21,16 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll } from 'vitest';
 import { findPostgres, type FoundPostgres } from '../../scripts/postgres.mjs';
-import { ensureTemplate, folderProblem, makeFolder, ownerUid, privateRoot, recordedPostmaster, sweepLeftovers, type ServerUser } from './postgres-folders.js';
+import {
+  ensureTemplate,
+  folderProblem,
+  makeFolder,
+  ownerUid,
+  privateRoot,
+  recordedPostmaster,
+  sweepLeftovers,
+  type ServerUser,
+} from './postgres-folders.js';
 import { serverUser } from './postgres-user.js';
 
 export { TEST_USER } from './postgres-user.js';
@@ -60,14 +69,18 @@ export function postgresForFile(): () => TestPostgres {
     await server?.stop();
   });
   return () => {
-    if (server === undefined) throw new Error('postgresForFile(): the server is started in beforeAll; use it inside a test');
+    if (server === undefined)
+      throw new Error('postgresForFile(): the server is started in beforeAll; use it inside a test');
     return server;
   };
 }
 
 export async function startPostgres(options: StartOptions = {}): Promise<TestPostgres> {
   const bins = findPostgres();
-  if (bins === undefined) throw new Error('No PostgreSQL server binaries found; run `node scripts/postgres.mjs` to install them or see what to install.');
+  if (bins === undefined)
+    throw new Error(
+      'No PostgreSQL server binaries found; run `node scripts/postgres.mjs` to install them or see what to install.',
+    );
   const user = serverUser();
   const root = options.root ?? privateRoot(user);
   await sweepLeftovers(root, (data, postmaster) => stopServer(bins, user, data, postmaster));
@@ -79,20 +92,40 @@ export async function startPostgres(options: StartOptions = {}): Promise<TestPos
   const problem = folderProblem(data, ownerUid(user));
   if (problem !== undefined) {
     rmSync(dir, { recursive: true, force: true });
-    throw new Error(`The test PostgreSQL's data folder ${data} is not private (${problem}); its socket would be open to others.`);
+    throw new Error(
+      `The test PostgreSQL's data folder ${data} is not private (${problem}); its socket would be open to others.`,
+    );
   }
   // pg_ctl hands these to a shell, hence the quotes. The port only names the socket; a free TCP
   // one keeps `port` unique, though nothing listens on it.
   const port = await freePort();
-  const settings = ['-c fsync=off', "-c listen_addresses=''", `-c unix_socket_directories='${data}'`, '-c unix_socket_permissions=0700', `-p ${port}`];
+  const settings = [
+    '-c fsync=off',
+    "-c listen_addresses=''",
+    `-c unix_socket_directories='${data}'`,
+    '-c unix_socket_permissions=0700',
+    `-p ${port}`,
+  ];
   try {
-    await run(user, bins.pgCtl, ['-D', data, '-o', settings.join(' '), '-l', join(data, 'server.log'), '-w', '-t', '30', 'start']);
+    await run(user, bins.pgCtl, [
+      '-D',
+      data,
+      '-o',
+      settings.join(' '),
+      '-l',
+      join(data, 'server.log'),
+      '-w',
+      '-t',
+      '30',
+      'start',
+    ]);
   } catch (error) {
     await stopServer(bins, user, data, recordedPostmaster(data));
     rmSync(dir, { recursive: true, force: true });
     throw error;
   }
-  const urlFor = (database: string): string => `postgres:///${encodeURIComponent(database)}?host=${encodeURIComponent(data)}&port=${port}&user=postgres`;
+  const urlFor = (database: string): string =>
+    `postgres:///${encodeURIComponent(database)}?host=${encodeURIComponent(data)}&port=${port}&user=postgres`;
   const url = urlFor('postgres');
   let stopped: Promise<void> | undefined;
   let databases = 0;
@@ -113,7 +146,9 @@ export async function startPostgres(options: StartOptions = {}): Promise<TestPos
       return urlFor(name);
     },
     stop() {
-      stopped ??= stopServer(bins, user, data, recordedPostmaster(data)).finally(() => rmSync(dir, { recursive: true, force: true }));
+      stopped ??= stopServer(bins, user, data, recordedPostmaster(data)).finally(() =>
+        rmSync(dir, { recursive: true, force: true }),
+      );
       return stopped;
     },
   };
@@ -123,7 +158,12 @@ export async function startPostgres(options: StartOptions = {}): Promise<TestPos
  * Stops the server immediately; kills the postmaster if pg_ctl could not. `postmaster` is this
  * server's: recorded by a server this process started, or confirmed by the sweep.
  */
-async function stopServer(bins: FoundPostgres, user: ServerUser | undefined, data: string, postmaster: number | undefined): Promise<void> {
+async function stopServer(
+  bins: FoundPostgres,
+  user: ServerUser | undefined,
+  data: string,
+  postmaster: number | undefined,
+): Promise<void> {
   if (postmaster === undefined) return;
   try {
     await run(user, bins.pgCtl, ['-D', data, '-m', 'immediate', '-w', '-t', '10', 'stop']);
@@ -139,12 +179,30 @@ async function stopServer(bins: FoundPostgres, user: ServerUser | undefined, dat
 function initdb(bins: FoundPostgres, user: ServerUser | undefined, data: string): void {
   // Local (socket) connections trusted, TCP ones rejected; 1 MB WAL segments instead of 16: a
   // smaller folder to copy for every server.
-  const args = ['-D', data, '-U', 'postgres', '--auth-local=trust', '--auth-host=reject', '-E', 'UTF8', '--no-locale', '--no-sync', '--wal-segsize=1'];
-  execFileSync(user === undefined ? bins.initdb : 'runuser', user === undefined ? args : ['-u', user.name, '--', bins.initdb, ...args], { stdio: 'pipe' });
+  const args = [
+    '-D',
+    data,
+    '-U',
+    'postgres',
+    '--auth-local=trust',
+    '--auth-host=reject',
+    '-E',
+    'UTF8',
+    '--no-locale',
+    '--no-sync',
+    '--wal-segsize=1',
+  ];
+  execFileSync(
+    user === undefined ? bins.initdb : 'runuser',
+    user === undefined ? args : ['-u', user.name, '--', bins.initdb, ...args],
+    { stdio: 'pipe' },
+  );
 }
 
 function version(bins: FoundPostgres): string {
-  return /\d+(\.\d+)*/.exec(execFileSync(bins.postgres, ['--version'], { encoding: 'utf8' }))?.[0] ?? 'unknown';
+  return (
+    /\d+(\.\d+)*/.exec(execFileSync(bins.postgres, ['--version'], { encoding: 'utf8' }))?.[0] ?? 'unknown'
+  );
 }
 
 function freePort(): Promise<number> {
@@ -161,7 +219,8 @@ function freePort(): Promise<number> {
 
 /** Runs a binary (as `user` when given), rejecting with its output when it fails. */
 function run(user: ServerUser | undefined, file: string, args: string[]): Promise<string> {
-  const [command, argv] = user === undefined ? [file, args] : ['runuser', ['-u', user.name, '--', file, ...args]];
+  const [command, argv] =
+    user === undefined ? [file, args] : ['runuser', ['-u', user.name, '--', file, ...args]];
   return new Promise((resolve, reject) => {
     execFile(command, argv, { encoding: 'utf8' }, (error, stdout, stderr) => {
       if (error === null) resolve(stdout);

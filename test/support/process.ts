@@ -36,7 +36,11 @@ export function waitForFile(path: string, check: () => boolean, timeoutMs = 15_0
     });
     const timer = setTimeout(() => {
       watcher.close();
-      reject(new Error(`timed out waiting on ${path}:\n${readFileSync(path, 'utf8').split('\n').slice(-6).join('\n')}`));
+      reject(
+        new Error(
+          `timed out waiting on ${path}:\n${readFileSync(path, 'utf8').split('\n').slice(-6).join('\n')}`,
+        ),
+      );
     }, timeoutMs);
     if (check()) finish();
   });
@@ -110,7 +114,8 @@ export function processesMatching(marker: string): number[] {
     const pid = Number(name);
     if (!Number.isInteger(pid) || pid === process.pid) continue;
     try {
-      if (readFileSync(`/proc/${name}/cmdline`, 'utf8').replaceAll('\0', ' ').includes(marker)) pids.push(pid);
+      if (readFileSync(`/proc/${name}/cmdline`, 'utf8').replaceAll('\0', ' ').includes(marker))
+        pids.push(pid);
     } catch {
       // gone meanwhile
     }
@@ -123,13 +128,21 @@ export function processesMatching(marker: string): number[] {
  * does any more (`gone`). Like `watchExit`, this checks on a short interval: Linux does not
  * notify about processes that are not our children.
  */
-export async function watchProcesses(marker: string, until: 'present' | 'gone', timeoutMs = 15_000): Promise<void> {
+export async function watchProcesses(
+  marker: string,
+  until: 'present' | 'gone',
+  timeoutMs = 15_000,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const pids = processesMatching(marker);
     if ((until === 'present') === pids.length > 0) return;
     if (Date.now() > deadline) {
-      throw new Error(until === 'present' ? `no process running "${marker}" after ${timeoutMs} ms` : `still running "${marker}" after ${timeoutMs} ms: pids ${pids.join(', ')}`);
+      throw new Error(
+        until === 'present'
+          ? `no process running "${marker}" after ${timeoutMs} ms`
+          : `still running "${marker}" after ${timeoutMs} ms: pids ${pids.join(', ')}`,
+      );
     }
     await new Promise((r) => setTimeout(r, 50));
   }
@@ -139,7 +152,12 @@ export async function watchProcesses(marker: string, until: 'present' | 'gone', 
  * Waits until some file named `name` somewhere under `folder` holds `text`. Watches the folder
  * tree (created on the way if need be), so a file written after the call is seen too.
  */
-export function waitForFileContaining(folder: string, name: string, text: string, timeoutMs = 15_000): Promise<string> {
+export function waitForFileContaining(
+  folder: string,
+  name: string,
+  text: string,
+  timeoutMs = 15_000,
+): Promise<string> {
   mkdirSync(folder, { recursive: true });
   const find = (): string | undefined => {
     for (const entry of readdirSync(folder, { recursive: true, encoding: 'utf8' })) {

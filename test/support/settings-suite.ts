@@ -48,7 +48,14 @@ export function nextChange(store: SettingsStore, timeoutMs = 5_000): Promise<Set
   });
 }
 
-const budget = (scope: string, more: Partial<BudgetRow> = {}): BudgetRow => ({ scope, window_ms: null, limit_usd: 12.5, warn_ratio: 0.8, updated_at: '2026-11-24T03:00:00.000Z', ...more });
+const budget = (scope: string, more: Partial<BudgetRow> = {}): BudgetRow => ({
+  scope,
+  window_ms: null,
+  limit_usd: 12.5,
+  warn_ratio: 0.8,
+  updated_at: '2026-11-24T03:00:00.000Z',
+  ...more,
+});
 
 let alertCount = 0;
 const alert = (more: Partial<AlertRow> = {}): AlertRow => ({
@@ -71,7 +78,12 @@ export function settingsStoreSuite(label: string, harness: SettingsHarness): voi
     test('an allow rule is stored with an id and its time, read back, listed and removed once', async () => {
       const { a } = await harness.open();
       const before = Date.now();
-      const rule = await a.allowRules.add({ project_root: null, tool: null, pattern: 'npm test', source: 'cli' });
+      const rule = await a.allowRules.add({
+        project_root: null,
+        tool: null,
+        pattern: 'npm test',
+        source: 'cli',
+      });
       expect(rule).toMatchObject({ project_root: null, tool: null, pattern: 'npm test', source: 'cli' });
       expect(rule.id).toBeGreaterThan(0);
       expect(Date.parse(rule.created_at)).toBeGreaterThanOrEqual(before - 1_000);
@@ -85,7 +97,9 @@ export function settingsStoreSuite(label: string, harness: SettingsHarness): voi
 
     test('a rule needs a tool or a pattern', async () => {
       const { a } = await harness.open();
-      await expect(a.allowRules.add({ project_root: null, tool: null, pattern: null, source: 'cli' })).rejects.toThrow();
+      await expect(
+        a.allowRules.add({ project_root: null, tool: null, pattern: null, source: 'cli' }),
+      ).rejects.toThrow();
       expect(await a.allowRules.list()).toEqual([]);
     });
 
@@ -93,19 +107,45 @@ export function settingsStoreSuite(label: string, harness: SettingsHarness): voi
       const { a } = await harness.open();
       const here = repository('https://example.test/team/app.git');
       const there = repository('https://example.test/team/other.git');
-      const everywhere = await a.allowRules.add({ project_root: null, tool: 'Read', pattern: null, source: 'page' });
-      const mine = await a.allowRules.add({ project_root: here, tool: null, pattern: 'npm run lint', source: 'approval' });
+      const everywhere = await a.allowRules.add({
+        project_root: null,
+        tool: 'Read',
+        pattern: null,
+        source: 'page',
+      });
+      const mine = await a.allowRules.add({
+        project_root: here,
+        tool: null,
+        pattern: 'npm run lint',
+        source: 'approval',
+      });
       await a.allowRules.add({ project_root: there, tool: null, pattern: 'make', source: 'cli' });
       expect((await a.allowRules.list(here)).map((r) => r.id)).toEqual([everywhere.id, mine.id]);
-      expect((await a.allowRules.list(here))[1]).toMatchObject({ project_root: here, pattern: 'npm run lint', source: 'approval' });
-      expect((await a.allowRules.list(repository('https://example.test/team/third.git'))).map((r) => r.id)).toEqual([everywhere.id]);
+      expect((await a.allowRules.list(here))[1]).toMatchObject({
+        project_root: here,
+        pattern: 'npm run lint',
+        source: 'approval',
+      });
+      expect(
+        (await a.allowRules.list(repository('https://example.test/team/third.git'))).map((r) => r.id),
+      ).toEqual([everywhere.id]);
       expect(await a.allowRules.list()).toHaveLength(3);
     });
 
     test('the other handle sees the rules, and ids never repeat between handles', async () => {
       const { a, b } = await harness.open();
-      const first = await a.allowRules.add({ project_root: null, tool: null, pattern: 'npm test', source: 'cli' });
-      const second = await b.allowRules.add({ project_root: null, tool: null, pattern: 'npm run build', source: 'cli' });
+      const first = await a.allowRules.add({
+        project_root: null,
+        tool: null,
+        pattern: 'npm test',
+        source: 'cli',
+      });
+      const second = await b.allowRules.add({
+        project_root: null,
+        tool: null,
+        pattern: 'npm run build',
+        source: 'cli',
+      });
       expect(second.id).toBeGreaterThan(first.id);
       expect((await b.allowRules.list()).map((r) => r.id)).toEqual([first.id, second.id]);
       expect(await b.allowRules.remove(first.id)).toBe(true);
@@ -133,7 +173,13 @@ export function settingsStoreSuite(label: string, harness: SettingsHarness): voi
       const first = alert();
       expect(await a.alerts.insert(first)).toBe(true);
       expect(await b.alerts.insert(alert())).toBe(false);
-      const other = alert({ session_id: 's2', session_name: 'tester', dedupe_key: 'loop:s2', rule: 'stuck', action: 'pause' });
+      const other = alert({
+        session_id: 's2',
+        session_name: 'tester',
+        dedupe_key: 'loop:s2',
+        rule: 'stuck',
+        action: 'pause',
+      });
       expect(await b.alerts.insert(other)).toBe(true);
       expect(await a.alerts.get(first.id)).toMatchObject(first);
       expect(await a.alerts.get('no-such-alert')).toBeUndefined();

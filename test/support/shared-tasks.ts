@@ -17,7 +17,12 @@ import { SharedTasks, type Applied, type LedgerNewTask } from '../../src/tasks/s
 import { clusterDatabases } from './cluster.js';
 
 /** The repositories' identities as their remotes would give them: every machine's `shop` clone is one repository. */
-export const REMOTES: Record<string, string> = { '/alpha/shop': 'git.example/team/shop', '/beta/shop': 'git.example/team/shop', '/gamma/shop-clone': 'git.example/team/shop', '/beta/shop-clone': 'git.example/team/shop' };
+export const REMOTES: Record<string, string> = {
+  '/alpha/shop': 'git.example/team/shop',
+  '/beta/shop': 'git.example/team/shop',
+  '/gamma/shop-clone': 'git.example/team/shop',
+  '/beta/shop-clone': 'git.example/team/shop',
+};
 export const NOW = '2026-11-24T06:00:00.000Z';
 
 export interface Machine {
@@ -54,7 +59,12 @@ export interface SharedTaskMachines {
   /** A machine, not started. */
   machine: (url: string, name: string, options?: MachineOptions) => Machine;
   /** A machine started (its LISTEN, then its join), after `before` ran on its SQLite. */
-  started: (url: string, name: string, before?: (m: Machine) => void, options?: MachineOptions) => Promise<Machine>;
+  started: (
+    url: string,
+    name: string,
+    before?: (m: Machine) => void,
+    options?: MachineOptions,
+  ) => Promise<Machine>;
 }
 
 export function sharedTaskMachines(): SharedTaskMachines {
@@ -74,11 +84,15 @@ export function sharedTaskMachines(): SharedTaskMachines {
     const tasks = new TaskStore(db);
     const edge = { away: false };
     const pool = new pg.Pool({ connectionString: url, max: 2 });
-    const refused = (): Promise<never> => Promise.reject(Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }));
+    const refused = (): Promise<never> =>
+      Promise.reject(Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }));
     const query = pool.query.bind(pool) as (...args: unknown[]) => Promise<unknown>;
     // pg's own query connects through connect(callback): the arguments go through as given.
     const connect = pool.connect.bind(pool) as (...args: unknown[]) => Promise<unknown>;
-    Object.assign(pool, { query: (...args: unknown[]) => (edge.away ? refused() : query(...args)), connect: (...args: unknown[]) => (edge.away ? refused() : connect(...args)) });
+    Object.assign(pool, {
+      query: (...args: unknown[]) => (edge.away ? refused() : query(...args)),
+      connect: (...args: unknown[]) => (edge.away ? refused() : connect(...args)),
+    });
     const listener = new Listener(url, [TASK_CHANNEL], options.backoff ?? { firstMs: 20, maxMs: 200 });
     const ledger = new PgTasks(pool, listener, name, 'the test store');
     const applied: Applied[] = [];
@@ -102,10 +116,29 @@ export function sharedTaskMachines(): SharedTaskMachines {
         db.close();
       })());
     cleanups.push(stop);
-    return { name, dir, tasks, sessions, project, local, shared, ledger, listener, applied, warnings, edge, stop };
+    return {
+      name,
+      dir,
+      tasks,
+      sessions,
+      project,
+      local,
+      shared,
+      ledger,
+      listener,
+      applied,
+      warnings,
+      edge,
+      stop,
+    };
   };
 
-  const started = async (url: string, name: string, before?: (m: Machine) => void, options?: MachineOptions): Promise<Machine> => {
+  const started = async (
+    url: string,
+    name: string,
+    before?: (m: Machine) => void,
+    options?: MachineOptions,
+  ): Promise<Machine> => {
     const m = machine(url, name, options);
     before?.(m);
     await m.listener.start();
@@ -116,11 +149,38 @@ export function sharedTaskMachines(): SharedTaskMachines {
   return { database, cleanups, machine, started };
 }
 
-export const task = (title: string, extra: Partial<LedgerNewTask> = {}): LedgerNewTask => ({ repoKey: 'git.example/team/shop', title, description: '', scope_json: '[]', tracker: null, board_column: 'backlog', ...extra });
+export const task = (title: string, extra: Partial<LedgerNewTask> = {}): LedgerNewTask => ({
+  repoKey: 'git.example/team/shop',
+  title,
+  description: '',
+  scope_json: '[]',
+  tracker: null,
+  board_column: 'backlog',
+  ...extra,
+});
 
 /** A task written straight into a machine's SQLite, as it was before the machine joined. */
-export function localTask(m: Machine, projectId: string, title: string, after: number[] = [], createdAt = NOW, id?: number): number {
-  return m.tasks.insert({ project_id: projectId, title, description: '', scope_json: '[]', tracker: null, board_column: 'backlog' }, after, createdAt, id);
+export function localTask(
+  m: Machine,
+  projectId: string,
+  title: string,
+  after: number[] = [],
+  createdAt = NOW,
+  id?: number,
+): number {
+  return m.tasks.insert(
+    {
+      project_id: projectId,
+      title,
+      description: '',
+      scope_json: '[]',
+      tracker: null,
+      board_column: 'backlog',
+    },
+    after,
+    createdAt,
+    id,
+  );
 }
 
 export async function eventually(check: () => boolean, what: string): Promise<void> {

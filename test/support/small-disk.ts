@@ -11,12 +11,19 @@ import { join } from 'node:path';
 export class SmallDisk {
   private readonly ballast: string;
 
-  constructor(readonly dir: string, sizeMb: number) {
+  constructor(
+    readonly dir: string,
+    sizeMb: number,
+  ) {
     mkdirSync(dir, { recursive: true });
     try {
-      execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${sizeMb}m,mode=0700`, 'tmpfs', dir], { stdio: ['ignore', 'ignore', 'pipe'] });
+      execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${sizeMb}m,mode=0700`, 'tmpfs', dir], {
+        stdio: ['ignore', 'ignore', 'pipe'],
+      });
     } catch (error) {
-      throw new Error(`the full-disk test mounts a small tmpfs, which needs root (CAP_SYS_ADMIN); mount said: ${String((error as { stderr?: Buffer }).stderr ?? error)}`);
+      throw new Error(
+        `the full-disk test mounts a small tmpfs, which needs root (CAP_SYS_ADMIN); mount said: ${String((error as { stderr?: Buffer }).stderr ?? error)}`,
+      );
     }
     this.ballast = join(dir, 'ballast');
   }
@@ -26,7 +33,7 @@ export class SmallDisk {
     const fd = openSync(this.ballast, 'a');
     const block = Buffer.alloc(1 << 20, 1);
     try {
-      for (let size = block.length; size >= 1; ) {
+      for (let size = block.length; size >= 1;) {
         try {
           writeSync(fd, block, 0, size);
         } catch (error) {

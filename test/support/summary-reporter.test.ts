@@ -53,11 +53,15 @@ afterEach(() => {
 async function runVitest(files: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
   // Without the parent's VITEST* variables the child behaves as a top-level run.
   const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('VITEST')));
-  const child = spawn(process.execPath, [VITEST, 'run', '--config', 'vitest.config.mjs', '--root', dir, ...files], {
-    cwd: dir,
-    env: { ...env, NO_COLOR: '1', CI: '1' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    [VITEST, 'run', '--config', 'vitest.config.mjs', '--root', dir, ...files],
+    {
+      cwd: dir,
+      env: { ...env, NO_COLOR: '1', CI: '1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
@@ -69,7 +73,8 @@ async function runVitest(files: string[]): Promise<{ code: number | null; stdout
   return { code, stdout, stderr };
 }
 
-const closingLine = (stdout: string): string | undefined => stdout.match(/^\d+ passed, \d+ failed, \d+ skipped$/m)?.[0];
+const closingLine = (stdout: string): string | undefined =>
+  stdout.match(/^\d+ passed, \d+ failed, \d+ skipped$/m)?.[0];
 
 test('a suite that failed to start, a failed afterAll, a failed import and an unhandled error all count as failures', async () => {
   const run = await runVitest(Object.keys(FIXTURES));

@@ -15,7 +15,10 @@ interface Summary {
 }
 
 export default class SummaryReporter implements Reporter {
-  onTestRunEnd(testModules: ReadonlyArray<TestModule>, unhandledErrors: ReadonlyArray<SerializedError>): void {
+  onTestRunEnd(
+    testModules: ReadonlyArray<TestModule>,
+    unhandledErrors: ReadonlyArray<SerializedError>,
+  ): void {
     const { passed, failed, skipped } = summarize(testModules, unhandledErrors.length);
     process.stdout.write(`\n${passed} passed, ${failed} failed, ${skipped} skipped\n`);
   }
@@ -49,5 +52,8 @@ function hookFailed(test: TestCase): boolean {
 function finishedCleanly(module: TestModule): boolean {
   const state = module.state();
   if (state !== 'passed' && state !== 'skipped') return false;
-  return module.errors().length === 0 && [...module.children.allSuites()].every((suite) => suite.errors().length === 0);
+  return (
+    module.errors().length === 0 &&
+    [...module.children.allSuites()].every((suite) => suite.errors().length === 0)
+  );
 }

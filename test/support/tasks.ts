@@ -3,7 +3,12 @@ import type { TaskCard } from '../../src/api/tasks.js';
 import type { WorkspaceEvent } from '../../src/events/workspace.js';
 import type { TestBaton } from './baton.js';
 
-export async function addTask(baton: TestBaton, repo: string, title: string, ...flags: string[]): Promise<TaskCard> {
+export async function addTask(
+  baton: TestBaton,
+  repo: string,
+  title: string,
+  ...flags: string[]
+): Promise<TaskCard> {
   return (await baton.json<{ task: TaskCard }>(['task', 'add', title, ...flags], { cwd: repo })).task;
 }
 
@@ -12,11 +17,16 @@ export async function card(baton: TestBaton, repo: string, id: number): Promise<
 }
 
 /** The first workspace event (replayed or live) that matches, or a timeout listing what was seen. */
-export function workspaceEvent(baton: TestBaton, match: (event: WorkspaceEvent) => boolean, timeoutMs = 30_000): Promise<WorkspaceEvent> {
+export function workspaceEvent(
+  baton: TestBaton,
+  match: (event: WorkspaceEvent) => boolean,
+  timeoutMs = 30_000,
+): Promise<WorkspaceEvent> {
   return baton.workspaceEvent(match, timeoutMs);
 }
 
 /** A scripted session's script: `steps`, each a scripted agent step. */
 export function stateChangedTo(name: string, to: string): (event: WorkspaceEvent) => boolean {
-  return (event) => event.type === 'session.state_changed' && event.data.name === name && event.data.to === to;
+  return (event) =>
+    event.type === 'session.state_changed' && event.data.name === name && event.data.to === to;
 }

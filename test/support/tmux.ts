@@ -14,7 +14,9 @@ export function requireTmux(): string {
     const path = join(dir, 'tmux');
     if (dir !== '' && existsSync(path)) return path;
   }
-  throw new Error('tmux is not installed; the terminal board tests drive the board in tmux. Install it: sudo apt-get install tmux (npm test does so when run as root).');
+  throw new Error(
+    'tmux is not installed; the terminal board tests drive the board in tmux. Install it: sudo apt-get install tmux (npm test does so when run as root).',
+  );
 }
 
 const POLL_MS = 40;
@@ -26,13 +28,36 @@ export class Terminal {
   private serverPid: number | undefined;
 
   /** Starts `command` (an argument array) in a `columns`×`rows` pane with `env`, in `cwd`. */
-  constructor(folder: string, name: string, command: string[], options: { cwd: string; env: NodeJS.ProcessEnv; columns?: number; rows?: number }) {
+  constructor(
+    folder: string,
+    name: string,
+    command: string[],
+    options: { cwd: string; env: NodeJS.ProcessEnv; columns?: number; rows?: number },
+  ) {
     this.socket = join(folder, `tmux-${name}.sock`);
     this.log = join(folder, `tmux-${name}.log`);
     const env = { ...options.env, TERM: options.env.TERM ?? 'xterm-256color' };
     // The pane's program gets the test's environment: the server is started with it, and -e repeats what tmux would otherwise drop.
-    const pass = Object.entries(env).flatMap(([key, value]) => (value === undefined ? [] : ['-e', `${key}=${value}`]));
-    this.run(env, ['-f', '/dev/null', 'new-session', '-d', '-s', 'board', '-x', String(options.columns ?? 80), '-y', String(options.rows ?? 24), '-c', options.cwd, ...pass, '--', ...command]);
+    const pass = Object.entries(env).flatMap(([key, value]) =>
+      value === undefined ? [] : ['-e', `${key}=${value}`],
+    );
+    this.run(env, [
+      '-f',
+      '/dev/null',
+      'new-session',
+      '-d',
+      '-s',
+      'board',
+      '-x',
+      String(options.columns ?? 80),
+      '-y',
+      String(options.rows ?? 24),
+      '-c',
+      options.cwd,
+      ...pass,
+      '--',
+      ...command,
+    ]);
     this.serverPid = Number(this.run(env, ['display-message', '-p', '-t', 'board', '#{pid}']).trim());
     // Everything the program writes, to check what was shown between two looks at the screen.
     this.run(env, ['pipe-pane', '-t', 'board', '-o', `cat >> '${this.log}'`]);
@@ -52,7 +77,14 @@ export class Terminal {
    * and attributes as ANSI codes; with `history`, the lines scrolled off the top too.
    */
   screen(options: { escapes?: boolean; history?: boolean } = {}): string {
-    return this.ctl(['capture-pane', '-p', '-t', 'board', ...(options.escapes === true ? ['-e'] : []), ...(options.history === true ? ['-S', '-'] : [])]);
+    return this.ctl([
+      'capture-pane',
+      '-p',
+      '-t',
+      'board',
+      ...(options.escapes === true ? ['-e'] : []),
+      ...(options.history === true ? ['-S', '-'] : []),
+    ]);
   }
 
   /** Keys by tmux's names (`Enter`, `Escape`, `Tab`, `Down`, `j`). */
@@ -81,12 +113,18 @@ export class Terminal {
 
   /** Resolves with the screen once `match` holds; fails after `timeoutMs` showing the last screen. */
   async waitFor(match: string | RegExp | ((screen: string) => boolean), timeoutMs = 20_000): Promise<string> {
-    const test = typeof match === 'function' ? match : (s: string) => (typeof match === 'string' ? s.includes(match) : match.test(s));
+    const test =
+      typeof match === 'function'
+        ? match
+        : (s: string) => (typeof match === 'string' ? s.includes(match) : match.test(s));
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       const screen = this.screen();
       if (test(screen)) return screen;
-      if (Date.now() > deadline) throw new Error(`The screen did not show ${String(match)} within ${timeoutMs} ms. It shows:\n${screen}`);
+      if (Date.now() > deadline)
+        throw new Error(
+          `The screen did not show ${String(match)} within ${timeoutMs} ms. It shows:\n${screen}`,
+        );
       await new Promise((resolve) => setTimeout(resolve, POLL_MS));
     }
   }

@@ -46,7 +46,10 @@ export function waitForEvent<T, S extends T = T>(
 /** Resolves when the promise settles, or rejects after `timeoutMs` saying what was awaited. */
 export function within<T>(promise: Promise<T>, timeoutMs: number, what: string): Promise<T> {
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${what} did not happen within ${timeoutMs} ms`)), timeoutMs);
+    const timer = setTimeout(
+      () => reject(new Error(`${what} did not happen within ${timeoutMs} ms`)),
+      timeoutMs,
+    );
     promise.then(
       (value) => {
         clearTimeout(timer);

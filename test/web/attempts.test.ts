@@ -39,25 +39,36 @@ describe('attempts on the dashboard', () => {
   }
 
   /** Two attributes of every element the locator finds, in page order. */
-  const pairs = async (locator: Locator, a: string, b: string) => Promise.all((await locator.all()).map(async (e) => [await e.getAttribute(a), await e.getAttribute(b)]));
+  const pairs = async (locator: Locator, a: string, b: string) =>
+    Promise.all((await locator.all()).map(async (e) => [await e.getAttribute(a), await e.getAttribute(b)]));
 
   it('compares a best-of group, picks the winner with a click, and shows the others archived', async () => {
-    const script = t.script([{ run: 'echo "$BATON_SESSION_NAME" > who.txt' }, { usage: { input: 100, output: 20, usd: 0.02 } }]);
-    const group = await t.json<AttemptGroupView>(['dispatch', '--best-of', '3', '--name', 'best', '--script', script, 'pick the best'], { cwd: repo });
+    const script = t.script([
+      { run: 'echo "$BATON_SESSION_NAME" > who.txt' },
+      { usage: { input: 100, output: 20, usd: 0.02 } },
+    ]);
+    const group = await t.json<AttemptGroupView>(
+      ['dispatch', '--best-of', '3', '--name', 'best', '--script', script, 'pick the best'],
+      { cwd: repo },
+    );
     for (const a of group.attempts) await t.waitForState(a.name, 'ready_for_review');
 
     const page = await open('/attempts');
     await page.click(`[data-testid=attempt-group][data-group="${group.id}"]`);
     await page.waitForSelector('[data-testid=attempt-comparison][data-state=open]');
     // The checks run when the page asks: each row says how its attempt did.
-    await page.waitForSelector('[data-testid=attempt][data-name=best-a3][data-check=failed]', { timeout: 30_000 });
+    await page.waitForSelector('[data-testid=attempt][data-name=best-a3][data-check=failed]', {
+      timeout: 30_000,
+    });
     const rows = page.locator('[data-testid=attempt]');
     expect(await pairs(rows, 'data-name', 'data-check')).toEqual([
       ['best-a1', 'failed'],
       ['best-a2', 'passed'],
       ['best-a3', 'failed'],
     ]);
-    expect(await page.locator('[data-testid=attempt][data-name=best-a2]').innerText()).toMatch(/best-a2\s+scripted\s+ready for review\s+passed \(\d+\.\ds\)\s+\+1 −0\s+1\s+\$0\.02/);
+    expect(await page.locator('[data-testid=attempt][data-name=best-a2]').innerText()).toMatch(
+      /best-a2\s+scripted\s+ready for review\s+passed \(\d+\.\ds\)\s+\+1 −0\s+1\s+\$0\.02/,
+    );
     await shot(page, shots, 'comparison');
 
     await page.locator('[data-testid=attempt][data-name=best-a2] button:has-text("Pick")').click();
@@ -68,7 +79,9 @@ describe('attempts on the dashboard', () => {
       ['best-a2', 'false'],
       ['best-a3', 'true'],
     ]);
-    expect(await page.locator('[data-testid=attempt-message]').innerText()).toBe('best-a2 landed; archived best-a1, best-a3 with their work kept.');
+    expect(await page.locator('[data-testid=attempt-message]').innerText()).toBe(
+      'best-a2 landed; archived best-a1, best-a3 with their work kept.',
+    );
     expect(await page.locator('[data-testid=attempt] button').count()).toBe(0);
     expect(t.git(repo, 'show', 'main:who.txt')).toBe('best-a2');
     await shot(page, shots, 'landed');
@@ -79,15 +92,23 @@ describe('attempts on the dashboard', () => {
     const items = join(t.root, 'items.txt');
     writeFileSync(items, 'a.ts\nb.ts\nc.ts\n');
     const script = t.script([{ say: 'Batch finished.' }]);
-    const fanout = await t.json<FanoutView>(['fanout', items, '--batch', '2', '--name', 'fan', '--prompt', 'touch each', '--script', script], { cwd: repo });
+    const fanout = await t.json<FanoutView>(
+      ['fanout', items, '--batch', '2', '--name', 'fan', '--prompt', 'touch each', '--script', script],
+      { cwd: repo },
+    );
     await t.waitForState('fan-b2', 'ready_for_review');
     await t.waitForState('fan-b1', 'ready_for_review');
     const page = await open(`/fanouts/${fanout.id}`);
     await page.waitForSelector('[data-testid=fanout-report]');
     const batches = page.locator('[data-testid=fanout-batch]');
-    expect(await Promise.all((await batches.all()).map((e) => e.getAttribute('data-state')))).toEqual(['done', 'done']);
+    expect(await Promise.all((await batches.all()).map((e) => e.getAttribute('data-state')))).toEqual([
+      'done',
+      'done',
+    ]);
     await batches.first().locator('summary').click();
-    expect(await batches.first().innerText()).toMatch(/Batch 1 · done · fan-b1[\s\S]*a\.ts, b\.ts[\s\S]*Batch finished\./);
+    expect(await batches.first().innerText()).toMatch(
+      /Batch 1 · done · fan-b1[\s\S]*a\.ts, b\.ts[\s\S]*Batch finished\./,
+    );
     expect(problems).toEqual([]);
   });
 });

@@ -23,8 +23,31 @@ describe('the Cost page', () => {
   beforeAll(async () => {
     repo = t.repo('shop');
     await t.ok(['budget', 'set', '--day', '40usd'], { cwd: repo });
-    await t.ok(['dispatch', 'x', '--name', 'priced', '--script', t.script([{ usage: { input: 1_000_000, output: 100_000, model: 'gpt-5.5' } }, { usage: { input: 10, output: 10, usd: 0.25 } }])], { cwd: repo });
-    await t.ok(['dispatch', 'y', '--name', 'looper', '--script', t.script([{ run: 'ls gone' }, { run: 'ls gone' }, { run: 'ls gone' }, { sleep: 60_000 }])], { cwd: repo });
+    await t.ok(
+      [
+        'dispatch',
+        'x',
+        '--name',
+        'priced',
+        '--script',
+        t.script([
+          { usage: { input: 1_000_000, output: 100_000, model: 'gpt-5.5' } },
+          { usage: { input: 10, output: 10, usd: 0.25 } },
+        ]),
+      ],
+      { cwd: repo },
+    );
+    await t.ok(
+      [
+        'dispatch',
+        'y',
+        '--name',
+        'looper',
+        '--script',
+        t.script([{ run: 'ls gone' }, { run: 'ls gone' }, { run: 'ls gone' }, { sleep: 60_000 }]),
+      ],
+      { cwd: repo },
+    );
     await t.waitForState('priced', 'ready_for_review');
     await t.waitForState('looper', 'needs_input');
   });
@@ -40,7 +63,8 @@ describe('the Cost page', () => {
     return page;
   }
 
-  const loopAlert = (page: Page) => page.locator('[data-testid=alert]').filter({ has: page.locator('.alert-rule', { hasText: /^loop$/ }) });
+  const loopAlert = (page: Page) =>
+    page.locator('[data-testid=alert]').filter({ has: page.locator('.alert-rule', { hasText: /^loop$/ }) });
 
   it('shows the spend by session and by agent, the chart, the budget and the open alert with its evidence', async () => {
     const page = await open('/cost');
@@ -51,7 +75,9 @@ describe('the Cost page', () => {
     expect(await page.locator('.cost-bar').count()).toBe(24);
     // The current hour is the busiest: its bar is full height.
     expect(await page.locator('.cost-bar').last().getAttribute('style')).toMatch(/height: 100%/);
-    expect(await page.locator('[data-testid=cost-limits]').textContent()).toMatch(/today: \$2\.50 of \$40\.00/);
+    expect(await page.locator('[data-testid=cost-limits]').textContent()).toMatch(
+      /today: \$2\.50 of \$40\.00/,
+    );
     const alert = loopAlert(page);
     await alert.waitFor();
     expect(await alert.textContent()).toMatch(/loop.*looper.*the same .* 3 times.*paused.*ls gone/);
@@ -69,11 +95,23 @@ describe('the Cost page', () => {
     const open_ = await t.json<AlertList>(['alerts'], { cwd: repo });
     expect(open_.alerts.filter((a) => a.rule === 'loop')).toEqual([]);
 
-    await t.ok(['dispatch', 'z', '--name', 'errs', '--script', t.script([{ fail: 'one' }], { onReply: [{ fail: 'two' }] })], { cwd: repo });
+    await t.ok(
+      [
+        'dispatch',
+        'z',
+        '--name',
+        'errs',
+        '--script',
+        t.script([{ fail: 'one' }], { onReply: [{ fail: 'two' }] }),
+      ],
+      { cwd: repo },
+    );
     await t.waitForState('errs', 'failed');
     await t.ok(['budget', 'set', '--day', '2usd'], { cwd: repo });
     await t.ok(['dispatch', 'w', '--name', 'late', '--script', t.script([{ say: 'hi' }])], { cwd: repo });
-    const fresh = page.locator('[data-testid=alert]').filter({ has: page.locator('a', { hasText: /^late$/ }) });
+    const fresh = page
+      .locator('[data-testid=alert]')
+      .filter({ has: page.locator('a', { hasText: /^late$/ }) });
     await fresh.waitFor();
     expect(await fresh.textContent()).toMatch(/window.*dispatched while the today budget is already spent/);
     expect(problems, problems.join('\n')).toEqual([]);

@@ -26,14 +26,18 @@ chromiumForFile((launched) => (browser = launched), problems);
 /** Logs a fresh page in through `baton ui`, as a person would, and lands on the board. */
 async function openDashboard(t: TestBaton, options: { javaScript?: boolean } = {}): Promise<Page> {
   const login = await t.json<LoginCodeView>(['ui']);
-  const context = await browser.newContext({ viewport: { width: 1440, height: 900 }, javaScriptEnabled: options.javaScript ?? true });
+  const context = await browser.newContext({
+    viewport: { width: 1440, height: 900 },
+    javaScriptEnabled: options.javaScript ?? true,
+  });
   const page = await context.newPage();
   // Collected and checked after each test: a throw inside these handlers would not fail it.
   page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
   // A dialog means injected script ran; React reports a hydration mismatch on the console.
   page.on('dialog', (dialog) => problems.push(`dialog: ${dialog.message()}`));
   page.on('console', (message) => {
-    if (message.type() === 'error' && /hydrat|Minified React error/i.test(message.text())) problems.push(`console error: ${message.text()}`);
+    if (message.type() === 'error' && /hydrat|Minified React error/i.test(message.text()))
+      problems.push(`console error: ${message.text()}`);
   });
   await page.goto(login.url);
   if (options.javaScript === false) return page;
@@ -44,14 +48,18 @@ async function openDashboard(t: TestBaton, options: { javaScript?: boolean } = {
 
 /** Submits a form by `click` and checks the post was answered with a 303 back to `back`, then loaded. */
 async function formPost(page: Page, click: () => Promise<void>, back: string): Promise<void> {
-  const [response] = await Promise.all([page.waitForResponse((r) => r.request().method() === 'POST' && r.url().endsWith('/respond')), click()]);
+  const [response] = await Promise.all([
+    page.waitForResponse((r) => r.request().method() === 'POST' && r.url().endsWith('/respond')),
+    click(),
+  ]);
   expect(response.status()).toBe(303);
   expect(await response.headerValue('location')).toBe(back);
   await page.waitForLoadState();
   expect(new URL(page.url()).pathname).toBe(back);
 }
 
-const card = (page: Page, group: string, name: string) => page.locator(`[data-group="${group}"] .card:has(.card-name:text-is("${name}"))`);
+const card = (page: Page, group: string, name: string) =>
+  page.locator(`[data-group="${group}"] .card:has(.card-name:text-is("${name}"))`);
 
 describe('the board', () => {
   const t = new TestBaton({ BATON_MAX_CONCURRENT: '4' });
@@ -60,10 +68,16 @@ describe('the board', () => {
 
   beforeAll(async () => {
     repo = t.repo('shop', { 'README.md': '# Shop\n\nSells things.\n' });
-    const dispatch = (name: string, prompt: string, steps: unknown[]) => t.ok(['dispatch', prompt, '--name', name, '--script', t.script(steps)], { cwd: repo });
+    const dispatch = (name: string, prompt: string, steps: unknown[]) =>
+      t.ok(['dispatch', prompt, '--name', name, '--script', t.script(steps)], { cwd: repo });
     await dispatch('review', 'add a price formatter', [
       { say: 'Adding the formatter.' },
-      { write: { path: 'src/price.ts', content: 'export const price = (cents: number) => `$${(cents / 100).toFixed(2)}`;\n' } },
+      {
+        write: {
+          path: 'src/price.ts',
+          content: 'export const price = (cents: number) => `$${(cents / 100).toFixed(2)}`;\n',
+        },
+      },
       { edit: { path: 'README.md', old: 'Sells things.', new: 'Sells things, with prices.' } },
       { usage: { input: 4200, output: 900, usd: 0.042 } },
     ]);
@@ -72,18 +86,30 @@ describe('the board', () => {
     await dispatch('completed', 'fix a typo', [{ say: 'Fixed.' }]);
     await dispatch('failed', 'upgrade the runner', [{ fail: 'tests failed: 2 of 14' }]);
     await dispatch('stopped', 'benchmark', [{ say: 'Benchmarking.' }, { sleep: LONG }]);
-    await Promise.all(['review', 'pinned', 'completed', 'hostile'].map((n) => t.waitForState(n, 'ready_for_review')));
+    await Promise.all(
+      ['review', 'pinned', 'completed', 'hostile'].map((n) => t.waitForState(n, 'ready_for_review')),
+    );
     await t.waitForState('failed', 'failed');
     await t.waitForEvent('stopped', (e) => e.type === 'message.added');
     await t.ok(['stop', 'stopped']);
     await t.ok(['done', 'completed']);
     await t.ok(['pin', 'pinned']);
-    await dispatch('question', 'refactor the watcher (#432)', [{ say: 'Read watcher.ts.' }, { ask: 'Keep the old onChange signature?' }]);
-    await dispatch('approval', 'clean the build', [{ approve: { tool: 'Bash', input: 'rm -rf build', reason: 'deletes a folder' } }]);
+    await dispatch('question', 'refactor the watcher (#432)', [
+      { say: 'Read watcher.ts.' },
+      { ask: 'Keep the old onChange signature?' },
+    ]);
+    await dispatch('approval', 'clean the build', [
+      { approve: { tool: 'Bash', input: 'rm -rf build', reason: 'deletes a folder' } },
+    ]);
     await dispatch('working', 'run the long suite', [{ say: 'Running.' }, { sleep: LONG }]);
     await dispatch('busy', 'hold a slot', [{ say: 'Busy.' }, { sleep: LONG }]);
     await dispatch('queued', 'write the changelog', [{ say: 'Done.' }]);
-    await Promise.all([t.waitForState('question', 'needs_input'), t.waitForState('approval', 'needs_input'), t.waitForState('working', 'working'), t.waitForState('busy', 'working')]);
+    await Promise.all([
+      t.waitForState('question', 'needs_input'),
+      t.waitForState('approval', 'needs_input'),
+      t.waitForState('working', 'working'),
+      t.waitForState('busy', 'working'),
+    ]);
   });
 
   it('shows every state in its group, with activity, usage and files changed', async () => {
@@ -101,29 +127,68 @@ describe('the board', () => {
     ];
     for (const [group, name] of expected) await card(page, group, name).waitFor();
     const titles = await page.locator('.group-title').allInnerTexts();
-    expect(titles.map((s) => s.replace(/\s*\d+ files? · .*$/s, '').replace(/\s*\d+$/, '').trim().toLowerCase())).toEqual(['pinned', 'needs input', 'working', 'ready for review', 'queued', 'completed', 'failed', 'stopped']);
+    expect(
+      titles.map((s) =>
+        s
+          .replace(/\s*\d+ files? · .*$/s, '')
+          .replace(/\s*\d+$/, '')
+          .trim()
+          .toLowerCase(),
+      ),
+    ).toEqual([
+      'pinned',
+      'needs input',
+      'working',
+      'ready for review',
+      'queued',
+      'completed',
+      'failed',
+      'stopped',
+    ]);
 
-    await expect.poll(() => card(page, 'needs_input', 'question').locator('[data-testid=activity]').innerText()).toContain('asks: Keep the old onChange signature?');
-    expect(await card(page, 'needs_input', 'approval').innerText()).toContain('waiting: approve Bash `rm -rf build`?');
+    await expect
+      .poll(() => card(page, 'needs_input', 'question').locator('[data-testid=activity]').innerText())
+      .toContain('asks: Keep the old onChange signature?');
+    expect(await card(page, 'needs_input', 'approval').innerText()).toContain(
+      'waiting: approve Bash `rm -rf build`?',
+    );
     expect(await card(page, 'failed', 'failed').innerText()).toContain('tests failed: 2 of 14');
     const review = card(page, 'ready_for_review', 'review');
     await review.locator('.card-foot:has-text("2 files")').waitFor();
     expect(await review.locator('.card-foot').innerText()).toMatch(/5\.1k tok\s+\$0\.04/);
     expect(await card(page, 'queued', 'queued').innerText()).toContain('#1 in queue');
     // The review queue's size: 'review' added src/price.ts and changed a README line; 'hostile' changed nothing.
-    await expect.poll(() => page.locator('[data-group="ready_for_review"] [data-testid=review-queue]').innerText()).toBe('2 files · +2 −1');
+    await expect
+      .poll(() => page.locator('[data-group="ready_for_review"] [data-testid=review-queue]').innerText())
+      .toBe('2 files · +2 −1');
     expect(await card(page, 'ready_for_review', 'hostile').locator('.card-task').innerText()).toBe(HOSTILE);
     expect(await page.locator('.card img').count()).toBe(0);
     console.log(`screenshot: ${await shot(page, shots, 'board')}`);
     await page.context().close();
   });
 
-  it('paints the board from the server\'s HTML alone, with JavaScript off', async () => {
+  it("paints the board from the server's HTML alone, with JavaScript off", async () => {
     const page = await openDashboard(t, { javaScript: false });
     expect(new URL(page.url()).pathname).toBe('/');
-    const groups = await Promise.all((await page.locator('[data-group]').all()).map((section) => section.getAttribute('data-group')));
-    expect(groups).toEqual(['pinned', 'needs_input', 'working', 'ready_for_review', 'queued', 'completed', 'failed', 'stopped']);
-    for (const [group, name] of [['pinned', 'pinned'], ['needs_input', 'approval'], ['failed', 'failed'], ['queued', 'queued']] as const) {
+    const groups = await Promise.all(
+      (await page.locator('[data-group]').all()).map((section) => section.getAttribute('data-group')),
+    );
+    expect(groups).toEqual([
+      'pinned',
+      'needs_input',
+      'working',
+      'ready_for_review',
+      'queued',
+      'completed',
+      'failed',
+      'stopped',
+    ]);
+    for (const [group, name] of [
+      ['pinned', 'pinned'],
+      ['needs_input', 'approval'],
+      ['failed', 'failed'],
+      ['queued', 'queued'],
+    ] as const) {
       expect(await card(page, group, name).count(), `${group}/${name}`).toBe(1);
     }
     expect(await card(page, 'failed', 'failed').locator('.chip').innerText()).toBe('Failed');
@@ -178,7 +243,23 @@ describe('a board longer than a screen', () => {
     const project = store.ensureProject(repo);
     for (let i = 0; i < COUNT; i++) {
       const name = `task-${String(i).padStart(2, '0')}`;
-      store.insert({ id: `seeded${i}`, project_id: project.id, name, agent: 'scripted', prompt: `Task ${i}`, model: null, permission_mode: 'default', options_json: '{}', branch: `baton/${name}`, base_ref: 'main', base_commit: '0'.repeat(40), worktree: join(t.root, 'gone', name) }, 'completed');
+      store.insert(
+        {
+          id: `seeded${i}`,
+          project_id: project.id,
+          name,
+          agent: 'scripted',
+          prompt: `Task ${i}`,
+          model: null,
+          permission_mode: 'default',
+          options_json: '{}',
+          branch: `baton/${name}`,
+          base_ref: 'main',
+          base_commit: '0'.repeat(40),
+          worktree: join(t.root, 'gone', name),
+        },
+        'completed',
+      );
     }
     db.close();
   });
@@ -215,8 +296,14 @@ describe('a board longer than a screen', () => {
     await watchExit(pid);
     await page.waitForSelector('[data-testid=connection]:has-text("Reconnecting")');
     // Any command starts a new supervisor; the page was not told anything.
-    await t.ok(['dispatch', 'after the restart', '--name', 'phoenix', '--script', t.script([{ say: 'Back.' }])], { cwd: repo });
-    const info = JSON.parse(readFileSync(join(t.home, 'supervisor.json'), 'utf8')) as { pid: number; port: number };
+    await t.ok(
+      ['dispatch', 'after the restart', '--name', 'phoenix', '--script', t.script([{ say: 'Back.' }])],
+      { cwd: repo },
+    );
+    const info = JSON.parse(readFileSync(join(t.home, 'supervisor.json'), 'utf8')) as {
+      pid: number;
+      port: number;
+    };
     expect(info.pid).not.toBe(pid);
     expect(info.port).toBe(Number(new URL(page.url()).port));
     await page.waitForSelector('[data-testid=connection]:has-text("Live")', { timeout: 20_000 });
@@ -243,7 +330,10 @@ describe('answering sessions in place', () => {
       { ask: 'Keep the old onChange(path) signature?' },
       { write: { path: 'answer.txt', content: '{{reply}}' } },
     ]);
-    const session = await t.json<SessionView>(['dispatch', 'refactor the watcher (#432)', '--name', 'asker', '--script', script], { cwd: repo });
+    const session = await t.json<SessionView>(
+      ['dispatch', 'refactor the watcher (#432)', '--name', 'asker', '--script', script],
+      { cwd: repo },
+    );
 
     const item = page.locator(`.inbox-item[data-session-id="${session.id}"]`);
     await item.locator('[data-testid=question]:has-text("Keep the old onChange(path) signature?")').waitFor();
@@ -269,9 +359,13 @@ describe('answering sessions in place', () => {
 
   it('approves from the session page and denies from the board with the keyboard', async () => {
     const page = await openDashboard(t);
-    const approve = t.script([{ approve: { tool: 'Bash', input: 'echo approved > approved.txt', reason: 'writes a file' } }]);
+    const approve = t.script([
+      { approve: { tool: 'Bash', input: 'echo approved > approved.txt', reason: 'writes a file' } },
+    ]);
     const deny = t.script([{ approve: { tool: 'Bash', input: 'echo no > denied.txt' } }]);
-    const first = await t.json<SessionView>(['dispatch', 'x', '--name', 'ap', '--script', approve], { cwd: repo });
+    const first = await t.json<SessionView>(['dispatch', 'x', '--name', 'ap', '--script', approve], {
+      cwd: repo,
+    });
     await t.ok(['dispatch', 'y', '--name', 'dn', '--script', deny], { cwd: repo });
     await t.waitForState('ap', 'needs_input');
     await t.waitForState('dn', 'needs_input');
@@ -296,19 +390,35 @@ describe('answering sessions in place', () => {
     await page.keyboard.press('d');
     await card(page, 'ready_for_review', 'dn').waitFor();
     const events = await t.client().call('GET /api/sessions/:ref/events', { params: { ref: 'dn' } });
-    expect(events.events).toContainEqual(expect.objectContaining({ type: 'approval.resolved', decision: 'deny' }));
+    expect(events.events).toContainEqual(
+      expect.objectContaining({ type: 'approval.resolved', decision: 'deny' }),
+    );
     await page.context().close();
   });
 
   it('answers without JavaScript: Approve on the board and Send in the inbox are form posts; a stale one says why', async () => {
     const approve = t.script([{ approve: { tool: 'Bash', input: 'echo plain > plain.txt' } }]);
     await t.ok(['dispatch', 'x', '--name', 'plain-ap', '--script', approve], { cwd: repo });
-    await t.ok(['dispatch', 'x', '--name', 'plain-ask', '--script', t.script([{ ask: 'Which port?' }, { write: { path: 'port.txt', content: '{{reply}}' } }])], { cwd: repo });
+    await t.ok(
+      [
+        'dispatch',
+        'x',
+        '--name',
+        'plain-ask',
+        '--script',
+        t.script([{ ask: 'Which port?' }, { write: { path: 'port.txt', content: '{{reply}}' } }]),
+      ],
+      { cwd: repo },
+    );
     await t.waitForState('plain-ap', 'needs_input');
     await t.waitForState('plain-ask', 'needs_input');
     const page = await openDashboard(t, { javaScript: false });
 
-    await formPost(page, () => card(page, 'needs_input', 'plain-ap').locator('button:has-text("Approve")').click(), '/');
+    await formPost(
+      page,
+      () => card(page, 'needs_input', 'plain-ap').locator('button:has-text("Approve")').click(),
+      '/',
+    );
     const approved = await t.waitForState('plain-ap', 'ready_for_review');
     expect(readFileSync(join(approved.worktree, 'plain.txt'), 'utf8')).toBe('plain\n');
 
@@ -327,7 +437,9 @@ describe('answering sessions in place', () => {
     await t.ok(['deny', 'plain-stale']);
     await card(page, 'needs_input', 'plain-stale').locator('button:has-text("Approve")').click();
     expect(await page.locator('h1').innerText()).toBe('That did not go through');
-    expect(await page.locator('body').innerText()).toContain('Session plain-stale is not waiting for an approval');
+    expect(await page.locator('body').innerText()).toContain(
+      'Session plain-stale is not waiting for an approval',
+    );
     console.log(`screenshot: ${await shot(page, shots, 'stale-form-no-js')}`);
     expect(existsSync(join(stale.worktree, 'plain.txt'))).toBe(false);
     await page.context().close();
@@ -335,7 +447,10 @@ describe('answering sessions in place', () => {
 
   it('resumes a stopped session from its reply box, the reply its next turn', async () => {
     const page = await openDashboard(t);
-    const session = await t.json<SessionView>(['dispatch', 'x', '--name', 'paused', '--script', t.script([{ say: 'first turn done' }])], { cwd: repo });
+    const session = await t.json<SessionView>(
+      ['dispatch', 'x', '--name', 'paused', '--script', t.script([{ say: 'first turn done' }])],
+      { cwd: repo },
+    );
     await t.waitForState('paused', 'ready_for_review');
     await t.ok(['stop', 'paused']);
     await page.goto(page.url().replace(/\/$/, '') + `/s/${session.id}`);

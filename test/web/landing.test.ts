@@ -32,17 +32,25 @@ describe('landing work from the dashboard', () => {
     repo = t.repo('shop', {
       'README.md': '# Shop\n',
       'src/watcher.ts': 'export function watch(path: string) {\n  return path;\n}\n',
-      'src/ipc.ts': "import { watch } from './watcher.js';\n\nexport function handle(p: string) {\n  return watch(p);\n}\n",
+      'src/ipc.ts':
+        "import { watch } from './watcher.js';\n\nexport function handle(p: string) {\n  return watch(p);\n}\n",
     });
     fifo = join(t.root, 'gate');
     execFileSync('mkfifo', [fifo]);
     // Work with slow.txt waits (once) for the test to write to the FIFO; broken.txt fails the check.
-    const check = 'if [ -e slow.txt ] && [ ! -e "$2" ]; then read go < "$1"; touch "$2"; fi; if [ -e broken.txt ]; then echo "test broken: broken.txt exists"; exit 1; fi; echo all good';
-    configure(t, repo, { merge: { check: ['sh', '-c', check, 'sh', fifo, join(t.root, 'gate-passed')], checkTimeoutSeconds: 120 } });
+    const check =
+      'if [ -e slow.txt ] && [ ! -e "$2" ]; then read go < "$1"; touch "$2"; fi; if [ -e broken.txt ]; then echo "test broken: broken.txt exists"; exit 1; fi; echo all good';
+    configure(t, repo, {
+      merge: {
+        check: ['sh', '-c', check, 'sh', fifo, join(t.root, 'gate-passed')],
+        checkTimeoutSeconds: 120,
+      },
+    });
   });
   afterAll(async () => {
     // A failed test may leave the check waiting: let it go (without waiting for a reader) before the supervisor is killed.
-    if (!released) await (await openFile(fifo, constants.O_WRONLY | constants.O_NONBLOCK).catch(() => undefined))?.close();
+    if (!released)
+      await (await openFile(fifo, constants.O_WRONLY | constants.O_NONBLOCK).catch(() => undefined))?.close();
     t.cleanup();
   });
 
@@ -58,8 +66,10 @@ describe('landing work from the dashboard', () => {
   }
 
   /** An attribute of every element the locator finds, in page order. */
-  const attrs = async (locator: Locator, name: string) => Promise.all((await locator.all()).map((e) => e.getAttribute(name)));
-  const progress = (page: Page, phase?: string) => page.locator(`[data-testid=merge-progress]${phase === undefined ? '' : `[data-phase=${phase}]`}`);
+  const attrs = async (locator: Locator, name: string) =>
+    Promise.all((await locator.all()).map((e) => e.getAttribute(name)));
+  const progress = (page: Page, phase?: string) =>
+    page.locator(`[data-testid=merge-progress]${phase === undefined ? '' : `[data-phase=${phase}]`}`);
   const askMerge = async (page: Page, squash = false) => {
     await page.click('[data-testid=merge-button]');
     await page.waitForSelector('[data-testid=merge-form]');
@@ -68,7 +78,10 @@ describe('landing work from the dashboard', () => {
   };
 
   it('merges a session from its page, shows each step live, queues a second one behind it, and both land', async () => {
-    const feat = await finishedSession(t, repo, 'feat', { committed: { 'feature.txt': 'feature\n' }, uncommitted: { 'slow.txt': 'slow\n', 'notes.txt': 'uncommitted notes\n' } });
+    const feat = await finishedSession(t, repo, 'feat', {
+      committed: { 'feature.txt': 'feature\n' },
+      uncommitted: { 'slow.txt': 'slow\n', 'notes.txt': 'uncommitted notes\n' },
+    });
     const second = await finishedSession(t, repo, 'second', { committed: { 'second.txt': 'second\n' } });
     const before = t.git(repo, 'rev-parse', 'main');
 
@@ -77,7 +90,9 @@ describe('landing work from the dashboard', () => {
     await askMerge(page);
     // The check is held on the FIFO: the page shows it running, with its command.
     await progress(page, 'checking').waitFor();
-    expect(await page.locator('[data-testid=merge-status]').innerText()).toMatch(/^Checking: sh -c .*read go/);
+    expect(await page.locator('[data-testid=merge-status]').innerText()).toMatch(
+      /^Checking: sh -c .*read go/,
+    );
     expect(await page.locator('.merge-step.step-done').allInnerTexts()).toEqual(['Queued', 'Merging']);
     expect(await page.locator('[data-testid=merge-button]').innerText()).toBe('Merging…');
     expect(await page.locator('[data-testid=merge-button]').isDisabled()).toBe(true);
@@ -87,14 +102,23 @@ describe('landing work from the dashboard', () => {
     const other = await open(`/s/${second.id}`);
     await askMerge(other);
     await progress(other, 'queued').waitFor();
-    expect(await progress(other).locator('.merge-progress-head strong').innerText()).toBe('Queued · position 2');
-    expect(await other.locator('[data-testid=merge-status]').innerText()).toBe('Waiting: 1 merge of shop ahead of it.');
+    expect(await progress(other).locator('.merge-progress-head strong').innerText()).toBe(
+      'Queued · position 2',
+    );
+    expect(await other.locator('[data-testid=merge-status]').innerText()).toBe(
+      'Waiting: 1 merge of shop ahead of it.',
+    );
 
     // The Landing page shows the queue as it is.
     const landing = await open('/landing');
     await landing.waitForSelector('[data-testid=queue-row] >> nth=1');
-    expect(await landing.locator('[data-testid=queue-row] .queue-position').allInnerTexts()).toEqual(['1', '2']);
-    expect(await attrs(landing.locator('[data-testid=queue-row] [data-testid=merge-progress]'), 'data-phase')).toEqual(['checking', 'queued']);
+    expect(await landing.locator('[data-testid=queue-row] .queue-position').allInnerTexts()).toEqual([
+      '1',
+      '2',
+    ]);
+    expect(
+      await attrs(landing.locator('[data-testid=queue-row] [data-testid=merge-progress]'), 'data-phase'),
+    ).toEqual(['checking', 'queued']);
     await shot(landing, shots, 'landing-queue');
 
     await writeFile(fifo, 'go\n');
@@ -107,7 +131,9 @@ describe('landing work from the dashboard', () => {
     const landedAt = await page.locator('[data-testid=merge-commit]').innerText();
     expect(t.git(repo, 'show', `${landedAt}:notes.txt`)).toBe('uncommitted notes');
     expect(t.git(repo, 'merge-base', '--is-ancestor', landedAt, 'main')).toBe('');
-    expect(await page.locator('[data-testid=merge-status]').innerText()).toMatch(/^Landed feat on main at [0-9a-f]{12}; the check passed in [\d.]+ s\.$/);
+    expect(await page.locator('[data-testid=merge-status]').innerText()).toMatch(
+      /^Landed feat on main at [0-9a-f]{12}; the check passed in [\d.]+ s\.$/,
+    );
     expect(t.git(repo, 'show', 'main:feature.txt')).toBe('feature');
     expect(t.git(repo, 'show', 'main:notes.txt')).toBe('uncommitted notes');
     expect(t.git(repo, 'merge-base', '--is-ancestor', before, 'main')).toBe('');
@@ -119,8 +145,14 @@ describe('landing work from the dashboard', () => {
 
     await landing.waitForSelector('[data-testid=merge-queue]:has-text("No merge is running or waiting.")');
     await landing.waitForSelector('[data-testid=recent-row] >> nth=1');
-    expect(await attrs(landing.locator('[data-testid=recent-row]'), 'data-outcome')).toEqual(['landed', 'landed']);
-    expect(await landing.locator('[data-testid=recent-row] .recent-names').allInnerTexts()).toEqual(['second → main', 'feat → main']);
+    expect(await attrs(landing.locator('[data-testid=recent-row]'), 'data-outcome')).toEqual([
+      'landed',
+      'landed',
+    ]);
+    expect(await landing.locator('[data-testid=recent-row] .recent-names').allInnerTexts()).toEqual([
+      'second → main',
+      'feat → main',
+    ]);
     for (const p of [page, other, landing]) await p.context().close();
   });
 
@@ -132,8 +164,12 @@ describe('landing work from the dashboard', () => {
     await progress(page, 'failed').waitFor();
     const panel = progress(page);
     expect(await panel.locator('.merge-progress-head strong').innerText()).toBe('Not landed');
-    expect(await page.locator('[data-testid=merge-status]').innerText()).toMatch(/^The check `sh -c .*` failed \(exit 1\); nothing was landed\.$/);
-    expect(await page.locator('[data-testid=merge-output]').innerText()).toBe('test broken: broken.txt exists');
+    expect(await page.locator('[data-testid=merge-status]').innerText()).toMatch(
+      /^The check `sh -c .*` failed \(exit 1\); nothing was landed\.$/,
+    );
+    expect(await page.locator('[data-testid=merge-output]').innerText()).toBe(
+      'test broken: broken.txt exists',
+    );
     expect(await panel.innerText()).toContain('Sent to bad as a reply, so its agent can fix it.');
     expect(await page.locator('.merge-step.step-bad').allInnerTexts()).toEqual(['Checking', 'Not landed']);
     await shot(page, shots, 'session-not-landed');
@@ -148,15 +184,24 @@ describe('landing work from the dashboard', () => {
     // A GitHub URL that pushes to the bare repository: nothing reaches the network.
     t.git(repo, 'remote', 'add', 'origin', 'https://github.com/octo/shop.git');
     t.git(repo, 'config', 'remote.origin.pushurl', bare);
-    const propose = await finishedSession(t, repo, 'propose', { committed: { 'p.txt': 'p\n' }, uncommitted: { 'q.txt': 'q\n' } });
+    const propose = await finishedSession(t, repo, 'propose', {
+      committed: { 'p.txt': 'p\n' },
+      uncommitted: { 'q.txt': 'q\n' },
+    });
     const page = await open(`/s/${propose.id}`);
     await page.click('[data-testid=pr-button]');
     await page.waitForSelector('[data-testid=pr-panel][data-status=opened]');
     const link = page.locator('[data-testid=pr-link] a');
-    expect(await link.getAttribute('href')).toBe('https://github.com/octo/shop/compare/main...baton/propose?expand=1');
+    expect(await link.getAttribute('href')).toBe(
+      'https://github.com/octo/shop/compare/main...baton/propose?expand=1',
+    );
     expect(await link.getAttribute('target')).toBe('_blank');
-    expect(await page.locator('[data-testid=pr-note]').innerText()).toMatch(/gh \(the GitHub CLI\) is not installed/);
-    expect(await page.locator('[data-testid=pr-panel]').innerText()).toContain('Committed its uncommitted work on baton/propose.');
+    expect(await page.locator('[data-testid=pr-note]').innerText()).toMatch(
+      /gh \(the GitHub CLI\) is not installed/,
+    );
+    expect(await page.locator('[data-testid=pr-panel]').innerText()).toContain(
+      'Committed its uncommitted work on baton/propose.',
+    );
     expect(t.git(bare, 'show', 'refs/heads/baton/propose:q.txt')).toBe('q');
     await shot(page, shots, 'pull-request');
     await page.context().close();
@@ -173,12 +218,17 @@ describe('landing work from the dashboard', () => {
     expect(await second.locator('[data-testid=pr-note]').innerText()).toBe(
       'Not opened with gh: gh (the GitHub CLI) is not installed; the branch baton/byhand is pushed to origin: open a pull request there by hand.',
     );
-    expect(t.git(bare, 'rev-parse', 'refs/heads/baton/byhand')).toBe(t.git(repo, 'rev-parse', 'baton/byhand'));
+    expect(t.git(bare, 'rev-parse', 'refs/heads/baton/byhand')).toBe(
+      t.git(repo, 'rev-parse', 'baton/byhand'),
+    );
     await second.context().close();
   });
 
   it('an error says why and changes nothing: a dirty main checkout, a session with nothing to merge', async () => {
-    await t.ok(['dispatch', 'look around', '--name', 'idle', '--script', t.script([{ say: 'Nothing to change.' }])], { cwd: repo });
+    await t.ok(
+      ['dispatch', 'look around', '--name', 'idle', '--script', t.script([{ say: 'Nothing to change.' }])],
+      { cwd: repo },
+    );
     const idle = await t.waitForState('idle', 'ready_for_review');
     const before = t.git(repo, 'rev-parse', 'main');
     writeFileSync(join(repo, 'README.md'), '# my own edit\n');
@@ -201,19 +251,34 @@ describe('landing work from the dashboard', () => {
       await t.ok(['dispatch', `work on ${name}`, '--name', name, '--script', t.script(steps)], { cwd: repo });
       return t.waitForState(name, 'ready_for_review');
     };
-    await dispatch('watcher', [{ edit: { path: 'src/watcher.ts', old: 'return path;', new: 'return path.trim();' } }]);
-    await dispatch('ipc', [{ edit: { path: 'src/ipc.ts', old: '  return watch(p);\n}\n', new: '  return watch(p);\n}\n\nexport function close() {\n  return true;\n}\n' } }]);
+    await dispatch('watcher', [
+      { edit: { path: 'src/watcher.ts', old: 'return path;', new: 'return path.trim();' } },
+    ]);
+    await dispatch('ipc', [
+      {
+        edit: {
+          path: 'src/ipc.ts',
+          old: '  return watch(p);\n}\n',
+          new: '  return watch(p);\n}\n\nexport function close() {\n  return true;\n}\n',
+        },
+      },
+    ]);
     const before = t.git(repo, 'rev-parse', 'main');
     // The review API takes a member's name for its group, as the session page's link does.
     const page = await open('/review/shop/watcher');
     await page.waitForSelector('[data-testid=review-page]');
-    expect(await page.locator('.review-member [data-testid=session-tag]').allInnerTexts()).toEqual(['watcher', 'ipc']);
+    expect(await page.locator('.review-member [data-testid=session-tag]').allInnerTexts()).toEqual([
+      'watcher',
+      'ipc',
+    ]);
     await page.click('[data-testid=group-merge-button]');
     await page.waitForSelector('[data-testid=merge-form]:has-text("in the order with the fewest conflicts")');
     await page.click('[data-testid=merge-submit]');
     await progress(page, 'landed').waitFor();
     await page.waitForSelector('[data-testid=merge-status]:has-text("the check passed")');
-    expect(await page.locator('[data-testid=merge-status]').innerText()).toMatch(/^Landed watcher, ipc on main at [0-9a-f]{12}; the check passed/);
+    expect(await page.locator('[data-testid=merge-status]').innerText()).toMatch(
+      /^Landed watcher, ipc on main at [0-9a-f]{12}; the check passed/,
+    );
     await shot(page, shots, 'group-landed');
     expect(t.git(repo, 'show', 'main:src/watcher.ts')).toContain('return path.trim();');
     expect(t.git(repo, 'show', 'main:src/ipc.ts')).toContain('export function close()');
@@ -228,7 +293,8 @@ describe('landing work from the dashboard', () => {
 
   it('the Landing page plans another repository’s ready sessions and merges a step, then the rest in order', async () => {
     const lib = t.repo('lib', { 'README.md': '# lib\n' });
-    const session = (name: string, files: Record<string, string>) => finishedSession(t, lib, name, { committed: files });
+    const session = (name: string, files: Record<string, string>) =>
+      finishedSession(t, lib, name, { committed: files });
     await session('one', { 'README.md': '# one\n' });
     await session('two', { 'README.md': '# two\n' });
     await session('three', { 'three.txt': '3\n' });
@@ -248,7 +314,9 @@ describe('landing work from the dashboard', () => {
     expect(await attrs(steps, 'data-session')).toEqual(['one', 'two']);
     const tip = t.git(lib, 'rev-parse', 'main');
     await page.click('[data-testid=plan-merge-all]');
-    const result = page.locator('[data-testid=merge-plan] [data-testid=merge-progress][data-phase=conflicted]');
+    const result = page.locator(
+      '[data-testid=merge-plan] [data-testid=merge-progress][data-phase=conflicted]',
+    );
     await result.waitFor();
     expect(await result.locator('[data-testid=merge-files]').innerText()).toContain('README.md');
     expect(await result.locator('.merge-progress-head strong').innerText()).toBe('Not landed');

@@ -29,12 +29,30 @@ beforeAll(async () => {
   server = await startModelServer([
     {
       prompt: 'claude: clean the build folder',
-      steps: [{ tools: [{ name: 'Bash', input: { command: 'echo cleaned > cleaned.txt', description: 'clean up' } }] }, { text: 'Cleaned.' }],
+      steps: [
+        {
+          tools: [
+            { name: 'Bash', input: { command: 'echo cleaned > cleaned.txt', description: 'clean up' } },
+          ],
+        },
+        { text: 'Cleaned.' },
+      ],
     },
     {
       prompt: 'codex: tidy the logs',
       steps: [
-        { tools: [{ name: 'exec_command', input: { cmd: 'echo tidy > tidy.txt', sandbox_permissions: 'require_escalated', justification: 'writes a file' } }] },
+        {
+          tools: [
+            {
+              name: 'exec_command',
+              input: {
+                cmd: 'echo tidy > tidy.txt',
+                sandbox_permissions: 'require_escalated',
+                justification: 'writes a file',
+              },
+            },
+          ],
+        },
         { text: 'Tidied.' },
       ],
     },
@@ -69,20 +87,26 @@ describe('real agents in the dashboard', () => {
   it.each([
     ['claude', 'claude: clean the build folder', 'echo cleaned > cleaned.txt', 'cleaned.txt'],
     ['codex', 'codex: tidy the logs', 'echo tidy > tidy.txt', 'tidy.txt'],
-  ])('shows a %s approval in the inbox and runs the command when approved from the page', async (agent, prompt, command, file) => {
-    const page = await openInbox();
-    const session = await t.json<SessionView>(['dispatch', prompt, '--agent', agent, '--name', `${agent}-web`], { cwd: repo });
-    const item = page.locator(`.inbox-item[data-session-id="${session.id}"]`);
-    await item.waitFor({ timeout: WAIT });
-    expect(await item.innerText()).toContain(command);
-    expect(await item.locator('.inbox-head').innerText()).toContain(prompt);
-    console.log(`screenshot: ${await shot(page, shots, `${agent}-inbox`)}`);
-    expect(existsSync(join(session.worktree, file))).toBe(false);
+  ])(
+    'shows a %s approval in the inbox and runs the command when approved from the page',
+    async (agent, prompt, command, file) => {
+      const page = await openInbox();
+      const session = await t.json<SessionView>(
+        ['dispatch', prompt, '--agent', agent, '--name', `${agent}-web`],
+        { cwd: repo },
+      );
+      const item = page.locator(`.inbox-item[data-session-id="${session.id}"]`);
+      await item.waitFor({ timeout: WAIT });
+      expect(await item.innerText()).toContain(command);
+      expect(await item.locator('.inbox-head').innerText()).toContain(prompt);
+      console.log(`screenshot: ${await shot(page, shots, `${agent}-inbox`)}`);
+      expect(existsSync(join(session.worktree, file))).toBe(false);
 
-    await item.locator('button:has-text("Approve")').click();
-    await item.waitFor({ state: 'detached' });
-    const done = await t.waitForState(session.id, 'ready_for_review', WAIT);
-    expect(readFileSync(join(done.worktree, file), 'utf8')).toMatch(/^(cleaned|tidy)\n$/);
-    await page.context().close();
-  });
+      await item.locator('button:has-text("Approve")').click();
+      await item.waitFor({ state: 'detached' });
+      const done = await t.waitForState(session.id, 'ready_for_review', WAIT);
+      expect(readFileSync(join(done.worktree, file), 'utf8')).toMatch(/^(cleaned|tidy)\n$/);
+      await page.context().close();
+    },
+  );
 });

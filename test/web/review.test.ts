@@ -23,16 +23,34 @@ describe('the combined review page', () => {
   beforeAll(async () => {
     repo = t.repo('app', {
       'src/watcher.ts': 'export function watch(path: string) {\n  return path;\n}\n',
-      'src/ipc.ts': "import { watch } from './watcher.js';\n\nexport function handle(p: string) {\n  return watch(p);\n}\n",
+      'src/ipc.ts':
+        "import { watch } from './watcher.js';\n\nexport function handle(p: string) {\n  return watch(p);\n}\n",
       'docs/guide.md': '# Guide\n',
     });
     const dispatch = async (name: string, steps: unknown[]) => {
       await t.ok(['dispatch', `work on ${name}`, '--name', name, '--script', t.script(steps)], { cwd: repo });
       await t.waitForState(name, 'ready_for_review');
     };
-    await dispatch('watcher', [{ edit: { path: 'src/watcher.ts', old: 'return path;', new: 'return debounce(path);' } }]);
-    await dispatch('ipc', [{ edit: { path: 'src/ipc.ts', old: '  return watch(p);\n}\n', new: '  return watch(p);\n}\n\nexport function close() {\n  return true;\n}\n' } }]);
-    await dispatch('tests', [{ write: { path: 'test/watcher.test.ts', content: "import { watch } from '../src/watcher';\nwatch('x');\n" } }]);
+    await dispatch('watcher', [
+      { edit: { path: 'src/watcher.ts', old: 'return path;', new: 'return debounce(path);' } },
+    ]);
+    await dispatch('ipc', [
+      {
+        edit: {
+          path: 'src/ipc.ts',
+          old: '  return watch(p);\n}\n',
+          new: '  return watch(p);\n}\n\nexport function close() {\n  return true;\n}\n',
+        },
+      },
+    ]);
+    await dispatch('tests', [
+      {
+        write: {
+          path: 'test/watcher.test.ts',
+          content: "import { watch } from '../src/watcher';\nwatch('x');\n",
+        },
+      },
+    ]);
     await dispatch('docs', [{ edit: { path: 'docs/guide.md', old: '# Guide', new: '# The guide' } }]);
   }, 120_000);
 
@@ -72,13 +90,19 @@ describe('the combined review page', () => {
     expect(new URL(page.url()).pathname).toBe('/review/app/1');
 
     const file = (path: string) => page.locator(`[data-testid=review-file][data-path="${path}"]`);
-    expect(await file('src/watcher.ts').locator('[data-testid=review-hunk]').getAttribute('data-sessions')).toBe('watcher');
-    expect(await file('src/ipc.ts').locator('[data-testid=review-hunk]').getAttribute('data-sessions')).toBe('ipc');
+    expect(
+      await file('src/watcher.ts').locator('[data-testid=review-hunk]').getAttribute('data-sessions'),
+    ).toBe('watcher');
+    expect(await file('src/ipc.ts').locator('[data-testid=review-hunk]').getAttribute('data-sessions')).toBe(
+      'ipc',
+    );
     // The label links to the writer's transcript.
     const tag = file('src/ipc.ts').locator('[data-testid=review-hunk] [data-testid=session-tag]');
     expect(await tag.innerText()).toBe('ipc');
     expect(await tag.getAttribute('href')).toMatch(/^\/s\/\w+$/);
-    expect(await file('src/ipc.ts').locator('[data-testid=review-hunk] .d2h-diff-tbody').innerText()).toContain('export function close()');
+    expect(
+      await file('src/ipc.ts').locator('[data-testid=review-hunk] .d2h-diff-tbody').innerText(),
+    ).toContain('export function close()');
 
     await file('src/watcher.ts').locator('button:has-text("Approve")').click();
     await page.waitForSelector('[data-testid=review-file][data-path="src/watcher.ts"][data-state=approved]');
@@ -95,7 +119,10 @@ describe('the combined review page', () => {
     await shot(page, shots, 'group-1');
     await hunk.locator('button:has-text("Send to ipc")').click();
     await page.waitForSelector('.toast:has-text("Sent to ipc as a reply.")');
-    const turn = await t.waitForEvent('ipc', (e) => e.type === 'turn.started' && (e.prompt ?? '').includes('close() should stop the watcher too'));
+    const turn = await t.waitForEvent(
+      'ipc',
+      (e) => e.type === 'turn.started' && (e.prompt ?? '').includes('close() should stop the watcher too'),
+    );
     expect(turn.type === 'turn.started' && turn.prompt).toContain('Review comment on src/ipc.ts, lines 6–9');
 
     // Requesting changes asks what to change and tells the file's writer.
@@ -103,8 +130,13 @@ describe('the combined review page', () => {
     await tests.locator('button:has-text("Request changes")').click();
     await tests.locator('[data-testid=request-changes] textarea').fill('assert what watch returns');
     await tests.locator('[data-testid=request-changes] button').click();
-    await page.waitForSelector('[data-testid=review-file][data-path="test/watcher.test.ts"][data-state=changes_requested]');
-    await t.waitForEvent('tests', (e) => e.type === 'turn.started' && (e.prompt ?? '').includes('assert what watch returns'));
+    await page.waitForSelector(
+      '[data-testid=review-file][data-path="test/watcher.test.ts"][data-state=changes_requested]',
+    );
+    await t.waitForEvent(
+      'tests',
+      (e) => e.type === 'turn.started' && (e.prompt ?? '').includes('assert what watch returns'),
+    );
     await page.context().close();
   });
 

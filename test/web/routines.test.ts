@@ -31,8 +31,38 @@ describe('routines on the dashboard', () => {
   }
 
   it('lists routines with their next run, runs one from the page, and shows its findings in the inbox', async () => {
-    const digest = await t.json<RoutineDetailView>(['routine', 'add', 'digest', '--cron', '0 8 * * *', '--tz', 'UTC', '--agent', 'scripted', '--prompt', 'summarise yesterday'], { cwd: repo });
-    await t.ok(['routine', 'add', 'flags', '--on', 'http', '--agent', 'scripted', '--prompt', 'look for dead flags', '--script', t.script([{ say: 'OLD_UI is dead: remove it.' }])], { cwd: repo });
+    const digest = await t.json<RoutineDetailView>(
+      [
+        'routine',
+        'add',
+        'digest',
+        '--cron',
+        '0 8 * * *',
+        '--tz',
+        'UTC',
+        '--agent',
+        'scripted',
+        '--prompt',
+        'summarise yesterday',
+      ],
+      { cwd: repo },
+    );
+    await t.ok(
+      [
+        'routine',
+        'add',
+        'flags',
+        '--on',
+        'http',
+        '--agent',
+        'scripted',
+        '--prompt',
+        'look for dead flags',
+        '--script',
+        t.script([{ say: 'OLD_UI is dead: remove it.' }]),
+      ],
+      { cwd: repo },
+    );
     const page = await open('/routines');
     const row = page.locator('tr[data-routine=digest]');
     await row.waitFor();

@@ -22,7 +22,10 @@ describe('search from the dashboard', () => {
   beforeAll(async () => {
     const repo = t.repo();
     // The phrase is in a tool output near the start; 150 messages follow, more than the first page holds.
-    const steps = [{ run: ['sh', '-c', 'echo quartz-zebra-lantern found it'] }, ...Array.from({ length: 150 }, (_, i) => ({ say: `Step ${i} of the long session.` }))];
+    const steps = [
+      { run: ['sh', '-c', 'echo quartz-zebra-lantern found it'] },
+      ...Array.from({ length: 150 }, (_, i) => ({ say: `Step ${i} of the long session.` })),
+    ];
     await t.ok(['dispatch', 'a long session', '--name', 'long', '--script', t.script(steps)], { cwd: repo });
     await t.waitForState('long', 'ready_for_review');
     const login = await t.json<LoginCodeView>(['ui']);
@@ -65,8 +68,12 @@ describe('search from the dashboard', () => {
   it('says what is wrong with a query it cannot read, in the page', async () => {
     await page.goto(new URL('/search', page.url()).toString());
     await page.fill('[data-testid=search-box]', 'quartz AND');
-    await expect.poll(async () => page.locator('[data-testid=search-error]').textContent()).toMatch(/not a valid query/);
+    await expect
+      .poll(async () => page.locator('[data-testid=search-error]').textContent())
+      .toMatch(/not a valid query/);
     await page.fill('[data-testid=search-box]', 'nothing-like-this-anywhere');
-    await expect.poll(async () => page.locator('[data-testid=search-hits]').textContent()).toBe('Nothing found.');
+    await expect
+      .poll(async () => page.locator('[data-testid=search-hits]').textContent())
+      .toBe('Nothing found.');
   });
 });

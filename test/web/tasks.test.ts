@@ -27,9 +27,21 @@ describe('the Tasks page', () => {
   let docs: TaskCard;
 
   beforeAll(async () => {
-    repo = t.repo('shop', { 'README.md': '# Shop\n', 'src/watcher.ts': 'export const w = 1;\n', 'docs/guide.md': '# Guide\n' });
+    repo = t.repo('shop', {
+      'README.md': '# Shop\n',
+      'src/watcher.ts': 'export const w = 1;\n',
+      'docs/guide.md': '# Guide\n',
+    });
     watcher = await addTask(t, repo, 'the watcher', '--tracker', '#432', '--scope', 'src/**');
-    ipc = await addTask(t, repo, 'IPC handlers', '--tracker', 'https://tracker.example/browse/ABC-12', '--after', String(watcher.id));
+    ipc = await addTask(
+      t,
+      repo,
+      'IPC handlers',
+      '--tracker',
+      'https://tracker.example/browse/ABC-12',
+      '--after',
+      String(watcher.id),
+    );
     docs = await addTask(t, repo, 'the guide', '--scope', 'docs/**');
     await t.ok(['decide', String(watcher.id), 'keep the old onChange signature'], { cwd: repo });
     await t.ok(['note', String(watcher.id), 'fixtures conflict'], { cwd: repo });
@@ -45,7 +57,8 @@ describe('the Tasks page', () => {
     page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
     page.on('console', (message) => {
       // A refused request is logged by the browser itself; the tests look at what the page says of it.
-      if (message.type() === 'error' && !message.text().startsWith('Failed to load resource')) problems.push(`console: ${message.text()}`);
+      if (message.type() === 'error' && !message.text().startsWith('Failed to load resource'))
+        problems.push(`console: ${message.text()}`);
     });
     let fetches = 0;
     page.on('request', (request) => {
@@ -59,9 +72,19 @@ describe('the Tasks page', () => {
 
   const cardOn = (page: Page, id: number) => page.locator(`[data-testid=task-card][data-task-id="${id}"]`);
   const column = (page: Page, name: string) => page.locator(`[data-testid=task-column][data-column=${name}]`);
-  const idsIn = async (page: Page, name: string) => (await Promise.all((await column(page, name).locator('[data-testid=task-card]').all()).map((c) => c.getAttribute('data-task-id')))).map(Number);
+  const idsIn = async (page: Page, name: string) =>
+    (
+      await Promise.all(
+        (await column(page, name).locator('[data-testid=task-card]').all()).map((c) =>
+          c.getAttribute('data-task-id'),
+        ),
+      )
+    ).map(Number);
   const focused = (page: Page) => page.locator('[data-testid=task-card]:focus').getAttribute('data-task-id');
-  const cliColumn = async (name: string): Promise<number[]> => (await t.json<TaskBoard>(['task', 'ls'], { cwd: repo })).columns.find((c) => c.column === name)?.tasks.map((c) => c.id) ?? [];
+  const cliColumn = async (name: string): Promise<number[]> =>
+    (await t.json<TaskBoard>(['task', 'ls'], { cwd: repo })).columns
+      .find((c) => c.column === name)
+      ?.tasks.map((c) => c.id) ?? [];
 
   /** `baton task ls --watch`, and a wait for a line it prints. */
   function watch(): { child: ChildProcess; printed: (pattern: RegExp) => Promise<void> } {
@@ -80,7 +103,11 @@ describe('the Tasks page', () => {
             resolve();
           }
         };
-        child.once('exit', (code) => reject(new Error(`task ls --watch exited (${code}) before printing ${pattern}; it printed:\n${output}`)));
+        child.once('exit', (code) =>
+          reject(
+            new Error(`task ls --watch exited (${code}) before printing ${pattern}; it printed:\n${output}`),
+          ),
+        );
         waiting.add(check);
         check();
       });
@@ -89,7 +116,14 @@ describe('the Tasks page', () => {
 
   it('shows the six columns and each card’s tracker (a link when it is an address), scope, dependencies and decision and note counts', async () => {
     const { page } = await open();
-    expect(await page.locator('[data-testid=task-column] .kcolumn-title').allInnerTexts()).toEqual(['BACKLOG 3', 'READY 0', 'RUNNING 0', 'NEEDS INPUT 0', 'REVIEW 0', 'DONE 0']);
+    expect(await page.locator('[data-testid=task-column] .kcolumn-title').allInnerTexts()).toEqual([
+      'BACKLOG 3',
+      'READY 0',
+      'RUNNING 0',
+      'NEEDS INPUT 0',
+      'REVIEW 0',
+      'DONE 0',
+    ]);
     expect(await idsIn(page, 'backlog')).toEqual([watcher.id, ipc.id, docs.id]);
     const first = cardOn(page, watcher.id);
     expect(await first.locator('.kcard-title').innerText()).toBe('the watcher');
@@ -98,8 +132,12 @@ describe('the Tasks page', () => {
     expect(await first.locator('.kcard-scope code').allInnerTexts()).toEqual(['src/**']);
     expect(await first.locator('[data-testid=task-entries]').innerText()).toBe('1 decision · 2 notes');
     const second = cardOn(page, ipc.id);
-    expect(await second.locator('[data-testid=task-tracker] a').getAttribute('href')).toBe('https://tracker.example/browse/ABC-12');
-    expect(await second.locator('[data-testid=task-after]').innerText()).toBe(`after #${watcher.id} · waiting for #${watcher.id}`);
+    expect(await second.locator('[data-testid=task-tracker] a').getAttribute('href')).toBe(
+      'https://tracker.example/browse/ABC-12',
+    );
+    expect(await second.locator('[data-testid=task-after]').innerText()).toBe(
+      `after #${watcher.id} · waiting for #${watcher.id}`,
+    );
     // A decision recorded in the CLI is counted on the open page, from its event.
     await t.ok(['decide', String(ipc.id), 'one handler per channel'], { cwd: repo });
     await second.locator('[data-testid=task-entries]:has-text("1 decision · 0 notes")').waitFor();
@@ -123,8 +161,12 @@ describe('the Tasks page', () => {
     expect(await idsIn(page, 'ready')).toEqual([ipc.id, docs.id]);
     // And back down within the column, below the other.
     const box = await cardOn(page, docs.id).boundingBox();
-    await cardOn(page, ipc.id).dragTo(cardOn(page, docs.id), { targetPosition: { x: 20, y: (box?.height ?? 10) - 3 } });
-    await page.waitForSelector(`[data-column=ready] .kcolumn-cards > div:last-child [data-task-id="${ipc.id}"]`);
+    await cardOn(page, ipc.id).dragTo(cardOn(page, docs.id), {
+      targetPosition: { x: 20, y: (box?.height ?? 10) - 3 },
+    });
+    await page.waitForSelector(
+      `[data-column=ready] .kcolumn-cards > div:last-child [data-task-id="${ipc.id}"]`,
+    );
     await expect.poll(() => cliColumn('ready')).toEqual([docs.id, ipc.id]);
     await page.context().close();
   });
@@ -141,7 +183,9 @@ describe('the Tasks page', () => {
     await expect.poll(() => cliColumn('ready')).toEqual([docs.id, watcher.id, ipc.id]);
     await page.keyboard.press('5');
     await page.waitForSelector(`[data-column=review] [data-task-id="${watcher.id}"]`);
-    expect((await t.json<{ task: TaskCard }>(['task', 'show', String(watcher.id)], { cwd: repo })).task).toMatchObject({ column: 'review', columnSetBy: 'hand' });
+    expect(
+      (await t.json<{ task: TaskCard }>(['task', 'show', String(watcher.id)], { cwd: repo })).task,
+    ).toMatchObject({ column: 'review', columnSetBy: 'hand' });
     expect(await focused(page)).toBe(String(watcher.id));
     // Arrows move the focus, not the card; `l` does not leave for the Landing page while a card has it.
     await page.keyboard.press('ArrowLeft');
@@ -174,7 +218,9 @@ describe('the Tasks page', () => {
   it('adds a task from the page, refuses bad input with the supervisor’s reason and adds nothing, and edits a task', async () => {
     await t.ok(['task', 'move', String(watcher.id), 'review'], { cwd: repo });
     const { page } = await open();
-    const before = (await t.json<TaskBoard>(['task', 'ls'], { cwd: repo })).columns.flatMap((c) => c.tasks).length;
+    const before = (await t.json<TaskBoard>(['task', 'ls'], { cwd: repo })).columns.flatMap(
+      (c) => c.tasks,
+    ).length;
     await page.keyboard.press('a');
     const form = page.locator('[data-testid=task-form]');
     await form.locator('input[name=title]').fill('IPC tests');
@@ -188,25 +234,42 @@ describe('the Tasks page', () => {
     await form.locator('input[name=after]').fill('#999');
     await form.locator('[data-testid=task-save]').click();
     await page.locator('[data-testid=task-form-error]:has-text("999")').waitFor();
-    expect((await t.json<TaskBoard>(['task', 'ls'], { cwd: repo })).columns.flatMap((c) => c.tasks).length).toBe(before);
+    expect(
+      (await t.json<TaskBoard>(['task', 'ls'], { cwd: repo })).columns.flatMap((c) => c.tasks).length,
+    ).toBe(before);
 
     // src/ipc.ts is in the scope of the watcher, which is under review: refused, then let through on purpose.
     await form.locator('input[name=after]').fill(`#${ipc.id}`);
     await form.locator('[data-testid=task-save]').click();
-    await page.locator(`[data-testid=task-form-error]:has-text("overlaps running task ${watcher.id} (the watcher)")`).waitFor();
-    expect((await t.json<TaskBoard>(['task', 'ls'], { cwd: repo })).columns.flatMap((c) => c.tasks).length).toBe(before);
+    await page
+      .locator(`[data-testid=task-form-error]:has-text("overlaps running task ${watcher.id} (the watcher)")`)
+      .waitFor();
+    expect(
+      (await t.json<TaskBoard>(['task', 'ls'], { cwd: repo })).columns.flatMap((c) => c.tasks).length,
+    ).toBe(before);
     await form.locator('input[name=force]').check();
     await form.locator('[data-testid=task-save]').click();
     await form.waitFor({ state: 'detached' });
-    const added = (await t.json<TaskBoard>(['task', 'ls'], { cwd: repo })).columns.flatMap((c) => c.tasks).find((c) => c.title === 'IPC tests');
-    expect(added).toMatchObject({ column: 'backlog', tracker: '#433', scope: ['test/ipc/**', 'src/ipc.ts'], after: [ipc.id] });
+    const added = (await t.json<TaskBoard>(['task', 'ls'], { cwd: repo })).columns
+      .flatMap((c) => c.tasks)
+      .find((c) => c.title === 'IPC tests');
+    expect(added).toMatchObject({
+      column: 'backlog',
+      tracker: '#433',
+      scope: ['test/ipc/**', 'src/ipc.ts'],
+      after: [ipc.id],
+    });
     await cardOn(page, added?.id ?? 0).waitFor();
 
-    await cardOn(page, added?.id ?? 0).locator('[data-testid=task-edit]').click();
+    await cardOn(page, added?.id ?? 0)
+      .locator('[data-testid=task-edit]')
+      .click();
     await form.locator('input[name=title]').fill('IPC tests, all channels');
     await form.locator('input[name=after]').fill('');
     await form.locator('[data-testid=task-save]').click();
-    await cardOn(page, added?.id ?? 0).locator('.kcard-title:has-text("IPC tests, all channels")').waitFor();
+    await cardOn(page, added?.id ?? 0)
+      .locator('.kcard-title:has-text("IPC tests, all channels")')
+      .waitFor();
     const detail = await t.json<TaskDetail>(['task', 'show', String(added?.id)], { cwd: repo });
     expect(detail.task).toMatchObject({ title: 'IPC tests, all channels', after: [], tracker: '#433' });
     await page.context().close();

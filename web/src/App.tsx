@@ -12,10 +12,14 @@ import { navigate, useRoute } from './router.js';
 import { useToasts } from './toast.js';
 
 // The form pulls in zod; the board should not wait for it.
-const DispatchForm = lazy(() => import('./components/DispatchForm.js').then((m) => ({ default: m.DispatchForm })));
+const DispatchForm = lazy(() =>
+  import('./components/DispatchForm.js').then((m) => ({ default: m.DispatchForm })),
+);
 // The combined review renders diffs with diff2html, the biggest dependency: loaded when opened.
 const ReviewList = lazy(() => import('./components/ReviewList.js').then((m) => ({ default: m.ReviewList })));
-const ReviewGroup = lazy(() => import('./components/ReviewGroup.js').then((m) => ({ default: m.ReviewGroup })));
+const ReviewGroup = lazy(() =>
+  import('./components/ReviewGroup.js').then((m) => ({ default: m.ReviewGroup })),
+);
 // The merge queue, the plan and recent results: fetched and loaded only when opened.
 const Search = lazy(() => import('./components/Search.js').then((m) => ({ default: m.Search })));
 const Landing = lazy(() => import('./components/Landing.js').then((m) => ({ default: m.Landing })));
@@ -24,9 +28,15 @@ const Cost = lazy(() => import('./components/Cost.js').then((m) => ({ default: m
 // The kanban: fetched and loaded only when opened, then kept live by the board's stream.
 const Tasks = lazy(() => import('./components/Tasks.js').then((m) => ({ default: m.Tasks })));
 // Best-of comparisons and fan-out reports: loaded when opened.
-const AttemptsList = lazy(() => import('./components/Attempts.js').then((m) => ({ default: m.AttemptsList })));
-const AttemptGroup = lazy(() => import('./components/Attempts.js').then((m) => ({ default: m.AttemptGroup })));
-const FanoutReport = lazy(() => import('./components/Attempts.js').then((m) => ({ default: m.FanoutReport })));
+const AttemptsList = lazy(() =>
+  import('./components/Attempts.js').then((m) => ({ default: m.AttemptsList })),
+);
+const AttemptGroup = lazy(() =>
+  import('./components/Attempts.js').then((m) => ({ default: m.AttemptGroup })),
+);
+const FanoutReport = lazy(() =>
+  import('./components/Attempts.js').then((m) => ({ default: m.FanoutReport })),
+);
 
 export function App() {
   const route = useRoute();
@@ -67,14 +77,31 @@ export function App() {
           </div>
           <nav>
             <NavLink to="/" active={route.page === 'board'} label="Board" hint="g" count={sessions.length} />
-            <NavLink to="/inbox" active={route.page === 'inbox'} label="Inbox" hint="i" count={inboxCount} urgent={inboxCount > 0} />
+            <NavLink
+              to="/inbox"
+              active={route.page === 'inbox'}
+              label="Inbox"
+              hint="i"
+              count={inboxCount}
+              urgent={inboxCount > 0}
+            />
             <NavLink to="/tasks" active={route.page === 'tasks'} label="Tasks" hint="t" />
-            <NavLink to="/review" active={route.page === 'review' || route.page === 'review-group'} label="Review" hint="v" />
+            <NavLink
+              to="/review"
+              active={route.page === 'review' || route.page === 'review-group'}
+              label="Review"
+              hint="v"
+            />
             <NavLink to="/landing" active={route.page === 'landing'} label="Landing" hint="l" />
             <NavLink to="/routines" active={route.page === 'routines'} label="Routines" hint="o" />
             <NavLink to="/cost" active={route.page === 'cost'} label="Cost" hint="c" />
             <NavLink to="/search" active={route.page === 'search'} label="Search" hint="s" />
-            <NavLink to="/attempts" active={route.page === 'attempts' || route.page === 'attempt' || route.page === 'fanout'} label="Attempts" hint="b" />
+            <NavLink
+              to="/attempts"
+              active={route.page === 'attempts' || route.page === 'attempt' || route.page === 'fanout'}
+              label="Attempts"
+              hint="b"
+            />
             <NavLink to="/dispatch" active={route.page === 'dispatch'} label="Dispatch" hint="n" />
           </nav>
           <div className="sidebar-foot">
@@ -89,7 +116,12 @@ export function App() {
               Notify me
             </label>
             <div className={`conn conn-${board.status}`} data-testid="connection">
-              <span className="dot" /> {board.status === 'live' ? 'Live' : board.status === 'connecting' ? 'Connecting…' : 'Reconnecting…'}
+              <span className="dot" />{' '}
+              {board.status === 'live'
+                ? 'Live'
+                : board.status === 'connecting'
+                  ? 'Connecting…'
+                  : 'Reconnecting…'}
             </div>
             {/* Without JavaScript the page is a snapshot: say so rather than "Connecting…" forever. */}
             <noscript>
@@ -97,7 +129,8 @@ export function App() {
               <div className="conn-static">A snapshot (JavaScript is off): reload for changes</div>
             </noscript>
             <div className="keys-help">
-              <kbd>j</kbd>/<kbd>k</kbd> move · <kbd>⏎</kbd> open · <kbd>r</kbd> reply · <kbd>a</kbd>/<kbd>d</kbd> approve/deny · <kbd>/</kbd> filter
+              <kbd>j</kbd>/<kbd>k</kbd> move · <kbd>⏎</kbd> open · <kbd>r</kbd> reply · <kbd>a</kbd>/
+              <kbd>d</kbd> approve/deny · <kbd>/</kbd> filter
             </div>
           </div>
         </div>
@@ -112,7 +145,12 @@ export function App() {
               value={filter.text}
               onChange={(e) => setFilter({ ...filter, text: e.target.value })}
             />
-            <select className="project-select" value={filter.project} onChange={(e) => setFilter({ ...filter, project: e.target.value })} aria-label="Project">
+            <select
+              className="project-select"
+              value={filter.project}
+              onChange={(e) => setFilter({ ...filter, project: e.target.value })}
+              aria-label="Project"
+            >
               <option value="">All projects</option>
               {projects.map((p) => (
                 <option key={p} value={p}>
@@ -158,12 +196,22 @@ export function App() {
         )}
         {(route.page === 'attempts' || route.page === 'attempt' || route.page === 'fanout') && (
           <Suspense fallback={<div className="empty">Loading…</div>}>
-            {route.page === 'attempts' ? <AttemptsList /> : route.page === 'attempt' ? <AttemptGroup id={route.id} /> : <FanoutReport id={route.id} />}
+            {route.page === 'attempts' ? (
+              <AttemptsList />
+            ) : route.page === 'attempt' ? (
+              <AttemptGroup id={route.id} />
+            ) : (
+              <FanoutReport id={route.id} />
+            )}
           </Suspense>
         )}
         {(route.page === 'review' || route.page === 'review-group') && (
           <Suspense fallback={<div className="empty">Loading…</div>}>
-            {route.page === 'review' ? <ReviewList /> : <ReviewGroup project={route.project} group={route.group} />}
+            {route.page === 'review' ? (
+              <ReviewList />
+            ) : (
+              <ReviewGroup project={route.project} group={route.group} />
+            )}
           </Suspense>
         )}
       </main>
@@ -172,7 +220,14 @@ export function App() {
   );
 }
 
-function NavLink(props: { to: string; active: boolean; label: string; hint: string; count?: number; urgent?: boolean }) {
+function NavLink(props: {
+  to: string;
+  active: boolean;
+  label: string;
+  hint: string;
+  count?: number;
+  urgent?: boolean;
+}) {
   return (
     <a
       href={props.to}
@@ -183,7 +238,9 @@ function NavLink(props: { to: string; active: boolean; label: string; hint: stri
       }}
     >
       <span>{props.label}</span>
-      {props.count !== undefined && props.count > 0 && <span className={`badge${props.urgent ? ' urgent' : ''}`}>{props.count}</span>}
+      {props.count !== undefined && props.count > 0 && (
+        <span className={`badge${props.urgent ? ' urgent' : ''}`}>{props.count}</span>
+      )}
       <kbd className="nav-hint">{props.hint}</kbd>
     </a>
   );
@@ -211,7 +268,8 @@ function SignedOut() {
         </div>
         <h1>Sign in from your terminal</h1>
         <p>
-          Run <code>baton ui</code> — it opens a one-time login link for this browser. The dashboard never sees your API token.
+          Run <code>baton ui</code> — it opens a one-time login link for this browser. The dashboard never
+          sees your API token.
         </p>
       </div>
     </div>

@@ -4,7 +4,13 @@
  * supervisor requires for cookie-authenticated writes. Tables are types only here, so no
  * schema reaches the board's bundle.
  */
-import { ApiClient, requestLine, type LineInput, type StreamRoute, type Transport } from '../../src/api/client.js';
+import {
+  ApiClient,
+  requestLine,
+  type LineInput,
+  type StreamRoute,
+  type Transport,
+} from '../../src/api/client.js';
 
 export class ApiError extends Error {
   constructor(
@@ -26,7 +32,11 @@ const fetchTransport: Transport = async ({ method, path, body }) => {
     headers: body === undefined ? {} : { 'content-type': 'application/json' },
     ...(body === undefined ? {} : { body }),
   });
-  return { status: response.status, text: await response.text(), header: (name) => response.headers.get(name) ?? undefined };
+  return {
+    status: response.status,
+    text: await response.text(),
+    header: (name) => response.headers.get(name) ?? undefined,
+  };
 };
 
 export const api = new ApiClient(fetchTransport, (status, body) => {

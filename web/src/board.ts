@@ -33,7 +33,13 @@ export interface BoardState {
   loaded: boolean;
 }
 
-let state: BoardState = { sessions: new Map(), changes: {}, conflicts: {}, status: 'connecting', loaded: false };
+let state: BoardState = {
+  sessions: new Map(),
+  changes: {},
+  conflicts: {},
+  status: 'connecting',
+  loaded: false,
+};
 /** What the server rendered the page from; hydration must render exactly this. */
 let serverState = state;
 const listeners = new Set<() => void>();
@@ -162,7 +168,10 @@ export function seedBoard(snapshot: StreamSnapshot, options: { showAll?: boolean
 /** Reads the snapshot the supervisor embedded in the page, if it did (it does only for a logged-in browser). */
 export function seedBoardFromPage(): void {
   const text = document.getElementById('snapshot')?.textContent;
-  if (text) seedBoard(JSON.parse(text) as StreamSnapshot, { showAll: new URLSearchParams(location.search).has('all') });
+  if (text)
+    seedBoard(JSON.parse(text) as StreamSnapshot, {
+      showAll: new URLSearchParams(location.search).has('all'),
+    });
 }
 
 /** Called before the first render so the stream is on its way while React mounts. */
@@ -177,7 +186,11 @@ function subscribe(listener: () => void): () => void {
 }
 
 export function useBoard(): BoardState {
-  return useSyncExternalStore(subscribe, () => state, () => serverState);
+  return useSyncExternalStore(
+    subscribe,
+    () => state,
+    () => serverState,
+  );
 }
 
 /** The latest view of one session, or undefined before the snapshot (or after removal). */

@@ -1,7 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { kanbanKey, ownsKey, type Columns } from './kanban-keys.js';
 
-const columns: Columns = { backlog: [1, 2, 3], ready: [4], running: [], needs_input: [], review: [5, 6], done: [] };
+const columns: Columns = {
+  backlog: [1, 2, 3],
+  ready: [4],
+  running: [],
+  needs_input: [],
+  review: [5, 6],
+  done: [],
+};
 const press = (id: number, key: string, shiftKey = false) => kanbanKey(columns, id, { key, shiftKey });
 
 describe('the kanban keyboard', () => {

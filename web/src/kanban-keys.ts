@@ -7,7 +7,12 @@ import { TASK_COLUMNS, type TaskColumnName } from '../../src/events/task-columns
 
 export type Columns = Readonly<Record<TaskColumnName, readonly number[]>>;
 
-export type KeyAction = { kind: 'focus'; id: number } | { kind: 'move'; column: TaskColumnName; position: number } | { kind: 'edit' } | { kind: 'start' } | { kind: 'none' };
+export type KeyAction =
+  | { kind: 'focus'; id: number }
+  | { kind: 'move'; column: TaskColumnName; position: number }
+  | { kind: 'edit' }
+  | { kind: 'start' }
+  | { kind: 'none' };
 
 /** What the page's help shows; the same keys `kanbanKey` reads. */
 export const KANBAN_KEYS: readonly [string, string][] = [
@@ -34,7 +39,9 @@ export function kanbanKey(columns: Columns, id: number, event: KeyLike): KeyActi
   const key = event.key;
   if (event.shiftKey && (key === 'ArrowLeft' || key === 'ArrowRight')) {
     const to = TASK_COLUMNS[c + (key === 'ArrowLeft' ? -1 : 1)];
-    return to === undefined ? { kind: 'none' } : { kind: 'move', column: to, position: Math.min(index, columns[to].length) };
+    return to === undefined
+      ? { kind: 'none' }
+      : { kind: 'move', column: to, position: Math.min(index, columns[to].length) };
   }
   if (event.shiftKey && (key === 'ArrowUp' || key === 'ArrowDown')) {
     const position = index + (key === 'ArrowUp' ? -1 : 1);
@@ -64,7 +71,29 @@ export function kanbanKey(columns: Columns, id: number, event: KeyLike): KeyActi
 }
 
 /** The keys a focused card owns: they never reach the page-wide keys (l is Landing), even when they do nothing here. */
-const OWNED = new Set(['ArrowLeft', 'ArrowRight', 'ArrowUp', 'ArrowDown', 'h', 'j', 'k', 'l', 'H', 'J', 'K', 'L', '1', '2', '3', '4', '5', '6', 'e', 'Enter', 's']);
+const OWNED = new Set([
+  'ArrowLeft',
+  'ArrowRight',
+  'ArrowUp',
+  'ArrowDown',
+  'h',
+  'j',
+  'k',
+  'l',
+  'H',
+  'J',
+  'K',
+  'L',
+  '1',
+  '2',
+  '3',
+  '4',
+  '5',
+  '6',
+  'e',
+  'Enter',
+  's',
+]);
 
 export function ownsKey(key: string): boolean {
   return OWNED.has(key);

@@ -10,8 +10,20 @@ import type { WorkspaceEvent } from '../../src/events/workspace.js';
 import { landingSnapshot, latestMergeOf, refreshMerges, trackWorkspaceEvent } from './landing.js';
 
 const member = { sessionId: 's1', name: 'feat' };
-const ref = (mergeId: string) => ({ mergeId, project: 'shop', base: 'main', sessions: [member], squash: false });
-const check = { outcome: 'passed' as const, command: 'npm test', durationMs: 1200, exitCode: 0, outputTail: '' };
+const ref = (mergeId: string) => ({
+  mergeId,
+  project: 'shop',
+  base: 'main',
+  sessions: [member],
+  squash: false,
+});
+const check = {
+  outcome: 'passed' as const,
+  command: 'npm test',
+  durationMs: 1200,
+  exitCode: 0,
+  outputTail: '',
+};
 let seq = 0;
 const at = (second: number) => `2026-01-01T00:00:${String(second).padStart(2, '0')}.000Z`;
 
@@ -55,15 +67,42 @@ describe('the landing store', () => {
     expect(landingSnapshot().tracks.get('m1')).toMatchObject({ phase: 'queued', position: 2, result: null });
     event({ type: 'merge.started', data: { ...ref('m1'), baseCommit: 'abc' } });
     event({ type: 'merge.checking', data: { ...ref('m1'), command: 'npm test', commit: 'def', members: 1 } });
-    expect(landingSnapshot().tracks.get('m1')).toMatchObject({ phase: 'checking', position: 1, baseCommit: 'abc', command: 'npm test', checked: 1 });
-    event({ type: 'merge.landed', data: { ...ref('m1'), commit: '0123456789abcdef', previous: 'fedcba9876543210', check, durationMs: 1500, checkoutUpdated: null } });
-    expect(landingSnapshot().tracks.get('m1')?.result).toMatchObject({ outcome: 'landed', message: 'Landed feat on main at 0123456789ab.' });
+    expect(landingSnapshot().tracks.get('m1')).toMatchObject({
+      phase: 'checking',
+      position: 1,
+      baseCommit: 'abc',
+      command: 'npm test',
+      checked: 1,
+    });
+    event({
+      type: 'merge.landed',
+      data: {
+        ...ref('m1'),
+        commit: '0123456789abcdef',
+        previous: 'fedcba9876543210',
+        check,
+        durationMs: 1500,
+        checkoutUpdated: null,
+      },
+    });
+    expect(landingSnapshot().tracks.get('m1')?.result).toMatchObject({
+      outcome: 'landed',
+      message: 'Landed feat on main at 0123456789ab.',
+    });
 
     serve({ queue: [], recent: [landed('m1')] });
     await refreshMerges();
-    expect(landingSnapshot().tracks.get('m1')).toMatchObject({ phase: 'landed', result: { message: 'Landed feat on main at 0123456789ab; the check passed in 1.2 s.' } });
+    expect(landingSnapshot().tracks.get('m1')).toMatchObject({
+      phase: 'landed',
+      result: { message: 'Landed feat on main at 0123456789ab; the check passed in 1.2 s.' },
+    });
     // Other events leave it alone.
-    trackWorkspaceEvent({ seq: ++seq, ts: at(10), type: 'session.pinned', data: { sessionId: 's1', name: 'feat', project: 'shop', pinned: true } });
+    trackWorkspaceEvent({
+      seq: ++seq,
+      ts: at(10),
+      type: 'session.pinned',
+      data: { sessionId: 's1', name: 'feat', project: 'shop', pinned: true },
+    });
     expect(landingSnapshot().tracks.get('m1')?.phase).toBe('landed');
   });
 
@@ -75,7 +114,11 @@ describe('the landing store', () => {
     event({ type: 'merge.checking', data: { ...ref('m2'), command: 'npm test', commit: 'def', members: 1 } });
     serve({ queue: [queued('m2', 'merging', 1)], recent: [] });
     await refreshMerges();
-    expect(landingSnapshot().tracks.get('m2')).toMatchObject({ phase: 'checking', position: 1, command: 'npm test' });
+    expect(landingSnapshot().tracks.get('m2')).toMatchObject({
+      phase: 'checking',
+      position: 1,
+      command: 'npm test',
+    });
   });
 
   it('drops a running merge the supervisor no longer lists, but only after two lists without it', async () => {

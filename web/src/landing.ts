@@ -50,7 +50,14 @@ interface LandingState {
 }
 
 const FINAL: readonly MergePhase[] = ['landed', 'conflicted', 'failed'];
-const RANK: Record<MergePhase, number> = { queued: 0, merging: 1, checking: 2, landed: 3, conflicted: 3, failed: 3 };
+const RANK: Record<MergePhase, number> = {
+  queued: 0,
+  merging: 1,
+  checking: 2,
+  landed: 3,
+  conflicted: 3,
+  failed: 3,
+};
 const KEPT = 100;
 
 let state: LandingState = { tracks: new Map(), started: {} };
@@ -75,7 +82,9 @@ export function isFinal(phase: MergePhase): boolean {
 function put(tracks: Map<string, MergeTrack>, track: MergeTrack): void {
   tracks.set(track.mergeId, track);
   if (tracks.size > KEPT) {
-    const oldest = [...tracks.values()].filter((t) => isFinal(t.phase)).sort((a, b) => a.since.localeCompare(b.since))[0];
+    const oldest = [...tracks.values()]
+      .filter((t) => isFinal(t.phase))
+      .sort((a, b) => a.since.localeCompare(b.since))[0];
     if (oldest !== undefined) tracks.delete(oldest.mergeId);
   }
 }
@@ -109,13 +118,29 @@ export function trackWorkspaceEvent(event: WorkspaceEvent): void {
 }
 
 function fromEvent(e: MergeEvent, track: MergeTrack): Partial<MergeTrack> {
-  const ended = (result: Omit<MergeResult, 'mergeId' | 'project' | 'base' | 'sessions' | 'squash' | 'finishedAt'>): Partial<MergeTrack> => ({
+  const ended = (
+    result: Omit<MergeResult, 'mergeId' | 'project' | 'base' | 'sessions' | 'squash' | 'finishedAt'>,
+  ): Partial<MergeTrack> => ({
     phase: result.outcome,
     // The supervisor's own result (with its message) replaces this one when the list is fetched.
-    result: track.result ?? { mergeId: e.data.mergeId, project: e.data.project, base: e.data.base, sessions: e.data.sessions, squash: e.data.squash, finishedAt: e.ts, ...result },
+    result: track.result ?? {
+      mergeId: e.data.mergeId,
+      project: e.data.project,
+      base: e.data.base,
+      sessions: e.data.sessions,
+      squash: e.data.squash,
+      finishedAt: e.ts,
+      ...result,
+    },
   });
   const names = e.data.sessions.map((s) => s.name).join(', ');
-  const none = { outcome: 'none' as const, command: null, durationMs: null, exitCode: null, outputTail: null };
+  const none = {
+    outcome: 'none' as const,
+    command: null,
+    durationMs: null,
+    exitCode: null,
+    outputTail: null,
+  };
   switch (e.type) {
     case 'merge.queued':
       return { phase: 'queued', position: e.data.position };
@@ -188,14 +213,32 @@ function fold(list: MergeListView): void {
     const known = tracks.get(view.mergeId);
     if (known !== undefined && isFinal(known.phase)) continue;
     const phase = known === undefined || RANK[view.state] > RANK[known.phase] ? view.state : known.phase;
-    const track: MergeTrack = known ?? { ...view, phase, baseCommit: null, command: null, checked: null, result: null, since: view.queuedAt };
+    const track: MergeTrack = known ?? {
+      ...view,
+      phase,
+      baseCommit: null,
+      command: null,
+      checked: null,
+      result: null,
+      since: view.queuedAt,
+    };
     put(tracks, { ...track, phase, position: view.position });
   }
   for (const result of list.recent) {
     const known = tracks.get(result.mergeId);
-    if (known?.result !== undefined && known.result !== null && known.result.message === result.message && known.result.finishedAt === result.finishedAt) continue;
+    if (
+      known?.result !== undefined &&
+      known.result !== null &&
+      known.result.message === result.message &&
+      known.result.finishedAt === result.finishedAt
+    )
+      continue;
     const since = known?.since ?? new Date(Date.parse(result.finishedAt) - result.durationMs).toISOString();
-    put(tracks, { ...(known ?? { ...result, position: 1, baseCommit: null, command: null, checked: null, since }), phase: result.outcome, result });
+    put(tracks, {
+      ...(known ?? { ...result, position: 1, baseCommit: null, command: null, checked: null, since }),
+      phase: result.outcome,
+      result,
+    });
   }
   set({ tracks, list });
 }
@@ -224,14 +267,27 @@ export function landingReconnected(): void {
 }
 
 /** Queues sessions to land (as one group when several); the track follows from the stream. `key`: remembered as this page's merge. */
-export async function startMerge(sessions: string[], options: { squash: boolean; planned: boolean; key?: string }): Promise<MergeTrack> {
-  const { merge } = await api.call('POST /api/merges', { body: { sessions, squash: options.squash, planned: options.planned } });
+export async function startMerge(
+  sessions: string[],
+  options: { squash: boolean; planned: boolean; key?: string },
+): Promise<MergeTrack> {
+  const { merge } = await api.call('POST /api/merges', {
+    body: { sessions, squash: options.squash, planned: options.planned },
+  });
   if (options.key !== undefined) set({ started: { ...state.started, [options.key]: merge.mergeId } });
   const known = state.tracks.get(merge.mergeId);
   if (known === undefined) {
     // The stream has not delivered merge.queued yet (it usually has).
     const tracks = new Map(state.tracks);
-    put(tracks, { ...merge, phase: merge.state, baseCommit: null, command: null, checked: null, result: null, since: merge.queuedAt });
+    put(tracks, {
+      ...merge,
+      phase: merge.state,
+      baseCommit: null,
+      command: null,
+      checked: null,
+      result: null,
+      since: merge.queuedAt,
+    });
     set({ tracks });
   }
   scheduleRefresh(0);
@@ -256,7 +312,11 @@ function subscribe(listener: () => void): () => void {
 }
 
 export function useLanding(): LandingState {
-  return useSyncExternalStore(subscribe, () => state, () => serverState);
+  return useSyncExternalStore(
+    subscribe,
+    () => state,
+    () => serverState,
+  );
 }
 
 /** For a page that shows merges: the list is fetched when it opens and kept current while it is open. */
@@ -271,10 +331,17 @@ export function useLandingFeed(): void {
 }
 
 /** The most recent merge that includes this session. */
-export function latestMergeOf(tracks: ReadonlyMap<string, MergeTrack>, sessionId: string): MergeTrack | undefined {
+export function latestMergeOf(
+  tracks: ReadonlyMap<string, MergeTrack>,
+  sessionId: string,
+): MergeTrack | undefined {
   let latest: MergeTrack | undefined;
   for (const track of tracks.values()) {
-    if (track.sessions.some((s) => s.sessionId === sessionId) && (latest === undefined || track.since > latest.since)) latest = track;
+    if (
+      track.sessions.some((s) => s.sessionId === sessionId) &&
+      (latest === undefined || track.since > latest.since)
+    )
+      latest = track;
   }
   return latest;
 }

@@ -8,7 +8,9 @@ import { reasonText } from '../../src/events/format.js';
 const KEY = 'baton.notify';
 
 export function notificationsWanted(): boolean {
-  return localStorage.getItem(KEY) === '1' && 'Notification' in window && Notification.permission === 'granted';
+  return (
+    localStorage.getItem(KEY) === '1' && 'Notification' in window && Notification.permission === 'granted'
+  );
 }
 
 export async function setNotifications(on: boolean): Promise<boolean> {
@@ -17,7 +19,8 @@ export async function setNotifications(on: boolean): Promise<boolean> {
     return false;
   }
   if (!('Notification' in window)) return false;
-  const permission = Notification.permission === 'granted' ? 'granted' : await Notification.requestPermission();
+  const permission =
+    Notification.permission === 'granted' ? 'granted' : await Notification.requestPermission();
   if (permission !== 'granted') return false;
   localStorage.setItem(KEY, '1');
   return true;
@@ -29,7 +32,10 @@ export function notifyTransition(previous: SessionView | undefined, next: Sessio
   if (next.state === 'needs_input') body = next.reason ? reasonText(next.reason) : 'needs your input';
   else if (next.state === 'ready_for_review') body = 'is ready for review';
   if (body === undefined) return;
-  const notification = new Notification(`${next.name} — ${next.state === 'needs_input' ? 'needs input' : 'ready for review'}`, { body, tag: `baton-${next.id}` });
+  const notification = new Notification(
+    `${next.name} — ${next.state === 'needs_input' ? 'needs input' : 'ready for review'}`,
+    { body, tag: `baton-${next.id}` },
+  );
   notification.onclick = () => {
     window.focus();
     history.pushState(null, '', `/s/${next.id}`);

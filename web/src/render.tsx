@@ -15,7 +15,22 @@ import { parse, setServerPath } from './router.js';
 
 export const renderPage: PageRenderer['renderPage'] = (path, snapshot, options = {}) => {
   // The dispatch form, the review pages, Landing, Routines, Cost, Search, Tasks and Attempts are the browser's: they hold nothing a person must answer.
-  if (['dispatch', 'review', 'review-group', 'landing', 'routines', 'cost', 'search', 'tasks', 'attempts', 'attempt', 'fanout'].includes(parse(path).page)) return undefined;
+  if (
+    [
+      'dispatch',
+      'review',
+      'review-group',
+      'landing',
+      'routines',
+      'cost',
+      'search',
+      'tasks',
+      'attempts',
+      'attempt',
+      'fanout',
+    ].includes(parse(path).page)
+  )
+    return undefined;
   // renderToString is synchronous, so seeding the module's stores cannot interleave with another request.
   seedBoard(snapshot, options);
   setServerPath(path);

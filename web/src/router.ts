@@ -29,7 +29,11 @@ export function setServerPath(path: string): void {
 }
 
 export function useRoute(): Route {
-  const path = useSyncExternalStore(subscribe, () => location.pathname, () => (typeof location === 'undefined' ? serverPath : location.pathname));
+  const path = useSyncExternalStore(
+    subscribe,
+    () => location.pathname,
+    () => (typeof location === 'undefined' ? serverPath : location.pathname),
+  );
   return parse(path);
 }
 
@@ -44,9 +48,15 @@ export function parse(path: string): Route {
   if (path === '/tasks') return { page: 'tasks' };
   if (path === '/attempts') return { page: 'attempts' };
   const attempt = /^\/(attempts|fanouts)\/([^/]+)$/.exec(path);
-  if (attempt?.[2] !== undefined) return { page: attempt[1] === 'attempts' ? 'attempt' : 'fanout', id: decodeURIComponent(attempt[2]) };
+  if (attempt?.[2] !== undefined)
+    return { page: attempt[1] === 'attempts' ? 'attempt' : 'fanout', id: decodeURIComponent(attempt[2]) };
   const group = /^\/review\/([^/]+)\/([^/]+)$/.exec(path);
-  if (group?.[1] !== undefined && group[2] !== undefined) return { page: 'review-group', project: decodeURIComponent(group[1]), group: decodeURIComponent(group[2]) };
+  if (group?.[1] !== undefined && group[2] !== undefined)
+    return {
+      page: 'review-group',
+      project: decodeURIComponent(group[1]),
+      group: decodeURIComponent(group[2]),
+    };
   const session = /^\/s\/([^/]+)$/.exec(path);
   if (session?.[1] !== undefined) return { page: 'session', id: decodeURIComponent(session[1]) };
   return { page: 'board' };

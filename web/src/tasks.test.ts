@@ -68,15 +68,32 @@ describe('the kanban store', () => {
   it("reads the board once more when another machine's change arrives while a read is in flight", async () => {
     // The network edge: each GET of the board waits until the test answers it.
     const answers: (() => void)[] = [];
-    vi.stubGlobal('fetch', () => new Promise((resolve) => answers.push(() => resolve(new Response(JSON.stringify(board), { status: 200, headers: { 'content-type': 'application/json' } })))));
+    vi.stubGlobal(
+      'fetch',
+      () =>
+        new Promise((resolve) =>
+          answers.push(() =>
+            resolve(
+              new Response(JSON.stringify(board), {
+                status: 200,
+                headers: { 'content-type': 'application/json' },
+              }),
+            ),
+          ),
+        ),
+    );
     const answered = async (count: number): Promise<void> => {
       const deadline = Date.now() + 2_000;
       while (answers.length < count) {
-        if (Date.now() > deadline) throw new Error(`expected ${count} reads of the board, saw ${answers.length}`);
+        if (Date.now() > deadline)
+          throw new Error(`expected ${count} reads of the board, saw ${answers.length}`);
         await new Promise((resolve) => setTimeout(resolve, 5));
       }
     };
-    const synced = { type: 'task.synced', data: { project: 'p', changed: [1], removed: [] } } as unknown as WorkspaceEvent;
+    const synced = {
+      type: 'task.synced',
+      data: { project: 'p', changed: [1], removed: [] },
+    } as unknown as WorkspaceEvent;
     const first = loadTasks();
     await answered(1);
     answers[0]!();
@@ -95,4 +112,3 @@ describe('the kanban store', () => {
     expect(answers).toHaveLength(3);
   });
 });
-

@@ -39,7 +39,8 @@ export interface TasksState {
   entries: Readonly<Record<string, EntryCounts>>;
 }
 
-const emptyColumns = (): Record<TaskColumnName, number[]> => Object.fromEntries(TASK_COLUMNS.map((c) => [c, []])) as unknown as Record<TaskColumnName, number[]>;
+const emptyColumns = (): Record<TaskColumnName, number[]> =>
+  Object.fromEntries(TASK_COLUMNS.map((c) => [c, []])) as unknown as Record<TaskColumnName, number[]>;
 
 let state: TasksState = { status: 'idle', cards: new Map(), columns: emptyColumns(), entries: {} };
 const serverState = state;
@@ -101,11 +102,15 @@ export function fromBoard(board: TaskBoard): Pick<TasksState, 'cards' | 'columns
  * The card put where it now is: out of every column, into its own at its place. The supervisor
  * renumbers the others the same way, so the page's order stays its order without a refetch.
  */
-export function placeCard(current: Pick<TasksState, 'cards' | 'columns'>, card: TaskCard): Pick<TasksState, 'cards' | 'columns'> {
+export function placeCard(
+  current: Pick<TasksState, 'cards' | 'columns'>,
+  card: TaskCard,
+): Pick<TasksState, 'cards' | 'columns'> {
   const cards = new Map(current.cards);
   cards.set(card.id, card);
   const columns = { ...current.columns };
-  for (const column of TASK_COLUMNS) if (columns[column].includes(card.id)) columns[column] = columns[column].filter((id) => id !== card.id);
+  for (const column of TASK_COLUMNS)
+    if (columns[column].includes(card.id)) columns[column] = columns[column].filter((id) => id !== card.id);
   const list = [...columns[card.column]];
   list.splice(Math.min(card.position, list.length), 0, card.id);
   columns[card.column] = list;
@@ -115,7 +120,11 @@ export function placeCard(current: Pick<TasksState, 'cards' | 'columns'>, card: 
 /** A card whose column and place did not change is replaced where it is (an edit, a session linked). */
 function replaceCard(card: TaskCard): void {
   const known = state.cards.get(card.id);
-  if (known !== undefined && known.column === card.column && state.columns[card.column].indexOf(card.id) === card.position) {
+  if (
+    known !== undefined &&
+    known.column === card.column &&
+    state.columns[card.column].indexOf(card.id) === card.position
+  ) {
     const cards = new Map(state.cards);
     cards.set(card.id, card);
     set({ cards });
@@ -138,7 +147,8 @@ export function trackTaskEvent(event: WorkspaceEvent): void {
       const cards = new Map(state.cards);
       cards.delete(event.data.taskId);
       const columns = { ...state.columns };
-      for (const column of TASK_COLUMNS) columns[column] = columns[column].filter((id) => id !== event.data.taskId);
+      for (const column of TASK_COLUMNS)
+        columns[column] = columns[column].filter((id) => id !== event.data.taskId);
       set({ cards, columns });
       return;
     }
@@ -173,7 +183,10 @@ export async function moveTask(id: number, column: TaskColumnName, position: num
   if (card.column === column && state.columns[column].indexOf(id) === position) return;
   set(placeCard(state, { ...card, column, position, columnSetBy: 'hand' }));
   try {
-    const { task } = await api.call('POST /api/tasks/:id/move', { params: { id: String(id) }, body: { column, position } });
+    const { task } = await api.call('POST /api/tasks/:id/move', {
+      params: { id: String(id) },
+      body: { column, position },
+    });
     replaceCard(task);
   } catch (error) {
     toast(`Task ${id} was not moved: ${errorText(error)}`, 'error');
@@ -195,7 +208,11 @@ export function useTasks(): TasksState {
       watchers--;
     };
   }, []);
-  return useSyncExternalStore(subscribe, () => state, () => serverState);
+  return useSyncExternalStore(
+    subscribe,
+    () => state,
+    () => serverState,
+  );
 }
 
 /** The supervisor's refusal of a scope that overlaps a running task's (a conflict that --force lets through). */

@@ -19,10 +19,13 @@ export function toast(text: string, kind: Toast['kind'] = 'info'): void {
   const item = { id: nextId++, text, kind };
   toasts = [...toasts, item].slice(-4);
   emit();
-  setTimeout(() => {
-    toasts = toasts.filter((t) => t !== item);
-    emit();
-  }, kind === 'error' ? 8000 : 3500);
+  setTimeout(
+    () => {
+      toasts = toasts.filter((t) => t !== item);
+      emit();
+    },
+    kind === 'error' ? 8000 : 3500,
+  );
 }
 
 export function useToasts(): Toast[] {

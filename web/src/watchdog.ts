@@ -18,7 +18,11 @@ export function watchdogEvent(event: WorkspaceEvent): void {
   if (event.type !== 'watchdog.alert_raised') return;
   const text = `${event.data.name ?? 'Workspace'}: ${event.data.message}`;
   toast(text);
-  if (notificationsWanted()) new Notification(`Baton — ${event.data.rule.replace(/_/g, ' ')}`, { body: text, tag: `baton-alert-${event.data.alertId}` });
+  if (notificationsWanted())
+    new Notification(`Baton — ${event.data.rule.replace(/_/g, ' ')}`, {
+      body: text,
+      tag: `baton-alert-${event.data.alertId}`,
+    });
 }
 
 /** Changes whenever an alert or a budget changed: a dependency for fetching again. */

@@ -2,13 +2,22 @@
  * What Claude asks the user, through the SDK's `canUseTool`: tool calls held for approval, and
  * Claude's own question tool, answered by the next reply. Either waits as long as the user takes.
  */
-import type { CanUseTool, HookCallback, HookJSONOutput, PermissionResult } from '@anthropic-ai/claude-agent-sdk';
+import type {
+  CanUseTool,
+  HookCallback,
+  HookJSONOutput,
+  PermissionResult,
+} from '@anthropic-ai/claude-agent-sdk';
 import { blockedEvent, blockedMessage, gateReason, judge } from '../gate.js';
 import type { AgentEvent, ApprovalDecision, ToolGate } from '../types.js';
 import { describeToolInput, gateCall, toolKind } from './tools.js';
 
 const QUESTION_TOOL = 'AskUserQuestion';
-const INTERRUPTED: PermissionResult = { behavior: 'deny', message: 'The user interrupted the turn.', interrupt: true };
+const INTERRUPTED: PermissionResult = {
+  behavior: 'deny',
+  message: 'The user interrupted the turn.',
+  interrupt: true,
+};
 
 export class ClaudeApprovals {
   private readonly approvals = new Map<string, (answer: ApprovalDecision | undefined) => void>();
@@ -45,7 +54,10 @@ export class ClaudeApprovals {
 
   readonly canUseTool: CanUseTool = async (toolName, input, context): Promise<PermissionResult> => {
     if (toolName === QUESTION_TOOL) return this.askUser(input, context.signal);
-    const reason = context.title ?? context.decisionReason ?? (context.blockedPath === undefined ? undefined : `touches ${context.blockedPath}`);
+    const reason =
+      context.title ??
+      context.decisionReason ??
+      (context.blockedPath === undefined ? undefined : `touches ${context.blockedPath}`);
     const decision = await this.hold(context.toolUseID, toolName, input, reason, undefined, context.signal);
     if (decision === undefined) return INTERRUPTED;
     if (decision.decision === 'allow') return { behavior: 'allow', updatedInput: input };
@@ -61,7 +73,9 @@ export class ClaudeApprovals {
   readonly preToolUse: HookCallback = async (hookInput, toolUseID, { signal }): Promise<HookJSONOutput> => {
     if (hookInput.hook_event_name !== 'PreToolUse') return {};
     const toolName = hookInput.tool_name;
-    const input = (typeof hookInput.tool_input === 'object' && hookInput.tool_input !== null ? hookInput.tool_input : {}) as Record<string, unknown>;
+    const input = (
+      typeof hookInput.tool_input === 'object' && hookInput.tool_input !== null ? hookInput.tool_input : {}
+    ) as Record<string, unknown>;
     const call = gateCall(toolName, input);
     const verdict = judge(this.gate, call);
     if (verdict.action === 'allow') return {};
@@ -69,7 +83,14 @@ export class ClaudeApprovals {
       this.emit(blockedEvent(call, describeToolInput(toolName, input), verdict));
       return preToolUse('deny', blockedMessage(verdict));
     }
-    const decision = await this.hold(toolUseID ?? hookInput.tool_use_id, toolName, input, gateReason(verdict), verdict.rule, signal);
+    const decision = await this.hold(
+      toolUseID ?? hookInput.tool_use_id,
+      toolName,
+      input,
+      gateReason(verdict),
+      verdict.rule,
+      signal,
+    );
     if (decision === undefined) return preToolUse('deny', 'The user interrupted the turn.');
     if (decision.decision === 'allow') return preToolUse('allow', 'The user approved it.');
     const why = decision.reason === undefined || decision.reason === '' ? '' : ` Reason: ${decision.reason}`;
@@ -77,7 +98,14 @@ export class ClaudeApprovals {
   };
 
   /** Asks the user about one call and waits for the answer; undefined when the turn was interrupted. */
-  private async hold(requestId: string, toolName: string, input: Record<string, unknown>, reason: string | undefined, gate: string | undefined, signal: AbortSignal): Promise<ApprovalDecision | undefined> {
+  private async hold(
+    requestId: string,
+    toolName: string,
+    input: Record<string, unknown>,
+    reason: string | undefined,
+    gate: string | undefined,
+    signal: AbortSignal,
+  ): Promise<ApprovalDecision | undefined> {
     const decision = await new Promise<ApprovalDecision | undefined>((resolve) => {
       this.approvals.set(requestId, resolve);
       signal.addEventListener('abort', () => resolve(undefined), { once: true });
@@ -119,5 +147,7 @@ function questionTexts(input: Record<string, unknown>): string[] {
 }
 
 function preToolUse(permissionDecision: 'allow' | 'deny', permissionDecisionReason: string): HookJSONOutput {
-  return { hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision, permissionDecisionReason } };
+  return {
+    hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision, permissionDecisionReason },
+  };
 }

@@ -29,25 +29,42 @@ const scenarios: Scenario[] = [
     prompt: 'write edit run',
     steps: [
       { tools: [{ name: 'Write', input: { file_path: 'notes.txt', content: 'alpha\n' } }] },
-      { tools: [{ name: 'Edit', input: { file_path: 'notes.txt', old_string: 'alpha', new_string: 'beta' } }] },
+      {
+        tools: [{ name: 'Edit', input: { file_path: 'notes.txt', old_string: 'alpha', new_string: 'beta' } }],
+      },
       { tools: [{ name: 'Bash', input: { command: 'cat notes.txt > ran.txt', description: 'copy' } }] },
       { text: 'Finished the notes.' },
     ],
   },
   {
     prompt: 'approve a command',
-    steps: [{ tools: [{ name: 'Bash', input: { command: 'echo yes > approved.txt', description: 'write marker' } }] }, { text: 'Ran it.' }],
+    steps: [
+      {
+        tools: [{ name: 'Bash', input: { command: 'echo yes > approved.txt', description: 'write marker' } }],
+      },
+      { text: 'Ran it.' },
+    ],
   },
   {
     prompt: 'deny a command',
-    steps: [{ tools: [{ name: 'Bash', input: { command: 'echo no > denied.txt', description: 'write marker' } }] }, { text: 'I will not run it.' }],
+    steps: [
+      { tools: [{ name: 'Bash', input: { command: 'echo no > denied.txt', description: 'write marker' } }] },
+      { text: 'I will not run it.' },
+    ],
   },
   { prompt: 'first question', steps: [{ text: 'First answer.' }] },
   { prompt: 'second question', steps: [{ text: 'Second answer.' }] },
   {
     prompt: 'run a long command',
     // Claude Code blocks long `sleep` commands (it wants background tasks), so these waits are not sleeps.
-    steps: [{ tools: [{ name: 'Bash', input: { command: `${LONG_WAIT} && echo late > ${LATE}`, description: 'wait' } }] }, { text: 'Slept.' }],
+    steps: [
+      {
+        tools: [
+          { name: 'Bash', input: { command: `${LONG_WAIT} && echo late > ${LATE}`, description: 'wait' } },
+        ],
+      },
+      { text: 'Slept.' },
+    ],
   },
   {
     prompt: 'start then wait long',
@@ -65,7 +82,14 @@ const scenarios: Scenario[] = [
   { prompt: 'say hello', steps: [{ text: 'Hello.' }] },
   {
     prompt: 'use the project setup',
-    steps: [{ tools: [{ name: 'Bash', input: { command: 'npm --version', description: 'allowed by the repository' } }] }, { text: 'Used it.' }],
+    steps: [
+      {
+        tools: [
+          { name: 'Bash', input: { command: 'npm --version', description: 'allowed by the repository' } },
+        ],
+      },
+      { text: 'Used it.' },
+    ],
   },
 ];
 
@@ -92,10 +116,18 @@ describe('the claude adapter with the real claude binary', () => {
     expect(types[0]).toBe('turn.started');
     expect(types).toContain('agent.identified');
     const started = events.events.filter(is('tool.started'));
-    expect(started.map((e) => [e.tool, e.kind])).toEqual([['Write', 'edit'], ['Edit', 'edit'], ['Bash', 'run']]);
+    expect(started.map((e) => [e.tool, e.kind])).toEqual([
+      ['Write', 'edit'],
+      ['Edit', 'edit'],
+      ['Bash', 'run'],
+    ]);
     expect(started[0]!.files).toEqual(['notes.txt']);
     const finished = events.events.filter(is('tool.finished'));
-    expect(finished.map((e) => [e.tool, e.ok])).toEqual([['Write', true], ['Edit', true], ['Bash', true]]);
+    expect(finished.map((e) => [e.tool, e.ok])).toEqual([
+      ['Write', true],
+      ['Edit', true],
+      ['Bash', true],
+    ]);
     expect(finished[1]!.files).toEqual(['notes.txt']);
     expect(events.events.filter(is('message.added')).at(-1)?.text).toBe('Finished the notes.');
 
@@ -137,14 +169,23 @@ describe('the claude adapter with the real claude binary', () => {
     await run.reply('second question');
     const second = await waitForEvent(events, completed, 30_000, events.events.findIndex(completed) + 1);
     expect(second.outcome).toBe('success');
-    expect(events.events.filter(is('turn.started')).map((e) => e.prompt)).toEqual(['first question', 'second question']);
-    expect(events.events.filter(is('message.added')).map((e) => e.text)).toEqual(['First answer.', 'Second answer.']);
+    expect(events.events.filter(is('turn.started')).map((e) => e.prompt)).toEqual([
+      'first question',
+      'second question',
+    ]);
+    expect(events.events.filter(is('message.added')).map((e) => e.text)).toEqual([
+      'First answer.',
+      'Second answer.',
+    ]);
     expect(harness.server.requestsFor('second question').at(-1)!.text).toContain('First answer.');
   });
 
   it('interrupts a long command, ends the turn as interrupted and stays usable', async () => {
     const { run, events } = await start('run a long command', { autoApprove: true });
-    await waitForEvent(events, is('tool.started', (e) => e.tool === 'Bash'));
+    await waitForEvent(
+      events,
+      is('tool.started', (e) => e.tool === 'Bash'),
+    );
     // The command's shell is found by the file name in its command line; it must be running now.
     await watchProcesses(LATE, 'present');
     await run.interrupt();
@@ -177,9 +218,16 @@ describe('the claude adapter with the real claude binary', () => {
   it('reports a killed claude process as a failed turn and resumes the conversation afterwards', async () => {
     const first = await start('start then wait long', { autoApprove: true });
     const identified = await waitForEvent(first.events, is('agent.identified'));
-    await waitForEvent(first.events, is('tool.started', (e) => e.input === LONG_WAIT));
+    await waitForEvent(
+      first.events,
+      is('tool.started', (e) => e.input === LONG_WAIT),
+    );
     // Claude writes its transcript on its own schedule; the resume can only replay what reached it.
-    await waitForFileContaining(join(harness.workspace.home, '.claude', 'projects'), `${identified.agentSessionId}.jsonl`, 'started.txt');
+    await waitForFileContaining(
+      join(harness.workspace.home, '.claude', 'projects'),
+      `${identified.agentSessionId}.jsonl`,
+      'started.txt',
+    );
     process.kill(first.run.pid!, 'SIGKILL');
     const exit = await within(first.run.exited, 15_000, 'exited after kill -9');
     expect(exit.error).toMatch(/SIGKILL/);
@@ -204,7 +252,10 @@ describe('the claude adapter with the real claude binary', () => {
     const second = await start('ignored on resume', { resumeId: identified.agentSessionId, fresh: false });
     await waitForEvent(second.events, completed);
     await second.run.reply('what was the word');
-    await waitForEvent(second.events, is('message.added', (e) => e.text === 'The word was banana.'));
+    await waitForEvent(
+      second.events,
+      is('message.added', (e) => e.text === 'The word was banana.'),
+    );
     const request = harness.server.requestsFor('what was the word').at(-1)!;
     expect(request.text).toContain('remember the word banana');
     expect(request.text).toContain('I will remember banana.');
@@ -213,8 +264,14 @@ describe('the claude adapter with the real claude binary', () => {
   it('starts the task afresh when a resumed conversation was never written down', async () => {
     harness.newWorkspace();
     // A turn was open as far as Baton knew, so the resume tries to continue it.
-    writeFileSync(join(harness.workspace.stateDir, 'claude.json'), JSON.stringify({ turnOpen: true, usage: {} }));
-    const second = await start('say hello', { resumeId: '00000000-0000-4000-8000-000000000000', fresh: false });
+    writeFileSync(
+      join(harness.workspace.stateDir, 'claude.json'),
+      JSON.stringify({ turnOpen: true, usage: {} }),
+    );
+    const second = await start('say hello', {
+      resumeId: '00000000-0000-4000-8000-000000000000',
+      fresh: false,
+    });
     expect(await waitForEvent(second.events, is('turn.completed'))).toMatchObject({ outcome: 'success' });
     expect(second.events.events.find(is('error.raised'))?.message).toMatch(/could not be resumed/);
     const ids = second.events.events.filter(is('agent.identified')).map((e) => e.agentSessionId);
@@ -242,19 +299,32 @@ describe("the user's own Claude Code setup", () => {
     const ws = harness.newWorkspace();
     writeFileSync(join(ws.repo, 'CLAUDE.md'), 'Project rule: the magic word is PELICAN-7.\n');
     mkdirSync(join(ws.repo, '.claude'), { recursive: true });
-    writeFileSync(join(ws.repo, '.claude', 'settings.json'), JSON.stringify({ permissions: { allow: ['Bash(npm --version)'] } }));
+    writeFileSync(
+      join(ws.repo, '.claude', 'settings.json'),
+      JSON.stringify({ permissions: { allow: ['Bash(npm --version)'] } }),
+    );
     mkdirSync(join(ws.home, '.claude'), { recursive: true });
     writeFileSync(join(ws.home, '.claude', 'CLAUDE.md'), 'User rule: sign off as HERON-3.\n');
     // The user has trusted this folder in their own Claude Code, as anyone who uses it there has.
-    writeFileSync(join(ws.home, '.claude.json'), JSON.stringify({ projects: { [ws.repo]: { hasTrustDialogAccepted: true } } }));
+    writeFileSync(
+      join(ws.home, '.claude.json'),
+      JSON.stringify({ projects: { [ws.repo]: { hasTrustDialogAccepted: true } } }),
+    );
   };
 
   it("loads the repository's CLAUDE.md and settings and the user's own, runs what they allow without asking, and appends Baton's instructions", async () => {
     projectSetup();
-    const { events } = await start('use the project setup', { fresh: false, instructions: 'Baton says: work in worktree W-42.' });
+    const { events } = await start('use the project setup', {
+      fresh: false,
+      instructions: 'Baton says: work in worktree W-42.',
+    });
     expect(await waitForEvent(events, completed)).toMatchObject({ outcome: 'success' });
     expect(events.events.some(is('approval.requested'))).toBe(false);
-    expect(events.events.find(is('tool.finished'))).toMatchObject({ tool: 'Bash', ok: true, output: expect.stringMatching(/^\d+\.\d+/) });
+    expect(events.events.find(is('tool.finished'))).toMatchObject({
+      tool: 'Bash',
+      ok: true,
+      output: expect.stringMatching(/^\d+\.\d+/),
+    });
     const first = harness.server.requestsFor('use the project setup')[0]!;
     expect(first.text).toContain('PELICAN-7');
     expect(first.text).toContain('HERON-3');
@@ -262,7 +332,9 @@ describe("the user's own Claude Code setup", () => {
     // Appended to Claude Code's own system prompt, not in place of it.
     expect(JSON.stringify((first.body as { system?: unknown }).system)).toMatch(/Claude/);
     // Nothing was written into the user's files.
-    expect(readFileSync(join(harness.workspace.repo, 'CLAUDE.md'), 'utf8')).toBe('Project rule: the magic word is PELICAN-7.\n');
+    expect(readFileSync(join(harness.workspace.repo, 'CLAUDE.md'), 'utf8')).toBe(
+      'Project rule: the magic word is PELICAN-7.\n',
+    );
   });
 
   it('loads none of it when the repository turns the setting sources off, and the command then asks', async () => {
@@ -279,7 +351,9 @@ describe("the user's own Claude Code setup", () => {
 
 describe('claude adapter options', () => {
   it('refuses a claudePath that is not an executable, saying how to install claude', () => {
-    expect(() => claudeAgent.validateOptions({ claudePath: '/nonexistent/claude' }, '/')).toThrow(/Install Claude Code/);
+    expect(() => claudeAgent.validateOptions({ claudePath: '/nonexistent/claude' }, '/')).toThrow(
+      /Install Claude Code/,
+    );
     expect(() => claudeAgent.validateOptions({ bogus: 1 }, '/')).toThrow(/Unknown option/);
   });
 });

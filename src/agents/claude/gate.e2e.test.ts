@@ -28,7 +28,10 @@ const scenarios: Scenario[] = [
   })),
   ...PERMISSION_MODES.map((mode) => ({
     prompt: `write outside in ${mode}`,
-    steps: [{ tools: [{ name: 'Write', input: { file_path: '../outside.txt', content: 'out\n' } }] }, { text: 'Tried.' }],
+    steps: [
+      { tools: [{ name: 'Write', input: { file_path: '../outside.txt', content: 'out\n' } }] },
+      { text: 'Tried.' },
+    ],
   })),
 ];
 
@@ -40,7 +43,8 @@ const harness = adapterHarness<ClaudeRun>({
   // bypassPermissions refuses to run as root unless told it is in a sandbox (test machines run as root).
   env: (url, home) => ({ ...claudeEnv({ url, home }), IS_SANDBOX: '1' }),
 });
-const gate = (ws: { repo: string; home: string }) => sessionGate({ section: {}, worktree: ws.repo, baseBranch: 'main', branch: 'baton/s' }, ws.home);
+const gate = (ws: { repo: string; home: string }) =>
+  sessionGate({ section: {}, worktree: ws.repo, baseBranch: 'main', branch: 'baton/s' }, ws.home);
 
 describe('the gate with the real claude binary', () => {
   for (const mode of PERMISSION_MODES) {
@@ -49,13 +53,24 @@ describe('the gate with the real claude binary', () => {
       writeFileSync(join(ws.home, 'precious.txt'), 'keep\n');
       mkdirSync(join(ws.repo, 'build'));
       writeFileSync(join(ws.repo, 'build', 'x'), 'x\n');
-      const { events } = await harness.start(`delete home then build in ${mode}`, { permissionMode: mode, autoApprove: true, fresh: false, gate });
+      const { events } = await harness.start(`delete home then build in ${mode}`, {
+        permissionMode: mode,
+        autoApprove: true,
+        fresh: false,
+        gate,
+      });
       await waitForEvent(events, is('turn.completed'));
-      expect(events.events.find(is('tool.blocked'))).toMatchObject({ tool: 'Bash', rule: 'recursive-delete', input: 'FOO=1 rm -rf ~' });
+      expect(events.events.find(is('tool.blocked'))).toMatchObject({
+        tool: 'Bash',
+        rule: 'recursive-delete',
+        input: 'FOO=1 rm -rf ~',
+      });
       expect(existsSync(join(ws.home, 'precious.txt'))).toBe(true);
       expect(existsSync(join(ws.repo, 'build'))).toBe(false);
       // Claude was told why, and what to do instead.
-      expect(harness.server.requestsFor(`delete home then build in ${mode}`).at(-2)?.text).toMatch(/Baton's safety gate blocked this call \(rule recursive-delete\)/);
+      expect(harness.server.requestsFor(`delete home then build in ${mode}`).at(-2)?.text).toMatch(
+        /Baton's safety gate blocked this call \(rule recursive-delete\)/,
+      );
       // The near miss never reached the gate's approvals (in default mode Claude itself asks, and the harness allows).
       expect(events.events.filter(is('approval.requested')).every((e) => e.gate === undefined)).toBe(true);
     });

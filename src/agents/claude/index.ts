@@ -15,12 +15,19 @@ export const claudeAgent: AgentAdapter = {
   id: 'claude',
   validateOptions(options, cwd) {
     const unknown = Object.keys(options).filter((k) => !(OPTION_KEYS as readonly string[]).includes(k));
-    if (unknown.length > 0) throw new InvalidInputError(`Unknown option(s) for the claude agent: ${unknown.join(', ')}. Known: ${OPTION_KEYS.join(', ')}.`);
+    if (unknown.length > 0)
+      throw new InvalidInputError(
+        `Unknown option(s) for the claude agent: ${unknown.join(', ')}. Known: ${OPTION_KEYS.join(', ')}.`,
+      );
     findClaude(options.claudePath, process.env, cwd);
     return options.claudePath === undefined ? {} : { claudePath: options.claudePath };
   },
   async start(options, emit) {
-    const claudePath = findClaude(options.options.claudePath, { ...process.env, ...options.env }, options.cwd);
+    const claudePath = findClaude(
+      options.options.claudePath,
+      { ...process.env, ...options.env },
+      options.cwd,
+    );
     const run = new ClaudeRun(options, emit, claudePath);
     run.start();
     return run;

@@ -8,7 +8,11 @@ export class InputQueue implements AsyncIterable<SDKUserMessage> {
 
   push(text: string): void {
     if (this.ended) return;
-    const message: SDKUserMessage = { type: 'user', message: { role: 'user', content: text }, parent_tool_use_id: null };
+    const message: SDKUserMessage = {
+      type: 'user',
+      message: { role: 'user', content: text },
+      parent_tool_use_id: null,
+    };
     const waiting = this.waiting;
     this.waiting = undefined;
     if (waiting !== undefined) waiting({ value: message, done: false });

@@ -11,7 +11,8 @@ export function findClaude(explicit: unknown, env: NodeJS.ProcessEnv, cwd: strin
       option: 'claudePath',
       envVar: 'BATON_CLAUDE_PATH',
       product: 'Claude Code',
-      install: 'Install Claude Code (`npm install -g @anthropic-ai/claude-code`, then run `claude` once to sign in)',
+      install:
+        'Install Claude Code (`npm install -g @anthropic-ai/claude-code`, then run `claude` once to sign in)',
       fallback: bundledClaude,
     },
     explicit,
@@ -28,7 +29,9 @@ export function findClaude(explicit: unknown, env: NodeJS.ProcessEnv, cwd: strin
 function bundledClaude(): string | undefined {
   try {
     const require = createRequire(import.meta.url);
-    const pkg = require.resolve(`@anthropic-ai/claude-agent-sdk-${process.platform}-${process.arch}/package.json`);
+    const pkg = require.resolve(
+      `@anthropic-ai/claude-agent-sdk-${process.platform}-${process.arch}/package.json`,
+    );
     const binary = join(dirname(pkg), process.platform === 'win32' ? 'claude.exe' : 'claude');
     return isExecutable(binary) ? binary : undefined;
   } catch {

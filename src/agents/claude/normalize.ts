@@ -1,9 +1,14 @@
 /** Claude Agent SDK messages → normalized events. Pure apart from remembering open tool calls. */
-import type { SDKAPIRetryMessage, SDKAssistantMessage, SDKRateLimitInfo, SDKResultMessage, SDKUserMessage } from '@anthropic-ai/claude-agent-sdk';
+import type {
+  SDKAPIRetryMessage,
+  SDKAssistantMessage,
+  SDKRateLimitInfo,
+  SDKResultMessage,
+  SDKUserMessage,
+} from '@anthropic-ai/claude-agent-sdk';
 import type { AgentEvent } from '../types.js';
 import { describeToolInput, filesOfToolInput, toolKind } from './tools.js';
 import { clipOutput } from '../output.js';
-
 
 interface OpenTool {
   name: string;
@@ -112,9 +117,12 @@ interface WindowUsage {
  * (`unifiedWindows`, not in the SDK's types); without them the one window the event is about
  * counts, when it says how much is used.
  */
-export function limitsEvent(info: SDKRateLimitInfo): Extract<AgentEvent, { type: 'limits.reported' }> | undefined {
+export function limitsEvent(
+  info: SDKRateLimitInfo,
+): Extract<AgentEvent, { type: 'limits.reported' }> | undefined {
   const all = (info as { unifiedWindows?: Record<string, WindowUsage | undefined> }).unifiedWindows;
-  const reported: [string, WindowUsage | undefined][] = all === undefined ? [[info.rateLimitType ?? '', info]] : Object.entries(all);
+  const reported: [string, WindowUsage | undefined][] =
+    all === undefined ? [[info.rateLimitType ?? '', info]] : Object.entries(all);
   const windows = reported.flatMap(([type, usage]) => {
     const known = WINDOWS[type];
     const utilization = usage?.utilization;
@@ -125,7 +133,9 @@ export function limitsEvent(info: SDKRateLimitInfo): Extract<AgentEvent, { type:
         name: known.name,
         usedPercent: Math.max(0, Math.round(utilization * 10_000) / 100),
         ...(known.minutes === undefined ? {} : { windowMinutes: known.minutes }),
-        ...(typeof resetsAt === 'number' && Number.isFinite(resetsAt) ? { resetsAt: new Date(resetsAt * 1000).toISOString() } : {}),
+        ...(typeof resetsAt === 'number' && Number.isFinite(resetsAt)
+          ? { resetsAt: new Date(resetsAt * 1000).toISOString() }
+          : {}),
       },
     ];
   });
@@ -136,14 +146,20 @@ export function limitsEvent(info: SDKRateLimitInfo): Extract<AgentEvent, { type:
  * The turn's outcome. A result can say `success` and still be an error (`is_error`), e.g. when
  * the API failed and the CLI wrote a synthetic reply, so the flag decides, not the subtype.
  */
-export function turnOutcome(result: SDKResultMessage, interruptRequested: boolean): Extract<AgentEvent, { type: 'turn.completed' }> {
+export function turnOutcome(
+  result: SDKResultMessage,
+  interruptRequested: boolean,
+): Extract<AgentEvent, { type: 'turn.completed' }> {
   if (interruptRequested) return { type: 'turn.completed', outcome: 'interrupted' };
   if (result.subtype === 'success' && !result.is_error) return { type: 'turn.completed', outcome: 'success' };
   return { type: 'turn.completed', outcome: 'error', error: resultError(result) };
 }
 
 function resultError(result: SDKResultMessage): string {
-  const status = 'api_error_status' in result && typeof result.api_error_status === 'number' ? `API error ${result.api_error_status}: ` : '';
+  const status =
+    'api_error_status' in result && typeof result.api_error_status === 'number'
+      ? `API error ${result.api_error_status}: `
+      : '';
   if (result.subtype === 'success') return `${status}${result.result || 'the turn failed'}`;
   const detail = result.errors.length > 0 ? result.errors.join('; ') : result.subtype;
   const reason = result.terminal_reason === undefined ? '' : ` (${result.terminal_reason})`;
@@ -167,5 +183,7 @@ function exitCodeOf(output: string): number | undefined {
 }
 
 function asRecord(value: unknown): Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : {};
 }

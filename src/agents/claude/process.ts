@@ -65,8 +65,10 @@ export class ClaudeProcess {
       },
       kill: (signal) => this.killGroup(signal),
       on: (event: 'exit' | 'error', listener: (...args: unknown[]) => void) => void child.on(event, listener),
-      once: (event: 'exit' | 'error', listener: (...args: unknown[]) => void) => void child.once(event, listener),
-      off: (event: 'exit' | 'error', listener: (...args: unknown[]) => void) => void child.off(event, listener),
+      once: (event: 'exit' | 'error', listener: (...args: unknown[]) => void) =>
+        void child.once(event, listener),
+      off: (event: 'exit' | 'error', listener: (...args: unknown[]) => void) =>
+        void child.off(event, listener),
     } as SpawnedProcess;
   };
 

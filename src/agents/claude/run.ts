@@ -43,7 +43,13 @@ export class ClaudeRun implements AgentRun, TurnDriver {
     private readonly emit: (event: AgentEvent) => void,
     private readonly claudePath: string,
   ) {
-    this.turns = new Conversation({ agent: 'claude', start: options, emit, initialState: { usage: {} }, ready: true });
+    this.turns = new Conversation({
+      agent: 'claude',
+      start: options,
+      emit,
+      initialState: { usage: {} },
+      ready: true,
+    });
     this.normalizer = new ClaudeNormalizer(options.cwd);
     this.asks = new ClaudeApprovals(emit, options.gate);
   }
@@ -66,10 +72,17 @@ export class ClaudeRun implements AgentRun, TurnDriver {
   private connect(resumeId: string | undefined): Connection {
     const { options } = this;
     let markExit!: (exit: { code: number | null; signal: NodeJS.Signals | null }) => void;
-    const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => (markExit = resolve));
+    const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>(
+      (resolve) => (markExit = resolve),
+    );
     const child = new ClaudeProcess({
       onMalformedLine: (reason, line) =>
-        this.emit({ type: 'error.raised', message: `claude wrote a malformed output line (${reason})`, fatal: false, detail: line.slice(0, 500) }),
+        this.emit({
+          type: 'error.raised',
+          message: `claude wrote a malformed output line (${reason})`,
+          fatal: false,
+          detail: line.slice(0, 500),
+        }),
       onExit: (code, signal) => markExit({ code, signal }),
     });
     const input = new InputQueue();
@@ -91,7 +104,9 @@ export class ClaudeRun implements AgentRun, TurnDriver {
           // The user's own Claude Code: CLAUDE.md, settings rules, hooks, skills and MCP servers (decision 58).
           settingSources: claudeSettingSources(options.settingSources),
           systemPrompt:
-            options.instructions === undefined ? { type: 'preset', preset: 'claude_code' } : { type: 'preset', preset: 'claude_code', append: options.instructions },
+            options.instructions === undefined
+              ? { type: 'preset', preset: 'claude_code' }
+              : { type: 'preset', preset: 'claude_code', append: options.instructions },
           canUseTool: this.asks.canUseTool,
           ...claudeMcpOptions(options.batonMcp),
           // The gate sees every call, bypassPermissions included; a held approval may wait a day.
@@ -100,7 +115,9 @@ export class ClaudeRun implements AgentRun, TurnDriver {
         },
       }),
     };
-    this.consume(connection).catch((error: unknown) => log.error('claude message loop failed', { error: errorMessage(error) }));
+    this.consume(connection).catch((error: unknown) =>
+      log.error('claude message loop failed', { error: errorMessage(error) }),
+    );
     return connection;
   }
 
@@ -231,14 +248,28 @@ export class ClaudeRun implements AgentRun, TurnDriver {
   }
 
   /** The CLI is gone: a close we asked for, or a crash. */
-  private finish(failure: string | undefined, exit: { code: number | null; signal: NodeJS.Signals | null } | undefined): void {
-    const crashed = failure !== undefined || this.turns.turnActive || (exit !== undefined && (exit.code !== 0 || exit.signal !== null));
+  private finish(
+    failure: string | undefined,
+    exit: { code: number | null; signal: NodeJS.Signals | null } | undefined,
+  ): void {
+    const crashed =
+      failure !== undefined ||
+      this.turns.turnActive ||
+      (exit !== undefined && (exit.code !== 0 || exit.signal !== null));
     if (this.turns.closing || !crashed) {
       this.turns.ended();
       return;
     }
-    const how = exit === undefined ? 'stopped' : exit.signal !== null ? `was killed by ${exit.signal}` : `exited with code ${exit.code}`;
-    this.turns.crashed(`claude ${how}${failure === undefined ? '' : `: ${failure}`}`, this.connection.process.stderr);
+    const how =
+      exit === undefined
+        ? 'stopped'
+        : exit.signal !== null
+          ? `was killed by ${exit.signal}`
+          : `exited with code ${exit.code}`;
+    this.turns.crashed(
+      `claude ${how}${failure === undefined ? '' : `: ${failure}`}`,
+      this.connection.process.stderr,
+    );
   }
 }
 

@@ -36,12 +36,19 @@ const FILE_WRITERS: Record<string, string> = {
 };
 
 export function describeToolInput(tool: string, input: Record<string, unknown>): string {
-  const main = tool === 'Bash' ? input.command : (input[FILE_WRITERS[tool] ?? 'file_path'] ?? input.pattern ?? input.url ?? input.query);
+  const main =
+    tool === 'Bash'
+      ? input.command
+      : (input[FILE_WRITERS[tool] ?? 'file_path'] ?? input.pattern ?? input.url ?? input.query);
   const text = typeof main === 'string' ? main : JSON.stringify(input);
   return text.length > MAX_INPUT ? `${text.slice(0, MAX_INPUT)}…` : text;
 }
 
-export function filesOfToolInput(tool: string, input: Record<string, unknown>, cwd: string): string[] | undefined {
+export function filesOfToolInput(
+  tool: string,
+  input: Record<string, unknown>,
+  cwd: string,
+): string[] | undefined {
   const key = FILE_WRITERS[tool];
   const path = key === undefined ? undefined : input[key];
   return typeof path === 'string' && path !== '' ? [relativeToCwd(path, cwd)] : undefined;

@@ -42,10 +42,20 @@ export class ClaudeUsage {
    * model the table does not know is left to the result, which carries claude's own price.
    * Returns the event and the new `reported` totals, to be saved before the event is emitted.
    */
-  responseStarted(message: SDKAssistantMessage, reported: TotalsByModel = {}): { event: UsageEvent; reported: TotalsByModel } | undefined {
+  responseStarted(
+    message: SDKAssistantMessage,
+    reported: TotalsByModel = {},
+  ): { event: UsageEvent; reported: TotalsByModel } | undefined {
     const { id, model, usage } = message.message as Partial<SDKAssistantMessage['message']>;
     // A synthetic reply (the CLI's own, after an API error) may come without an id or usage.
-    if (id === undefined || model === undefined || usage === undefined || usage === null || this.responses.has(id)) return undefined;
+    if (
+      id === undefined ||
+      model === undefined ||
+      usage === undefined ||
+      usage === null ||
+      this.responses.has(id)
+    )
+      return undefined;
     this.responses.add(id);
     const report = {
       inputTokens: usage.input_tokens + (usage.cache_creation_input_tokens ?? 0),
@@ -53,13 +63,25 @@ export class ClaudeUsage {
       cacheReadTokens: usage.cache_read_input_tokens ?? 0,
     };
     const priced = priceUsage(report, model);
-    if (priced.usd === null || report.inputTokens + report.outputTokens + report.cacheReadTokens === 0) return undefined;
+    if (priced.usd === null || report.inputTokens + report.outputTokens + report.cacheReadTokens === 0)
+      return undefined;
     const sent = reported[model] ?? zero();
     const next = {
       ...reported,
-      [model]: { input: sent.input + report.inputTokens, output: sent.output + report.outputTokens, cacheRead: sent.cacheRead + report.cacheReadTokens, costUsd: sent.costUsd + priced.usd },
+      [model]: {
+        input: sent.input + report.inputTokens,
+        output: sent.output + report.outputTokens,
+        cacheRead: sent.cacheRead + report.cacheReadTokens,
+        costUsd: sent.costUsd + priced.usd,
+      },
     };
-    const event: UsageEvent = { type: 'usage.reported', inputTokens: report.inputTokens, outputTokens: report.outputTokens, ...(report.cacheReadTokens === 0 ? {} : { cacheReadTokens: report.cacheReadTokens }), model };
+    const event: UsageEvent = {
+      type: 'usage.reported',
+      inputTokens: report.inputTokens,
+      outputTokens: report.outputTokens,
+      ...(report.cacheReadTokens === 0 ? {} : { cacheReadTokens: report.cacheReadTokens }),
+      model,
+    };
     return { event, reported: next };
   }
 
@@ -67,7 +89,10 @@ export class ClaudeUsage {
    * A result: its usage beyond the saved totals, less what was reported since them (this turn's
    * reports and those of turns stopped before their result). Save `totals` with `reported` emptied.
    */
-  turnEnded(state: ClaudeUsageState, current: Record<string, ModelUsage>): { events: AgentEvent[]; totals: TotalsByModel } {
+  turnEnded(
+    state: ClaudeUsageState,
+    current: Record<string, ModelUsage>,
+  ): { events: AgentEvent[]; totals: TotalsByModel } {
     const { events, totals } = usageDeltas(state.usage, current);
     const sent = attribute(events, state.reported ?? {});
     this.responses.clear();
@@ -78,7 +103,16 @@ export class ClaudeUsage {
       const cacheRead = Math.max(0, (event.cacheReadTokens ?? 0) - before.cacheRead);
       const costUsd = roundCost(Math.max(0, (event.costUsd ?? 0) - before.costUsd));
       if (input === 0 && output === 0 && cacheRead === 0 && costUsd === 0) return [];
-      return [{ type: 'usage.reported', inputTokens: input, outputTokens: output, ...(cacheRead === 0 ? {} : { cacheReadTokens: cacheRead }), costUsd, ...(event.model === undefined ? {} : { model: event.model }) }];
+      return [
+        {
+          type: 'usage.reported',
+          inputTokens: input,
+          outputTokens: output,
+          ...(cacheRead === 0 ? {} : { cacheReadTokens: cacheRead }),
+          costUsd,
+          ...(event.model === undefined ? {} : { model: event.model }),
+        },
+      ];
     });
     return { events: rest, totals };
   }
@@ -93,7 +127,10 @@ function attribute(events: UsageEvent[], reported: TotalsByModel): Map<UsageEven
   const byEvent = new Map<UsageEvent, UsageTotals>();
   const largest = [...events].sort((a, b) => tokensOf(b) - tokensOf(a))[0];
   for (const [model, sent] of Object.entries(reported)) {
-    const event = events.find((e) => e.model === model) ?? events.find((e) => e.model !== undefined && sameModel(e.model, model)) ?? largest;
+    const event =
+      events.find((e) => e.model === model) ??
+      events.find((e) => e.model !== undefined && sameModel(e.model, model)) ??
+      largest;
     if (event === undefined) continue;
     const into = byEvent.get(event) ?? zero();
     into.input += sent.input;
@@ -120,7 +157,10 @@ function tokensOf(event: UsageEvent): number {
   return event.inputTokens + event.outputTokens + (event.cacheReadTokens ?? 0);
 }
 
-export function usageDeltas(previous: TotalsByModel, current: Record<string, ModelUsage>): { events: UsageEvent[]; totals: TotalsByModel } {
+export function usageDeltas(
+  previous: TotalsByModel,
+  current: Record<string, ModelUsage>,
+): { events: UsageEvent[]; totals: TotalsByModel } {
   const totals: TotalsByModel = { ...previous };
   const events: UsageEvent[] = [];
   for (const [model, usage] of Object.entries(current)) {
@@ -132,7 +172,8 @@ export function usageDeltas(previous: TotalsByModel, current: Record<string, Mod
     };
     const before = previous[model];
     // Totals that went down mean the CLI started counting afresh (a transcript without saved totals).
-    const base = before === undefined || now.input < before.input || now.output < before.output ? zero() : before;
+    const base =
+      before === undefined || now.input < before.input || now.output < before.output ? zero() : before;
     totals[model] = now;
     const delta = {
       input: now.input - base.input,

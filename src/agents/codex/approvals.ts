@@ -49,7 +49,11 @@ export class CodexApprovals {
       const { threadId, turnId, itemId, reason, grantRoot } = parsed.data;
       const paths = this.filesOf(itemId) ?? [];
       const why = reason ?? (grantRoot ? `write access to ${grantRoot}` : undefined);
-      const call: GateCall = { tool: PATCH_TOOL, kind: ITEM_KINDS.fileChange, paths: grantRoot ? [...paths, grantRoot] : paths };
+      const call: GateCall = {
+        tool: PATCH_TOOL,
+        kind: ITEM_KINDS.fileChange,
+        paths: grantRoot ? [...paths, grantRoot] : paths,
+      };
       this.gated({ rpcId: id, threadId, turnId, input: paths.join(', ') }, itemId, call, why ?? undefined);
       return true;
     }
@@ -62,16 +66,30 @@ export class CodexApprovals {
     this.pending.delete(requestId);
     // A decline carries no words on the wire: the reason goes into the turn first, so the
     // model reads it beside the refusal in its next request.
-    if (decision.decision === 'deny' && decision.reason !== undefined && decision.reason !== '') await this.steer(pending, decision.reason);
+    if (decision.decision === 'deny' && decision.reason !== undefined && decision.reason !== '')
+      await this.steer(pending, decision.reason);
     this.rpc().respond(pending.rpcId, { decision: decision.decision === 'allow' ? 'accept' : 'decline' });
   }
 
-  private async steer({ threadId, turnId, input }: Pending, reason: string, who = 'The user declined'): Promise<void> {
+  private async steer(
+    { threadId, turnId, input }: Pending,
+    reason: string,
+    who = 'The user declined',
+  ): Promise<void> {
     const text = `<approval_denied>${who} \`${input}\`: ${reason}</approval_denied>`;
     try {
-      await this.rpc().request('turn/steer', { threadId, expectedTurnId: turnId, input: [{ type: 'text', text, text_elements: [] }] });
+      await this.rpc().request('turn/steer', {
+        threadId,
+        expectedTurnId: turnId,
+        input: [{ type: 'text', text, text_elements: [] }],
+      });
     } catch (error) {
-      this.emit({ type: 'error.raised', message: 'codex did not take the reason for a denial', fatal: false, detail: errorMessage(error) });
+      this.emit({
+        type: 'error.raised',
+        message: 'codex did not take the reason for a denial',
+        fatal: false,
+        detail: errorMessage(error),
+      });
     }
   }
 
@@ -91,7 +109,9 @@ export class CodexApprovals {
     const verdict = judge(this.gate, call);
     if (verdict.action === 'block') {
       this.emit(blockedEvent(call, pending.input, verdict));
-      void this.steer(pending, blockedMessage(verdict), 'Baton blocked').finally(() => this.rpc().respond(pending.rpcId, { decision: 'decline' }));
+      void this.steer(pending, blockedMessage(verdict), 'Baton blocked').finally(() =>
+        this.rpc().respond(pending.rpcId, { decision: 'decline' }),
+      );
       return;
     }
     if (verdict.action === 'allow' && this.bypass) {
@@ -102,14 +122,34 @@ export class CodexApprovals {
     this.ask(pending, itemId, call.tool, call.kind, gate === undefined ? reason : gateReason(verdict), gate);
   }
 
-  private ask(pending: Pending, itemId: string, tool: string, kind: ToolKind, reason: string | undefined, gate: string | undefined): void {
+  private ask(
+    pending: Pending,
+    itemId: string,
+    tool: string,
+    kind: ToolKind,
+    reason: string | undefined,
+    gate: string | undefined,
+  ): void {
     const requestId = this.pending.has(itemId) ? `${itemId}-${String(pending.rpcId)}` : itemId;
     this.pending.set(requestId, pending);
-    this.emit({ type: 'approval.requested', requestId, tool, kind, input: pending.input, ...(reason === undefined ? {} : { reason }), ...(gate === undefined ? {} : { gate }) });
+    this.emit({
+      type: 'approval.requested',
+      requestId,
+      tool,
+      kind,
+      input: pending.input,
+      ...(reason === undefined ? {} : { reason }),
+      ...(gate === undefined ? {} : { gate }),
+    });
   }
 
   private refuse(id: string | number, method: string, params: unknown): true {
-    this.emit({ type: 'error.raised', message: `codex sent a malformed ${method} request`, fatal: false, detail: JSON.stringify(params).slice(0, 500) });
+    this.emit({
+      type: 'error.raised',
+      message: `codex sent a malformed ${method} request`,
+      fatal: false,
+      detail: JSON.stringify(params).slice(0, 500),
+    });
     this.rpc().respondError(id, -32602, 'invalid params');
     return true;
   }

@@ -24,7 +24,11 @@ const completed = is('turn.completed');
 const patch = (body: string): string => `*** Begin Patch\n${body}*** End Patch\n`;
 /** What the long command writes if it is not really ended; unique, so its processes can be found. */
 const LATE = `late-${randomUUID()}.txt`;
-const escalated = (cmd: string) => ({ cmd, sandbox_permissions: 'require_escalated', justification: 'needs your approval' });
+const escalated = (cmd: string) => ({
+  cmd,
+  sandbox_permissions: 'require_escalated',
+  justification: 'needs your approval',
+});
 
 const scenarios: Scenario[] = [
   {
@@ -36,13 +40,32 @@ const scenarios: Scenario[] = [
       { text: 'Finished the notes.' },
     ],
   },
-  { prompt: 'approve a command', steps: [{ tools: [{ name: 'exec_command', input: escalated('echo yes > approved.txt') }] }, { text: 'Ran it.' }] },
-  { prompt: 'deny a command', steps: [{ tools: [{ name: 'exec_command', input: escalated('echo no > denied.txt') }] }, { text: 'I will not run it.' }] },
+  {
+    prompt: 'approve a command',
+    steps: [
+      { tools: [{ name: 'exec_command', input: escalated('echo yes > approved.txt') }] },
+      { text: 'Ran it.' },
+    ],
+  },
+  {
+    prompt: 'deny a command',
+    steps: [
+      { tools: [{ name: 'exec_command', input: escalated('echo no > denied.txt') }] },
+      { text: 'I will not run it.' },
+    ],
+  },
   { prompt: 'first question', steps: [{ text: 'First answer.' }] },
   { prompt: 'second question', steps: [{ text: 'Second answer.' }] },
   {
     prompt: 'run a long command',
-    steps: [{ tools: [{ name: 'exec_command', input: { cmd: `sleep 30; echo late > ${LATE}`, yield_time_ms: 60_000 } }] }, { text: 'Slept.' }],
+    steps: [
+      {
+        tools: [
+          { name: 'exec_command', input: { cmd: `sleep 30; echo late > ${LATE}`, yield_time_ms: 60_000 } },
+        ],
+      },
+      { text: 'Slept.' },
+    ],
   },
   {
     prompt: 'start then wait long',
@@ -93,7 +116,11 @@ describe('the codex adapter with the real codex binary', () => {
       ['shell', 'run', 'cat notes.txt > ran.txt'],
     ]);
     const finished = events.events.filter(is('tool.finished'));
-    expect(finished.map((e) => [e.tool, e.ok])).toEqual([['apply_patch', true], ['apply_patch', true], ['shell', true]]);
+    expect(finished.map((e) => [e.tool, e.ok])).toEqual([
+      ['apply_patch', true],
+      ['apply_patch', true],
+      ['shell', true],
+    ]);
     expect(finished[0]!.files).toEqual(['notes.txt']);
     expect(finished[2]!.exitCode).toBe(0);
     expect(events.events.filter(is('message.added')).at(-1)?.text).toBe('Finished the notes.');
@@ -107,7 +134,13 @@ describe('the codex adapter with the real codex binary', () => {
   it('keeps writes outside the worktree out of reach of the sandbox', async () => {
     harness.newWorkspace();
     const outside = join(harness.workspace.root, 'outside.txt');
-    const local: Scenario = { prompt: `write outside ${outside}`, steps: [{ tools: [{ name: 'exec_command', input: { cmd: `echo x > ${outside}` } }] }, { text: 'Tried.' }] };
+    const local: Scenario = {
+      prompt: `write outside ${outside}`,
+      steps: [
+        { tools: [{ name: 'exec_command', input: { cmd: `echo x > ${outside}` } }] },
+        { text: 'Tried.' },
+      ],
+    };
     scenarios.push(local);
     const { events } = await start(local.prompt, { fresh: false });
     await waitForEvent(events, completed);
@@ -119,7 +152,12 @@ describe('the codex adapter with the real codex binary', () => {
   it('holds a command for approval and runs it once allowed', async () => {
     const { run, events } = await start('approve a command');
     const request = await waitForEvent(events, is('approval.requested'));
-    expect(request).toMatchObject({ tool: 'shell', kind: 'run', input: 'echo yes > approved.txt', reason: 'needs your approval' });
+    expect(request).toMatchObject({
+      tool: 'shell',
+      kind: 'run',
+      input: 'echo yes > approved.txt',
+      reason: 'needs your approval',
+    });
     expect(existsSync(join(harness.workspace.repo, 'approved.txt'))).toBe(false);
     expect(events.events.some(completed)).toBe(false);
 
@@ -148,14 +186,23 @@ describe('the codex adapter with the real codex binary', () => {
     await run.reply('second question');
     const second = await waitForEvent(events, completed, 30_000, events.events.findIndex(completed) + 1);
     expect(second.outcome).toBe('success');
-    expect(events.events.filter(is('turn.started')).map((e) => e.prompt)).toEqual(['first question', 'second question']);
-    expect(events.events.filter(is('message.added')).map((e) => e.text)).toEqual(['First answer.', 'Second answer.']);
+    expect(events.events.filter(is('turn.started')).map((e) => e.prompt)).toEqual([
+      'first question',
+      'second question',
+    ]);
+    expect(events.events.filter(is('message.added')).map((e) => e.text)).toEqual([
+      'First answer.',
+      'Second answer.',
+    ]);
     expect(harness.server.requestsFor('second question').at(-1)!.text).toContain('First answer.');
   });
 
   it('interrupts a long command, ends the turn as interrupted and stays usable', async () => {
     const { run, events } = await start('run a long command');
-    await waitForEvent(events, is('tool.started', (e) => e.tool === 'shell'));
+    await waitForEvent(
+      events,
+      is('tool.started', (e) => e.tool === 'shell'),
+    );
     // The command's shell is found by the file name in its command line; it must be running now.
     await watchProcesses(LATE, 'present');
     await run.interrupt();
@@ -184,7 +231,10 @@ describe('the codex adapter with the real codex binary', () => {
   it('reports a killed codex process as a failed turn and resumes the thread afterwards', async () => {
     const first = await start('start then wait long');
     const identified = await waitForEvent(first.events, is('agent.identified'));
-    await waitForEvent(first.events, is('tool.started', (e) => e.input === 'sleep 30'));
+    await waitForEvent(
+      first.events,
+      is('tool.started', (e) => e.input === 'sleep 30'),
+    );
     process.kill(first.run.pid!, 'SIGKILL');
     const exit = await within(first.run.exited, 15_000, 'exited after kill -9');
     expect(exit.error).toMatch(/SIGKILL/);
@@ -205,10 +255,15 @@ describe('the codex adapter with the real codex binary', () => {
     expect(await first.run.exited).toEqual({});
 
     const second = await start('ignored on resume', { resumeId: identified.agentSessionId, fresh: false });
-    expect((await waitForEvent(second.events, is('agent.identified'))).agentSessionId).toBe(identified.agentSessionId);
+    expect((await waitForEvent(second.events, is('agent.identified'))).agentSessionId).toBe(
+      identified.agentSessionId,
+    );
     await waitForEvent(second.events, completed);
     await second.run.reply('what was the word');
-    await waitForEvent(second.events, is('message.added', (e) => e.text === 'The word was banana.'));
+    await waitForEvent(
+      second.events,
+      is('message.added', (e) => e.text === 'The word was banana.'),
+    );
     const request = harness.server.requestsFor('what was the word').at(-1)!;
     expect(request.text).toContain('remember the word banana');
     expect(request.text).toContain('I will remember banana.');
@@ -217,7 +272,10 @@ describe('the codex adapter with the real codex binary', () => {
   it('reports malformed and truncated output lines as errors and carries on', async () => {
     harness.newWorkspace();
     const real = installedCodexPath();
-    const wrapper = harness.workspace.script('noisy-codex', `echo 'this is not json'\necho '{"method":"item/sta'\nexec '${real}' "$@"`);
+    const wrapper = harness.workspace.script(
+      'noisy-codex',
+      `echo 'this is not json'\necho '{"method":"item/sta'\nexec '${real}' "$@"`,
+    );
     const { events } = await start('say hello', { executable: wrapper, fresh: false });
     expect(await waitForEvent(events, completed)).toMatchObject({ outcome: 'success' });
     const malformed = events.events.filter(is('error.raised', (e) => e.message.includes('malformed')));
@@ -226,7 +284,10 @@ describe('the codex adapter with the real codex binary', () => {
 
   it('reports a line cut off when codex dies', async () => {
     harness.newWorkspace();
-    const wrapper = harness.workspace.script('dying-codex', `printf '{"id":1,"result":{"userAgent":"x"'\nexit 3`);
+    const wrapper = harness.workspace.script(
+      'dying-codex',
+      `printf '{"id":1,"result":{"userAgent":"x"'\nexit 3`,
+    );
     const { run, events } = await start('say hello', { executable: wrapper, fresh: false });
     const exit = await within(run.exited, 15_000, 'exited');
     expect(exit.error).toMatch(/code 3/);
@@ -237,7 +298,9 @@ describe('the codex adapter with the real codex binary', () => {
 
 describe('codex adapter options', () => {
   it('refuses a codexPath that is not an executable, saying how to install codex', () => {
-    expect(() => codexAgent.validateOptions({ codexPath: '/nonexistent/codex' }, '/')).toThrow(/Install Codex/);
+    expect(() => codexAgent.validateOptions({ codexPath: '/nonexistent/codex' }, '/')).toThrow(
+      /Install Codex/,
+    );
     expect(() => codexAgent.validateOptions({ bogus: 1 }, '/')).toThrow(/Unknown option/);
   });
 });
@@ -246,12 +309,17 @@ describe("the user's own Codex setup", () => {
   it("reads the repository's AGENTS.md and gets Baton's instructions as developer instructions", async () => {
     const ws = harness.newWorkspace();
     writeFileSync(join(ws.repo, 'AGENTS.md'), 'Project rule: the magic word is OSPREY-9.\n');
-    const { events } = await start('follow the project rules', { fresh: false, instructions: 'Baton says: work in worktree W-77.' });
+    const { events } = await start('follow the project rules', {
+      fresh: false,
+      instructions: 'Baton says: work in worktree W-77.',
+    });
     expect(await waitForEvent(events, is('turn.completed'))).toMatchObject({ outcome: 'success' });
     const request = harness.server.requestsFor('follow the project rules').at(-1)!;
     expect(request.text).toContain('OSPREY-9');
     expect(request.text).toContain('Baton says: work in worktree W-77.');
-    expect(readFileSync(join(ws.repo, 'AGENTS.md'), 'utf8')).toBe('Project rule: the magic word is OSPREY-9.\n');
+    expect(readFileSync(join(ws.repo, 'AGENTS.md'), 'utf8')).toBe(
+      'Project rule: the magic word is OSPREY-9.\n',
+    );
   });
 
   it('reads no AGENTS.md when the repository turns the project source off', async () => {

@@ -21,16 +21,30 @@ const is =
   (e: AgentEvent): e is EventOf<T> =>
     e.type === type;
 /** Outside bypass a command leaves the sandbox only when the model asks for it: the dangerous case. */
-const exec = (cmd: string, escalate: boolean) => ({ tools: [{ name: 'exec_command', input: escalate ? { cmd, sandbox_permissions: 'require_escalated', justification: 'needed' } : { cmd } }] });
+const exec = (cmd: string, escalate: boolean) => ({
+  tools: [
+    {
+      name: 'exec_command',
+      input: escalate ? { cmd, sandbox_permissions: 'require_escalated', justification: 'needed' } : { cmd },
+    },
+  ],
+});
 
 const scenarios: Scenario[] = [
   ...PERMISSION_MODES.map((mode) => ({
     prompt: `delete home then build in ${mode}`,
-    steps: [exec('FOO=1 rm -rf ~', mode !== 'bypassPermissions'), exec('rm -rf build/', false), { text: 'Done.' }],
+    steps: [
+      exec('FOO=1 rm -rf ~', mode !== 'bypassPermissions'),
+      exec('rm -rf build/', false),
+      { text: 'Done.' },
+    ],
   })),
   ...PERMISSION_MODES.map((mode) => ({
     prompt: `drop a table in ${mode}`,
-    steps: [exec(`psql -c "DROP TABLE users" || echo tried > tried.txt`, mode !== 'bypassPermissions'), { text: 'Tried.' }],
+    steps: [
+      exec(`psql -c "DROP TABLE users" || echo tried > tried.txt`, mode !== 'bypassPermissions'),
+      { text: 'Tried.' },
+    ],
   })),
 ];
 
@@ -41,7 +55,8 @@ const harness = adapterHarness<CodexRun>({
   defaultExecutable: installedCodexPath,
   env: (url, home) => codexEnv({ url, home }),
 });
-const gate = (ws: { repo: string; home: string }) => sessionGate({ section: {}, worktree: ws.repo, baseBranch: 'main', branch: 'baton/s' }, ws.home);
+const gate = (ws: { repo: string; home: string }) =>
+  sessionGate({ section: {}, worktree: ws.repo, baseBranch: 'main', branch: 'baton/s' }, ws.home);
 
 describe('the gate with the real codex binary', () => {
   for (const mode of PERMISSION_MODES) {
@@ -51,16 +66,26 @@ describe('the gate with the real codex binary', () => {
       mkdirSync(join(ws.repo, 'build'));
       writeFileSync(join(ws.repo, 'build', 'x'), 'x\n');
       // Codex's own approvals (it asks before any `rm -rf` in a sandboxed mode) are granted, as a user would.
-      const { events } = await harness.start(`delete home then build in ${mode}`, { permissionMode: mode, fresh: false, gate, autoApprove: true });
+      const { events } = await harness.start(`delete home then build in ${mode}`, {
+        permissionMode: mode,
+        fresh: false,
+        gate,
+        autoApprove: true,
+      });
       await waitForEvent(events, is('turn.completed'));
-      expect(events.events.find(is('tool.blocked'))).toMatchObject({ tool: 'shell', rule: 'recursive-delete' });
+      expect(events.events.find(is('tool.blocked'))).toMatchObject({
+        tool: 'shell',
+        rule: 'recursive-delete',
+      });
       expect(existsSync(join(ws.home, 'precious.txt'))).toBe(true);
       expect(existsSync(join(ws.repo, 'build'))).toBe(false);
       // The block needed no one. In bypass mode nothing reached the user at all: the near miss ran by the gate's leave.
       const asked = events.events.filter(is('approval.requested'));
       expect(asked.every((e) => e.gate === undefined && e.input === 'rm -rf build/')).toBe(true);
       if (mode === 'bypassPermissions') expect(asked).toEqual([]);
-      expect(JSON.stringify(harness.server.requestsFor(`delete home then build in ${mode}`).at(-1)?.body)).toMatch(/Baton's safety gate blocked this call/);
+      expect(
+        JSON.stringify(harness.server.requestsFor(`delete home then build in ${mode}`).at(-1)?.body),
+      ).toMatch(/Baton's safety gate blocked this call/);
     });
 
     it(`asks the user about destructive SQL in ${mode} mode, and a denial keeps it from running`, async () => {

@@ -7,15 +7,27 @@ describe("Baton's MCP server for codex", () => {
   });
 
   it('is a set of -c overrides of mcp_servers.baton, its strings quoted as TOML strings', () => {
-    const args = codexMcpArgs({ command: '/usr/bin/node', args: ['/opt/baton "x"/bin/baton', 'mcp'], env: { BATON_HOME: '/h\\ome' }, cwd: '/w/t' });
+    const args = codexMcpArgs({
+      command: '/usr/bin/node',
+      args: ['/opt/baton "x"/bin/baton', 'mcp'],
+      env: { BATON_HOME: '/h\\ome' },
+      cwd: '/w/t',
+    });
     expect(args).toEqual([
-      '-c', 'mcp_servers.baton.command="/usr/bin/node"',
-      '-c', 'mcp_servers.baton.args=["/opt/baton \\"x\\"/bin/baton", "mcp"]',
-      '-c', 'mcp_servers.baton.env={ BATON_HOME="/h\\\\ome" }',
-      '-c', 'mcp_servers.baton.cwd="/w/t"',
-      '-c', 'mcp_servers.baton.tool_timeout_sec=86400',
-      '-c', 'mcp_servers.baton.startup_timeout_sec=30',
-      '-c', 'mcp_servers.baton.default_tools_approval_mode="approve"',
+      '-c',
+      'mcp_servers.baton.command="/usr/bin/node"',
+      '-c',
+      'mcp_servers.baton.args=["/opt/baton \\"x\\"/bin/baton", "mcp"]',
+      '-c',
+      'mcp_servers.baton.env={ BATON_HOME="/h\\\\ome" }',
+      '-c',
+      'mcp_servers.baton.cwd="/w/t"',
+      '-c',
+      'mcp_servers.baton.tool_timeout_sec=86400',
+      '-c',
+      'mcp_servers.baton.startup_timeout_sec=30',
+      '-c',
+      'mcp_servers.baton.default_tools_approval_mode="approve"',
     ]);
   });
 });
@@ -23,7 +35,11 @@ describe("Baton's MCP server for codex", () => {
 describe("the first turn of a codex session with Baton's MCP server", () => {
   function harness(attached: boolean) {
     const log: string[] = [];
-    const startup = new BatonMcpStartup(attached, () => log.push('ready'), (message) => log.push(message));
+    const startup = new BatonMcpStartup(
+      attached,
+      () => log.push('ready'),
+      (message) => log.push(message),
+    );
     return { log, startup };
   }
 
@@ -46,7 +62,10 @@ describe("the first turn of a codex session with Baton's MCP server", () => {
     const a = harness(true);
     a.startup.threadStarted();
     a.startup.status({ name: 'baton', status: 'failed', error: 'exited with 1' });
-    expect(a.log).toEqual(["Baton's MCP server did not start in codex (failed: exited with 1); the agent works without its tools", 'ready']);
+    expect(a.log).toEqual([
+      "Baton's MCP server did not start in codex (failed: exited with 1); the agent works without its tools",
+      'ready',
+    ]);
     const b = harness(false);
     b.startup.threadStarted();
     expect(b.log).toEqual(['ready']);

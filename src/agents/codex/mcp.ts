@@ -61,7 +61,10 @@ export class BatonMcpStartup {
 
   status(update: { name: string; status: string; error?: string | null | undefined }): void {
     if (update.name !== BATON_MCP_SERVER || update.status === 'starting') return;
-    if (update.status !== 'ready') this.warn(`Baton's MCP server did not start in codex (${update.status}${update.error ? `: ${update.error}` : ''}); the agent works without its tools`);
+    if (update.status !== 'ready')
+      this.warn(
+        `Baton's MCP server did not start in codex (${update.status}${update.error ? `: ${update.error}` : ''}); the agent works without its tools`,
+      );
     this.settle();
   }
 

@@ -5,7 +5,6 @@ import { ThreadItem, type RateLimitWindow, type TokenUsageBreakdown } from './pr
 import { COMMAND_TOOL, ITEM_KINDS, PATCH_TOOL, WEB_SEARCH_TOOL } from './tools.js';
 import { clipOutput } from '../output.js';
 
-
 export interface UsageTotal {
   input: number;
   cached: number;
@@ -26,17 +25,35 @@ export class CodexNormalizer {
   /** Returns the events, or an error message when the item did not match the protocol. */
   itemStarted(raw: unknown): AgentEvent[] | string {
     const parsed = ThreadItem.safeParse(raw);
-    if (!parsed.success) return knownType(raw) ? `unexpected item shape: ${parsed.error.issues[0]?.message ?? ''}` : [];
+    if (!parsed.success)
+      return knownType(raw) ? `unexpected item shape: ${parsed.error.issues[0]?.message ?? ''}` : [];
     const item = parsed.data;
     switch (item.type) {
       case 'commandExecution':
         this.openTools.set(item.id, COMMAND_TOOL);
-        return [{ type: 'tool.started', toolId: item.id, tool: COMMAND_TOOL, kind: ITEM_KINDS.commandExecution, input: unwrapShell(item.command) }];
+        return [
+          {
+            type: 'tool.started',
+            toolId: item.id,
+            tool: COMMAND_TOOL,
+            kind: ITEM_KINDS.commandExecution,
+            input: unwrapShell(item.command),
+          },
+        ];
       case 'fileChange': {
         const files = item.changes.map((c) => relativeToCwd(c.path, this.cwd));
         this.patchFiles.set(item.id, files);
         this.openTools.set(item.id, PATCH_TOOL);
-        return [{ type: 'tool.started', toolId: item.id, tool: PATCH_TOOL, kind: ITEM_KINDS.fileChange, input: files.join(', '), files }];
+        return [
+          {
+            type: 'tool.started',
+            toolId: item.id,
+            tool: PATCH_TOOL,
+            kind: ITEM_KINDS.fileChange,
+            input: files.join(', '),
+            files,
+          },
+        ];
       }
       case 'mcpToolCall': {
         const tool = `${item.server}.${item.tool}`;
@@ -45,7 +62,15 @@ export class CodexNormalizer {
       }
       case 'webSearch':
         this.openTools.set(item.id, WEB_SEARCH_TOOL);
-        return [{ type: 'tool.started', toolId: item.id, tool: WEB_SEARCH_TOOL, kind: ITEM_KINDS.webSearch, input: item.query }];
+        return [
+          {
+            type: 'tool.started',
+            toolId: item.id,
+            tool: WEB_SEARCH_TOOL,
+            kind: ITEM_KINDS.webSearch,
+            input: item.query,
+          },
+        ];
       case 'agentMessage':
       case 'reasoning':
         return [];
@@ -54,7 +79,8 @@ export class CodexNormalizer {
 
   itemCompleted(raw: unknown): AgentEvent[] | string {
     const parsed = ThreadItem.safeParse(raw);
-    if (!parsed.success) return knownType(raw) ? `unexpected item shape: ${parsed.error.issues[0]?.message ?? ''}` : [];
+    if (!parsed.success)
+      return knownType(raw) ? `unexpected item shape: ${parsed.error.issues[0]?.message ?? ''}` : [];
     const item = parsed.data;
     switch (item.type) {
       case 'agentMessage':
@@ -65,7 +91,9 @@ export class CodexNormalizer {
       }
       case 'commandExecution': {
         this.openTools.delete(item.id);
-        const output = clipOutput(item.status === 'declined' ? 'declined by the user' : (item.aggregatedOutput ?? ''));
+        const output = clipOutput(
+          item.status === 'declined' ? 'declined by the user' : (item.aggregatedOutput ?? ''),
+        );
         const exitCode = item.exitCode ?? undefined;
         return [
           {
@@ -88,7 +116,9 @@ export class CodexNormalizer {
             toolId: item.id,
             tool: PATCH_TOOL,
             ok,
-            ...(ok ? { files } : { output: item.status === 'declined' ? 'declined by the user' : 'the patch failed' }),
+            ...(ok
+              ? { files }
+              : { output: item.status === 'declined' ? 'declined by the user' : 'the patch failed' }),
           },
         ];
       }
@@ -105,7 +135,13 @@ export class CodexNormalizer {
 
   /** Tool items a turn left open (interrupt, crash) are closed as failed. */
   closeOpenTools(why: string): AgentEvent[] {
-    const events: AgentEvent[] = [...this.openTools].map(([toolId, tool]) => ({ type: 'tool.finished' as const, toolId, tool, ok: false, output: why }));
+    const events: AgentEvent[] = [...this.openTools].map(([toolId, tool]) => ({
+      type: 'tool.finished' as const,
+      toolId,
+      tool,
+      ok: false,
+      output: why,
+    }));
     this.openTools.clear();
     return events;
   }
@@ -115,15 +151,32 @@ export class CodexNormalizer {
  * Codex reports usage as thread totals; Baton records deltas. Input excludes cached input, which
  * is reported on its own (as for Claude).
  */
-export function usageDelta(previous: UsageTotal, total: TokenUsageBreakdown, model?: string): { event: Extract<AgentEvent, { type: 'usage.reported' }> | undefined; total: UsageTotal } {
-  const now: UsageTotal = { input: total.inputTokens, cached: total.cachedInputTokens, output: total.outputTokens };
-  const base = now.input < previous.input || now.output < previous.output ? { input: 0, cached: 0, output: 0 } : previous;
+export function usageDelta(
+  previous: UsageTotal,
+  total: TokenUsageBreakdown,
+  model?: string,
+): { event: Extract<AgentEvent, { type: 'usage.reported' }> | undefined; total: UsageTotal } {
+  const now: UsageTotal = {
+    input: total.inputTokens,
+    cached: total.cachedInputTokens,
+    output: total.outputTokens,
+  };
+  const base =
+    now.input < previous.input || now.output < previous.output
+      ? { input: 0, cached: 0, output: 0 }
+      : previous;
   const cached = Math.max(0, now.cached - base.cached);
   const input = Math.max(0, now.input - base.input - cached);
   const output = now.output - base.output;
   if (input === 0 && output === 0 && cached === 0) return { event: undefined, total: now };
   return {
-    event: { type: 'usage.reported', inputTokens: input, outputTokens: output, ...(cached === 0 ? {} : { cacheReadTokens: cached }), ...(model === undefined ? {} : { model }) },
+    event: {
+      type: 'usage.reported',
+      inputTokens: input,
+      outputTokens: output,
+      ...(cached === 0 ? {} : { cacheReadTokens: cached }),
+      ...(model === undefined ? {} : { model }),
+    },
     total: now,
   };
 }
@@ -133,7 +186,10 @@ export function usageDelta(previous: UsageTotal, total: TokenUsageBreakdown, mod
  * secondary the weekly one today, but the names come from the lengths codex gives. A sparse
  * update without either window says nothing new.
  */
-export function limitsEvent(limits: { primary?: RateLimitWindow | null | undefined; secondary?: RateLimitWindow | null | undefined }): AgentEvent | undefined {
+export function limitsEvent(limits: {
+  primary?: RateLimitWindow | null | undefined;
+  secondary?: RateLimitWindow | null | undefined;
+}): AgentEvent | undefined {
   const windows = [limits.primary, limits.secondary].flatMap((window, index) => {
     if (window === null || window === undefined) return [];
     const minutes = window.windowDurationMins ?? undefined;
@@ -142,7 +198,9 @@ export function limitsEvent(limits: { primary?: RateLimitWindow | null | undefin
         name: minutes === undefined ? (index === 0 ? 'primary' : 'secondary') : windowName(minutes),
         usedPercent: Math.max(0, window.usedPercent),
         ...(minutes === undefined || minutes <= 0 ? {} : { windowMinutes: Math.round(minutes) }),
-        ...(window.resetsAt === null || window.resetsAt === undefined ? {} : { resetsAt: new Date(window.resetsAt * 1000).toISOString() }),
+        ...(window.resetsAt === null || window.resetsAt === undefined
+          ? {}
+          : { resetsAt: new Date(window.resetsAt * 1000).toISOString() }),
       },
     ];
   });
@@ -157,8 +215,17 @@ export function windowName(minutes: number): string {
 }
 
 /** A turn's or the server's error, with whatever detail codex gave. */
-export function describeError(error: { message: string; codexErrorInfo?: unknown; additionalDetails?: string | null | undefined }): string {
-  const info = typeof error.codexErrorInfo === 'string' ? error.codexErrorInfo : error.codexErrorInfo ? JSON.stringify(error.codexErrorInfo) : undefined;
+export function describeError(error: {
+  message: string;
+  codexErrorInfo?: unknown;
+  additionalDetails?: string | null | undefined;
+}): string {
+  const info =
+    typeof error.codexErrorInfo === 'string'
+      ? error.codexErrorInfo
+      : error.codexErrorInfo
+        ? JSON.stringify(error.codexErrorInfo)
+        : undefined;
   const details = error.additionalDetails ? ` ${error.additionalDetails}` : '';
   return `${error.message}${details}${info === undefined ? '' : ` [${info}]`}`;
 }

@@ -16,7 +16,10 @@ export const IncomingMessage = z.looseObject({
 });
 export type IncomingMessage = z.infer<typeof IncomingMessage>;
 
-export const ThreadResponse = z.looseObject({ thread: z.looseObject({ id: z.string() }), model: z.string().optional() });
+export const ThreadResponse = z.looseObject({
+  thread: z.looseObject({ id: z.string() }),
+  model: z.string().optional(),
+});
 export const TurnResponse = z.looseObject({ turn: z.looseObject({ id: z.string() }) });
 
 export const TurnError = z.looseObject({
@@ -35,7 +38,12 @@ const FileUpdateChange = z.looseObject({ path: z.string(), diff: z.string().opti
 
 export const ThreadItem = z.discriminatedUnion('type', [
   z.looseObject({ type: z.literal('agentMessage'), id: z.string(), text: z.string() }),
-  z.looseObject({ type: z.literal('reasoning'), id: z.string(), summary: z.array(z.string()), content: z.array(z.string()) }),
+  z.looseObject({
+    type: z.literal('reasoning'),
+    id: z.string(),
+    summary: z.array(z.string()),
+    content: z.array(z.string()),
+  }),
   z.looseObject({
     type: z.literal('commandExecution'),
     id: z.string(),
@@ -50,7 +58,13 @@ export const ThreadItem = z.discriminatedUnion('type', [
     changes: z.array(FileUpdateChange),
     status: z.enum(['inProgress', 'completed', 'failed', 'declined']),
   }),
-  z.looseObject({ type: z.literal('mcpToolCall'), id: z.string(), server: z.string(), tool: z.string(), status: z.string() }),
+  z.looseObject({
+    type: z.literal('mcpToolCall'),
+    id: z.string(),
+    server: z.string(),
+    tool: z.string(),
+    status: z.string(),
+  }),
   z.looseObject({ type: z.literal('webSearch'), id: z.string(), query: z.string() }),
 ]);
 export type ThreadItem = z.infer<typeof ThreadItem>;
@@ -63,25 +77,47 @@ const TokenUsageBreakdown = z.looseObject({
 export type TokenUsageBreakdown = z.infer<typeof TokenUsageBreakdown>;
 
 /** One of the account's rolling windows (`resetsAt` in seconds since the epoch). */
-export const RateLimitWindow = z.looseObject({ usedPercent: z.number(), windowDurationMins: z.number().nullish(), resetsAt: z.number().nullish() });
+export const RateLimitWindow = z.looseObject({
+  usedPercent: z.number(),
+  windowDurationMins: z.number().nullish(),
+  resetsAt: z.number().nullish(),
+});
 export type RateLimitWindow = z.infer<typeof RateLimitWindow>;
 
 export const Notifications = {
   'turn/started': z.looseObject({ threadId: z.string(), turn: Turn }),
   'turn/completed': z.looseObject({ threadId: z.string(), turn: Turn }),
-  'item/started': z.looseObject({ threadId: z.string(), turnId: z.string(), item: z.looseObject({ type: z.string() }) }),
-  'item/completed': z.looseObject({ threadId: z.string(), turnId: z.string(), item: z.looseObject({ type: z.string() }) }),
+  'item/started': z.looseObject({
+    threadId: z.string(),
+    turnId: z.string(),
+    item: z.looseObject({ type: z.string() }),
+  }),
+  'item/completed': z.looseObject({
+    threadId: z.string(),
+    turnId: z.string(),
+    item: z.looseObject({ type: z.string() }),
+  }),
   'thread/tokenUsage/updated': z.looseObject({
     threadId: z.string(),
     /** `last`: the latest response's own usage, which matches it to the early report of that response. */
     tokenUsage: z.looseObject({ total: TokenUsageBreakdown, last: TokenUsageBreakdown.optional() }),
   }),
   /** One model response's own usage, as soon as it completes (an experimental event: `experimentalRawEvents`). */
-  'rawResponse/completed': z.looseObject({ threadId: z.string(), responseId: z.string(), usage: TokenUsageBreakdown.nullish() }),
+  'rawResponse/completed': z.looseObject({
+    threadId: z.string(),
+    responseId: z.string(),
+    usage: TokenUsageBreakdown.nullish(),
+  }),
   error: z.looseObject({ error: TurnError, willRetry: z.boolean() }),
   /** An MCP server of the thread is starting, ready or failed (`status`). */
-  'mcpServer/startupStatus/updated': z.looseObject({ name: z.string(), status: z.string(), error: z.string().nullish() }),
-  'account/rateLimits/updated': z.looseObject({ rateLimits: z.looseObject({ primary: RateLimitWindow.nullish(), secondary: RateLimitWindow.nullish() }) }),
+  'mcpServer/startupStatus/updated': z.looseObject({
+    name: z.string(),
+    status: z.string(),
+    error: z.string().nullish(),
+  }),
+  'account/rateLimits/updated': z.looseObject({
+    rateLimits: z.looseObject({ primary: RateLimitWindow.nullish(), secondary: RateLimitWindow.nullish() }),
+  }),
 } as const;
 
 export const CommandApprovalParams = z.looseObject({

@@ -46,11 +46,27 @@ export class CodexRun implements AgentRun, TurnDriver {
     private readonly codexPath: string,
   ) {
     // Not ready until the thread is started or resumed: a prompt before that waits.
-    this.turns = new Conversation({ agent: 'codex', start: options, emit, initialState: { usage: { input: 0, cached: 0, output: 0 } }, ready: false });
+    this.turns = new Conversation({
+      agent: 'codex',
+      start: options,
+      emit,
+      initialState: { usage: { input: 0, cached: 0, output: 0 } },
+      ready: false,
+    });
     this.normalizer = new CodexNormalizer(options.cwd);
     this.setup = codexSetup(options.settingSources, options.env, options.stateDir);
-    this.batonMcp = new BatonMcpStartup(options.batonMcp !== undefined, () => this.turns.ready(), (message) => emit({ type: 'error.raised', message, fatal: false }));
-    this.approvals = new CodexApprovals(() => this.rpc, emit, (itemId) => this.normalizer.filesOf(itemId), options.gate, options.permissionMode === DANGEROUS_PERMISSION_MODE);
+    this.batonMcp = new BatonMcpStartup(
+      options.batonMcp !== undefined,
+      () => this.turns.ready(),
+      (message) => emit({ type: 'error.raised', message, fatal: false }),
+    );
+    this.approvals = new CodexApprovals(
+      () => this.rpc,
+      emit,
+      (itemId) => this.normalizer.filesOf(itemId),
+      options.gate,
+      options.permissionMode === DANGEROUS_PERMISSION_MODE,
+    );
   }
 
   get exited(): Promise<{ error?: string | undefined }> {
@@ -79,7 +95,12 @@ export class CodexRun implements AgentRun, TurnDriver {
       onNotification: (method, params) => this.onNotification(method, params),
       onRequest: (id, method, params) => this.onRequest(id, method, params),
       onMalformed: (reason, line) =>
-        this.emit({ type: 'error.raised', message: `codex wrote a malformed output line (${reason})`, fatal: false, detail: line.slice(0, 500) }),
+        this.emit({
+          type: 'error.raised',
+          message: `codex wrote a malformed output line (${reason})`,
+          fatal: false,
+          detail: line.slice(0, 500),
+        }),
     });
     this.turns.begin(this);
     this.boot().catch((error: unknown) => this.failToStart(errorMessage(error)));
@@ -114,7 +135,11 @@ export class CodexRun implements AgentRun, TurnDriver {
       },
       (error: unknown) => {
         if (!this.turns.turnActive || this.turns.closing) return;
-        this.turns.completeTurn({ type: 'turn.completed', outcome: 'error', error: `codex refused the turn: ${errorMessage(error)}` });
+        this.turns.completeTurn({
+          type: 'turn.completed',
+          outcome: 'error',
+          error: `codex refused the turn: ${errorMessage(error)}`,
+        });
       },
     );
   }
@@ -172,7 +197,9 @@ export class CodexRun implements AgentRun, TurnDriver {
     const resumeId = this.options.resumeId;
     // Raw events bring each response's usage at once (./usage.ts); thread/resume cannot ask for them.
     const response =
-      resumeId === undefined ? await this.rpc.request('thread/start', { ...settings, experimentalRawEvents: true }) : await this.rpc.request('thread/resume', { ...settings, threadId: resumeId });
+      resumeId === undefined
+        ? await this.rpc.request('thread/start', { ...settings, experimentalRawEvents: true })
+        : await this.rpc.request('thread/resume', { ...settings, threadId: resumeId });
     const thread = ThreadResponse.parse(response);
     this.threadId = thread.thread.id;
     // Usage is priced by model (src/usage): codex names the one it chose when none was asked for.
@@ -193,9 +220,18 @@ export class CodexRun implements AgentRun, TurnDriver {
       ...(this.options.model === undefined ? {} : { model: this.options.model }),
       approvalPolicy: bypass ? 'untrusted' : 'on-request',
       sandbox: bypass ? 'danger-full-access' : 'workspace-write',
-      config: { ...this.setup.config, sandbox_workspace_write: { network_access: false, exclude_slash_tmp: true, exclude_tmpdir_env_var: true } },
+      config: {
+        ...this.setup.config,
+        sandbox_workspace_write: {
+          network_access: false,
+          exclude_slash_tmp: true,
+          exclude_tmpdir_env_var: true,
+        },
+      },
       // Baton's own instructions go with the thread, never into the user's AGENTS.md.
-      ...(this.options.instructions === undefined ? {} : { developerInstructions: this.options.instructions }),
+      ...(this.options.instructions === undefined
+        ? {}
+        : { developerInstructions: this.options.instructions }),
     };
   }
 
@@ -204,12 +240,18 @@ export class CodexRun implements AgentRun, TurnDriver {
     const schema = Notifications[method as keyof typeof Notifications];
     const parsed = schema.safeParse(params);
     if (!parsed.success) {
-      this.emit({ type: 'error.raised', message: `codex sent a malformed ${method} notification`, fatal: false, detail: JSON.stringify(params).slice(0, 500) });
+      this.emit({
+        type: 'error.raised',
+        message: `codex sent a malformed ${method} notification`,
+        fatal: false,
+        detail: JSON.stringify(params).slice(0, 500),
+      });
       return;
     }
     const data = parsed.data;
     // May come before thread/start's answer names the thread.
-    if (method === 'mcpServer/startupStatus/updated') return this.batonMcp.status(Notifications[method].parse(params));
+    if (method === 'mcpServer/startupStatus/updated')
+      return this.batonMcp.status(Notifications[method].parse(params));
     // Sub-agents run in threads of their own; only this thread's turn decides the state.
     if ('threadId' in data && data.threadId !== this.threadId) return;
     switch (method) {
@@ -220,16 +262,26 @@ export class CodexRun implements AgentRun, TurnDriver {
       case 'item/started':
       case 'item/completed': {
         const { item } = Notifications[method].parse(params);
-        const result = method === 'item/started' ? this.normalizer.itemStarted(item) : this.normalizer.itemCompleted(item);
-        if (typeof result === 'string') this.emit({ type: 'error.raised', message: `codex sent a malformed item: ${result}`, fatal: false, detail: JSON.stringify(item).slice(0, 500) });
+        const result =
+          method === 'item/started' ? this.normalizer.itemStarted(item) : this.normalizer.itemCompleted(item);
+        if (typeof result === 'string')
+          this.emit({
+            type: 'error.raised',
+            message: `codex sent a malformed item: ${result}`,
+            fatal: false,
+            detail: JSON.stringify(item).slice(0, 500),
+          });
         else result.forEach(this.emit);
         return;
       }
       case 'thread/tokenUsage/updated':
-        return this.reportUsage(threadUsage(this.turns.state, Notifications[method].parse(params).tokenUsage, this.model));
+        return this.reportUsage(
+          threadUsage(this.turns.state, Notifications[method].parse(params).tokenUsage, this.model),
+        );
       case 'rawResponse/completed': {
         const { usage } = Notifications[method].parse(params);
-        if (usage !== null && usage !== undefined) this.reportUsage(responseUsage(this.turns.state, usage, this.model));
+        if (usage !== null && usage !== undefined)
+          this.reportUsage(responseUsage(this.turns.state, usage, this.model));
         return;
       }
       case 'account/rateLimits/updated': {
@@ -239,7 +291,11 @@ export class CodexRun implements AgentRun, TurnDriver {
       }
       case 'error': {
         const { error, willRetry } = Notifications.error.parse(params);
-        this.emit({ type: 'error.raised', message: `${describeError(error)}${willRetry ? ' (codex will retry)' : ''}`, fatal: false });
+        this.emit({
+          type: 'error.raised',
+          message: `${describeError(error)}${willRetry ? ' (codex will retry)' : ''}`,
+          fatal: false,
+        });
         return;
       }
       default:
@@ -252,24 +308,41 @@ export class CodexRun implements AgentRun, TurnDriver {
     if (event !== undefined) this.emit(event);
   }
 
-  private onTurn(method: 'turn/started' | 'turn/completed', params: { turn: { id: string; status: string; error?: Parameters<typeof describeError>[0] | null | undefined } }): void {
+  private onTurn(
+    method: 'turn/started' | 'turn/completed',
+    params: {
+      turn: { id: string; status: string; error?: Parameters<typeof describeError>[0] | null | undefined };
+    },
+  ): void {
     if (method === 'turn/started') {
       this.turnId = params.turn.id;
       return;
     }
     const { turn } = params;
     if (turn.status === 'completed') this.turns.completeTurn({ type: 'turn.completed', outcome: 'success' });
-    else if (turn.status === 'interrupted' || this.turns.interruptRequested) this.turns.completeTurn({ type: 'turn.completed', outcome: 'interrupted' });
-    else this.turns.completeTurn({ type: 'turn.completed', outcome: 'error', error: turn.error ? describeError(turn.error) : `the turn ended as ${turn.status}` });
+    else if (turn.status === 'interrupted' || this.turns.interruptRequested)
+      this.turns.completeTurn({ type: 'turn.completed', outcome: 'interrupted' });
+    else
+      this.turns.completeTurn({
+        type: 'turn.completed',
+        outcome: 'error',
+        error: turn.error ? describeError(turn.error) : `the turn ended as ${turn.status}`,
+      });
   }
 
   private onRequest(id: string | number, method: string, params: unknown): void {
-    if (!this.approvals.request(id, method, params)) this.rpc.respondError(id, -32601, `Baton does not handle ${method}`);
+    if (!this.approvals.request(id, method, params))
+      this.rpc.respondError(id, -32601, `Baton does not handle ${method}`);
   }
 
   private failToStart(message: string): void {
     if (this.turns.closing) return;
-    this.emit({ type: 'error.raised', message: `codex could not start the conversation: ${message}`, fatal: true, detail: this.stderrTail.trim().slice(-2_000) || undefined });
+    this.emit({
+      type: 'error.raised',
+      message: `codex could not start the conversation: ${message}`,
+      fatal: true,
+      detail: this.stderrTail.trim().slice(-2_000) || undefined,
+    });
     this.turns.completeTurn({ type: 'turn.completed', outcome: 'error', error: message });
     void this.close();
   }
@@ -281,7 +354,10 @@ export class CodexRun implements AgentRun, TurnDriver {
       this.turns.ended();
       return;
     }
-    this.turns.crashed(signal !== null ? `codex was killed by ${signal}` : `codex exited with code ${code ?? '?'}`, this.stderrTail.trim());
+    this.turns.crashed(
+      signal !== null ? `codex was killed by ${signal}` : `codex exited with code ${code ?? '?'}`,
+      this.stderrTail.trim(),
+    );
   }
 
   private killGroup(signal: NodeJS.Signals): void {

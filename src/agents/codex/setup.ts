@@ -15,7 +15,11 @@ export interface CodexSetup {
   config: Record<string, unknown>;
 }
 
-export function codexSetup(sources: readonly string[] | undefined, env: NodeJS.ProcessEnv, stateDir: string): CodexSetup {
+export function codexSetup(
+  sources: readonly string[] | undefined,
+  env: NodeJS.ProcessEnv,
+  stateDir: string,
+): CodexSetup {
   const wanted = sources ?? ['user', 'project'];
   const config: Record<string, unknown> = {};
   if (!wanted.includes('project')) config.project_doc_max_bytes = 0;

@@ -3,10 +3,17 @@ import type { TokenUsageBreakdown } from './protocol.js';
 import { responseUsage, threadUsage, type CodexUsageState } from './usage.js';
 
 const fresh: CodexUsageState = { usage: { input: 0, cached: 0, output: 0 } };
-const tokens = (inputTokens: number, outputTokens: number, cachedInputTokens = 0) => ({ inputTokens, cachedInputTokens, outputTokens });
+const tokens = (inputTokens: number, outputTokens: number, cachedInputTokens = 0) => ({
+  inputTokens,
+  cachedInputTokens,
+  outputTokens,
+});
 
 /** The notifications of one thread, in order, and what Baton reported from them. */
-function replay(steps: ({ raw: TokenUsageBreakdown } | { total: TokenUsageBreakdown; last?: TokenUsageBreakdown })[], from = fresh): { reported: unknown[]; state: CodexUsageState } {
+function replay(
+  steps: ({ raw: TokenUsageBreakdown } | { total: TokenUsageBreakdown; last?: TokenUsageBreakdown })[],
+  from = fresh,
+): { reported: unknown[]; state: CodexUsageState } {
   let state = from;
   const reported: unknown[] = [];
   for (const step of steps) {
@@ -20,8 +27,18 @@ function replay(steps: ({ raw: TokenUsageBreakdown } | { total: TokenUsageBreakd
 describe('Codex usage as early as codex tells it', () => {
   it("reports a response's own usage at once, and the thread totals that follow add nothing new", () => {
     const one = responseUsage(fresh, tokens(110_000, 100, 10_000), 'gpt-5.5');
-    expect(one.event).toEqual({ type: 'usage.reported', inputTokens: 100_000, outputTokens: 100, cacheReadTokens: 10_000, model: 'gpt-5.5' });
-    const total = threadUsage(one.state, { total: tokens(110_000, 100, 10_000), last: tokens(110_000, 100, 10_000) }, 'gpt-5.5');
+    expect(one.event).toEqual({
+      type: 'usage.reported',
+      inputTokens: 100_000,
+      outputTokens: 100,
+      cacheReadTokens: 10_000,
+      model: 'gpt-5.5',
+    });
+    const total = threadUsage(
+      one.state,
+      { total: tokens(110_000, 100, 10_000), last: tokens(110_000, 100, 10_000) },
+      'gpt-5.5',
+    );
     expect(total.event).toBeUndefined();
     expect(total.state).toEqual({ usage: { input: 110_000, cached: 10_000, output: 100 }, unmatched: [] });
   });
@@ -41,11 +58,17 @@ describe('Codex usage as early as codex tells it', () => {
   });
 
   it('reports from the totals what no single response did (a resumed thread has no raw events)', () => {
-    expect(replay([{ raw: tokens(1000, 10) }, { total: tokens(1500, 40), last: tokens(500, 30) }]).reported).toEqual([
+    expect(
+      replay([{ raw: tokens(1000, 10) }, { total: tokens(1500, 40), last: tokens(500, 30) }]).reported,
+    ).toEqual([
       { type: 'usage.reported', inputTokens: 1000, outputTokens: 10 },
       { type: 'usage.reported', inputTokens: 500, outputTokens: 30 },
     ]);
-    expect(threadUsage(fresh, { total: tokens(300, 3) }).event).toEqual({ type: 'usage.reported', inputTokens: 300, outputTokens: 3 });
+    expect(threadUsage(fresh, { total: tokens(300, 3) }).event).toEqual({
+      type: 'usage.reported',
+      inputTokens: 300,
+      outputTokens: 3,
+    });
   });
 
   it('a response whose totals never came (its turn interrupted while its tool ran) does not hide the real usage of a later resumed thread', () => {

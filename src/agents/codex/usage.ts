@@ -36,9 +36,16 @@ export interface CodexUsageState {
 const FIELDS = ['input', 'cached', 'output'] as const;
 
 /** One response's own usage, reported at once. */
-export function responseUsage(state: CodexUsageState, usage: TokenUsageBreakdown, model?: string): { event: UsageEvent | undefined; state: CodexUsageState } {
+export function responseUsage(
+  state: CodexUsageState,
+  usage: TokenUsageBreakdown,
+  model?: string,
+): { event: UsageEvent | undefined; state: CodexUsageState } {
   const tokens = reportedTokens(usage);
-  return { event: usageEvent(tokens, model), state: { ...state, unmatched: [...(state.unmatched ?? []), tokens] } };
+  return {
+    event: usageEvent(tokens, model),
+    state: { ...state, unmatched: [...(state.unmatched ?? []), tokens] },
+  };
 }
 
 /**
@@ -68,7 +75,10 @@ export function threadUsage(
     // Reports up to a matched one are covered whole: what the totals did not add to them, codex never counted.
     return matched === -1 && FIELDS.some((f) => rest[f] > 0) ? [rest] : [];
   });
-  return { event: usageEvent(left, model), state: { usage: now, unmatched: [...remaining, ...unmatched.slice(candidates.length)] } };
+  return {
+    event: usageEvent(left, model),
+    state: { usage: now, unmatched: [...remaining, ...unmatched.slice(candidates.length)] },
+  };
 }
 
 function reportedTokens(usage: TokenUsageBreakdown): ReportedTokens {

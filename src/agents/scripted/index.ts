@@ -5,18 +5,44 @@
  */
 import type { ChildProcess } from 'node:child_process';
 import { InvalidInputError } from '../../shared/errors.js';
-import type { AgentAdapter, AgentEvent, AgentRun, AgentStartOptions, ApprovalDecision, GateCall } from '../types.js';
+import type {
+  AgentAdapter,
+  AgentEvent,
+  AgentRun,
+  AgentStartOptions,
+  ApprovalDecision,
+  GateCall,
+} from '../types.js';
 import { approvalReason, blockedMessage, gateReason, judge, screen } from '../gate.js';
-import { REPLY_VARIABLE, defaultScript, fill, fillShell, latestReply, parseScript, usageEvent, type Script, type Step } from './script.js';
+import {
+  REPLY_VARIABLE,
+  defaultScript,
+  fill,
+  fillShell,
+  latestReply,
+  parseScript,
+  usageEvent,
+  type Script,
+  type Step,
+} from './script.js';
 import { ProgressFile, type Progress } from './progress.js';
 import { quoteArgv } from '../../shared/shell-quote.js';
-import { SHELL_TOOL, editFile, killGroup, runCommand, toolKind, writeFile, type ToolContext } from './tools.js';
+import {
+  SHELL_TOOL,
+  editFile,
+  killGroup,
+  runCommand,
+  toolKind,
+  writeFile,
+  type ToolContext,
+} from './tools.js';
 
 export const scriptedAgent: AgentAdapter = {
   id: 'scripted',
   validateOptions(options) {
     const unknown = Object.keys(options).filter((k) => k !== 'script');
-    if (unknown.length > 0) throw new InvalidInputError(`Unknown option(s) for the scripted agent: ${unknown.join(', ')}`);
+    if (unknown.length > 0)
+      throw new InvalidInputError(`Unknown option(s) for the scripted agent: ${unknown.join(', ')}`);
     return options.script === undefined ? {} : { script: parseScript(options.script) };
   },
   async start(options, emit) {
@@ -56,7 +82,10 @@ class ScriptedRun implements AgentRun {
   ) {
     this.exited = new Promise((r) => (this.resolveExited = r));
     this.tools = { cwd: options.cwd, env: options.env, emit, toolId: () => this.toolId() };
-    this.script = options.options.script === undefined ? defaultScript(options.prompt) : parseScript(options.options.script);
+    this.script =
+      options.options.script === undefined
+        ? defaultScript(options.prompt)
+        : parseScript(options.options.script);
     this.progressFile = new ProgressFile(options.stateDir);
     this.progress = this.progressFile.load(options.resumeId !== undefined);
   }
@@ -65,11 +94,16 @@ class ScriptedRun implements AgentRun {
     this.emit({ type: 'agent.identified', agentSessionId: `scripted-${this.options.sessionId}` });
     if (this.progress.turnDone) {
       // Resumed after the last turn had finished: report that and wait for the next reply.
-      this.runTurn([{ say: 'Resumed. The previous turn had finished; waiting for your reply.' }], undefined, false);
+      this.runTurn(
+        [{ say: 'Resumed. The previous turn had finished; waiting for your reply.' }],
+        undefined,
+        false,
+      );
       return;
     }
     const steps = this.progress.turn === 0 ? this.script.steps : this.replySteps();
-    const prompt = this.progress.turn === 0 ? this.options.prompt : this.progress.replies[this.progress.turn - 1];
+    const prompt =
+      this.progress.turn === 0 ? this.options.prompt : this.progress.replies[this.progress.turn - 1];
     this.runTurn(steps, prompt, true);
   }
 
@@ -84,7 +118,12 @@ class ScriptedRun implements AgentRun {
     await this.running;
     const next = this.pendingReplies.shift();
     if (next === undefined || this.closed) return;
-    this.progress = { step: 0, turn: this.progress.turn + 1, replies: [...this.progress.replies, next], turnDone: false };
+    this.progress = {
+      step: 0,
+      turn: this.progress.turn + 1,
+      replies: [...this.progress.replies, next],
+      turnDone: false,
+    };
     this.save();
     this.runTurn(this.replySteps(), next, true);
   }
@@ -124,7 +163,11 @@ class ScriptedRun implements AgentRun {
   private runTurn(steps: Step[], prompt: string | undefined, persist: boolean): void {
     this.interrupted = false;
     this.running = this.executeTurn(steps, prompt, persist).catch((error: unknown) => {
-      this.emit({ type: 'error.raised', message: `scripted agent crashed: ${(error as Error).message}`, fatal: true });
+      this.emit({
+        type: 'error.raised',
+        message: `scripted agent crashed: ${(error as Error).message}`,
+        fatal: true,
+      });
       this.resolveExited({ error: (error as Error).message });
     });
   }
@@ -168,16 +211,25 @@ class ScriptedRun implements AgentRun {
     if ('say' in step) this.emit({ type: 'message.added', role: 'assistant', text: fill(step.say, replies) });
     else if ('think' in step) this.emit({ type: 'thinking.added', text: fill(step.think, replies) });
     else if ('write' in step) writeFile(this.tools, step.write.path, fill(step.write.content, replies));
-    else if ('edit' in step) editFile(this.tools, step.edit.path, step.edit.old, fill(step.edit.new, replies));
-    else if ('run' in step) await this.runGated(typeof step.run === 'string' ? fillShell(step.run) : step.run.map((a) => fill(a, replies)));
-    else if ('require' in step) return this.require(typeof step.require === 'string' ? fillShell(step.require) : step.require.map((a) => fill(a, replies)));
+    else if ('edit' in step)
+      editFile(this.tools, step.edit.path, step.edit.old, fill(step.edit.new, replies));
+    else if ('run' in step)
+      await this.runGated(
+        typeof step.run === 'string' ? fillShell(step.run) : step.run.map((a) => fill(a, replies)),
+      );
+    else if ('require' in step)
+      return this.require(
+        typeof step.require === 'string'
+          ? fillShell(step.require)
+          : step.require.map((a) => fill(a, replies)),
+      );
     else if ('ask' in step) await this.ask(fill(step.ask, replies));
     else if ('approve' in step) {
       // A shell command is shown as it will run: the reply goes in as a variable, not as shell text.
-      const input = step.approve.tool === SHELL_TOOL ? fillShell(step.approve.input) : fill(step.approve.input, replies);
+      const input =
+        step.approve.tool === SHELL_TOOL ? fillShell(step.approve.input) : fill(step.approve.input, replies);
       await this.askApproval({ ...step.approve, input });
-    }
-    else if ('sleep' in step) await this.sleep(step.sleep);
+    } else if ('sleep' in step) await this.sleep(step.sleep);
     else if ('usage' in step) this.emit(usageEvent(step.usage));
     else {
       const message = fill(step.fail, replies);
@@ -189,7 +241,10 @@ class ScriptedRun implements AgentRun {
 
   /** An array runs without a shell, each reply a plain argument; a string gets the reply as $BATON_REPLY. */
   private runCommand(command: string | string[]): Promise<number | null> {
-    const tools = { ...this.tools, env: { ...this.tools.env, [REPLY_VARIABLE]: latestReply(this.progress.replies) } };
+    const tools = {
+      ...this.tools,
+      env: { ...this.tools.env, [REPLY_VARIABLE]: latestReply(this.progress.replies) },
+    };
     return runCommand(tools, SHELL_TOOL, command, (child) => (this.child = child));
   }
 
@@ -218,10 +273,18 @@ class ScriptedRun implements AgentRun {
   /** A command the turn depends on: judged by the gate like any run (it cannot wait for an approval), its failure ends the turn. */
   private async require(command: string | string[]): Promise<string | undefined> {
     const line = typeof command === 'string' ? command : quoteArgv(command);
-    const verdict = screen(this.options.gate, { tool: SHELL_TOOL, kind: 'run', command: line }, line, this.emit);
+    const verdict = screen(
+      this.options.gate,
+      { tool: SHELL_TOOL, kind: 'run', command: line },
+      line,
+      this.emit,
+    );
     const exitCode = verdict.action === 'allow' ? await this.runCommand(command) : undefined;
     if (exitCode === 0 || this.interrupted) return undefined;
-    const message = exitCode === undefined ? `required command not run: ${verdict.action === 'block' ? blockedMessage(verdict) : gateReason(verdict)}: ${line}` : `required command failed (exit ${exitCode ?? 'by signal'}): ${line}`;
+    const message =
+      exitCode === undefined
+        ? `required command not run: ${verdict.action === 'block' ? blockedMessage(verdict) : gateReason(verdict)}: ${line}`
+        : `required command failed (exit ${exitCode ?? 'by signal'}): ${line}`;
     this.emit({ type: 'error.raised', message, fatal: false });
     return message;
   }
@@ -233,22 +296,49 @@ class ScriptedRun implements AgentRun {
       await this.runCommand(command);
       return;
     }
-    return this.askApproval({ tool: SHELL_TOOL, input: line, ...(typeof command === 'string' ? {} : { argv: command }) });
+    return this.askApproval({
+      tool: SHELL_TOOL,
+      input: line,
+      ...(typeof command === 'string' ? {} : { argv: command }),
+    });
   }
 
   private askApproval(request: Approval): Promise<void> {
     const kind = toolKind(request.tool);
-    const call: GateCall = { tool: request.tool, kind, ...(request.tool === SHELL_TOOL ? { command: request.input } : kind === 'edit' ? { paths: [request.input] } : {}) };
+    const call: GateCall = {
+      tool: request.tool,
+      kind,
+      ...(request.tool === SHELL_TOOL
+        ? { command: request.input }
+        : kind === 'edit'
+          ? { paths: [request.input] }
+          : {}),
+    };
     const verdict = screen(this.options.gate, call, request.input, this.emit);
     if (verdict.action === 'block') {
-      this.emit({ type: 'message.added', role: 'assistant', text: `I did not run it: ${blockedMessage(verdict)}` });
+      this.emit({
+        type: 'message.added',
+        role: 'assistant',
+        text: `I did not run it: ${blockedMessage(verdict)}`,
+      });
       return Promise.resolve();
     }
     // As the real agents do: bypassPermissions asks nothing; acceptEdits lets file edits through — unless the gate asks.
     const mode = this.options.permissionMode;
-    if (verdict.action === 'allow' && (mode === 'bypassPermissions' || (mode === 'acceptEdits' && kind === 'edit'))) return this.runApproved(request);
+    if (
+      verdict.action === 'allow' &&
+      (mode === 'bypassPermissions' || (mode === 'acceptEdits' && kind === 'edit'))
+    )
+      return this.runApproved(request);
     const requestId = this.toolId();
-    this.emit({ type: 'approval.requested', requestId, tool: request.tool, kind, input: request.input, ...approvalReason(verdict, request.reason) });
+    this.emit({
+      type: 'approval.requested',
+      requestId,
+      tool: request.tool,
+      kind,
+      input: request.input,
+      ...approvalReason(verdict, request.reason),
+    });
     return new Promise((done) => {
       this.waiter = {
         kind: 'approval',
@@ -257,7 +347,11 @@ class ScriptedRun implements AgentRun {
           if (decision === undefined) return done();
           if (decision.decision === 'deny') {
             const why = decision.reason ? `: ${decision.reason}` : '';
-            this.emit({ type: 'message.added', role: 'assistant', text: `Understood, I will not run ${request.tool}${why}.` });
+            this.emit({
+              type: 'message.added',
+              role: 'assistant',
+              text: `Understood, I will not run ${request.tool}${why}.`,
+            });
             return done();
           }
           this.runApproved(request).then(done, done);
@@ -272,7 +366,13 @@ class ScriptedRun implements AgentRun {
       return;
     }
     const toolId = this.toolId();
-    this.emit({ type: 'tool.started', toolId, tool: request.tool, kind: toolKind(request.tool), input: request.input });
+    this.emit({
+      type: 'tool.started',
+      toolId,
+      tool: request.tool,
+      kind: toolKind(request.tool),
+      input: request.input,
+    });
     this.emit({ type: 'tool.finished', toolId, tool: request.tool, ok: true });
   }
 

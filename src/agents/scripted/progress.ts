@@ -26,7 +26,9 @@ export class ProgressFile {
 
   /** The saved progress when resuming and there is one; else the start of the script. */
   load(resuming: boolean): Progress {
-    return resuming && existsSync(this.file) ? (JSON.parse(readFileSync(this.file, 'utf8')) as Progress) : { step: 0, turn: 0, replies: [], turnDone: false };
+    return resuming && existsSync(this.file)
+      ? (JSON.parse(readFileSync(this.file, 'utf8')) as Progress)
+      : { step: 0, turn: 0, replies: [], turnDone: false };
   }
 
   save(progress: Progress): void {

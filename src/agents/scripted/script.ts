@@ -14,14 +14,29 @@ export const Step = z.union([
   z.object({ ask: text.min(1) }).strict(),
   z
     .object({
-      approve: z.object({ tool: z.string().min(1), input: z.string(), reason: z.string().optional() }).strict(),
+      approve: z
+        .object({ tool: z.string().min(1), input: z.string(), reason: z.string().optional() })
+        .strict(),
     })
     .strict(),
-  z.object({ sleep: z.number().int().min(0).max(24 * 3600 * 1000) }).strict(),
+  z
+    .object({
+      sleep: z
+        .number()
+        .int()
+        .min(0)
+        .max(24 * 3600 * 1000),
+    })
+    .strict(),
   z
     .object({
       usage: z
-        .object({ input: z.number().int().min(0), output: z.number().int().min(0), usd: z.number().min(0).optional(), model: z.string().min(1).max(200).optional() })
+        .object({
+          input: z.number().int().min(0),
+          output: z.number().int().min(0),
+          usd: z.number().min(0).optional(),
+          model: z.string().min(1).max(200).optional(),
+        })
         .strict(),
     })
     .strict(),
@@ -40,7 +55,19 @@ export const Script = z
   .strict();
 export type Script = z.infer<typeof Script>;
 
-const STEP_KINDS = ['say', 'think', 'write', 'edit', 'run', 'ask', 'approve', 'sleep', 'usage', 'fail', 'require'];
+const STEP_KINDS = [
+  'say',
+  'think',
+  'write',
+  'edit',
+  'run',
+  'ask',
+  'approve',
+  'sleep',
+  'usage',
+  'fail',
+  'require',
+];
 
 export function parseScript(raw: unknown, source = 'script'): Script {
   const result = Script.safeParse(raw);
@@ -52,7 +79,10 @@ export function parseScript(raw: unknown, source = 'script'): Script {
 function explain(raw: unknown): string {
   const shape = 'Expected {"steps": [{"say": "…"}, {"run": "cmd"}, …]}';
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return `: not an object. ${shape}.`;
-  const container = z.object({ steps: z.array(z.unknown()), onReply: z.array(z.unknown()).optional() }).strict().safeParse(raw);
+  const container = z
+    .object({ steps: z.array(z.unknown()), onReply: z.array(z.unknown()).optional() })
+    .strict()
+    .safeParse(raw);
   if (!container.success) return `: ${formatIssues(container.error.issues)}. ${shape}.`;
   for (const list of ['steps', 'onReply'] as const) {
     const steps = container.data[list] ?? [];
@@ -65,7 +95,9 @@ function explain(raw: unknown): string {
       }
       const parsed = Step.safeParse(step);
       if (!parsed.success) {
-        const issues = parsed.error.issues.flatMap((issue) => ('errors' in issue ? (issue.errors as { path: PropertyKey[]; message: string }[][]).flat() : [issue]));
+        const issues = parsed.error.issues.flatMap((issue) =>
+          'errors' in issue ? (issue.errors as { path: PropertyKey[]; message: string }[][]).flat() : [issue],
+        );
         const relevant = issues.filter((issue) => issue.path[0] === kind);
         return `${where}: ${formatIssues(relevant.length > 0 ? relevant : issues)}`;
       }
@@ -81,7 +113,12 @@ export function defaultScript(prompt: string): Script {
       { say: `Working on: ${prompt}` },
       { think: 'Look at the repository, then leave a note of the plan.' },
       { run: 'git status --short' },
-      { write: { path: 'BATON_NOTES.md', content: `# Notes\n\nTask: ${prompt}\n\n- read the code\n- made this note\n` } },
+      {
+        write: {
+          path: 'BATON_NOTES.md',
+          content: `# Notes\n\nTask: ${prompt}\n\n- read the code\n- made this note\n`,
+        },
+      },
       { usage: { input: 1200, output: 300, usd: 0.01 } },
       { say: 'Done. I wrote BATON_NOTES.md with the plan.' },
     ],
@@ -130,6 +167,14 @@ const PLACEHOLDER = '{{reply}}';
 const REPLY_PLACEHOLDER = /\{\{reply\}\}/g;
 
 /** A `usage` step's report. A model of the price table prices its tokens the way a Codex session's are (no cost reported). */
-export function usageEvent(usage: Extract<Step, { usage: unknown }>['usage']): Extract<AgentEvent, { type: 'usage.reported' }> {
-  return { type: 'usage.reported', inputTokens: usage.input, outputTokens: usage.output, ...(usage.usd === undefined ? {} : { costUsd: usage.usd }), model: usage.model ?? 'scripted' };
+export function usageEvent(
+  usage: Extract<Step, { usage: unknown }>['usage'],
+): Extract<AgentEvent, { type: 'usage.reported' }> {
+  return {
+    type: 'usage.reported',
+    inputTokens: usage.input,
+    outputTokens: usage.output,
+    ...(usage.usd === undefined ? {} : { costUsd: usage.usd }),
+    model: usage.model ?? 'scripted',
+  };
 }

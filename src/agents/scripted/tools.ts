@@ -21,7 +21,12 @@ export const WRITE_TOOL = 'Write';
 export const EDIT_TOOL = 'Edit';
 export const SHELL_TOOL = 'Bash';
 
-const TOOL_KINDS: Record<string, ToolKind> = { [WRITE_TOOL]: 'edit', [EDIT_TOOL]: 'edit', [SHELL_TOOL]: 'run', Read: 'read' };
+const TOOL_KINDS: Record<string, ToolKind> = {
+  [WRITE_TOOL]: 'edit',
+  [EDIT_TOOL]: 'edit',
+  [SHELL_TOOL]: 'run',
+  Read: 'read',
+};
 
 /** A script's `approve` step may name any tool; names it does not know are 'other'. */
 export function toolKind(tool: string): ToolKind {
@@ -42,7 +47,13 @@ export function writeFile(ctx: ToolContext, path: string, content: string): void
   } catch (error) {
     // A file where a folder should be, a folder where the file should be, no permission: the
     // tool fails, as a real agent's would, and the agent goes on.
-    ctx.emit({ type: 'tool.finished', toolId, tool: WRITE_TOOL, ok: false, output: `${path}: ${(error as Error).message}` });
+    ctx.emit({
+      type: 'tool.finished',
+      toolId,
+      tool: WRITE_TOOL,
+      ok: false,
+      output: `${path}: ${(error as Error).message}`,
+    });
     return;
   }
   ctx.emit({ type: 'tool.finished', toolId, tool: WRITE_TOOL, ok: true, files: [path] });
@@ -51,7 +62,8 @@ export function writeFile(ctx: ToolContext, path: string, content: string): void
 export function editFile(ctx: ToolContext, path: string, oldText: string, newText: string): void {
   const toolId = ctx.toolId();
   ctx.emit({ type: 'tool.started', toolId, tool: EDIT_TOOL, kind: 'edit', input: path, files: [path] });
-  const fail = (output: string): void => ctx.emit({ type: 'tool.finished', toolId, tool: EDIT_TOOL, ok: false, output });
+  const fail = (output: string): void =>
+    ctx.emit({ type: 'tool.finished', toolId, tool: EDIT_TOOL, ok: false, output });
   const target = fileTarget(ctx.cwd, path);
   if ('refused' in target) return fail(target.refused);
   const current = readText(target.path);
@@ -72,8 +84,10 @@ export function editFile(ctx: ToolContext, path: string, oldText: string, newTex
 function fileTarget(cwd: string, path: string): { path: string } | { refused: string } {
   const target = resolve(cwd, path);
   const rel = relative(cwd, target);
-  if (rel === '' || rel.startsWith('..') || isAbsolute(rel)) return { refused: `refused: ${path} is outside the worktree` };
-  if (rel.split(sep)[0] === '.git') return { refused: `refused: ${path} is inside .git, which is git's, not the agent's` };
+  if (rel === '' || rel.startsWith('..') || isAbsolute(rel))
+    return { refused: `refused: ${path} is outside the worktree` };
+  if (rel.split(sep)[0] === '.git')
+    return { refused: `refused: ${path} is inside .git, which is git's, not the agent's` };
   return { path: target };
 }
 
@@ -90,14 +104,25 @@ function readText(path: string): string | undefined {
  * Runs a command the way an agent's shell tool does: a string goes to `sh -c`, an array runs
  * directly. `onChild` hears of the process while it runs, so an interrupt can end it.
  */
-export function runCommand(ctx: ToolContext, tool: string, command: string | string[], onChild: (child: ChildProcess | undefined) => void): Promise<number | null> {
+export function runCommand(
+  ctx: ToolContext,
+  tool: string,
+  command: string | string[],
+  onChild: (child: ChildProcess | undefined) => void,
+): Promise<number | null> {
   const toolId = ctx.toolId();
   const display = typeof command === 'string' ? command : quoteArgv(command);
   ctx.emit({ type: 'tool.started', toolId, tool, kind: toolKind(tool), input: display });
-  const [file, args] = typeof command === 'string' ? ['/bin/sh', ['-c', command]] : [command[0] ?? '', command.slice(1)];
+  const [file, args] =
+    typeof command === 'string' ? ['/bin/sh', ['-c', command]] : [command[0] ?? '', command.slice(1)];
   return new Promise((done) => {
     const output = new OutputClip();
-    const child = spawn(file, args, { cwd: ctx.cwd, env: ctx.env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    const child = spawn(file, args, {
+      cwd: ctx.cwd,
+      env: ctx.env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    });
     onChild(child);
     const collect = (chunk: Buffer): void => output.add(chunk.toString('utf8'));
     child.stdout?.on('data', collect);

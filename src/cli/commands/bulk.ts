@@ -17,9 +17,14 @@ export interface RemoveFlags {
 }
 
 export async function remove(ctx: Context, refs: string[], opts: RemoveFlags): Promise<void> {
-  if (refs.length === 0 && opts.completed !== true) throw new InvalidInputError('Which sessions? Give names or ids, or --completed for every completed one.');
+  if (refs.length === 0 && opts.completed !== true)
+    throw new InvalidInputError('Which sessions? Give names or ids, or --completed for every completed one.');
   const api = await client(ctx);
-  const targets = await targetsOf(api, refs, opts.completed === true ? (s) => s.state === 'completed' : undefined);
+  const targets = await targetsOf(
+    api,
+    refs,
+    opts.completed === true ? (s) => s.state === 'completed' : undefined,
+  );
   if (targets.sessions.length === 0 && targets.failures.length === 0) {
     ctx.out.write('Nothing to remove: no completed sessions.\n');
     return;
@@ -29,7 +34,9 @@ export async function remove(ctx: Context, refs: string[], opts: RemoveFlags): P
   for (const session of targets.sessions) {
     try {
       if (BUSY.includes(session.state) && opts.force !== true && !(await confirm(session))) {
-        throw new SessionStateError(`${session.name} is ${session.state.replace(/_/g, ' ')}; not removed. Add --force to remove it anyway (its uncommitted work is kept in a snapshot ref).`);
+        throw new SessionStateError(
+          `${session.name} is ${session.state.replace(/_/g, ' ')}; not removed. Add --force to remove it anyway (its uncommitted work is kept in a snapshot ref).`,
+        );
       }
       const view = await api.call('DELETE /api/sessions/:ref', { params: { ref: session.id } });
       results.push(view);
@@ -38,13 +45,19 @@ export async function remove(ctx: Context, refs: string[], opts: RemoveFlags): P
       failures.push(asError(error));
     }
   }
-  if (opts.json === true) printJson(ctx, refs.length === 1 && opts.completed !== true ? results[0] ?? null : results);
+  if (opts.json === true)
+    printJson(ctx, refs.length === 1 && opts.completed !== true ? (results[0] ?? null) : results);
   finish(ctx, failures);
 }
 
-export async function stop(ctx: Context, refs: string[], opts: { all?: boolean; json?: boolean }): Promise<void> {
+export async function stop(
+  ctx: Context,
+  refs: string[],
+  opts: { all?: boolean; json?: boolean },
+): Promise<void> {
   if (refs.length > 0 && opts.all === true) throw new InvalidInputError('Give sessions or --all, not both.');
-  if (refs.length === 0 && opts.all !== true) throw new InvalidInputError('Which sessions? Give names or ids, or --all for every running one.');
+  if (refs.length === 0 && opts.all !== true)
+    throw new InvalidInputError('Which sessions? Give names or ids, or --all for every running one.');
   const api = await client(ctx);
   const targets = await targetsOf(api, refs, opts.all === true ? (s) => BUSY.includes(s.state) : undefined);
   if (opts.all === true && targets.sessions.length === 0) {
@@ -63,14 +76,21 @@ export async function stop(ctx: Context, refs: string[], opts: { all?: boolean; 
       failures.push(asError(error));
     }
   }
-  if (opts.json === true) printJson(ctx, refs.length === 1 ? stopped[0] ?? null : stopped);
+  if (opts.json === true) printJson(ctx, refs.length === 1 ? (stopped[0] ?? null) : stopped);
   finish(ctx, failures);
 }
 
 /** The named sessions (each looked up; one unknown name does not stop the others), or every session that `filter` picks. */
-async function targetsOf(api: SupervisorClient, refs: string[], filter?: (s: SessionView) => boolean): Promise<{ sessions: SessionView[]; failures: Error[] }> {
-  if (filter !== undefined) return { sessions: (await api.call('GET /api/sessions')).sessions.filter(filter), failures: [] };
-  const found = await Promise.allSettled(refs.map((ref) => api.call('GET /api/sessions/:ref', { params: { ref } })));
+async function targetsOf(
+  api: SupervisorClient,
+  refs: string[],
+  filter?: (s: SessionView) => boolean,
+): Promise<{ sessions: SessionView[]; failures: Error[] }> {
+  if (filter !== undefined)
+    return { sessions: (await api.call('GET /api/sessions')).sessions.filter(filter), failures: [] };
+  const found = await Promise.allSettled(
+    refs.map((ref) => api.call('GET /api/sessions/:ref', { params: { ref } })),
+  );
   const sessions = new Map<string, SessionView>();
   const failures: Error[] = [];
   for (const result of found) {
@@ -97,7 +117,9 @@ async function confirm(session: SessionView): Promise<boolean> {
   const { createInterface } = await import('node:readline/promises');
   const prompt = createInterface({ input: process.stdin, output: process.stdout });
   try {
-    const answer = await prompt.question(`${session.name} is ${session.state.replace(/_/g, ' ')}. Stop it and remove its worktree (uncommitted work is kept in a snapshot ref)? [y/N] `);
+    const answer = await prompt.question(
+      `${session.name} is ${session.state.replace(/_/g, ' ')}. Stop it and remove its worktree (uncommitted work is kept in a snapshot ref)? [y/N] `,
+    );
     return /^y(es)?$/i.test(answer.trim());
   } finally {
     prompt.close();
@@ -115,7 +137,13 @@ function printRemoved(ctx: Context, view: RemovedView): void {
   ctx.out.write(`Removed ${view.session.name} (${view.session.id}) and its worktree.\n`);
   if (view.snapshotRef !== null) {
     ctx.out.write(`Uncommitted work saved as ${view.snapshotRef} (${view.snapshotCommit?.slice(0, 10)}).\n`);
-    ctx.out.write(`  restore it with: git checkout ${view.snapshotRef} -- .   (or: git show --stat ${view.snapshotRef})\n`);
+    ctx.out.write(
+      `  restore it with: git checkout ${view.snapshotRef} -- .   (or: git show --stat ${view.snapshotRef})\n`,
+    );
   }
-  ctx.out.write(view.branchDeleted ? `Branch ${view.session.branch} had no commits and was deleted.\n` : `Branch ${view.session.branch} is kept.\n`);
+  ctx.out.write(
+    view.branchDeleted
+      ? `Branch ${view.session.branch} had no commits and was deleted.\n`
+      : `Branch ${view.session.branch} is kept.\n`,
+  );
 }

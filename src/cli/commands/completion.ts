@@ -23,16 +23,29 @@ export function specOf(program: Commander.Command): Spec[] {
   const specs: Spec[] = [];
   for (const command of program.commands) {
     if (command.name().startsWith('__')) continue;
-    const args = (command as unknown as { registeredArguments: { name(): string }[] }).registeredArguments ?? [];
-    const options = command.options.flatMap((o) => [o.long, o.short].filter((f): f is string => f !== undefined));
-    specs.push({ name: command.name(), options: [...options, '--help'], sessions: args.some((a) => a.name().startsWith('session')) });
-    for (const sub of command.commands) specs.push({ name: `${command.name()} ${sub.name()}`, options: sub.options.flatMap((o) => (o.long === undefined ? [] : [o.long])), sessions: false });
+    const args =
+      (command as unknown as { registeredArguments: { name(): string }[] }).registeredArguments ?? [];
+    const options = command.options.flatMap((o) =>
+      [o.long, o.short].filter((f): f is string => f !== undefined),
+    );
+    specs.push({
+      name: command.name(),
+      options: [...options, '--help'],
+      sessions: args.some((a) => a.name().startsWith('session')),
+    });
+    for (const sub of command.commands)
+      specs.push({
+        name: `${command.name()} ${sub.name()}`,
+        options: sub.options.flatMap((o) => (o.long === undefined ? [] : [o.long])),
+        sessions: false,
+      });
   }
   return specs;
 }
 
 export function completion(ctx: Context, shell: string, program: Commander.Command): void {
-  if (!(SHELLS as readonly string[]).includes(shell)) throw new InvalidInputError(`No completion for "${shell}"; shells: ${SHELLS.join(', ')}`);
+  if (!(SHELLS as readonly string[]).includes(shell))
+    throw new InvalidInputError(`No completion for "${shell}"; shells: ${SHELLS.join(', ')}`);
   const specs = specOf(program);
   ctx.out.write(shell === 'bash' ? bash(specs) : shell === 'zsh' ? zsh(specs) : fish(specs));
 }
@@ -52,7 +65,9 @@ function bash(specs: Spec[]): string {
   const cases = specs
     .filter((s) => !s.name.includes(' '))
     .map((s) => {
-      const subs = specs.filter((x) => x.name.startsWith(`${s.name} `)).map((x) => x.name.split(' ')[1] as string);
+      const subs = specs
+        .filter((x) => x.name.startsWith(`${s.name} `))
+        .map((x) => x.name.split(' ')[1] as string);
       return `    ${s.name}) opts="${quote([...s.options, ...subs])}"; sessions=${s.sessions ? 1 : 0} ;;`;
     })
     .join('\n');
@@ -89,8 +104,12 @@ function fish(specs: Spec[]): string {
   const lines = ['# baton completion for fish: baton completion fish | source', 'complete -c baton -f'];
   lines.push(`complete -c baton -n '__fish_use_subcommand' -a '${quote(top(specs))}'`);
   for (const s of specs.filter((x) => !x.name.includes(' '))) {
-    for (const option of s.options.filter((o) => o.startsWith('--'))) lines.push(`complete -c baton -n '__fish_seen_subcommand_from ${s.name}' -l ${option.slice(2)}`);
-    if (s.sessions) lines.push(`complete -c baton -n '__fish_seen_subcommand_from ${s.name}' -a '(baton __sessions 2>/dev/null)'`);
+    for (const option of s.options.filter((o) => o.startsWith('--')))
+      lines.push(`complete -c baton -n '__fish_seen_subcommand_from ${s.name}' -l ${option.slice(2)}`);
+    if (s.sessions)
+      lines.push(
+        `complete -c baton -n '__fish_seen_subcommand_from ${s.name}' -a '(baton __sessions 2>/dev/null)'`,
+      );
   }
   return lines.join('\n') + '\n';
 }

@@ -18,7 +18,8 @@ export interface SearchFlags {
 
 export async function search(ctx: Context, words: string, opts: SearchFlags): Promise<void> {
   const limit = Number(opts.limit);
-  if (!Number.isInteger(limit) || limit < 1 || limit > 200) throw new InvalidInputError(`--limit must be a whole number from 1 to 200, got "${opts.limit}".`);
+  if (!Number.isInteger(limit) || limit < 1 || limit > 200)
+    throw new InvalidInputError(`--limit must be a whole number from 1 to 200, got "${opts.limit}".`);
   const api = await client(ctx);
   const query = {
     q: words,
@@ -39,8 +40,14 @@ function renderHits(result: SearchResult): string {
   if (result.hits.length === 0) return `Nothing found for ${JSON.stringify(result.query)}.\n`;
   return result.hits
     .map((hit) => {
-      const where = hit.sessionName === null ? `${hit.source} ${hit.docId ?? ''}` : `${hit.sessionName}${hit.seq === null ? '' : `#${hit.seq}`}`;
-      const open = hit.sessionName === null || hit.seq === null ? '' : `   baton events ${hit.sessionName} --after ${Math.max(0, hit.seq - 1)}\n`;
+      const where =
+        hit.sessionName === null
+          ? `${hit.source} ${hit.docId ?? ''}`
+          : `${hit.sessionName}${hit.seq === null ? '' : `#${hit.seq}`}`;
+      const open =
+        hit.sessionName === null || hit.seq === null
+          ? ''
+          : `   baton events ${hit.sessionName} --after ${Math.max(0, hit.seq - 1)}\n`;
       return `${where}  ${hit.kind.replace('_', ' ')}  ${hit.agent ?? ''}  ${hit.ts.slice(0, 16).replace('T', ' ')}\n   ${hit.snippet.replace(/\s+/g, ' ')}\n${open}`;
     })
     .join('');
@@ -54,7 +61,10 @@ export interface TranscriptFlags {
 
 export async function transcript(ctx: Context, ref: string, opts: TranscriptFlags): Promise<void> {
   const api = await client(ctx);
-  const result = opts.toRepo === true ? await api.call('POST /api/transcripts/:ref/export', { params: { ref }, body: { toRepo: true } }) : await api.call('GET /api/transcripts/:ref', { params: { ref } });
+  const result =
+    opts.toRepo === true
+      ? await api.call('POST /api/transcripts/:ref/export', { params: { ref }, body: { toRepo: true } })
+      : await api.call('GET /api/transcripts/:ref', { params: { ref } });
   if (opts.json) return printJson(ctx, result.transcript);
   if (opts.toRepo === true) {
     ctx.out.write(`Wrote ${result.path ?? ''}\n`);
@@ -68,13 +78,18 @@ export async function transcript(ctx: Context, ref: string, opts: TranscriptFlag
   ctx.out.write(`${t.name} (${t.agent}${t.origin === 'baton' ? '' : `, imported from ${t.origin}`})\n`);
   if (t.origin === 'baton') {
     const links = await api.call('GET /api/handoffs/:ref', { params: { ref: t.sessionId } });
-    for (const l of links.from) ctx.out.write(`Handed off from ${l.from} (${l.packTokens}-token pack): ${l.task}\n`);
+    for (const l of links.from)
+      ctx.out.write(`Handed off from ${l.from} (${l.packTokens}-token pack): ${l.task}\n`);
     for (const l of links.to) ctx.out.write(`Handed off to ${l.to} (${l.agent}): ${l.task}\n`);
   }
   for (const e of t.entries) {
-    const head = e.role === 'tool' ? `tool ${e.tool ?? ''}${e.ok === false ? ' (failed)' : ''}: ${e.input ?? ''}` : `${e.role}: ${e.text}`;
+    const head =
+      e.role === 'tool'
+        ? `tool ${e.tool ?? ''}${e.ok === false ? ' (failed)' : ''}: ${e.input ?? ''}`
+        : `${e.role}: ${e.text}`;
     ctx.out.write(`${String(e.seq).padStart(5)} ${head.replace(/\s+/g, ' ').slice(0, 300)}\n`);
-    if (e.role === 'tool' && e.output !== undefined && e.output !== '') ctx.out.write(`      → ${e.output.replace(/\s+/g, ' ').slice(0, 300)}\n`);
+    if (e.role === 'tool' && e.output !== undefined && e.output !== '')
+      ctx.out.write(`      → ${e.output.replace(/\s+/g, ' ').slice(0, 300)}\n`);
   }
 }
 
@@ -91,13 +106,19 @@ export interface HandoffFlags {
 export function parseBudget(text: string): number {
   const match = /^(\d+(?:\.\d+)?)(k?)$/i.exec(text.trim());
   const tokens = match === null ? NaN : Math.round(Number(match[1]) * (match[2] === '' ? 1 : 1000));
-  if (!Number.isInteger(tokens) || tokens < 200 || tokens > 200_000) throw new InvalidInputError(`--budget must be a token count from 200 to 200k (such as 8000 or 8k), got "${text}".`);
+  if (!Number.isInteger(tokens) || tokens < 200 || tokens > 200_000)
+    throw new InvalidInputError(
+      `--budget must be a token count from 200 to 200k (such as 8000 or 8k), got "${text}".`,
+    );
   return tokens;
 }
 
 export async function handoff(ctx: Context, ref: string, task: string, opts: HandoffFlags): Promise<void> {
   const budget = parseBudget(opts.budget);
-  if (task.trim() === '') throw new InvalidInputError('Say what the new session should do: baton handoff <session> --to <agent> "the task".');
+  if (task.trim() === '')
+    throw new InvalidInputError(
+      'Say what the new session should do: baton handoff <session> --to <agent> "the task".',
+    );
   const api = await client(ctx);
   const body = {
     from: ref,
@@ -127,12 +148,15 @@ export interface ImportFlags {
 }
 
 export async function importNative(ctx: Context, opts: ImportFlags): Promise<void> {
-  if (opts.claude !== true && opts.codex !== true) throw new InvalidInputError('Say what to import: --claude, --codex or both.');
+  if (opts.claude !== true && opts.codex !== true)
+    throw new InvalidInputError('Say what to import: --claude, --codex or both.');
   const home = ctx.env.HOME ?? '';
   const claudeHome = resolve(ctx.cwd, ctx.env.CLAUDE_CONFIG_DIR ?? join(home, '.claude'));
   const codexHome = resolve(ctx.cwd, ctx.env.CODEX_HOME ?? join(home, '.codex'));
   const api = await client(ctx);
-  const { reports } = await api.call('POST /api/import', { body: { ...(opts.claude ? { claudeHome } : {}), ...(opts.codex ? { codexHome } : {}) } });
+  const { reports } = await api.call('POST /api/import', {
+    body: { ...(opts.claude ? { claudeHome } : {}), ...(opts.codex ? { codexHome } : {}) },
+  });
   if (opts.json) return printJson(ctx, reports);
   for (const r of reports) {
     const skipped = Object.values(r.skipped).reduce((a, b) => a + b, 0);

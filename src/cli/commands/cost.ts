@@ -11,7 +11,8 @@ const GROUPINGS = ['session', 'task', 'agent', 'day'];
 
 export async function cost(ctx: Context, opts: { by?: string; json?: boolean }): Promise<void> {
   const by = opts.by ?? 'session';
-  if (!GROUPINGS.includes(by)) throw new InvalidInputError(`--by must be one of ${GROUPINGS.join(', ')}, got "${by}"`);
+  if (!GROUPINGS.includes(by))
+    throw new InvalidInputError(`--by must be one of ${GROUPINGS.join(', ')}, got "${by}"`);
   const api = await client(ctx);
   const report = await api.call('GET /api/cost', { query: { by } });
   if (opts.json) return printJson(ctx, report);
@@ -21,19 +22,34 @@ export async function cost(ctx: Context, opts: { by?: string; json?: boolean }):
 export function renderCost(report: CostReport): string {
   const lines: string[] = [];
   const width = Math.max(8, ...report.rows.map((row) => row.key.length));
-  lines.push(`${report.by.toUpperCase().padEnd(width)}  ${'INPUT'.padStart(10)} ${'OUTPUT'.padStart(9)} ${'CACHED'.padStart(10)} ${'COST'.padStart(10)}`);
+  lines.push(
+    `${report.by.toUpperCase().padEnd(width)}  ${'INPUT'.padStart(10)} ${'OUTPUT'.padStart(9)} ${'CACHED'.padStart(10)} ${'COST'.padStart(10)}`,
+  );
   for (const row of [...report.rows, report.total]) {
-    const unknown = row.unpricedTokens > 0 ? `  + ${tokens(row.unpricedTokens)} tokens not priced (${row.unpricedModels.join(', ')}: not in the price table)` : '';
-    lines.push(`${row.key.padEnd(width)}  ${tokens(row.inputTokens).padStart(10)} ${tokens(row.outputTokens).padStart(9)} ${tokens(row.cacheReadTokens).padStart(10)} ${usd(row.usd).padStart(10)}${unknown}`);
+    const unknown =
+      row.unpricedTokens > 0
+        ? `  + ${tokens(row.unpricedTokens)} tokens not priced (${row.unpricedModels.join(', ')}: not in the price table)`
+        : '';
+    lines.push(
+      `${row.key.padEnd(width)}  ${tokens(row.inputTokens).padStart(10)} ${tokens(row.outputTokens).padStart(9)} ${tokens(row.cacheReadTokens).padStart(10)} ${usd(row.usd).padStart(10)}${unknown}`,
+    );
   }
   lines.push('', `Burn rate ${usd(report.perHourUsd)}/h (last 30 min); today ${usd(report.todayUsd)}.`);
   for (const budget of report.budgets) lines.push(`Budget ${budget.summary}`);
-  for (const window of report.windows) lines.push(`Window ${window.summary}${window.resetsAt === null ? '' : ` (resets ${window.resetsAt.slice(0, 16).replace('T', ' ')} UTC)`}`);
-  lines.push(`Prices as of ${report.priceTable.date}; an agent's own reported cost is used when it gives one.`);
+  for (const window of report.windows)
+    lines.push(
+      `Window ${window.summary}${window.resetsAt === null ? '' : ` (resets ${window.resetsAt.slice(0, 16).replace('T', ' ')} UTC)`}`,
+    );
+  lines.push(
+    `Prices as of ${report.priceTable.date}; an agent's own reported cost is used when it gives one.`,
+  );
   return lines.join('\n') + '\n';
 }
 
-export async function budgetSet(ctx: Context, opts: { session?: string; day?: string; window?: string[]; warnAt?: string; json?: boolean }): Promise<void> {
+export async function budgetSet(
+  ctx: Context,
+  opts: { session?: string; day?: string; window?: string[]; warnAt?: string; json?: boolean },
+): Promise<void> {
   const api = await client(ctx);
   const result = await api.call('POST /api/budgets', {
     body: { session: opts.session, day: opts.day, window: opts.window, warnAt: opts.warnAt },
@@ -47,7 +63,11 @@ export async function budgetList(ctx: Context, opts: { json?: boolean }): Promis
   const api = await client(ctx);
   const result = await api.call('GET /api/budgets');
   if (opts.json) return printJson(ctx, result);
-  ctx.out.write(result.budgets.length === 0 ? 'No budgets. Set one: baton budget set --session 2usd --day 40usd --window 5h:200usd\n' : renderBudgets(result.budgets));
+  ctx.out.write(
+    result.budgets.length === 0
+      ? 'No budgets. Set one: baton budget set --session 2usd --day 40usd --window 5h:200usd\n'
+      : renderBudgets(result.budgets),
+  );
 }
 
 export async function budgetRemove(ctx: Context, scope: string, opts: { json?: boolean }): Promise<void> {
@@ -59,10 +79,18 @@ export async function budgetRemove(ctx: Context, scope: string, opts: { json?: b
 }
 
 function renderBudgets(budgets: BudgetView[]): string {
-  return budgets.map((b) => `${b.scope.padEnd(12)} $${b.limitUsd.toFixed(2).padEnd(9)} warn at ${Math.round(b.warnRatio * 100)}%  ${b.summary}\n`).join('');
+  return budgets
+    .map(
+      (b) =>
+        `${b.scope.padEnd(12)} $${b.limitUsd.toFixed(2).padEnd(9)} warn at ${Math.round(b.warnRatio * 100)}%  ${b.summary}\n`,
+    )
+    .join('');
 }
 
-export async function alerts(ctx: Context, opts: { all?: boolean; ack?: string; json?: boolean }): Promise<void> {
+export async function alerts(
+  ctx: Context,
+  opts: { all?: boolean; ack?: string; json?: boolean },
+): Promise<void> {
   const api = await client(ctx);
   if (opts.ack !== undefined) {
     const alert = await api.call('POST /api/alerts/:id/ack', { params: { id: opts.ack } });
@@ -93,7 +121,13 @@ export async function watch(ctx: Context, opts: { json?: boolean; all?: boolean 
   const print = (event: WorkspaceEvent): void => {
     last = event.seq;
     if (!opts.all && !WATCHED.test(event.type)) return;
-    if (!opts.all && event.type === 'session.state_changed' && event.data.to !== 'needs_input' && event.data.to !== 'failed') return;
+    if (
+      !opts.all &&
+      event.type === 'session.state_changed' &&
+      event.data.to !== 'needs_input' &&
+      event.data.to !== 'failed'
+    )
+      return;
     ctx.out.write((opts.json ? JSON.stringify(event) : formatWorkspaceEvent(event)) + '\n');
   };
   if (!opts.json) ctx.err.write('Watching for alerts (Ctrl-C to stop)…\n');
@@ -101,7 +135,11 @@ export async function watch(ctx: Context, opts: { json?: boolean; all?: boolean 
 }
 
 function tokens(n: number): string {
-  return n >= 1_000_000 ? `${(n / 1_000_000).toFixed(1)}M` : n >= 10_000 ? `${Math.round(n / 1000)}k` : String(n);
+  return n >= 1_000_000
+    ? `${(n / 1_000_000).toFixed(1)}M`
+    : n >= 10_000
+      ? `${Math.round(n / 1000)}k`
+      : String(n);
 }
 
 function usd(n: number): string {

@@ -38,13 +38,20 @@ export async function start(ctx: Context, opts: StartFlags = {}): Promise<void> 
   // Checked here, so a wrong flag fails before a supervisor is started at all.
   if (opts.store !== undefined) parseStoreUrl(opts.store, '--store');
   if (opts.machine !== undefined) checkWorkerName(opts.machine, '--machine');
-  const env = { ...ctx.env, ...(opts.store === undefined ? {} : { [FLAG_ENV.store]: opts.store }), ...(opts.machine === undefined ? {} : { [FLAG_ENV.machine]: opts.machine }) };
+  const env = {
+    ...ctx.env,
+    ...(opts.store === undefined ? {} : { [FLAG_ENV.store]: opts.store }),
+    ...(opts.machine === undefined ? {} : { [FLAG_ENV.machine]: opts.machine }),
+  };
   const api = await connect({ home: ctx.home, cwd: ctx.cwd, env, autostart: true });
   const s = await api.call('GET /api/daemon');
   if (opts.store !== undefined || opts.machine !== undefined) {
     const view = await api.call('GET /api/workers');
     const wanted = opts.store === undefined ? undefined : redact(opts.store);
-    if ((wanted !== undefined && view.store !== wanted) || (opts.machine !== undefined && view.machine !== opts.machine)) {
+    if (
+      (wanted !== undefined && view.store !== wanted) ||
+      (opts.machine !== undefined && view.machine !== opts.machine)
+    ) {
       throw new BatonError(
         'conflict',
         `A supervisor is already running (pid ${s.pid}) as machine ${view.machine} ${view.store === null ? 'with no store' : `on the store ${view.store}`}; run \`baton daemon stop\` first to start it with these flags.`,
@@ -65,7 +72,9 @@ export async function stop(ctx: Context): Promise<void> {
   const s = await api.call('GET /api/daemon');
   await api.call('POST /api/daemon/stop');
   await waitUntilGone(s.pid);
-  ctx.out.write(`Supervisor stopped (pid ${s.pid}). Running sessions keep going and are re-attached on the next start.\n`);
+  ctx.out.write(
+    `Supervisor stopped (pid ${s.pid}). Running sessions keep going and are re-attached on the next start.\n`,
+  );
 }
 
 async function waitUntilGone(pid: number): Promise<void> {
@@ -90,7 +99,8 @@ export interface LogsFlags {
 /** The supervisor's log: readable lines (or its JSON records with --json), the last N, optionally followed. */
 export async function logs(ctx: Context, opts: LogsFlags): Promise<void> {
   const n = Number(opts.lines);
-  if (!Number.isInteger(n) || n < 1) throw new InvalidInputError(`--lines must be a whole number of lines, 1 or more, got "${opts.lines}"`);
+  if (!Number.isInteger(n) || n < 1)
+    throw new InvalidInputError(`--lines must be a whole number of lines, 1 or more, got "${opts.lines}"`);
   const path = homePaths(ctx.home).log;
   const show = (line: string): string => (opts.json === true ? line : readableLogLine(line));
   if (!existsSync(path) && opts.follow !== true) {
@@ -123,6 +133,7 @@ export function readableLogLine(line: string): string {
   const extra = Object.entries(rest)
     .map(([key, value]) => `${key}=${typeof value === 'string' ? value : JSON.stringify(value)}`)
     .join(' ');
-  const text = (value: unknown): string => (typeof value === 'string' ? value : JSON.stringify(value) ?? '');
+  const text = (value: unknown): string =>
+    typeof value === 'string' ? value : (JSON.stringify(value) ?? '');
   return `${clock} ${text(level).padEnd(5)} ${text(service).padEnd(10)} ${text(msg)}${extra === '' ? '' : `  ${extra}`}`;
 }

@@ -30,13 +30,19 @@ export async function confirmDangerousMode(ctx: Context, root: string, mode: str
 
 export async function acceptDangerous(ctx: Context): Promise<void> {
   if (!process.stdin.isTTY || !process.stdout.isTTY) {
-    throw new InvalidInputError('accept-dangerous must be run in a terminal: accepting is a decision for a person, not a script.');
+    throw new InvalidInputError(
+      'accept-dangerous must be run in a terminal: accepting is a decision for a person, not a script.',
+    );
   }
   const api = await client(ctx);
   const { execFileSync } = await import('node:child_process');
   let root: string;
   try {
-    root = execFileSync('git', ['rev-parse', '--show-toplevel'], { cwd: ctx.cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+    root = execFileSync('git', ['rev-parse', '--show-toplevel'], {
+      cwd: ctx.cwd,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+    }).trim();
   } catch {
     throw new InvalidInputError(`${ctx.cwd} is not inside a git repository`);
   }

@@ -28,7 +28,13 @@ const SESSIONS: DemoSession[] = [
     expect: 'ready_for_review',
     steps: [
       { say: 'Adding a --verbose flag to greet.js.' },
-      { edit: { path: 'greet.js', old: "const name = process.argv[2] ?? 'world';", new: "const args = process.argv.slice(2);\nconst verbose = args.includes('--verbose');\nconst name = args.find((a) => !a.startsWith('--')) ?? 'world';\nif (verbose) console.error(`greeting ${name}`);" } },
+      {
+        edit: {
+          path: 'greet.js',
+          old: "const name = process.argv[2] ?? 'world';",
+          new: "const args = process.argv.slice(2);\nconst verbose = args.includes('--verbose');\nconst name = args.find((a) => !a.startsWith('--')) ?? 'world';\nif (verbose) console.error(`greeting ${name}`);",
+        },
+      },
       { run: 'node greet.js --verbose baton' },
       { usage: { input: 5400, output: 820, usd: 0.031 } },
       { say: 'Added --verbose; it logs what it greets to stderr. Ready for review.' },
@@ -42,9 +48,17 @@ const SESSIONS: DemoSession[] = [
       { say: 'Reading watcher.js.' },
       { run: 'cat watcher.js' },
       { usage: { input: 3100, output: 240, usd: 0.012 } },
-      { ask: 'Should I keep the old onChange(path) signature for existing callers, or switch to onChange(event)?' },
+      {
+        ask: 'Should I keep the old onChange(path) signature for existing callers, or switch to onChange(event)?',
+      },
       { say: 'Going with: {{reply}}' },
-      { write: { path: 'watcher.js', content: '// refactored per: {{reply}}\nmodule.exports = function watch(dir, onChange) { return { dir, onChange }; };\n' } },
+      {
+        write: {
+          path: 'watcher.js',
+          content:
+            '// refactored per: {{reply}}\nmodule.exports = function watch(dir, onChange) { return { dir, onChange }; };\n',
+        },
+      },
       { say: 'Refactor done.' },
     ],
   },
@@ -62,16 +76,37 @@ const SESSIONS: DemoSession[] = [
     name: 'demo-working',
     prompt: 'run the long test suite and fix what fails',
     expect: 'working',
-    steps: [{ say: 'Running the full suite; this takes a while.' }, { run: 'ls' }, { sleep: LONG }, { say: 'Suite passed.' }],
+    steps: [
+      { say: 'Running the full suite; this takes a while.' },
+      { run: 'ls' },
+      { sleep: LONG },
+      { say: 'Suite passed.' },
+    ],
   },
   {
     name: 'demo-failed',
     prompt: 'upgrade the test runner',
     expect: 'failed',
-    steps: [{ say: 'Upgrading.' }, { run: 'node -e "process.exit(3)"' }, { fail: 'tests failed after the upgrade: 2 of 14 (exit 3)' }],
+    steps: [
+      { say: 'Upgrading.' },
+      { run: 'node -e "process.exit(3)"' },
+      { fail: 'tests failed after the upgrade: 2 of 14 (exit 3)' },
+    ],
   },
-  { name: 'demo-stopped', prompt: 'benchmark the greeter', expect: 'working', then: 'stop', steps: [{ say: 'Benchmarking…' }, { sleep: LONG }] },
-  { name: 'demo-completed', prompt: 'fix the typo in the README', expect: 'ready_for_review', then: 'done', steps: [{ edit: { path: 'README.md', old: 'Greeter', new: 'Greeter tool' } }, { say: 'Fixed.' }] },
+  {
+    name: 'demo-stopped',
+    prompt: 'benchmark the greeter',
+    expect: 'working',
+    then: 'stop',
+    steps: [{ say: 'Benchmarking…' }, { sleep: LONG }],
+  },
+  {
+    name: 'demo-completed',
+    prompt: 'fix the typo in the README',
+    expect: 'ready_for_review',
+    then: 'done',
+    steps: [{ edit: { path: 'README.md', old: 'Greeter', new: 'Greeter tool' } }, { say: 'Fixed.' }],
+  },
 ];
 
 export async function demo(ctx: Context): Promise<void> {
@@ -85,10 +120,17 @@ export async function demo(ctx: Context): Promise<void> {
 
   for (const session of SESSIONS) {
     await apiInRepo.call('POST /api/sessions', {
-      body: { prompt: session.prompt, cwd: repo, name: session.name, agent: 'scripted', options: { script: { steps: session.steps } } },
+      body: {
+        prompt: session.prompt,
+        cwd: repo,
+        name: session.name,
+        agent: 'scripted',
+        options: { script: { steps: session.steps } },
+      },
     });
     await waitForState(apiInRepo, session.name, session.expect);
-    if (session.then !== undefined) await apiInRepo.call(`POST /api/sessions/:ref/${session.then}`, { params: { ref: session.name } });
+    if (session.then !== undefined)
+      await apiInRepo.call(`POST /api/sessions/:ref/${session.then}`, { params: { ref: session.name } });
   }
   await fillToShowQueue(apiInRepo, repo, ctx);
 
@@ -118,15 +160,22 @@ export async function demo(ctx: Context): Promise<void> {
 
 async function removeOldDemoSessions(api: SupervisorClient, repo: string): Promise<void> {
   const { sessions } = await api.call('GET /api/sessions', { query: { project: repo } });
-  for (const session of sessions) await api.call('DELETE /api/sessions/:ref', { params: { ref: session.id } });
+  for (const session of sessions)
+    await api.call('DELETE /api/sessions/:ref', { params: { ref: session.id } });
 }
 
 function createDemoRepository(repo: string): void {
   if (existsSync(repo)) rmSync(repo, { recursive: true, force: true });
   mkdirSync(repo, { recursive: true });
   writeFileSync(join(repo, 'README.md'), '# Greeter\n\nA tiny program the demo sessions work on.\n');
-  writeFileSync(join(repo, 'greet.js'), "const name = process.argv[2] ?? 'world';\nconsole.log(`hello, ${name}`);\n");
-  writeFileSync(join(repo, 'watcher.js'), 'module.exports = function watch(dir, onChange) { /* calls onChange(path) */ };\n');
+  writeFileSync(
+    join(repo, 'greet.js'),
+    "const name = process.argv[2] ?? 'world';\nconsole.log(`hello, ${name}`);\n",
+  );
+  writeFileSync(
+    join(repo, 'watcher.js'),
+    'module.exports = function watch(dir, onChange) { /* calls onChange(path) */ };\n',
+  );
   mkdirSync(join(repo, 'build'));
   writeFileSync(join(repo, 'build', 'greet.min.js'), 'console.log("stale")\n');
   const git = (...args: string[]): void => {
@@ -134,7 +183,16 @@ function createDemoRepository(repo: string): void {
   };
   git('init', '--quiet', '--initial-branch=main');
   git('add', '.');
-  git('-c', 'user.name=Baton Demo', '-c', 'user.email=demo@baton.local', 'commit', '--quiet', '-m', 'Greeter: first version');
+  git(
+    '-c',
+    'user.name=Baton Demo',
+    '-c',
+    'user.email=demo@baton.local',
+    'commit',
+    '--quiet',
+    '-m',
+    'Greeter: first version',
+  );
 }
 
 /** Occupies the free slots with long-running sessions, then dispatches one more that must queue. */
@@ -142,7 +200,9 @@ async function fillToShowQueue(api: SupervisorClient, repo: string, ctx: Context
   const status = await api.call('GET /api/daemon');
   const free = status.maxConcurrent - status.active;
   if (free > 6) {
-    ctx.out.write(`(Skipping the queue demo: ${free} free slots. Set BATON_MAX_CONCURRENT lower to see queueing.)\n`);
+    ctx.out.write(
+      `(Skipping the queue demo: ${free} free slots. Set BATON_MAX_CONCURRENT lower to see queueing.)\n`,
+    );
     return;
   }
   for (let i = 1; i <= free; i++) {
@@ -160,7 +220,14 @@ async function fillToShowQueue(api: SupervisorClient, repo: string, ctx: Context
       prompt: 'write the changelog once a slot frees up',
       cwd: repo,
       name: 'demo-queued',
-      options: { script: { steps: [{ write: { path: 'CHANGELOG.md', content: '# Changelog\n' } }, { say: 'Changelog written.' }] } },
+      options: {
+        script: {
+          steps: [
+            { write: { path: 'CHANGELOG.md', content: '# Changelog\n' } },
+            { say: 'Changelog written.' },
+          ],
+        },
+      },
     },
   });
 }
@@ -170,7 +237,8 @@ async function waitForState(api: SupervisorClient, name: string, state: SessionS
   for (;;) {
     const { session } = await api.call('GET /api/sessions/:ref', { params: { ref: name } });
     if (session.state === state) return;
-    if (performance.now() > deadline) throw new Error(`demo session ${name} did not reach ${state} (it is ${session.state})`);
+    if (performance.now() > deadline)
+      throw new Error(`demo session ${name} did not reach ${state} (it is ${session.state})`);
     // A demo, not a test: a short poll keeps it simple.
     await new Promise((r) => setTimeout(r, 50));
   }

@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { colorize, renderStat } from './diff.js';
 
-const stat = (files: { path: string; status?: string; additions: number; deletions: number; binary?: boolean }[]) => ({
+const stat = (
+  files: { path: string; status?: string; additions: number; deletions: number; binary?: boolean }[],
+) => ({
   session: 's',
   branch: 'baton/s',
   baseRef: 'main',
@@ -13,11 +15,14 @@ const stat = (files: { path: string; status?: string; additions: number; deletio
 
 describe('renderStat', () => {
   it('scales the bars to the widest change and marks binary, new and deleted files', () => {
-    const text = renderStat(stat([
-      { path: 'big.ts', additions: 300, deletions: 100 },
-      { path: 'img.png', status: 'A', additions: 0, deletions: 0, binary: true },
-      { path: 'old.ts', status: 'D', additions: 0, deletions: 10 },
-    ]), 40);
+    const text = renderStat(
+      stat([
+        { path: 'big.ts', additions: 300, deletions: 100 },
+        { path: 'img.png', status: 'A', additions: 0, deletions: 0, binary: true },
+        { path: 'old.ts', status: 'D', additions: 0, deletions: 10 },
+      ]),
+      40,
+    );
     expect(text).toBe(
       ` big.ts  | 400 ${'+'.repeat(30)}${'-'.repeat(10)}\n` +
         ' img.png | Bin\n' +
@@ -36,6 +41,8 @@ describe('renderStat', () => {
 
 describe('colorize', () => {
   it('colours additions, deletions and hunk headers, leaving context alone', () => {
-    expect(colorize('@@ -1 +1 @@\n-a\n+b\n c')).toBe('\x1b[36m@@ -1 +1 @@\x1b[0m\n\x1b[31m-a\x1b[0m\n\x1b[32m+b\x1b[0m\n c');
+    expect(colorize('@@ -1 +1 @@\n-a\n+b\n c')).toBe(
+      '\x1b[36m@@ -1 +1 @@\x1b[0m\n\x1b[31m-a\x1b[0m\n\x1b[32m+b\x1b[0m\n c',
+    );
   });
 });

@@ -29,7 +29,8 @@ export async function diff(ctx: Context, ref: string, opts: DiffFlags): Promise<
   }
   const color = isColorTerminal(ctx);
   ctx.out.write(color ? colorize(patch?.text ?? '') : (patch?.text ?? ''));
-  if (truncated) ctx.out.write(`\n… the diff was cut at 4 MiB; \`baton diff ${stat.session} --stat\` lists every file.\n`);
+  if (truncated)
+    ctx.out.write(`\n… the diff was cut at 4 MiB; \`baton diff ${stat.session} --stat\` lists every file.\n`);
 }
 
 /** `path | 12 ++++--` lines and a summary, the way `git diff --stat` reads. */
@@ -39,7 +40,10 @@ export function renderStat(stat: DiffStatView, width = 40): string {
   const pathWidth = Math.min(60, Math.max(...stat.files.map((f) => f.path.length)));
   const countWidth = String(most).length;
   const lines = stat.files.map((f) => {
-    const path = f.path.length > pathWidth ? `…${f.path.slice(f.path.length - pathWidth + 1)}` : f.path.padEnd(pathWidth);
+    const path =
+      f.path.length > pathWidth
+        ? `…${f.path.slice(f.path.length - pathWidth + 1)}`
+        : f.path.padEnd(pathWidth);
     if (f.binary) return ` ${path} | ${'Bin'.padStart(countWidth)}\n`;
     const total = f.additions + f.deletions;
     const scale = most > width ? width / most : 1;
@@ -69,7 +73,13 @@ export function colorize(patch: string): string {
   return patch
     .split('\n')
     .map((line) => {
-      if (line.startsWith('diff --git ') || line.startsWith('index ') || line.startsWith('--- ') || line.startsWith('+++ ')) return `\x1b[1m${line}${RESET}`;
+      if (
+        line.startsWith('diff --git ') ||
+        line.startsWith('index ') ||
+        line.startsWith('--- ') ||
+        line.startsWith('+++ ')
+      )
+        return `\x1b[1m${line}${RESET}`;
       if (line.startsWith('@@')) return `\x1b[36m${line}${RESET}`;
       if (line.startsWith('+')) return `\x1b[32m${line}${RESET}`;
       if (line.startsWith('-')) return `\x1b[31m${line}${RESET}`;

@@ -14,14 +14,31 @@ export async function env(ctx: Context, ref: string, opts: { json?: boolean }): 
 
 export function renderEnvironment(view: EnvironmentView): string {
   const lines = [`${view.session} (${view.state}) in ${view.worktree}`];
-  lines.push(view.ports.length === 0 ? 'ports: none leased' : `ports: ${view.ports.map((p) => `${p.name}=${p.port}`).join(' ')}`);
+  lines.push(
+    view.ports.length === 0
+      ? 'ports: none leased'
+      : `ports: ${view.ports.map((p) => `${p.name}=${p.port}`).join(' ')}`,
+  );
   const vars = Object.entries(view.env).filter(([k]) => !view.ports.some((p) => p.name === k));
   if (vars.length > 0) lines.push('variables:', ...vars.map(([k, v]) => `  ${k}=${v}`));
   const sources = Object.entries(view.settingSources);
-  lines.push(sources.length === 0 ? "agent setup: the user's own, all sources" : `agent setup: ${sources.map(([a, s]) => `${a} [${s.join(', ')}]`).join('; ')}`);
-  if (view.disk !== null) lines.push(`disk: ${mb(view.disk.ownedBytes)} owned, ${mb(view.disk.sharedBytes)} shared by hard link`);
-  if (view.setup.log === null) lines.push(view.setup.steps === 0 ? 'setup: nothing to do' : 'setup: not run yet');
-  else lines.push(`setup log (${view.setup.logPath}):`, ...view.setup.log.trimEnd().split('\n').map((l) => `  ${l}`));
+  lines.push(
+    sources.length === 0
+      ? "agent setup: the user's own, all sources"
+      : `agent setup: ${sources.map(([a, s]) => `${a} [${s.join(', ')}]`).join('; ')}`,
+  );
+  if (view.disk !== null)
+    lines.push(`disk: ${mb(view.disk.ownedBytes)} owned, ${mb(view.disk.sharedBytes)} shared by hard link`);
+  if (view.setup.log === null)
+    lines.push(view.setup.steps === 0 ? 'setup: nothing to do' : 'setup: not run yet');
+  else
+    lines.push(
+      `setup log (${view.setup.logPath}):`,
+      ...view.setup.log
+        .trimEnd()
+        .split('\n')
+        .map((l) => `  ${l}`),
+    );
   return lines.join('\n') + '\n';
 }
 

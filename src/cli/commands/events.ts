@@ -6,9 +6,13 @@ import { client } from '../connect.js';
 import { followWorkspace } from '../follow.js';
 import type { Context } from '../context.js';
 
-export async function events(ctx: Context, opts: { follow?: boolean; json?: boolean; after: string }): Promise<void> {
+export async function events(
+  ctx: Context,
+  opts: { follow?: boolean; json?: boolean; after: string },
+): Promise<void> {
   let last = Number(opts.after);
-  if (!Number.isInteger(last) || last < 0) throw new InvalidInputError(`--after must be a non-negative integer, got "${opts.after}"`);
+  if (!Number.isInteger(last) || last < 0)
+    throw new InvalidInputError(`--after must be a non-negative integer, got "${opts.after}"`);
   const api = await client(ctx);
   const print = (event: WorkspaceEvent): void => {
     last = event.seq;
@@ -22,7 +26,10 @@ export async function events(ctx: Context, opts: { follow?: boolean; json?: bool
     // Paged, so a long history is printed whole; the other machines' events share the sequence.
     for (;;) {
       const page = await api.call('GET /api/workspace/events', { query: { after: last, relayed: '1' } });
-      const merged: (WorkspaceEvent | RelayedWorkspaceEvent)[] = [...page.events, ...(page.relayed ?? [])].sort((a, b) => a.seq - b.seq);
+      const merged: (WorkspaceEvent | RelayedWorkspaceEvent)[] = [
+        ...page.events,
+        ...(page.relayed ?? []),
+      ].sort((a, b) => a.seq - b.seq);
       for (const event of merged) {
         if ('machine' in event) printRelayed(event);
         else print(event);
@@ -49,7 +56,12 @@ export function formatRelayedEvent(event: RelayedWorkspaceEvent): string {
  */
 export function describeRelayedEvent(event: RelayedWorkspaceEvent): string {
   try {
-    const text = describeWorkspaceEvent({ seq: event.seq, ts: event.ts, type: event.type, data: event.data } as WorkspaceEvent);
+    const text = describeWorkspaceEvent({
+      seq: event.seq,
+      ts: event.ts,
+      type: event.type,
+      data: event.data,
+    } as WorkspaceEvent);
     return text.includes('undefined') ? describeUnknown(event.data) : text;
   } catch {
     return describeUnknown(event.data);
@@ -72,9 +84,14 @@ export function describeWorkspaceEvent(event: WorkspaceEvent): string {
 }
 
 function describeUnknown(data: unknown): string {
-  if (typeof data !== 'object' || data === null) return typeof data === 'string' || typeof data === 'number' ? String(data) : '';
+  if (typeof data !== 'object' || data === null)
+    return typeof data === 'string' || typeof data === 'number' ? String(data) : '';
   const words = Object.entries(data as Record<string, unknown>)
-    .filter(([key, value]) => key !== 'id' && (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean'))
+    .filter(
+      ([key, value]) =>
+        key !== 'id' &&
+        (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean'),
+    )
     .map(([key, value]) => (key === 'name' || key === 'title' ? String(value) : `${key}: ${String(value)}`));
   return words.join(', ').replace(/\s+/g, ' ');
 }
@@ -198,7 +215,10 @@ function oneLine(text: string): string {
 }
 
 function allowText(rule: { tool: string | null; pattern: string | null; project: string | null }): string {
-  const what = rule.pattern === null ? `every ${rule.tool ?? ''} call` : `\`${rule.pattern}\`${rule.tool === null ? '' : ` (${rule.tool})`}`;
+  const what =
+    rule.pattern === null
+      ? `every ${rule.tool ?? ''} call`
+      : `\`${rule.pattern}\`${rule.tool === null ? '' : ` (${rule.tool})`}`;
   return `${what} in ${rule.project ?? 'every repository'}`;
 }
 

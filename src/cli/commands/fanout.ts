@@ -22,7 +22,8 @@ export interface FanoutFlags {
 }
 
 export async function fanout(ctx: Context, file: string, flags: FanoutFlags): Promise<void> {
-  if (flags.prompt === undefined || flags.prompt.trim() === '') throw new InvalidInputError('baton fanout needs --prompt "<what to do for each item>".');
+  if (flags.prompt === undefined || flags.prompt.trim() === '')
+    throw new InvalidInputError('baton fanout needs --prompt "<what to do for each item>".');
   const [agent] = parseAgents(flags.agent) as [AgentId];
   const batch = wholeNumber(flags.batch, '--batch');
   const items = parseItems(readItems(ctx, file), file);
@@ -42,8 +43,11 @@ export async function fanout(ctx: Context, file: string, flags: FanoutFlags): Pr
   const view = await api.call('POST /api/fanouts', { body });
   for (const warning of view.warnings ?? []) ctx.err.write(`baton: warning: dispatched while ${warning}\n`);
   if (flags.json) return printJson(ctx, view);
-  ctx.out.write(`Started fan-out ${view.id}: ${view.items} items in ${view.batches.length} batches of up to ${view.batchSize}\n`);
-  for (const b of view.batches) ctx.out.write(`  batch ${b.batch}: ${b.tries[0]?.name ?? '?'} (${b.items.length} items)\n`);
+  ctx.out.write(
+    `Started fan-out ${view.id}: ${view.items} items in ${view.batches.length} batches of up to ${view.batchSize}\n`,
+  );
+  for (const b of view.batches)
+    ctx.out.write(`  batch ${b.batch}: ${b.tries[0]?.name ?? '?'} (${b.items.length} items)\n`);
   ctx.out.write(`Report: baton fanout show ${view.id}\n`);
 }
 
@@ -58,8 +62,14 @@ export async function list(ctx: Context, opts: { json?: boolean }): Promise<void
   const api = await client(ctx);
   const { groups } = await api.call('GET /api/attempts', { query: { kind: 'fanout' } });
   if (opts.json) return printJson(ctx, groups);
-  if (groups.length === 0) return void ctx.out.write('No fan-outs yet (baton fanout items.txt --batch 10 --prompt "…" starts one).\n');
-  for (const g of groups) ctx.out.write(`${g.id}  ${g.state.padEnd(9)} ${String(g.sessions).padStart(3)} sessions  ${g.project}  ${firstLine(g.prompt)}\n`);
+  if (groups.length === 0)
+    return void ctx.out.write(
+      'No fan-outs yet (baton fanout items.txt --batch 10 --prompt "…" starts one).\n',
+    );
+  for (const g of groups)
+    ctx.out.write(
+      `${g.id}  ${g.state.padEnd(9)} ${String(g.sessions).padStart(3)} sessions  ${g.project}  ${firstLine(g.prompt)}\n`,
+    );
 }
 
 /** The report as Markdown: a summary, then a section per batch. */
@@ -73,9 +83,16 @@ export function renderReport(view: FanoutView): string {
   ];
   for (const b of view.batches) {
     const tries = b.tries.map((t) => `${t.name} (${t.state.replace(/_/g, ' ')})`).join(', then ');
-    lines.push('', `## Batch ${b.batch}: ${b.state.replace(/_/g, ' ')}`, '', `- sessions: ${tries}${b.tries.length > 1 ? ' (retried once)' : ''}`);
+    lines.push(
+      '',
+      `## Batch ${b.batch}: ${b.state.replace(/_/g, ' ')}`,
+      '',
+      `- sessions: ${tries}${b.tries.length > 1 ? ' (retried once)' : ''}`,
+    );
     lines.push(`- items: ${b.items.join(', ')}`);
-    lines.push(`- diff: ${b.diff.files.length} files, +${b.diff.additions} −${b.diff.deletions}${b.diff.files.length === 0 ? '' : ` (${b.diff.files.join(', ')})`}`);
+    lines.push(
+      `- diff: ${b.diff.files.length} files, +${b.diff.additions} −${b.diff.deletions}${b.diff.files.length === 0 ? '' : ` (${b.diff.files.join(', ')})`}`,
+    );
     if (b.finalMessage !== null) lines.push('', ...b.finalMessage.split('\n').map((l) => `> ${l}`));
   }
   return lines.join('\n') + '\n';
@@ -86,7 +103,8 @@ function readItems(ctx: Context, file: string): string {
   try {
     return readFileSync(path, 'utf8');
   } catch (error) {
-    throw new InvalidInputError(`Cannot read the item file ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+    throw new InvalidInputError(
+      `Cannot read the item file ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+    );
   }
 }
-

@@ -22,7 +22,9 @@ export async function mcp(ctx: Context): Promise<void> {
     try {
       credential = readCredentialFile(file);
     } catch (error) {
-      throw new InvalidInputError(`BATON_SESSION_CREDENTIAL_FILE names ${file}, which cannot be read (${(error as NodeJS.ErrnoException).code ?? String(error)}): the session has ended, or this is not a session Baton started.`);
+      throw new InvalidInputError(
+        `BATON_SESSION_CREDENTIAL_FILE names ${file}, which cannot be read (${(error as NodeJS.ErrnoException).code ?? String(error)}): the session has ended, or this is not a session Baton started.`,
+      );
     }
     connect = () => connectAsSession(ctx.home, ctx.cwd, credential);
   }

@@ -29,9 +29,14 @@ export interface AddFlags {
 }
 
 export async function add(ctx: Context, name: string, flags: AddFlags): Promise<void> {
-  if (flags.promptFile !== undefined && !existsSync(resolve(ctx.cwd, flags.promptFile))) throw new InvalidInputError(`--prompt-file ${flags.promptFile}: no such file.`);
-  if (flags.script !== undefined && flags.agent !== 'scripted') throw new InvalidInputError('--script is only for --agent scripted');
-  const script = flags.script === undefined ? undefined : (await import('../script-file.js')).readScriptFile(resolve(ctx.cwd, flags.script));
+  if (flags.promptFile !== undefined && !existsSync(resolve(ctx.cwd, flags.promptFile)))
+    throw new InvalidInputError(`--prompt-file ${flags.promptFile}: no such file.`);
+  if (flags.script !== undefined && flags.agent !== 'scripted')
+    throw new InvalidInputError('--script is only for --agent scripted');
+  const script =
+    flags.script === undefined
+      ? undefined
+      : (await import('../script-file.js')).readScriptFile(resolve(ctx.cwd, flags.script));
   const spec = {
     ...(flags.cron === undefined ? {} : { cron: flags.cron }),
     ...(flags.tz === undefined ? {} : { tz: flags.tz }),
@@ -47,20 +52,35 @@ export async function add(ctx: Context, name: string, flags: AddFlags): Promise<
     ...(script === undefined ? {} : { agentOptions: { script } }),
   } as RoutineSpec;
   const api = await client(ctx);
-  const routine = await api.call('POST /api/routines', { body: { name, cwd: ctx.cwd, spec, replace: flags.replace ?? false } });
+  const routine = await api.call('POST /api/routines', {
+    body: { name, cwd: ctx.cwd, spec, replace: flags.replace ?? false },
+  });
   if (flags.json) return printJson(ctx, routine);
-  ctx.out.write(`Routine ${routine.name} (${routine.project}): ${routine.when}${routine.nextRunAt === null ? '' : `, next run ${routine.nextRunAt}`}.\n`);
-  if (routine.spec.on === 'http') ctx.out.write(`Trigger it with: curl -X POST -H "Authorization: Bearer ${routine.token}" http://127.0.0.1:<port>/api/hooks/routines/${routine.id}\n`);
+  ctx.out.write(
+    `Routine ${routine.name} (${routine.project}): ${routine.when}${routine.nextRunAt === null ? '' : `, next run ${routine.nextRunAt}`}.\n`,
+  );
+  if (routine.spec.on === 'http')
+    ctx.out.write(
+      `Trigger it with: curl -X POST -H "Authorization: Bearer ${routine.token}" http://127.0.0.1:<port>/api/hooks/routines/${routine.id}\n`,
+    );
 }
 
 export async function ls(ctx: Context, flags: { json?: boolean }): Promise<void> {
   const { routines } = await (await client(ctx)).call('GET /api/routines', { query: { cwd: ctx.cwd } });
   if (flags.json) return printJson(ctx, { routines });
   if (routines.length === 0) {
-    ctx.out.write('No routines. Add one: baton routine add digest --cron "0 8 * * *" --agent codex --template digest\n');
+    ctx.out.write(
+      'No routines. Add one: baton routine add digest --cron "0 8 * * *" --agent codex --template digest\n',
+    );
     return;
   }
-  const rows = routines.map((r) => [r.name, r.project, r.paused ? 'paused' : r.when, r.nextRunAt ?? '-', r.lastRun === null ? '-' : `${r.lastRun.outcome} ${r.lastRun.startedAt.slice(0, 16)}`]);
+  const rows = routines.map((r) => [
+    r.name,
+    r.project,
+    r.paused ? 'paused' : r.when,
+    r.nextRunAt ?? '-',
+    r.lastRun === null ? '-' : `${r.lastRun.outcome} ${r.lastRun.startedAt.slice(0, 16)}`,
+  ]);
   ctx.out.write(table([['NAME', 'PROJECT', 'WHEN', 'NEXT RUN', 'LAST RUN'], ...rows]));
 }
 
@@ -70,26 +90,50 @@ export async function show(ctx: Context, name: string, flags: { json?: boolean }
   ctx.out.write(describe(routine));
 }
 
-export async function history(ctx: Context, name: string, flags: { json?: boolean; limit?: string }): Promise<void> {
+export async function history(
+  ctx: Context,
+  name: string,
+  flags: { json?: boolean; limit?: string },
+): Promise<void> {
   const limit = flags.limit === undefined ? undefined : Number(flags.limit);
-  if (limit !== undefined && (!Number.isInteger(limit) || limit < 1)) throw new InvalidInputError(`--limit takes a whole number of runs, got "${flags.limit}"`);
-  const { runs } = await (await client(ctx)).call('GET /api/routines/:name/history', { params: { name }, query: limit === undefined ? {} : { limit } });
+  if (limit !== undefined && (!Number.isInteger(limit) || limit < 1))
+    throw new InvalidInputError(`--limit takes a whole number of runs, got "${flags.limit}"`);
+  const { runs } = await (
+    await client(ctx)
+  ).call('GET /api/routines/:name/history', {
+    params: { name },
+    query: limit === undefined ? {} : { limit },
+  });
   if (flags.json) return printJson(ctx, { runs });
   ctx.out.write(runs.length === 0 ? `${name} has not run yet.\n` : runs.map(runLine).join(''));
 }
 
-export async function run(ctx: Context, name: string, flags: { now?: boolean; json?: boolean }): Promise<void> {
-  if (flags.now !== true) throw new InvalidInputError('`baton routine run` starts a run now: add --now to say so.');
+export async function run(
+  ctx: Context,
+  name: string,
+  flags: { now?: boolean; json?: boolean },
+): Promise<void> {
+  if (flags.now !== true)
+    throw new InvalidInputError('`baton routine run` starts a run now: add --now to say so.');
   const result = await (await client(ctx)).call('POST /api/routines/:name/run', { params: { name } });
   if (flags.json) return printJson(ctx, result);
   ctx.out.write(runLine(result));
   if (result.outcome === 'failed') process.exitCode = 1;
 }
 
-export async function setPaused(ctx: Context, name: string, paused: boolean, flags: { json?: boolean }): Promise<void> {
-  const routine = await (await client(ctx)).call(paused ? 'POST /api/routines/:name/pause' : 'POST /api/routines/:name/resume', { params: { name } });
+export async function setPaused(
+  ctx: Context,
+  name: string,
+  paused: boolean,
+  flags: { json?: boolean },
+): Promise<void> {
+  const routine = await (
+    await client(ctx)
+  ).call(paused ? 'POST /api/routines/:name/pause' : 'POST /api/routines/:name/resume', { params: { name } });
   if (flags.json) return printJson(ctx, routine);
-  ctx.out.write(`${routine.name} ${paused ? 'paused' : `resumed${routine.nextRunAt === null ? '' : `; next run ${routine.nextRunAt}`}`}.\n`);
+  ctx.out.write(
+    `${routine.name} ${paused ? 'paused' : `resumed${routine.nextRunAt === null ? '' : `; next run ${routine.nextRunAt}`}`}.\n`,
+  );
 }
 
 export async function rm(ctx: Context, name: string, flags: { json?: boolean }): Promise<void> {
@@ -101,19 +145,41 @@ export async function rm(ctx: Context, name: string, flags: { json?: boolean }):
 export async function templates(ctx: Context, flags: { json?: boolean }): Promise<void> {
   const { templates: list } = await (await client(ctx)).call('GET /api/routines/templates');
   if (flags.json) return printJson(ctx, { templates: list });
-  ctx.out.write(list.map((t) => `${t.name.padEnd(20)} ${t.description}${Object.keys(t.options).length === 0 ? '' : ` (options: ${Object.entries(t.options).map(([k, v]) => `${k}=${String(v)}`).join(', ')})`}\n`).join(''));
+  ctx.out.write(
+    list
+      .map(
+        (t) =>
+          `${t.name.padEnd(20)} ${t.description}${
+            Object.keys(t.options).length === 0
+              ? ''
+              : ` (options: ${Object.entries(t.options)
+                  .map(([k, v]) => `${k}=${String(v)}`)
+                  .join(', ')})`
+          }\n`,
+      )
+      .join(''),
+  );
 }
 
 function describe(r: Detail): string {
-  const what = r.spec.template !== undefined ? `template ${r.spec.template}` : r.spec.promptFile !== undefined ? `prompt file ${r.spec.promptFile}` : `prompt "${(r.spec.prompt ?? '').split('\n')[0]}"`;
+  const what =
+    r.spec.template !== undefined
+      ? `template ${r.spec.template}`
+      : r.spec.promptFile !== undefined
+        ? `prompt file ${r.spec.promptFile}`
+        : `prompt "${(r.spec.prompt ?? '').split('\n')[0]}"`;
   const lines = [
     `${r.name} (${r.project}, ${r.source === 'config' ? 'from .baton/config.json' : 'added from the command line'})`,
     `  when:     ${r.when}${r.paused ? ' — paused' : ''}`,
     `  next run: ${r.nextRunAt ?? '-'}`,
     `  agent:    ${r.spec.agent}${r.spec.model === undefined ? '' : ` (${r.spec.model})`}, ${what}`,
-    ...(r.spec.on === 'http' ? [`  trigger:  POST /api/hooks/routines/${r.id} with "Authorization: Bearer ${r.token}"`] : []),
+    ...(r.spec.on === 'http'
+      ? [`  trigger:  POST /api/hooks/routines/${r.id} with "Authorization: Bearer ${r.token}"`]
+      : []),
     `  runs:`,
-    ...(r.runs.length === 0 ? ['    (none yet)'] : r.runs.slice(0, 10).map((run) => `  ${runLine(run).trimEnd()}`)),
+    ...(r.runs.length === 0
+      ? ['    (none yet)']
+      : r.runs.slice(0, 10).map((run) => `  ${runLine(run).trimEnd()}`)),
   ];
   return lines.join('\n') + '\n';
 }
@@ -130,7 +196,14 @@ function parseOptions(pairs: string[]): Record<string, string | number | boolean
     const eq = pair.indexOf('=');
     if (eq < 1) throw new InvalidInputError(`--option takes key=value, got "${pair}"`);
     const raw = pair.slice(eq + 1);
-    options[pair.slice(0, eq)] = raw === 'true' ? true : raw === 'false' ? false : raw !== '' && Number.isFinite(Number(raw)) ? Number(raw) : raw;
+    options[pair.slice(0, eq)] =
+      raw === 'true'
+        ? true
+        : raw === 'false'
+          ? false
+          : raw !== '' && Number.isFinite(Number(raw))
+            ? Number(raw)
+            : raw;
   }
   return options;
 }
@@ -139,13 +212,18 @@ async function repoRelative(ctx: Context, file: string): Promise<string> {
   const worktrees = await import('../../worktrees/index.js');
   const root = (await worktrees.findRepository(ctx.cwd)).root;
   const rel = relative(root, resolve(ctx.cwd, file));
-  if (rel.startsWith('..')) throw new InvalidInputError(`--prompt-file ${file} is outside the repository ${root}.`);
+  if (rel.startsWith('..'))
+    throw new InvalidInputError(`--prompt-file ${file} is outside the repository ${root}.`);
   return rel;
 }
 
 function table(rows: string[][]): string {
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length)));
-  return rows.map((r) => r.map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  ')).join('\n') + '\n';
+  return (
+    rows
+      .map((r) => r.map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  '))
+      .join('\n') + '\n'
+  );
 }
 
 export type { Routine };

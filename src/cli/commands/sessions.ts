@@ -11,7 +11,6 @@ import type { DispatchFlags } from '../flags.js';
 import { readScriptFile } from '../script-file.js';
 import { renderList, renderPeek, renderSessionLine, type ListLayout } from '../render.js';
 
-
 export async function dispatch(ctx: Context, flags: DispatchFlags & { prompt: string }): Promise<void> {
   const options: Record<string, unknown> = {};
   if (flags.script !== undefined) {
@@ -34,7 +33,11 @@ export async function dispatch(ctx: Context, flags: DispatchFlags & { prompt: st
   };
   const api = await client(ctx);
   // Taken before the dispatch, so `--wait` cannot miss a state the session passes through at once.
-  const busPosition = flags.wait === true ? (await api.call('GET /api/workspace/events', { query: { after: Number.MAX_SAFE_INTEGER, limit: 1 } })).lastSeq : 0;
+  const busPosition =
+    flags.wait === true
+      ? (await api.call('GET /api/workspace/events', { query: { after: Number.MAX_SAFE_INTEGER, limit: 1 } }))
+          .lastSeq
+      : 0;
   let session: SessionView;
   let mainCheckout: { changedFiles: number; carried: boolean };
   let warnings: string[] | undefined;
@@ -51,40 +54,80 @@ export async function dispatch(ctx: Context, flags: DispatchFlags & { prompt: st
   for (const warning of warnings ?? []) ctx.err.write(`baton: warning: dispatched while ${warning}\n`);
   if (flags.wait === true) return dispatchAndWait(ctx, api, session, busPosition, flags.json === true);
   if (flags.json) return printJson(ctx, session);
-  ctx.out.write(`Dispatched ${session.name} (${session.id}) on ${session.branch}: ${session.state.replace(/_/g, ' ')}\n`);
-  if (session.machine !== undefined && session.machine !== null) ctx.out.write(`  machine:  ${session.machine}\n`);
+  ctx.out.write(
+    `Dispatched ${session.name} (${session.id}) on ${session.branch}: ${session.state.replace(/_/g, ' ')}\n`,
+  );
+  if (session.machine !== undefined && session.machine !== null)
+    ctx.out.write(`  machine:  ${session.machine}\n`);
   ctx.out.write(`  worktree: ${session.worktree}\n  follow:   baton logs ${session.name} -f\n`);
   const n = mainCheckout.changedFiles;
-  if (mainCheckout.carried) ctx.out.write(`  carried:  ${n} uncommitted file(s) from the main checkout, which is left as it was\n`);
-  else if (n > 0) ctx.out.write(`  note:     the main checkout has ${n} uncommitted file(s), not in this session (--carry-changes brings them)\n`);
+  if (mainCheckout.carried)
+    ctx.out.write(`  carried:  ${n} uncommitted file(s) from the main checkout, which is left as it was\n`);
+  else if (n > 0)
+    ctx.out.write(
+      `  note:     the main checkout has ${n} uncommitted file(s), not in this session (--carry-changes brings them)\n`,
+    );
 }
 
-async function dispatchAndWait(ctx: Context, api: SupervisorClient, session: SessionView, after: number, json: boolean): Promise<void> {
+async function dispatchAndWait(
+  ctx: Context,
+  api: SupervisorClient,
+  session: SessionView,
+  after: number,
+  json: boolean,
+): Promise<void> {
   const { waitFor, waitForElsewhere, describeOutcome, exitCodeOf } = await import('./wait.js');
-  if (!json) ctx.out.write(`Dispatched ${session.name} (${session.id}) on ${session.branch}${session.machine === undefined ? '' : ` on ${session.machine}`}; waiting until it needs input or ends…\n`);
+  if (!json)
+    ctx.out.write(
+      `Dispatched ${session.name} (${session.id}) on ${session.branch}${session.machine === undefined ? '' : ` on ${session.machine}`}; waiting until it needs input or ends…\n`,
+    );
   // Placed on another machine (--on, or no free slot here): its changes come through the shared log.
-  const elsewhere = session.machine !== undefined && session.machine !== (await api.call('GET /api/workers')).machine;
-  const outcome = elsewhere ? await waitForElsewhere(ctx, api, session) : (await waitFor(ctx, api, [session], after, { any: false, timeoutMs: undefined })).get(session.id);
-  if (json) printJson(ctx, (await api.call('GET /api/sessions/:ref', { params: { ref: session.id } }).catch(() => ({ session }))).session);
+  const elsewhere =
+    session.machine !== undefined && session.machine !== (await api.call('GET /api/workers')).machine;
+  const outcome = elsewhere
+    ? await waitForElsewhere(ctx, api, session)
+    : (await waitFor(ctx, api, [session], after, { any: false, timeoutMs: undefined })).get(session.id);
+  if (json)
+    printJson(
+      ctx,
+      (await api.call('GET /api/sessions/:ref', { params: { ref: session.id } }).catch(() => ({ session })))
+        .session,
+    );
   else if (outcome !== undefined) ctx.out.write(describeOutcome(outcome));
   process.exitCode = exitCodeOf(outcome === undefined ? [] : [outcome], outcome === undefined);
 }
 
-export async function list(ctx: Context, opts: { json?: boolean; here?: boolean; state?: string }): Promise<void> {
+export async function list(
+  ctx: Context,
+  opts: { json?: boolean; here?: boolean; state?: string },
+): Promise<void> {
   const states = opts.state === undefined ? undefined : parseStates(opts.state);
   const api = await client(ctx);
   const project = opts.here ? await repoRoot(ctx) : undefined;
   const answer = await api.call('GET /api/sessions', { query: { project } });
-  const sessions = states === undefined ? answer.sessions : answer.sessions.filter((s) => states.includes(s.state));
+  const sessions =
+    states === undefined ? answer.sessions : answer.sessions.filter((s) => states.includes(s.state));
   if (opts.json) return printJson(ctx, sessions);
-  ctx.out.write(renderList(sessions, Date.now(), states === undefined ? answer.reviewQueue : undefined, terminalLayout(ctx)));
+  ctx.out.write(
+    renderList(
+      sessions,
+      Date.now(),
+      states === undefined ? answer.reviewQueue : undefined,
+      terminalLayout(ctx),
+    ),
+  );
 }
 
 /** The terminal's width (or `COLUMNS` when output is not a terminal) and whether to colour. */
 function terminalLayout(ctx: Context): ListLayout {
   const out = ctx.out as NodeJS.WritableStream & { isTTY?: boolean; columns?: number };
   const fromEnv = Number(ctx.env.COLUMNS);
-  const width = out.isTTY === true && typeof out.columns === 'number' && out.columns > 0 ? out.columns : Number.isInteger(fromEnv) && fromEnv > 0 ? fromEnv : undefined;
+  const width =
+    out.isTTY === true && typeof out.columns === 'number' && out.columns > 0
+      ? out.columns
+      : Number.isInteger(fromEnv) && fromEnv > 0
+        ? fromEnv
+        : undefined;
   return { width, color: out.isTTY === true && (ctx.env.NO_COLOR ?? '') === '' && ctx.env.TERM !== 'dumb' };
 }
 
@@ -102,7 +145,11 @@ export function parseStates(text: string): SessionState[] {
 async function repoRoot(ctx: Context): Promise<string> {
   const { execFileSync } = await import('node:child_process');
   try {
-    const common = execFileSync('git', ['rev-parse', '--path-format=absolute', '--git-common-dir'], { cwd: ctx.cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+    const common = execFileSync('git', ['rev-parse', '--path-format=absolute', '--git-common-dir'], {
+      cwd: ctx.cwd,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+    }).trim();
     return common.replace(/\/\.git$/, '');
   } catch {
     throw new InvalidInputError(`${ctx.cwd} is not inside a git repository`);
@@ -116,13 +163,23 @@ export async function peek(ctx: Context, ref: string, opts: { json?: boolean }):
   ctx.out.write(renderPeek(view));
 }
 
-export async function reply(ctx: Context, ref: string, text: string, opts: { json?: boolean }): Promise<void> {
+export async function reply(
+  ctx: Context,
+  ref: string,
+  text: string,
+  opts: { json?: boolean },
+): Promise<void> {
   const api = await client(ctx);
   const { session } = await api.call('POST /api/sessions/:ref/reply', { params: { ref }, body: { text } });
   printResult(ctx, session, opts);
 }
 
-export async function decide(ctx: Context, ref: string, decision: 'allow' | 'deny', opts: { reason?: string; id?: string; json?: boolean; always?: boolean }): Promise<void> {
+export async function decide(
+  ctx: Context,
+  ref: string,
+  decision: 'allow' | 'deny',
+  opts: { reason?: string; id?: string; json?: boolean; always?: boolean },
+): Promise<void> {
   const api = await client(ctx);
   const body = {
     decision,
@@ -132,18 +189,34 @@ export async function decide(ctx: Context, ref: string, decision: 'allow' | 'den
   };
   const { session } = await api.call('POST /api/sessions/:ref/approval', { params: { ref }, body });
   printResult(ctx, session, opts);
-  if (opts.always === true && opts.json !== true) ctx.out.write('From now on calls like it are approved in this repository without asking (`baton policy ls` lists the rule, `baton policy revoke <id>` removes it).\n');
+  if (opts.always === true && opts.json !== true)
+    ctx.out.write(
+      'From now on calls like it are approved in this repository without asking (`baton policy ls` lists the rule, `baton policy revoke <id>` removes it).\n',
+    );
 }
 
-export async function simpleAction(ctx: Context, action: 'stop' | 'interrupt' | 'done', ref: string, opts: { json?: boolean }): Promise<void> {
+export async function simpleAction(
+  ctx: Context,
+  action: 'stop' | 'interrupt' | 'done',
+  ref: string,
+  opts: { json?: boolean },
+): Promise<void> {
   const api = await client(ctx);
   const { session } = await api.call(`POST /api/sessions/:ref/${action}`, { params: { ref } });
   printResult(ctx, session, opts);
 }
 
-export async function respawn(ctx: Context, ref: string | undefined, opts: { all?: boolean; on?: string; json?: boolean }): Promise<void> {
-  if (opts.all === true && ref !== undefined) throw new InvalidInputError('Give a session or --all, not both.');
-  if (opts.all === true && opts.on !== undefined) throw new InvalidInputError('--on places one session of another machine: give its name, not --all.', { key: 'on' });
+export async function respawn(
+  ctx: Context,
+  ref: string | undefined,
+  opts: { all?: boolean; on?: string; json?: boolean },
+): Promise<void> {
+  if (opts.all === true && ref !== undefined)
+    throw new InvalidInputError('Give a session or --all, not both.');
+  if (opts.all === true && opts.on !== undefined)
+    throw new InvalidInputError('--on places one session of another machine: give its name, not --all.', {
+      key: 'on',
+    });
   const api = await client(ctx);
   if (opts.all === true) {
     const { sessions } = await api.call('POST /api/sessions/respawn-all', { body: {} });
@@ -153,12 +226,20 @@ export async function respawn(ctx: Context, ref: string | undefined, opts: { all
     return;
   }
   if (ref === undefined) throw new InvalidInputError('Which session? Give its name or id, or --all.');
-  const { session, warnings } = await api.call('POST /api/sessions/:ref/respawn', { params: { ref }, query: { on: opts.on } });
+  const { session, warnings } = await api.call('POST /api/sessions/:ref/respawn', {
+    params: { ref },
+    query: { on: opts.on },
+  });
   for (const warning of warnings ?? []) ctx.err.write(`baton: warning: ${warning}\n`);
   printResult(ctx, session, opts);
 }
 
-export async function pin(ctx: Context, ref: string, pinned: boolean, opts: { json?: boolean }): Promise<void> {
+export async function pin(
+  ctx: Context,
+  ref: string,
+  pinned: boolean,
+  opts: { json?: boolean },
+): Promise<void> {
   const api = await client(ctx);
   const { session } = await api.call('POST /api/sessions/:ref/pin', { params: { ref }, body: { pinned } });
   printResult(ctx, session, opts);
@@ -169,7 +250,9 @@ export async function path(ctx: Context, ref: string): Promise<void> {
   const api = await client(ctx);
   const { session } = await api.call('GET /api/sessions/:ref', { params: { ref } });
   if (!existsSync(session.worktree)) {
-    throw new SessionStateError(`The worktree of ${session.name} is gone (${session.worktree}); \`baton rm\` kept its uncommitted work in refs/baton/snapshots/.`);
+    throw new SessionStateError(
+      `The worktree of ${session.name} is gone (${session.worktree}); \`baton rm\` kept its uncommitted work in refs/baton/snapshots/.`,
+    );
   }
   ctx.out.write(session.worktree + '\n');
 }

@@ -16,10 +16,19 @@ export async function ui(ctx: Context, options: UiOptions): Promise<void> {
   const api = await client(ctx);
   const login = await api.call('POST /api/ui/login');
   if (options.json) return printJson(ctx, login);
-  const opened = options.open && ctx.env.BATON_NO_BROWSER === undefined && (await openBrowser(login.url, ctx.env));
+  const opened =
+    options.open && ctx.env.BATON_NO_BROWSER === undefined && (await openBrowser(login.url, ctx.env));
   const tried = options.open && ctx.env.BATON_NO_BROWSER === undefined;
-  ctx.out.write(opened ? `Opened the dashboard in your browser.\n` : tried ? `Could not open a browser here; open the dashboard yourself:\n` : `Open the dashboard:\n`);
-  ctx.out.write(`  ${login.url}\n  (the link works once, within a minute; run \`baton ui\` again for a new one)\n`);
+  ctx.out.write(
+    opened
+      ? `Opened the dashboard in your browser.\n`
+      : tried
+        ? `Could not open a browser here; open the dashboard yourself:\n`
+        : `Open the dashboard:\n`,
+  );
+  ctx.out.write(
+    `  ${login.url}\n  (the link works once, within a minute; run \`baton ui\` again for a new one)\n`,
+  );
 }
 
 /** An opener still running after this long has handed the page to a browser that it waits on. */
@@ -30,7 +39,9 @@ const OPENER_VERDICT_MS = 3_000;
  * exists but finds no browser (a server, a container) exits non-zero, and we say so.
  */
 export function openBrowser(url: string, env: NodeJS.ProcessEnv): Promise<boolean> {
-  const command = env.BATON_OPENER ?? (process.platform === 'darwin' ? 'open' : process.platform === 'win32' ? 'explorer' : 'xdg-open');
+  const command =
+    env.BATON_OPENER ??
+    (process.platform === 'darwin' ? 'open' : process.platform === 'win32' ? 'explorer' : 'xdg-open');
   return new Promise((resolve) => {
     const child = spawn(command, [url], { stdio: 'ignore', detached: true, env });
     const timer = setTimeout(() => {

@@ -9,10 +9,16 @@ describe("wait's exit code", () => {
   });
 
   it('names the state that most needs attention: failed, stopped, removed, then needs input', () => {
-    expect(exitCodeOf([outcome('needs_input'), outcome('removed'), outcome('failed')], false)).toBe(WAIT_EXIT.failed);
-    expect(exitCodeOf([outcome('needs_input'), outcome('stopped'), outcome('removed')], false)).toBe(WAIT_EXIT.stopped);
+    expect(exitCodeOf([outcome('needs_input'), outcome('removed'), outcome('failed')], false)).toBe(
+      WAIT_EXIT.failed,
+    );
+    expect(exitCodeOf([outcome('needs_input'), outcome('stopped'), outcome('removed')], false)).toBe(
+      WAIT_EXIT.stopped,
+    );
     expect(exitCodeOf([outcome('needs_input'), outcome('removed')], false)).toBe(WAIT_EXIT.removed);
-    expect(exitCodeOf([outcome('ready_for_review'), outcome('needs_input')], false)).toBe(WAIT_EXIT.needsInput);
+    expect(exitCodeOf([outcome('ready_for_review'), outcome('needs_input')], false)).toBe(
+      WAIT_EXIT.needsInput,
+    );
   });
 
   it('is 124 on a timeout whatever settled before it', () => {

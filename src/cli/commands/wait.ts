@@ -12,10 +12,23 @@ import { printJson, type Context } from '../context.js';
 import { followWorkspace } from '../follow.js';
 
 /** Exit codes of `wait` (and `dispatch --wait`), beside the error codes every command shares. */
-export const WAIT_EXIT = { ok: 0, needsInput: 10, failed: 11, stopped: 12, removed: 13, timedOut: 124 } as const;
+export const WAIT_EXIT = {
+  ok: 0,
+  needsInput: 10,
+  failed: 11,
+  stopped: 12,
+  removed: 13,
+  timedOut: 124,
+} as const;
 
 /** States in which a session no longer moves on its own: it needs a person, or it has ended. */
-const SETTLED: readonly SessionState[] = ['needs_input', 'ready_for_review', 'completed', 'failed', 'stopped'];
+const SETTLED: readonly SessionState[] = [
+  'needs_input',
+  'ready_for_review',
+  'completed',
+  'failed',
+  'stopped',
+];
 
 export interface WaitFlags {
   any?: boolean;
@@ -34,11 +47,21 @@ export async function wait(ctx: Context, refs: string[], opts: WaitFlags): Promi
   const timeoutMs = parseTimeout(opts.timeout);
   const api = await client(ctx);
   // The bus position first, then the states: a change in between is replayed, never missed.
-  const { lastSeq } = await api.call('GET /api/workspace/events', { query: { after: Number.MAX_SAFE_INTEGER, limit: 1 } });
-  const sessions = await Promise.all(refs.map(async (ref) => (await api.call('GET /api/sessions/:ref', { params: { ref } })).session));
+  const { lastSeq } = await api.call('GET /api/workspace/events', {
+    query: { after: Number.MAX_SAFE_INTEGER, limit: 1 },
+  });
+  const sessions = await Promise.all(
+    refs.map(async (ref) => (await api.call('GET /api/sessions/:ref', { params: { ref } })).session),
+  );
   const json = opts.json === true;
-  const onSettled = json ? undefined : (outcome: Outcome): void => void ctx.out.write(describeOutcome(outcome));
-  const outcomes = await waitFor(ctx, api, sessions, lastSeq, { any: opts.any === true, timeoutMs, onSettled });
+  const onSettled = json
+    ? undefined
+    : (outcome: Outcome): void => void ctx.out.write(describeOutcome(outcome));
+  const outcomes = await waitFor(ctx, api, sessions, lastSeq, {
+    any: opts.any === true,
+    timeoutMs,
+    onSettled,
+  });
   report(ctx, sessions, outcomes, opts.any === true, opts.json === true);
 }
 
@@ -56,8 +79,10 @@ export async function waitFor(
     outcomes.set(outcome.id, outcome);
     options.onSettled?.(outcome);
   };
-  for (const s of sessions) if (SETTLED.includes(s.state)) settle({ id: s.id, name: s.name, state: s.state, reason: s.reason });
-  const done = (): boolean => (options.any ? outcomes.size > 0 : outcomes.size === new Set(sessions.map((s) => s.id)).size);
+  for (const s of sessions)
+    if (SETTLED.includes(s.state)) settle({ id: s.id, name: s.name, state: s.state, reason: s.reason });
+  const done = (): boolean =>
+    options.any ? outcomes.size > 0 : outcomes.size === new Set(sessions.map((s) => s.id)).size;
   if (done()) return outcomes;
 
   ctx.keepAlive = true;
@@ -69,15 +94,30 @@ export async function waitFor(
   const interrupt = (): void => controller.abort();
   process.once('SIGINT', interrupt);
   try {
-    await followWorkspace(ctx, api, () => last, (event) => {
-      last = event.seq;
-      if (event.type === 'session.state_changed' && ids.has(event.data.sessionId) && SETTLED.includes(event.data.to)) {
-        settle({ id: event.data.sessionId, name: event.data.name, state: event.data.to, reason: event.data.reason ?? null });
-      } else if (event.type === 'session.removed' && ids.has(event.data.sessionId)) {
-        settle({ id: event.data.sessionId, name: event.data.name, state: 'removed', reason: null });
-      }
-      if (done()) controller.abort();
-    }, controller.signal);
+    await followWorkspace(
+      ctx,
+      api,
+      () => last,
+      (event) => {
+        last = event.seq;
+        if (
+          event.type === 'session.state_changed' &&
+          ids.has(event.data.sessionId) &&
+          SETTLED.includes(event.data.to)
+        ) {
+          settle({
+            id: event.data.sessionId,
+            name: event.data.name,
+            state: event.data.to,
+            reason: event.data.reason ?? null,
+          });
+        } else if (event.type === 'session.removed' && ids.has(event.data.sessionId)) {
+          settle({ id: event.data.sessionId, name: event.data.name, state: 'removed', reason: null });
+        }
+        if (done()) controller.abort();
+      },
+      controller.signal,
+    );
   } finally {
     clearTimeout(timer);
     process.off('SIGINT', interrupt);
@@ -93,19 +133,27 @@ const REMOTE_POLL_MS = 250;
  * Waits on a session another machine runs: this supervisor's bus never carries its changes, so
  * its view (kept from the shared log) is looked at until it settles or is gone.
  */
-export async function waitForElsewhere(ctx: Context, api: SupervisorClient, session: SessionView): Promise<Outcome> {
+export async function waitForElsewhere(
+  ctx: Context,
+  api: SupervisorClient,
+  session: SessionView,
+): Promise<Outcome> {
   ctx.keepAlive = true;
   try {
     // The log may not have brought it here yet: "not found" means removed only once it was seen.
     let seen = false;
-    for (let view = session; ; ) {
-      if (SETTLED.includes(view.state)) return { id: view.id, name: view.name, state: view.state, reason: view.reason };
+    for (let view = session; ;) {
+      if (SETTLED.includes(view.state))
+        return { id: view.id, name: view.name, state: view.state, reason: view.reason };
       await new Promise((resolve) => setTimeout(resolve, REMOTE_POLL_MS));
-      const found = await api.call('GET /api/sessions/:ref', { params: { ref: session.id } }).catch((error: unknown) => {
-        if (error instanceof BatonError && error.code === 'not_found') return undefined;
-        throw error;
-      });
-      if (found === undefined && seen) return { id: session.id, name: session.name, state: 'removed', reason: null };
+      const found = await api
+        .call('GET /api/sessions/:ref', { params: { ref: session.id } })
+        .catch((error: unknown) => {
+          if (error instanceof BatonError && error.code === 'not_found') return undefined;
+          throw error;
+        });
+      if (found === undefined && seen)
+        return { id: session.id, name: session.name, state: 'removed', reason: null };
       if (found === undefined) continue;
       seen = true;
       view = found.session;
@@ -115,10 +163,19 @@ export async function waitForElsewhere(ctx: Context, api: SupervisorClient, sess
   }
 }
 
-function report(ctx: Context, sessions: SessionView[], outcomes: Map<string, Outcome>, any: boolean, json: boolean): void {
+function report(
+  ctx: Context,
+  sessions: SessionView[],
+  outcomes: Map<string, Outcome>,
+  any: boolean,
+  json: boolean,
+): void {
   const unique = [...new Map(sessions.map((s) => [s.id, s])).values()];
   if (json) {
-    printJson(ctx, unique.map((s) => outcomes.get(s.id) ?? { id: s.id, name: s.name, state: 'waiting', reason: null }));
+    printJson(
+      ctx,
+      unique.map((s) => outcomes.get(s.id) ?? { id: s.id, name: s.name, state: 'waiting', reason: null }),
+    );
   }
   const timedOut = any ? outcomes.size === 0 : outcomes.size < unique.length;
   if (!json && timedOut) {
@@ -152,7 +209,9 @@ function parseTimeout(text: string | undefined): number | undefined {
   if (text === undefined) return undefined;
   const seconds = Number(text);
   if (!Number.isFinite(seconds) || seconds <= 0 || seconds > 7 * 24 * 3600) {
-    throw new InvalidInputError(`--timeout must be a number of seconds above 0 (at most a week), got "${text}"`);
+    throw new InvalidInputError(
+      `--timeout must be a number of seconds above 0 (at most a week), got "${text}"`,
+    );
   }
   return seconds * 1000;
 }

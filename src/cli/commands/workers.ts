@@ -15,10 +15,18 @@ export function renderWorkers(view: WorkersView): string {
   if (!view.clustered) {
     return `Not clustered: this machine (${view.machine}) serves its workspace alone. To share one across machines: baton daemon start --store postgres://user@host/database\n`;
   }
-  const rows = view.workers.map((w) => [`${w.name}${w.you ? ' *' : ''}`, String(w.capacity), String(w.running), String(w.free), ago(w.ageSeconds), w.stale ? 'stale' : 'live']);
+  const rows = view.workers.map((w) => [
+    `${w.name}${w.you ? ' *' : ''}`,
+    String(w.capacity),
+    String(w.running),
+    String(w.free),
+    ago(w.ageSeconds),
+    w.stale ? 'stale' : 'live',
+  ]);
   const head = ['NAME', 'CAPACITY', 'RUNNING', 'FREE', 'LAST HEARTBEAT', 'STATE'];
   const widths = head.map((title, i) => Math.max(title.length, ...rows.map((row) => row[i]!.length)));
-  const line = (cells: string[]): string => cells.map((cell, i) => (i === cells.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  ');
+  const line = (cells: string[]): string =>
+    cells.map((cell, i) => (i === cells.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  ');
   return [`Store: ${view.store ?? ''}`, line(head), ...rows.map(line), '* this machine'].join('\n') + '\n';
 }
 

@@ -12,8 +12,12 @@ const FILE_TOOLS = new Set(['Write', 'Edit', 'MultiEdit', 'NotebookEdit']);
 export function parseClaudeLine(line: Record<string, unknown>, state: ParseState): ParsedLine {
   const type = str(line.type) ?? 'untyped';
   const ts = str(line.timestamp) ?? new Date(0).toISOString();
-  const facts = { ...(str(line.sessionId) === undefined ? {} : { nativeId: str(line.sessionId) }), ...(str(line.cwd) === undefined ? {} : { cwd: str(line.cwd) }) };
-  if (type === 'summary' && str(line.summary) !== undefined) return { events: [], facts: { title: str(line.summary) }, skipped: 'summary' };
+  const facts = {
+    ...(str(line.sessionId) === undefined ? {} : { nativeId: str(line.sessionId) }),
+    ...(str(line.cwd) === undefined ? {} : { cwd: str(line.cwd) }),
+  };
+  if (type === 'summary' && str(line.summary) !== undefined)
+    return { events: [], facts: { title: str(line.summary) }, skipped: 'summary' };
   if (type !== 'user' && type !== 'assistant') return { events: [], facts, skipped: type };
   if (line.isSidechain === true) return { events: [], facts, skipped: 'sidechain' };
   const message = obj(line.message);
@@ -25,7 +29,11 @@ export function parseClaudeLine(line: Record<string, unknown>, state: ParseState
   } else {
     for (const raw of list(content)) bodies.push(...block(type, obj(raw) ?? {}, state));
   }
-  return { events: bodies.map((body) => ({ ts, body })), facts, ...(bodies.length === 0 ? { skipped: `${type} without content` } : {}) };
+  return {
+    events: bodies.map((body) => ({ ts, body })),
+    facts,
+    ...(bodies.length === 0 ? { skipped: `${type} without content` } : {}),
+  };
 }
 
 function block(role: 'user' | 'assistant', b: Record<string, unknown>, state: ParseState): EventBody[] {
@@ -44,12 +52,33 @@ function block(role: 'user' | 'assistant', b: Record<string, unknown>, state: Pa
       state.tools.set(toolId, tool);
       const input = obj(b.input) ?? {};
       const path = str(input.file_path) ?? str(input.notebook_path);
-      return [{ type: 'tool.started', toolId, tool, input: JSON.stringify(input), ...(FILE_TOOLS.has(tool) && path !== undefined ? { files: [path] } : {}) }];
+      return [
+        {
+          type: 'tool.started',
+          toolId,
+          tool,
+          input: JSON.stringify(input),
+          ...(FILE_TOOLS.has(tool) && path !== undefined ? { files: [path] } : {}),
+        },
+      ];
     }
     case 'tool_result': {
       const toolId = str(b.tool_use_id) ?? 'tool';
-      const output = typeof b.content === 'string' ? b.content : list(b.content).map((c) => str(obj(c)?.text) ?? '').join('\n');
-      return [{ type: 'tool.finished', toolId, tool: state.tools.get(toolId) ?? 'tool', ok: b.is_error !== true, output }];
+      const output =
+        typeof b.content === 'string'
+          ? b.content
+          : list(b.content)
+              .map((c) => str(obj(c)?.text) ?? '')
+              .join('\n');
+      return [
+        {
+          type: 'tool.finished',
+          toolId,
+          tool: state.tools.get(toolId) ?? 'tool',
+          ok: b.is_error !== true,
+          output,
+        },
+      ];
     }
     default:
       return [];

@@ -13,11 +13,21 @@ export function parseCodexLine(line: Record<string, unknown>, state: ParseState)
   const ts = str(line.timestamp) ?? new Date(0).toISOString();
   const payload = obj(line.payload) ?? {};
   if (type === 'session_meta') {
-    return { events: [], facts: { ...(str(payload.id) === undefined ? {} : { nativeId: str(payload.id) }), ...(str(payload.cwd) === undefined ? {} : { cwd: str(payload.cwd) }) }, skipped: type };
+    return {
+      events: [],
+      facts: {
+        ...(str(payload.id) === undefined ? {} : { nativeId: str(payload.id) }),
+        ...(str(payload.cwd) === undefined ? {} : { cwd: str(payload.cwd) }),
+      },
+      skipped: type,
+    };
   }
   if (type !== 'response_item') return { events: [], skipped: type };
   const bodies = item(payload, state);
-  return { events: bodies.map((body) => ({ ts, body })), ...(bodies.length === 0 ? { skipped: `response_item/${str(payload.type) ?? 'untyped'}` } : {}) };
+  return {
+    events: bodies.map((body) => ({ ts, body })),
+    ...(bodies.length === 0 ? { skipped: `response_item/${str(payload.type) ?? 'untyped'}` } : {}),
+  };
 }
 
 function item(p: Record<string, unknown>, state: ParseState): EventBody[] {
@@ -25,12 +35,18 @@ function item(p: Record<string, unknown>, state: ParseState): EventBody[] {
     case 'message': {
       const role = str(p.role);
       if (role !== 'user' && role !== 'assistant') return [];
-      const text = list(p.content).map((c) => str(obj(c)?.text) ?? '').join('\n').trim();
+      const text = list(p.content)
+        .map((c) => str(obj(c)?.text) ?? '')
+        .join('\n')
+        .trim();
       if (text === '' || (role === 'user' && text.startsWith('<'))) return [];
       return [{ type: 'message.added', role, text }];
     }
     case 'reasoning': {
-      const text = list(p.summary).map((s) => str(obj(s)?.text) ?? '').join('\n').trim();
+      const text = list(p.summary)
+        .map((s) => str(obj(s)?.text) ?? '')
+        .join('\n')
+        .trim();
       return text === '' ? [] : [{ type: 'thinking.added', text }];
     }
     case 'function_call':
@@ -48,8 +64,19 @@ function item(p: Record<string, unknown>, state: ParseState): EventBody[] {
       const raw = str(p.output) ?? JSON.stringify(p.output ?? '');
       const exit = /(?:Process exited with code|Exit code:)\s*(\d+)/.exec(raw);
       const exitCode = exit === null ? undefined : Number(exit[1]);
-      const output = raw.includes('\nOutput:\n') ? raw.slice(raw.indexOf('\nOutput:\n') + '\nOutput:\n'.length) : raw;
-      return [{ type: 'tool.finished', toolId, tool: state.tools.get(toolId) ?? 'tool', ok: exitCode === undefined || exitCode === 0, output, ...(exitCode === undefined ? {} : { exitCode }) }];
+      const output = raw.includes('\nOutput:\n')
+        ? raw.slice(raw.indexOf('\nOutput:\n') + '\nOutput:\n'.length)
+        : raw;
+      return [
+        {
+          type: 'tool.finished',
+          toolId,
+          tool: state.tools.get(toolId) ?? 'tool',
+          ok: exitCode === undefined || exitCode === 0,
+          output,
+          ...(exitCode === undefined ? {} : { exitCode }),
+        },
+      ];
     }
     default:
       return [];

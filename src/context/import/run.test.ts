@@ -22,7 +22,14 @@ afterEach(() => {
 
 const SESSION = '11111111-2222-3333-4444-555555555555';
 const claudeLine = (type: string, message: unknown, extra: Record<string, unknown> = {}): string =>
-  JSON.stringify({ type, sessionId: SESSION, cwd: '/repo', timestamp: '2026-01-01T00:00:00Z', message, ...extra }) + '\n';
+  JSON.stringify({
+    type,
+    sessionId: SESSION,
+    cwd: '/repo',
+    timestamp: '2026-01-01T00:00:00Z',
+    message,
+    ...extra,
+  }) + '\n';
 
 function claudeFile(): string {
   const dir = join(root, 'claude', 'projects', '-repo');
@@ -36,26 +43,56 @@ describe('importing native transcripts', () => {
     writeFileSync(
       file,
       claudeLine('user', { role: 'user', content: 'refactor the watcher' }) +
-        JSON.stringify({ type: 'queue-operation', operation: 'enqueue' }) + '\n' +
-        JSON.stringify({ type: 'hologram', v: 9 }) + '\n' +
+        JSON.stringify({ type: 'queue-operation', operation: 'enqueue' }) +
+        '\n' +
+        JSON.stringify({ type: 'hologram', v: 9 }) +
+        '\n' +
         '{"type": "assistant", "message": {"content": [{"type": "te\n' +
         '[1, 2, 3]\n' +
-        claudeLine('assistant', { role: 'assistant', content: [{ type: 'thinking', thinking: 'watch the parent folder' }, { type: 'tool_use', id: 'tu1', name: 'Bash', input: { command: 'ls' } }] }) +
-        claudeLine('user', { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'tu1', content: 'watcher.ts', is_error: false }] }),
+        claudeLine('assistant', {
+          role: 'assistant',
+          content: [
+            { type: 'thinking', thinking: 'watch the parent folder' },
+            { type: 'tool_use', id: 'tu1', name: 'Bash', input: { command: 'ls' } },
+          ],
+        }) +
+        claudeLine('user', {
+          role: 'user',
+          content: [{ type: 'tool_result', tool_use_id: 'tu1', content: 'watcher.ts', is_error: false }],
+        }),
     );
     const report = importTranscripts(db, search, 'claude', join(root, 'claude', 'projects'));
-    expect(report).toMatchObject({ files: 1, filesRead: 1, sessions: 1, events: 4, malformed: 2, unfinished: 0 });
+    expect(report).toMatchObject({
+      files: 1,
+      filesRead: 1,
+      sessions: 1,
+      events: 4,
+      malformed: 2,
+      unfinished: 0,
+    });
     expect(report.skipped).toMatchObject({ 'queue-operation': 1, hologram: 1 });
-    expect(search.search('watcher.ts', { kinds: ['tool_output'] })).toEqual([expect.objectContaining({ source: 'imported', sessionId: `claude-${SESSION}`, agent: 'claude' })]);
+    expect(search.search('watcher.ts', { kinds: ['tool_output'] })).toEqual([
+      expect.objectContaining({ source: 'imported', sessionId: `claude-${SESSION}`, agent: 'claude' }),
+    ]);
   });
 
   it('is incremental: a line still being written is read once finished, and nothing is read twice', () => {
     const file = claudeFile();
-    writeFileSync(file, claudeLine('user', { role: 'user', content: 'first prompt' }) + claudeLine('assistant', { role: 'assistant', content: [{ type: 'text', text: 'half' }] }).slice(0, 40));
+    writeFileSync(
+      file,
+      claudeLine('user', { role: 'user', content: 'first prompt' }) +
+        claudeLine('assistant', { role: 'assistant', content: [{ type: 'text', text: 'half' }] }).slice(
+          0,
+          40,
+        ),
+    );
     const first = importTranscripts(db, search, 'claude', join(root, 'claude', 'projects'));
     expect(first).toMatchObject({ events: 1, unfinished: 1, malformed: 0 });
     // The rest of the half-written line arrives.
-    appendFileSync(file, claudeLine('assistant', { role: 'assistant', content: [{ type: 'text', text: 'half' }] }).slice(40));
+    appendFileSync(
+      file,
+      claudeLine('assistant', { role: 'assistant', content: [{ type: 'text', text: 'half' }] }).slice(40),
+    );
     const second = importTranscripts(db, search, 'claude', join(root, 'claude', 'projects'));
     expect(second).toMatchObject({ events: 1, unfinished: 0, malformed: 0 });
     const third = importTranscripts(db, search, 'claude', join(root, 'claude', 'projects'));
@@ -66,7 +103,11 @@ describe('importing native transcripts', () => {
 
   it('reads a rewritten (shorter) file again from the start, without doubling anything', () => {
     const file = claudeFile();
-    writeFileSync(file, claudeLine('user', { role: 'user', content: 'one' }) + claudeLine('user', { role: 'user', content: 'two' }));
+    writeFileSync(
+      file,
+      claudeLine('user', { role: 'user', content: 'one' }) +
+        claudeLine('user', { role: 'user', content: 'two' }),
+    );
     importTranscripts(db, search, 'claude', join(root, 'claude', 'projects'));
     writeFileSync(file, claudeLine('user', { role: 'user', content: 'three' }));
     expect(importTranscripts(db, search, 'claude', join(root, 'claude', 'projects')).events).toBe(1);
@@ -77,16 +118,42 @@ describe('importing native transcripts', () => {
   it('reads Codex rollouts: the thread, messages, reasoning summaries, calls and outputs; injected context skipped', () => {
     const dir = join(root, 'codex', 'sessions', '2026', '01', '01');
     mkdirSync(dir, { recursive: true });
-    const line = (type: string, payload: unknown): string => JSON.stringify({ timestamp: '2026-01-01T00:00:00Z', type, payload }) + '\n';
+    const line = (type: string, payload: unknown): string =>
+      JSON.stringify({ timestamp: '2026-01-01T00:00:00Z', type, payload }) + '\n';
     writeFileSync(
       join(dir, 'rollout-2026-01-01T00-00-00-abc.jsonl'),
       line('session_meta', { id: 'thread-1', cwd: '/repo' }) +
-        line('response_item', { type: 'message', role: 'developer', content: [{ type: 'input_text', text: 'rules' }] }) +
-        line('response_item', { type: 'message', role: 'user', content: [{ type: 'input_text', text: '<environment_context>x</environment_context>' }] }) +
-        line('response_item', { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'add the migration' }] }) +
-        line('response_item', { type: 'reasoning', summary: [{ type: 'summary_text', text: 'column before backfill' }] }) +
-        line('response_item', { type: 'custom_tool_call', call_id: 'c1', name: 'apply_patch', input: '*** Begin Patch\n*** Add File: m.sql\n+x\n*** End Patch\n' }) +
-        line('response_item', { type: 'custom_tool_call_output', call_id: 'c1', output: 'Exit code: 0\nWall time: 0.1 seconds\nOutput:\nSuccess. Updated the following files:\nA m.sql\n' }) +
+        line('response_item', {
+          type: 'message',
+          role: 'developer',
+          content: [{ type: 'input_text', text: 'rules' }],
+        }) +
+        line('response_item', {
+          type: 'message',
+          role: 'user',
+          content: [{ type: 'input_text', text: '<environment_context>x</environment_context>' }],
+        }) +
+        line('response_item', {
+          type: 'message',
+          role: 'user',
+          content: [{ type: 'input_text', text: 'add the migration' }],
+        }) +
+        line('response_item', {
+          type: 'reasoning',
+          summary: [{ type: 'summary_text', text: 'column before backfill' }],
+        }) +
+        line('response_item', {
+          type: 'custom_tool_call',
+          call_id: 'c1',
+          name: 'apply_patch',
+          input: '*** Begin Patch\n*** Add File: m.sql\n+x\n*** End Patch\n',
+        }) +
+        line('response_item', {
+          type: 'custom_tool_call_output',
+          call_id: 'c1',
+          output:
+            'Exit code: 0\nWall time: 0.1 seconds\nOutput:\nSuccess. Updated the following files:\nA m.sql\n',
+        }) +
         line('event_msg', { type: 'token_count' }) +
         line('future_kind', {}),
     );
@@ -94,13 +161,24 @@ describe('importing native transcripts', () => {
     const report = importTranscripts(db, search, 'codex', join(root, 'codex', 'sessions'));
     expect(report).toMatchObject({ files: 1, sessions: 1, events: 4, malformed: 0 });
     expect(report.skipped).toMatchObject({ event_msg: 1, future_kind: 1, 'response_item/message': 2 });
-    const body = db.prepare("SELECT body_json FROM imported_events WHERE type = 'tool.started'").get() as { body_json: string };
+    const body = db.prepare("SELECT body_json FROM imported_events WHERE type = 'tool.started'").get() as {
+      body_json: string;
+    };
     expect(JSON.parse(body.body_json)).toMatchObject({ tool: 'apply_patch', files: ['m.sql'] });
-    const output = db.prepare("SELECT body_json FROM imported_events WHERE type = 'tool.finished'").get() as { body_json: string };
-    expect(JSON.parse(output.body_json)).toMatchObject({ ok: true, exitCode: 0, output: 'Success. Updated the following files:\nA m.sql\n' });
+    const output = db.prepare("SELECT body_json FROM imported_events WHERE type = 'tool.finished'").get() as {
+      body_json: string;
+    };
+    expect(JSON.parse(output.body_json)).toMatchObject({
+      ok: true,
+      exitCode: 0,
+      output: 'Success. Updated the following files:\nA m.sql\n',
+    });
   });
 
   it('finds nothing, and fails nothing, when the folder does not exist', () => {
-    expect(importTranscripts(db, search, 'codex', join(root, 'nowhere'))).toMatchObject({ files: 0, events: 0 });
+    expect(importTranscripts(db, search, 'codex', join(root, 'nowhere'))).toMatchObject({
+      files: 0,
+      events: 0,
+    });
   });
 });

@@ -35,7 +35,17 @@ const PARSERS: Record<Vendor, LineParser> = { claude: parseClaudeLine, codex: pa
 
 /** Imports every transcript file of `vendor` under `root` (Claude's `projects/`, Codex's `sessions/`). */
 export function importTranscripts(db: Db, search: SearchIndex, vendor: Vendor, root: string): ImportReport {
-  const report: ImportReport = { vendor, root, files: 0, filesRead: 0, sessions: 0, events: 0, skipped: {}, malformed: 0, unfinished: 0 };
+  const report: ImportReport = {
+    vendor,
+    root,
+    files: 0,
+    filesRead: 0,
+    sessions: 0,
+    events: 0,
+    skipped: {},
+    malformed: 0,
+    unfinished: 0,
+  };
   const sessions = new Set<string>();
   for (const path of transcriptFiles(vendor, root)) {
     report.files++;
@@ -67,7 +77,12 @@ function transcriptFiles(vendor: Vendor, root: string): string[] {
     for (const entry of entries) {
       const path = join(dir, entry.name);
       if (entry.isDirectory()) walk(path);
-      else if (entry.isFile() && entry.name.endsWith('.jsonl') && (vendor === 'claude' || entry.name.startsWith('rollout-'))) out.push(path);
+      else if (
+        entry.isFile() &&
+        entry.name.endsWith('.jsonl') &&
+        (vendor === 'claude' || entry.name.startsWith('rollout-'))
+      )
+        out.push(path);
     }
   };
   walk(root);
@@ -80,9 +95,17 @@ interface FileRow {
   offset: number;
 }
 
-function importFile(db: Db, search: SearchIndex, vendor: Vendor, path: string, report: ImportReport, sessions: Set<string>): void {
+function importFile(
+  db: Db,
+  search: SearchIndex,
+  vendor: Vendor,
+  path: string,
+  report: ImportReport,
+  sessions: Set<string>,
+): void {
   const size = statSync(path).size;
-  let known = db.prepare('SELECT session_id, size, offset FROM import_files WHERE path = ?').get(path) as FileRow | undefined;
+  let known = db.prepare('SELECT session_id, size, offset FROM import_files WHERE path = ?').get(path) as
+    FileRow | undefined;
   if (known !== undefined && size < known.offset) {
     forget(db, known.session_id);
     known = undefined;
@@ -92,7 +115,10 @@ function importFile(db: Db, search: SearchIndex, vendor: Vendor, path: string, r
   const text = readFrom(path, start, size);
   const end = text.lastIndexOf('\n') + 1;
   if (end < text.length) report.unfinished++;
-  const lines = text.slice(0, end).split('\n').filter((l) => l.trim() !== '');
+  const lines = text
+    .slice(0, end)
+    .split('\n')
+    .filter((l) => l.trim() !== '');
   const state: ParseState = { tools: new Map() };
   const facts: SessionFacts = {};
   const events: { ts: string; body: BatonEvent | Omit<BatonEvent, 'seq' | 'v'> }[] = [];
@@ -114,7 +140,8 @@ function importFile(db: Db, search: SearchIndex, vendor: Vendor, path: string, r
       facts.cwd ??= parsed.facts.cwd;
       facts.title ??= parsed.facts.title;
     }
-    if (parsed.skipped !== undefined) report.skipped[parsed.skipped] = (report.skipped[parsed.skipped] ?? 0) + 1;
+    if (parsed.skipped !== undefined)
+      report.skipped[parsed.skipped] = (report.skipped[parsed.skipped] ?? 0) + 1;
     for (const e of parsed.events) events.push({ ts: e.ts, body: e.body as Omit<BatonEvent, 'seq' | 'v'> });
   }
   report.filesRead++;
@@ -124,7 +151,9 @@ function importFile(db: Db, search: SearchIndex, vendor: Vendor, path: string, r
       sessions.add(sessionId);
       report.events += storeEvents(db, search, vendor, sessionId, events);
     }
-    db.prepare('INSERT OR REPLACE INTO import_files (path, vendor, session_id, size, offset) VALUES (?, ?, ?, ?, ?)').run(path, vendor, sessionId, size, start + Buffer.byteLength(text.slice(0, end)));
+    db.prepare(
+      'INSERT OR REPLACE INTO import_files (path, vendor, session_id, size, offset) VALUES (?, ?, ?, ?, ?)',
+    ).run(path, vendor, sessionId, size, start + Buffer.byteLength(text.slice(0, end)));
   })();
 }
 
@@ -146,21 +175,48 @@ function readFrom(path: string, start: number, size: number): string {
 }
 
 /** The imported session of a file's first lines (null while the file has said nothing yet). */
-function ensureSession(db: Db, vendor: Vendor, path: string, facts: SessionFacts, firstTs: string | undefined): string | null {
+function ensureSession(
+  db: Db,
+  vendor: Vendor,
+  path: string,
+  facts: SessionFacts,
+  firstTs: string | undefined,
+): string | null {
   const nativeId = facts.nativeId ?? /([0-9a-f]{8}-[0-9a-f-]{27,})\.jsonl$/.exec(path)?.[1];
   if (nativeId === undefined) return null;
   const id = `${vendor}-${nativeId}`;
-  const project = facts.cwd === undefined ? undefined : (db.prepare('SELECT id FROM projects WHERE root = ?').get(facts.cwd) as { id: string } | undefined);
+  const project =
+    facts.cwd === undefined
+      ? undefined
+      : (db.prepare('SELECT id FROM projects WHERE root = ?').get(facts.cwd) as { id: string } | undefined);
   db.prepare(
     `INSERT INTO imported_sessions (id, vendor, native_id, cwd, project_id, title, started_at) VALUES (?, ?, ?, ?, ?, ?, ?)
      ON CONFLICT (id) DO UPDATE SET cwd = coalesce(imported_sessions.cwd, excluded.cwd), title = coalesce(imported_sessions.title, excluded.title)`,
-  ).run(id, vendor, nativeId, facts.cwd ?? null, project?.id ?? null, facts.title ?? null, firstTs ?? new Date().toISOString());
+  ).run(
+    id,
+    vendor,
+    nativeId,
+    facts.cwd ?? null,
+    project?.id ?? null,
+    facts.title ?? null,
+    firstTs ?? new Date().toISOString(),
+  );
   return id;
 }
 
-function storeEvents(db: Db, search: SearchIndex, vendor: Vendor, sessionId: string, events: { ts: string; body: Omit<BatonEvent, 'seq' | 'v'> }[]): number {
-  const session = db.prepare('SELECT last_seq, project_id FROM imported_sessions WHERE id = ?').get(sessionId) as { last_seq: number; project_id: string | null };
-  const insert = db.prepare('INSERT INTO imported_events (session_id, seq, ts, type, body_json) VALUES (?, ?, ?, ?, ?)');
+function storeEvents(
+  db: Db,
+  search: SearchIndex,
+  vendor: Vendor,
+  sessionId: string,
+  events: { ts: string; body: Omit<BatonEvent, 'seq' | 'v'> }[],
+): number {
+  const session = db
+    .prepare('SELECT last_seq, project_id FROM imported_sessions WHERE id = ?')
+    .get(sessionId) as { last_seq: number; project_id: string | null };
+  const insert = db.prepare(
+    'INSERT INTO imported_events (session_id, seq, ts, type, body_json) VALUES (?, ?, ?, ?, ?)',
+  );
   let seq = session.last_seq;
   for (const { ts, body } of events) {
     const event = { v: EVENT_SCHEMA_VERSION, ...body, seq: ++seq, ts } as BatonEvent;
@@ -175,7 +231,9 @@ function storeEvents(db: Db, search: SearchIndex, vendor: Vendor, sessionId: str
 function forget(db: Db, sessionId: string | null): void {
   if (sessionId === null) return;
   db.transaction(() => {
-    const rows = db.prepare("SELECT rowid FROM search_docs WHERE source = 'imported' AND session_id = ?").all(sessionId) as { rowid: number }[];
+    const rows = db
+      .prepare("SELECT rowid FROM search_docs WHERE source = 'imported' AND session_id = ?")
+      .all(sessionId) as { rowid: number }[];
     for (const { rowid } of rows) {
       db.prepare('DELETE FROM search_fts WHERE rowid = ?').run(rowid);
       db.prepare('DELETE FROM search_docs WHERE rowid = ?').run(rowid);

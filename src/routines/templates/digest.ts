@@ -14,7 +14,13 @@ export const digest: RoutineTemplate = {
   options: {},
   prepare(ctx) {
     const day = yesterday(ctx);
-    const sessions = ctx.sessions.list().filter((s) => s.project_root === ctx.projectRoot && localDate(new Date(s.last_event_at ?? s.updated_at), ctx.tz) === day);
+    const sessions = ctx.sessions
+      .list()
+      .filter(
+        (s) =>
+          s.project_root === ctx.projectRoot &&
+          localDate(new Date(s.last_event_at ?? s.updated_at), ctx.tz) === day,
+      );
     if (sessions.length === 0) return Promise.resolve({ nothing: `no session worked on ${day}` });
     return Promise.resolve({
       prompt: [

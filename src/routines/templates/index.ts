@@ -10,7 +10,10 @@ export const TEMPLATES: readonly RoutineTemplate[] = [todoSweep, digest, release
 
 export function templateNamed(name: string): RoutineTemplate {
   const found = TEMPLATES.find((t) => t.name === name);
-  if (found === undefined) throw new InvalidInputError(`Unknown routine template "${name}"; the templates are ${TEMPLATES.map((t) => t.name).join(', ')}.`);
+  if (found === undefined)
+    throw new InvalidInputError(
+      `Unknown routine template "${name}"; the templates are ${TEMPLATES.map((t) => t.name).join(', ')}.`,
+    );
   return found;
 }
 

@@ -12,17 +12,32 @@ const MAX_NOTES = 20_000;
 
 export const releaseNotesCheck: RoutineTemplate = {
   name: 'release-notes-check',
-  description: 'the release notes at a tag against the commit log since the previous tag; differences reported',
+  description:
+    'the release notes at a tag against the commit log since the previous tag; differences reported',
   options: { notesFile: '' },
   async prepare(ctx) {
     const root = ctx.projectRoot;
-    const tag = ctx.detail.tag ?? (await git(root, ['describe', '--tags', '--abbrev=0'], { okExitCodes: [128] })).stdout.trim();
+    const tag =
+      ctx.detail.tag ??
+      (await git(root, ['describe', '--tags', '--abbrev=0'], { okExitCodes: [128] })).stdout.trim();
     if (tag === '') return { nothing: 'the repository has no tag yet' };
-    const previous = (await git(root, ['describe', '--tags', '--abbrev=0', `${tag}^`], { okExitCodes: [128] })).stdout.trim();
+    const previous = (
+      await git(root, ['describe', '--tags', '--abbrev=0', `${tag}^`], { okExitCodes: [128] })
+    ).stdout.trim();
     const range = previous === '' ? tag : `${previous}..${tag}`;
-    const log = await gitOut(root, ['log', '--no-merges', `--max-count=${MAX_COMMITS}`, '--format=%h %s', range, '--']);
+    const log = await gitOut(root, [
+      'log',
+      '--no-merges',
+      `--max-count=${MAX_COMMITS}`,
+      '--format=%h %s',
+      range,
+      '--',
+    ]);
     const notesFile = stringOption(ctx, 'notesFile') ?? (await firstAtTag(root, tag));
-    const notes = notesFile === undefined ? undefined : (await git(root, ['show', `${tag}:${notesFile}`], { okExitCodes: [128] })).stdout;
+    const notes =
+      notesFile === undefined
+        ? undefined
+        : (await git(root, ['show', `${tag}:${notesFile}`], { okExitCodes: [128] })).stdout;
     return {
       prompt: [
         `Check the release notes of ${tag} against what changed since ${previous === '' ? 'the first commit' : previous}.`,

@@ -46,5 +46,10 @@ export function stringOption(ctx: TemplateContext, key: string): string | undefi
 
 /** `YYYY-MM-DD` of `date` in the time zone (the machine's when unset). */
 export function localDate(date: Date, tz: string | undefined): string {
-  return new Intl.DateTimeFormat('en-CA', { timeZone: tz, year: 'numeric', month: '2-digit', day: '2-digit' }).format(date);
+  return new Intl.DateTimeFormat('en-CA', {
+    timeZone: tz,
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+  }).format(date);
 }

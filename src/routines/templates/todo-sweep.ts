@@ -18,14 +18,19 @@ const MAX_TODOS = 500;
 
 export const todoSweep: RoutineTemplate = {
   name: 'todo-sweep',
-  description: 'TODO/FIXME comments older than N days (git blame) become tasks, never the same one twice; the agent triages them',
+  description:
+    'TODO/FIXME comments older than N days (git blame) become tasks, never the same one twice; the agent triages them',
   options: { days: 30 },
   async prepare(ctx) {
-    if (ctx.tasks === undefined) throw new Error('the TODO sweep files tasks, and tasks are not available in this workspace');
+    if (ctx.tasks === undefined)
+      throw new Error('the TODO sweep files tasks, and tasks are not available in this workspace');
     const days = numberOption(ctx, 'days', 30);
     const old = await oldTodos(ctx.projectRoot, ctx.now, days);
     const fresh = old.filter((todo) => !ctx.seen(todoKey(todo)));
-    if (fresh.length === 0) return { nothing: `no TODO or FIXME older than ${days} days that is not already a task (${old.length} old ones in all)` };
+    if (fresh.length === 0)
+      return {
+        nothing: `no TODO or FIXME older than ${days} days that is not already a task (${old.length} old ones in all)`,
+      };
     const made: { todo: OldTodo; task: { id: string } }[] = [];
     for (const todo of fresh) {
       const task = await ctx.tasks.create(ctx.projectRoot, {
@@ -53,7 +58,10 @@ export function todoKey(todo: Pick<OldTodo, 'file' | 'text'>): string {
 
 /** TODO/FIXME comments at HEAD whose line was last changed more than `days` ago. */
 export async function oldTodos(root: string, now: Date, days: number): Promise<OldTodo[]> {
-  const grep = await git(root, ['grep', '-n', '-I', '-E', '--no-color', '\\b(TODO|FIXME)\\b', 'HEAD', '--'], { okExitCodes: [1], timeoutMs: 60_000 });
+  const grep = await git(root, ['grep', '-n', '-I', '-E', '--no-color', '\\b(TODO|FIXME)\\b', 'HEAD', '--'], {
+    okExitCodes: [1],
+    timeoutMs: 60_000,
+  });
   const hits = new Map<string, { line: number; text: string }[]>();
   for (const raw of grep.stdout.split('\n')) {
     // HEAD:path:line:text
@@ -85,7 +93,8 @@ async function lineTimes(root: string, file: string): Promise<Map<number, Date>>
   for (const raw of blame.stdout.split('\n')) {
     const header = /^[0-9a-f]{40} \d+ (\d+)/.exec(raw);
     if (header !== null) line = Number(header[1]);
-    else if (raw.startsWith('committer-time ')) times.set(line, new Date(Number(raw.slice('committer-time '.length)) * 1000));
+    else if (raw.startsWith('committer-time '))
+      times.set(line, new Date(Number(raw.slice('committer-time '.length)) * 1000));
   }
   return times;
 }

@@ -23,16 +23,29 @@ export function contextHandlers(context: ContextService, manager: SessionManager
       return { query: query.q, hits };
     },
     'GET /api/transcripts/:ref': ({ params, cwd }) => context.exportTranscript(params.ref, { cwd }),
-    'POST /api/transcripts/:ref/export': ({ params, body, cwd }) => context.exportTranscript(params.ref, { cwd, toRepo: body.toRepo }),
+    'POST /api/transcripts/:ref/export': ({ params, body, cwd }) =>
+      context.exportTranscript(params.ref, { cwd, toRepo: body.toRepo }),
     'POST /api/handoffs': async ({ body, cwd }) => {
-      const request = { from: body.from, to: body.to, task: body.task, budgetTokens: body.budget, cwd, name: body.name, model: body.model, permissionMode: body.permissionMode };
+      const request = {
+        from: body.from,
+        to: body.to,
+        task: body.task,
+        budgetTokens: body.budget,
+        cwd,
+        name: body.name,
+        model: body.model,
+        permissionMode: body.permissionMode,
+      };
       if (body.preview) return { handoffId: null, session: null, pack: (await context.pack(request)).pack };
       const { session, pack, handoffId } = await context.handoff(request);
       return { handoffId, session: manager.view(session), pack };
     },
     'GET /api/handoffs/:ref': ({ params, cwd }) => context.handoffsOf(manager.resolve(params.ref, cwd).id),
     'POST /api/import': ({ body }) => ({
-      reports: context.importNative({ ...(body.claudeHome === undefined ? {} : { claude: join(body.claudeHome, 'projects') }), ...(body.codexHome === undefined ? {} : { codex: join(body.codexHome, 'sessions') }) }),
+      reports: context.importNative({
+        ...(body.claudeHome === undefined ? {} : { claude: join(body.claudeHome, 'projects') }),
+        ...(body.codexHome === undefined ? {} : { codex: join(body.codexHome, 'sessions') }),
+      }),
     }),
   };
 }

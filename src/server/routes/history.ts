@@ -16,12 +16,18 @@ const SSE_KEEPALIVE_MS = 15_000;
 /** The most events one read of another machine's session gives (the session mirror's page). */
 const MIRROR_PAGE = 1_000;
 
-export function historyHandlers(manager: SessionManager, remote: () => RemoteSessions | undefined = () => undefined): Handlers<typeof HISTORY> {
+export function historyHandlers(
+  manager: SessionManager,
+  remote: () => RemoteSessions | undefined = () => undefined,
+): Handlers<typeof HISTORY> {
   return {
     'GET /api/sessions/:ref/events': async ({ params, query, cwd, c }) => {
       const after = query.after ?? 0;
       const found = targetOf(manager, remote(), params.ref, cwd);
-      if (found.kind === 'remote') return query.follow ? followRemote(c, found.remote, found.view, after) : { events: await found.remote.events(found.view, after) };
+      if (found.kind === 'remote')
+        return query.follow
+          ? followRemote(c, found.remote, found.view, after)
+          : { events: await found.remote.events(found.view, after) };
       const session = found.session;
       if (!query.follow) return { events: manager.eventsAfter(session.id, after) };
       return follow(c, manager, session.id, after);
@@ -35,7 +41,8 @@ export function historyHandlers(manager: SessionManager, remote: () => RemoteSes
       const after = Math.max(0, before - 1 - limit);
       const count = before - 1 - after;
       if (count <= 0) return { events: [], hasMore: after > 0, lastSeq };
-      if (found.kind === 'local') return { events: manager.eventsAfter(found.session.id, after, count), hasMore: after > 0, lastSeq };
+      if (found.kind === 'local')
+        return { events: manager.eventsAfter(found.session.id, after, count), hasMore: after > 0, lastSeq };
       // Another machine's session: the page from the events it published (at most a mirror page).
       const take = Math.min(count, MIRROR_PAGE);
       const from = before - 1 - take;
@@ -44,19 +51,32 @@ export function historyHandlers(manager: SessionManager, remote: () => RemoteSes
     // Another machine's usage reports, worktree and diff are its own: it is asked (decision 132).
     'GET /api/sessions/:ref/usage': async ({ params }) => {
       const found = targetOf(manager, remote(), params.ref, undefined);
-      if (found.kind === 'remote') return (await found.remote.ask(found.view, { kind: 'usage', sessionId: found.view.id })) as { points: UsagePoint[] };
+      if (found.kind === 'remote')
+        return (await found.remote.ask(found.view, { kind: 'usage', sessionId: found.view.id })) as {
+          points: UsagePoint[];
+        };
       return sessionUsage(manager, found.session);
     },
     'GET /api/sessions/:ref/diff': async ({ params, c }) => {
       const found = targetOf(manager, remote(), params.ref, undefined);
-      const diff = found.kind === 'remote' ? ((await found.remote.ask(found.view, { kind: 'diff', sessionId: found.view.id })) as { text: string; truncated: boolean }) : await sessionDiff(found.session);
+      const diff =
+        found.kind === 'remote'
+          ? ((await found.remote.ask(found.view, { kind: 'diff', sessionId: found.view.id })) as {
+              text: string;
+              truncated: boolean;
+            })
+          : await sessionDiff(found.session);
       c.header('x-baton-diff-truncated', diff.truncated ? '1' : '0');
       c.header('content-type', 'text/x-diff; charset=utf-8');
       return c.body(diff.text);
     },
     'GET /api/sessions/:ref/diffstat': async ({ params }) => {
       const found = targetOf(manager, remote(), params.ref, undefined);
-      if (found.kind === 'remote') return (await found.remote.ask(found.view, { kind: 'diffstat', sessionId: found.view.id })) as Awaited<ReturnType<typeof sessionDiffStat>>;
+      if (found.kind === 'remote')
+        return (await found.remote.ask(found.view, {
+          kind: 'diffstat',
+          sessionId: found.view.id,
+        })) as Awaited<ReturnType<typeof sessionDiffStat>>;
       return sessionDiffStat(found.session);
     },
   };
@@ -86,7 +106,12 @@ function follow(c: Context, manager: SessionManager, sessionId: string, after: n
     const onSession = (id: string): void => {
       if (id !== sessionId || ended !== undefined) return;
       const session = manager.get(sessionId);
-      ended = session === undefined || session.removed_at !== null ? 'removed' : session.state === 'completed' ? 'completed' : undefined;
+      ended =
+        session === undefined || session.removed_at !== null
+          ? 'removed'
+          : session.state === 'completed'
+            ? 'completed'
+            : undefined;
       if (ended !== undefined && live) endStream();
     };
     // Subscribe before replaying so nothing written in between is missed; `last` drops duplicates.
@@ -95,11 +120,17 @@ function follow(c: Context, manager: SessionManager, sessionId: string, after: n
     const closed = new Promise<void>((resolve) => {
       stream.onAbort(resolve);
       endStream = () => {
-        chain = chain.then(() => stream.writeSSE({ event: 'ended', data: JSON.stringify({ reason: ended }) })).finally(resolve);
+        chain = chain
+          .then(() => stream.writeSSE({ event: 'ended', data: JSON.stringify({ reason: ended }) }))
+          .finally(resolve);
       };
     });
     try {
-      for (let page = manager.eventsAfter(sessionId, after); page.length > 0; page = manager.eventsAfter(sessionId, last)) {
+      for (
+        let page = manager.eventsAfter(sessionId, after);
+        page.length > 0;
+        page = manager.eventsAfter(sessionId, last)
+      ) {
         for (const event of page) await send(event);
       }
       for (const event of buffered) await send(event);

@@ -6,7 +6,11 @@ import type { Handlers } from './mount.js';
 export function mergeHandlers(merges: () => MergeService): Handlers<typeof MERGE> {
   return {
     'POST /api/merges': async ({ body, cwd }) => {
-      const { view, seq } = await merges().enqueue(body.sessions, { squash: body.squash, planned: body.planned, cwd });
+      const { view, seq } = await merges().enqueue(body.sessions, {
+        squash: body.squash,
+        planned: body.planned,
+        cwd,
+      });
       return { merge: view, seq };
     },
     'GET /api/merges': () => ({ queue: merges().queue(), recent: merges().recentResults() }),

@@ -18,10 +18,14 @@ export interface HandlerInput<S extends EndpointSpec, R extends string> {
 }
 
 /** Streams and text answers are Responses the handler builds; JSON answers are plain values. */
-type Result<S extends EndpointSpec> = S extends { sse: object } | { text: string } ? Response | ResponseOf<S> : ResponseOf<S>;
+type Result<S extends EndpointSpec> = S extends { sse: object } | { text: string }
+  ? Response | ResponseOf<S>
+  : ResponseOf<S>;
 
 export type Handlers<T extends Table> = {
-  [R in keyof T & string]: T[R] extends EndpointSpec ? (input: HandlerInput<T[R], R>) => Result<T[R]> | Promise<Result<T[R]>> : never;
+  [R in keyof T & string]: T[R] extends EndpointSpec
+    ? (input: HandlerInput<T[R], R>) => Result<T[R]> | Promise<Result<T[R]>>
+    : never;
 };
 
 export function mount<T extends Table>(app: Hono, table: T, handlers: Handlers<T>): void {
@@ -30,7 +34,9 @@ export function mount<T extends Table>(app: Hono, table: T, handlers: Handlers<T
     const handler = handlers[route] as (input: HandlerInput<EndpointSpec, string>) => unknown;
     type Untyped = HandlerInput<EndpointSpec, string>;
     app.on(method, path, async (c) => {
-      const body = (spec.body === undefined ? undefined : spec.body.parse(await readJson(c))) as Untyped['body'];
+      const body = (
+        spec.body === undefined ? undefined : spec.body.parse(await readJson(c))
+      ) as Untyped['body'];
       const query = spec.query === undefined ? {} : parseQuery(spec, c.req.query());
       const result = await handler({ params: c.req.param(), query, body, cwd: cwdOf(c), c });
       return result instanceof Response ? result : c.json(result as object, spec.status ?? 200);
@@ -42,7 +48,8 @@ function parseQuery(spec: EndpointSpec, raw: Record<string, string>): QueryOf<En
   const parsed = spec.query?.safeParse(raw);
   if (parsed === undefined) return {};
   // The query's own messages name the parameter and the value given.
-  if (!parsed.success) throw new InvalidInputError(parsed.error.issues.map((issue) => issue.message).join('; '));
+  if (!parsed.success)
+    throw new InvalidInputError(parsed.error.issues.map((issue) => issue.message).join('; '));
   return parsed.data;
 }
 

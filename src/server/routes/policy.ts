@@ -6,19 +6,33 @@ import type { AllowRuleRow } from '../../settings/index.js';
 import type { Handlers } from './mount.js';
 
 function needCwd(cwd: string | undefined): string {
-  if (cwd === undefined) throw new InvalidInputError('Say which repository: send the x-baton-cwd header (or ?cwd=) with a folder inside it.');
+  if (cwd === undefined)
+    throw new InvalidInputError(
+      'Say which repository: send the x-baton-cwd header (or ?cwd=) with a folder inside it.',
+    );
   return cwd;
 }
 
 export function allowRuleView(row: AllowRuleRow): AllowRuleView {
-  return { id: row.id, project: row.project_root, tool: row.tool, pattern: row.pattern, source: row.source, createdAt: row.created_at };
+  return {
+    id: row.id,
+    project: row.project_root,
+    tool: row.tool,
+    pattern: row.pattern,
+    source: row.source,
+    createdAt: row.created_at,
+  };
 }
 
 export function policyHandlers(policy: PolicyService): Handlers<typeof POLICY> {
   return {
     'GET /api/policy': async ({ cwd }) => {
       const view = await policy.view(needCwd(cwd));
-      return { project: view.project, rules: view.rules.map((r) => ({ ...r, suggest: r.suggest ?? null })), allow: view.allow.map(allowRuleView) };
+      return {
+        project: view.project,
+        rules: view.rules.map((r) => ({ ...r, suggest: r.suggest ?? null })),
+        allow: view.allow.map(allowRuleView),
+      };
     },
     'POST /api/policy/test': async ({ body, cwd }) => {
       const { verdict, allowRule, worktree } = await policy.test(body, needCwd(cwd));
@@ -28,7 +42,12 @@ export function policyHandlers(policy: PolicyService): Handlers<typeof POLICY> {
         why: verdict.why ?? null,
         suggest: verdict.suggest ?? null,
         uncertain: verdict.uncertain === true,
-        findings: verdict.findings.map((f) => ({ rule: f.rule, action: f.action, why: f.why, uncertain: f.uncertain === true })),
+        findings: verdict.findings.map((f) => ({
+          rule: f.rule,
+          action: f.action,
+          why: f.why,
+          uncertain: f.uncertain === true,
+        })),
         parsed: verdict.parsed,
         allowRule,
         worktree,

@@ -12,10 +12,17 @@ import { BatonError } from '../../shared/errors.js';
 import type { SessionWithProject } from '../../store/sessions.js';
 import type { RemoteSessions } from '../cluster-sessions.js';
 
-export type Target = { kind: 'local'; session: SessionWithProject } | { kind: 'remote'; remote: RemoteSessions; view: SessionView };
+export type Target =
+  | { kind: 'local'; session: SessionWithProject }
+  | { kind: 'remote'; remote: RemoteSessions; view: SessionView };
 
 /** This machine's session by `ref`, else another machine's; this machine's "not found" when neither has it. */
-export function targetOf(manager: SessionManager, remote: RemoteSessions | undefined, ref: string, cwd: string | undefined): Target {
+export function targetOf(
+  manager: SessionManager,
+  remote: RemoteSessions | undefined,
+  ref: string,
+  cwd: string | undefined,
+): Target {
   try {
     return { kind: 'local', session: manager.resolve(ref, cwd) };
   } catch (error) {
@@ -36,11 +43,17 @@ export async function remotePeek(remote: RemoteSessions, view: SessionView): Pro
   const lastMessage = events.findLast((e) => e.type === 'message.added' && e.role === 'assistant');
   return {
     session: view,
-    currentStep: running?.type === 'tool.started' ? `running ${running.tool}: ${running.input}` : view.activity,
+    currentStep:
+      running?.type === 'tool.started' ? `running ${running.tool}: ${running.input}` : view.activity,
     lastOutput: lastMessage?.type === 'message.added' ? lastMessage.text : null,
     // The files live in the worktree on the other machine: it is asked, and a machine that does
     // not answer in time leaves the list empty rather than the peek failing.
-    filesChanged: view.running === false ? [] : ((await remote.ask(view, { kind: 'files', sessionId: view.id }).catch(() => [])) as PeekView['filesChanged']),
+    filesChanged:
+      view.running === false
+        ? []
+        : ((await remote
+            .ask(view, { kind: 'files', sessionId: view.id })
+            .catch(() => [])) as PeekView['filesChanged']),
   };
 }
 
@@ -73,24 +86,34 @@ export function followRemote(c: Context, remote: RemoteSessions, view: SessionVi
       }
       if (ended !== undefined) return;
       if (change.kind === 'removed' && change.sessionId === view.id) ended = 'removed';
-      if (change.kind === 'session' && change.view.id === view.id && change.view.state === 'completed') ended = 'completed';
+      if (change.kind === 'session' && change.view.id === view.id && change.view.state === 'completed')
+        ended = 'completed';
       if (ended !== undefined && live) endStream();
     });
     const closed = new Promise<void>((resolve) => {
       stream.onAbort(resolve);
       endStream = () => {
-        chain = chain.then(() => stream.writeSSE({ event: 'ended', data: JSON.stringify({ reason: ended }) })).finally(resolve);
+        chain = chain
+          .then(() => stream.writeSSE({ event: 'ended', data: JSON.stringify({ reason: ended }) }))
+          .finally(resolve);
       };
     });
     try {
-      for (let page = await remote.events(view, after, PAGE); page.length > 0; page = await remote.events(view, last, PAGE)) {
+      for (
+        let page = await remote.events(view, after, PAGE);
+        page.length > 0;
+        page = await remote.events(view, last, PAGE)
+      ) {
         for (const event of page) await send(event);
       }
       for (const event of buffered) await send(event);
       live = true;
       await stream.writeSSE({ event: 'live', data: JSON.stringify({ seq: last }) });
       if (ended !== undefined) endStream();
-      const keepalive = setInterval(() => void stream.write(': keepalive\n\n').catch(() => stream.abort()), SSE_KEEPALIVE_MS);
+      const keepalive = setInterval(
+        () => void stream.write(': keepalive\n\n').catch(() => stream.abort()),
+        SSE_KEEPALIVE_MS,
+      );
       await closed;
       clearInterval(keepalive);
     } finally {

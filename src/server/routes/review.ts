@@ -12,7 +12,9 @@ export function reviewHandlers(service: ReviewService | undefined): Handlers<typ
   return {
     'GET /api/review/groups': ({ query, cwd }) => review().listGroups(query.project, cwd),
     'GET /api/review/groups/:n': ({ params, query, cwd }) => review().group(params.n, query.project, cwd),
-    'POST /api/review/groups/:n/files': ({ params, query, body, cwd }) => review().setFileState(params.n, body.path, body.state, query.project, cwd, body.message),
-    'POST /api/review/groups/:n/comments': ({ params, query, body, cwd }) => review().comment(params.n, body, query.project, cwd),
+    'POST /api/review/groups/:n/files': ({ params, query, body, cwd }) =>
+      review().setFileState(params.n, body.path, body.state, query.project, cwd, body.message),
+    'POST /api/review/groups/:n/comments': ({ params, query, body, cwd }) =>
+      review().comment(params.n, body, query.project, cwd),
   };
 }

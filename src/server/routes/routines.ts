@@ -12,14 +12,23 @@ export function routineHandlers(service: RoutineService | undefined): Handlers<t
   return {
     'GET /api/routines': async ({ query, cwd }) => ({ routines: await routines().list(query.cwd ?? cwd) }),
     'POST /api/routines': ({ body }) => routines().add(body),
-    'GET /api/routines/templates': () => ({ templates: TEMPLATES.map((t) => ({ name: t.name, description: t.description, options: { ...t.options } })) }),
+    'GET /api/routines/templates': () => ({
+      templates: TEMPLATES.map((t) => ({
+        name: t.name,
+        description: t.description,
+        options: { ...t.options },
+      })),
+    }),
     'GET /api/routines/:name': ({ params, cwd }) => routines().show(params.name, cwd),
-    'GET /api/routines/:name/history': async ({ params, query, cwd }) => ({ runs: await routines().history(params.name, cwd, query.limit ?? 50) }),
+    'GET /api/routines/:name/history': async ({ params, query, cwd }) => ({
+      runs: await routines().history(params.name, cwd, query.limit ?? 50),
+    }),
     'POST /api/routines/:name/run': ({ params, cwd }) => routines().runNow(params.name, cwd),
     'POST /api/routines/:name/pause': ({ params, cwd }) => routines().setPaused(params.name, cwd, true),
     'POST /api/routines/:name/resume': ({ params, cwd }) => routines().setPaused(params.name, cwd, false),
     'DELETE /api/routines/:name': ({ params, cwd }) => routines().remove(params.name, cwd),
-    'POST /api/hooks/routines/:id': ({ params, body, c }) => routines().hook(params.id, bearer(c.req.header('authorization')), body.detail ?? {}),
+    'POST /api/hooks/routines/:id': ({ params, body, c }) =>
+      routines().hook(params.id, bearer(c.req.header('authorization')), body.detail ?? {}),
   };
 }
 

@@ -23,7 +23,13 @@ export interface Placing {
  * `remote`: the other machines' sessions when the workspace is shared (issue 20); a session
  * found there is shown, peeked and answered through its machine.
  */
-export function sessionHandlers(manager: SessionManager, policy: PolicyService, warnings: DispatchWarnings = () => [], remote: () => RemoteSessions | undefined = () => undefined, placing?: Placing): Handlers<typeof SESSIONS> {
+export function sessionHandlers(
+  manager: SessionManager,
+  policy: PolicyService,
+  warnings: DispatchWarnings = () => [],
+  remote: () => RemoteSessions | undefined = () => undefined,
+  placing?: Placing,
+): Handlers<typeof SESSIONS> {
   const view = (session: SessionWithProject) => {
     const machine = remote()?.machine;
     return machine === undefined ? manager.view(session) : { ...manager.view(session), machine };
@@ -32,16 +38,26 @@ export function sessionHandlers(manager: SessionManager, policy: PolicyService, 
   const target = (ref: string, cwd: string | undefined) => targetOf(manager, remote(), ref, cwd);
   return {
     'GET /api/sessions': ({ query: { project } }) => {
-      const sessions = manager.list().filter((s) => project === undefined || s.project_root === project || s.project_name === project);
-      const others = (remote()?.list() ?? []).filter((s) => project === undefined || s.projectRoot === project || s.project === project);
-      return { sessions: [...sessions.map(view), ...others], reviewQueue: manager.workSizes.reviewQueue(sessions) };
+      const sessions = manager
+        .list()
+        .filter((s) => project === undefined || s.project_root === project || s.project_name === project);
+      const others = (remote()?.list() ?? []).filter(
+        (s) => project === undefined || s.projectRoot === project || s.project === project,
+      );
+      return {
+        sessions: [...sessions.map(view), ...others],
+        reviewQueue: manager.workSizes.reviewQueue(sessions),
+      };
     },
     'POST /api/sessions': async ({ body: { on: target, ...body } }) => {
       const on = target === undefined || target === 'any' ? 'any' : checkWorkerName(target, 'on');
       const here = placing?.machine;
       const placer = placing?.placer();
       if (placer === undefined && on !== 'any' && on !== here) {
-        throw new InvalidInputError(`This machine is not clustered (no store is configured), so it cannot place a session on "${on}": dispatch without --on, or start the supervisor with --store to share a workspace.`, { key: 'on', value: on });
+        throw new InvalidInputError(
+          `This machine is not clustered (no store is configured), so it cannot place a session on "${on}": dispatch without --on, or start the supervisor with --store to share a workspace.`,
+          { key: 'on', value: on },
+        );
       }
       // Shared: `any` runs here while this machine has a free slot, elsewhere once it has none.
       const elsewhere = on === 'any' ? manager.freeSlots() === 0 : on !== here;
@@ -58,38 +74,63 @@ export function sessionHandlers(manager: SessionManager, policy: PolicyService, 
       const sessions = await manager.respawnAll(body.project);
       return { sessions: sessions.map((s) => manager.view(manager.resolve(s.id))) };
     },
-    'POST /api/dangerous-mode/accept': async ({ body }) => ({ root: await manager.acceptDangerousMode(body.cwd) }),
+    'POST /api/dangerous-mode/accept': async ({ body }) => ({
+      root: await manager.acceptDangerousMode(body.cwd),
+    }),
     'GET /api/sessions/:ref': ({ params, cwd }) => {
       const found = target(params.ref, cwd);
       return found.kind === 'remote' ? { session: found.view } : envelope(found.session);
     },
     'GET /api/sessions/:ref/peek': async ({ params, cwd }) => {
       const found = target(params.ref, cwd);
-      if (found.kind === 'local') return { ...(await manager.peek(found.session.id)), session: view(found.session) };
+      if (found.kind === 'local')
+        return { ...(await manager.peek(found.session.id)), session: view(found.session) };
       return remotePeek(found.remote, found.view);
     },
     'POST /api/sessions/:ref/reply': async ({ params, body, cwd }) => {
       const found = target(params.ref, cwd);
-      if (found.kind === 'remote') return { session: await found.remote.send(found.view, { kind: 'reply', sessionId: found.view.id, text: body.text }) };
+      if (found.kind === 'remote')
+        return {
+          session: await found.remote.send(found.view, {
+            kind: 'reply',
+            sessionId: found.view.id,
+            text: body.text,
+          }),
+        };
       return envelope(await manager.reply(found.session.id, body.text, cwd, body.clientId));
     },
     'POST /api/sessions/:ref/approval': async ({ params, body, cwd }) => {
       const found = target(params.ref, cwd);
       if (found.kind === 'remote') {
-        if (body.always === true) throw new InvalidInputError(`"Always" makes an allow rule in the repository of the machine running ${found.view.name} (${found.view.machine ?? '?'}); approve it there, or approve this call once.`);
-        const command = { kind: 'approval' as const, sessionId: found.view.id, decision: body.decision, ...(body.reason === undefined ? {} : { reason: body.reason }), ...(body.requestId === undefined ? {} : { approvalId: body.requestId }) };
+        if (body.always === true)
+          throw new InvalidInputError(
+            `"Always" makes an allow rule in the repository of the machine running ${found.view.name} (${found.view.machine ?? '?'}); approve it there, or approve this call once.`,
+          );
+        const command = {
+          kind: 'approval' as const,
+          sessionId: found.view.id,
+          decision: body.decision,
+          ...(body.reason === undefined ? {} : { reason: body.reason }),
+          ...(body.requestId === undefined ? {} : { approvalId: body.requestId }),
+        };
         return { session: await found.remote.send(found.view, command) };
       }
-      if (body.always !== true) return envelope(await manager.resolveApproval(found.session.id, body.decision, body.reason, body.requestId, cwd));
-      if (body.decision !== 'allow') throw new InvalidInputError('"Always" goes with allowing a call, not with denying it.');
+      if (body.always !== true)
+        return envelope(
+          await manager.resolveApproval(found.session.id, body.decision, body.reason, body.requestId, cwd),
+        );
+      if (body.decision !== 'allow')
+        throw new InvalidInputError('"Always" goes with allowing a call, not with denying it.');
       // Approved, and an allow rule for its like in this repository (src/policy); refused where the gate asked.
       await policy.approveAlways(params.ref, body.requestId, body.reason, cwd, 'approval');
       return envelope(manager.resolve(params.ref, cwd));
     },
-    'POST /api/sessions/:ref/interrupt': async ({ params, cwd }) => envelope(await manager.interrupt(params.ref, cwd)),
+    'POST /api/sessions/:ref/interrupt': async ({ params, cwd }) =>
+      envelope(await manager.interrupt(params.ref, cwd)),
     'POST /api/sessions/:ref/stop': async ({ params, cwd }) => {
       const found = target(params.ref, cwd);
-      if (found.kind === 'remote') return { session: await found.remote.send(found.view, { kind: 'stop', sessionId: found.view.id }) };
+      if (found.kind === 'remote')
+        return { session: await found.remote.send(found.view, { kind: 'stop', sessionId: found.view.id }) };
       return envelope(await manager.stop(found.session.id, cwd));
     },
     'POST /api/sessions/:ref/respawn': async ({ params, query, cwd }) => {
@@ -97,18 +138,25 @@ export function sessionHandlers(manager: SessionManager, policy: PolicyService, 
       const on = query.on === undefined ? undefined : checkWorkerName(query.on, 'on');
       if (found.kind === 'local') {
         if (on !== undefined && on !== placing?.machine) {
-          throw new InvalidInputError(`Session ${found.session.name} is this machine's, and its worktree is here: it respawns here, so --on ${on} does not apply.`, { key: 'on', value: on });
+          throw new InvalidInputError(
+            `Session ${found.session.name} is this machine's, and its worktree is here: it respawns here, so --on ${on} does not apply.`,
+            { key: 'on', value: on },
+          );
         }
         return envelope(await manager.respawn(found.session.id, cwd));
       }
       // Another machine's session: placed again through the shared queue (decision 129).
       const placer = placing?.placer();
-      if (placer === undefined) throw new SessionStateError(`Session ${found.view.name} runs on ${found.view.machine ?? 'another machine'}, and this supervisor places no sessions: respawn it there.`);
+      if (placer === undefined)
+        throw new SessionStateError(
+          `Session ${found.view.name} runs on ${found.view.machine ?? 'another machine'}, and this supervisor places no sessions: respawn it there.`,
+        );
       const { session, warnings } = await placer.respawn(found.view, on);
       return { session, warnings };
     },
     'POST /api/sessions/:ref/done': async ({ params, cwd }) => envelope(await manager.done(params.ref, cwd)),
-    'POST /api/sessions/:ref/pin': ({ params, body, cwd }) => envelope(manager.setPinned(params.ref, body.pinned, cwd)),
+    'POST /api/sessions/:ref/pin': ({ params, body, cwd }) =>
+      envelope(manager.setPinned(params.ref, body.pinned, cwd)),
     'DELETE /api/sessions/:ref': async ({ params, cwd }) => {
       const { session, result } = await manager.remove(params.ref, cwd);
       return {

@@ -11,7 +11,8 @@ export function syncHandlers(service: SyncService | undefined): Handlers<typeof 
   };
   return {
     'GET /api/sync': ({ query, cwd }) => ({ sessions: sync().list(query.session, cwd) }),
-    'POST /api/sync/:ref/push': ({ params, body, cwd }) => sync().pushNow(params.ref, cwd, body.force === true),
+    'POST /api/sync/:ref/push': ({ params, body, cwd }) =>
+      sync().pushNow(params.ref, cwd, body.force === true),
     'POST /api/sync/restore': ({ body }) => restoreSession(body),
   };
 }

@@ -16,7 +16,12 @@ export function taskHandlers(tasks: TaskService, sessions: TaskSessions): Handle
       const started = await startTaskSessions(tasks, sessions, params.id, [body]);
       const session = started.sessions[0];
       if (session === undefined) throw new InternalError('a start made no session');
-      return { task: started.task, session: sessions.view(session), heldBy: started.heldBy, warnings: started.warnings };
+      return {
+        task: started.task,
+        session: sessions.view(session),
+        heldBy: started.heldBy,
+        warnings: started.warnings,
+      };
     },
     'POST /api/tasks/:id/decisions': ({ params, body }) => tasks.entry(params.id, 'decisions', body.text),
     'POST /api/tasks/:id/notes': ({ params, body }) => tasks.entry(params.id, 'notes', body.text),

@@ -8,7 +8,15 @@ import { serveBoardStream } from '../web-stream.js';
 import type { Handlers } from './mount.js';
 
 /** Events worth showing next to a question: what the agent said and did, not bookkeeping. */
-const CONTEXT_TYPES = ['message.added', 'thinking.added', 'tool.started', 'tool.finished', 'error.raised', 'question.asked', 'approval.requested'];
+const CONTEXT_TYPES = [
+  'message.added',
+  'thinking.added',
+  'tool.started',
+  'tool.finished',
+  'error.raised',
+  'question.asked',
+  'approval.requested',
+];
 const INBOX_CONTEXT = 6;
 
 export interface UiDeps {
@@ -26,7 +34,10 @@ export function uiHandlers({ manager, auth, port, remote }: UiDeps): Handlers<ty
       items: manager
         .list()
         .filter((s) => s.state === 'needs_input')
-        .map((s) => ({ session: manager.view(s), context: manager.latestEvents(s.id, CONTEXT_TYPES, INBOX_CONTEXT).reverse() })),
+        .map((s) => ({
+          session: manager.view(s),
+          context: manager.latestEvents(s.id, CONTEXT_TYPES, INBOX_CONTEXT).reverse(),
+        })),
     }),
     'GET /api/changes': async () => {
       const sizes = await manager.workSizes.all();

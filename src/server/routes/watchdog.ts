@@ -6,7 +6,8 @@ import type { Handlers } from './mount.js';
 
 export function watchdogHandlers(watchdog: Watchdog | undefined): Handlers<typeof WATCHDOG> {
   const on = (): Watchdog => {
-    if (watchdog === undefined) throw new BatonError('conflict', 'The watchdog is not running in this supervisor.');
+    if (watchdog === undefined)
+      throw new BatonError('conflict', 'The watchdog is not running in this supervisor.');
     return watchdog;
   };
   return {

@@ -65,7 +65,12 @@ export function anthropicFrames(step: Step, model: string): string[] {
       content: [],
       stop_reason: null,
       stop_sequence: null,
-      usage: { input_tokens: usage.input, output_tokens: 1, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 },
+      usage: {
+        input_tokens: usage.input,
+        output_tokens: 1,
+        cache_read_input_tokens: 0,
+        cache_creation_input_tokens: 0,
+      },
     },
   });
   let index = 0;
@@ -84,14 +89,21 @@ export function anthropicFrames(step: Step, model: string): string[] {
   }
   for (const tool of step.tools ?? []) {
     const toolId = `toolu_fake_${++counter}`;
-    send('content_block_start', { index, content_block: { type: 'tool_use', id: toolId, name: tool.name, input: {} } });
-    const json = typeof tool.input === 'string' ? JSON.stringify({ input: tool.input }) : JSON.stringify(tool.input);
+    send('content_block_start', {
+      index,
+      content_block: { type: 'tool_use', id: toolId, name: tool.name, input: {} },
+    });
+    const json =
+      typeof tool.input === 'string' ? JSON.stringify({ input: tool.input }) : JSON.stringify(tool.input);
     send('content_block_delta', { index, delta: { type: 'input_json_delta', partial_json: json } });
     send('content_block_stop', { index });
     index++;
   }
   const stopReason = (step.tools ?? []).length > 0 ? 'tool_use' : 'end_turn';
-  send('message_delta', { delta: { stop_reason: stopReason, stop_sequence: null }, usage: { output_tokens: usage.output } });
+  send('message_delta', {
+    delta: { stop_reason: stopReason, stop_sequence: null },
+    usage: { output_tokens: usage.output },
+  });
   send('message_stop', {});
   return frames;
 }

@@ -23,7 +23,14 @@ import { DEFAULT_USAGE, selectStep, type Conversation, type Scenario, type Step 
 
 export type { Scenario, Step, ToolCall } from './scenario.js';
 export { createWorkspace, type Workspace } from './workspace.js';
-export { claudeEnv, codexEnv, bundledClaudePath, installedCodexPath, realAgentsEnv, type AgentEnvOptions } from './env.js';
+export {
+  claudeEnv,
+  codexEnv,
+  bundledClaudePath,
+  installedCodexPath,
+  realAgentsEnv,
+  type AgentEnvOptions,
+} from './env.js';
 
 export interface RecordedRequest {
   api: 'anthropic' | 'openai';
@@ -90,12 +97,16 @@ export async function startModelServer(scenarios: readonly Scenario[]): Promise<
     const json: unknown = JSON.parse(raw);
     if (path === '/v1/messages') {
       const body = MessagesRequest.parse(json);
-      await reply(req, res, 'anthropic', json, raw, anthropicConversation(body), (step) => anthropicFrames(step, body.model));
+      await reply(req, res, 'anthropic', json, raw, anthropicConversation(body), (step) =>
+        anthropicFrames(step, body.model),
+      );
       return;
     }
     if (path === '/v1/responses') {
       const body = ResponsesRequest.parse(json);
-      await reply(req, res, 'openai', json, raw, openaiConversation(body), (step) => openaiFrames(step, body.model));
+      await reply(req, res, 'openai', json, raw, openaiConversation(body), (step) =>
+        openaiFrames(step, body.model),
+      );
       return;
     }
     res.writeHead(404, { 'content-type': 'application/json' });
@@ -112,11 +123,22 @@ export async function startModelServer(scenarios: readonly Scenario[]): Promise<
     frames: (step: Step) => string[],
   ): Promise<void> {
     const { scenario, stepIndex, step } = selectStep(scenarios, conversation);
-    if (scenario === undefined) failures.push(`${api} request matched no scenario; its prompt: ${JSON.stringify(conversation.prompt)}`);
+    if (scenario === undefined)
+      failures.push(`${api} request matched no scenario; its prompt: ${JSON.stringify(conversation.prompt)}`);
     else if (stepIndex >= scenario.steps.length) {
-      failures.push(`${api} request for step ${stepIndex + 1} of scenario ${JSON.stringify(scenario.prompt)}, which has ${scenario.steps.length}`);
+      failures.push(
+        `${api} request for step ${stepIndex + 1} of scenario ${JSON.stringify(scenario.prompt)}, which has ${scenario.steps.length}`,
+      );
     }
-    const recorded: RecordedRequest = { api, body, headers: req.headers, prompt: conversation.prompt, scenario: scenario?.prompt, stepIndex, text };
+    const recorded: RecordedRequest = {
+      api,
+      body,
+      headers: req.headers,
+      prompt: conversation.prompt,
+      scenario: scenario?.prompt,
+      stepIndex,
+      text,
+    };
     requests.push(recorded);
     if (step.delayMs !== undefined) await delay(step.delayMs);
     if (res.destroyed) return;
@@ -124,10 +146,19 @@ export async function startModelServer(scenarios: readonly Scenario[]): Promise<
     if (step.error !== undefined) {
       const message = step.error.message ?? `scripted error ${step.error.status}`;
       res.writeHead(step.error.status, { 'content-type': 'application/json' });
-      res.end(api === 'anthropic' ? anthropicError(step.error.status, message) : openaiError(step.error.status, message));
+      res.end(
+        api === 'anthropic'
+          ? anthropicError(step.error.status, message)
+          : openaiError(step.error.status, message),
+      );
       return;
     }
-    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive', ...step.headers });
+    res.writeHead(200, {
+      'content-type': 'text/event-stream',
+      'cache-control': 'no-cache',
+      connection: 'keep-alive',
+      ...step.headers,
+    });
     for (const frame of frames(step)) res.write(frame);
     res.end();
     recorded.served = { ...(step.usage ?? DEFAULT_USAGE) };
@@ -155,7 +186,8 @@ export async function startModelServer(scenarios: readonly Scenario[]): Promise<
     failures,
     assertClean: () => {
       const seen = failures.splice(0);
-      if (seen.length > 0) throw new Error(`the model server was asked for what no scenario scripts:\n  ${seen.join('\n  ')}`);
+      if (seen.length > 0)
+        throw new Error(`the model server was asked for what no scenario scripts:\n  ${seen.join('\n  ')}`);
     },
     requestsFor: (prompt) => requests.filter((r) => r.scenario === prompt),
     close: () =>

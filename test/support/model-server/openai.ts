@@ -60,7 +60,9 @@ export function openaiConversation(request: ResponsesRequest): Conversation {
 }
 
 export function openaiError(status: number, message: string): string {
-  return JSON.stringify({ error: { message, type: status === 400 ? 'invalid_request_error' : 'server_error', code: null } });
+  return JSON.stringify({
+    error: { message, type: status === 400 ? 'invalid_request_error' : 'server_error', code: null },
+  });
 }
 
 let counter = 0;
@@ -72,16 +74,27 @@ export function openaiFrames(step: Step, model: string): string[] {
   const frames: string[] = [];
   let sequence = 0;
   const send = (event: string, data: Record<string, unknown>): void => {
-    frames.push(`event: ${event}\ndata: ${JSON.stringify({ type: event, sequence_number: sequence++, ...data })}\n\n`);
+    frames.push(
+      `event: ${event}\ndata: ${JSON.stringify({ type: event, sequence_number: sequence++, ...data })}\n\n`,
+    );
   };
-  const base = { id: responseId, object: 'response', created_at: Math.floor(Date.now() / 1000), model, output: [] };
+  const base = {
+    id: responseId,
+    object: 'response',
+    created_at: Math.floor(Date.now() / 1000),
+    model,
+    output: [],
+  };
   send('response.created', { response: { ...base, status: 'in_progress' } });
   send('response.in_progress', { response: { ...base, status: 'in_progress' } });
 
   const output: Record<string, unknown>[] = [];
   const addItem = (item: Record<string, unknown>, streamBody: (outputIndex: number) => void): void => {
     const outputIndex = output.length;
-    send('response.output_item.added', { output_index: outputIndex, item: { ...item, status: 'in_progress' } });
+    send('response.output_item.added', {
+      output_index: outputIndex,
+      item: { ...item, status: 'in_progress' },
+    });
     streamBody(outputIndex);
     const done = { ...item, status: 'completed' };
     send('response.output_item.done', { output_index: outputIndex, item: done });
@@ -109,17 +122,42 @@ export function openaiFrames(step: Step, model: string): string[] {
     const itemId = `fc_fake_${counter}`;
     if (typeof tool.input === 'string') {
       const input = tool.input;
-      addItem({ id: itemId, type: 'custom_tool_call', call_id: callId, name: tool.name, input }, (outputIndex) => {
-        send('response.custom_tool_call_input.delta', { item_id: itemId, output_index: outputIndex, delta: input });
-        send('response.custom_tool_call_input.done', { item_id: itemId, output_index: outputIndex, input });
-      });
+      addItem(
+        { id: itemId, type: 'custom_tool_call', call_id: callId, name: tool.name, input },
+        (outputIndex) => {
+          send('response.custom_tool_call_input.delta', {
+            item_id: itemId,
+            output_index: outputIndex,
+            delta: input,
+          });
+          send('response.custom_tool_call_input.done', { item_id: itemId, output_index: outputIndex, input });
+        },
+      );
     } else {
       const args = JSON.stringify(tool.input);
       const namespace = tool.namespace === undefined ? {} : { namespace: tool.namespace };
-      addItem({ id: itemId, type: 'function_call', call_id: callId, name: tool.name, ...namespace, arguments: args }, (outputIndex) => {
-        send('response.function_call_arguments.delta', { item_id: itemId, output_index: outputIndex, delta: args });
-        send('response.function_call_arguments.done', { item_id: itemId, output_index: outputIndex, arguments: args });
-      });
+      addItem(
+        {
+          id: itemId,
+          type: 'function_call',
+          call_id: callId,
+          name: tool.name,
+          ...namespace,
+          arguments: args,
+        },
+        (outputIndex) => {
+          send('response.function_call_arguments.delta', {
+            item_id: itemId,
+            output_index: outputIndex,
+            delta: args,
+          });
+          send('response.function_call_arguments.done', {
+            item_id: itemId,
+            output_index: outputIndex,
+            arguments: args,
+          });
+        },
+      );
     }
   }
   send('response.completed', {

@@ -33,14 +33,19 @@ export function OpenAlerts(props: { hideWhenNone?: boolean }) {
           <div className="alert-head">
             <strong className="alert-rule">{alert.rule.replace(/_/g, ' ')}</strong>
             {alert.sessionId !== null ? (
-              <a href={`/s/${alert.sessionId}`} onClick={(e) => (e.preventDefault(), navigate(`/s/${alert.sessionId ?? ''}`))}>
+              <a
+                href={`/s/${alert.sessionId}`}
+                onClick={(e) => (e.preventDefault(), navigate(`/s/${alert.sessionId ?? ''}`))}
+              >
                 {alert.name}
               </a>
             ) : (
               <span className="muted">workspace</span>
             )}
             <span className="alert-message">{alert.message}</span>
-            {alert.action !== 'alert' && <span className="badge">{alert.action === 'pause' ? 'paused' : 'stopped'}</span>}
+            {alert.action !== 'alert' && (
+              <span className="badge">{alert.action === 'pause' ? 'paused' : 'stopped'}</span>
+            )}
             <span className="muted">{ago(alert.raisedAt)}</span>
             <span className="grow" />
             <button

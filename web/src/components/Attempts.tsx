@@ -18,19 +18,26 @@ export function AttemptsList() {
   const board = useBoard();
   const version = board.sessions.size;
   useEffect(() => {
-    api.call('GET /api/attempts', { query: {} }).then((list) => setGroups(list.groups), (e: unknown) => setError(errorText(e)));
+    api.call('GET /api/attempts', { query: {} }).then(
+      (list) => setGroups(list.groups),
+      (e: unknown) => setError(errorText(e)),
+    );
   }, [version]);
   return (
     <div className="landing-page" data-testid="attempts-page">
       <div className="review-head">
         <h1>Attempts</h1>
-        <span className="muted">Best-of groups (one prompt, several sessions, one picked) and fan-outs (items in batches).</span>
+        <span className="muted">
+          Best-of groups (one prompt, several sessions, one picked) and fan-outs (items in batches).
+        </span>
       </div>
       {error !== undefined && <div className="error">{error}</div>}
       {groups === undefined ? (
         <div className="muted">Loading…</div>
       ) : groups.length === 0 ? (
-        <div className="muted">None yet: `baton dispatch --best-of 3 "…"` or `baton fanout items.txt --prompt "…"` starts one.</div>
+        <div className="muted">
+          None yet: `baton dispatch --best-of 3 "…"` or `baton fanout items.txt --prompt "…"` starts one.
+        </div>
       ) : (
         [...groups].reverse().map((g) => (
           <a
@@ -64,12 +71,16 @@ function useGroupVersion(groupId: string, ids: readonly string[]): string {
   const [events, setEvents] = useState(0);
   useEffect(() => {
     const listener = (event: WorkspaceEvent): void => {
-      if (event.type.startsWith('attempt.') && 'groupId' in event.data && event.data.groupId === groupId) setEvents((n) => n + 1);
+      if (event.type.startsWith('attempt.') && 'groupId' in event.data && event.data.groupId === groupId)
+        setEvents((n) => n + 1);
     };
     workspaceListeners.add(listener);
     return () => void workspaceListeners.delete(listener);
   }, [groupId]);
-  const sessions = useMemo(() => ids.map((id) => `${id}:${board.sessions.get(id)?.state ?? 'gone'}`).join(','), [board.sessions, ids]);
+  const sessions = useMemo(
+    () => ids.map((id) => `${id}:${board.sessions.get(id)?.state ?? 'gone'}`).join(','),
+    [board.sessions, ids],
+  );
   return `${events}|${sessions}`;
 }
 
@@ -88,7 +99,12 @@ export function AttemptGroup({ id }: { id: string }) {
       (e: unknown) => setError(errorText(e)),
     );
   }, [id, version, picking]);
-  if (error !== undefined) return <div className="error" data-testid="attempt-error">{error}</div>;
+  if (error !== undefined)
+    return (
+      <div className="error" data-testid="attempt-error">
+        {error}
+      </div>
+    );
   if (group === undefined) return <div className="muted">Loading…</div>;
   const open = group.state === 'open' || group.state === 'pick_failed';
   const pick = (a: AttemptView): void => {
@@ -111,7 +127,11 @@ export function AttemptGroup({ id }: { id: string }) {
         </span>
       </div>
       <p className="attempt-prompt">{firstLine(group.prompt)}</p>
-      {group.message !== null && <p className="muted" data-testid="attempt-message">{group.message}</p>}
+      {group.message !== null && (
+        <p className="muted" data-testid="attempt-message">
+          {group.message}
+        </p>
+      )}
       <table className="attempt-table">
         <thead>
           <tr>
@@ -129,14 +149,23 @@ export function AttemptGroup({ id }: { id: string }) {
         </thead>
         <tbody>
           {group.attempts.map((a) => (
-            <tr key={a.sessionId} data-testid="attempt" data-name={a.name} data-check={a.check.outcome} data-archived={String(a.archived)} data-winner={String(a.winner)}>
+            <tr
+              key={a.sessionId}
+              data-testid="attempt"
+              data-name={a.name}
+              data-check={a.check.outcome}
+              data-archived={String(a.archived)}
+              data-winner={String(a.winner)}
+            >
               <td>
                 {a.name}
                 {a.winner && ' ★'}
               </td>
               <td>{a.agent}</td>
               <td>
-                <span className={`chip chip-${a.archived ? 'stopped' : a.state}`}>{a.archived ? 'archived' : a.state.replace(/_/g, ' ')}</span>
+                <span className={`chip chip-${a.archived ? 'stopped' : a.state}`}>
+                  {a.archived ? 'archived' : a.state.replace(/_/g, ' ')}
+                </span>
               </td>
               <td title={a.check.outputTail ?? undefined}>{checkText(a)}</td>
               <td>
@@ -145,10 +174,18 @@ export function AttemptGroup({ id }: { id: string }) {
               <td title={a.diff.files.join('\n')}>{a.diff.files.length}</td>
               <td>{a.costUsd > 0 ? `$${a.costUsd.toFixed(2)}` : `${a.inputTokens + a.outputTokens} tok`}</td>
               <td>{a.seconds}s</td>
-              <td>{a.conflicts.length === 0 ? 'none' : a.conflicts.map((c) => `${c.with} (${c.level})`).join(', ')}</td>
+              <td>
+                {a.conflicts.length === 0
+                  ? 'none'
+                  : a.conflicts.map((c) => `${c.with} (${c.level})`).join(', ')}
+              </td>
               <td>
                 {open && !a.archived && (
-                  <button className="btn btn-sm btn-primary" disabled={picking !== undefined} onClick={() => pick(a)}>
+                  <button
+                    className="btn btn-sm btn-primary"
+                    disabled={picking !== undefined}
+                    onClick={() => pick(a)}
+                  >
                     {picking === a.sessionId ? 'Landing…' : 'Pick'}
                   </button>
                 )}
@@ -182,14 +219,16 @@ export function FanoutReport({ id }: { id: string }) {
       <div className="review-head">
         <h1>Fan-out {view.id}</h1>
         <span className="muted">
-          {view.items} items · {view.batches.length} batches · {view.done} done, {view.failed} failed, {view.running} running
+          {view.items} items · {view.batches.length} batches · {view.done} done, {view.failed} failed,{' '}
+          {view.running} running
         </span>
       </div>
       <p className="attempt-prompt">{firstLine(view.prompt)}</p>
       {view.batches.map((b) => (
         <details key={b.batch} className="recent-row" data-testid="fanout-batch" data-state={b.state}>
           <summary>
-            Batch {b.batch} · {b.state.replace(/_/g, ' ')} · {b.tries.map((t) => t.name).join(' → ')} · +{b.diff.additions} −{b.diff.deletions}
+            Batch {b.batch} · {b.state.replace(/_/g, ' ')} · {b.tries.map((t) => t.name).join(' → ')} · +
+            {b.diff.additions} −{b.diff.deletions}
           </summary>
           <div className="muted">{b.items.join(', ')}</div>
           {b.finalMessage !== null && <blockquote>{b.finalMessage}</blockquote>}
@@ -210,5 +249,10 @@ function pathOf(g: GroupSummary): string {
 }
 
 function firstLine(text: string): string {
-  return text.split('\n').find((l) => l.trim() !== '')?.trim() ?? '';
+  return (
+    text
+      .split('\n')
+      .find((l) => l.trim() !== '')
+      ?.trim() ?? ''
+  );
 }

@@ -11,7 +11,10 @@ import { Card, decide } from './Card.js';
 
 export function Board({ filter }: { filter: Filter }) {
   const board = useBoard();
-  const groups = useMemo(() => groupSessions([...board.sessions.values()].filter((s) => matches(filter, s))), [board.sessions, filter]);
+  const groups = useMemo(
+    () => groupSessions([...board.sessions.values()].filter((s) => matches(filter, s))),
+    [board.sessions, filter],
+  );
   const flat = groups.flatMap((g) => g.sessions);
   const [selectedId, setSelectedId] = useState<string | undefined>();
   const [now, setNow] = useState(Date.now());
@@ -19,7 +22,10 @@ export function Board({ filter }: { filter: Filter }) {
     const timer = setInterval(() => setNow(Date.now()), 5000);
     return () => clearInterval(timer);
   }, []);
-  const index = Math.max(0, flat.findIndex((s) => s.id === selectedId));
+  const index = Math.max(
+    0,
+    flat.findIndex((s) => s.id === selectedId),
+  );
   const selected = flat[index];
 
   const move = (delta: number) => {
@@ -49,13 +55,26 @@ export function Board({ filter }: { filter: Filter }) {
       <div className="empty">
         <h2>No sessions yet</h2>
         <p>
-          Start one from <a href="/dispatch" onClick={(e) => (e.preventDefault(), navigate('/dispatch'))}>Dispatch</a> or with{' '}
-          <code>baton dispatch "…"</code> in a repository.
+          Start one from{' '}
+          <a href="/dispatch" onClick={(e) => (e.preventDefault(), navigate('/dispatch'))}>
+            Dispatch
+          </a>{' '}
+          or with <code>baton dispatch "…"</code> in a repository.
         </p>
       </div>
     );
   }
-  return <Groups groups={groups} changes={board.changes} reviewQueue={board.reviewQueue} conflicts={board.conflicts} selectedId={selected?.id} now={now} onSelect={setSelectedId} />;
+  return (
+    <Groups
+      groups={groups}
+      changes={board.changes}
+      reviewQueue={board.reviewQueue}
+      conflicts={board.conflicts}
+      selectedId={selected?.id}
+      now={now}
+      onSelect={setSelectedId}
+    />
+  );
 }
 
 function Groups(props: {
@@ -80,21 +99,33 @@ function Groups(props: {
   const shown = Math.min(limit, total);
   return (
     <div className="board" data-testid="board">
-      {groups.filter((g) => g.sessions.length > 0).map((group) => (
-        <section key={group.key} className={`group group-${group.key}`} data-group={group.key}>
-          <h2 className="group-title">
-            <span className={`group-dot dot-${group.key}`} />
-            {group.title}
-            <span className="group-count">{group.total}</span>
-            {group.key === 'ready_for_review' && props.reviewQueue !== undefined && <ReviewQueueSize queue={props.reviewQueue} />}
-          </h2>
-          <div className="cards">
-            {group.sessions.map((s) => (
-              <Card key={s.id} session={s} files={props.changes[s.id]} conflict={props.conflicts[s.id]} selected={s.id === props.selectedId} now={props.now} onSelect={props.onSelect} />
-            ))}
-          </div>
-        </section>
-      ))}
+      {groups
+        .filter((g) => g.sessions.length > 0)
+        .map((group) => (
+          <section key={group.key} className={`group group-${group.key}`} data-group={group.key}>
+            <h2 className="group-title">
+              <span className={`group-dot dot-${group.key}`} />
+              {group.title}
+              <span className="group-count">{group.total}</span>
+              {group.key === 'ready_for_review' && props.reviewQueue !== undefined && (
+                <ReviewQueueSize queue={props.reviewQueue} />
+              )}
+            </h2>
+            <div className="cards">
+              {group.sessions.map((s) => (
+                <Card
+                  key={s.id}
+                  session={s}
+                  files={props.changes[s.id]}
+                  conflict={props.conflicts[s.id]}
+                  selected={s.id === props.selectedId}
+                  now={props.now}
+                  onSelect={props.onSelect}
+                />
+              ))}
+            </div>
+          </section>
+        ))}
       {shown < total && (
         // Only a browser without JavaScript keeps this: with it, the rest of the cards replace it at once.
         <noscript>
@@ -112,8 +143,13 @@ function Groups(props: {
 function ReviewQueueSize({ queue }: { queue: ReviewQueueView }) {
   if (queue.sessions === queue.measuring) return null;
   return (
-    <span className="group-meta" data-testid="review-queue" title="Files and lines waiting for review, across every session ready for review">
-      {queue.files} {queue.files === 1 ? 'file' : 'files'} · <span className="added">+{queue.additions}</span> <span className="deleted">−{queue.deletions}</span>
+    <span
+      className="group-meta"
+      data-testid="review-queue"
+      title="Files and lines waiting for review, across every session ready for review"
+    >
+      {queue.files} {queue.files === 1 ? 'file' : 'files'} · <span className="added">+{queue.additions}</span>{' '}
+      <span className="deleted">−{queue.deletions}</span>
     </span>
   );
 }

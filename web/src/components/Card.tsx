@@ -11,9 +11,16 @@ import { TaskTag } from './TaskTag.js';
 /** `always`: approve, and add an allow rule for calls like it in this repository (src/policy). */
 export function decide(session: SessionView, decision: 'allow' | 'deny', always = false): void {
   if (session.state !== 'needs_input' || session.reason?.kind !== 'approval') return;
-  const body = { decision, ...(session.reason.requestId ? { requestId: session.reason.requestId } : {}), ...(always ? { always: true } : {}) };
+  const body = {
+    decision,
+    ...(session.reason.requestId ? { requestId: session.reason.requestId } : {}),
+    ...(always ? { always: true } : {}),
+  };
   api.call('POST /api/sessions/:ref/approval', { params: { ref: session.id }, body }).then(
-    () => toast(`${decision === 'allow' ? 'Approved' : 'Denied'} ${session.name}${always ? '; calls like it are approved here from now on' : ''}`),
+    () =>
+      toast(
+        `${decision === 'allow' ? 'Approved' : 'Denied'} ${session.name}${always ? '; calls like it are approved here from now on' : ''}`,
+      ),
     (error: unknown) => toast(errorText(error), 'error'),
   );
 }
@@ -27,27 +34,56 @@ export function respondUrl(session: SessionView): string {
  * Approve and Deny for a pending approval. They are a form, so they work from the server's HTML
  * alone; once the app runs, a click calls the API and the form is never submitted.
  */
-export function DecideButtons(props: { session: SessionView; className: string; small?: boolean; keys?: boolean }) {
+export function DecideButtons(props: {
+  session: SessionView;
+  className: string;
+  small?: boolean;
+  keys?: boolean;
+}) {
   const s = props.session;
   if (s.state !== 'needs_input' || s.reason?.kind !== 'approval') return null;
   const size = props.small ? ' btn-sm' : '';
-  const click = (decision: 'allow' | 'deny', always = false) => (e: React.MouseEvent) => {
-    e.preventDefault();
-    decide(s, decision, always);
-  };
+  const click =
+    (decision: 'allow' | 'deny', always = false) =>
+    (e: React.MouseEvent) => {
+      e.preventDefault();
+      decide(s, decision, always);
+    };
   // The gate's own approvals cannot become allow rules (the gate wins); the supervisor refuses them too.
   const byGate = s.reason.reason?.startsWith("Baton's gate") === true;
   return (
-    <form className={props.className} method="post" action={respondUrl(s)} onClick={(e) => e.stopPropagation()}>
+    <form
+      className={props.className}
+      method="post"
+      action={respondUrl(s)}
+      onClick={(e) => e.stopPropagation()}
+    >
       <input type="hidden" name="requestId" value={s.reason.requestId} />
       <button className={`btn btn-primary${size}`} name="action" value="approve" onClick={click('allow')}>
-        Approve{props.keys && <> <kbd>a</kbd></>}
+        Approve
+        {props.keys && (
+          <>
+            {' '}
+            <kbd>a</kbd>
+          </>
+        )}
       </button>
       <button className={`btn${size}`} name="action" value="deny" onClick={click('deny')}>
-        Deny{props.keys && <> <kbd>d</kbd></>}
+        Deny
+        {props.keys && (
+          <>
+            {' '}
+            <kbd>d</kbd>
+          </>
+        )}
       </button>
       {!byGate && (
-        <button className={`btn${size}`} type="button" title="Approve, and from now on approve calls like it in this repository without asking" onClick={click('allow', true)}>
+        <button
+          className={`btn${size}`}
+          type="button"
+          title="Approve, and from now on approve calls like it in this repository without asking"
+          onClick={click('allow', true)}
+        >
           Always allow in this repository
         </button>
       )}
@@ -56,7 +92,14 @@ export function DecideButtons(props: { session: SessionView; className: string; 
 }
 
 /** Memoised: a stream update re-renders the one card whose session changed, not the board. */
-export const Card = memo(function Card(props: { session: SessionView; files: number | undefined; conflict?: ConflictBadge | undefined; selected: boolean; now: number; onSelect: (id: string) => void }) {
+export const Card = memo(function Card(props: {
+  session: SessionView;
+  files: number | undefined;
+  conflict?: ConflictBadge | undefined;
+  selected: boolean;
+  now: number;
+  onSelect: (id: string) => void;
+}) {
   const s = props.session;
   const live = s.state === 'working' || s.state === 'starting' || s.state === 'preparing';
   return (
@@ -116,7 +159,9 @@ export const Card = memo(function Card(props: { session: SessionView; files: num
       <DecideButtons session={s} className="card-actions" small />
       <footer className="card-foot">
         <span title="Files changed">{props.files === undefined ? '…' : props.files} files</span>
-        <span title={`${s.inputTokens} in / ${s.outputTokens} out`}>{tokens(s.inputTokens + s.outputTokens)} tok</span>
+        <span title={`${s.inputTokens} in / ${s.outputTokens} out`}>
+          {tokens(s.inputTokens + s.outputTokens)} tok
+        </span>
         <span>{usd(s.costUsd)}</span>
         <span className="grow" />
         {/* The server rendered these a moment earlier; a second's drift is not worth a mismatch. */}

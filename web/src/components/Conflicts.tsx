@@ -32,7 +32,8 @@ export function ConflictPanel({ sessionId, badge }: { sessionId: string; badge: 
         return (
           <div key={c.key} className={`conflict-pair conflict-pair-${c.level}`}>
             <p>
-              <span className={`conflict conflict-${c.level}`}>{c.level}</span> with <strong>{otherName}</strong>
+              <span className={`conflict conflict-${c.level}`}>{c.level}</span> with{' '}
+              <strong>{otherName}</strong>
               {c.note !== null && <span className="muted"> — {c.note}</span>}
             </p>
             <ul>
@@ -40,8 +41,13 @@ export function ConflictPanel({ sessionId, badge }: { sessionId: string; badge: 
                 <li key={f.path}>
                   <details>
                     <summary>
-                      <code>{f.path}</code>: your {ranges(mine === 'a' ? f.a.hunks : f.b.hunks)}; theirs {ranges(mine === 'a' ? f.b.hunks : f.a.hunks)}
-                      {f.overlapping ? ' (same lines)' : f.mergeConflict === true ? ' (git cannot merge it)' : ''}
+                      <code>{f.path}</code>: your {ranges(mine === 'a' ? f.a.hunks : f.b.hunks)}; theirs{' '}
+                      {ranges(mine === 'a' ? f.b.hunks : f.a.hunks)}
+                      {f.overlapping
+                        ? ' (same lines)'
+                        : f.mergeConflict === true
+                          ? ' (git cannot merge it)'
+                          : ''}
                     </summary>
                     <pre className="conflict-diff">{mine === 'a' ? f.b.diff : f.a.diff}</pre>
                   </details>
@@ -57,6 +63,14 @@ export function ConflictPanel({ sessionId, badge }: { sessionId: string; badge: 
 
 function ranges(hunks: LineRange[]): string {
   if (hunks.length === 0) return 'no lines';
-  const text = hunks.map((h) => (h.count >= Number.MAX_SAFE_INTEGER ? 'whole file' : h.count === 0 ? `after line ${h.start}` : h.count === 1 ? `line ${h.start}` : `lines ${h.start}-${h.start + h.count - 1}`));
+  const text = hunks.map((h) =>
+    h.count >= Number.MAX_SAFE_INTEGER
+      ? 'whole file'
+      : h.count === 0
+        ? `after line ${h.start}`
+        : h.count === 1
+          ? `line ${h.start}`
+          : `lines ${h.start}-${h.start + h.count - 1}`,
+  );
   return text.length > 4 ? `${text.slice(0, 4).join(', ')} and ${text.length - 4} more` : text.join(', ');
 }

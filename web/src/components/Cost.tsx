@@ -30,9 +30,18 @@ export function Cost() {
     <div className="cost-page" data-testid="cost-page">
       <div className="review-head">
         <h1>Cost</h1>
-        <span className="muted">{report === undefined ? '' : `Prices as of ${report.priceTable.date}; an agent's own reported cost is used when it gives one.`}</span>
+        <span className="muted">
+          {report === undefined
+            ? ''
+            : `Prices as of ${report.priceTable.date}; an agent's own reported cost is used when it gives one.`}
+        </span>
         <span className="grow" />
-        <select className="project-select" value={by} onChange={(e) => setBy(e.target.value as By)} aria-label="Group by">
+        <select
+          className="project-select"
+          value={by}
+          onChange={(e) => setBy(e.target.value as By)}
+          aria-label="Group by"
+        >
           {(['session', 'task', 'agent', 'day'] as const).map((b) => (
             <option key={b} value={b}>
               by {b}
@@ -84,7 +93,13 @@ export function Cost() {
                   <td>{row.cacheReadTokens.toLocaleString()}</td>
                   <td>
                     {usd(row.usd)}
-                    {row.unpricedTokens > 0 && <span className="muted"> + {row.unpricedTokens.toLocaleString()} tokens not priced ({row.unpricedModels.join(', ')})</span>}
+                    {row.unpricedTokens > 0 && (
+                      <span className="muted">
+                        {' '}
+                        + {row.unpricedTokens.toLocaleString()} tokens not priced (
+                        {row.unpricedModels.join(', ')})
+                      </span>
+                    )}
                   </td>
                 </tr>
               ))}
@@ -101,9 +116,20 @@ export function Cost() {
 function HourlyChart({ hourly }: { hourly: CostReport['hourly'] }) {
   const top = Math.max(...hourly.map((h) => h.usd), 0);
   return (
-    <div className="cost-chart" data-testid="cost-chart" role="img" aria-label="Spend per hour, last 24 hours">
+    <div
+      className="cost-chart"
+      data-testid="cost-chart"
+      role="img"
+      aria-label="Spend per hour, last 24 hours"
+    >
       {hourly.map((h) => (
-        <div key={h.hour} className="cost-bar" title={`${h.hour.slice(11, 16)} UTC: ${usd(h.usd)}`} style={{ height: `${top === 0 ? 0 : Math.max(2, (h.usd / top) * 100)}%` }} data-usd={h.usd} />
+        <div
+          key={h.hour}
+          className="cost-bar"
+          title={`${h.hour.slice(11, 16)} UTC: ${usd(h.usd)}`}
+          style={{ height: `${top === 0 ? 0 : Math.max(2, (h.usd / top) * 100)}%` }}
+          data-usd={h.usd}
+        />
       ))}
     </div>
   );

@@ -14,7 +14,9 @@ type Layout = 'line-by-line' | 'side-by-side';
 export function DiffView({ session }: { session: SessionView }) {
   const [diff, setDiff] = useState<{ text: string; truncated: boolean } | undefined>();
   const [error, setError] = useState<string | undefined>();
-  const [layout, setLayout] = useState<Layout>(() => (localStorage.getItem('baton.diffLayout') as Layout | null) ?? 'line-by-line');
+  const [layout, setLayout] = useState<Layout>(
+    () => (localStorage.getItem('baton.diffLayout') as Layout | null) ?? 'line-by-line',
+  );
   useEffect(() => {
     let current = true;
     loadDiff(session.id).then(
@@ -28,7 +30,13 @@ export function DiffView({ session }: { session: SessionView }) {
 
   const files = useMemo(() => (diff === undefined ? [] : parse(diff.text)), [diff]);
   const rendered = useMemo(
-    () => html(files, { drawFileList: true, matching: 'lines', outputFormat: layout, colorScheme: 'light' as ColorSchemeType }),
+    () =>
+      html(files, {
+        drawFileList: true,
+        matching: 'lines',
+        outputFormat: layout,
+        colorScheme: 'light' as ColorSchemeType,
+      }),
     [files, layout],
   );
   if (error !== undefined) return <div className="empty error-text">{error}</div>;
@@ -40,8 +48,9 @@ export function DiffView({ session }: { session: SessionView }) {
     <div className="diff" data-testid="diff">
       <div className="diff-bar">
         <span>
-          {files.length} file{files.length === 1 ? '' : 's'} changed · <span className="plus">+{added}</span> <span className="minus">−{deleted}</span> against{' '}
-          <code>{session.baseRef}</code> ({session.baseCommit.slice(0, 8)})
+          {files.length} file{files.length === 1 ? '' : 's'} changed · <span className="plus">+{added}</span>{' '}
+          <span className="minus">−{deleted}</span> against <code>{session.baseRef}</code> (
+          {session.baseCommit.slice(0, 8)})
         </span>
         <span className="grow" />
         <div className="seg">

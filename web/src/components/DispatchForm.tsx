@@ -1,7 +1,12 @@
 /** Start a session: the same request `baton dispatch` sends, validated by the same schema. */
 import { useMemo, useState } from 'react';
 import { DispatchRequest } from '../../../src/api/index.js';
-import { AGENT_IDS, DEFAULT_AGENT, DEFAULT_PERMISSION_MODE, PERMISSION_MODES } from '../../../src/events/vocabulary.js';
+import {
+  AGENT_IDS,
+  DEFAULT_AGENT,
+  DEFAULT_PERMISSION_MODE,
+  PERMISSION_MODES,
+} from '../../../src/events/vocabulary.js';
 import { api, errorText } from '../api.js';
 import { useBoard } from '../board.js';
 import { navigate } from '../router.js';
@@ -9,8 +14,20 @@ import { toast } from '../toast.js';
 
 export function DispatchForm() {
   const board = useBoard();
-  const roots = useMemo(() => [...new Set([...board.sessions.values()].map((s) => s.projectRoot))].sort(), [board.sessions]);
-  const [form, setForm] = useState({ prompt: '', name: '', agent: DEFAULT_AGENT, model: '', base: '', cwd: '', permissionMode: DEFAULT_PERMISSION_MODE, script: '' });
+  const roots = useMemo(
+    () => [...new Set([...board.sessions.values()].map((s) => s.projectRoot))].sort(),
+    [board.sessions],
+  );
+  const [form, setForm] = useState({
+    prompt: '',
+    name: '',
+    agent: DEFAULT_AGENT,
+    model: '',
+    base: '',
+    cwd: '',
+    permissionMode: DEFAULT_PERMISSION_MODE,
+    script: '',
+  });
   const [error, setError] = useState<string | undefined>();
   const [busy, setBusy] = useState(false);
   const field = (key: keyof typeof form) => ({
@@ -38,12 +55,21 @@ export function DispatchForm() {
       ...(form.model.trim() ? { model: form.model.trim() } : {}),
       ...(form.base.trim() ? { base: form.base.trim() } : {}),
     });
-    if (!parsed.success) return setError(parsed.error.issues.map((i) => (i.path.length ? `${i.path.join('.')}: ${i.message}` : i.message)).join('; '));
+    if (!parsed.success)
+      return setError(
+        parsed.error.issues
+          .map((i) => (i.path.length ? `${i.path.join('.')}: ${i.message}` : i.message))
+          .join('; '),
+      );
     setBusy(true);
     setError(undefined);
     api.call('POST /api/sessions', { body: parsed.data }).then(
       ({ session, warnings }) => {
-        toast(warnings === undefined || warnings.length === 0 ? `Dispatched ${session.name}` : `Dispatched ${session.name}; warning: ${warnings.join('; ')}`);
+        toast(
+          warnings === undefined || warnings.length === 0
+            ? `Dispatched ${session.name}`
+            : `Dispatched ${session.name}; warning: ${warnings.join('; ')}`,
+        );
         navigate(`/s/${session.id}`);
       },
       (e: unknown) => {
@@ -63,14 +89,28 @@ export function DispatchForm() {
       }}
     >
       <h1>Dispatch a session</h1>
-      <p className="muted">The agent works on its own branch in its own worktree; your checkout stays untouched.</p>
+      <p className="muted">
+        The agent works on its own branch in its own worktree; your checkout stays untouched.
+      </p>
       <label className="field">
         <span>Task</span>
-        <textarea name="prompt" rows={5} placeholder="What should the agent do?" autoFocus {...field('prompt')} />
+        <textarea
+          name="prompt"
+          rows={5}
+          placeholder="What should the agent do?"
+          autoFocus
+          {...field('prompt')}
+        />
       </label>
       <label className="field">
         <span>Repository</span>
-        <input name="cwd" list="roots" placeholder="a folder inside the repository" value={cwd} onChange={field('cwd').onChange} />
+        <input
+          name="cwd"
+          list="roots"
+          placeholder="a folder inside the repository"
+          value={cwd}
+          onChange={field('cwd').onChange}
+        />
         <datalist id="roots">
           {roots.map((r) => (
             <option key={r} value={r} />
@@ -114,10 +154,20 @@ export function DispatchForm() {
           <span>
             Script <span className="muted">(optional JSON for the scripted agent)</span>
           </span>
-          <textarea name="script" rows={4} className="mono" placeholder='{"steps": [{"say": "hello"}, {"write": {"path": "a.txt", "content": "hi"}}]}' {...field('script')} />
+          <textarea
+            name="script"
+            rows={4}
+            className="mono"
+            placeholder='{"steps": [{"say": "hello"}, {"write": {"path": "a.txt", "content": "hi"}}]}'
+            {...field('script')}
+          />
         </label>
       )}
-      {error !== undefined && <div className="form-error" role="alert">{error}</div>}
+      {error !== undefined && (
+        <div className="form-error" role="alert">
+          {error}
+        </div>
+      )}
       <div className="row-actions">
         <button className="btn btn-primary" type="submit" disabled={busy}>
           {busy ? 'Dispatching…' : 'Dispatch'}

@@ -7,7 +7,8 @@ export function EventLine({ event }: { event: BatonEvent }) {
     case 'message.added':
       return (
         <span className={`line line-${event.role}`}>
-          <span className="line-kind">{event.role === 'assistant' ? 'said' : 'you'}</span> {oneLine(event.text, 220)}
+          <span className="line-kind">{event.role === 'assistant' ? 'said' : 'you'}</span>{' '}
+          {oneLine(event.text, 220)}
         </span>
       );
     case 'thinking.added':
@@ -25,7 +26,10 @@ export function EventLine({ event }: { event: BatonEvent }) {
     case 'tool.finished':
       return (
         <span className={`line line-tool ${event.ok ? '' : 'line-error'}`}>
-          <span className="line-kind">{event.ok ? '✓' : '✗'} {event.tool}</span> {event.output ? oneLine(event.output, 160) : event.ok ? 'done' : 'failed'}
+          <span className="line-kind">
+            {event.ok ? '✓' : '✗'} {event.tool}
+          </span>{' '}
+          {event.output ? oneLine(event.output, 160) : event.ok ? 'done' : 'failed'}
         </span>
       );
     case 'error.raised':

@@ -5,7 +5,14 @@
  */
 import type { GroupReview } from '../../../src/api/review.js';
 import { useBoard } from '../board.js';
-import { forgetStarted, isFinal, LANDABLE_STATES, useLanding, useLandingFeed, type MergeTrack } from '../landing.js';
+import {
+  forgetStarted,
+  isFinal,
+  LANDABLE_STATES,
+  useLanding,
+  useLandingFeed,
+  type MergeTrack,
+} from '../landing.js';
 import { MergeForm } from './MergeForm.js';
 import { MergeProgress } from './MergeProgress.js';
 
@@ -18,18 +25,45 @@ export function busyMembers(view: GroupReview): string[] {
   return view.members.filter((m) => !LANDABLE_STATES.includes(m.state)).map((m) => m.name);
 }
 
-export function GroupMergeButton({ view, merging, onMerge }: { view: GroupReview; merging: boolean; onMerge: () => void }) {
+export function GroupMergeButton({
+  view,
+  merging,
+  onMerge,
+}: {
+  view: GroupReview;
+  merging: boolean;
+  onMerge: () => void;
+}) {
   const busy = busyMembers(view);
-  const title = busy.length > 0 ? `${busy.join(' and ')} ${busy.length === 1 ? 'is' : 'are'} still working: merge when ready` : 'Land every member together, in the planned order';
+  const title =
+    busy.length > 0
+      ? `${busy.join(' and ')} ${busy.length === 1 ? 'is' : 'are'} still working: merge when ready`
+      : 'Land every member together, in the planned order';
   return (
-    <button className="btn btn-sm btn-primary" disabled={busy.length > 0 || merging} onClick={onMerge} title={title} data-testid="group-merge-button">
+    <button
+      className="btn btn-sm btn-primary"
+      disabled={busy.length > 0 || merging}
+      onClick={onMerge}
+      title={title}
+      data-testid="group-merge-button"
+    >
       {merging ? 'Merging…' : 'Merge group'}
     </button>
   );
 }
 
 /** The form while asked, then the group's merge as it goes and ends. */
-export function GroupLanding({ storeKey, view, asking, onClose }: { storeKey: string; view: GroupReview | undefined; asking: boolean; onClose: () => void }) {
+export function GroupLanding({
+  storeKey,
+  view,
+  asking,
+  onClose,
+}: {
+  storeKey: string;
+  view: GroupReview | undefined;
+  asking: boolean;
+  onClose: () => void;
+}) {
   useLandingFeed();
   const { tracks, started } = useLanding();
   const board = useBoard();
@@ -42,7 +76,8 @@ export function GroupLanding({ storeKey, view, asking, onClose }: { storeKey: st
         <MergeForm
           title={
             <>
-              Land group {view.number} ({view.members.map((m) => m.name).join(', ')}) on <code>{base ?? 'its base'}</code>
+              Land group {view.number} ({view.members.map((m) => m.name).join(', ')}) on{' '}
+              <code>{base ?? 'its base'}</code>
             </>
           }
           sessions={view.members.map((m) => m.id)}
@@ -52,11 +87,14 @@ export function GroupLanding({ storeKey, view, asking, onClose }: { storeKey: st
           onStarted={onClose}
           onCancel={onClose}
         >
-          The members are merged one after another in the order with the fewest conflicts, then checked once as a whole. Nothing lands unless every member merges and the check passes; a member
-          that breaks it is named and told.
+          The members are merged one after another in the order with the fewest conflicts, then checked once
+          as a whole. Nothing lands unless every member merges and the check passes; a member that breaks it
+          is named and told.
         </MergeForm>
       )}
-      {track !== undefined && !(asking && isFinal(track.phase)) && <MergeProgress track={track} onDismiss={() => forgetStarted(storeKey)} />}
+      {track !== undefined && !(asking && isFinal(track.phase)) && (
+        <MergeProgress track={track} onDismiss={() => forgetStarted(storeKey)} />
+      )}
     </>
   );
 }

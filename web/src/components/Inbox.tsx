@@ -22,7 +22,10 @@ export function Inbox({ filter }: { filter: Filter }) {
   const board = useBoard();
   const waiting = [...board.sessions.values()].filter((s) => s.state === 'needs_input');
   // Refetch the context whenever a waiting session appears, goes, or moves on.
-  const signature = waiting.map((s) => `${s.id}:${s.lastSeq}`).sort().join(',');
+  const signature = waiting
+    .map((s) => `${s.id}:${s.lastSeq}`)
+    .sort()
+    .join(',');
   const [items, setItems] = useState<InboxItem[] | undefined>();
   const [error, setError] = useState<string | undefined>();
   useEffect(() => {
@@ -38,7 +41,9 @@ export function Inbox({ filter }: { filter: Filter }) {
 
   // Until the context arrives (and in the server's HTML) the questions show on their own.
   const shown = items ?? waiting.map((session) => ({ session, context: [] }));
-  const visible = shown.filter((item) => board.sessions.get(item.session.id)?.state === 'needs_input' && matches(filter, item.session));
+  const visible = shown.filter(
+    (item) => board.sessions.get(item.session.id)?.state === 'needs_input' && matches(filter, item.session),
+  );
   const [selected, setSelected] = useState(0);
   const index = Math.min(selected, Math.max(0, visible.length - 1));
   const current = visible[index];
@@ -74,20 +79,32 @@ export function Inbox({ filter }: { filter: Filter }) {
           live={board.sessions.get(item.session.id) ?? item.session}
           conflict={board.conflicts[item.session.id]}
           selected={i === index}
-          replyRef={(el) => (el ? replyRefs.current.set(item.session.id, el) : replyRefs.current.delete(item.session.id))}
+          replyRef={(el) =>
+            el ? replyRefs.current.set(item.session.id, el) : replyRefs.current.delete(item.session.id)
+          }
         />
       ))}
     </div>
   );
 }
 
-function InboxCard(props: { item: InboxItem; live: SessionView; conflict: ConflictBadge | undefined; selected: boolean; replyRef: (el: HTMLTextAreaElement | null) => void }) {
+function InboxCard(props: {
+  item: InboxItem;
+  live: SessionView;
+  conflict: ConflictBadge | undefined;
+  selected: boolean;
+  replyRef: (el: HTMLTextAreaElement | null) => void;
+}) {
   const s = props.live;
   const reason = s.reason;
   return (
     <article className={`inbox-item${props.selected ? ' selected' : ''}`} data-session-id={s.id}>
       <header className="inbox-head">
-        <a className="inbox-name" href={`/s/${s.id}`} onClick={(e) => (e.preventDefault(), navigate(`/s/${s.id}`))}>
+        <a
+          className="inbox-name"
+          href={`/s/${s.id}`}
+          onClick={(e) => (e.preventDefault(), navigate(`/s/${s.id}`))}
+        >
           {s.name}
         </a>
         <TaskTag session={s} />
@@ -102,14 +119,21 @@ function InboxCard(props: { item: InboxItem; live: SessionView; conflict: Confli
       {props.conflict && (
         <p className="inbox-conflict" data-testid="inbox-conflict">
           <ConflictChip badge={props.conflict} /> Will collide with{' '}
-          {props.conflict.with.map((w) => `${w.base ? `base ${w.name}` : w.name} (${w.level === 'hot' ? 'same lines' : 'same files'})`).join(', ')}: answer with that in mind. See where:{' '}
-          <code>baton conflicts {s.name}</code>
+          {props.conflict.with
+            .map(
+              (w) =>
+                `${w.base ? `base ${w.name}` : w.name} (${w.level === 'hot' ? 'same lines' : 'same files'})`,
+            )
+            .join(', ')}
+          : answer with that in mind. See where: <code>baton conflicts {s.name}</code>
         </p>
       )}
       <ol className="context">
         {props.item.context
           .filter((e) => e.type !== 'question.asked' && e.type !== 'approval.requested')
-          .filter((e) => !(e.type === 'message.added' && reason?.kind === 'question' && e.text === reason.text))
+          .filter(
+            (e) => !(e.type === 'message.added' && reason?.kind === 'question' && e.text === reason.text),
+          )
           .map((event) => (
             <li key={event.seq}>
               <EventLine event={event} />
@@ -138,7 +162,12 @@ function InboxCard(props: { item: InboxItem; live: SessionView; conflict: Confli
   );
 }
 
-export function ReplyBox(props: { session: SessionView; inputRef?: (el: HTMLTextAreaElement | null) => void; autoFocus?: boolean; placeholder?: string }) {
+export function ReplyBox(props: {
+  session: SessionView;
+  inputRef?: (el: HTMLTextAreaElement | null) => void;
+  autoFocus?: boolean;
+  placeholder?: string;
+}) {
   const [text, setText] = useState('');
   const [busy, setBusy] = useState(false);
   // The server's HTML has Send enabled, so the form posts without JavaScript; the app disables it while empty.
@@ -176,7 +205,9 @@ export function ReplyBox(props: { session: SessionView; inputRef?: (el: HTMLText
         ref={props.inputRef}
         autoFocus={props.autoFocus}
         value={text}
-        placeholder={props.placeholder ?? `Reply to ${props.session.name}…  (Enter sends, Shift+Enter for a new line)`}
+        placeholder={
+          props.placeholder ?? `Reply to ${props.session.name}…  (Enter sends, Shift+Enter for a new line)`
+        }
         rows={2}
         onChange={(e) => setText(e.target.value)}
         onKeyDown={(e) => {

@@ -23,7 +23,17 @@ export interface KanbanCardProps {
 
 const SCOPE_SHOWN = 3;
 
-export const KanbanCard = memo(function KanbanCard({ task, entries, states, dragging, onKey, onDragStart, onDragEnd, onEdit, onStart }: KanbanCardProps) {
+export const KanbanCard = memo(function KanbanCard({
+  task,
+  entries,
+  states,
+  dragging,
+  onKey,
+  onDragStart,
+  onDragEnd,
+  onEdit,
+  onStart,
+}: KanbanCardProps) {
   const live = states.split(',').flatMap((state, i) => {
     const session = task.sessions[i];
     return session === undefined || session.removed ? [] : [{ ...session, state: state as SessionState }];
@@ -49,7 +59,12 @@ export const KanbanCard = memo(function KanbanCard({ task, entries, states, drag
       {task.tracker !== null && (
         <div className="kcard-tracker" data-testid="task-tracker">
           {task.trackerUrl !== null ? (
-            <a href={task.trackerUrl} target="_blank" rel="noopener noreferrer" onClick={(e) => e.stopPropagation()}>
+            <a
+              href={task.trackerUrl}
+              target="_blank"
+              rel="noopener noreferrer"
+              onClick={(e) => e.stopPropagation()}
+            >
               {task.tracker}
             </a>
           ) : (
@@ -62,13 +77,20 @@ export const KanbanCard = memo(function KanbanCard({ task, entries, states, drag
           {task.scope.slice(0, SCOPE_SHOWN).map((glob) => (
             <code key={glob}>{glob}</code>
           ))}
-          {task.scope.length > SCOPE_SHOWN && <span className="muted">+{task.scope.length - SCOPE_SHOWN}</span>}
+          {task.scope.length > SCOPE_SHOWN && (
+            <span className="muted">+{task.scope.length - SCOPE_SHOWN}</span>
+          )}
         </div>
       )}
       {task.after.length > 0 && (
         <div className="kcard-after" data-testid="task-after">
           after {task.after.map((id) => `#${id}`).join(', ')}
-          {task.waitingFor.length > 0 && <span className="kcard-waiting"> · waiting for {task.waitingFor.map((id) => `#${id}`).join(', ')}</span>}
+          {task.waitingFor.length > 0 && (
+            <span className="kcard-waiting">
+              {' '}
+              · waiting for {task.waitingFor.map((id) => `#${id}`).join(', ')}
+            </span>
+          )}
         </div>
       )}
       {live.length > 0 && (
@@ -96,14 +118,24 @@ export const KanbanCard = memo(function KanbanCard({ task, entries, states, drag
       )}
       <div className="kcard-foot">
         <span className="kcard-entries" data-testid="task-entries">
-          {entries?.decisions ?? 0} decision{entries?.decisions === 1 ? '' : 's'} · {entries?.notes ?? 0} note{entries?.notes === 1 ? '' : 's'}
+          {entries?.decisions ?? 0} decision{entries?.decisions === 1 ? '' : 's'} · {entries?.notes ?? 0} note
+          {entries?.notes === 1 ? '' : 's'}
         </span>
-        {task.review !== 'none' && <span className={`kcard-review review-${task.review}`}>{task.review === 'approved' ? 'approved' : 'changes requested'}</span>}
+        {task.review !== 'none' && (
+          <span className={`kcard-review review-${task.review}`}>
+            {task.review === 'approved' ? 'approved' : 'changes requested'}
+          </span>
+        )}
         <span className="grow" />
         <button className="btn btn-sm" data-testid="task-edit" onClick={() => onEdit(task.id)} tabIndex={-1}>
           Edit
         </button>
-        <button className="btn btn-sm" data-testid="task-start" onClick={() => onStart(task.id)} tabIndex={-1}>
+        <button
+          className="btn btn-sm"
+          data-testid="task-start"
+          onClick={() => onStart(task.id)}
+          tabIndex={-1}
+        >
           Start
         </button>
       </div>

@@ -34,7 +34,17 @@ export interface KanbanColumnProps {
   limit: number | undefined;
 }
 
-function KanbanColumnView({ column, ids, cards, entries, sessions, dropIndex, dragging, handlers, limit }: KanbanColumnProps) {
+function KanbanColumnView({
+  column,
+  ids,
+  cards,
+  entries,
+  sessions,
+  dropIndex,
+  dragging,
+  handlers,
+  limit,
+}: KanbanColumnProps) {
   return (
     <section
       className={`kcolumn kcolumn-${column}${dropIndex !== undefined ? ' drop-here' : ''}`}
@@ -67,7 +77,9 @@ function KanbanColumnView({ column, ids, cards, entries, sessions, dropIndex, dr
             </div>
           );
         })}
-        {dropIndex !== undefined && dropIndex >= ids.filter((id) => id !== dragging).length && <div className="drop-end" />}
+        {dropIndex !== undefined && dropIndex >= ids.filter((id) => id !== dragging).length && (
+          <div className="drop-end" />
+        )}
         {ids.length === 0 && <p className="kcolumn-empty muted">No tasks</p>}
       </div>
     </section>
@@ -76,8 +88,19 @@ function KanbanColumnView({ column, ids, cards, entries, sessions, dropIndex, dr
 
 /** Same column when its list, its cards, their counts and the drag state are the same objects. */
 function same(a: KanbanColumnProps, b: KanbanColumnProps): boolean {
-  if (a.ids !== b.ids || a.dropIndex !== b.dropIndex || a.dragging !== b.dragging || a.handlers !== b.handlers || a.sessions !== b.sessions || a.column !== b.column || a.limit !== b.limit) return false;
-  return a.ids.every((id) => a.cards.get(id) === b.cards.get(id) && a.entries[String(id)] === b.entries[String(id)]);
+  if (
+    a.ids !== b.ids ||
+    a.dropIndex !== b.dropIndex ||
+    a.dragging !== b.dragging ||
+    a.handlers !== b.handlers ||
+    a.sessions !== b.sessions ||
+    a.column !== b.column ||
+    a.limit !== b.limit
+  )
+    return false;
+  return a.ids.every(
+    (id) => a.cards.get(id) === b.cards.get(id) && a.entries[String(id)] === b.entries[String(id)],
+  );
 }
 
 export const KanbanColumn = memo(KanbanColumnView, same);

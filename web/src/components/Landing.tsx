@@ -13,12 +13,16 @@ import { MergeProgress, ResultDetail } from './MergeProgress.js';
 export function Landing() {
   useLandingFeed();
   const { tracks, list } = useLanding();
-  const running = [...tracks.values()].filter((t) => !isFinal(t.phase)).sort((a, b) => a.project.localeCompare(b.project) || a.position - b.position);
+  const running = [...tracks.values()]
+    .filter((t) => !isFinal(t.phase))
+    .sort((a, b) => a.project.localeCompare(b.project) || a.position - b.position);
   return (
     <div className="landing-page" data-testid="landing-page">
       <div className="review-head">
         <h1>Landing</h1>
-        <span className="muted">The merge queue, the order to land ready work in, and what recent merges did.</span>
+        <span className="muted">
+          The merge queue, the order to land ready work in, and what recent merges did.
+        </span>
         <span className="grow" />
         <button className="btn btn-sm" onClick={() => void refreshMerges()}>
           Refresh
@@ -47,7 +51,13 @@ export function Landing() {
         ) : list.recent.length === 0 ? (
           <div className="muted">No merge has finished since the supervisor started.</div>
         ) : (
-          list.recent.map((result) => <RecentRow key={result.mergeId} result={result} multi={new Set(list.recent.map((r) => r.project)).size > 1} />)
+          list.recent.map((result) => (
+            <RecentRow
+              key={result.mergeId}
+              result={result}
+              multi={new Set(list.recent.map((r) => r.project)).size > 1}
+            />
+          ))
         )}
       </section>
     </div>
@@ -71,7 +81,9 @@ function RecentRow({ result, multi }: { result: MergeResult; multi: boolean }) {
   return (
     <details className="recent-row" data-testid="recent-row" data-outcome={result.outcome}>
       <summary>
-        <span className={`chip ${landed ? 'chip-ready_for_review' : 'chip-failed'}`}>{landed ? 'landed' : 'not landed'}</span>
+        <span className={`chip ${landed ? 'chip-ready_for_review' : 'chip-failed'}`}>
+          {landed ? 'landed' : 'not landed'}
+        </span>
         {multi && <span className="muted">{result.project}</span>}
         <span className="recent-names">
           {result.sessions.map((s, i) => (

@@ -19,7 +19,9 @@ export function LandingPlan() {
   const sessions = [...board.sessions.values()];
   const roots = new Map<string, string>();
   for (const s of sessions) roots.set(s.projectRoot, s.project);
-  const projects = [...roots].map(([root, name]) => ({ root, name })).sort((a, b) => a.name.localeCompare(b.name));
+  const projects = [...roots]
+    .map(([root, name]) => ({ root, name }))
+    .sort((a, b) => a.name.localeCompare(b.name));
   const [chosen, setChosen] = useState<string | undefined>();
   const root = chosen !== undefined && projects.some((p) => p.root === chosen) ? chosen : projects[0]?.root;
   const [plan, setPlan] = useState<{ root: string; view: MergePlanView } | undefined>();
@@ -51,7 +53,9 @@ export function LandingPlan() {
   const storeKey = root === undefined ? '' : `plan:${root}`;
   const mergeId = started[storeKey];
   const track = mergeId === undefined ? undefined : tracks.get(mergeId);
-  const inQueue = new Set([...tracks.values()].filter((t) => !isFinal(t.phase)).flatMap((t) => t.sessions.map((s) => s.sessionId)));
+  const inQueue = new Set(
+    [...tracks.values()].filter((t) => !isFinal(t.phase)).flatMap((t) => t.sessions.map((s) => s.sessionId)),
+  );
   const merge = async (ids: string[]) => {
     setBusy(true);
     try {
@@ -69,7 +73,12 @@ export function LandingPlan() {
       <h2 className="group-title">
         Plan
         {projects.length > 1 && (
-          <select className="project-select plan-project" value={root} onChange={(e) => setChosen(e.target.value)} aria-label="Repository to plan">
+          <select
+            className="project-select plan-project"
+            value={root}
+            onChange={(e) => setChosen(e.target.value)}
+            aria-label="Repository to plan"
+          >
             {projects.map((p) => (
               <option key={p.root} value={p.root}>
                 {p.name}
@@ -91,13 +100,27 @@ export function LandingPlan() {
       ) : view === undefined ? (
         <div className="muted">Planning: comparing the ready sessions’ work…</div>
       ) : (
-        <PlanSteps view={view} squash={squash} setSquash={setSquash} busy={busy} inQueue={inQueue} merge={(ids) => void merge(ids)} />
+        <PlanSteps
+          view={view}
+          squash={squash}
+          setSquash={setSquash}
+          busy={busy}
+          inQueue={inQueue}
+          merge={(ids) => void merge(ids)}
+        />
       )}
     </section>
   );
 }
 
-function PlanSteps(props: { view: MergePlanView; squash: boolean; setSquash: (v: boolean) => void; busy: boolean; inQueue: Set<string>; merge: (ids: string[]) => void }) {
+function PlanSteps(props: {
+  view: MergePlanView;
+  squash: boolean;
+  setSquash: (v: boolean) => void;
+  busy: boolean;
+  inQueue: Set<string>;
+  merge: (ids: string[]) => void;
+}) {
   const { view } = props;
   const queued = view.steps.some((s) => props.inQueue.has(s.sessionId));
   return (
@@ -114,7 +137,12 @@ function PlanSteps(props: { view: MergePlanView; squash: boolean; setSquash: (v:
             </span>
             <span className="grow" />
             <label className="toggle">
-              <input type="checkbox" checked={props.squash} onChange={(e) => props.setSquash(e.target.checked)} /> Squash
+              <input
+                type="checkbox"
+                checked={props.squash}
+                onChange={(e) => props.setSquash(e.target.checked)}
+              />{' '}
+              Squash
             </label>
             <button
               className="btn btn-sm btn-primary"
@@ -131,11 +159,18 @@ function PlanSteps(props: { view: MergePlanView; squash: boolean; setSquash: (v:
               <li key={step.sessionId} className="plan-step" data-testid="plan-step" data-session={step.name}>
                 <strong>{step.name}</strong>
                 <span className={step.conflicts.length === 0 ? 'muted' : 'error-text'}>
-                  {step.conflicts.length === 0 ? 'merges cleanly' : `expect conflicts in ${step.conflicts.join(', ')}`}
+                  {step.conflicts.length === 0
+                    ? 'merges cleanly'
+                    : `expect conflicts in ${step.conflicts.join(', ')}`}
                   {step.conflictsWith.length > 0 && `; overlaps ${step.conflictsWith.join(', ')}`}
                 </span>
                 <span className="grow" />
-                <button className="btn btn-sm" disabled={props.busy || props.inQueue.has(step.sessionId)} onClick={() => props.merge([step.sessionId])} data-testid="plan-merge-step">
+                <button
+                  className="btn btn-sm"
+                  disabled={props.busy || props.inQueue.has(step.sessionId)}
+                  onClick={() => props.merge([step.sessionId])}
+                  data-testid="plan-merge-step"
+                >
                   {props.inQueue.has(step.sessionId) ? 'Queued' : 'Merge'}
                 </button>
               </li>
@@ -143,7 +178,11 @@ function PlanSteps(props: { view: MergePlanView; squash: boolean; setSquash: (v:
           </ol>
         </>
       )}
-      {view.skipped.length > 0 && <div className="muted plan-skipped">Not ready: {view.skipped.map((s) => `${s.name} (${s.reason})`).join(', ')}</div>}
+      {view.skipped.length > 0 && (
+        <div className="muted plan-skipped">
+          Not ready: {view.skipped.map((s) => `${s.name} (${s.reason})`).join(', ')}
+        </div>
+      )}
     </div>
   );
 }

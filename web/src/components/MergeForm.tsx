@@ -24,7 +24,13 @@ export function MergeForm(props: {
   const merge = async () => {
     setBusy(true);
     try {
-      props.onStarted(await startMerge(props.sessions, { squash, planned: props.planned, ...(props.rememberAs === undefined ? {} : { key: props.rememberAs }) }));
+      props.onStarted(
+        await startMerge(props.sessions, {
+          squash,
+          planned: props.planned,
+          ...(props.rememberAs === undefined ? {} : { key: props.rememberAs }),
+        }),
+      );
     } catch (error) {
       toast(errorText(error), 'error');
     } finally {
@@ -36,11 +42,21 @@ export function MergeForm(props: {
       <div className="merge-form-title">{props.title}</div>
       {props.children !== undefined && <div className="merge-form-text">{props.children}</div>}
       <label className="toggle">
-        <input type="checkbox" checked={squash} onChange={(e) => setSquash(e.target.checked)} data-testid="merge-squash" />
+        <input
+          type="checkbox"
+          checked={squash}
+          onChange={(e) => setSquash(e.target.checked)}
+          data-testid="merge-squash"
+        />
         Squash: one commit per session, titled by its prompt (its branch is then kept)
       </label>
       <div className="row-actions">
-        <button className="btn btn-sm btn-primary" disabled={busy} onClick={() => void merge()} data-testid="merge-submit">
+        <button
+          className="btn btn-sm btn-primary"
+          disabled={busy}
+          onClick={() => void merge()}
+          data-testid="merge-submit"
+        >
           {busy ? 'Queueing…' : props.submit}
         </button>
         <button className="btn btn-sm" disabled={busy} onClick={props.onCancel}>

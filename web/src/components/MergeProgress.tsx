@@ -14,7 +14,13 @@ export function MergeProgress({ track, onDismiss }: { track: MergeTrack; onDismi
   const names = track.sessions.map((s) => s.name).join(', ');
   const final = isFinal(track.phase);
   return (
-    <div className={`merge-progress phase-${track.phase}`} data-testid="merge-progress" data-phase={track.phase} data-merge={track.mergeId} aria-live="polite">
+    <div
+      className={`merge-progress phase-${track.phase}`}
+      data-testid="merge-progress"
+      data-phase={track.phase}
+      data-merge={track.mergeId}
+      aria-live="polite"
+    >
       <div className="merge-progress-head">
         <strong>{headline(track)}</strong>
         <span className="muted">
@@ -66,11 +72,21 @@ function steps(track: MergeTrack): [string, StepState][] {
   const mark = (i: number): StepState => (i < at ? 'done' : i === at ? 'current' : 'todo');
   let checking: [string, StepState] = ['Checking', mark(2)];
   if (result !== null) {
-    if (result.check.outcome === 'none') checking = [result.outcome === 'conflicted' || result.reason === 'refused' ? 'Checking' : 'No check configured', 'skipped'];
+    if (result.check.outcome === 'none')
+      checking = [
+        result.outcome === 'conflicted' || result.reason === 'refused' ? 'Checking' : 'No check configured',
+        'skipped',
+      ];
     else checking = ['Checking', result.check.outcome === 'passed' ? 'done' : 'bad'];
   }
-  const end: [string, StepState] = result === null ? ['Landed', mark(3)] : result.outcome === 'landed' ? ['Landed', 'done'] : [result.outcome === 'conflicted' ? 'Conflict' : 'Not landed', 'bad'];
-  const merging: [string, StepState] = result?.outcome === 'conflicted' ? ['Merging', 'bad'] : ['Merging', mark(1)];
+  const end: [string, StepState] =
+    result === null
+      ? ['Landed', mark(3)]
+      : result.outcome === 'landed'
+        ? ['Landed', 'done']
+        : [result.outcome === 'conflicted' ? 'Conflict' : 'Not landed', 'bad'];
+  const merging: [string, StepState] =
+    result?.outcome === 'conflicted' ? ['Merging', 'bad'] : ['Merging', mark(1)];
   return [['Queued', mark(0)], merging, checking, end];
 }
 
@@ -78,7 +94,9 @@ function status(track: MergeTrack) {
   const total = track.sessions.length;
   switch (track.phase) {
     case 'queued':
-      return track.position > 1 ? `Waiting: ${track.position - 1} merge${track.position === 2 ? '' : 's'} of ${track.project} ahead of it.` : 'Starting…';
+      return track.position > 1
+        ? `Waiting: ${track.position - 1} merge${track.position === 2 ? '' : 's'} of ${track.project} ahead of it.`
+        : 'Starting…';
     case 'merging':
       return (
         <>
@@ -95,7 +113,9 @@ function status(track: MergeTrack) {
     case 'checking':
       return (
         <>
-          {track.checked !== null && track.checked < total && total > 1 ? `Bisecting: checking the first ${track.checked} of ${total} with ` : 'Checking: '}
+          {track.checked !== null && track.checked < total && total > 1
+            ? `Bisecting: checking the first ${track.checked} of ${total} with `
+            : 'Checking: '}
           {/* A page opened mid-check knows the merge from the queue, which does not name the command. */}
           {track.command === null ? 'running the repository’s check…' : <code>{track.command}</code>}
         </>
@@ -113,7 +133,8 @@ export function ResultDetail({ result }: { result: MergeResult }) {
       <div className="merge-detail">
         {result.commit !== null && (
           <div>
-            <code>{result.base}</code> is now at <code data-testid="merge-commit">{result.commit.slice(0, 12)}</code>
+            <code>{result.base}</code> is now at{' '}
+            <code data-testid="merge-commit">{result.commit.slice(0, 12)}</code>
             {result.previous !== null && (
               <>
                 {' '}
@@ -159,7 +180,9 @@ export function ResultDetail({ result }: { result: MergeResult }) {
       )}
       {result.culprit !== null && (
         <div className="muted">
-          {result.replied ? `Sent to ${result.culprit.name} as a reply, so its agent can fix it.` : `Could not send this to ${result.culprit.name}; reply to it yourself.`}
+          {result.replied
+            ? `Sent to ${result.culprit.name} as a reply, so its agent can fix it.`
+            : `Could not send this to ${result.culprit.name}; reply to it yourself.`}
         </div>
       )}
     </div>

@@ -51,7 +51,9 @@ export function ReviewGroup({ project, group }: { project: string; group: string
   const phase = useGroupMergePhase(storeKey);
   const merging = phase !== undefined && !isFinal(phase);
   // Its members are removed once the group lands, so the merge is shown even when the group is gone.
-  const landing = <GroupLanding storeKey={storeKey} view={view} asking={asking} onClose={() => setAsking(false)} />;
+  const landing = (
+    <GroupLanding storeKey={storeKey} view={view} asking={asking} onClose={() => setAsking(false)} />
+  );
 
   if (error !== undefined)
     return (
@@ -92,7 +94,8 @@ export function ReviewGroup({ project, group }: { project: string; group: string
       <div className="review-members">
         {view.members.map((m) => (
           <span key={m.id} className="review-member">
-            <SessionTag names={names} name={m.name} id={m.id} /> <span className={`chip chip-${m.state}`}>{m.state.replace(/_/g, ' ')}</span>{' '}
+            <SessionTag names={names} name={m.name} id={m.id} />{' '}
+            <span className={`chip chip-${m.state}`}>{m.state.replace(/_/g, ' ')}</span>{' '}
             <span className="muted mono">{m.branch}</span>
           </span>
         ))}
@@ -106,7 +109,8 @@ export function ReviewGroup({ project, group }: { project: string; group: string
       )}
       {view.conflicts.map((c) => (
         <div key={c.path} className="warn-bar review-conflict" data-testid="review-conflict">
-          Conflict: {c.sessions.join(' and ')} change <code>{c.path}</code> in ways that do not merge. Each side is shown below.
+          Conflict: {c.sessions.join(' and ')} change <code>{c.path}</code> in ways that do not merge. Each
+          side is shown below.
         </div>
       ))}
       {view.files.length === 0 && <div className="empty">No changes against the base yet.</div>}
@@ -117,7 +121,19 @@ export function ReviewGroup({ project, group }: { project: string; group: string
   );
 }
 
-function FileReview({ view, file, names, ids, onChange }: { view: GroupReview; file: ReviewFile; names: string[]; ids: Map<string, string>; onChange: () => void }) {
+function FileReview({
+  view,
+  file,
+  names,
+  ids,
+  onChange,
+}: {
+  view: GroupReview;
+  file: ReviewFile;
+  names: string[];
+  ids: Map<string, string>;
+  onChange: () => void;
+}) {
   const [busy, setBusy] = useState(false);
   // A file already looked at folds away, as in a code review; a click opens it again.
   const [folded, setFolded] = useState<boolean | undefined>();
@@ -129,8 +145,13 @@ function FileReview({ view, file, names, ids, onChange }: { view: GroupReview; f
     setBusy(true);
     try {
       const body = { path: file.path, state, ...(text.trim() === '' ? {} : { message: text }) };
-      const result = await api.call('POST /api/review/groups/:n/files', { params: { n: String(view.number) }, query: { project: view.project }, body });
-      if (result.sentTo.length > 0) toast(`Sent to ${result.sentTo.map((s) => s.name).join(' and ')} as a reply.`);
+      const result = await api.call('POST /api/review/groups/:n/files', {
+        params: { n: String(view.number) },
+        query: { project: view.project },
+        body,
+      });
+      if (result.sentTo.length > 0)
+        toast(`Sent to ${result.sentTo.map((s) => s.name).join(' and ')} as a reply.`);
       setFolded(undefined);
       setAsking(false);
       setMessage('');
@@ -142,9 +163,19 @@ function FileReview({ view, file, names, ids, onChange }: { view: GroupReview; f
     }
   };
   return (
-    <section className={`review-file state-${file.state}`} data-testid="review-file" data-path={file.path} data-state={file.state}>
+    <section
+      className={`review-file state-${file.state}`}
+      data-testid="review-file"
+      data-path={file.path}
+      data-state={file.state}
+    >
       <div className="review-file-head">
-        <button className="fold" aria-expanded={!isFolded} onClick={() => setFolded(!isFolded)} title={isFolded ? 'Show the changes' : 'Fold'}>
+        <button
+          className="fold"
+          aria-expanded={!isFolded}
+          onClick={() => setFolded(!isFolded)}
+          title={isFolded ? 'Show the changes' : 'Fold'}
+        >
           {isFolded ? '▸' : '▾'}
         </button>
         <code className="review-path">{file.path}</code>
@@ -161,7 +192,11 @@ function FileReview({ view, file, names, ids, onChange }: { view: GroupReview; f
               className={`seg-btn${file.state === state ? ' active' : ''}`}
               disabled={busy}
               aria-pressed={file.state === state}
-              onClick={() => (state === 'changes_requested' && file.state !== state ? setAsking(!asking) : void setState(file.state === state ? 'none' : state))}
+              onClick={() =>
+                state === 'changes_requested' && file.state !== state
+                  ? setAsking(!asking)
+                  : void setState(file.state === state ? 'none' : state)
+              }
             >
               {file.state === state && state === 'approved' ? 'Approved' : label}
             </button>
@@ -170,21 +205,55 @@ function FileReview({ view, file, names, ids, onChange }: { view: GroupReview; f
       </div>
       {asking && (
         <div className="review-comment" data-testid="request-changes">
-          <textarea value={message} onChange={(e) => setMessage(e.target.value)} placeholder={`What should change? Sent to ${file.sessions.join(' and ')} as a reply (optional)`} rows={3} />
-          <button className="btn btn-sm btn-primary" disabled={busy} onClick={() => void setState('changes_requested', message)}>
+          <textarea
+            value={message}
+            onChange={(e) => setMessage(e.target.value)}
+            placeholder={`What should change? Sent to ${file.sessions.join(' and ')} as a reply (optional)`}
+            rows={3}
+          />
+          <button
+            className="btn btn-sm btn-primary"
+            disabled={busy}
+            onClick={() => void setState('changes_requested', message)}
+          >
             Request changes
           </button>
         </div>
       )}
       {!isFolded && file.binary && <div className="empty">Binary file.</div>}
-      {!isFolded && file.omittedLines > 0 && <div className="empty">{file.omittedLines} changed lines: too many to show here.</div>}
-      {!isFolded && file.hunks.map((hunk, i) => <HunkReview key={i} view={view} file={file} hunk={hunk} names={names} ids={ids} />)}
+      {!isFolded && file.omittedLines > 0 && (
+        <div className="empty">{file.omittedLines} changed lines: too many to show here.</div>
+      )}
+      {!isFolded &&
+        file.hunks.map((hunk, i) => (
+          <HunkReview key={i} view={view} file={file} hunk={hunk} names={names} ids={ids} />
+        ))}
     </section>
   );
 }
 
-function HunkReview({ view, file, hunk, names, ids }: { view: GroupReview; file: ReviewFile; hunk: ReviewHunk; names: string[]; ids: Map<string, string> }) {
-  const rendered = useMemo(() => html(parse(hunkText(file, hunk)), { drawFileList: false, outputFormat: 'line-by-line', colorScheme: 'light' as ColorSchemeType }), [file, hunk]);
+function HunkReview({
+  view,
+  file,
+  hunk,
+  names,
+  ids,
+}: {
+  view: GroupReview;
+  file: ReviewFile;
+  hunk: ReviewHunk;
+  names: string[];
+  ids: Map<string, string>;
+}) {
+  const rendered = useMemo(
+    () =>
+      html(parse(hunkText(file, hunk)), {
+        drawFileList: false,
+        outputFormat: 'line-by-line',
+        colorScheme: 'light' as ColorSchemeType,
+      }),
+    [file, hunk],
+  );
   const changed = hunk.lines.filter((l) => l.kind === '+' && l.new !== null).map((l) => l.new!);
   const [open, setOpen] = useState(false);
   const [text, setText] = useState('');
@@ -211,10 +280,19 @@ function HunkReview({ view, file, hunk, names, ids }: { view: GroupReview; file:
   // The hunk's edge in its writer's colour; several writers, or none, leave it grey.
   const colour = hunk.sessions.length === 1 ? { borderLeftColor: colourOf(names, hunk.sessions[0]!) } : {};
   return (
-    <div className="review-hunk" data-testid="review-hunk" data-sessions={hunk.sessions.join(',')} style={colour}>
+    <div
+      className="review-hunk"
+      data-testid="review-hunk"
+      data-sessions={hunk.sessions.join(',')}
+      style={colour}
+    >
       <div className="review-hunk-bar">
         <span className="muted">{file.conflict === null ? 'written by' : 'side of'}</span>
-        {hunk.sessions.length === 0 ? <span className="muted">none of these sessions (a newer base, or the merge)</span> : hunk.sessions.map((n) => <SessionTag key={n} names={names} name={n} id={ids.get(n)} />)}
+        {hunk.sessions.length === 0 ? (
+          <span className="muted">none of these sessions (a newer base, or the merge)</span>
+        ) : (
+          hunk.sessions.map((n) => <SessionTag key={n} names={names} name={n} id={ids.get(n)} />)
+        )}
         <span className="grow" />
         <button className="btn btn-sm" onClick={() => setOpen(!open)}>
           Comment
@@ -224,11 +302,34 @@ function HunkReview({ view, file, hunk, names, ids }: { view: GroupReview; file:
       {open && (
         <div className="review-comment" data-testid="review-comment">
           <label>
-            Lines <input type="number" min={1} value={start} onChange={(e) => setStart(Number(e.target.value))} aria-label="First line" /> –{' '}
-            <input type="number" min={1} value={end} onChange={(e) => setEnd(Number(e.target.value))} aria-label="Last line" />
+            Lines{' '}
+            <input
+              type="number"
+              min={1}
+              value={start}
+              onChange={(e) => setStart(Number(e.target.value))}
+              aria-label="First line"
+            />{' '}
+            –{' '}
+            <input
+              type="number"
+              min={1}
+              value={end}
+              onChange={(e) => setEnd(Number(e.target.value))}
+              aria-label="Last line"
+            />
           </label>
-          <textarea value={text} onChange={(e) => setText(e.target.value)} placeholder={`Sent to ${hunk.sessions.join(' and ') || 'the writer'} as a reply, quoting these lines`} rows={3} />
-          <button className="btn btn-sm btn-primary" disabled={sending || text.trim() === ''} onClick={() => void send()}>
+          <textarea
+            value={text}
+            onChange={(e) => setText(e.target.value)}
+            placeholder={`Sent to ${hunk.sessions.join(' and ') || 'the writer'} as a reply, quoting these lines`}
+            rows={3}
+          />
+          <button
+            className="btn btn-sm btn-primary"
+            disabled={sending || text.trim() === ''}
+            onClick={() => void send()}
+          >
             Send to {hunk.sessions.join(' and ') || 'the writer'}
           </button>
         </div>

@@ -34,7 +34,9 @@ export function ReviewList() {
     <div className="review-list" data-testid="review-list">
       <div className="review-head">
         <h1>Review</h1>
-        <span className="muted">Sessions whose work touches the same code are reviewed together, as one diff.</span>
+        <span className="muted">
+          Sessions whose work touches the same code are reviewed together, as one diff.
+        </span>
         <span className="grow" />
         <button className="btn btn-sm" onClick={() => setLoads((n) => n + 1)}>
           Refresh
@@ -64,17 +66,23 @@ export function ReviewList() {
                     <SessionTag key={m.id} names={names} name={m.name} />
                   ))}
                   <span className="muted">
-                    {group.members.map((m) => `${m.name}: ${m.filesChanged} file${m.filesChanged === 1 ? '' : 's'}`).join(' · ')}
+                    {group.members
+                      .map((m) => `${m.name}: ${m.filesChanged} file${m.filesChanged === 1 ? '' : 's'}`)
+                      .join(' · ')}
                   </span>
                 </div>
                 {group.reasons.length === 0 ? (
-                  <div className="muted review-reason">Not coupled with other sessions: a review of its own.</div>
+                  <div className="muted review-reason">
+                    Not coupled with other sessions: a review of its own.
+                  </div>
                 ) : (
                   <ul className="review-reasons">
                     {group.reasons.slice(0, SHOWN_REASONS).map((r, i) => (
                       <li key={i}>{r.text}</li>
                     ))}
-                    {group.reasons.length > SHOWN_REASONS && <li className="muted">… and {group.reasons.length - SHOWN_REASONS} more</li>}
+                    {group.reasons.length > SHOWN_REASONS && (
+                      <li className="muted">… and {group.reasons.length - SHOWN_REASONS} more</li>
+                    )}
                   </ul>
                 )}
               </a>

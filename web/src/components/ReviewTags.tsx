@@ -17,7 +17,13 @@ export function SessionTag({ names, name, id }: { names: readonly string[]; name
   }
   // A link to the session's transcript.
   return (
-    <a className="session-tag" style={style} href={`/s/${encodeURIComponent(id)}`} data-testid="session-tag" title={`${name}: open its transcript`}>
+    <a
+      className="session-tag"
+      style={style}
+      href={`/s/${encodeURIComponent(id)}`}
+      data-testid="session-tag"
+      title={`${name}: open its transcript`}
+    >
       {name}
     </a>
   );

@@ -10,7 +10,12 @@ import { useRoutines } from '../routines.js';
 export function RoutineFindings() {
   const { routines } = useRoutines();
   const board = useBoard();
-  const findings = (routines ?? []).filter((r) => r.lastRun?.outcome === 'findings' && r.lastRun.sessionId !== null && board.sessions.get(r.lastRun.sessionId)?.state === 'ready_for_review');
+  const findings = (routines ?? []).filter(
+    (r) =>
+      r.lastRun?.outcome === 'findings' &&
+      r.lastRun.sessionId !== null &&
+      board.sessions.get(r.lastRun.sessionId)?.state === 'ready_for_review',
+  );
   if (findings.length === 0) return null;
   return (
     <section className="inbox" data-testid="routine-findings">
@@ -20,7 +25,11 @@ export function RoutineFindings() {
         return (
           <article key={r.id} className="inbox-item" data-routine={r.name}>
             <header className="inbox-head">
-              <a className="inbox-name" href={`/s/${id}`} onClick={(e) => (e.preventDefault(), navigate(`/s/${id}`))}>
+              <a
+                className="inbox-name"
+                href={`/s/${id}`}
+                onClick={(e) => (e.preventDefault(), navigate(`/s/${id}`))}
+              >
                 {run.sessionName}
               </a>
               <span className="inbox-task">routine {r.name} reports</span>

@@ -14,13 +14,18 @@ export function Routines() {
     <div className="landing-page" data-testid="routines-page">
       <div className="review-head">
         <h1>Routines</h1>
-        <span className="muted">Scheduled and triggered agents. Add one with `baton routine add`, or in .baton/config.json.</span>
+        <span className="muted">
+          Scheduled and triggered agents. Add one with `baton routine add`, or in .baton/config.json.
+        </span>
       </div>
       {error !== undefined && <div className="error">{error}</div>}
       {routines === undefined ? (
         <div className="muted">Loading…</div>
       ) : routines.length === 0 ? (
-        <div className="empty">No routines yet: baton routine add digest --cron &quot;0 8 * * *&quot; --agent codex --template digest</div>
+        <div className="empty">
+          No routines yet: baton routine add digest --cron &quot;0 8 * * *&quot; --agent codex --template
+          digest
+        </div>
       ) : (
         <table className="routines" data-testid="routines">
           <thead>
@@ -45,7 +50,11 @@ export function Routines() {
 
 function RoutineRow({ routine: r }: { routine: Routine }) {
   const last = r.lastRun;
-  const act = (route: 'POST /api/routines/:name/run' | 'POST /api/routines/:name/pause' | 'POST /api/routines/:name/resume', done: string): void => {
+  const act = (
+    route:
+      'POST /api/routines/:name/run' | 'POST /api/routines/:name/pause' | 'POST /api/routines/:name/resume',
+    done: string,
+  ): void => {
     api.call(route, { params: { name: r.name } }).then(
       () => {
         toast(done);
@@ -58,7 +67,9 @@ function RoutineRow({ routine: r }: { routine: Routine }) {
     <tr data-routine={r.name}>
       <td>
         <strong>{r.name}</strong> <span className="muted">{r.project}</span>
-        <div className="muted">{r.spec.template ?? r.spec.promptFile ?? (r.spec.prompt ?? '').split('\n')[0]}</div>
+        <div className="muted">
+          {r.spec.template ?? r.spec.promptFile ?? (r.spec.prompt ?? '').split('\n')[0]}
+        </div>
       </td>
       <td>{r.paused ? <span className="tag">paused</span> : r.when}</td>
       <td data-testid="next-run" title={r.nextRunAt ?? ''}>
@@ -69,7 +80,8 @@ function RoutineRow({ routine: r }: { routine: Routine }) {
           <span className="muted">never</span>
         ) : (
           <>
-            <span className={`tag outcome-${last.outcome}`}>{last.outcome}</span> <span className="muted">{ago(last.startedAt)}</span>
+            <span className={`tag outcome-${last.outcome}`}>{last.outcome}</span>{' '}
+            <span className="muted">{ago(last.startedAt)}</span>
             {last.sessionId !== null && (
               <a
                 href={`/s/${last.sessionId}`}
@@ -87,10 +99,21 @@ function RoutineRow({ routine: r }: { routine: Routine }) {
         )}
       </td>
       <td>
-        <button className="btn btn-sm" onClick={() => act('POST /api/routines/:name/run', `${r.name}: started`)}>
+        <button
+          className="btn btn-sm"
+          onClick={() => act('POST /api/routines/:name/run', `${r.name}: started`)}
+        >
           Run now
         </button>{' '}
-        <button className="btn btn-sm" onClick={() => act(r.paused ? 'POST /api/routines/:name/resume' : 'POST /api/routines/:name/pause', `${r.name} ${r.paused ? 'resumed' : 'paused'}`)}>
+        <button
+          className="btn btn-sm"
+          onClick={() =>
+            act(
+              r.paused ? 'POST /api/routines/:name/resume' : 'POST /api/routines/:name/pause',
+              `${r.name} ${r.paused ? 'resumed' : 'paused'}`,
+            )
+          }
+        >
           {r.paused ? 'Resume' : 'Pause'}
         </button>
       </td>

@@ -44,7 +44,9 @@ export function Search() {
     <div className="search-page" data-testid="search-page">
       <div className="review-head">
         <h1>Search</h1>
-        <span className="muted">Every transcript: messages, reasoning, tool input and output, decisions and notes.</span>
+        <span className="muted">
+          Every transcript: messages, reasoning, tool input and output, decisions and notes.
+        </span>
       </div>
       <input
         className="search-box"
@@ -55,10 +57,20 @@ export function Search() {
         value={text}
         onChange={(e) => setText(e.currentTarget.value)}
       />
-      {error !== undefined && <div className="error-text" data-testid="search-error">{error}</div>}
+      {error !== undefined && (
+        <div className="error-text" data-testid="search-error">
+          {error}
+        </div>
+      )}
       {result !== undefined && error === undefined && (
         <div className="search-hits" data-testid="search-hits">
-          {result.hits.length === 0 ? <div className="muted">Nothing found.</div> : result.hits.map((hit, i) => <HitRow key={`${hit.sessionId ?? hit.docId ?? ''}-${hit.seq ?? i}`} hit={hit} />)}
+          {result.hits.length === 0 ? (
+            <div className="muted">Nothing found.</div>
+          ) : (
+            result.hits.map((hit, i) => (
+              <HitRow key={`${hit.sessionId ?? hit.docId ?? ''}-${hit.seq ?? i}`} hit={hit} />
+            ))
+          )}
         </div>
       )}
     </div>
@@ -66,7 +78,10 @@ export function Search() {
 }
 
 function HitRow({ hit }: { hit: Hit }) {
-  const target = hit.source === 'event' && hit.sessionId !== null && hit.seq !== null ? `/s/${encodeURIComponent(hit.sessionId)}?at=${hit.seq}` : undefined;
+  const target =
+    hit.source === 'event' && hit.sessionId !== null && hit.seq !== null
+      ? `/s/${encodeURIComponent(hit.sessionId)}?at=${hit.seq}`
+      : undefined;
   const title = hit.sessionName ?? hit.docId ?? '';
   return (
     <div className="search-hit" data-testid="search-hit">
@@ -97,5 +112,13 @@ function HitRow({ hit }: { hit: Hit }) {
 
 /** The snippet with its «marked» words as <mark>, as text nodes only (nothing parsed as HTML). */
 function marked(snippet: string) {
-  return snippet.split(/(«[^»]*»)/).map((part, i) => (part.startsWith('«') && part.endsWith('»') ? <mark key={i}>{part.slice(1, -1)}</mark> : <span key={i}>{part}</span>));
+  return snippet
+    .split(/(«[^»]*»)/)
+    .map((part, i) =>
+      part.startsWith('«') && part.endsWith('»') ? (
+        <mark key={i}>{part.slice(1, -1)}</mark>
+      ) : (
+        <span key={i}>{part}</span>
+      ),
+    );
 }

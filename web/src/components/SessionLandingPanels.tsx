@@ -37,13 +37,23 @@ export function SessionPanels(props: {
           onStarted={props.onClose}
           onCancel={props.onClose}
         >
-          {late && <p className="warn-text">Its agent {session.state === 'failed' ? 'failed' : 'was stopped'} before saying it was finished: look at the changes first.</p>}
-          Its uncommitted work is committed on <code>{session.branch}</code> first. The merge runs in a scratch worktree and the repository’s check (if one is configured) must pass; only then does{' '}
+          {late && (
+            <p className="warn-text">
+              Its agent {session.state === 'failed' ? 'failed' : 'was stopped'} before saying it was finished:
+              look at the changes first.
+            </p>
+          )}
+          Its uncommitted work is committed on <code>{session.branch}</code> first. The merge runs in a
+          scratch worktree and the repository’s check (if one is configured) must pass; only then does{' '}
           <code>{session.baseRef}</code> move. Once landed, the session is completed and its worktree removed.
         </MergeForm>
       )}
-      {track !== undefined && <MergeProgress track={track} onDismiss={() => props.onDismiss(track.mergeId)} />}
-      {pr !== undefined && <PullRequestPanel sessionId={session.id} pushing={pr.status === 'pushing'} view={pr.view} />}
+      {track !== undefined && (
+        <MergeProgress track={track} onDismiss={() => props.onDismiss(track.mergeId)} />
+      )}
+      {pr !== undefined && (
+        <PullRequestPanel sessionId={session.id} pushing={pr.status === 'pushing'} view={pr.view} />
+      )}
     </div>
   );
 }
@@ -53,7 +63,15 @@ function safeUrl(url: string | null): string | undefined {
   return url !== null && /^https?:\/\//i.test(url) ? url : undefined;
 }
 
-function PullRequestPanel({ sessionId, pushing, view }: { sessionId: string; pushing: boolean; view: PrView | undefined }) {
+function PullRequestPanel({
+  sessionId,
+  pushing,
+  view,
+}: {
+  sessionId: string;
+  pushing: boolean;
+  view: PrView | undefined;
+}) {
   if (pushing || view === undefined) {
     return (
       <div className="pr-panel" data-testid="pr-panel" data-status="pushing">
@@ -77,7 +95,8 @@ function PullRequestPanel({ sessionId, pushing, view }: { sessionId: string; pus
         </div>
       )}
       <div>
-        Pushed <code>{view.branch}</code> (<code>{view.commit.slice(0, 12)}</code>) to <code>{view.remote}</code>.
+        Pushed <code>{view.branch}</code> (<code>{view.commit.slice(0, 12)}</code>) to{' '}
+        <code>{view.remote}</code>.
       </div>
       {view.url !== null && (
         <div data-testid="pr-link">

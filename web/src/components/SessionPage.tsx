@@ -51,8 +51,18 @@ export function SessionPage({ id }: { id: string }) {
       <ConflictPanel sessionId={session.id} badge={board.conflicts[session.id]} />
       <div className="tabs" role="tablist">
         {(['transcript', 'changes', 'usage'] as const).map((t, i) => (
-          <button key={t} role="tab" aria-selected={tab === t} className={`tab${tab === t ? ' active' : ''}`} onClick={() => setTab(t)}>
-            {t === 'transcript' ? 'Transcript' : t === 'changes' ? `Changes${board.changes[session.id] ? ` (${board.changes[session.id]})` : ''}` : 'Usage'}
+          <button
+            key={t}
+            role="tab"
+            aria-selected={tab === t}
+            className={`tab${tab === t ? ' active' : ''}`}
+            onClick={() => setTab(t)}
+          >
+            {t === 'transcript'
+              ? 'Transcript'
+              : t === 'changes'
+                ? `Changes${board.changes[session.id] ? ` (${board.changes[session.id]})` : ''}`
+                : 'Usage'}
             <kbd>{i + 1}</kbd>
           </button>
         ))}
@@ -80,17 +90,31 @@ function replyPlaceholder(session: SessionView): string {
   return 'Send a follow-up…';
 }
 
-function Header({ session: s, files, onMerge }: { session: SessionView; files: number | undefined; onMerge: () => void }) {
+function Header({
+  session: s,
+  files,
+  onMerge,
+}: {
+  session: SessionView;
+  files: number | undefined;
+  onMerge: () => void;
+}) {
   const act = (action: 'interrupt' | 'stop' | 'respawn' | 'done') =>
     api.call(`POST /api/sessions/:ref/${action}`, { params: { ref: s.id } }).then(
       () => toast(`${action[0]?.toUpperCase()}${action.slice(1)}: ${s.name}`),
       (error: unknown) => toast(errorText(error), 'error'),
     );
-  const active = s.state === 'working' || s.state === 'needs_input' || s.state === 'starting' || s.state === 'preparing';
+  const active =
+    s.state === 'working' || s.state === 'needs_input' || s.state === 'starting' || s.state === 'preparing';
   return (
     <header className="session-head">
       <div className="session-title">
-        <a className="back" href="/" onClick={(e) => (e.preventDefault(), navigate('/'))} title="Back to the board (Esc)">
+        <a
+          className="back"
+          href="/"
+          onClick={(e) => (e.preventDefault(), navigate('/'))}
+          title="Back to the board (Esc)"
+        >
           ←
         </a>
         <h1>{s.name}</h1>
@@ -103,12 +127,22 @@ function Header({ session: s, files, onMerge }: { session: SessionView; files: n
           <a
             className="btn btn-sm"
             href={`/review/${encodeURIComponent(s.project)}/${encodeURIComponent(s.name)}`}
-            onClick={(e) => (e.preventDefault(), navigate(`/review/${encodeURIComponent(s.project)}/${encodeURIComponent(s.name)}`))}
+            onClick={(e) => (
+              e.preventDefault(),
+              navigate(`/review/${encodeURIComponent(s.project)}/${encodeURIComponent(s.name)}`)
+            )}
             data-testid="review-link"
           >
             Review with coupled work
           </a>
-          <button className="btn btn-sm" onClick={() => void api.call('POST /api/sessions/:ref/pin', { params: { ref: s.id }, body: { pinned: !s.pinned } }).catch((e: unknown) => toast(errorText(e), 'error'))}>
+          <button
+            className="btn btn-sm"
+            onClick={() =>
+              void api
+                .call('POST /api/sessions/:ref/pin', { params: { ref: s.id }, body: { pinned: !s.pinned } })
+                .catch((e: unknown) => toast(errorText(e), 'error'))
+            }
+          >
             {s.pinned ? 'Unpin' : 'Pin'}
           </button>
           {active && s.running && (
@@ -186,4 +220,3 @@ function Waiting({ session }: { session: SessionView }) {
   }
   return null;
 }
-

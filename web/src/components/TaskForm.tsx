@@ -62,7 +62,8 @@ export function TaskForm({ task, projects, onDone }: TaskFormProps) {
   const [busy, setBusy] = useState(false);
   const field = (name: keyof typeof form) => ({
     value: form[name],
-    onChange: (e: React.ChangeEvent<HTMLInputElement | HTMLTextAreaElement>) => setForm({ ...form, [name]: e.target.value }),
+    onChange: (e: React.ChangeEvent<HTMLInputElement | HTMLTextAreaElement>) =>
+      setForm({ ...form, [name]: e.target.value }),
   });
 
   const submit = async (e: React.FormEvent): Promise<void> => {
@@ -83,8 +84,13 @@ export function TaskForm({ task, projects, onDone }: TaskFormProps) {
       }
       const { task: saved, warnings } =
         task === undefined
-          ? await api.call('POST /api/tasks', { body: { ...common, ...(tracker === null ? {} : { tracker }), project: form.project, force } })
-          : await api.call('POST /api/tasks/:id', { params: { id: String(task.id) }, body: { ...changes(task, { ...common, tracker }), force } });
+          ? await api.call('POST /api/tasks', {
+              body: { ...common, ...(tracker === null ? {} : { tracker }), project: form.project, force },
+            })
+          : await api.call('POST /api/tasks/:id', {
+              params: { id: String(task.id) },
+              body: { ...changes(task, { ...common, tracker }), force },
+            });
       toast(task === undefined ? `Added task #${saved.id}` : `Saved task #${saved.id}`);
       for (const warning of warnings) toast(warning);
       onDone();
@@ -144,7 +150,12 @@ export function TaskForm({ task, projects, onDone }: TaskFormProps) {
       {task === undefined && (
         <label className="field">
           <span>Repository</span>
-          <input name="project" list="task-projects" placeholder="a folder inside the repository" {...field('project')} />
+          <input
+            name="project"
+            list="task-projects"
+            placeholder="a folder inside the repository"
+            {...field('project')}
+          />
           <datalist id="task-projects">
             {projects.map((p) => (
               <option key={p} value={p} />
@@ -159,7 +170,8 @@ export function TaskForm({ task, projects, onDone }: TaskFormProps) {
       )}
       {overlap && (
         <label className="toggle">
-          <input type="checkbox" name="force" checked={force} onChange={(e) => setForce(e.target.checked)} /> Go ahead although the scope overlaps
+          <input type="checkbox" name="force" checked={force} onChange={(e) => setForce(e.target.checked)} />{' '}
+          Go ahead although the scope overlaps
         </label>
       )}
       <div className="row-actions">
@@ -170,7 +182,13 @@ export function TaskForm({ task, projects, onDone }: TaskFormProps) {
           Cancel
         </button>
         {task !== undefined && (
-          <button className="btn btn-danger" type="button" disabled={busy} onClick={() => void remove()} data-testid="task-remove">
+          <button
+            className="btn btn-danger"
+            type="button"
+            disabled={busy}
+            onClick={() => void remove()}
+            data-testid="task-remove"
+          >
             Remove
           </button>
         )}

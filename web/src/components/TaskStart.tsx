@@ -21,9 +21,17 @@ export function TaskStart({ task, onDone }: { task: TaskCard; onDone: () => void
     try {
       const started = await api.call('POST /api/tasks/:id/start', {
         params: { id: String(task.id) },
-        body: { agent: agent as (typeof AGENT_IDS)[number], ...(model.trim() === '' ? {} : { model: model.trim() }), force },
+        body: {
+          agent: agent as (typeof AGENT_IDS)[number],
+          ...(model.trim() === '' ? {} : { model: model.trim() }),
+          force,
+        },
       });
-      toast(started.heldBy === null ? `Started ${started.session.name} on task #${task.id}` : `${started.session.name} waits: ${started.heldBy}`);
+      toast(
+        started.heldBy === null
+          ? `Started ${started.session.name} on task #${task.id}`
+          : `${started.session.name} waits: ${started.heldBy}`,
+      );
       for (const warning of started.warnings) toast(warning);
       onDone();
       navigate(`/s/${started.session.id}`);
@@ -51,7 +59,12 @@ export function TaskStart({ task, onDone }: { task: TaskCard; onDone: () => void
         </label>
         <label className="field">
           <span>Model</span>
-          <input name="model" placeholder="agent default" value={model} onChange={(e) => setModel(e.target.value)} />
+          <input
+            name="model"
+            placeholder="agent default"
+            value={model}
+            onChange={(e) => setModel(e.target.value)}
+          />
         </label>
       </div>
       {error !== undefined && (
@@ -61,7 +74,8 @@ export function TaskStart({ task, onDone }: { task: TaskCard; onDone: () => void
       )}
       {overlap && (
         <label className="toggle">
-          <input type="checkbox" checked={force} onChange={(e) => setForce(e.target.checked)} /> Go ahead although the scope overlaps
+          <input type="checkbox" checked={force} onChange={(e) => setForce(e.target.checked)} /> Go ahead
+          although the scope overlaps
         </label>
       )}
       <div className="row-actions">

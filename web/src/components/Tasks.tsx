@@ -76,7 +76,8 @@ export function Tasks() {
         // Handled here: the page-wide keys (l for Landing, …) must not act on it too.
         event.preventDefault();
         event.stopPropagation();
-        if (action.kind === 'focus') page.current?.querySelector<HTMLElement>(`[data-task-id="${action.id}"]`)?.focus();
+        if (action.kind === 'focus')
+          page.current?.querySelector<HTMLElement>(`[data-task-id="${action.id}"]`)?.focus();
         else if (action.kind === 'move') {
           focusNext.current = id;
           void moveTask(id, action.column, action.position);
@@ -120,7 +121,8 @@ export function Tasks() {
   const closePanel = (): void => setPanel(undefined);
   const panelTask = panel !== undefined && panel.kind !== 'add' ? tasks.cards.get(panel.id) : undefined;
 
-  if (tasks.status === 'error') return <div className="empty error-text">The tasks could not be loaded: {tasks.error}</div>;
+  if (tasks.status === 'error')
+    return <div className="empty error-text">The tasks could not be loaded: {tasks.error}</div>;
   if (tasks.status !== 'loaded') return <div className="empty">Loading tasks…</div>;
   return (
     <div className="tasks-page" data-testid="tasks-page" ref={page}>
@@ -149,8 +151,12 @@ export function Tasks() {
         </dl>
       )}
       {panel?.kind === 'add' && <TaskForm task={undefined} projects={projects} onDone={closePanel} />}
-      {panel?.kind === 'edit' && panelTask !== undefined && <TaskForm key={panelTask.id} task={panelTask} projects={projects} onDone={closePanel} />}
-      {panel?.kind === 'start' && panelTask !== undefined && <TaskStart key={panelTask.id} task={panelTask} onDone={closePanel} />}
+      {panel?.kind === 'edit' && panelTask !== undefined && (
+        <TaskForm key={panelTask.id} task={panelTask} projects={projects} onDone={closePanel} />
+      )}
+      {panel?.kind === 'start' && panelTask !== undefined && (
+        <TaskStart key={panelTask.id} task={panelTask} onDone={closePanel} />
+      )}
       <div className="kanban" data-testid="kanban">
         {TASK_COLUMNS.map((column) => (
           <KanbanColumn
@@ -173,8 +179,10 @@ export function Tasks() {
 
 /** Where in a column a card dropped at `y` goes: after every other card whose middle is above it. */
 function dropIndex(list: HTMLElement, y: number, dragging: number | undefined): number {
-  return [...list.querySelectorAll<HTMLElement>('[data-task-id]')].filter((el) => Number(el.dataset.taskId) !== dragging).filter((el) => {
-    const r = el.getBoundingClientRect();
-    return r.top + r.height / 2 < y;
-  }).length;
+  return [...list.querySelectorAll<HTMLElement>('[data-task-id]')]
+    .filter((el) => Number(el.dataset.taskId) !== dragging)
+    .filter((el) => {
+      const r = el.getBoundingClientRect();
+      return r.top + r.height / 2 < y;
+    }).length;
 }

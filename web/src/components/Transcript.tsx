@@ -14,7 +14,11 @@ const FIRST_PAGE = 80;
 
 type Item =
   | { kind: 'event'; event: BatonEvent }
-  | { kind: 'tool'; start: Extract<BatonEvent, { type: 'tool.started' }>; end?: Extract<BatonEvent, { type: 'tool.finished' }> };
+  | {
+      kind: 'tool';
+      start: Extract<BatonEvent, { type: 'tool.started' }>;
+      end?: Extract<BatonEvent, { type: 'tool.finished' }>;
+    };
 
 export function Transcript({ session }: { session: SessionView }) {
   const [events, setEvents] = useState<BatonEvent[]>([]);
@@ -29,7 +33,8 @@ export function Transcript({ session }: { session: SessionView }) {
   useEffect(() => {
     let source: EventSource | undefined;
     let closed = false;
-    const query = at === undefined ? { limit: FIRST_PAGE } : { limit: FIRST_PAGE, before: at + FIRST_PAGE / 2 };
+    const query =
+      at === undefined ? { limit: FIRST_PAGE } : { limit: FIRST_PAGE, before: at + FIRST_PAGE / 2 };
     api.call('GET /api/sessions/:ref/transcript', { params: { ref: session.id }, query }).then(
       (page) => {
         if (closed) return;
@@ -38,9 +43,13 @@ export function Transcript({ session }: { session: SessionView }) {
         setLoaded(true);
         const last = page.events.at(-1)?.seq ?? page.lastSeq;
         const route = 'GET /api/sessions/:ref/events';
-        source = new EventSource(streamUrl(route, { params: { ref: session.id }, query: { follow: true, after: last } }));
+        source = new EventSource(
+          streamUrl(route, { params: { ref: session.id }, query: { follow: true, after: last } }),
+        );
         onStreamMessage(source, route, 'event', (event) => {
-          setEvents((current) => (current.length > 0 && (current.at(-1)?.seq ?? 0) >= event.seq ? current : [...current, event]));
+          setEvents((current) =>
+            current.length > 0 && (current.at(-1)?.seq ?? 0) >= event.seq ? current : [...current, event],
+          );
         });
       },
       (e: unknown) => setError(errorText(e)),
@@ -63,14 +72,19 @@ export function Transcript({ session }: { session: SessionView }) {
   const loadEarlier = () => {
     const first = events[0]?.seq;
     if (first === undefined) return;
-    api.call('GET /api/sessions/:ref/transcript', { params: { ref: session.id }, query: { before: first, limit: 300 } }).then(
-      (page) => {
-        setEvents((current) => [...page.events, ...current]);
-        setHasMore(page.hasMore);
-        stick.current = false;
-      },
-      (e: unknown) => setError(errorText(e)),
-    );
+    api
+      .call('GET /api/sessions/:ref/transcript', {
+        params: { ref: session.id },
+        query: { before: first, limit: 300 },
+      })
+      .then(
+        (page) => {
+          setEvents((current) => [...page.events, ...current]);
+          setHasMore(page.hasMore);
+          stick.current = false;
+        },
+        (e: unknown) => setError(errorText(e)),
+      );
   };
 
   const items = useMemo(() => pair(events), [events]);
@@ -95,8 +109,17 @@ export function Transcript({ session }: { session: SessionView }) {
         const seqs = item.kind === 'tool' ? [item.start.seq, item.end?.seq] : [item.event.seq];
         const hit = at !== undefined && seqs.includes(at);
         return (
-          <div key={seqs[0]} data-seq={hit ? at : seqs[0]} className={hit ? 'search-target' : undefined} data-testid={hit ? 'search-target' : undefined}>
-            {item.kind === 'tool' ? <ToolCall start={item.start} end={item.end} open={hit} /> : <Entry event={item.event} />}
+          <div
+            key={seqs[0]}
+            data-seq={hit ? at : seqs[0]}
+            className={hit ? 'search-target' : undefined}
+            data-testid={hit ? 'search-target' : undefined}
+          >
+            {item.kind === 'tool' ? (
+              <ToolCall start={item.start} end={item.end} open={hit} />
+            ) : (
+              <Entry event={item.event} />
+            )}
           </div>
         );
       })}
@@ -119,7 +142,8 @@ function pair(events: BatonEvent[]): Item[] {
   for (const [i, event] of events.entries()) {
     // Agents often say their question and then ask it; show it once, as the question.
     const next = events[i + 1];
-    if (event.type === 'message.added' && next?.type === 'question.asked' && next.text === event.text) continue;
+    if (event.type === 'message.added' && next?.type === 'question.asked' && next.text === event.text)
+      continue;
     if (event.type === 'tool.started') {
       const item = { kind: 'tool' as const, start: event };
       open.set(event.toolId, item);
@@ -135,20 +159,36 @@ function pair(events: BatonEvent[]): Item[] {
   return items;
 }
 
-function ToolCall({ start, end, open }: { start: Extract<BatonEvent, { type: 'tool.started' }>; end: Extract<BatonEvent, { type: 'tool.finished' }> | undefined; open?: boolean }) {
+function ToolCall({
+  start,
+  end,
+  open,
+}: {
+  start: Extract<BatonEvent, { type: 'tool.started' }>;
+  end: Extract<BatonEvent, { type: 'tool.finished' }> | undefined;
+  open?: boolean;
+}) {
   const status = end === undefined ? 'running' : end.ok ? 'ok' : 'failed';
   return (
     <details className={`tool tool-${status}`} data-testid="tool-call" open={open}>
       <summary>
-        <span className="tool-status">{status === 'running' ? <span className="spinner" /> : status === 'ok' ? '✓' : '✗'}</span>
+        <span className="tool-status">
+          {status === 'running' ? <span className="spinner" /> : status === 'ok' ? '✓' : '✗'}
+        </span>
         <span className="tool-name">{start.tool}</span>
         <code className="tool-input">{start.input.split('\n')[0]}</code>
         {end?.exitCode !== undefined && <span className="muted">exit {end.exitCode}</span>}
       </summary>
       <div className="tool-body">
         {start.input.includes('\n') && <pre className="tool-pre">{start.input}</pre>}
-        {start.files && start.files.length > 0 && <div className="muted">files: {start.files.join(', ')}</div>}
-        {end?.output ? <pre className="tool-pre output">{end.output}</pre> : <div className="muted">{end ? 'no output' : 'running…'}</div>}
+        {start.files && start.files.length > 0 && (
+          <div className="muted">files: {start.files.join(', ')}</div>
+        )}
+        {end?.output ? (
+          <pre className="tool-pre output">{end.output}</pre>
+        ) : (
+          <div className="muted">{end ? 'no output' : 'running…'}</div>
+        )}
       </div>
     </details>
   );
@@ -187,15 +227,21 @@ function Entry({ event }: { event: BatonEvent }) {
     case 'approval.requested':
       return (
         <div className="approval-entry">
-          <span className="ask-label">Approval requested</span> <strong>{event.tool}</strong> <code>{event.input}</code>
+          <span className="ask-label">Approval requested</span> <strong>{event.tool}</strong>{' '}
+          <code>{event.input}</code>
           {event.reason && <span className="muted"> — {event.reason}</span>}
         </div>
       );
     case 'tool.blocked':
       return (
         <div className="approval-entry resolved-deny">
-          <span className="ask-label">Blocked by the gate ({event.rule})</span> <strong>{event.tool}</strong> <code>{event.input}</code>
-          <span className="muted"> — {event.why}{event.suggest ? `; instead: ${event.suggest}` : ''}</span>
+          <span className="ask-label">Blocked by the gate ({event.rule})</span> <strong>{event.tool}</strong>{' '}
+          <code>{event.input}</code>
+          <span className="muted">
+            {' '}
+            — {event.why}
+            {event.suggest ? `; instead: ${event.suggest}` : ''}
+          </span>
         </div>
       );
     case 'approval.resolved':
@@ -219,7 +265,9 @@ function Entry({ event }: { event: BatonEvent }) {
         <div className="divider">
           <span>
             {STATE_LABEL[event.to]}
-            {event.reason && event.reason.kind !== 'approval' && event.reason.kind !== 'question' ? ` — ${reasonText(event.reason)}` : ''}
+            {event.reason && event.reason.kind !== 'approval' && event.reason.kind !== 'question'
+              ? ` — ${reasonText(event.reason)}`
+              : ''}
           </span>
         </div>
       );
@@ -228,7 +276,10 @@ function Entry({ event }: { event: BatonEvent }) {
     case 'turn.completed':
       return event.outcome === 'success' ? null : (
         <div className="divider warn">
-          <span>turn {event.outcome}{event.error ? `: ${event.error}` : ''}</span>
+          <span>
+            turn {event.outcome}
+            {event.error ? `: ${event.error}` : ''}
+          </span>
         </div>
       );
     case 'session.started':
@@ -244,7 +295,9 @@ function Entry({ event }: { event: BatonEvent }) {
     case 'session.ended':
       return (
         <div className="divider">
-          <span>ended ({event.reason}){event.message ? `: ${event.message}` : ''}</span>
+          <span>
+            ended ({event.reason}){event.message ? `: ${event.message}` : ''}
+          </span>
         </div>
       );
     // The worktree being made ready (issue 15): each step, its output live, and the outcome.
@@ -260,7 +313,8 @@ function Entry({ event }: { event: BatonEvent }) {
       return (
         <div className={event.ok ? 'divider' : 'divider warn'}>
           <span>
-            {event.ok ? 'worktree ready' : 'setup failed'} in {(event.durationMs / 1000).toFixed(1)} s{event.error ? `: ${event.error}` : ''}
+            {event.ok ? 'worktree ready' : 'setup failed'} in {(event.durationMs / 1000).toFixed(1)} s
+            {event.error ? `: ${event.error}` : ''}
           </span>
         </div>
       );
