@@ -197,14 +197,12 @@ export class RemoteCommands {
     this.listener.on('notification', onNotification);
     this.listener.on('connected', wake);
     const poll = setInterval(wake, this.pollMs);
-    this.listener
-      .start()
-      .then(wake, (error: unknown) =>
-        log.warn('the command listener could not start; polling only', {
-          machine: name,
-          error: errorText(error),
-        }),
-      );
+    this.listener.start().then(wake, (error: unknown) =>
+      log.warn('the command listener could not start; polling only', {
+        machine: name,
+        error: errorText(error),
+      }),
+    );
     return {
       close: async () => {
         closed = true;
