@@ -104,14 +104,12 @@ export async function startMembers(
     }
   } catch (error) {
     for (const { session } of started.reverse()) {
-      await sessions
-        .remove(session.id)
-        .catch((undo: unknown) =>
-          log.warn('could not undo an attempt dispatch', {
-            session: session.name,
-            error: errorMessage(undo),
-          }),
-        );
+      await sessions.remove(session.id).catch((undo: unknown) =>
+        log.warn('could not undo an attempt dispatch', {
+          session: session.name,
+          error: errorMessage(undo),
+        }),
+      );
     }
     throw error;
   }

@@ -25,14 +25,12 @@ export function routineSessions(manager: SessionManager): RoutineSessions {
 
 export function radarConflicts(radar: ConflictRadar): () => ConflictSummary[] {
   return () =>
-    radar
-      .view()
-      .conflicts.map((c) => ({
-        a: c.a.name,
-        b: c.b.kind === 'session' ? c.b.name : `${c.b.ref} (base)`,
-        level: c.level,
-        files: c.files.map((f) => f.path),
-      }));
+    radar.view().conflicts.map((c) => ({
+      a: c.a.name,
+      b: c.b.kind === 'session' ? c.b.name : `${c.b.ref} (base)`,
+      level: c.level,
+      files: c.files.map((f) => f.path),
+    }));
 }
 
 /** The tasks domain as routines use it: the brief lists a repository's tasks, the TODO sweep files new ones. */

@@ -112,13 +112,11 @@ export async function runSupervisor(env: NodeJS.ProcessEnv = process.env): Promi
   });
   if (sharedTasks !== undefined) {
     tasks.service.share(sharedTasks);
-    await sharedTasks
-      .start()
-      .catch((error: unknown) =>
-        log.warn('could not share the tasks yet; the next change or reconnect reads them', {
-          error: errorMessage(error),
-        }),
-      );
+    await sharedTasks.start().catch((error: unknown) =>
+      log.warn('could not share the tasks yet; the next change or reconnect reads them', {
+        error: errorMessage(error),
+      }),
+    );
   }
   // Before the sessions are scheduled: a task's dependency gate and its sessions' context.
   tasks.watch.start();
