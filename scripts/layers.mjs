@@ -78,6 +78,7 @@ export const LAYERS = [
       attempts: { why: 'best-of-N and fan-out' },
       routines: { why: 'scheduled and triggered agents' },
       watchdog: { why: 'budgets, intervention rules, alerts, notifications' },
+      doctor: { why: 'is the machine ready: agents and sign-in, limits, disk, ports' },
     },
   },
   {

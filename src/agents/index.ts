@@ -1,4 +1,6 @@
 /** The agent registry. Adapters load lazily so a session host only loads the one it runs. */
+import { findClaude } from './claude/locate.js';
+import { findCodex } from './codex/locate.js';
 import type { AgentAdapter, AgentId } from './types.js';
 
 export type {
@@ -23,4 +25,20 @@ const loaders: Record<AgentId, () => Promise<AgentAdapter>> = {
 
 export function loadAdapter(id: AgentId): Promise<AgentAdapter> {
   return loaders[id]();
+}
+
+/**
+ * The executable a session of `id` would run, found as its adapter finds it (an explicit path
+ * in the environment, PATH, a bundled binary); throws `AgentUnavailableError` saying how to
+ * install it. The scripted agent is built in.
+ */
+export function locateAgent(id: AgentId, env: NodeJS.ProcessEnv, cwd: string): string {
+  switch (id) {
+    case 'claude':
+      return findClaude(undefined, env, cwd);
+    case 'codex':
+      return findCodex(undefined, env, cwd);
+    case 'scripted':
+      return process.execPath;
+  }
 }

@@ -3,6 +3,7 @@ import type { ATTEMPTS } from './attempts.js';
 import type { CONFLICTS } from './conflicts.js';
 import type { CONTEXT } from './context.js';
 import type { DAEMON } from './daemon.js';
+import type { DOCTOR } from './doctor.js';
 import type { ENVIRONMENTS } from './environments.js';
 import type { HISTORY } from './history.js';
 import type { MCP } from './mcp.js';
@@ -19,6 +20,7 @@ import type { WORKERS } from './workers.js';
 import type { WORKSPACE } from './workspace.js';
 
 export type Endpoints = typeof DAEMON &
+  typeof DOCTOR &
   typeof SESSIONS &
   typeof HISTORY &
   typeof UI &

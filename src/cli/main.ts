@@ -175,6 +175,12 @@ function buildProgram(ctx: Context, jsonErrors: boolean): Commander.Command {
     );
 
   program
+    .command('doctor')
+    .description('is this machine ready: Node, git, the supervisor, each agent and its sign-in, limits, disk')
+    .addOption(new Option('--json', 'print JSON for scripts'))
+    .action(async (opts: { json?: boolean }) => (await import('./commands/doctor.js')).doctor(ctx, opts));
+
+  program
     .command('du')
     .description('disk per worktree and in total, owned against shared')
     .addOption(new Option('--json', 'print JSON for scripts'))

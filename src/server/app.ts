@@ -10,6 +10,7 @@ import { CONFLICTS } from '../api/conflicts.js';
 import { CONTEXT } from '../api/context.js';
 import { ContextService } from '../context/index.js';
 import { DAEMON, type DaemonStatus } from '../api/daemon.js';
+import { DOCTOR } from '../api/doctor.js';
 import { ENVIRONMENTS } from '../api/environments.js';
 import { HISTORY } from '../api/history.js';
 import { MCP } from '../api/mcp.js';
@@ -40,6 +41,7 @@ import { attemptHandlers } from './routes/attempts.js';
 import { conflictHandlers } from './routes/conflicts.js';
 import { contextHandlers } from './routes/context.js';
 import { daemonHandlers } from './routes/daemon.js';
+import { doctorHandlers } from './routes/doctor.js';
 import { environmentHandlers } from './routes/environments.js';
 import { historyHandlers } from './routes/history.js';
 import { mcpHandlers } from './routes/mcp.js';
@@ -165,6 +167,7 @@ export function createApp(options: AppOptions): Hono {
   app.use('*', bodyLimit(MAX_BODY_BYTES));
 
   mount(app, DAEMON, daemonHandlers(options));
+  mount(app, DOCTOR, doctorHandlers(manager, options.status));
   const policy =
     options.policy ?? new PolicyService(manager, sqliteSettings(manager.db).allowRules, manager.bus);
   const watchdog = options.watchdog;

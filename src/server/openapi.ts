@@ -8,6 +8,7 @@ import * as attempts from '../api/attempts.js';
 import * as conflicts from '../api/conflicts.js';
 import * as context from '../api/context.js';
 import * as daemon from '../api/daemon.js';
+import * as doctor from '../api/doctor.js';
 import * as environments from '../api/environments.js';
 import type { EndpointSpec } from '../api/endpoint.js';
 import * as history from '../api/history.js';
@@ -30,6 +31,7 @@ import { VERSION } from './version.js';
 
 export const TABLES = {
   ...daemon.DAEMON,
+  ...doctor.DOCTOR,
   ...sessions.SESSIONS,
   ...history.HISTORY,
   ...ui.UI,
@@ -66,6 +68,7 @@ export function openApiDocument(): Record<string, unknown> {
     shapes,
     web,
     daemon,
+    doctor,
     sessions,
     history,
     ui,

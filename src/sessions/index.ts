@@ -1,0 +1,9 @@
+/**
+ * The sessions domain's face: the manager the supervisor wires (dispatch, the user's commands,
+ * hosts, ingestion) and what other domains may know of a session's state. Its parts — the one
+ * state machine (state.ts), dispatch.ts, commands.ts, hosts.ts, ingest.ts and the session host
+ * process (host*.ts) — are reached through here.
+ */
+export { SessionManager } from './manager.js';
+export type { ManagerEvents, ManagerOptions } from './manager-options.js';
+export { ACTIVE_STATES } from './state.js';
