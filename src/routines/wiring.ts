@@ -1,7 +1,7 @@
 /** The session manager and the radar as the ports routines use. */
 import type { ConflictRadar } from '../radar/index.js';
 import type { SessionManager } from '../sessions/manager.js';
-import { diffStat } from '../worktrees/diffstat.js';
+import { sessionDiffStat } from '../worktrees/diffstat.js';
 import type { TaskService } from '../tasks/index.js';
 import type { ConflictSummary, RoutineSessions, RoutineTasks } from './ports.js';
 
@@ -18,21 +18,19 @@ export function routineSessions(manager: SessionManager): RoutineSessions {
     },
     changedFiles: async (id) => {
       const session = manager.get(id);
-      return session === undefined ? 0 : (await diffStat(session.worktree, session.base_commit)).files.length;
+      return session === undefined ? 0 : (await sessionDiffStat(session)).files.length;
     },
   };
 }
 
 export function radarConflicts(radar: ConflictRadar): () => ConflictSummary[] {
   return () =>
-    radar
-      .view()
-      .conflicts.map((c) => ({
-        a: c.a.name,
-        b: c.b.kind === 'session' ? c.b.name : `${c.b.ref} (base)`,
-        level: c.level,
-        files: c.files.map((f) => f.path),
-      }));
+    radar.view().conflicts.map((c) => ({
+      a: c.a.name,
+      b: c.b.kind === 'session' ? c.b.name : `${c.b.ref} (base)`,
+      level: c.level,
+      files: c.files.map((f) => f.path),
+    }));
 }
 
 /** The tasks domain as routines use it: the brief lists a repository's tasks, the TODO sweep files new ones. */
