@@ -1,53 +1,13 @@
 // Type-aware lint. The dependency direction (see CONTRIBUTING.md) is enforced here too.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import { layersRule } from './scripts/layers-rule.mjs';
 
 // Each entry is [glob patterns, message]; a file gets one list, since a later block replaces the rule.
 const restrict = (...rules) => ['error', { patterns: rules.map(([group, message]) => ({ group, message })) }];
-const shared = [
-  [
-    '**/sessions/**',
-    '**/server/**',
-    '**/cli/**',
-    '**/store/**',
-    '**/agents/**',
-    '**/worktrees/**',
-    '**/bus/**',
-    '**/scheduler/**',
-  ],
-  'Shared types and helpers depend on nothing above them.',
-];
-const middle = [
-  ['**/sessions/**', '**/server/**', '**/cli/**'],
-  'Agents, store, worktrees, the bus, the scheduler and review sit below sessions, server and the CLI: they may not import them.',
-];
-// Spelled relative: the MCP SDK's own modules live under a `server/` folder too.
-const mcp = [
-  ['../sessions/**', '../server/**', '../cli/**'],
-  'The MCP server (src/mcp) sits below sessions, server and the CLI: it takes them through interfaces (McpSessions, BatonApi).',
-];
-const cli = [
-  ['**/store/**', '**/sessions/host*', '**/agents/**', '**/bus/**', '**/scheduler/**'],
-  'The CLI is a thin client of the supervisor API: import api/, events/ and shared/ only.',
-];
-// Commands share code through cli/ modules (connect.ts, flags.ts); importing main.ts or another command made circles.
 const commands = [
   ['**/main', '**/main.js', '**/sessions', '**/sessions.js'],
   'Commands import cli/ modules (connect.ts, flags.ts), not main.ts or commands/sessions.ts.',
-];
-const web = [
-  [
-    '**/src/sessions/**',
-    '**/src/server/**',
-    '**/src/cli/**',
-    '**/src/store/**',
-    '**/src/agents/**',
-    '**/src/worktrees/**',
-    '**/src/shared/**',
-    '**/src/bus/**',
-    '**/src/scheduler/**',
-  ],
-  'The web UI imports only shared types: src/api and src/events.',
 ];
 const components = [
   ['**/App', '**/App.js'],
@@ -90,43 +50,20 @@ export default tseslint.config(
     },
   },
   { files: ['**/*.js', '**/*.mjs'], ...tseslint.configs.disableTypeChecked },
+  // The layer table (scripts/layers.mjs): a folder imports its own layer or lower, and another
+  // domain only through its index.ts. Generated from the same table as CONTRIBUTING's diagram.
   {
-    files: ['src/events/**', 'src/api/**', 'src/shared/**'],
-    rules: { '@typescript-eslint/no-restricted-imports': restrict(shared) },
-  },
-  {
-    files: [
-      'src/agents/**',
-      'src/store/**',
-      'src/worktrees/**',
-      'src/bus/**',
-      'src/scheduler/**',
-      'src/review/**',
-      'src/environments/**',
-      'src/tasks/**',
-      'src/policy/**',
-    ],
-    rules: { '@typescript-eslint/no-restricted-imports': restrict(middle) },
-  },
-  // The context domain sits below sessions (the ingestor writes its index); its tests may drive the ingestor.
-  {
-    files: ['src/context/**'],
-    ignores: ['src/context/**/*.test.ts'],
-    rules: { '@typescript-eslint/no-restricted-imports': restrict(middle) },
-  },
-  { files: ['src/mcp/**'], rules: { '@typescript-eslint/no-restricted-imports': restrict(mcp) } },
-  {
-    files: ['src/cli/**', 'src/board/**'],
-    rules: { '@typescript-eslint/no-restricted-imports': restrict(cli) },
+    files: ['src/**/*.ts', 'src/**/*.tsx', 'web/src/**/*.ts', 'web/src/**/*.tsx'],
+    plugins: { baton: { rules: { layers: layersRule } } },
+    rules: { 'baton/layers': 'error' },
   },
   {
     files: ['src/cli/commands/**'],
-    rules: { '@typescript-eslint/no-restricted-imports': restrict(cli, commands) },
+    rules: { '@typescript-eslint/no-restricted-imports': restrict(commands) },
   },
-  { files: ['web/**'], rules: { '@typescript-eslint/no-restricted-imports': restrict(web) } },
   {
     files: ['web/src/components/**'],
-    rules: { '@typescript-eslint/no-restricted-imports': restrict(web, components) },
+    rules: { '@typescript-eslint/no-restricted-imports': restrict(components) },
   },
   {
     files: ['**/*.test.ts', 'test/**'],

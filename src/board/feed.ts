@@ -10,6 +10,7 @@ import { requestLine, streamMessage } from '../api/client.js';
 import type { SupervisorClient } from '../cli/client.js';
 import { client } from '../cli/connect.js';
 import type { Context } from '../cli/context.js';
+import { Coalesced } from '../shared/coalesce.js';
 import { SupervisorUnreachableError } from '../shared/errors.js';
 import { homePaths } from '../shared/paths.js';
 import type { StreamUpdate } from './model.js';
@@ -99,27 +100,14 @@ function deliver(message: { event: string; data: string }, onUpdate: (update: St
 
 /** Fetches the badges; a burst of radar events while one fetch is out makes one more, not one each. */
 function conflictBadges(api: SupervisorClient, onUpdate: (update: StreamUpdate) => void): () => void {
-  let inFlight = false;
-  let again = false;
-  const fetch = (): void => {
-    if (inFlight) {
-      again = true;
-      return;
-    }
-    inFlight = true;
-    api
-      .call('GET /api/conflicts/badges')
-      .then(({ badges }) => onUpdate({ kind: 'conflicts', badges }))
-      .catch(() => undefined) // the next radar event or reconnect fetches them again
-      .finally(() => {
-        inFlight = false;
-        if (again) {
-          again = false;
-          fetch();
-        }
-      });
-  };
-  return fetch;
+  const fetches = new Coalesced(
+    () =>
+      api
+        .call('GET /api/conflicts/badges')
+        .then(({ badges }) => onUpdate({ kind: 'conflicts', badges }))
+        .catch(() => undefined), // the next radar event or reconnect fetches them again
+  );
+  return (): void => void fetches.request();
 }
 
 function wait(ms: number, signal: AbortSignal): Promise<void> {

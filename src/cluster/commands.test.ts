@@ -1,6 +1,7 @@
 import pg from 'pg';
 import { describe, expect, test } from 'vitest';
 import { clusterDatabases } from '../../test/support/cluster.js';
+import { until } from '../../test/support/wait.js';
 import { SessionStateError } from '../shared/errors.js';
 import { COMMAND_CHANNELS, RemoteCommands, type CommandHandler, type RemoteCommand } from './commands.js';
 import { RemoteCommandTimeoutError } from './errors.js';
@@ -327,9 +328,9 @@ describe('remote commands', () => {
     const laptop = processOn(url);
     const sent = laptop.commands.send('old-box', reply(1)).catch((error: unknown) => error);
     // A server of another version answers: poll (bounded) until the command is there, then fail it by hand.
-    const deadline = Date.now() + 10_000;
-    while ((await states(laptop.pool)).length === 0)
-      if (Date.now() > deadline) throw new Error('the command was never stored');
+    await until(async () => (await states(laptop.pool)).length > 0, 'the command is stored', {
+      intervalMs: 10,
+    });
     await laptop.pool.query(
       `WITH failed AS (UPDATE cluster_commands SET state = 'failed', error = '{"code":"brand_new_code","message":"the session is hibernating"}', done_at = now() RETURNING id)
        SELECT pg_notify('baton_command_done', id::text) FROM failed`,

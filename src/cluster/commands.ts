@@ -9,6 +9,7 @@
  */
 import type pg from 'pg';
 import { z } from 'zod';
+import { Coalesced } from '../shared/coalesce.js';
 import { BatonError, InvalidInputError, isErrorCode } from '../shared/errors.js';
 import { createLogger } from '../shared/log.js';
 import { RemoteCommandFailedError, RemoteCommandTimeoutError } from './errors.js';
@@ -158,8 +159,6 @@ export class RemoteCommands {
     const name = checkWorkerName(machine, 'machine');
     const running = new Set<Promise<void>>();
     let closed = false;
-    let claiming: Promise<void> | undefined;
-    let again = false;
 
     const claimAll = async (): Promise<void> => {
       for (;;) {
@@ -170,26 +169,17 @@ export class RemoteCommands {
         running.add(run);
       }
     };
+    // One claiming pass at a time; a wake-up during it asks for one more.
+    const claiming = new Coalesced(() =>
+      claimAll().catch((error: unknown) =>
+        log.warn('claiming commands failed; the next wake-up retries', {
+          machine: name,
+          error: errorText(error),
+        }),
+      ),
+    );
     const wake = (): void => {
-      if (closed) return;
-      if (claiming !== undefined) {
-        again = true;
-        return;
-      }
-      claiming = claimAll()
-        .catch((error: unknown) =>
-          log.warn('claiming commands failed; the next wake-up retries', {
-            machine: name,
-            error: errorText(error),
-          }),
-        )
-        .finally(() => {
-          claiming = undefined;
-          if (again) {
-            again = false;
-            wake();
-          }
-        });
+      if (!closed) void claiming.request();
     };
     const onNotification = (channel: string, payload: string): void => {
       if (channel === COMMAND_CHANNEL && payload === name) wake();
@@ -197,21 +187,19 @@ export class RemoteCommands {
     this.listener.on('notification', onNotification);
     this.listener.on('connected', wake);
     const poll = setInterval(wake, this.pollMs);
-    this.listener
-      .start()
-      .then(wake, (error: unknown) =>
-        log.warn('the command listener could not start; polling only', {
-          machine: name,
-          error: errorText(error),
-        }),
-      );
+    this.listener.start().then(wake, (error: unknown) =>
+      log.warn('the command listener could not start; polling only', {
+        machine: name,
+        error: errorText(error),
+      }),
+    );
     return {
       close: async () => {
         closed = true;
         clearInterval(poll);
         this.listener.off('notification', onNotification);
         this.listener.off('connected', wake);
-        await claiming;
+        await claiming.idle();
         await Promise.allSettled([...running]);
       },
     };

@@ -1,6 +1,7 @@
 import pg from 'pg';
 import { afterEach, describe, expect, test } from 'vitest';
 import { postgresForFile } from '../../test/support/postgres.js';
+import { until } from '../../test/support/wait.js';
 import { Listener } from './listener.js';
 
 const server = postgresForFile();
@@ -29,12 +30,6 @@ async function listenerBackends(client: pg.Client, database: string): Promise<nu
     [database],
   );
   return rows.map((row) => row.pid);
-}
-
-/** Polls a condition on the server (not a sleep: it waits on the state, bounded). */
-async function until(check: () => Promise<boolean>, what: string, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
 }
 
 describe('the LISTEN connection', () => {

@@ -1,6 +1,7 @@
 import pg from 'pg';
 import { describe, expect, test } from 'vitest';
 import { clusterDatabases } from '../../test/support/cluster.js';
+import { until as pollFor } from '../../test/support/wait.js';
 import { BUS_CHANNEL, PgWorkspaceLog } from './bus.js';
 import { CUT_MARK } from './cut.js';
 import type { SessionView } from './events.js';
@@ -190,13 +191,13 @@ describe('the session mirror', () => {
       text: 'three',
     });
     // Once its first try has failed (the mirror says so), the store is back.
-    for (
-      const deadline = Date.now() + 10_000;
-      !a.warnings.some((w) => w.msg.includes('trying again'));
-      await new Promise((r) => setTimeout(r, 10))
-    ) {
-      if (Date.now() > deadline) throw new Error('the failed append was never reported');
-    }
+    await pollFor(
+      () => a.warnings.some((w) => w.msg.includes('trying again')),
+      'the failed append is reported',
+      {
+        intervalMs: 10,
+      },
+    );
     await a.pool.query('ALTER TABLE workspace_events_away RENAME TO workspace_events');
     await Promise.all([second, third]);
     expect((await b.mirror.events('s1')).map((e) => e.event.seq)).toEqual([1, 2, 3]);

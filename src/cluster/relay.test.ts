@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { describe, expect, test } from 'vitest';
 import { clusterDatabases } from '../../test/support/cluster.js';
+import { until } from '../../test/support/wait.js';
 import { isRelayed, WorkspaceBus } from '../bus/index.js';
 import { SessionPinned } from '../events/workspace.js';
 import { openDb, type Db } from '../store/db.js';
@@ -66,19 +67,8 @@ const relayedOn = (m: Machine): string[] =>
     .filter(isRelayed)
     .map((e) => `${e.machine}:${(e.data as { name: string }).name}`);
 
-async function eventually(
-  check: () => boolean | Promise<boolean>,
-  what: string,
-  timeoutMs = 10_000,
-): Promise<void> {
-  for (
-    const deadline = Date.now() + timeoutMs;
-    !(await check());
-    await new Promise((r) => setTimeout(r, 10))
-  ) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
-  }
-}
+const eventually = (check: () => boolean | Promise<boolean>, what: string): Promise<void> =>
+  until(check, what, { intervalMs: 10 });
 
 async function loggedCount(pool: pg.Pool, machineName: string): Promise<number> {
   const { rows } = await pool.query<{ n: string }>(

@@ -15,6 +15,7 @@
  */
 import type { RelayedWorkspaceEvent } from '../events/workspace-relayed.js';
 import type { WorkspaceEvent } from '../events/workspace.js';
+import { Coalesced } from '../shared/coalesce.js';
 import { errorMessage, InvalidInputError } from '../shared/errors.js';
 import type { Logger } from '../shared/log.js';
 import type { Follow, LoggedEvent, PgWorkspaceLog } from './bus.js';
@@ -56,8 +57,14 @@ const KEPT_HERE = new Set<string>(['task.synced']);
 
 export class WorkspaceRelay {
   private out = 0;
-  private running: Promise<void> | undefined;
-  private again = false;
+  /** One drain at a time; an event published during it asks for one more. */
+  private readonly draining = new Coalesced(() =>
+    this.drain().catch((error: unknown) =>
+      this.options.logger?.warn('the workspace relay stopped; the next event starts it again', {
+        error: errorMessage(error),
+      }),
+    ),
+  );
   private closed = false;
   private readonly waits = new Set<() => void>();
   private unsubscribe: () => void = () => {};
@@ -88,9 +95,8 @@ export class WorkspaceRelay {
 
   /** Resolves once every event published here so far is in the shared log (or skipped). */
   async idle(): Promise<void> {
-    while (!this.closed && (this.running !== undefined || this.options.bus.list(this.out, 1).length > 0)) {
-      this.wake();
-      await this.running;
+    while (!this.closed && (this.draining.busy() || this.options.bus.list(this.out, 1).length > 0)) {
+      await this.draining.request();
     }
   }
 
@@ -99,7 +105,7 @@ export class WorkspaceRelay {
     this.unsubscribe();
     for (const stop of this.waits) stop();
     await this.following?.close();
-    await this.running;
+    await this.draining.idle();
   }
 
   /**
@@ -130,23 +136,7 @@ export class WorkspaceRelay {
 
   private wake(): void {
     if (this.closed) return;
-    if (this.running !== undefined) {
-      this.again = true;
-      return;
-    }
-    this.running = this.drain()
-      .catch((error: unknown) =>
-        this.options.logger?.warn('the workspace relay stopped; the next event starts it again', {
-          error: errorMessage(error),
-        }),
-      )
-      .finally(() => {
-        this.running = undefined;
-        if (this.again) {
-          this.again = false;
-          this.wake();
-        }
-      });
+    void this.draining.request();
   }
 
   /**

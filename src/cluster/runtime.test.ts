@@ -2,6 +2,7 @@ import { createServer } from 'node:net';
 import pg from 'pg';
 import { afterEach, describe, expect, test } from 'vitest';
 import { postgresForFile, startPostgres } from '../../test/support/postgres.js';
+import { until } from '../../test/support/wait.js';
 import { joinCluster, type ClusterMember, type JoinOptions } from './runtime.js';
 
 const server = postgresForFile();
@@ -54,13 +55,6 @@ async function look(url: string): Promise<pg.Pool> {
 }
 
 /** Polls `check` until it holds; the heartbeat lands in another process's tables, which send no event. */
-async function until(check: () => Promise<boolean>, what: string, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 describe('joining a shared workspace', () => {
   test('registers this machine, heartbeats what it runs on its timer, and deregisters on close', async () => {

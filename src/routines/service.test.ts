@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { MAX_SLEEP_MS } from './timer.js';
 import { RoutineFixture, TestClock } from './testing.js';
+import { until } from '../../test/support/wait.js';
 
 let fixture: RoutineFixture | undefined;
 afterEach(() => {
@@ -481,9 +482,5 @@ describe('templates', () => {
 });
 
 async function waitFor(check: () => boolean, timeoutMs = 5_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setImmediate(resolve));
-  }
+  await until(check, 'the condition holds', { timeoutMs, intervalMs: 1 });
 }

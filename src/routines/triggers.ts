@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import type { WorkspaceBus } from '../bus/index.js';
 import type { WorkspaceEvent } from '../events/workspace.js';
 import type { RoutineSpec, RoutineTrigger } from '../projects/index.js';
+import { Coalescer } from '../shared/coalesce.js';
 import { errorMessage } from '../shared/errors.js';
 import { createLogger } from '../shared/log.js';
 import type { RoutineStore, RoutineWithProject } from '../store/routines.js';
@@ -21,14 +22,13 @@ const log = createLogger('routines');
 interface TagWatch {
   known: Set<string>;
   watchers: FSWatcher[];
-  checking: Promise<void> | undefined;
-  /** A change seen during a look: git writes a lock file first, so the look that saw it may have missed the tag. */
-  again: boolean;
 }
 
 export class RoutineTriggers {
   private unsubscribe: (() => void) | undefined;
   private readonly tags = new Map<string, TagWatch>();
+  /** One look at a repository's tags at a time, and one more when asked during it. */
+  private readonly tagLooks = new Coalescer((root) => this.lookForTags(root));
 
   constructor(
     private readonly bus: WorkspaceBus,
@@ -64,8 +64,6 @@ export class RoutineTriggers {
       const entry: TagWatch = {
         known: new Set(await listTags(root)),
         watchers: [],
-        checking: undefined,
-        again: false,
       };
       this.tags.set(root, entry);
       const gitDir = await gitOut(root, ['rev-parse', '--path-format=absolute', '--git-common-dir']);
@@ -84,29 +82,28 @@ export class RoutineTriggers {
   checkTags(root?: string): Promise<void> {
     if (root === undefined)
       return Promise.all([...this.tags.keys()].map((r) => this.checkTags(r))).then(() => undefined);
+    // A change seen during a look asks for one more: git writes a lock file first, so the look
+    // that saw it may have missed the tag.
+    return this.tagLooks.request(root);
+  }
+
+  private async lookForTags(root: string): Promise<void> {
     const entry = this.tags.get(root);
-    if (entry === undefined) return Promise.resolve();
-    if (entry.checking !== undefined) {
-      entry.again = true;
-      return entry.checking;
-    }
-    entry.checking = (async () => {
-      try {
-        do {
-          entry.again = false;
-          const now = await listTags(root);
-          const fresh = now.filter((t) => !entry.known.has(t));
-          for (const tag of now) entry.known.add(tag);
-          for (const tag of fresh) {
-            for (const routine of this.routinesOn('tag').filter((r) => r.project_root === root))
-              await this.fire(routine, { trigger: `tag:${tag}`, detail: { tag } });
-          }
-        } while (entry.again);
-      } finally {
-        entry.checking = undefined;
+    if (entry === undefined) return;
+    try {
+      const now = await listTags(root);
+      const fresh = now.filter((t) => !entry.known.has(t));
+      for (const tag of now) entry.known.add(tag);
+      for (const tag of fresh) {
+        for (const routine of this.routinesOn('tag').filter((r) => r.project_root === root))
+          await this.fire(routine, { trigger: `tag:${tag}`, detail: { tag } });
       }
-    })();
-    return entry.checking;
+    } catch (error) {
+      log.warn('looking for new tags failed; the next change or tick looks again', {
+        root,
+        error: errorMessage(error),
+      });
+    }
   }
 
   private async onEvent(event: WorkspaceEvent): Promise<void> {

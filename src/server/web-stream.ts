@@ -8,6 +8,7 @@
  */
 import type { Context } from 'hono';
 import { streamSSE } from 'hono/streaming';
+import { keepAlive } from './sse.js';
 import type { SessionView } from '../api/index.js';
 import { isRelayed } from '../bus/index.js';
 import type { StreamRemoved, StreamSnapshot } from '../api/web.js';
@@ -19,7 +20,6 @@ import { createLogger } from '../shared/log.js';
 const log = createLogger('http');
 
 /** Keeps idle connections (and proxies, were there any) from timing out, and finds dead ones. */
-const HEARTBEAT_MS = 20_000;
 
 /**
  * Every live session as the board shows it: the stream's first message, and what pages embed.
@@ -90,9 +90,7 @@ export function serveBoardStream(
           })
         : () => undefined;
     const closed = new Promise<void>((resolve) => stream.onAbort(resolve));
-    const heartbeat = setInterval(() => {
-      stream.write(': ping\n\n').catch(() => stream.abort());
-    }, HEARTBEAT_MS);
+    const stopKeepAlive = keepAlive(stream);
     try {
       if (query.sessions)
         await stream.writeSSE({ event: 'snapshot', data: JSON.stringify(boardSnapshot(manager, remote)) });
@@ -112,7 +110,7 @@ export function serveBoardStream(
       // The follow ends only when the client has gone: an operator's note, not an error.
       log.info('workspace stream aborted by the client', { after: startSeq });
     } finally {
-      clearInterval(heartbeat);
+      stopKeepAlive();
       manager.off('session', onSession);
       offRemote();
     }

@@ -1,5 +1,4 @@
 /** Sync: each session's branch and uncommitted work pushed to the shared remote at turn ends, and brought back on another clone. */
-export { Coalescer } from './coalesce.js';
 export {
   pushSessionWork,
   remoteBranchRef,

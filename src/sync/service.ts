@@ -17,7 +17,7 @@ import { DEFAULT_SYNC_REMOTE, loadRepoConfig, type SyncConfig } from '../project
 import { errorMessage, SessionStateError } from '../shared/errors.js';
 import { createLogger } from '../shared/log.js';
 import type { SessionWithProject } from '../store/sessions.js';
-import { Coalescer } from './coalesce.js';
+import { Coalescer } from '../shared/coalesce.js';
 import { pushSessionWork, remoteBranchRef, SyncPushError, type PushInput, type PushOutcome } from './push.js';
 
 const log = createLogger('sync');

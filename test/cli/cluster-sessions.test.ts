@@ -10,6 +10,7 @@ import type { BatonEvent } from '../../src/events/index.js';
 import type { TestBaton } from '../support/baton.js';
 import { exitOf, OutputWatcher } from '../support/process.js';
 import { clusterMachines, sessionUntil } from '../support/cluster.js';
+import { pollUntil } from '../support/wait.js';
 
 const { database, machine } = clusterMachines();
 
@@ -156,16 +157,12 @@ describe('sessions across two machines sharing a store', () => {
       check: (item: { event: string; view: SessionView }) => boolean,
       what: string,
     ): Promise<void> => {
-      for (
-        const deadline = Date.now() + 20_000;
-        !feed.some(check);
-        await new Promise((r) => setTimeout(r, 50))
-      ) {
-        if (Date.now() > deadline)
-          throw new Error(
-            `the feed never showed ${what}: ${JSON.stringify(feed.map((f) => [f.event, f.view.name, f.view.state]))}`,
-          );
-      }
+      await pollUntil(
+        () => feed.map((f) => [f.event, f.view.name, f.view.state]),
+        () => feed.some(check),
+        `the feed shows ${what}`,
+        { timeoutMs: 20_000 },
+      );
     };
     await fed(
       (f) => f.event === 'snapshot' && f.view.name === 'orphan' && f.view.machine === 'beta',
@@ -227,20 +224,15 @@ describe('sessions across two machines sharing a store', () => {
         ],
         { cwd: side.repo() },
       );
-    const deadline = Date.now() + 20_000;
-    let seen = (await alpha.json<SessionView[]>(['ls'])).filter(
-      (s) => s.name === 'twin' && s.state === 'needs_input',
+    const seen = await pollUntil(
+      async () =>
+        (await alpha.json<SessionView[]>(['ls'])).filter(
+          (s) => s.name === 'twin' && s.state === 'needs_input',
+        ),
+      (twins) => twins.length >= 2,
+      'alpha sees both twins',
+      { timeoutMs: 20_000, intervalMs: 100 },
     );
-    for (
-      ;
-      seen.length < 2;
-      seen = (await alpha.json<SessionView[]>(['ls'])).filter(
-        (s) => s.name === 'twin' && s.state === 'needs_input',
-      )
-    ) {
-      if (Date.now() > deadline) throw new Error(`alpha never saw both twins: ${JSON.stringify(seen)}`);
-      await new Promise((r) => setTimeout(r, 100));
-    }
     const ambiguous = await alpha.run(['reply', 'twin', 'yes']);
     expect(ambiguous.code).not.toBe(0);
     expect(ambiguous.stderr).toMatch(

@@ -15,6 +15,7 @@ import type { WorkspaceEvent } from '../../src/events/workspace.js';
 import type { TestBaton } from '../support/baton.js';
 import { clusterMachines } from '../support/cluster.js';
 import { exitOf } from '../support/process.js';
+import { until } from '../support/wait.js';
 
 const { database, machine } = clusterMachines();
 
@@ -172,15 +173,14 @@ describe('the workspace bus across two machines sharing a store', () => {
       expect(Date.now() - started).toBeLessThan(5_000); // local work only: nothing waits for the store
       expect(await beta.ok(['events'])).toMatch(/task 1: decision .*b42/);
       // Beta's relay meets the closed door (SQLSTATE 55000, not a lost connection) and keeps trying.
-      for (
-        const deadline = Date.now() + 20_000;
-        !readFileSync(join(beta.home, 'supervisor.log'), 'utf8').includes(
-          'did not reach the shared store; trying again',
-        );
-        await new Promise((r) => setTimeout(r, 50))
-      ) {
-        if (Date.now() > deadline) throw new Error("beta's relay never reported the unreachable store");
-      }
+      await until(
+        () =>
+          readFileSync(join(beta.home, 'supervisor.log'), 'utf8').includes(
+            'did not reach the shared store; trying again',
+          ),
+        "beta's relay reports the unreachable store",
+        { timeoutMs: 20_000 },
+      );
       await admin.query(`ALTER DATABASE "${name}" ALLOW_CONNECTIONS true`);
     } finally {
       await admin.end();

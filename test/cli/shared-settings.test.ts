@@ -12,6 +12,7 @@ import type { AllowRuleView, PolicyView } from '../../src/api/policy.js';
 import type { AlertList, BudgetList } from '../../src/api/watchdog.js';
 import type { TestBaton } from '../support/baton.js';
 import { clusterMachines, sharedClones } from '../support/cluster.js';
+import { pollUntil } from '../support/wait.js';
 
 const { database, machine } = clusterMachines();
 
@@ -22,14 +23,7 @@ async function until<T>(
   what: string,
   timeoutMs = 10_000,
 ): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (check(value)) return value;
-    if (Date.now() > deadline)
-      throw new Error(`timed out waiting until ${what}; last: ${JSON.stringify(value)}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  return pollUntil(read, check, what, { timeoutMs, intervalMs: 100 });
 }
 
 describe('settings shared by the machines of a workspace', () => {

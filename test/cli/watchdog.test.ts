@@ -106,18 +106,16 @@ describe('a dispatch near the end of a budget window', () => {
     expect(JSON.parse(warned.stdout)).toMatchObject({ name: 'second' });
     await t.waitForEvent('second', (e) => e.type === 'message.added' && e.text === 'still started');
 
-    const answer = await t
-      .client(repo)
-      .call('POST /api/sessions', {
-        body: {
-          prompt: 'third',
-          cwd: repo,
-          agent: 'scripted',
-          permissionMode: 'default',
-          options: { script: { steps: [{ say: 'hi' }] } },
-          name: 'third',
-        },
-      });
+    const answer = await t.client(repo).call('POST /api/sessions', {
+      body: {
+        prompt: 'third',
+        cwd: repo,
+        agent: 'scripted',
+        permissionMode: 'default',
+        options: { script: { steps: [{ say: 'hi' }] } },
+        name: 'third',
+      },
+    });
     expect(answer.warnings).toEqual([
       expect.stringMatching(/^the 5h window budget runs out in \d+ (s|min) at this rate$/),
     ]);

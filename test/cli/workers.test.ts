@@ -12,6 +12,7 @@ import type { WorkersView } from '../../src/api/workers.js';
 import { TestBaton } from '../support/baton.js';
 import { postgresForFile } from '../support/postgres.js';
 import { watchExit } from '../support/process.js';
+import { pollUntil } from '../support/wait.js';
 
 const server = postgresForFile();
 const started: TestBaton[] = [];
@@ -33,15 +34,7 @@ async function workersUntil(
   what: string,
   timeoutMs = 15_000,
 ): Promise<WorkersView> {
-  const deadline = Date.now() + timeoutMs;
-  let view = await baton.json<WorkersView>(['workers']);
-  while (!check(view)) {
-    if (Date.now() > deadline)
-      throw new Error(`timed out waiting until ${what}; last: ${JSON.stringify(view)}`);
-    await new Promise((r) => setTimeout(r, 100));
-    view = await baton.json<WorkersView>(['workers']);
-  }
-  return view;
+  return pollUntil(() => baton.json<WorkersView>(['workers']), check, what, { timeoutMs, intervalMs: 100 });
 }
 
 describe('baton workers across two machines sharing a store', () => {

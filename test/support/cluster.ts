@@ -13,6 +13,7 @@ import type { SessionView } from '../../src/api/index.js';
 import { TestBaton } from './baton.js';
 import { configure } from './landing.js';
 import { postgresForFile, type TestPostgres } from './postgres.js';
+import { pollUntil } from './wait.js';
 
 export interface ClusterDatabases {
   /** A fresh, migrated database; its URL. */
@@ -82,14 +83,13 @@ export async function sessionUntil(
   what: string,
   timeoutMs = 20_000,
 ): Promise<SessionView> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const found = (await side.json<SessionView[]>(['ls'])).find((s) => s.name === name);
-    if (found !== undefined && check(found)) return found;
-    if (Date.now() > deadline)
-      throw new Error(`timed out waiting until ${what}; last: ${JSON.stringify(found)}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  const found = await pollUntil(
+    async () => (await side.json<SessionView[]>(['ls'])).find((s) => s.name === name),
+    (view) => view !== undefined && check(view),
+    what,
+    { timeoutMs, intervalMs: 100 },
+  );
+  return found!;
 }
 
 /** The scripted agent running `steps`, as `dispatch` arguments. */
@@ -121,14 +121,12 @@ export async function placementUntil(
   state: string,
   timeoutMs = 10_000,
 ): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const now = await placementState(url, sessionId);
-    if (now === state) return;
-    if (Date.now() > deadline)
-      throw new Error(`the placement of ${sessionId} did not become ${state}; it is ${now ?? 'missing'}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  await pollUntil(
+    () => placementState(url, sessionId),
+    (now) => now === state,
+    `the placement of ${sessionId} is ${state}`,
+    { timeoutMs, intervalMs: 100 },
+  );
 }
 
 /** A repository on `side` whose `origin` is a bare repository holding its main branch (with `config` as its `.baton/config.json`). */
@@ -159,17 +157,6 @@ export async function until<T>(
   check: () => T | undefined | Promise<T | undefined>,
   timeoutMs = 20_000,
 ): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    const got = await Promise.resolve()
-      .then(check)
-      .catch((error: unknown) => ((last = error), undefined));
-    if (got !== undefined) return got;
-    if (Date.now() > deadline)
-      throw new Error(
-        `timed out waiting until ${what}${last === undefined ? '' : `; last error: ${last instanceof Error ? last.message : JSON.stringify(last)}`}`,
-      );
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  const got = await pollUntil(check, (value) => value !== undefined, what, { timeoutMs, intervalMs: 100 });
+  return got!;
 }

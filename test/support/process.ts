@@ -2,24 +2,24 @@
 import type { ChildProcess } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, watch } from 'node:fs';
 import { join } from 'node:path';
+import { pollUntil, until } from './wait.js';
 
 /**
  * Resolves once `pid` is gone. Linux offers no exit notification for a process that is not our
  * child, so this checks on a short interval — bounded by the timeout.
  */
 export async function watchExit(pid: number, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      process.kill(pid, 0);
-    } catch {
-      return;
-    }
-    // A killed process whose parent has not reaped it yet is a zombie: gone for our purposes.
-    if (isZombie(pid)) return;
-    if (Date.now() > deadline) throw new Error(`process ${pid} still alive after ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 20));
+  await until(() => !alive(pid), `process ${pid} is gone`, { timeoutMs, intervalMs: 20 });
+}
+
+/** A killed process whose parent has not reaped it yet is a zombie: gone for our purposes. */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
   }
+  return !isZombie(pid);
 }
 
 /** Resolves when `check()` holds, re-checking on every change of the file (inotify). */
@@ -130,22 +130,15 @@ export function processesMatching(marker: string): number[] {
  */
 export async function watchProcesses(
   marker: string,
-  until: 'present' | 'gone',
+  state: 'present' | 'gone',
   timeoutMs = 15_000,
 ): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const pids = processesMatching(marker);
-    if ((until === 'present') === pids.length > 0) return;
-    if (Date.now() > deadline) {
-      throw new Error(
-        until === 'present'
-          ? `no process running "${marker}" after ${timeoutMs} ms`
-          : `still running "${marker}" after ${timeoutMs} ms: pids ${pids.join(', ')}`,
-      );
-    }
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  await pollUntil(
+    () => processesMatching(marker),
+    (pids) => (state === 'present') === pids.length > 0,
+    state === 'present' ? `a process runs "${marker}"` : `no process runs "${marker}" (pids seen)`,
+    { timeoutMs },
+  );
 }
 
 /**

@@ -15,6 +15,7 @@ import { SessionStore } from '../../src/store/sessions.js';
 import { TaskStore } from '../../src/store/tasks.js';
 import { SharedTasks, type Applied, type LedgerNewTask } from '../../src/tasks/shared.js';
 import { clusterDatabases } from './cluster.js';
+import { until } from './wait.js';
 
 /** The repositories' identities as their remotes would give them: every machine's `shop` clone is one repository. */
 export const REMOTES: Record<string, string> = {
@@ -184,9 +185,5 @@ export function localTask(
 }
 
 export async function eventually(check: () => boolean, what: string): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
+  await until(check, what, { intervalMs: 20 });
 }

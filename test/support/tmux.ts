@@ -7,6 +7,7 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { pollUntil } from './wait.js';
 
 /** tmux's path, or a clear failure: `npm test` installs Debian's tmux as root (scripts/tmux.mjs). */
 export function requireTmux(): string {
@@ -117,16 +118,10 @@ export class Terminal {
       typeof match === 'function'
         ? match
         : (s: string) => (typeof match === 'string' ? s.includes(match) : match.test(s));
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const screen = this.screen();
-      if (test(screen)) return screen;
-      if (Date.now() > deadline)
-        throw new Error(
-          `The screen did not show ${String(match)} within ${timeoutMs} ms. It shows:\n${screen}`,
-        );
-      await new Promise((resolve) => setTimeout(resolve, POLL_MS));
-    }
+    return pollUntil(() => this.screen(), test, `the screen shows ${String(match)}`, {
+      timeoutMs,
+      intervalMs: POLL_MS,
+    });
   }
 
   /** Stops the tmux server (and so the program in it) by its pid. */

@@ -62,3 +62,55 @@ export function within<T>(promise: Promise<T>, timeoutMs: number, what: string):
     );
   });
 }
+
+export interface PollOptions {
+  /** Give up after this long (default 10 s). */
+  timeoutMs?: number;
+  /** How long to wait between reads (default 50 ms). */
+  intervalMs?: number;
+}
+
+/**
+ * For state that sends no event — another process's tables, a file another process writes, a
+ * process's life: reads until `done(value)` holds and returns that value. A read that throws is
+ * read again (its error is kept for the failure message). After `timeoutMs` it rejects saying
+ * what was awaited and the last value or error it saw. Prefer `waitForEvent` wherever an event
+ * tells the moment.
+ */
+export async function pollUntil<T>(
+  read: () => T | Promise<T>,
+  done: (value: T) => boolean,
+  what: string,
+  { timeoutMs = 10_000, intervalMs = 50 }: PollOptions = {},
+): Promise<T> {
+  const deadline = performance.now() + timeoutMs;
+  let last: { value: T } | { error: unknown } | undefined;
+  for (;;) {
+    try {
+      const value = await read();
+      if (done(value)) return value;
+      last = { value };
+    } catch (error) {
+      last = { error };
+    }
+    if (performance.now() > deadline) {
+      const seen =
+        last === undefined
+          ? ''
+          : 'error' in last
+            ? `; last error: ${last.error instanceof Error ? last.error.message : String(last.error)}`
+            : `; last: ${typeof last.value === 'string' ? last.value : JSON.stringify(last.value)}`;
+      throw new Error(`timed out after ${timeoutMs} ms waiting until ${what}${seen}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, intervalMs));
+  }
+}
+
+/** `pollUntil` for a plain condition. */
+export async function until(
+  check: () => boolean | Promise<boolean>,
+  what: string,
+  options?: PollOptions,
+): Promise<void> {
+  await pollUntil(check, (held) => held, what, options);
+}

@@ -1,6 +1,7 @@
 /** A session's history: events (listed, or replayed then followed live), transcript pages, usage, diff. */
 import type { Context } from 'hono';
 import { streamSSE } from 'hono/streaming';
+import { keepAlive } from '../sse.js';
 import type { HISTORY } from '../../api/history.js';
 import { TRANSCRIPT_PAGE_DEFAULT, type UsagePoint } from '../../api/web.js';
 import type { BatonEvent } from '../../events/index.js';
@@ -12,7 +13,6 @@ import type { Handlers } from './mount.js';
 import { followRemote, targetOf } from './remote-sessions.js';
 
 const log = createLogger('http');
-const SSE_KEEPALIVE_MS = 15_000;
 /** The most events one read of another machine's session gives (the session mirror's page). */
 const MIRROR_PAGE = 1_000;
 
@@ -138,12 +138,7 @@ function follow(c: Context, manager: SessionManager, sessionId: string, after: n
       await stream.writeSSE({ event: 'live', data: JSON.stringify({ seq: last }) });
       // Already completed or removed: say so now (onSession ends the stream once live).
       onSession(sessionId);
-      // A comment line now and then lets clients and proxies see the stream is alive, and
-      // surfaces a vanished client as a write error.
-      const keepAlive = setInterval(() => {
-        stream.write(': keep-alive\n\n').catch(() => stream.abort());
-      }, SSE_KEEPALIVE_MS);
-      await closed.finally(() => clearInterval(keepAlive));
+      await closed.finally(keepAlive(stream));
       if (ended === undefined) log.info('event stream aborted by the client', { session: sessionId });
     } finally {
       manager.off('event', onEvent);

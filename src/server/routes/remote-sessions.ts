@@ -5,6 +5,7 @@
  */
 import type { Context } from 'hono';
 import { streamSSE } from 'hono/streaming';
+import { keepAlive } from '../sse.js';
 import type { PeekView, SessionView } from '../../api/index.js';
 import type { BatonEvent } from '../../events/index.js';
 import type { SessionManager } from '../../sessions/manager.js';
@@ -57,7 +58,6 @@ export async function remotePeek(remote: RemoteSessions, view: SessionView): Pro
   };
 }
 
-const SSE_KEEPALIVE_MS = 15_000;
 const PAGE = 500;
 
 /**
@@ -110,12 +110,7 @@ export function followRemote(c: Context, remote: RemoteSessions, view: SessionVi
       live = true;
       await stream.writeSSE({ event: 'live', data: JSON.stringify({ seq: last }) });
       if (ended !== undefined) endStream();
-      const keepalive = setInterval(
-        () => void stream.write(': keepalive\n\n').catch(() => stream.abort()),
-        SSE_KEEPALIVE_MS,
-      );
-      await closed;
-      clearInterval(keepalive);
+      await closed.finally(keepAlive(stream));
     } finally {
       unsubscribe();
     }

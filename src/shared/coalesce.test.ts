@@ -27,7 +27,7 @@ function gatedRuns(): {
   };
 }
 
-describe('coalescing pushes', () => {
+describe('coalescing runs', () => {
   it('runs one at a time per key, and folds every request made meanwhile into one more run', async () => {
     const { runs, finish, coalescer, started } = gatedRuns();
     const first = coalescer.request('s1');

@@ -1,7 +1,9 @@
 /**
- * One run at a time per key, and no queue behind it: a request while a run is under way asks for
- * exactly one more run after it, however many requests arrive meanwhile (a session's turn ends
- * faster than a slow remote takes pushes; the last push carries all the work anyway).
+ * "Run once more if asked while running": one run at a time per key, and no queue behind it. A
+ * request while a run is under way asks for exactly one more run after it, however many requests
+ * arrive meanwhile — a session's turn ends faster than a slow remote takes pushes, and the last
+ * push carries all the work anyway; a burst of events needs one more read, not one each.
+ * `run` reports its own errors: a failed run resolves its askers too.
  */
 export class Coalescer {
   private readonly running = new Map<string, Promise<void>>();
@@ -44,5 +46,26 @@ export class Coalescer {
       });
     this.running.set(key, done);
     return done;
+  }
+}
+
+/** A `Coalescer` for one piece of work with no key: `request()` runs it, or once more after the run under way. */
+export class Coalesced {
+  private readonly coalescer: Coalescer;
+
+  constructor(run: () => Promise<void>) {
+    this.coalescer = new Coalescer(run);
+  }
+
+  request(): Promise<void> {
+    return this.coalescer.request('');
+  }
+
+  busy(): boolean {
+    return this.coalescer.busy('');
+  }
+
+  idle(): Promise<void> {
+    return this.coalescer.idle();
   }
 }

@@ -1,0 +1,19 @@
+export interface FolderPlace {
+  level: number;
+  layer: string;
+  why: string;
+  open?: boolean;
+  only?: string[];
+  openTo?: string[];
+}
+export const LAYERS: {
+  name: string;
+  about: string;
+  folders: Record<string, Omit<FolderPlace, 'level' | 'layer'>>;
+}[];
+export const FOLDERS: Map<string, FolderPlace>;
+export const KNOWN_REACHES: { file: string; target: string }[];
+export function folderOf(path: string): string | undefined;
+export function breach(file: string, target: string): string | undefined;
+export function unplacedFolders(): string[];
+export function diagram(): string;

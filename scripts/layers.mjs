@@ -1,0 +1,204 @@
+// The one layer table. Every folder under src/ (and the web page) has its place here; lint's
+// import rules (eslint.config.js) and the diagram in CONTRIBUTING.md are both generated from it.
+//
+//   node scripts/layers.mjs            prints the diagram
+//   node scripts/layers.mjs --write    writes it into CONTRIBUTING.md (between the markers)
+//   node scripts/layers.mjs --check    fails when a folder of src/ has no place, or the diagram is stale
+//                                      (npm run lint runs this)
+//
+// The rule: a folder imports folders of its own layer or a lower one, never a higher one; and it
+// reaches another domain only through that domain's index.ts (its face). Folders marked `open`
+// are vocabularies whose modules are each a face (one endpoint table per domain, one module per
+// table): any module of theirs may be imported.
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import process from 'node:process';
+import console from 'node:console';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+
+/** Bottom layer first. `why` is what the folder is, in a few words, for the diagram. */
+export const LAYERS = [
+  {
+    name: 'vocabulary',
+    about: 'words every layer shares; imports nothing above',
+    folders: {
+      events: { open: true, why: 'the event union, workspace events (defined once), vocabulary' },
+      shared: { open: true, why: 'named errors (exit codes, statuses), paths, config, logging' },
+      api: { open: true, why: 'one endpoint table per domain (zod) and the one typed client' },
+    },
+  },
+  {
+    name: 'infrastructure',
+    about: 'storage, the bus, the queue, git and a repository’s own settings',
+    folders: {
+      store: { open: true, why: 'SQLite: numbered migrations, one module per table' },
+      bus: { why: 'the workspace bus: publish, stored with a global seq, replay then live' },
+      scheduler: { why: 'slots, a first-come queue, gates that hold work back' },
+      settings: { why: 'the workspace’s settings store' },
+      worktrees: { why: 'git worktrees, snapshots, diffs, archives' },
+      projects: { why: 'a repository’s `.baton/config.json`, each domain’s section' },
+    },
+  },
+  {
+    name: 'session services',
+    about: 'what one session needs around it; they see sessions through interfaces',
+    folders: {
+      usage: { why: 'prices, the usage ledger, burn rate, windows' },
+      policy: { why: 'the destructive-action gate and allow rules' },
+      context: { why: 'transcripts, search, handoff packs, import' },
+      environments: { why: 'worktrees ready to work in: setup, ports, copies' },
+      mcp: { why: 'Baton’s MCP server for agents, per-session credentials' },
+      review: { why: 'coupling, review groups, combined diffs, comments' },
+      radar: { why: 'the conflict radar: hot and soft conflicts' },
+    },
+  },
+  {
+    name: 'agents',
+    about: 'one adapter per agent protocol; vendor names stop here',
+    folders: {
+      agents: { why: 'the adapter interface, the turn loop, claude/, codex/, scripted/' },
+    },
+  },
+  {
+    name: 'sessions',
+    about: 'the session: state machine, hosts, ingestion, dispatch',
+    folders: {
+      sessions: { why: 'the one state machine, dispatch, commands, hosts, ingestion' },
+    },
+  },
+  {
+    name: 'work domains',
+    about: 'work over several sessions; each reaches another through its face',
+    folders: {
+      merge: { why: 'the merge queue, checks, group bisection, pull requests' },
+      sync: { why: 'sessions’ work pushed to and fetched from the remote' },
+      tasks: { why: 'work items, columns, scopes, decisions and notes as files' },
+      attempts: { why: 'best-of-N and fan-out' },
+      routines: { why: 'scheduled and triggered agents' },
+      watchdog: { why: 'budgets, intervention rules, alerts, notifications' },
+    },
+  },
+  {
+    name: 'multi-machine',
+    about: 'one workspace over several machines on PostgreSQL',
+    folders: {
+      cluster: { why: 'the store, the shared log, workers, placement' },
+    },
+  },
+  {
+    name: 'server',
+    about: 'the supervisor process: wires every domain behind the HTTP API',
+    folders: {
+      server: { why: 'lock, token, the HTTP API (routes per domain), the page’s assets' },
+    },
+  },
+  {
+    name: 'clients',
+    about: 'thin clients of the HTTP API',
+    folders: {
+      cli: { why: 'the `baton` command line', openTo: ['board'], only: ['api', 'events', 'shared', 'board'] },
+      board: { why: 'the terminal board (Ink)', only: ['api', 'events', 'shared', 'cli'] },
+      web: { why: 'the browser page (web/src)', only: ['api', 'events'] },
+    },
+  },
+];
+
+/**
+ * Reaches that break the rule today, each to be mended by moving the thing down or exporting it
+ * from the face; lint allows exactly these and nothing new. `file` imports `target` (a folder).
+ */
+export const KNOWN_REACHES = JSON.parse(readFileSync(join(root, 'scripts', 'layers-known.json'), 'utf8'));
+
+const place = new Map();
+LAYERS.forEach((layer, level) => {
+  for (const [folder, spec] of Object.entries(layer.folders))
+    place.set(folder, { level, layer: layer.name, ...spec });
+});
+export const FOLDERS = place;
+
+/** The top folder a path of the tree belongs to: `src/<folder>/…`, or `web` for `web/…`. */
+export function folderOf(path) {
+  if (path.startsWith('web/')) return 'web';
+  const [top, folder] = path.split('/');
+  return top === 'src' ? folder : undefined;
+}
+
+/** Why `file` may not import `target` (a path of the tree), or undefined when it may. */
+export function breach(file, target) {
+  const from = folderOf(file);
+  const to = folderOf(target);
+  if (!from || !to || from === to) return undefined;
+  const a = place.get(from);
+  const b = place.get(to);
+  if (!a || !b) return `${to}/ or ${from}/ has no place in the layer table (scripts/layers.mjs)`;
+  if (a.only && !a.only.includes(to)) return `${from}/ imports only ${a.only.join(', ')}`;
+  if (b.level > a.level) return `${from}/ (${a.layer}) may not import ${to}/ (${b.layer}, a higher layer)`;
+  const rest = target.slice(target.indexOf(`/${to}/`) + to.length + 2);
+  const face = /^index\.(js|ts|tsx)$/.test(rest);
+  if (!face && !b.open && !(b.openTo ?? []).includes(from)) {
+    return `${from}/ reaches ${to}/ only through its face, ${to}/index.ts (${rest} is inside)`;
+  }
+  return undefined;
+}
+
+/** Every folder under src/ must have a place. */
+export function unplacedFolders() {
+  return readdirSync(join(root, 'src'), { withFileTypes: true })
+    .filter((e) => e.isDirectory() && !place.has(e.name))
+    .map((e) => e.name);
+}
+
+export function diagram() {
+  const lines = [];
+  for (let level = LAYERS.length - 1; level >= 0; level--) {
+    const layer = LAYERS[level];
+    lines.push(`${String(level).padStart(2)}  ${layer.name} — ${layer.about}`);
+    for (const [folder, spec] of Object.entries(layer.folders)) {
+      const name = folder === 'web' ? 'web/' : `src/${folder}/`;
+      const notes = [
+        spec.open ? 'open' : undefined,
+        spec.only ? `imports only ${spec.only.join(', ')}` : undefined,
+      ]
+        .filter(Boolean)
+        .join('; ');
+      lines.push(`      ${name.padEnd(18)}${spec.why}${notes ? ` (${notes})` : ''}`);
+    }
+  }
+  return lines.map((l) => `    ${l}`.trimEnd()).join('\n');
+}
+
+const BEGIN = '<!-- layers:begin (generated by scripts/layers.mjs --write) -->';
+const END = '<!-- layers:end -->';
+
+function contributing(text) {
+  const start = text.indexOf(BEGIN);
+  const end = text.indexOf(END);
+  if (start < 0 || end < 0) throw new Error(`CONTRIBUTING.md lacks the markers ${BEGIN} … ${END}`);
+  return text.slice(0, start + BEGIN.length) + '\n\n' + diagram() + '\n\n' + text.slice(end);
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const file = join(root, 'CONTRIBUTING.md');
+  const text = readFileSync(file, 'utf8');
+  if (process.argv.includes('--write')) {
+    writeFileSync(file, contributing(text));
+  } else if (process.argv.includes('--check')) {
+    const problems = unplacedFolders().map(
+      (f) => `src/${f}/ has no place in the layer table (scripts/layers.mjs)`,
+    );
+    if (contributing(text) !== text)
+      problems.push('CONTRIBUTING.md’s layer diagram is stale: run node scripts/layers.mjs --write');
+    for (const reach of KNOWN_REACHES) {
+      if (!existsSync(join(root, reach.file)))
+        problems.push(`scripts/layers-known.json names ${reach.file}, which is gone: drop it`);
+    }
+    if (problems.length) {
+      console.error(problems.join('\n'));
+      process.exit(1);
+    }
+  } else {
+    console.log(diagram());
+  }
+}

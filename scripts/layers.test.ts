@@ -1,0 +1,36 @@
+import { existsSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { KNOWN_REACHES, breach, unplacedFolders } from './layers.mjs';
+
+describe('the layer table', () => {
+  it('places every folder under src/', () => {
+    expect(unplacedFolders()).toEqual([]);
+  });
+
+  it('refuses an import of a higher layer', () => {
+    expect(breach('src/review/coupling.ts', 'src/sessions/index.js')).toMatch(/higher layer/);
+    expect(breach('src/store/db.ts', 'src/usage/index.js')).toMatch(/higher layer/);
+  });
+
+  it('lets a domain reach another only through its face', () => {
+    expect(breach('src/merge/run.ts', 'src/worktrees/index.js')).toBeUndefined();
+    expect(breach('src/merge/run.ts', 'src/worktrees/snapshot.js')).toMatch(/only through its face/);
+    expect(breach('src/sync/push.ts', 'src/merge/pr.js')).toMatch(/only through its face/);
+  });
+
+  it('lets any module of an open vocabulary be imported, and a folder import itself', () => {
+    expect(breach('src/merge/run.ts', 'src/store/sessions.js')).toBeUndefined();
+    expect(breach('src/merge/run.ts', 'src/api/merge.js')).toBeUndefined();
+    expect(breach('src/merge/run.ts', 'src/merge/git.js')).toBeUndefined();
+  });
+
+  it('holds the clients to the API: the page to src/api and src/events', () => {
+    expect(breach('web/src/api.ts', 'src/api/client.js')).toBeUndefined();
+    expect(breach('web/src/api.ts', 'src/shared/errors.js')).toMatch(/imports only api, events/);
+    expect(breach('src/cli/main.ts', 'src/store/db.js')).toMatch(/imports only/);
+  });
+
+  it('lists only known reaches of files that exist', () => {
+    for (const reach of KNOWN_REACHES) expect(existsSync(reach.file), reach.file).toBe(true);
+  });
+});
