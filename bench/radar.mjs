@@ -2,7 +2,8 @@
 // 20 live sessions in real worktrees (a few edits each, some overlapping, some committed, most
 // not), the radar's full pass and its update after one session's edit, against the raw baseline
 // measured in the same run: snapshotting each worktree and `git merge-tree --write-tree` over
-// every pair by hand.
+// every pair by hand. Then one session lands and two start from the new tip (false alarms on
+// them counted), and the radar's corpus is scored (false alarms, misses).
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -190,8 +191,80 @@ export async function run({ log }) {
       `  last update: ${last.snapshots} snapshot, ${last.pairsChecked} pairs recomputed, ${last.pairsCached} from cache, ${last.gitCalls} git calls, per pair p50 ${ms(last.pairMsP50)} p95 ${ms(last.pairMsP95)}`,
     );
     log(`radar pass with nothing changed (membership only): p50 ${ms(st.p50)} (p95 ${ms(st.p95)})`);
+
+    // A landing in the same world: s0 (one of the five on the hot spot) lands on main and is
+    // removed; two sessions start from the new tip, one editing nothing, one a file of its own.
+    // Neither touched a landed line: every collision reported for them is a false alarm.
+    const s0 = sessions[0];
+    git(s0.worktree, 'add', '--all');
+    git(s0.worktree, 'commit', '-qm', 'the rest of s0', '--allow-empty');
+    git(repo, 'merge', '--no-ff', '-q', '-m', 'land s0', 'baton/s0');
+    git(repo, 'worktree', 'remove', '--force', s0.worktree);
+    store.markRemoved(s0.id, null);
+    const tip = git(repo, 'rev-parse', 'HEAD');
+    const late = [];
+    for (const [k, name] of ['late0', 'late1'].entries()) {
+      const worktree = join(work, 'wt', name);
+      git(repo, 'worktree', 'add', '-q', '-b', `baton/${name}`, worktree, tip);
+      if (k === 1) writeFileSync(join(worktree, path(9000)), lines(9000, { 3: name }));
+      const id = `id-late-${k}`;
+      store.insert(
+        {
+          id,
+          project_id: project.id,
+          name,
+          agent: 'scripted',
+          prompt: name,
+          model: null,
+          permission_mode: 'default',
+          options_json: '{}',
+          branch: `baton/${name}`,
+          base_ref: 'main',
+          base_commit: tip,
+          worktree,
+        },
+        'working',
+      );
+      late.push(id);
+    }
+    const t2 = performance.now();
+    const landed = await radar.pass();
+    const landedMs = performance.now() - t2;
+    const afterLanding = radar.view().conflicts;
+    const falseAlarms = afterLanding.filter(
+      (c) => late.includes(c.a.sessionId) || (c.b.kind === 'session' && late.includes(c.b.sessionId)),
+    );
+    const againstBase = afterLanding.filter((c) => c.b.kind === 'base');
+    log(
+      `after s0 lands and 2 sessions start from the new tip (one editing nothing, one a file of its own): pass ${ms(landedMs)} (${landed.gitCalls} git calls); ${afterLanding.length} collisions (${afterLanding.filter((c) => c.level === 'hot').length} hot), ${againstBase.length} against the base; false alarms on the new sessions: ${falseAlarms.length} (${falseAlarms.filter((c) => c.level === 'hot').length} hot)`,
+    );
     db.close();
-    return { raw: rw, rawPair: rp, full: f, update: u, steady: st };
+
+    // The corpus (src/radar/corpus): small repositories where a collision must be reported and
+    // where the radar must stay quiet (after landings, identical edits, renames…).
+    let corpus;
+    try {
+      const { scoreRadarCorpus } = await import(join(ROOT, 'dist/radar/corpus/index.js'));
+      const t3 = performance.now();
+      corpus = await scoreRadarCorpus();
+      log(
+        `radar corpus: ${corpus.results.length} cases, ${corpus.pairs} pairs judged (${corpus.expectedLoud} must be reported): ${corpus.falseAlarms} false alarms, ${corpus.misses} misses (${ms(performance.now() - t3)})`,
+      );
+      for (const r of corpus.results)
+        for (const p of [...r.falseAlarms, ...r.misses])
+          log(`  ${r.name}: ${p.between} expected ${p.expected ?? 'quiet'}, found ${p.actual ?? 'quiet'}`);
+    } catch (error) {
+      log(`radar corpus: not run (${error.message})`);
+    }
+    return {
+      raw: rw,
+      rawPair: rp,
+      full: f,
+      update: u,
+      steady: st,
+      landing: { ms: landedMs, collisions: afterLanding.length, falseAlarms: falseAlarms.length },
+      corpus: corpus && { falseAlarms: corpus.falseAlarms, misses: corpus.misses, pairs: corpus.pairs },
+    };
   } finally {
     rmSync(work, { recursive: true, force: true });
   }

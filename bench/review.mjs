@@ -161,3 +161,18 @@ async function run(n) {
 }
 
 for (const n of counts.length > 0 ? counts : [10, 20]) await run(n);
+
+// Review coupling's corpus (src/review/corpus): sessions that must be reviewed together and
+// sessions that must stay apart, through the real grouping on real repositories.
+{
+  const { scoreCouplingCorpus } = await import(join(ROOT, 'dist/review/corpus/index.js'));
+  const t0 = performance.now();
+  const corpus = await scoreCouplingCorpus();
+  console.log(
+    `coupling corpus: ${corpus.results.length} cases, ${corpus.pairs} pairs judged: ${corpus.falseAlarms} false alarms (grouped, should not be), ${corpus.misses} misses (${(performance.now() - t0).toFixed(0)} ms)`,
+  );
+  for (const r of corpus.results)
+    for (const p of r.falseAlarms) console.log(`  ${r.name}: ${p} grouped, should stay apart`);
+  for (const r of corpus.results)
+    for (const p of r.misses) console.log(`  ${r.name}: ${p} apart, should be grouped`);
+}

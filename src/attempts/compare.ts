@@ -16,7 +16,7 @@ import { errorMessage } from '../shared/errors.js';
 import { ACTIVE_STATES } from '../sessions/state.js';
 import type { AttemptMemberRow } from '../store/attempts.js';
 import type { SessionWithProject } from '../store/sessions.js';
-import { diffStat } from '../worktrees/diffstat.js';
+import { sessionDiffStat } from '../worktrees/diffstat.js';
 import { snapshotCommit, snapshotWork } from '../worktrees/index.js';
 
 type Check = z.infer<typeof CheckSummary>;
@@ -94,7 +94,8 @@ async function measure(
   saved: SavedSummary | undefined,
   ctx: CompareContext,
 ): Promise<SavedSummary> {
-  const stat = await diffStat(session.worktree, session.base_commit);
+  // Its own work: what landed on its base since it started is not part of the attempt (decision 148).
+  const stat = await sessionDiffStat(session);
   const diff = { files: stat.files.map((f) => f.path), additions: stat.additions, deletions: stat.deletions };
   let config;
   try {

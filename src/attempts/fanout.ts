@@ -13,7 +13,7 @@ import { errorMessage } from '../shared/errors.js';
 import { createLogger } from '../shared/log.js';
 import type { AttemptGroupWithProject, AttemptMemberRow, AttemptStore } from '../store/attempts.js';
 import type { SessionWithProject } from '../store/sessions.js';
-import { diffStat } from '../worktrees/diffstat.js';
+import { sessionDiffStat } from '../worktrees/diffstat.js';
 import { summaryOf } from './views.js';
 import { finalMessage, type AttemptSessions } from './sessions.js';
 import { dispatchOne } from './start.js';
@@ -150,7 +150,7 @@ export async function fanoutReport(deps: FanoutDeps, group: AttemptGroupWithProj
     const latest = deps.sessions.get(tries[tries.length - 1]!.session_id);
     const stat =
       latest !== undefined && latest.removed_at === null && existsSync(latest.worktree)
-        ? await diffStat(latest.worktree, latest.base_commit)
+        ? await sessionDiffStat(latest)
         : undefined;
     batches.push({
       batch: slot,

@@ -131,7 +131,16 @@ describe('board lines', () => {
           { name: 'main', level: 'soft', base: true },
         ],
       }),
-    ).toBe('⚠ hot: beta, base · ');
+    ).toBe('⚠ hot: beta · soft: base · ');
+    expect(
+      conflictWord({
+        level: 'soft',
+        with: [
+          { name: 'beta', level: 'soft', base: false },
+          { name: 'gamma', level: 'soft', base: false },
+        ],
+      }),
+    ).toBe('⚠ soft: beta, gamma · ');
     const line = sessionLine(
       { ...base, state: 'working', reason: null, activity: 'editing a.ts' },
       false,

@@ -85,10 +85,19 @@ export function sessionLine(
   return fit(head + detail, width, true);
 }
 
-/** `⚠ hot: beta, base · ` before the activity, as the page's card badge says it. */
+/**
+ * `⚠ hot: beta, base · soft: gamma · ` before the activity: each other side under its own pair's
+ * level, so a soft neighbour is not read as hot because the session is hot with someone else.
+ */
 export function conflictWord(badge: ConflictBadge | undefined): string {
   if (badge === undefined || badge.with.length === 0) return '';
-  return `⚠ ${badge.level}: ${badge.with.map((w) => (w.base ? 'base' : w.name)).join(', ')} · `;
+  const names = (level: string): string[] =>
+    badge.with.filter((w) => w.level === level).map((w) => (w.base ? 'base' : w.name));
+  const parts = (['hot', 'soft'] as const)
+    .map((level) => [level, names(level)] as const)
+    .filter(([, list]) => list.length > 0)
+    .map(([level, list]) => `${level}: ${list.join(', ')}`);
+  return `⚠ ${parts.join(' · ')} · `;
 }
 
 /** Inside a group the state is known, except where a group holds several (Pinned, Working). */

@@ -7,8 +7,19 @@
 import type { ConflictFile, ConflictLevel } from '../api/conflicts.js';
 import { GitError } from '../shared/errors.js';
 import { snapshotCommit, type WorkSnapshot } from '../worktrees/snapshot.js';
-import { diffArgs, hunksCollide, parseDiff, type FileChange, type WorkDiff } from './diff.js';
+import {
+  diffArgs,
+  hunksCollide,
+  mapRanges,
+  parseDiff,
+  parseShifts,
+  shiftArgs,
+  type FileChange,
+  type Shift,
+  type WorkDiff,
+} from './diff.js';
 import type { GitRunner } from './git-runner.js';
+import { fileLevel, pairLevel } from './level.js';
 
 /** One side of a comparison: a session's snapshot, or a base branch's tip (head = tree's commit). */
 export interface Side {
@@ -72,6 +83,7 @@ export class Comparer {
   private readonly lines = new MarkedCache<Promise<Set<string> | undefined>>();
   private readonly commits = new MarkedCache<Promise<string>>();
   private readonly pairs = new MarkedCache<Promise<PairResult>>();
+  private readonly shiftCache = new MarkedCache<Promise<Map<string, Shift[] | 'whole'>>>();
   readonly counters: CompareCounters = { cacheHits: 0, timedOut: 0 };
 
   constructor(private readonly git: GitRunner) {}
@@ -89,7 +101,7 @@ export class Comparer {
   /** Compares two sides' work against the merge base `base`: shared files, their hunks, and git's own verdict. */
   async compare(repo: string, base: string, a: Side, b: Side): Promise<PairResult> {
     const [diffA, diffB] = await Promise.all([this.diff(repo, base, a.tree), this.diff(repo, base, b.tree)]);
-    const shared = [...diffA.keys()].filter((path) => diffB.has(path));
+    const shared = sharedPaths(diffA, diffB);
     if (shared.length === 0) return { level: null, mergeBase: base, files: [], note: null, disjoint: true };
     const overlap = new Map(
       shared.map((path) => [path, hunksCollide(diffA.get(path)!.hunks, diffB.get(path)!.hunks)]),
@@ -116,16 +128,103 @@ export class Comparer {
       const mergeConflict = ask && note === null ? conflicted.has(path) : null;
       files.push({
         path,
-        level: overlapping || mergeConflict === true ? 'hot' : 'soft',
+        level: fileLevel({ overlapping, mergeConflict }),
         overlapping,
         mergeConflict,
         a: fa === undefined ? EMPTY_SIDE : { hunks: fa.hunks, diff: fa.diff, binary: fa.binary },
         b: fb === undefined ? EMPTY_SIDE : { hunks: fb.hunks, diff: fb.diff, binary: fb.binary },
       });
     }
-    files.sort((x, y) => (x.level === y.level ? x.path.localeCompare(y.path) : x.level === 'hot' ? -1 : 1));
-    const level = files.some((f) => f.level === 'hot') ? 'hot' : 'soft';
-    return { level, mergeBase: base, files, note, disjoint: false };
+    return { level: pairLevel(files), mergeBase: base, files: sortFiles(files), note, disjoint: false };
+  }
+
+  /**
+   * Compares two sessions that forked from different base commits (one started, or caught up,
+   * after work landed on the base): each side's own change, against its own fork point, so what
+   * landed in between is nobody's change here (it is each session's collision with its base,
+   * compared on its own). `b`'s ranges are carried into `a`'s fork's lines through the base's
+   * changes between the two forks; git's merge verdict is not asked, as a merge of the two heads
+   * would count the landed work as one side's change again.
+   */
+  async compareForked(
+    repo: string,
+    a: Side & { fork: string },
+    b: Side & { fork: string },
+  ): Promise<PairResult> {
+    const [diffA, diffB] = await Promise.all([
+      this.diff(repo, a.fork, a.tree),
+      this.diff(repo, b.fork, b.tree),
+    ]);
+    const shared = sharedPaths(diffA, diffB);
+    if (shared.length === 0) return { level: null, mergeBase: a.fork, files: [], note: null, disjoint: true };
+    const moved = await this.shifts(repo, b.fork, a.fork, shared);
+    const files: ConflictFile[] = shared.map((path) => {
+      const fa = diffA.get(path)!;
+      const fb = diffB.get(path)!;
+      const hunksB = mapRanges(fb.hunks, moved.get(path));
+      const overlapping = hunksCollide(fa.hunks, hunksB);
+      return {
+        path,
+        level: fileLevel({ overlapping, mergeConflict: null }),
+        overlapping,
+        mergeConflict: null,
+        a: { hunks: fa.hunks, diff: fa.diff, binary: fa.binary },
+        b: { hunks: hunksB, diff: fb.diff, binary: fb.binary },
+      };
+    });
+    return {
+      level: pairLevel(files),
+      mergeBase: a.fork,
+      files: sortFiles(files),
+      note: null,
+      disjoint: false,
+    };
+  }
+
+  /**
+   * Where a session's own work starts: the merge base of its head and its base branch's tip now.
+   * Its base commit while the base has not moved (no git call); once its commits have landed, or
+   * it has merged the base in, the later point, so landed work is never counted as its own.
+   */
+  forkPoint(
+    repo: string,
+    side: { head: string; baseCommit: string; tip: string | undefined },
+  ): Promise<string> {
+    if (side.tip === undefined || side.tip === side.baseCommit) return Promise.resolve(side.baseCommit);
+    const key = `fork:${side.head}:${side.tip}`;
+    const hit = this.mergeBases.get(key);
+    if (hit !== undefined) {
+      this.counters.cacheHits++;
+      return hit;
+    }
+    const found = this.git
+      .out(repo, ['merge-base', side.head, side.tip])
+      // No common history with the tip (an unrelated base): the commit it started from.
+      .catch((error: unknown) => {
+        if (error instanceof GitError) return side.baseCommit;
+        throw error;
+      })
+      .then((out) => (out === '' ? side.baseCommit : out));
+    return this.mergeBases.setPromise(key, found);
+  }
+
+  /** The base's line changes between two fork points, for the files two sessions both change. */
+  private shifts(
+    repo: string,
+    from: string,
+    to: string,
+    paths: string[],
+  ): Promise<Map<string, Shift[] | 'whole'>> {
+    const key = `${from}:${to}:${paths.join('\0')}`;
+    const hit = this.shiftCache.get(key);
+    if (hit !== undefined) {
+      this.counters.cacheHits++;
+      return hit;
+    }
+    return this.shiftCache.setPromise(
+      key,
+      this.git.run(repo, shiftArgs(from, to, paths)).then((r) => parseShifts(r.stdout)),
+    );
   }
 
   /** The changed paths of `tree` against `base`, with hunks and diff text: one git call per (base, tree), ever. */
@@ -216,10 +315,37 @@ export class Comparer {
   }
 
   sweep(): void {
-    for (const cache of [this.diffs, this.mergeBases, this.lines, this.commits, this.pairs]) cache.sweep();
+    for (const cache of [this.diffs, this.mergeBases, this.lines, this.commits, this.pairs, this.shiftCache])
+      cache.sweep();
   }
 
   get cacheSize(): number {
-    return this.diffs.size + this.mergeBases.size + this.lines.size + this.commits.size + this.pairs.size;
+    return (
+      this.diffs.size +
+      this.mergeBases.size +
+      this.lines.size +
+      this.commits.size +
+      this.pairs.size +
+      this.shiftCache.size
+    );
   }
+}
+
+/**
+ * Paths both sides change, except those both leave with the same content (the same blob, or both
+ * deleted): git merges identical changes cleanly, so they collide with nothing.
+ */
+function sharedPaths(a: WorkDiff, b: WorkDiff): string[] {
+  return [...a.keys()].filter((path) => {
+    const other = b.get(path);
+    if (other === undefined) return false;
+    const mine = a.get(path)!;
+    return mine.blob === undefined || mine.blob !== other.blob;
+  });
+}
+
+function sortFiles(files: ConflictFile[]): ConflictFile[] {
+  return files.sort((x, y) =>
+    x.level === y.level ? x.path.localeCompare(y.path) : x.level === 'hot' ? -1 : 1,
+  );
 }

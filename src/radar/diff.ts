@@ -13,6 +13,8 @@ export interface FileChange {
   hunks: LineRange[];
   diff: string;
   binary: boolean;
+  /** The file's blob after the change (all zeros: deleted); two sides ending on the same blob merge cleanly. */
+  blob?: string;
 }
 
 export type WorkDiff = Map<string, FileChange>;
@@ -27,10 +29,32 @@ export function diffArgs(from: string, to: string): string[] {
     '--no-ext-diff',
     '--no-textconv',
     '--no-renames',
+    '--full-index',
     '-U3',
     from,
     to,
     '--',
+  ];
+}
+
+/**
+ * The arguments for the exact line changes between two commits (`-U0`), limited to `paths`:
+ * how a base that moved shifts the lines of the files two sessions both change (`parseShifts`).
+ */
+export function shiftArgs(from: string, to: string, paths: string[]): string[] {
+  return [
+    '-c',
+    'core.quotePath=false',
+    'diff',
+    '--no-color',
+    '--no-ext-diff',
+    '--no-textconv',
+    '--no-renames',
+    '-U0',
+    from,
+    to,
+    '--',
+    ...paths.map((path) => `:(literal)${path}`),
   ];
 }
 
@@ -43,9 +67,96 @@ export function parseDiff(text: string): WorkDiff {
     const path = pathOf(section);
     if (path === undefined) continue;
     const binary = /^Binary files .* differ$/m.test(section);
-    files.set(path, { path, hunks: binary ? [WHOLE_FILE] : hunksOf(section), diff: section, binary });
+    const blob = /^index [0-9a-f]+\.\.([0-9a-f]+)/m.exec(section)?.[1];
+    files.set(path, {
+      path,
+      hunks: binary ? [WHOLE_FILE] : hunksOf(section),
+      diff: section,
+      binary,
+      ...(blob === undefined ? {} : { blob }),
+    });
   }
   return files;
+}
+
+/** One change between two versions of a file, from a `-U0` hunk header: old lines replaced by new ones. */
+export interface Shift {
+  oldStart: number;
+  oldCount: number;
+  newStart: number;
+  newCount: number;
+}
+
+/** Per path, the changes of a `-U0` diff (`shiftArgs`); a binary file's change is the whole file. */
+export function parseShifts(text: string): Map<string, Shift[] | 'whole'> {
+  const out = new Map<string, Shift[] | 'whole'>();
+  const sections = text.split(/^(?=diff --git )/m).filter((s) => s.startsWith('diff --git '));
+  for (const section of sections) {
+    const path = pathOf(section);
+    if (path === undefined) continue;
+    if (/^Binary files .* differ$/m.test(section)) {
+      out.set(path, 'whole');
+      continue;
+    }
+    const shifts: Shift[] = [];
+    for (const m of section.matchAll(/^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@/gm))
+      shifts.push({
+        oldStart: Number(m[1]),
+        oldCount: m[2] === undefined ? 1 : Number(m[2]),
+        newStart: Number(m[3]),
+        newCount: m[4] === undefined ? 1 : Number(m[4]),
+      });
+    out.set(path, shifts);
+  }
+  return out;
+}
+
+/**
+ * A line of the old version in the new version's lines, as a closed span: moved by the changes
+ * above it, or the whole replacement when a change replaced it (an empty span `[n+1, n]` when
+ * the change deleted it: nothing there any more, the place sits after line n).
+ */
+function mapLine(line: number, shifts: Shift[]): [number, number] {
+  let delta = 0;
+  for (const s of shifts) {
+    if (s.oldCount === 0) {
+      // An insertion after old line `oldStart`.
+      if (s.oldStart < line) delta += s.newCount;
+      else break;
+      continue;
+    }
+    const oldEnd = s.oldStart + s.oldCount - 1;
+    if (oldEnd < line) {
+      delta += s.newCount - s.oldCount;
+      continue;
+    }
+    if (s.oldStart <= line)
+      return s.newCount === 0 ? [s.newStart + 1, s.newStart] : [s.newStart, s.newStart + s.newCount - 1];
+    break;
+  }
+  return [line + delta, line + delta];
+}
+
+/**
+ * Ranges of one version's lines carried into another's, through the changes between the two
+ * (`parseShifts`): how two sessions that forked from different base commits are compared in the
+ * same lines. A file changed as a whole (binary) maps to the whole file.
+ */
+export function mapRanges(ranges: LineRange[], shifts: Shift[] | 'whole' | undefined): LineRange[] {
+  if (shifts === undefined || shifts.length === 0) return ranges;
+  if (shifts === 'whole') return ranges.length === 0 ? ranges : [WHOLE_FILE];
+  return ranges.map((range) => {
+    if (range.count >= Number.MAX_SAFE_INTEGER) return range;
+    if (range.count === 0) {
+      // An insertion after line `start`: after wherever that line went (or at the top).
+      if (range.start === 0) return range;
+      const [, hi] = mapLine(range.start, shifts);
+      return { start: Math.max(0, hi), count: 0 };
+    }
+    const [lo] = mapLine(range.start, shifts);
+    const [, hi] = mapLine(range.start + range.count - 1, shifts);
+    return hi >= lo ? { start: lo, count: hi - lo + 1 } : { start: Math.max(0, lo - 1), count: 0 };
+  });
 }
 
 /** `diff --git a/P b/P` (no renames: both names are the same), either unquoted or C-quoted. */

@@ -23,6 +23,7 @@ export {
   type ElsewhereWorkSnapshot,
   type RemoteTracked,
 } from './elsewhere.js';
+export { fileLevel, pairLevel, sessionBadges } from './level.js';
 export { AgentTeller, messageFor, ranges } from './tell.js';
 export { GitRunner, DEFAULT_GIT_TIMEOUT_MS } from './git-runner.js';
 export { RadarWatch, DEFAULT_DEBOUNCE_MS, DEFAULT_INTERVAL_MS, type Timers } from './watch.js';

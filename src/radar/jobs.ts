@@ -39,6 +39,20 @@ export async function projectJobs(
 ): Promise<Job[]> {
   const jobs: Job[] = [];
   const sorted = [...members].sort((x, y) => x.session.id.localeCompare(y.session.id));
+  let tips: Map<string, string> | undefined;
+  try {
+    tips = await baseTips(git, root);
+  } catch (error) {
+    log.warn('could not read the branch tips; bases are not compared this pass', {
+      project: root,
+      error: errorMessage(error),
+    });
+  }
+  const tipOf = (t: Tracked): string | undefined =>
+    tips === undefined ? undefined : movingBase(t.session.base_ref, tips);
+  // A session's own work starts at its fork point: what landed on its base before it is nobody's change.
+  const fork = (t: Tracked): Promise<string> =>
+    comparer.forkPoint(root, { head: t.snapshot.head, baseCommit: t.session.base_commit, tip: tipOf(t) });
   const workKey = (t: Tracked): string => `${t.snapshot.head}:${t.snapshot.tree}`;
   for (let i = 0; i < sorted.length; i++) {
     for (let j = i + 1; j < sorted.length; j++) {
@@ -46,11 +60,17 @@ export async function projectJobs(
       if (a.machine !== undefined && b.machine !== undefined) continue;
       const key = `${a.session.id}:${b.session.id}`;
       const run = async (): Promise<void> => {
-        const outcome = await comparer.pair(`${workKey(a)}|${workKey(b)}`, async () => {
+        const [forkA, forkB] = await Promise.all([fork(a), fork(b)]);
+        const pairKey = `${workKey(a)}:${forkA}|${workKey(b)}:${forkB}`;
+        const outcome = await comparer.pair(pairKey, async () => {
+          if (forkA !== forkB)
+            return comparer.compareForked(root, { ...side(a), fork: forkA }, { ...side(b), fork: forkB });
+          // The same fork: their heads' merge base (later than the fork when one session's branch
+          // holds the other's commits, which are then nobody's change either).
           const base = await comparer.mergeBase(
             root,
-            { head: a.snapshot.head, baseCommit: a.session.base_commit },
-            { head: b.snapshot.head, baseCommit: b.session.base_commit },
+            { head: a.snapshot.head, baseCommit: forkA },
+            { head: b.snapshot.head, baseCommit: forkB },
           );
           return comparer.compare(root, base, side(a), side(b));
         });
@@ -59,31 +79,16 @@ export async function projectJobs(
       jobs.push({ key, run });
     }
   }
-  const local = sorted.filter((t) => t.machine === undefined);
-  if (local.length === 0) return jobs;
-  let tips: Map<string, string>;
-  try {
-    tips = await baseTips(git, root);
-  } catch (error) {
-    log.warn('could not read the branch tips; bases are not compared this pass', {
-      project: root,
-      error: errorMessage(error),
-    });
-    return jobs;
-  }
-  for (const t of local) {
-    const tip = movingBase(t.session.base_ref, tips);
+  if (tips === undefined) return jobs;
+  for (const t of sorted.filter((m) => m.machine === undefined)) {
+    const tip = tipOf(t);
     if (tip === undefined || tip === t.session.base_commit) continue;
     const key = `${t.session.id}:base`;
     const run = async (): Promise<void> => {
-      // The true merge base, not the session's base commit: once its commits have landed on the
-      // base branch they are behind the merge base and no longer count against it.
+      // The fork point, not the session's base commit: once its commits have landed on the base
+      // branch they are behind it and no longer count against it.
       const outcome = await comparer.pair(`${workKey(t)}|${tip}`, async () => {
-        const base = await comparer.mergeBase(
-          root,
-          { head: t.snapshot.head, baseCommit: t.session.base_commit },
-          { head: tip, baseCommit: tip },
-        );
+        const base = await fork(t);
         return comparer.compare(root, base, side(t), { head: tip, tree: tip });
       });
       record(key, t, { kind: 'base', ref: t.session.base_ref, tip }, outcome);

@@ -8,7 +8,7 @@ import { existsSync } from 'node:fs';
 import type { SessionWithProject } from '../store/sessions.js';
 import { snapshotWork, type WorkSnapshot } from '../worktrees/snapshot.js';
 import { coupledGroups, type Edge, type Group, type MemberWork } from './coupling.js';
-import { isTest, mentions } from './imports.js';
+import { isTest, mentions, resolveSpecifier } from './imports.js';
 import type { WorkAnalysis, WorkAnalyzer } from './work.js';
 
 const PARALLEL = 4;
@@ -54,6 +54,10 @@ export async function computeGroups(
     members.set(session.id, { session, snapshot, analysis });
   });
 
+  // Every file a live session adds, by path: an import one session's work cannot resolve in its
+  // own tree may name a file another session is writing (its test, written first).
+  const addedBy = new Set<string>();
+  for (const member of members.values()) member.analysis.added.forEach((p) => addedBy.add(p));
   const works: MemberWork[] = [];
   for (const member of members.values()) {
     const others = new Set<string>();
@@ -61,6 +65,10 @@ export async function computeGroups(
       if (other !== member) other.analysis.changed.forEach((p) => others.add(p));
     member.analysis.changed.forEach((p) => others.delete(p));
     const edges: Edge[] = [...member.analysis.edges];
+    for (const { from, specifier, kind } of member.analysis.unresolved) {
+      const to = resolveSpecifier(from, specifier, addedBy);
+      if (to !== undefined && to !== from) edges.push({ from, to, kind });
+    }
     for (const { path, oid } of member.analysis.texts) {
       if (others.size === 0) break;
       const text = await analyzer.text(member.session.project_root, oid);

@@ -76,13 +76,17 @@ export function importSpecifiers(source: string, path = 'module.ts'): string[] {
   return out;
 }
 
+/** `./x`, `../x`, `.` or `..`: a specifier naming a file of the repository rather than a package. */
+export function isRelative(specifier: string): boolean {
+  return specifier.startsWith('./') || specifier.startsWith('../') || specifier === '.' || specifier === '..';
+}
+
 /**
  * The repository path a relative specifier written in `from` names, among `files`; undefined for
  * a package (`react`, `node:fs`), an alias, or a file not in the tree.
  */
 export function resolveSpecifier(from: string, specifier: string, files: FileSet): string | undefined {
-  if (!specifier.startsWith('./') && !specifier.startsWith('../') && specifier !== '.' && specifier !== '..')
-    return undefined;
+  if (!isRelative(specifier)) return undefined;
   const bare = specifier.split(/[?#]/)[0] ?? specifier;
   const target = posix.normalize(posix.join(posix.dirname(from), bare));
   if (target.startsWith('../') || target === '..') return undefined;

@@ -6,7 +6,14 @@
  * so listing groups again over unchanged work costs only the snapshots.
  */
 import type { Edge } from './coupling.js';
-import { importSpecifiers, isCode, isTest, resolvedImports } from './imports.js';
+import {
+  importSpecifiers,
+  isCode,
+  isRelative,
+  isTest,
+  resolvedImports,
+  resolveSpecifier,
+} from './imports.js';
 import {
   blobSizes,
   Bounded,
@@ -24,6 +31,14 @@ export interface WorkAnalysis {
   edges: Edge[];
   /** Changed files that are neither code nor binary nor huge: scanned for references to others' paths. */
   texts: { path: string; oid: string }[];
+  /** Files this work adds (not in its base). */
+  added: string[];
+  /**
+   * Relative imports of the changed code files that name no file of this work's tree: resolved
+   * afterwards against the files other live sessions add (a test of a module another session is
+   * writing), see `computeGroups`.
+   */
+  unresolved: { from: string; specifier: string; kind: 'imports' | 'tests' }[];
 }
 
 export class WorkAnalyzer {
@@ -88,9 +103,14 @@ export class WorkAnalyzer {
 
     const edges: Edge[] = [];
     const hops: { test: string; through: string }[] = [];
+    const unresolved: WorkAnalysis['unresolved'] = [];
     for (const from of code) {
       const test = isTest(from);
-      for (const to of resolvedImports(from, this.specifiers.get(files.get(from)!.oid) ?? [], paths)) {
+      const specifiers = this.specifiers.get(files.get(from)!.oid) ?? [];
+      for (const specifier of specifiers)
+        if (isRelative(specifier) && resolveSpecifier(from, specifier, paths) === undefined)
+          unresolved.push({ from, specifier, kind: test ? 'tests' : 'imports' });
+      for (const to of resolvedImports(from, specifiers, paths)) {
         edges.push({ from, to, kind: test ? 'tests' : 'imports' });
         if (test && isCode(to) && files.get(to)!.size <= MAX_SCANNED_BYTES)
           hops.push({ test: from, through: to });
@@ -115,7 +135,8 @@ export class WorkAnalyzer {
       const oid = files.get(path)!.oid;
       if (!isBinary(this.texts.get(oid) ?? '')) texts.push({ path, oid });
     }
-    return { changed, edges, texts };
+    const added = changes.filter((c) => c.oid !== null && !baseFiles.has(c.path)).map((c) => c.path);
+    return { changed, edges, texts, added, unresolved };
   }
 
   /** Reads and scans the blobs whose imports are not known yet. */

@@ -1,7 +1,7 @@
 /** The session manager and the radar as the ports routines use. */
 import type { ConflictRadar } from '../radar/index.js';
 import type { SessionManager } from '../sessions/manager.js';
-import { diffStat } from '../worktrees/diffstat.js';
+import { sessionDiffStat } from '../worktrees/diffstat.js';
 import type { TaskService } from '../tasks/index.js';
 import type { ConflictSummary, RoutineSessions, RoutineTasks } from './ports.js';
 
@@ -18,7 +18,7 @@ export function routineSessions(manager: SessionManager): RoutineSessions {
     },
     changedFiles: async (id) => {
       const session = manager.get(id);
-      return session === undefined ? 0 : (await diffStat(session.worktree, session.base_commit)).files.length;
+      return session === undefined ? 0 : (await sessionDiffStat(session)).files.length;
     },
   };
 }

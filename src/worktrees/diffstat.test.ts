@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { diffStat, parseRawNumstat } from './diffstat.js';
+import { diffStat, parseRawNumstat, sessionDiffStat } from './diffstat.js';
 
 let repo: string;
 const run = (...args: string[]): string => execFileSync('git', args, { cwd: repo, encoding: 'utf8' }).trim();
@@ -19,6 +19,28 @@ beforeEach(() => {
   run('commit', '-qm', 'first');
 });
 afterEach(() => rmSync(repo, { recursive: true, force: true }));
+
+describe('sessionDiffStat', () => {
+  it("counts a session's own work only, after it rebased onto work that landed on its base", async () => {
+    const base = run('rev-parse', 'HEAD');
+    run('checkout', '-q', '-b', 'session');
+    writeFileSync(join(repo, 'mine.txt'), 'mine\n');
+    run('add', 'mine.txt');
+    run('commit', '-qm', 'mine');
+    run('checkout', '-q', 'main');
+    writeFileSync(join(repo, 'landed.txt'), 'landed\n');
+    run('add', 'landed.txt');
+    run('commit', '-qm', 'landed');
+    run('checkout', '-q', 'session');
+    run('rebase', '-q', 'main');
+
+    const session = { worktree: repo, base_commit: base, base_ref: 'main' };
+    expect((await diffStat(repo, base)).files.map((f) => f.path)).toEqual(['landed.txt', 'mine.txt']);
+    expect((await sessionDiffStat(session)).files.map((f) => f.path)).toEqual(['mine.txt']);
+    // A base that is not a branch cannot move: its commit stands.
+    expect((await sessionDiffStat({ ...session, base_ref: 'HEAD' })).files).toHaveLength(2);
+  });
+});
 
 describe('diffStat', () => {
   it('counts committed, unstaged, deleted, untracked and binary changes against the base', async () => {

@@ -70,6 +70,36 @@ export async function diffStat(worktree: string, baseCommit: string): Promise<Di
   return { files, additions: sum(files, 'additions'), deletions: sum(files, 'deletions') };
 }
 
+/**
+ * Where a session's own work starts (decision 148): its base commit, or, once its branch has taken
+ * in later commits of its base (an agent's rebase onto it, or a merge of it), the merge base of its
+ * head and its base branch — so work that landed on the base is never counted as the session's.
+ * A base that is not a branch (`HEAD`, a commit) cannot move: the base commit. One git call.
+ */
+export async function forkPoint(
+  worktree: string,
+  session: { base_commit: string; base_ref: string },
+): Promise<string> {
+  if (session.base_ref === 'HEAD' || session.base_ref.startsWith('-') || !existsSync(worktree))
+    return session.base_commit;
+  try {
+    const out = await gitOut(worktree, ['merge-base', 'HEAD', session.base_ref]);
+    return out === '' ? session.base_commit : out;
+  } catch {
+    // The base branch gone, or no common history: the commit it started from.
+    return session.base_commit;
+  }
+}
+
+/** What a session changed, against its fork point rather than a base its branch has moved past. */
+export async function sessionDiffStat(session: {
+  worktree: string;
+  base_commit: string;
+  base_ref: string;
+}): Promise<DiffStat> {
+  return diffStat(session.worktree, await forkPoint(session.worktree, session));
+}
+
 /** Parses `git diff --raw --numstat -z`: raw records (`:modes ids S\0path\0`) then numstat records (`adds\tdels\tpath\0`). */
 export function parseRawNumstat(output: string): FileStat[] {
   const tokens = output.split('\0');

@@ -178,13 +178,20 @@ export const Card = memo(function Card(props: {
 
 /** Who this session will collide with before anyone merges (the conflict radar): `baton conflicts <name>` shows where. */
 export function ConflictChip({ badge }: { badge: ConflictBadge }) {
-  const names = badge.with.map((w) => (w.base ? `base ${w.name}` : w.name));
-  const first = names[0] ?? '';
-  const label = names.length > 1 ? `${first} +${names.length - 1}` : first;
-  const title = `${badge.level === 'hot' ? 'Same lines as' : 'Same files as'} ${badge.with.map((w) => `${w.base ? `base ${w.name}` : w.name} (${w.level})`).join(', ')}`;
+  const name = (w: ConflictBadge['with'][number]): string => (w.base ? `base ${w.name}` : w.name);
+  // Each level names its own sides: a soft neighbour of a hot session is not shown as hot.
+  const label = (['hot', 'soft'] as const)
+    .map((level) => {
+      const names = badge.with.filter((w) => w.level === level).map(name);
+      if (names.length === 0) return null;
+      return `${level} · ${names[0]}${names.length > 1 ? ` +${names.length - 1}` : ''}`;
+    })
+    .filter((part) => part !== null)
+    .join(' · ');
+  const title = `${badge.level === 'hot' ? 'Same lines as' : 'Same files as'} ${badge.with.map((w) => `${name(w)} (${w.level})`).join(', ')}`;
   return (
     <span className={`conflict conflict-${badge.level}`} data-testid="conflict" title={title}>
-      {badge.level} · {label}
+      {label}
     </span>
   );
 }

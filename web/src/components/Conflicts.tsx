@@ -47,7 +47,7 @@ export function ConflictPanel({ sessionId, badge }: { sessionId: string; badge: 
                         ? ' (same lines)'
                         : f.mergeConflict === true
                           ? ' (git cannot merge it)'
-                          : ''}
+                          : ' (same file, other lines)'}
                     </summary>
                     <pre className="conflict-diff">{mine === 'a' ? f.b.diff : f.a.diff}</pre>
                   </details>
