@@ -13,6 +13,7 @@ export const BUILT_IN_RULE_IDS = [
   'disk',
   'git-force-push',
   'git-base-branch',
+  'git-shared-state',
   'sql-destructive',
   'package-publish',
   'opaque-script',
@@ -59,11 +60,9 @@ export const PolicySection = z
     /** Absolute folders outside the worktree where writes and deletes are fine (default: the temporary folders). */
     writable: z
       .array(
-        z
-          .string()
-          .refine((p) => p.startsWith('/') && p !== '/', {
-            message: 'must be an absolute folder other than /',
-          }),
+        z.string().refine((p) => p.startsWith('/') && p !== '/', {
+          message: 'must be an absolute folder other than /',
+        }),
       )
       .optional(),
   })
