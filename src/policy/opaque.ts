@@ -5,6 +5,7 @@
  * the gate cannot say, so it asks.
  */
 import { UNKNOWN } from './shell.js';
+import { STDIN_FILES } from './unwrap.js';
 import type { CommandRule } from './types.js';
 
 export const OPAQUE_SCRIPT = 'opaque-script';
@@ -46,6 +47,9 @@ export const OPAQUE: CommandRule = {
         why: `${command.name} runs a script file only known at run time`,
         uncertain: true,
       };
+    // What arrives on stdin, when the script does not say (`cat x | source /dev/stdin`).
+    if (file !== undefined && STDIN_FILES.has(file.text))
+      return { rule: OPAQUE_SCRIPT, why: `${command.name} runs what arrives on its stdin`, uncertain: true };
     if (command.name === 'source' || command.name === '.') return undefined;
     if (command.stdinUnknown)
       return {

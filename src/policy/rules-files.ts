@@ -65,7 +65,9 @@ function deleteTargets(command: Command): Word[] | undefined {
 }
 
 /** What a user's place is, for a reason: `the repository's main checkout`. */
-function userWhat(path: string, context: RuleContext): string {
+function userWhat(shown: string, context: RuleContext): string {
+  // A pattern (`/tmp/*`) is judged by the folder it lies in.
+  const path = shown.replace(/\/[^/]*[*?[][^/]*$/, '') || '/';
   const place = userPlaceAt(path, context);
   if (place === undefined) return 'a place of the user';
   if (place.path === path) return place.what;

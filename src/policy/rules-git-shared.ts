@@ -60,10 +60,8 @@ const sharedState: CommandRule = {
     }
     if (sub === 'gc') {
       const prune = args.find((a) => a.text === '--prune' || a.text.startsWith('--prune='));
-      if (
-        prune !== undefined &&
-        (prune.text === '--prune' || IMMEDIATE.test(prune.text.slice('--prune='.length)))
-      )
+      // `--prune` alone keeps gc's default (two weeks).
+      if (prune !== undefined && IMMEDIATE.test(prune.text.slice('--prune='.length)))
         return found(
           `git gc ${prune.text} deletes every unreachable commit at once, the ones a reset or a dropped stash left`,
         );

@@ -326,6 +326,8 @@ function quote(word: string): string {
 /** What a command writes for a later one to run: `cat > x.sh <<EOF`, `echo … > x.sh` (text known), else unknown. */
 export function noteWrites(command: Command, targets: Word[], written: Written): void {
   const cwd = command.cwd;
+  // Modes, owners and times: the text stays what it was.
+  if (['chmod', 'chown', 'chgrp', 'touch'].includes(command.name)) return;
   const knownText =
     command.name === 'cat' && command.args.length === 0
       ? command.stdin

@@ -68,7 +68,7 @@ const WRAPPERS: Record<string, Set<string>> = {
 /** Wrappers whose first non-option argument is theirs (timeout's duration, flock's file), not the command. */
 const TAKES_ONE = new Set(['timeout', 'flock', 'chrt', 'chroot']);
 /** Files that are the script's own stdin: `. /dev/stdin <<< "…"`, `bash /dev/stdin`. */
-const STDIN_FILES = new Set(['/dev/stdin', '/dev/fd/0', '/proc/self/fd/0', '-']);
+export const STDIN_FILES = new Set(['/dev/stdin', '/dev/fd/0', '/proc/self/fd/0', '-']);
 /** How many items of a known input an `xargs -I` is judged for, one command each. */
 const XARGS_ITEMS = 32;
 const MAX_DEPTH = 8;
