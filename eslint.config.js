@@ -15,7 +15,18 @@ const components = [
 ];
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'web/dist/**', 'node_modules/**', 'bin/**', 'bench/**', 'coverage/**'] },
+  {
+    ignores: [
+      'dist/**',
+      'web/dist/**',
+      'node_modules/**',
+      'bin/**',
+      'bench/**',
+      'coverage/**',
+      // Scripts the gate's corpus runs (src/policy/corpus): data, some deliberately destructive.
+      'src/policy/corpus/files/**',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

@@ -1,9 +1,14 @@
 // Gate benchmark (`node bench/run.mjs policy`, after a build): the gate's verdict latency per
-// command over its corpus (p50/p99/max, each case judged many times after a warm-up), against
-// two raw baselines measured in the same run — the shell parser alone, and a regex list matched
-// on the text (what a text matcher would do) — and the corpus's miss and false-block counts for
-// the gate and for that regex list.
+// command over its corpus (p50/p99/max, each case judged many times after a warm-up; and per
+// verdict: allow, ask, block), against two raw baselines measured in the same run — the shell
+// parser alone, and a regex list matched on the text (what a text matcher would do) — the
+// corpus's miss and false-alarm counts for the gate and for that regex list (and for the cases
+// of the safety boundary, decisions 157-159, apart), and the whole `baton policy test` command
+// against a running supervisor, each run taken in turn with a bare `node -e 0`.
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -53,6 +58,15 @@ export async function run({ log }) {
     return stats(samples);
   };
   const gate = time((c) => policy.evaluate(c.call, CORPUS_CONTEXT, compiled), corpus);
+  const perVerdict = Object.fromEntries(
+    ['allow', 'ask', 'block'].map((verdict) => [
+      verdict,
+      time(
+        (c) => policy.evaluate(c.call, CORPUS_CONTEXT, compiled),
+        corpus.filter((c) => policy.evaluate(c.call, CORPUS_CONTEXT, compiled).action === verdict),
+      ),
+    ]),
+  );
   // A command mvdan/sh cannot parse costs a Go panic inside GopherJS (tens of ms); shown apart.
   const parseable = corpus.filter(
     (c) => policy.evaluate(c.call, CORPUS_CONTEXT, compiled).rule !== policy.UNPARSEABLE,
@@ -71,10 +85,10 @@ export async function run({ log }) {
   }, commands);
   const regex = time((c) => REGEXES.some((r) => r.test(c.call.command)), commands);
 
-  const count = (verdictOf) => {
+  const count = (verdictOf, cases = corpus) => {
     let misses = 0;
     let falseBlocks = 0;
-    for (const c of corpus) {
+    for (const c of cases) {
       const got = verdictOf(c);
       if (c.expect !== 'allow' && got === 'allow') misses++;
       if (c.expect === 'allow' && got !== 'allow') falseBlocks++;
@@ -82,6 +96,8 @@ export async function run({ log }) {
     return { misses, falseBlocks };
   };
   const gateCounts = count((c) => policy.evaluate(c.call, CORPUS_CONTEXT, compiled).action);
+  const boundary = corpus.filter((c) => c.where.includes('-safety'));
+  const boundaryCounts = count((c) => policy.evaluate(c.call, CORPUS_CONTEXT, compiled).action, boundary);
   const regexCounts = count((c) =>
     c.call.command !== undefined && REGEXES.some((r) => r.test(c.call.command)) ? 'block' : 'allow',
   );
@@ -91,6 +107,10 @@ export async function run({ log }) {
     `## policy: the gate over its corpus (${corpus.length} cases: ${should} should block or ask, ${corpus.length - should} should allow; ${ROUNDS} rounds)`,
   );
   log(`gate verdict     p50 ${us(gate.p50)}  p99 ${us(gate.p99)}  max ${us(gate.max)}  (${gate.n} verdicts)`);
+  for (const [verdict, t] of Object.entries(perVerdict))
+    log(
+      `  ${verdict.padEnd(14)} p50 ${us(t.p50)}  p99 ${us(t.p99)}  max ${us(t.max)}  (${t.n / ROUNDS} cases)`,
+    );
   log(
     `  parseable      p50 ${us(gateParsed.p50)}  p99 ${us(gateParsed.p99)}  max ${us(gateParsed.max)}  (${parseable.length} cases)`,
   );
@@ -104,8 +124,71 @@ export async function run({ log }) {
   log(
     `corpus           gate: ${gateCounts.misses} missed, ${gateCounts.falseBlocks} falsely blocked or asked; regex list: ${regexCounts.misses} missed, ${regexCounts.falseBlocks} falsely blocked`,
   );
+  log(
+    `safety boundary  ${boundary.length} cases: ${boundaryCounts.misses} missed, ${boundaryCounts.falseBlocks} falsely blocked or asked`,
+  );
   log(`cold load of the gate (parser included): ${loadMs.toFixed(0)} ms`);
-  return { gate, gateParsed, unparseable, parse, regex, gateCounts, regexCounts, loadMs };
+  const command = wholeCommand(log);
+  return {
+    gate,
+    perVerdict,
+    gateParsed,
+    unparseable,
+    parse,
+    regex,
+    gateCounts,
+    regexCounts,
+    boundaryCounts,
+    loadMs,
+    command,
+  };
+}
+
+/** `baton policy test` end to end (CLI start, API call, verdict) against a bare `node -e 0`, medians. */
+function wholeCommand(log) {
+  const runs = Number(process.env.BATON_BENCH_POLICY_CLI_RUNS ?? 7);
+  const work = mkdtempSync(join(tmpdir(), 'baton-bench-policy-'));
+  const home = join(work, 'home');
+  const repo = join(work, 'repo');
+  const env = { ...process.env, BATON_HOME: home };
+  const bin = join(ROOT, 'bin', 'baton');
+  const git = (...args) => execFileSync('git', args, { cwd: repo, env, stdio: 'ignore' });
+  execFileSync('git', ['init', '-q', '-b', 'main', repo]);
+  git('-c', 'user.email=b@b', '-c', 'user.name=b', 'commit', '-q', '--allow-empty', '-m', 'first');
+  writeFileSync(join(repo, 'nuke.sh'), 'rm -rf /opt/x\n');
+  execFileSync(process.execPath, [bin, 'daemon', 'start'], { cwd: repo, env, stdio: 'ignore' });
+  try {
+    const cases = [['rm -rf /'], ['npm test'], ['sh nuke.sh']];
+    const once = (argv) => {
+      const t0 = performance.now();
+      execFileSync(process.execPath, argv, { cwd: repo, env, stdio: 'ignore' });
+      return performance.now() - t0;
+    };
+    const bare = [];
+    const each = cases.map(() => []);
+    for (let r = 0; r < runs; r++)
+      cases.forEach((args, i) => {
+        bare.push(once(['-e', '0']));
+        each[i].push(once([bin, 'policy', 'test', ...args]));
+      });
+    const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+    const base = median(bare);
+    log(`\`baton policy test\` end to end (${runs} runs, medians): bare \`node -e 0\` ${base.toFixed(1)} ms`);
+    const rows = cases.map((args, i) => {
+      const wall = median(each[i]);
+      log(
+        `  policy test ${JSON.stringify(args[0]).padEnd(14)} ${wall.toFixed(1)} ms (${(wall / base).toFixed(2)}× bare node)`,
+      );
+      return { command: args[0], wall, ratio: wall / base };
+    });
+    return { bare: base, rows };
+  } finally {
+    try {
+      execFileSync(process.execPath, [bin, 'daemon', 'stop'], { cwd: repo, env, stdio: 'ignore' });
+    } finally {
+      rmSync(work, { recursive: true, force: true });
+    }
+  }
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) await run({ log: (line) => console.log(line) });

@@ -38,6 +38,24 @@ export const PolicyTestRequest = z
       .optional()
       .describe('A command line, judged as an agent running it in the worktree'),
     path: z.string().min(1).max(4096).optional().describe('A file an edit tool would write'),
+    worktree: z
+      .string()
+      .min(1)
+      .max(4096)
+      .optional()
+      .describe('The checkout the command runs in, as a session’s worktree (default: the caller’s)'),
+    branch: z
+      .string()
+      .min(1)
+      .max(255)
+      .optional()
+      .describe('The session’s branch (default: the branch checked out in the worktree)'),
+    base: z
+      .string()
+      .min(1)
+      .max(255)
+      .optional()
+      .describe('The base branch sessions land on (default: the main checkout’s branch)'),
   })
   .strict()
   .refine((b) => (b.command === undefined) !== (b.path === undefined), {

@@ -107,9 +107,15 @@ export function addWorkspaceCommands(
     .description("the gate's verdict on a command, explained: the rule, why, and the command as parsed")
     .argument('[command]', 'the command line, as an agent would run it in this repository')
     .option('--path <file>', 'judge a file edit of this path instead')
+    .option('--worktree <dir>', "judge as a session working in this checkout (default: this folder's)")
+    .option('--branch <name>', "the session's branch (default: the branch checked out there)")
+    .option('--base <branch>', "the base branch (default: the main checkout's branch)")
     .addOption(new Option('--json', 'print JSON for scripts'))
-    .action(async (command: string | undefined, opts: { path?: string; json?: boolean }) =>
-      (await import('./commands/policy.js')).test(ctx, command, opts),
+    .action(
+      async (
+        command: string | undefined,
+        opts: { path?: string; json?: boolean; worktree?: string; branch?: string; base?: string },
+      ) => (await import('./commands/policy.js')).test(ctx, command, opts),
     );
   policy
     .command('allow')

@@ -13,6 +13,7 @@ export const BUILT_IN_RULE_IDS = [
   'disk',
   'git-force-push',
   'git-base-branch',
+  'git-shared-state',
   'sql-destructive',
   'package-publish',
   'opaque-script',

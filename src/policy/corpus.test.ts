@@ -12,6 +12,13 @@ describe('the gate over its corpus', () => {
       expect(corpus.filter((c) => c.expect === verdict).length).toBeGreaterThan(50);
   });
 
+  it('has at least 500 cases of the safety boundary (decisions 157-159), of every verdict', () => {
+    const boundary = corpus.filter((c) => c.where.includes('-safety'));
+    expect(boundary.length).toBeGreaterThanOrEqual(500);
+    for (const verdict of ['block', 'ask', 'allow'] as const)
+      expect(boundary.filter((c) => c.expect === verdict).length).toBeGreaterThan(80);
+  });
+
   it('misses nothing and blocks nothing it should allow (each case its expected verdict)', () => {
     const wrong = corpus.flatMap((c) => {
       const verdict = evaluate(c.call, CORPUS_CONTEXT, policy);

@@ -10,8 +10,10 @@ import type { PolicySection } from './config.js';
 import { inlineCommands } from './inline.js';
 import { isDisk, placeOf } from './paths.js';
 import { DATA_RULES } from './rules-data.js';
-import { DISK, FILE_RULES, WRITE_OUTSIDE } from './rules-files.js';
+import { DISK, FILE_RULES, WRITE_OUTSIDE, writeTargets } from './rules-files.js';
+import { noteWrites, scriptCommands, type Written } from './scripts.js';
 import { GIT_RULES, switchTarget } from './rules-git.js';
+import { SHARED_GIT_RULES } from './rules-git-shared.js';
 import { joinPath, UNKNOWN } from './shell.js';
 import type {
   CommandRule,
@@ -25,7 +27,7 @@ import type {
 import { commandsOf, type Command } from './unwrap.js';
 
 export const UNPARSEABLE = 'unparseable';
-const BUILT_IN: CommandRule[] = [...FILE_RULES, ...GIT_RULES, ...DATA_RULES, OPAQUE];
+const BUILT_IN: CommandRule[] = [...FILE_RULES, ...GIT_RULES, ...SHARED_GIT_RULES, ...DATA_RULES, OPAQUE];
 
 /** The rules in force: the built-in ones with the repository's actions, then its own. */
 export interface Policy {
@@ -93,9 +95,9 @@ export function evaluate(call: ToolCall, context: GateContext, policy: Policy): 
     );
   if (call.command === undefined) return decide(policy, [], []);
   let commands: Command[];
+  const fromScripts: Finding[] = [];
   try {
-    commands = commandsOf(call.command, ctx.cwd, ctx.home);
-    commands = commands.flatMap((c) => [c, ...inlineCommands(c, ctx.home, 1)]);
+    commands = expand(commandsOf(call.command, ctx.cwd, ctx.home), ctx, fromScripts);
   } catch (error) {
     const why = `the command could not be read as shell (${(error as Error).message}), so the gate cannot tell what it does`;
     return {
@@ -107,7 +109,7 @@ export function evaluate(call: ToolCall, context: GateContext, policy: Policy): 
       parsed: [],
     };
   }
-  const findings: Finding[] = [];
+  const findings: Finding[] = [...fromScripts];
   for (const command of commands) {
     for (const rule of policy.rules) {
       const found = rule.check(command, ctx);
@@ -119,13 +121,34 @@ export function evaluate(call: ToolCall, context: GateContext, policy: Policy): 
   return decide(policy, findings, commands.map(render));
 }
 
+/**
+ * The commands as they run: each followed by what its inline script runs (`python -c`) and by
+ * the commands of a script file it runs (scripts.ts), in turn read the same way. Files written
+ * earlier in the call are remembered, so `cat > x.sh <<EOF … EOF; sh x.sh` is judged by its text.
+ */
+function expand(commands: Command[], ctx: RuleContext, findings: Finding[], depth = 1): Command[] {
+  const out: Command[] = [];
+  const written: Written = { files: new Map(), earlier: 0 };
+  const visit = (command: Command, level: number): void => {
+    out.push(command);
+    for (const inline of inlineCommands(command, ctx.home, level)) out.push(inline);
+    const script = scriptCommands(command, ctx, written, level);
+    findings.push(...script.findings);
+    for (const inner of script.commands) visit(inner, level + 1);
+    noteWrites(command, writeTargets(command), written);
+    written.earlier++;
+  };
+  for (const command of commands) visit(command, depth);
+  return out;
+}
+
 /** Files an edit tool writes: outside the worktree asks, a device blocks. */
 function editFindings(paths: readonly string[], ctx: RuleContext): Finding[] {
   return paths.flatMap((path): Finding[] => {
     const absolute = joinPath(ctx.cwd, path);
     if (isDisk(absolute)) return [{ rule: DISK, why: `writes the device ${absolute}` }];
     const where = placeOf(absolute, false, ctx);
-    if (where === 'outside')
+    if (where === 'outside' || where === 'user' || where === 'unknown')
       return [{ rule: WRITE_OUTSIDE, why: `writes ${absolute}, outside the worktree` }];
     if (where === 'repository' || where === 'worktree')
       return [{ rule: WRITE_OUTSIDE, why: `writes ${absolute}, the repository's git data` }];

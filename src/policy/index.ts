@@ -26,6 +26,8 @@ export {
   type Verdict,
 } from './types.js';
 export { readSessionPolicy, sessionGate, SessionPolicy, writeSessionPolicy } from './session.js';
+export { realDisk, userPlaces, type Surroundings } from './context.js';
+export type { Disk, ScriptFile, UserPlace } from './paths.js';
 export { matchAllowRule, patternWords, type AllowRule, type PendingCall } from './allow.js';
 export { PolicyService, type PolicySessions } from './service.js';
 export { parseCommands, ShellSyntaxError, type SimpleCommand, type Word } from './shell.js';

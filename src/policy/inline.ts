@@ -27,6 +27,15 @@ const SHELL_OUT =
   /\b(?:os\.system|os\.popen|subprocess\.(?:run|call|check_call|check_output|Popen|getoutput|getstatusoutput)|execSync|execFileSync|spawnSync|exec|spawn|system|popen|Open3\.\w+|shell_exec|passthru)\s*\(\s*/g;
 const DELETE_API =
   /\b(?:shutil\.rmtree|rmtree|remove_tree|rm_rf|rm_r|rimraf(?:\.sync)?|fs\.rmSync|fs\.rm|fs\.promises\.rm|fsp\.rm|rmSync|rmdirSync|FileUtils\.rm_rf|FileUtils\.remove_dir)\s*\(\s*/g;
+/** Deleting one file or empty folder: `os.remove`, `fs.unlinkSync`, `File.delete`, Perl's `unlink`. */
+const REMOVE_API =
+  /(?:\bos\.(?:removedirs|remove|unlink|rmdir)|\bfs\.(?:unlinkSync|unlink|promises\.unlink)|\bunlinkSync|\bFile\.(?:delete|unlink)|\bFileUtils\.(?:rm_f|rm|remove_file|remove)|\bDir\.(?:delete|rmdir|unlink)|(?<![.\w])unlink|\bDeno\.(?:removeSync|remove))\b\s*(?:\(\s*|(?=['"]))/g;
+/** `Path('/etc/passwd').unlink()`: the path comes first. */
+const PATH_REMOVE =
+  /\bPath\s*\(\s*('(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*")\s*\)\s*\.\s*(?:unlink|rmdir)\s*\(/g;
+/** Moving a path away: the source is gone from where it was (judged like a delete). */
+const MOVE_API =
+  /\b(?:shutil\.move|os\.rename|os\.replace|fs\.renameSync|fs\.rename|fs\.promises\.rename|renameSync|File\.rename|FileUtils\.mv|FileUtils\.move)\s*\(\s*/g;
 const DB_CALL = /\b(?:execute|executescript|executemany|query|exec|raw|run|prepare|sql)\s*\(/;
 
 /** The interpreter's inline script, if the command runs one. */
@@ -46,6 +55,10 @@ export function inlineScript(command: Command): string | undefined {
           !a.text.startsWith('--'),
       ),
   );
+  // Perl's and Ruby's bundled switches end in the script's flag: `perl -ne '…'`, `ruby -pe '…'`.
+  const bundled =
+    name === 'perl' || name === 'ruby' ? command.args.findIndex((a) => /^-[a-zA-Z]+[eE]$/.test(a.text)) : -1;
+  if (index < 0 && bundled >= 0) return command.args[bundled + 1]?.text;
   if (index >= 0) {
     const flag = command.args[index] as Word;
     const glued = flags.includes(flag.text) ? undefined : flag.text.slice(2);
@@ -83,6 +96,20 @@ export function inlineCommands(command: Command, home: string, depth: number): C
       args: [known('-r'), argument.text === undefined ? unknownWord() : known(argument.text)],
     });
   }
+  for (const argument of callArguments(script, REMOVE_API))
+    out.push({
+      ...base,
+      name: 'rm',
+      args: [argument.text === undefined ? unknownWord() : known(argument.text)],
+    });
+  for (const match of script.matchAll(PATH_REMOVE))
+    out.push({ ...base, name: 'rm', args: [known(unquote(match[1] ?? "''"))] });
+  for (const argument of callArguments(script, MOVE_API))
+    out.push({
+      ...base,
+      name: 'mv',
+      args: [argument.text === undefined ? unknownWord() : known(argument.text), known('.')],
+    });
   if (DB_CALL.test(script)) {
     for (const literal of stringLiterals(script))
       out.push({ ...base, name: SQL_FROM_SCRIPT, args: [known(literal)] });

@@ -8,9 +8,41 @@ export interface Place {
   home: string;
   /** Folders outside the worktree where writes and deletes are fine (temporary folders). */
   writable: readonly string[];
+  /**
+   * The user's folders around the session, wherever they lie (a repository under /tmp too): the
+   * main checkout, the git folder every worktree shares, the other worktrees, Baton's state
+   * folder. Deleting one, a folder holding one, or anything inside one is never the agent's.
+   */
+  userPlaces?: readonly UserPlace[] | undefined;
+  /** The disk, when the gate may look: temporary folders hold no checkout, scripts are read. */
+  disk?: Disk | undefined;
 }
 
-export type Where = 'inside' | 'worktree' | 'repository' | 'writable' | 'outside' | 'unknown';
+export interface UserPlace {
+  path: string;
+  /** What it is, for the reason a verdict gives: `the main checkout`. */
+  what: string;
+}
+
+/** What the gate may look up on the disk (context.ts reads the real one; the corpus has a fake). */
+export interface Disk {
+  /**
+   * A git checkout (a folder with `.git`) at, above (up to `stop`) or below `path`: its folder;
+   * `too-large` when the folder is too large to search; undefined when there is none.
+   */
+  checkoutAt(path: string, stop: string): { at: string } | 'too-large' | undefined;
+  /** A script file an agent runs, to judge what it does (scripts.ts). */
+  script(path: string): ScriptFile;
+}
+
+/**
+ * A script file as the gate finds it: its text, `trusted` when the repository holds it unchanged
+ * since the session began (the user's own script), `binary` for a compiled program (not read), or
+ * why it cannot be read (`missing` when there is no such file).
+ */
+export type ScriptFile = { text: string } | { trusted: true } | { binary: true } | { unreadable: string };
+
+export type Where = 'inside' | 'worktree' | 'repository' | 'writable' | 'user' | 'outside' | 'unknown';
 
 /** The absolute path a word names from `cwd`, or undefined when it is only known at run time. */
 export function absolute(word: Word, cwd: string | undefined): string | undefined {
@@ -48,12 +80,24 @@ export function placeOf(path: string, child: boolean, place: Place): Where {
   // A writable folder never covers the worktree's own folders above it, the home folder when it
   // is the broader of the two (a home under /tmp stays the home),
   // nor the worktree's siblings (other sessions' worktrees).
+  if (userPlaceAt(path, place) !== undefined) return 'user';
   if (within(worktree, path) || within(path, dirname(worktree))) return 'outside';
   const inHome = path === place.home || within(path, place.home);
   const writable = place.writable.find(
     (w) => (within(path, w) || (child && path === w)) && (!inHome || within(w, place.home)),
   );
-  return writable === undefined ? 'outside' : 'writable';
+  if (writable === undefined) return 'outside';
+  // A temporary folder is writable, but not across another repository or worktree kept there.
+  const checkout = place.disk?.checkoutAt(path, writable);
+  if (checkout === 'too-large') return 'unknown';
+  return checkout === undefined ? 'writable' : 'outside';
+}
+
+/** The user's place a path is, holds, or lies in (the closest), if any. */
+export function userPlaceAt(path: string, place: Place): UserPlace | undefined {
+  return (place.userPlaces ?? []).find(
+    (p) => path === p.path || within(path, p.path) || within(p.path, path),
+  );
 }
 
 export function within(path: string, folder: string): boolean {

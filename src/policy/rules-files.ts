@@ -1,5 +1,5 @@
 /** Rules about files and disks: recursive deletes, writes outside the worktree, disk-level commands. */
-import { absolute, HARMLESS_DEVICES, isDisk, whereIs, type Where } from './paths.js';
+import { absolute, HARMLESS_DEVICES, isDisk, userPlaceAt, whereIs, type Where } from './paths.js';
 import type { Word } from './shell.js';
 import type { CommandRule, Finding, RuleContext } from './types.js';
 import { findRoots, type Command } from './unwrap.js';
@@ -18,8 +18,11 @@ const recursiveDelete: CommandRule = {
     if (targets === undefined) return undefined;
     if (targets.length === 0 && command.moreArgs)
       return uncertain(RECURSIVE_DELETE, `${command.name} deletes paths only known at run time`);
+    const verb = command.name === 'mv' ? 'moves away' : 'deletes';
     return worst(targets, command.cwd, context, RECURSIVE_DELETE, (where, path) => {
-      if (where === 'worktree') return `deletes the whole worktree (${path})`;
+      if (where === 'user') return `${verb} ${path}, ${userWhat(path, context)}`;
+      if (command.name === 'mv' && where === 'outside') return `moves ${path} away, outside the worktree`;
+      if (where === 'worktree') return `${verb} the whole worktree (${path})`;
       if (where === 'repository') return `deletes the repository's git data (${path})`;
       if (where === 'outside') return `deletes ${path}, outside the worktree`;
       return undefined;
@@ -46,7 +49,29 @@ function deleteTargets(command: Command): Word[] | undefined {
     }));
   }
   if (name === 'rmtree' || name === 'rimraf' || name === 'del-cli') return operandsOf(args);
+  // A move leaves nothing where its sources were: judged like deleting them.
+  if (name === 'mv') {
+    const operands = operandsOf(args);
+    const dir = args.findIndex((a) => a.text === '-t' || a.text === '--target-directory');
+    return dir >= 0 ? operands.filter((w) => w !== args[dir + 1]) : operands.slice(0, -1);
+  }
+  // rsync --delete empties what its destination holds beyond the source.
+  if (name === 'rsync' && args.some((a) => /^--(delete|remove-source-files)/.test(a.text))) {
+    const operands = operandsOf(args);
+    const removesSources = args.some((a) => a.text === '--remove-source-files');
+    return removesSources ? operands : operands.slice(-1);
+  }
   return undefined;
+}
+
+/** What a user's place is, for a reason: `the repository's main checkout`. */
+function userWhat(shown: string, context: RuleContext): string {
+  // A pattern (`/tmp/*`) is judged by the folder it lies in.
+  const path = shown.replace(/\/[^/]*[*?[][^/]*$/, '') || '/';
+  const place = userPlaceAt(path, context);
+  if (place === undefined) return 'a place of the user';
+  if (place.path === path) return place.what;
+  return path.startsWith(`${place.path}/`) ? `inside ${place.what}` : `which holds ${place.what}`;
 }
 
 const writeOutside: CommandRule = {
@@ -56,11 +81,12 @@ const writeOutside: CommandRule = {
   suggest: 'write inside the worktree, or in the temporary folder',
   check(command, context) {
     const targets = writeTargets(command);
-    return worst(targets, command.cwd, context, WRITE_OUTSIDE, (where, path) =>
-      where === 'outside' && !HARMLESS_DEVICES.has(path) && !isDisk(path)
+    return worst(targets, command.cwd, context, WRITE_OUTSIDE, (where, path) => {
+      if (where === 'user') return `writes ${path}, ${userWhat(path, context)}`;
+      return where === 'outside' && !HARMLESS_DEVICES.has(path) && !isDisk(path)
         ? `writes ${path}, outside the worktree`
-        : undefined,
-    );
+        : undefined;
+    });
   },
 };
 
@@ -80,14 +106,15 @@ const WRITES_ALL = new Set([
 ]);
 const WRITES_LAST = new Set(['cp', 'mv', 'ln', 'install', 'rsync', 'scp']);
 
-function writeTargets(command: Command): Word[] {
+export function writeTargets(command: Command): Word[] {
   const targets = command.redirects
     .filter((r) => ['>', '>>', '>|', '&>', '&>>', '<>'].includes(r.op))
     .map((r) => r.target);
   const { name, args } = command;
   const operands = operandsOf(args);
-  // A recursive rm is the recursive-delete rule's: judged once, there.
+  // A recursive rm is the recursive-delete rule's: judged once, there (so is what a move takes away).
   if (name === 'rm' && deleteTargets(command) !== undefined) return targets;
+  if (name === ':' || name === 'exec') return targets;
   if (WRITES_ALL.has(name))
     targets.push(
       ...(name === 'chmod' || name === 'chown' || name === 'chgrp' ? operands.slice(1) : operands),
@@ -166,14 +193,16 @@ function worst(
   for (const target of targets) {
     const where = whereIs(target, cwd, context);
     if (where === 'unknown') {
-      unknown ??= display(target);
+      unknown ??= target.dynamic
+        ? `the path ${display(target)} is only known at run time`
+        : `the gate cannot tell whether ${display(target)} holds another repository (too large to search)`;
       continue;
     }
     const path = absolute({ ...target, dynamic: false }, cwd) ?? display(target);
     const reason = why(where, path);
     if (reason !== undefined) return { rule, why: reason };
   }
-  return unknown === undefined ? undefined : uncertain(rule, `the path ${unknown} is only known at run time`);
+  return unknown === undefined ? undefined : uncertain(rule, unknown);
 }
 
 function uncertain(rule: string, why: string): Finding {

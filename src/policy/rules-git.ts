@@ -79,11 +79,28 @@ const forcePush: CommandRule = {
     const lease = args.some(
       (a) => a.text.startsWith('--force-with-lease') || a.text.startsWith('--force-if-includes'),
     );
-    const base = context.baseBranch;
-    if (lease && base !== undefined && pushTargets(args).includes(base))
+    if (!lease) return undefined;
+    // With a lease the push still rewrites the branch: fine on the session's own, never on one
+    // others build on (the base, the user's branches, other sessions'). No refspec: the current branch.
+    const current = context.switchedTo ?? context.branch;
+    const refspecs = positional(args).slice(1);
+    if (refspecs.some((a) => a.dynamic))
       return {
         rule: FORCE_PUSH,
-        why: `force-pushes (with lease) onto the base branch ${base}`,
+        why: 'force-pushes (with lease) onto a branch only known at run time',
+        uncertain: true,
+      };
+    const targets = pushTargets(args).map((t) => (t === 'HEAD' || t === '@' ? (current ?? t) : t));
+    const written = refspecs.length > 0 ? targets : current === undefined ? [] : [current];
+    const own = context.branch;
+    const shared = written.find(
+      (t) => t === context.baseBranch || (own !== undefined && t !== own && t !== 'HEAD'),
+    );
+    // The lease refuses when the remote moved since the last fetch, so this asks rather than blocks.
+    if (shared !== undefined)
+      return {
+        rule: FORCE_PUSH,
+        why: `force-pushes (with lease) onto ${shared === context.baseBranch ? 'the base branch' : 'the branch'} ${shared}, which is not the session's own`,
         uncertain: true,
       };
     return undefined;
@@ -168,7 +185,7 @@ export function switchTarget(command: Command, context: RuleContext): string | u
   return target === undefined || target.dynamic ? undefined : target.text;
 }
 
-function positional(args: Word[]): Word[] {
+export function positional(args: Word[]): Word[] {
   return args.filter((a) => !a.text.startsWith('-') || a.dynamic);
 }
 
@@ -179,7 +196,7 @@ function pushTargets(args: Word[]): string[] {
     .map((a) => stripRef(a.text.replace(/^\+/, '').split(':').pop() ?? ''));
 }
 
-function stripRef(ref: string): string {
+export function stripRef(ref: string): string {
   return ref.replace(/^\+/, '').replace(/^refs\/heads\//, '');
 }
 

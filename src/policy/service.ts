@@ -4,6 +4,7 @@
  * takes the session manager through an interface (PolicySessions), as the radar does.
  */
 import { homedir, tmpdir } from 'node:os';
+import { resolve } from 'node:path';
 import type { WorkspaceBus } from '../bus/index.js';
 import type { BatonEvent } from '../events/index.js';
 import { PolicyAllowAdded, PolicyAllowRevoked, PolicyAutoApproved } from '../events/workspace.js';
@@ -11,7 +12,8 @@ import { loadRepoConfig } from '../projects/index.js';
 import { AllowRuleNotFoundError, errorMessage, GateWinsError, InvalidInputError } from '../shared/errors.js';
 import { createLogger } from '../shared/log.js';
 import type { AllowRuleRow, AllowRules } from '../settings/index.js';
-import { findRepository } from '../worktrees/index.js';
+import { findRepository, git, gitOut } from '../worktrees/index.js';
+import { realDisk, userPlaces } from './context.js';
 import { matchAllowRule, patternWords } from './allow.js';
 import { compilePolicy, describeRules, evaluate } from './gate.js';
 import type { ToolCall, Verdict } from './types.js';
@@ -49,6 +51,8 @@ export class PolicyService {
     private readonly store: AllowRules,
     private readonly bus: WorkspaceBus,
     private readonly home = homedir(),
+    /** Baton's state folder: one of the user's places the gate guards. */
+    private readonly state?: string,
   ) {}
 
   /** Answers approvals an allow rule covers as soon as their session waits on them. */
@@ -101,25 +105,46 @@ export class PolicyService {
     return { project: root ?? null, rules: describeRules(section), allow: await this.store.list(root) };
   }
 
-  /** The verdict on a command (or a file write) as an agent in this repository would get it, and the allow rule that would answer it. */
+  /**
+   * The verdict on a command (or a file write) as a session's agent would get it: in the checkout
+   * `worktree` (default: the one holding `cwd`), on `branch` (default: the branch checked out
+   * there), with `base` as the base branch (default: the main checkout's branch), the repository
+   * around it and the disk as a session's gate sees them (decision 157).
+   */
   async test(
-    input: { command?: string | undefined; path?: string | undefined },
+    input: {
+      command?: string | undefined;
+      path?: string | undefined;
+      worktree?: string | undefined;
+      branch?: string | undefined;
+      base?: string | undefined;
+    },
     cwd: string,
   ): Promise<{ verdict: Verdict; allowRule: number | null; worktree: string }> {
-    const repo = await findRepository(cwd);
+    const from = input.worktree === undefined ? cwd : resolve(cwd, input.worktree);
+    const repo = await findRepository(from);
+    const worktree = await gitOut(from, ['rev-parse', '--show-toplevel']);
+    const here = (
+      await git(worktree, ['symbolic-ref', '--short', '-q', 'HEAD'], { okExitCodes: [1] })
+    ).stdout.trim();
     const policy = compilePolicy(loadRepoConfig(repo.root).policy ?? {}, tmpdir());
     const call: ToolCall =
       input.command !== undefined
         ? { tool: 'Bash', kind: 'run', command: input.command }
         : { tool: 'Edit', kind: 'edit', paths: [input.path ?? ''] };
+    // Scripts are compared with the checkout's HEAD: the user's own, unchanged, are not read.
+    const surroundings = { worktree, state: this.state, baseCommit: repo.head };
     const verdict = evaluate(
       call,
       {
-        cwd: repo.root,
-        worktree: repo.root,
+        cwd: worktree,
+        worktree,
         home: this.home,
         writable: policy.writable,
-        baseBranch: repo.branch === 'HEAD' ? undefined : repo.branch,
+        baseBranch: input.base ?? (repo.branch === 'HEAD' ? undefined : repo.branch),
+        branch: input.branch ?? (here === '' ? undefined : here),
+        userPlaces: userPlaces(surroundings)(),
+        disk: realDisk(surroundings),
       },
       policy,
     );
@@ -129,8 +154,8 @@ export class PolicyService {
       input: input.command ?? input.path ?? '',
       gate: verdict.action === 'allow' ? undefined : verdict.rule,
     };
-    const rule = matchAllowRule(await this.store.list(repo.root), pending, repo.root, this.home);
-    return { verdict, allowRule: rule?.id ?? null, worktree: repo.root };
+    const rule = matchAllowRule(await this.store.list(repo.root), pending, worktree, this.home);
+    return { verdict, allowRule: rule?.id ?? null, worktree };
   }
 
   async allow(

@@ -10,7 +10,8 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { PolicySection } from './config.js';
 import { compilePolicy, evaluate } from './gate.js';
-import type { ToolCall, Verdict } from './types.js';
+import { realDisk, userPlaces } from './context.js';
+import type { GateContext, ToolCall, Verdict } from './types.js';
 
 const FILE = 'policy.json';
 
@@ -19,6 +20,8 @@ export const SessionPolicy = z.object({
   worktree: z.string(),
   baseBranch: z.string().optional(),
   branch: z.string().optional(),
+  /** The commit the session began from: a script unchanged since it is the user's, not read. */
+  baseCommit: z.string().optional(),
 });
 export type SessionPolicy = z.infer<typeof SessionPolicy>;
 
@@ -33,16 +36,26 @@ export function readSessionPolicy(sessionDir: string, worktree: string): Session
   return SessionPolicy.parse(JSON.parse(readFileSync(path, 'utf8')));
 }
 
-/** The gate for one session's agent: every call judged against the session's worktree and base. */
-export function sessionGate(policy: SessionPolicy, home: string): (call: ToolCall) => Verdict {
+/**
+ * The gate for one session's agent: every call judged against the session's worktree, branch and
+ * base, the repository around it and Baton's state folder (`state`), with the disk to look at.
+ */
+export function sessionGate(
+  policy: SessionPolicy,
+  home: string,
+  state?: string,
+): (call: ToolCall) => Verdict {
   const compiled = compilePolicy(policy.section, tmpdir());
-  const context = {
+  const surroundings = { worktree: policy.worktree, state, baseCommit: policy.baseCommit };
+  const places = userPlaces(surroundings);
+  const context: GateContext = {
     cwd: policy.worktree,
     worktree: policy.worktree,
     home,
     writable: compiled.writable,
     baseBranch: policy.baseBranch,
     branch: policy.branch,
+    disk: realDisk(surroundings),
   };
-  return (call) => evaluate(call, context, compiled);
+  return (call) => evaluate(call, { ...context, userPlaces: places() }, compiled);
 }

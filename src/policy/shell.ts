@@ -75,6 +75,8 @@ export function parseCommands(script: string, cwd: string, home: string): Simple
 
 interface Scope {
   cwd: string | undefined;
+  /** `pushd`'s folders to return to; replaced, never changed in place, so a subshell's copy is its own. */
+  stack?: (string | undefined)[];
 }
 
 /** Data piped into a statement: its text, or unknown. */
@@ -94,7 +96,8 @@ class Flattener {
     const cmd = node(stmt.Cmd);
     const redirects = list(stmt.Redirs);
     if (cmd !== undefined) this.command(cmd, scope, piped, redirects);
-    else this.nested(redirects, scope);
+    // A bare redirection (`> /etc/passwd`) truncates its target: a command with no words.
+    else if (redirects.length > 0) this.call({}, scope, piped, redirects);
   }
 
   private command(cmd: ShNode, scope: Scope, piped: Piped, redirects: ShNode[]): void {
@@ -151,7 +154,17 @@ class Flattener {
     });
     for (const w of list(call.Args)) this.inner(w, scope);
     this.nested(redirectNodes, scope);
-    if (words[0]?.text === 'cd' && !words[0].dynamic) scope.cwd = this.cd(scope.cwd, words.slice(1));
+    const head = words[0];
+    if (head === undefined || head.dynamic) return;
+    if (head.text === 'cd') scope.cwd = this.cd(scope.cwd, words.slice(1));
+    else if (head.text === 'pushd') {
+      scope.stack = [...(scope.stack ?? []), scope.cwd];
+      scope.cwd = words.length > 1 ? this.cd(scope.cwd, words.slice(1)) : undefined;
+    } else if (head.text === 'popd') {
+      const stack = scope.stack ?? [];
+      scope.cwd = stack.length > 0 ? stack[stack.length - 1] : undefined;
+      scope.stack = stack.slice(0, -1);
+    }
   }
 
   /** The text a statement writes to a pipe, when the script says it: `echo`, `printf`, `cat <<EOF`. */
@@ -161,7 +174,7 @@ class Flattener {
     const words = list(cmd.Args).map((w) => this.word(w));
     const name = words[0]?.text;
     if (words.some((w) => w.dynamic)) return 'unknown';
-    if (name === 'echo' || name === 'printf')
+    if (name === 'echo')
       return {
         text:
           words
@@ -170,6 +183,17 @@ class Flattener {
             .map((w) => w.text)
             .join(' ') + '\n',
       };
+    // printf's format with its escapes read (`printf "/\n"`), the arguments after it as written.
+    if (name === 'printf') {
+      const [raw = '', ...rest] = words.slice(1).map((w) => w.text);
+      const format = ansiC(raw);
+      // The format is applied to each argument in turn (one conversion per use is what agents write).
+      const text =
+        rest.length === 0
+          ? format.replace(/%[sbdq]/g, '')
+          : rest.map((arg) => format.replace(/%[sbdq]/, arg).replace(/%[sbdq]/g, '')).join('');
+      return { text };
+    }
     if (name === 'cat' && words.length === 1) {
       const hdoc = list(stmt.Redirs)
         .map((r) => node(r.Hdoc))

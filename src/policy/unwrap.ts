@@ -5,12 +5,14 @@
  * each with its arguments, so a rule never matches on text.
  */
 import { basename } from 'node:path';
-import { parseCommands, type Redirect, type SimpleCommand, type Word } from './shell.js';
+import { parseCommands, UNKNOWN, type Redirect, type SimpleCommand, type Word } from './shell.js';
 
 /** A program that would run, after its wrappers. */
 export interface Command {
   /** The program's name (`rm`, `git`), without its folder. */
   name: string;
+  /** The program as written (`./nuke.sh`, `/usr/bin/rm`): a path runs that file. */
+  program?: string | undefined;
   args: Word[];
   redirects: Redirect[];
   stdin?: string | undefined;
@@ -56,26 +58,19 @@ const WRAPPERS: Record<string, Set<string>> = {
   unbuffer: new Set(),
   setsid: new Set(),
   flock: new Set(['-w', '-E', '--timeout', '--conflict-exit-code']),
-  xargs: new Set([
-    '-I',
-    '-L',
-    '-n',
-    '-P',
-    '-s',
-    '-d',
-    '-E',
-    '-a',
-    '--max-args',
-    '--max-procs',
-    '--delimiter',
-    '--arg-file',
-    '--replace',
-    '-i',
-  ]),
   strace: new Set(['-o', '-e', '-p']),
+  // Multi-call binaries: the first argument is the program (`busybox rm -rf /`).
+  busybox: new Set(),
+  toybox: new Set(),
+  // chroot runs the command under a new root: its paths are read as written (the worst case is `/`).
+  chroot: new Set(['--userspec', '--groups']),
 };
 /** Wrappers whose first non-option argument is theirs (timeout's duration, flock's file), not the command. */
-const TAKES_ONE = new Set(['timeout', 'flock', 'chrt']);
+const TAKES_ONE = new Set(['timeout', 'flock', 'chrt', 'chroot']);
+/** Files that are the script's own stdin: `. /dev/stdin <<< "…"`, `bash /dev/stdin`. */
+export const STDIN_FILES = new Set(['/dev/stdin', '/dev/fd/0', '/proc/self/fd/0', '-']);
+/** How many items of a known input an `xargs -I` is judged for, one command each. */
+const XARGS_ITEMS = 32;
 const MAX_DEPTH = 8;
 
 /** Every program a script would run, wrappers peeled and inner scripts parsed. Throws ShellSyntaxError. */
@@ -92,14 +87,24 @@ export function commandsOf(
 
 function unwrap(simple: SimpleCommand, home: string, depth: number, via: string[]): Command[] {
   let args = simple.words;
-  let moreArgs = false;
+  const moreArgs = false;
   let cwd = simple.cwd;
   const chain = [...via];
   for (;;) {
     const head = args[0];
-    if (head === undefined) return [];
+    // No program left (`> /etc/passwd`, `exec > log`): its redirections still write.
+    if (head === undefined)
+      return simple.redirects.length === 0 ? [] : [command(simple, ':', [], chain, moreArgs, cwd)];
     const name = basename(head.text);
     if (head.dynamic) return [command(simple, head.text, args.slice(1), chain, moreArgs, cwd)];
+    if (name === 'xargs') return xargs(simple, args.slice(1), home, depth, chain, cwd);
+    if (name === 'alias') return aliases(args.slice(1), cwd, home, depth, chain);
+    if (
+      (name === 'source' || name === '.') &&
+      STDIN_FILES.has(args[1]?.text ?? '') &&
+      simple.stdin !== undefined
+    )
+      return commandsOf(simple.stdin, cwd ?? '/', home, depth + 1, [...chain, `${name} <<`]);
     if (name === 'env') {
       const inner = envArgs(args.slice(1), cwd);
       if (inner.split !== undefined)
@@ -115,11 +120,10 @@ function unwrap(simple: SimpleCommand, home: string, depth: number, via: string[
         return [command(simple, name, args.slice(1), chain, moreArgs, cwd)];
       let rest = skipOptions(args.slice(1), options);
       if (TAKES_ONE.has(name)) rest = rest.slice(1);
-      if (name === 'xargs') moreArgs = true;
       if (name === 'sudo' && rest.length === 0)
         return [command(simple, name, args.slice(1), chain, moreArgs, cwd)];
       chain.push(name);
-      args = rest.length === 0 && name === 'xargs' ? [{ text: 'echo', dynamic: false, glob: false }] : rest;
+      args = rest;
       continue;
     }
     if (name === 'watch') {
@@ -145,6 +149,7 @@ function unwrap(simple: SimpleCommand, home: string, depth: number, via: string[
       return commandsOf(script.map((w) => w.text).join(' '), cwd ?? '/', home, depth + 1, [...chain, 'eval']);
     }
     const found = command(simple, name, args.slice(1), chain, moreArgs, cwd);
+    if (head.text.includes('/')) found.program = head.text;
     if (name === 'find') return [found, ...findExec(found, home, depth)];
     return [found];
   }
@@ -190,10 +195,113 @@ function shell(
     return commandsOf(script.text, cwd ?? '/', home, depth + 1, inner);
   }
   const file = args.find((a) => !a.text.startsWith('-'));
-  if (file !== undefined && file.text !== '-') return [command(simple, name, args, via, moreArgs, cwd)];
+  if (file !== undefined && !STDIN_FILES.has(file.text))
+    return [command(simple, name, args, via, moreArgs, cwd)];
   if (simple.stdin !== undefined)
     return commandsOf(simple.stdin, cwd ?? '/', home, depth + 1, [...via, `${name} <<`]);
   return [command(simple, name, args, via, moreArgs, cwd)];
+}
+
+/**
+ * `xargs [options] command…`: the command with the items it is given. When the script says what
+ * is piped in (`printf "/\n" | xargs -I{} rm -rf {}`) the items are put in; otherwise `-I`'s
+ * placeholder and the added arguments are only known at run time.
+ */
+function xargs(
+  simple: SimpleCommand,
+  args: Word[],
+  home: string,
+  depth: number,
+  via: string[],
+  cwd: string | undefined,
+): Command[] {
+  let replace: string | undefined;
+  let i = 0;
+  for (; i < args.length; i++) {
+    const text = args[i]?.text ?? '';
+    if (text === '--') {
+      i++;
+      break;
+    }
+    if (!text.startsWith('-') || text === '-') break;
+    if (text === '-I' || text === '--replace') replace = args[++i]?.text ?? '{}';
+    else if (text === '-i') replace = '{}';
+    else if (text.startsWith('-I')) replace = text.slice(2);
+    else if (text.startsWith('--replace=')) replace = text.slice('--replace='.length);
+    else if (text.startsWith('-i')) replace = text.slice(2);
+    else if (XARGS_VALUE.has(text)) i++;
+  }
+  const rest = args.slice(i);
+  const inner = rest.length === 0 ? [known('echo')] : rest;
+  const chain = [...via, 'xargs'];
+  const stdin = simple.stdin;
+  const again = (words: Word[], more: boolean): Command[] =>
+    unwrap({ ...simple, words, stdin: undefined, stdinUnknown: false, cwd }, home, depth + 1, chain).map(
+      (c) => ({ ...c, moreArgs: c.moreArgs || more }),
+    );
+  if (replace !== undefined) {
+    const marker = replace;
+    if (stdin === undefined)
+      return again(
+        inner.map((w) =>
+          w.text.includes(marker) ? { ...w, text: w.text.replaceAll(marker, UNKNOWN), dynamic: true } : w,
+        ),
+        false,
+      );
+    const items = stdin
+      .split('\n')
+      .filter((line) => line.trim() !== '')
+      .slice(0, XARGS_ITEMS);
+    return items.flatMap((item) =>
+      again(
+        inner.map((w) => (w.text.includes(marker) ? { ...w, text: w.text.replaceAll(marker, item) } : w)),
+        false,
+      ),
+    );
+  }
+  if (stdin === undefined) return again(inner, true);
+  const items = stdin.split(/\s+/).filter((item) => item !== '');
+  return again([...inner, ...items.map(known)], false);
+}
+
+const XARGS_VALUE = new Set([
+  '-L',
+  '-n',
+  '-P',
+  '-s',
+  '-d',
+  '-E',
+  '-a',
+  '--max-args',
+  '--max-procs',
+  '--delimiter',
+  '--arg-file',
+  '--max-lines',
+]);
+
+/** `alias ls='rm -rf /'`: what an alias will run is judged where it is defined. */
+function aliases(
+  args: Word[],
+  cwd: string | undefined,
+  home: string,
+  depth: number,
+  via: string[],
+): Command[] {
+  return args.flatMap((arg) => {
+    const eq = arg.text.indexOf('=');
+    if (eq <= 0) return [];
+    const body = arg.text.slice(eq + 1);
+    // An alias whose text is only known at run time is an eval of unknown text.
+    if (arg.dynamic) {
+      const unknown: SimpleCommand = { words: [], redirects: [], stdinUnknown: false, cwd };
+      return [command(unknown, 'eval', [{ ...arg, text: UNKNOWN }], via, false, cwd)];
+    }
+    return commandsOf(body, cwd ?? '/', home, depth + 1, [...via, `alias ${arg.text.slice(0, eq)}`]);
+  });
+}
+
+function known(text: string): Word {
+  return { text, dynamic: false, glob: false };
 }
 
 /** `find … -exec rm -rf {} \;`: the command run on each match, with `{}` unknown. */

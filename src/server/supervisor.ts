@@ -122,7 +122,7 @@ export async function runSupervisor(env: NodeJS.ProcessEnv = process.env): Promi
   tasks.watch.start();
   // Allow rules and budgets: this machine's, or with a shared store the workspace's (decision 130).
   const settings = membership.settings() ?? sqliteSettings(db);
-  const policy = new PolicyService(manager, settings.allowRules, manager.bus);
+  const policy = new PolicyService(manager, settings.allowRules, manager.bus, undefined, home);
   const unwatchPolicy = policy.watch();
   const unwatchGroups = watchGroups(manager.bus, review, (error) =>
     log.error('review groups refresh failed', { error: errorMessage(error) }),

@@ -165,6 +165,7 @@ export async function dispatchSession(
       worktree,
       baseBranch: baseRef,
       branch,
+      baseCommit,
     });
     core.bus.publish(SessionDispatched, {
       sessionId: id,

@@ -1,4 +1,5 @@
 /** `baton policy`: the gate's rules, explained verdicts, allow rules (src/policy). */
+import { resolve } from 'node:path';
 import type { AllowRuleView, PolicyView, VerdictView } from '../../api/policy.js';
 import { InvalidInputError } from '../../shared/errors.js';
 import { client } from '../connect.js';
@@ -13,11 +14,16 @@ export async function list(ctx: Context, opts: { json?: boolean }): Promise<void
 export async function test(
   ctx: Context,
   command: string | undefined,
-  opts: { path?: string; json?: boolean },
+  opts: { path?: string; json?: boolean; worktree?: string; branch?: string; base?: string },
 ): Promise<void> {
   if ((command === undefined) === (opts.path === undefined))
     throw new InvalidInputError('Give a command to judge, or --path <file> for a file edit (not both).');
-  const body = command !== undefined ? { command } : { path: opts.path ?? '' };
+  const body = {
+    ...(command !== undefined ? { command } : { path: opts.path ?? '' }),
+    ...(opts.worktree === undefined ? {} : { worktree: resolve(opts.worktree) }),
+    ...(opts.branch === undefined ? {} : { branch: opts.branch }),
+    ...(opts.base === undefined ? {} : { base: opts.base }),
+  };
   const verdict = await (await client(ctx)).call('POST /api/policy/test', { body });
   if (opts.json === true) return printJson(ctx, verdict);
   ctx.out.write(renderVerdict(verdict));

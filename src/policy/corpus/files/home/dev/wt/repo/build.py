@@ -1,0 +1,3 @@
+import subprocess
+subprocess.run(["tsc", "-p", "."], check=True)
+print("built")

@@ -1,0 +1,1 @@
+sh nuke.sh

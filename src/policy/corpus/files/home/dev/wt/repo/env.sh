@@ -1,0 +1,2 @@
+export FOO=1
+rm -rf ~

