@@ -198,6 +198,17 @@ function buildProgram(ctx: Context, jsonErrors: boolean): Commander.Command {
     .action(async (opts: { json?: boolean }) => (await import('./commands/archive.js')).snapshots(ctx, opts));
 
   program
+    .command('trust')
+    .description(
+      "show what this repository's .baton/config.json runs (setup, teardown, merge check, routines, env), then trust exactly that",
+    )
+    .option('-y, --yes', 'trust without asking (for scripts)')
+    .addOption(new Option('--json', 'print JSON for scripts'))
+    .action(async (opts: { yes?: boolean; json?: boolean }) =>
+      (await import('./commands/trust.js')).trust(ctx, opts),
+    );
+
+  program
     .command('checkpoints')
     .description("a session's checkpoints: its work kept before a command that discards uncommitted work ran")
     .argument('<session>', 'id, id prefix or name', sessionRef)

@@ -109,7 +109,7 @@ export function trustDigest(home: string, root: string, digest: string, now = ne
     trustedAt: now.toISOString(),
   };
   const path = storePath(home);
-  mkdirSync(dirname(path), { recursive: true });
+  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
   const temporary = `${path}.${process.pid}.tmp`;
   writeFileSync(temporary, JSON.stringify(store, null, 2) + '\n', { mode: 0o600 });
   renameSync(temporary, path);
