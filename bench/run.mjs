@@ -386,6 +386,7 @@ try {
     ['tasks', 'tasks.mjs', []],
     ['mcp', 'mcp.mjs', []],
     ['policy', 'policy.mjs', []],
+    ['discards', 'discards.mjs', []],
     ['attempts', 'attempts.mjs', []],
     ['cluster', 'cluster.mjs', []],
   ]) {

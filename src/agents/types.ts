@@ -15,7 +15,8 @@ type HostOnly =
   | 'question.answered'
   | 'setup.step'
   | 'setup.output'
-  | 'setup.finished';
+  | 'setup.finished'
+  | 'work.checkpointed';
 /** Stored events may lack `kind` (older logs); an adapter must always say it. */
 type WithKind<E> = E extends { type: 'tool.started' | 'approval.requested' } ? E & { kind: ToolKind } : E;
 

@@ -50,7 +50,67 @@ export const RestoreRequest = z.object({ as: z.string().min(1).max(100).optional
 export const RestoreView = z.object({ snapshot: SnapshotInfo, worktree: z.string(), branch: z.string() });
 export type RestoreView = z.infer<typeof RestoreView>;
 
+const CheckpointInfo = z.object({
+  /** Its number within the session. */
+  name: z.string(),
+  ref: z.string(),
+  commit: z.string(),
+  /** The branch tip the work sat on. */
+  head: z.string(),
+  createdAt: z.string(),
+  subject: z.string(),
+});
+export const CheckpointList = z.object({ session: z.string(), checkpoints: z.array(CheckpointInfo) });
+export type CheckpointList = z.infer<typeof CheckpointList>;
+export const CheckpointRestoreView = z.object({
+  session: z.string(),
+  worktree: z.string(),
+  checkpoint: CheckpointInfo,
+  /** The work as it was just before the restore, kept as a checkpoint of its own. */
+  before: CheckpointInfo,
+});
+export type CheckpointRestoreView = z.infer<typeof CheckpointRestoreView>;
+
+export const TrustView = z.object({
+  root: z.string(),
+  file: z.string(),
+  /** The sha256 of the command-bearing parts (setup, teardown, merge check, routines, env); null when the config runs nothing. */
+  sha256: z.string().nullable(),
+  trusted: z.boolean(),
+  /** What would run, one line each. */
+  commands: z.array(z.object({ part: z.string(), command: z.string() })),
+});
+export type TrustView = z.infer<typeof TrustView>;
+export const TrustRequest = z
+  .object({
+    /** The digest of the commands the user read: trusted only if the file still holds exactly those. */
+    sha256: z.string().regex(/^[0-9a-f]{64}$/, 'a sha256 in hex'),
+  })
+  .strict();
+
 export const ENVIRONMENTS = {
+  'GET /api/trust': endpoint({
+    summary:
+      "What the caller's repository's .baton/config.json would run (setup, teardown, merge check, routines, env), its sha256, and whether the user trusts it",
+    response: TrustView,
+  }),
+  'POST /api/trust': endpoint({
+    summary:
+      "Trust the commands of the caller's repository's .baton/config.json, by the sha256 the user read (refused if the file changed since)",
+    body: TrustRequest,
+    response: TrustView,
+    tokenOnly: true,
+  }),
+  'GET /api/sessions/:ref/checkpoints': endpoint({
+    summary:
+      "A session's checkpoints, newest first: its work kept (refs/baton/checkpoints/<id>/<n>) before a command that discards uncommitted work ran",
+    response: CheckpointList,
+  }),
+  'POST /api/sessions/:ref/checkpoints/:name/restore': endpoint({
+    summary:
+      "Write a checkpoint's files over the session's worktree, uncommitted (the work as it is first kept as a checkpoint of its own)",
+    response: CheckpointRestoreView,
+  }),
   'GET /api/sessions/:ref/environment': endpoint({
     summary:
       "A session's environment: leased ports, templated variables, the setup log's tail and its worktree's disk use",

@@ -204,13 +204,38 @@ function buildProgram(ctx: Context, jsonErrors: boolean): Commander.Command {
     .action(async (opts: { json?: boolean }) => (await import('./commands/archive.js')).snapshots(ctx, opts));
 
   program
-    .command('restore')
-    .description('bring a snapshot back as a worktree on baton/<name>, its uncommitted work as it was')
-    .argument('<snapshot>', 'snapshot name (see baton snapshots)')
-    .option('--as <name>', 'restore under another name')
+    .command('trust')
+    .description(
+      "show what this repository's .baton/config.json runs (setup, teardown, merge check, routines, env), then trust exactly that",
+    )
+    .option('-y, --yes', 'trust without asking (for scripts)')
     .addOption(new Option('--json', 'print JSON for scripts'))
-    .action(async (name: string, opts: { as?: string; json?: boolean }) =>
-      (await import('./commands/archive.js')).restore(ctx, name, opts),
+    .action(async (opts: { yes?: boolean; json?: boolean }) =>
+      (await import('./commands/trust.js')).trust(ctx, opts),
+    );
+
+  program
+    .command('checkpoints')
+    .description("a session's checkpoints: its work kept before a command that discards uncommitted work ran")
+    .argument('<session>', 'id, id prefix or name', sessionRef)
+    .addOption(new Option('--json', 'print JSON for scripts'))
+    .action(async (ref: string, opts: { json?: boolean }) =>
+      (await import('./commands/archive.js')).checkpoints(ctx, ref, opts),
+    );
+
+  program
+    .command('restore')
+    .description(
+      "bring a snapshot back as a worktree on baton/<name>, its uncommitted work as it was; or, given a session and one of its checkpoints, write that checkpoint's files over the session's worktree",
+    )
+    .argument('<snapshot-or-session>', 'snapshot name (see baton snapshots), or a session with a checkpoint')
+    .argument('[checkpoint]', "the session's checkpoint (see baton checkpoints <session>)")
+    .option('--as <name>', 'restore a snapshot under another name')
+    .addOption(new Option('--json', 'print JSON for scripts'))
+    .action(async (name: string, checkpoint: string | undefined, opts: { as?: string; json?: boolean }) =>
+      checkpoint === undefined
+        ? (await import('./commands/archive.js')).restore(ctx, name, opts)
+        : (await import('./commands/archive.js')).restoreCheckpoint(ctx, sessionRef(name), checkpoint, opts),
     );
 
   program

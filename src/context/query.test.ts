@@ -19,6 +19,13 @@ describe('ftsQuery', () => {
     expect(() => ftsQuery('  ')).toThrow(/The search is empty/);
     expect(() => ftsQuery('"open phrase')).toThrow(/unclosed quote/);
   });
+
+  it('reads control characters as spaces: a NUL never reaches FTS5, one alone is a clear error', () => {
+    expect(ftsQuery('a\u0000b')).toBe('"a"* "b"*');
+    expect(ftsQuery('"old\u0000sig"')).toBe('"old sig"*');
+    expect(() => ftsQuery('\u0000')).toThrow(/only control characters/);
+    expect(() => ftsQuery('\u0001\u007f')).toThrow(/only control characters/);
+  });
 });
 
 describe('parseSince', () => {

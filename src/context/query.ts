@@ -10,8 +10,16 @@ import { InvalidInputError } from '../shared/errors.js';
 const OPERATORS = new Set(['AND', 'OR', 'NOT']);
 
 export function ftsQuery(input: string): string {
-  const text = input.trim();
-  if (text === '') throw new InvalidInputError('The search is empty: give a word or "a phrase".');
+  // Control characters are never words: FTS5 ends its string at a NUL ("unterminated string",
+  // which once reached the user as a 500) and its tokenizer drops the rest, so they separate.
+  // eslint-disable-next-line no-control-regex
+  const text = input.replace(/[\u0000-\u001f\u007f]/g, ' ').trim();
+  if (text === '')
+    throw new InvalidInputError(
+      input === '' || input.trim() === ''
+        ? 'The search is empty: give a word or "a phrase".'
+        : `The search ${JSON.stringify(input)} holds only control characters: give a word or "a phrase".`,
+    );
   if ((text.match(/"/g)?.length ?? 0) % 2 === 1)
     throw new InvalidInputError(
       `The search ${JSON.stringify(input)} has an unclosed quote: close the "phrase" or drop the quote.`,

@@ -151,7 +151,8 @@ export class SearchIndex {
       ranked = this.db.prepare(rankSql).all(...args) as { rowid: number; score: number }[];
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
-      if (/fts5|syntax error|no such column/i.test(message)) throw querySyntaxError(query, message);
+      if (/fts5|syntax error|no such column|unterminated string/i.test(message))
+        throw querySyntaxError(query, message);
       throw error;
     }
     if (ranked.length === 0) return [];

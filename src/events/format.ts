@@ -49,6 +49,8 @@ export function describeActivity(event: EventBody): string | undefined {
       return `preparing: ${event.kind} ${oneLine(event.label, 80)}`;
     case 'setup.finished':
       return event.ok ? 'worktree ready' : `setup failed: ${oneLine(event.error ?? 'error', 90)}`;
+    case 'work.checkpointed':
+      return `checkpoint ${event.checkpoint} kept the work before ${oneLine(event.command, 60)}`;
     case 'setup.output':
     case 'session.started':
     case 'agent.identified':
@@ -142,6 +144,8 @@ function eventDetail(event: EventBody): string {
       return `${event.index + 1}. ${event.kind} ${oneLine(event.label)}`;
     case 'setup.output':
       return oneLine(event.text, 200);
+    case 'work.checkpointed':
+      return `${event.checkpoint}${event.fresh ? '' : ' (unchanged)'} ${event.ref} before ${oneLine(event.command)}: it ${event.why}`;
     case 'setup.finished':
       return `${event.ok ? 'ready' : 'failed'} in ${(event.durationMs / 1000).toFixed(1)} s${event.error ? `: ${oneLine(event.error, 200)}` : ''}`;
   }

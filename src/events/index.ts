@@ -162,6 +162,20 @@ export const EventBody = z.discriminatedUnion('type', [
     durationMs: z.number().nonnegative(),
     error: z.string().optional(),
   }),
+  /**
+   * The session's work was kept as a checkpoint before a command that discards uncommitted work
+   * ran (decision 160): `baton restore <session> <checkpoint>` brings it back. `fresh` is false
+   * when the work was unchanged since that checkpoint.
+   */
+  z.object({
+    type: z.literal('work.checkpointed'),
+    checkpoint: z.string(),
+    ref: z.string(),
+    commit: z.string(),
+    command: z.string(),
+    why: z.string(),
+    fresh: z.boolean(),
+  }),
   z.object({
     type: z.literal('session.ended'),
     /** `idle`: the host let go, at the watchdog's request, of an agent that had finished its turn and waited unused; a reply resumes it. */

@@ -8,7 +8,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { z } from 'zod';
 import type { MergeCheckOutcome } from '../events/workspace.js';
-import { loadRepoConfig, DEFAULT_CHECK_SECONDS } from '../projects/index.js';
+import { loadRepoConfig, DEFAULT_CHECK_SECONDS, trustState } from '../projects/index.js';
 import { errorMessage, SessionStateError } from '../shared/errors.js';
 import type { SessionWithProject } from '../store/sessions.js';
 import { git } from '../worktrees/index.js';
@@ -65,6 +65,14 @@ export async function runMerge(input: RunInput): Promise<RunOutcome> {
   } catch (error) {
     return { kind: 'refused', message: errorMessage(error), check: NO_CHECK };
   }
+  // Changed while the merge waited in the queue: the new command is not run untrusted.
+  const trust = trustState(input.home, root, config);
+  if (!trust.trusted)
+    return {
+      kind: 'refused',
+      message: `The commands in ${trust.file} changed since you trusted them; nothing ran. Run \`baton trust\` in ${root} to read and trust them, then merge again.`,
+      check: NO_CHECK,
+    };
   const check = config.merge?.check;
   const timeoutSeconds = config.merge?.checkTimeoutSeconds ?? DEFAULT_CHECK_SECONDS;
   let started = false;

@@ -16,6 +16,7 @@ import {
   MergeStarted,
   MergeChecking,
 } from '../events/workspace.js';
+import { loadRepoConfig, requireTrusted } from '../projects/index.js';
 import { newId } from '../shared/ids.js';
 import { errorMessage, InvalidInputError, SessionStateError } from '../shared/errors.js';
 import { createLogger } from '../shared/log.js';
@@ -191,6 +192,8 @@ export class MergeService {
 
   /** Refusals that need no merge: said before anything is queued or changed. */
   private async precheck(root: string, base: string, members: SessionWithProject[]): Promise<string> {
+    // The merge check is the repository's command: it runs only once trusted (decision 161).
+    requireTrusted(this.options.home, root, loadRepoConfig(root));
     const tip = await branchTip(root, base);
     if (tip === undefined) {
       throw new InvalidInputError(

@@ -10,3 +10,13 @@ export { ROUTINE_TRIGGERS, RoutineSpec, RoutinesSection, type RoutineTrigger } f
 export { TasksSection } from './task-config.js';
 export type { WatchdogAction, WatchdogConfig } from './watchdog-config.js';
 export { DEFAULT_SYNC_REMOTE, SYNC_PUSH_MODES, SyncSection, type SyncConfig } from './sync-config.js';
+export {
+  commandDigest,
+  commandLines,
+  isTrusted,
+  requireTrusted,
+  trustDigest,
+  trustState,
+  type CommandLine,
+  type TrustState,
+} from './trust.js';

@@ -106,6 +106,28 @@ describe('the supervisor API guards', () => {
     expect(body.error.message).toContain('Unrecognized key: "extra"');
   });
 
+  it('answers a search holding control characters with a 400 or hits, never a 500', async () => {
+    const alone = await request('/api/search?q=%00');
+    expect(alone.status).toBe(400);
+    expect(await alone.json()).toMatchObject({
+      error: { message: expect.stringMatching(/control characters/) },
+    });
+    for (const q of [
+      'a%00b',
+      '%22a%00b%22',
+      '%01',
+      '%1f',
+      '%7f',
+      'x%0d%0ay',
+      '(%00)',
+      '%00%20OR%20%00',
+      '%08NOT',
+    ]) {
+      const response = await request(`/api/search?q=${q}`);
+      expect([200, 400], q).toContain(response.status);
+    }
+  });
+
   it('answers 404 for unknown sessions and routes', async () => {
     const missing = await request('/api/sessions/nope');
     expect(missing.status).toBe(404);

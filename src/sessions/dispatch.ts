@@ -10,7 +10,7 @@ import { loadAdapter } from '../agents/index.js';
 import { checkEnvironment, completePlan, leasePorts, writePlan } from '../environments/index.js';
 import { DANGEROUS_PERMISSION_MODE } from '../events/vocabulary.js';
 import { writeSessionPolicy } from '../policy/index.js';
-import { loadRepoConfig } from '../projects/index.js';
+import { loadRepoConfig, requireTrusted } from '../projects/index.js';
 import { SessionDispatched } from '../events/workspace.js';
 import {
   DangerousModeNotAcceptedError,
@@ -59,6 +59,8 @@ export async function dispatchSession(
   const agentOptions = adapter.validateOptions(request.options, repo.root);
   // The repository's own settings, checked before anything is made: a bad key or path refuses the dispatch.
   const config = loadRepoConfig(repo.root);
+  // Its setup, teardown, routines and variables run only once the user trusts them (decision 161).
+  requireTrusted(core.home, repo.root, config);
   const environment = await checkEnvironment(repo.root, config);
   // The main checkout's uncommitted work is read, never changed; mentioned whether it is carried or not.
   const changedFiles = await uncommittedCount(repo.root);

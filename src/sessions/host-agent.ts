@@ -72,6 +72,7 @@ const HOST_ONLY = new Set([
   'setup.step',
   'setup.output',
   'setup.finished',
+  'work.checkpointed',
 ]);
 
 /** An adapter's event as the host records it: itself when valid and the adapter's to write, else an error saying why. */

@@ -121,10 +121,12 @@ export class SessionHost {
       const adapter = await loadAdapter(this.spec.agent);
       // Loaded here, not at start: the shell parser costs ~80 ms, which a spare host pays while it waits.
       const { readSessionPolicy, sessionGate } = await import('../policy/index.js');
-      const gate = sessionGate(
-        readSessionPolicy(this.paths.dir, this.spec.cwd),
-        this.env.HOME ?? homedir(),
-        this.spec.home,
+      const { checkpointing } = await import('./checkpoints.js');
+      const home = this.env.HOME ?? homedir();
+      const gate = checkpointing(
+        sessionGate(readSessionPolicy(this.paths.dir, this.spec.cwd), home, this.spec.home),
+        { id: this.spec.sessionId, worktree: this.spec.cwd, home },
+        (body) => this.record(body),
       );
       this.run = await adapter.start(
         { ...agentStartOptions(this.spec, this.paths.agentState, this.env, this.plan), gate },

@@ -116,6 +116,11 @@ export class SessionManager extends EventEmitter<ManagerEvents> {
   }
 
   /** `baton env`: ports, variables, setup log and disk of one session (issue 15). */
+  /** Baton's state folder. */
+  get home(): string {
+    return this.options.home;
+  }
+
   environment(ref: string, cwd?: string): EnvironmentView {
     return environmentView(this.options.home, this.core.resolve(ref, cwd));
   }

@@ -197,6 +197,7 @@ function afterEvent(
     case 'setup.step':
     case 'setup.output':
     case 'setup.finished':
+    case 'work.checkpointed':
       return undefined;
   }
 }

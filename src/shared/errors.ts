@@ -237,6 +237,26 @@ export class ForbiddenError extends BatonError {
   }
 }
 
+/**
+ * A repository's `.baton/config.json` would run commands (setup, teardown, merge check, routines,
+ * variables) whose exact content the user has not trusted (decision 161): nothing of it ran.
+ */
+export class UntrustedConfigError extends BatonError {
+  constructor(
+    readonly root: string,
+    readonly sha256: string,
+    readonly commands: { part: string; command: string }[],
+    changed: boolean,
+  ) {
+    const shown = commands.map((c) => `\n  ${c.part}: ${c.command}`).join('');
+    super(
+      'forbidden',
+      `${changed ? 'The commands in' : 'Baton has not been told to trust'} ${root}/.baton/config.json${changed ? ' changed since you trusted them' : ''}; nothing of it ran. It would run:${shown}\nRead them, then run \`baton trust\` in ${root} (\`baton trust --yes\` in scripts) to let them run.`,
+      { reason: 'config_not_trusted', root, sha256, commands },
+    );
+  }
+}
+
 /** Dispatch in a dangerous permission mode before the user accepted it for the folder. */
 export class DangerousModeNotAcceptedError extends BatonError {
   constructor(

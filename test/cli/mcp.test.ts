@@ -313,6 +313,20 @@ describe('baton mcp: bad input', () => {
     );
   });
 
+  it('refuses one call over 10 MiB with a JSON-RPC error and keeps serving (the SDK transport closed and exited 0)', async () => {
+    const mcp = await mcpAs();
+    const stderr: string[] = [];
+    mcp.transport.stderr?.on('data', (chunk: Buffer) => stderr.push(chunk.toString('utf8')));
+    const pasted = 'a pasted file line\n'.repeat(600_000); // 11.4 MB of text in one add_note
+    await expect(mcp.call('add_note', { text: pasted })).rejects.toThrow(
+      /refused the add_note call: its message is [\d,]+ bytes, over the 10 MiB/,
+    );
+    // The same server, still serving: a normal call answers.
+    const after = await mcp.call('list_sessions');
+    expect(after.isError).toBe(false);
+    expect(stderr.join('')).toMatch(/baton mcp: Baton refused the add_note call/);
+  });
+
   it('a call from a session that has ended is refused, saying so', async () => {
     const a = await dispatch('alpha', [LONG]);
     const mcp = await mcpAs(a.id, a.worktree);

@@ -21,6 +21,7 @@ import type { SessionView } from '../../src/api/index.js';
 import type { BatonEvent, SessionState } from '../../src/events/index.js';
 import type { WorkspaceEvent } from '../../src/events/workspace.js';
 import { SupervisorClient } from '../../src/cli/client.js';
+import { commandDigest, isTrusted, loadRepoConfig, trustDigest } from '../../src/projects/index.js';
 
 /** Each test gets its own Baton home and repository, and everything it started is stopped after it. */
 export function eachTest(use: (baton: TestBaton, repo: string) => void): void {
@@ -46,6 +47,13 @@ export class TestBaton {
   readonly home: string;
   readonly env: NodeJS.ProcessEnv;
   private readonly children: ChildProcess[] = [];
+  private readonly repos: string[] = [];
+  /**
+   * The repositories' `.baton/config.json` commands are trusted before each command and request,
+   * as the user would with \`baton trust\` (decision 161), so tests of other features need not.
+   * Tests of trust itself turn this off.
+   */
+  trustConfigs = true;
 
   /** `options.home`: BATON_HOME's path below the test's folder (a deep one, say). */
   constructor(extraEnv: NodeJS.ProcessEnv = {}, options: { home?: string } = {}) {
@@ -79,7 +87,31 @@ export class TestBaton {
     this.git(dir, 'init', '--quiet');
     this.git(dir, 'add', '.');
     this.git(dir, 'commit', '--quiet', '-m', 'initial');
+    this.repos.push(dir);
     return dir;
+  }
+
+  /** Trusts the current commands of every repository this test made (and the one `cwd` is in). */
+  private trustRepoConfigs(cwd?: string): void {
+    if (!this.trustConfigs) return;
+    const roots = new Set(this.repos);
+    for (let dir = cwd; dir !== undefined && dir.startsWith(this.root); dir = join(dir, '..')) {
+      if (existsSync(join(dir, '.git'))) {
+        roots.add(dir);
+        break;
+      }
+      if (dir === this.root) break;
+    }
+    for (const root of roots) {
+      if (!existsSync(join(root, '.baton', 'config.json'))) continue;
+      let digest: string | undefined;
+      try {
+        digest = commandDigest(loadRepoConfig(root));
+      } catch {
+        continue; // A bad config is the test's subject: Baton names it, trust or not.
+      }
+      if (digest !== undefined && !isTrusted(this.home, root, digest)) trustDigest(this.home, root, digest);
+    }
   }
 
   git(cwd: string, ...args: string[]): string {
@@ -94,6 +126,7 @@ export class TestBaton {
 
   /** Runs the real binary to completion. */
   run(args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): Promise<CliResult> {
+    this.trustRepoConfigs(options.cwd);
     return new Promise((done) => {
       execFile(
         process.execPath,
@@ -121,6 +154,7 @@ export class TestBaton {
 
   /** Starts the binary without waiting (attach, logs -f); it is killed at cleanup. */
   spawn(args: string[], options: { cwd?: string } = {}): ChildProcess {
+    this.trustRepoConfigs(options.cwd);
     const child = spawn(process.execPath, [BIN, ...args], {
       cwd: options.cwd ?? this.root,
       env: this.env,
@@ -160,6 +194,7 @@ export class TestBaton {
   }
 
   client(cwd = this.root): SupervisorClient {
+    this.trustRepoConfigs(cwd);
     const info = JSON.parse(readFileSync(join(this.home, 'supervisor.json'), 'utf8')) as { port: number };
     return new SupervisorClient(
       `http://127.0.0.1:${info.port}`,

@@ -1,4 +1,4 @@
-/** `baton du`, `baton gc [--dry-run]`, `baton snapshots`, `baton restore` (issue 15). */
+/** `baton du`, `baton gc [--dry-run]`, `baton snapshots`, `baton restore` (issue 15), `baton checkpoints` (decision 160). */
 import { client } from '../connect.js';
 import { printJson, type Context } from '../context.js';
 
@@ -66,5 +66,34 @@ export async function restore(
   if (opts.json === true) return printJson(ctx, view);
   ctx.out.write(
     `Restored ${view.snapshot.name} on ${view.branch}\n  worktree: ${view.worktree}\n  its uncommitted work is there uncommitted, as it was; the snapshot ${view.snapshot.ref} is kept\n`,
+  );
+}
+
+export async function checkpoints(ctx: Context, ref: string, opts: { json?: boolean }): Promise<void> {
+  const view = await (await client(ctx)).call('GET /api/sessions/:ref/checkpoints', { params: { ref } });
+  if (opts.json === true) return printJson(ctx, view);
+  if (view.checkpoints.length === 0) {
+    ctx.out.write(`Session ${view.session} has no checkpoints.\n`);
+    return;
+  }
+  for (const c of view.checkpoints)
+    ctx.out.write(`${c.name.padStart(4)}  ${c.createdAt}  ${c.commit.slice(0, 10)}  ${c.subject}\n`);
+  ctx.out.write(
+    `\`baton restore ${view.session} <checkpoint>\` writes one's files back into the worktree.\n`,
+  );
+}
+
+export async function restoreCheckpoint(
+  ctx: Context,
+  ref: string,
+  name: string,
+  opts: { json?: boolean },
+): Promise<void> {
+  const view = await (
+    await client(ctx)
+  ).call('POST /api/sessions/:ref/checkpoints/:name/restore', { params: { ref, name } });
+  if (opts.json === true) return printJson(ctx, view);
+  ctx.out.write(
+    `Restored checkpoint ${view.checkpoint.name} of ${view.session} into ${view.worktree}: its files are there, uncommitted; it sat on ${view.checkpoint.head.slice(0, 10)}.\n  The work as it was just before is checkpoint ${view.before.name}.\n`,
   );
 }

@@ -4,9 +4,9 @@
  * anywhere else it acts for the user, with the token (starting the supervisor when needed).
  * Standard output carries the protocol alone: nothing else may be printed there.
  */
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { createBatonMcpServer } from '../../mcp/server.js';
 import { readCredentialFile } from '../../mcp/credentials.js';
+import { LineLimitedStdioTransport } from '../../mcp/stdio.js';
 import { InvalidInputError } from '../../shared/errors.js';
 import { VERSION } from '../../server/version.js';
 import { connectAsSession } from '../session-client.js';
@@ -29,7 +29,9 @@ export async function mcp(ctx: Context): Promise<void> {
     connect = () => connectAsSession(ctx.home, ctx.cwd, credential);
   }
   const server = createBatonMcpServer({ connect, version: VERSION });
-  const transport = new StdioServerTransport();
+  // Not the SDK's transport: one message over its limit closed it, and the agent lost its tools (stdio.ts).
+  const transport = new LineLimitedStdioTransport();
+  transport.onerror = (error) => process.stderr.write(`baton mcp: ${error.message}\n`);
   const closed = new Promise<void>((resolve) => (transport.onclose = resolve));
   await server.connect(transport);
   // The client ends the server by closing our stdin.

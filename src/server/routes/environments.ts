@@ -1,7 +1,10 @@
 /** Worktree environments, disk and archives (issue 15): implements src/api/environments.ts. */
 import type { ENVIRONMENTS } from '../../api/environments.js';
+import { SessionCheckpoints } from '../../sessions/checkpoints.js';
 import type { SessionManager } from '../../sessions/manager.js';
-import { InvalidInputError } from '../../shared/errors.js';
+import { loadRepoConfig, trustDigest, trustState } from '../../projects/index.js';
+import { InvalidInputError, SessionStateError } from '../../shared/errors.js';
+import { findRepository } from '../../worktrees/index.js';
 import type { Handlers } from './mount.js';
 
 function needCwd(cwd: string | undefined): string {
@@ -13,7 +16,37 @@ function needCwd(cwd: string | undefined): string {
 }
 
 export function environmentHandlers(manager: SessionManager): Handlers<typeof ENVIRONMENTS> {
+  const checkpoints = new SessionCheckpoints();
+  const trustHere = async (cwd: string | undefined) => {
+    const { root } = await findRepository(needCwd(cwd));
+    const state = trustState(manager.home, root, loadRepoConfig(root));
+    return { ...state, sha256: state.sha256 ?? null };
+  };
   return {
+    'GET /api/trust': ({ cwd }) => trustHere(cwd),
+    'POST /api/trust': async ({ body, cwd }) => {
+      const state = await trustHere(cwd);
+      if (state.sha256 === null) return state;
+      if (state.sha256 !== body.sha256)
+        throw new SessionStateError(
+          `${state.file} changed since you read it (its commands' sha256 is now ${state.sha256.slice(0, 12)}…); run \`baton trust\` again to read what it runs now.`,
+          { reason: 'config_changed', sha256: state.sha256 },
+        );
+      trustDigest(manager.home, state.root, state.sha256);
+      return { ...state, trusted: true };
+    },
+    'GET /api/sessions/:ref/checkpoints': async ({ params, cwd }) => {
+      const session = manager.resolve(params.ref, cwd);
+      return { session: session.name, checkpoints: await checkpoints.list(session) };
+    },
+    'POST /api/sessions/:ref/checkpoints/:name/restore': async ({ params, cwd }) => {
+      const session = manager.resolve(params.ref, cwd);
+      return {
+        session: session.name,
+        worktree: session.worktree,
+        ...(await checkpoints.restore(session, params.name)),
+      };
+    },
     'GET /api/sessions/:ref/environment': ({ params, cwd }) => manager.environment(params.ref, cwd),
     'GET /api/worktrees/disk': () => manager.archive.du(),
     'POST /api/worktrees/gc': async ({ body, cwd }) => ({

@@ -318,6 +318,17 @@ function Entry({ event }: { event: BatonEvent }) {
           </span>
         </div>
       );
+    case 'work.checkpointed':
+      return (
+        <div className="approval-entry">
+          <span className="ask-label">Checkpoint {event.checkpoint}</span> the work was kept before{' '}
+          <code>{event.command}</code>
+          <span className="muted">
+            {' '}
+            — it {event.why}; `baton restore` with this checkpoint brings it back
+          </span>
+        </div>
+      );
     case 'tool.started':
     case 'tool.finished':
     case 'usage.reported':
