@@ -50,8 +50,10 @@ export type Probe = { ok: true; version: string } | { ok: false; why: string };
  * (kernels or containers may forbid unprivileged user namespaces). Runs `true` in the real layout's
  * shape, because `bwrap --version` succeeding says nothing about the second.
  */
-export function probeBubblewrap(bwrap = 'bwrap'): Probe {
-  const version = spawnSync(bwrap, ['--version'], { encoding: 'utf8', timeout: 10_000 });
+export function probeBubblewrap(env: NodeJS.ProcessEnv): Probe {
+  // Found on the PATH the agents get, as their hosts will run it.
+  const bwrap = 'bwrap';
+  const version = spawnSync(bwrap, ['--version'], { encoding: 'utf8', timeout: 10_000, env });
   if (version.error !== undefined)
     return {
       ok: false,
@@ -63,6 +65,7 @@ export function probeBubblewrap(bwrap = 'bwrap'): Probe {
   const tried = spawnSync(bwrap, bubblewrapArgs({ hidden: [], writable: [], readable: [] }, 'true', []), {
     encoding: 'utf8',
     timeout: 10_000,
+    env,
   });
   if (tried.status !== 0)
     return {

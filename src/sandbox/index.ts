@@ -59,7 +59,7 @@ function probe(env: NodeJS.ProcessEnv): SandboxStatus {
   });
   if (env[SANDBOX_VARIABLE] === 'off') return none(`turned off by ${SANDBOX_VARIABLE}=off`);
   if (process.platform !== 'linux') return none(`no sandbox is built for ${process.platform} yet`);
-  const found = probeBubblewrap();
+  const found = probeBubblewrap(env);
   if (!found.ok) return none(`${found.why}; install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap)`);
   return { kind: 'bubblewrap', detail: found.version, summary: GUARDED };
 }
