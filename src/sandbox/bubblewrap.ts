@@ -35,6 +35,11 @@ export function bubblewrapArgs(layout: SandboxLayout, command: string, args: rea
     // Root inside keeps no CAP_SYS_ADMIN: it cannot unmount the tmpfs or mount the real folder again.
     '--cap-drop',
     'ALL',
+    // …but may map root into a user namespace of its own (kernels ≥ 5.12 want CAP_SETFCAP for
+    // that), which Codex's own bubblewrap sandbox needs. Mounts seen from a new user namespace are
+    // locked together, so the tmpfs still cannot be lifted; bwrap's no_new_privs and the emptied
+    // bounding set keep a file capability from granting anything. An ordinary user needs neither.
+    ...(process.getuid?.() === 0 ? ['--cap-add', 'CAP_SETFCAP'] : []),
     // The agent ends with its host, as it did when it was the host's plain child.
     '--die-with-parent',
     '--',

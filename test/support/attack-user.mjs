@@ -13,6 +13,7 @@ import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from '
 import { connect } from 'node:net';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
+import process from 'node:process';
 
 const [report, home, supervisorPid, port, own, other] = process.argv.slice(2);
 const result = { env: {}, files: {}, visible: [], proc: {}, api: {}, sockets: {}, escapes: {} };
@@ -78,6 +79,7 @@ const token = join(home, 'token');
 result.escapes.umount = shell(`umount -l '${home}' && cat '${token}'`);
 result.escapes.unshare = shell(`unshare -m sh -c "umount -l '${home}'; cat '${token}'"`);
 result.escapes.userns = shell(`unshare -Ur sh -c "umount -l '${home}'; cat '${token}'"`);
+result.escapes.usernsMount = shell(`unshare -Urm sh -c "umount -l '${home}' && cat '${token}'"`);
 result.escapes.nsenter = shell(`nsenter -t 1 -m cat '${token}'`);
 result.escapes.mountAgain = shell(`mount --bind / /mnt && cat '/mnt${token}'`);
 
@@ -112,7 +114,7 @@ function walk(dir) {
 
 async function call(method, path, bearer, body) {
   try {
-    const response = await fetch(`http://127.0.0.1:${port}${path}`, {
+    const response = await globalThis.fetch(`http://127.0.0.1:${port}${path}`, {
       method,
       headers: {
         ...(bearer === undefined ? {} : { authorization: `Bearer ${bearer}` }),
