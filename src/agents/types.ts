@@ -4,6 +4,7 @@
  */
 import type { EventBody } from '../events/index.js';
 import type { AgentId, PermissionMode, ToolKind } from '../events/vocabulary.js';
+import type { CommandSandbox } from '../sandbox/index.js';
 
 export type { AgentId, PermissionMode, ToolKind } from '../events/vocabulary.js';
 
@@ -55,6 +56,12 @@ export interface AgentStartOptions {
    * command each adapter adds to its agent's MCP servers, in its agent's terms, as `baton`.
    */
   batonMcp?: McpServerCommand | undefined;
+  /**
+   * Every process the adapter starts (the agent's CLI, the scripted agent's commands) goes
+   * through `sandbox.wrap`, so it and all it starts run with Baton's state folder hidden
+   * (src/sandbox). Unset: run as is.
+   */
+  sandbox?: CommandSandbox | undefined;
 }
 
 /** A stdio MCP server to start: the command, its arguments and the variables it needs. */

@@ -16,6 +16,8 @@ export const DaemonStatus = z.object({
   active: z.number().int(),
   queued: z.number().int(),
   sessions: z.number().int(),
+  /** The sandbox agents run in on this machine (src/sandbox): `none` says they can act as the user. */
+  sandbox: z.object({ kind: z.enum(['bubblewrap', 'none']), detail: z.string(), summary: z.string() }),
 });
 export type DaemonStatus = z.infer<typeof DaemonStatus>;
 

@@ -155,6 +155,14 @@ export function addWorkspaceCommands(
     .command('__sessions', { hidden: true })
     .action(async () => (await import('./commands/completion.js')).sessionNames(ctx));
 
+  program
+    .command('sandbox')
+    .description(
+      "the sandbox agents run in here (bubblewrap hides Baton's state folder and token from them), or why there is none",
+    )
+    .addOption(new Option('--json', 'print JSON for scripts'))
+    .action(async (opts: { json?: boolean }) => (await import('./commands/daemon.js')).sandbox(ctx, opts));
+
   const daemon = program.command('daemon').description('the background supervisor');
   daemon
     .command('status')

@@ -4,12 +4,26 @@
  * supervisor's reason (an ended session's revoked credential, a call a session may not make).
  */
 import type { ErrorMapper } from '../api/client.js';
+import { readDoorAddress } from '../mcp/credentials.js';
 import { SupervisorUnreachableError, UnauthorizedError } from '../shared/errors.js';
 import { homePaths } from '../shared/paths.js';
 import { isProcessAlive } from '../shared/process.js';
 import { readSupervisorFile, SupervisorClient, toBatonError } from './client.js';
 
-export function connectAsSession(home: string, cwd: string, credential: string): Promise<SupervisorClient> {
+/**
+ * Finds the supervisor through the session's door (`credentialFile`'s folder), which is all of
+ * Baton's state folder a sandboxed agent sees; a door without an address (a host started by an
+ * older Baton) falls back to `supervisor.json` in `home`.
+ */
+export function connectAsSession(
+  home: string,
+  cwd: string,
+  credential: string,
+  credentialFile: string,
+): Promise<SupervisorClient> {
+  const address = readDoorAddress(credentialFile);
+  if (address !== undefined)
+    return Promise.resolve(new SupervisorClient(address, credential, cwd, toSessionError));
   const info = readSupervisorFile(homePaths(home));
   if (info === undefined || !isProcessAlive(info.pid))
     return Promise.reject(

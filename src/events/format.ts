@@ -106,7 +106,7 @@ function indent(text: string): string {
 function eventDetail(event: EventBody): string {
   switch (event.type) {
     case 'session.started':
-      return `${event.agent}${event.model ? ` (${event.model})` : ''}${event.resumed ? ' resumed' : ''} in ${event.cwd}`;
+      return `${event.agent}${event.model ? ` (${event.model})` : ''}${event.resumed ? ' resumed' : ''} in ${event.cwd}${event.sandbox === 'none' ? ', not sandboxed' : event.sandbox === undefined ? '' : `, sandboxed (${event.sandbox})`}`;
     case 'agent.identified':
       return event.agentSessionId;
     case 'turn.started':

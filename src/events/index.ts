@@ -49,6 +49,8 @@ export const EventBody = z.discriminatedUnion('type', [
     model: z.string().optional(),
     hostPid: z.number().int(),
     resumed: z.boolean(),
+    /** The sandbox the agent runs in (src/sandbox); `none`: it can read Baton's token. Older logs lack it. */
+    sandbox: z.enum(['bubblewrap', 'none']).optional(),
   }),
   z.object({ type: z.literal('agent.identified'), agentSessionId: z.string() }),
   z.object({ type: z.literal('turn.started'), prompt: z.string().optional() }),

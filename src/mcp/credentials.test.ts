@@ -3,11 +3,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
+  announceSupervisorPort,
   checkCredential,
   credentialPath,
   isSessionCredential,
   mintCredential,
   readCredentialFile,
+  readDoorAddress,
   revokeCredential,
 } from './credentials.js';
 
@@ -52,5 +54,16 @@ describe('session credentials', () => {
   it('are written whole: the file holds one line', () => {
     const file = mintCredential(home, 'cccccccccc');
     expect(readFileSync(file, 'utf8').split('\n')).toHaveLength(2);
+  });
+
+  it('sit in the session’s door, which learns the supervisor’s port when it listens and keeps it for later mints', () => {
+    const live = mintCredential(home, 'dddddddddd');
+    const ended = mintCredential(home, 'eeeeeeeeee');
+    revokeCredential(home, 'eeeeeeeeee');
+    expect(readDoorAddress(live)).toBeUndefined();
+    expect(announceSupervisorPort(home, 41_234)).toBe(1);
+    expect(readDoorAddress(live)).toBe('http://127.0.0.1:41234');
+    expect(readDoorAddress(ended)).toBeUndefined();
+    expect(readDoorAddress(mintCredential(home, 'ffffffffff'))).toBe('http://127.0.0.1:41234');
   });
 });

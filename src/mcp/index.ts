@@ -7,8 +7,11 @@
  */
 export { McpService, type McpSessions, type McpServiceOptions } from './service.js';
 export {
+  announceSupervisorPort,
   checkCredential,
   credentialPath,
+  doorPath,
+  readDoorAddress,
   isSessionCredential,
   mintCredential,
   readCredentialFile,

@@ -55,6 +55,7 @@ describe('the OpenAPI document', () => {
         active: 0,
         queued: 0,
         sessions: 0,
+        sandbox: { kind: 'none', detail: 'test', summary: 'test' },
       }),
     });
     const registered = app.routes

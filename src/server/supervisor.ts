@@ -14,7 +14,8 @@ import { createLogger, setLogFile } from '../shared/log.js';
 import { batonHome, homePaths } from '../shared/paths.js';
 import { openDb } from '../store/db.js';
 import { createRadar } from '../radar/index.js';
-import { McpService } from '../mcp/index.js';
+import { announceSupervisorPort, McpService } from '../mcp/index.js';
+import { sandboxStatus } from '../sandbox/index.js';
 import { MergeService } from '../merge/index.js';
 import { PolicyService } from '../policy/index.js';
 import { AttemptService } from '../attempts/index.js';
@@ -263,6 +264,7 @@ export async function runSupervisor(env: NodeJS.ProcessEnv = process.env): Promi
         active: manager.activeCount(),
         queued: sessions.filter((s) => s.state === 'queued').length,
         sessions: sessions.length,
+        sandbox: sandboxStatus(),
       };
     },
   });
@@ -306,6 +308,8 @@ export async function runSupervisor(env: NodeJS.ProcessEnv = process.env): Promi
     version: VERSION,
   };
   writeFileSync(paths.supervisorJson, JSON.stringify(info));
+  // Agents cannot read supervisor.json (their sandbox hides the state folder): each session's door says where we are.
+  announceSupervisorPort(home, port);
   log.info('listening', {
     port,
     pid: process.pid,

@@ -52,6 +52,7 @@ beforeEach(() => {
       active: 0,
       queued: 0,
       sessions: 0,
+      sandbox: { kind: 'none', detail: 'test', summary: 'test' },
     }),
   });
 });

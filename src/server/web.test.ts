@@ -37,6 +37,7 @@ beforeEach(() => {
       active: 0,
       queued: 0,
       sessions: 0,
+      sandbox: { kind: 'none', detail: 'test', summary: 'test' },
     }),
   });
 });
@@ -170,6 +171,7 @@ describe('browser login and cookie auth', () => {
         active: 0,
         queued: 0,
         sessions: 0,
+        sandbox: { kind: 'none', detail: 'test', summary: 'test' },
       }),
     });
     const browser = await login();

@@ -1,13 +1,14 @@
 /** What the session host hands its agent, and records when it starts it: derived from the host's spec alone. */
 import { fileURLToPath } from 'node:url';
 import type { AgentEvent, AgentStartOptions, McpServerCommand } from '../agents/index.js';
-import { credentialPath } from '../mcp/credentials.js';
+import { credentialPath, doorPath } from '../mcp/credentials.js';
+import { agentEnvironment, agentSandbox, type CommandSandbox, type SandboxStatus } from '../sandbox/index.js';
 import { agentInstructions, type EnvironmentPlan } from '../environments/index.js';
 import { EventBody } from '../events/index.js';
 import type { HostSpec } from './spec.js';
 
-/** The `session.started` event of one start (or resume) of the agent in `hostPid`. */
-export function sessionStarted(spec: HostSpec, hostPid: number): EventBody {
+/** The `session.started` event of one start (or resume) of the agent in `hostPid`, with the sandbox it runs in. */
+export function sessionStarted(spec: HostSpec, hostPid: number, sandbox: SandboxStatus['kind']): EventBody {
   return {
     type: 'session.started',
     agent: spec.agent,
@@ -15,16 +16,31 @@ export function sessionStarted(spec: HostSpec, hostPid: number): EventBody {
     ...(spec.model === undefined ? {} : { model: spec.model }),
     hostPid,
     resumed: spec.resumeId !== undefined,
+    sandbox,
   };
+}
+
+/**
+ * The sandbox the session's agent and everything it starts run in: Baton's state folder hidden
+ * but for the session's worktree, agent state and door (decision 163).
+ */
+export function sessionSandbox(spec: HostSpec, stateDir: string, status: SandboxStatus): CommandSandbox {
+  return agentSandbox(
+    { home: spec.home, worktree: spec.cwd, stateDir, door: doorPath(spec.home, spec.sessionId) },
+    status,
+  );
 }
 
 /** The adapter's start options: the session's task, its environment, the user's setup and Baton's instructions. */
 export function agentStartOptions(
   spec: HostSpec,
   stateDir: string,
-  env: Record<string, string>,
+  sessionEnv: Record<string, string>,
   plan: EnvironmentPlan,
+  sandbox?: CommandSandbox,
 ): AgentStartOptions {
+  // Nothing in the agent's environment leads back to the state folder or the supervisor's port.
+  const env = agentEnvironment(sessionEnv);
   return {
     sessionId: spec.sessionId,
     cwd: spec.cwd,
@@ -45,19 +61,21 @@ export function agentStartOptions(
       .filter((part) => part !== undefined && part !== '')
       .join('\n\n'),
     batonMcp: batonMcpCommand(spec),
+    ...(sandbox === undefined ? {} : { sandbox }),
   };
 }
 
 /**
  * `baton mcp` for this session: this Baton's own CLI, run by this Node, in the session's worktree,
  * with the path of the session's credential (never the credential: agents put their MCP
- * configuration on command lines).
+ * configuration on command lines). It finds the supervisor through the door the credential sits
+ * in, not BATON_HOME: the agent starts it inside its sandbox, where the state folder is hidden.
  */
 export function batonMcpCommand(spec: Pick<HostSpec, 'home' | 'sessionId' | 'cwd'>): McpServerCommand {
   return {
     command: process.execPath,
     args: [fileURLToPath(new URL('../../bin/baton', import.meta.url)), 'mcp'],
-    env: { BATON_HOME: spec.home, BATON_SESSION_CREDENTIAL_FILE: credentialPath(spec.home, spec.sessionId) },
+    env: { BATON_SESSION_CREDENTIAL_FILE: credentialPath(spec.home, spec.sessionId) },
     cwd: spec.cwd,
   };
 }

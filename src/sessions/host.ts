@@ -15,7 +15,8 @@ import { sessionPaths, type SessionPaths } from '../shared/paths.js';
 import { ensureSocketFolder } from '../shared/private-folder.js';
 import { EventLogWriter, readLog } from './event-log.js';
 import { revokeCredential } from '../mcp/credentials.js';
-import { agentStartOptions, checkedAgentEvent, sessionStarted } from './host-agent.js';
+import { agentStartOptions, checkedAgentEvent, sessionSandbox, sessionStarted } from './host-agent.js';
+import { sandboxStatus } from '../sandbox/index.js';
 import { AgentQuestion } from './host-ask.js';
 import { HostMemory } from './host-memory.js';
 import { claimSession, releaseClaim } from './host-claim.js';
@@ -116,7 +117,13 @@ export class SessionHost {
 
   private async startAgent(): Promise<void> {
     this.change({ kind: 'host_started' });
-    this.record(sessionStarted(this.spec, process.pid));
+    // Made here, outside the sandbox: a folder the agent made inside would land on its tmpfs and vanish.
+    mkdirSync(this.paths.agentState, { recursive: true });
+    const status = sandboxStatus(this.env);
+    const sandbox = sessionSandbox(this.spec, this.paths.agentState, status);
+    this.record(sessionStarted(this.spec, process.pid, status.kind));
+    if (status.kind === 'none')
+      log.warn('the agent runs without a sandbox', { session: this.spec.sessionId, why: status.detail });
     try {
       const adapter = await loadAdapter(this.spec.agent);
       // Loaded here, not at start: the shell parser costs ~80 ms, which a spare host pays while it waits.
@@ -129,7 +136,7 @@ export class SessionHost {
         (body) => this.record(body),
       );
       this.run = await adapter.start(
-        { ...agentStartOptions(this.spec, this.paths.agentState, this.env, this.plan), gate },
+        { ...agentStartOptions(this.spec, this.paths.agentState, this.env, this.plan, sandbox), gate },
         (event) => this.onAgentEvent(event),
       );
     } catch (error) {

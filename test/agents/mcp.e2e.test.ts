@@ -25,6 +25,24 @@ const TOOL: Record<Agent, (name: string) => { name: string; namespace?: string }
   codex: (name) => ({ namespace: 'mcp__baton', name }),
 };
 
+/** How each agent's model runs a shell command. */
+const SHELL: Record<Agent, (command: string) => { name: string; input: Record<string, string> }> = {
+  claude: (command) => ({ name: 'Bash', input: { command, description: 'look around' } }),
+  // Outside codex's own sandbox (it asks first), so the command surely runs, and in Baton's alone.
+  codex: (command) => ({
+    name: 'exec_command',
+    input: { cmd: command, sandbox_permissions: 'require_escalated', justification: 'look around' },
+  }),
+};
+
+/**
+ * A prompt-injected command: the state folder is three levels above the worktree
+ * (`<home>/worktrees/<project>/<session>`); the token, the supervisor's port, and any process's
+ * environment naming it.
+ */
+const REACH =
+  "cat ../../../token ../../../supervisor.json; ls ../../..; echo environs: $(cat /proc/[0-9]*/environ 2>/dev/null | tr '\\0' '\\n' | grep -c '^BATON_HOME=')";
+
 const QUESTION = 'Keep the old onChange signature?';
 const MESSAGE = 'I changed the event schema; rebase on it before you touch the handlers.';
 
@@ -59,6 +77,10 @@ const scenarios: Scenario[] = AGENTS.flatMap((agent) => [
     ],
   },
   { prompt: MESSAGE, steps: [{ text: 'Rebasing on the new schema.' }] },
+  {
+    prompt: `${agent}: reach for the user's token`,
+    steps: [{ tools: [SHELL[agent](REACH)] }, { text: 'Nothing there.' }],
+  },
 ]);
 
 const WAIT = 45_000;
@@ -175,5 +197,28 @@ describe.each(AGENTS)('%s calling Baton’s MCP server', (agent) => {
       }),
     );
     expect(readFileSync(join(t.home, 'supervisor.log'), 'utf8')).not.toMatch(/unhandled/);
+  });
+
+  it('a command reaching for the user’s token finds no state folder and no process naming it (decision 163)', async () => {
+    setUp();
+    const prompt = `${agent}: reach for the user's token`;
+    await t.ok(['dispatch', prompt, '--agent', agent, '--name', 'reacher'], { cwd: repo });
+    // Whether the agent asks first (claude's default mode) or runs it, the command runs once.
+    const first = await t.waitForEvent(
+      'reacher',
+      (e) => e.type === 'approval.requested' || e.type === 'turn.completed',
+      WAIT,
+    );
+    if (first.type === 'approval.requested') await t.ok(['approve', 'reacher']);
+    await t.waitForState('reacher', 'ready_for_review', WAIT);
+    const token = readFileSync(join(t.home, 'token'), 'utf8').trim();
+    const [, second] = server.requestsFor(prompt);
+    expect(second?.text).toContain('token: No such file or directory');
+    expect(second?.text).toContain('supervisor.json: No such file or directory');
+    expect(second?.text).toContain('environs: 0');
+    expect(second?.text).not.toContain(token);
+    expect(await events('reacher')).toContainEqual(
+      expect.objectContaining({ type: 'session.started', sandbox: 'bubblewrap' }),
+    );
   });
 });

@@ -196,7 +196,12 @@ describe('processes killed under a running session', () => {
         });
       });
     }
-    process.kill(Number(readFileSync(pidFile, 'utf8').trim()), 'SIGKILL');
+    // `$$` is the command's pid in its sandbox's own PID namespace (decision 163): found from here
+    // among the test's processes instead (bwrap's own command lines hold the script too).
+    const command = t.processes().find((p) => p.cmdline.startsWith('sh -c echo $$ > cmd.pid'));
+    if (command === undefined)
+      throw new Error(`the running command is not among ${JSON.stringify(t.processes())}`);
+    process.kill(command.pid, 'SIGKILL');
     const finished = await t.waitForEvent('victim', (e) => e.type === 'tool.finished');
     expect(finished.type === 'tool.finished' && finished.ok).toBe(false);
     // Like a real agent, the scripted one sees the failed command and carries on with its turn.

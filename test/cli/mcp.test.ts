@@ -4,13 +4,13 @@
  * user, message another session, record); run outside Baton it acts for the user with the token.
  */
 import { readFileSync, statSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { SessionView } from '../../src/api/index.js';
 import type { BatonEvent } from '../../src/events/index.js';
 import { eachTest, type TestBaton } from '../support/baton.js';
 import { callApi } from '../support/http.js';
 import { McpSession } from '../support/mcp.js';
+import { credentialPath } from '../../src/mcp/credentials.js';
 
 let t: TestBaton;
 let repo: string;
@@ -48,7 +48,7 @@ async function events(ref: string): Promise<BatonEvent[]> {
 }
 
 function credentialOf(sessionId: string): string {
-  return readFileSync(join(t.home, 'sessions', sessionId, 'mcp-credential'), 'utf8').trim();
+  return readFileSync(credentialPath(t.home, sessionId), 'utf8').trim();
 }
 
 const LONG = { sleep: 600_000 };
@@ -339,7 +339,7 @@ describe('baton mcp: bad input', () => {
     });
     // A new server started with the ended session's file cannot even read it.
     const late = await t.run(['mcp'], {
-      env: { BATON_SESSION_CREDENTIAL_FILE: join(t.home, 'sessions', a.id, 'mcp-credential') },
+      env: { BATON_SESSION_CREDENTIAL_FILE: credentialPath(t.home, a.id) },
     });
     expect(late.code).toBe(2);
     expect(late.stderr).toMatch(/cannot be read \(ENOENT\): the session has ended/);
@@ -349,7 +349,7 @@ describe('baton mcp: bad input', () => {
     const a = await dispatch('alpha', [LONG]);
     const b = await dispatch('beta', [LONG]);
     const credential = credentialOf(a.id);
-    expect(statSync(join(t.home, 'sessions', a.id, 'mcp-credential')).mode & 0o777).toBe(0o600);
+    expect(statSync(credentialPath(t.home, a.id)).mode & 0o777).toBe(0o600);
     expect((await callApi(t.home, 'GET', '/api/sessions', undefined, credential)).status).toBe(200);
     const stop = await callApi(t.home, 'POST', `/api/sessions/${b.id}/stop`, undefined, credential);
     expect(stop).toMatchObject({

@@ -22,6 +22,7 @@ import type { BatonEvent, SessionState } from '../../src/events/index.js';
 import type { WorkspaceEvent } from '../../src/events/workspace.js';
 import { SupervisorClient } from '../../src/cli/client.js';
 import { commandDigest, isTrusted, loadRepoConfig, trustDigest } from '../../src/projects/index.js';
+import { descendantsOf } from '../../src/shared/process.js';
 
 /** Each test gets its own Baton home and repository, and everything it started is stopped after it. */
 export function eachTest(use: (baton: TestBaton, repo: string) => void): void {
@@ -290,9 +291,12 @@ export class TestBaton {
     return pids;
   }
 
-  /** Pids of every process running with this test's BATON_HOME, with their command lines. */
+  /**
+   * Pids of every process running with this test's BATON_HOME, and of everything below them (an
+   * agent's environment no longer names BATON_HOME: decision 163), with their command lines.
+   */
   processes(): { pid: number; cmdline: string }[] {
-    return processesWithEnv(`BATON_HOME=${this.home}`).map((pid) => {
+    return this.ownPids().map((pid) => {
       try {
         return { pid, cmdline: readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ').trim() };
       } catch {
@@ -309,9 +313,14 @@ export class TestBaton {
   cleanup(): void {
     for (const child of this.children) if (child.exitCode === null) child.kill('SIGKILL');
     if (existsSync(join(this.home, 'supervisor.json'))) kill(this.supervisorPid());
-    for (const pid of new Set([...this.hostPids(), ...processesWithEnv(`BATON_HOME=${this.home}`)]))
-      kill(pid);
+    for (const pid of new Set([...this.hostPids(), ...this.ownPids()])) kill(pid);
     rmSync(this.root, { recursive: true, force: true });
+  }
+
+  /** This test's processes: those with its BATON_HOME, then their descendants (agents, their tools). */
+  private ownPids(): number[] {
+    const roots = processesWithEnv(`BATON_HOME=${this.home}`);
+    return [...new Set([...roots, ...roots.flatMap((pid) => descendantsOf(pid))])];
   }
 }
 

@@ -5,8 +5,8 @@
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { join } from 'node:path';
 import type { TestBaton } from './baton.js';
+import { credentialPath } from '../../src/mcp/credentials.js';
 import { BIN } from './baton.js';
 
 export interface ToolAnswer {
@@ -24,7 +24,7 @@ export class McpSession {
   static async start(t: TestBaton, options: { sessionId?: string; cwd?: string } = {}): Promise<McpSession> {
     const env = { ...(t.env as Record<string, string>) };
     if (options.sessionId !== undefined)
-      env.BATON_SESSION_CREDENTIAL_FILE = join(t.home, 'sessions', options.sessionId, 'mcp-credential');
+      env.BATON_SESSION_CREDENTIAL_FILE = credentialPath(t.home, options.sessionId);
     const transport = new StdioClientTransport({
       command: process.execPath,
       args: [BIN, 'mcp'],

@@ -7,6 +7,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { PassThrough } from 'node:stream';
 import type { SpawnedProcess, SpawnOptions } from '@anthropic-ai/claude-agent-sdk';
+import type { CommandSandbox } from '../../sandbox/index.js';
 
 const STDERR_TAIL = 4_000;
 /** A line longer than this is cut and reported rather than buffered without bound. */
@@ -16,6 +17,8 @@ export interface ClaudeProcessHooks {
   /** A stdout line that was not a JSON object (or was cut off at exit). */
   onMalformedLine(reason: string, line: string): void;
   onExit(code: number | null, signal: NodeJS.Signals | null): void;
+  /** Runs claude (and so its tools and MCP servers) in the session's sandbox. */
+  sandbox?: CommandSandbox | undefined;
 }
 
 export class ClaudeProcess {
@@ -33,7 +36,8 @@ export class ClaudeProcess {
   }
 
   readonly spawn = (options: SpawnOptions): SpawnedProcess => {
-    const child = spawn(options.command, options.args, {
+    const { command, args } = this.hooks.sandbox?.wrap(options.command, options.args) ?? options;
+    const child = spawn(command, args, {
       cwd: options.cwd,
       env: options.env,
       stdio: ['pipe', 'pipe', 'pipe'],

@@ -84,6 +84,7 @@ export class ClaudeRun implements AgentRun, TurnDriver {
           detail: line.slice(0, 500),
         }),
       onExit: (code, signal) => markExit({ code, signal }),
+      sandbox: options.sandbox,
     });
     const input = new InputQueue();
     const connection: Connection = {

@@ -78,7 +78,13 @@ export class CodexRun implements AgentRun, TurnDriver {
   }
 
   start(): void {
-    this.child = spawn(this.codexPath, ['app-server', ...codexMcpArgs(this.options.batonMcp)], {
+    // In the session's sandbox: codex, the commands it runs and Baton's MCP server it starts (decision 163).
+    const args = ['app-server', ...codexMcpArgs(this.options.batonMcp)];
+    const { command, args: wrapped } = this.options.sandbox?.wrap(this.codexPath, args) ?? {
+      command: this.codexPath,
+      args,
+    };
+    this.child = spawn(command, wrapped, {
       cwd: this.options.cwd,
       env: this.setup.env,
       stdio: ['pipe', 'pipe', 'pipe'],

@@ -81,7 +81,13 @@ class ScriptedRun implements AgentRun {
     private readonly emit: (event: AgentEvent) => void,
   ) {
     this.exited = new Promise((r) => (this.resolveExited = r));
-    this.tools = { cwd: options.cwd, env: options.env, emit, toolId: () => this.toolId() };
+    this.tools = {
+      cwd: options.cwd,
+      env: options.env,
+      sandbox: options.sandbox,
+      emit,
+      toolId: () => this.toolId(),
+    };
     this.script =
       options.options.script === undefined
         ? defaultScript(options.prompt)

@@ -7,11 +7,14 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
 import { quoteArgv } from '../../shared/shell-quote.js';
 import { clipOutput, OutputClip } from '../output.js';
+import type { CommandSandbox } from '../../sandbox/index.js';
 import type { AgentEvent, ToolKind } from '../types.js';
 
 export interface ToolContext {
   cwd: string;
   env: NodeJS.ProcessEnv;
+  /** A command runs in the session's sandbox, as a real agent's shell tool does. */
+  sandbox?: CommandSandbox | undefined;
   emit: (event: AgentEvent) => void;
   toolId(): string;
 }
@@ -113,8 +116,12 @@ export function runCommand(
   const toolId = ctx.toolId();
   const display = typeof command === 'string' ? command : quoteArgv(command);
   ctx.emit({ type: 'tool.started', toolId, tool, kind: toolKind(tool), input: display });
-  const [file, args] =
+  const [plainFile, plainArgs] =
     typeof command === 'string' ? ['/bin/sh', ['-c', command]] : [command[0] ?? '', command.slice(1)];
+  const { command: file, args } = ctx.sandbox?.wrap(plainFile, plainArgs) ?? {
+    command: plainFile,
+    args: plainArgs,
+  };
   return new Promise((done) => {
     const output = new OutputClip();
     const child = spawn(file, args, {

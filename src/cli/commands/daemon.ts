@@ -5,6 +5,7 @@ import { BatonError, InvalidInputError } from '../../shared/errors.js';
 import { homePaths } from '../../shared/paths.js';
 import { connect, tryExisting } from '../client.js';
 import { printJson, type Context } from '../context.js';
+import type { DaemonStatus } from '../../api/daemon.js';
 
 /** `daemon status` when no supervisor runs: the supervisor-unreachable code. */
 const EXIT_NOT_RUNNING = 6;
@@ -25,8 +26,24 @@ export async function status(ctx: Context, opts: { json?: boolean }): Promise<vo
       `Supervisor: running, pid ${s.pid}, http://127.0.0.1:${s.port}, version ${s.version}, up ${s.uptimeSeconds}s`,
       `Home:       ${s.home}`,
       `Sessions:   ${s.sessions} (${s.active} active of ${s.maxConcurrent} slots, ${s.queued} queued)`,
+      `Sandbox:    ${sandboxLine(s.sandbox)}`,
     ].join('\n') + '\n',
   );
+}
+
+/**
+ * `baton sandbox`: the sandbox the supervisor's sessions run their agents in (the supervisor's
+ * own probe, since its hosts are what start agents), said plainly when there is none.
+ */
+export async function sandbox(ctx: Context, opts: { json?: boolean }): Promise<void> {
+  const api = await connect({ home: ctx.home, cwd: ctx.cwd, env: ctx.env, autostart: true });
+  const { sandbox } = await api.call('GET /api/daemon');
+  if (opts.json) return printJson(ctx, sandbox);
+  ctx.out.write(`Sandbox: ${sandboxLine(sandbox)}\n${sandbox.summary}.\n`);
+}
+
+function sandboxLine(sandbox: DaemonStatus['sandbox']): string {
+  return sandbox.kind === 'none' ? `none: ${sandbox.detail}` : `${sandbox.kind} (${sandbox.detail})`;
 }
 
 export interface StartFlags {

@@ -26,7 +26,7 @@ export async function mcp(ctx: Context): Promise<void> {
         `BATON_SESSION_CREDENTIAL_FILE names ${file}, which cannot be read (${(error as NodeJS.ErrnoException).code ?? String(error)}): the session has ended, or this is not a session Baton started.`,
       );
     }
-    connect = () => connectAsSession(ctx.home, ctx.cwd, credential);
+    connect = () => connectAsSession(ctx.home, ctx.cwd, credential, file);
   }
   const server = createBatonMcpServer({ connect, version: VERSION });
   // Not the SDK's transport: one message over its limit closed it, and the agent lost its tools (stdio.ts).

@@ -1,0 +1,107 @@
+/**
+ * The sandbox an agent runs in, so that it can never act as the user (decision 163, "An agent
+ * never sees the user's token: agents run in a bubblewrap sandbox, and Baton says where there is
+ * none"). The session host runs its agent — the Claude or Codex process, the scripted agent's
+ * commands, and everything they start, Baton's MCP server included — with Baton's state folder
+ * hidden (the token, the database, every session's folder and control socket, other sessions'
+ * worktrees), no other process visible in /proc, and no variable that leads back to the state
+ * folder. The agent reaches Baton only through its session's door: a read-only folder holding its
+ * own credential and the supervisor's address.
+ *
+ * Where the machine cannot make the sandbox (no bubblewrap, namespaces forbidden, not Linux) the
+ * agent runs as before, and `sandboxStatus` says so in words the user sees (`baton sandbox`,
+ * `baton daemon status`, the session's `session.started` event).
+ */
+import { existsSync } from 'node:fs';
+import { runtimeFolder } from '../shared/paths.js';
+import { bubblewrapArgs, probeBubblewrap, type SandboxLayout } from './bubblewrap.js';
+
+export type SandboxKind = 'bubblewrap' | 'none';
+
+export interface SandboxStatus {
+  kind: SandboxKind;
+  /** bubblewrap's version, or why there is no sandbox. */
+  detail: string;
+  /** One sentence for the user: what holds and what does not. */
+  summary: string;
+}
+
+/** A sandbox for one agent: every process the adapter starts goes through `wrap`. */
+export interface CommandSandbox {
+  readonly kind: SandboxKind;
+  wrap(command: string, args: readonly string[]): { command: string; args: string[] };
+}
+
+/** Turns the sandbox off (`BATON_SANDBOX=off`): for a machine where it breaks an agent, said plainly everywhere. */
+export const SANDBOX_VARIABLE = 'BATON_SANDBOX';
+
+const GUARDED =
+  "agents run in a bubblewrap sandbox: Baton's state folder (the token, the database, other sessions) is hidden from them and they see no other process";
+const UNGUARDED =
+  "agents are NOT sandboxed: an agent's shell can read Baton's token and act as you (approve its own requests, add allow rules, dispatch, merge)";
+
+let cached: { key: string; status: SandboxStatus } | undefined;
+
+/** The sandbox this machine gives agents, probed once per process (bwrap is run once, ~25 ms). */
+export function sandboxStatus(env: NodeJS.ProcessEnv = process.env): SandboxStatus {
+  const key = `${process.platform}:${env[SANDBOX_VARIABLE] ?? ''}:${env.PATH ?? ''}`;
+  if (cached?.key === key) return cached.status;
+  const status = probe(env);
+  cached = { key, status };
+  return status;
+}
+
+function probe(env: NodeJS.ProcessEnv): SandboxStatus {
+  const none = (why: string): SandboxStatus => ({
+    kind: 'none',
+    detail: why,
+    summary: `${UNGUARDED} (${why})`,
+  });
+  if (env[SANDBOX_VARIABLE] === 'off') return none(`turned off by ${SANDBOX_VARIABLE}=off`);
+  if (process.platform !== 'linux') return none(`no sandbox is built for ${process.platform} yet`);
+  const found = probeBubblewrap(env);
+  if (!found.ok) return none(`${found.why}; install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap)`);
+  return { kind: 'bubblewrap', detail: found.version, summary: GUARDED };
+}
+
+/** What one session's agent may see of Baton's state folder: its own worktree, agent state and door. */
+export interface AgentPlaces {
+  home: string;
+  worktree: string;
+  stateDir: string;
+  door: string;
+}
+
+export function agentSandbox(places: AgentPlaces, status: SandboxStatus = sandboxStatus()): CommandSandbox {
+  if (status.kind === 'none')
+    return { kind: 'none', wrap: (command, args) => ({ command, args: [...args] }) };
+  const layout = agentLayout(places);
+  return {
+    kind: 'bubblewrap',
+    wrap: (command, args) => ({ command: 'bwrap', args: bubblewrapArgs(layout, command, args) }),
+  };
+}
+
+function agentLayout({ home, worktree, stateDir, door }: AgentPlaces): SandboxLayout {
+  // A long home keeps the hosts' control sockets in a runtime folder outside it: hidden too (an
+  // unauthenticated control socket would let the agent approve its own requests).
+  const sockets = runtimeFolder(home);
+  return {
+    hidden: [home, ...(existsSync(sockets) ? [sockets] : [])],
+    writable: [worktree, stateDir].filter((path) => existsSync(path)),
+    readable: [door],
+  };
+}
+
+/**
+ * Variables that lead an agent to the user's authority: the state folder (and with it the token),
+ * the supervisor's port. The agent's MCP server finds the supervisor through its door instead.
+ */
+const USER_ONLY = ['BATON_HOME', 'BATON_PORT', 'BATON_TOKEN', SANDBOX_VARIABLE];
+
+/** The session's environment as the agent gets it. */
+export function agentEnvironment(env: Record<string, string>): Record<string, string> {
+  const kept = { ...env };
+  for (const key of USER_ONLY) delete kept[key];
+  return kept;
+}

@@ -1,0 +1,102 @@
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { bubblewrapArgs } from './bubblewrap.js';
+import { agentEnvironment, agentSandbox, sandboxStatus, type CommandSandbox } from './index.js';
+
+let root: string;
+beforeEach(() => {
+  root = mkdtempSync(join(tmpdir(), 'baton-sandbox-'));
+});
+afterEach(() => rmSync(root, { recursive: true, force: true }));
+
+/** A state folder as Baton lays it out: the token, two sessions with their doors, two worktrees. */
+function stateFolder(): { home: string; worktree: string; stateDir: string; door: string } {
+  const home = join(root, 'home');
+  for (const id of ['own', 'other']) {
+    mkdirSync(join(home, 'sessions', id, 'door'), { recursive: true });
+    mkdirSync(join(home, 'sessions', id, 'agent'), { recursive: true });
+    mkdirSync(join(home, 'worktrees', 'repo', id), { recursive: true });
+    writeFileSync(join(home, 'sessions', id, 'door', 'mcp-credential'), `credential of ${id}\n`);
+    writeFileSync(join(home, 'worktrees', 'repo', id, 'README.md'), `work of ${id}\n`);
+  }
+  writeFileSync(join(home, 'token'), 'the user token\n');
+  return {
+    home,
+    worktree: join(home, 'worktrees', 'repo', 'own'),
+    stateDir: join(home, 'sessions', 'own', 'agent'),
+    door: join(home, 'sessions', 'own', 'door'),
+  };
+}
+
+function run(sandbox: CommandSandbox, script: string, cwd = root): { stdout: string; status: number | null } {
+  const { command, args } = sandbox.wrap('/bin/sh', ['-c', script]);
+  const result = spawnSync(command, args, { encoding: 'utf8', cwd });
+  return { stdout: result.stdout + result.stderr, status: result.status };
+}
+
+describe('the agent sandbox', () => {
+  it('hides first, then binds back: the order bubblewrap needs', () => {
+    const args = bubblewrapArgs({ hidden: ['/h'], writable: ['/h/w'], readable: ['/h/d'] }, 'claude', ['-p']);
+    expect(args.indexOf('--tmpfs')).toBeLessThan(args.indexOf('--bind'));
+    expect(args.indexOf('--bind')).toBeLessThan(args.indexOf('--ro-bind'));
+    expect(args).toEqual(expect.arrayContaining(['--unshare-pid', '--cap-drop', 'ALL', '--die-with-parent']));
+    expect(args.slice(-3)).toEqual(['--', 'claude', '-p']);
+  });
+
+  it('keeps BATON_HOME, the port and the switch out of the agent’s environment, and the rest in', () => {
+    expect(
+      agentEnvironment({
+        BATON_HOME: '/h',
+        BATON_PORT: '4000',
+        BATON_SANDBOX: 'off',
+        BATON_SESSION_ID: 's1',
+        PATH: '/usr/bin',
+        ANTHROPIC_API_KEY: 'k',
+      }),
+    ).toEqual({ BATON_SESSION_ID: 's1', PATH: '/usr/bin', ANTHROPIC_API_KEY: 'k' });
+  });
+
+  it('says plainly when it is turned off, and then runs commands as they are', () => {
+    const status = sandboxStatus({ ...process.env, BATON_SANDBOX: 'off' });
+    expect(status).toMatchObject({ kind: 'none', detail: 'turned off by BATON_SANDBOX=off' });
+    expect(status.summary).toMatch(/^agents are NOT sandboxed: an agent's shell can read Baton's token/);
+    expect(agentSandbox(stateFolder(), status).wrap('ls', ['-l'])).toEqual({ command: 'ls', args: ['-l'] });
+  });
+
+  it('says why when bubblewrap is not on the PATH', () => {
+    const status = sandboxStatus({ PATH: join(root, 'nothing-here') });
+    expect(status).toMatchObject({ kind: 'none' });
+    expect(status.detail).toMatch(/^bubblewrap \(bwrap\) is not installed; install bubblewrap/);
+  });
+
+  // The machine's own sandbox: npm test installs bubblewrap (scripts/bubblewrap.mjs).
+  it('shows the agent its worktree, agent state and door, and nothing else of the state folder', () => {
+    const places = stateFolder();
+    const status = sandboxStatus();
+    expect(status.kind, status.detail).toBe('bubblewrap');
+    const sandbox = agentSandbox(places, status);
+    const seen = run(
+      sandbox,
+      `cat '${places.home}/token'; cat '${places.home}/sessions/other/door/mcp-credential'; ` +
+        `ls '${places.home}/worktrees/repo'; cat README.md; cat '${places.door}/mcp-credential'; ` +
+        `echo new > made-here && echo written; echo x > '${places.door}/forged' || echo door-read-only`,
+      places.worktree,
+    );
+    expect(seen.stdout).toContain(`${places.home}/token: No such file or directory`);
+    expect(seen.stdout).toContain('other/door/mcp-credential: No such file or directory');
+    expect(seen.stdout).not.toContain('the user token');
+    expect(seen.stdout).not.toContain('work of other');
+    expect(seen.stdout).toContain('work of own');
+    expect(seen.stdout).toContain('credential of own');
+    expect(seen.stdout).toContain('written');
+    expect(seen.stdout).toContain('door-read-only');
+  });
+
+  it('passes the command’s exit status through', () => {
+    const sandbox = agentSandbox(stateFolder());
+    expect(run(sandbox, 'exit 7').status).toBe(7);
+  });
+});
