@@ -71,9 +71,9 @@ const scenarios: Scenario[] = [
       {
         prompt: `${agent}: run the tests`,
         steps: [
-          run(agent, 'ls no-such-file'),
-          run(agent, 'ls no-such-file'),
-          run(agent, 'ls no-such-file'),
+          run(agent, 'touch loop.stamp && ls no-such-file'),
+          run(agent, 'touch loop.stamp && ls no-such-file'),
+          run(agent, 'touch loop.stamp && ls no-such-file'),
           run(agent, LONG_WAIT),
           { text: 'never reached' },
         ],
@@ -265,16 +265,17 @@ describe.each(['claude', 'codex'] as const)('%s under the watchdog', (agent) => 
     expect(paused.type === 'state.changed' && paused.reason).toEqual({
       kind: 'note',
       message: expect.stringMatching(
-        /^paused by the watchdog: the same .* 3 times.*ls no-such-file\. Reply to continue\.$/,
+        /^paused by the watchdog: the same .* 3 times.*touch loop\.stamp && ls no-such-file\. Reply to continue\.$/,
       ),
     });
     const { alerts } = await t.json<AlertList>(['alerts'], { cwd: repo });
     const loop = alerts.find((a) => a.rule === 'loop' && a.name === 'looper');
     expect(loop).toMatchObject({ action: 'pause' });
-    expect(loop?.evidence.join('\n')).toMatch(/ls no-such-file/);
+    expect(loop?.evidence.join('\n')).toMatch(/touch loop.stamp && ls no-such-file/);
     expect(
-      (await events('looper')).filter((e) => e.type === 'tool.started' && e.input.includes('ls no-such-file'))
-        .length,
+      (await events('looper')).filter(
+        (e) => e.type === 'tool.started' && e.input.includes('touch loop.stamp && ls no-such-file'),
+      ).length,
     ).toBeGreaterThanOrEqual(3);
 
     await t.ok(['reply', 'looper', `${agent}: stop running that`]);

@@ -72,9 +72,9 @@ describe('desktop notifications', () => {
         'looper',
         '--script',
         baton.script([
-          { run: 'ls nothing-here' },
-          { run: 'ls nothing-here' },
-          { run: 'ls nothing-here' },
+          { run: 'touch stamp && exit 3' },
+          { run: 'touch stamp && exit 3' },
+          { run: 'touch stamp && exit 3' },
           { sleep: 60_000 },
         ]),
       ],
