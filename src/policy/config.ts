@@ -59,11 +59,9 @@ export const PolicySection = z
     /** Absolute folders outside the worktree where writes and deletes are fine (default: the temporary folders). */
     writable: z
       .array(
-        z
-          .string()
-          .refine((p) => p.startsWith('/') && p !== '/', {
-            message: 'must be an absolute folder other than /',
-          }),
+        z.string().refine((p) => p.startsWith('/') && p !== '/', {
+          message: 'must be an absolute folder other than /',
+        }),
       )
       .optional(),
   })

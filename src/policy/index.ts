@@ -26,6 +26,7 @@ export {
   type Verdict,
 } from './types.js';
 export { readSessionPolicy, sessionGate, SessionPolicy, writeSessionPolicy } from './session.js';
+export { allowRuleFor, allowRulesFile, writeAllowRules } from './answered.js';
 export { matchAllowRule, patternWords, type AllowRule, type PendingCall } from './allow.js';
 export { PolicyService, type PolicySessions } from './service.js';
 export { parseCommands, ShellSyntaxError, type SimpleCommand, type Word } from './shell.js';

@@ -19,6 +19,8 @@ export const SessionPolicy = z.object({
   worktree: z.string(),
   baseBranch: z.string().optional(),
   branch: z.string().optional(),
+  /** The repository the session belongs to: whose allow rules its host applies (answered.ts). */
+  project: z.string().optional(),
 });
 export type SessionPolicy = z.infer<typeof SessionPolicy>;
 

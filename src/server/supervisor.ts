@@ -112,20 +112,22 @@ export async function runSupervisor(env: NodeJS.ProcessEnv = process.env): Promi
   });
   if (sharedTasks !== undefined) {
     tasks.service.share(sharedTasks);
-    await sharedTasks
-      .start()
-      .catch((error: unknown) =>
-        log.warn('could not share the tasks yet; the next change or reconnect reads them', {
-          error: errorMessage(error),
-        }),
-      );
+    await sharedTasks.start().catch((error: unknown) =>
+      log.warn('could not share the tasks yet; the next change or reconnect reads them', {
+        error: errorMessage(error),
+      }),
+    );
   }
   // Before the sessions are scheduled: a task's dependency gate and its sessions' context.
   tasks.watch.start();
   // Allow rules and budgets: this machine's, or with a shared store the workspace's (decision 130).
   const settings = membership.settings() ?? sqliteSettings(db);
-  const policy = new PolicyService(manager, settings.allowRules, manager.bus);
-  const unwatchPolicy = policy.watch();
+  // The hosts answer approvals an allow rule covers from a copy of the rules in the state folder (decision 152).
+  const policy = new PolicyService(manager, settings.allowRules, manager.bus, {
+    stateHome: home,
+    onChange: (listener) => settings.onChange(listener),
+  });
+  const unwatchPolicy = await policy.watch();
   const unwatchGroups = watchGroups(manager.bus, review, (error) =>
     log.error('review groups refresh failed', { error: errorMessage(error) }),
   );

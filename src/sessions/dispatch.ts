@@ -165,6 +165,7 @@ export async function dispatchSession(
       worktree,
       baseBranch: baseRef,
       branch,
+      project: repo.root,
     });
     core.bus.publish(SessionDispatched, {
       sessionId: id,

@@ -112,6 +112,60 @@ describe('desktop notifications', () => {
     expect(alerts.map((a) => a.rule)).toContain('loop');
   });
 
+  it('never tells you about a call an allow rule approves: the session does not flip to needs input and nothing notifies', async () => {
+    const { baton, repo, log } = setup();
+    const rule = await baton.json<{ id: number }>(['policy', 'allow', 'echo ok', '--here'], { cwd: repo });
+    const script = baton.script([
+      { approve: { tool: 'Bash', input: 'echo ok >> ok.txt' } },
+      { approve: { tool: 'Bash', input: 'echo ok >> ok.txt' } },
+      { ask: 'ship it?' },
+    ]);
+    await baton.ok(['dispatch', 'x', '--name', 'ruled', '--script', script], { cwd: repo });
+    // The question after the two allowed calls is the marker: notifications go out in the order of the events.
+    await waitForFileContaining(join(log, '..'), 'notified.jsonl', 'ruled needs input');
+    expect(recorded(log)).toEqual([['--app-name=Baton', '--', 'ruled needs input', 'ship it?']]);
+    const events = (
+      await baton
+        .client()
+        .call('GET /api/sessions/:ref/events', { params: { ref: 'ruled' }, query: { after: 0 } })
+    ).events;
+    const needsInput = events.filter((e) => e.type === 'state.changed' && e.to === 'needs_input');
+    expect(needsInput.map((e) => e.type === 'state.changed' && e.reason?.kind)).toEqual(['question']);
+    const answered = events.filter((e) => e.type === 'approval.resolved');
+    expect(answered).toEqual([
+      expect.objectContaining({
+        decision: 'allow',
+        allowRule: rule.id,
+        reason: `approved by allow rule ${rule.id}`,
+      }),
+      expect.objectContaining({ decision: 'allow', allowRule: rule.id }),
+    ]);
+    const workspace = (await baton.client().call('GET /api/workspace/events')).events;
+    expect(workspace.filter((e) => e.type === 'policy.auto_approved')).toHaveLength(2);
+    expect(
+      workspace.filter(
+        (e) => e.type === 'session.state_changed' && e.data.name === 'ruled' && e.data.to === 'needs_input',
+      ),
+    ).toHaveLength(1);
+
+    // Revoked, the same call asks the user again, and that is worth telling them.
+    await baton.ok(['policy', 'revoke', String(rule.id)], { cwd: repo });
+    await baton.ok(
+      [
+        'dispatch',
+        'y',
+        '--name',
+        'asked',
+        '--script',
+        baton.script([{ approve: { tool: 'Bash', input: 'echo ok >> ok.txt' } }]),
+      ],
+      {
+        cwd: repo,
+      },
+    );
+    await waitForFileContaining(join(log, '..'), 'notified.jsonl', 'asked needs input');
+  });
+
   it('sends none of a kind the user config turns off', async () => {
     const { baton, repo, log } = setup();
     mkdirSync(baton.home, { recursive: true });
