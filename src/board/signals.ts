@@ -56,9 +56,11 @@ export function signalsBetween(
  * (a BEL or ESC of its own) and write what it likes to the terminal. `;` separates OSC 777's fields.
  */
 function clean(text: string): string {
-  // eslint-disable-next-line no-control-regex -- control characters are what this removes
-  return text
-    .replace(/[\u0000-\u001f\u007f-\u009f]/g, ' ')
-    .replace(/;/g, ',')
-    .slice(0, 200);
+  return (
+    text
+      // eslint-disable-next-line no-control-regex -- control characters are what this removes
+      .replace(/[\u0000-\u001f\u007f-\u009f]/g, ' ')
+      .replace(/;/g, ',')
+      .slice(0, 200)
+  );
 }
