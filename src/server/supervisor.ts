@@ -24,7 +24,7 @@ import { radarConflicts, routineSessions, routineTasks } from '../routines/wirin
 import { RoutineService } from '../routines/index.js';
 import { createTasks } from '../tasks/index.js';
 import { UsageTracker } from '../usage/index.js';
-import { DesktopNotifier, Watchdog } from '../watchdog/index.js';
+import { DesktopNotifier, NotificationChannels, Watchdog } from '../watchdog/index.js';
 import { ContextService } from '../context/index.js';
 import { SyncService } from '../sync/index.js';
 import { sqliteSettings } from '../settings/index.js';
@@ -198,6 +198,11 @@ export async function runSupervisor(env: NodeJS.ProcessEnv = process.env): Promi
   // Uptime by the monotonic clock: a wall clock set back would make it negative.
   const startedMs = performance.now();
   let port = 0;
+  // The user's webhook and ntfy topic, each message linking to the session's page here (decision 153).
+  const channels = new NotificationChannels(manager.bus, config.notifications, () =>
+    port === 0 ? undefined : `http://127.0.0.1:${port}`,
+  );
+  channels.start();
   let server: ServerType | undefined;
   let shuttingDown = false;
 
@@ -219,6 +224,7 @@ export async function runSupervisor(env: NodeJS.ProcessEnv = process.env): Promi
     unwatchGroups();
     watchdog.close();
     notifier.close();
+    channels.close();
     sync.close();
     attempts.close();
     manager.close();
