@@ -61,7 +61,13 @@ export async function runSupervisor(env: NodeJS.ProcessEnv = process.env): Promi
   const token = ensureToken(paths.token);
   const config = loadConfig(paths.config, env);
   const db = openDb(paths.db);
-  const manager = new SessionManager({ home, db, maxConcurrent: config.maxConcurrent, env });
+  const manager = new SessionManager({
+    home,
+    db,
+    maxConcurrent: config.maxConcurrent,
+    reviewCapacity: config.reviewCapacity,
+    env,
+  });
   // With a shared store: this machine registered and heartbeating, or the start fails here.
   const membership = await joinWorkspace({
     config,

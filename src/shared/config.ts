@@ -20,6 +20,14 @@ export const UserConfig = z
   .object({
     /** Sessions mid-turn at once; more dispatches queue. */
     maxConcurrent: z.number().int().min(1).max(1000).optional(),
+    /** A cap on the work waiting for review: new dispatches wait queued while it is reached (decision 153). */
+    reviewCapacity: z
+      .object({
+        sessions: z.number().int().min(1).max(10_000).optional(),
+        lines: z.number().int().min(1).max(100_000_000).optional(),
+      })
+      .strict()
+      .optional(),
     /** Seconds a session ready for review keeps its agent process before letting it go; 0 keeps it. */
     idleHostSeconds: z.number().int().min(0).max(MAX_IDLE_HOST_SECONDS).optional(),
     /**
@@ -49,6 +57,8 @@ export type UserConfig = z.infer<typeof UserConfig>;
 
 export interface ResolvedConfig {
   maxConcurrent: number;
+  /** The cap on work waiting for review; undefined: none. */
+  reviewCapacity: { sessions?: number | undefined; lines?: number | undefined } | undefined;
   /** How long a session ready for review keeps its agent process; 0: for as long as it lives. */
   idleHostSeconds: number;
   /** `BATON_PORT`: the one port to listen on. Unset, the supervisor reuses its last port or takes a free one. */
@@ -139,6 +149,7 @@ export function loadConfig(path: string, env: NodeJS.ProcessEnv = process.env): 
   }
   return {
     maxConcurrent,
+    reviewCapacity: fileConfig.reviewCapacity,
     port,
     idleHostSeconds,
     notifications,
