@@ -1,10 +1,11 @@
 /**
  * The board reaches the user where they are (decision 153, "Needs-you reaches the user: the
- * terminal, a webhook, an ntfy topic"): when a session newly needs input it rings the terminal's
- * bell and asks the terminal for a desktop notification in both dialects terminals speak (OSC 9:
- * iTerm2, WezTerm, Windows Terminal, Ghostty; OSC 777: foot, kitty, urxvt, VTE), and the window
- * title always says how many sessions wait. A terminal that knows neither sequence ignores it; none
- * of them moves the cursor, so the board's layout is untouched.
+ * terminal, a webhook, an ntfy topic; review capacity throttles dispatch"): when a session newly
+ * needs input it rings the terminal's bell and asks the terminal for a desktop notification in
+ * both dialects terminals speak (OSC 9: iTerm2, WezTerm, Windows Terminal, Ghostty; OSC 777:
+ * foot, kitty, urxvt, VTE), and the window title always says how many sessions wait. A terminal
+ * that knows neither sequence ignores it; none of them moves the cursor, so the board's layout is
+ * untouched.
  */
 import type { SessionView } from '../api/index.js';
 import { reasonText } from '../events/format.js';

@@ -1,10 +1,11 @@
 /**
- * Review capacity as a throttle (decision 153's companion, see decision 153): review, not the
- * number of agents, is what limits parallel work, so the user may cap the work waiting for review
- * — sessions ready for review, or their changed lines — and new dispatches wait in the queue while
- * the cap is reached, saying why. A scheduler gate like the others: it is asked on every pass, and
- * a pass runs whenever a session leaves a mid-turn state (one landed, dismissed or removed frees
- * room) and whenever a size is measured.
+ * Review capacity as a throttle (decision 153, "Needs-you reaches the user: the terminal, a
+ * webhook, an ntfy topic; review capacity throttles dispatch"): review, not the number of agents,
+ * is what limits parallel work, so the user may cap the work waiting for review — sessions ready
+ * for review, or their changed lines — and new dispatches wait in the queue while the cap is
+ * reached, saying why. A scheduler gate like the others: it is asked on every pass, and a pass
+ * runs whenever a session leaves a mid-turn state (one landed, dismissed or removed frees room)
+ * and whenever a size is measured.
  */
 import type { Gate } from '../scheduler/index.js';
 import type { SessionWithProject } from '../store/sessions.js';

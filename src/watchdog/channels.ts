@@ -1,13 +1,13 @@
 /**
  * Notification channels beyond the desktop (decision 153, "Needs-you reaches the user: the
- * terminal, a webhook, an ntfy topic"): a webhook (a JSON POST) and an ntfy topic (its plain-text
- * publish, with a title, tags and a click-through link), for a session that needs input, one that
- * failed, and budget alerts, each with a link to the session's page. The URLs are the user's own
- * (`notifications.webhook` / `notifications.ntfy` in Baton's config.json, which no agent can
- * write), so a loopback address — a self-hosted ntfy on this machine — is as good as any.
- * A call an allow rule answers never reaches them: its session never needs input (decision 152).
- * Each message is tried once, with a timeout; a channel that fails is logged, never retried in a
- * loop, and never holds the supervisor up.
+ * terminal, a webhook, an ntfy topic; review capacity throttles dispatch"): a webhook (a JSON
+ * POST) and an ntfy topic (its plain-text publish, with a title, tags and a click-through link),
+ * for a session that needs input, one that failed, and budget alerts, each with a link to the
+ * session's page. The URLs are the user's own (`notifications.webhook` / `notifications.ntfy` in
+ * Baton's config.json, which no agent can write), so a loopback address — a self-hosted ntfy on
+ * this machine — is as good as any. A call an allow rule answers never reaches them: its session
+ * never needs input (decision 152). Each message is tried once, with a timeout; a channel that
+ * fails is logged, never retried in a loop, and never holds the supervisor up.
  */
 import type { WorkspaceBus } from '../bus/index.js';
 import { reasonText } from '../events/format.js';
