@@ -6,7 +6,8 @@
 //    reported after the crossing. Raw baseline in the same run: the time from the same crossing
 //    event being written to a client of the session's stream receiving it (ingestion alone, the
 //    floor any reaction sits on).
-// 2. Overhead on ingestion: 20,000 events of a busy session (tools, failures, usage, messages)
+// 2. The loop rule's corpus: false alarms and misses, before and after decision 151 (watchdog-loops.mjs).
+// 3. Overhead on ingestion: 20,000 events of a busy session (tools, failures, usage, messages)
 //    ingested from events.jsonl into SQLite by the real ingestor, with and without the watchdog
 //    observing every stored event.
 import { execFile, execFileSync } from 'node:child_process';
@@ -14,6 +15,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { loopCorpus } from './watchdog-loops.mjs';
 
 const ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)));
 const BIN = join(ROOT, 'bin', 'baton');
@@ -30,7 +32,10 @@ const stats = (xs) => {
 export async function run({ log }) {
   const work = mkdtempSync(join(tmpdir(), 'baton-bench-watchdog-'));
   try {
-    if (process.env.BATON_BENCH_WATCHDOG_PART !== 'ingest') await stopLatency(work, log);
+    const part = process.env.BATON_BENCH_WATCHDOG_PART;
+    if (part === undefined || part === 'loops') await loopCorpus(log);
+    if (part === 'loops') return;
+    if (part !== 'ingest') await stopLatency(work, log);
     await ingestionOverhead(work, log);
   } finally {
     rmSync(work, { recursive: true, force: true });

@@ -2,7 +2,7 @@
  * The terminal board: the live list, its keys and the panel under it. State comes from the one
  * feed (feed.ts) through the pure model (model.ts); keys call the typed client (actions.ts).
  */
-import { Box, useApp, useInput, type Key } from 'ink';
+import { Box, useApp, useInput, useStdout, type Key } from 'ink';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import type { SessionView } from '../api/index.js';
 import type { SupervisorClient } from '../cli/client.js';
@@ -34,6 +34,7 @@ import {
   PeekPanel,
   RemovePanel,
 } from './Panels.js';
+import { signalsBetween } from './signals.js';
 import { useTerminalSize } from './size.js';
 
 export interface AppProps {
@@ -102,6 +103,16 @@ export function App({ ctx, here, color, onFrame }: AppProps) {
   useEffect(() => {
     if (board.loaded) onFrame?.(board);
   }, [board]);
+
+  // The bell, a desktop notification through the terminal, and the waiting count in the title (signals.ts).
+  const { stdout } = useStdout();
+  const waiting = useRef<Set<string> | undefined>(undefined);
+  useEffect(() => {
+    if (!board.loaded) return;
+    const signals = signalsBetween(waiting.current, board.sessions, ctx.env.BATON_NOTIFY !== 'off');
+    waiting.current = signals.waiting;
+    if (signals.write !== '') stdout.write(signals.write);
+  }, [board.sessions, board.loaded]);
 
   const scope = { projectRoot: onlyHere ? here : undefined, filter };
   const rows = useMemo(() => boardRows(board.sessions.values(), scope), [board.sessions, onlyHere, filter]);

@@ -106,6 +106,8 @@ export const EventBody = z.discriminatedUnion('type', [
     requestId: z.string(),
     decision: z.enum(['allow', 'deny']),
     reason: z.string().optional(),
+    /** The allow rule the session's host answered it with, before anyone was asked (decision 152). */
+    allowRule: z.number().int().optional(),
   }),
   z.object({ type: z.literal('question.asked'), text: z.string() }),
   z.object({ type: z.literal('question.answered'), text: z.string() }),

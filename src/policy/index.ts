@@ -28,6 +28,7 @@ export {
 export { readSessionPolicy, sessionGate, SessionPolicy, writeSessionPolicy } from './session.js';
 export { realDisk, userPlaces, type Surroundings } from './context.js';
 export type { Disk, ScriptFile, UserPlace } from './paths.js';
+export { allowRuleFor, allowRulesFile, writeAllowRules } from './answered.js';
 export { matchAllowRule, patternWords, type AllowRule, type PendingCall } from './allow.js';
 export { PolicyService, type PolicySessions } from './service.js';
 export { parseCommands, ShellSyntaxError, type SimpleCommand, type Word } from './shell.js';

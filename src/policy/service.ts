@@ -15,6 +15,7 @@ import type { AllowRuleRow, AllowRules } from '../settings/index.js';
 import { findRepository, git, gitOut } from '../worktrees/index.js';
 import { realDisk, userPlaces } from './context.js';
 import { matchAllowRule, patternWords } from './allow.js';
+import { writeAllowRules } from './answered.js';
 import { compilePolicy, describeRules, evaluate } from './gate.js';
 import type { ToolCall, Verdict } from './types.js';
 
@@ -45,20 +46,43 @@ export interface PolicySessions {
 
 type Source = AllowRuleRow['source'];
 
+export interface PolicyServiceOptions {
+  /** The user's home, where `~` in commands points (default the process's). */
+  home?: string;
+  /**
+   * Baton's state folder: where the copy of the rules the session hosts answer with is kept
+   * (answered.ts), and one of the user's places the gate guards.
+   */
+  stateHome?: string;
+  /** Changes to the rules made elsewhere (a shared store): the copy is written again. */
+  onChange?: (listener: (table: string) => void) => () => void;
+}
+
 export class PolicyService {
+  private readonly home: string;
+  /** One copy written at a time, the latest rules last. */
+  private mirroring: Promise<void> = Promise.resolve();
+
   constructor(
     private readonly sessions: PolicySessions,
     private readonly store: AllowRules,
     private readonly bus: WorkspaceBus,
-    private readonly home = homedir(),
-    /** Baton's state folder: one of the user's places the gate guards. */
-    private readonly state?: string,
-  ) {}
+    private readonly options: PolicyServiceOptions = {},
+  ) {
+    this.home = options.home ?? homedir();
+  }
 
-  /** Answers approvals an allow rule covers as soon as their session waits on them. */
-  /** Answers approvals an allow rule covers, as they are asked; returns its removal. */
-  watch(): () => void {
+  /**
+   * Keeps the hosts' copy of the rules current, and answers approvals an allow rule covers that
+   * a host did not (one started before its copy existed); returns its removal. Resolves once the
+   * first copy is written.
+   */
+  async watch(): Promise<() => void> {
     const listener = (sessionId: string, event: BatonEvent): void => {
+      if (event.type === 'approval.resolved' && event.allowRule !== undefined) {
+        this.answeredByHost(sessionId, event.requestId, event.allowRule);
+        return;
+      }
       if (event.type !== 'state.changed' || event.to !== 'needs_input' || event.reason?.kind !== 'approval')
         return;
       this.autoApprove(sessionId, event.reason.requestId).catch((error: unknown) =>
@@ -69,7 +93,46 @@ export class PolicyService {
       );
     };
     this.sessions.on('event', listener);
-    return () => void this.sessions.off('event', listener);
+    const offChange = this.options.onChange?.((table) => {
+      if (table === 'allow_rules') void this.mirror();
+    });
+    await this.mirror();
+    return () => {
+      this.sessions.off('event', listener);
+      offChange?.();
+    };
+  }
+
+  /** Writes every rule to the hosts' copy; a failure is logged, and the supervisor's own check still answers. */
+  private mirror(): Promise<void> {
+    const stateHome = this.options.stateHome;
+    if (stateHome === undefined) return Promise.resolve();
+    this.mirroring = this.mirroring.then(async () => {
+      try {
+        writeAllowRules(stateHome, await this.store.list());
+      } catch (error) {
+        log.warn('could not write the allow rules for the session hosts', { error: errorMessage(error) });
+      }
+    });
+    return this.mirroring;
+  }
+
+  /** A host answered with an allow rule: said on the bus as the supervisor's own answers are. */
+  private answeredByHost(sessionId: string, requestId: string, ruleId: number): void {
+    const session = this.sessions.get(sessionId);
+    const request = this.sessions
+      .latestEvents(sessionId, ['approval.requested'], 20)
+      .find((e) => e.type === 'approval.requested' && e.requestId === requestId);
+    if (session === undefined || request?.type !== 'approval.requested') return;
+    this.bus.publish(PolicyAutoApproved, {
+      sessionId,
+      name: session.name,
+      project: session.project_name,
+      ruleId,
+      requestId,
+      tool: request.tool,
+      input: request.input,
+    });
   }
 
   private async autoApprove(sessionId: string, requestId: string): Promise<void> {
@@ -133,7 +196,7 @@ export class PolicyService {
         ? { tool: 'Bash', kind: 'run', command: input.command }
         : { tool: 'Edit', kind: 'edit', paths: [input.path ?? ''] };
     // Scripts are compared with the checkout's HEAD: the user's own, unchanged, are not read.
-    const surroundings = { worktree, state: this.state, baseCommit: repo.head };
+    const surroundings = { worktree, state: this.options.stateHome, baseCommit: repo.head };
     const verdict = evaluate(
       call,
       {
@@ -213,6 +276,8 @@ export class PolicyService {
     const number = Number(id);
     const rule = Number.isInteger(number) && number > 0 ? await this.store.get(number) : undefined;
     if (rule === undefined || !(await this.store.remove(rule.id))) throw new AllowRuleNotFoundError(id);
+    // Before the answer: once `revoke` returns, no host answers with the rule.
+    await this.mirror();
     this.bus.publish(PolicyAllowRevoked, {
       ruleId: rule.id,
       project: rule.project_root,
@@ -229,6 +294,7 @@ export class PolicyService {
       );
     }
     const row = await this.store.add(rule);
+    await this.mirror();
     this.bus.publish(PolicyAllowAdded, {
       ruleId: row.id,
       project: row.project_root,

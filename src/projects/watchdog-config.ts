@@ -20,8 +20,16 @@ export const WatchdogSection = {
           .max(24 * 60)
           .optional(),
       }),
-      /** The same tool call, or the same failing command, this many times in a row. */
-      loop: rule({ repeats: z.number().int().min(2).max(100).optional() }),
+      /**
+       * The same tool call (or cycle of calls) ending the same way, or the same failing command,
+       * this many times: an alert; paused when the calls have side effects, the loop has spent
+       * `pauseUsd`, or it reaches `pauseAfter` (decision 151). An `action` applies to every loop.
+       */
+      loop: rule({
+        repeats: z.number().int().min(2).max(100).optional(),
+        pauseAfter: z.number().int().min(2).max(1000).optional(),
+        pauseUsd: z.number().min(0).max(10_000).optional(),
+      }),
       /** This many errors (failed tools, agent errors) in a row without a success between. */
       repeatedErrors: rule({ count: z.number().int().min(2).max(100).optional() }),
       /** An edit outside the session's task scope (its globs). */

@@ -25,7 +25,7 @@ import { radarConflicts, routineSessions, routineTasks } from '../routines/wirin
 import { RoutineService } from '../routines/index.js';
 import { createTasks } from '../tasks/index.js';
 import { UsageTracker } from '../usage/index.js';
-import { DesktopNotifier, Watchdog } from '../watchdog/index.js';
+import { DesktopNotifier, NotificationChannels, Watchdog } from '../watchdog/index.js';
 import { ContextService } from '../context/index.js';
 import { SyncService } from '../sync/index.js';
 import { sqliteSettings } from '../settings/index.js';
@@ -62,7 +62,13 @@ export async function runSupervisor(env: NodeJS.ProcessEnv = process.env): Promi
   const token = ensureToken(paths.token);
   const config = loadConfig(paths.config, env);
   const db = openDb(paths.db);
-  const manager = new SessionManager({ home, db, maxConcurrent: config.maxConcurrent, env });
+  const manager = new SessionManager({
+    home,
+    db,
+    maxConcurrent: config.maxConcurrent,
+    reviewCapacity: config.reviewCapacity,
+    env,
+  });
   // With a shared store: this machine registered and heartbeating, or the start fails here.
   const membership = await joinWorkspace({
     config,
@@ -123,8 +129,13 @@ export async function runSupervisor(env: NodeJS.ProcessEnv = process.env): Promi
   tasks.watch.start();
   // Allow rules and budgets: this machine's, or with a shared store the workspace's (decision 130).
   const settings = membership.settings() ?? sqliteSettings(db);
-  const policy = new PolicyService(manager, settings.allowRules, manager.bus, undefined, home);
-  const unwatchPolicy = policy.watch();
+  // The hosts answer approvals an allow rule covers from a copy of the rules in the state folder
+  // (decision 152); the state folder is also one of the user's places the gate guards.
+  const policy = new PolicyService(manager, settings.allowRules, manager.bus, {
+    stateHome: home,
+    onChange: (listener) => settings.onChange(listener),
+  });
+  const unwatchPolicy = await policy.watch();
   const unwatchGroups = watchGroups(manager.bus, review, (error) =>
     log.error('review groups refresh failed', { error: errorMessage(error) }),
   );
@@ -195,6 +206,11 @@ export async function runSupervisor(env: NodeJS.ProcessEnv = process.env): Promi
   // Uptime by the monotonic clock: a wall clock set back would make it negative.
   const startedMs = performance.now();
   let port = 0;
+  // The user's webhook and ntfy topic, each message linking to the session's page here (decision 153).
+  const channels = new NotificationChannels(manager.bus, config.notifications, () =>
+    port === 0 ? undefined : `http://127.0.0.1:${port}`,
+  );
+  channels.start();
   let server: ServerType | undefined;
   let shuttingDown = false;
 
@@ -216,6 +232,7 @@ export async function runSupervisor(env: NodeJS.ProcessEnv = process.env): Promi
     unwatchGroups();
     watchdog.close();
     notifier.close();
+    channels.close();
     sync.close();
     attempts.close();
     manager.close();

@@ -168,6 +168,7 @@ export async function dispatchSession(
       baseBranch: baseRef,
       branch,
       baseCommit,
+      project: repo.root,
     });
     core.bus.publish(SessionDispatched, {
       sessionId: id,

@@ -52,6 +52,18 @@ export class SessionHost {
   /** The worktree was made ready by an earlier host (its log holds a successful `setup.finished`). */
   private prepared = false;
   private readonly preparing = new AbortController();
+  /** Resolves with the agent's run once it has started. */
+  private started: (run: AgentRun) => void = () => undefined;
+  private readonly agentRunning = new Promise<AgentRun>((resolve) => (this.started = resolve));
+  /** The allow rule (its id) that answers a call in this session's repository; unset for a session dispatched without its project recorded. */
+  private allowRuleFor:
+    | ((call: {
+        tool: string;
+        kind?: string;
+        input: string;
+        gate?: string | undefined;
+      }) => number | undefined)
+    | undefined;
   /** The running preparation, which a stop waits for: its commands are ended before the session is. */
   private preparation: Promise<unknown> | undefined;
 
@@ -127,18 +139,24 @@ export class SessionHost {
     try {
       const adapter = await loadAdapter(this.spec.agent);
       // Loaded here, not at start: the shell parser costs ~80 ms, which a spare host pays while it waits.
-      const { readSessionPolicy, sessionGate } = await import('../policy/index.js');
+      const { allowRuleFor, readSessionPolicy, sessionGate } = await import('../policy/index.js');
       const { checkpointing } = await import('./checkpoints.js');
-      const home = this.env.HOME ?? homedir();
+      const policy = readSessionPolicy(this.paths.dir, this.spec.cwd);
+      const userHome = this.env.HOME ?? homedir();
       const gate = checkpointing(
-        sessionGate(readSessionPolicy(this.paths.dir, this.spec.cwd), home, this.spec.home),
-        { id: this.spec.sessionId, worktree: this.spec.cwd, home },
+        sessionGate(policy, userHome, this.spec.home),
+        { id: this.spec.sessionId, worktree: this.spec.cwd, home: userHome },
         (body) => this.record(body),
       );
+      const project = policy.project;
+      if (project !== undefined)
+        this.allowRuleFor = (call) =>
+          allowRuleFor(this.spec.home, project, call, this.spec.cwd, userHome)?.id;
       this.run = await adapter.start(
         { ...agentStartOptions(this.spec, this.paths.agentState, this.env, this.plan, sandbox), gate },
         (event) => this.onAgentEvent(event),
       );
+      this.started(this.run);
     } catch (error) {
       await this.end('failed', `the agent could not start: ${errorMessage(error)}`);
       return;
@@ -178,7 +196,35 @@ export class SessionHost {
 
   private onAgentEvent(raw: AgentEvent): void {
     if (raw.type === 'turn.completed') this.question.drop();
-    this.record(checkedAgentEvent(raw));
+    const body = checkedAgentEvent(raw);
+    if (body.type === 'approval.requested' && this.answeredByRule(body)) return;
+    this.record(body);
+  }
+
+  /**
+   * An approval an allow rule covers, answered here before anyone is asked (decision 152): the
+   * request and its answer are recorded, but neither changes the session's state, so it never
+   * shows as needing the user and nothing notifies them.
+   */
+  private answeredByRule(request: Extract<EventBody, { type: 'approval.requested' }>): boolean {
+    const rule = this.ending !== undefined ? undefined : this.allowRuleFor?.(request);
+    if (rule === undefined) return false;
+    const reason = `approved by allow rule ${rule}`;
+    this.record(request, false);
+    this.record(
+      { type: 'approval.resolved', requestId: request.requestId, decision: 'allow', reason, allowRule: rule },
+      false,
+    );
+    // Handed back once the adapter has finished raising it (an agent may ask while it is still starting).
+    void this.agentRunning.then((run) =>
+      run.resolveApproval(request.requestId, { decision: 'allow', reason }).catch((error: unknown) =>
+        log.warn('an allowed call could not be handed back to the agent', {
+          session: this.spec.sessionId,
+          error: errorMessage(error),
+        }),
+      ),
+    );
+    return true;
   }
 
   /** Writes one event and, when it changes the session's state, the state change after it. */

@@ -27,6 +27,7 @@ import { HostSupervisor } from './hosts.js';
 import { Ingestor } from './ingest.js';
 import { ACTIVE_STATES } from './state.js';
 import { peekAt, toView } from './views.js';
+import { reviewCapacityGate } from './review-capacity.js';
 import { WorkSizes } from './work-sizes.js';
 import type { ManagerEvents, ManagerOptions } from './manager-options.js';
 
@@ -88,7 +89,11 @@ export class SessionManager extends EventEmitter<ManagerEvents> {
     );
     this.commands = new SessionCommands(this.core);
     this.archive = new Archive(this.core, this.commands);
-    this.workSizes = new WorkSizes(this, this.bus);
+    // A measured size may free (or fill) the review capacity: the queue is looked at again.
+    this.workSizes = new WorkSizes(this, this.bus, undefined, () => this.reschedule());
+    const cap = options.reviewCapacity;
+    if (cap !== undefined && (cap.sessions !== undefined || cap.lines !== undefined))
+      this.scheduler.addGate(reviewCapacityGate(cap, () => this.workSizes.reviewQueue()));
     this.ingestor.on('event', (id, event) => this.emit('event', id, event));
     this.ingestor.on('session', (id) => this.emit('session', id));
     // A session leaving a mid-turn state frees a slot.

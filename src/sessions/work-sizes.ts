@@ -47,6 +47,8 @@ export class WorkSizes {
     bus: WorkspaceBus,
     // Monotonic: a wall clock set back would keep stale sizes for as long as it went back.
     private readonly now: () => number = () => performance.now(),
+    /** Told after each measurement (the review capacity gate looks again). */
+    private readonly measured: () => void = () => undefined,
   ) {
     this.unsubscribe = bus.subscribe((event) => {
       if (event.type !== 'session.state_changed' || event.data.to !== 'ready_for_review') return;
@@ -117,7 +119,10 @@ export class WorkSizes {
         () => this.cache.set(session.id, { seq: session.last_seq, at, files: 0, additions: 0, deletions: 0 }),
       )
       .then(() => undefined)
-      .finally(() => this.inFlight.delete(session.id));
+      .finally(() => {
+        this.inFlight.delete(session.id);
+        this.measured();
+      });
     this.inFlight.set(session.id, done);
     return done;
   }

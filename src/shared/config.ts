@@ -13,19 +13,35 @@ export const DEFAULT_IDLE_HOST_SECONDS = 1800;
 export const DEFAULT_RETENTION_DAYS = 30;
 const MAX_RETENTION_DAYS = 3650;
 
+/** A channel's URL: http or https, the user's choice of host (a loopback ntfy server is fine). */
+const channelUrl = z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' });
+
 export const UserConfig = z
   .object({
     /** Sessions mid-turn at once; more dispatches queue. */
     maxConcurrent: z.number().int().min(1).max(1000).optional(),
+    /** A cap on the work waiting for review: new dispatches wait queued while it is reached (decision 153). */
+    reviewCapacity: z
+      .object({
+        sessions: z.number().int().min(1).max(10_000).optional(),
+        lines: z.number().int().min(1).max(100_000_000).optional(),
+      })
+      .strict()
+      .optional(),
     /** Seconds a session ready for review keeps its agent process before letting it go; 0 keeps it. */
     idleHostSeconds: z.number().int().min(0).max(MAX_IDLE_HOST_SECONDS).optional(),
-    /** Desktop notifications (notify-send / osascript): all off with `desktop: false`, or by kind. */
+    /**
+     * Notifications: desktop ones (notify-send / osascript), all off with `desktop: false`, or by
+     * kind; and a webhook and an ntfy topic URL for needs-input, failed and budget events (decision 153).
+     */
     notifications: z
       .object({
         desktop: z.boolean().optional(),
         needsInput: z.boolean().optional(),
         failed: z.boolean().optional(),
         alerts: z.boolean().optional(),
+        webhook: channelUrl.optional(),
+        ntfy: channelUrl.optional(),
       })
       .strict()
       .optional(),
@@ -41,12 +57,21 @@ export type UserConfig = z.infer<typeof UserConfig>;
 
 export interface ResolvedConfig {
   maxConcurrent: number;
+  /** The cap on work waiting for review; undefined: none. */
+  reviewCapacity: { sessions?: number | undefined; lines?: number | undefined } | undefined;
   /** How long a session ready for review keeps its agent process; 0: for as long as it lives. */
   idleHostSeconds: number;
   /** `BATON_PORT`: the one port to listen on. Unset, the supervisor reuses its last port or takes a free one. */
   port: number | undefined;
   /** Which desktop notifications are sent; `BATON_NOTIFY=off` turns them all off. */
-  notifications: { desktop: boolean; needsInput: boolean; failed: boolean; alerts: boolean };
+  notifications: {
+    desktop: boolean;
+    needsInput: boolean;
+    failed: boolean;
+    alerts: boolean;
+    webhook?: string | undefined;
+    ntfy?: string | undefined;
+  };
   /** The shared store to join, and where its URL came from (for messages); undefined: this machine alone. */
   store: { url: string; source: string } | undefined;
   /** This machine's worker name, and where it came from. */
@@ -108,6 +133,8 @@ export function loadConfig(path: string, env: NodeJS.ProcessEnv = process.env): 
     needsInput: wanted.needsInput ?? true,
     failed: wanted.failed ?? true,
     alerts: wanted.alerts ?? true,
+    webhook: wanted.webhook,
+    ntfy: wanted.ntfy,
   };
   let storeRetentionDays = fileConfig.storeRetentionDays ?? DEFAULT_RETENTION_DAYS;
   const retentionFromEnv = env.BATON_STORE_RETENTION_DAYS;
@@ -122,6 +149,7 @@ export function loadConfig(path: string, env: NodeJS.ProcessEnv = process.env): 
   }
   return {
     maxConcurrent,
+    reviewCapacity: fileConfig.reviewCapacity,
     port,
     idleHostSeconds,
     notifications,

@@ -33,7 +33,7 @@ const quiet = (
 ): Finding[] => feed(rules, events, settings).filter((f) => f.rule === 'no_change');
 
 describe('the watchdog rules on a session’s events', () => {
-  it('flags the same failing command repeated with nothing changed, and pauses by default', () => {
+  it('flags the same failing command repeated with nothing changed; a test run changes nothing, so it only alerts', () => {
     const rules = new SessionRules('/w', undefined);
     const findings = feed(rules, [
       ...run('1', 'npm test', false),
@@ -45,9 +45,14 @@ describe('the watchdog rules on a session’s events', () => {
     expect(loop).toEqual([
       expect.objectContaining({
         rule: 'loop',
-        action: 'pause',
+        action: 'alert',
         key: 'loop',
-        evidence: ['npm test', 'last output: FAIL src/a.test.ts'],
+        message: 'the same failing command 3 times with no file changed in between: shell npm test',
+        evidence: [
+          '3× shell npm test',
+          'no side effects; $0.00 spent in the loop; reported only',
+          'last output: FAIL src/a.test.ts',
+        ],
       }),
     ]);
   });
@@ -85,7 +90,7 @@ describe('the watchdog rules on a session’s events', () => {
     ];
     const findings = feed(rules, [...turn(3), ...turn(2), ...turn(3), ...turn(2), ...turn(3)], settings);
     expect(findings.filter((f) => f.rule === 'loop').map((f) => f.message)).toContain(
-      'the same failing command 3 times with no file changed in between: npm test',
+      'the same failing command 3 times with no file changed in between: shell npm test',
     );
     expect(findings.filter((f) => f.rule === 'no_change').map((f) => f.evidence)).toEqual([
       [
@@ -101,7 +106,7 @@ describe('the watchdog rules on a session’s events', () => {
     expect(fresh.filter((f) => f.rule === 'no_change' || f.rule === 'loop')).toEqual([]);
   });
 
-  it('flags the same tool call three times in a row', () => {
+  it('flags the same tool call three times in a row: an alert for a harmless one, a pause for one with side effects', () => {
     const findings = feed(new SessionRules('/w', undefined), [
       ...run('1', 'ls', true),
       ...run('2', 'ls', true),
@@ -111,9 +116,42 @@ describe('the watchdog rules on a session’s events', () => {
       expect.objectContaining({
         rule: 'loop',
         key: 'loop',
-        message: 'the same tool call 3 times in a row: shell ls',
+        action: 'alert',
+        message: 'the same call 3 times, ending the same way: shell ls',
       }),
     ]);
+    const writes = feed(new SessionRules('/w', undefined), [
+      ...run('1', 'touch x', true),
+      ...run('2', 'touch x', true),
+      ...run('3', 'touch x', true),
+    ]);
+    expect(writes).toEqual([expect.objectContaining({ rule: 'loop', key: 'loop:pause', action: 'pause' })]);
+  });
+
+  it('escalates a harmless loop to a pause once it spends `pauseUsd`, or reaches `pauseAfter` repeats; a set action applies to every loop', () => {
+    const rules = new SessionRules('/w', undefined);
+    const spent = (n: number): BatonEvent[] =>
+      Array.from({ length: n }, (_, i) => [
+        ...run(`s${i}`, 'cat big.ts', true),
+        at({ type: 'usage.reported', inputTokens: 1, outputTokens: 1, costUsd: 0.3 }),
+      ]).flat();
+    expect(feed(rules, spent(3)).map((f) => f.action)).toEqual(['pause']);
+    const long = feed(
+      new SessionRules('/w', undefined),
+      Array.from({ length: 10 }, (_, i) => run(`l${i}`, 'ls', true)).flat(),
+    );
+    expect(long.map((f) => [f.action, f.key])).toEqual([
+      ['alert', 'loop'],
+      ['pause', 'loop:pause'],
+    ]);
+    const strict = resolveRules({ loop: { action: 'pause' } });
+    expect(
+      feed(
+        new SessionRules('/w', undefined),
+        Array.from({ length: 3 }, (_, i) => run(`p${i}`, 'ls', true)).flat(),
+        strict,
+      ).map((f) => f.action),
+    ).toEqual(['pause']);
   });
 
   it('counts errors in a row and forgets them after a success', () => {

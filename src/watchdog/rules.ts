@@ -10,6 +10,8 @@ import type { BatonEvent } from '../events/index.js';
 import type { WatchdogAction, WatchdogConfig } from '../projects/index.js';
 import type { AlertRule } from '../events/workspace.js';
 import type { z } from 'zod';
+import { isHarmless } from './harmless.js';
+import { LOOP_DEFAULTS, LoopTracker, type LoopLimits, type LoopVerdict } from './loop.js';
 import { testOutcome, testRunOf, type CheckCommand } from './test-runs.js';
 
 export interface Rule<T> {
@@ -19,7 +21,7 @@ export interface Rule<T> {
 
 export interface RuleSettings {
   noProgressMs: Rule<number> | undefined;
-  loop: Rule<number> | undefined;
+  loop: LoopLimits | undefined;
   repeatedErrors: Rule<number> | undefined;
   outOfScope: Rule<null> | undefined;
   approvalWaitMs: Rule<number> | undefined;
@@ -42,7 +44,7 @@ export interface Finding {
 const MINUTE = 60_000;
 
 /**
- * The repository's settings over the defaults: no progress 10 min, loops of 3 pause, the rest
+ * The repository's settings over the defaults: no progress 10 min, loops graded (loop.ts), the rest
  * alert; idle hosts let go after `idleMs`, the user's default (undefined: kept). `check` is the
  * repository's merge check, whose runs count as test runs.
  */
@@ -60,7 +62,15 @@ export function resolveRules(
     value === false ? undefined : { action: value?.action ?? action, limit: limit(value) };
   return {
     noProgressMs: pick(c.noProgress, 'alert', (v) => (v?.minutes ?? 10) * MINUTE),
-    loop: pick(c.loop, 'pause', (v) => v?.repeats ?? 3),
+    loop:
+      c.loop === false
+        ? undefined
+        : {
+            repeats: c.loop?.repeats ?? LOOP_DEFAULTS.repeats,
+            pauseAfter: c.loop?.pauseAfter ?? LOOP_DEFAULTS.pauseAfter,
+            pauseUsd: c.loop?.pauseUsd ?? LOOP_DEFAULTS.pauseUsd,
+            action: c.loop?.action,
+          },
     repeatedErrors: pick(c.repeatedErrors, 'alert', (v) => v?.count ?? 3),
     outOfScope: pick(c.outOfScope, 'alert', () => null),
     approvalWaitMs: pick(c.approvalWait, 'alert', (v) => (v?.minutes ?? 15) * MINUTE),
@@ -76,11 +86,10 @@ export class SessionRules {
     string,
     { tool: string; input: string; kind: string | undefined; test: string | undefined }
   >();
-  private lastCall: string | undefined;
-  private sameCalls = 0;
-  /** Failures of each command since a file last changed. */
-  private failures = new Map<string, number>();
+  private readonly loops = new LoopTracker();
   private errors: string[] = [];
+  /** Spend comes priced from the watchdog (`spend`). */
+  private priced = false;
   private changedThisTurn = false;
   private quietTurns = 0;
   /**
@@ -113,6 +122,10 @@ export class SessionRules {
         return this.error(event.message, rules);
       case 'turn.completed':
         return this.turnEnded(event.outcome, rules);
+      case 'usage.reported':
+        // The priced spend comes through `spend` when the watchdog prices it; an agent's own figure otherwise.
+        if (!this.priced) this.loops.spend(event.costUsd ?? 0);
+        return [];
       default:
         return [];
     }
@@ -121,22 +134,13 @@ export class SessionRules {
   private started(event: Extract<BatonEvent, { type: 'tool.started' }>, rules: RuleSettings): Finding[] {
     const test = event.kind === 'run' ? testRunOf(event.input, rules.check, this.worktree) : undefined;
     this.calls.set(event.toolId, { tool: event.tool, input: event.input, kind: event.kind, test });
-    const call = `${event.tool} ${event.input}`;
-    this.sameCalls = call === this.lastCall ? this.sameCalls + 1 : 1;
-    this.lastCall = call;
-    const findings: Finding[] = [];
-    const loop = rules.loop;
-    if (loop !== undefined && this.sameCalls === loop.limit) {
-      findings.push({
-        rule: 'loop',
-        message: `the same tool call ${loop.limit} times in a row: ${short(call)}`,
-        evidence: [`${this.sameCalls}× ${short(call, 200)}`],
-        action: loop.action,
-        key: 'loop',
-      });
-    }
-    if (event.kind === 'edit') findings.push(...this.scopeCheck(event.files ?? [], rules));
-    return findings;
+    return event.kind === 'edit' ? this.scopeCheck(event.files ?? [], rules) : [];
+  }
+
+  /** Spend priced by the watchdog's ledger (every agent's, in USD): from then on the agent's own figure is not counted. */
+  spend(usd: number): void {
+    this.priced = true;
+    this.loops.spend(usd);
   }
 
   private finished(event: Extract<BatonEvent, { type: 'tool.finished' }>, rules: RuleSettings): Finding[] {
@@ -144,9 +148,8 @@ export class SessionRules {
     this.calls.delete(event.toolId);
     const files = event.files ?? [];
     if (event.ok && files.length > 0) {
-      // Something changed: the same command failing again is a fresh attempt, not a loop.
+      // Something changed: the same command failing again is a fresh attempt (loop.ts forgets its failures).
       this.changedThisTurn = true;
-      this.failures.clear();
       this.testResults = new Map(
         [...this.testResults].map(([test, r]) => [test, { last: r.last, seen: new Set([r.last]) }]),
       );
@@ -156,33 +159,42 @@ export class SessionRules {
       call?.test !== undefined &&
       this.testRan(call.test, testOutcome(event.ok, event.exitCode, event.output))
     )
-      this.failures.delete(call.input);
+      this.loops.freshAttempt(call.input);
+    const findings = this.loopCheck(call, event, rules);
     if (event.ok) {
       this.errors = [];
-      return [];
+      return findings;
     }
-    const findings = this.error(
-      `${event.tool} failed${event.exitCode === undefined ? '' : ` (exit ${event.exitCode})`}: ${short(call?.input ?? '', 120)}`,
-      rules,
+    return [
+      ...this.error(
+        `${event.tool} failed${event.exitCode === undefined ? '' : ` (exit ${event.exitCode})`}: ${short(call?.input ?? '', 120)}`,
+        rules,
+      ),
+      ...findings,
+    ];
+  }
+
+  private loopCheck(
+    call: { tool: string; input: string; kind: string | undefined } | undefined,
+    event: Extract<BatonEvent, { type: 'tool.finished' }>,
+    rules: RuleSettings,
+  ): Finding[] {
+    const limits = rules.loop;
+    if (call === undefined || limits === undefined) return [];
+    const verdict = this.loops.finished(
+      {
+        tool: call.tool,
+        input: call.input,
+        kind: call.kind,
+        ok: event.ok,
+        exitCode: event.exitCode,
+        output: event.output,
+        changed: (event.files ?? []).length > 0,
+        harmless: isHarmless(call.kind, call.input, this.worktree, rules.check),
+      },
+      limits,
     );
-    const loop = rules.loop;
-    if (call !== undefined && call.kind === 'run' && loop !== undefined) {
-      const count = (this.failures.get(call.input) ?? 0) + 1;
-      this.failures.set(call.input, count);
-      if (count === loop.limit) {
-        findings.push({
-          rule: 'loop',
-          message: `the same failing command ${count} times with no file changed in between: ${short(call.input)}`,
-          evidence: [
-            `${call.input}`,
-            ...(event.output === undefined ? [] : [`last output: ${short(event.output, 300)}`]),
-          ],
-          action: loop.action,
-          key: 'loop',
-        });
-      }
-    }
-    return findings;
+    return verdict === undefined ? [] : [loopFinding(verdict)];
   }
 
   private error(what: string, rules: RuleSettings): Finding[] {
@@ -272,6 +284,30 @@ export class SessionRules {
     const rel = isAbsolute(file) ? relative(this.worktree, file) : file;
     return rel.startsWith('..') || isAbsolute(rel) ? undefined : rel.replace(/^\.\//, '');
   }
+}
+
+/** `the same failing command 3 times …` with what was repeated, why it paused or only alerted, and the last output. */
+function loopFinding(loop: LoopVerdict): Finding {
+  const first = short(loop.calls[0] ?? '');
+  const what =
+    loop.shape === 'failing'
+      ? `the same failing command ${loop.repeats} times with no file changed in between: ${first}`
+      : loop.shape === 'call'
+        ? `the same call ${loop.repeats} times, ending the same way: ${first}`
+        : `the same ${loop.calls.length} calls ${loop.repeats} times over: ${loop.calls.map((c) => short(c, 40)).join(' → ')}`;
+  const spent = `$${loop.spentUsd.toFixed(2)} spent in the loop`;
+  return {
+    rule: 'loop',
+    message: what,
+    evidence: [
+      ...loop.calls.map((c) => `${loop.repeats}× ${short(c, 200)}`),
+      `${loop.why}; ${spent}; ${loop.action === 'pause' ? 'paused' : 'reported only'}`,
+      ...(loop.lastOutput === undefined ? [] : [`last output: ${short(loop.lastOutput, 300)}`]),
+    ],
+    action: loop.action,
+    // One open alert for a reported loop, another for the pause it may grow into.
+    key: loop.action === 'alert' ? 'loop' : 'loop:pause',
+  };
 }
 
 function short(text: string, max = 80): string {

@@ -96,7 +96,11 @@ export class Watchdog {
     const onEvent = (sessionId: string, event: BatonEvent): void => this.observe(sessionId, event);
     this.o.sessions.on('event', onEvent);
     this.closers.push(() => this.o.sessions.off('event', onEvent));
-    this.o.usage.onEntry((entry) => this.budgets.check(entry));
+    this.o.usage.onEntry((entry) => {
+      this.budgets.check(entry);
+      // The loop rule weighs what a loop spends, priced alike for every agent.
+      this.perSession.get(entry.sessionId)?.spend(entry.usd ?? 0);
+    });
     this.closers.push(this.budgets.watchElsewhere());
     this.closers.push(this.o.sessions.addGate({ name: 'within budget', holds: () => this.budgets.holds() }));
     this.closers.push(

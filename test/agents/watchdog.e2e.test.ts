@@ -2,7 +2,7 @@
  * Budgets and the watchdog with the real `claude` and `codex` binaries, driven through the `baton`
  * CLI against the scripted model server: a usage report in the middle of a multi-step turn crosses
  * the session's hard budget and the session is interrupted within a second; the same failing
- * command run again and again is flagged as a loop and paused; a raised budget or a reply resumes
+ * command that writes, run again and again, is flagged as a loop and paused; a raised budget or a reply resumes
  * each. The tokens Baton records for a session equal those the model server served, across a
  * budget pause and its resume, and across a stop before the turn ended and the reply that resumes
  * it in a new process. Claude also reports its subscription windows from the API's rate-limit headers.
@@ -71,9 +71,9 @@ const scenarios: Scenario[] = [
       {
         prompt: `${agent}: run the tests`,
         steps: [
-          run(agent, 'ls no-such-file'),
-          run(agent, 'ls no-such-file'),
-          run(agent, 'ls no-such-file'),
+          run(agent, 'mkdir no-such-dir/sub'),
+          run(agent, 'mkdir no-such-dir/sub'),
+          run(agent, 'mkdir no-such-dir/sub'),
           run(agent, LONG_WAIT),
           { text: 'never reached' },
         ],
@@ -265,16 +265,17 @@ describe.each(['claude', 'codex'] as const)('%s under the watchdog', (agent) => 
     expect(paused.type === 'state.changed' && paused.reason).toEqual({
       kind: 'note',
       message: expect.stringMatching(
-        /^paused by the watchdog: the same .* 3 times.*ls no-such-file\. Reply to continue\.$/,
+        /^paused by the watchdog: the same .* 3 times.*mkdir no-such-dir\/sub\. Reply to continue\.$/,
       ),
     });
     const { alerts } = await t.json<AlertList>(['alerts'], { cwd: repo });
     const loop = alerts.find((a) => a.rule === 'loop' && a.name === 'looper');
     expect(loop).toMatchObject({ action: 'pause' });
-    expect(loop?.evidence.join('\n')).toMatch(/ls no-such-file/);
+    expect(loop?.evidence.join('\n')).toMatch(/mkdir no-such-dir\/sub/);
     expect(
-      (await events('looper')).filter((e) => e.type === 'tool.started' && e.input.includes('ls no-such-file'))
-        .length,
+      (await events('looper')).filter(
+        (e) => e.type === 'tool.started' && e.input.includes('mkdir no-such-dir/sub'),
+      ).length,
     ).toBeGreaterThanOrEqual(3);
 
     await t.ok(['reply', 'looper', `${agent}: stop running that`]);

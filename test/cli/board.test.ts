@@ -99,6 +99,23 @@ describe('the terminal board', () => {
     expect(lines(wide).length).toBeGreaterThan(30);
   });
 
+  it('rings the bell and sends a terminal notification (OSC 9, OSC 777) when a session comes to need you, with the count in the title', async () => {
+    const term = b.board();
+    await term.waitFor('● live');
+    await b.dispatch('asker', ASK);
+    await term.waitFor((s) => s.includes('asker') && term.written().includes(']777;notify;'));
+    const written = term.written();
+    expect(written).toContain(`${ESC}]2;Baton — 1 needs you\u0007`);
+    expect(written).toContain(`\u0007${ESC}]9;asker needs input: Which database should I use?\u0007`);
+    expect(written).toContain(`${ESC}]777;notify;asker needs input;Which database should I use?\u0007`);
+    // tmux took the title: the window says how many wait.
+    expect(term.paneTitle()).toBe('Baton — 1 needs you');
+    await b.t.ok(['reply', 'asker', 'postgres']);
+    await term.waitFor(() => term.paneTitle() === 'Baton');
+    // One notification for one wait.
+    expect(term.written().split(']9;asker needs input').length - 1).toBe(1);
+  });
+
   it('reconnects after the supervisor is killed with -9, losing and repeating nothing', async () => {
     await b.dispatch('busy', LONG);
     await b.t.waitForState('busy', 'working');

@@ -153,13 +153,37 @@ describe('a dispatch near the end of a budget window', () => {
 });
 
 describe('the watchdog', () => {
-  it('flags a looping agent (the same failing command again and again) with its evidence and pauses it; a reply resumes it', async () => {
+  it('only alerts on a harmless loop (`ls` of a missing folder three times): the session is never interrupted', async () => {
+    const script = t.script([
+      { say: 'looking around' },
+      { run: 'ls no-such-dir' },
+      { run: 'ls no-such-dir' },
+      { run: 'ls no-such-dir' },
+      { say: 'it is not there; moving on' },
+    ]);
+    await t.ok(['dispatch', 'look', '--name', 'looker', '--script', script], { cwd: repo });
+    const raised = await t.workspaceEvent(
+      (e) => e.type === 'watchdog.alert_raised' && e.data.rule === 'loop' && e.data.name === 'looker',
+    );
+    expect(raised.type === 'watchdog.alert_raised' && raised.data).toMatchObject({ action: 'alert' });
+    await t.waitForState('looker', 'ready_for_review');
+    const states = (await events('looker')).flatMap((e) => (e.type === 'state.changed' ? [e.to] : []));
+    expect(states).not.toContain('needs_input');
+    const { alerts } = await t.json<AlertList>(['alerts'], { cwd: repo });
+    const loop = alerts.find((a) => a.rule === 'loop');
+    expect(loop).toMatchObject({ name: 'looker', action: 'alert' });
+    expect(loop?.evidence.join('\n')).toMatch(
+      /3× Bash ls no-such-dir[\s\S]*no side effects; \$0\.00 spent in the loop; reported only/,
+    );
+  });
+
+  it('pauses a loop with side effects (the same failing command that writes) with its evidence; a reply resumes it', async () => {
     const script = t.script(
       [
-        { say: 'running the tests' },
-        { run: 'ls no-such-file' },
-        { run: 'ls no-such-file' },
-        { run: 'ls no-such-file' },
+        { say: 'building' },
+        { run: 'touch build.stamp && exit 3' },
+        { run: 'touch build.stamp && exit 3' },
+        { run: 'touch build.stamp && exit 3' },
         { sleep: 60_000 },
         { say: 'never reached' },
       ],
@@ -173,15 +197,15 @@ describe('the watchdog', () => {
     expect(paused.type === 'state.changed' && paused.reason).toEqual({
       kind: 'note',
       message: expect.stringMatching(
-        /^paused by the watchdog: the same .* 3 times.*ls no-such-file\. Reply to continue\.$/,
+        /^paused by the watchdog: the same call 3 times, ending the same way: .*touch build\.stamp && exit 3\. Reply to continue\.$/,
       ),
     });
     const { alerts } = await t.json<AlertList>(['alerts'], { cwd: repo });
     const loop = alerts.find((a) => a.rule === 'loop');
     expect(loop).toMatchObject({ name: 'looper', action: 'pause' });
-    expect(loop?.evidence.join('\n')).toMatch(/ls no-such-file/);
+    expect(loop?.evidence.join('\n')).toMatch(/touch build\.stamp[\s\S]*side effects/);
     const printed = await t.ok(['alerts'], { cwd: repo });
-    expect(printed).toMatch(/looper {2}loop: the same .* \(paused\)\n {4}.*ls no-such-file/);
+    expect(printed).toMatch(/looper {2}loop: the same .* \(paused\)\n {4}.*touch build\.stamp/);
     await t.ok(['reply', 'looper', 'stop running that'], { cwd: repo });
     await t.waitForEvent(
       'looper',

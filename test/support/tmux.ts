@@ -107,6 +107,11 @@ export class Terminal {
     return existsSync(this.log) ? readFileSync(this.log, 'utf8') : '';
   }
 
+  /** The pane's title, as the program set it (OSC 2). */
+  paneTitle(): string {
+    return this.ctl(['display-message', '-p', '-t', 'board', '#{pane_title}']).trim();
+  }
+
   /** Whether the pane's program has exited. */
   exited(): boolean {
     return this.ctl(['display-message', '-p', '-t', 'board', '#{pane_dead}']).trim() === '1';

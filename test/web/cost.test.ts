@@ -44,7 +44,12 @@ describe('the Cost page', () => {
         '--name',
         'looper',
         '--script',
-        t.script([{ run: 'ls gone' }, { run: 'ls gone' }, { run: 'ls gone' }, { sleep: 60_000 }]),
+        t.script([
+          { run: 'touch gone.stamp && ls gone' },
+          { run: 'touch gone.stamp && ls gone' },
+          { run: 'touch gone.stamp && ls gone' },
+          { sleep: 60_000 },
+        ]),
       ],
       { cwd: repo },
     );
