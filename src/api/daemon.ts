@@ -2,7 +2,14 @@
 import { z } from 'zod';
 import { endpoint, type Table } from './endpoint.js';
 
-export const Health = z.object({ ok: z.literal(true), pid: z.number().int() });
+/**
+ * How far a start has come (decision 169): `starting` (listening, the API not wired yet: other
+ * requests wait), `catching_up` (serving; missed routines and interrupted merges still being
+ * looked at), `ready`.
+ */
+export const StartupPhase = z.enum(['starting', 'catching_up', 'ready']);
+
+export const Health = z.object({ ok: z.literal(true), pid: z.number().int(), phase: StartupPhase });
 export type Health = z.infer<typeof Health>;
 
 export const DaemonStatus = z.object({
@@ -10,6 +17,7 @@ export const DaemonStatus = z.object({
   port: z.number().int(),
   home: z.string(),
   version: z.string(),
+  phase: StartupPhase.optional(),
   startedAt: z.string(),
   uptimeSeconds: z.number(),
   maxConcurrent: z.number().int(),

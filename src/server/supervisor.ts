@@ -34,6 +34,7 @@ import { decisionsOf, indexTaskEntries, mcpWorkspace, otherMachinesWork, taskLoo
 import { acquireLock } from './lock.js';
 import { BrowserAuth } from './web-auth.js';
 import { VERSION } from './version.js';
+import { holdAt, StartupGate, tellStarter } from './startup.js';
 
 /** Exit code of a supervisor that found another one already running (it lost the start race). */
 export const EXIT_ALREADY_RUNNING = 3;
@@ -58,9 +59,57 @@ export async function runSupervisor(env: NodeJS.ProcessEnv = process.env): Promi
     log.info('another supervisor holds the lock; exiting');
     process.exit(EXIT_ALREADY_RUNNING);
   }
+  process.on('uncaughtException', (error) => {
+    log.error('uncaught exception', { error: error.stack ?? error.message });
+  });
+  process.on('unhandledRejection', (error) => {
+    log.error('unhandled rejection', { error: errorMessage(error) });
+  });
   const token = ensureToken(paths.token);
   const config = loadConfig(paths.config, env);
   const db = openDb(paths.db);
+  const startedAt = new Date();
+  // Uptime by the monotonic clock: a wall clock set back would make it negative.
+  const startedMs = performance.now();
+  // Listen first, catch up after (decision 169): the health check answers at once, the rest waits at the gate.
+  const gate = new StartupGate(token);
+  await holdAt('listen', env);
+  const { server, port } = await listenWhereWeCan(gate.fetch, config.port, paths.lastPort);
+  writeFileSync(paths.lastPort, `${port}\n`);
+  const info: SupervisorInfo = {
+    pid: process.pid,
+    port,
+    startedAt: startedAt.toISOString(),
+    version: VERSION,
+  };
+  writeFileSync(paths.supervisorJson, JSON.stringify(info));
+  log.info('listening', {
+    port,
+    pid: process.pid,
+    maxConcurrent: config.maxConcurrent,
+    machine: config.machine.name,
+  });
+  let shuttingDown = false;
+  // Until the domains are wired, a stop has only the listener, the lock and the database to close.
+  let closeAll = (): void => {
+    closeListener(server);
+    rmSync(paths.supervisorJson, { force: true });
+    lock.release();
+    db.close();
+    process.exit(0);
+  };
+  let leave: () => Promise<void> = () => Promise.resolve();
+  const shutdown = (): void => {
+    if (shuttingDown) return;
+    shuttingDown = true;
+    log.info('shutting down; session hosts keep running');
+    // The shared workspace first (bounded): a command this machine is still running for another
+    // finishes on an open database, and none is taken after.
+    void leave().finally(() => closeAll());
+  };
+  for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) process.on(signal, shutdown);
+  tellStarter({ ready: true, port });
+  await holdAt('wiring', env);
   const manager = new SessionManager({ home, db, maxConcurrent: config.maxConcurrent, env });
   // With a shared store: this machine registered and heartbeating, or the start fails here.
   const membership = await joinWorkspace({
@@ -112,13 +161,11 @@ export async function runSupervisor(env: NodeJS.ProcessEnv = process.env): Promi
   });
   if (sharedTasks !== undefined) {
     tasks.service.share(sharedTasks);
-    await sharedTasks
-      .start()
-      .catch((error: unknown) =>
-        log.warn('could not share the tasks yet; the next change or reconnect reads them', {
-          error: errorMessage(error),
-        }),
-      );
+    await sharedTasks.start().catch((error: unknown) =>
+      log.warn('could not share the tasks yet; the next change or reconnect reads them', {
+        error: errorMessage(error),
+      }),
+    );
   }
   // Before the sessions are scheduled: a task's dependency gate and its sessions' context.
   tasks.watch.start();
@@ -192,22 +239,8 @@ export async function runSupervisor(env: NodeJS.ProcessEnv = process.env): Promi
   // Another machine landing one of this machine's sessions has it handed over: committed and pushed now.
   otherWork?.serveHandovers(sync);
   manager.guardRemovals((session, remove) => sync.whileRemoving(session.id, remove));
-  const startedAt = new Date();
-  // Uptime by the monotonic clock: a wall clock set back would make it negative.
-  const startedMs = performance.now();
-  let port = 0;
-  let server: ServerType | undefined;
-  let shuttingDown = false;
-
-  const shutdown = (): void => {
-    if (shuttingDown) return;
-    shuttingDown = true;
-    log.info('shutting down; session hosts keep running');
-    // The shared workspace first (bounded): a command this machine is still running for another
-    // finishes on an open database, and none is taken after.
-    void membership.leave().finally(closeAll);
-  };
-  const closeAll = (): void => {
+  leave = () => membership.leave();
+  closeAll = (): void => {
     radar.close();
     otherWork?.close();
     routines.close();
@@ -222,7 +255,7 @@ export async function runSupervisor(env: NodeJS.ProcessEnv = process.env): Promi
     manager.close();
     rmSync(paths.supervisorJson, { force: true });
     lock.release();
-    server?.close();
+    closeListener(server);
     db.close();
     process.exit(0);
   };
@@ -252,6 +285,7 @@ export async function runSupervisor(env: NodeJS.ProcessEnv = process.env): Promi
     port: () => port,
     browserAuth: new BrowserAuth({ port: () => port, file: paths.browserLogins }),
     requestShutdown: shutdown,
+    phase: () => gate.phase,
     status: () => {
       const sessions = manager.list();
       return {
@@ -259,6 +293,7 @@ export async function runSupervisor(env: NodeJS.ProcessEnv = process.env): Promi
         port,
         home,
         version: VERSION,
+        phase: gate.phase,
         startedAt: startedAt.toISOString(),
         uptimeSeconds: Math.round((performance.now() - startedMs) / 1000),
         maxConcurrent: manager.maxConcurrent,
@@ -272,57 +307,64 @@ export async function runSupervisor(env: NodeJS.ProcessEnv = process.env): Promi
   // Events stored before the search index existed are indexed once, before sessions come back.
   const backfilled = manager.search.backfill();
   if (backfilled > 0) log.info('search index back-filled', { events: backfilled });
-  await manager.reattachAll();
-  const swept = sweepSnapshotFolders();
-  if (swept > 0) log.info('removed index copies left by processes killed mid-snapshot', { folders: swept });
-  // After the sessions are back, so the first pass sees them all.
-  radar.start();
-  await routines
-    .start()
-    .catch((error: unknown) => log.error('routines did not start', { error: errorMessage(error) }));
-  await merges
-    .recover()
-    .catch((error: unknown) =>
-      log.error('merge recovery failed', { error: error instanceof Error ? error.message : String(error) }),
-    );
-  // After the sessions are back: retries and picks the last supervisor left undone.
-  await attempts
-    .start()
-    .catch((error: unknown) => log.error('attempts recovery failed', { error: errorMessage(error) }));
-  // BATON_PORT, or else the last supervisor's port: an open dashboard then reconnects by itself
-  // after a restart (its logins are kept too). Taken meanwhile, any free port will do.
-  const pinned = config.port !== undefined;
-  const preferred = config.port ?? readLastPort(paths.lastPort);
-  try {
-    ({ server, port } = await listen(app.fetch, preferred));
-  } catch (error) {
-    if (pinned || preferred === 0) throw error;
-    log.info('the last port is taken; listening on another', { port: preferred, error: errorMessage(error) });
-    ({ server, port } = await listen(app.fetch, 0));
-  }
-  writeFileSync(paths.lastPort, `${port}\n`);
-  const info: SupervisorInfo = {
-    pid: process.pid,
-    port,
-    startedAt: startedAt.toISOString(),
-    version: VERSION,
-  };
-  writeFileSync(paths.supervisorJson, JSON.stringify(info));
-  log.info('listening', {
-    port,
-    pid: process.pid,
-    maxConcurrent: config.maxConcurrent,
-    machine: config.machine.name,
-  });
+  // The hosts back before any request is served: what a command reads of a session is then true.
+  await manager.reattach();
+  gate.serve(app.fetch);
+  log.info('serving; catching up', { port });
+  await catchUp();
 
-  for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) process.on(signal, shutdown);
-  process.on('uncaughtException', (error) => {
-    log.error('uncaught exception', { error: error.stack ?? error.message });
-  });
-  process.on('unhandledRejection', (error) => {
-    log.error('unhandled rejection', { error: errorMessage(error) });
-  });
-  if (process.send) process.send({ ready: true, port });
+  /** What waited while the supervisor was down: queued sessions, missed routines, merges and attempts cut off. */
+  async function catchUp(): Promise<void> {
+    await manager
+      .schedule()
+      .catch((error: unknown) => log.error('schedule failed', { error: errorMessage(error) }));
+    const swept = sweepSnapshotFolders();
+    if (swept > 0) log.info('removed index copies left by processes killed mid-snapshot', { folders: swept });
+    // After the sessions are back, so the first pass sees them all.
+    radar.start();
+    await holdAt('catch-up', env);
+    if (shuttingDown) return;
+    await routines
+      .start()
+      .catch((error: unknown) => log.error('routines did not start', { error: errorMessage(error) }));
+    await merges
+      .recover()
+      .catch((error: unknown) => log.error('merge recovery failed', { error: errorMessage(error) }));
+    // After the sessions are back: retries and picks the last supervisor left undone.
+    await attempts
+      .start()
+      .catch((error: unknown) => log.error('attempts recovery failed', { error: errorMessage(error) }));
+    gate.caughtUp();
+    log.info('caught up', { ms: Math.round(performance.now() - startedMs) });
+  }
+}
+
+/**
+ * BATON_PORT, or else the last supervisor's port: an open dashboard then reconnects by itself
+ * after a restart (its logins are kept too). Taken meanwhile, any free port will do.
+ */
+async function listenWhereWeCan(
+  fetch: (request: Request) => Response | Promise<Response>,
+  pinnedPort: number | undefined,
+  lastPortFile: string,
+): Promise<{ server: ServerType; port: number }> {
+  const preferred = pinnedPort ?? readLastPort(lastPortFile);
+  try {
+    return await listen(fetch, preferred);
+  } catch (error) {
+    if (pinnedPort !== undefined || preferred === 0) throw error;
+    createLogger('supervisor').info('the last port is taken; listening on another', {
+      port: preferred,
+      error: errorMessage(error),
+    });
+    return listen(fetch, 0);
+  }
+}
+
+/** Stops taking connections and ends the idle kept-alive ones, so nothing reaches handlers whose stores are closed. */
+function closeListener(server: ServerType): void {
+  server.close();
+  (server as HttpServer).closeIdleConnections();
 }
 
 function listen(

@@ -313,6 +313,15 @@ export class SessionManager extends EventEmitter<ManagerEvents> {
   // ── lifecycle ──────────────────────────────────────────────────────────────
   /** After a start: undoes dispatches cut by a kill, re-attaches to hosts that kept running, then starts what is queued. */
   async reattachAll(): Promise<void> {
+    await this.reattach();
+    await this.scheduler.run();
+  }
+
+  /**
+   * Dispatches cut off by a kill undone, hosts that kept running re-attached and what they wrote
+   * ingested; queued sessions are started later (`schedule`), since their hosts take time to start.
+   */
+  async reattach(): Promise<void> {
     const started = performance.now();
     await recoverInterruptedDispatches(this.core);
     const { attached, ingested } = this.hosts.reattachAll();
@@ -321,7 +330,6 @@ export class SessionManager extends EventEmitter<ManagerEvents> {
       eventsIngested: ingested,
       ms: Math.round(performance.now() - started),
     });
-    await this.scheduler.run();
   }
 
   /** Starts queued sessions while there is room under the cap. */

@@ -6,13 +6,15 @@ import type { Handlers } from './mount.js';
 
 export interface DaemonDeps {
   status: () => DaemonStatus;
+  /** How far the start has come; a supervisor made without a start (tests) is ready. */
+  phase?: () => DaemonStatus['phase'];
   requestShutdown: () => void;
 }
 
 export function daemonHandlers(deps: DaemonDeps): Handlers<typeof DAEMON> {
   let openApi: Record<string, unknown> | undefined;
   return {
-    'GET /api/health': () => ({ ok: true, pid: process.pid }),
+    'GET /api/health': () => ({ ok: true, pid: process.pid, phase: deps.phase?.() ?? 'ready' }),
     'GET /api/daemon': () => deps.status(),
     'POST /api/daemon/stop': () => {
       setImmediate(deps.requestShutdown);
