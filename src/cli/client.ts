@@ -15,6 +15,7 @@ import {
   BatonError,
   InvalidInputError,
   SupervisorUnreachableError,
+  SUPERVISOR_EXIT_ALREADY_RUNNING,
   UnauthorizedError,
   type ErrorCode,
 } from '../shared/errors.js';
@@ -23,7 +24,6 @@ import { isProcessAlive } from '../shared/process.js';
 
 /** How long a supervisor that won a start race may take to listen (it listens before it catches up). */
 const START_TIMEOUT_MS = 15_000;
-const EXIT_ALREADY_RUNNING = 3;
 
 interface SupervisorFile {
   pid: number;
@@ -320,7 +320,7 @@ async function startSupervisor(paths: HomePaths, env: NodeJS.ProcessEnv): Promis
     });
     child.once('exit', (code) => {
       // Another CLI started one at the same moment: use that one.
-      if (code === EXIT_ALREADY_RUNNING) resolve();
+      if (code === SUPERVISOR_EXIT_ALREADY_RUNNING) resolve();
       else {
         const reason = startFailure(paths.log, logStart);
         reject(

@@ -7,7 +7,7 @@ import type { Server as HttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { serve, type ServerType } from '@hono/node-server';
 import { loadConfig, parsePort } from '../shared/config.js';
-import { errorMessage } from '../shared/errors.js';
+import { errorMessage, SUPERVISOR_EXIT_ALREADY_RUNNING } from '../shared/errors.js';
 import { sweepSnapshotFolders } from '../worktrees/index.js';
 import { newToken } from '../shared/ids.js';
 import { createLogger, setLogFile } from '../shared/log.js';
@@ -37,7 +37,7 @@ import { VERSION } from './version.js';
 import { holdAt, StartupGate, tellStarter } from './startup.js';
 
 /** Exit code of a supervisor that found another one already running (it lost the start race). */
-export const EXIT_ALREADY_RUNNING = 3;
+export const EXIT_ALREADY_RUNNING = SUPERVISOR_EXIT_ALREADY_RUNNING;
 
 export interface SupervisorInfo {
   pid: number;

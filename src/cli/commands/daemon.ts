@@ -1,13 +1,13 @@
 /** `baton daemon status|start|stop|logs`. */
 import { existsSync, readFileSync } from 'node:fs';
 import { checkWorkerName, FLAG_ENV, parseStoreUrl, redact } from '../../shared/cluster-settings.js';
-import { BatonError, InvalidInputError } from '../../shared/errors.js';
+import { BatonError, EXIT_CODES, InvalidInputError } from '../../shared/errors.js';
 import { homePaths } from '../../shared/paths.js';
 import { connect, tryExisting } from '../client.js';
 import { printJson, type Context } from '../context.js';
 
 /** `daemon status` when no supervisor runs: the supervisor-unreachable code. */
-const EXIT_NOT_RUNNING = 6;
+const EXIT_NOT_RUNNING = EXIT_CODES.supervisorUnreachable.code;
 
 export async function status(ctx: Context, opts: { json?: boolean }): Promise<void> {
   const api = await tryExisting(homePaths(ctx.home), ctx.cwd);
