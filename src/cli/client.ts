@@ -5,9 +5,16 @@
  * the shared client's (src/api/client.ts); this module loads no schema and no zod.
  */
 import { closeSync, existsSync, fstatSync, mkdirSync, openSync, readFileSync } from 'node:fs';
-import { request, type IncomingMessage } from 'node:http';
+import { Agent, request, type IncomingMessage } from 'node:http';
 import { fileURLToPath } from 'node:url';
-import { ApiClient, requestLine, streamMessage, type ErrorMapper, type Transport } from '../api/client.js';
+import {
+  ApiClient,
+  KEEP_ALIVE,
+  requestLine,
+  streamMessage,
+  type ErrorMapper,
+  type Transport,
+} from '../api/client.js';
 import type { BatonEvent } from '../events/index.js';
 import type { RelayedWorkspaceEvent } from '../events/workspace-relayed.js';
 import type { WorkspaceEvent } from '../events/workspace.js';
@@ -128,6 +135,12 @@ export class SupervisorClient extends ApiClient {
   }
 }
 
+/**
+ * The connections of the CLI and of every SupervisorClient: kept alive between calls, and let go
+ * after `KEEP_ALIVE.clientIdleMs` idle, long before the server would close them (decision 171).
+ */
+export const apiAgent = new Agent({ keepAlive: true, timeout: KEEP_ALIVE.clientIdleMs });
+
 function httpTransport(baseUrl: string, headers: Record<string, string>): Transport {
   return ({ method, path, body, timeoutMs }) =>
     new Promise((resolve, reject) => {
@@ -142,6 +155,7 @@ function httpTransport(baseUrl: string, headers: Record<string, string>): Transp
         baseUrl + path,
         {
           method,
+          agent: apiAgent,
           headers: { ...headers, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
         },
         (res) => {

@@ -10,8 +10,14 @@
  * the attempts' retries run after the gate opens: nothing a request reads waits on them.
  */
 import { timingSafeEqual } from 'node:crypto';
-import { existsSync, watch } from 'node:fs';
+import { existsSync, readFileSync, watch } from 'node:fs';
+import type { Server as HttpServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { dirname } from 'node:path';
+import { serve, type ServerType } from '@hono/node-server';
+import { KEEP_ALIVE } from '../api/client.js';
+import { parsePort } from '../shared/config.js';
+import { errorMessage } from '../shared/errors.js';
 import { isSessionCredential } from '../mcp/credentials.js';
 import { createLogger } from '../shared/log.js';
 
@@ -145,5 +151,69 @@ export function tellStarter(message: { ready: true; port: number }): void {
     log.info('the command that started the supervisor went away before it was ready', {
       error: (error as Error).message,
     });
+  }
+}
+
+/**
+ * BATON_PORT, or else the last supervisor's port: an open dashboard then reconnects by itself
+ * after a restart (its logins are kept too). Taken meanwhile, any free port will do.
+ */
+export async function listenWhereWeCan(
+  fetch: Fetch,
+  pinnedPort: number | undefined,
+  lastPortFile: string,
+): Promise<{ server: ServerType; port: number }> {
+  const preferred = pinnedPort ?? readLastPort(lastPortFile);
+  try {
+    return await listen(fetch, preferred);
+  } catch (error) {
+    if (pinnedPort !== undefined || preferred === 0) throw error;
+    log.info('the last port is taken; listening on another', { port: preferred, error: errorMessage(error) });
+    return listen(fetch, 0);
+  }
+}
+
+/** Stops taking connections and ends the idle kept-alive ones, so nothing reaches handlers whose stores are closed. */
+export function closeListener(server: ServerType): void {
+  server.close();
+  (server as HttpServer).closeIdleConnections();
+}
+
+export interface ListenTimeouts {
+  /** How long an idle kept-alive connection is kept; above every client's own idle time. */
+  keepAliveMs: number;
+  /** How long a request's headers may take; above the keep-alive time, as Node requires to avoid its own race. */
+  headersMs: number;
+}
+
+/** The supervisor's listener on loopback. `timeouts`: the keep-alive ones, shorter in a test. */
+export function listen(
+  fetch: Fetch,
+  port: number,
+  timeouts: ListenTimeouts = { keepAliveMs: KEEP_ALIVE.serverMs, headersMs: KEEP_ALIVE.serverHeadersMs },
+): Promise<{ server: ServerType; port: number }> {
+  return new Promise((resolve, reject) => {
+    const server = serve({ fetch, hostname: '127.0.0.1', port }, (info: AddressInfo) =>
+      resolve({ server, port: info.port }),
+    );
+    server.once('error', reject);
+    const http = server as HttpServer;
+    // Event streams (`logs -f`, attach, the board) stay open for hours; Node's default cuts
+    // every request at 300 s.
+    http.requestTimeout = 0;
+    // Node's default keeps an idle connection 5 s, as long as its own client keeps one: a client
+    // reusing it at that very moment (its timer late under load) met a closed socket ("other side
+    // closed", 25 requests in 1,000). The server now waits well past any client (decision 171).
+    http.keepAliveTimeout = timeouts.keepAliveMs;
+    http.headersTimeout = timeouts.headersMs;
+  });
+}
+
+/** 0 (any free port) when there is no last port or the file holds something else. */
+function readLastPort(file: string): number {
+  try {
+    return parsePort(readFileSync(file, 'utf8')) ?? 0;
+  } catch {
+    return 0;
   }
 }

@@ -3,10 +3,7 @@
  * single-instance lock, the token, the store, the session manager and the HTTP server.
  */
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import type { Server as HttpServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { serve, type ServerType } from '@hono/node-server';
-import { loadConfig, parsePort } from '../shared/config.js';
+import { loadConfig } from '../shared/config.js';
 import { errorMessage, SUPERVISOR_EXIT_ALREADY_RUNNING } from '../shared/errors.js';
 import { sweepSnapshotFolders } from '../worktrees/index.js';
 import { newToken } from '../shared/ids.js';
@@ -34,7 +31,7 @@ import { decisionsOf, indexTaskEntries, mcpWorkspace, otherMachinesWork, taskLoo
 import { acquireLock } from './lock.js';
 import { BrowserAuth } from './web-auth.js';
 import { VERSION } from './version.js';
-import { holdAt, StartupGate, tellStarter } from './startup.js';
+import { closeListener, holdAt, listenWhereWeCan, StartupGate, tellStarter } from './startup.js';
 
 /** Exit code of a supervisor that found another one already running (it lost the start race). */
 export const EXIT_ALREADY_RUNNING = SUPERVISOR_EXIT_ALREADY_RUNNING;
@@ -336,58 +333,6 @@ export async function runSupervisor(env: NodeJS.ProcessEnv = process.env): Promi
       .catch((error: unknown) => log.error('attempts recovery failed', { error: errorMessage(error) }));
     gate.caughtUp();
     log.info('caught up', { ms: Math.round(performance.now() - startedMs) });
-  }
-}
-
-/**
- * BATON_PORT, or else the last supervisor's port: an open dashboard then reconnects by itself
- * after a restart (its logins are kept too). Taken meanwhile, any free port will do.
- */
-async function listenWhereWeCan(
-  fetch: (request: Request) => Response | Promise<Response>,
-  pinnedPort: number | undefined,
-  lastPortFile: string,
-): Promise<{ server: ServerType; port: number }> {
-  const preferred = pinnedPort ?? readLastPort(lastPortFile);
-  try {
-    return await listen(fetch, preferred);
-  } catch (error) {
-    if (pinnedPort !== undefined || preferred === 0) throw error;
-    createLogger('supervisor').info('the last port is taken; listening on another', {
-      port: preferred,
-      error: errorMessage(error),
-    });
-    return listen(fetch, 0);
-  }
-}
-
-/** Stops taking connections and ends the idle kept-alive ones, so nothing reaches handlers whose stores are closed. */
-function closeListener(server: ServerType): void {
-  server.close();
-  (server as HttpServer).closeIdleConnections();
-}
-
-function listen(
-  fetch: (request: Request) => Response | Promise<Response>,
-  port: number,
-): Promise<{ server: ServerType; port: number }> {
-  return new Promise((resolve, reject) => {
-    const server = serve({ fetch, hostname: '127.0.0.1', port }, (info: AddressInfo) =>
-      resolve({ server, port: info.port }),
-    );
-    server.once('error', reject);
-    // Event streams (`logs -f`, attach, the board) stay open for hours; Node's default cuts
-    // every request at 300 s.
-    (server as HttpServer).requestTimeout = 0;
-  });
-}
-
-/** 0 (any free port) when there is no last port or the file holds something else. */
-function readLastPort(file: string): number {
-  try {
-    return parsePort(readFileSync(file, 'utf8')) ?? 0;
-  } catch {
-    return 0;
   }
 }
 
