@@ -198,16 +198,19 @@ export async function runSupervisor(env: NodeJS.ProcessEnv = process.env): Promi
   });
   // The budgets read before the sessions come back and report usage; then the spend they look back on.
   await watchdog.start();
+  // Listeners of this start's own, ended at shutdown before the store they use (decision 171).
+  const unlisten: (() => void)[] = [];
   if (spend !== undefined) {
-    usage.onEntry((entry) => spend.spent(entry.at));
+    unlisten.push(usage.onEntry((entry) => spend.spent(entry.at)));
     // After the guard has read the budgets again: a longer window widens what is read and published.
-    settings.onChange((table) => {
+    const offBudgets = settings.onChange((table) => {
       if (table === 'budgets')
         void watchdog.budgets.load().then(
           () => spend.horizonChanged(),
           () => {},
         );
     });
+    unlisten.push(offBudgets);
     // A store that fails here is tried again by the writes and the next notification.
     await spend
       .start()
@@ -237,7 +240,12 @@ export async function runSupervisor(env: NodeJS.ProcessEnv = process.env): Promi
   otherWork?.serveHandovers(sync);
   manager.guardRemovals((session, remove) => sync.whileRemoving(session.id, remove));
   leave = () => membership.leave();
+  // Shutdown in order: no new request, then every timer, listener and queue, then what they use
+  // (the hosts' watches, the database). Nothing is left to fire on a closed store.
   closeAll = (): void => {
+    closeListener(server);
+    for (const off of unlisten.splice(0)) off();
+    sharedTasks?.close();
     radar.close();
     otherWork?.close();
     routines.close();
@@ -252,7 +260,6 @@ export async function runSupervisor(env: NodeJS.ProcessEnv = process.env): Promi
     manager.close();
     rmSync(paths.supervisorJson, { force: true });
     lock.release();
-    closeListener(server);
     db.close();
     process.exit(0);
   };
