@@ -1,6 +1,7 @@
 /** The supervisor itself: liveness, status, stop, and the API's own description. */
 import { z } from 'zod';
 import { endpoint, type Table } from './endpoint.js';
+import { flagQuery } from './query.js';
 
 /**
  * How far a start has come (decision 169): `starting` (listening, the API not wired yet: other
@@ -33,7 +34,12 @@ export const DAEMON = {
   'GET /api/health': endpoint({ summary: 'Liveness', response: Health, sessions: 'read' }),
   'GET /api/daemon': endpoint({ summary: 'Supervisor status', response: DaemonStatus }),
   'POST /api/daemon/stop': endpoint({
-    summary: 'Stop the supervisor (sessions keep running)',
+    summary: 'Stop the supervisor (sessions keep running; with hosts, their hosts are ended first)',
+    query: z.object({
+      hosts: flagQuery.describe(
+        'End every session host now: idle ones keep their state, the others are stopped (a reply resumes each)',
+      ),
+    }),
     response: Ok,
     tokenOnly: true,
   }),

@@ -289,6 +289,8 @@ export async function runSupervisor(env: NodeJS.ProcessEnv = process.env): Promi
     port: () => port,
     browserAuth: new BrowserAuth({ port: () => port, file: paths.browserLogins }),
     requestShutdown: shutdown,
+    endHosts: async () =>
+      void (await manager.endAllHosts('`baton daemon stop --all` ended its host; a reply resumes it')),
     phase: () => gate.phase,
     status: () => {
       const sessions = manager.list();

@@ -332,6 +332,28 @@ export class SessionManager extends EventEmitter<ManagerEvents> {
     });
   }
 
+  /**
+   * Ends every running session host (`daemon stop --all`): a session resting in ready for review
+   * keeps its state (its agent let go, as the idle rule does), any other is stopped saying why.
+   * Either resumes on a reply. Nothing queued is started meanwhile.
+   */
+  async endAllHosts(why: string): Promise<number> {
+    this.scheduler.close();
+    let ended = 0;
+    for (const session of this.store.listLive()) {
+      if (!this.hosts.isRunning(session)) continue;
+      try {
+        if (!(session.state === 'ready_for_review' && (await this.hosts.release(session, why))))
+          await this.hosts.stop(session, why);
+        ended++;
+      } catch (error) {
+        log.warn('could not end a session host', { session: session.id, error: errorMessage(error) });
+      }
+    }
+    log.info('ended the session hosts', { hosts: ended });
+    return ended;
+  }
+
   /** Starts queued sessions while there is room under the cap. */
   schedule(): Promise<void> {
     return this.scheduler.run();

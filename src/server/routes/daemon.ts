@@ -9,6 +9,8 @@ export interface DaemonDeps {
   /** How far the start has come; a supervisor made without a start (tests) is ready. */
   phase?: () => DaemonStatus['phase'];
   requestShutdown: () => void;
+  /** `daemon stop --all`: every session host ended before the supervisor goes. */
+  endHosts?: () => Promise<void>;
 }
 
 export function daemonHandlers(deps: DaemonDeps): Handlers<typeof DAEMON> {
@@ -16,7 +18,8 @@ export function daemonHandlers(deps: DaemonDeps): Handlers<typeof DAEMON> {
   return {
     'GET /api/health': () => ({ ok: true, pid: process.pid, phase: deps.phase?.() ?? 'ready' }),
     'GET /api/daemon': () => deps.status(),
-    'POST /api/daemon/stop': () => {
+    'POST /api/daemon/stop': async ({ query }) => {
+      if (query.hosts) await deps.endHosts?.();
       setImmediate(deps.requestShutdown);
       return { ok: true };
     },
