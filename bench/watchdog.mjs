@@ -126,7 +126,7 @@ async function stopLatency(work, log) {
       `watchdog:   overshoot after the crossing report: p50 ${o.p50} tokens, max ${o.max} tokens (1,100 tokens per report)`,
     );
   } finally {
-    await baton(['daemon', 'stop']).catch(() => undefined);
+    await baton(['daemon', 'stop', '--all']).catch(() => undefined);
   }
 }
 
