@@ -10,7 +10,13 @@ import { flagQuery } from './query.js';
  */
 export const StartupPhase = z.enum(['starting', 'catching_up', 'ready']);
 
-export const Health = z.object({ ok: z.literal(true), pid: z.number().int(), phase: StartupPhase });
+export const Health = z.object({
+  ok: z.literal(true),
+  pid: z.number().int(),
+  phase: StartupPhase,
+  /** The supervisor's version: a newer CLI replaces an older supervisor (decision 169). */
+  version: z.string().optional(),
+});
 export type Health = z.infer<typeof Health>;
 
 export const DaemonStatus = z.object({

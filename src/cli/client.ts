@@ -28,6 +28,7 @@ import {
 } from '../shared/errors.js';
 import { homePaths, type HomePaths } from '../shared/paths.js';
 import { isProcessAlive } from '../shared/process.js';
+import { VERSION } from '../server/version.js';
 
 /** How long a supervisor that won a start race may take to listen (it listens before it catches up). */
 const START_TIMEOUT_MS = 15_000;
@@ -40,6 +41,8 @@ interface SupervisorFile {
 /** The typed API client on node:http, plus the event stream that `logs -f` and `attach` follow. */
 export class SupervisorClient extends ApiClient {
   private readonly headers: Record<string, string>;
+  /** The supervisor's version, as its health check said (unknown until then). */
+  version: string | undefined;
 
   constructor(
     readonly baseUrl: string,
@@ -233,12 +236,42 @@ export interface ConnectOptions {
 /** A client for the running supervisor, starting one first if needed. */
 export async function connect(options: ConnectOptions): Promise<SupervisorClient> {
   const paths = homePaths(options.home);
-  const existing = await tryExisting(paths, options.cwd);
+  let existing = await tryExisting(paths, options.cwd);
+  // Baton was upgraded under a running supervisor: the newer one takes over (decision 169). The
+  // old one stops as `daemon stop` does, leaving the hosts running; the new one re-attaches them.
+  if (existing !== undefined && options.autostart && isNewer(VERSION, existing.version)) {
+    await replaceOlder(existing);
+    existing = undefined;
+  }
   if (existing !== undefined) return existing;
   if (!options.autostart) throw new SupervisorUnreachableError('The supervisor is not running.');
   await startSupervisor(paths, options.env);
   const started = await waitForSupervisor(paths, options.cwd);
   return started;
+}
+
+/** Whether version `a` is newer than `b` (x.y.z, numerically; anything else compares as 0). */
+export function isNewer(a: string, b: string | undefined): boolean {
+  if (b === undefined) return false;
+  const parts = (v: string): number[] =>
+    v
+      .split(/[.-]/)
+      .slice(0, 3)
+      .map((n) => Number(n) || 0);
+  const [x, y] = [parts(a), parts(b)];
+  for (let i = 0; i < 3; i++) if ((x[i] ?? 0) !== (y[i] ?? 0)) return (x[i] ?? 0) > (y[i] ?? 0);
+  return false;
+}
+
+/** Stops an older supervisor (its hosts keep running) and waits until it has gone and let go of the home. */
+async function replaceOlder(old: SupervisorClient): Promise<void> {
+  const { pid } = await old.call('GET /api/health');
+  await old.call('POST /api/daemon/stop', { query: {} });
+  for (;;) {
+    if (!isProcessAlive(pid)) return;
+    // Another process's exit has no event to wait on from here.
+    await new Promise((r) => setTimeout(r, 25));
+  }
 }
 
 /** A live supervisor answers its health check in milliseconds; a hung one must not hang every command. */
@@ -253,7 +286,8 @@ export async function tryExisting(paths: HomePaths, cwd: string): Promise<Superv
   const token = readToken(paths);
   const client = new SupervisorClient(`http://127.0.0.1:${info.port}`, token, cwd);
   try {
-    await client.call('GET /api/health', { timeoutMs: HEALTH_TIMEOUT_MS });
+    const health = await client.call('GET /api/health', { timeoutMs: HEALTH_TIMEOUT_MS });
+    client.version = health.version ?? '0.0.0';
     return client;
   } catch (error) {
     if (error instanceof SupervisorUnreachableError) return undefined;

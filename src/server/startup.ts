@@ -18,6 +18,7 @@ import { serve, type ServerType } from '@hono/node-server';
 import { KEEP_ALIVE } from '../api/client.js';
 import { parsePort } from '../shared/config.js';
 import { errorMessage } from '../shared/errors.js';
+import { VERSION } from './version.js';
 import { isSessionCredential } from '../mcp/credentials.js';
 import { createLogger } from '../shared/log.js';
 
@@ -51,7 +52,7 @@ export class StartupGate {
     if (new URL(request.url).pathname === '/api/health') {
       const bearer = /^Bearer (.+)$/.exec(request.headers.get('authorization') ?? '')?.[1];
       if (bearer !== undefined && this.isUserToken(bearer))
-        return Response.json({ ok: true, pid: process.pid, phase: this.current });
+        return Response.json({ ok: true, pid: process.pid, phase: this.current, version: VERSION });
       // A session's credential (or a browser's cookie) is checked by the API, once it is wired.
       if (bearer !== undefined && !isSessionCredential(bearer))
         return Response.json(

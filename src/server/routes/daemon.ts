@@ -2,6 +2,7 @@
 import type { DaemonStatus } from '../../api/daemon.js';
 import type { DAEMON } from '../../api/daemon.js';
 import { openApiDocument } from '../openapi.js';
+import { VERSION } from '../version.js';
 import type { Handlers } from './mount.js';
 
 export interface DaemonDeps {
@@ -16,7 +17,12 @@ export interface DaemonDeps {
 export function daemonHandlers(deps: DaemonDeps): Handlers<typeof DAEMON> {
   let openApi: Record<string, unknown> | undefined;
   return {
-    'GET /api/health': () => ({ ok: true, pid: process.pid, phase: deps.phase?.() ?? 'ready' }),
+    'GET /api/health': () => ({
+      ok: true,
+      pid: process.pid,
+      phase: deps.phase?.() ?? 'ready',
+      version: VERSION,
+    }),
     'GET /api/daemon': () => deps.status(),
     'POST /api/daemon/stop': async ({ query }) => {
       if (query.hosts) await deps.endHosts?.();
