@@ -9,5 +9,7 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     reporters: ['default', './test/support/summary-reporter.ts'],
+    // Fails the run naming any process it left behind (test/support/leftovers.ts).
+    globalSetup: ['./test/support/leftovers.ts'],
   },
 });

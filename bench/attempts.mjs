@@ -196,7 +196,7 @@ try {
   const file = join(home, 'supervisor.json');
   if (existsSync(file)) {
     try {
-      execFileSync(process.execPath, [BIN, 'daemon', 'stop'], { env });
+      execFileSync(process.execPath, [BIN, 'daemon', 'stop', '--all'], { env });
     } catch {}
     try {
       process.kill(JSON.parse(readFileSync(file, 'utf8')).pid, 'SIGTERM');

@@ -84,7 +84,7 @@ try {
   try {
     // Their hosts would otherwise wait, idle, for half an hour.
     for (let r = 0; r < RUNS; r++) sh(repo, BIN, 'rm', `b${r}`);
-    sh(repo, BIN, 'daemon', 'stop');
+    sh(repo, BIN, 'daemon', 'stop', '--all');
   } catch {
     // not running
   }

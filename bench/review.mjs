@@ -141,7 +141,7 @@ async function run(n) {
     );
   } finally {
     try {
-      await baton(home, ['daemon', 'stop'], repo);
+      await baton(home, ['daemon', 'stop', '--all'], repo);
     } catch {
       // not running
     }

@@ -168,7 +168,7 @@ async function fireDelays() {
         'utf8',
       ).match(/VmRSS:\s+(\d+)/)[1],
     ) * 1024;
-  await baton(home, ['daemon', 'stop'], dir);
+  await baton(home, ['daemon', 'stop', '--all'], dir);
   return { plain, delays: delays.slice(0, SAMPLES).map((d) => d.ms), rss };
 }
 

@@ -21,6 +21,10 @@ const BIN = join(ROOT, 'bin', 'baton');
 const only = process.argv[2];
 const work = mkdtempSync(join(tmpdir(), 'baton-bench-'));
 const started = [];
+// Every process the bench starts carries this mark in its environment (handed down from each
+// supervisor to its hosts and agents), so its end can name anything left running.
+const MARK = `BATON_BENCH_RUN=${process.pid}`;
+process.env.BATON_BENCH_RUN = String(process.pid);
 
 const gitEnv = {
   ...process.env,
@@ -167,7 +171,7 @@ async function benchDispatch() {
     console.log(
       `  baton CLI      median ${ms(c.median)} (p95 ${ms(c.p95)})  = ${(c.median / r.median).toFixed(2)}× raw (includes Node start-up of the CLI: ${ms(nodeStartup())})`,
     );
-    await baton(home, ['daemon', 'stop'], repo);
+    await baton(home, ['daemon', 'stop', '--all'], repo);
   }
   return rows;
 }
@@ -219,7 +223,7 @@ async function benchFifty() {
   const hostMem = (await call('GET', '/api/sessions')).sessions.map((s) => memory(s.hostPid)).filter(Boolean);
 
   // Stop the supervisor; the hosts go on and write their events to disk.
-  await baton(home, ['daemon', 'stop'], repo);
+  await baton(home, ['daemon', 'stop', '--all'], repo);
   const { sendToHost } = await import(join(ROOT, 'dist/sessions/host-client.js'));
   const { sessionPaths } = await import(join(ROOT, 'dist/shared/paths.js'));
   const { readLog } = await import(join(ROOT, 'dist/sessions/event-log.js'));
@@ -277,7 +281,7 @@ async function benchFifty() {
   console.log(
     `lost events: ${onDisk - count} (on disk ${onDisk}, stored ${count}, sum of last seq ${stored}); out-of-sequence or duplicate: ${gaps}`,
   );
-  await baton(home, ['daemon', 'stop'], repo);
+  await baton(home, ['daemon', 'stop', '--all'], repo);
   for (const s of listed)
     if (s.hostPid)
       try {
@@ -357,7 +361,7 @@ async function benchCli() {
   const cli = await import(join(ROOT, 'bench', 'cli.mjs'));
   const commands = [['ls'], ['ls', '--json'], ['peek', 'cli'], ['logs', 'cli'], ['daemon', 'status']];
   cli.print(cli.run({ bin: BIN, env: { ...process.env, BATON_HOME: home }, cwd: repo, commands, runs }));
-  await baton(home, ['daemon', 'stop'], repo);
+  await baton(home, ['daemon', 'stop', '--all'], repo);
 }
 
 /** A bench module run in this process: `run({ log })`, printed by its `print` when it has one. */
@@ -412,4 +416,31 @@ try {
       }
   }
   rmSync(work, { recursive: true, force: true });
+  const left = leftBehind();
+  if (left.length > 0) {
+    console.error(
+      `bench: ${left.length} process(es) left behind (now killed):\n${left.map((p) => `  ${p.pid} ${p.cmdline}`).join('\n')}`,
+    );
+    for (const { pid } of left)
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {}
+    process.exitCode = 1;
+  } else console.log('bench: no process left behind');
+}
+
+/** Processes still running with this run's mark (Linux: /proc), zombies aside. */
+function leftBehind() {
+  if (!existsSync('/proc/self/environ')) return [];
+  const found = [];
+  for (const name of readdirSync('/proc')) {
+    const pid = Number(name);
+    if (!Number.isInteger(pid) || pid === process.pid) continue;
+    try {
+      if (!readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').includes(MARK)) continue;
+      if (/\) Z /.test(readFileSync(`/proc/${pid}/stat`, 'utf8'))) continue;
+      found.push({ pid, cmdline: readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ').trim() });
+    } catch {}
+  }
+  return found;
 }

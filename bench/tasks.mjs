@@ -182,6 +182,6 @@ try {
     `task move reaching an open stream: p50 ${f(m.p50)}, p95 ${f(m.p95)} (goal under 100 ms: ${m.p95 < 100 ? 'MET' : 'NOT MET'}); a session pin, the same way: p50 ${f(p.p50)} (${(m.p50 / p.p50).toFixed(1)}×)`,
   );
 } finally {
-  await baton(['daemon', 'stop'], repo).catch(() => undefined);
+  await baton(['daemon', 'stop', '--all'], repo).catch(() => undefined);
   rmSync(work, { recursive: true, force: true });
 }

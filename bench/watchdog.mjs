@@ -131,7 +131,7 @@ async function stopLatency(work, log) {
       `watchdog:   overshoot after the crossing report: p50 ${o.p50} tokens, max ${o.max} tokens (1,100 tokens per report)`,
     );
   } finally {
-    await baton(['daemon', 'stop']).catch(() => undefined);
+    await baton(['daemon', 'stop', '--all']).catch(() => undefined);
   }
 }
 
@@ -176,7 +176,8 @@ async function ingestionOverhead(work, log) {
     lines.push(JSON.stringify(makeEvent(seq, body, new Date(ts))));
   }
   const file = lines.join('\n') + '\n';
-  const once = (watched, run) => {
+  const once = async (watched, run) => {
+    let dog;
     const home = join(work, `ingest-${watched ? 'w' : 'raw'}-${run}`);
     mkdirSync(home, { recursive: true });
     const db = openDb(join(home, 'baton.db'));
@@ -216,13 +217,16 @@ async function ingestionOverhead(work, log) {
         addGate: () => () => undefined,
         schedule: async () => undefined,
       };
-      const dog = new Watchdog({ db, bus, sessions, usage: new UsageTracker(db) });
-      dog.start();
-      dog.budgets.set({ session: '1000000usd', day: '1000000usd', window: ['5h:1000000usd'] });
+      dog = new Watchdog({ db, bus, sessions, usage: new UsageTracker(db) });
+      // Both read and write the store: done before the run is timed, and before the store closes.
+      await dog.start();
+      await dog.budgets.set({ session: '1000000usd', day: '1000000usd', window: ['5h:1000000usd'] });
     }
     const t0 = performance.now();
     const stored = ingestor.ingest('sess');
     const ms = performance.now() - t0;
+    // Its listeners and reads stop before the store they use closes.
+    dog?.close();
     db.close();
     if (stored !== EVENTS) throw new Error(`ingested ${stored} of ${EVENTS}`);
     return ms;
@@ -230,8 +234,8 @@ async function ingestionOverhead(work, log) {
   const raw = [];
   const watched = [];
   for (let run = 0; run < RUNS; run++) {
-    raw.push(once(false, run));
-    watched.push(once(true, run));
+    raw.push(await once(false, run));
+    watched.push(await once(true, run));
   }
   const r = stats(raw);
   const w = stats(watched);

@@ -10,6 +10,13 @@ import type { BodyInputOf, ParamsOf, QueryInputOf, ResponseOf } from './endpoint
 import type { Endpoints, Route } from './endpoints.js';
 import type { ApiErrorBody } from './index.js';
 
+/**
+ * Keep-alive times of the API's connections (decision 171): a client lets an idle connection go
+ * after `clientIdleMs`, the server keeps one `serverMs`, far longer, so a connection a client
+ * reuses is never one the server is closing at that moment (Node's defaults were equal, 5 s).
+ */
+export const KEEP_ALIVE = { clientIdleMs: 5_000, serverMs: 65_000, serverHeadersMs: 66_000 } as const;
+
 export interface TransportRequest {
   method: string;
   /** Path and query, e.g. `/api/sessions?project=x`. */

@@ -1,8 +1,22 @@
 /** The supervisor itself: liveness, status, stop, and the API's own description. */
 import { z } from 'zod';
 import { endpoint, type Table } from './endpoint.js';
+import { flagQuery } from './query.js';
 
-export const Health = z.object({ ok: z.literal(true), pid: z.number().int() });
+/**
+ * How far a start has come (decision 169): `starting` (listening, the API not wired yet: other
+ * requests wait), `catching_up` (serving; missed routines and interrupted merges still being
+ * looked at), `ready`.
+ */
+export const StartupPhase = z.enum(['starting', 'catching_up', 'ready']);
+
+export const Health = z.object({
+  ok: z.literal(true),
+  pid: z.number().int(),
+  phase: StartupPhase,
+  /** The supervisor's version: a newer CLI replaces an older supervisor (decision 169). */
+  version: z.string().optional(),
+});
 export type Health = z.infer<typeof Health>;
 
 export const DaemonStatus = z.object({
@@ -10,6 +24,7 @@ export const DaemonStatus = z.object({
   port: z.number().int(),
   home: z.string(),
   version: z.string(),
+  phase: StartupPhase.optional(),
   startedAt: z.string(),
   uptimeSeconds: z.number(),
   maxConcurrent: z.number().int(),
@@ -27,7 +42,12 @@ export const DAEMON = {
   'GET /api/health': endpoint({ summary: 'Liveness', response: Health, sessions: 'read' }),
   'GET /api/daemon': endpoint({ summary: 'Supervisor status', response: DaemonStatus }),
   'POST /api/daemon/stop': endpoint({
-    summary: 'Stop the supervisor (sessions keep running)',
+    summary: 'Stop the supervisor (sessions keep running; with hosts, their hosts are ended first)',
+    query: z.object({
+      hosts: flagQuery.describe(
+        'End every session host now: idle ones keep their state, the others are stopped (a reply resumes each)',
+      ),
+    }),
     response: Ok,
     tokenOnly: true,
   }),

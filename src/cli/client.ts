@@ -5,9 +5,16 @@
  * the shared client's (src/api/client.ts); this module loads no schema and no zod.
  */
 import { closeSync, existsSync, fstatSync, mkdirSync, openSync, readFileSync } from 'node:fs';
-import { request, type IncomingMessage } from 'node:http';
+import { Agent, request, type IncomingMessage } from 'node:http';
 import { fileURLToPath } from 'node:url';
-import { ApiClient, requestLine, streamMessage, type ErrorMapper, type Transport } from '../api/client.js';
+import {
+  ApiClient,
+  KEEP_ALIVE,
+  requestLine,
+  streamMessage,
+  type ErrorMapper,
+  type Transport,
+} from '../api/client.js';
 import type { BatonEvent } from '../events/index.js';
 import type { RelayedWorkspaceEvent } from '../events/workspace-relayed.js';
 import type { WorkspaceEvent } from '../events/workspace.js';
@@ -15,14 +22,16 @@ import {
   BatonError,
   InvalidInputError,
   SupervisorUnreachableError,
+  SUPERVISOR_EXIT_ALREADY_RUNNING,
   UnauthorizedError,
   type ErrorCode,
 } from '../shared/errors.js';
 import { homePaths, type HomePaths } from '../shared/paths.js';
 import { isProcessAlive } from '../shared/process.js';
+import { VERSION } from '../server/version.js';
 
+/** How long a supervisor that won a start race may take to listen (it listens before it catches up). */
 const START_TIMEOUT_MS = 15_000;
-const EXIT_ALREADY_RUNNING = 3;
 
 interface SupervisorFile {
   pid: number;
@@ -32,6 +41,8 @@ interface SupervisorFile {
 /** The typed API client on node:http, plus the event stream that `logs -f` and `attach` follow. */
 export class SupervisorClient extends ApiClient {
   private readonly headers: Record<string, string>;
+  /** The supervisor's version, as its health check said (unknown until then). */
+  version: string | undefined;
 
   constructor(
     readonly baseUrl: string,
@@ -127,6 +138,12 @@ export class SupervisorClient extends ApiClient {
   }
 }
 
+/**
+ * The connections of the CLI and of every SupervisorClient: kept alive between calls, and let go
+ * after `KEEP_ALIVE.clientIdleMs` idle, long before the server would close them (decision 171).
+ */
+export const apiAgent = new Agent({ keepAlive: true, timeout: KEEP_ALIVE.clientIdleMs });
+
 function httpTransport(baseUrl: string, headers: Record<string, string>): Transport {
   return ({ method, path, body, timeoutMs }) =>
     new Promise((resolve, reject) => {
@@ -141,6 +158,7 @@ function httpTransport(baseUrl: string, headers: Record<string, string>): Transp
         baseUrl + path,
         {
           method,
+          agent: apiAgent,
           headers: { ...headers, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
         },
         (res) => {
@@ -218,12 +236,42 @@ export interface ConnectOptions {
 /** A client for the running supervisor, starting one first if needed. */
 export async function connect(options: ConnectOptions): Promise<SupervisorClient> {
   const paths = homePaths(options.home);
-  const existing = await tryExisting(paths, options.cwd);
+  let existing = await tryExisting(paths, options.cwd);
+  // Baton was upgraded under a running supervisor: the newer one takes over (decision 169). The
+  // old one stops as `daemon stop` does, leaving the hosts running; the new one re-attaches them.
+  if (existing !== undefined && options.autostart && isNewer(VERSION, existing.version)) {
+    await replaceOlder(existing);
+    existing = undefined;
+  }
   if (existing !== undefined) return existing;
   if (!options.autostart) throw new SupervisorUnreachableError('The supervisor is not running.');
   await startSupervisor(paths, options.env);
   const started = await waitForSupervisor(paths, options.cwd);
   return started;
+}
+
+/** Whether version `a` is newer than `b` (x.y.z, numerically; anything else compares as 0). */
+export function isNewer(a: string, b: string | undefined): boolean {
+  if (b === undefined) return false;
+  const parts = (v: string): number[] =>
+    v
+      .split(/[.-]/)
+      .slice(0, 3)
+      .map((n) => Number(n) || 0);
+  const [x, y] = [parts(a), parts(b)];
+  for (let i = 0; i < 3; i++) if ((x[i] ?? 0) !== (y[i] ?? 0)) return (x[i] ?? 0) > (y[i] ?? 0);
+  return false;
+}
+
+/** Stops an older supervisor (its hosts keep running) and waits until it has gone and let go of the home. */
+async function replaceOlder(old: SupervisorClient): Promise<void> {
+  const { pid } = await old.call('GET /api/health');
+  await old.call('POST /api/daemon/stop', { query: {} });
+  for (;;) {
+    if (!isProcessAlive(pid)) return;
+    // Another process's exit has no event to wait on from here.
+    await new Promise((r) => setTimeout(r, 25));
+  }
 }
 
 /** A live supervisor answers its health check in milliseconds; a hung one must not hang every command. */
@@ -238,7 +286,8 @@ export async function tryExisting(paths: HomePaths, cwd: string): Promise<Superv
   const token = readToken(paths);
   const client = new SupervisorClient(`http://127.0.0.1:${info.port}`, token, cwd);
   try {
-    await client.call('GET /api/health', { timeoutMs: HEALTH_TIMEOUT_MS });
+    const health = await client.call('GET /api/health', { timeoutMs: HEALTH_TIMEOUT_MS });
+    client.version = health.version ?? '0.0.0';
     return client;
   } catch (error) {
     if (error instanceof SupervisorUnreachableError) return undefined;
@@ -309,24 +358,17 @@ async function startSupervisor(paths: HomePaths, env: NodeJS.ProcessEnv): Promis
     cwd: paths.home,
   });
   closeSync(logFd);
+  // No fixed time: the supervisor says it is ready as soon as it listens (before it catches up,
+  // decision 169), or exits saying why. A busy machine makes that slow, never wrong.
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      reject(
-        new SupervisorUnreachableError(
-          `The supervisor did not start within ${START_TIMEOUT_MS / 1000} s; see ${paths.log}`,
-        ),
-      );
-    }, START_TIMEOUT_MS);
     child.once('message', () => {
-      clearTimeout(timer);
       child.disconnect();
       child.unref();
       resolve();
     });
     child.once('exit', (code) => {
-      clearTimeout(timer);
       // Another CLI started one at the same moment: use that one.
-      if (code === EXIT_ALREADY_RUNNING) resolve();
+      if (code === SUPERVISOR_EXIT_ALREADY_RUNNING) resolve();
       else {
         const reason = startFailure(paths.log, logStart);
         reject(
@@ -337,7 +379,6 @@ async function startSupervisor(paths: HomePaths, env: NodeJS.ProcessEnv): Promis
       }
     });
     child.once('error', (error) => {
-      clearTimeout(timer);
       reject(new SupervisorUnreachableError(`Cannot start the supervisor: ${error.message}`));
     });
   });

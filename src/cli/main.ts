@@ -4,7 +4,7 @@
  */
 import { createRequire } from 'node:module';
 import type * as Commander from 'commander';
-import { BatonError } from '../shared/errors.js';
+import { BatonError, EXIT_CODES } from '../shared/errors.js';
 import { batonHome } from '../shared/paths.js';
 import { sessionRef } from './arguments.js';
 import type { Context } from './context.js';
@@ -56,7 +56,7 @@ function flushed(stream: NodeJS.WriteStream): Promise<void> {
 /** Prints the error for a person, or with --json as one JSON object on stderr; answers the exit code. */
 function report(error: unknown, ctx: Context, json: boolean): number {
   if (isCommanderError(error)) {
-    const exitCode = error.exitCode === 0 ? 0 : 2;
+    const exitCode = error.exitCode === 0 ? EXIT_CODES.ok.code : EXIT_CODES.invalidInput.code;
     if (json && exitCode !== 0)
       writeJsonError(ctx, 'invalid_input', error.message.replace(/^error: /, ''), exitCode);
     return exitCode;
@@ -69,7 +69,7 @@ function report(error: unknown, ctx: Context, json: boolean): number {
   ctx.err.write(
     `baton: internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
   );
-  return 1;
+  return EXIT_CODES.internal.code;
 }
 
 function writeJsonError(

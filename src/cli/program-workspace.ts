@@ -186,7 +186,8 @@ export function addWorkspaceCommands(
   daemon
     .command('stop')
     .description('stop the supervisor; sessions keep running and are re-attached on the next start')
-    .action(async () => (await import('./commands/daemon.js')).stop(ctx));
+    .option('--all', 'end every session host too (each session resumes on a reply)')
+    .action(async (opts: { all?: boolean }) => (await import('./commands/daemon.js')).stop(ctx, opts));
   daemon
     .command('logs')
     .description("the supervisor's log, one readable line per record")

@@ -82,7 +82,11 @@ export interface AppOptions {
   /** The port we listen on, for the Host check; read lazily since it is known only after listen. */
   port: () => number;
   status: () => DaemonStatus;
+  /** How far the supervisor's start has come (decision 169); ready when not given. */
+  phase?: () => DaemonStatus['phase'];
   requestShutdown: () => void;
+  /** `daemon stop --all`: ends every session host first. */
+  endHosts?: () => Promise<void>;
   /** The conflict radar the supervisor runs; without it, a passive one answers (a pass per request). */
   radar?: ConflictRadar;
   /** Browser access (login codes, cookie sessions) and the web UI's routes; without it, the API takes the token only. */

@@ -3,11 +3,8 @@
  * single-instance lock, the token, the store, the session manager and the HTTP server.
  */
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import type { Server as HttpServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { serve, type ServerType } from '@hono/node-server';
-import { loadConfig, parsePort } from '../shared/config.js';
-import { errorMessage } from '../shared/errors.js';
+import { loadConfig } from '../shared/config.js';
+import { errorMessage, SUPERVISOR_EXIT_ALREADY_RUNNING } from '../shared/errors.js';
 import { sweepSnapshotFolders } from '../worktrees/index.js';
 import { newToken } from '../shared/ids.js';
 import { createLogger, setLogFile } from '../shared/log.js';
@@ -35,9 +32,10 @@ import { decisionsOf, indexTaskEntries, mcpWorkspace, otherMachinesWork, taskLoo
 import { acquireLock } from './lock.js';
 import { BrowserAuth } from './web-auth.js';
 import { VERSION } from './version.js';
+import { closeListener, holdAt, listenWhereWeCan, StartupGate, tellStarter } from './startup.js';
 
 /** Exit code of a supervisor that found another one already running (it lost the start race). */
-export const EXIT_ALREADY_RUNNING = 3;
+export const EXIT_ALREADY_RUNNING = SUPERVISOR_EXIT_ALREADY_RUNNING;
 
 export interface SupervisorInfo {
   pid: number;
@@ -59,9 +57,59 @@ export async function runSupervisor(env: NodeJS.ProcessEnv = process.env): Promi
     log.info('another supervisor holds the lock; exiting');
     process.exit(EXIT_ALREADY_RUNNING);
   }
+  process.on('uncaughtException', (error) => {
+    log.error('uncaught exception', { error: error.stack ?? error.message });
+  });
+  process.on('unhandledRejection', (error) => {
+    log.error('unhandled rejection', { error: errorMessage(error) });
+  });
   const token = ensureToken(paths.token);
   const config = loadConfig(paths.config, env);
   const db = openDb(paths.db);
+  const startedAt = new Date();
+  // Uptime by the monotonic clock: a wall clock set back would make it negative.
+  const startedMs = performance.now();
+  // Listen first, catch up after (decision 169): the health check answers at once, the rest waits at the gate.
+  const gate = new StartupGate(token);
+  await holdAt('listen', env);
+  const { server, port } = await listenWhereWeCan(gate.fetch, config.port, paths.lastPort);
+  writeFileSync(paths.lastPort, `${port}\n`);
+  const info: SupervisorInfo = {
+    pid: process.pid,
+    port,
+    startedAt: startedAt.toISOString(),
+    version: VERSION,
+  };
+  writeFileSync(paths.supervisorJson, JSON.stringify(info));
+  // Agents cannot read supervisor.json (their sandbox hides the state folder): each session's door says where we are.
+  announceSupervisorPort(home, port);
+  log.info('listening', {
+    port,
+    pid: process.pid,
+    maxConcurrent: config.maxConcurrent,
+    machine: config.machine.name,
+  });
+  let shuttingDown = false;
+  // Until the domains are wired, a stop has only the listener, the lock and the database to close.
+  let closeAll = (): void => {
+    closeListener(server);
+    rmSync(paths.supervisorJson, { force: true });
+    lock.release();
+    db.close();
+    process.exit(0);
+  };
+  let leave: () => Promise<void> = () => Promise.resolve();
+  const shutdown = (): void => {
+    if (shuttingDown) return;
+    shuttingDown = true;
+    log.info('shutting down; session hosts keep running');
+    // The shared workspace first (bounded): a command this machine is still running for another
+    // finishes on an open database, and none is taken after.
+    void leave().finally(() => closeAll());
+  };
+  for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) process.on(signal, shutdown);
+  tellStarter({ ready: true, port });
+  await holdAt('wiring', env);
   const manager = new SessionManager({
     home,
     db,
@@ -164,16 +212,19 @@ export async function runSupervisor(env: NodeJS.ProcessEnv = process.env): Promi
   });
   // The budgets read before the sessions come back and report usage; then the spend they look back on.
   await watchdog.start();
+  // Listeners of this start's own, ended at shutdown before the store they use (decision 171).
+  const unlisten: (() => void)[] = [];
   if (spend !== undefined) {
-    usage.onEntry((entry) => spend.spent(entry.at));
+    unlisten.push(usage.onEntry((entry) => spend.spent(entry.at)));
     // After the guard has read the budgets again: a longer window widens what is read and published.
-    settings.onChange((table) => {
+    const offBudgets = settings.onChange((table) => {
       if (table === 'budgets')
         void watchdog.budgets.load().then(
           () => spend.horizonChanged(),
           () => {},
         );
     });
+    unlisten.push(offBudgets);
     // A store that fails here is tried again by the writes and the next notification.
     await spend
       .start()
@@ -202,27 +253,16 @@ export async function runSupervisor(env: NodeJS.ProcessEnv = process.env): Promi
   // Another machine landing one of this machine's sessions has it handed over: committed and pushed now.
   otherWork?.serveHandovers(sync);
   manager.guardRemovals((session, remove) => sync.whileRemoving(session.id, remove));
-  const startedAt = new Date();
-  // Uptime by the monotonic clock: a wall clock set back would make it negative.
-  const startedMs = performance.now();
-  let port = 0;
   // The user's webhook and ntfy topic, each message linking to the session's page here (decision 153).
-  const channels = new NotificationChannels(manager.bus, config.notifications, () =>
-    port === 0 ? undefined : `http://127.0.0.1:${port}`,
-  );
+  const channels = new NotificationChannels(manager.bus, config.notifications, () => `http://127.0.0.1:${port}`);
   channels.start();
-  let server: ServerType | undefined;
-  let shuttingDown = false;
-
-  const shutdown = (): void => {
-    if (shuttingDown) return;
-    shuttingDown = true;
-    log.info('shutting down; session hosts keep running');
-    // The shared workspace first (bounded): a command this machine is still running for another
-    // finishes on an open database, and none is taken after.
-    void membership.leave().finally(closeAll);
-  };
-  const closeAll = (): void => {
+  leave = () => membership.leave();
+  // Shutdown in order: no new request, then every timer, listener and queue, then what they use
+  // (the hosts' watches, the database). Nothing is left to fire on a closed store.
+  closeAll = (): void => {
+    closeListener(server);
+    for (const off of unlisten.splice(0)) off();
+    sharedTasks?.close();
     radar.close();
     otherWork?.close();
     routines.close();
@@ -238,7 +278,6 @@ export async function runSupervisor(env: NodeJS.ProcessEnv = process.env): Promi
     manager.close();
     rmSync(paths.supervisorJson, { force: true });
     lock.release();
-    server?.close();
     db.close();
     process.exit(0);
   };
@@ -268,6 +307,9 @@ export async function runSupervisor(env: NodeJS.ProcessEnv = process.env): Promi
     port: () => port,
     browserAuth: new BrowserAuth({ port: () => port, file: paths.browserLogins }),
     requestShutdown: shutdown,
+    endHosts: async () =>
+      void (await manager.endAllHosts('`baton daemon stop --all` ended its host; a reply resumes it')),
+    phase: () => gate.phase,
     status: () => {
       const sessions = manager.list();
       return {
@@ -275,6 +317,7 @@ export async function runSupervisor(env: NodeJS.ProcessEnv = process.env): Promi
         port,
         home,
         version: VERSION,
+        phase: gate.phase,
         startedAt: startedAt.toISOString(),
         uptimeSeconds: Math.round((performance.now() - startedMs) / 1000),
         maxConcurrent: manager.maxConcurrent,
@@ -289,82 +332,35 @@ export async function runSupervisor(env: NodeJS.ProcessEnv = process.env): Promi
   // Events stored before the search index existed are indexed once, before sessions come back.
   const backfilled = manager.search.backfill();
   if (backfilled > 0) log.info('search index back-filled', { events: backfilled });
-  await manager.reattachAll();
-  const swept = sweepSnapshotFolders();
-  if (swept > 0) log.info('removed index copies left by processes killed mid-snapshot', { folders: swept });
-  // After the sessions are back, so the first pass sees them all.
-  radar.start();
-  await routines
-    .start()
-    .catch((error: unknown) => log.error('routines did not start', { error: errorMessage(error) }));
-  await merges
-    .recover()
-    .catch((error: unknown) =>
-      log.error('merge recovery failed', { error: error instanceof Error ? error.message : String(error) }),
-    );
-  // After the sessions are back: retries and picks the last supervisor left undone.
-  await attempts
-    .start()
-    .catch((error: unknown) => log.error('attempts recovery failed', { error: errorMessage(error) }));
-  // BATON_PORT, or else the last supervisor's port: an open dashboard then reconnects by itself
-  // after a restart (its logins are kept too). Taken meanwhile, any free port will do.
-  const pinned = config.port !== undefined;
-  const preferred = config.port ?? readLastPort(paths.lastPort);
-  try {
-    ({ server, port } = await listen(app.fetch, preferred));
-  } catch (error) {
-    if (pinned || preferred === 0) throw error;
-    log.info('the last port is taken; listening on another', { port: preferred, error: errorMessage(error) });
-    ({ server, port } = await listen(app.fetch, 0));
-  }
-  writeFileSync(paths.lastPort, `${port}\n`);
-  const info: SupervisorInfo = {
-    pid: process.pid,
-    port,
-    startedAt: startedAt.toISOString(),
-    version: VERSION,
-  };
-  writeFileSync(paths.supervisorJson, JSON.stringify(info));
-  // Agents cannot read supervisor.json (their sandbox hides the state folder): each session's door says where we are.
-  announceSupervisorPort(home, port);
-  log.info('listening', {
-    port,
-    pid: process.pid,
-    maxConcurrent: config.maxConcurrent,
-    machine: config.machine.name,
-  });
+  // The hosts back before any request is served: what a command reads of a session is then true.
+  await manager.reattach();
+  gate.serve(app.fetch);
+  log.info('serving; catching up', { port });
+  await catchUp();
 
-  for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) process.on(signal, shutdown);
-  process.on('uncaughtException', (error) => {
-    log.error('uncaught exception', { error: error.stack ?? error.message });
-  });
-  process.on('unhandledRejection', (error) => {
-    log.error('unhandled rejection', { error: errorMessage(error) });
-  });
-  if (process.send) process.send({ ready: true, port });
-}
-
-function listen(
-  fetch: (request: Request) => Response | Promise<Response>,
-  port: number,
-): Promise<{ server: ServerType; port: number }> {
-  return new Promise((resolve, reject) => {
-    const server = serve({ fetch, hostname: '127.0.0.1', port }, (info: AddressInfo) =>
-      resolve({ server, port: info.port }),
-    );
-    server.once('error', reject);
-    // Event streams (`logs -f`, attach, the board) stay open for hours; Node's default cuts
-    // every request at 300 s.
-    (server as HttpServer).requestTimeout = 0;
-  });
-}
-
-/** 0 (any free port) when there is no last port or the file holds something else. */
-function readLastPort(file: string): number {
-  try {
-    return parsePort(readFileSync(file, 'utf8')) ?? 0;
-  } catch {
-    return 0;
+  /** What waited while the supervisor was down: queued sessions, missed routines, merges and attempts cut off. */
+  async function catchUp(): Promise<void> {
+    await manager
+      .schedule()
+      .catch((error: unknown) => log.error('schedule failed', { error: errorMessage(error) }));
+    const swept = sweepSnapshotFolders();
+    if (swept > 0) log.info('removed index copies left by processes killed mid-snapshot', { folders: swept });
+    // After the sessions are back, so the first pass sees them all.
+    radar.start();
+    await holdAt('catch-up', env);
+    if (shuttingDown) return;
+    await routines
+      .start()
+      .catch((error: unknown) => log.error('routines did not start', { error: errorMessage(error) }));
+    await merges
+      .recover()
+      .catch((error: unknown) => log.error('merge recovery failed', { error: errorMessage(error) }));
+    // After the sessions are back: retries and picks the last supervisor left undone.
+    await attempts
+      .start()
+      .catch((error: unknown) => log.error('attempts recovery failed', { error: errorMessage(error) }));
+    gate.caughtUp();
+    log.info('caught up', { ms: Math.round(performance.now() - startedMs) });
   }
 }
 

@@ -16,6 +16,11 @@ export class ControlSocket {
   constructor(
     private readonly path: string,
     private readonly handle: (request: HostRequest) => Promise<void>,
+    /** Told of each connection opened and closed: a supervisor watching keeps one open. */
+    private readonly peers: { connected(): void; disconnected(): void } = {
+      connected: () => undefined,
+      disconnected: () => undefined,
+    },
   ) {}
 
   /** Requests being answered now, the asking one among them. */
@@ -43,6 +48,8 @@ export class ControlSocket {
   }
 
   private serve(socket: Socket): void {
+    this.peers.connected();
+    socket.once('close', () => this.peers.disconnected());
     let buffer = '';
     socket.setEncoding('utf8');
     socket.on('error', () => socket.destroy());

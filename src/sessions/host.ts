@@ -21,6 +21,7 @@ import { AgentQuestion } from './host-ask.js';
 import { HostMemory } from './host-memory.js';
 import { claimSession, releaseClaim } from './host-claim.js';
 import { ControlSocket } from './host-control.js';
+import { DEFAULT_ORPHAN_MS, OrphanWatch } from './host-orphan.js';
 import { prepareSession } from './host-prepare.js';
 import type { HostInfo, HostRequest, HostSpec } from './spec.js';
 import { messagePrompt, ReplyQueue } from './host-replies.js';
@@ -64,6 +65,8 @@ export class SessionHost {
         gate?: string | undefined;
       }) => number | undefined)
     | undefined;
+  /** Ends the host, once idle, when no supervisor has watched it for a while (host-orphan.ts). */
+  private orphan: OrphanWatch | undefined;
   /** The running preparation, which a stop waits for: its commands are ended before the session is. */
   private preparation: Promise<unknown> | undefined;
 
@@ -264,6 +267,7 @@ export class SessionHost {
     if (changed === undefined) return;
     this.writer.append(changed);
     this.replies.stateChanged();
+    this.orphan?.stateChanged();
   }
 
   private get state(): string | undefined {
@@ -391,6 +395,7 @@ export class SessionHost {
   private async shutdown(code: number): Promise<void> {
     await this.writer.drained();
     this.writer.close();
+    this.orphan?.close();
     this.control?.close();
     rmSync(this.paths.socket, { force: true });
     rmSync(this.paths.hostJson, { force: true });
@@ -406,7 +411,31 @@ export class SessionHost {
   private listen(): Promise<void> {
     // Outside BATON_HOME the folder must be the user's alone, or another user could take the socket's place.
     ensureSocketFolder(this.spec.home, this.paths.socket);
-    this.control = new ControlSocket(this.paths.socket, (request) => this.handle(request));
+    this.orphan = new OrphanWatch(this.spec.orphanMs ?? DEFAULT_ORPHAN_MS, () => this.endOrphaned());
+    // The supervisor that launched us holds our IPC channel until we are ready, then watches the socket.
+    if (process.connected) {
+      this.orphan.connected();
+      process.once('disconnect', () => this.orphan?.disconnected());
+    }
+    this.control = new ControlSocket(this.paths.socket, (request) => this.handle(request), this.orphan);
     return this.control.listen();
+  }
+
+  /**
+   * No supervisor has watched this host for its orphan time: it ends now if the session is idle,
+   * keeping it resumable — ready for review keeps its state (as the watchdog's idle rule does), a
+   * session waiting for a person is stopped saying why (a reply resumes either). A session at work
+   * is left to finish its turn; the host ends at its next idle moment.
+   */
+  private endOrphaned(): boolean {
+    if (this.ending !== undefined || this.replies.size > 0) return this.ending !== undefined;
+    const seconds = Math.round((this.spec.orphanMs ?? DEFAULT_ORPHAN_MS) / 1000);
+    const time = seconds >= 120 ? `${Math.round(seconds / 60)} min` : `${seconds} s`;
+    const why = `no supervisor for ${time}: its host ended itself; a reply resumes the session`;
+    log.info('no supervisor; ending the idle host', { session: this.spec.sessionId, state: this.state });
+    if (this.state === 'ready_for_review') void this.end('idle', why);
+    else if (this.state === 'needs_input') void this.stop(why);
+    else return false;
+    return true;
   }
 }

@@ -22,6 +22,7 @@ import {
   type HostCommand,
 } from './host-client.js';
 import { HostWatch } from './host-watch.js';
+import { orphanMsFrom } from './host-orphan.js';
 import type { Ingestor } from './ingest.js';
 import { HostLauncher } from './launcher.js';
 import { ACTIVE_STATES } from './state.js';
@@ -95,6 +96,7 @@ export class HostSupervisor {
           ...(session.agent_session_id === null ? {} : { resumeId: session.agent_session_id }),
           ...readInstructions(sessionPaths(this.options.home, session.id).instructions),
           ...contextOf(this.options.contextFor, session),
+          orphanMs: orphanMsFrom(this.options.env),
         },
         // Its leased ports and templated variables (issue 15) on top of the user's environment.
         this.sessionEnv(session),

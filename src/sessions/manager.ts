@@ -323,6 +323,15 @@ export class SessionManager extends EventEmitter<ManagerEvents> {
   // ── lifecycle ──────────────────────────────────────────────────────────────
   /** After a start: undoes dispatches cut by a kill, re-attaches to hosts that kept running, then starts what is queued. */
   async reattachAll(): Promise<void> {
+    await this.reattach();
+    await this.scheduler.run();
+  }
+
+  /**
+   * Dispatches cut off by a kill undone, hosts that kept running re-attached and what they wrote
+   * ingested; queued sessions are started later (`schedule`), since their hosts take time to start.
+   */
+  async reattach(): Promise<void> {
     const started = performance.now();
     await recoverInterruptedDispatches(this.core);
     const { attached, ingested } = this.hosts.reattachAll();
@@ -331,7 +340,28 @@ export class SessionManager extends EventEmitter<ManagerEvents> {
       eventsIngested: ingested,
       ms: Math.round(performance.now() - started),
     });
-    await this.scheduler.run();
+  }
+
+  /**
+   * Ends every running session host (`daemon stop --all`): a session resting in ready for review
+   * keeps its state (its agent let go, as the idle rule does), any other is stopped saying why.
+   * Either resumes on a reply. Nothing queued is started meanwhile.
+   */
+  async endAllHosts(why: string): Promise<number> {
+    this.scheduler.close();
+    let ended = 0;
+    for (const session of this.store.listLive()) {
+      if (!this.hosts.isRunning(session)) continue;
+      try {
+        if (!(session.state === 'ready_for_review' && (await this.hosts.release(session, why))))
+          await this.hosts.stop(session, why);
+        ended++;
+      } catch (error) {
+        log.warn('could not end a session host', { session: session.id, error: errorMessage(error) });
+      }
+    }
+    log.info('ended the session hosts', { hosts: ended });
+    return ended;
   }
 
   /** Starts queued sessions while there is room under the cap. */

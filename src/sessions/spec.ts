@@ -17,6 +17,8 @@ export const HostSpec = z.object({
   context: z.string().optional(),
   /** Instructions given at dispatch, added to Baton's own (see `agentStartOptions`). */
   instructions: z.string().optional(),
+  /** How long the host waits, with no supervisor connected, before it ends itself once idle (0: never). */
+  orphanMs: z.number().int().min(0).optional(),
 });
 export type HostSpec = z.infer<typeof HostSpec>;
 

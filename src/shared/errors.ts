@@ -37,22 +37,81 @@ const HTTP_STATUS: Record<ErrorCode, number> = {
   internal: 500,
 };
 
+/**
+ * Every exit code of `baton`, each with one meaning (decision 170, "One table of exit codes, each
+ * meaning once"). Commands take their codes from here; the README's "Exit codes" table is this
+ * one, word for word (src/shared/exit-codes.test.ts holds them together).
+ */
+export const EXIT_CODES = {
+  ok: { code: 0, meaning: 'done (for `wait`: every session ready for review or completed)' },
+  internal: { code: 1, meaning: 'an internal error (a bug: please report it with the message)' },
+  invalidInput: {
+    code: 2,
+    meaning: 'bad input: a usage error, an unknown flag or state, an invalid value or config',
+  },
+  notFound: {
+    code: 3,
+    meaning: 'not found (no such session, group or project), or an ambiguous reference',
+  },
+  notDone: {
+    code: 4,
+    meaning:
+      'the session is in the wrong state for that, or it did not happen (e.g. `approve` without a pending approval; a merge that did not land; `sync --now` that did not push)',
+  },
+  refused: {
+    code: 5,
+    meaning:
+      'refused: a consent is needed (`accept-dangerous`, dangerous permission modes), a wrong token, a forbidden call',
+  },
+  supervisorUnreachable: {
+    code: 6,
+    meaning: 'the supervisor could not be started or reached; `daemon status` when it is not running',
+  },
+  agentUnavailable: { code: 7, meaning: "the agent's CLI is not available" },
+  hostUnresponsive: { code: 8, meaning: "the session's host did not answer in time" },
+  diskFull: { code: 9, meaning: "the state folder's disk is full" },
+  needsInput: { code: 10, meaning: '`wait` and `dispatch --wait`: a session needs input' },
+  failed: {
+    code: 11,
+    meaning: '`wait` and `dispatch --wait`: a session failed; `routine run --now`: the run failed',
+  },
+  stopped: { code: 12, meaning: '`wait` and `dispatch --wait`: a session was stopped' },
+  removed: { code: 13, meaning: '`wait` and `dispatch --wait`: a session was removed' },
+  storeUnreachable: {
+    code: 14,
+    meaning: "the workspace's shared store (PostgreSQL) cannot be reached; nothing was lost, retry",
+  },
+  timedOut: { code: 124, meaning: '`wait --timeout` ran out' },
+  interrupted: { code: 130, meaning: '`baton merge` stopped waiting on Ctrl-C (the merge goes on)' },
+} as const satisfies Record<string, { code: number; meaning: string }>;
+
 const EXIT_CODE: Record<ErrorCode, number> = {
-  invalid_input: 2,
-  too_large: 2,
-  not_found: 3,
-  ambiguous: 3,
-  conflict: 4,
-  not_a_repository: 2,
-  unauthorized: 5,
-  forbidden: 5,
-  supervisor_unreachable: 6,
-  agent_unavailable: 7,
-  host_unresponsive: 8,
-  disk_full: 9,
-  store_unreachable: 10,
-  internal: 1,
+  invalid_input: EXIT_CODES.invalidInput.code,
+  too_large: EXIT_CODES.invalidInput.code,
+  not_found: EXIT_CODES.notFound.code,
+  ambiguous: EXIT_CODES.notFound.code,
+  conflict: EXIT_CODES.notDone.code,
+  not_a_repository: EXIT_CODES.invalidInput.code,
+  unauthorized: EXIT_CODES.refused.code,
+  forbidden: EXIT_CODES.refused.code,
+  supervisor_unreachable: EXIT_CODES.supervisorUnreachable.code,
+  agent_unavailable: EXIT_CODES.agentUnavailable.code,
+  host_unresponsive: EXIT_CODES.hostUnresponsive.code,
+  disk_full: EXIT_CODES.diskFull.code,
+  store_unreachable: EXIT_CODES.storeUnreachable.code,
+  internal: EXIT_CODES.internal.code,
 };
+
+/**
+ * The supervisor process's own exit when another supervisor already holds the home: read by the
+ * command that started it (which then uses the other one), never an exit code of `baton`.
+ */
+export const SUPERVISOR_EXIT_ALREADY_RUNNING = 3;
+
+/** The exit code an error code maps to. */
+export function exitCodeFor(code: ErrorCode): number {
+  return EXIT_CODE[code];
+}
 
 /** A code this version knows (one carried back from another machine may not be). */
 export function isErrorCode(value: unknown): value is ErrorCode {

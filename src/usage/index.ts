@@ -69,8 +69,13 @@ export class UsageTracker {
   }
 
   /** `listener` hears every new priced entry (the budgets). */
-  onEntry(listener: (entry: UsageEntry) => void): void {
+  /** Calls `listener` with each priced entry; returns the unsubscribe. */
+  onEntry(listener: (entry: UsageEntry) => void): () => void {
     this.listeners.push(listener);
+    return () => {
+      const at = this.listeners.indexOf(listener);
+      if (at !== -1) this.listeners.splice(at, 1);
+    };
   }
 
   report(by: Grouping, taskOf?: (sessionId: string) => string | undefined): Omit<CostReport, 'budgets'> {

@@ -8,7 +8,7 @@ import type { BudgetView } from '../api/watchdog.js';
 import type { WorkspaceBus } from '../bus/index.js';
 import { BudgetRemoved, BudgetResumed, BudgetSet } from '../events/workspace.js';
 import { createLogger } from '../shared/log.js';
-import { errorMessage } from '../shared/errors.js';
+import { errorMessage, InternalError } from '../shared/errors.js';
 import type { Budgets, BudgetRow } from '../settings/index.js';
 import type { SessionWithProject } from '../store/sessions.js';
 import {
@@ -59,8 +59,19 @@ export class BudgetGuard {
   /** The reload running, and whether another was asked for meanwhile. */
   private loading: Promise<void> | undefined;
   private again = false;
+  /** Closed with the watchdog: a read or write still under way stops at its next step, before the store closes. */
+  private closed = false;
 
   constructor(private readonly o: GuardOptions) {}
+
+  close(): void {
+    this.closed = true;
+  }
+
+  private stillOpen(): void {
+    if (this.closed)
+      throw new InternalError('The watchdog has closed; the budgets are no longer read or changed.');
+  }
 
   private get table(): Budgets {
     return this.o.table;
@@ -116,6 +127,8 @@ export class BudgetGuard {
       try {
         do {
           this.again = false;
+          // A reload asked for before the watchdog closed, run after it: the store may be closed by now.
+          if (this.closed) return;
           this.rows = await this.table.list();
         } while (this.again);
       } finally {
@@ -157,8 +170,10 @@ export class BudgetGuard {
   async set(input: BudgetInput): Promise<{ budgets: BudgetView[]; resumed: string[] }> {
     const rows = parseBudgets(input, this.o.clock());
     for (const row of rows) {
+      this.stillOpen();
       await this.table.put(row);
       await this.load();
+      this.stillOpen();
       this.o.bus.publish(BudgetSet, {
         scope: row.scope,
         windowMs: row.window_ms,
@@ -171,6 +186,7 @@ export class BudgetGuard {
 
   async remove(scopeText: string): Promise<{ budgets: BudgetView[]; resumed: string[] }> {
     const scope = normalizeScope(scopeText);
+    this.stillOpen();
     const removed = await this.table.remove(scope);
     await this.load();
     if (!removed)

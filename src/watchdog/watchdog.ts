@@ -96,11 +96,13 @@ export class Watchdog {
     const onEvent = (sessionId: string, event: BatonEvent): void => this.observe(sessionId, event);
     this.o.sessions.on('event', onEvent);
     this.closers.push(() => this.o.sessions.off('event', onEvent));
-    this.o.usage.onEntry((entry) => {
-      this.budgets.check(entry);
-      // The loop rule weighs what a loop spends, priced alike for every agent.
-      this.perSession.get(entry.sessionId)?.spend(entry.usd ?? 0);
-    });
+    this.closers.push(
+      this.o.usage.onEntry((entry) => {
+        this.budgets.check(entry);
+        // The loop rule weighs what a loop spends, priced alike for every agent.
+        this.perSession.get(entry.sessionId)?.spend(entry.usd ?? 0);
+      }),
+    );
     this.closers.push(this.budgets.watchElsewhere());
     this.closers.push(this.o.sessions.addGate({ name: 'within budget', holds: () => this.budgets.holds() }));
     this.closers.push(
@@ -120,8 +122,10 @@ export class Watchdog {
     this.closers.push(() => clearInterval(timer));
   }
 
+  /** Stops every listener and timer, and the budgets' reads: nothing runs on the store after this. */
   close(): void {
     for (const close of this.closers.splice(0)) close();
+    this.budgets.close();
   }
 
   cost(by: Grouping): CostReport {

@@ -69,6 +69,8 @@ export class TestBaton {
       BATON_HOME: this.home,
       GIT_CONFIG_GLOBAL: join(fakeHome, '.gitconfig'),
       GIT_CONFIG_NOSYSTEM: '1',
+      // The run's mark, so its end finds anything left running (test/support/leftovers.ts).
+      ...(process.env.BATON_TEST_RUN === undefined ? {} : { BATON_TEST_RUN: process.env.BATON_TEST_RUN }),
       ...extraEnv,
     };
     writeFileSync(

@@ -4,13 +4,13 @@ import { resolve } from 'node:path';
 import type { AttemptGroupView, AttemptView, BestOfRequest, GroupSummary } from '../../api/attempts.js';
 import { AGENT_IDS, type AgentId } from '../../events/vocabulary.js';
 import type { WorkspaceEvent } from '../../events/workspace.js';
-import { InvalidInputError } from '../../shared/errors.js';
+import { EXIT_CODES, InvalidInputError } from '../../shared/errors.js';
 import { client } from '../connect.js';
 import { printJson, type Context } from '../context.js';
 import type { DispatchFlags } from '../flags.js';
 
 /** Exit status of a pick whose winner did not land (as `baton merge`'s). */
-const EXIT_NOT_LANDED = 4;
+const EXIT_NOT_LANDED = EXIT_CODES.notDone.code;
 
 export async function dispatchBestOf(
   ctx: Context,

@@ -1,14 +1,14 @@
 /** `baton daemon status|start|stop|logs`. */
 import { existsSync, readFileSync } from 'node:fs';
 import { checkWorkerName, FLAG_ENV, parseStoreUrl, redact } from '../../shared/cluster-settings.js';
-import { BatonError, InvalidInputError } from '../../shared/errors.js';
+import { BatonError, EXIT_CODES, InvalidInputError } from '../../shared/errors.js';
 import { homePaths } from '../../shared/paths.js';
 import { connect, tryExisting } from '../client.js';
 import { printJson, type Context } from '../context.js';
 import type { DaemonStatus } from '../../api/daemon.js';
 
 /** `daemon status` when no supervisor runs: the supervisor-unreachable code. */
-const EXIT_NOT_RUNNING = 6;
+const EXIT_NOT_RUNNING = EXIT_CODES.supervisorUnreachable.code;
 
 export async function status(ctx: Context, opts: { json?: boolean }): Promise<void> {
   const api = await tryExisting(homePaths(ctx.home), ctx.cwd);
@@ -79,7 +79,7 @@ export async function start(ctx: Context, opts: StartFlags = {}): Promise<void> 
   ctx.out.write(`Supervisor running, pid ${s.pid}, port ${s.port}.\n`);
 }
 
-export async function stop(ctx: Context): Promise<void> {
+export async function stop(ctx: Context, opts: { all?: boolean } = {}): Promise<void> {
   const paths = homePaths(ctx.home);
   const api = await tryExisting(paths, ctx.cwd);
   if (api === undefined) {
@@ -87,10 +87,14 @@ export async function stop(ctx: Context): Promise<void> {
     return;
   }
   const s = await api.call('GET /api/daemon');
-  await api.call('POST /api/daemon/stop');
+  const all = opts.all === true;
+  // Ending the hosts waits for each to go: a busy agent may take a while to close.
+  await api.call('POST /api/daemon/stop', { query: { hosts: all }, ...(all ? { timeoutMs: 300_000 } : {}) });
   await waitUntilGone(s.pid);
   ctx.out.write(
-    `Supervisor stopped (pid ${s.pid}). Running sessions keep going and are re-attached on the next start.\n`,
+    all
+      ? `Supervisor stopped (pid ${s.pid}), and every session host with it; a reply resumes a session.\n`
+      : `Supervisor stopped (pid ${s.pid}). Running sessions keep going and are re-attached on the next start.\n`,
   );
 }
 

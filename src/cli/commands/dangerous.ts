@@ -4,7 +4,7 @@
  */
 import { createInterface } from 'node:readline/promises';
 import { DANGEROUS_PERMISSION_MODE } from '../../events/vocabulary.js';
-import { InvalidInputError } from '../../shared/errors.js';
+import { EXIT_CODES, InvalidInputError } from '../../shared/errors.js';
 import { client } from '../connect.js';
 import type { Context } from '../context.js';
 
@@ -49,7 +49,7 @@ export async function acceptDangerous(ctx: Context): Promise<void> {
   if (!(await confirmDangerousMode(ctx, root, DANGEROUS_PERMISSION_MODE))) {
     ctx.out.write('Not accepted.\n');
     // Consent refused: the consent-needed exit code, so a wrapper script does not carry on.
-    process.exitCode = 5;
+    process.exitCode = EXIT_CODES.refused.code;
     return;
   }
   const accepted = await api.call('POST /api/dangerous-mode/accept', { body: { cwd: ctx.cwd } });

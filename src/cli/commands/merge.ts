@@ -1,12 +1,12 @@
 /** `baton merge` and `baton pr`: landing a session's work, through the supervisor's merge queue. */
 import type { MergePlanView, MergeResult, MergeView } from '../../api/merge.js';
 import type { WorkspaceEvent } from '../../events/workspace.js';
-import { InvalidInputError } from '../../shared/errors.js';
+import { EXIT_CODES, InvalidInputError } from '../../shared/errors.js';
 import { client } from '../connect.js';
 import { printJson, type Context } from '../context.js';
 
 /** Exit status of a merge that did not land (as a `conflict` error's). */
-const EXIT_NOT_LANDED = 4;
+const EXIT_NOT_LANDED = EXIT_CODES.notDone.code;
 
 export interface MergeFlags {
   squash?: boolean;
@@ -97,7 +97,7 @@ export async function merge(ctx: Context, refs: string[], opts: MergeFlags): Pro
     ctx.err.write(
       `Stopped waiting; the merge ${queued.mergeId} goes on (\`baton merge\` shows the queue, \`baton events\` the result).\n`,
     );
-    process.exitCode = 130;
+    process.exitCode = EXIT_CODES.interrupted.code;
     return;
   }
   const { recent } = await api.call('GET /api/merges');

@@ -4,7 +4,7 @@ import { relative, resolve } from 'node:path';
 import type { z } from 'zod';
 import type { RoutineDetailView, RoutineRunView, RoutineView } from '../../api/routines.js';
 import type { RoutineSpec } from '../../projects/index.js';
-import { InvalidInputError } from '../../shared/errors.js';
+import { EXIT_CODES, InvalidInputError } from '../../shared/errors.js';
 import { client } from '../connect.js';
 import { printJson, type Context } from '../context.js';
 
@@ -118,7 +118,7 @@ export async function run(
   const result = await (await client(ctx)).call('POST /api/routines/:name/run', { params: { name } });
   if (flags.json) return printJson(ctx, result);
   ctx.out.write(runLine(result));
-  if (result.outcome === 'failed') process.exitCode = 1;
+  if (result.outcome === 'failed') process.exitCode = EXIT_CODES.failed.code;
 }
 
 export async function setPaused(

@@ -1,13 +1,13 @@
 /** `baton sync`: each session's last push to the shared remote, a push now, and a session's work restored from the remote. */
 import { resolve } from 'node:path';
 import type { RestoreView, SyncStatusView } from '../../api/sync.js';
-import { InvalidInputError } from '../../shared/errors.js';
+import { EXIT_CODES, InvalidInputError } from '../../shared/errors.js';
 import { client } from '../connect.js';
 import { printJson, type Context } from '../context.js';
 import { age } from '../render.js';
 
 /** Exit status of `--now` whose push failed (as `baton merge`'s when nothing landed). */
-const EXIT_NOT_PUSHED = 4;
+const EXIT_NOT_PUSHED = EXIT_CODES.notDone.code;
 
 export async function status(
   ctx: Context,

@@ -5,7 +5,7 @@
 import type { SessionView } from '../../api/index.js';
 import type { SessionState, StateReason } from '../../events/index.js';
 import { reasonText } from '../../events/format.js';
-import { BatonError, InvalidInputError } from '../../shared/errors.js';
+import { BatonError, EXIT_CODES, InvalidInputError } from '../../shared/errors.js';
 import type { SupervisorClient } from '../client.js';
 import { client } from '../connect.js';
 import { printJson, type Context } from '../context.js';
@@ -13,12 +13,12 @@ import { followWorkspace } from '../follow.js';
 
 /** Exit codes of `wait` (and `dispatch --wait`), beside the error codes every command shares. */
 export const WAIT_EXIT = {
-  ok: 0,
-  needsInput: 10,
-  failed: 11,
-  stopped: 12,
-  removed: 13,
-  timedOut: 124,
+  ok: EXIT_CODES.ok.code,
+  needsInput: EXIT_CODES.needsInput.code,
+  failed: EXIT_CODES.failed.code,
+  stopped: EXIT_CODES.stopped.code,
+  removed: EXIT_CODES.removed.code,
+  timedOut: EXIT_CODES.timedOut.code,
 } as const;
 
 /** States in which a session no longer moves on its own: it needs a person, or it has ended. */
