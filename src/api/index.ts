@@ -137,6 +137,8 @@ export const RemoveView = z.object({
   snapshotRef: z.string().nullable(),
   snapshotCommit: z.string().nullable(),
   branchDeleted: z.boolean(),
+  /** What could not be done (its repository gone, say), and what was kept instead. */
+  notes: z.array(z.string()).optional(),
 });
 export type RemoveView = z.infer<typeof RemoveView>;
 

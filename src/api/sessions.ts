@@ -51,12 +51,26 @@ export const ReviewQueueView = WorkSizeView.extend({
   'Sessions ready for review and the size of their work: review, not agent count, is the bottleneck',
 );
 export type ReviewQueueView = z.infer<typeof ReviewQueueView>;
+export const RemovedSessionView = SessionView.extend({
+  removedAt: z.string(),
+  /** Where its uncommitted work was kept when its worktree went, if there was any. */
+  snapshotRef: z.string().nullable(),
+});
 export const SessionList = z.object({
   sessions: z.array(SessionView),
   reviewQueue: ReviewQueueView.optional(),
+  /** With `removed=1`: landed and removed sessions, newest first — their transcripts stay readable. */
+  removed: z.array(RemovedSessionView).optional(),
 });
 export type SessionList = z.infer<typeof SessionList>;
-export const SessionListQuery = z.object({ project: z.string().optional().describe('Project root or name') });
+export const SessionListQuery = z.object({
+  project: z.string().optional().describe('Project root or name'),
+  removed: z
+    .string()
+    .optional()
+    .transform((value) => value === '1' || value === 'true')
+    .describe('1: the landed and removed sessions too (their record: transcript, decisions)'),
+});
 export const RespawnQuery = z.object({
   on: z
     .string()

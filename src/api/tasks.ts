@@ -90,6 +90,8 @@ export const TaskDetail = z.object({
   task: TaskCard,
   decisions: z.array(TaskEntry),
   notes: z.array(TaskEntry),
+  /** Entry files that cannot be read (the task's, or named for no task), each with what is wrong. */
+  broken: z.array(z.object({ file: z.string(), problem: z.string() })),
 });
 export type TaskDetail = z.infer<typeof TaskDetail>;
 export const TaskBoard = z.object({

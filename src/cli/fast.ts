@@ -27,12 +27,13 @@ const bool = (value: string | boolean | undefined): boolean | undefined =>
   value === undefined ? undefined : value === true;
 
 const list: ReadOnlyCommand = {
-  options: { json, here: { type: 'boolean' }, state: { type: 'string' } },
+  options: { json, here: { type: 'boolean' }, state: { type: 'string' }, all: { type: 'boolean' } },
   positionals: 0,
   run: async (ctx, _, v) =>
     (await import('./commands/sessions.js')).list(ctx, {
       json: bool(v.json),
       here: bool(v.here),
+      all: bool(v.all),
       ...(typeof v.state === 'string' ? { state: v.state } : {}),
     }),
 };

@@ -160,8 +160,9 @@ function buildProgram(ctx: Context, jsonErrors: boolean): Commander.Command {
       '-s, --state <states>',
       'only sessions in these states, comma-separated (e.g. needs_input,working)',
     )
+    .option('--all', 'landed and removed sessions too (their transcripts and handoffs stay readable)')
     .addOption(new Option('--json', 'print JSON for scripts'))
-    .action(async (opts: { json?: boolean; here?: boolean; state?: string }) =>
+    .action(async (opts: { json?: boolean; here?: boolean; state?: string; all?: boolean }) =>
       (await import('./commands/sessions.js')).list(ctx, opts),
     );
 

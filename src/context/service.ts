@@ -32,8 +32,10 @@ import {
 } from './transcript.js';
 
 export interface ContextSessions {
-  /** Throws SessionNotFoundError when no live or removed session matches. */
+  /** Throws SessionNotFoundError when no live session matches. */
   resolve(ref: string, cwd?: string): SessionWithProject;
+  /** A live session, else a removed (landed) one; throws SessionNotFoundError when neither matches. */
+  resolveRecord?(ref: string, cwd?: string): SessionWithProject;
   get(id: string): SessionWithProject | undefined;
   eventsAfter(sessionId: string, after: number, limit?: number): BatonEvent[];
   /** The pack goes as the dispatch's `instructions`: kept in the session's private folder, added to Baton's own at every start. */
@@ -334,8 +336,12 @@ export class ContextService {
   }
 
   private findSession(ref: string, cwd?: string): SessionWithProject | undefined {
+    const { sessions } = this.options;
     try {
-      return this.options.sessions.resolve(ref, cwd);
+      // A landed session's transcript and decisions are read as any other's (decision 168).
+      return sessions.resolveRecord !== undefined
+        ? sessions.resolveRecord(ref, cwd)
+        : sessions.resolve(ref, cwd);
     } catch (error) {
       if (error instanceof SessionNotFoundError) return undefined;
       throw error;

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import type { z } from 'zod';
 import type { MergeCheckOutcome } from '../events/workspace.js';
 import { loadRepoConfig, DEFAULT_CHECK_SECONDS, trustState } from '../projects/index.js';
+import { crashPoint } from '../shared/crash-points.js';
 import { errorMessage, SessionStateError } from '../shared/errors.js';
 import type { SessionWithProject } from '../store/sessions.js';
 import { git } from '../worktrees/index.js';
@@ -52,6 +53,10 @@ export interface RunInput {
   env: NodeJS.ProcessEnv;
   onStarted(baseCommit: string): void;
   onChecking(command: string, commit: string, members: number): void;
+  /** Checked, and about to move the base: journaled before it moves (decision 166). */
+  onChecked?(move: { previous: string; commit: string; check: Check; checkout: string | null }): void;
+  /** The base has moved. */
+  onAdvanced?(): void;
 }
 
 /** Times the base may move under a merge before it gives up. */
@@ -126,6 +131,13 @@ export async function runMerge(input: RunInput): Promise<RunOutcome> {
       (scratch) => mergeAndCheck(input, scratch, tips, check, timeoutSeconds, baseTip),
     );
     if (merged.kind !== 'ready') return merged;
+    input.onChecked?.({
+      previous: baseTip,
+      commit: merged.commit,
+      check: merged.check,
+      checkout: checkout ?? null,
+    });
+    crashPoint('merge.checked');
     try {
       const advanced = await advanceBase(root, base, baseTip, merged.commit);
       if (advanced === 'moved') continue;
@@ -134,6 +146,10 @@ export async function runMerge(input: RunInput): Promise<RunOutcome> {
         return { kind: 'refused', message: error.message, check: merged.check };
       throw error;
     }
+    // The window of the old fault: the base moved, and nothing yet says so but git.
+    crashPoint('merge.base-moved');
+    input.onAdvanced?.();
+    crashPoint('merge.advanced');
     return {
       kind: 'landed',
       commit: merged.commit,

@@ -17,13 +17,17 @@ import {
   MergeChecking,
 } from '../events/workspace.js';
 import { loadRepoConfig, requireTrusted } from '../projects/index.js';
+import { crashPoint } from '../shared/crash-points.js';
 import { newId } from '../shared/ids.js';
 import { errorMessage, InvalidInputError, SessionStateError } from '../shared/errors.js';
 import { createLogger } from '../shared/log.js';
+import type { Db } from '../store/db.js';
+import { MergeJournal } from '../store/merge-journal.js';
 import type { SessionWithProject } from '../store/sessions.js';
 import { mergePlan, plannedOrder } from './plan-view.js';
 import { openPullRequest } from './pull-request.js';
 import { NO_CHECK, runMerge, type RunOutcome } from './run.js';
+import { reconcile, retire } from './recover.js';
 import { conflictReport, checkReport } from './reports.js';
 import { baseOf, requireMergeable } from './sessions.js';
 import type { MergeSessions } from './sessions.js';
@@ -38,12 +42,13 @@ import {
 import { git } from '../worktrees/index.js';
 
 const log = createLogger('merge');
-const RECENT = 50;
 
 export interface MergeServiceOptions {
   home: string;
   sessions: MergeSessions;
   bus: WorkspaceBus;
+  /** Where each merge's intent, steps and result are journaled (the bus's database). */
+  db: Db;
   /** The environment checks and gh run in (the supervisor's). */
   env: NodeJS.ProcessEnv;
   clock?: () => Date;
@@ -60,17 +65,34 @@ interface Job {
 export class MergeService {
   private readonly jobs: Job[] = [];
   private readonly chains = new Map<string, Promise<unknown>>();
-  private readonly recent: MergeResult[] = [];
   private readonly clock: () => Date;
+  private readonly journal: MergeJournal;
 
   constructor(private readonly options: MergeServiceOptions) {
     this.clock = options.clock ?? (() => new Date());
+    this.journal = new MergeJournal(options.db, this.clock);
   }
 
-  /** After a start: removes the scratch worktrees of merges a killed supervisor left half done. */
+  /**
+   * After a start: removes the scratch worktrees of merges a killed supervisor left half done,
+   * and finishes each merge its journal holds unfinished by what its base shows (recover.ts).
+   */
   async recover(): Promise<void> {
     const removed = await removeStaleScratches(join(this.options.home, 'merges'));
     if (removed > 0) log.info('removed scratch worktrees of interrupted merges', { removed });
+    for (const row of this.journal.unfinished()) {
+      const found = await reconcile(row, this.options.sessions, this.clock());
+      const { result } = found;
+      if (found.kind === 'landed') {
+        for (const member of found.members) await retire(this.options.sessions, member, result.commit!);
+      }
+      this.settle(result, () => this.announce(result));
+      log.info('an interrupted merge was reconciled', {
+        mergeId: row.merge_id,
+        step: row.step,
+        outcome: found.kind,
+      });
+    }
   }
 
   /** Pushes a session's branch and opens its pull request (pull-request.ts). */
@@ -100,8 +122,9 @@ export class MergeService {
     return this.jobs.map((job) => ({ ...job.view, position: this.position(job) }));
   }
 
+  /** Finished merges, newest first, from the journal: a restart keeps them. */
   recentResults(): MergeResult[] {
-    return [...this.recent];
+    return this.journal.results() as MergeResult[];
   }
 
   /**
@@ -167,7 +190,10 @@ export class MergeService {
     const job = { view, members, notes } as Job;
     this.jobs.push(job);
     view.position = this.position(job);
+    // The intent, on record before anything of the merge can be seen.
+    this.journal.begin({ ...this.ref(view), root, queuedAt: view.queuedAt });
     const event = this.options.bus.publish(MergeQueued, { ...this.ref(view), position: view.position });
+    crashPoint('merge.queued');
     const previous = this.chains.get(root) ?? Promise.resolve();
     job.done = previous.then(() => this.run(job));
     this.chains.set(
@@ -258,11 +284,17 @@ export class MergeService {
         members,
         squash: view.squash,
         env: this.options.env,
-        onStarted: (baseCommit) => this.options.bus.publish(MergeStarted, { ...ref, baseCommit }),
+        onStarted: (baseCommit) => {
+          this.journal.merging(view.mergeId, baseCommit);
+          this.options.bus.publish(MergeStarted, { ...ref, baseCommit });
+          crashPoint('merge.started');
+        },
         onChecking: (command, commit, count) => {
           view.state = 'checking';
           this.options.bus.publish(MergeChecking, { ...ref, command, commit, members: count });
         },
+        onChecked: (move) => this.journal.checked(view.mergeId, move),
+        onAdvanced: () => this.journal.advanced(view.mergeId),
       });
     } catch (error) {
       const known = error instanceof InvalidInputError || error instanceof SessionStateError;
@@ -279,15 +311,79 @@ export class MergeService {
       job.notes.length === 0
         ? reported
         : { ...reported, message: `${reported.message} ${job.notes.join(' ')}` };
+    // The last event and the journal's result together, or neither: a restart finishes it once.
+    this.settle(result, () => this.announce(result));
+    crashPoint('merge.finished');
     this.jobs.splice(this.jobs.indexOf(job), 1);
-    this.recent.unshift(result);
-    this.recent.splice(RECENT);
     // After the result is on record: a client told of the landing reads it at once.
     await this.options.sessions.letGo?.(job.members.map((m) => m.id));
     return result;
   }
 
-  /** Cleans up after a landing, or sends the failure to its session; then publishes the result. */
+  /** Records `result` as the merge's end in the journal and publishes its event with `publish`, in one transaction. */
+  private settle(result: MergeResult, publish: () => void): void {
+    const { db, bus } = this.options;
+    try {
+      db.transaction(() => {
+        publish();
+        this.journal.finish(result.mergeId, result);
+      })();
+    } catch (error) {
+      bus.discard();
+      // Said anyway: whoever waits on the merge hears its end; a restart may say it again.
+      log.error('merge result not journaled', { mergeId: result.mergeId, error: errorMessage(error) });
+      publish();
+      return;
+    }
+    bus.release();
+  }
+
+  /** The merge's last event, made from its result. */
+  private announce(result: MergeResult): void {
+    const { bus } = this.options;
+    const ref = {
+      mergeId: result.mergeId,
+      project: result.project,
+      base: result.base,
+      sessions: result.sessions,
+      squash: result.squash,
+    };
+    const { durationMs, replied, check } = result;
+    if (result.outcome === 'landed')
+      bus.publish(MergeLanded, {
+        ...ref,
+        commit: result.commit ?? '',
+        previous: result.previous ?? '',
+        check,
+        durationMs,
+        checkoutUpdated: result.checkoutUpdated,
+      });
+    else if (result.outcome === 'conflicted' && result.culprit !== null)
+      bus.publish(MergeConflicted, {
+        ...ref,
+        culprit: result.culprit,
+        files: result.files,
+        durationMs,
+        replied,
+      });
+    else
+      bus.publish(MergeFailed, {
+        ...ref,
+        reason:
+          result.reason === 'check_failed' || result.reason === 'check_timed_out'
+            ? result.reason
+            : result.reason === 'refused'
+              ? 'refused'
+              : 'error',
+        message: result.message,
+        culprit: result.culprit,
+        check,
+        durationMs,
+        replied,
+      });
+  }
+
+  /** Cleans up after a landing, or sends the failure to its session; the result, to be settled. */
   private async report(job: Job, outcome: RunOutcome, durationMs: number): Promise<MergeResult> {
     const { view } = job;
     const ref = this.ref(view);
@@ -304,16 +400,11 @@ export class MergeService {
     };
     switch (outcome.kind) {
       case 'landed': {
-        for (const member of job.members) await this.retire(member, outcome.commit);
+        for (const member of job.members) {
+          await retire(this.options.sessions, member, outcome.commit);
+          crashPoint('merge.retired');
+        }
         const names = job.members.map((m) => m.name).join(', ');
-        this.options.bus.publish(MergeLanded, {
-          ...ref,
-          commit: outcome.commit,
-          previous: outcome.previous,
-          check: outcome.check,
-          durationMs,
-          checkoutUpdated: outcome.checkoutUpdated,
-        });
         const checked =
           outcome.check.outcome === 'none'
             ? 'no check is configured (.baton/config.json merge.check), so none ran'
@@ -335,13 +426,6 @@ export class MergeService {
           outcome.culprit,
           conflictReport(outcome.culprit, view.base, outcome.files, job.members),
         );
-        this.options.bus.publish(MergeConflicted, {
-          ...ref,
-          culprit,
-          files: outcome.files,
-          durationMs,
-          replied,
-        });
         const message = `${outcome.culprit.name} conflicts with ${view.base}${job.members.length > 1 ? ' and the members before it' : ''} in ${outcome.files.join(', ') || 'its changes'}; nothing was landed.`;
         return {
           ...common,
@@ -366,27 +450,9 @@ export class MergeService {
             ? `did not finish within its time limit (${((outcome.check.durationMs ?? 0) / 1000).toFixed(1)} s) and was stopped`
             : `failed (exit ${outcome.check.exitCode ?? 'by signal'})`;
         const message = `The check \`${outcome.check.command ?? ''}\` ${what}${outcome.bisected ? `; bisected to ${outcome.culprit.name}` : ''}; nothing was landed.`;
-        this.options.bus.publish(MergeFailed, {
-          ...ref,
-          reason,
-          message,
-          culprit,
-          check: outcome.check,
-          durationMs,
-          replied,
-        });
         return { ...common, outcome: 'failed', reason, message, culprit, replied, check: outcome.check };
       }
       case 'refused': {
-        this.options.bus.publish(MergeFailed, {
-          ...ref,
-          reason: 'refused',
-          message: outcome.message,
-          culprit: null,
-          check: outcome.check,
-          durationMs,
-          replied: false,
-        });
         return {
           ...common,
           outcome: 'failed',
@@ -395,21 +461,6 @@ export class MergeService {
           check: outcome.check,
         };
       }
-    }
-  }
-
-  /** A landed session: completed, its worktree removed (a snapshot kept of anything left), its branch deleted once in the base's history. */
-  private async retire(member: SessionWithProject, landed: string): Promise<void> {
-    const { sessions } = this.options;
-    try {
-      await sessions.done(member.id);
-      await sessions.remove(member.id);
-      const tip = await branchTip(member.project_root, member.branch);
-      if (tip !== undefined && (await isAncestor(member.project_root, tip, landed))) {
-        await git(member.project_root, ['branch', '--quiet', '-D', '--', member.branch]);
-      }
-    } catch (error) {
-      log.error('landed session not cleaned up', { session: member.name, error: errorMessage(error) });
     }
   }
 

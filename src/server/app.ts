@@ -197,6 +197,7 @@ export function createApp(options: AppOptions): Hono {
           home: options.status().home,
           sessions: manager,
           bus: manager.bus,
+          db: manager.search.db,
           env: process.env,
         })),
     ),

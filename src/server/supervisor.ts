@@ -130,7 +130,13 @@ export async function runSupervisor(env: NodeJS.ProcessEnv = process.env): Promi
   // Other machines' sessions, compared and grouped here from the work they pushed (a shared workspace only).
   const otherWork = await otherMachinesWork(manager, () => membership.remote(), db, home);
   const radar = createRadar(manager, db, otherWork === undefined ? {} : { elsewhere: otherWork.snapshots });
-  const merges = new MergeService({ home, sessions: otherWork?.merges ?? manager, bus: manager.bus, env });
+  const merges = new MergeService({
+    home,
+    sessions: otherWork?.merges ?? manager,
+    bus: manager.bus,
+    db,
+    env,
+  });
   const attempts = new AttemptService({
     home,
     db,

@@ -267,6 +267,7 @@ export class SessionCommands {
             baseCommit: session.base_commit,
             snapshotName: session.name,
             keepBranch: plan.keepBranch,
+            keepFilesIn: join(sessionPaths(this.core.home, session.id).dir, 'worktree-files'),
           }),
     );
     this.core.store.markRemoved(session.id, result.snapshotRef ?? null);

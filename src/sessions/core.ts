@@ -1,7 +1,7 @@
 /** What the session commands share: the store, the log writer, the hosts, the scheduler and the bus. */
 import type { WorkspaceBus } from '../bus/index.js';
 import type { Scheduler } from '../scheduler/index.js';
-import { BatonError } from '../shared/errors.js';
+import { AmbiguousSessionError, BatonError, SessionNotFoundError } from '../shared/errors.js';
 import type { PendingDispatchStore } from '../store/pending-dispatches.js';
 import type { PortLeaseStore } from '../store/port-leases.js';
 import type { SessionStore, SessionWithProject } from '../store/sessions.js';
@@ -33,6 +33,26 @@ export class SessionsCore {
 
   resolve(ref: string, cwd?: string): SessionWithProject {
     return resolveSessionRef(this.store.listLive(), ref, cwd);
+  }
+
+  /**
+   * A live session, else a removed one (decision 168: landing removes the worktree, never the
+   * record of the work). Among removed sessions of one name, the newest.
+   */
+  resolveRecord(ref: string, cwd?: string): SessionWithProject {
+    try {
+      return this.resolve(ref, cwd);
+    } catch (error) {
+      if (!(error instanceof SessionNotFoundError)) throw error;
+    }
+    const removed = this.store.listRemoved();
+    try {
+      return resolveSessionRef(removed, ref, cwd);
+    } catch (error) {
+      if (!(error instanceof AmbiguousSessionError)) throw error;
+      const newest = [...new Map(removed.reverse().map((s) => [`${s.project_id}/${s.name}`, s])).values()];
+      return resolveSessionRef(newest, ref, cwd);
+    }
   }
 
   mustGet(id: string): SessionWithProject {

@@ -5,11 +5,16 @@
 import { closeSync, existsSync, fstatSync, ftruncateSync, openSync, readSync, writeSync } from 'node:fs';
 import { makeEvent, parseEventLine, type BatonEvent, type EventBody } from '../events/index.js';
 import { DiskFullError, errorMessage, isDiskFull } from '../shared/errors.js';
+import { followSequence } from './sequence.js';
 
 export interface LogReadResult {
   events: BatonEvent[];
+  /** The byte offset of the line each event was read from (`starts[i]` for `events[i]`). */
+  starts: number[];
   /** Byte offset just past the last complete line read. */
   offset: number;
+  /** The file's size when read: more is there to read when `offset` is short of it. */
+  size: number;
   /** Lines that could not be parsed, with their byte offsets (reported, never fatal). */
   malformed: { offset: number; line: string; error: string }[];
   /** Lines that held a fragment of a torn write followed by a whole event: the event was kept. */
@@ -23,11 +28,12 @@ const CHUNK = 1 << 20;
  * trailing partial line for the next read.
  */
 export function readLog(path: string, offset = 0, maxBytes = Number.POSITIVE_INFINITY): LogReadResult {
-  const result: LogReadResult = { events: [], offset, malformed: [], torn: [] };
+  const result: LogReadResult = { events: [], starts: [], offset, size: offset, malformed: [], torn: [] };
   if (!existsSync(path)) return result;
   const fd = openSync(path, 'r');
   try {
     const fileSize = fstatSync(fd).size;
+    result.size = fileSize;
     const size = Math.min(fileSize, offset + maxBytes);
     let position = offset;
     let carry = Buffer.alloc(0);
@@ -47,10 +53,12 @@ export function readLog(path: string, offset = 0, maxBytes = Number.POSITIVE_INF
         if (line.trim() === '') continue;
         try {
           result.events.push(parseEventLine(line));
+          result.starts.push(lineOffset);
         } catch (error) {
           const recovered = afterTornWrite(line);
           if (recovered !== undefined) {
             result.events.push(recovered.event);
+            result.starts.push(lineOffset);
             result.torn.push({ offset: lineOffset, fragment: recovered.fragment.slice(0, 200) });
           } else
             result.malformed.push({
@@ -203,7 +211,7 @@ function endsWithNewline(fd: number): boolean {
   return last[0] === 10;
 }
 
+/** The last seq of the log's sequence (sequence.ts): a repeated or out-of-place line does not move it. */
 export function lastSeqOf(path: string): number {
-  const { events } = readLog(path);
-  return events.length === 0 ? 0 : (events[events.length - 1]?.seq ?? 0);
+  return followSequence(readLog(path).events, 0).lastSeq;
 }

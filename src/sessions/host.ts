@@ -14,6 +14,7 @@ import { createLogger } from '../shared/log.js';
 import { sessionPaths, type SessionPaths } from '../shared/paths.js';
 import { ensureSocketFolder } from '../shared/private-folder.js';
 import { EventLogWriter, readLog } from './event-log.js';
+import { followSequence } from './sequence.js';
 import { revokeCredential } from '../mcp/credentials.js';
 import { agentStartOptions, checkedAgentEvent, sessionSandbox, sessionStarted } from './host-agent.js';
 import { sandboxStatus } from '../sandbox/index.js';
@@ -181,9 +182,11 @@ export class SessionHost {
 
   /** Picks up where an earlier host of this session left off: sequence, state, pending approvals. */
   private restoreFromLog(): void {
-    const { events } = readLog(this.paths.events);
-    for (const event of events) {
-      this.lastSeqFromLog = event.seq;
+    // The events of the log's sequence only: a repeated or out-of-place line neither moves the
+    // numbering on nor counts as something that happened (decision 167).
+    const followed = followSequence(readLog(this.paths.events).events, 0);
+    this.lastSeqFromLog = followed.lastSeq;
+    for (const event of followed.taken) {
       this.memory.track(event);
       if (event.type === 'setup.finished') this.prepared = event.ok;
       // Replies an earlier host took stay taken: a client's retry must not apply them again.

@@ -8,6 +8,7 @@ import { setLogFile } from '../shared/log.js';
 import { sessionPaths } from '../shared/paths.js';
 import { openDb, type Db } from '../store/db.js';
 import { SessionStore } from '../store/sessions.js';
+import { EventLogWriter } from './event-log.js';
 import { Ingestor } from './ingest.js';
 
 let home: string;
@@ -72,22 +73,72 @@ describe('ingestion', () => {
     expect(stored().map((e) => e.seq)).toEqual([1, 2, 3]);
   });
 
-  it('keeps every event after a line whose seq jumps ahead, and says so in the log', () => {
+  it('drops a repeated line: the store keeps the seq the file has, and says what it skipped', () => {
+    const hello = line(2, { type: 'message.added', role: 'assistant', text: 'hello' });
+    write(line(1, { type: 'state.changed', to: 'queued' }) + hello + hello);
+    write(line(3, { type: 'turn.started' }));
+    expect(ingestor.ingest(ID)).toBe(3);
+    expect(stored().map((e) => [e.seq, e.type])).toEqual([
+      [1, 'state.changed'],
+      [2, 'message.added'],
+      [3, 'turn.started'],
+    ]);
+    expect(stored().filter((e) => e.type === 'message.added')).toHaveLength(1);
+    expect(warnings()).toContain('event log line skipped: its seq was already taken (a repeated line)');
+    expect(store.get(ID)?.last_seq).toBe(3);
+  });
+
+  it('skips a line whose seq jumps ahead when the log goes on from the expected seq after it', () => {
     write(
       line(1, { type: 'state.changed', to: 'queued' }) +
         line(51, { type: 'message.added', role: 'assistant', text: 'injected' }),
     );
     for (let seq = 2; seq <= 31; seq++)
       write(line(seq, { type: 'message.added', role: 'assistant', text: `real ${seq}` }));
-    expect(ingestor.ingest(ID)).toBe(32);
-    expect(stored().map((e) => e.seq)).toEqual(Array.from({ length: 32 }, (_, i) => i + 1));
-    expect(stored().at(-1)).toMatchObject({ text: 'real 31' });
-    expect(warnings()).toContain('event log sequence out of order: events stored in the order written');
+    expect(ingestor.ingest(ID)).toBe(31);
+    expect(stored().map((e) => e.seq)).toEqual(Array.from({ length: 31 }, (_, i) => i + 1));
+    expect(stored().some((e) => e.type === 'message.added' && e.text === 'injected')).toBe(false);
+    expect(warnings()).toContain(
+      'event log line skipped: its seq is out of place (the log goes on from the expected seq after it)',
+    );
+  });
+
+  it('waits on a gap at the end of the log (said once), then skips the stray line when the next seq comes', () => {
+    write(
+      line(1, { type: 'state.changed', to: 'queued' }) +
+        line(51, { type: 'message.added', role: 'assistant', text: 'forged' }),
+    );
+    expect(ingestor.ingest(ID)).toBe(1);
+    expect(ingestor.ingest(ID)).toBe(0);
+    expect(stored().map((e) => e.seq)).toEqual([1]);
+    const waits = warnings().filter((w) => w.startsWith('event log gap: waiting'));
+    expect(waits).toHaveLength(1);
+    // The host writes its next event (its numbering is the log's sequence, not the forged line's).
+    const writer = new EventLogWriter(sessionPaths(home, ID).events);
+    writer.append({ type: 'turn.started' });
+    writer.close();
+    expect(ingestor.ingest(ID)).toBe(1);
+    expect(stored().map((e) => [e.seq, e.type])).toEqual([
+      [1, 'state.changed'],
+      [2, 'turn.started'],
+    ]);
+  });
+
+  it('takes a hole the writer went on past under the seqs the lines claim, and reports it', () => {
+    write(
+      line(1, { type: 'state.changed', to: 'queued' }) +
+        line(5, { type: 'turn.started' }) +
+        line(6, { type: 'turn.completed', outcome: 'success' }),
+    );
+    expect(ingestor.ingest(ID)).toBe(3);
+    expect(stored().map((e) => e.seq)).toEqual([1, 5, 6]);
+    expect(warnings()).toContain('event log has a hole: the writer went on past seqs never written');
   });
 
   it('keeps the whole event written after a torn one on the same line, and says so in the log', () => {
     const torn = line(2, { type: 'message.added', role: 'assistant', text: 'cut short' }).slice(0, 30);
-    write(line(1, { type: 'state.changed', to: 'queued' }) + torn + line(3, { type: 'turn.started' }));
+    // The next writer numbers on from the last whole event: the torn one's seq is used again.
+    write(line(1, { type: 'state.changed', to: 'queued' }) + torn + line(2, { type: 'turn.started' }));
     expect(ingestor.ingest(ID)).toBe(2);
     expect(stored().map((e) => [e.seq, e.type])).toEqual([
       [1, 'state.changed'],

@@ -1,5 +1,6 @@
 /**
- * Ingestion: reads new lines of a session's `events.jsonl` into SQLite (idempotent by seq) and
+ * Ingestion: reads new lines of a session's `events.jsonl` into SQLite (idempotent by the seq
+ * each line claims: a repeat is dropped, a gap waited on, nothing renumbered — sequence.ts) and
  * announces them; and the supervisor's own writes to a log while no host runs (queued, a crash
  * it noticed, `done` on an ended session), whose state changes come from the state machine.
  */
@@ -16,6 +17,7 @@ import type { Db } from '../store/db.js';
 import { EventStore } from '../store/events.js';
 import { projectionOf, type SessionStore, type SessionRow } from '../store/sessions.js';
 import { EventLogWriter, readLog } from './event-log.js';
+import { followSequence, type Followed } from './sequence.js';
 import { StateMachine, type Trigger } from './state.js';
 
 const log = createLogger('ingest');
@@ -82,11 +84,19 @@ export class Ingestor extends EventEmitter<IngestEvents> {
     if (first === undefined) return 0;
     let inserted = 0;
     for (let session: SessionRow = first; ;) {
-      const { events, offset, malformed, torn } = readLog(
-        sessionPaths(this.home, sessionId).events,
-        session.ingested_offset,
-        INGEST_BATCH_BYTES,
-      );
+      const path = sessionPaths(this.home, sessionId).events;
+      let read = readLog(path, session.ingested_offset, INGEST_BATCH_BYTES);
+      let followed = followSequence(read.events, session.last_seq);
+      // A gap whose way on may lie past this batch: read on to the end before waiting on it.
+      if (followed.waitAt !== undefined && read.offset < read.size) {
+        read = readLog(path, session.ingested_offset);
+        followed = followSequence(read.events, session.last_seq);
+      }
+      const { malformed, torn } = read;
+      const events = followed.taken;
+      // Waiting on a gap: the offset stays at its line, which is read again with what comes next.
+      const offset = followed.waitAt === undefined ? read.offset : read.starts[followed.waitAt]!;
+      this.reportSequence(sessionId, read.starts, read.events, followed);
       for (const bad of malformed) log.warn('malformed event line skipped', { session: sessionId, ...bad });
       for (const cut of torn)
         log.warn('torn write in the event log: kept the whole event after the fragment', {
@@ -102,18 +112,11 @@ export class Ingestor extends EventEmitter<IngestEvents> {
         throw error;
       }
       this.bus.release();
-      const { stored, renumbered } = result;
-      if (renumbered.length > 0) {
-        log.warn('event log sequence out of order: events stored in the order written', {
-          session: sessionId,
-          count: renumbered.length,
-          first: renumbered[0],
-        });
-      }
+      const { stored } = result;
       inserted += stored.length;
       for (const event of stored) this.emit('event', sessionId, event);
       const next = this.store.get(sessionId);
-      if (next === undefined) break;
+      if (next === undefined || followed.waitAt !== undefined) break;
       session = next;
     }
     const after = this.store.get(sessionId);
@@ -121,6 +124,43 @@ export class Ingestor extends EventEmitter<IngestEvents> {
     this.emit('session', sessionId);
     if (after?.state !== first.state) this.emit('state', sessionId, first.state, after?.state);
     return inserted;
+  }
+
+  /** The gap each session waits on, said once rather than at every read. */
+  private readonly waiting = new Map<string, number>();
+
+  /** Says what ingestion skipped, and the gap it waits on (once per gap). */
+  private reportSequence(
+    sessionId: string,
+    starts: readonly number[],
+    read: readonly BatonEvent[],
+    followed: Followed,
+  ): void {
+    for (const skip of followed.skipped)
+      log.warn(
+        skip.why === 'duplicate'
+          ? 'event log line skipped: its seq was already taken (a repeated line)'
+          : 'event log line skipped: its seq is out of place (the log goes on from the expected seq after it)',
+        { session: sessionId, seq: skip.seq, expected: skip.expected, offset: starts[skip.index] },
+      );
+    for (const hole of followed.holes)
+      log.warn('event log has a hole: the writer went on past seqs never written', {
+        session: sessionId,
+        ...hole,
+      });
+    if (followed.waitAt === undefined) {
+      this.waiting.delete(sessionId);
+      return;
+    }
+    const offset = starts[followed.waitAt]!;
+    if (this.waiting.get(sessionId) === offset) return;
+    this.waiting.set(sessionId, offset);
+    log.warn('event log gap: waiting for the next seq before taking the lines after it', {
+      session: sessionId,
+      expected: followed.lastSeq + 1,
+      seq: read[followed.waitAt]?.seq,
+      offset,
+    });
   }
 
   /**

@@ -120,6 +120,16 @@ export class SessionManager extends EventEmitter<ManagerEvents> {
     return this.core.resolve(ref, cwd);
   }
 
+  /** A live session, else a removed (landed) one: for reading the record of its work. */
+  resolveRecord(ref: string, cwd?: string): SessionWithProject {
+    return this.core.resolveRecord(ref, cwd);
+  }
+
+  /** Removed sessions, newest first (`baton ls --all`). */
+  listRemoved(): SessionWithProject[] {
+    return this.store.listRemoved();
+  }
+
   /** `baton env`: ports, variables, setup log and disk of one session (issue 15). */
   /** Baton's state folder. */
   get home(): string {

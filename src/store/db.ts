@@ -14,6 +14,7 @@ import { sql as m011 } from './migrations/011_attempts.js';
 import { sql as m012 } from './migrations/012_routines.js';
 import { sql as m013 } from './migrations/013_relayed_events.js';
 import { sql as m014 } from './migrations/014_task_outbox.js';
+import { sql as m015 } from './migrations/015_merge_journal.js';
 
 export type Db = Database.Database;
 
@@ -32,6 +33,7 @@ const MIGRATIONS: readonly string[] = [
   m012,
   m013,
   m014,
+  m015,
 ];
 
 export function openDb(path: string): Db {

@@ -1,18 +1,14 @@
 /**
  * Event ingestion: idempotent by (session, seq), so re-reading a log after a crash or restart
  * neither loses nor duplicates anything. The session's projection (state, usage, activity,
- * approvals) is updated in the same transaction as the events it derives from.
+ * approvals) is updated in the same transaction as the events it derives from. Which lines
+ * continue the sequence is decided before (src/sessions/sequence.ts, decision 167): each
+ * event is stored under the seq its line claims, never another.
  */
 import type { BatonEvent } from '../events/index.js';
 import { describeActivity } from '../events/format.js';
 import type { Db } from './db.js';
 import { projectionOf, type SessionProjection, type SessionRow } from './sessions.js';
-
-/** An event whose seq in the file was not the next one, and the seq it was stored under. */
-export interface Renumbered {
-  written: number;
-  stored: number;
-}
 
 export class EventStore {
   private readonly insertEvent;
@@ -37,21 +33,13 @@ export class EventStore {
       `UPDATE approvals SET status = ?, decision_reason = ?, resolved_at = ? WHERE session_id = ? AND request_id = ?`,
     );
     this.ingestTx = db.transaction(
-      (
-        row: SessionRow,
-        events: BatonEvent[],
-        offset: number,
-        out: { stored: BatonEvent[]; renumbered: Renumbered[] },
-      ) => {
+      (row: SessionRow, events: BatonEvent[], offset: number, out: { stored: BatonEvent[] }) => {
         const projection = projectionOf(row);
         let inserted = 0;
-        for (const read of events) {
-          // The byte offset, stored in this same transaction, is what makes ingestion exactly-once;
-          // the seq written in the file is not trusted: a line with a wrong one (a gap, a repeat)
-          // would otherwise hide every event after it. Events are numbered in the order written.
-          const seq = projection.lastSeq + 1;
-          const event = read.seq === seq ? read : { ...read, seq };
-          if (read.seq !== seq) out.renumbered.push({ written: read.seq, stored: seq });
+        for (const event of events) {
+          // The byte offset, stored in this same transaction, makes ingestion exactly-once; the
+          // key (session, seq) makes a repeat that slipped through a no-op rather than a second row.
+          if (event.seq <= projection.lastSeq) continue;
           const result = this.insertEvent.run(row.id, event.seq, event.ts, event.type, JSON.stringify(event));
           if (result.changes === 0) continue;
           inserted++;
@@ -67,15 +55,11 @@ export class EventStore {
   }
 
   /**
-   * Ingests events read from a session's log up to byte `offset` (all of them new: read from the
-   * stored offset). Returns the events as stored, and where the file's seq was not the next one.
+   * Ingests the events of a session's log that continue its sequence (in order, each above the
+   * stored last seq) and moves the stored offset to `offset`. Returns the events stored.
    */
-  ingest(
-    row: SessionRow,
-    events: BatonEvent[],
-    offset: number,
-  ): { stored: BatonEvent[]; renumbered: Renumbered[] } {
-    const out = { stored: [] as BatonEvent[], renumbered: [] as Renumbered[] };
+  ingest(row: SessionRow, events: BatonEvent[], offset: number): { stored: BatonEvent[] } {
+    const out = { stored: [] as BatonEvent[] };
     this.ingestTx(row, events, offset, out);
     return out;
   }

@@ -130,6 +130,19 @@ export class SessionStore {
       .all() as SessionWithProject[];
   }
 
+  /** Removed sessions (landed, or removed by hand), newest first: their record stays (decision 168). */
+  listRemoved(projectId?: string): SessionWithProject[] {
+    if (projectId !== undefined)
+      return this.db
+        .prepare(
+          `${SELECT} WHERE s.removed_at IS NOT NULL AND s.project_id = ? ORDER BY s.removed_at DESC, s.rowid DESC`,
+        )
+        .all(projectId) as SessionWithProject[];
+    return this.db
+      .prepare(`${SELECT} WHERE s.removed_at IS NOT NULL ORDER BY s.removed_at DESC, s.rowid DESC`)
+      .all() as SessionWithProject[];
+  }
+
   nameTaken(projectId: string, name: string): boolean {
     return (
       this.db

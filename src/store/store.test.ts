@@ -104,7 +104,7 @@ describe('the events store', () => {
     expect(store.count('s1')).toBe(5);
   });
 
-  it('does not trust the seq written in the file: a wrong one neither hides nor drops the events after it', () => {
+  it('stores each event under the seq it claims, never another; a seq already stored is a no-op', () => {
     addSession('s1', 'a');
     const store = new EventStore(db, (id, p) => sessions.applyProjection(id, p));
     const [one, two, three] = events(
@@ -112,13 +112,14 @@ describe('the events store', () => {
       { type: 'message.added', role: 'assistant', text: 'x' },
       { type: 'turn.completed', outcome: 'success' },
     );
-    const result = store.ingest(sessions.get('s1')!, [one!, { ...two!, seq: 52 }, three!], 300);
-    expect(result.renumbered).toEqual([{ written: 52, stored: 2 }]);
+    const result = store.ingest(sessions.get('s1')!, [one!, two!, { ...one!, seq: 2 }, three!], 300);
+    expect(result.stored.map((e) => e.seq)).toEqual([1, 2, 3]);
     expect(store.list('s1').map((e) => [e.seq, e.type])).toEqual([
       [1, 'turn.started'],
       [2, 'message.added'],
       [3, 'turn.completed'],
     ]);
+    expect(store.list('s1')[1]).toMatchObject({ text: 'x' });
     expect(sessions.get('s1')).toMatchObject({ last_seq: 3, ingested_offset: 300 });
   });
 

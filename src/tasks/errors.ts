@@ -59,7 +59,7 @@ export class ScopeOverlapError extends BatonError {
 export class TaskFileError extends BatonError {
   constructor(
     readonly file: string,
-    problem: string,
+    readonly problem: string,
   ) {
     super(
       'invalid_input',

@@ -51,6 +51,47 @@ export class EntryFiles {
       .sort((a, b) => a.date.localeCompare(b.date) || a.file.localeCompare(b.file));
   }
 
+  /**
+   * Every readable entry of one task, and each file of the folder that cannot be read and may be
+   * the task's (named for it, or named for no task), with what is wrong: one broken file hides
+   * nothing else (decision 168).
+   */
+  readEach(
+    root: string,
+    kind: EntryKind,
+    task: number,
+  ): { entries: Entry[]; broken: { file: string; problem: string }[] } {
+    const folder = entriesFolder(root, kind);
+    let names: string[];
+    try {
+      names = readdirSync(folder).filter((name) => name.endsWith('.md'));
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { entries: [], broken: [] };
+      return {
+        entries: [],
+        broken: [{ file: relative(kind, ''), problem: `cannot be read (${errorMessage(error)})` }],
+      };
+    }
+    const entries: Entry[] = [];
+    const broken: { file: string; problem: string }[] = [];
+    for (const name of names) {
+      try {
+        const entry = this.readOne(folder, kind, name);
+        if (entry.task === task) entries.push(entry);
+      } catch (error) {
+        const named = /^(\d+)-/.exec(name);
+        if (named !== null && Number(named[1]) !== task) continue;
+        broken.push(
+          error instanceof TaskFileError
+            ? { file: error.file, problem: error.problem }
+            : { file: relative(kind, name), problem: errorMessage(error) },
+        );
+      }
+    }
+    entries.sort((a, b) => a.date.localeCompare(b.date) || a.file.localeCompare(b.file));
+    return { entries, broken };
+  }
+
   /** Writes a new entry file (never over an existing one) and returns it. */
   add(root: string, kind: EntryKind, task: number, text: string, now: Date): Entry {
     const body = text.trim();

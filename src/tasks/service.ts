@@ -124,12 +124,16 @@ export class TaskService {
     return this.cards.card(this.get(ref));
   }
 
+  /** The card and every readable decision and note; each broken file is named, none hides the rest. */
   detail(ref: string): TaskDetail {
     const task = this.get(ref);
+    const decisions = this.files.readEach(task.project_root, 'decisions', task.id);
+    const notes = this.files.readEach(task.project_root, 'notes', task.id);
     return {
       task: this.cards.card(task),
-      decisions: this.files.read(task.project_root, 'decisions', task.id),
-      notes: this.files.read(task.project_root, 'notes', task.id),
+      decisions: decisions.entries,
+      notes: notes.entries,
+      broken: [...decisions.broken, ...notes.broken],
     };
   }
 

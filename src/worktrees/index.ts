@@ -2,7 +2,7 @@
  * Worktrees: each session works on its own branch in its own git worktree, outside the
  * repository folder. Removing one first saves any uncommitted work as a snapshot commit.
  */
-import { existsSync, mkdirSync, rmSync, statSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { GitError, InvalidInputError, NotAGitRepositoryError, SessionStateError } from '../shared/errors.js';
 import { git, gitOut } from './git.js';
@@ -119,6 +119,8 @@ export interface RemoveResult {
   snapshotRef?: string | undefined;
   snapshotCommit?: string | undefined;
   branchDeleted: boolean;
+  /** What could not be done, and what was kept instead (a repository gone: decision 168). */
+  notes?: string[];
 }
 
 /**
@@ -133,7 +135,10 @@ export async function removeWorktree(input: {
   snapshotName: string;
   /** The branch is the user's own (`--branch`): never deleted, even with nothing new on it. */
   keepBranch?: boolean;
+  /** Where the worktree's files are kept when its repository is gone (no snapshot ref can be made). */
+  keepFilesIn?: string;
 }): Promise<RemoveResult> {
+  if (!(await isRepository(input.repo))) return removeOrphanWorktree(input);
   let snapshot: { ref: string; commit: string } | undefined;
   if (existsSync(input.path)) {
     snapshot = await snapshotUncommitted(input.repo, input.path, input.snapshotName);
@@ -143,6 +148,39 @@ export async function removeWorktree(input: {
   const branchDeleted =
     input.keepBranch === true ? false : await deleteBranchIfEmpty(input.repo, input.branch, input.baseCommit);
   return { snapshotRef: snapshot?.ref, snapshotCommit: snapshot?.commit, branchDeleted };
+}
+
+async function isRepository(repo: string): Promise<boolean> {
+  if (!existsSync(repo)) return false;
+  const found = await git(repo, ['rev-parse', '--git-dir'], { okExitCodes: [128] }).catch(() => undefined);
+  return found?.exitCode === 0;
+}
+
+/**
+ * A worktree whose repository is gone (deleted or moved): git can neither snapshot it nor
+ * delete its branch. What is Baton's goes; the files, which may hold the only copy of the work,
+ * are moved to `keepFilesIn` rather than deleted; and the result says what could not be done.
+ */
+function removeOrphanWorktree(input: { repo: string; path: string; keepFilesIn?: string }): RemoveResult {
+  const notes = [
+    `The repository ${input.repo} is gone: no snapshot ref could be made and no branch was deleted.`,
+  ];
+  if (existsSync(input.path)) {
+    if (input.keepFilesIn === undefined) {
+      notes.push(`The worktree ${input.path} was left where it is.`);
+    } else {
+      mkdirSync(dirname(input.keepFilesIn), { recursive: true });
+      try {
+        renameSync(input.path, input.keepFilesIn);
+      } catch {
+        // Another filesystem: copied whole, then removed.
+        cpSync(input.path, input.keepFilesIn, { recursive: true });
+        rmSync(input.path, { recursive: true, force: true });
+      }
+      notes.push(`The worktree's files were kept in ${input.keepFilesIn}.`);
+    }
+  }
+  return { branchDeleted: false, notes };
 }
 
 /**

@@ -169,8 +169,8 @@ describe('baton task', () => {
 
     const broken = 'task one\nno front matter\n';
     writeFileSync(join(repo, '.baton', 'notes', 'mine.md'), broken);
+    // Starting a task and adding beside a broken file are refused; reading it is not (below).
     for (const args of [
-      ['task', 'show', '1'],
       ['task', 'start', '1', '--agent', 'scripted'],
       ['note', '1', 'another'],
     ]) {
@@ -181,6 +181,31 @@ describe('baton task', () => {
     expect(readFileSync(join(repo, '.baton', 'notes', 'mine.md'), 'utf8')).toBe(broken);
     expect(readdirSync(join(repo, '.baton', 'notes'))).toHaveLength(2);
     expect((await t.client().call('GET /api/sessions')).sessions).toEqual([]);
+  });
+
+  it('task show with broken entry files: the card and every readable entry, and each broken file named', async () => {
+    await addTask(t, repo, 'the watcher');
+    await t.ok(['decide', '1', 'a readable decision'], { cwd: repo });
+    await t.ok(['note', '1', 'a readable note'], { cwd: repo });
+    writeFileSync(join(repo, '.baton', 'notes', 'mine.md'), 'no front matter\n');
+    writeFileSync(join(repo, '.baton', 'decisions', '1-7-bad.md'), '---\ntask: [\n---\nx\n');
+    // Another task's broken file is not this task's to name.
+    writeFileSync(join(repo, '.baton', 'decisions', '9-1-other.md'), 'broken too\n');
+    const run = await t.run(['task', 'show', '1'], { cwd: repo });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toMatch(/^Task 1: the watcher/);
+    expect(run.stdout).toMatch(/- a readable decision/);
+    expect(run.stdout).toMatch(/- a readable note/);
+    expect(run.stdout).toMatch(/Not shown: 2 entry files cannot be read/);
+    expect(run.stdout).toMatch(/\.baton\/decisions\/1-7-bad\.md: its front matter is not YAML/);
+    expect(run.stdout).toMatch(/\.baton\/notes\/mine\.md: does not start with a front matter block/);
+    expect(run.stdout).not.toMatch(/9-1-other/);
+    const detail = await t.json<TaskDetail>(['task', 'show', '1'], { cwd: repo });
+    expect(detail.broken.map((b) => b.file).sort()).toEqual([
+      '.baton/decisions/1-7-bad.md',
+      '.baton/notes/mine.md',
+    ]);
+    expect(detail.decisions.map((d) => d.text)).toEqual(['a readable decision']);
   });
 
   it('moves a card by hand, where it stays until a linked session changes state; ls --watch sees it live', async () => {

@@ -131,6 +131,7 @@ interface RemovedView {
   snapshotRef: string | null;
   snapshotCommit: string | null;
   branchDeleted: boolean;
+  notes?: string[] | undefined;
 }
 
 function printRemoved(ctx: Context, view: RemovedView): void {
@@ -140,6 +141,10 @@ function printRemoved(ctx: Context, view: RemovedView): void {
     ctx.out.write(
       `  restore it with: git checkout ${view.snapshotRef} -- .   (or: git show --stat ${view.snapshotRef})\n`,
     );
+  }
+  if (view.notes !== undefined && view.notes.length > 0) {
+    for (const note of view.notes) ctx.out.write(`${note}\n`);
+    return;
   }
   ctx.out.write(
     view.branchDeleted

@@ -1,7 +1,7 @@
 /** `baton merge` and `baton pr`: landing a session's work, through the supervisor's merge queue. */
 import type { MergePlanView, MergeResult, MergeView } from '../../api/merge.js';
 import type { WorkspaceEvent } from '../../events/workspace.js';
-import { EXIT_CODES, InvalidInputError } from '../../shared/errors.js';
+import { EXIT_CODES, InvalidInputError, SupervisorUnreachableError } from '../../shared/errors.js';
 import { client } from '../connect.js';
 import { printJson, type Context } from '../context.js';
 
@@ -31,7 +31,7 @@ export async function merge(ctx: Context, refs: string[], opts: MergeFlags): Pro
       );
     return plan(ctx, opts);
   }
-  const api = await client(ctx);
+  let api = await client(ctx);
   if (refs.length === 0) {
     const list = await api.call('GET /api/merges');
     if (opts.json) return printJson(ctx, list);
@@ -70,29 +70,48 @@ export async function merge(ctx: Context, refs: string[], opts: MergeFlags): Pro
     controller.abort();
   });
   let final: WorkspaceEvent | undefined;
-  await api.followWorkspace(
-    seq - 1,
-    (event) => {
-      if (!('mergeId' in event.data) || event.data.mergeId !== queued.mergeId) return;
-      if (event.type === 'merge.started' && queued.position > 1)
-        say(`Merging onto ${event.data.baseCommit.slice(0, 12)}…`);
-      else if (event.type === 'merge.checking')
-        say(
-          event.data.members > 1 && event.data.members < queued.sessions.length
-            ? `Bisecting: checking the first ${event.data.members}…`
-            : `Checking: ${event.data.command}`,
-        );
-      else if (
-        event.type === 'merge.landed' ||
-        event.type === 'merge.conflicted' ||
-        event.type === 'merge.failed'
-      ) {
-        final = event;
-        controller.abort();
-      }
-    },
-    controller.signal,
-  );
+  const follow = (): Promise<void> =>
+    api.followWorkspace(
+      seq - 1,
+      (event) => {
+        if (!('mergeId' in event.data) || event.data.mergeId !== queued.mergeId) return;
+        if (event.type === 'merge.started' && queued.position > 1)
+          say(`Merging onto ${event.data.baseCommit.slice(0, 12)}…`);
+        else if (event.type === 'merge.checking')
+          say(
+            event.data.members > 1 && event.data.members < queued.sessions.length
+              ? `Bisecting: checking the first ${event.data.members}…`
+              : `Checking: ${event.data.command}`,
+          );
+        else if (
+          event.type === 'merge.landed' ||
+          event.type === 'merge.conflicted' ||
+          event.type === 'merge.failed'
+        ) {
+          final = event;
+          controller.abort();
+        }
+      },
+      controller.signal,
+    );
+  // The merge is journaled (decision 166): a supervisor lost meanwhile is started again, which
+  // finishes or undoes the merge at its start and says which on the bus, so the wait goes on
+  // there, from the same event. Once: a second loss is the error it is.
+  let restarted = false;
+  const again = async <T>(step: () => Promise<T>): Promise<T> => {
+    try {
+      return await step();
+    } catch (error) {
+      if (!(error instanceof SupervisorUnreachableError) || restarted) throw error;
+      restarted = true;
+      ctx.err.write(
+        `Lost the supervisor during the merge ${queued.mergeId}; starting it again to finish or undo the merge…\n`,
+      );
+      api = await client(ctx);
+      return step();
+    }
+  };
+  await again(follow);
   if (detached) {
     ctx.err.write(
       `Stopped waiting; the merge ${queued.mergeId} goes on (\`baton merge\` shows the queue, \`baton events\` the result).\n`,
@@ -100,7 +119,7 @@ export async function merge(ctx: Context, refs: string[], opts: MergeFlags): Pro
     process.exitCode = EXIT_CODES.interrupted.code;
     return;
   }
-  const { recent } = await api.call('GET /api/merges');
+  const { recent } = await again(() => api.call('GET /api/merges'));
   const result = recent.find((r) => r.mergeId === queued.mergeId);
   if (result === undefined)
     throw new InvalidInputError(

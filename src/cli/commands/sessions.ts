@@ -99,15 +99,19 @@ async function dispatchAndWait(
 
 export async function list(
   ctx: Context,
-  opts: { json?: boolean; here?: boolean; state?: string },
+  opts: { json?: boolean; here?: boolean; state?: string; all?: boolean },
 ): Promise<void> {
   const states = opts.state === undefined ? undefined : parseStates(opts.state);
   const api = await client(ctx);
   const project = opts.here ? await repoRoot(ctx) : undefined;
-  const answer = await api.call('GET /api/sessions', { query: { project } });
-  const sessions =
-    states === undefined ? answer.sessions : answer.sessions.filter((s) => states.includes(s.state));
-  if (opts.json) return printJson(ctx, sessions);
+  const answer = await api.call('GET /api/sessions', {
+    query: { project, ...(opts.all === true ? { removed: '1' } : {}) },
+  });
+  const keep = <T extends { state: SessionState }>(list: T[]): T[] =>
+    states === undefined ? list : list.filter((s) => states.includes(s.state));
+  const sessions = keep(answer.sessions);
+  const removed = keep(answer.removed ?? []);
+  if (opts.json) return printJson(ctx, opts.all === true ? [...sessions, ...removed] : sessions);
   ctx.out.write(
     renderList(
       sessions,
@@ -116,6 +120,17 @@ export async function list(
       terminalLayout(ctx),
     ),
   );
+  if (opts.all === true)
+    ctx.out.write(
+      removed.length === 0
+        ? 'No landed or removed sessions.\n'
+        : `Landed or removed (newest first; \`baton transcript <name>\` reads one):\n${removed
+            .map(
+              (s) =>
+                `  ${s.name}  ${s.state.replace(/_/g, ' ')}  removed ${s.removedAt.slice(0, 16).replace('T', ' ')}  ${s.project}${s.snapshotRef === null ? '' : `  uncommitted work in ${s.snapshotRef}`}\n`,
+            )
+            .join('')}`,
+    );
 }
 
 /** The terminal's width (or `COLUMNS` when output is not a terminal) and whether to colour. */

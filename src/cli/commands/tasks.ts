@@ -266,7 +266,7 @@ function cardLine(task: TaskCard): string {
   return parts.join('  ');
 }
 
-function renderDetail({ task, decisions, notes }: TaskDetail): string {
+function renderDetail({ task, decisions, notes, broken }: TaskDetail): string {
   const lines = [
     `Task ${task.id}: ${task.title}`,
     `  column:   ${LABELS[task.column]}${task.columnSetBy === 'hand' ? ' (moved by hand)' : ''}`,
@@ -303,6 +303,12 @@ function renderDetail({ task, decisions, notes }: TaskDetail): string {
         ...entries.map((e) => `  - ${e.text.replace(/\s*\n\s*/g, ' ')}  (${e.file})`),
       );
   }
+  if (broken.length > 0)
+    lines.push(
+      '',
+      `Not shown: ${broken.length === 1 ? 'one entry file cannot' : `${broken.length} entry files cannot`} be read (Baton never rewrites them; fix each by hand):`,
+      ...broken.map((b) => `  ${b.file}: ${b.problem}`),
+    );
   return lines.join('\n') + '\n';
 }
 

@@ -37,16 +37,28 @@ export function sessionHandlers(
   const envelope = (session: SessionWithProject) => ({ session: view(session) });
   const target = (ref: string, cwd: string | undefined) => targetOf(manager, remote(), ref, cwd);
   return {
-    'GET /api/sessions': ({ query: { project } }) => {
-      const sessions = manager
-        .list()
-        .filter((s) => project === undefined || s.project_root === project || s.project_name === project);
+    'GET /api/sessions': ({ query: { project, removed } }) => {
+      const mine = (s: SessionWithProject): boolean =>
+        project === undefined || s.project_root === project || s.project_name === project;
+      const sessions = manager.list().filter(mine);
       const others = (remote()?.list() ?? []).filter(
         (s) => project === undefined || s.projectRoot === project || s.project === project,
       );
       return {
         sessions: [...sessions.map(view), ...others],
         reviewQueue: manager.workSizes.reviewQueue(sessions),
+        ...(removed
+          ? {
+              removed: manager
+                .listRemoved()
+                .filter(mine)
+                .map((s) => ({
+                  ...manager.view(s),
+                  removedAt: s.removed_at ?? '',
+                  snapshotRef: s.snapshot_ref,
+                })),
+            }
+          : {}),
       };
     },
     'POST /api/sessions': async ({ body: { on: target, ...body } }) => {
@@ -164,6 +176,7 @@ export function sessionHandlers(
         snapshotRef: result.snapshotRef ?? null,
         snapshotCommit: result.snapshotCommit ?? null,
         branchDeleted: result.branchDeleted,
+        ...(result.notes === undefined ? {} : { notes: result.notes }),
       };
     },
   };
