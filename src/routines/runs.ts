@@ -292,7 +292,7 @@ export class RoutineRunner {
     session: SessionWithProject | undefined,
   ): RoutineRunRow {
     const { store, clock, bus } = this.options;
-    const cost = session === undefined ? null : session.cost_usd;
+    const cost = session === undefined ? null : (this.options.sessions.costOf?.(session) ?? session.cost_usd);
     // What the fire noted (missed runs, say) stays first in the record.
     const note = store.run(runId)?.cause;
     store.finishRun(runId, outcome, note ? `${note}\n${summary}` : summary, cost, clock.now());

@@ -16,6 +16,7 @@ export function routineSessions(manager: SessionManager): RoutineSessions {
         if (event.type === 'message.added' && event.role === 'assistant') return event.text;
       return undefined;
     },
+    costOf: (session) => manager.costOf(session),
     changedFiles: async (id) => {
       const session = manager.get(id);
       return session === undefined ? 0 : (await diffStat(session.worktree, session.base_commit)).files.length;
@@ -25,14 +26,12 @@ export function routineSessions(manager: SessionManager): RoutineSessions {
 
 export function radarConflicts(radar: ConflictRadar): () => ConflictSummary[] {
   return () =>
-    radar
-      .view()
-      .conflicts.map((c) => ({
-        a: c.a.name,
-        b: c.b.kind === 'session' ? c.b.name : `${c.b.ref} (base)`,
-        level: c.level,
-        files: c.files.map((f) => f.path),
-      }));
+    radar.view().conflicts.map((c) => ({
+      a: c.a.name,
+      b: c.b.kind === 'session' ? c.b.name : `${c.b.ref} (base)`,
+      level: c.level,
+      files: c.files.map((f) => f.path),
+    }));
 }
 
 /** The tasks domain as routines use it: the brief lists a repository's tasks, the TODO sweep files new ones. */

@@ -112,13 +112,11 @@ export async function runSupervisor(env: NodeJS.ProcessEnv = process.env): Promi
   });
   if (sharedTasks !== undefined) {
     tasks.service.share(sharedTasks);
-    await sharedTasks
-      .start()
-      .catch((error: unknown) =>
-        log.warn('could not share the tasks yet; the next change or reconnect reads them', {
-          error: errorMessage(error),
-        }),
-      );
+    await sharedTasks.start().catch((error: unknown) =>
+      log.warn('could not share the tasks yet; the next change or reconnect reads them', {
+        error: errorMessage(error),
+      }),
+    );
   }
   // Before the sessions are scheduled: a task's dependency gate and its sessions' context.
   tasks.watch.start();
@@ -133,6 +131,7 @@ export async function runSupervisor(env: NodeJS.ProcessEnv = process.env): Promi
   // The user's idleHostSeconds (0: kept) is the idle rule's default; a repository's watchdog.idle overrides it.
   const idleMs = config.idleHostSeconds > 0 ? config.idleHostSeconds * 1000 : undefined;
   const usage = new UsageTracker(db);
+  manager.readCostsFrom((id) => usage.ledger.session(id).usd);
   // With a shared store, a day or window budget counts every machine's spend (decision 131).
   const spend = membership.spend({
     mine: () => usage.ledger.series(),

@@ -5,6 +5,7 @@
 import { closeSync, existsSync, fstatSync, ftruncateSync, openSync, readSync, writeSync } from 'node:fs';
 import { makeEvent, parseEventLine, type BatonEvent, type EventBody } from '../events/index.js';
 import { DiskFullError, errorMessage, isDiskFull } from '../shared/errors.js';
+import { plainText } from '../shared/text.js';
 
 export interface LogReadResult {
   events: BatonEvent[];
@@ -127,7 +128,7 @@ export class EventLogWriter {
   }
 
   append(body: EventBody): BatonEvent {
-    const event = makeEvent(this.seq + 1, body);
+    const event = makeEvent(this.seq + 1, plainBody(body));
     this.seq++;
     this.backlog.push(event);
     this.flush();
@@ -138,7 +139,7 @@ export class EventLogWriter {
   appendAll(bodies: EventBody[]): BatonEvent[] {
     if (this.backlog.length > 0)
       throw new DiskFullError('writing a session event', 'events are still held from an earlier write');
-    const events = bodies.map((body, i) => makeEvent(this.seq + 1 + i, body));
+    const events = bodies.map((body, i) => makeEvent(this.seq + 1 + i, plainBody(body)));
     try {
       writeWhole(this.fd, Buffer.from(events.map((e) => JSON.stringify(e) + '\n').join('')));
     } catch (error) {
@@ -206,4 +207,28 @@ function endsWithNewline(fd: number): boolean {
 export function lastSeqOf(path: string): number {
   const { events } = readLog(path);
   return events.length === 0 ? 0 : (events[events.length - 1]?.seq ?? 0);
+}
+
+/**
+ * Terminal output an event carries (a command's output, a setup step's, an agent's stderr) is
+ * stored plain (decision 155): the log feeds `logs`, the page and the watchdog, none of which
+ * want colour codes.
+ */
+function plainBody(body: EventBody): EventBody {
+  switch (body.type) {
+    case 'tool.finished':
+      return body.output === undefined ? body : { ...body, output: plainText(body.output) };
+    case 'setup.output':
+      return { ...body, text: plainText(body.text) };
+    case 'error.raised':
+      return {
+        ...body,
+        message: plainText(body.message),
+        ...(body.detail === undefined ? {} : { detail: plainText(body.detail) }),
+      };
+    case 'turn.completed':
+      return body.error === undefined ? body : { ...body, error: plainText(body.error) };
+    default:
+      return body;
+  }
 }

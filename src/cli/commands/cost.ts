@@ -1,6 +1,7 @@
 /** `baton cost`, `baton budget`, `baton alerts` and `baton watch`: spend, limits and the watchdog's alerts. */
 import type { AlertView, BudgetView, CostReport } from '../../api/watchdog.js';
 import type { WorkspaceEvent } from '../../events/workspace.js';
+import { formatUsd } from '../../events/format.js';
 import { InvalidInputError } from '../../shared/errors.js';
 import { client } from '../connect.js';
 import { printJson, type Context } from '../context.js';
@@ -142,6 +143,4 @@ function tokens(n: number): string {
       : String(n);
 }
 
-function usd(n: number): string {
-  return `$${n < 1 ? n.toFixed(4) : n.toFixed(2)}`;
-}
+const usd = formatUsd;

@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs';
 import { relative, resolve } from 'node:path';
 import type { z } from 'zod';
 import type { RoutineDetailView, RoutineRunView, RoutineView } from '../../api/routines.js';
+import { formatUsd } from '../../events/format.js';
 import type { RoutineSpec } from '../../projects/index.js';
 import { InvalidInputError } from '../../shared/errors.js';
 import { client } from '../connect.js';
@@ -185,7 +186,7 @@ function describe(r: Detail): string {
 }
 
 function runLine(run: Run): string {
-  const cost = run.costUsd === null ? '' : ` $${run.costUsd.toFixed(2)}`;
+  const cost = run.costUsd === null ? '' : ` ${formatUsd(run.costUsd)}`;
   const session = run.sessionName === null ? '' : ` ${run.sessionName}`;
   return `  #${run.id} ${run.startedAt.slice(0, 16)} ${run.trigger.padEnd(10)} ${run.outcome.padEnd(8)}${session}${cost}${run.cause === null ? '' : ` — ${run.cause.split('\n')[0]}`}\n`;
 }
