@@ -185,7 +185,7 @@ describe('the shared turn loop', () => {
       'starting\n\x1b[31mError: --dangerously-skip-permissions cannot be used with root/sudo privileges\x1b[0m\n';
     turns.crashed('agent exited with code 1', stderr);
     const error =
-      'agent exited with code 1: Error: --dangerously-skip-permissions cannot be used with root/sudo privileges';
+      'Error: --dangerously-skip-permissions cannot be used with root/sudo privileges (agent exited with code 1)';
     expect(events.slice(1)).toEqual([
       { type: 'tool.finished', toolId: 't1', tool: 'x', ok: false, output: error },
       { type: 'turn.completed', outcome: 'error', error },

@@ -189,9 +189,10 @@ export class Conversation<S extends object> {
       this.resolveExited({});
       return;
     }
-    // "exited with code 1" says nothing of why: the agent's own last words on stderr do (decision 155).
+    // "exited with code 1" says nothing of why: the agent's own last words on stderr do (decision 155),
+    // put first so that a list's one cut line still shows them.
     const cause = detail === undefined ? undefined : agentsLastError(plainText(detail));
-    const error = cause === undefined || exit.includes(cause) ? exit : `${exit}: ${cause}`;
+    const error = cause === undefined || exit.includes(cause) ? exit : `${cause} (${exit})`;
     this.driver.releaseWaiters();
     if (this.active) {
       this.driver.closeOpenTools(error).forEach(this.emit);

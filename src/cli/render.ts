@@ -198,7 +198,7 @@ export function renderPeek(view: PeekView, now = Date.now()): string {
   ];
   if (s.reason !== null)
     lines.push(
-      `  ${s.reason.kind === 'approval' ? 'waiting:' : s.reason.kind === 'question' ? 'question:' : 'reason:  '} ${reasonText(s.reason)}`,
+      `  ${s.reason.kind === 'approval' ? 'waiting:' : s.reason.kind === 'question' ? 'question:' : 'reason:  '} ${reasonText(s.reason, 500)}`,
     );
   if (view.currentStep) lines.push(`  now:      ${oneLine(view.currentStep, 100)}`);
   if (view.lastOutput) lines.push(`  last said: ${oneLine(view.lastOutput, 100)}`);

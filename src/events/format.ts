@@ -155,16 +155,18 @@ function eventDetail(event: EventBody): string {
   }
 }
 
+/** `max`: how much of a question, error or note a line keeps (a detail view such as `peek` keeps more). */
 export function reasonText(
   reason: NonNullable<Extract<EventBody, { type: 'state.changed' }>['reason']>,
+  max = 120,
 ): string {
   switch (reason.kind) {
     case 'approval':
       return `approve ${reason.tool}: ${oneLine(reason.input, 80)}${reason.reason ? ` — ${reason.reason}` : ''}`;
     case 'question':
-      return oneLine(reason.text, 120);
+      return oneLine(reason.text, max);
     case 'error':
     case 'note':
-      return oneLine(reason.message, 120);
+      return oneLine(reason.message, max);
   }
 }

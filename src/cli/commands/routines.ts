@@ -122,6 +122,27 @@ export async function run(
   if (result.outcome === 'failed') process.exitCode = 1;
 }
 
+/** `baton routine dismiss|file <name>`: what to do with a run's findings (decision 156). */
+export async function triage(
+  ctx: Context,
+  name: string,
+  action: 'dismiss' | 'task',
+  flags: { run?: string; json?: boolean },
+): Promise<void> {
+  const run = flags.run === undefined ? undefined : Number(flags.run);
+  if (run !== undefined && (!Number.isInteger(run) || run < 1))
+    throw new InvalidInputError(`--run takes a run's number (see baton routine history), got "${flags.run}"`);
+  const result = await (
+    await client(ctx)
+  ).call('POST /api/routines/:name/findings', { params: { name }, body: { action, run } });
+  if (flags.json) return printJson(ctx, result);
+  ctx.out.write(
+    result.task === null
+      ? `Dismissed the findings of ${name} run #${result.run.id}; ${result.run.sessionName ?? 'its session'} is archived.\n`
+      : `Filed the findings of ${name} run #${result.run.id} as task ${result.task.id} (${result.task.title}); ${result.run.sessionName ?? 'its session'} is archived.\n`,
+  );
+}
+
 export async function setPaused(
   ctx: Context,
   name: string,
