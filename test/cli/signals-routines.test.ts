@@ -45,15 +45,14 @@ async function addRoutine(
 }
 
 describe('a routine run', () => {
-  it('ends as "nothing" when the agent says NOTHING TO REPORT in a turn after a question', async () => {
-    await addRoutine('asker', [{ ask: 'Should I look at the docs too?' }], {
-      onReply: [{ say: 'NOTHING TO REPORT' }],
-    });
+  it('ends as "nothing" when the agent says NOTHING TO REPORT after a question was answered', async () => {
+    await addRoutine('asker', [{ ask: 'Should I look at the docs too?' }, { say: 'NOTHING TO REPORT' }]);
     await t.ok(['routine', 'run', 'asker', '--now'], { cwd: repo });
     await t.waitForState('asker-1', 'needs_input');
     const done = finished('asker');
     await t.ok(['reply', 'asker-1', 'yes, the docs too']);
-    expect((await done).data).toMatchObject({ outcome: 'nothing', sessionName: 'asker-1' });
+    const ended = (await done).data;
+    expect(ended, ended.summary).toMatchObject({ outcome: 'nothing', sessionName: 'asker-1' });
     const shown = await t.json<RoutineDetailView>(['routine', 'show', 'asker', '--json'], { cwd: repo });
     expect(shown.runs[0]?.outcome).toBe('nothing');
   });
@@ -122,7 +121,7 @@ describe('a config alert', () => {
     );
     // The CLI says when, in local time and how long ago, not as a UTC ISO string.
     expect(await t.ok(['alerts'], { cwd: repo })).toMatch(
-      /\d{4}-\d\d-\d\d \d\d:\d\d \(\d+s ago\) {2}cfg {2}config:/,
+      /\d{4}-\d\d-\d\d \d\d:\d\d \(\d+s ago\) {2}workspace {2}config:/,
     );
     await t.waitForState('cfg', 'needs_input');
     writeFileSync(config, JSON.stringify({ watchdog: { noChange: { turns: 2 } } }));
