@@ -56,6 +56,19 @@ describe('a routine run', () => {
     const shown = await t.json<RoutineDetailView>(['routine', 'show', 'asker', '--json'], { cwd: repo });
     expect(shown.runs[0]?.outcome).toBe('nothing');
   });
+
+  it('ends when a question is answered and the turn finishes at once (no longer left running)', async () => {
+    await addRoutine('quick', [{ ask: 'Should I look at the docs too?' }]);
+    await t.ok(['routine', 'run', 'quick', '--now'], { cwd: repo });
+    await t.waitForState('quick-1', 'needs_input');
+    const done = finished('quick');
+    await t.ok(['reply', 'quick-1', 'yes']);
+    // Its last word is the question: a finding, and the run is over.
+    expect((await done).data).toMatchObject({
+      outcome: 'findings',
+      summary: 'Should I look at the docs too?',
+    });
+  });
 });
 
 describe('routine findings', () => {
@@ -106,7 +119,7 @@ describe('a config alert', () => {
         '--name',
         'cfg',
         '--script',
-        t.script([{ ask: 'ready?' }], { onReply: [{ ask: 'and now?' }] }),
+        t.script([{ ask: 'ready?' }, { ask: 'and now?' }, { say: 'done' }]),
       ],
       { cwd: repo },
     );
