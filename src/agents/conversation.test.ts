@@ -2,7 +2,13 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { CONTINUE_PROMPT, Conversation, RESUMED_MESSAGE, type TurnDriver } from './conversation.js';
+import {
+  agentsLastError,
+  CONTINUE_PROMPT,
+  Conversation,
+  RESUMED_MESSAGE,
+  type TurnDriver,
+} from './conversation.js';
 import type { AgentEvent, AgentStartOptions } from './types.js';
 
 /** A protocol that only records what the loop asked of it. */
@@ -171,17 +177,31 @@ describe('the shared turn loop', () => {
     expect(turns.interruptRequested).toBe(false);
   });
 
-  it('a crash fails the open turn, closes its tools and reports a fatal error', async () => {
+  it("a crash fails the open turn, closes its tools and reports a fatal error with the agent's own reason", async () => {
     const { turns, driver, events } = conversation(stateDir());
     turns.begin(driver);
     driver.openTools = ['t1'];
-    turns.crashed('agent exited with code 1', 'stderr tail');
+    const stderr =
+      'starting\n\x1b[31mError: --dangerously-skip-permissions cannot be used with root/sudo privileges\x1b[0m\n';
+    turns.crashed('agent exited with code 1', stderr);
+    const error =
+      'Error: --dangerously-skip-permissions cannot be used with root/sudo privileges (agent exited with code 1)';
     expect(events.slice(1)).toEqual([
-      { type: 'tool.finished', toolId: 't1', tool: 'x', ok: false, output: 'agent exited with code 1' },
-      { type: 'turn.completed', outcome: 'error', error: 'agent exited with code 1' },
-      { type: 'error.raised', message: 'agent exited with code 1', fatal: true, detail: 'stderr tail' },
+      { type: 'tool.finished', toolId: 't1', tool: 'x', ok: false, output: error },
+      { type: 'turn.completed', outcome: 'error', error },
+      { type: 'error.raised', message: error, fatal: true, detail: stderr },
     ]);
-    expect(await turns.exited).toEqual({ error: 'agent exited with code 1' });
+    expect(await turns.exited).toEqual({ error });
+  });
+
+  it('finds the reason in a stderr tail: the last line that says why, not a stack frame', () => {
+    expect(
+      agentsLastError(
+        'warming up\nTypeError: fetch failed\n    at main (/x/cli.js:3:9)\n    at node:internal/x:1:1\n',
+      ),
+    ).toBe('TypeError: fetch failed');
+    expect(agentsLastError('just one line\n')).toBe('just one line');
+    expect(agentsLastError('\n  \n')).toBeUndefined();
   });
 
   it('after close, the agent ending is not a crash and replies are ignored', async () => {

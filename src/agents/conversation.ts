@@ -8,6 +8,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { errorMessage } from '../shared/errors.js';
 import { createLogger } from '../shared/log.js';
+import { plainText } from '../shared/text.js';
 import type { AgentEvent, AgentStartOptions } from './types.js';
 
 const log = createLogger('agent.conversation');
@@ -183,11 +184,15 @@ export class Conversation<S extends object> {
   }
 
   /** The agent is gone unasked: the open turn fails and the session learns why. */
-  crashed(error: string, detail?: string): void {
+  crashed(exit: string, detail?: string): void {
     if (this.ending) {
       this.resolveExited({});
       return;
     }
+    // "exited with code 1" says nothing of why: the agent's own last words on stderr do (decision 155),
+    // put first so that a list's one cut line still shows them.
+    const cause = detail === undefined ? undefined : agentsLastError(plainText(detail));
+    const error = cause === undefined || exit.includes(cause) ? exit : `${cause} (${exit})`;
     this.driver.releaseWaiters();
     if (this.active) {
       this.driver.closeOpenTools(error).forEach(this.emit);
@@ -229,4 +234,22 @@ export class Conversation<S extends object> {
       return fresh;
     }
   }
+}
+
+/** A line that reads as the reason for a failure. */
+const SAYS_WHY =
+  /error|cannot|can't|could not|couldn't|denied|not found|invalid|unknown|refus|fail|must|not allowed|unauthori[sz]ed|forbidden/i;
+
+/**
+ * The line of an agent's stderr tail that says why it stopped: the last that reads as a reason
+ * (stack frames and blank lines skipped), else the last line at all. Undefined for silence.
+ */
+export function agentsLastError(stderr: string): string | undefined {
+  const lines = stderr
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line !== '' && !/^at .+[:(]/.test(line) && !/^[\^~\s]+$/.test(line))
+    .slice(-20);
+  const line = [...lines].reverse().find((l) => SAYS_WHY.test(l)) ?? lines.at(-1);
+  return line === undefined ? undefined : line.length > 300 ? `${line.slice(0, 299)}…` : line;
 }

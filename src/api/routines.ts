@@ -63,6 +63,25 @@ const HistoryQuery = z.object({
     .optional()
     .describe('Runs to list, newest first (default 50)'),
 });
+/** What to do with a routine's findings in the inbox (decision 156). */
+export const FindingTriageRequest = z
+  .object({
+    action: z
+      .enum(['dismiss', 'task'])
+      .describe('dismiss: archive the run’s session; task: file the finding as a backlog task, then archive'),
+    run: z
+      .number()
+      .int()
+      .positive()
+      .optional()
+      .describe('Which run (default: the routine’s latest with findings)'),
+  })
+  .strict();
+export const FindingTriageView = z.object({
+  run: RoutineRunView,
+  task: z.object({ id: z.string(), title: z.string() }).nullable(),
+});
+
 export const HookRequest = z
   .object({ detail: z.record(z.string(), z.string().max(1000)).optional() })
   .strict();
@@ -96,6 +115,12 @@ export const ROUTINES = {
     summary: 'Run a routine now',
     response: RoutineRunView,
     status: 201,
+  }),
+  'POST /api/routines/:name/findings': endpoint({
+    summary:
+      'Triage a run’s findings: dismiss them, or file them as a task; either way the run’s session is archived',
+    body: FindingTriageRequest,
+    response: FindingTriageView,
   }),
   'POST /api/routines/:name/pause': endpoint({
     summary: 'Pause a routine (no scheduled or triggered runs)',

@@ -4,7 +4,7 @@
  */
 import { Box, Text } from 'ink';
 import type { SessionView } from '../api/index.js';
-import { formatEvent, oneLine, reasonText } from '../events/format.js';
+import { formatEvent, formatUsd, oneLine, reasonText } from '../events/format.js';
 import { AGENT_IDS } from '../events/vocabulary.js';
 import type { PeekData, DispatchForm } from './actions.js';
 import { removeWarning } from './actions.js';
@@ -57,6 +57,14 @@ export function PeekPanel({
     `${session.name} — ${session.state.replace(/_/g, ' ')}${session.pinned ? ', pinned' : ''} · ${session.agent}${session.model === null ? '' : ` (${session.model})`} · ${session.branch}`,
     `task: ${oneLine(session.prompt, 300)}`,
     ...(waitingOn(session) === '' ? [] : [waitingOn(session)]),
+    // Why it failed, in the agent's own words when it gave them (decision 155).
+    ...(session.state === 'failed' && session.reason !== null
+      ? [`failed: ${reasonText(session.reason)}`]
+      : []),
+    // The same figure as `baton cost`, `ls` and the page (decision 154).
+    ...(session.inputTokens + session.outputTokens === 0
+      ? []
+      : [`usage: ${session.inputTokens} in, ${session.outputTokens} out, ${formatUsd(session.costUsd)}`]),
     ...(view?.currentStep ? [`now: ${oneLine(view.currentStep, 300)}`] : []),
     ...(view === undefined
       ? []

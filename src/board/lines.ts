@@ -77,11 +77,8 @@ export function sessionLine(
 ): string {
   const pin = s.pinned ? '*' : ' ';
   const head = `${selected ? '›' : ' '}${pin}${fit(label(s, manyProjects), columns.name, true)} ${fit(s.agent, columns.agent, true)} ${columns.machine === 0 ? '' : `${fit(s.machine ?? '', columns.machine, true)} `}${age(s.lastEventAt ?? s.createdAt, now).padStart(3)}  `;
-  const detail =
-    conflictWord(conflict) +
-    (s.state === 'queued' && s.queuePosition !== null
-      ? `queued #${s.queuePosition}`
-      : stateWord(s) + describe(s));
+  // A queued session says its place and what holds it (describe), as `baton ls` does.
+  const detail = conflictWord(conflict) + (s.state === 'queued' ? describe(s) : stateWord(s) + describe(s));
   return fit(head + detail, width, true);
 }
 

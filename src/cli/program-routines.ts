@@ -74,6 +74,19 @@ export function addRoutineCommands(
     .action(async (name: string, flags: { now?: boolean; json?: boolean }) =>
       (await load()).run(ctx, name, flags),
     );
+  for (const [command, action, description] of [
+    ['dismiss', 'dismiss', "dismiss a run's findings: the run's session is archived (its work kept)"],
+    ['file', 'task', "file a run's findings as a backlog task, then archive the run's session"],
+  ] as const)
+    routine
+      .command(command)
+      .description(description)
+      .argument('<name>')
+      .option('--run <n>', "which run (default: the routine's latest with findings)")
+      .addOption(json())
+      .action(async (name: string, flags: { run?: string; json?: boolean }) =>
+        (await load()).triage(ctx, name, action, flags),
+      );
   routine
     .command('pause')
     .description('no scheduled or triggered runs until resumed')

@@ -60,4 +60,36 @@ describe('renderList', () => {
     );
     expect(renderList(sessions, NOW)).not.toContain('\x1b[');
   });
+
+  const busy = [
+    session({
+      name: 'a-rather-long-session-name-for-80-columns',
+      state: 'working',
+      inputTokens: 120_000,
+      outputTokens: 9_000,
+      costUsd: 1.2345,
+      activity: 'running Bash: npx vitest run src/parser.test.ts --reporter verbose',
+    }),
+    session({
+      id: 'qqqqqq111',
+      name: 'second',
+      state: 'queued',
+      queuePosition: 1,
+      heldBy: 'waits for task 2 (parser rewrite) to merge',
+    }),
+  ];
+
+  it('fits the terminal at 80 and at 40 columns, the usage column giving way before the name', () => {
+    const wide = renderList(busy, NOW, undefined, { width: 80 }).trimEnd().split('\n');
+    for (const line of wide) expect(line.length).toBeLessThanOrEqual(80);
+    expect(wide.join('\n')).toContain('a-rather-long-session-name-for-80-columns');
+    const narrow = renderList(busy, NOW, undefined, { width: 40 }).trimEnd().split('\n');
+    for (const line of narrow) expect(line.length).toBeLessThanOrEqual(40);
+    expect(narrow[0]).not.toContain('USAGE');
+    expect(narrow.join('\n')).toMatch(/a-rather-…/);
+  });
+
+  it('says why a queued session waits', () => {
+    expect(renderList(busy, NOW)).toMatch(/second .*queued #1: waits for task 2 \(parser rewrite\) to merge/);
+  });
 });

@@ -2,7 +2,7 @@
 import type { PeekView, SessionView } from '../api/index.js';
 import type { ReviewQueueView } from '../api/sessions.js';
 import { STATE_GROUPS } from '../api/groups.js';
-import { oneLine, reasonText } from '../events/format.js';
+import { formatUsd, oneLine, reasonText } from '../events/format.js';
 
 export interface ListLayout {
   /** The terminal's width: each row's activity is cut to fit (never the name). Unset: no limit. */
@@ -30,18 +30,7 @@ export function renderList(
     return 'No sessions. Start one with: baton dispatch "what to do" --name my-task\n';
   const manyProjects = new Set(sessions.map((s) => s.project)).size > 1;
   const label = (s: SessionView): string => (manyProjects ? `${s.project}/${s.name}` : s.name);
-  const nameWidth = Math.min(40, Math.max(4, ...sessions.map((s) => label(s).length)));
-  // The usage column only as wide as its widest figure, and gone when nobody has used anything.
-  const usageWidth = Math.max(0, ...sessions.map((s) => usageOf(s).length));
-  // Which machine runs each session, when the workspace is shared across machines (issue 20).
-  const machineWidth = sessions.some((s) => s.machine !== undefined)
-    ? Math.max(7, ...sessions.map((s) => (s.machine ?? '').length))
-    : 0;
-  const columns = {
-    name: nameWidth,
-    usage: usageWidth === 0 ? 0 : Math.max(5, usageWidth),
-    machine: machineWidth,
-  };
+  const columns = fitColumns(sessions, label, layout.width);
   const lines: string[] = [];
   const pinned = sessions.filter((s) => s.pinned);
   const groups: { title: string; sessions: SessionView[] }[] = [];
@@ -54,19 +43,84 @@ export function renderList(
   const machineHead = columns.machine === 0 ? '' : `${'MACHINE'.padEnd(columns.machine)} `;
   lines.push(
     fit(
-      `  ${'ID'.padEnd(6)}  ${'NAME'.padEnd(nameWidth)} ${'AGENT'.padEnd(8)} ${machineHead}${'AGE'.padStart(4)}  ${usageHead}ACTIVITY`,
+      `  ${'ID'.padEnd(6)}  ${'NAME'.padEnd(columns.name)} ${'AGENT'.padEnd(8)} ${machineHead}${'AGE'.padStart(4)}  ${usageHead}ACTIVITY`,
       layout.width,
     ),
   );
   for (const group of groups) {
-    const title = `${group.title} (${group.sessions.length})`;
+    const title = fit(`${group.title} (${group.sessions.length})`, layout.width);
     const color = layout.color === true ? TITLE_COLOR[group.title] : undefined;
     lines.push(color === undefined ? title : `${color}${title}\x1b[0m`);
     for (const s of group.sessions)
-      lines.push(renderRow(s, label(s).padEnd(nameWidth), columns, now, layout.width));
+      lines.push(
+        renderRow(
+          s,
+          (layout.width === undefined ? label(s) : cut(label(s), columns.name)).padEnd(columns.name),
+          columns,
+          now,
+          layout.width,
+        ),
+      );
   }
-  if (reviewQueue !== undefined && reviewQueue.sessions > 0) lines.push('', renderReviewQueue(reviewQueue));
+  if (reviewQueue !== undefined && reviewQueue.sessions > 0)
+    lines.push('', fit(renderReviewQueue(reviewQueue), layout.width));
   return lines.join('\n') + '\n';
+}
+
+/** The activity keeps at least this much of a row before the columns left of it give way. */
+const MIN_ACTIVITY = 12;
+/** A name is never cut shorter than this. */
+const MIN_NAME = 10;
+
+/**
+ * The columns' widths for the terminal's `width` (decision 156, "ls fits the terminal"): each as
+ * wide as its widest value; when the row would leave the activity less than MIN_ACTIVITY, the
+ * usage column goes first (`baton cost` has it), then the machine column, then the name is cut
+ * (down to MIN_NAME). Whatever still does not fit is cut at the width, so no line is ever wider.
+ */
+function fitColumns(
+  sessions: SessionView[],
+  label: (s: SessionView) => string,
+  width: number | undefined,
+): { name: number; usage: number; machine: number } {
+  const longest = Math.max(4, ...sessions.map((s) => label(s).length));
+  // Without a width, rows are never cut: a longer name overflows its column rather than lose its end.
+  const nameWidth = width === undefined ? Math.min(40, longest) : longest;
+  // The usage column only as wide as its widest figure, and gone when nobody has used anything.
+  const usageWidth = Math.max(0, ...sessions.map((s) => usageOf(s).length));
+  // Which machine runs each session, when the workspace is shared across machines (issue 20).
+  const machineWidth = sessions.some((s) => s.machine !== undefined)
+    ? Math.max(7, ...sessions.map((s) => (s.machine ?? '').length))
+    : 0;
+  const columns = {
+    name: nameWidth,
+    usage: usageWidth === 0 ? 0 : Math.max(5, usageWidth),
+    machine: machineWidth,
+  };
+  if (width === undefined) return columns;
+  // `  ID      NAME AGENT    [MACHINE ]AGE   [USAGE ]` before the activity.
+  const head = (): number =>
+    2 +
+    6 +
+    2 +
+    columns.name +
+    1 +
+    8 +
+    1 +
+    (columns.machine === 0 ? 0 : columns.machine + 1) +
+    4 +
+    2 +
+    (columns.usage === 0 ? 0 : columns.usage + 1);
+  const room = width - MIN_ACTIVITY;
+  if (head() > room) columns.usage = 0;
+  if (head() > room) columns.machine = 0;
+  if (head() > room) columns.name = Math.max(Math.min(MIN_NAME, nameWidth), columns.name - (head() - room));
+  return columns;
+}
+
+/** `text` cut to `width` characters with an ellipsis. */
+function cut(text: string, width: number): string {
+  return text.length <= width ? text : text.slice(0, Math.max(0, width - 1)) + '…';
 }
 
 function fit(line: string, width: number | undefined): string {
@@ -85,7 +139,7 @@ export function renderReviewQueue(queue: ReviewQueueView): string {
 
 function usageOf(s: SessionView): string {
   return s.inputTokens + s.outputTokens > 0
-    ? `${formatTokens(s.inputTokens + s.outputTokens)} tok $${s.costUsd.toFixed(2)}`
+    ? `${formatTokens(s.inputTokens + s.outputTokens)} tok ${formatUsd(s.costUsd)}`
     : '';
 }
 
@@ -97,23 +151,30 @@ function renderRow(
   width: number | undefined,
 ): string {
   const usage = columns.usage === 0 ? '' : `${usageOf(s).padEnd(columns.usage)} `;
-  const machine = columns.machine === 0 ? '' : `${(s.machine ?? '').padEnd(columns.machine)} `;
-  const activity =
-    s.state === 'queued' && s.queuePosition !== null ? `queued #${s.queuePosition}` : describe(s);
+  const machine =
+    columns.machine === 0 ? '' : `${cut(s.machine ?? '', columns.machine).padEnd(columns.machine)} `;
+  const activity = describe(s);
   // The task beside every question and approval: what the session is for, not only what it asks.
   const detail =
     s.task === null || s.task === undefined
       ? activity
       : `(${s.task.title}${s.task.tracker === null ? '' : `, ${s.task.tracker}`}) ${activity}`.trimEnd();
   const head = `  ${s.id.slice(0, 6)}  ${name} ${s.agent.padEnd(8)} ${machine}${age(s.lastEventAt ?? s.createdAt, now).padStart(4)}  ${usage}`;
-  // The activity gives way to the width; the name never does (a row too narrow even for it stays whole).
+  // The activity gives way to the width first; the columns were narrowed to leave it room.
   const room = width === undefined ? detail.length : Math.max(0, width - head.length);
   const shown = detail.length <= room ? detail : room <= 1 ? '' : detail.slice(0, room - 1) + '…';
-  return (head + shown).trimEnd();
+  return fit((head + shown).trimEnd(), width);
 }
 
-/** A session's activity line: the question or approval it waits on, else what it is doing. */
+/**
+ * A session's activity line: the question or approval it waits on, why it is failed or still
+ * queued (a task it waits for, a budget: decision 155), else what it is doing.
+ */
 export function describe(s: SessionView): string {
+  if (s.state === 'queued') {
+    const place = s.queuePosition === null ? 'queued' : `queued #${s.queuePosition}`;
+    return oneLine(s.heldBy === undefined ? place : `${place}: ${s.heldBy}`, 80);
+  }
   if (s.reason !== null && (s.state === 'needs_input' || s.state === 'failed')) {
     const prefix = s.reason.kind === 'approval' ? 'waiting: ' : s.reason.kind === 'question' ? 'asks: ' : '';
     return oneLine(prefix + reasonText(s.reason), 80);
@@ -137,12 +198,12 @@ export function renderPeek(view: PeekView, now = Date.now()): string {
   ];
   if (s.reason !== null)
     lines.push(
-      `  ${s.reason.kind === 'approval' ? 'waiting:' : s.reason.kind === 'question' ? 'question:' : 'reason:  '} ${reasonText(s.reason)}`,
+      `  ${s.reason.kind === 'approval' ? 'waiting:' : s.reason.kind === 'question' ? 'question:' : 'reason:  '} ${reasonText(s.reason, 500)}`,
     );
   if (view.currentStep) lines.push(`  now:      ${oneLine(view.currentStep, 100)}`);
   if (view.lastOutput) lines.push(`  last said: ${oneLine(view.lastOutput, 100)}`);
   lines.push(
-    `  usage:    ${formatTokens(s.inputTokens)} in, ${formatTokens(s.outputTokens)} out, $${s.costUsd.toFixed(4)}`,
+    `  usage:    ${formatTokens(s.inputTokens)} in, ${formatTokens(s.outputTokens)} out, ${formatUsd(s.costUsd)}`,
   );
   lines.push(`  active:   ${age(s.lastEventAt ?? s.createdAt, now)} ago`);
   lines.push(`  files changed (${view.filesChanged.length}):`);

@@ -7,6 +7,14 @@ export function oneLine(text: string, max = 120): string {
   return flat.length > max ? flat.slice(0, max - 1) + '…' : flat;
 }
 
+/**
+ * Dollars as every view prints them (decision 154): cents from a dollar up, four places below, so
+ * a Codex session's $0.0060 reads the same in `baton cost`, `ls`, `peek`, the board and the page.
+ */
+export function formatUsd(usd: number): string {
+  return `$${usd >= 1 ? usd.toFixed(2) : usd.toFixed(4)}`;
+}
+
 /** Events logged before tool kinds existed carry none. */
 export function toolKindOf(event: { kind?: ToolKind | undefined }): ToolKind {
   return event.kind ?? 'other';
@@ -151,16 +159,18 @@ function eventDetail(event: EventBody): string {
   }
 }
 
+/** `max`: how much of a question, error or note a line keeps (a detail view such as `peek` keeps more). */
 export function reasonText(
   reason: NonNullable<Extract<EventBody, { type: 'state.changed' }>['reason']>,
+  max = 120,
 ): string {
   switch (reason.kind) {
     case 'approval':
       return `approve ${reason.tool}: ${oneLine(reason.input, 80)}${reason.reason ? ` — ${reason.reason}` : ''}`;
     case 'question':
-      return oneLine(reason.text, 120);
+      return oneLine(reason.text, max);
     case 'error':
     case 'note':
-      return oneLine(reason.message, 120);
+      return oneLine(reason.message, max);
   }
 }

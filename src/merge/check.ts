@@ -5,6 +5,7 @@
  * limit stops everything it started, not just its first process.
  */
 import { spawn } from 'node:child_process';
+import { plainText } from '../shared/text.js';
 
 export type CheckCommand = string | readonly string[];
 
@@ -81,7 +82,8 @@ export function runCheck(
         exitCode,
         signal,
         durationMs: Math.round(performance.now() - started),
-        outputTail: tail(kept),
+        // Plain text: the report goes to the agent and the page, where colour codes are noise.
+        outputTail: tail(plainText(kept)),
         command: describeCheck(command),
       });
     };

@@ -17,6 +17,8 @@ export interface RoutineSessions {
   lastMessage(sessionId: string): string | undefined;
   /** How many files the session's work changes against its base (0 when none). */
   changedFiles(sessionId: string): Promise<number>;
+  /** The session's spend as the usage ledger prices it (absent: the row's own sum). */
+  costOf?(session: SessionWithProject): number;
 }
 
 export interface TaskSummary {

@@ -50,6 +50,8 @@ export class RoutineRunner {
   private readonly firing = new Set<string>();
   /** Runs being finished now: the bus and the fire itself may both see a session end. */
   private readonly settling = new Set<number>();
+  /** Runs whose session changed again while they were being settled. */
+  private readonly askedAgain = new Set<number>();
 
   constructor(private readonly options: RunnerOptions) {}
 
@@ -195,15 +197,30 @@ export class RoutineRunner {
     return runOf(store, routine.id, runId);
   }
 
-  /** Called when a session changed state or went away: ends its run if the session has stopped working. */
+  /**
+   * Called when a session changed state or went away: ends its run if the session has stopped
+   * working. A change that comes while the run is being looked at is looked at after it, with the
+   * session as it is then (decision 156): a short turn ingested at once publishes "working" and
+   * "ready for review" back to back, and dropping the second left the run `running` for ever.
+   */
   async sessionSettled(session: SessionWithProject | undefined, sessionId: string): Promise<void> {
     const run = this.options.store.runOfSession(sessionId);
-    if (run === undefined || run.outcome !== 'running' || this.settling.has(run.id)) return;
+    if (run === undefined || run.outcome !== 'running') return;
+    if (this.settling.has(run.id)) {
+      this.askedAgain.add(run.id);
+      return;
+    }
     this.settling.add(run.id);
     try {
       await this.settle(run, session);
+      while (this.askedAgain.delete(run.id)) {
+        const now = this.options.store.run(run.id);
+        if (now === undefined || now.outcome !== 'running') break;
+        await this.settle(now, this.options.sessions.get(sessionId));
+      }
     } finally {
       this.settling.delete(run.id);
+      this.askedAgain.delete(run.id);
     }
   }
 
@@ -292,7 +309,7 @@ export class RoutineRunner {
     session: SessionWithProject | undefined,
   ): RoutineRunRow {
     const { store, clock, bus } = this.options;
-    const cost = session === undefined ? null : session.cost_usd;
+    const cost = session === undefined ? null : (this.options.sessions.costOf?.(session) ?? session.cost_usd);
     // What the fire noted (missed runs, say) stays first in the record.
     const note = store.run(runId)?.cause;
     store.finishRun(runId, outcome, note ? `${note}\n${summary}` : summary, cost, clock.now());

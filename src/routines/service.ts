@@ -4,11 +4,12 @@
  */
 import { timingSafeEqual } from 'node:crypto';
 import type { WorkspaceBus } from '../bus/index.js';
-import { errorMessage, ForbiddenError } from '../shared/errors.js';
+import { errorMessage, ForbiddenError, InvalidInputError, SessionStateError } from '../shared/errors.js';
 import { createLogger } from '../shared/log.js';
 import type { Db } from '../store/db.js';
 import { RoutineStore, type RoutineRunRow, type RoutineWithProject } from '../store/routines.js';
 import { SessionStore, type SessionWithProject } from '../store/sessions.js';
+import { clip } from './brief.js';
 import { RoutineDefinitions } from './definitions.js';
 import {
   systemClock,
@@ -23,6 +24,7 @@ import { RoutineTriggers } from './triggers.js';
 import {
   routineView,
   runView,
+  type FindingTriageView,
   type RoutineAddRequest,
   type RoutineDetailView,
   type RoutineRunView,
@@ -49,7 +51,7 @@ export class RoutineService {
   private readonly timer: RoutineTimer;
   private readonly triggers: RoutineTriggers;
 
-  constructor(options: RoutineServiceOptions) {
+  constructor(private readonly options: RoutineServiceOptions) {
     const clock = options.clock ?? systemClock;
     this.store = new RoutineStore(options.db);
     const projects = new SessionStore(options.db);
@@ -155,6 +157,57 @@ export class RoutineService {
     return runView(await this.runner.fire(routine, { trigger: 'http', detail }));
   }
 
+  /**
+   * What a person does with a run's findings in the inbox (decision 156): dismiss them, or file
+   * them as a backlog task. Either way the run's session is archived (its work kept, as any
+   * removal keeps it), which takes the finding off the inbox, and the run's record says what was done.
+   */
+  async triage(
+    name: string,
+    cwd: string | undefined,
+    action: 'dismiss' | 'task',
+    runId: number | undefined,
+  ): Promise<FindingTriageView> {
+    const routine = await this.definitions.resolve(name, cwd);
+    const runs = this.store.runs(routine.id, 200);
+    const run =
+      runId === undefined ? runs.find((r) => r.outcome === 'findings') : runs.find((r) => r.id === runId);
+    if (run === undefined)
+      throw new InvalidInputError(
+        runId === undefined
+          ? `${routine.name} has no run with findings.`
+          : `${routine.name} has no run #${runId}; see \`baton routine history ${routine.name}\`.`,
+      );
+    if (run.outcome !== 'findings')
+      throw new InvalidInputError(
+        `Run #${run.id} of ${routine.name} has no findings (it was ${run.outcome}).`,
+      );
+    const session = run.session_id === null ? undefined : this.options.sessions.get(run.session_id);
+    if (session === undefined || session.removed_at !== null)
+      throw new SessionStateError(
+        `The findings of run #${run.id} of ${routine.name} were already dealt with (its session is archived).`,
+      );
+    let task: { id: string; title: string } | null = null;
+    if (action === 'task') {
+      if (this.options.tasks === undefined)
+        throw new InvalidInputError('Tasks are not set up here, so a finding cannot be filed as one.');
+      const finding = findingOf(run.cause);
+      const card = await this.options.tasks.create(routine.project_root, {
+        title: clip(`${routine.name}: ${finding.split('\n')[0] ?? ''}`, 100),
+        description: `${finding}\n\n(Found by the routine ${routine.name}, run #${run.id}, session ${run.session_name ?? '?'}.)`,
+        scope: [],
+      });
+      task = { id: card.id, title: card.title };
+    }
+    await this.options.sessions.remove(session.id);
+    const at = (this.options.clock ?? systemClock).now().toISOString();
+    this.store.noteRun(
+      run.id,
+      task === null ? `dismissed ${at}` : `filed as task ${task.id} (${task.title}) ${at}`,
+    );
+    return { run: runView(this.store.run(run.id) ?? run), task };
+  }
+
   /** The timer, for tests and the bench: runs what is due now. */
   tick(): Promise<void> {
     return this.timer.tick();
@@ -187,4 +240,9 @@ function sameSecret(given: string, expected: string): boolean {
   const a = Buffer.from(given);
   const b = Buffer.from(expected);
   return a.length === b.length && timingSafeEqual(a, b);
+}
+
+/** The finding itself: a run's record without the lines added after it (dismissed, filed). */
+function findingOf(cause: string | null): string {
+  return (cause ?? '').trim() || '(no report)';
 }

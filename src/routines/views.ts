@@ -1,6 +1,7 @@
 /** Rows as the API shows them. */
 import type { z } from 'zod';
 import type {
+  FindingTriageView as TriageSchema,
   RoutineAddRequest as AddSchema,
   RoutineDetailView as DetailSchema,
   RoutineRunView as RunSchema,
@@ -14,6 +15,7 @@ export type RoutineAddRequest = z.output<typeof AddSchema>;
 export type RoutineView = z.output<typeof ViewSchema>;
 export type RoutineDetailView = z.output<typeof DetailSchema>;
 export type RoutineRunView = z.output<typeof RunSchema>;
+export type FindingTriageView = z.output<typeof TriageSchema>;
 
 export function routineView(routine: RoutineWithProject, last: RoutineRunRow | undefined): RoutineView {
   const spec = JSON.parse(routine.spec_json) as RoutineSpec;

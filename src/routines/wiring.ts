@@ -16,6 +16,7 @@ export function routineSessions(manager: SessionManager): RoutineSessions {
         if (event.type === 'message.added' && event.role === 'assistant') return event.text;
       return undefined;
     },
+    costOf: (session) => manager.costOf(session),
     changedFiles: async (id) => {
       const session = manager.get(id);
       return session === undefined ? 0 : (await sessionDiffStat(session)).files.length;

@@ -197,6 +197,7 @@ export async function runSupervisor(env: NodeJS.ProcessEnv = process.env): Promi
   // The user's idleHostSeconds (0: kept) is the idle rule's default; a repository's watchdog.idle overrides it.
   const idleMs = config.idleHostSeconds > 0 ? config.idleHostSeconds * 1000 : undefined;
   const usage = new UsageTracker(db);
+  manager.readCostsFrom((id) => usage.ledger.session(id).usd);
   // With a shared store, a day or window budget counts every machine's spend (decision 131).
   const spend = membership.spend({
     mine: () => usage.ledger.series(),

@@ -5,6 +5,7 @@
 import { closeSync, existsSync, fstatSync, ftruncateSync, openSync, readSync, writeSync } from 'node:fs';
 import { makeEvent, parseEventLine, type BatonEvent, type EventBody } from '../events/index.js';
 import { DiskFullError, errorMessage, isDiskFull } from '../shared/errors.js';
+import { plainText } from '../shared/text.js';
 import { followSequence } from './sequence.js';
 
 export interface LogReadResult {
@@ -135,7 +136,7 @@ export class EventLogWriter {
   }
 
   append(body: EventBody): BatonEvent {
-    const event = makeEvent(this.seq + 1, body);
+    const event = makeEvent(this.seq + 1, plainBody(body));
     this.seq++;
     this.backlog.push(event);
     this.flush();
@@ -146,7 +147,7 @@ export class EventLogWriter {
   appendAll(bodies: EventBody[]): BatonEvent[] {
     if (this.backlog.length > 0)
       throw new DiskFullError('writing a session event', 'events are still held from an earlier write');
-    const events = bodies.map((body, i) => makeEvent(this.seq + 1 + i, body));
+    const events = bodies.map((body, i) => makeEvent(this.seq + 1 + i, plainBody(body)));
     try {
       writeWhole(this.fd, Buffer.from(events.map((e) => JSON.stringify(e) + '\n').join('')));
     } catch (error) {
@@ -214,4 +215,28 @@ function endsWithNewline(fd: number): boolean {
 /** The last seq of the log's sequence (sequence.ts): a repeated or out-of-place line does not move it. */
 export function lastSeqOf(path: string): number {
   return followSequence(readLog(path).events, 0).lastSeq;
+}
+
+/**
+ * Terminal output an event carries (a command's output, a setup step's, an agent's stderr) is
+ * stored plain (decision 155): the log feeds `logs`, the page and the watchdog, none of which
+ * want colour codes.
+ */
+function plainBody(body: EventBody): EventBody {
+  switch (body.type) {
+    case 'tool.finished':
+      return body.output === undefined ? body : { ...body, output: plainText(body.output) };
+    case 'setup.output':
+      return { ...body, text: plainText(body.text) };
+    case 'error.raised':
+      return {
+        ...body,
+        message: plainText(body.message),
+        ...(body.detail === undefined ? {} : { detail: plainText(body.detail) }),
+      };
+    case 'turn.completed':
+      return body.error === undefined ? body : { ...body, error: plainText(body.error) };
+    default:
+      return body;
+  }
 }

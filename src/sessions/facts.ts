@@ -6,6 +6,7 @@
 import type { UsagePoint } from '../api/web.js';
 import type { BatonEvent } from '../events/index.js';
 import type { SessionWithProject } from '../store/sessions.js';
+import { reportCost } from '../usage/index.js';
 import { changedFiles, type ChangedFile } from '../worktrees/index.js';
 import { worktreeDiff } from '../worktrees/diff.js';
 import { diffStat } from '../worktrees/diffstat.js';
@@ -14,6 +15,8 @@ const USAGE_POINTS = 500;
 
 export interface FactsSessions {
   latestEvents(sessionId: string, types: string[], limit: number): BatonEvent[];
+  /** The session's spend as the usage ledger prices it. */
+  costOf(session: SessionWithProject): number;
 }
 
 export function sessionDiff(session: SessionWithProject): Promise<{ text: string; truncated: boolean }> {
@@ -37,14 +40,20 @@ export function sessionFiles(session: SessionWithProject): Promise<ChangedFile[]
 
 export function sessionUsage(sessions: FactsSessions, session: SessionWithProject): { points: UsagePoint[] } {
   return {
-    points: runningTotals(sessions.latestEvents(session.id, ['usage.reported'], USAGE_POINTS), session),
+    points: runningTotals(sessions.latestEvents(session.id, ['usage.reported'], USAGE_POINTS), {
+      ...session,
+      cost_usd: sessions.costOf(session),
+    }),
   };
 }
 
-/** Usage reports come newest first; the session row holds the totals, so walk back from them. */
+/**
+ * Usage reports come newest first; the session row holds the totals, so walk back from them,
+ * each report priced as the ledger prices it (decision 154), so the chart ends at the cost shown.
+ */
 function runningTotals(
   newestFirst: BatonEvent[],
-  totals: { input_tokens: number; output_tokens: number; cost_usd: number },
+  totals: { input_tokens: number; output_tokens: number; cost_usd: number; model: string | null },
 ): UsagePoint[] {
   let input = totals.input_tokens;
   let output = totals.output_tokens;
@@ -61,7 +70,7 @@ function runningTotals(
     });
     input -= event.inputTokens;
     output -= event.outputTokens;
-    cost -= event.costUsd ?? 0;
+    cost -= reportCost(event, totals.model).usd ?? 0;
   }
   return points.reverse();
 }

@@ -49,6 +49,8 @@ export class SessionManager extends EventEmitter<ManagerEvents> {
   private readonly commands: SessionCommands;
   private closed = false;
   private context: ((session: SessionWithProject) => string | undefined) | undefined;
+  /** A session's spend as the usage ledger prices it; unset (tests without a ledger): the row's own sum. */
+  private costs: ((sessionId: string) => number) | undefined;
 
   constructor(private readonly options: ManagerOptions) {
     super();
@@ -90,7 +92,7 @@ export class SessionManager extends EventEmitter<ManagerEvents> {
     this.commands = new SessionCommands(this.core);
     this.archive = new Archive(this.core, this.commands);
     // A measured size may free (or fill) the review capacity: the queue is looked at again.
-    this.workSizes = new WorkSizes(this, this.bus, undefined, () => this.reschedule());
+    this.workSizes = new WorkSizes(this, this.bus, undefined, () => this.reschedule(), options.home);
     const cap = options.reviewCapacity;
     if (cap !== undefined && (cap.sessions !== undefined || cap.lines !== undefined))
       this.scheduler.addGate(reviewCapacityGate(cap, () => this.workSizes.reviewQueue()));
@@ -172,7 +174,25 @@ export class SessionManager extends EventEmitter<ManagerEvents> {
     );
     const heldBy = queued ? this.scheduler.held().find((h) => h.id === session.id)?.reason : undefined;
     const ports = this.core.ports.of(session.id).map((p) => ({ name: p.name, port: p.port }));
-    return { ...view, ...(heldBy === undefined ? {} : { heldBy }), ...(ports.length === 0 ? {} : { ports }) };
+    return {
+      ...view,
+      costUsd: this.costOf(session),
+      ...(heldBy === undefined ? {} : { heldBy }),
+      ...(ports.length === 0 ? {} : { ports }),
+    };
+  }
+
+  /**
+   * Every view of a session's cost reads the usage ledger (decision 154, "One priced ledger"):
+   * the row's own sum counts only what agents priced themselves, so a Codex session (tokens only)
+   * showed $0 there while `baton cost` priced it.
+   */
+  readCostsFrom(costs: (sessionId: string) => number): void {
+    this.costs = costs;
+  }
+
+  costOf(session: SessionWithProject): number {
+    return this.costs?.(session.id) ?? session.cost_usd;
   }
 
   peek(ref: string, cwd?: string): Promise<PeekView> {
@@ -350,6 +370,10 @@ export class SessionManager extends EventEmitter<ManagerEvents> {
       eventsIngested: ingested,
       ms: Math.round(performance.now() - started),
     });
+    // Off the request path: the review queue's sizes are measured now, not when `ls` first asks.
+    this.workSizes
+      .warm()
+      .catch((error: unknown) => log.warn('measuring the review queue failed', { error: errorMessage(error) }));
   }
 
   /**

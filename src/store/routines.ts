@@ -121,6 +121,13 @@ export class RoutineStore {
       .run(outcome, cause, costUsd, now.toISOString(), runId);
   }
 
+  /** Adds a line to a finished run's record (what a person did with its findings). */
+  noteRun(runId: number, line: string): void {
+    this.db
+      .prepare("UPDATE routine_runs SET cause = COALESCE(cause || char(10), '') || ? WHERE id = ?")
+      .run(line, runId);
+  }
+
   runs(routineId: string, limit = 50): RoutineRunRow[] {
     return this.db
       .prepare('SELECT * FROM routine_runs WHERE routine_id = ? ORDER BY id DESC LIMIT ?')

@@ -33,7 +33,7 @@ export {
   type UsageEntry,
   type UsageSession,
 } from './ledger.js';
-export { priceOf, priceUsage } from './price.js';
+export { priceOf, priceUsage, reportCost } from './price.js';
 export { PRICE_TABLE, type ModelPrice, type PriceTable } from './prices.js';
 export { AgentWindows, type WindowReport, type WindowView } from './windows.js';
 

@@ -6,7 +6,7 @@
 import type { Db } from '../store/db.js';
 import { listUsageEvents } from '../store/usage.js';
 import { SpendLog } from './burn.js';
-import { priceUsage, type Priced } from './price.js';
+import { reportCost, type Priced } from './price.js';
 import { PRICE_TABLE, type PriceTable } from './prices.js';
 
 export interface UsageSession {
@@ -84,7 +84,7 @@ export class UsageLedger {
 
   add(session: UsageSession, report: UsageReport, at: number): UsageEntry {
     const model = report.model ?? session.model;
-    const priced = priceUsage(report, model ?? undefined, this.table);
+    const priced = reportCost(report, session.model, this.table);
     const entry: UsageEntry = {
       sessionId: session.id,
       name: session.name,

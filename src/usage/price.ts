@@ -39,3 +39,16 @@ export function priceUsage(
     PER_TOKEN;
   return { usd: Math.round(usd * 1e9) / 1e9, source: 'table' };
 }
+
+/**
+ * What one usage report cost, as every view counts it (decision 154, "One priced ledger"): the
+ * agent's own figure, else the table's price of the report's model, else of the model the
+ * session was dispatched with. The ledger and a session's running totals both price with this.
+ */
+export function reportCost(
+  report: UsageTokens & { costUsd?: number | undefined; model?: string | undefined },
+  sessionModel: string | null | undefined,
+  table: PriceTable = PRICE_TABLE,
+): Priced {
+  return priceUsage(report, report.model ?? sessionModel ?? undefined, table);
+}

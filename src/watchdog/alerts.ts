@@ -123,6 +123,14 @@ export class Alerts {
     return done;
   }
 
+  /** Settles every open alert whose key starts with `prefix` (what it said is no longer so); resolves how many. */
+  async resolveKeyed(prefix: string): Promise<number> {
+    let settled = 0;
+    for (const row of await this.store.list({ open: true, limit: 10_000 }))
+      if (row.dedupe_key.startsWith(prefix) && (await this.settle(row.id))) settled++;
+    return settled;
+  }
+
   async list(all: boolean): Promise<AlertView[]> {
     return (await this.store.list({ open: !all })).map(toView);
   }

@@ -7,6 +7,7 @@
  * run, so the counts — not the output's text — say whether the result changed.
  */
 import { parseCommands, type SimpleCommand } from '../policy/index.js';
+import { plainText } from '../shared/text.js';
 
 /** The repository's merge check (`merge.check` in `.baton/config.json`): an argument list or one command line. */
 export type CheckCommand = string | readonly string[] | undefined;
@@ -62,7 +63,7 @@ export function testOutcome(
   exitCode: number | undefined,
   output: string | undefined,
 ): TestOutcome {
-  const text = (output ?? '').replace(ANSI, '');
+  const text = plainText(output ?? '');
   const failed = lastCount(text, /(\d+) (?:failed|failing|failures?)\b/g);
   const passed = lastCount(text, /(\d+) (?:passed|passing)\b/g);
   const counts = [
@@ -76,9 +77,6 @@ export function testOutcome(
     detail: counts.length > 0 ? counts.join(', ') : exit,
   };
 }
-
-// eslint-disable-next-line no-control-regex -- colour codes are what this strips
-const ANSI = /\u001b\[[0-9;]*m/g;
 
 function lastCount(text: string, pattern: RegExp): number | undefined {
   let last: number | undefined;

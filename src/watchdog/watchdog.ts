@@ -275,6 +275,12 @@ export class Watchdog {
       const repo = loadRepoConfig(root);
       config = repo.watchdog;
       check = repo.merge?.check;
+      // Valid (again): an alert that said it was not is resolved (decision 156), not left open.
+      this.alerts
+        .resolveKeyed(`config:${root}:`)
+        .catch((error: unknown) =>
+          log.warn('could not resolve a config alert', { root, error: errorMessage(error) }),
+        );
     } catch (error) {
       this.alerts.note({
         rule: 'config',

@@ -194,7 +194,7 @@ describe('baton routine', () => {
     await workspaceEvent((e) => e.type === 'session.removed' && e.data.name === quietRun.sessionName);
     const history = await t.ok(['routine', 'history', 'quiet'], { cwd: repo });
     expect(history).toMatch(
-      /#\d+ .* manual\s+nothing\s+quiet-\d+ \$0\.00 — the agent found nothing to report/,
+      /#\d+ .* manual\s+nothing\s+quiet-\d+ \$0\.0000 — the agent found nothing to report/,
     );
   });
 

@@ -1,4 +1,5 @@
 /** Small formatting helpers shared by the views. */
+import { formatUsd } from '../../src/events/format.js';
 import type { SessionState } from '../../src/events/index.js';
 
 export function ago(iso: string | null, now = Date.now()): string {
@@ -18,9 +19,8 @@ export function tokens(n: number): string {
   return `${(n / 1_000_000).toFixed(1)}M`;
 }
 
-export function usd(n: number): string {
-  return n === 0 ? '$0' : n < 0.01 ? '<$0.01' : `$${n.toFixed(2)}`;
-}
+/** The same figure as `baton cost`, `ls` and `peek` print (decision 154). */
+export const usd = formatUsd;
 
 export const STATE_LABEL: Record<SessionState, string> = {
   queued: 'Queued',

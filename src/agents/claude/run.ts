@@ -267,8 +267,10 @@ export class ClaudeRun implements AgentRun, TurnDriver {
         : exit.signal !== null
           ? `was killed by ${exit.signal}`
           : `exited with code ${exit.code}`;
+    // The SDK's own "Claude Code process exited with code 1" only repeats the exit: the reason is in stderr.
+    const said = failure === undefined || /process exited with code \d+$/.test(failure) ? undefined : failure;
     this.turns.crashed(
-      `claude ${how}${failure === undefined ? '' : `: ${failure}`}`,
+      `claude ${how}${said === undefined ? '' : `: ${said}`}`,
       this.connection.process.stderr,
     );
   }

@@ -1,8 +1,10 @@
 /** `baton cost`, `baton budget`, `baton alerts` and `baton watch`: spend, limits and the watchdog's alerts. */
 import type { AlertView, BudgetView, CostReport } from '../../api/watchdog.js';
 import type { WorkspaceEvent } from '../../events/workspace.js';
+import { formatUsd } from '../../events/format.js';
 import { InvalidInputError } from '../../shared/errors.js';
 import { client } from '../connect.js';
+import { age } from '../render.js';
 import { printJson, type Context } from '../context.js';
 import { followWorkspace } from '../follow.js';
 import { formatWorkspaceEvent } from './events.js';
@@ -106,7 +108,15 @@ export async function alerts(
 
 function alertLine(alert: AlertView): string {
   const acted = alert.action === 'alert' ? '' : ` (${alert.action === 'pause' ? 'paused' : 'stopped'})`;
-  return `${alert.id}  ${alert.raisedAt.slice(0, 19).replace('T', ' ')}  ${alert.name ?? 'workspace'}${alert.machine === undefined ? '' : ` on ${alert.machine}`}  ${alert.rule.replace(/_/g, ' ')}: ${alert.message}${acted}${alert.acknowledgedAt === null ? '' : ' [acknowledged]'}`;
+  return `${alert.id}  ${localTime(alert.raisedAt)}  ${alert.name ?? 'workspace'}${alert.machine === undefined ? '' : ` on ${alert.machine}`}  ${alert.rule.replace(/_/g, ' ')}: ${alert.message}${acted}${alert.acknowledgedAt === null ? '' : ' [acknowledged]'}`;
+}
+
+/** `2026-11-27 11:32 (4m ago)` in this machine's time zone (decision 156), not a UTC ISO string. */
+function localTime(iso: string, now = Date.now()): string {
+  const at = new Date(iso);
+  const pad = (n: number): string => String(n).padStart(2, '0');
+  const local = `${at.getFullYear()}-${pad(at.getMonth() + 1)}-${pad(at.getDate())} ${pad(at.getHours())}:${pad(at.getMinutes())}`;
+  return `${local} (${age(iso, now)} ago)`;
 }
 
 const WATCHED = /^(watchdog|budget)\.|^session\.state_changed$/;
@@ -142,6 +152,4 @@ function tokens(n: number): string {
       : String(n);
 }
 
-function usd(n: number): string {
-  return `$${n < 1 ? n.toFixed(4) : n.toFixed(2)}`;
-}
+const usd = formatUsd;

@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs';
 import { relative, resolve } from 'node:path';
 import type { z } from 'zod';
 import type { RoutineDetailView, RoutineRunView, RoutineView } from '../../api/routines.js';
+import { formatUsd } from '../../events/format.js';
 import type { RoutineSpec } from '../../projects/index.js';
 import { EXIT_CODES, InvalidInputError } from '../../shared/errors.js';
 import { client } from '../connect.js';
@@ -121,6 +122,27 @@ export async function run(
   if (result.outcome === 'failed') process.exitCode = EXIT_CODES.failed.code;
 }
 
+/** `baton routine dismiss|file <name>`: what to do with a run's findings (decision 156). */
+export async function triage(
+  ctx: Context,
+  name: string,
+  action: 'dismiss' | 'task',
+  flags: { run?: string; json?: boolean },
+): Promise<void> {
+  const run = flags.run === undefined ? undefined : Number(flags.run);
+  if (run !== undefined && (!Number.isInteger(run) || run < 1))
+    throw new InvalidInputError(`--run takes a run's number (see baton routine history), got "${flags.run}"`);
+  const result = await (
+    await client(ctx)
+  ).call('POST /api/routines/:name/findings', { params: { name }, body: { action, run } });
+  if (flags.json) return printJson(ctx, result);
+  ctx.out.write(
+    result.task === null
+      ? `Dismissed the findings of ${name} run #${result.run.id}; ${result.run.sessionName ?? 'its session'} is archived.\n`
+      : `Filed the findings of ${name} run #${result.run.id} as task ${result.task.id} (${result.task.title}); ${result.run.sessionName ?? 'its session'} is archived.\n`,
+  );
+}
+
 export async function setPaused(
   ctx: Context,
   name: string,
@@ -185,7 +207,7 @@ function describe(r: Detail): string {
 }
 
 function runLine(run: Run): string {
-  const cost = run.costUsd === null ? '' : ` $${run.costUsd.toFixed(2)}`;
+  const cost = run.costUsd === null ? '' : ` ${formatUsd(run.costUsd)}`;
   const session = run.sessionName === null ? '' : ` ${run.sessionName}`;
   return `  #${run.id} ${run.startedAt.slice(0, 16)} ${run.trigger.padEnd(10)} ${run.outcome.padEnd(8)}${session}${cost}${run.cause === null ? '' : ` — ${run.cause.split('\n')[0]}`}\n`;
 }

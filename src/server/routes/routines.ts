@@ -24,6 +24,8 @@ export function routineHandlers(service: RoutineService | undefined): Handlers<t
       runs: await routines().history(params.name, cwd, query.limit ?? 50),
     }),
     'POST /api/routines/:name/run': ({ params, cwd }) => routines().runNow(params.name, cwd),
+    'POST /api/routines/:name/findings': ({ params, body, cwd }) =>
+      routines().triage(params.name, cwd, body.action, body.run),
     'POST /api/routines/:name/pause': ({ params, cwd }) => routines().setPaused(params.name, cwd, true),
     'POST /api/routines/:name/resume': ({ params, cwd }) => routines().setPaused(params.name, cwd, false),
     'DELETE /api/routines/:name': ({ params, cwd }) => routines().remove(params.name, cwd),

@@ -46,7 +46,16 @@ export function OpenAlerts(props: { hideWhenNone?: boolean }) {
             {alert.action !== 'alert' && (
               <span className="badge">{alert.action === 'pause' ? 'paused' : 'stopped'}</span>
             )}
-            <span className="muted">{ago(alert.raisedAt)}</span>
+            {/* Readable (decision 156): how long ago, the local date and time on hover. */}
+            <time
+              className="muted"
+              dateTime={alert.raisedAt}
+              title={new Date(alert.raisedAt).toLocaleString()}
+              data-testid="alert-time"
+              suppressHydrationWarning
+            >
+              {ago(alert.raisedAt)} ago
+            </time>
             <span className="grow" />
             <button
               className="btn btn-sm"

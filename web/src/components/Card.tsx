@@ -148,13 +148,19 @@ export const Card = memo(function Card(props: {
         {s.queuePosition !== null && (
           <>
             <span className="sep">·</span>
-            <span>#{s.queuePosition} in queue</span>
+            <span title={s.heldBy}>
+              #{s.queuePosition} in queue{s.heldBy === undefined ? '' : `: ${s.heldBy}`}
+            </span>
           </>
         )}
       </div>
       <div className={`card-activity${live ? ' live' : ''}`} data-testid="activity">
         {live && <span className="pulse" />}
-        <span className="activity-text">{s.activity ?? 'no activity yet'}</span>
+        <span className="activity-text">
+          {s.state === 'failed' && s.reason?.kind === 'error'
+            ? s.reason.message
+            : (s.activity ?? 'no activity yet')}
+        </span>
       </div>
       <DecideButtons session={s} className="card-actions" small />
       <footer className="card-foot">

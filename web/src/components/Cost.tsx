@@ -6,6 +6,7 @@
 import { useEffect, useState } from 'react';
 import type { CostReport } from '../../../src/api/watchdog.js';
 import { api, errorText } from '../api.js';
+import { usd } from '../format.js';
 import { useWatchdogVersion } from '../watchdog.js';
 import { OpenAlerts } from './Alerts.js';
 
@@ -133,8 +134,4 @@ function HourlyChart({ hourly }: { hourly: CostReport['hourly'] }) {
       ))}
     </div>
   );
-}
-
-function usd(n: number): string {
-  return `$${n < 1 ? n.toFixed(4) : n.toFixed(2)}`;
 }

@@ -1,11 +1,24 @@
 /**
  * Routine findings in the inbox: a routine whose last run reported something, while its session
- * waits for review. Quiet runs never show here (they are archived), nor failed ones (the
+ * waits for review, with what to do about them: make a task of them, or dismiss them. Quiet runs never show here (they are archived), nor failed ones (the
  * Routines page lists those with their cause).
  */
+import { api, errorText } from '../api.js';
 import { useBoard } from '../board.js';
 import { navigate } from '../router.js';
-import { useRoutines } from '../routines.js';
+import { refreshRoutines, useRoutines } from '../routines.js';
+import { toast } from '../toast.js';
+
+/** Dismiss a run's findings, or file them as a task (decision 156): its session is archived either way. */
+function triage(routine: string, run: number, action: 'dismiss' | 'task'): void {
+  api.call('POST /api/routines/:name/findings', { params: { name: routine }, body: { action, run } }).then(
+    (result) => {
+      toast(result.task === null ? `Dismissed ${routine}’s findings` : `Filed as task ${result.task.id}`);
+      refreshRoutines();
+    },
+    (error: unknown) => toast(errorText(error), 'error'),
+  );
+}
 
 export function RoutineFindings() {
   const { routines } = useRoutines();
@@ -35,6 +48,22 @@ export function RoutineFindings() {
               <span className="inbox-task">routine {r.name} reports</span>
             </header>
             <p className="finding">{(run.cause ?? '').split('\n').slice(-1)[0]}</p>
+            <div className="row-actions">
+              <button
+                className="btn btn-sm"
+                data-testid="finding-task"
+                onClick={() => triage(r.name, run.id, 'task')}
+              >
+                Make a task
+              </button>
+              <button
+                className="btn btn-sm"
+                data-testid="finding-dismiss"
+                onClick={() => triage(r.name, run.id, 'dismiss')}
+              >
+                Dismiss
+              </button>
+            </div>
           </article>
         );
       })}

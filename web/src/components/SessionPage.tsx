@@ -47,7 +47,7 @@ export function SessionPage({ id }: { id: string }) {
     <div className="session-page" data-testid="session-page" data-state={session.state}>
       <Header session={session} files={board.changes[session.id]} onMerge={() => setAsking(true)} />
       <SessionLanding session={session} asking={asking} onClose={() => setAsking(false)} />
-      {session.state === 'needs_input' && <Waiting session={session} />}
+      {['needs_input', 'failed', 'stopped'].includes(session.state) && <Waiting session={session} />}
       <ConflictPanel sessionId={session.id} badge={board.conflicts[session.id]} />
       <div className="tabs" role="tablist">
         {(['transcript', 'changes', 'usage'] as const).map((t, i) => (
@@ -215,6 +215,15 @@ function Waiting({ session }: { session: SessionView }) {
     return (
       <div className="waiting" data-testid="question">
         <span className="ask-label">Asks</span> {reason.text}
+      </div>
+    );
+  }
+  // Why it failed or was stopped, in the agent's own words when it gave them (decision 155).
+  if (reason !== null && (session.state === 'failed' || session.state === 'stopped')) {
+    return (
+      <div className="waiting failure" data-testid="failure">
+        <span className="ask-label">{session.state === 'failed' ? 'Failed' : 'Stopped'}</span>{' '}
+        {reason.kind === 'error' || reason.kind === 'note' ? reason.message : ''}
       </div>
     );
   }
