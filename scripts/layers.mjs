@@ -39,6 +39,7 @@ export const LAYERS = [
       settings: { why: 'the workspace’s settings store' },
       worktrees: { why: 'git worktrees, snapshots, diffs, archives' },
       projects: { why: 'a repository’s `.baton/config.json`, each domain’s section' },
+      sandbox: { why: 'the mount namespace agents run in (bubblewrap), or plainly none' },
     },
   },
   {

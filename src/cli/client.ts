@@ -28,7 +28,7 @@ import {
 } from '../shared/errors.js';
 import { homePaths, type HomePaths } from '../shared/paths.js';
 import { isProcessAlive } from '../shared/process.js';
-import { VERSION } from '../server/version.js';
+import { VERSION } from '../shared/version.js';
 
 /** How long a supervisor that won a start race may take to listen (it listens before it catches up). */
 const START_TIMEOUT_MS = 15_000;

@@ -32,3 +32,4 @@ export { allowRuleFor, allowRulesFile, writeAllowRules } from './answered.js';
 export { matchAllowRule, patternWords, type AllowRule, type PendingCall } from './allow.js';
 export { PolicyService, type PolicySessions } from './service.js';
 export { parseCommands, ShellSyntaxError, type SimpleCommand, type Word } from './shell.js';
+export { discardsWork } from './discards.js';

@@ -27,7 +27,7 @@ import * as web from '../api/web.js';
 import * as workers from '../api/workers.js';
 import * as workspace from '../api/workspace.js';
 import { BatonEvent } from '../events/index.js';
-import { VERSION } from './version.js';
+import { VERSION } from '../shared/version.js';
 
 export const TABLES = {
   ...daemon.DAEMON,

@@ -18,8 +18,8 @@ import { serve, type ServerType } from '@hono/node-server';
 import { KEEP_ALIVE } from '../api/client.js';
 import { parsePort } from '../shared/config.js';
 import { errorMessage } from '../shared/errors.js';
-import { VERSION } from './version.js';
-import { isSessionCredential } from '../mcp/credentials.js';
+import { VERSION } from '../shared/version.js';
+import { isSessionCredential } from '../mcp/index.js';
 import { createLogger } from '../shared/log.js';
 
 export type StartupPhase = 'starting' | 'catching_up' | 'ready';

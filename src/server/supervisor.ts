@@ -31,7 +31,7 @@ import { joinWorkspace } from './cluster.js';
 import { decisionsOf, indexTaskEntries, mcpWorkspace, otherMachinesWork, taskLookups } from './wiring.js';
 import { acquireLock } from './lock.js';
 import { BrowserAuth } from './web-auth.js';
-import { VERSION } from './version.js';
+import { VERSION } from '../shared/version.js';
 import { closeListener, holdAt, listenWhereWeCan, StartupGate, tellStarter } from './startup.js';
 
 /** Exit code of a supervisor that found another one already running (it lost the start race). */
@@ -261,7 +261,11 @@ export async function runSupervisor(env: NodeJS.ProcessEnv = process.env): Promi
   otherWork?.serveHandovers(sync);
   manager.guardRemovals((session, remove) => sync.whileRemoving(session.id, remove));
   // The user's webhook and ntfy topic, each message linking to the session's page here (decision 153).
-  const channels = new NotificationChannels(manager.bus, config.notifications, () => `http://127.0.0.1:${port}`);
+  const channels = new NotificationChannels(
+    manager.bus,
+    config.notifications,
+    () => `http://127.0.0.1:${port}`,
+  );
   channels.start();
   leave = () => membership.leave();
   // Shutdown in order: no new request, then every timer, listener and queue, then what they use

@@ -6,7 +6,7 @@
  * `refs/baton/checkpoints/<session>/<n>`, and the session's log says so (`work.checkpointed`).
  * In the supervisor, `SessionCheckpoints` lists and restores them for the CLI and the API.
  */
-import { discardsWork } from '../policy/discards.js';
+import { discardsWork } from '../policy/index.js';
 import type { EventBody } from '../events/index.js';
 import { errorMessage, SessionStateError } from '../shared/errors.js';
 import {
@@ -14,8 +14,8 @@ import {
   restoreCheckpoint,
   takeCheckpoint,
   type CheckpointInfo,
-} from '../worktrees/checkpoint.js';
-import type { GateCall, GateVerdict, ToolGate } from '../agents/types.js';
+} from '../worktrees/index.js';
+import type { GateCall, GateVerdict, ToolGate } from '../agents/index.js';
 import { existsSync } from 'node:fs';
 
 /** The rule an approval names when the work could not be kept: the user decides whether to run it anyway. */

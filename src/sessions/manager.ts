@@ -373,7 +373,9 @@ export class SessionManager extends EventEmitter<ManagerEvents> {
     // Off the request path: the review queue's sizes are measured now, not when `ls` first asks.
     this.workSizes
       .warm()
-      .catch((error: unknown) => log.warn('measuring the review queue failed', { error: errorMessage(error) }));
+      .catch((error: unknown) =>
+        log.warn('measuring the review queue failed', { error: errorMessage(error) }),
+      );
   }
 
   /**

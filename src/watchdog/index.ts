@@ -23,7 +23,12 @@ export {
   type Notice,
   type NotifySettings,
 } from './notify.js';
-export { channelMessage, NotificationChannels, type ChannelMessage, type ChannelSettings } from './channels.js';
+export {
+  channelMessage,
+  NotificationChannels,
+  type ChannelMessage,
+  type ChannelSettings,
+} from './channels.js';
 export { resolveRules, SessionRules, type Finding, type RuleSettings } from './rules.js';
 export type { WatchdogSessions } from './sessions.js';
 export { Watchdog, type WatchdogOptions } from './watchdog.js';

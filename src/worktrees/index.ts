@@ -254,3 +254,4 @@ export function projectWorktreePath(worktreesDir: string, project: string, sessi
 }
 export { applyWork, mainCheckoutWork, uncommittedCount } from './carry.js';
 export { listSnapshots, restoreSnapshot, SNAPSHOT_PREFIX, type SnapshotInfo } from './archive.js';
+export { listCheckpoints, restoreCheckpoint, takeCheckpoint, type CheckpointInfo } from './checkpoint.js';

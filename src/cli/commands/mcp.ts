@@ -8,7 +8,7 @@ import { createBatonMcpServer } from '../../mcp/server.js';
 import { readCredentialFile } from '../../mcp/credentials.js';
 import { LineLimitedStdioTransport } from '../../mcp/stdio.js';
 import { InvalidInputError } from '../../shared/errors.js';
-import { VERSION } from '../../server/version.js';
+import { VERSION } from '../../shared/version.js';
 import { connectAsSession } from '../session-client.js';
 import { client } from '../connect.js';
 import type { Context } from '../context.js';

@@ -2,7 +2,7 @@
 import type { DaemonStatus } from '../../api/daemon.js';
 import type { DAEMON } from '../../api/daemon.js';
 import { openApiDocument } from '../openapi.js';
-import { VERSION } from '../version.js';
+import { VERSION } from '../../shared/version.js';
 import type { Handlers } from './mount.js';
 
 export interface DaemonDeps {
