@@ -4,7 +4,9 @@
  * end can find any still running, name them, end them, and fail (vitest's globalSetup teardown).
  */
 import { randomUUID } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 export const RUN_MARK = 'BATON_TEST_RUN';
 
@@ -32,6 +34,11 @@ export default function setup(): () => void {
   const mark = process.env[RUN_MARK] ?? randomUUID();
   process.env[RUN_MARK] = mark;
   return () => {
+    // The tests' CODEX_HOMEs (test/support/model-server/env.ts), kept out of /tmp.
+    rmSync(join(dirname(fileURLToPath(import.meta.url)), '..', '..', '.baton-test-codex'), {
+      recursive: true,
+      force: true,
+    });
     const left = processesMarked(`${RUN_MARK}=${mark}`);
     for (const { pid } of left)
       try {

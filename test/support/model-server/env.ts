@@ -3,9 +3,10 @@
  * CODEX_HOME), the fake endpoints, fake keys, and every kind of non-essential traffic turned off,
  * so nothing reaches the internet or touches a real home. Only PATH is taken from the caller.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 const require = createRequire(import.meta.url);
 
@@ -55,9 +56,22 @@ export function claudeEnv(options: AgentEnvOptions): NodeJS.ProcessEnv {
   };
 }
 
+/**
+ * Where the tests' CODEX_HOMEs live: in the checkout, not the system's temp folder. With
+ * bubblewrap on the machine, codex will not set up its own sandbox helper under a CODEX_HOME in
+ * /tmp, and every command it runs then fails and asks to run unsandboxed. Removed when the run
+ * ends (test/support/leftovers.ts).
+ */
+export const TEST_CODEX_ROOT = join(fileURLToPath(new URL('../../..', import.meta.url)), '.baton-test-codex');
+
+function newCodexHome(): string {
+  mkdirSync(TEST_CODEX_ROOT, { recursive: true });
+  return mkdtempSync(join(TEST_CODEX_ROOT, 'home-'));
+}
+
 /** Writes `$CODEX_HOME/config.toml` pointing codex at the fake provider. */
 export function codexEnv(options: AgentEnvOptions & { codexHome?: string }): NodeJS.ProcessEnv {
-  const codexHome = options.codexHome ?? join(options.home, '.codex');
+  const codexHome = options.codexHome ?? newCodexHome();
   mkdirSync(codexHome, { recursive: true });
   const config = [
     `model = ${JSON.stringify(options.model ?? 'gpt-5.5')}`,
