@@ -27,7 +27,7 @@ import { ContextService } from '../context/index.js';
 import { SyncService } from '../sync/index.js';
 import { sqliteSettings } from '../settings/index.js';
 import { createApp } from './app.js';
-import { joinWorkspace } from './cluster.js';
+import { heartbeatMsOf, joinWorkspace } from './cluster.js';
 import { decisionsOf, indexTaskEntries, mcpWorkspace, otherMachinesWork, taskLookups } from './wiring.js';
 import { acquireLock } from './lock.js';
 import { BrowserAuth } from './web-auth.js';
@@ -65,6 +65,9 @@ export async function runSupervisor(env: NodeJS.ProcessEnv = process.env): Promi
   });
   const token = ensureToken(paths.token);
   const config = loadConfig(paths.config, env);
+  // Checked before the ready message: a bad setting is the start's failure, said to the CLI that
+  // started it, not a supervisor that answers and then dies.
+  heartbeatMsOf(env);
   const db = openDb(paths.db);
   const startedAt = new Date();
   // Uptime by the monotonic clock: a wall clock set back would make it negative.
