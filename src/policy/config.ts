@@ -14,6 +14,7 @@ export const BUILT_IN_RULE_IDS = [
   'git-force-push',
   'git-base-branch',
   'git-shared-state',
+  'git-runs-code',
   'sql-destructive',
   'package-publish',
   'opaque-script',

@@ -14,6 +14,7 @@ import { DISK, FILE_RULES, WRITE_OUTSIDE, writeTargets } from './rules-files.js'
 import { noteWrites, scriptCommands, type Written } from './scripts.js';
 import { GIT_RULES, switchTarget } from './rules-git.js';
 import { SHARED_GIT_RULES } from './rules-git-shared.js';
+import { GIT_CONFIG_RULES } from './rules-git-config.js';
 import { joinPath, UNKNOWN } from './shell.js';
 import type {
   CommandRule,
@@ -27,7 +28,14 @@ import type {
 import { commandsOf, type Command } from './unwrap.js';
 
 export const UNPARSEABLE = 'unparseable';
-const BUILT_IN: CommandRule[] = [...FILE_RULES, ...GIT_RULES, ...SHARED_GIT_RULES, ...DATA_RULES, OPAQUE];
+const BUILT_IN: CommandRule[] = [
+  ...FILE_RULES,
+  ...GIT_RULES,
+  ...SHARED_GIT_RULES,
+  ...GIT_CONFIG_RULES,
+  ...DATA_RULES,
+  OPAQUE,
+];
 
 /** The rules in force: the built-in ones with the repository's actions, then its own. */
 export interface Policy {

@@ -83,6 +83,9 @@ const writeOutside: CommandRule = {
     const targets = writeTargets(command);
     return worst(targets, command.cwd, context, WRITE_OUTSIDE, (where, path) => {
       if (where === 'user') return `writes ${path}, ${userWhat(path, context)}`;
+      // The worktree's `.git` file, hooks and config: git runs them, and they reach the user's repository.
+      if (where === 'repository')
+        return `writes ${path}, the repository's git data (hooks and config run code)`;
       return where === 'outside' && !HARMLESS_DEVICES.has(path) && !isDisk(path)
         ? `writes ${path}, outside the worktree`
         : undefined;

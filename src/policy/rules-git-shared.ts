@@ -58,6 +58,19 @@ const sharedState: CommandRule = {
         return found(`git worktree ${first} --force discards whatever ${path} holds uncommitted`, true);
       return undefined;
     }
+    if (sub === 'gc' || sub === 'prune' || sub === 'reflog' || sub === 'maintenance') {
+      // `git -c gc.pruneExpire=now gc` is `git gc --prune=now` by another name.
+      const expiry = git.config.find(
+        (c) =>
+          /^gc\.(.+\.)?(pruneexpire|reflogexpire|reflogexpireunreachable|worktreepruneexpire)$/i.test(
+            c.key,
+          ) && IMMEDIATE.test(c.value ?? ''),
+      );
+      if (expiry !== undefined)
+        return found(
+          `git -c ${expiry.key}=${expiry.value ?? ''} ${sub} deletes at once the commits and reflogs a mistake is recovered from`,
+        );
+    }
     if (sub === 'gc') {
       const prune = args.find((a) => a.text === '--prune' || a.text.startsWith('--prune='));
       // `--prune` alone keeps gc's default (two weeks).
@@ -79,6 +92,24 @@ const sharedState: CommandRule = {
     }
     if (sub === 'reflog' && first === 'delete')
       return found('git reflog delete forgets where a branch has been', true);
+    if (sub === 'update-ref' && args.some((a) => a.text === '--stdin'))
+      return found('git update-ref --stdin reads which refs it deletes or moves from its input', true);
+    if (sub === 'update-ref' && !args.some((a) => a.text === '-d')) {
+      // `git update-ref refs/heads/X <sha>` moves a branch as `git branch -f` does.
+      const ref = positional(args)[0];
+      if (ref?.dynamic) return found('git update-ref moves a ref only known at run time', true);
+      const text = ref?.text ?? '';
+      if (text === 'refs/stash' || text.startsWith('refs/baton/'))
+        return found(
+          `git update-ref ${text} rewrites ${text === 'refs/stash' ? 'the shared stash' : "Baton's checkpoints"}`,
+        );
+      if (text.startsWith('refs/heads/')) {
+        const branch = stripRef(text);
+        if (branch === context.baseBranch)
+          return found(`git update-ref moves the base branch ${branch} to another commit`, true);
+        return branchVerdict(branch, 'force-moves', context, true);
+      }
+    }
     if (sub === 'update-ref' && args.some((a) => a.text === '-d')) {
       const ref = positional(args)[0]?.text ?? '';
       if (ref === 'refs/stash' || ref.startsWith('refs/baton/'))
@@ -100,7 +131,8 @@ const sharedState: CommandRule = {
 function branchChange(args: Word[], context: RuleContext): Finding | undefined {
   const del = args.some((a) => /^-[a-zA-Z]*[dD]/.test(a.text) || a.text === '--delete');
   const forced = args.some((a) => a.text === '--force' || /^-[a-zA-Z]*[fD]/.test(a.text));
-  const renames = args.some((a) => /^-[a-zA-Z]*[MC]/.test(a.text));
+  // `-m` too: renaming another's branch takes it from under them, as `-M` does.
+  const renames = args.some((a) => /^-[a-zA-Z]*[MCm]/.test(a.text) || a.text === '--move');
   const moves = !del && (forced || renames);
   if (!del && !moves) return undefined;
   const how = del ? (forced ? 'deletes' : 'soft') : 'force-moves';

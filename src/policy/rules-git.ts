@@ -25,12 +25,20 @@ export interface GitCall {
   dir: string | undefined;
   /** The checkout is not the session's worktree (`git -C ../main …`, `cd ~/repo && git …`). */
   elsewhere: boolean;
+  /** Settings given for this run: `-c key=value`, `--config-env=key=VAR` (keys as written). */
+  config: { key: string; value: string | undefined; dynamic: boolean }[];
 }
+
+/** Variables that point git at another repository or index, as `--git-dir`/`--work-tree` do. */
+const GIT_PLACE_VARIABLES = new Set(['GIT_DIR', 'GIT_WORK_TREE', 'GIT_COMMON_DIR', 'GIT_INDEX_FILE']);
 
 export function gitCall(command: Command, context: RuleContext): GitCall | undefined {
   if (command.name !== 'git') return undefined;
-  let dir = command.cwd;
-  let elsewhere = false;
+  let dir: string | undefined = command.cwd;
+  let elsewhere = (command.env ?? []).some((name) => GIT_PLACE_VARIABLES.has(name));
+  // Where `GIT_DIR=…` points is not followed: the checkout is unknown, and not the session's.
+  if (elsewhere) dir = undefined;
+  const config: GitCall['config'] = [];
   let i = 0;
   const args = command.args;
   for (; i < args.length; i++) {
@@ -42,6 +50,20 @@ export function gitCall(command: Command, context: RuleContext): GitCall | undef
       dir = next === undefined || next.dynamic || dir === undefined ? undefined : joinPath(dir, next.text);
     }
     if (text.startsWith('--git-dir') || text.startsWith('--work-tree')) elsewhere = true;
+    const setting =
+      text === '-c' || text === '--config-env'
+        ? args[i + 1]
+        : text.startsWith('--config-env=')
+          ? { ...word, text: text.slice(13) }
+          : undefined;
+    if (setting !== undefined) {
+      const eq = setting.text.indexOf('=');
+      config.push({
+        key: eq < 0 ? setting.text : setting.text.slice(0, eq),
+        value: eq < 0 || text.startsWith('--config-env') ? undefined : setting.text.slice(eq + 1),
+        dynamic: setting.dynamic,
+      });
+    }
     if (GIT_VALUE_OPTIONS.has(text)) i++;
   }
   const sub = args[i];
@@ -52,7 +74,7 @@ export function gitCall(command: Command, context: RuleContext): GitCall | undef
     placeOf(dir, false, context) !== 'worktree'
   )
     elsewhere = true;
-  return { sub: sub.text, args: args.slice(i + 1), dir, elsewhere };
+  return { sub: sub.text, args: args.slice(i + 1), dir, elsewhere, config };
 }
 
 const forcePush: CommandRule = {
@@ -140,7 +162,9 @@ const baseBranch: CommandRule = {
     }
     if (sub === 'branch') {
       const deletes = args.some((a) => /^-[a-zA-Z]*[dD]/.test(a.text) || a.text === '--delete');
-      const forces = args.some((a) => /^-[a-zA-Z]*[fMC]/.test(a.text) || a.text === '--force');
+      const forces = args.some(
+        (a) => /^-[a-zA-Z]*[fMCm]/.test(a.text) || a.text === '--force' || a.text === '--move',
+      );
       const target = positional(args).find((a) => named(a.text));
       if (target !== undefined && (deletes || forces))
         return {

@@ -36,6 +36,8 @@ export interface SimpleCommand {
   stdinUnknown: boolean;
   /** The directory it runs in relative to the call's cwd, after `cd`s; undefined when unknowable. */
   cwd: string | undefined;
+  /** Variables set for it: its own `GIT_DIR=… git …` prefix and the script's earlier `export`s. */
+  env?: string[] | undefined;
 }
 
 export class ShellSyntaxError extends Error {}
@@ -77,6 +79,8 @@ interface Scope {
   cwd: string | undefined;
   /** `pushd`'s folders to return to; replaced, never changed in place, so a subshell's copy is its own. */
   stack?: (string | undefined)[];
+  /** Names the script exported so far (`export GIT_DIR=…`); replaced, never changed in place. */
+  exported?: string[];
 }
 
 /** Data piped into a statement: its text, or unknown. */
@@ -125,6 +129,13 @@ class Flattener {
         this.stmts(list(cmd.Stmts), scope, piped);
         this.nested(redirects, scope);
         return;
+      case 'DeclClause':
+        // `export GIT_DIR=…` sets it for every later command of the script.
+        if (node(cmd.Variant)?.Value === 'export')
+          scope.exported = [...(scope.exported ?? []), ...assignedNames(list(cmd.Args))];
+        this.inner(cmd, { ...scope });
+        this.nested(redirects, scope);
+        return;
       default:
         // if/while/for/case/functions/declarations/tests: every statement inside, wherever it is.
         this.inner(cmd, { ...scope });
@@ -145,7 +156,9 @@ class Flattener {
       else if (target) redirects.push({ op, target: this.word(target) });
     }
     for (const assign of list(call.Assigns)) this.inner(assign, scope);
+    const env = [...(scope.exported ?? []), ...assignedNames(list(call.Assigns))];
     this.out.push({
+      ...(env.length > 0 ? { env } : {}),
       words,
       redirects,
       stdin,
@@ -318,6 +331,14 @@ function ansiC(value: string): string {
 }
 
 /** `base` joined with `path` (absolute paths win), normalized, without touching the disk. */
+/** The variable names of assignments (`X=1`, `export X=1`). */
+function assignedNames(assigns: ShNode[]): string[] {
+  return assigns.flatMap((a) => {
+    const name = node(a.Name)?.Value;
+    return typeof name === 'string' ? [name] : [];
+  });
+}
+
 export function joinPath(base: string, path: string): string {
   const parts = (path.startsWith('/') ? path : `${base}/${path}`).split('/');
   const out: string[] = [];

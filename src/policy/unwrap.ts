@@ -22,6 +22,8 @@ export interface Command {
   moreArgs: boolean;
   /** The wrappers it was found in, outermost first (`sudo`, `bash -c`). */
   via: string[];
+  /** Variables the script sets for it (`GIT_DIR=… git`, `env GIT_DIR=… git`, an earlier `export`). */
+  env?: string[] | undefined;
 }
 
 const SHELLS = new Set(['sh', 'bash', 'zsh', 'dash', 'ksh', 'mksh', 'ash', 'busybox-sh']);
@@ -95,6 +97,13 @@ function unwrap(simple: SimpleCommand, home: string, depth: number, via: string[
     // No program left (`> /etc/passwd`, `exec > log`): its redirections still write.
     if (head === undefined)
       return simple.redirects.length === 0 ? [] : [command(simple, ':', [], chain, moreArgs, cwd)];
+    // `sudo GIT_DIR=… git …`: after a wrapper, leading assignments set the command's environment.
+    const assigned = /^([A-Za-z_][A-Za-z0-9_]*)=/.exec(head.text);
+    if (assigned?.[1] !== undefined && chain.length > via.length) {
+      simple = { ...simple, env: [...(simple.env ?? []), assigned[1]] };
+      args = args.slice(1);
+      continue;
+    }
     const name = basename(head.text);
     if (head.dynamic) return [command(simple, head.text, args.slice(1), chain, moreArgs, cwd)];
     if (name === 'xargs') return xargs(simple, args.slice(1), home, depth, chain, cwd);
@@ -107,6 +116,10 @@ function unwrap(simple: SimpleCommand, home: string, depth: number, via: string[
       return commandsOf(simple.stdin, cwd ?? '/', home, depth + 1, [...chain, `${name} <<`]);
     if (name === 'env') {
       const inner = envArgs(args.slice(1), cwd);
+      const named = args
+        .slice(1, args.length - inner.rest.length)
+        .flatMap((w) => /^([A-Za-z_][A-Za-z0-9_]*)=/.exec(w.text)?.[1] ?? []);
+      simple = { ...simple, env: [...(simple.env ?? []), ...named] };
       if (inner.split !== undefined)
         return commandsOf(inner.split, cwd ?? '/', home, depth + 1, [...chain, 'env -S']);
       args = inner.rest;
@@ -120,12 +133,38 @@ function unwrap(simple: SimpleCommand, home: string, depth: number, via: string[
         return [command(simple, name, args.slice(1), chain, moreArgs, cwd)];
       let rest = skipOptions(args.slice(1), options);
       if (TAKES_ONE.has(name)) rest = rest.slice(1);
+      // `flock FILE -c "cmd"` hands the command to a shell, as `bash -c` does.
+      if (name === 'flock' && (rest[0]?.text === '-c' || rest[0]?.text === '--command'))
+        return shell(simple, 'sh', rest, home, depth, [...chain, 'flock'], cwd, moreArgs);
       if (name === 'sudo' && rest.length === 0)
         return [command(simple, name, args.slice(1), chain, moreArgs, cwd)];
       chain.push(name);
       args = rest;
       continue;
     }
+    // `script -qc "cmd" /dev/null` runs cmd in a shell, as `bash -c` does.
+    if (name === 'script') {
+      const flag = args.findIndex(
+        (a, i) => i > 0 && (/^-[a-zA-Z]*c$/.test(a.text) || a.text === '--command'),
+      );
+      if (flag > 0)
+        return shell(
+          simple,
+          'sh',
+          [known('-c'), ...args.slice(flag + 1)],
+          home,
+          depth,
+          [...chain, 'script'],
+          cwd,
+          moreArgs,
+        );
+    }
+    if (name === 'parallel') return parallel(simple, args.slice(1), home, depth, chain, cwd);
+    if (AWKS.has(name))
+      return [
+        command(simple, name, args.slice(1), chain, moreArgs, cwd),
+        ...awk(simple, name, args.slice(1), home, depth, chain, cwd),
+      ];
     if (name === 'watch') {
       const rest = skipOptions(args.slice(1), new Set(['-n', '-d', '--interval']));
       return commandsOf(rest.map((w) => w.text).join(' '), cwd ?? '/', home, depth + 1, [...chain, 'watch']);
@@ -172,6 +211,7 @@ function command(
     cwd,
     moreArgs,
     via,
+    env: simple.env ?? [],
   };
 }
 
@@ -298,6 +338,110 @@ function aliases(
     }
     return commandsOf(body, cwd ?? '/', home, depth + 1, [...via, `alias ${arg.text.slice(0, eq)}`]);
   });
+}
+
+const AWKS = new Set(['awk', 'gawk', 'mawk', 'nawk', 'original-awk']);
+const AWK_STRING = String.raw`"(?:[^"\\]|\\.)*"`;
+/** `system("…")`, `print … | "…"`, `"…" | getline`: a literal string (group 1) or an expression (group 2). */
+const AWK_RUNS = [
+  new RegExp(String.raw`\bsystem\s*\(\s*(?:(${AWK_STRING})\s*\)|([^)]*))`, 'g'),
+  new RegExp(
+    String.raw`\bprintf?\b[^;}\n|]*\|&?\s*(?:(${AWK_STRING})\s*(?=[;}\n]|$)|([^|;}\n][^;}\n]*))`,
+    'g',
+  ),
+  new RegExp(String.raw`(?:(${AWK_STRING})|([\w$)\]]+))\s*\|&?\s*getline\b`, 'g'),
+];
+
+/**
+ * awk's `system(…)` and pipes run shell commands: a literal one is judged as a script; one built
+ * at run time (`system("rm -rf " $1)`) is an eval of unknown text.
+ */
+function awk(
+  simple: SimpleCommand,
+  name: string,
+  args: Word[],
+  home: string,
+  depth: number,
+  via: string[],
+  cwd: string | undefined,
+): Command[] {
+  const rest = skipOptions(args, new Set(['-F', '-v', '-f', '--field-separator', '--assign', '--file']));
+  if (args.some((a) => a.text === '-f' || a.text === '--file')) return [];
+  const program = rest[0]?.text ?? '';
+  const out: Command[] = [];
+  const chain = [...via, `${name} system`];
+  AWK_RUNS.forEach((pattern, kind) => {
+    for (const match of program.matchAll(pattern)) {
+      const literal = match[1];
+      const text = literal === undefined || (rest[0]?.dynamic ?? false) ? undefined : awkString(literal);
+      if (text !== undefined) {
+        // `print … | "sh"`: the command reads what awk prints, which the gate cannot know.
+        const found = commandsOf(text, cwd ?? '/', home, depth + 1, chain);
+        out.push(
+          ...(kind === 1 ? found.map((c) => ({ ...c, stdin: undefined, stdinUnknown: true })) : found),
+        );
+      } else {
+        const unknown: SimpleCommand = { words: [], redirects: [], stdinUnknown: false, cwd };
+        out.push(
+          command(unknown, 'eval', [{ text: UNKNOWN, dynamic: true, glob: false }], chain, false, cwd),
+        );
+      }
+    }
+  });
+  return out.map((c) => ({ ...c, env: c.env ?? simple.env }));
+}
+
+/** An awk string literal's text; undefined when its escapes are not JSON's. */
+function awkString(literal: string): string | undefined {
+  try {
+    return JSON.parse(literal) as string;
+  } catch {
+    return undefined;
+  }
+}
+
+/** `parallel [options] command ::: items`: the command once per item ({} replaced, or appended). */
+function parallel(
+  simple: SimpleCommand,
+  args: Word[],
+  home: string,
+  depth: number,
+  via: string[],
+  cwd: string | undefined,
+): Command[] {
+  const rest = skipOptions(
+    args,
+    new Set(['-j', '-S', '--jobs', '--sshlogin', '-a', '--arg-file', '--delay', '--joblog']),
+  );
+  const sep = rest.findIndex((a) => a.text === ':::' || a.text === '::::' || a.text === ':::+');
+  const words = sep < 0 ? rest : rest.slice(0, sep);
+  const items =
+    sep < 0 || rest[sep]?.text === '::::'
+      ? undefined
+      : rest.slice(sep + 1).filter((a) => !a.text.startsWith(':::'));
+  const chain = [...via, 'parallel'];
+  const run = (item: Word): Command[] => {
+    const has = words.some((w) => w.text.includes('{}'));
+    const filled = has
+      ? words.map((w) =>
+          w.text.includes('{}')
+            ? { ...w, text: w.text.replaceAll('{}', item.text), dynamic: w.dynamic || item.dynamic }
+            : w,
+        )
+      : [...words, item];
+    if (filled.some((w) => w.dynamic))
+      return unwrap(
+        { ...simple, words: filled, stdin: undefined, stdinUnknown: false, cwd },
+        home,
+        depth + 1,
+        chain,
+      );
+    // parallel hands its command line to a shell.
+    return commandsOf(filled.map((w) => w.text).join(' '), cwd ?? '/', home, depth + 1, chain);
+  };
+  if (items === undefined || items.length === 0)
+    return run({ text: UNKNOWN, dynamic: true, glob: false }).map((c) => ({ ...c, moreArgs: true }));
+  return items.slice(0, XARGS_ITEMS).flatMap(run);
 }
 
 function known(text: string): Word {

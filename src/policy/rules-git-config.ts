@@ -1,0 +1,120 @@
+/**
+ * Git settings that run a program: an alias with `!`, hooks, the fsmonitor, pagers and editors,
+ * filters, textconv, credential helpers, included config files. Set by the agent, they make every
+ * later git command run its code, the user's and Baton's own (outside the sandbox) too: asked
+ * about in the repository, blocked in the user's global or system config. A subcommand git does
+ * not ship may be such an alias, so it is asked about (decision 164, "Git settings that run code").
+ */
+import { gitCall, positional } from './rules-git.js';
+import { UNKNOWN } from './shell.js';
+import type { CommandRule, Finding } from './types.js';
+
+export const GIT_RUNS_CODE = 'git-runs-code';
+
+/** Keys (lower-cased, `*` for a user's name) whose value git runs, or that pull in other config. */
+const RUNS_CODE = [
+  /^core\.(hookspath|fsmonitor|sshcommand|pager|editor|askpass|gitproxy|attributesfile|worktree)$/,
+  /^(sequence\.editor|diff\.external|diff\.tool|merge\.tool|gpg\.program|credential\.helper|include\.path)$/,
+  /^pager\..+$/,
+  /^filter\..+\.(clean|smudge|process)$/,
+  /^diff\..+\.(textconv|command)$/,
+  /^merge\..+\.driver$/,
+  /^(difftool|mergetool)\..+\.(cmd|path)$/,
+  /^credential\..+\.helper$/,
+  /^includeif\..+\.path$/,
+  /^gpg\..+\.program$/,
+  /^remote\..+\.(uploadpack|receivepack)$/,
+  /^uploadpack\.packobjectshook$/,
+  /^protocol\.(ext|allow)/,
+  /^ssh\.variant$/,
+];
+
+/** Pagers and editors that are what a user would have anyway (`git -c core.pager=cat log`). */
+const PLAIN_PROGRAM = /^(|cat|less( -[A-Za-z]+)*|more|true|false|:|vim?|nvim|nano|emacs)$/;
+
+/** An alias runs a shell command when its value starts with `!`. */
+function runsCode(key: string, value: string | undefined): boolean {
+  const lower = key.toLowerCase();
+  if (
+    /^(core\.(pager|editor)|pager\..+|sequence\.editor)$/.test(lower) &&
+    value !== undefined &&
+    PLAIN_PROGRAM.test(value.trim())
+  )
+    return false;
+  if (lower.startsWith('alias.'))
+    return value === undefined || value.trimStart().startsWith('!') || value.includes(UNKNOWN);
+  return RUNS_CODE.some((pattern) => pattern.test(lower));
+}
+
+/** The subcommands git ships (and git-lfs); anything else may be an alias the agent set. */
+const KNOWN = new Set(
+  (
+    'add am annotate apply archive bisect blame branch bugreport bundle cat-file check-attr check-ignore ' +
+    'check-mailmap check-ref-format checkout checkout-index cherry cherry-pick citool clean clone column ' +
+    'commit commit-graph commit-tree config count-objects credential describe diagnose diff diff-files ' +
+    'diff-index diff-tree difftool fast-export fast-import fetch fetch-pack filter-branch fmt-merge-msg ' +
+    'for-each-ref for-each-repo format-patch fsck gc get-tar-commit-id grep gui hash-object help ' +
+    'index-pack init instaweb interpret-trailers log ls-files ls-remote ls-tree mailinfo mailsplit ' +
+    'maintenance merge merge-base merge-file merge-index merge-tree mergetool mktag mktree ' +
+    'multi-pack-index mv name-rev notes pack-objects pack-refs patch-id prune prune-packed pull push ' +
+    'range-diff read-tree rebase reflog remote repack replace replay request-pull rerere reset restore ' +
+    'rev-list rev-parse revert rm send-email shortlog show show-branch show-index show-ref ' +
+    'sparse-checkout stage stash status stripspace submodule switch symbolic-ref tag unpack-file ' +
+    'unpack-objects update-index update-ref update-server-info var verify-commit verify-pack ' +
+    'verify-tag version whatchanged worktree write-tree lfs svn'
+  ).split(' '),
+);
+
+const gitRunsCode: CommandRule = {
+  id: GIT_RUNS_CODE,
+  title: 'git settings that run a program (a ! alias, hooks, fsmonitor, pager, filters, credential helper)',
+  action: 'block',
+  suggest: 'run the command itself rather than making git run it',
+  check(command, context) {
+    const git = gitCall(command, context);
+    if (git === undefined) return undefined;
+    const ask = (why: string): Finding => ({ rule: GIT_RUNS_CODE, why, uncertain: true });
+    const given = git.config.find((c) => c.dynamic || runsCode(c.key, c.value));
+    if (given !== undefined) return ask(`git -c ${given.key} makes git run a program the command names`);
+    const { sub, args } = git;
+    if (sub === 'config')
+      return configWrite(
+        args.map((a) => a.text),
+        positional(args).length,
+        ask,
+      );
+    if (sub.includes(UNKNOWN)) return ask('runs a git subcommand only known at run time');
+    if (!KNOWN.has(sub))
+      return ask(`git ${sub} is not a git subcommand: it may be an alias that runs a program`);
+    return undefined;
+  },
+};
+
+/** `git config [--global|--system] KEY VALUE` (or `git config set KEY VALUE`) of a key that runs code. */
+function configWrite(args: string[], named: number, ask: (why: string) => Finding): Finding | undefined {
+  const reads = args.some((a) =>
+    /^--(get|get-all|get-regexp|list|unset|unset-all|remove-section)$|^-l$/.test(a),
+  );
+  const words = args.filter((a) => !a.startsWith('-'));
+  const sets =
+    words[0] === 'set'
+      ? words.slice(1)
+      : words[0] === 'get' || words[0] === 'list' || words[0] === 'unset'
+        ? []
+        : words;
+  if (reads || named < 2 || sets.length < 2) return undefined;
+  const key = sets[0] ?? '';
+  const value = sets[1];
+  if (!runsCode(key, value)) return undefined;
+  const scope = args.find((a) => a === '--global' || a === '--system');
+  if (scope !== undefined)
+    return {
+      rule: GIT_RUNS_CODE,
+      why: `git config ${scope} ${key} makes every git command of the user's, in every repository, run a program the agent chose`,
+    };
+  return ask(
+    `git config ${key} makes later git commands (the user's and Baton's) run a program the agent chose`,
+  );
+}
+
+export const GIT_CONFIG_RULES: CommandRule[] = [gitRunsCode];
