@@ -111,7 +111,10 @@ export async function runSupervisor(env: NodeJS.ProcessEnv = process.env): Promi
     void leave().finally(() => closeAll());
   };
   for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) process.on(signal, shutdown);
-  tellStarter({ ready: true, port });
+  // Alone, the starting CLI is told at once. With a shared store it is told once this machine has
+  // joined (the health check answers meanwhile): a store it cannot join is the start's failure,
+  // said to the CLI that asked for it, naming where the URL came from.
+  if (config.store === undefined) tellStarter({ ready: true, port });
   await holdAt('wiring', env);
   const manager = new SessionManager({
     home,
@@ -130,6 +133,7 @@ export async function runSupervisor(env: NodeJS.ProcessEnv = process.env): Promi
     manager,
     home,
   });
+  if (config.store !== undefined) tellStarter({ ready: true, port });
   // Other machines' sessions, compared and grouped here from the work they pushed (a shared workspace only).
   const otherWork = await otherMachinesWork(manager, () => membership.remote(), db, home);
   const radar = createRadar(manager, db, otherWork === undefined ? {} : { elsewhere: otherWork.snapshots });

@@ -3,7 +3,8 @@
  * CODEX_HOME), the fake endpoints, fake keys, and every kind of non-essential traffic turned off,
  * so nothing reaches the internet or touches a real home. Only PATH is taken from the caller.
  */
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -64,14 +65,14 @@ export function claudeEnv(options: AgentEnvOptions): NodeJS.ProcessEnv {
  */
 export const TEST_CODEX_ROOT = join(fileURLToPath(new URL('../../..', import.meta.url)), '.baton-test-codex');
 
-function newCodexHome(): string {
-  mkdirSync(TEST_CODEX_ROOT, { recursive: true });
-  return mkdtempSync(join(TEST_CODEX_ROOT, 'home-'));
+/** One CODEX_HOME per test home, the same on every call: a resumed thread is found in it. */
+function codexHomeFor(home: string): string {
+  return join(TEST_CODEX_ROOT, createHash('sha256').update(home).digest('hex').slice(0, 16));
 }
 
 /** Writes `$CODEX_HOME/config.toml` pointing codex at the fake provider. */
 export function codexEnv(options: AgentEnvOptions & { codexHome?: string }): NodeJS.ProcessEnv {
-  const codexHome = options.codexHome ?? newCodexHome();
+  const codexHome = options.codexHome ?? codexHomeFor(options.home);
   mkdirSync(codexHome, { recursive: true });
   const config = [
     `model = ${JSON.stringify(options.model ?? 'gpt-5.5')}`,
