@@ -109,18 +109,21 @@ export async function reconcile(
 
 /**
  * A landed session: completed, its worktree removed (a snapshot kept of anything left), its
- * branch deleted once in the base's history. Each part is skipped when already done, so a
- * landing finished after a restart does only what the killed one had not.
+ * branch deleted once in the base's history. After a restart (`recovering`) each part is skipped
+ * when already done, so the landing finishes only what the killed one had not; in a landing
+ * under way every part is asked for, so another machine's session is handed back through its
+ * own `done` (which may keep it there and say why).
  */
 export async function retire(
   sessions: MergeSessions,
   member: SessionWithProject,
   landed: string,
+  recovering = false,
 ): Promise<void> {
   try {
-    const current = sessions.get(member.id) ?? member;
+    const current = recovering ? (sessions.get(member.id) ?? member) : member;
     if (current.removed_at === null) {
-      if (current.state !== 'completed') await sessions.done(member.id);
+      if (!recovering || current.state !== 'completed') await sessions.done(member.id);
       await sessions.remove(member.id);
     }
     const tip = await branchTip(member.project_root, member.branch);

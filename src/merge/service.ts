@@ -84,7 +84,7 @@ export class MergeService {
       const found = await reconcile(row, this.options.sessions, this.clock());
       const { result } = found;
       if (found.kind === 'landed') {
-        for (const member of found.members) await retire(this.options.sessions, member, result.commit!);
+        for (const member of found.members) await retire(this.options.sessions, member, result.commit!, true);
       }
       this.settle(result, () => this.announce(result));
       log.info('an interrupted merge was reconciled', {
