@@ -197,7 +197,7 @@ describe("another machine's session landed from here", () => {
       const pushed = alpha.git(repo, 'rev-parse', 'FETCH_HEAD');
       alpha.git(repo, 'push', '--quiet', '--force', 'origin', 'main:refs/heads/baton/late');
       const foreign = await alpha.run(['merge', 'late'], { cwd: repo });
-      expect(foreign.code).not.toBe(0);
+      expect(foreign.code, foreign.stdout + foreign.stderr).not.toBe(0);
       expect(foreign.stderr).toMatch(
         /The remote's baton\/late \(at [0-9a-f]{12}\) is not known to be the last push of late on beta; land it when beta is back\./,
       );
