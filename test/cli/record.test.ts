@@ -34,7 +34,7 @@ describe('a landed session keeps its record', () => {
     expect((await t.json<SessionView[]>(['ls'])).map((x) => x.name)).not.toContain('shipped');
     const all = await t.json<(SessionView & { removedAt?: string })[]>(['ls', '--all']);
     expect(all.find((x) => x.name === 'shipped')).toMatchObject({ state: 'completed' });
-    expect(all.find((x) => x.name === 'shipped')?.removedAt).toBeTruthy();
+    expect(all.find((x) => x.name === 'shipped')?.removedAt).toMatch(/^\d{4}-\d{2}-\d{2}T/);
     expect(await t.ok(['ls', '--all'])).toMatch(/Landed or removed[^\n]*\n\s+shipped\s+completed\s+removed/);
   });
 });
