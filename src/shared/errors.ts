@@ -81,6 +81,10 @@ export const EXIT_CODES = {
     code: 14,
     meaning: "the workspace's shared store (PostgreSQL) cannot be reached; nothing was lost, retry",
   },
+  checkFailed: {
+    code: 15,
+    meaning: '`doctor`: a check failed (each failed line says the command that fixes it)',
+  },
   timedOut: { code: 124, meaning: '`wait --timeout` ran out' },
   interrupted: { code: 130, meaning: '`baton merge` stopped waiting on Ctrl-C (the merge goes on)' },
 } as const satisfies Record<string, { code: number; meaning: string }>;

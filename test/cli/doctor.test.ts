@@ -16,7 +16,7 @@ describe('baton doctor', () => {
     t = new TestBaton({ BATON_CODEX_PATH: '/nonexistent/codex' });
     const repo = t.repo();
     const run = await t.run(['doctor', '--json'], { cwd: repo });
-    expect(run.code, run.stderr).toBe(1);
+    expect(run.code, run.stderr).toBe(15);
     const checks = byId((JSON.parse(run.stdout) as { checks: DoctorCheck[] }).checks);
     expect(checks.node?.status).toBe('ok');
     expect(checks.git?.status).toBe('ok');
@@ -36,7 +36,7 @@ describe('baton doctor', () => {
     expect(checks['disk.worktrees']?.detail).toMatch(/0 live worktrees/);
 
     const human = await t.run(['doctor'], { cwd: repo });
-    expect(human.code).toBe(1);
+    expect(human.code).toBe(15);
     expect(human.stdout).toMatch(/^✗ Agents\s+no real agent is ready/m);
     expect(human.stdout).toMatch(/fix: run claude once and sign in/);
     expect(human.stdout).toMatch(/\d+ checks: 1 failed, \d+ to look at\n$/);

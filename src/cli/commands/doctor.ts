@@ -1,11 +1,11 @@
 /**
  * `baton doctor`: is this machine ready to run agents? What only the CLI can see (Node, git, a
  * supervisor that starts), then the supervisor's own report (src/doctor) — each line with the
- * one command that fixes it. Exits 1 when a check fails.
+ * one command that fixes it. Exits 15 when a check fails (decision 170's table).
  */
 import { execFileSync } from 'node:child_process';
 import type { DoctorCheck } from '../../api/doctor.js';
-import { errorMessage } from '../../shared/errors.js';
+import { errorMessage, EXIT_CODES } from '../../shared/errors.js';
 import { client } from '../connect.js';
 import { printJson, type Context } from '../context.js';
 
@@ -27,7 +27,7 @@ export async function doctor(ctx: Context, opts: { json?: boolean }): Promise<vo
       fix: `baton daemon logs (its log is in ${ctx.home}/supervisor.log), then baton daemon start`,
     });
   }
-  if (checks.some((c) => c.status === 'fail')) process.exitCode = 1;
+  if (checks.some((c) => c.status === 'fail')) process.exitCode = EXIT_CODES.checkFailed.code;
   if (opts.json === true) return printJson(ctx, { checks });
   const mark = { ok: '✓', warn: '!', fail: '✗' } as const;
   const width = Math.max(...checks.map((c) => c.title.length));

@@ -6,7 +6,7 @@
  */
 import { createInterface } from 'node:readline/promises';
 import type { TrustView } from '../../api/environments.js';
-import { InvalidInputError } from '../../shared/errors.js';
+import { EXIT_CODES, InvalidInputError } from '../../shared/errors.js';
 import { client } from '../connect.js';
 import { printJson, type Context } from '../context.js';
 
@@ -29,7 +29,7 @@ export async function trust(ctx: Context, opts: { yes?: boolean; json?: boolean 
         'Nothing trusted: pass --yes to trust these commands from a script (read them first: `baton trust --json`).',
       );
     ctx.out.write('Not trusted; nothing of it will run.\n');
-    process.exitCode = 5;
+    process.exitCode = EXIT_CODES.refused.code;
     return;
   }
   const trusted = await api.call('POST /api/trust', { body: { sha256: view.sha256 } });
