@@ -12,7 +12,8 @@
  * agent runs as before, and `sandboxStatus` says so in words the user sees (`baton sandbox`,
  * `baton daemon status`, the session's `session.started` event).
  */
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { isAbsolute, join, resolve } from 'node:path';
 import { runtimeFolder } from '../shared/paths.js';
 import { bubblewrapArgs, probeBubblewrap, type SandboxLayout } from './bubblewrap.js';
 
@@ -88,9 +89,36 @@ function agentLayout({ home, worktree, stateDir, door }: AgentPlaces): SandboxLa
   const sockets = runtimeFolder(home);
   return {
     hidden: [home, ...(existsSync(sockets) ? [sockets] : [])],
-    writable: [worktree, stateDir].filter((path) => existsSync(path)),
+    // The repository's own git folder too: a checkout Baton cloned (a session placed on this
+    // machine) lives in the state folder, and without it the agent could not commit.
+    writable: [worktree, stateDir, ...gitFolders(worktree)].filter((path) => existsSync(path)),
     readable: [door],
   };
+}
+
+/**
+ * The git folders a linked worktree writes to when it commits: its own (`.git/worktrees/<name>`)
+ * and the repository's shared one (objects, refs). Read from the worktree's `.git` file and the
+ * `commondir` beside it, as git reads them; nothing for a worktree that is a plain checkout.
+ */
+export function gitFolders(worktree: string): string[] {
+  let pointer: string;
+  try {
+    pointer = readFileSync(join(worktree, '.git'), 'utf8');
+  } catch {
+    return []; // a folder `.git` (a plain checkout: already bound with the worktree), or none
+  }
+  const match = /^gitdir: (.+)$/m.exec(pointer);
+  if (match === null) return [];
+  const own = resolve(worktree, match[1]!.trim());
+  let common = own;
+  try {
+    const relative = readFileSync(join(own, 'commondir'), 'utf8').trim();
+    common = isAbsolute(relative) ? relative : resolve(own, relative);
+  } catch {
+    // no commondir: a submodule's or separate git folder, which is the whole repository
+  }
+  return common === own ? [own] : [common, own];
 }
 
 /**

@@ -1,10 +1,10 @@
-import { spawnSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { bubblewrapArgs } from './bubblewrap.js';
-import { agentEnvironment, agentSandbox, sandboxStatus, type CommandSandbox } from './index.js';
+import { agentEnvironment, agentSandbox, gitFolders, sandboxStatus, type CommandSandbox } from './index.js';
 
 let root: string;
 beforeEach(() => {
@@ -93,6 +93,34 @@ describe('the agent sandbox', () => {
     expect(seen.stdout).toContain('credential of own');
     expect(seen.stdout).toContain('written');
     expect(seen.stdout).toContain('door-read-only');
+  });
+
+  // A session placed on this machine works in a checkout Baton cloned into the state folder.
+  it('lets the agent commit in a worktree of a repository cloned into the state folder', () => {
+    const places = stateFolder();
+    const clone = join(places.home, 'clones', 'shop');
+    const git = (cwd: string, ...args: string[]): string =>
+      execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], { cwd, encoding: 'utf8' });
+    mkdirSync(clone, { recursive: true });
+    git(clone, 'init', '-q', '-b', 'main');
+    git(clone, 'commit', '-q', '--allow-empty', '-m', 'init');
+    const worktree = join(places.home, 'worktrees', 'shop', 'own');
+    git(clone, 'worktree', 'add', '-q', '-b', 'baton/own', worktree);
+    expect(gitFolders(worktree)).toEqual([join(clone, '.git'), join(clone, '.git', 'worktrees', 'own')]);
+
+    const seen = run(
+      agentSandbox({ ...places, worktree }),
+      `echo x > made.txt && git add -A && git -c user.name=a -c user.email=a@a commit -q -m made && echo committed; ` +
+        `cat '${places.home}/token'`,
+      worktree,
+    );
+    expect(seen.stdout).toContain('committed');
+    expect(seen.stdout).toContain(`${places.home}/token: No such file or directory`);
+    expect(git(clone, 'log', '-1', '--format=%s', 'baton/own').trim()).toBe('made');
+  });
+
+  it('finds no git folder to add for a plain checkout or a folder outside git', () => {
+    expect(gitFolders(stateFolder().worktree)).toEqual([]);
   });
 
   it('passes the command’s exit status through', () => {
