@@ -15,6 +15,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
 import { runtimeFolder } from '../shared/paths.js';
+import { groupMembers, signalAll } from '../shared/process.js';
 import { bubblewrapArgs, probeBubblewrap, type SandboxLayout } from './bubblewrap.js';
 
 export type SandboxKind = 'bubblewrap' | 'none';
@@ -31,6 +32,40 @@ export interface SandboxStatus {
 export interface CommandSandbox {
   readonly kind: SandboxKind;
   wrap(command: string, args: readonly string[]): { command: string; args: string[] };
+  /**
+   * Signals the process group a wrapped command leads (spawned `detached`, so `pid` is the
+   * group): the command and what it started, as a plain `kill(-pid)` would. Returns false when
+   * the group is gone.
+   */
+  signalGroup(pid: number, signal: NodeJS.Signals): boolean;
+}
+
+function killGroup(pid: number, signal: NodeJS.Signals): boolean {
+  try {
+    process.kill(-pid, signal);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * bubblewrap's own processes (the one we started and the init it makes inside) die at a SIGTERM
+ * without passing it on, and take everything inside with them at once (the sandbox's init ends,
+ * so the kernel kills its namespace): the agent would never get to save its conversation. So a
+ * signal to end gently goes to the agent's processes only, and bubblewrap exits once they have;
+ * SIGKILL goes to the whole group.
+ */
+function signalInside(pid: number, signal: NodeJS.Signals): boolean {
+  if (signal === 'SIGKILL') return killGroup(pid, signal);
+  const members = groupMembers(pid);
+  if (members.length === 0) return killGroup(pid, signal); // no /proc to read: the plain way
+  const inside = members.filter((member) => member.name !== 'bwrap');
+  signalAll(
+    inside.map((member) => member.pid),
+    signal,
+  );
+  return inside.length > 0;
 }
 
 /** Turns the sandbox off (`BATON_SANDBOX=off`): for a machine where it breaks an agent, said plainly everywhere. */
@@ -73,13 +108,20 @@ export interface AgentPlaces {
   door: string;
 }
 
+/** Commands run as they are. */
+export const NO_SANDBOX: CommandSandbox = {
+  kind: 'none',
+  wrap: (command, args) => ({ command, args: [...args] }),
+  signalGroup: killGroup,
+};
+
 export function agentSandbox(places: AgentPlaces, status: SandboxStatus = sandboxStatus()): CommandSandbox {
-  if (status.kind === 'none')
-    return { kind: 'none', wrap: (command, args) => ({ command, args: [...args] }) };
+  if (status.kind === 'none') return NO_SANDBOX;
   const layout = agentLayout(places);
   return {
     kind: 'bubblewrap',
     wrap: (command, args) => ({ command: 'bwrap', args: bubblewrapArgs(layout, command, args) }),
+    signalGroup: signalInside,
   };
 }
 

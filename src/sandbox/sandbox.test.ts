@@ -1,5 +1,5 @@
-import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -121,6 +121,29 @@ describe('the agent sandbox', () => {
 
   it('finds no git folder to add for a plain checkout or a folder outside git', () => {
     expect(gitFolders(stateFolder().worktree)).toEqual([]);
+  });
+
+  // bubblewrap dies at a SIGTERM and takes everything inside with it at once: an agent stopped
+  // that way never saves its conversation (a resumed claude or codex then miscounts its usage).
+  it('lets a command stopped gently finish what it does on SIGTERM', async () => {
+    const places = stateFolder();
+    const sandbox = agentSandbox(places);
+    const saved = join(places.worktree, 'saved');
+    const { command, args } = sandbox.wrap('/bin/sh', [
+      '-c',
+      `trap 'echo saved > "${saved}"; exit 0' TERM; echo ready; sleep 30 & wait`,
+    ]);
+    const child = spawn(command, args, {
+      cwd: places.worktree,
+      detached: true,
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    await new Promise<void>((resolve) => child.stdout.once('data', () => resolve()));
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    expect(sandbox.signalGroup(child.pid!, 'SIGTERM')).toBe(true);
+    expect(await exited).toBe(0);
+    expect(readFileSync(saved, 'utf8')).toBe('saved\n');
+    expect(sandbox.signalGroup(child.pid!, 'SIGTERM')).toBe(false);
   });
 
   it('passes the command’s exit status through', () => {

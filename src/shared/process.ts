@@ -58,6 +58,34 @@ export function descendantsOf(pid: number): number[] {
   return found;
 }
 
+/**
+ * The processes of process group `pgid` with their command names, read from /proc (empty where
+ * there is none): to signal a group but some of its members.
+ */
+export function groupMembers(pgid: number): { pid: number; name: string }[] {
+  let names: string[];
+  try {
+    names = readdirSync('/proc');
+  } catch {
+    return [];
+  }
+  const members: { pid: number; name: string }[] = [];
+  for (const entry of names) {
+    const pid = Number(entry);
+    if (!Number.isInteger(pid)) continue;
+    try {
+      // pid (comm) state ppid pgrp …: the name may hold spaces and parentheses.
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (Number(fields[2]) === pgid)
+        members.push({ pid, name: stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')) });
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return members;
+}
+
 /** Sends `signal` to each pid, ignoring those already gone. */
 export function signalAll(pids: readonly number[], signal: NodeJS.Signals): void {
   for (const pid of pids) {

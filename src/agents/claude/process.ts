@@ -7,7 +7,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { PassThrough } from 'node:stream';
 import type { SpawnedProcess, SpawnOptions } from '@anthropic-ai/claude-agent-sdk';
-import type { CommandSandbox } from '../../sandbox/index.js';
+import { NO_SANDBOX, type CommandSandbox } from '../../sandbox/index.js';
 
 const STDERR_TAIL = 4_000;
 /** A line longer than this is cut and reported rather than buffered without bound. */
@@ -79,12 +79,8 @@ export class ClaudeProcess {
   killGroup(signal: NodeJS.Signals): boolean {
     const pid = this.child?.pid;
     if (pid === undefined || this.child?.exitCode !== null || this.child.signalCode !== null) return false;
-    try {
-      process.kill(-pid, signal);
-      return true;
-    } catch {
-      return this.child.kill(signal);
-    }
+    // Through the sandbox: a SIGTERM to bubblewrap would kill claude before it saved its conversation.
+    return (this.hooks.sandbox ?? NO_SANDBOX).signalGroup(pid, signal) || this.child.kill(signal);
   }
 }
 

@@ -7,6 +7,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { DANGEROUS_PERMISSION_MODE } from '../../events/vocabulary.js';
 import { errorMessage } from '../../shared/errors.js';
 import { createLogger } from '../../shared/log.js';
+import { NO_SANDBOX } from '../../sandbox/index.js';
 import { descendantsOf, signalAll } from '../../shared/process.js';
 import { Conversation, type TurnDriver } from '../conversation.js';
 import type { AgentEvent, AgentRun, AgentStartOptions, ApprovalDecision } from '../types.js';
@@ -369,10 +370,7 @@ export class CodexRun implements AgentRun, TurnDriver {
   private killGroup(signal: NodeJS.Signals): void {
     const pid = this.child.pid;
     if (pid === undefined) return;
-    try {
-      process.kill(-pid, signal);
-    } catch {
-      // The group is already gone.
-    }
+    // Through the sandbox: a SIGTERM to bubblewrap would kill codex before it saved its thread.
+    (this.options.sandbox ?? NO_SANDBOX).signalGroup(pid, signal);
   }
 }

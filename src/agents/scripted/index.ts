@@ -143,7 +143,7 @@ class ScriptedRun implements AgentRun {
 
   async interrupt(): Promise<void> {
     this.interrupted = true;
-    killGroup(this.child);
+    killGroup(this.child, this.tools.sandbox);
     if (this.sleeper) {
       clearTimeout(this.sleeper.timer);
       this.sleeper.resolve();

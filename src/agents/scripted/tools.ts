@@ -7,7 +7,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
 import { quoteArgv } from '../../shared/shell-quote.js';
 import { clipOutput, OutputClip } from '../output.js';
-import type { CommandSandbox } from '../../sandbox/index.js';
+import { NO_SANDBOX, type CommandSandbox } from '../../sandbox/index.js';
 import type { AgentEvent, ToolKind } from '../types.js';
 
 export interface ToolContext {
@@ -157,11 +157,7 @@ export function runCommand(
 }
 
 /** Commands run in their own process group so an interrupt ends everything they started. */
-export function killGroup(child: ChildProcess | undefined): void {
+export function killGroup(child: ChildProcess | undefined, sandbox: CommandSandbox = NO_SANDBOX): void {
   if (child?.pid === undefined || child.exitCode !== null) return;
-  try {
-    process.kill(-child.pid, 'SIGTERM');
-  } catch {
-    child.kill('SIGTERM');
-  }
+  if (!sandbox.signalGroup(child.pid, 'SIGTERM')) child.kill('SIGTERM');
 }
