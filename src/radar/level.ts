@@ -18,7 +18,11 @@ export function pairLevel(files: { level: ConflictLevel }[]): ConflictLevel {
   return files.some((f) => f.level === 'hot') ? 'hot' : 'soft';
 }
 
-/** Per session: its worst level, and the others (hot ones first), each with its own pair's level. */
+/**
+ * Per session: its worst level, and the others (hot ones first, then by name, so the page and the
+ * board name the same one first whatever order the pairs were judged in), each with its own
+ * pair's level.
+ */
 export function sessionBadges(conflicts: Conflict[]): Record<string, ConflictBadge> {
   const out: Record<string, ConflictBadge> = {};
   const add = (id: string, name: string, level: ConflictLevel, base: boolean): void => {
@@ -33,6 +37,8 @@ export function sessionBadges(conflicts: Conflict[]): Record<string, ConflictBad
     } else add(c.a.sessionId, c.b.ref, c.level, true);
   }
   for (const badge of Object.values(out))
-    badge.with.sort((x, y) => (x.level === y.level ? 0 : x.level === 'hot' ? -1 : 1));
+    badge.with.sort((x, y) =>
+      x.level !== y.level ? (x.level === 'hot' ? -1 : 1) : x.name < y.name ? -1 : x.name > y.name ? 1 : 0,
+    );
   return out;
 }
