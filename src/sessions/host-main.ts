@@ -11,6 +11,7 @@ import { sessionPaths } from '../shared/paths.js';
 import { errorMessage } from '../shared/errors.js';
 import { AGENT_IDS, loadAdapter, type AgentId } from '../agents/index.js';
 import { SessionHost } from './host.js';
+import { sandboxStatus } from '../sandbox/index.js';
 import { HostSpec } from './spec.js';
 
 const [home, target] = process.argv.slice(2);
@@ -27,6 +28,10 @@ if (target === '--warm') {
   if (preload !== undefined && (AGENT_IDS as readonly string[]).includes(preload)) {
     loadAdapter(preload as AgentId).catch(() => undefined);
   }
+  // …and what every session's start needs: the gate (its shell parser alone is ~0.3 s of
+  // compiling on an idle machine, seconds on a busy one), checkpoints, and the sandbox probe.
+  void Promise.all([import('../policy/index.js'), import('./checkpoints.js')]).catch(() => undefined);
+  sandboxStatus();
   process.on('message', (message: { assign?: string; env?: Record<string, string> }) => {
     if (assigned || typeof message.assign !== 'string' || typeof message.env !== 'object') return;
     assigned = true;
