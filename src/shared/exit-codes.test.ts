@@ -28,9 +28,10 @@ const ERROR_CODES: ErrorCode[] = [
 /** The "Exit codes" table of docs/exit-codes.md: code → meaning. */
 function documentedTable(): Map<number, string> {
   const page = readFileSync(join(ROOT, 'docs', 'exit-codes.md'), 'utf8');
-  expect(page, 'docs/exit-codes.md has an "## Exit codes" section').toContain('## Exit codes\n');
-  const section = page.slice(page.indexOf('## Exit codes\n'));
-  const body = section.slice(0, section.indexOf('\n## ', 1));
+  expect(page, 'docs/exit-codes.md has a "| code | meaning |" table').toContain('\n| code | meaning |\n');
+  const table = page.slice(page.indexOf('\n| code | meaning |\n') + 1);
+  const end = table.indexOf('\n\n');
+  const body = end < 0 ? table : table.slice(0, end);
   const rows = new Map<number, string>();
   for (const line of body.split('\n')) {
     const match = /^\| (\d+) \| (.+) \|$/.exec(line);
