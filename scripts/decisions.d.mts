@@ -12,6 +12,6 @@ export function indexOf(text: string): {
 };
 export function rowFor(entry: Pick<Entry, 'number' | 'title'>, domain: string, status?: string): string;
 export function nextNumber(root?: string): number;
-export function guessDomain(text: string): string | undefined;
+export function rankDomains(text: string, domains: Map<string, Pick<Entry, 'text'>[]>): string[];
 export function checkDecisions(root?: string): string[];
 export function moveDecisions(assignments: [number, string][], root?: string): string[];

@@ -24,40 +24,6 @@ const INDEX = `${FOLDER}/README.md`;
 const LEGACY = 'docs/decisions.md';
 const FIXES = 'docs/fixes.md';
 
-/** Where a decision's text most often points (`src/<folder>`), as the domain file it belongs in. */
-const DOMAIN_OF_FOLDER = {
-  sessions: 'sessions',
-  scheduler: 'sessions',
-  bus: 'sessions',
-  store: 'sessions',
-  server: 'sessions',
-  agents: 'sessions',
-  projects: 'sessions',
-  settings: 'sessions',
-  cli: 'cli-and-api',
-  api: 'cli-and-api',
-  shared: 'cli-and-api',
-  events: 'cli-and-api',
-  doctor: 'cli-and-api',
-  board: 'web',
-  merge: 'merge',
-  radar: 'review',
-  review: 'review',
-  worktrees: 'environments',
-  environments: 'environments',
-  tasks: 'tasks',
-  attempts: 'attempts',
-  policy: 'safety',
-  sandbox: 'safety',
-  usage: 'cost',
-  watchdog: 'cost',
-  context: 'search',
-  mcp: 'mcp',
-  routines: 'routines',
-  cluster: 'cluster',
-  sync: 'cluster',
-};
-
 /** The entries of a Markdown text: number, title, 1-based line, and the entry's whole text. */
 export function entriesOf(text) {
   const lines = text.split('\n');
@@ -142,15 +108,38 @@ export function nextNumber(root = ROOT) {
   return Math.max(0, ...numbers) + 1;
 }
 
-/** A guess at the domain of a decision's text: the domain of the src/ folders it names most. */
-export function guessDomain(text) {
+const wordsOf = (text) => text.toLowerCase().match(/[a-z][a-z_-]{2,}/g) ?? [];
+
+/**
+ * The domains ranked by how well a decision's text fits each one's entries: naive Bayes over
+ * words, each weighted by how rare it is across entries (so "session" says little and "bubblewrap"
+ * much). A hint for the one who files it, not a decision: left out of each entry in turn, the
+ * repository's own decisions put 100 of 174 in their domain first and 120 within the first two.
+ */
+export function rankDomains(text, domains) {
+  const entries = [...domains].flatMap(([domain, list]) =>
+    list.map((e) => ({ domain, words: wordsOf(e.text) })),
+  );
+  const spread = new Map(); // word → how many entries use it
+  for (const e of entries) for (const w of new Set(e.words)) spread.set(w, (spread.get(w) ?? 0) + 1);
   const counts = new Map();
-  for (const [, folder] of text.matchAll(/\bsrc\/([\w-]+)/g)) {
-    const domain = DOMAIN_OF_FOLDER[folder];
-    if (domain) counts.set(domain, (counts.get(domain) ?? 0) + 1);
+  const totals = new Map();
+  for (const e of entries) {
+    const c = counts.get(e.domain) ?? new Map();
+    counts.set(e.domain, c);
+    for (const w of e.words) c.set(w, (c.get(w) ?? 0) + 1);
+    totals.set(e.domain, (totals.get(e.domain) ?? 0) + e.words.length);
   }
-  if (/\bweb\/src\b/.test(text)) counts.set('web', (counts.get('web') ?? 0) + 1);
-  return [...counts].sort((a, b) => b[1] - a[1])[0]?.[0];
+  const vocabulary = spread.size;
+  const scored = [...counts].map(([domain, c]) => {
+    let score = 0;
+    for (const w of new Set(wordsOf(text))) {
+      const rarity = Math.log(entries.length / (spread.get(w) ?? 1));
+      score += rarity * Math.log(((c.get(w) ?? 0) + 1) / (totals.get(domain) + vocabulary));
+    }
+    return { domain, score };
+  });
+  return scored.sort((a, b) => b.score - a.score).map((s) => s.domain);
 }
 
 const normal = (line) =>
@@ -245,12 +234,12 @@ export function checkDecisions(root = ROOT) {
       problems.push(
         `${FOLDER}/${domain}.md:${entry.line}: decision ${number} "${entry.title}" has no row in the index; add this row to ${INDEX}, in number order: ${rowFor(entry, domain)}`,
       );
-  if (legacy !== undefined) problems.push(...legacyProblems(root, legacy, where));
+  if (legacy !== undefined) problems.push(...legacyProblems(root, legacy, where, domains));
   return problems;
 }
 
 /** What to do with a docs/decisions.md that a branch from before the split brought back. */
-function legacyProblems(root, legacy, where) {
+function legacyProblems(root, legacy, where, domains) {
   const problems = [];
   const fixesPath = join(root, FIXES);
   const fixes = existsSync(fixesPath) ? readFileSync(fixesPath, 'utf8') : '';
@@ -275,14 +264,10 @@ function legacyProblems(root, legacy, where) {
       );
       continue;
     }
-    const known = domainFiles(root);
-    const guessed = guessDomain(entry.text);
-    const guess = guessed !== undefined && known.includes(guessed) ? guessed : undefined;
+    const [first, second] = rankDomains(entry.text, domains);
     problems.push(
-      `${at}: decision ${entry.number} "${entry.title}" is not in ${FOLDER}/ yet; run: node scripts/decisions.mjs --move ${entry.number}=${guess ?? '<domain>'}` +
-        (guess
-          ? ` (the domain guessed from the src/ folders it names; any of: ${known.join(', ')})`
-          : ` (one of: ${known.join(', ')})`),
+      `${at}: decision ${entry.number} "${entry.title}" is not in ${FOLDER}/ yet; run: node scripts/decisions.mjs --move ${entry.number}=${first ?? '<domain>'}` +
+        ` (the domain whose decisions its words fit best${second ? `, then ${second}` : ''}; any of: ${domainFiles(root).join(', ')})`,
     );
   }
   if (waiting === 0)
