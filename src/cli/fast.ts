@@ -2,7 +2,8 @@
  * The read-only commands scripts and status lines run over and over (`ls`, `peek`, `logs`
  * without -f, `daemon status`), recognised without loading commander: commander and what it
  * requires (node:child_process among them) cost every command ~15 ms and 5 MB, a fifth of a
- * bare Node start (docs/decisions.md). Only plain, fully known argument lists take this path,
+ * bare Node start (decision 27, "Endpoints are written once; the CLI loads only what a command
+ * needs"). Only plain, fully known argument lists take this path,
  * parsed strictly by Node's own `parseArgs`; anything else — help, a typo, an extra argument, a
  * flag not listed here — goes to commander, which stays the one parser of every command and the
  * one source of usage and error messages.

@@ -3,7 +3,7 @@
  *   node host-main.js <home> <session-id>   runs that session now;
  *   node host-main.js <home> --warm [agent] loads everything, then waits for the supervisor to
  *                                           assign a session over IPC (a pre-started host makes
- *                                           dispatch ~0.2 s faster; see docs/decisions.md).
+ *                                           dispatch ~0.2 s faster; decision 4, "A spare host is kept warm").
  */
 import { readFileSync } from 'node:fs';
 import { setLogFile, createLogger } from '../shared/log.js';

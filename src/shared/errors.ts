@@ -39,8 +39,8 @@ const HTTP_STATUS: Record<ErrorCode, number> = {
 
 /**
  * Every exit code of `baton`, each with one meaning (decision 170, "One table of exit codes, each
- * meaning once"). Commands take their codes from here; the README's "Exit codes" table is this
- * one, word for word (src/shared/exit-codes.test.ts holds them together).
+ * meaning once"). Commands take their codes from here; the "Exit codes" table of
+ * docs/exit-codes.md is this one, word for word (src/shared/exit-codes.test.ts holds them together).
  */
 export const EXIT_CODES = {
   ok: { code: 0, meaning: 'done (for `wait`: every session ready for review or completed)' },

@@ -57,7 +57,7 @@ export async function restoreSession(input: {
     const problem = sessionNameProblem(name) ?? (await refProblem(repo, `refs/heads/baton/${name}`));
     if (problem !== undefined) {
       throw new InvalidInputError(
-        `${snapshotRef} on ${remote} has a Baton-Name trailer "${name}" that is not a session name (${problem}); nothing was restored. Restore it by hand under a name you choose (the README's sync section shows how).`,
+        `${snapshotRef} on ${remote} has a Baton-Name trailer "${name}" that is not a session name (${problem}); nothing was restored. Restore it by hand under a name you choose (docs/multi-machine.md shows how, under baton sync restore).`,
         { session: ref, trailer: 'Baton-Name', name },
       );
     }

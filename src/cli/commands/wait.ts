@@ -1,6 +1,6 @@
 /**
  * `baton wait`: block until sessions need a person or have ended — for scripts and CI. The exit
- * code says which state was reached (docs: README "Exit codes").
+ * code says which state was reached (docs/exit-codes.md).
  */
 import type { SessionView } from '../../api/index.js';
 import type { SessionState, StateReason } from '../../events/index.js';
