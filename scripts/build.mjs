@@ -1,0 +1,88 @@
+/**
+ * Builds `dist/` from `src/` by transpiling each file on its own with TypeScript's own
+ * `transpileModule` (no type check: `npm run typecheck` is the one type check, run by `npm test`).
+ * The settings allow it (`isolatedModules`, `verbatimModuleSyntax`), so the output is what
+ * `tsc -p tsconfig.build.json` emits, at a fraction of the time: see decision 188, "One type
+ * check per test run: the build transpiles".
+ *
+ *   node scripts/build.mjs          build dist/ (stale files removed)
+ */
+import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
+import console from 'node:console';
+import process from 'node:process';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+import ts from 'typescript';
+
+const ROOT = join(import.meta.dirname, '..');
+const SRC = join(ROOT, 'src');
+const DIST = join(ROOT, 'dist');
+
+/** The compiler options of tsconfig.build.json, as tsc reads them. */
+function compilerOptions() {
+  const file = join(ROOT, 'tsconfig.build.json');
+  const read = ts.readConfigFile(file, ts.sys.readFile);
+  if (read.error !== undefined)
+    throw new Error(ts.flattenDiagnosticMessageText(read.error.messageText, '\n'));
+  const parsed = ts.parseJsonConfigFileContent(read.config, ts.sys, ROOT);
+  return parsed.options;
+}
+
+/** Source files that become modules: no tests, no declarations. */
+function sources(dir) {
+  const found = [];
+  for (const entry of readdirSync(dir)) {
+    const path = join(dir, entry);
+    if (statSync(path).isDirectory()) found.push(...sources(path));
+    else if (/\.tsx?$/.test(entry) && !/\.d\.ts$/.test(entry) && !/\.test\.tsx?$/.test(entry))
+      found.push(path);
+  }
+  return found;
+}
+
+export function build() {
+  // ES modules, as NodeNext emits for a package of "type": "module" (a single file on its own
+  // cannot see package.json, and would otherwise be taken for CommonJS).
+  const options = {
+    ...compilerOptions(),
+    module: ts.ModuleKind.ES2022,
+    moduleResolution: ts.ModuleResolutionKind.Bundler,
+    noEmit: false,
+    sourceMap: true,
+    declaration: false,
+  };
+  rmSync(DIST, { recursive: true, force: true });
+  let count = 0;
+  const problems = [];
+  for (const file of sources(SRC)) {
+    const rel = relative(SRC, file).replace(/\.tsx?$/, '.js');
+    const out = join(DIST, rel);
+    const result = ts.transpileModule(readFileSync(file, 'utf8'), {
+      compilerOptions: options,
+      fileName: file,
+      reportDiagnostics: true,
+    });
+    for (const d of result.diagnostics ?? [])
+      problems.push(`${relative(ROOT, file)}: ${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`);
+    mkdirSync(dirname(out), { recursive: true });
+    // The source map names the source as tsc's does: relative to the output file.
+    const map = JSON.parse(result.sourceMapText ?? '{}');
+    map.file = rel.split('/').pop();
+    map.sources = [relative(dirname(out), file)];
+    writeFileSync(
+      out,
+      result.outputText.replace(/\/\/# sourceMappingURL=.*$/m, '') + `//# sourceMappingURL=${map.file}.map`,
+    );
+    writeFileSync(`${out}.map`, JSON.stringify(map));
+    count++;
+  }
+  if (problems.length > 0) throw new Error(`The build could not transpile:\n${problems.join('\n')}`);
+  return count;
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const started = performance.now();
+  const count = build();
+  console.log(`dist: ${count} modules transpiled in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+}
