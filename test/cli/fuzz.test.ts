@@ -2,7 +2,8 @@
  * Fuzzing: generated requests to every endpoint of the tables and generated argument vectors
  * for every command of `bin/baton`, against one real supervisor with a few real sessions. Each
  * run prints its seed on failure (`BATON_FUZZ_SEED=<n>` repeats it); `BATON_SOAK_FUZZ=<n>` runs
- * n cases instead of the 2,100 of `npm test` (`npm run soak` runs 20,000).
+ * n cases instead of the 1,000 of `npm test` (every route about five times, every command twice;
+ * `npm run soak` runs 20,000).
  *
  * What must hold: the supervisor never crashes (the same pid answers /api/health after), a
  * client's mistake never gets a 5xx, no answer or CLI output shows a stack trace, nothing is
@@ -32,7 +33,7 @@ import { fuzzSeed, nastyStrings, seeded, STACK_LINE } from '../support/fuzz.js';
 import { argv, readCommands, runCli, type CliCommand } from '../support/fuzz-cli.js';
 import { closeAgent, httpCase, send, webCase, type HttpCase } from '../support/fuzz-http.js';
 
-const TOTAL = Number(process.env.BATON_SOAK_FUZZ ?? 2_100);
+const TOTAL = Number(process.env.BATON_SOAK_FUZZ ?? 1_000);
 const HTTP_CASES = Math.round(TOTAL * 0.8);
 const CLI_CASES = TOTAL - HTTP_CASES;
 /** Dispatches whose only fault may be a fuzzed name, base, model or prompt: the only ones that can start a session. */
