@@ -42,7 +42,9 @@ describe('a landed session keeps its record', () => {
 describe('baton rm when the repository is gone', () => {
   it('removes the session, keeps the worktree files, and says what it could not do', async () => {
     const s = await finishedSession(t, repo, 'orphan', { uncommitted: { 'work.txt': 'only copy\n' } });
-    rmSync(repo, { recursive: true, force: true });
+    // The supervisor may be writing a snapshot's objects into it meanwhile (the radar): retried,
+    // as a user's `rm -rf` would be run again.
+    rmSync(repo, { recursive: true, force: true, maxRetries: 20 });
     const removed = await t.run(['rm', 'orphan', '--force']);
     expect(removed.code, removed.stderr).toBe(0);
     expect(removed.stdout).toMatch(/The repository .* is gone: no snapshot ref could be made/);
