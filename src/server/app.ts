@@ -99,7 +99,10 @@ export interface AppOptions {
   review?: ReviewService;
   /** Scheduled and triggered agents (src/routines); without it, the routine endpoints answer that they are off. */
   routines?: RoutineService;
-  /** Tasks (issue 12); made on the manager's bus when not given (its watch then not started). */
+  /**
+   * Tasks (decision 71, "Tasks are their own domain beside sessions"); made on the manager's bus when
+   * not given (its watch then not started).
+   */
   tasks?: TaskService;
   /** What agents ask through Baton's MCP server; made on `db` when not given. */
   mcp?: McpService;
@@ -115,7 +118,10 @@ export interface AppOptions {
   sync?: SyncService;
   /** The machines serving the workspace (src/server/cluster.ts); without it, that endpoint answers that it is off. */
   workers?: () => Promise<WorkersView>;
-  /** The other machines' sessions when the workspace is shared (issue 20). */
+  /**
+   * The other machines' sessions when the workspace is shared (decision 127, "A shared workspace in the
+   * supervisor").
+   */
   remote?: () => RemoteSessions | undefined;
   /** Where a dispatch may go: this machine's name, and other machines when the workspace is shared. */
   placing?: Placing;

@@ -288,7 +288,10 @@ export class SessionCommands {
     };
   }
 
-  /** The repository's teardown commands, in the worktree while it still exists (issue 15). */
+  /**
+   * The repository's teardown commands, in the worktree while it still exists (decision 59, "Setup runs
+   * in the session's host").
+   */
   private async teardown(session: SessionWithProject): Promise<string[]> {
     const dir = sessionPaths(this.core.home, session.id).dir;
     const plan = readPlan(dir, session.worktree);

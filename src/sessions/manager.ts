@@ -37,7 +37,7 @@ export class SessionManager extends EventEmitter<ManagerEvents> {
   readonly bus: WorkspaceBus;
   /** The size of each session's work, and the review queue. */
   readonly workSizes: WorkSizes;
-  /** Disk, cleanup, snapshots and restore (issue 15). */
+  /** Disk, cleanup, snapshots and restore (decision 59, "Setup runs in the session's host"). */
   readonly archive: Archive;
   /** Search over every session's events (src/context), indexed as they are ingested. */
   readonly search: SearchIndex;
@@ -132,7 +132,10 @@ export class SessionManager extends EventEmitter<ManagerEvents> {
     return this.store.listRemoved();
   }
 
-  /** `baton env`: ports, variables, setup log and disk of one session (issue 15). */
+  /**
+   * `baton env`: ports, variables, setup log and disk of one session (decision 59, "Setup runs in the
+   * session's host").
+   */
   /** Baton's state folder. */
   get home(): string {
     return this.options.home;
@@ -225,7 +228,10 @@ export class SessionManager extends EventEmitter<ManagerEvents> {
     ).session;
   }
 
-  /** A dispatch from a task (issue 12): the session records the task it works on. */
+  /**
+   * A dispatch from a task (decision 71, "Tasks are their own domain beside sessions"): the session
+   * records the task it works on.
+   */
   dispatchForTask(request: z.output<typeof DispatchRequest>, taskId: number): Promise<SessionWithProject> {
     return dispatchSession(this.core, request, { taskId }).then((r) => r.session);
   }

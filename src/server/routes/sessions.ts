@@ -20,8 +20,9 @@ export interface Placing {
 }
 
 /**
- * `remote`: the other machines' sessions when the workspace is shared (issue 20); a session
- * found there is shown, peeked and answered through its machine.
+ * `remote`: the other machines' sessions when the workspace is shared (decision 127, "A shared
+ * workspace in the supervisor"); a session found there is shown, peeked and answered through its
+ * machine.
  */
 export function sessionHandlers(
   manager: SessionManager,
