@@ -4,7 +4,7 @@
  * time, conflicts with other live work), one picked to land through the merge queue and the others
  * archived with their work kept — and fan-out — a list of items split into batches, one session per
  * batch, a failed batch retried once, the results gathered in one report. Shapes are in
- * `api/attempts.ts`, events in `events/workspace.ts` (`attempt.*`).
+ * `api/attempts.ts`, events in `events/workspace/attempts.ts` (`attempt.*`).
  */
 export { AttemptService, type AttemptServiceOptions } from './service.js';
 export { AttemptGroupNotFoundError, AmbiguousGroupError } from './errors.js';
