@@ -27,11 +27,31 @@ import { HostSupervisor } from './hosts.js';
 import { Ingestor } from './ingest.js';
 import { ACTIVE_STATES } from './state.js';
 import { peekAt, toView } from './views.js';
-import { reviewCapacityGate } from './review-capacity.js';
+import { reviewCapacityGate, type ReviewCapacity } from './review-capacity.js';
 import { WorkSizes } from './work-sizes.js';
-import type { ManagerEvents, ManagerOptions } from './manager-options.js';
 
 const log = createLogger('sessions');
+
+/** What the session manager is made with. */
+export interface ManagerOptions {
+  home: string;
+  db: Db;
+  maxConcurrent: number;
+  /** The user's environment, the base of each session's own (see environment.ts). */
+  env: NodeJS.ProcessEnv;
+  /** Keep one host process loaded and waiting, to start sessions faster (default true). */
+  spareHost?: boolean;
+  /** A cap on the work waiting for review, which holds new dispatches queued (review-capacity.ts); none by default. */
+  reviewCapacity?: ReviewCapacity | undefined;
+  /** The workspace bus; one is made on the same database when not given. */
+  bus?: WorkspaceBus;
+}
+
+/** The events the manager emits: each session event as it is ingested, and a session's row changing. */
+export interface ManagerEvents {
+  event: [sessionId: string, event: BatonEvent];
+  session: [sessionId: string];
+}
 
 export class SessionManager extends EventEmitter<ManagerEvents> {
   readonly bus: WorkspaceBus;
