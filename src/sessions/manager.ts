@@ -7,6 +7,7 @@ import { EventEmitter } from 'node:events';
 import type { z } from 'zod';
 import type { EnvironmentView } from '../api/environments.js';
 import type { DispatchRequest, PeekView, SessionView } from '../api/index.js';
+import { PendingApprovals } from '../approvals/index.js';
 import { WorkspaceBus } from '../bus/index.js';
 import type { BatonEvent } from '../events/index.js';
 import { Scheduler, type Gate } from '../scheduler/index.js';
@@ -109,7 +110,7 @@ export class SessionManager extends EventEmitter<ManagerEvents> {
       new PendingDispatchStore(options.db, this.store),
       new PortLeaseStore(options.db),
     );
-    this.commands = new SessionCommands(this.core);
+    this.commands = new SessionCommands(this.core, new PendingApprovals(options.db));
     this.archive = new Archive(this.core, this.commands);
     // A measured size may free (or fill) the review capacity: the queue is looked at again.
     this.workSizes = new WorkSizes(this, this.bus, undefined, () => this.reschedule(), options.home);
@@ -377,7 +378,10 @@ export class SessionManager extends EventEmitter<ManagerEvents> {
   }
 
   // ── lifecycle ──────────────────────────────────────────────────────────────
-  /** After a start: undoes dispatches cut by a kill, re-attaches to hosts that kept running, then starts what is queued. */
+  /**
+   * After a start: undoes dispatches the last supervisor was killed in the middle of, re-attaches
+   * to hosts that kept running while it was away, then starts what is queued.
+   */
   async reattachAll(): Promise<void> {
     await this.reattach();
     await this.scheduler.run();
