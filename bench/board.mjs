@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 /**
- * Terminal board figures (issue 18): with 100 sessions and 1,000,000 stored events, the board's
- * first paint, moving the cursor, opening a session (attach, and peek), an event reaching the
- * open board, and the board's memory. Goals: under 50 ms each (an event: under 100 ms).
+ * Terminal board figures (decision 104, "The board's figures"): with 100 sessions and 1,000,000 stored
+ * events, the board's first paint, moving the cursor, opening a session (attach, and peek), an event
+ * reaching the open board, and the board's memory. Goals: under 50 ms each (an event: under 100 ms).
  *
  * The board runs in a child process on stand-in terminal streams (a TTY-like stdout that records
  * when each frame is written, a stdin the bench types into): what is timed is the board's own

@@ -1,5 +1,6 @@
-// Board load in a shared workspace (issue 20), part of `node bench/run.mjs cluster`: three
-// machines with 50 sessions each publish to one PostgreSQL while a fourth machine's board follows.
+// Board load in a shared workspace (decision 120, "The cluster layer"), part of `node bench/run.mjs
+// cluster`: three machines with 50 sessions each publish to one PostgreSQL while a fourth machine's
+// board follows.
 //
 // - Cold board: the fourth machine's mirror started after the 150 sessions exist (rebuild time).
 // - Events per second through the shared store: the three machines publishing session events at

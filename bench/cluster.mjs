@@ -1,4 +1,5 @@
-// Cluster benchmark (`node bench/run.mjs cluster`, after a build): the PostgreSQL layer of issue 20.
+// Cluster benchmark (`node bench/run.mjs cluster`, after a build): the PostgreSQL layer (decision 120,
+// "The cluster layer").
 //
 // 1. Events per second through PgWorkspaceLog.append (validate, advisory lock, INSERT, NOTIFY,
 //    one transaction) against a raw INSERT loop on one connection, in the same run; and with 3

@@ -1,7 +1,7 @@
-// Time to a ready worktree (issue 15): Baton's dispatch with copy + share + setup, from the
-// command to the setup's end, against the same steps by hand (git worktree add, cp .env,
-// cp -a node_modules, the setup command). Medians of 5. Run after `npm run build`:
-// node bench/environments-ready.mjs
+// Time to a ready worktree (decision 59, "Setup runs in the session's host"): Baton's dispatch with
+// copy + share + setup, from the command to the setup's end, against the same steps by hand (git
+// worktree add, cp .env, cp -a node_modules, the setup command). Medians of 5. Run after `npm run
+// build`: node bench/environments-ready.mjs
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

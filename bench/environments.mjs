@@ -1,6 +1,6 @@
-// Worktree environments (issue 15): disk for 20 worktrees sharing a 300 MB dependency folder,
-// against 20 worktrees each with its own copy; and the time to a ready worktree.
-// Run after `npm run build`: node bench/environments.mjs
+// Worktree environments (decision 59, "Setup runs in the session's host"): disk for 20 worktrees
+// sharing a 300 MB dependency folder, against 20 worktrees each with its own copy; and the time to a
+// ready worktree. Run after `npm run build`: node bench/environments.mjs
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 /**
- * The Tasks page (issue 12) with 1,000 tasks and 100 sessions in Debian Chromium (playwright-core):
+ * The Tasks page (decision 110, "The kanban is a page of its own") with 1,000 tasks and 100 sessions in
+ * Debian Chromium (playwright-core):
  *
  * - load of the kanban and of the board, each against the same markup served as a static file
  *   with no script (the browser's own cost of that page) — the baseline bench/web.mjs uses;

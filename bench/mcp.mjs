@@ -1,7 +1,7 @@
-// Baton's MCP server (issue 13): what one costs per session, and what a tool call adds over the
-// raw API call it makes, both measured in the same run. A session's credential, the real
-// `baton mcp` over stdio and the MCP SDK's own client, against a supervisor with 20 sessions.
-// Run after `npm run build`: node bench/mcp.mjs
+// Baton's MCP server (decision 95, "Each run of a session's agent has its own credential"): what one
+// costs per session, and what a tool call adds over the raw API call it makes, both measured in the
+// same run. A session's credential, the real `baton mcp` over stdio and the MCP SDK's own client,
+// against a supervisor with 20 sessions. Run after `npm run build`: node bench/mcp.mjs
 import { execFile, execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';

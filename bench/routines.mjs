@@ -1,7 +1,8 @@
-// Routines (issue 16): the timer's cost with 1,000 routines defined (CPU per minute, memory),
-// against the same timer with none; and the delay from a routine's due time to its session's
-// first event with the real supervisor, against a plain `baton dispatch` to its first event.
-// Run after `npm run build`: node bench/routines.mjs
+// Routines (decision 115, "Routines: the timer reads the wall clock at least once a minute"): the
+// timer's cost with 1,000 routines defined (CPU per minute, memory), against the same timer with none;
+// and the delay from a routine's due time to its session's first event with the real supervisor,
+// against a plain `baton dispatch` to its first event. Run after `npm run build`: node
+// bench/routines.mjs
 import { execFile, execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

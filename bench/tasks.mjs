@@ -1,8 +1,9 @@
 #!/usr/bin/env node
-// Tasks (issue 12): the board's API with 1,000 tasks and 100 sessions started from them, and how
-// fast a task transition reaches an open page's stream. Baselines measured in the same run: the
-// same rows read raw with better-sqlite3, an empty authenticated request, and a session pin (an
-// existing transition) reaching the same stream. Build first; `node bench/run.mjs tasks`.
+// Tasks (decision 71, "Tasks are their own domain beside sessions"): the board's API with 1,000 tasks
+// and 100 sessions started from them, and how fast a task transition reaches an open page's stream.
+// Baselines measured in the same run: the same rows read raw with better-sqlite3, an empty
+// authenticated request, and a session pin (an existing transition) reaching the same stream. Build
+// first; `node bench/run.mjs tasks`.
 import { execFile, execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
- * Web dashboard figures (issue 4): with 100 sessions and 1,000,000 stored events, the p95 of
- * board load, switching to a session, first transcript paint, and event-to-page latency.
+ * Web dashboard figures (decision 9, "Web dashboard"): with 100 sessions and 1,000,000 stored events,
+ * the p95 of board load, switching to a session, first transcript paint, and event-to-page latency.
  * Goal: p95 < 100 ms each. Runs against the built dist and Debian Chromium (playwright-core).
  *
  * Board load is timed to the moment the browser presents the last card of the first screen

@@ -47,7 +47,8 @@ export const LAYERS = [
     about: 'what one session needs around it; they see sessions through interfaces',
     folders: {
       usage: { why: 'prices, the usage ledger, burn rate, windows' },
-      policy: { why: 'the destructive-action gate and allow rules' },
+      policy: { why: 'the destructive-action gate: shell read, rules, verdicts' },
+      approvals: { why: 'asking and answering: allow rules, auto-approval, the approvals table' },
       context: { why: 'transcripts, search, handoff packs, import' },
       environments: { why: 'worktrees ready to work in: setup, ports, copies' },
       mcp: { why: 'Baton’s MCP server for agents, per-session credentials' },

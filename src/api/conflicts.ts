@@ -20,7 +20,10 @@ export const ConflictSessionSide = z.object({
   sessionId: z.string(),
   name: z.string(),
   branch: z.string(),
-  /** The machine running it, when it is another machine's session (issue 20): its work as that machine last pushed it. */
+  /**
+   * The machine running it, when it is another machine's session (decision 127, "A shared workspace in
+   * the supervisor"): its work as that machine last pushed it.
+   */
   machine: z.string().optional(),
 });
 export type ConflictSessionSide = z.infer<typeof ConflictSessionSide>;

@@ -1,4 +1,7 @@
-/** Endpoints of worktree environments (issue 15): a session's ports, variables, setup log and disk. */
+/**
+ * Endpoints of worktree environments (decision 59, "Setup runs in the session's host"): a session's
+ * ports, variables, setup log and disk.
+ */
 import { z } from 'zod';
 import { endpoint, type Table } from './endpoint.js';
 

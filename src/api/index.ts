@@ -45,7 +45,10 @@ export const DispatchRequest = z
   .strict();
 export type DispatchRequest = z.input<typeof DispatchRequest>;
 
-/** A dispatch through the API may name where it runs (issue 20); other dispatchers (tasks, routines) run here. */
+/**
+ * A dispatch through the API may name where it runs (decision 127, "A shared workspace in the
+ * supervisor"); other dispatchers (tasks, routines) run here.
+ */
 export const PlacedDispatchRequest = DispatchRequest.extend({
   on: z
     .string()
@@ -105,16 +108,25 @@ export const SessionView = z.object({
   updatedAt: z.string(),
   lastEventAt: z.string().nullable(),
   queuePosition: z.number().nullable(),
-  /** The task the session works on (issue 12), shown beside its questions and approvals. */
+  /**
+   * The task the session works on (decision 71, "Tasks are their own domain beside sessions"), shown
+   * beside its questions and approvals.
+   */
   task: z
     .object({ id: z.number().int(), title: z.string(), tracker: z.string().nullable() })
     .nullable()
     .optional(),
   /** Why a queued session is held back, as the scheduler last said (a task it waits for, a budget), when it is. */
   heldBy: z.string().optional(),
-  /** Ports leased to the session (issue 15), when its repository asks for any. */
+  /**
+   * Ports leased to the session (decision 61, "Ports are leased in SQLite"), when its repository asks
+   * for any.
+   */
   ports: z.array(z.object({ name: z.string(), port: z.number().int() })).optional(),
-  /** The machine running it, when the workspace is shared across machines (issue 20). */
+  /**
+   * The machine running it, when the workspace is shared across machines (decision 127, "A shared
+   * workspace in the supervisor").
+   */
   machine: z.string().optional(),
   /** Its repository's identity across machines (the sync remote as host and path), when the workspace is shared and the repository has that remote. */
   repo: z.string().optional(),

@@ -1,4 +1,7 @@
-/** Routines (issue 16): scheduled and triggered agents. Operations are in `src/routines`. */
+/**
+ * Routines (decision 116, "A routine's run is an ordinary session"): scheduled and triggered agents.
+ * Operations are in `src/routines`.
+ */
 import { z } from 'zod';
 import { RoutineSpec } from '../projects/routine-config.js';
 import { endpoint, type Table } from './endpoint.js';

@@ -30,7 +30,10 @@ export const DispatchedEnvelope = SessionEnvelope.extend({
       'Budgets and subscription windows that run out within the hour at the current burn rate, e.g. "the 5h window budget runs out in 20 min at this rate"',
     ),
 });
-/** Another machine's session respawned here or elsewhere (issue 20) may say how: e.g. that it starts fresh, nothing having been pushed. */
+/**
+ * Another machine's session respawned here or elsewhere (decision 127, "A shared workspace in the
+ * supervisor") may say how: e.g. that it starts fresh, nothing having been pushed.
+ */
 export const RespawnedEnvelope = SessionEnvelope.extend({
   warnings: z
     .array(z.string())

@@ -1,4 +1,7 @@
-/** Tasks (issue 12): the board's cards, their decisions and notes, and starting sessions from them. Operations are in `src/tasks`. */
+/**
+ * Tasks (decision 71, "Tasks are their own domain beside sessions"): the board's cards, their decisions
+ * and notes, and starting sessions from them. Operations are in `src/tasks`.
+ */
 import { z } from 'zod';
 import { TASK_COLUMNS, TaskCard, TaskColumn, TaskReview } from '../events/task-card.js';
 import { endpoint, type Table } from './endpoint.js';
@@ -100,7 +103,10 @@ export const TaskBoard = z.object({
   columns: z
     .array(z.object({ column: TaskColumn, tasks: z.array(TaskCard) }))
     .describe(`Always the six columns, in order: ${TASK_COLUMNS.join(', ')}`),
-  /** How many decisions and notes each task has in `.baton/` (tasks with none are left out; a repository whose files cannot be read gives none). */
+  /**
+   * How many decisions and notes each task has in `.baton/` (tasks with none are left out; a repository
+   * whose files cannot be read gives none).
+   */
   entries: z
     .record(z.string(), z.object({ decisions: z.number().int(), notes: z.number().int() }))
     .default({}),

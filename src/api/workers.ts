@@ -1,6 +1,7 @@
 /**
- * The machines serving this workspace (issue 20): with a shared store, every worker registered
- * in it; alone, this machine from its own figures. Operations are in `src/cluster`.
+ * The machines serving this workspace (decision 127, "A shared workspace in the supervisor"): with a
+ * shared store, every worker registered in it; alone, this machine from its own figures. Operations are
+ * in `src/cluster`.
  */
 import { z } from 'zod';
 import { endpoint, type Table } from './endpoint.js';

@@ -1,6 +1,7 @@
 /**
- * `baton task …`, `baton decide` and `baton note` (issue 12). Commander is passed in: main.ts
- * alone loads it. Each action imports its command module only when run.
+ * `baton task …`, `baton decide` and `baton note` (decision 71, "Tasks are their own domain beside
+ * sessions"). Commander is passed in: main.ts alone loads it. Each action imports its command module
+ * only when run.
  */
 import type * as Commander from 'commander';
 import { AGENT_IDS, PERMISSION_MODES } from '../events/vocabulary.js';

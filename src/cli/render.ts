@@ -88,7 +88,8 @@ function fitColumns(
   const nameWidth = width === undefined ? Math.min(40, longest) : longest;
   // The usage column only as wide as its widest figure, and gone when nobody has used anything.
   const usageWidth = Math.max(0, ...sessions.map((s) => usageOf(s).length));
-  // Which machine runs each session, when the workspace is shared across machines (issue 20).
+  // Which machine runs each session, when the workspace is shared across machines (decision 127, "A
+  // shared workspace in the supervisor").
   const machineWidth = sessions.some((s) => s.machine !== undefined)
     ? Math.max(7, ...sessions.map((s) => (s.machine ?? '').length))
     : 0;

@@ -1,5 +1,5 @@
 /**
- * A repository's identity across machines (issue 20, decision 128): the URL of its shared remote
+ * A repository's identity across machines (decision 128, "`dispatch --on`"): the URL of its shared remote
  * and a base branch. The dispatching machine reads them from its checkout; the machine that runs
  * the session finds a local clone with that remote (a project it already knows, or one it cloned
  * before) or clones it, and fetches the base from the remote. No PostgreSQL here.

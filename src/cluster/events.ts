@@ -6,7 +6,7 @@
  * workspace event carries `machine` and its seq on that machine.
  */
 import { z } from 'zod';
-import { defineWorkspaceEvent } from '../events/workspace-define.js';
+import { defineWorkspaceEvent } from '../events/workspace/define.js';
 
 /**
  * The latest view of one session, as its machine shows it: opaque past these fields, so a

@@ -1,5 +1,5 @@
 /**
- * The cluster layer (issue 20): one workspace served by several machines through a shared
+ * The cluster layer (decision 120): one workspace served by several machines through a shared
  * PostgreSQL. The supervisor joins it when a store is configured (`joinCluster`, loaded lazily
  * by src/server/cluster.ts); `dispatch --on` places sessions through it (decision 128).
  *
@@ -19,7 +19,8 @@
  * - `reapEvery` / `Respawns`: every supervisor reaps stale workers' placements on a timer; a
  *   reaped placement's stored request is taken once to place it again from its pushed branch (decision 129).
  * - `PgSettings`: the workspace's allow rules and budgets, one set for every machine (decision 130).
- * - `SharedSpend`: each machine's spend per minute, so a shared day or window budget counts them all (decision 131).
+ * - `SharedSpend`: each machine's spend per minute, so a shared day or window budget counts them all
+ * (decision 131).
  * - `WorkspaceRelay`: each machine's workspace events relayed to the log in order (retried, from a
  *   cursor kept beside them), and the other machines' stored in its bus for its streams (decision 135).
  * - `PgTasks`: the tasks of repositories with a remote, one numbering for every machine (decision 147).

@@ -1,5 +1,5 @@
 /**
- * The workspace bus across machines (issue 20): each machine relays its own workspace events to
+ * The workspace bus across machines (decision 135): each machine relays its own workspace events to
  * the shared log, tagged with its name, and stores the other machines' relayed events in its own
  * bus, where its streams serve them (decision 135).
  *

@@ -1,7 +1,7 @@
 /**
- * Respawning a dead machine's sessions elsewhere (issue 20, decision 129). Every clustered
- * supervisor reaps on a timer the placements of workers that stopped heartbeating; a reaped
- * placement keeps its stored dispatch request, which a respawn takes — once, however many
+ * Respawning a dead machine's sessions elsewhere (decision 129, "A dead machine's placed sessions").
+ * Every clustered supervisor reaps on a timer the placements of workers that stopped heartbeating; a
+ * reaped placement keeps its stored dispatch request, which a respawn takes — once, however many
  * machines ask — to place again, continuing the branch the session pushed to the shared remote.
  */
 import type pg from 'pg';
@@ -165,7 +165,10 @@ export async function remoteHasBranch(cwd: string, url: string, branch: string):
   return got.stdout.trim() !== '';
 }
 
-/** What sync pushed of a session (decision 121): its branch, and a snapshot of its uncommitted work at its last turn end. */
+/**
+ * What sync pushed of a session (decision 121): its branch, and a snapshot of its uncommitted work at
+ * its last turn end.
+ */
 export interface PushedWork {
   /** `baton/<name>`, when the remote has it. */
   branch?: string;

@@ -1,8 +1,8 @@
 /**
- * Environments: worktrees that are ready to work in (issue 15). A session's plan is made at
- * dispatch from `.baton/config.json` and kept with the session: whose agent setup its agent
- * loads, what is copied and shared from the main checkout, setup commands run while it is
- * `preparing`, its leased ports and templated variables, and its teardown.
+ * Environments: worktrees that are ready to work in (decision 59, "Setup runs in the session's host").
+ * A session's plan is made at dispatch from `.baton/config.json` and kept with the session: whose agent
+ * setup its agent loads, what is copied and shared from the main checkout, setup commands run while it
+ * is `preparing`, its leased ports and templated variables, and its teardown.
  */
 export {
   agentInstructions,

@@ -150,7 +150,8 @@ export const EventBody = z.discriminatedUnion('type', [
     to: SessionState,
     reason: StateReason.optional(),
   }),
-  // ── Worktree setup (issue 15): written by the host while the session is `preparing` ──
+  // ── Worktree setup (decision 59, "Setup runs in the session's host"): written by the host while the
+  // session is `preparing` ──
   /** One step of making the worktree ready: a copy, a shared folder, a setup command. */
   z.object({
     type: z.literal('setup.step'),

@@ -1,6 +1,7 @@
 /**
- * A task as the board shows it (issue 12): what `task.*` workspace events carry, whole, so an
- * open page or `baton task ls --watch` updates a card without asking the supervisor again.
+ * A task as the board shows it (decision 71, "Tasks are their own domain beside sessions"): what
+ * `task.*` workspace events carry, whole, so an open page or `baton task ls --watch` updates a card
+ * without asking the supervisor again.
  */
 import { z } from 'zod';
 import { SessionState } from './index.js';

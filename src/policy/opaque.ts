@@ -5,7 +5,7 @@
  * the gate cannot say, so it asks.
  */
 import { UNKNOWN } from './shell.js';
-import { STDIN_FILES } from './unwrap.js';
+import { STDIN_FILES } from './command.js';
 import type { CommandRule } from './types.js';
 
 export const OPAQUE_SCRIPT = 'opaque-script';

@@ -2,7 +2,8 @@
 import { absolute, HARMLESS_DEVICES, isDisk, userPlaceAt, whereIs, type Where } from './paths.js';
 import type { Word } from './shell.js';
 import type { CommandRule, Finding, RuleContext } from './types.js';
-import { findRoots, type Command } from './unwrap.js';
+import type { Command } from './command.js';
+import { findRoots } from './per-item.js';
 
 export const RECURSIVE_DELETE = 'recursive-delete';
 export const WRITE_OUTSIDE = 'write-outside';

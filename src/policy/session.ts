@@ -22,7 +22,7 @@ export const SessionPolicy = z.object({
   branch: z.string().optional(),
   /** The commit the session began from: a script unchanged since it is the user's, not read. */
   baseCommit: z.string().optional(),
-  /** The repository the session belongs to: whose allow rules its host applies (answered.ts). */
+  /** The repository the session belongs to: whose allow rules its host applies (src/approvals/answered.ts). */
   project: z.string().optional(),
 });
 export type SessionPolicy = z.infer<typeof SessionPolicy>;

@@ -2,29 +2,16 @@
  * What actually runs: wrappers (`sudo`, `env`, `nice`, `timeout`, `xargs`, `find -exec`, …) are
  * peeled off, and scripts handed to a shell (`bash -c`, `sh -c`, `eval`, `… | sh`, a heredoc
  * into `bash`) are parsed and flattened in turn. What is left are the programs that would run,
- * each with its arguments, so a rule never matches on text.
+ * each with its arguments, so a rule never matches on text. Programs that run a command once per
+ * item (`xargs`, `parallel`, `find -exec`) are read in per-item.ts, awk's commands in awk.ts.
  */
 import { basename } from 'node:path';
-import { parseCommands, UNKNOWN, type Redirect, type SimpleCommand, type Word } from './shell.js';
+import { awk, AWKS } from './awk.js';
+import { command, known, skipOptions, STDIN_FILES, type Command, type Reader } from './command.js';
+import { findExec, parallel, xargs } from './per-item.js';
+import { parseCommands, UNKNOWN, type SimpleCommand, type Word } from './shell.js';
 
-/** A program that would run, after its wrappers. */
-export interface Command {
-  /** The program's name (`rm`, `git`), without its folder. */
-  name: string;
-  /** The program as written (`./nuke.sh`, `/usr/bin/rm`): a path runs that file. */
-  program?: string | undefined;
-  args: Word[];
-  redirects: Redirect[];
-  stdin?: string | undefined;
-  stdinUnknown: boolean;
-  cwd: string | undefined;
-  /** `xargs` or `find -exec` adds arguments only known at run time. */
-  moreArgs: boolean;
-  /** The wrappers it was found in, outermost first (`sudo`, `bash -c`). */
-  via: string[];
-  /** Variables the script sets for it (`GIT_DIR=… git`, `env GIT_DIR=… git`, an earlier `export`). */
-  env?: string[] | undefined;
-}
+export type { Command } from './command.js';
 
 const SHELLS = new Set(['sh', 'bash', 'zsh', 'dash', 'ksh', 'mksh', 'ash', 'busybox-sh']);
 /** Wrappers that run the rest of their arguments as a command, and their options that take a value. */
@@ -69,10 +56,6 @@ const WRAPPERS: Record<string, Set<string>> = {
 };
 /** Wrappers whose first non-option argument is theirs (timeout's duration, flock's file), not the command. */
 const TAKES_ONE = new Set(['timeout', 'flock', 'chrt', 'chroot']);
-/** Files that are the script's own stdin: `. /dev/stdin <<< "…"`, `bash /dev/stdin`. */
-export const STDIN_FILES = new Set(['/dev/stdin', '/dev/fd/0', '/proc/self/fd/0', '-']);
-/** How many items of a known input an `xargs -I` is judged for, one command each. */
-const XARGS_ITEMS = 32;
 const MAX_DEPTH = 8;
 
 /** Every program a script would run, wrappers peeled and inner scripts parsed. Throws ShellSyntaxError. */
@@ -86,6 +69,9 @@ export function commandsOf(
   if (depth > MAX_DEPTH) throw new Error('the command nests shells too deeply to read');
   return parseCommands(script, cwd, home).flatMap((simple) => unwrap(simple, home, depth, via));
 }
+
+/** How the readers of per-item programs and awk read an inner command: as this module does. */
+const read: Reader = { script: commandsOf, words: unwrap };
 
 function unwrap(simple: SimpleCommand, home: string, depth: number, via: string[]): Command[] {
   let args = simple.words;
@@ -106,7 +92,7 @@ function unwrap(simple: SimpleCommand, home: string, depth: number, via: string[
     }
     const name = basename(head.text);
     if (head.dynamic) return [command(simple, head.text, args.slice(1), chain, moreArgs, cwd)];
-    if (name === 'xargs') return xargs(simple, args.slice(1), home, depth, chain, cwd);
+    if (name === 'xargs') return xargs(simple, args.slice(1), home, depth, chain, cwd, read);
     if (name === 'alias') return aliases(args.slice(1), cwd, home, depth, chain);
     if (
       (name === 'source' || name === '.') &&
@@ -159,11 +145,11 @@ function unwrap(simple: SimpleCommand, home: string, depth: number, via: string[
           moreArgs,
         );
     }
-    if (name === 'parallel') return parallel(simple, args.slice(1), home, depth, chain, cwd);
+    if (name === 'parallel') return parallel(simple, args.slice(1), home, depth, chain, cwd, read);
     if (AWKS.has(name))
       return [
         command(simple, name, args.slice(1), chain, moreArgs, cwd),
-        ...awk(simple, name, args.slice(1), home, depth, chain, cwd),
+        ...awk(simple, name, args.slice(1), home, depth, chain, cwd, read),
       ];
     if (name === 'watch') {
       const rest = skipOptions(args.slice(1), new Set(['-n', '-d', '--interval']));
@@ -189,30 +175,9 @@ function unwrap(simple: SimpleCommand, home: string, depth: number, via: string[
     }
     const found = command(simple, name, args.slice(1), chain, moreArgs, cwd);
     if (head.text.includes('/')) found.program = head.text;
-    if (name === 'find') return [found, ...findExec(found, home, depth)];
+    if (name === 'find') return [found, ...findExec(found, home, depth, read)];
     return [found];
   }
-}
-
-function command(
-  simple: SimpleCommand,
-  name: string,
-  args: Word[],
-  via: string[],
-  moreArgs: boolean,
-  cwd: string | undefined,
-): Command {
-  return {
-    name,
-    args,
-    redirects: simple.redirects,
-    stdin: simple.stdin,
-    stdinUnknown: simple.stdinUnknown,
-    cwd,
-    moreArgs,
-    via,
-    env: simple.env ?? [],
-  };
 }
 
 /** `bash -c SCRIPT`, `bash` reading a heredoc or a pipe, `bash -lc`: the script, parsed. */
@@ -242,83 +207,6 @@ function shell(
   return [command(simple, name, args, via, moreArgs, cwd)];
 }
 
-/**
- * `xargs [options] command…`: the command with the items it is given. When the script says what
- * is piped in (`printf "/\n" | xargs -I{} rm -rf {}`) the items are put in; otherwise `-I`'s
- * placeholder and the added arguments are only known at run time.
- */
-function xargs(
-  simple: SimpleCommand,
-  args: Word[],
-  home: string,
-  depth: number,
-  via: string[],
-  cwd: string | undefined,
-): Command[] {
-  let replace: string | undefined;
-  let i = 0;
-  for (; i < args.length; i++) {
-    const text = args[i]?.text ?? '';
-    if (text === '--') {
-      i++;
-      break;
-    }
-    if (!text.startsWith('-') || text === '-') break;
-    if (text === '-I' || text === '--replace') replace = args[++i]?.text ?? '{}';
-    else if (text === '-i') replace = '{}';
-    else if (text.startsWith('-I')) replace = text.slice(2);
-    else if (text.startsWith('--replace=')) replace = text.slice('--replace='.length);
-    else if (text.startsWith('-i')) replace = text.slice(2);
-    else if (XARGS_VALUE.has(text)) i++;
-  }
-  const rest = args.slice(i);
-  const inner = rest.length === 0 ? [known('echo')] : rest;
-  const chain = [...via, 'xargs'];
-  const stdin = simple.stdin;
-  const again = (words: Word[], more: boolean): Command[] =>
-    unwrap({ ...simple, words, stdin: undefined, stdinUnknown: false, cwd }, home, depth + 1, chain).map(
-      (c) => ({ ...c, moreArgs: c.moreArgs || more }),
-    );
-  if (replace !== undefined) {
-    const marker = replace;
-    if (stdin === undefined)
-      return again(
-        inner.map((w) =>
-          w.text.includes(marker) ? { ...w, text: w.text.replaceAll(marker, UNKNOWN), dynamic: true } : w,
-        ),
-        false,
-      );
-    const items = stdin
-      .split('\n')
-      .filter((line) => line.trim() !== '')
-      .slice(0, XARGS_ITEMS);
-    return items.flatMap((item) =>
-      again(
-        inner.map((w) => (w.text.includes(marker) ? { ...w, text: w.text.replaceAll(marker, item) } : w)),
-        false,
-      ),
-    );
-  }
-  if (stdin === undefined) return again(inner, true);
-  const items = stdin.split(/\s+/).filter((item) => item !== '');
-  return again([...inner, ...items.map(known)], false);
-}
-
-const XARGS_VALUE = new Set([
-  '-L',
-  '-n',
-  '-P',
-  '-s',
-  '-d',
-  '-E',
-  '-a',
-  '--max-args',
-  '--max-procs',
-  '--delimiter',
-  '--arg-file',
-  '--max-lines',
-]);
-
 /** `alias ls='rm -rf /'`: what an alias will run is judged where it is defined. */
 function aliases(
   args: Word[],
@@ -338,149 +226,6 @@ function aliases(
     }
     return commandsOf(body, cwd ?? '/', home, depth + 1, [...via, `alias ${arg.text.slice(0, eq)}`]);
   });
-}
-
-const AWKS = new Set(['awk', 'gawk', 'mawk', 'nawk', 'original-awk']);
-const AWK_STRING = String.raw`"(?:[^"\\]|\\.)*"`;
-/** `system("…")`, `print … | "…"`, `"…" | getline`: a literal string (group 1) or an expression (group 2). */
-const AWK_RUNS = [
-  new RegExp(String.raw`\bsystem\s*\(\s*(?:(${AWK_STRING})\s*\)|([^)]*))`, 'g'),
-  new RegExp(
-    String.raw`\bprintf?\b[^;}\n|]*\|&?\s*(?:(${AWK_STRING})\s*(?=[;}\n]|$)|([^|;}\n][^;}\n]*))`,
-    'g',
-  ),
-  new RegExp(String.raw`(?:(${AWK_STRING})|([\w$)\]]+))\s*\|&?\s*getline\b`, 'g'),
-];
-
-/**
- * awk's `system(…)` and pipes run shell commands: a literal one is judged as a script; one built
- * at run time (`system("rm -rf " $1)`) is an eval of unknown text.
- */
-function awk(
-  simple: SimpleCommand,
-  name: string,
-  args: Word[],
-  home: string,
-  depth: number,
-  via: string[],
-  cwd: string | undefined,
-): Command[] {
-  const rest = skipOptions(args, new Set(['-F', '-v', '-f', '--field-separator', '--assign', '--file']));
-  if (args.some((a) => a.text === '-f' || a.text === '--file')) return [];
-  const program = rest[0]?.text ?? '';
-  const out: Command[] = [];
-  const chain = [...via, `${name} system`];
-  AWK_RUNS.forEach((pattern, kind) => {
-    for (const match of program.matchAll(pattern)) {
-      const literal = match[1];
-      const text = literal === undefined || (rest[0]?.dynamic ?? false) ? undefined : awkString(literal);
-      if (text !== undefined) {
-        // `print … | "sh"`: the command reads what awk prints, which the gate cannot know.
-        const found = commandsOf(text, cwd ?? '/', home, depth + 1, chain);
-        out.push(
-          ...(kind === 1 ? found.map((c) => ({ ...c, stdin: undefined, stdinUnknown: true })) : found),
-        );
-      } else {
-        const unknown: SimpleCommand = { words: [], redirects: [], stdinUnknown: false, cwd };
-        out.push(
-          command(unknown, 'eval', [{ text: UNKNOWN, dynamic: true, glob: false }], chain, false, cwd),
-        );
-      }
-    }
-  });
-  return out.map((c) => ({ ...c, env: c.env ?? simple.env }));
-}
-
-/** An awk string literal's text; undefined when its escapes are not JSON's. */
-function awkString(literal: string): string | undefined {
-  try {
-    return JSON.parse(literal) as string;
-  } catch {
-    return undefined;
-  }
-}
-
-/** `parallel [options] command ::: items`: the command once per item ({} replaced, or appended). */
-function parallel(
-  simple: SimpleCommand,
-  args: Word[],
-  home: string,
-  depth: number,
-  via: string[],
-  cwd: string | undefined,
-): Command[] {
-  const rest = skipOptions(
-    args,
-    new Set(['-j', '-S', '--jobs', '--sshlogin', '-a', '--arg-file', '--delay', '--joblog']),
-  );
-  const sep = rest.findIndex((a) => a.text === ':::' || a.text === '::::' || a.text === ':::+');
-  const words = sep < 0 ? rest : rest.slice(0, sep);
-  const items =
-    sep < 0 || rest[sep]?.text === '::::'
-      ? undefined
-      : rest.slice(sep + 1).filter((a) => !a.text.startsWith(':::'));
-  const chain = [...via, 'parallel'];
-  const run = (item: Word): Command[] => {
-    const has = words.some((w) => w.text.includes('{}'));
-    const filled = has
-      ? words.map((w) =>
-          w.text.includes('{}')
-            ? { ...w, text: w.text.replaceAll('{}', item.text), dynamic: w.dynamic || item.dynamic }
-            : w,
-        )
-      : [...words, item];
-    if (filled.some((w) => w.dynamic))
-      return unwrap(
-        { ...simple, words: filled, stdin: undefined, stdinUnknown: false, cwd },
-        home,
-        depth + 1,
-        chain,
-      );
-    // parallel hands its command line to a shell.
-    return commandsOf(filled.map((w) => w.text).join(' '), cwd ?? '/', home, depth + 1, chain);
-  };
-  if (items === undefined || items.length === 0)
-    return run({ text: UNKNOWN, dynamic: true, glob: false }).map((c) => ({ ...c, moreArgs: true }));
-  return items.slice(0, XARGS_ITEMS).flatMap(run);
-}
-
-function known(text: string): Word {
-  return { text, dynamic: false, glob: false };
-}
-
-/** `find … -exec rm -rf {} \;`: the command run on each match, with `{}` unknown. */
-function findExec(find: Command, home: string, depth: number): Command[] {
-  const out: Command[] = [];
-  const args = find.args;
-  for (let i = 0; i < args.length; i++) {
-    const flag = args[i]?.text;
-    if (flag !== '-exec' && flag !== '-execdir' && flag !== '-ok' && flag !== '-okdir') continue;
-    const end = args.findIndex((a, j) => j > i && (a.text === ';' || a.text === '+'));
-    // `{}` is some entry below one of find's starting points: one command per starting point.
-    for (const root of findRoots(args)) {
-      const inner = args
-        .slice(i + 1, end < 0 ? undefined : end)
-        .map((w) =>
-          w.text === '{}'
-            ? { text: `${root.text.replace(/\/+$/, '')}/*`, dynamic: root.dynamic, glob: true }
-            : w,
-        );
-      const simple: SimpleCommand = { words: inner, redirects: [], stdinUnknown: false, cwd: find.cwd };
-      out.push(...unwrap(simple, home, depth + 1, [...find.via, `find ${flag}`]));
-    }
-    if (end < 0) break;
-    i = end;
-  }
-  return out;
-}
-
-/** find's starting points: the operands before the first test or action (`.` when none). */
-export function findRoots(args: Word[]): Word[] {
-  const first = args.findIndex(
-    (a) => !a.dynamic && (a.text.startsWith('-') || a.text === '!' || a.text === '('),
-  );
-  const roots = first < 0 ? args : args.slice(0, first);
-  return roots.length === 0 ? [{ text: '.', dynamic: false, glob: false }] : roots;
 }
 
 /** `docker exec [options] container command…`, `kubectl exec pod -- command…`: the command run inside. */
@@ -529,15 +274,4 @@ function envArgs(
     else break;
   }
   return { rest: args.slice(i), cwd };
-}
-
-function skipOptions(args: Word[], withValue: Set<string>): Word[] {
-  let i = 0;
-  for (; i < args.length; i++) {
-    const text = args[i]?.text ?? '';
-    if (text === '--') return args.slice(i + 1);
-    if (!text.startsWith('-') || text === '-') break;
-    if (withValue.has(text)) i++;
-  }
-  return args.slice(i);
 }

@@ -52,7 +52,8 @@ export const RepoConfig = z
       })
       .strict()
       .optional(),
-    // Work items (issue 12): tracker links, auto-start after dependencies, committed or ignored files.
+    // Work items (decision 71, "Tasks are their own domain beside sessions"): tracker links, auto-start
+    // after dependencies, committed or ignored files.
     tasks: TasksSection.optional(),
     /** The destructive-action gate (src/policy): rule actions, the repository's own rules, writable folders. */
     policy: PolicySection.optional(),
@@ -65,11 +66,12 @@ export const RepoConfig = z
       })
       .strict()
       .optional(),
-    // Worktrees ready to work in (issue 15): agents, worktree, ports, env, cleanup.
+    // Worktrees ready to work in (decision 59, "Setup runs in the session's host"): agents, worktree,
+    // ports, env, cleanup.
     ...EnvironmentSections,
-    /** Scheduled and triggered agents (issue 16), by name. */
+    /** Scheduled and triggered agents (decision 116, "A routine's run is an ordinary session"), by name. */
     routines: RoutinesSection.optional(),
-    // Intervention triggers (issue 14): src/watchdog.
+    // Intervention triggers (decision 89, "The watchdog sits beside the sessions"): src/watchdog.
     ...WatchdogSection,
     /** Sessions' branches and uncommitted work pushed to a shared remote at turn ends (src/sync). */
     sync: SyncSection.optional(),

@@ -1,9 +1,9 @@
 /**
- * One routine's definition (issue 16), the same whether it comes from `baton routine add` or
- * from the `routines` section of `.baton/config.json`: when it runs (a cron schedule in a time
- * zone, or a trigger), which agent runs it, and what it is told (a shipped template, a prompt,
- * or a prompt file in the repository). The cron expression and the time zone are checked where
- * they are used (src/routines/schedule.ts), so a bad one is named there.
+ * One routine's definition (decision 116, "A routine's run is an ordinary session"), the same whether
+ * it comes from `baton routine add` or from the `routines` section of `.baton/config.json`: when it
+ * runs (a cron schedule in a time zone, or a trigger), which agent runs it, and what it is told (a
+ * shipped template, a prompt, or a prompt file in the repository). The cron expression and the time
+ * zone are checked where they are used (src/routines/schedule.ts), so a bad one is named there.
  */
 import { z } from 'zod';
 import { AGENT_IDS, PERMISSION_MODES } from '../events/vocabulary.js';

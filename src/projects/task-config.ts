@@ -1,4 +1,7 @@
-/** The `tasks` section of `.baton/config.json` (issue 12): tracker links, auto-start, and whether Baton's files are committed. */
+/**
+ * The `tasks` section of `.baton/config.json` (decision 71, "Tasks are their own domain beside
+ * sessions"): tracker links, auto-start, and whether Baton's files are committed.
+ */
 import { z } from 'zod';
 
 export const TasksSection = z

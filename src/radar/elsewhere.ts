@@ -1,9 +1,10 @@
 /**
- * Other machines' sessions in the radar (issue 20): their work is what their machines last pushed
- * to the shared remote, fetched into this machine's checkout of the same repository. A fetch is a
- * network round trip per repository, so it runs only when some member's `version` (its view, and
- * the last push its machine announced) changed since the last fetch, or a member is new; a member
- * whose work was not there is asked again when its version next changes, not on every pass.
+ * Other machines' sessions in the radar (decision 144, "The radar and review groups see other machines'
+ * sessions"): their work is what their machines last pushed to the shared remote, fetched into this
+ * machine's checkout of the same repository. A fetch is a network round trip per repository, so it runs
+ * only when some member's `version` (its view, and the last push its machine announced) changed since
+ * the last fetch, or a member is new; a member whose work was not there is asked again when its version
+ * next changes, not on every pass.
  */
 import { errorMessage } from '../shared/errors.js';
 import { createLogger } from '../shared/log.js';

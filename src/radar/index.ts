@@ -2,7 +2,7 @@
  * The conflict radar: which live sessions will collide with each other and with their moving
  * base, before anyone merges — files, hunks, hot (the same lines, or a real merge conflict) or
  * soft (the same file, other lines), with the other side's diff. Shapes are in `api/conflicts.ts`,
- * events in `events/workspace.ts` (`radar.*`).
+ * events in `events/workspace/radar.ts` (`radar.*`).
  */
 import type { WorkspaceBus } from '../bus/index.js';
 import type { Db } from '../store/db.js';

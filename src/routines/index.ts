@@ -1,6 +1,7 @@
 /**
- * Routines (issue 16): scheduled and triggered agents that run as ordinary Baton sessions with
- * the workspace brief, report findings to the inbox, and archive quiet runs.
+ * Routines (decision 116, "A routine's run is an ordinary session"): scheduled and triggered agents
+ * that run as ordinary Baton sessions with the workspace brief, report findings to the inbox, and
+ * archive quiet runs.
  */
 export { NOTHING_TO_REPORT, workspaceBrief } from './brief.js';
 export { describeWhen, RoutineNotFoundError } from './definitions.js';

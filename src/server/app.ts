@@ -28,8 +28,9 @@ import { BatonError, DiskFullError, errorMessage, formatIssues, isDiskFull } fro
 import { MergeService } from '../merge/index.js';
 import { McpService } from '../mcp/index.js';
 import type { Db } from '../store/db.js';
+import { ApprovalService } from '../approvals/index.js';
 import { PolicyService } from '../policy/index.js';
-import { sqliteSettings } from '../settings/index.js';
+import { sqliteSettings, type AllowRuleRow } from '../settings/index.js';
 import type { AttemptService } from '../attempts/index.js';
 import { createLogger } from '../shared/log.js';
 import { ConflictRadar } from '../radar/index.js';
@@ -99,14 +100,19 @@ export interface AppOptions {
   review?: ReviewService;
   /** Scheduled and triggered agents (src/routines); without it, the routine endpoints answer that they are off. */
   routines?: RoutineService;
-  /** Tasks (issue 12); made on the manager's bus when not given (its watch then not started). */
+  /**
+   * Tasks (decision 71, "Tasks are their own domain beside sessions"); made on the manager's bus when
+   * not given (its watch then not started).
+   */
   tasks?: TaskService;
   /** What agents ask through Baton's MCP server; made on `db` when not given. */
   mcp?: McpService;
   /** The store, for the MCP service's search and records when `mcp` is not given. */
   db?: Db;
-  /** The gate's rules and allow rules (src/policy); made over the manager's store when not given. */
-  policy?: PolicyService;
+  /** The gate's rules (src/policy); made over `approvals` when not given. */
+  policy?: PolicyService<AllowRuleRow>;
+  /** Allow rules and answering approvals (src/approvals); made over the manager's store when not given. */
+  approvals?: ApprovalService;
   /** Budgets, alerts and cost (src/watchdog); without it, those endpoints answer that it is off. */
   watchdog?: Watchdog;
   /** Transcripts, search, handoff and import (src/context); made on the manager's database when not given. */
@@ -115,7 +121,10 @@ export interface AppOptions {
   sync?: SyncService;
   /** The machines serving the workspace (src/server/cluster.ts); without it, that endpoint answers that it is off. */
   workers?: () => Promise<WorkersView>;
-  /** The other machines' sessions when the workspace is shared (issue 20). */
+  /**
+   * The other machines' sessions when the workspace is shared (decision 127, "A shared workspace in the
+   * supervisor").
+   */
   remote?: () => RemoteSessions | undefined;
   /** Where a dispatch may go: this machine's name, and other machines when the workspace is shared. */
   placing?: Placing;
@@ -172,14 +181,15 @@ export function createApp(options: AppOptions): Hono {
 
   mount(app, DAEMON, daemonHandlers(options));
   mount(app, DOCTOR, doctorHandlers(manager, options.status));
-  const policy =
-    options.policy ?? new PolicyService(manager, sqliteSettings(manager.db).allowRules, manager.bus);
+  const approvals =
+    options.approvals ?? new ApprovalService(manager, sqliteSettings(manager.db).allowRules, manager.bus);
+  const policy = options.policy ?? new PolicyService(approvals);
   const watchdog = options.watchdog;
   const warnings =
     watchdog === undefined
       ? undefined
       : (session: { agent: string }) => watchdog.budgets.dispatchWarnings(session).map((w) => w.text);
-  mount(app, SESSIONS, sessionHandlers(manager, policy, warnings, options.remote, options.placing));
+  mount(app, SESSIONS, sessionHandlers(manager, approvals, warnings, options.remote, options.placing));
   mount(app, HISTORY, historyHandlers(manager, options.remote));
   mount(app, WORKSPACE, workspaceHandlers(manager.bus));
   mount(
@@ -216,7 +226,7 @@ export function createApp(options: AppOptions): Hono {
     MCP,
     mcpHandlers(options.mcp ?? new McpService({ db: options.db, sessions: manager, bus: manager.bus })),
   );
-  mount(app, POLICY, policyHandlers(policy));
+  mount(app, POLICY, policyHandlers(policy, approvals));
   mount(app, WATCHDOG, watchdogHandlers(options.watchdog));
   const context =
     options.context ??

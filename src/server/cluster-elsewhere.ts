@@ -1,10 +1,10 @@
 /**
- * Other machines' sessions for this machine's radar and review (issue 20): `ElsewhereWork`'s
- * members and their pushed work, read through one shared `ElsewhereSnapshots`, so the two fetch
- * once between them and only when something changed. A member's version is its view (updated
- * at each state change and event) and the last push its machine announced on the relayed bus: a
- * push lands after the turn end that caused it, so the view alone would miss the work it pushed.
- * Loaded only when the workspace is shared.
+ * Other machines' sessions for this machine's radar and review (decision 127, "A shared workspace in
+ * the supervisor"): `ElsewhereWork`'s members and their pushed work, read through one shared
+ * `ElsewhereSnapshots`, so the two fetch once between them and only when something changed. A member's
+ * version is its view (updated at each state change and event) and the last push its machine announced
+ * on the relayed bus: a push lands after the turn end that caused it, so the view alone would miss the
+ * work it pushed. Loaded only when the workspace is shared.
  */
 import { isRelayed, type WorkspaceBus } from '../bus/index.js';
 import { ElsewhereSnapshots, type ElsewhereSource } from '../radar/index.js';

@@ -1,10 +1,11 @@
 /**
- * What this machine holds in the shared store, and what it lets go (issue 20, decision 136). At
- * start it takes back the placements of the sessions it still runs and fails the rest, so another
- * machine can respawn them; with every heartbeat it sends the placements it runs, and a session
- * whose placement the store says is no longer its own (reaped while this machine was cut off or
- * frozen) is taken back when nobody respawned it, else stopped here, its worktree and transcript
- * kept: two agents writing one branch is the worst outcome. Loaded only when a store is configured.
+ * What this machine holds in the shared store, and what it lets go (decision 136, "A machine that lost
+ * its placements lets them go"). At start it takes back the placements of the sessions it still runs
+ * and fails the rest, so another machine can respawn them; with every heartbeat it sends the placements
+ * it runs, and a session whose placement the store says is no longer its own (reaped while this machine
+ * was cut off or frozen) is taken back when nobody respawned it, else stopped here, its worktree and
+ * transcript kept: two agents writing one branch is the worst outcome. Loaded only when a store is
+ * configured.
  */
 import type {
   Claimer,

@@ -1,6 +1,6 @@
 /**
- * Landing another machine's session from here (issue 20, "branches through the remote"; decision
- * 143). Its machine is asked to hand it over — commit its uncommitted work on its branch, as a
+ * Landing another machine's session from here (decision 143,
+ * "Another machine's session lands here"). Its machine is asked to hand it over — commit its uncommitted work on its branch, as a
  * local merge does, and push it now — then this machine fetches the pushed branch into its own
  * checkout of the repository and lands it through its own merge queue, onto its own base. A
  * conflict or a failed check goes back to the session as a reply through its machine; a landing

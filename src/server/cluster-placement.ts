@@ -1,5 +1,5 @@
 /**
- * Sessions placed on another machine (issue 20, decision 128). The dispatching side stores the
+ * Sessions placed on another machine (decision 128, "`dispatch --on`"). The dispatching side stores the
  * request and the repository's identity (remote URL, base) beside a pg-boss placement and waits
  * for the outcome; every clustered supervisor claims placements while its session manager has
  * free slots, runs each in a local clone of the repository and writes the outcome back. Every

@@ -1,9 +1,9 @@
 /**
- * Sessions across machines (issue 20, decision 126): this machine's sessions published to the
- * shared log as they change (their views, coalesced, and their events), the other machines'
- * sessions kept from it, and a reply, approval or stop for another machine's session sent there
- * as a command it runs once with its own session manager; and the workspace bus relayed both ways
- * (decision 135). Loaded only when a store is configured.
+ * Sessions across machines (decision 126, "Every machine sees every session through the log"): this
+ * machine's sessions published to the shared log as they change (their views, coalesced, and their
+ * events), the other machines' sessions kept from it, and a reply, approval or stop for another
+ * machine's session sent there as a command it runs once with its own session manager; and the
+ * workspace bus relayed both ways (decision 135). Loaded only when a store is configured.
  */
 import type { SessionView } from '../api/index.js';
 import type { BatonEvent } from '../events/index.js';
@@ -133,7 +133,8 @@ export async function shareSessions(options: {
   });
 
   await mirror.start();
-  // The workspace bus's own events (tasks, merges, alerts…) both ways: streams here show the others' (decision 135).
+  // The workspace bus's own events (tasks, merges, alerts…) both ways: streams here show the others'
+  // (decision 135).
   const relay = new WorkspaceRelay({
     log: workspaceLog,
     machine: member.machine,
@@ -157,7 +158,8 @@ export async function shareSessions(options: {
     return { ...manager.view(session), machine: member.machine };
   });
   void commands.prune(COMMAND_KEEP_MS).catch(published('prune of old commands'));
-  // Retention (decision 142; storeRetentionDays): the shared log and the other machines' events copied here, at start and daily.
+  // Retention (decision 142; storeRetentionDays): the shared log and the other machines' events copied
+  // here, at start and daily.
   const prune = (): void => {
     void pruneSharedLog(member.pool, keepMs)
       .then((count) => count > 0 && log.info('pruned the shared log', { rows: count }))

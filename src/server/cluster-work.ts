@@ -1,9 +1,9 @@
 /**
- * Another machine's sessions taken up by this machine's review, radar and merge (issue 20,
- * "branches through the remote"): each is seen as a member of this machine's own checkout of the
- * same repository (matched by the repository's identity every view carries), its work read from
- * what its machine pushed to the shared remote. A member's worktree is a path that never exists
- * here, so every domain reads its work from git objects, never from a folder.
+ * Another machine's sessions taken up by this machine's review, radar and merge (decision 143, "Another
+ * machine's session lands here"): each is seen as a member of this machine's own checkout of the same
+ * repository (matched by the repository's identity every view carries), its work read from what its
+ * machine pushed to the shared remote. A member's worktree is a path that never exists here, so every
+ * domain reads its work from git objects, never from a folder.
  */
 import { join } from 'node:path';
 import type { SessionView } from '../api/index.js';

@@ -1,7 +1,8 @@
 /**
- * The supervisor's side of a shared workspace (issue 20): with a store configured it joins the
- * cluster — loading the PostgreSQL driver only then — and answers `GET /api/workers` from the
- * store; without one it answers from this machine's own figures and nothing else changes.
+ * The supervisor's side of a shared workspace (decision 127, "A shared workspace in the supervisor"):
+ * with a store configured it joins the cluster — loading the PostgreSQL driver only then — and answers
+ * `GET /api/workers` from the store; without one it answers from this machine's own figures and nothing
+ * else changes.
  */
 import type { WorkersView } from '../api/workers.js';
 import type {

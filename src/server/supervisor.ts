@@ -14,6 +14,7 @@ import { createRadar } from '../radar/index.js';
 import { announceSupervisorPort, McpService } from '../mcp/index.js';
 import { sandboxStatus } from '../sandbox/index.js';
 import { MergeService } from '../merge/index.js';
+import { ApprovalService } from '../approvals/index.js';
 import { PolicyService } from '../policy/index.js';
 import { AttemptService } from '../attempts/index.js';
 import { ReviewService, watchGroups } from '../review/index.js';
@@ -192,11 +193,12 @@ export async function runSupervisor(env: NodeJS.ProcessEnv = process.env): Promi
   const settings = membership.settings() ?? sqliteSettings(db);
   // The hosts answer approvals an allow rule covers from a copy of the rules in the state folder
   // (decision 152); the state folder is also one of the user's places the gate guards.
-  const policy = new PolicyService(manager, settings.allowRules, manager.bus, {
+  const approvals = new ApprovalService(manager, settings.allowRules, manager.bus, {
     stateHome: home,
     onChange: (listener) => settings.onChange(listener),
   });
-  const unwatchPolicy = await policy.watch();
+  const policy = new PolicyService(approvals, { stateHome: home });
+  const unwatchPolicy = await approvals.watch();
   const unwatchGroups = watchGroups(manager.bus, review, (error) =>
     log.error('review groups refresh failed', { error: errorMessage(error) }),
   );
@@ -316,6 +318,7 @@ export async function runSupervisor(env: NodeJS.ProcessEnv = process.env): Promi
       workspace: mcpWorkspace(context, tasks.service),
     }),
     policy,
+    approvals,
     watchdog,
     sync,
     workers: () => membership.view(),

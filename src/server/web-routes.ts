@@ -20,7 +20,10 @@ export interface WebOptions {
   manager: SessionManager;
   auth: BrowserAuth;
   port: () => number;
-  /** The other machines' sessions when the workspace is shared (issue 20). */
+  /**
+   * The other machines' sessions when the workspace is shared (decision 127, "A shared workspace in the
+   * supervisor").
+   */
   remote?: () => RemoteSessions | undefined;
 }
 

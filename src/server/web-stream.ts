@@ -23,7 +23,8 @@ const log = createLogger('http');
 
 /**
  * Every live session as the board shows it: the stream's first message, and what pages embed.
- * With the workspace shared (issue 20), each carries its machine, and the other machines' follow.
+ * With the workspace shared (decision 127, "A shared workspace in the supervisor"), each carries its
+ * machine, and the other machines' follow.
  */
 export function boardSnapshot(manager: SessionManager, remote?: RemoteSessions): StreamSnapshot {
   return { sessions: [...manager.list().map((s) => viewOf(manager, s, remote)), ...(remote?.list() ?? [])] };

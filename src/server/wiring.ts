@@ -141,8 +141,9 @@ export interface OtherMachinesWork {
 }
 
 /**
- * One `ElsewhereWork` read for the radar and the review when the workspace is shared (issue 20);
- * undefined when this machine is alone, which then loads none of it.
+ * One `ElsewhereWork` read for the radar and the review when the workspace is shared (decision 127, "A
+ * shared workspace in the supervisor"); undefined when this machine is alone, which then loads none of
+ * it.
  */
 export async function otherMachinesWork(
   manager: SessionManager,

@@ -1,8 +1,8 @@
 /**
- * Disk and cleanup across a repository's worktrees (issue 15): `du`, `gc` by the repository's
- * cleanup policy (archiving = `rm`: teardown, snapshot of uncommitted work, removal), the list
- * of snapshots, and `restore`. Nothing here deletes work without a snapshot: gc goes through
- * the same removal as `baton rm`, which snapshots first.
+ * Disk and cleanup across a repository's worktrees (decision 62, "Carried changes and restores go
+ * through a tree"): `du`, `gc` by the repository's cleanup policy (archiving = `rm`: teardown, snapshot
+ * of uncommitted work, removal), the list of snapshots, and `restore`. Nothing here deletes work
+ * without a snapshot: gc goes through the same removal as `baton rm`, which snapshots first.
  */
 import { existsSync } from 'node:fs';
 import { diskUse, pickForArchive, type GcDecision } from '../environments/index.js';

@@ -1,9 +1,9 @@
 /**
- * Where a dispatched session works (issue 15): a new worktree on `baton/<name>` (the default),
- * a new worktree continuing one of the user's branches (`--branch`), or the main checkout itself
- * (`--in-place`), for repositories where a second checkout does not fit. An in-place session
- * holds the checkout: while one is live (not completed or removed) a second is refused, so two
- * agents never write one checkout.
+ * Where a dispatched session works (decision 59, "Setup runs in the session's host"): a new worktree on
+ * `baton/<name>` (the default), a new worktree continuing one of the user's branches (`--branch`), or
+ * the main checkout itself (`--in-place`), for repositories where a second checkout does not fit. An
+ * in-place session holds the checkout: while one is live (not completed or removed) a second is
+ * refused, so two agents never write one checkout.
  */
 import type { z } from 'zod';
 import type { DispatchRequest } from '../api/index.js';

@@ -7,6 +7,7 @@ import { InvalidInputError, SessionStateError } from '../shared/errors.js';
 import { sessionPaths } from '../shared/paths.js';
 import type { SessionWithProject } from '../store/sessions.js';
 import { removeWorktree, type RemoveResult } from '../worktrees/index.js';
+import type { PendingApprovals } from '../approvals/index.js';
 import type { SessionsCore } from './core.js';
 import { RESPAWNABLE_STATES } from './state.js';
 
@@ -35,7 +36,11 @@ export class SessionCommands {
   /** The command in progress on each session, which the next one on that session waits for. */
   private readonly inProgress = new Map<string, Promise<unknown>>();
 
-  constructor(private readonly core: SessionsCore) {}
+  constructor(
+    private readonly core: SessionsCore,
+    /** The approvals table's read side: which approval a session waits on. */
+    private readonly approvals: PendingApprovals,
+  ) {}
 
   /**
    * Runs `command` on the session once the commands before it on the same session have
@@ -128,11 +133,7 @@ export class SessionCommands {
     cwd?: string,
   ): Promise<SessionWithProject> {
     const session = this.core.resolve(ref, cwd);
-    if (
-      session.state !== 'needs_input' ||
-      session.state_reason_json === null ||
-      !session.state_reason_json.includes('"approval"')
-    ) {
+    if (this.approvals.waiting(session) === undefined) {
       const hint =
         session.state === 'needs_input'
           ? `; it is waiting for an answer: baton reply ${session.name} "…"`
@@ -172,7 +173,12 @@ export class SessionCommands {
     return this.exclusive(ref, cwd, (session) => this.stopNow(session));
   }
 
-  /** Stops a session for `reason`, not the user's (its placement was lost), worktree kept; one resting hostless is recorded stopped, one already ended left. */
+  /**
+   * Stops a session for `reason` rather than at the user's word (its machine lost the session's
+   * placement to another): the stopped state's note says why. A session with no host resting
+   * between turns is held stopped by the record, so a reply does not resume it here; one that
+   * already ended (failed, stopped, completed) is left as it is. Its worktree is kept.
+   */
   halt(sessionId: string, reason: string): Promise<SessionWithProject> {
     return this.exclusive(sessionId, undefined, async (session) => {
       if (this.core.isRunning(session)) await this.core.hosts.stop(session, reason);
@@ -288,7 +294,10 @@ export class SessionCommands {
     };
   }
 
-  /** The repository's teardown commands, in the worktree while it still exists (issue 15). */
+  /**
+   * The repository's teardown commands, in the worktree while it still exists (decision 59, "Setup runs
+   * in the session's host").
+   */
   private async teardown(session: SessionWithProject): Promise<string[]> {
     const dir = sessionPaths(this.core.home, session.id).dir;
     const plan = readPlan(dir, session.worktree);

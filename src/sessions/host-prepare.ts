@@ -1,8 +1,8 @@
 /**
- * The host's part of making a worktree ready (issue 15): while the session is `preparing`, run
- * its environment plan (src/environments) and record each step and its output as session
- * events, so `baton logs -f`, `baton attach` and the page show progress live. The whole output
- * is also kept in `setup.log` in the session's folder. A session whose log already holds a
+ * The host's part of making a worktree ready (decision 59, "Setup runs in the session's host"): while
+ * the session is `preparing`, run its environment plan (src/environments) and record each step and its
+ * output as session events, so `baton logs -f`, `baton attach` and the page show progress live. The
+ * whole output is also kept in `setup.log` in the session's folder. A session whose log already holds a
  * successful `setup.finished` is not prepared again (a respawn after the agent failed).
  */
 import { appendFileSync, writeFileSync } from 'node:fs';

@@ -143,7 +143,8 @@ export class SessionHost {
     try {
       const adapter = await loadAdapter(this.spec.agent);
       // Loaded here, not at start: the shell parser costs ~80 ms, which a spare host pays while it waits.
-      const { allowRuleFor, readSessionPolicy, sessionGate } = await import('../policy/index.js');
+      const { readSessionPolicy, sessionGate } = await import('../policy/index.js');
+      const { allowRuleFor } = await import('../approvals/index.js');
       const { checkpointing } = await import('./checkpoints.js');
       const policy = readSessionPolicy(this.paths.dir, this.spec.cwd);
       const userHome = this.env.HOME ?? homedir();

@@ -63,7 +63,10 @@ export class HostSupervisor {
     return sendToSessionHost(this.options.home, sessionId, command);
   }
 
-  /** A session's environment: the user's, Baton's variables, then its leased ports and templated variables (issue 15). */
+  /**
+   * A session's environment: the user's, Baton's variables, then its leased ports and templated
+   * variables (decision 61, "Ports are leased in SQLite").
+   */
   sessionEnv(session: SessionWithProject): Record<string, string> {
     return {
       ...sessionEnvironment(this.options.env, session),
@@ -98,7 +101,8 @@ export class HostSupervisor {
           ...contextOf(this.options.contextFor, session),
           orphanMs: orphanMsFrom(this.options.env),
         },
-        // Its leased ports and templated variables (issue 15) on top of the user's environment.
+        // Its leased ports and templated variables (decision 61, "Ports are leased in SQLite") on top
+        // of the user's environment.
         this.sessionEnv(session),
         (pid) => store.setHostPid(session.id, pid),
       );

@@ -5,5 +5,5 @@
  * process (host*.ts) — are reached through here.
  */
 export { SessionManager } from './manager.js';
-export type { ManagerEvents, ManagerOptions } from './manager-options.js';
+export type { ManagerEvents, ManagerOptions } from './manager.js';
 export { ACTIVE_STATES } from './state.js';

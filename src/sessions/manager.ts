@@ -7,6 +7,7 @@ import { EventEmitter } from 'node:events';
 import type { z } from 'zod';
 import type { EnvironmentView } from '../api/environments.js';
 import type { DispatchRequest, PeekView, SessionView } from '../api/index.js';
+import { PendingApprovals } from '../approvals/index.js';
 import { WorkspaceBus } from '../bus/index.js';
 import type { BatonEvent } from '../events/index.js';
 import { Scheduler, type Gate } from '../scheduler/index.js';
@@ -27,17 +28,37 @@ import { HostSupervisor } from './hosts.js';
 import { Ingestor } from './ingest.js';
 import { ACTIVE_STATES } from './state.js';
 import { peekAt, toView } from './views.js';
-import { reviewCapacityGate } from './review-capacity.js';
+import { reviewCapacityGate, type ReviewCapacity } from './review-capacity.js';
 import { WorkSizes } from './work-sizes.js';
-import type { ManagerEvents, ManagerOptions } from './manager-options.js';
 
 const log = createLogger('sessions');
+
+/** What the session manager is made with. */
+export interface ManagerOptions {
+  home: string;
+  db: Db;
+  maxConcurrent: number;
+  /** The user's environment, the base of each session's own (see environment.ts). */
+  env: NodeJS.ProcessEnv;
+  /** Keep one host process loaded and waiting, to start sessions faster (default true). */
+  spareHost?: boolean;
+  /** A cap on the work waiting for review, which holds new dispatches queued (review-capacity.ts); none by default. */
+  reviewCapacity?: ReviewCapacity | undefined;
+  /** The workspace bus; one is made on the same database when not given. */
+  bus?: WorkspaceBus;
+}
+
+/** The events the manager emits: each session event as it is ingested, and a session's row changing. */
+export interface ManagerEvents {
+  event: [sessionId: string, event: BatonEvent];
+  session: [sessionId: string];
+}
 
 export class SessionManager extends EventEmitter<ManagerEvents> {
   readonly bus: WorkspaceBus;
   /** The size of each session's work, and the review queue. */
   readonly workSizes: WorkSizes;
-  /** Disk, cleanup, snapshots and restore (issue 15). */
+  /** Disk, cleanup, snapshots and restore (decision 59, "Setup runs in the session's host"). */
   readonly archive: Archive;
   /** Search over every session's events (src/context), indexed as they are ingested. */
   readonly search: SearchIndex;
@@ -89,7 +110,7 @@ export class SessionManager extends EventEmitter<ManagerEvents> {
       new PendingDispatchStore(options.db, this.store),
       new PortLeaseStore(options.db),
     );
-    this.commands = new SessionCommands(this.core);
+    this.commands = new SessionCommands(this.core, new PendingApprovals(options.db));
     this.archive = new Archive(this.core, this.commands);
     // A measured size may free (or fill) the review capacity: the queue is looked at again.
     this.workSizes = new WorkSizes(this, this.bus, undefined, () => this.reschedule(), options.home);
@@ -132,7 +153,10 @@ export class SessionManager extends EventEmitter<ManagerEvents> {
     return this.store.listRemoved();
   }
 
-  /** `baton env`: ports, variables, setup log and disk of one session (issue 15). */
+  /**
+   * `baton env`: ports, variables, setup log and disk of one session (decision 59, "Setup runs in the
+   * session's host").
+   */
   /** Baton's state folder. */
   get home(): string {
     return this.options.home;
@@ -225,7 +249,10 @@ export class SessionManager extends EventEmitter<ManagerEvents> {
     ).session;
   }
 
-  /** A dispatch from a task (issue 12): the session records the task it works on. */
+  /**
+   * A dispatch from a task (decision 71, "Tasks are their own domain beside sessions"): the session
+   * records the task it works on.
+   */
   dispatchForTask(request: z.output<typeof DispatchRequest>, taskId: number): Promise<SessionWithProject> {
     return dispatchSession(this.core, request, { taskId }).then((r) => r.session);
   }
@@ -351,7 +378,10 @@ export class SessionManager extends EventEmitter<ManagerEvents> {
   }
 
   // ── lifecycle ──────────────────────────────────────────────────────────────
-  /** After a start: undoes dispatches cut by a kill, re-attaches to hosts that kept running, then starts what is queued. */
+  /**
+   * After a start: undoes dispatches the last supervisor was killed in the middle of, re-attaches
+   * to hosts that kept running while it was away, then starts what is queued.
+   */
   async reattachAll(): Promise<void> {
     await this.reattach();
     await this.scheduler.run();

@@ -59,7 +59,8 @@ export type Trigger =
  */
 export const MOVES: Readonly<Record<SessionState, readonly SessionState[]>> = {
   queued: ['preparing', 'starting', 'stopped', 'failed', 'completed'],
-  // Copies, shared folders and setup commands (issue 15); a host that dies here is lost like any other.
+  // Copies, shared folders and setup commands (decision 59, "Setup runs in the session's host"); a host
+  // that dies here is lost like any other.
   preparing: ['starting', 'failed', 'stopped', 'completed'],
   starting: ['working', 'needs_input', 'ready_for_review', 'failed', 'stopped', 'completed'],
   // `starting` from mid-turn states: a host taking over from one that died unrecorded.

@@ -1,9 +1,9 @@
 /**
- * Workspace settings every machine of a workspace holds to (issue 20): allow rules and budgets,
- * and the watchdog's alerts, which every machine shows and any may acknowledge.
- * One interface, two stores: `sqliteSettings` (this machine's SQLite, the embedded default) and
- * the cluster's `PgSettings` (src/cluster/settings.ts, one PostgreSQL shared by every machine),
- * which pass the same suite (test/support/settings-suite.ts).
+ * Workspace settings every machine of a workspace holds to (decision 130, "Allow rules and budgets
+ * behind one store interface"): allow rules and budgets, and the watchdog's alerts, which every machine
+ * shows and any may acknowledge. One interface, two stores: `sqliteSettings` (this machine's SQLite,
+ * the embedded default) and the cluster's `PgSettings` (src/cluster/settings.ts, one PostgreSQL shared
+ * by every machine), which pass the same suite (test/support/settings-suite.ts).
  *
  * Everything is asynchronous so a shared store fits behind it; whoever reads on a hot path keeps
  * a copy and reloads it on `onChange`, which fires after every write through this store and, on

@@ -1,4 +1,7 @@
-/** The routines, routine_runs and routine_seen tables (issue 16). */
+/**
+ * The routines, routine_runs and routine_seen tables (decision 116, "A routine's run is an ordinary
+ * session").
+ */
 import type { Db } from './db.js';
 
 export interface RoutineRow {

@@ -39,7 +39,10 @@ export interface SessionRow {
   last_event_at: string | null;
   removed_at: string | null;
   snapshot_ref: string | null;
-  /** The task the session was started from (issue 12), if any. */
+  /**
+   * The task the session was started from (decision 71, "Tasks are their own domain beside sessions"),
+   * if any.
+   */
   task_id: number | null;
 }
 

@@ -1,4 +1,7 @@
-/** The tasks and task_dependencies tables (issue 12). Multi-row writes run in one transaction. */
+/**
+ * The tasks and task_dependencies tables (decision 71, "Tasks are their own domain beside sessions").
+ * Multi-row writes run in one transaction.
+ */
 import type { Db } from './db.js';
 import { TaskOutbox } from './task-outbox.js';
 

@@ -1,9 +1,10 @@
 /**
  * Another machine's sessions' work, read here from the shared remote as their last push left it
- * (issue 20: review, radar and merge from any machine). One fetch per repository brings every
- * pushed session branch and uncommitted-work snapshot under `refs/baton/remote/` (pruned of what
- * the remote no longer has); a session's work is then its branch tip and, when it had uncommitted
- * work, the snapshot's tree — the same `{ head, tree }` a local worktree's snapshot gives.
+ * (decision 144, "The radar and review groups see other machines' sessions", and decision 143, "Another
+ * machine's session lands here"). One fetch per repository brings every pushed session branch and
+ * uncommitted-work snapshot under `refs/baton/remote/` (pruned of what the remote no longer has); a
+ * session's work is then its branch tip and, when it had uncommitted work, the snapshot's tree — the
+ * same `{ head, tree }` a local worktree's snapshot gives.
  */
 import { remoteUrl } from '../merge/pr.js';
 import { DEFAULT_SYNC_REMOTE, loadRepoConfig } from '../projects/index.js';

@@ -43,7 +43,10 @@ export interface SyncServiceOptions {
   /** First wait after a failure (doubled per failure in a row, up to `maxBackoffMs`). */
   backoffMs?: number;
   maxBackoffMs?: number;
-  /** True for a session another machine took over (decision 136): never pushed, so two machines never push one branch. */
+  /**
+   * True for a session this machine no longer holds (another machine took its placement over,
+   * decision 136): it is never pushed, so two machines never push one branch.
+   */
   lost?: (sessionId: string) => boolean;
   /** The push itself (push.ts); replaceable for the backoff's unit test. */
   push?: (input: PushInput) => Promise<PushOutcome>;
@@ -104,7 +107,10 @@ export class SyncService {
     this.retries.clear();
   }
 
-  /** Runs `remove` (the worktree's removal) once a push reading it has its snapshot: no half-deleted tree is pushed, nor the session after. */
+  /**
+   * Runs `remove` (the session's worktree removal) once a push reading that worktree has taken
+   * its snapshot, so a half-deleted tree is never pushed; from then on the session is not pushed.
+   */
   async whileRemoving<T>(sessionId: string, remove: () => Promise<T>): Promise<T> {
     this.removed.add(sessionId);
     this.cancelRetry(sessionId);

@@ -1,10 +1,11 @@
 /**
- * Tasks (issue 12): work as a first-class object. A task has a title, a description, a scope,
- * a tracker reference, dependencies, the sessions that worked on it, a review state, and
- * decisions and notes kept as Markdown in the repository's `.baton/`. Its card sits in one of
- * six columns, moved by hand or by its sessions. Sessions started from it are told its context;
- * a task `--after` another waits, behind a scheduler gate, until the other lands. In a shared
- * workspace the tasks of a repository with a remote are the workspace's (`SharedTasks`, decision 147).
+ * Tasks (decision 71, "Tasks are their own domain beside sessions"): work as a first-class object. A
+ * task has a title, a description, a scope, a tracker reference, dependencies, the sessions that worked
+ * on it, a review state, and decisions and notes kept as Markdown in the repository's `.baton/`. Its
+ * card sits in one of six columns, moved by hand or by its sessions. Sessions started from it are told
+ * its context; a task `--after` another waits, behind a scheduler gate, until the other lands. In a
+ * shared workspace the tasks of a repository with a remote are the workspace's (`SharedTasks`, decision
+ * 147).
  */
 import type { WorkspaceBus } from '../bus/index.js';
 import type { Db } from '../store/db.js';

@@ -1,8 +1,9 @@
 /**
- * What an agent started from a task is told, besides Baton's own instructions (issue 12): the
- * task, its scope, its decisions and notes, the other sessions running and on what, and the
- * rules of parallel work. Handed over as system prompt (Claude) or developer instructions
- * (Codex) at each start, never written into the repository's CLAUDE.md or AGENTS.md.
+ * What an agent started from a task is told, besides Baton's own instructions (decision 75, "What a
+ * session started from a task is told, and when"): the task, its scope, its decisions and notes, the
+ * other sessions running and on what, and the rules of parallel work. Handed over as system prompt
+ * (Claude) or developer instructions (Codex) at each start, never written into the repository's
+ * CLAUDE.md or AGENTS.md.
  */
 import type { Entry } from './files.js';
 

@@ -1,5 +1,5 @@
 /**
- * Tasks shared by the machines of a workspace (issue 20, decision 147). The store the machines
+ * Tasks shared by the machines of a workspace (decision 147). The store the machines
  * share (`TaskLedger`, PostgreSQL in src/cluster/tasks.ts) is the truth for the tasks of a
  * repository with a remote; each machine's SQLite `tasks` and `task_dependencies` stay the read
  * model every synchronous read uses. `SharedTasks` routes the writes of shared repositories to

@@ -1,7 +1,8 @@
 /**
- * Starting sessions from a task (issue 12). `startTaskSessions` checks the task once, then
- * dispatches one session per attempt, each recording the task: the seam best-of-N calls with
- * several attempts. Each session is told its task's context at every start (`contextFor`).
+ * Starting sessions from a task (decision 71, "Tasks are their own domain beside sessions").
+ * `startTaskSessions` checks the task once, then dispatches one session per attempt, each recording the
+ * task: the seam best-of-N calls with several attempts. Each session is told its task's context at
+ * every start (`contextFor`).
  */
 import type { z } from 'zod';
 import type { DispatchRequest, SessionView } from '../api/index.js';

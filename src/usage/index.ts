@@ -1,7 +1,8 @@
 /**
- * Usage and cost (issue 14): every agent's tokens priced (the agent's own cost, else the price
- * table's, never $0 for an unknown model), summed by session, task, agent or day; burn rate and
- * time to exhaustion; the subscription windows agents report. Fed by the sessions' ingested events.
+ * Usage and cost (decision 85, "Cost is priced where it is read"): every agent's tokens priced (the
+ * agent's own cost, else the price table's, never $0 for an unknown model), summed by session, task,
+ * agent or day; burn rate and time to exhaustion; the subscription windows agents report. Fed by the
+ * sessions' ingested events.
  */
 import type { CostReport } from '../api/watchdog.js';
 import type { BatonEvent } from '../events/index.js';

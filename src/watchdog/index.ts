@@ -1,7 +1,8 @@
 /**
- * The watchdog (issue 14): budgets held as usage is ingested, intervention triggers raised as
- * alerts with their evidence (and a pause or stop when configured), and desktop notifications.
- * Usage and prices are src/usage; the destructive-action gate is src/policy.
+ * The watchdog (decision 89, "The watchdog sits beside the sessions"): budgets held as usage is
+ * ingested, intervention triggers raised as alerts with their evidence (and a pause or stop when
+ * configured), and desktop notifications. Usage and prices are src/usage; the destructive-action gate
+ * is src/policy.
  */
 export { Alerts, toView as alertView, type NewAlert } from './alerts.js';
 export { BudgetGuard, PAUSED_FOR_BUDGET } from './enforce.js';

@@ -1,7 +1,8 @@
 /**
- * The user's own Claude Code setup through the whole product (issue 15): the real `claude`,
- * dispatched by `baton` into a repository with a CLAUDE.md, a `.claude/settings.json` allow rule
- * and a `.baton/config.json` asking for a port, against the scripted model server.
+ * The user's own Claude Code setup through the whole product (decision 59, "Setup runs in the session's
+ * host"): the real `claude`, dispatched by `baton` into a repository with a CLAUDE.md, a
+ * `.claude/settings.json` allow rule and a `.baton/config.json` asking for a port, against the scripted
+ * model server.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -1,8 +1,8 @@
 /**
- * A session started from a task is told its context (issue 12): the real `claude` and the real
- * `codex`, started with `baton task start` against the scripted model server, receive the task,
- * its scope, its decisions and notes and the other running sessions in their instructions —
- * and the repository's CLAUDE.md and AGENTS.md stay untouched.
+ * A session started from a task is told its context (decision 75, "What a session started from a task
+ * is told, and when"): the real `claude` and the real `codex`, started with `baton task start` against
+ * the scripted model server, receive the task, its scope, its decisions and notes and the other running
+ * sessions in their instructions — and the repository's CLAUDE.md and AGENTS.md stay untouched.
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -1,8 +1,9 @@
 /**
- * Sessions across machines sharing one PostgreSQL (issue 20): two supervisors with their own
- * BATON_HOME, one running a scripted session; the other lists it (with its machine), peeks at
- * it, reads and follows its events, answers its question and its approval (one decision only,
- * however many machines answer), and stops it — each through the machine that runs it.
+ * Sessions across machines sharing one PostgreSQL (decision 127, "A shared workspace in the
+ * supervisor"): two supervisors with their own BATON_HOME, one running a scripted session; the other
+ * lists it (with its machine), peeks at it, reads and follows its events, answers its question and its
+ * approval (one decision only, however many machines answer), and stops it — each through the machine
+ * that runs it.
  */
 import { describe, expect, it } from 'vitest';
 import type { PeekView, SessionView } from '../../src/api/index.js';

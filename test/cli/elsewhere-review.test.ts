@@ -1,9 +1,9 @@
 /**
- * The conflict radar and the review groups across machines (issue 20, "branches through the
- * remote"): a session on beta and one on alpha edit the same lines of one file; each machine's
- * work reaches the shared remote at its turn end, and each machine's `baton conflicts` finds the
- * pair, naming the other machine; alpha's `baton review` groups beta's session with its own, and
- * a comment on beta's lines goes to it through beta.
+ * The conflict radar and the review groups across machines (decision 144, "The radar and review groups
+ * see other machines' sessions"; "branches through the remote"): a session on beta and one on alpha
+ * edit the same lines of one file; each machine's work reaches the shared remote at its turn end, and
+ * each machine's `baton conflicts` finds the pair, naming the other machine; alpha's `baton review`
+ * groups beta's session with its own, and a comment on beta's lines goes to it through beta.
  */
 import { describe, expect, it } from 'vitest';
 import type { Conflict, ConflictsView } from '../../src/api/conflicts.js';

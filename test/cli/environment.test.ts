@@ -1,7 +1,7 @@
 /**
- * Worktrees that are ready to work in (issue 15), through the real binary: copies, shared
- * folders, setup commands while `preparing`, ports and variables per session, teardown, and the
- * repository's config refused with the bad key named.
+ * Worktrees that are ready to work in (decision 59, "Setup runs in the session's host"), through the
+ * real binary: copies, shared folders, setup commands while `preparing`, ports and variables per
+ * session, teardown, and the repository's config refused with the bad key named.
  */
 import {
   existsSync,

@@ -1,10 +1,10 @@
 /**
- * What a machine that lost its placements does when it comes back (issue 20, decision 136): two
- * supervisors sharing a test PostgreSQL and a bare remote. Beta's supervisor is frozen (SIGSTOP;
- * its session hosts run on) until alpha reaps and respawns its session; thawed, beta's heartbeat
- * learns the placement is no longer its own and beta stops its copy, keeping its worktree, while
- * alpha's runs. A beta that restarts after its hosts died with it fails the placements it cannot
- * take back, so alpha can respawn them.
+ * What a machine that lost its placements does when it comes back (decision 136, "A machine that lost
+ * its placements lets them go"): two supervisors sharing a test PostgreSQL and a bare remote. Beta's
+ * supervisor is frozen (SIGSTOP; its session hosts run on) until alpha reaps and respawns its session;
+ * thawed, beta's heartbeat learns the placement is no longer its own and beta stops its copy, keeping
+ * its worktree, while alpha's runs. A beta that restarts after its hosts died with it fails the
+ * placements it cannot take back, so alpha can respawn them.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -1,5 +1,5 @@
 /**
- * `baton dispatch --on any|<machine>` (issue 20, decision 128): two supervisors sharing a test
+ * `baton dispatch --on any|<machine>` (decision 128, "`dispatch --on`"): two supervisors sharing a test
  * PostgreSQL and a bare git remote. A dispatch on a full machine runs on one with a free slot,
  * in a clone made from the remote; `--on` sends it to a named machine even when this one is
  * free; bad and unknown names, a repository without a remote and a machine that is not

@@ -1,5 +1,5 @@
 /**
- * The workspace bus across machines sharing one PostgreSQL (issue 20, decision 135): an event
+ * The workspace bus across machines sharing one PostgreSQL (decision 135): an event
  * published on beta (a task added from its CLI, in a repository with no remote: beta's own, though
  * numbered from the workspace's sequence, decision 147) reaches alpha's `baton events -f` marked with
  * beta's name, once; alpha's own events are not echoed back; a follower that comes back with its

@@ -1,5 +1,5 @@
 /**
- * Landing another machine's session from here (issue 20, "branches through the remote"): alpha
+ * Landing another machine's session from here (decision 143, "Another machine's session lands here"): alpha
  * asks beta to hand its session over (commit its work, push it now), fetches the pushed branch
  * and lands it on alpha's own base through alpha's merge queue; beta's session is retired. A
  * conflict goes back to beta's session as a reply. A machine that does not answer has its

@@ -1,7 +1,7 @@
 /**
- * What only a session's machine has, read from another machine (issue 20, decision 132): the
- * diff and changed files of its worktree, and its usage running totals. Alpha asks beta through
- * the shared store; beta answers from its own worktree and store.
+ * What only a session's machine has, read from another machine (decision 132, "Another machine's diff,
+ * changed files and usage"): the diff and changed files of its worktree, and its usage running totals.
+ * Alpha asks beta through the shared store; beta answers from its own worktree and store.
  */
 import { describe, expect, it } from 'vitest';
 import type { DiffStatView } from '../../src/api/history.js';

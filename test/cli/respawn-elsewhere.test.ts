@@ -1,5 +1,5 @@
 /**
- * A dead machine's placed sessions respawned on another (issue 20, decision 129): two supervisors
+ * A dead machine's placed sessions respawned on another (decision 129): two supervisors
  * sharing a test PostgreSQL and a bare remote, with sync pushing sessions' branches at turn ends.
  * Beta runs a placed session that commits a file; beta's supervisor and session hosts are
  * SIGKILLed; alpha's timer reaps the placement, shows the session failed naming beta, and

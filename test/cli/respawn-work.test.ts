@@ -1,8 +1,8 @@
 /**
- * A respawn brings back the uncommitted work too (issue 20, decision 136): beta's placed session
- * commits one file and leaves another uncommitted at its turn end, which sync pushes as its
- * branch and a snapshot; beta dies whole, and alpha's respawn lays the snapshot over the new
- * worktree as uncommitted changes before the agent starts, and says so.
+ * A respawn brings back the uncommitted work too (decision 136, "A machine that lost its placements
+ * lets them go"): beta's placed session commits one file and leaves another uncommitted at its turn
+ * end, which sync pushes as its branch and a snapshot; beta dies whole, and alpha's respawn lays the
+ * snapshot over the new worktree as uncommitted changes before the agent starts, and says so.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -1,9 +1,9 @@
 /**
- * Allow rules and budgets on a shared store (issue 20, decision 130): two supervisors sharing a
- * test PostgreSQL and a bare git remote hold to one set. A rule made in alpha's checkout answers
- * an approval in beta's clone of the same remote, and a revoke on beta is gone on alpha; a budget
- * set on alpha pauses a session on beta, whose alerts alpha lists and acknowledges, and raising it
- * on alpha resumes that session; a day budget counts both machines' spend.
+ * Allow rules and budgets on a shared store (decision 130, "Allow rules and budgets behind one store
+ * interface"): two supervisors sharing a test PostgreSQL and a bare git remote hold to one set. A rule
+ * made in alpha's checkout answers an approval in beta's clone of the same remote, and a revoke on beta
+ * is gone on alpha; a budget set on alpha pauses a session on beta, whose alerts alpha lists and
+ * acknowledges, and raising it on alpha resumes that session; a day budget counts both machines' spend.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -1,9 +1,9 @@
 /**
- * Tasks on a shared store (issue 20, decision 147): two supervisors sharing a test PostgreSQL and
- * a bare git remote hold one board for the repository. A task added in alpha's checkout is listed
- * in beta's clone under the same number, a move on beta is alpha's too (and alpha's page is told),
- * a removal on alpha is beta's; a task on beta waiting for alpha's starts once what alpha landed
- * reaches the remote, on that base.
+ * Tasks on a shared store (decision 147, "Tasks shared by the machines of a workspace"): two
+ * supervisors sharing a test PostgreSQL and a bare git remote hold one board for the repository. A task
+ * added in alpha's checkout is listed in beta's clone under the same number, a move on beta is alpha's
+ * too (and alpha's page is told), a removal on alpha is beta's; a task on beta waiting for alpha's
+ * starts once what alpha landed reaches the remote, on that base.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';

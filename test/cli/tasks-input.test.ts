@@ -1,6 +1,7 @@
 /**
- * Bad input to tasks through the real binary (issue 12): each refused with a clear message
- * naming the problem and the right exit code, and nothing half-made.
+ * Bad input to tasks through the real binary (decision 71, "Tasks are their own domain beside
+ * sessions"): each refused with a clear message naming the problem and the right exit code, and nothing
+ * half-made.
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -1,7 +1,8 @@
 /**
- * Tasks through the real binary (issue 12): scripted sessions started from tasks in real
- * repositories, a dependent task held until its prerequisite lands through the real merge queue,
- * `.baton/status.md` after every transition, decisions and notes as files, and the board live.
+ * Tasks through the real binary (decision 71, "Tasks are their own domain beside sessions"): scripted
+ * sessions started from tasks in real repositories, a dependent task held until its prerequisite lands
+ * through the real merge queue, `.baton/status.md` after every transition, decisions and notes as
+ * files, and the board live.
  */
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -1,6 +1,7 @@
 /**
- * The question in context (issue 12): the board and the inbox show the task title and tracker
- * reference next to a session's question, in a real browser against a real supervisor.
+ * The question in context (decision 75, "What a session started from a task is told, and when"): the
+ * board and the inbox show the task title and tracker reference next to a session's question, in a real
+ * browser against a real supervisor.
  */
 import type { Browser } from 'playwright-core';
 import { afterAll, describe, expect, it } from 'vitest';

@@ -1,9 +1,9 @@
 /**
- * The Tasks page (issue 12) in a real browser (Debian Chromium) against a real supervisor and
- * real repositories: cards moved with the mouse (HTML5 drag and drop) and the keyboard are seen
- * by the CLI (`task ls --json`, and live by `task ls --watch`); a move made in the CLI reaches an
- * open page through the stream without the page asking for the board again; tasks are added,
- * edited and started from the page, and bad input is refused with the supervisor's reason.
+ * The Tasks page (decision 110, "The kanban is a page of its own") in a real browser (Debian Chromium)
+ * against a real supervisor and real repositories: cards moved with the mouse (HTML5 drag and drop) and
+ * the keyboard are seen by the CLI (`task ls --json`, and live by `task ls --watch`); a move made in
+ * the CLI reaches an open page through the stream without the page asking for the board again; tasks
+ * are added, edited and started from the page, and bad input is refused with the supervisor's reason.
  */
 import type { ChildProcess } from 'node:child_process';
 import type { Browser, Page } from 'playwright-core';

@@ -1,9 +1,10 @@
 /**
- * The Tasks page's store (issue 12): the kanban's cards, fetched once when a page shows them and
- * then kept current from the board's one stream (`task.*` workspace events each carry the whole
- * card), so a move anywhere (the CLI, another page, a session changing state) reaches every open
- * page without asking again. A move made here is applied at once and then confirmed by the
- * supervisor's answer and its event; a refused one puts the board back as the supervisor has it.
+ * The Tasks page's store (decision 110, "The kanban is a page of its own"): the kanban's cards, fetched
+ * once when a page shows them and then kept current from the board's one stream (`task.*` workspace
+ * events each carry the whole card), so a move anywhere (the CLI, another page, a session changing
+ * state) reaches every open page without asking again. A move made here is applied at once and then
+ * confirmed by the supervisor's answer and its event; a refused one puts the board back as the
+ * supervisor has it.
  */
 import { useEffect, useSyncExternalStore } from 'react';
 import type { TaskBoard, TaskCard } from '../../src/api/tasks.js';

@@ -395,7 +395,7 @@ class ScriptedRun implements AgentRun {
     return `t${this.progress.turn}-${this.progress.step}-${this.toolSeq}`;
   }
 
-  /** After every step, so a respawn resumes there. */
+  /** Progress is saved after every step, so a respawn resumes there (progress.ts says how). */
   private save(): void {
     this.progressFile.save(this.progress);
   }

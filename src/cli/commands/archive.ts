@@ -1,4 +1,7 @@
-/** `baton du`, `baton gc [--dry-run]`, `baton snapshots`, `baton restore` (issue 15), `baton checkpoints` (decision 160). */
+/**
+ * `baton du`, `baton gc [--dry-run]`, `baton snapshots`, `baton restore` (decision 62, "Carried changes
+ * and restores go through a tree"), `baton checkpoints` (decision 160).
+ */
 import { client } from '../connect.js';
 import { printJson, type Context } from '../context.js';
 

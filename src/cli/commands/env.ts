@@ -1,4 +1,7 @@
-/** `baton env`: a session's ports, variables, setup log and disk use (issue 15). */
+/**
+ * `baton env`: a session's ports, variables, setup log and disk use (decision 59, "Setup runs in the
+ * session's host").
+ */
 import type { EnvironmentView } from '../../api/environments.js';
 import { client } from '../connect.js';
 import { printJson, type Context } from '../context.js';

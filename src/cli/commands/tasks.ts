@@ -44,7 +44,10 @@ export interface TaskStartFlags {
   script?: string;
   permissionMode?: PermissionMode;
   force?: boolean;
-  /** N attempts at the task, compared with `baton attempts show` (issue 12's best-of). */
+  /**
+   * N attempts at the task, compared with `baton attempts show` (decision 105, "Best-of and fan-out are
+   * attempt groups").
+   */
   bestOf?: string;
   agents?: string;
   json?: boolean;

@@ -1,4 +1,7 @@
-/** Worktree environments, disk and archives (issue 15): implements src/api/environments.ts. */
+/**
+ * Worktree environments, disk and archives (decision 59, "Setup runs in the session's host"):
+ * implements src/api/environments.ts.
+ */
 import type { ENVIRONMENTS } from '../../api/environments.js';
 import { SessionCheckpoints } from '../../sessions/checkpoints.js';
 import type { SessionManager } from '../../sessions/manager.js';

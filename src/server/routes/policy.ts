@@ -1,5 +1,6 @@
-/** The gate and allow rules: thin calls to the policy domain (src/policy). */
+/** The gate and allow rules: thin calls to the policy domain (src/policy) and approvals' allow rules (src/approvals). */
 import type { AllowRuleView, POLICY } from '../../api/policy.js';
+import type { ApprovalService } from '../../approvals/index.js';
 import type { PolicyService } from '../../policy/index.js';
 import { InvalidInputError } from '../../shared/errors.js';
 import type { AllowRuleRow } from '../../settings/index.js';
@@ -24,7 +25,10 @@ export function allowRuleView(row: AllowRuleRow): AllowRuleView {
   };
 }
 
-export function policyHandlers(policy: PolicyService): Handlers<typeof POLICY> {
+export function policyHandlers(
+  policy: PolicyService<AllowRuleRow>,
+  approvals: ApprovalService,
+): Handlers<typeof POLICY> {
   return {
     'GET /api/policy': async ({ cwd }) => {
       const view = await policy.view(needCwd(cwd));
@@ -53,7 +57,8 @@ export function policyHandlers(policy: PolicyService): Handlers<typeof POLICY> {
         worktree,
       };
     },
-    'POST /api/policy/allow': async ({ body, cwd }) => allowRuleView(await policy.allow(body, needCwd(cwd))),
-    'DELETE /api/policy/allow/:id': async ({ params }) => allowRuleView(await policy.revoke(params.id)),
+    'POST /api/policy/allow': async ({ body, cwd }) =>
+      allowRuleView(await approvals.allow(body, needCwd(cwd))),
+    'DELETE /api/policy/allow/:id': async ({ params }) => allowRuleView(await approvals.revoke(params.id)),
   };
 }

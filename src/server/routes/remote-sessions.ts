@@ -1,7 +1,7 @@
 /**
  * A session reference resolved on this machine first, then among the other machines' sessions
- * when the workspace is shared (issue 20); and what a peek shows of another machine's session,
- * from the events it published.
+ * when the workspace is shared (decision 127, "A shared workspace in the supervisor"); and what a peek
+ * shows of another machine's session, from the events it published.
  */
 import type { Context } from 'hono';
 import { streamSSE } from 'hono/streaming';

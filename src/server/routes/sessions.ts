@@ -1,6 +1,6 @@
 /** Sessions: thin calls to the SessionManager, answered as views. */
 import type { SESSIONS } from '../../api/sessions.js';
-import type { PolicyService } from '../../policy/index.js';
+import type { ApprovalService } from '../../approvals/index.js';
 import type { SessionManager } from '../../sessions/manager.js';
 import { checkWorkerName } from '../../shared/cluster-settings.js';
 import { InvalidInputError, SessionStateError } from '../../shared/errors.js';
@@ -20,12 +20,13 @@ export interface Placing {
 }
 
 /**
- * `remote`: the other machines' sessions when the workspace is shared (issue 20); a session
- * found there is shown, peeked and answered through its machine.
+ * `remote`: the other machines' sessions when the workspace is shared (decision 127, "A shared
+ * workspace in the supervisor"); a session found there is shown, peeked and answered through its
+ * machine.
  */
 export function sessionHandlers(
   manager: SessionManager,
-  policy: PolicyService,
+  approvals: ApprovalService,
   warnings: DispatchWarnings = () => [],
   remote: () => RemoteSessions | undefined = () => undefined,
   placing?: Placing,
@@ -133,8 +134,8 @@ export function sessionHandlers(
         );
       if (body.decision !== 'allow')
         throw new InvalidInputError('"Always" goes with allowing a call, not with denying it.');
-      // Approved, and an allow rule for its like in this repository (src/policy); refused where the gate asked.
-      await policy.approveAlways(params.ref, body.requestId, body.reason, cwd, 'approval');
+      // Approved, and an allow rule for its like in this repository (src/approvals); refused where the gate asked.
+      await approvals.approveAlways(params.ref, body.requestId, body.reason, cwd, 'approval');
       return envelope(manager.resolve(params.ref, cwd));
     },
     'POST /api/sessions/:ref/interrupt': async ({ params, cwd }) =>

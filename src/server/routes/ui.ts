@@ -23,7 +23,10 @@ export interface UiDeps {
   manager: SessionManager;
   auth: BrowserAuth;
   port: () => number;
-  /** The other machines' sessions when the workspace is shared (issue 20): on the board's stream too. */
+  /**
+   * The other machines' sessions when the workspace is shared (decision 127, "A shared workspace in the
+   * supervisor"): on the board's stream too.
+   */
   remote?: () => RemoteSessions | undefined;
 }
 

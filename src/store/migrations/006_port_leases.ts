@@ -1,6 +1,6 @@
 /**
- * Ports leased to sessions (issue 15). The port is the key, so no port is ever leased to two
- * sessions at once; a lease goes with its session (completed or removed).
+ * Ports leased to sessions (decision 61, "Ports are leased in SQLite"). The port is the key, so no port
+ * is ever leased to two sessions at once; a lease goes with its session (completed or removed).
  */
 export const sql = `
 CREATE TABLE port_leases (

@@ -1,8 +1,9 @@
 /**
- * Tasks (issue 12): the unit of work above sessions. A task's number is its id, global across
- * projects, so `baton task show 3` is never ambiguous. `rank` orders the cards inside a column;
- * `column_set_by` says whether a person (`hand`) or a linked session (`session`, `merge`) put
- * the card there (decision 72). A session started from a task records it in `sessions.task_id`.
+ * Tasks (decision 71, "Tasks are their own domain beside sessions"): the unit of work above sessions. A
+ * task's number is its id, global across projects, so `baton task show 3` is never ambiguous. `rank`
+ * orders the cards inside a column; `column_set_by` says whether a person (`hand`) or a linked session
+ * (`session`, `merge`) put the card there (decision 72). A session started from a task records it in
+ * `sessions.task_id`.
  */
 export const sql = `
 CREATE TABLE tasks (

@@ -1,6 +1,7 @@
 /**
- * The watchdog's tables (issue 14): budgets, the alerts it raised, and the workspace events a
- * desktop notification was already sent for (so a restart never notifies twice).
+ * The watchdog's tables (decision 89, "The watchdog sits beside the sessions"): budgets, the alerts it
+ * raised, and the workspace events a desktop notification was already sent for (so a restart never
+ * notifies twice).
  */
 export const sql = `
 CREATE TABLE budgets (

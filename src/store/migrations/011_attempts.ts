@@ -1,9 +1,9 @@
 /**
- * Attempt groups (issue 12): several sessions started as one piece of work. A best-of group runs
- * one prompt N times (any mix of agents) for a person to compare and pick from; a fan-out splits
- * a list of items into batches, one session per batch, a failed batch retried once. A member row
- * is one session of the group: its attempt or batch number (`slot`) and, for a retried batch,
- * its try (1, then 2).
+ * Attempt groups (decision 105, "Best-of and fan-out are attempt groups"): several sessions started as
+ * one piece of work. A best-of group runs one prompt N times (any mix of agents) for a person to
+ * compare and pick from; a fan-out splits a list of items into batches, one session per batch, a failed
+ * batch retried once. A member row is one session of the group: its attempt or batch number (`slot`)
+ * and, for a retried batch, its try (1, then 2).
  */
 export const sql = `
 CREATE TABLE attempt_groups (

@@ -1,8 +1,8 @@
 /**
- * Routines (issue 16): scheduled and triggered agents. A routine's next run time is stored
- * before a run starts, so a supervisor killed mid-fire neither loses nor repeats it; every run,
- * skipped and missed ones included, is a row of its history. `routine_seen` remembers what a
- * template already reported (a TODO made a task once stays made).
+ * Routines (decision 116, "A routine's run is an ordinary session"): scheduled and triggered agents. A
+ * routine's next run time is stored before a run starts, so a supervisor killed mid-fire neither loses
+ * nor repeats it; every run, skipped and missed ones included, is a row of its history. `routine_seen`
+ * remembers what a template already reported (a TODO made a task once stays made).
  */
 export const sql = `
 CREATE TABLE routines (

@@ -1,8 +1,8 @@
 /**
- * Other machines' workspace events (issue 20, the relay): stored beside this machine's own with
- * the machine they came from and their seq in the shared log (unique, so reading one twice
- * stores it once). They take a local seq on arrival, so a stream's cursor stays one number.
- * `relay_cursors` keeps how far this machine's own events were relayed, and where it began
+ * Other machines' workspace events (decision 135, "The workspace bus across machines"): stored beside
+ * this machine's own with the machine they came from and their seq in the shared log (unique, so
+ * reading one twice stores it once). They take a local seq on arrival, so a stream's cursor stays one
+ * number. `relay_cursors` keeps how far this machine's own events were relayed, and where it began
  * reading the others'.
  */
 export const sql = `

@@ -1,8 +1,9 @@
 /**
- * The Tasks page (issue 12): the kanban. Columns Backlog → Done; a card moves by dragging it
- * (HTML5 drag and drop: no library needed for lists this simple) or from the keyboard (see
- * kanban-keys.ts, listed in the page's help). Everything shown comes from the tasks store, which
- * the board's one stream keeps current, and the sessions' live states from the board itself.
+ * The Tasks page (decision 110, "The kanban is a page of its own"): the kanban. Columns Backlog → Done;
+ * a card moves by dragging it (HTML5 drag and drop: no library needed for lists this simple) or from
+ * the keyboard (see kanban-keys.ts, listed in the page's help). Everything shown comes from the tasks
+ * store, which the board's one stream keeps current, and the sessions' live states from the board
+ * itself.
  */
 import { startTransition, useEffect, useMemo, useRef, useState } from 'react';
 import { useBoard } from '../board.js';

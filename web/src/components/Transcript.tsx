@@ -300,7 +300,8 @@ function Entry({ event }: { event: BatonEvent }) {
           </span>
         </div>
       );
-    // The worktree being made ready (issue 15): each step, its output live, and the outcome.
+    // The worktree being made ready (decision 59, "Setup runs in the session's host"): each step, its
+    // output live, and the outcome.
     case 'setup.step':
       return (
         <div className="approval-entry">

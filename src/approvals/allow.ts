@@ -4,7 +4,7 @@
  * only a tool allows every call of that tool. A call the gate asked about is never matched —
  * the gate wins — and neither is a command that does not parse.
  */
-import { commandsOf, type Command } from './unwrap.js';
+import { commandsOf, type Command, type PendingCall } from '../policy/index.js';
 
 export interface AllowRule {
   id: number;
@@ -12,13 +12,7 @@ export interface AllowRule {
   pattern: string | null;
 }
 
-export interface PendingCall {
-  tool: string;
-  kind?: string | undefined;
-  input: string;
-  /** The gate's rule, when the gate made this call an approval. */
-  gate?: string | undefined;
-}
+export type { PendingCall };
 
 export function matchAllowRule<R extends AllowRule>(
   rules: readonly R[],

@@ -1,0 +1,3 @@
+export const PLACES: string[];
+export const CITATION: RegExp;
+export function citations(text: string): string[];
