@@ -47,6 +47,8 @@ export type DispatchRequest = z.input<typeof DispatchRequest>;
 
 /** A dispatch through the API may name where it runs (issue 20); other dispatchers (tasks, routines) run here. */
 export const PlacedDispatchRequest = DispatchRequest.extend({
+  /** Absent: the configured agent, else the one installed (decision 185); never the scripted one by itself. */
+  agent: AgentName.optional(),
   on: z
     .string()
     .min(1)
