@@ -10,10 +10,16 @@ import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { SessionView } from '../../src/api/index.js';
-import { TestBaton } from '../support/baton.js';
+import { BIN, TestBaton } from '../support/baton.js';
+import { Terminal } from '../support/tmux.js';
 
 let t: TestBaton | undefined;
-afterEach(() => t?.cleanup());
+let term: Terminal | undefined;
+afterEach(() => {
+  term?.close();
+  term = undefined;
+  t?.cleanup();
+});
 
 const gitDir = dirname(execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim());
 
@@ -108,6 +114,34 @@ describe('the agent a dispatch runs when it names none', () => {
     );
     await t.ok(['config', 'unset', 'agent']);
     expect((await t.ok(['config', 'get', 'agent'])).trim()).toBe('agent is not set');
+  });
+
+  it('asks once on a terminal which installed agent to run, saves the answer and runs it', async () => {
+    const made = batonWith(['claude', 'codex'], { ANTHROPIC_API_KEY: 'sk-test', OPENAI_API_KEY: 'sk-test' });
+    t = made.t;
+    await t.ok(['daemon', 'start']); // the supervisor with this test's environment, as the pane's would be
+    term = new Terminal(
+      t.root,
+      'ask',
+      [process.execPath, BIN, 'dispatch', 'fix the bug', '--name', 'asked'],
+      {
+        cwd: made.repo,
+        env: t.env,
+        columns: 200,
+      },
+    );
+    await term.waitFor('Which one should Baton run?');
+    expect(term.screen()).toMatch(/1\) claude .*stub-bin\/claude\n\s+2\) codex /);
+    term.type('2');
+    term.keys('Enter');
+    await term.waitFor('Dispatched asked');
+    expect(term.screen()).toContain('Saved: codex runs when no --agent is given');
+    expect(JSON.parse(readFileSync(join(t.home, 'config.json'), 'utf8'))).toEqual({ agent: 'codex' });
+    expect((await sessions(t, made.repo)).map((s) => [s.name, s.agent])).toEqual([['asked', 'codex']]);
+    // Asked once: the next dispatch, even from a script, runs the saved choice.
+    const next = await t.run(['dispatch', 'and the other bug', '--json'], { cwd: made.repo });
+    expect(next.code, next.stderr).toBe(0);
+    expect(next.stderr).toContain(`running codex (config.json's "agent")`);
   });
 
   it('the terminal board and the page send no agent when the form leaves it blank', async () => {
