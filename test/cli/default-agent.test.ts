@@ -51,6 +51,17 @@ describe('the agent a dispatch runs when it names none', () => {
     expect(run.stderr).toContain('baton config set agent');
     expect(run.stderr).toContain('--agent scripted');
     expect(await sessions(t, made.repo)).toEqual([]);
+    // Several at once (best-of, fan-out) the same: no scripted sessions nobody asked for.
+    writeFileSync(join(t.root, 'items.txt'), 'a\nb\n');
+    for (const many of [
+      ['dispatch', 'fix the bug', '--best-of', '2'],
+      ['fanout', join(t.root, 'items.txt'), '--prompt', 'fix each'],
+    ]) {
+      const refused = await t.run(many, { cwd: made.repo });
+      expect(refused.code, many.join(' ')).not.toBe(0);
+      expect(refused.stderr).toMatch(/No agent is chosen and none is installed.*baton config set agent/);
+    }
+    expect(await sessions(t, made.repo)).toEqual([]);
     // The way out it names works.
     const scripted = await t.run(['dispatch', 'fix the bug', '--agent', 'scripted'], { cwd: made.repo });
     expect(scripted.code, scripted.stderr).toBe(0);

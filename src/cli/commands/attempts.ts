@@ -256,7 +256,7 @@ export type { GroupSummary };
  * The agent of every attempt when none is named: the configured one, else the one installed
  * (decision 185); a choice among several is the person's, made with --agents or baton config.
  */
-async function configuredAgent(ctx: Context): Promise<string> {
+export async function configuredAgent(ctx: Context): Promise<string> {
   const report = await (await client(ctx)).call('GET /api/agents');
   if (report.configured !== null) return report.configured.agent;
   const installed = report.agents.filter((a) => a.path !== undefined);
