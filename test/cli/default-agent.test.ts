@@ -53,9 +53,11 @@ describe('the agent a dispatch runs when it names none', () => {
     expect(await sessions(t, made.repo)).toEqual([]);
     // Several at once (best-of, fan-out) the same: no scripted sessions nobody asked for.
     writeFileSync(join(t.root, 'items.txt'), 'a\nb\n');
+    await t.ok(['task', 'add', 'fix the bug'], { cwd: made.repo });
     for (const many of [
       ['dispatch', 'fix the bug', '--best-of', '2'],
       ['fanout', join(t.root, 'items.txt'), '--prompt', 'fix each'],
+      ['task', 'start', '1'],
     ]) {
       const refused = await t.run(many, { cwd: made.repo });
       expect(refused.code, many.join(' ')).not.toBe(0);
