@@ -6,6 +6,9 @@ export default defineConfig({
     // Integration tests start real processes; two workers suit the 2-core CI machine.
     pool: 'forks',
     maxWorkers: 2,
+    // A dispatch that names no agent runs the scripted one in tests, in-process servers included
+    // (decision 185); test/support/baton.ts sets the same for the supervisors it starts.
+    env: { BATON_AGENT: 'scripted' },
     testTimeout: 60_000,
     hookTimeout: 60_000,
     reporters: ['default', './test/support/summary-reporter.ts'],

@@ -18,6 +18,7 @@ export type {
   ToolKind,
 } from './types.js';
 export { BATON_MCP_SERVER } from './types.js';
+export { findOnPath, isExecutable } from './locate.js';
 export { AGENT_IDS } from '../events/vocabulary.js';
 
 const loaders: Record<AgentId, () => Promise<AgentAdapter>> = {

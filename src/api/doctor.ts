@@ -1,5 +1,6 @@
 /** `baton doctor`: what the supervisor can tell about the machine it runs on, each with its fix. */
 import { z } from 'zod';
+import { AGENT_IDS } from '../events/vocabulary.js';
 import { endpoint, type Table } from './endpoint.js';
 
 export const CheckStatus = z.enum(['ok', 'warn', 'fail']);
@@ -19,10 +20,34 @@ export type DoctorCheck = z.infer<typeof DoctorCheck>;
 export const DoctorReport = z.object({ checks: z.array(DoctorCheck) });
 export type DoctorReport = z.infer<typeof DoctorReport>;
 
+/** A real agent as installed on the supervisor's machine: where, and whether it can reach its vendor. */
+export const AgentOnMachine = z.object({
+  agent: z.enum(['claude', 'codex']),
+  /** The executable on PATH (or named by `$BATON_<AGENT>_PATH`); absent: not installed. */
+  path: z.string().optional(),
+  /** How it is signed in (a key's variable, a sign-in file); absent: not signed in. */
+  signedIn: z.string().optional(),
+  /** The command that makes it ready, when it is not. */
+  fix: z.string().optional(),
+});
+export type AgentOnMachine = z.infer<typeof AgentOnMachine>;
+
+export const AgentsReport = z.object({
+  /** The agent a dispatch runs when it names none (`baton config set agent`, BATON_AGENT), and where that is set. */
+  configured: z.object({ agent: z.enum(AGENT_IDS), source: z.string() }).nullable(),
+  agents: z.array(AgentOnMachine),
+});
+export type AgentsReport = z.infer<typeof AgentsReport>;
+
 export const DOCTOR = {
   'GET /api/doctor': endpoint({
     summary:
       "The supervisor's health and version, each agent found and whether it is signed in, the machine's limits against the sessions running, worktrees' disk and leased ports",
     response: DoctorReport,
+  }),
+  'GET /api/agents': endpoint({
+    summary:
+      'The agent a dispatch runs when it names none, and the real agents installed on this machine, each with whether it is signed in',
+    response: AgentsReport,
   }),
 } satisfies Table;

@@ -50,6 +50,8 @@ export type DispatchRequest = z.input<typeof DispatchRequest>;
  * supervisor"); other dispatchers (tasks, routines) run here.
  */
 export const PlacedDispatchRequest = DispatchRequest.extend({
+  /** Absent: the configured agent, else the one installed (decision 185); never the scripted one by itself. */
+  agent: AgentName.optional(),
   on: z
     .string()
     .min(1)

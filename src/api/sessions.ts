@@ -21,6 +21,8 @@ export type SessionEnvelope = z.infer<typeof SessionEnvelope>;
  * that runs out within the hour at the current rate (the dispatch goes ahead all the same).
  */
 export const DispatchedEnvelope = SessionEnvelope.extend({
+  /** When the dispatch named no agent: which one Baton chose and why (decision 185). */
+  agentChosen: z.string().optional(),
   mainCheckout: z.object({ changedFiles: z.number().int(), carried: z.boolean() }),
   /** Optional only for a supervisor started before it existed: this one always sends it. */
   warnings: z

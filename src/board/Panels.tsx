@@ -148,7 +148,12 @@ export function DispatchPanel(props: {
   width: number;
   height: number;
 }) {
-  const labels = { prompt: 'prompt', agent: `agent (${AGENT_IDS.join(', ')})`, name: 'name (optional)' };
+  const labels = {
+    prompt: 'prompt',
+    // Blank runs the configured agent, else the one installed (decision 185).
+    agent: `agent (${AGENT_IDS.join(', ')}; blank: the default)`,
+    name: 'name (optional)',
+  };
   return (
     <Box flexDirection="column" height={props.height}>
       <Text dimColor>

@@ -4,7 +4,7 @@
  */
 import type { PeekView, SessionView } from '../api/index.js';
 import type { SupervisorClient } from '../cli/client.js';
-import { AGENT_IDS, DEFAULT_AGENT, DEFAULT_PERMISSION_MODE } from '../events/vocabulary.js';
+import { AGENT_IDS, DEFAULT_PERMISSION_MODE } from '../events/vocabulary.js';
 import type { BatonEvent } from '../events/index.js';
 import { InvalidInputError } from '../shared/errors.js';
 
@@ -102,28 +102,30 @@ export interface DispatchForm {
   name: string;
 }
 
-export const emptyDispatch: DispatchForm = { prompt: '', agent: DEFAULT_AGENT, name: '' };
+/** The agent left blank: the supervisor runs the configured one, else the one installed (decision 185). */
+export const emptyDispatch: DispatchForm = { prompt: '', agent: '', name: '' };
 
 /** Checks the form first, naming the field at fault, so nothing is sent half right. */
 export async function dispatch(api: SupervisorClient, form: DispatchForm, cwd: string): Promise<string> {
   const prompt = form.prompt.trim();
   if (prompt === '') throw new InvalidInputError('The prompt is empty: say what the agent should do.');
-  const agent = form.agent.trim() === '' ? DEFAULT_AGENT : form.agent.trim();
-  if (!(AGENT_IDS as readonly string[]).includes(agent))
+  const agent = form.agent.trim();
+  if (agent !== '' && !(AGENT_IDS as readonly string[]).includes(agent))
     throw new InvalidInputError(`Unknown agent "${agent}"; agents are: ${AGENT_IDS.join(', ')}.`);
   const name = form.name.trim();
-  const { session, warnings } = await api.call('POST /api/sessions', {
+  const { session, warnings, agentChosen } = await api.call('POST /api/sessions', {
     body: {
       prompt,
       cwd,
-      agent: agent as (typeof AGENT_IDS)[number],
+      ...(agent === '' ? {} : { agent: agent as (typeof AGENT_IDS)[number] }),
       permissionMode: DEFAULT_PERMISSION_MODE,
       options: {},
       ...(name === '' ? {} : { name }),
     },
   });
   const warned = (warnings ?? []).map((w) => ` Warning: dispatched while ${w}.`).join('');
-  return `Dispatched ${session.name} (${session.agent}) on ${session.branch}.${warned}`;
+  const chosen = agentChosen === undefined ? '' : ` No agent named: ran ${agentChosen}.`;
+  return `Dispatched ${session.name} (${session.agent}) on ${session.branch}.${chosen}${warned}`;
 }
 
 /** A failed call's message for the status bar (the supervisor's own words). */

@@ -5,7 +5,8 @@ export interface DispatchFlags {
   /** Where the session runs when the workspace is shared: `any` or a machine's name. */
   on?: string;
   name?: string;
-  agent: AgentId;
+  /** Absent: the configured agent, else the one installed (decision 185). */
+  agent?: AgentId;
   model?: string;
   base?: string;
   script?: string;

@@ -12,7 +12,7 @@ import { readOnlyCommand } from './fast.js';
 import { addWorkspaceCommands } from './program-workspace.js';
 import { addRoutineCommands } from './program-routines.js';
 import { addContextCommands } from './program-context.js';
-import { AGENT_IDS, DEFAULT_AGENT, DEFAULT_PERMISSION_MODE, PERMISSION_MODES } from '../events/vocabulary.js';
+import { AGENT_IDS, DEFAULT_PERMISSION_MODE, PERMISSION_MODES } from '../events/vocabulary.js';
 import type { LogsFlags } from './commands/stream.js';
 import type { DispatchFlags } from './flags.js';
 
@@ -116,7 +116,12 @@ function buildProgram(ctx: Context, jsonErrors: boolean): Commander.Command {
     .description('start an agent session on its own branch and worktree')
     .argument('<prompt>', 'what the agent should do')
     .option('-n, --name <name>', 'session name (default: from the prompt)')
-    .addOption(new Option('-a, --agent <agent>', 'agent to run').choices(AGENT_IDS).default(DEFAULT_AGENT))
+    .addOption(
+      new Option(
+        '-a, --agent <agent>',
+        'agent to run (default: the one set with baton config set agent, else the one installed)',
+      ).choices(AGENT_IDS),
+    )
     .option('-m, --model <model>', 'model for the agent')
     .option('-b, --base <ref>', 'branch, tag or commit to start from (default: HEAD)')
     .option('-s, --script <file>', 'script file for the scripted agent')
@@ -180,6 +185,33 @@ function buildProgram(ctx: Context, jsonErrors: boolean): Commander.Command {
     .description('is this machine ready: Node, git, the supervisor, each agent and its sign-in, limits, disk')
     .addOption(new Option('--json', 'print JSON for scripts'))
     .action(async (opts: { json?: boolean }) => (await import('./commands/doctor.js')).doctor(ctx, opts));
+
+  const config = program
+    .command('config')
+    .description(
+      "Baton's own settings in $BATON_HOME/config.json: agent (what dispatch runs by default), maxConcurrent, notifications.*, …",
+    );
+  config
+    .command('get')
+    .description('print a setting, or all of them')
+    .argument('[key]', 'e.g. agent, maxConcurrent, notifications.desktop')
+    .addOption(new Option('--json', 'print JSON for scripts'))
+    .action(async (key: string | undefined, opts: { json?: boolean }) =>
+      (await import('./commands/config.js')).configGet(ctx, key, opts),
+    );
+  config
+    .command('set')
+    .description('set a setting (checked before it is saved), e.g. baton config set agent claude')
+    .argument('<key>', 'e.g. agent, maxConcurrent, notifications.desktop')
+    .argument('<value>', 'a string, number, true/false or JSON')
+    .action(async (key: string, value: string) =>
+      (await import('./commands/config.js')).configSet(ctx, key, value),
+    );
+  config
+    .command('unset')
+    .description('remove a setting, back to its default')
+    .argument('<key>')
+    .action(async (key: string) => (await import('./commands/config.js')).configUnset(ctx, key));
 
   program
     .command('du')

@@ -3,7 +3,7 @@
  * Commander is passed in: main.ts alone loads it.
  */
 import type * as Commander from 'commander';
-import { AGENT_IDS, DEFAULT_AGENT, DEFAULT_PERMISSION_MODE, PERMISSION_MODES } from '../events/vocabulary.js';
+import { AGENT_IDS, DEFAULT_PERMISSION_MODE, PERMISSION_MODES } from '../events/vocabulary.js';
 import { sessionRef } from './arguments.js';
 import type { Context } from './context.js';
 import type { FanoutFlags } from './commands/fanout.js';
@@ -55,7 +55,12 @@ export function addAttemptCommands(
     .argument('<items>', 'a file with one item per line (blank lines and # comments skipped)')
     .option('--prompt <text>', 'what to do for each item (each session gets it with its batch of items)')
     .option('--batch <n>', 'items per batch', '10')
-    .addOption(new Option('-a, --agent <agent>', 'agent to run').choices(AGENT_IDS).default(DEFAULT_AGENT))
+    .addOption(
+      new Option(
+        '-a, --agent <agent>',
+        'agent to run (default: the configured one, else the one installed)',
+      ).choices(AGENT_IDS),
+    )
     .option('-n, --name <name>', "start of the sessions' names (default: from the prompt)")
     .option('-m, --model <model>', 'model for the agent')
     .option('-b, --base <ref>', 'branch, tag or commit to start from (default: HEAD)')

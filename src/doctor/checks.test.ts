@@ -146,3 +146,15 @@ describe("the worktrees' disk", () => {
     expect(low.status).toBe('warn');
   });
 });
+
+describe('signed in with a provider of its own', () => {
+  it('counts a codex model_provider other than openai in config.toml, and not the openai one', () => {
+    const env = { HOME: '/h', CODEX_HOME: '/c' };
+    const read = (text: string) => (path: string) => (path === '/c/config.toml' ? text : undefined);
+    expect(signedIn('codex', env, () => false, read('model_provider = "gateway"\n'))).toEqual({
+      how: 'model_provider "gateway" in /c/config.toml',
+    });
+    expect(signedIn('codex', env, () => false, read('model_provider = "openai"\n'))).toBeUndefined();
+    expect(signedIn('codex', env, () => false, read(''))).toBeUndefined();
+  });
+});

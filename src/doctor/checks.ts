@@ -135,6 +135,7 @@ export function signedIn(
   agent: AgentFound['agent'],
   env: NodeJS.ProcessEnv,
   exists: (path: string) => boolean,
+  read: (path: string) => string | undefined = () => undefined,
 ): { how: string } | undefined {
   const home = env.HOME ?? '';
   if (agent === 'claude') {
@@ -147,6 +148,11 @@ export function signedIn(
   if (env.OPENAI_API_KEY) return { how: '$OPENAI_API_KEY' };
   const dir = env.CODEX_HOME ?? `${home}/.codex`;
   if (exists(`${dir}/auth.json`)) return { how: `${dir}/auth.json` };
+  // A provider of the user's own (a gateway, a local model) signs in with its own key, named in
+  // config.toml; Baton cannot judge that key, so the provider's presence counts.
+  const provider = /^\s*model_provider\s*=\s*"([^"]+)"/m.exec(read(`${dir}/config.toml`) ?? '')?.[1];
+  if (provider !== undefined && provider !== 'openai')
+    return { how: `model_provider "${provider}" in ${dir}/config.toml` };
   return undefined;
 }
 

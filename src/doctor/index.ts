@@ -6,12 +6,15 @@
  */
 import { existsSync, readFileSync, statfsSync } from 'node:fs';
 import type { DaemonStatus } from '../api/daemon.js';
-import type { DoctorCheck, DoctorReport } from '../api/doctor.js';
+import type { AgentsReport, DoctorCheck, DoctorReport } from '../api/doctor.js';
 import { locateAgent } from '../agents/index.js';
 import { diskUse } from '../environments/index.js';
+import { loadConfig } from '../shared/config.js';
 import { errorMessage } from '../shared/errors.js';
+import { agentsOnMachine, chooseAgent, type AgentChoice } from './agents.js';
 import { agentChecks, diskCheck, limitChecks, readLimits, signedIn, type AgentFound } from './checks.js';
 
+export { agentsOnMachine, chooseAgent, REAL_AGENTS, type AgentChoice } from './agents.js';
 export { agentChecks, diskCheck, FLOORS, limitChecks, readLimits, signedIn } from './checks.js';
 
 export interface DoctorSources {
@@ -56,6 +59,29 @@ export function doctorReport(sources: DoctorSources): DoctorReport {
     detail: `${ports} port${ports === 1 ? '' : 's'} leased to sessions`,
   });
   return { checks };
+}
+
+/**
+ * The agent of a dispatch that names none, read afresh each time so `baton config set agent`
+ * takes effect without restarting the supervisor (decision 185).
+ */
+export function defaultAgent(configPath: string, env: NodeJS.ProcessEnv): AgentChoice {
+  return chooseAgent(loadConfig(configPath, env).agent, agentsOnMachine(env), (agent) => {
+    try {
+      return locateAgent(agent, env, env.HOME ?? '/');
+    } catch {
+      return undefined;
+    }
+  });
+}
+
+/** What `GET /api/agents` answers: the configured default and the real agents installed. */
+export function agentsReport(configPath: string, env: NodeJS.ProcessEnv): AgentsReport {
+  const configured = loadConfig(configPath, env).agent;
+  return {
+    configured: configured === undefined ? null : { agent: configured.id, source: configured.source },
+    agents: agentsOnMachine(env),
+  };
 }
 
 function findAgent(agent: AgentFound['agent'], env: NodeJS.ProcessEnv): AgentFound {

@@ -3,6 +3,8 @@
  * before anything is made (every bad key, path or template refused with its name), and
  * `completePlan` once the session has its name, branch, worktree and ports.
  */
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { DEFAULT_SETUP_SECONDS, type RepoConfig } from '../projects/index.js';
 import { checkedWorktreeSection, EnvironmentPlan } from './plan.js';
 import { portNames, type PortRequest } from './ports.js';
@@ -85,8 +87,26 @@ export function completePlan(
 }
 
 /**
+ * The skill shipped with the package (`skills/baton/SKILL.md`): how an agent in a session uses
+ * Baton's MCP tools well — ask, leave a trail, hand over, never approve itself (decision 187). The
+ * same file a user may copy into their own agent's skills; here without its front matter.
+ */
+export const SKILL_FILE = fileURLToPath(new URL('../../skills/baton/SKILL.md', import.meta.url));
+
+let skill: string | undefined;
+
+export function batonSkill(): string {
+  skill ??= readFileSync(SKILL_FILE, 'utf8')
+    .replace(/^---\n[\s\S]*?\n---\n/, '')
+    .trim();
+  return skill;
+}
+
+/**
  * Baton's own instructions for the agent, appended to its system prompt (never written into
- * CLAUDE.md or AGENTS.md): where it works, that others work alongside it, and its ports.
+ * CLAUDE.md or AGENTS.md): where it works, that others work alongside it, its ports, and the
+ * skill of working in Baton. Both agents get the same text: Claude as an appended system prompt,
+ * Codex as the thread's developer instructions.
  */
 export function agentInstructions(
   session: { cwd: string; branch?: string | undefined },
@@ -100,5 +120,6 @@ export function agentInstructions(
       `Ports reserved for this session (also in the environment): ${plan.ports.map((p) => `${p.name}=${p.port}`).join(', ')}. Start servers on these, not on the project's usual ports, which another session or the user may be using.`,
     );
   }
+  lines.push('', batonSkill());
   return lines.join('\n');
 }

@@ -11,6 +11,8 @@ import { CONTEXT } from '../api/context.js';
 import { ContextService } from '../context/index.js';
 import { DAEMON, type DaemonStatus } from '../api/daemon.js';
 import { DOCTOR } from '../api/doctor.js';
+import { defaultAgent } from '../doctor/index.js';
+import { homePaths } from '../shared/paths.js';
 import { ENVIRONMENTS } from '../api/environments.js';
 import { HISTORY } from '../api/history.js';
 import { MCP } from '../api/mcp.js';
@@ -189,7 +191,13 @@ export function createApp(options: AppOptions): Hono {
     watchdog === undefined
       ? undefined
       : (session: { agent: string }) => watchdog.budgets.dispatchWarnings(session).map((w) => w.text);
-  mount(app, SESSIONS, sessionHandlers(manager, approvals, warnings, options.remote, options.placing));
+  mount(
+    app,
+    SESSIONS,
+    sessionHandlers(manager, approvals, warnings, options.remote, options.placing, () =>
+      defaultAgent(homePaths(options.status().home).config, process.env),
+    ),
+  );
   mount(app, HISTORY, historyHandlers(manager, options.remote));
   mount(app, WORKSPACE, workspaceHandlers(manager.bus));
   mount(

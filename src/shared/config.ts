@@ -1,7 +1,9 @@
 /** User-level configuration in `$BATON_HOME/config.json`, validated at the boundary. */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { availableParallelism, hostname } from 'node:os';
 import { z } from 'zod';
+import { AGENT_IDS, type AgentId } from '../events/vocabulary.js';
 import { checkWorkerName, FLAG_ENV, machineNameFrom, parseStoreUrl } from './cluster-settings.js';
 import { InvalidInputError, formatIssues } from './errors.js';
 
@@ -18,6 +20,8 @@ const channelUrl = z.url({ protocol: /^https?$/, error: 'must be an http:// or h
 
 export const UserConfig = z
   .object({
+    /** The agent `baton dispatch` (and the board's and page's forms) start when none is named (decision 185). */
+    agent: z.enum(AGENT_IDS).optional(),
     /** Sessions mid-turn at once; more dispatches queue. */
     maxConcurrent: z.number().int().min(1).max(1000).optional(),
     /** A cap on the work waiting for review: new dispatches wait queued while it is reached (decision 153). */
@@ -56,6 +60,8 @@ export const UserConfig = z
 export type UserConfig = z.infer<typeof UserConfig>;
 
 export interface ResolvedConfig {
+  /** The agent a dispatch runs when it names none, and where that came from; undefined: none chosen yet (decision 185). */
+  agent: { id: AgentId; source: string } | undefined;
   maxConcurrent: number;
   /** The cap on work waiting for review; undefined: none. */
   reviewCapacity: { sessions?: number | undefined; lines?: number | undefined } | undefined;
@@ -88,19 +94,36 @@ export function defaultMaxConcurrent(): number {
   return Math.max(4, availableParallelism() * 2);
 }
 
-export function loadConfig(path: string, env: NodeJS.ProcessEnv = process.env): ResolvedConfig {
-  let fileConfig: UserConfig = {};
-  if (existsSync(path)) {
-    let raw: unknown;
-    try {
-      raw = JSON.parse(readFileSync(path, 'utf8'));
-    } catch (error) {
-      throw new InvalidInputError(`${path} is not valid JSON: ${(error as Error).message}`);
-    }
-    const parsed = UserConfig.safeParse(raw);
-    if (!parsed.success) throw new InvalidInputError(`${path}: ${formatIssues(parsed.error.issues)}`);
-    fileConfig = parsed.data;
+/** `$BATON_HOME/config.json` as written, checked; `{}` when there is none. */
+export function readUserConfig(path: string): UserConfig {
+  if (!existsSync(path)) return {};
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(path, 'utf8'));
+  } catch (error) {
+    throw new InvalidInputError(`${path} is not valid JSON: ${(error as Error).message}`);
   }
+  const parsed = UserConfig.safeParse(raw);
+  if (!parsed.success) throw new InvalidInputError(`${path}: ${formatIssues(parsed.error.issues)}`);
+  return parsed.data;
+}
+
+/**
+ * Writes `config.json` whole, checked first so a bad value is refused and the file stays as it
+ * was; through a temporary file and a rename, so a reader never sees half of it.
+ */
+export function writeUserConfig(path: string, config: unknown): UserConfig {
+  const parsed = UserConfig.safeParse(config);
+  if (!parsed.success) throw new InvalidInputError(formatIssues(parsed.error.issues));
+  mkdirSync(dirname(path), { recursive: true });
+  const temporary = `${path}.${process.pid}.tmp`;
+  writeFileSync(temporary, `${JSON.stringify(parsed.data, null, 2)}\n`);
+  renameSync(temporary, path);
+  return parsed.data;
+}
+
+export function loadConfig(path: string, env: NodeJS.ProcessEnv = process.env): ResolvedConfig {
+  const fileConfig = readUserConfig(path);
   const fromEnv = env.BATON_MAX_CONCURRENT;
   let maxConcurrent = fileConfig.maxConcurrent ?? defaultMaxConcurrent();
   if (fromEnv !== undefined && fromEnv !== '') {
@@ -148,6 +171,7 @@ export function loadConfig(path: string, env: NodeJS.ProcessEnv = process.env): 
     storeRetentionDays = n;
   }
   return {
+    agent: resolveAgent(fileConfig, env),
     maxConcurrent,
     reviewCapacity: fileConfig.reviewCapacity,
     port,
@@ -157,6 +181,17 @@ export function loadConfig(path: string, env: NodeJS.ProcessEnv = process.env): 
     machine: resolveMachine(fileConfig, env),
     storeRetentionDays,
   };
+}
+
+/** BATON_AGENT, else config.json's "agent" (what `baton config set agent` writes). */
+function resolveAgent(file: UserConfig, env: NodeJS.ProcessEnv): ResolvedConfig['agent'] {
+  const fromEnv = env.BATON_AGENT;
+  if (fromEnv !== undefined && fromEnv !== '') {
+    if (!(AGENT_IDS as readonly string[]).includes(fromEnv))
+      throw new InvalidInputError(`BATON_AGENT must be one of ${AGENT_IDS.join(', ')}, got "${fromEnv}"`);
+    return { id: fromEnv as AgentId, source: 'BATON_AGENT' };
+  }
+  return file.agent === undefined ? undefined : { id: file.agent, source: `config.json's "agent"` };
 }
 
 /** `--store`, else BATON_STORE, else config.json's "store"; checked, naming the one that is wrong. */

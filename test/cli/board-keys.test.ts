@@ -107,9 +107,9 @@ describe("the terminal board's keys", () => {
     await term.waitFor('prompt: write the release notes');
     term.keys('Tab');
     await term.waitFor('› agent');
-    // The agent field starts at the default agent; one letter more makes it unknown.
-    await term.waitFor(/agent \(.*\): scripted/);
-    term.type('x');
+    // The agent field starts blank (the supervisor's default, decision 185); a name it does not know is refused.
+    await term.waitFor(/agent \(.*blank: the default\):\s*\n/);
+    term.type('scriptedx');
     await term.waitFor(/agent \(.*\): scriptedx/);
     term.keys('Tab');
     await term.waitFor('› name');

@@ -37,6 +37,7 @@ describe('the package npm pack makes', () => {
       'dist/sessions/host-main.js',
       'web/dist/index.html',
       'web/dist/ssr/render.js',
+      'skills/baton/SKILL.md',
       'README.md',
       'package.json',
     ])

@@ -69,6 +69,9 @@ export class TestBaton {
       BATON_HOME: this.home,
       GIT_CONFIG_GLOBAL: join(fakeHome, '.gitconfig'),
       GIT_CONFIG_NOSYSTEM: '1',
+      // Dispatches that name no agent run the scripted one, as `baton config set agent scripted`
+      // would make them (decision 185); test/cli/default-agent.test.ts clears it to test the rest.
+      BATON_AGENT: 'scripted',
       // The run's mark, so its end finds anything left running (test/support/leftovers.ts).
       ...(process.env.BATON_TEST_RUN === undefined ? {} : { BATON_TEST_RUN: process.env.BATON_TEST_RUN }),
       ...extraEnv,

@@ -31,7 +31,9 @@ export async function dispatchBestOf(
       '--best-of starts several sessions, each on its own new branch; it cannot be combined with --in-place, --branch, --carry-changes or --wait.',
     );
   }
-  const agents = parseAgents(flags.agents ?? flags.agent);
+  const agents = parseAgents(
+    flags.agents ?? flags.agent ?? (flags.script !== undefined ? 'scripted' : await configuredAgent(ctx)),
+  );
   const n = flags.bestOf === undefined ? undefined : wholeNumber(flags.bestOf, '--best-of');
   const body: BestOfRequest = {
     prompt: flags.prompt,
@@ -249,3 +251,17 @@ function indent(text: string): string {
 }
 
 export type { GroupSummary };
+
+/**
+ * The agent of every attempt when none is named: the configured one, else the one installed
+ * (decision 185); a choice among several is the person's, made with --agents or baton config.
+ */
+export async function configuredAgent(ctx: Context): Promise<string> {
+  const report = await (await client(ctx)).call('GET /api/agents');
+  if (report.configured !== null) return report.configured.agent;
+  const installed = report.agents.filter((a) => a.path !== undefined);
+  if (installed.length === 1) return installed[0]!.agent;
+  throw new InvalidInputError(
+    `No agent is chosen${installed.length === 0 ? ' and none is installed' : ` among ${installed.map((a) => a.agent).join(', ')}`}: name them with --agents (or --agent), or baton config set agent <name>. --agent scripted tries Baton without a real agent.`,
+  );
+}

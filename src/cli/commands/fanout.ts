@@ -7,11 +7,11 @@ import { InvalidInputError } from '../../shared/errors.js';
 import { parseItems } from '../../shared/items.js';
 import { client } from '../connect.js';
 import { printJson, type Context } from '../context.js';
-import { firstLine, parseAgents, scriptOptions, wholeNumber } from './attempts.js';
+import { configuredAgent, firstLine, parseAgents, scriptOptions, wholeNumber } from './attempts.js';
 
 export interface FanoutFlags {
   batch: string;
-  agent: string;
+  agent?: string;
   prompt?: string;
   name?: string;
   model?: string;
@@ -24,7 +24,10 @@ export interface FanoutFlags {
 export async function fanout(ctx: Context, file: string, flags: FanoutFlags): Promise<void> {
   if (flags.prompt === undefined || flags.prompt.trim() === '')
     throw new InvalidInputError('baton fanout needs --prompt "<what to do for each item>".');
-  const [agent] = parseAgents(flags.agent) as [AgentId];
+  // As a dispatch: the agent named, the scripted one for a script, else the default (decision 185).
+  const [agent] = parseAgents(
+    flags.agent ?? (flags.script !== undefined ? 'scripted' : await configuredAgent(ctx)),
+  ) as [AgentId];
   const batch = wholeNumber(flags.batch, '--batch');
   const items = parseItems(readItems(ctx, file), file);
   const body: FanoutRequest = {

@@ -13,14 +13,18 @@ import { renderList, renderPeek, renderSessionLine, type ListLayout } from '../r
 
 export async function dispatch(ctx: Context, flags: DispatchFlags & { prompt: string }): Promise<void> {
   const options: Record<string, unknown> = {};
+  // A script is the scripted agent's: giving one names that agent.
+  let agent = flags.agent ?? (flags.script === undefined ? undefined : 'scripted');
   if (flags.script !== undefined) {
-    if (flags.agent !== 'scripted') throw new InvalidInputError('--script is only for --agent scripted');
+    if (agent !== 'scripted') throw new InvalidInputError('--script is only for --agent scripted');
     options.script = readScriptFile(resolve(ctx.cwd, flags.script));
   }
+  const api = await client(ctx);
+  if (agent === undefined) agent = await (await import('./agent-choice.js')).askForAgent(ctx, api);
   const body: PlacedDispatchRequest = {
     prompt: flags.prompt,
     cwd: ctx.cwd,
-    agent: flags.agent,
+    ...(agent === undefined ? {} : { agent }),
     permissionMode: flags.permissionMode,
     options,
     ...(flags.name === undefined ? {} : { name: flags.name }),
@@ -31,7 +35,6 @@ export async function dispatch(ctx: Context, flags: DispatchFlags & { prompt: st
     ...(flags.inPlace === true ? { inPlace: true } : {}),
     ...(flags.on === undefined ? {} : { on: flags.on }),
   };
-  const api = await client(ctx);
   // Taken before the dispatch, so `--wait` cannot miss a state the session passes through at once.
   const busPosition =
     flags.wait === true
@@ -41,15 +44,18 @@ export async function dispatch(ctx: Context, flags: DispatchFlags & { prompt: st
   let session: SessionView;
   let mainCheckout: { changedFiles: number; carried: boolean };
   let warnings: string[] | undefined;
+  let agentChosen: string | undefined;
   try {
-    ({ session, mainCheckout, warnings } = await api.call('POST /api/sessions', { body }));
+    ({ session, mainCheckout, warnings, agentChosen } = await api.call('POST /api/sessions', { body }));
   } catch (error) {
     if (!(error instanceof BatonError) || error.data.reason !== 'dangerous_mode_not_accepted') throw error;
     const { confirmDangerousMode } = await import('./dangerous.js');
     if (!(await confirmDangerousMode(ctx, String(error.data.root), flags.permissionMode))) throw error;
     await api.call('POST /api/dangerous-mode/accept', { body: { cwd: ctx.cwd } });
-    ({ session, mainCheckout, warnings } = await api.call('POST /api/sessions', { body }));
+    ({ session, mainCheckout, warnings, agentChosen } = await api.call('POST /api/sessions', { body }));
   }
+  // Said on stderr so a script reading --json still learns which agent Baton picked for it.
+  if (agentChosen !== undefined) ctx.err.write(`baton: no --agent given: running ${agentChosen}\n`);
   // On stderr, so it reaches a person even with --json; the session is started all the same.
   for (const warning of warnings ?? []) ctx.err.write(`baton: warning: dispatched while ${warning}\n`);
   if (flags.wait === true) return dispatchAndWait(ctx, api, session, busPosition, flags.json === true);

@@ -2,7 +2,7 @@
 import { resolve } from 'node:path';
 import type { TaskBoard, TaskCard, TaskDetail, TaskEntry } from '../../api/tasks.js';
 import { TASK_COLUMNS, type TaskColumnName as TaskColumn } from '../../events/task-columns.js';
-import { DEFAULT_AGENT, type AgentId, type PermissionMode } from '../../events/vocabulary.js';
+import { type AgentId, type PermissionMode } from '../../events/vocabulary.js';
 import type { WorkspaceEvent } from '../../events/workspace.js';
 import { BatonError, InvalidInputError } from '../../shared/errors.js';
 import { client } from '../connect.js';
@@ -201,14 +201,21 @@ export async function start(ctx: Context, ref: string, opts: TaskStartFlags): Pr
   if (opts.bestOf !== undefined || opts.agents !== undefined) return startBestOf(ctx, ref, opts);
   const options: Record<string, unknown> = {};
   if (opts.script !== undefined) {
-    if (opts.agent !== 'scripted') throw new InvalidInputError('--script is only for --agent scripted');
+    if (opts.agent !== undefined && opts.agent !== 'scripted')
+      throw new InvalidInputError('--script is only for --agent scripted');
     options.script = readScriptFile(resolve(ctx.cwd, opts.script));
   }
   const id = taskNumber(ref, 'task');
+  // As a dispatch: the agent named, the scripted one for a script, else the default (decision 185).
+  const agent =
+    opts.agent ??
+    (opts.script !== undefined
+      ? 'scripted'
+      : ((await (await import('./attempts.js')).configuredAgent(ctx)) as AgentId));
   const body = {
     options,
     force: opts.force === true,
-    ...(opts.agent === undefined ? {} : { agent: opts.agent }),
+    agent,
     ...(opts.model === undefined ? {} : { model: opts.model }),
     ...(opts.name === undefined ? {} : { name: opts.name }),
     ...(opts.permissionMode === undefined ? {} : { permissionMode: opts.permissionMode }),
@@ -374,7 +381,7 @@ async function startBestOf(ctx: Context, ref: string, opts: TaskStartFlags): Pro
       taskId: String(task.id),
       ...(opts.bestOf === undefined ? {} : { bestOf: opts.bestOf }),
       ...(opts.agents === undefined ? {} : { agents: opts.agents }),
-      agent: opts.agent ?? DEFAULT_AGENT,
+      ...(opts.agent === undefined ? {} : { agent: opts.agent }),
       ...(opts.model === undefined ? {} : { model: opts.model }),
       ...(opts.name === undefined ? {} : { name: opts.name }),
       ...(opts.script === undefined ? {} : { script: resolve(ctx.cwd, opts.script) }),

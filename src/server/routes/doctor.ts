@@ -1,7 +1,7 @@
-/** `GET /api/doctor`: implements src/api/doctor.ts. */
+/** `GET /api/doctor` and `GET /api/agents`: implement src/api/doctor.ts. */
 import type { DaemonStatus } from '../../api/daemon.js';
 import type { DOCTOR } from '../../api/doctor.js';
-import { doctorReport } from '../../doctor/index.js';
+import { agentsReport, doctorReport } from '../../doctor/index.js';
 import type { SessionManager } from '../../sessions/index.js';
 import { homePaths } from '../../shared/paths.js';
 import { PortLeaseStore } from '../../store/port-leases.js';
@@ -19,5 +19,6 @@ export function doctorHandlers(manager: SessionManager, status: () => DaemonStat
         env: process.env,
         worktreesRoot: homePaths(status().home).worktrees,
       }),
+    'GET /api/agents': () => agentsReport(homePaths(status().home).config, process.env),
   };
 }

@@ -1,6 +1,7 @@
 /** Sessions: thin calls to the SessionManager, answered as views. */
 import type { SESSIONS } from '../../api/sessions.js';
 import type { ApprovalService } from '../../approvals/index.js';
+import type { AgentChoice } from '../../doctor/index.js';
 import type { SessionManager } from '../../sessions/manager.js';
 import { checkWorkerName } from '../../shared/cluster-settings.js';
 import { InvalidInputError, SessionStateError } from '../../shared/errors.js';
@@ -30,6 +31,10 @@ export function sessionHandlers(
   warnings: DispatchWarnings = () => [],
   remote: () => RemoteSessions | undefined = () => undefined,
   placing?: Placing,
+  /** The agent of a dispatch that names none (decision 185); throws naming the fix. */
+  chooseAgent: () => AgentChoice = () => {
+    throw new InvalidInputError('Name the agent to run: --agent claude, codex or scripted.');
+  },
 ): Handlers<typeof SESSIONS> {
   const view = (session: SessionWithProject) => {
     const machine = remote()?.machine;
@@ -62,7 +67,10 @@ export function sessionHandlers(
           : {}),
       };
     },
-    'POST /api/sessions': async ({ body: { on: target, ...body } }) => {
+    'POST /api/sessions': async ({ body: { on: target, agent: named, ...rest } }) => {
+      const chosen = named === undefined ? chooseAgent() : undefined;
+      const body = { ...rest, agent: named ?? chosen!.agent };
+      const agentChosen = chosen === undefined ? {} : { agentChosen: chosen.note };
       const on = target === undefined || target === 'any' ? 'any' : checkWorkerName(target, 'on');
       const here = placing?.machine;
       const placer = placing?.placer();
@@ -74,14 +82,14 @@ export function sessionHandlers(
       }
       // Shared: `any` runs here while this machine has a free slot, elsewhere once it has none.
       const elsewhere = on === 'any' ? manager.freeSlots() === 0 : on !== here;
-      if (placer !== undefined && elsewhere) return placer.place(body, on);
+      if (placer !== undefined && elsewhere) return { ...(await placer.place(body, on)), ...agentChosen };
       // Judged as the work starts, before the new session's own first report counts.
       const warned = warnings({ agent: body.agent });
       const { session, mainCheckout } = await manager.dispatchWithNotes(body);
       // Shared workspace: recorded as placed here, so another machine can respawn it if this one
       // dies; in the background, so a store that is slow or away never holds a local dispatch up.
       void placer?.recordLocal(session, body);
-      return { ...envelope(session), mainCheckout, warnings: warned };
+      return { ...envelope(session), mainCheckout, warnings: warned, ...agentChosen };
     },
     'POST /api/sessions/respawn-all': async ({ body }) => {
       const sessions = await manager.respawnAll(body.project);

@@ -1,12 +1,7 @@
 /** Start a session: the same request `baton dispatch` sends, validated by the same schema. */
 import { useMemo, useState } from 'react';
-import { DispatchRequest } from '../../../src/api/index.js';
-import {
-  AGENT_IDS,
-  DEFAULT_AGENT,
-  DEFAULT_PERMISSION_MODE,
-  PERMISSION_MODES,
-} from '../../../src/events/vocabulary.js';
+import { PlacedDispatchRequest } from '../../../src/api/index.js';
+import { AGENT_IDS, DEFAULT_PERMISSION_MODE, PERMISSION_MODES } from '../../../src/events/vocabulary.js';
 import { api, errorText } from '../api.js';
 import { useBoard } from '../board.js';
 import { navigate } from '../router.js';
@@ -21,7 +16,8 @@ export function DispatchForm() {
   const [form, setForm] = useState({
     prompt: '',
     name: '',
-    agent: DEFAULT_AGENT,
+    // Blank: the supervisor runs the configured agent, else the one installed (decision 185).
+    agent: '',
     model: '',
     base: '',
     cwd: '',
@@ -45,10 +41,10 @@ export function DispatchForm() {
         return setError('The script is not valid JSON. Expected {"steps": [{"say": "…"}, …]}.');
       }
     }
-    const parsed = DispatchRequest.safeParse({
+    const parsed = PlacedDispatchRequest.safeParse({
       prompt: form.prompt,
       cwd,
-      agent: form.agent,
+      ...(form.agent === '' ? {} : { agent: form.agent }),
       permissionMode: form.permissionMode,
       options,
       ...(form.name.trim() ? { name: form.name.trim() } : {}),
@@ -64,11 +60,12 @@ export function DispatchForm() {
     setBusy(true);
     setError(undefined);
     api.call('POST /api/sessions', { body: parsed.data }).then(
-      ({ session, warnings }) => {
+      ({ session, warnings, agentChosen }) => {
+        const chosen = agentChosen === undefined ? '' : ` with ${agentChosen}`;
         toast(
           warnings === undefined || warnings.length === 0
-            ? `Dispatched ${session.name}`
-            : `Dispatched ${session.name}; warning: ${warnings.join('; ')}`,
+            ? `Dispatched ${session.name}${chosen}`
+            : `Dispatched ${session.name}${chosen}; warning: ${warnings.join('; ')}`,
         );
         navigate(`/s/${session.id}`);
       },
@@ -125,6 +122,7 @@ export function DispatchForm() {
         <label className="field">
           <span>Agent</span>
           <select name="agent" {...field('agent')}>
+            <option value="">default (baton config set agent)</option>
             {AGENT_IDS.map((a) => (
               <option key={a}>{a}</option>
             ))}

@@ -1,0 +1,169 @@
+/**
+ * The agent a dispatch runs when it names none (decision 185): the configured one, else the one
+ * installed on PATH — never the scripted agent by itself — and a clear refusal naming the fix when
+ * there is none, several, or one that cannot reach its vendor. PATH here holds only node, git and
+ * the stub agents each test puts there: a stub is an executable named `claude` or `codex`, enough
+ * to be found; the sessions that run one fail, which is not what these tests look at.
+ */
+import { execFileSync } from 'node:child_process';
+import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { SessionView } from '../../src/api/index.js';
+import { BIN, TestBaton } from '../support/baton.js';
+import { Terminal } from '../support/tmux.js';
+
+let t: TestBaton | undefined;
+let term: Terminal | undefined;
+afterEach(() => {
+  term?.close();
+  term = undefined;
+  t?.cleanup();
+});
+
+const gitDir = dirname(execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim());
+
+/** A Baton whose PATH has node, git and stub agents named `agents`, and no agent configured. */
+function batonWith(agents: string[], env: NodeJS.ProcessEnv = {}): { t: TestBaton; repo: string } {
+  const baton = new TestBaton({ BATON_AGENT: '', ...env });
+  const stubs = join(baton.root, 'stub-bin');
+  mkdirSync(stubs);
+  for (const agent of agents) {
+    writeFileSync(join(stubs, agent), '#!/bin/sh\nexit 0\n');
+    chmodSync(join(stubs, agent), 0o755);
+  }
+  baton.env.PATH = [stubs, dirname(process.execPath), gitDir].join(':');
+  return { t: baton, repo: baton.repo() };
+}
+
+async function sessions(baton: TestBaton, repo: string): Promise<SessionView[]> {
+  return baton.json<SessionView[]>(['ls'], { cwd: repo });
+}
+
+describe('the agent a dispatch runs when it names none', () => {
+  it('refuses with the fix when no agent is installed, rather than running the scripted one', async () => {
+    const made = batonWith([]);
+    t = made.t;
+    const run = await t.run(['dispatch', 'fix the bug'], { cwd: made.repo });
+    expect(run.code, run.stdout).not.toBe(0);
+    expect(run.stderr).toMatch(/No agent is set up: neither claude nor codex is on PATH/);
+    expect(run.stderr).toContain('npm install -g @anthropic-ai/claude-code');
+    expect(run.stderr).toContain('baton config set agent');
+    expect(run.stderr).toContain('--agent scripted');
+    expect(await sessions(t, made.repo)).toEqual([]);
+    // Several at once (best-of, fan-out) the same: no scripted sessions nobody asked for.
+    writeFileSync(join(t.root, 'items.txt'), 'a\nb\n');
+    await t.ok(['task', 'add', 'fix the bug'], { cwd: made.repo });
+    for (const many of [
+      ['dispatch', 'fix the bug', '--best-of', '2'],
+      ['fanout', join(t.root, 'items.txt'), '--prompt', 'fix each'],
+      ['task', 'start', '1'],
+    ]) {
+      const refused = await t.run(many, { cwd: made.repo });
+      expect(refused.code, many.join(' ')).not.toBe(0);
+      expect(refused.stderr).toMatch(/No agent is chosen and none is installed.*baton config set agent/);
+    }
+    expect(await sessions(t, made.repo)).toEqual([]);
+    // The way out it names works.
+    const scripted = await t.run(['dispatch', 'fix the bug', '--agent', 'scripted'], { cwd: made.repo });
+    expect(scripted.code, scripted.stderr).toBe(0);
+    expect((await sessions(t, made.repo)).map((s) => s.agent)).toEqual(['scripted']);
+  });
+
+  it('refuses an installed agent that is not signed in, naming how to sign in', async () => {
+    const made = batonWith(['claude']);
+    t = made.t;
+    const run = await t.run(['dispatch', 'fix the bug'], { cwd: made.repo });
+    expect(run.code).not.toBe(0);
+    expect(run.stderr).toMatch(/claude, the only agent found on PATH, but it is not signed in/);
+    expect(run.stderr).toMatch(/\/login|ANTHROPIC_API_KEY/);
+    expect(await sessions(t, made.repo)).toEqual([]);
+  });
+
+  it('runs the one agent installed and signed in, and says so', async () => {
+    const made = batonWith(['claude'], {
+      ANTHROPIC_API_KEY: 'sk-test',
+      ANTHROPIC_BASE_URL: 'http://127.0.0.1:9',
+    });
+    t = made.t;
+    const run = await t.run(['dispatch', 'fix the bug', '--json'], { cwd: made.repo });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toContain('no --agent given: running claude, the only agent found on PATH');
+    expect((JSON.parse(run.stdout) as SessionView).agent).toBe('claude');
+  });
+
+  it('asks for a choice when several agents are installed and none is chosen', async () => {
+    const made = batonWith(['claude', 'codex'], { ANTHROPIC_API_KEY: 'sk-test', OPENAI_API_KEY: 'sk-test' });
+    t = made.t;
+    const run = await t.run(['dispatch', 'fix the bug'], { cwd: made.repo });
+    expect(run.code).not.toBe(0);
+    expect(run.stderr).toMatch(
+      /Several agents are installed \(claude, codex\).*baton config set agent <claude\|codex>/,
+    );
+    expect(await sessions(t, made.repo)).toEqual([]);
+  });
+
+  it('runs the agent set with baton config set agent, and refuses a name that is no agent', async () => {
+    const made = batonWith(['claude', 'codex']);
+    t = made.t;
+    expect(await t.ok(['config', 'set', 'agent', 'scripted'])).toContain('agent = "scripted"');
+    const bad = await t.run(['config', 'set', 'agent', 'gpt']);
+    expect(bad.code).not.toBe(0);
+    expect(bad.stderr).toMatch(/Not saved: agent/);
+    expect(JSON.parse(readFileSync(join(t.home, 'config.json'), 'utf8'))).toEqual({ agent: 'scripted' });
+    expect((await t.ok(['config', 'get', 'agent'])).trim()).toBe('scripted');
+
+    const run = await t.run(['dispatch', 'fix the bug'], { cwd: made.repo });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toContain(`running the scripted agent (config.json's "agent")`);
+    expect((await sessions(t, made.repo)).map((s) => s.agent)).toEqual(['scripted']);
+
+    // A configured real agent is checked like a found one: codex here has no sign-in.
+    await t.ok(['config', 'set', 'agent', 'codex']);
+    const codex = await t.run(['dispatch', 'fix it again'], { cwd: made.repo });
+    expect(codex.code).not.toBe(0);
+    expect(codex.stderr).toMatch(
+      /codex \(config.json's "agent"\), but it is not signed in .*: run codex login/,
+    );
+    await t.ok(['config', 'unset', 'agent']);
+    expect((await t.ok(['config', 'get', 'agent'])).trim()).toBe('agent is not set');
+  });
+
+  it('asks once on a terminal which installed agent to run, saves the answer and runs it', async () => {
+    const made = batonWith(['claude', 'codex'], { ANTHROPIC_API_KEY: 'sk-test', OPENAI_API_KEY: 'sk-test' });
+    t = made.t;
+    await t.ok(['daemon', 'start']); // the supervisor with this test's environment, as the pane's would be
+    term = new Terminal(
+      t.root,
+      'ask',
+      [process.execPath, BIN, 'dispatch', 'fix the bug', '--name', 'asked'],
+      {
+        cwd: made.repo,
+        env: t.env,
+        columns: 200,
+      },
+    );
+    await term.waitFor('Which one should Baton run?');
+    expect(term.screen()).toMatch(/1\) claude .*stub-bin\/claude\n\s+2\) codex /);
+    term.type('2');
+    term.keys('Enter');
+    await term.waitFor('Dispatched asked');
+    expect(term.screen()).toContain('Saved: codex runs when no --agent is given');
+    expect(JSON.parse(readFileSync(join(t.home, 'config.json'), 'utf8'))).toEqual({ agent: 'codex' });
+    expect((await sessions(t, made.repo)).map((s) => [s.name, s.agent])).toEqual([['asked', 'codex']]);
+    // Asked once: the next dispatch, even from a script, runs the saved choice.
+    const next = await t.run(['dispatch', 'and the other bug', '--json'], { cwd: made.repo });
+    expect(next.code, next.stderr).toBe(0);
+    expect(next.stderr).toContain(`running codex (config.json's "agent")`);
+  });
+
+  it('the terminal board and the page send no agent when the form leaves it blank', async () => {
+    // The same supervisor default, reached through the API without an agent (as the forms send it).
+    const made = batonWith([], { BATON_AGENT: 'scripted' });
+    t = made.t;
+    const { dispatch, emptyDispatch } = await import('../../src/board/actions.js');
+    await t.ok(['ls'], { cwd: made.repo }); // starts the supervisor with this test's environment
+    const said = await dispatch(t.client(), { ...emptyDispatch, prompt: 'fix the bug' }, made.repo);
+    expect(said).toMatch(/\(scripted\).*No agent named: ran the scripted agent \(BATON_AGENT\)/);
+  });
+});
