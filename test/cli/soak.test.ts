@@ -110,6 +110,8 @@ const found: Counts = { lost: [], duplicated: [], stuck: [], orphans: [] };
 /** Seconds the fake clock is ahead. */
 let offset = 0;
 let serial = 0;
+/** Sessions whose merge a kill cut off, merged again afterwards. */
+let remerged = 0;
 
 /** The file that arms the running supervisor (`BATON_TEST_CRASH_FILE`). */
 const crashFile = (): string => join(t.root, 'crash-at');
@@ -121,11 +123,18 @@ function arm(point: string): number {
   return pid;
 }
 
-/** Starts a supervisor that kills itself at `point`: for a point reached while it starts. */
+/**
+ * Starts a supervisor that kills itself at `point`: for a point reached while it catches up, which
+ * runs once it listens, so the kill may come before `daemon start` has its answer — the new pid in
+ * supervisor.json says it started.
+ */
 async function armedStart(point: string): Promise<number> {
+  const json = join(t.home, 'supervisor.json');
+  const previous = existsSync(json) ? t.supervisorPid() : undefined;
   const started = await t.run(['daemon', 'start'], { env: { BATON_TEST_CRASH_AT: point } });
-  if (started.code !== 0) throw new Error(`daemon start failed: ${started.stderr}`);
-  return t.supervisorPid();
+  const pid = existsSync(json) ? t.supervisorPid() : undefined;
+  if (pid === undefined || pid === previous) throw new Error(`daemon start failed: ${started.stderr}`);
+  return pid;
 }
 
 /** Waits for the armed supervisor to be gone, then disarms. */
@@ -285,6 +294,7 @@ async function mergeAgain(): Promise<void> {
       continue;
     }
     expected.unlanded.delete(name);
+    remerged++;
     expected.landings.push({ commit: result.commit, files: [`${name}.txt`] });
   }
 }
@@ -489,23 +499,31 @@ describe('the soak: kill -9 at random step boundaries of merges, task writes and
       const byPoint = new Map<string, number>();
       const log: string[] = [];
       const startedAt = performance.now();
-      for (let kill = 1; kill <= KILLS; kill++) {
-        const kind = KINDS[(kill - 1) % KINDS.length]!;
-        const point = POINTS[kind][Math.floor(random() * POINTS[kind].length)]!;
-        byPoint.set(point, (byPoint.get(point) ?? 0) + 1);
-        const what =
-          kind === 'merge'
-            ? await mergeKill(point, random)
-            : kind === 'task'
-              ? await taskKill(point, random)
-              : await routineKill(point);
-        await recovered();
-        await check(kill);
-        await mergeAgain();
-        log.push(`${kill} ${point}: ${what}`);
-        const problems =
-          found.lost.length + found.duplicated.length + found.stuck.length + found.orphans.length;
-        if (problems > 0) break;
+      let failure: unknown;
+      let current = '';
+      try {
+        for (let kill = 1; kill <= KILLS; kill++) {
+          const kind = KINDS[(kill - 1) % KINDS.length]!;
+          const point = POINTS[kind][Math.floor(random() * POINTS[kind].length)]!;
+          byPoint.set(point, (byPoint.get(point) ?? 0) + 1);
+          current = `${kill} ${point}`;
+          const what =
+            kind === 'merge'
+              ? await mergeKill(point, random)
+              : kind === 'task'
+                ? await taskKill(point, random)
+                : await routineKill(point);
+          await recovered();
+          await check(kill);
+          await mergeAgain();
+          log.push(`${kill} ${point}: ${what}`);
+          const problems =
+            found.lost.length + found.duplicated.length + found.stuck.length + found.orphans.length;
+          if (problems > 0) break;
+        }
+      } catch (error) {
+        // The harness itself could not go on: said with the seed and the kill, so it replays.
+        failure = error;
       }
       const seconds = Math.round((performance.now() - startedAt) / 1000);
       const table = [
@@ -513,9 +531,11 @@ describe('the soak: kill -9 at random step boundaries of merges, task writes and
         '  kills by point: ' + [...byPoint].map(([p, n]) => `${p} ${n}`).join(', '),
         `  | kills | lost | duplicated | stuck | orphans |`,
         `  | ${log.length} | ${found.lost.length} | ${found.duplicated.length} | ${found.stuck.length} | ${found.orphans.length} |`,
-        `  tasks ${expected.tasks.size}, entries ${[...expected.entries.values()].flat().length}, landings ${expected.landings.length}, unlanded merges ${expected.unlanded.size}, routine fires ${expected.fires}`,
+        `  tasks ${expected.tasks.size}, entries ${[...expected.entries.values()].flat().length}, landings ${expected.landings.length}, merges cut off and merged again ${remerged}, routine fires ${expected.fires}`,
       ].join('\n');
-      console.log(table);
+      console.log(failure === undefined ? table : `${table}\n  stopped at kill ${current}`);
+      if (failure instanceof Error) throw failure;
+      if (failure !== undefined) throw new Error(`the soak stopped: ${JSON.stringify(failure)}`);
       expect({
         ...found,
         log:
