@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import type { WorkspaceBus } from '../bus/index.js';
 import { RoutineFinished, RoutineFired, RoutineSkipped } from '../events/workspace.js';
 import type { RoutineSpec } from '../projects/index.js';
+import { crashPoint } from '../shared/crash-points.js';
 import { errorMessage } from '../shared/errors.js';
 import { createLogger } from '../shared/log.js';
 import type { RoutineRunRow, RoutineStore, RoutineWithProject } from '../store/routines.js';
@@ -43,6 +44,11 @@ export interface Fire {
   detail?: Record<string, string> | undefined;
   /** Said in the run's record (e.g. "3 runs missed while Baton was stopped"). */
   note?: string | undefined;
+  /**
+   * Written in the transaction that records the run (the schedule's next due time): a kill can
+   * then neither lose the fire (next time stored, no record) nor repeat it (record, old next time).
+   */
+  recorded?: (() => void) | undefined;
 }
 
 export class RoutineRunner {
@@ -82,16 +88,20 @@ export class RoutineRunner {
         `run on machine ${holder}, which reads the same routine from its checkout of the repository`,
       );
     }
-    const runId = store.addRun({
-      routine_id: routine.id,
-      trigger: fire.trigger,
-      due_at: fire.dueAt?.toISOString() ?? null,
-      started_at: now.toISOString(),
-      outcome: 'running',
-      cause: fire.note ?? null,
-      session_id: null,
-      session_name: null,
+    const runId = store.transact(() => {
+      fire.recorded?.();
+      return store.addRun({
+        routine_id: routine.id,
+        trigger: fire.trigger,
+        due_at: fire.dueAt?.toISOString() ?? null,
+        started_at: now.toISOString(),
+        outcome: 'running',
+        cause: fire.note ?? null,
+        session_id: null,
+        session_name: null,
+      });
     });
+    crashPoint('routine.recorded');
     try {
       const spec = JSON.parse(routine.spec_json) as RoutineSpec;
       const context = this.context(routine, spec, fire);
@@ -114,15 +124,9 @@ export class RoutineRunner {
           tasks: await this.options.tasks?.list(routine.project_root),
         }),
       });
-      store.attachSession(runId, session.id, session.name);
-      this.options.bus.publish(RoutineFired, {
-        ...ref(routine),
-        runId,
-        trigger: fire.trigger,
-        dueAt: fire.dueAt?.toISOString() ?? null,
-        sessionId: session.id,
-        sessionName: session.name,
-      });
+      crashPoint('routine.dispatched');
+      this.attach(routine, runId, fire.trigger, fire.dueAt?.toISOString() ?? null, session);
+      crashPoint('routine.fired');
       log.info('routine fired', {
         routine: routine.name,
         run: runId,
@@ -151,6 +155,55 @@ export class RoutineRunner {
     }
   }
 
+  /** Ties the run to its session and says it fired, in one transaction. */
+  private attach(
+    routine: RoutineWithProject,
+    runId: number,
+    trigger: string,
+    dueAt: string | null,
+    session: { id: string; name: string },
+  ): void {
+    const { store, bus } = this.options;
+    try {
+      store.transact(() => {
+        store.attachSession(runId, session.id, session.name);
+        bus.publish(RoutineFired, {
+          ...ref(routine),
+          runId,
+          trigger,
+          dueAt,
+          sessionId: session.id,
+          sessionName: session.name,
+        });
+      });
+    } catch (error) {
+      bus.discard();
+      throw error;
+    }
+    bus.release();
+  }
+
+  /**
+   * A run cut off before it knew its session (recovery at start): its session, when the dispatch
+   * had made one, is found by the name the run gave it and tied to it; undefined when none was made.
+   */
+  adoptSession(run: RoutineRunRow): SessionWithProject | undefined {
+    const routine = this.options.store.get(run.routine_id);
+    if (routine === undefined) return undefined;
+    const name = `${routine.name}-${run.id}`;
+    const session = this.options.sessions
+      .list()
+      .find((s) => s.name === name && s.project_root === routine.project_root);
+    if (session === undefined) return undefined;
+    this.attach(routine, run.id, run.trigger, run.due_at, session);
+    log.info('routine run found its session after a restart', {
+      routine: routine.name,
+      run: run.id,
+      session: name,
+    });
+    return session;
+  }
+
   /**
    * The machine that runs this fire when it is another one. Only what every machine sees alike is
    * claimed: a routine of a repository's config, fired by its schedule (or its catch-up) for a
@@ -174,26 +227,31 @@ export class RoutineRunner {
     outcome: 'skipped' | 'missed',
     cause: string,
   ): RoutineRunRow {
-    const { store, clock } = this.options;
+    const { store, clock, bus } = this.options;
     const now = clock.now().toISOString();
-    const runId = store.addRun({
-      routine_id: routine.id,
-      trigger: fire.trigger,
-      due_at: fire.dueAt?.toISOString() ?? null,
-      started_at: now,
-      finished_at: now,
-      outcome,
-      cause,
-      session_id: null,
-      session_name: null,
-    });
-    this.options.bus.publish(RoutineSkipped, {
-      ...ref(routine),
-      runId,
-      trigger: fire.trigger,
-      outcome,
-      cause,
-    });
+    let runId: number;
+    try {
+      runId = store.transact(() => {
+        fire.recorded?.();
+        const id = store.addRun({
+          routine_id: routine.id,
+          trigger: fire.trigger,
+          due_at: fire.dueAt?.toISOString() ?? null,
+          started_at: now,
+          finished_at: now,
+          outcome,
+          cause,
+          session_id: null,
+          session_name: null,
+        });
+        bus.publish(RoutineSkipped, { ...ref(routine), runId: id, trigger: fire.trigger, outcome, cause });
+        return id;
+      });
+    } catch (error) {
+      bus.discard();
+      throw error;
+    }
+    bus.release();
     return runOf(store, routine.id, runId);
   }
 

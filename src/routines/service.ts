@@ -86,8 +86,9 @@ export class RoutineService {
       log.error('routines in .baton/config.json not loaded', { root, error: errorMessage(error) }),
     );
     for (const run of this.store.running()) {
-      if (run.session_id !== null)
-        await this.runner.sessionSettled(this.session(run.session_id), run.session_id);
+      // A fire cut off after its dispatch, before the run knew its session: the session runs; adopt it.
+      const sessionId = run.session_id ?? this.runner.adoptSession(run)?.id;
+      if (sessionId !== undefined) await this.runner.sessionSettled(this.session(sessionId), sessionId);
       // A fire cut off before its session was made is over: nothing runs for it.
       else
         this.store.finishRun(run.id, 'failed', 'Baton stopped before its session started', null, new Date());

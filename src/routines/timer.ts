@@ -68,11 +68,31 @@ export class RoutineTimer {
   private async fireOne(routine: RoutineWithProject, due: Date, now: Date): Promise<void> {
     const spec = JSON.parse(routine.spec_json) as RoutineSpec;
     if (spec.cron === undefined) return;
-    // Stored first: a supervisor killed during the fire neither repeats nor loses it.
+    // Stored with the run's record, in its transaction: a supervisor killed during the fire neither
+    // repeats nor loses it (decision 174). Stored anyway when the fire failed before its record,
+    // so a fault does not fire again on every tick.
     const next = nextRun(spec.cron, spec.tz, now);
-    this.store.setNextRun(routine.id, next?.toISOString() ?? null);
+    let stored = false;
+    const recorded = (): void => {
+      this.store.setNextRun(routine.id, next?.toISOString() ?? null);
+      stored = true;
+    };
+    try {
+      await this.fireLate(routine, spec, due, now, recorded);
+    } finally {
+      if (!stored) recorded();
+    }
+  }
+
+  private async fireLate(
+    routine: RoutineWithProject,
+    spec: RoutineSpec,
+    due: Date,
+    now: Date,
+    recorded: () => void,
+  ): Promise<void> {
     if (now.getTime() - due.getTime() <= GRACE_MS) {
-      await this.runner.fire(routine, { trigger: 'schedule', dueAt: due });
+      await this.runner.fire(routine, { trigger: 'schedule', dueAt: due, recorded });
       return;
     }
     const { count, last } = missedTimes(spec, due, now);
@@ -80,13 +100,18 @@ export class RoutineTimer {
     if (spec.catchUp === false) {
       this.runner.record(
         routine,
-        { trigger: 'missed', dueAt: last },
+        { trigger: 'missed', dueAt: last, recorded },
         'missed',
         `${why}; catch-up is off, so none ran`,
       );
       return;
     }
-    await this.runner.fire(routine, { trigger: 'missed', dueAt: last, note: `${why}; fired once on return` });
+    await this.runner.fire(routine, {
+      trigger: 'missed',
+      dueAt: last,
+      note: `${why}; fired once on return`,
+      recorded,
+    });
   }
 
   private schedule(): void {

@@ -76,6 +76,11 @@ export class RoutineStore {
       .run(specJson, nextRunAt, now.toISOString(), id);
   }
 
+  /** Runs `work` in one transaction. */
+  transact<T>(work: () => T): T {
+    return this.db.transaction(work)();
+  }
+
   setNextRun(id: string, nextRunAt: string | null): void {
     this.db.prepare('UPDATE routines SET next_run_at = ? WHERE id = ?').run(nextRunAt, id);
   }

@@ -24,6 +24,7 @@ import {
   TaskRemoved,
 } from '../events/workspace.js';
 import { loadRepoConfig } from '../projects/index.js';
+import { crashPoint } from '../shared/crash-points.js';
 import { InternalError, InvalidInputError, NotAGitRepositoryError } from '../shared/errors.js';
 import type { SessionStore } from '../store/sessions.js';
 import type { TaskFields, TaskStore, TaskWithProject } from '../store/tasks.js';
@@ -154,21 +155,29 @@ export class TaskService {
       tracker,
       board_column: body.column,
     };
-    let id: number;
     const repoKey = await this.shared?.know(project);
-    if (this.shared !== undefined && repoKey !== undefined)
-      id = (
+    let task: TaskCard;
+    if (this.shared !== undefined && repoKey !== undefined) {
+      const id = (
         await this.shared.write((ledger) => ledger.add({ ...fields, repoKey }, body.after, this.now()))
       )[0]!.id;
-    else
-      id = this.options.tasks.insert(
-        { project_id: project.id, ...fields },
-        body.after,
-        this.now(),
-        await this.shared?.nextId(),
-      );
-    const task = this.card(id);
-    this.options.bus.publish(TaskAdded, { task });
+      task = this.card(id);
+      this.options.bus.publish(TaskAdded, { task });
+    } else {
+      const nextId = await this.shared?.nextId();
+      task = this.withEvent(() => {
+        const id = this.options.tasks.insert(
+          { project_id: project.id, ...fields },
+          body.after,
+          this.now(),
+          nextId,
+        );
+        const card = this.card(id);
+        this.options.bus.publish(TaskAdded, { task: card });
+        return card;
+      });
+    }
+    crashPoint('task.added');
     return { task, warnings };
   }
 
@@ -202,14 +211,21 @@ export class TaskService {
       throw new InvalidInputError(
         'Nothing to change: give a title, description, scope, tracker, after or review.',
       );
+    let card: TaskCard;
     if (this.shared?.sharedKey(task) !== undefined) {
       await this.shared.write((ledger) => ledger.edit(task.id, fields, body.after, this.now()), task.id);
+      card = this.card(task.id);
+      this.options.bus.publish(TaskEdited, { task: card, fields: changed });
     } else {
-      this.options.tasks.update(task.id, fields, this.now());
-      if (body.after !== undefined) this.options.tasks.setDependencies(task.id, body.after);
+      card = this.withEvent(() => {
+        this.options.tasks.update(task.id, fields, this.now());
+        if (body.after !== undefined) this.options.tasks.setDependencies(task.id, body.after);
+        const edited = this.card(task.id);
+        this.options.bus.publish(TaskEdited, { task: edited, fields: changed });
+        return edited;
+      });
     }
-    const card = this.card(task.id);
-    this.options.bus.publish(TaskEdited, { task: card, fields: changed });
+    crashPoint('task.edited');
     return { task: card, warnings };
   }
 
@@ -232,8 +248,31 @@ export class TaskService {
     const task = this.get(ref);
     if (this.shared?.sharedKey(task) !== undefined)
       throw new InternalError(`task ${task.id} is shared: it moves through place()`);
-    this.options.tasks.move(task.id, body.column, 'hand', body.position, this.now());
-    return this.moved(task, body);
+    const moved = this.withEvent(() => {
+      this.options.tasks.move(task.id, body.column, 'hand', body.position, this.now());
+      return this.moved(task, body);
+    });
+    crashPoint('task.moved');
+    return moved;
+  }
+
+  /**
+   * Runs a write to this machine's store and the publishing of its event in one transaction: a
+   * supervisor killed between them would otherwise leave a task the event log never mentions
+   * (decision 173). The event reaches subscribers once the transaction has committed.
+   */
+  private withEvent<T>(write: () => T): T {
+    let result: T | undefined;
+    try {
+      this.options.tasks.transact(() => {
+        result = write();
+      });
+    } catch (error) {
+      this.options.bus.discard();
+      throw error;
+    }
+    this.options.bus.release();
+    return result as T;
   }
 
   private moved(
@@ -289,6 +328,8 @@ export class TaskService {
   entry(ref: string, kind: EntryKind, text: string): TaskEntry {
     const task = this.get(ref);
     const entry = this.files.add(task.project_root, kind, task.id, text, this.clock());
+    // The file is the record; the event only tells of it (a kill here: the entry kept, unannounced).
+    crashPoint('task.entry-written');
     this.options.bus.publish(kind === 'decisions' ? TaskDecided : TaskNoted, {
       taskId: task.id,
       project: task.project_name,
@@ -296,6 +337,7 @@ export class TaskService {
       file: entry.file,
       text: entry.text,
     });
+    crashPoint(kind === 'decisions' ? 'task.decided' : 'task.noted');
     return entry;
   }
 

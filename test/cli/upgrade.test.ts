@@ -58,11 +58,13 @@ describe('an upgrade of Baton while sessions work', () => {
       ],
       { cwd: repo },
     );
-    await t.waitForEvent('across', (e) => e.type === 'message.added' && e.text === 'before the upgrade');
-    await t.ok(['dispatch', 'x', '--name', 'resting', '--script', t.script([{ say: 'done' }])], {
-      cwd: repo,
-    });
-    await t.waitForState('resting', 'ready_for_review');
+    // The resting session is dispatched while the first starts its turn (both before the upgrade).
+    await Promise.all([
+      t.waitForEvent('across', (e) => e.type === 'message.added' && e.text === 'before the upgrade'),
+      t
+        .ok(['dispatch', 'x', '--name', 'resting', '--script', t.script([{ say: 'done' }])], { cwd: repo })
+        .then(() => t.waitForState('resting', 'ready_for_review')),
+    ]);
     const before = JSON.parse(await t.ok(['daemon', 'status', '--json'])) as { pid: number; version: string };
     const hosts = t.hostPids().sort();
 
