@@ -136,7 +136,10 @@ export class SessionHost {
     // Made here, outside the sandbox: a folder the agent made inside would land on its tmpfs and vanish.
     mkdirSync(this.paths.agentState, { recursive: true });
     const status = sandboxStatus(this.env);
-    const sandbox = sessionSandbox(this.spec, this.paths.agentState, status);
+    const sandbox = sessionSandbox(this.spec, this.paths.agentState, status, {
+      home: this.env.HOME ?? homedir(),
+      env: this.env,
+    });
     this.record(sessionStarted(this.spec, process.pid, status.kind));
     if (status.kind === 'none')
       log.warn('the agent runs without a sandbox', { session: this.spec.sessionId, why: status.detail });
