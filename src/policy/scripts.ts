@@ -258,6 +258,38 @@ function lifecycle(dir: string): Run {
   return { path: joinPath(dir, 'package.json'), language: 'package', names: LIFECYCLE, extra: [], cwd: dir };
 }
 
+/**
+ * Package managers' settings that choose the program a script runs on or load code into every
+ * Node it starts: `script-shell=./evil.sh` in a `.npmrc` makes `npm test` run that file whatever
+ * package.json says. Read from the command line, the command's variables and the project's own
+ * `.npmrc`/`.yarnrc`/`.yarnrc.yml` where an agent may have written it (decision 177); the user's
+ * own (`~/.npmrc`, or one unchanged since the base) are the user's.
+ */
+const CODE_SETTINGS =
+  /^\s*["']?(script-shell|shell|node-options|git|onload-script|init-module|yarn-path|yarnPath|plugins)["']?\s*[=:]/m;
+const CODE_OPTIONS = /^--(script-shell|shell|node-options|git|onload-script|init-module)(=|$)/;
+const CODE_VARIABLES =
+  /^(npm_config_|NPM_CONFIG_|YARN_)(script_shell|shell|node_options|git|onload_script|init_module|yarn_path)$/i;
+
+function codeRunningSetting(command: Command, run: Run, context: RuleContext): string | undefined {
+  const option = command.args.find((a) => CODE_OPTIONS.test(a.text));
+  if (option !== undefined)
+    return `${command.name} ${option.text.split('=')[0] ?? ''} runs a program the gate does not read`;
+  const variable = (command.env ?? []).find((v) => CODE_VARIABLES.test(v));
+  if (variable !== undefined) return `${variable} makes ${command.name} run a program the gate does not read`;
+  for (const name of ['.npmrc', '.yarnrc', '.yarnrc.yml']) {
+    const path = joinPath(run.cwd, name);
+    const where = placeOf(path, false, context);
+    if (where !== 'inside' && where !== 'writable' && where !== 'unknown') continue;
+    const file = context.disk?.script(path);
+    if (file === undefined || !('text' in file) || 'trusted' in file) continue;
+    const found = CODE_SETTINGS.exec(file.text);
+    if (found !== null)
+      return `${path} sets ${found[1] ?? ''}, which makes ${command.name} run a program the gate does not read`;
+  }
+  return undefined;
+}
+
 /** The commands of the script a command runs (none when it runs none, or one the gate trusts). */
 export function scriptCommands(
   command: Command,
@@ -272,6 +304,10 @@ export function scriptCommands(
     commands: [],
     findings: [{ rule: OPAQUE_SCRIPT, why, uncertain: true }],
   });
+  if (run.language === 'package') {
+    const setting = codeRunningSetting(command, run, context);
+    if (setting !== undefined) return ask(setting);
+  }
   const label = `${command.name === ':' ? '' : `${command.name} `}${run.path}`;
   let file: ScriptFile;
   if (written.files.has(run.path)) {
