@@ -146,13 +146,19 @@ export class SessionHost {
     try {
       const adapter = await loadAdapter(this.spec.agent);
       // Loaded here, not at start: the shell parser costs ~80 ms, which a spare host pays while it waits.
-      const { allowRuleFor, readSessionPolicy, sessionGate } = await import('../policy/index.js');
+      const { allowRuleFor, readSessionPolicy, realDisk, sessionGate } = await import('../policy/index.js');
       const { checkpointing } = await import('./checkpoints.js');
       const policy = readSessionPolicy(this.paths.dir, this.spec.cwd);
       const userHome = this.env.HOME ?? homedir();
       const gate = checkpointing(
         sessionGate(policy, userHome, this.spec.home),
-        { id: this.spec.sessionId, worktree: this.spec.cwd, home: userHome },
+        {
+          id: this.spec.sessionId,
+          worktree: this.spec.cwd,
+          home: userHome,
+          // Scripts the agent runs are read for discards, as the gate reads them (decision 177).
+          disk: realDisk({ worktree: policy.worktree, state: this.spec.home, baseCommit: policy.baseCommit }),
+        },
         (body) => this.record(body),
       );
       const project = policy.project;
