@@ -21,7 +21,7 @@ import {
   SessionMessageSent,
   type WorkspaceEvent,
 } from '../events/workspace.js';
-import { InternalError, InvalidInputError } from '../shared/errors.js';
+import { ForbiddenError, InternalError, InvalidInputError } from '../shared/errors.js';
 import type { Db } from '../store/db.js';
 import { EventTextSearch } from '../store/event-search.js';
 import type { SessionWithProject } from '../store/sessions.js';
@@ -99,6 +99,16 @@ export class McpService {
     cwd: string | undefined,
   ): Promise<MessageView> {
     const from = this.author(caller);
+    if (caller !== undefined) {
+      // A session's agent speaks to the sessions of its own repository only: a prompt injected
+      // into one repository's work must not steer another's (decision 178). The user (the token) may.
+      const sender = this.options.sessions.resolve(caller);
+      const target = this.options.sessions.resolve(to, cwd ?? sender.worktree);
+      if (target.project_id !== sender.project_id)
+        throw new ForbiddenError(
+          `${target.name} works in another repository (${target.project_name}); a session may message the sessions of its own repository only.`,
+        );
+    }
     const { session, delivery } = await this.options.sessions.message(to, text, from, cwd);
     this.options.bus.publish(SessionMessageSent, {
       from,

@@ -31,14 +31,30 @@ export function awk(
   read: Reader,
 ): Command[] {
   const rest = skipOptions(args, new Set(['-F', '-v', '-f', '--field-separator', '--assign', '--file']));
-  if (args.some((a) => a.text === '-f' || a.text === '--file')) return [];
-  const program = rest[0]?.text ?? '';
+  // A program file (`awk -f prog.awk`) is read where scripts are (scripts.ts).
+  if (args.some((a) => a.text === '-f' || a.text === '--file' || /^(-f.|--file=)/.test(a.text))) return [];
+  return awkProgram(rest[0]?.text ?? '', rest[0]?.dynamic ?? false, name, home, depth, via, cwd, read).map(
+    (c) => ({ ...c, env: c.env ?? simple.env }),
+  );
+}
+
+/** The commands an awk program runs (its `system(…)`, pipes and `getline`), inline or read from its file. */
+export function awkProgram(
+  program: string,
+  dynamic: boolean,
+  name: string,
+  home: string,
+  depth: number,
+  via: string[],
+  cwd: string | undefined,
+  read: Reader,
+): Command[] {
   const out: Command[] = [];
   const chain = [...via, `${name} system`];
   AWK_RUNS.forEach((pattern, kind) => {
     for (const match of program.matchAll(pattern)) {
       const literal = match[1];
-      const text = literal === undefined || (rest[0]?.dynamic ?? false) ? undefined : awkString(literal);
+      const text = literal === undefined || dynamic ? undefined : awkString(literal);
       if (text !== undefined) {
         // `print … | "sh"`: the command reads what awk prints, which the gate cannot know.
         const found = read.script(text, cwd ?? '/', home, depth + 1, chain);
@@ -53,7 +69,7 @@ export function awk(
       }
     }
   });
-  return out.map((c) => ({ ...c, env: c.env ?? simple.env }));
+  return out;
 }
 
 /** An awk string literal's text; undefined when its escapes are not JSON's. */

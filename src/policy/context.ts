@@ -147,7 +147,8 @@ function readScriptFile(path: string, surroundings: Surroundings): ScriptFile {
     return { unreadable: (error as NodeJS.ErrnoException).code ?? 'unreadable' };
   }
   if (content.subarray(0, 8000).includes(0)) return { binary: true };
-  if (unchangedSinceBase(path, content, surroundings)) return { trusted: true };
+  if (unchangedSinceBase(path, content, surroundings))
+    return { trusted: true, text: content.toString('utf8') };
   return { text: content.toString('utf8') };
 }
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { DISCARD_CONTEXT, loadDiscardCorpus } from './corpus/discards/index.js';
+import { corpusDisk } from './corpus/index.js';
 import { discardsWork } from './discards.js';
 
 describe('the discard classifier over its corpus', () => {
@@ -12,7 +13,7 @@ describe('the discard classifier over its corpus', () => {
 
   it('takes a checkpoint before every discarding line and before none of the others', () => {
     const wrong = corpus.flatMap((c) => {
-      const found = discardsWork(c.command, DISCARD_CONTEXT.worktree, DISCARD_CONTEXT.home);
+      const found = discardsWork(c.command, DISCARD_CONTEXT.worktree, DISCARD_CONTEXT.home, corpusDisk());
       return (found !== undefined) === c.checkpoint
         ? []
         : [

@@ -10,7 +10,10 @@
  * A checkpoint of unchanged work costs a few git calls and no new ref, so an ambiguous command
  * (`git checkout x.ts` may name a file) leans towards one; a plain branch switch does not.
  */
+import { tmpdir } from 'node:os';
 import { isAbsolute, resolve } from 'node:path';
+import type { Disk } from './paths.js';
+import { scriptCommands, type Written } from './scripts.js';
 import { commandsOf, type Command } from './unwrap.js';
 import type { Word } from './shell.js';
 
@@ -28,10 +31,13 @@ const GIT_VALUE_OPTIONS = new Set(['-C', '-c', '--git-dir', '--work-tree', '--na
  * The first command in `line` that would discard uncommitted work in `worktree`, or undefined.
  * A line the shell reader cannot read counts when it mentions a discarding git subcommand at all.
  */
-export function discardsWork(line: string, worktree: string, home: string): Discard | undefined {
+export function discardsWork(line: string, worktree: string, home: string, disk?: Disk): Discard | undefined {
   let commands: Command[];
   try {
     commands = commandsOf(line, worktree, home);
+    // With the disk, the scripts the line runs are read as the gate reads them (`./reset.sh`,
+    // `make reset`, `npm run reset`): their discards take a checkpoint too (decision 177).
+    if (disk !== undefined) commands = withScripts(commands, worktree, home, disk);
   } catch {
     return /\bgit\b[^\n]*\b(reset|checkout|restore|stash|clean|switch|rm)\b/.test(line)
       ? { command: line, why: 'a command Baton cannot read fully that may discard uncommitted work' }
@@ -43,6 +49,19 @@ export function discardsWork(line: string, worktree: string, home: string): Disc
     if (found !== undefined) return found;
   }
   return undefined;
+}
+
+function withScripts(commands: Command[], worktree: string, home: string, disk: Disk): Command[] {
+  const context = { cwd: worktree, worktree, home, writable: [tmpdir()], disk };
+  const written: Written = { files: new Map(), earlier: 0 };
+  const out: Command[] = [];
+  const visit = (command: Command, level: number): void => {
+    out.push(command);
+    for (const inner of scriptCommands(command, context, written, level).commands) visit(inner, level + 1);
+    written.earlier++;
+  };
+  for (const command of commands) visit(command, 1);
+  return out;
 }
 
 function gitDiscard(command: Command, worktree: string): Discard | undefined {

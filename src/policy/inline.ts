@@ -6,6 +6,7 @@
  * command the rules judge like any other.
  */
 import { basename } from 'node:path';
+import { passedDeletes, resolveAliases } from './aliases.js';
 import type { Word } from './shell.js';
 import { commandsOf, type Command } from './unwrap.js';
 
@@ -71,8 +72,10 @@ export function inlineScript(command: Command): string | undefined {
 
 /** The commands, deletes and SQL an inline script would run, as commands the rules judge. */
 export function inlineCommands(command: Command, home: string, depth: number): Command[] {
-  const script = inlineScript(command);
-  if (script === undefined) return [];
+  const written = inlineScript(command);
+  if (written === undefined) return [];
+  // Renamed functions and modules written out in full, so the detectors below see them.
+  const script = resolveAliases(written);
   const via = [...command.via, `${command.name} script`];
   const base: Omit<Command, 'name' | 'args'> = {
     redirects: [],
@@ -102,6 +105,8 @@ export function inlineCommands(command: Command, home: string, depth: number): C
       name: 'rm',
       args: [argument.text === undefined ? unknownWord() : known(argument.text)],
     });
+  // A deleting function handed on: the paths it gets are only known when it runs.
+  if (passedDeletes(script)) out.push({ ...base, name: 'rm', args: [known('-r'), unknownWord()] });
   for (const match of script.matchAll(PATH_REMOVE))
     out.push({ ...base, name: 'rm', args: [known(unquote(match[1] ?? "''"))] });
   for (const argument of callArguments(script, MOVE_API))

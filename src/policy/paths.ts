@@ -40,7 +40,12 @@ export interface Disk {
  * since the session began (the user's own script), `binary` for a compiled program (not read), or
  * why it cannot be read (`missing` when there is no such file).
  */
-export type ScriptFile = { text: string } | { trusted: true } | { binary: true } | { unreadable: string };
+export type ScriptFile =
+  | { text: string }
+  /** Its text too, when read: the scripts it runs may be the agent's (decision 177). */
+  | { trusted: true; text?: string }
+  | { binary: true }
+  | { unreadable: string };
 
 export type Where = 'inside' | 'worktree' | 'repository' | 'writable' | 'user' | 'outside' | 'unknown';
 

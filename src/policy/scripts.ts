@@ -18,7 +18,8 @@ import { OPAQUE_SCRIPT } from './opaque.js';
 import { inlineScript } from './inline.js';
 import { joinPath, type Word } from './shell.js';
 import type { Finding, RuleContext } from './types.js';
-import { commandsOf, type Command } from './unwrap.js';
+import { AWKS, awkProgram } from './awk.js';
+import { commandsOf, read, type Command } from './unwrap.js';
 
 export type Language = 'shell' | 'python' | 'node' | 'ruby' | 'perl' | 'php';
 /** A file run as a program (`./nuke.sh`): its `#!` line says what reads it. */
@@ -27,12 +28,18 @@ type Direct = 'program';
 /** A script file a command runs, and what it is read as. */
 interface Run {
   path: string;
-  language: Language | Direct | 'make' | 'package';
+  language: Language | Direct | 'make' | 'package' | 'awk';
   /** For make: the goals; for a package script: the script's name; else the script's arguments. */
   names: string[];
   /** The words after `--` a package script gets. */
   extra: string[];
   cwd: string;
+  /**
+   * The files the command may run, in the order the program looks for them (`path` when none is
+   * there): `node nuke` runs nuke.js when there is no `nuke`, `make` reads GNUmakefile, then
+   * makefile, then Makefile (decision 177).
+   */
+  candidates?: string[];
 }
 
 /** Files a command wrote earlier in the same call (their text when the command says it), and how many commands ran before. */
@@ -61,6 +68,8 @@ const INTERPRETERS: Record<string, Language> = {
   perl: 'perl',
   php: 'php',
 };
+/** What Node tries after the name as given (a missing `nuke` is `nuke.js`, then `nuke/index.js`). */
+const NODE_EXTENSIONS = ['.js', '.cjs', '.mjs', '.ts', '/index.js'];
 /** Options of interpreters that take a value (`node -r dotenv/config x.js`, `python -W ignore x.py`). */
 const VALUE_OPTIONS = new Set([
   '-r',
@@ -108,6 +117,18 @@ function runOf(command: Command, context: RuleContext): Run | undefined {
   const cwd = command.cwd;
   if (cwd === undefined) return undefined;
   const name = command.name;
+  // `python -m tool` (read as the command `tool`): tool.py or tool/__main__.py, from the folder it starts in.
+  if (/^python[0-9.]* -m$/.test(command.via.at(-1) ?? '') && /^[\w.]+$/.test(name)) {
+    const module = joinPath(cwd, name.replaceAll('.', '/'));
+    return {
+      path: `${module}.py`,
+      language: 'python',
+      names: command.args.map((a) => a.text),
+      extra: [],
+      cwd,
+      candidates: [`${module}.py`, `${module}/__main__.py`],
+    };
+  }
   const interpreter = INTERPRETERS[name.replace(/[0-9.]+$/, '')];
   if (SHELLS.has(name) || interpreter !== undefined) {
     if (
@@ -123,17 +144,21 @@ function runOf(command: Command, context: RuleContext): Run | undefined {
     if (file === undefined || file.dynamic || file.text === '-' || file.text.startsWith('/dev/'))
       return undefined;
     if (name === 'bun' && !/[./]/.test(file.text)) return packageRun(command, context, 'bun');
+    const path = joinPath(cwd, file.text);
     return {
-      path: joinPath(cwd, file.text),
+      path,
       language: interpreter ?? 'shell',
       names: args.slice(at + 1).map((a) => a.text),
       extra: [],
       cwd,
+      candidates:
+        interpreter === 'node' ? [path, ...NODE_EXTENSIONS.map((extension) => `${path}${extension}`)] : [],
     };
   }
   if (command.program !== undefined && !command.program.includes('\u0000'))
     return { path: joinPath(cwd, command.program), language: 'program', names: [], extra: [], cwd };
   if (MAKES.has(name)) return makeRun(command.args, cwd);
+  if (AWKS.has(name)) return awkRun(command.args, cwd);
   if (name === 'npm' || name === 'pnpm' || name === 'yarn') return packageRun(command, context, name);
   return undefined;
 }
@@ -164,11 +189,35 @@ function makeRun(args: Word[], cwd: string): Run | undefined {
   }
   return {
     path: file === undefined ? joinPath(dir, 'Makefile') : joinPath(dir, file),
+    // GNU make reads the first of these it finds.
+    candidates:
+      file === undefined ? ['GNUmakefile', 'makefile', 'Makefile'].map((name) => joinPath(dir, name)) : [],
     language: 'make',
     names: goals,
     extra: [],
     cwd: dir,
   };
+}
+
+/** `awk -f prog.awk`: the program file, read for the commands it runs (decision 177). */
+function awkRun(args: Word[], cwd: string): Run | undefined {
+  for (let i = 0; i < args.length; i++) {
+    const text = args[i]?.text ?? '';
+    if (text === '--') break;
+    const file =
+      text === '-f' || text === '--file'
+        ? args[i + 1]
+        : /^-f./.test(text)
+          ? { ...(args[i] as Word), text: text.slice(2) }
+          : text.startsWith('--file=')
+            ? { ...(args[i] as Word), text: text.slice('--file='.length) }
+            : undefined;
+    if (file === undefined) continue;
+    // A program only the run knows, or stdin: as for `sh "$X"`, nothing to read.
+    if (file.dynamic || file.text === '-' || file.text.startsWith('/dev/')) return undefined;
+    return { path: joinPath(cwd, file.text), language: 'awk', names: [], extra: [], cwd };
+  }
+  return undefined;
 }
 
 function packageRun(command: Command, context: RuleContext, manager: string): Run | undefined {
@@ -210,6 +259,38 @@ function lifecycle(dir: string): Run {
   return { path: joinPath(dir, 'package.json'), language: 'package', names: LIFECYCLE, extra: [], cwd: dir };
 }
 
+/**
+ * Package managers' settings that choose the program a script runs on or load code into every
+ * Node it starts: `script-shell=./evil.sh` in a `.npmrc` makes `npm test` run that file whatever
+ * package.json says. Read from the command line, the command's variables and the project's own
+ * `.npmrc`/`.yarnrc`/`.yarnrc.yml` where an agent may have written it (decision 177); the user's
+ * own (`~/.npmrc`, or one unchanged since the base) are the user's.
+ */
+const CODE_SETTINGS =
+  /^\s*["']?(script-shell|shell|node-options|git|onload-script|init-module|yarn-path|yarnPath|plugins)["']?\s*[=:]/m;
+const CODE_OPTIONS = /^--(script-shell|shell|node-options|git|onload-script|init-module)(=|$)/;
+const CODE_VARIABLES =
+  /^(npm_config_|NPM_CONFIG_|YARN_)(script_shell|shell|node_options|git|onload_script|init_module|yarn_path)$/i;
+
+function codeRunningSetting(command: Command, run: Run, context: RuleContext): string | undefined {
+  const option = command.args.find((a) => CODE_OPTIONS.test(a.text));
+  if (option !== undefined)
+    return `${command.name} ${option.text.split('=')[0] ?? ''} runs a program the gate does not read`;
+  const variable = (command.env ?? []).find((v) => CODE_VARIABLES.test(v));
+  if (variable !== undefined) return `${variable} makes ${command.name} run a program the gate does not read`;
+  for (const name of ['.npmrc', '.yarnrc', '.yarnrc.yml']) {
+    const path = joinPath(run.cwd, name);
+    const where = placeOf(path, false, context);
+    if (where !== 'inside' && where !== 'writable' && where !== 'unknown') continue;
+    const file = context.disk?.script(path);
+    if (file === undefined || !('text' in file) || 'trusted' in file) continue;
+    const found = CODE_SETTINGS.exec(file.text);
+    if (found !== null)
+      return `${path} sets ${found[1] ?? ''}, which makes ${command.name} run a program the gate does not read`;
+  }
+  return undefined;
+}
+
 /** The commands of the script a command runs (none when it runs none, or one the gate trusts). */
 export function scriptCommands(
   command: Command,
@@ -217,12 +298,17 @@ export function scriptCommands(
   written: Written,
   depth: number,
 ): ScriptCommands {
-  const run = runOf(command, context);
-  if (run === undefined) return { commands: [], findings: [] };
+  const found = runOf(command, context);
+  if (found === undefined) return { commands: [], findings: [] };
+  const run = { ...found, path: firstPresent(found, context, written) };
   const ask = (why: string): ScriptCommands => ({
     commands: [],
     findings: [{ rule: OPAQUE_SCRIPT, why, uncertain: true }],
   });
+  if (run.language === 'package') {
+    const setting = codeRunningSetting(command, run, context);
+    if (setting !== undefined) return ask(setting);
+  }
   const label = `${command.name === ':' ? '' : `${command.name} `}${run.path}`;
   let file: ScriptFile;
   if (written.files.has(run.path)) {
@@ -238,7 +324,8 @@ export function scriptCommands(
     if (disk === undefined) return { commands: [], findings: [] };
     file = disk.script(run.path);
   }
-  if ('trusted' in file || 'binary' in file) return { commands: [], findings: [] };
+  if ('trusted' in file) return trustedCalls(run, file.text, context, via(command, run), depth);
+  if ('binary' in file) return { commands: [], findings: [] };
   if ('unreadable' in file) {
     // No such file and nothing before it in the call that could write one: nothing runs. After
     // another command (`python3 -c "open('x.sh','w')…" && sh x.sh`) it may exist by then: ask.
@@ -250,15 +337,53 @@ export function scriptCommands(
     return ask(`runs ${run.path}, which the gate cannot read (${file.unreadable})`);
   }
   if (depth > MAX_SCRIPT_DEPTH) return ask(`${label} runs scripts nested too deeply to read`);
-  const via = [...command.via, `${command.name === ':' ? run.path : command.name} ${basename(run.path)}`];
   try {
-    return { commands: readScript(run, file.text, context.home, via, depth), findings: [] };
+    return { commands: readScript(run, file.text, context.home, via(command, run), depth), findings: [] };
   } catch (error) {
     return ask(`${run.path} cannot be read (${(error as Error).message})`);
   }
 }
 
 const MAX_SCRIPT_DEPTH = 4;
+
+function via(command: Command, run: Run): string[] {
+  return [...command.via, `${command.name === ':' ? run.path : command.name} ${basename(run.path)}`];
+}
+
+/**
+ * A script the repository holds unchanged is the user's: what it does itself is not judged. But
+ * the scripts it runs may be ones the agent edited (`npm test` running an unchanged
+ * `scripts/test.sh` that runs the agent's `scripts/helper.sh`), so its commands that run a
+ * script are handed back to be judged, and so on down to the depth the gate reads any script to.
+ * A trusted script the gate cannot read (or too deep) stays trusted, as before.
+ */
+function trustedCalls(
+  run: Run,
+  text: string | undefined,
+  context: RuleContext,
+  path: string[],
+  depth: number,
+): ScriptCommands {
+  if (text === undefined || depth > MAX_SCRIPT_DEPTH) return { commands: [], findings: [] };
+  let commands: Command[];
+  try {
+    commands = readScript(run, text, context.home, path, depth);
+  } catch {
+    return { commands: [], findings: [] };
+  }
+  return { commands: commands.filter((inner) => runOf(inner, context) !== undefined), findings: [] };
+}
+
+/** The file the program would run: the first of its candidates written earlier in the call or on the disk. */
+function firstPresent(run: Run, context: RuleContext, written: Written): string {
+  for (const path of run.candidates ?? []) {
+    if (written.files.has(path)) return path;
+    const file = context.disk?.script(path);
+    if (file !== undefined && !('unreadable' in file && ['missing', 'not a file'].includes(file.unreadable)))
+      return path;
+  }
+  return run.path;
+}
 
 function readScript(run: Run, text: string, home: string, via: string[], depth: number): Command[] {
   switch (run.language) {
@@ -278,6 +403,8 @@ function readScript(run: Run, text: string, home: string, via: string[], depth: 
     }
     case 'shell':
       return commandsOf(text, run.cwd, home, depth, via);
+    case 'awk':
+      return awkProgram(text, false, 'awk', home, depth, via, run.cwd, read);
     case 'program': {
       const language = shebang(text);
       if (language === undefined)

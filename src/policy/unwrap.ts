@@ -71,7 +71,8 @@ export function commandsOf(
 }
 
 /** How the readers of per-item programs and awk read an inner command: as this module does. */
-const read: Reader = { script: commandsOf, words: unwrap };
+/** How the inner readers (awk, the per-item programs) read a command they find. */
+export const read: Reader = { script: commandsOf, words: unwrap };
 
 function unwrap(simple: SimpleCommand, home: string, depth: number, via: string[]): Command[] {
   let args = simple.words;

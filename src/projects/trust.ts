@@ -6,7 +6,9 @@
  * would otherwise run as the user the first time anyone dispatches in a fresh clone — a cloned
  * repository, or a pull request's branch, could run anything. As direnv's `allow` and mise's
  * `trust`: the user trusts that exact content, by the sha256 of those parts, and a change asks
- * again. The rest of the file (ports, cleanup, radar, …) runs nothing and needs no trust.
+ * again. The gate's settings and the folders shared with the main checkout widen what an agent may
+ * do, so they are in the digest too (decision 178). The rest of the file (ports, cleanup, radar,
+ * …) runs nothing and needs no trust.
  *
  * The trusted digests live in Baton's state folder (`trusted-configs.json`), never in the
  * repository, so a commit cannot trust itself.
@@ -35,6 +37,11 @@ export function commandParts(config: RepoConfig): Record<string, unknown> {
     check: config.merge?.check,
     routines: config.routines,
     env: config.env,
+    // What widens what an agent may do is consented to like a command (decision 178): the gate's
+    // rule actions, its own rules and the folders it lets agents write, and folders shared with
+    // the main checkout (an agent writing there writes the user's checkout).
+    policy: config.policy,
+    share: config.worktree?.share,
   };
   for (const key of Object.keys(parts)) if (parts[key] === undefined) delete parts[key];
   return parts;
@@ -75,6 +82,17 @@ export function commandLines(config: RepoConfig): CommandLine[] {
   }
   for (const [name, value] of Object.entries(config.env ?? {}))
     lines.push({ part: 'env', command: `${name}=${value}` });
+  for (const [rule, action] of Object.entries(config.policy?.rules ?? {}))
+    lines.push({ part: 'gate rule', command: `${rule}: ${action}` });
+  for (const rule of config.policy?.custom ?? [])
+    lines.push({ part: 'gate custom rule', command: JSON.stringify(rule) });
+  for (const folder of config.policy?.writable ?? [])
+    lines.push({ part: 'gate writable folder', command: folder });
+  for (const shared of config.worktree?.share ?? [])
+    lines.push({
+      part: 'shared with the main checkout',
+      command: typeof shared === 'string' ? shared : `${shared.path} (${shared.mode})`,
+    });
   return lines;
 }
 

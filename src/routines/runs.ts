@@ -7,9 +7,9 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { WorkspaceBus } from '../bus/index.js';
 import { RoutineFinished, RoutineFired, RoutineSkipped } from '../events/workspace.js';
-import type { RoutineSpec } from '../projects/index.js';
+import { loadRepoConfig, type RoutineSpec } from '../projects/index.js';
 import { crashPoint } from '../shared/crash-points.js';
-import { errorMessage } from '../shared/errors.js';
+import { errorMessage, InvalidInputError } from '../shared/errors.js';
 import { createLogger } from '../shared/log.js';
 import type { RoutineRunRow, RoutineStore, RoutineWithProject } from '../store/routines.js';
 import type { SessionWithProject } from '../store/sessions.js';
@@ -104,6 +104,7 @@ export class RoutineRunner {
     crashPoint('routine.recorded');
     try {
       const spec = JSON.parse(routine.spec_json) as RoutineSpec;
+      if (routine.source === 'config') stillInConfig(routine, spec);
       const context = this.context(routine, spec, fire);
       const prepared = await this.prepare(routine, spec, context);
       if ('nothing' in prepared)
@@ -432,4 +433,29 @@ function runOf(store: RoutineStore, _routineId: string, runId: number): RoutineR
 
 export function ref(routine: RoutineWithProject): { routineId: string; routine: string; project: string } {
   return { routineId: routine.id, routine: routine.name, project: routine.project_name };
+}
+
+/**
+ * A routine read from `.baton/config.json` runs only as the file holds it now (decision 178):
+ * the dispatch then requires the file's trust, which covers its routines. Without this, a routine
+ * stored while an untrusted config was checked out ran after the file changed or went away (a
+ * config without commands needs no trust).
+ */
+function stillInConfig(routine: RoutineWithProject, spec: RoutineSpec): void {
+  const current = loadRepoConfig(routine.project_root).routines?.[routine.name];
+  if (current === undefined || canonical(current) !== canonical(spec))
+    throw new InvalidInputError(
+      `the routine "${routine.name}" was read from ${routine.project_root}/.baton/config.json, which no longer holds it as stored; nothing ran (Baton reads the file again at its next start)`,
+    );
+}
+
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
+  if (value !== null && typeof value === 'object')
+    return `{${Object.keys(value)
+      .sort()
+      .filter((k) => (value as Record<string, unknown>)[k] !== undefined)
+      .map((k) => `${JSON.stringify(k)}:${canonical((value as Record<string, unknown>)[k])}`)
+      .join(',')}}`;
+  return JSON.stringify(value);
 }

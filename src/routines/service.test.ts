@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { MAX_SLEEP_MS } from './timer.js';
@@ -116,6 +116,32 @@ describe('scheduled routines', () => {
     });
     f.budgetReason = undefined;
     expect((await f.service.runNow('daily', f.repo)).outcome).toBe('running');
+  });
+
+  // Decision 178: a routine stored from a config that is gone or changed does not run as stored.
+  it("of a repository's config run only as the file holds them now: gone or changed, nothing is dispatched", async () => {
+    const f = make('2026-11-23T08:59:00Z');
+    mkdirSync(join(f.repo, '.baton'));
+    const config = join(f.repo, '.baton', 'config.json');
+    writeFileSync(config, JSON.stringify({ routines: { nightly: daily } }));
+    await f.service.start();
+    await f.service.tick();
+    expect((await f.service.list(f.repo)).map((r) => [r.name, r.source])).toEqual([['nightly', 'config']]);
+    // Changed under it (a branch with another config checked out): the stored one does not run.
+    writeFileSync(config, JSON.stringify({ routines: { nightly: { ...daily, prompt: 'something else' } } }));
+    const changed = await f.service.runNow('nightly', f.repo);
+    expect(changed.outcome).toBe('failed');
+    expect(changed.cause).toContain('no longer holds it as stored; nothing ran');
+    expect(f.dispatched).toHaveLength(0);
+    // As stored again: it runs.
+    writeFileSync(config, JSON.stringify({ routines: { nightly: daily } }));
+    expect((await f.service.runNow('nightly', f.repo)).outcome).toBe('running');
+    f.settle(f.sessionNamed('nightly-2'), 'completed', 'all good', 1);
+    // The file gone (a config without commands needs no trust): nothing runs.
+    rmSync(config);
+    const gone = await f.service.runNow('nightly', f.repo).catch((error: Error) => error);
+    expect('outcome' in gone ? gone.outcome : gone.message).toBe('failed');
+    expect(f.dispatched.map((d) => d.name)).toEqual(['nightly-2']);
   });
 
   it("of a repository's config run on one machine of a shared workspace: a fire another machine claimed is recorded as skipped, naming it", async () => {

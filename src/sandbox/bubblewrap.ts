@@ -15,6 +15,8 @@ export interface SandboxLayout {
   writable: readonly string[];
   /** Folders bound back read-only: the session's door (its credential and the supervisor's address). */
   readable: readonly string[];
+  /** Files read as empty (`/dev/null` bound over them): the user's stored passwords and tokens. */
+  emptied?: readonly string[];
 }
 
 /** The arguments that run `command args…` inside the sandbox. Order matters: hide first, then bind back. */
@@ -26,6 +28,7 @@ export function bubblewrapArgs(layout: SandboxLayout, command: string, args: rea
     '/',
     // …except the user's: Baton's state folder and sockets are empty here.
     ...layout.hidden.flatMap((path) => ['--tmpfs', path]),
+    ...(layout.emptied ?? []).flatMap((path) => ['--ro-bind', '/dev/null', path]),
     ...layout.writable.flatMap((path) => ['--bind', path, path]),
     ...layout.readable.flatMap((path) => ['--ro-bind', path, path]),
     // Its own process tree: /proc shows no supervisor, host or other session to read the environment of.

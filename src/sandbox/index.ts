@@ -17,6 +17,9 @@ import { isAbsolute, join, resolve } from 'node:path';
 import { runtimeFolder } from '../shared/paths.js';
 import { groupMembers, signalAll } from '../shared/process.js';
 import { bubblewrapArgs, probeBubblewrap, type SandboxLayout } from './bubblewrap.js';
+import { hiddenUserPlaces, USER_SESSION_VARIABLES, type UserAccount } from './user.js';
+
+export { HIDDEN_USER_FILES, HIDDEN_USER_FOLDERS, hiddenUserPlaces, type UserAccount } from './user.js';
 
 export type SandboxKind = 'bubblewrap' | 'none';
 
@@ -106,6 +109,8 @@ export interface AgentPlaces {
   worktree: string;
   stateDir: string;
   door: string;
+  /** The user's own account: its browser profiles, keys and desktop session are hidden too (decision 176). */
+  user?: UserAccount;
 }
 
 /** Commands run as they are. */
@@ -125,12 +130,15 @@ export function agentSandbox(places: AgentPlaces, status: SandboxStatus = sandbo
   };
 }
 
-function agentLayout({ home, worktree, stateDir, door }: AgentPlaces): SandboxLayout {
+function agentLayout({ home, worktree, stateDir, door, user }: AgentPlaces): SandboxLayout {
   // A long home keeps the hosts' control sockets in a runtime folder outside it: hidden too (an
   // unauthenticated control socket would let the agent approve its own requests).
   const sockets = runtimeFolder(home);
+  const mine = user === undefined ? { folders: [], files: [] } : hiddenUserPlaces(user);
   return {
-    hidden: [home, ...(existsSync(sockets) ? [sockets] : [])],
+    // The user's first: Baton's state folder may lie under one of them (the runtime folder).
+    hidden: [...mine.folders, home, ...(existsSync(sockets) ? [sockets] : [])],
+    emptied: mine.files,
     // The repository's own git folder too: a checkout Baton cloned (a session placed on this
     // machine) lives in the state folder, and without it the agent could not commit.
     writable: [worktree, stateDir, ...gitFolders(worktree)].filter((path) => existsSync(path)),
@@ -165,9 +173,10 @@ export function gitFolders(worktree: string): string[] {
 
 /**
  * Variables that lead an agent to the user's authority: the state folder (and with it the token),
- * the supervisor's port. The agent's MCP server finds the supervisor through its door instead.
+ * the supervisor's port, the user's desktop session and agents (decision 176). The agent's MCP
+ * server finds the supervisor through its door instead.
  */
-const USER_ONLY = ['BATON_HOME', 'BATON_PORT', 'BATON_TOKEN', SANDBOX_VARIABLE];
+const USER_ONLY = ['BATON_HOME', 'BATON_PORT', 'BATON_TOKEN', SANDBOX_VARIABLE, ...USER_SESSION_VARIABLES];
 
 /** The session's environment as the agent gets it. */
 export function agentEnvironment(env: Record<string, string>): Record<string, string> {

@@ -1,5 +1,6 @@
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -144,6 +145,76 @@ describe('the agent sandbox', () => {
     expect(await exited).toBe(0);
     expect(readFileSync(saved, 'utf8')).toBe('saved\n');
     expect(sandbox.signalGroup(child.pid!, 'SIGTERM')).toBe(false);
+  });
+
+  // Decision 176: the user's own account — browsers' cookies, keys, the session bus — is not the agent's.
+  it('hides the user’s browser profiles, keys, stored passwords and session bus, and keeps git config and the agent’s login', async () => {
+    const places = stateFolder();
+    const user = join(root, 'user');
+    const runtime = join(root, 'runtime');
+    const put = (path: string, text: string): void => {
+      mkdirSync(join(path, '..'), { recursive: true });
+      writeFileSync(path, text);
+    };
+    put(join(user, '.mozilla/firefox/p.default/cookies.sqlite'), 'firefox cookie');
+    put(join(user, '.config/google-chrome/Default/Cookies'), 'chrome cookie');
+    put(join(user, '.ssh/id_ed25519'), 'private key');
+    put(join(user, '.local/share/keyrings/login.keyring'), 'keyring secret');
+    put(join(user, '.config/gh/hosts.yml'), 'gh token');
+    put(join(user, '.netrc'), 'machine example.com password hunter2');
+    put(join(user, '.gitconfig'), '[user]\n\tname = Dev\n');
+    put(join(user, '.claude/.credentials.json'), 'agent login');
+    put(join(user, '.codex/auth.json'), 'codex login');
+    mkdirSync(runtime, { recursive: true });
+    // A live session bus: a listening socket where D-Bus puts it.
+    const bus = createServer(() => undefined);
+    await new Promise<void>((resolve) => bus.listen(join(runtime, 'bus'), resolve));
+    try {
+      const sandbox = agentSandbox(
+        { ...places, user: { home: user, env: { XDG_RUNTIME_DIR: runtime } } },
+        sandboxStatus(),
+      );
+      const seen = run(
+        sandbox,
+        `cd '${user}'; for f in .mozilla/firefox/p.default/cookies.sqlite .config/google-chrome/Default/Cookies ` +
+          `.ssh/id_ed25519 .local/share/keyrings/login.keyring .config/gh/hosts.yml .netrc .gitconfig ` +
+          `.claude/.credentials.json .codex/auth.json; do printf '%s=[%s]\n' "$f" "$(cat "$f" 2>/dev/null)"; done; ` +
+          `test -S '${runtime}/bus' && echo bus-reachable || echo no-bus; ` +
+          `echo scratch > '${runtime}/scratch' && echo runtime-writable`,
+        places.worktree,
+      );
+      for (const hidden of [
+        'firefox cookie',
+        'chrome cookie',
+        'private key',
+        'keyring secret',
+        'gh token',
+        'hunter2',
+        'bus-reachable',
+      ])
+        expect(seen.stdout).not.toContain(hidden);
+      expect(seen.stdout).toContain('.netrc=[]');
+      expect(seen.stdout).toContain('.gitconfig=[[user]');
+      expect(seen.stdout).toContain('.claude/.credentials.json=[agent login]');
+      expect(seen.stdout).toContain('.codex/auth.json=[codex login]');
+      expect(seen.stdout).toContain('no-bus');
+      expect(seen.stdout).toContain('runtime-writable');
+      // Outside, all is as it was: the sandbox hid, it did not delete.
+      expect(readFileSync(join(user, '.ssh/id_ed25519'), 'utf8')).toBe('private key');
+      expect(readFileSync(join(user, '.netrc'), 'utf8')).toContain('hunter2');
+    } finally {
+      bus.close();
+    }
+  });
+
+  it('keeps the session bus, ssh agent and display out of the agent’s environment', () => {
+    const kept = agentEnvironment({
+      DBUS_SESSION_BUS_ADDRESS: 'unix:path=/run/user/1000/bus',
+      SSH_AUTH_SOCK: '/tmp/ssh-x/agent.1',
+      DISPLAY: ':0',
+      HOME: '/home/dev',
+    });
+    expect(kept).toEqual({ HOME: '/home/dev' });
   });
 
   it('passes the command’s exit status through', () => {

@@ -6,7 +6,7 @@
  * `refs/baton/checkpoints/<session>/<n>`, and the session's log says so (`work.checkpointed`).
  * In the supervisor, `SessionCheckpoints` lists and restores them for the CLI and the API.
  */
-import { discardsWork } from '../policy/index.js';
+import { discardsWork, type Disk } from '../policy/index.js';
 import type { EventBody } from '../events/index.js';
 import { errorMessage, SessionStateError } from '../shared/errors.js';
 import {
@@ -23,13 +23,13 @@ export const CHECKPOINT_FAILED = 'checkpoint-failed';
 
 export function checkpointing(
   gate: ToolGate,
-  session: { id: string; worktree: string; home: string },
+  session: { id: string; worktree: string; home: string; disk?: Disk },
   record: (body: EventBody) => void,
 ): ToolGate {
   return (call: GateCall): GateVerdict => {
     const verdict = gate(call);
     if (verdict.action === 'block' || call.kind !== 'run' || call.command === undefined) return verdict;
-    const discard = discardsWork(call.command, session.worktree, session.home);
+    const discard = discardsWork(call.command, session.worktree, session.home, session.disk);
     if (discard === undefined) return verdict;
     try {
       const { checkpoint, fresh } = takeCheckpoint(session.worktree, session.id, discard.command);

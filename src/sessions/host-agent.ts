@@ -2,7 +2,13 @@
 import { fileURLToPath } from 'node:url';
 import type { AgentEvent, AgentStartOptions, McpServerCommand } from '../agents/index.js';
 import { credentialPath, doorPath } from '../mcp/credentials.js';
-import { agentEnvironment, agentSandbox, type CommandSandbox, type SandboxStatus } from '../sandbox/index.js';
+import {
+  agentEnvironment,
+  agentSandbox,
+  type CommandSandbox,
+  type SandboxStatus,
+  type UserAccount,
+} from '../sandbox/index.js';
 import { agentInstructions, type EnvironmentPlan } from '../environments/index.js';
 import { EventBody } from '../events/index.js';
 import type { HostSpec } from './spec.js';
@@ -22,11 +28,23 @@ export function sessionStarted(spec: HostSpec, hostPid: number, sandbox: Sandbox
 
 /**
  * The sandbox the session's agent and everything it starts run in: Baton's state folder hidden
- * but for the session's worktree, agent state and door (decision 163).
+ * but for the session's worktree, agent state and door (decision 163), and the user's browser
+ * profiles, keys and desktop session (decision 176).
  */
-export function sessionSandbox(spec: HostSpec, stateDir: string, status: SandboxStatus): CommandSandbox {
+export function sessionSandbox(
+  spec: HostSpec,
+  stateDir: string,
+  status: SandboxStatus,
+  user?: UserAccount,
+): CommandSandbox {
   return agentSandbox(
-    { home: spec.home, worktree: spec.cwd, stateDir, door: doorPath(spec.home, spec.sessionId) },
+    {
+      home: spec.home,
+      worktree: spec.cwd,
+      stateDir,
+      door: doorPath(spec.home, spec.sessionId),
+      ...(user === undefined ? {} : { user }),
+    },
     status,
   );
 }

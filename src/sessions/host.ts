@@ -136,21 +136,30 @@ export class SessionHost {
     // Made here, outside the sandbox: a folder the agent made inside would land on its tmpfs and vanish.
     mkdirSync(this.paths.agentState, { recursive: true });
     const status = sandboxStatus(this.env);
-    const sandbox = sessionSandbox(this.spec, this.paths.agentState, status);
+    const sandbox = sessionSandbox(this.spec, this.paths.agentState, status, {
+      home: this.env.HOME ?? homedir(),
+      env: this.env,
+    });
     this.record(sessionStarted(this.spec, process.pid, status.kind));
     if (status.kind === 'none')
       log.warn('the agent runs without a sandbox', { session: this.spec.sessionId, why: status.detail });
     try {
       const adapter = await loadAdapter(this.spec.agent);
       // Loaded here, not at start: the shell parser costs ~80 ms, which a spare host pays while it waits.
-      const { readSessionPolicy, sessionGate } = await import('../policy/index.js');
+      const { readSessionPolicy, realDisk, sessionGate } = await import('../policy/index.js');
       const { allowRuleFor } = await import('../approvals/index.js');
       const { checkpointing } = await import('./checkpoints.js');
       const policy = readSessionPolicy(this.paths.dir, this.spec.cwd);
       const userHome = this.env.HOME ?? homedir();
       const gate = checkpointing(
         sessionGate(policy, userHome, this.spec.home),
-        { id: this.spec.sessionId, worktree: this.spec.cwd, home: userHome },
+        {
+          id: this.spec.sessionId,
+          worktree: this.spec.cwd,
+          home: userHome,
+          // Scripts the agent runs are read for discards, as the gate reads them (decision 177).
+          disk: realDisk({ worktree: policy.worktree, state: this.spec.home, baseCommit: policy.baseCommit }),
+        },
         (body) => this.record(body),
       );
       const project = policy.project;

@@ -86,6 +86,29 @@ describe('trusting a repository’s commands', () => {
     expect(existsSync(marker)).toBe(true);
   });
 
+  // Decision 178: what widens what an agent may do is consented to like a command.
+  it('a gate turned off, a writable folder or a shared folder asks for trust like a command, and a change asks again', async () => {
+    configure(t, repo, { policy: { rules: { 'recursive-delete': 'off' } } });
+    const refused = await t.run(['dispatch', 'x', '--name', 'g1', '--script', say()], { cwd: repo });
+    expect(refused.code).toBe(5);
+    expect(refused.stderr).toContain('gate rule: recursive-delete: off');
+    expect(t.git(repo, 'branch', '--list', 'baton/*')).toBe('');
+
+    await t.ok(['trust', '--yes'], { cwd: repo });
+    await t.ok(['dispatch', 'x', '--name', 'g2', '--script', say()], { cwd: repo });
+
+    configure(t, repo, { policy: { rules: { 'recursive-delete': 'off' }, writable: ['/srv'] } });
+    const widened = await t.run(['dispatch', 'x', '--name', 'g3', '--script', say()], { cwd: repo });
+    expect(widened.code).toBe(5);
+    expect(widened.stderr).toContain('changed since you trusted them');
+    expect(widened.stderr).toContain('gate writable folder: /srv');
+
+    configure(t, repo, { worktree: { share: ['node_modules'] } });
+    const shared = await t.run(['dispatch', 'x', '--name', 'g4', '--script', say()], { cwd: repo });
+    expect(shared.code).toBe(5);
+    expect(shared.stderr).toContain('shared with the main checkout: node_modules');
+  });
+
   it('the API trusts only the digest the user read', async () => {
     configure(t, repo, { env: { BASH_ENV: './hook.sh' } });
     await t.ok(['daemon', 'start']);

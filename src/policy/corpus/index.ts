@@ -43,8 +43,8 @@ export function corpusDisk(dir = corpusDir()): Disk {
       const file = join(files, path);
       if (!existsSync(file)) return { unreadable: 'missing' };
       if (!statSync(file).isFile()) return { unreadable: 'not a file' };
-      if (trusted.has(path)) return { trusted: true };
       const content = readFileSync(file);
+      if (trusted.has(path)) return { trusted: true, text: content.toString('utf8') };
       if (content.includes(0)) return { binary: true };
       // The corpus reads less than the real disk (1 MiB), so its too-large script stays small.
       if (content.length > 4096) return { unreadable: 'too large' };

@@ -1,0 +1,2 @@
+from shutil import rmtree as r
+r('/opt/x')

@@ -1,0 +1,3 @@
+import shutil
+rmtree = shutil.rmtree
+rmtree('/opt/x')

@@ -1,0 +1,3 @@
+const { rmSync: r } = require('fs');
+r('dist', { recursive: true, force: true });
+console.log('built');

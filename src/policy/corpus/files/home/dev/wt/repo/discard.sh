@@ -1,0 +1,3 @@
+#!/bin/sh
+git checkout -- .
+git clean -fd

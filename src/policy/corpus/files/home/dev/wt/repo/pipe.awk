@@ -1,0 +1,1 @@
+BEGIN { print "git -C /tmp/proj reset --hard" | "sh" }

@@ -1,0 +1,2 @@
+git fetch origin
+git reset --hard origin/main

@@ -1,0 +1,4 @@
+#!/bin/sh
+sh ./scripts/helper.sh
+./scripts/test.sh
+rm -rf "$DIST"

@@ -1,0 +1,2 @@
+#!/bin/sh
+make -C gm nuke

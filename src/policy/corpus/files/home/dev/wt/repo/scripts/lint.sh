@@ -1,0 +1,3 @@
+#!/bin/sh
+sh ./scripts/test.sh
+sh ./scripts/fmt.sh

@@ -1,0 +1,2 @@
+git status --short
+git log -1

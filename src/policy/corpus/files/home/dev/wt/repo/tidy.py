@@ -1,0 +1,3 @@
+from shutil import rmtree as r
+r('build')
+print('clean')

@@ -1,0 +1,1 @@
+{ cmd = "rm -rf " $1; system(cmd) }

@@ -1,0 +1,2 @@
+const { rmSync } = require('fs');
+rmSync('/opt/x', { recursive: true, force: true });
