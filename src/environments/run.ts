@@ -5,6 +5,7 @@
  * output streamed to the caller as it comes.
  */
 import { spawn } from 'node:child_process';
+import { NO_SANDBOX, type CommandSandbox } from '../sandbox/index.js';
 import type { Command } from './plan.js';
 
 export interface CommandResult {
@@ -32,11 +33,18 @@ export function runCommand(
     timeoutMs: number;
     signal?: AbortSignal | undefined;
     onOutput: (text: string) => void;
+    /** Runs it as an agent's commands run (teardown: the worktree holds what the agent wrote). */
+    sandbox?: CommandSandbox | undefined;
   },
 ): Promise<CommandResult> {
-  const [file, ...args] = typeof command === 'string' ? ['sh', '-c', command] : command;
+  const [plainFile, ...plainArgs] = typeof command === 'string' ? ['sh', '-c', command] : command;
+  const sandbox = options.sandbox ?? NO_SANDBOX;
+  const { command: file, args } = sandbox.wrap(plainFile!, plainArgs);
+  const signalGroup = (pid: number | undefined, signal: NodeJS.Signals): void => {
+    if (pid !== undefined) sandbox.signalGroup(pid, signal);
+  };
   return new Promise((resolve) => {
-    const child = spawn(file!, args, {
+    const child = spawn(file, args, {
       cwd: options.cwd,
       env: options.env,
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -78,13 +86,4 @@ export function runCommand(
         });
     });
   });
-}
-
-function signalGroup(pid: number | undefined, signal: NodeJS.Signals): void {
-  if (pid === undefined) return;
-  try {
-    process.kill(-pid, signal);
-  } catch {
-    // Already gone.
-  }
 }

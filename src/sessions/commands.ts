@@ -1,6 +1,9 @@
 /** The user's commands on a session: reply, approve or deny, interrupt, stop, done, pin, remove, respawn. */
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
+import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { doorPath } from '../mcp/index.js';
+import { agentEnvironment, agentSandbox, sandboxStatus } from '../sandbox/index.js';
 import { readPlan, runTeardown } from '../environments/index.js';
 import { SessionPinned, SessionRemoved } from '../events/workspace.js';
 import { InvalidInputError, SessionStateError } from '../shared/errors.js';
@@ -302,11 +305,26 @@ export class SessionCommands {
     const dir = sessionPaths(this.core.home, session.id).dir;
     const plan = readPlan(dir, session.worktree);
     if (plan.teardown.length === 0 || plan.inPlace || !existsSync(session.worktree)) return [];
+    const env = this.core.hosts.sessionEnv(session);
+    // In the session's sandbox, as its agent ran: the scripts it runs may be the agent's work.
+    const paths = sessionPaths(this.core.home, session.id);
+    mkdirSync(paths.agentState, { recursive: true });
+    const sandbox = agentSandbox(
+      {
+        home: this.core.home,
+        worktree: session.worktree,
+        stateDir: paths.agentState,
+        door: doorPath(this.core.home, session.id),
+        user: { home: env.HOME ?? homedir(), env },
+      },
+      sandboxStatus(env),
+    );
     const { failures } = await runTeardown(
       plan,
       session.worktree,
-      this.core.hosts.sessionEnv(session),
+      sandbox.kind === 'none' ? env : agentEnvironment(env),
       join(dir, 'teardown.log'),
+      sandbox,
     );
     return failures;
   }

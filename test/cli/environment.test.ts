@@ -291,6 +291,30 @@ describe('teardown', () => {
     expect(existsSync(done.worktree)).toBe(false);
     expect(statSync(join(t.home, 'sessions', done.id, 'teardown.log')).size).toBeGreaterThan(0);
   });
+  // The command is the trusted config's; the script it runs is in the worktree, where the agent
+  // rewrote it: it runs in the session's sandbox, and the user's token stays out of its reach.
+  it('runs them in the session’s sandbox: a teardown script the agent rewrote cannot read the user’s token', async () => {
+    const repo = repoWith({ worktree: { teardown: ['sh down.sh'] } }, { 'down.sh': 'echo down\n' });
+    const stolen = join(t.root, 'stolen.txt');
+    const rewritten = `cat '${join(t.home, 'token')}' > '${stolen}' 2>&1; echo ran >> '${stolen}'\n`;
+    await t.ok(
+      [
+        'dispatch',
+        'x',
+        '--name',
+        'tdx',
+        '--script',
+        t.script([{ write: { path: 'down.sh', content: rewritten } }]),
+      ],
+      { cwd: repo },
+    );
+    await t.waitForState('tdx', 'ready_for_review');
+    await t.ok(['rm', 'tdx', '--force'], { cwd: repo });
+    const seen = readFileSync(stolen, 'utf8');
+    expect(seen).toContain('ran');
+    expect(seen).toContain('No such file or directory');
+    expect(seen).not.toContain(readFileSync(join(t.home, 'token'), 'utf8').trim());
+  });
 });
 
 describe('carrying the main checkout’s changes', () => {

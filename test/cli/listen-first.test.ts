@@ -89,8 +89,9 @@ describe('a supervisor whose catch-up is held', () => {
     await waitForFile(log, logged(log, '"caught up"'));
     const text = readFileSync(log, 'utf8');
     expect(text).not.toMatch(/uncaught|ERR_IPC_CHANNEL_CLOSED/);
-    // Which of the two it logs depends on whether the channel's close reached it before it spoke.
-    expect(text).toMatch(/nobody to tell it is ready|went away before it was ready/);
+    // Whether it says so depends on when the channel's close reaches it: before it speaks ("nobody
+    // to tell"), as it speaks ("went away"), or after its message was already written (nothing).
+    // What must hold is that none of these is an uncaught error, and that it serves.
     expect((await callApi(baton.home, 'GET', '/api/health')).body).toMatchObject({ ok: true });
   });
 });

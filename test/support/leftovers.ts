@@ -19,8 +19,12 @@ export function processesMarked(entry: string): { pid: number; cmdline: string }
     if (!Number.isInteger(pid) || pid === process.pid) continue;
     try {
       if (!readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').includes(entry)) continue;
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
       // A zombie has ended; its parent has only not reaped it yet.
-      if (/\) Z /.test(readFileSync(`/proc/${pid}/stat`, 'utf8'))) continue;
+      if (/\) Z /.test(stat)) continue;
+      // vitest's own workers (this process's children) may still be closing: the tests' processes
+      // are their children, or detached and taken over by init, never ours.
+      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === process.pid) continue;
       found.push({ pid, cmdline: readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ').trim() });
     } catch {
       // gone, or not ours to read

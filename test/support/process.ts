@@ -8,7 +8,7 @@ import { pollUntil, until } from './wait.js';
  * Resolves once `pid` is gone. Linux offers no exit notification for a process that is not our
  * child, so this checks on a short interval — bounded by the timeout.
  */
-export async function watchExit(pid: number, timeoutMs = 15_000): Promise<void> {
+export async function watchExit(pid: number, timeoutMs = 45_000): Promise<void> {
   await until(() => !alive(pid), `process ${pid} is gone`, { timeoutMs, intervalMs: 20 });
 }
 
@@ -23,7 +23,7 @@ function alive(pid: number): boolean {
 }
 
 /** Resolves when `check()` holds, re-checking on every change of the file (inotify). */
-export function waitForFile(path: string, check: () => boolean, timeoutMs = 15_000): Promise<void> {
+export function waitForFile(path: string, check: () => boolean, timeoutMs = 45_000): Promise<void> {
   return new Promise((resolve, reject) => {
     const finish = (): void => {
       clearTimeout(timer);
@@ -66,7 +66,7 @@ export class OutputWatcher {
     return this.text;
   }
 
-  waitFor(pattern: RegExp, timeoutMs = 15_000): Promise<string> {
+  waitFor(pattern: RegExp, timeoutMs = 45_000): Promise<string> {
     return new Promise((resolve, reject) => {
       const check = (): boolean => {
         const rest = this.text.slice(this.consumed);
@@ -131,7 +131,7 @@ export function processesMatching(marker: string): number[] {
 export async function watchProcesses(
   marker: string,
   state: 'present' | 'gone',
-  timeoutMs = 15_000,
+  timeoutMs = 45_000,
 ): Promise<void> {
   await pollUntil(
     () => processesMatching(marker),
@@ -149,7 +149,7 @@ export function waitForFileContaining(
   folder: string,
   name: string,
   text: string,
-  timeoutMs = 15_000,
+  timeoutMs = 45_000,
 ): Promise<string> {
   mkdirSync(folder, { recursive: true });
   const find = (): string | undefined => {
