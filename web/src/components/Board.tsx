@@ -102,13 +102,7 @@ function Groups(props: {
       {groups
         .filter((g) => g.sessions.length > 0)
         .map((group) => (
-          <section
-            key={group.key}
-            className={`group group-${group.key}`}
-            data-group={group.key}
-            // How wide the group asks to be, in cards (see .board in styles.css); past a line's worth it takes the line.
-            style={{ '--cards': Math.min(group.total, 12) } as React.CSSProperties}
-          >
+          <section key={group.key} className={`group group-${group.key}`} data-group={group.key}>
             <h2 className="group-title">
               <span className={`group-dot dot-${group.key}`} />
               {group.title}
