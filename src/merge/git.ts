@@ -67,7 +67,8 @@ export async function commitSessionWork(input: {
  * The message of the commit that holds a session's uncommitted work. A landing that fast-forwards
  * puts this very commit at the tip of the base, so it is titled by what the session was asked to do
  * (its prompt's first line), not by bookkeeping; which session it was goes in a trailer
- * (`git log --format='%(trailers:key=Baton-Session,valueonly)'`).
+ * (`git log --format='%(trailers:key=Baton-Session,valueonly)'`). Decision 193, "Every disabled button
+ * says why, and a landed commit is titled by its prompt".
  */
 export function workMessage(name: string, prompt: string): string {
   return `${subjectOf(prompt, name)}\n\nThe work session ${name} left uncommitted, committed by Baton to land it.\n\nBaton-Session: ${name}`;

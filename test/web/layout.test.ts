@@ -1,9 +1,10 @@
 /**
  * The page's layout at 1280 and 1920 px, in a real browser against a real supervisor (decision 192,
- * "The board in newspaper columns; the kanban's columns shrink to fit"; decision 193, "Every disabled
- * button says why"): the board, the kanban and a combined review are screenshotted at both widths
- * (under `layout/` in $BATON_SCREENSHOTS or the temp folder) and measured: nothing overflows the
- * page sideways, nothing is cut, the board uses as many card columns as fit, cards show real file
+ * "The board in newspaper columns, the kanban's columns shrink to fit, cards show measured file
+ * counts"; decision 193, "Every disabled button says why, and a landed commit is titled by its
+ * prompt"): the board, the kanban and a combined review are screenshotted at both widths (under
+ * `layout/` in $BATON_SCREENSHOTS or the temp folder) and measured: nothing overflows the page
+ * sideways, nothing is cut, the board uses as many card columns as fit, cards show real file
  * counts, and a disabled button always carries its reason.
  */
 import type { Browser, Page } from 'playwright-core';

@@ -1,6 +1,7 @@
 /**
- * Every disabled button says why (decision 193, "Every disabled button says why"): no component sets
- * `disabled` on its own; each goes through `whyNot`, which cannot disable without a reason.
+ * Every disabled button says why (decision 193, "Every disabled button says why, and a landed commit
+ * is titled by its prompt"): no component sets `disabled` on its own; each goes through `whyNot`,
+ * which cannot disable without a reason.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';

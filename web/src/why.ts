@@ -1,9 +1,9 @@
 /**
- * A button is unavailable only with a reason (decision 193, "Every disabled button says why"):
- * `whyNot(reason, title)` gives the props of a button that is disabled when `reason` is a string,
- * with that reason as its tooltip and in `data-why` (the browser tests read it), and otherwise
- * enabled with its usual `title`. Buttons take `disabled` only through this, which
- * why.test.ts checks over every component.
+ * A button is unavailable only with a reason (decision 193, "Every disabled button says why, and a
+ * landed commit is titled by its prompt"): `whyNot(reason, title)` gives the props of a button that
+ * is disabled when `reason` is a string, with that reason as its tooltip and in `data-why` (the
+ * browser tests read it), and otherwise enabled with its usual `title`. Buttons take `disabled`
+ * only through this, which why.test.ts checks over every component.
  */
 export interface Availability {
   disabled: boolean;
