@@ -48,7 +48,14 @@ export type LoginCodeView = z.infer<typeof LoginCodeView>;
  * Messages of `GET /api/stream` (SSE): first one `snapshot` with every live session, then a
  * `session` for each change and a `removed` when a session is removed.
  */
-export const StreamSnapshot = z.object({ sessions: z.array(SessionView) });
+export const StreamSnapshot = z.object({
+  sessions: z.array(SessionView),
+  /**
+   * Files changed per session id, as last measured (a session not measured yet is absent): the
+   * board's cards show real counts from the first paint, before `GET /api/changes` answers.
+   */
+  files: z.record(z.string(), z.number().int()).optional(),
+});
 export type StreamSnapshot = z.infer<typeof StreamSnapshot>;
 export const StreamRemoved = z.object({ id: z.string() });
 export type StreamRemoved = z.infer<typeof StreamRemoved>;

@@ -44,7 +44,12 @@ describe('committing a session’s uncommitted work', () => {
     writeFileSync(join(wt, 'a.txt'), 'changed\n');
     writeFileSync(join(wt, 'new.txt'), 'untracked\n');
     const before = git(wt, 'rev-parse', 'HEAD');
-    const { tip, committed } = await commitSessionWork({ worktree: wt, branch: 'baton/s', name: 's' });
+    const { tip, committed } = await commitSessionWork({
+      worktree: wt,
+      branch: 'baton/s',
+      name: 's',
+      prompt: 'p',
+    });
     expect(committed).toBe(true);
     expect(git(repo, 'rev-parse', 'baton/s')).toBe(tip);
     expect(git(repo, 'rev-parse', `${tip}^`)).toBe(before);
@@ -53,10 +58,20 @@ describe('committing a session’s uncommitted work', () => {
     expect(readFileSync(join(wt, 'a.txt'), 'utf8')).toBe('changed\n');
   });
 
+  it('titles that commit by the prompt’s first line and names the session in a trailer', async () => {
+    const wt = worktree('utils');
+    writeFileSync(join(wt, 'a.txt'), 'changed\n');
+    const prompt = '\n  Add a price formatter to utils  \n\nKeep it small.';
+    const { tip } = await commitSessionWork({ worktree: wt, branch: 'baton/utils', name: 'utils', prompt });
+    expect(git(repo, 'log', '-1', '--format=%s', tip)).toBe('Add a price formatter to utils');
+    expect(git(repo, 'log', '-1', '--format=%(trailers:key=Baton-Session,valueonly)', tip)).toBe('utils');
+    expect(git(repo, 'log', '-1', '--format=%B', tip)).not.toMatch(/Uncommitted work of session/);
+  });
+
   it('changes nothing when there is nothing uncommitted', async () => {
     const wt = worktree('s');
     const before = git(wt, 'rev-parse', 'HEAD');
-    expect(await commitSessionWork({ worktree: wt, branch: 'baton/s', name: 's' })).toEqual({
+    expect(await commitSessionWork({ worktree: wt, branch: 'baton/s', name: 's', prompt: 'p' })).toEqual({
       tip: before,
       committed: false,
     });
@@ -65,9 +80,9 @@ describe('committing a session’s uncommitted work', () => {
   it('refuses a worktree that is not on the session branch', async () => {
     const wt = worktree('s');
     git(wt, 'checkout', '-q', '--detach');
-    await expect(commitSessionWork({ worktree: wt, branch: 'baton/s', name: 's' })).rejects.toThrow(
-      /on a detached HEAD, not on its branch baton\/s/,
-    );
+    await expect(
+      commitSessionWork({ worktree: wt, branch: 'baton/s', name: 's', prompt: 'p' }),
+    ).rejects.toThrow(/on a detached HEAD, not on its branch baton\/s/);
   });
 });
 

@@ -36,6 +36,7 @@ export async function commitSessionWork(input: {
   worktree: string;
   branch: string;
   name: string;
+  prompt: string;
 }): Promise<{ tip: string; committed: boolean }> {
   const { worktree, branch } = input;
   const head = await git(worktree, ['symbolic-ref', '--quiet', 'HEAD'], { okExitCodes: [1] });
@@ -46,11 +47,7 @@ export async function commitSessionWork(input: {
     );
   }
   const snapshot = await snapshotWork(worktree);
-  const commit = await snapshotCommit(
-    worktree,
-    snapshot,
-    `Uncommitted work of session ${input.name}\n\nCommitted by Baton before landing the session.`,
-  );
+  const commit = await snapshotCommit(worktree, snapshot, workMessage(input.name, input.prompt));
   if (commit === snapshot.head) return { tip: commit, committed: false };
   await git(worktree, [
     'update-ref',
@@ -64,6 +61,27 @@ export async function commitSessionWork(input: {
   await git(worktree, ['read-tree', commit]);
   await git(worktree, ['update-index', '-q', '--refresh'], { okExitCodes: [1] });
   return { tip: commit, committed: true };
+}
+
+/**
+ * The message of the commit that holds a session's uncommitted work. A landing that fast-forwards
+ * puts this very commit at the tip of the base, so it is titled by what the session was asked to do
+ * (its prompt's first line), not by bookkeeping; which session it was goes in a trailer
+ * (`git log --format='%(trailers:key=Baton-Session,valueonly)'`). Decision 193, "Every disabled button
+ * says why, and a landed commit is titled by its prompt".
+ */
+export function workMessage(name: string, prompt: string): string {
+  return `${subjectOf(prompt, name)}\n\nThe work session ${name} left uncommitted, committed by Baton to land it.\n\nBaton-Session: ${name}`;
+}
+
+/** A commit subject from a prompt: its first non-empty line, at most 100 characters; `fallback` when it has none. */
+export function subjectOf(prompt: string, fallback: string): string {
+  const line =
+    prompt
+      .split('\n')
+      .find((l) => l.trim() !== '')
+      ?.trim() ?? fallback;
+  return line.length > 100 ? `${line.slice(0, 99)}…` : line;
 }
 
 /** A detached worktree at `commit` for `fn`, removed afterwards whatever happens. */

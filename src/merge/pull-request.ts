@@ -25,7 +25,12 @@ export async function openPullRequest(input: {
   // Said before the session's work is touched.
   await remoteUrl(root, remote);
   const committed = existsSync(session.worktree)
-    ? await commitSessionWork({ worktree: session.worktree, branch: session.branch, name: session.name })
+    ? await commitSessionWork({
+        worktree: session.worktree,
+        branch: session.branch,
+        name: session.name,
+        prompt: session.prompt,
+      })
     : undefined;
   const tip = committed?.tip ?? (await branchTip(root, session.branch));
   if (tip === undefined)

@@ -107,8 +107,14 @@ export async function runMerge(input: RunInput): Promise<RunOutcome> {
     const tips: string[] = [];
     for (const member of input.members) {
       const tip = existsSync(member.worktree)
-        ? (await commitSessionWork({ worktree: member.worktree, branch: member.branch, name: member.name }))
-            .tip
+        ? (
+            await commitSessionWork({
+              worktree: member.worktree,
+              branch: member.branch,
+              name: member.name,
+              prompt: member.prompt,
+            })
+          ).tip
         : await branchTip(root, member.branch);
       if (tip === undefined)
         return {

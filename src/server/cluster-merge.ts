@@ -45,7 +45,12 @@ export async function handOver(
 ): Promise<Handover> {
   requireMergeable(session, manager);
   if (existsSync(session.worktree))
-    await commitSessionWork({ worktree: session.worktree, branch: session.branch, name: session.name });
+    await commitSessionWork({
+      worktree: session.worktree,
+      branch: session.branch,
+      name: session.name,
+      prompt: session.prompt,
+    });
   const pushed = await sync.pushNow(session.id, undefined, false);
   if (pushed.failure !== null || pushed.commit === null) {
     throw new SessionStateError(

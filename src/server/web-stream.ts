@@ -22,12 +22,16 @@ const log = createLogger('http');
 /** Keeps idle connections (and proxies, were there any) from timing out, and finds dead ones. */
 
 /**
- * Every live session as the board shows it: the stream's first message, and what pages embed.
+ * Every live session as the board shows it: the stream's first message, and what pages embed;
+ * with the file counts already measured (never waiting on git: the page asks for fresh ones).
  * With the workspace shared (decision 127, "A shared workspace in the supervisor"), each carries its
  * machine, and the other machines' follow.
  */
 export function boardSnapshot(manager: SessionManager, remote?: RemoteSessions): StreamSnapshot {
-  return { sessions: [...manager.list().map((s) => viewOf(manager, s, remote)), ...(remote?.list() ?? [])] };
+  return {
+    sessions: [...manager.list().map((s) => viewOf(manager, s, remote)), ...(remote?.list() ?? [])],
+    files: manager.workSizes.known(),
+  };
 }
 
 function viewOf(

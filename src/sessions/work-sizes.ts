@@ -99,6 +99,11 @@ export class WorkSizes {
     return Object.fromEntries(sessions.map((s) => [s.id, this.sizeOf(s)]));
   }
 
+  /** Files changed per session, as last measured, without measuring: what a page shows before it asks `all()`. */
+  known(): Record<string, number> {
+    return Object.fromEntries([...this.cache].map(([id, entry]) => [id, entry.files]));
+  }
+
   /** The review queue from what is known now; stale or unknown sessions are measured in the background. */
   reviewQueue(sessions: SessionWithProject[] = this.sessions.list()): ReviewQueue {
     const queue: ReviewQueue = { sessions: 0, measuring: 0, files: 0, additions: 0, deletions: 0 };

@@ -53,6 +53,10 @@ describe('baton merge', () => {
     expect(result.message).toMatch(/no check is configured .*so none ran/);
     expect(t.git(repo, 'rev-parse', 'main')).toBe(result.commit);
     expect(t.git(repo, 'show', `${result.commit}:notes.txt`)).toBe('left uncommitted');
+    // A fast-forward puts the commit of its uncommitted work at the tip of main: it is titled by the
+    // session's prompt, and names the session in a trailer.
+    expect(t.git(repo, 'log', '-1', '--format=%s', 'main')).toBe('feat: do the thing');
+    expect(t.git(repo, 'log', '-1', '--format=%(trailers:key=Baton-Session,valueonly)', 'main')).toBe('feat');
     // The user's checkout moved with its branch, and is clean.
     expect(readFileSync(join(repo, 'feature.txt'), 'utf8')).toBe('feature\n');
     expect(readFileSync(join(repo, 'notes.txt'), 'utf8')).toBe('left uncommitted\n');

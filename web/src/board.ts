@@ -61,7 +61,12 @@ function connect(): void {
   const route = 'GET /api/stream';
   source = new EventSource(streamUrl(route, {}));
   onStreamMessage(source, route, 'snapshot', (snapshot) => {
-    set({ sessions: reuseUnchanged(snapshot.sessions), status: 'live', loaded: true });
+    set({
+      sessions: reuseUnchanged(snapshot.sessions),
+      changes: { ...state.changes, ...snapshot.files },
+      status: 'live',
+      loaded: true,
+    });
     refreshChanges(0);
     refreshConflicts(0);
     landingReconnected();
@@ -160,7 +165,12 @@ export function firstRenderLimit(): number {
  * server-render bundle); the server and the hydrating browser must agree on `showAll` too.
  */
 export function seedBoard(snapshot: StreamSnapshot, options: { showAll?: boolean } = {}): void {
-  state = { ...state, sessions: new Map(snapshot.sessions.map((s) => [s.id, s])), loaded: true };
+  state = {
+    ...state,
+    sessions: new Map(snapshot.sessions.map((s) => [s.id, s])),
+    changes: snapshot.files ?? {},
+    loaded: true,
+  };
   serverState = state;
   showAll = options.showAll ?? false;
 }

@@ -11,6 +11,7 @@ import type { WorkspaceEvent } from '../../../src/events/workspace.js';
 import { useBoard, workspaceListeners } from '../board.js';
 import { navigate } from '../router.js';
 import { toast } from '../toast.js';
+import { whyNot } from '../why.js';
 
 export function AttemptsList() {
   const [groups, setGroups] = useState<GroupSummary[] | undefined>(undefined);
@@ -183,7 +184,11 @@ export function AttemptGroup({ id }: { id: string }) {
                 {open && !a.archived && (
                   <button
                     className="btn btn-sm btn-primary"
-                    disabled={picking !== undefined}
+                    {...whyNot(
+                      picking !== undefined &&
+                        `Landing ${picking === a.sessionId ? 'this attempt' : 'another attempt'} now`,
+                      'Land this attempt and archive the others',
+                    )}
                     onClick={() => pick(a)}
                   >
                     {picking === a.sessionId ? 'Landing…' : 'Pick'}

@@ -112,15 +112,20 @@ export const Card = memo(function Card(props: {
         navigate(`/s/${s.id}`);
       }}
     >
+      {/* The name has the head to itself (the chips wrap below it when it is long): the task goes on the line below. */}
       <header className="card-head">
         <span className="card-name">{s.name}</span>
-        <TaskTag session={s} />
         {s.pinned && <PinIcon />}
         {props.conflict && <ConflictChip badge={props.conflict} />}
         <span className={`chip chip-${s.state}`}>{STATE_LABEL[s.state]}</span>
       </header>
       <p className="card-task" title={s.prompt}>
-        {s.prompt}
+        {s.task !== null && s.task !== undefined && (
+          <>
+            <TaskTag session={s} />{' '}
+          </>
+        )}
+        {promptBesideTask(s)}
       </p>
       <div className="card-meta">
         <span>{s.project}</span>
@@ -164,7 +169,12 @@ export const Card = memo(function Card(props: {
       </div>
       <DecideButtons session={s} className="card-actions" small />
       <footer className="card-foot">
-        <span title="Files changed">{props.files === undefined ? '…' : props.files} files</span>
+        {/* Absent until measured (a moment after a session starts): never a placeholder. */}
+        {props.files !== undefined && (
+          <span title="Files changed" data-testid="files">
+            {props.files} {props.files === 1 ? 'file' : 'files'}
+          </span>
+        )}
         <span title={`${s.inputTokens} in / ${s.outputTokens} out`}>
           {tokens(s.inputTokens + s.outputTokens)} tok
         </span>
@@ -181,6 +191,16 @@ export const Card = memo(function Card(props: {
     </article>
   );
 });
+
+/**
+ * The prompt, less the task's title when the prompt starts with it (a session started from a task is
+ * given "title\n\ndescription"): the title is already in the task tag just before it.
+ */
+export function promptBesideTask(s: Pick<SessionView, 'prompt' | 'task'>): string {
+  const title = s.task?.title;
+  if (title === undefined || title === '' || !s.prompt.startsWith(title)) return s.prompt;
+  return s.prompt.slice(title.length).trim();
+}
 
 /** Who this session will collide with before anyone merges (the conflict radar): `baton conflicts <name>` shows where. */
 export function ConflictChip({ badge }: { badge: ConflictBadge }) {

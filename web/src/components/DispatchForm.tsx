@@ -6,6 +6,7 @@ import { api, errorText } from '../api.js';
 import { useBoard } from '../board.js';
 import { navigate } from '../router.js';
 import { toast } from '../toast.js';
+import { whyNot } from '../why.js';
 
 export function DispatchForm() {
   const board = useBoard();
@@ -167,7 +168,7 @@ export function DispatchForm() {
         </div>
       )}
       <div className="row-actions">
-        <button className="btn btn-primary" type="submit" disabled={busy}>
+        <button className="btn btn-primary" type="submit" {...whyNot(busy && 'Starting the session…')}>
           {busy ? 'Dispatching…' : 'Dispatch'}
         </button>
       </div>

@@ -15,6 +15,7 @@ import {
 } from '../landing.js';
 import { MergeForm } from './MergeForm.js';
 import { MergeProgress } from './MergeProgress.js';
+import { firstOf, whyNot } from '../why.js';
 
 export function groupKey(project: string, group: string): string {
   return `group:${project}/${group}`;
@@ -35,20 +36,32 @@ export function GroupMergeButton({
   onMerge: () => void;
 }) {
   const busy = busyMembers(view);
-  const title =
+  const waiting =
     busy.length > 0
-      ? `${busy.join(' and ')} ${busy.length === 1 ? 'is' : 'are'} still working: merge when ready`
-      : 'Land every member together, in the planned order';
+      ? busy.length === 1
+        ? `${busy[0]} is still working: merge when it finishes or is stopped`
+        : `${busy.join(' and ')} are still working: merge when they finish or are stopped`
+      : undefined;
   return (
-    <button
-      className="btn btn-sm btn-primary"
-      disabled={busy.length > 0 || merging}
-      onClick={onMerge}
-      title={title}
-      data-testid="group-merge-button"
-    >
-      {merging ? 'Merging…' : 'Merge group'}
-    </button>
+    <>
+      {/* Said on the page, not only in the tooltip: a disabled button that only hints why leaves people guessing. */}
+      {waiting !== undefined && (
+        <span className="why" data-testid="group-merge-why">
+          {waiting}
+        </span>
+      )}
+      <button
+        className="btn btn-sm btn-primary"
+        {...whyNot(
+          firstOf(waiting, merging && 'The group is being merged'),
+          'Land every member together, in the planned order',
+        )}
+        onClick={onMerge}
+        data-testid="group-merge-button"
+      >
+        {merging ? 'Merging…' : 'Merge group'}
+      </button>
+    </>
   );
 }
 

@@ -17,6 +17,7 @@ import { ConflictChip, decide, DecideButtons, respondUrl } from './Card.js';
 import { EventLine } from './EventLine.js';
 import { TaskTag } from './TaskTag.js';
 import { OpenAlerts } from './Alerts.js';
+import { firstOf, whyNot } from '../why.js';
 
 export function Inbox({ filter }: { filter: Filter }) {
   const board = useBoard();
@@ -217,7 +218,11 @@ export function ReplyBox(props: {
           }
         }}
       />
-      <button className="btn btn-primary" type="submit" disabled={hydrated && (busy || text.trim() === '')}>
+      <button
+        className="btn btn-primary"
+        type="submit"
+        {...whyNot(hydrated && firstOf(busy && 'Sending…', text.trim() === '' && 'Write a reply first'))}
+      >
         Send
       </button>
     </form>

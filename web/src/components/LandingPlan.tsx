@@ -12,6 +12,7 @@ import { useBoard } from '../board.js';
 import { forgetStarted, isFinal, startMerge, useLanding } from '../landing.js';
 import { toast } from '../toast.js';
 import { MergeProgress } from './MergeProgress.js';
+import { firstOf, whyNot } from '../why.js';
 
 export function LandingPlan() {
   const board = useBoard();
@@ -88,7 +89,14 @@ export function LandingPlan() {
         )}
         {projects.length === 1 && <span className="group-count">{name}</span>}
         <span className="grow" />
-        <button className="btn btn-sm" onClick={() => setLoads((n) => n + 1)} disabled={root === undefined}>
+        <button
+          className="btn btn-sm"
+          onClick={() => setLoads((n) => n + 1)}
+          {...whyNot(
+            root === undefined && 'No live sessions to plan',
+            'Compare the ready sessions’ work again',
+          )}
+        >
           Plan again
         </button>
       </h2>
@@ -146,9 +154,14 @@ function PlanSteps(props: {
             </label>
             <button
               className="btn btn-sm btn-primary"
-              disabled={props.busy || queued}
+              {...whyNot(
+                firstOf(
+                  props.busy && 'A merge is being queued',
+                  queued && 'Some of them are in the merge queue already',
+                ),
+                'Land them as one group, in this order: nothing lands unless all of them do',
+              )}
               onClick={() => props.merge(view.steps.map((s) => s.sessionId))}
-              title="Land them as one group, in this order: nothing lands unless all of them do"
               data-testid="plan-merge-all"
             >
               Merge in this order
@@ -167,7 +180,13 @@ function PlanSteps(props: {
                 <span className="grow" />
                 <button
                   className="btn btn-sm"
-                  disabled={props.busy || props.inQueue.has(step.sessionId)}
+                  {...whyNot(
+                    firstOf(
+                      props.inQueue.has(step.sessionId) && 'In the merge queue already',
+                      props.busy && 'A merge is being queued',
+                    ),
+                    `Land ${step.name} alone`,
+                  )}
                   onClick={() => props.merge([step.sessionId])}
                   data-testid="plan-merge-step"
                 >

@@ -6,6 +6,7 @@ import { useState, type ReactNode } from 'react';
 import { errorText } from '../api.js';
 import { startMerge, type MergeTrack } from '../landing.js';
 import { toast } from '../toast.js';
+import { whyNot } from '../why.js';
 
 export function MergeForm(props: {
   title: ReactNode;
@@ -53,13 +54,17 @@ export function MergeForm(props: {
       <div className="row-actions">
         <button
           className="btn btn-sm btn-primary"
-          disabled={busy}
+          {...whyNot(busy && 'Queueing the merge…')}
           onClick={() => void merge()}
           data-testid="merge-submit"
         >
           {busy ? 'Queueing…' : props.submit}
         </button>
-        <button className="btn btn-sm" disabled={busy} onClick={props.onCancel}>
+        <button
+          className="btn btn-sm"
+          {...whyNot(busy && 'The merge is being queued')}
+          onClick={props.onCancel}
+        >
           Cancel
         </button>
       </div>

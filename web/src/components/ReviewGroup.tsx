@@ -17,6 +17,7 @@ import { GroupLanding, GroupMergeButton, groupKey, useGroupMergePhase } from './
 import { isFinal } from '../landing.js';
 import { navigate } from '../router.js';
 import { colourOf, SessionTag } from './ReviewTags.js';
+import { firstOf, whyNot } from '../why.js';
 
 type FileState = ReviewFile['state'];
 const STATES: { state: Exclude<FileState, 'none'>; label: string }[] = [
@@ -190,7 +191,7 @@ function FileReview({
             <button
               key={state}
               className={`seg-btn${file.state === state ? ' active' : ''}`}
-              disabled={busy}
+              {...whyNot(busy && 'Saving the file’s review…')}
               aria-pressed={file.state === state}
               onClick={() =>
                 state === 'changes_requested' && file.state !== state
@@ -213,7 +214,7 @@ function FileReview({
           />
           <button
             className="btn btn-sm btn-primary"
-            disabled={busy}
+            {...whyNot(busy && 'Saving the file’s review…')}
             onClick={() => void setState('changes_requested', message)}
           >
             Request changes
@@ -327,7 +328,7 @@ function HunkReview({
           />
           <button
             className="btn btn-sm btn-primary"
-            disabled={sending || text.trim() === ''}
+            {...whyNot(firstOf(sending && 'Sending…', text.trim() === '' && 'Write what to change first'))}
             onClick={() => void send()}
           >
             Send to {hunk.sessions.join(' and ') || 'the writer'}

@@ -10,6 +10,7 @@ import { isFinal, LANDABLE_STATES, latestMergeOf, useLanding, useLandingFeed } f
 import { startPullRequest, usePullRequests } from '../pull-requests.js';
 import { navigate } from '../router.js';
 import { toast } from '../toast.js';
+import { whyNot } from '../why.js';
 
 // The panels (form, progress, pull request) are loaded the first time one is shown.
 const SessionPanels = lazy(() =>
@@ -37,19 +38,17 @@ export function LandingButtons({ session, onMerge }: { session: SessionView; onM
     <>
       <button
         className="btn btn-sm"
-        disabled={pushing}
+        {...whyNot(pushing && 'Pushing its branch…', 'Push its branch and open a pull request')}
         onClick={propose}
         data-testid="pr-button"
-        title="Push its branch and open a pull request"
       >
         {pushing ? 'Pushing…' : 'Open pull request'}
       </button>
       <button
         className="btn btn-sm btn-primary"
-        disabled={merging}
+        {...whyNot(merging && 'Its merge is under way', `Land its work on ${session.baseRef} (m)`)}
         onClick={onMerge}
         data-testid="merge-button"
-        title={`Land its work on ${session.baseRef} (m)`}
       >
         {merging ? 'Merging…' : 'Merge'}
       </button>

@@ -8,6 +8,7 @@ import { useState } from 'react';
 import { api, errorText } from '../api.js';
 import { toast } from '../toast.js';
 import { isScopeOverlap, type TaskCard } from '../tasks.js';
+import { whyNot } from '../why.js';
 
 export interface TaskFormProps {
   /** The task edited, or undefined for a new one. */
@@ -175,7 +176,12 @@ export function TaskForm({ task, projects, onDone }: TaskFormProps) {
         </label>
       )}
       <div className="row-actions">
-        <button className="btn btn-primary" type="submit" disabled={busy} data-testid="task-save">
+        <button
+          className="btn btn-primary"
+          type="submit"
+          {...whyNot(busy && 'Saving…')}
+          data-testid="task-save"
+        >
           {task === undefined ? 'Add task' : 'Save'}
         </button>
         <button className="btn" type="button" onClick={onDone}>
@@ -185,7 +191,7 @@ export function TaskForm({ task, projects, onDone }: TaskFormProps) {
           <button
             className="btn btn-danger"
             type="button"
-            disabled={busy}
+            {...whyNot(busy && 'Saving…')}
             onClick={() => void remove()}
             data-testid="task-remove"
           >

@@ -5,6 +5,7 @@ import { api, errorText } from '../api.js';
 import { navigate } from '../router.js';
 import { toast } from '../toast.js';
 import { isScopeOverlap, type TaskCard } from '../tasks.js';
+import { whyNot } from '../why.js';
 
 export function TaskStart({ task, onDone }: { task: TaskCard; onDone: () => void }) {
   const [agent, setAgent] = useState<string>(DEFAULT_AGENT);
@@ -79,7 +80,12 @@ export function TaskStart({ task, onDone }: { task: TaskCard; onDone: () => void
         </label>
       )}
       <div className="row-actions">
-        <button className="btn btn-primary" type="submit" disabled={busy} data-testid="task-start-submit">
+        <button
+          className="btn btn-primary"
+          type="submit"
+          {...whyNot(busy && 'Starting a session on the task…')}
+          data-testid="task-start-submit"
+        >
           Start
         </button>
         <button className="btn" type="button" onClick={onDone}>

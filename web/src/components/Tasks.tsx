@@ -133,8 +133,13 @@ export function Tasks() {
         <button className="btn" onClick={() => setHelp((h) => !h)} aria-expanded={help}>
           Keys <kbd>?</kbd>
         </button>
-        <button className="btn btn-primary" data-testid="task-add" onClick={() => setPanel({ kind: 'add' })}>
-          New task <kbd>c</kbd>
+        <button
+          className="btn btn-primary"
+          data-testid="task-add"
+          title="A new task (key a)"
+          onClick={() => setPanel({ kind: 'add' })}
+        >
+          New task <kbd>a</kbd>
         </button>
       </div>
       {help && (
