@@ -227,7 +227,9 @@ export function createApp(options: AppOptions): Hono {
   mount(
     app,
     TASKS,
-    taskHandlers(options.tasks ?? createTasks(manager.db, manager.bus, manager).service, manager),
+    taskHandlers(options.tasks ?? createTasks(manager.db, manager.bus, manager).service, manager, () =>
+      defaultAgent(homePaths(options.status().home).config, process.env),
+    ),
   );
   mount(
     app,

@@ -63,6 +63,10 @@ describe('the agent a dispatch runs when it names none', () => {
       expect(refused.code, many.join(' ')).not.toBe(0);
       expect(refused.stderr).toMatch(/No agent is chosen and none is installed.*baton config set agent/);
     }
+    // The page's start form sends no agent: the supervisor chooses as for a dispatch, and refuses alike.
+    await expect(
+      t.client().call('POST /api/tasks/:id/start', { params: { id: '1' }, body: {} }),
+    ).rejects.toThrow(/No agent is set up/);
     expect(await sessions(t, made.repo)).toEqual([]);
     // The way out it names works.
     const scripted = await t.run(['dispatch', 'fix the bug', '--agent', 'scripted'], { cwd: made.repo });

@@ -1,10 +1,16 @@
 /** Tasks: thin calls to the tasks domain. */
 import type { TASKS } from '../../api/tasks.js';
+import type { AgentChoice } from '../../doctor/index.js';
 import { startTaskSessions, type TaskService, type TaskSessions } from '../../tasks/index.js';
 import { InternalError } from '../../shared/errors.js';
 import type { Handlers } from './mount.js';
 
-export function taskHandlers(tasks: TaskService, sessions: TaskSessions): Handlers<typeof TASKS> {
+export function taskHandlers(
+  tasks: TaskService,
+  sessions: TaskSessions,
+  /** The agent of a start that names none: the same as a dispatch's (decision 185). */
+  chooseAgent?: () => AgentChoice,
+): Handlers<typeof TASKS> {
   return {
     'GET /api/tasks': ({ query, cwd }) => tasks.board(query, cwd),
     'POST /api/tasks': ({ body, cwd }) => tasks.add(body, cwd),
@@ -13,7 +19,10 @@ export function taskHandlers(tasks: TaskService, sessions: TaskSessions): Handle
     'DELETE /api/tasks/:id': ({ params }) => tasks.remove(params.id),
     'POST /api/tasks/:id/move': ({ params, body }) => tasks.place(params.id, body),
     'POST /api/tasks/:id/start': async ({ params, body }) => {
-      const started = await startTaskSessions(tasks, sessions, params.id, [body]);
+      const agent = body.agent ?? chooseAgent?.().agent;
+      const started = await startTaskSessions(tasks, sessions, params.id, [
+        { ...body, ...(agent === undefined ? {} : { agent }) },
+      ]);
       const session = started.sessions[0];
       if (session === undefined) throw new InternalError('a start made no session');
       return {

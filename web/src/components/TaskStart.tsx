@@ -1,6 +1,6 @@
 /** Starting a session on a task from the page: the agent picked, then the supervisor dispatches it told the task's context. */
 import { useState } from 'react';
-import { AGENT_IDS, DEFAULT_AGENT } from '../../../src/events/vocabulary.js';
+import { AGENT_IDS } from '../../../src/events/vocabulary.js';
 import { api, errorText } from '../api.js';
 import { navigate } from '../router.js';
 import { toast } from '../toast.js';
@@ -8,7 +8,8 @@ import { isScopeOverlap, type TaskCard } from '../tasks.js';
 import { whyNot } from '../why.js';
 
 export function TaskStart({ task, onDone }: { task: TaskCard; onDone: () => void }) {
-  const [agent, setAgent] = useState<string>(DEFAULT_AGENT);
+  // Blank: the supervisor runs the configured agent, else the one installed (decision 185).
+  const [agent, setAgent] = useState<string>('');
   const [model, setModel] = useState('');
   const [error, setError] = useState<string>();
   const [overlap, setOverlap] = useState(false);
@@ -23,7 +24,7 @@ export function TaskStart({ task, onDone }: { task: TaskCard; onDone: () => void
       const started = await api.call('POST /api/tasks/:id/start', {
         params: { id: String(task.id) },
         body: {
-          agent: agent as (typeof AGENT_IDS)[number],
+          ...(agent === '' ? {} : { agent: agent as (typeof AGENT_IDS)[number] }),
           ...(model.trim() === '' ? {} : { model: model.trim() }),
           force,
         },
@@ -53,6 +54,7 @@ export function TaskStart({ task, onDone }: { task: TaskCard; onDone: () => void
         <label className="field">
           <span>Agent</span>
           <select name="agent" value={agent} onChange={(e) => setAgent(e.target.value)} autoFocus>
+            <option value="">default (baton config set agent)</option>
             {AGENT_IDS.map((a) => (
               <option key={a}>{a}</option>
             ))}
