@@ -12,8 +12,8 @@
  * agent runs as before, and `sandboxStatus` says so in words the user sees (`baton sandbox`,
  * `baton daemon status`, the session's `session.started` event).
  */
-import { existsSync, readFileSync } from 'node:fs';
-import { isAbsolute, join, resolve } from 'node:path';
+import { existsSync, readFileSync, realpathSync } from 'node:fs';
+import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { runtimeFolder } from '../shared/paths.js';
 import { groupMembers, signalAll } from '../shared/process.js';
 import { bubblewrapArgs, probeBubblewrap, type SandboxLayout } from './bubblewrap.js';
@@ -135,15 +135,62 @@ function agentLayout({ home, worktree, stateDir, door, user }: AgentPlaces): San
   // unauthenticated control socket would let the agent approve its own requests).
   const sockets = runtimeFolder(home);
   const mine = user === undefined ? { folders: [], files: [] } : hiddenUserPlaces(user);
+  const hidden = [...mine.folders, home, ...(existsSync(sockets) ? [sockets] : [])];
   return {
     // The user's first: Baton's state folder may lie under one of them (the runtime folder).
-    hidden: [...mine.folders, home, ...(existsSync(sockets) ? [sockets] : [])],
+    hidden,
     emptied: mine.files,
     // The repository's own git folder too: a checkout Baton cloned (a session placed on this
     // machine) lives in the state folder, and without it the agent could not commit.
-    writable: [worktree, stateDir, ...gitFolders(worktree)].filter((path) => existsSync(path)),
+    writable: [
+      worktree,
+      stateDir,
+      ...gitFolders(worktree).flatMap(
+        (folder) => safeGitFolder(folder, home, [...hidden, ...mine.files]) ?? [],
+      ),
+    ].filter((path) => existsSync(path)),
     readable: [door],
   };
+}
+
+/** A path as the kernel resolves it (symlinks followed), or undefined when it does not exist. */
+function real(path: string): string | undefined {
+  try {
+    return realpathSync(path);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Whether `inner` is `outer` or lies inside it. */
+function within(inner: string, outer: string): boolean {
+  const rel = relative(outer, inner);
+  return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
+}
+
+/**
+ * Whether a git folder named by the worktree's `.git` file may be bound back writable. That file
+ * and `commondir` lie in places the agent writes, so before its next start (a respawn, a resumed
+ * session, the teardown) it can point them anywhere: at the state folder itself (the token), at
+ * another session's worktree, at the user's home over its hidden keys. `/` is writable already,
+ * so what matters is the hidden: a git folder may neither be nor hold a hidden place, and inside
+ * the state folder only a clone's git folder (`<home>/clones/<name>/.git…`) is allowed. Compared
+ * after symlinks are resolved, so a link in the worktree cannot stand in for the state folder;
+ * the resolved path is what is bound. Returns it, or undefined when the folder is refused.
+ */
+function safeGitFolder(folder: string, home: string, hidden: readonly string[]): string | undefined {
+  const path = real(folder);
+  if (path === undefined) return undefined;
+  const realHome = real(home) ?? home;
+  for (const place of hidden) {
+    const placeReal = real(place) ?? place;
+    if (within(placeReal, path)) return undefined; // binding it would bring the hidden place back
+    if (!within(path, placeReal)) continue;
+    if (placeReal !== realHome) return undefined;
+    const parts = relative(join(realHome, 'clones'), path).split(sep);
+    if (parts[0] === '..' || parts.length < 2 || parts[0] === '' || parts[1] !== '.git') return undefined;
+  }
+  return path;
 }
 
 /**

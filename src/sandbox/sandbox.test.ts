@@ -1,5 +1,5 @@
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -118,6 +118,40 @@ describe('the agent sandbox', () => {
     expect(seen.stdout).toContain('committed');
     expect(seen.stdout).toContain(`${places.home}/token: No such file or directory`);
     expect(git(clone, 'log', '-1', '--format=%s', 'baton/own').trim()).toBe('made');
+  });
+
+  // The worktree's `.git` file is the agent's to rewrite; the next sandbox (a respawn, a resumed
+  // session, the teardown) reads it again. Pointed at the state folder, another session's worktree
+  // or the user's home (through a link too), nothing hidden may come back, writable or not.
+  it('binds no git folder a rewritten .git file points at the state folder, another worktree or the home', () => {
+    const places = stateFolder();
+    const userHome = join(root, 'user');
+    mkdirSync(join(userHome, '.ssh'), { recursive: true });
+    writeFileSync(join(userHome, '.ssh', 'id_ed25519'), 'the user key\n');
+    symlinkSync(places.home, join(places.worktree, 'link'));
+    const other = join(places.home, 'worktrees', 'repo', 'other');
+    const sessions = join(places.home, 'sessions');
+    const user = { home: userHome, env: { HOME: userHome } };
+    for (const target of [places.home, join(places.worktree, 'link'), other, sessions, userHome]) {
+      writeFileSync(join(places.worktree, '.git'), `gitdir: ${target}\n`);
+      const seen = run(
+        agentSandbox({ ...places, user }),
+        `cat '${places.home}/token' '${other}/README.md' '${userHome}/.ssh/id_ed25519'; ` +
+          `cat '${sessions}/other/door/mcp-credential'`,
+        places.worktree,
+      );
+      expect(seen.stdout, target).not.toContain('the user token');
+      expect(seen.stdout, target).not.toContain('work of other');
+      expect(seen.stdout, target).not.toContain('the user key');
+      expect(seen.stdout, target).not.toContain('credential of other');
+    }
+    // commondir is the agent's too (it lies in the writable git folder).
+    const own = join(places.home, 'clones', 'shop', '.git', 'worktrees', 'own');
+    mkdirSync(own, { recursive: true });
+    writeFileSync(join(own, 'commondir'), `${places.home}\n`);
+    writeFileSync(join(places.worktree, '.git'), `gitdir: ${own}\n`);
+    const seen = run(agentSandbox(places), `cat '${places.home}/token'`, places.worktree);
+    expect(seen.stdout).not.toContain('the user token');
   });
 
   it('finds no git folder to add for a plain checkout or a folder outside git', () => {
