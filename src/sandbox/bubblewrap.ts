@@ -6,6 +6,8 @@
  * tmpfs to see what lies under it, nor enter another namespace).
  */
 import { spawnSync } from 'node:child_process';
+import { accessSync, constants } from 'node:fs';
+import { delimiter, isAbsolute, join, relative } from 'node:path';
 
 /** What the agent's process tree sees of the machine. */
 export interface SandboxLayout {
@@ -51,7 +53,28 @@ export function bubblewrapArgs(layout: SandboxLayout, command: string, args: rea
   ];
 }
 
-export type Probe = { ok: true; version: string } | { ok: false; why: string };
+export type Probe = { ok: true; version: string; path: string } | { ok: false; why: string };
+
+/**
+ * The `bwrap` to run, by absolute path: the first on the PATH that is not in a folder of the
+ * user's home. An agent may write there (`~/.cargo/bin`, `~/.local/bin` stay writable for its
+ * toolchains), and a `bwrap` it planted would run outside any sandbox at the next start.
+ */
+export function findBubblewrap(env: NodeJS.ProcessEnv): string | undefined {
+  const home = env.HOME;
+  for (const folder of (env.PATH ?? '').split(delimiter)) {
+    if (folder === '' || !isAbsolute(folder)) continue;
+    if (home !== undefined && home !== '/' && !relative(home, folder).startsWith('..')) continue;
+    const path = join(folder, 'bwrap');
+    try {
+      accessSync(path, constants.X_OK);
+      return path;
+    } catch {
+      // not here
+    }
+  }
+  return undefined;
+}
 
 /**
  * Whether bubblewrap can make the sandbox here: installed, and allowed to create the namespaces
@@ -59,8 +82,12 @@ export type Probe = { ok: true; version: string } | { ok: false; why: string };
  * shape, because `bwrap --version` succeeding says nothing about the second.
  */
 export function probeBubblewrap(env: NodeJS.ProcessEnv): Probe {
-  // Found on the PATH the agents get, as their hosts will run it.
-  const bwrap = 'bwrap';
+  const bwrap = findBubblewrap(env);
+  if (bwrap === undefined)
+    return {
+      ok: false,
+      why: 'bubblewrap (bwrap) is not installed',
+    };
   const version = spawnSync(bwrap, ['--version'], { encoding: 'utf8', timeout: 10_000, env });
   if (version.error !== undefined)
     return {
@@ -80,5 +107,5 @@ export function probeBubblewrap(env: NodeJS.ProcessEnv): Probe {
       ok: false,
       why: `bwrap cannot create namespaces here: ${(tried.stderr || tried.error?.message || `exit ${tried.status}`).trim()}`,
     };
-  return { ok: true, version: version.stdout.trim() };
+  return { ok: true, version: version.stdout.trim(), path: bwrap };
 }

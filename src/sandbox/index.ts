@@ -29,6 +29,8 @@ export interface SandboxStatus {
   detail: string;
   /** One sentence for the user: what holds and what does not. */
   summary: string;
+  /** The `bwrap` that makes it, by absolute path (findBubblewrap). */
+  path?: string | undefined;
 }
 
 /** A sandbox for one agent: every process the adapter starts goes through `wrap`. */
@@ -83,7 +85,7 @@ let cached: { key: string; status: SandboxStatus } | undefined;
 
 /** The sandbox this machine gives agents, probed once per process (bwrap is run once, ~25 ms). */
 export function sandboxStatus(env: NodeJS.ProcessEnv = process.env): SandboxStatus {
-  const key = `${process.platform}:${env[SANDBOX_VARIABLE] ?? ''}:${env.PATH ?? ''}`;
+  const key = `${process.platform}:${env[SANDBOX_VARIABLE] ?? ''}:${env.PATH ?? ''}:${env.HOME ?? ''}`;
   if (cached?.key === key) return cached.status;
   const status = probe(env);
   cached = { key, status };
@@ -100,7 +102,7 @@ function probe(env: NodeJS.ProcessEnv): SandboxStatus {
   if (process.platform !== 'linux') return none(`no sandbox is built for ${process.platform} yet`);
   const found = probeBubblewrap(env);
   if (!found.ok) return none(`${found.why}; install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap)`);
-  return { kind: 'bubblewrap', detail: found.version, summary: GUARDED };
+  return { kind: 'bubblewrap', detail: found.version, summary: GUARDED, path: found.path };
 }
 
 /** What one session's agent may see of Baton's state folder: its own worktree, agent state and door. */
@@ -125,7 +127,10 @@ export function agentSandbox(places: AgentPlaces, status: SandboxStatus = sandbo
   const layout = agentLayout(places);
   return {
     kind: 'bubblewrap',
-    wrap: (command, args) => ({ command: 'bwrap', args: bubblewrapArgs(layout, command, args) }),
+    wrap: (command, args) => ({
+      command: status.path ?? 'bwrap',
+      args: bubblewrapArgs(layout, command, args),
+    }),
     signalGroup: signalInside,
   };
 }

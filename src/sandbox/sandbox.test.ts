@@ -4,7 +4,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { bubblewrapArgs } from './bubblewrap.js';
+import { bubblewrapArgs, findBubblewrap } from './bubblewrap.js';
 import { agentEnvironment, agentSandbox, gitFolders, sandboxStatus, type CommandSandbox } from './index.js';
 
 let root: string;
@@ -65,6 +65,21 @@ describe('the agent sandbox', () => {
     expect(status).toMatchObject({ kind: 'none', detail: 'turned off by BATON_SANDBOX=off' });
     expect(status.summary).toMatch(/^agents are NOT sandboxed: an agent's shell can read Baton's token/);
     expect(agentSandbox(stateFolder(), status).wrap('ls', ['-l'])).toEqual({ command: 'ls', args: ['-l'] });
+  });
+
+  // A folder of the user's home on the PATH (~/.cargo/bin) is one an agent can write to.
+  it('runs bubblewrap by its absolute path, never one planted in a folder of the user’s home', () => {
+    const home = join(root, 'user');
+    const planted = join(home, '.cargo', 'bin');
+    mkdirSync(planted, { recursive: true });
+    writeFileSync(join(planted, 'bwrap'), '#!/bin/sh\necho planted\n', { mode: 0o755 });
+    const env = { ...process.env, HOME: home, PATH: `${planted}:${process.env.PATH ?? ''}` };
+    expect(findBubblewrap(env)).not.toBe(join(planted, 'bwrap'));
+    const status = sandboxStatus(env);
+    expect(status.kind, status.detail).toBe('bubblewrap');
+    expect(status.path).toMatch(/^\/.*\/bwrap$/);
+    expect(agentSandbox(stateFolder(), status).wrap('ls', []).command).toBe(status.path);
+    expect(status.path).not.toContain(home);
   });
 
   it('says why when bubblewrap is not on the PATH', () => {
