@@ -98,7 +98,9 @@ describe("another machine's session landed from here", () => {
     expect(readFileSync(join(repo, 'feature.txt'), 'utf8')).toBe('feature\n');
     expect(readFileSync(join(repo, 'notes.txt'), 'utf8')).toBe('left uncommitted\n');
     // Beta committed the uncommitted work before pushing it, as a local merge does.
-    expect(alpha.git(repo, 'log', '-1', '--format=%b', 'main')).toMatch(/Committed by Baton before landing/);
+    expect(alpha.git(repo, 'log', '-1', '--format=%b', 'main')).toMatch(
+      /The work session feat left uncommitted, committed by Baton to land it\.\n\nBaton-Session: feat/,
+    );
     // Its work came through the remote; the branch brought here is gone once landed.
     expect(alpha.git(remote, 'for-each-ref', '--format=%(refname)', 'refs/heads/baton')).toBe(
       'refs/heads/baton/feat',
