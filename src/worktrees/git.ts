@@ -21,6 +21,14 @@ const GIT_ENV = {
   // Never wait on a prompt from a background process.
   GIT_TERMINAL_PROMPT: '0',
   GIT_OPTIONAL_LOCKS: '0',
+  // Baton runs git as the user, outside the agent's sandbox, in repositories whose `.git` an agent
+  // can write: settings there that run a program (an fsmonitor, hooks) are not followed
+  // (decision 196, "Baton's own git runs no program a repository's settings name"). As `-c`.
+  GIT_CONFIG_COUNT: '2',
+  GIT_CONFIG_KEY_0: 'core.fsmonitor',
+  GIT_CONFIG_VALUE_0: 'false',
+  GIT_CONFIG_KEY_1: 'core.hooksPath',
+  GIT_CONFIG_VALUE_1: '/dev/null',
 };
 
 export function git(cwd: string, args: string[], options: GitOptions = {}): Promise<GitResult> {
