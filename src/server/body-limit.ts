@@ -4,8 +4,9 @@
  * JSON error, and the rest of it is read and dropped meanwhile: a server that stops reading and
  * closes while the client is still sending makes the kernel reset the connection, and the reset
  * discards the 413 before the client reads it (a chunked upload saw a cut connection, not the
- * answer). The HTTP server's own drain (after the answer) bounds how much more is read; a
- * `Connection: close` was tried and brought the reset back, since it closes at once.
+ * answer). At most `DISCARD_BYTES` more are dropped, then the connection is closed; within that the
+ * connection stays open for the client's next request (decision 197). A `Connection: close` was
+ * tried and brought the reset back, since it closes at once.
  */
 import type { MiddlewareHandler } from 'hono';
 import { RequestTooLargeError } from '../shared/errors.js';
@@ -40,9 +41,21 @@ export function bodyLimit(maxBytes: number): MiddlewareHandler {
   };
 }
 
+/** How much of a refused body is read and dropped before its connection is closed. */
+export const DISCARD_BYTES = 64 * 1024 * 1024;
+
 async function discard(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<void> {
   try {
-    for (;;) if ((await reader.read()).done) return;
+    let dropped = 0;
+    for (;;) {
+      const read = await reader.read();
+      if (read.done) return;
+      dropped += read.value.length;
+      if (dropped > DISCARD_BYTES) {
+        await reader.cancel();
+        return;
+      }
+    }
   } catch {
     // the connection was closed: nothing left to drop
   }

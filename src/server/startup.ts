@@ -194,8 +194,13 @@ export function listen(
   timeouts: ListenTimeouts = { keepAliveMs: KEEP_ALIVE.serverMs, headersMs: KEEP_ALIVE.serverHeadersMs },
 ): Promise<{ server: ServerType; port: number }> {
   return new Promise((resolve, reject) => {
-    const server = serve({ fetch, hostname: '127.0.0.1', port }, (info: AddressInfo) =>
-      resolve({ server, port: info.port }),
+    // The adapter's own clean-up of an unread body closes the connection 500 ms after the answer;
+    // a client still uploading then (a 413 on a busy machine) found its kept-alive connection
+    // closed under its next request. Node reads and drops an unread body itself, and the body
+    // limit bounds what it drops (decision 197).
+    const server = serve(
+      { fetch, hostname: '127.0.0.1', port, autoCleanupIncoming: false },
+      (info: AddressInfo) => resolve({ server, port: info.port }),
     );
     server.once('error', reject);
     const http = server as HttpServer;

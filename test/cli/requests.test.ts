@@ -2,6 +2,7 @@ import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { watch } from 'node:fs/promises';
 import { request, type ClientRequest, type IncomingMessage } from 'node:http';
+import { connect } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { TestBaton } from '../support/baton.js';
@@ -117,6 +118,41 @@ describe('request bodies are limited', () => {
 
     await expect(t.client().call('GET /api/health')).resolves.toMatchObject({ ok: true });
     expect(await t.run(['ls'])).toMatchObject({ code: 0 });
+  });
+  it('keeps a connection that was answered 413 usable once the client has sent the rest', async () => {
+    await t.ok(['daemon', 'start']);
+    const { base, headers } = target();
+    const { port } = new URL(base);
+    const socket = connect(Number(port), '127.0.0.1');
+    await once(socket, 'connect');
+    let received = '';
+    socket.setEncoding('utf8');
+    socket.on('data', (chunk: string) => (received += chunk));
+    const closed = once(socket, 'close');
+    const answers = async (n: number): Promise<void> => {
+      while ((received.match(/HTTP\/1\.1 \d{3} /g) ?? []).length < n)
+        await Promise.race([
+          once(socket, 'data'),
+          closed.then(() => Promise.reject(new Error(`closed: ${received}`))),
+        ]);
+    };
+    const big = 'x'.repeat(2 * 1024 * 1024);
+    const head = (path: string, length: number): string =>
+      `POST ${path} HTTP/1.1\r\nhost: 127.0.0.1:${port}\r\nauthorization: ${headers.authorization}\r\n` +
+      `content-type: application/json\r\ncontent-length: ${length}\r\n\r\n`;
+    // An upload over the limit: refused by its length with the first bytes, answered at once.
+    socket.write(head('/api/sessions/nope/reply', big.length) + big.slice(0, 64 * 1024));
+    await answers(1);
+    expect(received).toMatch(/^HTTP\/1\.1 413 /);
+    // A client on a busy machine sends the rest later than the HTTP adapter's own drain used to
+    // wait (500 ms), then reuses the kept-alive connection, as Node's agent does.
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    socket.write(big.slice(64 * 1024));
+    const small = JSON.stringify({ text: 'hi' });
+    socket.write(head('/api/sessions/nope/reply', small.length) + small);
+    await answers(2);
+    expect(received.match(/HTTP\/1\.1 \d{3}/g)).toEqual(['HTTP/1.1 413', 'HTTP/1.1 404']);
+    socket.destroy();
   });
 });
 
