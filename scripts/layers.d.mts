@@ -17,3 +17,6 @@ export function folderOf(path: string): string | undefined;
 export function breach(file: string, target: string): string | undefined;
 export function unplacedFolders(): string[];
 export function diagram(): string;
+export function imports(): { file: string; target: string }[];
+export function reaches(): { file: string; target: string }[];
+export function height(): number;

@@ -3,15 +3,16 @@
 //
 //   node scripts/layers.mjs            prints the diagram
 //   node scripts/layers.mjs --write    writes it into CONTRIBUTING.md (between the markers)
-//   node scripts/layers.mjs --check    fails when a folder of src/ has no place, or the diagram is stale
-//                                      (npm run lint runs this)
+//   node scripts/layers.mjs --check    fails when a folder of src/ has no place, the diagram is stale, or
+//                                      a known reach is mended and still listed (npm run lint runs this)
+//   node scripts/layers.mjs --measure  prints the reaches still known and the folder graph's height
 //
 // The rule: a folder imports folders of its own layer or a lower one, never a higher one; and it
 // reaches another domain only through that domain's index.ts (its face). Folders marked `open`
 // are vocabularies whose modules are each a face (one endpoint table per domain, one module per
 // table): any module of theirs may be imported.
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import process from 'node:process';
 import console from 'node:console';
@@ -153,6 +154,66 @@ export function unplacedFolders() {
     .map((e) => e.name);
 }
 
+/** The product's modules under src/ (tests left out: a test may set up from any layer). */
+function productFiles(dir = join(root, 'src')) {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
+    const path = join(dir, e.name);
+    if (e.isDirectory()) return productFiles(path);
+    return /\.tsx?$/.test(e.name) && !/\.test\.tsx?$/.test(e.name) ? [path] : [];
+  });
+}
+
+/** Every relative import of the product's modules, as `{ file, target }` paths of the tree. */
+export function imports() {
+  const found = [];
+  for (const path of productFiles()) {
+    const text = readFileSync(path, 'utf8');
+    const file = relative(root, path);
+    // `… from './x.js'`, `import './x.js'` and `import('./x.js')`: what the lint rule sees too.
+    for (const m of text.matchAll(/(?:\bfrom\s*|\bimport\s*\(?\s*)['"](\.[^'"]+)['"]/g))
+      found.push({ file, target: relative(root, resolve(dirname(path), m[1])) });
+  }
+  return found;
+}
+
+/** The reaches that break the rule today, one per file and folder reached. */
+export function reaches() {
+  const seen = new Map();
+  for (const { file, target } of imports()) {
+    if (!breach(file, target)) continue;
+    const reach = { file, target: folderOf(target) };
+    seen.set(`${reach.file} -> ${reach.target}`, reach);
+  }
+  return [...seen.values()];
+}
+
+/**
+ * How tall the folder graph is: the longest chain of folders each importing the next (a folder
+ * alone is 1). The layer table bounds it from above; fewer floors means shorter chains to read.
+ */
+export function height() {
+  const next = new Map();
+  for (const { file, target } of imports()) {
+    const from = folderOf(file);
+    const to = folderOf(target);
+    if (!from || !to || from === to) continue;
+    if (!next.has(from)) next.set(from, new Set());
+    next.get(from).add(to);
+  }
+  const memo = new Map();
+  const tall = (folder, path) => {
+    if (memo.has(folder)) return memo.get(folder);
+    if (path.has(folder)) return 0; // a loop of folders: counted once
+    path.add(folder);
+    let best = 1;
+    for (const to of next.get(folder) ?? []) best = Math.max(best, 1 + tall(to, path));
+    path.delete(folder);
+    memo.set(folder, best);
+    return best;
+  };
+  return Math.max(...[...next.keys()].map((folder) => tall(folder, new Set())));
+}
+
 export function diagram() {
   const lines = [];
   for (let level = LAYERS.length - 1; level >= 0; level--) {
@@ -193,14 +254,21 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     );
     if (contributing(text) !== text)
       problems.push('CONTRIBUTING.md’s layer diagram is stale: run node scripts/layers.mjs --write');
+    const still = new Set(reaches().map((r) => `${r.file} -> ${r.target}`));
     for (const reach of KNOWN_REACHES) {
       if (!existsSync(join(root, reach.file)))
         problems.push(`scripts/layers-known.json names ${reach.file}, which is gone: drop it`);
+      else if (!still.has(`${reach.file} -> ${reach.target}`))
+        problems.push(
+          `scripts/layers-known.json lists ${reach.file} -> ${reach.target}, which is mended: drop it`,
+        );
     }
     if (problems.length) {
       console.error(problems.join('\n'));
       process.exit(1);
     }
+  } else if (process.argv.includes('--measure')) {
+    console.log(`known reaches: ${KNOWN_REACHES.length}; folder graph height: ${height()}`);
   } else {
     console.log(diagram());
   }

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { KNOWN_REACHES, breach, unplacedFolders } from './layers.mjs';
+import { KNOWN_REACHES, breach, height, reaches, unplacedFolders } from './layers.mjs';
 
 describe('the layer table', () => {
   it('places every folder under src/', () => {
@@ -32,5 +32,15 @@ describe('the layer table', () => {
 
   it('lists only known reaches of files that exist', () => {
     for (const reach of KNOWN_REACHES) expect(existsSync(reach.file), reach.file).toBe(true);
+  });
+
+  it('lists exactly the reaches that break the rule today: a mended one is dropped, a new one refused', () => {
+    const key = (r: { file: string; target: string }): string => `${r.file} -> ${r.target}`;
+    expect(reaches().map(key).sort()).toEqual(KNOWN_REACHES.map(key).sort());
+  });
+
+  it('measures the folder graph no taller than the layer table allows', () => {
+    expect(height()).toBeGreaterThan(1);
+    expect(height()).toBeLessThanOrEqual(12);
   });
 });

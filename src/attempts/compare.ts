@@ -9,15 +9,13 @@ import { join } from 'node:path';
 import type { z } from 'zod';
 import type { AttemptView, CheckSummary } from '../api/attempts.js';
 import type { ConflictsView } from '../api/conflicts.js';
-import { describeCheck, runCheck, type CheckCommand } from '../merge/index.js';
-import { withScratchWorktree } from '../merge/git.js';
+import { type CheckCommand, describeCheck, runCheck, withScratchWorktree } from '../merge/index.js';
 import { DEFAULT_CHECK_SECONDS, loadRepoConfig } from '../projects/index.js';
 import { errorMessage } from '../shared/errors.js';
-import { ACTIVE_STATES } from '../sessions/state.js';
+import { ACTIVE_STATES } from '../sessions/index.js';
 import type { AttemptMemberRow } from '../store/attempts.js';
 import type { SessionWithProject } from '../store/sessions.js';
-import { sessionDiffStat } from '../worktrees/diffstat.js';
-import { snapshotCommit, snapshotWork } from '../worktrees/index.js';
+import { sessionDiffStat, snapshotCommit, snapshotWork } from '../worktrees/index.js';
 
 type Check = z.infer<typeof CheckSummary>;
 

@@ -13,7 +13,7 @@ import { errorMessage } from '../shared/errors.js';
 import { createLogger } from '../shared/log.js';
 import type { AttemptGroupWithProject, AttemptMemberRow, AttemptStore } from '../store/attempts.js';
 import type { SessionWithProject } from '../store/sessions.js';
-import { sessionDiffStat } from '../worktrees/diffstat.js';
+import { sessionDiffStat } from '../worktrees/index.js';
 import { summaryOf } from './views.js';
 import { finalMessage, type AttemptSessions } from './sessions.js';
 import { dispatchOne } from './start.js';

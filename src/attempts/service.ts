@@ -16,8 +16,7 @@ import type {
 import type { ConflictsView } from '../api/conflicts.js';
 import type { WorkspaceBus } from '../bus/index.js';
 import { AttemptStarted, type WorkspaceEvent } from '../events/workspace.js';
-import type { MergeService } from '../merge/index.js';
-import { removeStaleScratches } from '../merge/git.js';
+import { type MergeService, removeStaleScratches } from '../merge/index.js';
 import { errorMessage, InvalidInputError } from '../shared/errors.js';
 import { createLogger } from '../shared/log.js';
 import { AttemptStore, type AttemptGroupWithProject, type AttemptKind } from '../store/attempts.js';

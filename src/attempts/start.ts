@@ -12,7 +12,7 @@ import { loadRepoConfig } from '../projects/index.js';
 import { errorMessage, InvalidInputError, SessionStateError } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
 import { createLogger } from '../shared/log.js';
-import { nameFromPrompt, validateSessionName } from '../sessions/names.js';
+import { nameFromPrompt, validateSessionName } from '../sessions/index.js';
 import type { AttemptKind, NewMember } from '../store/attempts.js';
 import type { SessionWithProject } from '../store/sessions.js';
 import { findRepository } from '../worktrees/index.js';

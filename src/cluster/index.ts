@@ -123,3 +123,9 @@ export { SharedSpend, SPEND_CHANNEL, type SharedSpendOptions, type SpendTiming }
 export { KEEP_MS, pruneSharedLog } from './retention.js';
 export { PgTasks, TASK_CHANNEL } from './tasks.js';
 export type { TaskLedger } from '../tasks/index.js';
+// The other machines as this machine's domains see them, and the supervisor's glue that serves them
+// (decision 210, "Other machines behind one port"); loaded only when the workspace is shared.
+export { joinPeers, type Peers } from './peers/port.js';
+export { RepoKeys } from './peers/repo-keys.js';
+export { PLACEMENT_CHANNELS, startPlacement, type Placed, type Placer } from './peers/placement.js';
+export { SESSION_CHANNELS, shareSessions, type RemoteChange, type RemoteSessions } from './peers/sessions.js';

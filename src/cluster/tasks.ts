@@ -9,9 +9,15 @@
 import type pg from 'pg';
 import { BatonError } from '../shared/errors.js';
 import type { TaskFields } from '../store/tasks.js';
-import { dependencyCycle } from '../tasks/cycle.js';
-import { DependencyCycleError, TaskAwaitedError } from '../tasks/errors.js';
-import type { LedgerNewTask, LedgerTask, TaskBody, TaskLedger } from '../tasks/index.js';
+import {
+  dependencyCycle,
+  DependencyCycleError,
+  type LedgerNewTask,
+  type LedgerTask,
+  TaskAwaitedError,
+  type TaskBody,
+  type TaskLedger,
+} from '../tasks/index.js';
 import { isConnectionLoss, unreachable } from './connect.js';
 import type { Listener } from './listener.js';
 import { LOCKS } from './schema.js';

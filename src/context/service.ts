@@ -50,7 +50,7 @@ export interface ContextServiceOptions {
   /** Decisions recorded for a session's task (the tasks domain); none: the pack draws them from the transcript. */
   decisionsFor?: (sessionId: string) => RecordedDecision[];
   /** Another machine's session (a shared workspace): its transcript from the events it published, and this machine's checkout of its repository. */
-  elsewhere?: (ref: string, cwd?: string) => Promise<ElsewhereTranscript | undefined>;
+  elsewhere?: ((ref: string, cwd?: string) => Promise<ElsewhereTranscript | undefined>) | undefined;
   clock?: () => Date;
 }
 

@@ -10,7 +10,7 @@ import { isAbsolute, join, relative, resolve } from 'node:path';
 import { z } from 'zod';
 import { DEFAULT_SETUP_SECONDS, type RepoConfig } from '../projects/index.js';
 import { InvalidInputError } from '../shared/errors.js';
-import { git } from '../worktrees/git.js';
+import { git } from '../worktrees/index.js';
 
 const Command = z.union([z.string(), z.array(z.string())]);
 export type Command = z.infer<typeof Command>;

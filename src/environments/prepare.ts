@@ -6,7 +6,7 @@
  */
 import { appendFileSync, constants, cpSync, existsSync, lstatSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { git, gitOut } from '../worktrees/git.js';
+import { git, gitOut } from '../worktrees/index.js';
 import type { EnvironmentPlan } from './plan.js';
 import { commandLabel, runCommand } from './run.js';
 import { shareFolder } from './share.js';

@@ -5,7 +5,7 @@
  * - `McpService` (service.ts): the supervisor's side of those calls;
  * - credentials.ts: each session's own credential, minted per run of its agent and revoked when it ends.
  */
-export { McpService, type McpSessions, type McpServiceOptions } from './service.js';
+export { McpService, type McpSessions, type McpServiceOptions, type McpWorkspace } from './service.js';
 export {
   announceSupervisorPort,
   checkCredential,

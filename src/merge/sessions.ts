@@ -2,7 +2,7 @@
 import type { RemoveResult } from '../worktrees/index.js';
 import { loadRepoConfig } from '../projects/index.js';
 import { InvalidInputError, SessionStateError } from '../shared/errors.js';
-import { ACTIVE_STATES } from '../sessions/state.js';
+import { ACTIVE_STATES } from '../sessions/index.js';
 import type { SessionWithProject } from '../store/sessions.js';
 
 /** The session manager's face, as far as landing work goes. */
@@ -15,7 +15,7 @@ export interface MergeSessions {
   remove(ref: string): Promise<{ session: SessionWithProject; result: RemoveResult }>;
   /**
    * Makes `refs` resolvable before a merge is queued: another machine's session is brought here
-   * (src/server/cluster-merge.ts). Answers what the merge's result should tell of how (more may be
+   * (src/cluster/peers/merge.ts). Answers what the merge's result should tell of how (more may be
    * added to `notes` until the result is made), and the ids it brought.
    */
   prepare?(refs: readonly string[], cwd: string | undefined): Promise<{ notes: string[]; brought: string[] }>;

@@ -6,7 +6,7 @@
  * a command that does not parse — asks; it never allows silently and never blocks on a guess.
  */
 import { OPAQUE } from './opaque.js';
-import type { PolicySection } from './config.js';
+import type { PolicySection } from '../projects/index.js';
 import { inlineCommands } from './inline.js';
 import { isDisk, placeOf } from './paths.js';
 import { DATA_RULES } from './rules-data.js';

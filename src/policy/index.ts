@@ -5,7 +5,7 @@
  * `AgentStartOptions.gate`. Allow rules (approvals the user said always to give) are the
  * approvals domain's (src/approvals), which reads commands with `commandsOf` from here.
  */
-export { BUILT_IN_RULE_IDS, CustomRule, PolicySection } from './config.js';
+export { BUILT_IN_RULE_IDS, CustomRule, PolicySection } from '../projects/index.js';
 export {
   compilePolicy,
   DEFAULT_WRITABLE,

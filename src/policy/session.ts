@@ -8,7 +8,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { PolicySection } from './config.js';
+import { PolicySection } from '../projects/index.js';
 import { compilePolicy, evaluate } from './gate.js';
 import { realDisk, userPlaces } from './context.js';
 import type { GateContext, ToolCall, Verdict } from './types.js';

@@ -1,12 +1,12 @@
 /** The gate's words: a tool call as it sees it, what a rule finds, and the verdict. */
+import type { RuleAction } from '../projects/index.js';
 import type { Place } from './paths.js';
 import type { Command } from './unwrap.js';
 
 export const GATE_ACTIONS = ['allow', 'ask', 'block'] as const;
 export type GateAction = (typeof GATE_ACTIONS)[number];
-/** What a rule does when it matches; `off` turns it off. */
-export const RULE_ACTIONS = ['block', 'ask', 'off'] as const;
-export type RuleAction = (typeof RULE_ACTIONS)[number];
+/** What a rule does when it matches; `off` turns it off (defined with the config section that sets it). */
+export { RULE_ACTIONS, type RuleAction } from '../projects/index.js';
 
 /** One tool call, whatever the agent: a command to run, or files to write. */
 export interface ToolCall {

@@ -8,7 +8,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { formatIssues, InvalidInputError } from '../shared/errors.js';
-import { PolicySection } from '../policy/config.js';
+import { PolicySection } from './policy-config.js';
 import { EnvironmentSections } from './environment-config.js';
 import { RoutinesSection } from './routine-config.js';
 import { SyncSection } from './sync-config.js';

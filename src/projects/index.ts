@@ -20,3 +20,10 @@ export {
   type CommandLine,
   type TrustState,
 } from './trust.js';
+export {
+  BUILT_IN_RULE_IDS,
+  CustomRule,
+  PolicySection,
+  RULE_ACTIONS,
+  type RuleAction,
+} from './policy-config.js';

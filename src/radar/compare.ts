@@ -6,7 +6,7 @@
  */
 import type { ConflictFile, ConflictLevel } from '../api/conflicts.js';
 import { GitError } from '../shared/errors.js';
-import { snapshotCommit, type WorkSnapshot } from '../worktrees/snapshot.js';
+import { snapshotCommit, type WorkSnapshot } from '../worktrees/index.js';
 import {
   diffArgs,
   hunksCollide,

@@ -9,7 +9,7 @@
 import { errorMessage } from '../shared/errors.js';
 import { createLogger } from '../shared/log.js';
 import type { SessionWithProject } from '../store/sessions.js';
-import type { WorkSnapshot } from '../worktrees/snapshot.js';
+import type { WorkSnapshot } from '../worktrees/index.js';
 
 const log = createLogger('radar');
 

@@ -4,7 +4,7 @@
  * run at once (the machine is shared with the agents), and a count, so tests and the pass's
  * figures can tell a cached answer from a recomputed one.
  */
-import { git, type GitOptions, type GitResult } from '../worktrees/git.js';
+import { git, type GitOptions, type GitResult } from '../worktrees/index.js';
 
 export const DEFAULT_GIT_TIMEOUT_MS = 10_000;
 export const DEFAULT_GIT_PARALLEL = 4;

@@ -38,7 +38,7 @@ export type RadarHost = RadarSessions & AgentMessenger & SessionSignals & { bus:
 export function createRadar(
   host: RadarHost,
   db: Db,
-  options: RadarWatchOptions & { elsewhere?: ElsewhereSnapshots } = {},
+  options: RadarWatchOptions & { elsewhere?: ElsewhereSnapshots | undefined } = {},
 ): { radar: ConflictRadar; start: () => void; close: () => void } {
   const teller = new AgentTeller(host);
   const { elsewhere, ...timing } = options;

@@ -8,7 +8,7 @@ import type { ConflictSessionSide, ConflictSide } from '../api/conflicts.js';
 import { errorMessage } from '../shared/errors.js';
 import { createLogger } from '../shared/log.js';
 import type { SessionWithProject } from '../store/sessions.js';
-import type { WorkSnapshot } from '../worktrees/snapshot.js';
+import type { WorkSnapshot } from '../worktrees/index.js';
 import type { Comparer, PairResult, Side } from './compare.js';
 import type { GitRunner } from './git-runner.js';
 

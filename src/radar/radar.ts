@@ -10,7 +10,7 @@ import type { WorkspaceBus } from '../bus/index.js';
 import { errorMessage, ProjectNotFoundError } from '../shared/errors.js';
 import { createLogger } from '../shared/log.js';
 import type { SessionWithProject } from '../store/sessions.js';
-import { snapshotWork } from '../worktrees/snapshot.js';
+import { snapshotWork } from '../worktrees/index.js';
 import { Comparer } from './compare.js';
 import type { ElsewhereSnapshots } from './elsewhere.js';
 import { knownOf, publishChanges, type Known } from './events.js';

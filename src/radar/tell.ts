@@ -8,7 +8,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { Conflict } from '../api/conflicts.js';
-import { loadRepoConfig } from '../projects/config.js';
+import { loadRepoConfig } from '../projects/index.js';
 import { errorMessage } from '../shared/errors.js';
 import { createLogger } from '../shared/log.js';
 import type { SessionWithProject } from '../store/sessions.js';

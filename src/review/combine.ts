@@ -5,7 +5,7 @@
  * attributed to the member(s) whose own diff has its lines. A file the merge could not combine is
  * shown as each member's side of it, and said to conflict.
  */
-import { git, gitOut } from '../worktrees/git.js';
+import { git, gitOut } from '../worktrees/index.js';
 import { attribute, parseDiff, type FileDiff } from './attribution.js';
 
 export interface CombineMember {

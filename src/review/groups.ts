@@ -6,7 +6,7 @@
  */
 import { existsSync } from 'node:fs';
 import type { SessionWithProject } from '../store/sessions.js';
-import { snapshotWork, type WorkSnapshot } from '../worktrees/snapshot.js';
+import { snapshotWork, type WorkSnapshot } from '../worktrees/index.js';
 import { coupledGroups, type Edge, type Group, type MemberWork } from './coupling.js';
 import { isTest, mentions, resolveSpecifier } from './imports.js';
 import type { WorkAnalysis, WorkAnalyzer } from './work.js';

@@ -6,7 +6,7 @@
  */
 import { spawn } from 'node:child_process';
 import { GitError } from '../shared/errors.js';
-import { git } from '../worktrees/git.js';
+import { git } from '../worktrees/index.js';
 
 /** Blobs larger than this are not read for imports or references (generated or vendored code). */
 export const MAX_SCANNED_BYTES = 512 * 1024;

@@ -23,7 +23,7 @@ import { createLogger } from '../shared/log.js';
 import type { Db } from '../store/db.js';
 import { ReviewFileStore, type ReviewFileState } from '../store/review.js';
 import type { SessionWithProject } from '../store/sessions.js';
-import { snapshotCommit } from '../worktrees/snapshot.js';
+import { snapshotCommit } from '../worktrees/index.js';
 import { combine, groupBase, type Combined } from './combine.js';
 import { buildComment } from './comment.js';
 import type { Group } from './coupling.js';
@@ -45,7 +45,7 @@ export interface ReviewDeps {
   /** Sends a reply to a session (resuming it if it must), another machine's through its machine. */
   reply: (sessionId: string, text: string) => Promise<unknown>;
   /** Other machines' sessions of this machine's projects, with their pushed work (a shared workspace). */
-  elsewhere?: () => Promise<PushedMember[]>;
+  elsewhere?: (() => Promise<PushedMember[]>) | undefined;
   clock?: () => Date;
 }
 

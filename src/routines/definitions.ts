@@ -14,7 +14,7 @@ import { BatonError, formatIssues, InvalidInputError } from '../shared/errors.js
 import { newId } from '../shared/ids.js';
 import type { RoutineStore, RoutineWithProject } from '../store/routines.js';
 import type { ProjectRow } from '../store/sessions.js';
-import { validateSessionName } from '../sessions/names.js';
+import { validateSessionName } from '../sessions/index.js';
 import { findRepository } from '../worktrees/index.js';
 import type { RoutineClock } from './ports.js';
 import { ref } from './runs.js';

@@ -18,3 +18,5 @@ export { RoutineService, type RoutineServiceOptions } from './service.js';
 export { GRACE_MS, MAX_SLEEP_MS } from './timer.js';
 export { oldTodos, TEMPLATES, templateNamed, todoKey } from './templates/index.js';
 export type { RoutineDetailView, RoutineRunView, RoutineView } from './views.js';
+// What routines see of sessions, tasks and the radar, wired by the supervisor.
+export { radarConflicts, routineSessions, routineTasks } from './wiring.js';

@@ -14,7 +14,7 @@ import { errorMessage } from '../shared/errors.js';
 import { createLogger } from '../shared/log.js';
 import type { RoutineStore, RoutineWithProject } from '../store/routines.js';
 import type { SessionWithProject } from '../store/sessions.js';
-import { gitOut } from '../worktrees/git.js';
+import { gitOut } from '../worktrees/index.js';
 import type { Fire, RoutineRunner } from './runs.js';
 
 const log = createLogger('routines');

@@ -1,7 +1,7 @@
 /** The session manager and the radar as the ports routines use. */
 import type { ConflictRadar } from '../radar/index.js';
-import type { SessionManager } from '../sessions/manager.js';
-import { sessionDiffStat } from '../worktrees/diffstat.js';
+import type { SessionManager } from '../sessions/index.js';
+import { sessionDiffStat } from '../worktrees/index.js';
 import type { TaskService } from '../tasks/index.js';
 import type { ConflictSummary, RoutineSessions, RoutineTasks } from './ports.js';
 

@@ -12,16 +12,16 @@ import type {
   SharedSpend,
   SharedSpendOptions,
   TaskLedger,
+  Placer,
+  RemoteSessions,
+  RepoKeys,
 } from '../cluster/index.js';
-import type { SessionManager } from '../sessions/manager.js';
+import type { SessionManager } from '../sessions/index.js';
 import type { SettingsStore } from '../settings/index.js';
 import type { ResolvedConfig } from '../shared/config.js';
 import { errorMessage, InvalidInputError } from '../shared/errors.js';
 import { createLogger } from '../shared/log.js';
 import { SharedTasks, type SharedTasksOptions } from '../tasks/index.js';
-import type { Placer } from './cluster-placement.js';
-import type { RemoteSessions } from './cluster-sessions.js';
-import type { RepoKeys } from './repo-keys.js';
 
 const log = createLogger('cluster');
 
@@ -99,10 +99,16 @@ export async function joinWorkspace(options: MembershipOptions): Promise<Members
       }),
   });
   // One LISTEN connection for everything this machine waits on (settings, spend, sessions, commands, placement).
-  const { Listener, SETTINGS_CHANNEL, SPEND_CHANNEL, TASK_CHANNEL, PgTasks, remoteKey } =
-    await import('../cluster/index.js');
-  const { SESSION_CHANNELS } = await import('./cluster-sessions.js');
-  const { PLACEMENT_CHANNELS } = await import('./cluster-placement.js');
+  const {
+    Listener,
+    SETTINGS_CHANNEL,
+    SPEND_CHANNEL,
+    TASK_CHANNEL,
+    PgTasks,
+    remoteKey,
+    SESSION_CHANNELS,
+    PLACEMENT_CHANNELS,
+  } = await import('../cluster/index.js');
   const listener = new Listener(store.url, [
     SETTINGS_CHANNEL,
     SPEND_CHANNEL,
@@ -128,7 +134,7 @@ export async function joinWorkspace(options: MembershipOptions): Promise<Members
   let placer: Placer | undefined;
   const manager = options.manager;
   if (manager !== undefined) {
-    const { shareSessions } = await import('./cluster-sessions.js');
+    const { shareSessions } = await import('../cluster/index.js');
     const keepDays = options.config.storeRetentionDays;
     sessions = await shareSessions({
       member,
@@ -145,7 +151,7 @@ export async function joinWorkspace(options: MembershipOptions): Promise<Members
     });
   }
   if (manager !== undefined && options.home !== undefined) {
-    const { startPlacement } = await import('./cluster-placement.js');
+    const { startPlacement } = await import('../cluster/index.js');
     const home = options.home;
     placer = await startPlacement({
       member,
@@ -202,7 +208,7 @@ function routineFires(member: ClusterMember): Membership['routineFire'] {
   let keys: RepoKeys | undefined;
   let claims: RoutineFireClaims | undefined;
   return async (root, routine, fireKey) => {
-    keys ??= new (await import('./repo-keys.js')).RepoKeys();
+    keys ??= new (await import('../cluster/index.js')).RepoKeys();
     const repo = await keys.of(root);
     if (repo === null) return undefined;
     claims ??= new (await import('../cluster/index.js')).RoutineFireClaims(member.pool, member.machine);

@@ -5,9 +5,9 @@
  */
 import type { Context } from 'hono';
 import type { EndpointSpec } from '../api/endpoint.js';
-import { checkCredential, isSessionCredential } from '../mcp/credentials.js';
+import { checkCredential, isSessionCredential } from '../mcp/index.js';
 import { BatonError, ForbiddenError, UnauthorizedError } from '../shared/errors.js';
-import type { SessionManager } from '../sessions/manager.js';
+import type { SessionManager } from '../sessions/index.js';
 import { TABLES } from './openapi.js';
 
 const callers = new WeakMap<Request, string>();

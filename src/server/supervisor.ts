@@ -18,9 +18,8 @@ import { ApprovalService } from '../approvals/index.js';
 import { PolicyService } from '../policy/index.js';
 import { AttemptService } from '../attempts/index.js';
 import { ReviewService, watchGroups } from '../review/index.js';
-import { SessionManager } from '../sessions/manager.js';
-import { radarConflicts, routineSessions, routineTasks } from '../routines/wiring.js';
-import { RoutineService } from '../routines/index.js';
+import { SessionManager } from '../sessions/index.js';
+import { radarConflicts, RoutineService, routineSessions, routineTasks } from '../routines/index.js';
 import { createTasks } from '../tasks/index.js';
 import { UsageTracker } from '../usage/index.js';
 import { DesktopNotifier, NotificationChannels, Watchdog } from '../watchdog/index.js';
@@ -29,7 +28,7 @@ import { SyncService } from '../sync/index.js';
 import { sqliteSettings } from '../settings/index.js';
 import { createApp } from './app.js';
 import { heartbeatMsOf, joinWorkspace } from './cluster.js';
-import { decisionsOf, indexTaskEntries, mcpWorkspace, otherMachinesWork, taskLookups } from './wiring.js';
+import { decisionsOf, indexTaskEntries, mcpWorkspace, peersOf, taskLookups } from './wiring.js';
 import { acquireLock } from './lock.js';
 import { BrowserAuth } from './web-auth.js';
 import { VERSION } from '../shared/version.js';
@@ -135,12 +134,13 @@ export async function runSupervisor(env: NodeJS.ProcessEnv = process.env): Promi
     home,
   });
   if (config.store !== undefined) tellStarter({ ready: true, port });
-  // Other machines' sessions, compared and grouped here from the work they pushed (a shared workspace only).
-  const otherWork = await otherMachinesWork(manager, () => membership.remote(), db, home);
-  const radar = createRadar(manager, db, otherWork === undefined ? {} : { elsewhere: otherWork.snapshots });
+  // The other machines behind one port: their sessions compared and grouped here from the work they
+  // pushed, brought into merges, replied to; nothing behind it on one machine (decision 210).
+  const peers = await peersOf(manager, () => membership.remote(), db, home);
+  const radar = createRadar(manager, db, { elsewhere: peers.snapshots });
   const merges = new MergeService({
     home,
-    sessions: otherWork?.merges ?? manager,
+    sessions: peers.merges,
     bus: manager.bus,
     db,
     env,
@@ -158,8 +158,8 @@ export async function runSupervisor(env: NodeJS.ProcessEnv = process.env): Promi
     db,
     bus: manager.bus,
     sessions: () => manager.list(),
-    reply: otherWork?.reply ?? ((id, text) => manager.reply(id, text)),
-    ...(otherWork === undefined ? {} : { elsewhere: async () => (await otherWork.snapshots.read()).tracked }),
+    reply: (id, text) => peers.reply(id, text),
+    elsewhere: peers.tracked,
   });
   const tasks = createTasks(db, manager.bus, manager, undefined, taskRecheckMs(env));
   // The domains wired to one another (src/server/wiring.ts).
@@ -169,7 +169,7 @@ export async function runSupervisor(env: NodeJS.ProcessEnv = process.env): Promi
     sessions: manager,
     bus: manager.bus,
     decisionsFor: decisionsOf(manager, tasks.service),
-    ...(otherWork === undefined ? {} : { elsewhere: otherWork.transcript }),
+    elsewhere: peers.transcript,
   });
   const unindex = indexTaskEntries(manager.bus, manager.search, tasks.service);
   // With a shared store, the tasks of repositories with a remote are the workspace's (decision 147):
@@ -267,7 +267,7 @@ export async function runSupervisor(env: NodeJS.ProcessEnv = process.env): Promi
   });
   sync.start();
   // Another machine landing one of this machine's sessions has it handed over: committed and pushed now.
-  otherWork?.serveHandovers(sync);
+  peers.serveHandovers(sync);
   manager.guardRemovals((session, remove) => sync.whileRemoving(session.id, remove));
   // The user's webhook and ntfy topic, each message linking to the session's page here (decision 153).
   const channels = new NotificationChannels(
@@ -284,7 +284,7 @@ export async function runSupervisor(env: NodeJS.ProcessEnv = process.env): Promi
     for (const off of unlisten.splice(0)) off();
     sharedTasks?.close();
     radar.close();
-    otherWork?.close();
+    peers.close();
     routines.close();
     tasks.watch.close();
     unindex();

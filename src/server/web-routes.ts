@@ -7,13 +7,13 @@ import type { Context, Hono } from 'hono';
 import { z } from 'zod';
 import { UI } from '../api/ui.js';
 import { BatonError, InvalidInputError, formatIssues } from '../shared/errors.js';
-import type { SessionManager } from '../sessions/manager.js';
+import type { SessionManager } from '../sessions/index.js';
 import { mount } from './routes/mount.js';
 import { uiHandlers } from './routes/ui.js';
 import type { BrowserAuth } from './web-auth.js';
 import { PageBuilder } from './web-page.js';
 import { boardSnapshot } from './web-stream.js';
-import type { RemoteSessions } from './cluster-sessions.js';
+import type { RemoteSessions } from '../cluster/index.js';
 import { serveStatic } from './web-static.js';
 
 export interface WebOptions {

@@ -12,9 +12,9 @@ import { keepAlive } from './sse.js';
 import type { SessionView } from '../api/index.js';
 import { isRelayed } from '../bus/index.js';
 import type { StreamRemoved, StreamSnapshot } from '../api/web.js';
-import type { SessionManager } from '../sessions/manager.js';
+import type { SessionManager } from '../sessions/index.js';
 import type { SessionWithProject } from '../store/sessions.js';
-import type { RemoteSessions } from './cluster-sessions.js';
+import type { RemoteSessions } from '../cluster/index.js';
 import { createLogger } from '../shared/log.js';
 
 const log = createLogger('http');

@@ -5,23 +5,14 @@
  * radar and the review.
  */
 import type { WorkspaceBus } from '../bus/index.js';
-import type { ContextService } from '../context/index.js';
-import type { SearchIndex } from '../context/search-index.js';
-import type { McpWorkspace } from '../mcp/service.js';
-import type { SessionManager } from '../sessions/manager.js';
+import type { ContextService, SearchIndex } from '../context/index.js';
+import type { McpWorkspace } from '../mcp/index.js';
+import type { SessionManager } from '../sessions/index.js';
 import { errorMessage } from '../shared/errors.js';
 import { createLogger } from '../shared/log.js';
 import type { TaskService } from '../tasks/index.js';
-import type { ElsewhereSnapshots } from '../radar/index.js';
 import type { Db } from '../store/db.js';
-import type { RemoteSessions } from './cluster-sessions.js';
-import type { MergeSessions } from '../merge/index.js';
-import type { SyncService } from '../sync/index.js';
-import type { ElsewhereTranscript } from '../context/index.js';
-import type { BatonEvent } from '../events/index.js';
-
-/** Another machine's events are read for a transcript this many at a time. */
-const EVENTS_PAGE = 1_000;
+import type { Peers, RemoteSessions } from '../cluster/index.js';
 
 const log = createLogger('supervisor');
 
@@ -125,76 +116,30 @@ export function taskLookups(
 }
 
 /**
- * Other machines' sessions in this machine's radar, review and merge queue, review comments sent
- * to them through their machines, and this machine's sessions handed over to the others' merges.
+ * The other machines, as this machine's domains see them (decision 210, "Other machines behind one
+ * port"): joined through src/cluster when the workspace is shared — loading none of it otherwise —
+ * and on one machine the same port with nothing behind it: merges are this machine's sessions,
+ * replies go to them, no handover is served and no other machine's work is read.
  */
-export interface OtherMachinesWork {
-  snapshots: ElsewhereSnapshots;
-  reply: (sessionId: string, text: string) => Promise<unknown>;
-  /** The merge queue's sessions: this machine's and the ones brought from others (decision 143). */
-  merges: MergeSessions;
-  /** Once sync runs: another machine's merge of one of this machine's sessions gets it committed and pushed. */
-  serveHandovers(sync: SyncService): void;
-  /** Another machine's session as the context domain reads one: its published events, and this machine's checkout of its repository. */
-  transcript: (ref: string, cwd?: string) => Promise<ElsewhereTranscript | undefined>;
-  close(): void;
-}
-
-/**
- * One `ElsewhereWork` read for the radar and the review when the workspace is shared (decision 127, "A
- * shared workspace in the supervisor"); undefined when this machine is alone, which then loads none of
- * it.
- */
-export async function otherMachinesWork(
+export async function peersOf(
   manager: SessionManager,
   remote: () => RemoteSessions | undefined,
   db: Db,
   home: string,
-): Promise<OtherMachinesWork | undefined> {
-  if (remote() === undefined) return undefined;
-  const [{ ElsewhereWork }, { replyAnywhere, watchElsewhere }, { handOver, WorkspaceMergeSessions }] =
-    await Promise.all([
-      import('./cluster-work.js'),
-      import('./cluster-elsewhere.js'),
-      import('./cluster-merge.js'),
-    ]);
-  const work = new ElsewhereWork(remote, db, home);
-  const watched = watchElsewhere(work, manager.bus);
+): Promise<Peers> {
+  if (remote() === undefined) return alone(manager);
+  const { joinPeers } = await import('../cluster/index.js');
+  return joinPeers(manager, remote, db, home);
+}
+
+function alone(manager: SessionManager): Peers {
   return {
-    snapshots: watched.snapshots,
-    reply: replyAnywhere(manager, remote),
-    merges: new WorkspaceMergeSessions(
-      manager,
-      work,
-      remote,
-      home,
-      (id) => (manager.bus.latestRelayedAbout('sync.pushed', id) as { commit?: string } | undefined)?.commit,
-      async () => (await watched.snapshots.read()).tracked,
-    ),
-    serveHandovers: (sync) => remote()?.serveHandover((session) => handOver(session, manager, sync)),
-    transcript: async (ref, cwd) => {
-      const sessions = remote();
-      const view = sessions?.find(ref);
-      if (sessions === undefined || view === undefined) return undefined;
-      const events: BatonEvent[] = [];
-      for (
-        let page = await sessions.events(view, 0, EVENTS_PAGE);
-        page.length > 0;
-        page = await sessions.events(view, page.at(-1)!.seq, EVENTS_PAGE)
-      )
-        events.push(...page);
-      const project = view.repo === undefined ? undefined : await work.projectOf(view.repo, cwd);
-      const head = {
-        sessionId: view.id,
-        name: view.name,
-        agent: view.agent,
-        origin: 'baton' as const,
-        prompt: view.prompt,
-        cwd: view.worktree,
-        startedAt: view.createdAt,
-      };
-      return { head, events, root: project?.root };
-    },
-    close: () => watched.close(),
+    snapshots: undefined,
+    tracked: undefined,
+    transcript: undefined,
+    reply: (id, text) => manager.reply(id, text),
+    merges: manager,
+    serveHandovers: () => {},
+    close: () => {},
   };
 }

@@ -1,15 +1,13 @@
 /**
  * What only a session's own machine can say of it, read the same way for a local request and for
- * another machine's (src/server/cluster-sessions.ts): its worktree's diff and changed files, and
+ * another machine's (src/cluster/peers/sessions.ts): its worktree's diff and changed files, and
  * its usage running totals.
  */
 import type { UsagePoint } from '../api/web.js';
 import type { BatonEvent } from '../events/index.js';
 import type { SessionWithProject } from '../store/sessions.js';
 import { reportCost } from '../usage/index.js';
-import { changedFiles, type ChangedFile } from '../worktrees/index.js';
-import { worktreeDiff } from '../worktrees/diff.js';
-import { diffStat } from '../worktrees/diffstat.js';
+import { type ChangedFile, changedFiles, diffStat, worktreeDiff } from '../worktrees/index.js';
 
 const USAGE_POINTS = 500;
 

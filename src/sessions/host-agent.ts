@@ -1,7 +1,7 @@
 /** What the session host hands its agent, and records when it starts it: derived from the host's spec alone. */
 import { fileURLToPath } from 'node:url';
 import type { AgentEvent, AgentStartOptions, McpServerCommand } from '../agents/index.js';
-import { credentialPath, doorPath } from '../mcp/credentials.js';
+import { credentialPath, doorPath } from '../mcp/index.js';
 import {
   agentEnvironment,
   agentSandbox,

@@ -15,7 +15,7 @@ import { sessionPaths, type SessionPaths } from '../shared/paths.js';
 import { ensureSocketFolder } from '../shared/private-folder.js';
 import { EventLogWriter, readLog } from './event-log.js';
 import { followSequence } from './sequence.js';
-import { revokeCredential } from '../mcp/credentials.js';
+import { revokeCredential } from '../mcp/index.js';
 import { agentStartOptions, checkedAgentEvent, sessionSandbox, sessionStarted } from './host-agent.js';
 import { sandboxStatus } from '../sandbox/index.js';
 import { AgentQuestion } from './host-ask.js';

@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import type { AgentId, PermissionMode } from '../agents/index.js';
 import { readPlan } from '../environments/index.js';
-import { mintCredential, revokeCredential } from '../mcp/credentials.js';
+import { mintCredential, revokeCredential } from '../mcp/index.js';
 import { BatonError, errorMessage, isDiskFull } from '../shared/errors.js';
 import { createLogger } from '../shared/log.js';
 import { sessionPaths } from '../shared/paths.js';

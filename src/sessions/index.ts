@@ -7,3 +7,9 @@
 export { SessionManager } from './manager.js';
 export type { ManagerEvents, ManagerOptions } from './manager.js';
 export { ACTIVE_STATES } from './state.js';
+export type { ResumeGuard } from './core.js';
+// A session's name, checked the one way wherever one is made (dispatch, attempts, routines, restore).
+export { nameFromPrompt, sessionNameProblem, validateSessionName } from './names.js';
+// What a session did, read from its worktree: the API's history and another machine's view of it.
+export { sessionDiff, sessionDiffStat, sessionFiles, sessionUsage } from './facts.js';
+export { SessionCheckpoints } from './checkpoints.js';

@@ -9,7 +9,7 @@ import { mkdirSync } from 'node:fs';
 import type { BatonEvent, EventBody, SessionState } from '../events/index.js';
 import { SessionStateChanged } from '../events/workspace.js';
 import type { WorkspaceBus } from '../bus/index.js';
-import { SearchIndex } from '../context/search-index.js';
+import { SearchIndex } from '../context/index.js';
 import { errorMessage, isDiskFull } from '../shared/errors.js';
 import { createLogger } from '../shared/log.js';
 import { sessionPaths } from '../shared/paths.js';

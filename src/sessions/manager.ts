@@ -16,7 +16,7 @@ import { createLogger } from '../shared/log.js';
 import type { Db } from '../store/db.js';
 import { PendingDispatchStore } from '../store/pending-dispatches.js';
 import { PortLeaseStore } from '../store/port-leases.js';
-import type { SearchIndex } from '../context/search-index.js';
+import type { SearchIndex } from '../context/index.js';
 import { SessionStore, type SessionWithProject } from '../store/sessions.js';
 import { findRepository, type RemoveResult, type WorkSnapshot } from '../worktrees/index.js';
 import { Archive } from './archive.js';

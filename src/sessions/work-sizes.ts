@@ -19,7 +19,7 @@ import type { WorkspaceBus } from '../bus/index.js';
 import { errorMessage } from '../shared/errors.js';
 import { createLogger } from '../shared/log.js';
 import type { SessionWithProject } from '../store/sessions.js';
-import { diffStat } from '../worktrees/diffstat.js';
+import { diffStat } from '../worktrees/index.js';
 
 const MAX_AGE_MS = 15_000;
 const PARALLEL_GIT = 4;

@@ -6,7 +6,7 @@
  * session's work is then its branch tip and, when it had uncommitted work, the snapshot's tree — the
  * same `{ head, tree }` a local worktree's snapshot gives.
  */
-import { remoteUrl } from '../merge/pr.js';
+import { remoteUrl } from '../merge/index.js';
 import { DEFAULT_SYNC_REMOTE, loadRepoConfig } from '../projects/index.js';
 import { GitError, InvalidInputError } from '../shared/errors.js';
 import { git, type WorkSnapshot } from '../worktrees/index.js';

@@ -12,6 +12,7 @@ export {
   fetchedBranchRef,
   fetchedSnapshotRef,
   fetchPushedWork,
+  fetchRemoteBranch,
   pushedWork,
   syncRemoteOf,
   type PushedWork,

@@ -11,7 +11,7 @@
  * `--atomic` push. Every git call has a time limit; git gets argument arrays only.
  */
 import { existsSync } from 'node:fs';
-import { remoteUrl } from '../merge/pr.js';
+import { remoteUrl } from '../merge/index.js';
 import { BatonError, GitError, InvalidInputError } from '../shared/errors.js';
 import { git, gitOut, snapshotWork } from '../worktrees/index.js';
 

@@ -8,9 +8,9 @@
 import { existsSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join } from 'node:path';
 import type { RestoreView } from '../api/sync.js';
-import { remoteUrl } from '../merge/pr.js';
+import { remoteUrl } from '../merge/index.js';
 import { DEFAULT_SYNC_REMOTE, loadRepoConfig } from '../projects/index.js';
-import { sessionNameProblem } from '../sessions/names.js';
+import { sessionNameProblem } from '../sessions/index.js';
 import { InvalidInputError, RemoteSessionNotFoundError, SessionStateError } from '../shared/errors.js';
 import { createWorktree, findRepository, git, gitOut } from '../worktrees/index.js';
 import { remoteBranchRef, remoteSnapshotRef } from './push.js';

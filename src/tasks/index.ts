@@ -16,6 +16,8 @@ import type { TaskSessions } from './start.js';
 import { TaskWatch } from './watch.js';
 
 export { columnFromSessions } from './columns.js';
+// The shared store keeps tasks too: it refuses a dependency cycle the same way (src/cluster/tasks.ts).
+export { dependencyCycle } from './cycle.js';
 export {
   DependencyCycleError,
   ScopeOverlapError,

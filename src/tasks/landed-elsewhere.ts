@@ -5,7 +5,7 @@
  * until one does. On one machine a landed commit is always on the base (or at least here, when
  * the base was reset since), so nothing changes there.
  */
-import { fetchRemoteBranch } from '../sync/fetch.js';
+import { fetchRemoteBranch } from '../sync/index.js';
 import { git } from '../worktrees/index.js';
 
 export interface Landed {

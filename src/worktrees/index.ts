@@ -8,7 +8,7 @@ import { GitError, InvalidInputError, NotAGitRepositoryError, SessionStateError 
 import { git, gitOut } from './git.js';
 import { snapshotCommit, snapshotWork } from './snapshot.js';
 
-export { git, gitOut } from './git.js';
+export { git, gitOut, type GitOptions, type GitResult } from './git.js';
 export { snapshotCommit, snapshotWork, sweepSnapshotFolders, type WorkSnapshot } from './snapshot.js';
 
 export interface RepositoryInfo {
@@ -255,3 +255,5 @@ export function projectWorktreePath(worktreesDir: string, project: string, sessi
 export { applyWork, mainCheckoutWork, uncommittedCount } from './carry.js';
 export { listSnapshots, restoreSnapshot, SNAPSHOT_PREFIX, type SnapshotInfo } from './archive.js';
 export { listCheckpoints, restoreCheckpoint, takeCheckpoint, type CheckpointInfo } from './checkpoint.js';
+export { worktreeDiff } from './diff.js';
+export { diffStat, sessionDiffStat } from './diffstat.js';

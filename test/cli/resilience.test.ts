@@ -7,6 +7,7 @@ import type { BatonEvent } from '../../src/events/index.js';
 import { readLog } from '../../src/sessions/event-log.js';
 import { TestBaton } from '../support/baton.js';
 import { watchExit } from '../support/process.js';
+import { pollUntil } from '../support/wait.js';
 
 let t: TestBaton;
 let repo: string;
@@ -129,16 +130,21 @@ describe("the supervisor's address", () => {
       response.end('{}');
     });
     // The killed supervisor's port can take a moment to be released after its process is gone:
-    // bind again on EADDRINUSE, for a few seconds at most.
-    const deadline = Date.now() + 5_000;
-    await new Promise<void>((resolve, reject) => {
-      const attempt = (): void => void blocker.listen(first, '127.0.0.1', resolve);
-      blocker.on('error', (error: NodeJS.ErrnoException) => {
-        if (error.code === 'EADDRINUSE' && Date.now() < deadline) setTimeout(attempt, 20);
-        else reject(error);
+    // bind again while it is in use, for a few seconds at most.
+    const bind = (): Promise<void> =>
+      new Promise((resolve, reject) => {
+        blocker.once('error', reject);
+        blocker.listen(first, '127.0.0.1', () => {
+          blocker.off('error', reject);
+          resolve();
+        });
       });
-      attempt();
-    });
+    await pollUntil(
+      () => bind().then(() => true),
+      (bound) => bound,
+      `port ${first} free again for the stranger`,
+      { timeoutMs: 5_000, intervalMs: 20 },
+    );
     try {
       await t.ok(['ls']);
       expect(seen).toEqual([]);

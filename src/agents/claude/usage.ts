@@ -8,7 +8,7 @@
  * reports are saved as they are sent, so a turn stopped before its result is not counted twice.
  */
 import type { ModelUsage, SDKAssistantMessage } from '@anthropic-ai/claude-agent-sdk';
-import { priceUsage } from '../../usage/price.js';
+import { priceUsage } from '../../usage/index.js';
 import type { AgentEvent } from '../types.js';
 
 export interface UsageTotals {

@@ -4,7 +4,7 @@ import { relative, resolve } from 'node:path';
 import type { z } from 'zod';
 import type { RoutineDetailView, RoutineRunView, RoutineView } from '../../api/routines.js';
 import { formatUsd } from '../../events/format.js';
-import type { RoutineSpec } from '../../projects/index.js';
+import type { RoutineSpec } from '../../api/routines.js';
 import { EXIT_CODES, InvalidInputError } from '../../shared/errors.js';
 import { client } from '../connect.js';
 import { printJson, type Context } from '../context.js';

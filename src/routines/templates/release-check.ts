@@ -3,7 +3,7 @@
  * tag against the commit log since the previous tag; the agent reports what the notes miss or
  * claim without a commit.
  */
-import { git, gitOut } from '../../worktrees/git.js';
+import { git, gitOut } from '../../worktrees/index.js';
 import { stringOption, type RoutineTemplate } from './template.js';
 
 const NOTES_FILES = ['CHANGELOG.md', 'RELEASE_NOTES.md', 'CHANGES.md', 'NEWS.md', 'HISTORY.md'];

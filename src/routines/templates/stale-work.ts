@@ -2,7 +2,7 @@
  * The stale-work report: sessions idle longer than N hours, Baton branches not merged into the
  * base, and conflicts the radar sees; the agent says what to finish, merge or drop.
  */
-import { git } from '../../worktrees/git.js';
+import { git } from '../../worktrees/index.js';
 import { numberOption, type RoutineTemplate } from './template.js';
 
 const IDLE_STATES = new Set(['working', 'needs_input', 'ready_for_review', 'stopped', 'failed']);

@@ -4,7 +4,7 @@
  * its line is not filed again); the run's agent then triages the new ones.
  */
 import { createHash } from 'node:crypto';
-import { git } from '../../worktrees/git.js';
+import { git } from '../../worktrees/index.js';
 import { numberOption, type RoutineTemplate, type TemplateContext } from './template.js';
 
 export interface OldTodo {

@@ -1,9 +1,8 @@
 /** Transcripts, search, handoff and import: thin calls to the context domain. */
 import { join } from 'node:path';
 import type { CONTEXT } from '../../api/context.js';
-import type { ContextService } from '../../context/index.js';
-import type { SearchKind } from '../../context/index.js';
-import type { SessionManager } from '../../sessions/manager.js';
+import type { ContextService, SearchKind } from '../../context/index.js';
+import type { SessionManager } from '../../sessions/index.js';
 import type { Handlers } from './mount.js';
 
 export function contextHandlers(context: ContextService, manager: SessionManager): Handlers<typeof CONTEXT> {

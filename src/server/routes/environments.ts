@@ -3,8 +3,7 @@
  * implements src/api/environments.ts.
  */
 import type { ENVIRONMENTS } from '../../api/environments.js';
-import { SessionCheckpoints } from '../../sessions/checkpoints.js';
-import type { SessionManager } from '../../sessions/manager.js';
+import { SessionCheckpoints, type SessionManager } from '../../sessions/index.js';
 import { loadRepoConfig, trustDigest, trustState } from '../../projects/index.js';
 import { InvalidInputError, SessionStateError } from '../../shared/errors.js';
 import { findRepository } from '../../worktrees/index.js';

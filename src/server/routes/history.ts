@@ -5,10 +5,9 @@ import { keepAlive } from '../sse.js';
 import type { HISTORY } from '../../api/history.js';
 import { TRANSCRIPT_PAGE_DEFAULT, type UsagePoint } from '../../api/web.js';
 import type { BatonEvent } from '../../events/index.js';
-import type { SessionManager } from '../../sessions/manager.js';
-import { sessionDiff, sessionDiffStat, sessionUsage } from '../../sessions/facts.js';
+import { sessionDiff, sessionDiffStat, type SessionManager, sessionUsage } from '../../sessions/index.js';
 import { createLogger } from '../../shared/log.js';
-import type { RemoteSessions } from '../cluster-sessions.js';
+import type { RemoteSessions } from '../../cluster/index.js';
 import type { Handlers } from './mount.js';
 import { followRemote, targetOf } from './remote-sessions.js';
 

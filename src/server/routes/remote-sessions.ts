@@ -8,10 +8,10 @@ import { streamSSE } from 'hono/streaming';
 import { keepAlive } from '../sse.js';
 import type { PeekView, SessionView } from '../../api/index.js';
 import type { BatonEvent } from '../../events/index.js';
-import type { SessionManager } from '../../sessions/manager.js';
+import type { SessionManager } from '../../sessions/index.js';
 import { BatonError } from '../../shared/errors.js';
 import type { SessionWithProject } from '../../store/sessions.js';
-import type { RemoteSessions } from '../cluster-sessions.js';
+import type { RemoteSessions } from '../../cluster/index.js';
 
 export type Target =
   | { kind: 'local'; session: SessionWithProject }

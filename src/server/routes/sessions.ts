@@ -2,12 +2,11 @@
 import type { SESSIONS } from '../../api/sessions.js';
 import type { ApprovalService } from '../../approvals/index.js';
 import type { AgentChoice } from '../../doctor/index.js';
-import type { SessionManager } from '../../sessions/manager.js';
+import type { SessionManager } from '../../sessions/index.js';
 import { checkWorkerName } from '../../shared/cluster-settings.js';
 import { InvalidInputError, SessionStateError } from '../../shared/errors.js';
 import type { SessionWithProject } from '../../store/sessions.js';
-import type { Placer } from '../cluster-placement.js';
-import type { RemoteSessions } from '../cluster-sessions.js';
+import type { Placer, RemoteSessions } from '../../cluster/index.js';
 import type { Handlers } from './mount.js';
 import { remotePeek, targetOf } from './remote-sessions.js';
 

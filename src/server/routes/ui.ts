@@ -1,8 +1,8 @@
 /** The dashboard's reads beyond sessions: the board's stream, the inbox, change counts, login codes. */
 import type { UI } from '../../api/ui.js';
 import { ForbiddenError } from '../../shared/errors.js';
-import type { SessionManager } from '../../sessions/manager.js';
-import type { RemoteSessions } from '../cluster-sessions.js';
+import type { SessionManager } from '../../sessions/index.js';
+import type { RemoteSessions } from '../../cluster/index.js';
 import type { BrowserAuth } from '../web-auth.js';
 import { serveBoardStream } from '../web-stream.js';
 import type { Handlers } from './mount.js';

@@ -5,30 +5,27 @@
  * machine's session sent there as a command it runs once with its own session manager; and the
  * workspace bus relayed both ways (decision 135). Loaded only when a store is configured.
  */
-import type { SessionView } from '../api/index.js';
-import type { BatonEvent } from '../events/index.js';
+import type { SessionView } from '../../api/index.js';
+import type { BatonEvent } from '../../events/index.js';
+import { BUS_CHANNEL, PgWorkspaceLog } from '../bus.js';
+import { COMMAND_CHANNELS, RemoteCommands, type RemoteCommand } from '../commands.js';
+import { isConnectionLoss, parseStoreUrl, unreachable } from '../connect.js';
+import { KEEP_MS, pruneSharedLog } from '../retention.js';
+import { type Listener } from '../listener.js';
+import { SessionMirror } from '../mirror.js';
+import { WorkspaceRelay } from '../relay.js';
+import { type ClusterMember } from '../runtime.js';
 import {
-  BUS_CHANNEL,
-  COMMAND_CHANNELS,
-  isConnectionLoss,
-  KEEP_MS,
-  pruneSharedLog,
-  type Listener,
-  parseStoreUrl,
-  PgWorkspaceLog,
-  RemoteCommands,
-  SessionMirror,
-  unreachable,
-  WorkspaceRelay,
-  type ClusterMember,
-  type RemoteCommand,
-} from '../cluster/index.js';
-import { sessionDiff, sessionDiffStat, sessionFiles, sessionUsage } from '../sessions/facts.js';
-import type { SessionManager } from '../sessions/manager.js';
-import { AmbiguousSessionError, BatonError, errorMessage, SessionStateError } from '../shared/errors.js';
-import type { SessionWithProject } from '../store/sessions.js';
-import { createLogger } from '../shared/log.js';
-import { retireLanded } from './cluster-retire.js';
+  sessionDiff,
+  sessionDiffStat,
+  sessionFiles,
+  type SessionManager,
+  sessionUsage,
+} from '../../sessions/index.js';
+import { AmbiguousSessionError, BatonError, errorMessage, SessionStateError } from '../../shared/errors.js';
+import type { SessionWithProject } from '../../store/sessions.js';
+import { createLogger } from '../../shared/log.js';
+import { retireLanded } from './retire.js';
 import { RepoKeys } from './repo-keys.js';
 
 const log = createLogger('cluster');
@@ -343,7 +340,7 @@ async function act(
     case 'stop':
       return manager.stop(command.sessionId);
     case 'retire':
-      // Landed by another machine: retired if it is still what was handed over (cluster-retire.ts).
+      // Landed by another machine: retired if it is still what was handed over (retire.ts).
       return retireLanded(manager, command);
   }
 }

@@ -1,9 +1,12 @@
 import pg from 'pg';
 import { afterEach, describe, expect, test } from 'vitest';
-import { postgresForFile } from '../../test/support/postgres.js';
-import { ClusterDispatches, DISPATCH_ANSWER_CHANNEL, Listener, migrate, Respawns } from '../cluster/index.js';
-import type { SessionWithProject } from '../store/sessions.js';
-import { resumeGuard } from './cluster-holdings.js';
+import { postgresForFile } from '../../../test/support/postgres.js';
+import { ClusterDispatches, DISPATCH_ANSWER_CHANNEL } from '../dispatches.js';
+import { Listener } from '../listener.js';
+import { migrate } from '../schema.js';
+import { Respawns } from '../respawn.js';
+import type { SessionWithProject } from '../../store/sessions.js';
+import { resumeGuard } from './holdings.js';
 
 const server = postgresForFile();
 const pools: pg.Pool[] = [];

@@ -9,42 +9,39 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { z } from 'zod';
-import { DispatchRequest, type SessionView } from '../api/index.js';
+import { DispatchRequest, type SessionView } from '../../api/index.js';
 import {
   ClusterDispatches,
   DISPATCH_ANSWER_CHANNEL,
-  DISPATCH_CHANNEL,
-  DispatchQueuedError,
-  fetchBase,
-  fetchBranch,
-  fetchSnapshot,
-  type Listener,
-  localCloneOf,
-  MachineNotFoundError,
-  Placement,
-  pushedWork,
-  reapEvery,
-  RemoteCommandFailedError,
-  remoteHasBranch,
-  repositoryIdentity,
-  RESPAWN_SNAPSHOT,
-  Respawns,
-  WorkerRegistry,
-  type ClusterMember,
   type DispatchOutcome,
   type PlacedDispatch,
-} from '../cluster/index.js';
-import type { SessionManager } from '../sessions/manager.js';
-import type { SessionWithProject } from '../store/sessions.js';
+} from '../dispatches.js';
+import { DISPATCH_CHANNEL, Placement } from '../placement.js';
+import { DispatchQueuedError, MachineNotFoundError, RemoteCommandFailedError } from '../errors.js';
+import { fetchBase, localCloneOf, repositoryIdentity } from '../clones.js';
+import {
+  fetchBranch,
+  fetchSnapshot,
+  pushedWork,
+  reapEvery,
+  remoteHasBranch,
+  RESPAWN_SNAPSHOT,
+  Respawns,
+} from '../respawn.js';
+import { type Listener } from '../listener.js';
+import { WorkerRegistry } from '../workers.js';
+import { type ClusterMember } from '../runtime.js';
+import type { SessionManager } from '../../sessions/index.js';
+import type { SessionWithProject } from '../../store/sessions.js';
 import {
   BatonError,
   errorMessage,
   InvalidInputError,
   isErrorCode,
   SessionStateError,
-} from '../shared/errors.js';
-import { createLogger } from '../shared/log.js';
-import { adoptPlacedHere, holdings, resumeGuard } from './cluster-holdings.js';
+} from '../../shared/errors.js';
+import { createLogger } from '../../shared/log.js';
+import { adoptPlacedHere, holdings, resumeGuard } from './holdings.js';
 
 const log = createLogger('cluster.placement');
 /** Answered dispatches are kept this long for a look, then pruned at a supervisor's start. */

@@ -6,14 +6,14 @@
  * domain reads its work from git objects, never from a folder.
  */
 import { join } from 'node:path';
-import type { SessionView } from '../api/index.js';
-import { SessionStore, type ProjectRow, type SessionWithProject } from '../store/sessions.js';
-import type { Db } from '../store/db.js';
-import { fetchPushedWork, pushedWork, type PushedWork } from '../sync/fetch.js';
-import { findRepository } from '../worktrees/index.js';
-import { errorMessage, InvalidInputError } from '../shared/errors.js';
-import { createLogger } from '../shared/log.js';
-import type { RemoteSessions } from './cluster-sessions.js';
+import type { SessionView } from '../../api/index.js';
+import { SessionStore, type ProjectRow, type SessionWithProject } from '../../store/sessions.js';
+import type { Db } from '../../store/db.js';
+import { fetchPushedWork, pushedWork, type PushedWork } from '../../sync/index.js';
+import { findRepository } from '../../worktrees/index.js';
+import { errorMessage, InvalidInputError } from '../../shared/errors.js';
+import { createLogger } from '../../shared/log.js';
+import type { RemoteSessions } from './sessions.js';
 import { RepoKeys } from './repo-keys.js';
 
 const log = createLogger('cluster');

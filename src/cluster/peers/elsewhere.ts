@@ -6,12 +6,12 @@
  * on the relayed bus: a push lands after the turn end that caused it, so the view alone would miss the
  * work it pushed. Loaded only when the workspace is shared.
  */
-import { isRelayed, type WorkspaceBus } from '../bus/index.js';
-import { ElsewhereSnapshots, type ElsewhereSource } from '../radar/index.js';
-import { errorMessage } from '../shared/errors.js';
-import { createLogger } from '../shared/log.js';
-import type { RemoteSessions } from './cluster-sessions.js';
-import type { ElsewhereWork } from './cluster-work.js';
+import { isRelayed, type WorkspaceBus } from '../../bus/index.js';
+import { ElsewhereSnapshots, type ElsewhereSource } from '../../radar/index.js';
+import { errorMessage } from '../../shared/errors.js';
+import { createLogger } from '../../shared/log.js';
+import type { RemoteSessions } from './sessions.js';
+import type { ElsewhereWork } from './work.js';
 
 const log = createLogger('cluster');
 

@@ -13,19 +13,17 @@
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import type { SessionView } from '../api/index.js';
-import { RemoteCommandTimeoutError } from '../cluster/errors.js';
-import { branchTip, commitSessionWork } from '../merge/git.js';
-import { requireMergeable, type MergeSessions } from '../merge/sessions.js';
-import { BatonError, errorMessage, InvalidInputError, SessionStateError } from '../shared/errors.js';
-import { createLogger } from '../shared/log.js';
-import type { SessionManager } from '../sessions/manager.js';
-import type { SessionWithProject } from '../store/sessions.js';
-import type { SyncService } from '../sync/index.js';
-import { fetchPushedWork, pushedWork } from '../sync/fetch.js';
-import { git, type RemoveResult } from '../worktrees/index.js';
-import type { RemoteSessions } from './cluster-sessions.js';
-import type { ElsewhereWork } from './cluster-work.js';
+import type { SessionView } from '../../api/index.js';
+import { RemoteCommandTimeoutError } from '../errors.js';
+import { branchTip, commitSessionWork, type MergeSessions, requireMergeable } from '../../merge/index.js';
+import { BatonError, errorMessage, InvalidInputError, SessionStateError } from '../../shared/errors.js';
+import { createLogger } from '../../shared/log.js';
+import type { SessionManager } from '../../sessions/index.js';
+import type { SessionWithProject } from '../../store/sessions.js';
+import { fetchPushedWork, pushedWork, type SyncService } from '../../sync/index.js';
+import { git, type RemoveResult } from '../../worktrees/index.js';
+import type { RemoteSessions } from './sessions.js';
+import type { ElsewhereWork } from './work.js';
 
 const log = createLogger('cluster');
 /** A hand-over commits and pushes: it may take as long as a push (the command is still withdrawn if not taken in time). */

@@ -1,10 +1,14 @@
 /**
- * The `policy` section of `.baton/config.json`: the built-in rules' actions changed or turned
+ * The `policy` section (read by src/policy; kept here with every other domain's section, so the
+ * repository's config is read below the domains that use it) of `.baton/config.json`: the built-in rules' actions changed or turned
  * off, rules of the repository's own (a program and the arguments that make it dangerous), and
  * folders outside the worktree where writes are fine. An unknown key or rule id is named.
  */
 import { z } from 'zod';
-import { RULE_ACTIONS } from './types.js';
+
+/** What a rule does to a matching command: refuse it, ask the user, or nothing (turned off). */
+export const RULE_ACTIONS = ['block', 'ask', 'off'] as const;
+export type RuleAction = (typeof RULE_ACTIONS)[number];
 
 /** The built-in rules' ids, in the order they are listed. */
 export const BUILT_IN_RULE_IDS = [

@@ -5,7 +5,7 @@
  * same repository (review, radar, merge and handoff from any machine). A checkout whose lookup
  * fails (its config broken mid-edit, its folder moved) has no identity until a later lookup works.
  */
-import { remoteKey } from '../cluster/clones.js';
+import { remoteKey } from '../clones.js';
 
 const FRESH_MS = 60_000;
 

@@ -7,20 +7,14 @@
  * transcript kept: two agents writing one branch is the worst outcome. Loaded only when a store is
  * configured.
  */
-import type {
-  Claimer,
-  ClusterDispatches,
-  ClusterMember,
-  Holdings,
-  Placement,
-  Respawns,
-} from '../cluster/index.js';
-import type { ResumeGuard } from '../sessions/core.js';
-import type { SessionManager } from '../sessions/manager.js';
-import type { SessionWithProject } from '../store/sessions.js';
-import { ACTIVE_STATES } from '../sessions/state.js';
-import { BatonError, errorMessage, SessionStateError } from '../shared/errors.js';
-import { createLogger } from '../shared/log.js';
+import type { Claimer, Placement } from '../placement.js';
+import type { ClusterDispatches } from '../dispatches.js';
+import type { ClusterMember, Holdings } from '../runtime.js';
+import type { Respawns } from '../respawn.js';
+import { ACTIVE_STATES, type ResumeGuard, type SessionManager } from '../../sessions/index.js';
+import type { SessionWithProject } from '../../store/sessions.js';
+import { BatonError, errorMessage, SessionStateError } from '../../shared/errors.js';
+import { createLogger } from '../../shared/log.js';
 
 const log = createLogger('cluster.placement');
 

@@ -5,12 +5,11 @@
  * no change in its worktree. Anything newer keeps the session, and the landing machine says why.
  */
 import { existsSync } from 'node:fs';
-import { branchTip } from '../merge/git.js';
-import { requireMergeable } from '../merge/sessions.js';
-import { SessionStateError } from '../shared/errors.js';
-import type { SessionManager } from '../sessions/manager.js';
-import type { SessionWithProject } from '../store/sessions.js';
-import { git } from '../worktrees/index.js';
+import { branchTip, requireMergeable } from '../../merge/index.js';
+import { SessionStateError } from '../../shared/errors.js';
+import type { SessionManager } from '../../sessions/index.js';
+import type { SessionWithProject } from '../../store/sessions.js';
+import { git } from '../../worktrees/index.js';
 
 export async function retireLanded(
   manager: SessionManager,
