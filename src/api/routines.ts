@@ -3,7 +3,7 @@
  * Operations are in `src/routines`.
  */
 import { z } from 'zod';
-import { RoutineSpec } from '../projects/routine-config.js';
+import { NewRoutineSpec, RoutineSpec } from '../projects/routine-config.js';
 import { endpoint, type Table } from './endpoint.js';
 
 export const RoutineAddRequest = z
@@ -11,7 +11,8 @@ export const RoutineAddRequest = z
     name: z.string().min(1).max(100),
     /** Any folder inside the repository the routine belongs to. */
     cwd: z.string().min(1),
-    spec: RoutineSpec,
+    /** Without an agent, the one a dispatch that names none gets. */
+    spec: NewRoutineSpec,
     replace: z.boolean().optional(),
   })
   .strict();

@@ -6,7 +6,13 @@ export {
   DEFAULT_SETUP_SECONDS,
   SHARE_MODES,
 } from './environment-config.js';
-export { ROUTINE_TRIGGERS, RoutineSpec, RoutinesSection, type RoutineTrigger } from './routine-config.js';
+export {
+  NewRoutineSpec,
+  ROUTINE_TRIGGERS,
+  RoutineSpec,
+  RoutinesSection,
+  type RoutineTrigger,
+} from './routine-config.js';
 export { TasksSection } from './task-config.js';
 export type { WatchdogAction, WatchdogConfig } from './watchdog-config.js';
 export { DEFAULT_SYNC_REMOTE, SYNC_PUSH_MODES, SyncSection, type SyncConfig } from './sync-config.js';
