@@ -34,7 +34,10 @@ export function addRoutineCommands(
         'http',
       ]),
     )
-    .option('--agent <agent>', 'claude, codex or scripted', 'claude')
+    .option(
+      '--agent <agent>',
+      'claude, codex or scripted (default: the one set with baton config set agent, else the one installed)',
+    )
     .option('--model <model>', "the agent's model")
     .option('--template <name>', 'a template Baton ships (baton routine templates)')
     .option('--prompt <text>', 'what the agent is asked')

@@ -6,6 +6,7 @@ import {
   limitChecks,
   LOW_DISK_BYTES,
   readLimits,
+  sandboxCheck,
   signedIn,
 } from './checks.js';
 
@@ -156,5 +157,29 @@ describe('signed in with a provider of its own', () => {
     });
     expect(signedIn('codex', env, () => false, read('model_provider = "openai"\n'))).toBeUndefined();
     expect(signedIn('codex', env, () => false, read(''))).toBeUndefined();
+  });
+});
+
+describe('the sandbox check', () => {
+  it('is ok with bubblewrap, and warns with the fix where agents run unsandboxed', () => {
+    expect(
+      sandboxCheck({ kind: 'bubblewrap', detail: '0.8.0', summary: 'agents cannot reach your token' }),
+    ).toEqual({
+      id: 'sandbox',
+      title: 'Sandbox',
+      status: 'ok',
+      detail: 'bubblewrap 0.8.0: agents cannot reach your token',
+    });
+    const none = sandboxCheck({
+      kind: 'none',
+      detail: 'bwrap not found',
+      summary: 'agents run as you (bwrap not found)',
+    });
+    expect(none).toMatchObject({
+      id: 'sandbox',
+      status: 'warn',
+      detail: 'agents run as you (bwrap not found)',
+    });
+    expect(none.fix).toMatch(/bubblewrap/);
   });
 });

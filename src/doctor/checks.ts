@@ -185,3 +185,31 @@ export function diskCheck(d: DiskFigures): DoctorCheck {
       : {}),
   };
 }
+
+/**
+ * The sandbox agents run in (decision 163): without one, an agent — or a prompt injected into it —
+ * can read the user's token and act as the user, and the user must hear it here.
+ */
+export function sandboxCheck(sandbox: {
+  kind: 'bubblewrap' | 'none';
+  detail: string;
+  summary: string;
+}): DoctorCheck {
+  if (sandbox.kind === 'bubblewrap')
+    return {
+      id: 'sandbox',
+      title: 'Sandbox',
+      status: 'ok',
+      detail: `bubblewrap ${sandbox.detail}: ${sandbox.summary}`,
+    };
+  return {
+    id: 'sandbox',
+    title: 'Sandbox',
+    status: 'warn',
+    detail: sandbox.summary,
+    fix:
+      process.platform === 'linux'
+        ? "sudo apt-get install bubblewrap (or your distribution's package), allow unprivileged user namespaces, then baton daemon stop"
+        : 'none yet on this system: run only agents and prompts you trust, and read docs/safety.md',
+  };
+}

@@ -12,10 +12,18 @@ import { diskUse } from '../environments/index.js';
 import { loadConfig } from '../shared/config.js';
 import { errorMessage } from '../shared/errors.js';
 import { agentsOnMachine, chooseAgent, type AgentChoice } from './agents.js';
-import { agentChecks, diskCheck, limitChecks, readLimits, signedIn, type AgentFound } from './checks.js';
+import {
+  agentChecks,
+  diskCheck,
+  limitChecks,
+  readLimits,
+  sandboxCheck,
+  signedIn,
+  type AgentFound,
+} from './checks.js';
 
 export { agentsOnMachine, chooseAgent, REAL_AGENTS, type AgentChoice } from './agents.js';
-export { agentChecks, diskCheck, FLOORS, limitChecks, readLimits, signedIn } from './checks.js';
+export { agentChecks, diskCheck, FLOORS, limitChecks, readLimits, sandboxCheck, signedIn } from './checks.js';
 
 export interface DoctorSources {
   status: () => DaemonStatus;
@@ -42,6 +50,7 @@ export function doctorReport(sources: DoctorSources): DoctorReport {
     },
   ];
   checks.push(...agentChecks((['claude', 'codex'] as const).map((agent) => findAgent(agent, sources.env))));
+  checks.push(sandboxCheck(status.sandbox));
   const read = (path: string): string | undefined => {
     try {
       return readFileSync(path, 'utf8');

@@ -11,7 +11,8 @@ import type { RoutineSpec } from '../projects/index.js';
 import type { RoutineRunRow, RoutineWithProject } from '../store/routines.js';
 import { describeWhen } from './definitions.js';
 
-export type RoutineAddRequest = z.output<typeof AddSchema>;
+/** A routine to add, its agent chosen (the server fills in the default one). */
+export type RoutineAddRequest = Omit<z.output<typeof AddSchema>, 'spec'> & { spec: RoutineSpec };
 export type RoutineView = z.output<typeof ViewSchema>;
 export type RoutineDetailView = z.output<typeof DetailSchema>;
 export type RoutineRunView = z.output<typeof RunSchema>;

@@ -4,6 +4,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { pollUntil } from '../../test/support/wait.js';
 import { bubblewrapArgs, findBubblewrap } from './bubblewrap.js';
 import { agentEnvironment, agentSandbox, gitFolders, sandboxStatus, type CommandSandbox } from './index.js';
 
@@ -193,6 +194,17 @@ describe('the agent sandbox', () => {
     expect(sandbox.signalGroup(child.pid!, 'SIGTERM')).toBe(true);
     expect(await exited).toBe(0);
     expect(readFileSync(saved, 'utf8')).toBe('saved\n');
+    // The namespace's last process (the backgrounded sleep) goes with bubblewrap, a moment after
+    // bubblewrap's own exit is seen: then the group is empty and nothing is left to signal.
+    const alive = (): boolean => {
+      try {
+        process.kill(-child.pid!, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    await pollUntil(alive, (up) => !up, "the sandbox's processes to be gone");
     expect(sandbox.signalGroup(child.pid!, 'SIGTERM')).toBe(false);
   });
 

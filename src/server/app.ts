@@ -223,7 +223,13 @@ export function createApp(options: AppOptions): Hono {
   mount(app, ATTEMPTS, attemptHandlers(options.attempts, warnings));
   mount(app, REVIEW, reviewHandlers(options.review));
   mount(app, ENVIRONMENTS, environmentHandlers(manager));
-  mount(app, ROUTINES, routineHandlers(options.routines));
+  mount(
+    app,
+    ROUTINES,
+    routineHandlers(options.routines, () =>
+      defaultAgent(homePaths(options.status().home).config, process.env),
+    ),
+  );
   mount(
     app,
     TASKS,

@@ -18,6 +18,7 @@ import {
   InvalidInputError,
   SessionStateError,
 } from '../shared/errors.js';
+import { crashPoint } from '../shared/crash-points.js';
 import { createLogger } from '../shared/log.js';
 import { newId } from '../shared/ids.js';
 import { homePaths, sessionPaths } from '../shared/paths.js';
@@ -102,11 +103,13 @@ export async function dispatchSession(
       base_commit: baseCommit,
       name,
     });
+  crashPoint('dispatch.noted');
   try {
     if (!checkout.inPlace)
       await oneAtATime(repo.root, () =>
         createWorktree({ repo: repo.root, path: worktree, branch, baseCommit, existingBranch: keepBranch }),
       );
+    crashPoint('dispatch.worktree-made');
   } catch (error) {
     try {
       core.pending.remove(id);
@@ -152,6 +155,7 @@ export async function dispatchSession(
       },
       'queued',
     );
+    crashPoint('dispatch.recorded');
     mkdirSync(sessionPaths(core.home, id).dir, { recursive: true });
     if (request.instructions !== undefined && request.instructions !== '')
       writeFileSync(sessionPaths(core.home, id).instructions, request.instructions, { mode: 0o600 });
@@ -178,6 +182,7 @@ export async function dispatchSession(
       branch,
     });
     ingestor.record(id, { kind: 'queued' });
+    crashPoint('dispatch.queued');
   } catch (error) {
     // Leave nothing half-created (and never touch the main checkout of an in-place session).
     if (!checkout.inPlace)

@@ -6,6 +6,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, existsSync, mkdirSync, openSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { crashPoint } from '../shared/crash-points.js';
 import { InternalError } from '../shared/errors.js';
 import { createLogger } from '../shared/log.js';
 import { sessionPaths } from '../shared/paths.js';
@@ -66,6 +67,7 @@ export class HostLauncher {
     // Known at once, so a supervisor killed before the host reports ready leaves its pid behind
     // for the next one to re-attach to (or to notice it gone).
     if (host.child.pid !== undefined) onSpawned(host.child.pid);
+    crashPoint('host.spawned');
     if (spare !== undefined) host.child.send({ assign: spec.sessionId, env });
     this.lastAgent = spec.agent;
     this.refillSpare();
@@ -89,6 +91,7 @@ export class HostLauncher {
       }, this.startTimeoutMs);
       host.child.once('exit', onExit);
       host.child.once('message', () => {
+        crashPoint('host.ready');
         clearTimeout(timer);
         host.child.off('exit', onExit);
         // Let go: the host must not depend on us staying alive.

@@ -107,6 +107,42 @@ describe('the agent a dispatch runs when it names none', () => {
     expect(await sessions(t, made.repo)).toEqual([]);
   });
 
+  it('gives a routine added without --agent the dispatch default, not claude', async () => {
+    const none = batonWith([]);
+    t = none.t;
+    const refused = await t.run(['routine', 'add', 'nightly', '--cron', '0 3 * * *', '--prompt', 'tidy'], {
+      cwd: none.repo,
+    });
+    expect(refused.code, refused.stdout).not.toBe(0);
+    expect(refused.stderr).toMatch(/No agent is set up/);
+    t.cleanup();
+
+    const made = batonWith(['codex'], { OPENAI_API_KEY: 'sk-test' });
+    t = made.t;
+    const added = await t.json<{ spec: { agent: string } }>(
+      ['routine', 'add', 'nightly', '--cron', '0 3 * * *', '--prompt', 'tidy', '--json'],
+      { cwd: made.repo },
+    );
+    expect(added.spec.agent).toBe('codex');
+    // Named, it is kept as named.
+    const named = await t.json<{ spec: { agent: string } }>(
+      [
+        'routine',
+        'add',
+        'weekly',
+        '--cron',
+        '0 3 * * 1',
+        '--prompt',
+        'tidy',
+        '--agent',
+        'scripted',
+        '--json',
+      ],
+      { cwd: made.repo },
+    );
+    expect(named.spec.agent).toBe('scripted');
+  });
+
   it('runs the agent set with baton config set agent, and refuses a name that is no agent', async () => {
     const made = batonWith(['claude', 'codex']);
     t = made.t;

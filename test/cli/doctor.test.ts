@@ -59,5 +59,16 @@ describe('baton doctor', () => {
     });
     expect(checks.agents).toBeUndefined();
     expect(checks['disk.worktrees']?.detail).toMatch(/^1 live worktree use/);
+    // This machine has bubblewrap (the test set-up provides it): the boundary is said to hold.
+    expect(checks.sandbox).toMatchObject({ status: 'ok', detail: expect.stringMatching(/^bubblewrap /) });
+
+    // Turned off, the doctor says agents run as the user, with the fix.
+    await t.ok(['daemon', 'stop']);
+    t.env.BATON_SANDBOX = 'off';
+    const off = byId(
+      (JSON.parse((await t.run(['doctor', '--json'], { cwd: repo })).stdout) as { checks: DoctorCheck[] })
+        .checks,
+    );
+    expect(off.sandbox).toMatchObject({ status: 'warn', detail: expect.stringMatching(/BATON_SANDBOX=off/) });
   });
 });

@@ -1,11 +1,13 @@
 /**
- * Fault injection: the supervisor is killed (-9) at points spread over a dispatch — before the
- * worktree, while git makes it, before the session is recorded, while its host starts — and
- * started again. Whatever the point, afterwards: every session reaches a truthful state (none
- * stuck "working" with no host), every worktree and branch belongs to a session, the name is free
- * again when the session was never recorded, and no process is left over.
+ * Fault injection: the supervisor is killed (-9) at each step boundary of a dispatch — the
+ * dispatch noted, the worktree made, the session recorded, the session queued, its host spawned,
+ * its host ready — and started again. Whatever the point, afterwards: every session reaches a
+ * truthful state (none stuck "working" with no host), every worktree and branch belongs to a
+ * session, the name is free again when the session was never recorded, and no process is left over.
+ * The supervisor kills itself at the named point (`crashPoint`, armed through a file naming its
+ * pid): never a timer, which on a busy machine lands anywhere.
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { SessionView } from '../../src/api/index.js';
@@ -17,24 +19,18 @@ let t: TestBaton;
 let repo: string;
 eachTest((baton, dir) => ((t = baton), (repo = dir)));
 
-/**
- * Offsets after the dispatch request (ms): a dispatch takes ~100–400 ms here, a host start
- * ~200 ms. `npm run soak` sets BATON_SOAK_KILLS for many more, spread by a seeded generator.
- */
+/** The step boundaries of a dispatch, in order: each is a `crashPoint` in src/sessions. */
+const POINTS = [
+  'dispatch.noted',
+  'dispatch.worktree-made',
+  'dispatch.recorded',
+  'dispatch.queued',
+  'host.spawned',
+  'host.ready',
+] as const;
+/** `npm run soak` sets BATON_SOAK_KILLS: every point in turn, that many kills in all. */
 const SOAK = Number(process.env.BATON_SOAK_KILLS ?? 0);
-const SEED = Number(process.env.BATON_SOAK_SEED ?? 1);
-const KILL_AFTER_MS = SOAK > 0 ? spread(SOAK, SEED) : [0, 10, 25, 50, 75, 100, 150, 200, 300, 450];
-
-/** `n` offsets from 0 to 500 ms, the same for the same seed (mulberry32). */
-function spread(n: number, seed: number): number[] {
-  let a = seed >>> 0;
-  return Array.from({ length: n }, () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let x = Math.imul(a ^ (a >>> 15), 1 | a);
-    x = (x + Math.imul(x ^ (x >>> 7), 61 | x)) ^ x;
-    return Math.floor((((x ^ (x >>> 14)) >>> 0) / 4294967296) * 500);
-  });
-}
+const KILLS = Array.from({ length: Math.max(SOAK, POINTS.length) }, (_, i) => POINTS[i % POINTS.length]!);
 
 function dispatchRequest(name: string, script: string): Promise<unknown> {
   const body = {
@@ -44,12 +40,6 @@ function dispatchRequest(name: string, script: string): Promise<unknown> {
     options: { script: JSON.parse(readFileSync(script, 'utf8')) as unknown },
   };
   return callApi(t.home, 'POST', '/api/sessions', body).catch(() => undefined);
-}
-
-async function killSupervisor(): Promise<void> {
-  const pid = t.supervisorPid();
-  process.kill(pid, 'SIGKILL');
-  await watchExit(pid);
 }
 
 /** Whether `pid` is gone — exited and reaped by its parent — within `timeoutMs`. */
@@ -102,18 +92,21 @@ function processStatus(pid: number): string {
 describe('a supervisor killed during a dispatch', () => {
   it(
     'leaves no stuck session, no worktree or branch without a session, and no stray process',
-    { timeout: 60_000 + KILL_AFTER_MS.length * 5_000 },
+    { timeout: 60_000 + KILLS.length * 10_000 },
     async () => {
+      const crashFile = join(t.root, 'crash-at');
+      t.env.BATON_TEST_CRASH_FILE = crashFile;
       const script = t.script([{ say: 'hello' }]);
       const report: string[] = [];
       const stuck: string[] = [];
-      for (const [i, delay] of KILL_AFTER_MS.entries()) {
+      for (const [i, point] of KILLS.entries()) {
         const name = `k${i}`;
         await t.ok(['ls']);
+        // Armed for this supervisor only: the one started after it is not.
+        const pid = t.supervisorPid();
+        writeFileSync(crashFile, `${point} ${pid}`);
         const sent = dispatchRequest(name, script);
-        // The fault: a kill at a point of the dispatch set by the clock, not a wait for a result.
-        await new Promise((resolve) => setTimeout(resolve, delay));
-        await killSupervisor();
+        await watchExit(pid);
         await sent;
 
         // Any command starts a new supervisor, which undoes or re-attaches what the last one left.
@@ -122,16 +115,16 @@ describe('a supervisor killed during a dispatch', () => {
         if (session === undefined) {
           // Never recorded: the name is free again, and the dispatch can simply be made again.
           await t.ok(['dispatch', 'x', '--name', name, '--script', script], { cwd: repo });
-          report.push(`${delay} ms: undone`);
-        } else report.push(`${delay} ms: ${session.state}`);
+          report.push(`${point}: undone`);
+        } else report.push(`${point}: ${session.state}`);
         await t
           .waitForState(name, 'ready_for_review', 15_000)
-          .catch((error: unknown) => stuck.push(`${name} (killed after ${delay} ms): ${String(error)}`));
+          .catch((error: unknown) => stuck.push(`${name} (killed at ${point}): ${String(error)}`));
       }
       expect(stuck).toEqual([]);
 
       const live = await t.json<SessionView[]>(['ls', '--json']);
-      expect(live.map((s) => s.name).sort()).toEqual(KILL_AFTER_MS.map((_, i) => `k${i}`).sort());
+      expect(live.map((s) => s.name).sort()).toEqual(KILLS.map((_, i) => `k${i}`).sort());
       const worktrees = t
         .git(repo, 'worktree', 'list', '--porcelain')
         .split('\n')
@@ -168,7 +161,7 @@ describe('a supervisor killed during a dispatch', () => {
       const undone = report.filter((line) => line.endsWith('undone')).length;
       // The figures `npm run soak` reports.
       console.log(
-        `kill loop: ${KILL_AFTER_MS.length} kills (seed ${SEED}), ${undone} dispatches undone, ${KILL_AFTER_MS.length - undone} recovered; stuck ${stuck.length}, stray processes ${strays.length}, worktrees or branches left behind ${worktrees.length - live.length + branches.length - live.length}`,
+        `kill loop: ${KILLS.length} kills at ${POINTS.length} step boundaries, ${undone} dispatches undone, ${KILLS.length - undone} recovered; stuck ${stuck.length}, stray processes ${strays.length}, worktrees or branches left behind ${worktrees.length - live.length + branches.length - live.length}`,
       );
     },
   );

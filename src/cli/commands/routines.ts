@@ -4,7 +4,7 @@ import { relative, resolve } from 'node:path';
 import type { z } from 'zod';
 import type { RoutineDetailView, RoutineRunView, RoutineView } from '../../api/routines.js';
 import { formatUsd } from '../../events/format.js';
-import type { RoutineSpec } from '../../api/routines.js';
+import type { NewRoutineSpec } from '../../api/routines.js';
 import { EXIT_CODES, InvalidInputError } from '../../shared/errors.js';
 import { client } from '../connect.js';
 import { printJson, type Context } from '../context.js';
@@ -42,7 +42,8 @@ export async function add(ctx: Context, name: string, flags: AddFlags): Promise<
     ...(flags.cron === undefined ? {} : { cron: flags.cron }),
     ...(flags.tz === undefined ? {} : { tz: flags.tz }),
     ...(flags.on === undefined ? {} : { on: flags.on }),
-    agent: flags.agent ?? 'claude',
+    // None named: the supervisor gives it the dispatch default (`baton config set agent`).
+    ...(flags.agent === undefined ? {} : { agent: flags.agent }),
     ...(flags.model === undefined ? {} : { model: flags.model }),
     ...(flags.template === undefined ? {} : { template: flags.template }),
     ...(flags.prompt === undefined ? {} : { prompt: flags.prompt }),
@@ -51,7 +52,7 @@ export async function add(ctx: Context, name: string, flags: AddFlags): Promise<
     ...(flags.option === undefined ? {} : { options: parseOptions(flags.option) }),
     ...(flags.catchUp === false ? { catchUp: false } : {}),
     ...(script === undefined ? {} : { agentOptions: { script } }),
-  } as RoutineSpec;
+  } as NewRoutineSpec;
   const api = await client(ctx);
   const routine = await api.call('POST /api/routines', {
     body: { name, cwd: ctx.cwd, spec, replace: flags.replace ?? false },

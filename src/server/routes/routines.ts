@@ -1,17 +1,27 @@
 /** Routines: thin calls to the RoutineService (src/routines). */
 import type { ROUTINES } from '../../api/routines.js';
+import type { AgentChoice } from '../../doctor/index.js';
 import { TEMPLATES, type RoutineService } from '../../routines/index.js';
 import { BatonError } from '../../shared/errors.js';
 import type { Handlers } from './mount.js';
 
-export function routineHandlers(service: RoutineService | undefined): Handlers<typeof ROUTINES> {
+export function routineHandlers(
+  service: RoutineService | undefined,
+  /** The agent of a routine that names none: the dispatch default. */
+  chooseAgent?: () => AgentChoice,
+): Handlers<typeof ROUTINES> {
   const routines = (): RoutineService => {
     if (service === undefined) throw new BatonError('internal', 'Routines are not set up in this server.');
     return service;
   };
   return {
     'GET /api/routines': async ({ query, cwd }) => ({ routines: await routines().list(query.cwd ?? cwd) }),
-    'POST /api/routines': ({ body }) => routines().add(body),
+    'POST /api/routines': ({ body }) => {
+      const agent = body.spec.agent ?? chooseAgent?.().agent;
+      if (agent === undefined)
+        throw new BatonError('invalid_input', "Name the routine's agent: --agent <name>.");
+      return routines().add({ ...body, spec: { ...body.spec, agent } });
+    },
     'GET /api/routines/templates': () => ({
       templates: TEMPLATES.map((t) => ({
         name: t.name,
