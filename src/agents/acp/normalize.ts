@@ -118,8 +118,8 @@ export function planText(entries: readonly PlanEntry[]): string {
 export class AcpNormalizer {
   private message = '';
   private thought = '';
-  /** Tool calls started and not yet finished, with their name. */
-  private readonly open = new Map<string, string>();
+  /** Tool calls started and not yet finished: their name, and the files seen so far (updates may leave them out). */
+  private readonly open = new Map<string, { name: string; files: string[] }>();
   /** Every tool call seen, so a late update of a finished one is not started again. */
   private readonly seen = new Set<string>();
 
@@ -162,10 +162,10 @@ export class AcpNormalizer {
   }
 
   closeOpenTools(why: string): AgentEvent[] {
-    const events: AgentEvent[] = [...this.open].map(([toolId, tool]) => ({
+    const events: AgentEvent[] = [...this.open].map(([toolId, { name }]) => ({
       type: 'tool.finished',
       toolId,
-      tool,
+      tool: name,
       ok: false,
       output: why,
     }));
@@ -182,29 +182,32 @@ export class AcpNormalizer {
   private tool(call: AcpToolCall): AgentEvent[] {
     const events: AgentEvent[] = [];
     const id = call.toolCallId;
-    const name = this.open.get(id) ?? toolName(call);
+    const files = filesOf(call, this.cwd);
     if (!this.seen.has(id)) {
       this.seen.add(id);
-      this.open.set(id, name);
+      this.open.set(id, { name: toolName(call), files });
       events.push({
         type: 'tool.started',
         toolId: id,
-        tool: name,
+        tool: toolName(call),
         kind: batonKind(call.kind),
         input: inputOf(call, this.cwd),
-        files: filesOf(call, this.cwd),
+        files,
       });
     }
-    if ((call.status === 'completed' || call.status === 'failed') && this.open.has(id)) {
+    const open = this.open.get(id);
+    if (open === undefined) return events;
+    open.files = [...new Set([...open.files, ...files])];
+    if (call.status === 'completed' || call.status === 'failed') {
       this.open.delete(id);
       const output = outputOf(call);
       events.push({
         type: 'tool.finished',
         toolId: id,
-        tool: name,
+        tool: open.name,
         ok: call.status === 'completed',
         ...(output === undefined ? {} : { output }),
-        files: filesOf(call, this.cwd),
+        files: open.files,
       });
     }
     return events;
