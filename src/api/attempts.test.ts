@@ -10,9 +10,9 @@ function nested(depth: number): unknown {
 
 describe('the attempts schemas', () => {
   it('name an unknown agent, quoted and cut short', () => {
-    const result = AttemptAgent.safeParse('gemini');
+    const result = AttemptAgent.safeParse('aider');
     expect(result.error?.issues[0]?.message).toBe(
-      'unknown agent "gemini"; the agents are scripted, claude, codex',
+      'unknown agent "aider"; the agents are scripted, claude, codex, gemini, opencode, qwen, copilot',
     );
     expect(AttemptAgent.safeParse('x'.repeat(500)).error?.issues[0]?.message).toMatch(
       /^unknown agent "x{60}…";/,

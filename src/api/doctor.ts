@@ -39,6 +39,30 @@ export const AgentsReport = z.object({
 });
 export type AgentsReport = z.infer<typeof AgentsReport>;
 
+/** One agent Baton can run (`baton agents`): its protocol, where it is, and what Baton can do with it. */
+export const AgentListing = z.object({
+  name: z.string(),
+  title: z.string(),
+  protocol: z.enum(['claude-agent-sdk', 'codex-app-server', 'acp', 'scripted']),
+  /** `builtin`, or `config` for an entry of the user's own (`agents.<name>` in config.json). */
+  source: z.enum(['builtin', 'config']),
+  command: z.string(),
+  args: z.array(z.string()),
+  path: z.string().optional(),
+  signedIn: z.string().optional(),
+  fix: z.string().optional(),
+  supports: z.object({
+    approvals: z.boolean(),
+    resume: z.enum(['native', 'new-conversation']),
+    interrupt: z.boolean(),
+    usage: z.enum(['cost', 'tokens', 'none']),
+    import: z.boolean(),
+  }),
+});
+export type AgentListing = z.infer<typeof AgentListing>;
+
+export const AgentList = z.object({ agents: z.array(AgentListing) });
+
 export const DOCTOR = {
   'GET /api/doctor': endpoint({
     summary:
@@ -49,5 +73,10 @@ export const DOCTOR = {
     summary:
       'The agent a dispatch runs when it names none, and the real agents installed on this machine, each with whether it is signed in',
     response: AgentsReport,
+  }),
+  'GET /api/agents/list': endpoint({
+    summary:
+      'Every agent Baton can run — its own adapters and the Agent Client Protocol registry, built-in and configured — with where each is installed, its sign-in and what it supports',
+    response: AgentList,
   }),
 } satisfies Table;

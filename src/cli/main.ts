@@ -186,6 +186,14 @@ function buildProgram(ctx: Context, jsonErrors: boolean): Commander.Command {
     .addOption(new Option('--json', 'print JSON for scripts'))
     .action(async (opts: { json?: boolean }) => (await import('./commands/doctor.js')).doctor(ctx, opts));
 
+  program
+    .command('agents')
+    .description(
+      'every agent Baton can run (its own, and Agent Client Protocol agents: built-in and agents.<name> in config.json), installed or not, and what each supports',
+    )
+    .addOption(new Option('--json', 'print JSON for scripts'))
+    .action(async (opts: { json?: boolean }) => (await import('./commands/agents.js')).agents(ctx, opts));
+
   const config = program
     .command('config')
     .description(

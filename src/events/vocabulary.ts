@@ -3,7 +3,8 @@
  * kind of thing a tool call does. Plain `as const` arrays without zod, so the CLI's fast paths and
  * the web UI can use them without loading schemas; schemas build their enums from these.
  */
-export const AGENT_IDS = ['scripted', 'claude', 'codex'] as const;
+/** The agents with adapters of their own, then the Agent Client Protocol agents built into the registry (src/agents/acp). */
+export const AGENT_IDS = ['scripted', 'claude', 'codex', 'gemini', 'opencode', 'qwen', 'copilot'] as const;
 export type AgentId = (typeof AGENT_IDS)[number];
 export const DEFAULT_AGENT: AgentId = 'scripted';
 

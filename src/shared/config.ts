@@ -18,6 +18,39 @@ const MAX_RETENTION_DAYS = 3650;
 /** A channel's URL: http or https, the user's choice of host (a loopback ntfy server is fine). */
 const channelUrl = z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' });
 
+/** A name a user's agent entry may take: lowercase, as `--agent` takes it. */
+const AGENT_NAME = /^[a-z][a-z0-9-]{0,31}$/;
+
+/**
+ * An Agent Client Protocol agent of the user's own (decision 243): the command that starts it in
+ * ACP mode over stdio, its arguments and the variables it needs.
+ */
+export const AgentEntryConfig = z
+  .object({
+    command: z.string().min(1, 'must name the command that starts the agent in ACP mode'),
+    args: z.array(z.string()).optional(),
+    env: z.record(z.string(), z.string()).optional(),
+  })
+  .strict();
+export type AgentEntryConfig = z.infer<typeof AgentEntryConfig>;
+
+export const AgentEntriesConfig = z.record(z.string(), AgentEntryConfig).superRefine((agents, ctx) => {
+  for (const name of Object.keys(agents)) {
+    if (!AGENT_NAME.test(name))
+      ctx.addIssue({
+        code: 'custom',
+        path: [name],
+        message: 'an agent name is lowercase letters, digits and dashes, starting with a letter (at most 32)',
+      });
+    else if ((AGENT_IDS as readonly string[]).includes(name))
+      ctx.addIssue({
+        code: 'custom',
+        path: [name],
+        message: `"${name}" is one of Baton's own agents; give your entry another name`,
+      });
+  }
+});
+
 export const UserConfig = z
   .object({
     /** The agent `baton dispatch` (and the board's and page's forms) start when none is named (decision 185). */
@@ -49,6 +82,8 @@ export const UserConfig = z
       })
       .strict()
       .optional(),
+    /** The user's own ACP agents, by name: `agents.<name> = { command, args, env }` (decision 243). */
+    agents: AgentEntriesConfig.optional(),
     /** The shared PostgreSQL store of a workspace served by several machines (`postgres://…`). */
     store: z.string().optional(),
     /** This machine's name among the workers sharing the store; default the host name. */

@@ -492,8 +492,8 @@ describe('attempts: bad input is refused, naming the problem, and starts nothing
       [['--best-of', 'two'], '--best-of takes a whole number of at least 1, got "two"'],
       [['--best-of', '1'], '--best-of needs at least 2 attempts'],
       [
-        ['--agents', 'scripted,gemini'],
-        'Unknown agent "gemini" in --agents; the agents are scripted, claude, codex.',
+        ['--agents', 'scripted,aider'],
+        'Unknown agent "aider" in --agents; the agents are scripted, claude, codex, gemini, opencode, qwen, copilot.',
       ],
       [
         ['--best-of', '2', '--agents', 'scripted,scripted,scripted'],
@@ -509,8 +509,10 @@ describe('attempts: bad input is refused, naming the problem, and starts nothing
     await expect(
       t
         .client(repo)
-        .call('POST /api/attempts', { body: { prompt: 'p', cwd: repo, agents: ['gemini' as 'claude'] } }),
-    ).rejects.toThrow(/unknown agent "gemini"; the agents are scripted, claude, codex/);
+        .call('POST /api/attempts', { body: { prompt: 'p', cwd: repo, agents: ['aider' as 'claude'] } }),
+    ).rejects.toThrow(
+      /unknown agent "aider"; the agents are scripted, claude, codex, gemini, opencode, qwen, copilot/,
+    );
     expect(await liveNames()).toEqual([]);
     expect(await t.json<GroupSummary[]>(['attempts', 'ls'], { cwd: repo })).toEqual([]);
   });

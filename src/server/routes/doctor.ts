@@ -4,6 +4,8 @@ import type { DOCTOR } from '../../api/doctor.js';
 import { agentsReport, doctorReport } from '../../doctor/index.js';
 import type { SessionManager } from '../../sessions/index.js';
 import { homePaths } from '../../shared/paths.js';
+import { readUserConfig } from '../../shared/config.js';
+import { listAgents } from '../../agents/index.js';
 import { PortLeaseStore } from '../../store/port-leases.js';
 import type { Handlers } from './mount.js';
 
@@ -20,5 +22,8 @@ export function doctorHandlers(manager: SessionManager, status: () => DaemonStat
         worktreesRoot: homePaths(status().home).worktrees,
       }),
     'GET /api/agents': () => agentsReport(homePaths(status().home).config, process.env),
+    'GET /api/agents/list': () => ({
+      agents: listAgents(readUserConfig(homePaths(status().home).config).agents, process.env, process.cwd()),
+    }),
   };
 }

@@ -123,3 +123,89 @@ export function realAgentsEnv(url: string, home: string): NodeJS.ProcessEnv {
     BATON_CODEX_PATH: installedCodexPath(),
   };
 }
+
+/**
+ * Gemini CLI against the fake Gemini API: an API key, `GOOGLE_GEMINI_BASE_URL`, a fixed model
+ * (so the model router's classifier is skipped), and usage statistics, telemetry and update
+ * checks off in `~/.gemini/settings.json`. The test's repository is trusted, as a user trusts
+ * their own checkout, so the CLI offers its full approval options.
+ */
+export function geminiEnv(options: AgentEnvOptions): NodeJS.ProcessEnv {
+  const settings = join(options.home, '.gemini');
+  mkdirSync(settings, { recursive: true });
+  writeFileSync(
+    join(settings, 'settings.json'),
+    JSON.stringify({
+      privacy: { usageStatisticsEnabled: false },
+      telemetry: { enabled: false },
+      general: { disableAutoUpdate: true, disableUpdateNag: true },
+      security: { auth: { selectedType: 'gemini-api-key' } },
+    }),
+  );
+  return {
+    ...baseEnv(options.home),
+    GEMINI_API_KEY: 'sk-test',
+    GOOGLE_GEMINI_BASE_URL: options.url,
+    GEMINI_MODEL: options.model ?? 'gemini-2.5-pro',
+    GEMINI_CLI_NO_RELAUNCH: 'true',
+    GEMINI_TELEMETRY_ENABLED: 'false',
+    NO_BROWSER: 'true',
+    ...options.extra,
+  };
+}
+
+/**
+ * opencode against the fake Chat Completions endpoint: a custom provider (`fake`) whose `baseURL`
+ * is the server, given whole in `OPENCODE_CONFIG_CONTENT`, with the models catalogue fetch,
+ * updates, sharing, LSP downloads, default plugins and npm installs off. Its data goes under
+ * the test's HOME (XDG folders).
+ */
+export function opencodeEnv(options: AgentEnvOptions): NodeJS.ProcessEnv {
+  const model = options.model ?? 'fake-model';
+  const config = {
+    $schema: 'https://opencode.ai/config.json',
+    autoupdate: false,
+    share: 'disabled',
+    model: `fake/${model}`,
+    small_model: `fake/${model}`,
+    provider: {
+      fake: {
+        npm: '@ai-sdk/openai-compatible',
+        name: 'Fake',
+        options: { baseURL: `${options.url}/v1`, apiKey: 'sk-test' },
+        models: { [model]: { name: 'Fake model' } },
+      },
+    },
+  };
+  return {
+    ...baseEnv(options.home),
+    XDG_DATA_HOME: join(options.home, '.local', 'share'),
+    OPENCODE_CONFIG_CONTENT: JSON.stringify(config),
+    OPENCODE_DISABLE_AUTOUPDATE: '1',
+    OPENCODE_DISABLE_MODELS_FETCH: '1',
+    OPENCODE_DISABLE_LSP_DOWNLOAD: '1',
+    OPENCODE_DISABLE_DEFAULT_PLUGINS: '1',
+    OPENCODE_DISABLE_SHARE: '1',
+    // opencode installs its plugin package into each config folder from the npm registry at
+    // start, whatever the config says: a dead registry and offline mode keep it from the network
+    // (it logs the failed install and carries on).
+    npm_config_registry: 'http://127.0.0.1:9/',
+    npm_config_offline: 'true',
+    ...options.extra,
+  };
+}
+
+/** The `gemini` launcher the @google/gemini-cli devDependency installs. */
+export function installedGeminiPath(): string {
+  return join(dirname(require.resolve('@google/gemini-cli/package.json')), 'bundle', 'gemini.js');
+}
+
+/** The native `opencode` binary of the opencode-ai devDependency's platform package. */
+export function installedOpencodePath(): string {
+  const pkg = `opencode-${process.platform}-${process.arch}/package.json`;
+  return join(
+    dirname(require.resolve(pkg, { paths: [dirname(require.resolve('opencode-ai/package.json'))] })),
+    'bin',
+    'opencode',
+  );
+}

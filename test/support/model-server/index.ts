@@ -1,7 +1,9 @@
 /**
  * A scripted model server for end-to-end tests of the real `claude` and `codex` binaries: one
  * process-local HTTP server on 127.0.0.1 with a fake Anthropic Messages endpoint
- * (`POST /v1/messages`) and a fake OpenAI Responses endpoint (`POST /v1/responses`). Replies come
+ * (`POST /v1/messages`), a fake OpenAI Responses endpoint (`POST /v1/responses`), a fake Gemini
+ * API (`…:streamGenerateContent`, for Gemini CLI) and a fake OpenAI-compatible Chat Completions
+ * endpoint (`POST /v1/chat/completions`, for opencode). Replies come
  * from scenarios (see scenario.ts); every request is recorded for assertions.
  *
  *     const server = await startModelServer([
@@ -19,6 +21,15 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo, Socket } from 'node:net';
 import { anthropicConversation, anthropicError, anthropicFrames, MessagesRequest } from './anthropic.js';
 import { openaiConversation, openaiError, openaiFrames, ResponsesRequest } from './openai.js';
+import {
+  GenerateRequest,
+  geminiConversation,
+  geminiError,
+  geminiFrames,
+  geminiModelOf,
+  geminiSideReply,
+} from './gemini.js';
+import { ChatRequest, chatConversation, chatError, chatFrames, isChatSideRequest } from './chat.js';
 import { DEFAULT_USAGE, selectStep, type Conversation, type Scenario, type Step } from './scenario.js';
 
 export type { Scenario, Step, ToolCall } from './scenario.js';
@@ -26,6 +37,10 @@ export { createWorkspace, type Workspace } from './workspace.js';
 export {
   claudeEnv,
   codexEnv,
+  geminiEnv,
+  opencodeEnv,
+  installedGeminiPath,
+  installedOpencodePath,
   bundledClaudePath,
   installedCodexPath,
   realAgentsEnv,
@@ -33,7 +48,7 @@ export {
 } from './env.js';
 
 export interface RecordedRequest {
-  api: 'anthropic' | 'openai';
+  api: 'anthropic' | 'openai' | 'gemini' | 'chat';
   /** The parsed JSON body, as the CLI sent it. */
   body: unknown;
   headers: IncomingMessage['headers'];
@@ -86,7 +101,7 @@ export async function startModelServer(scenarios: readonly Scenario[]): Promise<
   });
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const path = (req.url ?? '/').split('?')[0];
+    const path = (req.url ?? '/').split('?')[0] ?? '/';
     if (req.method === 'HEAD' || req.method === 'GET') {
       // Health probes and model listings: answer politely, with nothing to offer.
       res.writeHead(200, { 'content-type': 'application/json' });
@@ -106,6 +121,32 @@ export async function startModelServer(scenarios: readonly Scenario[]): Promise<
       const body = ResponsesRequest.parse(json);
       await reply(req, res, 'openai', json, raw, openaiConversation(body), (step) =>
         openaiFrames(step, body.model),
+      );
+      return;
+    }
+    if (path.endsWith(':streamGenerateContent')) {
+      const body = GenerateRequest.parse(json);
+      const model = geminiModelOf(path);
+      await reply(req, res, 'gemini', json, raw, geminiConversation(body), (step) =>
+        geminiFrames(step, model),
+      );
+      return;
+    }
+    if (path.endsWith(':generateContent')) {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(geminiSideReply());
+      return;
+    }
+    if (path === '/v1/chat/completions') {
+      const body = ChatRequest.parse(json);
+      if (isChatSideRequest(body)) {
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        for (const frame of chatFrames({ text: 'Scripted session' }, body.model)) res.write(frame);
+        res.end();
+        return;
+      }
+      await reply(req, res, 'chat', json, raw, chatConversation(body), (step) =>
+        chatFrames(step, body.model),
       );
       return;
     }
@@ -146,11 +187,7 @@ export async function startModelServer(scenarios: readonly Scenario[]): Promise<
     if (step.error !== undefined) {
       const message = step.error.message ?? `scripted error ${step.error.status}`;
       res.writeHead(step.error.status, { 'content-type': 'application/json' });
-      res.end(
-        api === 'anthropic'
-          ? anthropicError(step.error.status, message)
-          : openaiError(step.error.status, message),
-      );
+      res.end(errorBody(api, step.error.status, message));
       return;
     }
     res.writeHead(200, {
@@ -197,6 +234,19 @@ export async function startModelServer(scenarios: readonly Scenario[]): Promise<
         server.close(() => resolve());
       }),
   };
+}
+
+function errorBody(api: RecordedRequest['api'], status: number, message: string): string {
+  switch (api) {
+    case 'anthropic':
+      return anthropicError(status, message);
+    case 'openai':
+      return openaiError(status, message);
+    case 'gemini':
+      return geminiError(status, message);
+    case 'chat':
+      return chatError(status, message);
+  }
 }
 
 function readBody(req: IncomingMessage): Promise<string> {

@@ -1,0 +1,94 @@
+import { describe, expect, it } from 'vitest';
+import type { AgentEvent, PermissionMode, ToolGate } from '../types.js';
+import { AcpPermissions, choose, type PermissionOption } from './permissions.js';
+
+const OPTIONS: PermissionOption[] = [
+  { optionId: 'always', kind: 'allow_always' },
+  { optionId: 'once', kind: 'allow_once' },
+  { optionId: 'no', kind: 'reject_once' },
+];
+const EDIT = { toolCallId: 'e1', kind: 'edit', title: 'Writing to a.txt', locations: [{ path: '/w/a.txt' }] };
+const RUN = { toolCallId: 'r1', kind: 'execute', title: 'rm -rf src' };
+
+function setup(mode: PermissionMode, gate?: ToolGate) {
+  const events: AgentEvent[] = [];
+  return { events, permissions: new AcpPermissions((e) => events.push(e), gate, mode, '/w') };
+}
+
+describe('ACP permission requests', () => {
+  it('picks a one-time option, so every later call is judged again', () => {
+    expect(choose(OPTIONS, 'allow')).toEqual({ outcome: { outcome: 'selected', optionId: 'once' } });
+    expect(choose(OPTIONS, 'deny')).toEqual({ outcome: { outcome: 'selected', optionId: 'no' } });
+    expect(choose([{ optionId: 'a', kind: 'allow_always' }], 'allow')).toEqual({
+      outcome: { outcome: 'selected', optionId: 'a' },
+    });
+    expect(choose([{ optionId: 'a', kind: 'allow_once' }], 'deny')).toEqual({
+      outcome: { outcome: 'cancelled' },
+    });
+  });
+
+  it('asks the user in the default mode and answers as the user decides', async () => {
+    const { events, permissions } = setup('default');
+    const answer = permissions.ask({ toolCall: EDIT, options: OPTIONS });
+    expect(events).toEqual([
+      {
+        type: 'approval.requested',
+        requestId: 'e1',
+        tool: 'edit',
+        kind: 'edit',
+        input: 'Writing to a.txt',
+        reason: 'Writing to a.txt',
+      },
+    ]);
+    expect(permissions.pending).toBe(1);
+    permissions.resolve('e1', { decision: 'allow' });
+    expect(await answer).toEqual({ outcome: { outcome: 'selected', optionId: 'once' } });
+    expect(permissions.pending).toBe(0);
+  });
+
+  it('lets edits through unasked in acceptEdits, but not commands', async () => {
+    const { events, permissions } = setup('acceptEdits');
+    expect(await permissions.ask({ toolCall: EDIT, options: OPTIONS })).toEqual({
+      outcome: { outcome: 'selected', optionId: 'once' },
+    });
+    void permissions.ask({ toolCall: RUN, options: OPTIONS });
+    expect(events.map((e) => e.type)).toEqual(['approval.requested']);
+  });
+
+  it('blocks what the gate blocks in every mode, bypass included, without asking anyone', async () => {
+    const gate: ToolGate = (call) =>
+      call.command?.startsWith('rm -rf') === true
+        ? { action: 'block', rule: 'rm', why: 'deletes a tree' }
+        : { action: 'allow' };
+    const { events, permissions } = setup('bypassPermissions', gate);
+    expect(await permissions.ask({ toolCall: RUN, options: OPTIONS })).toEqual({
+      outcome: { outcome: 'selected', optionId: 'no' },
+    });
+    expect(events).toEqual([
+      {
+        type: 'tool.blocked',
+        tool: 'execute',
+        kind: 'run',
+        input: 'rm -rf src',
+        rule: 'rm',
+        why: 'deletes a tree',
+      },
+    ]);
+  });
+
+  it('asks the user when the gate asks, even in bypass mode, naming the rule', () => {
+    const gate: ToolGate = () => ({ action: 'ask', rule: 'push', why: 'pushes' });
+    const { events, permissions } = setup('bypassPermissions', gate);
+    void permissions.ask({ toolCall: RUN, options: OPTIONS });
+    expect(events[0]).toMatchObject({ type: 'approval.requested', gate: 'push' });
+  });
+
+  it('cancels what is pending when the turn is stopped', async () => {
+    const { permissions } = setup('default');
+    const answer = permissions.ask({ toolCall: RUN, options: OPTIONS });
+    permissions.cancelAll();
+    expect(await answer).toEqual({ outcome: { outcome: 'cancelled' } });
+    permissions.resolve('r1', { decision: 'allow' });
+    expect(permissions.pending).toBe(0);
+  });
+});
