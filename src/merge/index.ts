@@ -7,5 +7,5 @@ export { describeCheck, runCheck, type CheckCommand, type CheckResult } from './
 export { compareUrl, describePr } from './pr.js';
 export { mergePlan } from './plan-view.js';
 export { openPullRequest } from './pull-request.js';
-export { MergeService, type MergeServiceOptions } from './service.js';
+export { MergeService, type LandedWork, type MergeServiceOptions } from './service.js';
 export type { MergeSessions } from './sessions.js';

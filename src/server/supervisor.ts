@@ -26,6 +26,7 @@ import { UsageTracker } from '../usage/index.js';
 import { DesktopNotifier, NotificationChannels, Watchdog } from '../watchdog/index.js';
 import { ContextService } from '../context/index.js';
 import { SyncService } from '../sync/index.js';
+import { ProvenanceService } from '../provenance/index.js';
 import { sqliteSettings } from '../settings/index.js';
 import { createApp } from './app.js';
 import { heartbeatMsOf, joinWorkspace } from './cluster.js';
@@ -138,12 +139,25 @@ export async function runSupervisor(env: NodeJS.ProcessEnv = process.env): Promi
   // Other machines' sessions, compared and grouped here from the work they pushed (a shared workspace only).
   const otherWork = await otherMachinesWork(manager, () => membership.remote(), db, home);
   const radar = createRadar(manager, db, otherWork === undefined ? {} : { elsewhere: otherWork.snapshots });
+  // Which turn wrote each line: recorded at turn ends, noted on the commits a merge lands.
+  const provenance = new ProvenanceService({
+    bus: manager.bus,
+    sessions: manager,
+    onEvent: (listener) => {
+      manager.on('event', listener);
+      return () => manager.off('event', listener);
+    },
+    // Read when a turn ends, long after the context service below is made.
+    handoffFrom: (id) => context.handoffsOf(id).from[0]?.from ?? null,
+  });
+  provenance.start();
   const merges = new MergeService({
     home,
     sessions: otherWork?.merges ?? manager,
     bus: manager.bus,
     db,
     env,
+    onLanded: (landing) => provenance.landed(landing),
   });
   const attempts = new AttemptService({
     home,
@@ -294,6 +308,7 @@ export async function runSupervisor(env: NodeJS.ProcessEnv = process.env): Promi
     notifier.close();
     channels.close();
     sync.close();
+    provenance.close();
     attempts.close();
     manager.close();
     rmSync(paths.supervisorJson, { force: true });
@@ -321,6 +336,7 @@ export async function runSupervisor(env: NodeJS.ProcessEnv = process.env): Promi
     approvals,
     watchdog,
     sync,
+    provenance,
     workers: () => membership.view(),
     remote: () => membership.remote(),
     placing: { machine: membership.machine, placer: () => membership.placer() },
