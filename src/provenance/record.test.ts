@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { makeEvent, type BatonEvent, type EventBody } from '../events/index.js';
+import { makeEvent, type EventBody } from '../events/index.js';
 import { recordOf, TurnTracker, turnMessage, turnRecord } from './record.js';
 
 const FACTS = { sessionId: 'id-1', name: 'w1', agent: 'scripted', model: null, task: null, prompt: 'do it' };
 
 function feed(tracker: TurnTracker, bodies: EventBody[], from = 1): ReturnType<TurnTracker['add']>[] {
-  return bodies.map((body, i) => tracker.add(makeEvent(from + i, body) as BatonEvent));
+  return bodies.map((body, i) => tracker.add(makeEvent(from + i, body)));
 }
 
 describe('following a session’s turns', () => {
