@@ -22,6 +22,7 @@ export const TurnRecordView = z.object({
   endSeq: z.number().int(),
   tools: z.array(z.object({ tool: z.string(), files: z.array(z.string()) })),
   decisions: z.array(z.string()),
+  checks: z.array(z.string()).optional(),
   handoffFrom: z.string().nullable(),
   at: z.string(),
 });
@@ -74,6 +75,40 @@ export const BlameQuery = z.object({
     ),
 });
 
+export const EvidenceView = z.object({
+  sessionId: z.string(),
+  name: z.string(),
+  turn: z.number().int(),
+  /** The tree of the work the check ran on. */
+  tree: z.string(),
+  command: z.string(),
+  outcome: z.enum(['passed', 'failed', 'timed_out']),
+  exitCode: z.number().int().nullable(),
+  durationMs: z.number().int(),
+  outputTail: z.string(),
+  /** What the runner's summary counted; null when its output has none Baton reads. */
+  tests: z.object({ ran: z.number().int(), passed: z.number().int(), failed: z.number().int() }).nullable(),
+  at: z.string(),
+});
+export type EvidenceView = z.infer<typeof EvidenceView>;
+
+export const SessionEvidenceView = z.object({
+  sessionId: z.string(),
+  name: z.string(),
+  /**
+   * `verified`: Baton's own run of the check passed on the session's work as it is; `failing`: it
+   * failed; `claimed`: Baton did not verify this work, but the agent ran `claimed` itself; `none`.
+   */
+  status: z.enum(['verified', 'failing', 'claimed', 'none']),
+  evidence: EvidenceView.nullable(),
+  claimed: z.array(z.string()),
+});
+export type SessionEvidenceView = z.infer<typeof SessionEvidenceView>;
+
+export const EvidenceQuery = z.object({
+  session: z.string().optional().describe('One session (id, id prefix or name)'),
+});
+
 export const PROVENANCE = {
   'GET /api/provenance/blame': endpoint({
     summary:
@@ -85,5 +120,11 @@ export const PROVENANCE = {
     summary: "The turn that wrote one line: its place in the session's transcript and the decisions it cited",
     query: BlameQuery,
     response: WhyView,
+  }),
+  'GET /api/provenance/evidence': endpoint({
+    summary: "Each session's evidence: verified, failing or claimed, with the check Baton ran on its tree",
+    query: EvidenceQuery,
+    response: z.object({ sessions: z.array(SessionEvidenceView) }),
+    sessions: 'read',
   }),
 } satisfies Table;

@@ -91,6 +91,17 @@ export function addContextCommands(
     );
 
   program
+    .command('evidence')
+    .description(
+      "whether each session's work is verified (Baton ran the check on it), failing, or only claimed by its agent",
+    )
+    .argument('[session]', 'one session (id, id prefix or name)', sessionRef)
+    .addOption(new Option('--json', 'print JSON for scripts'))
+    .action(async (ref: string | undefined, opts: { json?: boolean }) =>
+      (await import('./commands/provenance.js')).evidence(ctx, ref, opts),
+    );
+
+  program
     .command('import')
     .description(
       "import sessions run outside Baton from Claude Code's and Codex's own transcript files (again: only what is new)",

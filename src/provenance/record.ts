@@ -6,6 +6,7 @@
  * edit event" figure (decision 251, "Provenance is gathered per event and written per turn").
  */
 import type { BatonEvent } from '../events/index.js';
+import { claimsCheck } from './evidence.js';
 
 /** How much of a prompt a record keeps: enough to recognise it, small enough for a git note per commit. */
 export const PROMPT_EXCERPT = 2_000;
@@ -40,6 +41,8 @@ export interface TurnRecord {
   tools: TurnTool[];
   /** Decisions the turn cited ("decision 12", a file under .baton/decisions/). */
   decisions: string[];
+  /** Commands the agent ran that claim to check its work (tests, lint, a type check). */
+  checks?: string[];
   /** The session this one was handed off from, when it was started by `baton handoff`. */
   handoffFrom: string | null;
   at: string;
@@ -64,6 +67,7 @@ interface Open {
   model: string | undefined;
   tools: TurnTool[];
   decisions: Set<string>;
+  checks: string[];
 }
 
 const DECISION_NUMBER = /\bdecisions?\s+#?(\d{1,5})\b/gi;
@@ -119,12 +123,15 @@ export class TurnTracker {
           model: this.model,
           tools: [],
           decisions: new Set(),
+          checks: [],
         };
         this.lastUser = undefined;
         return undefined;
       case 'tool.started':
         if (this.open === undefined) return undefined;
         cite(this.open.decisions, event.input);
+        if (event.kind === 'run' && this.open.checks.length < 10 && claimsCheck(event.input))
+          this.open.checks.push(excerpt(event.input, 200));
         if (event.files !== undefined && event.files.length > 0 && this.open.tools.length < TOOLS_KEPT)
           this.open.tools.push({ tool: event.tool, files: event.files.slice(0, 20) });
         return undefined;
@@ -179,6 +186,7 @@ export function turnRecord(
     endSeq: turn.endSeq,
     tools: turn.tools,
     decisions: turn.decisions,
+    checks: turn.checks,
     handoffFrom,
     at: at.toISOString(),
   };

@@ -5,16 +5,18 @@
  * records are all written (notes.ts), and answers `baton blame` and `baton why` (blame.ts).
  */
 import { existsSync } from 'node:fs';
-import type { BlameView, WhyView } from '../api/provenance.js';
+import type { BlameView, SessionEvidenceView, WhyView } from '../api/provenance.js';
 import type { WorkspaceBus } from '../bus/index.js';
 import type { BatonEvent } from '../events/index.js';
 import { formatEvent } from '../events/format.js';
-import { ProvenanceNoted, ProvenanceRecorded } from '../events/workspace.js';
+import { ProvenanceNoted, ProvenanceRecorded, ProvenanceVerified } from '../events/workspace.js';
+import { DEFAULT_CHECK_SECONDS, loadRepoConfig, trustState } from '../projects/index.js';
 import { errorMessage, InvalidInputError } from '../shared/errors.js';
 import { createLogger } from '../shared/log.js';
 import type { SessionWithProject } from '../store/sessions.js';
 import { blameFile, parseBlameSpec } from './blame.js';
 import { recordTurn } from './chain.js';
+import { readTestCounts, type Evidence, type RunCheck } from './evidence.js';
 import { noteLanding } from './notes.js';
 import { TurnTracker, turnRecord, type TurnRecord } from './record.js';
 
@@ -27,6 +29,8 @@ const WHY_ENTRIES = 40;
 
 export interface ProvenanceSessions {
   get(id: string): SessionWithProject | undefined;
+  resolve(ref: string, cwd?: string): SessionWithProject;
+  list(): SessionWithProject[];
   eventsAfter(sessionId: string, after: number, limit?: number): BatonEvent[];
 }
 
@@ -38,6 +42,12 @@ export interface ProvenanceOptions {
   /** The name of the session this one was handed off from, if any (src/context's handoffs). */
   handoffFrom?: (sessionId: string) => string | null;
   now?: () => Date;
+  /**
+   * Runs the repository's check at turn ends where `.baton/config.json` says `"verify": {"run":
+   * "turn"}` (decision 253): the merge queue's runner, Baton's state folder (for trust) and the
+   * environment checks run in. Without it, no check runs and every session is claimed or none.
+   */
+  verify?: { run: RunCheck; home: string; env: NodeJS.ProcessEnv };
 }
 
 export interface LandedSessions {
@@ -54,6 +64,12 @@ export class ProvenanceService {
   /** Each session's records, one after another; a landing waits for its sessions' last. */
   private readonly records = new Map<string, Promise<void>>();
   private readonly now: () => Date;
+  /** Each session's last evidence, the tree of its last recorded turn, and the checks its agent ran in that turn. */
+  private readonly evidence = new Map<string, Evidence>();
+  private readonly trees = new Map<string, string>();
+  private readonly claims = new Map<string, string[]>();
+  /** Each session's checks, one at a time, apart from its records so a landing does not wait on a test run. */
+  private readonly checks = new Map<string, Promise<void>>();
   private off: (() => void) | undefined;
 
   constructor(private readonly options: ProvenanceOptions) {
@@ -94,7 +110,33 @@ export class ProvenanceService {
       this.options.handoffFrom?.(sessionId) ?? null,
       this.now(),
     );
-    this.queue(sessionId, () => this.record(session, record));
+    this.claims.set(sessionId, record.checks ?? []);
+    this.queue(this.records, sessionId, () => this.record(session, record));
+  }
+
+  /** Where each session (or the one named) stands: verified, failing, claimed, or none. */
+  evidenceOf(ref: string | undefined, cwd: string | undefined): SessionEvidenceView[] {
+    const sessions =
+      ref === undefined ? this.options.sessions.list() : [this.options.sessions.resolve(ref, cwd)];
+    return sessions.map((s) => {
+      const evidence = this.evidence.get(s.id);
+      const current = evidence !== undefined && evidence.tree === this.trees.get(s.id) ? evidence : undefined;
+      const claimed = this.claims.get(s.id) ?? [];
+      const status =
+        current !== undefined
+          ? current.outcome === 'passed'
+            ? 'verified'
+            : 'failing'
+          : claimed.length > 0
+            ? 'claimed'
+            : 'none';
+      return { sessionId: s.id, name: s.name, status, evidence: current ?? null, claimed };
+    });
+  }
+
+  /** Resolves once the checks queued so far for this session have run. */
+  async verified(sessionId: string): Promise<void> {
+    await (this.checks.get(sessionId) ?? Promise.resolve());
   }
 
   /** Resolves once every record queued so far for these sessions is written (or has failed). */
@@ -185,15 +227,64 @@ export class ProvenanceService {
     return tracker;
   }
 
-  private queue(sessionId: string, work: () => Promise<void>): void {
-    const next = (this.records.get(sessionId) ?? Promise.resolve())
+  private queue(into: Map<string, Promise<void>>, sessionId: string, work: () => Promise<void>): void {
+    const next = (into.get(sessionId) ?? Promise.resolve())
       .then(work)
       .catch((error: unknown) =>
-        log.warn('a turn was not recorded', { session: sessionId, error: errorMessage(error) }),
+        log.warn('a turn was not recorded or checked', { session: sessionId, error: errorMessage(error) }),
       );
-    this.records.set(sessionId, next);
+    into.set(sessionId, next);
     void next.then(() => {
-      if (this.records.get(sessionId) === next) this.records.delete(sessionId);
+      if (into.get(sessionId) === next) into.delete(sessionId);
+    });
+  }
+
+  /** Runs the repository's verify command on the work of a turn that changed it, where configured and trusted. */
+  private async check(session: SessionWithProject, record: TurnRecord, tree: string): Promise<void> {
+    const verify = this.options.verify;
+    if (verify === undefined) return;
+    const root = session.project_root;
+    // The user's checkout's config, not the worktree's: an agent cannot turn a check on or change it.
+    const config = loadRepoConfig(root);
+    if (config.verify?.run !== 'turn') return;
+    const command = config.verify.command ?? config.merge?.check;
+    if (command === undefined) return;
+    if (!trustState(verify.home, root, config).trusted) {
+      log.info("verify not run: the repository's commands are not trusted", { session: session.name });
+      return;
+    }
+    if (!existsSync(session.worktree)) return;
+    const result = await verify.run(command, {
+      cwd: session.worktree,
+      timeoutSeconds: config.verify.timeoutSeconds ?? DEFAULT_CHECK_SECONDS,
+      env: { ...verify.env, BATON_VERIFY: '1' },
+    });
+    const evidence: Evidence = {
+      sessionId: session.id,
+      name: session.name,
+      turn: record.turn,
+      tree,
+      command: result.command,
+      outcome: result.outcome,
+      exitCode: result.exitCode,
+      durationMs: result.durationMs,
+      outputTail: result.outputTail,
+      tests: readTestCounts(result.outputTail),
+      at: this.now().toISOString(),
+    };
+    this.evidence.set(session.id, evidence);
+    this.options.bus.publish(ProvenanceVerified, {
+      sessionId: session.id,
+      name: session.name,
+      project: session.project_name,
+      turn: evidence.turn,
+      tree,
+      command: evidence.command,
+      outcome: evidence.outcome,
+      exitCode: evidence.exitCode,
+      durationMs: evidence.durationMs,
+      outputTail: evidence.outputTail,
+      tests: evidence.tests,
     });
   }
 
@@ -216,6 +307,9 @@ export class ProvenanceService {
       files: [...new Set(record.tools.flatMap((t) => t.files))],
       ms: Math.round(performance.now() - started),
     });
+    if (made === undefined) return;
+    this.trees.set(session.id, made.tree);
+    this.queue(this.checks, session.id, () => this.check(session, record, made.tree));
   }
 }
 

@@ -13,7 +13,7 @@ import { openDb } from '../store/db.js';
 import { createRadar } from '../radar/index.js';
 import { announceSupervisorPort, McpService } from '../mcp/index.js';
 import { sandboxStatus } from '../sandbox/index.js';
-import { MergeService } from '../merge/index.js';
+import { MergeService, runCheck } from '../merge/index.js';
 import { ApprovalService } from '../approvals/index.js';
 import { PolicyService } from '../policy/index.js';
 import { AttemptService } from '../attempts/index.js';
@@ -149,6 +149,7 @@ export async function runSupervisor(env: NodeJS.ProcessEnv = process.env): Promi
     },
     // Read when a turn ends, long after the context service below is made.
     handoffFrom: (id) => context.handoffsOf(id).from[0]?.from ?? null,
+    verify: { run: runCheck, home, env },
   });
   provenance.start();
   const merges = new MergeService({

@@ -1,5 +1,5 @@
 /** `baton blame` and `baton why`: which session's turn wrote each line, and that turn's place in its transcript. */
-import type { BlameLineView, WhyView } from '../../api/provenance.js';
+import type { BlameLineView, SessionEvidenceView, WhyView } from '../../api/provenance.js';
 import { client } from '../connect.js';
 import { printJson, type Context } from '../context.js';
 
@@ -68,4 +68,32 @@ function pad(text: string, width: number): string {
 
 function indent(text: string): string[] {
   return text.split('\n').map((l) => `  ${l}`);
+}
+
+/** `baton evidence [session]`: verified, failing or claimed, with the check Baton ran and on which tree. */
+export async function evidence(
+  ctx: Context,
+  ref: string | undefined,
+  opts: { json?: boolean },
+): Promise<void> {
+  const api = await client(ctx);
+  const { sessions } = await api.call('GET /api/provenance/evidence', {
+    query: ref === undefined ? {} : { session: ref },
+  });
+  if (opts.json) return printJson(ctx, sessions);
+  if (sessions.length === 0) return void ctx.out.write('No sessions.\n');
+  for (const s of sessions) ctx.out.write(`${renderEvidence(s)}\n`);
+}
+
+export function renderEvidence(s: SessionEvidenceView): string {
+  const e = s.evidence;
+  if (e !== null) {
+    const tests =
+      e.tests === null ? '' : `, ${e.tests.passed} passed, ${e.tests.failed} failed of ${e.tests.ran}`;
+    const head = `${s.name}  ${s.status}: \`${e.command}\` ${e.outcome === 'timed_out' ? 'timed out' : `exit ${e.exitCode ?? 'by signal'}`} in ${(e.durationMs / 1000).toFixed(1)} s${tests} (turn ${e.turn}, tree ${e.tree.slice(0, 12)})`;
+    return s.status === 'failing' ? `${head}\n${e.outputTail.replace(/^/gm, '    ')}` : head;
+  }
+  if (s.status === 'claimed')
+    return `${s.name}  claimed: the agent ran ${s.claimed.map((c) => `\`${c}\``).join(', ')}; Baton did not verify it`;
+  return `${s.name}  none: no check ran on this work ("verify": {"run": "turn"} in .baton/config.json runs one at each turn end)`;
 }

@@ -30,3 +30,19 @@ export const ProvenanceNoted = defineWorkspaceEvent(
     ms: z.number().int().nonnegative(),
   }),
 );
+
+/** Baton ran the repository's check on a session's work at a turn's end (`"verify": {"run": "turn"}`). */
+export const ProvenanceVerified = defineWorkspaceEvent(
+  'provenance.verified',
+  z.object({
+    ...sessionRef,
+    turn: z.number().int().positive(),
+    tree: z.string(),
+    command: z.string(),
+    outcome: z.enum(['passed', 'failed', 'timed_out']),
+    exitCode: z.number().int().nullable(),
+    durationMs: z.number().int().nonnegative(),
+    outputTail: z.string(),
+    tests: z.object({ ran: z.number().int(), passed: z.number().int(), failed: z.number().int() }).nullable(),
+  }),
+);
