@@ -41,7 +41,8 @@ export function claimsCheck(command: string): boolean {
  * node's test runner, mocha, cargo and go. Null when none is recognised (the exit code still counts).
  */
 export function readTestCounts(output: string): TestCounts | null {
-  const text = output.replace(/\x1b\[[0-9;]*m/g, '');
+  // The runner's output arrives as plain text (colour codes already taken out by the check's runner).
+  const text = output;
   const num = (re: RegExp): number | undefined => {
     const matches = [...text.matchAll(re)];
     const last = matches[matches.length - 1];
