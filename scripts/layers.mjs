@@ -55,6 +55,7 @@ export const LAYERS = [
       mcp: { why: 'Baton’s MCP server for agents, per-session credentials' },
       review: { why: 'coupling, review groups, combined diffs, comments' },
       radar: { why: 'the conflict radar: hot and soft conflicts' },
+      provenance: { why: 'agent blame: the session and turn that wrote each line, in git notes' },
     },
   },
   {

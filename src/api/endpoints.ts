@@ -9,6 +9,7 @@ import type { HISTORY } from './history.js';
 import type { MCP } from './mcp.js';
 import type { MERGE } from './merge.js';
 import type { POLICY } from './policy.js';
+import type { PROVENANCE } from './provenance.js';
 import type { REVIEW } from './review.js';
 import type { ROUTINES } from './routines.js';
 import type { TASKS } from './tasks.js';
@@ -37,5 +38,6 @@ export type Endpoints = typeof DAEMON &
   typeof CONTEXT &
   typeof ATTEMPTS &
   typeof SYNC &
-  typeof WORKERS;
+  typeof WORKERS &
+  typeof PROVENANCE;
 export type Route = keyof Endpoints;

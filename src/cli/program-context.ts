@@ -69,6 +69,39 @@ export function addContextCommands(
     );
 
   program
+    .command('blame')
+    .description(
+      "each line of a file with the session, turn and prompt that wrote it (or git's author when no session did)",
+    )
+    .argument('<file>', 'a file, or a range of it: file.ts, file.ts:12, file.ts:12-20')
+    .addOption(new Option('--json', 'print JSON for scripts'))
+    .action(async (file: string, opts: { json?: boolean }) =>
+      (await import('./commands/provenance.js')).blame(ctx, file, opts),
+    );
+
+  program
+    .command('why')
+    .description(
+      'the turn that wrote a line: what it was asked, its place in the transcript, the decisions it cited',
+    )
+    .argument('<file:line>', 'a file and a line: file.ts:12')
+    .addOption(new Option('--json', 'print JSON for scripts'))
+    .action(async (spec: string, opts: { json?: boolean }) =>
+      (await import('./commands/provenance.js')).why(ctx, spec, opts),
+    );
+
+  program
+    .command('evidence')
+    .description(
+      "whether each session's work is verified (Baton ran the check on it), failing, or only claimed by its agent",
+    )
+    .argument('[session]', 'one session (id, id prefix or name)', sessionRef)
+    .addOption(new Option('--json', 'print JSON for scripts'))
+    .action(async (ref: string | undefined, opts: { json?: boolean }) =>
+      (await import('./commands/provenance.js')).evidence(ctx, ref, opts),
+    );
+
+  program
     .command('import')
     .description(
       "import sessions run outside Baton from Claude Code's and Codex's own transcript files (again: only what is new)",

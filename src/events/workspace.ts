@@ -17,6 +17,7 @@ import * as attempts from './workspace/attempts.js';
 import * as context from './workspace/context.js';
 import { isWorkspaceEventDefinition, type WorkspaceEventDefinition } from './workspace/define.js';
 import * as merge from './workspace/merge.js';
+import * as provenance from './workspace/provenance.js';
 import * as radar from './workspace/radar.js';
 import * as review from './workspace/review.js';
 import * as routines from './workspace/routines.js';
@@ -31,6 +32,7 @@ export * from './workspace/approvals.js';
 export * from './workspace/attempts.js';
 export * from './workspace/context.js';
 export * from './workspace/merge.js';
+export * from './workspace/provenance.js';
 export * from './workspace/radar.js';
 export * from './workspace/review.js';
 export * from './workspace/routines.js';
@@ -53,6 +55,7 @@ const DOMAINS = [
   attempts,
   routines,
   sync,
+  provenance,
 ] as const;
 
 /** The event definitions among a module's exports (it may export shared schemas too). */

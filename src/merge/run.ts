@@ -38,7 +38,15 @@ export const NO_CHECK: Check = {
 };
 
 export type RunOutcome =
-  | { kind: 'landed'; commit: string; previous: string; check: Check; checkoutUpdated: string | null }
+  | {
+      kind: 'landed';
+      commit: string;
+      previous: string;
+      check: Check;
+      checkoutUpdated: string | null;
+      /** Each member's merged tip, and the commit its step made (the tip, a merge or a squash), in order. */
+      landedMembers: { tip: string; head: string }[];
+    }
   | { kind: 'conflicted'; culprit: SessionWithProject; files: string[]; baseCommit: string }
   | { kind: 'check_failed'; culprit: SessionWithProject; check: Check; bisected: boolean }
   | { kind: 'refused'; message: string; check: Check };
@@ -162,6 +170,7 @@ export async function runMerge(input: RunInput): Promise<RunOutcome> {
       previous: baseTip,
       check: merged.check,
       checkoutUpdated: checkout ?? null,
+      landedMembers: tips.map((tip, index) => ({ tip, head: merged.heads[index] ?? merged.commit })),
     };
   }
   return {
@@ -171,7 +180,8 @@ export async function runMerge(input: RunInput): Promise<RunOutcome> {
   };
 }
 
-type Merged = { kind: 'ready'; commit: string; check: Check } | Exclude<RunOutcome, { kind: 'landed' }>;
+type Merged =
+  { kind: 'ready'; commit: string; check: Check; heads: string[] } | Exclude<RunOutcome, { kind: 'landed' }>;
 
 async function mergeAndCheck(
   input: RunInput,
@@ -193,13 +203,13 @@ async function mergeAndCheck(
     heads.push(step.head);
   }
   const commit = heads[heads.length - 1]!;
-  if (check === undefined) return { kind: 'ready', commit, check: NO_CHECK };
+  if (check === undefined) return { kind: 'ready', commit, check: NO_CHECK, heads };
   const run = async (head: string): Promise<CheckResult> => {
     input.onChecking(describeCheck(check), head, heads.indexOf(head) + 1);
     return runCheck(check, { cwd: scratch, timeoutSeconds, env: input.env });
   };
   const whole = await run(commit);
-  if (whole.outcome === 'passed') return { kind: 'ready', commit, check: outcomeOf(whole) };
+  if (whole.outcome === 'passed') return { kind: 'ready', commit, check: outcomeOf(whole), heads };
   // Bisect: the first prefix of the order whose check fails names the member that broke it.
   let lo = 0;
   let hi = heads.length - 1;

@@ -52,6 +52,21 @@ export interface MergeServiceOptions {
   /** The environment checks and gh run in (the supervisor's). */
   env: NodeJS.ProcessEnv;
   clock?: () => Date;
+  /**
+   * Told of each landing before its sessions are retired, to note on the landed commits which
+   * session's turn wrote which lines (src/provenance). Its failure is logged; the landing stands.
+   */
+  onLanded?: (landing: LandedWork) => Promise<void>;
+}
+
+/** A landing as provenance needs it: the base's move, and each member's tip and what became of it. */
+export interface LandedWork {
+  root: string;
+  project: string;
+  previous: string;
+  commit: string;
+  squash: boolean;
+  members: { session: SessionWithProject; tip: string; head: string }[];
 }
 
 interface Job {
@@ -305,6 +320,7 @@ export class MergeService {
         check: NO_CHECK,
       };
     }
+    if (outcome.kind === 'landed') await this.noteLanding(job, outcome);
     const durationMs = Math.round(performance.now() - started);
     const reported = await this.report(job, outcome, durationMs);
     const result =
@@ -318,6 +334,31 @@ export class MergeService {
     // After the result is on record: a client told of the landing reads it at once.
     await this.options.sessions.letGo?.(job.members.map((m) => m.id));
     return result;
+  }
+
+  /** Tells provenance of a landing (it notes the landed commits); what it cannot do is logged, never the merge's failure. */
+  private async noteLanding(job: Job, outcome: Extract<RunOutcome, { kind: 'landed' }>): Promise<void> {
+    const { onLanded } = this.options;
+    if (onLanded === undefined) return;
+    try {
+      await onLanded({
+        root: job.view.root,
+        project: job.view.project,
+        previous: outcome.previous,
+        commit: outcome.commit,
+        squash: job.view.squash,
+        members: job.members.map((session, index) => ({
+          session,
+          tip: outcome.landedMembers[index]?.tip ?? outcome.commit,
+          head: outcome.landedMembers[index]?.head ?? outcome.commit,
+        })),
+      });
+    } catch (error) {
+      log.warn('the landing was not noted with its provenance', {
+        mergeId: job.view.mergeId,
+        error: errorMessage(error),
+      });
+    }
   }
 
   /** Records `result` as the merge's end in the journal and publishes its event with `publish`, in one transaction. */

@@ -12,6 +12,7 @@ import { PolicySection } from './policy-config.js';
 import { EnvironmentSections } from './environment-config.js';
 import { RoutinesSection } from './routine-config.js';
 import { SyncSection } from './sync-config.js';
+import { VerifySection } from './verify-config.js';
 import { TasksSection } from './task-config.js';
 import { WatchdogSection } from './watchdog-config.js';
 
@@ -75,6 +76,8 @@ export const RepoConfig = z
     ...WatchdogSection,
     /** Sessions' branches and uncommitted work pushed to a shared remote at turn ends (src/sync). */
     sync: SyncSection.optional(),
+    /** Baton runs the check itself at turn ends, for evidence-backed review (src/provenance). */
+    verify: VerifySection.optional(),
   })
   .strict();
 export type RepoConfig = z.infer<typeof RepoConfig>;

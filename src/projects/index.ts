@@ -10,6 +10,7 @@ export { ROUTINE_TRIGGERS, RoutineSpec, RoutinesSection, type RoutineTrigger } f
 export { TasksSection } from './task-config.js';
 export type { WatchdogAction, WatchdogConfig } from './watchdog-config.js';
 export { DEFAULT_SYNC_REMOTE, SYNC_PUSH_MODES, SyncSection, type SyncConfig } from './sync-config.js';
+export { VerifySection, type VerifyConfig } from './verify-config.js';
 export {
   commandDigest,
   commandLines,

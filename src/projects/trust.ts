@@ -35,6 +35,7 @@ export function commandParts(config: RepoConfig): Record<string, unknown> {
     setup: config.worktree?.setup,
     teardown: config.worktree?.teardown,
     check: config.merge?.check,
+    verify: config.verify?.command,
     routines: config.routines,
     env: config.env,
     // What widens what an agent may do is consented to like a command (decision 178): the gate's
@@ -72,6 +73,8 @@ export function commandLines(config: RepoConfig): CommandLine[] {
   for (const c of config.worktree?.teardown ?? []) lines.push({ part: 'teardown', command: show(c) });
   if (config.merge?.check !== undefined)
     lines.push({ part: 'merge check', command: show(config.merge.check) });
+  if (config.verify?.command !== undefined)
+    lines.push({ part: 'verify at turn ends', command: show(config.verify.command) });
   for (const [name, spec] of Object.entries(config.routines ?? {})) {
     const what =
       spec.prompt ??

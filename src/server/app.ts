@@ -25,6 +25,7 @@ import { TASKS } from '../api/tasks.js';
 import { WATCHDOG } from '../api/watchdog.js';
 import { SYNC } from '../api/sync.js';
 import { WORKERS, type WorkersView } from '../api/workers.js';
+import { PROVENANCE } from '../api/provenance.js';
 import { WORKSPACE } from '../api/workspace.js';
 import { BatonError, DiskFullError, errorMessage, formatIssues, isDiskFull } from '../shared/errors.js';
 import { MergeService } from '../merge/index.js';
@@ -61,9 +62,11 @@ import { taskHandlers } from './routes/tasks.js';
 import { createTasks, type TaskService } from '../tasks/index.js';
 import { watchdogHandlers } from './routes/watchdog.js';
 import { syncHandlers } from './routes/sync.js';
+import { provenanceHandlers } from './routes/provenance.js';
 import { workerHandlers } from './routes/workers.js';
 import type { RemoteSessions } from '../cluster/index.js';
 import type { SyncService } from '../sync/index.js';
+import type { ProvenanceService } from '../provenance/index.js';
 import type { Watchdog } from '../watchdog/index.js';
 import type { ReviewService } from '../review/index.js';
 import { mountWeb } from './web-routes.js';
@@ -121,6 +124,8 @@ export interface AppOptions {
   context?: ContextService;
   /** Pushes of sessions' work to the shared remote (src/sync); without it, those endpoints answer that it is off. */
   sync?: SyncService;
+  /** Which session's turn wrote each line (src/provenance); without it, those endpoints answer that it is off. */
+  provenance?: ProvenanceService;
   /** The machines serving the workspace (src/server/cluster.ts); without it, that endpoint answers that it is off. */
   workers?: () => Promise<WorkersView>;
   /**
@@ -255,6 +260,7 @@ export function createApp(options: AppOptions): Hono {
   mount(app, CONTEXT, contextHandlers(context, manager));
   mount(app, SYNC, syncHandlers(options.sync));
   mount(app, WORKERS, workerHandlers(options.workers));
+  mount(app, PROVENANCE, provenanceHandlers(options.provenance));
 
   // Last: the web routes end with the UI's catch-all.
   if (options.browserAuth !== undefined)

@@ -15,6 +15,7 @@ import * as history from '../api/history.js';
 import * as mcp from '../api/mcp.js';
 import * as merge from '../api/merge.js';
 import * as policy from '../api/policy.js';
+import * as provenance from '../api/provenance.js';
 import * as shapes from '../api/index.js';
 import * as review from '../api/review.js';
 import * as sessions from '../api/sessions.js';
@@ -49,6 +50,7 @@ export const TABLES = {
   ...attempts.ATTEMPTS,
   ...sync.SYNC,
   ...workers.WORKERS,
+  ...provenance.PROVENANCE,
 } as const;
 
 const ErrorBody = z.object({

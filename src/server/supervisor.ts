@@ -13,7 +13,7 @@ import { openDb } from '../store/db.js';
 import { createRadar } from '../radar/index.js';
 import { announceSupervisorPort, McpService } from '../mcp/index.js';
 import { sandboxStatus } from '../sandbox/index.js';
-import { MergeService } from '../merge/index.js';
+import { MergeService, runCheck } from '../merge/index.js';
 import { ApprovalService } from '../approvals/index.js';
 import { PolicyService } from '../policy/index.js';
 import { AttemptService } from '../attempts/index.js';
@@ -25,6 +25,7 @@ import { UsageTracker } from '../usage/index.js';
 import { DesktopNotifier, NotificationChannels, Watchdog } from '../watchdog/index.js';
 import { ContextService } from '../context/index.js';
 import { SyncService } from '../sync/index.js';
+import { ProvenanceService } from '../provenance/index.js';
 import { sqliteSettings } from '../settings/index.js';
 import { createApp } from './app.js';
 import { heartbeatMsOf, joinWorkspace } from './cluster.js';
@@ -138,12 +139,26 @@ export async function runSupervisor(env: NodeJS.ProcessEnv = process.env): Promi
   // pushed, brought into merges, replied to; nothing behind it on one machine (decision 210).
   const peers = await peersOf(manager, () => membership.remote(), db, home);
   const radar = createRadar(manager, db, { elsewhere: peers.snapshots });
+  // Which turn wrote each line: recorded at turn ends, noted on the commits a merge lands.
+  const provenance = new ProvenanceService({
+    bus: manager.bus,
+    sessions: manager,
+    onEvent: (listener) => {
+      manager.on('event', listener);
+      return () => manager.off('event', listener);
+    },
+    // Read when a turn ends, long after the context service below is made.
+    handoffFrom: (id) => context.handoffsOf(id).from[0]?.from ?? null,
+    verify: { run: runCheck, home, env },
+  });
+  provenance.start();
   const merges = new MergeService({
     home,
     sessions: peers.merges,
     bus: manager.bus,
     db,
     env,
+    onLanded: (landing) => provenance.landed(landing),
   });
   const attempts = new AttemptService({
     home,
@@ -294,6 +309,7 @@ export async function runSupervisor(env: NodeJS.ProcessEnv = process.env): Promi
     notifier.close();
     channels.close();
     sync.close();
+    provenance.close();
     attempts.close();
     manager.close();
     rmSync(paths.supervisorJson, { force: true });
@@ -321,6 +337,7 @@ export async function runSupervisor(env: NodeJS.ProcessEnv = process.env): Promi
     approvals,
     watchdog,
     sync,
+    provenance,
     workers: () => membership.view(),
     remote: () => membership.remote(),
     placing: { machine: membership.machine, placer: () => membership.placer() },

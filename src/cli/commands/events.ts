@@ -206,6 +206,12 @@ function describeKnown(event: WorkspaceEvent): string {
       return `${event.data.name}: pushed ${event.data.commit.slice(0, 8)} to ${event.data.remote} ${event.data.ref}${event.data.snapshotCommit === null ? '' : ` with uncommitted work ${event.data.snapshotCommit.slice(0, 8)}`} (${event.data.ms} ms)`;
     case 'sync.failed':
       return `${event.data.name}: push to ${event.data.remote} failed: ${event.data.reason}`;
+    case 'provenance.recorded':
+      return `${event.data.name}: turn ${event.data.turn} recorded${event.data.commit === null ? ' (no change)' : ` as ${event.data.commit.slice(0, 8)}`} (${event.data.ms} ms)`;
+    case 'provenance.verified':
+      return `${event.data.name}: turn ${event.data.turn} ${event.data.outcome === 'passed' ? 'verified' : event.data.outcome === 'timed_out' ? 'check timed out' : 'check failed'}: \`${event.data.command}\`${event.data.tests === null ? '' : ` (${event.data.tests.passed} passed, ${event.data.tests.failed} failed)`} in ${(event.data.durationMs / 1000).toFixed(1)} s`;
+    case 'provenance.noted':
+      return `${members(event.data.sessions)}: ${event.data.lines} lines noted on ${event.data.commits} landed commits (${event.data.ms} ms)`;
   }
 }
 

@@ -1,0 +1,130 @@
+/**
+ * Provenance: which session's turn wrote each line of a file (`baton blame`), and that turn's place
+ * in its transcript with the decisions it cited (`baton why`). Read from git (blame and the notes
+ * under `refs/notes/baton`) in the caller's checkout; operations are in `src/provenance`.
+ */
+import { z } from 'zod';
+import { endpoint, type Table } from './endpoint.js';
+
+export const TurnRecordView = z.object({
+  v: z.literal(1),
+  sessionId: z.string(),
+  name: z.string(),
+  turn: z.number().int(),
+  agent: z.string(),
+  model: z.string().nullable(),
+  task: z.number().int().nullable(),
+  /** The prompt (first turn) or the reply the turn answered, up to 2,000 characters. */
+  prompt: z.string(),
+  reply: z.string().nullable(),
+  outcome: z.enum(['success', 'error', 'interrupted']),
+  startSeq: z.number().int(),
+  endSeq: z.number().int(),
+  tools: z.array(z.object({ tool: z.string(), files: z.array(z.string()) })),
+  decisions: z.array(z.string()),
+  checks: z.array(z.string()).optional(),
+  handoffFrom: z.string().nullable(),
+  at: z.string(),
+});
+export type TurnRecordView = z.infer<typeof TurnRecordView>;
+
+export const BlameLineView = z.object({
+  line: z.number().int(),
+  text: z.string(),
+  commit: z.string(),
+  path: z.string(),
+  author: z.string(),
+  authorMail: z.string(),
+  at: z.string(),
+  summary: z.string(),
+  /** The turn that wrote the line; null when no session of Baton's did (a person's line, or one from before Baton). */
+  turn: TurnRecordView.nullable(),
+});
+export type BlameLineView = z.infer<typeof BlameLineView>;
+
+export const BlameView = z.object({ path: z.string(), lines: z.array(BlameLineView) });
+export type BlameView = z.infer<typeof BlameView>;
+
+export const WhyView = z.object({
+  path: z.string(),
+  line: BlameLineView,
+  /** Where the turn is in its session's transcript; null for a line no session wrote. */
+  transcript: z
+    .object({
+      sessionId: z.string(),
+      name: z.string(),
+      /** False when this workspace no longer holds the session (the note alone tells of it). */
+      kept: z.boolean(),
+      command: z.string(),
+      startSeq: z.number().int(),
+      endSeq: z.number().int(),
+      /** The turn's messages and tool calls, one line each (its last 40). */
+      entries: z.array(z.object({ seq: z.number().int(), text: z.string() })),
+    })
+    .nullable(),
+});
+export type WhyView = z.infer<typeof WhyView>;
+
+export const BlameQuery = z.object({
+  file: z
+    .string()
+    .min(1)
+    .max(4096)
+    .describe(
+      "A path relative to the caller's folder, optionally with a line or range: file, file:12, file:12-20",
+    ),
+});
+
+export const EvidenceView = z.object({
+  sessionId: z.string(),
+  name: z.string(),
+  turn: z.number().int(),
+  /** The tree of the work the check ran on. */
+  tree: z.string(),
+  command: z.string(),
+  outcome: z.enum(['passed', 'failed', 'timed_out']),
+  exitCode: z.number().int().nullable(),
+  durationMs: z.number().int(),
+  outputTail: z.string(),
+  /** What the runner's summary counted; null when its output has none Baton reads. */
+  tests: z.object({ ran: z.number().int(), passed: z.number().int(), failed: z.number().int() }).nullable(),
+  at: z.string(),
+});
+export type EvidenceView = z.infer<typeof EvidenceView>;
+
+export const SessionEvidenceView = z.object({
+  sessionId: z.string(),
+  name: z.string(),
+  /**
+   * `verified`: Baton's own run of the check passed on the session's work as it is; `failing`: it
+   * failed; `claimed`: Baton did not verify this work, but the agent ran `claimed` itself; `none`.
+   */
+  status: z.enum(['verified', 'failing', 'claimed', 'none']),
+  evidence: EvidenceView.nullable(),
+  claimed: z.array(z.string()),
+});
+export type SessionEvidenceView = z.infer<typeof SessionEvidenceView>;
+
+export const EvidenceQuery = z.object({
+  session: z.string().optional().describe('One session (id, id prefix or name)'),
+});
+
+export const PROVENANCE = {
+  'GET /api/provenance/blame': endpoint({
+    summary:
+      "Each line of a file with the session, turn, prompt, agent and model that wrote it, or git's author",
+    query: BlameQuery,
+    response: BlameView,
+  }),
+  'GET /api/provenance/why': endpoint({
+    summary: "The turn that wrote one line: its place in the session's transcript and the decisions it cited",
+    query: BlameQuery,
+    response: WhyView,
+  }),
+  'GET /api/provenance/evidence': endpoint({
+    summary: "Each session's evidence: verified, failing or claimed, with the check Baton ran on its tree",
+    query: EvidenceQuery,
+    response: z.object({ sessions: z.array(SessionEvidenceView) }),
+    sessions: 'read',
+  }),
+} satisfies Table;

@@ -1,0 +1,330 @@
+/**
+ * The provenance service, in the supervisor: it follows every session's events (record.ts keeps
+ * each one's turn under way), commits each finished turn's work onto the session's chain
+ * (chain.ts), one record at a time per session, notes a landing's commits once their sessions'
+ * records are all written (notes.ts), and answers `baton blame` and `baton why` (blame.ts).
+ */
+import { existsSync } from 'node:fs';
+import type { BlameView, SessionEvidenceView, WhyView } from '../api/provenance.js';
+import type { WorkspaceBus } from '../bus/index.js';
+import type { BatonEvent } from '../events/index.js';
+import { formatEvent } from '../events/format.js';
+import { ProvenanceNoted, ProvenanceRecorded, ProvenanceVerified } from '../events/workspace.js';
+import { DEFAULT_CHECK_SECONDS, loadRepoConfig, trustState } from '../projects/index.js';
+import { errorMessage, InvalidInputError } from '../shared/errors.js';
+import { createLogger } from '../shared/log.js';
+import type { SessionWithProject } from '../store/sessions.js';
+import { blameFile, parseBlameSpec } from './blame.js';
+import { recordTurn } from './chain.js';
+import { readTestCounts, type Evidence, type RunCheck } from './evidence.js';
+import { noteLanding } from './notes.js';
+import { TurnTracker, turnRecord, type TurnRecord } from './record.js';
+
+const log = createLogger('provenance');
+
+/** Events read per batch when a session's turn is rebuilt from the store. */
+const REPLAY_BATCH = 5_000;
+/** Entries of a turn's transcript `baton why` prints. */
+const WHY_ENTRIES = 40;
+
+export interface ProvenanceSessions {
+  get(id: string): SessionWithProject | undefined;
+  resolve(ref: string, cwd?: string): SessionWithProject;
+  list(): SessionWithProject[];
+  eventsAfter(sessionId: string, after: number, limit?: number): BatonEvent[];
+}
+
+export interface ProvenanceOptions {
+  bus: WorkspaceBus;
+  sessions: ProvenanceSessions;
+  /** Subscribes to every stored event of every session; returns the unsubscribe. */
+  onEvent(listener: (sessionId: string, event: BatonEvent) => void): () => void;
+  /** The name of the session this one was handed off from, if any (src/context's handoffs). */
+  handoffFrom?: (sessionId: string) => string | null;
+  now?: () => Date;
+  /**
+   * Runs the repository's check at turn ends where `.baton/config.json` says `"verify": {"run":
+   * "turn"}` (decision 253): the merge queue's runner, Baton's state folder (for trust) and the
+   * environment checks run in. Without it, no check runs and every session is claimed or none.
+   */
+  verify?: { run: RunCheck; home: string; env: NodeJS.ProcessEnv };
+}
+
+export interface LandedSessions {
+  root: string;
+  project: string;
+  previous: string;
+  commit: string;
+  squash: boolean;
+  members: { session: SessionWithProject; tip: string; head: string }[];
+}
+
+export class ProvenanceService {
+  private readonly trackers = new Map<string, TurnTracker>();
+  /** Each session's records, one after another; a landing waits for its sessions' last. */
+  private readonly records = new Map<string, Promise<void>>();
+  private readonly now: () => Date;
+  /** Each session's last evidence, the tree of its last recorded turn, and the checks its agent ran in that turn. */
+  private readonly evidence = new Map<string, Evidence>();
+  private readonly trees = new Map<string, string>();
+  private readonly claims = new Map<string, string[]>();
+  /** Each session's checks, one at a time, apart from its records so a landing does not wait on a test run. */
+  private readonly checks = new Map<string, Promise<void>>();
+  private off: (() => void) | undefined;
+
+  constructor(private readonly options: ProvenanceOptions) {
+    this.now = options.now ?? (() => new Date());
+  }
+
+  start(): void {
+    this.off ??= this.options.onEvent((sessionId, event) => this.observe(sessionId, event));
+  }
+
+  close(): void {
+    this.off?.();
+    this.off = undefined;
+  }
+
+  /** One stored event of a session. Cheap unless it ends a turn (then a record is queued). */
+  observe(sessionId: string, event: BatonEvent): void {
+    let tracker = this.trackers.get(sessionId);
+    if (tracker === undefined) {
+      tracker = this.replay(sessionId, event.seq);
+      this.trackers.set(sessionId, tracker);
+    }
+    const finished = tracker.add(event);
+    if (event.type === 'session.ended') this.trackers.delete(sessionId);
+    if (finished === undefined) return;
+    const session = this.options.sessions.get(sessionId);
+    if (session === undefined) return;
+    const record = turnRecord(
+      {
+        sessionId,
+        name: session.name,
+        agent: session.agent,
+        model: session.model,
+        task: session.task_id,
+        prompt: session.prompt,
+      },
+      finished,
+      this.options.handoffFrom?.(sessionId) ?? null,
+      this.now(),
+    );
+    this.claims.set(sessionId, record.checks ?? []);
+    this.queue(this.records, sessionId, () => this.record(session, record));
+  }
+
+  /** Where each session (or the one named) stands: verified, failing, claimed, or none. */
+  evidenceOf(ref: string | undefined, cwd: string | undefined): SessionEvidenceView[] {
+    const sessions =
+      ref === undefined ? this.options.sessions.list() : [this.options.sessions.resolve(ref, cwd)];
+    return sessions.map((s) => {
+      const evidence = this.evidence.get(s.id);
+      const current = evidence !== undefined && evidence.tree === this.trees.get(s.id) ? evidence : undefined;
+      const claimed = this.claims.get(s.id) ?? [];
+      const status =
+        current !== undefined
+          ? current.outcome === 'passed'
+            ? 'verified'
+            : 'failing'
+          : claimed.length > 0
+            ? 'claimed'
+            : 'none';
+      return { sessionId: s.id, name: s.name, status, evidence: current ?? null, claimed };
+    });
+  }
+
+  /** Resolves once the checks queued so far for this session have run. */
+  async verified(sessionId: string): Promise<void> {
+    await (this.checks.get(sessionId) ?? Promise.resolve());
+  }
+
+  /** Resolves once every record queued so far for these sessions is written (or has failed). */
+  async settled(sessionIds: readonly string[]): Promise<void> {
+    await Promise.all(sessionIds.map((id) => this.records.get(id) ?? Promise.resolve()));
+  }
+
+  /** Notes a landing's commits with the turns that wrote their lines. */
+  async landed(landing: LandedSessions): Promise<void> {
+    await this.settled(landing.members.map((m) => m.session.id));
+    const started = performance.now();
+    const noted = await noteLanding({
+      root: landing.root,
+      previous: landing.previous,
+      commit: landing.commit,
+      squash: landing.squash,
+      members: landing.members.map((m) => ({
+        sessionId: m.session.id,
+        base: m.session.base_commit,
+        tip: m.tip,
+        head: m.head,
+      })),
+      complete: (record) =>
+        record.handoffFrom !== null
+          ? record
+          : { ...record, handoffFrom: this.options.handoffFrom?.(record.sessionId) ?? null },
+    });
+    this.options.bus.publish(ProvenanceNoted, {
+      project: landing.project,
+      commit: landing.commit,
+      sessions: landing.members.map((m) => ({ sessionId: m.session.id, name: m.session.name })),
+      ...noted,
+      ms: Math.round(performance.now() - started),
+    });
+  }
+
+  async blame(cwd: string | undefined, spec: string): Promise<BlameView> {
+    const where = requireCwd(cwd);
+    const { path, from, to } = parseBlameSpec(spec);
+    const lines = await blameFile(where, path, from, to);
+    return { path, lines };
+  }
+
+  async why(cwd: string | undefined, spec: string): Promise<WhyView> {
+    const where = requireCwd(cwd);
+    const { path, from } = parseBlameSpec(spec);
+    if (from === undefined) throw new InvalidInputError(`Say which line: baton why ${spec}:<line>.`);
+    const [line] = await blameFile(where, path, from, from);
+    if (line === undefined) throw new InvalidInputError(`${path} has no line ${from}.`);
+    const turn = line.turn;
+    if (turn === null) return { path, line, transcript: null };
+    const session = this.options.sessions.get(turn.sessionId);
+    const entries =
+      session === undefined
+        ? []
+        : this.options.sessions
+            .eventsAfter(turn.sessionId, turn.startSeq - 1, Math.min(turn.endSeq - turn.startSeq + 1, 10_000))
+            .filter((e) => e.seq <= turn.endSeq && shown(e))
+            .slice(-WHY_ENTRIES)
+            .map((e) => ({ seq: e.seq, text: formatEvent(e) }));
+    return {
+      path,
+      line,
+      transcript: {
+        sessionId: turn.sessionId,
+        name: turn.name,
+        kept: session !== undefined,
+        command: `baton transcript ${session === undefined ? turn.sessionId : turn.name}`,
+        startSeq: turn.startSeq,
+        endSeq: turn.endSeq,
+        entries,
+      },
+    };
+  }
+
+  /** The tracker of a session seen first mid-way (a restart): its events before `seq` replayed from the store. */
+  private replay(sessionId: string, seq: number): TurnTracker {
+    const tracker = new TurnTracker();
+    for (let after = 0; after < seq - 1;) {
+      const batch = this.options.sessions.eventsAfter(sessionId, after, REPLAY_BATCH);
+      if (batch.length === 0) break;
+      for (const event of batch) {
+        if (event.seq >= seq) return tracker;
+        tracker.add(event);
+      }
+      after = batch[batch.length - 1]!.seq;
+    }
+    return tracker;
+  }
+
+  private queue(into: Map<string, Promise<void>>, sessionId: string, work: () => Promise<void>): void {
+    const next = (into.get(sessionId) ?? Promise.resolve())
+      .then(work)
+      .catch((error: unknown) =>
+        log.warn('a turn was not recorded or checked', { session: sessionId, error: errorMessage(error) }),
+      );
+    into.set(sessionId, next);
+    void next.then(() => {
+      if (into.get(sessionId) === next) into.delete(sessionId);
+    });
+  }
+
+  /** Runs the repository's verify command on the work of a turn that changed it, where configured and trusted. */
+  private async check(session: SessionWithProject, record: TurnRecord, tree: string): Promise<void> {
+    const verify = this.options.verify;
+    if (verify === undefined) return;
+    const root = session.project_root;
+    // The user's checkout's config, not the worktree's: an agent cannot turn a check on or change it.
+    const config = loadRepoConfig(root);
+    if (config.verify?.run !== 'turn') return;
+    const command = config.verify.command ?? config.merge?.check;
+    if (command === undefined) return;
+    if (!trustState(verify.home, root, config).trusted) {
+      log.info("verify not run: the repository's commands are not trusted", { session: session.name });
+      return;
+    }
+    if (!existsSync(session.worktree)) return;
+    const result = await verify.run(command, {
+      cwd: session.worktree,
+      timeoutSeconds: config.verify.timeoutSeconds ?? DEFAULT_CHECK_SECONDS,
+      env: { ...verify.env, BATON_VERIFY: '1' },
+    });
+    const evidence: Evidence = {
+      sessionId: session.id,
+      name: session.name,
+      turn: record.turn,
+      tree,
+      command: result.command,
+      outcome: result.outcome,
+      exitCode: result.exitCode,
+      durationMs: result.durationMs,
+      outputTail: result.outputTail,
+      tests: readTestCounts(result.outputTail),
+      at: this.now().toISOString(),
+    };
+    this.evidence.set(session.id, evidence);
+    this.options.bus.publish(ProvenanceVerified, {
+      sessionId: session.id,
+      name: session.name,
+      project: session.project_name,
+      turn: evidence.turn,
+      tree,
+      command: evidence.command,
+      outcome: evidence.outcome,
+      exitCode: evidence.exitCode,
+      durationMs: evidence.durationMs,
+      outputTail: evidence.outputTail,
+      tests: evidence.tests,
+    });
+  }
+
+  private async record(session: SessionWithProject, record: TurnRecord): Promise<void> {
+    // Its worktree gone (landed, removed): the work is wherever it went, with the turns before.
+    if (!existsSync(session.worktree) || !existsSync(session.project_root)) return;
+    const started = performance.now();
+    const made = await recordTurn({
+      root: session.project_root,
+      worktree: session.worktree,
+      base: session.base_commit,
+      record,
+    });
+    this.options.bus.publish(ProvenanceRecorded, {
+      sessionId: session.id,
+      name: session.name,
+      project: session.project_name,
+      turn: record.turn,
+      commit: made?.commit ?? null,
+      files: [...new Set(record.tools.flatMap((t) => t.files))],
+      ms: Math.round(performance.now() - started),
+    });
+    if (made === undefined) return;
+    this.trees.set(session.id, made.tree);
+    this.queue(this.checks, session.id, () => this.check(session, record, made.tree));
+  }
+}
+
+function requireCwd(cwd: string | undefined): string {
+  if (cwd === undefined)
+    throw new InvalidInputError('Say which repository: run it inside a checkout (the CLI sends its folder).');
+  return cwd;
+}
+
+/** What of a turn `baton why` shows: what was said and what the tools did, not the bookkeeping. */
+function shown(event: BatonEvent): boolean {
+  return (
+    event.type === 'turn.started' ||
+    event.type === 'message.added' ||
+    event.type === 'tool.started' ||
+    event.type === 'turn.completed'
+  );
+}
