@@ -1,3 +1,5 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -87,13 +89,11 @@ describe('the kernel’s figures', () => {
   });
 
   it.runIf(process.platform === 'linux')('measures a real process tree, children included', async () => {
-    const { spawn } = await import('node:child_process');
-    const { once } = await import('node:events');
     const child = spawn(process.execPath, ['-e', 'process.stdout.write("up"); setInterval(() => {}, 1000)'], {
       stdio: ['ignore', 'pipe', 'ignore'],
     });
     try {
-      await once(child.stdout!, 'data');
+      await once(child.stdout, 'data');
       const trees = procMemory().treesMb([process.pid, child.pid!]);
       const own = trees.get(process.pid)!;
       const alone = trees.get(child.pid!)!;
