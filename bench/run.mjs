@@ -389,6 +389,7 @@ try {
     ['routines', 'routines.mjs', []],
     ['tasks', 'tasks.mjs', []],
     ['mcp', 'mcp.mjs', []],
+    ['capacity', 'capacity.mjs', []],
     ['policy', 'policy.mjs', []],
     ['discards', 'discards.mjs', []],
     ['attempts', 'attempts.mjs', []],

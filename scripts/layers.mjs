@@ -48,6 +48,7 @@ export const LAYERS = [
     about: 'what one session needs around it; they see sessions through interfaces',
     folders: {
       usage: { why: 'prices, the usage ledger, burn rate, windows' },
+      capacity: { why: 'memory: measured footprints, the admission gate, headroom' },
       policy: { why: 'the destructive-action gate: shell read, rules, verdicts' },
       approvals: { why: 'asking and answering: allow rules, auto-approval, the approvals table' },
       context: { why: 'transcripts, search, handoff packs, import' },

@@ -19,6 +19,19 @@ export const Health = z.object({
 });
 export type Health = z.infer<typeof Health>;
 
+/** The machine's memory for new sessions (decision 260): available, the reserve, what sessions at work may still take, and what is free for one more. */
+export const MemoryHeadroom = z.object({
+  enabled: z.boolean(),
+  availableMb: z.number().nullable(),
+  reserveMb: z.number(),
+  expectedGrowthMb: z.number(),
+  freeMb: z.number().nullable(),
+  footprints: z.array(
+    z.object({ agent: z.string(), mb: z.number(), source: z.enum(['setting', 'measured', 'default']) }),
+  ),
+});
+export type MemoryHeadroom = z.infer<typeof MemoryHeadroom>;
+
 export const DaemonStatus = z.object({
   pid: z.number().int(),
   port: z.number().int(),
@@ -31,6 +44,7 @@ export const DaemonStatus = z.object({
   active: z.number().int(),
   queued: z.number().int(),
   sessions: z.number().int(),
+  memory: MemoryHeadroom.optional(),
   /** The sandbox agents run in on this machine (src/sandbox): `none` says they can act as the user. */
   sandbox: z.object({ kind: z.enum(['bubblewrap', 'none']), detail: z.string(), summary: z.string() }),
 });

@@ -142,6 +142,8 @@ export const PeekView = z.object({
   currentStep: z.string().nullable(),
   lastOutput: z.string().nullable(),
   filesChanged: z.array(FileChange),
+  /** Megabytes the session's processes hold (host, agent, their children; PSS where readable), when its host runs (decision 260). */
+  memoryMb: z.number().optional(),
 });
 export type PeekView = z.infer<typeof PeekView>;
 

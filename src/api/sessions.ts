@@ -1,5 +1,6 @@
 /** Sessions: dispatch, look, answer, steer and remove. Shapes are in `index.ts`. */
 import { z } from 'zod';
+import { MemoryHeadroom } from './daemon.js';
 import { endpoint, type Table } from './endpoint.js';
 import {
   AcceptDangerousModeRequest,
@@ -64,6 +65,8 @@ export const RemovedSessionView = SessionView.extend({
 export const SessionList = z.object({
   sessions: z.array(SessionView),
   reviewQueue: ReviewQueueView.optional(),
+  /** The machine's memory headroom for new sessions (decision 260), for the list's footer. */
+  memory: MemoryHeadroom.optional(),
   /** With `removed=1`: landed and removed sessions, newest first — their transcripts stay readable. */
   removed: z.array(RemovedSessionView).optional(),
 });

@@ -1,8 +1,9 @@
 /** Text rendering of sessions for people. Scripts use --json instead. */
 import type { PeekView, SessionView } from '../api/index.js';
+import type { MemoryHeadroom } from '../api/daemon.js';
 import type { ReviewQueueView } from '../api/sessions.js';
 import { STATE_GROUPS } from '../api/groups.js';
-import { formatUsd, oneLine, reasonText } from '../events/format.js';
+import { formatMb, formatUsd, oneLine, reasonText } from '../events/format.js';
 
 export interface ListLayout {
   /** The terminal's width: each row's activity is cut to fit (never the name). Unset: no limit. */
@@ -25,6 +26,7 @@ export function renderList(
   now = Date.now(),
   reviewQueue?: ReviewQueueView,
   layout: ListLayout = {},
+  memory?: MemoryHeadroom,
 ): string {
   if (sessions.length === 0)
     return 'No sessions. Start one with: baton dispatch "what to do" --name my-task\n';
@@ -64,7 +66,24 @@ export function renderList(
   }
   if (reviewQueue !== undefined && reviewQueue.sessions > 0)
     lines.push('', fit(renderReviewQueue(reviewQueue), layout.width));
+  const headroom = memory === undefined ? undefined : renderHeadroom(memory);
+  if (headroom !== undefined) lines.push(fit(headroom, layout.width));
   return lines.join('\n') + '\n';
+}
+
+/**
+ * The machine's memory for new sessions (decision 260): "Memory: 1.2 GB free for new sessions
+ * (3.4 GB available, 0.5 GB reserve, 1.7 GB for sessions at work to grow into)"; undefined where
+ * the kernel does not say.
+ */
+export function renderHeadroom(memory: MemoryHeadroom): string | undefined {
+  if (memory.availableMb === null || memory.freeMb === null) return undefined;
+  const growth =
+    memory.expectedGrowthMb > 0
+      ? `, ${formatMb(memory.expectedGrowthMb)} for sessions at work to grow into`
+      : '';
+  const off = memory.enabled ? '' : '; memory admission is off';
+  return `Memory: ${formatMb(Math.max(0, memory.freeMb))} free for new sessions (${formatMb(memory.availableMb)} available, ${formatMb(memory.reserveMb)} reserve${growth})${off}`;
 }
 
 /** The activity keeps at least this much of a row before the columns left of it give way. */
@@ -206,6 +225,8 @@ export function renderPeek(view: PeekView, now = Date.now()): string {
   lines.push(
     `  usage:    ${formatTokens(s.inputTokens)} in, ${formatTokens(s.outputTokens)} out, ${formatUsd(s.costUsd)}`,
   );
+  if (view.memoryMb !== undefined)
+    lines.push(`  memory:   ${formatMb(view.memoryMb)} (host, agent and their children)`);
   lines.push(`  active:   ${age(s.lastEventAt ?? s.createdAt, now)} ago`);
   lines.push(`  files changed (${view.filesChanged.length}):`);
   for (const f of view.filesChanged.slice(0, 30)) lines.push(`    ${f.status.padEnd(2)} ${f.path}`);

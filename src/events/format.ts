@@ -174,3 +174,9 @@ export function reasonText(
       return oneLine(reason.message, max);
   }
 }
+
+/** "1.2 GB" / "350 MB": memory as said to the user (decision 260). */
+export function formatMb(mb: number): string {
+  if (mb >= 1000) return `${(mb / 1024).toFixed(1)} GB`;
+  return `${Math.max(0, Math.round(mb))} MB`;
+}

@@ -34,7 +34,12 @@ export const StateReason = z.discriminatedUnion('kind', [
   }),
   z.object({ kind: z.literal('question'), text: z.string() }),
   z.object({ kind: z.literal('error'), message: z.string() }),
-  z.object({ kind: z.literal('note'), message: z.string() }),
+  z.object({
+    kind: z.literal('note'),
+    message: z.string(),
+    /** When the session goes on by itself: a usage limit's reset (decision 262); absent: it waits for a reply. */
+    until: z.string().optional(),
+  }),
 ]);
 export type StateReason = z.infer<typeof StateReason>;
 
@@ -137,6 +142,11 @@ export const EventBody = z.discriminatedUnion('type', [
     type: z.literal('turn.completed'),
     outcome: z.enum(['success', 'error', 'interrupted']),
     error: z.string().optional(),
+    /**
+     * The error was the agent's usage limit (decision 262): the window that ran out and when it
+     * resets, as far as the agent said. The session pauses rather than fails.
+     */
+    limit: z.object({ window: z.string().optional(), resetsAt: z.string().optional() }).optional(),
   }),
   z.object({
     type: z.literal('error.raised'),

@@ -3,6 +3,7 @@
  * single-instance lock, the token, the store, the session manager and the HTTP server.
  */
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { procMemory } from '../capacity/index.js';
 import { loadConfig } from '../shared/config.js';
 import { errorMessage, SUPERVISOR_EXIT_ALREADY_RUNNING } from '../shared/errors.js';
 import { sweepSnapshotFolders } from '../worktrees/index.js';
@@ -123,6 +124,12 @@ export async function runSupervisor(env: NodeJS.ProcessEnv = process.env): Promi
     maxConcurrent: config.maxConcurrent,
     reviewCapacity: config.reviewCapacity,
     env,
+    memory: {
+      enabled: config.memory.enabled,
+      reserveMb: config.memory.reserveMb,
+      footprintMb: config.memory.footprintMb,
+      source: procMemory(config.memory.meminfo),
+    },
   });
   // With a shared store: this machine registered and heartbeating, or the start fails here.
   const membership = await joinWorkspace({
@@ -350,6 +357,7 @@ export async function runSupervisor(env: NodeJS.ProcessEnv = process.env): Promi
     phase: () => gate.phase,
     status: () => {
       const sessions = manager.list();
+      const memory = manager.headroom();
       return {
         pid: process.pid,
         port,
@@ -362,6 +370,7 @@ export async function runSupervisor(env: NodeJS.ProcessEnv = process.env): Promi
         active: manager.activeCount(),
         queued: sessions.filter((s) => s.state === 'queued').length,
         sessions: sessions.length,
+        ...(memory === undefined ? {} : { memory }),
         sandbox: sandboxStatus(),
       };
     },

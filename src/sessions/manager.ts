@@ -9,6 +9,7 @@ import type { EnvironmentView } from '../api/environments.js';
 import type { DispatchRequest, PeekView, SessionView } from '../api/index.js';
 import { PendingApprovals } from '../approvals/index.js';
 import { WorkspaceBus } from '../bus/index.js';
+import { MEMORY_GATE, MemoryAdmission, type Headroom, type MemorySource } from '../capacity/index.js';
 import type { BatonEvent } from '../events/index.js';
 import { Scheduler, type Gate } from '../scheduler/index.js';
 import { errorMessage } from '../shared/errors.js';
@@ -46,7 +47,19 @@ export interface ManagerOptions {
   reviewCapacity?: ReviewCapacity | undefined;
   /** The workspace bus; one is made on the same database when not given. */
   bus?: WorkspaceBus;
+  /** Memory-aware admission (decision 260); none (the count cap alone) when not given. */
+  memory?: {
+    enabled: boolean;
+    reserveMb: number;
+    footprintMb: Readonly<Record<string, number>>;
+    source: MemorySource;
+    /** How often a session held for memory is looked at again (memory freed outside Baton); default 15 s. */
+    recheckMs?: number;
+  };
 }
+
+/** A session held for memory is looked at again this often: memory freed outside Baton says nothing. */
+const MEMORY_RECHECK_MS = 15_000;
 
 /** The events the manager emits: each session event as it is ingested, and a session's row changing. */
 export interface ManagerEvents {
@@ -69,6 +82,9 @@ export class SessionManager extends EventEmitter<ManagerEvents> {
   private readonly core: SessionsCore;
   private readonly commands: SessionCommands;
   private closed = false;
+  /** Memory-aware admission and the machine's headroom; undefined when not asked for. */
+  readonly memory: MemoryAdmission | undefined;
+  private memoryTimer: NodeJS.Timeout | undefined;
   private context: ((session: SessionWithProject) => string | undefined) | undefined;
   /** A session's spend as the usage ledger prices it; unset (tests without a ledger): the row's own sum. */
   private costs: ((sessionId: string) => number) | undefined;
@@ -117,6 +133,35 @@ export class SessionManager extends EventEmitter<ManagerEvents> {
     const cap = options.reviewCapacity;
     if (cap !== undefined && (cap.sessions !== undefined || cap.lines !== undefined))
       this.scheduler.addGate(reviewCapacityGate(cap, () => this.workSizes.reviewQueue()));
+    if (options.memory !== undefined) {
+      const memory = new MemoryAdmission({
+        ...options.memory,
+        // Mid-turn, waiting on the user, or being started by this pass: all may still grow.
+        atWork: () =>
+          this.store
+            .listLive()
+            .filter((s) => ACTIVE_STATES.includes(s.state) || this.scheduler.isStarting(s.id))
+            .map(admissionOf),
+        live: () =>
+          this.store
+            .listLive()
+            .filter((s) => s.host_pid !== null)
+            .map(admissionOf),
+      });
+      this.memory = memory;
+      this.scheduler.addGate({ name: MEMORY_GATE, holds: (session) => memory.holds(session) });
+      // Measured on a beat too, so footprints are learnt between passes and memory freed
+      // elsewhere lets a held session start.
+      this.memoryTimer = setInterval(() => {
+        try {
+          memory.sample();
+        } catch (error) {
+          log.warn('could not measure sessions’ memory', { error: errorMessage(error) });
+        }
+        if (this.scheduler.held().some((h) => h.gate === MEMORY_GATE)) this.reschedule();
+      }, options.memory.recheckMs ?? MEMORY_RECHECK_MS);
+      this.memoryTimer.unref();
+    }
     this.ingestor.on('event', (id, event) => this.emit('event', id, event));
     this.ingestor.on('session', (id) => this.emit('session', id));
     // A session leaving a mid-turn state frees a slot.
@@ -219,9 +264,17 @@ export class SessionManager extends EventEmitter<ManagerEvents> {
     return this.costs?.(session.id) ?? session.cost_usd;
   }
 
-  peek(ref: string, cwd?: string): Promise<PeekView> {
+  async peek(ref: string, cwd?: string): Promise<PeekView> {
     const session = this.resolve(ref, cwd);
-    return peekAt(session, this.view(session), this.ingestor.events);
+    const view = await peekAt(session, this.view(session), this.ingestor.events);
+    // The process tree's memory (host, agent, their children), measured for this answer when stale.
+    const memoryMb = session.host_pid === null ? undefined : this.memory?.sessionMb(session.id);
+    return memoryMb === undefined ? view : { ...view, memoryMb: Math.round(memoryMb) };
+  }
+
+  /** The machine's memory headroom for new sessions (decision 260); undefined without memory admission. */
+  headroom(): Headroom | undefined {
+    return this.memory?.headroom();
   }
 
   /** A session's events with seq > after, oldest first. */
@@ -438,6 +491,7 @@ export class SessionManager extends EventEmitter<ManagerEvents> {
   /** Stops watching; hosts keep running on their own. */
   close(): void {
     this.closed = true;
+    if (this.memoryTimer !== undefined) clearInterval(this.memoryTimer);
     this.scheduler.close();
     this.workSizes.close();
     this.hosts.close();
@@ -449,4 +503,8 @@ export class SessionManager extends EventEmitter<ManagerEvents> {
       .run()
       .catch((error: unknown) => log.error('schedule failed', { error: errorMessage(error) }));
   }
+}
+
+function admissionOf(session: SessionWithProject): { id: string; agent: string; hostPid: number | null } {
+  return { id: session.id, agent: session.agent, hostPid: session.host_pid };
 }

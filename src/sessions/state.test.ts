@@ -105,6 +105,46 @@ describe('the watchdog pausing a session', () => {
   });
 });
 
+describe('a usage limit', () => {
+  const limited = (limit: { window?: string; resetsAt?: string }): Trigger => ({
+    kind: 'event',
+    event: { type: 'turn.completed', outcome: 'error', error: 'You have hit your usage limit', limit },
+    stopRequested: false,
+  });
+
+  it('pauses the session until the reset rather than failing it', () => {
+    expect(
+      transition({ state: 'working' }, limited({ window: '5h', resetsAt: '2026-11-23T15:00:00.000Z' })),
+    ).toEqual({
+      state: 'needs_input',
+      reason: {
+        kind: 'note',
+        message:
+          'paused at the usage limit (5h window): You have hit your usage limit; resumes at 2026-11-23T15:00:00.000Z',
+        until: '2026-11-23T15:00:00.000Z',
+      },
+    });
+  });
+
+  it('waits for a reply when the agent did not say when the window resets', () => {
+    expect(transition({ state: 'working' }, limited({}))).toEqual({
+      state: 'needs_input',
+      reason: {
+        kind: 'note',
+        message: 'paused at the usage limit: You have hit your usage limit; reply to go on once it has reset',
+      },
+    });
+  });
+
+  it('still fails a turn whose error is not a limit, and a stop still wins over a limit', () => {
+    expect(transition({ state: 'working' }, TRIGGERS['turn error']!)?.state).toBe('failed');
+    expect(
+      transition({ state: 'working' }, { ...limited({ resetsAt: 'x' }), stopRequested: true } as Trigger)
+        ?.state,
+    ).toBe('stopped');
+  });
+});
+
 describe('the session state machine', () => {
   const names = Object.keys(TRIGGERS);
 

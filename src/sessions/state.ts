@@ -216,6 +216,8 @@ function afterTurn(
   if (interruptNote !== undefined)
     return { state: 'needs_input', reason: { kind: 'note', message: interruptNote } };
   if (event.outcome === 'interrupted') return { state: 'needs_input', reason: INTERRUPTED_BY_USER };
+  // A usage limit is not a failure: the session waits for the window's reset (decision 262).
+  if (event.outcome === 'error' && event.limit !== undefined) return pausedAtLimit(event);
   if (event.outcome === 'error')
     return {
       state: 'failed',
@@ -224,6 +226,25 @@ function afterTurn(
   const question = trailingQuestion(lastAssistantText);
   if (question !== undefined) return { state: 'needs_input', reason: { kind: 'question', text: question } };
   return { state: 'ready_for_review' };
+}
+
+/**
+ * Paused at the agent's usage limit: `needs_input` (as a watchdog pause is) with a note that says
+ * why and until when; `until` is the reset, when the watchdog resumes it with a short turn. A
+ * limit without a reset time waits for the user's reply.
+ */
+function pausedAtLimit(event: Extract<EventBody, { type: 'turn.completed' }>): SessionStatus {
+  const { window, resetsAt } = event.limit ?? {};
+  const what = `paused at the usage limit${window === undefined ? '' : ` (${window} window)`}`;
+  const detail = event.error === undefined ? '' : `: ${event.error}`;
+  const message =
+    resetsAt === undefined
+      ? `${what}${detail}; reply to go on once it has reset`
+      : `${what}${detail}; resumes at ${resetsAt}`;
+  return {
+    state: 'needs_input',
+    reason: { kind: 'note', message, ...(resetsAt === undefined ? {} : { until: resetsAt }) },
+  };
 }
 
 function afterHostEnd(

@@ -13,6 +13,10 @@ const MAX_IDLE_HOST_SECONDS = 7 * 24 * 3600;
 export const DEFAULT_IDLE_HOST_SECONDS = 1800;
 
 export const DEFAULT_RETENTION_DAYS = 30;
+/** A terabyte: past that a memory figure is a typo. */
+const MAX_MEMORY_MB = 1024 * 1024;
+/** Kept free for everything else on the machine (decision 260). */
+export const DEFAULT_MEMORY_RESERVE_MB = 512;
 const MAX_RETENTION_DAYS = 3650;
 
 /** A channel's URL: http or https, the user's choice of host (a loopback ntfy server is fine). */
@@ -65,6 +69,16 @@ export const UserConfig = z
       })
       .strict()
       .optional(),
+    /**
+     * Memory-aware admission (decision 260): a queued session starts only when free memory less
+     * this reserve covers its agent's typical footprint. `memoryAdmission: false` turns it off.
+     */
+    memoryAdmission: z.boolean().optional(),
+    memoryReserveMb: z.number().int().min(0).max(MAX_MEMORY_MB).optional(),
+    /** A typical footprint per agent kind, in MB, in place of the measured one (decision 261). */
+    memoryFootprintMb: z
+      .partialRecord(z.enum(AGENT_IDS), z.number().int().min(1).max(MAX_MEMORY_MB))
+      .optional(),
     /** Seconds a session ready for review keeps its agent process before letting it go; 0 keeps it. */
     idleHostSeconds: z.number().int().min(0).max(MAX_IDLE_HOST_SECONDS).optional(),
     /**
@@ -100,6 +114,13 @@ export interface ResolvedConfig {
   maxConcurrent: number;
   /** The cap on work waiting for review; undefined: none. */
   reviewCapacity: { sessions?: number | undefined; lines?: number | undefined } | undefined;
+  /** Memory-aware admission (decision 260); `meminfo` is where MemAvailable is read (`BATON_MEMINFO`, else the kernel's). */
+  memory: {
+    enabled: boolean;
+    reserveMb: number;
+    footprintMb: Partial<Record<AgentId, number>>;
+    meminfo: string;
+  };
   /** How long a session ready for review keeps its agent process; 0: for as long as it lives. */
   idleHostSeconds: number;
   /** `BATON_PORT`: the one port to listen on. Unset, the supervisor reuses its last port or takes a free one. */
@@ -209,6 +230,13 @@ export function loadConfig(path: string, env: NodeJS.ProcessEnv = process.env): 
     agent: resolveAgent(fileConfig, env),
     maxConcurrent,
     reviewCapacity: fileConfig.reviewCapacity,
+    memory: {
+      enabled: fileConfig.memoryAdmission ?? true,
+      reserveMb: fileConfig.memoryReserveMb ?? DEFAULT_MEMORY_RESERVE_MB,
+      footprintMb: fileConfig.memoryFootprintMb ?? {},
+      meminfo:
+        env.BATON_MEMINFO !== undefined && env.BATON_MEMINFO !== '' ? env.BATON_MEMINFO : '/proc/meminfo',
+    },
     port,
     idleHostSeconds,
     notifications,

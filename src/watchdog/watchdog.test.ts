@@ -15,7 +15,7 @@ import { openDb, type Db } from '../store/db.js';
 import type { SessionWithProject } from '../store/sessions.js';
 import { UsageTracker } from '../usage/index.js';
 import type { WatchdogSessions } from './sessions.js';
-import { Watchdog } from './watchdog.js';
+import { CONTINUE_AFTER_LIMIT, Watchdog } from './watchdog.js';
 
 const MIN = 60_000;
 /**
@@ -133,6 +133,34 @@ afterEach(() => {
 });
 
 describe('the watchdog', () => {
+  it('resumes a session paused at a usage limit once the window has reset, once', async () => {
+    const { dog, sessions } = start();
+    const until = new Date(now + 30 * MIN).toISOString();
+    sessions.rows.set(
+      'a',
+      session('a', {
+        state: 'needs_input',
+        state_reason_json: JSON.stringify({ kind: 'note', message: 'paused at the usage limit', until }),
+      }),
+    );
+    // A budget pause (no reset time) is left for the user.
+    sessions.rows.set(
+      'b',
+      session('b', {
+        state: 'needs_input',
+        state_reason_json: JSON.stringify({ kind: 'note', message: 'paused for its budget' }),
+      }),
+    );
+    await dog.tick();
+    now += 29 * MIN;
+    await dog.tick();
+    expect(sessions.actions).toEqual([]);
+    now += MIN;
+    await dog.tick();
+    await dog.tick();
+    expect(sessions.actions).toEqual([`reply a: ${CONTINUE_AFTER_LIMIT}`]);
+  });
+
   it('catches an edit outside the scope it is given for the session, with the file as evidence', async () => {
     const { sessions } = start({ scope: { a: ['src/watcher/**'] } });
     sessions.rows.set('a', session('a'));

@@ -20,11 +20,15 @@ import { Alerts } from './alerts.js';
 import { BudgetGuard, type Elsewhere } from './enforce.js';
 import { IdleHosts, type IdleCheck } from './idle.js';
 import { resolveRules, SessionRules, type Finding, type RuleSettings } from './rules.js';
+import type { SessionWithProject } from '../store/sessions.js';
 import { sessionRef, type SessionIdentity, type WatchdogSessions } from './sessions.js';
 import type { CheckCommand } from './test-runs.js';
 
 const log = createLogger('watchdog');
 const CONFIG_RECHECK_MS = 1000;
+/** The turn that resumes a session paused at a usage limit once the window has reset (decision 262). */
+export const CONTINUE_AFTER_LIMIT =
+  'The usage limit has reset. Continue where you left off; do not redo what is already done.';
 /** Events after which the repository's settings are read again (a turn begins or ends, a person answered). */
 const FRESH_CONFIG = new Set(['turn.started', 'turn.completed', 'question.answered']);
 
@@ -54,6 +58,8 @@ export class Watchdog {
   private readonly clock: () => Date;
   private readonly perSession = new Map<string, SessionRules>();
   private readonly identities = new Map<string, SessionIdentity>();
+  /** Pauses at a usage limit already resumed: session and reset time. */
+  private readonly resumed = new Set<string>();
   private readonly configs = new Map<string, { mtimeMs: number; checkedAt: number; rules: RuleSettings }>();
   private readonly closers: (() => void)[] = [];
   private readonly idle: IdleHosts;
@@ -206,8 +212,32 @@ export class Watchdog {
           key: `approval:${reason.requestId}`,
         });
       }
+      if (session.state === 'needs_input' && reason?.kind === 'note' && reason.until !== undefined)
+        this.resumeAtReset(session, reason.until, now);
     }
     return this.idle.tick(resting);
+  }
+
+  /**
+   * A session paused at its agent's usage limit goes on at the window's reset with a short turn,
+   * in the same conversation (decision 262). Once per pause: a reply that fails (the limit not
+   * yet lifted after all) pauses it again with a new reset time, and that one is resumed in turn.
+   */
+  private resumeAtReset(session: SessionWithProject, until: string, now: number): void {
+    const at = Date.parse(until);
+    const key = `${session.id}\u0000${until}`;
+    if (!Number.isFinite(at) || at > now || this.resumed.has(key)) return;
+    this.resumed.add(key);
+    this.o.sessions
+      .reply(session.id, CONTINUE_AFTER_LIMIT)
+      .then(() => log.info('resumed a session at its usage limit’s reset', { session: session.id, until }))
+      .catch((error: unknown) => {
+        // Not resumable now (stopped meanwhile, its machine gone): the next pause says more.
+        log.warn('could not resume a session at its usage limit’s reset', {
+          session: session.id,
+          error: errorMessage(error),
+        });
+      });
   }
 
   /** A session's unchanging facts, read once: a busy session's every event must not cost a query. */

@@ -6,7 +6,7 @@ import type {
   SDKUserMessage,
 } from '@anthropic-ai/claude-agent-sdk';
 import { describe, expect, it } from 'vitest';
-import { ClaudeNormalizer, limitsEvent, turnOutcome } from './normalize.js';
+import { ClaudeNormalizer, limitOf, limitsEvent, turnOutcome } from './normalize.js';
 import { toolKind } from './tools.js';
 
 const CWD = '/work/repo';
@@ -258,5 +258,26 @@ describe("Claude's subscription windows", () => {
       limitsEvent({ status: 'allowed', rateLimitType: 'five_hour', resetsAt: 1_795_473_293 }),
     ).toBeUndefined();
     expect(limitsEvent({ status: 'allowed' })).toBeUndefined();
+  });
+});
+
+describe('a usage limit ending the turn (decision 262)', () => {
+  const failed = result({ is_error: true, result: 'Claude usage limit reached', api_error_status: 429 });
+  it('is the rejected window and its reset, from the rate-limit event of the turn', () => {
+    const rejected = {
+      status: 'rejected',
+      rateLimitType: 'five_hour',
+      resetsAt: 1_795_000_000,
+    } as SDKRateLimitInfo;
+    expect(limitOf(failed, rejected)).toEqual({
+      window: '5h',
+      resetsAt: new Date(1_795_000_000_000).toISOString(),
+    });
+  });
+  it('is a limit without a reset on a bare 429, and no limit on another error', () => {
+    expect(limitOf(failed, undefined)).toEqual({});
+    expect(
+      limitOf(result({ is_error: true, result: 'boom', api_error_status: 500 }), undefined),
+    ).toBeUndefined();
   });
 });

@@ -155,6 +155,27 @@ export function turnOutcome(
   return { type: 'turn.completed', outcome: 'error', error: resultError(result) };
 }
 
+/**
+ * The usage limit that ended a failed turn (decision 262): a `rate_limit_event` that said
+ * `rejected` during the turn, or the API's 429 on the result. Its window and reset come from the
+ * rejection; a 429 alone says neither.
+ */
+export function limitOf(
+  result: SDKResultMessage,
+  rejected: SDKRateLimitInfo | undefined,
+): { window?: string; resetsAt?: string } | undefined {
+  const status = 'api_error_status' in result ? result.api_error_status : undefined;
+  if (rejected === undefined && status !== 429) return undefined;
+  const window = rejected?.rateLimitType === undefined ? undefined : WINDOWS[rejected.rateLimitType]?.name;
+  const resetsAt = rejected?.resetsAt;
+  return {
+    ...(window === undefined ? {} : { window }),
+    ...(typeof resetsAt === 'number' && Number.isFinite(resetsAt)
+      ? { resetsAt: new Date(resetsAt * 1000).toISOString() }
+      : {}),
+  };
+}
+
 function resultError(result: SDKResultMessage): string {
   const status =
     'api_error_status' in result && typeof result.api_error_status === 'number'

@@ -4,7 +4,13 @@
  * speaks the SDK: each turn ends with the CLI's `result`, approvals and questions go through
  * `canUseTool`.
  */
-import { query, type Query, type SDKMessage, type SDKResultMessage } from '@anthropic-ai/claude-agent-sdk';
+import {
+  query,
+  type Query,
+  type SDKMessage,
+  type SDKRateLimitInfo,
+  type SDKResultMessage,
+} from '@anthropic-ai/claude-agent-sdk';
 import { DANGEROUS_PERMISSION_MODE } from '../../events/vocabulary.js';
 import { errorMessage } from '../../shared/errors.js';
 import { createLogger } from '../../shared/log.js';
@@ -13,7 +19,7 @@ import type { AgentEvent, AgentRun, AgentStartOptions, ApprovalDecision } from '
 import { ClaudeApprovals } from './approvals.js';
 import { InputQueue } from './input.js';
 import { claudeMcpOptions } from './mcp.js';
-import { ClaudeNormalizer, limitsEvent, turnOutcome } from './normalize.js';
+import { ClaudeNormalizer, limitOf, limitsEvent, turnOutcome } from './normalize.js';
 import { ClaudeProcess } from './process.js';
 import { ClaudeUsage, type ClaudeUsageState } from './usage.js';
 
@@ -36,6 +42,8 @@ export class ClaudeRun implements AgentRun, TurnDriver {
   private readonly normalizer: ClaudeNormalizer;
   private readonly asks: ClaudeApprovals;
   private readonly usage = new ClaudeUsage();
+  /** A `rate_limit_event` that said `rejected` during this turn: the limit its failure is (decision 262). */
+  private rejected: SDKRateLimitInfo | undefined;
   private connection!: Connection;
 
   constructor(
@@ -205,6 +213,8 @@ export class ClaudeRun implements AgentRun, TurnDriver {
       case 'rate_limit_event': {
         const limits = limitsEvent(message.rate_limit_info);
         if (limits !== undefined) this.emit(limits);
+        // A rejection ends the turn at the limit: its result then pauses the session (decision 262).
+        if (message.rate_limit_info.status === 'rejected') this.rejected = message.rate_limit_info;
         return;
       }
       case 'user':
@@ -224,7 +234,10 @@ export class ClaudeRun implements AgentRun, TurnDriver {
       return;
     }
     this.connection.resumed = false;
-    const outcome = turnOutcome(result, this.turns.interruptRequested);
+    const ended = turnOutcome(result, this.turns.interruptRequested);
+    const limit = ended.outcome === 'error' ? limitOf(result, this.rejected) : undefined;
+    this.rejected = undefined;
+    const outcome = limit === undefined ? ended : { ...ended, limit };
     const usage = this.usage.turnEnded(this.turns.state, result.modelUsage);
     usage.events.forEach(this.emit);
     this.turns.completeTurn(outcome, { usage: usage.totals, reported: {} });

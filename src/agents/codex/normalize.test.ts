@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   CodexNormalizer,
   describeError,
+  limitOf,
   limitsEvent,
   unwrapShell,
   usageDelta,
@@ -182,5 +183,26 @@ describe('codex usage for pricing and windows', () => {
   it('says nothing for a sparse update without windows', () => {
     expect(limitsEvent({ primary: null, secondary: null })).toBeUndefined();
     expect(windowName(45)).toBe('45m');
+  });
+});
+
+describe('a usage limit ending the turn (decision 262)', () => {
+  const windows = [
+    { name: '5h', usedPercent: 100, resetsAt: '2026-11-23T15:00:00.000Z' },
+    { name: '7d', usedPercent: 40, resetsAt: '2026-11-27T10:00:00.000Z' },
+  ];
+  it('is the fullest window codex last reported, with its reset', () => {
+    expect(limitOf({ codexErrorInfo: 'usageLimitExceeded' }, windows)).toEqual({
+      window: '5h',
+      resetsAt: '2026-11-23T15:00:00.000Z',
+    });
+    expect(limitOf({ codexErrorInfo: 'usageLimitExceeded' }, [])).toEqual({});
+  });
+  it('is no limit for another error', () => {
+    expect(limitOf({ codexErrorInfo: 'internalServerError' }, windows)).toBeUndefined();
+    expect(
+      limitOf({ codexErrorInfo: { httpConnectionFailed: { httpStatusCode: 502 } } }, windows),
+    ).toBeUndefined();
+    expect(limitOf(null, windows)).toBeUndefined();
   });
 });

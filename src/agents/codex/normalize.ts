@@ -207,6 +207,28 @@ export function limitsEvent(limits: {
   return windows.length === 0 ? undefined : { type: 'limits.reported', windows };
 }
 
+/**
+ * The usage limit that ended a failed turn (decision 262): codex's `usageLimitExceeded` error
+ * info. Which window ran out and when it resets come from the account's last reported windows:
+ * the fullest one.
+ */
+export function limitOf(
+  error: { codexErrorInfo?: unknown } | null | undefined,
+  windows: readonly { name: string; usedPercent: number; resetsAt?: string | undefined }[],
+): { window?: string; resetsAt?: string } | undefined {
+  const info = error?.codexErrorInfo;
+  const code =
+    typeof info === 'string'
+      ? info
+      : info !== null && typeof info === 'object'
+        ? Object.keys(info)[0]
+        : undefined;
+  if (code !== 'usageLimitExceeded') return undefined;
+  const fullest = [...windows].sort((a, b) => b.usedPercent - a.usedPercent)[0];
+  if (fullest === undefined) return {};
+  return { window: fullest.name, ...(fullest.resetsAt === undefined ? {} : { resetsAt: fullest.resetsAt }) };
+}
+
 /** 300 → `5h`, 10080 → `7d`, 45 → `45m`. */
 export function windowName(minutes: number): string {
   if (minutes % 1440 === 0) return `${minutes / 1440}d`;

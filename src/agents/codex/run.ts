@@ -12,7 +12,7 @@ import { descendantsOf, signalAll } from '../../shared/process.js';
 import { Conversation, type TurnDriver } from '../conversation.js';
 import type { AgentEvent, AgentRun, AgentStartOptions, ApprovalDecision } from '../types.js';
 import { CodexApprovals } from './approvals.js';
-import { CodexNormalizer, describeError, limitsEvent } from './normalize.js';
+import { CodexNormalizer, describeError, limitOf, limitsEvent } from './normalize.js';
 import { responseUsage, threadUsage, type CodexUsageState } from './usage.js';
 import { Notifications, ThreadResponse, TurnResponse } from './protocol.js';
 import { RpcConnection } from './rpc.js';
@@ -33,6 +33,8 @@ export class CodexRun implements AgentRun, TurnDriver {
   private turnId: string | undefined;
   /** The model the thread runs (codex's answer to thread/start), for pricing usage. */
   private model: string | undefined;
+  /** The account's windows as last reported: which one a usage-limit error ran out (decision 262). */
+  private windows: { name: string; usedPercent: number; resetsAt?: string | undefined }[] = [];
   private readonly approvals: CodexApprovals;
   private stderrTail = '';
   /** The processes below codex when the current turn was sent. */
@@ -293,7 +295,10 @@ export class CodexRun implements AgentRun, TurnDriver {
       }
       case 'account/rateLimits/updated': {
         const event = limitsEvent(Notifications[method].parse(params).rateLimits);
-        if (event !== undefined) this.emit(event);
+        if (event !== undefined) {
+          if (event.type === 'limits.reported') this.windows = event.windows;
+          this.emit(event);
+        }
         return;
       }
       case 'error': {
@@ -329,12 +334,15 @@ export class CodexRun implements AgentRun, TurnDriver {
     if (turn.status === 'completed') this.turns.completeTurn({ type: 'turn.completed', outcome: 'success' });
     else if (turn.status === 'interrupted' || this.turns.interruptRequested)
       this.turns.completeTurn({ type: 'turn.completed', outcome: 'interrupted' });
-    else
+    else {
+      const limit = limitOf(turn.error, this.windows);
       this.turns.completeTurn({
         type: 'turn.completed',
         outcome: 'error',
         error: turn.error ? describeError(turn.error) : `the turn ended as ${turn.status}`,
+        ...(limit === undefined ? {} : { limit }),
       });
+    }
   }
 
   private onRequest(id: string | number, method: string, params: unknown): void {

@@ -193,7 +193,11 @@ class ScriptedRun implements AgentRun {
         }
         if (failure !== undefined) {
           this.finishTurn(persist);
-          this.emit({ type: 'turn.completed', outcome: 'error', error: failure });
+          this.emit(
+            typeof failure === 'string'
+              ? { type: 'turn.completed', outcome: 'error', error: failure }
+              : { type: 'turn.completed', outcome: 'error', ...failure },
+          );
           return;
         }
       }
@@ -211,8 +215,10 @@ class ScriptedRun implements AgentRun {
     this.save();
   }
 
-  /** Runs one step; returns a failure message when the step ends the turn in error. */
-  private async execute(step: Step): Promise<string | undefined> {
+  /** Runs one step; returns a failure message (or a usage limit) when the step ends the turn in error. */
+  private async execute(
+    step: Step,
+  ): Promise<string | { error: string; limit: { window?: string; resetsAt?: string } } | undefined> {
     const replies = this.progress.replies;
     if ('say' in step) this.emit({ type: 'message.added', role: 'assistant', text: fill(step.say, replies) });
     else if ('think' in step) this.emit({ type: 'thinking.added', text: fill(step.think, replies) });
@@ -237,7 +243,17 @@ class ScriptedRun implements AgentRun {
       await this.askApproval({ ...step.approve, input });
     } else if ('sleep' in step) await this.sleep(step.sleep);
     else if ('usage' in step) this.emit(usageEvent(step.usage));
-    else {
+    else if ('limit' in step) {
+      const { message, window, resetsAt } = step.limit;
+      this.emit({ type: 'error.raised', message, fatal: false });
+      return {
+        error: message,
+        limit: {
+          ...(window === undefined ? {} : { window }),
+          ...(resetsAt === undefined ? {} : { resetsAt }),
+        },
+      };
+    } else {
       const message = fill(step.fail, replies);
       this.emit({ type: 'error.raised', message, fatal: false });
       return message;

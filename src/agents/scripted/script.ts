@@ -41,6 +41,18 @@ export const Step = z.union([
     })
     .strict(),
   z.object({ fail: text }).strict(),
+  /** The turn ends at the agent's usage limit (decision 262): the message, the window, when it resets. */
+  z
+    .object({
+      limit: z
+        .object({
+          message: text,
+          window: z.string().min(1).max(64).optional(),
+          resetsAt: z.iso.datetime({ offset: true }).optional(),
+        })
+        .strict(),
+    })
+    .strict(),
   /** Runs a command as `run` does; when it exits non-zero the turn ends in error (an agent giving up on a failing check). */
   z.object({ require: z.union([z.string().min(1), z.array(z.string()).min(1)]) }).strict(),
 ]);
@@ -66,6 +78,7 @@ const STEP_KINDS = [
   'sleep',
   'usage',
   'fail',
+  'limit',
   'require',
 ];
 

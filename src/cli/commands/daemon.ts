@@ -5,7 +5,9 @@ import { BatonError, EXIT_CODES, InvalidInputError } from '../../shared/errors.j
 import { homePaths } from '../../shared/paths.js';
 import { connect, tryExisting } from '../client.js';
 import { printJson, type Context } from '../context.js';
-import type { DaemonStatus } from '../../api/daemon.js';
+import type { DaemonStatus, MemoryHeadroom } from '../../api/daemon.js';
+import { formatMb } from '../../events/format.js';
+import { renderHeadroom } from '../render.js';
 
 /** `daemon status` when no supervisor runs: the supervisor-unreachable code. */
 const EXIT_NOT_RUNNING = EXIT_CODES.supervisorUnreachable.code;
@@ -26,6 +28,7 @@ export async function status(ctx: Context, opts: { json?: boolean }): Promise<vo
       `Supervisor: running, pid ${s.pid}, http://127.0.0.1:${s.port}, version ${s.version}, up ${s.uptimeSeconds}s`,
       `Home:       ${s.home}`,
       `Sessions:   ${s.sessions} (${s.active} active of ${s.maxConcurrent} slots, ${s.queued} queued)`,
+      ...(s.memory === undefined ? [] : memoryLines(s.memory)),
       `Sandbox:    ${sandboxLine(s.sandbox)}`,
     ].join('\n') + '\n',
   );
@@ -40,6 +43,16 @@ export async function sandbox(ctx: Context, opts: { json?: boolean }): Promise<v
   const { sandbox } = await api.call('GET /api/daemon');
   if (opts.json) return printJson(ctx, sandbox);
   ctx.out.write(`Sandbox: ${sandboxLine(sandbox)}\n${sandbox.summary}.\n`);
+}
+
+/** The headroom and the footprint per agent kind it is measured against (decision 260). */
+function memoryLines(memory: MemoryHeadroom): string[] {
+  const headroom = renderHeadroom(memory);
+  const footprints = memory.footprints.map((f) => `${f.agent} ~${formatMb(f.mb)} (${f.source})`).join(', ');
+  return [
+    ...(headroom === undefined ? [] : [`Memory:     ${headroom.replace(/^Memory: /, '')}`]),
+    `Footprints: ${footprints}`,
+  ];
 }
 
 function sandboxLine(sandbox: DaemonStatus['sandbox']): string {

@@ -124,6 +124,7 @@ export async function list(
       Date.now(),
       states === undefined ? answer.reviewQueue : undefined,
       terminalLayout(ctx),
+      answer.memory,
     ),
   );
   if (opts.all === true)

@@ -46,12 +46,14 @@ export function sessionHandlers(
       const mine = (s: SessionWithProject): boolean =>
         project === undefined || s.project_root === project || s.project_name === project;
       const sessions = manager.list().filter(mine);
+      const headroom = manager.headroom();
       const others = (remote()?.list() ?? []).filter(
         (s) => project === undefined || s.projectRoot === project || s.project === project,
       );
       return {
         sessions: [...sessions.map(view), ...others],
         reviewQueue: manager.workSizes.reviewQueue(sessions),
+        ...(headroom === undefined ? {} : { memory: headroom }),
         ...(removed
           ? {
               removed: manager
