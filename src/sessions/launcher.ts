@@ -33,6 +33,8 @@ export interface LaunchedHost {
   pid: number;
   /** Settles when the host process exits (only while this supervisor is its parent). */
   exited: Promise<number | null>;
+  /** Whether the spare took the session, and the start's steps in ms (decision 221). */
+  steps: Record<string, number | boolean>;
 }
 
 export class HostLauncher {
@@ -61,6 +63,7 @@ export class HostLauncher {
     const paths = sessionPaths(spec.home, spec.sessionId);
     mkdirSync(paths.dir, { recursive: true });
     writeFileSync(paths.spec, JSON.stringify(spec));
+    const sent = performance.now();
     const spare = this.takeSpare();
     const host = spare ?? this.spawnHost([spec.home, spec.sessionId], paths.hostLog, spec.cwd, env);
     // Known at once, so a supervisor killed before the host reports ready leaves its pid behind
@@ -88,13 +91,22 @@ export class HostLauncher {
         );
       }, this.startTimeoutMs);
       host.child.once('exit', onExit);
-      host.child.once('message', () => {
+      host.child.once('message', (message: { steps?: Record<string, number> }) => {
         clearTimeout(timer);
         host.child.off('exit', onExit);
         // Let go: the host must not depend on us staying alive.
         host.child.disconnect();
         host.child.unref();
-        resolve({ pid: host.child.pid ?? -1, exited: host.exited });
+        const ready = Math.round(performance.now() - sent);
+        const own = typeof message === 'object' && message !== null ? (message.steps ?? {}) : {};
+        // What the host did not count itself: a fresh one's Node start and module loading, a
+        // spare's wait for the message (both ends of the pipe).
+        const before = Math.max(0, ready - (typeof own.total === 'number' ? own.total : 0));
+        resolve({
+          pid: host.child.pid ?? -1,
+          exited: host.exited,
+          steps: { spare: spare !== undefined, [spare === undefined ? 'spawn' : 'assign']: before, ...own },
+        });
       });
     });
   }
