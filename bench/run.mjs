@@ -219,7 +219,9 @@ async function benchDispatch() {
     // The API's dispatches, one at a time as a person makes them (the burst's find no spare).
     const supervisorSteps = dispatchSteps(home, 'api-');
     const bareNode = stats(bare).median;
-    console.log(`  steps (supervisor's own timings, median over ${supervisorSteps.count} dispatches):`);
+    console.log(
+      `  steps (supervisor's own timings, median over ${supervisorSteps.count} dispatches, ${supervisorSteps.spare} of them taken by the spare host):`,
+    );
     for (const [step, value] of Object.entries(supervisorSteps.steps)) {
       console.log(`    ${step.padEnd(22)} ${ms(value)} (${(value / r.median).toFixed(2)}× raw)`);
       figure({
@@ -291,7 +293,10 @@ function dispatchSteps(home, prefix) {
   }
   const steps = {};
   for (const [k, xs] of per) steps[k] = stats(xs).median;
-  return { count, steps };
+  const spare = lines.filter(
+    (l) => l.msg === 'dispatched' && l.name.startsWith(prefix) && hosts.get(l.session)?.spare === true,
+  ).length;
+  return { count, steps, spare };
 }
 
 /** A pause between dispatches, as between a person's commands (not a wait for a result). */
@@ -663,7 +668,12 @@ try {
           } catch {}
       }
   }
-  rmSync(work, { recursive: true, force: true });
+  try {
+    // A git process a failed section left running may still be writing there.
+    rmSync(work, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 });
+  } catch (error) {
+    console.error(`bench: could not remove ${work}: ${error.message}`);
+  }
   const os = await import('node:os');
   const out = join(RESULTS, 'figures.json');
   writeFileSync(

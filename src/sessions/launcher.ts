@@ -22,8 +22,12 @@ const START_TIMEOUT_MS = 120_000;
  * at the build output instead (npm test builds first).
  */
 export function hostEntry(): string {
+  // Bundled, the launcher sits in dist/bundle/ beside the bundled host (decision 222, "The
+  // supervisor and the host start from bundles"); transpiled, beside the transpiled host.
   const here = fileURLToPath(new URL('./host-main.js', import.meta.url));
   if (existsSync(here)) return here;
+  const bundled = here.replace(/\/src\/sessions\/host-main\.js$/, '/dist/bundle/host-main.js');
+  if (existsSync(bundled)) return bundled;
   const built = here.replace(/\/src\/sessions\/host-main\.js$/, '/dist/sessions/host-main.js');
   if (existsSync(built)) return built;
   throw new InternalError(`Session host entry not found at ${here}; run \`npm run build\``);
