@@ -21,6 +21,12 @@ export interface Row {
   change?: number;
 }
 export const TOLERANCE: number;
+export const SLACK: number;
 export function worsening(baseline: number, current: number, better?: 'lower' | 'higher'): number;
-export function compare(current: Run, baseline: Run, tolerance?: number): { rows: Row[]; failed: Row[] };
+export function compare(
+  current: Run,
+  baseline: Run,
+  tolerance?: number,
+  slack?: number,
+): { rows: Row[]; failed: Row[] };
 export function table(rows: Row[]): string;

@@ -13,6 +13,12 @@ import { fileURLToPath, URL } from 'node:url';
 export const TOLERANCE = 1.25;
 
 /**
+ * A ratio must also move by more than this share of its floor to be flagged: a step of 1 ms against
+ * a 300 ms floor that takes 2 ms is "100% worse" and nothing a user would feel (decision 220).
+ */
+export const SLACK = 0.05;
+
+/**
  * How many times worse `current` is than `baseline` (> 1: worse, < 1: better), whichever way the
  * figure is good: a cost ratio (lower is better) grows when worse, a rate's share shrinks.
  */
@@ -21,11 +27,11 @@ export function worsening(baseline, current, better = 'lower') {
 }
 
 /**
- * Each figure of either run, judged: 'worse' (more than `tolerance` worse), 'better' (more than
- * `tolerance` better), 'same', 'missing' (in the baseline, and its section ran, but not reported),
+ * Each figure of either run, judged: 'worse' (more than `tolerance` worse, and its ratio moved by
+ * more than `slack`), 'better' (more than `tolerance` better, the same way), 'same', 'missing' (in the baseline, and its section ran, but not reported),
  * 'skipped' (its section did not run this time), 'new' (not in the baseline yet).
  */
-export function compare(current, baseline, tolerance = TOLERANCE) {
+export function compare(current, baseline, tolerance = TOLERANCE, slack = SLACK) {
   const ran = new Set(current.sections ?? current.figures.map((f) => f.section));
   const now = new Map(current.figures.map((f) => [f.name, f]));
   const rows = [];
@@ -37,7 +43,14 @@ export function compare(current, baseline, tolerance = TOLERANCE) {
       continue;
     }
     const change = worsening(base.ratio, cur.ratio, base.better);
-    const status = change > tolerance ? 'worse' : change < 1 / tolerance ? 'better' : 'same';
+    const moved = Math.abs(cur.ratio - base.ratio) > slack;
+    const status = !moved
+      ? 'same'
+      : change > tolerance
+        ? 'worse'
+        : change < 1 / tolerance
+          ? 'better'
+          : 'same';
     rows.push({ name: base.name, status, baseline: base, current: cur, change });
   }
   for (const cur of now.values()) rows.push({ name: cur.name, status: 'new', current: cur });

@@ -62,6 +62,14 @@ describe('bench:compare', () => {
     expect(compare(run(0.9), only).rows[0]!.status).toBe('better');
   });
 
+  it('lets a tiny figure double without a flag: its ratio must also move by more than 0.05 of its floor', () => {
+    const steps = { sections: ['dispatch'], figures: [fig('reserve', 0.003, { section: 'dispatch' })] };
+    const doubled = { sections: ['dispatch'], figures: [fig('reserve', 0.006, { section: 'dispatch' })] };
+    expect(compare(doubled, steps).rows[0]!.status).toBe('same');
+    const grown = { sections: ['dispatch'], figures: [fig('reserve', 0.2, { section: 'dispatch' })] };
+    expect(compare(grown, steps).failed.map((r) => r.name)).toEqual(['reserve']);
+  });
+
   it('fails on a figure its section no longer reports, and lists a new one without failing', () => {
     const current = {
       sections: ['cli', 'fifty'],
