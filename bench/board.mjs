@@ -18,6 +18,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough, Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
+import { figure } from './figures.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const GOAL_MS = 50;
@@ -57,6 +58,24 @@ export async function run({ sessions = 100, events = 1_000_000, runs = 30, log =
         summarize(values, name.startsWith('event') ? EVENT_GOAL_MS : GOAL_MS),
       ]),
     );
+    const bareList = summary['bare node: GET /api/sessions and print (whole process)'].p50;
+    const floorName = 'bare node: GET /api/sessions and print';
+    figure({
+      section: 'board',
+      name: 'terminal board first paint from process start',
+      value: summary['first paint from process start (Node, Ink and the board loaded)'].p50,
+      unit: 'ms',
+      floor: bareList,
+      floorName,
+    });
+    figure({
+      section: 'board',
+      name: "terminal board first paint from the board's start",
+      value: summary["first paint from the board's start (sessions fetched and drawn)"].p50,
+      unit: 'ms',
+      floor: bareList,
+      floorName,
+    });
     return {
       sessions,
       events: seeded.events,

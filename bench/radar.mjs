@@ -9,6 +9,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { figure } from './figures.mjs';
 
 const ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)));
 const FILES = 20_000;
@@ -191,6 +192,25 @@ export async function run({ log }) {
       `  last update: ${last.snapshots} snapshot, ${last.pairsChecked} pairs recomputed, ${last.pairsCached} from cache, ${last.gitCalls} git calls, per pair p50 ${ms(last.pairMsP50)} p95 ${ms(last.pairMsP95)}`,
     );
     log(`radar pass with nothing changed (membership only): p50 ${ms(st.p50)} (p95 ${ms(st.p95)})`);
+    const floorName = 'raw snapshot + merge-tree of every pair';
+    figure({
+      section: 'radar',
+      name: 'radar full pass',
+      value: f.p50,
+      unit: 'ms',
+      floor: rw.p50,
+      floorName,
+      goal: 2000,
+    });
+    figure({
+      section: 'radar',
+      name: 'radar one-edit update',
+      value: u.p50,
+      unit: 'ms',
+      floor: rw.p50,
+      floorName,
+      goal: 200,
+    });
 
     // A landing in the same world: s0 (one of the five on the hot spot) lands on main and is
     // removed; two sessions start from the new tip, one editing nothing, one a file of its own.

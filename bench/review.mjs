@@ -17,6 +17,7 @@ import {
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { figure } from './figures.mjs';
 
 const ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)));
 const BIN = join(ROOT, 'bin', 'baton');
@@ -124,7 +125,22 @@ async function run(n) {
       });
     }
     const warm = [];
-    for (let k = 0; k < 5; k++) warm.push(await timed(home, repo));
+    const bare = [];
+    for (let k = 0; k < 5; k++) {
+      warm.push(await timed(home, repo));
+      // Its floor, taken in turn: a bare Node start.
+      const t0 = performance.now();
+      execFileSync(process.execPath, ['-e', '0']);
+      bare.push(performance.now() - t0);
+    }
+    figure({
+      section: 'review',
+      name: `review warm ${n} sessions`,
+      value: median(warm.map((w) => w.wall)),
+      unit: 'ms',
+      floor: median(bare),
+      floorName: 'bare node -e 0',
+    });
     // One session's work changes: only its snapshot is analysed again.
     const worktree = JSON.parse(await baton(home, ['peek', 's0', '--json'], repo)).session.worktree;
     const changedRuns = [];

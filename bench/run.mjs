@@ -15,6 +15,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createRequire } from 'node:module';
+import { figure, readFigures } from './figures.mjs';
 
 const ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)));
 const BIN = join(ROOT, 'bin', 'baton');
@@ -25,6 +26,16 @@ const started = [];
 // supervisor to its hosts and agents), so its end can name anything left running.
 const MARK = `BATON_BENCH_RUN=${process.pid}`;
 process.env.BATON_BENCH_RUN = String(process.pid);
+// Dispatches that name no agent run the scripted one, as `baton config set agent scripted` would
+// make them (decision 185); without it every section's first dispatch is refused.
+process.env.BATON_AGENT ??= 'scripted';
+// Every section appends its figures here (bench/figures.mjs); gathered into figures.json at the end.
+const RESULTS = join(ROOT, 'bench', 'results');
+mkdirSync(RESULTS, { recursive: true });
+const FIGURES = join(RESULTS, 'figures.jsonl');
+rmSync(FIGURES, { force: true });
+process.env.BATON_BENCH_FIGURES = FIGURES;
+const sectionsRun = [];
 
 const gitEnv = {
   ...process.env,
@@ -146,11 +157,17 @@ async function benchDispatch() {
       await idle(400);
       viaApi.push(await dispatch(`api-${i}`));
     }
+    const timings = join(work, `cli-timings-${files}.jsonl`);
+    const bare = [];
     for (let i = 0; i < runs; i++) {
-      // The whole `baton dispatch` process, Node start-up of the CLI included.
+      // The whole `baton dispatch` process, Node start-up of the CLI included; a bare Node start
+      // in turn, the floor of the CLI's own cost.
       await idle(400);
+      bare.push(nodeStartup());
       const t1 = performance.now();
-      await baton(home, ['dispatch', 'bench', '--name', `cli-${i}`, '--script', scriptFile], repo);
+      await baton(home, ['dispatch', 'bench', '--name', `cli-${i}`, '--script', scriptFile], repo, {
+        BATON_TIMINGS: timings,
+      });
       viaCli.push(performance.now() - t1);
     }
     // A script dispatching back to back: only the first finds a spare host ready.
@@ -161,6 +178,33 @@ async function benchDispatch() {
     const b = stats(burst);
     const goal = 1.2 * r.median + 100;
     rows.push({ label, raw: r, api: a, cli: c, goal });
+    const key = files > 1000 ? '20k' : 'small';
+    const floorName = 'raw git worktree add';
+    figure({
+      section: 'dispatch',
+      name: `dispatch api ${key}`,
+      value: a.median,
+      unit: 'ms',
+      floor: r.median,
+      floorName,
+      goal,
+    });
+    figure({
+      section: 'dispatch',
+      name: `dispatch api burst ${key}`,
+      value: b.median,
+      unit: 'ms',
+      floor: r.median,
+      floorName,
+    });
+    figure({
+      section: 'dispatch',
+      name: `dispatch cli ${key}`,
+      value: c.median,
+      unit: 'ms',
+      floor: r.median,
+      floorName,
+    });
     console.log(`${label}: raw git worktree add median ${ms(r.median)} (p95 ${ms(r.p95)})`);
     console.log(
       `  baton via API  median ${ms(a.median)} (p95 ${ms(a.p95)})  = ${(a.median / r.median).toFixed(2)}× raw; goal ≤ 1.2×raw+100 ms = ${ms(goal)}: ${a.median <= goal ? 'MET' : 'NOT MET'}`,
@@ -171,9 +215,88 @@ async function benchDispatch() {
     console.log(
       `  baton CLI      median ${ms(c.median)} (p95 ${ms(c.p95)})  = ${(c.median / r.median).toFixed(2)}× raw (includes Node start-up of the CLI: ${ms(nodeStartup())})`,
     );
+    // The supervisor's own timings of each dispatch's steps (its log), and the CLI's of itself.
+    // The API's dispatches, one at a time as a person makes them (the burst's find no spare).
+    const supervisorSteps = dispatchSteps(home, 'api-');
+    const bareNode = stats(bare).median;
+    console.log(
+      `  steps (supervisor's own timings, median over ${supervisorSteps.count} dispatches, ${supervisorSteps.spare} of them taken by the spare host):`,
+    );
+    for (const [step, value] of Object.entries(supervisorSteps.steps)) {
+      console.log(`    ${step.padEnd(22)} ${ms(value)} (${(value / r.median).toFixed(2)}× raw)`);
+      figure({
+        section: 'dispatch',
+        name: `dispatch step ${step} ${key}`,
+        value: Math.max(value, 0.5),
+        unit: 'ms',
+        floor: r.median,
+        floorName,
+      });
+    }
+    const cliOwn = readFileSync(timings, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    const boot = stats(cliOwn.map((t) => t.boot)).median;
+    const run = stats(cliOwn.map((t) => t.run)).median;
+    const cost = Math.max(1, c.median - a.median);
+    console.log(
+      `  CLI's own cost: ${ms(cost)} over the API's (goal ≤ one bare node start, ${ms(bareNode)}: ${cost <= bareNode ? 'MET' : 'NOT MET'}); reaching main ${ms(boot)}, the command ${ms(run)} (the API's answer included)`,
+    );
+    const floorNode = 'bare node -e 0';
+    figure({
+      section: 'dispatch',
+      name: `dispatch cli own cost ${key}`,
+      value: cost,
+      unit: 'ms',
+      floor: bareNode,
+      floorName: floorNode,
+      goal: 1,
+    });
+    figure({
+      section: 'dispatch',
+      name: `dispatch cli reaching main ${key}`,
+      value: boot,
+      unit: 'ms',
+      floor: bareNode,
+      floorName: floorNode,
+    });
     await baton(home, ['daemon', 'stop', '--all'], repo);
   }
   return rows;
+}
+
+/**
+ * Medians of each step of the dispatches the supervisor logged ('dispatched', and its host's
+ * 'host started'): where the time of a dispatch goes, by its own clock.
+ */
+function dispatchSteps(home, prefix) {
+  const lines = readFileSync(join(home, 'supervisor.log'), 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l));
+  const hosts = new Map(lines.filter((l) => l.msg === 'host started').map((l) => [l.session, l.steps ?? {}]));
+  const per = new Map();
+  let count = 0;
+  for (const l of lines) {
+    if (l.msg !== 'dispatched' || !l.name.startsWith(prefix)) continue;
+    count++;
+    const host = hosts.get(l.session) ?? {};
+    const entries = { ...l };
+    for (const [k, v] of Object.entries(host)) if (typeof v === 'number') entries[`host ${k}`] = v;
+    for (const [k, v] of Object.entries(entries)) {
+      if (typeof v !== 'number' || ['time', 'level', 'service', 'msg', 'session', 'name'].includes(k))
+        continue;
+      if (!per.has(k)) per.set(k, []);
+      per.get(k).push(v);
+    }
+  }
+  const steps = {};
+  for (const [k, xs] of per) steps[k] = stats(xs).median;
+  const spare = lines.filter(
+    (l) => l.msg === 'dispatched' && l.name.startsWith(prefix) && hosts.get(l.session)?.spare === true,
+  ).length;
+  return { count, steps, spare };
 }
 
 /** A pause between dispatches, as between a person's commands (not a wait for a result). */
@@ -222,8 +345,9 @@ async function benchFifty() {
   const supervisorMem = memory(supervisorPid);
   const hostMem = (await call('GET', '/api/sessions')).sessions.map((s) => memory(s.hostPid)).filter(Boolean);
 
-  // Stop the supervisor; the hosts go on and write their events to disk.
-  await baton(home, ['daemon', 'stop', '--all'], repo);
+  // Stop the supervisor alone (`--all` ends the hosts too); the hosts go on and write their events
+  // to disk, within the ten minutes a host waits for a supervisor to come back.
+  await baton(home, ['daemon', 'stop'], repo);
   const { sendToHost } = await import(join(ROOT, 'dist/sessions/host-client.js'));
   const { sessionPaths } = await import(join(ROOT, 'dist/shared/paths.js'));
   const { readLog } = await import(join(ROOT, 'dist/sessions/event-log.js'));
@@ -267,6 +391,33 @@ async function benchFifty() {
   const raw = rawSqliteRate(reattach.eventsIngested);
 
   const avg = (xs, k) => xs.reduce((n, x) => n + x[k], 0) / xs.length;
+  figure({
+    section: 'fifty',
+    name: 'ingestion after a restart',
+    value: rate,
+    unit: 'events/s',
+    floor: raw,
+    floorName: 'raw better-sqlite3 insert',
+    better: 'higher',
+    goal: 0.5,
+  });
+  const node = nodeStartup();
+  figure({
+    section: 'fifty',
+    name: 'daemon start with 50 sessions to re-attach',
+    value: startMs,
+    unit: 'ms',
+    floor: node,
+    floorName: 'bare node -e 0',
+  });
+  figure({
+    section: 'fifty',
+    name: 'host rss',
+    value: avg(hostMem, 'rss'),
+    unit: 'MB',
+    floor: bareNodeRss(),
+    floorName: 'bare node RSS',
+  });
   console.log(
     `supervisor memory: RSS ${supervisorMem.rss.toFixed(1)} MB, PSS ${supervisorMem.pss.toFixed(1)} MB`,
   );
@@ -360,13 +511,116 @@ async function benchCli() {
   );
   const cli = await import(join(ROOT, 'bench', 'cli.mjs'));
   const commands = [['ls'], ['ls', '--json'], ['peek', 'cli'], ['logs', 'cli'], ['daemon', 'status']];
-  cli.print(cli.run({ bin: BIN, env: { ...process.env, BATON_HOME: home }, cwd: repo, commands, runs }));
+  const result = cli.run({ bin: BIN, env: { ...process.env, BATON_HOME: home }, cwd: repo, commands, runs });
+  cli.print(result);
+  for (const row of result.rows) {
+    const name = row.label.replace(/ cli$/, '');
+    figure({
+      section: 'cli',
+      name: `${name} wall`,
+      value: row.wall,
+      unit: 'ms',
+      floor: result.base.wall,
+      floorName: 'bare node -e 0',
+      goal: 1.3,
+    });
+    figure({
+      section: 'cli',
+      name: `${name} peak rss`,
+      value: row.rss,
+      unit: 'MB',
+      floor: result.base.rss,
+      floorName: 'bare node -e 0',
+      goal: 1.5,
+    });
+  }
   await baton(home, ['daemon', 'stop', '--all'], repo);
+  firstCommand(repo, runs);
+}
+
+/**
+ * The first command on a new machine: `baton ls` in an empty BATON_HOME starts the supervisor and
+ * waits for its answer. Also the supervisor's own time from its process start to listening (its
+ * log), against a bare Node start taken in turn.
+ */
+function firstCommand(repo, runs) {
+  const first = [];
+  const listening = [];
+  const serving = [];
+  const bare = [];
+  for (let i = 0; i < Math.min(runs, 5); i++) {
+    const home = join(work, `home-first-${i}`);
+    started.push(home);
+    bare.push(nodeStartup());
+    const t0 = performance.now();
+    execFileSync(process.execPath, [BIN, 'ls'], { cwd: repo, env: { ...process.env, BATON_HOME: home } });
+    first.push(performance.now() - t0);
+    const log = readFileSync(join(home, 'supervisor.log'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    const listened = log.find((l) => l.msg === 'listening');
+    if (listened?.sinceStart !== undefined) listening.push(listened.sinceStart);
+    const served = log.find((l) => l.msg === 'serving; catching up');
+    if (served?.sinceStart !== undefined) serving.push(served.sinceStart);
+    execFileSync(process.execPath, [BIN, 'daemon', 'stop', '--all'], {
+      cwd: repo,
+      env: { ...process.env, BATON_HOME: home },
+    });
+  }
+  const node = stats(bare).median;
+  const f = stats(first).median;
+  console.log(
+    `first \`baton ls\` in a new home (starts the supervisor): median ${ms(f)} = ${(f / node).toFixed(1)}× a bare node start (${ms(node)})`,
+  );
+  figure({
+    section: 'cli',
+    name: 'first command (starts the supervisor)',
+    value: f,
+    unit: 'ms',
+    floor: node,
+    floorName: 'bare node -e 0',
+  });
+  if (listening.length > 0) {
+    const l = stats(listening).median;
+    console.log(
+      `  the supervisor listening after its process started: median ${ms(l)} (goal: answering within 1 s)`,
+    );
+    figure({
+      section: 'cli',
+      name: 'supervisor listening after its start',
+      value: l,
+      unit: 'ms',
+      floor: node,
+      floorName: 'bare node -e 0',
+      goal: 1000,
+    });
+  }
+  if (serving.length > 0) {
+    const v = stats(serving).median;
+    console.log(`  the supervisor serving every request after its process started: median ${ms(v)}`);
+    figure({
+      section: 'cli',
+      name: 'supervisor serving after its start',
+      value: v,
+      unit: 'ms',
+      floor: node,
+      floorName: 'bare node -e 0',
+      goal: 1000,
+    });
+  }
+}
+
+/** Whether the section `name` runs this time (all, or the one named); noted for figures.json. */
+function section(name) {
+  if (only && only !== name) return false;
+  if (!sectionsRun.includes(name)) sectionsRun.push(name);
+  return true;
 }
 
 /** A bench module run in this process: `run({ log })`, printed by its `print` when it has one. */
 async function inProcess(name) {
-  if (only && only !== name) return;
+  if (!section(name)) return;
   const bench = await import(join(ROOT, 'bench', `${name}.mjs`));
   const result = await bench.run({ log: (line) => console.log(line) });
   if (typeof bench.print === 'function') bench.print(result);
@@ -376,9 +630,9 @@ try {
   console.log(
     `# Baton benchmarks (${new Date().toISOString()}, node ${process.version}, ${(await import('node:os')).availableParallelism()} cores)`,
   );
-  if (!only || only === 'cli') await benchCli();
-  if (!only || only === 'dispatch') await benchDispatch();
-  if (!only || only === 'fifty') await benchFifty();
+  if (section('cli')) await benchCli();
+  if (section('dispatch')) await benchDispatch();
+  if (section('fifty')) await benchFifty();
   // Modules with a run({ log }); those that also print their own table export print.
   await inProcess('radar');
   // Standalone scripts, each printing its own figures and baselines.
@@ -395,7 +649,7 @@ try {
     ['attempts', 'attempts.mjs', []],
     ['cluster', 'cluster.mjs', []],
   ]) {
-    if (only && only !== name) continue;
+    if (!section(name)) continue;
     execFileSync(process.execPath, [join(ROOT, 'bench', script), ...args], { cwd: ROOT, stdio: 'inherit' });
   }
   for (const name of ['board', 'watchdog', 'search', 'kanban', 'web', 'provenance']) await inProcess(name);
@@ -416,7 +670,29 @@ try {
           } catch {}
       }
   }
-  rmSync(work, { recursive: true, force: true });
+  try {
+    // A git process a failed section left running may still be writing there.
+    rmSync(work, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 });
+  } catch (error) {
+    console.error(`bench: could not remove ${work}: ${error.message}`);
+  }
+  const os = await import('node:os');
+  const out = join(RESULTS, 'figures.json');
+  writeFileSync(
+    out,
+    JSON.stringify(
+      {
+        date: new Date().toISOString(),
+        node: process.version,
+        cores: os.availableParallelism(),
+        sections: sectionsRun,
+        figures: readFigures(FIGURES),
+      },
+      null,
+      2,
+    ) + '\n',
+  );
+  console.log(`bench: figures in ${out}; compare with \`npm run bench:compare\``);
   const left = leftBehind();
   if (left.length > 0) {
     console.error(

@@ -10,6 +10,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { figure } from './figures.mjs';
 
 const ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)));
 const BIN = join(ROOT, 'bin', 'baton');
@@ -118,6 +119,23 @@ try {
   const b = stats(board);
   const e = stats(empty);
   const r = stats(raw);
+  figure({
+    section: 'tasks',
+    name: 'tasks board load 1000 tasks',
+    value: b.p50,
+    unit: 'ms',
+    floor: e.p50,
+    floorName: 'an empty request',
+    goal: 2,
+  });
+  figure({
+    section: 'tasks',
+    name: 'tasks board load vs raw rows',
+    value: b.p50,
+    unit: 'ms',
+    floor: r.p50,
+    floorName: 'rows read raw and stringified',
+  });
   console.log(
     `board load (GET /api/tasks, ${(bytes / 1024).toFixed(0)} KB): p50 ${f(b.p50)}, p95 ${f(b.p95)}; an empty request ${f(e.p50)} (${(b.p50 / e.p50).toFixed(1)}×); the rows read raw with better-sqlite3 and stringified ${f(r.p50)} (${(b.p50 / r.p50).toFixed(1)}×)`,
   );

@@ -313,9 +313,23 @@ function readToken(paths: HomePaths): string {
   }
 }
 
+/**
+ * The bundled supervisor when the build made one (it starts on less CPU: decision 222, "The
+ * supervisor and the host start from bundles"), else the transpiled entry; from the sources (the
+ * test runner), the build's.
+ */
 function supervisorEntry(): string {
+  const bundled = fileURLToPath(new URL('../bundle/supervisor.js', import.meta.url));
   const here = fileURLToPath(new URL('../server/main.js', import.meta.url));
-  return existsSync(here) ? here : here.replace(/\/src\/server\/main\.js$/, '/dist/server/main.js');
+  const candidates = [
+    bundled,
+    bundled.replace(/\/src\/bundle\/supervisor\.js$/, '/dist/bundle/supervisor.js'),
+    here,
+  ];
+  return (
+    candidates.find((path) => existsSync(path)) ??
+    here.replace(/\/src\/server\/main\.js$/, '/dist/server/main.js')
+  );
 }
 
 /** The reason a supervisor gave for failing to start, from what it wrote to the log after `offset`. */

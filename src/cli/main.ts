@@ -2,6 +2,7 @@
  * The `baton` command line. Holds the one top-level catch and the one process.exit; commands are
  * lazily imported functions taking a typed options object.
  */
+import { appendFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type * as Commander from 'commander';
 import { BatonError, EXIT_CODES } from '../shared/errors.js';
@@ -17,6 +18,8 @@ import type { LogsFlags } from './commands/stream.js';
 import type { DispatchFlags } from './flags.js';
 
 export async function main(argv: string[]): Promise<void> {
+  // Since Node's own start: Node, bin/baton and this module's imports (decision 221).
+  const entered = performance.now();
   const ctx: Context = {
     home: batonHome(),
     cwd: process.cwd(),
@@ -39,10 +42,27 @@ export async function main(argv: string[]): Promise<void> {
     process.exitCode = report(error, ctx, argv.includes('--json'));
   }
   if (process.exitCode === undefined || ctx.keepAlive) return;
+  timed(argv, entered);
   // Output to a pipe is written asynchronously once the pipe is full: exiting now would drop
   // what is still queued. Then open sockets or timers of a finished command must not keep the CLI alive.
   await Promise.all([flushed(process.stdout), flushed(process.stderr)]);
   setImmediate(() => process.exit(process.exitCode));
+}
+
+/**
+ * With BATON_TIMINGS naming a file, one line of this command's own cost is appended to it: the
+ * time to reach main (Node's start and the CLI's loading) and the command's run (its modules,
+ * the supervisor's answer, the output). The bench sets it to split the CLI's cost from Node's.
+ */
+function timed(argv: string[], entered: number): void {
+  const file = process.env.BATON_TIMINGS;
+  if (file === undefined || file === '') return;
+  try {
+    const line = { command: argv.slice(2, 3).join(' '), boot: entered, run: performance.now() - entered };
+    appendFileSync(file, JSON.stringify(line) + '\n');
+  } catch {
+    // A timing that cannot be written is no reason to fail the command.
+  }
 }
 
 /** Resolves once everything written so far has been handed to the OS (or the stream has failed). */

@@ -93,6 +93,8 @@ export async function runSupervisor(env: NodeJS.ProcessEnv = process.env): Promi
     pid: process.pid,
     maxConcurrent: config.maxConcurrent,
     machine: config.machine.name,
+    // Since the process started (Node's own start and the loading of every module included).
+    sinceStart: Math.round(performance.now()),
   });
   let shuttingDown = false;
   // Until the domains are wired, a stop has only the listener, the lock and the database to close.
@@ -382,7 +384,7 @@ export async function runSupervisor(env: NodeJS.ProcessEnv = process.env): Promi
   // The hosts back before any request is served: what a command reads of a session is then true.
   await manager.reattach();
   gate.serve(app.fetch);
-  log.info('serving; catching up', { port });
+  log.info('serving; catching up', { port, sinceStart: Math.round(performance.now()) });
   await catchUp();
 
   /** What waited while the supervisor was down: queued sessions, missed routines, merges and attempts cut off. */

@@ -21,6 +21,7 @@ import {
 import { crashPoint } from '../shared/crash-points.js';
 import { createLogger } from '../shared/log.js';
 import { newId } from '../shared/ids.js';
+import { stepTimer } from '../shared/steps.js';
 import { homePaths, sessionPaths } from '../shared/paths.js';
 import type { SessionWithProject } from '../store/sessions.js';
 import {
@@ -46,6 +47,7 @@ export async function dispatchSession(
   link: { taskId?: number; work?: WorkSnapshot; baseRef?: string } = {},
 ): Promise<{ session: SessionWithProject; mainCheckout: { changedFiles: number; carried: boolean } }> {
   const { store, ingestor } = core;
+  const steps = stepTimer();
   const repo = await findRepository(request.cwd);
   const checkout = await checkoutMode(core, repo, request);
   const baseCommit =
@@ -63,6 +65,7 @@ export async function dispatchSession(
   // Its setup, teardown, routines and variables run only once the user trusts them (decision 161).
   requireTrusted(core.home, repo.root, config);
   const environment = await checkEnvironment(repo.root, config);
+  steps.mark('validate');
   // The main checkout's uncommitted work is read, never changed; mentioned whether it is carried or not.
   const changedFiles = await uncommittedCount(repo.root);
   const carried =
@@ -78,6 +81,7 @@ export async function dispatchSession(
       `The work to lay over the new worktree sits on ${link.work.head.slice(0, 10)}, not on ${baseCommit.slice(0, 10)} where the session starts.`,
     );
   const work = carried ?? link.work;
+  steps.mark('mainCheckout');
   const project = store.ensureProject(repo.root);
   const name = pickName(core, project.id, request.name ?? checkout.defaultName, request.prompt);
   const worktree = checkout.inPlace
@@ -104,6 +108,7 @@ export async function dispatchSession(
       name,
     });
   crashPoint('dispatch.noted');
+  steps.mark('reserve');
   try {
     if (!checkout.inPlace)
       await oneAtATime(repo.root, () =>
@@ -119,6 +124,7 @@ export async function dispatchSession(
     core.ports.release(id);
     throw error;
   }
+  steps.mark('worktree');
   try {
     if (work !== undefined) await applyWork(worktree, work);
   } catch (error) {
@@ -183,6 +189,7 @@ export async function dispatchSession(
     });
     ingestor.record(id, { kind: 'queued' });
     crashPoint('dispatch.queued');
+    steps.mark('record');
   } catch (error) {
     // Leave nothing half-created (and never touch the main checkout of an in-place session).
     if (!checkout.inPlace)
@@ -200,7 +207,10 @@ export async function dispatchSession(
     rmSync(sessionPaths(core.home, id).dir, { recursive: true, force: true });
     throw error;
   }
+  // The host's own steps (spare or spawned, its start) are in its 'host started' line.
   await core.scheduler.run();
+  steps.mark('start');
+  log.info('dispatched', { session: id, name, ...steps.done() });
   // In place, the session works on those changes itself: nothing to mention.
   return {
     session: core.mustGet(id),

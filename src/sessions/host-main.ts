@@ -74,7 +74,7 @@ function runSession(home: string, sessionId: string, env: Record<string, string>
       // supervisor re-attaches by the pid recorded at spawn.
       if (process.send === undefined || !process.connected) return;
       try {
-        process.send({ ready: true }, (error: Error | null) => {
+        process.send({ ready: true, steps: host.steps.done() }, (error: Error | null) => {
           if (error) log.warn('the supervisor went away before the host was ready', { error: error.message });
         });
       } catch (error) {

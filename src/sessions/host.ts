@@ -11,6 +11,7 @@ import { loadAdapter, type AgentEvent, type AgentRun } from '../agents/index.js'
 import { needsPreparing, readPlan, type EnvironmentPlan } from '../environments/index.js';
 import { BatonError, errorMessage } from '../shared/errors.js';
 import { createLogger } from '../shared/log.js';
+import { stepTimer } from '../shared/steps.js';
 import { sessionPaths, type SessionPaths } from '../shared/paths.js';
 import { ensureSocketFolder } from '../shared/private-folder.js';
 import { EventLogWriter, readLog } from './event-log.js';
@@ -37,6 +38,8 @@ export class SessionHost {
   private run: AgentRun | undefined;
   /** The session's state, the agent's last words and pending approvals, from the events written. */
   private readonly memory = new HostMemory();
+  /** Its start's steps, reported to the supervisor with ready (decision 221). */
+  readonly steps = stepTimer();
   private readonly replies = new ReplyQueue({
     status: () => this.memory.machine.status,
     deliver: (text, answering) => this.deliverReply(text, answering),
@@ -101,7 +104,9 @@ export class SessionHost {
       socket: this.paths.socket,
     };
     writeFileSync(this.paths.hostJson, JSON.stringify(info));
+    this.steps.mark('open');
     await this.listen();
+    this.steps.mark('listen');
     this.plan = readPlan(this.paths.dir, this.spec.cwd);
     if (needsPreparing(this.plan) && !this.prepared) {
       // Ready is reported now; setup may take minutes and must not hold the supervisor's launch.
@@ -149,6 +154,7 @@ export class SessionHost {
       const { readSessionPolicy, realDisk, sessionGate } = await import('../policy/index.js');
       const { allowRuleFor } = await import('../approvals/index.js');
       const { checkpointing } = await import('./checkpoints.js');
+      this.steps.mark('load');
       const policy = readSessionPolicy(this.paths.dir, this.spec.cwd);
       const userHome = this.env.HOME ?? homedir();
       const gate = checkpointing(
@@ -170,6 +176,7 @@ export class SessionHost {
         { ...agentStartOptions(this.spec, this.paths.agentState, this.env, this.plan, sandbox), gate },
         (event) => this.onAgentEvent(event),
       );
+      this.steps.mark('agent');
       this.started(this.run);
     } catch (error) {
       await this.end('failed', `the agent could not start: ${errorMessage(error)}`);

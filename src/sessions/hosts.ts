@@ -112,6 +112,7 @@ export class HostSupervisor {
         session: session.id,
         pid: host.pid,
         ms: Math.round(performance.now() - started),
+        steps: host.steps,
       });
     } catch (error) {
       // The session's host may be one an earlier supervisor started: ours then stood down.

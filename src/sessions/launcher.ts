@@ -23,8 +23,12 @@ const START_TIMEOUT_MS = 120_000;
  * at the build output instead (npm test builds first).
  */
 export function hostEntry(): string {
+  // Bundled, the launcher sits in dist/bundle/ beside the bundled host (decision 222, "The
+  // supervisor and the host start from bundles"); transpiled, beside the transpiled host.
   const here = fileURLToPath(new URL('./host-main.js', import.meta.url));
   if (existsSync(here)) return here;
+  const bundled = here.replace(/\/src\/sessions\/host-main\.js$/, '/dist/bundle/host-main.js');
+  if (existsSync(bundled)) return bundled;
   const built = here.replace(/\/src\/sessions\/host-main\.js$/, '/dist/sessions/host-main.js');
   if (existsSync(built)) return built;
   throw new InternalError(`Session host entry not found at ${here}; run \`npm run build\``);
@@ -34,6 +38,8 @@ export interface LaunchedHost {
   pid: number;
   /** Settles when the host process exits (only while this supervisor is its parent). */
   exited: Promise<number | null>;
+  /** Whether the spare took the session, and the start's steps in ms (decision 221). */
+  steps: Record<string, number | boolean>;
 }
 
 export class HostLauncher {
@@ -62,6 +68,7 @@ export class HostLauncher {
     const paths = sessionPaths(spec.home, spec.sessionId);
     mkdirSync(paths.dir, { recursive: true });
     writeFileSync(paths.spec, JSON.stringify(spec));
+    const sent = performance.now();
     const spare = this.takeSpare();
     const host = spare ?? this.spawnHost([spec.home, spec.sessionId], paths.hostLog, spec.cwd, env);
     // Known at once, so a supervisor killed before the host reports ready leaves its pid behind
@@ -90,14 +97,23 @@ export class HostLauncher {
         );
       }, this.startTimeoutMs);
       host.child.once('exit', onExit);
-      host.child.once('message', () => {
+      host.child.once('message', (message: { steps?: Record<string, number> }) => {
         crashPoint('host.ready');
         clearTimeout(timer);
         host.child.off('exit', onExit);
         // Let go: the host must not depend on us staying alive.
         host.child.disconnect();
         host.child.unref();
-        resolve({ pid: host.child.pid ?? -1, exited: host.exited });
+        const ready = Math.round(performance.now() - sent);
+        const own = typeof message === 'object' && message !== null ? (message.steps ?? {}) : {};
+        // What the host did not count itself: a fresh one's Node start and module loading, a
+        // spare's wait for the message (both ends of the pipe).
+        const before = Math.max(0, ready - (typeof own.total === 'number' ? own.total : 0));
+        resolve({
+          pid: host.child.pid ?? -1,
+          exited: host.exited,
+          steps: { spare: spare !== undefined, [spare === undefined ? 'spawn' : 'assign']: before, ...own },
+        });
       });
     });
   }

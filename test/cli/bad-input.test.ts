@@ -215,7 +215,7 @@ describe('bad input gets a one-line error and leaves nothing half-created', () =
     const { execFileSync } = await import('node:child_process');
     const supervisors = execFileSync('ps', ['-eo', 'pid,args'], { encoding: 'utf8' })
       .split('\n')
-      .filter((line) => line.includes('dist/server/main.js'))
+      .filter((line) => line.includes('dist/bundle/supervisor.js'))
       .map((line) => Number(line.trim().split(/\s+/)[0]))
       .filter((pid) => {
         try {

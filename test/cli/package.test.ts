@@ -35,6 +35,9 @@ describe('the package npm pack makes', () => {
       'dist/cli/main.js',
       'dist/server/supervisor.js',
       'dist/sessions/host-main.js',
+      // What the CLI and the launcher start (decision 222, "The supervisor and the host start from bundles").
+      'dist/bundle/supervisor.js',
+      'dist/bundle/host-main.js',
       'web/dist/index.html',
       'web/dist/ssr/render.js',
       'skills/baton/SKILL.md',
