@@ -397,7 +397,7 @@ try {
     if (only && only !== name) continue;
     execFileSync(process.execPath, [join(ROOT, 'bench', script), ...args], { cwd: ROOT, stdio: 'inherit' });
   }
-  for (const name of ['board', 'watchdog', 'search', 'kanban', 'web']) await inProcess(name);
+  for (const name of ['board', 'watchdog', 'search', 'handoff', 'kanban', 'web']) await inProcess(name);
 } finally {
   for (const home of started) {
     const file = join(home, 'supervisor.json');
