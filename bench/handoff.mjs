@@ -19,9 +19,9 @@ export async function run({ log }) {
   log('\n## Handoff packs against the retention corpus (default budget)');
   log(corpus.formatSummary(corpus.summarize(scores)));
   for (const s of scores)
-    if (s.missing.length > 0 || s.supersededAsCurrent.length > 0)
+    if (s.missing.length > 0 || s.supersededAsCurrent.length > 0 || s.currentAsReplaced?.length > 0)
       log(
-        `  ${s.session} ${s.noise}× "${s.task}": missing ${s.missing.join(', ') || '-'}; replaced shown as current ${s.supersededAsCurrent.join(', ') || '-'}`,
+        `  ${s.session} ${s.noise}× "${s.task}": missing ${s.missing.join(', ') || '-'}; replaced shown as current ${s.supersededAsCurrent.join(', ') || '-'}; current shown as replaced ${s.currentAsReplaced?.join(', ') || '-'}`,
       );
   log(`  (${scores.length} packs built and scored in ${ms.toFixed(0)} ms)`);
 }

@@ -93,7 +93,13 @@ export const HandoffRequestBody = z
     from: z.string().min(1).describe('Session id, id prefix or name, or an imported session'),
     to: AgentName.describe('The agent of the new session'),
     task: z.string().min(1, 'the task is empty').max(100_000),
-    budget: z.number().int().min(200).max(200_000).default(8000).describe('Token budget of the pack'),
+    budget: z
+      .number()
+      .int()
+      .min(200)
+      .max(200_000)
+      .optional()
+      .describe('Token budget of the pack; none: a tenth of the transcript, from 1,500 to 8,000 tokens'),
     name: z.string().optional(),
     model: z.string().min(1).max(200).optional(),
     permissionMode: PermissionModeSchema.optional(),

@@ -95,7 +95,7 @@ export async function transcript(ctx: Context, ref: string, opts: TranscriptFlag
 
 export interface HandoffFlags {
   to: string;
-  budget: string;
+  budget?: string;
   name?: string;
   model?: string;
   preview?: boolean;
@@ -114,7 +114,7 @@ export function parseBudget(text: string): number {
 }
 
 export async function handoff(ctx: Context, ref: string, task: string, opts: HandoffFlags): Promise<void> {
-  const budget = parseBudget(opts.budget);
+  const budget = opts.budget === undefined ? undefined : parseBudget(opts.budget);
   if (task.trim() === '')
     throw new InvalidInputError(
       'Say what the new session should do: baton handoff <session> --to <agent> "the task".',
@@ -124,7 +124,7 @@ export async function handoff(ctx: Context, ref: string, task: string, opts: Han
     from: ref,
     to: opts.to as 'claude',
     task,
-    budget,
+    ...(budget === undefined ? {} : { budget }),
     preview: opts.preview === true,
     ...(opts.name === undefined ? {} : { name: opts.name }),
     ...(opts.model === undefined ? {} : { model: opts.model }),

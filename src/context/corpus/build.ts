@@ -94,7 +94,7 @@ export function sessionEvents(session: CorpusSession, noise: number): BatonEvent
     seq: i + 1,
     ts: new Date(Date.UTC(2026, 0, 1, 9, 0, i)).toISOString(),
     ...body,
-  })) as BatonEvent[];
+  }));
 }
 
 export function corpusTranscript(session: CorpusSession, noise: number): Transcript {

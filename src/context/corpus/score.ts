@@ -33,14 +33,19 @@ export interface TaskScore {
   needed: number;
   kept: number;
   missing: string[];
-  /** Replaced decisions the pack shows without saying they were replaced. */
+  /** Replaced decisions the pack shows without saying they were replaced (misses). */
   supersededAsCurrent: string[];
+  /** Decisions that still hold, shown as replaced (false alarms). */
+  currentAsReplaced: string[];
   packTokens: number;
   sourceTokens: number;
 }
 
 /** Lines naming a replaced decision must say it no longer holds. */
 const MARKED = /supersed|replac|revert|no longer|overturned|dropped/i;
+
+/** The part of a "replaced" line that names the decision replaced, before what replaced it. */
+const REPLACED_LINE = /^- (?:SUPERSEDED|REVERTED): (.*?) — (?:superseded|reverted) by /;
 
 export function scorePack(
   session: CorpusSession,
@@ -49,6 +54,7 @@ export function scorePack(
 ): {
   missing: string[];
   supersededAsCurrent: string[];
+  currentAsReplaced: string[];
 } {
   const lower = text.toLowerCase();
   const missing = needs.filter((id) => {
@@ -60,7 +66,12 @@ export function scorePack(
   const supersededAsCurrent = session.superseded
     .filter((s) => lines.some((l) => l.toLowerCase().includes(s.needle.toLowerCase()) && !MARKED.test(l)))
     .map((s) => s.id);
-  return { missing, supersededAsCurrent };
+  const replacedParts = lines.flatMap((l) => REPLACED_LINE.exec(l)?.[1]?.toLowerCase() ?? []);
+  const currentAsReplaced = session.facts
+    .filter((f) => f.kind === 'decision')
+    .filter((f) => replacedParts.some((part) => f.needles.every((n) => part.includes(n.toLowerCase()))))
+    .map((f) => f.id);
+  return { missing, supersededAsCurrent, currentAsReplaced };
 }
 
 const TO: Record<string, string> = { claude: 'codex', codex: 'claude' };
@@ -85,7 +96,7 @@ export function scoreCorpus(make: PackMaker, noises: readonly number[] = [1, 5])
             .search(words.join(' OR '), { sessionId, limit: 30 })
             .flatMap((h) => (h.seq === null ? [] : [h.seq]));
           const pack = make({ transcript, task, toAgent, relevant });
-          const { missing, supersededAsCurrent } = scorePack(session, needs, pack.text);
+          const { missing, supersededAsCurrent, currentAsReplaced } = scorePack(session, needs, pack.text);
           scores.push({
             session: session.name,
             direction: `${session.agent}→${toAgent}`,
@@ -95,6 +106,7 @@ export function scoreCorpus(make: PackMaker, noises: readonly number[] = [1, 5])
             kept: needs.length - missing.length,
             missing,
             supersededAsCurrent,
+            currentAsReplaced,
             packTokens: pack.tokens,
             sourceTokens: pack.sourceTokens,
           });
@@ -113,6 +125,7 @@ export interface CorpusSummary {
   kept: number;
   needed: number;
   supersededAsCurrent: number;
+  currentAsReplaced: number;
   /** Pack size as a share of its transcript: the largest, and over all packs. */
   maxShare: number;
   meanShare: number;
@@ -134,6 +147,7 @@ export function summarize(scores: readonly TaskScore[]): CorpusSummary[] {
       kept: g.reduce((n, s) => n + s.kept, 0),
       needed: g.reduce((n, s) => n + s.needed, 0),
       supersededAsCurrent: g.reduce((n, s) => n + s.supersededAsCurrent.length, 0),
+      currentAsReplaced: g.reduce((n, s) => n + s.currentAsReplaced.length, 0),
       maxShare: Math.max(...shares),
       meanShare: shares.reduce((a, b) => a + b, 0) / shares.length,
       sourceKb: Math.round(
@@ -145,11 +159,11 @@ export function summarize(scores: readonly TaskScore[]): CorpusSummary[] {
 
 export function formatSummary(rows: readonly CorpusSummary[]): string {
   const out = [
-    'direction      noise  packs  facts kept/needed  superseded shown as current  pack % of source (max / mean)  source KB',
+    'direction      noise  packs  facts kept/needed  replaced shown as current (misses)  current shown as replaced (false alarms)  pack % of source (max / mean)  source KB',
   ];
   for (const r of rows)
     out.push(
-      `${r.direction.padEnd(14)} ${`${r.noise}×`.padEnd(6)} ${String(r.packs).padEnd(6)} ${`${r.kept}/${r.needed}`.padEnd(18)} ${String(r.supersededAsCurrent).padEnd(28)} ${`${(100 * r.maxShare).toFixed(1)}% / ${(100 * r.meanShare).toFixed(1)}%`.padEnd(30)} ${r.sourceKb}`,
+      `${r.direction.padEnd(14)} ${`${r.noise}×`.padEnd(6)} ${String(r.packs).padEnd(6)} ${`${r.kept}/${r.needed}`.padEnd(18)} ${String(r.supersededAsCurrent).padEnd(34)} ${String(r.currentAsReplaced).padEnd(41)} ${`${(100 * r.maxShare).toFixed(1)}% / ${(100 * r.meanShare).toFixed(1)}%`.padEnd(30)} ${r.sourceKb}`,
     );
   return out.join('\n');
 }

@@ -26,6 +26,7 @@ const ingest: CorpusSession = {
         'export function saveState(id: string, state: UploadState) {\n  writeFileSync(`data/uploads/${id}.json`, JSON.stringify(state));\n}\n',
     },
     { noise: 'tests' },
+    { say: 'Decision: endpoint errors are JSON problem documents with a stable `type` URI.' },
     {
       say: 'I will cap uploads at 25 MiB per request; anything larger gets a 413 with the limit in the body.',
     },
@@ -69,6 +70,7 @@ const ingest: CorpusSession = {
     },
     { noise: 'tests' },
     { noise: 'reads' },
+    { say: 'We no longer log the request body on a 413; it was noise in the logs.' },
     {
       ask: 'Should tabs or spaces be used in the new files?',
       answer: 'Spaces, as the rest of the repository.',
@@ -85,6 +87,7 @@ const ingest: CorpusSession = {
     { id: 'ruled-out-s3', kind: 'ruled-out', needles: ['multipart', 'offline'] },
     { id: 'checksum', kind: 'constraint', needles: ['SHA-256'] },
     { id: 'state-sqlite', kind: 'decision', needles: ['SQLite', '`uploads`'] },
+    { id: 'errors-json', kind: 'decision', needles: ['JSON problem documents'] },
     { id: 'question-expiry', kind: 'question', needles: ['resumed upload', 'expiry'] },
     { id: 'file-store', kind: 'file', needles: ['src/ingest/store.ts'] },
   ],
@@ -100,7 +103,7 @@ const ingest: CorpusSession = {
     },
     {
       task: 'document the upload limits and storage choices for operators',
-      needs: ['limit', 'ruled-out-s3', 'checksum', 'state-sqlite'],
+      needs: ['limit', 'ruled-out-s3', 'checksum', 'state-sqlite', 'errors-json'],
     },
   ],
 };
@@ -144,6 +147,7 @@ const scheduler: CorpusSession = {
     },
     { noise: 'tests' },
     { think: 'The tests cannot wait real minutes.' },
+    { say: 'Replacing the flaky timer mock in the test helper with fake timers.' },
     { say: 'The clock must be injectable, so tests can move time instead of waiting.' },
     { noise: 'chatter' },
     {
