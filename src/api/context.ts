@@ -104,6 +104,10 @@ export const HandoffRequestBody = z
     model: z.string().min(1).max(200).optional(),
     permissionMode: PermissionModeSchema.optional(),
     preview: z.boolean().default(false).describe('Only build the pack; start nothing'),
+    fromBranch: z
+      .boolean()
+      .default(false)
+      .describe("Start on the source session's branch (its landed commit once it has landed), not the base"),
   })
   .strict();
 export const PackView = z.object({
@@ -164,6 +168,7 @@ export const ImportReportView = z.object({
   skipped: z.record(z.string(), z.number().int()),
   malformed: z.number().int(),
   unfinished: z.number().int(),
+  batonSessions: z.number().int().describe('Files of sessions Baton ran itself, not imported again'),
 });
 export const ImportResult = z.object({ reports: z.array(ImportReportView) });
 export type ImportResult = z.infer<typeof ImportResult>;

@@ -66,6 +66,10 @@ export function addContextCommands(
     .option('--name <name>', 'name of the new session')
     .option('--model <model>', 'model of the new session')
     .option('--preview', 'print the pack; start nothing')
+    .option(
+      '--from-branch',
+      "start on the source session's branch (its landed commit once it has landed), to build on its work",
+    )
     .addOption(new Option('--json', 'print JSON for scripts'))
     .action(async (ref: string, task: string[], opts: HandoffFlags) =>
       (await import('./commands/context.js')).handoff(ctx, ref, task.join(' '), opts),

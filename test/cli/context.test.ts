@@ -50,7 +50,7 @@ describe('baton search', () => {
     // Prefix matching, and the plain output names the session and how to open it.
     const plain = await t.ok(['search', 'quok'], { cwd: repo });
     expect(plain).toMatch(/^zoo#\d+ +reasoning/m);
-    expect(plain).toMatch(/baton events zoo --after \d+/);
+    expect(plain).toMatch(/baton logs zoo --after \d+/);
   });
 
   it('filters by agent, session, kind and age', async () => {
