@@ -652,7 +652,8 @@ try {
     if (!section(name)) continue;
     execFileSync(process.execPath, [join(ROOT, 'bench', script), ...args], { cwd: ROOT, stdio: 'inherit' });
   }
-  for (const name of ['board', 'watchdog', 'search', 'kanban', 'web', 'provenance']) await inProcess(name);
+  for (const name of ['board', 'watchdog', 'search', 'handoff', 'kanban', 'web', 'provenance'])
+    await inProcess(name);
 } finally {
   for (const home of started) {
     const file = join(home, 'supervisor.json');

@@ -93,11 +93,21 @@ export const HandoffRequestBody = z
     from: z.string().min(1).describe('Session id, id prefix or name, or an imported session'),
     to: AgentName.describe('The agent of the new session'),
     task: z.string().min(1, 'the task is empty').max(100_000),
-    budget: z.number().int().min(200).max(200_000).default(8000).describe('Token budget of the pack'),
+    budget: z
+      .number()
+      .int()
+      .min(200)
+      .max(200_000)
+      .optional()
+      .describe('Token budget of the pack; none: a tenth of the transcript, from 1,500 to 8,000 tokens'),
     name: z.string().optional(),
     model: z.string().min(1).max(200).optional(),
     permissionMode: PermissionModeSchema.optional(),
     preview: z.boolean().default(false).describe('Only build the pack; start nothing'),
+    fromBranch: z
+      .boolean()
+      .default(false)
+      .describe("Start on the source session's branch (its landed commit once it has landed), not the base"),
   })
   .strict();
 export const PackView = z.object({
@@ -158,6 +168,7 @@ export const ImportReportView = z.object({
   skipped: z.record(z.string(), z.number().int()),
   malformed: z.number().int(),
   unfinished: z.number().int(),
+  batonSessions: z.number().int().describe('Files of sessions Baton ran itself, not imported again'),
 });
 export const ImportResult = z.object({ reports: z.array(ImportReportView) });
 export type ImportResult = z.infer<typeof ImportResult>;

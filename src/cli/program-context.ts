@@ -59,10 +59,17 @@ export function addContextCommands(
     .addOption(
       new Option('--to <agent>', 'the agent of the new session').choices(AGENT_IDS).makeOptionMandatory(),
     )
-    .option('--budget <tokens>', 'token budget of the pack: 8000, 8k, 12k', '8k')
+    .option(
+      '--budget <tokens>',
+      'token budget of the pack: 8000, 8k, 12k (default: a tenth of the transcript, 1.5k to 8k)',
+    )
     .option('--name <name>', 'name of the new session')
     .option('--model <model>', 'model of the new session')
     .option('--preview', 'print the pack; start nothing')
+    .option(
+      '--from-branch',
+      "start on the source session's branch (its landed commit once it has landed), to build on its work",
+    )
     .addOption(new Option('--json', 'print JSON for scripts'))
     .action(async (ref: string, task: string[], opts: HandoffFlags) =>
       (await import('./commands/context.js')).handoff(ctx, ref, task.join(' '), opts),

@@ -29,6 +29,10 @@ function extract(event: BatonEvent): { kind: SearchKind; text: string } | undefi
   switch (event.type) {
     case 'message.added':
       return { kind: 'message', text: event.text };
+    // A turn's prompt: the dispatch's prompt is said nowhere else (a reply's is its message too;
+    // `SearchIndex` skips a prompt that repeats the message just indexed).
+    case 'turn.started':
+      return event.prompt === undefined ? undefined : { kind: 'message', text: event.prompt };
     case 'thinking.added':
       return { kind: 'reasoning', text: event.text };
     case 'tool.started':

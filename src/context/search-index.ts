@@ -65,6 +65,7 @@ export class SearchIndex {
   private readonly findDoc;
   private readonly deleteDoc;
   private readonly deleteText;
+  private readonly recentMessages;
 
   constructor(readonly db: Db) {
     this.insertDoc = db.prepare(
@@ -74,12 +75,23 @@ export class SearchIndex {
     this.findDoc = db.prepare('SELECT rowid FROM search_docs WHERE kind = ? AND doc_id = ?');
     this.deleteDoc = db.prepare('DELETE FROM search_docs WHERE rowid = ?');
     this.deleteText = db.prepare('DELETE FROM search_fts WHERE rowid = ?');
+    this.recentMessages = db.prepare(
+      `SELECT f.body AS body FROM search_docs d JOIN search_fts f ON f.rowid = d.rowid
+       WHERE d.session_id = ? AND d.kind = 'message' AND d.seq < ? ORDER BY d.seq DESC LIMIT 3`,
+    );
   }
 
   /** Indexes one event (nothing when it has no searchable text, or is indexed already). Call inside the storing transaction. */
   indexEvent(owner: EventOwner, event: BatonEvent): void {
     const found = searchableText(event);
     if (found === undefined) return;
+    const text = redactSecrets(found.text);
+    // A reply is its message and then its turn's prompt: indexed once.
+    if (
+      event.type === 'turn.started' &&
+      (this.recentMessages.all(owner.sessionId, event.seq) as { body: string }[]).some((m) => m.body === text)
+    )
+      return;
     const result = this.insertDoc.run(
       owner.source ?? 'event',
       found.kind,
@@ -92,7 +104,7 @@ export class SearchIndex {
       event.ts,
     );
     if (result.changes === 0) return;
-    this.insertText.run(result.lastInsertRowid, redactSecrets(found.text));
+    this.insertText.run(result.lastInsertRowid, text);
   }
 
   /** Indexes (or re-indexes) a decision or a note by its id. */

@@ -39,7 +39,12 @@ export interface ContextSessions {
   get(id: string): SessionWithProject | undefined;
   eventsAfter(sessionId: string, after: number, limit?: number): BatonEvent[];
   /** The pack goes as the dispatch's `instructions`: kept in the session's private folder, added to Baton's own at every start. */
-  dispatch(request: z.output<typeof DispatchRequest>): Promise<SessionWithProject>;
+  dispatch(
+    request: z.output<typeof DispatchRequest>,
+    work?: undefined,
+    /** The branch the session lands on, when it starts elsewhere (a handoff `--from-branch`). */
+    baseRef?: string,
+  ): Promise<SessionWithProject>;
 }
 
 export interface ContextServiceOptions {
@@ -85,6 +90,8 @@ export interface HandoffRequest {
   model?: string | undefined;
   name?: string | undefined;
   permissionMode?: z.output<typeof DispatchRequest>['permissionMode'] | undefined;
+  /** Start on the source's branch, or its landed commit once landed (decision 231). */
+  fromBranch?: boolean | undefined;
 }
 
 export interface HandoffLink {
@@ -238,16 +245,23 @@ export class ContextService {
       throw new InvalidInputError(
         `Session ${transcript.name} has no repository; run the handoff from inside one.`,
       );
-    const session = await this.options.sessions.dispatch({
-      prompt: request.task,
-      cwd,
-      agent: request.to as z.output<typeof DispatchRequest>['agent'],
-      permissionMode: request.permissionMode ?? 'default',
-      options: {},
-      ...(request.name === undefined ? {} : { name: request.name }),
-      ...(request.model === undefined ? {} : { model: request.model }),
-      instructions: pack.text,
-    });
+    const start = request.fromBranch === true ? this.startPoint(request.from, request.cwd) : undefined;
+    const base = start?.commit;
+    const session = await this.options.sessions.dispatch(
+      {
+        prompt: request.task,
+        cwd,
+        ...(base === undefined ? {} : { base }),
+        agent: request.to as z.output<typeof DispatchRequest>['agent'],
+        permissionMode: request.permissionMode ?? 'default',
+        options: {},
+        ...(request.name === undefined ? {} : { name: request.name }),
+        ...(request.model === undefined ? {} : { model: request.model }),
+        instructions: pack.text,
+      },
+      undefined,
+      start?.landsOn,
+    );
     const handoffId = newId();
     this.db
       .prepare(
@@ -321,6 +335,35 @@ export class ContextService {
         });
     }
     return reports;
+  }
+
+  /**
+   * Where a handoff `--from-branch` starts (decision 231): a live session's branch; once it has
+   * landed, the commit it landed as; once removed without landing, its snapshot ref.
+   */
+  private startPoint(ref: string, cwd: string | undefined): { commit: string; landsOn: string } {
+    const session = this.findSession(ref, cwd);
+    if (session === undefined)
+      throw new InvalidInputError(
+        `--from-branch needs a session of this machine with a branch; "${ref}" has none here (an imported or another machine's session).`,
+      );
+    // The new session starts on the source's work and lands where the source lands.
+    const landsOn = session.base_ref;
+    if (session.removed_at === null) return { commit: session.branch, landsOn };
+    const landed = this.db
+      .prepare(
+        `SELECT json_extract(result_json, '$.commit') AS landed FROM merge_journal
+         WHERE step = 'finished' AND json_extract(result_json, '$.outcome') = 'landed'
+           AND json_extract(result_json, '$.commit') IS NOT NULL
+           AND EXISTS (SELECT 1 FROM json_each(sessions_json) WHERE json_extract(value, '$.sessionId') = ?)
+         ORDER BY finished_at DESC LIMIT 1`,
+      )
+      .get(session.id) as { landed: string } | undefined;
+    if (landed !== undefined) return { commit: landed.landed, landsOn };
+    if (session.snapshot_ref !== null) return { commit: session.snapshot_ref, landsOn };
+    throw new InvalidInputError(
+      `Session ${session.name} was removed without landing and left no snapshot: there is no branch to start from. Hand off without --from-branch.`,
+    );
   }
 
   /** The decisions of the packs that started `sessionId`, as recorded decisions of its own. */

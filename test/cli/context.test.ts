@@ -50,7 +50,7 @@ describe('baton search', () => {
     // Prefix matching, and the plain output names the session and how to open it.
     const plain = await t.ok(['search', 'quok'], { cwd: repo });
     expect(plain).toMatch(/^zoo#\d+ +reasoning/m);
-    expect(plain).toMatch(/baton events zoo --after \d+/);
+    expect(plain).toMatch(/baton logs zoo --after \d+/);
   });
 
   it('filters by agent, session, kind and age', async () => {
@@ -219,9 +219,9 @@ describe('baton handoff', () => {
       { cwd: repo },
     );
     await t.waitForState('cacher', 'ready_for_review');
-    // The task filter: the decision, and what the task's session said.
+    // The task filter: the decision, and what the task's session was asked (its prompt, decision 232) and said.
     const byTask = await t.json<SearchResult>(['search', 'cache', '--task', '1'], { cwd: repo });
-    expect(byTask.hits.map((h) => h.source).sort()).toEqual(['decision', 'event']);
+    expect(byTask.hits.map((h) => h.source).sort()).toEqual(['decision', 'event', 'event']);
     expect((await t.json<SearchResult>(['search', 'cache', '--task', '2'], { cwd: repo })).hits).toEqual([]);
     const view = await t.json<HandoffView>(
       ['handoff', 'cacher', '--to', 'scripted', '--preview', 'write the migration'],

@@ -44,10 +44,13 @@ function renderHits(result: SearchResult): string {
         hit.sessionName === null
           ? `${hit.source} ${hit.docId ?? ''}`
           : `${hit.sessionName}${hit.seq === null ? '' : `#${hit.seq}`}`;
+      // A command that opens the hit: a Baton session's log from that event, an imported session's transcript.
       const open =
         hit.sessionName === null || hit.seq === null
           ? ''
-          : `   baton events ${hit.sessionName} --after ${Math.max(0, hit.seq - 1)}\n`;
+          : hit.source === 'imported'
+            ? `   baton transcript ${hit.sessionId ?? hit.sessionName}\n`
+            : `   baton logs ${hit.sessionName} --after ${Math.max(0, hit.seq - 1)}\n`;
       return `${where}  ${hit.kind.replace('_', ' ')}  ${hit.agent ?? ''}  ${hit.ts.slice(0, 16).replace('T', ' ')}\n   ${hit.snippet.replace(/\s+/g, ' ')}\n${open}`;
     })
     .join('');
@@ -95,10 +98,11 @@ export async function transcript(ctx: Context, ref: string, opts: TranscriptFlag
 
 export interface HandoffFlags {
   to: string;
-  budget: string;
+  budget?: string;
   name?: string;
   model?: string;
   preview?: boolean;
+  fromBranch?: boolean;
   json?: boolean;
 }
 
@@ -114,7 +118,7 @@ export function parseBudget(text: string): number {
 }
 
 export async function handoff(ctx: Context, ref: string, task: string, opts: HandoffFlags): Promise<void> {
-  const budget = parseBudget(opts.budget);
+  const budget = opts.budget === undefined ? undefined : parseBudget(opts.budget);
   if (task.trim() === '')
     throw new InvalidInputError(
       'Say what the new session should do: baton handoff <session> --to <agent> "the task".',
@@ -124,8 +128,9 @@ export async function handoff(ctx: Context, ref: string, task: string, opts: Han
     from: ref,
     to: opts.to as 'claude',
     task,
-    budget,
+    ...(budget === undefined ? {} : { budget }),
     preview: opts.preview === true,
+    fromBranch: opts.fromBranch === true,
     ...(opts.name === undefined ? {} : { name: opts.name }),
     ...(opts.model === undefined ? {} : { model: opts.model }),
   };
@@ -138,7 +143,11 @@ export async function handoff(ctx: Context, ref: string, task: string, opts: Han
     ctx.out.write(pack.text + '\n' + summary);
     return;
   }
-  ctx.out.write(`Handed off to ${result.session.name} (${result.session.agent}).\n${summary}`);
+  const start =
+    opts.fromBranch === true
+      ? ` on ${result.session.baseRef} (${result.session.baseCommit.slice(0, 10)})`
+      : '';
+  ctx.out.write(`Handed off to ${result.session.name} (${result.session.agent})${start}.\n${summary}`);
 }
 
 export interface ImportFlags {
@@ -161,7 +170,7 @@ export async function importNative(ctx: Context, opts: ImportFlags): Promise<voi
   for (const r of reports) {
     const skipped = Object.values(r.skipped).reduce((a, b) => a + b, 0);
     ctx.out.write(
-      `${r.vendor}: ${r.files} files (${r.filesRead} with new lines), ${r.events} new events in ${r.sessions} sessions; ${skipped} lines of other kinds skipped, ${r.malformed} malformed${r.unfinished > 0 ? `, ${r.unfinished} files still being written` : ''}.\n`,
+      `${r.vendor}: ${r.files} files (${r.filesRead} with new lines), ${r.events} new events in ${r.sessions} sessions; ${skipped} lines of other kinds skipped, ${r.malformed} malformed${r.unfinished > 0 ? `, ${r.unfinished} files still being written` : ''}${r.batonSessions > 0 ? `; ${r.batonSessions} files of sessions Baton ran itself passed over` : ''}.\n`,
     );
   }
 }

@@ -29,7 +29,12 @@ export interface ImportReport {
   malformed: number;
   /** Files whose last line is not finished yet (read next time). */
   unfinished: number;
+  /** Files of sessions Baton ran itself (already its own sessions): not imported again. */
+  batonSessions: number;
 }
+
+/** What `import_files.session_id` holds for a file of a session Baton ran: passed over for good. */
+const BATON_OWNED = 'baton:';
 
 const PARSERS: Record<Vendor, LineParser> = { claude: parseClaudeLine, codex: parseCodexLine };
 
@@ -45,6 +50,7 @@ export function importTranscripts(db: Db, search: SearchIndex, vendor: Vendor, r
     skipped: {},
     malformed: 0,
     unfinished: 0,
+    batonSessions: 0,
   };
   const sessions = new Set<string>();
   for (const path of transcriptFiles(vendor, root)) {
@@ -110,6 +116,10 @@ function importFile(
     forget(db, known.session_id);
     known = undefined;
   }
+  if (known?.session_id?.startsWith(BATON_OWNED) === true) {
+    report.batonSessions++;
+    return;
+  }
   const start = known?.offset ?? 0;
   if (known !== undefined && size === known.size && start === size) return;
   const text = readFrom(path, start, size);
@@ -144,6 +154,14 @@ function importFile(
       report.skipped[parsed.skipped] = (report.skipped[parsed.skipped] ?? 0) + 1;
     for (const e of parsed.events) events.push({ ts: e.ts, body: e.body as Omit<BatonEvent, 'seq' | 'v'> });
   }
+  const owner = known === undefined ? batonSessionOf(db, vendor, path, facts) : undefined;
+  if (owner !== undefined) {
+    report.batonSessions++;
+    db.prepare(
+      'INSERT OR REPLACE INTO import_files (path, vendor, session_id, size, offset) VALUES (?, ?, ?, ?, ?)',
+    ).run(path, vendor, `${BATON_OWNED}${owner}`, size, size);
+    return;
+  }
   report.filesRead++;
   db.transaction(() => {
     const sessionId = known?.session_id ?? ensureSession(db, vendor, path, facts, events[0]?.ts);
@@ -172,6 +190,23 @@ function readFrom(path: string, start: number, size: number): string {
   } finally {
     closeSync(fd);
   }
+}
+
+/**
+ * The Baton session that wrote this vendor file, if one did (decision 232): the vendor's id is one
+ * Baton recorded for its agent, or the file's folder is a Baton session's worktree. Its events are
+ * Baton's already; importing them again would show every hit twice.
+ */
+function batonSessionOf(db: Db, vendor: Vendor, path: string, facts: SessionFacts): string | undefined {
+  const nativeId = facts.nativeId ?? /([0-9a-f]{8}-[0-9a-f-]{27,})\.jsonl$/.exec(path)?.[1];
+  const row = db
+    .prepare(
+      `SELECT id FROM sessions WHERE (agent = ? AND agent_session_id IS NOT NULL AND agent_session_id = ?)
+         OR (? IS NOT NULL AND (worktree = ? OR ? LIKE worktree || '/%')) LIMIT 1`,
+    )
+    .get(vendor, nativeId ?? null, facts.cwd ?? null, facts.cwd ?? null, facts.cwd ?? null) as
+    { id: string } | undefined;
+  return row?.id;
 }
 
 /** The imported session of a file's first lines (null while the file has said nothing yet). */

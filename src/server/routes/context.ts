@@ -34,12 +34,15 @@ export function contextHandlers(context: ContextService, manager: SessionManager
         name: body.name,
         model: body.model,
         permissionMode: body.permissionMode,
+        fromBranch: body.fromBranch,
       };
       if (body.preview) return { handoffId: null, session: null, pack: (await context.pack(request)).pack };
       const { session, pack, handoffId } = await context.handoff(request);
       return { handoffId, session: manager.view(session), pack };
     },
-    'GET /api/handoffs/:ref': ({ params, cwd }) => context.handoffsOf(manager.resolve(params.ref, cwd).id),
+    // A landed or removed session's handoffs too: its record outlives it (decision 168).
+    'GET /api/handoffs/:ref': ({ params, cwd }) =>
+      context.handoffsOf(manager.resolveRecord(params.ref, cwd).id),
     'POST /api/import': ({ body }) => ({
       reports: context.importNative({
         ...(body.claudeHome === undefined ? {} : { claude: join(body.claudeHome, 'projects') }),

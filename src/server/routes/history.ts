@@ -6,6 +6,7 @@ import type { HISTORY } from '../../api/history.js';
 import { TRANSCRIPT_PAGE_DEFAULT, type UsagePoint } from '../../api/web.js';
 import type { BatonEvent } from '../../events/index.js';
 import { sessionDiff, sessionDiffStat, type SessionManager, sessionUsage } from '../../sessions/index.js';
+import { BatonError } from '../../shared/errors.js';
 import { createLogger } from '../../shared/log.js';
 import type { RemoteSessions } from '../../cluster/index.js';
 import type { Handlers } from './mount.js';
@@ -22,7 +23,8 @@ export function historyHandlers(
   return {
     'GET /api/sessions/:ref/events': async ({ params, query, cwd, c }) => {
       const after = query.after ?? 0;
-      const found = targetOf(manager, remote(), params.ref, cwd);
+      // A landed or removed session's log stays readable (decision 168): search opens hits there.
+      const found = targetOrRecord(manager, remote(), params.ref, cwd);
       if (found.kind === 'remote')
         return query.follow
           ? followRemote(c, found.remote, found.view, after)
@@ -144,4 +146,19 @@ function follow(c: Context, manager: SessionManager, sessionId: string, after: n
       manager.off('session', onSession);
     }
   });
+}
+
+/** This machine's live session, another machine's, else a landed or removed one of this machine. */
+function targetOrRecord(
+  manager: SessionManager,
+  remote: RemoteSessions | undefined,
+  ref: string,
+  cwd: string | undefined,
+): ReturnType<typeof targetOf> {
+  try {
+    return targetOf(manager, remote, ref, cwd);
+  } catch (error) {
+    if (!(error instanceof BatonError) || error.code !== 'not_found') throw error;
+    return { kind: 'local', session: manager.resolveRecord(ref, cwd) };
+  }
 }
