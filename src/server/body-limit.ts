@@ -7,6 +7,11 @@
  * answer). At most `DISCARD_BYTES` more are dropped, then the connection is closed; within that the
  * connection stays open for the client's next request (decision 197). A `Connection: close` was
  * tried and brought the reset back, since it closes at once.
+ *
+ * A body within the limit is read whole before any handler runs, whether a handler reads it or
+ * not: the adapter's body stream has already started reading the request, so Node no longer drops
+ * what is left of it, and a body nobody finished reading held its connection, and the next request
+ * sent on it was never answered.
  */
 import type { MiddlewareHandler } from 'hono';
 import { RequestTooLargeError } from '../shared/errors.js';
@@ -22,7 +27,6 @@ export function bodyLimit(maxBytes: number): MiddlewareHandler {
     const length = c.req.header('content-length');
     if (length !== undefined && c.req.header('transfer-encoding') === undefined) {
       if (Number(length) > maxBytes) tooLarge(body.getReader());
-      return next();
     }
     const reader: ReadableStreamDefaultReader<Uint8Array> = body.getReader();
     const chunks: Uint8Array[] = [];

@@ -154,6 +154,31 @@ describe('request bodies are limited', () => {
     expect(received.match(/HTTP\/1\.1 \d{3}/g)).toEqual(['HTTP/1.1 413', 'HTTP/1.1 404']);
     socket.destroy();
   });
+  it('answers the next request on a connection whose body no handler read', async () => {
+    await t.ok(['daemon', 'start']);
+    const { base, headers } = target();
+    const { port } = new URL(base);
+    const socket = connect(Number(port), '127.0.0.1');
+    await once(socket, 'connect');
+    let received = '';
+    socket.setEncoding('utf8');
+    socket.on('data', (chunk: string) => (received += chunk));
+    const closed = once(socket, 'close');
+    // A route that takes no body, sent one anyway (1 MB, within the limit), then a second request on the same connection.
+    const body = 'x'.repeat(1_000_000);
+    socket.write(
+      `POST /api/routines/nope/pause HTTP/1.1\r\nhost: 127.0.0.1:${port}\r\nauthorization: ${headers.authorization}\r\n` +
+        `content-type: text/plain\r\ncontent-length: ${body.length}\r\n\r\n${body}` +
+        `GET /api/health HTTP/1.1\r\nhost: 127.0.0.1:${port}\r\nauthorization: ${headers.authorization}\r\n\r\n`,
+    );
+    while ((received.match(/HTTP\/1\.1 \d{3} /g) ?? []).length < 2)
+      await Promise.race([
+        once(socket, 'data'),
+        closed.then(() => Promise.reject(new Error(`closed: ${received}`))),
+      ]);
+    expect(received.match(/HTTP\/1\.1 \d{3}/g)).toEqual(['HTTP/1.1 404', 'HTTP/1.1 200']);
+    socket.destroy();
+  });
 });
 
 describe('a client that goes away is not an error', () => {
