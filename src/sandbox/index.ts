@@ -65,12 +65,32 @@ function signalInside(pid: number, signal: NodeJS.Signals): boolean {
   if (signal === 'SIGKILL') return killGroup(pid, signal);
   const members = groupMembers(pid);
   if (members.length === 0) return killGroup(pid, signal); // no /proc to read: the plain way
-  const inside = members.filter((member) => member.name !== 'bwrap');
+  // bubblewrap's own processes are told by where they sit, not by name (an agent can name its
+  // program `bwrap` to be passed over, decision 202): the one we started leads the group, and the
+  // init it makes inside is pid 1 of the sandbox's namespace; every process of the agent's has
+  // another pid there (one nested deeper too, which the agent could make).
+  const inside = members.filter((member) => member.pid !== pid && !isSandboxInitOrGone(member, pid));
   signalAll(
     inside.map((member) => member.pid),
     signal,
   );
   return inside.length > 0;
+}
+
+/** bubblewrap's init inside the sandbox, or a process already ending: neither takes a gentle stop. */
+function isSandboxInitOrGone(member: { pid: number; ppid: number }, leader: number): boolean {
+  let status: string;
+  try {
+    status = readFileSync(`/proc/${member.pid}/status`, 'utf8');
+  } catch {
+    return true; // gone meanwhile
+  }
+  if (/^State:\s*Z/m.test(status)) return true;
+  // Its pid as we see it, then in the sandbox's namespace, then in any nested deeper.
+  const line = /^NSpid:\s*(.*)$/m.exec(status)?.[1];
+  if (line !== undefined) return line.trim().split(/\s+/)[1] === '1';
+  // A kernel without NSpid (before 4.1): the init is the only child of the one we started.
+  return member.ppid === leader;
 }
 
 /** Turns the sandbox off (`BATON_SANDBOX=off`): for a machine where it breaks an agent, said plainly everywhere. */

@@ -1,11 +1,21 @@
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  copyFileSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { bubblewrapArgs, findBubblewrap } from './bubblewrap.js';
 import { agentEnvironment, agentSandbox, gitFolders, sandboxStatus, type CommandSandbox } from './index.js';
+import { groupMembers } from '../shared/process.js';
 
 let root: string;
 beforeEach(() => {
@@ -194,6 +204,30 @@ describe('the agent sandbox', () => {
     expect(await exited).toBe(0);
     expect(readFileSync(saved, 'utf8')).toBe('saved\n');
     expect(sandbox.signalGroup(child.pid!, 'SIGTERM')).toBe(false);
+  });
+
+  // Decision 202: bubblewrap's processes are known by their place in the group, not their name.
+  it('stops gently an agent program that named itself bwrap', async () => {
+    const places = stateFolder();
+    const sandbox = agentSandbox(places);
+    const renamed = join(places.worktree, 'bwrap');
+    copyFileSync(execFileSync('sh', ['-c', 'command -v sleep'], { encoding: 'utf8' }).trim(), renamed);
+    chmodSync(renamed, 0o755);
+    const { command, args } = sandbox.wrap('/bin/sh', ['-c', `echo ready; exec '${renamed}' 300`]);
+    const child = spawn(command, args, {
+      cwd: places.worktree,
+      detached: true,
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    await new Promise<void>((resolve) => child.stdout.once('data', () => resolve()));
+    // Once the shell has become the renamed program, every process of the group is named bwrap.
+    while (!groupMembers(child.pid!).every((m) => m.name === 'bwrap'))
+      await new Promise((resolve) => setImmediate(resolve));
+    const exited = new Promise<NodeJS.Signals | null>((resolve) =>
+      child.once('exit', (_code, signal) => resolve(signal)),
+    );
+    expect(sandbox.signalGroup(child.pid!, 'SIGTERM')).toBe(true);
+    await exited;
   });
 
   // Decision 176: the user's own account — browsers' cookies, keys, the session bus — is not the agent's.

@@ -10,6 +10,9 @@
  * "Baton's git runs no program a repository's config names" (amends 196).
  */
 import { execFile, spawnSync } from 'node:child_process';
+import { existsSync, lstatSync, readdirSync, readFileSync, realpathSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import { GitError } from '../shared/errors.js';
 
 /** Always: no fsmonitor, no hooks for Baton's own commits, merges and pushes (decision 196). */
 const ALWAYS: [string, string][] = [
@@ -264,7 +267,7 @@ export async function guardedEnv(
   args: readonly string[],
   env: NodeJS.ProcessEnv,
 ): Promise<NodeJS.ProcessEnv> {
-  const base = withSettings({ ...env, ...GIT_BASE_ENV }, ALWAYS);
+  const base = withSettings({ ...env, ...GIT_BASE_ENV, ...anchoredGitDirs(cwd) }, ALWAYS);
   if (!needsGuard(args)) return base;
   const listed = await new Promise<string>((resolve) => {
     execFile('git', LIST_ARGS, { cwd, env: base, maxBuffer: 16 * 1024 * 1024 }, (error, stdout) =>
@@ -281,7 +284,7 @@ export function guardedEnvSync(
   args: readonly string[],
   env: NodeJS.ProcessEnv,
 ): NodeJS.ProcessEnv {
-  const base = withSettings({ ...env, ...GIT_BASE_ENV }, ALWAYS);
+  const base = withSettings({ ...env, ...GIT_BASE_ENV, ...anchoredGitDirs(cwd) }, ALWAYS);
   if (!needsGuard(args)) return base;
   const listed = spawnSync('git', LIST_ARGS, {
     cwd,
@@ -290,4 +293,114 @@ export function guardedEnvSync(
     maxBuffer: 16 * 1024 * 1024,
   });
   return withSettings(base, overridesFor(parseConfigList(listed.status === 0 ? listed.stdout : '')));
+}
+
+/*
+ * Where a session's git folders are. A linked worktree's `.git` file names its git folder, and
+ * the agent can rewrite it to name one of its own making (with settings of its choosing, and
+ * where Baton's snapshots and checkpoints would be kept away from the repository). For a
+ * worktree Baton recorded, git is told its folders (`GIT_DIR`, `GIT_COMMON_DIR`,
+ * `GIT_WORK_TREE`) from the recorded repository instead: its own `.git` folder, and the entry
+ * under its `worktrees/` whose `gitdir` names this worktree. Decision 201.
+ */
+
+/** Worktrees and their recorded repository (the session host records its own). */
+const anchors = new Map<string, string>();
+/** The supervisor's records: a session's worktree to its repository's root. */
+let resolver: ((worktree: string) => string | undefined) | undefined;
+
+/** Records that `worktree` belongs to the repository whose main checkout is `repository`. */
+export function anchorWorktree(worktree: string, repository: string): void {
+  anchors.set(worktree, repository);
+}
+
+/** Installs where the records are looked up (the session store); `undefined` removes it. */
+export function setWorktreeResolver(resolve: ((worktree: string) => string | undefined) | undefined): void {
+  resolver = resolve;
+}
+
+function repositoryOf(checkout: string): string | undefined {
+  const anchored = anchors.get(checkout);
+  if (anchored !== undefined) return anchored;
+  try {
+    return resolver?.(checkout);
+  } catch {
+    // A store closed meanwhile (a test's, or a supervisor stopping): no record to go by.
+    return undefined;
+  }
+}
+
+/** The folder whose `.git` git would take for `cwd`: the nearest one holding a `.git`, else `cwd`. */
+function checkoutOf(cwd: string): string {
+  for (let dir = cwd; ; dir = dirname(dir)) {
+    if (existsSync(join(dir, '.git'))) return dir;
+    if (dirname(dir) === dir) return cwd;
+  }
+}
+
+const resolved = new Map<string, NodeJS.ProcessEnv>();
+
+/** The git folders of `cwd` from the records, or nothing when `cwd` is no recorded worktree. */
+export function anchoredGitDirs(cwd: string): NodeJS.ProcessEnv {
+  const checkout = checkoutOf(cwd);
+  const repository = repositoryOf(checkout) ?? (checkout === cwd ? undefined : repositoryOf(cwd));
+  if (repository === undefined) return {};
+  const worktree = repositoryOf(checkout) === undefined ? cwd : checkout;
+  const key = `${repository}\0${worktree}`;
+  const known = resolved.get(key);
+  if (known !== undefined && existsSync(known['GIT_DIR'] ?? '')) return known;
+  const found = gitDirsFromRecords(repository, worktree);
+  resolved.set(key, found);
+  return found;
+}
+
+function real(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
+  }
+}
+
+function gitDirsFromRecords(repository: string, worktree: string): NodeJS.ProcessEnv {
+  const common = join(repository, '.git');
+  let isFolder = false;
+  try {
+    isFolder = lstatSync(common).isDirectory();
+  } catch {
+    isFolder = false;
+  }
+  if (!isFolder)
+    throw new GitError(
+      `the repository ${repository} has no .git folder; Baton will not run git in ${worktree} without it`,
+      [],
+      '',
+    );
+  if (real(worktree) === real(repository)) return { GIT_DIR: common, GIT_WORK_TREE: worktree };
+  const folder = join(common, 'worktrees');
+  let names: string[] = [];
+  try {
+    names = readdirSync(folder);
+  } catch {
+    names = [];
+  }
+  // git names the entry after the worktree's folder (with a number when taken): that one first.
+  const own = basename(worktree);
+  names.sort((a, b) => Number(b === own) - Number(a === own));
+  const target = real(worktree);
+  for (const name of names) {
+    let gitdir: string;
+    try {
+      gitdir = readFileSync(join(folder, name, 'gitdir'), 'utf8').trim();
+    } catch {
+      continue;
+    }
+    if (gitdir !== '' && real(dirname(gitdir)) === target)
+      return { GIT_DIR: join(folder, name), GIT_COMMON_DIR: common, GIT_WORK_TREE: worktree };
+  }
+  throw new GitError(
+    `${worktree} is not among the worktrees of ${repository} (its .git file may have been rewritten); Baton runs no git there`,
+    [],
+    '',
+  );
 }

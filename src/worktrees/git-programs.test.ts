@@ -12,7 +12,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { takeCheckpoint } from './checkpoint.js';
 import { worktreeDiff } from './diff.js';
 import { git, gitOut } from './git.js';
-import { overridesFor, parseConfigList } from './git-guard.js';
+import { anchorWorktree, overridesFor, parseConfigList } from './git-guard.js';
 import { snapshotCommit, snapshotWork } from './snapshot.js';
 
 let dir: string;
@@ -174,5 +174,65 @@ describe('a checkpoint in the guarded repository', () => {
     const { checkpoint } = takeCheckpoint(repo, 's', 'git reset --hard');
     // Stored as written: the repository's filter did not run.
     expect(await gitOut(repo, ['show', `${checkpoint.commit}:a.txt`])).toBe('kept');
+  });
+});
+
+describe("a worktree's .git file the agent rewrote", () => {
+  it('is not followed: Baton takes the git folders from the recorded repository', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'baton-git-anchor-'));
+    const repo = join(dir, 'repo');
+    const worktree = join(dir, 'session');
+    mkdirSync(repo);
+    const sh = (cwd: string, ...args: string[]) =>
+      execFileSync('git', args, { cwd, encoding: 'utf8' }).trim();
+    sh(repo, 'init', '-q', '-b', 'main');
+    writeFileSync(join(repo, 'a.txt'), 'a\n');
+    sh(repo, 'add', '-A');
+    sh(repo, ...IDENTITY, 'commit', '-qm', 'base');
+    sh(repo, 'worktree', 'add', '-q', '-b', 'baton/s', worktree);
+    const tip = sh(worktree, 'rev-parse', 'HEAD');
+    anchorWorktree(worktree, repo);
+    // The agent makes a git folder of its own, with a program in its config, and points its
+    // worktree's .git file at it.
+    const evil = join(dir, 'evil.git');
+    sh(dir, 'init', '-q', '--bare', evil);
+    const canary = join(dir, 'canary');
+    writeFileSync(join(dir, 'fsmon.sh'), `#!/bin/sh\necho ran >> '${canary}'\n`, { mode: 0o755 });
+    sh(evil, 'config', 'core.bare', 'false');
+    sh(evil, 'config', 'core.fsmonitor', join(dir, 'fsmon.sh'));
+    writeFileSync(join(worktree, '.git'), `gitdir: ${evil}\n`);
+    writeFileSync(join(worktree, 'a.txt'), 'uncommitted\n');
+
+    const work = await snapshotWork(worktree);
+    expect(work.head).toBe(tip);
+    const { checkpoint } = takeCheckpoint(worktree, 's1', 'git reset --hard');
+    // Kept in the user's repository, where `baton checkpoints` finds it, with the work in it.
+    expect(sh(repo, 'for-each-ref', '--format=%(objectname)', 'refs/baton/checkpoints/')).toBe(
+      checkpoint.commit,
+    );
+    expect(sh(repo, 'show', `${checkpoint.commit}:a.txt`)).toBe('uncommitted');
+    expect(sh(evil, 'for-each-ref')).toBe('');
+    expect((await worktreeDiff(worktree, tip)).text).toContain('+uncommitted');
+    expect(existsSync(canary)).toBe(false);
+    // Plain git follows the rewritten file: the test sees a real danger.
+    expect(
+      spawnSync('git', ['rev-parse', '--git-dir'], { cwd: worktree, encoding: 'utf8' }).stdout.trim(),
+    ).toBe(evil);
+  });
+
+  it('refuses a recorded worktree its repository has no entry for', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'baton-git-anchor-'));
+    const repo = join(dir, 'repo');
+    const stray = join(dir, 'stray');
+    mkdirSync(repo);
+    mkdirSync(stray);
+    const sh = (cwd: string, ...args: string[]) =>
+      execFileSync('git', args, { cwd, encoding: 'utf8' }).trim();
+    sh(repo, 'init', '-q', '-b', 'main');
+    sh(repo, ...IDENTITY, 'commit', '-q', '--allow-empty', '-m', 'base');
+    sh(stray, 'init', '-q', '-b', 'main');
+    sh(stray, ...IDENTITY, 'commit', '-q', '--allow-empty', '-m', 'stray');
+    anchorWorktree(stray, repo);
+    await expect(snapshotWork(stray)).rejects.toThrow(/not among the worktrees of/);
   });
 });
