@@ -133,6 +133,11 @@ export interface AgentPlaces {
   door: string;
   /** The user's own account: its browser profiles, keys and desktop session are hidden too (decision 176). */
   user?: UserAccount;
+  /**
+   * The repository the worktree belongs to, from Baton's records (its main checkout): of the
+   * clones in the state folder, only its git folder may be bound back (decision 203).
+   */
+  repository?: string;
 }
 
 /** Commands run as they are. */
@@ -155,7 +160,7 @@ export function agentSandbox(places: AgentPlaces, status: SandboxStatus = sandbo
   };
 }
 
-function agentLayout({ home, worktree, stateDir, door, user }: AgentPlaces): SandboxLayout {
+function agentLayout({ home, worktree, stateDir, door, user, repository }: AgentPlaces): SandboxLayout {
   // A long home keeps the hosts' control sockets in a runtime folder outside it: hidden too (an
   // unauthenticated control socket would let the agent approve its own requests).
   const sockets = runtimeFolder(home);
@@ -171,7 +176,7 @@ function agentLayout({ home, worktree, stateDir, door, user }: AgentPlaces): San
       worktree,
       stateDir,
       ...gitFolders(worktree).flatMap(
-        (folder) => safeGitFolder(folder, home, [...hidden, ...mine.files]) ?? [],
+        (folder) => safeGitFolder(folder, home, [...hidden, ...mine.files], repository) ?? [],
       ),
     ].filter((path) => existsSync(path)),
     readable: [door],
@@ -203,7 +208,12 @@ function within(inner: string, outer: string): boolean {
  * after symlinks are resolved, so a link in the worktree cannot stand in for the state folder;
  * the resolved path is what is bound. Returns it, or undefined when the folder is refused.
  */
-function safeGitFolder(folder: string, home: string, hidden: readonly string[]): string | undefined {
+function safeGitFolder(
+  folder: string,
+  home: string,
+  hidden: readonly string[],
+  repository: string | undefined,
+): string | undefined {
   const path = real(folder);
   if (path === undefined) return undefined;
   const realHome = real(home) ?? home;
@@ -214,6 +224,9 @@ function safeGitFolder(folder: string, home: string, hidden: readonly string[]):
     if (placeReal !== realHome) return undefined;
     const parts = relative(join(realHome, 'clones'), path).split(sep);
     if (parts[0] === '..' || parts.length < 2 || parts[0] === '' || parts[1] !== '.git') return undefined;
+    // Another session's clone is not this one's: only the recorded repository's (decision 203).
+    const own = repository === undefined ? undefined : real(join(repository, '.git'));
+    if (own === undefined || !within(path, own)) return undefined;
   }
   return path;
 }

@@ -2,6 +2,7 @@ import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import {
   chmodSync,
   copyFileSync,
+  existsSync,
   mkdirSync,
   mkdtempSync,
   readFileSync,
@@ -135,7 +136,7 @@ describe('the agent sandbox', () => {
     expect(gitFolders(worktree)).toEqual([join(clone, '.git'), join(clone, '.git', 'worktrees', 'own')]);
 
     const seen = run(
-      agentSandbox({ ...places, worktree }),
+      agentSandbox({ ...places, worktree, repository: clone }),
       `echo x > made.txt && git add -A && git -c user.name=a -c user.email=a@a commit -q -m made && echo committed; ` +
         `cat '${places.home}/token'`,
       worktree,
@@ -143,6 +144,36 @@ describe('the agent sandbox', () => {
     expect(seen.stdout).toContain('committed');
     expect(seen.stdout).toContain(`${places.home}/token: No such file or directory`);
     expect(git(clone, 'log', '-1', '--format=%s', 'baton/own').trim()).toBe('made');
+  });
+
+  // Decision 203: a session's own clone is bound back, never another session's.
+  it("binds back only the session's own clone, not another clone a rewritten .git file names", () => {
+    const places = stateFolder();
+    const git = (cwd: string, ...args: string[]): string =>
+      execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], { cwd, encoding: 'utf8' });
+    const clone = (name: string): string => {
+      const path = join(places.home, 'clones', name);
+      mkdirSync(path, { recursive: true });
+      git(path, 'init', '-q', '-b', 'main');
+      git(path, 'commit', '-q', '--allow-empty', '-m', 'init');
+      return path;
+    };
+    const mine = clone('shop');
+    const theirs = clone('bank');
+    writeFileSync(join(theirs, '.git', 'secret'), 'the other clone\n');
+    const worktree = join(places.home, 'worktrees', 'shop', 'own');
+    git(mine, 'worktree', 'add', '-q', '-b', 'baton/own', worktree);
+    git(theirs, 'worktree', 'add', '-q', '-b', 'baton/x', join(places.home, 'worktrees', 'bank', 'x'));
+    // The agent points its worktree at the other clone's worktree entry.
+    writeFileSync(join(worktree, '.git'), `gitdir: ${join(theirs, '.git', 'worktrees', 'x')}\n`);
+    const seen = run(
+      agentSandbox({ ...places, worktree, repository: mine }),
+      `cat '${join(theirs, '.git', 'secret')}' && echo > '${join(theirs, '.git', 'planted')}'; echo done`,
+      worktree,
+    );
+    expect(seen.stdout).toContain('done');
+    expect(seen.stdout).not.toContain('the other clone');
+    expect(existsSync(join(theirs, '.git', 'planted'))).toBe(false);
   });
 
   // The worktree's `.git` file is the agent's to rewrite; the next sandbox (a respawn, a resumed
