@@ -23,9 +23,13 @@ export async function run({ log }) {
   const { loadDiscardCorpus, DISCARD_CONTEXT } = await import(
     join(ROOT, 'dist/policy/corpus/discards/index.js')
   );
+  const { corpusDisk } = await import(join(ROOT, 'dist/policy/corpus/index.js'));
   const { takeCheckpoint } = await import(join(ROOT, 'dist/worktrees/checkpoint.js'));
   const corpus = loadDiscardCorpus();
-  const judge = (c) => discardsWork(c.command, DISCARD_CONTEXT.worktree, DISCARD_CONTEXT.home) !== undefined;
+  // With the corpus's disk, as the test judges: the scripts a line runs are read too.
+  const disk = corpusDisk();
+  const judge = (c) =>
+    discardsWork(c.command, DISCARD_CONTEXT.worktree, DISCARD_CONTEXT.home, disk) !== undefined;
   for (const c of corpus) judge(c);
   const samples = { checkpoint: [], quiet: [] };
   for (let r = 0; r < ROUNDS; r++)

@@ -13,6 +13,7 @@
 import { tmpdir } from 'node:os';
 import { isAbsolute, resolve } from 'node:path';
 import type { Disk } from './paths.js';
+import { isGitSubcommand } from './rules-git-config.js';
 import { scriptCommands, type Written } from './scripts.js';
 import { commandsOf, type Command } from './unwrap.js';
 import type { Word } from './shell.js';
@@ -57,7 +58,9 @@ function withScripts(commands: Command[], worktree: string, home: string, disk: 
   const out: Command[] = [];
   const visit = (command: Command, level: number): void => {
     out.push(command);
-    for (const inner of scriptCommands(command, context, written, level).commands) visit(inner, level + 1);
+    // The user's own scripts too: `make fresh` discards the session's work whoever wrote it.
+    for (const inner of scriptCommands(command, context, written, level, { trustedWhole: true }).commands)
+      visit(inner, level + 1);
     written.earlier++;
   };
   for (const command of commands) visit(command, 1);
@@ -82,8 +85,18 @@ function gitDiscard(command: Command, worktree: string): Discard | undefined {
   }
   if (cwd !== undefined && !inside(cwd, worktree)) return undefined;
   const sub = args[i];
-  if (sub === undefined || sub.dynamic) return undefined;
+  if (sub === undefined) return undefined;
   const rest = args.slice(i + 1);
+  // A subcommand git does not ship is an alias (`git config alias.x 'reset --hard'`, or `-c
+  // alias.x=…` on the line), and one built at run time may be anything: both may discard, and a
+  // checkpoint of unchanged work costs no new ref (decision 204).
+  if (sub.dynamic || !isGitSubcommand(sub.text))
+    return {
+      command: ['git', sub.text, ...rest.map((w) => w.text)].join(' '),
+      why: sub.dynamic
+        ? 'runs a git subcommand known only when it runs, which may discard uncommitted work'
+        : `runs \`git ${sub.text}\`, not a git command (an alias?), which may discard uncommitted work`,
+    };
   const why = WHAT[sub.text]?.(rest);
   if (why === undefined) return undefined;
   return { command: ['git', sub.text, ...rest.map((w) => w.text)].join(' '), why };

@@ -65,6 +65,11 @@ const KNOWN = new Set(
   ).split(' '),
 );
 
+/** Whether git ships `name` as a subcommand (anything else may be an alias). */
+export function isGitSubcommand(name: string): boolean {
+  return KNOWN.has(name);
+}
+
 const gitRunsCode: CommandRule = {
   id: GIT_RUNS_CODE,
   title: 'git settings that run a program (a ! alias, hooks, fsmonitor, pager, filters, credential helper)',

@@ -297,6 +297,11 @@ export function scriptCommands(
   context: RuleContext,
   written: Written,
   depth: number,
+  /**
+   * Read a script unchanged since the base whole, not only for the scripts it runs: what throws
+   * away the session's uncommitted work does so whoever wrote the script (decision 204).
+   */
+  options: { trustedWhole?: boolean } = {},
 ): ScriptCommands {
   const found = runOf(command, context);
   if (found === undefined) return { commands: [], findings: [] };
@@ -324,7 +329,8 @@ export function scriptCommands(
     if (disk === undefined) return { commands: [], findings: [] };
     file = disk.script(run.path);
   }
-  if ('trusted' in file) return trustedCalls(run, file.text, context, via(command, run), depth);
+  if ('trusted' in file)
+    return trustedCalls(run, file.text, context, via(command, run), depth, options.trustedWhole === true);
   if ('binary' in file) return { commands: [], findings: [] };
   if ('unreadable' in file) {
     // No such file and nothing before it in the call that could write one: nothing runs. After
@@ -363,6 +369,7 @@ function trustedCalls(
   context: RuleContext,
   path: string[],
   depth: number,
+  whole: boolean,
 ): ScriptCommands {
   if (text === undefined || depth > MAX_SCRIPT_DEPTH) return { commands: [], findings: [] };
   let commands: Command[];
@@ -371,7 +378,10 @@ function trustedCalls(
   } catch {
     return { commands: [], findings: [] };
   }
-  return { commands: commands.filter((inner) => runOf(inner, context) !== undefined), findings: [] };
+  return {
+    commands: whole ? commands : commands.filter((inner) => runOf(inner, context) !== undefined),
+    findings: [],
+  };
 }
 
 /** The file the program would run: the first of its candidates written earlier in the call or on the disk. */

@@ -65,12 +65,32 @@ function signalInside(pid: number, signal: NodeJS.Signals): boolean {
   if (signal === 'SIGKILL') return killGroup(pid, signal);
   const members = groupMembers(pid);
   if (members.length === 0) return killGroup(pid, signal); // no /proc to read: the plain way
-  const inside = members.filter((member) => member.name !== 'bwrap');
+  // bubblewrap's own processes are told by where they sit, not by name (an agent can name its
+  // program `bwrap` to be passed over, decision 202): the one we started leads the group, and the
+  // init it makes inside is pid 1 of the sandbox's namespace; every process of the agent's has
+  // another pid there (one nested deeper too, which the agent could make).
+  const inside = members.filter((member) => member.pid !== pid && !isSandboxInitOrGone(member, pid));
   signalAll(
     inside.map((member) => member.pid),
     signal,
   );
   return inside.length > 0;
+}
+
+/** bubblewrap's init inside the sandbox, or a process already ending: neither takes a gentle stop. */
+function isSandboxInitOrGone(member: { pid: number; ppid: number }, leader: number): boolean {
+  let status: string;
+  try {
+    status = readFileSync(`/proc/${member.pid}/status`, 'utf8');
+  } catch {
+    return true; // gone meanwhile
+  }
+  if (/^State:\s*Z/m.test(status)) return true;
+  // Its pid as we see it, then in the sandbox's namespace, then in any nested deeper.
+  const line = /^NSpid:\s*(.*)$/m.exec(status)?.[1];
+  if (line !== undefined) return line.trim().split(/\s+/)[1] === '1';
+  // A kernel without NSpid (before 4.1): the init is the only child of the one we started.
+  return member.ppid === leader;
 }
 
 /** Turns the sandbox off (`BATON_SANDBOX=off`): for a machine where it breaks an agent, said plainly everywhere. */
@@ -113,6 +133,11 @@ export interface AgentPlaces {
   door: string;
   /** The user's own account: its browser profiles, keys and desktop session are hidden too (decision 176). */
   user?: UserAccount;
+  /**
+   * The repository the worktree belongs to, from Baton's records (its main checkout): of the
+   * clones in the state folder, only its git folder may be bound back (decision 203).
+   */
+  repository?: string;
 }
 
 /** Commands run as they are. */
@@ -135,7 +160,7 @@ export function agentSandbox(places: AgentPlaces, status: SandboxStatus = sandbo
   };
 }
 
-function agentLayout({ home, worktree, stateDir, door, user }: AgentPlaces): SandboxLayout {
+function agentLayout({ home, worktree, stateDir, door, user, repository }: AgentPlaces): SandboxLayout {
   // A long home keeps the hosts' control sockets in a runtime folder outside it: hidden too (an
   // unauthenticated control socket would let the agent approve its own requests).
   const sockets = runtimeFolder(home);
@@ -151,7 +176,7 @@ function agentLayout({ home, worktree, stateDir, door, user }: AgentPlaces): San
       worktree,
       stateDir,
       ...gitFolders(worktree).flatMap(
-        (folder) => safeGitFolder(folder, home, [...hidden, ...mine.files]) ?? [],
+        (folder) => safeGitFolder(folder, home, [...hidden, ...mine.files], repository) ?? [],
       ),
     ].filter((path) => existsSync(path)),
     readable: [door],
@@ -183,7 +208,12 @@ function within(inner: string, outer: string): boolean {
  * after symlinks are resolved, so a link in the worktree cannot stand in for the state folder;
  * the resolved path is what is bound. Returns it, or undefined when the folder is refused.
  */
-function safeGitFolder(folder: string, home: string, hidden: readonly string[]): string | undefined {
+function safeGitFolder(
+  folder: string,
+  home: string,
+  hidden: readonly string[],
+  repository: string | undefined,
+): string | undefined {
   const path = real(folder);
   if (path === undefined) return undefined;
   const realHome = real(home) ?? home;
@@ -194,6 +224,9 @@ function safeGitFolder(folder: string, home: string, hidden: readonly string[]):
     if (placeReal !== realHome) return undefined;
     const parts = relative(join(realHome, 'clones'), path).split(sep);
     if (parts[0] === '..' || parts.length < 2 || parts[0] === '' || parts[1] !== '.git') return undefined;
+    // Another session's clone is not this one's: only the recorded repository's (decision 203).
+    const own = repository === undefined ? undefined : real(join(repository, '.git'));
+    if (own === undefined || !within(path, own)) return undefined;
   }
   return path;
 }

@@ -1,5 +1,15 @@
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,6 +17,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { pollUntil } from '../../test/support/wait.js';
 import { bubblewrapArgs, findBubblewrap } from './bubblewrap.js';
 import { agentEnvironment, agentSandbox, gitFolders, sandboxStatus, type CommandSandbox } from './index.js';
+import { groupMembers } from '../shared/process.js';
 
 let root: string;
 beforeEach(() => {
@@ -126,7 +137,7 @@ describe('the agent sandbox', () => {
     expect(gitFolders(worktree)).toEqual([join(clone, '.git'), join(clone, '.git', 'worktrees', 'own')]);
 
     const seen = run(
-      agentSandbox({ ...places, worktree }),
+      agentSandbox({ ...places, worktree, repository: clone }),
       `echo x > made.txt && git add -A && git -c user.name=a -c user.email=a@a commit -q -m made && echo committed; ` +
         `cat '${places.home}/token'`,
       worktree,
@@ -134,6 +145,36 @@ describe('the agent sandbox', () => {
     expect(seen.stdout).toContain('committed');
     expect(seen.stdout).toContain(`${places.home}/token: No such file or directory`);
     expect(git(clone, 'log', '-1', '--format=%s', 'baton/own').trim()).toBe('made');
+  });
+
+  // Decision 203: a session's own clone is bound back, never another session's.
+  it("binds back only the session's own clone, not another clone a rewritten .git file names", () => {
+    const places = stateFolder();
+    const git = (cwd: string, ...args: string[]): string =>
+      execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], { cwd, encoding: 'utf8' });
+    const clone = (name: string): string => {
+      const path = join(places.home, 'clones', name);
+      mkdirSync(path, { recursive: true });
+      git(path, 'init', '-q', '-b', 'main');
+      git(path, 'commit', '-q', '--allow-empty', '-m', 'init');
+      return path;
+    };
+    const mine = clone('shop');
+    const theirs = clone('bank');
+    writeFileSync(join(theirs, '.git', 'secret'), 'the other clone\n');
+    const worktree = join(places.home, 'worktrees', 'shop', 'own');
+    git(mine, 'worktree', 'add', '-q', '-b', 'baton/own', worktree);
+    git(theirs, 'worktree', 'add', '-q', '-b', 'baton/x', join(places.home, 'worktrees', 'bank', 'x'));
+    // The agent points its worktree at the other clone's worktree entry.
+    writeFileSync(join(worktree, '.git'), `gitdir: ${join(theirs, '.git', 'worktrees', 'x')}\n`);
+    const seen = run(
+      agentSandbox({ ...places, worktree, repository: mine }),
+      `cat '${join(theirs, '.git', 'secret')}' && echo > '${join(theirs, '.git', 'planted')}'; echo done`,
+      worktree,
+    );
+    expect(seen.stdout).toContain('done');
+    expect(seen.stdout).not.toContain('the other clone');
+    expect(existsSync(join(theirs, '.git', 'planted'))).toBe(false);
   });
 
   // The worktree's `.git` file is the agent's to rewrite; the next sandbox (a respawn, a resumed
@@ -206,6 +247,30 @@ describe('the agent sandbox', () => {
     };
     await pollUntil(alive, (up) => !up, "the sandbox's processes to be gone");
     expect(sandbox.signalGroup(child.pid!, 'SIGTERM')).toBe(false);
+  });
+
+  // Decision 202: bubblewrap's processes are known by their place in the group, not their name.
+  it('stops gently an agent program that named itself bwrap', async () => {
+    const places = stateFolder();
+    const sandbox = agentSandbox(places);
+    const renamed = join(places.worktree, 'bwrap');
+    copyFileSync(execFileSync('sh', ['-c', 'command -v sleep'], { encoding: 'utf8' }).trim(), renamed);
+    chmodSync(renamed, 0o755);
+    const { command, args } = sandbox.wrap('/bin/sh', ['-c', `echo ready; exec '${renamed}' 300`]);
+    const child = spawn(command, args, {
+      cwd: places.worktree,
+      detached: true,
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    await new Promise<void>((resolve) => child.stdout.once('data', () => resolve()));
+    // Once the shell has become the renamed program, every process of the group is named bwrap.
+    while (!groupMembers(child.pid!).every((m) => m.name === 'bwrap'))
+      await new Promise((resolve) => setImmediate(resolve));
+    const exited = new Promise<NodeJS.Signals | null>((resolve) =>
+      child.once('exit', (_code, signal) => resolve(signal)),
+    );
+    expect(sandbox.signalGroup(child.pid!, 'SIGTERM')).toBe(true);
+    await exited;
   });
 
   // Decision 176: the user's own account — browsers' cookies, keys, the session bus — is not the agent's.

@@ -316,6 +316,7 @@ export class SessionCommands {
         stateDir: paths.agentState,
         door: doorPath(this.core.home, session.id),
         user: { home: env.HOME ?? homedir(), env },
+        repository: session.project_root,
       },
       sandboxStatus(env),
     );

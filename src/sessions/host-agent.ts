@@ -44,6 +44,7 @@ export function sessionSandbox(
       stateDir,
       door: doorPath(spec.home, spec.sessionId),
       ...(user === undefined ? {} : { user }),
+      ...(spec.repository === undefined ? {} : { repository: spec.repository }),
     },
     status,
   );

@@ -19,6 +19,7 @@ import { followSequence } from './sequence.js';
 import { revokeCredential } from '../mcp/index.js';
 import { agentStartOptions, checkedAgentEvent, sessionSandbox, sessionStarted } from './host-agent.js';
 import { sandboxStatus } from '../sandbox/index.js';
+import { anchorWorktree } from '../worktrees/index.js';
 import { AgentQuestion } from './host-ask.js';
 import { HostMemory } from './host-memory.js';
 import { claimSession, releaseClaim } from './host-claim.js';
@@ -80,6 +81,9 @@ export class SessionHost {
     private readonly env: Record<string, string>,
   ) {
     this.paths = sessionPaths(spec.home, spec.sessionId);
+    // The checkpoints this host takes run git in the worktree: its git folders come from the
+    // recorded repository, not the worktree's `.git` file the agent can rewrite (decision 201).
+    if (spec.repository !== undefined) anchorWorktree(spec.cwd, spec.repository);
   }
 
   /** Starts the agent; resolves once the control socket listens and the agent has started. */

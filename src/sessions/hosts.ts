@@ -92,6 +92,7 @@ export class HostSupervisor {
           home: this.options.home,
           agent: session.agent as AgentId,
           cwd: session.worktree,
+          repository: session.project_root,
           prompt: session.prompt,
           ...(session.model === null ? {} : { model: session.model }),
           permissionMode: session.permission_mode as PermissionMode,

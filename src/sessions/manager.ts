@@ -19,7 +19,12 @@ import { PendingDispatchStore } from '../store/pending-dispatches.js';
 import { PortLeaseStore } from '../store/port-leases.js';
 import type { SearchIndex } from '../context/index.js';
 import { SessionStore, type SessionWithProject } from '../store/sessions.js';
-import { findRepository, type RemoveResult, type WorkSnapshot } from '../worktrees/index.js';
+import {
+  findRepository,
+  setWorktreeResolver,
+  type RemoveResult,
+  type WorkSnapshot,
+} from '../worktrees/index.js';
 import { Archive } from './archive.js';
 import { SessionCommands, type MessageAuthor, type MessageDelivery } from './commands.js';
 import { SessionsCore, type RemovalGuard, type ResumeGuard } from './core.js';
@@ -94,6 +99,8 @@ export class SessionManager extends EventEmitter<ManagerEvents> {
     this.setMaxListeners(0);
     this.bus = options.bus ?? new WorkspaceBus(options.db);
     this.store = new SessionStore(options.db);
+    // Baton's git in a session's worktree takes its git folders from these records (decision 201).
+    setWorktreeResolver((worktree) => this.store.repositoryOfWorktree(worktree));
     this.ingestor = new Ingestor(options.home, options.db, this.store, this.bus);
     this.search = this.ingestor.search;
     this.hosts = new HostSupervisor({

@@ -7,6 +7,8 @@ export const HostSpec = z.object({
   home: z.string(),
   agent: z.enum(AGENT_IDS),
   cwd: z.string(),
+  /** The repository `cwd` is a worktree of (its main checkout), from the records (decision 201). */
+  repository: z.string().optional(),
   prompt: z.string(),
   model: z.string().optional(),
   permissionMode: z.enum(PERMISSION_MODES),

@@ -62,14 +62,14 @@ export function descendantsOf(pid: number): number[] {
  * The processes of process group `pgid` with their command names, read from /proc (empty where
  * there is none): to signal a group but some of its members.
  */
-export function groupMembers(pgid: number): { pid: number; name: string }[] {
+export function groupMembers(pgid: number): { pid: number; name: string; ppid: number }[] {
   let names: string[];
   try {
     names = readdirSync('/proc');
   } catch {
     return [];
   }
-  const members: { pid: number; name: string }[] = [];
+  const members: { pid: number; name: string; ppid: number }[] = [];
   for (const entry of names) {
     const pid = Number(entry);
     if (!Number.isInteger(pid)) continue;
@@ -78,7 +78,11 @@ export function groupMembers(pgid: number): { pid: number; name: string }[] {
       const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
       const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
       if (Number(fields[2]) === pgid)
-        members.push({ pid, name: stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')) });
+        members.push({
+          pid,
+          name: stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')),
+          ppid: Number(fields[1]),
+        });
     } catch {
       // gone meanwhile
     }

@@ -121,6 +121,20 @@ export class SessionStore {
     return this.db.prepare(`${SELECT} WHERE s.id = ?`).get(id) as SessionWithProject | undefined;
   }
 
+  /**
+   * The repository (its main checkout's root) of the live session working in `worktree`, from
+   * the records: Baton's git takes a session's git folders from it, never from the worktree's own
+   * `.git` file (decision 201).
+   */
+  repositoryOfWorktree(worktree: string): string | undefined {
+    const row = this.db
+      .prepare(
+        'SELECT p.root AS root FROM sessions s JOIN projects p ON p.id = s.project_id WHERE s.worktree = ? AND s.removed_at IS NULL LIMIT 1',
+      )
+      .get(worktree) as { root: string } | undefined;
+    return row?.root;
+  }
+
   /** Live (not removed) sessions, oldest first. */
   listLive(projectId?: string): SessionWithProject[] {
     if (projectId !== undefined) {

@@ -15,6 +15,7 @@ import { tmpdir } from 'node:os';
 import { isAbsolute, join } from 'node:path';
 import { GitError, InvalidInputError } from '../shared/errors.js';
 import { git, gitOut } from './git.js';
+import { guardedEnvSync, guardedArgs } from './git-guard.js';
 
 export const CHECKPOINT_PREFIX = 'refs/baton/checkpoints/';
 /** Each git call of a checkpoint stops after this long; the gate then asks the user instead. */
@@ -39,9 +40,10 @@ export interface TakenCheckpoint {
 }
 
 function gitSync(cwd: string, args: string[], env: NodeJS.ProcessEnv = {}): string {
-  const result = spawnSync('git', args, {
+  // Taken at an agent's command, in a repository the agent can write: guarded as `git()` is.
+  const result = spawnSync('git', guardedArgs(args), {
     cwd,
-    env: { ...process.env, ...env },
+    env: guardedEnvSync(cwd, args, { ...process.env, ...env }),
     encoding: 'utf8',
     timeout: TAKE_TIMEOUT_MS,
     killSignal: 'SIGKILL',

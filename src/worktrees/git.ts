@@ -2,6 +2,7 @@
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { GitError } from '../shared/errors.js';
+import { guardedEnv, guardedArgs } from './git-guard.js';
 
 export interface GitResult {
   stdout: string;
@@ -17,28 +18,21 @@ export interface GitOptions {
   timeoutMs?: number;
 }
 
-const GIT_ENV = {
-  // Never wait on a prompt from a background process.
-  GIT_TERMINAL_PROMPT: '0',
-  GIT_OPTIONAL_LOCKS: '0',
-  // Baton runs git as the user, outside the agent's sandbox, in repositories whose `.git` an agent
-  // can write: settings there that run a program (an fsmonitor, hooks) are not followed
-  // (decision 196, "Baton's own git runs no program a repository's settings name"). As `-c`.
-  GIT_CONFIG_COUNT: '2',
-  GIT_CONFIG_KEY_0: 'core.fsmonitor',
-  GIT_CONFIG_VALUE_0: 'false',
-  GIT_CONFIG_KEY_1: 'core.hooksPath',
-  GIT_CONFIG_VALUE_1: '/dev/null',
-};
-
-export function git(cwd: string, args: string[], options: GitOptions = {}): Promise<GitResult> {
+/**
+ * Baton runs git as the user, outside the agent's sandbox, in repositories whose `.git` an agent
+ * can write: no setting of the repository's own that names a program is followed (decisions 196
+ * and 200), and diffs are made without an external diff or textconv.
+ */
+export async function git(cwd: string, args: string[], options: GitOptions = {}): Promise<GitResult> {
+  const env = await guardedEnv(cwd, args, { ...process.env, ...options.env });
+  args = guardedArgs(args);
   return new Promise((resolve, reject) => {
     execFile(
       'git',
       args,
       {
         cwd,
-        env: { ...process.env, ...GIT_ENV, ...options.env },
+        env,
         maxBuffer: 64 * 1024 * 1024,
         ...(options.timeoutMs === undefined
           ? {}

@@ -1,0 +1,4 @@
+#!/bin/sh
+# The user's own: back to the last commit.
+git reset --hard
+git clean -fd
