@@ -149,6 +149,9 @@ export function createApp(options: AppOptions): Hono {
     ),
   );
 
+  // First, before any answer (a refusal too): a body no one reads holds its connection (decision
+  // 197), and the request the handlers and the caller checks below know is the one it leaves.
+  app.use('*', bodyLimit(MAX_BODY_BYTES));
   app.use('*', async (c, next) => {
     const host = c.req.header('host') ?? '';
     const allowedHosts = [`127.0.0.1:${options.port()}`, `localhost:${options.port()}`];
@@ -184,7 +187,6 @@ export function createApp(options: AppOptions): Hono {
     }
     await next();
   });
-  app.use('*', bodyLimit(MAX_BODY_BYTES));
 
   mount(app, DAEMON, daemonHandlers(options));
   mount(app, DOCTOR, doctorHandlers(manager, options.status));
