@@ -5,7 +5,6 @@
 import { Box, Text } from 'ink';
 import type { SessionView } from '../api/index.js';
 import { formatEvent, formatUsd, oneLine, reasonText } from '../events/format.js';
-import { AGENT_IDS } from '../events/vocabulary.js';
 import type { PeekData, DispatchForm } from './actions.js';
 import { removeWarning } from './actions.js';
 import { Field } from './Field.js';
@@ -150,8 +149,9 @@ export function DispatchPanel(props: {
 }) {
   const labels = {
     prompt: 'prompt',
-    // Blank runs the configured agent, else the one installed (decision 185).
-    agent: `agent (${AGENT_IDS.join(', ')}; blank: the default)`,
+    // Blank runs the configured agent, else the one installed (decision 185). The agents are too
+    // many to list on an 80-column line; a name it does not know is refused with the list.
+    agent: 'agent (blank: the default)',
     name: 'name (optional)',
   };
   return (

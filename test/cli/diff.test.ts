@@ -86,6 +86,6 @@ describe('the review queue', () => {
     expect(changes.reviewQueue).toEqual({ sessions: 2, measuring: 0, files: 3, additions: 4, deletions: 1 });
 
     const ls = await t.ok(['ls'], { cwd: repo });
-    expect(ls).toMatch(/\nReview queue: 2 sessions ready, 3 files, \+4 -1 lines\n$/);
+    expect(ls).toMatch(/\nReview queue: 2 sessions ready, 3 files, \+4 -1 lines\n/);
   });
 });
