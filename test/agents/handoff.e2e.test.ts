@@ -5,9 +5,10 @@
  * chain of three; then the transcript files the real CLIs wrote are imported, searched and
  * handed off from. Nothing leaves 127.0.0.1.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import type { HandoffView, ImportResult, SearchResult } from '../../src/api/context.js';
 import { realAgentsEnv, startModelServer, type ModelServer } from '../support/model-server/index.js';
@@ -111,10 +112,30 @@ it('carries a Claude session’s decisions and reasoning to Codex, and on to Cla
   expect(links.from.map((l) => l.from)).toEqual(['design']);
   expect(links.to.map((l) => l.to)).toEqual(['review']);
 
-  // The transcript files the real CLIs wrote (HOME and CODEX_HOME are the test's), imported.
+  // The transcript files the real CLIs wrote (HOME and CODEX_HOME are the test's) are Baton's own
+  // sessions: import leaves them (decision 232). The same files as the user's own — another id,
+  // another folder, as if run outside Baton — are imported.
+  const worktrees = (await t.json<{ worktree: string }[]>(['ls', '--all', '--json'])).map((s) => s.worktree);
+  for (const root of [join(agentHome, '.claude', 'projects'), join(String(t.env.CODEX_HOME), 'sessions')])
+    for (const file of readdirSync(root, { recursive: true, encoding: 'utf8' })) {
+      const id = /([0-9a-f]{8}-[0-9a-f-]{27,})\.jsonl$/.exec(file)?.[1];
+      if (id === undefined) continue;
+      const fresh = randomUUID();
+      let text = readFileSync(join(root, file), 'utf8').replaceAll(id, fresh);
+      for (const worktree of worktrees) text = text.replaceAll(worktree, '/home/dev/elsewhere');
+      const copy = join(
+        root,
+        root.endsWith('projects') ? '-home-dev-elsewhere' : '',
+        basename(file).replace(id, fresh),
+      );
+      mkdirSync(dirname(copy), { recursive: true });
+      writeFileSync(copy, text);
+    }
   const first = await t.json<ImportResult['reports']>(['import', '--claude', '--codex']);
   const claude = first.find((r) => r.vendor === 'claude')!;
   const codex = first.find((r) => r.vendor === 'codex')!;
+  expect(claude.batonSessions).toBeGreaterThanOrEqual(2);
+  expect(codex.batonSessions).toBe(1);
   expect(claude.sessions).toBeGreaterThanOrEqual(2);
   expect(codex.sessions).toBe(1);
   expect(claude.events).toBeGreaterThan(0);
