@@ -74,12 +74,20 @@ describe('pull requests', () => {
     const remote = join(root, 'remote.git');
     execFileSync('git', ['init', '-q', '--bare', remote]);
     git(repo, 'remote', 'add', 'origin', remote);
-    // The remote's receive-pack never answers (it reads until git hangs up, so it ends with git):
-    // git waits on it as it would on a hung server.
-    git(repo, 'config', 'remote.origin.receivepack', 'cat >/dev/null; :');
-    await expect(pushBranch(repo, 'origin', 'baton/s', 500)).rejects.toThrow(
-      /did not finish within 1 s and was stopped/,
-    );
+    // The remote never answers: its ssh command reads until git hangs up, so it ends with git, and
+    // git waits on it as it would on a hung server. (Not `remote.origin.receivepack`: Baton's git
+    // names the real program whatever a repository's config says, decision 200.)
+    git(repo, 'remote', 'set-url', 'origin', 'ssh://git.invalid/r.git');
+    const ssh = process.env.GIT_SSH_COMMAND;
+    process.env.GIT_SSH_COMMAND = "sh -c 'cat >/dev/null'";
+    try {
+      await expect(pushBranch(repo, 'origin', 'baton/s', 500)).rejects.toThrow(
+        /did not finish within 1 s and was stopped/,
+      );
+    } finally {
+      if (ssh === undefined) delete process.env.GIT_SSH_COMMAND;
+      else process.env.GIT_SSH_COMMAND = ssh;
+    }
   });
 
   it('refuses a missing remote, naming the ones there are', async () => {

@@ -17,6 +17,8 @@ describe('workspace events', () => {
   it('record what happened across sessions with one global sequence, for people and for scripts', async () => {
     await t.ok(['dispatch', 'x', '--name', 'one', '--script', t.script([{ say: 'hi' }])], { cwd: repo });
     await t.waitForState('one', 'ready_for_review');
+    // The turn's provenance is recorded once it has ended (decision 251).
+    await t.workspaceEvent((e) => e.type === 'provenance.recorded');
     await t.ok(['pin', 'one']);
     const events = parse(await t.ok(['events', '--json']));
     expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i + 1));
@@ -28,6 +30,7 @@ describe('workspace events', () => {
       'session.state_changed:starting',
       'session.state_changed:working',
       'session.state_changed:ready_for_review',
+      'provenance.recorded',
       'session.pinned',
     ]);
     const text = await t.ok(['events', '--after', '4']);
