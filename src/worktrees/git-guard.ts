@@ -262,6 +262,13 @@ function withSettings(env: NodeJS.ProcessEnv, settings: [string, string][]): Nod
 const LIST_ARGS = ['config', '--list', '--show-scope', '-z'];
 /** Far past any real repository's settings; past it the listing fails and the command is refused. */
 const LIST_BUFFER = 16 * 1024 * 1024;
+/*
+ * The listing reads every file the settings include, and `include.path` may name a FIFO the agent
+ * made: the read would wait for ever, and every git call Baton makes in the repository (every
+ * session's snapshots, diffs, landings) with it. Past this the listing is stopped and the command
+ * refused (decision 270); a command's own shorter limit applies to its listing too.
+ */
+const LIST_TIMEOUT_MS = 30_000;
 
 /*
  * The settings could not be listed in a folder that exists. Running the command anyway would run
@@ -284,11 +291,14 @@ export async function guardedEnv(
   cwd: string,
   args: readonly string[],
   env: NodeJS.ProcessEnv,
+  timeoutMs = LIST_TIMEOUT_MS,
 ): Promise<NodeJS.ProcessEnv> {
   const base = withSettings({ ...env, ...GIT_BASE_ENV, ...anchoredGitDirs(cwd) }, ALWAYS);
   if (!needsGuard(args)) return base;
   const listed = await new Promise<string>((resolve, reject) => {
-    execFile('git', LIST_ARGS, { cwd, env: base, maxBuffer: LIST_BUFFER }, (error, stdout, stderr) => {
+    const limit = Math.min(timeoutMs, LIST_TIMEOUT_MS);
+    const limits = { maxBuffer: LIST_BUFFER, timeout: limit, killSignal: 'SIGKILL' as const };
+    execFile('git', LIST_ARGS, { cwd, env: base, ...limits }, (error, stdout, stderr) => {
       if (error === null) resolve(stdout);
       else if (!existsSync(cwd)) resolve('');
       else reject(unreadConfig(cwd, args, error.message, stderr));
@@ -310,6 +320,8 @@ export function guardedEnvSync(
     env: base,
     encoding: 'utf8',
     maxBuffer: LIST_BUFFER,
+    timeout: LIST_TIMEOUT_MS,
+    killSignal: 'SIGKILL',
   });
   if (listed.status === 0 && listed.error === undefined)
     return withSettings(base, overridesFor(parseConfigList(listed.stdout)));

@@ -189,6 +189,20 @@ describe("a repository whose settings Baton's git cannot list", () => {
     sh('add', '-A');
     expect(existsSync(canary)).toBe(true);
   });
+
+  it('is refused, not waited on for ever, when its settings include a FIFO the agent made (decision 270)', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'baton-git-programs-'));
+    const repo = join(dir, 'repo');
+    mkdirSync(repo);
+    const sh = (...args: string[]) => execFileSync('git', args, { cwd: repo, encoding: 'utf8' }).trim();
+    sh('init', '-q', '-b', 'main');
+    execFileSync('mkfifo', [join(dir, 'fifo')]);
+    sh('config', 'include.path', join(dir, 'fifo'));
+    // The command's own limit bounds the listing too (the default is 30 s).
+    await expect(git(repo, ['status', '--porcelain'], { timeoutMs: 500 })).rejects.toThrow(
+      /settings could not be read/,
+    );
+  });
 });
 
 describe('a checkpoint in the guarded repository', () => {
