@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -87,6 +87,22 @@ describe('the kernel’s figures', () => {
     expect(readAvailableMb(join(dir, 'b'))).toBeUndefined();
     expect(readAvailableMb(join(dir, 'missing'))).toBeUndefined();
   });
+
+  it.runIf(process.platform === 'linux')(
+    'reads the real /proc/meminfo, and nothing (without blocking or filling memory) from a FIFO, /dev/zero or a folder in BATON_MEMINFO',
+    () => {
+      expect(readAvailableMb('/proc/meminfo')).toBeGreaterThan(0);
+      const dir = mkdtempSync(join(tmpdir(), 'meminfo-'));
+      // A FIFO with no writer: a plain read of it blocks the supervisor's loop for ever.
+      execFileSync('mkfifo', [join(dir, 'fifo')]);
+      expect(readAvailableMb(join(dir, 'fifo'))).toBeUndefined();
+      expect(readAvailableMb('/dev/zero')).toBeUndefined();
+      expect(readAvailableMb(dir)).toBeUndefined();
+      // A huge file with the figure far past its start: only the start is read.
+      writeFileSync(join(dir, 'big'), `${'x'.repeat(1024 * 1024)}\nMemAvailable: 1024 kB\n`);
+      expect(readAvailableMb(join(dir, 'big'))).toBeUndefined();
+    },
+  );
 
   it.runIf(process.platform === 'linux')('measures a real process tree, children included', async () => {
     const child = spawn(process.execPath, ['-e', 'process.stdout.write("up"); setInterval(() => {}, 1000)'], {

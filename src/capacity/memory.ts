@@ -4,7 +4,7 @@
  * PSS where `/proc/<pid>/smaps_rollup` is readable (shared pages split among their users, so ten
  * hosts do not count node's shared library ten times), else RSS.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readdirSync, readFileSync, readSync } from 'node:fs';
 
 /** Where memory figures come from; tests inject a small machine (decision 260). */
 export interface MemorySource {
@@ -22,10 +22,24 @@ export function procMemory(meminfo = '/proc/meminfo', proc = '/proc'): MemorySou
   };
 }
 
+/** Far past the kernel's meminfo (about 1.5 KB); what lies beyond is not read. */
+const MEMINFO_BYTES = 64 * 1024;
+
 export function readAvailableMb(meminfo: string): number | undefined {
   let text: string;
   try {
-    text = readFileSync(meminfo, 'utf8');
+    // Only a plain file, and only its start: `BATON_MEMINFO` naming a FIFO would block the
+    // supervisor's loop for ever, and /dev/zero would be read until memory ran out.
+    // (/proc's files report size 0 but are regular and end.)
+    const fd = openSync(meminfo, constants.O_RDONLY | constants.O_NONBLOCK);
+    try {
+      if (!fstatSync(fd).isFile()) return undefined;
+      const buffer = Buffer.alloc(MEMINFO_BYTES);
+      const read = readSync(fd, buffer, 0, MEMINFO_BYTES, 0);
+      text = buffer.toString('utf8', 0, read);
+    } finally {
+      closeSync(fd);
+    }
   } catch {
     return undefined;
   }

@@ -45,4 +45,14 @@ describe('redactSecrets', () => {
       'Keep the old onChange signature; the token count was 1200 and the password field stays optional.';
     expect(redactSecrets(text)).toBe(text);
   });
+
+  it('reads a long word that names secrets over and over in one pass, and still finds the value after it', () => {
+    // An agent's output of 1 MB of `TOKENTOKEN…`: the pattern's two stars split it every way
+    // (40,000 characters took 1.3 s, 1 MB hours); the test's time limit is what fails then.
+    const word = 'TOKEN'.repeat(200_000);
+    expect(redactSecrets(word)).toBe(word);
+    expect(redactSecrets(`${word} FOO=x,MY_API_KEY=abcdef123456`)).toBe(
+      `${word} FOO=x,MY_API_KEY=[REDACTED:secret-value]`,
+    );
+  });
 });

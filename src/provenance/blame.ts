@@ -41,6 +41,9 @@ export function parseBlameSpec(spec: string): { path: string; from?: number; to?
 /** Blames `path` (relative to `cwd`) as it is in the checkout, lines `from`..`to` when given. */
 export async function blameFile(cwd: string, path: string, from?: number, to?: number): Promise<BlameLine[]> {
   if (path === '' || path.startsWith('-')) throw new InvalidInputError(`"${path}" is not a file to blame.`);
+  // No file name holds a NUL; passed on, it fails the spawn itself with an internal error.
+  if (path.includes('\0') || cwd.includes('\0'))
+    throw new InvalidInputError(`${JSON.stringify(path)} holds a NUL character: no file is named so.`);
   if (!existsSync(cwd) || !statSync(cwd).isDirectory())
     throw new InvalidInputError(`${cwd} is not a folder.`);
   const inside = await git(cwd, ['rev-parse', '--is-inside-work-tree'], { okExitCodes: [128] });

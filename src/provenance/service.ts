@@ -47,7 +47,22 @@ export interface ProvenanceOptions {
    * "turn"}` (decision 253): the merge queue's runner, Baton's state folder (for trust) and the
    * environment checks run in. Without it, no check runs and every session is claimed or none.
    */
-  verify?: { run: RunCheck; home: string; env: NodeJS.ProcessEnv };
+  verify?: {
+    run: RunCheck;
+    home: string;
+    env: NodeJS.ProcessEnv;
+    /**
+     * The command and environment to run a session's check with inside that session's sandbox.
+     * The command is trusted, but what it runs (a package.json script, a test file, a Makefile)
+     * is the agent's work: outside the sandbox it would run as the user, with the state folder
+     * and the token in reach, after every turn (decision 271).
+     */
+    confine?: (
+      session: SessionWithProject,
+      command: string | readonly string[],
+      env: NodeJS.ProcessEnv,
+    ) => { command: readonly string[]; env: NodeJS.ProcessEnv; shown: string };
+  };
 }
 
 export interface LandedSessions {
@@ -254,17 +269,20 @@ export class ProvenanceService {
       return;
     }
     if (!existsSync(session.worktree)) return;
-    const result = await verify.run(command, {
+    const env = { ...verify.env, BATON_VERIFY: '1' };
+    const confined = verify.confine?.(session, command, env);
+    const result = await verify.run(confined?.command ?? command, {
       cwd: session.worktree,
       timeoutSeconds: config.verify.timeoutSeconds ?? DEFAULT_CHECK_SECONDS,
-      env: { ...verify.env, BATON_VERIFY: '1' },
+      env: confined?.env ?? env,
     });
     const evidence: Evidence = {
       sessionId: session.id,
       name: session.name,
       turn: record.turn,
       tree,
-      command: result.command,
+      // The repository's command as the user wrote it, not the sandbox's wrapping of it.
+      command: confined?.shown ?? result.command,
       outcome: result.outcome,
       exitCode: result.exitCode,
       durationMs: result.durationMs,

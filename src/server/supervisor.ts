@@ -3,18 +3,19 @@
  * single-instance lock, the token, the store, the session manager and the HTTP server.
  */
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { homedir } from 'node:os';
 import { procMemory } from '../capacity/index.js';
 import { loadConfig } from '../shared/config.js';
 import { errorMessage, SUPERVISOR_EXIT_ALREADY_RUNNING } from '../shared/errors.js';
 import { sweepSnapshotFolders } from '../worktrees/index.js';
 import { newToken } from '../shared/ids.js';
 import { createLogger, setLogFile } from '../shared/log.js';
-import { batonHome, homePaths } from '../shared/paths.js';
+import { batonHome, homePaths, sessionPaths } from '../shared/paths.js';
 import { openDb } from '../store/db.js';
 import { createRadar } from '../radar/index.js';
-import { announceSupervisorPort, McpService } from '../mcp/index.js';
-import { sandboxStatus } from '../sandbox/index.js';
-import { MergeService, runCheck } from '../merge/index.js';
+import { announceSupervisorPort, doorPath, McpService } from '../mcp/index.js';
+import { agentEnvironment, agentSandbox, sandboxStatus } from '../sandbox/index.js';
+import { describeCheck, MergeService, runCheck } from '../merge/index.js';
 import { ApprovalService } from '../approvals/index.js';
 import { PolicyService } from '../policy/index.js';
 import { AttemptService } from '../attempts/index.js';
@@ -158,7 +159,35 @@ export async function runSupervisor(env: NodeJS.ProcessEnv = process.env): Promi
     },
     // Read when a turn ends, long after the context service below is made.
     handoffFrom: (id) => context.handoffsOf(id).from[0]?.from ?? null,
-    verify: { run: runCheck, home, env },
+    verify: {
+      run: runCheck,
+      home,
+      env,
+      // In the session's sandbox, as its agent ran and as its teardown runs: the trusted command
+      // runs the agent's work (decision 271).
+      confine: (session, command, checkEnv) => {
+        const paths = sessionPaths(home, session.id);
+        mkdirSync(paths.agentState, { recursive: true });
+        const sandbox = agentSandbox(
+          {
+            home,
+            worktree: session.worktree,
+            stateDir: paths.agentState,
+            door: doorPath(home, session.id),
+            user: { home: checkEnv.HOME ?? homedir(), env: checkEnv },
+            repository: session.project_root,
+          },
+          sandboxStatus(checkEnv),
+        );
+        const [file, ...args] = typeof command === 'string' ? ['sh', '-c', command] : [...command];
+        const wrapped = sandbox.wrap(file ?? 'true', args);
+        return {
+          command: [wrapped.command, ...wrapped.args],
+          env: sandbox.kind === 'none' ? checkEnv : agentEnvironment(stringsOf(checkEnv)),
+          shown: describeCheck(command),
+        };
+      },
+    },
   });
   provenance.start();
   const merges = new MergeService({
@@ -445,4 +474,11 @@ function ensureToken(path: string): string {
   const token = newToken();
   writeFileSync(path, token + '\n', { mode: 0o600 });
   return token;
+}
+
+/** The set variables of an environment (the sandbox's filter takes strings only). */
+function stringsOf(env: NodeJS.ProcessEnv): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [key, value] of Object.entries(env)) if (value !== undefined) out[key] = value;
+  return out;
 }

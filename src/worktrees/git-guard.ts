@@ -260,20 +260,49 @@ function withSettings(env: NodeJS.ProcessEnv, settings: [string, string][]): Nod
 }
 
 const LIST_ARGS = ['config', '--list', '--show-scope', '-z'];
+/** Far past any real repository's settings; past it the listing fails and the command is refused. */
+const LIST_BUFFER = 16 * 1024 * 1024;
+/*
+ * The listing reads every file the settings include, and `include.path` may name a FIFO the agent
+ * made: the read would wait for ever, and every git call Baton makes in the repository (every
+ * session's snapshots, diffs, landings) with it. Past this the listing is stopped and the command
+ * refused (decision 270); a command's own shorter limit applies to its listing too.
+ */
+const LIST_TIMEOUT_MS = 30_000;
+
+/*
+ * The settings could not be listed in a folder that exists. Running the command anyway would run
+ * it with none of the repository's settings undone: an agent that grows the repository's config
+ * past the listing's buffer, or makes `git config --list` alone fail, would get its filter run as
+ * the user. So the command is refused (decision 270). A folder that is gone needs no guard: the
+ * command fails there on its own.
+ */
+function unreadConfig(cwd: string, args: readonly string[], why: string, stderr: string): GitError {
+  const said = stderr.trim().split('\n')[0] ?? '';
+  return new GitError(
+    `Baton runs no git ${subcommandOf(args)?.name ?? ''} in ${cwd}: the repository's settings could not be read to undo the programs they name (${said || why})`,
+    [...args],
+    stderr,
+  );
+}
 
 /** The environment Baton's git runs with: the fixed settings, then the repository's undone. */
 export async function guardedEnv(
   cwd: string,
   args: readonly string[],
   env: NodeJS.ProcessEnv,
+  timeoutMs = LIST_TIMEOUT_MS,
 ): Promise<NodeJS.ProcessEnv> {
   const base = withSettings({ ...env, ...GIT_BASE_ENV, ...anchoredGitDirs(cwd) }, ALWAYS);
   if (!needsGuard(args)) return base;
-  const listed = await new Promise<string>((resolve) => {
-    execFile('git', LIST_ARGS, { cwd, env: base, maxBuffer: 16 * 1024 * 1024 }, (error, stdout) =>
-      // No config to read (not a repository yet, a folder gone): the command itself will say so.
-      resolve(error === null ? stdout : ''),
-    );
+  const listed = await new Promise<string>((resolve, reject) => {
+    const limit = Math.min(timeoutMs, LIST_TIMEOUT_MS);
+    const limits = { maxBuffer: LIST_BUFFER, timeout: limit, killSignal: 'SIGKILL' as const };
+    execFile('git', LIST_ARGS, { cwd, env: base, ...limits }, (error, stdout, stderr) => {
+      if (error === null) resolve(stdout);
+      else if (!existsSync(cwd)) resolve('');
+      else reject(unreadConfig(cwd, args, error.message, stderr));
+    });
   });
   return withSettings(base, overridesFor(parseConfigList(listed)));
 }
@@ -290,9 +319,14 @@ export function guardedEnvSync(
     cwd,
     env: base,
     encoding: 'utf8',
-    maxBuffer: 16 * 1024 * 1024,
+    maxBuffer: LIST_BUFFER,
+    timeout: LIST_TIMEOUT_MS,
+    killSignal: 'SIGKILL',
   });
-  return withSettings(base, overridesFor(parseConfigList(listed.status === 0 ? listed.stdout : '')));
+  if (listed.status === 0 && listed.error === undefined)
+    return withSettings(base, overridesFor(parseConfigList(listed.stdout)));
+  if (!existsSync(cwd)) return base;
+  throw unreadConfig(cwd, args, listed.error?.message ?? `exit ${listed.status}`, listed.stderr ?? '');
 }
 
 /*

@@ -158,6 +158,53 @@ describe("Baton's git in a repository an agent wrote to", () => {
   });
 });
 
+describe("a repository whose settings Baton's git cannot list", () => {
+  it('is refused, not run unguarded: a config grown past the listing buffer does not get its filter run (decision 270)', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'baton-git-programs-'));
+    const repo = join(dir, 'repo');
+    mkdirSync(repo);
+    const sh = (...args: string[]) => execFileSync('git', args, { cwd: repo, encoding: 'utf8' }).trim();
+    sh('init', '-q', '-b', 'main');
+    writeFileSync(join(repo, 'a.txt'), 'a\n');
+    sh('add', '-A');
+    sh(...IDENTITY, 'commit', '-qm', 'one');
+    const canary = join(dir, 'canary');
+    const program = join(dir, 'evil.sh');
+    writeFileSync(program, `#!/bin/sh\necho clean >> '${canary}'\ncat\n`, { mode: 0o755 });
+    sh('config', 'filter.x.clean', program);
+    writeFileSync(join(repo, '.gitattributes'), '* filter=x\n');
+    // What an agent can append to the repository's config: 17 MB of harmless settings, so that
+    // `git config --list` overflows the guard's buffer while git itself still reads it.
+    const filler = `\tk = ${'v'.repeat(60)}\n`.repeat((17 * 1024 * 1024) / 66);
+    writeFileSync(
+      join(repo, '.git', 'config'),
+      `${readFileSync(join(repo, '.git', 'config'), 'utf8')}[junk]\n${filler}`,
+    );
+    writeFileSync(join(repo, 'b.txt'), 'b\n');
+    await expect(git(repo, ['add', '-A'])).rejects.toThrow(/settings could not be read/);
+    await expect(snapshotWork(repo)).rejects.toThrow(/settings could not be read/);
+    expect(() => takeCheckpoint(repo, 's', 'git reset --hard')).toThrow(/settings could not be read/);
+    expect(existsSync(canary)).toBe(false);
+    // Plain git does run it: the danger is real.
+    sh('add', '-A');
+    expect(existsSync(canary)).toBe(true);
+  });
+
+  it('is refused, not waited on for ever, when its settings include a FIFO the agent made (decision 270)', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'baton-git-programs-'));
+    const repo = join(dir, 'repo');
+    mkdirSync(repo);
+    const sh = (...args: string[]) => execFileSync('git', args, { cwd: repo, encoding: 'utf8' }).trim();
+    sh('init', '-q', '-b', 'main');
+    execFileSync('mkfifo', [join(dir, 'fifo')]);
+    sh('config', 'include.path', join(dir, 'fifo'));
+    // The command's own limit bounds the listing too (the default is 30 s).
+    await expect(git(repo, ['status', '--porcelain'], { timeoutMs: 500 })).rejects.toThrow(
+      /settings could not be read/,
+    );
+  });
+});
+
 describe('a checkpoint in the guarded repository', () => {
   it('still keeps the work', async () => {
     dir = mkdtempSync(join(tmpdir(), 'baton-git-programs-'));

@@ -24,7 +24,7 @@ export interface GitOptions {
  * and 200), and diffs are made without an external diff or textconv.
  */
 export async function git(cwd: string, args: string[], options: GitOptions = {}): Promise<GitResult> {
-  const env = await guardedEnv(cwd, args, { ...process.env, ...options.env });
+  const env = await guardedEnv(cwd, args, { ...process.env, ...options.env }, options.timeoutMs);
   args = guardedArgs(args);
   return new Promise((resolve, reject) => {
     execFile(

@@ -4,6 +4,7 @@
  * what it saw with the tree; `baton evidence` says verified, failing or claimed. Off unless
  * configured: without it no check runs, and an agent's own test run is only a claim.
  */
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { SessionEvidenceView } from '../../src/api/provenance.js';
 import { eachTest, type TestBaton } from '../support/baton.js';
@@ -56,6 +57,23 @@ describe('baton evidence', () => {
       /^bad {2}failing: `if \[ -e ok\.txt \].*` exit 1 in [\d.]+ s, 1 passed, 1 failed of 2 \(turn 1, tree [0-9a-f]{12}\)/,
     );
     expect(text).toMatch(/Tests {2}1 failed \| 1 passed \(2\)/);
+  });
+
+  it("runs the check in the session's sandbox: the agent's script it runs cannot read the token (decision 271)", async () => {
+    // The command is the user's and trusted; the script it runs is the agent's work.
+    configure(t, repo, { merge: { check: 'sh ./check.sh' }, verify: { run: 'turn' } });
+    const token = join(t.home, 'token');
+    const script = [
+      `if [ -r '${token}' ]; then echo "token: $(cat '${token}')"; else echo "token: hidden"; fi`,
+      'echo "home: ${BATON_HOME:-unset}"',
+      'echo "Tests  1 passed (1)"',
+    ].join('\n');
+    await dispatch('hostile', [{ write: { path: 'check.sh', content: `${script}\n` } }]);
+    await t.workspaceEvent((e) => e.type === 'provenance.verified' && e.data.name === 'hostile');
+    const seen = await evidence('hostile');
+    expect(seen.evidence).toMatchObject({ outcome: 'passed', command: 'sh ./check.sh' });
+    expect(seen.evidence!.outputTail).toContain('token: hidden');
+    expect(seen.evidence!.outputTail).toContain('home: unset');
   });
 
   it('runs nothing unless configured: the agent’s own test run is a claim, and no run is none', async () => {
