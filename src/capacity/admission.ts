@@ -73,6 +73,8 @@ export class MemoryAdmission {
   /** A session's process-tree memory as last measured (measured now when stale), for `peek`. */
   sessionMb(sessionId: string): number | undefined {
     this.fresh();
+    // A session whose host started after the last sample is measured now, not shown as unknown.
+    if (this.footprints.current(sessionId) === undefined) this.sample();
     return this.footprints.current(sessionId);
   }
 
