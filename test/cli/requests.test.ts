@@ -2,7 +2,7 @@ import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { watch } from 'node:fs/promises';
 import { request, type ClientRequest, type IncomingMessage } from 'node:http';
-import { connect } from 'node:net';
+import { connect, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { TestBaton } from '../support/baton.js';
@@ -33,6 +33,28 @@ function send(req: ClientRequest): Promise<{ status: number; body: string }> {
     });
     req.on('error', reject);
   });
+}
+
+/** A raw kept-alive connection to the supervisor: what it was sent, and a wait for its n-th answer. */
+async function rawConnection(port: string): Promise<{
+  socket: Socket;
+  received: () => string;
+  answers: (n: number) => Promise<void>;
+}> {
+  const socket = connect(Number(port), '127.0.0.1');
+  await once(socket, 'connect');
+  let received = '';
+  socket.setEncoding('utf8');
+  socket.on('data', (chunk: string) => (received += chunk));
+  const closed = once(socket, 'close');
+  const answers = async (n: number): Promise<void> => {
+    while ((received.match(/HTTP\/1\.1 \d{3} /g) ?? []).length < n)
+      await Promise.race([
+        once(socket, 'data'),
+        closed.then(() => Promise.reject(new Error(`closed: ${received}`))),
+      ]);
+  };
+  return { socket, received: () => received, answers };
 }
 
 interface LogLine {
@@ -123,19 +145,7 @@ describe('request bodies are limited', () => {
     await t.ok(['daemon', 'start']);
     const { base, headers } = target();
     const { port } = new URL(base);
-    const socket = connect(Number(port), '127.0.0.1');
-    await once(socket, 'connect');
-    let received = '';
-    socket.setEncoding('utf8');
-    socket.on('data', (chunk: string) => (received += chunk));
-    const closed = once(socket, 'close');
-    const answers = async (n: number): Promise<void> => {
-      while ((received.match(/HTTP\/1\.1 \d{3} /g) ?? []).length < n)
-        await Promise.race([
-          once(socket, 'data'),
-          closed.then(() => Promise.reject(new Error(`closed: ${received}`))),
-        ]);
-    };
+    const { socket, received, answers } = await rawConnection(port);
     const big = 'x'.repeat(2 * 1024 * 1024);
     const head = (path: string, length: number): string =>
       `POST ${path} HTTP/1.1\r\nhost: 127.0.0.1:${port}\r\nauthorization: ${headers.authorization}\r\n` +
@@ -143,7 +153,7 @@ describe('request bodies are limited', () => {
     // An upload over the limit: refused by its length with the first bytes, answered at once.
     socket.write(head('/api/sessions/nope/reply', big.length) + big.slice(0, 64 * 1024));
     await answers(1);
-    expect(received).toMatch(/^HTTP\/1\.1 413 /);
+    expect(received()).toMatch(/^HTTP\/1\.1 413 /);
     // A client on a busy machine sends the rest later than the HTTP adapter's own drain used to
     // wait (500 ms), then reuses the kept-alive connection, as Node's agent does.
     await new Promise((resolve) => setTimeout(resolve, 1_000));
@@ -151,19 +161,14 @@ describe('request bodies are limited', () => {
     const small = JSON.stringify({ text: 'hi' });
     socket.write(head('/api/sessions/nope/reply', small.length) + small);
     await answers(2);
-    expect(received.match(/HTTP\/1\.1 \d{3}/g)).toEqual(['HTTP/1.1 413', 'HTTP/1.1 404']);
+    expect(received().match(/HTTP\/1\.1 \d{3}/g)).toEqual(['HTTP/1.1 413', 'HTTP/1.1 404']);
     socket.destroy();
   });
   it('answers the next request on a connection whose body no handler read', async () => {
     await t.ok(['daemon', 'start']);
     const { base, headers } = target();
     const { port } = new URL(base);
-    const socket = connect(Number(port), '127.0.0.1');
-    await once(socket, 'connect');
-    let received = '';
-    socket.setEncoding('utf8');
-    socket.on('data', (chunk: string) => (received += chunk));
-    const closed = once(socket, 'close');
+    const { socket, received, answers } = await rawConnection(port);
     // A route that takes no body, sent one anyway (1 MB, within the limit), then a second request on the same connection.
     const body = 'x'.repeat(1_000_000);
     socket.write(
@@ -171,12 +176,8 @@ describe('request bodies are limited', () => {
         `content-type: text/plain\r\ncontent-length: ${body.length}\r\n\r\n${body}` +
         `GET /api/health HTTP/1.1\r\nhost: 127.0.0.1:${port}\r\nauthorization: ${headers.authorization}\r\n\r\n`,
     );
-    while ((received.match(/HTTP\/1\.1 \d{3} /g) ?? []).length < 2)
-      await Promise.race([
-        once(socket, 'data'),
-        closed.then(() => Promise.reject(new Error(`closed: ${received}`))),
-      ]);
-    expect(received.match(/HTTP\/1\.1 \d{3}/g)).toEqual(['HTTP/1.1 404', 'HTTP/1.1 200']);
+    await answers(2);
+    expect(received().match(/HTTP\/1\.1 \d{3}/g)).toEqual(['HTTP/1.1 404', 'HTTP/1.1 200']);
     socket.destroy();
   });
 });
