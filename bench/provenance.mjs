@@ -37,8 +37,12 @@ export async function run({ log }) {
   try {
     // 1. Per event.
     const session = { id: 's', name: 'w1', agent: 'scripted', model: null, task_id: null, prompt: 'p' };
+    const { openDb } = await dist('store/db.js');
+    const { EvidenceStore } = await dist('store/evidence.js');
     const service = new ProvenanceService({
       bus: { publish: () => ({ seq: 0 }) },
+      // Each turn's end writes its claims to the store (decision 290): measured with the events.
+      store: new EvidenceStore(openDb(join(work, 'bench.db'))),
       sessions: { get: () => session, eventsAfter: () => [] },
       onEvent: () => () => {},
     });

@@ -26,7 +26,7 @@ import { MergeJournal } from '../store/merge-journal.js';
 import type { SessionWithProject } from '../store/sessions.js';
 import { mergePlan, plannedOrder } from './plan-view.js';
 import { openPullRequest } from './pull-request.js';
-import { NO_CHECK, runMerge, type RunOutcome } from './run.js';
+import { NO_CHECK, runMerge, type ReusedCheck, type RunOutcome } from './run.js';
 import { reconcile, retire } from './recover.js';
 import { conflictReport, checkReport } from './reports.js';
 import { baseOf, requireMergeable } from './sessions.js';
@@ -57,6 +57,11 @@ export interface MergeServiceOptions {
    * session's turn wrote which lines (src/provenance). Its failure is logged; the landing stands.
    */
   onLanded?: (landing: LandedWork) => Promise<void>;
+  /**
+   * A passing run of `command` Baton already made on exactly `tree` at a session's turn end
+   * (src/provenance): the merge reuses it instead of running the check again (decision 291).
+   */
+  reuse?: (tree: string, command: string) => ReusedCheck | undefined;
 }
 
 /** A landing as provenance needs it: the base's move, and each member's tip and what became of it. */
@@ -299,6 +304,7 @@ export class MergeService {
         members,
         squash: view.squash,
         env: this.options.env,
+        ...(this.options.reuse === undefined ? {} : { reuse: this.options.reuse }),
         onStarted: (baseCommit) => {
           this.journal.merging(view.mergeId, baseCommit);
           this.options.bus.publish(MergeStarted, { ...ref, baseCommit });
@@ -446,10 +452,13 @@ export class MergeService {
           crashPoint('merge.retired');
         }
         const names = job.members.map((m) => m.name).join(', ');
+        const reused = outcome.check.reused;
         const checked =
           outcome.check.outcome === 'none'
             ? 'no check is configured (.baton/config.json merge.check), so none ran'
-            : `the check passed in ${((outcome.check.durationMs ?? 0) / 1000).toFixed(1)} s`;
+            : reused !== undefined
+              ? `the check was not run again: it passed on this exact tree (${reused.tree.slice(0, 12)}) at ${reused.name}'s turn ${reused.turn}`
+              : `the check passed in ${((outcome.check.durationMs ?? 0) / 1000).toFixed(1)} s`;
         return {
           ...common,
           outcome: 'landed',
