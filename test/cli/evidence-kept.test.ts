@@ -7,7 +7,6 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { SessionView } from '../../src/api/index.js';
 import type { MergeResult } from '../../src/api/merge.js';
 import type { SessionEvidenceView } from '../../src/api/provenance.js';
 import { eachTest, type TestBaton } from '../support/baton.js';
@@ -51,8 +50,7 @@ describe('evidence kept with its tree', () => {
     expect(ls).toMatch(/good .*\[verified\]/);
     // `said` ran the check too (failing: no ok.txt), its agent's own run is not what counts.
     expect(ls).toMatch(/said .*\[failing\]/);
-    const view = (await t.client(repo).call('GET /api/sessions/:ref', { params: { ref: 'good' } }))
-      .session;
+    const view = (await t.client(repo).call('GET /api/sessions/:ref', { params: { ref: 'good' } })).session;
     expect(view.evidence).toMatchObject({ status: 'verified', command: CHECK, tests: { passed: 2, ran: 2 } });
     expect((await evidence('good')).status).toBe('verified');
     const peek = await t.ok(['peek', 'good'], { cwd: repo });
@@ -106,6 +104,7 @@ describe('evidence kept with its tree', () => {
       { write: { path: 'tests/vacuous.sh', content: 'grep -q "version:" app.txt\n' } },
     ]);
     const run = await t.workspaceEvent((e) => e.type === 'provenance.red_green' && e.data.name === 'fixer');
+    if (run.type !== 'provenance.red_green') throw new Error(`not a red-green run: ${run.type}`);
     expect(run.data.tests).toEqual([
       { file: 'tests/regression.sh', base: 'failed', branch: 'passed', vacuous: false },
       { file: 'tests/vacuous.sh', base: 'passed', branch: 'passed', vacuous: true },
