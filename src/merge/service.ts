@@ -22,7 +22,7 @@ import { newId } from '../shared/ids.js';
 import { errorMessage, InvalidInputError, SessionStateError } from '../shared/errors.js';
 import { createLogger } from '../shared/log.js';
 import type { Db } from '../store/db.js';
-import { MergeJournal } from '../store/merge-journal.js';
+import { MergeJournal, type MergeJournalRow } from '../store/merge-journal.js';
 import type { SessionWithProject } from '../store/sessions.js';
 import { mergePlan, plannedOrder } from './plan-view.js';
 import { openPullRequest } from './pull-request.js';
@@ -104,6 +104,9 @@ export class MergeService {
       const found = await reconcile(row, this.options.sessions, this.clock());
       const { result } = found;
       if (found.kind === 'landed') {
+        // Noted before its sessions are retired, while their branches still say what they landed
+        // (decision 293): killed between the base's move and the note, the landing gets it now.
+        await this.noteRecovered(row, found.members, result.commit!);
         for (const member of found.members) await retire(this.options.sessions, member, result.commit!, true);
       }
       this.settle(result, () => this.announce(result));
@@ -362,6 +365,47 @@ export class MergeService {
     } catch (error) {
       log.warn('the landing was not noted with its provenance', {
         mergeId: job.view.mergeId,
+        error: errorMessage(error),
+      });
+    }
+  }
+
+  /**
+   * Notes the commits of a landing a killed supervisor left unfinished. The members' tips are their
+   * branches (not yet deleted: retiring comes after); what each member's step made is read off the
+   * base's first-parent line from the previous tip, one commit per member for a merge commit or a
+   * squash; a lone member's is the landed commit. A note already there is written again, the same.
+   */
+  private async noteRecovered(
+    row: MergeJournalRow,
+    members: SessionWithProject[],
+    commit: string,
+  ): Promise<void> {
+    const onLanded = this.options.onLanded;
+    if (onLanded === undefined || row.previous === null || members.length === 0) return;
+    try {
+      const line = (
+        await git(row.root, ['rev-list', '--first-parent', '--reverse', `${row.previous}..${commit}`])
+      ).stdout
+        .split('\n')
+        .filter(Boolean);
+      const heads = members.length > 1 && line.length === members.length ? line : members.map(() => commit);
+      const tips = await Promise.all(members.map((m) => branchTip(row.root, m.branch)));
+      await onLanded({
+        root: row.root,
+        project: row.project,
+        previous: row.previous,
+        commit,
+        squash: row.squash === 1,
+        members: members.map((session, index) => ({
+          session,
+          tip: tips[index] ?? heads[index]!,
+          head: heads[index]!,
+        })),
+      });
+    } catch (error) {
+      log.warn('the recovered landing was not noted with its provenance', {
+        mergeId: row.merge_id,
         error: errorMessage(error),
       });
     }
