@@ -93,6 +93,7 @@ export class SessionManager extends EventEmitter<ManagerEvents> {
   private context: ((session: SessionWithProject) => string | undefined) | undefined;
   /** A session's spend as the usage ledger prices it; unset (tests without a ledger): the row's own sum. */
   private costs: ((sessionId: string) => number) | undefined;
+  private freshness: ((sessionId: string) => SessionView['fresh']) | undefined;
 
   constructor(private readonly options: ManagerOptions) {
     super();
@@ -250,8 +251,10 @@ export class SessionManager extends EventEmitter<ManagerEvents> {
     );
     const heldBy = queued ? this.scheduler.held().find((h) => h.id === session.id)?.reason : undefined;
     const ports = this.core.ports.of(session.id).map((p) => ({ name: p.name, port: p.port }));
+    const fresh = this.freshness?.(session.id);
     return {
       ...view,
+      ...(fresh === undefined ? {} : { fresh }),
       costUsd: this.costOf(session),
       ...(heldBy === undefined ? {} : { heldBy }),
       ...(ports.length === 0 ? {} : { ports }),
@@ -320,6 +323,21 @@ export class SessionManager extends EventEmitter<ManagerEvents> {
   /** Moves a queued session, not yet started, onto a new base commit (its worktree already reset there). */
   rebaseQueued(sessionId: string, commit: string): void {
     this.store.setBaseCommit(sessionId, commit);
+  }
+
+  /** A session's branch was rebased onto its base's newer tip (keep-fresh, decision 307): its change is counted from there. */
+  moveBase(sessionId: string, commit: string): void {
+    this.store.setBaseCommit(sessionId, commit);
+  }
+
+  /** Runs `work` while no other command runs on the session; a reply meanwhile waits (decision 307). */
+  whileHeld<T>(sessionId: string, work: (session: SessionWithProject) => Promise<T>): Promise<T> {
+    return this.commands.whileHeld(sessionId, work);
+  }
+
+  /** What keep-fresh last did or holds for a session, shown in its view (decision 307). */
+  setFreshness(provider: (sessionId: string) => SessionView['fresh']): void {
+    this.freshness = provider;
   }
 
   /** Holds queued sessions back until the gate lets them through (task dependencies, budgets); returns its removal. */
