@@ -15,6 +15,7 @@ import * as agents from './workspace/agents.js';
 import * as approvals from './workspace/approvals.js';
 import * as attempts from './workspace/attempts.js';
 import * as context from './workspace/context.js';
+import * as capacity from './workspace/capacity.js';
 import * as fresh from './workspace/fresh.js';
 import { isWorkspaceEventDefinition, type WorkspaceEventDefinition } from './workspace/define.js';
 import * as merge from './workspace/merge.js';
@@ -31,6 +32,7 @@ export { defineWorkspaceEvent, sessionRef, type WorkspaceEventDefinition } from 
 export * from './workspace/agents.js';
 export * from './workspace/approvals.js';
 export * from './workspace/attempts.js';
+export * from './workspace/capacity.js';
 export * from './workspace/context.js';
 export * from './workspace/fresh.js';
 export * from './workspace/merge.js';
@@ -59,6 +61,7 @@ const DOMAINS = [
   sync,
   provenance,
   fresh,
+  capacity,
 ] as const;
 
 /** The event definitions among a module's exports (it may export shared schemas too). */

@@ -133,6 +133,7 @@ export async function runSupervisor(env: NodeJS.ProcessEnv = process.env): Promi
       reserveMb: config.memory.reserveMb,
       footprintMb: config.memory.footprintMb,
       source: procMemory(config.memory.meminfo),
+      ...(config.memory.recheckMs === undefined ? {} : { recheckMs: config.memory.recheckMs }),
     },
   });
   // With a shared store: this machine registered and heartbeating, or the start fails here.

@@ -17,6 +17,8 @@ import { createLogger } from '../shared/log.js';
 import type { Db } from '../store/db.js';
 import { PendingDispatchStore } from '../store/pending-dispatches.js';
 import { PortLeaseStore } from '../store/port-leases.js';
+import { MemoryFootprintStore } from '../store/memory-footprints.js';
+import { MemoryRelief } from './memory-relief.js';
 import type { SearchIndex } from '../context/index.js';
 import { SessionStore, type SessionWithProject } from '../store/sessions.js';
 import {
@@ -144,6 +146,8 @@ export class SessionManager extends EventEmitter<ManagerEvents> {
     if (options.memory !== undefined) {
       const memory = new MemoryAdmission({
         ...options.memory,
+        // Learnt footprints outlive the supervisor (decision 308).
+        history: new MemoryFootprintStore(options.db),
         // Mid-turn, waiting on the user, or being started by this pass: all may still grow.
         atWork: () =>
           this.store
@@ -157,6 +161,13 @@ export class SessionManager extends EventEmitter<ManagerEvents> {
             .map(admissionOf),
       });
       this.memory = memory;
+      const relief = new MemoryRelief({
+        memory,
+        bus: this.bus,
+        sessions: () => this.store.listLive(),
+        isRunning: (session) => this.hosts.isRunning(session),
+        release: (id, message) => this.commands.release(id, message),
+      });
       this.scheduler.addGate({ name: MEMORY_GATE, holds: (session) => memory.holds(session) });
       // Measured on a beat too, so footprints are learnt between passes and memory freed
       // elsewhere lets a held session start.
@@ -166,6 +177,7 @@ export class SessionManager extends EventEmitter<ManagerEvents> {
         } catch (error) {
           log.warn('could not measure sessions’ memory', { error: errorMessage(error) });
         }
+        relief.check();
         if (this.scheduler.held().some((h) => h.gate === MEMORY_GATE)) this.reschedule();
       }, options.memory.recheckMs ?? MEMORY_RECHECK_MS);
       this.memoryTimer.unref();

@@ -131,6 +131,8 @@ export interface ResolvedConfig {
     reserveMb: number;
     footprintMb: Partial<Record<AgentId, number>>;
     meminfo: string;
+    /** How often sessions' memory is measured and pressure looked for (`BATON_MEMORY_RECHECK_MS`); undefined: 15 s. */
+    recheckMs: number | undefined;
   };
   /** How long a session ready for review keeps its agent process; 0: for as long as it lives. */
   idleHostSeconds: number;
@@ -249,6 +251,7 @@ export function loadConfig(path: string, env: NodeJS.ProcessEnv = process.env): 
       footprintMb: fileConfig.memoryFootprintMb ?? {},
       meminfo:
         env.BATON_MEMINFO !== undefined && env.BATON_MEMINFO !== '' ? env.BATON_MEMINFO : '/proc/meminfo',
+      recheckMs: memoryRecheckOf(env),
     },
     port,
     idleHostSeconds,
@@ -262,6 +265,18 @@ export function loadConfig(path: string, env: NodeJS.ProcessEnv = process.env): 
     machine: resolveMachine(fileConfig, env),
     storeRetentionDays,
   };
+}
+
+/** `BATON_MEMORY_RECHECK_MS`: how often memory is measured (100 ms to an hour); unset: the manager's default. */
+function memoryRecheckOf(env: NodeJS.ProcessEnv): number | undefined {
+  const raw = env.BATON_MEMORY_RECHECK_MS;
+  if (raw === undefined || raw === '') return undefined;
+  const n = /^\d+$/.test(raw) ? Number(raw) : NaN;
+  if (!Number.isInteger(n) || n < 100 || n > 3_600_000)
+    throw new InvalidInputError(
+      `BATON_MEMORY_RECHECK_MS must be a whole number of milliseconds from 100 to 3600000, got "${raw}"`,
+    );
+  return n;
 }
 
 /** How often keep-fresh reads base tips: 20 s, or `BATON_FRESH_INTERVAL_MS` (100 ms to a day). */
