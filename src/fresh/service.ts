@@ -51,7 +51,12 @@ type Fresh = NonNullable<SessionView['fresh']>;
 export function isResting(session: SessionWithProject): boolean {
   if (session.state === 'ready_for_review') return true;
   if (session.state !== 'needs_input') return false;
-  return !(session.state_reason_json ?? '').includes('"kind":"approval"');
+  // An approval pending is a tool call mid-turn: the worktree is its agent's.
+  try {
+    return (JSON.parse(session.state_reason_json ?? 'null') as { kind?: string } | null)?.kind !== 'approval';
+  } catch {
+    return false;
+  }
 }
 
 /** Its agent is at work on a turn (or about to be): its worktree is its agent's alone. */
