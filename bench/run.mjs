@@ -646,6 +646,7 @@ try {
     ['capacity', 'capacity.mjs', []],
     ['policy', 'policy.mjs', []],
     ['discards', 'discards.mjs', []],
+    ['fresh', 'fresh.mjs', []],
     ['attempts', 'attempts.mjs', []],
     ['cluster', 'cluster.mjs', []],
   ]) {

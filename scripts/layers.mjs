@@ -83,6 +83,7 @@ export const LAYERS = [
       attempts: { why: 'best-of-N and fan-out' },
       routines: { why: 'scheduled and triggered agents' },
       watchdog: { why: 'budgets, intervention rules, alerts, notifications' },
+      fresh: { why: 'keep-fresh: idle sessions rebased onto their moving base' },
       doctor: { why: 'is the machine ready: agents and sign-in, limits, disk, ports' },
     },
   },

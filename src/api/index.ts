@@ -138,6 +138,14 @@ export const SessionView = z.object({
    * that pass on the base; absent when there is nothing to say.
    */
   evidence: EvidenceMark.optional(),
+  /**
+   * Keep-fresh (decision 307): the last rebase onto its moving base, or why it is behind
+   * (`conflict`: handed to its agent or left for the user; `behind`: waits for its turn to end,
+   * or for a rebase its worktree is in the middle of).
+   */
+  fresh: z
+    .object({ status: z.enum(['rebased', 'conflict', 'behind']), message: z.string(), at: z.string() })
+    .optional(),
 });
 export type SessionView = z.infer<typeof SessionView>;
 

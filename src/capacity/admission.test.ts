@@ -1,12 +1,14 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { MemoryAdmission, type AdmissionSession } from './admission.js';
 import { Footprints } from './footprints.js';
 import { procMemory, readAvailableMb, type MemorySource } from './memory.js';
+import { openDb, type Db } from '../store/db.js';
+import { MemoryFootprintStore } from '../store/memory-footprints.js';
 
 /** A machine of `available` MB whose hosts hold what `trees` says (pid → MB). */
 function machine(available: number | undefined, trees: Map<number, number> = new Map()): MemorySource {
@@ -119,5 +121,60 @@ describe('the kernel’s figures', () => {
     } finally {
       child.kill();
     }
+  });
+});
+
+describe('learnt footprints across a restart (decision 308)', () => {
+  it('keeps each finished session’s peak in the store, so a new supervisor admits by what it measured', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'baton-footprints-'));
+    const path = join(dir, 'baton.db');
+    const trees = new Map([[7, 300]]);
+    const clock = { now: 0 };
+    let atWork = [{ id: 'a', agent: 'codex', hostPid: 7 }];
+    const open = (db: Db) =>
+      new MemoryAdmission({
+        source: machine(8000, trees),
+        enabled: true,
+        reserveMb: 500,
+        history: new MemoryFootprintStore(db),
+        atWork: () => atWork,
+        live: () => atWork,
+        clock: () => clock.now,
+      });
+    const first = openDb(path);
+    const m = open(first);
+    for (const mb of [300, 620, 380]) {
+      trees.set(7, mb);
+      clock.now += 5000;
+      m.sample();
+    }
+    // The host is gone: its peak is learnt, and kept.
+    atWork = [];
+    clock.now += 5000;
+    m.sample();
+    expect(m.footprints.typical('codex')).toEqual({ mb: 620, source: 'measured' });
+    first.close();
+
+    const second = openDb(path);
+    expect(open(second).footprints.typical('codex')).toEqual({ mb: 620, source: 'measured' });
+    // Without the store (the old behaviour), a restart fell back to the default.
+    expect(new Footprints().typical('codex')).toEqual({ mb: 350, source: 'default' });
+    second.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('keeps only the newest sessions of a kind', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'baton-footprints-'));
+    const db = openDb(join(dir, 'baton.db'));
+    const store = new MemoryFootprintStore(db);
+    for (let i = 0; i < 14; i++)
+      store.add(`s${i}`, 'claude', 100 + i, 3, 10, new Date(Date.UTC(2026, 0, 1, 0, i)));
+    store.add('c1', 'codex', 50, 3, 10);
+    const recent = store.recent(10);
+    expect(recent.get('claude')).toEqual([104, 105, 106, 107, 108, 109, 110, 111, 112, 113]);
+    expect(recent.get('codex')).toEqual([50]);
+    expect((db.prepare('SELECT COUNT(*) AS n FROM memory_footprints').get() as { n: number }).n).toBe(11);
+    db.close();
+    rmSync(dir, { recursive: true, force: true });
   });
 });

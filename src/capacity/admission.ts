@@ -6,7 +6,7 @@
  */
 import { formatMb } from '../events/format.js';
 import type { MemorySource } from './memory.js';
-import { Footprints } from './footprints.js';
+import { Footprints, type FootprintHistory } from './footprints.js';
 
 export const MEMORY_GATE = 'memory';
 /** Measurements this recent serve a scheduling pass: one pass asks for every queued session. */
@@ -25,6 +25,8 @@ export interface MemoryAdmissionOptions {
   enabled: boolean;
   reserveMb: number;
   footprintMb?: Readonly<Record<string, number>>;
+  /** Finished sessions' peaks kept across restarts (decision 308); unset: learnt in memory only. */
+  history?: FootprintHistory;
   /** Sessions at work (mid-turn, waiting on the user, or being started): they may still grow. */
   atWork(): AdmissionSession[];
   /** Every session whose host runs, at work or idle: measured for the figures `peek` shows. */
@@ -51,7 +53,7 @@ export class MemoryAdmission {
   private readonly clock: () => number;
 
   constructor(private readonly o: MemoryAdmissionOptions) {
-    this.footprints = new Footprints(o.footprintMb);
+    this.footprints = new Footprints(o.footprintMb, o.history);
     this.clock = o.clock ?? Date.now;
   }
 
@@ -91,6 +93,17 @@ export class MemoryAdmission {
       freeMb: available === undefined ? null : available - this.o.reserveMb - growth,
       footprints: [...agents].sort().map((agent) => ({ agent, ...this.footprints.typical(agent) })),
     };
+  }
+
+  /**
+   * Free memory below the reserve (decision 309), measured now; undefined when there is room, the
+   * gate is off, or the kernel does not say.
+   */
+  pressure(): { availableMb: number; reserveMb: number } | undefined {
+    if (!this.o.enabled) return undefined;
+    const available = this.o.source.availableMb();
+    if (available === undefined || available >= this.o.reserveMb) return undefined;
+    return { availableMb: available, reserveMb: this.o.reserveMb };
   }
 
   /** Why `session` must wait for memory, or undefined to let it start. */

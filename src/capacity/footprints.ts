@@ -17,7 +17,7 @@ export const DEFAULT_FOOTPRINT_MB: Readonly<Record<string, number>> = {
 /** A kind nobody has measured and no default names. */
 const UNKNOWN_FOOTPRINT_MB = 500;
 /** Sessions whose peaks shape a kind's figure: recent ones, so an agent's new version is learnt. */
-const KEPT_SESSIONS = 10;
+export const KEPT_SESSIONS = 10;
 /** A session measured fewer times than this has not shown its peak yet; it does not teach. */
 const TEACHING_SAMPLES = 3;
 
@@ -28,11 +28,23 @@ interface Peak {
   lastMb: number;
 }
 
+/** Where finished sessions' peaks are kept across restarts (the store's memory_footprints table, decision 308). */
+export interface FootprintHistory {
+  recent(keep: number): Map<string, number[]>;
+  add(sessionId: string, agent: string, peakMb: number, samples: number, keep: number): void;
+}
+
 export class Footprints {
   private readonly running = new Map<string, Peak>();
-  private readonly finished = new Map<string, number[]>();
+  private readonly finished: Map<string, number[]>;
 
-  constructor(private readonly configured: Readonly<Record<string, number>> = {}) {}
+  constructor(
+    private readonly configured: Readonly<Record<string, number>> = {},
+    private readonly history?: FootprintHistory,
+  ) {
+    // What earlier supervisors learnt: a restart does not fall back to the defaults.
+    this.finished = history?.recent(KEPT_SESSIONS) ?? new Map<string, number[]>();
+  }
 
   /** One measurement of a running session's process tree. */
   record(sessionId: string, agent: string, mb: number): void {
@@ -54,6 +66,7 @@ export class Footprints {
     const list = this.finished.get(peak.agent) ?? [];
     list.push(peak.peakMb);
     this.finished.set(peak.agent, list.slice(-KEPT_SESSIONS));
+    this.history?.add(sessionId, peak.agent, peak.peakMb, peak.samples, KEPT_SESSIONS);
   }
 
   /** Sessions measured now (their ids). */

@@ -9,5 +9,5 @@ export {
   type Headroom,
   type MemoryAdmissionOptions,
 } from './admission.js';
-export { DEFAULT_FOOTPRINT_MB, Footprints } from './footprints.js';
+export { DEFAULT_FOOTPRINT_MB, Footprints, type FootprintHistory } from './footprints.js';
 export { procMemory, readAvailableMb, type MemorySource } from './memory.js';

@@ -201,6 +201,8 @@ export function describe(s: SessionView): string {
     const prefix = s.reason.kind === 'approval' ? 'waiting: ' : s.reason.kind === 'question' ? 'asks: ' : '';
     return oneLine(prefix + reasonText(s.reason), 80);
   }
+  // Keep-fresh's word on a branch behind its base (decision 307) before what it last did.
+  if (s.fresh !== undefined && s.fresh.status !== 'rebased') return oneLine(s.fresh.message, 80);
   return oneLine(s.activity ?? '', 80);
 }
 
@@ -258,6 +260,7 @@ export function renderPeek(view: PeekView, now = Date.now()): string {
   );
   if (view.memoryMb !== undefined)
     lines.push(`  memory:   ${formatMb(view.memoryMb)} (host, agent and their children)`);
+  if (s.fresh !== undefined) lines.push(`  fresh:    ${oneLine(s.fresh.message, 200)}`);
   lines.push(`  active:   ${age(s.lastEventAt ?? s.createdAt, now)} ago`);
   if (s.evidence !== undefined) lines.push(...evidenceLines(s.evidence));
   lines.push(`  files changed (${view.filesChanged.length}):`);

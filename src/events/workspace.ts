@@ -15,6 +15,8 @@ import * as agents from './workspace/agents.js';
 import * as approvals from './workspace/approvals.js';
 import * as attempts from './workspace/attempts.js';
 import * as context from './workspace/context.js';
+import * as capacity from './workspace/capacity.js';
+import * as fresh from './workspace/fresh.js';
 import { isWorkspaceEventDefinition, type WorkspaceEventDefinition } from './workspace/define.js';
 import * as merge from './workspace/merge.js';
 import * as provenance from './workspace/provenance.js';
@@ -30,7 +32,9 @@ export { defineWorkspaceEvent, sessionRef, type WorkspaceEventDefinition } from 
 export * from './workspace/agents.js';
 export * from './workspace/approvals.js';
 export * from './workspace/attempts.js';
+export * from './workspace/capacity.js';
 export * from './workspace/context.js';
+export * from './workspace/fresh.js';
 export * from './workspace/merge.js';
 export * from './workspace/provenance.js';
 export * from './workspace/radar.js';
@@ -56,6 +60,8 @@ const DOMAINS = [
   routines,
   sync,
   provenance,
+  fresh,
+  capacity,
 ] as const;
 
 /** The event definitions among a module's exports (it may export shared schemas too). */

@@ -28,6 +28,7 @@ import { UsageTracker } from '../usage/index.js';
 import { DesktopNotifier, NotificationChannels, Watchdog } from '../watchdog/index.js';
 import { ContextService } from '../context/index.js';
 import { SyncService } from '../sync/index.js';
+import { KeepFresh } from '../fresh/index.js';
 import { ProvenanceService } from '../provenance/index.js';
 import { sqliteSettings } from '../settings/index.js';
 import { createApp } from './app.js';
@@ -133,6 +134,7 @@ export async function runSupervisor(env: NodeJS.ProcessEnv = process.env): Promi
       reserveMb: config.memory.reserveMb,
       footprintMb: config.memory.footprintMb,
       source: procMemory(config.memory.meminfo),
+      ...(config.memory.recheckMs === undefined ? {} : { recheckMs: config.memory.recheckMs }),
     },
   });
   // With a shared store: this machine registered and heartbeating, or the start fails here.
@@ -347,6 +349,18 @@ export async function runSupervisor(env: NodeJS.ProcessEnv = process.env): Promi
     () => `http://127.0.0.1:${port}`,
   );
   channels.start();
+  // Idle sessions' branches kept on their moving base; started once the hosts are back (decision 307).
+  const fresh = new KeepFresh({
+    sessions: {
+      list: () => manager.list(),
+      whileHeld: (id, work) => manager.whileHeld(id, work),
+      moveBase: (id, commit) => manager.moveBase(id, commit),
+      reply: (id, text) => manager.reply(id, text),
+    },
+    bus: manager.bus,
+    ...config.keepFresh,
+  });
+  manager.setFreshness((id) => fresh.of(id));
   leave = () => membership.leave();
   // Shutdown in order: no new request, then every timer, listener and queue, then what they use
   // (the hosts' watches, the database). Nothing is left to fire on a closed store.
@@ -364,6 +378,7 @@ export async function runSupervisor(env: NodeJS.ProcessEnv = process.env): Promi
     watchdog.close();
     notifier.close();
     channels.close();
+    fresh.stop();
     sync.close();
     provenance.close();
     attempts.close();
@@ -430,6 +445,7 @@ export async function runSupervisor(env: NodeJS.ProcessEnv = process.env): Promi
   if (backfilled > 0) log.info('search index back-filled', { events: backfilled });
   // The hosts back before any request is served: what a command reads of a session is then true.
   await manager.reattach();
+  fresh.start();
   gate.serve(app.fetch);
   log.info('serving; catching up', { port, sinceStart: Math.round(performance.now()) });
   await catchUp();

@@ -71,6 +71,14 @@ export class SessionCommands {
   }
 
   /**
+   * Runs `work` on the session while no other command of its own runs (keep-fresh's rebase,
+   * decision 307): a reply or message sent meanwhile waits for it, so no turn starts mid-rebase.
+   */
+  whileHeld<T>(sessionId: string, work: (session: SessionWithProject) => Promise<T>): Promise<T> {
+    return this.exclusive(sessionId, undefined, work);
+  }
+
+  /**
    * Sends a reply. A session that is no longer running (stopped, failed, or finished and its
    * host gone) is respawned first, resuming its conversation, and the reply is its next turn.
    */

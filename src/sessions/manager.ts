@@ -18,6 +18,8 @@ import { createLogger } from '../shared/log.js';
 import type { Db } from '../store/db.js';
 import { PendingDispatchStore } from '../store/pending-dispatches.js';
 import { PortLeaseStore } from '../store/port-leases.js';
+import { MemoryFootprintStore } from '../store/memory-footprints.js';
+import { MemoryRelief } from './memory-relief.js';
 import type { SearchIndex } from '../context/index.js';
 import { SessionStore, type SessionWithProject } from '../store/sessions.js';
 import {
@@ -95,6 +97,7 @@ export class SessionManager extends EventEmitter<ManagerEvents> {
   /** A session's spend as the usage ledger prices it; unset (tests without a ledger): the row's own sum. */
   private costs: ((sessionId: string) => number) | undefined;
   private evidence: ((sessionId: string, name: string) => EvidenceMark | undefined) | undefined;
+  private freshness: ((sessionId: string) => SessionView['fresh']) | undefined;
 
   constructor(private readonly options: ManagerOptions) {
     super();
@@ -145,6 +148,8 @@ export class SessionManager extends EventEmitter<ManagerEvents> {
     if (options.memory !== undefined) {
       const memory = new MemoryAdmission({
         ...options.memory,
+        // Learnt footprints outlive the supervisor (decision 308).
+        history: new MemoryFootprintStore(options.db),
         // Mid-turn, waiting on the user, or being started by this pass: all may still grow.
         atWork: () =>
           this.store
@@ -158,6 +163,13 @@ export class SessionManager extends EventEmitter<ManagerEvents> {
             .map(admissionOf),
       });
       this.memory = memory;
+      const relief = new MemoryRelief({
+        memory,
+        bus: this.bus,
+        sessions: () => this.store.listLive(),
+        isRunning: (session) => this.hosts.isRunning(session),
+        release: (id, message) => this.commands.release(id, message),
+      });
       this.scheduler.addGate({ name: MEMORY_GATE, holds: (session) => memory.holds(session) });
       // Measured on a beat too, so footprints are learnt between passes and memory freed
       // elsewhere lets a held session start.
@@ -167,6 +179,7 @@ export class SessionManager extends EventEmitter<ManagerEvents> {
         } catch (error) {
           log.warn('could not measure sessions’ memory', { error: errorMessage(error) });
         }
+        relief.check();
         if (this.scheduler.held().some((h) => h.gate === MEMORY_GATE)) this.reschedule();
       }, options.memory.recheckMs ?? MEMORY_RECHECK_MS);
       this.memoryTimer.unref();
@@ -253,8 +266,10 @@ export class SessionManager extends EventEmitter<ManagerEvents> {
     const heldBy = queued ? this.scheduler.held().find((h) => h.id === session.id)?.reason : undefined;
     const ports = this.core.ports.of(session.id).map((p) => ({ name: p.name, port: p.port }));
     const evidence = this.evidence?.(session.id, session.name);
+    const fresh = this.freshness?.(session.id);
     return {
       ...view,
+      ...(fresh === undefined ? {} : { fresh }),
       costUsd: this.costOf(session),
       ...(heldBy === undefined ? {} : { heldBy }),
       ...(ports.length === 0 ? {} : { ports }),
@@ -329,6 +344,21 @@ export class SessionManager extends EventEmitter<ManagerEvents> {
   /** Moves a queued session, not yet started, onto a new base commit (its worktree already reset there). */
   rebaseQueued(sessionId: string, commit: string): void {
     this.store.setBaseCommit(sessionId, commit);
+  }
+
+  /** A session's branch was rebased onto its base's newer tip (keep-fresh, decision 307): its change is counted from there. */
+  moveBase(sessionId: string, commit: string): void {
+    this.store.setBaseCommit(sessionId, commit);
+  }
+
+  /** Runs `work` while no other command runs on the session; a reply meanwhile waits (decision 307). */
+  whileHeld<T>(sessionId: string, work: (session: SessionWithProject) => Promise<T>): Promise<T> {
+    return this.commands.whileHeld(sessionId, work);
+  }
+
+  /** What keep-fresh last did or holds for a session, shown in its view (decision 307). */
+  setFreshness(provider: (sessionId: string) => SessionView['fresh']): void {
+    this.freshness = provider;
   }
 
   /** Holds queued sessions back until the gate lets them through (task dependencies, budgets); returns its removal. */

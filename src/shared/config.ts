@@ -17,6 +17,8 @@ export const DEFAULT_RETENTION_DAYS = 30;
 const MAX_MEMORY_MB = 1024 * 1024;
 /** Kept free for everything else on the machine (decision 260). */
 export const DEFAULT_MEMORY_RESERVE_MB = 512;
+/** How often keep-fresh reads each base's tip to notice a user's own commits (landings are heard at once). */
+export const DEFAULT_FRESH_INTERVAL_MS = 20_000;
 const MAX_RETENTION_DAYS = 3650;
 
 /** A channel's URL: http or https, the user's choice of host (a loopback ntfy server is fine). */
@@ -79,6 +81,15 @@ export const UserConfig = z
     memoryFootprintMb: z
       .partialRecord(z.enum(AGENT_IDS), z.number().int().min(1).max(MAX_MEMORY_MB))
       .optional(),
+    /**
+     * Keep-fresh (decision 307): idle sessions' branches rebased onto their base when it moves. On
+     * unless `enabled: false`; a conflicting rebase is handed to the session's agent as a turn
+     * (`conflicts: "agent"`, the default) or left for the user (`"user"`).
+     */
+    keepFresh: z
+      .object({ enabled: z.boolean().optional(), conflicts: z.enum(['agent', 'user']).optional() })
+      .strict()
+      .optional(),
     /** Seconds a session ready for review keeps its agent process before letting it go; 0 keeps it. */
     idleHostSeconds: z.number().int().min(0).max(MAX_IDLE_HOST_SECONDS).optional(),
     /**
@@ -120,9 +131,13 @@ export interface ResolvedConfig {
     reserveMb: number;
     footprintMb: Partial<Record<AgentId, number>>;
     meminfo: string;
+    /** How often sessions' memory is measured and pressure looked for (`BATON_MEMORY_RECHECK_MS`); undefined: 15 s. */
+    recheckMs: number | undefined;
   };
   /** How long a session ready for review keeps its agent process; 0: for as long as it lives. */
   idleHostSeconds: number;
+  /** Keep-fresh (decision 307); `intervalMs` is how often base tips are read (`BATON_FRESH_INTERVAL_MS`). */
+  keepFresh: { enabled: boolean; conflicts: 'agent' | 'user'; intervalMs: number };
   /** `BATON_PORT`: the one port to listen on. Unset, the supervisor reuses its last port or takes a free one. */
   port: number | undefined;
   /** Which desktop notifications are sent; `BATON_NOTIFY=off` turns them all off. */
@@ -236,14 +251,44 @@ export function loadConfig(path: string, env: NodeJS.ProcessEnv = process.env): 
       footprintMb: fileConfig.memoryFootprintMb ?? {},
       meminfo:
         env.BATON_MEMINFO !== undefined && env.BATON_MEMINFO !== '' ? env.BATON_MEMINFO : '/proc/meminfo',
+      recheckMs: memoryRecheckOf(env),
     },
     port,
     idleHostSeconds,
+    keepFresh: {
+      enabled: fileConfig.keepFresh?.enabled ?? true,
+      conflicts: fileConfig.keepFresh?.conflicts ?? 'agent',
+      intervalMs: freshIntervalOf(env),
+    },
     notifications,
     store: resolveStore(fileConfig, env),
     machine: resolveMachine(fileConfig, env),
     storeRetentionDays,
   };
+}
+
+/** `BATON_MEMORY_RECHECK_MS`: how often memory is measured (100 ms to an hour); unset: the manager's default. */
+function memoryRecheckOf(env: NodeJS.ProcessEnv): number | undefined {
+  const raw = env.BATON_MEMORY_RECHECK_MS;
+  if (raw === undefined || raw === '') return undefined;
+  const n = /^\d+$/.test(raw) ? Number(raw) : NaN;
+  if (!Number.isInteger(n) || n < 100 || n > 3_600_000)
+    throw new InvalidInputError(
+      `BATON_MEMORY_RECHECK_MS must be a whole number of milliseconds from 100 to 3600000, got "${raw}"`,
+    );
+  return n;
+}
+
+/** How often keep-fresh reads base tips: 20 s, or `BATON_FRESH_INTERVAL_MS` (100 ms to a day). */
+function freshIntervalOf(env: NodeJS.ProcessEnv): number {
+  const raw = env.BATON_FRESH_INTERVAL_MS;
+  if (raw === undefined || raw === '') return DEFAULT_FRESH_INTERVAL_MS;
+  const n = /^\d+$/.test(raw) ? Number(raw) : NaN;
+  if (!Number.isInteger(n) || n < 100 || n > 86_400_000)
+    throw new InvalidInputError(
+      `BATON_FRESH_INTERVAL_MS must be a whole number of milliseconds from 100 to 86400000, got "${raw}"`,
+    );
+  return n;
 }
 
 /** BATON_AGENT, else config.json's "agent" (what `baton config set agent` writes). */

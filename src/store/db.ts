@@ -16,6 +16,7 @@ import { sql as m013 } from './migrations/013_relayed_events.js';
 import { sql as m014 } from './migrations/014_task_outbox.js';
 import { sql as m015 } from './migrations/015_merge_journal.js';
 import { sql as m016 } from './migrations/016_evidence.js';
+import { sql as m017 } from './migrations/017_memory_footprints.js';
 
 export type Db = Database.Database;
 
@@ -36,6 +37,7 @@ const MIGRATIONS: readonly string[] = [
   m014,
   m015,
   m016,
+  m017,
 ];
 
 export function openDb(path: string): Db {

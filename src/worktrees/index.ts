@@ -258,3 +258,10 @@ export { listSnapshots, restoreSnapshot, SNAPSHOT_PREFIX, type SnapshotInfo } fr
 export { listCheckpoints, restoreCheckpoint, takeCheckpoint, type CheckpointInfo } from './checkpoint.js';
 export { worktreeDiff } from './diff.js';
 export { diffStat, sessionDiffStat } from './diffstat.js';
+export {
+  contains,
+  operationInProgress,
+  rebaseWorktree,
+  type MidOperation,
+  type RebaseOutcome,
+} from './rebase.js';

@@ -3,7 +3,7 @@
  * commits and leave real uncommitted files in real repositories; `baton merge` lands them (or
  * refuses, changing nothing). `baton pr` is in pr.test.ts.
  */
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { MergePlanView, MergeResult } from '../../src/api/merge.js';
@@ -152,6 +152,9 @@ describe('baton merge', () => {
   });
 
   it('plans the order with the fewest conflicts, and a clean group lands in that order', async () => {
+    // Branches left behind by a moving main, as they are: keep-fresh (decision 307) would rebase them first.
+    mkdirSync(t.home, { recursive: true });
+    writeFileSync(join(t.home, 'config.json'), JSON.stringify({ keepFresh: { enabled: false } }));
     await session('one', { committed: { 'README.md': '# one\n' } });
     await session('two', { committed: { 'README.md': '# two\n' } });
     await session('three', { committed: { 'three.txt': '3\n' } });

@@ -186,6 +186,18 @@ function describeKnown(event: WorkspaceEvent): string {
       return `budget ${event.data.scope}: $${event.data.limitUsd} (warn at ${Math.round(event.data.warnRatio * 100)}%)`;
     case 'budget.removed':
       return `budget ${event.data.scope} removed`;
+    case 'memory.pressure_began':
+      return event.data.message;
+    case 'memory.host_released':
+      return `${event.data.name}: its agent let go to free memory (${event.data.availableMb} MB available, reserve ${event.data.reserveMb} MB); a reply resumes it`;
+    case 'memory.pressure_ended':
+      return `memory back above the reserve: ${event.data.availableMb} MB available, reserve ${event.data.reserveMb} MB`;
+    case 'fresh.rebased':
+      return `${event.data.name}: rebased onto ${event.data.baseRef} (${event.data.onto.slice(0, 8)}), ${event.data.commits} of its own; checkpoint ${event.data.checkpoint} holds the work before`;
+    case 'fresh.conflicted':
+      return `${event.data.name}: behind ${event.data.baseRef} (${event.data.onto.slice(0, 8)}), rebasing conflicts in ${event.data.files.join(', ')}; ${event.data.handedTo === 'agent' ? 'handed to its agent' : 'left for the user'}`;
+    case 'fresh.deferred':
+      return `${event.data.name}: ${event.data.message}`;
     case 'budget.resumed':
       return `${event.data.name}: resumed within its budget ($${event.data.spentUsd.toFixed(2)} of $${event.data.limitUsd})`;
     case 'handoff.created':
