@@ -23,6 +23,7 @@ import { resolveRules, SessionRules, type Finding, type RuleSettings } from './r
 import type { SessionWithProject } from '../store/sessions.js';
 import { sessionRef, type SessionIdentity, type WatchdogSessions } from './sessions.js';
 import type { CheckCommand } from './test-runs.js';
+import { WindowGate } from './window-gate.js';
 
 const log = createLogger('watchdog');
 const CONFIG_RECHECK_MS = 1000;
@@ -55,6 +56,8 @@ export interface WatchdogOptions {
 export class Watchdog {
   readonly alerts: Alerts;
   readonly budgets: BudgetGuard;
+  /** Admission by subscription window (decision 300). */
+  readonly windowGate: WindowGate;
   private readonly clock: () => Date;
   private readonly perSession = new Map<string, SessionRules>();
   private readonly identities = new Map<string, SessionIdentity>();
@@ -67,6 +70,7 @@ export class Watchdog {
 
   constructor(private readonly o: WatchdogOptions) {
     this.clock = o.clock ?? (() => new Date());
+    this.windowGate = new WindowGate(o.sessions, o.usage, () => this.clock().getTime());
     this.idle = new IdleHosts(o.monotonic ?? (() => performance.now()), (id, message) =>
       o.sessions.release(id, message),
     );
@@ -111,6 +115,7 @@ export class Watchdog {
     );
     this.closers.push(this.budgets.watchElsewhere());
     this.closers.push(this.o.sessions.addGate({ name: 'within budget', holds: () => this.budgets.holds() }));
+    this.closers.push(this.windowGate.install(this.o.bus));
     this.closers.push(
       this.o.bus.subscribe((event) => {
         if (event.type !== 'session.dispatched') return;
@@ -215,6 +220,7 @@ export class Watchdog {
       if (session.state === 'needs_input' && reason?.kind === 'note' && reason.until !== undefined)
         this.resumeAtReset(session, reason.until, now);
     }
+    this.windowGate.recheck();
     return this.idle.tick(resting);
   }
 
