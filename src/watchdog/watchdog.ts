@@ -47,6 +47,8 @@ export interface WatchdogOptions {
   taskOf?: (sessionId: string) => string | undefined;
   /** The globs a session's task may touch, or undefined for no scope. */
   scopeOf?: (sessionId: string) => string[] | undefined;
+  /** What a session resumed at its usage limit's reset is told besides "continue" (a fan-out batch's ledger, decision 301). */
+  continueNote?: (sessionId: string) => string | undefined;
   /** Where budgets are kept (default: this machine's SQLite); a shared store holds every machine to them. */
   settings?: SettingsStore;
   /** What other machines sharing the budgets spent (a shared store); none: this machine alone. */
@@ -234,8 +236,9 @@ export class Watchdog {
     const key = `${session.id}\u0000${until}`;
     if (!Number.isFinite(at) || at > now || this.resumed.has(key)) return;
     this.resumed.add(key);
+    const note = this.o.continueNote?.(session.id);
     this.o.sessions
-      .reply(session.id, CONTINUE_AFTER_LIMIT)
+      .reply(session.id, note === undefined ? CONTINUE_AFTER_LIMIT : `${CONTINUE_AFTER_LIMIT}\n\n${note}`)
       .then(() => log.info('resumed a session at its usage limit’s reset', { session: session.id, until }))
       .catch((error: unknown) => {
         // Not resumable now (stopped meanwhile, its machine gone): the next pause says more.
