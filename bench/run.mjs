@@ -653,7 +653,7 @@ try {
     if (!section(name)) continue;
     execFileSync(process.execPath, [join(ROOT, 'bench', script), ...args], { cwd: ROOT, stdio: 'inherit' });
   }
-  for (const name of ['board', 'watchdog', 'search', 'handoff', 'kanban', 'web', 'provenance'])
+  for (const name of ['board', 'watchdog', 'search', 'handoff', 'kanban', 'web', 'provenance', 'windows'])
     await inProcess(name);
 } finally {
   for (const home of started) {

@@ -148,6 +148,8 @@ export const BatchTry = z.object({ sessionId: z.string(), name: z.string(), stat
 export const BatchView = z.object({
   batch: z.number().int(),
   items: z.array(z.string()),
+  /** The items the agent said it finished (`done: <item>`), over every try: the ledger (decision 301). */
+  finished: z.array(z.string()),
   /** done: ready for review or completed; failed: failed twice (or stopped); running otherwise. */
   state: z.enum(['running', 'needs_input', 'done', 'failed']),
   tries: z.array(BatchTry),
@@ -160,6 +162,8 @@ export const FanoutView = GroupSummary.extend({
   agent: z.string(),
   batchSize: z.number().int(),
   items: z.number().int(),
+  /** Items finished by the ledger, over all batches. */
+  itemsFinished: z.number().int(),
   done: z.number().int(),
   failed: z.number().int(),
   running: z.number().int(),

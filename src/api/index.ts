@@ -42,6 +42,8 @@ export const DispatchRequest = z
     inPlace: z.boolean().optional(),
     /** More instructions for the agent (a task's context, a routine's brief), added to Baton's own system-prompt instructions; never written into the user's files. */
     instructions: z.string().max(200_000).optional(),
+    /** Start although an agent's subscription window is used up or projected to run out (decision 300). */
+    force: z.boolean().optional(),
   })
   .strict();
 export type DispatchRequest = z.input<typeof DispatchRequest>;

@@ -40,6 +40,8 @@ export const WindowView = z.object({
   agent: z.string(),
   name: z.string(),
   usedPercent: z.number(),
+  /** 100 less the used share, never below 0. */
+  remainingPercent: z.number(),
   resetsAt: z.string().nullable(),
   perHour: z.number().nullable(),
   exhaustsInMs: z.number().int().nullable(),

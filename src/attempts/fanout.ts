@@ -16,6 +16,8 @@ import type { SessionWithProject } from '../store/sessions.js';
 import { sessionDiffStat } from '../worktrees/index.js';
 import { summaryOf } from './views.js';
 import { finalMessage, type AttemptSessions } from './sessions.js';
+import { ledgerOf } from './ledger.js';
+import { batchPrompt } from './plan.js';
 import { dispatchOne } from './start.js';
 
 const log = createLogger('fanout');
@@ -91,9 +93,18 @@ async function retry(
   failed: AttemptMemberRow,
   session: SessionWithProject,
 ): Promise<void> {
-  // The failed session's own settings: its prompt already holds the batch's items and any instructions.
+  // The failed session's own settings; its prompt names only the items the ledger does not hold
+  // finished (decision 301), so the retry redoes none of them.
+  const ledger = ledgerOf(
+    deps.sessions,
+    deps.store.members(group.id).filter((m) => m.slot === slot),
+  );
+  const prompt =
+    ledger.finished.length === 0
+      ? session.prompt
+      : `${batchPrompt(group.prompt, ledger.left, slot, bySlot(deps.store.members(group.id)).size)}\nAn earlier try finished ${ledger.finished.join(', ')}: leave them as they are.\n`;
   const request = {
-    prompt: session.prompt,
+    prompt,
     cwd: group.project_root,
     name: undefined,
     model: session.model ?? undefined,
@@ -109,7 +120,7 @@ async function retry(
     again = await dispatchOne(deps.sessions, request, {
       agent: failed.agent as AgentId,
       name: `${session.name}-retry`,
-      prompt: session.prompt,
+      prompt,
     });
   } catch (error) {
     // Not retried: the batch is listed as failed, and why is in the log.
@@ -155,6 +166,7 @@ export async function fanoutReport(deps: FanoutDeps, group: AttemptGroupWithProj
     batches.push({
       batch: slot,
       items: JSON.parse(tries[0]!.items_json ?? '[]') as string[],
+      finished: ledgerOf(deps.sessions, tries).finished,
       state: batchState(deps.sessions, tries),
       // A retry that could not be dispatched is recorded with the failed session again: shown once.
       tries: uniqueSessions(tries).flatMap((t) => {
@@ -174,6 +186,7 @@ export async function fanoutReport(deps: FanoutDeps, group: AttemptGroupWithProj
     agent: members[0]?.agent ?? '',
     batchSize: group.batch_size ?? 0,
     items: batches.reduce((n, b) => n + b.items.length, 0),
+    itemsFinished: batches.reduce((n, b) => n + b.finished.length, 0),
     done: count('done'),
     failed: count('failed'),
     running: count('running') + count('needs_input'),

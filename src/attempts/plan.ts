@@ -53,9 +53,13 @@ export function batches<T>(items: readonly T[], size: number, config: RepoConfig
   return out;
 }
 
+/** What the ledger of finished items reads (decision 301): one line per finished item. */
+export const DONE_ASK =
+  'As you finish each item, write a line `done: <the item as listed>` in your reply, so a batch resumed after a usage limit, or retried, redoes none of them:';
+
 /** A batch session's prompt: the shared instruction, then its items, one per line. */
 export function batchPrompt(prompt: string, items: readonly string[], batch: number, of: number): string {
-  return `${prompt}\n\nDo this for each of the ${items.length} items below (batch ${batch} of ${of}; other sessions have the other batches, so touch only what these items need):\n${items.map((item) => `- ${item}`).join('\n')}\n`;
+  return `${prompt}\n\nDo this for each of the ${items.length} items below (batch ${batch} of ${of}; other sessions have the other batches, so touch only what these items need). ${DONE_ASK}\n${items.map((item) => `- ${item}`).join('\n')}\n`;
 }
 
 /** Names of a group's sessions: `<base>-a1`… for attempts, `<base>-b1`… for batches, `<name>-retry` for a retried batch. */

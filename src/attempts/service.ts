@@ -24,6 +24,7 @@ import type { Db } from '../store/db.js';
 import { compareAttempt, type CompareContext } from './compare.js';
 import { AmbiguousGroupError, AttemptGroupNotFoundError } from './errors.js';
 import { fanoutReport, onMemberChanged, step } from './fanout.js';
+import { continueNote } from './ledger.js';
 import { groupOfPick, pick, resumePicks } from './pick.js';
 import type { AttemptSessions } from './sessions.js';
 import { planBestOf, planFanout, startMembers, type StartedGroup } from './start.js';
@@ -143,6 +144,11 @@ export class AttemptService {
       mergeId,
       seq,
     };
+  }
+
+  /** What a fan-out batch resumed after a usage limit is told of its finished items (decision 301). */
+  continueNote(sessionId: string): string | undefined {
+    return continueNote(this.store, this.options.sessions, sessionId);
   }
 
   async fanout(ref: string): Promise<FanoutView> {

@@ -2,7 +2,7 @@
  * The terminal board: the live list, its keys and the panel under it. State comes from the one
  * feed (feed.ts) through the pure model (model.ts); keys call the typed client (actions.ts).
  */
-import { Box, useApp, useInput, useStdout, type Key } from 'ink';
+import { Box, Text, useApp, useInput, useStdout, type Key } from 'ink';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import type { SessionView } from '../api/index.js';
 import type { SupervisorClient } from '../cli/client.js';
@@ -25,6 +25,10 @@ import {
   type StreamUpdate,
 } from './model.js';
 import { AGE_TICK_MS, basename, emptyText, panelHeight, useClock, type Mode } from './layout.js';
+import { windowsLine, type WindowFigures } from './lines.js';
+
+/** How often the board asks for the subscription windows again. */
+const WINDOWS_REFRESH_MS = 15_000;
 import {
   AnswerPanel,
   DispatchPanel,
@@ -147,7 +151,24 @@ export function App({ ctx, here, color, onFrame }: AppProps) {
     );
   };
 
-  const listHeight = Math.max(3, size.rows - 1 - 3 - panelHeight(mode, size.rows));
+  // The agents' subscription windows, asked for now and then (they change with every reply's headers).
+  const [windows, setWindows] = useState<WindowFigures[]>([]);
+  useEffect(() => {
+    const ask = (): void =>
+      void withApi((c) => c.call('GET /api/cost', { query: { by: 'agent' } })).then(
+        (report) => setWindows(report.windows),
+        () => undefined, // the next look tries again
+      );
+    ask();
+    const timer = setInterval(ask, WINDOWS_REFRESH_MS);
+    return () => clearInterval(timer);
+  }, []);
+  const windowsText = windowsLine(windows, now, size.columns);
+
+  const listHeight = Math.max(
+    3,
+    size.rows - 1 - 3 - panelHeight(mode, size.rows) - (windowsText === '' ? 0 : 1),
+  );
   const select = (id: string | undefined): void => {
     setSelectedId(id);
     const index = rows.findIndex((r) => r.session?.id === id);
@@ -331,6 +352,7 @@ export function App({ ctx, here, color, onFrame }: AppProps) {
         width={width}
         color={color}
       />
+      {windowsText !== '' && <Text wrap="truncate">{windowsText}</Text>}
       <SessionList
         rows={rows}
         top={Math.min(top, Math.max(0, rows.length - listHeight))}

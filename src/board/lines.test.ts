@@ -7,6 +7,7 @@ import {
   fit,
   keyHints,
   sessionLine,
+  windowsLine,
   workspaceLine,
 } from './lines.js';
 import type { SessionView } from '../api/index.js';
@@ -151,5 +152,49 @@ describe('board lines', () => {
       { level: 'soft', with: [{ name: 'beta', level: 'soft', base: false }] },
     );
     expect(line).toContain('10s  ⚠ soft: beta · editing a.ts');
+  });
+});
+
+describe('the windows line', () => {
+  const NOW = Date.parse('2026-06-01T12:00:00Z');
+  it('shows each window used and left, its reset, and when it runs out first at this rate', () => {
+    const line = windowsLine(
+      [
+        {
+          agent: 'claude',
+          name: '5h',
+          usedPercent: 80,
+          remainingPercent: 20,
+          resetsAt: new Date(NOW + 2 * 3600_000).toISOString(),
+          exhaustsInMs: 40 * 60_000,
+        },
+        {
+          agent: 'codex',
+          name: '7d',
+          usedPercent: 13.4,
+          remainingPercent: 86.6,
+          resetsAt: new Date(NOW + 3 * 86_400_000).toISOString(),
+          exhaustsInMs: null,
+        },
+      ],
+      NOW,
+      200,
+    );
+    expect(line).toBe(
+      'Windows: claude 5h 80% used, 20% left, resets in 2h (runs out in 40m at this rate) · codex 7d 13% used, 87% left, resets in 3d',
+    );
+  });
+
+  it('says nothing with no window, or only windows past their reset', () => {
+    expect(windowsLine([], NOW, 80)).toBe('');
+    const old = {
+      agent: 'claude',
+      name: '5h',
+      usedPercent: 100,
+      remainingPercent: 0,
+      resetsAt: new Date(NOW - 60_000).toISOString(),
+      exhaustsInMs: 0,
+    };
+    expect(windowsLine([old], NOW, 80)).toBe('');
   });
 });

@@ -138,3 +138,38 @@ export const HELP_LINES = [
   'tab            this repository only / every repository',
   'q              quit the board; sessions go on',
 ];
+
+/** What the board's windows line needs of each subscription window (`GET /api/cost`'s `windows`). */
+export interface WindowFigures {
+  agent: string;
+  name: string;
+  usedPercent: number;
+  remainingPercent: number;
+  resetsAt: string | null;
+  exhaustsInMs: number | null;
+}
+
+/**
+ * The agents' subscription windows under the header: used and left, the reset, and when the window
+ * runs out at this rate if that comes before the reset (decision 300). Empty when none is known.
+ */
+export function windowsLine(windows: readonly WindowFigures[], now: number, width: number): string {
+  const parts = windows.flatMap((w) => {
+    const resetsIn = w.resetsAt === null ? null : Date.parse(w.resetsAt) - now;
+    if (resetsIn !== null && resetsIn <= 0) return [];
+    let part = `${w.agent} ${w.name} ${Math.round(w.usedPercent)}% used, ${Math.round(w.remainingPercent)}% left`;
+    if (resetsIn !== null) part += `, resets in ${shortDuration(resetsIn)}`;
+    if (w.exhaustsInMs !== null && w.exhaustsInMs > 0 && (resetsIn === null || w.exhaustsInMs < resetsIn))
+      part += ` (runs out in ${shortDuration(w.exhaustsInMs)} at this rate)`;
+    return [part];
+  });
+  return parts.length === 0 ? '' : fit(`Windows: ${parts.join(' · ')}`, width);
+}
+
+function shortDuration(ms: number): string {
+  const minutes = Math.round(ms / 60_000);
+  if (minutes < 60) return `${Math.max(1, minutes)}m`;
+  const hours = Math.floor(minutes / 60);
+  if (hours < 48) return `${hours}h${minutes % 60 === 0 ? '' : `${minutes % 60}m`}`;
+  return `${Math.round(hours / 24)}d`;
+}

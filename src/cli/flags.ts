@@ -19,6 +19,8 @@ export interface DispatchFlags {
   /** Several attempts at the prompt, compared (`baton attempts`). */
   bestOf?: string;
   agents?: string;
+  /** Start although the agent's subscription window is used up or projected to run out. */
+  force?: boolean;
 }
 
 export interface ReviewFlags {

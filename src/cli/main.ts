@@ -169,6 +169,7 @@ function buildProgram(ctx: Context, jsonErrors: boolean): Commander.Command {
       '--agents <list>',
       'with --best-of: the agents, one per attempt (claude,codex,claude) or one for all',
     )
+    .option('--force', "start even when the agent's subscription window is used up or projected to run out")
     .addOption(json)
     .action(async (prompt: string, opts: DispatchFlags) =>
       opts.bestOf !== undefined || opts.agents !== undefined

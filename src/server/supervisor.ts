@@ -297,6 +297,7 @@ export async function runSupervisor(env: NodeJS.ProcessEnv = process.env): Promi
     idleMs,
     settings,
     elsewhere,
+    continueNote: (sessionId) => attempts.continueNote(sessionId),
     ...taskLookups(manager, tasks.service),
   });
   // The budgets read before the sessions come back and report usage; then the spend they look back on.

@@ -186,6 +186,7 @@ export async function dispatchSession(
       project: project.name,
       agent: request.agent,
       branch,
+      ...(request.force === true ? { force: true } : {}),
     });
     ingestor.record(id, { kind: 'queued' });
     crashPoint('dispatch.queued');

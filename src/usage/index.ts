@@ -37,6 +37,13 @@ export {
 export { priceOf, priceUsage, reportCost } from './price.js';
 export { PRICE_TABLE, type ModelPrice, type PriceTable } from './prices.js';
 export { AgentWindows, type WindowReport, type WindowView } from './windows.js';
+export {
+  DEFAULT_HOLD_AT_PERCENT,
+  projectedAtReset,
+  WINDOW_GATE,
+  windowHold,
+  type WindowHoldInput,
+} from './hold.js';
 
 export type Clock = () => Date;
 

@@ -13,7 +13,9 @@ describe('subscription windows the agents report', () => {
     // 10 points in 10 minutes: 60 %/h, 50 points left: 50 minutes.
     expect(view?.perHour).toBeCloseTo(60);
     expect(view?.exhaustsInMs).toBe(50 * MIN);
-    expect(view?.summary).toBe('codex 5h window 50% used; the 5h window runs out in 50 min at this rate');
+    expect(view?.summary).toBe(
+      'codex 5h window 50% used, 50% left; the 5h window runs out in 50 min at this rate',
+    );
   });
 
   it('starts afresh after a reset and says so when the window resets first', () => {
@@ -40,7 +42,8 @@ describe('subscription windows the agents report', () => {
     expect(windows.list(T0)[0]).toMatchObject({
       perHour: null,
       exhaustsInMs: null,
-      summary: 'codex 7d window 12% used',
+      summary: 'codex 7d window 12% used, 88% left',
+      remainingPercent: 88,
     });
   });
 });

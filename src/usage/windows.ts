@@ -16,6 +16,8 @@ export interface WindowView {
   agent: string;
   name: string;
   usedPercent: number;
+  /** What is left of the window: 100 less the used share, never below 0. */
+  remainingPercent: number;
   resetsAt: string | null;
   /** Percentage points per hour over the reports since the last reset; null with one report. */
   perHour: number | null;
@@ -72,7 +74,10 @@ function view(series: Series, now: number): WindowView {
   else if (perHour !== null && perHour > 0) exhaustsInMs = Math.round(((100 - used) / perHour) * 3_600_000);
   const resetsAt = report.resetsAt ?? null;
   const resetsFirst = exhaustsInMs !== null && resetsAt !== null && Date.parse(resetsAt) - now < exhaustsInMs;
-  let summary = `${series.agent} ${report.name} window ${Math.round(used)}% used`;
+  const remaining = Math.max(0, 100 - used);
+  const resetsIn = resetsAt === null ? null : Date.parse(resetsAt) - now;
+  let summary = `${series.agent} ${report.name} window ${Math.round(used)}% used, ${Math.round(remaining)}% left`;
+  if (resetsIn !== null && resetsIn > 0) summary += `, resets in ${formatDuration(resetsIn)}`;
   if (exhaustsInMs === 0) summary += '; used up';
   else if (resetsFirst) summary += '; it resets before it runs out at this rate';
   else if (exhaustsInMs !== null)
@@ -81,6 +86,7 @@ function view(series: Series, now: number): WindowView {
     agent: series.agent,
     name: report.name,
     usedPercent: used,
+    remainingPercent: remaining,
     resetsAt,
     perHour,
     exhaustsInMs,

@@ -357,7 +357,7 @@ describe('the watchdog', () => {
       event({ type: 'limits.reported', windows: [{ name: '5h', usedPercent: 50, windowMinutes: 300 }] }),
     );
     expect(dog.cost('agent').windows.map((w) => w.summary)).toEqual([
-      'codex 5h window 50% used; the 5h window runs out in 50 min at this rate',
+      'codex 5h window 50% used, 50% left; the 5h window runs out in 50 min at this rate',
     ]);
   });
 });

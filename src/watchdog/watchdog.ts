@@ -23,6 +23,7 @@ import { resolveRules, SessionRules, type Finding, type RuleSettings } from './r
 import type { SessionWithProject } from '../store/sessions.js';
 import { sessionRef, type SessionIdentity, type WatchdogSessions } from './sessions.js';
 import type { CheckCommand } from './test-runs.js';
+import { WindowGate } from './window-gate.js';
 
 const log = createLogger('watchdog');
 const CONFIG_RECHECK_MS = 1000;
@@ -46,6 +47,8 @@ export interface WatchdogOptions {
   taskOf?: (sessionId: string) => string | undefined;
   /** The globs a session's task may touch, or undefined for no scope. */
   scopeOf?: (sessionId: string) => string[] | undefined;
+  /** What a session resumed at its usage limit's reset is told besides "continue" (a fan-out batch's ledger, decision 301). */
+  continueNote?: (sessionId: string) => string | undefined;
   /** Where budgets are kept (default: this machine's SQLite); a shared store holds every machine to them. */
   settings?: SettingsStore;
   /** What other machines sharing the budgets spent (a shared store); none: this machine alone. */
@@ -55,6 +58,8 @@ export interface WatchdogOptions {
 export class Watchdog {
   readonly alerts: Alerts;
   readonly budgets: BudgetGuard;
+  /** Admission by subscription window (decision 300). */
+  readonly windowGate: WindowGate;
   private readonly clock: () => Date;
   private readonly perSession = new Map<string, SessionRules>();
   private readonly identities = new Map<string, SessionIdentity>();
@@ -67,6 +72,7 @@ export class Watchdog {
 
   constructor(private readonly o: WatchdogOptions) {
     this.clock = o.clock ?? (() => new Date());
+    this.windowGate = new WindowGate(o.sessions, o.usage, () => this.clock().getTime());
     this.idle = new IdleHosts(o.monotonic ?? (() => performance.now()), (id, message) =>
       o.sessions.release(id, message),
     );
@@ -111,6 +117,7 @@ export class Watchdog {
     );
     this.closers.push(this.budgets.watchElsewhere());
     this.closers.push(this.o.sessions.addGate({ name: 'within budget', holds: () => this.budgets.holds() }));
+    this.closers.push(this.windowGate.install(this.o.bus));
     this.closers.push(
       this.o.bus.subscribe((event) => {
         if (event.type !== 'session.dispatched') return;
@@ -215,6 +222,7 @@ export class Watchdog {
       if (session.state === 'needs_input' && reason?.kind === 'note' && reason.until !== undefined)
         this.resumeAtReset(session, reason.until, now);
     }
+    this.windowGate.recheck();
     return this.idle.tick(resting);
   }
 
@@ -228,8 +236,9 @@ export class Watchdog {
     const key = `${session.id}\u0000${until}`;
     if (!Number.isFinite(at) || at > now || this.resumed.has(key)) return;
     this.resumed.add(key);
+    const note = this.o.continueNote?.(session.id);
     this.o.sessions
-      .reply(session.id, CONTINUE_AFTER_LIMIT)
+      .reply(session.id, note === undefined ? CONTINUE_AFTER_LIMIT : `${CONTINUE_AFTER_LIMIT}\n\n${note}`)
       .then(() => log.info('resumed a session at its usage limit’s reset', { session: session.id, until }))
       .catch((error: unknown) => {
         // Not resumable now (stopped meanwhile, its machine gone): the next pause says more.

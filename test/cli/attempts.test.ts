@@ -312,10 +312,10 @@ describe('fan-out', () => {
     const markdown = await t.ok(['fanout', 'show', started.id], { cwd: repo });
     expect(markdown).toMatch(/^# Fan-out \S+ \(repo\)/);
     expect(markdown).toContain(
-      '25 items in 3 batches of up to 10, agent scripted: 3 done, 0 failed, 0 running.',
+      '25 items in 3 batches of up to 10, agent scripted: 3 done, 0 failed, 0 running; 0 of 25 items finished.',
     );
     expect(markdown).toContain(
-      '## Batch 3: done\n\n- sessions: imp-b3 (ready for review)\n- items: src/file-21.ts, src/file-22.ts, src/file-23.ts, src/file-24.ts, src/file-25.ts',
+      '## Batch 3: done\n\n- sessions: imp-b3 (ready for review)\n- items: src/file-21.ts, src/file-22.ts, src/file-23.ts, src/file-24.ts, src/file-25.ts (0 finished)',
     );
     expect(markdown).toContain('> Updated the imports of my batch.');
     const listed = await t.json<GroupSummary[]>(['fanout', 'ls'], { cwd: repo });
@@ -325,7 +325,7 @@ describe('fan-out', () => {
   });
 
   it('retries a failed batch once, then lists it as failed; a retry that passes counts as done', async () => {
-    // Batch 2 fails both times; batch 3 only on its first try.
+    // Batch 2 fails both times; batch 3 only on its first try, after finishing two of its items.
     const flaky = {
       require: [
         'sh',
@@ -344,7 +344,8 @@ describe('fan-out', () => {
         '--prompt',
         'update',
         '--script',
-        batchScript([flaky]),
+        // Only batch 3 holds these two items: the ledger counts them for it alone (decision 301).
+        batchScript([{ say: 'done: src/file-21.ts\ndone: src/file-22.ts' }, flaky]),
       ],
       { cwd: repo },
     );
@@ -371,7 +372,22 @@ describe('fan-out', () => {
         [3, 'done', ['up-b3:failed', 'up-b3-retry:ready_for_review']],
       ],
     );
-    expect(report).toMatchObject({ done: 2, failed: 1, running: 0 });
+    expect(report).toMatchObject({ done: 2, failed: 1, running: 0, itemsFinished: 2 });
+    expect(report.batches[2]!.finished).toEqual(['src/file-21.ts', 'src/file-22.ts']);
+    // The retry is given only what its first try left: nothing finished is done again.
+    const { session: retry } = await t
+      .client()
+      .call('GET /api/sessions/:ref', { params: { ref: 'up-b3-retry' } });
+    expect(retry.prompt).not.toContain('- src/file-21.ts');
+    expect(retry.prompt).not.toContain('- src/file-22.ts');
+    expect(retry.prompt).toContain('- src/file-23.ts\n- src/file-24.ts\n- src/file-25.ts\n');
+    expect(retry.prompt).toContain(
+      'An earlier try finished src/file-21.ts, src/file-22.ts: leave them as they are.',
+    );
+    const { session: retry2 } = await t
+      .client()
+      .call('GET /api/sessions/:ref', { params: { ref: 'up-b2-retry' } });
+    expect(retry2.prompt).toContain('- src/file-11.ts');
     const markdown = await t.ok(['fanout', 'show', started.id], { cwd: repo });
     expect(markdown).toContain(
       '## Batch 2: failed\n\n- sessions: up-b2 (failed), then up-b2-retry (failed) (retried once)',

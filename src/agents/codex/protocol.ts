@@ -84,6 +84,11 @@ export const RateLimitWindow = z.looseObject({
 });
 export type RateLimitWindow = z.infer<typeof RateLimitWindow>;
 
+/** `account/rateLimits/read`'s answer: the account's windows as they stand (a ChatGPT login). */
+export const RateLimitsReadResponse = z.looseObject({
+  rateLimits: z.looseObject({ primary: RateLimitWindow.nullish(), secondary: RateLimitWindow.nullish() }),
+});
+
 export const Notifications = {
   'turn/started': z.looseObject({ threadId: z.string(), turn: Turn }),
   'turn/completed': z.looseObject({ threadId: z.string(), turn: Turn }),

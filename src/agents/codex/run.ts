@@ -14,7 +14,7 @@ import type { AgentEvent, AgentRun, AgentStartOptions, ApprovalDecision } from '
 import { CodexApprovals } from './approvals.js';
 import { CodexNormalizer, describeError, limitOf, limitsEvent } from './normalize.js';
 import { responseUsage, threadUsage, type CodexUsageState } from './usage.js';
-import { Notifications, ThreadResponse, TurnResponse } from './protocol.js';
+import { Notifications, RateLimitsReadResponse, ThreadResponse, TurnResponse } from './protocol.js';
 import { RpcConnection } from './rpc.js';
 import { BatonMcpStartup, codexMcpArgs } from './mcp.js';
 import { codexSetup, type CodexSetup } from './setup.js';
@@ -215,6 +215,26 @@ export class CodexRun implements AgentRun, TurnDriver {
     this.model = thread.model ?? this.options.model;
     this.turns.identify(this.threadId);
     this.batonMcp.threadStarted();
+    this.readWindows();
+  }
+
+  /**
+   * The account's windows before any turn (`account/rateLimits/read`), so admission by window
+   * (decision 300) knows them from the start; later replies update them by notification. An API
+   * key has no subscription windows: codex answers an error, which says nothing.
+   */
+  private readWindows(): void {
+    this.rpc.request('account/rateLimits/read', undefined).then(
+      (response) => {
+        const parsed = RateLimitsReadResponse.safeParse(response);
+        const event = parsed.success ? limitsEvent(parsed.data.rateLimits) : undefined;
+        // A notification that came first is newer than this answer.
+        if (event?.type !== 'limits.reported' || this.windows.length > 0) return;
+        this.windows = event.windows;
+        this.emit(event);
+      },
+      () => undefined,
+    );
   }
 
   /**

@@ -243,6 +243,7 @@ class ScriptedRun implements AgentRun {
       await this.askApproval({ ...step.approve, input });
     } else if ('sleep' in step) await this.sleep(step.sleep);
     else if ('usage' in step) this.emit(usageEvent(step.usage));
+    else if ('windows' in step) this.emit({ type: 'limits.reported', windows: step.windows });
     else if ('limit' in step) {
       const { message, window, resetsAt } = step.limit;
       this.emit({ type: 'error.raised', message, fatal: false });

@@ -53,6 +53,24 @@ export const Step = z.union([
         .strict(),
     })
     .strict(),
+  /** The agent reports its subscription windows (`limits.reported`), as claude and codex do from the API's headers. */
+  z
+    .object({
+      windows: z
+        .array(
+          z
+            .object({
+              name: z.string().min(1).max(64),
+              usedPercent: z.number().min(0).max(1000),
+              windowMinutes: z.number().int().min(1).optional(),
+              resetsAt: z.iso.datetime({ offset: true }).optional(),
+            })
+            .strict(),
+        )
+        .min(1)
+        .max(10),
+    })
+    .strict(),
   /** Runs a command as `run` does; when it exits non-zero the turn ends in error (an agent giving up on a failing check). */
   z.object({ require: z.union([z.string().min(1), z.array(z.string()).min(1)]) }).strict(),
 ]);

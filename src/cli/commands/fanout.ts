@@ -82,7 +82,7 @@ export function renderReport(view: FanoutView): string {
     '',
     `${firstLine(view.prompt)}`,
     '',
-    `${view.items} items in ${view.batches.length} batches of up to ${view.batchSize}, agent ${view.agent}: ${view.done} done, ${view.failed} failed, ${view.running} running.${view.taskId === null ? '' : ` Task ${view.taskId}.`}`,
+    `${view.items} items in ${view.batches.length} batches of up to ${view.batchSize}, agent ${view.agent}: ${view.done} done, ${view.failed} failed, ${view.running} running; ${view.itemsFinished} of ${view.items} items finished.${view.taskId === null ? '' : ` Task ${view.taskId}.`}`,
   ];
   for (const b of view.batches) {
     const tries = b.tries.map((t) => `${t.name} (${t.state.replace(/_/g, ' ')})`).join(', then ');
@@ -92,7 +92,7 @@ export function renderReport(view: FanoutView): string {
       '',
       `- sessions: ${tries}${b.tries.length > 1 ? ' (retried once)' : ''}`,
     );
-    lines.push(`- items: ${b.items.join(', ')}`);
+    lines.push(`- items: ${b.items.join(', ')} (${b.finished.length} finished)`);
     lines.push(
       `- diff: ${b.diff.files.length} files, +${b.diff.additions} −${b.diff.deletions}${b.diff.files.length === 0 ? '' : ` (${b.diff.files.join(', ')})`}`,
     );

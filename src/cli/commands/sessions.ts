@@ -34,6 +34,7 @@ export async function dispatch(ctx: Context, flags: DispatchFlags & { prompt: st
     ...(flags.branch === undefined ? {} : { branch: flags.branch }),
     ...(flags.inPlace === true ? { inPlace: true } : {}),
     ...(flags.on === undefined ? {} : { on: flags.on }),
+    ...(flags.force === true ? { force: true } : {}),
   };
   // Taken before the dispatch, so `--wait` cannot miss a state the session passes through at once.
   const busPosition =

@@ -5,7 +5,13 @@ import { defineWorkspaceEvent, sessionRef } from './define.js';
 
 export const SessionDispatched = defineWorkspaceEvent(
   'session.dispatched',
-  z.object({ ...sessionRef, agent: z.string(), branch: z.string() }),
+  z.object({
+    ...sessionRef,
+    agent: z.string(),
+    branch: z.string(),
+    /** Dispatched with `--force`: admission by window lets it through (decision 300). */
+    force: z.boolean().optional(),
+  }),
 );
 export const SessionStateChanged = defineWorkspaceEvent(
   'session.state_changed',

@@ -35,6 +35,13 @@ import { DEFAULT_USAGE, selectStep, type Conversation, type Scenario, type Step 
 export type { Scenario, Step, ToolCall } from './scenario.js';
 export { createWorkspace, type Workspace } from './workspace.js';
 export {
+  anthropicWindowHeaders,
+  codexWindowHeaders,
+  usageLimitStep,
+  type WindowState,
+  type WindowsState,
+} from './limits.js';
+export {
   claudeEnv,
   codexEnv,
   geminiEnv,
@@ -186,8 +193,8 @@ export async function startModelServer(scenarios: readonly Scenario[]): Promise<
     recorded.answeredAt = Date.now();
     if (step.error !== undefined) {
       const message = step.error.message ?? `scripted error ${step.error.status}`;
-      res.writeHead(step.error.status, { 'content-type': 'application/json' });
-      res.end(errorBody(api, step.error.status, message));
+      res.writeHead(step.error.status, { 'content-type': 'application/json', ...step.headers });
+      res.end(step.error.body ?? errorBody(api, step.error.status, message));
       return;
     }
     res.writeHead(200, {

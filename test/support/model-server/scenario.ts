@@ -20,8 +20,8 @@ export interface Step {
   /** A thinking block (Anthropic) / reasoning summary (OpenAI) before the text. */
   thinking?: string;
   tools?: ToolCall[];
-  /** Answer with this HTTP error instead of a reply. */
-  error?: { status: number; message?: string };
+  /** Answer with this HTTP error instead of a reply (`body`: the exact body, else the API's usual shape). */
+  error?: { status: number; message?: string; body?: string };
   /** Wait this long before answering (the headers included). */
   delayMs?: number;
   usage?: { input: number; output: number };
