@@ -14,7 +14,7 @@ import { TestBaton } from './baton.js';
 import { configure } from './landing.js';
 import { postgresForFile, type TestPostgres } from './postgres.js';
 import type { RelayedWorkspaceEvent } from '../../src/events/workspace-relayed.js';
-import { pollUntil } from './wait.js';
+import { EventRecorder, pollUntil, waitForEvent } from './wait.js';
 
 export interface ClusterDatabases {
   /** A fresh, migrated database; its URL. */
@@ -161,28 +161,16 @@ export async function relayedEvent(
   match: (event: RelayedWorkspaceEvent) => boolean,
   timeoutMs = ACROSS_MACHINES.timeoutMs,
 ): Promise<RelayedWorkspaceEvent> {
+  const relayed = new EventRecorder<RelayedWorkspaceEvent>();
   const controller = new AbortController();
-  const seen: string[] = [];
-  let found: RelayedWorkspaceEvent | undefined;
-  const timer = setTimeout(() => controller.abort(), timeoutMs);
+  const following = side
+    .client()
+    .followWorkspace(0, () => undefined, controller.signal, relayed.emit)
+    .catch(() => undefined);
   try {
-    await side.client().followWorkspace(
-      0,
-      () => undefined,
-      controller.signal,
-      (event) => {
-        seen.push(`[${event.machine}] ${event.type}`);
-        if (found === undefined && match(event)) {
-          found = event;
-          controller.abort();
-        }
-      },
-    );
-  } catch (error) {
-    if (!controller.signal.aborted) throw error;
+    return await waitForEvent(relayed, match, timeoutMs);
   } finally {
-    clearTimeout(timer);
+    controller.abort();
+    await following;
   }
-  if (found === undefined) throw new Error(`timed out waiting for a relayed event; saw ${seen.join(', ')}`);
-  return found;
 }
