@@ -37,8 +37,12 @@ export async function run({ log }) {
   try {
     // 1. Per event.
     const session = { id: 's', name: 'w1', agent: 'scripted', model: null, task_id: null, prompt: 'p' };
+    const { openDb } = await dist('store/db.js');
+    const { EvidenceStore } = await dist('store/evidence.js');
     const service = new ProvenanceService({
       bus: { publish: () => ({ seq: 0 }) },
+      // Each turn's end writes its claims to the store (decision 290): measured with the events.
+      store: new EvidenceStore(openDb(join(work, 'bench.db'))),
       sessions: { get: () => session, eventsAfter: () => [] },
       onEvent: () => () => {},
     });
@@ -149,7 +153,47 @@ export async function run({ log }) {
     }
     const blame = stats(blameMs);
     const plain = stats(gitMs);
-    return { perEventUs, turn, spawn, noteMs, noted, blame, plain };
+
+    // 5. The turn-end check's cost beyond the repository's own command (decisions 253, 292): the
+    // runner (own process group, time limit) around a command that does nothing, and red→green of
+    // two new test files (a scratch worktree of the 2,000-file base, two runs per file).
+    const { runCheck } = await dist('merge/check.js');
+    const { runRedGreen, isTestFile } = await dist('provenance/red-green.js');
+    const { TEST_FILES, NOT_TEST_FILES } = await dist('provenance/test-file-corpus.js');
+    const checkMs = [];
+    for (let i = 0; i < 10; i++) {
+      started = performance.now();
+      await runCheck('true', { cwd: tree, timeoutSeconds: 60 });
+      checkMs.push(performance.now() - started);
+    }
+    const check = stats(checkMs);
+    mkdirSync(join(tree, 'tests'), { recursive: true });
+    writeFileSync(join(tree, 'tests', 'a.test.sh'), 'true\n');
+    writeFileSync(join(tree, 'tests', 'b.test.sh'), 'true\n');
+    git(tree, 'add', '--all');
+    const testTree = git(tree, 'write-tree');
+    const redGreenMs = [];
+    for (let i = 0; i < 3; i++) {
+      const ran = await runRedGreen({
+        root: repo,
+        base,
+        tree: testTree,
+        files: ['tests/a.test.sh', 'tests/b.test.sh'],
+        scratch: join(work, 'red-green'),
+        template: 'sh {file}',
+        timeoutSeconds: 60,
+        run: (command, cwd, seconds) => runCheck(command, { cwd, timeoutSeconds: seconds }),
+      });
+      redGreenMs.push(ran.durationMs);
+    }
+    const redGreen = stats(redGreenMs);
+    const corpus = {
+      misses: TEST_FILES.filter((p) => !isTestFile(p)).length,
+      falseAlarms: NOT_TEST_FILES.filter((p) => isTestFile(p)).length,
+      fire: TEST_FILES.length,
+      quiet: NOT_TEST_FILES.length,
+    };
+    return { perEventUs, turn, spawn, noteMs, noted, blame, plain, check, redGreen, corpus };
   } finally {
     rmSync(work, { recursive: true, force: true });
   }
@@ -173,6 +217,15 @@ export function print(r) {
   );
   console.log(
     `| baton blame of two files (20 and 600 lines) vs plain git blame, p50 | ${r.blame.p50.toFixed(1)} vs ${r.plain.p50.toFixed(1)} ms (${(r.blame.p50 / r.plain.p50).toFixed(2)}×) | — |`,
+  );
+  console.log(
+    `| turn-end check (optional, "verify": {"run": "turn"}): the runner around a command doing nothing, p50 / p95 | ${r.check.p50.toFixed(1)} / ${r.check.p95.toFixed(1)} ms, plus the repository's own command; off the agent's path | reported |`,
+  );
+  console.log(
+    `| red→green of 2 new test files (optional, verify.tests): scratch worktree of the 2,000-file base, 4 runs, p50 / p95 | ${r.redGreen.p50.toFixed(0)} / ${r.redGreen.p95.toFixed(0)} ms, plus the tests themselves | reported |`,
+  );
+  console.log(
+    `| which paths red→green runs as tests (corpus: ${r.corpus.fire} tests, ${r.corpus.quiet} other files) | ${r.corpus.misses} missed, ${r.corpus.falseAlarms} false alarms | 0, 0 |`,
   );
 }
 

@@ -91,7 +91,8 @@ export function build() {
  * dist/bundle/ is two folders deep like every transpiled module, so the paths modules make from
  * import.meta.url (package.json, web/dist, bin/baton, skills, ./host-main.js) still resolve.
  * Packages stay outside when they are native (better-sqlite3), loaded by path (typescript, the
- * Claude SDK that spawns its own cli.js), or optional (pg and what it may require).
+ * Claude SDK that spawns its own cli.js), optional (pg and what it may require), or loaded only
+ * when first used (mvdan-sh, the shell parser: decision 272).
  */
 export async function bundle() {
   let rolldown;
@@ -107,7 +108,16 @@ export async function bundle() {
       'host-main': join(DIST, 'sessions', 'host-main.js'),
     },
     platform: 'node',
-    external: [/^node:/, 'better-sqlite3', 'typescript', /^@anthropic-ai\//, 'pg', 'pg-boss', 'pg-native'],
+    external: [
+      /^node:/,
+      'better-sqlite3',
+      'typescript',
+      'mvdan-sh',
+      /^@anthropic-ai\//,
+      'pg',
+      'pg-boss',
+      'pg-native',
+    ],
     logLevel: 'warn',
   });
   const out = await built.write({

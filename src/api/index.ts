@@ -11,6 +11,7 @@ import {
   SessionState,
   StateReason,
 } from '../events/index.js';
+import { EvidenceMark } from './provenance.js';
 
 /**
  * The largest request body the supervisor reads (1 MiB), refused with 413 before it is buffered.
@@ -132,6 +133,11 @@ export const SessionView = z.object({
   machine: z.string().optional(),
   /** Its repository's identity across machines (the sync remote as host and path), when the workspace is shared and the repository has that remote. */
   repo: z.string().optional(),
+  /**
+   * What Baton checked of its work (decision 290): verified, failing or claimed, and its new tests
+   * that pass on the base; absent when there is nothing to say.
+   */
+  evidence: EvidenceMark.optional(),
 });
 export type SessionView = z.infer<typeof SessionView>;
 

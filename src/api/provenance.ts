@@ -92,6 +92,49 @@ export const EvidenceView = z.object({
 });
 export type EvidenceView = z.infer<typeof EvidenceView>;
 
+export const RedGreenTestView = z.object({
+  file: z.string(),
+  /** How the test did on the base with only the session's test files laid on it. */
+  base: z.enum(['passed', 'failed', 'timed_out']),
+  /** How it did on the session's work. */
+  branch: z.enum(['passed', 'failed', 'timed_out']),
+  /** Fails on the base, passes with the change: it exercises the change. */
+  proves: z.boolean(),
+  /** Passes on the base already: "regression test passes without the change". */
+  vacuous: z.boolean(),
+  baseTail: z.string(),
+});
+
+/** The session's new or changed tests run against its base and its own work (decision 292). */
+export const RedGreenView = z.object({
+  sessionId: z.string(),
+  name: z.string(),
+  turn: z.number().int(),
+  tree: z.string(),
+  base: z.string(),
+  command: z.string(),
+  tests: z.array(RedGreenTestView),
+  skipped: z.number().int(),
+  durationMs: z.number().int(),
+  at: z.string(),
+});
+export type RedGreenView = z.infer<typeof RedGreenView>;
+
+/** A session's evidence in one glance, on its view in `ls`, the board and the page (decision 290). */
+export const EvidenceMark = z.object({
+  status: z.enum(['verified', 'failing', 'claimed', 'none']),
+  /** The check Baton ran, or the commands the agent ran (claimed). */
+  command: z.string().nullable(),
+  tests: z.object({ ran: z.number().int(), passed: z.number().int(), failed: z.number().int() }).nullable(),
+  /** The tree the check ran on. */
+  tree: z.string().nullable(),
+  /** New tests that already pass on the base: they do not exercise the change. */
+  vacuous: z.array(z.string()),
+  /** New tests that fail on the base and pass with the change. */
+  proving: z.array(z.string()),
+});
+export type EvidenceMark = z.infer<typeof EvidenceMark>;
+
 export const SessionEvidenceView = z.object({
   sessionId: z.string(),
   name: z.string(),
@@ -102,6 +145,8 @@ export const SessionEvidenceView = z.object({
   status: z.enum(['verified', 'failing', 'claimed', 'none']),
   evidence: EvidenceView.nullable(),
   claimed: z.array(z.string()),
+  /** The red→green run of its new tests on its latest work; null when none ran on it. */
+  redGreen: RedGreenView.nullable(),
 });
 export type SessionEvidenceView = z.infer<typeof SessionEvidenceView>;
 

@@ -4,6 +4,7 @@
  */
 import { Box, Text } from 'ink';
 import type { SessionView } from '../api/index.js';
+import { evidenceLines } from '../cli/render.js';
 import { formatEvent, formatUsd, oneLine, reasonText } from '../events/format.js';
 import type { PeekData, DispatchForm } from './actions.js';
 import { removeWarning } from './actions.js';
@@ -65,6 +66,8 @@ export function PeekPanel({
       ? []
       : [`usage: ${session.inputTokens} in, ${session.outputTokens} out, ${formatUsd(session.costUsd)}`]),
     ...(view?.currentStep ? [`now: ${oneLine(view.currentStep, 300)}`] : []),
+    // What Baton checked of the work, as `baton peek` says it (decision 290).
+    ...(session.evidence === undefined ? [] : evidenceLines(session.evidence).map((l) => l.trim())),
     ...(view === undefined
       ? []
       : [

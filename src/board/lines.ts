@@ -5,7 +5,7 @@
  */
 import type { ConflictBadge } from '../api/conflicts.js';
 import type { SessionView } from '../api/index.js';
-import { age, describe } from '../cli/render.js';
+import { age, describe, evidenceMark } from '../cli/render.js';
 import { describeRelayedEvent, describeWorkspaceEvent } from '../cli/commands/events.js';
 import type { FeedEvent } from './model.js';
 
@@ -78,7 +78,11 @@ export function sessionLine(
   const pin = s.pinned ? '*' : ' ';
   const head = `${selected ? '›' : ' '}${pin}${fit(label(s, manyProjects), columns.name, true)} ${fit(s.agent, columns.agent, true)} ${columns.machine === 0 ? '' : `${fit(s.machine ?? '', columns.machine, true)} `}${age(s.lastEventAt ?? s.createdAt, now).padStart(3)}  `;
   // A queued session says its place and what holds it (describe), as `baton ls` does.
-  const detail = conflictWord(conflict) + (s.state === 'queued' ? describe(s) : stateWord(s) + describe(s));
+  // What Baton checked of the work, as `baton ls` marks it (decision 290).
+  const mark = evidenceMark(s);
+  const detail =
+    conflictWord(conflict) +
+    (s.state === 'queued' ? describe(s) : stateWord(s) + (mark === '' ? '' : `${mark} `) + describe(s));
   return fit(head + detail, width, true);
 }
 

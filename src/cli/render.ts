@@ -1,6 +1,7 @@
 /** Text rendering of sessions for people. Scripts use --json instead. */
 import type { PeekView, SessionView } from '../api/index.js';
 import type { MemoryHeadroom } from '../api/daemon.js';
+import type { EvidenceMark } from '../api/provenance.js';
 import type { ReviewQueueView } from '../api/sessions.js';
 import { STATE_GROUPS } from '../api/groups.js';
 import { formatMb, formatUsd, oneLine, reasonText } from '../events/format.js';
@@ -173,7 +174,8 @@ function renderRow(
   const usage = columns.usage === 0 ? '' : `${usageOf(s).padEnd(columns.usage)} `;
   const machine =
     columns.machine === 0 ? '' : `${cut(s.machine ?? '', columns.machine).padEnd(columns.machine)} `;
-  const activity = describe(s);
+  const mark = evidenceMark(s);
+  const activity = mark === '' ? describe(s) : `${mark} ${describe(s)}`.trimEnd();
   // The task beside every question and approval: what the session is for, not only what it asks.
   const detail =
     s.task === null || s.task === undefined
@@ -202,6 +204,35 @@ export function describe(s: SessionView): string {
   return oneLine(s.activity ?? '', 80);
 }
 
+/**
+ * A short mark of what Baton checked (decision 290): `[verified]`, `[failing]`, `[claimed]`, and
+ * `[1 vacuous test]` when a new test passes on the base; empty when there is nothing to say.
+ */
+export function evidenceMark(s: SessionView): string {
+  const e = s.evidence;
+  if (e === undefined) return '';
+  const marks: string[] = e.status === 'none' ? [] : [e.status];
+  if (e.vacuous.length > 0)
+    marks.push(`${e.vacuous.length} vacuous test${e.vacuous.length === 1 ? '' : 's'}`);
+  return marks.length === 0 ? '' : `[${marks.join(', ')}]`;
+}
+
+/** Peek's evidence lines: the check Baton ran on which tree, or what the agent claims, and new tests that prove nothing. */
+export function evidenceLines(e: EvidenceMark): string[] {
+  const tests =
+    e.tests === null ? '' : `, ${e.tests.passed} passed, ${e.tests.failed} failed of ${e.tests.ran}`;
+  const lines = [
+    e.status === 'claimed'
+      ? `  evidence: claimed: the agent ran \`${oneLine(e.command ?? '', 80)}\`; Baton did not verify it`
+      : e.status === 'none'
+        ? '  evidence: none: Baton ran no check on this work'
+        : `  evidence: ${e.status}: \`${oneLine(e.command ?? '', 80)}\`${tests} (tree ${(e.tree ?? '').slice(0, 12)})`,
+  ];
+  for (const file of e.vacuous) lines.push(`    ${file}: regression test passes without the change`);
+  for (const file of e.proving) lines.push(`    ${file}: fails on the base, passes with the change`);
+  return lines;
+}
+
 export function renderPeek(view: PeekView, now = Date.now()): string {
   const s = view.session;
   const lines = [
@@ -228,6 +259,7 @@ export function renderPeek(view: PeekView, now = Date.now()): string {
   if (view.memoryMb !== undefined)
     lines.push(`  memory:   ${formatMb(view.memoryMb)} (host, agent and their children)`);
   lines.push(`  active:   ${age(s.lastEventAt ?? s.createdAt, now)} ago`);
+  if (s.evidence !== undefined) lines.push(...evidenceLines(s.evidence));
   lines.push(`  files changed (${view.filesChanged.length}):`);
   for (const f of view.filesChanged.slice(0, 30)) lines.push(`    ${f.status.padEnd(2)} ${f.path}`);
   if (view.filesChanged.length > 30) lines.push(`    … and ${view.filesChanged.length - 30} more`);

@@ -28,6 +28,12 @@ import {
 } from './git.js';
 
 type Check = z.infer<typeof MergeCheckOutcome>;
+/** A run of the check Baton made on the same tree at a turn's end (decision 291). */
+export type ReusedCheck = NonNullable<Check['reused']> & {
+  durationMs: number;
+  exitCode: number | null;
+  outputTail: string;
+};
 
 export const NO_CHECK: Check = {
   outcome: 'none',
@@ -61,6 +67,8 @@ export interface RunInput {
   env: NodeJS.ProcessEnv;
   onStarted(baseCommit: string): void;
   onChecking(command: string, commit: string, members: number): void;
+  /** The passing run of this command on exactly this tree Baton made at a turn's end, if any. */
+  reuse?: (tree: string, command: string) => ReusedCheck | undefined;
   /** Checked, and about to move the base: journaled before it moves (decision 166). */
   onChecked?(move: { previous: string; commit: string; check: Check; checkout: string | null }): void;
   /** The base has moved. */
@@ -204,6 +212,26 @@ async function mergeAndCheck(
   }
   const commit = heads[heads.length - 1]!;
   if (check === undefined) return { kind: 'ready', commit, check: NO_CHECK, heads };
+  // The tree to land is one the check already passed on at a turn's end: the same command on the
+  // same files, so it is not run again (decision 291). Any other tree runs it.
+  const tree = (await git(scratch, ['rev-parse', `${commit}^{tree}`])).stdout.trim();
+  const reused = input.reuse?.(tree, describeCheck(check));
+  if (reused !== undefined) {
+    const { durationMs, exitCode, outputTail, ...which } = reused;
+    return {
+      kind: 'ready',
+      commit,
+      check: {
+        outcome: 'passed',
+        command: describeCheck(check),
+        durationMs,
+        exitCode,
+        outputTail,
+        reused: which,
+      },
+      heads,
+    };
+  }
   const run = async (head: string): Promise<CheckResult> => {
     input.onChecking(describeCheck(check), head, heads.indexOf(head) + 1);
     return runCheck(check, { cwd: scratch, timeoutSeconds, env: input.env });

@@ -22,11 +22,11 @@ import { newId } from '../shared/ids.js';
 import { errorMessage, InvalidInputError, SessionStateError } from '../shared/errors.js';
 import { createLogger } from '../shared/log.js';
 import type { Db } from '../store/db.js';
-import { MergeJournal } from '../store/merge-journal.js';
+import { MergeJournal, type MergeJournalRow } from '../store/merge-journal.js';
 import type { SessionWithProject } from '../store/sessions.js';
 import { mergePlan, plannedOrder } from './plan-view.js';
 import { openPullRequest } from './pull-request.js';
-import { NO_CHECK, runMerge, type RunOutcome } from './run.js';
+import { NO_CHECK, runMerge, type ReusedCheck, type RunOutcome } from './run.js';
 import { reconcile, retire } from './recover.js';
 import { conflictReport, checkReport } from './reports.js';
 import { baseOf, requireMergeable } from './sessions.js';
@@ -57,6 +57,11 @@ export interface MergeServiceOptions {
    * session's turn wrote which lines (src/provenance). Its failure is logged; the landing stands.
    */
   onLanded?: (landing: LandedWork) => Promise<void>;
+  /**
+   * A passing run of `command` Baton already made on exactly `tree` at a session's turn end
+   * (src/provenance): the merge reuses it instead of running the check again (decision 291).
+   */
+  reuse?: (tree: string, command: string) => ReusedCheck | undefined;
 }
 
 /** A landing as provenance needs it: the base's move, and each member's tip and what became of it. */
@@ -99,6 +104,9 @@ export class MergeService {
       const found = await reconcile(row, this.options.sessions, this.clock());
       const { result } = found;
       if (found.kind === 'landed') {
+        // Noted before its sessions are retired, while their branches still say what they landed
+        // (decision 293): killed between the base's move and the note, the landing gets it now.
+        await this.noteRecovered(row, found.members, result.commit!);
         for (const member of found.members) await retire(this.options.sessions, member, result.commit!, true);
       }
       this.settle(result, () => this.announce(result));
@@ -296,6 +304,7 @@ export class MergeService {
         members,
         squash: view.squash,
         env: this.options.env,
+        ...(this.options.reuse === undefined ? {} : { reuse: this.options.reuse }),
         onStarted: (baseCommit) => {
           this.journal.merging(view.mergeId, baseCommit);
           this.options.bus.publish(MergeStarted, { ...ref, baseCommit });
@@ -353,6 +362,47 @@ export class MergeService {
     } catch (error) {
       log.warn('the landing was not noted with its provenance', {
         mergeId: job.view.mergeId,
+        error: errorMessage(error),
+      });
+    }
+  }
+
+  /**
+   * Notes the commits of a landing a killed supervisor left unfinished. The members' tips are their
+   * branches (not yet deleted: retiring comes after); what each member's step made is read off the
+   * base's first-parent line from the previous tip, one commit per member for a merge commit or a
+   * squash; a lone member's is the landed commit. A note already there is written again, the same.
+   */
+  private async noteRecovered(
+    row: MergeJournalRow,
+    members: SessionWithProject[],
+    commit: string,
+  ): Promise<void> {
+    const onLanded = this.options.onLanded;
+    if (onLanded === undefined || row.previous === null || members.length === 0) return;
+    try {
+      const line = (
+        await git(row.root, ['rev-list', '--first-parent', '--reverse', `${row.previous}..${commit}`])
+      ).stdout
+        .split('\n')
+        .filter(Boolean);
+      const heads = members.length > 1 && line.length === members.length ? line : members.map(() => commit);
+      const tips = await Promise.all(members.map((m) => branchTip(row.root, m.branch)));
+      await onLanded({
+        root: row.root,
+        project: row.project,
+        previous: row.previous,
+        commit,
+        squash: row.squash === 1,
+        members: members.map((session, index) => ({
+          session,
+          tip: tips[index] ?? heads[index]!,
+          head: heads[index]!,
+        })),
+      });
+    } catch (error) {
+      log.warn('the recovered landing was not noted with its provenance', {
+        mergeId: row.merge_id,
         error: errorMessage(error),
       });
     }
@@ -443,10 +493,13 @@ export class MergeService {
           crashPoint('merge.retired');
         }
         const names = job.members.map((m) => m.name).join(', ');
+        const reused = outcome.check.reused;
         const checked =
           outcome.check.outcome === 'none'
             ? 'no check is configured (.baton/config.json merge.check), so none ran'
-            : `the check passed in ${((outcome.check.durationMs ?? 0) / 1000).toFixed(1)} s`;
+            : reused !== undefined
+              ? `the check was not run again: it passed on this exact tree (${reused.tree.slice(0, 12)}) at ${reused.name}'s turn ${reused.turn}`
+              : `the check passed in ${((outcome.check.durationMs ?? 0) / 1000).toFixed(1)} s`;
         return {
           ...common,
           outcome: 'landed',

@@ -10,9 +10,23 @@
  * (`__internal_object__`): the wrapper converts a whole subtree on every property access
  * (~150 µs each, measured), the objects themselves are plain fields (decision 80).
  */
-import sh, { type ShNode } from 'mvdan-sh';
+import { createRequire } from 'node:module';
+import type sh from 'mvdan-sh';
+import type { ShNode, ShParser } from 'mvdan-sh';
 
-const parser = sh.syntax.NewParser();
+/**
+ * The parser is ~2 MB of compiled Go: loaded at the first command judged, not with the module, so
+ * a supervisor or host that judges no command does not pay its ~90 ms of CPU (decision 272, "The
+ * shell parser loads at the first command judged").
+ */
+let parser: ShParser | undefined;
+function shellParser(): ShParser {
+  if (parser === undefined) {
+    const loaded = createRequire(import.meta.url)('mvdan-sh') as typeof sh;
+    parser = loaded.syntax.NewParser();
+  }
+  return parser;
+}
 
 /** One word after quote removal; `dynamic` when part of it is only known at run time (`$X`, `$(…)`). */
 export interface Word {
@@ -65,7 +79,7 @@ const REDIRECT_OPS: Record<number, string> = {
 export function parseCommands(script: string, cwd: string, home: string): SimpleCommand[] {
   let file: ShNode;
   try {
-    file = parser.Parse(script, '').__internal_object__ as ShNode;
+    file = shellParser().Parse(script, '').__internal_object__ as ShNode;
   } catch (error) {
     const text = (error as { Error?: () => string } | null)?.Error?.() ?? String(error);
     throw new ShellSyntaxError(text);

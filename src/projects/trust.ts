@@ -36,6 +36,7 @@ export function commandParts(config: RepoConfig): Record<string, unknown> {
     teardown: config.worktree?.teardown,
     check: config.merge?.check,
     verify: config.verify?.command,
+    verifyTests: config.verify?.tests,
     routines: config.routines,
     env: config.env,
     // What widens what an agent may do is consented to like a command (decision 178): the gate's
@@ -75,6 +76,8 @@ export function commandLines(config: RepoConfig): CommandLine[] {
     lines.push({ part: 'merge check', command: show(config.merge.check) });
   if (config.verify?.command !== undefined)
     lines.push({ part: 'verify at turn ends', command: show(config.verify.command) });
+  if (config.verify?.tests !== undefined)
+    lines.push({ part: "a turn's new tests, on the base", command: show(config.verify.tests) });
   for (const [name, spec] of Object.entries(config.routines ?? {})) {
     const what =
       spec.prompt ??

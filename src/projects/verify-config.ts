@@ -13,6 +13,12 @@ export const VerifySection = z
     run: z.enum(['turn', 'off']).optional(),
     /** The command; unset, the merge check (`merge.check`). An argument list, or one line for `sh -c`. */
     command: z.union([z.string().trim().min(1), z.array(z.string()).min(1)]).optional(),
+    /**
+     * The command that runs one test file, `{file}` standing for its path (else it is appended):
+     * set, Baton runs each test file a turn added or changed on the base and on the session's work
+     * and flags those that pass without the change (decision 292). Trusted like the others.
+     */
+    tests: z.union([z.string().trim().min(1), z.array(z.string()).min(1)]).optional(),
     /** Seconds it may run before its process group is stopped (default 600). */
     timeoutSeconds: z.number().int().min(1).max(3600).optional(),
   })

@@ -5,19 +5,33 @@
  * records are all written (notes.ts), and answers `baton blame` and `baton why` (blame.ts).
  */
 import { existsSync } from 'node:fs';
-import type { BlameView, SessionEvidenceView, WhyView } from '../api/provenance.js';
+import { join } from 'node:path';
+import type {
+  BlameView,
+  EvidenceMark,
+  RedGreenView,
+  SessionEvidenceView,
+  WhyView,
+} from '../api/provenance.js';
 import type { WorkspaceBus } from '../bus/index.js';
 import type { BatonEvent } from '../events/index.js';
 import { formatEvent } from '../events/format.js';
-import { ProvenanceNoted, ProvenanceRecorded, ProvenanceVerified } from '../events/workspace.js';
+import {
+  ProvenanceNoted,
+  ProvenanceRecorded,
+  ProvenanceRedGreen,
+  ProvenanceVerified,
+} from '../events/workspace.js';
 import { DEFAULT_CHECK_SECONDS, loadRepoConfig, trustState } from '../projects/index.js';
 import { errorMessage, InvalidInputError } from '../shared/errors.js';
 import { createLogger } from '../shared/log.js';
+import type { EvidenceRow, EvidenceStore } from '../store/evidence.js';
 import type { SessionWithProject } from '../store/sessions.js';
 import { blameFile, parseBlameSpec } from './blame.js';
 import { recordTurn } from './chain.js';
 import { readTestCounts, type Evidence, type RunCheck } from './evidence.js';
 import { noteLanding } from './notes.js';
+import { changedTests, runRedGreen, type RedGreen } from './red-green.js';
 import { TurnTracker, turnRecord, type TurnRecord } from './record.js';
 
 const log = createLogger('provenance');
@@ -42,6 +56,8 @@ export interface ProvenanceOptions {
   /** The name of the session this one was handed off from, if any (src/context's handoffs). */
   handoffFrom?: (sessionId: string) => string | null;
   now?: () => Date;
+  /** Where each session's evidence is kept (decision 290), so a restart and a merge find it. */
+  store: EvidenceStore;
   /**
    * Runs the repository's check at turn ends where `.baton/config.json` says `"verify": {"run":
    * "turn"}` (decision 253): the merge queue's runner, Baton's state folder (for trust) and the
@@ -79,10 +95,6 @@ export class ProvenanceService {
   /** Each session's records, one after another; a landing waits for its sessions' last. */
   private readonly records = new Map<string, Promise<void>>();
   private readonly now: () => Date;
-  /** Each session's last evidence, the tree of its last recorded turn, and the checks its agent ran in that turn. */
-  private readonly evidence = new Map<string, Evidence>();
-  private readonly trees = new Map<string, string>();
-  private readonly claims = new Map<string, string[]>();
   /** Each session's checks, one at a time, apart from its records so a landing does not wait on a test run. */
   private readonly checks = new Map<string, Promise<void>>();
   private off: (() => void) | undefined;
@@ -125,7 +137,7 @@ export class ProvenanceService {
       this.options.handoffFrom?.(sessionId) ?? null,
       this.now(),
     );
-    this.claims.set(sessionId, record.checks ?? []);
+    this.options.store.claimed(sessionId, record.checks ?? []);
     this.queue(this.records, sessionId, () => this.record(session, record));
   }
 
@@ -133,20 +145,37 @@ export class ProvenanceService {
   evidenceOf(ref: string | undefined, cwd: string | undefined): SessionEvidenceView[] {
     const sessions =
       ref === undefined ? this.options.sessions.list() : [this.options.sessions.resolve(ref, cwd)];
-    return sessions.map((s) => {
-      const evidence = this.evidence.get(s.id);
-      const current = evidence !== undefined && evidence.tree === this.trees.get(s.id) ? evidence : undefined;
-      const claimed = this.claims.get(s.id) ?? [];
-      const status =
-        current !== undefined
-          ? current.outcome === 'passed'
-            ? 'verified'
-            : 'failing'
-          : claimed.length > 0
-            ? 'claimed'
-            : 'none';
-      return { sessionId: s.id, name: s.name, status, evidence: current ?? null, claimed };
-    });
+    return sessions.map((s) => evidenceView(s, this.options.store.get(s.id)));
+  }
+
+  /** A session's evidence in one glance for its view (`ls`, the board, the page); undefined when there is none. */
+  mark(sessionId: string, name: string): EvidenceMark | undefined {
+    const row = this.options.store.get(sessionId);
+    if (row === undefined) return undefined;
+    const view = evidenceView({ id: sessionId, name }, row);
+    const tests = view.redGreen?.tests ?? [];
+    if (view.status === 'none' && tests.length === 0) return undefined;
+    return {
+      status: view.status,
+      command: view.evidence?.command ?? (view.claimed.length > 0 ? view.claimed.join('; ') : null),
+      tests: view.evidence?.tests ?? null,
+      tree: view.evidence?.tree ?? null,
+      vacuous: tests.filter((t) => t.vacuous).map((t) => t.file),
+      proving: tests.filter((t) => t.proves).map((t) => t.file),
+    };
+  }
+
+  /**
+   * A passing run of `command` Baton made at a turn's end on exactly `tree`, if any: a merge about
+   * to land that tree need not run the same check again (decision 291).
+   */
+  reusable(tree: string, command: string): Evidence | undefined {
+    for (const row of this.options.store.onTree(tree)) {
+      const evidence = parse<Evidence>(row.evidence_json);
+      if (evidence?.outcome === 'passed' && evidence.tree === tree && evidence.command === command)
+        return evidence;
+    }
+    return undefined;
   }
 
   /** Resolves once the checks queued so far for this session have run. */
@@ -290,7 +319,7 @@ export class ProvenanceService {
       tests: readTestCounts(result.outputTail),
       at: this.now().toISOString(),
     };
-    this.evidence.set(session.id, evidence);
+    this.options.store.verified(session.id, tree, evidence);
     this.options.bus.publish(ProvenanceVerified, {
       sessionId: session.id,
       name: session.name,
@@ -303,6 +332,63 @@ export class ProvenanceService {
       durationMs: evidence.durationMs,
       outputTail: evidence.outputTail,
       tests: evidence.tests,
+    });
+    if (config.verify.tests !== undefined)
+      await this.redGreen(session, record, tree, config.verify.tests, config.verify.timeoutSeconds);
+  }
+
+  /**
+   * Runs the test files this session's work adds or changes against its base (its test files laid
+   * on the base's tree) and on its work, and flags those passing on the base (decision 292).
+   */
+  private async redGreen(
+    session: SessionWithProject,
+    record: TurnRecord,
+    tree: string,
+    template: string | readonly string[],
+    timeoutSeconds: number | undefined,
+  ): Promise<void> {
+    const verify = this.options.verify!;
+    const files = await changedTests(session.project_root, session.base_commit, tree);
+    if (files.length === 0) return;
+    const env = { ...verify.env, BATON_VERIFY: '1' };
+    const outcome = await runRedGreen({
+      root: session.project_root,
+      base: session.base_commit,
+      tree,
+      files,
+      scratch: join(verify.home, 'red-green', session.id),
+      template,
+      timeoutSeconds: timeoutSeconds ?? DEFAULT_CHECK_SECONDS,
+      run: async (command, cwd, seconds) => {
+        // In the session's sandbox with the scratch folder as its work: the tests are the agent's.
+        const confined = verify.confine?.({ ...session, worktree: cwd }, command, env);
+        return verify.run(confined?.command ?? command, {
+          cwd,
+          timeoutSeconds: seconds,
+          env: confined?.env ?? env,
+        });
+      },
+    });
+    const result: RedGreen = {
+      sessionId: session.id,
+      name: session.name,
+      turn: record.turn,
+      tree,
+      base: session.base_commit,
+      command: typeof template === 'string' ? template : template.join(' '),
+      ...outcome,
+      at: this.now().toISOString(),
+    };
+    this.options.store.redGreen(session.id, result);
+    this.options.bus.publish(ProvenanceRedGreen, {
+      sessionId: session.id,
+      name: session.name,
+      project: session.project_name,
+      turn: record.turn,
+      tree,
+      tests: result.tests.map((t) => ({ file: t.file, base: t.base, branch: t.branch, vacuous: t.vacuous })),
+      durationMs: result.durationMs,
     });
   }
 
@@ -326,7 +412,7 @@ export class ProvenanceService {
       ms: Math.round(performance.now() - started),
     });
     if (made === undefined) return;
-    this.trees.set(session.id, made.tree);
+    this.options.store.recorded(session.id, made.tree);
     this.queue(this.checks, session.id, () => this.check(session, record, made.tree));
   }
 }
@@ -345,4 +431,37 @@ function shown(event: BatonEvent): boolean {
     event.type === 'tool.started' ||
     event.type === 'turn.completed'
   );
+}
+
+function parse<T>(json: string | null): T | null {
+  if (json === null) return null;
+  try {
+    return JSON.parse(json) as T;
+  } catch {
+    return null;
+  }
+}
+
+/** Where a session stands from its stored row: Baton's run on its work as it is now, else its agent's claims. */
+function evidenceView(s: { id: string; name: string }, row: EvidenceRow | undefined): SessionEvidenceView {
+  const evidence = parse<Evidence>(row?.evidence_json ?? null);
+  const current = evidence !== null && row?.tree !== null && evidence.tree === row?.tree ? evidence : null;
+  const claimed = parse<string[]>(row?.claims_json ?? null) ?? [];
+  const redGreen = parse<RedGreenView>(row?.red_green_json ?? null);
+  const status =
+    current !== null
+      ? current.outcome === 'passed'
+        ? 'verified'
+        : 'failing'
+      : claimed.length > 0
+        ? 'claimed'
+        : 'none';
+  return {
+    sessionId: s.id,
+    name: s.name,
+    status,
+    evidence: current,
+    claimed,
+    redGreen: redGreen !== null && redGreen.tree === row?.tree ? redGreen : null,
+  };
 }

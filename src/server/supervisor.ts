@@ -12,6 +12,7 @@ import { newToken } from '../shared/ids.js';
 import { createLogger, setLogFile } from '../shared/log.js';
 import { batonHome, homePaths, sessionPaths } from '../shared/paths.js';
 import { openDb } from '../store/db.js';
+import { EvidenceStore } from '../store/evidence.js';
 import { createRadar } from '../radar/index.js';
 import { announceSupervisorPort, doorPath, McpService } from '../mcp/index.js';
 import { agentEnvironment, agentSandbox, sandboxStatus } from '../sandbox/index.js';
@@ -152,6 +153,7 @@ export async function runSupervisor(env: NodeJS.ProcessEnv = process.env): Promi
   // Which turn wrote each line: recorded at turn ends, noted on the commits a merge lands.
   const provenance = new ProvenanceService({
     bus: manager.bus,
+    store: new EvidenceStore(db),
     sessions: manager,
     onEvent: (listener) => {
       manager.on('event', listener);
@@ -197,7 +199,23 @@ export async function runSupervisor(env: NodeJS.ProcessEnv = process.env): Promi
     db,
     env,
     onLanded: (landing) => provenance.landed(landing),
+    reuse: (tree, command) => {
+      const run = provenance.reusable(tree, command);
+      return run === undefined
+        ? undefined
+        : {
+            sessionId: run.sessionId,
+            name: run.name,
+            turn: run.turn,
+            tree: run.tree,
+            at: run.at,
+            durationMs: run.durationMs,
+            exitCode: run.exitCode,
+            outputTail: run.outputTail,
+          };
+    },
   });
+  manager.readEvidenceFrom((id, name) => provenance.mark(id, name));
   const attempts = new AttemptService({
     home,
     db,

@@ -7,6 +7,7 @@ import { EventEmitter } from 'node:events';
 import type { z } from 'zod';
 import type { EnvironmentView } from '../api/environments.js';
 import type { DispatchRequest, PeekView, SessionView } from '../api/index.js';
+import type { EvidenceMark } from '../api/provenance.js';
 import { PendingApprovals } from '../approvals/index.js';
 import { WorkspaceBus } from '../bus/index.js';
 import { MEMORY_GATE, MemoryAdmission, type Headroom, type MemorySource } from '../capacity/index.js';
@@ -93,6 +94,7 @@ export class SessionManager extends EventEmitter<ManagerEvents> {
   private context: ((session: SessionWithProject) => string | undefined) | undefined;
   /** A session's spend as the usage ledger prices it; unset (tests without a ledger): the row's own sum. */
   private costs: ((sessionId: string) => number) | undefined;
+  private evidence: ((sessionId: string, name: string) => EvidenceMark | undefined) | undefined;
 
   constructor(private readonly options: ManagerOptions) {
     super();
@@ -250,12 +252,19 @@ export class SessionManager extends EventEmitter<ManagerEvents> {
     );
     const heldBy = queued ? this.scheduler.held().find((h) => h.id === session.id)?.reason : undefined;
     const ports = this.core.ports.of(session.id).map((p) => ({ name: p.name, port: p.port }));
+    const evidence = this.evidence?.(session.id, session.name);
     return {
       ...view,
       costUsd: this.costOf(session),
       ...(heldBy === undefined ? {} : { heldBy }),
       ...(ports.length === 0 ? {} : { ports }),
+      ...(evidence === undefined ? {} : { evidence }),
     };
+  }
+
+  /** What Baton checked of each session's work (src/provenance, decision 290), shown on its view. */
+  readEvidenceFrom(evidence: (sessionId: string, name: string) => EvidenceMark | undefined): void {
+    this.evidence = evidence;
   }
 
   /**

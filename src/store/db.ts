@@ -15,6 +15,7 @@ import { sql as m012 } from './migrations/012_routines.js';
 import { sql as m013 } from './migrations/013_relayed_events.js';
 import { sql as m014 } from './migrations/014_task_outbox.js';
 import { sql as m015 } from './migrations/015_merge_journal.js';
+import { sql as m016 } from './migrations/016_evidence.js';
 
 export type Db = Database.Database;
 
@@ -34,6 +35,7 @@ const MIGRATIONS: readonly string[] = [
   m013,
   m014,
   m015,
+  m016,
 ];
 
 export function openDb(path: string): Db {

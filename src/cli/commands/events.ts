@@ -210,6 +210,10 @@ function describeKnown(event: WorkspaceEvent): string {
       return `${event.data.name}: turn ${event.data.turn} recorded${event.data.commit === null ? ' (no change)' : ` as ${event.data.commit.slice(0, 8)}`} (${event.data.ms} ms)`;
     case 'provenance.verified':
       return `${event.data.name}: turn ${event.data.turn} ${event.data.outcome === 'passed' ? 'verified' : event.data.outcome === 'timed_out' ? 'check timed out' : 'check failed'}: \`${event.data.command}\`${event.data.tests === null ? '' : ` (${event.data.tests.passed} passed, ${event.data.tests.failed} failed)`} in ${(event.data.durationMs / 1000).toFixed(1)} s`;
+    case 'provenance.red_green': {
+      const vacuous = event.data.tests.filter((t) => t.vacuous).map((t) => t.file);
+      return `${event.data.name}: turn ${event.data.turn}'s ${event.data.tests.length} new test file(s) run on the base${vacuous.length === 0 ? ': each fails there' : `; passes without the change: ${vacuous.join(', ')}`} (${(event.data.durationMs / 1000).toFixed(1)} s)`;
+    }
     case 'provenance.noted':
       return `${members(event.data.sessions)}: ${event.data.lines} lines noted on ${event.data.commits} landed commits (${event.data.ms} ms)`;
   }

@@ -86,6 +86,30 @@ export async function evidence(
 }
 
 export function renderEvidence(s: SessionEvidenceView): string {
+  const redGreen = s.redGreen === null ? '' : `\n${renderRedGreen(s.redGreen)}`;
+  return `${renderRun(s)}${redGreen}`;
+}
+
+/** Each new test file's run on the base and with the change (decision 292). */
+function renderRedGreen(r: NonNullable<SessionEvidenceView['redGreen']>): string {
+  const lines = [
+    `  new tests on the base (${r.base.slice(0, 12)}) with \`${r.command}\`, ${(r.durationMs / 1000).toFixed(1)} s:`,
+  ];
+  for (const t of r.tests)
+    lines.push(
+      `    ${t.file}: ${
+        t.vacuous
+          ? 'regression test passes without the change'
+          : t.proves
+            ? 'fails on the base, passes with the change'
+            : `${t.base.replace('_', ' ')} on the base, ${t.branch.replace('_', ' ')} with the change`
+      }`,
+    );
+  if (r.skipped > 0) lines.push(`    … and ${r.skipped} more not run`);
+  return lines.join('\n');
+}
+
+function renderRun(s: SessionEvidenceView): string {
   const e = s.evidence;
   if (e !== null) {
     const tests =

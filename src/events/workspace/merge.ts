@@ -17,6 +17,19 @@ export const MergeCheckOutcome = z.object({
   durationMs: z.number().int().nullable(),
   exitCode: z.number().int().nullable(),
   outputTail: z.string().nullable(),
+  /**
+   * Set when the check did not run again because Baton had already run it on exactly this tree at
+   * a session's turn end (decision 291): whose run it was.
+   */
+  reused: z
+    .object({
+      sessionId: z.string(),
+      name: z.string(),
+      turn: z.number().int(),
+      tree: z.string(),
+      at: z.string(),
+    })
+    .optional(),
 });
 
 export const MergeQueued = defineWorkspaceEvent(

@@ -46,3 +46,25 @@ export const ProvenanceVerified = defineWorkspaceEvent(
     tests: z.object({ ran: z.number().int(), passed: z.number().int(), failed: z.number().int() }).nullable(),
   }),
 );
+
+/**
+ * A session's new or changed test files ran on its base (its tests laid on the base's tree) and on
+ * its work (decision 292): `vacuous` ones passed on the base, so they do not exercise the change.
+ */
+export const ProvenanceRedGreen = defineWorkspaceEvent(
+  'provenance.red_green',
+  z.object({
+    ...sessionRef,
+    turn: z.number().int().positive(),
+    tree: z.string(),
+    tests: z.array(
+      z.object({
+        file: z.string(),
+        base: z.enum(['passed', 'failed', 'timed_out']),
+        branch: z.enum(['passed', 'failed', 'timed_out']),
+        vacuous: z.boolean(),
+      }),
+    ),
+    durationMs: z.number().int().nonnegative(),
+  }),
+);

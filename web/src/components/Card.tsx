@@ -6,6 +6,7 @@ import { api, errorText } from '../api.js';
 import { ago, STATE_LABEL, tokens, usd } from '../format.js';
 import { navigate } from '../router.js';
 import { toast } from '../toast.js';
+import { EvidenceChip } from './Evidence.js';
 import { TaskTag } from './TaskTag.js';
 
 /** `always`: approve, and add an allow rule for calls like it in this repository (src/policy). */
@@ -118,6 +119,7 @@ export const Card = memo(function Card(props: {
         {s.pinned && <PinIcon />}
         {props.conflict && <ConflictChip badge={props.conflict} />}
         <span className={`chip chip-${s.state}`}>{STATE_LABEL[s.state]}</span>
+        <EvidenceChip session={s} />
       </header>
       <p className="card-task" title={s.prompt}>
         {s.task !== null && s.task !== undefined && (

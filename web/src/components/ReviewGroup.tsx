@@ -16,6 +16,7 @@ import { toast } from '../toast.js';
 import { GroupLanding, GroupMergeButton, groupKey, useGroupMergePhase } from './GroupLanding.js';
 import { isFinal } from '../landing.js';
 import { navigate } from '../router.js';
+import { EvidenceChip } from './Evidence.js';
 import { colourOf, SessionTag } from './ReviewTags.js';
 import { firstOf, whyNot } from '../why.js';
 
@@ -96,7 +97,10 @@ export function ReviewGroup({ project, group }: { project: string; group: string
         {view.members.map((m) => (
           <span key={m.id} className="review-member">
             <SessionTag names={names} name={m.name} id={m.id} />{' '}
-            <span className={`chip chip-${m.state}`}>{m.state.replace(/_/g, ' ')}</span>{' '}
+            <span className={`chip chip-${m.state}`}>{m.state.replace(/_/g, ' ')}</span>
+            {board.sessions.get(m.id) !== undefined && (
+              <EvidenceChip session={board.sessions.get(m.id)!} />
+            )}{' '}
             <span className="muted mono">{m.branch}</span>
           </span>
         ))}

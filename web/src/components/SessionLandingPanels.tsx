@@ -7,6 +7,7 @@ import type { PrView } from '../../../src/api/merge.js';
 import type { MergeTrack } from '../landing.js';
 import type { PullRequestState } from '../pull-requests.js';
 import { dismissPullRequest } from '../pull-requests.js';
+import { EvidencePanel } from './Evidence.js';
 import { MergeForm } from './MergeForm.js';
 import { MergeProgress } from './MergeProgress.js';
 
@@ -37,6 +38,7 @@ export function SessionPanels(props: {
           onStarted={props.onClose}
           onCancel={props.onClose}
         >
+          <EvidencePanel session={session} />
           {late && (
             <p className="warn-text">
               Its agent {session.state === 'failed' ? 'failed' : 'was stopped'} before saying it was finished:

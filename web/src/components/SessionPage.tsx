@@ -10,6 +10,7 @@ import { navigate } from '../router.js';
 import { toast } from '../toast.js';
 import { decide, DecideButtons } from './Card.js';
 import { ConflictPanel } from './Conflicts.js';
+import { EvidenceChip, EvidencePanel } from './Evidence.js';
 import { ReplyBox } from './Inbox.js';
 import { canLand, LandedSession, LandingButtons, SessionLanding } from './SessionLanding.js';
 import { Transcript } from './Transcript.js';
@@ -49,6 +50,7 @@ export function SessionPage({ id }: { id: string }) {
       <SessionLanding session={session} asking={asking} onClose={() => setAsking(false)} />
       {['needs_input', 'failed', 'stopped'].includes(session.state) && <Waiting session={session} />}
       <ConflictPanel sessionId={session.id} badge={board.conflicts[session.id]} />
+      <EvidencePanel session={session} />
       <div className="tabs" role="tablist">
         {(['transcript', 'changes', 'usage'] as const).map((t, i) => (
           <button
@@ -121,6 +123,7 @@ function Header({
         <span className={`chip chip-${s.state}`} data-testid="state-chip">
           {STATE_LABEL[s.state]}
         </span>
+        <EvidenceChip session={s} />
         <span className="grow" />
         <div className="actions">
           {/* The combined review of the group this session is in (the API takes a member's name for the group). */}
