@@ -30,7 +30,7 @@ export async function tasksFigures(cluster, url, root) {
   const { openDb } = await load('store/db.js');
   const { SessionStore } = await load('store/sessions.js');
   const { TaskStore } = await load('store/tasks.js');
-  const { SharedTasks } = await load('tasks/shared.js');
+  const { SharedTasks } = await load('cluster/peers/tasks.js');
   const dir = mkdtempSync(join(tmpdir(), 'baton-bench-tasks-'));
   const closers = [];
   try {

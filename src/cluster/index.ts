@@ -129,3 +129,13 @@ export { joinPeers, type Peers } from './peers/port.js';
 export { RepoKeys } from './peers/repo-keys.js';
 export { PLACEMENT_CHANNELS, startPlacement, type Placed, type Placer } from './peers/placement.js';
 export { SESSION_CHANNELS, shareSessions, type RemoteChange, type RemoteSessions } from './peers/sessions.js';
+export { ElsewhereSnapshots, type ElsewhereMember, type ElsewhereSource } from './peers/snapshots.js';
+export { SharedTasks, type SharedTasksOptions } from './peers/tasks.js';
+export {
+  peerSessions,
+  type PeerCommand,
+  type PeerRead,
+  type PeerSession,
+  type PeerSessionChange,
+  type PeerSessions,
+} from './peers/peer-sessions.js';

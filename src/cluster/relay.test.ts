@@ -67,8 +67,9 @@ const relayedOn = (m: Machine): string[] =>
     .filter(isRelayed)
     .map((e) => `${e.machine}:${(e.data as { name: string }).name}`);
 
-const eventually = (check: () => boolean | Promise<boolean>, what: string): Promise<void> =>
-  until(check, what, { intervalMs: 10 });
+const eventually = async (check: () => boolean | Promise<boolean>, what: string): Promise<void> => {
+  await until(check, what, { intervalMs: 10 });
+};
 
 async function loggedCount(pool: pg.Pool, machineName: string): Promise<number> {
   const { rows } = await pool.query<{ n: string }>(

@@ -1,6 +1,6 @@
 /**
  * The tasks of shared repositories on the shared PostgreSQL (decision 147): the `TaskLedger` the
- * tasks domain's `SharedTasks` writes through. Every write takes the tasks' advisory lock for its
+ * `SharedTasks` (src/cluster/peers/tasks.ts) writes through. Every write takes the tasks' advisory lock for its
  * transaction and stamps the rows it changes with the next `task_versions` value, so versions
  * are committed in order and a machine that read up to version N has missed nothing before it.
  * A removed task stays as a tombstone, so the others learn of it the same way. Each write

@@ -9,7 +9,7 @@ export { mergePlan } from './plan-view.js';
 export { openPullRequest } from './pull-request.js';
 export { MergeService, type LandedWork, type MergeServiceOptions } from './service.js';
 export type { ReusedCheck } from './run.js';
-export type { MergeSessions } from './sessions.js';
+export { onlyHere, type MergeSessions, type SessionsHere } from './sessions.js';
 // The git steps other domains share: a scratch worktree (attempts compare in one), a branch's
 // tip, a session's work committed (another machine's hand-over), the remote's URL (sync).
 export { branchTip, commitSessionWork, removeStaleScratches, withScratchWorktree } from './git.js';

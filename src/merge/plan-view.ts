@@ -49,7 +49,7 @@ export async function mergePlan(
     candidates.push({ id: session.id, name: session.name, commit });
   }
   // Other machines' sessions in this checkout, from the work they pushed: a merge asks their machine for it anew.
-  for (const { session, machine, commit } of (await sessions.elsewhere?.(root)) ?? []) {
+  for (const { session, machine, commit } of await sessions.elsewhere(root)) {
     const name = `${session.name} (on ${machine})`;
     if (!READY.has(session.state)) skipped.push({ name, reason: session.state.replace(/_/g, ' ') });
     else if ((loadRepoConfig(root).merge?.base ?? session.base_ref) !== base)

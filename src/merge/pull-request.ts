@@ -45,7 +45,7 @@ export async function openPullRequest(input: {
     );
   }
   // Another machine's session: its work was brought here under a branch of its own; the request's head is the session's branch.
-  const head = input.sessions.ownBranch?.(session.id) ?? session.branch;
+  const head = input.sessions.ownBranch(session.id) ?? session.branch;
   const pushed = await pushBranch(root, remote, session.branch, undefined, head);
   const who = { sessionId: session.id, name: session.name, project: session.project_name };
   input.bus.publish(PrPushed, { ...who, remote, branch: head, commit: pushed.commit });

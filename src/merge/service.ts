@@ -121,7 +121,7 @@ export class MergeService {
   /** Pushes a session's branch and opens its pull request (pull-request.ts). */
   async pullRequest(ref: string, cwd?: string): Promise<PrView> {
     // Another machine's session is handed over and brought here first, as for a merge.
-    const { brought } = (await this.options.sessions.prepare?.([ref], cwd)) ?? { brought: [] };
+    const { brought } = await this.options.sessions.prepare([ref], cwd);
     try {
       return await openPullRequest({
         ref,
@@ -131,7 +131,7 @@ export class MergeService {
         env: this.options.env,
       });
     } finally {
-      await this.options.sessions.letGo?.(brought);
+      await this.options.sessions.letGo(brought);
     }
   }
 
@@ -159,14 +159,11 @@ export class MergeService {
     refs: string[],
     options: { squash: boolean; planned?: boolean; cwd?: string | undefined },
   ): Promise<{ view: MergeView; seq: number; result: Promise<MergeResult> }> {
-    const { notes, brought } = (await this.options.sessions.prepare?.(refs, options.cwd)) ?? {
-      notes: [],
-      brought: [],
-    };
+    const { notes, brought } = await this.options.sessions.prepare(refs, options.cwd);
     try {
       return await this.enqueueResolved(refs, options, notes);
     } catch (error) {
-      await this.options.sessions.letGo?.(brought);
+      await this.options.sessions.letGo(brought);
       throw error;
     }
   }
@@ -341,7 +338,7 @@ export class MergeService {
     crashPoint('merge.finished');
     this.jobs.splice(this.jobs.indexOf(job), 1);
     // After the result is on record: a client told of the landing reads it at once.
-    await this.options.sessions.letGo?.(job.members.map((m) => m.id));
+    await this.options.sessions.letGo(job.members.map((m) => m.id));
     return result;
   }
 

@@ -9,20 +9,14 @@ import type { Db } from '../store/db.js';
 import { radarEvents } from '../store/radar-events.js';
 import { replay } from './events.js';
 import { ConflictRadar, type RadarSessions } from './radar.js';
-import type { ElsewhereSnapshots } from './elsewhere.js';
+import type { OtherMachinesWork } from './others.js';
 import { AgentTeller, type AgentMessenger } from './tell.js';
 import { RadarWatch, type RadarWatchOptions, type SessionSignals } from './watch.js';
 
 export { ConflictRadar, type RadarOptions, type RadarSessions } from './radar.js';
 export { movingBase } from './jobs.js';
-export {
-  ElsewhereSnapshots,
-  type ElsewhereMember,
-  type ElsewhereRead,
-  type ElsewhereSource,
-  type ElsewhereWorkSnapshot,
-  type RemoteTracked,
-} from './elsewhere.js';
+// Other machines' sessions, read through the workspace's peers (src/cluster/peers/snapshots.ts).
+export type { ElsewhereRead, OtherMachinesWork, RemoteTracked } from './others.js';
 export { fileLevel, pairLevel, sessionBadges } from './level.js';
 export { AgentTeller, messageFor, ranges } from './tell.js';
 export { GitRunner, DEFAULT_GIT_TIMEOUT_MS } from './git-runner.js';
@@ -38,7 +32,7 @@ export type RadarHost = RadarSessions & AgentMessenger & SessionSignals & { bus:
 export function createRadar(
   host: RadarHost,
   db: Db,
-  options: RadarWatchOptions & { elsewhere?: ElsewhereSnapshots | undefined } = {},
+  options: RadarWatchOptions & { elsewhere?: OtherMachinesWork | undefined } = {},
 ): { radar: ConflictRadar; start: () => void; close: () => void } {
   const teller = new AgentTeller(host);
   const { elsewhere, ...timing } = options;

@@ -12,7 +12,7 @@ import { createLogger } from '../shared/log.js';
 import type { SessionWithProject } from '../store/sessions.js';
 import { snapshotWork } from '../worktrees/index.js';
 import { Comparer } from './compare.js';
-import type { ElsewhereSnapshots } from './elsewhere.js';
+import type { OtherMachinesWork } from './others.js';
 import { knownOf, publishChanges, type Known } from './events.js';
 import { eachLimited, GitRunner } from './git-runner.js';
 import { projectJobs, sessionSide, type Outcome, type Tracked } from './jobs.js';
@@ -41,7 +41,7 @@ export interface RadarOptions {
    * Other machines' sessions of this machine's repositories, with their pushed work (a shared
    * workspace): compared with this machine's sessions, never with each other or their base.
    */
-  elsewhere?: ElsewhereSnapshots;
+  elsewhere?: OtherMachinesWork | undefined;
 }
 
 export class ConflictRadar {

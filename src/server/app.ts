@@ -28,7 +28,7 @@ import { WORKERS, type WorkersView } from '../api/workers.js';
 import { PROVENANCE } from '../api/provenance.js';
 import { WORKSPACE } from '../api/workspace.js';
 import { BatonError, DiskFullError, errorMessage, formatIssues, isDiskFull } from '../shared/errors.js';
-import { MergeService } from '../merge/index.js';
+import { MergeService, onlyHere } from '../merge/index.js';
 import { McpService } from '../mcp/index.js';
 import type { Db } from '../store/db.js';
 import { ApprovalService } from '../approvals/index.js';
@@ -64,7 +64,7 @@ import { watchdogHandlers } from './routes/watchdog.js';
 import { syncHandlers } from './routes/sync.js';
 import { provenanceHandlers } from './routes/provenance.js';
 import { workerHandlers } from './routes/workers.js';
-import type { RemoteSessions } from '../cluster/index.js';
+import type { PeerSessions } from '../cluster/index.js';
 import type { SyncService } from '../sync/index.js';
 import type { ProvenanceService } from '../provenance/index.js';
 import type { Watchdog } from '../watchdog/index.js';
@@ -129,10 +129,10 @@ export interface AppOptions {
   /** The machines serving the workspace (src/server/cluster.ts); without it, that endpoint answers that it is off. */
   workers?: () => Promise<WorkersView>;
   /**
-   * The other machines' sessions when the workspace is shared (decision 127, "A shared workspace in the
-   * supervisor").
+   * The other machines' sessions (decision 127, "A shared workspace in the supervisor"), from the
+   * peers port (decision 320); none on one machine.
    */
-  remote?: () => RemoteSessions | undefined;
+  peers?: PeerSessions;
   /** Where a dispatch may go: this machine's name, and other machines when the workspace is shared. */
   placing?: Placing;
 }
@@ -201,11 +201,11 @@ export function createApp(options: AppOptions): Hono {
   mount(
     app,
     SESSIONS,
-    sessionHandlers(manager, approvals, warnings, options.remote, options.placing, () =>
+    sessionHandlers(manager, approvals, warnings, options.peers, options.placing, () =>
       defaultAgent(homePaths(options.status().home).config, process.env),
     ),
   );
-  mount(app, HISTORY, historyHandlers(manager, options.remote));
+  mount(app, HISTORY, historyHandlers(manager, options.peers));
   mount(app, WORKSPACE, workspaceHandlers(manager.bus));
   mount(
     app,
@@ -220,7 +220,7 @@ export function createApp(options: AppOptions): Hono {
       () =>
         (merges ??= new MergeService({
           home: options.status().home,
-          sessions: manager,
+          sessions: onlyHere(manager),
           bus: manager.bus,
           db: manager.search.db,
           env: process.env,
@@ -270,7 +270,7 @@ export function createApp(options: AppOptions): Hono {
       manager,
       auth: options.browserAuth,
       port: options.port,
-      ...(options.remote === undefined ? {} : { remote: options.remote }),
+      ...(options.peers === undefined ? {} : { peers: options.peers }),
     });
   return app;
 }

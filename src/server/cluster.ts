@@ -15,13 +15,14 @@ import type {
   Placer,
   RemoteSessions,
   RepoKeys,
+  SharedTasks,
+  SharedTasksOptions,
 } from '../cluster/index.js';
 import type { SessionManager } from '../sessions/index.js';
 import type { SettingsStore } from '../settings/index.js';
 import type { ResolvedConfig } from '../shared/config.js';
 import { errorMessage, InvalidInputError } from '../shared/errors.js';
 import { createLogger } from '../shared/log.js';
-import { SharedTasks, type SharedTasksOptions } from '../tasks/index.js';
 
 const log = createLogger('cluster');
 
@@ -105,6 +106,7 @@ export async function joinWorkspace(options: MembershipOptions): Promise<Members
     SPEND_CHANNEL,
     TASK_CHANNEL,
     PgTasks,
+    SharedTasks,
     remoteKey,
     SESSION_CHANNELS,
     PLACEMENT_CHANNELS,
@@ -169,7 +171,7 @@ export async function joinWorkspace(options: MembershipOptions): Promise<Members
     });
   }
   const ledger = new PgTasks(member.pool, listener, member.machine, member.store);
-  return clustered(member, listener, settings, sessions, placer, { ledger, keyOf: remoteKey });
+  return clustered(member, listener, settings, sessions, placer, { ledger, keyOf: remoteKey, SharedTasks });
 }
 
 export type SpendOptions = Pick<SharedSpendOptions, 'mine' | 'horizonMs'>;
@@ -260,12 +262,23 @@ function clustered(
   settings: SharedSettings,
   sessions: RemoteSessions | undefined,
   placer: Placer | undefined,
-  tasksLedger: { ledger: TaskLedger; keyOf: (root: string) => Promise<string | undefined> },
+  tasksLedger: {
+    ledger: TaskLedger;
+    keyOf: (root: string) => Promise<string | undefined>;
+    /** Loaded with the rest of src/cluster, only when the workspace is shared. */
+    SharedTasks: typeof SharedTasks;
+  },
 ): Membership {
   let tasks: SharedTasks | undefined;
   return {
     tasks: (options) =>
-      (tasks ??= new SharedTasks({ ...options, ...tasksLedger, machine: member.machine, logger: log })),
+      (tasks ??= new tasksLedger.SharedTasks({
+        ...options,
+        ledger: tasksLedger.ledger,
+        keyOf: tasksLedger.keyOf,
+        machine: member.machine,
+        logger: log,
+      })),
     machine: member.machine,
     settings: () => settings.store,
     spend: (options) => settings.spend(options),

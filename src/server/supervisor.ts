@@ -411,7 +411,7 @@ export async function runSupervisor(env: NodeJS.ProcessEnv = process.env): Promi
     sync,
     provenance,
     workers: () => membership.view(),
-    remote: () => membership.remote(),
+    peers: peers.sessions,
     placing: { machine: membership.machine, placer: () => membership.placer() },
     token,
     port: () => port,

@@ -13,7 +13,7 @@ import { uiHandlers } from './routes/ui.js';
 import type { BrowserAuth } from './web-auth.js';
 import { PageBuilder } from './web-page.js';
 import { boardSnapshot } from './web-stream.js';
-import type { RemoteSessions } from '../cluster/index.js';
+import type { PeerSessions } from '../cluster/index.js';
 import { serveStatic } from './web-static.js';
 
 export interface WebOptions {
@@ -24,7 +24,7 @@ export interface WebOptions {
    * The other machines' sessions when the workspace is shared (decision 127, "A shared workspace in the
    * supervisor").
    */
-  remote?: () => RemoteSessions | undefined;
+  peers?: PeerSessions;
 }
 
 /** Registers the web routes; must come after every other route since it ends with the static catch-all. */
@@ -82,7 +82,7 @@ export function mountWeb(app: Hono, options: WebOptions): void {
   });
 
   // A logged-in browser gets the board in the HTML itself; anyone else gets the bare shell.
-  const pages = new PageBuilder(() => boardSnapshot(manager, options.remote?.()));
+  const pages = new PageBuilder(() => boardSnapshot(manager, options.peers));
   pages.warm();
   manager.on('session', () => pages.invalidate());
   serveStatic(app, (c, template) =>

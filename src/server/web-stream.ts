@@ -14,7 +14,7 @@ import { isRelayed } from '../bus/index.js';
 import type { StreamRemoved, StreamSnapshot } from '../api/web.js';
 import type { SessionManager } from '../sessions/index.js';
 import type { SessionWithProject } from '../store/sessions.js';
-import type { RemoteSessions } from '../cluster/index.js';
+import type { PeerSessions } from '../cluster/index.js';
 import { createLogger } from '../shared/log.js';
 
 const log = createLogger('http');
@@ -27,9 +27,9 @@ const log = createLogger('http');
  * With the workspace shared (decision 127, "A shared workspace in the supervisor"), each carries its
  * machine, and the other machines' follow.
  */
-export function boardSnapshot(manager: SessionManager, remote?: RemoteSessions): StreamSnapshot {
+export function boardSnapshot(manager: SessionManager, peers?: PeerSessions): StreamSnapshot {
   return {
-    sessions: [...manager.list().map((s) => viewOf(manager, s, remote)), ...(remote?.list() ?? [])],
+    sessions: [...manager.list().map((s) => viewOf(manager, s, peers)), ...(peers?.list() ?? [])],
     files: manager.workSizes.known(),
   };
 }
@@ -37,16 +37,17 @@ export function boardSnapshot(manager: SessionManager, remote?: RemoteSessions):
 function viewOf(
   manager: SessionManager,
   session: SessionWithProject,
-  remote: RemoteSessions | undefined,
+  peers: PeerSessions | undefined,
 ): SessionView {
-  return remote === undefined ? manager.view(session) : { ...manager.view(session), machine: remote.machine };
+  const machine = peers?.machine;
+  return machine === undefined ? manager.view(session) : { ...manager.view(session), machine };
 }
 
 export function serveBoardStream(
   c: Context,
   manager: SessionManager,
   query: { after?: number | undefined; sessions: boolean } = { sessions: true },
-  remote?: RemoteSessions,
+  peers?: PeerSessions,
 ): Response {
   return streamSSE(c, async (stream) => {
     const startSeq = query.after ?? manager.bus.lastSeq();
@@ -61,7 +62,7 @@ export function serveBoardStream(
         if (row === undefined || row.removed_at !== null) {
           await stream.writeSSE({ event: 'removed', data: JSON.stringify({ id } satisfies StreamRemoved) });
         } else {
-          await stream.writeSSE({ event: 'session', data: JSON.stringify(viewOf(manager, row, remote)) });
+          await stream.writeSSE({ event: 'session', data: JSON.stringify(viewOf(manager, row, peers)) });
         }
       }
     };
@@ -81,9 +82,8 @@ export function serveBoardStream(
     // Another machine's sessions as its news arrives (in log order, so written in order).
     let remoteChain = Promise.resolve();
     const offRemote =
-      query.sessions && remote !== undefined
-        ? remote.onChange((change) => {
-            if (change.kind === 'event') return;
+      query.sessions && peers !== undefined
+        ? peers.onChange((change) => {
             const message =
               change.kind === 'session'
                 ? { event: 'session', data: JSON.stringify(change.view) }
@@ -98,7 +98,7 @@ export function serveBoardStream(
     const stopKeepAlive = keepAlive(stream);
     try {
       if (query.sessions)
-        await stream.writeSSE({ event: 'snapshot', data: JSON.stringify(boardSnapshot(manager, remote)) });
+        await stream.writeSSE({ event: 'snapshot', data: JSON.stringify(boardSnapshot(manager, peers)) });
       await manager.bus.follow(
         startSeq,
         // Another machine's event has its own message, so clients acting on a domain's events never take it for this machine's.

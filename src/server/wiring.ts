@@ -7,6 +7,8 @@
 import type { WorkspaceBus } from '../bus/index.js';
 import type { ContextService, SearchIndex } from '../context/index.js';
 import type { McpWorkspace } from '../mcp/index.js';
+import { onlyHere } from '../merge/index.js';
+import { NO_PEER_SESSIONS } from './routes/remote-sessions.js';
 import type { SessionManager } from '../sessions/index.js';
 import { errorMessage } from '../shared/errors.js';
 import { createLogger } from '../shared/log.js';
@@ -135,10 +137,11 @@ export async function peersOf(
 function alone(manager: SessionManager): Peers {
   return {
     snapshots: undefined,
+    sessions: NO_PEER_SESSIONS,
     tracked: undefined,
     transcript: undefined,
     reply: (id, text) => manager.reply(id, text),
-    merges: manager,
+    merges: onlyHere(manager),
     serveHandovers: () => {},
     close: () => {},
   };

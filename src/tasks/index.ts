@@ -4,7 +4,7 @@
  * on it, a review state, and decisions and notes kept as Markdown in the repository's `.baton/`. Its
  * card sits in one of six columns, moved by hand or by its sessions. Sessions started from it are told
  * its context; a task `--after` another waits, behind a scheduler gate, until the other lands. In a
- * shared workspace the tasks of a repository with a remote are the workspace's (`SharedTasks`, decision
+ * shared workspace the tasks of a repository with a remote are the workspace's (`TaskShare`, decision
  * 147).
  */
 import type { WorkspaceBus } from '../bus/index.js';
@@ -30,15 +30,8 @@ export {
 export { TaskService } from './service.js';
 export { contextFor, dispatchRequest, startTaskSessions, type Attempt, type TaskSessions } from './start.js';
 export { DEPENDENCY_GATE, TaskWatch } from './watch.js';
-export {
-  SharedTasks,
-  type Applied,
-  type LedgerNewTask,
-  type LedgerTask,
-  type TaskBody,
-  type SharedTasksOptions,
-  type TaskLedger,
-} from './shared.js';
+// What the workspace's shared store of tasks is to this domain; SharedTasks (src/cluster/peers/tasks.ts) is it.
+export type { Applied, LedgerNewTask, LedgerTask, TaskBody, TaskLedger, TaskShare } from './ledger.js';
 
 /** The domain wired on the supervisor's database and session manager; `watch.start()` before sessions are scheduled. */
 export function createTasks(

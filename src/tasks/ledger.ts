@@ -2,7 +2,8 @@
  * What the machines of a workspace share of their tasks (decision 147): the ledger's rows and
  * its operations, implemented on PostgreSQL by src/cluster/tasks.ts.
  */
-import type { NewTask, TaskFields, TaskRow } from '../store/tasks.js';
+import type { ProjectRow } from '../store/sessions.js';
+import type { NewTask, QueuedTaskWrite, TaskFields, TaskRow } from '../store/tasks.js';
 
 /** A task's own fields, as every store of tasks holds them. */
 export type TaskBody = Omit<TaskRow, 'id' | 'project_id'>;
@@ -77,4 +78,24 @@ export interface Applied {
   removed: Map<string, number[]>;
   /** Tasks whose work landed (elsewhere): what waited for them may start. */
   merged: number[];
+}
+
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
+
+/**
+ * What the tasks domain writes through in a shared workspace (decision 147): the workspace's store
+ * of tasks as this machine sees it, implemented by src/cluster/peers/tasks.ts (`SharedTasks`).
+ * On one machine there is none, and every task is this machine's own.
+ */
+export interface TaskShare {
+  /** The repository key of a task whose truth is the ledger; undefined for a task kept here. */
+  sharedKey(task: Pick<TaskRow, 'id' | 'project_id'>): string | undefined;
+  /** The key of a project this machine may be seeing for the first time (its tasks read then). */
+  know(project: ProjectRow): Promise<string | undefined>;
+  /** A task number no machine has used; refused before this machine joined. */
+  nextId(): Promise<number>;
+  /** A hand write through the ledger, then its rows here; throws, changing nothing, when it cannot. */
+  write(ledgerWrite: (ledger: TaskLedger) => Promise<LedgerTask[]>, taskId?: number): Promise<LedgerTask[]>;
+  /** An automatic write already applied here, sent once the ledger can be reached. */
+  queue(write: DistributiveOmit<QueuedTaskWrite, 'baseVersion'>): Promise<void>;
 }

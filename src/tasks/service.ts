@@ -40,7 +40,7 @@ import {
 import { EntryFiles, type EntryKind } from './files.js';
 import { projectFor, repositoryFiles } from './repo.js';
 import { parseScope, scopeOverlap, unmatchedGlobs } from './scope.js';
-import type { SharedTasks } from './shared.js';
+import type { TaskShare } from './ledger.js';
 import { excludeTaskFiles } from './status-file.js';
 import { parseTrackerRef } from './tracker.js';
 
@@ -59,7 +59,7 @@ export class TaskService {
   readonly cards: Cards;
   readonly clock: () => Date;
   /** In a shared workspace: the store the machines share, truth for the tasks of repositories with a remote. */
-  private shared: SharedTasks | undefined;
+  private shared: TaskShare | undefined;
 
   constructor(readonly options: TaskServiceOptions) {
     this.clock = options.clock ?? (() => new Date());
@@ -67,7 +67,7 @@ export class TaskService {
   }
 
   /** From now on the tasks of shared repositories are written through `shared` (decision 147). */
-  share(shared: SharedTasks): void {
+  share(shared: TaskShare): void {
     this.shared = shared;
   }
 
@@ -319,7 +319,7 @@ export class TaskService {
     this.queueShared({ kind: 'merged', taskId, commit, at: now });
   }
 
-  private queueShared(write: Parameters<SharedTasks['queue']>[0]): void {
+  private queueShared(write: Parameters<TaskShare['queue']>[0]): void {
     const task = this.options.tasks.get(write.taskId);
     if (task === undefined || this.shared?.sharedKey(task) === undefined) return;
     void this.shared.queue(write);

@@ -13,7 +13,7 @@ import { gitOut } from '../worktrees/index.js';
 import { columnFromSessions } from './columns.js';
 import { baseWithLanded, type Landed } from './landed-elsewhere.js';
 import type { TaskService } from './service.js';
-import type { Applied } from './shared.js';
+import type { Applied } from './ledger.js';
 import { contextFor, type TaskSessions } from './start.js';
 import { renderStatus, writeStatus } from './status-file.js';
 

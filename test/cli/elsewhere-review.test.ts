@@ -9,21 +9,26 @@ import { describe, expect, it } from 'vitest';
 import type { Conflict, ConflictsView } from '../../src/api/conflicts.js';
 import type { GroupReview, ReviewGroupList } from '../../src/api/review.js';
 import type { TestBaton } from '../support/baton.js';
-import { clusterMachines, scripted, sessionUntil, sharedRepo, until } from '../support/cluster.js';
+import { clusterMachines, scripted, sessionUntil, sharedRepo, ACROSS_MACHINES } from '../support/cluster.js';
+import { until } from '../support/wait.js';
 
 const { database, machine } = clusterMachines();
 
 /** Polls `side`'s `baton conflicts` (a fresh pass each time) until it lists the hot pair of `mine` and `theirs`. */
 function hotPair(side: TestBaton, mine: string, theirs: string, cwd: string): Promise<Conflict> {
-  return until(`${mine} and ${theirs} are hot on ${side.env.BATON_MACHINE ?? '?'}`, async () => {
-    const view = await side.json<ConflictsView>(['conflicts'], { cwd });
-    return view.conflicts.find(
-      (c) =>
-        c.level === 'hot' &&
-        c.b.kind === 'session' &&
-        [c.a.name, c.b.name].sort().join() === [mine, theirs].sort().join(),
-    );
-  });
+  return until(
+    async () => {
+      const view = await side.json<ConflictsView>(['conflicts'], { cwd });
+      return view.conflicts.find(
+        (c) =>
+          c.level === 'hot' &&
+          c.b.kind === 'session' &&
+          [c.a.name, c.b.name].sort().join() === [mine, theirs].sort().join(),
+      );
+    },
+    `${mine} and ${theirs} are hot on ${side.env.BATON_MACHINE ?? '?'}`,
+    ACROSS_MACHINES,
+  );
 }
 
 describe("another machine's sessions in this machine's radar and review", () => {

@@ -19,8 +19,9 @@ import {
   scripted,
   sessionUntil,
   sharedRepo,
-  until,
+  ACROSS_MACHINES,
 } from '../support/cluster.js';
+import { until } from '../support/wait.js';
 
 const { database, machine } = clusterMachines();
 
@@ -103,8 +104,10 @@ describe('a machine that lost its placements', () => {
     const log = (): string => readFileSync(join(beta.home, 'supervisor.log'), 'utf8');
     expect(log()).toContain('stopping a session whose placement this machine no longer holds');
     // The stop is a turn end, but beta's copy no longer pushes: the respawn owns the branch now.
-    await until('beta passed over the push of its stopped copy', () =>
-      log().includes('not pushed: another machine holds the session now') ? true : undefined,
+    await until(
+      () => log().includes('not pushed: another machine holds the session now'),
+      'beta passed over the push of its stopped copy',
+      ACROSS_MACHINES,
     );
     expect(alpha.git(remote, 'for-each-ref', 'refs/heads/baton/long')).toBe('');
     expect(await sessionOn(alpha, 'long', 'alpha')).toMatchObject({ state: 'working' });

@@ -13,7 +13,15 @@ import type { SessionView } from '../../src/api/index.js';
 import type { HandoffView } from '../../src/api/context.js';
 import type { MergePlanView, MergeResult, PrView } from '../../src/api/merge.js';
 import type { TestBaton } from '../support/baton.js';
-import { clusterMachines, scripted, sessionUntil, sharedRepo, until } from '../support/cluster.js';
+import {
+  ACROSS_MACHINES,
+  clusterMachines,
+  relayedEvent,
+  scripted,
+  sessionUntil,
+  sharedRepo,
+} from '../support/cluster.js';
+import { until } from '../support/wait.js';
 import { configure } from '../support/landing.js';
 
 const { database, machine } = clusterMachines();
@@ -107,11 +115,15 @@ describe("another machine's session landed from here", () => {
     );
     expect(alpha.git(repo, 'for-each-ref', '--format=%(refname)', 'refs/heads/baton-elsewhere')).toBe('');
     // Retired on beta: completed and removed there, so no machine lists it.
-    await until('beta removed feat', async () =>
-      (await beta.json<SessionView[]>(['ls'])).some((s) => s.name === 'feat') ? undefined : true,
+    await until(
+      async () => !(await beta.json<SessionView[]>(['ls'])).some((s) => s.name === 'feat'),
+      'beta removed feat',
+      ACROSS_MACHINES,
     );
-    await until('alpha no longer lists feat', async () =>
-      (await alpha.json<SessionView[]>(['ls'])).some((s) => s.name === 'feat') ? undefined : true,
+    await until(
+      async () => !(await alpha.json<SessionView[]>(['ls'])).some((s) => s.name === 'feat'),
+      'alpha no longer lists feat',
+      ACROSS_MACHINES,
     );
     expect(existsSync(placed.worktree)).toBe(false);
 
@@ -149,8 +161,10 @@ describe("another machine's session landed from here", () => {
     const transcript = (side: TestBaton) =>
       side.json<{ entries: unknown[] }>(['transcript', 'clash', '--json'], { cwd: repo });
     const theirs = (await transcript(beta)).entries;
-    await until("alpha reads clash's transcript as beta does", async () =>
-      JSON.stringify((await transcript(alpha)).entries) === JSON.stringify(theirs) ? true : undefined,
+    await until(
+      async () => JSON.stringify((await transcript(alpha)).entries) === JSON.stringify(theirs),
+      "alpha reads clash's transcript as beta does",
+      ACROSS_MACHINES,
     );
     const handed = await alpha.json<HandoffView>(
       ['handoff', 'clash', '--to', 'scripted', '--name', 'resolver', 'resolve the conflict in shared.txt'],
@@ -177,19 +191,19 @@ describe("another machine's session landed from here", () => {
       { 'wip.txt': 'uncommitted at the turn end\n' },
     );
     await until(
-      'beta pushed late',
       () => alpha.git(repo, 'ls-remote', 'origin', 'refs/baton/snapshots/*') || undefined,
+      'beta pushed late',
+      ACROSS_MACHINES,
     );
-    await until("alpha heard of beta's push", async () =>
-      /\[beta\] sync\.pushed/.test(await alpha.ok(['events'])) ? true : undefined,
-    );
+    await relayedEvent(alpha, (e) => e.machine === 'beta' && e.type === 'sync.pushed');
     // Pushed at its turn end, it is a step of alpha's landing plan (the page's Landing tab lands from it).
-    await until("alpha's plan has late", async () =>
-      (await alpha.json<MergePlanView>(['merge', '--plan'], { cwd: repo })).steps.some(
-        (step) => step.name === 'late (on beta)',
-      )
-        ? true
-        : undefined,
+    await until(
+      async () =>
+        (await alpha.json<MergePlanView>(['merge', '--plan'], { cwd: repo })).steps.some(
+          (step) => step.name === 'late (on beta)',
+        ),
+      "alpha's plan has late",
+      ACROSS_MACHINES,
     );
 
     process.kill(beta.supervisorPid(), 'SIGSTOP');

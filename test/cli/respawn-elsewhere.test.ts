@@ -20,8 +20,9 @@ import {
   placementUntil,
   scripted,
   sharedRepo,
-  until,
+  ACROSS_MACHINES,
 } from '../support/cluster.js';
+import { until } from '../support/wait.js';
 
 const { database, machine } = clusterMachines();
 
@@ -48,9 +49,10 @@ describe('a dead machine’s placed sessions', () => {
     );
     expect(placed.machine).toBe('beta');
     const pushed = await until(
-      'beta pushed baton/notes',
       async () =>
         alpha.git(remote, 'for-each-ref', '--format=%(objectname)', 'refs/heads/baton/notes') || undefined,
+      'beta pushed baton/notes',
+      ACROSS_MACHINES,
     );
     // One that never ends a turn: nothing is pushed.
     await alpha.ok(
@@ -87,13 +89,17 @@ describe('a dead machine’s placed sessions', () => {
       { cwd: own },
     );
     expect(await placementState(url, unplaced.id)).toBeUndefined();
-    await until('alpha sees notes done, thinker, cloned and local', async () => {
-      const notes = await sessionOn(alpha, 'notes', 'beta')();
-      const others = await Promise.all(
-        ['thinker', 'cloned', 'local'].map((name) => sessionOn(alpha, name, 'beta')()),
-      );
-      return notes?.state === 'ready_for_review' && others.every((s) => s !== undefined) ? true : undefined;
-    });
+    await until(
+      async () => {
+        const notes = await sessionOn(alpha, 'notes', 'beta')();
+        const others = await Promise.all(
+          ['thinker', 'cloned', 'local'].map((name) => sessionOn(alpha, name, 'beta')()),
+        );
+        return notes?.state === 'ready_for_review' && others.every((s) => s !== undefined);
+      },
+      'alpha sees notes done, thinker, cloned and local',
+      ACROSS_MACHINES,
+    );
 
     const alive = await alpha.run(['respawn', 'notes']);
     expect(alive.code).toBe(4);
@@ -106,13 +112,19 @@ describe('a dead machine’s placed sessions', () => {
     for (const pid of pids) process.kill(pid, 'SIGKILL');
 
     // Alpha's reaper fails the placement on its own timer, with no respawn asked for.
-    await until('the placement of notes is reaped', async () =>
-      (await placementState(url, placed.id)) === 'failed' ? true : undefined,
+    await until(
+      async () => (await placementState(url, placed.id)) === 'failed',
+      'the placement of notes is reaped',
+      ACROSS_MACHINES,
     );
-    const failed = await until('alpha shows notes failed', async () => {
-      const s = await sessionOn(alpha, 'notes', 'beta')();
-      return s?.state === 'failed' ? s : undefined;
-    });
+    const failed = await until(
+      async () => {
+        const s = await sessionOn(alpha, 'notes', 'beta')();
+        return s?.state === 'failed' ? s : undefined;
+      },
+      'alpha shows notes failed',
+      ACROSS_MACHINES,
+    );
     expect(failed.reason).toMatchObject({
       kind: 'error',
       message: expect.stringContaining('machine beta stopped heartbeating'),

@@ -14,8 +14,9 @@ import {
   scripted,
   sessionUntil,
   sharedRepo,
-  until,
+  ACROSS_MACHINES,
 } from '../support/cluster.js';
+import { until } from '../support/wait.js';
 
 const { database, machine } = clusterMachines();
 
@@ -40,8 +41,9 @@ describe('a respawn of a dead machine’s session', () => {
     );
     const snapshotRef = `refs/baton/snapshots/${placed.id}`;
     await until(
-      'beta pushed the snapshot',
       () => alpha.git(remote, 'for-each-ref', '--format=%(objectname)', snapshotRef) || undefined,
+      'beta pushed the snapshot',
+      ACROSS_MACHINES,
     );
     await sessionUntil(
       alpha,

@@ -5,7 +5,8 @@
  */
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
-import { clusterMachines, until } from '../support/cluster.js';
+import { clusterMachines, ACROSS_MACHINES } from '../support/cluster.js';
+import { until } from '../support/wait.js';
 
 const { database, machine } = clusterMachines();
 
@@ -36,10 +37,11 @@ describe("the shared log's retention", () => {
     const [old] = await add(10, 1);
     const [recent] = await add(3, 2);
     await machine('alpha', url, { BATON_STORE_RETENTION_DAYS: '5' });
-    await until('alpha pruned the 10-day-old row', async () =>
-      (await logRows(url, 'SELECT seq FROM workspace_events WHERE seq = $1', [old!.seq])).length === 0
-        ? true
-        : undefined,
+    await until(
+      async () =>
+        (await logRows(url, 'SELECT seq FROM workspace_events WHERE seq = $1', [old!.seq])).length === 0,
+      'alpha pruned the 10-day-old row',
+      ACROSS_MACHINES,
     );
     expect(
       await logRows(url, 'SELECT seq, type FROM workspace_events WHERE seq = $1', [recent!.seq]),

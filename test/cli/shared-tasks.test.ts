@@ -10,7 +10,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { TaskBoard, TaskCard, TaskStarted } from '../../src/api/tasks.js';
 import type { TestBaton } from '../support/baton.js';
-import { clusterMachines, sharedClones, until } from '../support/cluster.js';
+import { clusterMachines, sharedClones, ACROSS_MACHINES } from '../support/cluster.js';
+import { until } from '../support/wait.js';
 import { addTask, card } from '../support/tasks.js';
 
 const { database, machine } = clusterMachines();
@@ -30,7 +31,7 @@ describe('tasks shared by the machines of a workspace', () => {
     const added = await addTask(alpha, here, 'the watcher', '--scope', 'watcher/**');
     expect(added.id).toBe(own.id + 1);
 
-    const seen = await until("beta lists alpha's task", () => listed(beta, there, added.id));
+    const seen = await until(() => listed(beta, there, added.id), "beta lists alpha's task", ACROSS_MACHINES);
     expect(seen).toMatchObject({
       title: 'the watcher',
       column: 'backlog',
@@ -40,16 +41,20 @@ describe('tasks shared by the machines of a workspace', () => {
     expect(await listed(alpha, alpha.repo('notes'), own.id)).toBeUndefined();
 
     await beta.ok(['task', 'move', String(added.id), 'ready'], { cwd: there });
-    await until('alpha sees the move', async () =>
-      (await card(alpha, here, added.id)).column === 'ready' ? true : undefined,
+    await until(
+      async () => (await card(alpha, here, added.id)).column === 'ready',
+      'alpha sees the move',
+      ACROSS_MACHINES,
     );
     expect(await card(alpha, here, added.id)).toMatchObject({ column: 'ready', columnSetBy: 'hand' });
     // Alpha's page is told to read its board again; beta's own task.moved reaches alpha relayed, not as alpha's.
     await alpha.workspaceEvent((e) => e.type === 'task.synced' && e.data.changed.includes(added.id), 10_000);
 
     await alpha.ok(['task', 'rm', String(added.id)], { cwd: here });
-    await until('beta no longer lists it', async () =>
-      (await listed(beta, there, added.id)) === undefined ? true : undefined,
+    await until(
+      async () => (await listed(beta, there, added.id)) === undefined,
+      'beta no longer lists it',
+      ACROSS_MACHINES,
     );
     await expect(beta.json(['task', 'show', String(added.id)], { cwd: there })).rejects.toThrow(/task/i);
   });
@@ -62,10 +67,10 @@ describe('tasks shared by the machines of a workspace', () => {
     ];
     const { here, there } = sharedClones(alpha, beta);
     const first = await addTask(alpha, here, 'first');
-    await until("beta lists alpha's task", () => listed(beta, there, first.id));
+    await until(() => listed(beta, there, first.id), "beta lists alpha's task", ACROSS_MACHINES);
     const second = await addTask(beta, there, 'second', '--after', String(first.id));
     expect(second.waitingFor).toEqual([first.id]);
-    await until("alpha lists beta's dependent task", () => listed(alpha, here, second.id));
+    await until(() => listed(alpha, here, second.id), "alpha lists beta's dependent task", ACROSS_MACHINES);
 
     const held = await beta.json<TaskStarted>(
       [
@@ -111,11 +116,12 @@ describe('tasks shared by the machines of a workspace', () => {
     });
     // Landed on alpha's main, which beta cannot see until it is pushed: the session waits, saying so.
     const why = `after task ${first.id} (first) at ${landed.commit.slice(0, 12)}, landed on another machine: not on main here or on the remote yet (push it there)`;
-    await until('beta holds second until the landing reaches it', async () =>
-      (await beta.client().call('GET /api/sessions/:ref', { params: { ref: 'second' } })).session.heldBy ===
-      why
-        ? true
-        : undefined,
+    await until(
+      async () =>
+        (await beta.client().call('GET /api/sessions/:ref', { params: { ref: 'second' } })).session.heldBy ===
+        why,
+      'beta holds second until the landing reaches it',
+      ACROSS_MACHINES,
     );
     expect(
       (await beta.client().call('GET /api/sessions/:ref', { params: { ref: 'second' } })).session.state,

@@ -13,7 +13,8 @@ import type { SessionView } from '../../src/api/index.js';
 import { TestBaton } from './baton.js';
 import { configure } from './landing.js';
 import { postgresForFile, type TestPostgres } from './postgres.js';
-import { pollUntil } from './wait.js';
+import type { RelayedWorkspaceEvent } from '../../src/events/workspace-relayed.js';
+import { EventRecorder, pollUntil, waitForEvent } from './wait.js';
 
 export interface ClusterDatabases {
   /** A fresh, migrated database; its URL. */
@@ -148,15 +149,28 @@ export function sharedClones(alpha: TestBaton, beta: TestBaton): { here: string;
   return { here, there };
 }
 
+/** Another machine's news comes through the shared log: a wait for it allows this long, read this often. */
+export const ACROSS_MACHINES = { timeoutMs: 20_000, intervalMs: 100 };
+
 /**
- * Polls until `check` gives a value (sync or async; a check that throws counts as not yet), or
- * fails naming `what` and the last error: another machine's news has no event here to wait on.
+ * The first of the other machines' workspace events (replayed or live) on `side`'s stream that
+ * matches: the relayed bus tells the moment, so a test waits on it rather than polling `baton events`.
  */
-export async function until<T>(
-  what: string,
-  check: () => T | undefined | Promise<T | undefined>,
-  timeoutMs = 20_000,
-): Promise<T> {
-  const got = await pollUntil(check, (value) => value !== undefined, what, { timeoutMs, intervalMs: 100 });
-  return got!;
+export async function relayedEvent(
+  side: TestBaton,
+  match: (event: RelayedWorkspaceEvent) => boolean,
+  timeoutMs = ACROSS_MACHINES.timeoutMs,
+): Promise<RelayedWorkspaceEvent> {
+  const relayed = new EventRecorder<RelayedWorkspaceEvent>();
+  const controller = new AbortController();
+  const following = side
+    .client()
+    .followWorkspace(0, () => undefined, controller.signal, relayed.emit)
+    .catch(() => undefined);
+  try {
+    return await waitForEvent(relayed, match, timeoutMs);
+  } finally {
+    controller.abort();
+    await following;
+  }
 }

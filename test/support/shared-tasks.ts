@@ -13,7 +13,8 @@ import { PgTasks, TASK_CHANNEL } from '../../src/cluster/tasks.js';
 import { openDb } from '../../src/store/db.js';
 import { SessionStore } from '../../src/store/sessions.js';
 import { TaskStore } from '../../src/store/tasks.js';
-import { SharedTasks, type Applied, type LedgerNewTask } from '../../src/tasks/shared.js';
+import { SharedTasks } from '../../src/cluster/peers/tasks.js';
+import type { Applied, LedgerNewTask } from '../../src/tasks/index.js';
 import { clusterDatabases } from './cluster.js';
 import { until } from './wait.js';
 

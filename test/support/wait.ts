@@ -106,11 +106,15 @@ export async function pollUntil<T>(
   }
 }
 
-/** `pollUntil` for a plain condition. */
-export async function until(
-  check: () => boolean | Promise<boolean>,
+/**
+ * The one way to wait on a condition with no event to follow: reads `check` until it gives a value
+ * that is neither `undefined` nor `false`, and returns that value (a plain condition returns `true`).
+ */
+export async function until<T>(
+  check: () => T | Promise<T>,
   what: string,
   options?: PollOptions,
-): Promise<void> {
-  await pollUntil(check, (held) => held, what, options);
+): Promise<Exclude<T, undefined | false>> {
+  const value = await pollUntil(check, (held) => held !== undefined && held !== false, what, options);
+  return value as Exclude<T, undefined | false>;
 }

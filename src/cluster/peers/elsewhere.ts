@@ -7,7 +7,7 @@
  * work it pushed. Loaded only when the workspace is shared.
  */
 import { isRelayed, type WorkspaceBus } from '../../bus/index.js';
-import { ElsewhereSnapshots, type ElsewhereSource } from '../../radar/index.js';
+import { ElsewhereSnapshots, type ElsewhereSource } from './snapshots.js';
 import { errorMessage } from '../../shared/errors.js';
 import { createLogger } from '../../shared/log.js';
 import type { RemoteSessions } from './sessions.js';

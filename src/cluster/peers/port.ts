@@ -9,12 +9,14 @@ import type { ElsewhereTranscript } from '../../context/index.js';
 import type { BatonEvent } from '../../events/index.js';
 import type { MergeSessions } from '../../merge/index.js';
 import type { PushedMember } from '../../review/index.js';
-import type { ElsewhereSnapshots } from '../../radar/index.js';
+import type { OtherMachinesWork } from '../../radar/index.js';
 import type { SessionManager } from '../../sessions/index.js';
+import { InternalError } from '../../shared/errors.js';
 import type { Db } from '../../store/db.js';
 import type { SyncService } from '../../sync/index.js';
 import { replyAnywhere, watchElsewhere } from './elsewhere.js';
 import { handOver, WorkspaceMergeSessions } from './merge.js';
+import { peerSessions, type PeerSessions } from './peer-sessions.js';
 import type { RemoteSessions } from './sessions.js';
 import { ElsewhereWork } from './work.js';
 
@@ -23,11 +25,13 @@ const EVENTS_PAGE = 1_000;
 
 export interface Peers {
   /** The radar's view of other machines' pushed work; undefined on one machine. */
-  readonly snapshots: ElsewhereSnapshots | undefined;
+  readonly snapshots: OtherMachinesWork | undefined;
   /** Other machines' sessions of this machine's projects, with their pushed work, for the review; undefined on one machine. */
   readonly tracked: (() => Promise<PushedMember[]>) | undefined;
   /** Another machine's session as the context domain reads one: its published events, and this machine's checkout of its repository; undefined on one machine. */
   readonly transcript: ((ref: string, cwd?: string) => Promise<ElsewhereTranscript | undefined>) | undefined;
+  /** Other machines' sessions as the session routes reach them: found, shown, answered, followed, read. */
+  readonly sessions: PeerSessions;
   /** Sends a reply to a session, another machine's through its machine. */
   reply(sessionId: string, text: string): Promise<unknown>;
   /** The merge queue's sessions: this machine's and the ones brought from others (decision 143). */
@@ -44,10 +48,14 @@ export function joinPeers(
   db: Db,
   home: string,
 ): Peers {
+  const shared = remote();
+  if (shared === undefined)
+    throw new InternalError('the peers are joined only once this machine shares its sessions');
   const work = new ElsewhereWork(remote, db, home);
   const watched = watchElsewhere(work, manager.bus);
   return {
     snapshots: watched.snapshots,
+    sessions: peerSessions(shared),
     tracked: async () => (await watched.snapshots.read()).tracked,
     reply: replyAnywhere(manager, remote),
     merges: new WorkspaceMergeSessions(

@@ -8,9 +8,9 @@ import type { BatonEvent } from '../../events/index.js';
 import { sessionDiff, sessionDiffStat, type SessionManager, sessionUsage } from '../../sessions/index.js';
 import { BatonError } from '../../shared/errors.js';
 import { createLogger } from '../../shared/log.js';
-import type { RemoteSessions } from '../../cluster/index.js';
+import type { PeerSessions } from '../../cluster/index.js';
 import type { Handlers } from './mount.js';
-import { followRemote, targetOf } from './remote-sessions.js';
+import { followPeer, NO_PEER_SESSIONS, targetOf } from './remote-sessions.js';
 
 const log = createLogger('http');
 /** The most events one read of another machine's session gives (the session mirror's page). */
@@ -18,24 +18,22 @@ const MIRROR_PAGE = 1_000;
 
 export function historyHandlers(
   manager: SessionManager,
-  remote: () => RemoteSessions | undefined = () => undefined,
+  peers: PeerSessions = NO_PEER_SESSIONS,
 ): Handlers<typeof HISTORY> {
   return {
     'GET /api/sessions/:ref/events': async ({ params, query, cwd, c }) => {
       const after = query.after ?? 0;
       // A landed or removed session's log stays readable (decision 168): search opens hits there.
-      const found = targetOrRecord(manager, remote(), params.ref, cwd);
-      if (found.kind === 'remote')
-        return query.follow
-          ? followRemote(c, found.remote, found.view, after)
-          : { events: await found.remote.events(found.view, after) };
+      const found = targetOrRecord(manager, peers, params.ref, cwd);
+      if (found.kind === 'peer')
+        return query.follow ? followPeer(c, found.peer, after) : { events: await found.peer.events(after) };
       const session = found.session;
       if (!query.follow) return { events: manager.eventsAfter(session.id, after) };
       return follow(c, manager, session.id, after);
     },
     'GET /api/sessions/:ref/transcript': async ({ params, query }) => {
-      const found = targetOf(manager, remote(), params.ref, undefined);
-      const lastSeq = found.kind === 'local' ? found.session.last_seq : found.view.lastSeq;
+      const found = targetOf(manager, peers, params.ref, undefined);
+      const lastSeq = found.kind === 'local' ? found.session.last_seq : found.peer.view.lastSeq;
       const limit = query.limit ?? TRANSCRIPT_PAGE_DEFAULT;
       const before = query.before ?? lastSeq + 1;
       // Sequence numbers are dense per session, so the page is a seq range read off the primary key.
@@ -47,37 +45,28 @@ export function historyHandlers(
       // Another machine's session: the page from the events it published (at most a mirror page).
       const take = Math.min(count, MIRROR_PAGE);
       const from = before - 1 - take;
-      return { events: await found.remote.events(found.view, from, take), hasMore: from > 0, lastSeq };
+      return { events: await found.peer.events(from, take), hasMore: from > 0, lastSeq };
     },
     // Another machine's usage reports, worktree and diff are its own: it is asked (decision 132).
     'GET /api/sessions/:ref/usage': async ({ params }) => {
-      const found = targetOf(manager, remote(), params.ref, undefined);
-      if (found.kind === 'remote')
-        return (await found.remote.ask(found.view, { kind: 'usage', sessionId: found.view.id })) as {
-          points: UsagePoint[];
-        };
+      const found = targetOf(manager, peers, params.ref, undefined);
+      if (found.kind === 'peer') return (await found.peer.read('usage')) as { points: UsagePoint[] };
       return sessionUsage(manager, found.session);
     },
     'GET /api/sessions/:ref/diff': async ({ params, c }) => {
-      const found = targetOf(manager, remote(), params.ref, undefined);
+      const found = targetOf(manager, peers, params.ref, undefined);
       const diff =
-        found.kind === 'remote'
-          ? ((await found.remote.ask(found.view, { kind: 'diff', sessionId: found.view.id })) as {
-              text: string;
-              truncated: boolean;
-            })
+        found.kind === 'peer'
+          ? ((await found.peer.read('diff')) as { text: string; truncated: boolean })
           : await sessionDiff(found.session);
       c.header('x-baton-diff-truncated', diff.truncated ? '1' : '0');
       c.header('content-type', 'text/x-diff; charset=utf-8');
       return c.body(diff.text);
     },
     'GET /api/sessions/:ref/diffstat': async ({ params }) => {
-      const found = targetOf(manager, remote(), params.ref, undefined);
-      if (found.kind === 'remote')
-        return (await found.remote.ask(found.view, {
-          kind: 'diffstat',
-          sessionId: found.view.id,
-        })) as Awaited<ReturnType<typeof sessionDiffStat>>;
+      const found = targetOf(manager, peers, params.ref, undefined);
+      if (found.kind === 'peer')
+        return (await found.peer.read('diffstat')) as Awaited<ReturnType<typeof sessionDiffStat>>;
       return sessionDiffStat(found.session);
     },
   };
@@ -151,12 +140,12 @@ function follow(c: Context, manager: SessionManager, sessionId: string, after: n
 /** This machine's live session, another machine's, else a landed or removed one of this machine. */
 function targetOrRecord(
   manager: SessionManager,
-  remote: RemoteSessions | undefined,
+  peers: PeerSessions,
   ref: string,
   cwd: string | undefined,
 ): ReturnType<typeof targetOf> {
   try {
-    return targetOf(manager, remote, ref, cwd);
+    return targetOf(manager, peers, ref, cwd);
   } catch (error) {
     if (!(error instanceof BatonError) || error.code !== 'not_found') throw error;
     return { kind: 'local', session: manager.resolveRecord(ref, cwd) };

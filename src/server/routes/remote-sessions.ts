@@ -1,61 +1,43 @@
 /**
  * A session reference resolved on this machine first, then among the other machines' sessions
- * when the workspace is shared (decision 127, "A shared workspace in the supervisor"); and what a peek
- * shows of another machine's session, from the events it published.
+ * (decision 127, "A shared workspace in the supervisor"), which the peers port holds (decision 320,
+ * "The merge queue and the session routes see other machines through the peers port"): none on one
+ * machine; and another machine's session followed as a local one is.
  */
 import type { Context } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import { keepAlive } from '../sse.js';
-import type { PeekView, SessionView } from '../../api/index.js';
 import type { BatonEvent } from '../../events/index.js';
 import type { SessionManager } from '../../sessions/index.js';
 import { BatonError } from '../../shared/errors.js';
 import type { SessionWithProject } from '../../store/sessions.js';
-import type { RemoteSessions } from '../../cluster/index.js';
+import type { PeerSession, PeerSessions } from '../../cluster/index.js';
 
-export type Target =
-  | { kind: 'local'; session: SessionWithProject }
-  | { kind: 'remote'; remote: RemoteSessions; view: SessionView };
+/** One machine's peers: no other machine, so no other machine's session. */
+export const NO_PEER_SESSIONS: PeerSessions = {
+  machine: undefined,
+  list: () => [],
+  find: () => undefined,
+  onChange: () => () => undefined,
+};
+
+export type Target = { kind: 'local'; session: SessionWithProject } | { kind: 'peer'; peer: PeerSession };
 
 /** This machine's session by `ref`, else another machine's; this machine's "not found" when neither has it. */
 export function targetOf(
   manager: SessionManager,
-  remote: RemoteSessions | undefined,
+  peers: PeerSessions,
   ref: string,
   cwd: string | undefined,
 ): Target {
   try {
     return { kind: 'local', session: manager.resolve(ref, cwd) };
   } catch (error) {
-    if (remote === undefined || !(error instanceof BatonError) || error.code !== 'not_found') throw error;
-    const view = remote.find(ref);
-    if (view === undefined) throw error;
-    return { kind: 'remote', remote, view };
+    if (!(error instanceof BatonError) || error.code !== 'not_found') throw error;
+    const peer = peers.find(ref);
+    if (peer === undefined) throw error;
+    return { kind: 'peer', peer };
   }
-}
-
-/** How far back a peek reads another machine's events for the step under way and the last message. */
-const PEEK_EVENTS = 200;
-
-export async function remotePeek(remote: RemoteSessions, view: SessionView): Promise<PeekView> {
-  const events = await remote.events(view, Math.max(0, view.lastSeq - PEEK_EVENTS), PEEK_EVENTS);
-  const finished = new Set(events.flatMap((e) => (e.type === 'tool.finished' ? [e.toolId] : [])));
-  const running = events.findLast((e) => e.type === 'tool.started' && !finished.has(e.toolId));
-  const lastMessage = events.findLast((e) => e.type === 'message.added' && e.role === 'assistant');
-  return {
-    session: view,
-    currentStep:
-      running?.type === 'tool.started' ? `running ${running.tool}: ${running.input}` : view.activity,
-    lastOutput: lastMessage?.type === 'message.added' ? lastMessage.text : null,
-    // The files live in the worktree on the other machine: it is asked, and a machine that does
-    // not answer in time leaves the list empty rather than the peek failing.
-    filesChanged:
-      view.running === false
-        ? []
-        : ((await remote
-            .ask(view, { kind: 'files', sessionId: view.id })
-            .catch(() => [])) as PeekView['filesChanged']),
-  };
 }
 
 const PAGE = 500;
@@ -65,7 +47,7 @@ const PAGE = 500;
  * events after `after`, then each new one as the log brings it, no gap and no repeat (`last`
  * drops what the replay already sent); ended when it completes or is removed there.
  */
-export function followRemote(c: Context, remote: RemoteSessions, view: SessionView, after: number): Response {
+export function followPeer(c: Context, peer: PeerSession, after: number): Response {
   return streamSSE(c, async (stream) => {
     let last = after;
     let live = false;
@@ -76,19 +58,18 @@ export function followRemote(c: Context, remote: RemoteSessions, view: SessionVi
       last = event.seq;
       await stream.writeSSE({ id: String(event.seq), event: 'event', data: JSON.stringify(event) });
     };
-    let ended: 'completed' | 'removed' | undefined = view.state === 'completed' ? 'completed' : undefined;
+    let ended: 'completed' | 'removed' | undefined =
+      peer.view.state === 'completed' ? 'completed' : undefined;
     let endStream = (): void => undefined;
-    const unsubscribe = remote.onChange((change) => {
-      if (change.kind === 'event' && change.sessionId === view.id) {
+    const unsubscribe = peer.watch((change) => {
+      if (change.kind === 'event') {
         if (!live) buffered.push(change.event);
         else chain = chain.then(() => send(change.event)).catch(() => stream.abort());
         return;
       }
       if (ended !== undefined) return;
-      if (change.kind === 'removed' && change.sessionId === view.id) ended = 'removed';
-      if (change.kind === 'session' && change.view.id === view.id && change.view.state === 'completed')
-        ended = 'completed';
-      if (ended !== undefined && live) endStream();
+      ended = change.reason;
+      if (live) endStream();
     });
     const closed = new Promise<void>((resolve) => {
       stream.onAbort(resolve);
@@ -99,11 +80,7 @@ export function followRemote(c: Context, remote: RemoteSessions, view: SessionVi
       };
     });
     try {
-      for (
-        let page = await remote.events(view, after, PAGE);
-        page.length > 0;
-        page = await remote.events(view, last, PAGE)
-      ) {
+      for (let page = await peer.events(after, PAGE); page.length > 0; page = await peer.events(last, PAGE)) {
         for (const event of page) await send(event);
       }
       for (const event of buffered) await send(event);

@@ -6,9 +6,9 @@ import type { SessionManager } from '../../sessions/index.js';
 import { checkWorkerName } from '../../shared/cluster-settings.js';
 import { InvalidInputError, SessionStateError } from '../../shared/errors.js';
 import type { SessionWithProject } from '../../store/sessions.js';
-import type { Placer, RemoteSessions } from '../../cluster/index.js';
+import type { PeerSessions, Placer } from '../../cluster/index.js';
 import type { Handlers } from './mount.js';
-import { remotePeek, targetOf } from './remote-sessions.js';
+import { NO_PEER_SESSIONS, targetOf } from './remote-sessions.js';
 
 /** What a dispatch of this agent is warned of (the watchdog's budgets and windows); none without a watchdog. */
 export type DispatchWarnings = (session: { agent: string }) => string[];
@@ -20,15 +20,14 @@ export interface Placing {
 }
 
 /**
- * `remote`: the other machines' sessions when the workspace is shared (decision 127, "A shared
- * workspace in the supervisor"); a session found there is shown, peeked and answered through its
- * machine.
+ * `peers`: the other machines' sessions (decision 127, "A shared workspace in the supervisor"), none on
+ * one machine; a session found there is shown, peeked and answered through its machine.
  */
 export function sessionHandlers(
   manager: SessionManager,
   approvals: ApprovalService,
   warnings: DispatchWarnings = () => [],
-  remote: () => RemoteSessions | undefined = () => undefined,
+  peers: PeerSessions = NO_PEER_SESSIONS,
   placing?: Placing,
   /** The agent of a dispatch that names none (decision 185); throws naming the fix. */
   chooseAgent: () => AgentChoice = () => {
@@ -36,20 +35,20 @@ export function sessionHandlers(
   },
 ): Handlers<typeof SESSIONS> {
   const view = (session: SessionWithProject) => {
-    const machine = remote()?.machine;
+    const machine = peers.machine;
     return machine === undefined ? manager.view(session) : { ...manager.view(session), machine };
   };
   const envelope = (session: SessionWithProject) => ({ session: view(session) });
-  const target = (ref: string, cwd: string | undefined) => targetOf(manager, remote(), ref, cwd);
+  const target = (ref: string, cwd: string | undefined) => targetOf(manager, peers, ref, cwd);
   return {
     'GET /api/sessions': ({ query: { project, removed } }) => {
       const mine = (s: SessionWithProject): boolean =>
         project === undefined || s.project_root === project || s.project_name === project;
       const sessions = manager.list().filter(mine);
       const headroom = manager.headroom();
-      const others = (remote()?.list() ?? []).filter(
-        (s) => project === undefined || s.projectRoot === project || s.project === project,
-      );
+      const others = peers
+        .list()
+        .filter((s) => project === undefined || s.projectRoot === project || s.project === project);
       return {
         sessions: [...sessions.map(view), ...others],
         reviewQueue: manager.workSizes.reviewQueue(sessions),
@@ -101,41 +100,35 @@ export function sessionHandlers(
     }),
     'GET /api/sessions/:ref': ({ params, cwd }) => {
       const found = target(params.ref, cwd);
-      return found.kind === 'remote' ? { session: found.view } : envelope(found.session);
+      return found.kind === 'peer' ? { session: found.peer.view } : envelope(found.session);
     },
     'GET /api/sessions/:ref/peek': async ({ params, cwd }) => {
       const found = target(params.ref, cwd);
       if (found.kind === 'local')
         return { ...(await manager.peek(found.session.id)), session: view(found.session) };
-      return remotePeek(found.remote, found.view);
+      return found.peer.peek();
     },
     'POST /api/sessions/:ref/reply': async ({ params, body, cwd }) => {
       const found = target(params.ref, cwd);
-      if (found.kind === 'remote')
-        return {
-          session: await found.remote.send(found.view, {
-            kind: 'reply',
-            sessionId: found.view.id,
-            text: body.text,
-          }),
-        };
+      if (found.kind === 'peer')
+        return { session: await found.peer.send({ kind: 'reply', text: body.text }) };
       return envelope(await manager.reply(found.session.id, body.text, cwd, body.clientId));
     },
     'POST /api/sessions/:ref/approval': async ({ params, body, cwd }) => {
       const found = target(params.ref, cwd);
-      if (found.kind === 'remote') {
+      if (found.kind === 'peer') {
+        const view = found.peer.view;
         if (body.always === true)
           throw new InvalidInputError(
-            `"Always" makes an allow rule in the repository of the machine running ${found.view.name} (${found.view.machine ?? '?'}); approve it there, or approve this call once.`,
+            `"Always" makes an allow rule in the repository of the machine running ${view.name} (${view.machine ?? '?'}); approve it there, or approve this call once.`,
           );
         const command = {
           kind: 'approval' as const,
-          sessionId: found.view.id,
           decision: body.decision,
           ...(body.reason === undefined ? {} : { reason: body.reason }),
           ...(body.requestId === undefined ? {} : { approvalId: body.requestId }),
         };
-        return { session: await found.remote.send(found.view, command) };
+        return { session: await found.peer.send(command) };
       }
       if (body.always !== true)
         return envelope(
@@ -151,8 +144,7 @@ export function sessionHandlers(
       envelope(await manager.interrupt(params.ref, cwd)),
     'POST /api/sessions/:ref/stop': async ({ params, cwd }) => {
       const found = target(params.ref, cwd);
-      if (found.kind === 'remote')
-        return { session: await found.remote.send(found.view, { kind: 'stop', sessionId: found.view.id }) };
+      if (found.kind === 'peer') return { session: await found.peer.send({ kind: 'stop' }) };
       return envelope(await manager.stop(found.session.id, cwd));
     },
     'POST /api/sessions/:ref/respawn': async ({ params, query, cwd }) => {
@@ -169,11 +161,12 @@ export function sessionHandlers(
       }
       // Another machine's session: placed again through the shared queue (decision 129).
       const placer = placing?.placer();
+      const view = found.peer.view;
       if (placer === undefined)
         throw new SessionStateError(
-          `Session ${found.view.name} runs on ${found.view.machine ?? 'another machine'}, and this supervisor places no sessions: respawn it there.`,
+          `Session ${view.name} runs on ${view.machine ?? 'another machine'}, and this supervisor places no sessions: respawn it there.`,
         );
-      const { session, warnings } = await placer.respawn(found.view, on);
+      const { session, warnings } = await placer.respawn(view, on);
       return { session, warnings };
     },
     'POST /api/sessions/:ref/done': async ({ params, cwd }) => envelope(await manager.done(params.ref, cwd)),

@@ -2,7 +2,7 @@
 import type { UI } from '../../api/ui.js';
 import { ForbiddenError } from '../../shared/errors.js';
 import type { SessionManager } from '../../sessions/index.js';
-import type { RemoteSessions } from '../../cluster/index.js';
+import type { PeerSessions } from '../../cluster/index.js';
 import type { BrowserAuth } from '../web-auth.js';
 import { serveBoardStream } from '../web-stream.js';
 import type { Handlers } from './mount.js';
@@ -24,15 +24,15 @@ export interface UiDeps {
   auth: BrowserAuth;
   port: () => number;
   /**
-   * The other machines' sessions when the workspace is shared (decision 127, "A shared workspace in the
-   * supervisor"): on the board's stream too.
+   * The other machines' sessions (decision 127, "A shared workspace in the supervisor"), from the
+   * peers port: on the board's stream too.
    */
-  remote?: () => RemoteSessions | undefined;
+  peers?: PeerSessions;
 }
 
-export function uiHandlers({ manager, auth, port, remote }: UiDeps): Handlers<typeof UI> {
+export function uiHandlers({ manager, auth, port, peers }: UiDeps): Handlers<typeof UI> {
   return {
-    'GET /api/stream': ({ c, query }) => serveBoardStream(c, manager, query, remote?.()),
+    'GET /api/stream': ({ c, query }) => serveBoardStream(c, manager, query, peers),
     'GET /api/inbox': () => ({
       items: manager
         .list()

@@ -6,10 +6,11 @@
  * the last fetch, or a member is new; a member whose work was not there is asked again when its version
  * next changes, not on every pass.
  */
-import { errorMessage } from '../shared/errors.js';
-import { createLogger } from '../shared/log.js';
-import type { SessionWithProject } from '../store/sessions.js';
-import type { WorkSnapshot } from '../worktrees/index.js';
+import type { ElsewhereRead, OtherMachinesWork, RemoteTracked } from '../../radar/index.js';
+import { errorMessage } from '../../shared/errors.js';
+import { createLogger } from '../../shared/log.js';
+import type { SessionWithProject } from '../../store/sessions.js';
+import type { WorkSnapshot } from '../../worktrees/index.js';
 
 const log = createLogger('radar');
 
@@ -42,27 +43,12 @@ export interface ElsewhereSource {
 /** Members' work by session id; `unread`: the members whose repository could not be fetched this time. */
 export type WorkRead = Map<string, ElsewhereWorkSnapshot> & { unread?: ReadonlySet<string> };
 
-export interface RemoteTracked {
-  session: SessionWithProject;
-  snapshot: WorkSnapshot;
-  machine: string;
-  /** A commit whose tree is `snapshot.tree`. */
-  commit: string;
-}
-
 interface Known {
   version: string;
   work: ElsewhereWorkSnapshot | undefined;
 }
 
-export interface ElsewhereRead {
-  tracked: RemoteTracked[];
-  /** Whether this read fetched, and how long the fetch took. */
-  fetched: boolean;
-  fetchMs: number;
-}
-
-export class ElsewhereSnapshots {
+export class ElsewhereSnapshots implements OtherMachinesWork {
   private readonly known = new Map<string, Known>();
   /** Fetches run so far (for the tests and the figures). */
   fetches = 0;

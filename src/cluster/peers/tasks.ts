@@ -7,14 +7,18 @@
  * when the ledger says something changed), and queues the watch's automatic moves and landings
  * in SQLite (`task_outbox`) while the ledger cannot be reached, a restart included.
  */
-import { BatonError } from '../shared/errors.js';
-import type { ProjectRow, SessionStore } from '../store/sessions.js';
-import type { QueuedTaskWrite, TaskRow, TaskStore } from '../store/tasks.js';
-import { SharedTasksNotJoinedError, TaskNotFoundError } from './errors.js';
-import type { Applied, LedgerTask, TaskLedger } from './ledger.js';
-import { RetryTimer } from '../shared/retry.js';
-
-export type { Applied, LedgerNewTask, LedgerTask, TaskBody, TaskLedger } from './ledger.js';
+import { BatonError } from '../../shared/errors.js';
+import type { ProjectRow, SessionStore } from '../../store/sessions.js';
+import type { QueuedTaskWrite, TaskRow, TaskStore } from '../../store/tasks.js';
+import {
+  SharedTasksNotJoinedError,
+  TaskNotFoundError,
+  type Applied,
+  type LedgerTask,
+  type TaskLedger,
+  type TaskShare,
+} from '../../tasks/index.js';
+import { RetryTimer } from '../../shared/retry.js';
 
 export interface SharedTasksOptions {
   ledger: TaskLedger;
@@ -29,7 +33,7 @@ export interface SharedTasksOptions {
   retry?: { firstMs: number; maxMs: number };
 }
 
-export class SharedTasks {
+export class SharedTasks implements TaskShare {
   /** Project id → its repository's key (null: no remote, its tasks stay here). */
   private readonly keys = new Map<string, string | null>();
   /** Repository key → this machine's project of it. */
