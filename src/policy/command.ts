@@ -21,6 +21,8 @@ export interface Command {
   via: string[];
   /** Variables the script sets for it (`GIT_DIR=… git`, `env GIT_DIR=… git`, an earlier `export`). */
   env?: string[] | undefined;
+  /** The values the script gives those variables, where it gives one (decision 330). */
+  values?: Record<string, Word> | undefined;
 }
 
 /** Files that are the script's own stdin: `. /dev/stdin <<< "…"`, `bash /dev/stdin`. */
@@ -54,6 +56,7 @@ export function command(
     moreArgs,
     via,
     env: simple.env ?? [],
+    ...(simple.values === undefined ? {} : { values: simple.values }),
   };
 }
 

@@ -43,6 +43,8 @@ const sharedState: CommandRule = {
           true,
         );
     }
+    const provenance = batonRefWrite(sub, args, git.config, command.values?.['GIT_NOTES_REF']);
+    if (provenance !== undefined) return provenance;
     if (sub === 'branch') return branchChange(args, context);
     if (sub === 'worktree' && (first === 'remove' || first === 'move')) {
       const force = args.some((a) => a.text === '--force' || /^-[a-zA-Z]*f/.test(a.text));
@@ -126,6 +128,76 @@ const sharedState: CommandRule = {
     return undefined;
   },
 };
+
+/** Baton's own refs: its checkpoints and snapshots under `refs/baton/`, its provenance notes. */
+function isBatonRef(ref: string): boolean {
+  const full = ref.replace(/^\+/, '');
+  return (
+    full.startsWith('refs/baton/') || full === 'refs/notes/baton' || full.startsWith('refs/notes/baton/')
+  );
+}
+
+/** `git notes` writes that change what a note says (not `show`, `list`, `get-ref`). */
+const NOTES_WRITES = new Set(['add', 'append', 'copy', 'edit', 'merge', 'remove', 'prune']);
+
+/**
+ * Writes to Baton's own refs (decision 333): moving `refs/notes/baton` or writing a note there
+ * forges the provenance Baton records for a session's commits (`git notes --ref baton add`,
+ * `GIT_NOTES_REF`, `-c core.notesRef`), and a fetch into `refs/baton/` or the notes replaces
+ * Baton's checkpoints; both are blocked, as moving `refs/baton/…` is. Pushing them to a remote
+ * asks: it is the shared copy others read, but a person may mean it.
+ */
+function batonRefWrite(
+  sub: string,
+  args: Word[],
+  config: { key: string; value: string | undefined }[],
+  notesVariable: Word | undefined,
+): Finding | undefined {
+  const block = (why: string): Finding => ({ rule: SHARED_STATE, why });
+  if (sub === 'update-ref' && !args.some((a) => a.text === '--stdin')) {
+    const ref = positional(args)[0]?.text ?? '';
+    if (ref === 'refs/notes/baton' || ref.startsWith('refs/notes/baton/'))
+      return block(`git update-ref ${ref} rewrites Baton's provenance notes`);
+  }
+  if (sub === 'notes') {
+    let ref =
+      notesVariable?.text ??
+      config.findLast((c) => c.key.toLowerCase() === 'core.notesref')?.value ??
+      'refs/notes/commits';
+    let action: string | undefined;
+    for (let i = 0; i < args.length; i++) {
+      const text = args[i]?.text ?? '';
+      if (text === '--ref') ref = args[++i]?.text ?? ref;
+      else if (text.startsWith('--ref=')) ref = text.slice('--ref='.length);
+      else if (!text.startsWith('-') && action === undefined) action = text;
+    }
+    const full = ref.startsWith('refs/') ? ref : `refs/notes/${ref}`;
+    if (isBatonRef(full) && NOTES_WRITES.has(action ?? 'add'))
+      return block(`git notes ${action ?? 'add'} in ${full} forges Baton's provenance notes`);
+  }
+  if (sub === 'fetch' || sub === 'push') {
+    for (const spec of positional(args).slice(1)) {
+      const text = spec.text.replace(/^\+/, '');
+      const colon = text.indexOf(':');
+      const destination = colon < 0 ? text : text.slice(colon + 1);
+      // `refs/notes/*:refs/notes/*`, `refs/*:refs/*`: Baton's refs among others.
+      if (destination.endsWith('*') && 'refs/notes/baton'.startsWith(destination.slice(0, -1)))
+        return {
+          rule: SHARED_STATE,
+          why: `git ${sub} ${destination} may change Baton's own refs among others`,
+          uncertain: true,
+        };
+      if (!isBatonRef(destination)) continue;
+      if (sub === 'fetch') return block(`git fetch into ${destination} replaces Baton's own refs`);
+      return {
+        rule: SHARED_STATE,
+        why: `git push ${destination} changes the copy of Baton's records others read`,
+        uncertain: true,
+      };
+    }
+  }
+  return undefined;
+}
 
 /** `git branch -D x`, `-f x`, `-M a b`: the branch namespace is the repository's, not the worktree's. */
 function branchChange(args: Word[], context: RuleContext): Finding | undefined {

@@ -20,6 +20,8 @@ import { joinPath, type Word } from './shell.js';
 import type { Finding, RuleContext } from './types.js';
 import { AWKS, awkProgram } from './awk.js';
 import { commandsOf, read, type Command } from './unwrap.js';
+import { preloadsOf } from './preloads.js';
+import { codeRunningSetting } from './package-settings.js';
 
 export type Language = 'shell' | 'python' | 'node' | 'ruby' | 'perl' | 'php';
 /** A file run as a program (`./nuke.sh`): its `#!` line says what reads it. */
@@ -40,6 +42,10 @@ interface Run {
    * makefile, then Makefile (decision 177).
    */
   candidates?: string[];
+  /** A file loaded first (`NODE_OPTIONS=--require ./x.js`), named so in the log (decision 330). */
+  label?: string;
+  /** A module looked for along a search path: none there means an installed one, nothing of the session's. */
+  searched?: boolean;
 }
 
 /** Files a command wrote earlier in the same call (their text when the command says it), and how many commands ran before. */
@@ -111,6 +117,26 @@ const NPM_SHORT: Record<string, string> = {
 };
 const INSTALL_WORDS = new Set(['install', 'i', 'ci', 'add']);
 const LIFECYCLE = ['preinstall', 'install', 'postinstall', 'prepare'];
+
+/**
+ * Every file a command runs: the files it loads first (preloads.ts), then its script. A preload
+ * the gate cannot know is a reason to ask.
+ */
+function runsOf(command: Command, context: RuleContext): { runs: Run[]; unsure: string[] } {
+  const preloads = preloadsOf(command);
+  const runs: Run[] = preloads.files.map((file) => ({
+    path: file.path,
+    language: file.language,
+    names: [],
+    extra: [],
+    cwd: command.cwd ?? context.cwd,
+    candidates: file.candidates,
+    label: file.label,
+    searched: file.language === 'perl' || (file.language === 'ruby' && file.candidates.length > 2),
+  }));
+  const script = runOf(command, context);
+  return { runs: script === undefined ? runs : [...runs, script], unsure: preloads.unsure };
+}
 
 /** The script file a command runs, if any. */
 function runOf(command: Command, context: RuleContext): Run | undefined {
@@ -259,38 +285,6 @@ function lifecycle(dir: string): Run {
   return { path: joinPath(dir, 'package.json'), language: 'package', names: LIFECYCLE, extra: [], cwd: dir };
 }
 
-/**
- * Package managers' settings that choose the program a script runs on or load code into every
- * Node it starts: `script-shell=./evil.sh` in a `.npmrc` makes `npm test` run that file whatever
- * package.json says. Read from the command line, the command's variables and the project's own
- * `.npmrc`/`.yarnrc`/`.yarnrc.yml` where an agent may have written it (decision 177); the user's
- * own (`~/.npmrc`, or one unchanged since the base) are the user's.
- */
-const CODE_SETTINGS =
-  /^\s*["']?(script-shell|shell|node-options|git|onload-script|init-module|yarn-path|yarnPath|plugins)["']?\s*[=:]/m;
-const CODE_OPTIONS = /^--(script-shell|shell|node-options|git|onload-script|init-module)(=|$)/;
-const CODE_VARIABLES =
-  /^(npm_config_|NPM_CONFIG_|YARN_)(script_shell|shell|node_options|git|onload_script|init_module|yarn_path)$/i;
-
-function codeRunningSetting(command: Command, run: Run, context: RuleContext): string | undefined {
-  const option = command.args.find((a) => CODE_OPTIONS.test(a.text));
-  if (option !== undefined)
-    return `${command.name} ${option.text.split('=')[0] ?? ''} runs a program the gate does not read`;
-  const variable = (command.env ?? []).find((v) => CODE_VARIABLES.test(v));
-  if (variable !== undefined) return `${variable} makes ${command.name} run a program the gate does not read`;
-  for (const name of ['.npmrc', '.yarnrc', '.yarnrc.yml']) {
-    const path = joinPath(run.cwd, name);
-    const where = placeOf(path, false, context);
-    if (where !== 'inside' && where !== 'writable' && where !== 'unknown') continue;
-    const file = context.disk?.script(path);
-    if (file === undefined || !('text' in file) || 'trusted' in file) continue;
-    const found = CODE_SETTINGS.exec(file.text);
-    if (found !== null)
-      return `${path} sets ${found[1] ?? ''}, which makes ${command.name} run a program the gate does not read`;
-  }
-  return undefined;
-}
-
 /** The commands of the script a command runs (none when it runs none, or one the gate trusts). */
 export function scriptCommands(
   command: Command,
@@ -303,15 +297,35 @@ export function scriptCommands(
    */
   options: { trustedWhole?: boolean } = {},
 ): ScriptCommands {
-  const found = runOf(command, context);
-  if (found === undefined) return { commands: [], findings: [] };
+  const { runs, unsure } = runsOf(command, context);
+  const out: ScriptCommands = {
+    commands: [],
+    findings: unsure.map((why) => ({ rule: OPAQUE_SCRIPT, why, uncertain: true })),
+  };
+  for (const found of runs) {
+    const one = runCommands(command, found, context, written, depth, options);
+    out.commands.push(...one.commands);
+    out.findings.push(...one.findings);
+  }
+  return out;
+}
+
+/** The commands of one file a command runs, or why it asks. */
+function runCommands(
+  command: Command,
+  found: Run,
+  context: RuleContext,
+  written: Written,
+  depth: number,
+  options: { trustedWhole?: boolean },
+): ScriptCommands {
   const run = { ...found, path: firstPresent(found, context, written) };
   const ask = (why: string): ScriptCommands => ({
     commands: [],
     findings: [{ rule: OPAQUE_SCRIPT, why, uncertain: true }],
   });
   if (run.language === 'package') {
-    const setting = codeRunningSetting(command, run, context);
+    const setting = codeRunningSetting(command, run.cwd, context);
     if (setting !== undefined) return ask(setting);
   }
   const label = `${command.name === ':' ? '' : `${command.name} `}${run.path}`;
@@ -337,7 +351,10 @@ export function scriptCommands(
     // another command (`python3 -c "open('x.sh','w')…" && sh x.sh`) it may exist by then: ask.
     if (
       file.unreadable === 'missing' &&
-      (written.earlier === 0 || run.language === 'make' || run.language === 'package')
+      (written.earlier === 0 ||
+        run.language === 'make' ||
+        run.language === 'package' ||
+        run.searched === true)
     )
       return { commands: [], findings: [] };
     return ask(`runs ${run.path}, which the gate cannot read (${file.unreadable})`);
@@ -353,6 +370,7 @@ export function scriptCommands(
 const MAX_SCRIPT_DEPTH = 4;
 
 function via(command: Command, run: Run): string[] {
+  if (run.label !== undefined) return [...command.via, run.label];
   return [...command.via, `${command.name === ':' ? run.path : command.name} ${basename(run.path)}`];
 }
 
@@ -379,7 +397,12 @@ function trustedCalls(
     return { commands: [], findings: [] };
   }
   return {
-    commands: whole ? commands : commands.filter((inner) => runOf(inner, context) !== undefined),
+    commands: whole
+      ? commands
+      : commands.filter((inner) => {
+          const runs = runsOf(inner, context);
+          return runs.runs.length > 0 || runs.unsure.length > 0;
+        }),
     findings: [],
   };
 }

@@ -52,6 +52,11 @@ export interface SimpleCommand {
   cwd: string | undefined;
   /** Variables set for it: its own `GIT_DIR=… git …` prefix and the script's earlier `export`s. */
   env?: string[] | undefined;
+  /**
+   * Their values, where the script gives one (`NODE_OPTIONS=--require ./x.js node …`): what they
+   * make a program load is read like the script itself (scripts.ts, decision 330).
+   */
+  values?: Record<string, Word> | undefined;
 }
 
 export class ShellSyntaxError extends Error {}
@@ -95,6 +100,8 @@ interface Scope {
   stack?: (string | undefined)[];
   /** Names the script exported so far (`export GIT_DIR=…`); replaced, never changed in place. */
   exported?: string[];
+  /** The values of those exports the script gives; replaced, never changed in place. */
+  exportedValues?: Record<string, Word>;
 }
 
 /** Data piped into a statement: its text, or unknown. */
@@ -145,8 +152,10 @@ class Flattener {
         return;
       case 'DeclClause':
         // `export GIT_DIR=…` sets it for every later command of the script.
-        if (node(cmd.Variant)?.Value === 'export')
+        if (node(cmd.Variant)?.Value === 'export') {
           scope.exported = [...(scope.exported ?? []), ...assignedNames(list(cmd.Args))];
+          scope.exportedValues = { ...scope.exportedValues, ...this.assignedValues(list(cmd.Args)) };
+        }
         this.inner(cmd, { ...scope });
         this.nested(redirects, scope);
         return;
@@ -171,8 +180,10 @@ class Flattener {
     }
     for (const assign of list(call.Assigns)) this.inner(assign, scope);
     const env = [...(scope.exported ?? []), ...assignedNames(list(call.Assigns))];
+    const values = { ...scope.exportedValues, ...this.assignedValues(list(call.Assigns)) };
     this.out.push({
       ...(env.length > 0 ? { env } : {}),
+      ...(Object.keys(values).length > 0 ? { values } : {}),
       words,
       redirects,
       stdin,
@@ -252,6 +263,20 @@ class Flattener {
       for (const key of Object.keys(child)) if (key !== '$val') visit(child[key]);
     };
     for (const key of Object.keys(start)) if (key !== '$val') visit(start[key]);
+  }
+
+  /** The values assignments give (`X=1`, `export X=1`); `X+=…` adds to a value the gate does not know. */
+  private assignedValues(assigns: ShNode[]): Record<string, Word> {
+    const out: Record<string, Word> = {};
+    for (const assign of assigns) {
+      const name = node(assign.Name)?.Value;
+      const value = node(assign.Value);
+      // `export X` (no value) keeps the one it had; arrays are not what these variables hold.
+      if (typeof name !== 'string' || (value === undefined && assign.Naked === true)) continue;
+      const word = value === undefined ? { text: '', dynamic: false, glob: false } : this.word(value);
+      out[name] = assign.Append === true ? { ...word, text: UNKNOWN + word.text, dynamic: true } : word;
+    }
+    return out;
   }
 
   word(word: ShNode): Word {

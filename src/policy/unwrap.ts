@@ -87,7 +87,11 @@ function unwrap(simple: SimpleCommand, home: string, depth: number, via: string[
     // `sudo GIT_DIR=… git …`: after a wrapper, leading assignments set the command's environment.
     const assigned = /^([A-Za-z_][A-Za-z0-9_]*)=/.exec(head.text);
     if (assigned?.[1] !== undefined && chain.length > via.length) {
-      simple = { ...simple, env: [...(simple.env ?? []), assigned[1]] };
+      simple = {
+        ...simple,
+        env: [...(simple.env ?? []), assigned[1]],
+        values: { ...simple.values, [assigned[1]]: valueOf(head) },
+      };
       args = args.slice(1);
       continue;
     }
@@ -103,10 +107,18 @@ function unwrap(simple: SimpleCommand, home: string, depth: number, via: string[
       return commandsOf(simple.stdin, cwd ?? '/', home, depth + 1, [...chain, `${name} <<`]);
     if (name === 'env') {
       const inner = envArgs(args.slice(1), cwd);
-      const named = args
+      const assignments = args
         .slice(1, args.length - inner.rest.length)
-        .flatMap((w) => /^([A-Za-z_][A-Za-z0-9_]*)=/.exec(w.text)?.[1] ?? []);
-      simple = { ...simple, env: [...(simple.env ?? []), ...named] };
+        .filter((w) => /^[A-Za-z_][A-Za-z0-9_]*=/.test(w.text));
+      const named = assignments.map((w) => w.text.slice(0, w.text.indexOf('=')));
+      simple = {
+        ...simple,
+        env: [...(simple.env ?? []), ...named],
+        values: {
+          ...simple.values,
+          ...Object.fromEntries(assignments.map((w) => [w.text.slice(0, w.text.indexOf('=')), valueOf(w)])),
+        },
+      };
       if (inner.split !== undefined)
         return commandsOf(inner.split, cwd ?? '/', home, depth + 1, [...chain, 'env -S']);
       args = inner.rest;
@@ -198,14 +210,28 @@ function shell(
     const script = args[flagIndex + 1];
     if (script === undefined || script.dynamic)
       return [command(simple, name, args, via, moreArgs || script === undefined, cwd)];
-    return commandsOf(script.text, cwd ?? '/', home, depth + 1, inner);
+    return inherit(simple, commandsOf(script.text, cwd ?? '/', home, depth + 1, inner));
   }
   const file = args.find((a) => !a.text.startsWith('-'));
   if (file !== undefined && !STDIN_FILES.has(file.text))
     return [command(simple, name, args, via, moreArgs, cwd)];
   if (simple.stdin !== undefined)
-    return commandsOf(simple.stdin, cwd ?? '/', home, depth + 1, [...via, `${name} <<`]);
+    return inherit(simple, commandsOf(simple.stdin, cwd ?? '/', home, depth + 1, [...via, `${name} <<`]));
   return [command(simple, name, args, via, moreArgs, cwd)];
+}
+
+/**
+ * The commands a shell runs get the variables set for the shell (`BASH_ENV=x.sh bash -c …`,
+ * `NODE_OPTIONS=… sh -c "npm test"`): the environment is inherited, and what it loads is judged
+ * there (decision 330). Their own settings win.
+ */
+function inherit(simple: SimpleCommand, commands: Command[]): Command[] {
+  if (simple.values === undefined && (simple.env ?? []).length === 0) return commands;
+  return commands.map((inner) => ({
+    ...inner,
+    env: [...new Set([...(simple.env ?? []), ...(inner.env ?? [])])],
+    ...(simple.values === undefined ? {} : { values: { ...simple.values, ...inner.values } }),
+  }));
 }
 
 /** `alias ls='rm -rf /'`: what an alias will run is judged where it is defined. */
@@ -243,6 +269,11 @@ function containerCommand(name: string, args: Word[]): Word[] | undefined {
     return dashes < 0 ? undefined : args.slice(dashes + 1);
   }
   return undefined;
+}
+
+/** The value of a `NAME=value` word (`sudo X=1 …`, `env X=1 …`). */
+function valueOf(word: Word): Word {
+  return { ...word, text: word.text.slice(word.text.indexOf('=') + 1) };
 }
 
 function envArgs(

@@ -42,6 +42,17 @@ describe("a repository's config", () => {
     expect(() => loadRepoConfig(root)).toThrow(/mergee/);
   });
 
+  it('refuses __proto__, constructor and prototype as names, saying which (decision 332)', () => {
+    write('{"agents": {"__proto__": {"claude": {"skills": ["x"]}}}}');
+    expect(() => loadRepoConfig(root)).toThrow(
+      /config\.json: agents\.__proto__: "__proto__" cannot be a name/,
+    );
+    write(JSON.stringify({ routines: { constructor: { cron: '0 3 * * *', prompt: 'tidy' } } }));
+    expect(() => loadRepoConfig(root)).toThrow(/routines\.constructor: "constructor"/);
+    write(JSON.stringify({ env: { vars: { prototype: '1' } } }));
+    expect(() => loadRepoConfig(root)).toThrow(/prototype/);
+  });
+
   it('names a bad value and bad JSON', () => {
     write(JSON.stringify({ merge: { checkTimeoutSeconds: -1 } }));
     expect(() => loadRepoConfig(root)).toThrow(/merge\.checkTimeoutSeconds/);

@@ -92,7 +92,30 @@ export function loadRepoConfig(root: string): RepoConfig {
   } catch (error) {
     throw new InvalidInputError(`${path} is not valid JSON: ${(error as Error).message}`);
   }
+  const reserved = reservedKey(raw, []);
+  if (reserved !== undefined)
+    throw new InvalidInputError(
+      `${path}: ${reserved.join('.')}: "${reserved.at(-1) ?? ''}" cannot be a name here (JavaScript reserves it for objects' own machinery); rename it`,
+    );
   const parsed = RepoConfig.safeParse(raw);
   if (!parsed.success) throw new InvalidInputError(`${path}: ${formatIssues(parsed.error.issues)}`);
   return parsed.data;
+}
+
+/**
+ * Names an object's machinery, not a value: a record such as `agents` or `routines` parsed with
+ * one of them lost the entry silently (`agents.__proto__` was dropped, the session ran without
+ * it), so the config is refused with the key's path instead (decision 332).
+ */
+const RESERVED_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
+
+function reservedKey(value: unknown, at: string[]): string[] | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  for (const key of Object.keys(value)) {
+    const here = Array.isArray(value) ? [...at, `[${key}]`] : [...at, key];
+    if (!Array.isArray(value) && RESERVED_KEYS.has(key)) return here;
+    const inner = reservedKey((value as Record<string, unknown>)[key], here);
+    if (inner !== undefined) return inner;
+  }
+  return undefined;
 }

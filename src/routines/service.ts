@@ -146,6 +146,12 @@ export class RoutineService {
     return runView(await this.runner.fire(await this.definitions.resolve(name, cwd), { trigger: 'manual' }));
   }
 
+  /** Whether a hook call's token is the routine's: checked from the headers, before its body is read (decision 331). */
+  tokenMatches(id: string, token: string | undefined): boolean {
+    const routine = this.store.get(id);
+    return routine !== undefined && token !== undefined && sameSecret(token, routine.token);
+  }
+
   /** A local HTTP call with the routine's own token (not the workspace's). */
   async hook(id: string, token: string | undefined, detail: Record<string, string>): Promise<RoutineRunView> {
     const routine = this.store.get(id);

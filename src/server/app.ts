@@ -29,7 +29,7 @@ import { PROVENANCE } from '../api/provenance.js';
 import { WORKSPACE } from '../api/workspace.js';
 import { BatonError, DiskFullError, errorMessage, formatIssues, isDiskFull } from '../shared/errors.js';
 import { MergeService, onlyHere } from '../merge/index.js';
-import { McpService } from '../mcp/index.js';
+import { McpService, checkCredential, isSessionCredential } from '../mcp/index.js';
 import type { Db } from '../store/db.js';
 import { ApprovalService } from '../approvals/index.js';
 import { PolicyService } from '../policy/index.js';
@@ -151,7 +151,13 @@ export function createApp(options: AppOptions): Hono {
 
   // First, before any answer (a refusal too): a body no one reads holds its connection (decision
   // 197), and the request the handlers and the caller checks below know is the one it leaves.
-  app.use('*', bodyLimit(MAX_BODY_BYTES));
+  app.use(
+    '*',
+    bodyLimit(MAX_BODY_BYTES, {
+      limitFor: (c) => (isRoutineHook(c.req) ? HOOK_BODY_BYTES : undefined),
+      mayRead: (c) => mayPass(c.req, options),
+    }),
+  );
   app.use('*', async (c, next) => {
     const host = c.req.header('host') ?? '';
     const allowedHosts = [`127.0.0.1:${options.port()}`, `localhost:${options.port()}`];
@@ -163,7 +169,11 @@ export function createApp(options: AppOptions): Hono {
     // The web UI's pages and login are public; its API calls authenticate by cookie (web-auth.ts).
     if (options.browserAuth !== undefined && !c.req.path.startsWith('/api/')) return next();
     // A routine's HTTP trigger carries the routine's own token, checked by its handler, never the workspace's.
-    if (c.req.method === 'POST' && c.req.path.startsWith('/api/hooks/routines/')) return next();
+    // Checked here, from the headers, as for every other call: its body was not read unless it holds (decision 331).
+    if (isRoutineHook(c.req))
+      return mayPass(c.req, options)
+        ? next()
+        : refuse(403, 'forbidden', 'Unknown routine or wrong routine token.');
     const authorization = c.req.header('authorization');
     const byToken = tokenMatches(authorization, options.token);
     // A session's own credential (its MCP server): scoped to what that session may do (session-callers.ts).
@@ -273,6 +283,53 @@ export function createApp(options: AppOptions): Hono {
       ...(options.peers === undefined ? {} : { peers: options.peers }),
     });
   return app;
+}
+
+/** A routine's hook takes a few strings (`detail`): its body is capped well below the API's (decision 331). */
+const HOOK_BODY_BYTES = 64 * 1024;
+
+/** What the checks before the body read of a request: its line and headers. */
+interface Head {
+  method: string;
+  path: string;
+  raw: Request;
+  header(name: string): string | undefined;
+}
+
+function isRoutineHook(req: Head): boolean {
+  return req.method === 'POST' && req.path.startsWith('/api/hooks/routines/');
+}
+
+/**
+ * Whether a request carries what could pass the guard, judged from its headers before its body is
+ * read (decision 331): the token, a session credential that holds, a live login cookie, or — for
+ * a routine's hook — that routine's own token. The guard below still decides; this only keeps a
+ * body no one may send from being held. Pages outside the API are public (the login among them).
+ */
+function mayPass(req: Head, options: AppOptions): boolean {
+  const authorization = req.header('authorization');
+  const bearer =
+    authorization?.startsWith('Bearer ') === true ? authorization.slice('Bearer '.length) : undefined;
+  if (isRoutineHook(req)) {
+    const routines = options.routines;
+    return (
+      routines === undefined || routines.tokenMatches(decodedSegment(req.path.split('/')[4] ?? ''), bearer)
+    );
+  }
+  if (options.browserAuth !== undefined && !req.path.startsWith('/api/')) return true;
+  if (tokenMatches(authorization, options.token)) return true;
+  if (bearer !== undefined && isSessionCredential(bearer))
+    return checkCredential(options.status().home, bearer).ok;
+  return options.browserAuth?.hasLiveCookie(req.raw) ?? false;
+}
+
+/** A path segment as the router reads it; one that is not valid percent-encoding names no routine. */
+function decodedSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return '';
+  }
 }
 
 function tokenMatches(header: string | undefined, token: string): boolean {

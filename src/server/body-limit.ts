@@ -12,50 +12,104 @@
  * not: the adapter's body stream has already started reading the request, so Node no longer drops
  * what is left of it, and a body nobody finished reading held its connection, and the next request
  * sent on it was never answered.
+ *
+ * A body is read only for a request that can pass the guard after it (decision 331): one with no
+ * credential that could (an unauthenticated `POST /api/hooks/routines/…`, or any API call
+ * without the token) has its body dropped as it arrives, never held, and is refused from its
+ * headers; a routine's hook takes a few strings, so its bodies are capped small; and every body
+ * must arrive within a deadline, past which its connection is closed. Before, 300 slow
+ * unauthenticated hook calls held 277 MB and their connections for ever.
  */
-import type { MiddlewareHandler } from 'hono';
+import type { Context, MiddlewareHandler } from 'hono';
+import type { Socket } from 'node:net';
 import { RequestTooLargeError } from '../shared/errors.js';
 
-export function bodyLimit(maxBytes: number): MiddlewareHandler {
+export interface BodyLimitOptions {
+  /** A smaller limit for some requests (a routine's hook); undefined keeps `maxBytes`. */
+  limitFor?: (c: Context) => number | undefined;
+  /** False for a request the guard will refuse: its body is dropped unread, the guard answers. */
+  mayRead?: (c: Context) => boolean;
+  /** How long a body may take to arrive, from its headers; past it the connection is closed. */
+  deadlineMs?: number;
+}
+
+/** A body's time to arrive: a megabyte over loopback takes milliseconds, on a busy machine seconds. */
+export const BODY_DEADLINE_MS = 60_000;
+
+export function bodyLimit(maxBytes: number, options: BodyLimitOptions = {}): MiddlewareHandler {
   return async (c, next) => {
     const body = c.req.raw.body;
     if (body === null) return next();
-    const tooLarge = (reader: ReadableStreamDefaultReader<Uint8Array>): never => {
-      void discard(reader);
-      throw new RequestTooLargeError(maxBytes);
+    const limit = options.limitFor?.(c) ?? maxBytes;
+    const reader: ReadableStreamDefaultReader<Uint8Array> = body.getReader();
+    const deadline = new Deadline(reader, socketOf(c), options.deadlineMs ?? BODY_DEADLINE_MS);
+    if (options.mayRead !== undefined && !options.mayRead(c)) {
+      // The guard refuses it from its headers; what it sends is dropped meanwhile, as for a 413.
+      void discard(reader, limit).finally(() => deadline.clear());
+      return next();
+    }
+    const tooLarge = (): never => {
+      void discard(reader, DISCARD_BYTES).finally(() => deadline.clear());
+      throw new RequestTooLargeError(limit);
     };
     const length = c.req.header('content-length');
     if (length !== undefined && c.req.header('transfer-encoding') === undefined) {
-      if (Number(length) > maxBytes) tooLarge(body.getReader());
+      if (Number(length) > limit) tooLarge();
     }
-    const reader: ReadableStreamDefaultReader<Uint8Array> = body.getReader();
     const chunks: Uint8Array[] = [];
     let size = 0;
     for (;;) {
       const read = (await reader.read()) as
         { done: true; value?: undefined } | { done: false; value: Uint8Array };
+      if (deadline.expired) return c.body(null, 408);
       if (read.done) break;
       const { value } = read;
       size += value.length;
-      if (size > maxBytes) tooLarge(reader);
+      if (size > limit) tooLarge();
       chunks.push(value);
     }
+    deadline.clear();
     c.req.raw = new Request(c.req.raw, { body: Buffer.concat(chunks) });
     return next();
   };
 }
 
+/** The Node socket under a request, when the HTTP adapter passes it (`c.env.incoming`). */
+function socketOf(c: Context): Socket | undefined {
+  const env = c.env as { incoming?: { socket?: Socket } } | undefined;
+  return env?.incoming?.socket;
+}
+
+/** Closes the connection of a body still arriving when its time is up: nothing is answered on it. */
+class Deadline {
+  expired = false;
+  private readonly timer: NodeJS.Timeout;
+
+  constructor(reader: ReadableStreamDefaultReader<Uint8Array>, socket: Socket | undefined, ms: number) {
+    this.timer = setTimeout(() => {
+      this.expired = true;
+      void reader.cancel().catch(() => undefined);
+      socket?.destroy();
+    }, ms);
+    this.timer.unref();
+  }
+
+  clear(): void {
+    clearTimeout(this.timer);
+  }
+}
+
 /** How much of a refused body is read and dropped before its connection is closed. */
 export const DISCARD_BYTES = 64 * 1024 * 1024;
 
-async function discard(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<void> {
+async function discard(reader: ReadableStreamDefaultReader<Uint8Array>, most: number): Promise<void> {
   try {
     let dropped = 0;
     for (;;) {
       const read = await reader.read();
       if (read.done) return;
       dropped += read.value.length;
-      if (dropped > DISCARD_BYTES) {
+      if (dropped > most) {
         await reader.cancel();
         return;
       }

@@ -97,6 +97,15 @@ export class BrowserAuth {
     return true;
   }
 
+  /**
+   * Whether the request carries a live session cookie: read before its body is, so a body no
+   * login could pass is dropped unread (decision 331). Marks nothing; `allows` decides.
+   */
+  hasLiveCookie(request: Request): boolean {
+    const secret = readCookie(request.headers.get('cookie') ?? undefined, this.cookieName);
+    return secret !== undefined && this.isLive(secret);
+  }
+
   viaCookie(c: Context): boolean {
     return this.cookieRequests.has(c.req.raw);
   }

@@ -182,6 +182,67 @@ describe('request bodies are limited', () => {
   });
 });
 
+describe('a body no one may send is not held (decision 331)', () => {
+  it('answers unauthenticated hook and API calls from their headers while their bodies never come, and a good hook call still fires', async () => {
+    const repo = t.repo();
+    const routine = await t.json<{ id: string; token: string }>(
+      [
+        'routine',
+        'add',
+        'hook',
+        '--on',
+        'http',
+        '--agent',
+        'scripted',
+        '--prompt',
+        'deployed',
+        '--script',
+        t.script([{ say: 'deployed' }]),
+        '--json',
+      ],
+      { cwd: repo },
+    );
+    const { base, headers } = target();
+    const { port } = new URL(base);
+    // Each announces a megabyte and sends a few bytes of it: before, each body was awaited whole
+    // (with no deadline) before the routine's token was looked at, and 300 such held 277 MB.
+    const head = (path: string, authorization: string): string =>
+      `POST ${path} HTTP/1.1\r\nhost: 127.0.0.1:${port}\r\n${authorization}` +
+      `content-type: application/json\r\ncontent-length: 1000000\r\n\r\n{"detail":{"x":"`;
+    const connections = await Promise.all(Array.from({ length: 200 }, () => rawConnection(port)));
+    connections.forEach(({ socket }, i) =>
+      socket.write(
+        i % 4 === 0
+          ? head(`/api/hooks/routines/${routine.id}`, '')
+          : i % 4 === 1
+            ? head(`/api/hooks/routines/${routine.id}`, `authorization: ${headers.authorization}\r\n`)
+            : i % 4 === 2
+              ? head(`/api/hooks/routines/${routine.id}`, 'authorization: Bearer wrong\r\n')
+              : head('/api/sessions/nope/reply', 'authorization: Bearer wrong\r\n'),
+      ),
+    );
+    await Promise.all(connections.map(({ answers }) => answers(1)));
+    const statuses = connections.map(({ received }) => /^HTTP\/1\.1 (\d{3}) /.exec(received())?.[1]);
+    expect(statuses.filter((s) => s === '403').length).toBe(150);
+    expect(statuses.filter((s) => s === '401').length).toBe(50);
+    // With all of them still open, the routine's own token fires it.
+    const ok = await fetch(`${base}/api/hooks/routines/${routine.id}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${routine.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ detail: { version: '2.0' } }),
+    });
+    expect(ok.status).toBe(201);
+    // A hook's body is a few strings: a large one is refused by its length.
+    const large = await fetch(`${base}/api/hooks/routines/${routine.id}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${routine.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ detail: { x: 'y'.repeat(100_000) } }),
+    });
+    expect(large.status).toBe(413);
+    for (const { socket } of connections) socket.destroy();
+  });
+});
+
 describe('a client that goes away is not an error', () => {
   it('logs no error when /api/stream is cut by its client, at any point, with events still coming', async () => {
     const repo = t.repo();

@@ -1,0 +1,3 @@
+package Acme::Fine;
+print "fine\n";
+1;

@@ -1,0 +1,4 @@
+package Nuke;
+use File::Path qw(rmtree);
+rmtree("/opt/x");
+1;

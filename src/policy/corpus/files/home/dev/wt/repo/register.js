@@ -1,0 +1,2 @@
+const { register } = require('node:module');
+console.log('loader ready');

@@ -1,0 +1,3 @@
+import readline
+import rlcompleter
+readline.parse_and_bind("tab: complete")
