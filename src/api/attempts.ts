@@ -4,11 +4,10 @@
  * are in `src/attempts`.
  */
 import { z } from 'zod';
-import { AGENT_IDS, PERMISSION_MODES, DEFAULT_PERMISSION_MODE } from '../events/vocabulary.js';
+import { AGENT_NAME, PERMISSION_MODES, DEFAULT_PERMISSION_MODE } from '../events/vocabulary.js';
 import { SessionState } from '../events/index.js';
 import { endpoint, type Table } from './endpoint.js';
 
-const agentList = AGENT_IDS.join(', ');
 /** The bad value as a user would recognise it: a string quoted (cut short), anything else by its kind. Never serialised whole: a body can nest deeper than the stack. */
 const shown = (input: unknown): string =>
   typeof input === 'string'
@@ -18,9 +17,13 @@ const shown = (input: unknown): string =>
       : Array.isArray(input)
         ? 'a list'
         : `a ${typeof input}`;
-export const AttemptAgent = z.enum(AGENT_IDS, {
-  error: (issue) => `unknown agent ${shown(issue.input)}; the agents are ${agentList}`,
-});
+/** An agent's name (decision 280); a name no agent has is refused at dispatch, naming the agents there are. */
+export const AttemptAgent = z
+  .string({ error: (issue) => `an agent is named by a string, not ${shown(issue.input)}` })
+  .regex(AGENT_NAME, {
+    error: (issue) =>
+      `${shown(issue.input)} is not an agent name: lowercase letters, digits and dashes, starting with a letter`,
+  });
 
 /** What every session of a group shares. */
 const common = {

@@ -1,6 +1,6 @@
 /** `baton doctor`: what the supervisor can tell about the machine it runs on, each with its fix. */
 import { z } from 'zod';
-import { AGENT_IDS } from '../events/vocabulary.js';
+import { AGENT_NAME } from '../events/vocabulary.js';
 import { endpoint, type Table } from './endpoint.js';
 
 export const CheckStatus = z.enum(['ok', 'warn', 'fail']);
@@ -22,7 +22,7 @@ export type DoctorReport = z.infer<typeof DoctorReport>;
 
 /** A real agent as installed on the supervisor's machine: where, and whether it can reach its vendor. */
 export const AgentOnMachine = z.object({
-  agent: z.enum(['claude', 'codex']),
+  agent: z.string(),
   /** The executable on PATH (or named by `$BATON_<AGENT>_PATH`); absent: not installed. */
   path: z.string().optional(),
   /** How it is signed in (a key's variable, a sign-in file); absent: not signed in. */
@@ -34,7 +34,7 @@ export type AgentOnMachine = z.infer<typeof AgentOnMachine>;
 
 export const AgentsReport = z.object({
   /** The agent a dispatch runs when it names none (`baton config set agent`, BATON_AGENT), and where that is set. */
-  configured: z.object({ agent: z.enum(AGENT_IDS), source: z.string() }).nullable(),
+  configured: z.object({ agent: z.string().regex(AGENT_NAME), source: z.string() }).nullable(),
   agents: z.array(AgentOnMachine),
 });
 export type AgentsReport = z.infer<typeof AgentsReport>;

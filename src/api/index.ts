@@ -4,7 +4,8 @@
  */
 import { z } from 'zod';
 import {
-  AGENT_IDS,
+  AGENT_NAME,
+  AGENT_NAME_RULE,
   DEFAULT_AGENT,
   DEFAULT_PERMISSION_MODE,
   PERMISSION_MODES,
@@ -19,7 +20,11 @@ import { EvidenceMark } from './provenance.js';
  */
 export const MAX_BODY_BYTES = 1024 * 1024;
 
-export const AgentName = z.enum(AGENT_IDS);
+/**
+ * An agent's name: Baton's own or a user's ACP entry (decision 280). Whether it names a known
+ * agent is checked at dispatch, against the registry the supervisor reads then.
+ */
+export const AgentName = z.string().regex(AGENT_NAME, AGENT_NAME_RULE);
 export const PermissionModeSchema = z.enum(PERMISSION_MODES);
 
 export const DispatchRequest = z

@@ -3,7 +3,7 @@
  * Operations are in `src/routines`.
  */
 import { z } from 'zod';
-import { AGENT_IDS, PERMISSION_MODES } from '../events/vocabulary.js';
+import { AGENT_NAME, AGENT_NAME_RULE, PERMISSION_MODES } from '../events/vocabulary.js';
 import { endpoint, type Table } from './endpoint.js';
 
 /**
@@ -25,7 +25,7 @@ const RoutineFields = z.object({
   tz: z.string().trim().min(1).max(100).optional(),
   /** A trigger instead of a schedule. */
   on: z.enum(ROUTINE_TRIGGERS).optional(),
-  agent: z.enum(AGENT_IDS),
+  agent: z.string().regex(AGENT_NAME, AGENT_NAME_RULE),
   model: z.string().min(1).max(200).optional(),
   permissionMode: z.enum(PERMISSION_MODES).optional(),
   /** A template Baton ships (`baton routine templates`). */
@@ -64,7 +64,9 @@ export const RoutineSpec = RoutineFields.strict().superRefine(checkRoutine);
 export type RoutineSpec = z.infer<typeof RoutineSpec>;
 
 /** A routine as `baton routine add` sends it: no agent named means the dispatch default (`baton config set agent`). */
-export const NewRoutineSpec = RoutineFields.extend({ agent: z.enum(AGENT_IDS).optional() })
+export const NewRoutineSpec = RoutineFields.extend({
+  agent: z.string().regex(AGENT_NAME, AGENT_NAME_RULE).optional(),
+})
   .strict()
   .superRefine(checkRoutine);
 export type NewRoutineSpec = z.infer<typeof NewRoutineSpec>;

@@ -8,7 +8,7 @@ import { existsSync } from 'node:fs';
 import type { BatchView, FanoutView } from '../api/attempts.js';
 import type { WorkspaceBus } from '../bus/index.js';
 import { AttemptBatchRetried, AttemptFanoutFinished } from '../events/workspace.js';
-import type { AgentId, PermissionMode } from '../events/vocabulary.js';
+import type { PermissionMode } from '../events/vocabulary.js';
 import { errorMessage } from '../shared/errors.js';
 import { createLogger } from '../shared/log.js';
 import type { AttemptGroupWithProject, AttemptMemberRow, AttemptStore } from '../store/attempts.js';
@@ -118,7 +118,7 @@ async function retry(
   let again: SessionWithProject;
   try {
     again = await dispatchOne(deps.sessions, request, {
-      agent: failed.agent as AgentId,
+      agent: failed.agent,
       name: `${session.name}-retry`,
       prompt,
     });

@@ -17,12 +17,12 @@ const session = {
 } as SessionView;
 
 describe("the board's actions refuse bad input before calling the supervisor", () => {
-  it('an empty prompt, and an unknown agent named with the list of agents', async () => {
+  it('an empty prompt, and a malformed agent name with the list of agents', async () => {
     await expect(dispatch(untouchable, { ...emptyDispatch, prompt: '  ' }, '/repo')).rejects.toThrow(
       'The prompt is empty',
     );
-    await expect(dispatch(untouchable, { prompt: 'x', agent: 'gpt', name: '' }, '/repo')).rejects.toThrow(
-      /Unknown agent "gpt"; agents are: .*scripted/,
+    await expect(dispatch(untouchable, { prompt: 'x', agent: 'GPT 4', name: '' }, '/repo')).rejects.toThrow(
+      /"GPT 4" is not an agent name; agents are: .*scripted/,
     );
   });
 

@@ -4,7 +4,7 @@
  */
 import type { PeekView, SessionView } from '../api/index.js';
 import type { SupervisorClient } from '../cli/client.js';
-import { AGENT_IDS, DEFAULT_PERMISSION_MODE } from '../events/vocabulary.js';
+import { AGENT_IDS, AGENT_NAME, DEFAULT_PERMISSION_MODE } from '../events/vocabulary.js';
 import type { BatonEvent } from '../events/index.js';
 import { InvalidInputError } from '../shared/errors.js';
 
@@ -110,14 +110,17 @@ export async function dispatch(api: SupervisorClient, form: DispatchForm, cwd: s
   const prompt = form.prompt.trim();
   if (prompt === '') throw new InvalidInputError('The prompt is empty: say what the agent should do.');
   const agent = form.agent.trim();
-  if (agent !== '' && !(AGENT_IDS as readonly string[]).includes(agent))
-    throw new InvalidInputError(`Unknown agent "${agent}"; agents are: ${AGENT_IDS.join(', ')}.`);
+  // A well-formed name goes to the supervisor, which knows the user's entries too (decision 280).
+  if (agent !== '' && !AGENT_NAME.test(agent))
+    throw new InvalidInputError(
+      `"${agent}" is not an agent name; agents are: ${AGENT_IDS.join(', ')} and your entries in config.json.`,
+    );
   const name = form.name.trim();
   const { session, warnings, agentChosen } = await api.call('POST /api/sessions', {
     body: {
       prompt,
       cwd,
-      ...(agent === '' ? {} : { agent: agent as (typeof AGENT_IDS)[number] }),
+      ...(agent === '' ? {} : { agent }),
       permissionMode: DEFAULT_PERMISSION_MODE,
       options: {},
       ...(name === '' ? {} : { name }),

@@ -1,5 +1,12 @@
 /** Option shapes commander hands to commands; main.ts declares them, commands/ read them. */
-import type { AgentId, PermissionMode } from '../events/vocabulary.js';
+import { InvalidArgumentError } from 'commander';
+import {
+  AGENT_IDS,
+  AGENT_NAME,
+  AGENT_NAME_RULE,
+  type AgentId,
+  type PermissionMode,
+} from '../events/vocabulary.js';
 
 export interface DispatchFlags {
   /** Where the session runs when the workspace is shared: `any` or a machine's name. */
@@ -33,4 +40,16 @@ export interface ReviewFlags {
   viewed?: string;
   requestChanges?: string;
   clear?: string;
+}
+
+/**
+ * `--agent <name>`'s parser: any well-formed name, Baton's own or a user's ACP entry (decision
+ * 280). Whether the name is known is the supervisor's to say, from the registry it reads.
+ */
+export function agentName(value: string): AgentId {
+  if (!AGENT_NAME.test(value))
+    throw new InvalidArgumentError(
+      `"${value}" is not an agent name (${AGENT_NAME_RULE}); the agents are ${AGENT_IDS.join(', ')} and your entries in config.json (baton agents).`,
+    );
+  return value;
 }

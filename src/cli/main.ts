@@ -13,9 +13,9 @@ import { readOnlyCommand } from './fast.js';
 import { addWorkspaceCommands } from './program-workspace.js';
 import { addRoutineCommands } from './program-routines.js';
 import { addContextCommands } from './program-context.js';
-import { AGENT_IDS, DEFAULT_PERMISSION_MODE, PERMISSION_MODES } from '../events/vocabulary.js';
+import { DEFAULT_PERMISSION_MODE, PERMISSION_MODES } from '../events/vocabulary.js';
 import type { LogsFlags } from './commands/stream.js';
-import type { DispatchFlags } from './flags.js';
+import { agentName, type DispatchFlags } from './flags.js';
 
 export async function main(argv: string[]): Promise<void> {
   // Since Node's own start: Node, bin/baton and this module's imports (decision 221).
@@ -140,7 +140,7 @@ function buildProgram(ctx: Context, jsonErrors: boolean): Commander.Command {
       new Option(
         '-a, --agent <agent>',
         'agent to run (default: the one set with baton config set agent, else the one installed)',
-      ).choices(AGENT_IDS),
+      ).argParser(agentName),
     )
     .option('-m, --model <model>', 'model for the agent')
     .option('-b, --base <ref>', 'branch, tag or commit to start from (default: HEAD)')

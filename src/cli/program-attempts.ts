@@ -3,7 +3,8 @@
  * Commander is passed in: main.ts alone loads it.
  */
 import type * as Commander from 'commander';
-import { AGENT_IDS, DEFAULT_PERMISSION_MODE, PERMISSION_MODES } from '../events/vocabulary.js';
+import { agentName } from './flags.js';
+import { DEFAULT_PERMISSION_MODE, PERMISSION_MODES } from '../events/vocabulary.js';
 import { sessionRef } from './arguments.js';
 import type { Context } from './context.js';
 import type { FanoutFlags } from './commands/fanout.js';
@@ -59,7 +60,7 @@ export function addAttemptCommands(
       new Option(
         '-a, --agent <agent>',
         'agent to run (default: the configured one, else the one installed)',
-      ).choices(AGENT_IDS),
+      ).argParser(agentName),
     )
     .option('-n, --name <name>', "start of the sessions' names (default: from the prompt)")
     .option('-m, --model <model>', 'model for the agent')

@@ -3,7 +3,7 @@
  * agent, and import of sessions run outside Baton. Commander is passed in, as in main.ts.
  */
 import type * as Commander from 'commander';
-import { AGENT_IDS } from '../events/vocabulary.js';
+import { agentName } from './flags.js';
 import { sessionRef } from './arguments.js';
 import type { Context } from './context.js';
 import type { HandoffFlags, ImportFlags, SearchFlags, TranscriptFlags } from './commands/context.js';
@@ -57,7 +57,7 @@ export function addContextCommands(
     )
     .argument('<task...>', 'what the new session should do')
     .addOption(
-      new Option('--to <agent>', 'the agent of the new session').choices(AGENT_IDS).makeOptionMandatory(),
+      new Option('--to <agent>', 'the agent of the new session').argParser(agentName).makeOptionMandatory(),
     )
     .option(
       '--budget <tokens>',

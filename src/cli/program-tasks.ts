@@ -4,7 +4,8 @@
  * only when run.
  */
 import type * as Commander from 'commander';
-import { AGENT_IDS, PERMISSION_MODES } from '../events/vocabulary.js';
+import { agentName } from './flags.js';
+import { PERMISSION_MODES } from '../events/vocabulary.js';
 import type { Context } from './context.js';
 import type * as TaskCommands from './commands/tasks.js';
 import type { TaskAddFlags, TaskEditFlags, TaskListFlags, TaskStartFlags } from './commands/tasks.js';
@@ -95,7 +96,7 @@ export function addTaskCommands(
       'start a session on the task: it is told the task, its scope, decisions and notes, and the other sessions',
     )
     .argument('<task>', 'task number')
-    .addOption(new Option('-a, --agent <agent>', 'agent to run').choices(AGENT_IDS))
+    .addOption(new Option('-a, --agent <agent>', 'agent to run').argParser(agentName))
     .option('-m, --model <model>', 'model for the agent')
     .option('-n, --name <name>', 'session name (default: from the title)')
     .option('-s, --script <file>', 'script file for the scripted agent')

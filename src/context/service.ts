@@ -252,7 +252,7 @@ export class ContextService {
         prompt: request.task,
         cwd,
         ...(base === undefined ? {} : { base }),
-        agent: request.to as z.output<typeof DispatchRequest>['agent'],
+        agent: request.to,
         permissionMode: request.permissionMode ?? 'default',
         options: {},
         ...(request.name === undefined ? {} : { name: request.name }),

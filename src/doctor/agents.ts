@@ -7,12 +7,24 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import type { AgentOnMachine } from '../api/doctor.js';
-import { findOnPath, isExecutable, type AgentId } from '../agents/index.js';
-import { AgentUnavailableError } from '../shared/errors.js';
+import {
+  acpSignedIn,
+  BUILTIN_ACP_AGENTS,
+  findAcpAgent,
+  findOnPath,
+  isExecutable,
+  type AgentId,
+} from '../agents/index.js';
+import { AgentUnavailableError, errorMessage } from '../shared/errors.js';
 import { signedIn } from './checks.js';
 
-/** The real agents Baton looks for, in the order it offers them. */
+/** The real agents Baton looks for first, in the order it offers them. */
 export const REAL_AGENTS = ['claude', 'codex'] as const;
+/**
+ * Looked for when neither of those is installed (decision 281, "The default agent may be an ACP
+ * agent"): the built-in Agent Client Protocol agents, in the registry's order.
+ */
+export const ACP_DEFAULT_AGENTS = BUILTIN_ACP_AGENTS.map((a) => a.name);
 
 const INSTALL: Record<(typeof REAL_AGENTS)[number], string> = {
   claude: 'npm install -g @anthropic-ai/claude-code, then run claude once to sign in',
@@ -39,7 +51,7 @@ export function agentsOnMachine(env: NodeJS.ProcessEnv): AgentOnMachine[] {
       return undefined;
     }
   };
-  return REAL_AGENTS.map((agent): AgentOnMachine => {
+  const own = REAL_AGENTS.map((agent): AgentOnMachine => {
     const named = env[`BATON_${agent.toUpperCase()}_PATH`];
     const path =
       named !== undefined && named !== ''
@@ -51,6 +63,19 @@ export function agentsOnMachine(env: NodeJS.ProcessEnv): AgentOnMachine[] {
     const how = signedIn(agent, env, existsSync, read);
     return how === undefined ? { agent, path, fix: SIGN_IN[agent] } : { agent, path, signedIn: how.how };
   });
+  const acp = BUILTIN_ACP_AGENTS.map((entry): AgentOnMachine => {
+    let path: string;
+    try {
+      path = findAcpAgent(entry, env, env.HOME ?? '/');
+    } catch (error) {
+      return { agent: entry.name, fix: entry.install ?? errorMessage(error) };
+    }
+    const how = acpSignedIn(entry, env);
+    return how === undefined
+      ? { agent: entry.name, path, ...(entry.signIn === undefined ? {} : { fix: entry.signIn.how }) }
+      : { agent: entry.name, path, signedIn: how };
+  });
+  return [...own, ...acp];
 }
 
 export interface AgentChoice {
@@ -80,11 +105,16 @@ export function chooseAgent(
     if (it !== undefined) ready({ ...it, path }, note);
     return { agent: configured.id, note };
   }
-  const installed = found.filter((a) => a.path !== undefined);
+  // Claude and Codex first, as before ACP agents were looked for: a user with one of them sees
+  // no change. Only when neither is installed do the ACP agents installed count (decision 281).
+  const real = found.filter(
+    (a) => a.path !== undefined && (REAL_AGENTS as readonly string[]).includes(a.agent),
+  );
+  const installed = real.length > 0 ? real : found.filter((a) => a.path !== undefined);
   if (installed.length === 0)
     throw new AgentUnavailableError(
       'none',
-      `No agent is set up: neither claude nor codex is on PATH, and none is configured. Install one (${INSTALL.claude}; or ${INSTALL.codex}), then baton config set agent <claude|codex>. To try Baton without one, pass --agent scripted (a built-in agent that runs a script, for demos and tests).`,
+      `No agent is set up: neither claude nor codex is on PATH (nor ${ACP_DEFAULT_AGENTS.join(', ')}), and none is configured. Install one (${INSTALL.claude}; or ${INSTALL.codex}), then baton config set agent <claude|codex>. To try Baton without one, pass --agent scripted (a built-in agent that runs a script, for demos and tests).`,
     );
   if (installed.length > 1)
     throw new AgentUnavailableError(

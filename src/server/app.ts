@@ -2,6 +2,8 @@
  * The supervisor's HTTP API (hono). Loopback only, bearer token required, Host and Origin
  * checked against DNS rebinding and cross-site requests. The CLI is a thin client of it.
  */
+import { checkAgentName } from '../agents/index.js';
+import { readUserConfig } from '../shared/config.js';
 import { timingSafeEqual } from 'node:crypto';
 import { Hono, type Context } from 'hono';
 import { ZodError } from 'zod';
@@ -243,8 +245,10 @@ export function createApp(options: AppOptions): Hono {
   mount(
     app,
     ROUTINES,
-    routineHandlers(options.routines, () =>
-      defaultAgent(homePaths(options.status().home).config, process.env),
+    routineHandlers(
+      options.routines,
+      () => defaultAgent(homePaths(options.status().home).config, process.env),
+      (name) => checkAgentName(name, readUserConfig(homePaths(options.status().home).config).agents),
     ),
   );
   mount(

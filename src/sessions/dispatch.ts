@@ -19,6 +19,7 @@ import {
   SessionStateError,
 } from '../shared/errors.js';
 import { crashPoint } from '../shared/crash-points.js';
+import { readUserConfig } from '../shared/config.js';
 import { createLogger } from '../shared/log.js';
 import { newId } from '../shared/ids.js';
 import { stepTimer } from '../shared/steps.js';
@@ -58,7 +59,8 @@ export async function dispatchSession(
   if (request.permissionMode === DANGEROUS_PERMISSION_MODE && !store.dangerousModeAccepted(repo.root)) {
     throw new DangerousModeNotAcceptedError(repo.root, request.permissionMode);
   }
-  const adapter = await loadAdapter(request.agent);
+  // A user's ACP entry is read afresh, as `baton agents` reads it (decision 280).
+  const adapter = await loadAdapter(request.agent, readUserConfig(homePaths(core.home).config).agents);
   const agentOptions = adapter.validateOptions(request.options, repo.root);
   // The repository's own settings, checked before anything is made: a bad key or path refuses the dispatch.
   const config = loadRepoConfig(repo.root);

@@ -9,7 +9,8 @@ import { readFileSync } from 'node:fs';
 import { setLogFile, createLogger } from '../shared/log.js';
 import { sessionPaths } from '../shared/paths.js';
 import { errorMessage } from '../shared/errors.js';
-import { AGENT_IDS, loadAdapter, type AgentId } from '../agents/index.js';
+import { loadAdapter } from '../agents/index.js';
+import { isBuiltinAgent } from '../events/vocabulary.js';
 import { SessionHost } from './host.js';
 import { sandboxStatus } from '../sandbox/index.js';
 import { HostSpec } from './spec.js';
@@ -25,8 +26,8 @@ if (target === '--warm') {
   // Load the adapter the supervisor expects next (the last one dispatched) while we wait:
   // the Claude Agent SDK alone takes ~0.3 s to load.
   const preload = process.argv[4];
-  if (preload !== undefined && (AGENT_IDS as readonly string[]).includes(preload)) {
-    loadAdapter(preload as AgentId).catch(() => undefined);
+  if (preload !== undefined && isBuiltinAgent(preload)) {
+    loadAdapter(preload).catch(() => undefined);
   }
   // …and what every session's start needs: the gate (its shell parser alone is ~0.3 s of
   // compiling on an idle machine, seconds on a busy one), checkpoints, and the sandbox probe.

@@ -12,7 +12,9 @@ import { needsPreparing, readPlan, type EnvironmentPlan } from '../environments/
 import { BatonError, errorMessage } from '../shared/errors.js';
 import { createLogger } from '../shared/log.js';
 import { stepTimer } from '../shared/steps.js';
-import { sessionPaths, type SessionPaths } from '../shared/paths.js';
+import { homePaths, sessionPaths, type SessionPaths } from '../shared/paths.js';
+import { readUserConfig } from '../shared/config.js';
+import { isBuiltinAgent } from '../events/vocabulary.js';
 import { ensureSocketFolder } from '../shared/private-folder.js';
 import { EventLogWriter, readLog } from './event-log.js';
 import { followSequence } from './sequence.js';
@@ -153,7 +155,12 @@ export class SessionHost {
     if (status.kind === 'none')
       log.warn('the agent runs without a sandbox', { session: this.spec.sessionId, why: status.detail });
     try {
-      const adapter = await loadAdapter(this.spec.agent);
+      // A user's ACP entry is read from config.json at each start of its agent (decision 280):
+      // a resume runs the command as the entry says now.
+      const adapter = await loadAdapter(
+        this.spec.agent,
+        isBuiltinAgent(this.spec.agent) ? undefined : readUserConfig(homePaths(this.spec.home).config).agents,
+      );
       // Loaded here, not at start: the shell parser costs ~80 ms, which a spare host pays while it waits.
       const { readSessionPolicy, realDisk, sessionGate } = await import('../policy/index.js');
       const { allowRuleFor } = await import('../approvals/index.js');

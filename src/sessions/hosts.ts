@@ -4,7 +4,7 @@
  * ending its session, and stopping one.
  */
 import { readFileSync } from 'node:fs';
-import type { AgentId, PermissionMode } from '../agents/index.js';
+import type { PermissionMode } from '../agents/index.js';
 import { readPlan } from '../environments/index.js';
 import { mintCredential, revokeCredential } from '../mcp/index.js';
 import { BatonError, errorMessage, isDiskFull } from '../shared/errors.js';
@@ -90,7 +90,7 @@ export class HostSupervisor {
         {
           sessionId: session.id,
           home: this.options.home,
-          agent: session.agent as AgentId,
+          agent: session.agent,
           cwd: session.worktree,
           repository: session.project_root,
           prompt: session.prompt,

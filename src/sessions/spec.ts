@@ -1,11 +1,11 @@
 /** What a session host needs to run its session, written by the supervisor before it spawns one. */
 import { z } from 'zod';
-import { AGENT_IDS, PERMISSION_MODES } from '../events/vocabulary.js';
+import { AGENT_NAME, PERMISSION_MODES } from '../events/vocabulary.js';
 
 export const HostSpec = z.object({
   sessionId: z.string(),
   home: z.string(),
-  agent: z.enum(AGENT_IDS),
+  agent: z.string().regex(AGENT_NAME),
   cwd: z.string(),
   /** The repository `cwd` is a worktree of (its main checkout), from the records (decision 201). */
   repository: z.string().optional(),

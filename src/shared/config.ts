@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from '
 import { dirname } from 'node:path';
 import { availableParallelism, hostname } from 'node:os';
 import { z } from 'zod';
-import { AGENT_IDS, type AgentId } from '../events/vocabulary.js';
+import { AGENT_IDS, AGENT_NAME, AGENT_NAME_RULE, type AgentId } from '../events/vocabulary.js';
 import { checkWorkerName, FLAG_ENV, machineNameFrom, parseStoreUrl } from './cluster-settings.js';
 import { InvalidInputError, formatIssues } from './errors.js';
 
@@ -24,9 +24,6 @@ const MAX_RETENTION_DAYS = 3650;
 /** A channel's URL: http or https, the user's choice of host (a loopback ntfy server is fine). */
 const channelUrl = z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' });
 
-/** A name a user's agent entry may take: lowercase, as `--agent` takes it. */
-const AGENT_NAME = /^[a-z][a-z0-9-]{0,31}$/;
-
 /**
  * An Agent Client Protocol agent of the user's own (decision 243): the command that starts it in
  * ACP mode over stdio, its arguments and the variables it needs.
@@ -46,7 +43,7 @@ export const AgentEntriesConfig = z.record(z.string(), AgentEntryConfig).superRe
       ctx.addIssue({
         code: 'custom',
         path: [name],
-        message: 'an agent name is lowercase letters, digits and dashes, starting with a letter (at most 32)',
+        message: AGENT_NAME_RULE,
       });
     else if ((AGENT_IDS as readonly string[]).includes(name))
       ctx.addIssue({
@@ -60,7 +57,7 @@ export const AgentEntriesConfig = z.record(z.string(), AgentEntryConfig).superRe
 export const UserConfig = z
   .object({
     /** The agent `baton dispatch` (and the board's and page's forms) start when none is named (decision 185). */
-    agent: z.enum(AGENT_IDS).optional(),
+    agent: z.string().regex(AGENT_NAME, AGENT_NAME_RULE).optional(),
     /** Sessions mid-turn at once; more dispatches queue. */
     maxConcurrent: z.number().int().min(1).max(1000).optional(),
     /** A cap on the work waiting for review: new dispatches wait queued while it is reached (decision 153). */
@@ -79,7 +76,7 @@ export const UserConfig = z
     memoryReserveMb: z.number().int().min(0).max(MAX_MEMORY_MB).optional(),
     /** A typical footprint per agent kind, in MB, in place of the measured one (decision 261). */
     memoryFootprintMb: z
-      .partialRecord(z.enum(AGENT_IDS), z.number().int().min(1).max(MAX_MEMORY_MB))
+      .record(z.string().regex(AGENT_NAME, AGENT_NAME_RULE), z.number().int().min(1).max(MAX_MEMORY_MB))
       .optional(),
     /**
      * Keep-fresh (decision 307): idle sessions' branches rebased onto their base when it moves. On
@@ -116,7 +113,17 @@ export const UserConfig = z
     /** Days the shared store keeps the workspace's log (and each machine its copies of the others' events). */
     storeRetentionDays: z.number().int().min(1).max(MAX_RETENTION_DAYS).optional(),
   })
-  .strict();
+  .strict()
+  // The default agent is one of Baton's own or one of the user's entries (decision 280).
+  .superRefine((config, ctx) => {
+    if (config.agent === undefined || (AGENT_IDS as readonly string[]).includes(config.agent)) return;
+    if (config.agents?.[config.agent] === undefined)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['agent'],
+        message: `no agent is called "${config.agent}": Baton's are ${AGENT_IDS.join(', ')}, and yours are the entries of "agents"${Object.keys(config.agents ?? {}).length === 0 ? ' (none)' : ` (${Object.keys(config.agents ?? {}).join(', ')})`}`,
+      });
+  });
 export type UserConfig = z.infer<typeof UserConfig>;
 
 export interface ResolvedConfig {
@@ -129,7 +136,7 @@ export interface ResolvedConfig {
   memory: {
     enabled: boolean;
     reserveMb: number;
-    footprintMb: Partial<Record<AgentId, number>>;
+    footprintMb: Record<AgentId, number>;
     meminfo: string;
     /** How often sessions' memory is measured and pressure looked for (`BATON_MEMORY_RECHECK_MS`); undefined: 15 s. */
     recheckMs: number | undefined;
@@ -295,9 +302,11 @@ function freshIntervalOf(env: NodeJS.ProcessEnv): number {
 function resolveAgent(file: UserConfig, env: NodeJS.ProcessEnv): ResolvedConfig['agent'] {
   const fromEnv = env.BATON_AGENT;
   if (fromEnv !== undefined && fromEnv !== '') {
-    if (!(AGENT_IDS as readonly string[]).includes(fromEnv))
-      throw new InvalidInputError(`BATON_AGENT must be one of ${AGENT_IDS.join(', ')}, got "${fromEnv}"`);
-    return { id: fromEnv as AgentId, source: 'BATON_AGENT' };
+    if (!AGENT_NAME.test(fromEnv))
+      throw new InvalidInputError(
+        `BATON_AGENT must name an agent (${AGENT_IDS.join(', ')}, or an entry of config.json's "agents"), got "${fromEnv}"`,
+      );
+    return { id: fromEnv, source: 'BATON_AGENT' };
   }
   return file.agent === undefined ? undefined : { id: file.agent, source: `config.json's "agent"` };
 }

@@ -26,6 +26,7 @@ const run = (command: string) => ({
   tools: [{ name: 'run_shell_command', input: { command, description: 'a marker' } }],
 });
 const scenarios: Scenario[] = [
+  { prompt: 'mine: say hello', steps: [{ text: 'Hello from my own entry.' }] },
   { prompt: 'gemini: say hello', steps: [{ text: 'Hello from Gemini.', usage: { input: 300, output: 40 } }] },
   { prompt: 'gemini: approve a command', steps: [run('echo yes > approved.txt'), { text: 'Ran it.' }] },
   { prompt: 'gemini: wait to be stopped', steps: [run('echo late > late.txt'), { text: 'Ran it.' }] },
@@ -84,11 +85,17 @@ function lags(session: SessionView, signal: string, state: string, seenAt: numbe
 }
 
 describe('gemini sessions through baton', () => {
-  it('lists gemini and a user entry in baton agents, with what each supports', async () => {
+  it('lists gemini and user entries in baton agents, and runs a user entry by its name', async () => {
     setUp();
     writeFileSync(
       join(t.home, 'config.json'),
-      JSON.stringify({ agents: { 'my-acp': { command: '/nonexistent/my-acp', args: ['--acp'] } } }),
+      JSON.stringify({
+        agents: {
+          'my-acp': { command: '/nonexistent/my-acp', args: ['--acp'] },
+          // The real Gemini CLI under a name of the user's: nothing of the built-in entry applies.
+          'my-gemini': { command: installedGeminiPath(), args: ['--acp'] },
+        },
+      }),
     );
     const { agents } = await t.json<{ agents: AgentListing[] }>(['agents', '--json']);
     const gemini = agents.find((a) => a.name === 'gemini');
@@ -104,6 +111,18 @@ describe('gemini sessions through baton', () => {
     const text = await t.ok(['agents']);
     expect(text).toMatch(/✓ gemini +Gemini CLI \(Agent Client Protocol: gemini --acp\)/);
     expect(text).toMatch(/✗ my-acp .*your entry/);
+
+    // Dispatched by its name, as any agent: a turn through the ACP adapter to ready for review.
+    await t.ok(['dispatch', 'mine: say hello', '--agent', 'my-gemini', '--name', 'mine'], { cwd: repo });
+    const done = await t.waitForState('mine', 'ready_for_review', WAIT);
+    expect(done.agent).toBe('my-gemini');
+    const transcript = await t.ok(['transcript', 'mine']);
+    expect(transcript).toContain('Hello from my own entry.');
+    // An entry whose command is not there is refused at dispatch, making nothing.
+    const missing = await t.run(['dispatch', 'anything', '--agent', 'my-acp'], { cwd: repo });
+    expect(missing.code).not.toBe(0);
+    expect(missing.stderr).toContain('/nonexistent/my-acp is not an executable file');
+    expect((await t.json<SessionView[]>(['ls'])).map((s) => s.name)).toEqual(['mine']);
   });
 
   it('refuses a bad agents entry in config.json, naming the key', async () => {

@@ -509,7 +509,7 @@ describe('attempts: bad input is refused, naming the problem, and starts nothing
       [['--best-of', '1'], '--best-of needs at least 2 attempts'],
       [
         ['--agents', 'scripted,aider'],
-        'Unknown agent "aider" in --agents; the agents are scripted, claude, codex, gemini, opencode, qwen, copilot.',
+        'Unknown agent "aider": Baton\'s agents are scripted, claude, codex, gemini, opencode, qwen, copilot.',
       ],
       [
         ['--best-of', '2', '--agents', 'scripted,scripted,scripted'],
@@ -525,9 +525,9 @@ describe('attempts: bad input is refused, naming the problem, and starts nothing
     await expect(
       t
         .client(repo)
-        .call('POST /api/attempts', { body: { prompt: 'p', cwd: repo, agents: ['aider' as 'claude'] } }),
+        .call('POST /api/attempts', { body: { prompt: 'p', cwd: repo, agents: ['scripted', 'aider'] } }),
     ).rejects.toThrow(
-      /unknown agent "aider"; the agents are scripted, claude, codex, gemini, opencode, qwen, copilot/,
+      /Unknown agent "aider": Baton's agents are scripted, claude, codex, gemini, opencode, qwen, copilot/,
     );
     expect(await liveNames()).toEqual([]);
     expect(await t.json<GroupSummary[]>(['attempts', 'ls'], { cwd: repo })).toEqual([]);

@@ -256,7 +256,7 @@ describe('baton handoff', () => {
         /--budget must be a token count from 200 to 200k/,
       ],
       [['handoff', 'src', '--to', 'scripted', '--budget', '50', 'x'], /--budget must be a token count/],
-      [['handoff', 'src', '--to', 'aider', 'x'], /argument 'aider' is invalid/],
+      [['handoff', 'src', '--to', 'aider', 'x'], /Unknown agent "aider": Baton's agents are/],
       [['handoff', 'src', 'x'], /required option '--to <agent>' not specified/],
       [['handoff', 'ghost', '--to', 'scripted', 'x'], /No session or imported session "ghost"/],
     ];

@@ -107,6 +107,68 @@ describe('the agent a dispatch runs when it names none', () => {
     expect(await sessions(t, made.repo)).toEqual([]);
   });
 
+  it('runs an ACP agent when neither claude nor codex is installed, and prefers them when one is', async () => {
+    const made = batonWith(['gemini'], { GEMINI_API_KEY: 'test-key' });
+    t = made.t;
+    const run = await t.run(['dispatch', 'fix the bug', '--json'], { cwd: made.repo });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toContain('no --agent given: running gemini, the only agent found on PATH');
+    expect((JSON.parse(run.stdout) as SessionView).agent).toBe('gemini');
+    t.cleanup();
+    // Installed beside claude, gemini is not a second choice to ask about: claude runs, as before.
+    const both = batonWith(['claude', 'gemini'], {
+      ANTHROPIC_API_KEY: 'sk-test',
+      ANTHROPIC_BASE_URL: 'http://127.0.0.1:9',
+      GEMINI_API_KEY: 'test-key',
+    });
+    t = both.t;
+    const claude = await t.run(['dispatch', 'fix the bug', '--json'], { cwd: both.repo });
+    expect(claude.code, claude.stderr).toBe(0);
+    expect((JSON.parse(claude.stdout) as SessionView).agent).toBe('claude');
+    t.cleanup();
+    // Two ACP agents and neither claude nor codex: the choice is the person's.
+    const two = batonWith(['gemini', 'opencode'], { GEMINI_API_KEY: 'test-key', OPENCODE_API_KEY: 'k' });
+    t = two.t;
+    const refused = await t.run(['dispatch', 'fix the bug'], { cwd: two.repo });
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toMatch(/Several agents are installed \(gemini, opencode\)/);
+  });
+
+  it('refuses an agent name nobody has everywhere an agent is named, making nothing', async () => {
+    const made = batonWith([]);
+    t = made.t;
+    mkdirSync(t.home, { recursive: true });
+    writeFileSync(
+      join(t.home, 'config.json'),
+      JSON.stringify({ agents: { 'my-acp': { command: 'my-acp' } } }),
+    );
+    await t.ok(['task', 'add', 'fix the bug'], { cwd: made.repo });
+    writeFileSync(join(t.root, 'items.txt'), 'a\nb\n');
+    for (const attempt of [
+      ['dispatch', 'fix the bug', '--agent', 'nope'],
+      ['dispatch', 'fix the bug', '--best-of', '2', '--agents', 'scripted,nope'],
+      ['fanout', join(t.root, 'items.txt'), '--prompt', 'fix each', '--agent', 'nope'],
+      ['task', 'start', '1', '--agent', 'nope'],
+      ['routine', 'add', 'nightly', '--cron', '0 3 * * *', '--prompt', 'tidy', '--agent', 'nope'],
+    ]) {
+      const refused = await t.run(attempt, { cwd: made.repo });
+      expect(refused.code, attempt.join(' ')).not.toBe(0);
+      expect(refused.stderr, attempt.join(' ')).toMatch(
+        /Unknown agent "nope": Baton's agents are scripted, claude, codex, gemini, opencode, qwen, copilot, and yours my-acp/,
+      );
+    }
+    // A name no agent could have is refused by the CLI before it asks anyone.
+    const malformed = await t.run(['dispatch', 'fix the bug', '--agent', 'My Agent'], { cwd: made.repo });
+    expect(malformed.code).not.toBe(0);
+    expect(malformed.stderr).toMatch(/"My Agent" is not an agent name/);
+    expect(await sessions(t, made.repo)).toEqual([]);
+    // The default agent names an agent that exists: one of Baton's or one of the user's entries.
+    const bad = await t.run(['config', 'set', 'agent', 'other']);
+    expect(bad.code).not.toBe(0);
+    expect(bad.stderr).toMatch(/no agent is called "other".*\(my-acp\)/);
+    expect((await t.ok(['config', 'set', 'agent', 'my-acp'])).trim()).toContain('agent = "my-acp"');
+  });
+
   it('gives a routine added without --agent the dispatch default, not claude', async () => {
     const none = batonWith([]);
     t = none.t;

@@ -4,7 +4,7 @@
  * agent is an entry of the registry (./registry.ts); the adapter is the same for all.
  */
 import { InvalidInputError } from '../../shared/errors.js';
-import type { AgentAdapter, AgentId } from '../types.js';
+import type { AgentAdapter } from '../types.js';
 import { builtinAcpAgent, findAcpAgent, type AcpAgentEntry, type BuiltinAcpName } from './registry.js';
 import { AcpRun } from './run.js';
 
@@ -26,7 +26,7 @@ export function pathOption(entry: AcpAgentEntry): string {
 export function acpAdapter(entry: AcpAgentEntry): AgentAdapter {
   const option = pathOption(entry);
   return {
-    id: entry.name as AgentId,
+    id: entry.name,
     validateOptions(options, cwd) {
       const unknown = Object.keys(options).filter((k) => k !== option);
       if (unknown.length > 0)

@@ -8,6 +8,7 @@
 import { blockedEvent, gateReason, judge } from '../gate.js';
 import type { AgentEvent, ApprovalDecision, GateCall, PermissionMode, ToolGate } from '../types.js';
 import { batonKind, commandOf, filesOf, inputOf, toolName, type AcpToolCall } from './normalize.js';
+import type { ToolKind } from '../types.js';
 
 export interface PermissionOption {
   optionId: string;
@@ -49,12 +50,7 @@ export class AcpPermissions {
   /** Answers one request: at once when the gate or the mode decides, else when the user does. */
   ask(request: PermissionRequest): Promise<PermissionOutcome> {
     const call = request.toolCall;
-    const gateCall: GateCall = {
-      tool: toolName(call),
-      kind: batonKind(call.kind),
-      command: commandOf(call),
-      paths: filesOf(call, this.cwd),
-    };
+    const gateCall = judgedCall(call, this.cwd);
     const input = inputOf(call, this.cwd);
     const verdict = judge(this.gate, gateCall);
     if (verdict.action === 'block') {
@@ -104,6 +100,22 @@ export class AcpPermissions {
     if (this.mode === 'acceptEdits') return kind === 'edit' || kind === 'read';
     return kind === 'read';
   }
+}
+
+/**
+ * The call as the gate and the permission mode judge it: by what it carries, not by the kind the
+ * agent labels it with (decision 282). ACP's `kind` is the agent's word; a request labelled `read`
+ * that carries a command line is judged as running that command (so it is never let through as a
+ * read, and the gate reads the command), one that carries a diff as an edit of its files.
+ */
+export function judgedCall(call: AcpToolCall, cwd: string): GateCall {
+  const command = commandOf(call);
+  const labelled = batonKind(call.kind);
+  const writes = (call.content ?? []).some((c) => c.type === 'diff');
+  const kind: ToolKind = command !== undefined ? 'run' : writes && labelled !== 'run' ? 'edit' : labelled;
+  // The tool allow rules match: the kind's own ACP name when the label understated it.
+  const tool = kind === labelled ? toolName(call) : kind === 'run' ? 'execute' : 'edit';
+  return { tool, kind, command, paths: filesOf(call, cwd) };
 }
 
 /**

@@ -15,12 +15,15 @@ export async function askForAgent(ctx: Context, api: SupervisorClient): Promise<
   if (!process.stdin.isTTY || !process.stdout.isTTY) return undefined;
   const report = await api.call('GET /api/agents');
   if (report.configured !== null) return undefined;
-  const installed = report.agents.filter((a) => a.path !== undefined);
+  // Claude and Codex first; the ACP agents only when neither is installed (decision 281).
+  const found = report.agents.filter((a) => a.path !== undefined);
+  const real = found.filter((a) => a.agent === 'claude' || a.agent === 'codex');
+  const installed = real.length > 0 ? real : found;
   if (installed.length === 0) return undefined;
   ctx.out.write('No agent is chosen yet. Installed on this machine:\n');
   installed.forEach((a, i) =>
     ctx.out.write(
-      `  ${i + 1}) ${a.agent.padEnd(7)} ${a.path}${a.signedIn === undefined ? `  (not signed in: ${a.fix})` : ''}\n`,
+      `  ${i + 1}) ${a.agent.padEnd(8)} ${a.path}${a.signedIn === undefined ? `  (not signed in: ${a.fix})` : ''}\n`,
     ),
   );
   const prompt = createInterface({ input: process.stdin, output: process.stdout });

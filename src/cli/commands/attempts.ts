@@ -2,7 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { AttemptGroupView, AttemptView, BestOfRequest, GroupSummary } from '../../api/attempts.js';
-import { AGENT_IDS, type AgentId } from '../../events/vocabulary.js';
+import { AGENT_IDS, AGENT_NAME, type AgentId } from '../../events/vocabulary.js';
 import type { WorkspaceEvent } from '../../events/workspace.js';
 import { EXIT_CODES, InvalidInputError } from '../../shared/errors.js';
 import { client } from '../connect.js';
@@ -194,12 +194,13 @@ export function parseAgents(text: string): AgentId[] {
   if (names.length === 0)
     throw new InvalidInputError('--agents takes a comma-separated list of agents, e.g. claude,codex,claude.');
   for (const name of names) {
-    if (!(AGENT_IDS as readonly string[]).includes(name))
+    // A well-formed name is the supervisor's to know or refuse (decision 280).
+    if (!AGENT_NAME.test(name))
       throw new InvalidInputError(
-        `Unknown agent "${name}" in --agents; the agents are ${AGENT_IDS.join(', ')}.`,
+        `"${name}" in --agents is not an agent name; the agents are ${AGENT_IDS.join(', ')} and your entries in config.json (baton agents).`,
       );
   }
-  return names as AgentId[];
+  return names;
 }
 
 export function wholeNumber(text: string, flag: string): number {
@@ -259,7 +260,10 @@ export type { GroupSummary };
 export async function configuredAgent(ctx: Context): Promise<string> {
   const report = await (await client(ctx)).call('GET /api/agents');
   if (report.configured !== null) return report.configured.agent;
-  const installed = report.agents.filter((a) => a.path !== undefined);
+  // Claude and Codex first; the ACP agents only when neither is installed (decision 281).
+  const found = report.agents.filter((a) => a.path !== undefined);
+  const real = found.filter((a) => a.agent === 'claude' || a.agent === 'codex');
+  const installed = real.length > 0 ? real : found;
   if (installed.length === 1) return installed[0]!.agent;
   throw new InvalidInputError(
     `No agent is chosen${installed.length === 0 ? ' and none is installed' : ` among ${installed.map((a) => a.agent).join(', ')}`}: name them with --agents (or --agent), or baton config set agent <name>. --agent scripted tries Baton without a real agent.`,

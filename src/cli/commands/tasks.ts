@@ -209,9 +209,7 @@ export async function start(ctx: Context, ref: string, opts: TaskStartFlags): Pr
   // As a dispatch: the agent named, the scripted one for a script, else the default (decision 185).
   const agent =
     opts.agent ??
-    (opts.script !== undefined
-      ? 'scripted'
-      : ((await (await import('./attempts.js')).configuredAgent(ctx)) as AgentId));
+    (opts.script !== undefined ? 'scripted' : await (await import('./attempts.js')).configuredAgent(ctx));
   const body = {
     options,
     force: opts.force === true,

@@ -9,6 +9,8 @@ export function routineHandlers(
   service: RoutineService | undefined,
   /** The agent of a routine that names none: the dispatch default. */
   chooseAgent?: () => AgentChoice,
+  /** Refuses a name no agent has (decision 280), so a typo fails when the routine is added, not at each run. */
+  knownAgent: (name: string) => void = () => undefined,
 ): Handlers<typeof ROUTINES> {
   const routines = (): RoutineService => {
     if (service === undefined) throw new BatonError('internal', 'Routines are not set up in this server.');
@@ -20,6 +22,7 @@ export function routineHandlers(
       const agent = body.spec.agent ?? chooseAgent?.().agent;
       if (agent === undefined)
         throw new BatonError('invalid_input', "Name the routine's agent: --agent <name>.");
+      knownAgent(agent);
       return routines().add({ ...body, spec: { ...body.spec, agent } });
     },
     'GET /api/routines/templates': () => ({

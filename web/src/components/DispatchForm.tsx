@@ -1,7 +1,8 @@
 /** Start a session: the same request `baton dispatch` sends, validated by the same schema. */
 import { useMemo, useState } from 'react';
 import { PlacedDispatchRequest } from '../../../src/api/index.js';
-import { AGENT_IDS, DEFAULT_PERMISSION_MODE, PERMISSION_MODES } from '../../../src/events/vocabulary.js';
+import { DEFAULT_PERMISSION_MODE, PERMISSION_MODES } from '../../../src/events/vocabulary.js';
+import { useAgentNames } from '../agent-names.js';
 import { api, errorText } from '../api.js';
 import { useBoard } from '../board.js';
 import { navigate } from '../router.js';
@@ -10,6 +11,7 @@ import { whyNot } from '../why.js';
 
 export function DispatchForm() {
   const board = useBoard();
+  const agents = useAgentNames();
   const roots = useMemo(
     () => [...new Set([...board.sessions.values()].map((s) => s.projectRoot))].sort(),
     [board.sessions],
@@ -124,7 +126,7 @@ export function DispatchForm() {
           <span>Agent</span>
           <select name="agent" {...field('agent')}>
             <option value="">default (baton config set agent)</option>
-            {AGENT_IDS.map((a) => (
+            {agents.map((a) => (
               <option key={a}>{a}</option>
             ))}
           </select>

@@ -1,6 +1,6 @@
 /** Starting a session on a task from the page: the agent picked, then the supervisor dispatches it told the task's context. */
 import { useState } from 'react';
-import { AGENT_IDS } from '../../../src/events/vocabulary.js';
+import { useAgentNames } from '../agent-names.js';
 import { api, errorText } from '../api.js';
 import { navigate } from '../router.js';
 import { toast } from '../toast.js';
@@ -10,6 +10,7 @@ import { whyNot } from '../why.js';
 export function TaskStart({ task, onDone }: { task: TaskCard; onDone: () => void }) {
   // Blank: the supervisor runs the configured agent, else the one installed (decision 185).
   const [agent, setAgent] = useState<string>('');
+  const agents = useAgentNames();
   const [model, setModel] = useState('');
   const [error, setError] = useState<string>();
   const [overlap, setOverlap] = useState(false);
@@ -24,7 +25,7 @@ export function TaskStart({ task, onDone }: { task: TaskCard; onDone: () => void
       const started = await api.call('POST /api/tasks/:id/start', {
         params: { id: String(task.id) },
         body: {
-          ...(agent === '' ? {} : { agent: agent as (typeof AGENT_IDS)[number] }),
+          ...(agent === '' ? {} : { agent }),
           ...(model.trim() === '' ? {} : { model: model.trim() }),
           force,
         },
@@ -55,7 +56,7 @@ export function TaskStart({ task, onDone }: { task: TaskCard; onDone: () => void
           <span>Agent</span>
           <select name="agent" value={agent} onChange={(e) => setAgent(e.target.value)} autoFocus>
             <option value="">default (baton config set agent)</option>
-            {AGENT_IDS.map((a) => (
+            {agents.map((a) => (
               <option key={a}>{a}</option>
             ))}
           </select>
