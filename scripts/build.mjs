@@ -105,9 +105,20 @@ export async function bundle() {
     input: {
       supervisor: join(DIST, 'server', 'main.js'),
       'host-main': join(DIST, 'sessions', 'host-main.js'),
+      cli: join(DIST, 'cli', 'main.js'),
     },
     platform: 'node',
-    external: [/^node:/, 'better-sqlite3', 'typescript', /^@anthropic-ai\//, 'pg', 'pg-boss', 'pg-native'],
+    // react-devtools-core: Ink imports it only when DEV is set, and it is not installed.
+    external: [
+      /^node:/,
+      'better-sqlite3',
+      'typescript',
+      /^@anthropic-ai\//,
+      'pg',
+      'pg-boss',
+      'pg-native',
+      'react-devtools-core',
+    ],
     logLevel: 'warn',
   });
   const out = await built.write({

@@ -250,8 +250,13 @@ export class SessionManager extends EventEmitter<ManagerEvents> {
     );
     const heldBy = queued ? this.scheduler.held().find((h) => h.id === session.id)?.reason : undefined;
     const ports = this.core.ports.of(session.id).map((p) => ({ name: p.name, port: p.port }));
+    // A dispatch answers once its worktree and row exist (decision 310): its host, spawned or the
+    // spare, is starting and records `starting` itself when it takes the session. Until then the
+    // row still says queued, which it no longer is: no gate holds it and it has no place in line.
+    const starting = queued && this.scheduler.isStarting(session.id);
     return {
       ...view,
+      ...(starting ? { state: 'starting' as const, queuePosition: null } : {}),
       costUsd: this.costOf(session),
       ...(heldBy === undefined ? {} : { heldBy }),
       ...(ports.length === 0 ? {} : { ports }),
