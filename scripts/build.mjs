@@ -140,6 +140,6 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const files = await bundle();
   if (files > 0)
     console.log(
-      `dist/bundle: the supervisor and the host in ${files} files in ${((performance.now() - bundling) / 1000).toFixed(1)} s`,
+      `dist/bundle: the supervisor, the host and the CLI in ${files} files in ${((performance.now() - bundling) / 1000).toFixed(1)} s`,
     );
 }
