@@ -199,11 +199,11 @@ describe('the terminal board', () => {
     expect(readFileSync(join(b.t.home, 'supervisor.json'), 'utf8')).toContain('pid');
     // And it pays nothing for the board: neither Ink and React, nor zod and commander are loaded.
     const traced = await b.t.run([], { cwd: b.repo, env: { NODE_DEBUG: 'esm,module' } });
-    expect(traced.stderr).toMatch(/dist\/(cli\/main|bundle\/cli)\.js/);
+    expect(traced.stderr).toMatch(/dist\/(cli\/main|cli-bundle\/cli)\.js/);
     expect(traced.stderr).not.toMatch(/node_modules\/(ink|react|zod|commander)\//);
     // The bundled CLI (decision 311) holds them in chunks of its own: none of those is loaded either.
     const loaded = [
-      ...new Set(traced.stderr.match(/(?<=Storing file:\/\/)\S+\/dist\/bundle\/\S+\.js/g) ?? []),
+      ...new Set(traced.stderr.match(/(?<=Storing file:\/\/)\S+\/dist\/cli-bundle\/\S+\.js/g) ?? []),
     ];
     for (const file of loaded)
       expect(readFileSync(file, 'utf8'), file).not.toMatch(/react\.transitional\.element|ZodError/);
