@@ -149,7 +149,7 @@ async function child([home, cwd, repo, runsText]) {
     ref: () => undefined,
     unref: () => undefined,
   });
-  const until = (test, timeoutMs = 30_000) =>
+  const until = (test, timeoutMs = 120_000) =>
     new Promise((resolve, reject) => {
       const timer = setTimeout(
         () =>

@@ -50,7 +50,7 @@ const write = (seq: number, body: EventBody): void =>
   appendFileSync(sessionPaths(home, ID).events, JSON.stringify(makeEvent(seq, body)) + '\n');
 
 describe('the search index', () => {
-  it('is written by the ingesting transaction: an event stored is an event found, and once only', () => {
+  it('is written just after the ingesting transaction: an event stored is an event found by the next search, and once only', () => {
     write(1, { type: 'tool.started', toolId: 't', tool: 'Bash', input: 'npm test' });
     write(2, {
       type: 'tool.finished',
@@ -98,6 +98,34 @@ describe('the search index', () => {
     expect(decisions).toEqual([expect.objectContaining({ source: 'decision', docId: 'd1', taskId: '7' })]);
     search.removeDocument('decision', 'd1');
     expect(search.search('never')).toEqual([]);
+  });
+
+  it('is fed after the ingesting transaction, off its path, and catches up at the next start after a crash before it', () => {
+    write(1, { type: 'message.added', role: 'assistant', text: 'stored before the crash' });
+    write(2, { type: 'tool.started', toolId: 't', tool: 'Bash', input: 'npm run lint' });
+    ingestor.ingest(ID);
+    // Stored, not yet indexed: the supervisor is killed before the event loop comes round.
+    expect((db.prepare('SELECT count(*) AS n FROM search_docs').get() as { n: number }).n).toBe(0);
+    const path = db.name;
+    db.close();
+    db = openDb(path);
+    const index = new SearchIndex(db);
+    expect(index.catchUp()).toBe(1);
+    expect(index.search('crash').map((h) => h.seq)).toEqual([1]);
+    expect(index.search('lint').map((h) => h.seq)).toEqual([2]);
+    // Caught up: the watermark says so, and nothing is indexed twice.
+    expect(new SearchIndex(db).catchUp()).toBe(0);
+    expect(index.size()).toBe(2);
+  });
+
+  it('indexes on its own once the event loop comes round, in batches, moving the watermark', async () => {
+    for (let seq = 1; seq <= 12; seq++)
+      write(seq, { type: 'message.added', role: 'assistant', text: `line ${seq}` });
+    ingestor.ingest(ID);
+    await new Promise((resolve) => setImmediate(resolve));
+    const count = (db.prepare('SELECT count(*) AS n FROM search_docs').get() as { n: number }).n;
+    expect(count).toBe(12);
+    expect(new SearchIndex(db).catchUp()).toBe(0);
   });
 
   it('back-fills events stored before the index existed, once', () => {

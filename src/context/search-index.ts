@@ -1,8 +1,12 @@
 /**
  * The search index: FTS5 text (`search_fts`, BM25) with each row's filters in `search_docs`
- * under the same rowid. Events are indexed by the ingesting transaction itself (indexEvent is
- * called from it), so a search never lags the board; decisions and notes come in through
- * indexDocument. Text is redacted before it is indexed, so no snippet can show a secret.
+ * under the same rowid. Events are indexed just after the transaction that stores them, in
+ * batches of their own (decision 312): ingestion notes the session (`eventsStored`), and the
+ * index catches up on the next turn of the event loop, or at once before a search, so a search
+ * never lags the board. A watermark per session in `search_meta`, moved in the indexing
+ * transaction, makes the catch-up exact after a crash (`catchUp` at the supervisor's start).
+ * Decisions and notes come in through indexDocument. Text is redacted before it is indexed, so
+ * no snippet can show a secret.
  */
 import type { BatonEvent } from '../events/index.js';
 import type { Db } from '../store/db.js';
@@ -58,6 +62,8 @@ export interface DocumentMeta {
 
 const DEFAULT_LIMIT = 20;
 const SNIPPET_WORDS = 24;
+/** Events indexed per transaction while catching up: a long backlog leaves the event loop between batches. */
+const CATCH_UP_BATCH = 5_000;
 
 export class SearchIndex {
   private readonly insertDoc;
@@ -66,6 +72,12 @@ export class SearchIndex {
   private readonly deleteDoc;
   private readonly deleteText;
   private readonly recentMessages;
+  private readonly watermark;
+  private readonly setWatermark;
+  private readonly eventsAfter;
+  /** Sessions with events stored and not yet indexed. */
+  private readonly behind = new Set<string>();
+  private scheduled = false;
 
   constructor(readonly db: Db) {
     this.insertDoc = db.prepare(
@@ -79,6 +91,97 @@ export class SearchIndex {
       `SELECT f.body AS body FROM search_docs d JOIN search_fts f ON f.rowid = d.rowid
        WHERE d.session_id = ? AND d.kind = 'message' AND d.seq < ? ORDER BY d.seq DESC LIMIT 3`,
     );
+    // Before any watermark was kept, events were indexed in their own transaction: the last one
+    // indexed stands for it (those after it with no text are looked at once more, and stay out).
+    this.watermark = db.prepare(
+      `SELECT coalesce(
+         (SELECT CAST(value AS INTEGER) FROM search_meta WHERE key = 'indexed:' || @id),
+         (SELECT max(seq) FROM search_docs WHERE session_id = @id AND source = 'event'),
+         0) AS seq`,
+    );
+    this.setWatermark = db.prepare(
+      "INSERT OR REPLACE INTO search_meta (key, value) VALUES ('indexed:' || ?, ?)",
+    );
+    this.eventsAfter = db.prepare(
+      `SELECT e.seq, e.body_json, s.project_id, s.agent, s.task_id FROM events e JOIN sessions s ON s.id = e.session_id
+       WHERE e.session_id = ? AND e.seq > ? ORDER BY e.seq LIMIT ?`,
+    );
+  }
+
+  /**
+   * Notes that events of `sessionId` were stored: they are indexed on the next turn of the event
+   * loop (after the storing transaction, off the ingestion path), or before the next search.
+   */
+  eventsStored(sessionId: string): void {
+    this.behind.add(sessionId);
+    this.schedule();
+  }
+
+  /** After a start: every session with events stored past its watermark (a crash before indexing) catches up. */
+  catchUp(): number {
+    const rows = this.db
+      .prepare(
+        `SELECT s.id FROM sessions s WHERE s.last_seq > coalesce(
+           (SELECT CAST(value AS INTEGER) FROM search_meta WHERE key = 'indexed:' || s.id),
+           (SELECT max(seq) FROM search_docs WHERE session_id = s.id AND source = 'event'),
+           0)`,
+      )
+      .all() as { id: string }[];
+    for (const row of rows) this.eventsStored(row.id);
+    return rows.length;
+  }
+
+  /**
+   * Indexes stored events not yet indexed, up to `limit` of them, in one transaction that also
+   * moves each session's watermark. Returns how many events were looked at.
+   */
+  flush(limit = Number.POSITIVE_INFINITY): number {
+    if (this.behind.size === 0 || !this.db.open) return 0;
+    let seen = 0;
+    this.db.transaction(() => {
+      for (const sessionId of [...this.behind]) {
+        if (seen >= limit) return;
+        const from = (this.watermark.get({ id: sessionId }) as { seq: number }).seq;
+        const rows = this.eventsAfter.all(sessionId, from, Math.min(limit - seen, 1e9)) as {
+          seq: number;
+          body_json: string;
+          project_id: string;
+          agent: string;
+          task_id: number | null;
+        }[];
+        for (const row of rows)
+          this.indexEvent(
+            {
+              sessionId,
+              projectId: row.project_id,
+              agent: row.agent,
+              taskId: row.task_id === null ? null : String(row.task_id),
+            },
+            JSON.parse(row.body_json) as BatonEvent,
+          );
+        seen += rows.length;
+        if (rows.length > 0) this.setWatermark.run(sessionId, rows[rows.length - 1]!.seq);
+        // Fewer than asked for: the session is caught up (events stored later note it again).
+        if (seen < limit) this.behind.delete(sessionId);
+      }
+    })();
+    return seen;
+  }
+
+  private schedule(): void {
+    if (this.scheduled) return;
+    this.scheduled = true;
+    setImmediate(() => {
+      this.scheduled = false;
+      try {
+        this.flush(CATCH_UP_BATCH);
+      } catch {
+        // The database closed or refused: the watermark stays, and the next start catches up.
+        this.behind.clear();
+        return;
+      }
+      if (this.behind.size > 0) this.schedule();
+    });
   }
 
   /** Indexes one event (nothing when it has no searchable text, or is indexed already). Call inside the storing transaction. */
@@ -136,6 +239,7 @@ export class SearchIndex {
   /** Ranked hits (best first) for the user's words; throws InvalidInputError on a query FTS5 cannot read. */
   search(query: string, filters: SearchFilters = {}): SearchHit[] {
     const match = ftsQuery(query);
+    this.flush();
     const where: string[] = ['search_fts MATCH ?'];
     const args: unknown[] = [match];
     const add = (clause: string, value: unknown): void => {
@@ -201,6 +305,7 @@ export class SearchIndex {
 
   /** How many rows the index holds. */
   size(): number {
+    this.flush();
     return (this.db.prepare('SELECT count(*) AS n FROM search_docs').get() as { n: number }).n;
   }
 

@@ -65,13 +65,16 @@ export class Scheduler<T> {
   }
 
   /**
-   * Starts waiting items while there are free slots. A call during a pass asks for one more pass
-   * and resolves when that is done, so whoever queued an item sees it started (or held).
+   * Starts waiting items while there are free slots. A call during a pass starts what fits at
+   * once — an item queued while another is being started is not held behind that start, which
+   * may take seconds (decision 310) — and asks for one more pass; it resolves when that is done,
+   * so whoever queued an item sees it started (or held).
    */
   run(): Promise<void> {
     if (this.pass !== undefined) {
+      const starts = this.closed ? [] : this.startWhatFits();
       this.rerun = true;
-      return this.pass;
+      return Promise.all([this.pass, ...starts]).then(() => undefined);
     }
     this.pass = (async () => {
       try {

@@ -444,6 +444,10 @@ export async function runSupervisor(env: NodeJS.ProcessEnv = process.env): Promi
   // Events stored before the search index existed are indexed once, before sessions come back.
   const backfilled = manager.search.backfill();
   if (backfilled > 0) log.info('search index back-filled', { events: backfilled });
+  // Events stored and not yet indexed when the last supervisor stopped are indexed in the
+  // background, as newly ingested ones are (decision 312).
+  const behind = manager.search.catchUp();
+  if (behind > 0) log.info('search index catching up', { sessions: behind });
   // The hosts back before any request is served: what a command reads of a session is then true.
   await manager.reattach();
   fresh.start();

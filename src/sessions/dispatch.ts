@@ -50,6 +50,16 @@ export async function dispatchSession(
   const { store, ingestor } = core;
   const steps = stepTimer();
   const repo = await findRepository(request.cwd);
+  // Only the answer needs the main checkout's count of uncommitted files (unless they are carried):
+  // `git status` runs while the rest is checked and the worktree made (decision 310). A count that
+  // cannot be taken is no reason to refuse a dispatch made without it.
+  const counting = uncommittedCount(repo.root).catch((error: unknown) => {
+    log.warn('could not count the main checkout’s uncommitted files', {
+      repo: repo.root,
+      error: errorMessage(error),
+    });
+    return 0;
+  });
   const checkout = await checkoutMode(core, repo, request);
   const baseCommit =
     checkout.baseCommit ??
@@ -69,9 +79,8 @@ export async function dispatchSession(
   const environment = await checkEnvironment(repo.root, config);
   steps.mark('validate');
   // The main checkout's uncommitted work is read, never changed; mentioned whether it is carried or not.
-  const changedFiles = await uncommittedCount(repo.root);
   const carried =
-    request.carryChanges === true && changedFiles > 0 ? await mainCheckoutWork(repo.root) : undefined;
+    request.carryChanges === true && (await counting) > 0 ? await mainCheckoutWork(repo.root) : undefined;
   if (carried !== undefined && carried.head !== baseCommit) {
     throw new InvalidInputError(
       `--carry-changes brings the main checkout's changes on top of its HEAD (${carried.head.slice(0, 10)}); it cannot be combined with --base ${request.base ?? ''}.`,
@@ -210,10 +219,15 @@ export async function dispatchSession(
     rmSync(sessionPaths(core.home, id).dir, { recursive: true, force: true });
     throw error;
   }
-  // The host's own steps (spare or spawned, its start) are in its 'host started' line.
-  await core.scheduler.run();
+  // The answer does not wait for the host (decision 310): the scheduler's pass spawns it (or hands
+  // the session to the spare) before this returns and the session shows `starting`; the host's
+  // start goes on after the answer, its steps in its 'host started' line.
+  core.scheduler
+    .run()
+    .catch((error: unknown) => log.error('schedule failed', { session: id, error: errorMessage(error) }));
   steps.mark('start');
   log.info('dispatched', { session: id, name, ...steps.done() });
+  const changedFiles = await counting;
   // In place, the session works on those changes itself: nothing to mention.
   return {
     session: core.mustGet(id),

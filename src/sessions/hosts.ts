@@ -48,6 +48,8 @@ export interface HostsOptions {
 export class HostSupervisor {
   private readonly watches = new Map<string, HostWatch>();
   private readonly launcher: HostLauncher;
+  /** Hosts being started, settling once each reports ready or its start has failed. */
+  private readonly launching = new Map<string, Promise<void>>();
   private closed = false;
 
   constructor(private readonly options: HostsOptions) {
@@ -58,8 +60,13 @@ export class HostSupervisor {
     return isHostAlive(session.host_pid, session.id);
   }
 
-  /** Sends a command to a session's host and waits for its answer. */
-  send(sessionId: string, command: HostCommand): Promise<void> {
+  /**
+   * Sends a command to a session's host and waits for its answer. A host still starting (a
+   * dispatch answers before its host is ready: decision 310) is waited for first: its socket
+   * listens once it reports ready, and a reply sent at once after `baton dispatch` must reach it.
+   */
+  async send(sessionId: string, command: HostCommand): Promise<void> {
+    await this.launching.get(sessionId);
     return sendToSessionHost(this.options.home, sessionId, command);
   }
 
@@ -75,7 +82,13 @@ export class HostSupervisor {
   }
 
   /** Starts the host of a queued session. Never throws: a host that cannot start fails its session, with the reason. */
-  async launch(session: SessionWithProject): Promise<void> {
+  launch(session: SessionWithProject): Promise<void> {
+    const started = this.start(session).finally(() => this.launching.delete(session.id));
+    this.launching.set(session.id, started);
+    return started;
+  }
+
+  private async start(session: SessionWithProject): Promise<void> {
     const started = performance.now();
     const { ingestor, store } = this.options;
     try {

@@ -38,7 +38,7 @@ export interface IngestEvents {
 
 export class Ingestor extends EventEmitter<IngestEvents> {
   readonly events: EventStore;
-  /** Full-text search over every session's events, written in the same transaction as the events. */
+  /** Full-text search over every session's events, fed just after the transaction that stores them (decision 312). */
   readonly search: SearchIndex;
 
   constructor(
@@ -50,20 +50,11 @@ export class Ingestor extends EventEmitter<IngestEvents> {
   ) {
     super();
     this.setMaxListeners(0);
-    const index = (this.search = search ?? new SearchIndex(db));
+    this.search = search ?? new SearchIndex(db);
     this.events = new EventStore(
       db,
       (id, projection) => store.applyProjection(id, projection),
       (row, event) => {
-        index.indexEvent(
-          {
-            sessionId: row.id,
-            projectId: row.project_id,
-            agent: row.agent,
-            taskId: row.task_id === null || row.task_id === undefined ? null : String(row.task_id),
-          },
-          event,
-        );
         if (event.type !== 'state.changed') return;
         const session = store.get(row.id);
         bus.publish(SessionStateChanged, {
@@ -114,6 +105,8 @@ export class Ingestor extends EventEmitter<IngestEvents> {
       this.bus.release();
       const { stored } = result;
       inserted += stored.length;
+      // Indexed for search after this transaction, batched, off the ingestion path (decision 312).
+      if (stored.length > 0) this.search.eventsStored(sessionId);
       for (const event of stored) this.emit('event', sessionId, event);
       const next = this.store.get(sessionId);
       if (next === undefined || followed.waitAt !== undefined) break;

@@ -77,7 +77,9 @@ export class HostLauncher {
     crashPoint('host.spawned');
     if (spare !== undefined) host.child.send({ assign: spec.sessionId, env });
     this.lastAgent = spec.agent;
-    this.refillSpare();
+    // The next spare is spawned after this turn of the event loop: its spawn (tens of ms on a busy
+    // machine) is not on the way to the dispatch's answer (decision 310).
+    setImmediate(() => this.refillSpare());
     return new Promise((resolve, reject) => {
       const onExit = (code: number | null): void => {
         clearTimeout(timer);

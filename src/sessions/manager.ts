@@ -267,8 +267,13 @@ export class SessionManager extends EventEmitter<ManagerEvents> {
     const ports = this.core.ports.of(session.id).map((p) => ({ name: p.name, port: p.port }));
     const evidence = this.evidence?.(session.id, session.name);
     const fresh = this.freshness?.(session.id);
+    // A dispatch answers once its worktree and row exist (decision 310): its host, spawned or the
+    // spare, is starting and records `starting` itself when it takes the session. Until then the
+    // row still says queued, which it no longer is: no gate holds it and it has no place in line.
+    const starting = queued && this.scheduler.isStarting(session.id);
     return {
       ...view,
+      ...(starting ? { state: 'starting' as const, queuePosition: null } : {}),
       ...(fresh === undefined ? {} : { fresh }),
       costUsd: this.costOf(session),
       ...(heldBy === undefined ? {} : { heldBy }),

@@ -24,9 +24,37 @@ export interface RepositoryInfo {
 export async function findRepository(path: string): Promise<RepositoryInfo> {
   if (!existsSync(path) || !statSync(path).isDirectory())
     throw new InvalidInputError(`${path} is not a directory`);
+  // Most often `path` is the main checkout itself: one git call then answers everything, its
+  // HEAD included (dispatch latency is mostly process start-ups; decision 310). Anything else —
+  // a linked worktree, no commit yet, not a repository — takes the two calls below, whose
+  // errors say what is wrong.
+  const quick = await git(
+    path,
+    [
+      'rev-parse',
+      '--path-format=absolute',
+      '--git-common-dir',
+      '--is-bare-repository',
+      '--show-toplevel',
+      'HEAD^{commit}',
+      '--abbrev-ref',
+      'HEAD',
+      '--',
+    ],
+    { okExitCodes: [1, 128] },
+  ).catch(() => undefined);
+  if (quick?.exitCode === 0) {
+    const [commonDir = '', bare = '', topLevel = '', commit = '', branch] = quick.stdout.trim().split('\n');
+    if (
+      bare === 'false' &&
+      commonDir === `${topLevel}/.git` &&
+      /^[0-9a-f]{40,64}$/.test(commit) &&
+      branch !== undefined
+    )
+      return { root: topLevel, head: commit, branch: branch === 'HEAD' ? 'HEAD' : branch };
+  }
   let lines: string[];
   try {
-    // One git call for everything we need: dispatch latency is mostly process start-ups.
     const out = await gitOut(path, [
       'rev-parse',
       '--path-format=absolute',

@@ -64,6 +64,23 @@ describe('replies', () => {
     expect((await t.waitForState('busy', 'ready_for_review')).state).toBe('ready_for_review');
   });
 
+  it('sent the moment a dispatch answers wait for its host to finish starting, and run as the next turn', async () => {
+    const script = t.script([{ say: 'first turn' }], { onReply: [{ say: 'got {{reply}}' }] });
+    const session = await t.json<{ state: string }>(
+      ['dispatch', 'x', '--name', 'fresh', '--script', script],
+      { cwd: repo },
+    );
+    // The answer came before the host was ready (decision 310): the reply waits for it, not fails.
+    expect(session.state).toBe('starting');
+    const answer = await reply('fresh', 'right away');
+    expect(answer.status).toBe(200);
+    await t.waitForEvent(
+      'fresh',
+      (e) => e.type === 'message.added' && e.role === 'assistant' && e.text === 'got right away',
+    );
+    expect((await t.waitForState('fresh', 'ready_for_review')).state).toBe('ready_for_review');
+  });
+
   it('to a busy session are taken at once and run as the next turn, and a retry with the same client id is applied once', async () => {
     const script = t.script(
       [{ say: 'working' }, { run: ['sh', '-c', 'while [ ! -f go ]; do sleep 0.05; done'] }],

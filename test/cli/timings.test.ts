@@ -30,7 +30,12 @@ describe("a dispatch's own timings", () => {
         env: { BATON_TIMINGS: timings },
       });
       expect(r.code, r.stderr).toBe(0);
+      // The answer comes once the worktree and the record exist; the host starts after it (decision 310).
+      expect(r.stdout).toContain(`Dispatched ${name} `);
+      expect(r.stdout).toMatch(/: starting\n/);
     }
+    // The hosts' own start lines are written once each host reports ready, after the answers.
+    for (const name of ['first', 'second']) await t.waitForState(name, 'ready_for_review', 20_000);
     const dispatched = logged('dispatched');
     expect(dispatched.map((d) => d.name)).toEqual(['first', 'second']);
     for (const d of dispatched)
@@ -42,7 +47,8 @@ describe("a dispatch's own timings", () => {
       (second.total as number) + parts.length,
     );
     const hosts = logged('host started');
-    expect(hosts.map((h) => h.session)).toEqual(dispatched.map((d) => d.session));
+    // In either order: the second may take the spare while the first's fresh host still starts.
+    expect(hosts.map((h) => h.session).sort()).toEqual(dispatched.map((d) => d.session).sort());
     for (const h of hosts) {
       const steps = h.steps as Record<string, unknown>;
       expect(steps.spare).toEqual(expect.any(Boolean));
