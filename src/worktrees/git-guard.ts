@@ -13,6 +13,13 @@ import { execFile, spawnSync } from 'node:child_process';
 import { existsSync, lstatSync, readdirSync, readFileSync, realpathSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { GitError } from '../shared/errors.js';
+import {
+  isLocalUrl,
+  LOCAL_RECEIVE_PACK,
+  LOCAL_UPLOAD_PACK,
+  transportTarget,
+  urlsFor,
+} from './git-transport.js';
 
 /** Always: no fsmonitor, no hooks for Baton's own commits, merges and pushes (decision 196). */
 const ALWAYS: [string, string][] = [
@@ -219,24 +226,26 @@ const SHOWS_DIFFS = new Set(['diff', 'log', 'show', 'whatchanged', 'format-patch
  * The arguments with what the config cannot undo: `--no-ext-diff --no-textconv` after a
  * diff-showing subcommand, and git's own upload-pack/receive-pack for a transport (git takes the
  * first `remote.<name>.uploadpack` it reads, the repository's, so a command-line setting cannot
- * override it; the option can).
+ * override it; the option can). When the other repository is on this machine (`entries`, the
+ * listed config, says where the remote leads), its side runs with its hooks off (decision 274).
  */
-export function guardedArgs(args: string[]): string[] {
+export function guardedArgs(args: string[], entries: readonly Entry[] = []): string[] {
   const sub = subcommandOf(args);
   if (sub === undefined) return args;
   const insert = (at: number, ...extra: string[]) => [...args.slice(0, at), ...extra, ...args.slice(at)];
   const after = sub.index + 1;
+  const local = (push: boolean) => {
+    const target = transportTarget(args);
+    return target !== undefined && urlsFor(target, entries, push).some(isLocalUrl);
+  };
   switch (sub.name) {
-    case 'blame':
-    case 'annotate':
-      return insert(after, '--no-textconv');
     case 'fetch':
     case 'pull':
     case 'ls-remote':
     case 'clone':
-      return insert(after, '--upload-pack=git-upload-pack');
+      return insert(after, `--upload-pack=${local(false) ? LOCAL_UPLOAD_PACK : 'git-upload-pack'}`);
     case 'push':
-      return insert(after, '--receive-pack=git-receive-pack');
+      return insert(after, `--receive-pack=${local(true) ? LOCAL_RECEIVE_PACK : 'git-receive-pack'}`);
     case 'stash':
       // `stash show` takes diff options; other stash subcommands do not.
       return args[after] === 'show' ? insert(after + 1, '--no-ext-diff', '--no-textconv') : args;
@@ -293,8 +302,18 @@ export async function guardedEnv(
   env: NodeJS.ProcessEnv,
   timeoutMs = LIST_TIMEOUT_MS,
 ): Promise<NodeJS.ProcessEnv> {
+  return (await guardedCall(cwd, [...args], env, timeoutMs)).env;
+}
+
+/** The environment and the arguments of one guarded git call, from one listing of the config. */
+export async function guardedCall(
+  cwd: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  timeoutMs = LIST_TIMEOUT_MS,
+): Promise<{ env: NodeJS.ProcessEnv; args: string[] }> {
   const base = withSettings({ ...env, ...GIT_BASE_ENV, ...anchoredGitDirs(cwd) }, ALWAYS);
-  if (!needsGuard(args)) return base;
+  if (!needsGuard(args)) return { env: base, args: guardedArgs(args) };
   const listed = await new Promise<string>((resolve, reject) => {
     const limit = Math.min(timeoutMs, LIST_TIMEOUT_MS);
     const limits = { maxBuffer: LIST_BUFFER, timeout: limit, killSignal: 'SIGKILL' as const };
@@ -304,7 +323,8 @@ export async function guardedEnv(
       else reject(unreadConfig(cwd, args, error.message, stderr));
     });
   });
-  return withSettings(base, overridesFor(parseConfigList(listed)));
+  const entries = parseConfigList(listed);
+  return { env: withSettings(base, overridesFor(entries)), args: guardedArgs(args, entries) };
 }
 
 /** As `guardedEnv`, for the synchronous callers (a checkpoint inside the gate's judgment). */

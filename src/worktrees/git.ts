@@ -2,7 +2,7 @@
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { GitError } from '../shared/errors.js';
-import { guardedEnv, guardedArgs } from './git-guard.js';
+import { guardedCall } from './git-guard.js';
 
 export interface GitResult {
   stdout: string;
@@ -24,8 +24,9 @@ export interface GitOptions {
  * and 200), and diffs are made without an external diff or textconv.
  */
 export async function git(cwd: string, args: string[], options: GitOptions = {}): Promise<GitResult> {
-  const env = await guardedEnv(cwd, args, { ...process.env, ...options.env }, options.timeoutMs);
-  args = guardedArgs(args);
+  const guarded = await guardedCall(cwd, args, { ...process.env, ...options.env }, options.timeoutMs);
+  const env = guarded.env;
+  args = guarded.args;
   return new Promise((resolve, reject) => {
     execFile(
       'git',
