@@ -5,11 +5,12 @@
  * repository holds them unchanged since the base commit.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_SCRIPT_BYTES } from './context.js';
+import { anchorWorktree } from '../worktrees/index.js';
 import { sessionGate } from './index.js';
 
 let root: string;
@@ -98,5 +99,24 @@ describe('a session gate built from the disk', () => {
     expect(judge('sh big.sh')).toMatchObject({ action: 'ask', rule: 'opaque-script', uncertain: true });
     mkdirSync(join(worktree, 'dir.sh'));
     expect(judge('sh dir.sh').action).toBe('ask');
+  });
+
+  it("knows the recorded repository when the worktree's .git file is rewritten to name another", () => {
+    // The agent points its worktree at a repository of its making; the host recorded the real one.
+    const decoy = join(root, 'decoy');
+    mkdirSync(decoy);
+    git(decoy, 'init', '-q', '-b', 'main');
+    const gitFile = join(worktree, '.git');
+    const original = readFileSync(gitFile, 'utf8');
+    anchorWorktree(worktree, repo);
+    try {
+      writeFileSync(gitFile, `gitdir: ${join(decoy, '.git')}\n`);
+      const judge = gate();
+      // Known as the user's repository, not merely as somewhere outside the worktree.
+      expect(judge(`rm -rf ${repo}`).why).toContain("the repository's main checkout");
+      expect(judge(`rm -rf ${join(repo, '.git')}`).why).toContain("inside the repository's main checkout");
+    } finally {
+      writeFileSync(gitFile, original);
+    }
   });
 });

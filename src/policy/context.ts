@@ -10,6 +10,7 @@ import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, lstatSync, readdirSync, readFileSync, realpathSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
+import { anchoredGitDirs } from '../worktrees/index.js';
 import { within, type Disk, type ScriptFile, type UserPlace } from './paths.js';
 
 /** A script larger than this is not read: it asks. */
@@ -55,10 +56,16 @@ interface RepositoryFacts {
   mainCheckout: string | undefined;
 }
 
+/**
+ * For a worktree Baton recorded, git is told its folders from the records, not from the `.git`
+ * file the agent can rewrite to name a repository of its making (decision 201): the places the
+ * gate guards stay the user's real ones.
+ */
 function repositoryFacts(worktree: string): RepositoryFacts | undefined {
   const out = spawnSync('git', ['-C', worktree, 'rev-parse', '--path-format=absolute', '--git-common-dir'], {
     encoding: 'utf8',
     stdio: ['ignore', 'pipe', 'ignore'],
+    env: { ...process.env, ...anchoredGitDirs(worktree) },
   });
   const commonDir = out.status === 0 ? out.stdout.trim() : '';
   if (commonDir === '') return undefined;
@@ -160,6 +167,7 @@ function unchangedSinceBase(path: string, content: Buffer, surroundings: Surroun
   const out = spawnSync('git', ['-C', worktree, 'rev-parse', '-q', '--verify', `${baseCommit}:${rel}`], {
     encoding: 'utf8',
     stdio: ['ignore', 'pipe', 'ignore'],
+    env: { ...process.env, ...anchoredGitDirs(worktree) },
   });
   const blob = out.status === 0 ? out.stdout.trim() : '';
   if (blob === '') return false;

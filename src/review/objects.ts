@@ -6,7 +6,7 @@
  */
 import { spawn } from 'node:child_process';
 import { GitError } from '../shared/errors.js';
-import { git } from '../worktrees/index.js';
+import { anchoredGitDirs, git } from '../worktrees/index.js';
 
 /** Blobs larger than this are not read for imports or references (generated or vendored code). */
 export const MAX_SCANNED_BYTES = 512 * 1024;
@@ -105,7 +105,8 @@ function batch<T>(
     const child = spawn('git', ['cat-file', mode], {
       cwd,
       stdio: ['pipe', 'pipe', 'pipe'],
-      env: { ...process.env, GIT_OPTIONAL_LOCKS: '0' },
+      // The recorded git folders, not whichever a rewritten `.git` file names (decision 201).
+      env: { ...process.env, GIT_OPTIONAL_LOCKS: '0', ...anchoredGitDirs(cwd) },
     });
     const chunks: Buffer[] = [];
     let stderr = '';

@@ -9,7 +9,7 @@ import { git, gitOut } from './git.js';
 import { snapshotCommit, snapshotWork } from './snapshot.js';
 
 export { git, gitOut, type GitOptions, type GitResult } from './git.js';
-export { anchorWorktree, setWorktreeResolver } from './git-guard.js';
+export { anchorWorktree, anchoredGitDirs, setWorktreeResolver } from './git-guard.js';
 export { snapshotCommit, snapshotWork, sweepSnapshotFolders, type WorkSnapshot } from './snapshot.js';
 
 export interface RepositoryInfo {
