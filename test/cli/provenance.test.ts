@@ -5,7 +5,7 @@
  * git's own author for the lines no session wrote. The provenance lives in git (notes under
  * refs/notes/baton), so it is read back after the sessions are gone.
  */
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { BlameView, WhyView } from '../../src/api/provenance.js';
@@ -73,6 +73,10 @@ async function blame(file: string): Promise<string[]> {
 
 describe('baton blame', () => {
   it('names the session, turn and prompt of every line after three sessions with overlapping edits land by fast-forward, squash and merge commit', async () => {
+    // s3 is left behind by the landings before it, so it lands by a merge commit: keep-fresh
+    // (decision 307) would rebase it first and make that a fast-forward.
+    mkdirSync(t.home, { recursive: true });
+    writeFileSync(join(t.home, 'config.json'), JSON.stringify({ keepFresh: { enabled: false } }));
     commitBase();
     // s1: turn 1 writes lines 1-2; its reply turn rewrites line 3 with the reply's words.
     await dispatch(
