@@ -83,11 +83,17 @@ function childrenOf(pid: number): number[] {
   }
 }
 
+/** Every process below `pid`: the agent runs under a sandbox's wrapper, not as the host's child. */
+function descendantsOf(pid: number): number[] {
+  return childrenOf(pid).flatMap((child) => [child, ...descendantsOf(child)]);
+}
+
 for (const agent of ['claude', 'codex'] as const) {
   it(`${agent}: dispatch to first agent event and to the end of the turn`, async () => {
     const viaBaton: { first: number; end: number }[] = [];
     const hand: { first: number; end: number }[] = [];
-    let mem: { host: { rss: number; pss: number }; agent: { rss: number; pss: number } } | undefined;
+    let mem:
+      { host: { rss: number; pss: number }; agent: { rss: number; pss: number; count: number } } | undefined;
     for (let i = 0; i < RUNS; i++) {
       const client = t.client(repo);
       const t0 = performance.now();
@@ -103,11 +109,11 @@ for (const agent of ['claude', 'codex'] as const) {
       if (i === RUNS - 1) {
         const view = await t.waitForState(session.id, 'ready_for_review', 60_000);
         const host = memory(view.hostPid!);
-        const agentPids = childrenOf(view.hostPid!);
+        const agentPids = descendantsOf(view.hostPid!);
         const sum = agentPids
           .map(memory)
           .reduce((a, b) => ({ rss: a.rss + b.rss, pss: a.pss + b.pss }), { rss: 0, pss: 0 });
-        mem = { host, agent: sum };
+        mem = { host, agent: { ...sum, count: agentPids.length } };
       }
       const env = { ...t.env };
       hand.push(
@@ -132,7 +138,7 @@ for (const agent of ['claude', 'codex'] as const) {
     lines.push(
       `${agent}: Baton first agent event median ${b.first.toFixed(0)} ms, turn end ${b.end.toFixed(0)} ms; by hand first line ${h.first.toFixed(0)} ms, result ${h.end.toFixed(0)} ms`,
       `  ratio first event ${(b.first / h.first).toFixed(2)}×; goal ≤ 1.1×hand+150 ms = ${goal.toFixed(0)} ms: ${b.first <= goal ? 'MET' : 'NOT MET'}`,
-      `  memory of one idle session: host RSS ${mem!.host.rss.toFixed(1)} MB (PSS ${mem!.host.pss.toFixed(1)}), agent processes RSS ${mem!.agent.rss.toFixed(1)} MB (PSS ${mem!.agent.pss.toFixed(1)})`,
+      `  memory of one idle session: host RSS ${mem!.host.rss.toFixed(1)} MB (PSS ${mem!.host.pss.toFixed(1)}), the agent's processes RSS ${mem!.agent.rss.toFixed(1)} MB (PSS ${mem!.agent.pss.toFixed(1)}) in ${mem!.agent.count} processes`,
     );
     expect(viaBaton).toHaveLength(RUNS);
   });
