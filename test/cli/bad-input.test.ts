@@ -123,7 +123,12 @@ describe('bad input gets a one-line error and leaves nothing half-created', () =
   it('rejects unknown flags, agents and permission modes', async () => {
     expectOneLineError(
       await t.run(['dispatch', 'x', '--agent', 'gpt'], { cwd: repo }),
-      /argument 'gpt' is invalid/,
+      /Unknown agent "gpt": Baton's agents are scripted, claude, codex/,
+      2,
+    );
+    expectOneLineError(
+      await t.run(['dispatch', 'x', '--agent', 'GPT!'], { cwd: repo }),
+      /argument 'GPT!' is invalid\. "GPT!" is not an agent name/,
       2,
     );
     expectOneLineError(
