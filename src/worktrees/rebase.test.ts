@@ -137,10 +137,13 @@ describe('rebaseWorktree', () => {
     // The user's next commit on main (or a landing), made while the rebase runs: a filter of the
     // user's own settings moves main when the rebase first checks a.txt out.
     const next = git(repo, 'commit-tree', '-p', tip, '-m', 'the user commits on main', `${tip}^{tree}`);
+    // And a stacked session's agent commits on its branch, which forked inside the rebased range.
+    git(tree, 'branch', 'stacked', 'HEAD');
+    const stackedNext = git(repo, 'commit-tree', '-p', 'stacked', '-m', 'stacked work', 'stacked^{tree}');
     const marker = join(root, 'moved');
     const attributes = join(root, 'attributes');
     writeFileSync(attributes, 'a.txt filter=mover\n');
-    const mover = `[ -e '${marker}' ] || { touch '${marker}'; git --git-dir='${join(repo, '.git')}' update-ref refs/heads/main ${next}; }; cat`;
+    const mover = `[ -e '${marker}' ] || { touch '${marker}'; git --git-dir='${join(repo, '.git')}' update-ref refs/heads/main ${next}; git --git-dir='${join(repo, '.git')}' update-ref refs/heads/stacked ${stackedNext}; }; cat`;
     const saved = { ...process.env };
     Object.assign(process.env, {
       GIT_CONFIG_COUNT: '2',
@@ -160,6 +163,7 @@ describe('rebaseWorktree', () => {
     expect(readFileSync(marker, 'utf8')).toBe('');
     // The user's commit stays on main: only what the rebase itself moved is moved back.
     expect(git(repo, 'rev-parse', 'main')).toBe(next);
+    expect(git(repo, 'rev-parse', 'stacked')).toBe(stackedNext);
   });
 
   it('refuses to start when an untracked file is in the way, and changes nothing', async () => {

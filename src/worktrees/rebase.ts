@@ -196,6 +196,9 @@ async function restore(worktree: string, before: Before): Promise<void> {
       (await isAncestor(worktree, commit, before.onto))
     )
       continue;
+    // Moved forward from where it was: a commit made on it meanwhile (a stacked session's agent at
+    // work), not the rebase's rewrite, which never descends from the old tip.
+    if (await isAncestor(worktree, commit, current)) continue;
     await git(worktree, ['update-ref', ref, commit, current], { ...limit, okExitCodes: [1, 128] });
   }
   if (before.stash !== undefined)
