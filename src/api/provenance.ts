@@ -89,6 +89,8 @@ export const EvidenceView = z.object({
   /** What the runner's summary counted; null when its output has none Baton reads. */
   tests: z.object({ ran: z.number().int(), passed: z.number().int(), failed: z.number().int() }).nullable(),
   at: z.string(),
+  /** Ignored files the worktree held beside the tree when the check ran (the first few); a merge does not reuse such a pass. */
+  outsideTree: z.array(z.string()).optional(),
 });
 export type EvidenceView = z.infer<typeof EvidenceView>;
 

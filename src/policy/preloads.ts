@@ -23,6 +23,8 @@ export interface Preload {
   candidates: string[];
   /** How the log names it: `NODE_OPTIONS --require ./x.js`. */
   label: string;
+  /** Looked for along a search path: none there runs nothing of the session's. */
+  searched?: boolean;
 }
 
 export interface Preloads {
@@ -33,7 +35,15 @@ export interface Preloads {
 
 const NODE_PROGRAMS = new Set(['node', 'nodejs', 'bun', 'tsx', 'ts-node']);
 /** Node's options that load a file first, each with its value (`--require=x`, `--require x`, `-r x`). */
-const NODE_LOADS = new Set(['-r', '--require', '--import', '--loader', '--experimental-loader']);
+const NODE_LOADS = new Set([
+  '-r',
+  '--require',
+  '--import',
+  '--loader',
+  '--experimental-loader',
+  // `node --test --test-reporter=./x.js` imports the reporter as a module (a name like `spec` is built in).
+  '--test-reporter',
+]);
 const NODE_EXTENSIONS = ['.js', '.cjs', '.mjs', '.ts', '/index.js'];
 /** Variables whose value is one file a shell or Python reads first. */
 const FILE_VARIABLES: Record<string, PreloadLanguage> = {
@@ -58,6 +68,7 @@ export function preloadsOf(command: Command): Preloads {
   if (rubyOptions !== undefined) rubyLoads(split(rubyOptions), cwd, values, 'RUBYOPT', out);
   const perlOptions = values['PERL5OPT'];
   if (perlOptions !== undefined) perlLoads(split(perlOptions), cwd, values, 'PERL5OPT', out);
+  pythonSiteHooks(values, cwd, out);
   for (const [name, language] of Object.entries(FILE_VARIABLES)) {
     const value = values[name];
     if (value === undefined || value.text === '') continue;
@@ -68,6 +79,28 @@ export function preloadsOf(command: Command): Preloads {
     }
   }
   return out;
+}
+
+/**
+ * `PYTHONPATH=dir`: every Python the command starts imports `sitecustomize` and `usercustomize`
+ * at start-up, the first found along the path — a file in a folder the agent names is run before
+ * any script, `python3 -c` or `pytest` alike.
+ */
+function pythonSiteHooks(values: Record<string, Word>, cwd: string, out: Preloads): void {
+  const value = values['PYTHONPATH'];
+  if (value === undefined || value.text === '') return;
+  const dirs = pathList(value, cwd);
+  for (const module of ['sitecustomize', 'usercustomize']) {
+    const candidates = dirs.map((dir) => joinPath(dir, `${module}.py`));
+    if (candidates.length > 0)
+      out.files.push({
+        path: candidates[0] ?? '',
+        language: 'python',
+        candidates,
+        label: `PYTHONPATH=${value.text.replaceAll(UNKNOWN, '$…')} ${module}`,
+        searched: true,
+      });
+  }
 }
 
 /** The option words of a command line or of a variable's value split as the program splits it. */

@@ -132,7 +132,10 @@ function runsOf(command: Command, context: RuleContext): { runs: Run[]; unsure: 
     cwd: command.cwd ?? context.cwd,
     candidates: file.candidates,
     label: file.label,
-    searched: file.language === 'perl' || (file.language === 'ruby' && file.candidates.length > 2),
+    searched:
+      file.searched === true ||
+      file.language === 'perl' ||
+      (file.language === 'ruby' && file.candidates.length > 2),
   }));
   const script = runOf(command, context);
   return { runs: script === undefined ? runs : [...runs, script], unsure: preloads.unsure };

@@ -26,6 +26,12 @@ export interface Evidence {
   outputTail: string;
   tests: TestCounts | null;
   at: string;
+  /**
+   * Ignored files and folders the worktree held when the check started (the first few): the run
+   * could lean on them, and the tree — what lands — does not hold them. A pass with any is not
+   * reused by a merge (decision 340). Absent on evidence kept before it was recorded.
+   */
+  outsideTree?: string[];
 }
 
 /** Commands an agent runs that claim to check its work. */

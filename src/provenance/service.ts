@@ -29,6 +29,7 @@ import type { EvidenceRow, EvidenceStore } from '../store/evidence.js';
 import type { SessionWithProject } from '../store/sessions.js';
 import { blameFile, parseBlameSpec } from './blame.js';
 import { recordTurn } from './chain.js';
+import { gitOut } from '../worktrees/index.js';
 import { readTestCounts, type Evidence, type RunCheck } from './evidence.js';
 import { noteLanding } from './notes.js';
 import { changedTests, runRedGreen, type RedGreen } from './red-green.js';
@@ -172,7 +173,14 @@ export class ProvenanceService {
   reusable(tree: string, command: string): Evidence | undefined {
     for (const row of this.options.store.onTree(tree)) {
       const evidence = parse<Evidence>(row.evidence_json);
-      if (evidence?.outcome === 'passed' && evidence.tree === tree && evidence.command === command)
+      // A pass in a worktree that held ignored files may have leaned on them: the tree alone was
+      // not what passed, so the merge runs the check on it (decision 340).
+      if (
+        evidence?.outcome === 'passed' &&
+        evidence.tree === tree &&
+        evidence.command === command &&
+        (evidence.outsideTree ?? []).length === 0
+      )
         return evidence;
     }
     return undefined;
@@ -299,6 +307,8 @@ export class ProvenanceService {
     }
     if (!existsSync(session.worktree)) return;
     const env = { ...verify.env, BATON_VERIFY: '1' };
+    // Listed before the run (what the run itself makes would be made in a merge's checkout too).
+    const outsideTree = await ignoredFiles(session.worktree);
     const confined = verify.confine?.(session, command, env);
     const result = await verify.run(confined?.command ?? command, {
       cwd: session.worktree,
@@ -318,6 +328,7 @@ export class ProvenanceService {
       outputTail: result.outputTail,
       tests: readTestCounts(result.outputTail),
       at: this.now().toISOString(),
+      ...(outsideTree.length > 0 ? { outsideTree } : {}),
     };
     this.options.store.verified(session.id, tree, evidence);
     this.options.bus.publish(ProvenanceVerified, {
@@ -443,6 +454,34 @@ function parse<T>(json: string | null): T | null {
 }
 
 /** Where a session stands from its stored row: Baton's run on its work as it is now, else its agent's claims. */
+/** Most ignored paths kept with a check's evidence: enough to name them, not a listing of node_modules. */
+const OUTSIDE_TREE_SHOWN = 10;
+
+/**
+ * The ignored files and folders in a worktree (a folder wholly ignored as one entry). The turn's
+ * tree leaves them out, yet a check run in the worktree sees them: a hostile agent's ignored helper
+ * made the check pass on a tree that fails alone, and the merge reused that pass. A listing that
+ * fails counts as something there: a pass is then not reused.
+ */
+async function ignoredFiles(worktree: string): Promise<string[]> {
+  try {
+    const out = await gitOut(worktree, [
+      'ls-files',
+      '--others',
+      '--ignored',
+      '--exclude-standard',
+      '--directory',
+      '-z',
+    ]);
+    return out
+      .split('\0')
+      .filter((p) => p !== '')
+      .slice(0, OUTSIDE_TREE_SHOWN);
+  } catch (error) {
+    return [`(the worktree's ignored files could not be listed: ${errorMessage(error)})`];
+  }
+}
+
 function evidenceView(s: { id: string; name: string }, row: EvidenceRow | undefined): SessionEvidenceView {
   const evidence = parse<Evidence>(row?.evidence_json ?? null);
   const current = evidence !== null && row?.tree !== null && evidence.tree === row?.tree ? evidence : null;

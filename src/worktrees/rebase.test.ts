@@ -131,6 +131,41 @@ describe('rebaseWorktree', () => {
     expect(git(tree, 'rev-parse', 'stacked-below^')).toBe(clean);
   });
 
+  it('leaves a branch someone else moved meanwhile where they put it when it puts the worktree back', async () => {
+    const tip = baseMoves(18, 'landed');
+    writeFileSync(join(tree, 'a.txt'), lines({ 3: 'session', 18: 'uncommitted edit' }));
+    // The user's next commit on main (or a landing), made while the rebase runs: a filter of the
+    // user's own settings moves main when the rebase first checks a.txt out.
+    const next = git(repo, 'commit-tree', '-p', tip, '-m', 'the user commits on main', `${tip}^{tree}`);
+    // And a stacked session's agent commits on its branch, which forked inside the rebased range.
+    git(tree, 'branch', 'stacked', 'HEAD');
+    const stackedNext = git(repo, 'commit-tree', '-p', 'stacked', '-m', 'stacked work', 'stacked^{tree}');
+    const marker = join(root, 'moved');
+    const attributes = join(root, 'attributes');
+    writeFileSync(attributes, 'a.txt filter=mover\n');
+    const mover = `[ -e '${marker}' ] || { touch '${marker}'; git --git-dir='${join(repo, '.git')}' update-ref refs/heads/main ${next}; git --git-dir='${join(repo, '.git')}' update-ref refs/heads/stacked ${stackedNext}; }; cat`;
+    const saved = { ...process.env };
+    Object.assign(process.env, {
+      GIT_CONFIG_COUNT: '2',
+      GIT_CONFIG_KEY_0: 'core.attributesFile',
+      GIT_CONFIG_VALUE_0: attributes,
+      GIT_CONFIG_KEY_1: 'filter.mover.smudge',
+      GIT_CONFIG_VALUE_1: mover,
+    });
+    let outcome;
+    try {
+      outcome = await rebaseWorktree(tree, tip);
+    } finally {
+      for (const key of Object.keys(process.env)) if (!(key in saved)) delete process.env[key];
+    }
+
+    expect(outcome).toMatchObject({ kind: 'conflict', files: ['a.txt'] });
+    expect(readFileSync(marker, 'utf8')).toBe('');
+    // The user's commit stays on main: only what the rebase itself moved is moved back.
+    expect(git(repo, 'rev-parse', 'main')).toBe(next);
+    expect(git(repo, 'rev-parse', 'stacked')).toBe(stackedNext);
+  });
+
   it('refuses to start when an untracked file is in the way, and changes nothing', async () => {
     writeFileSync(join(repo, 'clash.txt'), 'from the base\n');
     git(repo, 'add', 'clash.txt');

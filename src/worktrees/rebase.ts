@@ -57,6 +57,8 @@ export async function contains(worktree: string, commit: string): Promise<boolea
 
 interface Before {
   head: string;
+  /** The base tip rebased onto: refs at or below it are not the rebase's to move. */
+  onto: string;
   /** Local branches and their tips, so refs `--update-refs` moved can be moved back. */
   refs: Map<string, string>;
   /** The staged and unstaged changes to tracked files as a stash commit; undefined: none. */
@@ -105,7 +107,13 @@ export async function rebaseWorktree(worktree: string, onto: string): Promise<Re
   if (await contains(worktree, onto)) return { kind: 'up_to_date', head };
   const stash =
     (await gitOut(worktree, ['stash', 'create', 'baton keep-fresh: uncommitted work'], limit)) || undefined;
-  const before: Before = { head, refs: await localRefs(worktree), stash, status: await statusOf(worktree) };
+  const before: Before = {
+    head,
+    onto,
+    refs: await localRefs(worktree),
+    stash,
+    status: await statusOf(worktree),
+  };
   try {
     if (stash !== undefined) await git(worktree, ['reset', '--quiet', '--hard', 'HEAD'], limit);
     const rebase = await git(
@@ -175,14 +183,37 @@ async function restore(worktree: string, before: Before): Promise<void> {
   if ((await operationInProgress(worktree)) === 'rebase')
     await git(worktree, ['rebase', '--abort'], { ...limit, okExitCodes: [128] });
   await git(worktree, ['reset', '--quiet', '--hard', before.head], limit);
+  // Only a ref `--update-refs` could have moved goes back: one that pointed into the rebased range
+  // (below the old tip, not below the base). Anything else that moved meanwhile — the user's commit
+  // on main, a landing, another session's agent on its branch — moved by someone else, and putting
+  // it back dropped their commit. Each move back is conditional on the value just read.
   const now = await localRefs(worktree);
-  for (const [ref, commit] of before.refs)
-    if (now.get(ref) !== commit) await git(worktree, ['update-ref', ref, commit], limit);
+  for (const [ref, commit] of before.refs) {
+    const current = now.get(ref);
+    if (current === undefined || current === commit) continue;
+    if (
+      !(await isAncestor(worktree, commit, before.head)) ||
+      (await isAncestor(worktree, commit, before.onto))
+    )
+      continue;
+    // Moved forward from where it was: a commit made on it meanwhile (a stacked session's agent at
+    // work), not the rebase's rewrite, which never descends from the old tip.
+    if (await isAncestor(worktree, commit, current)) continue;
+    await git(worktree, ['update-ref', ref, commit, current], { ...limit, okExitCodes: [1, 128] });
+  }
   if (before.stash !== undefined)
     await git(worktree, ['stash', 'apply', '--index', '--quiet', before.stash], limit);
   const status = await statusOf(worktree);
   if (status !== before.status)
     throw new GitError('the worktree could not be put back exactly as it was', ['status'], status);
+}
+
+async function isAncestor(worktree: string, commit: string, of: string): Promise<boolean> {
+  const found = await git(worktree, ['merge-base', '--is-ancestor', commit, of], {
+    ...limit,
+    okExitCodes: [1],
+  });
+  return found.exitCode === 0;
 }
 
 function firstLines(text: string): string {

@@ -87,6 +87,28 @@ describe('evidence kept with its tree', () => {
     expect(after.some((e) => e.type === 'merge.checking' && e.data.mergeId === second.mergeId)).toBe(true);
   });
 
+  it('a pass that leaned on files outside the tree (ignored ones) is not reused: the merge runs the check and it fails', async () => {
+    configure(t, repo, { merge: { check: CHECK }, verify: { run: 'turn' } });
+    // A hostile agent: the file the check needs sits in its worktree but is ignored, so the tree
+    // the check is recorded against (and that would land) does not hold it.
+    await dispatch('leaning', [
+      { write: { path: '.gitignore', content: 'ok.txt\n' } },
+      { write: { path: 'ok.txt', content: 'ok\n' } },
+    ]);
+    const run = await verified('leaning');
+    if (run.type !== 'provenance.verified') throw new Error(`not a verify run: ${run.type}`);
+    expect(run.data.outcome).toBe('passed');
+    expect(t.git(repo, 'ls-tree', '--name-only', run.data.tree)).not.toContain('ok.txt');
+    const result = await t.run(['merge', 'leaning', '--json'], { cwd: repo });
+    const merged = JSON.parse(result.stdout) as MergeResult;
+    expect(merged.check.reused).toBeUndefined();
+    expect(merged.outcome).not.toBe('landed');
+    expect(merged.check.outcome).toBe('failed');
+    expect(t.git(repo, 'ls-tree', '--name-only', 'HEAD')).not.toContain('.gitignore');
+    const seen = await evidence('leaning');
+    expect(seen.evidence?.outsideTree).toEqual(['ok.txt']);
+  });
+
   it("flags a session's new test that passes on the base: it proves nothing about the change", async () => {
     // The tests are shell scripts the repository's test command runs one at a time.
     writeFileSync(join(repo, 'app.txt'), 'version: broken\n');

@@ -6,6 +6,7 @@
  * `completed` or `failed`; a plan is told as a checklist. Nothing here decides a state.
  */
 import { isAbsolute, relative, resolve } from 'node:path';
+import { quoteArgv } from '../../shared/shell-quote.js';
 import type { AgentEvent, ToolKind } from '../types.js';
 
 /** The part of an ACP tool call (`tool_call`, `tool_call_update`, a permission's `toolCall`) Baton reads. */
@@ -64,6 +65,17 @@ export function filesOf(call: AcpToolCall, cwd: string): string[] {
 /** The path an edit's raw input names, where the agent sends no locations (opencode: `filePath`). */
 const PATH_KEYS = ['filePath', 'file_path', 'path'] as const;
 
+/** Keys of a raw input that carry the text a call writes (Claude's Write and Edit, opencode's edit). */
+const WRITE_KEYS = ['content', 'new_string', 'newString', 'newText', 'edits'] as const;
+
+/** Whether a call's raw input names a file and carries text to put in it: a write, whatever its label. */
+export function writesOf(call: AcpToolCall): boolean {
+  const raw = call.rawInput;
+  if (raw === null || typeof raw !== 'object' || inputPaths(raw).length === 0) return false;
+  const input = raw as Record<string, unknown>;
+  return WRITE_KEYS.some((key) => input[key] !== undefined);
+}
+
 function inputPaths(raw: unknown): string[] {
   if (raw === null || typeof raw !== 'object') return [];
   const input = raw as Record<string, unknown>;
@@ -86,6 +98,10 @@ function relativeToCwd(path: string, cwd: string): string {
 export function commandOf(call: AcpToolCall): string | undefined {
   const input = call.rawInput as { command?: unknown } | null | undefined;
   if (typeof input?.command === 'string') return input.command;
+  // Codex's shape: the words of the command (`["bash", "-lc", "…"]`), judged as the line that runs them.
+  const words = input?.command;
+  if (Array.isArray(words) && words.length > 0 && words.every((w) => typeof w === 'string'))
+    return quoteArgv(words);
   if (call.kind === 'execute' && typeof call.title === 'string') return call.title;
   return undefined;
 }

@@ -7,7 +7,7 @@
  */
 import { blockedEvent, gateReason, judge } from '../gate.js';
 import type { AgentEvent, ApprovalDecision, GateCall, PermissionMode, ToolGate } from '../types.js';
-import { batonKind, commandOf, filesOf, inputOf, toolName, type AcpToolCall } from './normalize.js';
+import { batonKind, commandOf, filesOf, inputOf, toolName, writesOf, type AcpToolCall } from './normalize.js';
 import type { ToolKind } from '../types.js';
 
 export interface PermissionOption {
@@ -111,7 +111,7 @@ export class AcpPermissions {
 export function judgedCall(call: AcpToolCall, cwd: string): GateCall {
   const command = commandOf(call);
   const labelled = batonKind(call.kind);
-  const writes = (call.content ?? []).some((c) => c.type === 'diff');
+  const writes = (call.content ?? []).some((c) => c.type === 'diff') || writesOf(call);
   const kind: ToolKind = command !== undefined ? 'run' : writes && labelled !== 'run' ? 'edit' : labelled;
   // The tool allow rules match: the kind's own ACP name when the label understated it.
   const tool = kind === labelled ? toolName(call) : kind === 'run' ? 'execute' : 'edit';
