@@ -14,7 +14,8 @@
 import { UNKNOWN, joinPath, type Word } from './shell.js';
 import type { Command } from './command.js';
 
-export type PreloadLanguage = 'shell' | 'python' | 'node' | 'ruby' | 'perl';
+/** `envfile`: a file of `NAME=value` lines Node reads into its environment (`node --env-file`). */
+export type PreloadLanguage = 'shell' | 'python' | 'node' | 'ruby' | 'perl' | 'envfile';
 
 export interface Preload {
   path: string;
@@ -44,6 +45,8 @@ const NODE_LOADS = new Set([
   // `node --test --test-reporter=./x.js` imports the reporter as a module (a name like `spec` is built in).
   '--test-reporter',
 ]);
+/** Node's options naming a file of variables it reads first: its `NODE_OPTIONS` line loads files too. */
+const NODE_ENV_FILES = new Set(['--env-file', '--env-file-if-exists']);
 const NODE_EXTENSIONS = ['.js', '.cjs', '.mjs', '.ts', '/index.js'];
 /** Variables whose value is one file a shell or Python reads first. */
 const FILE_VARIABLES: Record<string, PreloadLanguage> = {
@@ -117,7 +120,13 @@ function words(args: Word[]): string[] {
 }
 
 function takesValue(option: string): boolean {
-  return NODE_LOADS.has(option) || option === '-I' || option === '-W' || option === '-X';
+  return (
+    NODE_LOADS.has(option) ||
+    NODE_ENV_FILES.has(option) ||
+    option === '-I' ||
+    option === '-W' ||
+    option === '-X'
+  );
 }
 
 function split(value: Word): string[] {
@@ -130,12 +139,25 @@ function nodeLoads(options: string[], cwd: string, from: string, out: Preloads):
     const option = options[i] ?? '';
     const eq = option.indexOf('=');
     const name = eq < 0 ? option : option.slice(0, eq);
-    if (!NODE_LOADS.has(name)) continue;
+    const envFile = NODE_ENV_FILES.has(name);
+    if (!NODE_LOADS.has(name) && !envFile) continue;
     const value = eq < 0 ? options[++i] : option.slice(eq + 1);
     if (value === undefined) continue;
     const label = `${from} ${name} ${value.replaceAll(UNKNOWN, '$…')}`;
     if (value.includes(UNKNOWN)) {
       out.unsure.push(`${label} loads a file only known when it runs`);
+      continue;
+    }
+    if (envFile) {
+      // Its `NODE_OPTIONS=--require ./p.js` line loads p.js: read like a script (decision 344).
+      const path = joinPath(cwd, value);
+      out.files.push({
+        path,
+        language: 'envfile',
+        candidates: [path],
+        label,
+        searched: name !== '--env-file',
+      });
       continue;
     }
     const path = nodePath(value, cwd);

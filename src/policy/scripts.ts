@@ -30,7 +30,7 @@ type Direct = 'program';
 /** A script file a command runs, and what it is read as. */
 interface Run {
   path: string;
-  language: Language | Direct | 'make' | 'package' | 'awk';
+  language: Language | Direct | 'make' | 'package' | 'awk' | 'envfile';
   /** For make: the goals; for a package script: the script's name; else the script's arguments. */
   names: string[];
   /** The words after `--` a package script gets. */
@@ -439,6 +439,8 @@ function readScript(run: Run, text: string, home: string, via: string[], depth: 
     }
     case 'shell':
       return commandsOf(text, run.cwd, home, depth, via);
+    case 'envfile':
+      return envFileCommands(text, run, via);
     case 'awk':
       return awkProgram(text, false, 'awk', home, depth, via, run.cwd, read);
     case 'program': {
@@ -451,6 +453,39 @@ function readScript(run: Run, text: string, home: string, via: string[], depth: 
     default:
       return [scriptAsInline(run.language, text, run, via)];
   }
+}
+
+/**
+ * A file `node --env-file` reads: its `NODE_OPTIONS` becomes the options of the Node it starts,
+ * so the files they load are judged as that Node's preloads (decision 344). Dotenv's syntax:
+ * `NAME=value`, an optional `export `, the value optionally quoted, `#` comments.
+ */
+function envFileCommands(text: string, run: Run, via: string[]): Command[] {
+  let options: string | undefined;
+  for (const line of text.split(/\r?\n/)) {
+    const match = /^\s*(?:export\s+)?NODE_OPTIONS\s*=\s*(.*)$/.exec(line);
+    if (match === null) continue;
+    let value = (match[1] ?? '').trim();
+    const quote = value[0];
+    if ((quote === '"' || quote === "'" || quote === '`') && value.lastIndexOf(quote) > 0)
+      value = value.slice(1, value.lastIndexOf(quote));
+    else value = value.replace(/\s+#.*$/, '');
+    options = value;
+  }
+  if (options === undefined) return [];
+  return [
+    {
+      name: 'node',
+      args: [],
+      redirects: [],
+      stdinUnknown: false,
+      cwd: run.cwd,
+      moreArgs: false,
+      via,
+      env: ['NODE_OPTIONS'],
+      values: { NODE_OPTIONS: { text: options, dynamic: false, glob: false } },
+    },
+  ];
 }
 
 /** The script as an interpreter fed it on stdin: the inline detectors read it from there. */
