@@ -115,6 +115,32 @@ describe("a line's writer on the session's diff", () => {
     await page.context().close();
   });
 
+  it('answers the API with one index per line, and refuses a path outside the work with the form to use', async () => {
+    const client = t.client(repo);
+    const view = await client.call('GET /api/provenance/sessions/:ref/blame', {
+      params: { ref: 'greeter' },
+      query: { file: 'src/greet.ts' },
+    });
+    expect(view.lines).toEqual([0, 1]);
+    expect(view.turns.map((turn) => [turn.turn, turn.prompt])).toEqual([
+      [1, 'add the greeting module'],
+      [2, 'farewell'],
+    ]);
+    // A file the work does not change has no turn on any line.
+    const untouched = await client.call('GET /api/provenance/sessions/:ref/blame', {
+      params: { ref: 'greeter' },
+      query: { file: 'src/app.ts' },
+    });
+    expect(untouched.lines).toEqual([]);
+    for (const file of ['../outside.txt', '/etc/hostname', '--output=x'])
+      await expect(
+        client.call('GET /api/provenance/sessions/:ref/blame', {
+          params: { ref: 'greeter' },
+          query: { file },
+        }),
+      ).rejects.toThrow(/relative to its repository's root/);
+  });
+
   it('reports no page errors', () => {
     expect(problems).toEqual([]);
   });
