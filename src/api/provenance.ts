@@ -152,6 +152,29 @@ export const SessionEvidenceView = z.object({
 });
 export type SessionEvidenceView = z.infer<typeof SessionEvidenceView>;
 
+/**
+ * Which turn of a session last wrote each line of one file of its work, from its turn chain
+ * (decision 295): the page's diff and review views fetch it once per file shown.
+ */
+export const SessionBlameView = z.object({
+  sessionId: z.string(),
+  name: z.string(),
+  path: z.string(),
+  /** The turns that wrote lines of the file, each once. */
+  turns: z.array(TurnRecordView),
+  /** For each line of the file in the session's work (index 0 is line 1): its turn's index in `turns`, or -1 (no turn wrote it: the base's line, or one written after the last recorded turn). */
+  lines: z.array(z.number().int()),
+});
+export type SessionBlameView = z.infer<typeof SessionBlameView>;
+
+export const SessionBlameQuery = z.object({
+  file: z
+    .string()
+    .min(1)
+    .max(4096)
+    .describe("A path in the session's work, relative to its repository's root"),
+});
+
 export const EvidenceQuery = z.object({
   session: z.string().optional().describe('One session (id, id prefix or name)'),
 });
@@ -167,6 +190,12 @@ export const PROVENANCE = {
     summary: "The turn that wrote one line: its place in the session's transcript and the decisions it cited",
     query: BlameQuery,
     response: WhyView,
+  }),
+  'GET /api/provenance/sessions/:ref/blame': endpoint({
+    summary:
+      'Which turn of a session (its prompt, agent and model) last wrote each line of one file of its work, from its turn chain',
+    query: SessionBlameQuery,
+    response: SessionBlameView,
   }),
   'GET /api/provenance/evidence': endpoint({
     summary: "Each session's evidence: verified, failing or claimed, with the check Baton ran on its tree",

@@ -19,8 +19,10 @@ export async function attributeWork(input: {
   root: string;
   sessionId: string;
   base: string;
-  /** The commit holding the session's whole work (its branch tip once Baton committed what was on disk). */
+  /** The commit (or tree) holding the session's whole work (its branch tip once Baton committed what was on disk). */
   tip: string;
+  /** Only these files (the page's view of one file); every changed file when unset. */
+  only?: readonly string[];
 }): Promise<Attribution> {
   const { root, base, tip } = input;
   const empty: Attribution = { turns: [], files: new Map() };
@@ -52,7 +54,7 @@ export async function attributeWork(input: {
     await gitOut(root, ['diff', '--name-only', '-z', '--no-renames', '--diff-filter=AMT', base, top])
   )
     .split('\0')
-    .filter((p) => p !== '');
+    .filter((p) => p !== '' && (input.only === undefined || input.only.includes(p)));
   const turns: TurnRecord[] = [];
   const indexOf = new Map<string, number>();
   for (const [sha, record] of records) {
@@ -71,4 +73,33 @@ export async function attributeWork(input: {
     files.set(path, owners);
   }
   return { turns, files };
+}
+
+/**
+ * One file of a session's work: each line's turn, as an index into the turns this file's lines
+ * name (each once, in order of first use), or -1 where no turn wrote it (decision 295).
+ */
+export async function attributeFile(input: {
+  root: string;
+  sessionId: string;
+  base: string;
+  tip: string;
+  path: string;
+}): Promise<{ turns: TurnRecord[]; lines: number[] }> {
+  const attribution = await attributeWork({ ...input, only: [input.path] });
+  const owners = attribution.files.get(input.path);
+  if (owners === undefined) return { turns: [], lines: [] };
+  const used = new Map<number, number>();
+  const turns: TurnRecord[] = [];
+  const lines = Array.from(owners, (owner) => {
+    if (owner < 0) return -1;
+    let index = used.get(owner);
+    if (index === undefined) {
+      index = turns.length;
+      used.set(owner, index);
+      turns.push(attribution.turns[owner]!);
+    }
+    return index;
+  });
+  return { turns, lines };
 }

@@ -191,8 +191,33 @@ export async function readNotes(
   return notes;
 }
 
-/** A note's JSON; undefined for a note that is not Baton's or does not read (an edit by hand, say). */
+/**
+ * A note's JSON; undefined for a note that is not Baton's or does not read (an edit by hand, say).
+ * Notes merged from two clones (`cat_sort_uniq`, decision 294) hold one JSON line per side: their
+ * turns are joined and each file's ranges kept, the first line's first where two name one line.
+ */
 export function parseNote(text: string): ProvenanceNote | undefined {
+  const parts = text
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line !== '')
+    .map(parseOne);
+  const read = parts.filter((p): p is ProvenanceNote => p !== undefined);
+  if (read.length <= 1) return read[0] ?? (parts.length === 0 ? undefined : parseOne(text));
+  const joined: ProvenanceNote = { baton: 1, turns: [], files: {} };
+  for (const note of read) {
+    const offset = joined.turns.length;
+    joined.turns.push(...note.turns);
+    for (const [path, ranges] of Object.entries(note.files))
+      joined.files[path] = [
+        ...(joined.files[path] ?? []),
+        ...ranges.map(([first, count, index]): [number, number, number] => [first, count, index + offset]),
+      ];
+  }
+  return joined;
+}
+
+function parseOne(text: string): ProvenanceNote | undefined {
   try {
     const parsed = JSON.parse(text) as Partial<ProvenanceNote>;
     if (

@@ -10,6 +10,7 @@ import type {
   BlameView,
   EvidenceMark,
   RedGreenView,
+  SessionBlameView,
   SessionEvidenceView,
   WhyView,
 } from '../api/provenance.js';
@@ -27,6 +28,8 @@ import { errorMessage, InvalidInputError } from '../shared/errors.js';
 import { createLogger } from '../shared/log.js';
 import type { EvidenceRow, EvidenceStore } from '../store/evidence.js';
 import type { SessionWithProject } from '../store/sessions.js';
+import { snapshotWork } from '../worktrees/index.js';
+import { attributeFile } from './attribute.js';
 import { blameFile, parseBlameSpec } from './blame.js';
 import { recordTurn } from './chain.js';
 import { gitOut } from '../worktrees/index.js';
@@ -230,6 +233,37 @@ export class ProvenanceService {
     const { path, from, to } = parseBlameSpec(spec);
     const lines = await blameFile(where, path, from, to);
     return { path, lines };
+  }
+
+  /**
+   * Which turn of the session last wrote each line of `path` in its work as it is (its worktree,
+   * or its branch once the worktree is gone), from its turn chain (decision 295). Only the lines
+   * that differ from its base can have a turn; a file the work does not change has none.
+   */
+  async sessionBlame(ref: string, cwd: string | undefined, path: string): Promise<SessionBlameView> {
+    const session = this.options.sessions.resolve(ref, cwd);
+    if (path.startsWith('-') || path.startsWith('/') || path.includes('\0') || path.split('/').includes('..'))
+      throw new InvalidInputError(
+        `${JSON.stringify(path)} is not a path in the session's work; give one relative to its repository's root, as in src/app.ts.`,
+      );
+    const empty = { sessionId: session.id, name: session.name, path, turns: [], lines: [] };
+    if (!existsSync(session.project_root)) return empty;
+    // The work as it is on disk (uncommitted and untracked files too), as the diff shows it.
+    const tip = existsSync(session.worktree)
+      ? (await snapshotWork(session.worktree)).tree
+      : `refs/heads/${session.branch}`;
+    await this.settled([session.id]);
+    const file = await attributeFile({
+      root: session.project_root,
+      sessionId: session.id,
+      base: session.base_commit,
+      tip,
+      path,
+    }).catch((error: unknown) => {
+      log.warn('a session blame failed', { session: session.name, path, error: errorMessage(error) });
+      return undefined;
+    });
+    return { ...empty, ...file };
   }
 
   async why(cwd: string | undefined, spec: string): Promise<WhyView> {

@@ -9,7 +9,11 @@
 import { remoteUrl } from '../merge/index.js';
 import { DEFAULT_SYNC_REMOTE, loadRepoConfig } from '../projects/index.js';
 import { GitError, InvalidInputError } from '../shared/errors.js';
+import { createLogger } from '../shared/log.js';
 import { git, type WorkSnapshot } from '../worktrees/index.js';
+import { fetchNotes } from './notes.js';
+
+const log = createLogger('sync');
 
 const FETCHED = 'refs/baton/remote';
 export const fetchedBranchRef = (name: string): string => `${FETCHED}/heads/${name}`;
@@ -64,6 +68,14 @@ async function fetchOnce(root: string, options: { timeoutMs?: number }): Promise
       });
     throw error;
   }
+  // Others' provenance notes come with their work (decision 294); a failure leaves this clone's
+  // notes as they were and does not fail the fetch of the work.
+  await fetchNotes(root, url, options).catch((error: unknown) =>
+    log.warn('provenance notes not fetched', {
+      remote,
+      error: error instanceof Error ? error.message : String(error),
+    }),
+  );
 }
 
 export interface PushedWork extends WorkSnapshot {

@@ -12,12 +12,13 @@
 import { existsSync } from 'node:fs';
 import type { SyncStatusView } from '../api/sync.js';
 import type { WorkspaceBus } from '../bus/index.js';
-import { SyncFailed, SyncPushed, type WorkspaceEvent } from '../events/workspace.js';
+import { SyncFailed, SyncNotes, SyncPushed, type WorkspaceEvent } from '../events/workspace.js';
 import { DEFAULT_SYNC_REMOTE, loadRepoConfig, type SyncConfig } from '../projects/index.js';
 import { errorMessage, SessionStateError } from '../shared/errors.js';
 import { createLogger } from '../shared/log.js';
 import type { SessionWithProject } from '../store/sessions.js';
 import { Coalescer } from '../shared/coalesce.js';
+import { syncNotes, type NotesSync } from './notes.js';
 import { pushSessionWork, remoteBranchRef, SyncPushError, type PushInput, type PushOutcome } from './push.js';
 
 const log = createLogger('sync');
@@ -50,6 +51,8 @@ export interface SyncServiceOptions {
   lost?: (sessionId: string) => boolean;
   /** The push itself (push.ts); replaceable for the backoff's unit test. */
   push?: (input: PushInput) => Promise<PushOutcome>;
+  /** One round of provenance-notes sync (notes.ts); replaceable for unit tests. */
+  notes?: (root: string, remote: string) => Promise<NotesSync>;
 }
 
 interface Status {
@@ -73,6 +76,8 @@ export class SyncService {
   private readonly removed = new Set<string>();
   /** Each session's read of its worktree under way (the snapshot), which a removal waits for. */
   private readonly reading = new Map<string, Promise<unknown>>();
+  /** Each repository's notes sync under way (one at a time per repository), and whether another is owed after it. */
+  private readonly notesRounds = new Map<string, { running: Promise<void>; again: boolean }>();
   private readonly now: () => number;
   private readonly schedule: (fn: () => void, ms: number) => () => void;
   private unsubscribe: (() => void) | undefined;
@@ -97,6 +102,10 @@ export class SyncService {
       this.record(event);
       // A failure is retried when its backoff is over, whether a turn ends meanwhile or not.
       if (event.type === 'sync.failed') this.armRetry(event.data.sessionId);
+      // A landing wrote notes: they go to the remote now, not at some later session's push (the
+      // landed session itself is removed and pushes no more).
+      if (event.type === 'provenance.noted' && event.data.commits > 0)
+        this.notesOfLanding(event.data.sessions);
       this.onEvent(event);
     });
   }
@@ -124,9 +133,67 @@ export class SyncService {
     }
   }
 
-  /** Pushes under way (and any asked for after them) finished. */
-  idle(): Promise<void> {
-    return this.pushes.idle();
+  /** Pushes under way (and any asked for after them) finished, notes rounds too. */
+  async idle(): Promise<void> {
+    await this.pushes.idle();
+    while (this.notesRounds.size > 0)
+      await Promise.all([...this.notesRounds.values()].map((r) => r.running.catch(() => undefined)));
+  }
+
+  /** The repository of a landing's sessions syncs its notes, when it pushes at all. */
+  private notesOfLanding(sessions: readonly { sessionId: string }[]): void {
+    const session = sessions.map((s) => this.options.sessions.get(s.sessionId)).find((s) => s !== undefined);
+    if (session === undefined) return;
+    const config = this.configOf(session);
+    if (config?.push !== 'turn') return;
+    this.syncNotesOf(session, config.remote ?? DEFAULT_SYNC_REMOTE);
+  }
+
+  /**
+   * A round of notes sync for the session's repository (decision 294): one at a time per
+   * repository; asked for during one, one more runs after it. Its outcome is a `sync.notes` event;
+   * a failure never fails the session's push.
+   */
+  private syncNotesOf(session: SessionWithProject, remote: string): void {
+    const root = session.project_root;
+    const under = this.notesRounds.get(root);
+    if (under !== undefined) {
+      under.again = true;
+      return;
+    }
+    const round = { running: Promise.resolve(), again: false };
+    round.running = (async () => {
+      do {
+        round.again = false;
+        const started = performance.now();
+        const sync = this.options.notes ?? syncNotes;
+        const base = { project: session.project_name, remote };
+        try {
+          const done = await sync(root, remote);
+          if (done.merged || done.pushed)
+            this.options.bus.publish(SyncNotes, {
+              ...base,
+              ...done,
+              failure: null,
+              ms: Math.round(performance.now() - started),
+            });
+        } catch (error) {
+          log.warn('provenance notes not synced', {
+            project: session.project_name,
+            error: errorMessage(error),
+          });
+          this.options.bus.publish(SyncNotes, {
+            ...base,
+            local: null,
+            merged: false,
+            pushed: false,
+            failure: errorMessage(error),
+            ms: Math.round(performance.now() - started),
+          });
+        }
+      } while (round.again);
+    })().finally(() => this.notesRounds.delete(root));
+    this.notesRounds.set(root, round);
   }
 
   /** The sessions with a push behind them or ahead of them (their repository pushes at turn ends), or one session. */
@@ -234,6 +301,8 @@ export class SyncService {
       });
       const ms = Math.round(performance.now() - started);
       this.options.bus.publish(SyncPushed, { ...who, remote, ...pushed, ms });
+      // Every push also brings the remote's provenance notes in and sends this clone's out.
+      this.syncNotesOf(session, remote);
       log.info('pushed', {
         session: session.name,
         remote,

@@ -103,6 +103,14 @@ describe('the combined review page', () => {
     expect(
       await file('src/ipc.ts').locator('[data-testid=review-hunk] .d2h-diff-tbody').innerText(),
     ).toContain('export function close()');
+    // Hovering a line of a file one session wrote shows the turn that wrote it, and its prompt.
+    await file('src/watcher.ts')
+      .locator('tr', { has: page.locator('.d2h-code-line-ctn:has-text("return debounce(path);")') })
+      .hover();
+    await page.waitForSelector('[data-testid=line-provenance]:has-text("watcher · turn 1")');
+    expect(await page.locator('[data-testid=line-provenance]').innerText()).toContain(
+      'Asked: work on watcher',
+    );
 
     await file('src/watcher.ts').locator('button:has-text("Approve")').click();
     await page.waitForSelector('[data-testid=review-file][data-path="src/watcher.ts"][data-state=approved]');

@@ -218,6 +218,10 @@ function describeKnown(event: WorkspaceEvent): string {
       return `${event.data.name}: pushed ${event.data.commit.slice(0, 8)} to ${event.data.remote} ${event.data.ref}${event.data.snapshotCommit === null ? '' : ` with uncommitted work ${event.data.snapshotCommit.slice(0, 8)}`} (${event.data.ms} ms)`;
     case 'sync.failed':
       return `${event.data.name}: push to ${event.data.remote} failed: ${event.data.reason}`;
+    case 'sync.notes':
+      return event.data.failure !== null
+        ? `${event.data.project}: provenance notes not synced with ${event.data.remote}: ${event.data.failure}`
+        : `${event.data.project}: provenance notes ${[event.data.merged ? 'merged from' : '', event.data.pushed ? 'pushed to' : ''].filter(Boolean).join(' and ')} ${event.data.remote}`;
     case 'provenance.recorded':
       return `${event.data.name}: turn ${event.data.turn} recorded${event.data.commit === null ? ' (no change)' : ` as ${event.data.commit.slice(0, 8)}`} (${event.data.ms} ms)`;
     case 'provenance.verified':

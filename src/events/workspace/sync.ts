@@ -29,3 +29,21 @@ export const SyncFailed = defineWorkspaceEvent(
     failures: z.number().int().positive(),
   }),
 );
+/**
+ * A round of provenance-notes sync with the remote (decision 294): the remote's notes merged into
+ * this clone's, this clone's pushed, or the reason neither happened.
+ */
+export const SyncNotes = defineWorkspaceEvent(
+  'sync.notes',
+  z.object({
+    project: z.string(),
+    remote: z.string(),
+    /** This clone's `refs/notes/baton` after the round; null when neither side has notes. */
+    local: z.string().nullable(),
+    merged: z.boolean(),
+    pushed: z.boolean(),
+    /** Why the round failed; null when it did not. */
+    failure: z.string().nullable(),
+    ms: z.number().int(),
+  }),
+);

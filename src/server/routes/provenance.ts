@@ -12,6 +12,8 @@ export function provenanceHandlers(service: ProvenanceService | undefined): Hand
   return {
     'GET /api/provenance/blame': ({ query, cwd }) => provenance().blame(cwd, query.file),
     'GET /api/provenance/why': ({ query, cwd }) => provenance().why(cwd, query.file),
+    'GET /api/provenance/sessions/:ref/blame': ({ params, query, cwd }) =>
+      provenance().sessionBlame(params.ref, cwd, query.file),
     'GET /api/provenance/evidence': ({ query, cwd }) => ({
       sessions: provenance().evidenceOf(query.session, cwd),
     }),

@@ -5,9 +5,10 @@
 import { html, parse } from 'diff2html';
 import 'diff2html/bundles/css/diff2html.min.css';
 import type { ColorSchemeType } from 'diff2html/lib/types';
-import { useEffect, useMemo, useState } from 'react';
+import { useEffect, useMemo, useRef, useState } from 'react';
 import type { SessionView } from '../../../src/api/index.js';
 import { api, ApiError, errorText } from '../api.js';
+import { focusableLines, lineHandlers, LineWhy, useSessionBlame, type LineAt } from './LineProvenance.js';
 
 type Layout = 'line-by-line' | 'side-by-side';
 
@@ -39,6 +40,16 @@ export function DiffView({ session }: { session: SessionView }) {
       }),
     [files, layout],
   );
+  // Each shown file's new path (none for a deleted file): its lines' writers, fetched once per file.
+  const paths = useMemo(() => files.map((f) => (f.isDeleted === true ? '' : f.newName)), [files]);
+  const blames = useSessionBlame(
+    session.id,
+    paths.filter((p) => p !== ''),
+    session.lastSeq,
+  );
+  const [hovered, setHovered] = useState<LineAt | undefined>();
+  const body = useRef<HTMLDivElement>(null);
+  useEffect(() => focusableLines(body.current), [rendered]);
   if (error !== undefined) return <div className="empty error-text">{error}</div>;
   if (diff === undefined) return <div className="empty">Loading the diff…</div>;
   if (files.length === 0) return <div className="empty">No changes against {session.baseRef} yet.</div>;
@@ -69,7 +80,13 @@ export function DiffView({ session }: { session: SessionView }) {
         </div>
       </div>
       {diff.truncated && <div className="warn-bar">The diff is large; only the first part is shown.</div>}
-      <div className="diff-body" dangerouslySetInnerHTML={{ __html: rendered }} />
+      <div
+        className="diff-body"
+        ref={body}
+        {...lineHandlers(paths, setHovered)}
+        dangerouslySetInnerHTML={{ __html: rendered }}
+      />
+      {hovered !== undefined && <LineWhy at={hovered} blame={blames.get(hovered.path)} />}
     </div>
   );
 }

@@ -8,7 +8,7 @@
 import { html, parse } from 'diff2html';
 import 'diff2html/bundles/css/diff2html.min.css';
 import type { ColorSchemeType } from 'diff2html/lib/types';
-import { useEffect, useMemo, useState } from 'react';
+import { useEffect, useMemo, useRef, useState } from 'react';
 import type { GroupReview, ReviewFile, ReviewHunk } from '../../../src/api/review.js';
 import { api, errorText } from '../api.js';
 import { useBoard } from '../board.js';
@@ -17,6 +17,7 @@ import { GroupLanding, GroupMergeButton, groupKey, useGroupMergePhase } from './
 import { isFinal } from '../landing.js';
 import { navigate } from '../router.js';
 import { EvidenceChip } from './Evidence.js';
+import { focusableLines, lineHandlers, LineWhy, useSessionBlame, type LineAt } from './LineProvenance.js';
 import { colourOf, SessionTag } from './ReviewTags.js';
 import { firstOf, whyNot } from '../why.js';
 
@@ -146,6 +147,18 @@ function FileReview({
   // Requesting changes asks what to change first; the text goes to the file's writers.
   const [asking, setAsking] = useState(false);
   const [message, setMessage] = useState('');
+  // Who wrote each line, when one session wrote the whole file's change: the combined file is then
+  // that session's own, line for line, and its blame is fetched once (decision 295).
+  const writer =
+    file.sessions.length === 1 && file.conflict === null && file.status !== 'deleted' && !file.binary
+      ? ids.get(file.sessions[0]!)
+      : undefined;
+  const blames = useSessionBlame(writer ?? '', writer === undefined ? [] : [file.path], 0);
+  const [hovered, setHovered] = useState<LineAt | undefined>();
+  const hunks = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    if (writer !== undefined) focusableLines(hunks.current);
+  });
   const setState = async (state: FileState, text = '') => {
     setBusy(true);
     try {
@@ -229,10 +242,15 @@ function FileReview({
       {!isFolded && file.omittedLines > 0 && (
         <div className="empty">{file.omittedLines} changed lines: too many to show here.</div>
       )}
-      {!isFolded &&
-        file.hunks.map((hunk, i) => (
-          <HunkReview key={i} view={view} file={file} hunk={hunk} names={names} ids={ids} />
-        ))}
+      <div ref={hunks} {...(writer === undefined ? {} : lineHandlers([file.path], setHovered))}>
+        {!isFolded &&
+          file.hunks.map((hunk, i) => (
+            <HunkReview key={i} view={view} file={file} hunk={hunk} names={names} ids={ids} />
+          ))}
+      </div>
+      {hovered !== undefined && writer !== undefined && !isFolded && (
+        <LineWhy at={hovered} blame={blames.get(file.path)} />
+      )}
     </section>
   );
 }
