@@ -170,6 +170,11 @@ export class KeepFresh {
 
   private async consider(session: SessionWithProject, tip: string): Promise<void> {
     const ref = { sessionId: session.id, name: session.name, project: session.project_name };
+    if (await landedIn(session, tip)) {
+      // Its commits are in the base already (a landing not yet retired, or one a restart finishes):
+      // nothing to rebase, and its base stays, so the landing's notes and diff still see its change.
+      return;
+    }
     if (await contains(session.worktree, tip)) {
       // Caught up by its agent (a rebase or merge of its own): its change counts from the new tip.
       this.options.sessions.moveBase(session.id, tip);
@@ -292,4 +297,22 @@ export class KeepFresh {
     this.told.delete(id);
     this.deferred.delete(id);
   }
+}
+
+/**
+ * The session's branch has commits of its own and every one is in the base's tip: its work has
+ * landed. Its branch, not its HEAD: a rebase stopped in its worktree leaves HEAD on the base.
+ */
+async function landedIn(session: SessionWithProject, tip: string): Promise<boolean> {
+  const branch = await gitOut(session.worktree, [
+    'rev-parse',
+    '--verify',
+    '--quiet',
+    `refs/heads/${session.branch}^{commit}`,
+  ]).catch(() => '');
+  if (branch === '' || branch === session.base_commit) return false;
+  return gitOut(session.worktree, ['merge-base', '--is-ancestor', branch, tip]).then(
+    () => true,
+    () => false,
+  );
 }
