@@ -136,7 +136,11 @@ export async function bundle() {
   const cli = await rolldown({
     input: { cli: join(DIST, 'cli', 'main.js') },
     platform: 'node',
+    // commander and zod stay outside: a read command (`ls`, `peek`) must not load either (decision
+    // 27), and a package inlined into the entry's file would be parsed by every command.
     external: [
+      'commander',
+      'zod',
       /^node:/,
       'better-sqlite3',
       'typescript',

@@ -1,5 +1,6 @@
 /** Option shapes commander hands to commands; main.ts declares them, commands/ read them. */
-import { InvalidArgumentError } from 'commander';
+import { createRequire } from 'node:module';
+import type * as Commander from 'commander';
 import {
   AGENT_IDS,
   AGENT_NAME,
@@ -47,6 +48,9 @@ export interface ReviewFlags {
  * 280). Whether the name is known is the supervisor's to say, from the registry it reads.
  */
 export function agentName(value: string): AgentId {
+  // Commander is required here, when it parses, not with this module: the read commands that
+  // import it never load commander (decision 27).
+  const { InvalidArgumentError } = createRequire(import.meta.url)('commander') as typeof Commander;
   if (!AGENT_NAME.test(value))
     throw new InvalidArgumentError(
       `"${value}" is not an agent name (${AGENT_NAME_RULE}); the agents are ${AGENT_IDS.join(', ')} and your entries in config.json (baton agents).`,

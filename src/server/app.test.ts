@@ -98,12 +98,13 @@ describe('the supervisor API guards', () => {
 
     const invalid = await request('/api/sessions', {
       method: 'POST',
-      body: JSON.stringify({ prompt: '', cwd: '/', agent: 'gpt', extra: 1 }),
+      body: JSON.stringify({ prompt: '', cwd: '/', agent: 'GPT!', extra: 1 }),
     });
     expect(invalid.status).toBe(400);
     const body = (await invalid.json()) as { error: { message: string } };
     expect(body.error.message).toContain('prompt: the prompt is empty');
-    expect(body.error.message).toContain('agent: Invalid option');
+    // Any well-formed name may be a user's own agent (decision 280): a malformed one is refused here.
+    expect(body.error.message).toContain('agent: an agent name is lowercase letters, digits and dashes');
     expect(body.error.message).toContain('Unrecognized key: "extra"');
   });
 
