@@ -101,7 +101,9 @@ describe('baton task', () => {
     const row = (state: string): string =>
       `| flaky | scripted | ${task.id}. fix the flaky test (ABC-12) | ${state} |`;
 
+    // Both waits begin before the start: the host may ask before the dispatch's answer is read.
     const queued = workspaceEvent(t, stateChangedTo('flaky', 'queued'));
+    const asked = workspaceEvent(t, stateChangedTo('flaky', 'needs_input'));
     await start(
       task.id,
       'flaky',
@@ -110,7 +112,7 @@ describe('baton task', () => {
       'default',
     );
     await queued;
-    await workspaceEvent(t, stateChangedTo('flaky', 'needs_input'));
+    await asked;
     expect(status()).toContain(row('needs input'));
     await t.ok(['reply', 'flaky', 'yes'], { cwd: repo });
     await workspaceEvent(t, stateChangedTo('flaky', 'ready_for_review'));
