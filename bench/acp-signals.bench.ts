@@ -17,6 +17,7 @@ import {
   opencodeEnv,
   startModelServer,
   type ModelServer,
+  type Step,
 } from '../test/support/model-server/index.js';
 import { TestBaton } from '../test/support/baton.js';
 
@@ -25,7 +26,7 @@ const GOAL_MS = 250;
 let server: ModelServer;
 const lines: string[] = [];
 
-const AGENTS = [
+const AGENTS: { name: string; env: (url: string, home: string) => NodeJS.ProcessEnv; run: Step }[] = [
   {
     name: 'gemini',
     env: (url: string, home: string) => ({
@@ -44,7 +45,7 @@ const AGENTS = [
     }),
     run: { tools: [{ name: 'bash', input: { command: 'echo yes > ok.txt', description: 'x' } }] },
   },
-] as const;
+];
 
 beforeAll(async () => {
   server = await startModelServer(
