@@ -71,7 +71,7 @@ export const TranscriptView = z.object({
   sessionId: z.string(),
   name: z.string(),
   agent: z.string(),
-  origin: z.enum(['baton', 'claude', 'codex']),
+  origin: z.enum(['baton', 'claude', 'codex', 'gemini']),
   prompt: z.string(),
   cwd: z.string().nullable(),
   startedAt: z.string(),
@@ -152,14 +152,15 @@ export const ImportRequest = z
     codexHome: absolute
       .optional()
       .describe("Codex's folder ($CODEX_HOME or ~/.codex); its sessions/ is read"),
+    geminiHome: absolute.optional().describe("Gemini CLI's folder (~/.gemini); its tmp/ is read"),
   })
   .strict()
   .refine(
-    (r) => r.claudeHome !== undefined || r.codexHome !== undefined,
-    'say what to import: claudeHome, codexHome or both',
+    (r) => r.claudeHome !== undefined || r.codexHome !== undefined || r.geminiHome !== undefined,
+    'say what to import: claudeHome, codexHome, geminiHome or several',
   );
 export const ImportReportView = z.object({
-  vendor: z.enum(['claude', 'codex']),
+  vendor: z.enum(['claude', 'codex', 'gemini']),
   root: z.string(),
   files: z.number().int(),
   filesRead: z.number().int(),

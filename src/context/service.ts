@@ -318,10 +318,10 @@ export class ContextService {
     return { from: rows('to_session'), to: rows('from_session') };
   }
 
-  /** Imports native transcripts from the given roots (Claude's `projects/`, Codex's `sessions/`). */
+  /** Imports native transcripts from the given roots (Claude's `projects/`, Codex's `sessions/`, Gemini CLI's `tmp/`). */
   importNative(roots: Partial<Record<Vendor, string>>): ImportReport[] {
     const reports: ImportReport[] = [];
-    for (const vendor of ['claude', 'codex'] as const) {
+    for (const vendor of ['claude', 'codex', 'gemini'] as const) {
       const root = roots[vendor];
       if (root === undefined) continue;
       const report = importTranscripts(this.db, this.options.search, vendor, root);

@@ -3,7 +3,7 @@
  * searchable as soon as the board shows them, transcripts export redacted, and a handoff starts
  * a session carrying the pack.
  */
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { HandoffView, SearchResult } from '../../src/api/context.js';
@@ -310,6 +310,25 @@ describe('baton import', () => {
     expect(await t.ok(['transcript', 'aaaaaaaa-bbbb'])).toContain('The pelican test races the clock.');
     const none = await t.run(['import']);
     expect(none.code).toBe(2);
-    expect(none.stderr).toMatch(/Say what to import: --claude, --codex or both/);
+    expect(none.stderr).toMatch(/Say what to import: --claude, --codex, --gemini or several/);
+  });
+
+  it("reads Gemini CLI's own session files under HOME, and transcripts them", async () => {
+    // A file the real Gemini CLI 0.61 wrote through Baton's adapter (decision 284).
+    const home = join(t.root, 'gemini-user');
+    cpSync(
+      join(import.meta.dirname, '..', '..', 'src', 'context', 'import', 'fixtures', 'gemini-0.61', 'tmp'),
+      join(home, '.gemini', 'tmp'),
+      { recursive: true },
+    );
+    writeFileSync(join(home, '.gemini', 'tmp', 'repo', '.project_root'), join(t.root, 'elsewhere'));
+    const run = await t.run(['import', '--gemini'], { env: { HOME: home } });
+    expect(run.stderr).toBe('');
+    expect(run.stdout).toBe(
+      'gemini: 1 files (1 with new lines), 4 new events in 1 sessions; 10 lines of other kinds skipped, 0 malformed.\n',
+    );
+    const transcript = await t.ok(['transcript', 'gemini-c22b362b-7610-4681-a2d8-59d93224fba5']);
+    expect(transcript).toContain('write notes');
+    expect(transcript).toContain('Wrote notes.');
   });
 });

@@ -29,7 +29,12 @@ export interface AcpAgentEntry {
 /**
  * The built-in entries. opencode allows edits and commands without asking by default; its entry
  * makes it ask (`OPENCODE_PERMISSION`), so that every call reaches Baton's gate and Baton's own
- * permission mode decides what runs unasked (decision 241).
+ * permission mode decides what runs unasked (decision 241). Neither agent reads config from the
+ * worktree, which the agent itself can write: Gemini CLI runs with the workspace untrusted
+ * (`GEMINI_CLI_TRUST_WORKSPACE=false`: no `.gemini/settings.json`, policies, hooks or agents of
+ * the worktree's), opencode without project config (`OPENCODE_DISABLE_PROJECT_CONFIG`: no
+ * `opencode.json` or `.opencode/` of the worktree's) — decision 283. The entry's variables are
+ * set over the environment Baton passes, so neither can be turned back on from there.
  */
 export const BUILTIN_ACP_AGENTS: readonly AcpAgentEntry[] = [
   {
@@ -37,7 +42,7 @@ export const BUILTIN_ACP_AGENTS: readonly AcpAgentEntry[] = [
     title: 'Gemini CLI',
     command: 'gemini',
     args: ['--acp'],
-    env: {},
+    env: { GEMINI_CLI_TRUST_WORKSPACE: 'false' },
     source: 'builtin',
     install: 'npm install -g @google/gemini-cli, then run gemini once to sign in',
     signIn: {
@@ -58,6 +63,7 @@ export const BUILTIN_ACP_AGENTS: readonly AcpAgentEntry[] = [
         webfetch: 'ask',
         external_directory: 'ask',
       }),
+      OPENCODE_DISABLE_PROJECT_CONFIG: '1',
     },
     source: 'builtin',
     install: 'npm install -g opencode-ai, then opencode auth login',

@@ -153,18 +153,24 @@ export async function handoff(ctx: Context, ref: string, task: string, opts: Han
 export interface ImportFlags {
   claude?: boolean;
   codex?: boolean;
+  gemini?: boolean;
   json?: boolean;
 }
 
 export async function importNative(ctx: Context, opts: ImportFlags): Promise<void> {
-  if (opts.claude !== true && opts.codex !== true)
-    throw new InvalidInputError('Say what to import: --claude, --codex or both.');
+  if (opts.claude !== true && opts.codex !== true && opts.gemini !== true)
+    throw new InvalidInputError('Say what to import: --claude, --codex, --gemini or several.');
   const home = ctx.env.HOME ?? '';
   const claudeHome = resolve(ctx.cwd, ctx.env.CLAUDE_CONFIG_DIR ?? join(home, '.claude'));
   const codexHome = resolve(ctx.cwd, ctx.env.CODEX_HOME ?? join(home, '.codex'));
+  const geminiHome = resolve(ctx.cwd, join(home, '.gemini'));
   const api = await client(ctx);
   const { reports } = await api.call('POST /api/import', {
-    body: { ...(opts.claude ? { claudeHome } : {}), ...(opts.codex ? { codexHome } : {}) },
+    body: {
+      ...(opts.claude ? { claudeHome } : {}),
+      ...(opts.codex ? { codexHome } : {}),
+      ...(opts.gemini ? { geminiHome } : {}),
+    },
   });
   if (opts.json) return printJson(ctx, reports);
   for (const r of reports) {

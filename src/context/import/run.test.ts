@@ -1,4 +1,4 @@
-import { appendFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -180,5 +180,69 @@ describe('importing native transcripts', () => {
       files: 0,
       events: 0,
     });
+  });
+});
+
+/**
+ * A session file the real Gemini CLI 0.61 wrote through Baton's ACP adapter against the scripted
+ * model server (the prompt "write notes", one approved `write_file`, then "Wrote notes."), with
+ * its temp folder renamed. Its project's `.project_root` is written by the test.
+ */
+const GEMINI_FIXTURE = join(import.meta.dirname, 'fixtures', 'gemini-0.61', 'tmp');
+const GEMINI_SESSION = 'c22b362b-7610-4681-a2d8-59d93224fba5';
+
+function geminiStore(projectRoot: string): string {
+  const tmp = join(root, 'gemini', 'tmp');
+  cpSync(GEMINI_FIXTURE, tmp, { recursive: true });
+  writeFileSync(join(tmp, 'repo', '.project_root'), projectRoot);
+  // A subagent's own file, in a folder below chats/, is not a session of the user's.
+  mkdirSync(join(tmp, 'repo', 'chats', GEMINI_SESSION), { recursive: true });
+  writeFileSync(join(tmp, 'repo', 'chats', GEMINI_SESSION, 'sub.jsonl'), '{"sessionId":"sub"}\n');
+  return tmp;
+}
+
+describe("importing Gemini CLI's own sessions", () => {
+  it('reads a session file the real Gemini CLI wrote: the words, the tool call and its result, once', () => {
+    const report = importTranscripts(db, search, 'gemini', geminiStore('/work/project/repo'));
+    expect(report).toMatchObject({ files: 1, filesRead: 1, sessions: 1, malformed: 0, batonSessions: 0 });
+    const session = db.prepare('SELECT * FROM imported_sessions').get() as Record<string, unknown>;
+    expect(session).toMatchObject({
+      id: `gemini-${GEMINI_SESSION}`,
+      vendor: 'gemini',
+      cwd: '/work/project/repo',
+    });
+    const events = (
+      db.prepare('SELECT body_json FROM imported_events ORDER BY seq').all() as { body_json: string }[]
+    ).map((r) => JSON.parse(r.body_json) as Record<string, unknown>);
+    expect(events.map((e) => e.type)).toEqual([
+      'message.added',
+      'tool.started',
+      'tool.finished',
+      'message.added',
+    ]);
+    expect(events[0]).toMatchObject({ role: 'user', text: 'write notes' });
+    expect(events[1]).toMatchObject({ tool: 'write_file', files: ['notes.txt'] });
+    expect(events[2]).toMatchObject({ tool: 'write_file', ok: true });
+    expect(events[2]!.output).toContain('Successfully created and wrote to new file');
+    expect(events[3]).toMatchObject({ role: 'assistant', text: 'Wrote notes.' });
+    // The injected context, the tool result the user line repeats and the metadata: skipped, counted.
+    expect(report.skipped).toMatchObject({ metadata: 2, $set: 6, 'user/empty': 1 });
+    expect(search.search('notes').length).toBeGreaterThan(0);
+
+    const again = importTranscripts(db, search, 'gemini', join(root, 'gemini', 'tmp'));
+    expect(again).toMatchObject({ filesRead: 0, events: 0 });
+  });
+
+  it('passes over a session Baton ran itself, by its worktree', () => {
+    db.prepare(
+      "INSERT INTO projects (id, name, root, created_at) VALUES ('p1', 'p', '/work/project', 'now')",
+    ).run();
+    db.prepare(
+      `INSERT INTO sessions (id, project_id, name, agent, prompt, state, branch, base_ref, base_commit, worktree, created_at, updated_at)
+       VALUES ('s1', 'p1', 'notes', 'gemini', 'write notes', 'ready_for_review', 'b', 'main', 'abc', '/work/project/repo', 'now', 'now')`,
+    ).run();
+    const report = importTranscripts(db, search, 'gemini', geminiStore('/work/project/repo'));
+    expect(report).toMatchObject({ files: 1, batonSessions: 1, events: 0, sessions: 0 });
+    expect(db.prepare('SELECT count(*) AS n FROM imported_sessions').get()).toEqual({ n: 0 });
   });
 });

@@ -5,13 +5,14 @@
  * not JSON is counted as malformed; a line type the parser does not know is counted as skipped;
  * neither stops the import. A file that shrank was rewritten: its session is read again whole.
  */
-import { closeSync, existsSync, openSync, readdirSync, readSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { closeSync, existsSync, openSync, readdirSync, readFileSync, readSync, statSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { EVENT_SCHEMA_VERSION, type BatonEvent } from '../../events/index.js';
 import type { Db } from '../../store/db.js';
 import type { SearchIndex } from '../search-index.js';
 import { parseClaudeLine } from './claude.js';
 import { parseCodexLine } from './codex.js';
+import { parseGeminiLine } from './gemini.js';
 import type { LineParser, ParseState, SessionFacts, Vendor } from './types.js';
 
 export interface ImportReport {
@@ -36,9 +37,36 @@ export interface ImportReport {
 /** What `import_files.session_id` holds for a file of a session Baton ran: passed over for good. */
 const BATON_OWNED = 'baton:';
 
-const PARSERS: Record<Vendor, LineParser> = { claude: parseClaudeLine, codex: parseCodexLine };
+const PARSERS: Record<Vendor, LineParser> = {
+  claude: parseClaudeLine,
+  codex: parseCodexLine,
+  gemini: parseGeminiLine,
+};
 
-/** Imports every transcript file of `vendor` under `root` (Claude's `projects/`, Codex's `sessions/`). */
+/** Whether a file under the vendor's root is one of its session transcripts. */
+function isTranscript(vendor: Vendor, path: string, name: string): boolean {
+  if (!name.endsWith('.jsonl')) return false;
+  if (vendor === 'codex') return name.startsWith('rollout-');
+  // Gemini CLI: the main sessions in a project's chats/ (a subagent's own file, in a folder below, is not).
+  if (vendor === 'gemini') return name.startsWith('session-') && dirname(path).endsWith('/chats');
+  return true;
+}
+
+/**
+ * What a vendor's folder says about a session its lines do not: Gemini CLI records no folder in
+ * its session file, but keeps the project's folder in `.project_root` beside its chats/.
+ */
+function folderFacts(vendor: Vendor, path: string): SessionFacts {
+  if (vendor !== 'gemini') return {};
+  try {
+    const root = readFileSync(join(dirname(dirname(path)), '.project_root'), 'utf8').trim();
+    return root === '' ? {} : { cwd: root };
+  } catch {
+    return {};
+  }
+}
+
+/** Imports every transcript file of `vendor` under `root` (Claude's `projects/`, Codex's `sessions/`, Gemini CLI's `tmp/`). */
 export function importTranscripts(db: Db, search: SearchIndex, vendor: Vendor, root: string): ImportReport {
   const report: ImportReport = {
     vendor,
@@ -83,12 +111,7 @@ function transcriptFiles(vendor: Vendor, root: string): string[] {
     for (const entry of entries) {
       const path = join(dir, entry.name);
       if (entry.isDirectory()) walk(path);
-      else if (
-        entry.isFile() &&
-        entry.name.endsWith('.jsonl') &&
-        (vendor === 'claude' || entry.name.startsWith('rollout-'))
-      )
-        out.push(path);
+      else if (entry.isFile() && isTranscript(vendor, path, entry.name)) out.push(path);
     }
   };
   walk(root);
@@ -154,6 +177,7 @@ function importFile(
       report.skipped[parsed.skipped] = (report.skipped[parsed.skipped] ?? 0) + 1;
     for (const e of parsed.events) events.push({ ts: e.ts, body: e.body as Omit<BatonEvent, 'seq' | 'v'> });
   }
+  facts.cwd ??= folderFacts(vendor, path).cwd;
   const owner = known === undefined ? batonSessionOf(db, vendor, path, facts) : undefined;
   if (owner !== undefined) {
     report.batonSessions++;

@@ -15,7 +15,7 @@ export const HandoffCreated = defineWorkspaceEvent(
 export const TranscriptsImported = defineWorkspaceEvent(
   'transcripts.imported',
   z.object({
-    vendor: z.enum(['claude', 'codex']),
+    vendor: z.enum(['claude', 'codex', 'gemini']),
     files: z.number().int(),
     sessions: z.number().int(),
     events: z.number().int(),

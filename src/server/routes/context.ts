@@ -47,6 +47,7 @@ export function contextHandlers(context: ContextService, manager: SessionManager
       reports: context.importNative({
         ...(body.claudeHome === undefined ? {} : { claude: join(body.claudeHome, 'projects') }),
         ...(body.codexHome === undefined ? {} : { codex: join(body.codexHome, 'sessions') }),
+        ...(body.geminiHome === undefined ? {} : { gemini: join(body.geminiHome, 'tmp') }),
       }),
     }),
   };
