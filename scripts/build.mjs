@@ -81,6 +81,19 @@ export function build() {
   return count;
 }
 
+/** Packages every bundle leaves outside. react-devtools-core: Ink imports it only when DEV is set, and it is not installed. */
+const EXTERNAL = [
+  /^node:/,
+  'better-sqlite3',
+  'typescript',
+  'mvdan-sh',
+  /^@anthropic-ai\//,
+  'pg',
+  'pg-boss',
+  'pg-native',
+  'react-devtools-core',
+];
+
 /**
  * The supervisor and the session host, each bundled with what it imports into dist/bundle/ (one
  * file a process, lazily loaded parts as chunks beside it): Node's ES module loader spends most of a
@@ -108,18 +121,7 @@ export async function bundle() {
       'host-main': join(DIST, 'sessions', 'host-main.js'),
     },
     platform: 'node',
-    // react-devtools-core: Ink imports it only when DEV is set, and it is not installed.
-    external: [
-      /^node:/,
-      'better-sqlite3',
-      'typescript',
-      'mvdan-sh',
-      /^@anthropic-ai\//,
-      'pg',
-      'pg-boss',
-      'pg-native',
-      'react-devtools-core',
-    ],
+    external: EXTERNAL,
     logLevel: 'warn',
   });
   const out = await built.write({
@@ -138,19 +140,7 @@ export async function bundle() {
     platform: 'node',
     // commander and zod stay outside: a read command (`ls`, `peek`) must not load either (decision
     // 27), and a package inlined into the entry's file would be parsed by every command.
-    external: [
-      'commander',
-      'zod',
-      /^node:/,
-      'better-sqlite3',
-      'typescript',
-      'mvdan-sh',
-      /^@anthropic-ai\//,
-      'pg',
-      'pg-boss',
-      'pg-native',
-      'react-devtools-core',
-    ],
+    external: ['commander', 'zod', ...EXTERNAL],
     logLevel: 'warn',
   });
   const cliOut = await cli.write({
