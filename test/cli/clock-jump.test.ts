@@ -6,26 +6,20 @@
  * hangs for the jump; the supervisor's uptime is never negative; an idle host is let go after
  * its idle time, neither at once nor hours late.
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { SessionView } from '../../src/api/index.js';
 import type { BatonEvent } from '../../src/events/index.js';
 import type { WorkspaceEvent } from '../../src/events/workspace.js';
-import { TestBaton } from '../support/baton.js';
-import { FakeClock } from '../support/fake-clock.js';
+import type { TestBaton } from '../support/baton.js';
+import { eachTestOnFakeClock, type FakeClock } from '../support/fake-clock.js';
 
 let t: TestBaton;
 let clock: FakeClock;
 let repo: string;
-beforeEach(async () => {
-  t = new TestBaton({ BATON_MAX_CONCURRENT: '1' });
-  clock = await FakeClock.start(t.root);
-  Object.assign(t.env, clock.env());
-  repo = t.repo();
-});
-afterEach(() => {
-  t.cleanup();
-  clock.stop();
-});
+eachTestOnFakeClock(
+  { BATON_MAX_CONCURRENT: '1' },
+  (baton, fake, dir) => ((t = baton), (clock = fake), (repo = dir)),
+);
 
 const HOUR = 3600;
 

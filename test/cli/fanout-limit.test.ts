@@ -7,25 +7,19 @@
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { FanoutView } from '../../src/api/attempts.js';
 import type { BatonEvent } from '../../src/events/index.js';
-import { TestBaton } from '../support/baton.js';
-import { FakeClock } from '../support/fake-clock.js';
+import type { TestBaton } from '../support/baton.js';
+import { eachTestOnFakeClock, type FakeClock } from '../support/fake-clock.js';
 
 let t: TestBaton;
 let clock: FakeClock;
 let repo: string;
-beforeEach(async () => {
-  t = new TestBaton({ BATON_WATCHDOG_TICK_MS: '100' });
-  clock = await FakeClock.start(t.root);
-  Object.assign(t.env, clock.env());
-  repo = t.repo();
-});
-afterEach(() => {
-  t.cleanup();
-  clock.stop();
-});
+eachTestOnFakeClock(
+  { BATON_WATCHDOG_TICK_MS: '100' },
+  (baton, fake, dir) => ((t = baton), (clock = fake), (repo = dir)),
+);
 
 async function events(ref: string): Promise<BatonEvent[]> {
   return (await t.ok(['logs', ref, '--json']))

@@ -4,24 +4,18 @@
  * until when — not failed; the wall clock (libfaketime, test/support/fake-clock.ts) jumps past the
  * reset and the watchdog resumes the same conversation with a short "continue" turn.
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { BatonEvent } from '../../src/events/index.js';
-import { TestBaton } from '../support/baton.js';
-import { FakeClock } from '../support/fake-clock.js';
+import type { TestBaton } from '../support/baton.js';
+import { eachTestOnFakeClock, type FakeClock } from '../support/fake-clock.js';
 
 let t: TestBaton;
 let clock: FakeClock;
 let repo: string;
-beforeEach(async () => {
-  t = new TestBaton({ BATON_WATCHDOG_TICK_MS: '100' });
-  clock = await FakeClock.start(t.root);
-  Object.assign(t.env, clock.env());
-  repo = t.repo();
-});
-afterEach(() => {
-  t.cleanup();
-  clock.stop();
-});
+eachTestOnFakeClock(
+  { BATON_WATCHDOG_TICK_MS: '100' },
+  (baton, fake, dir) => ((t = baton), (clock = fake), (repo = dir)),
+);
 
 describe('a session at its usage limit', () => {
   it('pauses until the reset, then goes on in the same conversation with a continue turn', async () => {

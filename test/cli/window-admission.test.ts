@@ -5,25 +5,19 @@
  * `--force` starts one anyway, and when the wall clock (libfaketime) passes the reset the held one
  * starts by itself.
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { SessionView } from '../../src/api/index.js';
 import type { CostReport } from '../../src/api/watchdog.js';
-import { TestBaton } from '../support/baton.js';
-import { FakeClock } from '../support/fake-clock.js';
+import type { TestBaton } from '../support/baton.js';
+import { eachTestOnFakeClock, type FakeClock } from '../support/fake-clock.js';
 
 let t: TestBaton;
 let clock: FakeClock;
 let repo: string;
-beforeEach(async () => {
-  t = new TestBaton({ BATON_WATCHDOG_TICK_MS: '100' });
-  clock = await FakeClock.start(t.root);
-  Object.assign(t.env, clock.env());
-  repo = t.repo();
-});
-afterEach(() => {
-  t.cleanup();
-  clock.stop();
-});
+eachTestOnFakeClock(
+  { BATON_WATCHDOG_TICK_MS: '100' },
+  (baton, fake, dir) => ((t = baton), (clock = fake), (repo = dir)),
+);
 
 const reportWindow = (usedPercent: number, resetsAt: string) => ({
   windows: [{ name: '5h', usedPercent, windowMinutes: 300, resetsAt }],

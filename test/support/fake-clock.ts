@@ -15,6 +15,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { afterEach, beforeEach } from 'vitest';
+import { TestBaton } from './baton.js';
 
 const LIBRARIES = [
   '/usr/lib/x86_64-linux-gnu/faketime/libfaketimeMT.so.1',
@@ -80,4 +82,26 @@ export class FakeClock {
     rmSync(`/dev/shm/faketime_shm_${pid}`, { force: true });
     rmSync(`/dev/shm/sem.faketime_sem_${pid}`, { force: true });
   }
+}
+
+/**
+ * Each test gets its own Baton (with `env`), a libfaketime clock its processes run on, and a
+ * repository; the Baton and the clock are stopped after it.
+ */
+export function eachTestOnFakeClock(
+  env: NodeJS.ProcessEnv,
+  use: (baton: TestBaton, clock: FakeClock, repo: string) => void,
+): void {
+  let current: { baton: TestBaton; clock: FakeClock } | undefined;
+  beforeEach(async () => {
+    const baton = new TestBaton(env);
+    const clock = await FakeClock.start(baton.root);
+    Object.assign(baton.env, clock.env());
+    current = { baton, clock };
+    use(baton, clock, baton.repo());
+  });
+  afterEach(() => {
+    current?.baton.cleanup();
+    current?.clock.stop();
+  });
 }
