@@ -170,6 +170,37 @@ describe('the workspace bus', () => {
     expect(bus.list().map((e) => e.seq)).toEqual([1]);
   });
 
+  it('delivers a committed batch whole before an event a subscriber publishes in answer to its first', async () => {
+    // Tasks answer a session's state change with a move; three changes ingested in one
+    // transaction must reach a follower before that move, or the follower (which drops what is
+    // older than the newest it saw) loses the last two.
+    bus.subscribe((event) => {
+      if (event.type === 'session.pinned' && event.seq === 1)
+        bus.publish(SessionDispatched, { ...ref, agent: 'scripted', branch: 'baton/w' });
+    });
+    const heard: number[] = [];
+    bus.subscribe((event) => heard.push(event.seq));
+    const followed: number[] = [];
+    const controller = new AbortController();
+    const closed = new Promise<void>((resolve) =>
+      controller.signal.addEventListener('abort', () => resolve()),
+    );
+    const following = bus.follow(0, async (event) => void followed.push(event.seq), closed);
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    db.transaction(() => {
+      for (const pinned of [true, false, true]) bus.publish(SessionPinned, { ...ref, pinned });
+    })();
+    bus.release();
+    expect(heard).toEqual([1, 2, 3, 4]);
+    await new Promise<void>((resolve) => {
+      const check = (): void => (followed.length >= 4 ? resolve() : void setImmediate(check));
+      check();
+    });
+    controller.abort();
+    await following;
+    expect(followed).toEqual([1, 2, 3, 4]);
+  });
+
   it('stops delivering once the follower has gone', async () => {
     const got: number[] = [];
     const following = bus.follow(0, async (e) => void got.push(e.seq), Promise.resolve());

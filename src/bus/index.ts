@@ -61,7 +61,9 @@ export class WorkspaceBus {
   release(): void {
     const held = this.held;
     this.held = [];
-    for (const event of held) this.deliver(event);
+    // All of them queue before the first is heard: an event its subscribers publish in answer
+    // (a task moved on a state change) comes after the whole committed batch, never inside it.
+    this.deliver(...held);
   }
 
   /**
@@ -70,9 +72,9 @@ export class WorkspaceBus {
    * subscribers would see it first, and a follower (which drops what is older than the last it
    * saw) would lose the earlier one.
    */
-  private deliver(event: FollowedEvent): void {
-    this.outbox.push(event);
-    if (this.delivering) return;
+  private deliver(...events: FollowedEvent[]): void {
+    this.outbox.push(...events);
+    if (this.delivering || this.outbox.length === 0) return;
     this.delivering = true;
     try {
       for (let next = this.outbox.shift(); next !== undefined; next = this.outbox.shift()) {
