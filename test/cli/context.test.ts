@@ -310,7 +310,7 @@ describe('baton import', () => {
     expect(await t.ok(['transcript', 'aaaaaaaa-bbbb'])).toContain('The pelican test races the clock.');
     const none = await t.run(['import']);
     expect(none.code).toBe(2);
-    expect(none.stderr).toMatch(/Say what to import: --claude, --codex, --gemini or several/);
+    expect(none.stderr).toMatch(/Say what to import: --claude, --codex, --gemini, --opencode or several/);
   });
 
   it("reads Gemini CLI's own session files under HOME, and transcripts them", async () => {
@@ -330,5 +330,23 @@ describe('baton import', () => {
     const transcript = await t.ok(['transcript', 'gemini-c22b362b-7610-4681-a2d8-59d93224fba5']);
     expect(transcript).toContain('write notes');
     expect(transcript).toContain('Wrote notes.');
+  });
+
+  it("reads opencode's database where XDG_DATA_HOME says, and refuses a file that is not one, losing nothing", async () => {
+    const data = join(t.root, 'opencode-user', 'share');
+    const empty = await t.run(['import', '--opencode'], { env: { XDG_DATA_HOME: data } });
+    expect(empty.stderr).toBe('');
+    expect(empty.stdout).toBe(
+      'opencode: 0 sessions in its database (0 with new messages), 0 new events in 0 sessions; 0 lines of other kinds skipped, 0 malformed.\n',
+    );
+    mkdirSync(join(data, 'opencode'), { recursive: true });
+    const notADb = 'these are my notes, not a database\n'.repeat(100);
+    writeFileSync(join(data, 'opencode', 'opencode.db'), notADb);
+    const bad = await t.run(['import', '--opencode'], { env: { XDG_DATA_HOME: data } });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain(
+      `${join(data, 'opencode', 'opencode.db')} cannot be read as opencode's database`,
+    );
+    expect(readFileSync(join(data, 'opencode', 'opencode.db'), 'utf8')).toBe(notADb);
   });
 });
