@@ -23,10 +23,16 @@ function textsOf(content: unknown): string[] {
   });
 }
 
+/**
+ * The user's own words in a message: context the CLI or Baton adds comes as `<tag>…</tag>` blocks
+ * (opencode sends them as parts of their own; Qwen Code and Copilot CLI join every block of the
+ * prompt into one text, `<current_datetime>…` first), which are left out.
+ */
 function promptText(message: z.infer<typeof Message>): string {
   if (message.role !== 'user') return '';
   return textsOf(message.content)
-    .filter((text) => text.trim() !== '' && !text.trimStart().startsWith('<'))
+    .map((text) => text.replace(/<([a-z][\w-]*)>[\s\S]*?<\/\1>/g, '').trim())
+    .filter((text) => text !== '' && !text.startsWith('<'))
     .join('\n');
 }
 
