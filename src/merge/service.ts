@@ -2,7 +2,7 @@
  * The merge queue: merges run one at a time per repository, in the order asked, each visible
  * with its position while it waits. A request is checked when it is made (unknown or running
  * sessions, a missing base, a dirty checkout are refused at once, changing nothing); the merge
- * itself (run.ts) then reports on the bus — merge.queued, started, checking, then landed,
+ * itself (land.ts, bisect.ts) then reports on the bus — merge.queued, started, checking, then landed,
  * conflicted or failed — and a failure goes back to the session that caused it as a reply.
  */
 import { join } from 'node:path';
@@ -26,7 +26,8 @@ import { MergeJournal, type MergeJournalRow } from '../store/merge-journal.js';
 import type { SessionWithProject } from '../store/sessions.js';
 import { mergePlan, plannedOrder } from './plan-view.js';
 import { openPullRequest } from './pull-request.js';
-import { NO_CHECK, runMerge, type ReusedCheck, type RunOutcome } from './run.js';
+import { NO_CHECK, type ReusedCheck } from './bisect.js';
+import { runMerge, type RunOutcome } from './land.js';
 import { reconcile, retire } from './recover.js';
 import { conflictReport, checkReport } from './reports.js';
 import { baseOf, requireMergeable } from './sessions.js';
