@@ -74,8 +74,11 @@ export function clusterMachines(): ClusterMachines {
 }
 
 /**
- * Polls `baton ls --json` on `side` until the session named `name` matches `check`: another
- * machine's news comes through the shared log, which sends the CLI no event to wait on.
+ * Polls `side`'s session list (`GET /api/sessions`, what `baton ls --json` prints) until the
+ * session named `name` matches `check`: another machine's news comes through the shared log, which
+ * sends the CLI no event to wait on. It reads the API, not the binary: a poll every 100 ms that
+ * started `baton ls` was a Node start each (about 0.25 s of CPU), a core kept busy for as long as
+ * the test waited (decision 356, "The test suite's cost on two cores").
  */
 export async function sessionUntil(
   side: TestBaton,
@@ -85,7 +88,8 @@ export async function sessionUntil(
   timeoutMs = 20_000,
 ): Promise<SessionView> {
   const found = await pollUntil(
-    async () => (await side.json<SessionView[]>(['ls'])).find((s) => s.name === name),
+    async () =>
+      (await side.client().call('GET /api/sessions', { query: {} })).sessions.find((s) => s.name === name),
     (view) => view !== undefined && check(view),
     what,
     { timeoutMs, intervalMs: 100 },
