@@ -76,9 +76,10 @@ export function clusterMachines(): ClusterMachines {
 /**
  * Polls `side`'s session list (`GET /api/sessions`, what `baton ls --json` prints) until the
  * session named `name` matches `check`: another machine's news comes through the shared log, which
- * sends the CLI no event to wait on. It reads the API, not the binary: a poll every 100 ms that
- * started `baton ls` was a Node start each (about 0.25 s of CPU), a core kept busy for as long as
- * the test waited (decision 356, "The test suite's cost on two cores").
+ * sends the CLI no event to wait on. It reads the API, not the binary: a poll that started `baton ls`
+ * was a Node start each (0.3–1 s on a busy machine), so a change was seen up to a second late
+ * (decision 356, "The cluster tests wait on another machine's news through the API,
+ * not by starting `baton ls`").
  */
 export async function sessionUntil(
   side: TestBaton,
