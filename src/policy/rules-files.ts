@@ -133,7 +133,45 @@ export function writeTargets(command: Command): Word[] {
   )
     targets.push(...operands.slice(1));
   else if (name === 'dd') targets.push(...ddOutputs(args));
+  else targets.push(...unpackTargets(name, args));
   return targets;
+}
+
+/**
+ * Where an archive or a patch is unpacked: `tar -x -C DIR`, `unzip -d DIR`, `patch -d DIR` write
+ * over the files there (the current folder when none is named), as `cp` onto them would
+ * (decision 398, "Unpacking into a folder is writing there").
+ */
+function unpackTargets(name: string, args: Word[]): Word[] {
+  const valueOf = (short: string, long: string): Word | undefined => {
+    for (let i = 0; i < args.length; i++) {
+      const text = args[i]?.text ?? '';
+      if (text === short || text === long) return args[i + 1];
+      if (text.startsWith(`${long}=`)) return { ...(args[i] as Word), text: text.slice(long.length + 1) };
+      if (short.length === 2 && text.startsWith(short) && text.length > 2 && !text.startsWith('--'))
+        return { ...(args[i] as Word), text: text.slice(2) };
+    }
+    return undefined;
+  };
+  const here: Word = { text: '.', dynamic: false, glob: false };
+  if (name === 'tar' || name === 'bsdtar' || name === 'gtar') {
+    const first = args[0]?.text ?? '';
+    const extracts =
+      /^[a-zA-Z]*x/.test(first) ||
+      args.some((a) => /^-[a-zA-Z]*x/.test(a.text) || a.text === '--extract' || a.text === '--get');
+    return extracts ? [valueOf('-C', '--directory') ?? here] : [];
+  }
+  if (name === 'unzip') {
+    const lists = args.some((a) => /^-[a-zA-Z]*[lptvZ]/.test(a.text));
+    return lists ? [] : [valueOf('-d', '--d') ?? here];
+  }
+  if (name === 'patch') {
+    const dry = args.some((a) => a.text === '--dry-run' || a.text === '-C' || a.text === '--check');
+    if (dry) return [];
+    const output = valueOf('-o', '--output');
+    return [output ?? valueOf('-d', '--directory') ?? here];
+  }
+  return [];
 }
 
 const disk: CommandRule = {
