@@ -1,5 +1,13 @@
 /** Rules about files and disks: recursive deletes, writes outside the worktree, disk-level commands. */
-import { absolute, HARMLESS_DEVICES, isDisk, userPlaceAt, whereIs, type Where } from './paths.js';
+import {
+  absolute,
+  HARMLESS_DEVICES,
+  isDisk,
+  throughLinks,
+  userPlaceAt,
+  whereIs,
+  type Where,
+} from './paths.js';
 import type { Word } from './shell.js';
 import type { CommandRule, Finding, RuleContext } from './types.js';
 import type { Command } from './command.js';
@@ -20,7 +28,7 @@ const recursiveDelete: CommandRule = {
     if (targets.length === 0 && command.moreArgs)
       return uncertain(RECURSIVE_DELETE, `${command.name} deletes paths only known at run time`);
     const verb = command.name === 'mv' ? 'moves away' : 'deletes';
-    return worst(targets, command.cwd, context, RECURSIVE_DELETE, (where, path) => {
+    return worst(targets, command.cwd, context, RECURSIVE_DELETE, false, (where, path) => {
       if (where === 'user') return `${verb} ${path}, ${userWhat(path, context)}`;
       if (command.name === 'mv' && where === 'outside') return `moves ${path} away, outside the worktree`;
       if (where === 'worktree') return `${verb} the whole worktree (${path})`;
@@ -82,7 +90,9 @@ const writeOutside: CommandRule = {
   suggest: 'write inside the worktree, or in the temporary folder',
   check(command, context) {
     const targets = writeTargets(command);
-    return worst(targets, command.cwd, context, WRITE_OUTSIDE, (where, path) => {
+    // A write goes where a link leads; removing, moving or replacing one acts on the link itself.
+    const follow = !ON_THE_LINK.has(command.name);
+    return worst(targets, command.cwd, context, WRITE_OUTSIDE, follow, (where, path) => {
       if (where === 'user') return `writes ${path}, ${userWhat(path, context)}`;
       // The worktree's `.git` file, hooks and config: git runs them, and they reach the user's repository.
       if (where === 'repository')
@@ -93,6 +103,9 @@ const writeOutside: CommandRule = {
     });
   },
 };
+
+/** Programs that act on a symbolic link itself, not on what it points to (decision 399). */
+const ON_THE_LINK = new Set(['rm', 'unlink', 'rmdir', 'mv', 'ln']);
 
 /** Programs that write the files named by their operands (all of them, or the last one). */
 const WRITES_ALL = new Set([
@@ -229,11 +242,12 @@ function worst(
   cwd: string | undefined,
   context: RuleContext,
   rule: string,
+  follow: boolean,
   why: (where: Where, path: string) => string | undefined,
 ): Finding | undefined {
   let unknown: string | undefined;
   for (const target of targets) {
-    const where = whereIs(target, cwd, context);
+    const where = whereIs(target, cwd, context, follow);
     if (where === 'unknown') {
       unknown ??= target.dynamic
         ? `the path ${display(target)} is only known at run time`
@@ -241,8 +255,15 @@ function worst(
       continue;
     }
     const path = absolute({ ...target, dynamic: false }, cwd) ?? display(target);
-    const reason = why(where, path);
-    if (reason !== undefined) return { rule, why: reason };
+    // Named through a link the agent made: the reason names where it leads (decision 399).
+    const glob = target.glob ? path.replace(/\/[^/]*[*?[][^/]*$/, '') : path;
+    const real = throughLinks(glob, follow || target.glob || /(^|\/)\.\.?$|\/$/.test(target.text), context);
+    const reason = why(where, real === glob ? path : real);
+    if (reason !== undefined)
+      return {
+        rule,
+        why: real === glob ? reason : `${reason} (${path} leads there through a symbolic link)`,
+      };
   }
   return unknown === undefined ? undefined : uncertain(rule, unknown);
 }

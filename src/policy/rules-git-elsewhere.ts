@@ -82,7 +82,7 @@ export function inOtherCheckout(git: GitCall, context: RuleContext, rule: string
   // A checkout of the user's or another session's, or one only known at run time (`GIT_DIR=…`);
   // a folder the agent made (a scratch clone in the temporary folder) is its own to change.
   // Pointed away by `--git-dir`/`--work-tree` while in the worktree: where it works is unknown.
-  const at = git.dir === undefined ? 'unknown' : placeOf(git.dir, false, context);
+  const at = git.dir === undefined ? 'unknown' : placeOf(git.dir, false, context, true);
   const place = at === 'inside' || at === 'worktree' ? 'unknown' : at;
   const others =
     place === 'user' ||

@@ -100,8 +100,8 @@ export function gitCall(command: Command, context: RuleContext): GitCall | undef
   if (sub === undefined) return undefined;
   if (
     dir !== undefined &&
-    placeOf(dir, false, context) !== 'inside' &&
-    placeOf(dir, false, context) !== 'worktree'
+    placeOf(dir, false, context, true) !== 'inside' &&
+    placeOf(dir, false, context, true) !== 'worktree'
   )
     elsewhere = true;
   return { sub: sub.text, args: args.slice(i + 1), dir, elsewhere, config };
