@@ -71,7 +71,7 @@ export const TranscriptView = z.object({
   sessionId: z.string(),
   name: z.string(),
   agent: z.string(),
-  origin: z.enum(['baton', 'claude', 'codex', 'gemini']),
+  origin: z.enum(['baton', 'claude', 'codex', 'gemini', 'opencode']),
   prompt: z.string(),
   cwd: z.string().nullable(),
   startedAt: z.string(),
@@ -153,14 +153,23 @@ export const ImportRequest = z
       .optional()
       .describe("Codex's folder ($CODEX_HOME or ~/.codex); its sessions/ is read"),
     geminiHome: absolute.optional().describe("Gemini CLI's folder (~/.gemini); its tmp/ is read"),
+    opencodeData: absolute
+      .optional()
+      .describe(
+        "opencode's data folder ($XDG_DATA_HOME/opencode or ~/.local/share/opencode); its opencode.db is read, read-only",
+      ),
   })
   .strict()
   .refine(
-    (r) => r.claudeHome !== undefined || r.codexHome !== undefined || r.geminiHome !== undefined,
-    'say what to import: claudeHome, codexHome, geminiHome or several',
+    (r) =>
+      r.claudeHome !== undefined ||
+      r.codexHome !== undefined ||
+      r.geminiHome !== undefined ||
+      r.opencodeData !== undefined,
+    'say what to import: claudeHome, codexHome, geminiHome, opencodeData or several',
   );
 export const ImportReportView = z.object({
-  vendor: z.enum(['claude', 'codex', 'gemini']),
+  vendor: z.enum(['claude', 'codex', 'gemini', 'opencode']),
   root: z.string(),
   files: z.number().int(),
   filesRead: z.number().int(),

@@ -111,11 +111,15 @@ export function addContextCommands(
   program
     .command('import')
     .description(
-      "import sessions run outside Baton from Claude Code's, Codex's and Gemini CLI's own transcript files (again: only what is new)",
+      "import sessions run outside Baton from Claude Code's, Codex's, Gemini CLI's and opencode's own transcripts (again: only what is new)",
     )
     .option('--claude', 'from $CLAUDE_CONFIG_DIR/projects (default ~/.claude/projects)')
     .option('--codex', 'from $CODEX_HOME/sessions (default ~/.codex/sessions)')
     .option('--gemini', "from Gemini CLI's ~/.gemini/tmp/*/chats")
+    .option(
+      '--opencode',
+      "from opencode's database, $XDG_DATA_HOME/opencode/opencode.db (default ~/.local/share/opencode), read-only",
+    )
     .addOption(new Option('--json', 'print JSON for scripts'))
     .action(async (opts: ImportFlags) => (await import('./commands/context.js')).importNative(ctx, opts));
 }

@@ -5,7 +5,7 @@ import type { TranscriptHead } from './transcript.js';
 
 export interface ImportedSessionRow {
   id: string;
-  vendor: 'claude' | 'codex' | 'gemini';
+  vendor: 'claude' | 'codex' | 'gemini' | 'opencode';
   native_id: string;
   cwd: string | null;
   project_id: string | null;
@@ -19,7 +19,7 @@ export function findImported(db: Db, ref: string): ImportedSessionRow | undefine
   const exact = db.prepare('SELECT * FROM imported_sessions WHERE id = ?').get(ref) as
     ImportedSessionRow | undefined;
   if (exact !== undefined || ref.length < 6) return exact;
-  const bare = ref.replace(/^(claude|codex|gemini)-/, '');
+  const bare = ref.replace(/^(claude|codex|gemini|opencode)-/, '');
   const rows = db
     .prepare("SELECT * FROM imported_sessions WHERE native_id LIKE ? ESCAPE '\\' LIMIT 2")
     .all(`${bare.replace(/[\\%_]/g, (c) => `\\${c}`)}%`) as ImportedSessionRow[];

@@ -16,6 +16,7 @@ import type { Db } from '../store/db.js';
 import type { SessionWithProject } from '../store/sessions.js';
 import { ImportedSessionNotFoundError, NoTranscriptError } from './errors.js';
 import { findImported, importedEvents, importedHead } from './imported.js';
+import { importOpencode } from './import/opencode.js';
 import { importTranscripts, type ImportReport } from './import/run.js';
 import type { Vendor } from './import/types.js';
 import { renderMarkdown } from './markdown.js';
@@ -318,13 +319,19 @@ export class ContextService {
     return { from: rows('to_session'), to: rows('from_session') };
   }
 
-  /** Imports native transcripts from the given roots (Claude's `projects/`, Codex's `sessions/`, Gemini CLI's `tmp/`). */
+  /**
+   * Imports native transcripts from the given roots (Claude's `projects/`, Codex's `sessions/`,
+   * Gemini CLI's `tmp/`, opencode's data folder with its `opencode.db`).
+   */
   importNative(roots: Partial<Record<Vendor, string>>): ImportReport[] {
     const reports: ImportReport[] = [];
-    for (const vendor of ['claude', 'codex', 'gemini'] as const) {
+    for (const vendor of ['claude', 'codex', 'gemini', 'opencode'] as const) {
       const root = roots[vendor];
       if (root === undefined) continue;
-      const report = importTranscripts(this.db, this.options.search, vendor, root);
+      const report =
+        vendor === 'opencode'
+          ? importOpencode(this.db, this.options.search, root)
+          : importTranscripts(this.db, this.options.search, vendor, root);
       reports.push(report);
       if (report.events > 0)
         this.options.bus.publish(TranscriptsImported, {

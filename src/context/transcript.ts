@@ -27,7 +27,7 @@ export interface TranscriptHead {
   name: string;
   agent: string;
   /** `baton` for a session Baton ran; the vendor for one imported from its own files. */
-  origin: 'baton' | 'claude' | 'codex' | 'gemini';
+  origin: 'baton' | 'claude' | 'codex' | 'gemini' | 'opencode';
   prompt: string;
   cwd: string | null;
   startedAt: string;

@@ -21,6 +21,20 @@ describe('ACP session updates in Baton’s vocabulary', () => {
     expect(n.flush()).toEqual([]);
   });
 
+  it('drops the empty subject line Gemini CLI puts before a thought that has none, and keeps a real one', () => {
+    const n = new AcpNormalizer(CWD);
+    const thought = (text: string) => ({
+      sessionUpdate: 'agent_thought_chunk',
+      content: { type: 'text', text },
+    });
+    n.update(thought('****\nThe column must exist first.'));
+    expect(n.flush()).toEqual([{ type: 'thinking.added', text: 'The column must exist first.' }]);
+    n.update(thought('**Ordering the migration**\nThe column must exist first.'));
+    expect(n.flush()).toEqual([
+      { type: 'thinking.added', text: '**Ordering the migration**\nThe column must exist first.' },
+    ]);
+  });
+
   it('starts a tool call once, whether first seen in an update or a permission request, and finishes it once', () => {
     const n = new AcpNormalizer(CWD);
     const call = {

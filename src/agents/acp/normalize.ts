@@ -131,6 +131,13 @@ export function planText(entries: readonly PlanEntry[]): string {
   return ['Plan:', ...entries.map((e) => `${PLAN_MARKS[e.status] ?? '[ ]'} ${e.content}`)].join('\n');
 }
 
+/**
+ * Gemini CLI sends each thought as `**<subject>**` and a new line, then the thought; a thought
+ * without a subject starts with a bare `****`, which would be read as its first sentence (the
+ * reason a handoff pack gives for the next file changed). It is dropped; a real subject stays.
+ */
+const EMPTY_SUBJECT = /^\*\*\*\*\n/;
+
 export class AcpNormalizer {
   private message = '';
   private thought = '';
@@ -149,7 +156,7 @@ export class AcpNormalizer {
         return [];
       case 'agent_thought_chunk': {
         const flushed = this.flushMessage();
-        this.thought += textOf(update.content);
+        this.thought += textOf(update.content).replace(EMPTY_SUBJECT, '');
         return flushed;
       }
       case 'tool_call':

@@ -154,29 +154,35 @@ export interface ImportFlags {
   claude?: boolean;
   codex?: boolean;
   gemini?: boolean;
+  opencode?: boolean;
   json?: boolean;
 }
 
 export async function importNative(ctx: Context, opts: ImportFlags): Promise<void> {
-  if (opts.claude !== true && opts.codex !== true && opts.gemini !== true)
-    throw new InvalidInputError('Say what to import: --claude, --codex, --gemini or several.');
+  if (opts.claude !== true && opts.codex !== true && opts.gemini !== true && opts.opencode !== true)
+    throw new InvalidInputError('Say what to import: --claude, --codex, --gemini, --opencode or several.');
   const home = ctx.env.HOME ?? '';
   const claudeHome = resolve(ctx.cwd, ctx.env.CLAUDE_CONFIG_DIR ?? join(home, '.claude'));
   const codexHome = resolve(ctx.cwd, ctx.env.CODEX_HOME ?? join(home, '.codex'));
   const geminiHome = resolve(ctx.cwd, join(home, '.gemini'));
+  const opencodeData = resolve(
+    ctx.cwd,
+    join(ctx.env.XDG_DATA_HOME || join(home, '.local', 'share'), 'opencode'),
+  );
   const api = await client(ctx);
   const { reports } = await api.call('POST /api/import', {
     body: {
       ...(opts.claude ? { claudeHome } : {}),
       ...(opts.codex ? { codexHome } : {}),
       ...(opts.gemini ? { geminiHome } : {}),
+      ...(opts.opencode ? { opencodeData } : {}),
     },
   });
   if (opts.json) return printJson(ctx, reports);
   for (const r of reports) {
     const skipped = Object.values(r.skipped).reduce((a, b) => a + b, 0);
     ctx.out.write(
-      `${r.vendor}: ${r.files} files (${r.filesRead} with new lines), ${r.events} new events in ${r.sessions} sessions; ${skipped} lines of other kinds skipped, ${r.malformed} malformed${r.unfinished > 0 ? `, ${r.unfinished} files still being written` : ''}${r.batonSessions > 0 ? `; ${r.batonSessions} files of sessions Baton ran itself passed over` : ''}.\n`,
+      `${r.vendor}: ${r.vendor === 'opencode' ? `${r.files} sessions in its database (${r.filesRead} with new messages)` : `${r.files} files (${r.filesRead} with new lines)`}, ${r.events} new events in ${r.sessions} sessions; ${skipped} lines of other kinds skipped, ${r.malformed} malformed${r.unfinished > 0 ? `, ${r.unfinished} ${r.vendor === 'opencode' ? 'sessions' : 'files'} still being written` : ''}${r.batonSessions > 0 ? `; ${r.batonSessions} ${r.vendor === 'opencode' ? 'sessions' : 'files'} of sessions Baton ran itself passed over` : ''}.\n`,
     );
   }
 }

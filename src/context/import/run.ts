@@ -35,16 +35,19 @@ export interface ImportReport {
 }
 
 /** What `import_files.session_id` holds for a file of a session Baton ran: passed over for good. */
-const BATON_OWNED = 'baton:';
+export const BATON_OWNED = 'baton:';
 
-const PARSERS: Record<Vendor, LineParser> = {
+/** The vendors whose sessions are files of lines (opencode's are rows of a database: ./opencode.ts). */
+export type FileVendor = Exclude<Vendor, 'opencode'>;
+
+const PARSERS: Record<FileVendor, LineParser> = {
   claude: parseClaudeLine,
   codex: parseCodexLine,
   gemini: parseGeminiLine,
 };
 
 /** Whether a file under the vendor's root is one of its session transcripts. */
-function isTranscript(vendor: Vendor, path: string, name: string): boolean {
+function isTranscript(vendor: FileVendor, path: string, name: string): boolean {
   if (!name.endsWith('.jsonl')) return false;
   if (vendor === 'codex') return name.startsWith('rollout-');
   // Gemini CLI: the main sessions in a project's chats/ (a subagent's own file, in a folder below, is not).
@@ -56,7 +59,7 @@ function isTranscript(vendor: Vendor, path: string, name: string): boolean {
  * What a vendor's folder says about a session its lines do not: Gemini CLI records no folder in
  * its session file, but keeps the project's folder in `.project_root` beside its chats/.
  */
-function folderFacts(vendor: Vendor, path: string): SessionFacts {
+function folderFacts(vendor: FileVendor, path: string): SessionFacts {
   if (vendor !== 'gemini') return {};
   try {
     const root = readFileSync(join(dirname(dirname(path)), '.project_root'), 'utf8').trim();
@@ -67,19 +70,13 @@ function folderFacts(vendor: Vendor, path: string): SessionFacts {
 }
 
 /** Imports every transcript file of `vendor` under `root` (Claude's `projects/`, Codex's `sessions/`, Gemini CLI's `tmp/`). */
-export function importTranscripts(db: Db, search: SearchIndex, vendor: Vendor, root: string): ImportReport {
-  const report: ImportReport = {
-    vendor,
-    root,
-    files: 0,
-    filesRead: 0,
-    sessions: 0,
-    events: 0,
-    skipped: {},
-    malformed: 0,
-    unfinished: 0,
-    batonSessions: 0,
-  };
+export function importTranscripts(
+  db: Db,
+  search: SearchIndex,
+  vendor: FileVendor,
+  root: string,
+): ImportReport {
+  const report = newReport(vendor, root);
   const sessions = new Set<string>();
   for (const path of transcriptFiles(vendor, root)) {
     report.files++;
@@ -96,7 +93,22 @@ export function importTranscripts(db: Db, search: SearchIndex, vendor: Vendor, r
   return report;
 }
 
-function transcriptFiles(vendor: Vendor, root: string): string[] {
+export function newReport(vendor: Vendor, root: string): ImportReport {
+  return {
+    vendor,
+    root,
+    files: 0,
+    filesRead: 0,
+    sessions: 0,
+    events: 0,
+    skipped: {},
+    malformed: 0,
+    unfinished: 0,
+    batonSessions: 0,
+  };
+}
+
+function transcriptFiles(vendor: FileVendor, root: string): string[] {
   if (!existsSync(root)) return [];
   const out: string[] = [];
   // Symbolic links are not followed (a loop, or a link out of the folder, is not walked), and
@@ -127,7 +139,7 @@ interface FileRow {
 function importFile(
   db: Db,
   search: SearchIndex,
-  vendor: Vendor,
+  vendor: FileVendor,
   path: string,
   report: ImportReport,
   sessions: Set<string>,
@@ -221,7 +233,12 @@ function readFrom(path: string, start: number, size: number): string {
  * Baton recorded for its agent, or the file's folder is a Baton session's worktree. Its events are
  * Baton's already; importing them again would show every hit twice.
  */
-function batonSessionOf(db: Db, vendor: Vendor, path: string, facts: SessionFacts): string | undefined {
+export function batonSessionOf(
+  db: Db,
+  vendor: Vendor,
+  path: string,
+  facts: SessionFacts,
+): string | undefined {
   const nativeId = facts.nativeId ?? /([0-9a-f]{8}-[0-9a-f-]{27,})\.jsonl$/.exec(path)?.[1];
   const row = db
     .prepare(
@@ -234,7 +251,7 @@ function batonSessionOf(db: Db, vendor: Vendor, path: string, facts: SessionFact
 }
 
 /** The imported session of a file's first lines (null while the file has said nothing yet). */
-function ensureSession(
+export function ensureSession(
   db: Db,
   vendor: Vendor,
   path: string,
@@ -263,7 +280,7 @@ function ensureSession(
   return id;
 }
 
-function storeEvents(
+export function storeEvents(
   db: Db,
   search: SearchIndex,
   vendor: Vendor,
@@ -287,7 +304,7 @@ function storeEvents(
 }
 
 /** A rewritten file's session, emptied so it is read again from the start. */
-function forget(db: Db, sessionId: string | null): void {
+export function forget(db: Db, sessionId: string | null): void {
   if (sessionId === null) return;
   db.transaction(() => {
     const rows = db

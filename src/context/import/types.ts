@@ -1,7 +1,7 @@
 /** What a vendor's transcript line becomes: normalized events, facts about the session, or a skip with its reason. */
 import type { EventBody } from '../../events/index.js';
 
-export type Vendor = 'claude' | 'codex' | 'gemini';
+export type Vendor = 'claude' | 'codex' | 'gemini' | 'opencode';
 
 export interface SessionFacts {
   nativeId?: string;

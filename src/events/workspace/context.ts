@@ -15,7 +15,7 @@ export const HandoffCreated = defineWorkspaceEvent(
 export const TranscriptsImported = defineWorkspaceEvent(
   'transcripts.imported',
   z.object({
-    vendor: z.enum(['claude', 'codex', 'gemini']),
+    vendor: z.enum(['claude', 'codex', 'gemini', 'opencode']),
     files: z.number().int(),
     sessions: z.number().int(),
     events: z.number().int(),

@@ -48,6 +48,7 @@ export function contextHandlers(context: ContextService, manager: SessionManager
         ...(body.claudeHome === undefined ? {} : { claude: join(body.claudeHome, 'projects') }),
         ...(body.codexHome === undefined ? {} : { codex: join(body.codexHome, 'sessions') }),
         ...(body.geminiHome === undefined ? {} : { gemini: join(body.geminiHome, 'tmp') }),
+        ...(body.opencodeData === undefined ? {} : { opencode: body.opencodeData }),
       }),
     }),
   };
