@@ -70,7 +70,10 @@ try {
   supervisorPid = JSON.parse(readFileSync(join(home, 'supervisor.json'), 'utf8')).pid;
   // Each host is up once its MCP credential is written (the bench's only wait without an event to follow).
   for (const id of ids)
-    while (!existsSync(join(home, 'sessions', id, 'door', 'mcp-credential')))
+    while (
+      !existsSync(join(home, 'sessions', id, 'door', 'mcp-credential')) ||
+      !existsSync(join(home, 'sessions', id, 'host.json'))
+    )
       await new Promise((r) => setTimeout(r, 50));
   hostPids = ids.map((id) => JSON.parse(readFileSync(join(home, 'sessions', id, 'host.json'), 'utf8')).pid);
   const hosts = hostPids.map(own);

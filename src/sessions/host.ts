@@ -19,7 +19,13 @@ import { ensureSocketFolder } from '../shared/private-folder.js';
 import { EventLogWriter, readLog } from './event-log.js';
 import { followSequence } from './sequence.js';
 import { revokeCredential } from '../mcp/index.js';
-import { agentStartOptions, checkedAgentEvent, sessionSandbox, sessionStarted } from './host-agent.js';
+import {
+  agentStartOptions,
+  checkedAgentEvent,
+  mcpTransport,
+  sessionSandbox,
+  sessionStarted,
+} from './host-agent.js';
 import { sandboxStatus } from '../sandbox/index.js';
 import { anchorWorktree } from '../worktrees/index.js';
 import { AgentQuestion } from './host-ask.js';
@@ -184,7 +190,17 @@ export class SessionHost {
         this.allowRuleFor = (call) =>
           allowRuleFor(this.spec.home, project, call, this.spec.cwd, userHome)?.id;
       this.run = await adapter.start(
-        { ...agentStartOptions(this.spec, this.paths.agentState, this.env, this.plan, sandbox), gate },
+        {
+          ...agentStartOptions(
+            this.spec,
+            this.paths.agentState,
+            this.env,
+            this.plan,
+            sandbox,
+            mcpTransport(this.env),
+          ),
+          gate,
+        },
         (event) => this.onAgentEvent(event),
       );
       this.steps.mark('agent');
