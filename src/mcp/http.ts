@@ -9,9 +9,11 @@
  * restarted on its port serves an agent's next call as if nothing happened (a stateful endpoint
  * would answer "session not found" to every agent it had before). A request's client going away
  * (the agent interrupted, its call timed out) ends the call it made: an `ask_user` stops waiting.
+ *
+ * The SDK and the tools' schemas are loaded at the first call, not with the supervisor: a
+ * supervisor no agent calls (scripted sessions, the CLI's own start) does not pay for them.
  */
-import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
-import { createBatonMcpServer, type BatonApi } from './server.js';
+import type { BatonApi } from './server.js';
 
 /** The endpoint's path on the supervisor's port. */
 export const MCP_HTTP_PATH = '/mcp';
@@ -39,6 +41,10 @@ export async function serveMcpRequest(
 ): Promise<Response> {
   if (request.method !== 'POST')
     return mcpErrorResponse(405, `${request.method} is not served here: send each message as a POST.`);
+  const [{ WebStandardStreamableHTTPServerTransport }, { createBatonMcpServer }] = await Promise.all([
+    import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'),
+    import('./server.js'),
+  ]);
   const server = createBatonMcpServer({ connect, version });
   const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined });
   // Closing the server aborts the calls it is running: their client has gone.

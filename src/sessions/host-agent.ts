@@ -147,6 +147,19 @@ export function batonMcpCommand(spec: Pick<HostSpec, 'home' | 'sessionId' | 'cwd
   };
 }
 
+/**
+ * The event with the session's credential cut out wherever it appears (an agent's `env`, a
+ * `cat` of its door): the log is read by other sessions (`read_session`, search), and a
+ * credential read there would let one act as another. The credential's characters (base64url
+ * and dots) need no escaping in JSON, so it is cut from the event's JSON text.
+ */
+export function withoutCredential(body: EventBody, credential: string | undefined): EventBody {
+  if (credential === undefined || credential === '') return body;
+  const text = JSON.stringify(body);
+  if (!text.includes(credential)) return body;
+  return JSON.parse(text.split(credential).join('[REDACTED:baton-credential]')) as EventBody;
+}
+
 /** Events only the host writes: an adapter claiming one would bypass the state machine. */
 const HOST_ONLY = new Set([
   'session.started',
