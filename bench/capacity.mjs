@@ -1,7 +1,10 @@
 // Capacity (decision 260, "Memory-aware admission"): what one running session costs this machine
 // in Baton's own processes — its host (the scripted agent runs inside it, so the host alone is
-// Baton's part) and its `baton mcp` — against a bare `node`, PSS (shared pages split among their
-// users) and RSS; and the process-tree figure the admission gate measures per session.
+// Baton's part) and its MCP server — against a bare `node`, PSS (shared pages split among their
+// users) and RSS; and the process-tree figure the admission gate measures per session. The MCP
+// server is the supervisor's endpoint (decision 365): its cost is what the supervisor grows by
+// serving every session's tools, split among the sessions; the stdio `baton mcp` each session
+// ran before (and still runs as the fallback) is measured beside it.
 // Run after `npm run build`: node bench/capacity.mjs
 import { execFile, execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
@@ -11,6 +14,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 
 const ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)));
 const BIN = join(ROOT, 'bin', 'baton');
@@ -70,13 +74,37 @@ try {
   supervisorPid = JSON.parse(readFileSync(join(home, 'supervisor.json'), 'utf8')).pid;
   // Each host is up once its MCP credential is written (the bench's only wait without an event to follow).
   for (const id of ids)
-    while (!existsSync(join(home, 'sessions', id, 'door', 'mcp-credential')))
+    while (
+      !existsSync(join(home, 'sessions', id, 'door', 'mcp-credential')) ||
+      !existsSync(join(home, 'sessions', id, 'host.json'))
+    )
       await new Promise((r) => setTimeout(r, 50));
   hostPids = ids.map((id) => JSON.parse(readFileSync(join(home, 'sessions', id, 'host.json'), 'utf8')).pid);
   const hosts = hostPids.map(own);
   const trees = procMemory().treesMb(hostPids);
 
-  // One `baton mcp` as an agent starts it, measured once it has answered a tool call.
+  // Every session's agent calling a tool of the supervisor's endpoint, as claude and codex do:
+  // the supervisor measured before and after (it loads the MCP SDK at the first call).
+  const { port } = JSON.parse(readFileSync(join(home, 'supervisor.json'), 'utf8'));
+  const supervisorBefore = own(supervisorPid);
+  for (const id of ids) {
+    const credential = readFileSync(join(home, 'sessions', id, 'door', 'mcp-credential'), 'utf8').trim();
+    const http = new Client({ name: 'bench', version: '1' });
+    await http.connect(
+      new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/mcp`), {
+        requestInit: { headers: { Authorization: `Bearer ${credential}` } },
+      }),
+    );
+    await http.callTool({ name: 'list_sessions', arguments: {} });
+    await http.close();
+  }
+  const supervisorAfter = own(supervisorPid);
+  const shared = {
+    pss: Math.max(0, supervisorAfter.pss - supervisorBefore.pss) / SESSIONS,
+    rss: Math.max(0, supervisorAfter.rss - supervisorBefore.rss) / SESSIONS,
+  };
+
+  // One `baton mcp` as an agent starts it (the stdio fallback, and every session before decision 365), measured once it has answered a tool call.
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [BIN, 'mcp'],
@@ -99,17 +127,21 @@ try {
   const supervisor = own(supervisorPid);
 
   const host = { pss: mean(hosts.map((h) => h.pss)), rss: mean(hosts.map((h) => h.rss)) };
-  const perSession = { pss: host.pss + mcp.pss, rss: host.rss + mcp.rss };
+  const before = { pss: host.pss + mcp.pss, rss: host.rss + mcp.rss };
+  const perSession = { pss: host.pss + shared.pss, rss: host.rss + shared.rss };
   console.log(`\n## Capacity: Baton's own memory per running session (${SESSIONS} scripted sessions)`);
   console.log(`bare node (idle):        ${mb(node.pss)} PSS, ${mb(node.rss)} RSS`);
   console.log(
     `session host (mean):     ${mb(host.pss)} PSS, ${mb(host.rss)} RSS (${mb(host.rss - node.rss)} RSS over bare node)`,
   );
   console.log(
-    `baton mcp (one):         ${mb(mcp.pss)} PSS, ${mb(mcp.rss)} RSS (${mb(mcp.rss - node.rss)} RSS over bare node)`,
+    `MCP in the supervisor:   +${mb(supervisorAfter.pss - supervisorBefore.pss)} PSS, +${mb(supervisorAfter.rss - supervisorBefore.rss)} RSS once, for all ${SESSIONS} sessions (${mb(shared.pss)} PSS each)`,
   );
   console.log(
-    `per session, host + MCP: ${mb(perSession.pss)} PSS, ${mb(perSession.rss)} RSS; ten sessions: ${mb(10 * perSession.rss)} RSS before any agent runs`,
+    `baton mcp (stdio, one):  ${mb(mcp.pss)} PSS, ${mb(mcp.rss)} RSS (${mb(mcp.rss - node.rss)} RSS over bare node)`,
+  );
+  console.log(
+    `per session, host + MCP: ${mb(perSession.pss)} PSS, ${mb(perSession.rss)} RSS (with a baton mcp each: ${mb(before.pss)} PSS, ${mb(before.rss)} RSS); ten sessions: ${mb(10 * perSession.rss)} RSS (was ${mb(10 * before.rss)}) before any agent runs`,
   );
   console.log(`supervisor (one):        ${mb(supervisor.pss)} PSS, ${mb(supervisor.rss)} RSS`);
   console.log(
@@ -131,5 +163,5 @@ try {
       if (line.includes(home)) process.kill(Number(line.trim().split(/\s+/)[0]), 'SIGKILL');
     }
   } catch {}
-  rmSync(root, { recursive: true, force: true });
+  rmSync(root, { recursive: true, force: true, maxRetries: 5 });
 }

@@ -5,6 +5,8 @@ export interface FolderPlace {
   open?: boolean;
   only?: string[];
   openTo?: string[];
+  /** The modules other folders may import, by name without extension (default: index). */
+  faces?: string[];
 }
 export const LAYERS: {
   name: string;

@@ -8,9 +8,10 @@
 //   node scripts/layers.mjs --measure  prints the reaches still known and the folder graph's height
 //
 // The rule: a folder imports folders of its own layer or a lower one, never a higher one; and it
-// reaches another domain only through that domain's index.ts (its face). Folders marked `open`
-// are vocabularies whose modules are each a face (one endpoint table per domain, one module per
-// table): any module of theirs may be imported.
+// reaches another domain only through that domain's index.ts (its face; a folder whose code runs
+// in two processes may name a second, `faces`). Folders marked `open` are vocabularies whose
+// modules are each a face (one endpoint table per domain, one module per table): any module of
+// theirs may be imported.
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -53,7 +54,9 @@ export const LAYERS = [
       approvals: { why: 'asking and answering: allow rules, auto-approval, the approvals table' },
       context: { why: 'transcripts, search, handoff packs, import' },
       environments: { why: 'worktrees ready to work in: setup, ports, copies' },
-      mcp: { why: 'Baton’s MCP server for agents, per-session credentials' },
+      // Two faces: the supervisor's side (index.ts) and what `baton mcp` runs in the agent's
+      // process (serve.ts), so the CLI's start does not build the supervisor's side (decision 385).
+      mcp: { why: 'Baton’s MCP server for agents, per-session credentials', faces: ['index', 'serve'] },
       review: { why: 'coupling, review groups, combined diffs, comments' },
       radar: { why: 'the conflict radar: hot and soft conflicts' },
       provenance: { why: 'agent blame: the session and turn that wrote each line, in git notes' },
@@ -105,7 +108,13 @@ export const LAYERS = [
     name: 'clients',
     about: 'thin clients of the HTTP API',
     folders: {
-      cli: { why: 'the `baton` command line', openTo: ['board'], only: ['api', 'events', 'shared', 'board'] },
+      // `baton mcp` is the mcp domain's stdio server run as a command: the CLI hosts it through
+      // src/mcp's face, and reaches no other domain (decision 385).
+      cli: {
+        why: 'the `baton` command line; it hosts `baton mcp`',
+        openTo: ['board'],
+        only: ['api', 'events', 'shared', 'board', 'mcp'],
+      },
       board: { why: 'the terminal board (Ink)', only: ['api', 'events', 'shared', 'cli'] },
       web: { why: 'the browser page (web/src)', only: ['api', 'events'] },
     },
@@ -143,9 +152,11 @@ export function breach(file, target) {
   if (a.only && !a.only.includes(to)) return `${from}/ imports only ${a.only.join(', ')}`;
   if (b.level > a.level) return `${from}/ (${a.layer}) may not import ${to}/ (${b.layer}, a higher layer)`;
   const rest = target.slice(target.indexOf(`/${to}/`) + to.length + 2);
-  const face = /^index\.(js|ts|tsx)$/.test(rest);
+  const faces = b.faces ?? ['index'];
+  const face = faces.some((name) => rest === `${name}.js` || rest === `${name}.ts` || rest === `${name}.tsx`);
   if (!face && !b.open && !(b.openTo ?? []).includes(from)) {
-    return `${from}/ reaches ${to}/ only through its face, ${to}/index.ts (${rest} is inside)`;
+    const named = faces.map((name) => `${to}/${name}.ts`).join(' or ');
+    return `${from}/ reaches ${to}/ only through its face, ${named} (${rest} is inside)`;
   }
   return undefined;
 }
@@ -227,6 +238,7 @@ export function diagram() {
       const notes = [
         spec.open ? 'open' : undefined,
         spec.only ? `imports only ${spec.only.join(', ')}` : undefined,
+        spec.faces ? `faces: ${spec.faces.map((f) => `${f}.ts`).join(', ')}` : undefined,
       ]
         .filter(Boolean)
         .join('; ');

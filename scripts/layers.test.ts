@@ -13,15 +13,24 @@ describe('the layer table', () => {
   });
 
   it('lets a domain reach another only through its face', () => {
-    expect(breach('src/merge/run.ts', 'src/worktrees/index.js')).toBeUndefined();
-    expect(breach('src/merge/run.ts', 'src/worktrees/snapshot.js')).toMatch(/only through its face/);
+    expect(breach('src/merge/land.ts', 'src/worktrees/index.js')).toBeUndefined();
+    expect(breach('src/merge/land.ts', 'src/worktrees/snapshot.js')).toMatch(/only through its face/);
     expect(breach('src/sync/push.ts', 'src/merge/pr.js')).toMatch(/only through its face/);
   });
 
+  it('lets a folder that names a second face be reached through either, and nothing else', () => {
+    expect(breach('src/cli/commands/mcp.ts', 'src/mcp/serve.js')).toBeUndefined();
+    expect(breach('src/server/supervisor.ts', 'src/mcp/index.js')).toBeUndefined();
+    expect(breach('src/cli/commands/mcp.ts', 'src/mcp/stdio.js')).toMatch(
+      /only through its face, mcp\/index\.ts or mcp\/serve\.ts/,
+    );
+    expect(breach('src/cli/commands/routines.ts', 'src/worktrees/index.js')).toMatch(/imports only/);
+  });
+
   it('lets any module of an open vocabulary be imported, and a folder import itself', () => {
-    expect(breach('src/merge/run.ts', 'src/store/sessions.js')).toBeUndefined();
-    expect(breach('src/merge/run.ts', 'src/api/merge.js')).toBeUndefined();
-    expect(breach('src/merge/run.ts', 'src/merge/git.js')).toBeUndefined();
+    expect(breach('src/merge/land.ts', 'src/store/sessions.js')).toBeUndefined();
+    expect(breach('src/merge/land.ts', 'src/api/merge.js')).toBeUndefined();
+    expect(breach('src/merge/land.ts', 'src/merge/git.js')).toBeUndefined();
   });
 
   it('holds the clients to the API: the page to src/api and src/events', () => {

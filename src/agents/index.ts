@@ -17,6 +17,7 @@ export type {
   GateCall,
   GateVerdict,
   ToolGate,
+  BatonMcp,
   McpServerCommand,
   PermissionMode,
   ToolKind,

@@ -52,10 +52,11 @@ export interface AgentStartOptions {
   /** Baton's own instructions, appended to the agent's system prompt; never written to the user's files. */
   instructions?: string | undefined;
   /**
-   * Baton's MCP server for this session (`baton mcp`, scoped to it by its credential): a stdio
-   * command each adapter adds to its agent's MCP servers, in its agent's terms, as `baton`.
+   * Baton's MCP server for this session (scoped to it by its credential), which each adapter adds
+   * to its agent's MCP servers, in its agent's terms, as `baton`: the supervisor's streamable HTTP
+   * endpoint when `http` is set and the agent can use it, else the stdio `baton mcp` command.
    */
-  batonMcp?: McpServerCommand | undefined;
+  batonMcp?: BatonMcp | undefined;
   /**
    * Every process the adapter starts (the agent's CLI, the scripted agent's commands) goes
    * through `sandbox.wrap`, so it and all it starts run with Baton's state folder hidden
@@ -71,6 +72,17 @@ export interface McpServerCommand {
   env: Record<string, string>;
   /** The folder it runs in: the session's worktree, never the main checkout. */
   cwd: string;
+}
+
+/**
+ * Where an agent reaches Baton's MCP server (decision 365, "One MCP server in the supervisor, over
+ * streamable HTTP"): the supervisor's endpoint on loopback, with the session's own credential as
+ * the bearer — read by the agent from the variable `tokenVariable` of its environment, so the
+ * credential is never on a command line — or, as the fallback, `baton mcp` on stdio.
+ */
+export interface BatonMcp {
+  http?: { url: string; tokenVariable: string; token: string } | undefined;
+  stdio: McpServerCommand;
 }
 
 /** The name Baton's MCP server goes by among the agent's MCP servers (Claude's tools: `mcp__baton__<tool>`). */

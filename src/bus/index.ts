@@ -126,6 +126,11 @@ export class WorkspaceBus {
     return this.store.latestOfType(type, limit) as Extract<WorkspaceEvent, { type: T }>[];
   }
 
+  /** This machine's newest event of `type` about session `sessionId` (e.g. its dispatch), if one is stored. */
+  latestAbout(type: WorkspaceEvent['type'], sessionId: string): unknown {
+    return this.store.latestAbout(type, sessionId);
+  }
+
   /** The data of another machine's newest event of `type` about session `sessionId` (e.g. its last push), if one reached here. */
   latestRelayedAbout(type: WorkspaceEvent['type'], sessionId: string): unknown {
     return this.store.latestRelayedAbout(type, sessionId);

@@ -4,7 +4,7 @@
  * supervisor's reason (an ended session's revoked credential, a call a session may not make).
  */
 import type { ErrorMapper } from '../api/client.js';
-import { readDoorAddress } from '../mcp/credentials.js';
+import { readDoorAddress } from '../mcp/serve.js';
 import { SupervisorUnreachableError, UnauthorizedError } from '../shared/errors.js';
 import { homePaths } from '../shared/paths.js';
 import { isProcessAlive } from '../shared/process.js';

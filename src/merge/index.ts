@@ -7,8 +7,9 @@ export { describeCheck, runCheck, type CheckCommand, type CheckResult } from './
 export { compareUrl, describePr } from './pr.js';
 export { mergePlan } from './plan-view.js';
 export { openPullRequest } from './pull-request.js';
-export { MergeService, type LandedWork, type MergeServiceOptions } from './service.js';
-export type { ReusedCheck } from './run.js';
+export { MergeService, type MergeServiceOptions } from './service.js';
+export type { LandedWork } from './landed-work.js';
+export type { ReusedCheck } from './bisect.js';
 export { onlyHere, type MergeSessions, type SessionsHere } from './sessions.js';
 // The git steps other domains share: a scratch worktree (attempts compare in one), a branch's
 // tip, a session's work committed (another machine's hand-over), the remote's URL (sync).

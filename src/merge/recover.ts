@@ -13,7 +13,7 @@ import { createLogger } from '../shared/log.js';
 import type { MergeJournalRow } from '../store/merge-journal.js';
 import type { SessionWithProject } from '../store/sessions.js';
 import { branchTip, isAncestor } from './git.js';
-import { NO_CHECK } from './run.js';
+import { NO_CHECK } from './bisect.js';
 import type { MergeSessions } from './sessions.js';
 import { git } from '../worktrees/index.js';
 import type { z } from 'zod';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { SessionWithProject } from '../store/sessions.js';
 import { checkReport, conflictReport } from './reports.js';
-import { commitMessage } from './run.js';
+import { commitMessage } from './land.js';
 
 const session = (name: string, prompt = `${name}: fix it\n\nin detail`): SessionWithProject =>
   ({ id: `id-${name}`, name, prompt, branch: `baton/${name}`, agent: 'scripted' }) as SessionWithProject;

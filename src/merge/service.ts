@@ -2,33 +2,29 @@
  * The merge queue: merges run one at a time per repository, in the order asked, each visible
  * with its position while it waits. A request is checked when it is made (unknown or running
  * sessions, a missing base, a dirty checkout are refused at once, changing nothing); the merge
- * itself (run.ts) then reports on the bus — merge.queued, started, checking, then landed,
- * conflicted or failed — and a failure goes back to the session that caused it as a reply.
+ * itself (land.ts, bisect.ts) then reports on the bus — merge.queued, started, checking, then
+ * landed, conflicted or failed — and a failure goes back to the session that caused it as a reply
+ * (results.ts). A landing is told to provenance (landed-work.ts).
  */
 import { join } from 'node:path';
 import type { MergePlanView, MergeResult, MergeView, PrView } from '../api/merge.js';
 import type { WorkspaceBus } from '../bus/index.js';
-import {
-  MergeConflicted,
-  MergeFailed,
-  MergeLanded,
-  MergeQueued,
-  MergeStarted,
-  MergeChecking,
-} from '../events/workspace.js';
+import { MergeQueued, MergeStarted, MergeChecking } from '../events/workspace.js';
 import { loadRepoConfig, requireTrusted } from '../projects/index.js';
 import { crashPoint } from '../shared/crash-points.js';
 import { newId } from '../shared/ids.js';
 import { errorMessage, InvalidInputError, SessionStateError } from '../shared/errors.js';
 import { createLogger } from '../shared/log.js';
 import type { Db } from '../store/db.js';
-import { MergeJournal, type MergeJournalRow } from '../store/merge-journal.js';
+import { MergeJournal } from '../store/merge-journal.js';
 import type { SessionWithProject } from '../store/sessions.js';
 import { mergePlan, plannedOrder } from './plan-view.js';
 import { openPullRequest } from './pull-request.js';
-import { NO_CHECK, runMerge, type ReusedCheck, type RunOutcome } from './run.js';
+import { NO_CHECK, type ReusedCheck } from './bisect.js';
+import { runMerge, type RunOutcome } from './land.js';
 import { reconcile, retire } from './recover.js';
-import { conflictReport, checkReport } from './reports.js';
+import { announce, mergeRef, resultOf } from './results.js';
+import { noteLanding, noteRecovered, type LandedWork } from './landed-work.js';
 import { baseOf, requireMergeable } from './sessions.js';
 import type { MergeSessions } from './sessions.js';
 import {
@@ -64,16 +60,6 @@ export interface MergeServiceOptions {
   reuse?: (tree: string, command: string) => ReusedCheck | undefined;
 }
 
-/** A landing as provenance needs it: the base's move, and each member's tip and what became of it. */
-export interface LandedWork {
-  root: string;
-  project: string;
-  previous: string;
-  commit: string;
-  squash: boolean;
-  members: { session: SessionWithProject; tip: string; head: string }[];
-}
-
 interface Job {
   view: MergeView;
   members: SessionWithProject[];
@@ -106,10 +92,10 @@ export class MergeService {
       if (found.kind === 'landed') {
         // Noted before its sessions are retired, while their branches still say what they landed
         // (decision 293): killed between the base's move and the note, the landing gets it now.
-        await this.noteRecovered(row, found.members, result.commit!);
+        await noteRecovered(this.options.onLanded, row, found.members, result.commit!);
         for (const member of found.members) await retire(this.options.sessions, member, result.commit!, true);
       }
-      this.settle(result, () => this.announce(result));
+      this.settle(result, () => announce(this.options.bus, result));
       log.info('an interrupted merge was reconciled', {
         mergeId: row.merge_id,
         step: row.step,
@@ -211,8 +197,8 @@ export class MergeService {
     this.jobs.push(job);
     view.position = this.position(job);
     // The intent, on record before anything of the merge can be seen.
-    this.journal.begin({ ...this.ref(view), root, queuedAt: view.queuedAt });
-    const event = this.options.bus.publish(MergeQueued, { ...this.ref(view), position: view.position });
+    this.journal.begin({ ...mergeRef(view), root, queuedAt: view.queuedAt });
+    const event = this.options.bus.publish(MergeQueued, { ...mergeRef(view), position: view.position });
     crashPoint('merge.queued');
     const previous = this.chains.get(root) ?? Promise.resolve();
     job.done = previous.then(() => this.run(job));
@@ -276,20 +262,10 @@ export class MergeService {
     return this.jobs.filter((j) => j.view.root === job.view.root).indexOf(job) + 1;
   }
 
-  private ref(view: MergeView) {
-    return {
-      mergeId: view.mergeId,
-      project: view.project,
-      base: view.base,
-      sessions: view.sessions,
-      squash: view.squash,
-    };
-  }
-
   private async run(job: Job): Promise<MergeResult> {
     const started = performance.now();
     const { view } = job;
-    const ref = this.ref(view);
+    const ref = mergeRef(view);
     view.state = 'merging';
     let outcome: RunOutcome;
     try {
@@ -326,86 +302,27 @@ export class MergeService {
         check: NO_CHECK,
       };
     }
-    if (outcome.kind === 'landed') await this.noteLanding(job, outcome);
+    if (outcome.kind === 'landed') await noteLanding(this.options.onLanded, job.view, job.members, outcome);
     const durationMs = Math.round(performance.now() - started);
-    const reported = await this.report(job, outcome, durationMs);
+    const reported = await resultOf({
+      view: job.view,
+      members: job.members,
+      outcome,
+      durationMs,
+      finishedAt: this.clock().toISOString(),
+      sessions: this.options.sessions,
+    });
     const result =
       job.notes.length === 0
         ? reported
         : { ...reported, message: `${reported.message} ${job.notes.join(' ')}` };
     // The last event and the journal's result together, or neither: a restart finishes it once.
-    this.settle(result, () => this.announce(result));
+    this.settle(result, () => announce(this.options.bus, result));
     crashPoint('merge.finished');
     this.jobs.splice(this.jobs.indexOf(job), 1);
     // After the result is on record: a client told of the landing reads it at once.
     await this.options.sessions.letGo(job.members.map((m) => m.id));
     return result;
-  }
-
-  /** Tells provenance of a landing (it notes the landed commits); what it cannot do is logged, never the merge's failure. */
-  private async noteLanding(job: Job, outcome: Extract<RunOutcome, { kind: 'landed' }>): Promise<void> {
-    const { onLanded } = this.options;
-    if (onLanded === undefined) return;
-    try {
-      await onLanded({
-        root: job.view.root,
-        project: job.view.project,
-        previous: outcome.previous,
-        commit: outcome.commit,
-        squash: job.view.squash,
-        members: job.members.map((session, index) => ({
-          session,
-          tip: outcome.landedMembers[index]?.tip ?? outcome.commit,
-          head: outcome.landedMembers[index]?.head ?? outcome.commit,
-        })),
-      });
-    } catch (error) {
-      log.warn('the landing was not noted with its provenance', {
-        mergeId: job.view.mergeId,
-        error: errorMessage(error),
-      });
-    }
-  }
-
-  /**
-   * Notes the commits of a landing a killed supervisor left unfinished. The members' tips are their
-   * branches (not yet deleted: retiring comes after); what each member's step made is read off the
-   * base's first-parent line from the previous tip, one commit per member for a merge commit or a
-   * squash; a lone member's is the landed commit. A note already there is written again, the same.
-   */
-  private async noteRecovered(
-    row: MergeJournalRow,
-    members: SessionWithProject[],
-    commit: string,
-  ): Promise<void> {
-    const onLanded = this.options.onLanded;
-    if (onLanded === undefined || row.previous === null || members.length === 0) return;
-    try {
-      const line = (
-        await git(row.root, ['rev-list', '--first-parent', '--reverse', `${row.previous}..${commit}`])
-      ).stdout
-        .split('\n')
-        .filter(Boolean);
-      const heads = members.length > 1 && line.length === members.length ? line : members.map(() => commit);
-      const tips = await Promise.all(members.map((m) => branchTip(row.root, m.branch)));
-      await onLanded({
-        root: row.root,
-        project: row.project,
-        previous: row.previous,
-        commit,
-        squash: row.squash === 1,
-        members: members.map((session, index) => ({
-          session,
-          tip: tips[index] ?? heads[index]!,
-          head: heads[index]!,
-        })),
-      });
-    } catch (error) {
-      log.warn('the recovered landing was not noted with its provenance', {
-        mergeId: row.merge_id,
-        error: errorMessage(error),
-      });
-    }
   }
 
   /** Records `result` as the merge's end in the journal and publishes its event with `publish`, in one transaction. */
@@ -424,147 +341,5 @@ export class MergeService {
       return;
     }
     bus.release();
-  }
-
-  /** The merge's last event, made from its result. */
-  private announce(result: MergeResult): void {
-    const { bus } = this.options;
-    const ref = {
-      mergeId: result.mergeId,
-      project: result.project,
-      base: result.base,
-      sessions: result.sessions,
-      squash: result.squash,
-    };
-    const { durationMs, replied, check } = result;
-    if (result.outcome === 'landed')
-      bus.publish(MergeLanded, {
-        ...ref,
-        commit: result.commit ?? '',
-        previous: result.previous ?? '',
-        check,
-        durationMs,
-        checkoutUpdated: result.checkoutUpdated,
-      });
-    else if (result.outcome === 'conflicted' && result.culprit !== null)
-      bus.publish(MergeConflicted, {
-        ...ref,
-        culprit: result.culprit,
-        files: result.files,
-        durationMs,
-        replied,
-      });
-    else
-      bus.publish(MergeFailed, {
-        ...ref,
-        reason:
-          result.reason === 'check_failed' || result.reason === 'check_timed_out'
-            ? result.reason
-            : result.reason === 'refused'
-              ? 'refused'
-              : 'error',
-        message: result.message,
-        culprit: result.culprit,
-        check,
-        durationMs,
-        replied,
-      });
-  }
-
-  /** Cleans up after a landing, or sends the failure to its session; the result, to be settled. */
-  private async report(job: Job, outcome: RunOutcome, durationMs: number): Promise<MergeResult> {
-    const { view } = job;
-    const ref = this.ref(view);
-    const common = {
-      ...ref,
-      durationMs,
-      finishedAt: this.clock().toISOString(),
-      files: [] as string[],
-      commit: null,
-      previous: null,
-      culprit: null,
-      replied: false,
-      checkoutUpdated: null,
-    };
-    switch (outcome.kind) {
-      case 'landed': {
-        for (const member of job.members) {
-          await retire(this.options.sessions, member, outcome.commit);
-          crashPoint('merge.retired');
-        }
-        const names = job.members.map((m) => m.name).join(', ');
-        const reused = outcome.check.reused;
-        const checked =
-          outcome.check.outcome === 'none'
-            ? 'no check is configured (.baton/config.json merge.check), so none ran'
-            : reused !== undefined
-              ? `the check was not run again: it passed on this exact tree (${reused.tree.slice(0, 12)}) at ${reused.name}'s turn ${reused.turn}`
-              : `the check passed in ${((outcome.check.durationMs ?? 0) / 1000).toFixed(1)} s`;
-        return {
-          ...common,
-          outcome: 'landed',
-          reason: 'landed',
-          message: `Landed ${names} on ${view.base} at ${outcome.commit.slice(0, 12)}; ${checked}.`,
-          commit: outcome.commit,
-          previous: outcome.previous,
-          check: outcome.check,
-          checkoutUpdated: outcome.checkoutUpdated,
-        };
-      }
-      case 'conflicted': {
-        const culprit = { sessionId: outcome.culprit.id, name: outcome.culprit.name };
-        const replied = await this.tell(
-          outcome.culprit,
-          conflictReport(outcome.culprit, view.base, outcome.files, job.members),
-        );
-        const message = `${outcome.culprit.name} conflicts with ${view.base}${job.members.length > 1 ? ' and the members before it' : ''} in ${outcome.files.join(', ') || 'its changes'}; nothing was landed.`;
-        return {
-          ...common,
-          outcome: 'conflicted',
-          reason: 'conflict',
-          message,
-          culprit,
-          files: outcome.files,
-          replied,
-          check: NO_CHECK,
-        };
-      }
-      case 'check_failed': {
-        const culprit = { sessionId: outcome.culprit.id, name: outcome.culprit.name };
-        const replied = await this.tell(
-          outcome.culprit,
-          checkReport(outcome.culprit, view.base, outcome.check, job.members, outcome.bisected),
-        );
-        const reason = outcome.check.outcome === 'timed_out' ? 'check_timed_out' : 'check_failed';
-        const what =
-          reason === 'check_timed_out'
-            ? `did not finish within its time limit (${((outcome.check.durationMs ?? 0) / 1000).toFixed(1)} s) and was stopped`
-            : `failed (exit ${outcome.check.exitCode ?? 'by signal'})`;
-        const message = `The check \`${outcome.check.command ?? ''}\` ${what}${outcome.bisected ? `; bisected to ${outcome.culprit.name}` : ''}; nothing was landed.`;
-        return { ...common, outcome: 'failed', reason, message, culprit, replied, check: outcome.check };
-      }
-      case 'refused': {
-        return {
-          ...common,
-          outcome: 'failed',
-          reason: 'refused',
-          message: outcome.message,
-          check: outcome.check,
-        };
-      }
-    }
-  }
-
-  private async tell(session: SessionWithProject, text: string): Promise<boolean> {
-    try {
-      await this.options.sessions.reply(session.id, text);
-      return true;
-    } catch (error) {
-      log.info('merge report not delivered as a reply', {
-        session: session.name,
-        error: errorMessage(error),
-      });
-      return false;
-    }
   }
 }

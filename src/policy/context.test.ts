@@ -5,7 +5,15 @@
  * repository holds them unchanged since the base commit.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -117,6 +125,28 @@ describe('a session gate built from the disk', () => {
       expect(judge(`rm -rf ${join(repo, '.git')}`).why).toContain("inside the repository's main checkout");
     } finally {
       writeFileSync(gitFile, original);
+    }
+  });
+
+  it('judges a path where the symbolic links the agent made in its worktree lead (decision 399)', () => {
+    // Made in an earlier call: on the disk now, where the gate reads it.
+    const link = join(worktree, 'main');
+    symlinkSync(repo, link);
+    symlinkSync(join(repo, '.git'), join(worktree, 'g'));
+    try {
+      const judge = gate();
+      expect(judge('rm -rf main/README.md')).toMatchObject({ action: 'block', rule: 'recursive-delete' });
+      expect(judge('rm -rf main/').why).toContain("the repository's main checkout");
+      expect(judge('cd main && rm -rf .').action).toBe('block');
+      expect(judge('git -C main clean -fdx').action).toBe('block');
+      expect(judge("echo '[core] fsmonitor = ./x' >> g/config")).toMatchObject({ action: 'ask' });
+      // The link itself is the agent's to remove; a read through it is no write.
+      expect(judge('rm main').action).toBe('allow');
+      expect(judge('rm -rf main').action).toBe('allow');
+      expect(judge('cat main/README.md').action).toBe('allow');
+    } finally {
+      rmSync(link);
+      rmSync(join(worktree, 'g'));
     }
   });
 });

@@ -8,7 +8,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, lstatSync, readdirSync, readFileSync, realpathSync } from 'node:fs';
+import { existsSync, lstatSync, readdirSync, readFileSync, readlinkSync, realpathSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { anchoredGitDirs } from '../worktrees/index.js';
 import { within, type Disk, type ScriptFile, type UserPlace } from './paths.js';
@@ -97,6 +97,13 @@ export function realDisk(surroundings: Surroundings): Disk {
   return {
     checkoutAt: (path, stop) => checkoutAt(path, stop),
     script: (path) => readScriptFile(path, surroundings),
+    link: (path) => {
+      try {
+        return lstatSync(path).isSymbolicLink() ? readlinkSync(path) : undefined;
+      } catch {
+        return undefined;
+      }
+    },
   };
 }
 

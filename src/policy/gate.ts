@@ -5,12 +5,13 @@
  * approval). A rule that cannot be sure — a path in a variable, a script only known at run time,
  * a command that does not parse — asks; it never allows silently and never blocks on a guess.
  */
+import { basename } from 'node:path';
 import { OPAQUE } from './opaque.js';
 import type { PolicySection } from '../projects/index.js';
 import { inlineCommands } from './inline.js';
 import { isDisk, placeOf } from './paths.js';
 import { DATA_RULES } from './rules-data.js';
-import { DISK, FILE_RULES, WRITE_OUTSIDE, writeTargets } from './rules-files.js';
+import { DISK, FILE_RULES, operandsOf, WRITE_OUTSIDE, writeTargets } from './rules-files.js';
 import { noteWrites, scriptCommands, type Written } from './scripts.js';
 import { GIT_RULES, switchTarget } from './rules-git.js';
 import { SHARED_GIT_RULES } from './rules-git-shared.js';
@@ -118,6 +119,8 @@ export function evaluate(call: ToolCall, context: GateContext, policy: Policy): 
     };
   }
   const findings: Finding[] = [...fromScripts];
+  const links = new Map(context.links);
+  ctx.links = links;
   for (const command of commands) {
     for (const rule of policy.rules) {
       const found = rule.check(command, ctx);
@@ -125,6 +128,7 @@ export function evaluate(call: ToolCall, context: GateContext, policy: Policy): 
     }
     const target = switchTarget(command, ctx);
     if (target !== undefined) ctx.switchedTo = target;
+    noteLink(command, links);
   }
   return decide(policy, findings, commands.map(render));
 }
@@ -150,12 +154,38 @@ function expand(commands: Command[], ctx: RuleContext, findings: Finding[], dept
   return out;
 }
 
+/**
+ * A symbolic link `ln -s TARGET LINK` makes (`-t DIR`, or one operand: in the current folder),
+ * so a later command of the call is judged where the link leads (decision 399). A target only
+ * known at run time is not recorded: the path through it is judged as written.
+ */
+function noteLink(command: Command, links: Map<string, string>): void {
+  if (command.name !== 'ln' || command.cwd === undefined) return;
+  const symbolic = command.args.some((a) => /^-[a-zA-Z]*s/.test(a.text) || a.text === '--symbolic');
+  if (!symbolic) return;
+  const texts = command.args.map((a) => a.text);
+  const dir = texts.findIndex((t) => t === '-t' || t === '--target-directory');
+  const operands = operandsOf(command.args).filter((w) => w !== command.args[dir + 1]);
+  if (operands.some((w) => w.dynamic) || operands.length === 0) return;
+  const folder = dir >= 0 ? command.args[dir + 1]?.text : undefined;
+  const targets = folder !== undefined || operands.length === 1 ? operands : operands.slice(0, 1);
+  for (const target of targets) {
+    const at =
+      folder !== undefined
+        ? joinPath(joinPath(command.cwd, folder), basename(target.text))
+        : operands.length === 1
+          ? joinPath(command.cwd, basename(target.text))
+          : joinPath(command.cwd, operands[operands.length - 1]?.text ?? '');
+    links.set(at, target.text);
+  }
+}
+
 /** Files an edit tool writes: outside the worktree asks, a device blocks. */
 function editFindings(paths: readonly string[], ctx: RuleContext): Finding[] {
   return paths.flatMap((path): Finding[] => {
     const absolute = joinPath(ctx.cwd, path);
     if (isDisk(absolute)) return [{ rule: DISK, why: `writes the device ${absolute}` }];
-    const where = placeOf(absolute, false, ctx);
+    const where = placeOf(absolute, false, ctx, true);
     if (where === 'outside' || where === 'user' || where === 'unknown')
       return [{ rule: WRITE_OUTSIDE, why: `writes ${absolute}, outside the worktree` }];
     if (where === 'repository' || where === 'worktree')

@@ -16,6 +16,8 @@ export interface Place {
   userPlaces?: readonly UserPlace[] | undefined;
   /** The disk, when the gate may look: temporary folders hold no checkout, scripts are read. */
   disk?: Disk | undefined;
+  /** Symbolic links a command earlier in the same call makes (`ln -s /repo l; rm -rf l/src`): link → target. */
+  links?: ReadonlyMap<string, string> | undefined;
 }
 
 export interface UserPlace {
@@ -33,6 +35,8 @@ export interface Disk {
   checkoutAt(path: string, stop: string): { at: string } | 'too-large' | undefined;
   /** A script file an agent runs, to judge what it does (scripts.ts). */
   script(path: string): ScriptFile;
+  /** Where a symbolic link at `path` points (its text, as `readlink` gives it); undefined when it is none. */
+  link?(path: string): string | undefined;
 }
 
 /**
@@ -55,10 +59,15 @@ export function absolute(word: Word, cwd: string | undefined): string | undefine
   return joinPath(cwd, word.text);
 }
 
-/** Where the path a word names lies; a pattern (`*.o`, `/*`) lies where its fixed folder does, one level down. */
-export function whereIs(word: Word, cwd: string | undefined, place: Place): Where {
+/**
+ * Where the path a word names lies; a pattern (`*.o`, `/*`) lies where its fixed folder does, one
+ * level down. `follow`: the command acts on what a link at the path points to (a write does; a
+ * delete or move acts on the link itself, unless the path ends in `/`).
+ */
+export function whereIs(word: Word, cwd: string | undefined, place: Place, follow = false): Where {
   if (cwd === undefined) return 'unknown';
   let text = word.text;
+  follow ||= /(^|\/)\.\.?$|\/$/.test(text);
   let child = false;
   if (word.dynamic || word.glob) {
     // A variable or pattern after a fixed folder (`build/$X`, `dist/*`) stays below that folder.
@@ -71,12 +80,13 @@ export function whereIs(word: Word, cwd: string | undefined, place: Place): Wher
     text = slash < 0 ? '.' : text.slice(0, slash + 1) || '/';
     child = true;
   }
-  return placeOf(joinPath(cwd, text), child, place);
+  return placeOf(joinPath(cwd, text), child, place, follow || child);
 }
 
 /** Where an absolute path lies; `child` when the path is only some entry below it. */
-export function placeOf(path: string, child: boolean, place: Place): Where {
+export function placeOf(path: string, child: boolean, place: Place, follow = child): Where {
   const { worktree } = place;
+  path = throughLinks(path, follow, place);
   if (path === worktree) return child ? 'inside' : 'worktree';
   if (within(path, worktree)) {
     const rel = path.slice(worktree.length + 1);
@@ -123,4 +133,43 @@ export const HARMLESS_DEVICES = new Set([
 /** A block device: a disk, a partition, a volume. */
 export function isDisk(path: string): boolean {
   return /^\/dev\/(sd|hd|vd|xvd|nvme|mmcblk|disk|rdisk|md|dm-|mapper\/|loop|sr)/.test(path);
+}
+
+/** How many links one path is followed through, as the kernel's own bound does for loops. */
+const MAX_HOPS = 8;
+
+/**
+ * The path as the kernel resolves it through the symbolic links the agent can make: in its
+ * worktree or a writable folder, on the disk or earlier in the same call. `ln -s ~/repo l` then
+ * `rm -rf l/src` deletes the user's `src` (decision 399, "A path is judged where its links
+ * lead"). The last part is followed only when `followLast` (a write, a folder git or `cd` goes
+ * into, a path ending in `/`): `rm -rf l` removes the link alone. Links elsewhere (a home or
+ * temporary folder that is itself a link) are the machine's, not the agent's, and are kept.
+ */
+export function throughLinks(path: string, followLast: boolean, place: Place): string {
+  if (place.links === undefined && place.disk?.link === undefined) return path;
+  let current = path;
+  for (let hop = 0; hop < MAX_HOPS; hop++) {
+    const next = firstLink(current, followLast, place);
+    if (next === undefined) return current;
+    current = next;
+  }
+  return current;
+}
+
+function firstLink(path: string, followLast: boolean, place: Place): string | undefined {
+  const parts = path.split('/').filter((p) => p !== '');
+  let prefix = '';
+  for (let i = 0; i < parts.length; i++) {
+    prefix += `/${parts[i] ?? ''}`;
+    if (i === parts.length - 1 && !followLast) return undefined;
+    const agents = within(prefix, place.worktree) || place.writable.some((w) => within(prefix, w));
+    if (!agents) continue;
+    const target = place.links?.get(prefix) ?? place.disk?.link?.(prefix);
+    if (target === undefined) continue;
+    const resolved = joinPath(dirname(prefix), target);
+    const rest = parts.slice(i + 1).join('/');
+    return rest === '' ? resolved : joinPath(resolved, rest);
+  }
+  return undefined;
 }

@@ -1,5 +1,13 @@
 /** Rules about files and disks: recursive deletes, writes outside the worktree, disk-level commands. */
-import { absolute, HARMLESS_DEVICES, isDisk, userPlaceAt, whereIs, type Where } from './paths.js';
+import {
+  absolute,
+  HARMLESS_DEVICES,
+  isDisk,
+  throughLinks,
+  userPlaceAt,
+  whereIs,
+  type Where,
+} from './paths.js';
 import type { Word } from './shell.js';
 import type { CommandRule, Finding, RuleContext } from './types.js';
 import type { Command } from './command.js';
@@ -20,7 +28,7 @@ const recursiveDelete: CommandRule = {
     if (targets.length === 0 && command.moreArgs)
       return uncertain(RECURSIVE_DELETE, `${command.name} deletes paths only known at run time`);
     const verb = command.name === 'mv' ? 'moves away' : 'deletes';
-    return worst(targets, command.cwd, context, RECURSIVE_DELETE, (where, path) => {
+    return worst(targets, command.cwd, context, RECURSIVE_DELETE, false, (where, path) => {
       if (where === 'user') return `${verb} ${path}, ${userWhat(path, context)}`;
       if (command.name === 'mv' && where === 'outside') return `moves ${path} away, outside the worktree`;
       if (where === 'worktree') return `${verb} the whole worktree (${path})`;
@@ -82,7 +90,9 @@ const writeOutside: CommandRule = {
   suggest: 'write inside the worktree, or in the temporary folder',
   check(command, context) {
     const targets = writeTargets(command);
-    return worst(targets, command.cwd, context, WRITE_OUTSIDE, (where, path) => {
+    // A write goes where a link leads; removing, moving or replacing one acts on the link itself.
+    const follow = !ON_THE_LINK.has(command.name);
+    return worst(targets, command.cwd, context, WRITE_OUTSIDE, follow, (where, path) => {
       if (where === 'user') return `writes ${path}, ${userWhat(path, context)}`;
       // The worktree's `.git` file, hooks and config: git runs them, and they reach the user's repository.
       if (where === 'repository')
@@ -93,6 +103,9 @@ const writeOutside: CommandRule = {
     });
   },
 };
+
+/** Programs that act on a symbolic link itself, not on what it points to (decision 399). */
+const ON_THE_LINK = new Set(['rm', 'unlink', 'rmdir', 'mv', 'ln']);
 
 /** Programs that write the files named by their operands (all of them, or the last one). */
 const WRITES_ALL = new Set([
@@ -133,7 +146,45 @@ export function writeTargets(command: Command): Word[] {
   )
     targets.push(...operands.slice(1));
   else if (name === 'dd') targets.push(...ddOutputs(args));
+  else targets.push(...unpackTargets(name, args));
   return targets;
+}
+
+/**
+ * Where an archive or a patch is unpacked: `tar -x -C DIR`, `unzip -d DIR`, `patch -d DIR` write
+ * over the files there (the current folder when none is named), as `cp` onto them would
+ * (decision 398, "Unpacking into a folder is writing there").
+ */
+function unpackTargets(name: string, args: Word[]): Word[] {
+  const valueOf = (short: string, long: string): Word | undefined => {
+    for (let i = 0; i < args.length; i++) {
+      const text = args[i]?.text ?? '';
+      if (text === short || text === long) return args[i + 1];
+      if (text.startsWith(`${long}=`)) return { ...(args[i] as Word), text: text.slice(long.length + 1) };
+      if (short.length === 2 && text.startsWith(short) && text.length > 2 && !text.startsWith('--'))
+        return { ...(args[i] as Word), text: text.slice(2) };
+    }
+    return undefined;
+  };
+  const here: Word = { text: '.', dynamic: false, glob: false };
+  if (name === 'tar' || name === 'bsdtar' || name === 'gtar') {
+    const first = args[0]?.text ?? '';
+    const extracts =
+      /^[a-zA-Z]*x/.test(first) ||
+      args.some((a) => /^-[a-zA-Z]*x/.test(a.text) || a.text === '--extract' || a.text === '--get');
+    return extracts ? [valueOf('-C', '--directory') ?? here] : [];
+  }
+  if (name === 'unzip') {
+    const lists = args.some((a) => /^-[a-zA-Z]*[lptvZ]/.test(a.text));
+    return lists ? [] : [valueOf('-d', '--d') ?? here];
+  }
+  if (name === 'patch') {
+    const dry = args.some((a) => a.text === '--dry-run' || a.text === '-C' || a.text === '--check');
+    if (dry) return [];
+    const output = valueOf('-o', '--output');
+    return [output ?? valueOf('-d', '--directory') ?? here];
+  }
+  return [];
 }
 
 const disk: CommandRule = {
@@ -191,11 +242,12 @@ function worst(
   cwd: string | undefined,
   context: RuleContext,
   rule: string,
+  follow: boolean,
   why: (where: Where, path: string) => string | undefined,
 ): Finding | undefined {
   let unknown: string | undefined;
   for (const target of targets) {
-    const where = whereIs(target, cwd, context);
+    const where = whereIs(target, cwd, context, follow);
     if (where === 'unknown') {
       unknown ??= target.dynamic
         ? `the path ${display(target)} is only known at run time`
@@ -203,8 +255,15 @@ function worst(
       continue;
     }
     const path = absolute({ ...target, dynamic: false }, cwd) ?? display(target);
-    const reason = why(where, path);
-    if (reason !== undefined) return { rule, why: reason };
+    // Named through a link the agent made: the reason names where it leads (decision 399).
+    const glob = target.glob ? path.replace(/\/[^/]*[*?[][^/]*$/, '') : path;
+    const real = throughLinks(glob, follow || target.glob || /(^|\/)\.\.?$|\/$/.test(target.text), context);
+    const reason = why(where, real === glob ? path : real);
+    if (reason !== undefined)
+      return {
+        rule,
+        why: real === glob ? reason : `${reason} (${path} leads there through a symbolic link)`,
+      };
   }
   return unknown === undefined ? undefined : uncertain(rule, unknown);
 }

@@ -5,8 +5,8 @@
  * about in the repository, blocked in the user's global or system config. A subcommand git does
  * not ship may be such an alias, so it is asked about (decision 164, "Git settings that run code").
  */
-import { gitCall, positional } from './rules-git.js';
-import { UNKNOWN } from './shell.js';
+import { gitCall } from './rules-git.js';
+import { UNKNOWN, type Word } from './shell.js';
 import type { CommandRule, Finding } from './types.js';
 
 export const GIT_RUNS_CODE = 'git-runs-code';
@@ -23,11 +23,27 @@ const RUNS_CODE = [
   /^credential\..+\.helper$/,
   /^includeif\..+\.path$/,
   /^gpg\..+\.program$/,
-  /^remote\..+\.(uploadpack|receivepack)$/,
+  /^remote\..+\.(uploadpack|receivepack|vcs)$/,
   /^uploadpack\.packobjectshook$/,
   /^protocol\.(ext|allow)/,
   /^ssh\.variant$/,
+  // Found by the fifth hostile review (decision 395): each names a program git runs.
+  /^core\.alternaterefscommand$/,
+  /^interactive\.difffilter$/,
+  /^gpg\.ssh\.defaultkeycommand$/,
+  /^trailer\..+\.(command|cmd)$/,
+  /^sendemail\.(smtpserver|tocmd|cccmd|headercmd)$/,
+  /^(browser|man)\..+\.(cmd|path)$/,
+  /^hook\..+\.command$/,
 ];
+
+/**
+ * Sections whose keys name programs: a section renamed or copied into one of these
+ * (`git config --rename-section x core` after `git config x.fsmonitor ./x`) sets what a key
+ * set there directly would.
+ */
+const RUNS_CODE_SECTION =
+  /^(core|alias|include|includeif\..+|pager|filter\..+|diff(\..+)?|merge\..+|difftool\..+|mergetool\..+|credential(\..+)?|gpg(\..+)?|remote\..+|uploadpack|protocol(\..+)?|ssh|sequence|interactive|trailer\..+|sendemail(\..+)?|browser\..+|man\..+|hook\..+|submodule\..+)$/;
 
 /** Pagers and editors that are what a user would have anyway (`git -c core.pager=cat log`). */
 const PLAIN_PROGRAM = /^(|cat|less( -[A-Za-z]+)*|more|true|false|:|vim?|nvim|nano|emacs)$/;
@@ -41,7 +57,8 @@ function runsCode(key: string, value: string | undefined): boolean {
     PLAIN_PROGRAM.test(value.trim())
   )
     return false;
-  if (lower.startsWith('alias.'))
+  // A `!` alias runs a shell command; so does a submodule's `update` set to `!…` (at `git submodule update`).
+  if (lower.startsWith('alias.') || /^submodule\..+\.update$/.test(lower))
     return value === undefined || value.trimStart().startsWith('!') || value.includes(UNKNOWN);
   return RUNS_CODE.some((pattern) => pattern.test(lower));
 }
@@ -80,14 +97,14 @@ const gitRunsCode: CommandRule = {
     if (git === undefined) return undefined;
     const ask = (why: string): Finding => ({ rule: GIT_RUNS_CODE, why, uncertain: true });
     const given = git.config.find((c) => c.dynamic || runsCode(c.key, c.value));
-    if (given !== undefined) return ask(`git -c ${given.key} makes git run a program the command names`);
-    const { sub, args } = git;
-    if (sub === 'config')
-      return configWrite(
-        args.map((a) => a.text),
-        positional(args).length,
-        ask,
+    if (given !== undefined)
+      return ask(
+        given.via === undefined
+          ? `git -c ${given.key} makes git run a program the command names`
+          : `${given.via} gives git settings that may make it run a program (${given.key})`,
       );
+    const { sub, args } = git;
+    if (sub === 'config') return configWrite(args, ask);
     if (sub.includes(UNKNOWN)) return ask('runs a git subcommand only known at run time');
     if (!KNOWN.has(sub))
       return ask(`git ${sub} is not a git subcommand: it may be an alias that runs a program`);
@@ -95,31 +112,62 @@ const gitRunsCode: CommandRule = {
   },
 };
 
-/** `git config [--global|--system] KEY VALUE` (or `git config set KEY VALUE`) of a key that runs code. */
-function configWrite(args: string[], named: number, ask: (why: string) => Finding): Finding | undefined {
-  const reads = args.some((a) =>
-    /^--(get|get-all|get-regexp|list|unset|unset-all|remove-section)$|^-l$/.test(a),
+/** Options of `git config` that take a value, written apart (`--file PATH`, `--type bool`). */
+const CONFIG_VALUE_OPTIONS = new Set(['-f', '--file', '--blob', '--type', '--comment', '--default']);
+
+/**
+ * `git config [--global|--system|--file F] KEY VALUE` (or `git config set KEY VALUE`) of a key
+ * that runs code, or a section renamed into one whose keys do (`--rename-section x core`).
+ */
+function configWrite(args: Word[], ask: (why: string) => Finding): Finding | undefined {
+  const texts = args.map((a) => a.text);
+  const reads = texts.some((a) =>
+    /^--(get|get-all|get-regexp|get-urlmatch|list|unset|unset-all|remove-section|edit)$|^-[le]$/.test(a),
   );
-  const words = args.filter((a) => !a.startsWith('-'));
+  // The words that are not options, nor the values of options (`--file PATH` is not the key).
+  const words: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const text = texts[i] ?? '';
+    if (CONFIG_VALUE_OPTIONS.has(text)) i++;
+    else if (!text.startsWith('-') || (args[i]?.dynamic ?? false)) words.push(text);
+  }
+  const renames = texts.includes('--rename-section') || words[0] === 'rename-section';
+  if (renames) {
+    const [from, to] = words[0] === 'rename-section' ? words.slice(1) : words;
+    if (to === undefined) return undefined;
+    if (!to.includes(UNKNOWN) && !RUNS_CODE_SECTION.test(to.toLowerCase())) return undefined;
+    return scoped(
+      texts,
+      `git config --rename-section ${from ?? ''} ${to} moves settings into a section whose keys run a program`,
+      ask,
+    );
+  }
   const sets =
     words[0] === 'set'
       ? words.slice(1)
-      : words[0] === 'get' || words[0] === 'list' || words[0] === 'unset'
+      : words[0] === 'get' || words[0] === 'list' || words[0] === 'unset' || words[0] === 'remove-section'
         ? []
         : words;
-  if (reads || named < 2 || sets.length < 2) return undefined;
+  if (reads || sets.length < 2) return undefined;
   const key = sets[0] ?? '';
   const value = sets[1];
-  if (!runsCode(key, value)) return undefined;
-  const scope = args.find((a) => a === '--global' || a === '--system');
+  if (!key.includes(UNKNOWN) && !runsCode(key, value)) return undefined;
+  return scoped(
+    texts,
+    `git config ${key} makes later git commands (the user's and Baton's) run a program the agent chose`,
+    ask,
+  );
+}
+
+/** Blocked in the user's own config (every repository), asked about in the repository's or a named file. */
+function scoped(texts: string[], why: string, ask: (why: string) => Finding): Finding {
+  const scope = texts.find((a) => a === '--global' || a === '--system');
   if (scope !== undefined)
     return {
       rule: GIT_RUNS_CODE,
-      why: `git config ${scope} ${key} makes every git command of the user's, in every repository, run a program the agent chose`,
+      why: `${why.replace(/^git config/, `git config ${scope}`)}, in every repository of the user's`,
     };
-  return ask(
-    `git config ${key} makes later git commands (the user's and Baton's) run a program the agent chose`,
-  );
+  return ask(why);
 }
 
 export const GIT_CONFIG_RULES: CommandRule[] = [gitRunsCode];

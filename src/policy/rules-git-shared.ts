@@ -7,6 +7,7 @@
 import { placeOf } from './paths.js';
 import { joinPath, type Word } from './shell.js';
 import { gitCall, positional, stripRef } from './rules-git.js';
+import { inOtherCheckout } from './rules-git-elsewhere.js';
 import type { CommandRule, Finding, RuleContext } from './types.js';
 
 export const SHARED_STATE = 'git-shared-state';
@@ -125,7 +126,7 @@ const sharedState: CommandRule = {
       return found(
         `git ${sub} discards uncommitted work in ${git.dir ?? 'another checkout'}, outside the session's worktree`,
       );
-    return undefined;
+    return inOtherCheckout(git, context, SHARED_STATE);
   },
 };
 

@@ -26,8 +26,38 @@ export interface GitCall {
   /** The checkout is not the session's worktree (`git -C ../main …`, `cd ~/repo && git …`). */
   elsewhere: boolean;
   /** Settings given for this run: `-c key=value`, `--config-env=key=VAR` (keys as written). */
-  config: { key: string; value: string | undefined; dynamic: boolean }[];
+  config: { key: string; value: string | undefined; dynamic: boolean; via?: string }[];
 }
+
+/**
+ * Settings given through the environment, which git reads as it reads `-c` (decision 396):
+ * `GIT_CONFIG_COUNT` with `GIT_CONFIG_KEY_<n>`/`GIT_CONFIG_VALUE_<n>`, `GIT_CONFIG_PARAMETERS`
+ * (git's own quoting, not read: its settings are unknown), and a config file named by
+ * `GIT_CONFIG_GLOBAL`, `GIT_CONFIG_SYSTEM` or `GIT_CONFIG` (whatever it holds applies).
+ */
+function environmentConfig(command: Command): GitCall['config'] {
+  const values = command.values ?? {};
+  const out: GitCall['config'] = [];
+  for (const name of command.env ?? []) {
+    const keyed = /^GIT_CONFIG_KEY_(\d+)$/.exec(name);
+    if (keyed !== null) {
+      const key = values[name];
+      const value = values[`GIT_CONFIG_VALUE_${keyed[1] ?? ''}`];
+      out.push({
+        key: key?.text ?? name,
+        value: value?.text,
+        dynamic: key === undefined || key.dynamic || value?.dynamic === true,
+        via: name,
+      });
+    }
+    const file = values[name];
+    if (name === 'GIT_CONFIG_PARAMETERS' || (CONFIG_FILE_VARIABLES.has(name) && file?.text !== '/dev/null'))
+      out.push({ key: name, value: undefined, dynamic: true, via: name });
+  }
+  return out;
+}
+
+const CONFIG_FILE_VARIABLES = new Set(['GIT_CONFIG_GLOBAL', 'GIT_CONFIG_SYSTEM', 'GIT_CONFIG']);
 
 /** Variables that point git at another repository or index, as `--git-dir`/`--work-tree` do. */
 const GIT_PLACE_VARIABLES = new Set(['GIT_DIR', 'GIT_WORK_TREE', 'GIT_COMMON_DIR', 'GIT_INDEX_FILE']);
@@ -38,7 +68,7 @@ export function gitCall(command: Command, context: RuleContext): GitCall | undef
   let elsewhere = (command.env ?? []).some((name) => GIT_PLACE_VARIABLES.has(name));
   // Where `GIT_DIR=…` points is not followed: the checkout is unknown, and not the session's.
   if (elsewhere) dir = undefined;
-  const config: GitCall['config'] = [];
+  const config: GitCall['config'] = environmentConfig(command);
   let i = 0;
   const args = command.args;
   for (; i < args.length; i++) {
@@ -70,8 +100,8 @@ export function gitCall(command: Command, context: RuleContext): GitCall | undef
   if (sub === undefined) return undefined;
   if (
     dir !== undefined &&
-    placeOf(dir, false, context) !== 'inside' &&
-    placeOf(dir, false, context) !== 'worktree'
+    placeOf(dir, false, context, true) !== 'inside' &&
+    placeOf(dir, false, context, true) !== 'worktree'
   )
     elsewhere = true;
   return { sub: sub.text, args: args.slice(i + 1), dir, elsewhere, config };

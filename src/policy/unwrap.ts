@@ -8,6 +8,7 @@
 import { basename } from 'node:path';
 import { awk, AWKS } from './awk.js';
 import { command, known, skipOptions, STDIN_FILES, type Command, type Reader } from './command.js';
+import { variableCommands } from './command-variables.js';
 import { findExec, parallel, xargs } from './per-item.js';
 import { parseCommands, UNKNOWN, type SimpleCommand, type Word } from './shell.js';
 
@@ -188,8 +189,9 @@ function unwrap(simple: SimpleCommand, home: string, depth: number, via: string[
     }
     const found = command(simple, name, args.slice(1), chain, moreArgs, cwd);
     if (head.text.includes('/')) found.program = head.text;
-    if (name === 'find') return [found, ...findExec(found, home, depth, read)];
-    return [found];
+    const inVariables = variableCommands(found, simple, home, depth, read);
+    if (name === 'find') return [found, ...findExec(found, home, depth, read), ...inVariables];
+    return [found, ...inVariables];
   }
 }
 

@@ -63,9 +63,13 @@ export async function attributeWork(input: {
   }
   const files = new Map<string, Int32Array>();
   for (const path of changed) {
-    const blamed = await git(root, ['blame', '--porcelain', `${base}..${top}`, '--', path], {
-      okExitCodes: [128],
-    });
+    const blamed = await git(
+      root,
+      ['--literal-pathspecs', 'blame', '--porcelain', `${base}..${top}`, '--', path],
+      {
+        okExitCodes: [128],
+      },
+    );
     if (blamed.exitCode !== 0) continue;
     const lines = parseBlame(blamed.stdout);
     const owners = new Int32Array(lines.length).fill(-1);

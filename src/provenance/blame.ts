@@ -49,7 +49,9 @@ export async function blameFile(cwd: string, path: string, from?: number, to?: n
   const inside = await git(cwd, ['rev-parse', '--is-inside-work-tree'], { okExitCodes: [128] });
   if (inside.exitCode !== 0) throw new NotAGitRepositoryError(cwd);
   const range = from === undefined ? [] : ['-L', `${from},${to ?? from}`];
-  const blamed = await git(cwd, ['blame', '--porcelain', ...range, '--', path], { okExitCodes: [128] });
+  const blamed = await git(cwd, ['--literal-pathspecs', 'blame', '--porcelain', ...range, '--', path], {
+    okExitCodes: [128],
+  });
   if (blamed.exitCode !== 0) throw new InvalidInputError(blameRefusal(path, blamed.stderr));
   const lines = parseBlame(blamed.stdout);
   const commits = [...new Set(lines.map((l) => l.commit))].filter((sha) => !/^0+$/.test(sha));

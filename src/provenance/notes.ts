@@ -112,6 +112,7 @@ async function noteFor(
       : parseDiff(
           await gitOut(root, [
             ...quiet,
+            '--literal-pathspecs',
             'diff',
             '-U0',
             '--no-color',

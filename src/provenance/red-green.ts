@@ -103,7 +103,8 @@ export async function runRedGreen(
   await git(input.root, ['worktree', 'add', '--detach', '--force', input.scratch, input.base]);
   try {
     // The session's test files on the base's tree, its sources not.
-    await git(input.scratch, ['checkout', input.tree, '--', ...files]);
+    // Literal: a file the agent named `:(exclude)x.test.js` or `*.test.js` is that one file, not a pattern.
+    await git(input.scratch, ['--literal-pathspecs', 'checkout', input.tree, '--', ...files]);
     const onBase: { outcome: RunOutcome; tail: string }[] = [];
     for (const file of files) {
       const result = await input.run(commandFor(input.template, file), input.scratch, input.timeoutSeconds);

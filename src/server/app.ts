@@ -31,7 +31,7 @@ import { PROVENANCE } from '../api/provenance.js';
 import { WORKSPACE } from '../api/workspace.js';
 import { BatonError, DiskFullError, errorMessage, formatIssues, isDiskFull } from '../shared/errors.js';
 import { MergeService, onlyHere } from '../merge/index.js';
-import { McpService, checkCredential, isSessionCredential } from '../mcp/index.js';
+import { McpService, MCP_HTTP_PATH, checkCredential, isSessionCredential } from '../mcp/index.js';
 import type { Db } from '../store/db.js';
 import { ApprovalService } from '../approvals/index.js';
 import { PolicyService } from '../policy/index.js';
@@ -43,6 +43,7 @@ import type { SessionManager } from '../sessions/index.js';
 import type { BrowserAuth } from './web-auth.js';
 import { bodyLimit } from './body-limit.js';
 import { authorizeSession } from './session-callers.js';
+import { mountMcpHttp } from './mcp-http.js';
 import { attemptHandlers } from './routes/attempts.js';
 import { conflictHandlers } from './routes/conflicts.js';
 import { contextHandlers } from './routes/context.js';
@@ -168,6 +169,8 @@ export function createApp(options: AppOptions): Hono {
     if (origin !== undefined && !allowedHosts.some((h) => origin === `http://${h}`)) {
       return refuse(403, 'forbidden', `Origin "${origin}" is not allowed`);
     }
+    // Baton's MCP endpoint takes a session's own credential only, and checks it itself (mcp-http.ts).
+    if (c.req.path === MCP_HTTP_PATH) return next();
     // The web UI's pages and login are public; its API calls authenticate by cookie (web-auth.ts).
     if (options.browserAuth !== undefined && !c.req.path.startsWith('/api/')) return next();
     // A routine's HTTP trigger carries the routine's own token, checked by its handler, never the workspace's.
@@ -277,6 +280,8 @@ export function createApp(options: AppOptions): Hono {
   mount(app, SYNC, syncHandlers(options.sync));
   mount(app, WORKERS, workerHandlers(options.workers));
   mount(app, PROVENANCE, provenanceHandlers(options.provenance));
+
+  mountMcpHttp(app, { manager, home: () => options.status().home, port: options.port });
 
   // Last: the web routes end with the UI's catch-all.
   if (options.browserAuth !== undefined)

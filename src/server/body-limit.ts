@@ -19,6 +19,12 @@
  * headers; a routine's hook takes a few strings, so its bodies are capped small; and every body
  * must arrive within a deadline, past which its connection is closed. Before, 300 slow
  * unauthenticated hook calls held 277 MB and their connections for ever.
+ *
+ * A dropped body is dropped up to `DISCARD_BYTES` whatever the request's own limit, as for a 413,
+ * and when the drop gives up it closes the connection itself (decision 355, "A refused body is
+ * dropped whole or its connection closed"): cancelling the adapter's body stream does not reach
+ * the socket, so the rest of the body stayed unread on it and the next request a kept-alive client
+ * sent there was never answered (a refused 300 KB hook upload, then any request on that socket).
  */
 import type { Context, MiddlewareHandler } from 'hono';
 import type { Socket } from 'node:net';
@@ -31,6 +37,8 @@ export interface BodyLimitOptions {
   mayRead?: (c: Context) => boolean;
   /** How long a body may take to arrive, from its headers; past it the connection is closed. */
   deadlineMs?: number;
+  /** How much of a refused body is dropped before its connection is closed (default `DISCARD_BYTES`). */
+  discardBytes?: number;
 }
 
 /** A body's time to arrive: a megabyte over loopback takes milliseconds, on a busy machine seconds. */
@@ -42,14 +50,18 @@ export function bodyLimit(maxBytes: number, options: BodyLimitOptions = {}): Mid
     if (body === null) return next();
     const limit = options.limitFor?.(c) ?? maxBytes;
     const reader: ReadableStreamDefaultReader<Uint8Array> = body.getReader();
-    const deadline = new Deadline(reader, socketOf(c), options.deadlineMs ?? BODY_DEADLINE_MS);
+    const socket = socketOf(c);
+    const deadline = new Deadline(reader, socket, options.deadlineMs ?? BODY_DEADLINE_MS);
+    const drop = (): void =>
+      void discard(reader, socket, options.discardBytes ?? DISCARD_BYTES).finally(() => deadline.clear());
     if (options.mayRead !== undefined && !options.mayRead(c)) {
-      // The guard refuses it from its headers; what it sends is dropped meanwhile, as for a 413.
-      void discard(reader, limit).finally(() => deadline.clear());
+      // The guard refuses it from its headers; what it sends is dropped meanwhile, as for a 413:
+      // all of it, not just up to its limit, so that the refusal reaches a client still sending.
+      drop();
       return next();
     }
     const tooLarge = (): never => {
-      void discard(reader, DISCARD_BYTES).finally(() => deadline.clear());
+      drop();
       throw new RequestTooLargeError(limit);
     };
     const length = c.req.header('content-length');
@@ -102,7 +114,16 @@ class Deadline {
 /** How much of a refused body is read and dropped before its connection is closed. */
 export const DISCARD_BYTES = 64 * 1024 * 1024;
 
-async function discard(reader: ReadableStreamDefaultReader<Uint8Array>, most: number): Promise<void> {
+/**
+ * Reads and drops a refused body. Past `most` bytes it gives up and closes the connection: the
+ * cancel alone stops the adapter's stream but leaves the rest of the body unread on the socket,
+ * where a kept-alive client's next request would wait behind it unanswered.
+ */
+async function discard(
+  reader: ReadableStreamDefaultReader<Uint8Array>,
+  socket: Socket | undefined,
+  most: number,
+): Promise<void> {
   try {
     let dropped = 0;
     for (;;) {
@@ -110,6 +131,7 @@ async function discard(reader: ReadableStreamDefaultReader<Uint8Array>, most: nu
       if (read.done) return;
       dropped += read.value.length;
       if (dropped > most) {
+        socket?.destroy();
         await reader.cancel();
         return;
       }

@@ -1,7 +1,7 @@
 /** Entry point of the supervisor process (started detached by the CLI). */
-import { runSupervisor } from './supervisor.js';
+import { bootSupervisor } from './boot.js';
 
-runSupervisor().catch((error: unknown) => {
+bootSupervisor().catch((error: unknown) => {
   process.stderr.write(
     `supervisor failed to start: ${error instanceof Error ? error.message : String(error)}\n`,
   );

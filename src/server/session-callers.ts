@@ -41,7 +41,7 @@ export function authorizeSession(
 ): string | undefined {
   if (!isSessionCredential(bearer)) return undefined;
   const check = checkCredential(home, bearer);
-  if (!check.ok) throw new UnauthorizedError(revokedMessage(check.sessionId, manager));
+  if (!check.ok) throw new UnauthorizedError(credentialRefusal(check.sessionId, manager));
   const sessionId = check.sessionId;
   const method = request.method;
   const path = new URL(request.url).pathname;
@@ -64,7 +64,8 @@ export function authorizeSession(
   return sessionId;
 }
 
-function revokedMessage(sessionId: string | undefined, manager: SessionManager): string {
+/** Why a session credential that does not hold was refused, in the user's words. */
+export function credentialRefusal(sessionId: string | undefined, manager: SessionManager): string {
   if (sessionId === undefined) return 'The session credential is malformed.';
   let session;
   try {

@@ -16,10 +16,9 @@ import type { AddressInfo } from 'node:net';
 import { dirname } from 'node:path';
 import { serve, type ServerType } from '@hono/node-server';
 import { KEEP_ALIVE } from '../api/client.js';
-import { parsePort } from '../shared/config.js';
+import { parsePort } from '../shared/port.js';
 import { errorMessage } from '../shared/errors.js';
 import { VERSION } from '../shared/version.js';
-import { isSessionCredential } from '../mcp/index.js';
 import { createLogger } from '../shared/log.js';
 
 export type StartupPhase = 'starting' | 'catching_up' | 'ready';
@@ -54,7 +53,8 @@ export class StartupGate {
       if (bearer !== undefined && this.isUserToken(bearer))
         return Response.json({ ok: true, pid: process.pid, phase: this.current, version: VERSION });
       // A session's credential (or a browser's cookie) is checked by the API, once it is wired.
-      if (bearer !== undefined && !isSessionCredential(bearer))
+      // The MCP domain is loaded with the rest of the supervisor, after it listens (decision 346).
+      if (bearer !== undefined && !(await import('../mcp/index.js')).isSessionCredential(bearer))
         return Response.json(
           { error: { code: 'unauthorized', message: 'The supervisor rejected the token.' } },
           { status: 401 },

@@ -2,15 +2,14 @@
  * The supervisor process: one per user (per BATON_HOME). It only wires services together: the
  * single-instance lock, the token, the store, the session manager and the HTTP server.
  */
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { procMemory } from '../capacity/index.js';
 import { loadConfig } from '../shared/config.js';
 import { errorMessage, SUPERVISOR_EXIT_ALREADY_RUNNING } from '../shared/errors.js';
 import { sweepSnapshotFolders } from '../worktrees/index.js';
-import { newToken } from '../shared/ids.js';
-import { createLogger, setLogFile } from '../shared/log.js';
-import { batonHome, homePaths, sessionPaths } from '../shared/paths.js';
+import { createLogger } from '../shared/log.js';
+import { sessionPaths } from '../shared/paths.js';
 import { openDb } from '../store/db.js';
 import { EvidenceStore } from '../store/evidence.js';
 import { createRadar } from '../radar/index.js';
@@ -34,10 +33,10 @@ import { sqliteSettings } from '../settings/index.js';
 import { createApp } from './app.js';
 import { heartbeatMsOf, joinWorkspace } from './cluster.js';
 import { decisionsOf, indexTaskEntries, mcpWorkspace, peersOf, taskLookups } from './wiring.js';
-import { acquireLock } from './lock.js';
 import { BrowserAuth } from './web-auth.js';
 import { VERSION } from '../shared/version.js';
-import { closeListener, holdAt, listenWhereWeCan, StartupGate, tellStarter } from './startup.js';
+import type { Booted } from './boot.js';
+import { closeListener, holdAt, tellStarter } from './startup.js';
 
 /** Exit code of a supervisor that found another one already running (it lost the start race). */
 export const EXIT_ALREADY_RUNNING = SUPERVISOR_EXIT_ALREADY_RUNNING;
@@ -49,39 +48,14 @@ export interface SupervisorInfo {
   version: string;
 }
 
-export async function runSupervisor(env: NodeJS.ProcessEnv = process.env): Promise<void> {
-  const home = batonHome(env);
-  const paths = homePaths(home);
-  mkdirSync(home, { recursive: true, mode: 0o700 });
-  // Paths relative to the home stay short enough for a socket address however deep it is.
-  process.chdir(home);
-  setLogFile(paths.log);
+export async function runSupervisor(booted: Booted): Promise<void> {
+  const { env, home, paths, lock, gate, server, port, startedAt, startedMs, token } = booted;
   const log = createLogger('supervisor');
-  const lock = await acquireLock(paths.supervisorLock);
-  if (lock === undefined) {
-    log.info('another supervisor holds the lock; exiting');
-    process.exit(EXIT_ALREADY_RUNNING);
-  }
-  process.on('uncaughtException', (error) => {
-    log.error('uncaught exception', { error: error.stack ?? error.message });
-  });
-  process.on('unhandledRejection', (error) => {
-    log.error('unhandled rejection', { error: errorMessage(error) });
-  });
-  const token = ensureToken(paths.token);
   const config = loadConfig(paths.config, env);
   // Checked before the ready message: a bad setting is the start's failure, said to the CLI that
   // started it, not a supervisor that answers and then dies.
   heartbeatMsOf(env);
   const db = openDb(paths.db);
-  const startedAt = new Date();
-  // Uptime by the monotonic clock: a wall clock set back would make it negative.
-  const startedMs = performance.now();
-  // Listen first, catch up after (decision 169): the health check answers at once, the rest waits at the gate.
-  const gate = new StartupGate(token);
-  await holdAt('listen', env);
-  const { server, port } = await listenWhereWeCan(gate.fetch, config.port, paths.lastPort);
-  writeFileSync(paths.lastPort, `${port}\n`);
   const info: SupervisorInfo = {
     pid: process.pid,
     port,
@@ -91,12 +65,11 @@ export async function runSupervisor(env: NodeJS.ProcessEnv = process.env): Promi
   writeFileSync(paths.supervisorJson, JSON.stringify(info));
   // Agents cannot read supervisor.json (their sandbox hides the state folder): each session's door says where we are.
   announceSupervisorPort(home, port);
-  log.info('listening', {
+  log.info('loaded', {
     port,
-    pid: process.pid,
     maxConcurrent: config.maxConcurrent,
     machine: config.machine.name,
-    // Since the process started (Node's own start and the loading of every module included).
+    // Since the process started: the domains loaded and the config read after it listened.
     sinceStart: Math.round(performance.now()),
   });
   let shuttingDown = false;
@@ -503,16 +476,6 @@ function syncBackoff(env: NodeJS.ProcessEnv): { backoffMs?: number } {
       ? NaN
       : Number(env.BATON_SYNC_BACKOFF_MS);
   return Number.isInteger(given) && given >= 50 ? { backoffMs: given } : {};
-}
-
-function ensureToken(path: string): string {
-  if (existsSync(path)) {
-    const token = readFileSync(path, 'utf8').trim();
-    if (token.length >= 16) return token;
-  }
-  const token = newToken();
-  writeFileSync(path, token + '\n', { mode: 0o600 });
-  return token;
 }
 
 /** The set variables of an environment (the sandbox's filter takes strings only). */

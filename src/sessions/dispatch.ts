@@ -226,8 +226,10 @@ export async function dispatchSession(
     .run()
     .catch((error: unknown) => log.error('schedule failed', { session: id, error: errorMessage(error) }));
   steps.mark('start');
-  log.info('dispatched', { session: id, name, ...steps.done() });
   const changedFiles = await counting;
+  // What the answer still waited for the main checkout's count, when that ran longer than the rest.
+  steps.mark('count');
+  log.info('dispatched', { session: id, name, ...steps.done() });
   // In place, the session works on those changes itself: nothing to mention.
   return {
     session: core.mustGet(id),

@@ -1,7 +1,14 @@
 /** What the session host hands its agent, and records when it starts it: derived from the host's spec alone. */
 import { fileURLToPath } from 'node:url';
-import type { AgentEvent, AgentStartOptions, McpServerCommand } from '../agents/index.js';
-import { credentialPath, doorPath } from '../mcp/index.js';
+import type { AgentEvent, AgentStartOptions, BatonMcp, McpServerCommand } from '../agents/index.js';
+import {
+  credentialPath,
+  doorPath,
+  MCP_HTTP_PATH,
+  MCP_TOKEN_VARIABLE,
+  readCredentialFile,
+  readDoorAddress,
+} from '../mcp/index.js';
 import {
   agentEnvironment,
   agentSandbox,
@@ -57,9 +64,15 @@ export function agentStartOptions(
   sessionEnv: Record<string, string>,
   plan: EnvironmentPlan,
   sandbox?: CommandSandbox,
+  transport: McpTransport = 'http',
 ): AgentStartOptions {
-  // Nothing in the agent's environment leads back to the state folder or the supervisor's port.
-  const env = agentEnvironment(sessionEnv);
+  // Nothing in the agent's environment leads back to the state folder or the supervisor's port
+  // (the MCP endpoint's address goes in the agent's MCP configuration only).
+  const env: Record<string, string> = agentEnvironment(sessionEnv);
+  const batonMcp = batonMcpFor(spec, transport);
+  // The bearer, for the agent's MCP client to read (decision 365): its own credential, which its
+  // door holds anyway; never the user's token. Not set when it talks to `baton mcp` instead.
+  if (batonMcp.http !== undefined) env[batonMcp.http.tokenVariable] = batonMcp.http.token;
   return {
     sessionId: spec.sessionId,
     cwd: spec.cwd,
@@ -79,9 +92,44 @@ export function agentStartOptions(
     ]
       .filter((part) => part !== undefined && part !== '')
       .join('\n\n'),
-    batonMcp: batonMcpCommand(spec),
+    batonMcp,
     ...(sandbox === undefined ? {} : { sandbox }),
   };
+}
+
+/**
+ * How the session's agent reaches Baton's MCP server: `http`, the supervisor's endpoint (decision
+ * 365), or `stdio`, a `baton mcp` process of its own — the fallback, for an agent's version that
+ * cannot use streamable HTTP, chosen with BATON_MCP_TRANSPORT=stdio in the supervisor's environment.
+ */
+export type McpTransport = 'http' | 'stdio';
+
+export function mcpTransport(env: NodeJS.ProcessEnv): McpTransport {
+  return env.BATON_MCP_TRANSPORT === 'stdio' ? 'stdio' : 'http';
+}
+
+/**
+ * Baton's MCP server for this session: the supervisor's streamable HTTP endpoint at the address
+ * its door holds, with the session's credential as the bearer, and `baton mcp` beside it for an
+ * agent that takes stdio servers only. Stdio alone when asked, or when the door has no address or
+ * credential to give (then `baton mcp` says why when the agent starts it).
+ */
+export function batonMcpFor(
+  spec: Pick<HostSpec, 'home' | 'sessionId' | 'cwd'>,
+  transport: McpTransport = 'http',
+): BatonMcp {
+  const stdio = batonMcpCommand(spec);
+  if (transport === 'stdio') return { stdio };
+  const file = credentialPath(spec.home, spec.sessionId);
+  const address = readDoorAddress(file);
+  let token: string;
+  try {
+    token = readCredentialFile(file);
+  } catch {
+    return { stdio };
+  }
+  if (address === undefined || token === '') return { stdio };
+  return { stdio, http: { url: `${address}${MCP_HTTP_PATH}`, tokenVariable: MCP_TOKEN_VARIABLE, token } };
 }
 
 /**
@@ -97,6 +145,19 @@ export function batonMcpCommand(spec: Pick<HostSpec, 'home' | 'sessionId' | 'cwd
     env: { BATON_SESSION_CREDENTIAL_FILE: credentialPath(spec.home, spec.sessionId) },
     cwd: spec.cwd,
   };
+}
+
+/**
+ * The event with the session's credential cut out wherever it appears (an agent's `env`, a
+ * `cat` of its door): the log is read by other sessions (`read_session`, search), and a
+ * credential read there would let one act as another. The credential's characters (base64url
+ * and dots) need no escaping in JSON, so it is cut from the event's JSON text.
+ */
+export function withoutCredential(body: EventBody, credential: string | undefined): EventBody {
+  if (credential === undefined || credential === '') return body;
+  const text = JSON.stringify(body);
+  if (!text.includes(credential)) return body;
+  return JSON.parse(text.split(credential).join('[REDACTED:baton-credential]')) as EventBody;
 }
 
 /** Events only the host writes: an adapter claiming one would bypass the state machine. */

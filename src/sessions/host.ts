@@ -19,7 +19,14 @@ import { ensureSocketFolder } from '../shared/private-folder.js';
 import { EventLogWriter, readLog } from './event-log.js';
 import { followSequence } from './sequence.js';
 import { revokeCredential } from '../mcp/index.js';
-import { agentStartOptions, checkedAgentEvent, sessionSandbox, sessionStarted } from './host-agent.js';
+import {
+  agentStartOptions,
+  checkedAgentEvent,
+  mcpTransport,
+  sessionSandbox,
+  withoutCredential,
+  sessionStarted,
+} from './host-agent.js';
 import { sandboxStatus } from '../sandbox/index.js';
 import { anchorWorktree } from '../worktrees/index.js';
 import { AgentQuestion } from './host-ask.js';
@@ -74,6 +81,8 @@ export class SessionHost {
     | undefined;
   /** Ends the host, once idle, when no supervisor has watched it for a while (host-orphan.ts). */
   private orphan: OrphanWatch | undefined;
+  /** The session's credential, in the agent's environment for its MCP client: kept out of every event recorded. */
+  private credential: string | undefined;
   /** The running preparation, which a stop waits for: its commands are ended before the session is. */
   private preparation: Promise<unknown> | undefined;
 
@@ -183,10 +192,16 @@ export class SessionHost {
       if (project !== undefined)
         this.allowRuleFor = (call) =>
           allowRuleFor(this.spec.home, project, call, this.spec.cwd, userHome)?.id;
-      this.run = await adapter.start(
-        { ...agentStartOptions(this.spec, this.paths.agentState, this.env, this.plan, sandbox), gate },
-        (event) => this.onAgentEvent(event),
+      const options = agentStartOptions(
+        this.spec,
+        this.paths.agentState,
+        this.env,
+        this.plan,
+        sandbox,
+        mcpTransport(this.env),
       );
+      this.credential = options.batonMcp?.http?.token;
+      this.run = await adapter.start({ ...options, gate }, (event) => this.onAgentEvent(event));
       this.steps.mark('agent');
       this.started(this.run);
     } catch (error) {
@@ -230,7 +245,7 @@ export class SessionHost {
 
   private onAgentEvent(raw: AgentEvent): void {
     if (raw.type === 'turn.completed') this.question.drop();
-    const body = checkedAgentEvent(raw);
+    const body = withoutCredential(checkedAgentEvent(raw), this.credential);
     if (body.type === 'approval.requested' && this.answeredByRule(body)) return;
     this.record(body);
   }

@@ -10,7 +10,7 @@ import type { DispatchRequest, PeekView, SessionView } from '../api/index.js';
 import type { EvidenceMark } from '../api/provenance.js';
 import { PendingApprovals } from '../approvals/index.js';
 import { WorkspaceBus } from '../bus/index.js';
-import { MEMORY_GATE, MemoryAdmission, type Headroom, type MemorySource } from '../capacity/index.js';
+import type { Headroom, MemoryAdmission } from '../capacity/index.js';
 import type { BatonEvent } from '../events/index.js';
 import { Scheduler, type Gate } from '../scheduler/index.js';
 import { errorMessage } from '../shared/errors.js';
@@ -18,8 +18,6 @@ import { createLogger } from '../shared/log.js';
 import type { Db } from '../store/db.js';
 import { PendingDispatchStore } from '../store/pending-dispatches.js';
 import { PortLeaseStore } from '../store/port-leases.js';
-import { MemoryFootprintStore } from '../store/memory-footprints.js';
-import { MemoryRelief } from './memory-relief.js';
 import type { SearchIndex } from '../context/index.js';
 import { SessionStore, type SessionWithProject } from '../store/sessions.js';
 import {
@@ -34,9 +32,11 @@ import { SessionsCore, type RemovalGuard, type ResumeGuard } from './core.js';
 import { dispatchSession, recoverInterruptedDispatches } from './dispatch.js';
 import { environmentView } from './environment-view.js';
 import { HostSupervisor } from './hosts.js';
+import { admitByMemory, type MemoryOptions } from './memory-admission.js';
 import { Ingestor } from './ingest.js';
 import { ACTIVE_STATES } from './state.js';
-import { peekAt, toView } from './views.js';
+import { peekAt } from './views.js';
+import { SessionViews } from './session-view.js';
 import { reviewCapacityGate, type ReviewCapacity } from './review-capacity.js';
 import { WorkSizes } from './work-sizes.js';
 
@@ -56,18 +56,8 @@ export interface ManagerOptions {
   /** The workspace bus; one is made on the same database when not given. */
   bus?: WorkspaceBus;
   /** Memory-aware admission (decision 260); none (the count cap alone) when not given. */
-  memory?: {
-    enabled: boolean;
-    reserveMb: number;
-    footprintMb: Readonly<Record<string, number>>;
-    source: MemorySource;
-    /** How often a session held for memory is looked at again (memory freed outside Baton); default 15 s. */
-    recheckMs?: number;
-  };
+  memory?: MemoryOptions;
 }
-
-/** A session held for memory is looked at again this often: memory freed outside Baton says nothing. */
-const MEMORY_RECHECK_MS = 15_000;
 
 /** The events the manager emits: each session event as it is ingested, and a session's row changing. */
 export interface ManagerEvents {
@@ -94,10 +84,8 @@ export class SessionManager extends EventEmitter<ManagerEvents> {
   readonly memory: MemoryAdmission | undefined;
   private memoryTimer: NodeJS.Timeout | undefined;
   private context: ((session: SessionWithProject) => string | undefined) | undefined;
-  /** A session's spend as the usage ledger prices it; unset (tests without a ledger): the row's own sum. */
-  private costs: ((sessionId: string) => number) | undefined;
-  private evidence: ((sessionId: string, name: string) => EvidenceMark | undefined) | undefined;
-  private freshness: ((sessionId: string) => SessionView['fresh']) | undefined;
+  /** Each session's view, with what other domains add to it (cost, evidence, freshness). */
+  private readonly views: SessionViews;
 
   constructor(private readonly options: ManagerOptions) {
     super();
@@ -139,6 +127,7 @@ export class SessionManager extends EventEmitter<ManagerEvents> {
       new PortLeaseStore(options.db),
     );
     this.commands = new SessionCommands(this.core, new PendingApprovals(options.db));
+    this.views = new SessionViews(this.core, this.scheduler, (session) => this.hosts.isRunning(session));
     this.archive = new Archive(this.core, this.commands);
     // A measured size may free (or fill) the review capacity: the queue is looked at again.
     this.workSizes = new WorkSizes(this, this.bus, undefined, () => this.reschedule(), options.home);
@@ -146,43 +135,17 @@ export class SessionManager extends EventEmitter<ManagerEvents> {
     if (cap !== undefined && (cap.sessions !== undefined || cap.lines !== undefined))
       this.scheduler.addGate(reviewCapacityGate(cap, () => this.workSizes.reviewQueue()));
     if (options.memory !== undefined) {
-      const memory = new MemoryAdmission({
-        ...options.memory,
-        // Learnt footprints outlive the supervisor (decision 308).
-        history: new MemoryFootprintStore(options.db),
-        // Mid-turn, waiting on the user, or being started by this pass: all may still grow.
-        atWork: () =>
-          this.store
-            .listLive()
-            .filter((s) => ACTIVE_STATES.includes(s.state) || this.scheduler.isStarting(s.id))
-            .map(admissionOf),
-        live: () =>
-          this.store
-            .listLive()
-            .filter((s) => s.host_pid !== null)
-            .map(admissionOf),
-      });
-      this.memory = memory;
-      const relief = new MemoryRelief({
-        memory,
+      const admitted = admitByMemory(options.memory, {
+        db: options.db,
         bus: this.bus,
-        sessions: () => this.store.listLive(),
+        store: this.store,
+        scheduler: this.scheduler,
         isRunning: (session) => this.hosts.isRunning(session),
         release: (id, message) => this.commands.release(id, message),
+        reschedule: () => this.reschedule(),
       });
-      this.scheduler.addGate({ name: MEMORY_GATE, holds: (session) => memory.holds(session) });
-      // Measured on a beat too, so footprints are learnt between passes and memory freed
-      // elsewhere lets a held session start.
-      this.memoryTimer = setInterval(() => {
-        try {
-          memory.sample();
-        } catch (error) {
-          log.warn('could not measure sessions’ memory', { error: errorMessage(error) });
-        }
-        relief.check();
-        if (this.scheduler.held().some((h) => h.gate === MEMORY_GATE)) this.reschedule();
-      }, options.memory.recheckMs ?? MEMORY_RECHECK_MS);
-      this.memoryTimer.unref();
+      this.memory = admitted.memory;
+      this.memoryTimer = admitted.timer;
     }
     this.ingestor.on('event', (id, event) => this.emit('event', id, event));
     this.ingestor.on('session', (id) => this.emit('session', id));
@@ -257,34 +220,12 @@ export class SessionManager extends EventEmitter<ManagerEvents> {
 
   /** A queued session's view says why it is held back (a task's dependency, a budget), as the last scheduling pass said. */
   view(session: SessionWithProject): SessionView {
-    const queued = session.state === 'queued';
-    const view = toView(
-      session,
-      this.isRunning(session),
-      queued ? this.core.queued().findIndex((s) => s.id === session.id) + 1 : null,
-    );
-    const heldBy = queued ? this.scheduler.held().find((h) => h.id === session.id)?.reason : undefined;
-    const ports = this.core.ports.of(session.id).map((p) => ({ name: p.name, port: p.port }));
-    const evidence = this.evidence?.(session.id, session.name);
-    const fresh = this.freshness?.(session.id);
-    // A dispatch answers once its worktree and row exist (decision 310): its host, spawned or the
-    // spare, is starting and records `starting` itself when it takes the session. Until then the
-    // row still says queued, which it no longer is: no gate holds it and it has no place in line.
-    const starting = queued && this.scheduler.isStarting(session.id);
-    return {
-      ...view,
-      ...(starting ? { state: 'starting' as const, queuePosition: null } : {}),
-      ...(fresh === undefined ? {} : { fresh }),
-      costUsd: this.costOf(session),
-      ...(heldBy === undefined ? {} : { heldBy }),
-      ...(ports.length === 0 ? {} : { ports }),
-      ...(evidence === undefined ? {} : { evidence }),
-    };
+    return this.views.view(session);
   }
 
   /** What Baton checked of each session's work (src/provenance, decision 290), shown on its view. */
   readEvidenceFrom(evidence: (sessionId: string, name: string) => EvidenceMark | undefined): void {
-    this.evidence = evidence;
+    this.views.evidence = evidence;
   }
 
   /**
@@ -293,11 +234,11 @@ export class SessionManager extends EventEmitter<ManagerEvents> {
    * showed $0 there while `baton cost` priced it.
    */
   readCostsFrom(costs: (sessionId: string) => number): void {
-    this.costs = costs;
+    this.views.costs = costs;
   }
 
   costOf(session: SessionWithProject): number {
-    return this.costs?.(session.id) ?? session.cost_usd;
+    return this.views.costOf(session);
   }
 
   async peek(ref: string, cwd?: string): Promise<PeekView> {
@@ -363,7 +304,7 @@ export class SessionManager extends EventEmitter<ManagerEvents> {
 
   /** What keep-fresh last did or holds for a session, shown in its view (decision 307). */
   setFreshness(provider: (sessionId: string) => SessionView['fresh']): void {
-    this.freshness = provider;
+    this.views.freshness = provider;
   }
 
   /** Holds queued sessions back until the gate lets them through (task dependencies, budgets); returns its removal. */
@@ -554,8 +495,4 @@ export class SessionManager extends EventEmitter<ManagerEvents> {
       .run()
       .catch((error: unknown) => log.error('schedule failed', { error: errorMessage(error) }));
   }
-}
-
-function admissionOf(session: SessionWithProject): { id: string; agent: string; hostPid: number | null } {
-  return { id: session.id, agent: session.agent, hostPid: session.host_pid };
 }

@@ -6,6 +6,9 @@ import { z } from 'zod';
 import { AGENT_IDS, AGENT_NAME, AGENT_NAME_RULE, type AgentId } from '../events/vocabulary.js';
 import { checkWorkerName, FLAG_ENV, machineNameFrom, parseStoreUrl } from './cluster-settings.js';
 import { InvalidInputError, formatIssues } from './errors.js';
+import { parsePort } from './port.js';
+
+export { parsePort };
 
 /** A week: longer than that is "keep it", which 0 already says. */
 const MAX_IDLE_HOST_SECONDS = 7 * 24 * 3600;
@@ -339,10 +342,4 @@ function firstGiven(sources: [string, string | undefined][]): { source: string; 
   for (const [source, value] of sources)
     if (value !== undefined && (value !== '' || !source.startsWith('BATON_'))) return { source, value };
   return undefined;
-}
-
-/** A TCP port number written as text, or undefined for anything else. */
-export function parsePort(text: string): number | undefined {
-  const port = Number(text.trim());
-  return Number.isInteger(port) && port >= 1 && port <= 65535 ? port : undefined;
 }

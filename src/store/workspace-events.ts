@@ -79,6 +79,16 @@ export class WorkspaceEventStore {
     return row === undefined ? undefined : JSON.parse(row.data_json);
   }
 
+  /** The data of this machine's newest event of `type` about session `sessionId`, if there is one. */
+  latestAbout(type: string, sessionId: string): unknown {
+    const row = this.db
+      .prepare(
+        "SELECT data_json FROM workspace_events WHERE type = ? AND machine IS NULL AND json_extract(data_json, '$.sessionId') = ? ORDER BY seq DESC LIMIT 1",
+      )
+      .get(type, sessionId) as { data_json: string } | undefined;
+    return row === undefined ? undefined : JSON.parse(row.data_json);
+  }
+
   append(ts: string, type: string, data: unknown): StoredWorkspaceEvent {
     const result = this.insertEvent.run(ts, type, JSON.stringify(data));
     return { seq: Number(result.lastInsertRowid), ts, type, data };

@@ -1,8 +1,10 @@
 /**
  * Admission by subscription window (decision 300), as a gate on the sessions' queue: a new session
  * waits while its agent's window is used up or projected to run out before its reset (the rule is
- * in src/usage/hold.ts). A dispatch with `--force` passes. Time alone lifts a hold (a reset comes),
- * so the watchdog's tick asks the scheduler again while anything waits here.
+ * in src/usage/hold.ts). A dispatch with `--force` passes, also after a supervisor restart: the
+ * flag is read back from the session's stored `session.dispatched` event (decision 367). Time
+ * alone lifts a hold (a reset comes), so the watchdog's tick asks the scheduler again while
+ * anything waits here.
  */
 import type { WorkspaceBus } from '../bus/index.js';
 import { DEFAULT_HOLD_AT_PERCENT, WINDOW_GATE, windowHold, type UsageTracker } from '../usage/index.js';
@@ -13,9 +15,14 @@ import type { WatchdogSessions } from './sessions.js';
 const BURNING = new Set(['starting', 'working']);
 
 export class WindowGate {
-  /** Sessions dispatched with `--force`, from the bus (kept while the supervisor runs). */
-  private readonly forced = new Set<string>();
+  /**
+   * Whether a session was dispatched with `--force`: from the bus as it is published, or read back
+   * from the stored dispatch the first time the gate would hold a session this supervisor did not
+   * see dispatched (one queued before a restart).
+   */
+  private readonly forced = new Map<string, boolean>();
   private readonly held = new Set<string>();
+  private bus: WorkspaceBus | undefined;
 
   constructor(
     private readonly sessions: WatchdogSessions,
@@ -26,9 +33,10 @@ export class WindowGate {
 
   /** Installs the gate and the `--force` listener; returns their removal. */
   install(bus: WorkspaceBus): () => void {
+    this.bus = bus;
     const off = bus.subscribe((event) => {
-      if (event.type === 'session.dispatched' && event.data.force === true)
-        this.forced.add(event.data.sessionId);
+      if (event.type === 'session.dispatched')
+        this.forced.set(event.data.sessionId, event.data.force === true);
     });
     const remove = this.sessions.addGate({ name: WINDOW_GATE, holds: (session) => this.holds(session) });
     return () => {
@@ -38,7 +46,7 @@ export class WindowGate {
   }
 
   holds(session: SessionWithProject): string | undefined {
-    if (this.forced.has(session.id)) return undefined;
+    if (this.forced.get(session.id) === true) return undefined;
     const atWork = this.sessions
       .list()
       .filter((s) => s.agent === session.agent && s.removed_at === null && BURNING.has(s.state)).length;
@@ -50,16 +58,32 @@ export class WindowGate {
       now,
       holdAtPercent: this.holdAtPercent,
     });
+    if (reason !== undefined && this.wasForced(session.id)) return undefined;
     if (reason === undefined) this.held.delete(session.id);
     else this.held.add(session.id);
     return reason;
+  }
+
+  /** Asked only of a session the gate would hold: one database look per session, then remembered. */
+  private wasForced(sessionId: string): boolean {
+    let forced = this.forced.get(sessionId);
+    if (forced === undefined) {
+      const dispatched = this.bus?.latestAbout('session.dispatched', sessionId) as
+        { force?: boolean } | undefined;
+      forced = dispatched?.force === true;
+      this.forced.set(sessionId, forced);
+    }
+    return forced;
   }
 
   /** On the watchdog's tick: while anything waits here, the scheduler looks again (a reset may have come). */
   recheck(): void {
     for (const id of this.held) {
       const session = this.sessions.get(id);
-      if (session === undefined || session.state !== 'queued') this.held.delete(id);
+      if (session === undefined || session.state !== 'queued') {
+        this.held.delete(id);
+        this.forced.delete(id);
+      }
     }
     if (this.held.size > 0) void this.sessions.schedule();
   }

@@ -121,20 +121,20 @@ export async function createWorktree(input: CreateWorktreeInput): Promise<void> 
     }
     return;
   }
-  const branchExists = await git(
-    input.repo,
-    ['show-ref', '--verify', '--quiet', `refs/heads/${input.branch}`],
-    { okExitCodes: [1] },
-  );
-  if (branchExists.exitCode === 0) {
-    throw new SessionStateError(
-      `Branch ${input.branch} already exists in ${input.repo}; pick another --name or delete the branch`,
-    );
-  }
   mkdirSync(dirname(input.path), { recursive: true });
+  // No `show-ref` first: `worktree add -b` refuses a branch that exists before it makes anything,
+  // and one git process fewer is a tenth of a small repository's dispatch (decision 345). Its
+  // message is read in git's own words (`LC_ALL=C`), since telling the user's branch from one
+  // this call made decides whether the cleanup below may delete it.
   try {
-    await git(input.repo, ['worktree', 'add', '--quiet', '-b', input.branch, input.path, input.baseCommit]);
+    await git(input.repo, ['worktree', 'add', '--quiet', '-b', input.branch, input.path, input.baseCommit], {
+      env: { LC_ALL: 'C' },
+    });
   } catch (error) {
+    if (error instanceof GitError && BRANCH_EXISTS.test(error.stderr))
+      throw new SessionStateError(
+        `Branch ${input.branch} already exists in ${input.repo}; pick another --name or delete the branch`,
+      );
     // Failed midway (a full disk, say), git leaves the new branch and perhaps a partial folder.
     // Both are ours alone (the branch did not exist a moment ago, and has no commit of its own).
     rmSync(input.path, { recursive: true, force: true });
@@ -143,6 +143,9 @@ export async function createWorktree(input: CreateWorktreeInput): Promise<void> 
     throw error;
   }
 }
+
+/** git's refusal of `-b` for a branch that exists (builtin/branch.c, in the C locale). */
+const BRANCH_EXISTS = /^fatal: a branch named '.*' already exists$/m;
 
 export interface RemoveResult {
   snapshotRef?: string | undefined;

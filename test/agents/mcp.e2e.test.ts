@@ -103,9 +103,9 @@ afterEach(() => {
   server.assertClean();
 });
 
-function setUp(): void {
+function setUp(env: Record<string, string> = {}): void {
   agentHome = mkdtempSync(join(tmpdir(), 'baton-agent-home-'));
-  t = new TestBaton(realAgentsEnv(server.url, agentHome));
+  t = new TestBaton({ ...realAgentsEnv(server.url, agentHome), ...env });
   repo = t.repo();
 }
 
@@ -132,8 +132,8 @@ describe.each(AGENTS)('%s calling Baton’s MCP server', (agent) => {
     });
     const waiting = await t.waitForState('asker', 'needs_input', WAIT);
     expect(waiting.reason).toEqual({ kind: 'question', text: QUESTION });
-    // Baton's MCP server runs in the session's own worktree, never in the main checkout.
-    expect(mcpServers().map((s) => s.cwd)).toEqual([waiting.worktree]);
+    // The supervisor serves the tools (decision 365): the session runs no `baton mcp` of its own.
+    expect(mcpServers()).toEqual([]);
     await t.ok(['reply', 'asker', 'yes, keep it']);
     const done = await t.waitForState('asker', 'ready_for_review', WAIT);
     expect(done.reason).toBeNull();
@@ -143,6 +143,21 @@ describe.each(AGENTS)('%s calling Baton’s MCP server', (agent) => {
     expect(log).toContainEqual(expect.objectContaining({ type: 'question.asked', text: QUESTION }));
     expect(log).toContainEqual(expect.objectContaining({ type: 'question.answered', text: 'yes, keep it' }));
     expect(log.filter((e) => e.type === 'turn.started')).toHaveLength(1);
+  });
+
+  it('ask_user through the stdio fallback (BATON_MCP_TRANSPORT=stdio): `baton mcp` in the session’s worktree', async () => {
+    setUp({ BATON_MCP_TRANSPORT: 'stdio' });
+    await t.ok(['dispatch', `${agent}: ask the user through baton`, '--agent', agent, '--name', 'asker'], {
+      cwd: repo,
+    });
+    const waiting = await t.waitForState('asker', 'needs_input', WAIT);
+    expect(waiting.reason).toEqual({ kind: 'question', text: QUESTION });
+    // Baton's MCP server runs in the session's own worktree, never in the main checkout.
+    expect(mcpServers().map((s) => s.cwd)).toEqual([waiting.worktree]);
+    await t.ok(['reply', 'asker', 'yes, keep it']);
+    await t.waitForState('asker', 'ready_for_review', WAIT);
+    const [, second] = server.requestsFor(`${agent}: ask the user through baton`);
+    expect(second?.text).toContain('The user answered: yes, keep it');
   });
 
   it('record_decision: the decision is in the workspace, with the session as its author', async () => {

@@ -68,3 +68,26 @@ describe('admission by subscription window', () => {
     await t.waitForState('held', 'ready_for_review');
   });
 });
+
+describe('admission by subscription window across a supervisor restart', () => {
+  it('a --force dispatch still waiting (on the count cap) is let through by the window after the supervisor restarts', async () => {
+    t.env.BATON_MAX_CONCURRENT = '1';
+    const resetsAt = new Date(Date.now() + 2 * 3600_000).toISOString();
+    // The window is used up, and the one slot is taken by a session still at work.
+    await dispatch('spender', [reportWindow(100, resetsAt), { sleep: 600_000 }]);
+    await t.waitForEvent('spender', (e) => e.type === 'limits.reported');
+    const forced = await dispatch('forced', [{ say: 'done' }], ['--force']);
+    expect(forced.state).toBe('queued');
+    const held = await dispatch('held', [{ say: 'done' }]);
+    expect(held.state).toBe('queued');
+
+    await t.ok(['daemon', 'stop']);
+    await t.ok(['daemon', 'start']);
+    // The slot frees: the forced one starts; the other still waits for the window.
+    await t.ok(['stop', 'spender']);
+    await t.waitForState('forced', 'ready_for_review');
+    const { session: still } = await t.client().call('GET /api/sessions/:ref', { params: { ref: 'held' } });
+    expect(still.state).toBe('queued');
+    expect(still.heldBy).toMatch(/^waiting for the scripted 5h window: used up/);
+  });
+});

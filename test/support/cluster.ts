@@ -74,8 +74,12 @@ export function clusterMachines(): ClusterMachines {
 }
 
 /**
- * Polls `baton ls --json` on `side` until the session named `name` matches `check`: another
- * machine's news comes through the shared log, which sends the CLI no event to wait on.
+ * Polls `side`'s session list (`GET /api/sessions`, what `baton ls --json` prints) until the
+ * session named `name` matches `check`: another machine's news comes through the shared log, which
+ * sends the CLI no event to wait on. It reads the API, not the binary: a poll that started `baton ls`
+ * was a Node start each (0.3–1 s on a busy machine), so a change was seen up to a second late
+ * (decision 356, "The cluster tests wait on another machine's news through the API,
+ * not by starting `baton ls`").
  */
 export async function sessionUntil(
   side: TestBaton,
@@ -85,7 +89,8 @@ export async function sessionUntil(
   timeoutMs = 20_000,
 ): Promise<SessionView> {
   const found = await pollUntil(
-    async () => (await side.json<SessionView[]>(['ls'])).find((s) => s.name === name),
+    async () =>
+      (await side.client().call('GET /api/sessions', { query: {} })).sessions.find((s) => s.name === name),
     (view) => view !== undefined && check(view),
     what,
     { timeoutMs, intervalMs: 100 },

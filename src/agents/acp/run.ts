@@ -197,7 +197,10 @@ export class AcpRun implements AgentRun, TurnDriver {
       clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false },
       clientInfo: { name: 'baton', title: 'Baton', version: '0.1.0' },
     });
-    const mcpServers = acpMcpServers(this.options.batonMcp);
+    const mcpServers = acpMcpServers(
+      this.options.batonMcp,
+      init.agentCapabilities?.mcpCapabilities?.http === true,
+    );
     const resumeId = this.options.resumeId;
     const loaded =
       resumeId !== undefined && init.agentCapabilities?.loadSession === true

@@ -8,10 +8,12 @@ describe("Baton's MCP server for codex", () => {
 
   it('is a set of -c overrides of mcp_servers.baton, its strings quoted as TOML strings', () => {
     const args = codexMcpArgs({
-      command: '/usr/bin/node',
-      args: ['/opt/baton "x"/bin/baton', 'mcp'],
-      env: { BATON_HOME: '/h\\ome' },
-      cwd: '/w/t',
+      stdio: {
+        command: '/usr/bin/node',
+        args: ['/opt/baton "x"/bin/baton', 'mcp'],
+        env: { BATON_HOME: '/h\\ome' },
+        cwd: '/w/t',
+      },
     });
     expect(args).toEqual([
       '-c',
@@ -29,6 +31,27 @@ describe("Baton's MCP server for codex", () => {
       '-c',
       'mcp_servers.baton.default_tools_approval_mode="approve"',
     ]);
+  });
+});
+
+describe("Baton's MCP endpoint for codex", () => {
+  it('is a streamable HTTP server whose bearer codex reads from a variable: no credential on the command line', () => {
+    const args = codexMcpArgs({
+      stdio: { command: '/usr/bin/node', args: ['/b/baton', 'mcp'], env: {}, cwd: '/w' },
+      http: {
+        url: 'http://127.0.0.1:4000/mcp',
+        tokenVariable: 'BATON_SESSION_MCP_TOKEN',
+        token: 'baton-session.s1.secret',
+      },
+    });
+    expect(args.filter((arg) => arg !== '-c')).toEqual([
+      'mcp_servers.baton.url="http://127.0.0.1:4000/mcp"',
+      'mcp_servers.baton.bearer_token_env_var="BATON_SESSION_MCP_TOKEN"',
+      'mcp_servers.baton.tool_timeout_sec=86400',
+      'mcp_servers.baton.startup_timeout_sec=30',
+      'mcp_servers.baton.default_tools_approval_mode="approve"',
+    ]);
+    expect(args.join(' ')).not.toContain('secret');
   });
 });
 

@@ -1,25 +1,37 @@
 /**
  * Baton's MCP server in Codex's terms: an `mcp_servers.baton` entry given to `codex app-server`
  * as `-c` overrides on its command line (the user's own `config.toml` is not touched; a thread's
- * config overrides do not start MCP servers), run in the session's worktree. The entry holds
- * paths only — the credential stays in its file — so the command line may carry it. Codex
+ * config overrides do not start MCP servers) — the supervisor's streamable HTTP endpoint, its
+ * bearer read by codex from a variable of its environment (`bearer_token_env_var`), or the stdio
+ * `baton mcp` run in the session's worktree as the fallback. Either entry holds no secret — the
+ * credential stays in its file or in codex's environment — so the command line may carry it. Codex
  * offers MCP tools to the model in a namespace (`mcp__baton` + the tool's name), and may defer
  * them behind its `tool_search` tool; either way a call reaches this server.
  */
-import { BATON_MCP_SERVER, type McpServerCommand } from '../types.js';
+import { BATON_MCP_SERVER, type BatonMcp } from '../types.js';
 
 /** An `ask_user` call waits for the user; Codex's default (60 s) would end it long before a person answers. */
 const TOOL_TIMEOUT_S = 24 * 3600;
 
-export function codexMcpArgs(server: McpServerCommand | undefined): string[] {
+export function codexMcpArgs(server: BatonMcp | undefined): string[] {
   if (server === undefined) return [];
   const key = `mcp_servers.${BATON_MCP_SERVER}`;
-  const env = Object.entries(server.env).map(([name, value]) => `${name}=${toml(value)}`);
+  const { http, stdio } = server;
+  const env = Object.entries(stdio.env).map(([name, value]) => `${name}=${toml(value)}`);
+  const transport =
+    http === undefined
+      ? [
+          ['command', toml(stdio.command)],
+          ['args', `[${stdio.args.map(toml).join(', ')}]`],
+          ['env', `{ ${env.join(', ')} }`],
+          ['cwd', toml(stdio.cwd)],
+        ]
+      : [
+          ['url', toml(http.url)],
+          ['bearer_token_env_var', toml(http.tokenVariable)],
+        ];
   return [
-    ['command', toml(server.command)],
-    ['args', `[${server.args.map(toml).join(', ')}]`],
-    ['env', `{ ${env.join(', ')} }`],
-    ['cwd', toml(server.cwd)],
+    ...transport,
     ['tool_timeout_sec', String(TOOL_TIMEOUT_S)],
     ['startup_timeout_sec', String(STARTUP_TIMEOUT_S)],
     // Its tools act only as this session, through the session's own credential: no approval each call.

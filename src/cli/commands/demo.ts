@@ -211,6 +211,7 @@ async function fillToShowQueue(api: SupervisorClient, repo: string, ctx: Context
         prompt: `keep a slot busy (${i})`,
         cwd: repo,
         name: `demo-busy-${i}`,
+        agent: 'scripted',
         options: { script: { steps: [{ say: 'Busy for a while.' }, { sleep: LONG }] } },
       },
     });
@@ -220,6 +221,7 @@ async function fillToShowQueue(api: SupervisorClient, repo: string, ctx: Context
       prompt: 'write the changelog once a slot frees up',
       cwd: repo,
       name: 'demo-queued',
+      agent: 'scripted',
       options: {
         script: {
           steps: [

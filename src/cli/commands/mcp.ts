@@ -4,9 +4,7 @@
  * anywhere else it acts for the user, with the token (starting the supervisor when needed).
  * Standard output carries the protocol alone: nothing else may be printed there.
  */
-import { createBatonMcpServer } from '../../mcp/server.js';
-import { readCredentialFile } from '../../mcp/credentials.js';
-import { LineLimitedStdioTransport } from '../../mcp/stdio.js';
+import { createBatonMcpServer, LineLimitedStdioTransport, readCredentialFile } from '../../mcp/serve.js';
 import { InvalidInputError } from '../../shared/errors.js';
 import { VERSION } from '../../shared/version.js';
 import { connectAsSession } from '../session-client.js';

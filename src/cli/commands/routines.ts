@@ -7,6 +7,7 @@ import { formatUsd } from '../../events/format.js';
 import type { NewRoutineSpec } from '../../api/routines.js';
 import { EXIT_CODES, InvalidInputError } from '../../shared/errors.js';
 import { client } from '../connect.js';
+import { repositoryRoot } from '../repository.js';
 import { printJson, type Context } from '../context.js';
 
 type Routine = z.output<typeof RoutineView>;
@@ -232,8 +233,7 @@ function parseOptions(pairs: string[]): Record<string, string | number | boolean
 }
 
 async function repoRelative(ctx: Context, file: string): Promise<string> {
-  const worktrees = await import('../../worktrees/index.js');
-  const root = (await worktrees.findRepository(ctx.cwd)).root;
+  const root = await repositoryRoot(ctx.cwd);
   const rel = relative(root, resolve(ctx.cwd, file));
   if (rel.startsWith('..'))
     throw new InvalidInputError(`--prompt-file ${file} is outside the repository ${root}.`);

@@ -9,6 +9,7 @@ import { client } from '../connect.js';
 import { printJson, type Context } from '../context.js';
 import type { DispatchFlags } from '../flags.js';
 import { readScriptFile } from '../script-file.js';
+import { repositoryRoot } from '../repository.js';
 import { renderList, renderPeek, renderSessionLine, type ListLayout } from '../render.js';
 
 export async function dispatch(ctx: Context, flags: DispatchFlags & { prompt: string }): Promise<void> {
@@ -110,7 +111,7 @@ export async function list(
 ): Promise<void> {
   const states = opts.state === undefined ? undefined : parseStates(opts.state);
   const api = await client(ctx);
-  const project = opts.here ? await repoRoot(ctx) : undefined;
+  const project = opts.here ? await repositoryRoot(ctx.cwd) : undefined;
   const answer = await api.call('GET /api/sessions', {
     query: { project, ...(opts.all === true ? { removed: '1' } : {}) },
   });
@@ -163,20 +164,6 @@ export function parseStates(text: string): SessionState[] {
     }
     return state as SessionState;
   });
-}
-
-async function repoRoot(ctx: Context): Promise<string> {
-  const { execFileSync } = await import('node:child_process');
-  try {
-    const common = execFileSync('git', ['rev-parse', '--path-format=absolute', '--git-common-dir'], {
-      cwd: ctx.cwd,
-      encoding: 'utf8',
-      stdio: ['ignore', 'pipe', 'ignore'],
-    }).trim();
-    return common.replace(/\/\.git$/, '');
-  } catch {
-    throw new InvalidInputError(`${ctx.cwd} is not inside a git repository`);
-  }
 }
 
 export async function peek(ctx: Context, ref: string, opts: { json?: boolean }): Promise<void> {

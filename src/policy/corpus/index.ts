@@ -24,6 +24,18 @@ export interface CorpusCase {
 const CHECKOUTS = ['/tmp/proj', '/home/dev/wt/other', '/tmp/someone-else', '/var/tmp/clone', '/tmp/nest/deep/repo'];
 /** A folder too large to search for a checkout. */
 const HUGE = '/tmp/huge';
+/** Symbolic links on the corpus's disk, made by the agent in an earlier call (decision 399): link → its text. */
+const LINKS = new Map([
+  ['/home/dev/wt/repo/main', '/tmp/proj'],
+  ['/home/dev/wt/repo/node_modules', '/tmp/proj/node_modules'],
+  ['/home/dev/wt/repo/sib', '../other'],
+  ['/home/dev/wt/repo/state', '/home/dev/.baton'],
+  ['/home/dev/wt/repo/gitdir', '/tmp/proj/.git'],
+  ['/home/dev/wt/repo/hop', 'main'],
+  ['/home/dev/wt/repo/lib', 'packages/lib'],
+  ['/home/dev/wt/repo/loop', 'loop'],
+  ['/tmp/here', '/tmp/proj'],
+]);
 
 /** The corpus's disk: its checkouts, and script files from `files/` (listed in `files/TRUSTED` when unchanged since the base). */
 export function corpusDisk(dir = corpusDir()): Disk {
@@ -39,6 +51,7 @@ export function corpusDisk(dir = corpusDir()): Disk {
       const at = CHECKOUTS.find((c) => c === path || within(path, c) || within(c, path));
       return at === undefined ? undefined : { at };
     },
+    link: (path) => LINKS.get(path),
     script(path): ScriptFile {
       const file = join(files, path);
       if (!existsSync(file)) return { unreadable: 'missing' };

@@ -1,19 +1,17 @@
 /**
  * One merge, start to finish, in a scratch worktree: commit each member's uncommitted work on
- * its branch, merge the members in order onto the base's tip, run the check once on the whole
- * (bisecting a failing group to the member that broke it), then advance the base with a
+ * its branch, merge the members in order onto the base's tip, check the whole (bisect.ts: a
+ * failing group is bisected to the member that broke it), then advance the base with a
  * compare-and-swap. Returns what happened; the caller reports it and cleans up.
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import type { z } from 'zod';
-import type { MergeCheckOutcome } from '../events/workspace.js';
 import { loadRepoConfig, DEFAULT_CHECK_SECONDS, trustState } from '../projects/index.js';
 import { crashPoint } from '../shared/crash-points.js';
 import { errorMessage, SessionStateError } from '../shared/errors.js';
 import type { SessionWithProject } from '../store/sessions.js';
-import { git } from '../worktrees/index.js';
-import { describeCheck, runCheck, type CheckCommand, type CheckResult } from './check.js';
+import { checkGroup, NO_CHECK, type Check, type ReusedCheck } from './bisect.js';
+import type { CheckCommand } from './check.js';
 import {
   advanceBase,
   branchTip,
@@ -26,22 +24,6 @@ import {
   mergeInto,
   withScratchWorktree,
 } from './git.js';
-
-type Check = z.infer<typeof MergeCheckOutcome>;
-/** A run of the check Baton made on the same tree at a turn's end (decision 291). */
-export type ReusedCheck = NonNullable<Check['reused']> & {
-  durationMs: number;
-  exitCode: number | null;
-  outputTail: string;
-};
-
-export const NO_CHECK: Check = {
-  outcome: 'none',
-  command: null,
-  durationMs: null,
-  exitCode: null,
-  outputTail: null,
-};
 
 export type RunOutcome =
   | {
@@ -212,67 +194,21 @@ async function mergeAndCheck(
   }
   const commit = heads[heads.length - 1]!;
   if (check === undefined) return { kind: 'ready', commit, check: NO_CHECK, heads };
-  // The tree to land is one the check already passed on at a turn's end: the same command on the
-  // same files, so it is not run again (decision 291). Any other tree runs it.
-  const tree = (await git(scratch, ['rev-parse', `${commit}^{tree}`])).stdout.trim();
-  const reused = input.reuse?.(tree, describeCheck(check));
-  if (reused !== undefined) {
-    const { durationMs, exitCode, outputTail, ...which } = reused;
-    return {
-      kind: 'ready',
-      commit,
-      check: {
-        outcome: 'passed',
-        command: describeCheck(check),
-        durationMs,
-        exitCode,
-        outputTail,
-        reused: which,
-      },
-      heads,
-    };
-  }
-  const run = async (head: string): Promise<CheckResult> => {
-    input.onChecking(describeCheck(check), head, heads.indexOf(head) + 1);
-    return runCheck(check, { cwd: scratch, timeoutSeconds, env: input.env });
-  };
-  const whole = await run(commit);
-  if (whole.outcome === 'passed') return { kind: 'ready', commit, check: outcomeOf(whole), heads };
-  // Bisect: the first prefix of the order whose check fails names the member that broke it.
-  let lo = 0;
-  let hi = heads.length - 1;
-  let failing = whole;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    await resetScratch(scratch, heads[mid]!);
-    const result = await run(heads[mid]!);
-    if (result.outcome === 'passed') lo = mid + 1;
-    else {
-      hi = mid;
-      failing = result;
-    }
-  }
+  const verdict = await checkGroup({
+    scratch,
+    heads,
+    command: check,
+    timeoutSeconds,
+    env: input.env,
+    reuse: input.reuse,
+    onChecking: (command, commit, members) => input.onChecking(command, commit, members),
+  });
+  if (verdict.passed) return { kind: 'ready', commit, check: verdict.check, heads };
   return {
     kind: 'check_failed',
-    culprit: input.members[hi]!,
-    check: outcomeOf(failing),
-    bisected: heads.length > 1,
-  };
-}
-
-async function resetScratch(scratch: string, head: string): Promise<void> {
-  await git(scratch, ['checkout', '--quiet', '--force', '--detach', head]);
-  // What the last check built or left behind must not decide the next one.
-  await git(scratch, ['clean', '-fdxq']);
-}
-
-function outcomeOf(result: CheckResult): Check {
-  return {
-    outcome: result.outcome,
-    command: result.command,
-    durationMs: result.durationMs,
-    exitCode: result.exitCode,
-    outputTail: result.outputTail,
+    culprit: input.members[verdict.culprit]!,
+    check: verdict.check,
+    bisected: verdict.bisected,
   };
 }
 
