@@ -195,59 +195,6 @@ export function opencodeEnv(options: AgentEnvOptions): NodeJS.ProcessEnv {
   };
 }
 
-/**
- * Qwen Code against the fake Chat Completions endpoint: its OpenAI-compatible auth (key, base URL
- * and model in the environment), usage statistics, telemetry and updates off, and its background
- * memory extraction off (a side request to the model after each turn) in `~/.qwen/settings.json`.
- */
-export function qwenEnv(options: AgentEnvOptions): NodeJS.ProcessEnv {
-  const settings = join(options.home, '.qwen');
-  mkdirSync(settings, { recursive: true });
-  writeFileSync(
-    join(settings, 'settings.json'),
-    JSON.stringify({
-      security: { auth: { selectedType: 'openai' } },
-      privacy: { usageStatisticsEnabled: false },
-      telemetry: { enabled: false },
-      general: { disableAutoUpdate: true, disableUpdateNag: true },
-      memory: { enableManagedAutoMemory: false, enableManagedAutoDream: false },
-    }),
-  );
-  return {
-    ...baseEnv(options.home),
-    OPENAI_API_KEY: 'sk-test',
-    OPENAI_BASE_URL: `${options.url}/v1`,
-    OPENAI_MODEL: options.model ?? 'fake-model',
-    ...options.extra,
-  };
-}
-
-/**
- * GitHub Copilot CLI in its bring-your-own-key mode against the fake Chat Completions endpoint:
- * `COPILOT_PROVIDER_BASE_URL` turns it on (no GitHub sign-in then), with a model it knows.
- */
-export function copilotEnv(options: AgentEnvOptions): NodeJS.ProcessEnv {
-  return {
-    ...baseEnv(options.home),
-    COPILOT_PROVIDER_BASE_URL: `${options.url}/v1`,
-    COPILOT_PROVIDER_API_KEY: 'sk-test',
-    COPILOT_MODEL: options.model ?? 'gpt-4.1',
-    ...options.extra,
-  };
-}
-
-/** The `qwen` launcher of the @qwen-code/qwen-code package. */
-export function installedQwenPath(): string {
-  return join(dirname(require.resolve('@qwen-code/qwen-code/package.json')), 'cli-entry.js');
-}
-
-/** The native `copilot` binary of the @github/copilot package's platform package. */
-export function installedCopilotPath(): string {
-  // The platform package exports the binary itself as its entry.
-  const pkg = `@github/copilot-${process.platform}-${process.arch}`;
-  return require.resolve(pkg, { paths: [dirname(require.resolve('@github/copilot/package.json'))] });
-}
-
 /** The `gemini` launcher the @google/gemini-cli devDependency installs. */
 export function installedGeminiPath(): string {
   return join(dirname(require.resolve('@google/gemini-cli/package.json')), 'bundle', 'gemini.js');
