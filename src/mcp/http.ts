@@ -24,6 +24,27 @@ export const MCP_HTTP_PATH = '/mcp';
  */
 export const MCP_TOKEN_VARIABLE = 'BATON_SESSION_MCP_TOKEN';
 
+/** The calls being answered now, each with what ends its wait and when its answer has been written. */
+const running = new Set<{ stop: AbortController; done: Promise<void> }>();
+
+/**
+ * Before the supervisor stops: every call still running (an `ask_user` waiting on the user) ends
+ * now with an answer saying to ask again, written out before the process exits — cut instead,
+ * the agent's MCP client waited on for a stream that would never come back (the SDK's client
+ * until its own timeout). Bounded: a client that does not read its answer does not hold the stop.
+ */
+export async function endMcpCalls(limitMs = 2_000): Promise<void> {
+  const calls = [...running];
+  if (calls.length === 0) return;
+  for (const call of calls) call.stop.abort();
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([
+    Promise.all(calls.map((call) => call.done)),
+    new Promise<void>((resolve) => (timer = setTimeout(resolve, limitMs))),
+  ]);
+  clearTimeout(timer);
+}
+
 /** One JSON-RPC error answer, for what is refused before the MCP server sees it. */
 export function mcpErrorResponse(status: number, message: string): Response {
   return Response.json({ jsonrpc: '2.0', error: { code: -32000, message }, id: null }, { status });
@@ -45,15 +66,28 @@ export async function serveMcpRequest(
     import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'),
     import('./server.js'),
   ]);
-  const server = createBatonMcpServer({ connect, version });
+  const stop = new AbortController();
+  let finished = (): void => undefined;
+  const call = { stop, done: new Promise<void>((resolve) => (finished = resolve)) };
+  const server = createBatonMcpServer({ connect, version, stopping: stop.signal });
   const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined });
   // Closing the server aborts the calls it is running: their client has gone.
-  const close = (): void => void server.close();
+  const close = (): void => {
+    running.delete(call);
+    finished();
+    void server.close();
+  };
   request.signal.addEventListener('abort', close, { once: true });
   transport.onclose = () => request.signal.removeEventListener('abort', close);
+  running.add(call);
   await server.connect(transport);
   const response = await transport.handleRequest(request);
-  // A JSON answer, or none (a notification): this request is done. A stream closes the transport itself when its answer is sent.
-  if (!(response.headers.get('content-type') ?? '').includes('text/event-stream')) close();
-  return response;
+  // A JSON answer, or none (a notification): this request is done. A stream is done once the
+  // server has written all of it (the transport closes it when its answers are sent).
+  if (!(response.headers.get('content-type') ?? '').includes('text/event-stream') || response.body === null) {
+    close();
+    return response;
+  }
+  const body = response.body.pipeThrough(new TransformStream({ flush: close }));
+  return new Response(body, { status: response.status, headers: response.headers });
 }

@@ -18,6 +18,6 @@ export {
   revokeCredential,
   type CredentialCheck,
 } from './credentials.js';
-export { MCP_HTTP_PATH, MCP_TOKEN_VARIABLE, mcpErrorResponse, serveMcpRequest } from './http.js';
+export { endMcpCalls, MCP_HTTP_PATH, MCP_TOKEN_VARIABLE, mcpErrorResponse, serveMcpRequest } from './http.js';
 export type { BatonApi } from './server.js';
 export type { EventFollower } from './ask.js';

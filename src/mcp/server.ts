@@ -19,6 +19,11 @@ export interface BatonMcpOptions {
   /** A client of the running supervisor; asked again for every call, so a restarted supervisor is found. */
   connect(): Promise<BatonApi>;
   version: string;
+  /**
+   * Aborted when the process serving the tools is about to stop (the supervisor's endpoint): a
+   * call waiting on the user ends then with an error that says to ask again, instead of being cut.
+   */
+  stopping?: AbortSignal | undefined;
 }
 
 const session = z.string().trim().min(1).max(200).describe('A session: its name, id or id prefix');
@@ -131,7 +136,16 @@ export function createBatonMcpServer(options: BatonMcpOptions): McpServer {
     { question: text('the question', 8_000) },
     async ({ question }, signal) => {
       const asked = await (await connect()).call('POST /api/mcp/ask', { body: { question } });
-      return `The user answered: ${await waitForAnswer(connect, asked.sessionId, asked.after, question, signal)}`;
+      const stopping = options.stopping;
+      const waiting = stopping === undefined ? signal : AbortSignal.any([signal, stopping]);
+      try {
+        return `The user answered: ${await waitForAnswer(connect, asked.sessionId, asked.after, question, waiting)}`;
+      } catch (error) {
+        if (stopping?.aborted !== true || signal.aborted) throw error;
+        throw new Error(
+          "Baton's supervisor is restarting, which ended this wait for the user's answer. Call ask_user again with the same question to wait for it.",
+        );
+      }
     },
   );
 

@@ -13,7 +13,7 @@ import { sessionPaths } from '../shared/paths.js';
 import { openDb } from '../store/db.js';
 import { EvidenceStore } from '../store/evidence.js';
 import { createRadar } from '../radar/index.js';
-import { announceSupervisorPort, doorPath, McpService } from '../mcp/index.js';
+import { announceSupervisorPort, doorPath, endMcpCalls, McpService } from '../mcp/index.js';
 import { agentEnvironment, agentSandbox, sandboxStatus } from '../sandbox/index.js';
 import { describeCheck, MergeService, runCheck } from '../merge/index.js';
 import { ApprovalService } from '../approvals/index.js';
@@ -88,7 +88,10 @@ export async function runSupervisor(booted: Booted): Promise<void> {
     log.info('shutting down; session hosts keep running');
     // The shared workspace first (bounded): a command this machine is still running for another
     // finishes on an open database, and none is taken after.
-    void leave().finally(() => closeAll());
+    // A call waiting on a user (`ask_user` at the MCP endpoint) is told to ask again, first.
+    void endMcpCalls()
+      .then(() => leave())
+      .finally(() => closeAll());
   };
   for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) process.on(signal, shutdown);
   // Alone, the starting CLI is told at once. With a shared store it is told once this machine has

@@ -34,6 +34,15 @@ export function hostEntry(): string {
   throw new InternalError(`Session host entry not found at ${here}; run \`npm run build\``);
 }
 
+/**
+ * Node's flags for a host (decision 368): V8's young generation capped at 1 MB a half. A host
+ * allocates little once started (events written as they come), but loading its code grew the
+ * young generation to its default cap and kept it: 17.6 MB of heap for 8.2 MB used. Capped, a
+ * spare host holds 11.9 MB of heap, 2.5 MB PSS less (21.1 to 18.6), at the cost of more, smaller
+ * scavenges.
+ */
+export const HOST_NODE_FLAGS: readonly string[] = ['--max-semi-space-size=1'];
+
 export interface LaunchedHost {
   pid: number;
   /** Settles when the host process exits (only while this supervisor is its parent). */
@@ -154,7 +163,7 @@ export class HostLauncher {
   ): { child: ChildProcess; exited: Promise<number | null> } {
     const logFd = openSync(logPath, 'a');
     try {
-      const child = spawn(process.execPath, [hostEntry(), ...args], {
+      const child = spawn(process.execPath, [...HOST_NODE_FLAGS, hostEntry(), ...args], {
         cwd,
         env,
         detached: true,

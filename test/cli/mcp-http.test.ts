@@ -151,6 +151,24 @@ describe("the supervisor's MCP endpoint", () => {
     expect(after.text).toMatch(/alpha.*\(you\)/);
   });
 
+  it('a supervisor stopping under a waiting ask_user answers it first: ask again (decision 365)', async () => {
+    const a = await dispatch('alpha', [LONG]);
+    const mcp = await connect(credentialOf(a.id));
+    const answer = call(mcp, 'ask_user', { question: 'Which port?' }).then(
+      (result) => ({ failed: result.isError, text: result.text }),
+      (error: unknown) => ({ failed: true, text: String(error) }),
+    );
+    await t.waitForState('alpha', 'needs_input');
+    await t.ok(['daemon', 'stop']);
+    expect(await answer).toEqual({
+      failed: true,
+      text: "Baton's supervisor is restarting, which ended this wait for the user's answer. Call ask_user again with the same question to wait for it.",
+    });
+    // The session waits on, for its agent to ask again or the user to reply.
+    await t.ok(['daemon', 'start']);
+    expect((await t.waitForState('alpha', 'needs_input')).state).toBe('needs_input');
+  });
+
   it('the credential in the agent’s environment never reaches the session’s log', async () => {
     const a = await dispatch('alpha', [{ run: 'echo "mine: $BATON_SESSION_MCP_TOKEN"' }, LONG]);
     const credential = credentialOf(a.id);
