@@ -23,10 +23,15 @@ export function terminalSafe(text: string): string {
   });
 }
 
+/** The stream's own write (bound to it), before guardTerminal replaced it. */
+const ORIGINAL = new WeakMap<NodeJS.WriteStream, NodeJS.WriteStream['write']>();
+
 /** Makes what is written to `stream` safe for a terminal, when it is one (see above). */
 export function guardTerminal(stream: NodeJS.WriteStream): void {
-  if (stream.isTTY !== true) return;
-  const write = stream.write.bind(stream) as (chunk: unknown, ...rest: unknown[]) => boolean;
+  if (stream.isTTY !== true || ORIGINAL.has(stream)) return;
+  const original = stream.write.bind(stream);
+  ORIGINAL.set(stream, original);
+  const write = original as (chunk: unknown, ...rest: unknown[]) => boolean;
   const guarded = (chunk: unknown, ...rest: unknown[]): boolean => {
     if (typeof chunk === 'string') return write(terminalSafe(chunk), ...rest);
     if (chunk instanceof Uint8Array) {
@@ -37,4 +42,17 @@ export function guardTerminal(stream: NodeJS.WriteStream): void {
     return write(chunk, ...rest);
   };
   stream.write = guarded;
+}
+
+/**
+ * The stream as it was, for a line editor (readline's prompts): it moves the cursor and clears
+ * the line as the user types, with escapes of its own, and writes Baton's prompt and the user's
+ * keys, not an agent's text. Everything else of the stream (its size, its events) is the same.
+ */
+export function unguarded(stream: NodeJS.WriteStream): NodeJS.WriteStream {
+  const write = ORIGINAL.get(stream);
+  if (write === undefined) return stream;
+  const raw = Object.create(stream) as NodeJS.WriteStream;
+  raw.write = write;
+  return raw;
 }
