@@ -10,6 +10,7 @@ import { batonHome } from '../shared/paths.js';
 import { sessionRef } from './arguments.js';
 import type { Context } from './context.js';
 import { readOnlyCommand } from './fast.js';
+import { guardTerminal } from './terminal.js';
 import { addWorkspaceCommands } from './program-workspace.js';
 import { addRoutineCommands } from './program-routines.js';
 import { addContextCommands } from './program-context.js';
@@ -27,6 +28,11 @@ export async function main(argv: string[]): Promise<void> {
     out: process.stdout,
     err: process.stderr,
   };
+  // An agent's text is shown on the terminal, not obeyed (decision 400); the board draws its own screen.
+  if (argv.length > 2) {
+    guardTerminal(process.stdout);
+    guardTerminal(process.stderr);
+  }
   // `baton logs x | head` closes the pipe early; that is not an error.
   process.stdout.on('error', (error: NodeJS.ErrnoException) => {
     if (error.code === 'EPIPE') process.exit(0);

@@ -4,7 +4,7 @@
  * git commit` runs the deletion through `sh -c` (git's `run_command` with `use_shell`), so the
  * value is read as a script the command runs, wherever the variable is set (a prefix, `env`,
  * `sudo`, an earlier `export`), as decision 330 reads the files a command loads first
- * (decision 396, "Command lines in variables and git settings are read like the command").
+ * (decision 396, "Command lines in variables are read like the command").
  */
 import { command, type Command, type Reader } from './command.js';
 import type { SimpleCommand } from './shell.js';

@@ -27,7 +27,7 @@ const RUNS_CODE = [
   /^uploadpack\.packobjectshook$/,
   /^protocol\.(ext|allow)/,
   /^ssh\.variant$/,
-  // Found by the fifth hostile review (decision 395): each names a program git runs.
+  // Each names a program git runs (decision 395, "Git settings written any way git takes them are judged").
   /^core\.alternaterefscommand$/,
   /^interactive\.difffilter$/,
   /^gpg\.ssh\.defaultkeycommand$/,

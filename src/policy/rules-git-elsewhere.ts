@@ -63,7 +63,6 @@ const READS = new Set([
   'gc',
   'prune',
   'update-ref',
-  'symbolic-ref',
   'maintenance',
   'repack',
   'pack-refs',
@@ -106,6 +105,9 @@ export function inOtherCheckout(git: GitCall, context: RuleContext, rule: string
     return { ...discards('git stash'), uncertain: true };
   if (READS.has(sub) || (sub === 'stash' && /^(list|show)$/.test(texts[0] ?? ''))) return undefined;
   if (sub === 'sparse-checkout' && texts[0] === 'list') return undefined;
+  // `git symbolic-ref HEAD` reads which branch is out; with a ref it moves the checkout's HEAD.
+  if (sub === 'symbolic-ref' && positional(args).length < 2 && !texts.some((a) => /^(-d|--delete)$/.test(a)))
+    return undefined;
   // Other checkouts on the machine (not the user's repository's) are judged only for discards.
   if (place !== 'user' && place !== 'unknown' && place !== 'repository') return undefined;
   const what = positional(args)[0]?.text;

@@ -30,7 +30,7 @@ export interface GitCall {
 }
 
 /**
- * Settings given through the environment, which git reads as it reads `-c` (decision 396):
+ * Settings given through the environment, which git reads as it reads `-c` (decision 395):
  * `GIT_CONFIG_COUNT` with `GIT_CONFIG_KEY_<n>`/`GIT_CONFIG_VALUE_<n>`, `GIT_CONFIG_PARAMETERS`
  * (git's own quoting, not read: its settings are unknown), and a config file named by
  * `GIT_CONFIG_GLOBAL`, `GIT_CONFIG_SYSTEM` or `GIT_CONFIG` (whatever it holds applies).

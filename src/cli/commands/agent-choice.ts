@@ -9,6 +9,7 @@ import { readUserConfig, writeUserConfig } from '../../shared/config.js';
 import { homePaths } from '../../shared/paths.js';
 import type { SupervisorClient } from '../client.js';
 import type { Context } from '../context.js';
+import { unguarded } from '../terminal.js';
 
 /** The agent the person chose (and saved), or undefined when there is nothing to ask or no one to ask. */
 export async function askForAgent(ctx: Context, api: SupervisorClient): Promise<AgentId | undefined> {
@@ -26,7 +27,7 @@ export async function askForAgent(ctx: Context, api: SupervisorClient): Promise<
       `  ${i + 1}) ${a.agent.padEnd(8)} ${a.path}${a.signedIn === undefined ? `  (not signed in: ${a.fix})` : ''}\n`,
     ),
   );
-  const prompt = createInterface({ input: process.stdin, output: process.stdout });
+  const prompt = createInterface({ input: process.stdin, output: unguarded(process.stdout) });
   let answer: string;
   try {
     answer = (

@@ -6,6 +6,7 @@ import type { SupervisorClient } from '../client.js';
 import { client } from '../connect.js';
 import { printJson, type Context } from '../context.js';
 import { renderSessionLine } from '../render.js';
+import { unguarded } from '../terminal.js';
 
 /** States in which an agent is (or is about to be) at work: removing one loses its turn. */
 const BUSY: readonly SessionState[] = ['queued', 'preparing', 'starting', 'working', 'needs_input'];
@@ -115,7 +116,7 @@ function asError(error: unknown): Error {
 async function confirm(session: SessionView): Promise<boolean> {
   if (!process.stdin.isTTY || !process.stdout.isTTY) return false;
   const { createInterface } = await import('node:readline/promises');
-  const prompt = createInterface({ input: process.stdin, output: process.stdout });
+  const prompt = createInterface({ input: process.stdin, output: unguarded(process.stdout) });
   try {
     const answer = await prompt.question(
       `${session.name} is ${session.state.replace(/_/g, ' ')}. Stop it and remove its worktree (uncommitted work is kept in a snapshot ref)? [y/N] `,

@@ -7,6 +7,7 @@ import { DANGEROUS_PERMISSION_MODE } from '../../events/vocabulary.js';
 import { EXIT_CODES, InvalidInputError } from '../../shared/errors.js';
 import { client } from '../connect.js';
 import type { Context } from '../context.js';
+import { unguarded } from '../terminal.js';
 
 /** Asks on the terminal; false when there is no terminal to ask on, or the answer is not yes. */
 export async function confirmDangerousMode(ctx: Context, root: string, mode: string): Promise<boolean> {
@@ -19,7 +20,7 @@ export async function confirmDangerousMode(ctx: Context, root: string, mode: str
       '',
     ].join('\n'),
   );
-  const prompt = createInterface({ input: process.stdin, output: process.stdout });
+  const prompt = createInterface({ input: process.stdin, output: unguarded(process.stdout) });
   try {
     const answer = await prompt.question(`Accept ${mode} for ${root}? Type "yes" to accept: `);
     return answer.trim().toLowerCase() === 'yes';

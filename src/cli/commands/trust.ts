@@ -9,6 +9,7 @@ import type { TrustView } from '../../api/environments.js';
 import { EXIT_CODES, InvalidInputError } from '../../shared/errors.js';
 import { client } from '../connect.js';
 import { printJson, type Context } from '../context.js';
+import { unguarded } from '../terminal.js';
 
 export async function trust(ctx: Context, opts: { yes?: boolean; json?: boolean }): Promise<void> {
   const api = await client(ctx);
@@ -44,7 +45,7 @@ function describe(view: TrustView): string {
 
 async function confirm(): Promise<boolean> {
   if (!process.stdin.isTTY || !process.stdout.isTTY) return false;
-  const prompt = createInterface({ input: process.stdin, output: process.stdout });
+  const prompt = createInterface({ input: process.stdin, output: unguarded(process.stdout) });
   try {
     const answer = await prompt.question('Trust these commands? Type "yes" to trust: ');
     return answer.trim().toLowerCase() === 'yes';
