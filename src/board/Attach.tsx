@@ -10,6 +10,7 @@ import type { SessionView } from '../api/index.js';
 import { connect, type SupervisorClient } from '../cli/client.js';
 import type { Context } from '../cli/context.js';
 import { followSession } from '../cli/follow.js';
+import { plainDeep } from '../cli/terminal.js';
 import { formatEvent } from '../events/format.js';
 import { failure } from './actions.js';
 import { Field } from './Field.js';
@@ -99,7 +100,7 @@ export function Attach(props: {
           () => last,
           (event) => {
             last = event.seq;
-            for (const line of formatEvent(event).split('\n')) push(line);
+            for (const line of plainDeep(formatEvent(event)).split('\n')) push(line);
           },
           controller.signal,
         ),

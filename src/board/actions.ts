@@ -4,6 +4,7 @@
  */
 import type { PeekView, SessionView } from '../api/index.js';
 import type { SupervisorClient } from '../cli/client.js';
+import { plainDeep } from '../cli/terminal.js';
 import { AGENT_IDS, AGENT_NAME, DEFAULT_PERMISSION_MODE } from '../events/vocabulary.js';
 import type { BatonEvent } from '../events/index.js';
 import { InvalidInputError } from '../shared/errors.js';
@@ -37,7 +38,8 @@ export async function peekSession(api: SupervisorClient, id: string): Promise<Pe
       .catch(() => undefined),
   ]);
   const events = page?.events ?? [];
-  return { view, context: events.filter((e) => CONTEXT_TYPES.has(e.type)).slice(-CONTEXT_EVENTS) };
+  // An agent's words, drawn as text (decision 400).
+  return plainDeep({ view, context: events.filter((e) => CONTEXT_TYPES.has(e.type)).slice(-CONTEXT_EVENTS) });
 }
 
 export async function reply(api: SupervisorClient, s: SessionView, text: string): Promise<string> {

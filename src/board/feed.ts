@@ -10,6 +10,7 @@ import { requestLine, streamMessage } from '../api/client.js';
 import type { SupervisorClient } from '../cli/client.js';
 import { client } from '../cli/connect.js';
 import type { Context } from '../cli/context.js';
+import { plainDeep } from '../cli/terminal.js';
 import { Coalesced } from '../shared/coalesce.js';
 import { SupervisorUnreachableError } from '../shared/errors.js';
 import { homePaths } from '../shared/paths.js';
@@ -33,7 +34,9 @@ export interface FeedOptions {
 
 /** Follows the stream until `signal` aborts, or until the supervisor was stopped on purpose. */
 export async function runFeed(options: FeedOptions): Promise<void> {
-  const { ctx, signal, onUpdate } = options;
+  const { ctx, signal } = options;
+  // Names, questions and activity are an agent's words: drawn as text, never obeyed (decision 400).
+  const onUpdate = (update: StreamUpdate): void => options.onUpdate(plainDeep(update));
   const pause = options.pause ?? wait;
   let positioned = false;
   for (let failures = 0; !signal.aborted;) {

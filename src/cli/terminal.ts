@@ -23,6 +23,32 @@ export function terminalSafe(text: string): string {
   });
 }
 
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\x00-\x08\x0b-\x1f\x7f\x80-\x9f]/g;
+
+/**
+ * Every string in `value`, deep, with each control character but a newline and a tab shown as
+ * caret text — colours too. For the terminal board, whose drawing library writes its own escapes
+ * on the same stream, so the stream cannot be guarded: what it is given to draw is (decision 400).
+ */
+export function plainDeep<T>(value: T): T {
+  if (typeof value === 'string') return caret(value) as T;
+  if (Array.isArray(value)) return value.map(plainDeep) as T;
+  if (value !== null && typeof value === 'object')
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, plainDeep(v)])) as T;
+  return value;
+}
+
+function caret(text: string): string {
+  if (!CONTROL.test(text)) return text;
+  CONTROL.lastIndex = 0;
+  return text.replace(CONTROL, (match) => {
+    const code = match.charCodeAt(0);
+    if (code < 0x20) return `^${String.fromCharCode(code + 64)}`;
+    return code === 0x7f ? '^?' : `\\x${code.toString(16)}`;
+  });
+}
+
 /** The stream's own write (bound to it), before guardTerminal replaced it. */
 const ORIGINAL = new WeakMap<NodeJS.WriteStream, NodeJS.WriteStream['write']>();
 

@@ -51,4 +51,28 @@ describe("an agent's text on the user's terminal", () => {
     const listed = await t.json<{ columns: { tasks: { title: string }[] }[] }>(['task', 'ls'], { cwd: repo });
     expect(listed.columns.flatMap((c) => c.tasks.map((x) => x.title))).toContain(TITLE);
   });
+
+  it("draws an agent's question on the terminal board as text: the title and the screen stay the user's", async () => {
+    const question = 'Keep\x1b]2;PWNED-BY-AGENT\x07 the old callers?\x1b[2J';
+    const script = t.script([{ ask: question }]);
+    await t.ok(['dispatch', 'work', '--name', 'asker', '--script', script], { cwd: repo });
+    await t.waitForState('asker', 'needs_input');
+
+    term = new Terminal(t.root, 'board', [process.execPath, BIN], {
+      cwd: repo,
+      env: { ...t.env, FORCE_COLOR: '1' },
+      columns: 200,
+    });
+    await term.waitFor('the old callers?');
+    expect(term.screen()).toContain('Keep^[]2;PWNED-BY-AGENT^G the old callers?^[[2J');
+    // The only operating-system command written is the board's own title; the agent's clearing
+    // of the screen never reaches the terminal.
+    const written = term.written();
+    // eslint-disable-next-line no-control-regex
+    expect((written.match(/\x1b\][^\x07]*/g) ?? []).every((osc) => osc.startsWith('\x1b]2;Baton'))).toBe(
+      true,
+    );
+    expect(written).not.toContain('callers?\x1b[2J');
+    expect(term.paneTitle()).not.toContain('PWNED');
+  });
 });
