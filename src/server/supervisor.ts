@@ -3,20 +3,19 @@
  * single-instance lock, the token, the store, the session manager and the HTTP server.
  */
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { homedir } from 'node:os';
 import { procMemory } from '../capacity/index.js';
 import { loadConfig } from '../shared/config.js';
 import { errorMessage, SUPERVISOR_EXIT_ALREADY_RUNNING } from '../shared/errors.js';
 import { sweepSnapshotFolders } from '../worktrees/index.js';
 import { newToken } from '../shared/ids.js';
 import { createLogger, setLogFile } from '../shared/log.js';
-import { batonHome, homePaths, sessionPaths } from '../shared/paths.js';
+import { batonHome, homePaths } from '../shared/paths.js';
 import { openDb } from '../store/db.js';
 import { EvidenceStore } from '../store/evidence.js';
 import { createRadar } from '../radar/index.js';
-import { announceSupervisorPort, doorPath, McpService } from '../mcp/index.js';
-import { agentEnvironment, agentSandbox, sandboxStatus } from '../sandbox/index.js';
-import { describeCheck, MergeService, runCheck } from '../merge/index.js';
+import { announceSupervisorPort, McpService } from '../mcp/index.js';
+import { sandboxStatus } from '../sandbox/index.js';
+import { MergeService, runCheck } from '../merge/index.js';
 import { ApprovalService } from '../approvals/index.js';
 import { PolicyService } from '../policy/index.js';
 import { AttemptService } from '../attempts/index.js';
@@ -38,6 +37,8 @@ import { acquireLock } from './lock.js';
 import { BrowserAuth } from './web-auth.js';
 import { VERSION } from '../shared/version.js';
 import { closeListener, holdAt, listenWhereWeCan, StartupGate, tellStarter } from './startup.js';
+import { checkInSandbox } from './sandboxed-check.js';
+import { syncBackoff, taskRecheckMs, watchdogTickMs } from './tuning.js';
 
 /** Exit code of a supervisor that found another one already running (it lost the start race). */
 export const EXIT_ALREADY_RUNNING = SUPERVISOR_EXIT_ALREADY_RUNNING;
@@ -169,28 +170,7 @@ export async function runSupervisor(env: NodeJS.ProcessEnv = process.env): Promi
       env,
       // In the session's sandbox, as its agent ran and as its teardown runs: the trusted command
       // runs the agent's work (decision 271).
-      confine: (session, command, checkEnv) => {
-        const paths = sessionPaths(home, session.id);
-        mkdirSync(paths.agentState, { recursive: true });
-        const sandbox = agentSandbox(
-          {
-            home,
-            worktree: session.worktree,
-            stateDir: paths.agentState,
-            door: doorPath(home, session.id),
-            user: { home: checkEnv.HOME ?? homedir(), env: checkEnv },
-            repository: session.project_root,
-          },
-          sandboxStatus(checkEnv),
-        );
-        const [file, ...args] = typeof command === 'string' ? ['sh', '-c', command] : [...command];
-        const wrapped = sandbox.wrap(file ?? 'true', args);
-        return {
-          command: [wrapped.command, ...wrapped.args],
-          env: sandbox.kind === 'none' ? checkEnv : agentEnvironment(stringsOf(checkEnv)),
-          shown: describeCheck(command),
-        };
-      },
+      confine: checkInSandbox(home),
     },
   });
   provenance.start();
@@ -481,30 +461,6 @@ export async function runSupervisor(env: NodeJS.ProcessEnv = process.env): Promi
   }
 }
 
-/** How often the time-driven triggers look: 15 s, or `BATON_WATCHDOG_TICK_MS` (tests, tuning). */
-function watchdogTickMs(env: NodeJS.ProcessEnv): number {
-  const given = Number(env.BATON_WATCHDOG_TICK_MS);
-  return Number.isInteger(given) && given >= 50 ? given : 15_000;
-}
-
-/** How often a task's session waiting for another machine's landing looks again: 30 s, or `BATON_TASK_RECHECK_MS` (tests, tuning). */
-function taskRecheckMs(env: NodeJS.ProcessEnv): number {
-  const given = Number(env.BATON_TASK_RECHECK_MS);
-  return Number.isInteger(given) && given >= 50 ? given : 30_000;
-}
-
-/**
- * The first wait after a failed push: 30 s, or `BATON_SYNC_BACKOFF_MS` (tests, tuning). At least
- * 50 ms: a timer retries each failure, and no wait would retry a dead remote in a tight loop.
- */
-function syncBackoff(env: NodeJS.ProcessEnv): { backoffMs?: number } {
-  const given =
-    env.BATON_SYNC_BACKOFF_MS === undefined || env.BATON_SYNC_BACKOFF_MS === ''
-      ? NaN
-      : Number(env.BATON_SYNC_BACKOFF_MS);
-  return Number.isInteger(given) && given >= 50 ? { backoffMs: given } : {};
-}
-
 function ensureToken(path: string): string {
   if (existsSync(path)) {
     const token = readFileSync(path, 'utf8').trim();
@@ -513,11 +469,4 @@ function ensureToken(path: string): string {
   const token = newToken();
   writeFileSync(path, token + '\n', { mode: 0o600 });
   return token;
-}
-
-/** The set variables of an environment (the sandbox's filter takes strings only). */
-function stringsOf(env: NodeJS.ProcessEnv): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [key, value] of Object.entries(env)) if (value !== undefined) out[key] = value;
-  return out;
 }
