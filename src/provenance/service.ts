@@ -1,11 +1,11 @@
 /**
  * The provenance service, in the supervisor: it follows every session's events (record.ts keeps
  * each one's turn under way), commits each finished turn's work onto the session's chain
- * (chain.ts), one record at a time per session, notes a landing's commits once their sessions'
- * records are all written (notes.ts), and answers `baton blame` and `baton why` (blame.ts).
+ * (chain.ts), one record at a time per session, then checks it where the repository asks
+ * (verify.ts), notes a landing's commits once their sessions' records are all written
+ * (notes.ts), and answers `baton blame` and `baton why` (blame.ts).
  */
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import type {
   BlameView,
   EvidenceMark,
@@ -17,13 +17,7 @@ import type {
 import type { WorkspaceBus } from '../bus/index.js';
 import type { BatonEvent } from '../events/index.js';
 import { formatEvent } from '../events/format.js';
-import {
-  ProvenanceNoted,
-  ProvenanceRecorded,
-  ProvenanceRedGreen,
-  ProvenanceVerified,
-} from '../events/workspace.js';
-import { DEFAULT_CHECK_SECONDS, loadRepoConfig, trustState } from '../projects/index.js';
+import { ProvenanceNoted, ProvenanceRecorded } from '../events/workspace.js';
 import { errorMessage, InvalidInputError } from '../shared/errors.js';
 import { createLogger } from '../shared/log.js';
 import type { EvidenceRow, EvidenceStore } from '../store/evidence.js';
@@ -32,11 +26,11 @@ import { snapshotWork } from '../worktrees/index.js';
 import { attributeFile } from './attribute.js';
 import { blameFile, parseBlameSpec } from './blame.js';
 import { recordTurn } from './chain.js';
-import { gitOut } from '../worktrees/index.js';
-import { readTestCounts, type Evidence, type RunCheck } from './evidence.js';
+import type { Evidence } from './evidence.js';
 import { noteLanding } from './notes.js';
-import { changedTests, runRedGreen, type RedGreen } from './red-green.js';
+
 import { TurnTracker, turnRecord, type TurnRecord } from './record.js';
+import { TurnVerifier, type VerifyOptions } from './verify.js';
 
 const log = createLogger('provenance');
 
@@ -67,22 +61,7 @@ export interface ProvenanceOptions {
    * "turn"}` (decision 253): the merge queue's runner, Baton's state folder (for trust) and the
    * environment checks run in. Without it, no check runs and every session is claimed or none.
    */
-  verify?: {
-    run: RunCheck;
-    home: string;
-    env: NodeJS.ProcessEnv;
-    /**
-     * The command and environment to run a session's check with inside that session's sandbox.
-     * The command is trusted, but what it runs (a package.json script, a test file, a Makefile)
-     * is the agent's work: outside the sandbox it would run as the user, with the state folder
-     * and the token in reach, after every turn (decision 271).
-     */
-    confine?: (
-      session: SessionWithProject,
-      command: string | readonly string[],
-      env: NodeJS.ProcessEnv,
-    ) => { command: readonly string[]; env: NodeJS.ProcessEnv; shown: string };
-  };
+  verify?: VerifyOptions;
 }
 
 export interface LandedSessions {
@@ -103,8 +82,17 @@ export class ProvenanceService {
   private readonly checks = new Map<string, Promise<void>>();
   private off: (() => void) | undefined;
 
+  /** Baton's own check of each turn's work, where the repository asks for one (verify.ts). */
+  private readonly verifier: TurnVerifier;
+
   constructor(private readonly options: ProvenanceOptions) {
     this.now = options.now ?? (() => new Date());
+    this.verifier = new TurnVerifier({
+      verify: options.verify,
+      store: options.store,
+      bus: options.bus,
+      now: () => this.now(),
+    });
   }
 
   start(): void {
@@ -325,118 +313,6 @@ export class ProvenanceService {
     });
   }
 
-  /** Runs the repository's verify command on the work of a turn that changed it, where configured and trusted. */
-  private async check(session: SessionWithProject, record: TurnRecord, tree: string): Promise<void> {
-    const verify = this.options.verify;
-    if (verify === undefined) return;
-    const root = session.project_root;
-    // The user's checkout's config, not the worktree's: an agent cannot turn a check on or change it.
-    const config = loadRepoConfig(root);
-    if (config.verify?.run !== 'turn') return;
-    const command = config.verify.command ?? config.merge?.check;
-    if (command === undefined) return;
-    if (!trustState(verify.home, root, config).trusted) {
-      log.info("verify not run: the repository's commands are not trusted", { session: session.name });
-      return;
-    }
-    if (!existsSync(session.worktree)) return;
-    const env = { ...verify.env, BATON_VERIFY: '1' };
-    // Listed before the run (what the run itself makes would be made in a merge's checkout too).
-    const outsideTree = await ignoredFiles(session.worktree);
-    const confined = verify.confine?.(session, command, env);
-    const result = await verify.run(confined?.command ?? command, {
-      cwd: session.worktree,
-      timeoutSeconds: config.verify.timeoutSeconds ?? DEFAULT_CHECK_SECONDS,
-      env: confined?.env ?? env,
-    });
-    const evidence: Evidence = {
-      sessionId: session.id,
-      name: session.name,
-      turn: record.turn,
-      tree,
-      // The repository's command as the user wrote it, not the sandbox's wrapping of it.
-      command: confined?.shown ?? result.command,
-      outcome: result.outcome,
-      exitCode: result.exitCode,
-      durationMs: result.durationMs,
-      outputTail: result.outputTail,
-      tests: readTestCounts(result.outputTail),
-      at: this.now().toISOString(),
-      ...(outsideTree.length > 0 ? { outsideTree } : {}),
-    };
-    this.options.store.verified(session.id, tree, evidence);
-    this.options.bus.publish(ProvenanceVerified, {
-      sessionId: session.id,
-      name: session.name,
-      project: session.project_name,
-      turn: evidence.turn,
-      tree,
-      command: evidence.command,
-      outcome: evidence.outcome,
-      exitCode: evidence.exitCode,
-      durationMs: evidence.durationMs,
-      outputTail: evidence.outputTail,
-      tests: evidence.tests,
-    });
-    if (config.verify.tests !== undefined)
-      await this.redGreen(session, record, tree, config.verify.tests, config.verify.timeoutSeconds);
-  }
-
-  /**
-   * Runs the test files this session's work adds or changes against its base (its test files laid
-   * on the base's tree) and on its work, and flags those passing on the base (decision 292).
-   */
-  private async redGreen(
-    session: SessionWithProject,
-    record: TurnRecord,
-    tree: string,
-    template: string | readonly string[],
-    timeoutSeconds: number | undefined,
-  ): Promise<void> {
-    const verify = this.options.verify!;
-    const files = await changedTests(session.project_root, session.base_commit, tree);
-    if (files.length === 0) return;
-    const env = { ...verify.env, BATON_VERIFY: '1' };
-    const outcome = await runRedGreen({
-      root: session.project_root,
-      base: session.base_commit,
-      tree,
-      files,
-      scratch: join(verify.home, 'red-green', session.id),
-      template,
-      timeoutSeconds: timeoutSeconds ?? DEFAULT_CHECK_SECONDS,
-      run: async (command, cwd, seconds) => {
-        // In the session's sandbox with the scratch folder as its work: the tests are the agent's.
-        const confined = verify.confine?.({ ...session, worktree: cwd }, command, env);
-        return verify.run(confined?.command ?? command, {
-          cwd,
-          timeoutSeconds: seconds,
-          env: confined?.env ?? env,
-        });
-      },
-    });
-    const result: RedGreen = {
-      sessionId: session.id,
-      name: session.name,
-      turn: record.turn,
-      tree,
-      base: session.base_commit,
-      command: typeof template === 'string' ? template : template.join(' '),
-      ...outcome,
-      at: this.now().toISOString(),
-    };
-    this.options.store.redGreen(session.id, result);
-    this.options.bus.publish(ProvenanceRedGreen, {
-      sessionId: session.id,
-      name: session.name,
-      project: session.project_name,
-      turn: record.turn,
-      tree,
-      tests: result.tests.map((t) => ({ file: t.file, base: t.base, branch: t.branch, vacuous: t.vacuous })),
-      durationMs: result.durationMs,
-    });
-  }
-
   private async record(session: SessionWithProject, record: TurnRecord): Promise<void> {
     // Its worktree gone (landed, removed): the work is wherever it went, with the turns before.
     if (!existsSync(session.worktree) || !existsSync(session.project_root)) return;
@@ -458,7 +334,7 @@ export class ProvenanceService {
     });
     if (made === undefined) return;
     this.options.store.recorded(session.id, made.tree);
-    this.queue(this.checks, session.id, () => this.check(session, record, made.tree));
+    this.queue(this.checks, session.id, () => this.verifier.check(session, record, made.tree));
   }
 }
 
@@ -488,34 +364,6 @@ function parse<T>(json: string | null): T | null {
 }
 
 /** Where a session stands from its stored row: Baton's run on its work as it is now, else its agent's claims. */
-/** Most ignored paths kept with a check's evidence: enough to name them, not a listing of node_modules. */
-const OUTSIDE_TREE_SHOWN = 10;
-
-/**
- * The ignored files and folders in a worktree (a folder wholly ignored as one entry). The turn's
- * tree leaves them out, yet a check run in the worktree sees them: a hostile agent's ignored helper
- * made the check pass on a tree that fails alone, and the merge reused that pass. A listing that
- * fails counts as something there: a pass is then not reused.
- */
-async function ignoredFiles(worktree: string): Promise<string[]> {
-  try {
-    const out = await gitOut(worktree, [
-      'ls-files',
-      '--others',
-      '--ignored',
-      '--exclude-standard',
-      '--directory',
-      '-z',
-    ]);
-    return out
-      .split('\0')
-      .filter((p) => p !== '')
-      .slice(0, OUTSIDE_TREE_SHOWN);
-  } catch (error) {
-    return [`(the worktree's ignored files could not be listed: ${errorMessage(error)})`];
-  }
-}
-
 function evidenceView(s: { id: string; name: string }, row: EvidenceRow | undefined): SessionEvidenceView {
   const evidence = parse<Evidence>(row?.evidence_json ?? null);
   const current = evidence !== null && row?.tree !== null && evidence.tree === row?.tree ? evidence : null;

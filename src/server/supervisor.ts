@@ -2,20 +2,18 @@
  * The supervisor process: one per user (per BATON_HOME). It only wires services together: the
  * single-instance lock, the token, the store, the session manager and the HTTP server.
  */
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import { homedir } from 'node:os';
+import { rmSync, writeFileSync } from 'node:fs';
 import { procMemory } from '../capacity/index.js';
 import { loadConfig } from '../shared/config.js';
 import { errorMessage, SUPERVISOR_EXIT_ALREADY_RUNNING } from '../shared/errors.js';
 import { sweepSnapshotFolders } from '../worktrees/index.js';
 import { createLogger } from '../shared/log.js';
-import { sessionPaths } from '../shared/paths.js';
 import { openDb } from '../store/db.js';
 import { EvidenceStore } from '../store/evidence.js';
 import { createRadar } from '../radar/index.js';
-import { announceSupervisorPort, doorPath, endMcpCalls, McpService } from '../mcp/index.js';
-import { agentEnvironment, agentSandbox, sandboxStatus } from '../sandbox/index.js';
-import { describeCheck, MergeService, runCheck } from '../merge/index.js';
+import { announceSupervisorPort, endMcpCalls, McpService } from '../mcp/index.js';
+import { sandboxStatus } from '../sandbox/index.js';
+import { MergeService, runCheck } from '../merge/index.js';
 import { ApprovalService } from '../approvals/index.js';
 import { PolicyService } from '../policy/index.js';
 import { AttemptService } from '../attempts/index.js';
@@ -37,6 +35,8 @@ import { BrowserAuth } from './web-auth.js';
 import { VERSION } from '../shared/version.js';
 import type { Booted } from './boot.js';
 import { closeListener, holdAt, tellStarter } from './startup.js';
+import { checkInSandbox } from './sandboxed-check.js';
+import { syncBackoff, taskRecheckMs, watchdogTickMs } from './tuning.js';
 
 /** Exit code of a supervisor that found another one already running (it lost the start race). */
 export const EXIT_ALREADY_RUNNING = SUPERVISOR_EXIT_ALREADY_RUNNING;
@@ -145,28 +145,7 @@ export async function runSupervisor(booted: Booted): Promise<void> {
       env,
       // In the session's sandbox, as its agent ran and as its teardown runs: the trusted command
       // runs the agent's work (decision 271).
-      confine: (session, command, checkEnv) => {
-        const paths = sessionPaths(home, session.id);
-        mkdirSync(paths.agentState, { recursive: true });
-        const sandbox = agentSandbox(
-          {
-            home,
-            worktree: session.worktree,
-            stateDir: paths.agentState,
-            door: doorPath(home, session.id),
-            user: { home: checkEnv.HOME ?? homedir(), env: checkEnv },
-            repository: session.project_root,
-          },
-          sandboxStatus(checkEnv),
-        );
-        const [file, ...args] = typeof command === 'string' ? ['sh', '-c', command] : [...command];
-        const wrapped = sandbox.wrap(file ?? 'true', args);
-        return {
-          command: [wrapped.command, ...wrapped.args],
-          env: sandbox.kind === 'none' ? checkEnv : agentEnvironment(stringsOf(checkEnv)),
-          shown: describeCheck(command),
-        };
-      },
+      confine: checkInSandbox(home),
     },
   });
   provenance.start();
@@ -455,35 +434,4 @@ export async function runSupervisor(booted: Booted): Promise<void> {
     gate.caughtUp();
     log.info('caught up', { ms: Math.round(performance.now() - startedMs) });
   }
-}
-
-/** How often the time-driven triggers look: 15 s, or `BATON_WATCHDOG_TICK_MS` (tests, tuning). */
-function watchdogTickMs(env: NodeJS.ProcessEnv): number {
-  const given = Number(env.BATON_WATCHDOG_TICK_MS);
-  return Number.isInteger(given) && given >= 50 ? given : 15_000;
-}
-
-/** How often a task's session waiting for another machine's landing looks again: 30 s, or `BATON_TASK_RECHECK_MS` (tests, tuning). */
-function taskRecheckMs(env: NodeJS.ProcessEnv): number {
-  const given = Number(env.BATON_TASK_RECHECK_MS);
-  return Number.isInteger(given) && given >= 50 ? given : 30_000;
-}
-
-/**
- * The first wait after a failed push: 30 s, or `BATON_SYNC_BACKOFF_MS` (tests, tuning). At least
- * 50 ms: a timer retries each failure, and no wait would retry a dead remote in a tight loop.
- */
-function syncBackoff(env: NodeJS.ProcessEnv): { backoffMs?: number } {
-  const given =
-    env.BATON_SYNC_BACKOFF_MS === undefined || env.BATON_SYNC_BACKOFF_MS === ''
-      ? NaN
-      : Number(env.BATON_SYNC_BACKOFF_MS);
-  return Number.isInteger(given) && given >= 50 ? { backoffMs: given } : {};
-}
-
-/** The set variables of an environment (the sandbox's filter takes strings only). */
-function stringsOf(env: NodeJS.ProcessEnv): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [key, value] of Object.entries(env)) if (value !== undefined) out[key] = value;
-  return out;
 }

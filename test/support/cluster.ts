@@ -14,6 +14,7 @@ import { TestBaton } from './baton.js';
 import { configure } from './landing.js';
 import { postgresForFile, type TestPostgres } from './postgres.js';
 import type { RelayedWorkspaceEvent } from '../../src/events/workspace-relayed.js';
+import { Coalesced } from '../../src/shared/coalesce.js';
 import { EventRecorder, pollUntil, waitForEvent } from './wait.js';
 
 export interface ClusterDatabases {
@@ -74,12 +75,12 @@ export function clusterMachines(): ClusterMachines {
 }
 
 /**
- * Polls `side`'s session list (`GET /api/sessions`, what `baton ls --json` prints) until the
- * session named `name` matches `check`: another machine's news comes through the shared log, which
- * sends the CLI no event to wait on. It reads the API, not the binary: a poll that started `baton ls`
- * was a Node start each (0.3–1 s on a busy machine), so a change was seen up to a second late
- * (decision 356, "The cluster tests wait on another machine's news through the API,
- * not by starting `baton ls`").
+ * Waits until the session named `name`, as `side` lists it (`baton ls`), matches `check`. It is
+ * read once, then again at each workspace event on `side`'s stream — its own, and in a shared
+ * workspace the other machines' relayed ones, where a session's state change there arrives — so
+ * the wait ends when the news does. A burst of events is one more read, not one each (Coalesced).
+ * A view that changes with no event of its own on this stream (another machine's row written
+ * after its event) is read again on a slow beat, a safety net rather than the wait's clock.
  */
 export async function sessionUntil(
   side: TestBaton,
@@ -88,15 +89,51 @@ export async function sessionUntil(
   what: string,
   timeoutMs = 20_000,
 ): Promise<SessionView> {
-  const found = await pollUntil(
-    async () =>
-      (await side.client().call('GET /api/sessions', { query: {} })).sessions.find((s) => s.name === name),
-    (view) => view !== undefined && check(view),
-    what,
-    { timeoutMs, intervalMs: 100 },
-  );
-  return found!;
+  const api = side.client();
+  const controller = new AbortController();
+  let last: SessionView | { error: unknown } | undefined;
+  let matched = (_view: SessionView): void => undefined;
+  const found = new Promise<SessionView>((resolve) => (matched = resolve));
+  const read = new Coalesced(async () => {
+    if (controller.signal.aborted) return;
+    try {
+      const { sessions } = await api.call('GET /api/sessions', {});
+      const view = sessions.find((s) => s.name === name);
+      last = view;
+      if (view !== undefined && check(view)) matched(view);
+    } catch (error) {
+      // A supervisor restarting or a machine leaving: the next event or beat reads again.
+      last = { error };
+    }
+  });
+  const again = (): void => void read.request();
+  const following = api.followWorkspace(0, again, controller.signal, again).catch(() => undefined);
+  const beat = setInterval(again, SESSION_RECHECK_MS);
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      const seen =
+        last === undefined
+          ? 'no such session'
+          : 'error' in last
+            ? `last error: ${last.error instanceof Error ? last.error.message : String(last.error)}`
+            : `last: ${JSON.stringify(last)}`;
+      reject(new Error(`timed out after ${timeoutMs} ms waiting until ${what}; ${seen}`));
+    }, timeoutMs);
+  });
+  again();
+  try {
+    return await Promise.race([found, timedOut]);
+  } finally {
+    clearTimeout(timer);
+    clearInterval(beat);
+    controller.abort();
+    await following;
+  }
 }
+
+/** sessionUntil's safety net: how often a view is read again when no event has come. */
+const SESSION_RECHECK_MS = 1_000;
 
 /** The scripted agent running `steps`, as `dispatch` arguments. */
 export const scripted = (side: TestBaton, steps: unknown[]): string[] => [
