@@ -149,8 +149,11 @@ async function child([home, cwd, repo, runsText]) {
     ref: () => undefined,
     unref: () => undefined,
   });
-  const until = (test, timeoutMs = 120_000) =>
-    new Promise((resolve, reject) => {
+  // Handled from the start: the first paint's wait begins before the board is rendered, and a
+  // rejection while that render is still awaited would otherwise be unhandled and end the whole
+  // bench run rather than fail this section (it is still thrown where it is awaited).
+  const until = (test, timeoutMs = 120_000) => {
+    const frame = new Promise((resolve, reject) => {
       const timer = setTimeout(
         () =>
           reject(
@@ -162,6 +165,9 @@ async function child([home, cwd, repo, runsText]) {
       );
       waiter = { test: (text) => test.test(text), resolve: (frame) => (clearTimeout(timer), resolve(frame)) };
     });
+    frame.catch(() => undefined);
+    return frame;
+  };
   const cpu = {};
   /** The wall time from the key to the frame; the board's CPU time for it goes to `cpu[label]` (a loaded machine stretches the first, hardly the second). */
   const press = async (key, test, label) => {

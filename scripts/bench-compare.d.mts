@@ -30,3 +30,4 @@ export function compare(
   slack?: number,
 ): { rows: Row[]; failed: Row[] };
 export function table(rows: Row[]): string;
+export function merged(baseline: Run | undefined, current: Run): Run;

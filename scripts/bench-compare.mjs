@@ -2,7 +2,8 @@
 // `npm run bench:compare [-- <figures.json> [<baseline.json>]] [--update]`: the regression guard.
 // Compares each figure's ratio to its floor (not its absolute time, so another machine or a busier
 // hour still compares) with the committed baseline's, and fails on any more than 25% worse, or on
-// a baseline figure a section that ran no longer reports. `--update` writes the run as the baseline.
+// a baseline figure a section that ran no longer reports. `--update` writes the run's sections into
+// the baseline: each section that ran replaces that section's figures, the others are kept.
 import console from 'node:console';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -82,6 +83,19 @@ export function table(rows) {
   return [fmt(head), fmt(widths.map((w) => '-'.repeat(w))), ...lines.map(fmt)].join('\n');
 }
 
+/**
+ * The baseline with the run's sections in it: a section the run measured takes the run's figures
+ * (a figure it no longer reports goes with the old ones), a section it did not run keeps the
+ * baseline's. A run of one section (`node bench/run.mjs tasks`) can so add or refresh its rows
+ * without a whole run, which a busy machine may not finish (decision 347).
+ */
+export function merged(baseline, current) {
+  const ran = new Set(current.sections ?? current.figures.map((f) => f.section));
+  const kept = (baseline?.figures ?? []).filter((f) => !ran.has(f.section));
+  const sections = [...new Set([...(baseline?.sections ?? []), ...ran])];
+  return { ...current, sections, figures: [...kept, ...current.figures] };
+}
+
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const root = resolve(fileURLToPath(new URL('..', import.meta.url)));
   const args = process.argv.slice(2).filter((a) => a !== '--update');
@@ -97,8 +111,17 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   };
   const current = read(currentFile);
   if (process.argv.includes('--update')) {
-    writeFileSync(baselineFile, JSON.stringify(current, null, 2) + '\n');
-    console.log(`bench:compare: ${current.figures.length} figures written to ${baselineFile}`);
+    let baseline;
+    try {
+      baseline = JSON.parse(readFileSync(baselineFile, 'utf8'));
+    } catch {
+      baseline = undefined;
+    }
+    const next = merged(baseline, current);
+    writeFileSync(baselineFile, JSON.stringify(next, null, 2) + '\n');
+    console.log(
+      `bench:compare: ${current.figures.length} figures of ${[...new Set(current.figures.map((f) => f.section))].join(', ')} written to ${baselineFile} (${next.figures.length} in all)`,
+    );
     process.exit(0);
   }
   const { rows, failed } = compare(current, read(baselineFile));

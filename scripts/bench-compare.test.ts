@@ -1,5 +1,5 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -110,6 +110,31 @@ describe('bench:compare', () => {
       expect(execFileSync(process.execPath, [script, fine, base], { encoding: 'utf8' })).toMatch(
         /no figure more than 25% worse/,
       );
+    });
+
+    it('--update puts the sections a run measured into the baseline and keeps the others', () => {
+      const base = write('update-base.json', baseline);
+      const run = write('update-run.json', {
+        date: 'now',
+        sections: ['cli', 'tasks'],
+        figures: [fig('ls', 1.1), fig('tasks board', 1.8, { section: 'tasks' })],
+      });
+      execFileSync(process.execPath, [script, run, base, '--update'], { encoding: 'utf8' });
+      const written = JSON.parse(readFileSync(base, 'utf8')) as {
+        date: string;
+        sections: string[];
+        figures: Figure[];
+      };
+      expect(written.date).toBe('now');
+      expect(written.sections.sort()).toEqual(['cli', 'fifty', 'tasks']);
+      // cli ran: its figures are the run's (peek and logs, no longer reported, are gone with it);
+      // fifty and radar did not: theirs are kept.
+      expect(written.figures.map((f) => `${f.section}:${f.name}:${f.ratio}`).sort()).toEqual([
+        'cli:ls:1.1',
+        'fifty:ingest rate:0.5',
+        'radar:radar:0.8',
+        'tasks:tasks board:1.8',
+      ]);
     });
 
     it('says what is wrong with a file it cannot read', () => {

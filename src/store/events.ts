@@ -47,6 +47,14 @@ export class EventStore {
           this.project(row.id, projection, event);
           this.onStored(row, event);
         }
+        // The activity line is the newest stored event's that has one: looked for from the end,
+        // rather than worded for every event of a batch and overwritten (decision 348).
+        for (let i = out.stored.length - 1; i >= 0; i--) {
+          const activity = describeActivity(out.stored[i]!);
+          if (activity === undefined) continue;
+          projection.activity = activity;
+          break;
+        }
         projection.offset = Math.max(projection.offset, offset);
         this.onProjection(row.id, projection);
         return inserted;
@@ -92,8 +100,6 @@ export class EventStore {
   private project(sessionId: string, p: SessionProjection, event: BatonEvent): void {
     p.lastSeq = event.seq;
     p.lastEventAt = event.ts;
-    const activity = describeActivity(event);
-    if (activity !== undefined) p.activity = activity;
     switch (event.type) {
       case 'state.changed':
         p.state = event.to;

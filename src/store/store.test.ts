@@ -140,6 +140,28 @@ describe('the events store', () => {
     expect(store.latest('s1', ['message.added'], 5).map((e) => e.seq)).toEqual([3, 1]);
   });
 
+  it('keeps the activity of the newest stored event that has one, across batches', () => {
+    addSession('s1', 'a');
+    const store = new EventStore(db, (id, p) => sessions.applyProjection(id, p));
+    const [first, second, usage] = events(
+      { type: 'tool.started', toolId: 't1', tool: 'Bash', input: 'npm test' },
+      { type: 'message.added', role: 'assistant', text: 'all green' },
+      { type: 'usage.reported', inputTokens: 1, outputTokens: 1 },
+    );
+    store.ingest(sessions.get('s1')!, [first!, second!, usage!], 30);
+    expect(sessions.get('s1')!.activity).toMatch(/all green/);
+    // A batch whose events word no activity, and one repeating an older event, leave it as it is.
+    const [, , , later] = events(
+      { type: 'turn.started' },
+      { type: 'turn.started' },
+      { type: 'turn.started' },
+      { type: 'usage.reported', inputTokens: 1, outputTokens: 1 },
+    );
+    store.ingest(sessions.get('s1')!, [first!, later!], 40);
+    expect(sessions.get('s1')).toMatchObject({ last_seq: 4 });
+    expect(sessions.get('s1')!.activity).toMatch(/all green/);
+  });
+
   it('keeps approvals as rows with their resolution', () => {
     addSession('s1', 'a');
     const store = new EventStore(db, (id, p) => sessions.applyProjection(id, p));
