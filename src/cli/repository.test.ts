@@ -1,27 +1,20 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { git, tempRepo, type TempRepo } from '../../test/support/git-repo.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { InvalidInputError, NotAGitRepositoryError } from '../shared/errors.js';
 import { repositoryRoot } from './repository.js';
 
 let root: string;
 let repo: string;
-const git = (cwd: string, ...args: string[]): string =>
-  execFileSync('git', args, { cwd, encoding: 'utf8' }).trim();
 
+let made: TempRepo;
 beforeEach(() => {
-  root = realpathSync(mkdtempSync(join(tmpdir(), 'baton-cli-repository-')));
-  repo = join(root, 'repo');
-  execFileSync('git', ['init', '-q', '-b', 'main', repo]);
-  git(repo, 'config', 'user.email', 't@example.com');
-  git(repo, 'config', 'user.name', 'T');
-  writeFileSync(join(repo, 'a.txt'), 'one\n');
-  git(repo, 'add', '.');
-  git(repo, 'commit', '-qm', 'first');
+  made = tempRepo('baton-cli-repository-');
+  ({ root, repo } = made);
 });
-afterEach(() => rmSync(root, { recursive: true, force: true }));
+afterEach(() => made.cleanup());
 
 describe('the repository the CLI stands in', () => {
   it('is the main checkout from its top and from a subfolder', async () => {

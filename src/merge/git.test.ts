@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { git, tempRepo, type TempRepo } from '../../test/support/git-repo.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   advanceBase,
@@ -16,20 +16,13 @@ import {
 
 let root: string;
 let repo: string;
-const git = (cwd: string, ...args: string[]): string =>
-  execFileSync('git', args, { cwd, encoding: 'utf8' }).trim();
 
+let made: TempRepo;
 beforeEach(() => {
-  root = realpathSync(mkdtempSync(join(tmpdir(), 'baton-merge-git-')));
-  repo = join(root, 'repo');
-  execFileSync('git', ['init', '-q', '-b', 'main', repo]);
-  git(repo, 'config', 'user.email', 't@example.com');
-  git(repo, 'config', 'user.name', 'T');
-  writeFileSync(join(repo, 'a.txt'), 'one\n');
-  git(repo, 'add', '.');
-  git(repo, 'commit', '-qm', 'first');
+  made = tempRepo('baton-merge-git-');
+  ({ root, repo } = made);
 });
-afterEach(() => rmSync(root, { recursive: true, force: true }));
+afterEach(() => made.cleanup());
 
 /** A session-like worktree on its own branch. */
 function worktree(name: string): string {

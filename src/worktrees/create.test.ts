@@ -1,7 +1,6 @@
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { git, tempRepo, type TempRepo } from '../../test/support/git-repo.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SessionStateError } from '../shared/errors.js';
 import { createWorktree } from './index.js';
@@ -9,21 +8,13 @@ import { createWorktree } from './index.js';
 let root: string;
 let repo: string;
 let base: string;
-const git = (cwd: string, ...args: string[]): string =>
-  execFileSync('git', args, { cwd, encoding: 'utf8' }).trim();
 
+let made: TempRepo;
 beforeEach(() => {
-  root = mkdtempSync(join(tmpdir(), 'baton-create-test-'));
-  repo = join(root, 'repo');
-  execFileSync('git', ['init', '-q', '-b', 'main', repo]);
-  git(repo, 'config', 'user.email', 't@example.com');
-  git(repo, 'config', 'user.name', 'T');
-  writeFileSync(join(repo, 'a.txt'), 'one\n');
-  git(repo, 'add', '.');
-  git(repo, 'commit', '-qm', 'first');
-  base = git(repo, 'rev-parse', 'HEAD');
+  made = tempRepo('baton-create-test-');
+  ({ root, repo, base } = made);
 });
-afterEach(() => rmSync(root, { recursive: true, force: true }));
+afterEach(() => made.cleanup());
 
 describe('createWorktree', () => {
   it('makes the branch and its worktree at the base commit', async () => {
