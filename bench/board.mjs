@@ -35,6 +35,12 @@ export async function run({ sessions = 100, events = 1_000_000, runs = 30, log =
     log(`seeded ${sessions} sessions and ${seeded.events.toLocaleString('en-US')} events in ${seeded.ms} ms`);
     const repo = web.makeRepo(root);
     supervisor = await web.startSupervisor(home, root);
+    // The supervisor answers its start before its catch-up (decision 346), and requests wait at
+    // its gate until that is done: one request first, so the board's figures are the board's own,
+    // not the ingestion of the seeded events (measured in the daemon-start and ingestion rows).
+    await web
+      .apiClient(supervisor.port, readFileSync(join(home, 'token'), 'utf8').trim())
+      .get('/api/sessions');
     const child = await runChild(home, root, repo, runs);
     const load = (await import('node:os')).loadavg()[0];
     log(`load average ${load.toFixed(1)} on ${(await import('node:os')).availableParallelism()} cores`);
@@ -58,14 +64,14 @@ export async function run({ sessions = 100, events = 1_000_000, runs = 30, log =
         summarize(values, name.startsWith('event') ? EVENT_GOAL_MS : GOAL_MS),
       ]),
     );
-    const bareList = summary['bare node: GET /api/sessions and print (whole process)'].p50;
+    const bareListMs = summary['bare node: GET /api/sessions and print (whole process)'].p50;
     const floorName = 'bare node: GET /api/sessions and print';
     figure({
       section: 'board',
       name: 'terminal board first paint from process start',
       value: summary['first paint from process start (Node, Ink and the board loaded)'].p50,
       unit: 'ms',
-      floor: bareList,
+      floor: bareListMs,
       floorName,
     });
     figure({
@@ -73,7 +79,7 @@ export async function run({ sessions = 100, events = 1_000_000, runs = 30, log =
       name: "terminal board first paint from the board's start",
       value: summary["first paint from the board's start (sessions fetched and drawn)"].p50,
       unit: 'ms',
-      floor: bareList,
+      floor: bareListMs,
       floorName,
     });
     return {
