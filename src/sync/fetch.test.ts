@@ -1,7 +1,7 @@
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { git } from '../../test/support/git-repo.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { InvalidInputError } from '../shared/errors.js';
 import { fetchPushedWork, pushedWork } from './fetch.js';
@@ -9,16 +9,6 @@ import { fetchPushedWork, pushedWork } from './fetch.js';
 let root: string;
 let author: string;
 let here: string;
-const env = {
-  ...process.env,
-  GIT_CONFIG_NOSYSTEM: '1',
-  GIT_AUTHOR_NAME: 't',
-  GIT_AUTHOR_EMAIL: 't@t',
-  GIT_COMMITTER_NAME: 't',
-  GIT_COMMITTER_EMAIL: 't@t',
-};
-const git = (cwd: string, ...args: string[]): string =>
-  execFileSync('git', args, { cwd, env, encoding: 'utf8' }).trim();
 
 /** Another machine's push of session `name`: its branch, and a snapshot of `uncommitted` on top when given. */
 function pushSession(

@@ -1,8 +1,8 @@
 /** Provenance notes sync between two clones of one bare remote, on real git (decision 294). */
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { git } from '../../test/support/git-repo.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parseNote, readNotes, type ProvenanceNote } from '../provenance/index.js';
 import { syncNotes } from './notes.js';
@@ -11,16 +11,6 @@ let root: string;
 let bare: string;
 let a: string;
 let b: string;
-const env = {
-  ...process.env,
-  GIT_CONFIG_NOSYSTEM: '1',
-  GIT_AUTHOR_NAME: 't',
-  GIT_AUTHOR_EMAIL: 't@t',
-  GIT_COMMITTER_NAME: 't',
-  GIT_COMMITTER_EMAIL: 't@t',
-};
-const git = (cwd: string, ...args: string[]): string =>
-  execFileSync('git', args, { cwd, env, encoding: 'utf8' }).trim();
 
 /** A one-line note as Baton writes it: `name` wrote line 1 of `file`. */
 const note = (name: string, file: string): ProvenanceNote => ({

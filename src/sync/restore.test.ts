@@ -1,4 +1,3 @@
-import { execFileSync } from 'node:child_process';
 import {
   existsSync,
   mkdirSync,
@@ -10,22 +9,13 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { git } from '../../test/support/git-repo.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { restoreSession } from './restore.js';
 
 let root: string;
 let clone: string;
 let bare: string;
-const env = {
-  ...process.env,
-  GIT_CONFIG_NOSYSTEM: '1',
-  GIT_AUTHOR_NAME: 't',
-  GIT_AUTHOR_EMAIL: 't@t',
-  GIT_COMMITTER_NAME: 't',
-  GIT_COMMITTER_EMAIL: 't@t',
-};
-const git = (cwd: string, ...args: string[]): string =>
-  execFileSync('git', args, { cwd, env, encoding: 'utf8' }).trim();
 
 /** A snapshot commit made by hand, as anyone with push access could, carrying `name` as its Baton-Name trailer. */
 function pushSnapshot(id: string, name: string): void {

@@ -8,9 +8,19 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 
-/** Runs git in `cwd` and gives its output, trimmed. */
+/** The environment the tests' own git commands run in: a test author, and no system config. */
+const GIT_ENV = {
+  ...process.env,
+  GIT_CONFIG_NOSYSTEM: '1',
+  GIT_AUTHOR_NAME: 't',
+  GIT_AUTHOR_EMAIL: 't@t',
+  GIT_COMMITTER_NAME: 't',
+  GIT_COMMITTER_EMAIL: 't@t',
+};
+
+/** Runs git in `cwd` as the test's author and gives its output, trimmed. */
 export function git(cwd: string, ...args: string[]): string {
-  return execFileSync('git', args, { cwd, encoding: 'utf8' }).trim();
+  return execFileSync('git', args, { cwd, env: GIT_ENV, encoding: 'utf8' }).trim();
 }
 
 export interface TempRepo {
