@@ -1,8 +1,8 @@
 /** The board's decision and note counts (decision 112): from the `.baton/` files, and a broken file costs its counts, not the board. */
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { git } from '../../test/support/git-repo.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { TaskAddRequest, TaskBoardQuery } from '../api/tasks.js';
 import { WorkspaceBus } from '../bus/index.js';
@@ -19,18 +19,10 @@ let tasks: TaskService;
 beforeEach(() => {
   dir = realpathSync(mkdtempSync(join(tmpdir(), 'baton-board-entries-')));
   repo = join(dir, 'repo');
-  const env = {
-    ...process.env,
-    GIT_CONFIG_NOSYSTEM: '1',
-    GIT_AUTHOR_NAME: 't',
-    GIT_AUTHOR_EMAIL: 't@t',
-    GIT_COMMITTER_NAME: 't',
-    GIT_COMMITTER_EMAIL: 't@t',
-  };
-  execFileSync('git', ['init', '-q', '-b', 'main', repo], { env });
+  git(dir, 'init', '-q', '-b', 'main', repo);
   writeFileSync(join(repo, 'README.md'), '# r\n');
-  execFileSync('git', ['add', '.'], { cwd: repo, env });
-  execFileSync('git', ['commit', '-qm', 'init'], { cwd: repo, env });
+  git(repo, 'add', '.');
+  git(repo, 'commit', '-qm', 'init');
   db = openDb(join(dir, 'baton.db'));
   tasks = new TaskService({
     tasks: new TaskStore(db),
