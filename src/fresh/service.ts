@@ -10,7 +10,10 @@
  *   left for the user, per `keepFresh.conflicts` (`fresh.conflicted`), once per base tip;
  * - at work (preparing, starting, working, or waiting on an approval mid-turn): never touched;
  *   deferred until its turn ends (`fresh.deferred`), when the state change brings it back here;
- * - mid-rebase or mid-merge, left so by its agent: never touched; the agent (or user) is told.
+ * - mid-rebase or mid-merge, left so by its agent: never touched; the agent (or user) is told;
+ * - being landed (queued for a merge, or merging): never touched; deferred until its merge ends
+ *   (`fresh.deferred`, why `merging`). The merge queue also holds its members while it runs, so a
+ *   rebase that started first ends before the merge snapshots the branch (decision 401).
  *
  * Passes run one at a time, on a landing, on a session coming to rest, and every `intervalMs`
  * (the user's own commits make no event). A pass costs one `git rev-parse` per base branch
@@ -68,8 +71,10 @@ export class KeepFresh {
   private readonly status = new Map<string, Fresh>();
   /** The base tip each session was last told about (a conflict, a worktree mid-operation), so it is told once per tip. */
   private readonly told = new Map<string, string>();
-  /** The base tip each session was last deferred at, so a working session makes one event per tip. */
+  /** Why and at which base tip each session was last deferred, so it makes one event per tip and reason. */
   private readonly deferred = new Map<string, string>();
+  /** Sessions a merge has queued and not yet ended: their branch is the merge's (decision 401). */
+  private readonly merging = new Set<string>();
   private running: Promise<void> | undefined;
   private again = false;
   private timer: NodeJS.Timeout | undefined;
@@ -80,7 +85,16 @@ export class KeepFresh {
   start(): void {
     if (!this.options.enabled) return;
     this.unsubscribe = this.options.bus.subscribe((event: WorkspaceEvent) => {
-      if (event.type === 'merge.landed') void this.poke();
+      if (event.type === 'merge.queued')
+        for (const member of event.data.sessions) this.merging.add(member.sessionId);
+      else if (
+        event.type === 'merge.landed' ||
+        event.type === 'merge.conflicted' ||
+        event.type === 'merge.failed'
+      ) {
+        for (const member of event.data.sessions) this.merging.delete(member.sessionId);
+        void this.poke();
+      }
       // A session coming to rest may have been deferred while it worked.
       else if (
         event.type === 'session.state_changed' &&
@@ -169,7 +183,6 @@ export class KeepFresh {
   }
 
   private async consider(session: SessionWithProject, tip: string): Promise<void> {
-    const ref = { sessionId: session.id, name: session.name, project: session.project_name };
     if (await landedIn(session, tip)) {
       // Its commits are in the base already (a landing not yet retired, or one a restart finishes):
       // nothing to rebase, and its base stays, so the landing's notes and diff still see its change.
@@ -182,18 +195,13 @@ export class KeepFresh {
       this.told.delete(session.id);
       return;
     }
+    if (this.merging.has(session.id)) {
+      const message = `behind ${session.base_ref}: being merged; rebased only if it does not land`;
+      this.defer(session, tip, 'merging', message);
+      return;
+    }
     if (isAtWork(session)) {
-      const message = `behind ${session.base_ref}: rebased when its turn ends`;
-      this.status.set(session.id, { status: 'behind', message, at: this.now() });
-      if (this.deferred.get(session.id) === tip) return;
-      this.deferred.set(session.id, tip);
-      this.options.bus.publish(FreshDeferred, {
-        ...ref,
-        baseRef: session.base_ref,
-        onto: tip,
-        why: 'working',
-        message,
-      });
+      this.defer(session, tip, 'working', `behind ${session.base_ref}: rebased when its turn ends`);
       return;
     }
     if (this.told.get(session.id) === tip) return;
@@ -212,6 +220,23 @@ export class KeepFresh {
     });
     if (done === undefined) return this.consider({ ...session, state: 'working' }, tip);
     await this.settle(session, tip, done.outcome, done.checkpoint);
+  }
+
+  /** Says once per base tip and reason that the session is behind and left as it is for now. */
+  private defer(session: SessionWithProject, tip: string, why: 'working' | 'merging', message: string): void {
+    this.status.set(session.id, { status: 'behind', message, at: this.now() });
+    const key = `${why} ${tip}`;
+    if (this.deferred.get(session.id) === key) return;
+    this.deferred.set(session.id, key);
+    this.options.bus.publish(FreshDeferred, {
+      sessionId: session.id,
+      name: session.name,
+      project: session.project_name,
+      baseRef: session.base_ref,
+      onto: tip,
+      why,
+      message,
+    });
   }
 
   private async settle(

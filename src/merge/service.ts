@@ -25,7 +25,7 @@ import { runMerge, type RunOutcome } from './land.js';
 import { reconcile, retire } from './recover.js';
 import { announce, mergeRef, resultOf } from './results.js';
 import { noteLanding, noteRecovered, type LandedWork } from './landed-work.js';
-import { baseOf, requireMergeable } from './sessions.js';
+import { baseOf, requireMergeable, whileAllHeld } from './sessions.js';
 import type { MergeSessions } from './sessions.js';
 import {
   branchTip,
@@ -269,30 +269,38 @@ export class MergeService {
     view.state = 'merging';
     let outcome: RunOutcome;
     try {
-      // Fresh rows: a member may have been started again or removed while it waited.
-      const members = job.members.map((m) => this.options.sessions.get(m.id) ?? m);
-      for (const member of members) requireMergeable(member, this.options.sessions);
-      outcome = await runMerge({
-        mergeId: view.mergeId,
-        home: this.options.home,
-        root: view.root,
-        base: view.base,
-        members,
-        squash: view.squash,
-        env: this.options.env,
-        ...(this.options.reuse === undefined ? {} : { reuse: this.options.reuse }),
-        onStarted: (baseCommit) => {
-          this.journal.merging(view.mergeId, baseCommit);
-          this.options.bus.publish(MergeStarted, { ...ref, baseCommit });
-          crashPoint('merge.started');
+      // Held while it runs (decision 401): keep-fresh's rebase or a reply asked meanwhile waits, one
+      // already running ends first; then fresh rows, as a member may have been started again or
+      // removed while it waited.
+      outcome = await whileAllHeld(
+        this.options.sessions,
+        job.members.map((m) => m.id),
+        () => {
+          const members = job.members.map((m) => this.options.sessions.get(m.id) ?? m);
+          for (const member of members) requireMergeable(member, this.options.sessions);
+          return runMerge({
+            mergeId: view.mergeId,
+            home: this.options.home,
+            root: view.root,
+            base: view.base,
+            members,
+            squash: view.squash,
+            env: this.options.env,
+            ...(this.options.reuse === undefined ? {} : { reuse: this.options.reuse }),
+            onStarted: (baseCommit) => {
+              this.journal.merging(view.mergeId, baseCommit);
+              this.options.bus.publish(MergeStarted, { ...ref, baseCommit });
+              crashPoint('merge.started');
+            },
+            onChecking: (command, commit, count) => {
+              view.state = 'checking';
+              this.options.bus.publish(MergeChecking, { ...ref, command, commit, members: count });
+            },
+            onChecked: (move) => this.journal.checked(view.mergeId, move),
+            onAdvanced: () => this.journal.advanced(view.mergeId),
+          });
         },
-        onChecking: (command, commit, count) => {
-          view.state = 'checking';
-          this.options.bus.publish(MergeChecking, { ...ref, command, commit, members: count });
-        },
-        onChecked: (move) => this.journal.checked(view.mergeId, move),
-        onAdvanced: () => this.journal.advanced(view.mergeId),
-      });
+      );
     } catch (error) {
       const known = error instanceof InvalidInputError || error instanceof SessionStateError;
       if (!known) log.error('merge failed', { mergeId: view.mergeId, error: errorMessage(error) });

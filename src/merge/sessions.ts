@@ -13,6 +13,11 @@ export interface SessionsHere {
   reply(ref: string, text: string): Promise<SessionWithProject>;
   done(ref: string): Promise<SessionWithProject>;
   remove(ref: string): Promise<{ session: SessionWithProject; result: RemoveResult }>;
+  /**
+   * Runs `work` while no other command of the session's own runs (keep-fresh's rebase, a reply):
+   * one already running ends first, one asked meanwhile waits for `work` to end.
+   */
+  whileHeld<T>(id: string, work: () => Promise<T>): Promise<T>;
 }
 
 /**
@@ -51,6 +56,7 @@ export function onlyHere(sessions: SessionsHere): MergeSessions {
     reply: (ref, text) => sessions.reply(ref, text),
     done: (ref) => sessions.done(ref),
     remove: (ref) => sessions.remove(ref),
+    whileHeld: (id, work) => sessions.whileHeld(id, work),
     prepare: () => Promise.resolve({ notes: [], brought: [] }),
     letGo: () => Promise.resolve(),
     elsewhere: () => Promise.resolve([]),
@@ -72,6 +78,21 @@ export function requireMergeable(session: SessionWithProject, sessions: Sessions
       { reason: 'session_running', state: current.state },
     );
   }
+}
+
+/**
+ * Runs `work` with every member held (`whileHeld`), taken in one order so two merges sharing a
+ * member cannot each wait on the other: the merge snapshots and lands branches no rebase moves
+ * meanwhile (decision 401).
+ */
+export function whileAllHeld<T>(
+  sessions: SessionsHere,
+  ids: readonly string[],
+  work: () => Promise<T>,
+): Promise<T> {
+  const [first, ...rest] = [...new Set(ids)].sort();
+  if (first === undefined) return work();
+  return sessions.whileHeld(first, () => whileAllHeld(sessions, rest, work));
 }
 
 /** The branch the members land on: the repository's `merge.base`, else their own base branch (all the same). */

@@ -4,14 +4,17 @@
  * (its uncommitted work carried); the idle one that conflicts is put back exactly and its agent
  * gets the conflict as its next turn; the one whose agent is mid-turn is never touched, and is
  * rebased once its turn ends. With `conflicts: "user"` the conflict is left for the user, and a
- * worktree left mid-rebase is reported and never touched.
+ * worktree left mid-rebase is reported and never touched. A session being merged is left to its
+ * merge (decision 401).
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { PeekView, SessionView } from '../../src/api/index.js';
 import type { WorkspaceEvent } from '../../src/events/workspace.js';
+import type { MergeResult } from '../../src/api/merge.js';
 import { TestBaton } from '../support/baton.js';
+import { configure } from '../support/landing.js';
 
 let t: TestBaton;
 afterEach(() => t.cleanup());
@@ -172,5 +175,34 @@ describe('keep-fresh', () => {
     expect(existsSync(join(t.git(clash.worktree, 'rev-parse', '--absolute-git-dir'), 'rebase-merge'))).toBe(
       true,
     );
+  });
+
+  it('leaves a session being merged to its merge: deferred while the merge runs, never rebased under it', async () => {
+    const repo = setUp();
+    // The merge's check waits for a file the test makes: the merge is mid-way until then.
+    const go = join(t.root, 'check-may-pass');
+    configure(t, repo, { merge: { check: ['sh', '-c', `while [ ! -e '${go}' ]; do sleep 0.05; done`] } });
+    const landing = await dispatchEditing(repo, 'landing', 3);
+    await t.waitForState('landing', 'ready_for_review');
+    const headBefore = t.git(landing.worktree, 'rev-parse', 'HEAD');
+    const merge = t.run(['merge', 'landing', '--json'], { cwd: repo });
+    await t.workspaceEvent((e) => e.type === 'merge.checking');
+
+    // The base moves while the merge checks: keep-fresh would rebase the branch under the merge.
+    const tip = userCommits(repo, 15, 'the user');
+    const first = await t.workspaceEvent(
+      (e) => fresh('fresh.deferred', 'landing')(e) || fresh('fresh.rebased', 'landing')(e),
+    );
+    expect(first.data).toMatchObject({ why: 'merging', onto: tip });
+    expect((first.data as { message: string }).message).toMatch(/being merged/);
+    expect(t.git(landing.worktree, 'rev-parse', 'HEAD')).toBe(headBefore);
+
+    // The check passes: the merge sees its base moved, merges again onto the new tip and lands.
+    writeFileSync(go, '');
+    const result = JSON.parse((await merge).stdout) as MergeResult;
+    expect(result).toMatchObject({ outcome: 'landed' });
+    expect(t.git(repo, 'show', 'main:a.txt')).toBe(lines({ 3: 'landing', 15: 'the user' }).trimEnd());
+    const events = (await t.client().call('GET /api/workspace/events')).events;
+    expect(events.filter(fresh('fresh.rebased', 'landing'))).toEqual([]);
   });
 });

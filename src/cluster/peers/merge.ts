@@ -242,6 +242,12 @@ export class WorkspaceMergeSessions implements MergeSessions {
     return { session: brought.member, result: { branchDeleted: false } };
   }
 
+  /** A session brought from another machine is held there by its hand-over; only this machine's are held here. */
+  whileHeld<T>(id: string, work: () => Promise<T>): Promise<T> {
+    if (this.brought.has(id)) return work();
+    return this.manager.whileHeld(id, work);
+  }
+
   private forget(id: string): void {
     this.brought.delete(id);
     for (const [key, value] of this.refs) if (value === id) this.refs.delete(key);

@@ -42,7 +42,7 @@ export const FreshDeferred = defineWorkspaceEvent(
   z.object({
     ...sessionRef,
     ...onto,
-    why: z.enum(['working', 'mid_operation', 'failed']),
+    why: z.enum(['working', 'merging', 'mid_operation', 'failed']),
     message: z.string(),
   }),
 );
