@@ -45,7 +45,8 @@ describe('dispatches placed on another machine', () => {
     const [alpha, beta] = await two();
     await alpha.dispatches.create(dispatch('p1'));
     expect(await beta.dispatches.get('p1')).toEqual(dispatch('p1'));
-    const waiting = alpha.dispatches.waitForOutcome('p1', 10_000);
+    // A long timeout: woken well before it, the NOTIFY woke it (a busy machine may take seconds).
+    const waiting = alpha.dispatches.waitForOutcome('p1', 120_000);
     const started = performance.now();
     await beta.dispatches.answer('p1', {
       kind: 'started',
@@ -60,7 +61,7 @@ describe('dispatches placed on another machine', () => {
       session: { id: 's1', name: 'n' },
     });
     // By the NOTIFY, not by the timeout.
-    expect(performance.now() - started).toBeLessThan(5_000);
+    expect(performance.now() - started).toBeLessThan(60_000);
   });
 
   test('an answer given before the dispatcher listens is found, and a refusal keeps its code', async () => {
