@@ -15,6 +15,7 @@ import type { PrView } from '../../src/api/merge.js';
 import type { WorkspaceEvent } from '../../src/events/workspace.js';
 import { TestBaton } from '../support/baton.js';
 import { finishedSession } from '../support/landing.js';
+import { watchExit } from '../support/process.js';
 
 let t: TestBaton;
 let points: string;
@@ -162,5 +163,32 @@ describe("Baton's writers of one session take turns", () => {
     await t.workspaceEvent(rebasedEvent(tip));
     expect(t.git(session.worktree, 'merge-base', '--is-ancestor', tip, 'HEAD')).toBe('');
     expect(readFileSync(join(session.worktree, 'README.md'), 'utf8')).toBe('# edited\n');
+  });
+
+  it("leaves a landing a killed supervisor left unfinished to the restart's recovery, never rebasing it first", async () => {
+    const { repo } = await setUp();
+    // The supervisor dies right after a squash merge moved main: the session is landed, not retired.
+    await t.ok(['daemon', 'stop']);
+    await t.run(['daemon', 'start'], { env: { BATON_TEST_CRASH_AT: 'merge.base-moved' } });
+    const pid = t.supervisorPid();
+    await t.run(['merge', 's', '--squash'], { cwd: repo });
+    await watchExit(pid);
+    const landed = t.git(repo, 'rev-parse', 'main');
+
+    // Started again with its catch-up (the merge's recovery) held: keep-fresh's first pass runs alone.
+    const release = join(t.root, 'release-catch-up');
+    await t.run(['daemon', 'start'], { env: { BATON_STARTUP_HOLD: `catch-up=${release}` } });
+    const first = await t.workspaceEvent(
+      (e) => e.type.startsWith('fresh.') && (e.data as { name?: string }).name === 's',
+    );
+    expect(first).toMatchObject({ type: 'fresh.deferred', data: { why: 'merging', onto: landed } });
+
+    writeFileSync(release, '');
+    await t.workspaceEvent((e) => e.type === 'merge.landed');
+    // Noted from the branch as it landed, and retired: no rebase came between.
+    const noted = await t.workspaceEvent((e) => e.type === 'provenance.noted');
+    expect((noted.data as { commits: number }).commits).toBeGreaterThan(0);
+    const events = (await t.client().call('GET /api/workspace/events')).events;
+    expect(events.filter((e) => e.type === 'fresh.rebased' || e.type === 'fresh.conflicted')).toEqual([]);
   });
 });
