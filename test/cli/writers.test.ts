@@ -25,12 +25,13 @@ const lines = (change: Record<number, string> = {}): string =>
   Array.from({ length: 20 }, (_, i) => change[i + 1] ?? `line ${i + 1}`).join('\n') + '\n';
 
 /** A repository with a bare remote, and a session that committed line 3 and left README.md edited. */
-async function setUp(): Promise<{ repo: string; bare: string; session: SessionView }> {
+async function setUp(arm: string[] = []): Promise<{ repo: string; bare: string; session: SessionView }> {
   // Base tips read every 200 ms: the user's own commits make no event to wake keep-fresh.
   t = new TestBaton({ BATON_FRESH_INTERVAL_MS: '200' });
   points = join(t.root, 'points');
   mkdirSync(points);
   t.env.BATON_TEST_POINTS = points;
+  for (const point of arm) writeFileSync(join(points, `${point}.hold`), '');
   const repo = t.repo('repo', { 'a.txt': lines(), 'README.md': '# test\n' });
   const bare = join(t.root, 'remote.git');
   t.git(t.root, 'init', '--quiet', '--bare', bare);
@@ -190,5 +191,25 @@ describe("Baton's writers of one session take turns", () => {
     expect((noted.data as { commits: number }).commits).toBeGreaterThan(0);
     const events = (await t.client().call('GET /api/workspace/events')).events;
     expect(events.filter((e) => e.type === 'fresh.rebased' || e.type === 'fresh.conflicted')).toEqual([]);
+  });
+
+  it("a turn's record waits for a keep-fresh rebase running, and keeps the turn's uncommitted work as its own", async () => {
+    // The record of the session's turn stops before it reads the worktree, until the rebase is mid-way.
+    const { repo } = await setUp(['provenance.recording']);
+    await waitFor(() => existsSync(reached('provenance.recording')), "the turn's record to stop");
+    const tip = await rebaseStopsMidway(repo, 15);
+
+    const record = await whileRebasing(async () => {
+      rmSync(join(points, 'provenance.recording.hold'));
+      return t.workspaceEvent((e) => e.type === 'provenance.recorded' && e.data.name === 's');
+    });
+    expect(record.first).toBe('waited');
+    rmSync(hold());
+    const recorded = await record.done;
+    await t.workspaceEvent(rebasedEvent(tip));
+    // The turn's commit on the session's chain holds the work it left uncommitted.
+    const commit = (recorded.data as { commit: string | null }).commit;
+    expect(commit).not.toBeNull();
+    expect(t.git(repo, 'show', `${commit}:README.md`)).toBe('# edited');
   });
 });
