@@ -104,7 +104,6 @@ const rebasedEvent = (onto: string) => (e: WorkspaceEvent) =>
 describe("Baton's writers of one session take turns", () => {
   it('a pull request waits for a keep-fresh rebase running, then proposes the rebased branch with its work', async () => {
     const { repo, bare, session } = await setUp();
-    t.git(repo, 'config', 'remote.origin.pushurl', bare);
     const tip = await rebaseStopsMidway(repo, 15);
 
     const pr = await whileRebasing(() => t.json<PrView>(['pr', 's', '--json'], { cwd: repo }));
