@@ -43,7 +43,7 @@ export async function run({ log }) {
       bus: { publish: () => ({ seq: 0 }) },
       // Each turn's end writes its claims to the store (decision 290): measured with the events.
       store: new EvidenceStore(openDb(join(work, 'bench.db'))),
-      sessions: { get: () => session, eventsAfter: () => [] },
+      sessions: { get: () => session, eventsAfter: () => [], whileHeld: (_id, work) => work() },
       onEvent: () => () => {},
     });
     const ts = new Date().toISOString();

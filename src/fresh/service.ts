@@ -46,6 +46,12 @@ export interface FreshOptions {
   conflicts: 'agent' | 'user';
   intervalMs: number;
   clock?: () => Date;
+  /**
+   * Whether a merge not yet ended holds the session (the merge queue's own word, journal included):
+   * a landing a killed supervisor left unfinished is one until the restart's recovery ends it,
+   * with no `merge.queued` heard by this process (decision 405).
+   */
+  merging?: (sessionId: string) => boolean;
 }
 
 type Fresh = NonNullable<SessionView['fresh']>;
@@ -195,7 +201,7 @@ export class KeepFresh {
       this.told.delete(session.id);
       return;
     }
-    if (this.merging.has(session.id)) {
+    if (this.merging.has(session.id) || this.options.merging?.(session.id) === true) {
       const message = `behind ${session.base_ref}: being merged; rebased only if it does not land`;
       this.defer(session, tip, 'merging', message);
       return;

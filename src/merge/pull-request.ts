@@ -24,29 +24,37 @@ export async function openPullRequest(input: {
   const base = baseOf([session]);
   // Said before the session's work is touched.
   await remoteUrl(root, remote);
-  const committed = existsSync(session.worktree)
-    ? await commitSessionWork({
-        worktree: session.worktree,
-        branch: session.branch,
-        name: session.name,
-        prompt: session.prompt,
-      })
-    : undefined;
-  const tip = committed?.tip ?? (await branchTip(root, session.branch));
-  if (tip === undefined)
-    throw new SessionStateError(
-      `The branch ${session.branch} of ${session.name} is gone; there is nothing to push.`,
-    );
-  const baseTip = await branchTip(root, base);
-  if (baseTip !== undefined && (await isAncestor(root, tip, baseTip))) {
-    throw new SessionStateError(
-      `${session.name} has nothing to propose: its branch ${session.branch} has no work beyond ${base}.`,
-      { reason: 'nothing_to_merge' },
-    );
-  }
-  // Another machine's session: its work was brought here under a branch of its own; the request's head is the session's branch.
-  const head = input.sessions.ownBranch(session.id) ?? session.branch;
-  const pushed = await pushBranch(root, remote, session.branch, undefined, head);
+  // Held from the commit to the push (decision 402): keep-fresh's rebase, a checkpoint's restore
+  // or a merge of the session waits, one already running ends first, so the branch committed is
+  // the branch pushed and no worktree is read mid-rebase.
+  const { committed, tip, baseTip, head, pushed } = await input.sessions.whileHeld(session.id, async () => {
+    // Again under the hold: a reply may have started a turn meanwhile, or a merge landed it.
+    requireMergeable(session, input.sessions);
+    const committed = existsSync(session.worktree)
+      ? await commitSessionWork({
+          worktree: session.worktree,
+          branch: session.branch,
+          name: session.name,
+          prompt: session.prompt,
+        })
+      : undefined;
+    const tip = committed?.tip ?? (await branchTip(root, session.branch));
+    if (tip === undefined)
+      throw new SessionStateError(
+        `The branch ${session.branch} of ${session.name} is gone; there is nothing to push.`,
+      );
+    const baseTip = await branchTip(root, base);
+    if (baseTip !== undefined && (await isAncestor(root, tip, baseTip))) {
+      throw new SessionStateError(
+        `${session.name} has nothing to propose: its branch ${session.branch} has no work beyond ${base}.`,
+        { reason: 'nothing_to_merge' },
+      );
+    }
+    // Another machine's session: its work was brought here under a branch of its own; the request's head is the session's branch.
+    const head = input.sessions.ownBranch(session.id) ?? session.branch;
+    const pushed = await pushBranch(root, remote, session.branch, undefined, head);
+    return { committed, tip, baseTip, head, pushed };
+  });
   const who = { sessionId: session.id, name: session.name, project: session.project_name };
   input.bus.publish(PrPushed, { ...who, remote, branch: head, commit: pushed.commit });
 

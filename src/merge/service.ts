@@ -80,6 +80,20 @@ export class MergeService {
   }
 
   /**
+   * Whether the session is a member of a merge not yet ended: queued or running here, or left
+   * unfinished in the journal by a killed supervisor and not yet finished by `recover` (decision
+   * 405). Keep-fresh leaves such a session's branch to its merge.
+   */
+  merging(sessionId: string): boolean {
+    if (this.jobs.some((job) => job.members.some((m) => m.id === sessionId))) return true;
+    return this.journal
+      .unfinished()
+      .some((row) =>
+        (JSON.parse(row.sessions_json) as { sessionId: string }[]).some((m) => m.sessionId === sessionId),
+      );
+  }
+
+  /**
    * After a start: removes the scratch worktrees of merges a killed supervisor left half done,
    * and finishes each merge its journal holds unfinished by what its base shows (recover.ts).
    */

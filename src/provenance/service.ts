@@ -18,7 +18,8 @@ import type { WorkspaceBus } from '../bus/index.js';
 import type { BatonEvent } from '../events/index.js';
 import { formatEvent } from '../events/format.js';
 import { ProvenanceNoted, ProvenanceRecorded } from '../events/workspace.js';
-import { errorMessage, InvalidInputError } from '../shared/errors.js';
+import { errorMessage, InvalidInputError, SessionNotFoundError } from '../shared/errors.js';
+import { pausePoint } from '../shared/test-points.js';
 import { createLogger } from '../shared/log.js';
 import type { EvidenceRow, EvidenceStore } from '../store/evidence.js';
 import type { SessionWithProject } from '../store/sessions.js';
@@ -44,6 +45,11 @@ export interface ProvenanceSessions {
   resolve(ref: string, cwd?: string): SessionWithProject;
   list(): SessionWithProject[];
   eventsAfter(sessionId: string, after: number, limit?: number): BatonEvent[];
+  /**
+   * Runs `work` while no other command of the session's own runs (keep-fresh's rebase, a merge, a
+   * checkpoint's restore, a removal): one already running ends first (decision 406).
+   */
+  whileHeld<T>(sessionId: string, work: (session: SessionWithProject) => Promise<T>): Promise<T>;
 }
 
 export interface ProvenanceOptions {
@@ -316,6 +322,21 @@ export class ProvenanceService {
   private async record(session: SessionWithProject, record: TurnRecord): Promise<void> {
     // Its worktree gone (landed, removed): the work is wherever it went, with the turns before.
     if (!existsSync(session.worktree) || !existsSync(session.project_root)) return;
+    // Race tests stop a record here, before it waits for the session's hold.
+    await pausePoint('provenance.recording');
+    // Under the session's hold (decision 406): the turn ends keep-fresh's rebase starts at too, and
+    // a worktree read mid-rebase (its uncommitted work set aside) would give the turn's lines to
+    // the next one. The row as it is then: a rebase that ran first moved its base. Removed
+    // meanwhile: nothing to read, as above.
+    await this.options.sessions
+      .whileHeld(session.id, (now) => this.recordNow(now, record))
+      .catch((error: unknown) => {
+        if (!(error instanceof SessionNotFoundError)) throw error;
+      });
+  }
+
+  private async recordNow(session: SessionWithProject, record: TurnRecord): Promise<void> {
+    if (!existsSync(session.worktree)) return;
     const started = performance.now();
     const made = await recordTurn({
       root: session.project_root,

@@ -314,6 +314,7 @@ export async function runSupervisor(booted: Booted): Promise<void> {
       reply: (id, text) => manager.reply(id, text),
     },
     bus: manager.bus,
+    merging: (id) => merges.merging(id),
     ...config.keepFresh,
   });
   manager.setFreshness((id) => fresh.of(id));

@@ -8,6 +8,7 @@ import { readPlan, runTeardown } from '../environments/index.js';
 import { SessionPinned, SessionRemoved } from '../events/workspace.js';
 import { InvalidInputError, SessionStateError } from '../shared/errors.js';
 import { sessionPaths } from '../shared/paths.js';
+import { markPoint } from '../shared/test-points.js';
 import type { SessionWithProject } from '../store/sessions.js';
 import { removeWorktree, type RemoveResult } from '../worktrees/index.js';
 import type { PendingApprovals } from '../approvals/index.js';
@@ -57,7 +58,10 @@ export class SessionCommands {
     command: (session: SessionWithProject) => Promise<T>,
   ): Promise<T> {
     const { id } = this.core.resolve(ref, cwd);
-    const before = this.inProgress.get(id) ?? Promise.resolve();
+    const running = this.inProgress.get(id);
+    // Race tests learn that this command waits for another of the session's.
+    if (running !== undefined) markPoint('session.held-waiting');
+    const before = running ?? Promise.resolve();
     const run = before.then(
       () => command(this.core.resolve(id)),
       () => command(this.core.resolve(id)),

@@ -32,6 +32,7 @@ const sessions = {
           throw new SessionNotFoundError(ref);
         })(),
   list: () => [session],
+  whileHeld: <T>(_id: string, work: () => Promise<T>): Promise<T> => work(),
 };
 
 function config(sync: unknown): void {

@@ -32,6 +32,11 @@ export interface SyncSessions {
   get(id: string): SessionWithProject | undefined;
   resolve(ref: string, cwd?: string): SessionWithProject;
   list(): SessionWithProject[];
+  /**
+   * Runs `work` while no other command of the session's own runs (keep-fresh's rebase, a merge, a
+   * checkpoint's restore, a removal): one already running ends first (decision 403).
+   */
+  whileHeld<T>(sessionId: string, work: () => Promise<T>): Promise<T>;
 }
 
 export interface SyncServiceOptions {
@@ -259,18 +264,25 @@ export class SyncService {
     return this.removed.has(session.id) || (session.removed_at !== null && session.removed_at !== undefined);
   }
 
-  /** The push's read of the worktree, which a removal of the session waits for (and which does not start once one has begun). */
+  /**
+   * The push's read of the worktree, which a removal of the session waits for (and which does not
+   * start once one has begun). Under the session's hold (decision 403): a keep-fresh rebase that
+   * started first ends before the read, so a worktree mid-rebase (its work set aside, its HEAD on a
+   * half-rebased commit) is never pushed as the session's. A removal holds the session too, but
+   * waits for `reading` only, which is set under the hold: the two never wait on each other.
+   */
   private readWorktree(sessionId: string): <T>(read: () => Promise<T>) => Promise<T> {
-    return async (read) => {
-      if (this.removed.has(sessionId)) throw new SyncPushError('error', 'the session is being removed');
-      const reading = read();
-      this.reading.set(sessionId, reading);
-      try {
-        return await reading;
-      } finally {
-        if (this.reading.get(sessionId) === reading) this.reading.delete(sessionId);
-      }
-    };
+    return (read) =>
+      this.options.sessions.whileHeld(sessionId, async () => {
+        if (this.removed.has(sessionId)) throw new SyncPushError('error', 'the session is being removed');
+        const reading = read();
+        this.reading.set(sessionId, reading);
+        try {
+          return await reading;
+        } finally {
+          if (this.reading.get(sessionId) === reading) this.reading.delete(sessionId);
+        }
+      });
   }
 
   private async pushOnce(sessionId: string): Promise<void> {

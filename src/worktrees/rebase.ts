@@ -10,6 +10,7 @@
 import { existsSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 import { GitError } from '../shared/errors.js';
+import { pausePoint } from '../shared/test-points.js';
 import { git, gitOut } from './git.js';
 
 /** Each git call stops after this long; a rebase of a session's branch is seconds at most. */
@@ -116,6 +117,8 @@ export async function rebaseWorktree(worktree: string, onto: string): Promise<Re
   };
   try {
     if (stash !== undefined) await git(worktree, ['reset', '--quiet', '--hard', 'HEAD'], limit);
+    // Race tests stop here: the uncommitted work set aside, the rebase about to move the branch.
+    await pausePoint('rebase.set-aside');
     const rebase = await git(
       worktree,
       // No autostash (the stash above keeps the index too), no autosquash, no hooks (the guard's hooksPath).

@@ -42,13 +42,18 @@ export async function handOver(
   sync: SyncService,
 ): Promise<Handover> {
   requireMergeable(session, manager);
-  if (existsSync(session.worktree))
-    await commitSessionWork({
-      worktree: session.worktree,
-      branch: session.branch,
-      name: session.name,
-      prompt: session.prompt,
-    });
+  // Under the session's hold (decision 403), as a local merge commits it: a keep-fresh rebase
+  // running ends first. The push below takes the hold itself for its read, so it is not held here.
+  await manager.whileHeld(session.id, async (now) => {
+    requireMergeable(now, manager);
+    if (existsSync(now.worktree))
+      await commitSessionWork({
+        worktree: now.worktree,
+        branch: now.branch,
+        name: now.name,
+        prompt: now.prompt,
+      });
+  });
   const pushed = await sync.pushNow(session.id, undefined, false);
   if (pushed.failure !== null || pushed.commit === null) {
     throw new SessionStateError(

@@ -43,11 +43,10 @@ export function environmentHandlers(manager: SessionManager): Handlers<typeof EN
     },
     'POST /api/sessions/:ref/checkpoints/:name/restore': async ({ params, cwd }) => {
       const session = manager.resolve(params.ref, cwd);
-      return {
-        session: session.name,
-        worktree: session.worktree,
-        ...(await checkpoints.restore(session, params.name)),
-      };
+      // Under the session's hold (decision 404): a keep-fresh rebase or a merge running ends first,
+      // and one asked meanwhile waits, so the files written are never undone under the user.
+      const restored = await manager.whileHeld(session.id, (now) => checkpoints.restore(now, params.name));
+      return { session: session.name, worktree: session.worktree, ...restored };
     },
     'GET /api/sessions/:ref/environment': ({ params, cwd }) => manager.environment(params.ref, cwd),
     'GET /api/worktrees/disk': () => manager.archive.du(),
