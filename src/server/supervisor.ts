@@ -6,7 +6,7 @@ import { rmSync, writeFileSync } from 'node:fs';
 import { procMemory } from '../capacity/index.js';
 import { loadConfig } from '../shared/config.js';
 import { errorMessage, SUPERVISOR_EXIT_ALREADY_RUNNING } from '../shared/errors.js';
-import { sweepSnapshotFolders } from '../worktrees/index.js';
+import { startGitRunner, stopGitRunner, sweepSnapshotFolders } from '../worktrees/index.js';
 import { createLogger } from '../shared/log.js';
 import { openDb } from '../store/db.js';
 import { EvidenceStore } from '../store/evidence.js';
@@ -72,6 +72,8 @@ export async function runSupervisor(booted: Booted): Promise<void> {
     // Since the process started: the domains loaded and the config read after it listened.
     sinceStart: Math.round(performance.now()),
   });
+  // Its git processes are started from a small runner, not forked from this process (decision 415).
+  startGitRunner();
   let shuttingDown = false;
   // Until the domains are wired, a stop has only the listener, the lock and the database to close.
   let closeAll = (): void => {
@@ -339,6 +341,7 @@ export async function runSupervisor(booted: Booted): Promise<void> {
     provenance.close();
     attempts.close();
     manager.close();
+    stopGitRunner();
     rmSync(paths.supervisorJson, { force: true });
     lock.release();
     db.close();
