@@ -72,8 +72,6 @@ export async function runSupervisor(booted: Booted): Promise<void> {
     // Since the process started: the domains loaded and the config read after it listened.
     sinceStart: Math.round(performance.now()),
   });
-  // Its git processes are started from a small runner, not forked from this process (decision 415).
-  startGitRunner();
   let shuttingDown = false;
   // Until the domains are wired, a stop has only the listener, the lock and the database to close.
   let closeAll = (): void => {
@@ -126,6 +124,9 @@ export async function runSupervisor(booted: Booted): Promise<void> {
     home,
   });
   if (config.store !== undefined) tellStarter({ ready: true, port });
+  // Its git processes are started from a small runner, not forked from this process (decision
+  // 415); once this start can no longer fail, so a start refused leaves no runner behind.
+  void startGitRunner();
   // The other machines behind one port: their sessions compared and grouped here from the work they
   // pushed, brought into merges, replied to; nothing behind it on one machine (decision 210).
   const peers = await peersOf(manager, () => membership.remote(), db, home);

@@ -207,7 +207,8 @@ async function dispatchNow(
       baseCommit,
       project: repo.root,
     });
-    inBackground(() => {
+    // Published before the scheduler's pass, whose gates read it (`--force` past the window's).
+    inBackground(() =>
       core.bus.publish(SessionDispatched, {
         sessionId: id,
         name,
@@ -215,10 +216,8 @@ async function dispatchNow(
         agent: request.agent,
         branch,
         ...(request.force === true ? { force: true } : {}),
-      });
-      ingestor.record(id, { kind: 'queued' });
-    });
-    crashPoint('dispatch.queued');
+      }),
+    );
     steps.mark('record');
   } catch (error) {
     // Leave nothing half-created (and never touch the main checkout of an in-place session).
@@ -237,6 +236,23 @@ async function dispatchNow(
     rmSync(sessionPaths(core.home, id).dir, { recursive: true, force: true });
     throw error;
   }
+  // The session's first event, `queued`, is written and ingested once the answer has gone: its
+  // listeners, the search index and the pass its state asks for are no part of the answer, which
+  // is made from the row. Still before the host can write to the log: the host is started on a
+  // later turn of the event loop than this one (decision 416).
+  inBackground(() =>
+    setImmediate(() => {
+      try {
+        ingestor.record(id, { kind: 'queued' });
+        crashPoint('dispatch.queued');
+      } catch (error) {
+        log.error('could not record the dispatched session as queued', {
+          session: id,
+          error: errorMessage(error),
+        });
+      }
+    }),
+  );
   // The answer does not wait for the host (decision 310): the scheduler's pass marks the session
   // starting before this returns, and spawns its host (or hands it to the spare) on the next turn
   // of the event loop, once the answer has gone (decision 416); the host's start goes on after

@@ -43,10 +43,10 @@ interface Answer {
 }
 
 /** A runner that died this many times is not started again: git is then started directly. */
-const MAX_STARTS = 3;
+const MAX_CRASHES = 3;
 
-let runner: { child: ChildProcess; ready: boolean } | undefined;
-let starts = 0;
+let runner: { child: ChildProcess; ready: boolean; started: Promise<boolean> } | undefined;
+let crashes = 0;
 let stopped = false;
 let nextId = 0;
 const waiting = new Map<number, GitExecCallback>();
@@ -78,29 +78,32 @@ export function execGit(args: string[], options: GitExecOptions, done: GitExecCa
 }
 
 /**
- * Starts the runner (the supervisor does, once it listens). Calls go straight to git until it
- * says it is ready, so its start is never waited for.
+ * Starts the runner (the supervisor does, once its start can no longer fail). Calls go straight
+ * to git until it says it is ready, so its start is never waited for; the promise says when it is
+ * (true), or that there is none (false).
  */
-export function startGitRunner(): void {
+export function startGitRunner(): Promise<boolean> {
   stopped = false;
-  if (runner !== undefined || starts >= MAX_STARTS) return;
+  if (runner !== undefined) return runner.started;
   const entry = runnerEntry();
   if (entry === undefined) {
     log.warn('git runner not found; the supervisor starts git itself', {});
-    return;
+    return Promise.resolve(false);
   }
-  starts++;
   const child = spawn(process.execPath, ['--max-semi-space-size=1', entry], {
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
     serialization: 'advanced',
   });
-  const current = { child, ready: false };
+  let settle = (_ready: boolean): void => undefined;
+  const started = new Promise<boolean>((resolve) => (settle = resolve));
+  const current = { child, ready: false, started };
   runner = current;
   child.unref();
   child.channel?.unref();
   child.on('message', (message: Answer | { ready: true }) => {
     if ('ready' in message) {
       current.ready = true;
+      settle(true);
       return;
     }
     const done = waiting.get(message.id);
@@ -110,15 +113,23 @@ export function startGitRunner(): void {
   });
   child.on('error', (error) => log.warn('git runner failed', { error: error.message }));
   child.once('exit', (code, signal) => {
+    settle(false);
     if (runner === current) runner = undefined;
     // What it was running may or may not have happened: those calls fail, as a killed git would.
     const lost = [...waiting.values()];
     waiting.clear();
     for (const done of lost) done({ code: null, killed: false, message: 'the git runner exited' }, '', '');
     if (stopped) return;
-    log.warn('git runner exited', { code, signal, calls: lost.length });
-    startGitRunner();
+    crashes++;
+    log.warn('git runner exited', { code, signal, calls: lost.length, restarted: crashes < MAX_CRASHES });
+    if (crashes < MAX_CRASHES) void startGitRunner();
   });
+  return started;
+}
+
+/** The runner's pid while one is ready (for tests and the log). */
+export function gitRunnerPid(): number | undefined {
+  return runner?.ready === true ? runner.child.pid : undefined;
 }
 
 /** Ends the runner (a supervisor stopping); later calls start git themselves. */
