@@ -109,13 +109,14 @@ export class MemoryAdmission {
   /** Why `session` must wait for memory, or undefined to let it start. */
   holds(session: Pick<AdmissionSession, 'agent'>): string | undefined {
     if (!this.o.enabled) return undefined;
-    this.fresh();
     const available = this.o.source.availableMb();
     // Where the kernel does not say (not Linux), the count cap alone admits.
     if (available === undefined) return undefined;
     const atWork = this.o.atWork();
     // Nothing at work can free memory for it: the first session always starts (decision 260).
+    // Nothing to measure then either: every process tree is read only when an answer needs it.
     if (atWork.length === 0) return undefined;
+    this.fresh();
     const free = available - this.o.reserveMb - this.expectedGrowth(atWork);
     const need = this.footprints.typical(session.agent).mb;
     if (free >= need) return undefined;

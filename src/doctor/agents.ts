@@ -42,8 +42,9 @@ const SIGN_IN: Record<(typeof REAL_AGENTS)[number], string> = {
  * The real agents installed here as the user installed them: named by `$BATON_<AGENT>_PATH` or
  * found on PATH. The Claude binary bundled inside the Agent SDK does not count: it comes with
  * Baton, not with a sign-in, so finding it says nothing about what the user means to run.
+ * `only`: that agent alone is looked for.
  */
-export function agentsOnMachine(env: NodeJS.ProcessEnv): AgentOnMachine[] {
+export function agentsOnMachine(env: NodeJS.ProcessEnv, only?: string): AgentOnMachine[] {
   const read = (path: string): string | undefined => {
     try {
       return readFileSync(path, 'utf8');
@@ -51,7 +52,8 @@ export function agentsOnMachine(env: NodeJS.ProcessEnv): AgentOnMachine[] {
       return undefined;
     }
   };
-  const own = REAL_AGENTS.map((agent): AgentOnMachine => {
+  const wanted = (name: string): boolean => only === undefined || name === only;
+  const own = REAL_AGENTS.filter(wanted).map((agent): AgentOnMachine => {
     const named = env[`BATON_${agent.toUpperCase()}_PATH`];
     const path =
       named !== undefined && named !== ''
@@ -63,7 +65,7 @@ export function agentsOnMachine(env: NodeJS.ProcessEnv): AgentOnMachine[] {
     const how = signedIn(agent, env, existsSync, read);
     return how === undefined ? { agent, path, fix: SIGN_IN[agent] } : { agent, path, signedIn: how.how };
   });
-  const acp = BUILTIN_ACP_AGENTS.map((entry): AgentOnMachine => {
+  const acp = BUILTIN_ACP_AGENTS.filter((entry) => wanted(entry.name)).map((entry): AgentOnMachine => {
     let path: string;
     try {
       path = findAcpAgent(entry, env, env.HOME ?? '/');

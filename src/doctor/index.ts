@@ -75,7 +75,16 @@ export function doctorReport(sources: DoctorSources): DoctorReport {
  * takes effect without restarting the supervisor (decision 185).
  */
 export function defaultAgent(configPath: string, env: NodeJS.ProcessEnv): AgentChoice {
-  return chooseAgent(loadConfig(configPath, env).agent, agentsOnMachine(env), (agent) => {
+  const configured = loadConfig(configPath, env).agent;
+  // Every dispatch naming no agent asks: a configured agent is looked for alone (the scripted one
+  // is not looked for at all), only a choice among what is installed needs them all (decision 416).
+  const found =
+    configured === undefined
+      ? agentsOnMachine(env)
+      : configured.id === 'scripted'
+        ? []
+        : agentsOnMachine(env, configured.id);
+  return chooseAgent(configured, found, (agent) => {
     try {
       return locateAgent(agent, env, env.HOME ?? '/');
     } catch {

@@ -142,6 +142,10 @@ export interface AppOptions {
 
 export function createApp(options: AppOptions): Hono {
   const { manager } = options;
+  // The state folder, which never changes: the status that says it also lists every session and
+  // measures their memory, which every dispatch naming no agent paid for (decision 416).
+  let home: string | undefined;
+  const homeOf = (): string => (home ??= options.status().home);
   const app = new Hono();
 
   app.onError((error, c) => errorResponse(c, error));
@@ -185,8 +189,7 @@ export function createApp(options: AppOptions): Hono {
     if (
       !byToken &&
       authorization?.startsWith('Bearer ') === true &&
-      authorizeSession(c.req.raw, authorization.slice('Bearer '.length), options.status().home, manager) !==
-        undefined
+      authorizeSession(c.req.raw, authorization.slice('Bearer '.length), homeOf(), manager) !== undefined
     ) {
       return next();
     }
@@ -217,7 +220,7 @@ export function createApp(options: AppOptions): Hono {
     app,
     SESSIONS,
     sessionHandlers(manager, approvals, warnings, options.peers, options.placing, () =>
-      defaultAgent(homePaths(options.status().home).config, process.env),
+      defaultAgent(homePaths(homeOf()).config, process.env),
     ),
   );
   mount(app, HISTORY, historyHandlers(manager, options.peers));
@@ -234,7 +237,7 @@ export function createApp(options: AppOptions): Hono {
     mergeHandlers(
       () =>
         (merges ??= new MergeService({
-          home: options.status().home,
+          home: homeOf(),
           sessions: onlyHere(manager),
           bus: manager.bus,
           db: manager.search.db,
@@ -250,15 +253,15 @@ export function createApp(options: AppOptions): Hono {
     ROUTINES,
     routineHandlers(
       options.routines,
-      () => defaultAgent(homePaths(options.status().home).config, process.env),
-      (name) => checkAgentName(name, readUserConfig(homePaths(options.status().home).config).agents),
+      () => defaultAgent(homePaths(homeOf()).config, process.env),
+      (name) => checkAgentName(name, readUserConfig(homePaths(homeOf()).config).agents),
     ),
   );
   mount(
     app,
     TASKS,
     taskHandlers(options.tasks ?? createTasks(manager.db, manager.bus, manager).service, manager, () =>
-      defaultAgent(homePaths(options.status().home).config, process.env),
+      defaultAgent(homePaths(homeOf()).config, process.env),
     ),
   );
   mount(
@@ -281,7 +284,7 @@ export function createApp(options: AppOptions): Hono {
   mount(app, WORKERS, workerHandlers(options.workers));
   mount(app, PROVENANCE, provenanceHandlers(options.provenance));
 
-  mountMcpHttp(app, { manager, home: () => options.status().home, port: options.port });
+  mountMcpHttp(app, { manager, home: homeOf, port: options.port });
 
   // Last: the web routes end with the UI's catch-all.
   if (options.browserAuth !== undefined)

@@ -6,7 +6,7 @@ import { rmSync, writeFileSync } from 'node:fs';
 import { procMemory } from '../capacity/index.js';
 import { loadConfig } from '../shared/config.js';
 import { errorMessage, SUPERVISOR_EXIT_ALREADY_RUNNING } from '../shared/errors.js';
-import { sweepSnapshotFolders } from '../worktrees/index.js';
+import { startGitRunner, stopGitRunner, sweepSnapshotFolders } from '../worktrees/index.js';
 import { createLogger } from '../shared/log.js';
 import { openDb } from '../store/db.js';
 import { EvidenceStore } from '../store/evidence.js';
@@ -124,6 +124,9 @@ export async function runSupervisor(booted: Booted): Promise<void> {
     home,
   });
   if (config.store !== undefined) tellStarter({ ready: true, port });
+  // Its git processes are started from a small runner, not forked from this process (decision
+  // 415); once this start can no longer fail, so a start refused leaves no runner behind.
+  void startGitRunner();
   // The other machines behind one port: their sessions compared and grouped here from the work they
   // pushed, brought into merges, replied to; nothing behind it on one machine (decision 210).
   const peers = await peersOf(manager, () => membership.remote(), db, home);
@@ -340,6 +343,7 @@ export async function runSupervisor(booted: Booted): Promise<void> {
     provenance.close();
     attempts.close();
     manager.close();
+    stopGitRunner();
     rmSync(paths.supervisorJson, { force: true });
     lock.release();
     db.close();

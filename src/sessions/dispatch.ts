@@ -29,6 +29,8 @@ import {
   applyWork,
   createWorktree,
   findRepository,
+  inBackground,
+  inForeground,
   mainCheckoutWork,
   uncommittedCount,
   projectWorktreePath,
@@ -42,11 +44,25 @@ import { nameFromPrompt, validateSessionName } from './names.js';
 
 const log = createLogger('dispatch');
 
-export async function dispatchSession(
+type Dispatched = { session: SessionWithProject; mainCheckout: { changedFiles: number; carried: boolean } };
+
+/**
+ * A person waits for this answer: its git calls go before any other's while it runs (decision
+ * 417); what it sets going for later (its events' listeners, the host's start) does not.
+ */
+export function dispatchSession(
   core: SessionsCore,
   request: z.output<typeof DispatchRequest>,
   link: { taskId?: number; work?: WorkSnapshot; baseRef?: string } = {},
-): Promise<{ session: SessionWithProject; mainCheckout: { changedFiles: number; carried: boolean } }> {
+): Promise<Dispatched> {
+  return inForeground(() => dispatchNow(core, request, link));
+}
+
+async function dispatchNow(
+  core: SessionsCore,
+  request: z.output<typeof DispatchRequest>,
+  link: { taskId?: number; work?: WorkSnapshot; baseRef?: string },
+): Promise<Dispatched> {
   const { store, ingestor } = core;
   const steps = stepTimer();
   const repo = await findRepository(request.cwd);
@@ -191,16 +207,17 @@ export async function dispatchSession(
       baseCommit,
       project: repo.root,
     });
-    core.bus.publish(SessionDispatched, {
-      sessionId: id,
-      name,
-      project: project.name,
-      agent: request.agent,
-      branch,
-      ...(request.force === true ? { force: true } : {}),
-    });
-    ingestor.record(id, { kind: 'queued' });
-    crashPoint('dispatch.queued');
+    // Published before the scheduler's pass, whose gates read it (`--force` past the window's).
+    inBackground(() =>
+      core.bus.publish(SessionDispatched, {
+        sessionId: id,
+        name,
+        project: project.name,
+        agent: request.agent,
+        branch,
+        ...(request.force === true ? { force: true } : {}),
+      }),
+    );
     steps.mark('record');
   } catch (error) {
     // Leave nothing half-created (and never touch the main checkout of an in-place session).
@@ -219,12 +236,32 @@ export async function dispatchSession(
     rmSync(sessionPaths(core.home, id).dir, { recursive: true, force: true });
     throw error;
   }
-  // The answer does not wait for the host (decision 310): the scheduler's pass spawns it (or hands
-  // the session to the spare) before this returns and the session shows `starting`; the host's
-  // start goes on after the answer, its steps in its 'host started' line.
-  core.scheduler
-    .run()
-    .catch((error: unknown) => log.error('schedule failed', { session: id, error: errorMessage(error) }));
+  // The session's first event, `queued`, is written and ingested once the answer has gone: its
+  // listeners, the search index and the pass its state asks for are no part of the answer, which
+  // is made from the row. Still before the host can write to the log: the host is started on a
+  // later turn of the event loop than this one (decision 416).
+  inBackground(() =>
+    setImmediate(() => {
+      try {
+        ingestor.record(id, { kind: 'queued' });
+        crashPoint('dispatch.queued');
+      } catch (error) {
+        log.error('could not record the dispatched session as queued', {
+          session: id,
+          error: errorMessage(error),
+        });
+      }
+    }),
+  );
+  // The answer does not wait for the host (decision 310): the scheduler's pass marks the session
+  // starting before this returns, and spawns its host (or hands it to the spare) on the next turn
+  // of the event loop, once the answer has gone (decision 416); the host's start goes on after
+  // the answer, its steps in its 'host started' line.
+  void inBackground(() =>
+    core.scheduler
+      .run()
+      .catch((error: unknown) => log.error('schedule failed', { session: id, error: errorMessage(error) })),
+  );
   steps.mark('start');
   const changedFiles = await counting;
   // What the answer still waited for the main checkout's count, when that ran longer than the rest.

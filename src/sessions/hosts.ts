@@ -91,6 +91,10 @@ export class HostSupervisor {
   private async start(session: SessionWithProject): Promise<void> {
     const started = performance.now();
     const { ingestor, store } = this.options;
+    // The scheduler's pass has marked the session starting; the host is spawned (or the spare
+    // given it) on the next turn of the event loop, after a dispatch's answer has gone: a spawn
+    // forks this whole process, tens of ms on a busy machine (decision 416).
+    await new Promise<void>((resolve) => setImmediate(resolve));
     try {
       // Checked here too, so a socket folder another user made fails the session with the reason.
       ensureSocketFolder(

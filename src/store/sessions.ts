@@ -1,7 +1,10 @@
 /** The sessions and projects tables. */
 import type { SessionState, StateReason } from '../events/index.js';
 import { newId } from '../shared/ids.js';
+import type Database from 'better-sqlite3';
 import type { Db } from './db.js';
+
+type Statement = Database.Statement<unknown[]>;
 
 export interface ProjectRow {
   id: string;
@@ -74,15 +77,31 @@ const SELECT = `SELECT s.*, p.name AS project_name, p.root AS project_root, t.ti
   FROM sessions s JOIN projects p ON p.id = s.project_id LEFT JOIN tasks t ON t.id = s.task_id`;
 
 export class SessionStore {
+  /**
+   * Each statement compiled once: the scheduler, the views and the git guard ask for sessions many
+   * times a second, and compiling the query every time was a third of a dispatch's `get` on a
+   * busy machine (decision 416). Only `get`, `all` and `run` are used on them.
+   */
+  private readonly statements = new Map<string, Statement>();
+
   constructor(private readonly db: Db) {}
+
+  private prepare(sql: string): Statement {
+    let statement = this.statements.get(sql);
+    if (statement === undefined) {
+      statement = this.db.prepare(sql);
+      this.statements.set(sql, statement);
+    }
+    return statement;
+  }
 
   /** The project for a repository root, created on first use with a unique folder-friendly name. */
   projects(): ProjectRow[] {
-    return this.db.prepare('SELECT * FROM projects ORDER BY name').all() as ProjectRow[];
+    return this.prepare('SELECT * FROM projects ORDER BY name').all() as ProjectRow[];
   }
 
   ensureProject(root: string): ProjectRow {
-    const existing = this.db.prepare('SELECT * FROM projects WHERE root = ?').get(root) as
+    const existing = this.prepare('SELECT * FROM projects WHERE root = ?').get(root) as
       ProjectRow | undefined;
     if (existing) return existing;
     const base =
@@ -90,35 +109,33 @@ export class SessionStore {
         .replace(/[^A-Za-z0-9._-]/g, '-')
         .replace(/^[-.]+/, '') || 'project';
     let name = base;
-    for (let n = 2; this.db.prepare('SELECT 1 FROM projects WHERE name = ?').get(name); n++)
+    for (let n = 2; this.prepare('SELECT 1 FROM projects WHERE name = ?').get(name); n++)
       name = `${base}-${n}`;
     const row: ProjectRow = { id: newId(), name, root, created_at: new Date().toISOString() };
-    this.db
-      .prepare('INSERT INTO projects (id, name, root, created_at) VALUES (@id, @name, @root, @created_at)')
-      .run(row);
+    this.prepare(
+      'INSERT INTO projects (id, name, root, created_at) VALUES (@id, @name, @root, @created_at)',
+    ).run(row);
     return row;
   }
 
   insert(session: NewSession, state: SessionState): void {
     const now = new Date().toISOString();
-    this.db
-      .prepare(
-        `INSERT INTO sessions (id, project_id, name, agent, prompt, model, permission_mode, options_json, state,
+    this.prepare(
+      `INSERT INTO sessions (id, project_id, name, agent, prompt, model, permission_mode, options_json, state,
            branch, base_ref, base_commit, worktree, task_id, created_at, updated_at)
          VALUES (@id, @project_id, @name, @agent, @prompt, @model, @permission_mode, @options_json, @state,
            @branch, @base_ref, @base_commit, @worktree, @task_id, @now, @now)`,
-      )
-      .run({ ...session, task_id: session.task_id ?? null, state, now });
+    ).run({ ...session, task_id: session.task_id ?? null, state, now });
   }
 
   delete(id: string): void {
-    this.db.prepare('DELETE FROM events WHERE session_id = ?').run(id);
-    this.db.prepare('DELETE FROM approvals WHERE session_id = ?').run(id);
-    this.db.prepare('DELETE FROM sessions WHERE id = ?').run(id);
+    this.prepare('DELETE FROM events WHERE session_id = ?').run(id);
+    this.prepare('DELETE FROM approvals WHERE session_id = ?').run(id);
+    this.prepare('DELETE FROM sessions WHERE id = ?').run(id);
   }
 
   get(id: string): SessionWithProject | undefined {
-    return this.db.prepare(`${SELECT} WHERE s.id = ?`).get(id) as SessionWithProject | undefined;
+    return this.prepare(`${SELECT} WHERE s.id = ?`).get(id) as SessionWithProject | undefined;
   }
 
   /**
@@ -127,137 +144,135 @@ export class SessionStore {
    * `.git` file (decision 201).
    */
   repositoryOfWorktree(worktree: string): string | undefined {
-    const row = this.db
-      .prepare(
-        'SELECT p.root AS root FROM sessions s JOIN projects p ON p.id = s.project_id WHERE s.worktree = ? AND s.removed_at IS NULL LIMIT 1',
-      )
-      .get(worktree) as { root: string } | undefined;
+    const row = this.prepare(
+      'SELECT p.root AS root FROM sessions s JOIN projects p ON p.id = s.project_id WHERE s.worktree = ? AND s.removed_at IS NULL LIMIT 1',
+    ).get(worktree) as { root: string } | undefined;
     return row?.root;
   }
 
   /** Live (not removed) sessions, oldest first. */
   listLive(projectId?: string): SessionWithProject[] {
     if (projectId !== undefined) {
-      return this.db
-        .prepare(`${SELECT} WHERE s.removed_at IS NULL AND s.project_id = ? ORDER BY s.rowid`)
-        .all(projectId) as SessionWithProject[];
+      return this.prepare(`${SELECT} WHERE s.removed_at IS NULL AND s.project_id = ? ORDER BY s.rowid`).all(
+        projectId,
+      ) as SessionWithProject[];
     }
-    return this.db
-      .prepare(`${SELECT} WHERE s.removed_at IS NULL ORDER BY s.rowid`)
-      .all() as SessionWithProject[];
+    return this.prepare(
+      `${SELECT} WHERE s.removed_at IS NULL ORDER BY s.rowid`,
+    ).all() as SessionWithProject[];
   }
 
   /** Removed sessions (landed, or removed by hand), newest first: their record stays (decision 168). */
   listRemoved(projectId?: string): SessionWithProject[] {
     if (projectId !== undefined)
-      return this.db
-        .prepare(
-          `${SELECT} WHERE s.removed_at IS NOT NULL AND s.project_id = ? ORDER BY s.removed_at DESC, s.rowid DESC`,
-        )
-        .all(projectId) as SessionWithProject[];
-    return this.db
-      .prepare(`${SELECT} WHERE s.removed_at IS NOT NULL ORDER BY s.removed_at DESC, s.rowid DESC`)
-      .all() as SessionWithProject[];
+      return this.prepare(
+        `${SELECT} WHERE s.removed_at IS NOT NULL AND s.project_id = ? ORDER BY s.removed_at DESC, s.rowid DESC`,
+      ).all(projectId) as SessionWithProject[];
+    return this.prepare(
+      `${SELECT} WHERE s.removed_at IS NOT NULL ORDER BY s.removed_at DESC, s.rowid DESC`,
+    ).all() as SessionWithProject[];
   }
 
   nameTaken(projectId: string, name: string): boolean {
     return (
-      this.db
-        .prepare('SELECT 1 FROM sessions WHERE project_id = ? AND name = ? AND removed_at IS NULL')
-        .get(projectId, name) !== undefined
+      this.prepare('SELECT 1 FROM sessions WHERE project_id = ? AND name = ? AND removed_at IS NULL').get(
+        projectId,
+        name,
+      ) !== undefined
     );
   }
 
   /** A project by its name or its root folder. */
   findProject(ref: string): ProjectRow | undefined {
-    return this.db
-      .prepare('SELECT * FROM projects WHERE name = ? OR root = ? ORDER BY root = ? DESC LIMIT 1')
-      .get(ref, ref, ref) as ProjectRow | undefined;
+    return this.prepare(
+      'SELECT * FROM projects WHERE name = ? OR root = ? ORDER BY root = ? DESC LIMIT 1',
+    ).get(ref, ref, ref) as ProjectRow | undefined;
   }
 
   findProjectByRoot(root: string): ProjectRow | undefined {
-    return this.db.prepare('SELECT * FROM projects WHERE root = ?').get(root) as ProjectRow | undefined;
+    return this.prepare('SELECT * FROM projects WHERE root = ?').get(root) as ProjectRow | undefined;
   }
 
   dangerousModeAccepted(root: string): boolean {
-    return this.db.prepare('SELECT 1 FROM dangerous_mode_acceptances WHERE root = ?').get(root) !== undefined;
+    return this.prepare('SELECT 1 FROM dangerous_mode_acceptances WHERE root = ?').get(root) !== undefined;
   }
 
   acceptDangerousMode(root: string): void {
-    this.db
-      .prepare('INSERT OR REPLACE INTO dangerous_mode_acceptances (root, accepted_at) VALUES (?, ?)')
-      .run(root, new Date().toISOString());
+    this.prepare('INSERT OR REPLACE INTO dangerous_mode_acceptances (root, accepted_at) VALUES (?, ?)').run(
+      root,
+      new Date().toISOString(),
+    );
   }
 
   setHostPid(id: string, pid: number | null): void {
-    this.db
-      .prepare('UPDATE sessions SET host_pid = ?, updated_at = ? WHERE id = ?')
-      .run(pid, new Date().toISOString(), id);
+    this.prepare('UPDATE sessions SET host_pid = ?, updated_at = ? WHERE id = ?').run(
+      pid,
+      new Date().toISOString(),
+      id,
+    );
   }
 
   /** A queued session moved onto a new base before it starts (a task's prerequisite landed). */
   setBaseCommit(id: string, commit: string): void {
-    this.db
-      .prepare('UPDATE sessions SET base_commit = ?, updated_at = ? WHERE id = ?')
-      .run(commit, new Date().toISOString(), id);
+    this.prepare('UPDATE sessions SET base_commit = ?, updated_at = ? WHERE id = ?').run(
+      commit,
+      new Date().toISOString(),
+      id,
+    );
   }
 
   /** Every session started from a task (of one project, or all), removed ones included, oldest first. */
   withTasks(projectId?: string): SessionRow[] {
     if (projectId !== undefined)
-      return this.db
-        .prepare('SELECT * FROM sessions WHERE task_id IS NOT NULL AND project_id = ? ORDER BY rowid')
-        .all(projectId) as SessionRow[];
-    return this.db
-      .prepare('SELECT * FROM sessions WHERE task_id IS NOT NULL ORDER BY rowid')
-      .all() as SessionRow[];
+      return this.prepare(
+        'SELECT * FROM sessions WHERE task_id IS NOT NULL AND project_id = ? ORDER BY rowid',
+      ).all(projectId) as SessionRow[];
+    return this.prepare(
+      'SELECT * FROM sessions WHERE task_id IS NOT NULL ORDER BY rowid',
+    ).all() as SessionRow[];
   }
 
   /** Sessions started from a task, removed ones included, oldest first. */
   ofTask(taskId: number): SessionWithProject[] {
-    return this.db
-      .prepare(`${SELECT} WHERE s.task_id = ? ORDER BY s.rowid`)
-      .all(taskId) as SessionWithProject[];
+    return this.prepare(`${SELECT} WHERE s.task_id = ? ORDER BY s.rowid`).all(taskId) as SessionWithProject[];
   }
 
   setPinned(id: string, pinned: boolean): void {
-    this.db
-      .prepare('UPDATE sessions SET pinned = ?, updated_at = ? WHERE id = ?')
-      .run(pinned ? 1 : 0, new Date().toISOString(), id);
+    this.prepare('UPDATE sessions SET pinned = ?, updated_at = ? WHERE id = ?').run(
+      pinned ? 1 : 0,
+      new Date().toISOString(),
+      id,
+    );
   }
 
   markRemoved(id: string, snapshotRef: string | null): void {
     const now = new Date().toISOString();
-    this.db
-      .prepare(
-        'UPDATE sessions SET removed_at = ?, snapshot_ref = ?, host_pid = NULL, updated_at = ? WHERE id = ?',
-      )
-      .run(now, snapshotRef, now, id);
+    this.prepare(
+      'UPDATE sessions SET removed_at = ?, snapshot_ref = ?, host_pid = NULL, updated_at = ? WHERE id = ?',
+    ).run(now, snapshotRef, now, id);
   }
 
   /** Applies the projection of a batch of ingested events. */
   applyProjection(id: string, p: SessionProjection): void {
-    this.db
-      .prepare(
-        `UPDATE sessions SET state = @state, state_reason_json = @reason, activity = @activity, last_seq = @lastSeq,
+    this.prepare(
+      `UPDATE sessions SET state = @state, state_reason_json = @reason, activity = @activity, last_seq = @lastSeq,
            ingested_offset = @offset, input_tokens = @inputTokens, output_tokens = @outputTokens, cost_usd = @costUsd,
            agent_session_id = @agentSessionId, last_event_at = @lastEventAt, updated_at = @now
          WHERE id = @id`,
-      )
-      .run({
-        id,
-        state: p.state,
-        reason: p.reason === undefined ? null : JSON.stringify(p.reason),
-        activity: p.activity,
-        lastSeq: p.lastSeq,
-        offset: p.offset,
-        inputTokens: p.inputTokens,
-        outputTokens: p.outputTokens,
-        costUsd: p.costUsd,
-        agentSessionId: p.agentSessionId,
-        lastEventAt: p.lastEventAt,
-        now: new Date().toISOString(),
-      });
+    ).run({
+      id,
+      state: p.state,
+      reason: p.reason === undefined ? null : JSON.stringify(p.reason),
+      activity: p.activity,
+      lastSeq: p.lastSeq,
+      offset: p.offset,
+      inputTokens: p.inputTokens,
+      outputTokens: p.outputTokens,
+      costUsd: p.costUsd,
+      agentSessionId: p.agentSessionId,
+      lastEventAt: p.lastEventAt,
+      now: new Date().toISOString(),
+    });
   }
 }
 

@@ -9,7 +9,7 @@
  * that runs nothing. The user's own settings stay in force (a git-lfs filter, say). Decision 200,
  * "Baton's git runs no program a repository's config names" (amends 196).
  */
-import { execFile, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { existsSync, lstatSync, readdirSync, readFileSync, realpathSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { GitError } from '../shared/errors.js';
@@ -20,6 +20,7 @@ import {
   transportTarget,
   urlsFor,
 } from './git-transport.js';
+import { execGit } from './git-runner.js';
 
 /** Always: no fsmonitor, no hooks for Baton's own commits, merges and pushes (decision 196). */
 const ALWAYS: [string, string][] = [
@@ -316,12 +317,15 @@ export async function guardedCall(
   if (!needsGuard(args)) return { env: base, args: guardedArgs(args) };
   const listed = await new Promise<string>((resolve, reject) => {
     const limit = Math.min(timeoutMs, LIST_TIMEOUT_MS);
-    const limits = { maxBuffer: LIST_BUFFER, timeout: limit, killSignal: 'SIGKILL' as const };
-    execFile('git', LIST_ARGS, { cwd, env: base, ...limits }, (error, stdout, stderr) => {
-      if (error === null) resolve(stdout);
-      else if (!existsSync(cwd)) resolve('');
-      else reject(unreadConfig(cwd, args, error.message, stderr));
-    });
+    execGit(
+      LIST_ARGS,
+      { cwd, env: base, maxBuffer: LIST_BUFFER, timeout: limit },
+      (error, stdout, stderr) => {
+        if (error === null) resolve(stdout);
+        else if (!existsSync(cwd)) resolve('');
+        else reject(unreadConfig(cwd, args, error.message, stderr));
+      },
+    );
   });
   const entries = parseConfigList(listed);
   return { env: withSettings(base, overridesFor(entries)), args: guardedArgs(args, entries) };

@@ -1,8 +1,9 @@
 /** Runs the real git CLI: argument arrays, explicit cwd, exit code checked, stderr kept. */
-import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { GitError } from '../shared/errors.js';
 import { guardedCall } from './git-guard.js';
+import { turnToRun } from './git-priority.js';
+import { execGit } from './git-runner.js';
 
 export interface GitResult {
   stdout: string;
@@ -24,21 +25,16 @@ export interface GitOptions {
  * and 200), and diffs are made without an external diff or textconv.
  */
 export async function git(cwd: string, args: string[], options: GitOptions = {}): Promise<GitResult> {
+  // A dispatch's calls go first: anything else starts once it is done (decision 417).
+  const turn = turnToRun();
+  if (turn !== undefined) await turn;
   const guarded = await guardedCall(cwd, args, { ...process.env, ...options.env }, options.timeoutMs);
   const env = guarded.env;
   args = guarded.args;
   return new Promise((resolve, reject) => {
-    execFile(
-      'git',
+    execGit(
       args,
-      {
-        cwd,
-        env,
-        maxBuffer: 64 * 1024 * 1024,
-        ...(options.timeoutMs === undefined
-          ? {}
-          : { timeout: options.timeoutMs, killSignal: 'SIGKILL' as const }),
-      },
+      { cwd, env, maxBuffer: 64 * 1024 * 1024, timeout: options.timeoutMs },
       (error, stdout, stderr) => {
         const exitCode = error === null ? 0 : typeof error.code === 'number' ? error.code : -1;
         if (exitCode === 0 || options.okExitCodes?.includes(exitCode)) {

@@ -10,6 +10,8 @@ import { snapshotCommit, snapshotWork } from './snapshot.js';
 
 export { git, gitOut, type GitOptions, type GitResult } from './git.js';
 export { anchorWorktree, anchoredGitDirs, setWorktreeResolver } from './git-guard.js';
+export { startGitRunner, stopGitRunner } from './git-runner.js';
+export { inBackground, inForeground } from './git-priority.js';
 export { snapshotCommit, snapshotWork, sweepSnapshotFolders, type WorkSnapshot } from './snapshot.js';
 
 export interface RepositoryInfo {

@@ -77,6 +77,15 @@ function sessionOf(
   };
 }
 
+/** A process's parent, 0 once it is gone. */
+function parentOf(pid: number): number {
+  try {
+    return Number(/^PPid:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0);
+  } catch {
+    return 0;
+  }
+}
+
 /** A left-over process's state and parent, for the failure message. */
 function processStatus(pid: number): string {
   try {
@@ -145,9 +154,14 @@ describe('a supervisor killed during a dispatch', () => {
       // A child the supervisor has just finished with (a git command of its own) may not be reaped
       // yet at this instant — a zombie, exited — or be a moment from exiting: only what is still
       // there after a bounded wait is left over. An orphaned host never goes, so it is still caught.
+      // The supervisor's git runner is its own (decision 415); one whose supervisor died is a stray.
+      const runner = (p: { pid: number; cmdline: string }): boolean =>
+        p.cmdline.includes('git-runner-child') && parentOf(p.pid) === supervisor;
       const candidates = t
         .processes()
-        .filter((p) => p.pid !== supervisor && !hosts.has(p.pid) && !p.cmdline.includes('--warm'));
+        .filter(
+          (p) => p.pid !== supervisor && !hosts.has(p.pid) && !p.cmdline.includes('--warm') && !runner(p),
+        );
       const strays = (
         await Promise.all(
           candidates.map(async (p) =>

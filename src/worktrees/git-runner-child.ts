@@ -1,0 +1,45 @@
+/**
+ * The git runner's own process (see `git-runner.ts`): runs the git calls its supervisor sends it
+ * and sends back what each printed and how it ended. It imports nothing but Node's child_process,
+ * so it stays small: a fork of it copies a few megabytes of page tables, a fork of the supervisor
+ * fifty and more, and Node waits in that fork for every process it starts (decision 415).
+ */
+import { execFile } from 'node:child_process';
+
+interface Call {
+  id: number;
+  args: string[];
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  maxBuffer: number;
+  timeout?: number;
+}
+
+process.on('message', (call: Call) => {
+  execFile(
+    // Only git: the channel carries the arguments of git calls, never a program to run.
+    'git',
+    call.args,
+    {
+      cwd: call.cwd,
+      env: call.env,
+      maxBuffer: call.maxBuffer,
+      ...(call.timeout === undefined ? {} : { timeout: call.timeout, killSignal: 'SIGKILL' as const }),
+    },
+    (error, stdout, stderr) => {
+      const ended =
+        error === null
+          ? null
+          : {
+              code: (error as { code?: unknown }).code ?? null,
+              killed: error.killed === true,
+              message: error.message,
+            };
+      // The supervisor gone meanwhile: nobody to answer.
+      if (process.connected) process.send?.({ id: call.id, stdout, stderr, error: ended });
+    },
+  );
+});
+// Ends with its supervisor: the channel closes when the supervisor exits, however it exits.
+process.on('disconnect', () => process.exit(0));
+process.send?.({ ready: true });
