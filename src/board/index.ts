@@ -68,9 +68,7 @@ export interface RenderOptions {
 }
 
 /** Ink, React and the board's screen: most of what `baton` loads before its first frame (bench/board.mjs times it alone). */
-export function loadScreen(): Promise<
-  [typeof import('ink'), typeof import('react'), typeof import('./App.js')]
-> {
+export function loadScreen() {
   return Promise.all([import('ink'), import('react'), import('./App.js')]);
 }
 
