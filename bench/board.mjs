@@ -13,7 +13,7 @@
  *   node bench/board.mjs [--sessions 100] [--events 1000000] [--runs 30] [--json]
  */
 import { execFile, spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough, Writable } from 'node:stream';
@@ -57,11 +57,40 @@ export async function run({ sessions = 100, events = 1_000_000, runs = 30, log =
       baselines['bare node: GET /api/sessions and print (whole process)'].push(bare.ms);
       bareRss = bare.rss;
     }
-    const figures = { ...child.figures, ...baselines };
+    // The floors of a first paint, each a bare process timed from its own start (performance.now()):
+    // Node itself, and Node loading the board's screen (Ink, React and the board's code) and nothing
+    // else, from the same bundle the board loads; beside it the same from node_modules, unbundled.
+    const floors = {
+      'bare node: start → first line of code': [],
+      "bare node: start → the board's screen loaded (Ink, React, the board; bundle)": [],
+      'bare node: start → ink and react loaded from node_modules': [],
+    };
+    const entry = boardEntry();
+    const paints = {
+      'first paint from process start (a board process of its own)': [],
+      "first paint from the board's start (a board process of its own)": [],
+    };
+    for (let i = 0; i < Math.min(runs, 10); i++) {
+      const paint = await firstPaint(entry, home, root);
+      paints['first paint from process start (a board process of its own)'].push(paint.fromStart);
+      paints["first paint from the board's start (a board process of its own)"].push(paint.fromBoard);
+      for (const [step, ms] of Object.entries(paint.steps)) (paints[`  step: ${step}`] ??= []).push(ms);
+      floors['bare node: start → first line of code'].push(await sinceStart('', root));
+      floors["bare node: start → the board's screen loaded (Ink, React, the board; bundle)"].push(
+        await sinceStart(`await (await import(${JSON.stringify(entry)})).loadScreen();`, root),
+      );
+      floors['bare node: start → ink and react loaded from node_modules'].push(
+        await sinceStart("await import('ink'); await import('react');", ROOT),
+      );
+    }
+    const figures = { ...child.figures, ...paints, ...baselines, ...floors };
     const summary = Object.fromEntries(
       Object.entries(figures).map(([name, values]) => [
         name,
-        summarize(values, name.startsWith('event') ? EVENT_GOAL_MS : GOAL_MS),
+        summarize(
+          values,
+          name.startsWith('event') || name.includes('process start') ? EVENT_GOAL_MS : GOAL_MS,
+        ),
       ]),
     );
     const bareListMs = summary['bare node: GET /api/sessions and print (whole process)'].p50;
@@ -69,7 +98,7 @@ export async function run({ sessions = 100, events = 1_000_000, runs = 30, log =
     figure({
       section: 'board',
       name: 'terminal board first paint from process start',
-      value: summary['first paint from process start (Node, Ink and the board loaded)'].p50,
+      value: summary['first paint from process start (a board process of its own)'].p50,
       unit: 'ms',
       floor: bareListMs,
       floorName,
@@ -77,10 +106,21 @@ export async function run({ sessions = 100, events = 1_000_000, runs = 30, log =
     figure({
       section: 'board',
       name: "terminal board first paint from the board's start",
-      value: summary["first paint from the board's start (sessions fetched and drawn)"].p50,
+      value: summary["first paint from the board's start (a board process of its own)"].p50,
       unit: 'ms',
       floor: bareListMs,
       floorName,
+    });
+    const screenFloor =
+      summary["bare node: start → the board's screen loaded (Ink, React, the board; bundle)"].p50;
+    figure({
+      section: 'board',
+      name: 'terminal board first paint from process start vs loading its screen alone',
+      value: summary['first paint from process start (a board process of its own)'].p50,
+      unit: 'ms',
+      floor: screenFloor,
+      floorName: "a bare process loading Ink, React and the board's code",
+      goal: 100,
     });
     return {
       sessions,
@@ -93,8 +133,15 @@ export async function run({ sessions = 100, events = 1_000_000, runs = 30, log =
         'bare node list RSS (MB)': bareRss,
       },
       ratios: {
+        "first paint from start / a bare process loading the board's screen (p50)": round(
+          summary['first paint from process start (a board process of its own)'].p50 / screenFloor,
+        ),
+        'first paint from start / a bare node start (p50)': round(
+          summary['first paint from process start (a board process of its own)'].p50 /
+            summary['bare node: start → first line of code'].p50,
+        ),
         'first paint from start / baton ls (p50)': round(
-          summary['first paint from process start (Node, Ink and the board loaded)'].p50 /
+          summary['first paint from process start (a board process of its own)'].p50 /
             summary['baton ls (whole process)'].p50,
         ),
         'board RSS / bare node list RSS': round(child.memory.rss / bareRss),
@@ -188,19 +235,15 @@ async function child([home, cwd, repo, runsText]) {
   };
   const idle = (ms) => new Promise((r) => setTimeout(r, ms));
 
-  const loadStart = performance.now();
-  const { renderBoard } = await import(join(ROOT, 'dist', 'board', 'index.js'));
-  await import('ink');
-  const loadMs = performance.now() - loadStart;
+  // The board as `baton` loads it: its entry in the CLI's bundle (decision 421), which loads Ink,
+  // React and its screen while its feed fetches the sessions.
   const ctx = { home, cwd, env: { ...process.env, BATON_HOME: home }, out: stdout, err: stdout };
   const painted = until(/session-\d+/);
-  const renderStart = performance.now();
+  const { renderBoard } = await import(boardEntry());
   const instance = await renderBoard({ ctx, stdin, stdout, here: undefined, color: false });
-  const first = await painted;
+  await painted;
+  // The first paint is timed in processes of their own (bench/board-paint.mjs), several times.
   const figures = {
-    'first paint from process start (Node, Ink and the board loaded)': [first.at],
-    "first paint from the board's start (sessions fetched and drawn)": [first.at - renderStart],
-    'loading Ink, React and the board': [loadMs],
     'move the cursor (key → frame)': [],
     'open a session: attach (key → last events on screen)': [],
     'open a session: peek (key → last events on screen)': [],
@@ -288,6 +331,34 @@ function timed(command, args, home, cwd) {
   });
 }
 
+/** The board's module as `baton` loads it: the CLI bundle's entry when the build made one. */
+function boardEntry() {
+  const bundled = join(ROOT, 'dist', 'cli-bundle', 'board.js');
+  return existsSync(bundled) ? bundled : join(ROOT, 'dist', 'board', 'index.js');
+}
+
+/** One board in a process of its own (bench/board-paint.mjs), timed to its first frame listing sessions. */
+function firstPaint(entry, home, cwd) {
+  return new Promise((resolve, reject) =>
+    execFile(
+      process.execPath,
+      [join(ROOT, 'bench', 'board-paint.mjs'), entry, home, cwd],
+      { cwd, env: { ...process.env, BATON_HOME: home } },
+      (error, stdout) => (error ? reject(error) : resolve(JSON.parse(stdout))),
+    ),
+  );
+}
+
+/** A bare Node process running `code` (an ES module), timed from its own start to the code's end. */
+function sinceStart(code, cwd) {
+  const script = `${code}process.stdout.write(String(performance.now()));`;
+  return new Promise((resolve, reject) =>
+    execFile(process.execPath, ['--input-type=module', '-e', script], { cwd }, (error, stdout) =>
+      error ? reject(error) : resolve(Number(stdout)),
+    ),
+  );
+}
+
 /** The raw baseline: Node, one authorised GET of the sessions, one line printed per session. */
 function bareList(home, cwd) {
   const info = JSON.parse(readFileSync(join(home, 'supervisor.json'), 'utf8'));
@@ -318,8 +389,10 @@ export function print(result) {
       name.startsWith('baton ls') ||
       name.startsWith('bare node') ||
       name.startsWith('loading') ||
-      name.includes('process start');
-    const verdict = baseline ? '' : f.p95 < f.goal ? 'ok' : 'OVER GOAL';
+      name.startsWith('  step');
+    // The first paint from the process's start is held to its p50 (decision 421); the rest to p95.
+    const held = name.includes('process start') ? f.p50 : f.p95;
+    const verdict = baseline ? '' : held <= f.goal ? 'ok' : 'OVER GOAL';
     console.log(
       `  ${name.padEnd(66)} p50 ${String(f.p50).padStart(7)} ms   p95 ${String(f.p95).padStart(7)} ms   max ${String(f.max).padStart(7)} ms  (n=${f.n}) ${verdict}`,
     );

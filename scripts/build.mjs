@@ -95,6 +95,25 @@ const EXTERNAL = [
 ];
 
 /**
+ * Yoga (Ink's layout engine) carries its WebAssembly inline, and its Emscripten loader reads that
+ * `data:` address through `fetch` whenever there is one: on Node that loads undici, Node's HTTP
+ * client, before the board's first frame only to decode the bytes it already holds. Its own decoder
+ * is used instead (decision 421). A Yoga whose loader reads otherwise is left as it is, with a warning.
+ */
+const YOGA_FETCH = 'function ya(){return w||"function"!=typeof fetch?';
+const yogaWithoutFetch = {
+  name: 'yoga-without-fetch',
+  transform(code, id) {
+    if (!id.endsWith('yoga-wasm-base64-esm.js')) return null;
+    if (!code.includes(YOGA_FETCH)) {
+      console.warn('build: yoga-layout loads its WebAssembly otherwise now; the board loads undici for it');
+      return null;
+    }
+    return { code: code.replace(YOGA_FETCH, 'function ya(){return true?'), map: null };
+  },
+};
+
+/**
  * The supervisor and the session host, each bundled with what it imports into dist/bundle/ (one
  * file a process, lazily loaded parts as chunks beside it): Node's ES module loader spends most of a
  * start resolving and reading ~500 files, so a bundled supervisor starts on ~40% less CPU (decision
@@ -136,11 +155,17 @@ export async function bundle() {
   // modules they share were split into chunks of their own, and the supervisor's start loaded 98
   // files instead of 16 (decision 311).
   const cli = await rolldown({
-    input: { cli: join(DIST, 'cli', 'main.js') },
+    // The terminal board is an entry of its own (dist/cli-bundle/board.js): what `baton` loads, and
+    // what bench/board.mjs times.
+    input: { cli: join(DIST, 'cli', 'main.js'), board: join(DIST, 'board', 'index.js') },
     platform: 'node',
     // commander and zod stay outside: a read command (`ls`, `peek`) must not load either (decision
     // 27), and a package inlined into the entry's file would be parsed by every command.
     external: ['commander', 'zod', ...EXTERNAL],
+    // React's and its reconciler's production builds: their development builds, chosen at run time
+    // by NODE_ENV, are twice the code to compile before the board's first frame (decision 421).
+    transform: { define: { 'process.env.NODE_ENV': '"production"' } },
+    plugins: [yogaWithoutFetch],
     logLevel: 'warn',
   });
   const cliOut = await cli.write({

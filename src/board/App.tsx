@@ -10,20 +10,11 @@ import { client } from '../cli/connect.js';
 import type { Context } from '../cli/context.js';
 import * as act from './actions.js';
 import { Attach } from './Attach.js';
-import { runFeed } from './feed.js';
+import { StartedFeed } from './feed.js';
 import { OPENS_FIELD, splitBurst } from './keys.js';
 import { editLine, emptyLine } from './line-edit.js';
 import { Footer, Header, SessionList, WorkspaceFeed } from './List.js';
-import {
-  applyUpdate,
-  boardRows,
-  cursorOrder,
-  emptyBoard,
-  moveCursor,
-  scrollTop,
-  type BoardData,
-  type StreamUpdate,
-} from './model.js';
+import { boardRows, cursorOrder, emptyBoard, moveCursor, scrollTop, type BoardData } from './model.js';
 import { AGE_TICK_MS, basename, emptyText, panelHeight, useClock, type Mode } from './layout.js';
 import { windowsLine, type WindowFigures } from './lines.js';
 
@@ -48,13 +39,15 @@ export interface AppProps {
   color: boolean;
   /** Told when the board has painted sessions and after each update it renders (the bench listens). */
   onFrame?: (board: BoardData) => void;
+  /** The feed already running (see StartedFeed); else the board starts its own. */
+  feed?: StartedFeed;
 }
 
-export function App({ ctx, here, color, onFrame }: AppProps) {
+export function App({ ctx, here, color, onFrame, feed }: AppProps) {
   const { exit } = useApp();
   const size = useTerminalSize();
-  const model = useRef<BoardData>(emptyBoard);
-  const [board, setBoard] = useState<BoardData>(emptyBoard);
+  const model = useRef<BoardData>(feed?.board ?? emptyBoard);
+  const [board, setBoard] = useState<BoardData>(model.current);
   const [feedRun, setFeedRun] = useState(0);
   const api = useRef<SupervisorClient | undefined>(undefined);
   const [mode, setModeState] = useState<Mode>({ kind: 'list' });
@@ -89,19 +82,16 @@ export function App({ ctx, here, color, onFrame }: AppProps) {
   const now = useClock(AGE_TICK_MS);
 
   useEffect(() => {
-    const controller = new AbortController();
-    const onUpdate = (update: StreamUpdate): void => {
-      model.current = applyUpdate(model.current, update);
-      setBoard(model.current);
-    };
-    void runFeed({
-      ctx,
-      signal: controller.signal,
-      onUpdate,
-      lastSeq: () => model.current.lastSeq,
-      onClient: (c) => (api.current = c),
-    });
-    return () => controller.abort();
+    // The feed started before this screen was drawn, the first time; after a restart (R), a new one
+    // going on from the board as it stands.
+    const running = feedRun === 0 && feed !== undefined ? feed : new StartedFeed(ctx, model.current);
+    return running.follow(
+      (next) => {
+        model.current = next;
+        setBoard(next);
+      },
+      (c) => (api.current = c),
+    );
   }, [feedRun]);
 
   useEffect(() => {

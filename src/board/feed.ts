@@ -14,7 +14,7 @@ import { plainDeep } from '../cli/terminal.js';
 import { Coalesced } from '../shared/coalesce.js';
 import { SupervisorUnreachableError } from '../shared/errors.js';
 import { homePaths } from '../shared/paths.js';
-import type { StreamUpdate } from './model.js';
+import { applyUpdate, emptyBoard, type BoardData, type StreamUpdate } from './model.js';
 
 const ROUTE = 'GET /api/stream';
 /** Pauses between attempts while the supervisor comes back: short at first, then at most this. */
@@ -30,6 +30,57 @@ export interface FeedOptions {
   pause?: (ms: number, signal: AbortSignal) => Promise<void>;
   /** Called with each client connected, so actions use the live supervisor's port. */
   onClient?: (api: SupervisorClient) => void;
+  /** A connection already under way, taken for the first attempt (so the supervisor is not started twice). */
+  connecting?: Promise<SupervisorClient>;
+}
+
+/**
+ * The feed folded into the board's data, started before the screen that shows it: `baton` opens
+ * it before Ink and React are loaded, so the supervisor's snapshot travels while they compile and
+ * the first frame already lists the sessions (decision 421). What arrives before the screen follows
+ * it is kept in `board`; `follow` hands that over, then every change.
+ */
+export class StartedFeed {
+  board: BoardData;
+  private readonly controller = new AbortController();
+  private onBoard: ((board: BoardData) => void) | undefined;
+  private onClient: ((api: SupervisorClient) => void) | undefined;
+  private api: SupervisorClient | undefined;
+
+  /**
+   * `from`: the board a restarted feed goes on from (its workspace feed and position kept);
+   * `connecting`: a connection already under way.
+   */
+  constructor(ctx: Context, from: BoardData = emptyBoard, connecting?: Promise<SupervisorClient>) {
+    this.board = from;
+    void runFeed({
+      ctx,
+      ...(connecting === undefined ? {} : { connecting }),
+      signal: this.controller.signal,
+      onUpdate: (update) => {
+        this.board = applyUpdate(this.board, update);
+        this.onBoard?.(this.board);
+      },
+      lastSeq: () => this.board.lastSeq,
+      onClient: (api) => {
+        this.api = api;
+        this.onClient?.(api);
+      },
+    });
+  }
+
+  /** Told the board as it stands now and on each change, and each client connected; the returned function stops the feed. */
+  follow(onBoard: (board: BoardData) => void, onClient: (api: SupervisorClient) => void): () => void {
+    this.onBoard = onBoard;
+    this.onClient = onClient;
+    if (this.api !== undefined) onClient(this.api);
+    onBoard(this.board);
+    return () => this.stop();
+  }
+
+  stop(): void {
+    this.controller.abort();
+  }
 }
 
 /** Follows the stream until `signal` aborts, or until the supervisor was stopped on purpose. */
@@ -39,9 +90,11 @@ export async function runFeed(options: FeedOptions): Promise<void> {
   const onUpdate = (update: StreamUpdate): void => options.onUpdate(plainDeep(update));
   const pause = options.pause ?? wait;
   let positioned = false;
+  let connecting = options.connecting;
   for (let failures = 0; !signal.aborted;) {
     try {
-      const api = await client(ctx);
+      const api = await (connecting ?? client(ctx));
+      connecting = undefined;
       options.onClient?.(api);
       if (!positioned) {
         // Where the bus stands now: the stream then starts there, and a reconnect later resumes from what was seen.

@@ -7,6 +7,7 @@ import type { Instance } from 'ink';
 import { client } from '../cli/connect.js';
 import type { Context } from '../cli/context.js';
 import type { BoardData } from './model.js';
+import { StartedFeed } from './feed.js';
 import { colorsWanted } from './lines.js';
 
 export type { BoardData } from './model.js';
@@ -21,8 +22,17 @@ export async function openBoard(ctx: Context): Promise<void> {
     const { list } = await import('../cli/commands/sessions.js');
     return list(ctx, {});
   }
-  // Ink and React take a few hundred milliseconds to load: the supervisor is reached meanwhile.
-  const [, here] = await Promise.all([client(ctx), repositoryOf(ctx.cwd), import('ink'), import('react')]);
+  // Ink and React take a while to load: the supervisor's snapshot is fetched meanwhile (decision 421).
+  // A supervisor that cannot be reached or started fails the command here, as before the board.
+  const connecting = client(ctx);
+  const feed = new StartedFeed(ctx, undefined, connecting);
+  let here: string | undefined;
+  try {
+    [, here] = await Promise.all([connecting, repositoryOf(ctx.cwd), loadScreen()]);
+  } catch (error) {
+    feed.stop();
+    throw error;
+  }
   out.write(ENTER_SCREEN);
   let board: BoardData | undefined;
   const instance = await renderBoard({
@@ -32,6 +42,7 @@ export async function openBoard(ctx: Context): Promise<void> {
     here,
     color: colorsWanted(ctx.env, out),
     onFrame: (b) => (board = b),
+    feed,
   });
   try {
     await instance.waitUntilExit();
@@ -52,20 +63,25 @@ export interface RenderOptions {
   here: string | undefined;
   color: boolean;
   onFrame?: (board: BoardData) => void;
+  /** The feed already started; else one starts here, before Ink and React load. */
+  feed?: StartedFeed;
+}
+
+/** Ink, React and the board's screen: most of what `baton` loads before its first frame (bench/board.mjs times it alone). */
+export function loadScreen() {
+  return Promise.all([import('ink'), import('react'), import('./App.js')]);
 }
 
 /** Renders the board on the given streams (the terminal, or a bench's stand-ins). */
 export async function renderBoard(options: RenderOptions): Promise<Instance> {
-  const [{ render }, { createElement }, { App }] = await Promise.all([
-    import('ink'),
-    import('react'),
-    import('./App.js'),
-  ]);
+  const feed = options.feed ?? new StartedFeed(options.ctx);
+  const [{ render }, { createElement }, { App }] = await loadScreen();
   return render(
     createElement(App, {
       ctx: options.ctx,
       here: options.here,
       color: options.color,
+      feed,
       ...(options.onFrame === undefined ? {} : { onFrame: options.onFrame }),
     }),
     {

@@ -73,6 +73,9 @@ export type NewSession = Pick<
   | 'worktree'
 > & { task_id?: number | null };
 
+/** What a task's card shows of a session started from it. */
+export type TaskSessionRow = Pick<SessionRow, 'id' | 'name' | 'agent' | 'state' | 'removed_at' | 'task_id'>;
+
 const SELECT = `SELECT s.*, p.name AS project_name, p.root AS project_root, t.title AS task_title, t.tracker AS task_tracker
   FROM sessions s JOIN projects p ON p.id = s.project_id LEFT JOIN tasks t ON t.id = s.task_id`;
 
@@ -221,15 +224,16 @@ export class SessionStore {
     );
   }
 
-  /** Every session started from a task (of one project, or all), removed ones included, oldest first. */
-  withTasks(projectId?: string): SessionRow[] {
+  /**
+   * Every session started from a task (of one project, or all), removed ones included, oldest first:
+   * only what a task's card shows of them (the board reads them all on each load, decision 420).
+   */
+  withTasks(projectId?: string): TaskSessionRow[] {
+    const columns =
+      'SELECT id, name, agent, state, removed_at, task_id FROM sessions WHERE task_id IS NOT NULL';
     if (projectId !== undefined)
-      return this.prepare(
-        'SELECT * FROM sessions WHERE task_id IS NOT NULL AND project_id = ? ORDER BY rowid',
-      ).all(projectId) as SessionRow[];
-    return this.prepare(
-      'SELECT * FROM sessions WHERE task_id IS NOT NULL ORDER BY rowid',
-    ).all() as SessionRow[];
+      return this.prepare(`${columns} AND project_id = ? ORDER BY rowid`).all(projectId) as TaskSessionRow[];
+    return this.prepare(`${columns} ORDER BY rowid`).all() as TaskSessionRow[];
   }
 
   /** Sessions started from a task, removed ones included, oldest first. */

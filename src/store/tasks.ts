@@ -2,6 +2,7 @@
  * The tasks and task_dependencies tables (decision 71, "Tasks are their own domain beside sessions").
  * Multi-row writes run in one transaction.
  */
+import { boardMark } from './board-mark.js';
 import type { Db } from './db.js';
 import { TaskOutbox } from './task-outbox.js';
 
@@ -96,6 +97,11 @@ export class TaskStore {
       )
       .run(values);
     return true;
+  }
+
+  /** Moves whenever a task's card may have changed (see board-mark.ts). */
+  boardMark(): string {
+    return boardMark(this.db);
   }
 
   /** Runs `work` in one transaction. */

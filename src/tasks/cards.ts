@@ -1,7 +1,7 @@
 /** A task row as the board's card: its dependencies, its sessions and its tracker link. */
 import type { TaskCard, TaskColumn, ColumnSetBy } from '../events/task-card.js';
 import { loadRepoConfig } from '../projects/index.js';
-import type { SessionRow, SessionStore } from '../store/sessions.js';
+import type { SessionStore, TaskSessionRow } from '../store/sessions.js';
 import type { TaskStore, TaskWithProject } from '../store/tasks.js';
 import { trackerLink } from './tracker.js';
 
@@ -35,7 +35,7 @@ export class Cards {
     const after = new Map<number, number[]>();
     for (const edge of this.store.allEdges(projectId))
       after.set(edge.task_id, [...(after.get(edge.task_id) ?? []), edge.after_id]);
-    const sessions = new Map<number, SessionRow[]>();
+    const sessions = new Map<number, TaskSessionRow[]>();
     for (const s of this.sessions.withTasks(projectId))
       if (s.task_id !== null) sessions.set(s.task_id, [...(sessions.get(s.task_id) ?? []), s]);
     const landed = new Map(tasks.map((t) => [t.id, t.merged_commit !== null]));
@@ -65,7 +65,7 @@ export class Cards {
     position: number,
     after: number[],
     waitingFor: number[],
-    sessions: readonly SessionRow[],
+    sessions: readonly TaskSessionRow[],
   ): TaskCard {
     return {
       id: task.id,

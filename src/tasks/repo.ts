@@ -1,5 +1,6 @@
 /** The repository side of tasks: which repository a request means, and the files scopes are checked against. */
-import { isAbsolute } from 'node:path';
+import { statSync } from 'node:fs';
+import { isAbsolute, join } from 'node:path';
 import { InvalidInputError } from '../shared/errors.js';
 import type { ProjectRow, SessionStore } from '../store/sessions.js';
 import { findRepository, gitOut } from '../worktrees/index.js';
@@ -23,7 +24,23 @@ export async function projectFor(
     throw new InvalidInputError(
       'Say which repository: run baton from inside it, or give its project name or root.',
     );
-  return sessions.ensureProject((await findRepository(cwd)).root);
+  return knownCheckout(sessions, cwd) ?? sessions.ensureProject((await findRepository(cwd)).root);
+}
+
+/**
+ * The project whose main checkout `cwd` is, told without git: a known project's root that holds its
+ * `.git` folder is its own repository's top level, which is what git would answer. Asking git costs
+ * a process start on every board load from the repository's root (decision 420); anywhere else (a
+ * subfolder, a linked worktree, whose `.git` is a file) git is asked.
+ */
+function knownCheckout(sessions: SessionStore, cwd: string): ProjectRow | undefined {
+  const known = sessions.findProjectByRoot(cwd);
+  if (known === undefined) return undefined;
+  try {
+    return statSync(join(cwd, '.git', 'HEAD')).isFile() ? known : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Tracked and untracked files, not ignored ones, relative to the root. */

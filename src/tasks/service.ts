@@ -60,6 +60,19 @@ export class TaskService {
   readonly clock: () => Date;
   /** In a shared workspace: the store the machines share, truth for the tasks of repositories with a remote. */
   private shared: TaskShare | undefined;
+  /**
+   * The last board built for each project ('' for every project), read-only (frozen), with the
+   * database's change mark and the tracker templates it was built from.
+   */
+  private readonly boards = new Map<
+    string,
+    {
+      mark: string;
+      templates: ReadonlyMap<string, string | undefined>;
+      columns: TaskBoard['columns'];
+      roots: ReadonlySet<string>;
+    }
+  >();
 
   constructor(readonly options: TaskServiceOptions) {
     this.clock = options.clock ?? (() => new Date());
@@ -86,11 +99,35 @@ export class TaskService {
     const templates = new Map<string, string | undefined>();
     const template = (root: string): string | undefined =>
       templates.has(root) ? templates.get(root) : templates.set(root, trackerTemplate(root)).get(root);
-    const cards = this.cards.cards(this.options.tasks.list(project?.id), project?.id, template);
+    // The cards are built from the rows the board mark watches and the repositories' tracker
+    // templates alone: while neither has changed since the last board of this project, that board
+    // is the answer again (decision 420). The mark is read after anything above that may write.
+    const mark = this.options.tasks.boardMark();
+    const key = project?.id ?? '';
+    let built = this.boards.get(key);
+    if (
+      built === undefined ||
+      built.mark !== mark ||
+      [...built.templates].some(([root, used]) => template(root) !== used)
+    ) {
+      const cards = this.cards.cards(this.options.tasks.list(project?.id), project?.id, template);
+      for (const card of cards) Object.freeze(card);
+      built = {
+        mark,
+        templates: new Map(templates),
+        columns: Object.freeze(
+          TASK_COLUMNS.map((column) =>
+            Object.freeze({ column, tasks: Object.freeze(cards.filter((c) => c.column === column)) }),
+          ),
+        ) as TaskBoard['columns'],
+        roots: new Set(cards.map((c) => c.projectRoot)),
+      };
+      this.boards.set(key, built);
+    }
     return {
       project: project?.name ?? null,
-      columns: TASK_COLUMNS.map((column) => ({ column, tasks: cards.filter((c) => c.column === column) })),
-      entries: this.entryCounts(new Set(cards.map((c) => c.projectRoot))),
+      columns: built.columns,
+      entries: this.entryCounts(built.roots),
     };
   }
 

@@ -33,4 +33,12 @@ describe('tracker references', () => {
     expect(trackerLink('ABC-12', 'https://acme.test/browse/{id}')).toBe('https://acme.test/browse/ABC-12');
     expect(trackerLink(null, 'https://acme.test/browse/{id}')).toBeNull();
   });
+
+  it('tells a web address as the URL parser reads one, without asking it for a reference (decision 420)', () => {
+    // Whatever the parser takes for http(s): any case, no slashes, leading controls it skips.
+    for (const web of ['HTTPS://X.test/a', 'http:x.test/1', '\x01http://a.test/2'])
+      expect(trackerLink(web, 'https://t.test/{id}'), JSON.stringify(web)).toBe(web);
+    for (const other of ['https://', 'ftp://a.test', 'ABC-12'])
+      expect(trackerLink(other, undefined), other).toBeNull();
+  });
 });
