@@ -14,7 +14,15 @@ import { StartedFeed } from './feed.js';
 import { OPENS_FIELD, splitBurst } from './keys.js';
 import { editLine, emptyLine } from './line-edit.js';
 import { Footer, Header, SessionList, WorkspaceFeed } from './List.js';
-import { boardRows, cursorOrder, emptyBoard, moveCursor, scrollTop, type BoardData } from './model.js';
+import {
+  boardRows,
+  cursorOrder,
+  emptyBoard,
+  feedInScope,
+  moveCursor,
+  scrollTop,
+  type BoardData,
+} from './model.js';
 import { AGE_TICK_MS, basename, emptyText, panelHeight, useClock, type Mode } from './layout.js';
 import { windowsLine, type WindowFigures } from './lines.js';
 
@@ -365,7 +373,14 @@ export function App({ ctx, here, color, onFrame, feed }: AppProps) {
     switch (mode.kind) {
       case 'list':
       case 'attach':
-        return <WorkspaceFeed events={board.events} height={panel} width={width} color={color} />;
+        return (
+          <WorkspaceFeed
+            events={feedInScope(board.events, board.sessions.values(), scope.projectRoot)}
+            height={panel}
+            width={width}
+            color={color}
+          />
+        );
       case 'peek':
         return selected === undefined ? null : (
           <PeekPanel

@@ -6,6 +6,7 @@ import {
   boardRows,
   cursorOrder,
   emptyBoard,
+  feedInScope,
   KEPT_WORKSPACE_EVENTS,
   matchesFilter,
   moveCursor,
@@ -143,6 +144,19 @@ describe('the board model', () => {
     expect(matchesFilter(session('x', { state: 'needs_input' }), 'needs input')).toBe(true);
     expect(matchesFilter(session('x', { prompt: 'Fix the watcher' }), 'watcher')).toBe(true);
     expect(matchesFilter(session('x'), 'codex')).toBe(false);
+  });
+
+  it("shows one repository's events in its view, every event in the view of every repository", () => {
+    const sessions = [session('a'), session('b', { project: 'other', projectRoot: '/r/other' })];
+    const events = [
+      event(1, 'session.pinned', { sessionId: 'a', name: 'a', project: 'repo', pinned: true }),
+      event(2, 'session.pinned', { sessionId: 'b', name: 'b', project: 'other', pinned: true }),
+      // The workspace's own: no project named.
+      event(3, 'budget.set', { scope: 'day', limitUsd: 5 }),
+    ];
+    expect(feedInScope(events, sessions, '/r/repo').map((e) => e.seq)).toEqual([1, 3]);
+    expect(feedInScope(events, sessions, '/r/other').map((e) => e.seq)).toEqual([2, 3]);
+    expect(feedInScope(events, sessions, undefined).map((e) => e.seq)).toEqual([1, 2, 3]);
   });
 
   it('moves the cursor within the list and scrolls as little as it must', () => {

@@ -113,6 +113,25 @@ export function matchesFilter(session: SessionView, filter: string): boolean {
   return text.split(/\s+/).every((word) => fields.some((field) => field.toLowerCase().includes(word)));
 }
 
+/**
+ * The feed's events for the scope: in one repository's view, that repository's events and the
+ * workspace's own (those naming no project); every event in the view of every repository. An
+ * event names its project by name, so the names are those of the scope's sessions.
+ */
+export function feedInScope(
+  events: readonly FeedEvent[],
+  sessions: Iterable<SessionView>,
+  projectRoot: string | undefined,
+): readonly FeedEvent[] {
+  if (projectRoot === undefined) return events;
+  const names = new Set<string>();
+  for (const s of sessions) if (s.projectRoot === projectRoot) names.add(s.project);
+  return events.filter((event) => {
+    const project = (event.data as { project?: unknown }).project;
+    return typeof project !== 'string' || names.has(project);
+  });
+}
+
 export interface Row {
   kind: 'group' | 'session';
   /** A group's title with its count, or the session shown. */
