@@ -7,6 +7,7 @@ import { openDb, type Db } from '../store/db.js';
 import { EventStore } from '../store/events.js';
 import { SessionStore } from '../store/sessions.js';
 import { PendingApprovals } from './pending.js';
+import { sessionRow } from '../../test/support/session-row.js';
 
 let dir: string;
 let db: Db;
@@ -21,23 +22,7 @@ beforeEach(() => {
   store = new EventStore(db, (id, p) => sessions.applyProjection(id, p));
   seq = 0;
   const project = sessions.ensureProject('/work/repo');
-  sessions.insert(
-    {
-      id: 's1',
-      project_id: project.id,
-      name: 'a',
-      agent: 'scripted',
-      prompt: 'p',
-      model: null,
-      permission_mode: 'default',
-      options_json: '{}',
-      branch: 'baton/a',
-      base_ref: 'main',
-      base_commit: '0'.repeat(40),
-      worktree: '/w/a',
-    },
-    'queued',
-  );
+  sessions.insert(sessionRow({ id: 's1', project_id: project.id, name: 'a' }), 'queued');
 });
 afterEach(() => {
   db.close();

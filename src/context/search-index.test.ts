@@ -9,6 +9,7 @@ import { Ingestor } from '../sessions/ingest.js';
 import { openDb, type Db } from '../store/db.js';
 import { SessionStore } from '../store/sessions.js';
 import { SearchIndex } from './search-index.js';
+import { sessionRow } from '../../test/support/session-row.js';
 
 let home: string;
 let db: Db;
@@ -23,20 +24,7 @@ beforeEach(() => {
   ingestor = new Ingestor(home, db, store, new WorkspaceBus(db));
   const project = store.ensureProject('/repo');
   store.insert(
-    {
-      id: ID,
-      project_id: project.id,
-      name: 'w',
-      agent: 'claude',
-      prompt: 'p',
-      model: null,
-      permission_mode: 'default',
-      options_json: '{}',
-      branch: 'baton/w',
-      base_ref: 'main',
-      base_commit: '0'.repeat(40),
-      worktree: '/w',
-    },
+    sessionRow({ id: ID, project_id: project.id, name: 'w', agent: 'claude', worktree: '/w' }),
     'queued',
   );
   mkdirSync(sessionPaths(home, ID).dir, { recursive: true });

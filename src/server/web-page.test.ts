@@ -15,6 +15,7 @@ import { SessionStore } from '../store/sessions.js';
 import { createApp } from './app.js';
 import { BrowserAuth } from './web-auth.js';
 import { jsonForScript, RENDERER } from './web-page.js';
+import { sessionRow } from '../../test/support/session-row.js';
 
 const TOKEN = 'test-token-0123456789';
 const PORT = 4322;
@@ -77,20 +78,7 @@ async function login(): Promise<string> {
 function addSession(name: string, prompt: string, state: SessionState): void {
   const project = store.ensureProject(join(dir, 'repo'));
   store.insert(
-    {
-      id: `id-${name}`,
-      project_id: project.id,
-      name,
-      agent: 'scripted',
-      prompt,
-      model: null,
-      permission_mode: 'default',
-      options_json: '{}',
-      branch: `baton/${name}`,
-      base_ref: 'main',
-      base_commit: '0'.repeat(40),
-      worktree: join(dir, name),
-    },
+    sessionRow({ id: `id-${name}`, project_id: project.id, name, prompt, worktree: join(dir, name) }),
     state,
   );
 }

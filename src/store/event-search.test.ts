@@ -7,6 +7,7 @@ import { openDb, type Db } from './db.js';
 import { EventTextSearch } from './event-search.js';
 import { EventStore } from './events.js';
 import { SessionStore } from './sessions.js';
+import { sessionRow } from '../../test/support/session-row.js';
 
 let dir: string;
 let db: Db;
@@ -25,23 +26,7 @@ afterEach(() => {
 function session(id: string, name: string, minute: number, ...bodies: EventBody[]): void {
   const sessions = new SessionStore(db);
   const project = sessions.ensureProject('/repo');
-  sessions.insert(
-    {
-      id,
-      project_id: project.id,
-      name,
-      agent: 'scripted',
-      prompt: 'p',
-      model: null,
-      permission_mode: 'default',
-      options_json: '{}',
-      branch: `baton/${name}`,
-      base_ref: 'main',
-      base_commit: '0'.repeat(40),
-      worktree: `/w/${name}`,
-    },
-    'queued',
-  );
+  sessions.insert(sessionRow({ id, project_id: project.id, name }), 'queued');
   const store = new EventStore(db, (sessionId, projection) =>
     sessions.applyProjection(sessionId, projection),
   );

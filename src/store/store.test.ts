@@ -7,6 +7,7 @@ import { openDb, type Db } from './db.js';
 import { EventStore } from './events.js';
 import { SessionStore, type NewSession } from './sessions.js';
 import { WorkspaceEventStore } from './workspace-events.js';
+import { sessionRow } from '../../test/support/session-row.js';
 
 let dir: string;
 let db: Db;
@@ -24,20 +25,7 @@ afterEach(() => {
 
 function addSession(id: string, name: string, root = '/work/repo'): NewSession {
   const project = sessions.ensureProject(root);
-  const row: NewSession = {
-    id,
-    project_id: project.id,
-    name,
-    agent: 'scripted',
-    prompt: 'p',
-    model: null,
-    permission_mode: 'default',
-    options_json: '{}',
-    branch: `baton/${name}`,
-    base_ref: 'main',
-    base_commit: '0'.repeat(40),
-    worktree: `/w/${name}`,
-  };
+  const row: NewSession = sessionRow({ id, project_id: project.id, name });
   sessions.insert(row, 'queued');
   return row;
 }

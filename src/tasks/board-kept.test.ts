@@ -16,6 +16,7 @@ import { openDb, type Db } from '../store/db.js';
 import { SessionStore, type SessionProjection } from '../store/sessions.js';
 import { TaskStore } from '../store/tasks.js';
 import { TaskService } from './service.js';
+import { sessionRow } from '../../test/support/session-row.js';
 
 let dir: string;
 let repo: string;
@@ -70,21 +71,13 @@ const projection = (state: SessionProjection['state'], activity: string): Sessio
 const startedFrom = (taskId: number, root: string, name: string, state: SessionProjection['state']) => {
   const project = sessions.ensureProject(root);
   sessions.insert(
-    {
+    sessionRow({
       id: name,
       project_id: project.id,
       name,
-      agent: 'scripted',
-      prompt: 'p',
-      model: null,
-      permission_mode: 'default',
-      options_json: '{}',
-      branch: `baton/${name}`,
-      base_ref: 'main',
-      base_commit: '0'.repeat(40),
       worktree: join(dir, 'worktrees', name),
       task_id: taskId,
-    },
+    }),
     'queued',
   );
   sessions.applyProjection(name, projection(state, 'started'));

@@ -13,6 +13,7 @@ import { SessionStore } from '../../src/store/sessions.js';
 import { TestBaton } from '../support/baton.js';
 import { watchExit } from '../support/process.js';
 import { chromiumForFile, screenshotDir, shot } from '../support/browser.js';
+import { sessionRow } from '../support/session-row.js';
 
 const LONG = 10 * 60 * 1000;
 /** A prompt that would run script if any part of the page inserted it as HTML. */
@@ -247,20 +248,13 @@ describe('a board longer than a screen', () => {
     for (let i = 0; i < COUNT; i++) {
       const name = `task-${String(i).padStart(2, '0')}`;
       store.insert(
-        {
+        sessionRow({
           id: `seeded${i}`,
           project_id: project.id,
           name,
-          agent: 'scripted',
           prompt: `Task ${i}`,
-          model: null,
-          permission_mode: 'default',
-          options_json: '{}',
-          branch: `baton/${name}`,
-          base_ref: 'main',
-          base_commit: '0'.repeat(40),
           worktree: join(t.root, 'gone', name),
-        },
+        }),
         'completed',
       );
     }
