@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import type { Context } from './context.js';
-import { readOnlyCommand } from './fast.js';
+import { fastCommand } from './fast.js';
 
 const ctx = {} as Context;
 
-describe('read-only commands without commander', () => {
-  it('takes the plain forms of ls, peek, logs and daemon status', () => {
+describe('the commands run over and over, without commander', () => {
+  it('takes the plain forms of ls, peek, logs, daemon status and a one-session dispatch', () => {
     for (const args of [
       ['ls'],
       ['list', '--json'],
@@ -16,8 +16,12 @@ describe('read-only commands without commander', () => {
       ['logs', 's1', '--after=3', '--json'],
       ['daemon', 'status'],
       ['daemon', 'status', '--json'],
+      ['dispatch', 'do it'],
+      ['dispatch', 'do it', '-n', 'x', '--agent', 'scripted', '-s', 'script.json', '--json'],
+      ['dispatch', '--permission-mode=acceptEdits', '--base', 'main', '--wait', 'do it'],
+      ['dispatch', 'do it', '--branch', 'b', '--in-place', '--carry-changes', '--on', 'any', '--force'],
     ]) {
-      expect(readOnlyCommand(ctx, args), args.join(' ')).toBeTypeOf('function');
+      expect(fastCommand(ctx, args), args.join(' ')).toBeTypeOf('function');
     }
   });
 
@@ -35,10 +39,18 @@ describe('read-only commands without commander', () => {
       ['logs', 's1', '--after'],
       ['daemon'],
       ['daemon', 'stop'],
-      ['dispatch', 'do it'],
       ['--json', 'ls'],
+      // dispatch: attempts, a missing or extra prompt, what commander refuses with its own message
+      ['dispatch', 'do it', '--best-of', '2'],
+      ['dispatch', 'do it', '--agents', 'claude,codex'],
+      ['dispatch'],
+      ['dispatch', 'do', 'it'],
+      ['dispatch', 'do it', '--agent', 'Not An Agent!'],
+      ['dispatch', 'do it', '-p', 'yolo'],
+      ['dispatch', 'do it', '--name'],
+      ['dispatch', '--help'],
     ]) {
-      expect(readOnlyCommand(ctx, args), args.join(' ')).toBeUndefined();
+      expect(fastCommand(ctx, args), args.join(' ')).toBeUndefined();
     }
   });
 });

@@ -9,7 +9,7 @@ import { BatonError, EXIT_CODES } from '../shared/errors.js';
 import { batonHome } from '../shared/paths.js';
 import { sessionRef } from './arguments.js';
 import type { Context } from './context.js';
-import { readOnlyCommand } from './fast.js';
+import { fastCommand } from './fast.js';
 import { guardTerminal } from './terminal.js';
 import { addWorkspaceCommands } from './program-workspace.js';
 import { addRoutineCommands } from './program-routines.js';
@@ -38,7 +38,7 @@ export async function main(argv: string[]): Promise<void> {
     if (error.code === 'EPIPE') process.exit(0);
   });
   try {
-    const fast = readOnlyCommand(ctx, argv.slice(2));
+    const fast = fastCommand(ctx, argv.slice(2));
     // A bare `baton` is the terminal board (or, off a terminal, the list `baton ls` prints).
     if (argv.length === 2) await (await import('../board/index.js')).openBoard(ctx);
     else if (fast !== undefined) await fast();
