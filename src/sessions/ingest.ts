@@ -16,7 +16,7 @@ import { sessionPaths } from '../shared/paths.js';
 import type { Db } from '../store/db.js';
 import { EventStore } from '../store/events.js';
 import { projectionOf, type SessionStore, type SessionRow } from '../store/sessions.js';
-import { EventLogWriter, readLog } from './event-log.js';
+import { EventLogWriter, readLog, type LogReadResult } from './event-log.js';
 import { followSequence, type Followed } from './sequence.js';
 import { StateMachine, type Trigger } from './state.js';
 
@@ -26,6 +26,18 @@ const log = createLogger('ingest');
 const INGEST_BATCH_BYTES = 4 * 1024 * 1024;
 /** How soon ingestion is tried again while the disk is full. */
 const DISK_FULL_RETRY_MS = 1000;
+
+/** The stored text of each event taken: its line as written when it may be (`LogReadResult.texts`). */
+function textsOf(read: LogReadResult, taken: readonly BatonEvent[]): (string | undefined)[] {
+  const texts: (string | undefined)[] = [];
+  let at = 0;
+  for (const event of taken) {
+    while (read.events[at] !== event) at++;
+    texts.push(read.texts[at]);
+    at++;
+  }
+  return texts;
+}
 
 export interface IngestEvents {
   /** A new event of a session, once stored. */
@@ -74,6 +86,7 @@ export class Ingestor extends EventEmitter<IngestEvents> {
     const first = this.store.get(sessionId);
     if (first === undefined) return 0;
     let inserted = 0;
+    let after: SessionRow | undefined = first;
     for (let session: SessionRow = first; ;) {
       const path = sessionPaths(this.home, sessionId).events;
       let read = readLog(path, session.ingested_offset, INGEST_BATCH_BYTES);
@@ -97,7 +110,7 @@ export class Ingestor extends EventEmitter<IngestEvents> {
       if (events.length === 0 && offset === session.ingested_offset) break;
       let result: ReturnType<EventStore['ingest']>;
       try {
-        result = this.events.ingest(session, events, offset);
+        result = this.events.ingest(session, events, offset, textsOf(read, events));
       } catch (error) {
         this.bus.discard();
         throw error;
@@ -108,11 +121,12 @@ export class Ingestor extends EventEmitter<IngestEvents> {
       // Indexed for search after this transaction, batched, off the ingestion path (decision 312).
       if (stored.length > 0) this.search.eventsStored(sessionId);
       for (const event of stored) this.emit('event', sessionId, event);
-      const next = this.store.get(sessionId);
-      if (next === undefined || followed.waitAt !== undefined) break;
-      session = next;
+      after = this.store.get(sessionId);
+      // Read to the end of the file as it was: lines appended since come with their own call,
+      // and are not looked for again here (decision 410).
+      if (after === undefined || followed.waitAt !== undefined || read.offset >= read.size) break;
+      session = after;
     }
-    const after = this.store.get(sessionId);
     if (inserted === 0 && after?.ingested_offset === first.ingested_offset) return 0;
     this.emit('session', sessionId);
     if (after?.state !== first.state) this.emit('state', sessionId, first.state, after?.state);

@@ -1,6 +1,7 @@
 /** The sessions and projects tables. */
 import type { SessionState, StateReason } from '../events/index.js';
 import { newId } from '../shared/ids.js';
+import type { Statement } from 'better-sqlite3';
 import type { Db } from './db.js';
 
 export interface ProjectRow {
@@ -76,6 +77,11 @@ const SELECT = `SELECT s.*, p.name AS project_name, p.root AS project_root, t.ti
 export class SessionStore {
   constructor(private readonly db: Db) {}
 
+  // Ingestion reads a session's row and writes its projection at every batch: prepared once, not
+  // at each call (decision 410).
+  private getStatement: Statement | undefined;
+  private projectionStatement: Statement | undefined;
+
   /** The project for a repository root, created on first use with a unique folder-friendly name. */
   projects(): ProjectRow[] {
     return this.db.prepare('SELECT * FROM projects ORDER BY name').all() as ProjectRow[];
@@ -118,7 +124,8 @@ export class SessionStore {
   }
 
   get(id: string): SessionWithProject | undefined {
-    return this.db.prepare(`${SELECT} WHERE s.id = ?`).get(id) as SessionWithProject | undefined;
+    this.getStatement ??= this.db.prepare(`${SELECT} WHERE s.id = ?`);
+    return this.getStatement.get(id) as SessionWithProject | undefined;
   }
 
   /**
@@ -237,27 +244,26 @@ export class SessionStore {
 
   /** Applies the projection of a batch of ingested events. */
   applyProjection(id: string, p: SessionProjection): void {
-    this.db
-      .prepare(
-        `UPDATE sessions SET state = @state, state_reason_json = @reason, activity = @activity, last_seq = @lastSeq,
-           ingested_offset = @offset, input_tokens = @inputTokens, output_tokens = @outputTokens, cost_usd = @costUsd,
-           agent_session_id = @agentSessionId, last_event_at = @lastEventAt, updated_at = @now
-         WHERE id = @id`,
-      )
-      .run({
-        id,
-        state: p.state,
-        reason: p.reason === undefined ? null : JSON.stringify(p.reason),
-        activity: p.activity,
-        lastSeq: p.lastSeq,
-        offset: p.offset,
-        inputTokens: p.inputTokens,
-        outputTokens: p.outputTokens,
-        costUsd: p.costUsd,
-        agentSessionId: p.agentSessionId,
-        lastEventAt: p.lastEventAt,
-        now: new Date().toISOString(),
-      });
+    this.projectionStatement ??= this.db.prepare(
+      `UPDATE sessions SET state = @state, state_reason_json = @reason, activity = @activity, last_seq = @lastSeq,
+         ingested_offset = @offset, input_tokens = @inputTokens, output_tokens = @outputTokens, cost_usd = @costUsd,
+         agent_session_id = @agentSessionId, last_event_at = @lastEventAt, updated_at = @now
+       WHERE id = @id`,
+    );
+    this.projectionStatement.run({
+      id,
+      state: p.state,
+      reason: p.reason === undefined ? null : JSON.stringify(p.reason),
+      activity: p.activity,
+      lastSeq: p.lastSeq,
+      offset: p.offset,
+      inputTokens: p.inputTokens,
+      outputTokens: p.outputTokens,
+      costUsd: p.costUsd,
+      agentSessionId: p.agentSessionId,
+      lastEventAt: p.lastEventAt,
+      now: new Date().toISOString(),
+    });
   }
 }
 
