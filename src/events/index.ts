@@ -231,7 +231,7 @@ export function parseEventLine(line: string): BatonEvent {
 export function parseEventText(line: string): { event: BatonEvent; asWritten: boolean } {
   const raw: unknown = JSON.parse(line);
   const event = BatonEvent.parse(raw);
-  return { event, asWritten: keptWhole(raw, event) };
+  return { event, asWritten: typeof raw === 'object' && raw !== null && keptWhole(raw, event) };
 }
 
 /**
@@ -240,23 +240,26 @@ export function parseEventText(line: string): { event: BatonEvent; asWritten: bo
  * each object's keys against the checked one's and to look inside every object and array.
  */
 function keptWhole(raw: unknown, checked: unknown): boolean {
-  if (typeof raw !== 'object' || raw === null) return true;
   if (typeof checked !== 'object' || checked === null) return false;
   if (Array.isArray(raw)) {
     if (!Array.isArray(checked) || checked.length !== raw.length) return false;
-    for (let i = 0; i < raw.length; i++) if (!keptWhole(raw[i], checked[i])) return false;
+    for (let i = 0; i < raw.length; i++) {
+      const item: unknown = raw[i];
+      if (typeof item === 'object' && item !== null && !keptWhole(item, checked[i])) return false;
+    }
     return true;
   }
+  // Every key of `checked` is one of `raw`'s (the schema adds none, nor an absent optional one),
+  // so as many keys means the same keys. `raw` is JSON.parse's: `for…in` sees only its own keys.
   const from = raw as Record<string, unknown>;
   const to = checked as Record<string, unknown>;
   let keys = 0;
   for (const key in from) {
-    if (!Object.hasOwn(to, key) || !keptWhole(from[key], to[key])) return false;
     keys++;
+    const value = from[key];
+    if (typeof value === 'object' && value !== null && !keptWhole(value, to[key])) return false;
   }
-  let kept = 0;
-  for (const key in to) if (Object.hasOwn(to, key)) kept++;
-  return keys === kept;
+  return keys === Object.keys(to).length;
 }
 
 export function makeEvent(seq: number, body: EventBody, now = new Date()): BatonEvent {

@@ -15,7 +15,7 @@ import { createLogger } from '../shared/log.js';
 import { sessionPaths } from '../shared/paths.js';
 import type { Db } from '../store/db.js';
 import { EventStore } from '../store/events.js';
-import { projectionOf, type SessionStore, type SessionRow } from '../store/sessions.js';
+import { projectionOf, type SessionStore, type SessionWithProject } from '../store/sessions.js';
 import { EventLogWriter, readLog, type LogReadResult } from './event-log.js';
 import { followSequence, type Followed } from './sequence.js';
 import { StateMachine, type Trigger } from './state.js';
@@ -68,7 +68,8 @@ export class Ingestor extends EventEmitter<IngestEvents> {
       (id, projection) => store.applyProjection(id, projection),
       (row, event) => {
         if (event.type !== 'state.changed') return;
-        const session = store.get(row.id);
+        // The row read at the batch's start names the project: not read again for each event.
+        const session = this.ingesting?.id === row.id ? this.ingesting : store.get(row.id);
         bus.publish(SessionStateChanged, {
           sessionId: row.id,
           name: row.name,
@@ -81,13 +82,16 @@ export class Ingestor extends EventEmitter<IngestEvents> {
     );
   }
 
+  /** The session whose batch is being stored, as read before it. */
+  private ingesting: SessionWithProject | undefined;
+
   /** Reads new lines of a session's log into the store and announces them; returns how many were new. */
   ingest(sessionId: string): number {
     const first = this.store.get(sessionId);
     if (first === undefined) return 0;
     let inserted = 0;
-    let after: SessionRow | undefined = first;
-    for (let session: SessionRow = first; ;) {
+    let after: SessionWithProject | undefined = first;
+    for (let session: SessionWithProject = first; ;) {
       const path = sessionPaths(this.home, sessionId).events;
       let read = readLog(path, session.ingested_offset, INGEST_BATCH_BYTES);
       let followed = followSequence(read.events, session.last_seq);
@@ -109,11 +113,14 @@ export class Ingestor extends EventEmitter<IngestEvents> {
         });
       if (events.length === 0 && offset === session.ingested_offset) break;
       let result: ReturnType<EventStore['ingest']>;
+      this.ingesting = session;
       try {
         result = this.events.ingest(session, events, offset, textsOf(read, events));
       } catch (error) {
         this.bus.discard();
         throw error;
+      } finally {
+        this.ingesting = undefined;
       }
       this.bus.release();
       const { stored } = result;
