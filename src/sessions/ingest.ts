@@ -31,8 +31,9 @@ const DISK_FULL_RETRY_MS = 1000;
 function textsOf(read: LogReadResult, taken: readonly BatonEvent[]): (string | undefined)[] {
   const texts: (string | undefined)[] = [];
   let at = 0;
+  // `taken` is a subsequence of what was read, in order; an event not found is written again.
   for (const event of taken) {
-    while (read.events[at] !== event) at++;
+    while (at < read.events.length && read.events[at] !== event) at++;
     texts.push(read.texts[at]);
     at++;
   }
