@@ -221,6 +221,47 @@ export function parseEventLine(line: string): BatonEvent {
   return BatonEvent.parse(JSON.parse(line));
 }
 
+/**
+ * Parses one line of a session's log as `parseEventLine` does, and says whether the line itself
+ * may be stored for the event (decision 410): only when the check kept every key the line has, at
+ * every depth, so the line parses back to exactly the event checked. A line with a key the schema
+ * drops (a newer writer's field, anything a hostile writer added) is not: its checked event is
+ * written again instead.
+ */
+export function parseEventText(line: string): { event: BatonEvent; asWritten: boolean } {
+  const raw: unknown = JSON.parse(line);
+  const event = BatonEvent.parse(raw);
+  return { event, asWritten: typeof raw === 'object' && raw !== null && keptWhole(raw, event) };
+}
+
+/**
+ * Whether `checked` (the schema's output for `raw`) holds every key `raw` has. The schema neither
+ * adds keys (no defaults) nor changes values (no transforms or coercion), so it is enough to count
+ * each object's keys against the checked one's and to look inside every object and array.
+ */
+function keptWhole(raw: unknown, checked: unknown): boolean {
+  if (typeof checked !== 'object' || checked === null) return false;
+  if (Array.isArray(raw)) {
+    if (!Array.isArray(checked) || checked.length !== raw.length) return false;
+    for (let i = 0; i < raw.length; i++) {
+      const item: unknown = raw[i];
+      if (typeof item === 'object' && item !== null && !keptWhole(item, checked[i])) return false;
+    }
+    return true;
+  }
+  // Every key of `checked` is one of `raw`'s (the schema adds none, nor an absent optional one),
+  // so as many keys means the same keys. `raw` is JSON.parse's: `for…in` sees only its own keys.
+  const from = raw as Record<string, unknown>;
+  const to = checked as Record<string, unknown>;
+  let keys = 0;
+  for (const key in from) {
+    keys++;
+    const value = from[key];
+    if (typeof value === 'object' && value !== null && !keptWhole(value, to[key])) return false;
+  }
+  return keys === Object.keys(to).length;
+}
+
 export function makeEvent(seq: number, body: EventBody, now = new Date()): BatonEvent {
   return { v: EVENT_SCHEMA_VERSION, seq, ts: now.toISOString(), ...body };
 }

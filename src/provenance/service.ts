@@ -296,7 +296,13 @@ export class ProvenanceService {
   private replay(sessionId: string, seq: number): TurnTracker {
     const tracker = new TurnTracker();
     for (let after = 0; after < seq - 1;) {
-      const batch = this.options.sessions.eventsAfter(sessionId, after, REPLAY_BATCH);
+      // No more rows than can lie before `seq` (seqs rise): a restart's ingestion hands each
+      // session's first new event at once, and reading its whole log here doubled ingestion's work.
+      const batch = this.options.sessions.eventsAfter(
+        sessionId,
+        after,
+        Math.min(REPLAY_BATCH, seq - 1 - after),
+      );
       if (batch.length === 0) break;
       for (const event of batch) {
         if (event.seq >= seq) return tracker;

@@ -3,7 +3,7 @@
  * writer at a time (the session host while it runs, else the supervisor), read by offset.
  */
 import { closeSync, existsSync, fstatSync, ftruncateSync, openSync, readSync, writeSync } from 'node:fs';
-import { makeEvent, parseEventLine, type BatonEvent, type EventBody } from '../events/index.js';
+import { makeEvent, parseEventText, type BatonEvent, type EventBody } from '../events/index.js';
 import { DiskFullError, errorMessage, isDiskFull } from '../shared/errors.js';
 import { plainText } from '../shared/text.js';
 import { followSequence } from './sequence.js';
@@ -12,6 +12,11 @@ export interface LogReadResult {
   events: BatonEvent[];
   /** The byte offset of the line each event was read from (`starts[i]` for `events[i]`). */
   starts: number[];
+  /**
+   * The line each event was read from, when it may be stored as written (`texts[i]` for
+   * `events[i]`; `parseEventText`, decision 410), else undefined: the event is written again.
+   */
+  texts: (string | undefined)[];
   /** Byte offset just past the last complete line read. */
   offset: number;
   /** The file's size when read: more is there to read when `offset` is short of it. */
@@ -29,7 +34,15 @@ const CHUNK = 1 << 20;
  * trailing partial line for the next read.
  */
 export function readLog(path: string, offset = 0, maxBytes = Number.POSITIVE_INFINITY): LogReadResult {
-  const result: LogReadResult = { events: [], starts: [], offset, size: offset, malformed: [], torn: [] };
+  const result: LogReadResult = {
+    events: [],
+    starts: [],
+    texts: [],
+    offset,
+    size: offset,
+    malformed: [],
+    torn: [],
+  };
   if (!existsSync(path)) return result;
   const fd = openSync(path, 'r');
   try {
@@ -53,13 +66,16 @@ export function readLog(path: string, offset = 0, maxBytes = Number.POSITIVE_INF
         start = nl + 1;
         if (line.trim() === '') continue;
         try {
-          result.events.push(parseEventLine(line));
+          const parsed = parseEventText(line);
+          result.events.push(parsed.event);
           result.starts.push(lineOffset);
+          result.texts.push(parsed.asWritten ? line : undefined);
         } catch (error) {
           const recovered = afterTornWrite(line);
           if (recovered !== undefined) {
             result.events.push(recovered.event);
             result.starts.push(lineOffset);
+            result.texts.push(recovered.text);
             result.torn.push({ offset: lineOffset, fragment: recovered.fragment.slice(0, 200) });
           } else
             result.malformed.push({
@@ -84,10 +100,14 @@ export function readLog(path: string, offset = 0, maxBytes = Number.POSITIVE_INF
  * same line. The whole event is the line's last `{"v":` that parses; the fragment before it is
  * what was torn.
  */
-function afterTornWrite(line: string): { event: BatonEvent; fragment: string } | undefined {
+function afterTornWrite(
+  line: string,
+): { event: BatonEvent; text: string | undefined; fragment: string } | undefined {
   for (let at = line.lastIndexOf('{"v":'); at > 0; at = line.lastIndexOf('{"v":', at - 1)) {
     try {
-      return { event: parseEventLine(line.slice(at)), fragment: line.slice(0, at) };
+      const whole = line.slice(at);
+      const parsed = parseEventText(whole);
+      return { event: parsed.event, text: parsed.asWritten ? whole : undefined, fragment: line.slice(0, at) };
     } catch {
       // not there: an earlier start, perhaps
     }

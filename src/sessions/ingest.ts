@@ -15,8 +15,8 @@ import { createLogger } from '../shared/log.js';
 import { sessionPaths } from '../shared/paths.js';
 import type { Db } from '../store/db.js';
 import { EventStore } from '../store/events.js';
-import { projectionOf, type SessionStore, type SessionRow } from '../store/sessions.js';
-import { EventLogWriter, readLog } from './event-log.js';
+import { projectionOf, type SessionStore, type SessionWithProject } from '../store/sessions.js';
+import { EventLogWriter, readLog, type LogReadResult } from './event-log.js';
 import { followSequence, type Followed } from './sequence.js';
 import { StateMachine, type Trigger } from './state.js';
 
@@ -26,6 +26,19 @@ const log = createLogger('ingest');
 const INGEST_BATCH_BYTES = 4 * 1024 * 1024;
 /** How soon ingestion is tried again while the disk is full. */
 const DISK_FULL_RETRY_MS = 1000;
+
+/** The stored text of each event taken: its line as written when it may be (`LogReadResult.texts`). */
+function textsOf(read: LogReadResult, taken: readonly BatonEvent[]): (string | undefined)[] {
+  const texts: (string | undefined)[] = [];
+  let at = 0;
+  // `taken` is a subsequence of what was read, in order; an event not found is written again.
+  for (const event of taken) {
+    while (at < read.events.length && read.events[at] !== event) at++;
+    texts.push(read.texts[at]);
+    at++;
+  }
+  return texts;
+}
 
 export interface IngestEvents {
   /** A new event of a session, once stored. */
@@ -56,7 +69,8 @@ export class Ingestor extends EventEmitter<IngestEvents> {
       (id, projection) => store.applyProjection(id, projection),
       (row, event) => {
         if (event.type !== 'state.changed') return;
-        const session = store.get(row.id);
+        // The row read at the batch's start names the project: not read again for each event.
+        const session = this.ingesting?.id === row.id ? this.ingesting : store.get(row.id);
         bus.publish(SessionStateChanged, {
           sessionId: row.id,
           name: row.name,
@@ -69,12 +83,16 @@ export class Ingestor extends EventEmitter<IngestEvents> {
     );
   }
 
+  /** The session whose batch is being stored, as read before it. */
+  private ingesting: SessionWithProject | undefined;
+
   /** Reads new lines of a session's log into the store and announces them; returns how many were new. */
   ingest(sessionId: string): number {
     const first = this.store.get(sessionId);
     if (first === undefined) return 0;
     let inserted = 0;
-    for (let session: SessionRow = first; ;) {
+    let after: SessionWithProject | undefined = first;
+    for (let session: SessionWithProject = first; ;) {
       const path = sessionPaths(this.home, sessionId).events;
       let read = readLog(path, session.ingested_offset, INGEST_BATCH_BYTES);
       let followed = followSequence(read.events, session.last_seq);
@@ -96,11 +114,14 @@ export class Ingestor extends EventEmitter<IngestEvents> {
         });
       if (events.length === 0 && offset === session.ingested_offset) break;
       let result: ReturnType<EventStore['ingest']>;
+      this.ingesting = session;
       try {
-        result = this.events.ingest(session, events, offset);
+        result = this.events.ingest(session, events, offset, textsOf(read, events));
       } catch (error) {
         this.bus.discard();
         throw error;
+      } finally {
+        this.ingesting = undefined;
       }
       this.bus.release();
       const { stored } = result;
@@ -108,11 +129,12 @@ export class Ingestor extends EventEmitter<IngestEvents> {
       // Indexed for search after this transaction, batched, off the ingestion path (decision 312).
       if (stored.length > 0) this.search.eventsStored(sessionId);
       for (const event of stored) this.emit('event', sessionId, event);
-      const next = this.store.get(sessionId);
-      if (next === undefined || followed.waitAt !== undefined) break;
-      session = next;
+      after = this.store.get(sessionId);
+      // Read to the end of the file as it was: lines appended since come with their own call,
+      // and are not looked for again here (decision 410).
+      if (after === undefined || followed.waitAt !== undefined || read.offset >= read.size) break;
+      session = after;
     }
-    const after = this.store.get(sessionId);
     if (inserted === 0 && after?.ingested_offset === first.ingested_offset) return 0;
     this.emit('session', sessionId);
     if (after?.state !== first.state) this.emit('state', sessionId, first.state, after?.state);

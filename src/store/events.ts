@@ -33,14 +33,24 @@ export class EventStore {
       `UPDATE approvals SET status = ?, decision_reason = ?, resolved_at = ? WHERE session_id = ? AND request_id = ?`,
     );
     this.ingestTx = db.transaction(
-      (row: SessionRow, events: BatonEvent[], offset: number, out: { stored: BatonEvent[] }) => {
+      (
+        row: SessionRow,
+        events: BatonEvent[],
+        texts: readonly (string | undefined)[],
+        offset: number,
+        out: { stored: BatonEvent[] },
+      ) => {
         const projection = projectionOf(row);
         let inserted = 0;
-        for (const event of events) {
+        for (let i = 0; i < events.length; i++) {
+          const event = events[i]!;
           // The byte offset, stored in this same transaction, makes ingestion exactly-once; the
           // key (session, seq) makes a repeat that slipped through a no-op rather than a second row.
           if (event.seq <= projection.lastSeq) continue;
-          const result = this.insertEvent.run(row.id, event.seq, event.ts, event.type, JSON.stringify(event));
+          // The log's line as written when it holds nothing the check dropped, else the checked
+          // event written again (decision 410).
+          const body = texts[i] ?? JSON.stringify(event);
+          const result = this.insertEvent.run(row.id, event.seq, event.ts, event.type, body);
           if (result.changes === 0) continue;
           inserted++;
           out.stored.push(event);
@@ -65,10 +75,17 @@ export class EventStore {
   /**
    * Ingests the events of a session's log that continue its sequence (in order, each above the
    * stored last seq) and moves the stored offset to `offset`. Returns the events stored.
+   * `texts[i]`, when given, is the JSON stored for `events[i]`: its log line, which the caller
+   * has proved parses back to exactly that event (`parseEventText`); else the event is written.
    */
-  ingest(row: SessionRow, events: BatonEvent[], offset: number): { stored: BatonEvent[] } {
+  ingest(
+    row: SessionRow,
+    events: BatonEvent[],
+    offset: number,
+    texts: readonly (string | undefined)[] = [],
+  ): { stored: BatonEvent[] } {
     const out = { stored: [] as BatonEvent[] };
-    this.ingestTx(row, events, offset, out);
+    this.ingestTx(row, events, texts, offset, out);
     return out;
   }
 
