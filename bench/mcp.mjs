@@ -10,6 +10,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { credentialPath } from '../dist/mcp/credentials.js';
 
 const ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)));
 const BIN = join(ROOT, 'bin', 'baton');
@@ -82,10 +83,14 @@ try {
   const token = readFileSync(join(home, 'token'), 'utf8').trim();
   const { sessions } = JSON.parse(await rawGet(info.port, token, '/api/sessions'));
   const first = sessions.find((s) => s.name === 's0');
-  // Its credential is minted when its host starts (the bench's only wait without an event to follow).
-  while (!existsSync(join(home, 'sessions', first.id, 'mcp-credential')))
+  // Its credential is minted in the session's door when its host starts (the bench's only wait
+  // without an event to follow), within a minute or the section fails instead of waiting for ever.
+  const credentialFile = credentialPath(home, first.id);
+  for (const deadline = Date.now() + 60_000; !existsSync(credentialFile); ) {
+    if (Date.now() > deadline) throw new Error(`no credential at ${credentialFile} after 60 s`);
     await new Promise((r) => setTimeout(r, 50));
-  const credential = readFileSync(join(home, 'sessions', first.id, 'mcp-credential'), 'utf8').trim();
+  }
+  const credential = readFileSync(credentialFile, 'utf8').trim();
 
   // Start-up: from spawning `baton mcp` to its first answered tool call, as an agent sees it.
   const starts = [];
@@ -96,7 +101,7 @@ try {
     transport = new StdioClientTransport({
       command: process.execPath,
       args: [BIN, 'mcp'],
-      env: { ...env, BATON_SESSION_CREDENTIAL_FILE: join(home, 'sessions', first.id, 'mcp-credential') },
+      env: { ...env, BATON_SESSION_CREDENTIAL_FILE: credentialFile },
       cwd: first.worktree,
     });
     client = new Client({ name: 'bench', version: '1' });
