@@ -86,7 +86,7 @@ try {
   // Its credential is minted in the session's door when its host starts (the bench's only wait
   // without an event to follow), within a minute or the section fails instead of waiting for ever.
   const credentialFile = credentialPath(home, first.id);
-  for (const deadline = Date.now() + 60_000; !existsSync(credentialFile); ) {
+  for (const deadline = Date.now() + 60_000; !existsSync(credentialFile);) {
     if (Date.now() > deadline) throw new Error(`no credential at ${credentialFile} after 60 s`);
     await new Promise((r) => setTimeout(r, 50));
   }

@@ -91,7 +91,10 @@ describe('routine findings', () => {
     expect(again.stderr).toMatch(/already dealt with/);
 
     await t.ok(['routine', 'run', 'finder', '--now'], { cwd: repo });
-    await t.waitForState('finder-2', 'ready_for_review');
+    // The run's end, not its session's state: the findings are the run's once it is recorded as ended.
+    await t.workspaceEvent(
+      (e) => e.type === 'routine.finished' && e.data.routine === 'finder' && e.data.runId === 2,
+    );
     const dismissed = await t.client(repo).call('POST /api/routines/:name/findings', {
       params: { name: 'finder' },
       body: { action: 'dismiss' },

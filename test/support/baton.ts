@@ -263,9 +263,13 @@ export class TestBaton {
         ref,
         0,
         (event) => {
+          // What the agent or Baton said went wrong, so a session that failed says why in the error.
+          if (event.type === 'error.raised') trail.push(`(error: ${event.message.slice(0, 300)})`);
           if (event.type !== 'state.changed') return;
           current = event.to;
-          trail.push(event.to);
+          const why =
+            event.reason !== undefined && 'message' in event.reason ? event.reason.message : undefined;
+          trail.push(why === undefined ? event.to : `${event.to} (${why.slice(0, 300)})`);
           if (live && current === state) controller.abort();
         },
         controller.signal,
