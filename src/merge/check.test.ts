@@ -60,6 +60,26 @@ describe('the merge check', () => {
     await watchExit(Number(readFileSync(pidFile, 'utf8')), 3000);
   });
 
+  it('ends with the check even when a process it started left its group and holds its output open', async () => {
+    const pidFile = join(dir, 'escaped.pid');
+    // setsid: out of the check's process group, so killing the group cannot reach it; it keeps
+    // the check's stdout open.
+    const result = await runCheck(
+      `setsid sh -c 'echo $$ > ${pidFile}; exec sleep 300' & echo checked; exit 0`,
+      {
+        cwd: dir,
+        timeoutSeconds: 30,
+      },
+    );
+    try {
+      expect(result.outcome).toBe('passed');
+      expect(result.outputTail).toBe('checked');
+    } finally {
+      for (let i = 0; i < 100 && !existsSync(pidFile); i++) await new Promise((r) => setTimeout(r, 20));
+      if (existsSync(pidFile)) process.kill(Number(readFileSync(pidFile, 'utf8')), 'SIGKILL');
+    }
+  });
+
   it('fails plainly when the command does not exist', async () => {
     const result = await runCheck(['baton-no-such-command-xyz'], { cwd: dir, timeoutSeconds: 30 });
     expect(result.outcome).toBe('failed');

@@ -88,10 +88,23 @@ export function runCheck(
       });
     };
     child.on('error', (error) => finish(null, null, error));
-    // A background process the check left behind would hold its pipes open: it goes with the check.
-    child.on('exit', () => killGroup('SIGKILL'));
+    let pipeTimer: NodeJS.Timeout | undefined;
+    child.on('exit', (code, signal) => {
+      // A background process the check left behind would hold its pipes open: it goes with the check.
+      killGroup('SIGKILL');
+      // One that left the group (`setsid`, `set -m`) is out of reach and may hold them for ever: the
+      // output ends a moment after the check, or the merge (and the hold on its members) never would.
+      pipeTimer = setTimeout(() => {
+        child.stdout.destroy();
+        child.stderr.destroy();
+        finish(code, signal);
+      }, KILL_GRACE_MS);
+    });
     // `close`, not `exit`: the output is complete only when the pipes are.
-    child.on('close', (code, signal) => finish(code, signal));
+    child.on('close', (code, signal) => {
+      clearTimeout(pipeTimer);
+      finish(code, signal);
+    });
   });
 }
 
