@@ -15,6 +15,7 @@ import { openDb, type Db } from '../store/db.js';
 import { SessionStore } from '../store/sessions.js';
 import { EventLogWriter } from './event-log.js';
 import { Ingestor } from './ingest.js';
+import { sessionRow } from '../../test/support/session-row.js';
 
 let home: string;
 let db: Db;
@@ -29,23 +30,7 @@ beforeEach(() => {
   store = new SessionStore(db);
   ingestor = new Ingestor(home, db, store, new WorkspaceBus(db));
   const project = store.ensureProject('/repo');
-  store.insert(
-    {
-      id: ID,
-      project_id: project.id,
-      name: 'w',
-      agent: 'scripted',
-      prompt: 'p',
-      model: null,
-      permission_mode: 'default',
-      options_json: '{}',
-      branch: 'baton/w',
-      base_ref: 'main',
-      base_commit: '0'.repeat(40),
-      worktree: '/w',
-    },
-    'queued',
-  );
+  store.insert(sessionRow({ id: ID, project_id: project.id, name: 'w', worktree: '/w' }), 'queued');
   mkdirSync(sessionPaths(home, ID).dir, { recursive: true });
 });
 afterEach(() => {
