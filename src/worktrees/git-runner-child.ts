@@ -16,6 +16,21 @@ interface Call {
 }
 
 process.on('message', (call: Call) => {
+  try {
+    run(call);
+  } catch (error) {
+    // Refused before git started (an argument Node will not pass): answered, never the runner's end.
+    if (process.connected)
+      process.send?.({
+        id: call.id,
+        stdout: '',
+        stderr: '',
+        error: { code: null, killed: false, message: (error as Error).message },
+      });
+  }
+});
+
+function run(call: Call): void {
   execFile(
     // Only git: the channel carries the arguments of git calls, never a program to run.
     'git',
@@ -39,7 +54,7 @@ process.on('message', (call: Call) => {
       if (process.connected) process.send?.({ id: call.id, stdout, stderr, error: ended });
     },
   );
-});
+}
 // Ends with its supervisor: the channel closes when the supervisor exits, however it exits.
 process.on('disconnect', () => process.exit(0));
 process.send?.({ ready: true });

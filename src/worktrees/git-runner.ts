@@ -54,7 +54,9 @@ const waiting = new Map<number, GitExecCallback>();
 /** Runs `git args` as `execFile` would, through the runner when one is up, else directly. */
 export function execGit(args: string[], options: GitExecOptions, done: GitExecCallback): void {
   const child = runner?.ready === true ? runner.child : undefined;
-  if (child === undefined || !child.connected) {
+  // An argument Node refuses (a null byte, from a name or ref in a request) throws here as it always
+  // did, for the caller to answer: sent to the runner it would throw there and end it.
+  if (child === undefined || !child.connected || args.some((arg) => arg.includes('\0'))) {
     execDirect(args, options, done);
     return;
   }
