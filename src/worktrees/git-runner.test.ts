@@ -41,6 +41,13 @@ describe('the git runner', () => {
     );
   });
 
+  it('refuses an argument with a null byte in the caller, as before, and the runner stays up', async () => {
+    const runner = gitRunnerPid();
+    await expect(git(made.repo, ['rev-parse', 'a\0b'])).rejects.toThrow(/null bytes/);
+    expect(gitRunnerPid()).toBe(runner);
+    expect((await git(made.repo, ['rev-parse', 'HEAD'])).stdout.trim()).toBe(made.base);
+  });
+
   it('stops a call past its time limit, as git started directly is stopped', async () => {
     await expect(git(made.repo, ['-c', 'alias.nap=!sleep 2', 'nap'], { timeoutMs: 300 })).rejects.toThrow(
       /timed out after 300 ms and was stopped/,
