@@ -115,6 +115,38 @@ describe("a line's writer on the session's diff", () => {
     await page.context().close();
   });
 
+  it("opens a tab clicked before the page's script has loaded, once it has", async () => {
+    // The page arrives rendered by the supervisor and its app after it: hold the app back until
+    // the tab has been clicked, as a slow machine does. A button's click would be lost here.
+    const login = await t.json<{ url: string }>(['ui']);
+    const context = await browser.newContext({ viewport: { width: 1440, height: 1000 } });
+    const page = await context.newPage();
+    page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+    let release!: () => void;
+    const clicked = new Promise<void>((resolve) => (release = resolve));
+    let held = 0;
+    await page.route(/\/assets\/start-[^/]*\.js$/, async (route) => {
+      held += 1;
+      await clicked;
+      await route.continue();
+    });
+    await page.goto(login.url);
+    await page.goto(new URL(`/s/${session.id}`, login.url).toString());
+    // The app cannot run before its script is served, so this click meets the rendered page alone.
+    await page.click('[role=tab]:has-text("Changes")');
+    expect(new URL(page.url()).hash).toBe('#changes');
+    expect(await page.locator('[data-testid=diff]').count()).toBe(0);
+    release();
+    await page.waitForSelector('[data-testid=diff] .d2h-file-wrapper');
+    expect(held).toBeGreaterThan(0);
+    expect(await page.getAttribute('[role=tab]:has-text("Changes")', 'aria-selected')).toBe('true');
+    // Once live, a tab switches in place and the address names it.
+    await page.click('[role=tab]:has-text("Transcript")');
+    await page.waitForSelector('[data-testid=transcript]');
+    expect(new URL(page.url()).hash).toBe('');
+    await context.close();
+  });
+
   it('answers the API with one index per line, and refuses a path outside the work with the form to use', async () => {
     const client = t.client(repo);
     const view = await client.call('GET /api/provenance/sessions/:ref/blame', {

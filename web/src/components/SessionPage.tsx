@@ -1,5 +1,5 @@
 /** One session: header with actions, then its transcript, its diff, or its usage. */
-import { lazy, Suspense, useState } from 'react';
+import { lazy, Suspense, useState, useSyncExternalStore } from 'react';
 import type { SessionView } from '../../../src/api/index.js';
 import { RESPAWNABLE_STATES } from '../../../src/events/states.js';
 import { api, errorText } from '../api.js';
@@ -19,12 +19,40 @@ import { Transcript } from './Transcript.js';
 const DiffView = lazy(() => import('./DiffView.js').then((m) => ({ default: m.DiffView })));
 const UsageChart = lazy(() => import('./UsageChart.js').then((m) => ({ default: m.UsageChart })));
 
-type Tab = 'transcript' | 'changes' | 'usage';
+const TABS = ['transcript', 'changes', 'usage'] as const;
+type Tab = (typeof TABS)[number];
+
+/**
+ * The open tab lives in the address's fragment (`#changes`). The page arrives rendered and its
+ * script after it, so a tab is a link: one clicked before the script has loaded still opens once
+ * it has (a button's click would be lost), and a tab can be linked to. The server never sees the
+ * fragment and renders the transcript; hydration starts from that, then reads the fragment.
+ */
+function useTab(): [Tab, (tab: Tab) => void] {
+  const hash = useSyncExternalStore(
+    subscribeHash,
+    () => location.hash,
+    () => '',
+  );
+  const wanted = hash.slice(1);
+  const tab = TABS.find((t) => t === wanted) ?? 'transcript';
+  const open = (next: Tab): void => {
+    // Replaced rather than pushed: Back leaves the page rather than stepping through its tabs.
+    history.replaceState(null, '', next === 'transcript' ? location.pathname + location.search : `#${next}`);
+    dispatchEvent(new HashChangeEvent('hashchange'));
+  };
+  return [tab, open];
+}
+
+function subscribeHash(listener: () => void): () => void {
+  addEventListener('hashchange', listener);
+  return () => removeEventListener('hashchange', listener);
+}
 
 export function SessionPage({ id }: { id: string }) {
   const board = useBoard();
   const session = board.sessions.get(id);
-  const [tab, setTab] = useState<Tab>('transcript');
+  const [tab, setTab] = useTab();
   const [asking, setAsking] = useState(false);
   const [focusReply] = useState(() => {
     const wanted = pendingFocus.reply;
@@ -52,13 +80,14 @@ export function SessionPage({ id }: { id: string }) {
       <ConflictPanel sessionId={session.id} badge={board.conflicts[session.id]} />
       <EvidencePanel session={session} />
       <div className="tabs" role="tablist">
-        {(['transcript', 'changes', 'usage'] as const).map((t, i) => (
-          <button
+        {TABS.map((t, i) => (
+          <a
             key={t}
             role="tab"
+            href={`#${t}`}
             aria-selected={tab === t}
             className={`tab${tab === t ? ' active' : ''}`}
-            onClick={() => setTab(t)}
+            onClick={(e) => (e.preventDefault(), setTab(t))}
           >
             {t === 'transcript'
               ? 'Transcript'
@@ -66,7 +95,7 @@ export function SessionPage({ id }: { id: string }) {
                 ? `Changes${board.changes[session.id] ? ` (${board.changes[session.id]})` : ''}`
                 : 'Usage'}
             <kbd>{i + 1}</kbd>
-          </button>
+          </a>
         ))}
       </div>
       <div className="tab-body">
