@@ -15,6 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { endProcess } from './processes.mjs';
 
 const ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)));
 const BIN = join(ROOT, 'bin', 'baton');
@@ -149,10 +150,7 @@ try {
   );
 } finally {
   for (const child of extra) child.kill();
-  if (supervisorPid !== undefined)
-    try {
-      process.kill(supervisorPid, 'SIGTERM');
-    } catch {}
+  if (supervisorPid !== undefined) await endProcess(supervisorPid);
   // The hosts by their pids; the spare host the supervisor keeps warm names the home in its arguments.
   for (const pid of hostPids)
     try {

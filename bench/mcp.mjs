@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { credentialPath } from '../dist/mcp/credentials.js';
+import { endProcess } from './processes.mjs';
 
 const ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)));
 const BIN = join(ROOT, 'bin', 'baton');
@@ -137,10 +138,7 @@ try {
   );
   console.log(`memory of one \`baton mcp\` (one per running session): ${rss.toFixed(0)} MB RSS`);
 } finally {
-  if (supervisorPid !== undefined)
-    try {
-      process.kill(supervisorPid, 'SIGTERM');
-    } catch {}
+  if (supervisorPid !== undefined) await endProcess(supervisorPid);
   try {
     for (const line of execFileSync('ps', ['-eo', 'pid=,args='], { encoding: 'utf8' }).split('\n')) {
       if (line.includes(home) || line.includes('host-main.js ' + home))
