@@ -26,7 +26,8 @@ type Tab = (typeof TABS)[number];
  * The open tab lives in the address's fragment (`#changes`). The page arrives rendered and its
  * script after it, so a tab is a link: one clicked before the script has loaded still opens once
  * it has (a button's click would be lost), and a tab can be linked to. The server never sees the
- * fragment and renders the transcript; hydration starts from that, then reads the fragment.
+ * fragment and renders the transcript; hydration starts from that, then reads the fragment
+ * (decision 426, "A session's tabs are links to the address's fragment").
  */
 function useTab(): [Tab, (tab: Tab) => void] {
   const hash = useSyncExternalStore(
