@@ -193,6 +193,26 @@ export class ProvenanceService {
     await Promise.all(sessionIds.map((id) => this.records.get(id) ?? Promise.resolve()));
   }
 
+  /** How many sessions have a record under way. */
+  pending(): number {
+    return this.records.size;
+  }
+
+  /**
+   * Resolves once the records under way now are written (or have failed), or after `ms`; says how
+   * many there were. A turn's record is taken only as its end is ingested, so one a stopping
+   * supervisor cut short would leave the turn's lines to nobody: the stop waits for them.
+   */
+  async drain(ms: number): Promise<number> {
+    const pending = [...this.records.values()];
+    if (pending.length === 0) return 0;
+    let timer: NodeJS.Timeout | undefined;
+    const bounded = new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)));
+    await Promise.race([Promise.all(pending), bounded]);
+    clearTimeout(timer);
+    return pending.length;
+  }
+
   /** Notes a landing's commits with the turns that wrote their lines. */
   async landed(landing: LandedSessions): Promise<void> {
     await this.settled(landing.members.map((m) => m.session.id));

@@ -32,11 +32,19 @@ import { createApp } from './app.js';
 import { heartbeatMsOf, joinWorkspace } from './cluster.js';
 import { decisionsOf, indexTaskEntries, mcpWorkspace, peersOf, taskLookups } from './wiring.js';
 import { BrowserAuth } from './web-auth.js';
+import { markPoint } from '../shared/test-points.js';
 import { VERSION } from '../shared/version.js';
 import type { Booted } from './boot.js';
 import { closeListener, holdAt, tellStarter } from './startup.js';
 import { checkInSandbox } from './sandboxed-check.js';
 import { syncBackoff, taskRecheckMs, watchdogTickMs } from './tuning.js';
+
+/**
+ * How long a stop waits for the turn records under way (a snapshot of the worktree and one commit
+ * each, well under a second on an idle machine): long enough for a loaded one, short enough that
+ * a stuck git does not hold the stop.
+ */
+const SETTLE_MS = 10_000;
 
 /** Exit code of a supervisor that found another one already running (it lost the start race). */
 export const EXIT_ALREADY_RUNNING = SUPERVISOR_EXIT_ALREADY_RUNNING;
@@ -82,6 +90,9 @@ export async function runSupervisor(booted: Booted): Promise<void> {
     process.exit(0);
   };
   let leave: () => Promise<void> = () => Promise.resolve();
+  // What must end before the stores close: the turn records under way, bounded (decision 427,
+  // "A stop waits for the turn records under way").
+  let settle: () => Promise<void> = () => Promise.resolve();
   const shutdown = (): void => {
     if (shuttingDown) return;
     shuttingDown = true;
@@ -91,7 +102,7 @@ export async function runSupervisor(booted: Booted): Promise<void> {
     // A call waiting on a user (`ask_user` at the MCP endpoint) is told to ask again, first.
     void endMcpCalls()
       .then(() => leave())
-      .finally(() => closeAll());
+      .finally(() => settle().finally(() => closeAll()));
   };
   for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) process.on(signal, shutdown);
   // Alone, the starting CLI is told at once. With a shared store it is told once this machine has
@@ -322,6 +333,12 @@ export async function runSupervisor(booted: Booted): Promise<void> {
   });
   manager.setFreshness((id) => fresh.of(id));
   leave = () => membership.leave();
+  settle = async () => {
+    // Marked for the crash-consistency test, which releases a record it held only once the stop waits.
+    if (provenance.pending() > 0) markPoint('shutdown.settling');
+    const waited = await provenance.drain(SETTLE_MS);
+    if (waited > 0) log.info('waited for turn records before stopping', { records: waited });
+  };
   // Shutdown in order: no new request, then every timer, listener and queue, then what they use
   // (the hosts' watches, the database). Nothing is left to fire on a closed store.
   closeAll = (): void => {

@@ -1,15 +1,20 @@
 /**
+ * A turn's record under way when the supervisor is stopped: the stop waits for it (the test holds
+ * the record at its `provenance.recording` point and lets it go only once the stop marks that it
+ * waits), so the turn's lines keep their turn.
+ *
  * A landing whose supervisor was killed after the base moved and before the landed commits got
  * their provenance notes (decision 293): the next supervisor finishes the landing and notes it, so
  * `baton blame` names the session's turn, not the commit's author. The kill is placed at the merge's
  * `merge.advanced` step boundary through the crash file, not by a timer.
  */
-import { writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { BlameView } from '../../src/api/provenance.js';
 import { eachTest, type TestBaton } from '../support/baton.js';
-import { watchExit } from '../support/process.js';
+import { alive, watchExit } from '../support/process.js';
+import { until } from '../support/wait.js';
 
 let t: TestBaton;
 let repo: string;
@@ -44,5 +49,40 @@ describe('a landing interrupted before its notes', () => {
       view.lines.map((l) => (l.turn === null ? `person: ${l.author}` : `${l.turn.name}/${l.turn.turn}`)),
     ).toEqual(['person: Pat Person', 'w1/1', 'person: Pat Person']);
     expect(view.lines[1]!.turn!.prompt).toBe('fix the second line');
+  });
+
+  it('a stop waits for the record of a turn that just ended, so the turn keeps its lines', async () => {
+    const points = join(t.root, 'points');
+    mkdirSync(points);
+    t.env.BATON_TEST_POINTS = points;
+    const held = join(points, 'provenance.recording.hold');
+    writeFileSync(held, '');
+    const script = t.script([{ write: { path: 'notes.txt', content: 'written by the agent\n' } }]);
+    await t.ok(['dispatch', 'write the notes', '--name', 'w2', '--script', script], { cwd: repo });
+    await t.waitForState('w2', 'ready_for_review');
+    await until(() => existsSync(join(points, 'provenance.recording.reached')), 'the record to start');
+
+    const pid = t.supervisorPid();
+    const stopping = t.run(['daemon', 'stop']);
+    // Before: the supervisor ended here, the record cut short. Now it says it waits, and does.
+    await until(
+      () => existsSync(join(points, 'shutdown.settling.reached')) || !alive(pid),
+      'the stop to wait for the record, or the supervisor to end',
+    );
+    expect(alive(pid)).toBe(true);
+    rmSync(held);
+    await watchExit(pid);
+    expect((await stopping).stdout).toContain('Supervisor stopped');
+
+    await t.ok(['ls'], { cwd: repo });
+    const recorded = await t.workspaceEvent((e) => e.type === 'provenance.recorded' && e.data.name === 'w2');
+    expect((recorded.data as { commit: string | null }).commit).not.toBeNull();
+    // The session's own blame reads its turn chain: the line is turn 1's.
+    const view = await t.client(repo).call('GET /api/provenance/sessions/:ref/blame', {
+      params: { ref: 'w2' },
+      query: { file: 'notes.txt' },
+    });
+    expect(view.lines).toEqual([0]);
+    expect(view.turns.map((turn) => [turn.turn, turn.prompt])).toEqual([[1, 'write the notes']]);
   });
 });

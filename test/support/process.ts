@@ -13,7 +13,7 @@ export async function watchExit(pid: number, timeoutMs = 45_000): Promise<void> 
 }
 
 /** A killed process whose parent has not reaped it yet is a zombie: gone for our purposes. */
-function alive(pid: number): boolean {
+export function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
   } catch {

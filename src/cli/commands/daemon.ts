@@ -103,7 +103,10 @@ export async function stop(ctx: Context, opts: { all?: boolean } = {}): Promise<
   const all = opts.all === true;
   // Ending the hosts waits for each to go: a busy agent may take a while to close.
   await api.call('POST /api/daemon/stop', { query: { hosts: all }, ...(all ? { timeoutMs: 300_000 } : {}) });
-  await waitUntilGone(s.pid);
+  if (!(await waitUntilGone(s.pid))) {
+    ctx.out.write(`Supervisor (pid ${s.pid}) is still stopping: it finishes what it was writing first.\n`);
+    return;
+  }
   ctx.out.write(
     all
       ? `Supervisor stopped (pid ${s.pid}), and every session host with it; a reply resumes a session.\n`
@@ -111,17 +114,19 @@ export async function stop(ctx: Context, opts: { all?: boolean } = {}): Promise<
   );
 }
 
-async function waitUntilGone(pid: number): Promise<void> {
-  const deadline = performance.now() + 10_000;
+/** Whether `pid` ended within 30 s: a stop waits up to 10 s for the turn records under way. */
+async function waitUntilGone(pid: number): Promise<boolean> {
+  const deadline = performance.now() + 30_000;
   while (performance.now() < deadline) {
     try {
       process.kill(pid, 0);
     } catch {
-      return;
+      return true;
     }
     // Another process's exit has no event we can wait on from here.
     await new Promise((r) => setTimeout(r, 25));
   }
+  return false;
 }
 
 export interface LogsFlags {
