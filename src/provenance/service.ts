@@ -19,6 +19,7 @@ import type { BatonEvent } from '../events/index.js';
 import { formatEvent } from '../events/format.js';
 import { ProvenanceNoted, ProvenanceRecorded } from '../events/workspace.js';
 import { errorMessage, InvalidInputError, SessionNotFoundError } from '../shared/errors.js';
+import { crashPoint } from '../shared/crash-points.js';
 import { pausePoint } from '../shared/test-points.js';
 import { createLogger } from '../shared/log.js';
 import type { EvidenceRow, EvidenceStore } from '../store/evidence.js';
@@ -122,9 +123,43 @@ export class ProvenanceService {
     if (finished === undefined) return;
     const session = this.options.sessions.get(sessionId);
     if (session === undefined) return;
-    const record = turnRecord(
+    const record = this.turnRecord(session, finished);
+    // Marked under way with the event that ended the turn, so a killed supervisor's next start
+    // records it (decision 430).
+    this.options.store.claimed(sessionId, record.checks ?? [], event.seq);
+    this.queue(this.records, sessionId, () => this.record(session, record, event.seq));
+  }
+
+  /**
+   * Queues the records a killed supervisor left under way (decision 430, "A turn record a killed
+   * supervisor left under way is taken at the next start"): each turn is rebuilt from the stored
+   * events up to the one that ended it, and recorded from the worktree as it is now. Called at
+   * start, before the events written while the supervisor was down are ingested. Returns how many.
+   */
+  catchUp(): number {
+    let queued = 0;
+    for (const { session_id: sessionId, record_seq: seq } of this.options.store.recordsUnfinished()) {
+      const session = this.options.sessions.get(sessionId);
+      const [event] = session === undefined ? [] : this.options.sessions.eventsAfter(sessionId, seq - 1, 1);
+      const finished = event?.seq === seq ? this.replay(sessionId, seq).add(event) : undefined;
+      if (session === undefined || finished === undefined) {
+        this.options.store.recordEnded(sessionId, seq);
+        continue;
+      }
+      const record = this.turnRecord(session, finished);
+      this.queue(this.records, sessionId, () => this.record(session, record, seq));
+      queued += 1;
+    }
+    return queued;
+  }
+
+  private turnRecord(
+    session: SessionWithProject,
+    finished: NonNullable<ReturnType<TurnTracker['add']>>,
+  ): TurnRecord {
+    return turnRecord(
       {
-        sessionId,
+        sessionId: session.id,
         name: session.name,
         agent: session.agent,
         model: session.model,
@@ -132,11 +167,9 @@ export class ProvenanceService {
         prompt: session.prompt,
       },
       finished,
-      this.options.handoffFrom?.(sessionId) ?? null,
+      this.options.handoffFrom?.(session.id) ?? null,
       this.now(),
     );
-    this.options.store.claimed(sessionId, record.checks ?? []);
-    this.queue(this.records, sessionId, () => this.record(session, record));
   }
 
   /** Where each session (or the one named) stands: verified, failing, claimed, or none. */
@@ -345,20 +378,26 @@ export class ProvenanceService {
     });
   }
 
-  private async record(session: SessionWithProject, record: TurnRecord): Promise<void> {
-    // Its worktree gone (landed, removed): the work is wherever it went, with the turns before.
-    if (!existsSync(session.worktree) || !existsSync(session.project_root)) return;
-    // Race tests stop a record here, before it waits for the session's hold.
-    await pausePoint('provenance.recording');
-    // Under the session's hold (decision 406): the turn ends keep-fresh's rebase starts at too, and
-    // a worktree read mid-rebase (its uncommitted work set aside) would give the turn's lines to
-    // the next one. The row as it is then: a rebase that ran first moved its base. Removed
-    // meanwhile: nothing to read, as above.
-    await this.options.sessions
-      .whileHeld(session.id, (now) => this.recordNow(now, record))
-      .catch((error: unknown) => {
-        if (!(error instanceof SessionNotFoundError)) throw error;
-      });
+  private async record(session: SessionWithProject, record: TurnRecord, seq: number): Promise<void> {
+    try {
+      // Its worktree gone (landed, removed): the work is wherever it went, with the turns before.
+      if (!existsSync(session.worktree) || !existsSync(session.project_root)) return;
+      // Race tests stop a record here, before it waits for the session's hold; crash tests kill here.
+      await pausePoint('provenance.recording');
+      crashPoint('provenance.recording');
+      // Under the session's hold (decision 406): the turn ends keep-fresh's rebase starts at too, and
+      // a worktree read mid-rebase (its uncommitted work set aside) would give the turn's lines to
+      // the next one. The row as it is then: a rebase that ran first moved its base. Removed
+      // meanwhile: nothing to read, as above.
+      await this.options.sessions
+        .whileHeld(session.id, (now) => this.recordNow(now, record))
+        .catch((error: unknown) => {
+          if (!(error instanceof SessionNotFoundError)) throw error;
+        });
+    } finally {
+      // Written or failed for good (a failure is logged): not taken again at the next start.
+      this.options.store.recordEnded(session.id, seq);
+    }
   }
 
   private async recordNow(session: SessionWithProject, record: TurnRecord): Promise<void> {

@@ -425,6 +425,10 @@ export async function runSupervisor(booted: Booted): Promise<void> {
   // background, as newly ingested ones are (decision 312).
   const behind = manager.search.catchUp();
   if (behind > 0) log.info('search index catching up', { sessions: behind });
+  // Turns a killed supervisor left unrecorded, before the hosts are re-attached and what they wrote
+  // meanwhile is ingested (decision 430).
+  const unrecorded = provenance.catchUp();
+  if (unrecorded > 0) log.info('recording turns a killed supervisor left unrecorded', { turns: unrecorded });
   // The hosts back before any request is served: what a command reads of a session is then true.
   await manager.reattach();
   fresh.start();

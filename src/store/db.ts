@@ -17,6 +17,7 @@ import { sql as m014 } from './migrations/014_task_outbox.js';
 import { sql as m015 } from './migrations/015_merge_journal.js';
 import { sql as m016 } from './migrations/016_evidence.js';
 import { sql as m017 } from './migrations/017_memory_footprints.js';
+import { sql as m018 } from './migrations/018_record_pending.js';
 
 export type Db = Database.Database;
 
@@ -38,6 +39,7 @@ const MIGRATIONS: readonly string[] = [
   m015,
   m016,
   m017,
+  m018,
 ];
 
 export function openDb(path: string): Db {

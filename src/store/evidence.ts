@@ -12,6 +12,8 @@ export interface EvidenceRow {
   evidence_tree: string | null;
   evidence_json: string | null;
   red_green_json: string | null;
+  /** The event that ended the turn whose record is under way (decision 430), or null. */
+  record_seq: number | null;
   updated_at: string;
 }
 
@@ -26,14 +28,32 @@ export class EvidenceStore {
       EvidenceRow | undefined;
   }
 
-  /** A turn ended: its agent ran `claims` in it (test-like commands; none is an empty list). */
-  claimed(sessionId: string, claims: readonly string[]): void {
+  /**
+   * A turn ended at event `seq` and its record is queued: its agent ran `claims` in it (test-like
+   * commands; none is an empty list).
+   */
+  claimed(sessionId: string, claims: readonly string[], seq: number): void {
     this.db
       .prepare(
-        `INSERT INTO session_evidence (session_id, claims_json, updated_at) VALUES (?, ?, ?)
-         ON CONFLICT (session_id) DO UPDATE SET claims_json = excluded.claims_json, updated_at = excluded.updated_at`,
+        `INSERT INTO session_evidence (session_id, claims_json, record_seq, updated_at) VALUES (?, ?, ?, ?)
+         ON CONFLICT (session_id) DO UPDATE SET claims_json = excluded.claims_json,
+           record_seq = excluded.record_seq, updated_at = excluded.updated_at`,
       )
-      .run(sessionId, JSON.stringify(claims), this.clock().toISOString());
+      .run(sessionId, JSON.stringify(claims), seq, this.clock().toISOString());
+  }
+
+  /** The record of the turn that ended at `seq` is written (or could not be): none is under way. */
+  recordEnded(sessionId: string, seq: number): void {
+    this.db
+      .prepare('UPDATE session_evidence SET record_seq = NULL WHERE session_id = ? AND record_seq = ?')
+      .run(sessionId, seq);
+  }
+
+  /** Records a killed supervisor left under way: the session and the event that ended the turn. */
+  recordsUnfinished(): { session_id: string; record_seq: number }[] {
+    return this.db
+      .prepare('SELECT session_id, record_seq FROM session_evidence WHERE record_seq IS NOT NULL')
+      .all() as { session_id: string; record_seq: number }[];
   }
 
   /** A turn's work was recorded: the session's work is now `tree`. */

@@ -20,13 +20,12 @@ process.on('message', (call: Call) => {
     run(call);
   } catch (error) {
     // Refused before git started (an argument Node will not pass): answered, never the runner's end.
-    if (process.connected)
-      process.send?.({
-        id: call.id,
-        stdout: '',
-        stderr: '',
-        error: { code: null, killed: false, message: (error as Error).message },
-      });
+    answer({
+      id: call.id,
+      stdout: '',
+      stderr: '',
+      error: { code: null, killed: false, message: (error as Error).message },
+    });
   }
 });
 
@@ -50,11 +49,20 @@ function run(call: Call): void {
               killed: error.killed === true,
               message: error.message,
             };
-      // The supervisor gone meanwhile: nobody to answer.
-      if (process.connected) process.send?.({ id: call.id, stdout, stderr, error: ended });
+      answer({ id: call.id, stdout, stderr, error: ended });
     },
   );
 }
+/**
+ * Sends on the channel. The supervisor may be gone meanwhile (killed while this started, or while
+ * git ran): nobody to answer then, and a send on the closed channel would otherwise be an
+ * unhandled error printed into the supervisor's log.
+ */
+function answer(message: object): void {
+  if (process.connected) process.send?.(message, undefined, undefined, () => undefined);
+}
+
 // Ends with its supervisor: the channel closes when the supervisor exits, however it exits.
 process.on('disconnect', () => process.exit(0));
-process.send?.({ ready: true });
+if (process.connected) answer({ ready: true });
+else process.exit(0);

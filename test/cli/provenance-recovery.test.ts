@@ -1,7 +1,8 @@
 /**
  * A turn's record under way when the supervisor is stopped: the stop waits for it (the test holds
  * the record at its `provenance.recording` point and lets it go only once the stop marks that it
- * waits), so the turn's lines keep their turn.
+ * waits), so the turn's lines keep their turn. Killed there instead (the crash file), the next
+ * supervisor takes the record at its start.
  *
  * A landing whose supervisor was killed after the base moved and before the landed commits got
  * their provenance notes (decision 293): the next supervisor finishes the landing and notes it, so
@@ -84,5 +85,30 @@ describe('a landing interrupted before its notes', () => {
     });
     expect(view.lines).toEqual([0]);
     expect(view.turns.map((turn) => [turn.turn, turn.prompt])).toEqual([[1, 'write the notes']]);
+  });
+
+  it('a supervisor killed while it records a turn records that turn at its next start', async () => {
+    const crashFile = join(t.root, 'crash-at');
+    t.env.BATON_TEST_CRASH_FILE = crashFile;
+    await t.ok(['daemon', 'start']);
+    const pid = t.supervisorPid();
+    writeFileSync(crashFile, `provenance.recording ${pid}`);
+    const script = t.script([{ write: { path: 'plan.txt', content: 'planned by the agent\n' } }]);
+    // The dispatch is answered before the turn ends, and the supervisor dies as its record starts.
+    await t.run(['dispatch', 'write the plan', '--name', 'w3', '--script', script], { cwd: repo });
+    await watchExit(pid);
+
+    // Any command starts the next supervisor; it takes the record the killed one left under way.
+    await t.ok(['ls'], { cwd: repo });
+    await t.waitForState('w3', 'ready_for_review');
+    const recorded = await t.workspaceEvent((e) => e.type === 'provenance.recorded' && e.data.name === 'w3');
+    expect((recorded.data as { turn: number; commit: string | null }).turn).toBe(1);
+    expect((recorded.data as { commit: string | null }).commit).not.toBeNull();
+    const view = await t.client(repo).call('GET /api/provenance/sessions/:ref/blame', {
+      params: { ref: 'w3' },
+      query: { file: 'plan.txt' },
+    });
+    expect(view.lines).toEqual([0]);
+    expect(view.turns.map((turn) => [turn.turn, turn.prompt])).toEqual([[1, 'write the plan']]);
   });
 });
