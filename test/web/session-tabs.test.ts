@@ -99,6 +99,61 @@ describe("a session's tabs and the address's fragment", () => {
     await page.context().close();
   });
 
+  it('answers the address of a session that does not exist, a tab named or not, without an error', async () => {
+    for (const fragment of ['', '#changes']) {
+      // A login is used once: each browser its own.
+      const login = await t.json<{ url: string }>(['ui']);
+      const context = await browser.newContext();
+      const page = await context.newPage();
+      page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+      page.on('console', (m) => m.type() === 'error' && problems.push(`console: ${m.text()}`));
+      await page.goto(login.url);
+      const response = await page.goto(new URL(`/s/no-such-session${fragment}`, login.url).toString());
+      expect(response?.status()).toBeLessThan(500);
+      await page.waitForSelector('text=This session does not exist');
+      await context.close();
+    }
+  });
+
+  it("keeps each session's page to its own tab, Back and Forward included", async () => {
+    const repo = t.repo('other', { 'a.txt': 'a\n' });
+    await t.ok(
+      [
+        'dispatch',
+        'one file',
+        '--name',
+        'second',
+        '--script',
+        t.script([{ write: { path: 'b.txt', content: 'b\n' } }]),
+      ],
+      { cwd: repo },
+    );
+    const second = await t.waitForState('second', 'ready_for_review');
+    const page = await open();
+    await page.keyboard.press('2');
+    await page.waitForSelector('[data-testid=diff]');
+    // To the board and into the other session: its page starts on its transcript.
+    await page.keyboard.press('Escape');
+    await page.waitForSelector('[data-testid=session-page]', { state: 'detached' });
+    await page.evaluate(
+      `history.pushState(null, '', '/s/${second.id}'); dispatchEvent(new PopStateEvent('popstate'))`,
+    );
+    await page.waitForSelector('[data-testid=session-page] h1:text-is("second")');
+    expect(await selected(page)).toBe('#transcript');
+    await page.keyboard.press('3');
+    expect(await selected(page)).toBe('#usage');
+    // Back twice: the first session's page, on the tab it was left on.
+    await page.goBack();
+    await page.goBack();
+    await page.waitForSelector('[data-testid=session-page] h1:text-is("tabs")');
+    expect(await selected(page)).toBe('#changes');
+    await page.goForward();
+    await page.goForward();
+    await page.waitForSelector('[data-testid=session-page] h1:text-is("second")');
+    expect(await selected(page)).toBe('#usage');
+    await page.context().close();
+  });
+
   it('reports no page errors', () => {
     expect(problems).toEqual([]);
   });
