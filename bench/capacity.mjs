@@ -15,7 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { endProcess } from './processes.mjs';
+import { endProcess, processStart } from './processes.mjs';
 
 const ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)));
 const BIN = join(ROOT, 'bin', 'baton');
@@ -54,6 +54,8 @@ const mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
 const mb = (x) => `${x.toFixed(1)} MB`;
 
 let supervisorPid;
+// When it started, read as its pid is learned: a supervisor that died mid-section leaves its pid to others.
+let supervisorStarted;
 let hostPids = [];
 const extra = [];
 try {
@@ -73,6 +75,7 @@ try {
       ).id,
     );
   supervisorPid = JSON.parse(readFileSync(join(home, 'supervisor.json'), 'utf8')).pid;
+  supervisorStarted = processStart(supervisorPid);
   // Each host is up once its MCP credential is written (the bench's only wait without an event to follow).
   for (const id of ids)
     while (
@@ -150,7 +153,7 @@ try {
   );
 } finally {
   for (const child of extra) child.kill();
-  if (supervisorPid !== undefined) await endProcess(supervisorPid);
+  if (supervisorPid !== undefined) await endProcess(supervisorPid, undefined, supervisorStarted);
   // The hosts by their pids; the spare host the supervisor keeps warm names the home in its arguments.
   for (const pid of hostPids)
     try {

@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { credentialPath } from '../dist/mcp/credentials.js';
-import { endProcess } from './processes.mjs';
+import { endProcess, processStart } from './processes.mjs';
 
 const ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)));
 const BIN = join(ROOT, 'bin', 'baton');
@@ -68,6 +68,8 @@ function rawGet(port, token, path) {
 }
 
 let supervisorPid;
+// When it started, read as its pid is learned: a supervisor that died mid-section leaves its pid to others.
+let supervisorStarted;
 try {
   const repo = join(root, 'repo');
   mkdirSync(repo);
@@ -81,6 +83,7 @@ try {
     await baton(['dispatch', `bench ${i}`, '--name', `s${i}`, '--script', script, '--json'], repo);
   const info = JSON.parse(readFileSync(join(home, 'supervisor.json'), 'utf8'));
   supervisorPid = info.pid;
+  supervisorStarted = processStart(supervisorPid);
   const token = readFileSync(join(home, 'token'), 'utf8').trim();
   const { sessions } = JSON.parse(await rawGet(info.port, token, '/api/sessions'));
   const first = sessions.find((s) => s.name === 's0');
@@ -138,7 +141,7 @@ try {
   );
   console.log(`memory of one \`baton mcp\` (one per running session): ${rss.toFixed(0)} MB RSS`);
 } finally {
-  if (supervisorPid !== undefined) await endProcess(supervisorPid);
+  if (supervisorPid !== undefined) await endProcess(supervisorPid, undefined, supervisorStarted);
   try {
     for (const line of execFileSync('ps', ['-eo', 'pid=,args='], { encoding: 'utf8' }).split('\n')) {
       if (line.includes(home) || line.includes('host-main.js ' + home))

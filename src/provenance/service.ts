@@ -232,18 +232,34 @@ export class ProvenanceService {
   }
 
   /**
-   * Resolves once the records under way now are written (or have failed), or after `ms`; says how
-   * many there were. A turn's record is taken only as its end is ingested, so one a stopping
-   * supervisor cut short would leave the turn's lines to nobody: the stop waits for them.
+   * Resolves once no record is under way (each written or failed), or after `ms`; says how many it
+   * waited for. A turn's record is taken only as its end is ingested, so one a stopping supervisor
+   * cut short would leave the turn's lines to nobody: the stop waits for them. The supervisor
+   * still ingests while it waits, so a turn ending meanwhile is waited for too (decision 429, "A
+   * stop also waits for a record a turn ending during the stop started"); `ms` bounds it however
+   * many turns end.
    */
   async drain(ms: number): Promise<number> {
-    const pending = [...this.records.values()];
-    if (pending.length === 0) return 0;
+    if (this.records.size === 0) return 0;
+    let timedOut = false;
     let timer: NodeJS.Timeout | undefined;
-    const bounded = new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)));
-    await Promise.race([Promise.all(pending), bounded]);
+    const bounded = new Promise<void>(
+      (resolve) =>
+        (timer = setTimeout(() => {
+          timedOut = true;
+          resolve();
+        }, ms)),
+    );
+    const waited = new Set<Promise<void>>();
+    for (;;) {
+      // Only those not yet seen settled: one still in the map a tick after it settled is not waited on again.
+      const pending = [...this.records.values()].filter((p) => !waited.has(p));
+      if (pending.length === 0 || timedOut) break;
+      for (const p of pending) waited.add(p);
+      await Promise.race([Promise.all(pending), bounded]);
+    }
     clearTimeout(timer);
-    return pending.length;
+    return waited.size;
   }
 
   /** Notes a landing's commits with the turns that wrote their lines. */

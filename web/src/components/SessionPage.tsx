@@ -28,6 +28,10 @@ type Tab = (typeof TABS)[number];
  * it has (a button's click would be lost), and a tab can be linked to. The server never sees the
  * fragment and renders the transcript; hydration starts from that, then reads the fragment
  * (decision 426, "A session's tabs are links to the address's fragment").
+ *
+ * Only a fragment that names a tab (or none) moves the tab: the diff's list of files links each
+ * file to its place by a fragment of its own (`#d2h-…`), and following it keeps the diff open
+ * (decision 428, "Only a fragment that names a tab moves the tab").
  */
 function useTab(): [Tab, (tab: Tab) => void] {
   const hash = useSyncExternalStore(
@@ -35,14 +39,17 @@ function useTab(): [Tab, (tab: Tab) => void] {
     () => location.hash,
     () => '',
   );
-  const wanted = hash.slice(1);
-  const tab = TABS.find((t) => t === wanted) ?? 'transcript';
+  const named = hash === '' ? 'transcript' : TABS.find((t) => `#${t}` === hash);
+  // Set while rendering, as React's own "state from a changing input" does: the tab a foreign
+  // fragment leaves open is the one named last, and a new page starts from the transcript.
+  const [tab, setTab] = useState<Tab>(named ?? 'transcript');
+  if (named !== undefined && named !== tab) setTab(named);
   const open = (next: Tab): void => {
     // Replaced rather than pushed: Back leaves the page rather than stepping through its tabs.
     history.replaceState(null, '', next === 'transcript' ? location.pathname + location.search : `#${next}`);
     dispatchEvent(new HashChangeEvent('hashchange'));
   };
-  return [tab, open];
+  return [named ?? tab, open];
 }
 
 function subscribeHash(listener: () => void): () => void {
