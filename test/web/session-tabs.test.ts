@@ -47,6 +47,8 @@ describe("a session's tabs and the address's fragment", () => {
     await page.goto(login.url);
     await page.goto(new URL(`/s/${session.id}${fragment}`, login.url).toString());
     await page.waitForSelector('[data-testid=session-page]');
+    // The keys below are the app's: the page's rendered HTML has none until the app runs.
+    await page.waitForSelector('[data-testid=connection]:has-text("Live")');
     return page;
   }
 
