@@ -1,13 +1,16 @@
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { SessionView } from '../../src/api/index.js';
-import { eachTest, type CliResult, type TestBaton } from '../support/baton.js';
+import { eachTest, sharedHome, type CliResult, type TestBaton } from '../support/baton.js';
 
 let t: TestBaton;
 let repo: string;
-eachTest((baton, dir) => ((t = baton), (repo = dir)));
+const use = (baton: TestBaton, dir: string): void => {
+  t = baton;
+  repo = dir;
+};
 
 /** One line on stderr, a non-zero exit, nothing on stdout. */
 function expectOneLineError(result: CliResult, pattern: RegExp, code?: number): void {
@@ -42,12 +45,16 @@ async function expectStartRefused(variable: string, values: string[]): Promise<v
 async function nothingCreated(): Promise<void> {
   expect(t.git(repo, 'branch', '--list', 'baton/*')).toBe('');
   expect(t.git(repo, 'worktree', 'list').split('\n')).toHaveLength(1);
-  const worktrees = join(t.home, 'worktrees', 'repo');
+  const worktrees = join(t.home, 'worktrees', basename(repo));
   expect(existsSync(worktrees) ? readdirSync(worktrees) : []).toEqual([]);
   expect(await t.json<SessionView[]>(['ls'])).toEqual([]);
 }
 
-describe('bad input gets a one-line error and leaves nothing half-created', () => {
+describe('bad input refused before anything is made, leaving nothing half-created', () => {
+  // None of these makes anything, so they share one home and one supervisor; each has its own
+  // repository, and `nothingCreated` finds the home as empty after every one of them.
+  sharedHome(use);
+
   it.each([
     ['has space', /Invalid session name "has space": it contains whitespace/],
     ['a..b', /contains '\.\.'/],
@@ -60,44 +67,9 @@ describe('bad input gets a one-line error and leaves nothing half-created', () =
     await nothingCreated();
   });
 
-  it('rejects a name already in use in the project', async () => {
-    await t.ok(['dispatch', 'x', '--name', 'dup', '--script', t.script([{ say: 'hi' }])], { cwd: repo });
-    expectOneLineError(
-      await t.run(['dispatch', 'y', '--name', 'dup'], { cwd: repo }),
-      /already exists in this project/,
-      4,
-    );
-  });
-
-  it('refuses to dispatch outside a git repository', async () => {
-    const plain = join(t.root, 'plain');
-    mkdirSync(plain);
-    expectOneLineError(await t.run(['dispatch', 'x'], { cwd: plain }), /is not inside a git repository/, 2);
-  });
-
-  it('refuses a repository without commits', async () => {
-    const empty = join(t.root, 'empty');
-    mkdirSync(empty);
-    t.git(empty, 'init', '--quiet');
-    expectOneLineError(await t.run(['dispatch', 'x'], { cwd: empty }), /has no commits yet/, 2);
-  });
-
   it.each([['no-such-branch'], ['--upload-pack=evil'], ['HEAD~5']])('rejects the base %j', async (base) => {
     expectOneLineError(await t.run(['dispatch', 'x', `--base=${base}`], { cwd: repo }), /base/i, 2);
     await nothingCreated();
-  });
-
-  it('starts from a given base', async () => {
-    const first = t.git(repo, 'rev-parse', 'HEAD');
-    writeFileSync(join(repo, 'later.txt'), 'later');
-    t.git(repo, 'add', '.');
-    t.git(repo, 'commit', '--quiet', '-m', 'later');
-    const session = await t.json<SessionView>(
-      ['dispatch', 'x', '--name', 'old', '--base', first, '--script', t.script([{ say: 'hi' }])],
-      { cwd: repo },
-    );
-    expect(session.baseCommit).toBe(first);
-    expect(existsSync(join(session.worktree, 'later.txt'))).toBe(false);
   });
 
   it.each([
@@ -106,18 +78,23 @@ describe('bad input gets a one-line error and leaves nothing half-created', () =
     ['{"steps": [{"sleep": -5}]}', /Invalid script at steps\.0/],
     ['[1, 2]', /Invalid script/],
   ])('rejects the malformed script %j', async (content, pattern) => {
-    const file = join(t.root, 'bad.json');
+    const file = join(t.root, `bad-${basename(repo)}.json`);
     writeFileSync(file, content);
     expectOneLineError(await t.run(['dispatch', 'x', '--script', file], { cwd: repo }), pattern, 2);
     await nothingCreated();
   });
 
-  it('rejects a missing script file', async () => {
-    expectOneLineError(
-      await t.run(['dispatch', 'x', '--script', 'nope.json'], { cwd: repo }),
-      /Cannot read script .*nope\.json: ENOENT/,
-      2,
-    );
+  it('refuses to dispatch outside a git repository', async () => {
+    const plain = join(t.root, `plain-${basename(repo)}`);
+    mkdirSync(plain);
+    expectOneLineError(await t.run(['dispatch', 'x'], { cwd: plain }), /is not inside a git repository/, 2);
+  });
+
+  it('refuses a repository without commits', async () => {
+    const empty = join(t.root, `empty-${basename(repo)}`);
+    mkdirSync(empty);
+    t.git(empty, 'init', '--quiet');
+    expectOneLineError(await t.run(['dispatch', 'x'], { cwd: empty }), /has no commits yet/, 2);
   });
 
   it('rejects unknown flags, agents and permission modes', async () => {
@@ -140,6 +117,40 @@ describe('bad input gets a one-line error and leaves nothing half-created', () =
     expectOneLineError(
       await t.run(['logs', 'x', '--after', '-3']),
       /--after must be a non-negative integer/,
+      2,
+    );
+  });
+});
+
+describe('bad input gets a one-line error and leaves nothing half-created', () => {
+  eachTest(use);
+
+  it('rejects a name already in use in the project', async () => {
+    await t.ok(['dispatch', 'x', '--name', 'dup', '--script', t.script([{ say: 'hi' }])], { cwd: repo });
+    expectOneLineError(
+      await t.run(['dispatch', 'y', '--name', 'dup'], { cwd: repo }),
+      /already exists in this project/,
+      4,
+    );
+  });
+
+  it('starts from a given base', async () => {
+    const first = t.git(repo, 'rev-parse', 'HEAD');
+    writeFileSync(join(repo, 'later.txt'), 'later');
+    t.git(repo, 'add', '.');
+    t.git(repo, 'commit', '--quiet', '-m', 'later');
+    const session = await t.json<SessionView>(
+      ['dispatch', 'x', '--name', 'old', '--base', first, '--script', t.script([{ say: 'hi' }])],
+      { cwd: repo },
+    );
+    expect(session.baseCommit).toBe(first);
+    expect(existsSync(join(session.worktree, 'later.txt'))).toBe(false);
+  });
+
+  it('rejects a missing script file', async () => {
+    expectOneLineError(
+      await t.run(['dispatch', 'x', '--script', 'nope.json'], { cwd: repo }),
+      /Cannot read script .*nope\.json: ENOENT/,
       2,
     );
   });

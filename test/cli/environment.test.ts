@@ -16,14 +16,14 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { BatonEvent } from '../../src/events/index.js';
-import { eachTest, type TestBaton } from '../support/baton.js';
+import { eachTest, sharedHome, type TestBaton } from '../support/baton.js';
 
 let t: TestBaton;
 eachTest((baton) => (t = baton));
 
 /** A repository with a .gitignore, a config, and (uncommitted, ignored) files in its main checkout. */
-function repoWith(config: unknown, extra: Record<string, string> = {}): string {
-  const repo = t.repo('app', {
+function repoWith(config: unknown, extra: Record<string, string> = {}, baton = t, name = 'app'): string {
+  const repo = baton.repo(name, {
     'README.md': '# app\n',
     '.gitignore': 'node_modules/\n.env\n*.local\n',
     '.baton/config.json': JSON.stringify(config),
@@ -258,6 +258,12 @@ describe('ports and variables per session', () => {
 });
 
 describe("the repository's config", () => {
+  // Refused before anything is made: these share one home and supervisor (decision 422, "Tests
+  // that leave the home as they found it may share one supervisor"), each with a repository of its own.
+  let shared: TestBaton;
+  let count = 0;
+  sharedHome((baton) => (shared = baton));
+
   it.each([
     [{ worktree: { setpu: ['x'] } }, /setpu/],
     [
@@ -268,14 +274,17 @@ describe("the repository's config", () => {
     [{ env: { DB: 'app_${NOPE}' } }, /env\.DB uses \$\{NOPE\}/],
     [{ agents: { claude: { settingSources: ['everything'] } } }, /agents\.claude\.settingSources/],
   ])('refuses %j, naming what is wrong, and makes nothing', async (config, message) => {
-    const repo = repoWith(config, { 'src/a.txt': 'a\n' });
-    const result = await t.run(['dispatch', 'x', '--name', 'bad', '--script', t.script([{ say: 'x' }])], {
-      cwd: repo,
-    });
+    count += 1;
+    const repo = repoWith(config, { 'src/a.txt': 'a\n' }, shared, `app-${count}`);
+    const result = await shared.run(
+      ['dispatch', 'x', '--name', 'bad', '--script', shared.script([{ say: 'x' }])],
+      { cwd: repo },
+    );
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(message);
-    expect(existsSync(join(t.home, 'worktrees', 'app', 'bad'))).toBe(false);
-    expect(t.git(repo, 'branch', '--list', 'baton/bad')).toBe('');
+    expect(existsSync(join(shared.home, 'worktrees', `app-${count}`, 'bad'))).toBe(false);
+    expect(existsSync(join(shared.home, 'worktrees'))).toBe(false);
+    expect(shared.git(repo, 'branch', '--list', 'baton/bad')).toBe('');
   });
 });
 

@@ -16,7 +16,7 @@ import {
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterEach, beforeEach } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
 import type { SessionView } from '../../src/api/index.js';
 import type { BatonEvent, SessionState } from '../../src/events/index.js';
 import type { WorkspaceEvent } from '../../src/events/workspace.js';
@@ -32,6 +32,27 @@ export function eachTest(use: (baton: TestBaton, repo: string) => void): void {
     use(current, current.repo());
   });
   afterEach(() => current?.cleanup());
+}
+
+/**
+ * The tests of a block share one Baton home, and so one supervisor, each test with a repository
+ * of its own (`repo-1`, `repo-2`, …); everything is stopped after the block. Only for tests that
+ * leave the home as they found it — input refused before anything is made — where a supervisor per
+ * test would cost its start (~0.7 s each on the 2-core machine) and prove nothing more: a test that
+ * makes sessions, writes the home's config or touches the supervisor keeps `eachTest`.
+ */
+export function sharedHome(use: (baton: TestBaton, repo: string) => void): void {
+  let shared: TestBaton | undefined;
+  let count = 0;
+  beforeAll(() => {
+    shared = new TestBaton();
+  });
+  beforeEach(() => {
+    if (shared === undefined) throw new Error('the shared Baton home is not set up');
+    count += 1;
+    use(shared, shared.repo(`repo-${count}`));
+  });
+  afterAll(() => shared?.cleanup());
 }
 
 export const ROOT = resolve(fileURLToPath(new URL('../..', import.meta.url)));

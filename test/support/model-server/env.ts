@@ -159,6 +159,14 @@ export function geminiEnv(options: AgentEnvOptions): NodeJS.ProcessEnv {
  * is the server, given whole in `OPENCODE_CONFIG_CONTENT`, with the models catalogue fetch,
  * updates, sharing, LSP downloads, default plugins and npm installs off. Its data goes under
  * the test's HOME (XDG folders).
+ *
+ * Nothing here waits on the network: opencode 1.18's time is its own computing. Measured per
+ * process for one short turn: ~8.5 s of CPU (3.5 to answer `initialize`, 2.2 for `session/new`,
+ * 2.8 for the turn; `opencode --version` alone takes 1), against ~2.5 s of wall time for Gemini
+ * CLI's whole turn. Turning off more — `OPENCODE_PURE`, `OPENCODE_DISABLE_FFF`, the file watcher,
+ * external and Claude Code skills, pruning, `snapshot: false`, Bun's optimizing JITs — and a home
+ * whose database is already migrated each changed it by less than the runs' own spread, so they
+ * are not set.
  */
 export function opencodeEnv(options: AgentEnvOptions): NodeJS.ProcessEnv {
   const model = options.model ?? 'fake-model';
