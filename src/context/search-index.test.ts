@@ -1,7 +1,7 @@
 import { appendFileSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { WorkspaceBus } from '../bus/index.js';
 import { makeEvent, type EventBody } from '../events/index.js';
 import { sessionPaths } from '../shared/paths.js';
@@ -114,6 +114,18 @@ describe('the search index', () => {
     const count = (db.prepare('SELECT count(*) AS n FROM search_docs').get() as { n: number }).n;
     expect(count).toBe(12);
     expect(new SearchIndex(db).catchUp()).toBe(0);
+  });
+
+  it('stops for good when its database is closed with events still to index, rather than spinning', async () => {
+    const own = openDb(join(home, 'other.db'));
+    const index = new SearchIndex(own);
+    const flush = vi.spyOn(index, 'flush');
+    index.eventsStored(ID);
+    own.close();
+    for (let turn = 0; turn < 20; turn++) await new Promise((resolve) => setImmediate(resolve));
+    // One look finds the database closed and gives up (the next start catches up); before, it
+    // looked again on every turn of the event loop, for ever, and kept its process alive.
+    expect(flush).toHaveBeenCalledTimes(1);
   });
 
   it('back-fills events stored before the index existed, once', () => {

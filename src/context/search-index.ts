@@ -136,7 +136,13 @@ export class SearchIndex {
    * moves each session's watermark. Returns how many events were looked at.
    */
   flush(limit = Number.POSITIVE_INFINITY): number {
-    if (this.behind.size === 0 || !this.db.open) return 0;
+    if (!this.db.open) {
+      // Closed (the process is ending): the watermarks stay, and the next start catches up.
+      // Forgetting who is behind also ends the scheduled looks, which would otherwise go on for ever.
+      this.behind.clear();
+      return 0;
+    }
+    if (this.behind.size === 0) return 0;
     let seen = 0;
     this.db.transaction(() => {
       for (const sessionId of [...this.behind]) {
