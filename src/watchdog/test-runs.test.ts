@@ -37,6 +37,15 @@ describe('finding a test run in a command line', () => {
     expect(testRunOf("./check.sh 'all'", ['./check.sh', 'all'], '/w')).toBe('./check.sh all');
     expect(testRunOf('./check.sh', ['./check.sh', 'all'], '/w')).toBeUndefined();
   });
+  it('answers a line read before by what it is read with: the same line, another check or folder', () => {
+    // Lines are kept once read (decision 431): the check and the folder are part of what was read.
+    expect(testRunOf('./ci.sh fast', undefined, '/w')).toBeUndefined();
+    expect(testRunOf('./ci.sh fast', './ci.sh', '/w')).toBe('./ci.sh fast');
+    expect(testRunOf('./ci.sh fast', undefined, '/w')).toBeUndefined();
+    expect(testRunOf('./ci.sh fast', ['./ci.sh', 'fast'], '/w')).toBe('./ci.sh fast');
+    for (let i = 0; i < 600; i++) testRunOf(`echo ${i}`, undefined, '/w');
+    expect(testRunOf('./ci.sh fast', './ci.sh', '/w')).toBe('./ci.sh fast');
+  });
 });
 
 describe('a test run’s outcome', () => {

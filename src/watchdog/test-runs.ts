@@ -39,8 +39,27 @@ const TEST_SUBCOMMAND: Record<string, readonly string[]> = {
   swift: ['test'],
 };
 
+/**
+ * Lines already read: an agent runs the same few command lines again and again (the test run it
+ * polls above all), and the shell parser costs ~0.1–1 ms a line, which the watchdog paid on every
+ * `run` call it ingested (decision 431). Bounded as harmless.ts's verdicts are.
+ */
+const read = new Map<string, string | null>();
+const READ_MAX = 500;
+
 /** The test run in a command line (its words, as a label), or undefined when it runs none. */
 export function testRunOf(commandLine: string, check: CheckCommand, cwd: string): string | undefined {
+  const key = JSON.stringify([commandLine, check ?? null, cwd]);
+  let found = read.get(key);
+  if (found === undefined) {
+    found = findTestRun(commandLine, check, cwd) ?? null;
+    if (read.size >= READ_MAX) read.clear();
+    read.set(key, found);
+  }
+  return found ?? undefined;
+}
+
+function findTestRun(commandLine: string, check: CheckCommand, cwd: string): string | undefined {
   let commands: SimpleCommand[];
   try {
     commands = parseCommands(commandLine, cwd, cwd);
