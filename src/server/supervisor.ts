@@ -410,7 +410,7 @@ export async function runSupervisor(booted: Booted): Promise<void> {
         uptimeSeconds: Math.round((performance.now() - startedMs) / 1000),
         maxConcurrent: manager.maxConcurrent,
         active: manager.activeCount(),
-        queued: sessions.filter((s) => s.state === 'queued').length,
+        queued: manager.inLine(),
         sessions: sessions.length,
         ...(memory === undefined ? {} : { memory }),
         sandbox: sandboxStatus(),

@@ -391,7 +391,7 @@ export class SessionCommands {
   private async resumeToReply(session: SessionWithProject): Promise<void> {
     const { core } = this;
     // Queued sessions are ahead of this one for the next free slot.
-    if (core.scheduler.used() + core.queued().length >= core.maxConcurrent) {
+    if (core.scheduler.used() + core.inLine().length >= core.maxConcurrent) {
       throw new SessionStateError(
         `Cannot reply to ${session.name}: it is ${session.state}, and resuming it would exceed the limit of ${core.maxConcurrent} running sessions. Stop one, or raise BATON_MAX_CONCURRENT, then reply again.`,
       );

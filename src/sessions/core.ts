@@ -75,4 +75,13 @@ export class SessionsCore {
   queued(): SessionWithProject[] {
     return this.store.listLive().filter((s) => s.state === 'queued');
   }
+
+  /**
+   * The sessions in line for a slot: queued rows whose host is not already being started. A
+   * dispatch's row says queued until its host takes it (decision 310); counting those as in line
+   * too put a lone queued session at "#3" behind two that already had their slots (decision 432).
+   */
+  inLine(): SessionWithProject[] {
+    return this.queued().filter((s) => !this.scheduler.isStarting(s.id));
+  }
 }

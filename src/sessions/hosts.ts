@@ -10,6 +10,7 @@ import { mintCredential, revokeCredential } from '../mcp/index.js';
 import { BatonError, errorMessage, isDiskFull } from '../shared/errors.js';
 import { createLogger } from '../shared/log.js';
 import { sessionPaths } from '../shared/paths.js';
+import { pausePoint } from '../shared/test-points.js';
 import { ensureSocketFolder } from '../shared/private-folder.js';
 import type { EventStore } from '../store/events.js';
 import type { SessionStore, SessionWithProject } from '../store/sessions.js';
@@ -95,6 +96,7 @@ export class HostSupervisor {
     // given it) on the next turn of the event loop, after a dispatch's answer has gone: a spawn
     // forks this whole process, tens of ms on a busy machine (decision 416).
     await new Promise<void>((resolve) => setImmediate(resolve));
+    await pausePoint('host.launch');
     try {
       // Checked here too, so a socket folder another user made fails the session with the reason.
       ensureSocketFolder(

@@ -204,6 +204,11 @@ export class SessionManager extends EventEmitter<ManagerEvents> {
     return this.store.listLive();
   }
 
+  /** Sessions waiting for a slot, not those whose host is already starting (decision 432). */
+  inLine(): number {
+    return this.core.inLine().length;
+  }
+
   isRunning(session: SessionWithProject): boolean {
     return this.hosts.isRunning(session);
   }
@@ -215,7 +220,7 @@ export class SessionManager extends EventEmitter<ManagerEvents> {
 
   /** Slots nobody holds or waits for: neither mid-turn nor starting nor queued here. */
   freeSlots(): number {
-    return Math.max(0, this.options.maxConcurrent - this.scheduler.used() - this.core.queued().length);
+    return Math.max(0, this.options.maxConcurrent - this.scheduler.used() - this.core.inLine().length);
   }
 
   /** A queued session's view says why it is held back (a task's dependency, a budget), as the last scheduling pass said. */

@@ -30,7 +30,7 @@ export class SessionViews {
     const view = toView(
       session,
       this.isRunning(session),
-      queued ? this.core.queued().findIndex((s) => s.id === session.id) + 1 : null,
+      queued ? this.core.inLine().findIndex((s) => s.id === session.id) + 1 : null,
     );
     const heldBy = queued ? this.scheduler.held().find((h) => h.id === session.id)?.reason : undefined;
     const ports = this.core.ports.of(session.id).map((p) => ({ name: p.name, port: p.port }));
