@@ -101,7 +101,7 @@ for (const agent of CASES) {
     const since = (events: { events: AgentEvent[] }, from: number): AgentEvent[] => events.events.slice(from);
 
     // The next five cases are turns of one conversation in one agent process, in this order
-    // (decision 433): each needs only a conversation at rest, which a fresh process would give
+    // (decision 434): each needs only a conversation at rest, which a fresh process would give
     // again at its start cost (opencode: ~6 s of CPU to answer initialize and session/new). Each
     // reads only its own turn's events; one that fails ends the conversation for the next.
     it('runs a plain turn: its answer, its session id and its usage', async () => {

@@ -8,8 +8,9 @@ import { eachTest, sharedHome, type TestBaton } from '../support/baton.js';
 let t: TestBaton;
 let repo: string;
 
-// These tests share one home and supervisor (decision 422): each works in a repository of its own
-// under session names no other test uses, and reads lists only for that repository (`ls --here`).
+// These tests share one home and supervisor (decisions 422 and 433): each works in a repository
+// of its own under session names no other test uses, and reads lists only for that repository
+// (`ls --here`).
 describe('a scripted session through the CLI binary', () => {
   sharedHome((baton, dir) => ((t = baton), (repo = dir)));
 

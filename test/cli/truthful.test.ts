@@ -7,9 +7,9 @@ import { exitOf, OutputWatcher } from '../support/process.js';
 
 let t: TestBaton;
 let repo: string;
-// The tests share one home and supervisor (decision 422): each works in a repository of its own,
-// under session names no other test uses, and lists only that repository's sessions (`ls --here`).
-// The test that stops the supervisor has its own.
+// The tests share one home and supervisor (decisions 422 and 433): each works in a repository of
+// its own, under session names no other test uses, and lists only that repository's sessions
+// (`ls --here`). The test that stops the supervisor has its own.
 sharedHome((baton, dir) => ((t = baton), (repo = dir)));
 
 describe('commands do what their help says', () => {

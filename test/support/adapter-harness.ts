@@ -38,7 +38,7 @@ export interface AdapterHarness<R extends AgentRun> {
   start(prompt: string, options?: StartOptions): Promise<{ run: R; events: EventRecorder<AgentEvent> }>;
   /**
    * The next turn of one conversation kept open across the tests of a file, in one agent process
-   * (decision 433, "Real agents' cases share a process where they need no fresh one"): the first
+   * (decision 434, "A real agent's cases share its process where they need no fresh one"): the first
    * call starts it with `prompt` in a workspace of its own, each later call sends `prompt` as a
    * reply. `from` is the index of this turn's first event. A conversation that is not at rest
    * when a turn is asked for (its test failed with a turn open, or its agent exited) is closed,
