@@ -148,6 +148,8 @@ function writeCommonJs(dir, output, parseAst) {
  * start resolving and reading ~500 files, so a bundled supervisor starts on ~40% less CPU (decision
  * 222, "The supervisor and the host start from bundles"). The CLI and the launcher take a bundle
  * when it is there and the transpiled entry otherwise (a build without rolldown, the test runner).
+ * The bundles are CommonJS and compile from V8's code cache (decision 440); import.meta.url becomes
+ * the file's own URL there.
  *
  * dist/bundle/ is two folders deep like every transpiled module, so the paths modules make from
  * import.meta.url (package.json, web/dist, bin/baton, skills, ./host-main.js) still resolve.
