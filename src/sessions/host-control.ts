@@ -12,6 +12,8 @@ export class ControlSocket {
   private server: Server | undefined;
   private inflight = 0;
   private idleWaiters: (() => void)[] = [];
+  private open = 0;
+  private unwatched: (() => void) | undefined;
 
   constructor(
     private readonly path: string,
@@ -41,6 +43,11 @@ export class ControlSocket {
     this.server?.close();
   }
 
+  /** Calls `callback` each time the last open connection closes: no supervisor watches then. */
+  whenUnwatched(callback: () => void): void {
+    this.unwatched = callback;
+  }
+
   /** Calls `callback` once no request is in flight (at once when none is). */
   whenIdle(callback: () => void): void {
     if (this.inflight === 0) callback();
@@ -49,7 +56,12 @@ export class ControlSocket {
 
   private serve(socket: Socket): void {
     this.peers.connected();
-    socket.once('close', () => this.peers.disconnected());
+    this.open++;
+    socket.once('close', () => {
+      this.peers.disconnected();
+      this.open--;
+      if (this.open === 0) this.unwatched?.();
+    });
     let buffer = '';
     socket.setEncoding('utf8');
     socket.on('error', () => socket.destroy());

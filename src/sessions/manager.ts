@@ -307,6 +307,17 @@ export class SessionManager extends EventEmitter<ManagerEvents> {
     return this.commands.whileHeld(sessionId, work);
   }
 
+  /**
+   * `whileHeld`, with the session's host handing its agent nothing meanwhile; undefined, and nothing
+   * done, when the host says a turn is under way (decision 456). Keep-fresh's rebase runs so.
+   */
+  whileQuiet<T>(
+    sessionId: string,
+    work: (session: SessionWithProject) => Promise<T>,
+  ): Promise<T | undefined> {
+    return this.commands.whileQuiet(sessionId, work);
+  }
+
   /** What keep-fresh last did or holds for a session, shown in its view (decision 307). */
   setFreshness(provider: (sessionId: string) => SessionView['fresh']): void {
     this.views.freshness = provider;

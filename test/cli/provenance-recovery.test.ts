@@ -87,6 +87,34 @@ describe('a landing interrupted before its notes', () => {
     expect(view.turns.map((turn) => [turn.turn, turn.prompt])).toEqual([[1, 'write the notes']]);
   });
 
+  it('a stop whose wait runs out while a record holds the supervisor exits 124, not 0', async () => {
+    const points = join(t.root, 'points');
+    mkdirSync(points);
+    t.env.BATON_TEST_POINTS = points;
+    const held = join(points, 'provenance.recording.hold');
+    writeFileSync(held, '');
+    const script = t.script([{ write: { path: 'log.txt', content: 'written by the agent\n' } }]);
+    await t.ok(['dispatch', 'write the log', '--name', 'w4', '--script', script], { cwd: repo });
+    await t.waitForState('w4', 'ready_for_review');
+    await until(() => existsSync(join(points, 'provenance.recording.reached')), 'the record to start');
+
+    // The record is held, so the supervisor cannot have ended when a wait of 0 s looks: before,
+    // the command said "still stopping" and exited 0, and `daemon stop && …` went on.
+    const pid = t.supervisorPid();
+    const stopping = await t.run(['daemon', 'stop', '--timeout', '0']);
+    expect(stopping.stdout).toContain('still stopping');
+    expect(stopping.code).toBe(124);
+    expect(alive(pid)).toBe(true);
+
+    rmSync(held);
+    await watchExit(pid);
+    const again = await t.run(['daemon', 'stop']);
+    expect([again.code, again.stdout]).toEqual([0, 'Supervisor: not running.\n']);
+    const bad = await t.run(['daemon', 'stop', '--timeout', 'soon']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('--timeout must be a number of seconds');
+  });
+
   it('a supervisor killed while it records a turn records that turn at its next start', async () => {
     const crashFile = join(t.root, 'crash-at');
     t.env.BATON_TEST_CRASH_FILE = crashFile;
