@@ -98,8 +98,9 @@ export class SessionCommands {
   ): Promise<T | undefined> {
     return this.exclusive(sessionId, undefined, async (session) => {
       if (!this.core.isRunning(session)) return work(session);
+      let hold: { letGo(): void };
       try {
-        await this.core.hosts.send(session.id, { op: 'hold' });
+        hold = await this.core.hosts.hold(session.id);
       } catch (error) {
         // At work, or its host gone since: either way the worktree is not Baton's to change now.
         if (error instanceof BatonError && error.code === 'conflict') return undefined;
@@ -109,12 +110,13 @@ export class SessionCommands {
         return await work(this.core.resolve(session.id));
       } finally {
         await this.core.hosts.send(session.id, { op: 'resume' }).catch((error: unknown) =>
-          // A host gone meanwhile holds nothing; one that lives lets go once no supervisor watches it.
+          // A host gone meanwhile holds nothing; one that lives lets go when the hold's connection closes.
           log.warn('could not let a held session host go', {
             session: session.id,
             error: errorMessage(error),
           }),
         );
+        hold.letGo();
       }
     });
   }

@@ -8,6 +8,7 @@
  * supervisor holds the session (keep-fresh's rebase, decision 456) nothing is handed over.
  */
 import { markPoint } from '../shared/test-points.js';
+import type { Asker } from './host-control.js';
 import type { SessionStatus } from './state.js';
 
 export interface ReplyQueueOptions {
@@ -44,7 +45,7 @@ export class ReplyQueue {
   private readonly seen = new Set<string>();
   private delivering = false;
   /** The supervisor holds the session: replies wait until it lets go (decision 456). */
-  private held = false;
+  private held: object | undefined;
 
   constructor(private readonly options: ReplyQueueOptions) {}
 
@@ -80,16 +81,23 @@ export class ReplyQueue {
    * Keeps every reply from the agent until `resume`; false (and nothing held) while its agent is at
    * work: a turn under way, or a reply being handed over (its turn about to be).
    */
-  hold(): boolean {
+  hold(asker?: Asker): boolean {
     if (this.delivering || !atRest(this.options.status())) return false;
-    this.held = true;
+    // The hold ends with the connection that asked for it (decision 461): an asker that gave up
+    // waiting for the answer, or died, never sends `resume`. One token per hold, so the close of an
+    // earlier hold's connection, read after a later hold began, does not end the later one.
+    const token = {};
+    this.held = token;
+    asker?.whenGone(() => {
+      if (this.held === token) this.resume();
+    });
     return true;
   }
 
   /** Lets the replies held go, the first at once when the agent can take it. */
   resume(): void {
-    if (!this.held) return;
-    this.held = false;
+    if (this.held === undefined) return;
+    this.held = undefined;
     this.pump();
   }
 
@@ -100,7 +108,7 @@ export class ReplyQueue {
 
   private pump(): void {
     if (this.delivering || this.waiting.length === 0) return;
-    if (this.held) {
+    if (this.held !== undefined) {
       // Race tests learn that a reply waits for the supervisor's hold rather than start a turn.
       markPoint('host.reply-held');
       return;

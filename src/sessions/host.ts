@@ -33,7 +33,7 @@ import { anchorWorktree } from '../worktrees/index.js';
 import { AgentQuestion } from './host-ask.js';
 import { HostMemory } from './host-memory.js';
 import { claimSession, releaseClaim } from './host-claim.js';
-import { ControlSocket } from './host-control.js';
+import { ControlSocket, type Asker } from './host-control.js';
 import { DEFAULT_ORPHAN_MS, OrphanWatch } from './host-orphan.js';
 import { prepareSession } from './host-prepare.js';
 import type { HostInfo, HostRequest, HostSpec } from './spec.js';
@@ -321,7 +321,7 @@ export class SessionHost {
     return this.memory.machine.status?.state;
   }
 
-  private async handle(request: HostRequest): Promise<void> {
+  private async handle(request: HostRequest, asker: Asker): Promise<void> {
     const run = this.run;
     switch (request.op) {
       case 'ping':
@@ -389,7 +389,7 @@ export class SessionHost {
       case 'hold':
         // Checked here, in the one process that starts turns: the supervisor's view may not yet have
         // the turn a queued reply started (decision 456).
-        if (run === undefined || this.ending !== undefined || !this.replies.hold())
+        if (run === undefined || this.ending !== undefined || !this.replies.hold(asker))
           throw new BatonError('conflict', "The session is at work: its worktree is its agent's.");
         return;
       case 'resume':
@@ -475,7 +475,11 @@ export class SessionHost {
       this.orphan.connected();
       process.once('disconnect', () => this.orphan?.disconnected());
     }
-    this.control = new ControlSocket(this.paths.socket, (request) => this.handle(request), this.orphan);
+    this.control = new ControlSocket(
+      this.paths.socket,
+      (request, asker) => this.handle(request, asker),
+      this.orphan,
+    );
     // A hold (decision 456) lasts while a supervisor watches: one killed mid-rebase cannot leave
     // the replies held for good.
     this.control.whenUnwatched(() => this.replies.resume());

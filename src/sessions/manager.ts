@@ -15,6 +15,7 @@ import type { BatonEvent } from '../events/index.js';
 import { Scheduler, type Gate } from '../scheduler/index.js';
 import { errorMessage } from '../shared/errors.js';
 import { createLogger } from '../shared/log.js';
+import { pausePoint } from '../shared/test-points.js';
 import type { Db } from '../store/db.js';
 import { PendingDispatchStore } from '../store/pending-dispatches.js';
 import { PortLeaseStore } from '../store/port-leases.js';
@@ -476,6 +477,8 @@ export class SessionManager extends EventEmitter<ManagerEvents> {
    */
   async endAllHosts(why: string): Promise<number> {
     this.scheduler.close();
+    // Race tests hold the hosts' ending here (`daemon stop --all --timeout`, decision 462).
+    await pausePoint('hosts.ending');
     let ended = 0;
     for (const session of this.store.listLive()) {
       if (!this.hosts.isRunning(session)) continue;

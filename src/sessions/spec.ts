@@ -52,8 +52,9 @@ export const HostRequest = z.discriminatedUnion('op', [
   z.object({ id: z.number(), op: z.literal('release'), message: z.string().max(2000) }),
   z.object({ id: z.number(), op: z.literal('complete') }),
   /**
-   * Keep-fresh's rebase (decision 456): hand the agent no reply it queued until `resume`, or until no
-   * supervisor watches; refused (conflict) while a turn is under way or a reply is being handed over.
+   * Keep-fresh's rebase (decision 456): hand the agent no reply it queued until `resume`, or until the
+   * connection that asked closes (decision 461), or no supervisor watches; refused (conflict) while a
+   * turn is under way or a reply is being handed over.
    */
   z.object({ id: z.number(), op: z.literal('hold') }),
   z.object({ id: z.number(), op: z.literal('resume') }),
