@@ -444,11 +444,22 @@ export class SessionManager extends EventEmitter<ManagerEvents> {
   async reattach(): Promise<void> {
     const started = performance.now();
     await recoverInterruptedDispatches(this.core);
-    const { attached, ingested } = this.hosts.reattachAll();
+    // Every backlog stored before any listener hears of it (decision 448).
+    const release = this.ingestor.hold();
+    let reattached: { attached: number; ingested: number };
+    let ingestedAt: number;
+    try {
+      reattached = this.hosts.reattachAll();
+    } finally {
+      ingestedAt = performance.now();
+      release();
+    }
     log.info('re-attached', {
-      hosts: attached,
-      eventsIngested: ingested,
-      ms: Math.round(performance.now() - started),
+      hosts: reattached.attached,
+      eventsIngested: reattached.ingested,
+      ms: Math.round(ingestedAt - started),
+      // The listeners' share (watchdog, provenance, approvals…), heard after the ingestion it follows.
+      listenersMs: Math.round(performance.now() - ingestedAt),
     });
     // Off the request path: the review queue's sizes are measured now, not when `ls` first asks.
     this.workSizes
