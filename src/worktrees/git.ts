@@ -79,6 +79,21 @@ export async function git(cwd: string, args: string[], options: GitOptions = {})
   });
 }
 
+/**
+ * Lists the repository's settings into `listing` now, beside another call, rather than just
+ * before the first guarded call that uses them (a snapshot's, beside its rev-parse: decision 449).
+ */
+export async function listSettings(
+  cwd: string,
+  listing: SharedListing,
+  options: GitOptions = {},
+): Promise<void> {
+  const turn = turnToRun();
+  if (turn !== undefined) await turn;
+  // Any guarded subcommand has them listed; the call itself is not made here.
+  await guardedCall(cwd, ['add'], { ...process.env, ...options.env }, options.timeoutMs, listing);
+}
+
 export async function gitOut(cwd: string, args: string[], options: GitOptions = {}): Promise<string> {
   return (await git(cwd, args, options)).stdout.trim();
 }

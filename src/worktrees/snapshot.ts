@@ -17,7 +17,7 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { isAbsolute, join } from 'node:path';
-import { git, gitOut } from './git.js';
+import { git, gitOut, listSettings } from './git.js';
 import type { SharedListing } from './git-guard.js';
 
 const FOLDER_PREFIX = 'baton-snapshot-';
@@ -37,15 +37,17 @@ export async function snapshotWork(
   options: { timeoutMs?: number } = {},
 ): Promise<WorkSnapshot> {
   const limit = options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs };
-  const [head = '', headTree = '', indexPath = ''] = (
-    await gitOut(worktree, ['rev-parse', 'HEAD', 'HEAD^{tree}', '--git-path', 'index'], limit)
-  ).split('\n');
+  // The settings are listed once for the snapshot's calls, beside its first (decision 449).
+  const listing: SharedListing = {};
+  const [parsed] = await Promise.all([
+    gitOut(worktree, ['rev-parse', 'HEAD', 'HEAD^{tree}', '--git-path', 'index'], limit),
+    listSettings(worktree, listing, limit),
+  ]);
+  const [head = '', headTree = '', indexPath = ''] = parsed.split('\n');
   const realIndex = isAbsolute(indexPath) ? indexPath : join(worktree, indexPath);
   const folder = mkdtempSync(join(tmpdir(), FOLDER_PREFIX));
   const index = join(folder, 'index');
   const env = { GIT_INDEX_FILE: index };
-  // The settings are listed once for the snapshot's calls, not before each (decision 449).
-  const listing: SharedListing = {};
   try {
     if (existsSync(realIndex)) {
       copyFileSync(realIndex, index);
