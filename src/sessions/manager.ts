@@ -455,12 +455,27 @@ export class SessionManager extends EventEmitter<ManagerEvents> {
    */
   async reattach(): Promise<void> {
     const started = performance.now();
+    const cpu = process.cpuUsage();
     await recoverInterruptedDispatches(this.core);
-    const { attached, ingested } = this.hosts.reattachAll();
+    // Every backlog stored before any listener hears of it (decision 448).
+    const release = this.ingestor.hold();
+    let reattached: { attached: number; ingested: number };
+    let ingestedAt: number;
+    try {
+      reattached = this.hosts.reattachAll();
+    } finally {
+      ingestedAt = performance.now();
+      release();
+    }
     log.info('re-attached', {
-      hosts: attached,
-      eventsIngested: ingested,
-      ms: Math.round(performance.now() - started),
+      hosts: reattached.attached,
+      eventsIngested: reattached.ingested,
+      ms: Math.round(ingestedAt - started),
+      // This process's own CPU time for all of it, listeners included: on a shared machine wall time
+      // moves with the load far more than this does.
+      cpuMs: Math.round(cpuMsOf(process.cpuUsage(cpu))),
+      // The listeners' share (watchdog, provenance, approvals…), heard after the ingestion it follows.
+      listenersMs: Math.round(performance.now() - ingestedAt),
     });
     // Off the request path: the review queue's sizes are measured now, not when `ls` first asks.
     this.workSizes
@@ -514,4 +529,9 @@ export class SessionManager extends EventEmitter<ManagerEvents> {
       .run()
       .catch((error: unknown) => log.error('schedule failed', { error: errorMessage(error) }));
   }
+}
+
+/** CPU time (user and system) in ms. */
+function cpuMsOf(usage: NodeJS.CpuUsage): number {
+  return (usage.user + usage.system) / 1000;
 }
