@@ -15,38 +15,13 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { git } from '../../test/support/git-repo.js';
 import { until } from '../../test/support/wait.js';
-import { readNotes, writeNote, type ProvenanceNote } from '../provenance/index.js';
+import { readNotes, writeNote } from '../provenance/index.js';
 import { fetchNotes } from './notes.js';
+import { note } from './testing.js';
 
 let root: string;
 let points: string;
 let pointsBefore: string | undefined;
-
-/** A one-line note as Baton writes it: `name` wrote line 1 of `file`. */
-const note = (name: string, file: string): ProvenanceNote => ({
-  baton: 1,
-  turns: [
-    {
-      v: 1,
-      sessionId: `id-${name}`,
-      name,
-      turn: 1,
-      agent: 'scripted',
-      model: null,
-      task: null,
-      prompt: `${name}: work`,
-      reply: null,
-      outcome: 'success',
-      startSeq: 1,
-      endSeq: 5,
-      tools: [],
-      decisions: [],
-      handoffFrom: null,
-      at: '2026-01-01T00:00:00.000Z',
-    },
-  ],
-  files: { [file]: [[1, 1, 0]] },
-});
 
 function commit(clone: string, file: string): string {
   writeFileSync(join(clone, file), `${file}\n`);

@@ -9,7 +9,7 @@
  * worktree; now the host tells the supervisor's hold that a turn is under way, and keep-fresh defers
  * the session until that turn ends, then rebases it with both turns' work.
  */
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { WorkspaceEvent } from '../../src/events/workspace.js';
@@ -26,9 +26,7 @@ describe('keep-fresh and the replies a host queued', () => {
   it('never rebases a worktree under the turn a queued reply starts; it rebases once that turn ends', async () => {
     // Base tips read every 200 ms: the user's own commits make no event to wake keep-fresh.
     t = new TestBaton({ BATON_FRESH_INTERVAL_MS: '200' });
-    const points = join(t.root, 'points');
-    mkdirSync(points);
-    t.env.BATON_TEST_POINTS = points;
+    const points = t.points();
     const repo = t.repo('repo', { 'a.txt': lines(), 'README.md': '# test\n' });
     const script = t.script(
       [
@@ -44,13 +42,11 @@ describe('keep-fresh and the replies a host queued', () => {
     await t.waitForState('s', 'needs_input');
     await t.ok(['reply', 's', 'the second file'], { cwd: repo });
 
-    const hold = (point: string): string => join(points, `${point}.hold`);
-    const reached = (point: string): boolean => existsSync(join(points, `${point}.reached`));
-    writeFileSync(hold('host.reply-handing'), '');
-    writeFileSync(hold('rebase.set-aside'), '');
+    points.hold('host.reply-handing');
+    points.hold('rebase.set-aside');
     await t.ok(['approve', 's'], { cwd: repo });
     // Turn one ended and the host handed the queued reply over; the next turn has not begun.
-    await until(() => reached('host.reply-handing'), 'the host to hand the queued reply over', {
+    await until(() => points.reached('host.reply-handing'), 'the host to hand the queued reply over', {
       timeoutMs: 30_000,
     });
     const session = await t.waitForState('s', 'ready_for_review');
@@ -71,15 +67,15 @@ describe('keep-fresh and the replies a host queued', () => {
       () => undefined,
     );
     const first = await until(
-      () => (reached('rebase.set-aside') ? 'rebased under the turn' : deferred ? 'deferred' : false),
+      () => (points.reached('rebase.set-aside') ? 'rebased under the turn' : deferred ? 'deferred' : false),
       'keep-fresh to rebase or to defer the session',
       { timeoutMs: 30_000 },
     );
     expect(first).toBe('deferred');
     expect(((await deferral).data as { why: string }).why).toBe('working');
 
-    rmSync(hold('host.reply-handing'));
-    rmSync(hold('rebase.set-aside'));
+    points.release('host.reply-handing');
+    points.release('rebase.set-aside');
     const rebased = await t.workspaceEvent(
       (e) => e.type === 'fresh.rebased' && (e.data as { name: string }).name === 's' && e.data.onto === tip,
     );

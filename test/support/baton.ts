@@ -23,6 +23,7 @@ import type { WorkspaceEvent } from '../../src/events/workspace.js';
 import { SupervisorClient } from '../../src/cli/client.js';
 import { commandDigest, isTrusted, loadRepoConfig, trustDigest } from '../../src/projects/index.js';
 import { descendantsOf } from '../../src/shared/process.js';
+import { TestPoints } from './points.js';
 
 /** Each test gets its own Baton home and repository, and everything it started is stopped after it. */
 export function eachTest(use: (baton: TestBaton, repo: string) => void): void {
@@ -107,6 +108,16 @@ export class TestBaton {
       join(fakeHome, '.gitconfig'),
       '[user]\n\tname = Test\n\temail = test@example.com\n[init]\n\tdefaultBranch = main\n',
     );
+  }
+
+  /**
+   * Step points for this test's processes (src/shared/test-points.ts): the supervisor started by
+   * the next command, its hosts and its CLIs see them. Call it before the first command.
+   */
+  points(): TestPoints {
+    const points = new TestPoints(join(this.root, 'points'));
+    this.env.BATON_TEST_POINTS = points.dir;
+    return points;
   }
 
   /** A fresh repository with one commit. */
