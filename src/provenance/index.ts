@@ -15,8 +15,6 @@ export {
   parseNote,
   readNotes,
   turnAt,
-  whileWritingNotes,
-  writeNote,
   type Landing,
   type ProvenanceNote,
 } from './notes.js';
