@@ -7,6 +7,7 @@
  *
  *   node scripts/build.mjs          build dist/ (stale files removed)
  */
+import { createHash } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import console from 'node:console';
@@ -113,12 +114,42 @@ const yogaWithoutFetch = {
   },
 };
 
+/** An ES module's `import()` anywhere in the parsed program (ESTree's ImportExpression). */
+function hasImportExpression(node) {
+  if (node === null || typeof node !== 'object') return false;
+  if (Array.isArray(node)) return node.some(hasImportExpression);
+  if (node.type === 'ImportExpression') return true;
+  for (const key in node) if (key !== 'type' && hasImportExpression(node[key])) return true;
+  return false;
+}
+
+/**
+ * Marks a CommonJS bundle's folder as CommonJS for Node (the package is "type": "module") and writes
+ * its code cache list: each file that may be compiled from V8's cache, by the hash of its content.
+ * A file with an `import()` left in it is not listed: a script compiled by vm cannot import (decision
+ * 440). Entries are not listed either: Node loads them before the cache is set up.
+ */
+function writeCommonJs(dir, output, parseAst) {
+  writeFileSync(join(dir, 'package.json'), JSON.stringify({ type: 'commonjs' }) + '\n');
+  const listed = {};
+  const left = [];
+  for (const file of output) {
+    if (file.type !== 'chunk' || file.isEntry) continue;
+    if (hasImportExpression(parseAst(file.code))) left.push(file.fileName);
+    else listed[file.fileName] = createHash('sha256').update(file.code).digest('hex').slice(0, 16);
+  }
+  writeFileSync(join(dir, 'code-cache.json'), JSON.stringify(listed, null, 1) + '\n');
+  return left;
+}
+
 /**
  * The supervisor and the session host, each bundled with what it imports into dist/bundle/ (one
  * file a process, lazily loaded parts as chunks beside it): Node's ES module loader spends most of a
  * start resolving and reading ~500 files, so a bundled supervisor starts on ~40% less CPU (decision
  * 222, "The supervisor and the host start from bundles"). The CLI and the launcher take a bundle
  * when it is there and the transpiled entry otherwise (a build without rolldown, the test runner).
+ * The bundles are CommonJS and compile from V8's code cache (decision 440); import.meta.url becomes
+ * the file's own URL there.
  *
  * dist/bundle/ is two folders deep like every transpiled module, so the paths modules make from
  * import.meta.url (package.json, web/dist, bin/baton, skills, ./host-main.js) still resolve.
@@ -127,17 +158,19 @@ const yogaWithoutFetch = {
  * when first used (mvdan-sh, the shell parser: decision 272).
  */
 export async function bundle() {
-  let rolldown;
+  let rolldown, parseAst;
   try {
     ({ rolldown } = await import('rolldown'));
+    ({ parseAst } = await import('rolldown/parseAst'));
   } catch {
     console.log('dist/bundle: rolldown is not installed; the supervisor and host start from dist/ as built');
     return 0;
   }
   const built = await rolldown({
+    // Each entry sets up the code cache, then imports the process's own entry (decision 440).
     input: {
-      supervisor: join(DIST, 'server', 'main.js'),
-      'host-main': join(DIST, 'sessions', 'host-main.js'),
+      supervisor: join(DIST, 'server', 'start.js'),
+      'host-main': join(DIST, 'sessions', 'host-start.js'),
     },
     platform: 'node',
     external: EXTERNAL,
@@ -145,12 +178,16 @@ export async function bundle() {
   });
   const out = await built.write({
     dir: join(DIST, 'bundle'),
-    format: 'esm',
+    // CommonJS, so that the files compile through vm.Script with V8's code cache (decision 440,
+    // "The bundles start from V8's code cache"); the folder's package.json says so to Node.
+    format: 'cjs',
     entryFileNames: '[name].js',
     chunkFileNames: '[name]-[hash].js',
     sourcemap: true,
   });
   await built.close();
+  for (const file of writeCommonJs(join(DIST, 'bundle'), out.output, parseAst))
+    console.log(`dist/bundle: ${file} has an import() and compiles without the code cache`);
   // The CLI apart, in dist/cli-bundle/ (also two folders deep): bundled with the supervisor, the
   // modules they share were split into chunks of their own, and the supervisor's start loaded 98
   // files instead of 16 (decision 311).
@@ -176,11 +213,49 @@ export async function bundle() {
     sourcemap: true,
   });
   await cli.close();
-  return (
-    out.output.filter((o) => o.type === 'chunk').length +
-    cliOut.output.filter((o) => o.type === 'chunk').length
+  // Every command but the bare `baton` of the board, again as CommonJS in dist/cli-commands/, so
+  // that it compiles from V8's code cache and Node starts it without its ES module loader (decision
+  // 441). The board is not in it: Yoga waits on its WebAssembly at the top of a module, which
+  // CommonJS cannot express, so `bin/baton` takes the board from dist/cli-bundle/.
+  const commands = await rolldown({
+    input: { cli: join(DIST, 'cli', 'start.js') },
+    platform: 'node',
+    external: ['commander', 'zod', ...EXTERNAL],
+    transform: { define: { 'process.env.NODE_ENV': '"production"' } },
+    plugins: [withoutBoard],
+    logLevel: 'warn',
+  });
+  const commandsOut = await commands.write({
+    dir: join(DIST, 'cli-commands'),
+    format: 'cjs',
+    entryFileNames: '[name].js',
+    chunkFileNames: '[name]-[hash].js',
+    sourcemap: true,
+    // Node's builtins imported on first use (node:child_process, node:readline) become require():
+    // a file with an import() left in it compiles without the cache.
+    dynamicImportInCjs: false,
+  });
+  await commands.close();
+  for (const file of writeCommonJs(join(DIST, 'cli-commands'), commandsOut.output, parseAst))
+    console.log(`dist/cli-commands: ${file} has an import() and compiles without the code cache`);
+  return [out, cliOut, commandsOut].reduce(
+    (n, o) => n + o.output.filter((f) => f.type === 'chunk').length,
+    0,
   );
 }
+
+/** The board's entry, in the CommonJS bundle of the commands, is one that says where the board is. */
+const withoutBoard = {
+  name: 'without-board',
+  resolveId(source, importer) {
+    if (importer?.endsWith(join('cli', 'main.js')) && source === '../board/index.js') return '\0board';
+    return null;
+  },
+  load(id) {
+    if (id !== '\0board') return null;
+    return 'export async function openBoard() { throw new Error("The terminal board starts from dist/cli-bundle/ (bin/baton)."); }';
+  },
+};
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const started = performance.now();

@@ -5,10 +5,10 @@
 import { appendFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type * as Commander from 'commander';
-import { BatonError, EXIT_CODES } from '../shared/errors.js';
 import { batonHome } from '../shared/paths.js';
 import { sessionRef } from './arguments.js';
 import type { Context } from './context.js';
+import { report } from './error-report.js';
 import { fastCommand } from './fast.js';
 import { guardTerminal } from './terminal.js';
 import { addWorkspaceCommands } from './program-workspace.js';
@@ -77,45 +77,6 @@ function flushed(stream: NodeJS.WriteStream): Promise<void> {
     if (stream.writableLength === 0 || stream.destroyed) resolve();
     else stream.write('', () => resolve());
   });
-}
-
-/** Prints the error for a person, or with --json as one JSON object on stderr; answers the exit code. */
-function report(error: unknown, ctx: Context, json: boolean): number {
-  if (isCommanderError(error)) {
-    const exitCode = error.exitCode === 0 ? EXIT_CODES.ok.code : EXIT_CODES.invalidInput.code;
-    if (json && exitCode !== 0)
-      writeJsonError(ctx, 'invalid_input', error.message.replace(/^error: /, ''), exitCode);
-    return exitCode;
-  }
-  if (error instanceof BatonError) {
-    if (json) writeJsonError(ctx, error.code, error.message, error.exitCode, error.data);
-    else ctx.err.write(`baton: ${error.message}\n`);
-    return error.exitCode;
-  }
-  ctx.err.write(
-    `baton: internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
-  );
-  return EXIT_CODES.internal.code;
-}
-
-function writeJsonError(
-  ctx: Context,
-  code: string,
-  message: string,
-  exitCode: number,
-  data: Record<string, unknown> = {},
-): void {
-  ctx.err.write(
-    JSON.stringify({
-      error: { code, message, exitCode, ...(Object.keys(data).length === 0 ? {} : { data }) },
-    }) + '\n',
-  );
-}
-
-/** Commander's own errors (usage, --help, --version) carry a `commander.*` code. */
-function isCommanderError(error: unknown): error is Commander.CommanderError {
-  const code = error instanceof Error ? (error as { code?: unknown }).code : undefined;
-  return typeof code === 'string' && code.startsWith('commander.');
 }
 
 function buildProgram(ctx: Context, jsonErrors: boolean): Commander.Command {

@@ -187,7 +187,13 @@ export function addWorkspaceCommands(
     .command('stop')
     .description('stop the supervisor; sessions keep running and are re-attached on the next start')
     .option('--all', 'end every session host too (each session resumes on a reply)')
-    .action(async (opts: { all?: boolean }) => (await import('./commands/daemon.js')).stop(ctx, opts));
+    .option(
+      '-t, --timeout <seconds>',
+      'how long to wait for it to end (default 30); still stopping then: exit 124',
+    )
+    .action(async (opts: { all?: boolean; timeout?: string }) =>
+      (await import('./commands/daemon.js')).stop(ctx, opts),
+    );
   daemon
     .command('logs')
     .description("the supervisor's log, one readable line per record")

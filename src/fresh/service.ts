@@ -4,7 +4,8 @@
  * or the user's own commits — each session behind it is brought up to date at a turn boundary:
  *
  * - idle (ready for review, or needs input between turns): a checkpoint, then `git rebase
- *   --update-refs` in its own worktree while no command of its own runs (a reply waits);
+ *   --update-refs` in its own worktree while no command of its own runs (a reply waits) and its
+ *   host hands its agent no reply it queued during the last turn (decision 456);
  * - clean: recorded (`fresh.rebased`) and its base commit moved, so its change is its own again;
  * - conflicting: aborted, the worktree put back exactly, and handed to its agent as a turn, or
  *   left for the user, per `keepFresh.conflicts` (`fresh.conflicted`), once per base tip;
@@ -33,7 +34,11 @@ const log = createLogger('fresh');
 /** What keep-fresh needs of the sessions domain (the session manager provides it). */
 export interface FreshSessions {
   list(): SessionWithProject[];
-  whileHeld<T>(sessionId: string, work: (session: SessionWithProject) => Promise<T>): Promise<T>;
+  /**
+   * Runs `work` while no command of the session's own runs and its host hands its agent nothing (a
+   * reply it queued while a turn ran waits too); undefined when its host says a turn is under way.
+   */
+  whileQuiet<T>(sessionId: string, work: (session: SessionWithProject) => Promise<T>): Promise<T | undefined>;
   moveBase(sessionId: string, commit: string): void;
   reply(ref: string, text: string): Promise<unknown>;
 }
@@ -211,7 +216,7 @@ export class KeepFresh {
       return;
     }
     if (this.told.get(session.id) === tip) return;
-    const done = await this.options.sessions.whileHeld(session.id, async (now) => {
+    const done = await this.options.sessions.whileQuiet(session.id, async (now) => {
       // Looked at again under the hold: a reply may have started a turn meanwhile.
       if (!isResting(now)) return undefined;
       const checkpoint = takeCheckpoint(

@@ -15,6 +15,8 @@ export {
   parseNote,
   readNotes,
   turnAt,
+  whileWritingNotes,
+  writeNote,
   type Landing,
   type ProvenanceNote,
 } from './notes.js';

@@ -9,13 +9,34 @@
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
+import { OneAtATime } from '../shared/one-at-a-time.js';
+import { markPoint } from '../shared/test-points.js';
 import { git, gitOut } from '../worktrees/index.js';
 import { attributeWork, type Attribution } from './attribute.js';
 import { addedLines, mapLine, parseDiff, type Hunk } from './diff.js';
 import type { TurnRecord } from './record.js';
 
 export const NOTES_REF = 'refs/notes/baton';
+
+/**
+ * Writers of `refs/notes/baton`, one at a time per repository (decision 455): a landing's `git
+ * notes add` and sync's `git notes merge` each read the notes, write a notes commit on what they
+ * read and move the ref without a compare-and-swap, so two at once leave only the last one's
+ * commit and the other's notes are lost (and sync then pushes that loss with its lease).
+ */
+const notesWriters = new OneAtATime();
+
+/**
+ * Runs `work`, which reads and writes `refs/notes/baton` in the repository at `root`, once no
+ * other writer of that ref in this process is under way. Every writer of the ref goes through here.
+ */
+export function whileWritingNotes<T>(root: string, work: () => Promise<T>): Promise<T> {
+  const key = resolve(root);
+  // Race tests learn that this writer waits for another (src/shared/test-points.ts).
+  if (notesWriters.busy(key)) markPoint('notes.writer-waiting');
+  return notesWriters.run(key, work);
+}
 
 /** A note: `files[path]` lists `[first line, count, index into turns]`. */
 export interface ProvenanceNote {
@@ -150,20 +171,23 @@ async function noteFor(
   return Object.keys(files).length === 0 ? undefined : { baton: 1, turns, files };
 }
 
-async function writeNote(root: string, commit: string, note: ProvenanceNote): Promise<void> {
+/** Writes `note` as the note of `commit` (replacing one it had), behind the other writers of the ref. */
+export async function writeNote(root: string, commit: string, note: ProvenanceNote): Promise<void> {
   // A note can outgrow a command-line argument: it goes through a private file.
   const folder = mkdtempSync(join(tmpdir(), 'baton-note-'));
   try {
     const file = join(folder, 'note.json');
     writeFileSync(file, `${JSON.stringify(note)}\n`, { mode: 0o600 });
-    await git(root, ['notes', `--ref=${NOTES_REF}`, 'add', '-f', '-F', file, commit], {
-      env: {
-        GIT_AUTHOR_NAME: 'Baton',
-        GIT_AUTHOR_EMAIL: 'baton@localhost',
-        GIT_COMMITTER_NAME: 'Baton',
-        GIT_COMMITTER_EMAIL: 'baton@localhost',
-      },
-    });
+    await whileWritingNotes(root, () =>
+      git(root, ['notes', `--ref=${NOTES_REF}`, 'add', '-f', '-F', file, commit], {
+        env: {
+          GIT_AUTHOR_NAME: 'Baton',
+          GIT_AUTHOR_EMAIL: 'baton@localhost',
+          GIT_COMMITTER_NAME: 'Baton',
+          GIT_COMMITTER_EMAIL: 'baton@localhost',
+        },
+      }),
+    );
   } finally {
     rmSync(folder, { recursive: true, force: true });
   }

@@ -323,7 +323,7 @@ export async function runSupervisor(booted: Booted): Promise<void> {
   const fresh = new KeepFresh({
     sessions: {
       list: () => manager.list(),
-      whileHeld: (id, work) => manager.whileHeld(id, work),
+      whileQuiet: (id, work) => manager.whileQuiet(id, work),
       moveBase: (id, commit) => manager.moveBase(id, commit),
       reply: (id, text) => manager.reply(id, text),
     },

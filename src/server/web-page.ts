@@ -99,10 +99,12 @@ export class PageBuilder {
       const renderer =
         mtimeMs === 0
           ? Promise.resolve(undefined)
-          : (import(url) as Promise<PageRenderer>).catch((error: unknown) => {
-              log.error('the server-render bundle did not load', { error: String(error) });
-              return undefined;
-            });
+          : import('./import-module.js')
+              .then(async ({ importModule }) => (await importModule(url)) as PageRenderer)
+              .catch((error: unknown) => {
+                log.error('the server-render bundle did not load', { error: String(error) });
+                return undefined;
+              });
       this.loaded = { mtimeMs, renderer };
     }
     return this.loaded.renderer;

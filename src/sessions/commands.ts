@@ -6,7 +6,8 @@ import { doorPath } from '../mcp/index.js';
 import { agentEnvironment, agentSandbox, sandboxStatus } from '../sandbox/index.js';
 import { readPlan, runTeardown } from '../environments/index.js';
 import { SessionPinned, SessionRemoved } from '../events/workspace.js';
-import { InvalidInputError, SessionStateError } from '../shared/errors.js';
+import { BatonError, errorMessage, InvalidInputError, SessionStateError } from '../shared/errors.js';
+import { createLogger } from '../shared/log.js';
 import { sessionPaths } from '../shared/paths.js';
 import { markPoint } from '../shared/test-points.js';
 import type { SessionWithProject } from '../store/sessions.js';
@@ -14,6 +15,8 @@ import { removeWorktree, type RemoveResult } from '../worktrees/index.js';
 import type { PendingApprovals } from '../approvals/index.js';
 import type { SessionsCore } from './core.js';
 import { RESPAWNABLE_STATES } from './state.js';
+
+const log = createLogger('commands');
 
 /** Who sent a message: a session's agent, or (sessionId null) an MCP client outside Baton. */
 export interface MessageAuthor {
@@ -80,6 +83,42 @@ export class SessionCommands {
    */
   whileHeld<T>(sessionId: string, work: (session: SessionWithProject) => Promise<T>): Promise<T> {
     return this.exclusive(sessionId, undefined, work);
+  }
+
+  /**
+   * As `whileHeld`, and the session's host hands its agent nothing meanwhile (decision 456): a reply
+   * it queued while a turn ran, due when the turn ends, waits too, where a reply sent now waits at
+   * the hold. `work` runs only when the host says the agent is between turns; when a turn is under
+   * way (one the store may not have heard of yet: a queued reply just handed over) the answer is
+   * undefined and nothing is done. A session with no host running has nothing to hand over.
+   */
+  whileQuiet<T>(
+    sessionId: string,
+    work: (session: SessionWithProject) => Promise<T>,
+  ): Promise<T | undefined> {
+    return this.exclusive(sessionId, undefined, async (session) => {
+      if (!this.core.isRunning(session)) return work(session);
+      let hold: { letGo(): void };
+      try {
+        hold = await this.core.hosts.hold(session.id);
+      } catch (error) {
+        // At work, or its host gone since: either way the worktree is not Baton's to change now.
+        if (error instanceof BatonError && error.code === 'conflict') return undefined;
+        throw error;
+      }
+      try {
+        return await work(this.core.resolve(session.id));
+      } finally {
+        await this.core.hosts.send(session.id, { op: 'resume' }).catch((error: unknown) =>
+          // A host gone meanwhile holds nothing; one that lives lets go when the hold's connection closes.
+          log.warn('could not let a held session host go', {
+            session: session.id,
+            error: errorMessage(error),
+          }),
+        );
+        hold.letGo();
+      }
+    });
   }
 
   /**

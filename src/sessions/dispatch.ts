@@ -22,6 +22,7 @@ import { crashPoint } from '../shared/crash-points.js';
 import { readUserConfig } from '../shared/config.js';
 import { createLogger } from '../shared/log.js';
 import { newId } from '../shared/ids.js';
+import { OneAtATime } from '../shared/one-at-a-time.js';
 import { stepTimer } from '../shared/steps.js';
 import { homePaths, sessionPaths } from '../shared/paths.js';
 import type { SessionWithProject } from '../store/sessions.js';
@@ -138,7 +139,7 @@ async function dispatchNow(
   steps.mark('reserve');
   try {
     if (!checkout.inPlace)
-      await oneAtATime(repo.root, () =>
+      await worktreeAdds.run(repo.root, () =>
         createWorktree({ repo: repo.root, path: worktree, branch, baseCommit, existingBranch: keepBranch }),
       );
     crashPoint('dispatch.worktree-made');
@@ -307,20 +308,7 @@ export async function recoverInterruptedDispatches(core: SessionsCore): Promise<
  * git itself races when two `worktree add` run at once in one repository ("failed to read
  * .git/worktrees/…/commondir"), so worktrees of one repository are made one at a time.
  */
-const queues = new Map<string, Promise<unknown>>();
-function oneAtATime<T>(repo: string, work: () => Promise<T>): Promise<T> {
-  const previous = queues.get(repo) ?? Promise.resolve();
-  const next = previous.then(work, work);
-  const settled = next.then(
-    () => undefined,
-    () => undefined,
-  );
-  queues.set(repo, settled);
-  void settled.then(() => {
-    if (queues.get(repo) === settled) queues.delete(repo);
-  });
-  return next;
-}
+const worktreeAdds = new OneAtATime();
 
 function pickName(
   core: SessionsCore,

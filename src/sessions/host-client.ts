@@ -1,6 +1,6 @@
 /** The supervisor's side of a host's control socket. */
 import { readFileSync } from 'node:fs';
-import { connect } from 'node:net';
+import { connect, type Socket } from 'node:net';
 import { BatonError, HostUnresponsiveError, type ErrorCode } from '../shared/errors.js';
 import { sessionPaths } from '../shared/paths.js';
 import { checkSocketFolder } from '../shared/private-folder.js';
@@ -50,11 +50,39 @@ export async function sendToSessionHost(home: string, sessionId: string, body: H
 }
 
 /** Sends one request and waits for its answer; rejects when the host is gone. */
-export function sendToHost(socketPath: string, body: HostCommand, timeoutMs = 30_000): Promise<void> {
+export async function sendToHost(socketPath: string, body: HostCommand, timeoutMs = 30_000): Promise<void> {
+  await request(socketPath, body, timeoutMs, false);
+}
+
+/**
+ * Asks a session's host to hold its replies (decision 456) on a connection kept open until
+ * `letGo`: the host lets the hold go when that connection closes, so an asker that gave up
+ * waiting for the answer, or died, or whose `resume` never arrived leaves nothing held (decision 461).
+ */
+export async function holdSessionHost(home: string, sessionId: string): Promise<{ letGo(): void }> {
+  const socket = hostSocket(home, sessionId);
+  checkSocketFolder(home, socket);
+  return holdHost(socket);
+}
+
+/** `holdSessionHost` on the socket at `socketPath`. */
+export async function holdHost(socketPath: string, timeoutMs = 30_000): Promise<{ letGo(): void }> {
+  const open = await request(socketPath, { op: 'hold' }, timeoutMs, true);
+  return { letGo: () => open?.destroy() };
+}
+
+/** One request and its answer; with `keepOpen`, the connection is left open and handed back. */
+function request(
+  socketPath: string,
+  body: HostCommand,
+  timeoutMs: number,
+  keepOpen: boolean,
+): Promise<Socket | undefined> {
   return new Promise((resolve, reject) => {
     const id = nextId++;
     const socket = connect(socketPath);
     let buffer = '';
+    let answered = false;
     const timer = setTimeout(() => {
       socket.destroy();
       reject(new HostUnresponsiveError(timeoutMs));
@@ -72,13 +100,15 @@ export function sendToHost(socketPath: string, body: HostCommand, timeoutMs = 30
     socket.on('connect', () => socket.write(JSON.stringify({ ...body, id }) + '\n'));
     socket.setEncoding('utf8');
     socket.on('data', (chunk: string) => {
+      if (answered) return;
       buffer += chunk;
       const nl = buffer.indexOf('\n');
       if (nl === -1) return;
+      answered = true;
       clearTimeout(timer);
-      socket.end();
       const response = JSON.parse(buffer.slice(0, nl)) as HostResponse;
-      if (response.ok) resolve();
+      if (!response.ok || !keepOpen) socket.end();
+      if (response.ok) resolve(keepOpen ? socket : undefined);
       else
         reject(
           new BatonError(
@@ -89,7 +119,7 @@ export function sendToHost(socketPath: string, body: HostCommand, timeoutMs = 30
     });
     socket.on('close', () => {
       clearTimeout(timer);
-      if (buffer.indexOf('\n') === -1) fail(new Error('connection closed'));
+      if (!answered) fail(new Error('connection closed'));
     });
   });
 }

@@ -42,6 +42,25 @@ describe('replies held by a host', () => {
     expect(asked.delivered).toEqual([{ text: 'the second one', answering: true }]);
   });
 
+  it('wait while the supervisor holds the session at rest; a hold is refused while a turn runs or a reply is handed over', async () => {
+    const h = harness({ state: 'working' });
+    expect(h.queue.hold()).toBe(false);
+    h.set({ state: 'ready_for_review' });
+    expect(h.queue.hold()).toBe(true);
+    h.queue.accept('during the rebase');
+    expect(h.delivered).toEqual([]);
+    h.queue.resume();
+    expect(h.delivered.map((d) => d.text)).toEqual(['during the rebase']);
+    // Being handed over: its turn is about to run, the session is not the supervisor's to hold.
+    expect(h.queue.hold()).toBe(false);
+    await h.settleNext();
+    expect(h.queue.hold()).toBe(true);
+    h.queue.resume();
+    const approval = { kind: 'approval', requestId: 'r', tool: 'Bash', input: 'true' } as const;
+    expect(harness({ state: 'needs_input', reason: approval }).queue.hold()).toBe(false);
+    expect(harness(question).queue.hold()).toBe(true);
+  });
+
   it('wait while a turn runs, then go one turn at a time, in order', async () => {
     const h = harness({ state: 'working' });
     for (const text of ['a', 'b', 'c']) h.queue.accept(text);

@@ -12,6 +12,7 @@ import { needsPreparing, readPlan, type EnvironmentPlan } from '../environments/
 import { BatonError, errorMessage } from '../shared/errors.js';
 import { createLogger } from '../shared/log.js';
 import { stepTimer } from '../shared/steps.js';
+import { pausePoint } from '../shared/test-points.js';
 import { homePaths, sessionPaths, type SessionPaths } from '../shared/paths.js';
 import { readUserConfig } from '../shared/config.js';
 import { isBuiltinAgent } from '../events/vocabulary.js';
@@ -32,7 +33,7 @@ import { anchorWorktree } from '../worktrees/index.js';
 import { AgentQuestion } from './host-ask.js';
 import { HostMemory } from './host-memory.js';
 import { claimSession, releaseClaim } from './host-claim.js';
-import { ControlSocket } from './host-control.js';
+import { ControlSocket, type Asker } from './host-control.js';
 import { DEFAULT_ORPHAN_MS, OrphanWatch } from './host-orphan.js';
 import { prepareSession } from './host-prepare.js';
 import type { HostInfo, HostRequest, HostSpec } from './spec.js';
@@ -320,7 +321,7 @@ export class SessionHost {
     return this.memory.machine.status?.state;
   }
 
-  private async handle(request: HostRequest): Promise<void> {
+  private async handle(request: HostRequest, asker: Asker): Promise<void> {
     const run = this.run;
     switch (request.op) {
       case 'ping':
@@ -385,6 +386,15 @@ export class SessionHost {
       case 'complete':
         await this.end('completed');
         return;
+      case 'hold':
+        // Checked here, in the one process that starts turns: the supervisor's view may not yet have
+        // the turn a queued reply started (decision 456).
+        if (run === undefined || this.ending !== undefined || !this.replies.hold(asker))
+          throw new BatonError('conflict', "The session is at work: its worktree is its agent's.");
+        return;
+      case 'resume':
+        this.replies.resume();
+        return;
       case 'release':
         // Checked here, in the one process that takes requests in order: a reply that arrived first wins.
         if (
@@ -401,6 +411,8 @@ export class SessionHost {
   }
 
   private async deliverReply(text: string, answering: boolean): Promise<void> {
+    // Race tests hold a reply here, handed over but its turn not yet begun (decision 456).
+    await pausePoint('host.reply-handing');
     if (this.run === undefined || this.ending !== undefined) return;
     if (answering) this.record({ type: 'question.answered', text });
     // The answer to the agent's `ask_user` is that tool's result, which its MCP server reads from the log.
@@ -463,7 +475,14 @@ export class SessionHost {
       this.orphan.connected();
       process.once('disconnect', () => this.orphan?.disconnected());
     }
-    this.control = new ControlSocket(this.paths.socket, (request) => this.handle(request), this.orphan);
+    this.control = new ControlSocket(
+      this.paths.socket,
+      (request, asker) => this.handle(request, asker),
+      this.orphan,
+    );
+    // A hold (decision 456) lasts while a supervisor watches: one killed mid-rebase cannot leave
+    // the replies held for good.
+    this.control.whenUnwatched(() => this.replies.resume());
     return this.control.listen();
   }
 

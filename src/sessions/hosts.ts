@@ -19,6 +19,7 @@ import {
   hostSocket,
   isHostAlive,
   runningHostOf,
+  holdSessionHost,
   sendToSessionHost,
   type HostCommand,
 } from './host-client.js';
@@ -69,6 +70,15 @@ export class HostSupervisor {
   async send(sessionId: string, command: HostCommand): Promise<void> {
     await this.launching.get(sessionId);
     return sendToSessionHost(this.options.home, sessionId, command);
+  }
+
+  /**
+   * Asks a session's host to hand its agent nothing until `letGo` (decision 456); the hold lasts
+   * no longer than the connection that asked for it (decision 461). Rejects as `send` does.
+   */
+  async hold(sessionId: string): Promise<{ letGo(): void }> {
+    await this.launching.get(sessionId);
+    return holdSessionHost(this.options.home, sessionId);
   }
 
   /**

@@ -161,3 +161,52 @@ describe('ingestion', () => {
     ]);
   });
 });
+
+describe('ingestion held for a batch (decision 448)', () => {
+  it('stores everything first, then tells the listeners each event, in order, once the hold ends', () => {
+    const heard: string[] = [];
+    const storedWhenHeard: number[] = [];
+    ingestor.on('event', (id, event) => {
+      storedWhenHeard.push(store.get(ID)?.last_seq ?? 0);
+      heard.push(`${id}:${event.seq}`);
+    });
+    ingestor.on('session', (id) => heard.push(`session ${id}`));
+    ingestor.on('state', (id, before, after) => heard.push(`state ${id} ${before}->${after}`));
+    write(line(1, { type: 'state.changed', to: 'queued' }) + line(2, { type: 'turn.started' }));
+    const release = ingestor.hold();
+    expect(ingestor.ingest(ID)).toBe(2);
+    write(line(3, { type: 'state.changed', from: 'queued', to: 'working' }));
+    expect(ingestor.ingest(ID)).toBe(1);
+    expect(heard).toEqual([]);
+    release();
+    expect(heard).toEqual([
+      `${ID}:1`,
+      `${ID}:2`,
+      `session ${ID}`,
+      `${ID}:3`,
+      `session ${ID}`,
+      `state ${ID} queued->working`,
+    ]);
+    // A listener hears of an event only once everything held is stored.
+    expect(storedWhenHeard).toEqual([3, 3, 3]);
+    // Released: what comes next is heard at once, and a second release says nothing again.
+    release();
+    write(line(4, { type: 'turn.started' }));
+    ingestor.ingest(ID);
+    expect(heard.slice(6)).toEqual([`${ID}:4`, `session ${ID}`]);
+  });
+
+  it('a listener that throws while the held events are told keeps none of the others from hearing', () => {
+    const heard: number[] = [];
+    ingestor.on('event', (_id, event) => {
+      if (event.seq === 1) throw new Error('listener broke');
+      heard.push(event.seq);
+    });
+    write(line(1, { type: 'state.changed', to: 'queued' }) + line(2, { type: 'turn.started' }));
+    const release = ingestor.hold();
+    ingestor.ingest(ID);
+    release();
+    expect(heard).toEqual([2]);
+    expect(readFileSync(logFile, 'utf8')).toContain('a listener failed on an ingested event');
+  });
+});

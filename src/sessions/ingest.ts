@@ -128,7 +128,7 @@ export class Ingestor extends EventEmitter<IngestEvents> {
       inserted += stored.length;
       // Indexed for search after this transaction, batched, off the ingestion path (decision 312).
       if (stored.length > 0) this.search.eventsStored(sessionId);
-      for (const event of stored) this.emit('event', sessionId, event);
+      for (const event of stored) this.announce('event', sessionId, event);
       after = this.store.get(sessionId);
       // Read to the end of the file as it was: lines appended since come with their own call,
       // and are not looked for again here (decision 410).
@@ -136,9 +136,42 @@ export class Ingestor extends EventEmitter<IngestEvents> {
       session = after;
     }
     if (inserted === 0 && after?.ingested_offset === first.ingested_offset) return 0;
-    this.emit('session', sessionId);
-    if (after?.state !== first.state) this.emit('state', sessionId, first.state, after?.state);
+    this.announce('session', sessionId);
+    if (after?.state !== first.state) this.announce('state', sessionId, first.state, after?.state);
     return inserted;
+  }
+
+  /** What was ingested while held (`hold`): said to the listeners in order once the hold ends. */
+  private held: (() => void)[] | undefined;
+
+  /**
+   * Holds the listeners' share of what is ingested until the returned release is called: a
+   * restart ingests every session's backlog first and reports it done, then the watchdog,
+   * provenance and the rest hear each event, in the order it was stored (decision 448). A hold
+   * inside another is part of it: the outer release says everything.
+   */
+  hold(): () => void {
+    if (this.held !== undefined) return () => undefined;
+    const held: (() => void)[] = [];
+    this.held = held;
+    return () => {
+      if (this.held !== held) return;
+      this.held = undefined;
+      for (const say of held) {
+        try {
+          say();
+        } catch (error) {
+          // One listener's failure must not keep the rest from hearing what was stored.
+          log.error('a listener failed on an ingested event', { error: errorMessage(error) });
+        }
+      }
+    };
+  }
+
+  private announce<K extends keyof IngestEvents>(name: K, ...args: IngestEvents[K]): void {
+    const say = (): void => void (this.emit as (name: K, ...args: IngestEvents[K]) => boolean)(name, ...args);
+    if (this.held === undefined) say();
+    else this.held.push(say);
   }
 
   /** The gap each session waits on, said once rather than at every read. */

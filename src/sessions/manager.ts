@@ -15,6 +15,7 @@ import type { BatonEvent } from '../events/index.js';
 import { Scheduler, type Gate } from '../scheduler/index.js';
 import { errorMessage } from '../shared/errors.js';
 import { createLogger } from '../shared/log.js';
+import { pausePoint } from '../shared/test-points.js';
 import type { Db } from '../store/db.js';
 import { PendingDispatchStore } from '../store/pending-dispatches.js';
 import { PortLeaseStore } from '../store/port-leases.js';
@@ -307,6 +308,17 @@ export class SessionManager extends EventEmitter<ManagerEvents> {
     return this.commands.whileHeld(sessionId, work);
   }
 
+  /**
+   * `whileHeld`, with the session's host handing its agent nothing meanwhile; undefined, and nothing
+   * done, when the host says a turn is under way (decision 456). Keep-fresh's rebase runs so.
+   */
+  whileQuiet<T>(
+    sessionId: string,
+    work: (session: SessionWithProject) => Promise<T>,
+  ): Promise<T | undefined> {
+    return this.commands.whileQuiet(sessionId, work);
+  }
+
   /** What keep-fresh last did or holds for a session, shown in its view (decision 307). */
   setFreshness(provider: (sessionId: string) => SessionView['fresh']): void {
     this.views.freshness = provider;
@@ -443,12 +455,27 @@ export class SessionManager extends EventEmitter<ManagerEvents> {
    */
   async reattach(): Promise<void> {
     const started = performance.now();
+    const cpu = process.cpuUsage();
     await recoverInterruptedDispatches(this.core);
-    const { attached, ingested } = this.hosts.reattachAll();
+    // Every backlog stored before any listener hears of it (decision 448).
+    const release = this.ingestor.hold();
+    let reattached: { attached: number; ingested: number };
+    let ingestedAt: number;
+    try {
+      reattached = this.hosts.reattachAll();
+    } finally {
+      ingestedAt = performance.now();
+      release();
+    }
     log.info('re-attached', {
-      hosts: attached,
-      eventsIngested: ingested,
-      ms: Math.round(performance.now() - started),
+      hosts: reattached.attached,
+      eventsIngested: reattached.ingested,
+      ms: Math.round(ingestedAt - started),
+      // This process's own CPU time for all of it, listeners included: on a shared machine wall time
+      // moves with the load far more than this does.
+      cpuMs: Math.round(cpuMsOf(process.cpuUsage(cpu))),
+      // The listeners' share (watchdog, provenance, approvals…), heard after the ingestion it follows.
+      listenersMs: Math.round(performance.now() - ingestedAt),
     });
     // Off the request path: the review queue's sizes are measured now, not when `ls` first asks.
     this.workSizes
@@ -465,6 +492,8 @@ export class SessionManager extends EventEmitter<ManagerEvents> {
    */
   async endAllHosts(why: string): Promise<number> {
     this.scheduler.close();
+    // Race tests hold the hosts' ending here (`daemon stop --all --timeout`, decision 462).
+    await pausePoint('hosts.ending');
     let ended = 0;
     for (const session of this.store.listLive()) {
       if (!this.hosts.isRunning(session)) continue;
@@ -500,4 +529,9 @@ export class SessionManager extends EventEmitter<ManagerEvents> {
       .run()
       .catch((error: unknown) => log.error('schedule failed', { error: errorMessage(error) }));
   }
+}
+
+/** CPU time (user and system) in ms. */
+function cpuMsOf(usage: NodeJS.CpuUsage): number {
+  return (usage.user + usage.system) / 1000;
 }

@@ -51,6 +51,13 @@ export const HostRequest = z.discriminatedUnion('op', [
   /** The watchdog's idle rule: end the host, keeping the state, unless the session is in use; `message` says why. */
   z.object({ id: z.number(), op: z.literal('release'), message: z.string().max(2000) }),
   z.object({ id: z.number(), op: z.literal('complete') }),
+  /**
+   * Keep-fresh's rebase (decision 456): hand the agent no reply it queued until `resume`, or until the
+   * connection that asked closes (decision 461), or no supervisor watches; refused (conflict) while a
+   * turn is under way or a reply is being handed over.
+   */
+  z.object({ id: z.number(), op: z.literal('hold') }),
+  z.object({ id: z.number(), op: z.literal('resume') }),
 ]);
 export type HostRequest = z.infer<typeof HostRequest>;
 

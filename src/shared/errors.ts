@@ -85,7 +85,11 @@ export const EXIT_CODES = {
     code: 15,
     meaning: '`doctor`: a check failed (each failed line says the command that fixes it)',
   },
-  timedOut: { code: 124, meaning: '`wait --timeout` ran out' },
+  timedOut: {
+    code: 124,
+    meaning:
+      '`wait --timeout` ran out; `daemon stop`: the supervisor was still stopping when its wait ran out',
+  },
   interrupted: { code: 130, meaning: '`baton merge` stopped waiting on Ctrl-C (the merge goes on)' },
 } as const satisfies Record<string, { code: number; meaning: string }>;
 

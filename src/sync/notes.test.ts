@@ -6,37 +6,12 @@ import { git } from '../../test/support/git-repo.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parseNote, readNotes, type ProvenanceNote } from '../provenance/index.js';
 import { syncNotes } from './notes.js';
+import { note } from './testing.js';
 
 let root: string;
 let bare: string;
 let a: string;
 let b: string;
-
-/** A one-line note as Baton writes it: `name` wrote line 1 of `file`. */
-const note = (name: string, file: string): ProvenanceNote => ({
-  baton: 1,
-  turns: [
-    {
-      v: 1,
-      sessionId: `id-${name}`,
-      name,
-      turn: 1,
-      agent: 'scripted',
-      model: null,
-      task: null,
-      prompt: `${name}: work`,
-      reply: null,
-      outcome: 'success',
-      startSeq: 1,
-      endSeq: 5,
-      tools: [],
-      decisions: [],
-      handoffFrom: null,
-      at: '2026-01-01T00:00:00.000Z',
-    },
-  ],
-  files: { [file]: [[1, 1, 0]] },
-});
 
 function addNote(clone: string, commit: string, body: ProvenanceNote): void {
   git(clone, 'notes', '--ref=refs/notes/baton', 'add', '-f', '-m', JSON.stringify(body), commit);

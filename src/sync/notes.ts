@@ -9,7 +9,7 @@
  * Baton's guarded `git` with a time limit, argument arrays only.
  */
 import { remoteUrl } from '../merge/index.js';
-import { NOTES_REF } from '../provenance/index.js';
+import { NOTES_REF, whileWritingNotes } from '../provenance/index.js';
 import { git } from '../worktrees/index.js';
 
 /** Where the remote's notes are fetched to, apart from this clone's own. */
@@ -67,14 +67,21 @@ export async function fetchNotes(
     timeoutMs: options.timeoutMs ?? NETWORK_MS,
   });
   const fetched = (await resolve(root, FETCHED_NOTES_REF)) ?? remote;
+  // Read and moved behind the landings' writers of the ref (decision 455): a `git notes add`
+  // between this merge's read and its write would lose one side's notes.
+  const merged = await whileWritingNotes(root, () => mergeFetched(root, fetched));
+  return { remote: fetched, merged };
+}
+
+/** Merges the fetched notes commit into this clone's notes; true when this clone's notes moved. */
+async function mergeFetched(root: string, fetched: string): Promise<boolean> {
   const local = await resolve(root, NOTES_REF);
   if (local === null) {
     // This clone has none: the remote's are taken whole (compare-and-swap on "absent").
     await git(root, ['update-ref', NOTES_REF, fetched, ''], { timeoutMs: LOCAL_MS });
-    return { remote: fetched, merged: true };
+    return true;
   }
-  if (local === fetched || (await isAncestor(root, fetched, local)))
-    return { remote: fetched, merged: false };
+  if (local === fetched || (await isAncestor(root, fetched, local))) return false;
   // cat_sort_uniq keeps both sides' notes of a commit both have noted (as lines of one note), so
   // nothing either clone wrote is dropped; it never stops on a conflict.
   await git(
@@ -82,7 +89,7 @@ export async function fetchNotes(
     ['notes', `--ref=${NOTES_REF}`, 'merge', '--quiet', '--strategy=cat_sort_uniq', FETCHED_NOTES_REF],
     { env: BATON_IDENTITY, timeoutMs: LOCAL_MS },
   );
-  return { remote: fetched, merged: true };
+  return true;
 }
 
 /**

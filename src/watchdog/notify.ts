@@ -80,9 +80,31 @@ export function noticeFor(event: WorkspaceEvent, settings: NotifySettings): Noti
   return undefined;
 }
 
+/**
+ * More notices than this waiting at once are shown as one: a restart that finds fifty sessions
+ * waiting for you is one notification, not fifty windows (decision 447).
+ */
+export const BURST_NOTICES = 3;
+
+/** The notices waiting at one moment, as the notifications to show: each, or one for a burst. */
+export function noticesShown(notices: readonly Notice[]): Notice[] {
+  if (notices.length <= BURST_NOTICES) return [...notices];
+  const listed = notices.slice(0, BURST_NOTICES).map((n) => n.title);
+  const more = notices.length - listed.length;
+  return [
+    {
+      title: `Baton: ${notices.length} notices`,
+      body: `${listed.join('; ')}; and ${more} more (baton ls)`,
+    },
+  ];
+}
+
 export class DesktopNotifier {
   private readonly store: NotifiedStore;
   private unsubscribe: (() => void) | undefined;
+  /** Claimed and not yet shown: shown once the work that published them is done. */
+  private pending: Notice[] = [];
+  private flushing: NodeJS.Immediate | undefined;
 
   constructor(
     db: Db,
@@ -101,18 +123,32 @@ export class DesktopNotifier {
 
   close(): void {
     this.unsubscribe?.();
+    if (this.flushing !== undefined) clearImmediate(this.flushing);
+    this.flushing = undefined;
+    this.pending = [];
   }
 
   private onEvent(event: WorkspaceEvent): void {
     const notice = noticeFor(event, this.settings);
     if (notice === undefined) return;
     if (!this.store.claim(event.seq, this.clock().toISOString())) return;
-    const command = notifierCommand(notice);
-    if (command === undefined) return;
-    const [program, args] = command;
-    execFile(program, args, { env: this.env, timeout: 10_000 }, (error) => {
-      // A machine without a notifier (a server, a container) is normal: said once in the log, not an error.
-      if (error !== null) log.info('desktop notification not shown', { program, error: error.message });
-    });
+    if (notifierCommand(notice) === undefined) return;
+    // Starting a program forks this process (tens of ms each on a busy machine): not inside the
+    // work that published the event (a restart's ingestion), and once for a burst (decision 447).
+    this.pending.push(notice);
+    this.flushing ??= setImmediate(() => this.flush());
+  }
+
+  private flush(): void {
+    this.flushing = undefined;
+    const notices = this.pending;
+    this.pending = [];
+    for (const notice of noticesShown(notices)) {
+      const [program, args] = notifierCommand(notice)!;
+      execFile(program, args, { env: this.env, timeout: 10_000 }, (error) => {
+        // A machine without a notifier (a server, a container) is normal: said once in the log, not an error.
+        if (error !== null) log.info('desktop notification not shown', { program, error: error.message });
+      });
+    }
   }
 }

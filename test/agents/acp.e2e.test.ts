@@ -97,43 +97,50 @@ for (const agent of CASES) {
       env: agent.env,
     });
     const start = harness.start.bind(harness);
+    /** This turn's events: those from index `from` of the kept conversation's. */
+    const since = (events: { events: AgentEvent[] }, from: number): AgentEvent[] => events.events.slice(from);
 
+    // The next five cases are turns of one conversation in one agent process, in this order
+    // (decision 434): each needs only a conversation at rest, which a fresh process would give
+    // again at its start cost (opencode: ~6 s of CPU to answer initialize and session/new). Each
+    // reads only its own turn's events; one that fails ends the conversation for the next.
     it('runs a plain turn: its answer, its session id and its usage', async () => {
-      const { events } = await start('say hello');
-      expect(await waitForEvent(events, completed, WAIT)).toEqual({
+      const { events, from } = await harness.turn('say hello');
+      expect(await waitForEvent(events, completed, WAIT, from)).toEqual({
         type: 'turn.completed',
         outcome: 'success',
       });
-      expect(events.events[0]).toEqual({ type: 'turn.started', prompt: 'say hello' });
+      const turn = since(events, from);
+      expect(turn[0]).toEqual({ type: 'turn.started', prompt: 'say hello' });
       expect(events.events.find(is('agent.identified'))?.agentSessionId).toMatch(/\S/);
-      expect(events.events.filter(is('message.added')).map((e) => e.text)).toEqual(['Hello.']);
-      const usage = events.events.filter(is('usage.reported'));
+      expect(turn.filter(is('message.added')).map((e) => e.text)).toEqual(['Hello.']);
+      const usage = turn.filter(is('usage.reported'));
       expect(usage.reduce((n, u) => n + u.inputTokens + (u.cacheReadTokens ?? 0), 0)).toBe(120);
       expect(usage.reduce((n, u) => n + u.outputTokens, 0)).toBe(30);
     });
 
     it('holds an edit for approval and writes the file once allowed', async () => {
-      const { run, events } = await start('write a file');
-      const request = await waitForEvent(events, is('approval.requested'), WAIT);
+      const { run, events, from, workspace } = await harness.turn('write a file');
+      const request = await waitForEvent(events, is('approval.requested'), WAIT, from);
       expect(request).toMatchObject({ kind: 'edit' });
-      expect(existsSync(join(harness.workspace.repo, 'approved.txt'))).toBe(false);
-      expect(events.events.some(completed)).toBe(false);
+      expect(existsSync(join(workspace.repo, 'approved.txt'))).toBe(false);
+      expect(since(events, from).some(completed)).toBe(false);
       await run.resolveApproval(request.requestId, { decision: 'allow' });
-      expect(await waitForEvent(events, completed, WAIT)).toMatchObject({ outcome: 'success' });
-      expect(readFileSync(join(harness.workspace.repo, 'approved.txt'), 'utf8')).toBe('yes\n');
-      const finished = events.events.find(is('tool.finished'));
+      expect(await waitForEvent(events, completed, WAIT, from)).toMatchObject({ outcome: 'success' });
+      expect(readFileSync(join(workspace.repo, 'approved.txt'), 'utf8')).toBe('yes\n');
+      const finished = since(events, from).find(is('tool.finished'));
       expect(finished).toMatchObject({ toolId: request.requestId, ok: true });
       expect(finished?.files).toContain('approved.txt');
     });
 
     it('does not run a denied command, and the turn ends well', async () => {
-      const { run, events } = await start('run a command');
-      const request = await waitForEvent(events, is('approval.requested'), WAIT);
+      const { run, events, from, workspace } = await harness.turn('run a command');
+      const request = await waitForEvent(events, is('approval.requested'), WAIT, from);
       expect(request).toMatchObject({ kind: 'run', input: 'echo no > denied.txt' });
       await run.resolveApproval(request.requestId, { decision: 'deny' });
-      expect(await waitForEvent(events, completed, WAIT)).toMatchObject({ outcome: 'success' });
-      expect(existsSync(join(harness.workspace.repo, 'denied.txt'))).toBe(false);
-      expect(events.events.find(is('tool.finished'))).toMatchObject({ ok: false });
+      expect(await waitForEvent(events, completed, WAIT, from)).toMatchObject({ outcome: 'success' });
+      expect(existsSync(join(workspace.repo, 'denied.txt'))).toBe(false);
+      expect(since(events, from).find(is('tool.finished'))).toMatchObject({ ok: false });
       // Gemini CLI tells its model of the refusal; opencode ends the turn on it.
       expect(harness.server.requestsFor('run a command').at(-1)!.stepIndex).toBe(
         agent.goesOnAfterDenial ? 1 : 0,
@@ -141,15 +148,22 @@ for (const agent of CASES) {
     });
 
     it('stops a turn waiting on an approval, and the conversation stays usable', async () => {
-      const { run, events } = await start('wait for approval');
-      await waitForEvent(events, is('approval.requested'), WAIT);
+      const { run, events, from, workspace } = await harness.turn('wait for approval');
+      await waitForEvent(events, is('approval.requested'), WAIT, from);
       await run.interrupt();
-      const done = await waitForEvent(events, completed, WAIT);
+      const done = await waitForEvent(events, completed, WAIT, from);
       expect(done.outcome).toBe('interrupted');
-      expect(existsSync(join(harness.workspace.repo, 'late.txt'))).toBe(false);
+      expect(existsSync(join(workspace.repo, 'late.txt'))).toBe(false);
       await run.reply('say hello');
       const next = await waitForEvent(events, completed, WAIT, events.events.indexOf(done) + 1);
       expect(next.outcome).toBe('success');
+    });
+
+    it('ends the turn in error when the model API answers 400', async () => {
+      const { events, from } = await harness.turn('fail with 400');
+      const done = await waitForEvent(events, completed, WAIT, from);
+      expect(done.outcome).toBe('error');
+      expect(done.error).toContain('scripted bad request');
     });
 
     it("refuses what Baton's gate blocks, even in bypass mode", async () => {
@@ -162,25 +176,19 @@ for (const agent of CASES) {
       expect(events.events.some(is('approval.requested'))).toBe(false);
     });
 
-    it('ends the turn in error when the model API answers 400', async () => {
-      const { events } = await start('fail with 400');
-      const done = await waitForEvent(events, completed, WAIT);
-      expect(done.outcome).toBe('error');
-      expect(done.error).toContain('scripted bad request');
-    });
-
     // Each agent has the one of these two it can have: no test is registered to be skipped.
     if (agent.loads)
       it('resumes a finished conversation from its id in a new process (session/load)', async () => {
-        const first = await start('remember the word banana');
+        // The kept conversation, ended here: the last of this file's cases that use it.
+        const first = await harness.turn('remember the word banana');
         const identified = await waitForEvent(first.events, is('agent.identified'), WAIT);
-        await waitForEvent(first.events, completed, WAIT);
+        await waitForEvent(first.events, completed, WAIT, first.from);
         await first.run.close();
         expect(await first.run.exited).toEqual({});
 
         const second = await start('ignored on resume', {
           resumeId: identified.agentSessionId,
-          fresh: false,
+          workspace: first.workspace,
         });
         expect((await waitForEvent(second.events, is('agent.identified'), WAIT)).agentSessionId).toBe(
           identified.agentSessionId,
@@ -203,15 +211,16 @@ for (const agent of CASES) {
 
     if (!agent.loads)
       it('says so when the agent cannot load the session, and goes on in a new one', async () => {
-        const first = await start('remember the word banana');
+        // The kept conversation, ended here: the last of this file's cases that use it.
+        const first = await harness.turn('remember the word banana');
         await waitForEvent(first.events, is('agent.identified'), WAIT);
-        await waitForEvent(first.events, completed, WAIT);
+        await waitForEvent(first.events, completed, WAIT, first.from);
         await first.run.close();
 
         // A conversation the agent never had: whether it can load its own is its business (Gemini
         // CLI 0.61's load of a real one sometimes succeeds, sometimes wipes it), this one it cannot.
         const missing = '00000000-0000-4000-8000-000000000000';
-        const second = await start('ignored on resume', { resumeId: missing, fresh: false });
+        const second = await start('ignored on resume', { resumeId: missing, workspace: first.workspace });
         const said = await waitForEvent(second.events, is('error.raised'), WAIT);
         expect(said).toMatchObject({ fatal: false });
         expect(said.message).toContain(`could not load its session ${missing}`);

@@ -14,7 +14,7 @@ import {
   type ModelServer,
   type Scenario,
 } from '../support/model-server/index.js';
-import { TestBaton } from '../support/baton.js';
+import { sharedHome, TestBaton } from '../support/baton.js';
 
 type Agent = 'claude' | 'codex';
 const AGENTS: Agent[] = ['claude', 'codex'];
@@ -87,7 +87,8 @@ const WAIT = 45_000;
 vi.setConfig({ testTimeout: 4 * WAIT });
 
 let server: ModelServer;
-let agentHome: string;
+const agentHomes: string[] = [];
+const own: TestBaton[] = [];
 let t: TestBaton;
 let repo: string;
 
@@ -96,16 +97,24 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await server.close();
+  for (const home of agentHomes.splice(0)) rmSync(home, { recursive: true, force: true });
 });
 afterEach(() => {
-  t.cleanup();
-  rmSync(agentHome, { recursive: true, force: true });
+  for (const baton of own.splice(0)) baton.cleanup();
   server.assertClean();
 });
 
-function setUp(env: Record<string, string> = {}): void {
-  agentHome = mkdtempSync(join(tmpdir(), 'baton-agent-home-'));
-  t = new TestBaton({ ...realAgentsEnv(server.url, agentHome), ...env });
+/** A Baton home whose agents (claude, codex) have a home of their own too. */
+function agentsBaton(env: Record<string, string> = {}): TestBaton {
+  const agentHome = mkdtempSync(join(tmpdir(), 'baton-agent-home-'));
+  agentHomes.push(agentHome);
+  return new TestBaton({ ...realAgentsEnv(server.url, agentHome), ...env });
+}
+
+/** This test's own home, for one the others' would change (another MCP transport). */
+function ownHome(env: Record<string, string>): void {
+  t = agentsBaton(env);
+  own.push(t);
   repo = t.repo();
 }
 
@@ -125,8 +134,14 @@ function mcpServers(): { pid: number; cwd: string }[] {
 }
 
 describe.each(AGENTS)('%s calling Baton’s MCP server', (agent) => {
+  // The tests share one home and supervisor (decisions 422 and 433), each dispatching in a
+  // repository of its own under names the others do not use; the stdio test has its own home.
+  sharedHome(
+    (baton, dir) => ((t = baton), (repo = dir)),
+    () => agentsBaton(),
+  );
+
   it('ask_user: the session needs input with the question; the reply reaches the model as the tool’s result', async () => {
-    setUp();
     await t.ok(['dispatch', `${agent}: ask the user through baton`, '--agent', agent, '--name', 'asker'], {
       cwd: repo,
     });
@@ -146,7 +161,7 @@ describe.each(AGENTS)('%s calling Baton’s MCP server', (agent) => {
   });
 
   it('ask_user through the stdio fallback (BATON_MCP_TRANSPORT=stdio): `baton mcp` in the session’s worktree', async () => {
-    setUp({ BATON_MCP_TRANSPORT: 'stdio' });
+    ownHome({ BATON_MCP_TRANSPORT: 'stdio' });
     await t.ok(['dispatch', `${agent}: ask the user through baton`, '--agent', agent, '--name', 'asker'], {
       cwd: repo,
     });
@@ -161,7 +176,6 @@ describe.each(AGENTS)('%s calling Baton’s MCP server', (agent) => {
   });
 
   it('record_decision: the decision is in the workspace, with the session as its author', async () => {
-    setUp();
     await t.ok(
       ['dispatch', `${agent}: record a decision through baton`, '--agent', agent, '--name', 'decider'],
       { cwd: repo },
@@ -181,7 +195,6 @@ describe.each(AGENTS)('%s calling Baton’s MCP server', (agent) => {
   });
 
   it("send_message: the other session's next turn holds the message, with who sent it", async () => {
-    setUp();
     await t.ok(['dispatch', `${agent}: wait for news`, '--agent', agent, '--name', `${agent}-target`], {
       cwd: repo,
     });
@@ -215,7 +228,6 @@ describe.each(AGENTS)('%s calling Baton’s MCP server', (agent) => {
   });
 
   it('a command reaching for the user’s token finds no state folder and no process naming it (decision 163)', async () => {
-    setUp();
     const prompt = `${agent}: reach for the user's token`;
     await t.ok(['dispatch', prompt, '--agent', agent, '--name', 'reacher'], { cwd: repo });
     // Whether the agent asks first (claude's default mode) or runs it, the command runs once.

@@ -15,7 +15,7 @@ import {
   type ModelServer,
   type Scenario,
 } from '../support/model-server/index.js';
-import { TestBaton } from '../support/baton.js';
+import { sharedHome, TestBaton } from '../support/baton.js';
 
 const patch = (body: string): string => `*** Begin Patch\n${body}*** End Patch\n`;
 const escalated = (cmd: string) => ({
@@ -103,7 +103,7 @@ const WAIT = 45_000;
 vi.setConfig({ testTimeout: 4 * WAIT });
 
 let server: ModelServer;
-let agentHome: string;
+const agentHomes: string[] = [];
 let t: TestBaton;
 let repo: string;
 
@@ -112,17 +112,27 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await server.close();
+  for (const home of agentHomes.splice(0)) rmSync(home, { recursive: true, force: true });
 });
 afterEach(() => {
-  t.cleanup();
-  rmSync(agentHome, { recursive: true, force: true });
   server.assertClean();
 });
 
-function setUp(): void {
-  agentHome = mkdtempSync(join(tmpdir(), 'baton-agent-home-'));
-  t = new TestBaton(realAgentsEnv(server.url, agentHome));
-  repo = t.repo();
+/**
+ * The tests of a block share one Baton home and supervisor (decisions 422 and 433): each test
+ * dispatches in a repository of its own, under session names no other test of the block uses, and
+ * lists only its repository's sessions. The agents' own home (HOME for claude and codex) is the
+ * block's too: each conversation is its own there.
+ */
+function shareAgentsHome(): void {
+  sharedHome(
+    (baton, dir) => ((t = baton), (repo = dir)),
+    () => {
+      const agentHome = mkdtempSync(join(tmpdir(), 'baton-agent-home-'));
+      agentHomes.push(agentHome);
+      return new TestBaton(realAgentsEnv(server.url, agentHome));
+    },
+  );
 }
 
 async function events(ref: string): Promise<BatonEvent[]> {
@@ -141,8 +151,9 @@ function agentChildPid(hostPid: number): number {
 }
 
 describe.each(CASES.map((c) => c.agent))('%s through baton', (agent) => {
+  shareAgentsHome();
+
   it('writes, edits and runs a command in its worktree, reporting files and usage', async () => {
-    setUp();
     await t.ok(
       [
         'dispatch',
@@ -172,13 +183,12 @@ describe.each(CASES.map((c) => c.agent))('%s through baton', (agent) => {
   });
 
   it('holds an approval as needs_input with the command, then runs it when approved', async () => {
-    setUp();
     await t.ok(['dispatch', `${agent}: approve a command`, '--agent', agent, '--name', 'ap'], { cwd: repo });
     const waiting = await t.waitForState('ap', 'needs_input', WAIT);
     expect(waiting.reason).toMatchObject({ kind: 'approval' });
     expect(JSON.stringify(waiting.reason)).toContain('echo yes > approved.txt');
     expect(existsSync(join(waiting.worktree, 'approved.txt'))).toBe(false);
-    expect(await t.ok(['ls'])).toMatch(
+    expect(await t.ok(['ls', '--here'], { cwd: repo })).toMatch(
       /Needs input \(1\)\n.*ap .*waiting: approve .*echo yes > approved\.txt/,
     );
     await t.ok(['approve', 'ap']);
@@ -187,7 +197,6 @@ describe.each(CASES.map((c) => c.agent))('%s through baton', (agent) => {
   });
 
   it('denies an approval: the command does not run and the agent is told', async () => {
-    setUp();
     await t.ok(['dispatch', `${agent}: deny a command`, '--agent', agent, '--name', 'dn'], { cwd: repo });
     const waiting = await t.waitForState('dn', 'needs_input', WAIT);
     await t.ok(['deny', 'dn', '--reason', 'not that file']);
@@ -202,7 +211,6 @@ describe.each(CASES.map((c) => c.agent))('%s through baton', (agent) => {
   });
 
   it('takes a follow-up reply as a second turn of the same conversation', async () => {
-    setUp();
     await t.ok(['dispatch', `${agent}: remember the word banana`, '--agent', agent, '--name', 'fu'], {
       cwd: repo,
     });
@@ -215,7 +223,6 @@ describe.each(CASES.map((c) => c.agent))('%s through baton', (agent) => {
   });
 
   it('takes a reply after being stopped by resuming the same conversation', async () => {
-    setUp();
     await t.ok(['dispatch', `${agent}: remember the word banana`, '--agent', agent, '--name', 'sr'], {
       cwd: repo,
     });
@@ -239,14 +246,12 @@ describe.each(CASES.map((c) => c.agent))('%s through baton', (agent) => {
   });
 
   it('needs input when the turn ends with a question, showing the question', async () => {
-    setUp();
     await t.ok(['dispatch', `${agent}: ask me`, '--agent', agent, '--name', 'qq'], { cwd: repo });
     const waiting = await t.waitForState('qq', 'needs_input', WAIT);
     expect(waiting.reason).toEqual({ kind: 'question', text: 'Should I keep the old onChange signature?' });
   });
 
   it('fails with the API error visible, and is stopped (not failed) when the user stops it', async () => {
-    setUp();
     await t.ok(['dispatch', `${agent}: fail with 500`, '--agent', agent, '--name', 'err'], { cwd: repo });
     const failed = await t.waitForState('err', 'failed', WAIT);
     expect(JSON.stringify(failed.reason)).toMatch(/500|overload|internal/i);
@@ -285,7 +290,6 @@ describe.each(CASES.map((c) => c.agent))('%s through baton', (agent) => {
   });
 
   it('interrupts a long command from the CLI; the conversation stays open for a reply', async () => {
-    setUp();
     await t.ok(
       [
         'dispatch',
@@ -325,7 +329,6 @@ describe.each(CASES.map((c) => c.agent))('%s through baton', (agent) => {
   });
 
   it('is marked failed when its agent process is killed, and respawn resumes the same conversation', async () => {
-    setUp();
     await t.ok(['dispatch', `${agent}: remember the word banana`, '--agent', agent, '--name', 'k9'], {
       cwd: repo,
     });
@@ -355,8 +358,9 @@ describe.each(CASES.map((c) => c.agent))('%s through baton', (agent) => {
 });
 
 describe('several real agents at once', () => {
+  shareAgentsHome();
+
   it('runs two claude and two codex sessions side by side, each in its own worktree', async () => {
-    setUp();
     const names: string[] = [];
     for (const agent of ['claude', 'codex'] as const) {
       for (const n of [1, 2]) {

@@ -11,7 +11,7 @@ import { describe, expect, it } from 'vitest';
 import type { AttemptGroupView, FanoutView, GroupSummary } from '../../src/api/attempts.js';
 import type { SessionView } from '../../src/api/index.js';
 import type { WorkspaceEvent } from '../../src/events/workspace.js';
-import { eachTest, TestBaton } from '../support/baton.js';
+import { eachTest, sharedHome, TestBaton } from '../support/baton.js';
 import { configure } from '../support/landing.js';
 import { waitForFile } from '../support/process.js';
 
@@ -497,78 +497,84 @@ describe('fan-out under the scheduler', () => {
 });
 
 describe('attempts: bad input is refused, naming the problem, and starts nothing', () => {
-  it('N over the cap, a bad count, unknown agents, a mismatched agent list', async () => {
-    const over = await t.run(['dispatch', '--best-of', '9', 'too many'], { cwd: repo });
-    expect(over.code).toBe(2);
-    expect(over.stderr).toContain("--best-of 9 is over this repository's cap of 8 attempts");
-    configure(t, repo, { attempts: { maxAttempts: 2 } });
-    const capped = await t.run(['dispatch', '--best-of', '3', 'three'], { cwd: repo });
-    expect(capped.stderr).toContain(
-      'cap of 2 attempts; ask for fewer, or raise attempts.maxAttempts in .baton/config.json',
-    );
-    for (const [args, message] of [
-      [['--best-of', '0'], '--best-of takes a whole number of at least 1, got "0"'],
-      [['--best-of', 'two'], '--best-of takes a whole number of at least 1, got "two"'],
-      [['--best-of', '1'], '--best-of needs at least 2 attempts'],
-      [
-        ['--agents', 'scripted,aider'],
-        'Unknown agent "aider": Baton\'s agents are scripted, claude, codex, gemini, opencode, qwen, copilot.',
-      ],
-      [
-        ['--best-of', '2', '--agents', 'scripted,scripted,scripted'],
-        '--agents names 3 agents for 2 attempts',
-      ],
-      [['--best-of', '2', '--in-place'], 'cannot be combined with --in-place'],
-    ] as const) {
-      const run = await t.run(['dispatch', ...args, 'prompt'], { cwd: repo });
-      expect(run.code, args.join(' ')).toBe(2);
-      expect(run.stderr).toContain(message);
-    }
-    // The API says the same of an unknown agent.
-    await expect(
-      t
-        .client(repo)
-        .call('POST /api/attempts', { body: { prompt: 'p', cwd: repo, agents: ['scripted', 'aider'] } }),
-    ).rejects.toThrow(
-      /Unknown agent "aider": Baton's agents are scripted, claude, codex, gemini, opencode, qwen, copilot/,
-    );
-    expect(await liveNames()).toEqual([]);
-    expect(await t.json<GroupSummary[]>(['attempts', 'ls'], { cwd: repo })).toEqual([]);
-  });
+  // Refused before anything is made, each in its own repository: one home and supervisor for the
+  // three (decision 422).
+  describe('refused before anything is made', () => {
+    sharedHome((baton, dir) => ((t = baton), (repo = dir)));
 
-  it('a bad attempts key in .baton/config.json is named', async () => {
-    configure(t, repo, { attempts: { maxAttemps: 3 } });
-    const run = await t.run(['dispatch', '--best-of', '2', 'p'], { cwd: repo });
-    expect(run.code).toBe(2);
-    expect(run.stderr).toMatch(/attempts.*maxAttemps/);
-    expect(await liveNames()).toEqual([]);
-  });
+    it('N over the cap, a bad count, unknown agents, a mismatched agent list', async () => {
+      const over = await t.run(['dispatch', '--best-of', '9', 'too many'], { cwd: repo });
+      expect(over.code).toBe(2);
+      expect(over.stderr).toContain("--best-of 9 is over this repository's cap of 8 attempts");
+      configure(t, repo, { attempts: { maxAttempts: 2 } });
+      const capped = await t.run(['dispatch', '--best-of', '3', 'three'], { cwd: repo });
+      expect(capped.stderr).toContain(
+        'cap of 2 attempts; ask for fewer, or raise attempts.maxAttempts in .baton/config.json',
+      );
+      for (const [args, message] of [
+        [['--best-of', '0'], '--best-of takes a whole number of at least 1, got "0"'],
+        [['--best-of', 'two'], '--best-of takes a whole number of at least 1, got "two"'],
+        [['--best-of', '1'], '--best-of needs at least 2 attempts'],
+        [
+          ['--agents', 'scripted,aider'],
+          'Unknown agent "aider": Baton\'s agents are scripted, claude, codex, gemini, opencode, qwen, copilot.',
+        ],
+        [
+          ['--best-of', '2', '--agents', 'scripted,scripted,scripted'],
+          '--agents names 3 agents for 2 attempts',
+        ],
+        [['--best-of', '2', '--in-place'], 'cannot be combined with --in-place'],
+      ] as const) {
+        const run = await t.run(['dispatch', ...args, 'prompt'], { cwd: repo });
+        expect(run.code, args.join(' ')).toBe(2);
+        expect(run.stderr).toContain(message);
+      }
+      // The API says the same of an unknown agent.
+      await expect(
+        t
+          .client(repo)
+          .call('POST /api/attempts', { body: { prompt: 'p', cwd: repo, agents: ['scripted', 'aider'] } }),
+      ).rejects.toThrow(
+        /Unknown agent "aider": Baton's agents are scripted, claude, codex, gemini, opencode, qwen, copilot/,
+      );
+      expect(await liveNames()).toEqual([]);
+      expect(await t.json<GroupSummary[]>(['attempts', 'ls'], { cwd: repo })).toEqual([]);
+    });
 
-  it('empty or comment-only item files, a missing one, too many batches, no prompt', async () => {
-    const empty = join(t.root, 'empty.txt');
-    writeFileSync(empty, '');
-    const comments = join(t.root, 'comments.txt');
-    writeFileSync(comments, '# only a comment\n\n   \n');
-    const many = join(t.root, 'many.txt');
-    writeFileSync(many, Array.from({ length: 60 }, (_, i) => `item-${i}`).join('\n'));
-    for (const [args, message] of [
-      [['fanout', empty, '--prompt', 'x'], 'has no items: put one item per line'],
-      [['fanout', comments, '--prompt', 'x'], 'has no items'],
-      [['fanout', join(t.root, 'nope.txt'), '--prompt', 'x'], 'Cannot read the item file'],
-      [
-        ['fanout', many, '--prompt', 'x', '--batch', '1'],
-        "60 items in batches of 1 make 60 batches, over this repository's cap of 50",
-      ],
-      [['fanout', many, '--prompt', 'x', '--batch', '0'], '--batch takes a whole number of at least 1'],
-      [['fanout', many], 'baton fanout needs --prompt'],
-      [['fanout', 'show', 'zzzzzz'], 'No fan-out matches "zzzzzz"'],
-      [['attempts', 'show', 'zzzzzz'], 'No best-of group matches "zzzzzz"'],
-    ] as const) {
-      const run = await t.run([...args], { cwd: repo });
-      expect(run.code, args.join(' ')).not.toBe(0);
-      expect(run.stderr).toContain(message);
-    }
-    expect(await liveNames()).toEqual([]);
+    it('a bad attempts key in .baton/config.json is named', async () => {
+      configure(t, repo, { attempts: { maxAttemps: 3 } });
+      const run = await t.run(['dispatch', '--best-of', '2', 'p'], { cwd: repo });
+      expect(run.code).toBe(2);
+      expect(run.stderr).toMatch(/attempts.*maxAttemps/);
+      expect(await liveNames()).toEqual([]);
+    });
+
+    it('empty or comment-only item files, a missing one, too many batches, no prompt', async () => {
+      const empty = join(t.root, 'empty.txt');
+      writeFileSync(empty, '');
+      const comments = join(t.root, 'comments.txt');
+      writeFileSync(comments, '# only a comment\n\n   \n');
+      const many = join(t.root, 'many.txt');
+      writeFileSync(many, Array.from({ length: 60 }, (_, i) => `item-${i}`).join('\n'));
+      for (const [args, message] of [
+        [['fanout', empty, '--prompt', 'x'], 'has no items: put one item per line'],
+        [['fanout', comments, '--prompt', 'x'], 'has no items'],
+        [['fanout', join(t.root, 'nope.txt'), '--prompt', 'x'], 'Cannot read the item file'],
+        [
+          ['fanout', many, '--prompt', 'x', '--batch', '1'],
+          "60 items in batches of 1 make 60 batches, over this repository's cap of 50",
+        ],
+        [['fanout', many, '--prompt', 'x', '--batch', '0'], '--batch takes a whole number of at least 1'],
+        [['fanout', many], 'baton fanout needs --prompt'],
+        [['fanout', 'show', 'zzzzzz'], 'No fan-out matches "zzzzzz"'],
+        [['attempts', 'show', 'zzzzzz'], 'No best-of group matches "zzzzzz"'],
+      ] as const) {
+        const run = await t.run([...args], { cwd: repo });
+        expect(run.code, args.join(' ')).not.toBe(0);
+        expect(run.stderr).toContain(message);
+      }
+      expect(await liveNames()).toEqual([]);
+    });
   });
 
   it('picking a session outside the group, or outside any group, changes nothing', async () => {

@@ -1,15 +1,19 @@
 import { existsSync, readFileSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { PeekView, SessionView } from '../../src/api/index.js';
 import type { BatonEvent } from '../../src/events/index.js';
-import { eachTest, type TestBaton } from '../support/baton.js';
+import { eachTest, sharedHome, type TestBaton } from '../support/baton.js';
 
 let t: TestBaton;
 let repo: string;
-eachTest((baton, dir) => ((t = baton), (repo = dir)));
 
+// These tests share one home and supervisor (decisions 422 and 433): each works in a repository
+// of its own under session names no other test uses, and reads lists only for that repository
+// (`ls --here`).
 describe('a scripted session through the CLI binary', () => {
+  sharedHome((baton, dir) => ((t = baton), (repo = dir)));
+
   it('runs in its own worktree and ends ready for review, leaving the main checkout untouched', async () => {
     const script = t.script([
       { say: 'hello' },
@@ -22,7 +26,7 @@ describe('a scripted session through the CLI binary', () => {
       { cwd: repo },
     );
     expect(session.branch).toBe('baton/verbose');
-    expect(session.worktree).toBe(join(t.home, 'worktrees', 'repo', 'verbose'));
+    expect(session.worktree).toBe(join(t.home, 'worktrees', basename(repo), 'verbose'));
 
     const done = await t.waitForState('verbose', 'ready_for_review');
     expect(readFileSync(join(done.worktree, 'src/a.txt'), 'utf8')).toBe('made by the agent\n');
@@ -43,18 +47,6 @@ describe('a scripted session through the CLI binary', () => {
     expect(states).toEqual(['queued', 'starting', 'working', 'ready_for_review']);
   });
 
-  it("hands each agent its session's own environment, from a freshly started host and from the spare", async () => {
-    const script = t.script([
-      { run: ['sh', '-c', 'printf "%s %s" "$BATON_SESSION_NAME" "$BATON_BRANCH" > env.txt'] },
-    ]);
-    // The first dispatch starts a host for itself; the second takes the spare kept loaded since.
-    for (const name of ['first', 'second']) {
-      await t.ok(['dispatch', 'print the environment', '--name', name, '--script', script], { cwd: repo });
-      const done = await t.waitForState(name, 'ready_for_review');
-      expect(readFileSync(join(done.worktree, 'env.txt'), 'utf8')).toBe(`${name} baton/${name}`);
-    }
-  });
-
   it('asks a question, waits in needs_input, and uses the reply in later steps', async () => {
     const script = t.script([
       { ask: 'keep the old signature?' },
@@ -63,7 +55,7 @@ describe('a scripted session through the CLI binary', () => {
     await t.ok(['dispatch', 'refactor', '--name', 'q', '--script', script], { cwd: repo });
     const waiting = await t.waitForState('q', 'needs_input');
     expect(waiting.reason).toEqual({ kind: 'question', text: 'keep the old signature?' });
-    const ls = await t.ok(['ls'], { cwd: repo });
+    const ls = await t.ok(['ls', '--here'], { cwd: repo });
     expect(ls).toMatch(/Needs input \(1\)\n.*q .*asks: keep the old signature\?/);
 
     await t.ok(['reply', 'q', 'yes,', 'keep', 'it'], { cwd: repo });
@@ -130,7 +122,7 @@ describe('a scripted session through the CLI binary', () => {
     await t.waitForState('fin', 'ready_for_review');
     const completed = await t.json<SessionView>(['done', 'fin'], { cwd: repo });
     expect(completed.state).toBe('completed');
-    const ls = await t.ok(['ls']);
+    const ls = await t.ok(['ls', '--here'], { cwd: repo });
     expect(ls).toMatch(/Completed \(1\)\n.*fin/);
     expect(ls).toMatch(/Failed \(1\)\n.*bad .*tests failed: 2 of 14/);
     expect(ls).toMatch(/Stopped \(1\)\n.*long/);
@@ -202,8 +194,26 @@ describe('a scripted session through the CLI binary', () => {
     await t.ok(['dispatch', 'x', '--name', 'p1', '--script', t.script([{ say: 'ok' }])], { cwd: repo });
     await t.waitForState('p1', 'ready_for_review');
     await t.ok(['pin', 'p1']);
-    expect(await t.ok(['ls'])).toMatch(/^ {2}ID .*\nPinned \(1\)\n.*p1/);
+    expect(await t.ok(['ls', '--here'], { cwd: repo })).toMatch(/^ {2}ID .*\nPinned \(1\)\n.*p1/);
     expect((await t.json<SessionView>(['unpin', 'p1'])).pinned).toBe(false);
+  });
+});
+
+// Which host a session gets depends on what the supervisor started before (the spare is kept
+// loaded after a start, decision 4), so this test has a home and supervisor of its own.
+describe("a session's host", () => {
+  eachTest((baton, dir) => ((t = baton), (repo = dir)));
+
+  it("hands each agent its session's own environment, from a freshly started host and from the spare", async () => {
+    const script = t.script([
+      { run: ['sh', '-c', 'printf "%s %s" "$BATON_SESSION_NAME" "$BATON_BRANCH" > env.txt'] },
+    ]);
+    // The first dispatch starts a host for itself; the second takes the spare kept loaded since.
+    for (const name of ['first', 'second']) {
+      await t.ok(['dispatch', 'print the environment', '--name', name, '--script', script], { cwd: repo });
+      const done = await t.waitForState(name, 'ready_for_review');
+      expect(readFileSync(join(done.worktree, 'env.txt'), 'utf8')).toBe(`${name} baton/${name}`);
+    }
   });
 });
 

@@ -9,12 +9,15 @@ import { describe, expect, it } from 'vitest';
 import type { MergePlanView, MergeResult } from '../../src/api/merge.js';
 import type { SessionView } from '../../src/api/index.js';
 import type { WorkspaceEvent } from '../../src/events/workspace.js';
-import { eachTest, type TestBaton } from '../support/baton.js';
+import { eachTest, sharedHome, type TestBaton } from '../support/baton.js';
 import { configure, finishedSession } from '../support/landing.js';
 
 let t: TestBaton;
 let repo: string;
-eachTest((baton, dir) => ((t = baton), (repo = dir)));
+const own = (baton: TestBaton, dir: string): void => {
+  t = baton;
+  repo = dir;
+};
 
 const session = (name: string, files: Parameters<typeof finishedSession>[3]): Promise<SessionView> =>
   finishedSession(t, repo, name, files);
@@ -35,6 +38,8 @@ const replyReached = (name: string, text: RegExp) =>
   t.waitForEvent(name, (e) => e.type === 'message.added' && e.role === 'user' && text.test(e.text));
 
 describe('baton merge', () => {
+  eachTest(own);
+
   it('lands a session with its uncommitted work, fast-forwards the clean main checkout, removes the worktree and completes the session', async () => {
     const s = await session('feat', {
       committed: { 'feature.txt': 'feature\n' },
@@ -316,7 +321,11 @@ describe('baton merge', () => {
   }, 60_000);
 });
 
+// Each refusal is about its own session in its own repository, under a name no other test of the
+// block uses: they share one home and supervisor (decisions 422 and 433).
 describe('baton merge refuses bad input, changing nothing', () => {
+  sharedHome(own);
+
   it('an unknown session, a session named twice, names with --plan', async () => {
     const unknown = await t.run(['merge', 'nope'], { cwd: repo });
     expect(unknown.code).toBe(3);
@@ -389,6 +398,8 @@ describe('baton merge refuses bad input, changing nothing', () => {
 });
 
 describe('baton merge --group', () => {
+  eachTest(own);
+
   it('lands a coupled group from baton review together, checked as a whole, and refuses a group that does not exist', async () => {
     writeFileSync(join(repo, 'watcher.js'), 'export const watch = () => 1;\n');
     t.git(repo, 'add', '.');

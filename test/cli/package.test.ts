@@ -38,6 +38,13 @@ describe('the package npm pack makes', () => {
       // What the CLI and the launcher start (decision 222, "The supervisor and the host start from bundles").
       'dist/bundle/supervisor.js',
       'dist/bundle/host-main.js',
+      // CommonJS, with the build's list of what may compile from V8's code cache (decisions 440, 441).
+      'bin/package.json',
+      'dist/bundle/package.json',
+      'dist/bundle/code-cache.json',
+      'dist/cli-commands/cli.js',
+      'dist/cli-commands/package.json',
+      'dist/cli-commands/code-cache.json',
       'web/dist/index.html',
       'web/dist/ssr/render.js',
       'skills/baton/SKILL.md',
@@ -49,6 +56,8 @@ describe('the package npm pack makes', () => {
       /^(src|test|bench|scripts|\.ci)\/|\.test\.(js|ts)$|(^|\/)testing\.js$|\.tsbuildinfo$/.test(p),
     );
     expect(stray).toEqual([]);
+    // A cache the build's own runs wrote is this machine's: an install writes its own.
+    expect(paths.filter((p) => p.includes('.code-cache/'))).toEqual([]);
     // Every module the entry loads is in the package: the compiled CLI's relative imports resolve.
     const main = readFileSync(join(root, 'dist', 'cli', 'main.js'), 'utf8');
     for (const [, spec] of main.matchAll(/from '(\.[^']+)'/g))

@@ -9,7 +9,7 @@
  * `baton blame` names the session's turn, not the commit's author. The kill is placed at the merge's
  * `merge.advanced` step boundary through the crash file, not by a timer.
  */
-import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { BlameView } from '../../src/api/provenance.js';
@@ -53,25 +53,22 @@ describe('a landing interrupted before its notes', () => {
   });
 
   it('a stop waits for the record of a turn that just ended, so the turn keeps its lines', async () => {
-    const points = join(t.root, 'points');
-    mkdirSync(points);
-    t.env.BATON_TEST_POINTS = points;
-    const held = join(points, 'provenance.recording.hold');
-    writeFileSync(held, '');
+    const points = t.points();
+    points.hold('provenance.recording');
     const script = t.script([{ write: { path: 'notes.txt', content: 'written by the agent\n' } }]);
     await t.ok(['dispatch', 'write the notes', '--name', 'w2', '--script', script], { cwd: repo });
     await t.waitForState('w2', 'ready_for_review');
-    await until(() => existsSync(join(points, 'provenance.recording.reached')), 'the record to start');
+    await until(() => points.reached('provenance.recording'), 'the record to start');
 
     const pid = t.supervisorPid();
     const stopping = t.run(['daemon', 'stop']);
     // Before: the supervisor ended here, the record cut short. Now it says it waits, and does.
     await until(
-      () => existsSync(join(points, 'shutdown.settling.reached')) || !alive(pid),
+      () => points.reached('shutdown.settling') || !alive(pid),
       'the stop to wait for the record, or the supervisor to end',
     );
     expect(alive(pid)).toBe(true);
-    rmSync(held);
+    points.release('provenance.recording');
     await watchExit(pid);
     expect((await stopping).stdout).toContain('Supervisor stopped');
 
@@ -85,6 +82,31 @@ describe('a landing interrupted before its notes', () => {
     });
     expect(view.lines).toEqual([0]);
     expect(view.turns.map((turn) => [turn.turn, turn.prompt])).toEqual([[1, 'write the notes']]);
+  });
+
+  it('a stop whose wait runs out while a record holds the supervisor exits 124, not 0', async () => {
+    const points = t.points();
+    points.hold('provenance.recording');
+    const script = t.script([{ write: { path: 'log.txt', content: 'written by the agent\n' } }]);
+    await t.ok(['dispatch', 'write the log', '--name', 'w4', '--script', script], { cwd: repo });
+    await t.waitForState('w4', 'ready_for_review');
+    await until(() => points.reached('provenance.recording'), 'the record to start');
+
+    // The record is held, so the supervisor cannot have ended when a wait of 0 s looks: before,
+    // the command said "still stopping" and exited 0, and `daemon stop && …` went on.
+    const pid = t.supervisorPid();
+    const stopping = await t.run(['daemon', 'stop', '--timeout', '0']);
+    expect(stopping.stdout).toContain('still stopping');
+    expect(stopping.code).toBe(124);
+    expect(alive(pid)).toBe(true);
+
+    points.release('provenance.recording');
+    await watchExit(pid);
+    const again = await t.run(['daemon', 'stop']);
+    expect([again.code, again.stdout]).toEqual([0, 'Supervisor: not running.\n']);
+    const bad = await t.run(['daemon', 'stop', '--timeout', 'soon']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('--timeout must be a number of seconds');
   });
 
   it('a supervisor killed while it records a turn records that turn at its next start', async () => {

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -12,11 +12,6 @@ import { pollUntil, until } from '../support/wait.js';
 let t: TestBaton;
 let repo: string;
 
-/** How many hosts reached their held start (each writes its pid to the point's `.reached` file). */
-function reachedCount(points: string): number {
-  const file = join(points, 'host.launch.reached');
-  return existsSync(file) ? readFileSync(file, 'utf8').trim().split('\n').length : 0;
-}
 afterEach(() => t.cleanup());
 
 describe('queueing past the concurrency cap', () => {
@@ -28,21 +23,18 @@ describe('queueing past the concurrency cap', () => {
   it('queues dispatches beyond the cap visibly and starts them as slots free', async () => {
     // The first two hosts are held at their start, as on a loaded machine: sessions whose hosts are
     // starting have their slots and are not in line ahead of the third (decision 432).
-    const points = join(t.root, 'points');
-    mkdirSync(points);
-    t.env.BATON_TEST_POINTS = points;
-    const launchHeld = join(points, 'host.launch.hold');
-    writeFileSync(launchHeld, '');
+    const points = t.points();
+    points.hold('host.launch');
     const hold = t.script([{ ask: 'go on?' }, { say: 'done' }]);
     await t.ok(['dispatch', 'a', '--name', 'a', '--script', hold], { cwd: repo });
     await t.ok(['dispatch', 'b', '--name', 'b', '--script', hold], { cwd: repo });
-    await until(() => reachedCount(points) === 2, 'both hosts held at their start');
+    await until(() => points.reachedCount('host.launch') === 2, 'both hosts held at their start');
     const c = await t.json<SessionView>(['dispatch', 'c', '--name', 'c', '--script', hold], { cwd: repo });
     expect(c.state).toBe('queued');
     expect(c.queuePosition).toBe(1);
     expect(await t.ok(['ls'])).toMatch(/Queued \(1\)\n.*c .*queued #1/);
     expect(JSON.parse(await t.ok(['daemon', 'status', '--json']))).toMatchObject({ active: 2, queued: 1 });
-    rmSync(launchHeld);
+    points.release('host.launch');
     await t.waitForState('a', 'needs_input');
     await t.waitForState('b', 'needs_input');
     expect(await t.ok(['ls'])).toMatch(/Queued \(1\)\n.*c .*queued #1/);

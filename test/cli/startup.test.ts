@@ -31,8 +31,11 @@ describe('the read-only commands load only what they need', () => {
       ['path', 'quick'],
     ]) {
       const loaded = await modulesLoaded(args, repo);
-      // The bundled CLI when the build made one (decision 311), else the transpiled one.
-      expect(loaded, args.join(' ')).toMatch(/dist\/cli-bundle\/cli\.js|dist\/cli\/main\.js/);
+      // The CLI's CommonJS bundle when the build made one (decision 441), else its ES module bundle
+      // (decision 311), else the transpiled CLI.
+      expect(loaded, args.join(' ')).toMatch(
+        /dist\/cli-commands\/cli\.js|dist\/cli-bundle\/cli\.js|dist\/cli\/main\.js/,
+      );
       expect(loaded, args.join(' ')).not.toMatch(/node_modules\/(zod|commander)\//);
     }
   });

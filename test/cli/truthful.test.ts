@@ -2,12 +2,15 @@ import { chmodSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { SessionView } from '../../src/api/index.js';
-import { BIN, eachTest, type TestBaton } from '../support/baton.js';
+import { BIN, eachTest, sharedHome, type TestBaton } from '../support/baton.js';
 import { exitOf, OutputWatcher } from '../support/process.js';
 
 let t: TestBaton;
 let repo: string;
-eachTest((baton, dir) => ((t = baton), (repo = dir)));
+// The tests share one home and supervisor (decisions 422 and 433): each works in a repository of
+// its own, under session names no other test uses, and lists only that repository's sessions
+// (`ls --here`). The test that stops the supervisor has its own.
+sharedHome((baton, dir) => ((t = baton), (repo = dir)));
 
 describe('commands do what their help says', () => {
   it('interrupt ends the turn and leaves the session waiting for a reply, which starts the next turn', async () => {
@@ -128,7 +131,7 @@ describe('reading a session', () => {
     expect(result.stdout).toMatch(
       /^Could not open a browser here; open the dashboard yourself:\n {2}http:\/\/127\.0\.0\.1:\d+\/login\?code=/,
     );
-    const session = await t.json<SessionView[]>(['ls', '--json']);
+    const session = await t.json<SessionView[]>(['ls', '--here', '--json'], { cwd: repo });
     expect(session).toEqual([]);
   });
 });
@@ -143,7 +146,7 @@ describe('ls in a terminal', () => {
     );
     await t.waitForState('a-long-but-whole-session-name', 'needs_input');
 
-    const piped = await t.run(['ls'], { cwd: repo, env: { COLUMNS: '80' } });
+    const piped = await t.run(['ls', '--here'], { cwd: repo, env: { COLUMNS: '80' } });
     for (const line of piped.stdout.trimEnd().split('\n')) expect(line.length).toBeLessThanOrEqual(80);
     expect(piped.stdout).toContain('a-long-but-whole-session-name');
     expect(piped.stdout).not.toContain('\x1b[');
@@ -151,7 +154,7 @@ describe('ls in a terminal', () => {
 
     // `script` gives the CLI a real terminal, 80 columns wide.
     const { execFileSync } = await import('node:child_process');
-    const command = `stty cols 80 rows 40; ${JSON.stringify(process.execPath)} ${JSON.stringify(BIN)} ls`;
+    const command = `stty cols 80 rows 40; ${JSON.stringify(process.execPath)} ${JSON.stringify(BIN)} ls --here`;
     const tty = execFileSync('script', ['-qec', command, '/dev/null'], {
       cwd: repo,
       env: { ...t.env, TERM: 'xterm' },
@@ -218,6 +221,8 @@ describe('shell completion', () => {
 });
 
 describe('daemon stop', () => {
+  eachTest((baton, dir) => ((t = baton), (repo = dir)));
+
   it('stays stopped while a logs -f runs elsewhere: the follower ends and says why', async () => {
     await t.ok(
       ['dispatch', 'x', '--name', 'long', '--script', t.script([{ say: 'busy' }, { sleep: 60_000 }])],

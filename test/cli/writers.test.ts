@@ -7,7 +7,7 @@
  * code each ran at once: the pull request and the push took the worktree with its work set aside,
  * and the restore's files were wiped by the rebase's put-back.
  */
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { SessionView } from '../../src/api/index.js';
@@ -15,10 +15,11 @@ import type { PrView } from '../../src/api/merge.js';
 import type { WorkspaceEvent } from '../../src/events/workspace.js';
 import { TestBaton } from '../support/baton.js';
 import { finishedSession } from '../support/landing.js';
+import type { TestPoints } from '../support/points.js';
 import { watchExit } from '../support/process.js';
 
 let t: TestBaton;
-let points: string;
+let points: TestPoints;
 afterEach(() => t.cleanup());
 
 const lines = (change: Record<number, string> = {}): string =>
@@ -28,10 +29,8 @@ const lines = (change: Record<number, string> = {}): string =>
 async function setUp(arm: string[] = []): Promise<{ repo: string; bare: string; session: SessionView }> {
   // Base tips read every 200 ms: the user's own commits make no event to wake keep-fresh.
   t = new TestBaton({ BATON_FRESH_INTERVAL_MS: '200' });
-  points = join(t.root, 'points');
-  mkdirSync(points);
-  t.env.BATON_TEST_POINTS = points;
-  for (const point of arm) writeFileSync(join(points, `${point}.hold`), '');
+  points = t.points();
+  for (const point of arm) points.hold(point);
   const repo = t.repo('repo', { 'a.txt': lines(), 'README.md': '# test\n' });
   const bare = join(t.root, 'remote.git');
   t.git(t.root, 'init', '--quiet', '--bare', bare);
@@ -52,14 +51,11 @@ function userCommits(repo: string, line: number): string {
   return t.git(repo, 'rev-parse', 'main');
 }
 
-const hold = (): string => join(points, 'rebase.set-aside.hold');
-const reached = (point: string): string => join(points, `${point}.reached`);
-
 /** Moves the base and returns once keep-fresh's rebase of the session stopped mid-way (its work set aside). */
 async function rebaseStopsMidway(repo: string, line: number): Promise<string> {
-  writeFileSync(hold(), '');
+  points.hold('rebase.set-aside');
   const tip = userCommits(repo, line);
-  await waitFor(() => existsSync(reached('rebase.set-aside')), 'keep-fresh to stop mid-rebase');
+  await waitFor(() => points.reached('rebase.set-aside'), 'keep-fresh to stop mid-rebase');
   return tip;
 }
 
@@ -79,7 +75,7 @@ async function waitFor(done: () => boolean, what: string, stop: () => boolean = 
 async function whileRebasing<T>(
   command: () => Promise<T>,
 ): Promise<{ first: 'waited' | 'ran'; done: Promise<T> }> {
-  rmSync(reached('session.held-waiting'), { force: true });
+  points.forget('session.held-waiting');
   let ended = false;
   const done = command();
   const ran = done.then(
@@ -88,7 +84,7 @@ async function whileRebasing<T>(
   );
   void ran.then(() => (ended = true));
   const waited = waitFor(
-    () => existsSync(reached('session.held-waiting')),
+    () => points.reached('session.held-waiting'),
     'the command to wait for the rebase',
     () => ended,
   ).then(() => 'waited' as const);
@@ -108,7 +104,7 @@ describe("Baton's writers of one session take turns", () => {
 
     const pr = await whileRebasing(() => t.json<PrView>(['pr', 's', '--json'], { cwd: repo }));
     expect(pr.first).toBe('waited');
-    rmSync(hold());
+    points.release('rebase.set-aside');
     const view = await pr.done;
     await t.workspaceEvent(rebasedEvent(tip));
 
@@ -127,7 +123,7 @@ describe("Baton's writers of one session take turns", () => {
 
     const push = await whileRebasing(() => t.json<unknown>(['sync', 's', '--now', '--json'], { cwd: repo }));
     expect(push.first).toBe('waited');
-    rmSync(hold());
+    points.release('rebase.set-aside');
     await push.done;
     await t.workspaceEvent(rebasedEvent(tip));
 
@@ -157,7 +153,7 @@ describe("Baton's writers of one session take turns", () => {
       t.json<unknown>(['restore', 's', edited!.name, '--json'], { cwd: repo }),
     );
     expect(restore.first).toBe('waited');
-    rmSync(hold());
+    points.release('rebase.set-aside');
     await restore.done;
     // The rebase went through with the work of its time, then the restore wrote its files over it.
     await t.workspaceEvent(rebasedEvent(tip));
@@ -195,15 +191,15 @@ describe("Baton's writers of one session take turns", () => {
   it("a turn's record waits for a keep-fresh rebase running, and keeps the turn's uncommitted work as its own", async () => {
     // The record of the session's turn stops before it reads the worktree, until the rebase is mid-way.
     const { repo } = await setUp(['provenance.recording']);
-    await waitFor(() => existsSync(reached('provenance.recording')), "the turn's record to stop");
+    await waitFor(() => points.reached('provenance.recording'), "the turn's record to stop");
     const tip = await rebaseStopsMidway(repo, 15);
 
     const record = await whileRebasing(async () => {
-      rmSync(join(points, 'provenance.recording.hold'));
+      points.release('provenance.recording');
       return t.workspaceEvent((e) => e.type === 'provenance.recorded' && e.data.name === 's');
     });
     expect(record.first).toBe('waited');
-    rmSync(hold());
+    points.release('rebase.set-aside');
     const recorded = await record.done;
     await t.workspaceEvent(rebasedEvent(tip));
     // The turn's commit on the session's chain holds the work it left uncommitted.

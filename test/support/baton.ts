@@ -23,6 +23,7 @@ import type { WorkspaceEvent } from '../../src/events/workspace.js';
 import { SupervisorClient } from '../../src/cli/client.js';
 import { commandDigest, isTrusted, loadRepoConfig, trustDigest } from '../../src/projects/index.js';
 import { descendantsOf } from '../../src/shared/process.js';
+import { TestPoints } from './points.js';
 
 /** Each test gets its own Baton home and repository, and everything it started is stopped after it. */
 export function eachTest(use: (baton: TestBaton, repo: string) => void): void {
@@ -36,16 +37,22 @@ export function eachTest(use: (baton: TestBaton, repo: string) => void): void {
 
 /**
  * The tests of a block share one Baton home, and so one supervisor, each test with a repository
- * of its own (`repo-1`, `repo-2`, …); everything is stopped after the block. Only for tests that
- * leave the home as they found it — input refused before anything is made — where a supervisor per
- * test would cost its start (~0.7 s each on the 2-core machine) and prove nothing more: a test that
- * makes sessions, writes the home's config or touches the supervisor keeps `eachTest`.
+ * of its own (`repo-1`, `repo-2`, …); everything is stopped after the block. For tests that leave
+ * the home as they found it — input refused before anything is made — and for tests that make
+ * sessions under names no other test of the block uses and read only their own (`ls --here`),
+ * where a supervisor per test would cost its start (~1 s of CPU each) and prove nothing more
+ * (decisions 422 and 433). A test that counts on the home's numbering (task numbers), writes the
+ * home's config or token, or starts, stops or breaks the supervisor keeps `eachTest`.
+ * `make`: the home, for one made with more environment (real agents' own home, say).
  */
-export function sharedHome(use: (baton: TestBaton, repo: string) => void): void {
+export function sharedHome(
+  use: (baton: TestBaton, repo: string) => void,
+  make: () => TestBaton = () => new TestBaton(),
+): void {
   let shared: TestBaton | undefined;
   let count = 0;
   beforeAll(() => {
-    shared = new TestBaton();
+    shared = make();
   });
   beforeEach(() => {
     if (shared === undefined) throw new Error('the shared Baton home is not set up');
@@ -101,6 +108,16 @@ export class TestBaton {
       join(fakeHome, '.gitconfig'),
       '[user]\n\tname = Test\n\temail = test@example.com\n[init]\n\tdefaultBranch = main\n',
     );
+  }
+
+  /**
+   * Step points for this test's processes (src/shared/test-points.ts): the supervisor started by
+   * the next command, its hosts and its CLIs see them. Call it before the first command.
+   */
+  points(): TestPoints {
+    const points = new TestPoints(join(this.root, 'points'));
+    this.env.BATON_TEST_POINTS = points.dir;
+    return points;
   }
 
   /** A fresh repository with one commit. */

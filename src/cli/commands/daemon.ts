@@ -92,7 +92,23 @@ export async function start(ctx: Context, opts: StartFlags = {}): Promise<void> 
   ctx.out.write(`Supervisor running, pid ${s.pid}, port ${s.port}.\n`);
 }
 
-export async function stop(ctx: Context, opts: { all?: boolean } = {}): Promise<void> {
+export interface StopFlags {
+  all?: boolean;
+  /** Seconds to wait for the supervisor's process to end (default 30). */
+  timeout?: string;
+}
+
+/** How long `daemon stop` waits for the process to end: a stop itself waits up to 10 s for turn records (decision 427). */
+const STOP_WAIT_SECONDS = 30;
+/** How long `daemon stop --all` waits, unless told, for the session hosts to end first. */
+const ALL_WAIT_SECONDS = 300;
+
+/**
+ * `baton daemon stop`. A supervisor still running when the wait runs out exits 124, the code of a
+ * wait that ran out (decision 454): `baton daemon stop && <what needs it gone>` must not go on.
+ */
+export async function stop(ctx: Context, opts: StopFlags = {}): Promise<void> {
+  const waitMs = stopWait(opts.timeout);
   const paths = homePaths(ctx.home);
   const api = await tryExisting(paths, ctx.cwd);
   if (api === undefined) {
@@ -101,10 +117,38 @@ export async function stop(ctx: Context, opts: { all?: boolean } = {}): Promise<
   }
   const s = await api.call('GET /api/daemon');
   const all = opts.all === true;
-  // Ending the hosts waits for each to go: a busy agent may take a while to close.
-  await api.call('POST /api/daemon/stop', { query: { hosts: all }, ...(all ? { timeoutMs: 300_000 } : {}) });
-  if (!(await waitUntilGone(s.pid))) {
-    ctx.out.write(`Supervisor (pid ${s.pid}) is still stopping: it finishes what it was writing first.\n`);
+  const still = (): void => {
+    ctx.out.write(
+      `Supervisor (pid ${s.pid}) is still stopping: it finishes what it was writing first. \`baton daemon status\` says when it has ended.\n`,
+    );
+    process.exitCode = EXIT_CODES.timedOut.code;
+  };
+  const started = performance.now();
+  if (all) {
+    // Ending the hosts waits for each to go (a busy agent may take a while to close), within the
+    // same wait as the supervisor's own end (decision 462): 5 min unless --timeout says otherwise,
+    // and at least a second, for the request itself to arrive.
+    const answerMs = opts.timeout === undefined ? ALL_WAIT_SECONDS * 1000 : Math.max(waitMs, 1000);
+    try {
+      await api.call('POST /api/daemon/stop', { query: { hosts: true }, timeoutMs: answerMs });
+    } catch (error) {
+      // No answer in time (the request went, the answer did not come): the supervisor is still
+      // ending its hosts, and stops once it has. Any other failure is the error it is.
+      const late =
+        error instanceof BatonError &&
+        error.code === 'supervisor_unreachable' &&
+        error.message.includes('no answer within');
+      if (!late || !isAlive(s.pid)) throw error;
+      ctx.out.write(`Supervisor (pid ${s.pid}) was still ending the session hosts when the wait ran out.\n`);
+      still();
+      return;
+    }
+  } else await api.call('POST /api/daemon/stop', { query: { hosts: false } });
+  // With --all and --timeout, the hosts' ending came out of the same wait.
+  const left =
+    all && opts.timeout !== undefined ? Math.max(0, waitMs - (performance.now() - started)) : waitMs;
+  if (!(await waitUntilGone(s.pid, left))) {
+    still();
     return;
   }
   ctx.out.write(
@@ -114,19 +158,39 @@ export async function stop(ctx: Context, opts: { all?: boolean } = {}): Promise<
   );
 }
 
-/** Whether `pid` ended within 30 s: a stop waits up to 10 s for the turn records under way. */
-async function waitUntilGone(pid: number): Promise<boolean> {
-  const deadline = performance.now() + 30_000;
-  while (performance.now() < deadline) {
+/** `--timeout` in milliseconds: 0 (do not wait) up to an hour; unset, 30 s. */
+function stopWait(text: string | undefined): number {
+  if (text === undefined) return STOP_WAIT_SECONDS * 1000;
+  const seconds = text.trim() === '' ? Number.NaN : Number(text);
+  if (!Number.isFinite(seconds) || seconds < 0 || seconds > 3600)
+    throw new InvalidInputError(
+      `--timeout must be a number of seconds from 0 to 3600, got "${text}"; nothing was stopped.`,
+    );
+  return seconds * 1000;
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Whether `pid` ended within `waitMs` (looked at once, at least). */
+async function waitUntilGone(pid: number, waitMs: number): Promise<boolean> {
+  const deadline = performance.now() + waitMs;
+  for (;;) {
     try {
       process.kill(pid, 0);
     } catch {
       return true;
     }
+    if (performance.now() >= deadline) return false;
     // Another process's exit has no event we can wait on from here.
     await new Promise((r) => setTimeout(r, 25));
   }
-  return false;
 }
 
 export interface LogsFlags {
