@@ -15,6 +15,7 @@ import { tmpdir } from 'node:os';
 import { isAbsolute, join } from 'node:path';
 import { GitError, InvalidInputError } from '../shared/errors.js';
 import { git, gitOut } from './git.js';
+import { whileRewriting } from './rewrites.js';
 import { guardedEnvSync, guardedArgs } from './git-guard.js';
 
 export const CHECKPOINT_PREFIX = 'refs/baton/checkpoints/';
@@ -161,12 +162,15 @@ export async function restoreCheckpoint(
     );
   const before = takeCheckpoint(worktree, sessionId, `restoring checkpoint ${name}`).checkpoint;
   const folder = mkdtempSync(join(tmpdir(), 'baton-checkpoint-'));
-  try {
-    const env = { GIT_INDEX_FILE: join(folder, 'index') };
-    await git(worktree, ['read-tree', `${checkpoint.commit}^{tree}`], { env });
-    await git(worktree, ['checkout-index', '--all', '--force'], { env });
-  } finally {
-    rmSync(folder, { recursive: true, force: true });
-  }
+  // A snapshot waits while the files are written (decision 463): half of them would be neither.
+  await whileRewriting(worktree, async () => {
+    try {
+      const env = { GIT_INDEX_FILE: join(folder, 'index') };
+      await git(worktree, ['read-tree', `${checkpoint.commit}^{tree}`], { env });
+      await git(worktree, ['checkout-index', '--all', '--force'], { env });
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
+  });
   return { checkpoint, before };
 }

@@ -12,6 +12,7 @@ import { isAbsolute, join } from 'node:path';
 import { GitError } from '../shared/errors.js';
 import { pausePoint } from '../shared/test-points.js';
 import { git, gitOut } from './git.js';
+import { whileRewriting } from './rewrites.js';
 
 /** Each git call stops after this long; a rebase of a session's branch is seconds at most. */
 const STEP_TIMEOUT_MS = 120_000;
@@ -92,9 +93,14 @@ async function localRefs(worktree: string): Promise<Map<string, string>> {
  * branches stacked inside the rebased range follow). Uncommitted changes to tracked files are
  * set aside as a stash commit and laid back with their index; untracked files are left where they
  * are (git refuses to start a rebase that would overwrite one). The caller takes a checkpoint
- * first, so even a failed put-back loses nothing.
+ * first, so even a failed put-back loses nothing. Snapshots of the worktree wait for it to end
+ * (decision 463): between the set-aside and the lay-back the worktree shows none of the work.
  */
-export async function rebaseWorktree(worktree: string, onto: string): Promise<RebaseOutcome> {
+export function rebaseWorktree(worktree: string, onto: string): Promise<RebaseOutcome> {
+  return whileRewriting(worktree, () => rebaseOnce(worktree, onto));
+}
+
+async function rebaseOnce(worktree: string, onto: string): Promise<RebaseOutcome> {
   const operation = await operationInProgress(worktree);
   if (operation !== undefined) return { kind: 'mid_operation', operation };
   const branch = await git(worktree, ['symbolic-ref', '--quiet', 'HEAD'], { okExitCodes: [1] });

@@ -18,6 +18,7 @@ import {
 import { tmpdir } from 'node:os';
 import { isAbsolute, join } from 'node:path';
 import { git, gitOut } from './git.js';
+import { readSettled } from './rewrites.js';
 
 const FOLDER_PREFIX = 'baton-snapshot-';
 
@@ -28,11 +29,18 @@ export interface WorkSnapshot {
   tree: string;
 }
 
-/** `timeoutMs`: each git call is stopped after this long and the snapshot fails (see `git()`); unset, no limit. */
+/**
+ * `timeoutMs`: each git call is stopped after this long and the snapshot fails (see `git()`), and so
+ * is a wait for Baton's own rebase of the worktree to end (decision 463); unset, no limit.
+ */
 export async function snapshotWork(
   worktree: string,
   options: { timeoutMs?: number } = {},
 ): Promise<WorkSnapshot> {
+  return readSettled(worktree, () => readWork(worktree, options), options.timeoutMs);
+}
+
+async function readWork(worktree: string, options: { timeoutMs?: number }): Promise<WorkSnapshot> {
   const limit = options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs };
   const [head = '', indexPath = ''] = (
     await gitOut(worktree, ['rev-parse', 'HEAD', '--git-path', 'index'], limit)
