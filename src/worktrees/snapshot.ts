@@ -17,7 +17,8 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { isAbsolute, join } from 'node:path';
-import { git, gitOut } from './git.js';
+import { git, gitOut, listSettings } from './git.js';
+import type { SharedListing } from './git-guard.js';
 import { readSettled } from './rewrites.js';
 
 const FOLDER_PREFIX = 'baton-snapshot-';
@@ -27,6 +28,8 @@ export interface WorkSnapshot {
   head: string;
   /** The tree of the work as it is on disk: committed, staged, unstaged and untracked (ignored files left out). */
   tree: string;
+  /** The head's own tree, read with the head: a snapshot commit then needs no call to learn whether the work is the head's. */
+  headTree?: string;
 }
 
 /**
@@ -42,9 +45,13 @@ export async function snapshotWork(
 
 async function readWork(worktree: string, options: { timeoutMs?: number }): Promise<WorkSnapshot> {
   const limit = options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs };
-  const [head = '', indexPath = ''] = (
-    await gitOut(worktree, ['rev-parse', 'HEAD', '--git-path', 'index'], limit)
-  ).split('\n');
+  // The settings are listed once for the snapshot's calls, beside its first (decision 449).
+  const listing: SharedListing = {};
+  const [parsed] = await Promise.all([
+    gitOut(worktree, ['rev-parse', 'HEAD', 'HEAD^{tree}', '--git-path', 'index'], limit),
+    listSettings(worktree, listing, limit),
+  ]);
+  const [head = '', headTree = '', indexPath = ''] = parsed.split('\n');
   const realIndex = isAbsolute(indexPath) ? indexPath : join(worktree, indexPath);
   const folder = mkdtempSync(join(tmpdir(), FOLDER_PREFIX));
   const index = join(folder, 'index');
@@ -58,24 +65,29 @@ async function readWork(worktree: string, options: { timeoutMs?: number }): Prom
       const { atime, mtimeMs } = statSync(realIndex);
       // Rounded down to the second: the safe side for git's comparison.
       utimesSync(index, atime, Math.floor(mtimeMs) / 1000);
-    } else await git(worktree, ['read-tree', 'HEAD'], { env, ...limit });
-    await git(worktree, ['add', '--all', '--', '.'], { env, ...limit });
-    const tree = await gitOut(worktree, ['write-tree'], { env, ...limit });
-    return { head, tree };
+    } else await git(worktree, ['read-tree', 'HEAD'], { env, listing, ...limit });
+    await git(worktree, ['add', '--all', '--', '.'], { env, listing, ...limit });
+    const tree = await gitOut(worktree, ['write-tree'], { env, listing, ...limit });
+    return { head, tree, headTree };
   } finally {
     rmSync(folder, { recursive: true, force: true });
   }
 }
 
-/** The snapshot as a commit on top of its head (nothing points at it; pin it with a ref to keep it). */
+/**
+ * The snapshot as a commit on top of its head (nothing points at it; pin it with a ref to keep
+ * it). `unsigned`: a throwaway commit (the radar's, for a merge-tree) is never signed, whatever
+ * the user's `commit.gpgSign`, so git runs no signer for it and needs no look at the settings.
+ */
 export async function snapshotCommit(
   worktree: string,
   snapshot: WorkSnapshot,
   message: string,
-  options: { timeoutMs?: number } = {},
+  options: { timeoutMs?: number; unsigned?: boolean } = {},
 ): Promise<string> {
   const limit = options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs };
-  const headTree = await gitOut(worktree, ['rev-parse', `${snapshot.head}^{tree}`], limit);
+  const headTree =
+    snapshot.headTree ?? (await gitOut(worktree, ['rev-parse', `${snapshot.head}^{tree}`], limit));
   if (headTree === snapshot.tree) return snapshot.head;
   return gitOut(
     worktree,
@@ -85,6 +97,7 @@ export async function snapshotCommit(
       '-c',
       'user.email=baton@localhost',
       'commit-tree',
+      ...(options.unsigned === true ? ['--no-gpg-sign'] : []),
       snapshot.tree,
       '-p',
       snapshot.head,
