@@ -145,6 +145,9 @@ export async function listCheckpoints(repo: string, sessionId: string): Promise<
   );
 }
 
+/** Each git call of a restore stops after this long: a snapshot of the session waits on it (decision 463). */
+const RESTORE_STEP_MS = 120_000;
+
 /**
  * Writes checkpoint `name`'s files over `worktree`, uncommitted (the index and branch stay as
  * they are; files made since stay too). The work as it is now is checkpointed first, so a
@@ -166,8 +169,8 @@ export async function restoreCheckpoint(
   await whileRewriting(worktree, async () => {
     try {
       const env = { GIT_INDEX_FILE: join(folder, 'index') };
-      await git(worktree, ['read-tree', `${checkpoint.commit}^{tree}`], { env });
-      await git(worktree, ['checkout-index', '--all', '--force'], { env });
+      await git(worktree, ['read-tree', `${checkpoint.commit}^{tree}`], { env, timeoutMs: RESTORE_STEP_MS });
+      await git(worktree, ['checkout-index', '--all', '--force'], { env, timeoutMs: RESTORE_STEP_MS });
     } finally {
       rmSync(folder, { recursive: true, force: true });
     }

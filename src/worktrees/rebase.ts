@@ -42,7 +42,7 @@ export type RebaseOutcome =
 /** The operation `worktree` is in the middle of, if any: a later command there would meet it. */
 export async function operationInProgress(worktree: string): Promise<MidOperation | undefined> {
   const paths = (
-    await gitOut(worktree, ['rev-parse', ...OPERATIONS.flatMap(([marker]) => ['--git-path', marker])])
+    await gitOut(worktree, ['rev-parse', ...OPERATIONS.flatMap(([marker]) => ['--git-path', marker])], limit)
   ).split('\n');
   for (const [index, [, operation]] of OPERATIONS.entries()) {
     const path = paths[index] ?? '';
@@ -53,7 +53,10 @@ export async function operationInProgress(worktree: string): Promise<MidOperatio
 
 /** Whether `commit` is already contained in the worktree's HEAD. */
 export async function contains(worktree: string, commit: string): Promise<boolean> {
-  const found = await git(worktree, ['merge-base', '--is-ancestor', commit, 'HEAD'], { okExitCodes: [1] });
+  const found = await git(worktree, ['merge-base', '--is-ancestor', commit, 'HEAD'], {
+    ...limit,
+    okExitCodes: [1],
+  });
   return found.exitCode === 0;
 }
 
@@ -93,17 +96,13 @@ async function localRefs(worktree: string): Promise<Map<string, string>> {
  * branches stacked inside the rebased range follow). Uncommitted changes to tracked files are
  * set aside as a stash commit and laid back with their index; untracked files are left where they
  * are (git refuses to start a rebase that would overwrite one). The caller takes a checkpoint
- * first, so even a failed put-back loses nothing. Snapshots of the worktree wait for it to end
- * (decision 463): between the set-aside and the lay-back the worktree shows none of the work.
+ * first, so even a failed put-back loses nothing. Snapshots of the worktree wait from the stash
+ * to the lay-back or put-back (decision 463): between them the worktree shows none of the work.
  */
-export function rebaseWorktree(worktree: string, onto: string): Promise<RebaseOutcome> {
-  return whileRewriting(worktree, () => rebaseOnce(worktree, onto));
-}
-
-async function rebaseOnce(worktree: string, onto: string): Promise<RebaseOutcome> {
+export async function rebaseWorktree(worktree: string, onto: string): Promise<RebaseOutcome> {
   const operation = await operationInProgress(worktree);
   if (operation !== undefined) return { kind: 'mid_operation', operation };
-  const branch = await git(worktree, ['symbolic-ref', '--quiet', 'HEAD'], { okExitCodes: [1] });
+  const branch = await git(worktree, ['symbolic-ref', '--quiet', 'HEAD'], { ...limit, okExitCodes: [1] });
   if (branch.exitCode !== 0)
     return {
       kind: 'failed',
@@ -112,6 +111,11 @@ async function rebaseOnce(worktree: string, onto: string): Promise<RebaseOutcome
     };
   const head = await gitOut(worktree, ['rev-parse', 'HEAD'], limit);
   if (await contains(worktree, onto)) return { kind: 'up_to_date', head };
+  return whileRewriting(worktree, () => rewrite(worktree, onto, head));
+}
+
+/** The rebase itself, from setting the uncommitted work aside to laying it back or putting all back. */
+async function rewrite(worktree: string, onto: string, head: string): Promise<RebaseOutcome> {
   const stash =
     (await gitOut(worktree, ['stash', 'create', 'baton keep-fresh: uncommitted work'], limit)) || undefined;
   const before: Before = {

@@ -121,11 +121,39 @@ describe('a snapshot beside a rebase', () => {
   it('a wait bounded by the caller ends with a clear error, and the rewrite is not disturbed', async () => {
     let finish = (): void => undefined;
     const rewrite = whileRewriting(tree, () => new Promise<void>((done) => (finish = done)));
-    await expect(readSettled(tree, async () => 'read', 1)).rejects.toThrow(/is being rebased/);
+    await expect(readSettled(tree, async () => 'read', 1)).rejects.toThrow(
+      /rewriting the worktree .* not done within/,
+    );
     finish();
     await rewrite;
     expect(await readSettled(tree, async () => 'read', 1)).toBe('read');
     expect(existsSync(tree)).toBe(true);
+  });
+
+  it('a read that fails because a rewrite moved files under it is read again', async () => {
+    let calls = 0;
+    let endRewrite = (): void => undefined;
+    let rewriting: Promise<void> | undefined;
+    const reading = readSettled(tree, async () => {
+      calls++;
+      if (calls === 1) {
+        rewriting = whileRewriting(tree, () => new Promise<void>((done) => (endRewrite = done)));
+        throw new Error('git add: a file went away');
+      }
+      return 'whole';
+    });
+    for (let turn = 0; turn < 10 && rewriting === undefined; turn++)
+      await new Promise((done) => setImmediate(done));
+    endRewrite();
+    await rewriting;
+    expect(await reading).toBe('whole');
+    expect(calls).toBe(2);
+    // A failure no rewrite explains is the caller's to see.
+    await expect(
+      readSettled(tree, async () => {
+        throw new Error('git is broken');
+      }),
+    ).rejects.toThrow('git is broken');
   });
 
   it('rewrites of one worktree take turns', async () => {

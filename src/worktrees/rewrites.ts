@@ -1,10 +1,11 @@
 /**
- * Worktrees whose work is set aside for a moment by Baton's own rewrite of them (keep-fresh's
- * rebase: the uncommitted work stashed and reset away, the branch moved, the work laid back).
- * A reader of the work — the radar's, review's and attempts' snapshots — waits for the rewrite to
- * end, and reads again when one began while it read, so it sees the work before or after, never
- * the empty worktree between (decision 463, "A snapshot never reads work a rebase has set aside").
- * Both sides run in the supervisor, so this process's own record is the whole truth.
+ * Worktrees whose files Baton itself is rewriting for a moment: keep-fresh's rebase (the
+ * uncommitted work stashed and reset away, the branch moved, the work laid back), a checkpoint's
+ * restore, a queued session moved onto a new base. A reader of the work — the radar's, review's
+ * and attempts' snapshots — waits for the rewrite to end, and reads again when one began while it
+ * read, so it sees the work before or after, never the worktree between (decision 463, "A
+ * snapshot never reads the work a rebase has set aside"). Both sides run in the supervisor, so
+ * this process's own record is the whole truth.
  */
 import { resolve } from 'node:path';
 import { BatonError } from '../shared/errors.js';
@@ -12,11 +13,21 @@ import { markPoint } from '../shared/test-points.js';
 
 /** The rewrite under way per worktree, as the promise of its end. */
 const underWay = new Map<string, Promise<void>>();
-/** How many rewrites have begun per worktree: a read that saw the count move read across one. */
+/**
+ * How many rewrites have begun per worktree: a read that saw the count move read across one. A
+ * number per worktree ever rewritten in this process's life, so never pruned (a reader's count
+ * taken before a prune would look moved).
+ */
 const begun = new Map<string, number>();
 
 /** How many times a read starts again when rewrites keep beginning under it. */
 const MAX_READS = 3;
+
+/**
+ * How long a read waits for one rewrite to end when its caller sets no limit: longer than any
+ * rebase of a session's branch takes, short enough that a hung git never hangs `baton review`.
+ */
+export const REWRITE_WAIT_MS = 120_000;
 
 /**
  * Runs `work`, a rewrite of `worktree`'s files, with readers kept out until it ends. Rewrites of
@@ -42,29 +53,43 @@ export async function whileRewriting<T>(worktree: string, work: () => Promise<T>
 }
 
 /**
- * Runs `read` when no rewrite of `worktree` is under way, and again when one began meanwhile.
- * `waitMs` bounds each wait for a rewrite to end (unset: as long as it takes; each of a rebase's git
- * calls has its own limit); a wait that runs out, or reads overtaken `MAX_READS` times, throw.
+ * Runs `read` when no rewrite of `worktree` is under way, and again when one began meanwhile
+ * (whether the read answered or failed: a file the rewrite moved under git fails a read). `waitMs`
+ * bounds each wait for a rewrite to end (`REWRITE_WAIT_MS` when unset); a wait that runs out, or
+ * reads overtaken `MAX_READS` times, throw.
  */
-export async function readSettled<T>(worktree: string, read: () => Promise<T>, waitMs?: number): Promise<T> {
+export async function readSettled<T>(
+  worktree: string,
+  read: () => Promise<T>,
+  waitMs = REWRITE_WAIT_MS,
+): Promise<T> {
   const key = resolve(worktree);
   for (let attempt = 0; attempt < MAX_READS; attempt++) {
-    await settled(worktree, key, waitMs);
+    // Looked at again in the very tick the count is taken: a rewrite queued behind the one waited
+    // for may begin between that one's end and this read.
+    do await settled(worktree, key, waitMs);
+    while (underWay.has(key));
     const before = begun.get(key) ?? 0;
-    const result = await read();
-    if (!underWay.has(key) && (begun.get(key) ?? 0) === before) return result;
+    const overtaken = (): boolean => underWay.has(key) || (begun.get(key) ?? 0) !== before;
+    let result: T;
+    try {
+      result = await read();
+    } catch (error) {
+      if (overtaken()) continue;
+      throw error;
+    }
+    if (!overtaken()) return result;
   }
-  throw new BatonError('conflict', `The worktree ${worktree} is being rebased; its work could not be read.`);
+  throw new BatonError(
+    'conflict',
+    `Baton was rewriting the worktree ${worktree} (a rebase or a checkpoint's restore) each time its work was read; try again.`,
+  );
 }
 
-async function settled(worktree: string, key: string, waitMs: number | undefined): Promise<void> {
+async function settled(worktree: string, key: string, waitMs: number): Promise<void> {
   for (let current = underWay.get(key); current !== undefined; current = underWay.get(key)) {
     // Race tests learn that a read waits rather than reads.
     markPoint('snapshot.waits-for-rewrite');
-    if (waitMs === undefined) {
-      await current;
-      continue;
-    }
     let timer: NodeJS.Timeout | undefined;
     const ranOut = new Promise<'ran out'>((done) => {
       timer = setTimeout(() => done('ran out'), waitMs);
@@ -75,7 +100,7 @@ async function settled(worktree: string, key: string, waitMs: number | undefined
     if (outcome === 'ran out')
       throw new BatonError(
         'conflict',
-        `The worktree ${worktree} is being rebased; it was not done within ${waitMs} ms.`,
+        `Baton is rewriting the worktree ${worktree} (a rebase or a checkpoint's restore), not done within ${Math.round(waitMs / 1000)} s.`,
       );
   }
 }
