@@ -224,12 +224,10 @@ describe('baton blame', () => {
     for (const entry of readdirSync(entries))
       if (readFileSync(join(entries, entry, 'gitdir'), 'utf8').startsWith(session.worktree))
         rmSync(join(entries, entry), { recursive: true });
-    const view = await t
-      .client()
-      .call('GET /api/provenance/sessions/:ref/blame', {
-        params: { ref: 'going' },
-        query: { file: 'app.txt' },
-      });
+    const view = await t.client().call('GET /api/provenance/sessions/:ref/blame', {
+      params: { ref: 'going' },
+      query: { file: 'app.txt' },
+    });
     // Line 2 is the session's first turn's, read from its branch; the others are the base's.
     expect(view.turns.map((turn) => turn.turn)).toEqual([1]);
     expect(view.lines).toEqual([-1, 0, -1, -1, -1, -1, -1, -1]);
