@@ -36,12 +36,14 @@ export async function projectJobs(
   root: string,
   members: Tracked[],
   record: Record,
+  /** The branch tips, when the pass asked for them already (beside its snapshots: decision 449). */
+  asked?: Promise<Map<string, string>>,
 ): Promise<Job[]> {
   const jobs: Job[] = [];
   const sorted = [...members].sort((x, y) => x.session.id.localeCompare(y.session.id));
   let tips: Map<string, string> | undefined;
   try {
-    tips = await baseTips(git, root);
+    tips = await (asked ?? baseTips(git, root));
   } catch (error) {
     log.warn('could not read the branch tips; bases are not compared this pass', {
       project: root,
@@ -99,7 +101,7 @@ export async function projectJobs(
 }
 
 /** Every branch tip of the repository (local and remote-tracking), in one git call per pass. */
-async function baseTips(git: GitRunner, root: string): Promise<Map<string, string>> {
+export async function baseTips(git: GitRunner, root: string): Promise<Map<string, string>> {
   const out = await git.out(root, [
     'for-each-ref',
     '--format=%(objectname) %(refname)',
@@ -134,7 +136,12 @@ function side(t: Tracked): Side {
       tree: t.snapshot.tree,
       ...(t.commit === undefined ? {} : { commit: t.commit }),
     };
-  return { head: t.snapshot.head, tree: t.snapshot.tree, worktree: t.session.worktree };
+  return {
+    head: t.snapshot.head,
+    tree: t.snapshot.tree,
+    worktree: t.session.worktree,
+    ...(t.snapshot.headTree === undefined ? {} : { headTree: t.snapshot.headTree }),
+  };
 }
 
 export function sessionSide(t: Tracked): ConflictSessionSide {

@@ -15,7 +15,7 @@ import { Comparer } from './compare.js';
 import type { OtherMachinesWork } from './others.js';
 import { knownOf, publishChanges, type Known } from './events.js';
 import { eachLimited, GitRunner } from './git-runner.js';
-import { projectJobs, sessionSide, type Outcome, type Tracked } from './jobs.js';
+import { baseTips, projectJobs, sessionSide, type Outcome, type Tracked } from './jobs.js';
 
 const log = createLogger('radar');
 
@@ -145,6 +145,14 @@ export class ConflictRadar {
     const live = this.options.sessions.list().filter((s) => s.removed_at === null && existsSync(s.worktree));
     const byId = new Map(live.map((s) => [s.id, s]));
     for (const id of this.tracked.keys()) if (!byId.has(id)) this.tracked.delete(id);
+    // Each repository's branch tips are read beside the snapshots, not after them (decision 449).
+    const tipsOf = new Map<string, Promise<Map<string, string>>>();
+    for (const root of new Set(live.map((s) => s.project_root))) {
+      const asked = baseTips(this.git, root);
+      // Its failure is projectJobs' to report, when it awaits it.
+      asked.catch(() => undefined);
+      tipsOf.set(root, asked);
+    }
     await eachLimited(live, 4, async (session) => {
       const known = this.tracked.get(session.id);
       if (known !== undefined && fresh !== undefined && !fresh.has(session.id)) {
@@ -189,7 +197,7 @@ export class ConflictRadar {
           note: r.note,
         });
       };
-      const jobs = await projectJobs(this.git, this.comparer, root, members, record);
+      const jobs = await projectJobs(this.git, this.comparer, root, members, record, tipsOf.get(root));
       await eachLimited(jobs, 4, async (job) => {
         const t0 = performance.now();
         try {

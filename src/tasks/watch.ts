@@ -9,7 +9,7 @@ import { TaskMoved, TaskSynced, type WorkspaceEvent } from '../events/workspace.
 import { errorMessage } from '../shared/errors.js';
 import { createLogger } from '../shared/log.js';
 import type { SessionWithProject } from '../store/sessions.js';
-import { gitOut } from '../worktrees/index.js';
+import { gitOut, whileRewriting } from '../worktrees/index.js';
 import { columnFromSessions } from './columns.js';
 import { baseWithLanded, type Landed } from './landed-elsewhere.js';
 import type { TaskService } from './service.js';
@@ -184,7 +184,11 @@ export class TaskWatch {
     if (tip === session.base_commit || session.worktree === session.project_root) return;
     const changes = await gitOut(session.worktree, ['status', '--porcelain']);
     if (changes !== '') throw new Error(`its worktree ${session.worktree} has changes already`);
-    await gitOut(session.worktree, ['reset', '--quiet', '--hard', tip]);
+    // A snapshot (the radar's) waits while HEAD and the files move (decision 463): between them it
+    // would read the landed work as this session's change.
+    await whileRewriting(session.worktree, () =>
+      gitOut(session.worktree, ['reset', '--quiet', '--hard', tip]),
+    );
     this.sessions.rebaseQueued(session.id, tip);
     log.info('moved a waiting session onto the new base', {
       session: session.id,

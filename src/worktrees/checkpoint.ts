@@ -15,6 +15,7 @@ import { tmpdir } from 'node:os';
 import { isAbsolute, join } from 'node:path';
 import { GitError, InvalidInputError } from '../shared/errors.js';
 import { git, gitOut } from './git.js';
+import { whileRewriting } from './rewrites.js';
 import { guardedEnvSync, guardedArgs } from './git-guard.js';
 
 export const CHECKPOINT_PREFIX = 'refs/baton/checkpoints/';
@@ -144,6 +145,9 @@ export async function listCheckpoints(repo: string, sessionId: string): Promise<
   );
 }
 
+/** Each git call of a restore stops after this long: a snapshot of the session waits on it (decision 463). */
+const RESTORE_STEP_MS = 120_000;
+
 /**
  * Writes checkpoint `name`'s files over `worktree`, uncommitted (the index and branch stay as
  * they are; files made since stay too). The work as it is now is checkpointed first, so a
@@ -161,12 +165,15 @@ export async function restoreCheckpoint(
     );
   const before = takeCheckpoint(worktree, sessionId, `restoring checkpoint ${name}`).checkpoint;
   const folder = mkdtempSync(join(tmpdir(), 'baton-checkpoint-'));
-  try {
-    const env = { GIT_INDEX_FILE: join(folder, 'index') };
-    await git(worktree, ['read-tree', `${checkpoint.commit}^{tree}`], { env });
-    await git(worktree, ['checkout-index', '--all', '--force'], { env });
-  } finally {
-    rmSync(folder, { recursive: true, force: true });
-  }
+  // A snapshot waits while the files are written (decision 463): half of them would be neither.
+  await whileRewriting(worktree, async () => {
+    try {
+      const env = { GIT_INDEX_FILE: join(folder, 'index') };
+      await git(worktree, ['read-tree', `${checkpoint.commit}^{tree}`], { env, timeoutMs: RESTORE_STEP_MS });
+      await git(worktree, ['checkout-index', '--all', '--force'], { env, timeoutMs: RESTORE_STEP_MS });
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
+  });
   return { checkpoint, before };
 }

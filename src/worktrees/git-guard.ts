@@ -217,6 +217,9 @@ function needsGuard(args: readonly string[]): boolean {
   if (sub.name === 'cat-file')
     return args.some((a) => a === '--textconv' || a === '--filters' || a.startsWith('--path'));
   if (sub.name === 'worktree') return !['list', 'prune'].includes(args[sub.index + 1] ?? '');
+  // Unsigned, a commit-tree runs no program: no hook, no signer (decision 449). The option right
+  // after the subcommand, so no message or other value can pass for it.
+  if (sub.name === 'commit-tree') return args[sub.index + 1] !== '--no-gpg-sign';
   return !INERT.has(sub.name);
 }
 
@@ -306,15 +309,45 @@ export async function guardedEnv(
   return (await guardedCall(cwd, [...args], env, timeoutMs)).env;
 }
 
+/**
+ * One operation's look at a repository's settings, shared by its git calls one after the other
+ * (a snapshot's `add` and `write-tree`): listed at its first guarded call, in its folder, and
+ * not again for the next (decision 449). The window in which a changed setting goes unseen is
+ * the operation's few calls, as it was the one call's before.
+ */
+export interface SharedListing {
+  cwd?: string;
+  entries?: Promise<Entry[]>;
+}
+
 /** The environment and the arguments of one guarded git call, from one listing of the config. */
 export async function guardedCall(
   cwd: string,
   args: string[],
   env: NodeJS.ProcessEnv,
   timeoutMs = LIST_TIMEOUT_MS,
+  shared?: SharedListing,
 ): Promise<{ env: NodeJS.ProcessEnv; args: string[] }> {
   const base = withSettings({ ...env, ...GIT_BASE_ENV, ...anchoredGitDirs(cwd) }, ALWAYS);
   if (!needsGuard(args)) return { env: base, args: guardedArgs(args) };
+  let listing = shared?.cwd === cwd ? shared.entries : undefined;
+  if (listing === undefined) {
+    listing = listConfig(cwd, args, base, timeoutMs);
+    if (shared !== undefined) {
+      shared.cwd = cwd;
+      shared.entries = listing;
+    }
+  }
+  const entries = await listing;
+  return { env: withSettings(base, overridesFor(entries)), args: guardedArgs(args, entries) };
+}
+
+async function listConfig(
+  cwd: string,
+  args: string[],
+  base: NodeJS.ProcessEnv,
+  timeoutMs: number,
+): Promise<Entry[]> {
   const listed = await new Promise<string>((resolve, reject) => {
     const limit = Math.min(timeoutMs, LIST_TIMEOUT_MS);
     execGit(
@@ -327,8 +360,7 @@ export async function guardedCall(
       },
     );
   });
-  const entries = parseConfigList(listed);
-  return { env: withSettings(base, overridesFor(entries)), args: guardedArgs(args, entries) };
+  return parseConfigList(listed);
 }
 
 /** As `guardedEnv`, for the synchronous callers (a checkpoint inside the gate's judgment). */

@@ -107,6 +107,8 @@ describe("Baton's git in a repository an agent wrote to", () => {
     expect(diff.text).toContain('three (session)');
     takeCheckpoint(worktree, 'session-1', 'git reset --hard');
     const tip = await snapshotCommit(worktree, work, 'work');
+    // The radar's throwaway commit: unsigned, so it looks at no setting and runs no signer.
+    await snapshotCommit(worktree, work, 'radar', { unsigned: true });
     await git(repo, ['merge-tree', '--write-tree', '--name-only', 'main', tip], { okExitCodes: [1] });
     await git(repo, ['log', '-p', '-1', tip]);
     await git(repo, ['show', tip]);

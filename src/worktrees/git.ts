@@ -1,7 +1,7 @@
 /** Runs the real git CLI: argument arrays, explicit cwd, exit code checked, stderr kept. */
 import { existsSync } from 'node:fs';
 import { GitError } from '../shared/errors.js';
-import { guardedCall } from './git-guard.js';
+import { guardedCall, type SharedListing } from './git-guard.js';
 import { turnToRun } from './git-priority.js';
 import { execGit } from './git-runner.js';
 
@@ -17,6 +17,8 @@ export interface GitOptions {
   okExitCodes?: number[];
   /** Stops git (SIGKILL) after this long and fails with a message saying so; unset: no limit. */
   timeoutMs?: number;
+  /** The repository's settings as listed for an earlier call of the same operation (decision 449). */
+  listing?: SharedListing;
 }
 
 /**
@@ -28,7 +30,13 @@ export async function git(cwd: string, args: string[], options: GitOptions = {})
   // A dispatch's calls go first: anything else starts once it is done (decision 417).
   const turn = turnToRun();
   if (turn !== undefined) await turn;
-  const guarded = await guardedCall(cwd, args, { ...process.env, ...options.env }, options.timeoutMs);
+  const guarded = await guardedCall(
+    cwd,
+    args,
+    { ...process.env, ...options.env },
+    options.timeoutMs,
+    options.listing,
+  );
   const env = guarded.env;
   args = guarded.args;
   return new Promise((resolve, reject) => {
@@ -69,6 +77,21 @@ export async function git(cwd: string, args: string[], options: GitOptions = {})
       },
     );
   });
+}
+
+/**
+ * Lists the repository's settings into `listing` now, beside another call, rather than just
+ * before the first guarded call that uses them (a snapshot's, beside its rev-parse: decision 449).
+ */
+export async function listSettings(
+  cwd: string,
+  listing: SharedListing,
+  options: GitOptions = {},
+): Promise<void> {
+  const turn = turnToRun();
+  if (turn !== undefined) await turn;
+  // Any guarded subcommand has them listed; the call itself is not made here.
+  await guardedCall(cwd, ['add'], { ...process.env, ...options.env }, options.timeoutMs, listing);
 }
 
 export async function gitOut(cwd: string, args: string[], options: GitOptions = {}): Promise<string> {

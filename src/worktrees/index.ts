@@ -13,6 +13,7 @@ export { anchorWorktree, anchoredGitDirs, setWorktreeResolver } from './git-guar
 export { startGitRunner, stopGitRunner } from './git-runner.js';
 export { inBackground, inForeground } from './git-priority.js';
 export { snapshotCommit, snapshotWork, sweepSnapshotFolders, type WorkSnapshot } from './snapshot.js';
+export { whileRewriting } from './rewrites.js';
 
 export interface RepositoryInfo {
   /** The main worktree's top folder: the project's identity. */

@@ -12,6 +12,7 @@ import { isAbsolute, join } from 'node:path';
 import { GitError } from '../shared/errors.js';
 import { pausePoint } from '../shared/test-points.js';
 import { git, gitOut } from './git.js';
+import { whileRewriting } from './rewrites.js';
 
 /** Each git call stops after this long; a rebase of a session's branch is seconds at most. */
 const STEP_TIMEOUT_MS = 120_000;
@@ -41,7 +42,7 @@ export type RebaseOutcome =
 /** The operation `worktree` is in the middle of, if any: a later command there would meet it. */
 export async function operationInProgress(worktree: string): Promise<MidOperation | undefined> {
   const paths = (
-    await gitOut(worktree, ['rev-parse', ...OPERATIONS.flatMap(([marker]) => ['--git-path', marker])])
+    await gitOut(worktree, ['rev-parse', ...OPERATIONS.flatMap(([marker]) => ['--git-path', marker])], limit)
   ).split('\n');
   for (const [index, [, operation]] of OPERATIONS.entries()) {
     const path = paths[index] ?? '';
@@ -52,7 +53,10 @@ export async function operationInProgress(worktree: string): Promise<MidOperatio
 
 /** Whether `commit` is already contained in the worktree's HEAD. */
 export async function contains(worktree: string, commit: string): Promise<boolean> {
-  const found = await git(worktree, ['merge-base', '--is-ancestor', commit, 'HEAD'], { okExitCodes: [1] });
+  const found = await git(worktree, ['merge-base', '--is-ancestor', commit, 'HEAD'], {
+    ...limit,
+    okExitCodes: [1],
+  });
   return found.exitCode === 0;
 }
 
@@ -92,12 +96,13 @@ async function localRefs(worktree: string): Promise<Map<string, string>> {
  * branches stacked inside the rebased range follow). Uncommitted changes to tracked files are
  * set aside as a stash commit and laid back with their index; untracked files are left where they
  * are (git refuses to start a rebase that would overwrite one). The caller takes a checkpoint
- * first, so even a failed put-back loses nothing.
+ * first, so even a failed put-back loses nothing. Snapshots of the worktree wait from the stash
+ * to the lay-back or put-back (decision 463): between them the worktree shows none of the work.
  */
 export async function rebaseWorktree(worktree: string, onto: string): Promise<RebaseOutcome> {
   const operation = await operationInProgress(worktree);
   if (operation !== undefined) return { kind: 'mid_operation', operation };
-  const branch = await git(worktree, ['symbolic-ref', '--quiet', 'HEAD'], { okExitCodes: [1] });
+  const branch = await git(worktree, ['symbolic-ref', '--quiet', 'HEAD'], { ...limit, okExitCodes: [1] });
   if (branch.exitCode !== 0)
     return {
       kind: 'failed',
@@ -106,6 +111,11 @@ export async function rebaseWorktree(worktree: string, onto: string): Promise<Re
     };
   const head = await gitOut(worktree, ['rev-parse', 'HEAD'], limit);
   if (await contains(worktree, onto)) return { kind: 'up_to_date', head };
+  return whileRewriting(worktree, () => rewrite(worktree, onto, head));
+}
+
+/** The rebase itself, from setting the uncommitted work aside to laying it back or putting all back. */
+async function rewrite(worktree: string, onto: string, head: string): Promise<RebaseOutcome> {
   const stash =
     (await gitOut(worktree, ['stash', 'create', 'baton keep-fresh: uncommitted work'], limit)) || undefined;
   const before: Before = {

@@ -32,7 +32,11 @@ afterEach(() => rmSync(repo, { recursive: true, force: true }));
 describe('snapshotWork', () => {
   it('is the head tree when nothing changed', async () => {
     const snapshot = await snapshotWork(repo);
-    expect(snapshot).toEqual({ head: run('rev-parse', 'HEAD'), tree: run('rev-parse', 'HEAD^{tree}') });
+    expect(snapshot).toEqual({
+      head: run('rev-parse', 'HEAD'),
+      tree: run('rev-parse', 'HEAD^{tree}'),
+      headTree: run('rev-parse', 'HEAD^{tree}'),
+    });
   });
 
   it('takes unstaged, staged and untracked work, leaves ignored files, and touches neither index nor files', async () => {
@@ -131,6 +135,41 @@ describe('a worktree removed after its work was read', () => {
       });
     } finally {
       rmSync(worktree, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('the git calls of a snapshot and of its commit (decision 449)', () => {
+  it("lists the repository's settings once for a snapshot, and a radar's unsigned commit needs neither a listing nor a look at the head", async () => {
+    // A stand-in for git first on the PATH: it writes down each call, then runs the real one.
+    const bin = mkdtempSync(join(tmpdir(), 'baton-git-calls-'));
+    const calls = join(bin, 'calls');
+    const realGit = execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim();
+    writeFileSync(join(bin, 'git'), `#!/bin/sh\necho "$*" >> '${calls}'\nexec '${realGit}' "$@"\n`, {
+      mode: 0o755,
+    });
+    const path = process.env.PATH;
+    process.env.PATH = `${bin}:${path ?? ''}`;
+    const made = (): string[] =>
+      readFileSync(calls, 'utf8')
+        .trim()
+        .split('\n')
+        .map((line) => line.replace(/^(-c \S+ )*/, '').split(' ')[0] ?? '');
+    try {
+      writeFileSync(join(repo, 'a.txt'), 'two\n');
+      const snapshot = await snapshotWork(repo);
+      // The listing runs beside the rev-parse: either may start first.
+      const first = made();
+      expect(first.slice(0, 2).sort()).toEqual(['config', 'rev-parse']);
+      expect(first.slice(2)).toEqual(['add', 'write-tree']);
+      rmSync(calls);
+      const commit = await snapshotCommit(repo, snapshot, 'radar', { unsigned: true });
+      expect(made()).toEqual(['commit-tree']);
+      expect(run('rev-parse', `${commit}^{tree}`)).toBe(snapshot.tree);
+      expect(run('rev-parse', `${commit}^`)).toBe(snapshot.head);
+    } finally {
+      process.env.PATH = path;
+      rmSync(bin, { recursive: true, force: true });
     }
   });
 });

@@ -17,7 +17,9 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { isAbsolute, join } from 'node:path';
-import { git, gitOut } from './git.js';
+import { git, gitOut, listSettings } from './git.js';
+import type { SharedListing } from './git-guard.js';
+import { readSettled } from './rewrites.js';
 
 const FOLDER_PREFIX = 'baton-snapshot-';
 
@@ -26,17 +28,30 @@ export interface WorkSnapshot {
   head: string;
   /** The tree of the work as it is on disk: committed, staged, unstaged and untracked (ignored files left out). */
   tree: string;
+  /** The head's own tree, read with the head: a snapshot commit then needs no call to learn whether the work is the head's. */
+  headTree?: string;
 }
 
-/** `timeoutMs`: each git call is stopped after this long and the snapshot fails (see `git()`); unset, no limit. */
+/**
+ * `timeoutMs`: each git call is stopped after this long and the snapshot fails (see `git()`), and so
+ * is a wait for Baton's own rebase of the worktree to end (decision 463); unset, no limit.
+ */
 export async function snapshotWork(
   worktree: string,
   options: { timeoutMs?: number } = {},
 ): Promise<WorkSnapshot> {
+  return readSettled(worktree, () => readWork(worktree, options), options.timeoutMs);
+}
+
+async function readWork(worktree: string, options: { timeoutMs?: number }): Promise<WorkSnapshot> {
   const limit = options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs };
-  const [head = '', indexPath = ''] = (
-    await gitOut(worktree, ['rev-parse', 'HEAD', '--git-path', 'index'], limit)
-  ).split('\n');
+  // The settings are listed once for the snapshot's calls, beside its first (decision 449).
+  const listing: SharedListing = {};
+  const [parsed] = await Promise.all([
+    gitOut(worktree, ['rev-parse', 'HEAD', 'HEAD^{tree}', '--git-path', 'index'], limit),
+    listSettings(worktree, listing, limit),
+  ]);
+  const [head = '', headTree = '', indexPath = ''] = parsed.split('\n');
   const realIndex = isAbsolute(indexPath) ? indexPath : join(worktree, indexPath);
   const folder = mkdtempSync(join(tmpdir(), FOLDER_PREFIX));
   const index = join(folder, 'index');
@@ -50,24 +65,29 @@ export async function snapshotWork(
       const { atime, mtimeMs } = statSync(realIndex);
       // Rounded down to the second: the safe side for git's comparison.
       utimesSync(index, atime, Math.floor(mtimeMs) / 1000);
-    } else await git(worktree, ['read-tree', 'HEAD'], { env, ...limit });
-    await git(worktree, ['add', '--all', '--', '.'], { env, ...limit });
-    const tree = await gitOut(worktree, ['write-tree'], { env, ...limit });
-    return { head, tree };
+    } else await git(worktree, ['read-tree', 'HEAD'], { env, listing, ...limit });
+    await git(worktree, ['add', '--all', '--', '.'], { env, listing, ...limit });
+    const tree = await gitOut(worktree, ['write-tree'], { env, listing, ...limit });
+    return { head, tree, headTree };
   } finally {
     rmSync(folder, { recursive: true, force: true });
   }
 }
 
-/** The snapshot as a commit on top of its head (nothing points at it; pin it with a ref to keep it). */
+/**
+ * The snapshot as a commit on top of its head (nothing points at it; pin it with a ref to keep
+ * it). `unsigned`: a throwaway commit (the radar's, for a merge-tree) is never signed, whatever
+ * the user's `commit.gpgSign`, so git runs no signer for it and needs no look at the settings.
+ */
 export async function snapshotCommit(
   worktree: string,
   snapshot: WorkSnapshot,
   message: string,
-  options: { timeoutMs?: number } = {},
+  options: { timeoutMs?: number; unsigned?: boolean } = {},
 ): Promise<string> {
   const limit = options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs };
-  const headTree = await gitOut(worktree, ['rev-parse', `${snapshot.head}^{tree}`], limit);
+  const headTree =
+    snapshot.headTree ?? (await gitOut(worktree, ['rev-parse', `${snapshot.head}^{tree}`], limit));
   if (headTree === snapshot.tree) return snapshot.head;
   return gitOut(
     worktree,
@@ -77,6 +97,7 @@ export async function snapshotCommit(
       '-c',
       'user.email=baton@localhost',
       'commit-tree',
+      ...(options.unsigned === true ? ['--no-gpg-sign'] : []),
       snapshot.tree,
       '-p',
       snapshot.head,

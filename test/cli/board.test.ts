@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 import type { SessionView } from '../../src/api/index.js';
 import { APPROVE, ASK, LONG, eachBoardTest } from '../support/board.js';
 import { requireTmux } from '../support/tmux.js';
+import { until } from '../support/wait.js';
 
 const b = eachBoardTest();
 
@@ -188,6 +189,12 @@ describe('the terminal board', () => {
   it('off a terminal, a bare `baton` prints what `baton ls` prints', async () => {
     await b.dispatch('plain');
     await b.t.waitForState('plain', 'ready_for_review');
+    // The review queue's sizes are measured after the session is ready, never waited on (decision
+    // 57): both commands are read once they are, or the first could say "not measured yet".
+    await until(
+      async () => !(await b.t.run(['ls'], { cwd: b.repo })).stdout.includes('not measured yet'),
+      'the review queue measured',
+    );
     const bare = await b.t.run([], { cwd: b.repo });
     const ls = await b.t.run(['ls'], { cwd: b.repo });
     expect(bare.code).toBe(0);

@@ -5,7 +5,7 @@
  * git's own author for the lines no session wrote. The provenance lives in git (notes under
  * refs/notes/baton), so it is read back after the sessions are gone.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { BlameView, WhyView } from '../../src/api/provenance.js';
@@ -210,6 +210,27 @@ describe('baton blame', () => {
     expect(byLine).toContain('h1 - made this note');
     const task = view.lines.find((l) => l.text.startsWith('Task:'))!;
     expect(task.turn).toMatchObject({ name: 'h2', prompt: 'h2: carry the plan on', handoffFrom: 'h1' });
+  });
+
+  it("answers a session's blame from its branch when git no longer lists its worktree (a removal under way), never with an internal error", async () => {
+    commitBase();
+    await dispatch('going', 'going: edit line 2', [
+      { write: { path: 'app.txt', content: withLines({ 2: 'going 2' }) } },
+      { run: ['git', 'commit', '-qam', 'going'] },
+    ]);
+    const { session } = await t.client().call('GET /api/sessions/:ref', { params: { ref: 'going' } });
+    // As `git worktree remove` leaves it for a moment: the folder still there, git's entry gone.
+    const entries = join(repo, '.git', 'worktrees');
+    for (const entry of readdirSync(entries))
+      if (readFileSync(join(entries, entry, 'gitdir'), 'utf8').startsWith(session.worktree))
+        rmSync(join(entries, entry), { recursive: true });
+    const view = await t.client().call('GET /api/provenance/sessions/:ref/blame', {
+      params: { ref: 'going' },
+      query: { file: 'app.txt' },
+    });
+    // Line 2 is the session's first turn's, read from its branch; the others are the base's.
+    expect(view.turns.map((turn) => turn.turn)).toEqual([1]);
+    expect(view.lines).toEqual([-1, 0, -1, -1, -1, -1, -1, -1]);
   });
 
   it('says clearly what is wrong with a file or range it cannot blame, and changes nothing', async () => {
