@@ -18,13 +18,13 @@ import type { WorkspaceBus } from '../bus/index.js';
 import type { BatonEvent } from '../events/index.js';
 import { formatEvent } from '../events/format.js';
 import { ProvenanceNoted, ProvenanceRecorded } from '../events/workspace.js';
-import { errorMessage, GitError, InvalidInputError, SessionNotFoundError } from '../shared/errors.js';
+import { errorMessage, InvalidInputError, SessionNotFoundError } from '../shared/errors.js';
 import { crashPoint } from '../shared/crash-points.js';
 import { pausePoint } from '../shared/test-points.js';
 import { createLogger } from '../shared/log.js';
 import type { EvidenceRow, EvidenceStore } from '../store/evidence.js';
 import type { SessionWithProject } from '../store/sessions.js';
-import { snapshotWork } from '../worktrees/index.js';
+import { workTreeOr } from '../worktrees/index.js';
 import { attributeFile } from './attribute.js';
 import { blameFile, parseBlameSpec } from './blame.js';
 import { recordTurn } from './chain.js';
@@ -311,7 +311,13 @@ export class ProvenanceService {
       );
     const empty = { sessionId: session.id, name: session.name, path, turns: [], lines: [] };
     if (!existsSync(session.project_root)) return empty;
-    const tip = await workTip(session);
+    // The work as it is on disk (uncommitted and untracked files too), as the diff shows it.
+    const tip = await workTreeOr(session.worktree, `refs/heads/${session.branch}`, (error) =>
+      log.warn("a session blame reads its branch: its worktree's work could not be read", {
+        session: session.name,
+        error: errorMessage(error),
+      }),
+    );
     await this.settled([session.id]);
     const file = await attributeFile({
       root: session.project_root,
@@ -484,24 +490,4 @@ function evidenceView(s: { id: string; name: string }, row: EvidenceRow | undefi
     claimed,
     redGreen: redGreen !== null && redGreen.tree === row?.tree ? redGreen : null,
   };
-}
-
-/**
- * The session's work as it is on disk (uncommitted and untracked files too), as the diff shows it;
- * its branch once the worktree is gone, or when git cannot read it: a removal under way takes the
- * worktree off the repository's list before its folder goes, and the guard then runs no git there.
- */
-async function workTip(session: SessionWithProject): Promise<string> {
-  const branch = `refs/heads/${session.branch}`;
-  if (!existsSync(session.worktree)) return branch;
-  try {
-    return (await snapshotWork(session.worktree)).tree;
-  } catch (error) {
-    if (!(error instanceof GitError)) throw error;
-    log.warn("a session blame reads its branch: its worktree's work could not be read", {
-      session: session.name,
-      error: errorMessage(error),
-    });
-    return branch;
-  }
 }

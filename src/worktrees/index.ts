@@ -12,7 +12,13 @@ export { git, gitOut, type GitOptions, type GitResult } from './git.js';
 export { anchorWorktree, anchoredGitDirs, setWorktreeResolver } from './git-guard.js';
 export { startGitRunner, stopGitRunner } from './git-runner.js';
 export { inBackground, inForeground } from './git-priority.js';
-export { snapshotCommit, snapshotWork, sweepSnapshotFolders, type WorkSnapshot } from './snapshot.js';
+export {
+  snapshotCommit,
+  snapshotWork,
+  sweepSnapshotFolders,
+  workTreeOr,
+  type WorkSnapshot,
+} from './snapshot.js';
 export { whileRewriting } from './rewrites.js';
 
 export interface RepositoryInfo {

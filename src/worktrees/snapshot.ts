@@ -17,6 +17,7 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { isAbsolute, join } from 'node:path';
+import { GitError } from '../shared/errors.js';
 import { git, gitOut, listSettings } from './git.js';
 import type { SharedListing } from './git-guard.js';
 import { readSettled } from './rewrites.js';
@@ -71,6 +72,27 @@ async function readWork(worktree: string, options: { timeoutMs?: number }): Prom
     return { head, tree, headTree };
   } finally {
     rmSync(folder, { recursive: true, force: true });
+  }
+}
+
+/**
+ * The tree of the work in `worktree` (as `snapshotWork`), or `fallback` (a ref: the session's
+ * branch) once the worktree is gone or when git cannot read it — a removal under way takes the
+ * worktree off the repository's list before its folder goes, and the guard then runs no git there
+ * (decision 200). `unreadable` hears why the fallback was taken.
+ */
+export async function workTreeOr(
+  worktree: string,
+  fallback: string,
+  unreadable: (error: GitError) => void = () => undefined,
+): Promise<string> {
+  if (!existsSync(worktree)) return fallback;
+  try {
+    return (await snapshotWork(worktree)).tree;
+  } catch (error) {
+    if (!(error instanceof GitError)) throw error;
+    unreadable(error);
+    return fallback;
   }
 }
 
