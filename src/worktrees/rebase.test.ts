@@ -3,20 +3,15 @@
  * untracked work across; any stop puts the worktree back byte for byte; a worktree left
  * mid-operation is never touched.
  */
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { operationInProgress, rebaseWorktree } from './rebase.js';
+import { git, lines, repositoryWithWorktree } from './testing.js';
 
 let root: string;
 let repo: string;
 let tree: string;
-const git = (cwd: string, ...args: string[]): string =>
-  execFileSync('git', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
-const lines = (change: Record<number, string> = {}): string =>
-  Array.from({ length: 20 }, (_, i) => change[i + 1] ?? `line ${i + 1}`).join('\n') + '\n';
 
 /** Everything a user would see of the worktree: tip, status with index, and every file's bytes. */
 function state(): { head: string; status: string; files: Record<string, string> } {
@@ -31,17 +26,12 @@ function state(): { head: string; status: string; files: Record<string, string> 
 }
 
 beforeEach(() => {
-  root = mkdtempSync(join(tmpdir(), 'baton-rebase-test-'));
-  repo = join(root, 'repo');
-  tree = join(root, 'tree');
-  execFileSync('git', ['init', '-q', '-b', 'main', repo]);
-  git(repo, 'config', 'user.email', 't@example.com');
-  git(repo, 'config', 'user.name', 'T');
-  writeFileSync(join(repo, 'a.txt'), lines());
-  writeFileSync(join(repo, 'b.txt'), 'b\n');
-  git(repo, 'add', '.');
-  git(repo, 'commit', '-qm', 'first');
-  git(repo, 'worktree', 'add', '-q', '-b', 'session', tree, 'main');
+  ({ root, repo, tree } = repositoryWithWorktree(
+    'baton-rebase-test-',
+    { 'a.txt': lines(), 'b.txt': 'b\n' },
+    'first',
+    'session',
+  ));
   // The session's own commit: line 3.
   writeFileSync(join(tree, 'a.txt'), lines({ 3: 'session' }));
   git(tree, 'commit', '-qam', 'session work');

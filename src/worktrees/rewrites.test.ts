@@ -4,14 +4,13 @@
  * rebase's stash and its lay-back the worktree shows nothing of it. The rebase is held at its
  * `rebase.set-aside` step point; the snapshot asked for then must wait and see the work.
  */
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { TestPoints } from '../../test/support/points.js';
 import { rebaseWorktree } from './rebase.js';
+import { git, lines, repositoryWithWorktree } from './testing.js';
 import { readSettled, whileRewriting } from './rewrites.js';
 import { snapshotWork } from './snapshot.js';
 
@@ -20,10 +19,6 @@ let repo: string;
 let tree: string;
 let points: TestPoints;
 let pointsBefore: string | undefined;
-const git = (cwd: string, ...args: string[]): string =>
-  execFileSync('git', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
-const lines = (change: Record<number, string> = {}): string =>
-  Array.from({ length: 20 }, (_, i) => change[i + 1] ?? `line ${i + 1}`).join('\n') + '\n';
 
 /** Waits until `name` is reached or `other` settles, whichever is first (an event, not a window). */
 async function reachedOr(name: string, other: Promise<unknown>): Promise<'reached' | 'settled'> {
@@ -40,16 +35,12 @@ async function reachedOr(name: string, other: Promise<unknown>): Promise<'reache
 }
 
 beforeEach(() => {
-  root = mkdtempSync(join(tmpdir(), 'baton-rewrites-test-'));
-  repo = join(root, 'repo');
-  tree = join(root, 'tree');
-  execFileSync('git', ['init', '-q', '-b', 'main', repo]);
-  git(repo, 'config', 'user.email', 't@example.com');
-  git(repo, 'config', 'user.name', 'T');
-  writeFileSync(join(repo, 'a.txt'), lines());
-  git(repo, 'add', 'a.txt');
-  git(repo, 'commit', '-qm', 'base');
-  git(repo, 'worktree', 'add', '-q', '-b', 'work', tree);
+  ({ root, repo, tree } = repositoryWithWorktree(
+    'baton-rewrites-test-',
+    { 'a.txt': lines() },
+    'base',
+    'work',
+  ));
   points = new TestPoints(join(root, 'points'));
   pointsBefore = process.env.BATON_TEST_POINTS;
   process.env.BATON_TEST_POINTS = points.dir;
