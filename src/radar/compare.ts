@@ -2,9 +2,9 @@
  * Comparing two sides' work against their merge base, with caches keyed by content: a side's
  * diff by (base, tree), a pair's answer by both sides' (head, tree) — or the base tip — so a
  * pass recomputes only the pairs whose work changed, and git's merge verdict by what it reads of
- * the pair (`verdictKey`), so a pair whose shared files did not change asks no merge-tree again
- * (decision 467, "A radar pass lists a repository's settings once, and asks git's merge verdict
- * again only when what it reads changed").
+ * the pair and the repository (`verdictKey`, `MergeReads`), so a pair whose files both change did
+ * not change asks no merge-tree again (decision 467, "A radar pass lists a repository's settings
+ * once, and asks git's merge verdict again only when what it reads changed").
  * Pairs whose changed paths are disjoint are settled without a git call. Every entry is marked
  * when used; `sweep` drops the rest after a pass.
  */
@@ -24,6 +24,7 @@ import {
 } from './diff.js';
 import { DEFAULT_GIT_TIMEOUT_MS, type GitRunner } from './git-runner.js';
 import { fileLevel, pairLevel } from './level.js';
+import { MergeReads, mergeSettings } from './merge-reads.js';
 
 /** One side of a comparison: a session's snapshot, or a base branch's tip (head = tree's commit). */
 export interface Side {
@@ -66,6 +67,10 @@ class MarkedCache<V> {
     if (entry !== undefined) entry.used = true;
     return entry?.value;
   }
+  /** Drops `value` from `key`, unless another value has taken its place meanwhile. */
+  forget(key: string, value: V): void {
+    if (this.entries.get(key)?.value === value) this.entries.delete(key);
+  }
   /** Marks an entry used without reading it: another entry's answer was built on it. */
   keep(key: string): void {
     const entry = this.entries.get(key);
@@ -96,6 +101,12 @@ class MarkedCache<V> {
 
 const EMPTY_SIDE = { hunks: [], diff: '', binary: false };
 
+/** Git's answer to a merge-tree, with the merge settings it ran with (undefined: not known). */
+interface MergeVerdict {
+  conflicted: Set<string>;
+  settings: string | undefined;
+}
+
 export class Comparer {
   private readonly diffs = new MarkedCache<Promise<WorkDiff>>();
   private readonly mergeBases = new MarkedCache<Promise<string>>();
@@ -104,8 +115,9 @@ export class Comparer {
   private readonly pairs = new MarkedCache<Promise<PairResult>>();
   private readonly shiftCache = new MarkedCache<Promise<Map<string, Shift[] | 'whole'>>>();
   private readonly verdicts = new MarkedCache<Promise<Set<string>>>();
-  /** This pass's listing of each repository's settings, shared by its diffs and merge-trees there (decision 467). */
+  /** This pass's listing of each repository's settings, shared by its diffs there; each merge-tree lists its own (decision 467). */
   private listings = new Map<string, SharedListing>();
+  private readonly reads = new MergeReads();
   readonly counters: CompareCounters = { cacheHits: 0, timedOut: 0 };
 
   constructor(private readonly git: GitRunner) {}
@@ -113,15 +125,24 @@ export class Comparer {
   /** A pass begins: its calls list each repository's settings once more, never reusing an earlier pass's listing. */
   beginPass(): void {
     this.listings = new Map();
+    this.reads.beginPass();
   }
 
   /**
-   * Lists `repo`'s settings now, for this pass's guarded calls there (a diff, a merge-tree),
+   * Lists `repo`'s settings now, for this pass's diffs there and the key of git's merge verdict,
    * beside the pass's snapshots rather than in front of its first diff (decision 467).
    */
   listSettingsNow(repo: string): void {
     // A listing that fails fails the calls that await it, which report it; nothing to add here.
     listSettings(repo, this.listingFor(repo), { timeoutMs: DEFAULT_GIT_TIMEOUT_MS }).catch(() => undefined);
+  }
+
+  /** This pass's listing of `repo`'s settings, listed now when no call of the pass has yet. */
+  private async passSettings(repo: string): Promise<string> {
+    const listing = this.listingFor(repo);
+    if (listing.entries === undefined)
+      await listSettings(repo, listing, { timeoutMs: DEFAULT_GIT_TIMEOUT_MS });
+    return mergeSettings((await listing.entries) ?? []);
   }
 
   private listingFor(repo: string): SharedListing {
@@ -162,10 +183,12 @@ export class Comparer {
     const ask = [...overlap.values()].some((overlapping) => !overlapping);
     let conflicted = new Set<string>();
     let note: string | null = null;
-    const key = ask && sole ? verdictKey(a, b, diffA, diffB, shared) : undefined;
+    let key: string | undefined;
     if (ask) {
       try {
-        conflicted = await this.verdict(key, () => this.mergeTree(repo, a, b));
+        const cacheable = sole ? await this.keyOf(repo, a, b, diffA, diffB) : undefined;
+        key = cacheable?.key;
+        conflicted = await this.verdict(cacheable, () => this.mergeTree(repo, a, b));
       } catch (error) {
         if (!(error instanceof GitError)) throw error;
         if (/timed out/.test(error.message)) this.counters.timedOut++;
@@ -330,15 +353,46 @@ export class Comparer {
     return { commit: await found, sole: false };
   }
 
-  /** Git's merge verdict for a pair, from the cache when `key` (see `verdictKey`) was answered before. */
-  private verdict(key: string | undefined, ask: () => Promise<Set<string>>): Promise<Set<string>> {
-    if (key === undefined) return ask();
+  /**
+   * The key of git's merge verdict for a pair: what it reads of the two sides (`verdictKey`),
+   * then of the repository — its attributes and merge settings as this pass's listing found them
+   * (`settings`), and which repository it is (`MergeReads`). Undefined: git is asked every time.
+   */
+  private async keyOf(
+    repo: string,
+    a: Side,
+    b: Side,
+    diffA: WorkDiff,
+    diffB: WorkDiff,
+  ): Promise<{ key: string; settings: string } | undefined> {
+    const sides = verdictKey(a, b, diffA, diffB);
+    if (sides === undefined) return undefined;
+    const settings = await this.passSettings(repo);
+    const repository = await this.reads.of(repo, settings, pathsInBoth(diffA, diffB));
+    return repository === undefined ? undefined : { key: `${sides}\0repository\0${repository}`, settings };
+  }
+
+  /**
+   * Git's merge verdict for a pair, from the cache when its key was answered before. A merge-tree
+   * that found other merge settings than the pass's listing (the key's `settings`: one changed
+   * meanwhile) is an answer for now, not one to keep under that key.
+   */
+  private verdict(
+    cacheable: { key: string; settings: string } | undefined,
+    ask: () => Promise<MergeVerdict>,
+  ): Promise<Set<string>> {
+    if (cacheable === undefined) return ask().then((verdict) => verdict.conflicted);
+    const { key, settings } = cacheable;
     const hit = this.verdicts.get(key);
     if (hit !== undefined) {
       this.counters.cacheHits++;
       return hit;
     }
-    return this.verdicts.setPromise(key, ask());
+    const asked: Promise<Set<string>> = ask().then((verdict) => {
+      if (verdict.settings !== settings) this.verdicts.forget(key, asked);
+      return verdict.conflicted;
+    });
+    return this.verdicts.setPromise(key, asked);
   }
 
   /** The commits from `baseCommit` to `head` when they are one straight line on top of it; undefined otherwise (a merge, or a head not descending from it). */
@@ -359,17 +413,23 @@ export class Comparer {
     return this.lines.setPromise(key, listed);
   }
 
-  /** Paths `git merge-tree --write-tree` cannot merge; its natural merge base is the sides' heads' own. */
-  private async mergeTree(repo: string, a: Side, b: Side): Promise<Set<string>> {
+  /**
+   * Paths `git merge-tree --write-tree` cannot merge; its natural merge base is the sides' heads'
+   * own. Unlike a diff, a merge runs the merge drivers the settings name, so each merge-tree lists
+   * the settings itself, just before it runs (as decision 450 had), never from the pass's listing.
+   */
+  private async mergeTree(repo: string, a: Side, b: Side): Promise<MergeVerdict> {
     const [ca, cb] = await Promise.all([this.commit(a), this.commit(b)]);
+    const own: SharedListing = {};
     const result = await this.git.run(
       repo,
       ['merge-tree', '--write-tree', '--name-only', '--no-messages', '-z', ca, cb],
-      { okExitCodes: [1], listing: this.listingFor(repo) },
+      { okExitCodes: [1], listing: own },
     );
-    if (result.exitCode === 0) return new Set();
+    const settings = own.entries === undefined ? undefined : mergeSettings(await own.entries);
+    if (result.exitCode === 0) return { conflicted: new Set(), settings };
     const [, ...paths] = result.stdout.split('\0');
-    return new Set(paths.filter((p) => p !== ''));
+    return { conflicted: new Set(paths.filter((p) => p !== '')), settings };
   }
 
   /** A side as a commit: the snapshot commit of its work (made once per head and tree), or the tip itself. */
@@ -417,18 +477,21 @@ export class Comparer {
 }
 
 /**
- * What git's merge of two sides reads, as a key, when that is less than their whole trees: the
- * sides' heads (with their only merge base, the commit both diffs start from), each shared
- * file's blob and mode on either side, and the names of the files either side adds. Then an
- * edit to a file only one side changes asks no merge-tree again (decision 467). Undefined, and
- * git asked every time, when either side deletes a file (a deleted file with an added one is a
- * rename git may find, and what it pairs it with depends on files the key leaves out) or
- * changes a submodule (whose merge looks into the submodule's own history).
+ * What git's merge reads of two sides, as a key, when that is less than their whole trees: the
+ * sides' heads (with their only merge base, the commit both diffs start from), the blob and mode
+ * on either side of every path both sides change, and the names of the files either side adds.
+ * Then an edit to a file only one side changes asks no merge-tree again (decision 467). Undefined,
+ * and git asked every time, when either side deletes a file (a deleted file with an added one is
+ * a rename git may find, and what it pairs it with depends on files the key leaves out) or
+ * changes a submodule (whose merge looks into the submodule's own history). What git reads of
+ * the repository itself (attributes, settings) is the comparer's to add (`MergeReads`).
  *
  * Why that is all: with no file deleted there is no rename to detect, so git's merge takes each
  * path on its own. A path only one side changes takes that side's version, cleanly, whatever its
- * content; a path both change merges the three blobs the key holds (the base's is the head's
- * merge base's, fixed by the heads); and a file one side adds can meet the other side's only by
+ * content and mode; a path both change merges the three blobs and modes the key holds (the base's
+ * are the head's merge base's, fixed by the heads) — including a path both leave on the same
+ * blob, which still conflicts when their modes differ (a file both add, one executable, or one a
+ * symlink) and stops when they agree; and a file one side adds can meet the other side's only by
  * its name (one side's file `x` where the other adds `x/y`), which the key holds too.
  */
 export function verdictKey(
@@ -436,7 +499,6 @@ export function verdictKey(
   b: Pick<Side, 'head'>,
   diffA: WorkDiff,
   diffB: WorkDiff,
-  shared: readonly string[],
 ): string | undefined {
   const parts = [a.head, b.head];
   for (const [name, diff] of [
@@ -456,12 +518,17 @@ export function verdictKey(
     }
     parts.push(`${name}+`, ...added.sort());
   }
-  parts.push('shared');
-  for (const path of [...shared].sort()) {
+  parts.push('both');
+  for (const path of pathsInBoth(diffA, diffB).sort()) {
     const [fa, fb] = [diffA.get(path), diffB.get(path)];
     parts.push(path, `${fa?.blob ?? ''} ${fa?.mode ?? ''}`, `${fb?.blob ?? ''} ${fb?.mode ?? ''}`);
   }
   return parts.join('\0');
+}
+
+/** Every path both sides change, the same blob or not: the paths whose content git's merge reads. */
+function pathsInBoth(a: WorkDiff, b: WorkDiff): string[] {
+  return [...a.keys()].filter((path) => b.has(path));
 }
 
 /**
