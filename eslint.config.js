@@ -23,6 +23,8 @@ export default tseslint.config(
       'bin/**',
       'bench/**',
       'coverage/**',
+      // The codex tests' CODEX_HOMEs (test/support/model-server/env.ts), made while the lint runs beside them.
+      '.baton-test-*/**',
       // Scripts the gate's corpus runs (src/policy/corpus): data, some deliberately destructive.
       'src/policy/corpus/files/**',
     ],

@@ -2,9 +2,9 @@
 // Tasks (decision 71, "Tasks are their own domain beside sessions"): the board's API with 1,000 tasks
 // and 100 sessions started from them, and how fast a task transition reaches an open page's stream.
 // Baselines measured in the same run: the same rows read raw with better-sqlite3, an empty
-// authenticated request, and a session pin (an existing transition) reaching the same stream. Build
-// first; `node bench/run.mjs tasks`.
-import { execFile, execFileSync } from 'node:child_process';
+// authenticated request, the board's bytes answered by a bare node:http server, and a session pin
+// (an existing transition) reaching the same stream. Build first; `node bench/run.mjs tasks`.
+import { execFile, execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -109,10 +109,38 @@ try {
   const { Cards } = await import(join(ROOT, 'dist', 'tasks', 'cards.js'));
   const store = new TaskStore(db);
   const cards = new Cards(store, new SessionStore(db));
+  // The floor of sending the board at all: the same bytes, answered by a bare node:http server in
+  // a process of its own (no routing, no checks, the bytes ready), and its empty answer, timed in
+  // the same rounds. A board load cannot beat the request itself plus moving its bytes.
+  const first = await (await fetch(`${base}/api/tasks`, { headers })).text();
+  const bare = spawn(
+    process.execPath,
+    [
+      '-e',
+      `process.once('disconnect', () => process.exit());
+       process.once('message', (text) => {
+         const bytes = Buffer.from(text);
+         const server = require('node:http').createServer((req, res) => {
+           const body = req.url === '/empty' ? Buffer.from('{}') : bytes;
+           res.writeHead(200, { 'content-type': 'application/json', 'content-length': body.length });
+           res.end(body);
+         });
+         server.keepAliveTimeout = 60000;
+         server.listen(0, '127.0.0.1', () => process.send(server.address().port));
+       });`,
+    ],
+    { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] },
+  );
+  bare.send(first);
+  const barePort = await new Promise((done) => bare.once('message', done));
+  const bareBase = `http://127.0.0.1:${barePort}`;
   const board = [];
   const changed = [];
   const empty = [];
   const raw = [];
+  const bareBoard = [];
+  const bareEmpty = [];
+  const reloaded = [];
   const steps = { 'rows read (TaskStore.list)': [], 'cards built from them': [], 'the answer as JSON': [] };
   let bytes = 0;
   let version = 0;
@@ -123,8 +151,20 @@ try {
     return result;
   };
   for (let i = 0; i < RUNS; i++) {
-    const text = await timed(board, async () => (await fetch(`${base}/api/tasks`, { headers })).text());
-    bytes = text.length;
+    let etag = null;
+    const text = await timed(board, async () => {
+      const res = await fetch(`${base}/api/tasks`, { headers });
+      etag = res.headers.get('etag');
+      return res.text();
+    });
+    bytes = Buffer.byteLength(text);
+    await timed(bareBoard, async () => (await fetch(`${bareBase}/board`)).text());
+    await timed(bareEmpty, async () => (await fetch(`${bareBase}/empty`)).text());
+    // A page reloading the board sends the tag it holds: "not modified", no bytes.
+    if (etag !== null)
+      await timed(reloaded, async () =>
+        (await fetch(`${base}/api/tasks`, { headers: { ...headers, 'if-none-match': etag } })).text(),
+      );
     await call('POST', `/api/tasks/${1 + (i % TASKS)}`, { title: `task ${i % TASKS} v${++version}` });
     await timed(changed, async () => (await fetch(`${base}/api/tasks`, { headers })).text());
     await timed(empty, async () =>
@@ -138,7 +178,10 @@ try {
     await timed(steps['the answer as JSON'], () => JSON.stringify({ columns: built }));
   }
   db.close();
+  bare.kill();
   const b = stats(board);
+  const bb = stats(bareBoard);
+  const be = stats(bareEmpty);
   const c = stats(changed);
   const e = stats(empty);
   const r = stats(raw);
@@ -162,6 +205,14 @@ try {
   });
   figure({
     section: 'tasks',
+    name: 'tasks board load vs its bytes from a bare server',
+    value: b.p50,
+    unit: 'ms',
+    floor: bb.p50,
+    floorName: 'the same bytes answered by a bare node:http server',
+  });
+  figure({
+    section: 'tasks',
     name: 'tasks board load after a change vs raw rows',
     value: c.p50,
     unit: 'ms',
@@ -170,6 +221,9 @@ try {
   });
   console.log(
     `board load (GET /api/tasks, ${(bytes / 1024).toFixed(0)} KB): p50 ${f(b.p50)}, p95 ${f(b.p95)}; an empty request ${f(e.p50)} (${(b.p50 / e.p50).toFixed(1)}×); the rows read raw with better-sqlite3 and stringified ${f(r.p50)} (${(b.p50 / r.p50).toFixed(1)}×, goal 2×: ${b.p50 / r.p50 <= 2 ? 'MET' : 'NOT MET'})`,
+  );
+  console.log(
+    `  the floor: the same ${(bytes / 1024).toFixed(0)} KB from a bare node:http server ${f(bb.p50)} (${(bb.p50 / e.p50).toFixed(1)}× an empty request; its own empty answer ${f(be.p50)}); the board ${(b.p50 / bb.p50).toFixed(1)}× that floor${reloaded.length === 0 ? '' : `; a reload sending its tag (304): p50 ${f(stats(reloaded).p50)}`}`,
   );
   console.log(
     `board load right after a card changed (built again): p50 ${f(c.p50)}, p95 ${f(c.p95)} (${(c.p50 / r.p50).toFixed(1)}× the raw rows)`,

@@ -7,6 +7,7 @@
  * older versions.
  */
 import { z } from 'zod';
+import { exactShapeCheck } from './exact-shape.js';
 import { SESSION_STATES } from './states.js';
 import { TOOL_KINDS } from './vocabulary.js';
 
@@ -216,9 +217,17 @@ export const BatonEvent = z.discriminatedUnion(
 ) as unknown as z.ZodType<BatonEvent>;
 export type BatonEvent = z.infer<z.ZodObject<typeof envelope>> & EventBody;
 
+/**
+ * Whether a parsed line is exactly an event as the schema has it, every key known (decision 466):
+ * then zod's parse would return it unchanged, and it is taken as it is. Any other line is parsed
+ * by zod, which gives the error for a malformed one.
+ */
+const isExactEvent = exactShapeCheck(BatonEvent);
+
 /** Parses one stored event line; throws a ZodError or SyntaxError on malformed input. */
 export function parseEventLine(line: string): BatonEvent {
-  return BatonEvent.parse(JSON.parse(line));
+  const raw: unknown = JSON.parse(line);
+  return isExactEvent(raw) ? (raw as BatonEvent) : BatonEvent.parse(raw);
 }
 
 /**
@@ -230,6 +239,7 @@ export function parseEventLine(line: string): BatonEvent {
  */
 export function parseEventText(line: string): { event: BatonEvent; asWritten: boolean } {
   const raw: unknown = JSON.parse(line);
+  if (isExactEvent(raw)) return { event: raw as BatonEvent, asWritten: true };
   const event = BatonEvent.parse(raw);
   return { event, asWritten: typeof raw === 'object' && raw !== null && keptWhole(raw, event) };
 }

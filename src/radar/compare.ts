@@ -1,12 +1,16 @@
 /**
  * Comparing two sides' work against their merge base, with caches keyed by content: a side's
  * diff by (base, tree), a pair's answer by both sides' (head, tree) — or the base tip — so a
- * pass recomputes only the pairs whose work changed. Pairs whose changed paths are disjoint are
- * settled without a git call. Every entry is marked when used; `sweep` drops the rest after a pass.
+ * pass recomputes only the pairs whose work changed, and git's merge verdict by what it reads of
+ * the pair and the repository (`verdictKey`, `MergeReads`), so a pair whose files both change did
+ * not change asks no merge-tree again (decision 467, "A radar pass lists a repository's settings
+ * once, and asks git's merge verdict again only when what it reads changed").
+ * Pairs whose changed paths are disjoint are settled without a git call. Every entry is marked
+ * when used; `sweep` drops the rest after a pass.
  */
 import type { ConflictFile, ConflictLevel } from '../api/conflicts.js';
 import { GitError } from '../shared/errors.js';
-import { snapshotCommit, type WorkSnapshot } from '../worktrees/index.js';
+import { listSettings, snapshotCommit, type SharedListing, type WorkSnapshot } from '../worktrees/index.js';
 import {
   diffArgs,
   hunksCollide,
@@ -18,8 +22,9 @@ import {
   type Shift,
   type WorkDiff,
 } from './diff.js';
-import type { GitRunner } from './git-runner.js';
+import { DEFAULT_GIT_TIMEOUT_MS, type GitRunner } from './git-runner.js';
 import { fileLevel, pairLevel } from './level.js';
+import { MergeReads, mergeSettings } from './merge-reads.js';
 
 /** One side of a comparison: a session's snapshot, or a base branch's tip (head = tree's commit). */
 export interface Side {
@@ -40,11 +45,19 @@ export interface PairResult {
   note: string | null;
   /** Settled by disjoint paths, without a git call. */
   disjoint: boolean;
+  /** The key of git's merge verdict it used (`verdictKey`), kept while the pair's answer is. */
+  verdictKey?: string;
 }
 
 export interface CompareCounters {
   cacheHits: number;
   timedOut: number;
+}
+
+/** Two sessions' merge base, and whether it is their only one (so git merges against it and nothing else). */
+export interface MergeBase {
+  commit: string;
+  sole: boolean;
 }
 
 class MarkedCache<V> {
@@ -53,6 +66,15 @@ class MarkedCache<V> {
     const entry = this.entries.get(key);
     if (entry !== undefined) entry.used = true;
     return entry?.value;
+  }
+  /** Drops `value` from `key`, unless another value has taken its place meanwhile. */
+  forget(key: string, value: V): void {
+    if (this.entries.get(key)?.value === value) this.entries.delete(key);
+  }
+  /** Marks an entry used without reading it: another entry's answer was built on it. */
+  keep(key: string): void {
+    const entry = this.entries.get(key);
+    if (entry !== undefined) entry.used = true;
   }
   set(key: string, value: V): V {
     this.entries.set(key, { value, used: true });
@@ -79,6 +101,12 @@ class MarkedCache<V> {
 
 const EMPTY_SIDE = { hunks: [], diff: '', binary: false };
 
+/** Git's answer to a merge-tree, with the merge settings it ran with (undefined: not known). */
+interface MergeVerdict {
+  conflicted: Set<string>;
+  settings: string | undefined;
+}
+
 export class Comparer {
   private readonly diffs = new MarkedCache<Promise<WorkDiff>>();
   private readonly mergeBases = new MarkedCache<Promise<string>>();
@@ -86,22 +114,64 @@ export class Comparer {
   private readonly commits = new MarkedCache<Promise<string>>();
   private readonly pairs = new MarkedCache<Promise<PairResult>>();
   private readonly shiftCache = new MarkedCache<Promise<Map<string, Shift[] | 'whole'>>>();
+  private readonly verdicts = new MarkedCache<Promise<Set<string>>>();
+  /** This pass's listing of each repository's settings, shared by its diffs there; each merge-tree lists its own (decision 467). */
+  private listings = new Map<string, SharedListing>();
+  private readonly reads = new MergeReads();
   readonly counters: CompareCounters = { cacheHits: 0, timedOut: 0 };
 
   constructor(private readonly git: GitRunner) {}
+
+  /** A pass begins: its calls list each repository's settings once more, never reusing an earlier pass's listing. */
+  beginPass(): void {
+    this.listings = new Map();
+    this.reads.beginPass();
+  }
+
+  /**
+   * Lists `repo`'s settings now, for this pass's diffs there and the key of git's merge verdict,
+   * beside the pass's snapshots rather than in front of its first diff (decision 467).
+   */
+  listSettingsNow(repo: string): void {
+    // A listing that fails fails the calls that await it, which report it; nothing to add here.
+    listSettings(repo, this.listingFor(repo), { timeoutMs: DEFAULT_GIT_TIMEOUT_MS }).catch(() => undefined);
+  }
+
+  /** This pass's listing of `repo`'s settings, listed now when no call of the pass has yet. */
+  private async passSettings(repo: string): Promise<string> {
+    const listing = this.listingFor(repo);
+    if (listing.entries === undefined)
+      await listSettings(repo, listing, { timeoutMs: DEFAULT_GIT_TIMEOUT_MS });
+    return mergeSettings((await listing.entries) ?? []);
+  }
+
+  private listingFor(repo: string): SharedListing {
+    let listing = this.listings.get(repo);
+    if (listing === undefined) {
+      listing = {};
+      this.listings.set(repo, listing);
+    }
+    return listing;
+  }
 
   /** Cached answer for a pair; `compute` runs only when either side's work (or the base tip) changed. */
   pair(key: string, compute: () => Promise<PairResult>): Promise<{ result: PairResult; cached: boolean }> {
     const hit = this.pairs.get(key);
     if (hit !== undefined) {
       this.counters.cacheHits++;
-      return hit.then((result) => ({ result, cached: true }));
+      return hit.then((result) => {
+        // The verdict stays while the answer built on it does: the pair's next change may ask for it.
+        if (result.verdictKey !== undefined) this.verdicts.keep(result.verdictKey);
+        return { result, cached: true };
+      });
     }
     return this.pairs.setPromise(key, compute()).then((result) => ({ result, cached: false }));
   }
 
   /** Compares two sides' work against the merge base `base`: shared files, their hunks, and git's own verdict. */
-  async compare(repo: string, base: string, a: Side, b: Side): Promise<PairResult> {
+  async compare(repo: string, base: string | MergeBase, a: Side, b: Side): Promise<PairResult> {
+    const sole = typeof base === 'string' ? false : base.sole;
+    if (typeof base !== 'string') base = base.commit;
     const [diffA, diffB] = await Promise.all([this.diff(repo, base, a.tree), this.diff(repo, base, b.tree)]);
     const shared = sharedPaths(diffA, diffB);
     if (shared.length === 0) return { level: null, mergeBase: base, files: [], note: null, disjoint: true };
@@ -113,9 +183,12 @@ export class Comparer {
     const ask = [...overlap.values()].some((overlapping) => !overlapping);
     let conflicted = new Set<string>();
     let note: string | null = null;
+    let key: string | undefined;
     if (ask) {
       try {
-        conflicted = await this.mergeTree(repo, a, b);
+        const cacheable = sole ? await this.keyOf(repo, a, b, diffA, diffB) : undefined;
+        key = cacheable?.key;
+        conflicted = await this.verdict(cacheable, () => this.mergeTree(repo, a, b));
       } catch (error) {
         if (!(error instanceof GitError)) throw error;
         if (/timed out/.test(error.message)) this.counters.timedOut++;
@@ -137,7 +210,14 @@ export class Comparer {
         b: fb === undefined ? EMPTY_SIDE : { hunks: fb.hunks, diff: fb.diff, binary: fb.binary },
       });
     }
-    return { level: pairLevel(files), mergeBase: base, files: sortFiles(files), note, disjoint: false };
+    return {
+      level: pairLevel(files),
+      mergeBase: base,
+      files: sortFiles(files),
+      note,
+      disjoint: false,
+      ...(key === undefined ? {} : { verdictKey: key }),
+    };
   }
 
   /**
@@ -225,7 +305,9 @@ export class Comparer {
     }
     return this.shiftCache.setPromise(
       key,
-      this.git.run(repo, shiftArgs(from, to, paths)).then((r) => parseShifts(r.stdout)),
+      this.git
+        .run(repo, shiftArgs(from, to, paths), { listing: this.listingFor(repo) })
+        .then((r) => parseShifts(r.stdout)),
     );
   }
 
@@ -239,32 +321,78 @@ export class Comparer {
     }
     return this.diffs.setPromise(
       key,
-      this.git.run(repo, diffArgs(base, tree)).then((r) => parseDiff(r.stdout)),
+      this.git
+        .run(repo, diffArgs(base, tree), { listing: this.listingFor(repo) })
+        .then((r) => parseDiff(r.stdout)),
     );
   }
 
   /**
    * The merge base of two sessions' heads. No git call when both branched from the same base
    * commit and each has only its own straight line of commits since (the usual case: one
-   * `rev-list` per head, cached, instead of a `merge-base` per pair); `git merge-base` otherwise.
+   * `rev-list` per head, cached, instead of a `merge-base` per pair), and then it is their only
+   * one; `git merge-base` otherwise, which names one of several when there are (`sole` false).
    */
   async mergeBase(
     repo: string,
     a: { head: string; baseCommit: string },
     b: { head: string; baseCommit: string },
-  ): Promise<string> {
+  ): Promise<MergeBase> {
     if (a.baseCommit === b.baseCommit) {
       const [la, lb] = await Promise.all([this.line(repo, a), this.line(repo, b)]);
       if (la !== undefined && lb !== undefined && ![...la].some((commit) => lb.has(commit)))
-        return a.baseCommit;
+        return { commit: a.baseCommit, sole: true };
     }
     const key = [a.head, b.head].sort().join(':');
     const hit = this.mergeBases.get(key);
     if (hit !== undefined) {
       this.counters.cacheHits++;
+      return { commit: await hit, sole: false };
+    }
+    const found = this.mergeBases.setPromise(key, this.git.out(repo, ['merge-base', a.head, b.head]));
+    return { commit: await found, sole: false };
+  }
+
+  /**
+   * The key of git's merge verdict for a pair: what it reads of the two sides (`verdictKey`),
+   * then of the repository — its attributes and merge settings as this pass's listing found them
+   * (`settings`), and which repository it is (`MergeReads`). Undefined: git is asked every time.
+   */
+  private async keyOf(
+    repo: string,
+    a: Side,
+    b: Side,
+    diffA: WorkDiff,
+    diffB: WorkDiff,
+  ): Promise<{ key: string; settings: string } | undefined> {
+    const sides = verdictKey(a, b, diffA, diffB);
+    if (sides === undefined) return undefined;
+    const settings = await this.passSettings(repo);
+    const repository = await this.reads.of(repo, settings, pathsInBoth(diffA, diffB));
+    return repository === undefined ? undefined : { key: `${sides}\0repository\0${repository}`, settings };
+  }
+
+  /**
+   * Git's merge verdict for a pair, from the cache when its key was answered before. A merge-tree
+   * that found other merge settings than the pass's listing (the key's `settings`: one changed
+   * meanwhile) is an answer for now, not one to keep under that key.
+   */
+  private verdict(
+    cacheable: { key: string; settings: string } | undefined,
+    ask: () => Promise<MergeVerdict>,
+  ): Promise<Set<string>> {
+    if (cacheable === undefined) return ask().then((verdict) => verdict.conflicted);
+    const { key, settings } = cacheable;
+    const hit = this.verdicts.get(key);
+    if (hit !== undefined) {
+      this.counters.cacheHits++;
       return hit;
     }
-    return this.mergeBases.setPromise(key, this.git.out(repo, ['merge-base', a.head, b.head]));
+    const asked: Promise<Set<string>> = ask().then((verdict) => {
+      if (verdict.settings !== settings) this.verdicts.forget(key, asked);
+      return verdict.conflicted;
+    });
+    return this.verdicts.setPromise(key, asked);
   }
 
   /** The commits from `baseCommit` to `head` when they are one straight line on top of it; undefined otherwise (a merge, or a head not descending from it). */
@@ -285,17 +413,23 @@ export class Comparer {
     return this.lines.setPromise(key, listed);
   }
 
-  /** Paths `git merge-tree --write-tree` cannot merge; its natural merge base is the sides' heads' own. */
-  private async mergeTree(repo: string, a: Side, b: Side): Promise<Set<string>> {
+  /**
+   * Paths `git merge-tree --write-tree` cannot merge; its natural merge base is the sides' heads'
+   * own. Unlike a diff, a merge runs the merge drivers the settings name, so each merge-tree lists
+   * the settings itself, just before it runs (as decision 450 had), never from the pass's listing.
+   */
+  private async mergeTree(repo: string, a: Side, b: Side): Promise<MergeVerdict> {
     const [ca, cb] = await Promise.all([this.commit(a), this.commit(b)]);
+    const own: SharedListing = {};
     const result = await this.git.run(
       repo,
       ['merge-tree', '--write-tree', '--name-only', '--no-messages', '-z', ca, cb],
-      { okExitCodes: [1] },
+      { okExitCodes: [1], listing: own },
     );
-    if (result.exitCode === 0) return new Set();
+    const settings = own.entries === undefined ? undefined : mergeSettings(await own.entries);
+    if (result.exitCode === 0) return { conflicted: new Set(), settings };
     const [, ...paths] = result.stdout.split('\0');
-    return new Set(paths.filter((p) => p !== ''));
+    return { conflicted: new Set(paths.filter((p) => p !== '')), settings };
   }
 
   /** A side as a commit: the snapshot commit of its work (made once per head and tree), or the tip itself. */
@@ -322,20 +456,79 @@ export class Comparer {
   }
 
   sweep(): void {
-    for (const cache of [this.diffs, this.mergeBases, this.lines, this.commits, this.pairs, this.shiftCache])
-      cache.sweep();
+    for (const cache of this.caches()) cache.sweep();
   }
 
   get cacheSize(): number {
-    return (
-      this.diffs.size +
-      this.mergeBases.size +
-      this.lines.size +
-      this.commits.size +
-      this.pairs.size +
-      this.shiftCache.size
-    );
+    return this.caches().reduce((sum, cache) => sum + cache.size, 0);
   }
+
+  private caches(): MarkedCache<unknown>[] {
+    return [
+      this.diffs,
+      this.mergeBases,
+      this.lines,
+      this.commits,
+      this.pairs,
+      this.shiftCache,
+      this.verdicts,
+    ];
+  }
+}
+
+/**
+ * What git's merge reads of two sides, as a key, when that is less than their whole trees: the
+ * sides' heads (with their only merge base, the commit both diffs start from), the blob and mode
+ * on either side of every path both sides change, and the names of the files either side adds.
+ * Then an edit to a file only one side changes asks no merge-tree again (decision 467). Undefined,
+ * and git asked every time, when either side deletes a file (a deleted file with an added one is
+ * a rename git may find, and what it pairs it with depends on files the key leaves out) or
+ * changes a submodule (whose merge looks into the submodule's own history). What git reads of
+ * the repository itself (attributes, settings) is the comparer's to add (`MergeReads`).
+ *
+ * Why that is all: with no file deleted there is no rename to detect, so git's merge takes each
+ * path on its own. A path only one side changes takes that side's version, cleanly, whatever its
+ * content and mode; a path both change merges the three blobs and modes the key holds (the base's
+ * are the head's merge base's, fixed by the heads) — including a path both leave on the same
+ * blob, which still conflicts when their modes differ (a file both add, one executable, or one a
+ * symlink) and stops when they agree; and a file one side adds can meet the other side's only by
+ * its name (one side's file `x` where the other adds `x/y`), which the key holds too.
+ */
+export function verdictKey(
+  a: Pick<Side, 'head'>,
+  b: Pick<Side, 'head'>,
+  diffA: WorkDiff,
+  diffB: WorkDiff,
+): string | undefined {
+  const parts = [a.head, b.head];
+  for (const [name, diff] of [
+    ['a', diffA],
+    ['b', diffB],
+  ] as const) {
+    const added: string[] = [];
+    for (const change of diff.values()) {
+      if (
+        change.kind === 'deleted' ||
+        change.blob === undefined ||
+        change.mode === undefined ||
+        change.mode === '160000'
+      )
+        return undefined;
+      if (change.kind === 'added') added.push(change.path);
+    }
+    parts.push(`${name}+`, ...added.sort());
+  }
+  parts.push('both');
+  for (const path of pathsInBoth(diffA, diffB).sort()) {
+    const [fa, fb] = [diffA.get(path), diffB.get(path)];
+    parts.push(path, `${fa?.blob ?? ''} ${fa?.mode ?? ''}`, `${fb?.blob ?? ''} ${fb?.mode ?? ''}`);
+  }
+  return parts.join('\0');
+}
+
+/** Every path both sides change, the same blob or not: the paths whose content git's merge reads. */
+function pathsInBoth(a: WorkDiff, b: WorkDiff): string[] {
+  return [...a.keys()].filter((path) => b.has(path));
 }
 
 /**

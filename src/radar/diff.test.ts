@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -56,6 +56,20 @@ describe('parseDiff on real git output', () => {
     expect(diff.get('a.txt')!.hunks).toEqual([{ start: 1, count: 30 }]);
     expect(diff.get('dir with space/ünï "q".txt')!.hunks).toEqual([{ start: 0, count: 0 }]);
     expect(diff.get('bin.dat')!.binary).toBe(true);
+  });
+
+  it('tells a file changed in place from one added or deleted, with its mode after, even when a line of it reads like a header', () => {
+    writeFileSync(join(repo, 'a.txt'), lines(30, { 3: 'new file mode 100755' }));
+    writeFileSync(join(repo, 'run.sh'), 'deleted file mode 100644\n', { mode: 0o755 });
+    rmSync(join(repo, 'bin.dat'));
+    const diff = diffOfWork();
+    expect(diff.get('a.txt')).toMatchObject({ kind: 'changed', mode: '100644' });
+    expect(diff.get('run.sh')).toMatchObject({ kind: 'added', mode: '100755' });
+    expect(diff.get('bin.dat')).toMatchObject({ kind: 'deleted' });
+
+    run('commit', '-qm', 'second');
+    chmodSync(join(repo, 'a.txt'), 0o755);
+    expect(diffOfWork().get('a.txt')).toMatchObject({ kind: 'changed', mode: '100755' });
   });
 });
 

@@ -15,6 +15,10 @@ export interface FileChange {
   binary: boolean;
   /** The file's blob after the change (all zeros: deleted); two sides ending on the same blob merge cleanly. */
   blob?: string;
+  /** Whether the file is new or gone (a rename is both, as the diff has no renames), else changed in place. */
+  kind: 'changed' | 'added' | 'deleted';
+  /** The file's mode after the change, when the diff says it (`160000`: a submodule). */
+  mode?: string;
 }
 
 export type WorkDiff = Map<string, FileChange>;
@@ -68,12 +72,21 @@ export function parseDiff(text: string): WorkDiff {
     if (path === undefined) continue;
     const binary = /^Binary files .* differ$/m.test(section);
     const blob = /^index [0-9a-f]+\.\.([0-9a-f]+)/m.exec(section)?.[1];
+    const header = section.slice(0, headerEnd(section));
+    const kind = /^new file mode /m.test(header)
+      ? 'added'
+      : /^deleted file mode /m.test(header)
+        ? 'deleted'
+        : 'changed';
+    const mode = /^(?:new file mode|new mode|index [0-9a-f]+\.\.[0-9a-f]+) (\d+)$/m.exec(header)?.[1];
     files.set(path, {
       path,
       hunks: binary ? [WHOLE_FILE] : hunksOf(section),
       diff: section,
       binary,
       ...(blob === undefined ? {} : { blob }),
+      kind,
+      ...(mode === undefined ? {} : { mode }),
     });
   }
   return files;
@@ -157,6 +170,12 @@ export function mapRanges(ranges: LineRange[], shifts: Shift[] | 'whole' | undef
     const [, hi] = mapLine(range.start + range.count - 1, shifts);
     return hi >= lo ? { start: lo, count: hi - lo + 1 } : { start: Math.max(0, lo - 1), count: 0 };
   });
+}
+
+/** Where a section's extended header ends: its first `---`, `Binary files` or hunk line (a file's own lines could look like header lines). */
+function headerEnd(section: string): number {
+  const found = /^(?:--- |Binary files |@@ )/m.exec(section);
+  return found === null ? section.length : found.index;
 }
 
 /** `diff --git a/P b/P` (no renames: both names are the same), either unquoted or C-quoted. */

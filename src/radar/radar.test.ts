@@ -1,3 +1,7 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { WorkspaceEvent } from '../events/workspace.js';
 import { ProjectNotFoundError, SessionNotFoundError } from '../shared/errors.js';
@@ -113,6 +117,86 @@ describe('the conflict radar on real repositories', () => {
     expect(partial).toMatchObject({ snapshots: 1, pairsChecked: 2, pairsCached: 1 });
     expect(gitArgs.filter((a) => a[0] === 'merge-tree')).toEqual([]);
     expect(radarEvents().filter((e) => e.type !== 'radar.conflict_found')).toEqual([]);
+  });
+
+  it("asks git's merge verdict again only when a file the pair shares changes, or a side deletes one (decision 467)", async () => {
+    const one = f.session('one');
+    const two = f.session('two');
+    const three = f.session('three');
+    // Other lines of the same file: only git's merge can tell whether they collide.
+    f.write(one, 'a.txt', numbered(40, { 10: 'one' }));
+    f.write(one, 'b.txt', numbered(40, { 1: 'one' }));
+    f.write(one, 'd.txt', 'new\n');
+    f.write(two, 'a.txt', numbered(40, { 30: 'two' }));
+    f.write(three, 'c.txt', 'three\n');
+    await radar.pass();
+    const merges = (): number => gitArgs.filter((args) => args[0] === 'merge-tree').length;
+    const level = (): string | undefined =>
+      radar.view({ session: 'two' }).conflicts.find((c) => c.a.name === 'one' || c.b.kind === 'session')
+        ?.level;
+    expect(merges()).toBe(1);
+    expect(level()).toBe('soft');
+
+    // A pass that leaves the pair alone, then edits of files only one of them changes (one it
+    // added among them): the pair is compared again, with the verdict git gave before.
+    f.write(three, 'c.txt', 'three again\n');
+    await radar.pass([three.id]);
+    f.write(one, 'b.txt', numbered(40, { 2: 'one again' }));
+    f.write(one, 'd.txt', 'new, edited\n');
+    gitArgs.length = 0;
+    const edited = await radar.pass([one.id]);
+    expect(edited).toMatchObject({ snapshots: 1, pairsChecked: 2 });
+    expect(merges()).toBe(0);
+    expect(level()).toBe('soft');
+
+    // The shared file changes: git is asked again.
+    f.write(two, 'a.txt', numbered(40, { 25: 'two moved' }));
+    gitArgs.length = 0;
+    await radar.pass([two.id]);
+    expect(merges()).toBe(1);
+    expect(level()).toBe('soft');
+
+    // A deleted file could be half of a rename git finds: git is asked each time the pair changes
+    // (two deletes the file one edits: hot on its own, a.txt still asks git).
+    rmSync(join(two.worktree, 'b.txt'));
+    await radar.pass([two.id]);
+    f.write(one, 'd.txt', 'new, edited again\n');
+    gitArgs.length = 0;
+    await radar.pass([one.id]);
+    expect(merges()).toBe(1);
+    expect(level()).toBe('hot');
+  });
+
+  it("lists the repository's settings once in a pass for all its diffs, and once more for each merge-tree (decision 467)", async () => {
+    // A stand-in for git first on the PATH: it writes down where each call ran and what it was.
+    const bin = mkdtempSync(join(tmpdir(), 'baton-git-calls-'));
+    const calls = join(bin, 'calls');
+    const git = execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim();
+    writeFileSync(join(bin, 'git'), `#!/bin/sh\necho "$PWD $*" >> '${calls}'\nexec '${git}' "$@"\n`, {
+      mode: 0o755,
+    });
+    const path = process.env.PATH;
+    process.env.PATH = `${bin}:${path ?? ''}`;
+    try {
+      const one = f.session('one');
+      const two = f.session('two');
+      const three = f.session('three');
+      f.write(one, 'a.txt', numbered(40, { 10: 'one' }));
+      f.write(two, 'a.txt', numbered(40, { 30: 'two' }));
+      f.write(three, 'a.txt', numbered(40, { 20: 'three' }));
+      await radar.pass();
+      const inRoot = readFileSync(calls, 'utf8')
+        .split('\n')
+        .filter((line) => line.startsWith(`${realpathSync(f.repo)} `) || line.startsWith(`${f.repo} `));
+      const made = (sub: string): number => inRoot.filter((line) => line.includes(` ${sub} `)).length;
+      expect(made('diff')).toBe(3);
+      expect(made('merge-tree')).toBe(3);
+      // A merge-tree may run a merge driver: it lists the settings itself, just before it runs.
+      expect(made('config --list')).toBe(1 + 3);
+    } finally {
+      process.env.PATH = path;
+      rmSync(bin, { recursive: true, force: true });
+    }
   });
 
   it('makes a session hot against its base when the base branch moves under it, and not for a detached base', async () => {

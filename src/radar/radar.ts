@@ -145,13 +145,17 @@ export class ConflictRadar {
     const live = this.options.sessions.list().filter((s) => s.removed_at === null && existsSync(s.worktree));
     const byId = new Map(live.map((s) => [s.id, s]));
     for (const id of this.tracked.keys()) if (!byId.has(id)) this.tracked.delete(id);
-    // Each repository's branch tips are read beside the snapshots, not after them (decision 449).
+    // Each repository's branch tips are read beside the snapshots, not after them (decision 449),
+    // and, when a snapshot may bring work to compare, its settings for this pass's diffs and
+    // merge-trees (decision 467).
+    this.comparer.beginPass();
     const tipsOf = new Map<string, Promise<Map<string, string>>>();
     for (const root of new Set(live.map((s) => s.project_root))) {
       const asked = baseTips(this.git, root);
       // Its failure is projectJobs' to report, when it awaits it.
       asked.catch(() => undefined);
       tipsOf.set(root, asked);
+      if (fresh === undefined || fresh.size > 0) this.comparer.listSettingsNow(root);
     }
     await eachLimited(live, 4, async (session) => {
       const known = this.tracked.get(session.id);

@@ -40,6 +40,13 @@ function textsOf(read: LogReadResult, taken: readonly BatonEvent[]): (string | u
   return texts;
 }
 
+/** What a hold keeps to say: a saying, or a batch of one session's stored events. */
+type Held = (() => void) | { sessionId: string; events: readonly BatonEvent[] };
+
+function listenerFailed(error: unknown): void {
+  log.error('a listener failed on an ingested event', { error: errorMessage(error) });
+}
+
 export interface IngestEvents {
   /** A new event of a session, once stored. */
   event: [sessionId: string, event: BatonEvent];
@@ -128,7 +135,7 @@ export class Ingestor extends EventEmitter<IngestEvents> {
       inserted += stored.length;
       // Indexed for search after this transaction, batched, off the ingestion path (decision 312).
       if (stored.length > 0) this.search.eventsStored(sessionId);
-      for (const event of stored) this.announce('event', sessionId, event);
+      this.announceStored(sessionId, stored);
       after = this.store.get(sessionId);
       // Read to the end of the file as it was: lines appended since come with their own call,
       // and are not looked for again here (decision 410).
@@ -141,8 +148,11 @@ export class Ingestor extends EventEmitter<IngestEvents> {
     return inserted;
   }
 
-  /** What was ingested while held (`hold`): said to the listeners in order once the hold ends. */
-  private held: (() => void)[] | undefined;
+  /**
+   * What was ingested while held (`hold`): said to the listeners in order once the hold ends. A
+   * batch's events are one entry, not one each: a restart holds every session's backlog.
+   */
+  private held: Held[] | undefined;
 
   /**
    * Holds the listeners' share of what is ingested until the returned release is called: a
@@ -152,18 +162,27 @@ export class Ingestor extends EventEmitter<IngestEvents> {
    */
   hold(): () => void {
     if (this.held !== undefined) return () => undefined;
-    const held: (() => void)[] = [];
+    const held: Held[] = [];
     this.held = held;
     return () => {
       if (this.held !== held) return;
       this.held = undefined;
-      for (const say of held) {
-        try {
-          say();
-        } catch (error) {
-          // One listener's failure must not keep the rest from hearing what was stored.
-          log.error('a listener failed on an ingested event', { error: errorMessage(error) });
+      // One listener's failure must not keep the rest from hearing what was stored.
+      for (const entry of held) {
+        if (typeof entry === 'function') {
+          try {
+            entry();
+          } catch (error) {
+            listenerFailed(error);
+          }
+          continue;
         }
+        for (const event of entry.events)
+          try {
+            this.emit('event', entry.sessionId, event);
+          } catch (error) {
+            listenerFailed(error);
+          }
       }
     };
   }
@@ -172,6 +191,15 @@ export class Ingestor extends EventEmitter<IngestEvents> {
     const say = (): void => void (this.emit as (name: K, ...args: IngestEvents[K]) => boolean)(name, ...args);
     if (this.held === undefined) say();
     else this.held.push(say);
+  }
+
+  /** A batch's stored events, each said in order (decision 466: held as the batch). */
+  private announceStored(sessionId: string, events: readonly BatonEvent[]): void {
+    if (this.held !== undefined) {
+      if (events.length > 0) this.held.push({ sessionId, events });
+      return;
+    }
+    for (const event of events) this.emit('event', sessionId, event);
   }
 
   /** The gap each session waits on, said once rather than at every read. */

@@ -9,6 +9,7 @@
  * process pays for them. A session's own bookkeeping (its activity, tokens, last event) leaves the
  * mark alone: the board of a busy workspace stays kept while its cards stay the same.
  */
+import type { Statement } from 'better-sqlite3';
 import type { Db } from './db.js';
 
 const BUMP = 'BEGIN UPDATE board_mark SET n = n + 1; END';
@@ -34,13 +35,21 @@ CREATE TEMP TRIGGER IF NOT EXISTS board_mark_sessions_update AFTER UPDATE ON mai
    AND (${SESSION_SHOWN.map((c) => `OLD.${c} IS NOT NEW.${c}`).join(' OR ')}) ${BUMP};
 `;
 
-const ready = new WeakSet<Db>();
+/**
+ * Each connection's two reads, prepared once: the mark is read on every board load, and preparing
+ * them again each time was most of its cost (decision 465).
+ */
+const reads = new WeakMap<Db, { written: Statement; version: Statement }>();
 
 export function boardMark(db: Db): string {
-  if (!ready.has(db)) {
+  let read = reads.get(db);
+  if (read === undefined) {
     db.exec(SETUP);
-    ready.add(db);
+    read = {
+      written: db.prepare('SELECT n FROM board_mark').pluck(),
+      version: db.prepare('PRAGMA data_version').pluck(),
+    };
+    reads.set(db, read);
   }
-  const written = db.prepare('SELECT n FROM board_mark').pluck().get() as number;
-  return `${db.pragma('data_version', { simple: true }) as number}:${written}`;
+  return `${read.version.get() as number}:${read.written.get() as number}`;
 }

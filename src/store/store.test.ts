@@ -111,6 +111,63 @@ describe('the events store', () => {
     expect(sessions.get('s1')).toMatchObject({ last_seq: 3, ingested_offset: 300 });
   });
 
+  it('stores a long batch whole and in order, many rows to a statement and the last few one by one (decision 466)', () => {
+    addSession('s1', 'a');
+    const said: number[] = [];
+    const store = new EventStore(
+      db,
+      (id, p) => sessions.applyProjection(id, p),
+      (_row, e) => said.push(e.seq),
+    );
+    const log = events(
+      ...Array.from({ length: 123 }, (_, i): EventBody => ({
+        type: 'message.added',
+        role: 'assistant',
+        text: `m${i + 1}`,
+      })),
+    );
+    // Each row's text as the caller gives it; one not given is the event written again.
+    const texts = log.map((e) =>
+      e.seq % 7 === 0 ? undefined : `${JSON.stringify(e).slice(0, -1)},"as":"written"}`,
+    );
+    expect(store.ingest(sessions.get('s1')!, log, 900, texts).stored.map((e) => e.seq)).toEqual(
+      log.map((e) => e.seq),
+    );
+    expect(said).toEqual(log.map((e) => e.seq));
+    const rows = db
+      .prepare('SELECT seq, ts, type, body_json FROM events WHERE session_id = ? ORDER BY seq')
+      .all('s1') as { seq: number; ts: string; type: string; body_json: string }[];
+    expect(rows).toEqual(
+      log.map((e, i) => ({ seq: e.seq, ts: e.ts, type: e.type, body_json: texts[i] ?? JSON.stringify(e) })),
+    );
+    expect(sessions.get('s1')).toMatchObject({ last_seq: 123, ingested_offset: 900 });
+  });
+
+  it('neither stores nor says again a row already there above the last seq it was handed (another writer’s)', () => {
+    addSession('s1', 'a');
+    const said: number[] = [];
+    const store = new EventStore(
+      db,
+      (id, p) => sessions.applyProjection(id, p),
+      (_row, e) => said.push(e.seq),
+    );
+    const log = events(
+      ...Array.from({ length: 120 }, (_, i): EventBody => ({
+        type: 'message.added',
+        role: 'assistant',
+        text: `m${i + 1}`,
+      })),
+    );
+    const stale = sessions.get('s1')!;
+    store.ingest(stale, log.slice(0, 60), 400);
+    said.length = 0;
+    // The row read before the first batch was stored still says last seq 0.
+    expect(store.ingest(stale, log, 800).stored.map((e) => e.seq)).toEqual(log.slice(60).map((e) => e.seq));
+    expect(said).toEqual(log.slice(60).map((e) => e.seq));
+    expect(store.count('s1')).toBe(120);
+    expect(store.list('s1').map((e) => e.seq)).toEqual(log.map((e) => e.seq));
+  });
+
   it('lists after a seq and finds the newest of given types', () => {
     addSession('s1', 'a');
     const store = new EventStore(db, (id, p) => sessions.applyProjection(id, p));

@@ -179,4 +179,29 @@ describe('the tasks board', () => {
     );
     expect(titles).toContain('written elsewhere');
   });
+
+  it('is sent as bytes made once, the board as JSON, until a card or an entry count changes', async () => {
+    const { ids } = await seed();
+    for (const query of [{}, { all: 'true' as const }]) {
+      const answer = await tasks.boardAnswer(query, repo);
+      expect(answer.bytes.toString('utf8')).toBe(JSON.stringify(await tasks.board(query, repo)));
+      // A session's bookkeeping alone: the same answer, its bytes not made again.
+      sessions.applyProjection('two', projection('needs_input', 'still thinking'));
+      expect(await tasks.boardAnswer(query, repo)).toBe(answer);
+    }
+    const changes: [string, () => void | Promise<void>][] = [
+      // Entry counts are read from the files, not the database: the mark does not move for them.
+      ['a note is written', () => void tasks.entry(String(ids[0]), 'notes', 'a note')],
+      ['a card moves', async () => void (await tasks.place(String(ids[2]), { column: 'done' }))],
+    ];
+    for (const [what, change] of changes) {
+      const before = await tasks.boardAnswer({}, repo);
+      await change();
+      const after = await tasks.boardAnswer({}, repo);
+      expect(after, what).not.toBe(before);
+      expect(after.etag, what).not.toBe(before.etag);
+      expect(after.bytes.toString('utf8'), what).toBe(JSON.stringify(await tasks.board({}, repo)));
+    }
+    expect((await tasks.board({}, repo)).entries[String(ids[0])]).toEqual({ decisions: 0, notes: 1 });
+  });
 });

@@ -25,6 +25,7 @@ import {
 } from '../events/workspace.js';
 import { loadRepoConfig } from '../projects/index.js';
 import { crashPoint } from '../shared/crash-points.js';
+import { PreparedJson } from '../shared/prepared-json.js';
 import { InternalError, InvalidInputError, NotAGitRepositoryError } from '../shared/errors.js';
 import type { SessionStore } from '../store/sessions.js';
 import type { TaskFields, TaskStore, TaskWithProject } from '../store/tasks.js';
@@ -62,7 +63,8 @@ export class TaskService {
   private shared: TaskShare | undefined;
   /**
    * The last board built for each project ('' for every project), read-only (frozen), with the
-   * database's change mark and the tracker templates it was built from.
+   * database's change mark and the tracker templates it was built from, and the last answer made
+   * of it: kept with its bytes while its entry counts stay the same too (decision 465).
    */
   private readonly boards = new Map<
     string,
@@ -71,6 +73,7 @@ export class TaskService {
       templates: ReadonlyMap<string, string | undefined>;
       columns: TaskBoard['columns'];
       roots: ReadonlySet<string>;
+      answer?: { entries: string; board: PreparedJson<TaskBoard> };
     }
   >();
 
@@ -85,6 +88,17 @@ export class TaskService {
   }
 
   async board(query: z.output<typeof TaskBoardQuery>, cwd: string | undefined): Promise<TaskBoard> {
+    return (await this.boardAnswer(query, cwd)).value;
+  }
+
+  /**
+   * The board as `GET /api/tasks` sends it: the same answer, serialized once and sent as the same
+   * bytes to every load until a card or an entry count changes (decision 465, "The kept board is sent as bytes made once, with a tag for a reload").
+   */
+  async boardAnswer(
+    query: z.output<typeof TaskBoardQuery>,
+    cwd: string | undefined,
+  ): Promise<PreparedJson<TaskBoard>> {
     const project =
       query.all === 'true' || (query.project === undefined && cwd === undefined)
         ? undefined
@@ -124,11 +138,21 @@ export class TaskService {
       };
       this.boards.set(key, built);
     }
-    return {
-      project: project?.name ?? null,
-      columns: built.columns,
-      entries: this.entryCounts(built.roots),
-    };
+    // The entry counts are read from the files each time (a person's edit counts at once); the
+    // project's name moves the mark. The kept answer stands while its counts read the same.
+    const entries = this.entryCounts(built.roots);
+    const counted = JSON.stringify(entries);
+    if (built.answer?.entries !== counted) {
+      const board: TaskBoard = Object.freeze({
+        project: project?.name ?? null,
+        columns: built.columns,
+        entries: Object.freeze(
+          Object.fromEntries(Object.entries(entries).map(([id, n]) => [id, Object.freeze(n)])),
+        ),
+      });
+      built.answer = { entries: counted, board: new PreparedJson(board) };
+    }
+    return built.answer.board;
   }
 
   /** Decisions and notes per task, for the page's cards; read from the (cached) `.baton/` files. */

@@ -7,12 +7,14 @@
  * they include too) is overridden on the command line (`GIT_CONFIG_COUNT`, which git reads last):
  * back to the user's own value when the user's config (system, global) has one, else to a value
  * that runs nothing. The user's own settings stay in force (a git-lfs filter, say). Decision 200,
- * "Baton's git runs no program a repository's config names" (amends 196).
+ * "Baton's git runs no program a repository's config names" (amends 196). An include of the
+ * repository's that names anything but a regular file refuses the call (decision 468).
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, lstatSync, readdirSync, readFileSync, realpathSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { GitError } from '../shared/errors.js';
+import { refusedInclude, type ListedSetting } from './git-includes.js';
 import {
   isLocalUrl,
   LOCAL_RECEIVE_PACK,
@@ -123,24 +125,24 @@ function splitKey(key: string): { section: string; sub: string | undefined; name
 /** Scopes whose settings are the user's own; the rest (`local`, `worktree`) an agent can write. */
 const TRUSTED_SCOPES = new Set(['system', 'global', 'command']);
 
-interface Entry {
-  scope: string;
-  key: string;
-  value: string;
-}
+type Entry = ListedSetting;
 
-/** Parses `git config --list --show-scope -z`: `scope NUL key LF value NUL`, repeated. */
+/**
+ * Parses `git config --list --show-scope --show-origin -z`: `scope NUL origin NUL key LF value
+ * NUL`, repeated.
+ */
 export function parseConfigList(out: string): Entry[] {
   const fields = out.split('\0');
   const entries: Entry[] = [];
-  for (let i = 0; i + 1 < fields.length; i += 2) {
+  for (let i = 0; i + 2 < fields.length; i += 3) {
     const scope = fields[i] ?? '';
-    const keyValue = fields[i + 1] ?? '';
+    const origin = fields[i + 1] ?? '';
+    const keyValue = fields[i + 2] ?? '';
     const newline = keyValue.indexOf('\n');
     // A key given with no `=` has no value line: for these keys git treats it as an error or true.
     const key = newline === -1 ? keyValue : keyValue.slice(0, newline);
     const value = newline === -1 ? '' : keyValue.slice(newline + 1);
-    entries.push({ scope, key, value });
+    entries.push({ scope, origin, key, value });
   }
   return entries;
 }
@@ -272,7 +274,8 @@ function withSettings(env: NodeJS.ProcessEnv, settings: [string, string][]): Nod
   return out;
 }
 
-const LIST_ARGS = ['config', '--list', '--show-scope', '-z'];
+/** Where each setting comes from too: a relative include is resolved against its file (decision 468). */
+const LIST_ARGS = ['config', '--list', '--show-scope', '--show-origin', '-z'];
 /** Far past any real repository's settings; past it the listing fails and the command is refused. */
 const LIST_BUFFER = 16 * 1024 * 1024;
 /*
@@ -296,6 +299,30 @@ function unreadConfig(cwd: string, args: readonly string[], why: string, stderr:
     `Baton runs no git ${subcommandOf(args)?.name ?? ''} in ${cwd}: the repository's settings could not be read to undo the programs they name (${said || why})`,
     [...args],
     stderr,
+  );
+}
+
+/*
+ * The listing and the command read the config files each on its own: a file an include of the
+ * repository's names that is not a regular file (a FIFO, a socket) may answer the two readers
+ * differently, and the command would run a program the listing never saw. Such a listing refuses
+ * the command (decision 468). A regular file changed between the two reads is the window of
+ * decisions 200 and 450, not closed here.
+ */
+function checkedIncludes(
+  cwd: string,
+  args: readonly string[],
+  entries: Entry[],
+  env: NodeJS.ProcessEnv,
+): Entry[] {
+  const untrusted = entries.filter((entry) => !TRUSTED_SCOPES.has(entry.scope));
+  const refused = refusedInclude(untrusted, [cwd, checkoutOf(cwd)], env['HOME']);
+  if (refused === undefined) return entries;
+  const from = refused.from === '' ? '' : ` (in ${refused.from})`;
+  throw new GitError(
+    `Baton runs no git ${subcommandOf(args)?.name ?? ''} in ${cwd}: the repository's setting ${refused.key}${from} includes ${refused.target}, ${refused.why}: git reads an include once to list the settings and again for the command, and only a regular file is sure to give both the same (decision 468). Remove the setting, or make it name a regular file.`,
+    [...args],
+    '',
   );
 }
 
@@ -360,7 +387,7 @@ async function listConfig(
       },
     );
   });
-  return parseConfigList(listed);
+  return checkedIncludes(cwd, args, parseConfigList(listed), base);
 }
 
 /** As `guardedEnv`, for the synchronous callers (a checkpoint inside the gate's judgment). */
@@ -380,7 +407,7 @@ export function guardedEnvSync(
     killSignal: 'SIGKILL',
   });
   if (listed.status === 0 && listed.error === undefined)
-    return withSettings(base, overridesFor(parseConfigList(listed.stdout)));
+    return withSettings(base, overridesFor(checkedIncludes(cwd, args, parseConfigList(listed.stdout), base)));
   if (!existsSync(cwd)) return base;
   throw unreadConfig(cwd, args, listed.error?.message ?? `exit ${listed.status}`, listed.stderr ?? '');
 }

@@ -138,14 +138,14 @@ describe("Baton's git in a repository an agent wrote to", () => {
 
   it("keeps the user's own program settings and restores them over the repository's", () => {
     const listed = [
-      'global\0filter.lfs.clean\ngit-lfs clean -- %f',
-      'global\0credential.helper\ncache',
-      'local\0filter.lfs.clean\nevil',
-      'local\0credential.helper\nevil',
-      'local\0filter.x.smudge\nevil',
-      'local\0diff.x.textconv\nevil',
-      'local\0core.editor\nevil',
-      'local\0user.name\nsomeone',
+      'global\0file:/home/u/.gitconfig\0filter.lfs.clean\ngit-lfs clean -- %f',
+      'global\0file:/home/u/.gitconfig\0credential.helper\ncache',
+      'local\0file:.git/config\0filter.lfs.clean\nevil',
+      'local\0file:.git/config\0credential.helper\nevil',
+      'local\0file:.git/config\0filter.x.smudge\nevil',
+      'local\0file:.git/config\0diff.x.textconv\nevil',
+      'local\0file:.git/config\0core.editor\nevil',
+      'local\0file:.git/config\0user.name\nsomeone',
       '',
     ].join('\0');
     expect(overridesFor(parseConfigList(listed))).toEqual([

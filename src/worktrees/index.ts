@@ -8,7 +8,8 @@ import { GitError, InvalidInputError, NotAGitRepositoryError, SessionStateError 
 import { git, gitOut } from './git.js';
 import { snapshotCommit, snapshotWork } from './snapshot.js';
 
-export { git, gitOut, type GitOptions, type GitResult } from './git.js';
+export { git, gitOut, listSettings, type GitOptions, type GitResult } from './git.js';
+export type { SharedListing } from './git-guard.js';
 export { anchorWorktree, anchoredGitDirs, setWorktreeResolver } from './git-guard.js';
 export { startGitRunner, stopGitRunner } from './git-runner.js';
 export { inBackground, inForeground } from './git-priority.js';

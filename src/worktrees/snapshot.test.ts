@@ -1,4 +1,4 @@
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import {
   mkdirSync,
   mkdtempSync,
@@ -191,6 +191,21 @@ describe('sweepSnapshotFolders', () => {
       utimesSync(other, hoursAgo, hoursAgo);
       expect(sweepSnapshotFolders(now, 60 * 60_000, dir)).toBe(1);
       expect(readdirSync(dir).sort()).toEqual(['baton-snapshot-new123', 'someone-else-old']);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("leaves a running process's folder alone however old its clock makes it, and takes a gone one's", () => {
+    const dir = mkdtempSync(join(tmpdir(), 'baton-sweep-test-'));
+    try {
+      const gone = spawnSync('true').pid;
+      const running = join(dir, `baton-snapshot-${process.pid}-abc123`);
+      const left = join(dir, `baton-snapshot-${gone}-abc123`);
+      for (const folder of [running, left]) mkdirSync(folder);
+      // A sweeping process whose clock runs a day ahead.
+      expect(sweepSnapshotFolders(Date.now() + 24 * 60 * 60_000, 60 * 60_000, dir)).toBe(1);
+      expect(readdirSync(dir)).toEqual([`baton-snapshot-${process.pid}-abc123`]);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

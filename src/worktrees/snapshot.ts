@@ -18,6 +18,7 @@ import {
 import { tmpdir } from 'node:os';
 import { isAbsolute, join } from 'node:path';
 import { GitError } from '../shared/errors.js';
+import { isProcessAlive } from '../shared/process.js';
 import { git, gitOut, listSettings } from './git.js';
 import type { SharedListing } from './git-guard.js';
 import { readSettled } from './rewrites.js';
@@ -54,7 +55,8 @@ async function readWork(worktree: string, options: { timeoutMs?: number }): Prom
   ]);
   const [head = '', headTree = '', indexPath = ''] = parsed.split('\n');
   const realIndex = isAbsolute(indexPath) ? indexPath : join(worktree, indexPath);
-  const folder = mkdtempSync(join(tmpdir(), FOLDER_PREFIX));
+  // Named by this process, so a sweep elsewhere leaves it alone while it runs.
+  const folder = mkdtempSync(join(tmpdir(), `${FOLDER_PREFIX}${process.pid}-`));
   const index = join(folder, 'index');
   const env = { GIT_INDEX_FILE: index };
   try {
@@ -132,8 +134,11 @@ export async function snapshotCommit(
 
 /**
  * The private index copies that processes killed mid-snapshot left behind (the `finally` above
- * never ran): this user's folders of ours in the temp folder older than `maxAgeMs`, which no
- * snapshot still uses — one takes well under a minute. Returns how many were removed.
+ * never ran): this user's folders of ours in the temp folder older than `maxAgeMs` whose process
+ * (named in the folder's name) no longer runs. Age alone is not enough: every supervisor and host
+ * of the user shares the temp folder, and one whose clock runs ahead (a test under a faked clock, a
+ * clock set forward) took another process's folder in the middle of its `git add`. Returns how many
+ * were removed.
  */
 export function sweepSnapshotFolders(now = Date.now(), maxAgeMs = 60 * 60_000, dir = tmpdir()): number {
   let removed = 0;
@@ -148,6 +153,8 @@ export function sweepSnapshotFolders(now = Date.now(), maxAgeMs = 60 * 60_000, d
     try {
       const stat = lstatSync(path);
       if (!stat.isDirectory() || stat.uid !== process.getuid?.() || now - stat.mtimeMs < maxAgeMs) continue;
+      const owner = /^\d+(?=-)/.exec(name.slice(FOLDER_PREFIX.length))?.[0];
+      if (owner !== undefined && isProcessAlive(Number(owner))) continue;
       rmSync(path, { recursive: true, force: true });
       removed++;
     } catch {

@@ -93,7 +93,7 @@ describe('best-of-N', () => {
     expect(listed.map((g) => [g.id, g.state, g.sessions])).toEqual([[started.id, 'open', 3]]);
 
     const picked = await t.run(['attempts', 'pick', 'fix-a2', '--json'], { cwd: repo });
-    expect(picked.code).toBe(0);
+    expect(picked.code, picked.stderr).toBe(0);
     const settled = JSON.parse(picked.stdout) as {
       outcome: string;
       archived: { name: string; snapshotRef: string | null }[];
@@ -172,7 +172,7 @@ describe('best-of-N, more', () => {
 
     const before = t.git(repo, 'rev-parse', 'main');
     const picked = await t.run(['attempts', 'pick', 'try-a1'], { cwd: repo });
-    expect(picked.code).toBe(4);
+    expect(picked.code, picked.stderr).toBe(4);
     expect(picked.stderr).toMatch(/try-a1 did not land: .*Nothing was archived; pick again/);
     expect(t.git(repo, 'rev-parse', 'main')).toBe(before);
     expect((await liveNames()).sort()).toEqual(['other', 'try-a1', 'try-a2']);

@@ -13,7 +13,7 @@ import {
   rmSync,
   writeFileSync,
 } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { constants, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
@@ -177,6 +177,16 @@ export class TestBaton {
         [BIN, ...args],
         { cwd: options.cwd ?? this.root, env: { ...this.env, ...options.env } },
         (error, stdout, stderr) => {
+          // Killed by a signal: as a shell says it (128 + its number), and said, never read as 1.
+          const signal = error?.signal;
+          if (typeof signal === 'string') {
+            done({
+              code: 128 + constants.signals[signal],
+              stdout,
+              stderr: `${stderr}[killed by ${signal}]\n`,
+            });
+            return;
+          }
           const code = error === null ? 0 : typeof error.code === 'number' ? error.code : 1;
           done({ code, stdout, stderr });
         },
@@ -359,15 +369,42 @@ export class TestBaton {
    */
   cleanup(): void {
     for (const child of this.children) if (child.exitCode === null) child.kill('SIGKILL');
-    if (existsSync(join(this.home, 'supervisor.json'))) kill(this.supervisorPid());
-    for (const pid of new Set([...this.hostPids(), ...this.ownPids()])) kill(pid);
+    if (existsSync(join(this.home, 'supervisor.json'))) this.killOwn(this.supervisorPid());
+    for (const pid of this.hostPids()) this.killOwn(pid);
+    // Found by their environment or as its processes' children just now: this test's.
+    for (const pid of this.ownPids()) kill(pid);
     rmSync(this.root, { recursive: true, force: true });
+  }
+
+  /**
+   * Kills `pid` if it is still this test's process: its environment names this home, or (a
+   * session host, started with the home as its argument) its command line does. A pid read from
+   * supervisor.json or host.json may be a process killed long ago, and where pids go up to 32,768
+   * a busy machine comes round to the same number within minutes (~50 new processes a second,
+   * measured beside the benches): it may be another test's command by now, and killing that fails
+   * the other test with nothing said (its exit read as 1).
+   */
+  private killOwn(pid: number): void {
+    if (isOwnedBy(pid, this.home)) kill(pid);
   }
 
   /** This test's processes: those with its BATON_HOME, then their descendants (agents, their tools). */
   private ownPids(): number[] {
     const roots = processesWithEnv(`BATON_HOME=${this.home}`);
     return [...new Set([...roots, ...roots.flatMap((pid) => descendantsOf(pid))])];
+  }
+}
+
+/** Whether `pid` runs with `home` as its BATON_HOME or names it on its command line; without /proc to ask (not Linux), assumed. */
+export function isOwnedBy(pid: number, home: string): boolean {
+  if (!existsSync('/proc/self/environ')) return true;
+  try {
+    return (
+      readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').includes(`BATON_HOME=${home}`) ||
+      readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').includes(home)
+    );
+  } catch {
+    return false; // gone, or another user's
   }
 }
 

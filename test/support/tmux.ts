@@ -133,7 +133,9 @@ export class Terminal {
   close(): void {
     if (this.serverPid === undefined) return;
     try {
-      process.kill(this.serverPid, 'SIGKILL');
+      // A server that ended on its own left its pid free for any process (TestBaton.cleanup).
+      if (readFileSync(`/proc/${this.serverPid}/cmdline`, 'utf8').split('\0').includes(this.socket))
+        process.kill(this.serverPid, 'SIGKILL');
     } catch {
       // already gone
     }

@@ -7,6 +7,7 @@
 import type { Context, Hono } from 'hono';
 import type { BodyOf, EndpointSpec, ParamsOf, QueryOf, ResponseOf, Table } from '../../api/endpoint.js';
 import { InvalidInputError } from '../../shared/errors.js';
+import { PreparedJson } from '../../shared/prepared-json.js';
 
 export interface HandlerInput<S extends EndpointSpec, R extends string> {
   params: ParamsOf<R>;
@@ -17,10 +18,13 @@ export interface HandlerInput<S extends EndpointSpec, R extends string> {
   c: Context;
 }
 
-/** Streams and text answers are Responses the handler builds; JSON answers are plain values. */
+/**
+ * Streams and text answers are Responses the handler builds; JSON answers are plain values, or
+ * values kept serialized between requests (decision 465, "The kept board is sent as bytes made once, with a tag for a reload").
+ */
 type Result<S extends EndpointSpec> = S extends { sse: object } | { text: string }
   ? Response | ResponseOf<S>
-  : ResponseOf<S>;
+  : ResponseOf<S> | PreparedJson<ResponseOf<S>>;
 
 export type Handlers<T extends Table> = {
   [R in keyof T & string]: T[R] extends EndpointSpec
@@ -39,9 +43,23 @@ export function mount<T extends Table>(app: Hono, table: T, handlers: Handlers<T
       ) as Untyped['body'];
       const query = spec.query === undefined ? {} : parseQuery(spec, c.req.query());
       const result = await handler({ params: c.req.param(), query, body, cwd: cwdOf(c), c });
-      return result instanceof Response ? result : c.json(result as object, spec.status ?? 200);
+      if (result instanceof Response) return result;
+      if (result instanceof PreparedJson) return prepared(c, result, spec.status ?? 200);
+      return c.json(result as object, spec.status ?? 200);
     });
   }
+}
+
+/**
+ * A kept answer's bytes as they are, with their tag; "not modified" to a client that holds them.
+ * `no-cache` has a browser keep the answer but ask again each time, so a reload is a 304, never a
+ * stale board; `private`, as every answer here is for the token's or the login's holder alone.
+ */
+function prepared(c: Context, answer: PreparedJson<unknown>, status: number): Response {
+  const headers = { etag: answer.etag, 'cache-control': 'private, no-cache' };
+  if (c.req.method === 'GET' && answer.matches(c.req.header('if-none-match')))
+    return new Response(null, { status: 304, headers });
+  return new Response(answer.bytes, { status, headers: { 'content-type': 'application/json', ...headers } });
 }
 
 function parseQuery(spec: EndpointSpec, raw: Record<string, string>): QueryOf<EndpointSpec> {

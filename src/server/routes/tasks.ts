@@ -12,7 +12,7 @@ export function taskHandlers(
   chooseAgent?: () => AgentChoice,
 ): Handlers<typeof TASKS> {
   return {
-    'GET /api/tasks': ({ query, cwd }) => tasks.board(query, cwd),
+    'GET /api/tasks': ({ query, cwd }) => tasks.boardAnswer(query, cwd),
     'POST /api/tasks': ({ body, cwd }) => tasks.add(body, cwd),
     'GET /api/tasks/:id': ({ params }) => tasks.detail(params.id),
     'POST /api/tasks/:id': ({ params, body }) => tasks.edit(params.id, body),
