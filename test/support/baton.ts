@@ -342,8 +342,12 @@ export class TestBaton {
     const pids: number[] = [];
     for (const id of readdirSync(sessions)) {
       const hostJson = join(sessions, id, 'host.json');
-      if (existsSync(hostJson))
+      if (!existsSync(hostJson)) continue;
+      try {
         pids.push((JSON.parse(readFileSync(hostJson, 'utf8')) as { pid: number }).pid);
+      } catch {
+        // Being written by a host just starting: found by its environment instead (ownPids).
+      }
     }
     return pids;
   }
