@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { verdictKey } from './compare.js';
+import { verdictKey } from './verdict-key.js';
 import type { FileChange, WorkDiff } from './diff.js';
 
 const change = (path: string, blob: string, more: Partial<FileChange> = {}): FileChange => ({
