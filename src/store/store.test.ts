@@ -33,6 +33,28 @@ function addSession(id: string, name: string, root = '/work/repo'): NewSession {
 const events = (...bodies: EventBody[]): BatonEvent[] =>
   bodies.map((body, i) => makeEvent(i + 1, body, new Date(Date.UTC(2026, 0, 1, 0, 0, i))));
 
+/** `count` assistant messages, m1, m2, …, as a log's events. */
+const messages = (count: number): BatonEvent[] =>
+  events(
+    ...Array.from({ length: count }, (_, i): EventBody => ({
+      type: 'message.added',
+      role: 'assistant',
+      text: `m${i + 1}`,
+    })),
+  );
+
+/** Session s1's event store, with the seqs it announced, in order. */
+function storeOfS1(): { store: EventStore; said: number[] } {
+  addSession('s1', 'a');
+  const said: number[] = [];
+  const store = new EventStore(
+    db,
+    (id, p) => sessions.applyProjection(id, p),
+    (_row, e) => said.push(e.seq),
+  );
+  return { store, said };
+}
+
 describe('the sessions store', () => {
   it('gives each repository root one project, with a unique folder-friendly name', () => {
     const a = sessions.ensureProject('/one/app');
@@ -112,20 +134,8 @@ describe('the events store', () => {
   });
 
   it('stores a long batch whole and in order, many rows to a statement and the last few one by one (decision 466)', () => {
-    addSession('s1', 'a');
-    const said: number[] = [];
-    const store = new EventStore(
-      db,
-      (id, p) => sessions.applyProjection(id, p),
-      (_row, e) => said.push(e.seq),
-    );
-    const log = events(
-      ...Array.from({ length: 123 }, (_, i): EventBody => ({
-        type: 'message.added',
-        role: 'assistant',
-        text: `m${i + 1}`,
-      })),
-    );
+    const { store, said } = storeOfS1();
+    const log = messages(123);
     // Each row's text as the caller gives it; one not given is the event written again.
     const texts = log.map((e) =>
       e.seq % 7 === 0 ? undefined : `${JSON.stringify(e).slice(0, -1)},"as":"written"}`,
@@ -144,20 +154,8 @@ describe('the events store', () => {
   });
 
   it('neither stores nor says again a row already there above the last seq it was handed (another writer’s)', () => {
-    addSession('s1', 'a');
-    const said: number[] = [];
-    const store = new EventStore(
-      db,
-      (id, p) => sessions.applyProjection(id, p),
-      (_row, e) => said.push(e.seq),
-    );
-    const log = events(
-      ...Array.from({ length: 120 }, (_, i): EventBody => ({
-        type: 'message.added',
-        role: 'assistant',
-        text: `m${i + 1}`,
-      })),
-    );
+    const { store, said } = storeOfS1();
+    const log = messages(120);
     const stale = sessions.get('s1')!;
     store.ingest(stale, log.slice(0, 60), 400);
     said.length = 0;
